@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { json, noContent } from '#shared/http/types.ts';
+import { route, type Route } from '#shared/http/router.ts';
+import type { ProjectUseCases } from '#shared/projects/use-cases.ts';
+
+const createProjectBody = z.strictObject({
+  companyId: z.number().int().positive(),
+  name: z.string().trim().min(1).max(200),
+  monthlyBotCredits: z.number().int().min(0).max(1_000_000_000).default(0),
+});
+
+const amountBody = z.strictObject({ amount: z.number().int().positive().max(1_000_000_000) });
+
+const projectView = (p: { projectId: string; companyId: number; name: string; monthlyBotCredits: number }) => ({
+  projectId: p.projectId,
+  companyId: p.companyId,
+  name: p.name,
+  monthlyBotCredits: p.monthlyBotCredits,
+});
+
+const creditsView = (c: { available: number; month: string }) => ({ disponivel: c.available, mes: c.month });
+
+/** Projects, the project API token and bot credits. */
+export function projectRoutes(projects: ProjectUseCases): Route[] {
+  return [
+    route({
+      method: 'POST',
+      path: '/projects',
+      body: createProjectBody,
+      handle: async ({ body }) => json(201, projectView(await projects.createProject(body))),
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/{projectId}',
+      handle: async ({ params }) => json(200, projectView(await projects.requireProject(params.projectId!))),
+    }),
+    route({
+      method: 'POST',
+      path: '/projects/{projectId}/api-token',
+      handle: async ({ params }) => json(201, { token: await projects.issueApiToken(params.projectId!) }, { 'cache-control': 'no-store' }),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/projects/{projectId}/api-token',
+      handle: async ({ params }) => {
+        await projects.revokeApiToken(params.projectId!);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/{projectId}/bot-credits',
+      handle: async ({ params }) => json(200, creditsView(await projects.botCredits(params.projectId!))),
+    }),
+    route({
+      method: 'POST',
+      path: '/projects/{projectId}/bot-credits',
+      body: amountBody,
+      handle: async ({ params, body }) => json(200, creditsView(await projects.grantBotCredits(params.projectId!, body.amount))),
+    }),
+  ];
+}

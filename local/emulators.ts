@@ -1,0 +1,175 @@
+import { once } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  type GlobalSecondaryIndex,
+} from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import dynalite from 'dynalite';
+import { buildApp } from 'fauxqs';
+import { buckets } from '#shared/resources/buckets.ts';
+import { deadLetterName, queues, type QueueKey } from '#shared/resources/queues.ts';
+import { mainTable } from '#shared/resources/table.ts';
+
+const REGION = 'us-east-1';
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export interface Emulators {
+  dynamoEndpoint: string;
+  awsEndpoint: string;
+  region: string;
+  tableName: string;
+  queueUrls: Record<QueueKey, string>;
+  dlqUrls: Record<QueueKey, string>;
+  bucketNames: Record<keyof typeof buckets, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the in-process stand-ins on 127.0.0.1 only: dynalite (DynamoDB) and fauxqs (SQS + S3), persisted under
+ * `dataDir`, and creates the table, queues (with their dead-letter queues) and buckets from the same definitions
+ * the CDK stack uses.
+ */
+export async function startEmulators(dataDir: string): Promise<Emulators> {
+  mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+  mkdirSync(join(dataDir, 'fauxqs', 's3'), { recursive: true });
+
+  const dynamo = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  dynamo.listen(0, '127.0.0.1');
+  await once(dynamo, 'listening');
+  const dynamoEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
+
+  const fauxqs = await startFauxqs(join(dataDir, 'fauxqs'));
+  const awsEndpoint = fauxqs.endpoint;
+
+  const ddb = new DynamoDBClient({ region: REGION, endpoint: dynamoEndpoint, credentials });
+  const sqs = new SQSClient({ region: REGION, endpoint: awsEndpoint, credentials });
+  const s3 = new S3Client({ region: REGION, endpoint: awsEndpoint, credentials, forcePathStyle: true });
+  try {
+    const [, queueSetup] = await Promise.all([ensureTable(ddb), ensureQueues(sqs), ensureBuckets(s3)]);
+    return {
+      dynamoEndpoint,
+      awsEndpoint,
+      region: REGION,
+      tableName: mainTable.localName,
+      ...queueSetup,
+      bucketNames: Object.fromEntries(Object.entries(buckets).map(([k, b]) => [k, b.localName])) as Emulators['bucketNames'],
+      async stop() {
+        await fauxqs.close();
+        dynamo.closeAllConnections?.();
+        await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+      },
+    };
+  } finally {
+    ddb.destroy();
+    sqs.destroy();
+    s3.destroy();
+  }
+}
+
+/**
+ * fauxqs through `buildApp(...).listen({ host: '127.0.0.1' })` (its `startFauxqs` binds every interface), with the
+ * same SQLite persistence `startFauxqs` would wire: queues, in-flight messages and their visibility deadlines,
+ * and S3 objects as files. The stores are not in the package's exports, so they are loaded by file URL.
+ */
+async function startFauxqs(dir: string) {
+  const dist = new URL('.', import.meta.resolve('fauxqs'));
+  const load = (path: string) => import(new URL(path, dist).href);
+  const [{ SqsStore }, { SnsStore }, { S3Store }, { PersistenceManager }, { FileS3Persistence }] = await Promise.all([
+    load('./sqs/sqsStore.js'),
+    load('./sns/snsStore.js'),
+    load('./s3/s3Store.js'),
+    load('./persistence.js'),
+    load('./s3/fileS3Persistence.js'),
+  ]);
+  const sqsStore = new SqsStore();
+  const snsStore = new SnsStore();
+  const s3Store = new S3Store();
+  const persistence = new PersistenceManager(dir);
+  const s3Persistence = new FileS3Persistence(join(dir, 's3'));
+  persistence.loadSqsAndSns(sqsStore, snsStore);
+  s3Persistence.loadS3(s3Store);
+  sqsStore.persistence = persistence;
+  snsStore.persistence = persistence;
+  for (const queue of sqsStore.allQueues()) queue.persistence = persistence;
+  s3Store.persistence = s3Persistence;
+
+  const app = buildApp({ logger: false, defaultRegion: REGION, host: '127.0.0.1', stores: { sqsStore, snsStore, s3Store } });
+  app.addHook('preClose', () => {
+    persistence.close();
+    s3Persistence.close();
+  });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { endpoint: address.replace('localhost', '127.0.0.1'), close: () => app.close() };
+}
+
+async function ensureTable(ddb: DynamoDBClient): Promise<void> {
+  try {
+    await ddb.send(new DescribeTableCommand({ TableName: mainTable.localName }));
+    return;
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  const gsis: GlobalSecondaryIndex[] = mainTable.globalSecondaryIndexes.map((g) => ({
+    IndexName: g.indexName,
+    KeySchema: [
+      { AttributeName: g.partitionKey, KeyType: 'HASH' },
+      { AttributeName: g.sortKey, KeyType: 'RANGE' },
+    ],
+    Projection: { ProjectionType: 'ALL' },
+  }));
+  const attributes = new Set<string>([mainTable.partitionKey, mainTable.sortKey, ...mainTable.globalSecondaryIndexes.flatMap((g) => [g.partitionKey, g.sortKey])]);
+  await ddb.send(
+    new CreateTableCommand({
+      TableName: mainTable.localName,
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: mainTable.partitionKey, KeyType: 'HASH' },
+        { AttributeName: mainTable.sortKey, KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+      GlobalSecondaryIndexes: gsis,
+    }),
+  );
+}
+
+async function ensureQueues(sqs: SQSClient) {
+  const queueUrls = {} as Record<QueueKey, string>;
+  const dlqUrls = {} as Record<QueueKey, string>;
+  await Promise.all(
+    (Object.keys(queues) as QueueKey[]).map(async (key) => {
+      const q = queues[key];
+      const dlq = await sqs.send(new CreateQueueCommand({ QueueName: deadLetterName(q), Attributes: { MessageRetentionPeriod: String(14 * 86400) } }));
+      const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl!, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+      const main = await sqs.send(
+        new CreateQueueCommand({
+          QueueName: q.localName,
+          Attributes: {
+            VisibilityTimeout: String(q.visibilityTimeoutSeconds),
+            MessageRetentionPeriod: String(q.retentionSeconds),
+            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: q.maxReceiveCount }),
+          },
+        }),
+      );
+      queueUrls[key] = main.QueueUrl!;
+      dlqUrls[key] = dlq.QueueUrl!;
+    }),
+  );
+  return { queueUrls, dlqUrls };
+}
+
+async function ensureBuckets(s3: S3Client): Promise<void> {
+  for (const bucket of Object.values(buckets)) {
+    try {
+      await s3.send(new HeadBucketCommand({ Bucket: bucket.localName }));
+    } catch {
+      await s3.send(new CreateBucketCommand({ Bucket: bucket.localName }));
+    }
+  }
+}

@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { matchRoute } from '#shared/resources/route-match.ts';
+import { binaryMediaTypes, fallbackFunction, routes, type RouteDefinition } from '#shared/resources/routes.ts';
+import { invokeWithTimeout, lambdaContext, LambdaTimeoutError } from './lambda-context.ts';
+
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** A request the gateway answers itself (the local `/healthz`, later the console); undefined to pass it on. */
+export type LocalRoute = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
+
+/** Largest body the local gateway buffers: the 25 MB extract upload plus multipart framing. */
+export const LOCAL_MAX_BODY_BYTES = 27 * 1024 * 1024;
+
+export interface GatewayOptions {
+  handlers: Record<string, ProxyHandler>;
+  localRoutes?: LocalRoute[];
+}
+
+/**
+ * The local stand-in for API Gateway (REST, Lambda proxy integration): each request becomes the proxy event the
+ * deployed API would send (binary media types base64-encoded, others as UTF-8 text), goes to the same handler
+ * module that is deployed, within the route's timeout, and the handler's result becomes the HTTP response.
+ * Unmatched paths and methods go to the fallback function, as the API's catch-all does on AWS.
+ */
+export function createGateway(options: GatewayOptions): Server {
+  const server = createServer((req, res) => {
+    handle(req, res, options).catch((error) => {
+      if (!res.headersSent) sendGatewayError(res, 500, 'INTERNAL_ERROR', 'The gateway failed to handle the request.');
+      else res.destroy(error as Error);
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.requestTimeout = 0;
+  return server;
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, options: GatewayOptions): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  for (const local of options.localRoutes ?? []) if (await local(req, res, url)) return;
+
+  const match = matchRoute(routes, req.method ?? 'GET', url.pathname);
+  const route: RouteDefinition | undefined = match.kind === 'route' ? match.route : undefined;
+  const fn = route?.fn ?? fallbackFunction;
+  const handler = options.handlers[fn];
+  if (!handler) return sendGatewayError(res, 500, 'INTERNAL_ERROR', `Function ${fn} is not loaded.`);
+
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > LOCAL_MAX_BODY_BYTES) {
+    req.resume();
+    return sendGatewayError(res, 413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
+  }
+  const body = await readBody(req, LOCAL_MAX_BODY_BYTES);
+  if (body === 'too-large') return sendGatewayError(res, 413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
+
+  const event = toProxyEvent(req, url, body, route, match.kind === 'route' ? match.pathParameters : null);
+  const timeoutSeconds = route?.timeoutSeconds ?? 10;
+  let result: APIGatewayProxyResult;
+  try {
+    result = await invokeWithTimeout(() => handler(event, lambdaContext(fn, timeoutSeconds, route?.memoryMb ?? 256)), timeoutSeconds);
+  } catch (error) {
+    if (error instanceof LambdaTimeoutError) return sendGatewayError(res, 504, 'GATEWAY_TIMEOUT', 'The endpoint did not answer in time.');
+    console.error(`[gateway] ${fn} failed:`, error);
+    return sendGatewayError(res, 502, 'INTERNAL_ERROR', 'Internal server error.');
+  }
+  writeResult(res, result);
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      req.resume();
+      return 'too-large';
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function isBinary(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return binaryMediaTypes.some((t) => t === type || (t.endsWith('/*') && type.startsWith(t.slice(0, -1))));
+}
+
+/** The API Gateway REST (v1) Lambda proxy event for a request. */
+export function toProxyEvent(
+  req: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  route: RouteDefinition | undefined,
+  pathParameters: Record<string, string> | null,
+): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const value = req.rawHeaders[i + 1]!;
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [k, v] of url.searchParams) {
+    query[k] = v;
+    (multiQuery[k] ??= []).push(v);
+  }
+  const binary = isBinary(req.headers['content-type']);
+  const hasBody = body.length > 0;
+  const requestId = randomUUID();
+  const resource = route?.path ?? '/{proxy+}';
+  return {
+    resource,
+    path: url.pathname,
+    httpMethod: req.method ?? 'GET',
+    headers,
+    multiValueHeaders,
+    queryStringParameters: Object.keys(query).length ? query : null,
+    multiValueQueryStringParameters: Object.keys(multiQuery).length ? multiQuery : null,
+    pathParameters: pathParameters && Object.keys(pathParameters).length ? pathParameters : null,
+    stageVariables: null,
+    body: hasBody ? (binary ? body.toString('base64') : body.toString('utf8')) : null,
+    isBase64Encoded: hasBody && binary,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: null,
+      domainName: req.headers.host ?? '127.0.0.1',
+      httpMethod: req.method ?? 'GET',
+      path: url.pathname,
+      protocol: `HTTP/${req.httpVersion}`,
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: resource,
+      stage: 'local',
+      identity: {
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: req.headers['user-agent'] ?? null,
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        user: null,
+        userArn: null,
+      },
+    },
+  };
+}
+
+function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
+  for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) headers[k] = v.map(String);
+  const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : Buffer.from(result.body ?? '', 'utf8');
+  headers['content-length'] = String(body.length);
+  res.writeHead(result.statusCode, headers);
+  res.end(body);
+}
+
+/** Errors the gateway itself produces, in the contract's shape (as the deployed API's Gateway Responses are). */
+export function sendGatewayError(res: ServerResponse, status: number, code: string, message: string): void {
+  const requestId = randomUUID();
+  const body = JSON.stringify({ success: false, error: code, message, requestId });
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}

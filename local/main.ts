@@ -1,0 +1,28 @@
+import { startService } from './service.ts';
+
+/** `npm start`: the whole service on http://127.0.0.1:${PORT:-3000}, data under ${DATA_DIR:-.data}. */
+const started = performance.now();
+const service = await startService();
+const ms = Math.round(performance.now() - started);
+
+console.log(`Switchboard is running (ready in ${ms} ms)
+  Base URL:  ${service.baseUrl}
+  Admin key: ${service.adminKey}
+  Data:      ${service.dataDir}
+Try: curl -s ${service.baseUrl}/healthz`);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.log('Stopping...');
+    service.stop().then(
+      () => process.exit(0),
+      (error) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  });
+}

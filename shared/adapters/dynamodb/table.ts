@@ -1,0 +1,26 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/** The table and client every DynamoDB adapter works with. */
+export interface DynamoTable {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}
+
+export function isConditionFailure(error: unknown): boolean {
+  return error instanceof ConditionalCheckFailedException || (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
+}
+
+/** Key builders: all keys are written here so the item layout reads in one place. */
+export const keys = {
+  project: (projectId: string) => ({ pk: `PRJ#${projectId}`, sk: 'PRJ' }),
+  token: (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' }),
+  credits: (projectId: string, month: string) => ({ pk: `PRJ#${projectId}`, sk: `CREDITS#${month}` }),
+  rateLimit: (key: string) => ({ pk: `RL#${key}`, sk: 'RL' }),
+};
+
+/** ExpressionAttributeValues without the undefined entries; undefined when none is left (DynamoDB rejects `{}`). */
+export function attributeValues(values: Record<string, unknown>): Record<string, unknown> | undefined {
+  const defined = Object.entries(values).filter(([, v]) => v !== undefined);
+  return defined.length ? Object.fromEntries(defined) : undefined;
+}

@@ -1,0 +1,50 @@
+import type { Config } from '../../config/config.ts';
+import type { DependencyProbe } from '../../health/health.ts';
+
+/**
+ * The model provider answers without generating anything:
+ * - offline: the local generator is in-process, always available;
+ * - openai: `GET {OPENAI_BASE_URL}/models` (free on OpenAI, Ollama, vLLM and llama.cpp servers);
+ * - bedrock: `CountTokens` on the configured model (no generation, no charge), loaded lazily so functions that
+ *   never probe Bedrock do not bundle its client.
+ */
+export function modelProbe(cfg: Config): DependencyProbe {
+  switch (cfg.modelProvider) {
+    case 'offline':
+      return { name: 'model (offline)', probe: async () => {} };
+    case 'openai':
+      return {
+        name: 'model (openai)',
+        async probe(signal) {
+          if (!cfg.OPENAI_BASE_URL) throw new Error('OPENAI_BASE_URL is not set');
+          const response = await fetch(`${cfg.OPENAI_BASE_URL.replace(/\/$/, '')}/models`, {
+            headers: cfg.OPENAI_API_KEY ? { authorization: `Bearer ${cfg.OPENAI_API_KEY}` } : {},
+            signal,
+          });
+          await response.body?.cancel();
+          if (!response.ok) throw new Error(`model server answered HTTP ${response.status}`);
+        },
+      };
+    case 'bedrock':
+      return {
+        name: 'model (bedrock)',
+        async probe(signal) {
+          const { BedrockRuntimeClient, CountTokensCommand } = await import('@aws-sdk/client-bedrock-runtime');
+          const client = new BedrockRuntimeClient({ region: cfg.AWS_REGION, maxAttempts: 1 });
+          try {
+            await client.send(
+              new CountTokensCommand({
+                modelId: cfg.BEDROCK_MODEL_ID,
+                input: { converse: { messages: [{ role: 'user', content: [{ text: 'ping' }] }] } },
+              }),
+              { abortSignal: signal },
+            );
+          } catch (error) {
+            throw new Error(`Bedrock model ${cfg.BEDROCK_MODEL_ID} unavailable: ${(error as Error).name}`, { cause: error });
+          } finally {
+            client.destroy();
+          }
+        },
+      };
+  }
+}

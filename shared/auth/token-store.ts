@@ -1,0 +1,27 @@
+/**
+ * What a token grants, found by the SHA-256 of the token. Written when a token is created and deleted when it is
+ * revoked, replaced or rotated, so a dead token fails on the very next request with one strongly consistent read.
+ */
+export type TokenGrant = ProjectApiTokenGrant | CustomTokenGrant;
+
+/** A project API token (Bots API). Carries what the hot path needs so that no project read is needed. */
+export interface ProjectApiTokenGrant {
+  kind: 'projectApi';
+  projectId: string;
+  companyId: number;
+  monthlyBotCredits: number;
+}
+
+/** A custom integration token (send endpoint), bound to one channel. */
+export interface CustomTokenGrant {
+  kind: 'custom';
+  projectId: string;
+  integrationId: string;
+  channelId: string;
+}
+
+export interface TokenStore {
+  find(tokenHash: string): Promise<TokenGrant | undefined>;
+  put(tokenHash: string, grant: TokenGrant): Promise<void>;
+  delete(tokenHash: string): Promise<void>;
+}

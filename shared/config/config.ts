@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+const flag = (fallback: boolean) =>
+  z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).optional().transform((v) => (v === undefined ? fallback : ['true', '1', 'yes', 'on'].includes(v)));
+
+/**
+ * Settings from the environment, parsed once per cold start. A missing or malformed setting fails the cold start
+ * with a clear message instead of failing the first request.
+ */
+const schema = z.object({
+  /** `local` when the local runner hosts the functions; decides defaults that differ from AWS. */
+  SWITCHBOARD_RUNTIME: z.enum(['aws', 'local']).default('aws'),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  TABLE_NAME: z.string().min(1),
+  DYNAMODB_ENDPOINT: z.url().optional(),
+  SQS_ENDPOINT: z.url().optional(),
+  S3_ENDPOINT: z.url().optional(),
+  BUCKET_KNOWLEDGE: z.string().min(1).optional(),
+  BUCKET_TRANSFER: z.string().min(1).optional(),
+  QUEUE_URL_EVENTS: z.string().min(1).optional(),
+  QUEUE_URL_DELIVERIES: z.string().min(1).optional(),
+  QUEUE_URL_INGEST: z.string().min(1).optional(),
+  /** Plain admin key (local runs); on AWS the key comes from Secrets Manager through ADMIN_KEY_SECRET_ARN. */
+  ADMIN_KEY: z.string().min(16).optional(),
+  ADMIN_KEY_SECRET_ARN: z.string().min(1).optional(),
+  BOT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(100_000).default(60),
+  CREDIT_SWEEP_AFTER_SECONDS: z.coerce.number().int().positive().default(900),
+  MODEL_PROVIDER: z.enum(['bedrock', 'openai', 'offline']).optional(),
+  BEDROCK_MODEL_ID: z.string().min(1).default('amazon.nova-lite-v1:0'),
+  OPENAI_BASE_URL: z.url().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_MODEL: z.string().min(1).optional(),
+  WEBHOOK_ALLOW_PRIVATE: flag(false).optional(),
+  WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds').optional(),
+});
+
+export type RawConfig = z.output<typeof schema>;
+
+export interface Config extends RawConfig {
+  modelProvider: 'bedrock' | 'openai' | 'offline';
+  webhookAllowPrivate: boolean;
+}
+
+let cached: Config | undefined;
+
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const raw = result.data;
+  const local = raw.SWITCHBOARD_RUNTIME === 'local';
+  return {
+    ...raw,
+    modelProvider: raw.MODEL_PROVIDER ?? (local ? 'offline' : 'bedrock'),
+    webhookAllowPrivate: raw.WEBHOOK_ALLOW_PRIVATE ?? local,
+  };
+}
+
+/** The configuration of this process, parsed on first use. */
+export function config(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}
+
+/** For tests and the local runner, which set the environment before functions load. */
+export function resetConfigForTests(): void {
+  cached = undefined;
+}

@@ -1,0 +1,37 @@
+/**
+ * Errors that become the contract's error body: `{ success: false, error, message, details?, requestId }`.
+ * An HttpError is thrown on purpose with a message fit for the caller, whatever its status (502 PROVIDER_ERROR,
+ * 504 GATEWAY_TIMEOUT...). Any other error is hidden behind a generic 500 INTERNAL_ERROR; its cause goes to the
+ * log with the request id, never to the caller.
+ */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+  code: string;
+}
+
+export class HttpError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details?: ErrorDetail[];
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'HttpError';
+    this.status = status;
+    this.code = code;
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export const validationError = (message: string, details?: ErrorDetail[]) =>
+  new HttpError(400, 'VALIDATION_ERROR', message, { details });
+
+export const notFound = (message = 'Not found') => new HttpError(404, 'NOT_FOUND', message);

@@ -1,0 +1,164 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { z } from 'zod';
+import { HttpError, type ErrorDetail } from './errors.ts';
+import { resolveRequestId } from './request-id.ts';
+import { json, type APIGatewayProxyEvent, type Context, type HttpEvent, type HttpResult } from './types.ts';
+import type { Logger } from '../logging/logger.ts';
+
+/** The contract's JSON body limit: 10 MB, decided before the body is parsed. */
+export const JSON_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+
+type Mw = MiddlewareObj<HttpEvent, HttpResult>;
+
+/**
+ * One middleware stack for every HTTP function: request id, lower-cased headers, the contract's error body for every
+ * error, hidden 5xx causes, and the headers every response carries. Use it first so it wraps everything else.
+ */
+export function httpConventions(logger: Logger): Mw {
+  return {
+    name: 'httpConventions',
+    before: (request) => {
+      const event = request.event;
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(event.headers ?? {})) {
+        if (value !== undefined) headers[name.toLowerCase()] = value;
+      }
+      for (const [name, values] of Object.entries(event.multiValueHeaders ?? {})) {
+        if (values && values.length > 1) headers[name.toLowerCase()] = values.join(', ');
+      }
+      event.normalizedHeaders = headers;
+      event.requestId = resolveRequestId(headers['x-request-id'], event.requestContext?.requestId);
+      event.responseHeaders = {};
+      event.receivedAtMs = Date.now();
+      logger.appendKeys({ requestId: event.requestId });
+    },
+    after: (request) => {
+      const response = request.response;
+      if (!response) return;
+      response.headers = { ...request.event.responseHeaders, ...response.headers, 'x-request-id': request.event.requestId };
+    },
+    onError: (request) => {
+      const event = request.event;
+      const requestId = event.requestId ?? resolveRequestId(undefined);
+      const error = request.error;
+      let response: HttpResult;
+      if (error instanceof HttpError) {
+        if (error.status >= 500) logger.warn('request failed', { status: error.status, code: error.code, cause: describeCause(error.cause) });
+        response = errorResponse(error, requestId, { ...(event.responseHeaders ?? {}), ...error.headers });
+      } else {
+        logger.error('unexpected failure', { cause: describeCause(error) });
+        response = errorResponse(new HttpError(500, 'INTERNAL_ERROR', 'An unexpected error occurred.'), requestId, event.responseHeaders ?? {});
+      }
+      request.response = response;
+    },
+  };
+}
+
+function describeCause(cause: unknown): unknown {
+  if (cause instanceof Error) return { name: cause.name, message: cause.message, stack: cause.stack };
+  return cause;
+}
+
+export function errorResponse(error: HttpError, requestId: string, headers: Record<string, string> = {}): HttpResult {
+  const body: Record<string, unknown> = { success: false, error: error.code, message: error.message };
+  if (error.details) body.details = error.details;
+  body.requestId = requestId;
+  return json(error.status, body, { ...headers, 'x-request-id': requestId });
+}
+
+/** Raw body bytes of an API Gateway event (base64 when API Gateway treated it as binary). */
+export function bodyBytes(event: APIGatewayProxyEvent): Buffer {
+  if (event.body == null) return Buffer.alloc(0);
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+}
+
+function bodyByteLength(event: APIGatewayProxyEvent): number {
+  const body = event.body;
+  if (body == null) return 0;
+  if (!event.isBase64Encoded) return Buffer.byteLength(body, 'utf8');
+  const padding = body.endsWith('==') ? 2 : body.endsWith('=') ? 1 : 0;
+  return Math.floor((body.length * 3) / 4) - padding;
+}
+
+/**
+ * Parses a JSON object body: 413 PAYLOAD_TOO_LARGE over the limit (measured before parsing), 400 INVALID_JSON when
+ * it does not parse, 400 VALIDATION_ERROR when the top level is not an object.
+ */
+export function parseJsonObjectBody(event: APIGatewayProxyEvent, limitBytes = JSON_BODY_LIMIT_BYTES): Record<string, unknown> {
+  if (bodyByteLength(event) > limitBytes) {
+    throw new HttpError(413, 'PAYLOAD_TOO_LARGE', `The JSON body is larger than ${limitBytes} bytes.`);
+  }
+  const text = event.isBase64Encoded ? bodyBytes(event).toString('utf8') : (event.body ?? '');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'INVALID_JSON', 'The request body is not valid JSON.');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new HttpError(400, 'VALIDATION_ERROR', 'The request body must be a JSON object.', {
+      details: [{ path: '', message: 'Expected a JSON object', code: 'invalid_type' }],
+    });
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Middleware form of {@link parseJsonObjectBody}: the handler finds the object in `event.parsedBody`. */
+export function jsonBody(limitBytes = JSON_BODY_LIMIT_BYTES): Mw {
+  return {
+    name: 'jsonBody',
+    before: (request) => {
+      request.event.parsedBody = parseJsonObjectBody(request.event, limitBytes);
+    },
+  };
+}
+
+/** Messages for unknown fields that deserve a better explanation than "Unknown field". */
+export type UnknownFieldMessages = Record<string, string>;
+
+/** zod issues as the contract's `details[]`: one entry per problem; one per unknown field. */
+export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], unknownFieldMessages: UnknownFieldMessages = {}): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  for (const issue of issues) {
+    const base = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        details.push({
+          path: base ? `${base}.${key}` : key,
+          message: unknownFieldMessages[key] ?? `Unknown field "${key}"`,
+          code: 'unrecognized_keys',
+        });
+      }
+      continue;
+    }
+    details.push({ path: base, message: issue.message, code: issue.code });
+  }
+  return details;
+}
+
+/** Validates a value with a zod schema, or throws 400 VALIDATION_ERROR listing every problem at once. */
+export function validate<S extends z.ZodType>(schema: S, value: unknown, unknownFieldMessages?: UnknownFieldMessages): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new HttpError(400, 'VALIDATION_ERROR', 'The request is invalid.', {
+    details: zodIssuesToDetails(result.error.issues, unknownFieldMessages),
+  });
+}
+
+/** Validates the parsed body against a (strict) zod schema; the handler then sees the typed value. */
+export function validateBody<S extends z.ZodType>(schema: S, unknownFieldMessages?: UnknownFieldMessages): Mw {
+  return {
+    name: 'validateBody',
+    before: (request) => {
+      request.event.parsedBody = validate(schema, request.event.parsedBody, unknownFieldMessages);
+    },
+  };
+}
+
+/**
+ * A middy handler with the HTTP conventions already applied. Add area middlewares (auth, rate limit, body) with
+ * `.use(...)`, then `.handler(...)`.
+ */
+export function httpFunction(logger: Logger) {
+  return middy<HttpEvent, HttpResult, Error, Context>({ timeoutEarlyInMillis: 0 }).use(httpConventions(logger));
+}

@@ -1,0 +1,33 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+
+/**
+ * The API Gateway REST proxy event as our middlewares leave it for the handler: headers lower-cased, a request id,
+ * the parsed body once a body middleware ran, and headers that every response (errors included) must carry.
+ */
+export interface HttpEvent<TBody = unknown, TAuth = unknown> extends APIGatewayProxyEvent {
+  requestId: string;
+  /** Lower-cased header names; multi-value headers joined with ", " as Node does. */
+  normalizedHeaders: Record<string, string>;
+  body: string | null;
+  parsedBody: TBody;
+  auth: TAuth;
+  /** Added to the response, success or error (RateLimit-*, Idempotent-Replayed...). */
+  responseHeaders: Record<string, string>;
+  receivedAtMs: number;
+}
+
+export type HttpResult = APIGatewayProxyResult;
+export type { APIGatewayProxyEvent, APIGatewayProxyResult, Context };
+
+/** A JSON response. */
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult {
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+export function noContent(headers: Record<string, string> = {}): HttpResult {
+  return { statusCode: 204, headers, body: '' };
+}

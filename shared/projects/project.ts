@@ -1,0 +1,20 @@
+/** A customer project: the unit that owns channels, integrations, bots, the API token and bot credits. */
+export interface Project {
+  projectId: string;
+  companyId: number;
+  name: string;
+  monthlyBotCredits: number;
+  createdAt: string;
+}
+
+export interface ProjectStore {
+  create(project: Project): Promise<void>;
+  get(projectId: string): Promise<Project | undefined>;
+  /** Hash of the project's current API token, if any. */
+  currentApiTokenHash(projectId: string): Promise<string | undefined>;
+  /**
+   * Records `next` as the project's API token hash, only if the current one is still `expected`
+   * (undefined = none). Returns false when another request changed it first.
+   */
+  swapApiTokenHash(projectId: string, expected: string | undefined, next: string | undefined): Promise<boolean>;
+}

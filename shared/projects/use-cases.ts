@@ -1,0 +1,86 @@
+import { generateToken, hashToken } from '../auth/tokens.ts';
+import type { TokenStore } from '../auth/token-store.ts';
+import type { CreditLedger } from '../credits/credit-ledger.ts';
+import { monthLabel } from '../credits/month.ts';
+import { HttpError, notFound } from '../http/errors.ts';
+import { newId } from '../ids/ids.ts';
+import type { Project, ProjectStore } from './project.ts';
+
+export interface ProjectDeps {
+  projects: ProjectStore;
+  tokens: TokenStore;
+  credits: CreditLedger;
+  now?: () => Date;
+}
+
+/** Projects, their one API token, and their bot credits: what the management API offers for the Bots API. */
+export function makeProjectUseCases(deps: ProjectDeps) {
+  const now = deps.now ?? (() => new Date());
+
+  async function requireProject(projectId: string): Promise<Project> {
+    const project = await deps.projects.get(projectId);
+    if (!project) throw notFound(`Project ${projectId} does not exist.`);
+    return project;
+  }
+
+  const account = (p: Project) => ({ projectId: p.projectId, monthlyAllowance: p.monthlyBotCredits });
+
+  return {
+    requireProject,
+
+    async createProject(input: { companyId: number; name: string; monthlyBotCredits: number }): Promise<Project> {
+      const project: Project = { projectId: newId('prj'), ...input, createdAt: now().toISOString() };
+      await deps.projects.create(project);
+      return project;
+    },
+
+    /**
+     * Issues the project's API token, shown once, replacing any earlier one:
+     * 1. delete the old token's grant (it fails from the very next request); 2. record the new hash on the project,
+     * only if no other request replaced the token meanwhile; 3. write the new grant. A crash anywhere leaves no
+     * old token alive; at worst the new one was never shown and the caller asks again.
+     */
+    async issueApiToken(projectId: string): Promise<string> {
+      const project = await requireProject(projectId);
+      const previous = await deps.projects.currentApiTokenHash(projectId);
+      if (previous) await deps.tokens.delete(previous);
+      const token = generateToken('projectApi');
+      const tokenHash = hashToken(token);
+      if (!(await deps.projects.swapApiTokenHash(projectId, previous, tokenHash))) {
+        throw new HttpError(409, 'CONFLICT', 'The API token was changed by another request at the same time; try again.');
+      }
+      await deps.tokens.put(tokenHash, {
+        kind: 'projectApi',
+        projectId,
+        companyId: project.companyId,
+        monthlyBotCredits: project.monthlyBotCredits,
+      });
+      return token;
+    },
+
+    /** Revokes the API token: the grant goes first, so the token fails at once even if the rest is interrupted. */
+    async revokeApiToken(projectId: string): Promise<void> {
+      await requireProject(projectId);
+      const current = await deps.projects.currentApiTokenHash(projectId);
+      if (!current) return;
+      await deps.tokens.delete(current);
+      await deps.projects.swapApiTokenHash(projectId, current, undefined);
+    },
+
+    async botCredits(projectId: string) {
+      const project = await requireProject(projectId);
+      const at = now();
+      const available = await deps.credits.available(account(project), at);
+      return { available: Math.max(0, available), month: monthLabel(at) };
+    },
+
+    async grantBotCredits(projectId: string, amount: number) {
+      const project = await requireProject(projectId);
+      const at = now();
+      const available = await deps.credits.grant(account(project), amount, at);
+      return { available: Math.max(0, available), month: monthLabel(at) };
+    },
+  };
+}
+
+export type ProjectUseCases = ReturnType<typeof makeProjectUseCases>;

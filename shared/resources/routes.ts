@@ -1,0 +1,33 @@
+/**
+ * The route table: every public route, the function that serves it, and its limits. infra/ builds one API Gateway
+ * method and one Lambda per function from it; local/ routes requests with it. A function's code lives in
+ * `functions/<fn>/handler.ts` and exports `handler`.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ANY';
+
+export interface RouteDefinition {
+  method: HttpMethod;
+  /** API Gateway resource path: `{name}` is one segment, `{proxy+}` the rest of the path. */
+  path: string;
+  /** Folder under functions/. */
+  fn: string;
+  /** Lambda timeout; API Gateway's integration timeout is set just under it (ms). */
+  timeoutSeconds: number;
+  memoryMb: number;
+}
+
+export interface FunctionSettings {
+  timeoutSeconds: number;
+  memoryMb: number;
+}
+
+export const routes: RouteDefinition[] = [
+  { method: 'GET', path: '/api/v1/ai/health', fn: 'health', timeoutSeconds: 10, memoryMb: 512 },
+  { method: 'ANY', path: '/admin/v1/{proxy+}', fn: 'admin', timeoutSeconds: 30, memoryMb: 1024 },
+];
+
+/** Media types API Gateway must pass as binary (base64). JSON is never binary. */
+export const binaryMediaTypes = ['multipart/form-data', 'application/pdf', 'application/octet-stream'];
+
+/** Function that answers 404 NOT_FOUND / 405 METHOD_NOT_ALLOWED for paths and methods no route serves. */
+export const fallbackFunction = 'fallback';

@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startService, type RunningService, type ServiceOptions } from '#local/service.ts';
+
+export interface TestService extends RunningService {
+  /** Calls the management API with the admin key; JSON in, JSON out. */
+  admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }>;
+  /** Creates a project and its API token. */
+  newProject(input?: { companyId?: number; monthlyBotCredits?: number; name?: string }): Promise<{ projectId: string; token: string }>;
+  close(): Promise<void>;
+}
+
+/** Starts the whole local service in this test process on a free port, with its data in a fresh temp folder. */
+export async function startTestService(options: ServiceOptions = {}): Promise<TestService> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-test-'));
+  const service = await startService({ port: 0, ...options, dataDir, logWorkerErrors: options.logWorkerErrors ?? false });
+  const admin: TestService['admin'] = async (method, path, body) => {
+    const response = await fetch(`${service.baseUrl}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${service.adminKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  };
+  let companyId = 1000;
+  return {
+    ...service,
+    admin,
+    async newProject(input = {}) {
+      const created = await admin('POST', '/projects', {
+        companyId: input.companyId ?? ++companyId,
+        name: input.name ?? 'Test project',
+        monthlyBotCredits: input.monthlyBotCredits ?? 0,
+      });
+      if (created.status !== 201) throw new Error(`project create failed: ${JSON.stringify(created.body)}`);
+      const token = await admin('POST', `/projects/${created.body.projectId}/api-token`);
+      return { projectId: created.body.projectId, token: token.body.token };
+    },
+    async close() {
+      await service.stop();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
