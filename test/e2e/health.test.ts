@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '#test/support/service.ts';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => svc?.close());
+
+const health = (token?: string, headers: Record<string, string> = {}) =>
+  fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { ...(token === undefined ? {} : { authorization: token }), ...headers } });
+
+describe('GET /api/v1/ai/health', () => {
+  it('answers the contract shape with the month balance', async () => {
+    const { projectId, token } = await svc.newProject({ companyId: 1042, monthlyBotCredits: 90 });
+    const granted = await svc.admin('POST', `/projects/${projectId}/bot-credits`, { amount: 5 });
+    expect(granted.status).toBe(200);
+    const res = await health(`Bearer ${token}`);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    const now = new Date();
+    expect(body).toEqual({
+      success: true,
+      companyId: 1042,
+      botrag: { ok: true, latenciaMs: expect.any(Number) },
+      creditos: { disponivel: 95, mes: `${String(now.getUTCMonth() + 1).padStart(2, '0')}/${now.getUTCFullYear()}` },
+      checkedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+    });
+    expect(res.headers.get('ratelimit-limit')).toBe('60');
+    expect(res.headers.get('ratelimit-remaining')).toBe('59');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('gives each of the four 401 codes', async () => {
+    const cases: [string | undefined, string][] = [
+      [undefined, 'ERR_API_TOKEN_NOT_PROVIDED'],
+      ['Basic abc', 'ERR_API_TOKEN_INVALID_FORMAT'],
+      ['Bearer sbk_short', 'ERR_API_TOKEN_INVALID_FORMAT'],
+      [`Bearer sbk_${'A'.repeat(43)}`, 'ERR_API_TOKEN_INVALID'],
+    ];
+    for (const [header, code] of cases) {
+      const res = await health(header);
+      expect(res.status).toBe(401);
+      const body = await res.json();
+      expect(body).toMatchObject({ success: false, error: code, requestId: res.headers.get('x-request-id') });
+      expect(res.headers.get('ratelimit-limit')).toBeNull();
+    }
+  });
+
+  it('stops a replaced or revoked token on the very next request', async () => {
+    const { projectId, token } = await svc.newProject();
+    expect((await health(`Bearer ${token}`)).status).toBe(200);
+    const replaced = await svc.admin('POST', `/projects/${projectId}/api-token`);
+    expect(replaced.status).toBe(201);
+    expect((await (await health(`Bearer ${token}`)).json()).error).toBe('ERR_API_TOKEN_INVALID');
+    expect((await health(`Bearer ${replaced.body.token}`)).status).toBe(200);
+    expect((await svc.admin('DELETE', `/projects/${projectId}/api-token`)).status).toBe(204);
+    expect((await (await health(`Bearer ${replaced.body.token}`)).json()).error).toBe('ERR_API_TOKEN_INVALID');
+  });
+
+  it('echoes a well-formed caller request id and replaces a malformed one', async () => {
+    const { token } = await svc.newProject();
+    const ok = await health(`Bearer ${token}`, { 'x-request-id': 'abc-123:x.y' });
+    expect(ok.headers.get('x-request-id')).toBe('abc-123:x.y');
+    const bad = await health(undefined, { 'x-request-id': 'has spaces' });
+    const id = bad.headers.get('x-request-id');
+    expect(id).not.toBe('has spaces');
+    expect((await bad.json()).requestId).toBe(id);
+  });
+});
