@@ -41,7 +41,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? '.data');
   mkdirSync(dataDir, { recursive: true });
   const emulators = await startEmulators(dataDir);
-  const adminKey = options.env?.ADMIN_KEY ?? process.env.ADMIN_KEY ?? loadOrCreateAdminKey(dataDir);
+  const adminKey = options.env?.ADMIN_KEY ?? process.env.ADMIN_KEY ?? loadOrCreateSecret(dataDir, 'admin-key', () => `sba_${randomBytes(32).toString('base64url')}`);
+  const secretsKey = options.env?.SECRETS_KEY ?? process.env.SECRETS_KEY ?? loadOrCreateSecret(dataDir, 'secrets-key', () => randomBytes(32).toString('base64'));
 
   // What the deployment sets for each function, pointed at the stand-ins; always ours.
   const wiring: Record<string, string> = {
@@ -52,6 +53,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     SQS_ENDPOINT: emulators.awsEndpoint,
     S3_ENDPOINT: emulators.awsEndpoint,
     ADMIN_KEY: adminKey,
+    SECRETS_KEY: secretsKey,
     ...Object.fromEntries(Object.values(buckets).map((b) => [b.envVar, emulators.bucketNames[b.key]])),
     ...Object.fromEntries((Object.keys(emulators.queueUrls) as QueueKey[]).map((k) => [queueUrlEnv(k), emulators.queueUrls[k]])),
   };
@@ -116,11 +118,11 @@ async function loadFunction(fn: string): Promise<unknown> {
   return mod.handler;
 }
 
-/** The admin key survives restarts: generated once, kept under DATA_DIR, readable by the owner only. */
-function loadOrCreateAdminKey(dataDir: string): string {
-  const file = join(dataDir, 'admin-key');
+/** Local secrets (admin key, encryption key) survive restarts: generated once under DATA_DIR, owner-readable only. */
+function loadOrCreateSecret(dataDir: string, name: string, generate: () => string): string {
+  const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const key = `sba_${randomBytes(32).toString('base64url')}`;
-  writeFileSync(file, `${key}\n`, { mode: 0o600 });
-  return key;
+  const value = generate();
+  writeFileSync(file, `${value}\n`, { mode: 0o600 });
+  return value;
 }

@@ -23,6 +23,9 @@ const schema = z.object({
   /** Plain admin key (local runs); on AWS the key comes from Secrets Manager through ADMIN_KEY_SECRET_ARN. */
   ADMIN_KEY: z.string().min(16).optional(),
   ADMIN_KEY_SECRET_ARN: z.string().min(1).optional(),
+  /** AES-256-GCM key (base64, 32 bytes) for secrets stored encrypted (webhook signing secrets); locally generated. */
+  SECRETS_KEY: z.string().regex(/^[A-Za-z0-9+/_-]{43}=?$/, '32 bytes, base64').optional(),
+  SECRETS_KEY_SECRET_ARN: z.string().min(1).optional(),
   BOT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(100_000).default(60),
   CREDIT_SWEEP_AFTER_SECONDS: z.coerce.number().int().positive().default(900),
   MODEL_PROVIDER: z.enum(['bedrock', 'openai', 'offline']).optional(),
