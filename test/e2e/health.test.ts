@@ -52,10 +52,10 @@ describe('GET /api/v1/ai/health', () => {
     expect((await health(`Bearer ${token}`)).status).toBe(200);
     const replaced = await svc.admin('POST', `/projects/${projectId}/api-token`);
     expect(replaced.status).toBe(201);
-    expect((await (await health(`Bearer ${token}`)).json()).error).toBe('ERR_API_TOKEN_INVALID');
+    expect(((await (await health(`Bearer ${token}`)).json()) as any).error).toBe('ERR_API_TOKEN_INVALID');
     expect((await health(`Bearer ${replaced.body.token}`)).status).toBe(200);
     expect((await svc.admin('DELETE', `/projects/${projectId}/api-token`)).status).toBe(204);
-    expect((await (await health(`Bearer ${replaced.body.token}`)).json()).error).toBe('ERR_API_TOKEN_INVALID');
+    expect(((await (await health(`Bearer ${replaced.body.token}`)).json()) as any).error).toBe('ERR_API_TOKEN_INVALID');
   });
 
   it('echoes a well-formed caller request id and replaces a malformed one', async () => {
@@ -65,6 +65,6 @@ describe('GET /api/v1/ai/health', () => {
     const bad = await health(undefined, { 'x-request-id': 'has spaces' });
     const id = bad.headers.get('x-request-id');
     expect(id).not.toBe('has spaces');
-    expect((await bad.json()).requestId).toBe(id);
+    expect(((await bad.json()) as any).requestId).toBe(id);
   });
 });
