@@ -40,10 +40,8 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
   mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
   mkdirSync(join(dataDir, 'fauxqs', 's3'), { recursive: true });
 
-  const dynamo = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  dynamo.listen(0, '127.0.0.1');
-  await once(dynamo, 'listening');
-  const dynamoEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
+  const dynamo = await startDynalite(join(dataDir, 'dynamodb'));
+  const dynamoEndpoint = dynamo.endpoint;
 
   const fauxqs = await startFauxqs(join(dataDir, 'fauxqs'));
   const awsEndpoint = fauxqs.endpoint;
@@ -62,8 +60,7 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
       bucketNames: Object.fromEntries(Object.entries(buckets).map(([k, b]) => [k, b.localName])) as Emulators['bucketNames'],
       async stop() {
         await fauxqs.close();
-        dynamo.closeAllConnections?.();
-        await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+        await dynamo.close();
       },
     };
   } finally {
@@ -71,6 +68,32 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     sqs.destroy();
     s3.destroy();
   }
+}
+
+/** dynalite on 127.0.0.1 (LevelDB under `path`, or in memory), without the table. */
+export async function startDynalite(path?: string): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const server = dynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** dynalite in memory with the main table created: for adapter tests. */
+export async function startDynamoWithTable(): Promise<{ endpoint: string; tableName: string; close(): Promise<void> }> {
+  const dynamo = await startDynalite();
+  const ddb = new DynamoDBClient({ region: REGION, endpoint: dynamo.endpoint, credentials });
+  try {
+    await ensureTable(ddb);
+  } finally {
+    ddb.destroy();
+  }
+  return { ...dynamo, tableName: mainTable.localName };
 }
 
 /**

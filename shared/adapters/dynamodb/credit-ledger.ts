@@ -174,7 +174,7 @@ export class DynamoCreditLedger implements CreditLedger {
           Key: keys.credits(projectId, month),
           UpdateExpression: oldestLeft === undefined ? 'REMOVE #pk, #sk' : 'SET #sk = :sk',
           ConditionExpression: 'seq = :seq',
-          ExpressionAttributeNames: { '#pk': gsi.partitionKey, '#sk': gsi.sortKey },
+          ExpressionAttributeNames: { ...(oldestLeft === undefined ? { '#pk': gsi.partitionKey } : {}), '#sk': gsi.sortKey },
           ExpressionAttributeValues: { ':seq': item.seq, ...(oldestLeft === undefined ? {} : { ':sk': padMs(oldestLeft) }) },
         }),
       );

@@ -17,6 +17,7 @@ export const keys = {
   token: (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' }),
   credits: (projectId: string, month: string) => ({ pk: `PRJ#${projectId}`, sk: `CREDITS#${month}` }),
   rateLimit: (key: string) => ({ pk: `RL#${key}`, sk: 'RL' }),
+  idempotency: (scopedKeyHash: string) => ({ pk: `IDEM#${scopedKeyHash}`, sk: 'IDEM' }),
 };
 
 /** ExpressionAttributeValues without the undefined entries; undefined when none is left (DynamoDB rejects `{}`). */

@@ -1,0 +1,125 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
+import type { CreditAccount } from '#shared/credits/credit-ledger.ts';
+import { newId } from '#shared/ids/ids.ts';
+import { startTestTable } from '#test/support/dynamo.ts';
+
+let env: Awaited<ReturnType<typeof startTestTable>>;
+let ledger: DynamoCreditLedger;
+beforeAll(async () => {
+  env = await startTestTable();
+  ledger = new DynamoCreditLedger(env.table);
+});
+afterAll(async () => env?.close());
+
+const account = (monthlyAllowance: number): CreditAccount => ({ projectId: newId('prj'), monthlyAllowance });
+const at = new Date('2026-11-21T10:00:00Z');
+
+describe('DynamoCreditLedger against dynalite', () => {
+  it('N concurrent charges against a balance of B succeed exactly min(N, B) times and never go below 0', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 30 }), async (allowance, granted, n) => {
+        const acct = account(allowance);
+        if (granted > 0) await ledger.grant(acct, granted, at);
+        const balance = allowance + granted;
+        const outcomes = await Promise.all(Array.from({ length: n }, () => ledger.charge(acct, newId('chg'), at)));
+        const charged = outcomes.filter((o) => o.charged).length;
+        expect(charged).toBe(Math.min(n, balance));
+        expect(await ledger.available(acct, at)).toBe(balance - charged);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('charging the same charge id twice charges once (a retried write)', async () => {
+    const acct = account(5);
+    const id = newId('chg');
+    const [a, b] = await Promise.all([ledger.charge(acct, id, at), ledger.charge(acct, id, at)]);
+    expect(a.charged && b.charged).toBe(true);
+    expect(await ledger.available(acct, at)).toBe(4);
+  });
+
+  it('refunds exactly once, and never after a settle', async () => {
+    const acct = account(3);
+    const first = await ledger.charge(acct, newId('chg'), at);
+    const second = await ledger.charge(acct, newId('chg'), at);
+    if (!first.charged || !second.charged) throw new Error('charge failed');
+    const refunds = await Promise.all(Array.from({ length: 10 }, () => ledger.refund(first.receipt)));
+    expect(refunds.filter(Boolean)).toHaveLength(1);
+    expect(await ledger.settle(second.receipt)).toBe(true);
+    expect(await ledger.refund(second.receipt)).toBe(false);
+    expect(await ledger.settle(second.receipt)).toBe(false);
+    expect(await ledger.available(acct, at)).toBe(2);
+  });
+
+  it('a month with no allowance and no grant refuses to charge', async () => {
+    const acct = account(0);
+    expect(await ledger.charge(acct, newId('chg'), at)).toEqual({ charged: false, reason: 'insufficient' });
+    expect(await ledger.available(acct, at)).toBe(0);
+  });
+
+  it('each UTC month starts again from the allowance', async () => {
+    const acct = account(2);
+    await ledger.charge(acct, newId('chg'), new Date('2026-10-31T23:59:59Z'));
+    expect(await ledger.available(acct, new Date('2026-10-31T23:59:59Z'))).toBe(1);
+    expect(await ledger.available(acct, new Date('2026-11-01T00:00:00Z'))).toBe(2);
+  });
+
+  it('the sweeper refunds charges left open past the deadline, and only those', async () => {
+    const acct = account(10);
+    const old = await ledger.charge(acct, newId('chg'), new Date(at.getTime() - 20 * 60_000));
+    const oldSettled = await ledger.charge(acct, newId('chg'), new Date(at.getTime() - 20 * 60_000));
+    const recent = await ledger.charge(acct, newId('chg'), at);
+    if (!old.charged || !oldSettled.charged || !recent.charged) throw new Error('charge failed');
+    await ledger.settle(oldSettled.receipt);
+    expect(await ledger.available(acct, at)).toBe(7);
+    const refunded = await ledger.sweep(new Date(at.getTime() - 15 * 60_000));
+    expect(refunded).toBeGreaterThanOrEqual(1);
+    expect(await ledger.available(acct, at)).toBe(8);
+    // The open recent charge is swept later, once it is old enough; a refund by the request itself then wins.
+    expect(await ledger.refund(old.receipt)).toBe(false);
+    await ledger.sweep(new Date(at.getTime() + 60_000));
+    expect(await ledger.available(acct, at)).toBe(9);
+    expect(await ledger.refund(recent.receipt)).toBe(false);
+  });
+
+  it('random interleavings of charge, refund, settle and grant keep the balance equal to the model and never negative', async () => {
+    type Op = { kind: 'charge' } | { kind: 'refund'; i: number } | { kind: 'settle'; i: number } | { kind: 'grant'; amount: number };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.constant({ kind: 'charge' as const }),
+      fc.record({ kind: fc.constant('refund' as const), i: fc.nat(20) }),
+      fc.record({ kind: fc.constant('settle' as const), i: fc.nat(20) }),
+      fc.record({ kind: fc.constant('grant' as const), amount: fc.integer({ min: 1, max: 3 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 5 }), fc.array(op, { maxLength: 25 }), async (allowance, ops) => {
+        const acct = account(allowance);
+        let model = allowance;
+        const receipts: { receipt: { projectId: string; month: string; chargeId: string }; open: boolean }[] = [];
+        for (const o of ops) {
+          if (o.kind === 'charge') {
+            const out = await ledger.charge(acct, newId('chg'), at);
+            expect(out.charged).toBe(model >= 1);
+            if (out.charged) {
+              model -= 1;
+              receipts.push({ receipt: out.receipt, open: true });
+            }
+          } else if (o.kind === 'grant') {
+            model += o.amount;
+            expect(await ledger.grant(acct, o.amount, at)).toBe(model);
+          } else if (receipts.length) {
+            const r = receipts[o.i % receipts.length]!;
+            const done = o.kind === 'refund' ? await ledger.refund(r.receipt) : await ledger.settle(r.receipt);
+            expect(done).toBe(r.open);
+            if (done && o.kind === 'refund') model += 1;
+            r.open = false;
+          }
+          expect(model).toBeGreaterThanOrEqual(0);
+        }
+        expect(await ledger.available(acct, at)).toBe(model);
+      }),
+      { numRuns: 20 },
+    );
+  });
+});

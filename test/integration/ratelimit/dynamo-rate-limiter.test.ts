@@ -1,0 +1,74 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
+import { newId } from '#shared/ids/ids.ts';
+import { gcraParams, gcraStep } from '#shared/ratelimit/gcra.ts';
+import { startTestTable } from '#test/support/dynamo.ts';
+
+let env: Awaited<ReturnType<typeof startTestTable>>;
+let limiter: DynamoRateLimiter;
+const p = gcraParams(60);
+beforeAll(async () => {
+  env = await startTestTable();
+  limiter = new DynamoRateLimiter(env.table, p);
+});
+afterAll(async () => env?.close());
+
+describe('DynamoRateLimiter against dynalite', () => {
+  it('admits exactly 60 of 200 simultaneous requests on one token', async () => {
+    const key = newId('tok');
+    const now = Date.now();
+    const decisions = await Promise.all(Array.from({ length: 200 }, () => limiter.admit(key, now)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(60);
+    for (const refused of decisions.filter((d) => !d.allowed)) expect(refused.retryAfterSeconds).toBe(1);
+  });
+
+  it('keeps tokens apart', async () => {
+    const now = Date.now();
+    const [a, b] = [newId('tok'), newId('tok')];
+    for (let i = 0; i < 60; i++) await limiter.admit(a, now);
+    expect((await limiter.admit(a, now)).allowed).toBe(false);
+    expect((await limiter.admit(b, now)).allowed).toBe(true);
+  });
+
+  it('decides exactly like the GCRA model for any sequence of arrival times', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 3_000 }), { minLength: 1, maxLength: 90 }), async (gaps) => {
+        const key = newId('tok');
+        let t = 1_700_000_000_000;
+        let tat: number | undefined;
+        for (const gap of gaps) {
+          t += gap % 7 === 0 ? 0 : gap;
+          const model = gcraStep(tat, t, p);
+          tat = model.tat;
+          const real = await limiter.admit(key, t);
+          expect(real.allowed).toBe(model.decision.allowed);
+          if (real.allowed) expect(real.remaining).toBe(model.decision.remaining);
+        }
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('with concurrent bursts at random times never admits more than 60 × (N + 1) in N minutes', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.integer({ min: 0, max: 150_000 }), fc.integer({ min: 1, max: 40 })), { minLength: 1, maxLength: 12 }), async (bursts) => {
+        const key = newId('tok');
+        const base = 1_700_000_000_000;
+        const admitted: number[] = [];
+        for (const [offset, size] of [...bursts].sort((a, b) => a[0] - b[0])) {
+          const now = base + offset;
+          const decisions = await Promise.all(Array.from({ length: size }, () => limiter.admit(key, now)));
+          for (const d of decisions) if (d.allowed) admitted.push(now);
+        }
+        for (let i = 0; i < admitted.length; i++) {
+          const count = admitted.filter((t) => t >= admitted[i]! && t < admitted[i]! + 60_000).length;
+          expect(count).toBeLessThanOrEqual(120);
+        }
+        const firstMinute = admitted.filter((t) => t < base + 60_000).length;
+        expect(firstMinute).toBeLessThanOrEqual(120);
+      }),
+      { numRuns: 10 },
+    );
+  });
+});
