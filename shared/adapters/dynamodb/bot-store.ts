@@ -1,0 +1,186 @@
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Bot, BotPatch, BotStore } from '../../bots/bot.ts';
+import { isConditionFailure, type DynamoTable } from './table.ts';
+
+/**
+ * Item layout of bots and their knowledge (kept here rather than in table.ts so the bots area reads in one file):
+ * - `BOT#<botId>` / `BOT`: the bot itself, its project id, and its knowledge state (index version and key, the
+ *   `current` upload generation per file and the `live` generation per searchable file). Keyed by bot id so the
+ *   Bots API resolves a bot in one consistent GetItem and can tell another project's bot (403) from none (404).
+ * - `BOT#<botId>` / `FILE#<fileKey>`: one knowledge file (status, chunks, error).
+ * - `PRJ#<projectId>` / `BOT#<botId>`: the project's listing entry.
+ */
+export const botKeys = {
+  bot: (botId: string) => ({ pk: `BOT#${botId}`, sk: 'BOT' }),
+  file: (botId: string, fileKey: string) => ({ pk: `BOT#${botId}`, sk: `FILE#${fileKey}` }),
+  filePrefix: 'FILE#',
+  projectEntry: (projectId: string, botId: string) => ({ pk: `PRJ#${projectId}`, sk: `BOT#${botId}` }),
+  projectEntryPrefix: 'BOT#',
+};
+
+const BOT_ATTRIBUTES = ['botId', 'projectId', '#name', 'instructions', 'model', 'temperature', 'createdAt', 'updatedAt', 'indexVersion', 'indexKey', 'live'];
+const BOT_ATTRIBUTE_NAMES = { '#name': 'name' };
+
+/** Bots in DynamoDB (see {@link botKeys} for the layout). */
+export class DynamoBotStore implements BotStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  async get(botId: string): Promise<Bot | undefined> {
+    const out = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: botKeys.bot(botId),
+        ConsistentRead: true,
+        ProjectionExpression: BOT_ATTRIBUTES.join(', '),
+        ExpressionAttributeNames: BOT_ATTRIBUTE_NAMES,
+      }),
+    );
+    return out.Item ? toBot(out.Item) : undefined;
+  }
+
+  async create(bot: Bot): Promise<void> {
+    // Listing entry first: an entry whose bot write failed is skipped by listings; a bot without one would be lost.
+    await this.table.client.send(
+      new PutCommand({ TableName: this.table.tableName, Item: { ...botKeys.projectEntry(bot.projectId, bot.botId), botId: bot.botId } }),
+    );
+    await this.table.client.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...botKeys.bot(bot.botId),
+          botId: bot.botId,
+          projectId: bot.projectId,
+          name: bot.name,
+          instructions: bot.instructions,
+          model: bot.model,
+          temperature: bot.temperature,
+          createdAt: bot.createdAt,
+          updatedAt: bot.updatedAt,
+          indexVersion: bot.knowledge.indexVersion,
+          current: {},
+          live: { ...bot.knowledge.liveGenerations },
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async update(projectId: string, botId: string, patch: BotPatch, at: Date): Promise<Bot | undefined> {
+    const sets: string[] = ['updatedAt = :updatedAt'];
+    const removes: string[] = [];
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':updatedAt': at.toISOString(), ':projectId': projectId };
+    if (patch.name !== undefined) {
+      sets.push('#name = :name');
+      names['#name'] = 'name';
+      values[':name'] = patch.name;
+    }
+    if (patch.instructions !== undefined) {
+      sets.push('instructions = :instructions');
+      values[':instructions'] = patch.instructions;
+    }
+    for (const field of ['model', 'temperature'] as const) {
+      const value = patch[field];
+      if (value === null) removes.push(field);
+      else if (value !== undefined) {
+        sets.push(`${field} = :${field}`);
+        values[`:${field}`] = value;
+      }
+    }
+    try {
+      const out = await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: botKeys.bot(botId),
+          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          ConditionExpression: 'projectId = :projectId',
+          ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return out.Attributes ? toBot(out.Attributes) : undefined;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async delete(projectId: string, botId: string): Promise<boolean> {
+    try {
+      await this.table.client.send(
+        new DeleteCommand({
+          TableName: this.table.tableName,
+          Key: botKeys.bot(botId),
+          ConditionExpression: 'projectId = :projectId',
+          ExpressionAttributeValues: { ':projectId': projectId },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+    await this.table.client.send(new DeleteCommand({ TableName: this.table.tableName, Key: botKeys.projectEntry(projectId, botId) }));
+    return true;
+  }
+
+  async listByProject(projectId: string): Promise<Bot[]> {
+    const ids: string[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.table.client.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': botKeys.projectEntryPrefix },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) ids.push(item.botId as string);
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+
+    const bots: Bot[] = [];
+    for (let i = 0; i < ids.length; i += 100) {
+      let pending: Record<string, unknown>[] | undefined = ids.slice(i, i + 100).map((id) => botKeys.bot(id));
+      for (let attempt = 0; pending?.length && attempt < 5; attempt++) {
+        const out = await this.table.client.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [this.table.tableName]: {
+                Keys: pending,
+                ConsistentRead: true,
+                ProjectionExpression: BOT_ATTRIBUTES.join(', '),
+                ExpressionAttributeNames: BOT_ATTRIBUTE_NAMES,
+              },
+            },
+          }),
+        );
+        for (const item of out.Responses?.[this.table.tableName] ?? []) {
+          const bot = toBot(item);
+          if (bot.projectId === projectId) bots.push(bot);
+        }
+        pending = out.UnprocessedKeys?.[this.table.tableName]?.Keys as Record<string, unknown>[] | undefined;
+      }
+    }
+    return bots.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.botId.localeCompare(b.botId));
+  }
+}
+
+function toBot(item: Record<string, unknown>): Bot {
+  return {
+    botId: item.botId as string,
+    projectId: item.projectId as string,
+    name: item.name as string,
+    instructions: item.instructions as string,
+    ...(item.model !== undefined ? { model: item.model as string } : {}),
+    ...(item.temperature !== undefined ? { temperature: item.temperature as number } : {}),
+    createdAt: item.createdAt as string,
+    updatedAt: item.updatedAt as string,
+    knowledge: {
+      indexVersion: (item.indexVersion as number | undefined) ?? 0,
+      ...(item.indexKey !== undefined ? { indexKey: item.indexKey as string } : {}),
+      liveGenerations: (item.live as Record<string, string> | undefined) ?? {},
+    },
+  };
+}
