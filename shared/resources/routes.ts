@@ -1,3 +1,5 @@
+import type { FunctionAccess } from './access.ts';
+
 /**
  * The route table: every public route, the function that serves it, and its limits. infra/ builds one API Gateway
  * method and one Lambda per function from it; local/ routes requests with it. A function's code lives in
@@ -14,6 +16,8 @@ export interface RouteDefinition {
   /** Lambda timeout; API Gateway's integration timeout is set just under it (ms). */
   timeoutSeconds: number;
   memoryMb: number;
+  /** What the function touches: infra/ grants exactly this (IAM) and sets the matching environment. */
+  access?: FunctionAccess;
 }
 
 export interface FunctionSettings {
@@ -22,8 +26,10 @@ export interface FunctionSettings {
 }
 
 export const routes: RouteDefinition[] = [
-  { method: 'GET', path: '/api/v1/ai/health', fn: 'health', timeoutSeconds: 10, memoryMb: 512 },
-  { method: 'ANY', path: '/admin/v1/{proxy+}', fn: 'admin', timeoutSeconds: 30, memoryMb: 1024 },
+  { method: 'GET', path: '/api/v1/ai/health', fn: 'health', timeoutSeconds: 10, memoryMb: 512,
+    access: { table: { read: true, write: true }, buckets: { knowledge: { list: true } }, bedrock: { countTokens: true } } },
+  { method: 'ANY', path: '/admin/v1/{proxy+}', fn: 'admin', timeoutSeconds: 30, memoryMb: 1024,
+    access: { table: { read: true, write: true }, secrets: ['adminKey'] } },
 ];
 
 /** Media types API Gateway must pass as binary (base64). JSON is never binary. */

@@ -1,3 +1,4 @@
+import type { FunctionAccess } from './access.ts';
 import type { QueueKey } from './queues.ts';
 
 /** SQS-triggered and scheduled functions. infra/ wires event sources and schedules; local/ runs pollers and timers. */
@@ -11,6 +12,8 @@ export interface QueueWorkerDefinition {
   memoryMb: number;
   /** Concurrent batches (Lambda's maximum concurrency on the event source; local pollers in parallel). */
   maxConcurrency: number;
+  /** What the function touches besides consuming its queue: infra/ grants exactly this and sets the environment. */
+  access?: FunctionAccess;
 }
 
 export interface ScheduledWorkerDefinition {
@@ -21,10 +24,13 @@ export interface ScheduledWorkerDefinition {
   everySecondsLocally: number;
   timeoutSeconds: number;
   memoryMb: number;
+  /** What the function touches: infra/ grants exactly this (IAM) and sets the matching environment. */
+  access?: FunctionAccess;
 }
 
 export const queueWorkers: QueueWorkerDefinition[] = [];
 
 export const scheduledWorkers: ScheduledWorkerDefinition[] = [
-  { fn: 'credit-sweeper', everyMinutesOnAws: 1, everySecondsLocally: 5, timeoutSeconds: 60, memoryMb: 512 },
+  { fn: 'credit-sweeper', everyMinutesOnAws: 1, everySecondsLocally: 5, timeoutSeconds: 60, memoryMb: 512,
+    access: { table: { read: true, write: true, indexes: ['gsi1'] } } },
 ];
