@@ -37,6 +37,7 @@ export function createGateway(options: GatewayOptions): Server {
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: GatewayOptions): Promise<void> {
+  const arrivedAt = Date.now();
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   for (const local of options.localRoutes ?? []) if (await local(req, res, url)) return;
 
@@ -54,7 +55,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Gatewa
   const body = await readBody(req, LOCAL_MAX_BODY_BYTES);
   if (body === 'too-large') return sendGatewayError(res, 413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
 
-  const event = toProxyEvent(req, url, body, route, match.kind === 'route' ? match.pathParameters : null);
+  const event = toProxyEvent(req, url, body, route, match.kind === 'route' ? match.pathParameters : null, arrivedAt);
   const timeoutSeconds = route?.timeoutSeconds ?? 10;
   let result: APIGatewayProxyResult;
   try {
@@ -94,6 +95,7 @@ export function toProxyEvent(
   body: Buffer,
   route: RouteDefinition | undefined,
   pathParameters: Record<string, string> | null,
+  arrivedAt = Date.now(),
 ): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
@@ -134,7 +136,7 @@ export function toProxyEvent(
       path: url.pathname,
       protocol: `HTTP/${req.httpVersion}`,
       requestId,
-      requestTimeEpoch: Date.now(),
+      requestTimeEpoch: arrivedAt,
       resourceId: 'local',
       resourcePath: resource,
       stage: 'local',

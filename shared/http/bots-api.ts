@@ -42,7 +42,9 @@ export function botsApiAuth(deps: {
       }
       let decision: RateDecision;
       try {
-        decision = await deps.limiter.admit(result.tokenHash, now());
+        // Arrival time as API Gateway stamped it: requests that arrive together are judged together, however long
+        // they then wait for a DynamoDB write.
+        decision = await deps.limiter.admit(result.tokenHash, event.requestContext?.requestTimeEpoch ?? now());
       } catch (cause) {
         // Fail closed would turn a DynamoDB hiccup into an outage for every customer; fail open for this request.
         deps.logger.error('rate limiter unavailable; request admitted', { cause: String(cause) });

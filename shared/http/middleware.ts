@@ -160,5 +160,5 @@ export function validateBody<S extends z.ZodType>(schema: S, unknownFieldMessage
  * `.use(...)`, then `.handler(...)`.
  */
 export function httpFunction(logger: Logger) {
-  return middy<HttpEvent, HttpResult, Error, Context>({ timeoutEarlyInMillis: 0 }).use(httpConventions(logger));
+  return middy<HttpEvent<any, any>, HttpResult, Error, Context>({ timeoutEarlyInMillis: 0 }).use(httpConventions(logger));
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { HttpEvent } from '#shared/http/types.ts';
 
 /** A minimal API Gateway REST proxy event, for calling a handler in-process. */
-export function apiEvent(input: { method?: string; path?: string; headers?: Record<string, string>; body?: string | null; base64?: boolean }): APIGatewayProxyEvent {
+export function apiEvent(input: { method?: string; path?: string; headers?: Record<string, string>; body?: string | null; base64?: boolean }): HttpEvent {
   const headers = input.headers ?? {};
   return {
     resource: input.path ?? '/',
@@ -17,7 +18,7 @@ export function apiEvent(input: { method?: string; path?: string; headers?: Reco
     body: input.body ?? null,
     isBase64Encoded: input.base64 ?? false,
     requestContext: { requestId: randomUUID() } as APIGatewayProxyEvent['requestContext'],
-  };
+  } as APIGatewayProxyEvent as HttpEvent;
 }
 
 export const lambdaContext = { awsRequestId: 'test', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
