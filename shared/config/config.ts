@@ -32,6 +32,8 @@ const schema = z.object({
   BEDROCK_MODEL_ID: z.string().min(1).default('amazon.nova-lite-v1:0'),
   OPENAI_BASE_URL: z.url().optional(),
   OPENAI_API_KEY: z.string().optional(),
+  /** On AWS the OpenAI-compatible server's key comes from Secrets Manager (read once per cold start). */
+  OPENAI_API_KEY_SECRET_ARN: z.string().min(1).optional(),
   OPENAI_MODEL: z.string().min(1).optional(),
   WEBHOOK_ALLOW_PRIVATE: flag(false).optional(),
   WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds').optional(),

@@ -28,6 +28,9 @@ export interface FunctionSettings {
 export const routes: RouteDefinition[] = [
   { method: 'GET', path: '/api/v1/ai/health', fn: 'health', timeoutSeconds: 10, memoryMb: 512,
     access: { table: { read: true, write: true }, buckets: { knowledge: { list: true } }, bedrock: { countTokens: true } } },
+  // timeoutMs goes up to 90 s: the Lambda gets 90 s + 10 s for the bot read, the charge, the refund and the answer.
+  { method: 'POST', path: '/api/v1/ai/completion', fn: 'completion', timeoutSeconds: 100, memoryMb: 1024,
+    access: { table: { read: true, write: true }, buckets: { knowledge: { read: [''] } }, bedrock: { invoke: true }, secrets: ['modelApiKey'] } },
   { method: 'ANY', path: '/admin/v1/{proxy+}', fn: 'admin', timeoutSeconds: 30, memoryMb: 1024,
     access: { table: { read: true, write: true }, secrets: ['adminKey'] } },
 ];

@@ -1,0 +1,78 @@
+import { config } from '#shared/config/config.ts';
+import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
+import { readSecret } from '#shared/adapters/aws/secrets.ts';
+import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
+import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
+import { modelRouterFromConfig } from '#shared/adapters/models/model-router.ts';
+import { makeCompleteText, type CompletionOutput } from '#shared/completion/complete-text.ts';
+import { botsApiAuthFromConfig } from '#shared/http/bots-api-deps.ts';
+import type { BotsApiCaller } from '#shared/http/bots-api.ts';
+import { httpFunction, jsonBody } from '#shared/http/middleware.ts';
+import { json, type Context, type HttpEvent } from '#shared/http/types.ts';
+import { idempotencyFromConfig } from '#shared/idempotency/from-config.ts';
+import type { KnowledgeSearch } from '#shared/knowledge/knowledge-search.ts';
+import { createLogger } from '#shared/logging/logger.ts';
+import { routes } from '#shared/resources/routes.ts';
+import { parseCompletionRequest } from './request.ts';
+
+/** Time kept between the end of generation and the Lambda's own timeout, for the refund and the answer. */
+const LAMBDA_MARGIN_MS = 2_000;
+
+// Composition root: built once per cold start.
+const cfg = config();
+const logger = createLogger('completion');
+const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
+const openAiApiKey = await optionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN);
+const lockSeconds = routes.find((r) => r.fn === 'completion')?.timeoutSeconds ?? 100;
+// TODO(issue 5): the knowledge search adapter; until it lands bots generate from their instructions alone.
+const knowledge: KnowledgeSearch = { search: async () => [] };
+
+const completeText = makeCompleteText({
+  bots: new DynamoBotStore(table),
+  knowledge,
+  credits: new DynamoCreditLedger(table),
+  models: modelRouterFromConfig(cfg, openAiApiKey === undefined ? {} : { openAiApiKey }),
+  log: logger,
+});
+
+/** `POST /api/v1/ai/completion`: generation with a bot or standalone instructions, 1 bot credit, refunded on failure. */
+export const handler = httpFunction(logger)
+  .use(botsApiAuthFromConfig(cfg, table, logger))
+  .use(idempotencyFromConfig(table, logger, { scope: (event) => (event.auth as BotsApiCaller).grant.projectId, lockSeconds }))
+  .use(jsonBody())
+  .handler(async (event: HttpEvent<Record<string, unknown>, BotsApiCaller>, context: Context) => {
+    const request = parseCompletionRequest(event.parsedBody);
+    const lambdaDeadline = Date.now() + context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS;
+    const output = await completeText({
+      caller: { projectId: event.auth.grant.projectId, monthlyBotCredits: event.auth.grant.monthlyBotCredits },
+      prompt: request.prompt,
+      ...(request.botId === undefined ? {} : { botId: request.botId }),
+      ...(request.instructions === undefined ? {} : { instructions: request.instructions }),
+      responseFormat: request.responseFormat,
+      timeoutMs: request.timeoutMs,
+      deadline: Math.min(event.receivedAtMs + request.timeoutMs, lambdaDeadline),
+    });
+    logger.info('completion', { model: output.model, responseFormat: output.responseFormat, ...(output.usage ?? {}) });
+    return json(200, responseBody(output));
+  });
+
+function responseBody(output: CompletionOutput): Record<string, unknown> {
+  const body: Record<string, unknown> =
+    output.responseFormat === 'json' ? { success: true, dados: output.data } : { success: true, result: output.text };
+  if (output.usage) body.usage = { inputTokens: output.usage.inputTokens, outputTokens: output.usage.outputTokens };
+  return body;
+}
+
+/**
+ * The OpenAI-compatible server's key, when the deployment keeps it in Secrets Manager. A secret that cannot be read
+ * does not stop the function: Bedrock and offline bots keep working, and OpenAI calls fail as "not available".
+ */
+async function optionalSecret(secretId: string | undefined): Promise<string | undefined> {
+  if (!secretId) return undefined;
+  try {
+    return await readSecret(secretId, cfg.AWS_REGION);
+  } catch (cause) {
+    logger.warn('model API key secret unreadable; OpenAI-compatible calls will go without a key', { cause: String(cause) });
+    return undefined;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The port every language-model technology implements (Bedrock Converse, OpenAI-compatible Chat Completions, the
+ * offline generator). One call, one answer: no streaming, no tools, no history (Bots API calls are stateless).
+ */
+
+/** A knowledge excerpt given to the model; the offline generator answers from the best one. */
+export interface GroundingExcerpt {
+  text: string;
+  /** The file name as uploaded. */
+  fileName: string;
+  /** 0..1, higher is better. */
+  score: number;
+}
+
+export interface ModelRequest {
+  /** Model id inside the provider (`gpt-4o-mini`, `amazon.nova-lite-v1:0`); the provider's default when absent. */
+  model?: string;
+  /** The full system prompt: instructions, knowledge excerpts and the output rules, already composed. */
+  system: string;
+  /** The caller's prompt, sent as the one user message. */
+  prompt: string;
+  /** `json`: the model is asked for one JSON value (natively where the provider supports it). */
+  responseFormat: 'text' | 'json';
+  /**
+   * JSON Schema the answer must match, for providers that constrain decoding to a schema. The Bots API passes none
+   * (the caller asks for "one JSON value"); it exists so a bot-level schema can be added without touching adapters.
+   */
+  jsonSchema?: Record<string, unknown>;
+  temperature?: number;
+  maxOutputTokens?: number;
+  /** The excerpts that were put into `system`, for providers that work from them directly (offline). */
+  excerpts: GroundingExcerpt[];
+  /** Aborted when the caller's time budget is spent: the provider must stop its network call at once. */
+  signal: AbortSignal;
+}
+
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface ModelReply {
+  text: string;
+  /** Present only when the model reported it. */
+  usage?: ModelUsage;
+  /** `provider:model` that answered, for logs. */
+  model: string;
+  /** Why generation stopped, in the provider's words (`end_turn`, `stop`, `length`, `max_tokens`...). */
+  stopReason?: string;
+}
+
+export interface ModelProvider {
+  /** `bedrock`, `openai` or `offline`. */
+  readonly name: string;
+  generate(request: ModelRequest): Promise<ModelReply>;
+}
+
+/**
+ * Why a model call failed, in terms the caller can act on:
+ * - `timeout`: our deadline passed and the call was aborted (504), or the model service timed out itself;
+ * - `throttled`, `unavailable`: the model service is busy or down: not the caller's fault, worth retrying later;
+ * - `rejected`: the model refused this input (context window exceeded, content filter, guardrail);
+ * - `misconfigured`: the deployment's model settings are wrong (unknown model, no access, bad key);
+ * - `failed`: anything else (a malformed answer, an empty answer, an unexpected error).
+ */
+export type ModelFailureKind = 'timeout' | 'throttled' | 'unavailable' | 'rejected' | 'misconfigured' | 'failed';
+
+/** A failed model call. `message` is safe to show to the API caller; `cause` goes to the log only. */
+export class ModelError extends Error {
+  readonly kind: ModelFailureKind;
+  /** Seconds after which a retry may succeed, when the provider said so (or a sensible default for throttling). */
+  readonly retryAfterSeconds?: number;
+
+  constructor(kind: ModelFailureKind, message: string, options: { cause?: unknown; retryAfterSeconds?: number } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ModelError';
+    this.kind = kind;
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  /** True when trying again later may succeed without changing the request. */
+  get retryable(): boolean {
+    return this.kind === 'timeout' || this.kind === 'throttled' || this.kind === 'unavailable';
+  }
+}
+
+/** The error a provider throws when the request's signal fired: our own deadline, not the model's fault. */
+export function deadlineError(cause?: unknown): ModelError {
+  return new ModelError('timeout', 'The model did not answer within timeoutMs; the call was aborted.', { cause });
+}
