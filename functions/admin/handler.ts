@@ -11,6 +11,9 @@ import type { HttpEvent } from '#shared/http/types.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { makeProjectUseCases } from '#shared/projects/use-cases.ts';
 import { projectRoutes } from './routes/projects.ts';
+import { secretBoxFromConfig } from '#shared/integrations/secret-box-from-config.ts';
+import { channelRoutesFromConfig } from './routes/channels.ts';
+import { integrationRoutesFromConfig } from './routes/integrations.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
@@ -25,7 +28,8 @@ const projects = makeProjectUseCases({
   credits: new DynamoCreditLedger(table),
 });
 
-const dispatch = createRouter('/admin/v1', [...projectRoutes(projects)]);
+const secretBox = await secretBoxFromConfig(cfg);
+const dispatch = createRouter('/admin/v1', [...projectRoutes(projects), ...channelRoutesFromConfig(cfg, table, secretBox), ...integrationRoutesFromConfig(cfg, table, secretBox)]);
 
 /** The management API (`/admin/v1/*`): one function, routed inside. */
 export const handler = httpFunction(logger)

@@ -18,6 +18,15 @@ export const keys = {
   credits: (projectId: string, month: string) => ({ pk: `PRJ#${projectId}`, sk: `CREDITS#${month}` }),
   rateLimit: (key: string) => ({ pk: `RL#${key}`, sk: 'RL' }),
   idempotency: (scopedKeyHash: string) => ({ pk: `IDEM#${scopedKeyHash}`, sk: 'IDEM' }),
+  channel: (projectId: string, channelId: string) => ({ pk: `PRJ#${projectId}`, sk: `CH#${channelId}` }),
+  integration: (projectId: string, integrationId: string) => ({ pk: `PRJ#${projectId}`, sk: `INT#${integrationId}` }),
+  /** Guard item: which webhook holds the project's one enabled-general-webhook slot. */
+  generalWebhook: (projectId: string) => ({ pk: `PRJ#${projectId}`, sk: 'GENERAL_WEBHOOK' }),
+  /** A sent message, under its channel in time order (`sortableTime` sorts as text). Sandbox ones form the outbox. */
+  message: (projectId: string, channelId: string, sortableTime: string, messageId: string) => ({
+    pk: `PRJ#${projectId}`,
+    sk: `MSG#${channelId}#${sortableTime}#${messageId}`,
+  }),
 };
 
 /** ExpressionAttributeValues without the undefined entries; undefined when none is left (DynamoDB rejects `{}`). */

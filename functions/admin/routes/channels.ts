@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
+import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
+import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
+import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
+import type { Config } from '#shared/config/config.ts';
+import type { SecretBox } from '#shared/integrations/secret-box.ts';
+import { makeChannelUseCases } from '#shared/messaging/channel-use-cases.ts';
+import { route, type Route } from '#shared/http/router.ts';
+import { json, noContent } from '#shared/http/types.ts';
+import { validationError } from '#shared/http/errors.ts';
+import { CHANNEL_TYPES, providerView, type Channel } from '#shared/messaging/channel.ts';
+import type { ChannelUseCases } from '#shared/messaging/channel-use-cases.ts';
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' }).max(2048);
+
+const providerBody = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('sandbox') }),
+  z.strictObject({
+    kind: z.literal('smtp'),
+    host: z.string().trim().min(1).max(253),
+    port: z.number().int().min(1).max(65535),
+    secure: z.boolean().optional(),
+    user: z.string().min(1).max(320).optional(),
+    pass: z.string().min(1).max(1024).optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('twilio'),
+    accountSid: z.string().regex(/^[A-Za-z0-9]{1,64}$/, 'Letters and digits'),
+    authToken: z.string().min(1).max(256),
+    baseUrl: httpUrl.optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('whatsapp-cloud'),
+    phoneNumberId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'Letters, digits, - and _'),
+    accessToken: z.string().min(1).max(4096),
+    baseUrl: httpUrl.optional(),
+  }),
+]);
+
+const ADDRESS_RULES = {
+  whatsapp: { test: (a: string) => /^\+?\d{8,15}$/.test(a), message: 'A phone number: 8 to 15 digits, optionally after +' },
+  sms: {
+    test: (a: string) => /^\+\d{8,15}$/.test(a) || /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/.test(a),
+    message: 'A phone number in E.164 (+ then 8 to 15 digits) or an alphanumeric sender id (up to 11 characters)',
+  },
+  email: { test: (a: string) => z.email().safeParse(a).success, message: 'A valid email address' },
+} as const;
+
+const createChannelBody = z
+  .strictObject({
+    type: z.enum(CHANNEL_TYPES),
+    name: z.string().trim().min(1).max(200),
+    address: z.string().trim().min(1).max(320),
+    provider: providerBody.optional(),
+    credits: z.number().int().min(0).max(1_000_000_000).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const rule = ADDRESS_RULES[body.type];
+    if (!rule.test(body.address)) ctx.addIssue({ code: 'custom', path: ['address'], message: rule.message });
+  });
+
+const amountBody = z.strictObject({ amount: z.number().int().positive().max(1_000_000_000) });
+
+/** The channel as the management API shows it: credentials never leave. */
+export function channelView(channel: Channel) {
+  return {
+    channelId: channel.channelId,
+    type: channel.type,
+    name: channel.name,
+    address: channel.address,
+    provider: providerView(channel.provider),
+    ...(channel.credits === undefined ? {} : { credits: channel.credits }),
+    createdAt: channel.createdAt,
+  };
+}
+
+function pageQuery(query: Record<string, string>): { limit: number; cursor?: string } {
+  const limit = query.limit === undefined ? 100 : Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw validationError('limit must be an integer from 1 to 1000.', [{ path: 'limit', message: 'An integer from 1 to 1000', code: 'too_big' }]);
+  }
+  return { limit, ...(query.cursor ? { cursor: query.cursor } : {}) };
+}
+
+/** Channels: create, list, delete, top up credits, and the sandbox outbox. */
+export function channelRoutes(channels: ChannelUseCases): Route[] {
+  return [
+    route({
+      method: 'POST',
+      path: '/projects/{projectId}/channels',
+      body: createChannelBody,
+      handle: async ({ params, body }) => json(201, channelView(await channels.create(params.projectId!, body))),
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/{projectId}/channels',
+      handle: async ({ params }) => json(200, { items: (await channels.list(params.projectId!)).map(channelView) }),
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/{projectId}/channels/{channelId}',
+      handle: async ({ params }) => json(200, channelView(await channels.requireChannel(params.projectId!, params.channelId!))),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/projects/{projectId}/channels/{channelId}',
+      handle: async ({ params }) => {
+        await channels.remove(params.projectId!, params.channelId!);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/projects/{projectId}/channels/{channelId}/credits',
+      body: amountBody,
+      handle: async ({ params, body }) => json(200, channelView(await channels.addCredits(params.projectId!, params.channelId!, body.amount))),
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/{projectId}/channels/{channelId}/outbox',
+      handle: async ({ params, query }) => json(200, await channels.outbox(params.projectId!, params.channelId!, pageQuery(query))),
+    }),
+  ];
+}
+
+/** The channel routes wired to DynamoDB (composition for the admin function). */
+export function channelRoutesFromConfig(cfg: Config, table: DynamoTable, secretBox: SecretBox): Route[] {
+  return channelRoutes(
+    makeChannelUseCases({
+      channels: new DynamoChannelStore(table, secretBox),
+      messages: new DynamoMessageLog(table),
+      projects: new DynamoProjectStore(table),
+      allowPrivateDestinations: cfg.webhookAllowPrivate,
+    }),
+  );
+}

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
+import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
+import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
+import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
+import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
+import type { Config } from '#shared/config/config.ts';
+import type { SecretBox } from '#shared/integrations/secret-box.ts';
+import { makeIntegrationUseCases } from '#shared/integrations/use-cases.ts';
+import { route, type Route } from '#shared/http/router.ts';
+import { json, noContent } from '#shared/http/types.ts';
+import { EVENT_TYPES, integrationView } from '#shared/integrations/integration.ts';
+import type { IntegrationUseCases } from '#shared/integrations/use-cases.ts';
+
+const NO_STORE = { 'cache-control': 'no-store' };
+
+const webhookUrl = z
+  .url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' })
+  .max(2048)
+  .refine((u) => {
+    const parsed = new URL(u);
+    return parsed.username === '' && parsed.password === '';
+  }, 'Credentials in the URL are not allowed; use bearerToken');
+
+/** Sent verbatim in an HTTP header: printable ASCII only (no CR/LF). */
+const bearerToken = z.string().min(1).max(4096).regex(/^[\x21-\x7e]+$/, 'Printable ASCII without spaces');
+
+const eventTypes = z
+  .array(z.enum(EVENT_TYPES))
+  .min(1)
+  .max(EVENT_TYPES.length)
+  .refine((types) => new Set(types).size === types.length, 'Event types must not repeat');
+
+const channelId = z.string().min(1).max(100);
+
+const createIntegrationBody = z
+  .discriminatedUnion('product', [
+    z.strictObject({
+      product: z.literal('webhook'),
+      scope: z.enum(['general', 'channel']),
+      channelId: channelId.optional(),
+      url: webhookUrl,
+      bearerToken: bearerToken.optional(),
+      eventTypes: eventTypes.optional(),
+    }),
+    z.strictObject({ product: z.literal('custom'), channelId }),
+  ])
+  .superRefine((body, ctx) => {
+    if (body.product !== 'webhook') return;
+    if (body.scope === 'channel' && body.channelId === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['channelId'], message: 'A channel-scoped webhook needs channelId' });
+    }
+    if (body.scope === 'general' && body.channelId !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['channelId'], message: 'A general webhook receives every channel; remove channelId or use scope "channel"' });
+    }
+  });
+
+const patchIntegrationBody = z.strictObject({
+  url: webhookUrl.optional(),
+  bearerToken: bearerToken.nullable().optional(),
+  eventTypes: eventTypes.nullable().optional(),
+  enabled: z.boolean().optional(),
+});
+
+/**
+ * Integrations of both products: create (secret shown once), list, get, patch, delete, rotate-token (custom),
+ * rotate-secret (webhook). The webhook `/test` and `/deliveries` routes live with the webhooks area.
+ */
+export function integrationRoutes(integrations: IntegrationUseCases): Route[] {
+  return [
+    route({
+      method: 'POST',
+      path: '/projects/{projectId}/integrations',
+      body: createIntegrationBody,
+      handle: async ({ params, body }) => {
+        const created = await integrations.create(params.projectId!, body);
+        const secret = created.token !== undefined ? { token: created.token } : { signingSecret: created.signingSecret };
+        return json(201, { ...integrationView(created.integration), ...secret }, NO_STORE);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/{projectId}/integrations',
+      handle: async ({ params }) => json(200, { items: (await integrations.list(params.projectId!)).map(integrationView) }),
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/{projectId}/integrations/{integrationId}',
+      handle: async ({ params }) => json(200, integrationView(await integrations.get(params.projectId!, params.integrationId!))),
+    }),
+    route({
+      method: 'PATCH',
+      path: '/projects/{projectId}/integrations/{integrationId}',
+      body: patchIntegrationBody,
+      handle: async ({ params, body }) => json(200, integrationView(await integrations.patch(params.projectId!, params.integrationId!, body))),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/projects/{projectId}/integrations/{integrationId}',
+      handle: async ({ params }) => {
+        await integrations.remove(params.projectId!, params.integrationId!);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/projects/{projectId}/integrations/{integrationId}/rotate-token',
+      handle: async ({ params }) => json(200, { token: await integrations.rotateToken(params.projectId!, params.integrationId!) }, NO_STORE),
+    }),
+    route({
+      method: 'POST',
+      path: '/projects/{projectId}/integrations/{integrationId}/rotate-secret',
+      handle: async ({ params }) =>
+        json(200, { signingSecret: await integrations.rotateSecret(params.projectId!, params.integrationId!) }, NO_STORE),
+    }),
+  ];
+}
+
+/** The integration routes wired to DynamoDB (composition for the admin function). */
+export function integrationRoutesFromConfig(cfg: Config, table: DynamoTable, secretBox: SecretBox): Route[] {
+  return integrationRoutes(
+    makeIntegrationUseCases({
+      integrations: new DynamoIntegrationStore(table, secretBox),
+      channels: new DynamoChannelStore(table, secretBox),
+      projects: new DynamoProjectStore(table),
+      tokens: new DynamoTokenStore(table),
+      allowPrivateDestinations: cfg.webhookAllowPrivate,
+    }),
+  );
+}

@@ -1,0 +1,134 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SecretBox } from '../../integrations/secret-box.ts';
+import type { Channel, ChannelStore, ProviderConfig } from '../../messaging/channel.ts';
+import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+
+const CHANNEL_PREFIX = 'CH#';
+
+/**
+ * Channels under their project: `PRJ#<projectId>` / `CH#<channelId>`. The message credits are an attribute of the
+ * same item (`credits`, absent = unmetered), so a send reads the channel and its balance in one GetItem and
+ * charges with one conditional UpdateItem. Provider settings other than sandbox are stored sealed (they carry
+ * credentials), bound to the channel.
+ */
+export class DynamoChannelStore implements ChannelStore {
+  constructor(
+    private readonly table: DynamoTable,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  async create(channel: Channel): Promise<void> {
+    const { credits, provider, ...plain } = channel;
+    const sealed = provider.kind === 'sandbox' ? undefined : this.secrets.seal(JSON.stringify(provider), context(channel));
+    await this.table.client.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...keys.channel(channel.projectId, channel.channelId),
+          channel: { ...plain, providerKind: provider.kind },
+          ...(sealed ? { providerSealed: sealed } : {}),
+          ...(credits === undefined ? {} : { credits }),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async get(projectId: string, channelId: string): Promise<Channel | undefined> {
+    const out = await this.table.client.send(
+      new GetCommand({ TableName: this.table.tableName, Key: keys.channel(projectId, channelId), ConsistentRead: true }),
+    );
+    return out.Item ? this.fromItem(out.Item) : undefined;
+  }
+
+  async list(projectId: string): Promise<Channel[]> {
+    const channels: Channel[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.table.client.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': CHANNEL_PREFIX },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of out.Items ?? []) channels.push(this.fromItem(item));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return channels;
+  }
+
+  async delete(projectId: string, channelId: string): Promise<boolean> {
+    const out = await this.table.client.send(
+      new DeleteCommand({ TableName: this.table.tableName, Key: keys.channel(projectId, channelId), ReturnValues: 'ALL_OLD' }),
+    );
+    return out.Attributes !== undefined;
+  }
+
+  async addCredits(projectId: string, channelId: string, amount: number): Promise<Channel | undefined> {
+    try {
+      const out = await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.channel(projectId, channelId),
+          UpdateExpression: 'SET credits = if_not_exists(credits, :zero) + :amount',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':zero': 0, ':amount': amount },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return out.Attributes ? this.fromItem(out.Attributes) : undefined;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async chargeCredit(projectId: string, channelId: string): Promise<boolean> {
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.channel(projectId, channelId),
+          UpdateExpression: 'SET credits = credits - :one',
+          ConditionExpression: 'credits >= :one',
+          ExpressionAttributeValues: { ':one': 1 },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async refundCredit(projectId: string, channelId: string): Promise<void> {
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.channel(projectId, channelId),
+          UpdateExpression: 'SET credits = credits + :one',
+          ConditionExpression: 'attribute_exists(credits)',
+          ExpressionAttributeValues: { ':one': 1 },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  private fromItem(item: Record<string, unknown>): Channel {
+    const { providerKind, ...plain } = item.channel as Omit<Channel, 'provider' | 'credits'> & { providerKind: ProviderConfig['kind'] };
+    const provider: ProviderConfig =
+      providerKind === 'sandbox' ? { kind: 'sandbox' } : (JSON.parse(this.secrets.open(item.providerSealed as string, context(plain))) as ProviderConfig);
+    const credits = item.credits as number | undefined;
+    return { ...plain, provider, ...(credits === undefined ? {} : { credits }) };
+  }
+}
+
+function context(channel: Pick<Channel, 'projectId' | 'channelId'>): string {
+  return `channel:${channel.projectId}/${channel.channelId}:provider`;
+}

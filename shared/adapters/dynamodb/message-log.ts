@@ -1,0 +1,55 @@
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { MessageLog, MessageRecord, OutboxPage } from '../../messaging/message.ts';
+import { keys, type DynamoTable } from './table.ts';
+
+/** Message records are kept 90 days (DynamoDB TTL), the outbox with them. */
+const RETENTION_SECONDS = 90 * 86400;
+
+/**
+ * Message records under their project and channel in time order: `PRJ#<projectId>` /
+ * `MSG#<channelId>#<sentAt>#<messageId>`. One PutItem per send; a sandbox channel's outbox is a Query of its
+ * records, newest first.
+ */
+export class DynamoMessageLog implements MessageLog {
+  constructor(private readonly table: DynamoTable) {}
+
+  async record(message: MessageRecord): Promise<void> {
+    await this.table.client.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...keys.message(message.projectId, message.channelId, message.sentAt, message.messageId),
+          message,
+          expiresAt: Math.floor(Date.parse(message.sentAt) / 1000) + RETENTION_SECONDS,
+        },
+      }),
+    );
+  }
+
+  async listOutbox(projectId: string, channelId: string, page: { limit: number; cursor?: string }): Promise<OutboxPage> {
+    const out = await this.table.client.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': `MSG#${channelId}#` },
+        ScanIndexForward: false,
+        Limit: page.limit,
+        ConsistentRead: true,
+        ExclusiveStartKey: decodeCursor(page.cursor, projectId, channelId),
+      }),
+    );
+    const items = (out.Items ?? []).map((item) => {
+      const m = item.message as MessageRecord;
+      return { messageId: m.messageId, to: m.to, payload: m.payload, sentAt: m.sentAt };
+    });
+    return { items, ...(out.LastEvaluatedKey ? { nextCursor: Buffer.from(String(out.LastEvaluatedKey.sk), 'utf8').toString('base64url') } : {}) };
+  }
+}
+
+/** A cursor is the last sort key seen, only ever accepted inside the same channel's outbox. */
+function decodeCursor(cursor: string | undefined, projectId: string, channelId: string): Record<string, unknown> | undefined {
+  if (!cursor) return undefined;
+  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!sk.startsWith(`MSG#${channelId}#`)) return undefined;
+  return { pk: `PRJ#${projectId}`, sk };
+}

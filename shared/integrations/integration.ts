@@ -1,0 +1,146 @@
+/**
+ * Integrations of a project (spec section 1): a webhook pushes the project's events to a customer URL; a custom
+ * integration holds a token that sends messages on one channel. Both live under the project
+ * (`PRJ#<projectId>` / `INT#<integrationId>`), so a project's webhooks are one Query away for the fan-out.
+ */
+
+/** Event types a webhook can subscribe to (contract section 5). */
+export const EVENT_TYPES = ['message.received', 'message.sent', 'message.delivered', 'message.read', 'message.failed', 'webhook.test'] as const;
+export type EventTypeName = (typeof EVENT_TYPES)[number];
+
+export type WebhookScope = 'general' | 'channel';
+
+/** How long a rotated-away signing secret still signs deliveries (contract: 24 h). */
+export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
+
+export interface WebhookIntegration {
+  product: 'webhook';
+  integrationId: string;
+  projectId: string;
+  scope: WebhookScope;
+  /** The channel of a `channel`-scoped webhook; null for the general one. */
+  channelId: string | null;
+  url: string;
+  /** Sent as `Authorization: Bearer …` on deliveries; write-only over the API, stored encrypted. */
+  bearerToken: string | null;
+  /** Subscribed event types; null = every type. */
+  eventTypes: EventTypeName[] | null;
+  enabled: boolean;
+  /** Why it was disabled: `manual` (PATCH), `gone` (the receiver answered 410), or the fan-out's own reasons. */
+  disabledReason: string | null;
+  /** `whsec_…`, stored encrypted. */
+  signingSecret: string;
+  /** The secret replaced by the last rotation, still signing until `expiresAt` (ISO 8601). */
+  previousSigningSecret: { secret: string; expiresAt: string } | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Optimistic-concurrency counter: every update is conditional on it. */
+  version: number;
+}
+
+export interface CustomIntegration {
+  product: 'custom';
+  integrationId: string;
+  projectId: string;
+  scope: 'channel';
+  channelId: string;
+  /** SHA-256 of the current token; the grant in the TokenStore is keyed by it. */
+  tokenHash: string;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+}
+
+export type Integration = WebhookIntegration | CustomIntegration;
+
+/**
+ * A webhook as the fan-out and delivery workers need it: everything to select, sign and send, with its signing
+ * secrets decrypted. `signingSecrets` holds the secrets that sign right now: the current one first, then the
+ * previous one while its 24 h grace lasts.
+ */
+export interface WebhookTarget {
+  projectId: string;
+  integrationId: string;
+  scope: WebhookScope;
+  channelId: string | null;
+  url: string;
+  bearerToken: string | null;
+  eventTypes: EventTypeName[] | null;
+  enabled: boolean;
+  disabledReason: string | null;
+  signingSecret: string;
+  previousSigningSecret: { secret: string; expiresAt: string } | null;
+  signingSecrets: string[];
+}
+
+/** Integration persistence (one item per integration, plus a guard item for the project's general webhook). */
+export interface IntegrationStore {
+  /** Writes a new integration; fails if the id exists. */
+  create(integration: Integration): Promise<void>;
+  get(projectId: string, integrationId: string): Promise<Integration | undefined>;
+  list(projectId: string): Promise<Integration[]>;
+  /** Replaces the integration if its stored `version` is still `integration.version - 1`. False when it changed. */
+  update(integration: Integration): Promise<boolean>;
+  /** Deletes and returns the integration, if it existed. */
+  delete(projectId: string, integrationId: string): Promise<Integration | undefined>;
+
+  /** The project's webhooks, enabled and disabled, with decrypted secrets: one Query. For the fan-out. */
+  listWebhooks(projectId: string): Promise<WebhookTarget[]>;
+  /** One webhook with decrypted secrets (deliveries, retries, `/test`); undefined if absent or not a webhook. */
+  getWebhook(projectId: string, integrationId: string): Promise<WebhookTarget | undefined>;
+  /**
+   * Disables a webhook with a reason (`gone` after a 410, or the fan-out's reason after days of failures).
+   * Frees the project's general-webhook slot. False when the webhook does not exist.
+   */
+  disableWebhook(projectId: string, integrationId: string, reason: string): Promise<boolean>;
+
+  /** The webhook holding the project's one enabled-general-webhook slot, if any, and when it took it (epoch ms). */
+  generalWebhookHolder(projectId: string): Promise<{ integrationId: string; claimedAt: number } | undefined>;
+  /**
+   * Takes the slot for `integrationId` if it is free, already ours, or held by `staleHolder` (a holder that no
+   * longer is an enabled general webhook). False when another webhook holds it.
+   */
+  claimGeneralWebhook(projectId: string, integrationId: string, staleHolder?: string): Promise<boolean>;
+  /** Frees the slot if `integrationId` holds it. */
+  releaseGeneralWebhook(projectId: string, integrationId: string): Promise<void>;
+}
+
+/** The secrets that sign at `now`: current first, then the previous one during its grace period. */
+export function liveSigningSecrets(webhook: Pick<WebhookIntegration, 'signingSecret' | 'previousSigningSecret'>, now: Date): string[] {
+  const live = [webhook.signingSecret];
+  const previous = webhook.previousSigningSecret;
+  if (previous && Date.parse(previous.expiresAt) > now.getTime()) live.push(previous.secret);
+  return live;
+}
+
+/** The management API's view of an integration: never a secret. */
+export function integrationView(integration: Integration) {
+  if (integration.product === 'custom') {
+    return {
+      integrationId: integration.integrationId,
+      product: 'custom' as const,
+      scope: 'channel' as const,
+      channelId: integration.channelId,
+      url: null,
+      eventTypes: null,
+      enabled: true,
+      disabledReason: null,
+      hasBearerToken: false,
+      createdAt: integration.createdAt,
+      updatedAt: integration.updatedAt,
+    };
+  }
+  return {
+    integrationId: integration.integrationId,
+    product: 'webhook' as const,
+    scope: integration.scope,
+    channelId: integration.channelId,
+    url: integration.url,
+    eventTypes: integration.eventTypes,
+    enabled: integration.enabled,
+    disabledReason: integration.disabledReason,
+    hasBearerToken: integration.bearerToken !== null,
+    createdAt: integration.createdAt,
+    updatedAt: integration.updatedAt,
+  };
+}

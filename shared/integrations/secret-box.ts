@@ -1,0 +1,40 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/**
+ * Encrypts secrets that must be read back (webhook signing secrets, webhook bearer tokens, channel provider
+ * credentials) with AES-256-GCM under the deployment's `SECRETS_KEY`. Each value is bound to where it is stored
+ * (`context`, used as additional authenticated data), so a ciphertext copied onto another record does not decrypt.
+ *
+ * Stored form: `v1.<iv>.<ciphertext>.<tag>` (base64url parts, 12-byte random IV, 16-byte tag).
+ */
+export interface SecretBox {
+  seal(plain: string, context: string): string;
+  open(sealed: string, context: string): string;
+}
+
+const VERSION = 'v1';
+
+/** A SecretBox over a 32-byte key given as base64 or base64url. */
+export function createSecretBox(keyBase64: string): SecretBox {
+  const key = Buffer.from(keyBase64.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  if (key.length !== 32) throw new Error('SECRETS_KEY must be 32 bytes (base64)');
+  return {
+    seal(plain, context) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      cipher.setAAD(Buffer.from(context, 'utf8'));
+      const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return [VERSION, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+    },
+    open(sealed, context) {
+      const [version, iv, ciphertext, tag] = sealed.split('.');
+      if (version !== VERSION || iv === undefined || ciphertext === undefined || tag === undefined) {
+        throw new Error('Unrecognised sealed secret format');
+      }
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAAD(Buffer.from(context, 'utf8'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+    },
+  };
+}

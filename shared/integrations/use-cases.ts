@@ -1,0 +1,256 @@
+import { randomBytes } from 'node:crypto';
+import { generateToken, hashToken } from '../auth/tokens.ts';
+import type { TokenStore } from '../auth/token-store.ts';
+import { HttpError, notFound, validationError } from '../http/errors.ts';
+import { newId } from '../ids/ids.ts';
+import type { ChannelStore } from '../messaging/channel.ts';
+import type { Project } from '../projects/project.ts';
+import {
+  PREVIOUS_SECRET_GRACE_MS,
+  type CustomIntegration,
+  type EventTypeName,
+  type Integration,
+  type IntegrationStore,
+  type WebhookIntegration,
+  type WebhookScope,
+} from './integration.ts';
+
+export interface IntegrationDeps {
+  integrations: IntegrationStore;
+  channels: Pick<ChannelStore, 'get'>;
+  projects: { get(projectId: string): Promise<Project | undefined> };
+  tokens: TokenStore;
+  /** Whether webhook URLs may be plain `http://` (local runs); on AWS only `https://`. */
+  allowPrivateDestinations: boolean;
+  now?: () => Date;
+}
+
+export type CreateIntegrationInput =
+  | { product: 'webhook'; scope: WebhookScope; channelId?: string; url: string; bearerToken?: string; eventTypes?: EventTypeName[] }
+  | { product: 'custom'; channelId: string };
+
+export interface PatchWebhookInput {
+  url?: string;
+  /** null removes it. */
+  bearerToken?: string | null;
+  /** null subscribes to every type. */
+  eventTypes?: EventTypeName[] | null;
+  enabled?: boolean;
+}
+
+/** A general-webhook slot claimed by a create that has not written its integration yet is not stolen before this. */
+const SLOT_CLAIM_GRACE_MS = 60_000;
+
+/** `whsec_` + base64 of 32 random bytes (Standard Webhooks secret format). */
+export function generateSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+const conflict = (message: string) => new HttpError(409, 'CONFLICT', message);
+const channelNotFound = (channelId: string) => new HttpError(404, 'CHANNEL_NOT_FOUND', `Channel ${channelId} does not exist in this project.`);
+
+/**
+ * Integrations of a project, for both products:
+ * - webhook: URL (https unless private destinations are allowed), optional bearer token (write-only), event filter,
+ *   signing secret shown once and rotatable (the previous one keeps signing for 24 h); at most one enabled general
+ *   webhook per project (409 CONFLICT);
+ * - custom: a token bound to one channel, shown once, rotatable (the old token fails on the very next request).
+ */
+export function makeIntegrationUseCases(deps: IntegrationDeps) {
+  const now = deps.now ?? (() => new Date());
+  const store = deps.integrations;
+
+  async function requireProject(projectId: string): Promise<Project> {
+    const project = await deps.projects.get(projectId);
+    if (!project) throw notFound(`Project ${projectId} does not exist.`);
+    return project;
+  }
+
+  async function requireIntegration(projectId: string, integrationId: string): Promise<Integration> {
+    await requireProject(projectId);
+    const integration = await store.get(projectId, integrationId);
+    if (!integration) throw notFound(`Integration ${integrationId} does not exist.`);
+    return integration;
+  }
+
+  async function requireChannel(projectId: string, channelId: string): Promise<void> {
+    if (!(await deps.channels.get(projectId, channelId))) throw channelNotFound(channelId);
+  }
+
+  function checkUrl(url: string): void {
+    if (!deps.allowPrivateDestinations && !url.startsWith('https://')) {
+      throw validationError('The webhook URL must use https://.', [{ path: 'url', message: 'Must be an https:// URL', code: 'invalid_format' }]);
+    }
+  }
+
+  /**
+   * Takes the project's one enabled-general-webhook slot, or 409. A slot whose holder is gone, disabled, or no
+   * longer general (a crash between two writes) is taken over; a fresh claim of a create still in flight is not.
+   */
+  async function claimGeneralSlot(projectId: string, integrationId: string): Promise<void> {
+    if (await store.claimGeneralWebhook(projectId, integrationId)) return;
+    const slot = await store.generalWebhookHolder(projectId);
+    if (slot === undefined) {
+      if (await store.claimGeneralWebhook(projectId, integrationId)) return;
+    } else {
+      const holder = await store.get(projectId, slot.integrationId);
+      const live = holder?.product === 'webhook' && holder.scope === 'general' && holder.enabled;
+      const maybeInFlight = holder === undefined && now().getTime() - slot.claimedAt < SLOT_CLAIM_GRACE_MS;
+      if (!live && !maybeInFlight && (await store.claimGeneralWebhook(projectId, integrationId, slot.integrationId))) return;
+    }
+    throw conflict('This project already has an enabled general webhook; disable or delete it first.');
+  }
+
+  async function saveOr409(integration: Integration): Promise<void> {
+    if (!(await store.update(integration))) throw conflict('The integration was changed by another request at the same time; try again.');
+  }
+
+  return {
+    async list(projectId: string): Promise<Integration[]> {
+      await requireProject(projectId);
+      return store.list(projectId);
+    },
+
+    get: requireIntegration,
+
+    /** Creates an integration; returns it with the secret shown this once (signing secret or custom token). */
+    async create(projectId: string, input: CreateIntegrationInput): Promise<{ integration: Integration; signingSecret?: string; token?: string }> {
+      await requireProject(projectId);
+      const at = now().toISOString();
+      const integrationId = newId('int');
+
+      if (input.product === 'custom') {
+        await requireChannel(projectId, input.channelId);
+        const token = generateToken('custom');
+        const integration: CustomIntegration = {
+          product: 'custom',
+          integrationId,
+          projectId,
+          scope: 'channel',
+          channelId: input.channelId,
+          tokenHash: hashToken(token),
+          createdAt: at,
+          updatedAt: at,
+          version: 1,
+        };
+        // The integration first, then the grant: a crash in between leaves an integration whose token never
+        // worked (rotate it), never a working token without an integration.
+        await store.create(integration);
+        await deps.tokens.put(integration.tokenHash, { kind: 'custom', projectId, integrationId, channelId: input.channelId });
+        return { integration, token };
+      }
+
+      if (input.scope === 'channel') await requireChannel(projectId, input.channelId!);
+      checkUrl(input.url);
+      const signingSecret = generateSigningSecret();
+      const integration: WebhookIntegration = {
+        product: 'webhook',
+        integrationId,
+        projectId,
+        scope: input.scope,
+        channelId: input.scope === 'channel' ? input.channelId! : null,
+        url: input.url,
+        bearerToken: input.bearerToken ?? null,
+        eventTypes: input.eventTypes ?? null,
+        enabled: true,
+        disabledReason: null,
+        signingSecret,
+        previousSigningSecret: null,
+        createdAt: at,
+        updatedAt: at,
+        version: 1,
+      };
+      if (integration.scope === 'general') await claimGeneralSlot(projectId, integrationId);
+      try {
+        await store.create(integration);
+      } catch (error) {
+        if (integration.scope === 'general') await store.releaseGeneralWebhook(projectId, integrationId);
+        throw error;
+      }
+      return { integration, signingSecret };
+    },
+
+    /** Changes a webhook's URL, bearer token, event filter or enabled flag. */
+    async patch(projectId: string, integrationId: string, input: PatchWebhookInput): Promise<Integration> {
+      const current = await requireIntegration(projectId, integrationId);
+      if (current.product !== 'webhook') {
+        throw validationError('A custom integration has nothing to change: rotate its token or delete it.', [
+          { path: '', message: 'Only webhook integrations can be patched', code: 'custom' },
+        ]);
+      }
+      if (input.url !== undefined) checkUrl(input.url);
+      const next: WebhookIntegration = {
+        ...current,
+        ...(input.url !== undefined ? { url: input.url } : {}),
+        ...(input.bearerToken !== undefined ? { bearerToken: input.bearerToken } : {}),
+        ...(input.eventTypes !== undefined ? { eventTypes: input.eventTypes } : {}),
+        updatedAt: now().toISOString(),
+        version: current.version + 1,
+      };
+      const enabling = input.enabled === true && !current.enabled;
+      const disabling = input.enabled === false && current.enabled;
+      if (enabling) Object.assign(next, { enabled: true, disabledReason: null });
+      if (disabling) Object.assign(next, { enabled: false, disabledReason: 'manual' });
+
+      if (enabling && next.scope === 'general') await claimGeneralSlot(projectId, integrationId);
+      try {
+        await saveOr409(next);
+      } catch (error) {
+        if (enabling && next.scope === 'general') await store.releaseGeneralWebhook(projectId, integrationId);
+        throw error;
+      }
+      if (disabling && next.scope === 'general') await store.releaseGeneralWebhook(projectId, integrationId);
+      return next;
+    },
+
+    /** Deletes an integration; a custom token stops working at once (its grant goes first). */
+    async remove(projectId: string, integrationId: string): Promise<void> {
+      const current = await requireIntegration(projectId, integrationId);
+      if (current.product === 'custom') await deps.tokens.delete(current.tokenHash);
+      await store.delete(projectId, integrationId);
+      if (current.product === 'webhook' && current.scope === 'general') await store.releaseGeneralWebhook(projectId, integrationId);
+    },
+
+    /**
+     * Replaces a custom integration's token, shown once: 1. the old grant is deleted (the old token fails from the
+     * very next request); 2. the new hash is recorded if no other rotation got there first (else 409);
+     * 3. the new grant is written.
+     */
+    async rotateToken(projectId: string, integrationId: string): Promise<string> {
+      const current = await requireIntegration(projectId, integrationId);
+      if (current.product !== 'custom') {
+        throw validationError('Only custom integrations have a token; webhooks rotate their signing secret (rotate-secret).', [
+          { path: '', message: 'Not a custom integration', code: 'custom' },
+        ]);
+      }
+      await deps.tokens.delete(current.tokenHash);
+      const token = generateToken('custom');
+      const next: CustomIntegration = { ...current, tokenHash: hashToken(token), updatedAt: now().toISOString(), version: current.version + 1 };
+      await saveOr409(next);
+      await deps.tokens.put(next.tokenHash, { kind: 'custom', projectId, integrationId, channelId: current.channelId });
+      return token;
+    },
+
+    /** Replaces a webhook's signing secret, shown once; the previous one keeps signing for 24 h. */
+    async rotateSecret(projectId: string, integrationId: string): Promise<string> {
+      const current = await requireIntegration(projectId, integrationId);
+      if (current.product !== 'webhook') {
+        throw validationError('Only webhooks have a signing secret; custom integrations rotate their token (rotate-token).', [
+          { path: '', message: 'Not a webhook integration', code: 'custom' },
+        ]);
+      }
+      const at = now();
+      const signingSecret = generateSigningSecret();
+      await saveOr409({
+        ...current,
+        signingSecret,
+        previousSigningSecret: { secret: current.signingSecret, expiresAt: new Date(at.getTime() + PREVIOUS_SECRET_GRACE_MS).toISOString() },
+        updatedAt: at.toISOString(),
+        version: current.version + 1,
+      });
+      return signingSecret;
+    },
+  };
+}
+
+export type IntegrationUseCases = ReturnType<typeof makeIntegrationUseCases>;

@@ -1,0 +1,117 @@
+import { HttpError, notFound, validationError, type ErrorDetail } from '../http/errors.ts';
+import { newId } from '../ids/ids.ts';
+import type { Project } from '../projects/project.ts';
+import { PROVIDERS_BY_CHANNEL_TYPE, type Channel, type ChannelStore, type ChannelType, type ProviderConfig } from './channel.ts';
+import { isPrivateHostLiteral } from './destinations.ts';
+import type { MessageLog, OutboxPage } from './message.ts';
+
+export interface ChannelDeps {
+  channels: ChannelStore;
+  messages: Pick<MessageLog, 'listOutbox'>;
+  projects: { get(projectId: string): Promise<Project | undefined> };
+  /** Whether providers may point at loopback/private hosts and plain-http base URLs (local runs and tests). */
+  allowPrivateDestinations: boolean;
+  now?: () => Date;
+}
+
+export interface CreateChannelInput {
+  type: ChannelType;
+  name: string;
+  address: string;
+  provider?: ProviderConfig;
+  credits?: number;
+}
+
+/** Channels of a project: create (with a provider and optional credits), list, delete, top up, sandbox outbox. */
+export function makeChannelUseCases(deps: ChannelDeps) {
+  const now = deps.now ?? (() => new Date());
+
+  async function requireProject(projectId: string): Promise<Project> {
+    const project = await deps.projects.get(projectId);
+    if (!project) throw notFound(`Project ${projectId} does not exist.`);
+    return project;
+  }
+
+  async function requireChannel(projectId: string, channelId: string): Promise<Channel> {
+    await requireProject(projectId);
+    const channel = await deps.channels.get(projectId, channelId);
+    if (!channel) throw notFound(`Channel ${channelId} does not exist.`);
+    return channel;
+  }
+
+  /** Provider destinations a deployment without private destinations must refuse. */
+  function destinationProblems(provider: ProviderConfig): ErrorDetail[] {
+    if (deps.allowPrivateDestinations) return [];
+    const problems: ErrorDetail[] = [];
+    if (provider.kind === 'smtp' && isPrivateHostLiteral(provider.host)) {
+      problems.push({ path: 'provider.host', message: 'Private, loopback and link-local hosts are not allowed', code: 'custom' });
+    }
+    if ((provider.kind === 'twilio' || provider.kind === 'whatsapp-cloud') && provider.baseUrl !== undefined) {
+      const url = new URL(provider.baseUrl);
+      if (url.protocol !== 'https:') problems.push({ path: 'provider.baseUrl', message: 'Must be an https:// URL', code: 'invalid_format' });
+      else if (isPrivateHostLiteral(url.hostname)) {
+        problems.push({ path: 'provider.baseUrl', message: 'Private, loopback and link-local hosts are not allowed', code: 'custom' });
+      }
+    }
+    return problems;
+  }
+
+  return {
+    requireChannel,
+
+    async create(projectId: string, input: CreateChannelInput): Promise<Channel> {
+      const project = await requireProject(projectId);
+      const provider = input.provider ?? { kind: 'sandbox' };
+      if (!PROVIDERS_BY_CHANNEL_TYPE[input.type].includes(provider.kind)) {
+        throw validationError('This provider cannot serve this channel type.', [
+          { path: 'provider.kind', message: `A ${input.type} channel takes: ${PROVIDERS_BY_CHANNEL_TYPE[input.type].join(', ')}`, code: 'custom' },
+        ]);
+      }
+      const problems = destinationProblems(provider);
+      if (problems.length) throw validationError('The provider points at a destination this deployment does not allow.', problems);
+      const channel: Channel = {
+        channelId: newId('ch'),
+        projectId,
+        companyId: project.companyId,
+        type: input.type,
+        name: input.name,
+        address: input.address,
+        provider,
+        ...(input.credits === undefined ? {} : { credits: input.credits }),
+        createdAt: now().toISOString(),
+      };
+      await deps.channels.create(channel);
+      return channel;
+    },
+
+    async list(projectId: string): Promise<Channel[]> {
+      await requireProject(projectId);
+      return deps.channels.list(projectId);
+    },
+
+    /** Deletes a channel; custom tokens bound to it then answer 404 CHANNEL_NOT_FOUND on send. */
+    async remove(projectId: string, channelId: string): Promise<void> {
+      await requireProject(projectId);
+      if (!(await deps.channels.delete(projectId, channelId))) throw notFound(`Channel ${channelId} does not exist.`);
+    },
+
+    /** Adds message credits. An unmetered channel becomes metered with `amount` credits. */
+    async addCredits(projectId: string, channelId: string, amount: number): Promise<Channel> {
+      await requireProject(projectId);
+      const channel = await deps.channels.addCredits(projectId, channelId, amount);
+      if (!channel) throw notFound(`Channel ${channelId} does not exist.`);
+      return channel;
+    },
+
+    /** A sandbox channel's outbox, newest first. */
+    async outbox(projectId: string, channelId: string, page: { limit: number; cursor?: string }): Promise<OutboxPage> {
+      const channel = await requireChannel(projectId, channelId);
+      if (channel.provider.kind !== 'sandbox') {
+        throw new HttpError(409, 'CONFLICT', `Channel ${channelId} sends through ${channel.provider.kind}; only sandbox channels have an outbox.`);
+      }
+      return deps.messages.listOutbox(projectId, channelId, page);
+    },
+  };
+}
+
+export type ChannelUseCases = ReturnType<typeof makeChannelUseCases>;

@@ -1,0 +1,66 @@
+/**
+ * A channel: one WhatsApp number, email mailbox or SMS number of a project, with the provider that really sends
+ * its messages and, optionally, a balance of message credits (absent = unmetered).
+ */
+export const CHANNEL_TYPES = ['whatsapp', 'email', 'sms'] as const;
+export type ChannelType = (typeof CHANNEL_TYPES)[number];
+
+export type SandboxProvider = { kind: 'sandbox' };
+export type SmtpProvider = { kind: 'smtp'; host: string; port: number; secure?: boolean; user?: string; pass?: string };
+export type TwilioProvider = { kind: 'twilio'; accountSid: string; authToken: string; baseUrl?: string };
+export type WhatsAppCloudProvider = { kind: 'whatsapp-cloud'; phoneNumberId: string; accessToken: string; baseUrl?: string };
+
+/** How a channel's messages leave the service (contract section 7). Credentials are stored encrypted. */
+export type ProviderConfig = SandboxProvider | SmtpProvider | TwilioProvider | WhatsAppCloudProvider;
+export type ProviderKind = ProviderConfig['kind'];
+
+/** Which provider kinds can serve which channel type (sandbox serves all). */
+export const PROVIDERS_BY_CHANNEL_TYPE: Record<ChannelType, readonly ProviderKind[]> = {
+  whatsapp: ['sandbox', 'whatsapp-cloud'],
+  email: ['sandbox', 'smtp'],
+  sms: ['sandbox', 'twilio'],
+};
+
+export interface Channel {
+  channelId: string;
+  projectId: string;
+  /** The project's company, copied here so that a send needs no project read (it goes on every event). */
+  companyId: number;
+  type: ChannelType;
+  name: string;
+  /** The channel's own address: the sender of its messages (phone number or email address). */
+  address: string;
+  provider: ProviderConfig;
+  /** Message credits left; undefined = unmetered. */
+  credits?: number;
+  createdAt: string;
+}
+
+/** Channel persistence. Credits live on the channel item, so charging is one conditional write. */
+export interface ChannelStore {
+  create(channel: Channel): Promise<void>;
+  get(projectId: string, channelId: string): Promise<Channel | undefined>;
+  list(projectId: string): Promise<Channel[]>;
+  /** True when a channel was deleted. */
+  delete(projectId: string, channelId: string): Promise<boolean>;
+  /** Adds credits (an unmetered channel becomes metered); undefined when the channel does not exist. */
+  addCredits(projectId: string, channelId: string, amount: number): Promise<Channel | undefined>;
+  /** Takes one credit if the channel has one left: a single conditional write. False when none is left. */
+  chargeCredit(projectId: string, channelId: string): Promise<boolean>;
+  /** Gives one charged credit back (the provider failed); a channel deleted meanwhile is left alone. */
+  refundCredit(projectId: string, channelId: string): Promise<void>;
+}
+
+/** The provider as the management API shows it: everything but the credentials. */
+export function providerView(provider: ProviderConfig): Record<string, unknown> {
+  switch (provider.kind) {
+    case 'sandbox':
+      return { kind: 'sandbox' };
+    case 'smtp':
+      return { kind: 'smtp', host: provider.host, port: provider.port, secure: provider.secure ?? false, ...(provider.user ? { user: provider.user } : {}), hasPassword: Boolean(provider.pass) };
+    case 'twilio':
+      return { kind: 'twilio', accountSid: provider.accountSid, ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}) };
+    case 'whatsapp-cloud':
+      return { kind: 'whatsapp-cloud', phoneNumberId: provider.phoneNumberId, ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}) };
+  }
+}

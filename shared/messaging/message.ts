@@ -1,0 +1,44 @@
+import type { ChannelType, ProviderKind } from './channel.ts';
+
+/** A message sent (or attempted) on a channel, as recorded once the provider answered. */
+export interface MessageRecord {
+  messageId: string;
+  projectId: string;
+  channelId: string;
+  channelType: ChannelType;
+  /** The custom integration whose token sent it. */
+  integrationId: string;
+  provider: ProviderKind;
+  /** Recipient(s) as given: a phone number, or the `to` addresses of an email. */
+  to: string | string[];
+  /** The validated request payload (WhatsApp contact and routing data included: name, email, url, sector). */
+  payload: Record<string, unknown>;
+  /** True when long text fields of the payload were cut to keep the record under DynamoDB's item size. */
+  payloadTruncated?: boolean;
+  status: 'sent' | 'failed';
+  providerMessageIds?: string[];
+  /** Why the provider failed (for the record and the `message.failed` event; never a credential). */
+  error?: string;
+  sentAt: string;
+}
+
+/** An entry of a sandbox channel's outbox, as the management API lists it. */
+export interface OutboxEntry {
+  messageId: string;
+  to: string | string[];
+  payload: Record<string, unknown>;
+  sentAt: string;
+}
+
+export interface OutboxPage {
+  items: OutboxEntry[];
+  /** Opaque; pass back as `cursor` for the next (older) page. */
+  nextCursor?: string;
+}
+
+/** Message records: one write per send. A sandbox channel's records are its outbox. */
+export interface MessageLog {
+  record(message: MessageRecord): Promise<void>;
+  /** The channel's sandbox messages, newest first. */
+  listOutbox(projectId: string, channelId: string, page: { limit: number; cursor?: string }): Promise<OutboxPage>;
+}
