@@ -1,0 +1,37 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  adminKey: string;
+  output: () => string;
+}
+
+/** Starts `local/main.ts` (what `npm start` runs) as a separate process and waits for its banner. */
+export async function spawnService(env: Record<string, string>, timeoutMs = 20_000): Promise<ServiceProcess> {
+  // Node itself with tsx's loader (not the tsx CLI, which would run the service in a grandchild that a kill misses).
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'local/main.ts'], {
+    env: { ...process.env, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const base = /Base URL:\s+(\S+)/.exec(out);
+    const key = /Admin key:\s+(\S+)/.exec(out);
+    if (base && key) return { child, baseUrl: base[1]!, adminKey: key[1]!, output: () => out };
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`service did not start:\n${out}`);
+}
+
+export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill(signal);
+  return exited;
+}
