@@ -4,6 +4,7 @@ import {
   type ConverseCommandInput,
   type ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { deadlineError, ModelError, type ModelProvider, type ModelReply, type ModelRequest } from '../../models/model-provider.ts';
 
 /** Suggested wait after Bedrock throttles; it sends no Retry-After of its own. */
@@ -175,14 +176,26 @@ export function mapBedrockError(error: unknown, signal: AbortSignal): ModelError
 }
 
 /**
- * The Bedrock runtime client for a deployment: no SDK retries (a retry would outlive the caller's budget unseen; the
- * caller gets a clear "try again later" and the credit back instead), and the HTTP handler's own request timeout made
- * an error rather than the warning it is by default, as a backstop behind the per-call abort signal.
+ * The Bedrock runtime client for a deployment:
+ * - HTTP/1.1 with keep-alive instead of the client's default HTTP/2 handler, which opens an isolated session (a
+ *   new TLS handshake) per request: a warm function reuses its connection;
+ * - the handler's request timeout made an error (`throwOnRequestTimeout`): by default it only logs a warning. It is
+ *   a backstop behind the per-call abort signal, which is what enforces `timeoutMs`;
+ * - no SDK retries: a retry would spend the caller's budget unseen; the caller gets "try again later" and its
+ *   credit back instead.
  */
-export function bedrockRuntimeClient(region: string, requestTimeoutMs: number): BedrockRuntimeClient {
+export function bedrockRuntimeClient(options: {
+  region: string;
+  requestTimeoutMs: number;
+  /** A stand-in's address (tests); AWS's regional endpoint when absent. */
+  endpoint?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}): BedrockRuntimeClient {
   return new BedrockRuntimeClient({
-    region,
+    region: options.region,
     maxAttempts: 1,
-    requestHandler: { requestTimeout: requestTimeoutMs, connectionTimeout: 3_000, throwOnRequestTimeout: true },
+    requestHandler: new NodeHttpHandler({ requestTimeout: options.requestTimeoutMs, connectionTimeout: 3_000, throwOnRequestTimeout: true }),
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
   });
 }

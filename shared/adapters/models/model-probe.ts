@@ -29,8 +29,12 @@ export function modelProbe(cfg: Config): DependencyProbe {
       return {
         name: 'model (bedrock)',
         async probe(signal) {
-          const { BedrockRuntimeClient, CountTokensCommand } = await import('@aws-sdk/client-bedrock-runtime');
-          const client = new BedrockRuntimeClient({ region: cfg.AWS_REGION, maxAttempts: 1 });
+          const [{ CountTokensCommand }, { bedrockRuntimeClient }] = await Promise.all([
+            import('@aws-sdk/client-bedrock-runtime'),
+            import('../bedrock/bedrock-model.ts'),
+          ]);
+          // The same client settings as generation (HTTP/1.1, no retries, a timeout that throws).
+          const client = bedrockRuntimeClient({ region: cfg.AWS_REGION, requestTimeoutMs: 5_000 });
           try {
             await client.send(
               new CountTokensCommand({

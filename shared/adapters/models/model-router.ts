@@ -38,7 +38,7 @@ export function modelRouterFromConfig(
         return new LazyModelProvider('bedrock', async () => {
           const { BedrockModelProvider, bedrockRuntimeClient } = await import('../bedrock/bedrock-model.ts');
           return new BedrockModelProvider({
-            client: bedrockRuntimeClient(cfg.AWS_REGION, BEDROCK_REQUEST_TIMEOUT_MS),
+            client: bedrockRuntimeClient({ region: cfg.AWS_REGION, requestTimeoutMs: BEDROCK_REQUEST_TIMEOUT_MS }),
             defaultModelId: cfg.BEDROCK_MODEL_ID,
           });
         });
