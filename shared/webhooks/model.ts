@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { WEBHOOK_EVENT_TYPES } from './events.ts';
+
+/**
+ * The messages the webhook pipeline passes along (events queue → fan-out → deliveries queue → deliver) and the
+ * delivery record it keeps. Messages are versioned JSON so a deployment can drain old messages after a change.
+ */
+
+/** Bodies larger than this go to S3 (transfer bucket, `payloads/`); messages and records carry the key. */
+export const LARGE_PAYLOAD_BYTES = 200 * 1024;
+
+/** S3 key of a large event body. */
+export const payloadKey = (eventId: string) => `payloads/${eventId}.json`;
+
+const bodyFields = {
+  /** The serialized envelope: exactly the bytes that are signed and POSTed. */
+  body: z.string().optional(),
+  /** S3 key of the serialized envelope when it is larger than {@link LARGE_PAYLOAD_BYTES}. */
+  bodyRef: z.string().optional(),
+};
+
+/** On the `events` queue: one event, with what the fan-out needs to route it without reading the body. */
+export const eventMessageSchema = z.object({
+  v: z.literal(1),
+  eventId: z.string().min(1),
+  eventType: z.enum(WEBHOOK_EVENT_TYPES),
+  projectId: z.string().min(1),
+  channelId: z.string().nullable(),
+  onlyIntegrationId: z.string().optional(),
+  /** Epoch ms when the producer accepted the event (latency is measured from here). */
+  acceptedAt: z.number(),
+  ...bodyFields,
+});
+export type EventMessage = z.infer<typeof eventMessageSchema>;
+
+/** On the `deliveries` queue: one event for one webhook. */
+export const deliveryJobSchema = z.object({
+  v: z.literal(1),
+  projectId: z.string().min(1),
+  integrationId: z.string().min(1),
+  deliveryId: z.string().min(1),
+  eventId: z.string().min(1),
+  eventType: z.string().min(1),
+  acceptedAt: z.number(),
+  ...bodyFields,
+  /** Attempts made before this message was sent (0 for a new delivery). */
+  attemptsBefore: z.number().int().min(0),
+  /** A retry asked for by hand: one attempt, no automatic retries after it, may redo a succeeded delivery. */
+  manual: z.boolean(),
+  /** Times this delivery was put back without an attempt because its endpoint was busy or unreachable. */
+  deferrals: z.number().int().min(0),
+  /** Epoch ms before which the attempt must not run (waits longer than SQS visibility allows). */
+  notBefore: z.number().optional(),
+  /** The webhook as the fan-out read it (sealed: it holds the signing secrets), and when (epoch ms). */
+  sealedTarget: z.string().optional(),
+  targetReadAt: z.number().optional(),
+});
+export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
+
+/** One attempt as the deliveries list shows it. `at` is ISO 8601. */
+export interface DeliveryAttempt {
+  at: string;
+  statusCode?: number;
+  durationMs: number;
+  error?: string;
+}
+
+/** A delivery: one event for one webhook, with every attempt. */
+export interface DeliveryRecord {
+  deliveryId: string;
+  projectId: string;
+  integrationId: string;
+  eventId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: DeliveryAttempt[];
+  /** Epoch ms of the next automatic attempt, while pending. */
+  nextAttemptAt?: number;
+  body?: string;
+  bodyRef?: string;
+}
+
+/**
+ * The delivery of one event to one webhook always has the same id, so a fan-out that runs twice (SQS delivers at
+ * least once) writes the same record. The event id's time prefix comes first: deliveries sort by event time.
+ */
+export function deliveryIdFor(eventId: string, integrationId: string): string {
+  const eventPart = eventId.startsWith('evt_') ? eventId.slice(4) : eventId;
+  const webhookPart = createHash('sha256').update(integrationId).digest('base64url').replace(/[-_]/g, '').slice(0, 6).toLowerCase();
+  return `dlv_${eventPart}${webhookPart}`;
+}
+
+/** The contract's view of a delivery (`GET …/deliveries`). */
+export function deliveryView(record: DeliveryRecord) {
+  return {
+    deliveryId: record.deliveryId,
+    eventId: record.eventId,
+    eventType: record.eventType,
+    status: record.status,
+    attempts: record.attempts,
+    ...(record.status === 'pending' && record.nextAttemptAt !== undefined ? { nextAttemptAt: new Date(record.nextAttemptAt).toISOString() } : {}),
+  };
+}
