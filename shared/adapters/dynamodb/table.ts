@@ -27,6 +27,14 @@ export const keys = {
     pk: `PRJ#${projectId}`,
     sk: `MSG#${channelId}#${sortableTime}#${messageId}`,
   }),
+  /**
+   * A webhook delivery (one event for one webhook, attempts appended). Its own partition per webhook, not under
+   * `PRJ#`: every attempt writes it, and a busy project would otherwise put all its delivery writes on one key.
+   * Delivery ids start with the event time, so one Query lists a webhook's deliveries newest first.
+   */
+  delivery: (projectId: string, integrationId: string, deliveryId: string) => ({ pk: `DLV#${projectId}#${integrationId}`, sk: deliveryId }),
+  /** Whether a webhook has been failing and since when (written only when that changes). */
+  webhookHealth: (projectId: string, integrationId: string) => ({ pk: `PRJ#${projectId}`, sk: `WHHEALTH#${integrationId}` }),
 };
 
 /** ExpressionAttributeValues without the undefined entries; undefined when none is left (DynamoDB rejects `{}`). */
