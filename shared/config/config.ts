@@ -37,6 +37,8 @@ const schema = z.object({
   OPENAI_MODEL: z.string().min(1).optional(),
   WEBHOOK_ALLOW_PRIVATE: flag(false).optional(),
   WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds').optional(),
+  /** Deadline of each call to a channel's provider (SMTP, Twilio, WhatsApp Cloud); contract: 10 s. */
+  SEND_PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(10_000),
 });
 
 export type RawConfig = z.output<typeof schema>;

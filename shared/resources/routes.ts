@@ -32,7 +32,11 @@ export const routes: RouteDefinition[] = [
   { method: 'POST', path: '/api/v1/ai/completion', fn: 'completion', timeoutSeconds: 100, memoryMb: 1024,
     access: { table: { read: true, write: true }, buckets: { knowledge: { read: [''] } }, bedrock: { invoke: true }, secrets: ['modelApiKey'] } },
   { method: 'ANY', path: '/admin/v1/{proxy+}', fn: 'admin', timeoutSeconds: 30, memoryMb: 1024,
-    access: { table: { read: true, write: true }, secrets: ['adminKey'] } },
+    access: { table: { read: true, write: true }, secrets: ['adminKey', 'secretsKey'] } },
+  // Providers get 10 s per call (WhatsApp: a text then up to 10 files); 30 s covers a slow multi-part send.
+  { method: 'POST', path: '/api/integration/generic', fn: 'send', timeoutSeconds: 30, memoryMb: 512,
+    access: { table: { read: true, write: true }, sendTo: ['events'], secrets: ['secretsKey'] } },
+  { method: 'ANY', path: '/api/integration/send', fn: 'legacy-send', timeoutSeconds: 5, memoryMb: 256 },
 ];
 
 /** Media types API Gateway must pass as binary (base64). JSON is never binary. */
