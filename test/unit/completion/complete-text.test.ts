@@ -1,0 +1,279 @@
+import { describe, expect, it } from 'vitest';
+import type { Bot } from '#shared/bots/bot.ts';
+import { makeCompleteText, type CompleteTextDeps, type CompletionInput } from '#shared/completion/complete-text.ts';
+import type { ChargeOutcome, ChargeReceipt, CreditAccount, CreditLedger } from '#shared/credits/credit-ledger.ts';
+import type { KnowledgeExcerpt, KnowledgeSearchRequest } from '#shared/knowledge/knowledge-search.ts';
+import { ModelError, type ModelProvider, type ModelReply, type ModelRequest } from '#shared/models/model-provider.ts';
+
+/** A ledger that keeps one balance and counts what happened to each charge. */
+class MemoryLedger implements CreditLedger {
+  balance: number;
+  readonly open = new Set<string>();
+  charges = 0;
+  refunds = 0;
+  settles = 0;
+  failRefund = false;
+  failSettle = false;
+
+  constructor(balance: number) {
+    this.balance = balance;
+  }
+  async available() {
+    return this.balance;
+  }
+  async grant(_a: CreditAccount, amount: number) {
+    return (this.balance += amount);
+  }
+  async charge(account: CreditAccount, chargeId: string): Promise<ChargeOutcome> {
+    if (this.balance < 1) return { charged: false, reason: 'insufficient' };
+    this.balance--;
+    this.charges++;
+    this.open.add(chargeId);
+    return { charged: true, receipt: { projectId: account.projectId, month: '2026-11', chargeId } };
+  }
+  async refund(receipt: ChargeReceipt) {
+    if (this.failRefund) throw new Error('dynamo down');
+    if (!this.open.delete(receipt.chargeId)) return false;
+    this.balance++;
+    this.refunds++;
+    return true;
+  }
+  async settle(receipt: ChargeReceipt) {
+    if (this.failSettle) throw new Error('dynamo down');
+    this.settles++;
+    return this.open.delete(receipt.chargeId);
+  }
+  async sweep() {
+    return 0;
+  }
+}
+
+class FakeModel implements ModelProvider {
+  readonly name = 'fake';
+  readonly requests: ModelRequest[] = [];
+  constructor(private readonly behave: (request: ModelRequest) => Promise<ModelReply>) {}
+  generate(request: ModelRequest) {
+    this.requests.push(request);
+    return this.behave(request);
+  }
+}
+
+const reply = (text: string): ModelReply => ({ text, model: 'fake:m', usage: { inputTokens: 3, outputTokens: 2 } });
+
+const bot = (overrides: Partial<Bot> = {}): Bot => ({
+  botId: 'bot_1',
+  projectId: 'prj_1',
+  name: 'Support',
+  instructions: 'You answer questions about the store.',
+  createdAt: '2026-11-01T00:00:00.000Z',
+  updatedAt: '2026-11-01T00:00:00.000Z',
+  knowledge: { indexVersion: 1, liveGenerations: {} },
+  ...overrides,
+});
+
+const excerpts: KnowledgeExcerpt[] = [
+  { text: 'We open at 9.', fileName: 'hours.md', score: 0.9 },
+  { text: 'Returns within 30 days.', fileName: 'returns.pdf', score: 0.5 },
+];
+
+function setup(options: {
+  balance?: number;
+  model?: (request: ModelRequest) => Promise<ModelReply>;
+  bots?: Bot[];
+  search?: (request: KnowledgeSearchRequest) => Promise<KnowledgeExcerpt[]>;
+  resolve?: CompleteTextDeps['models']['resolve'];
+  knowledgeBudgetMs?: number;
+} = {}) {
+  const ledger = new MemoryLedger(options.balance ?? 5);
+  const model = new FakeModel(options.model ?? (async (r) => reply(`answer to ${r.prompt}`)));
+  const searches: KnowledgeSearchRequest[] = [];
+  const specs: (string | undefined)[] = [];
+  const logs: string[] = [];
+  const deps: CompleteTextDeps = {
+    bots: { get: async (id) => (options.bots ?? [bot()]).find((b) => b.botId === id) },
+    knowledge: {
+      search: async (request) => {
+        searches.push(request);
+        return options.search ? options.search(request) : excerpts;
+      },
+    },
+    credits: ledger,
+    models: {
+      resolve:
+        options.resolve ??
+        ((spec) => {
+          specs.push(spec);
+          return { provider: model, ...(spec?.includes(':') ? { model: spec.split(':')[1] } : {}) };
+        }),
+    },
+    log: { warn: (m) => logs.push(`warn: ${m}`), error: (m) => logs.push(`error: ${m}`) },
+    ...(options.knowledgeBudgetMs === undefined ? {} : { knowledgeBudgetMs: options.knowledgeBudgetMs }),
+  };
+  const complete = makeCompleteText(deps);
+  const input = (overrides: Partial<CompletionInput> = {}): CompletionInput => ({
+    caller: { projectId: 'prj_1', monthlyBotCredits: 5 },
+    prompt: 'When do you open?',
+    instructions: 'Be brief.',
+    responseFormat: 'text',
+    timeoutMs: 2_000,
+    deadline: Date.now() + 2_000,
+    ...overrides,
+  });
+  return { complete, input, ledger, model, searches, specs, logs };
+}
+
+const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e as { status?: number; code?: string; message: string; headers?: Record<string, string> });
+
+describe('completeText', () => {
+  it('generates with standalone instructions, charges once and settles', async () => {
+    const { complete, input, ledger, model, searches } = setup();
+    const out = await complete(input());
+    expect(out).toEqual({ responseFormat: 'text', text: 'answer to When do you open?', model: 'fake:m', usage: { inputTokens: 3, outputTokens: 2 } });
+    expect(model.requests[0]!.system).toBe('Be brief.');
+    expect(model.requests[0]!.excerpts).toEqual([]);
+    expect(searches).toHaveLength(0);
+    expect(ledger).toMatchObject({ balance: 4, charges: 1, settles: 1, refunds: 0 });
+  });
+
+  it("puts the bot's instructions and its top excerpts, labelled with file names, in the system prompt", async () => {
+    const { complete, input, model, searches, specs } = setup({ bots: [bot({ model: 'openai:gpt-4o-mini', temperature: 0.3 })] });
+    await complete(input({ instructions: undefined, botId: 'bot_1' }));
+    expect(searches).toEqual([{ botId: 'bot_1', bot: expect.objectContaining({ botId: 'bot_1' }), query: 'When do you open?', topK: 5 }]);
+    const sent = model.requests[0]!;
+    expect(sent.system).toContain('You answer questions about the store.');
+    expect(sent.system).toContain('[1] File: hours.md\nWe open at 9.');
+    expect(sent.system).toContain('[2] File: returns.pdf\nReturns within 30 days.');
+    expect(sent.system.indexOf('hours.md')).toBeLessThan(sent.system.indexOf('returns.pdf'));
+    expect(sent.excerpts).toEqual(excerpts);
+    expect(sent.temperature).toBe(0.3);
+    expect(sent.model).toBe('gpt-4o-mini');
+    expect(specs).toEqual(['openai:gpt-4o-mini']);
+  });
+
+  it('searches with the beginning of a long prompt (the search query limit)', async () => {
+    const { complete, input, searches } = setup();
+    await complete(input({ instructions: undefined, botId: 'bot_1', prompt: 'x'.repeat(5_000) }));
+    expect(searches[0]!.query).toHaveLength(2_000);
+  });
+
+  it('404 for an unknown bot and 403 for another project’s bot, without touching the balance or the model', async () => {
+    const { complete, input, ledger, model } = setup({ bots: [bot({ botId: 'bot_other', projectId: 'prj_2' })] });
+    expect(await failure(complete(input({ instructions: undefined, botId: 'bot_nope' })))).toMatchObject({ status: 404, code: 'BOT_NOT_FOUND' });
+    expect(await failure(complete(input({ instructions: undefined, botId: 'bot_other' })))).toMatchObject({ status: 403, code: 'BOT_FORBIDDEN' });
+    expect(ledger.charges).toBe(0);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('402 with nothing charged and no model call when the balance is spent', async () => {
+    const { complete, input, ledger, model } = setup({ balance: 0 });
+    expect(await failure(complete(input()))).toMatchObject({ status: 402, code: 'ERR_NO_BOT_CREDITS' });
+    expect(ledger.balance).toBe(0);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('a model failure is 502 GENERATION_FAILED with its reason and Retry-After, refunded exactly once', async () => {
+    const { complete, input, ledger } = setup({
+      model: async () => {
+        throw new ModelError('throttled', 'The model service is busy; try again later.', { retryAfterSeconds: 9 });
+      },
+    });
+    const error = await failure(complete(input()));
+    expect(error).toMatchObject({ status: 502, code: 'GENERATION_FAILED', headers: { 'Retry-After': '9' } });
+    expect(error!.message).toMatch(/busy.*refunded/);
+    expect(ledger).toMatchObject({ balance: 5, charges: 1, refunds: 1, settles: 0 });
+  });
+
+  it('an unexpected error is refunded and passes through (a hidden 500)', async () => {
+    const boom = new TypeError('bug');
+    const { complete, input, ledger } = setup({
+      model: async () => {
+        throw boom;
+      },
+    });
+    expect(await failure(complete(input()))).toBe(boom);
+    expect(ledger).toMatchObject({ balance: 5, refunds: 1 });
+  });
+
+  it('504 at the deadline even when the provider ignores its signal; the signal was aborted; refunded once', async () => {
+    const { complete, input, ledger, model } = setup({ model: () => new Promise(() => {}) });
+    const started = Date.now();
+    const error = await failure(complete(input({ timeoutMs: 1_000, deadline: Date.now() + 150 })));
+    expect(error).toMatchObject({ status: 504, code: 'GATEWAY_TIMEOUT' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(model.requests[0]!.signal.aborted).toBe(true);
+    expect(ledger).toMatchObject({ balance: 5, refunds: 1, settles: 0 });
+  });
+
+  it('a provider that turns the abort into its own error still gives 504', async () => {
+    const { complete, input } = setup({
+      model: (r) =>
+        new Promise((_, reject) => r.signal.addEventListener('abort', () => reject(new ModelError('unavailable', 'socket closed')))),
+    });
+    expect(await failure(complete(input({ deadline: Date.now() + 100 })))).toMatchObject({ status: 504 });
+  });
+
+  it('a deadline already passed answers 504 without charging', async () => {
+    const { complete, input, ledger } = setup();
+    expect(await failure(complete(input({ deadline: Date.now() - 1 })))).toMatchObject({ status: 504 });
+    expect(ledger.charges).toBe(0);
+  });
+
+  it('a failing or slow knowledge search means no excerpts, not an error', async () => {
+    const failing = setup({
+      search: async () => {
+        throw new Error('index gone');
+      },
+    });
+    await failing.complete(failing.input({ instructions: undefined, botId: 'bot_1' }));
+    expect(failing.model.requests[0]!.excerpts).toEqual([]);
+    expect(failing.model.requests[0]!.system).toBe('You answer questions about the store.');
+    expect(failing.logs.join()).toMatch(/knowledge search failed/);
+
+    const slow = setup({ search: () => new Promise(() => {}), knowledgeBudgetMs: 50 });
+    const out = await slow.complete(slow.input({ instructions: undefined, botId: 'bot_1' }));
+    expect(out.responseFormat).toBe('text');
+    expect(slow.model.requests[0]!.excerpts).toEqual([]);
+  });
+
+  it('JSON: parses the answer (code fence tolerated); an unparseable answer is 502, refunded', async () => {
+    const ok = setup({ model: async () => reply('```json\n[1, {"a": null}]\n```') });
+    expect(await ok.complete(ok.input({ responseFormat: 'json' }))).toMatchObject({ responseFormat: 'json', data: [1, { a: null }] });
+    expect(ok.model.requests[0]!.responseFormat).toBe('json');
+    expect(ok.model.requests[0]!.system).toMatch(/exactly one JSON value/);
+
+    const bad = setup({ model: async () => reply('Sure! {"a": 1}') });
+    const error = await failure(bad.complete(bad.input({ responseFormat: 'json' })));
+    expect(error).toMatchObject({ status: 502, code: 'GENERATION_FAILED' });
+    expect(error!.message).toMatch(/valid JSON/);
+    expect(bad.ledger).toMatchObject({ balance: 5, refunds: 1 });
+  });
+
+  it('a refund that fails is logged and left to the sweeper; the caller still gets the 502', async () => {
+    const { complete, input, ledger, logs } = setup({
+      model: async () => {
+        throw new ModelError('failed', 'The model call failed.');
+      },
+    });
+    ledger.failRefund = true;
+    expect(await failure(complete(input()))).toMatchObject({ status: 502 });
+    expect(logs.join()).toMatch(/refund failed/);
+    expect(ledger.open.size).toBe(1);
+  });
+
+  it('a settle that fails does not fail a completed answer', async () => {
+    const { complete, input, ledger, logs } = setup();
+    ledger.failSettle = true;
+    expect((await complete(input())).responseFormat).toBe('text');
+    expect(logs.join()).toMatch(/not settled/);
+  });
+
+  it('a provider the deployment cannot reach is 502 before any charge', async () => {
+    const { complete, input, ledger } = setup({
+      resolve: () => {
+        throw new ModelError('misconfigured', 'The OpenAI-compatible provider is not configured on this deployment (OPENAI_BASE_URL).');
+      },
+    });
+    expect(await failure(complete(input()))).toMatchObject({ status: 502, code: 'GENERATION_FAILED' });
+    expect(ledger.charges).toBe(0);
+  });
+});
