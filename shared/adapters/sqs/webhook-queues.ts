@@ -1,0 +1,98 @@
+import {
+  ChangeMessageVisibilityBatchCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { DeliveryJob, EventMessage } from '../../webhooks/model.ts';
+import type { DeliveryQueue, EventQueue, QueuedJob } from '../../webhooks/ports.ts';
+
+/** SQS allows 10 entries and 256 KiB per batch; keep a margin for attribute overhead. */
+const MAX_BATCH_ENTRIES = 10;
+const MAX_BATCH_BYTES = 240 * 1024;
+const CALL_TIMEOUT_MS = 10_000;
+
+/** Events on the `events` queue, one message each. */
+export class SqsEventQueue implements EventQueue {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly queueUrl: string,
+  ) {}
+
+  async send(message: EventMessage): Promise<void> {
+    await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(message) }), {
+      abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+    });
+  }
+}
+
+/**
+ * Delivery jobs on the `deliveries` queue: sent in batches (10 entries or 240 KB, whichever comes first), and
+ * postponed in place with ChangeMessageVisibility for retries.
+ */
+export class SqsDeliveryQueue implements DeliveryQueue {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly queueUrl: string,
+  ) {}
+
+  async enqueue(jobs: QueuedJob[]): Promise<Set<number>> {
+    const failed = new Set<number>();
+    const batches: { index: number; entry: SendMessageBatchRequestEntry }[][] = [];
+    let current: { index: number; entry: SendMessageBatchRequestEntry }[] = [];
+    let bytes = 0;
+    jobs.forEach((queued, index) => {
+      const body = JSON.stringify(queued.job satisfies DeliveryJob);
+      const size = Buffer.byteLength(body);
+      if (current.length === MAX_BATCH_ENTRIES || (current.length && bytes + size > MAX_BATCH_BYTES)) {
+        batches.push(current);
+        current = [];
+        bytes = 0;
+      }
+      const delay = Math.min(900, Math.max(0, Math.round(queued.delaySeconds ?? 0)));
+      current.push({ index, entry: { Id: String(index), MessageBody: body, ...(delay ? { DelaySeconds: delay } : {}) } });
+      bytes += size;
+    });
+    if (current.length) batches.push(current);
+    await Promise.all(
+      batches.map(async (batch) => {
+        try {
+          const out = await this.sqs.send(new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: batch.map((b) => b.entry) }), {
+            abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+          });
+          for (const f of out.Failed ?? []) failed.add(Number(f.Id));
+        } catch {
+          for (const b of batch) failed.add(b.index);
+        }
+      }),
+    );
+    return failed;
+  }
+
+  async postpone(items: { receiptHandle: string; seconds: number }[]): Promise<Set<number>> {
+    const failed = new Set<number>();
+    const chunks: { index: number; receiptHandle: string; seconds: number }[][] = [];
+    items.forEach((item, index) => {
+      if (!chunks.length || chunks.at(-1)!.length === MAX_BATCH_ENTRIES) chunks.push([]);
+      chunks.at(-1)!.push({ index, ...item });
+    });
+    await Promise.all(
+      chunks.map(async (chunk) => {
+        try {
+          const out = await this.sqs.send(
+            new ChangeMessageVisibilityBatchCommand({
+              QueueUrl: this.queueUrl,
+              Entries: chunk.map((c) => ({ Id: String(c.index), ReceiptHandle: c.receiptHandle, VisibilityTimeout: Math.min(43_200, Math.max(0, Math.round(c.seconds))) })),
+            }),
+            { abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS) },
+          );
+          for (const f of out.Failed ?? []) failed.add(Number(f.Id));
+        } catch {
+          for (const c of chunk) failed.add(c.index);
+        }
+      }),
+    );
+    return failed;
+  }
+}
