@@ -221,3 +221,29 @@ describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compat
     expect(reused.body.error).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 });
+
+describe('DynamoDB operations per completion', () => {
+  it('an instructions completion costs 4: token read, rate-limit write, charge, settle', async () => {
+    const { dynamoDocumentClient } = await import('#shared/adapters/aws/clients.ts');
+    const { config } = await import('#shared/config/config.ts');
+    const client = dynamoDocumentClient(config());
+    const ops: string[] = [];
+    const name = 'count-completion-ops';
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        ops.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const { token } = await svc.newProject({ monthlyBotCredits: 3 });
+      ops.length = 0;
+      const res = await complete(token, { prompt: marker(), instructions: 'x' });
+      expect(res.status).toBe(200);
+      expect(ops).toEqual(['GetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand', 'UpdateItemCommand']);
+    } finally {
+      client.middlewareStack.remove(name);
+    }
+  });
+});
