@@ -17,7 +17,7 @@ const logger = createLogger('health');
 const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
 const probes = [modelProbe(cfg)];
 if (cfg.BUCKET_KNOWLEDGE) probes.push(bucketProbe(s3Client(cfg), cfg.BUCKET_KNOWLEDGE));
-const getHealth = makeGetHealth({ credits: new DynamoCreditLedger(table), probes, probeTimeoutMs: 2_000 });
+const getHealth = makeGetHealth({ credits: new DynamoCreditLedger(table), probes, probeTimeoutMs: 2_000, probeCacheMs: 10_000 });
 
 /** `GET /api/v1/ai/health`: free diagnostics; never generates. */
 export const handler = httpFunction(logger)

@@ -18,13 +18,28 @@ export interface HealthReport {
 /**
  * Diagnostics for a project: 1. probe the model provider and the knowledge store in parallel, within a deadline;
  * 2. read the month's balance. Never calls the model to generate. A failed probe is reported, not thrown.
+ *
+ * Probe results are shared for `probeCacheMs` by every request an instance serves (and concurrent requests share
+ * one probe in flight): a client polling health a thousand times a second must not turn into a thousand calls to
+ * S3 and the model provider. The balance is always read fresh.
  */
-export function makeGetHealth(deps: { credits: CreditLedger; probes: DependencyProbe[]; probeTimeoutMs: number; now?: () => Date }) {
+export function makeGetHealth(deps: {
+  credits: CreditLedger;
+  probes: DependencyProbe[];
+  probeTimeoutMs: number;
+  probeCacheMs: number;
+  now?: () => Date;
+}) {
   const now = deps.now ?? (() => new Date());
+  let cached: { at: number; result: Promise<HealthReport['botrag']> } | undefined;
+  const probe = (at: number) => {
+    if (!cached || at - cached.at >= deps.probeCacheMs) cached = { at, result: runProbes(deps.probes, deps.probeTimeoutMs) };
+    return cached.result;
+  };
   return async function getHealth(grant: ProjectApiTokenGrant): Promise<HealthReport> {
     const at = now();
     const [botrag, available] = await Promise.all([
-      runProbes(deps.probes, deps.probeTimeoutMs),
+      probe(at.getTime()),
       deps.credits.available({ projectId: grant.projectId, monthlyAllowance: grant.monthlyBotCredits }, at),
     ]);
     return {

@@ -1,0 +1,57 @@
+import { execFile } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  statuses: Record<string, number>;
+}
+
+/** Runs the load generator in a separate Node process (same Node 22) and returns its measurements. */
+export function load(options: { url: string; method?: string; headers?: Record<string, string>; body?: string; connections: number; seconds: number; warmupSeconds?: number }): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', new URL('./load-client.ts', import.meta.url).pathname, JSON.stringify(options)],
+      { maxBuffer: 10 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`${error.message}\n${stderr}`));
+        resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult);
+      },
+    );
+  });
+}
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+export function machine(): string {
+  return `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}`;
+}
+
+/** Sequential in-process calls: per-call latency (ms) of `fn`, after a warm-up. */
+export async function inProcess(fn: () => Promise<unknown>, seconds: number, concurrency = 1): Promise<{ rps: number; p50: number; p99: number }> {
+  const warmEnd = performance.now() + 500;
+  while (performance.now() < warmEnd) await fn();
+  const latencies: number[] = [];
+  const end = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        await fn();
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
+  return { rps: latencies.length / elapsed, p50: pct(50), p99: pct(99) };
+}

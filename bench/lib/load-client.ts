@@ -1,0 +1,68 @@
+/**
+ * A small closed-loop HTTP load generator, run as its own process so it does not share the event loop of the
+ * server under test. `connections` loops each keep one keep-alive connection busy for `seconds`; every response
+ * time is recorded (autocannon's histogram rounds to whole milliseconds, too coarse for sub-ms medians).
+ * Usage: tsx bench/lib/load-client.ts '<json options>'  → prints one JSON line of results.
+ */
+import { Agent, request } from 'node:http';
+
+interface Options {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  seconds: number;
+  warmupSeconds?: number;
+}
+
+const opts = JSON.parse(process.argv[2]!) as Options;
+const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
+const url = new URL(opts.url);
+
+function once(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, method: opts.method ?? 'GET', headers: opts.headers, agent },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+async function run(seconds: number, record: boolean) {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let errors = 0;
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: opts.connections }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        try {
+          const status = await once();
+          if (record) {
+            latencies.push(performance.now() - t0);
+            statuses[status] = (statuses[status] ?? 0) + 1;
+          }
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  return { latencies, statuses, errors };
+}
+
+await run(opts.warmupSeconds ?? 1, false);
+const started = performance.now();
+const { latencies, statuses, errors } = await run(opts.seconds, true);
+const elapsed = (performance.now() - started) / 1000;
+latencies.sort((a, b) => a - b);
+const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+console.log(JSON.stringify({ requests: latencies.length, rps: latencies.length / elapsed, p50: pct(50), p99: pct(99), errors, statuses }));
+agent.destroy();
