@@ -1,0 +1,92 @@
+import { Stack, Validations } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { SecretKey } from '#shared/resources/access.ts';
+import type { BucketKey } from '#shared/resources/buckets.ts';
+import type { FunctionSpec } from './functions.ts';
+
+/** A cdk-nag AwsSolutions finding id as CDK's validation report names it. */
+const nag = (rule: string) => `AwsSolutions::AwsSolutions-${rule}`;
+
+/**
+ * Why each remaining AwsSolutions finding is accepted. Every acknowledgement names the exact finding (and, for IAM
+ * wildcards, the exact resource pattern), so a new finding of the same rule elsewhere still fails the synth.
+ */
+export const reasons = {
+  runtime:
+    'Node 22 is the runtime the project builds, tests and benchmarks on (package.json engines ">=22.5 <23", the `node` dev dependency); ' +
+    'nodejs22.x is supported by Lambda into 2027. Moving to nodejs24.x is a one-line change made together with the engine bump.',
+  apiAuthorization:
+    'Every route authenticates inside its function: Bots API tokens and custom channel tokens (SHA-256 hash lookup, then the per-token GCRA limit) ' +
+    'and the admin key (constant-time compare). The contract fixes a distinct 401 code per failure (ERR_API_TOKEN_NOT_PROVIDED, ' +
+    '_INVALID_FORMAT, _INVALID, _AUTHENTICATION_FAILED, ERR_NO_PERMISSION, UNAUTHORIZED) and counts the rate limit after authentication, which an API ' +
+    'Gateway authorizer cannot express (one 401/403 body, cached by token). Callers are servers holding API tokens, not Cognito users. The ' +
+    'fallback catch-alls answer 404/405 to anyone on purpose.',
+  requestValidation:
+    'Bodies are validated in the functions with zod so a 400 carries the contract\'s VALIDATION_ERROR with one details[] entry per problem, all at ' +
+    'once; an API Gateway validator answers BAD_REQUEST_BODY without details and cannot apply the send endpoint\'s per-channel schema.',
+  waf:
+    'A WAFv2 web ACL costs at least USD 5 plus USD 1 per rule every month, against an idle cost goal near zero. Abuse is bounded by the ' +
+    'per-token GCRA limit (60/min), the per-channel credits and the stage throttle; the README says how to attach a web ACL for public scale.',
+  bucketAccessLogs:
+    'Objects are reachable only through the functions\' roles and presigned URLs (public access blocked, TLS only); server access logs would add a ' +
+    'third bucket and a log object per request. CloudTrail S3 data events can be enabled per bucket when an audit needs object-level trails.',
+  apiGatewayLogsRole:
+    'AmazonAPIGatewayPushToCloudWatchLogs is the AWS-documented policy for the account-level role API Gateway writes access and execution logs ' +
+    'with; only the apigateway.amazonaws.com service assumes it.',
+  secretRotation: {
+    adminKey:
+      'The admin key is held by the operator\'s panel: an automatic rotation would lock it out. Rotate by hand (put-secret-value, then the admin ' +
+      'function picks it up on its next cold start).',
+    secretsKey:
+      'This is a data-encryption key: values sealed under it (webhook signing secrets, provider credentials) must be re-encrypted before the key ' +
+      'can change, so an automatic rotation would make them unreadable. The sealed format is versioned (v1.) for a planned re-key.',
+    modelApiKey: 'The key is issued by the model provider; rotate it there, then store the new value (put-secret-value).',
+  } satisfies Record<SecretKey, string>,
+  objectPrefix: (prefix: string) =>
+    prefix
+      ? `Objects under the "${prefix}" prefix only: object ARNs can be narrowed to a key prefix, not further (keys are generated per upload).`
+      : 'Objects of this bucket: keys are per project/bot/file and created at run time; the declaration grants only the listed actions.',
+  textract: 'Textract\'s synchronous DetectDocumentText/AnalyzeDocument take the document in the request and have no resource type to scope to.',
+};
+
+export interface AcknowledgementTargets {
+  api: RestApi;
+  buckets: Record<BucketKey, Bucket>;
+  secrets: Partial<Record<SecretKey, Secret>>;
+  roles: Record<string, IRole>;
+  specs: FunctionSpec[];
+}
+
+export function acknowledgeFindings(stack: Stack, targets: AcknowledgementTargets): void {
+  Validations.of(stack).acknowledge({ id: nag('L1'), reason: reasons.runtime });
+
+  Validations.of(targets.api).acknowledge(
+    { id: nag('APIG4'), reason: reasons.apiAuthorization },
+    { id: nag('COG4'), reason: reasons.apiAuthorization },
+    { id: nag('APIG2'), reason: reasons.requestValidation },
+    { id: nag('APIG3'), reason: reasons.waf },
+    { id: nag('IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]'), reason: reasons.apiGatewayLogsRole },
+  );
+
+  for (const bucket of Object.values(targets.buckets)) Validations.of(bucket).acknowledge({ id: nag('S1'), reason: reasons.bucketAccessLogs });
+  for (const [key, secret] of Object.entries(targets.secrets) as [SecretKey, Secret][]) {
+    Validations.of(secret).acknowledge({ id: nag('SMG4'), reason: reasons.secretRotation[key] });
+  }
+
+  // The wildcards a declaration produces, finding by finding.
+  for (const spec of targets.specs) {
+    const role = targets.roles[spec.fn];
+    if (!role) continue;
+    for (const [key, access] of Object.entries(spec.access.buckets ?? {}) as [BucketKey, NonNullable<FunctionSpec['access']['buckets']>[BucketKey]][]) {
+      if (!access) continue;
+      const logicalId = stack.resolve((targets.buckets[key].node.defaultChild as CfnBucket).logicalId) as string;
+      for (const prefix of new Set([...(access.read ?? []), ...(access.write ?? []), ...(access.delete ?? [])])) {
+        Validations.of(role).acknowledge({ id: nag(`IAM5[Resource::<${logicalId}.Arn>/${prefix}*]`), reason: reasons.objectPrefix(prefix) });
+      }
+    }
+    if (spec.access.textract) Validations.of(role).acknowledge({ id: nag('IAM5[Resource::*]'), reason: reasons.textract });
+  }
+}

@@ -1,0 +1,93 @@
+import { Arn, ArnFormat, Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import type { FunctionAccess, SecretKey } from '#shared/resources/access.ts';
+import type { BucketKey } from '#shared/resources/buckets.ts';
+import type { QueueKey } from '#shared/resources/queues.ts';
+
+/** The deployed resources a declaration can name. */
+export interface AccessTargets {
+  table: ITable;
+  queues: Record<QueueKey, IQueue>;
+  buckets: Record<BucketKey, IBucket>;
+  /** Only the secrets this deployment has (the model API key exists only with the openai provider). */
+  secrets: Partial<Record<SecretKey, ISecret>>;
+  /** ARNs Bedrock calls may name (foundation models and inference profiles of the allowed model ids). */
+  bedrockModelArns: string[];
+}
+
+export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
+export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+export const BEDROCK_INVOKE_ACTIONS = ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'];
+export const TEXTRACT_ACTIONS = ['textract:DetectDocumentText', 'textract:AnalyzeDocument'];
+
+/**
+ * The IAM statements for exactly what a function declares: each names its actions and the narrowest resources
+ * AWS supports (a key prefix in a bucket, one queue, one index). No Scan, no table-wide wildcard, no `s3:*`.
+ */
+export function statementsFor(access: FunctionAccess, targets: AccessTargets): PolicyStatement[] {
+  const statements: PolicyStatement[] = [];
+  const allow = (sid: string, actions: string[], resources: string[]) =>
+    statements.push(new PolicyStatement({ sid, effect: Effect.ALLOW, actions, resources }));
+
+  if (access.table?.read) allow('TableRead', TABLE_READ_ACTIONS, [targets.table.tableArn]);
+  if (access.table?.write) allow('TableWrite', TABLE_WRITE_ACTIONS, [targets.table.tableArn]);
+  if (access.table?.indexes?.length) {
+    allow('TableIndexQuery', ['dynamodb:Query'], access.table.indexes.map((index) => `${targets.table.tableArn}/index/${index}`));
+  }
+
+  for (const key of access.sendTo ?? []) allow(`Send${sidPart(key)}`, ['sqs:SendMessage'], [targets.queues[key].queueArn]);
+
+  for (const [key, bucketAccess] of Object.entries(access.buckets ?? {}) as [BucketKey, NonNullable<FunctionAccess['buckets']>[BucketKey]][]) {
+    if (!bucketAccess) continue;
+    const bucket = targets.buckets[key];
+    const objects = (prefixes: string[]) => prefixes.map((prefix) => bucket.arnForObjects(`${prefix}*`));
+    if (bucketAccess.read?.length) allow(`${sidPart(key)}Read`, ['s3:GetObject'], objects(bucketAccess.read));
+    if (bucketAccess.write?.length) allow(`${sidPart(key)}Write`, ['s3:PutObject', 's3:AbortMultipartUpload'], objects(bucketAccess.write));
+    if (bucketAccess.delete?.length) allow(`${sidPart(key)}Delete`, ['s3:DeleteObject'], objects(bucketAccess.delete));
+    if (bucketAccess.list) allow(`${sidPart(key)}List`, ['s3:ListBucket'], [bucket.bucketArn]);
+  }
+
+  if (access.bedrock?.invoke && targets.bedrockModelArns.length) allow('BedrockInvoke', BEDROCK_INVOKE_ACTIONS, targets.bedrockModelArns);
+  if (access.bedrock?.countTokens && targets.bedrockModelArns.length) allow('BedrockCountTokens', ['bedrock:CountTokens'], targets.bedrockModelArns);
+
+  // Textract's synchronous APIs take the document in the request and have no resource type to scope to.
+  if (access.textract) allow('Textract', TEXTRACT_ACTIONS, ['*']);
+
+  const secretArns = (access.secrets ?? []).map((key) => targets.secrets[key]?.secretArn).filter((arn): arn is string => arn !== undefined);
+  if (secretArns.length) allow('ReadSecrets', ['secretsmanager:GetSecretValue'], secretArns);
+
+  return statements;
+}
+
+const GEO_PREFIXES = ['us.', 'eu.', 'apac.', 'us-gov.', 'jp.', 'au.', 'ca.', 'global.'];
+
+/**
+ * The ARNs a model id is invoked through. A foundation model is one ARN in the stack's region; a cross-region
+ * inference profile (`us.amazon.nova-lite-v1:0`) is the profile in this account and region plus the foundation
+ * model in every region the profile may route to (Bedrock checks both).
+ */
+export function bedrockModelArns(scope: Construct, modelIds: readonly string[]): string[] {
+  const stack = Stack.of(scope);
+  const arns: string[] = [];
+  for (const id of modelIds) {
+    const geo = GEO_PREFIXES.find((prefix) => id.startsWith(prefix));
+    if (geo) {
+      arns.push(
+        Arn.format({ service: 'bedrock', resource: 'inference-profile', resourceName: id, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }, stack),
+        `arn:${stack.partition}:bedrock:*::foundation-model/${id.slice(geo.length)}`,
+      );
+    } else {
+      arns.push(`arn:${stack.partition}:bedrock:${stack.region}::foundation-model/${id}`);
+    }
+  }
+  return arns;
+}
+
+function sidPart(key: string): string {
+  return key.replace(/(^|[^A-Za-z0-9])([a-z])/g, (_m, _sep, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '');
+}

@@ -1,0 +1,45 @@
+/**
+ * Deployment settings: CDK context under the `switchboard` key (cdk.json, or `-c switchboard='{"...":...}'`), with
+ * defaults that deploy a working service. Everything here is what differs between deployments; what the service is
+ * (routes, queues, table) comes from shared/resources/.
+ */
+export interface DeploymentSettings {
+  /** `bedrock` (default) or `openai` (an OpenAI-compatible server; its API key goes in the `modelApiKey` secret). */
+  modelProvider: 'bedrock' | 'openai';
+  /**
+   * Bedrock model ids the functions may invoke; the first is the default (`BEDROCK_MODEL_ID`). IAM allows these and
+   * nothing else, so a bot's `model` must be one of them. Ids with a geography prefix (`us.`, `eu.`, `apac.`,
+   * `global.`) are cross-region inference profiles.
+   */
+  bedrockModelIds: string[];
+  openaiBaseUrl?: string;
+  openaiModel?: string;
+  /** Days CloudWatch keeps function and access logs. */
+  logRetentionDays: number;
+  /** Stage-wide API Gateway throttle (requests per second, burst): a cost guard above the per-token limits. */
+  throttleRateLimit: number;
+  throttleBurstLimit: number;
+  /** Address that gets alarm notifications (an SNS email subscription to confirm); none = alarms only in the console. */
+  alarmEmail?: string;
+  /** Extra settings for every function (BOT_RATE_LIMIT_PER_MINUTE, WEBHOOK_RETRY_SCHEDULE, ...): see shared/config. */
+  environment: Record<string, string>;
+}
+
+export const defaultSettings: DeploymentSettings = {
+  modelProvider: 'bedrock',
+  bedrockModelIds: ['amazon.nova-lite-v1:0'],
+  logRetentionDays: 30,
+  throttleRateLimit: 200,
+  throttleBurstLimit: 400,
+  environment: {},
+};
+
+/** Settings from the CDK context value (an object, or a JSON string when given with `-c`). */
+export function settingsFromContext(value: unknown): DeploymentSettings {
+  const given = (typeof value === 'string' ? JSON.parse(value) : (value ?? {})) as Partial<DeploymentSettings>;
+  const settings: DeploymentSettings = { ...defaultSettings, ...given, environment: { ...defaultSettings.environment, ...given.environment } };
+  if (!['bedrock', 'openai'].includes(settings.modelProvider)) throw new Error(`switchboard.modelProvider must be bedrock or openai, not ${settings.modelProvider}`);
+  if (settings.modelProvider === 'bedrock' && settings.bedrockModelIds.length === 0) throw new Error('switchboard.bedrockModelIds must name at least one model');
+  if (settings.modelProvider === 'openai' && !settings.openaiBaseUrl) throw new Error('switchboard.openaiBaseUrl is required with modelProvider openai');
+  return settings;
+}

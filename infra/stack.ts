@@ -1,0 +1,286 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { secrets as secretDefinitions, type SecretKey } from '#shared/resources/access.ts';
+import { buckets as bucketDefinitions, type BucketKey } from '#shared/resources/buckets.ts';
+import { queues as queueDefinitions, queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
+import { mainTable } from '#shared/resources/table.ts';
+import { createAlarms } from './alarms.ts';
+import { createApi } from './api.ts';
+import {
+  analyzeBundles,
+  architectureFor,
+  ESM_REQUIRE_BANNER,
+  entryPoint,
+  MAIN_FIELDS,
+  NODE_TARGET,
+  projectRoot,
+  shippedPackages,
+  unbundledPackages,
+  type BundleAnalysis,
+} from './bundling.ts';
+import { functionSpecs, pascal, sharedDefinitions, type FunctionSpec, type ResourceDefinitions } from './functions.ts';
+import { acknowledgeFindings } from './acknowledgements.ts';
+import { bedrockModelArns, statementsFor, type AccessTargets } from './permissions.ts';
+import { defaultSettings, type DeploymentSettings } from './settings.ts';
+
+export interface SwitchboardStackProps extends StackProps {
+  settings?: DeploymentSettings;
+  /** The resource definitions to build from; the shared ones unless a test injects others. */
+  definitions?: ResourceDefinitions;
+}
+
+/** Temporary objects (presigned uploads, large payloads) live this long. */
+const TEMPORARY_OBJECT_DAYS = 1;
+
+/**
+ * The whole service on AWS, generated from shared/resources: one DynamoDB table, SQS queues with dead-letter queues,
+ * S3 buckets, one Lambda per function folder the definitions name (routes, fallback, queue and scheduled workers),
+ * each with a role granting exactly its declared access, the Regional REST API in front, and alarms.
+ */
+export class SwitchboardStack extends Stack {
+  readonly functions: Record<string, NodejsFunction> = {};
+  readonly roles: Record<string, Role> = {};
+  readonly specs: FunctionSpec[];
+  readonly bundles: Map<string, BundleAnalysis>;
+
+  constructor(scope: Construct, id: string, props: SwitchboardStackProps = {}) {
+    super(scope, id, props);
+    const settings = props.settings ?? defaultSettings;
+    const definitions = props.definitions ?? sharedDefinitions;
+    Tags.of(this).add('app', 'switchboard');
+
+    // ---- Data -------------------------------------------------------------------------------------------------
+    const table = new Table(this, mainTable.constructId, {
+      partitionKey: { name: mainTable.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: mainTable.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: mainTable.ttlAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const gsi of mainTable.globalSecondaryIndexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: gsi.indexName,
+        partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: gsi.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
+    }
+
+    const queues = {} as Record<QueueKey, Queue>;
+    const deadLetterQueues = {} as Record<QueueKey, Queue>;
+    for (const key of Object.keys(queueDefinitions) as QueueKey[]) {
+      const q = queueDefinitions[key];
+      const name = pascal(key);
+      deadLetterQueues[key] = new Queue(this, `${name}DeadLetterQueue`, {
+        retentionPeriod: Duration.days(14),
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+      });
+      queues[key] = new Queue(this, `${name}Queue`, {
+        visibilityTimeout: Duration.seconds(q.visibilityTimeoutSeconds),
+        retentionPeriod: Duration.seconds(q.retentionSeconds),
+        deadLetterQueue: { queue: deadLetterQueues[key], maxReceiveCount: q.maxReceiveCount },
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+      });
+    }
+
+    const buckets = {} as Record<BucketKey, Bucket>;
+    for (const key of Object.keys(bucketDefinitions) as BucketKey[]) {
+      const b = bucketDefinitions[key];
+      const temporary = b.temporaryPrefixes as readonly string[];
+      buckets[key] = new Bucket(this, `${pascal(key)}Bucket`, {
+        blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+        encryption: BucketEncryption.S3_MANAGED,
+        enforceSSL: true,
+        objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+        removalPolicy: RemovalPolicy.RETAIN,
+        lifecycleRules: [
+          { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+          ...temporary.map((prefix) => ({ id: `expire-${prefix.replace(/\W+/g, '')}`, prefix, expiration: Duration.days(TEMPORARY_OBJECT_DAYS) })),
+        ],
+        // Browsers may PUT straight to a presigned upload URL; the URL's signature is the authorization.
+        ...(temporary.length ? { cors: [{ allowedMethods: [HttpMethods.PUT], allowedOrigins: ['*'], allowedHeaders: ['content-type', 'content-length'], maxAge: 3600 }] } : {}),
+      });
+    }
+
+    // ---- Secrets: only those a function declares (the model key only with an OpenAI-compatible provider) -----------
+    this.specs = functionSpecs(definitions);
+    const wanted = new Set(this.specs.flatMap((s) => s.access.secrets ?? []));
+    const secrets: Partial<Record<SecretKey, Secret>> = {};
+    if (wanted.has('adminKey')) {
+      secrets.adminKey = new Secret(this, 'AdminKeySecret', {
+        description: secretDefinitions.adminKey.description,
+        generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
+      });
+    }
+    if (wanted.has('secretsKey')) {
+      // 43 characters of the base64 alphabet decode to 32 bytes: an AES-256 key in the form SECRETS_KEY takes.
+      secrets.secretsKey = new Secret(this, 'SecretsKeySecret', {
+        description: secretDefinitions.secretsKey.description,
+        generateSecretString: { passwordLength: 43, excludePunctuation: true, includeSpace: false },
+      });
+    }
+    if (wanted.has('modelApiKey') && settings.modelProvider === 'openai') {
+      secrets.modelApiKey = new Secret(this, 'ModelApiKeySecret', {
+        description: `${secretDefinitions.modelApiKey.description} (set it: aws secretsmanager put-secret-value)`,
+      });
+    }
+
+    const targets: AccessTargets = {
+      table,
+      queues,
+      buckets,
+      secrets,
+      bedrockModelArns: settings.modelProvider === 'bedrock' ? bedrockModelArns(this, settings.bedrockModelIds) : [],
+    };
+
+    // ---- Functions ----------------------------------------------------------------------------------------------
+    this.bundles = analyzeBundles(this.specs.map((s) => s.fn));
+    // Every function parses shared/config at cold start, which requires TABLE_NAME; the rest is per declaration.
+    const common: Record<string, string> = {
+      SWITCHBOARD_RUNTIME: 'aws',
+      NODE_OPTIONS: '--enable-source-maps',
+      TABLE_NAME: table.tableName,
+      ...settings.environment,
+    };
+
+    for (const spec of this.specs) {
+      this.functions[spec.fn] = this.createFunction(spec, { settings, targets, common, queues });
+    }
+
+    // Queue workers: partial batch responses, so one bad message is retried alone.
+    for (const spec of this.specs) {
+      const worker = spec.queueWorker;
+      if (!worker) continue;
+      this.functions[spec.fn]!.addEventSource(
+        new SqsEventSource(queues[worker.queue], {
+          batchSize: worker.batchSize,
+          maxBatchingWindow: worker.batchWindowSeconds > 0 ? Duration.seconds(worker.batchWindowSeconds) : undefined,
+          maxConcurrency: worker.maxConcurrency,
+          reportBatchItemFailures: true,
+        }),
+      );
+    }
+
+    for (const spec of this.specs) {
+      const worker = spec.scheduledWorker;
+      if (!worker) continue;
+      new Rule(this, `${pascal(spec.fn)}Schedule`, {
+        description: `Runs ${spec.fn} every ${worker.everyMinutesOnAws} minute(s)`,
+        schedule: Schedule.rate(Duration.minutes(worker.everyMinutesOnAws)),
+        // Each run is idempotent and the next one is at most minutes away: no retries of a missed run.
+        targets: [new LambdaTarget(this.functions[spec.fn]!, { retryAttempts: 0, maxEventAge: Duration.minutes(worker.everyMinutesOnAws) })],
+      });
+    }
+
+    // ---- API and alarms -----------------------------------------------------------------------------------------
+    const api = createApi(this, { definitions, functions: this.functions as Record<string, IFunction>, settings });
+    createAlarms(this, { api, functions: this.functions, deadLetterQueues, settings, deliverFunction: this.specs.find((s) => s.queueWorker?.queue === 'deliveries')?.fn });
+
+    new CfnOutput(this, 'ApiBaseUrl', { value: api.url, description: 'Base URL: {base_url}/api/v1/ai/*, {base_url}/admin/v1/*' });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    for (const key of Object.keys(buckets) as BucketKey[]) new CfnOutput(this, `${pascal(key)}BucketName`, { value: buckets[key].bucketName });
+    for (const [key, secret] of Object.entries(secrets) as [SecretKey, Secret][]) {
+      new CfnOutput(this, `${pascal(key)}SecretArn`, { value: secret.secretArn, description: secretDefinitions[key].description });
+    }
+
+    acknowledgeFindings(this, { api, buckets, secrets, roles: this.roles, specs: this.specs });
+  }
+
+  private createFunction(
+    spec: FunctionSpec,
+    ctx: { settings: DeploymentSettings; targets: AccessTargets; common: Record<string, string>; queues: Record<QueueKey, Queue> },
+  ): NodejsFunction {
+    const id = pascal(spec.fn);
+    const bundle = this.bundles.get(spec.fn);
+    if (!bundle) throw new Error(`functions/${spec.fn}/handler.ts could not be bundled`);
+    const shipped = shippedPackages(bundle.unbundled);
+    if (shipped.missing.length) {
+      throw new Error(
+        `functions/${spec.fn} needs ${shipped.missing.join(', ')} in node_modules to ship beside its bundle ` +
+          `(install it for the Lambda platform, e.g. npm install --no-save --os=linux --cpu=x64 <package>)`,
+      );
+    }
+
+    const logGroup = new LogGroup(this, `${id}Logs`, { retention: ctx.settings.logRetentionDays, removalPolicy: RemovalPolicy.DESTROY });
+    // One role per function, written out: logging to its own log group and what it declares, nothing else.
+    const role = new Role(this, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: `Switchboard ${spec.fn}` });
+    this.roles[spec.fn] = role;
+    role.addToPrincipalPolicy(new PolicyStatement({ sid: 'OwnLogs', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
+    for (const statement of statementsFor(spec.access, ctx.targets)) role.addToPrincipalPolicy(statement);
+
+    const environment: Record<string, string> = { ...ctx.common, POWERTOOLS_SERVICE_NAME: spec.fn };
+    if (spec.access.bedrock || spec.access.secrets?.includes('modelApiKey')) Object.assign(environment, modelEnvironment(ctx.settings));
+    for (const key of spec.access.sendTo ?? []) environment[queueUrlEnv(key)] = ctx.queues[key].queueUrl;
+    if (spec.queueWorker) environment[queueUrlEnv(spec.queueWorker.queue)] = ctx.queues[spec.queueWorker.queue].queueUrl;
+    for (const key of Object.keys(spec.access.buckets ?? {}) as BucketKey[]) environment[bucketDefinitions[key].envVar] = ctx.targets.buckets[key].bucketName;
+    for (const key of spec.access.secrets ?? []) {
+      const secret = ctx.targets.secrets[key];
+      if (secret) environment[secretDefinitions[key].envVar] = secret.secretArn;
+    }
+
+    const architecture = architectureFor(bundle.unbundled) === 'x86_64' ? Architecture.X86_64 : Architecture.ARM_64;
+    const fn = new NodejsFunction(this, `${id}Function`, {
+      description: `Switchboard ${spec.fn}`,
+      entry: entryPoint(spec.fn),
+      handler: 'handler',
+      projectRoot,
+      depsLockFilePath: `${projectRoot}/package-lock.json`,
+      runtime: Runtime.NODEJS_22_X,
+      architecture,
+      memorySize: spec.memoryMb,
+      timeout: Duration.seconds(spec.timeoutSeconds),
+      role,
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel.INFO,
+      environment,
+      awsSdkConnectionReuse: false,
+      bundling: {
+        format: OutputFormat.ESM,
+        target: NODE_TARGET,
+        minify: true,
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.EXTERNAL,
+        sourcesContent: false,
+        mainFields: MAIN_FIELDS,
+        banner: ESM_REQUIRE_BANNER,
+        // Everything is bundled (the AWS SDK too: a pinned, tree-shaken copy loads faster than the runtime's),
+        // except the packages that must stay files on disk; those are copied beside the bundle below.
+        externalModules: Object.keys(unbundledPackages),
+        forceDockerBundling: false,
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir: string, outputDir: string) =>
+            shipped.packages.map((name) => `mkdir -p "${outputDir}/node_modules/${name}" && cp -R "${inputDir}/node_modules/${name}/." "${outputDir}/node_modules/${name}/"`),
+        },
+      },
+    });
+    return fn;
+  }
+}
+
+/** The model settings, for the functions that talk to a model (they declare Bedrock or the model API key). */
+export function modelEnvironment(settings: DeploymentSettings): Record<string, string> {
+  return {
+    MODEL_PROVIDER: settings.modelProvider,
+    ...(settings.modelProvider === 'bedrock' ? { BEDROCK_MODEL_ID: settings.bedrockModelIds[0]! } : {}),
+    ...(settings.openaiBaseUrl ? { OPENAI_BASE_URL: settings.openaiBaseUrl } : {}),
+    ...(settings.openaiModel ? { OPENAI_MODEL: settings.openaiModel } : {}),
+  };
+}
