@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { config } from '#shared/config/config.ts';
+import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
+import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
+import { resolveBotForProject } from '#shared/bots/bot.ts';
+import { botsApiAuthFromConfig } from '#shared/http/bots-api-deps.ts';
+import type { BotsApiCaller } from '#shared/http/bots-api.ts';
+import { httpFunction, jsonBody, validateBody } from '#shared/http/middleware.ts';
+import { json, type HttpEvent } from '#shared/http/types.ts';
+import { knowledgeSearchFromConfig } from '#shared/knowledge/from-config.ts';
+import { createLogger } from '#shared/logging/logger.ts';
+
+// Composition root: built once per cold start; the index cache lives as long as the instance.
+const cfg = config();
+const logger = createLogger('search');
+const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
+const bots = new DynamoBotStore(table);
+const knowledge = knowledgeSearchFromConfig(cfg, table, logger);
+
+const patterns = z.array(z.string().min(1).max(1024)).max(100);
+const searchBody = z.strictObject({
+  botId: z.string().min(1).max(200),
+  query: z.string().min(1).max(2000).refine((q) => q.trim().length > 0, { message: 'The query must not be blank.' }),
+  topK: z.number().int().min(1).max(8).default(5),
+  filters: z.strictObject({ incluirArquivos: patterns.optional(), excluirArquivos: patterns.optional() }).optional(),
+});
+
+type SearchBody = z.output<typeof searchBody>;
+
+/**
+ * `POST /api/v1/ai/search`: the best excerpts of the bot's knowledge for a query. Free (no credit). Order: auth →
+ * rate limit → body → validation → bot resolution (403 another project's bot, 404 none) → search. A failing index
+ * answers 200 with no excerpts (logged).
+ */
+export const handler = httpFunction(logger)
+  .use(botsApiAuthFromConfig(cfg, table, logger))
+  .use(jsonBody())
+  .use(validateBody(searchBody))
+  .handler(async (event: HttpEvent<SearchBody, BotsApiCaller>) => {
+    const body = event.parsedBody;
+    const bot = await resolveBotForProject(bots, body.botId, event.auth.grant.projectId);
+    const excerpts = await knowledge.search({
+      botId: bot.botId,
+      bot,
+      query: body.query,
+      topK: body.topK,
+      filters: { include: body.filters?.incluirArquivos, exclude: body.filters?.excluirArquivos },
+    });
+    return json(200, {
+      success: true,
+      trechos: excerpts.map((e) => ({ texto: e.text, procedencia: e.fileName, score: e.score })),
+    });
+  });

@@ -1,0 +1,207 @@
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { IndexState, KnowledgeFile, KnowledgeFileStore, StartUploadOutcome } from '../../knowledge/knowledge-files.ts';
+import { botKeys } from './bot-store.ts';
+import { isConditionFailure, type DynamoTable } from './table.ts';
+
+/**
+ * Knowledge files (`BOT#<botId>` / `FILE#<fileKey>`) and the knowledge state on the bot item (`current` and `live`
+ * maps keyed by fileKey, `indexVersion`, `indexKey`, `previousIndexKey`). Generations are time-ordered strings, so
+ * "only if mine is newer" is a plain `<` in a condition: concurrent uploads of one name settle on the latest.
+ */
+export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  async startUpload(projectId: string, file: KnowledgeFile): Promise<StartUploadOutcome> {
+    try {
+      // The bot first: from here the old generation is out of search and only this one may be published.
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: botKeys.bot(file.botId),
+          UpdateExpression: 'SET #current.#k = :g REMOVE #live.#k',
+          ConditionExpression: 'projectId = :p AND (attribute_not_exists(#current.#k) OR #current.#k < :g)',
+          ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': file.fileKey },
+          ExpressionAttributeValues: { ':g': file.generation, ':p': projectId },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const bot = await this.table.client.send(
+        new GetCommand({ TableName: this.table.tableName, Key: botKeys.bot(file.botId), ConsistentRead: true, ProjectionExpression: 'projectId' }),
+      );
+      return bot.Item?.projectId === projectId ? 'superseded' : 'bot-not-found';
+    }
+    try {
+      await this.table.client.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: { ...botKeys.file(file.botId, file.fileKey), ...file },
+          ConditionExpression: 'attribute_not_exists(generation) OR generation < :g',
+          ExpressionAttributeValues: { ':g': file.generation },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) return 'superseded';
+      throw error;
+    }
+    return 'started';
+  }
+
+  async get(botId: string, fileKey: string): Promise<KnowledgeFile | undefined> {
+    const out = await this.table.client.send(new GetCommand({ TableName: this.table.tableName, Key: botKeys.file(botId, fileKey), ConsistentRead: true }));
+    return out.Item ? toFile(out.Item) : undefined;
+  }
+
+  async list(botId: string): Promise<KnowledgeFile[]> {
+    const files: KnowledgeFile[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.table.client.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': botKeys.bot(botId).pk, ':prefix': botKeys.filePrefix },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) files.push(toFile(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return files;
+  }
+
+  markReady(botId: string, fileKey: string, generation: string, chunks: number, at: Date): Promise<boolean> {
+    return this.settle(botId, fileKey, generation, 'SET #status = :status, chunks = :chunks, updatedAt = :at REMOVE #error', {
+      ':status': 'ready',
+      ':chunks': chunks,
+      ':at': at.toISOString(),
+    });
+  }
+
+  markFailed(botId: string, fileKey: string, generation: string, reason: string, at: Date): Promise<boolean> {
+    return this.settle(botId, fileKey, generation, 'SET #status = :status, chunks = :chunks, #error = :error, updatedAt = :at', {
+      ':status': 'failed',
+      ':chunks': 0,
+      ':error': reason.slice(0, 1000),
+      ':at': at.toISOString(),
+    });
+  }
+
+  private async settle(botId: string, fileKey: string, generation: string, update: string, values: Record<string, unknown>): Promise<boolean> {
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: botKeys.file(botId, fileKey),
+          UpdateExpression: update,
+          ConditionExpression: 'generation = :g',
+          ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+          ExpressionAttributeValues: { ...values, ':g': generation },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async remove(projectId: string, botId: string, fileKey: string): Promise<KnowledgeFile | undefined> {
+    try {
+      // Out of search first: from this write on, no search shows its excerpts and no rebuild can make it live.
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: botKeys.bot(botId),
+          UpdateExpression: 'REMOVE #current.#k, #live.#k',
+          ConditionExpression: 'projectId = :p',
+          ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': fileKey },
+          ExpressionAttributeValues: { ':p': projectId },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+    const out = await this.table.client.send(
+      new DeleteCommand({ TableName: this.table.tableName, Key: botKeys.file(botId, fileKey), ReturnValues: 'ALL_OLD' }),
+    );
+    return out.Attributes ? toFile(out.Attributes) : undefined;
+  }
+
+  async removeAll(botId: string): Promise<KnowledgeFile[]> {
+    const files = await this.list(botId);
+    for (let i = 0; i < files.length; i += 25) {
+      let requests: unknown[] | undefined = files.slice(i, i + 25).map((f) => ({ DeleteRequest: { Key: botKeys.file(botId, f.fileKey) } }));
+      for (let attempt = 0; requests?.length && attempt < 5; attempt++) {
+        const out: { UnprocessedItems?: Record<string, unknown[]> } = await this.table.client.send(
+          new BatchWriteCommand({ RequestItems: { [this.table.tableName]: requests as never } }),
+        );
+        requests = out.UnprocessedItems?.[this.table.tableName];
+      }
+    }
+    return files;
+  }
+
+  async indexState(botId: string): Promise<IndexState | undefined> {
+    const out = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: botKeys.bot(botId),
+        ConsistentRead: true,
+        ProjectionExpression: 'indexVersion, indexKey, previousIndexKey, #current, #live',
+        ExpressionAttributeNames: { '#current': 'current', '#live': 'live' },
+      }),
+    );
+    const item = out.Item;
+    if (!item) return undefined;
+    return {
+      version: (item.indexVersion as number | undefined) ?? 0,
+      ...(item.indexKey ? { key: item.indexKey as string } : {}),
+      ...(item.previousIndexKey ? { previousKey: item.previousIndexKey as string } : {}),
+      current: (item.current as Record<string, string> | undefined) ?? {},
+      live: (item.live as Record<string, string> | undefined) ?? {},
+    };
+  }
+
+  async publishIndex(botId: string, update: { expectedVersion: number; key: string; previousKey?: string; added: Record<string, string> }): Promise<boolean> {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':v': update.expectedVersion, ':next': update.expectedVersion + 1, ':key': update.key };
+    const sets = ['indexVersion = :next', 'indexKey = :key'];
+    const conditions = ['indexVersion = :v'];
+    if (update.previousKey) {
+      sets.push('previousIndexKey = :previous');
+      values[':previous'] = update.previousKey;
+    }
+    Object.entries(update.added).forEach(([fileKey, generation], i) => {
+      names['#current'] = 'current';
+      names['#live'] = 'live';
+      names[`#k${i}`] = fileKey;
+      values[`:g${i}`] = generation;
+      sets.push(`#live.#k${i} = :g${i}`);
+      conditions.push(`#current.#k${i} = :g${i}`);
+    });
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: botKeys.bot(botId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}
+
+function toFile(item: Record<string, unknown>): KnowledgeFile {
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  return rest as unknown as KnowledgeFile;
+}

@@ -1,0 +1,117 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Media types a knowledge file may have. */
+export const KNOWLEDGE_CONTENT_TYPES = ['text/plain', 'text/markdown', 'text/html', 'application/pdf'] as const;
+export type KnowledgeContentType = (typeof KNOWLEDGE_CONTENT_TYPES)[number];
+
+/** Largest knowledge file: 25 MB. */
+export const KNOWLEDGE_MAX_BYTES = 25 * 1024 * 1024;
+
+export type KnowledgeFileStatus = 'processing' | 'ready' | 'failed';
+
+/** One knowledge file of a bot, as the management API lists it. */
+export interface KnowledgeFile {
+  botId: string;
+  fileName: string;
+  /** Short stable key derived from the name (names can be long and hold any character). */
+  fileKey: string;
+  /** This upload of the name: sortable by time, so the latest upload of a name always wins. */
+  generation: string;
+  status: KnowledgeFileStatus;
+  chunks: number;
+  error?: string;
+  contentType: KnowledgeContentType;
+  /** Charset parameter of the upload's Content-Type, when given. */
+  charset?: string;
+  bytes: number;
+  /** Where the uploaded bytes are. */
+  objectKey: string;
+  uploadedAt: string;
+  updatedAt: string;
+}
+
+/** Where the bot's index stands, read consistently before a rebuild. */
+export interface IndexState {
+  version: number;
+  key?: string;
+  previousKey?: string;
+  /** fileKey → generation of the latest upload of each file (any status). */
+  current: Record<string, string>;
+  /** fileKey → generation of the searchable files. */
+  live: Record<string, string>;
+}
+
+export type StartUploadOutcome = 'started' | 'bot-not-found' | 'superseded';
+
+/**
+ * Knowledge file records and the bot's knowledge state (DynamoDB). All writes are single-item and conditional on
+ * generations, so concurrent uploads, deletes and rebuilds settle on the latest upload without transactions.
+ */
+export interface KnowledgeFileStore {
+  /** Records a new upload: the file item (processing) and the bot's `current` generation; the old one leaves search. */
+  startUpload(projectId: string, file: KnowledgeFile): Promise<StartUploadOutcome>;
+  get(botId: string, fileKey: string): Promise<KnowledgeFile | undefined>;
+  list(botId: string): Promise<KnowledgeFile[]>;
+  /** True when the file was still at that generation. */
+  markReady(botId: string, fileKey: string, generation: string, chunks: number, at: Date): Promise<boolean>;
+  markFailed(botId: string, fileKey: string, generation: string, reason: string, at: Date): Promise<boolean>;
+  /** Takes the file out of search at once and deletes its record; the removed record, or undefined. */
+  remove(projectId: string, botId: string, fileKey: string): Promise<KnowledgeFile | undefined>;
+  /** Deletes every file record of a bot (the bot itself is gone); returns what was removed. */
+  removeAll(botId: string): Promise<KnowledgeFile[]>;
+  indexState(botId: string): Promise<IndexState | undefined>;
+  /**
+   * Publishes a new index: only if the bot's index is still at `expectedVersion` and every added file is still at
+   * the given generation; makes those files searchable. False when something changed meanwhile.
+   */
+  publishIndex(botId: string, update: { expectedVersion: number; key: string; previousKey?: string; added: Record<string, string> }): Promise<boolean>;
+}
+
+/** Bytes in the knowledge bucket. */
+export interface KnowledgeObjectStore {
+  put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  /** The object's bytes; throws when it is missing or unreadable. */
+  get(key: string, signal?: AbortSignal): Promise<Uint8Array>;
+  delete(keys: string[]): Promise<void>;
+  deletePrefix(prefix: string): Promise<void>;
+}
+
+/** A job for the ingest worker. */
+export type IngestJob =
+  | { kind: 'file'; botId: string; fileKey: string; generation: string }
+  | { kind: 'rebuild'; botId: string };
+
+export interface IngestQueue {
+  enqueue(job: IngestJob): Promise<void>;
+}
+
+/** Object keys in the knowledge bucket, all under the bot's prefix so deleting a bot is one prefix delete. */
+export const knowledgeObjectKeys = {
+  botPrefix: (botId: string) => `bots/${botId}/`,
+  upload: (botId: string, generation: string) => `bots/${botId}/files/${generation}`,
+  excerpts: (botId: string, generation: string) => `bots/${botId}/excerpts/${generation}.json`,
+  index: (botId: string, version: number) => `bots/${botId}/index/${String(version).padStart(10, '0')}-${randomBytes(4).toString('hex')}.sbkx`,
+};
+
+/** Short stable key of a file name (the name itself goes in the record). */
+export function fileKeyOf(fileName: string): string {
+  return createHash('sha256').update(fileName, 'utf8').digest('base64url').slice(0, 22);
+}
+
+/** A generation id: time-ordered (base-36 milliseconds, fixed width) then random, so later uploads sort after. */
+export function newGeneration(at: Date): string {
+  return `${at.getTime().toString(36).padStart(9, '0')}${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * A file name as the API accepts it: 1 to 255 characters, no control characters, no `/` or `\` (a name, not a path),
+ * not `.` or `..`. Returns the problem, or undefined when it is fine.
+ */
+export function fileNameProblem(fileName: string): string | undefined {
+  if (fileName.length < 1 || fileName.length > 255) return 'The file name must have 1 to 255 characters.';
+  if (/[\u0000-\u001f\u007f]/.test(fileName)) return 'The file name must not contain control characters.';
+  if (/[/\\]/.test(fileName)) return 'The file name must not contain "/" or "\\".';
+  if (fileName === '.' || fileName === '..') return 'The file name must not be "." or "..".';
+  if (fileName.trim() !== fileName) return 'The file name must not start or end with spaces.';
+  return undefined;
+}

@@ -1,0 +1,120 @@
+import type { Bot } from '../bots/bot.ts';
+import { HttpError, notFound, validationError } from '../http/errors.ts';
+import type { Logger } from '../logging/logger.ts';
+import {
+  fileKeyOf,
+  fileNameProblem,
+  KNOWLEDGE_CONTENT_TYPES,
+  KNOWLEDGE_MAX_BYTES,
+  knowledgeObjectKeys,
+  newGeneration,
+  type IngestQueue,
+  type KnowledgeContentType,
+  type KnowledgeFile,
+  type KnowledgeFileStore,
+  type KnowledgeObjectStore,
+} from './knowledge-files.ts';
+
+export interface KnowledgeManageDeps {
+  /** The bot when it exists in the project; throws 404 otherwise. */
+  requireBot(projectId: string, botId: string): Promise<Bot>;
+  files: KnowledgeFileStore;
+  objects: KnowledgeObjectStore;
+  queue: IngestQueue;
+  logger: Logger;
+  now?: () => Date;
+}
+
+/** `text/plain; charset=utf-8` → type and charset; the type lower-cased. */
+export function parseContentType(header: string | undefined): { type: string; charset?: string } {
+  if (!header) return { type: '' };
+  const [type, ...params] = header.split(';');
+  const charset = params.map((p) => p.trim().match(/^charset\s*=\s*"?([^";]+)"?$/i)?.[1]).find(Boolean);
+  return { type: type!.trim().toLowerCase(), ...(charset ? { charset } : {}) };
+}
+
+/** Knowledge files of a bot in the management API: upload (same name replaces), list, delete. */
+export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
+  const now = deps.now ?? (() => new Date());
+
+  return {
+    /**
+     * 1. check name, type (415), size; 2. the bot must be the project's; 3. store the bytes; 4. record the upload
+     * (`processing`; an earlier upload of the name leaves search); 5. queue the ingest job. Answers at once.
+     */
+    async upload(projectId: string, botId: string, fileName: string, contentTypeHeader: string | undefined, bytes: Uint8Array) {
+      const nameProblem = fileNameProblem(fileName);
+      if (nameProblem) throw validationError(nameProblem, [{ path: 'fileName', message: nameProblem, code: 'invalid_format' }]);
+      const { type, charset } = parseContentType(contentTypeHeader);
+      if (!(KNOWLEDGE_CONTENT_TYPES as readonly string[]).includes(type)) {
+        throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', `Knowledge files must be sent as ${KNOWLEDGE_CONTENT_TYPES.join(', ')}; got ${type || 'no Content-Type'}.`);
+      }
+      if (bytes.length > KNOWLEDGE_MAX_BYTES) {
+        throw new HttpError(413, 'PAYLOAD_TOO_LARGE', `Knowledge files are limited to ${KNOWLEDGE_MAX_BYTES} bytes (25 MB).`);
+      }
+      if (bytes.length === 0) throw validationError('The file is empty.', [{ path: 'body', message: 'The file is empty.', code: 'too_small' }]);
+      await deps.requireBot(projectId, botId);
+
+      const at = now();
+      const generation = newGeneration(at);
+      const file: KnowledgeFile = {
+        botId,
+        fileName,
+        fileKey: fileKeyOf(fileName),
+        generation,
+        status: 'processing',
+        chunks: 0,
+        contentType: type as KnowledgeContentType,
+        ...(charset ? { charset } : {}),
+        bytes: bytes.length,
+        objectKey: knowledgeObjectKeys.upload(botId, generation),
+        uploadedAt: at.toISOString(),
+        updatedAt: at.toISOString(),
+      };
+      await deps.objects.put(file.objectKey, bytes, type);
+      const outcome = await deps.files.startUpload(projectId, file);
+      if (outcome === 'bot-not-found') {
+        await deps.objects.delete([file.objectKey]).catch(() => undefined);
+        throw notFound(`Bot ${botId} does not exist in project ${projectId}.`);
+      }
+      if (outcome === 'started') {
+        try {
+          await deps.queue.enqueue({ kind: 'file', botId, fileKey: file.fileKey, generation });
+        } catch (error) {
+          deps.logger.error('ingest job could not be queued', { botId, fileKey: file.fileKey, cause: String(error) });
+          await deps.files.markFailed(botId, file.fileKey, generation, 'The file could not be queued for processing; upload it again.', now());
+          throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'The file could not be queued for processing; try again.', { cause: error });
+        }
+      }
+      // 'superseded': a newer upload of the same name arrived meanwhile and is the one processed.
+      return { fileName, status: 'processing' as const };
+    },
+
+    async list(projectId: string, botId: string): Promise<KnowledgeFile[]> {
+      await deps.requireBot(projectId, botId);
+      const files = await deps.files.list(botId);
+      return files.sort((a, b) => (a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0));
+    },
+
+    /** Takes the file out of search at once, deletes its record and bytes, and queues an index compaction. */
+    async remove(projectId: string, botId: string, fileName: string): Promise<void> {
+      await deps.requireBot(projectId, botId);
+      const removed = await deps.files.remove(projectId, botId, fileKeyOf(fileName));
+      if (!removed) throw notFound(`Bot ${botId} has no knowledge file named "${fileName}".`);
+      await deps.objects
+        .delete([removed.objectKey, knowledgeObjectKeys.excerpts(botId, removed.generation)])
+        .catch((error) => deps.logger.warn('knowledge objects not deleted', { botId, cause: String(error) }));
+      await deps.queue
+        .enqueue({ kind: 'rebuild', botId })
+        .catch((error) => deps.logger.warn('index compaction not queued', { botId, cause: String(error) }));
+    },
+
+    /** Everything a deleted bot had: file records and every object under its prefix. */
+    async purgeBot(botId: string): Promise<void> {
+      await deps.files.removeAll(botId);
+      await deps.objects.deletePrefix(knowledgeObjectKeys.botPrefix(botId));
+    },
+  };
+}
+
+export type KnowledgeManagement = ReturnType<typeof makeKnowledgeManagement>;

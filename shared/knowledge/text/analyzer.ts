@@ -1,0 +1,115 @@
+import { stemmer as englishStemmer } from '@orama/stemmers/english';
+import { stemmer as portugueseStemmer } from '@orama/stemmers/portuguese';
+import { stopwords as englishStopwords } from '@orama/stopwords/english';
+import { stopwords as portugueseStopwords } from '@orama/stopwords/portuguese';
+
+/**
+ * Text handling for Portuguese and English knowledge: lower case, accents folded, stop words dropped, light
+ * stemming (Snowball stemmers from @orama/stemmers).
+ *
+ * Excerpts are stemmed in their file's language (detected from stop words). A query's language is not known, so
+ * each query word yields its Portuguese and its English term; the index scores a word by its best variant.
+ *
+ * Brazilian users often type without accents ("informacao"), which Snowball's Portuguese stemmer treats unlike the
+ * accented word ("informação" → "inform", "informacao" → "informaca"). Portuguese words are therefore folded, given
+ * back the nasal endings that folding erased and reduced to the singular ("informacoes" → "informação"), stemmed,
+ * and folded again, so the accented, the unaccented, the singular and the plural forms meet on one term.
+ */
+export type Language = 'pt' | 'en';
+
+const MAX_TOKEN_LENGTH = 40;
+
+const FOLDED_STOPWORDS = new Set([...portugueseStopwords, ...englishStopwords].map(foldAccents));
+const PORTUGUESE_MARKERS = new Set(portugueseStopwords.map(foldAccents).filter((w) => !englishStopwords.includes(w)));
+const ENGLISH_MARKERS = new Set(englishStopwords.filter((w) => !portugueseStopwords.includes(w)).map(foldAccents));
+
+/** Removes diacritics: "Informação" → "Informacao". */
+export function foldAccents(s: string): string {
+  return s.normalize('NFD').replace(/\p{M}+/gu, '');
+}
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** The folded, lower-cased words of a text, in order (stop words included). */
+export function words(text: string): string[] {
+  return foldAccents(text.toLowerCase()).match(WORD) ?? [];
+}
+
+/** Guesses whether a text is Portuguese or English from its stop words; Portuguese when it cannot tell. */
+export function detectLanguage(text: string): Language {
+  let pt = 0;
+  let en = 0;
+  const sample = words(text.length > 20_000 ? text.slice(0, 20_000) : text);
+  for (const w of sample) {
+    if (PORTUGUESE_MARKERS.has(w)) pt++;
+    else if (ENGLISH_MARKERS.has(w)) en++;
+  }
+  return en > pt ? 'en' : 'pt';
+}
+
+/** Folded Portuguese word back to a form the stemmer knows: nasal endings restored, plural reduced. */
+function portugueseSingular(w: string): string {
+  if (w.length < 4) return w;
+  if (w.endsWith('coes')) return `${w.slice(0, -4)}ção`;
+  if (w.endsWith('cao')) return `${w.slice(0, -3)}ção`;
+  if (w.endsWith('oes') || w.endsWith('aos') || w.endsWith('aes')) return `${w.slice(0, -3)}ão`;
+  if (w.endsWith('ao')) return `${w.slice(0, -2)}ão`;
+  return w;
+}
+
+function stemPortuguese(w: string): string {
+  return foldAccents(portugueseStemmer(portugueseSingular(w)));
+}
+
+function stemEnglish(w: string): string {
+  return englishStemmer(w);
+}
+
+/** Stems memoised per language: vocabularies are small next to the text, so most words hit the cache. */
+const caches: Record<Language, Map<string, string>> = { pt: new Map(), en: new Map() };
+const CACHE_LIMIT = 200_000;
+
+function term(word: string, language: Language): string {
+  const cache = caches[language];
+  let t = cache.get(word);
+  if (t === undefined) {
+    t = isPlainNumberOrShort(word) ? word : language === 'pt' ? stemPortuguese(word) : stemEnglish(word);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(word, t);
+  }
+  return t;
+}
+
+function isPlainNumberOrShort(word: string): boolean {
+  return word.length <= 2 || /^\d/.test(word);
+}
+
+/** The index terms of an excerpt written in `language`: stop words dropped, each word stemmed. */
+export function documentTerms(text: string, language: Language): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    if (w.length > MAX_TOKEN_LENGTH || FOLDED_STOPWORDS.has(w)) continue;
+    out.push(term(w, language));
+  }
+  return out;
+}
+
+/**
+ * The terms of a query, one group per word: its Portuguese and English terms (one when they agree). A query made
+ * only of stop words keeps them, so "o que é" still searches something.
+ */
+export function queryTermGroups(query: string): string[][] {
+  const all = words(query).filter((w) => w.length <= MAX_TOKEN_LENGTH);
+  const kept = all.filter((w) => !FOLDED_STOPWORDS.has(w));
+  const source = kept.length ? kept : all;
+  const groups: string[][] = [];
+  const seen = new Set<string>();
+  for (const w of source) {
+    const variants = [...new Set([term(w, 'pt'), term(w, 'en')])];
+    const key = variants.join('\u0000');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    groups.push(variants);
+  }
+  return groups;
+}
