@@ -11,6 +11,7 @@ import type { HttpEvent } from '#shared/http/types.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { makeProjectUseCases } from '#shared/projects/use-cases.ts';
 import { projectRoutes } from './routes/projects.ts';
+import { botRoutesFromConfig } from './routes/bots.ts';
 import { secretBoxFromConfig } from '#shared/integrations/secret-box-from-config.ts';
 import { channelRoutesFromConfig } from './routes/channels.ts';
 import { integrationRoutesFromConfig } from './routes/integrations.ts';
@@ -29,7 +30,7 @@ const projects = makeProjectUseCases({
 });
 
 const secretBox = await secretBoxFromConfig(cfg);
-const dispatch = createRouter('/admin/v1', [...projectRoutes(projects), ...channelRoutesFromConfig(cfg, table, secretBox), ...integrationRoutesFromConfig(cfg, table, secretBox)]);
+const dispatch = createRouter('/admin/v1', [...projectRoutes(projects), ...channelRoutesFromConfig(cfg, table, secretBox), ...integrationRoutesFromConfig(cfg, table, secretBox), ...botRoutesFromConfig(cfg, table, logger)]);
 
 /** The management API (`/admin/v1/*`): one function, routed inside. */
 export const handler = httpFunction(logger)

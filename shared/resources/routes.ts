@@ -31,8 +31,12 @@ export const routes: RouteDefinition[] = [
   // timeoutMs goes up to 90 s: the Lambda gets 90 s + 10 s for the bot read, the charge, the refund and the answer.
   { method: 'POST', path: '/api/v1/ai/completion', fn: 'completion', timeoutSeconds: 100, memoryMb: 1024,
     access: { table: { read: true, write: true }, buckets: { knowledge: { read: [''] } }, bedrock: { invoke: true }, secrets: ['modelApiKey'] } },
+  // Search loads a bot's index (CPU-bound gunzip) on a cold start: 1,769 MB is one full vCPU.
+  { method: 'POST', path: '/api/v1/ai/search', fn: 'search', timeoutSeconds: 15, memoryMb: 1769,
+    access: { table: { read: true, write: true }, buckets: { knowledge: { read: ['bots/'] } } } },
   { method: 'ANY', path: '/admin/v1/{proxy+}', fn: 'admin', timeoutSeconds: 30, memoryMb: 1024,
-    access: { table: { read: true, write: true }, secrets: ['adminKey', 'secretsKey'] } },
+    access: { table: { read: true, write: true }, secrets: ['adminKey', 'secretsKey'], sendTo: ['ingest'],
+      buckets: { knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'], list: true } } } },
   // Providers get 10 s per call (WhatsApp: a text then up to 10 files); 30 s covers a slow multi-part send.
   { method: 'POST', path: '/api/integration/generic', fn: 'send', timeoutSeconds: 30, memoryMb: 512,
     access: { table: { read: true, write: true }, sendTo: ['events'], secrets: ['secretsKey'] } },
@@ -40,7 +44,8 @@ export const routes: RouteDefinition[] = [
 ];
 
 /** Media types API Gateway must pass as binary (base64). JSON is never binary. */
-export const binaryMediaTypes = ['multipart/form-data', 'application/pdf', 'application/octet-stream'];
+// Knowledge uploads (text/plain, text/markdown, text/html) travel as bytes too, so a Windows-1252 file arrives intact.
+export const binaryMediaTypes = ['multipart/form-data', 'application/pdf', 'application/octet-stream', 'text/plain', 'text/markdown', 'text/html'];
 
 /** Function that answers 404 NOT_FOUND / 405 METHOD_NOT_ALLOWED for paths and methods no route serves. */
 export const fallbackFunction = 'fallback';

@@ -28,7 +28,11 @@ export interface ScheduledWorkerDefinition {
   access?: FunctionAccess;
 }
 
-export const queueWorkers: QueueWorkerDefinition[] = [];
+export const queueWorkers: QueueWorkerDefinition[] = [
+  // Knowledge ingestion: a batch groups uploads per bot so each bot's index is rebuilt once per batch.
+  { fn: 'ingest', queue: 'ingest', batchSize: 10, batchWindowSeconds: 1, timeoutSeconds: 600, memoryMb: 2048, maxConcurrency: 2,
+    access: { table: { read: true, write: true }, buckets: { knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'] } } } },
+];
 
 export const scheduledWorkers: ScheduledWorkerDefinition[] = [
   { fn: 'credit-sweeper', everyMinutesOnAws: 1, everySecondsLocally: 5, timeoutSeconds: 60, memoryMb: 512,
