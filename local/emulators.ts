@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
@@ -22,6 +23,8 @@ const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export interface Emulators {
   dynamoEndpoint: string;
+  /** The dynalite HTTP server: tests count the DynamoDB operations it receives (`X-Amz-Target`). */
+  dynamoServer: Server;
   awsEndpoint: string;
   region: string;
   tableName: string;
@@ -53,6 +56,7 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     const [, queueSetup] = await Promise.all([ensureTable(ddb), ensureQueues(sqs), ensureBuckets(s3)]);
     return {
       dynamoEndpoint,
+      dynamoServer: dynamo.server,
       awsEndpoint,
       region: REGION,
       tableName: mainTable.localName,
@@ -71,12 +75,13 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
 }
 
 /** dynalite on 127.0.0.1 (LevelDB under `path`, or in memory), without the table. */
-export async function startDynalite(path?: string): Promise<{ endpoint: string; close(): Promise<void> }> {
+export async function startDynalite(path?: string): Promise<{ endpoint: string; server: Server; close(): Promise<void> }> {
   const server = dynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    server,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
