@@ -1,0 +1,359 @@
+import type { PDFDocumentLoadingTask, PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { CorruptPdfError, EncryptedPdfError, NotPdfError, PdfError } from './errors.ts';
+import type { OcrEngine, OcrText } from './ocr.ts';
+import { OcrEngineError } from './ocr.ts';
+import { loadPdfjs, pdfjsAssets } from './pdfjs.ts';
+import { renderPage } from './render.ts';
+
+/** One page of a PDF as text. `ocr` says the text came from OCR of the rendered page rather than its text layer. */
+export interface PdfPage {
+  /** 1-based. */
+  page: number;
+  text: string;
+  ocr: boolean;
+  /** Why nothing was read from this page, when nothing was. */
+  unreadable?: UnreadableReason;
+}
+
+/**
+ * - `blank`: nothing on the page (no text layer, nothing drawn but paper).
+ * - `noise`: a picture of scattered dots (or a photo) with nothing OCR could take for text.
+ * - `low-confidence`: OCR ran but was not confident it read words.
+ * - `ocr-timeout`: OCR of the page did not finish within its time budget.
+ * - `needs-ocr`: the page is a picture of text and no OCR engine was given.
+ */
+export type UnreadableReason = 'blank' | 'noise' | 'low-confidence' | 'ocr-timeout' | 'needs-ocr';
+
+export interface PdfPages {
+  pages: PdfPage[];
+}
+
+export interface OcrOptions {
+  engine: OcrEngine;
+  /** Resolution pages are rendered at for OCR. Default 200 DPI. */
+  dpi?: number;
+  /** Time budget for one page's OCR; past it the page is `ocr-timeout`. Default 60 s. */
+  pageTimeoutMs?: number;
+  /** Mean word confidence (0-100) under which OCR output is treated as unreadable. Default 50. */
+  minConfidence?: number;
+}
+
+export interface ExtractPdfOptions {
+  /** OCR for pages without a usable text layer; without it such pages come back empty with `needs-ocr`. */
+  ocr?: OcrOptions;
+  /** Aborts the extraction: the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** A PDF that parsed: its page count is known; its pages are read by {@link OpenPdf.extract}. */
+export interface OpenPdf {
+  readonly pageCount: number;
+  extract(options?: ExtractPdfOptions): Promise<PdfPages>;
+  close(): Promise<void>;
+}
+
+/** `%PDF-` at byte 0: what the contract calls "a PDF by its first bytes". */
+export function startsLikePdf(bytes: Uint8Array): boolean {
+  return bytes.length >= 5 && bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46 && bytes[4] === 0x2d;
+}
+
+/**
+ * Reads a whole PDF: {@link openPdf}, then every page's text, then closes it. Pages with a text layer are read from
+ * it; pages that are pictures of text are rendered and OCRed when `options.ocr` is given. Throws {@link NotPdfError},
+ * {@link EncryptedPdfError} or {@link CorruptPdfError} for files that cannot be read, {@link OcrEngineError} when the
+ * OCR engine fails, and the signal's reason when aborted.
+ */
+export async function extractPdfPages(bytes: Uint8Array, options: ExtractPdfOptions = {}): Promise<PdfPages> {
+  const pdf = await openPdf(bytes, { signal: options.signal });
+  try {
+    return await pdf.extract(options);
+  } finally {
+    await pdf.close();
+  }
+}
+
+const EOF_MARKER = Buffer.from('%%EOF', 'latin1');
+/** Readers accept trailing bytes after the last `%%EOF` as long as it is within the last KiB. */
+const EOF_WINDOW = 1024;
+
+/**
+ * Parses a PDF's structure (header, cross-reference data, page count) without reading its pages. This is the check
+ * the extract endpoint runs before it charges: everything that makes a file unreadable as a PDF fails here.
+ */
+export async function openPdf(bytes: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<OpenPdf> {
+  if (!startsLikePdf(bytes)) throw new NotPdfError();
+  const tail = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).subarray(Math.max(0, bytes.byteLength - EOF_WINDOW));
+  if (tail.indexOf(EOF_MARKER) < 0) throw new CorruptPdfError('The PDF is truncated or damaged: it has no end-of-file marker.');
+  options.signal?.throwIfAborted();
+
+  const pdfjs = await loadPdfjs();
+  const task: PDFDocumentLoadingTask = pdfjs.getDocument({
+    // pdfjs may take ownership of the buffer it is given; it gets a copy so the caller's bytes stay usable.
+    data: new Uint8Array(bytes),
+    ...pdfjsAssets(),
+    cMapPacked: true,
+    disableFontFace: true,
+    // Decompression bombs: images above 40 megapixels (A4 at 600 DPI is 35) are skipped, not decoded.
+    maxImageSize: 40_000_000,
+    useSystemFonts: false,
+    enableXfa: false,
+    verbosity: pdfjs.VerbosityLevel.ERRORS,
+  });
+  let doc: PDFDocumentProxy;
+  try {
+    doc = await task.promise;
+  } catch (error) {
+    await task.destroy().catch(() => undefined);
+    throw asPdfError(error);
+  }
+  if (doc.numPages < 1) {
+    await task.destroy().catch(() => undefined);
+    throw new CorruptPdfError('The PDF has no pages.');
+  }
+  return {
+    pageCount: doc.numPages,
+    extract: (extractOptions = {}) => extractOpen(doc, pdfjs.OPS, extractOptions),
+    close: () => task.destroy(),
+  };
+}
+
+function asPdfError(error: unknown): Error {
+  if (error instanceof PdfError) return error;
+  const name = (error as { name?: string } | undefined)?.name;
+  if (name === 'PasswordException') return new EncryptedPdfError();
+  return new CorruptPdfError('The PDF is damaged and could not be parsed.', { cause: error });
+}
+
+/** Text layers with at least this many letters and digits are used as they are, without looking further. */
+const RICH_TEXT_CHARS = 200;
+/** Under this many letters and digits a page "has no usable text layer" when it also shows pictures. */
+const SOME_TEXT_CHARS = 16;
+/** Share of the page covered by images from which a page is treated as a scan even with a little text on it. */
+const SCAN_COVERAGE = 0.5;
+/** Share of the page covered by images (or this many path operations: text drawn as outlines) that may hold text. */
+const PICTURE_COVERAGE = 0.05;
+const OUTLINED_TEXT_PATHS = 300;
+
+async function extractOpen(doc: PDFDocumentProxy, ops: Record<string, number>, options: ExtractPdfOptions): Promise<PdfPages> {
+  const { signal, ocr } = options;
+  const pages: PdfPage[] = new Array(doc.numPages);
+  const slots = new Slots(Math.max(1, ocr?.engine.concurrency ?? 1));
+  const pending: Promise<void>[] = [];
+  let failure: unknown;
+
+  try {
+    for (let number = 1; number <= doc.numPages; number++) {
+      signal?.throwIfAborted();
+      if (failure) throw failure;
+      const page = await loadPage(doc, number);
+      try {
+        const text = await textLayer(page, number);
+        const letters = countLetters(text);
+        if (letters >= RICH_TEXT_CHARS) {
+          pages[number - 1] = { page: number, text, ocr: false };
+          continue;
+        }
+        const pictures = await pictureCoverage(page, ops);
+        const mayHoldText = pictures.imageCoverage >= PICTURE_COVERAGE || pictures.paths >= OUTLINED_TEXT_PATHS;
+        const needsOcr = letters < SOME_TEXT_CHARS ? mayHoldText : pictures.imageCoverage >= SCAN_COVERAGE;
+        if (!needsOcr) {
+          pages[number - 1] = readable(number, text, false, 'blank');
+          continue;
+        }
+        if (!ocr) {
+          pages[number - 1] = readable(number, text, false, 'needs-ocr');
+          continue;
+        }
+        await slots.acquire(signal);
+        let rendered;
+        try {
+          rendered = await renderPage(page, number, ocr.dpi ?? 200);
+        } catch (error) {
+          slots.release();
+          throw error;
+        }
+        if (rendered.verdict !== 'text') {
+          slots.release();
+          pages[number - 1] = readable(number, text, false, rendered.verdict);
+          continue;
+        }
+        pending.push(
+          recognize(ocr, rendered.image, signal)
+            .then((result) => {
+              pages[number - 1] = pickRicher(number, text, result, ocr.minConfidence ?? 50);
+            })
+            .catch((error: unknown) => {
+              failure ??= error;
+            })
+            .finally(() => slots.release()),
+        );
+      } finally {
+        page.cleanup();
+      }
+    }
+    await Promise.all(pending);
+    if (failure) throw failure;
+    signal?.throwIfAborted();
+    return { pages };
+  } catch (error) {
+    await Promise.allSettled(pending);
+    throw error;
+  }
+}
+
+async function loadPage(doc: PDFDocumentProxy, number: number): Promise<PDFPageProxy> {
+  try {
+    return await doc.getPage(number);
+  } catch (error) {
+    throw new CorruptPdfError(`The PDF is damaged: page ${number} could not be read.`, { cause: error });
+  }
+}
+
+async function textLayer(page: PDFPageProxy, number: number): Promise<string> {
+  let content;
+  try {
+    content = await page.getTextContent();
+  } catch (error) {
+    throw new CorruptPdfError(`The PDF is damaged: the text of page ${number} could not be read.`, { cause: error });
+  }
+  let text = '';
+  for (const item of content.items) {
+    if (!('str' in item)) continue;
+    text += item.str;
+    if (item.hasEOL) text += '\n';
+  }
+  return tidy(text);
+}
+
+/** Trailing spaces off every line, no control characters, at most one blank line in a row, NFC. */
+export function tidy(text: string): string {
+  return text
+    .normalize('NFC')
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t\u00a0]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/gu;
+
+/** Letters and digits: what makes text "readable" (punctuation and spaces alone are not). */
+export function countLetters(text: string): number {
+  return text.match(LETTER_OR_DIGIT)?.length ?? 0;
+}
+
+function readable(page: number, text: string, ocr: boolean, otherwise: UnreadableReason): PdfPage {
+  return countLetters(text) > 0 ? { page, text, ocr } : { page, text: '', ocr, unreadable: otherwise };
+}
+
+/** The OCR text unless the text layer says more (a cover photo with a typed title, say). */
+function pickRicher(page: number, layerText: string, result: OcrText | 'timeout', minConfidence: number): PdfPage {
+  const ocrText = result !== 'timeout' && result.confidence >= minConfidence ? tidy(result.text) : '';
+  if (countLetters(ocrText) > 0 && countLetters(ocrText) >= countLetters(layerText)) return { page, text: ocrText, ocr: true };
+  if (countLetters(layerText) > 0) return { page, text: layerText, ocr: false };
+  return { page, text: '', ocr: true, unreadable: result === 'timeout' ? 'ocr-timeout' : 'low-confidence' };
+}
+
+async function recognize(ocr: OcrOptions, image: Parameters<OcrEngine['recognize']>[0], signal: AbortSignal | undefined): Promise<OcrText | 'timeout'> {
+  const pageDeadline = AbortSignal.timeout(ocr.pageTimeoutMs ?? 60_000);
+  const combined = signal ? AbortSignal.any([signal, pageDeadline]) : pageDeadline;
+  try {
+    return await ocr.engine.recognize(image, combined);
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    if (pageDeadline.aborted) return 'timeout';
+    if (error instanceof OcrEngineError) throw error;
+    throw new OcrEngineError(`OCR of page ${image.page} failed.`, { cause: error });
+  }
+}
+
+interface PictureCoverage {
+  /** Share of the page area covered by images (0 to 1). */
+  imageCoverage: number;
+  /** Path construction operations (vector drawings, or text converted to outlines). */
+  paths: number;
+}
+
+/** Walks the page's drawing operations, following the transformation matrix, to see how much of it is pictures. */
+async function pictureCoverage(page: PDFPageProxy, ops: Record<string, number>): Promise<PictureCoverage> {
+  const list = await page.getOperatorList();
+  const [x0, y0, x1, y1] = page.view as [number, number, number, number];
+  const pageArea = Math.abs((x1 - x0) * (y1 - y0)) || 1;
+  const imageOps = new Set(
+    [
+      'paintImageXObject',
+      'paintInlineImageXObject',
+      'paintImageMaskXObject',
+      'paintImageXObjectRepeat',
+      'paintImageMaskXObjectRepeat',
+      'paintInlineImageXObjectGroup',
+      'paintImageMaskXObjectGroup',
+    ].map((name) => ops[name]),
+  );
+  let ctm: Matrix = [1, 0, 0, 1, 0, 0];
+  const stack: Matrix[] = [];
+  let imageArea = 0;
+  let paths = 0;
+  for (let i = 0; i < list.fnArray.length; i++) {
+    const fn = list.fnArray[i];
+    const args = list.argsArray[i] as unknown[] | null;
+    if (fn === ops.save) stack.push(ctm);
+    else if (fn === ops.restore) ctm = stack.pop() ?? ctm;
+    else if (fn === ops.transform) ctm = multiply(ctm, args as Matrix);
+    else if (fn === ops.paintFormXObjectBegin) {
+      stack.push(ctm);
+      if (Array.isArray(args?.[0])) ctm = multiply(ctm, args[0] as Matrix);
+    } else if (fn === ops.paintFormXObjectEnd) ctm = stack.pop() ?? ctm;
+    else if (fn === ops.constructPath) paths++;
+    else if (imageOps.has(fn)) imageArea += Math.abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]);
+  }
+  return { imageCoverage: Math.min(1, imageArea / pageArea), paths };
+}
+
+type Matrix = [number, number, number, number, number, number];
+
+function multiply(m: Matrix, n: Matrix): Matrix {
+  return [
+    m[0] * n[0] + m[2] * n[1],
+    m[1] * n[0] + m[3] * n[1],
+    m[0] * n[2] + m[2] * n[3],
+    m[1] * n[2] + m[3] * n[3],
+    m[0] * n[4] + m[2] * n[5] + m[4],
+    m[1] * n[4] + m[3] * n[5] + m[5],
+  ];
+}
+
+/** A counting semaphore: at most `size` pages rendered and waiting for or in OCR at once (bounds memory). */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+  async acquire(signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        const index = this.waiting.indexOf(grant);
+        if (index >= 0) this.waiting.splice(index, 1);
+        reject(signal!.reason);
+      };
+      const grant = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.waiting.push(grant);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}

@@ -1,0 +1,54 @@
+import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PageImage } from './ocr.ts';
+import { assessScan, type ScanVerdict } from './scan-quality.ts';
+
+/** Large pages are rendered at a lower resolution so one page never takes more than this many pixels (~64 MB RGBA). */
+const MAX_PIXELS = 16_000_000;
+/** Textract's limit per side; tesseract does not need more. */
+const MAX_SIDE = 10_000;
+/** Textract takes images up to 10 MB; a PNG above this is sent as JPEG instead. */
+const MAX_PNG_BYTES = 8 * 1024 * 1024;
+
+type Canvas = typeof import('@napi-rs/canvas');
+let canvasModule: Promise<Canvas> | undefined;
+
+export interface RenderedPage {
+  image: PageImage;
+  verdict: ScanVerdict;
+}
+
+/**
+ * Renders one page (pdfjs onto an @napi-rs/canvas) at `dpi`, looks at the pixels (blank? random dots?) and encodes
+ * the image for OCR. Loaded lazily: callers that never OCR never load the native canvas module.
+ */
+export async function renderPage(page: PDFPageProxy, pageNumber: number, dpi: number): Promise<RenderedPage> {
+  const { createCanvas } = await (canvasModule ??= import('@napi-rs/canvas'));
+  const base = page.getViewport({ scale: 1 });
+  let scale = dpi / 72;
+  const pixels = base.width * base.height * scale * scale;
+  if (pixels > MAX_PIXELS) scale *= Math.sqrt(MAX_PIXELS / pixels);
+  scale = Math.min(scale, MAX_SIDE / Math.max(base.width, base.height));
+  const viewport = page.getViewport({ scale });
+  const width = Math.max(1, Math.floor(viewport.width));
+  const height = Math.max(1, Math.floor(viewport.height));
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext('2d');
+  context.fillStyle = '#ffffff';
+  context.fillRect(0, 0, width, height);
+  await page.render({ canvas: canvas as never, canvasContext: context as never, viewport }).promise;
+
+  const pixelsData = context.getImageData(0, 0, width, height);
+  const assessment = assessScan(pixelsData.data, width, height);
+  const effectiveDpi = Math.round(scale * 72);
+  if (assessment.verdict !== 'text') {
+    return { image: { page: pageNumber, data: Buffer.alloc(0), format: 'png', width, height, dpi: effectiveDpi }, verdict: assessment.verdict };
+  }
+  if (assessment.despeckled > 0) context.putImageData(pixelsData, 0, 0);
+  let data = canvas.toBuffer('image/png');
+  let format: PageImage['format'] = 'png';
+  if (data.length > MAX_PNG_BYTES) {
+    data = canvas.toBuffer('image/jpeg', 90);
+    format = 'jpeg';
+  }
+  return { image: { page: pageNumber, data, format, width, height, dpi: effectiveDpi }, verdict: 'text' };
+}

@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { createCanvas } from '@napi-rs/canvas';
+import { PDFDocument, PDFHexString, PDFName, PDFNumber, StandardFonts, type PDFFont } from 'pdf-lib';
+
+/**
+ * PDFs built for tests with pdf-lib: real files, each made for one behaviour (text layer, scan, mixed, blank,
+ * noise, encrypted, truncated, oversized).
+ */
+
+const LETTER: [number, number] = [612, 792];
+
+/** A page of typed text per entry (lines split on `\n`), Helvetica 12 pt. */
+export async function textPdf(pages: string[]): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (const text of pages) addTextPage(doc, font, text);
+  return doc.save();
+}
+
+function addTextPage(doc: PDFDocument, font: PDFFont, text: string): void {
+  const page = doc.addPage(LETTER);
+  let y = 740;
+  for (const line of text.split('\n')) {
+    page.drawText(line, { x: 56, y, size: 12, font });
+    y -= 18;
+  }
+}
+
+/**
+ * A scanned page: the text drawn onto a white 200-DPI image with @napi-rs/canvas (as a scanner would produce it),
+ * embedded as the page's only content. No text layer.
+ */
+export function scanImage(text: string, options: { dpi?: number; fontPx?: number } = {}): Buffer {
+  const dpi = options.dpi ?? 200;
+  const width = Math.round((LETTER[0] / 72) * dpi);
+  const height = Math.round((LETTER[1] / 72) * dpi);
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext('2d');
+  context.fillStyle = '#ffffff';
+  context.fillRect(0, 0, width, height);
+  context.fillStyle = '#000000';
+  const fontPx = options.fontPx ?? Math.round((12 / 72) * dpi * 1.2);
+  context.font = `${fontPx}px sans-serif`;
+  let y = Math.round(dpi * 0.9);
+  for (const line of text.split('\n')) {
+    context.fillText(line, Math.round(dpi * 0.75), y);
+    y += Math.round(fontPx * 1.5);
+  }
+  return canvas.toBuffer('image/png');
+}
+
+/** An image of random black and white dots, like a page of pure scanner noise. */
+export function noiseImage(options: { dpi?: number; density?: number } = {}): Buffer {
+  const dpi = options.dpi ?? 200;
+  const width = Math.round((LETTER[0] / 72) * dpi);
+  const height = Math.round((LETTER[1] / 72) * dpi);
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext('2d');
+  const pixels = context.createImageData(width, height);
+  const random = randomBytes(width * height);
+  const cut = Math.round((options.density ?? 0.5) * 256);
+  for (let i = 0; i < width * height; i++) {
+    const v = random[i]! < cut ? 0 : 255;
+    pixels.data[i * 4] = pixels.data[i * 4 + 1] = pixels.data[i * 4 + 2] = v;
+    pixels.data[i * 4 + 3] = 255;
+  }
+  context.putImageData(pixels, 0, 0);
+  return canvas.toBuffer('image/png');
+}
+
+export type PageSpec = { text: string } | { scan: string } | { image: Buffer } | { blank: true };
+
+/** A PDF whose pages are typed text, scans of text, arbitrary images (PNG) or blank, in order. */
+export async function mixedPdf(pages: PageSpec[]): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (const spec of pages) {
+    if ('text' in spec) addTextPage(doc, font, spec.text);
+    else if ('blank' in spec) doc.addPage(LETTER);
+    else {
+      const png = await doc.embedPng('scan' in spec ? scanImage(spec.scan) : spec.image);
+      const page = doc.addPage(LETTER);
+      page.drawImage(png, { x: 0, y: 0, width: LETTER[0], height: LETTER[1] });
+    }
+  }
+  return doc.save();
+}
+
+export const scannedPdf = (text: string) => mixedPdf([{ scan: text }]);
+export const blankPdf = () => mixedPdf([{ blank: true }]);
+export const noisePdf = () => mixedPdf([{ image: noiseImage() }]);
+
+/**
+ * A PDF protected by a user password (standard security handler, RC4 40-bit entries). The O/U entries do not
+ * match the empty password, so a reader must ask for one, as it would for any password-protected file.
+ */
+export async function encryptedPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  addTextPage(doc, font, 'Secret quarterly numbers');
+  const context = doc.context;
+  const encrypt = context.obj({
+    Filter: PDFName.of('Standard'),
+    V: PDFNumber.of(1),
+    R: PDFNumber.of(2),
+    Length: PDFNumber.of(40),
+    P: PDFNumber.of(-3904),
+    O: PDFHexString.of(randomBytes(32).toString('hex')),
+    U: PDFHexString.of(randomBytes(32).toString('hex')),
+  });
+  const id = PDFHexString.of(randomBytes(16).toString('hex'));
+  context.trailerInfo.Encrypt = context.register(encrypt);
+  context.trailerInfo.ID = context.obj([id, id]);
+  return doc.save({ useObjectStreams: false });
+}
+
+/** The first `fraction` of a valid PDF's bytes, as an interrupted download leaves it. */
+export async function truncatedPdf(fraction = 0.6): Promise<Uint8Array> {
+  const bytes = await textPdf(['A page that will be cut short.', 'And another one.']);
+  return bytes.subarray(0, Math.floor(bytes.length * fraction));
+}
+
+/**
+ * A valid PDF of exactly `size` bytes: one text page plus an unreferenced stream of random bytes, padded after
+ * `%%EOF` with newlines to the exact size.
+ */
+export async function pdfOfSize(size: number, text = 'Big file first page'): Promise<Uint8Array> {
+  const probe = await build(0);
+  const overhead = probe.length + 200;
+  let bytes = await build(Math.max(0, size - overhead));
+  if (bytes.length > size) throw new Error(`pdfOfSize: overhead estimate too small (${bytes.length} > ${size})`);
+  if (size - bytes.length > 1000) throw new Error(`pdfOfSize: overhead estimate too large (${size - bytes.length})`);
+  const padded = new Uint8Array(size);
+  padded.set(bytes);
+  padded.fill(0x0a, bytes.length);
+  bytes = padded;
+  return bytes;
+
+  async function build(filler: number): Promise<Uint8Array> {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    addTextPage(doc, font, text);
+    if (filler > 0) doc.context.register(doc.context.stream(randomBytes(filler)));
+    return doc.save({ useObjectStreams: false });
+  }
+}
+
+/** The issue's upper bound: 25 MB. */
+export const MAX_PDF_BYTES = 26_214_400;
