@@ -37,6 +37,12 @@ const schema = z.object({
   OPENAI_MODEL: z.string().min(1).optional(),
   WEBHOOK_ALLOW_PRIVATE: flag(false).optional(),
   WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds').optional(),
+  /** Deadline of one webhook delivery attempt (contract: 15 s); shorter only in tests. */
+  WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(15_000),
+  /** Delivery attempts in flight at once to one destination, per deliver worker process (see endpoint-gate.ts). */
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z.coerce.number().int().positive().max(1_000).default(10),
+  /** An attempt unanswered this long marks its destination as slow: its further jobs are put back, not awaited. */
+  WEBHOOK_SLOW_AFTER_MS: z.coerce.number().int().positive().max(60_000).default(1_000),
   /** Deadline of each call to a channel's provider (SMTP, Twilio, WhatsApp Cloud); contract: 10 s. */
   SEND_PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(10_000),
 });
