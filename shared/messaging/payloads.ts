@@ -140,7 +140,10 @@ export type SendPayload =
 export const PAYLOAD_SCHEMAS = { whatsapp: whatsappPayload, email: emailPayload, sms: smsPayload } satisfies Record<ChannelType, z.ZodType>;
 
 /** Better words than "Unknown field" for unknown fields callers commonly send. */
-export const SEND_UNKNOWN_FIELD_MESSAGES = { channelType: 'channelType is derived from the token' };
+export const SEND_UNKNOWN_FIELD_MESSAGES: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, {
+  // Null prototype: a field named "toString" or "constructor" must not find Object.prototype's members here.
+  channelType: 'channelType is derived from the token',
+});
 
 export type PayloadValidation = { ok: true; value: SendPayload } | { ok: false; details: ErrorDetail[] };
 
