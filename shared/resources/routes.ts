@@ -40,7 +40,7 @@ export const routes: RouteDefinition[] = [
   // Providers get 10 s per call (WhatsApp: a text then up to 10 files); 30 s covers a slow multi-part send.
   { method: 'POST', path: '/api/integration/generic', fn: 'send', timeoutSeconds: 30, memoryMb: 512,
     access: { table: { read: true, write: true }, sendTo: ['events'], secrets: ['secretsKey'] } },
-  { method: 'ANY', path: '/api/integration/send', fn: 'legacy-send', timeoutSeconds: 5, memoryMb: 256 },
+  { method: 'ANY', path: '/api/integration/send', fn: 'legacy-send', timeoutSeconds: 5, memoryMb: 256, access: {} },
 ];
 
 /** Media types API Gateway must pass as binary (base64). JSON is never binary. */
