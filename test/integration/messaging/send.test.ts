@@ -1,0 +1,220 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
+import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
+import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
+import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
+import { sqsClient } from '#shared/adapters/sqs/clients.ts';
+import { makeAuthenticateCustomToken } from '#shared/auth/authenticate.ts';
+import { generateToken, hashToken } from '#shared/auth/tokens.ts';
+import { parseConfig } from '#shared/config/config.ts';
+import { HttpError } from '#shared/http/errors.ts';
+import { createSecretBox } from '#shared/integrations/secret-box.ts';
+import type { Channel } from '#shared/messaging/channel.ts';
+import { ProviderError, sandboxProvider, type MessageProvider, type MessageProviders } from '#shared/messaging/providers.ts';
+import { makeSendMessage } from '#shared/messaging/send-message.ts';
+import type { EventEnvelope, EventPublisher, PublishEventInput } from '#shared/webhooks/events.ts';
+import { eventMessageSchema } from '#shared/webhooks/model.ts';
+import { startEmulators, type Emulators } from '#local/emulators.ts';
+import { eventPublisherFromConfig } from '#functions/send/event-publisher.ts';
+
+let emulators: Emulators;
+let dataDir: string;
+let table: DynamoTable;
+let operations: string[];
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'switchboard-messaging-'));
+  emulators = await startEmulators(dataDir);
+  const cfg = parseConfig({
+    TABLE_NAME: emulators.tableName,
+    DYNAMODB_ENDPOINT: emulators.dynamoEndpoint,
+    SQS_ENDPOINT: emulators.awsEndpoint,
+    QUEUE_URL_EVENTS: emulators.queueUrls.events,
+    AWS_REGION: emulators.region,
+  });
+  const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+  const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ region: cfg.AWS_REGION, endpoint: cfg.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'l', secretAccessKey: 'l' } }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
+  // Every DynamoDB call, by operation name: the send's budget is asserted on this list.
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      operations.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name: 'countOperations' },
+  );
+  table = { client, tableName: cfg.TABLE_NAME };
+  operations = [];
+});
+afterAll(async () => {
+  table?.client.destroy();
+  await emulators?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const secretBox = createSecretBox(randomBytes(32).toString('base64'));
+
+class RecordingPublisher implements EventPublisher {
+  readonly events: EventEnvelope[] = [];
+  async publish(input: PublishEventInput): Promise<EventEnvelope> {
+    const envelope: EventEnvelope = { id: `evt_${this.events.length}`, timestamp: new Date().toISOString(), ...input };
+    this.events.push(envelope);
+    return envelope;
+  }
+}
+
+async function setup(channelInput: Partial<Channel> = {}, provider: MessageProvider = sandboxProvider) {
+  const channels = new DynamoChannelStore(table, secretBox);
+  const tokens = new DynamoTokenStore(table);
+  const projectId = `prj_${randomBytes(6).toString('hex')}`;
+  const channel: Channel = {
+    channelId: `ch_${randomBytes(6).toString('hex')}`,
+    projectId,
+    companyId: 1042,
+    type: 'sms',
+    name: 'Main',
+    address: '+5511999990000',
+    provider: { kind: 'sandbox' },
+    createdAt: new Date().toISOString(),
+    ...channelInput,
+  };
+  await channels.create(channel);
+  const token = generateToken('custom');
+  await tokens.put(hashToken(token), { kind: 'custom', projectId, integrationId: 'int_1', channelId: channel.channelId });
+  const events = new RecordingPublisher();
+  const errors: string[] = [];
+  const providers: MessageProviders = { sandbox: provider, smtp: provider, twilio: provider, 'whatsapp-cloud': provider };
+  const sendMessage = makeSendMessage({
+    channels,
+    messages: new DynamoMessageLog(table),
+    providers,
+    events,
+    providerBudgetMs: 5000,
+    onBackgroundError: (what) => errors.push(what),
+  });
+  const authenticate = makeAuthenticateCustomToken({ tokens });
+  /** What the send function does per request: authenticate, then the use case. */
+  const request = async (body: unknown) => {
+    const grant = await authenticate(`Bearer ${token}`);
+    return sendMessage(grant!, body);
+  };
+  return { channel, channels, events, errors, request };
+}
+
+describe('send use case over DynamoDB', () => {
+  it('costs exactly token, channel, charge and record on a metered channel', async () => {
+    const { request } = await setup({ credits: 5 });
+    operations = [];
+    await request({ to: '+5511988887777', body: 'hello' });
+    expect(operations).toEqual(['GetItemCommand', 'GetItemCommand', 'UpdateItemCommand', 'PutItemCommand']);
+  });
+
+  it('skips the charge on an unmetered channel', async () => {
+    const { request } = await setup();
+    operations = [];
+    await request({ to: '+5511988887777', body: 'hello' });
+    expect(operations).toEqual(['GetItemCommand', 'GetItemCommand', 'PutItemCommand']);
+  });
+
+  it('emits message.sent with the contract envelope', async () => {
+    const { request, events, channel } = await setup({ credits: 1 });
+    const result = await request({ to: '+5511988887777', body: 'hello', metadata: { order: 7 } });
+    expect(events.events).toEqual([
+      {
+        id: expect.stringMatching(/^evt_/),
+        type: 'message.sent',
+        timestamp: expect.any(String),
+        projectId: channel.projectId,
+        companyId: 1042,
+        channel: { id: channel.channelId, type: 'sms', address: '+5511999990000' },
+        data: expect.objectContaining({
+          messageId: result.messageId,
+          integrationId: 'int_1',
+          status: 'sent',
+          to: '+5511988887777',
+          provider: 'sandbox',
+          payload: { to: '+5511988887777', body: 'hello', metadata: { order: 7 } },
+        }),
+      },
+    ]);
+  });
+
+  it('on a provider failure: 502, credit refunded, message.failed with the reason', async () => {
+    const failing: MessageProvider = {
+      async send() {
+        throw new ProviderError('Twilio answered HTTP 500');
+      },
+    };
+    const { request, events, channels, channel } = await setup({ credits: 1, provider: { kind: 'twilio', accountSid: 'AC1', authToken: 't' } }, failing);
+    operations = [];
+    const error = await request({ to: '+5511988887777', body: 'hello' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HttpError);
+    expect((error as HttpError).status).toBe(502);
+    expect((error as HttpError).code).toBe('PROVIDER_ERROR');
+    // token, channel, charge, refund, failed record.
+    expect(operations).toEqual(['GetItemCommand', 'GetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand', 'PutItemCommand']);
+    expect((await channels.get(channel.projectId, channel.channelId))?.credits).toBe(1);
+    expect(events.events.map((e) => [e.type, e.data.status, e.data.error])).toEqual([['message.failed', 'failed', 'Twilio answered HTTP 500']]);
+  });
+
+  it('a 402 on an empty channel costs the two reads and no write', async () => {
+    const { request, events } = await setup({ credits: 0 });
+    operations = [];
+    const error = await request({ to: '+5511988887777', body: 'hello' }).catch((e: unknown) => e);
+    expect((error as HttpError).status).toBe(402);
+    expect(operations).toEqual(['GetItemCommand', 'GetItemCommand']);
+    expect(events.events).toEqual([]);
+  });
+
+  it('keeps the record under the item size limit for a huge email', async () => {
+    const { request, errors } = await setup({ type: 'email', address: 'a@example.com' });
+    const html = `<p>${'x'.repeat(2 * 1024 * 1024)}</p>`;
+    const result = await request({ to: 'b@example.com', subject: 'big', html });
+    expect(result.status).toBe('sent');
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('events queue publisher', () => {
+  it('puts the event on the events queue in the fan-out format, envelope as the body', async () => {
+    const cfg = parseConfig({
+      TABLE_NAME: emulators.tableName,
+      SQS_ENDPOINT: emulators.awsEndpoint,
+      QUEUE_URL_EVENTS: emulators.queueUrls.events,
+      AWS_REGION: emulators.region,
+    });
+    const publisher = eventPublisherFromConfig(cfg);
+    const envelope = await publisher.publish({
+      type: 'message.sent',
+      projectId: 'prj_1',
+      companyId: 1042,
+      channel: { id: 'ch_1', type: 'sms', address: '+5511999990000' },
+      data: { messageId: 'msg_1' },
+    });
+    expect(envelope.id).toMatch(/^evt_/);
+    const sqs = sqsClient(cfg);
+    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: emulators.queueUrls.events, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    expect(out.Messages).toHaveLength(1);
+    const message = eventMessageSchema.parse(JSON.parse(out.Messages![0]!.Body!));
+    expect(message).toMatchObject({ v: 1, eventId: envelope.id, eventType: 'message.sent', projectId: 'prj_1', channelId: 'ch_1' });
+    expect(JSON.parse(message.body!)).toEqual({
+      id: envelope.id,
+      type: 'message.sent',
+      timestamp: envelope.timestamp,
+      projectId: 'prj_1',
+      companyId: 1042,
+      channel: { id: 'ch_1', type: 'sms', address: '+5511999990000' },
+      data: { messageId: 'msg_1' },
+    });
+    await sqs.send(new DeleteMessageCommand({ QueueUrl: emulators.queueUrls.events, ReceiptHandle: out.Messages![0]!.ReceiptHandle! }));
+    sqs.destroy();
+  });
+});
