@@ -1,7 +1,16 @@
-import type { PdfPageReader } from './text/extract.ts';
+import { extractPdfPages, PdfError } from '../pdf/index.ts';
+import { UnreadableDocumentError, type PdfPageReader } from './text/extract.ts';
 
 /**
- * The PDF text layer reader for knowledge files: the same code the extract endpoint uses (`shared/pdf`).
- * Undefined until that module exists; PDF uploads are then marked failed with a clear reason.
+ * The PDF text layer reader for knowledge files: the same code the extract endpoint uses (`shared/pdf`). Pages
+ * without a text layer (scans) come back empty: knowledge ingestion does not OCR them.
  */
-export const pdfPageReader: PdfPageReader | undefined = undefined;
+export const pdfPageReader: PdfPageReader = async (bytes) => {
+  try {
+    const { pages } = await extractPdfPages(bytes, { signal: AbortSignal.timeout(120_000) });
+    return pages.map((p) => p.text);
+  } catch (error) {
+    if (error instanceof PdfError) throw new UnreadableDocumentError(error.message, { cause: error });
+    throw error;
+  }
+};

@@ -25,11 +25,11 @@ export async function extractDocumentText(
   let text: string;
   if (contentType === 'application/pdf') {
     if (!options.readPdf) throw new UnreadableDocumentError('PDF knowledge files are not supported by this deployment yet.');
-    if (!startsWith(bytes, '%PDF-')) throw new UnreadableDocumentError('The file is not a PDF: it does not start with "%PDF-".');
     let pages: string[];
     try {
       pages = await options.readPdf(bytes);
     } catch (error) {
+      if (error instanceof UnreadableDocumentError) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       throw new UnreadableDocumentError(`The PDF could not be read (corrupt or encrypted): ${reason}`, { cause: error });
     }
@@ -49,12 +49,6 @@ export async function extractDocumentText(
 function looksBinary(bytes: Uint8Array): boolean {
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return false;
   return bytes.subarray(0, 8192).includes(0);
-}
-
-function startsWith(bytes: Uint8Array, prefix: string): boolean {
-  // Some producers put a few bytes of junk before the header; PDF readers accept it within the first 1 KB.
-  const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
-  return head.includes(prefix);
 }
 
 /**
