@@ -45,6 +45,16 @@ const schema = z.object({
   WEBHOOK_SLOW_AFTER_MS: z.coerce.number().int().positive().max(60_000).default(1_000),
   /** Deadline of each call to a channel's provider (SMTP, Twilio, WhatsApp Cloud); contract: 10 s. */
   SEND_PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(10_000),
+  /** OCR for extract pages without a text layer: default `tesseract` locally, `textract` on AWS; `none` turns it off. */
+  OCR_ENGINE: z.enum(['tesseract', 'textract', 'none']).optional(),
+  /** Pages OCRed at once: tesseract worker threads (default 1), or Textract calls in flight (default 8). */
+  OCR_CONCURRENCY: z.coerce.number().int().positive().max(64).optional(),
+  OCR_DPI: z.coerce.number().int().min(72).max(600).default(200),
+  /** Time budget of one page's OCR; past it the page counts as unreadable. */
+  OCR_PAGE_TIMEOUT_MS: z.coerce.number().int().positive().max(600_000).default(60_000),
+  TEXTRACT_ENDPOINT: z.url().optional(),
+  /** Folder with `<lang>.traineddata.gz` for tesseract; default: the @tesseract.js-data packages. */
+  TESSERACT_LANG_PATH: z.string().min(1).optional(),
 });
 
 export type RawConfig = z.output<typeof schema>;
