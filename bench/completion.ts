@@ -1,0 +1,202 @@
+/**
+ * Overhead of POST /api/v1/ai/completion excluding the model's own time (issue 6's numbers):
+ *  - the offline provider (in-process, no network) through the local gateway, 1 and 16 connections;
+ *  - the anchor: a bare node:http server doing the same DynamoDB operations (token read, rate-limit write, [bot read],
+ *    charge, settle) with the same adapters on the same dynalite and the same offline generation, in the same run;
+ *  - DynamoDB operations per completion, counted on the service's own client.
+ * Each round runs service and anchor back to back (order alternating); the table reports medians over rounds and the
+ * median of the per-round ratios (the machine is shared, so only same-moment comparisons mean much).
+ * Run: npx tsx bench/completion.ts [--seconds 2] [--rounds 9]
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
+import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
+import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
+import { DynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
+import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
+import { OfflineModelProvider } from '#shared/adapters/models/offline-model.ts';
+import { hashToken } from '#shared/auth/tokens.ts';
+import { composeSystemPrompt } from '#shared/completion/system-prompt.ts';
+import { config } from '#shared/config/config.ts';
+import { newId } from '#shared/ids/ids.ts';
+import { gcraParams } from '#shared/ratelimit/gcra.ts';
+import { startService } from '#local/service.ts';
+import type { LoadOptions, LoadResult } from './completion-client.ts';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '2' }, rounds: { type: 'string', default: '9' } } });
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+const RATE = 100_000;
+
+const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-completion-'));
+const svc = await startService({ port: 0, dataDir, env: { MODEL_PROVIDER: 'offline', BOT_RATE_LIMIT_PER_MINUTE: String(RATE), POWERTOOLS_LOG_LEVEL: 'SILENT' } });
+const admin = async (method: string, path: string, body?: unknown) =>
+  (await fetch(`${svc.baseUrl}/admin/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  })).json() as Promise<any>;
+
+/** A project with a token and a bot; service and anchor get one each so they never contend on the same items. */
+async function setupCaller(companyId: number) {
+  const project = await admin('POST', '/projects', { companyId, name: 'bench', monthlyBotCredits: 1_000_000_000 });
+  const { token } = await admin('POST', `/projects/${project.projectId}/api-token`);
+  const botId = newId('bot');
+  const at = new Date().toISOString();
+  await new DynamoBotStore({ client: dynamoDocumentClient(config()), tableName: svc.emulators.tableName }).create({
+    botId,
+    projectId: project.projectId,
+    name: 'Store assistant',
+    instructions: "You are the store's assistant. Answer briefly.",
+    createdAt: at,
+    updatedAt: at,
+    knowledge: { indexVersion: 0, liveGenerations: {} },
+  });
+  return { token, botId };
+}
+const serviceCaller = await setupCaller(1);
+const anchorCaller = await setupCaller(2);
+
+const prompt = 'What are the opening hours of the store on Saturdays, and can I pick up an online order there?';
+const instructionsBody = (bench: { botId: string }, kind: 'instructions' | 'bot') =>
+  JSON.stringify(kind === 'bot' ? { prompt, botId: bench.botId } : { prompt, instructions: "You are the store's assistant. Answer briefly." });
+
+// The anchor: node:http, the same adapters and DynamoDB operations on the same dynalite, the same offline generation.
+const anchorClient = DynamoDBDocumentClient.from(
+  new DynamoDBClient({ region: 'us-east-1', endpoint: svc.emulators.dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  { marshallOptions: { removeUndefinedValues: true } },
+);
+const table = { client: anchorClient, tableName: svc.emulators.tableName };
+const tokens = new DynamoTokenStore(table);
+const limiter = new DynamoRateLimiter(table, gcraParams(RATE));
+const ledger = new DynamoCreditLedger(table);
+const bots = new DynamoBotStore(table);
+const offline = new OfflineModelProvider();
+const anchor = createServer(async (req, res) => {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { prompt: string; botId?: string; instructions?: string };
+  const tokenHash = hashToken((req.headers.authorization ?? '').slice(7));
+  const grant = await tokens.find(tokenHash);
+  if (!grant || grant.kind !== 'projectApi') return res.writeHead(401).end();
+  await limiter.admit(tokenHash, Date.now());
+  const bot = body.botId ? await bots.get(body.botId) : undefined;
+  const charged = await ledger.charge({ projectId: grant.projectId, monthlyAllowance: grant.monthlyBotCredits }, newId('chg'), new Date());
+  if (!charged.charged) return res.writeHead(402).end();
+  const reply = await offline.generate({
+    system: composeSystemPrompt({ instructions: bot?.instructions ?? body.instructions ?? '', excerpts: [], responseFormat: 'text' }),
+    prompt: body.prompt,
+    responseFormat: 'text',
+    excerpts: [],
+    signal: new AbortController().signal,
+  });
+  await ledger.settle(charged.receipt);
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ success: true, result: reply.text, usage: reply.usage }));
+});
+anchor.listen(0, '127.0.0.1');
+await new Promise((r) => anchor.once('listening', r));
+const anchorUrl = `http://127.0.0.1:${(anchor.address() as AddressInfo).port}/`;
+const serviceUrl = `${svc.baseUrl}/api/v1/ai/completion`;
+
+// DynamoDB operations per completion, on the service's own client (shared by its functions in this process).
+let ddbOps: string[] = [];
+const serviceClient = dynamoDocumentClient(config());
+serviceClient.middlewareStack.add(
+  (next, context) => async (args) => {
+    ddbOps.push(String(context.commandName));
+    return next(args);
+  },
+  { step: 'initialize', name: 'benchCounter' },
+);
+async function opsFor(kind: 'instructions' | 'bot'): Promise<string[]> {
+  ddbOps = [];
+  const res = await fetch(serviceUrl, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${serviceCaller.token}`, 'content-type': 'application/json' },
+    body: instructionsBody(serviceCaller, kind),
+  });
+  if (res.status !== 200) throw new Error(`completion answered ${res.status}: ${await res.text()}`);
+  return [...ddbOps];
+}
+const ops = { instructions: await opsFor('instructions'), bot: await opsFor('bot') };
+serviceClient.middlewareStack.remove('benchCounter');
+
+function load(options: Omit<LoadOptions, 'method' | 'warmupSeconds' | 'seconds'>): Promise<LoadResult> {
+  const full: LoadOptions = { ...options, method: 'POST', seconds, warmupSeconds: 0.5 };
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', new URL('./completion-client.ts', import.meta.url).pathname, JSON.stringify(full)],
+      { maxBuffer: 10 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`${error.message}\n${stderr}`));
+        const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult;
+        if (result.errors || Object.keys(result.statuses).some((s) => s !== '200')) {
+          return reject(new Error(`unexpected answers: ${JSON.stringify(result.statuses)}, ${result.errors} errors`));
+        }
+        resolve(result);
+      },
+    );
+  });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+// Service and anchor alternate in short back-to-back pairs, so both see the same background load; the ratio is
+// taken per pair and its median reported (single long runs swing by tens of percent on a shared 2-core machine).
+const results: Record<string, LoadResult[]> = {};
+const add = (name: string, r: LoadResult) => (results[name] ??= []).push(r);
+const headersFor = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
+for (let round = 0; round < rounds; round++) {
+  for (const kind of ['instructions', 'bot'] as const) {
+    for (const connections of [1, 16]) {
+      const service = () => load({ url: serviceUrl, headers: headersFor(serviceCaller.token), body: instructionsBody(serviceCaller, kind), connections });
+      const bare = () => load({ url: anchorUrl, headers: headersFor(anchorCaller.token), body: instructionsBody(anchorCaller, kind), connections });
+      // Alternate which goes first, so neither always gets the warmer (or the noisier) slot.
+      if (round % 2 === 0) {
+        add(`${kind} gateway c=${connections}`, await service());
+        add(`${kind} bare node:http c=${connections}`, await bare());
+      } else {
+        add(`${kind} bare node:http c=${connections}`, await bare());
+        add(`${kind} gateway c=${connections}`, await service());
+      }
+    }
+  }
+  process.stderr.write(`round ${round + 1}/${rounds} done\n`);
+}
+
+const fmt = (n: number, d = 2) => n.toFixed(d);
+console.log(`\nCompletion overhead (offline provider) — ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}`);
+console.log(`${new Date().toISOString()} — load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')} (shared machine)`);
+console.log(`npx tsx bench/completion.ts --seconds ${seconds} --rounds ${rounds}\n`);
+console.log(`DynamoDB operations per completion: instructions ${ops.instructions.length} (${ops.instructions.join(', ')}); bot ${ops.bot.length} (${ops.bot.join(', ')})\n`);
+console.log('| scenario | p50 ms | p90 ms | p99 ms | req/s |');
+console.log('|---|---|---|---|---|');
+for (const [name, rows] of Object.entries(results)) {
+  console.log(`| ${name} | ${fmt(median(rows.map((r) => r.p50)))} | ${fmt(median(rows.map((r) => r.p90)))} | ${fmt(median(rows.map((r) => r.p99)))} | ${fmt(median(rows.map((r) => r.rps)), 0)} |`);
+}
+console.log('\n(medians over rounds of each measure)');
+for (const kind of ['instructions', 'bot']) {
+  for (const connections of [1, 16]) {
+    const perPair = results[`${kind} gateway c=${connections}`]!.map((r, i) => r.rps / results[`${kind} bare node:http c=${connections}`]![i]!.rps);
+    const sorted = [...perPair].sort((a, b) => a - b);
+    console.log(`${kind}, ${connections} connection(s): gateway req/s / bare node:http req/s, median of ${perPair.length} pairs ${fmt(median(perPair) * 100, 0)} % (range ${fmt(sorted[0]! * 100, 0)}-${fmt(sorted.at(-1)! * 100, 0)} %)`);
+  }
+}
+
+anchor.close();
+anchorClient.destroy();
+await svc.stop();
+rmSync(dataDir, { recursive: true, force: true });
+process.exit(0);
