@@ -158,6 +158,10 @@ const median = (xs: number[]) => {
 const results: Record<string, LoadResult[]> = {};
 const add = (name: string, r: LoadResult) => (results[name] ??= []).push(r);
 const headersFor = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
+// Warm-up (the SDK + dynalite path runs at about half speed for its first seconds), not recorded.
+for (const [url, caller] of [[serviceUrl, serviceCaller], [anchorUrl, anchorCaller]] as const) {
+  await load({ url, headers: headersFor(caller.token), body: instructionsBody(caller, 'bot'), connections: 16 });
+}
 for (let round = 0; round < rounds; round++) {
   for (const kind of ['instructions', 'bot'] as const) {
     for (const connections of [1, 16]) {
