@@ -10,7 +10,7 @@ import type { BotsApiCaller } from '#shared/http/bots-api.ts';
 import { httpFunction, jsonBody } from '#shared/http/middleware.ts';
 import { json, type Context, type HttpEvent } from '#shared/http/types.ts';
 import { idempotencyFromConfig } from '#shared/idempotency/from-config.ts';
-import type { KnowledgeSearch } from '#shared/knowledge/knowledge-search.ts';
+import { knowledgeSearchFromConfig } from '#shared/knowledge/from-config.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { routes } from '#shared/resources/routes.ts';
 import { parseCompletionRequest } from './request.ts';
@@ -24,8 +24,8 @@ const logger = createLogger('completion');
 const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
 const openAiApiKey = await optionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN);
 const lockSeconds = routes.find((r) => r.fn === 'completion')?.timeoutSeconds ?? 100;
-// TODO(issue 5): the knowledge search adapter; until it lands bots generate from their instructions alone.
-const knowledge: KnowledgeSearch = { search: async () => [] };
+// The same search (and index cache) as POST /api/v1/ai/search.
+const knowledge = knowledgeSearchFromConfig(cfg, table, logger);
 
 const completeText = makeCompleteText({
   bots: new DynamoBotStore(table),
