@@ -23,7 +23,8 @@ const cfg = config();
 const logger = createLogger('completion');
 const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
 const openAiApiKey = await optionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN);
-const lockSeconds = routes.find((r) => r.fn === 'completion')?.timeoutSeconds ?? 100;
+// A retry may take over an Idempotency-Key only once this request can no longer be running: its timeout plus margin.
+const lockSeconds = (routes.find((r) => r.fn === 'completion')?.timeoutSeconds ?? 100) + 10;
 // The same search (and index cache) as POST /api/v1/ai/search.
 const knowledge = knowledgeSearchFromConfig(cfg, table, logger);
 
