@@ -126,17 +126,25 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     }
   }
 
-  async function searchKnowledge(bot: Bot, prompt: string, signal: AbortSignal): Promise<KnowledgeExcerpt[]> {
-    const budget = AbortSignal.any([signal, AbortSignal.timeout(knowledgeBudgetMs)]);
+  async function searchKnowledge(bot: Bot, prompt: string, deadline: AbortSignal): Promise<KnowledgeExcerpt[]> {
+    // Its own budget, ended early by the request's deadline; a plain timer rather than AbortSignal.any/timeout,
+    // which keep per-request listeners and timers alive long after the request.
+    const budget = new AbortController();
+    const timer = setTimeout(() => budget.abort(), knowledgeBudgetMs);
+    const onDeadline = () => budget.abort(deadline.reason);
+    deadline.addEventListener('abort', onDeadline, { once: true });
     try {
       return await untilAborted(
         deps.knowledge.search({ botId: bot.botId, bot, query: prompt.slice(0, KNOWLEDGE_QUERY_CHARS), topK: KNOWLEDGE_EXCERPTS }),
-        budget,
+        budget.signal,
       );
     } catch (cause) {
-      if (signal.aborted) throw cause;
+      if (deadline.aborted) throw cause;
       deps.log.warn('knowledge search failed or was too slow; generating without excerpts', { botId: bot.botId, cause: String(cause) });
       return [];
+    } finally {
+      clearTimeout(timer);
+      deadline.removeEventListener('abort', onDeadline);
     }
   }
 
