@@ -34,6 +34,12 @@ export const routes: RouteDefinition[] = [
   // Search loads a bot's index (CPU-bound gunzip) on a cold start: 1,769 MB is one full vCPU.
   { method: 'POST', path: '/api/v1/ai/search', fn: 'search', timeoutSeconds: 15, memoryMb: 1769,
     access: { table: { read: true, write: true }, buckets: { knowledge: { read: ['bots/'] } } } },
+  // Scanned pages are OCRed (Textract in parallel on AWS): 120 s for a long scan; memory from the 25 MB PDF peak RSS.
+  { method: 'POST', path: '/api/v1/ai/extract', fn: 'extract', timeoutSeconds: 120, memoryMb: 1769,
+    access: { table: { read: true, write: true }, textract: true, buckets: { transfer: { read: ['uploads/extract/'], delete: ['uploads/extract/'] } } } },
+  // Presigns a POST into the transfer bucket (signed with this function's credentials: it needs the write grant).
+  { method: 'POST', path: '/api/v1/ai/extract/uploads', fn: 'extract-uploads', timeoutSeconds: 10, memoryMb: 512,
+    access: { table: { read: true, write: true }, buckets: { transfer: { write: ['uploads/extract/'] } } } },
   { method: 'ANY', path: '/admin/v1/{proxy+}', fn: 'admin', timeoutSeconds: 30, memoryMb: 1024,
     access: { table: { read: true, write: true }, secrets: ['adminKey', 'secretsKey'], sendTo: ['ingest'],
       buckets: { knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'], list: true } } } },

@@ -1,0 +1,178 @@
+import type { ChargeReceipt, CreditLedger } from '../credits/credit-ledger.ts';
+import { newId } from '../ids/ids.ts';
+import { countLetters, OcrEngineError, openPdf, PdfError, type OcrOptions, type OpenPdf, type PdfPage, type UnreadableReason } from '../pdf/index.ts';
+import { ExtractionFailedError, ExtractionTimeoutError, FileTooLargeError, InvalidFileError, NoBotCreditsError } from './errors.ts';
+import { isProjectUploadKey, type UploadStore } from './uploads.ts';
+
+/** The contract's file limit: 25 MB. */
+export const MAX_PDF_BYTES = 26_214_400;
+
+/** The PDF itself (multipart), or the key of an upload made with `POST /api/v1/ai/extract/uploads`. */
+export type ExtractSource = { bytes: Uint8Array } | { fileKey: string };
+
+export interface ExtractInput {
+  caller: { projectId: string; monthlyBotCredits: number };
+  source: ExtractSource;
+  /** Epoch ms by which the pages must be ready; the work is aborted then (504, refunded). */
+  deadline: number;
+}
+
+export interface ExtractLog {
+  warn(message: string, attributes: Record<string, unknown>): void;
+  error(message: string, attributes: Record<string, unknown>): void;
+}
+
+export interface ExtractPdfDeps {
+  credits: CreditLedger;
+  /** OCR for pages without a text layer; without it such pages count as unreadable. */
+  ocr?: OcrOptions;
+  /** Needed for `fileKey` sources. */
+  uploads?: UploadStore;
+  log: ExtractLog;
+  now?: () => number;
+  newChargeId?: () => string;
+}
+
+/**
+ * `POST /api/v1/ai/extract`, after auth, rate limit and body parsing, for both ways the file arrives:
+ * 1. get the bytes: the multipart file, or the caller's own upload (400 for another project's key or a missing one,
+ *    400 FILE_TOO_LARGE above 25 MB);
+ * 2. validate: `%PDF-` at byte 0, then the PDF's structure parses and needs no password (400 VALIDATION_ERROR);
+ * 3. charge 1 bot credit; a spent balance fails the conditional charge: 402 ERR_NO_BOT_CREDITS, nothing charged;
+ * 4. read every page: text layer, else render + OCR;
+ * 5. nothing readable anywhere: 502 EXTRACTION_FAILED saying why;
+ * 6. settle; on any failure after the charge (400 for a page that turns out damaged, 502, 504, unexpected 500),
+ *    refund exactly once.
+ */
+export function makeExtractPdf(deps: ExtractPdfDeps) {
+  const now = deps.now ?? Date.now;
+  const newChargeId = deps.newChargeId ?? (() => newId('chg'));
+
+  return async function extractPdf(input: ExtractInput): Promise<PdfPage[]> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DeadlineReached()), Math.max(0, input.deadline - now()));
+    const signal = controller.signal;
+    try {
+      const bytes = await fileBytes(input, signal);
+      const pdf = await open(bytes, signal);
+      try {
+        const account = { projectId: input.caller.projectId, monthlyAllowance: input.caller.monthlyBotCredits };
+        const outcome = await deps.credits.charge(account, newChargeId(), new Date(now()));
+        if (!outcome.charged) throw new NoBotCreditsError();
+        const receipt = outcome.receipt;
+
+        let pages: PdfPage[];
+        try {
+          ({ pages } = await pdf.extract({ ...(deps.ocr ? { ocr: deps.ocr } : {}), signal }));
+          if (!pages.some((p) => countLetters(p.text) > 0)) throw new ExtractionFailedError(describeUnreadable(pages));
+        } catch (error) {
+          await refund(receipt, error);
+          throw afterCharge(error, signal);
+        }
+        await settle(receipt);
+        if ('fileKey' in input.source) await forget(input.source.fileKey);
+        return pages;
+      } finally {
+        await pdf.close().catch(() => undefined);
+      }
+    } catch (error) {
+      if (signal.aborted && !(error instanceof ExtractionTimeoutError) && !(error instanceof ExtractionFailedError)) {
+        // Ran out of time before the charge (reading an upload, parsing a huge file): nothing to refund.
+        if (error === signal.reason) throw new ExtractionTimeoutError(false);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  async function fileBytes(input: ExtractInput, signal: AbortSignal): Promise<Uint8Array> {
+    const source = input.source;
+    if ('bytes' in source) {
+      if (source.bytes.byteLength > MAX_PDF_BYTES) throw new FileTooLargeError(MAX_PDF_BYTES);
+      return source.bytes;
+    }
+    const unknown = () => new InvalidFileError('No upload with this fileKey exists for this project (uploads expire).', 'fileKey', 'not_found');
+    if (!isProjectUploadKey(source.fileKey, input.caller.projectId) || !deps.uploads) throw unknown();
+    const read = await deps.uploads.read(source.fileKey, MAX_PDF_BYTES, signal);
+    if (read === 'missing') throw unknown();
+    if (read === 'too-large') throw new FileTooLargeError(MAX_PDF_BYTES);
+    return read;
+  }
+
+  async function open(bytes: Uint8Array, signal: AbortSignal): Promise<OpenPdf> {
+    try {
+      return await openPdf(bytes, { signal });
+    } catch (error) {
+      if (error instanceof PdfError) throw new InvalidFileError(error.message, 'file', error.reason === 'not-pdf' ? 'not_pdf' : error.reason);
+      throw error;
+    }
+  }
+
+  async function refund(receipt: ChargeReceipt, failure: unknown): Promise<void> {
+    try {
+      await deps.credits.refund(receipt);
+    } catch (cause) {
+      // The charge stays open and the sweeper refunds it after CREDIT_SWEEP_AFTER_SECONDS: still exactly once.
+      deps.log.error('extract refund failed; left to the sweeper', { chargeId: receipt.chargeId, failure: String(failure), cause: String(cause) });
+    }
+  }
+
+  async function settle(receipt: ChargeReceipt): Promise<void> {
+    try {
+      await deps.credits.settle(receipt);
+    } catch (cause) {
+      // The text exists and the caller gets it; the open charge may be swept (this extraction free): logged loudly.
+      deps.log.error('extract charge not settled', { chargeId: receipt.chargeId, cause: String(cause) });
+    }
+  }
+
+  async function forget(fileKey: string): Promise<void> {
+    try {
+      await deps.uploads?.delete(fileKey);
+    } catch (cause) {
+      deps.log.warn('extract upload not deleted; the bucket lifecycle will expire it', { fileKey, cause: String(cause) });
+    }
+  }
+}
+
+/** The contract's answer for a failure once the credit is charged (the refund already happened). */
+function afterCharge(error: unknown, signal: AbortSignal): unknown {
+  if (error instanceof ExtractionFailedError) return error;
+  if (signal.aborted && error === signal.reason) return new ExtractionTimeoutError(true);
+  if (error instanceof PdfError) return new InvalidFileError(error.message, 'file', error.reason);
+  if (error instanceof OcrEngineError) return new ExtractionFailedError('Text recognition (OCR) failed for a scanned page; try again later.', error);
+  return error;
+}
+
+const REASONS: Record<UnreadableReason, [string, string]> = {
+  blank: ['is blank', 'are blank'],
+  noise: ['holds only specks or a picture with no recognisable text', 'hold only specks or pictures with no recognisable text'],
+  'low-confidence': ['is an image whose text could not be recognised', 'are images whose text could not be recognised'],
+  'ocr-timeout': ['took too long to recognise', 'took too long to recognise'],
+  'needs-ocr': ['is a scanned image and OCR is turned off', 'are scanned images and OCR is turned off'],
+};
+
+/** "No readable text in the PDF: 2 pages are blank; 1 page holds only specks..." */
+export function describeUnreadable(pages: PdfPage[]): string {
+  const counts = new Map<UnreadableReason, number>();
+  for (const page of pages) {
+    const reason = page.unreadable ?? 'blank';
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  const parts = [...counts].map(([reason, n]) => {
+    const [one, many] = REASONS[reason];
+    if (pages.length === 1) return `its only page ${one}`;
+    if (n === pages.length) return `all ${n} pages ${many}`;
+    return n === 1 ? `1 page ${one}` : `${n} pages ${many}`;
+  });
+  return `No readable text in the PDF: ${parts.join('; ')}.`;
+}
+
+/** The reason the deadline controller aborts with. */
+class DeadlineReached extends Error {
+  constructor() {
+    super('deadline reached');
+    this.name = 'DeadlineReached';
+  }
+}

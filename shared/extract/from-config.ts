@@ -1,0 +1,20 @@
+import { TesseractOcrEngine } from '../adapters/tesseract/tesseract-ocr.ts';
+import { textractClient, TextractOcrEngine } from '../adapters/textract/textract-ocr.ts';
+import type { Config } from '../config/config.ts';
+import type { OcrOptions } from '../pdf/index.ts';
+
+/** Which OCR engine runs: `OCR_ENGINE`, else tesseract.js locally and Textract on AWS. */
+export function ocrEngineName(cfg: Config): 'tesseract' | 'textract' | 'none' {
+  return cfg.OCR_ENGINE ?? (cfg.SWITCHBOARD_RUNTIME === 'local' ? 'tesseract' : 'textract');
+}
+
+/** The OCR settings for extraction, from configuration; undefined when OCR is turned off. */
+export function ocrFromConfig(cfg: Config): OcrOptions | undefined {
+  const name = ocrEngineName(cfg);
+  if (name === 'none') return undefined;
+  const engine =
+    name === 'tesseract'
+      ? new TesseractOcrEngine({ workers: cfg.OCR_CONCURRENCY ?? 1, ...(cfg.TESSERACT_LANG_PATH ? { langPath: cfg.TESSERACT_LANG_PATH } : {}) })
+      : new TextractOcrEngine(textractClient(cfg), { concurrency: cfg.OCR_CONCURRENCY ?? 8 });
+  return { engine, dpi: cfg.OCR_DPI, pageTimeoutMs: cfg.OCR_PAGE_TIMEOUT_MS };
+}
