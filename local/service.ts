@@ -8,6 +8,7 @@ import { buckets } from '#shared/resources/buckets.ts';
 import { queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
 import { fallbackFunction, routes } from '#shared/resources/routes.ts';
 import { queueWorkers, scheduledWorkers } from '#shared/resources/workers.ts';
+import { consoleRoutes } from './console.ts';
 import { startEmulators, type Emulators } from './emulators.ts';
 import { createGateway, type LocalRoute, type ProxyHandler } from './gateway.ts';
 import { startPoller, type SqsHandler } from './poller.ts';
@@ -88,7 +89,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     res.end(req.method === 'HEAD' ? undefined : body);
     return true;
   };
-  const server = createGateway({ handlers, localRoutes: [healthz] });
+  // The console, /openapi.json and /docs: static files and the document built from the loaded admin routes.
+  const server = createGateway({ handlers, localRoutes: [healthz, ...consoleRoutes()] });
   server.listen(options.port ?? Number(process.env.PORT ?? 3000), options.host ?? '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

@@ -1,0 +1,202 @@
+import { z } from 'zod';
+import type { RouteDoc } from '../http/router.ts';
+import * as s from './schemas.ts';
+
+/**
+ * Documentation of the management API routes whose modules do not carry their own `doc` (a route's own `doc`
+ * wins). Keyed by `METHOD path` as the route declares it. The request body schema is never repeated here: the
+ * document takes it from the route itself. A route with neither is reported as undocumented (and fails a test).
+ */
+export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
+  'POST /projects': {
+    summary: 'Create a project',
+    tags: ['Projects'],
+    responses: { 201: { description: 'The project.', body: s.project } },
+  },
+  'GET /projects/{projectId}': {
+    summary: 'Get a project',
+    tags: ['Projects'],
+    responses: { 200: { description: 'The project.', body: s.project } },
+  },
+  'POST /projects/{projectId}/api-token': {
+    summary: 'Create or replace the project API token (shown once)',
+    description: 'Issues a new `sbk_` token for the Bots API and the other public APIs; any earlier token stops working at once.',
+    tags: ['Projects'],
+    responses: { 201: { description: 'The token, shown once.', body: s.shownOnceToken } },
+    errors: { 409: ['CONFLICT'] },
+  },
+  'DELETE /projects/{projectId}/api-token': {
+    summary: 'Revoke the project API token',
+    description: 'The token answers 401 `ERR_API_TOKEN_INVALID` from the next request on.',
+    tags: ['Projects'],
+    responses: { 204: { description: 'Revoked (or there was none).' } },
+  },
+  'GET /projects/{projectId}/bot-credits': {
+    summary: 'Bot credits left this month',
+    tags: ['Projects'],
+    responses: { 200: { description: 'The month\'s balance.', body: s.botCredits } },
+  },
+  'POST /projects/{projectId}/bot-credits': {
+    summary: 'Grant bot credits for the current month',
+    tags: ['Projects'],
+    responses: { 200: { description: 'The month\'s balance after the grant.', body: s.botCredits } },
+  },
+  'POST /projects/{projectId}/channels': {
+    summary: 'Create a channel',
+    description: 'A WhatsApp number, an email mailbox or an SMS sender, with the provider that sends on it (sandbox by default).',
+    tags: ['Channels'],
+    responses: { 201: { description: 'The channel (credentials are never returned).', body: s.channel } },
+  },
+  'GET /projects/{projectId}/channels': {
+    summary: 'List channels',
+    tags: ['Channels'],
+    responses: { 200: { description: 'The project\'s channels.', body: s.list(s.channel, 'ChannelList') } },
+  },
+  'GET /projects/{projectId}/channels/{channelId}': {
+    summary: 'Get a channel',
+    tags: ['Channels'],
+    responses: { 200: { description: 'The channel.', body: s.channel } },
+  },
+  'DELETE /projects/{projectId}/channels/{channelId}': {
+    summary: 'Delete a channel',
+    description: 'Custom tokens bound to it then answer 404 `CHANNEL_NOT_FOUND` on the send endpoint.',
+    tags: ['Channels'],
+    responses: { 204: { description: 'Deleted.' } },
+  },
+  'POST /projects/{projectId}/channels/{channelId}/credits': {
+    summary: 'Add channel credits',
+    tags: ['Channels'],
+    responses: { 200: { description: 'The channel with its new balance.', body: s.channel } },
+  },
+  'GET /projects/{projectId}/channels/{channelId}/outbox': {
+    summary: 'Messages recorded by a sandbox channel',
+    tags: ['Channels'],
+    query: z.object({
+      limit: z.number().int().min(1).max(1000).optional().meta({ description: 'Page size (default 100).' }),
+      cursor: z.string().optional().meta({ description: '`nextCursor` of the previous page.' }),
+    }),
+    responses: { 200: { description: 'Newest first.', body: s.outboxPage } },
+    errors: { 409: ['CONFLICT'] },
+  },
+  'POST /projects/{projectId}/integrations': {
+    summary: 'Create an integration (webhook or custom)',
+    description:
+      'A webhook pushes the project\'s events to `url` (scope `general`: every channel; `channel`: one channel). ' +
+      'A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`. ' +
+      'The answer carries the webhook\'s `signingSecret` or the custom `token`, shown once.',
+    tags: ['Integrations'],
+    responses: { 201: { description: 'The integration with its secret, shown once.', body: s.createdIntegration } },
+    errors: { 404: ['CHANNEL_NOT_FOUND'], 409: ['CONFLICT'] },
+  },
+  'GET /projects/{projectId}/integrations': {
+    summary: 'List integrations',
+    tags: ['Integrations'],
+    responses: { 200: { description: 'Every integration of the project, without secrets.', body: s.list(s.integration, 'IntegrationList') } },
+  },
+  'GET /projects/{projectId}/integrations/{integrationId}': {
+    summary: 'Get an integration',
+    tags: ['Integrations'],
+    responses: { 200: { description: 'The integration, without secrets.', body: s.integration } },
+  },
+  'PATCH /projects/{projectId}/integrations/{integrationId}': {
+    summary: 'Change a webhook (url, bearer token, event types, enabled)',
+    tags: ['Integrations'],
+    responses: { 200: { description: 'The integration after the change.', body: s.integration } },
+    errors: { 409: ['CONFLICT'] },
+  },
+  'DELETE /projects/{projectId}/integrations/{integrationId}': {
+    summary: 'Delete an integration',
+    description: 'A custom integration\'s token stops working at once.',
+    tags: ['Integrations'],
+    responses: { 204: { description: 'Deleted.' } },
+  },
+  'POST /projects/{projectId}/integrations/{integrationId}/rotate-token': {
+    summary: 'Rotate a custom integration\'s token (shown once)',
+    description: 'The previous token answers 401 `ERR_NO_PERMISSION` at once.',
+    tags: ['Integrations'],
+    responses: { 200: { description: 'The new token, shown once.', body: s.shownOnceToken } },
+    errors: { 409: ['CONFLICT'] },
+  },
+  'POST /projects/{projectId}/integrations/{integrationId}/rotate-secret': {
+    summary: 'Rotate a webhook\'s signing secret (shown once)',
+    description: 'For 24 h deliveries carry signatures under both secrets, so receivers can switch without losing events.',
+    tags: ['Integrations'],
+    responses: { 200: { description: 'The new secret, shown once.', body: s.signingSecret } },
+    errors: { 409: ['CONFLICT'] },
+  },
+  'POST /projects/{projectId}/integrations/{integrationId}/test': {
+    summary: 'Send a test event to one webhook',
+    description: 'Queues a `webhook.test` event delivered to this webhook only; follow it in the delivery log.',
+    tags: ['Webhook deliveries'],
+    responses: { 202: { description: 'Queued.', body: s.eventAccepted } },
+  },
+  'GET /projects/{projectId}/integrations/{integrationId}/deliveries': {
+    summary: 'A webhook\'s delivery log',
+    description: 'Newest first; every attempt with its time, status code, duration and error.',
+    tags: ['Webhook deliveries'],
+    query: z.object({
+      status: z.enum(['pending', 'succeeded', 'failed']).optional(),
+      limit: z.number().int().min(1).max(100).optional().meta({ description: 'Page size (default 50).' }),
+      cursor: z.string().optional().meta({ description: '`nextCursor` of the previous page.' }),
+    }),
+    responses: { 200: { description: 'Deliveries, newest first.', body: s.deliveryPage } },
+  },
+  'POST /projects/{projectId}/integrations/{integrationId}/deliveries/{deliveryId}/retry': {
+    summary: 'Retry a delivery now',
+    description: 'One more attempt, appended to the same delivery (same `webhook-id`).',
+    tags: ['Webhook deliveries'],
+    responses: { 202: { description: 'Queued.', body: s.retryAccepted } },
+    errors: { 409: ['CONFLICT'] },
+  },
+  'POST /projects/{projectId}/events': {
+    summary: 'Report a channel event',
+    description: 'How channel back ends report events; each is delivered to every webhook that applies (the general one plus the channel\'s).',
+    tags: ['Webhook deliveries'],
+    responses: { 202: { description: 'Queued.', body: s.eventAccepted } },
+    errors: { 404: ['CHANNEL_NOT_FOUND'] },
+  },
+  'POST /projects/{projectId}/bots': {
+    summary: 'Create a bot',
+    tags: ['Bots'],
+    responses: { 201: { description: 'The bot.', body: s.bot } },
+  },
+  'GET /projects/{projectId}/bots': {
+    summary: 'List bots',
+    tags: ['Bots'],
+    responses: { 200: { description: 'The project\'s bots.', body: s.list(s.bot, 'BotList') } },
+  },
+  'GET /projects/{projectId}/bots/{botId}': {
+    summary: 'Get a bot',
+    tags: ['Bots'],
+    responses: { 200: { description: 'The bot.', body: s.bot } },
+  },
+  'PATCH /projects/{projectId}/bots/{botId}': {
+    summary: 'Change a bot',
+    tags: ['Bots'],
+    responses: { 200: { description: 'The bot after the change.', body: s.bot } },
+  },
+  'DELETE /projects/{projectId}/bots/{botId}': {
+    summary: 'Delete a bot and its knowledge',
+    tags: ['Bots'],
+    responses: { 204: { description: 'Deleted.' } },
+  },
+  'GET /projects/{projectId}/bots/{botId}/knowledge': {
+    summary: 'A bot\'s knowledge files and their status',
+    tags: ['Bots'],
+    responses: { 200: { description: 'Files by name.', body: s.list(s.knowledgeFile, 'KnowledgeFileList') } },
+  },
+  'PUT /projects/{projectId}/bots/{botId}/knowledge/{fileName}': {
+    summary: 'Upload a knowledge file',
+    description: 'Raw bytes, 25 MB at most. The same name replaces the file. Ingestion runs in the background: poll the list until `ready`.',
+    tags: ['Bots'],
+    rawContentTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'],
+    responses: { 202: { description: 'Accepted; ingestion is running.', body: s.knowledgeUploadAccepted } },
+    errors: { 400: ['FILE_TOO_LARGE'], 415: ['UNSUPPORTED_MEDIA_TYPE'], 503: ['SERVICE_UNAVAILABLE'] },
+  },
+  'DELETE /projects/{projectId}/bots/{botId}/knowledge/{fileName}': {
+    summary: 'Delete a knowledge file',
+    description: 'Its excerpts leave search at once.',
+    tags: ['Bots'],
+    responses: { 204: { description: 'Deleted.' } },
+  },
+};

@@ -1,0 +1,51 @@
+/**
+ * Every error code the API answers with (spec section 7, contract sections 1-4) and what it means. The OpenAPI
+ * document lists them in `components.schemas.ErrorCode` and under each operation's answers.
+ */
+export const ERROR_CODES = {
+  VALIDATION_ERROR: 'The body, a parameter or a field is invalid; `details[]` has one entry per problem.',
+  INVALID_JSON: 'The body is not valid JSON.',
+  PAYLOAD_TOO_LARGE: 'The JSON body is above 10 MB (decided before it is parsed).',
+  FILE_TOO_LARGE: 'The PDF is above 25 MB (decided while it streams).',
+  UNSUPPORTED_MEDIA_TYPE: 'The body\'s Content-Type is not one the route accepts.',
+  NOT_FOUND: 'Unknown path, or an id that does not exist.',
+  METHOD_NOT_ALLOWED: 'Known path, wrong method; the `Allow` header lists the right ones.',
+  CONFLICT: 'The change conflicts with the current state (a second enabled general webhook, a concurrent change).',
+  UNAUTHORIZED: 'Management API: the admin key is missing or wrong.',
+  ERR_NO_PERMISSION: 'Send endpoint: the custom token is missing, malformed, rotated away or deleted.',
+  CHANNEL_NOT_FOUND: 'The channel was deleted after the token was created, or is not one of this project\'s.',
+  PROVIDER_ERROR: '402: no credits left on the channel (nothing charged); 502: the email, SMS or WhatsApp provider failed (the credit was refunded).',
+  GONE: 'The deprecated legacy endpoint; use `POST /api/integration/generic`.',
+  IDEMPOTENCY_KEY_REUSED: 'The `Idempotency-Key` was used within 24 h with another body.',
+  IDEMPOTENCY_IN_PROGRESS: 'The first request with this `Idempotency-Key` is still running.',
+  ERR_API_TOKEN_NOT_PROVIDED: 'Bots API: no `Authorization` header.',
+  ERR_API_TOKEN_INVALID_FORMAT: 'Bots API: not `Bearer <token>`, or the token does not have the `sbk_` shape.',
+  ERR_API_TOKEN_INVALID: 'Bots API: the token is unknown or was revoked.',
+  ERR_API_TOKEN_AUTHENTICATION_FAILED: 'Bots API: the token could not be checked (token store unreachable or project gone).',
+  ERR_PUBLIC_AI_RATE_LIMIT: 'Bots API: more than 60 requests per minute for this token; `Retry-After` says when to retry.',
+  ERR_NO_BOT_CREDITS: 'No bot credits left this month; nothing was charged.',
+  BOT_FORBIDDEN: 'The `botId` belongs to another project; nothing was charged.',
+  BOT_NOT_FOUND: 'The `botId` does not exist; nothing was charged.',
+  GENERATION_FAILED: 'Generation failed (or its JSON could not be parsed); the credit was refunded.',
+  EXTRACTION_FAILED: 'Nothing readable came out of the PDF; the credit was refunded. Resending the same file does not help.',
+  GATEWAY_TIMEOUT: 'The work did not finish in time (`timeoutMs`); the credit was refunded.',
+  SERVICE_UNAVAILABLE: 'A dependency the route needs is not configured or not reachable; retry later.',
+  INTERNAL_ERROR: 'Unexpected failure; the cause is logged with the request id, never returned.',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Error codes by HTTP status. */
+export type ErrorsByStatus = Partial<Record<number, readonly ErrorCode[]>>;
+
+/** Merges error tables; codes of one status stay unique and in order. */
+export function mergeErrors(...tables: ErrorsByStatus[]): ErrorsByStatus {
+  const merged: Record<number, ErrorCode[]> = {};
+  for (const table of tables) {
+    for (const [status, codes] of Object.entries(table)) {
+      const list = (merged[Number(status)] ??= []);
+      for (const code of codes ?? []) if (!list.includes(code)) list.push(code);
+    }
+  }
+  return merged;
+}

@@ -1,0 +1,201 @@
+import { z } from 'zod';
+import { PAYLOAD_SCHEMAS } from '../messaging/payloads.ts';
+import type { ErrorsByStatus } from './error-codes.ts';
+import * as s from './schemas.ts';
+
+/** Which credential a public route takes in `Authorization: Bearer …`. */
+export type PublicSecurity = 'customToken' | 'apiToken' | 'none';
+
+/**
+ * A request body: the zod schema the handler validates with (`source: 'handler'`), or, where the handler keeps its
+ * schema private, a documentation copy (`source: 'copy'`, flagged in the document as `x-schema-source`) until the
+ * handler exports it. A raw JSON Schema is for bodies no zod schema describes (multipart).
+ */
+export interface PublicRequestBody {
+  contentType: string;
+  description?: string;
+  schema: z.ZodType | Record<string, unknown>;
+  source: 'handler' | 'copy' | 'multipart';
+}
+
+/** Documentation of a public route of `shared/resources/routes.ts`, keyed by `METHOD path` as declared there. */
+export interface PublicOperationDoc {
+  summary: string;
+  description?: string;
+  tags: string[];
+  security: PublicSecurity;
+  /** Accepts the `Idempotency-Key` header. */
+  idempotent?: boolean;
+  /** Answers carry the Bots API rate limit headers. */
+  rateLimited?: boolean;
+  requestBodies?: PublicRequestBody[];
+  responses: Record<number, { description: string; body?: z.ZodType }>;
+  errors: ErrorsByStatus;
+}
+
+// Copies of request schemas the handlers keep private (functions/completion/request.ts, functions/search/handler.ts,
+// functions/extract/request.ts). The openapi test checks each copy against the handler's answers.
+const completionRequestCopy = z
+  .strictObject({
+    prompt: z.string().min(1).max(120_000),
+    botId: z.string().min(1).max(200).optional().meta({ description: 'Exactly one of `botId` / `instructions`.' }),
+    instructions: z.string().min(1).max(60_000).optional().meta({ description: 'A standalone system prompt; exactly one of `botId` / `instructions`.' }),
+    responseFormat: z.enum(['text', 'json']).default('text'),
+    timeoutMs: z.number().min(1_000).max(90_000).default(30_000),
+  })
+  .meta({ id: 'CompletionRequest' });
+
+const searchPatterns = z.array(z.string().min(1).max(1024)).max(100).meta({ description: 'File-name patterns; `%` matches any run of characters, case-insensitive.' });
+const searchRequestCopy = z
+  .strictObject({
+    botId: z.string().min(1).max(200),
+    query: z.string().min(1).max(2000),
+    topK: z.number().int().min(1).max(8).default(5),
+    filters: z.strictObject({ incluirArquivos: searchPatterns.optional(), excluirArquivos: searchPatterns.optional() }).optional(),
+  })
+  .meta({ id: 'SearchRequest' });
+
+const extractJsonRequestCopy = z
+  .strictObject({ fileKey: z.string().min(1).max(1024), mode: z.enum(['text', 'pages']).default('text') })
+  .meta({ id: 'ExtractFromUploadRequest' });
+
+const extractMultipart = {
+  type: 'object',
+  properties: {
+    file: { type: 'string', contentMediaType: 'application/pdf', description: 'The PDF (starts with `%PDF-`), 25 MB at most.' },
+    mode: { type: 'string', enum: ['text', 'pages'], default: 'text' },
+  },
+  required: ['file'],
+  additionalProperties: false,
+};
+
+const botsApiAuthErrors: ErrorsByStatus = {
+  401: ['ERR_API_TOKEN_NOT_PROVIDED', 'ERR_API_TOKEN_INVALID_FORMAT', 'ERR_API_TOKEN_INVALID', 'ERR_API_TOKEN_AUTHENTICATION_FAILED'],
+  429: ['ERR_PUBLIC_AI_RATE_LIMIT'],
+};
+const jsonBodyErrors: ErrorsByStatus = { 400: ['INVALID_JSON', 'VALIDATION_ERROR'], 413: ['PAYLOAD_TOO_LARGE'] };
+const idempotencyErrors: ErrorsByStatus = { 409: ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS'] };
+
+/** The public routes (everything but `/admin/v1`). */
+export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
+  'POST /api/integration/generic': {
+    summary: 'Send a message on the token\'s channel',
+    description:
+      'The body\'s shape depends on the channel the custom token is bound to (WhatsApp, email or SMS); never send ' +
+      '`channelType`. Checks: token (401) → JSON (400/413) → channel (404) → payload (400) → channel credits (402, ' +
+      'nothing charged) → provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks.',
+    tags: ['Send'],
+    security: 'customToken',
+    idempotent: true,
+    requestBodies: [
+      {
+        contentType: 'application/json',
+        description: 'One of the three payloads, by the channel type of the token.',
+        schema: z.union([
+          PAYLOAD_SCHEMAS.whatsapp.meta({ id: 'SendWhatsAppPayload', title: 'whatsapp channel' }),
+          PAYLOAD_SCHEMAS.email.meta({ id: 'SendEmailPayload', title: 'email channel' }),
+          PAYLOAD_SCHEMAS.sms.meta({ id: 'SendSmsPayload', title: 'sms channel' }),
+        ]),
+        source: 'handler',
+      },
+    ],
+    responses: { 200: { description: 'Sent.', body: s.sendResult } },
+    errors: { 401: ['ERR_NO_PERMISSION'], ...jsonBodyErrors, 402: ['PROVIDER_ERROR'], 404: ['CHANNEL_NOT_FOUND'], ...idempotencyErrors, 502: ['PROVIDER_ERROR'] },
+  },
+  'ANY /api/integration/send': {
+    summary: 'Deprecated legacy send endpoint',
+    description: 'Answers 410 `GONE` to any method; use `POST /api/integration/generic`.',
+    tags: ['Send'],
+    security: 'none',
+    responses: {},
+    errors: { 410: ['GONE'] },
+  },
+  'POST /api/v1/ai/completion': {
+    summary: 'Generate text with a bot or standalone instructions (1 bot credit)',
+    description:
+      'Order: auth → rate limit → body → validation (400) → bot (403/404) → balance (402, nothing charged) → charge 1 → ' +
+      'generate; any failure after the charge (502, 504, 500) refunds it once. `responseFormat: "json"` answers `dados`.',
+    tags: ['Bots API'],
+    security: 'apiToken',
+    idempotent: true,
+    rateLimited: true,
+    requestBodies: [{ contentType: 'application/json', schema: completionRequestCopy, source: 'copy' }],
+    responses: { 200: { description: 'The generated text (or parsed JSON value).', body: s.completionResult } },
+    errors: {
+      ...jsonBodyErrors,
+      ...botsApiAuthErrors,
+      402: ['ERR_NO_BOT_CREDITS'],
+      403: ['BOT_FORBIDDEN'],
+      404: ['BOT_NOT_FOUND'],
+      ...idempotencyErrors,
+      502: ['GENERATION_FAILED'],
+      504: ['GATEWAY_TIMEOUT'],
+    },
+  },
+  'POST /api/v1/ai/search': {
+    summary: 'Search a bot\'s knowledge (free)',
+    description: 'Excerpts only, no generation. A bot with no ready documents, or a failing index, answers 200 with `trechos: []`.',
+    tags: ['Bots API'],
+    security: 'apiToken',
+    rateLimited: true,
+    requestBodies: [{ contentType: 'application/json', schema: searchRequestCopy, source: 'copy' }],
+    responses: { 200: { description: 'Best excerpts first, at most `topK`.', body: s.searchResult } },
+    errors: { ...jsonBodyErrors, ...botsApiAuthErrors, 403: ['BOT_FORBIDDEN'], 404: ['BOT_NOT_FOUND'] },
+  },
+  'POST /api/v1/ai/extract': {
+    summary: 'Extract the text of a PDF (1 bot credit)',
+    description:
+      'Pages with a text layer are read as text, the others with OCR. Send the PDF as multipart `file` (25 MB at most; ' +
+      'on AWS about 4.5 MB, above that use `POST /api/v1/ai/extract/uploads` then JSON `{ fileKey }`).',
+    tags: ['Bots API'],
+    security: 'apiToken',
+    idempotent: true,
+    rateLimited: true,
+    requestBodies: [
+      { contentType: 'multipart/form-data', schema: extractMultipart, source: 'multipart' },
+      { contentType: 'application/json', description: 'A PDF uploaded with `POST /api/v1/ai/extract/uploads`.', schema: extractJsonRequestCopy, source: 'copy' },
+    ],
+    responses: { 200: { description: 'The text (`mode: text`) or the pages (`mode: pages`).', body: s.extractResult } },
+    errors: {
+      ...jsonBodyErrors,
+      400: ['VALIDATION_ERROR', 'INVALID_JSON', 'FILE_TOO_LARGE'],
+      ...botsApiAuthErrors,
+      402: ['ERR_NO_BOT_CREDITS'],
+      ...idempotencyErrors,
+      502: ['EXTRACTION_FAILED'],
+      504: ['GATEWAY_TIMEOUT'],
+    },
+  },
+  'POST /api/v1/ai/extract/uploads': {
+    summary: 'Get an upload slot for a large PDF (free)',
+    description: 'A presigned S3 POST for one PDF of up to 25 MB, usable for 15 minutes. No body (or `{}`).',
+    tags: ['Bots API'],
+    security: 'apiToken',
+    rateLimited: true,
+    responses: { 200: { description: 'Where and how to upload.', body: s.extractUpload } },
+    errors: { ...jsonBodyErrors, ...botsApiAuthErrors },
+  },
+  'GET /api/v1/ai/health': {
+    summary: 'Diagnostics and the month\'s bot credits (free)',
+    description: 'Never calls the model to generate. `botrag.ok: false` means the AI service is down (retry later); `success` stays true.',
+    tags: ['Bots API'],
+    security: 'apiToken',
+    rateLimited: true,
+    responses: { 200: { description: 'The diagnostics.', body: s.healthResult } },
+    errors: botsApiAuthErrors,
+  },
+};
+
+const addressesSchema = (what: string) => ({
+  description: `${what}: one email address or a list of them (at most 50).`,
+  anyOf: [{ type: 'string', format: 'email' }, { type: 'array', items: { type: 'string', format: 'email' }, minItems: 1, maxItems: 50 }],
+});
+
+/**
+ * JSON Schema for zod schemas that cannot describe themselves (fields the handlers parse with a transform).
+ * Used by the document builder in place of zod's `{}`.
+ */
+export const SCHEMA_OVERRIDES = new Map<z.ZodType, Record<string, unknown>>([
+  [PAYLOAD_SCHEMAS.email.shape.to, addressesSchema('Recipients')],
+  [PAYLOAD_SCHEMAS.email.shape.bcc, addressesSchema('Blind copies')],
+]);
