@@ -40,7 +40,7 @@ async function upload(fileName: string, contentType: string, body: string | Uint
     headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': contentType },
     body,
   });
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: (await response.json()) as any };
 }
 
 async function search(body: unknown, token = project.token) {
@@ -49,7 +49,7 @@ async function search(body: unknown, token = project.token) {
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: await response.json(), headers: response.headers };
+  return { status: response.status, body: (await response.json()) as any, headers: response.headers };
 }
 
 async function knowledge(bot = botId) {
@@ -174,13 +174,13 @@ describe('POST /api/v1/ai/search', () => {
       body: '{"botId":',
     });
     expect(response.status).toBe(400);
-    expect((await response.json()).error).toBe('INVALID_JSON');
+    expect(((await response.json()) as any).error).toBe('INVALID_JSON');
   });
 
   test('auth: 401 without a token; 403 for another project bot; 404 for an unknown bot; no credit needed', async () => {
     const none = await fetch(`${svc.baseUrl}/api/v1/ai/search`, { method: 'POST', body: JSON.stringify({ botId, query: 'x' }) });
     expect(none.status).toBe(401);
-    expect((await none.json()).error).toBe('ERR_API_TOKEN_NOT_PROVIDED');
+    expect(((await none.json()) as any).error).toBe('ERR_API_TOKEN_NOT_PROVIDED');
     const other = await svc.newProject({ monthlyBotCredits: 0 });
     const forbidden = await search({ botId, query: 'reembolso' }, other.token);
     expect(forbidden.status).toBe(403);

@@ -32,7 +32,7 @@ const WORD = /[\p{L}\p{N}]+/gu;
 
 /** The folded, lower-cased words of a text, in order (stop words included). */
 export function words(text: string): string[] {
-  return foldAccents(text.toLowerCase()).match(WORD) ?? [];
+  return foldAccents(text.normalize('NFC').toLowerCase()).match(WORD) ?? [];
 }
 
 /** Guesses whether a text is Portuguese or English from its stop words; Portuguese when it cannot tell. */
@@ -65,15 +65,21 @@ function stemEnglish(w: string): string {
   return englishStemmer(w);
 }
 
-/** Stems memoised per language: vocabularies are small next to the text, so most words hit the cache. */
+/**
+ * Word → term, memoised per language ('' for a word that is not indexed: a stop word or an over-long token).
+ * Vocabularies are small next to the text, so almost every word is one map lookup: no folding, no stemming.
+ */
 const caches: Record<Language, Map<string, string>> = { pt: new Map(), en: new Map() };
 const CACHE_LIMIT = 200_000;
 
-function term(word: string, language: Language): string {
+function termOf(word: string, language: Language): string {
   const cache = caches[language];
   let t = cache.get(word);
   if (t === undefined) {
-    t = isPlainNumberOrShort(word) ? word : language === 'pt' ? stemPortuguese(word) : stemEnglish(word);
+    const folded = /[^\u0000-\u007f]/.test(word) ? foldAccents(word) : word;
+    if (folded.length > MAX_TOKEN_LENGTH || FOLDED_STOPWORDS.has(folded)) t = '';
+    else if (isPlainNumberOrShort(folded)) t = folded;
+    else t = language === 'pt' ? stemPortuguese(folded) : stemEnglish(folded);
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(word, t);
   }
@@ -84,14 +90,25 @@ function isPlainNumberOrShort(word: string): boolean {
   return word.length <= 2 || /^\d/.test(word);
 }
 
-/** The index terms of an excerpt written in `language`: stop words dropped, each word stemmed. */
+const RAW_WORD = /[\p{L}\p{N}]+/gu;
+
+/**
+ * The index terms of an excerpt written in `language`: stop words dropped, each word folded and stemmed.
+ * Expects NFC text (the chunker normalises documents once), so an accented letter is one code point of a word.
+ */
 export function documentTerms(text: string, language: Language): string[] {
   const out: string[] = [];
-  for (const w of words(text)) {
-    if (w.length > MAX_TOKEN_LENGTH || FOLDED_STOPWORDS.has(w)) continue;
-    out.push(term(w, language));
+  for (const [word] of text.toLowerCase().matchAll(RAW_WORD)) {
+    const t = termOf(word, language);
+    if (t) out.push(t);
   }
   return out;
+}
+
+/** The term of an already folded word, stop words included (queries made only of stop words keep them). */
+function stemmed(folded: string, language: Language): string {
+  if (isPlainNumberOrShort(folded)) return folded;
+  return language === 'pt' ? stemPortuguese(folded) : stemEnglish(folded);
 }
 
 /**
@@ -105,7 +122,7 @@ export function queryTermGroups(query: string): string[][] {
   const groups: string[][] = [];
   const seen = new Set<string>();
   for (const w of source) {
-    const variants = [...new Set([term(w, 'pt'), term(w, 'en')])];
+    const variants = [...new Set([stemmed(w, 'pt'), stemmed(w, 'en')])];
     const key = variants.join('\u0000');
     if (seen.has(key)) continue;
     seen.add(key);

@@ -12,9 +12,10 @@ export interface ChunkOptions {
 
 export const DEFAULT_CHUNKING: ChunkOptions = { targetChars: 1000, overlapChars: 150 };
 
-/** Whitespace tidied: CRLF to LF, runs of spaces to one, at most one blank line in a row, lines trimmed. */
+/** Unicode NFC (an accented letter is one code point); whitespace tidied: CRLF to LF, runs of spaces to one, at most one blank line in a row, lines trimmed. */
 export function normalizeText(text: string): string {
   return text
+    .normalize('NFC')
     .replace(/\r\n?/g, '\n')
     .replace(/[\t\f\v\u00a0\u2000-\u200b\u202f\u205f\u3000 ]+/g, ' ')
     .replace(/ *\n */g, '\n')

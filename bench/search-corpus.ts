@@ -35,6 +35,23 @@ function pick<T>(list: T[], random: () => number): T {
   return list[Math.max(0, Math.min(list.length - 1, i))]!;
 }
 
+/** A sentence of the given language. */
+function sentence(common: string[], vocabulary: string[], random: () => number): string {
+  const words: string[] = [];
+  const n = 8 + Math.floor(random() * 18);
+  for (let w = 0; w < n; w++) words.push(random() < 0.45 ? pick(common, random) : pick(vocabulary, random));
+  const s = words.join(' ');
+  return s[0]!.toUpperCase() + s.slice(1) + '.';
+}
+
+/** One excerpt-sized passage of about `chars` characters (whole sentences). */
+export function makePassage(chars: number, language: 'pt' | 'en', vocabulary: string[], random: () => number): string {
+  const common = language === 'pt' ? PT_COMMON : EN_COMMON;
+  let out = '';
+  while (out.length < chars - 60) out += (out ? ' ' : '') + sentence(common, vocabulary, random);
+  return out;
+}
+
 /** A document of about `chars` characters. */
 export function makeDocument(chars: number, language: 'pt' | 'en', vocabulary: string[], random: () => number): string {
   const common = language === 'pt' ? PT_COMMON : EN_COMMON;

@@ -1,0 +1,103 @@
+/**
+ * Knowledge ingestion benchmark (issue 5): ~5 MB of text in 10 files (Markdown, plain text, HTML) uploaded to one
+ * bot and ingested by the real use case: read from S3, extract, chunk, analyse, build and publish the index, mark
+ * ready. Once against the local stand-ins (fauxqs S3 + dynalite), once with in-memory stores (CPU only).
+ * Target: >= 2 MB of text per second per worker. Anchor in the same run: MiniSearch indexing the same excerpts.
+ * Usage: npx tsx bench/ingest.ts [--rounds 3]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import MiniSearch from 'minisearch';
+import { startEmulators } from '#local/emulators.ts';
+import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
+import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-file-store.ts';
+import { S3KnowledgeObjectStore } from '#shared/adapters/s3/knowledge-object-store.ts';
+import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
+import type { IngestJob, KnowledgeFileStore, KnowledgeObjectStore } from '#shared/knowledge/knowledge-files.ts';
+import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
+import { chunkText } from '#shared/knowledge/text/chunker.ts';
+import { createLogger } from '#shared/logging/logger.ts';
+import { MemoryKnowledge, MemoryObjects } from '#test/unit/knowledge/fakes.ts';
+import { machine, median } from './lib/harness.ts';
+import { makeDocument, makeVocabulary, seededRandom } from './search-corpus.ts';
+
+const i = process.argv.indexOf('--rounds');
+const ROUNDS = i > 0 ? Number(process.argv[i + 1]) : 3;
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+const logger = createLogger('bench');
+
+const random = seededRandom(7);
+const vocabulary = makeVocabulary(40_000, random);
+const files = Array.from({ length: 10 }, (_, f) => {
+  const text = makeDocument(500_000, f % 2 ? 'en' : 'pt', vocabulary, random);
+  if (f % 3 === 1) return { name: `doc-${f}.html`, type: 'text/html', body: `<html><head><script>var x=1;</script></head><body>${text.split('\n\n').map((p) => `<p>${p}</p>`).join('\n')}</body></html>`, chars: text.length };
+  if (f % 3 === 2) return { name: `doc-${f}.md`, type: 'text/markdown', body: text.split('\n\n').map((p, j) => (j % 5 === 0 ? `## Section ${j}\n\n${p}` : p)).join('\n\n'), chars: text.length };
+  return { name: `doc-${f}.txt`, type: 'text/plain', body: text, chars: text.length };
+});
+const textBytes = files.reduce((n, f) => n + Buffer.byteLength(f.body), 0);
+
+async function ingestOnce(store: KnowledgeFileStore, objects: KnowledgeObjectStore, botId: string, projectId: string): Promise<number> {
+  const jobs: IngestJob[] = [];
+  const manage = makeKnowledgeManagement({ requireBot: async () => ({}) as never, files: store, objects, queue: { enqueue: async (j) => void jobs.push(j) }, logger });
+  for (const f of files) await manage.upload(projectId, botId, f.name, f.type, Buffer.from(f.body));
+  const ingest = makeIngestKnowledge({ files: store, objects, logger }); // fresh worker: nothing cached
+  const t = performance.now();
+  await ingest(botId, jobs, { finalAttempt: false });
+  const ms = performance.now() - t;
+  const ready = (await store.list(botId)).filter((x) => x.status === 'ready').length;
+  if (ready !== files.length) throw new Error(`only ${ready} files ready`);
+  return ms;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
+const emulators = await startEmulators(dataDir);
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+const s3 = new S3Client({ region: emulators.region, endpoint: emulators.awsEndpoint, forcePathStyle: true, credentials, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({ region: emulators.region, endpoint: emulators.dynamoEndpoint, credentials }), { marshallOptions: { removeUndefinedValues: true } });
+const table = { client: ddb, tableName: emulators.tableName };
+const bots = new DynamoBotStore(table);
+
+const rounds: { localStackMs: number; memoryMs: number; miniSearchMs: number }[] = [];
+for (let r = 0; r < ROUNDS; r++) {
+  const botId = `bot_bench${r}`;
+  await bots.create({ botId, projectId: 'prj_bench', name: 'b', instructions: 'x', createdAt: '', updatedAt: '', knowledge: { indexVersion: 0, liveGenerations: {} } });
+  const localStackMs = await ingestOnce(new DynamoKnowledgeFileStore(table), new S3KnowledgeObjectStore(s3, emulators.bucketNames.knowledge), botId, 'prj_bench');
+  const memory = new MemoryKnowledge();
+  memory.addBot('bot_mem', 'prj_bench');
+  const memoryMs = await ingestOnce(memory, new MemoryObjects(), 'bot_mem', 'prj_bench');
+  const excerpts = files.flatMap((f) => chunkText(f.body));
+  const t = performance.now();
+  const mini = new MiniSearch({ fields: ['text'] });
+  mini.addAll(excerpts.map((text, id) => ({ id, text })));
+  JSON.stringify(mini);
+  rounds.push({ localStackMs, memoryMs, miniSearchMs: performance.now() - t });
+}
+s3.destroy();
+ddb.destroy();
+await emulators.stop();
+rmSync(dataDir, { recursive: true, force: true });
+
+const mb = textBytes / 1e6;
+const med = (k: keyof (typeof rounds)[number]) => median(rounds.map((r) => r[k]));
+console.log(
+  JSON.stringify(
+    {
+      machine: machine(),
+      files: files.length,
+      textMB: Number(mb.toFixed(2)),
+      rounds: ROUNDS,
+      localStandInsMs: Math.round(med('localStackMs')),
+      localStandInsMBps: Number((mb / (med('localStackMs') / 1000)).toFixed(2)),
+      inMemoryMs: Math.round(med('memoryMs')),
+      inMemoryMBps: Number((mb / (med('memoryMs') / 1000)).toFixed(2)),
+      anchorMiniSearchIndexAndSerializeMs: Math.round(med('miniSearchMs')),
+      perRound: rounds.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Math.round(v)]))),
+    },
+    null,
+    2,
+  ),
+);

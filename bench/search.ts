@@ -1,0 +1,135 @@
+/**
+ * Knowledge search benchmark (issue 5): a bot with 5,000 excerpts of ~1,000 characters (~5 MB of text).
+ * - cached search: p50 / p99 of the KnowledgeSearch use case with the index in memory (target < 15 ms / < 50 ms);
+ * - cold load: the index fetched from S3 (the local stand-in) and opened, as the first search after a cold start
+ *   does (target < 300 ms), with a fresh S3 client and a fresh cache each round;
+ * - anchor, measured in the same run: MiniSearch's own JSON index of the same excerpts (size, loadJSON time).
+ * Usage: npx tsx bench/search.ts [--rounds 5] [--queries 2000]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { S3Client } from '@aws-sdk/client-s3';
+import MiniSearch from 'minisearch';
+import { startEmulators } from '#local/emulators.ts';
+import { S3KnowledgeObjectStore } from '#shared/adapters/s3/knowledge-object-store.ts';
+import type { Bot } from '#shared/bots/bot.ts';
+import { buildLexicalIndex, type IndexDocumentInput } from '#shared/knowledge/index/lexical-index.ts';
+import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { createLogger } from '#shared/logging/logger.ts';
+import { machine, median } from './lib/harness.ts';
+import { makePassage, makeVocabulary, seededRandom } from './search-corpus.ts';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const ROUNDS = arg('rounds', 5);
+const QUERIES = arg('queries', 2000);
+const EXCERPTS = 5000;
+const FILES = 50;
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+const random = seededRandom(42);
+const vocabulary = makeVocabulary(40_000, random);
+const documents: IndexDocumentInput[] = Array.from({ length: FILES }, (_, f) => ({
+  fileName: `manual-${String(f).padStart(2, '0')}.${f % 3 === 0 ? 'pdf' : 'md'}`,
+  generation: `gen${f}`,
+  language: f % 2 ? 'en' : 'pt',
+  excerpts: Array.from({ length: EXCERPTS / FILES }, () => makePassage(1000, f % 2 ? 'en' : 'pt', vocabulary, random)),
+}));
+const textBytes = documents.reduce((n, d) => n + d.excerpts.reduce((m, e) => m + Buffer.byteLength(e), 0), 0);
+
+let t = performance.now();
+const indexBytes = buildLexicalIndex(documents);
+const buildMs = performance.now() - t;
+const rawBytes = gunzipSync(indexBytes).length;
+
+const bot: Bot = {
+  botId: 'bot_bench',
+  projectId: 'prj_bench',
+  name: 'bench',
+  instructions: '',
+  createdAt: '',
+  updatedAt: '',
+  knowledge: { indexVersion: 1, indexKey: 'bots/bot_bench/index/1.sbkx', liveGenerations: Object.fromEntries(documents.map((d, i) => [`k${i}`, d.generation])) },
+};
+
+const dataDir = mkdtempSync(join(tmpdir(), 'bench-search-'));
+const emulators = await startEmulators(dataDir);
+const bucket = emulators.bucketNames.knowledge;
+const newS3 = () =>
+  new S3Client({ region: emulators.region, endpoint: emulators.awsEndpoint, forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+const setupS3 = newS3();
+await new S3KnowledgeObjectStore(setupS3, bucket).put(bot.knowledge.indexKey!, indexBytes, 'application/octet-stream');
+// Warm the SDK's code paths once (on Lambda this is part of module init, not of the first search).
+await new S3KnowledgeObjectStore(setupS3, bucket).get(bot.knowledge.indexKey!);
+
+const logger = createLogger('bench');
+const queries = Array.from({ length: QUERIES }, (_, i) => {
+  const words = Array.from({ length: 1 + Math.floor(random() * 7) }, () => vocabulary[Math.floor(Math.pow(random(), 2) * 20_000)]!);
+  return { query: words.join(' '), filters: i % 10 === 0 ? { include: ['%.md'], exclude: ['manual-1%'] } : undefined, topK: 1 + (i % 8) };
+});
+
+const rounds: { coldLoadMs: number; firstSearchMs: number; p50: number; p99: number; miniLoadMs: number }[] = [];
+// MiniSearch anchor: the library's own serialised index of the same excerpts.
+const mini = new MiniSearch({ fields: ['text'], storeFields: ['file'] });
+mini.addAll(documents.flatMap((d, f) => d.excerpts.map((text, i) => ({ id: f * 1000 + i, text, file: d.fileName }))));
+const miniJson = JSON.stringify(mini);
+
+for (let r = 0; r < ROUNDS; r++) {
+  const s3 = newS3();
+  const cache = new IndexCache(new S3KnowledgeObjectStore(s3, bucket));
+  const search = makeKnowledgeSearch({ bots: { get: async () => bot }, indexes: cache, logger });
+  t = performance.now();
+  await cache.get(bot.botId, bot.knowledge.indexVersion, bot.knowledge.indexKey!);
+  const coldLoadMs = performance.now() - t;
+  const cold = makeKnowledgeSearch({ bots: { get: async () => bot }, indexes: new IndexCache(new S3KnowledgeObjectStore(s3, bucket)), logger });
+  t = performance.now();
+  await cold.search({ botId: bot.botId, bot, query: queries[0]!.query, topK: 5 });
+  const firstSearchMs = performance.now() - t;
+
+  for (const q of queries.slice(0, 200)) await search.search({ botId: bot.botId, bot, ...q }); // warm-up
+  const latencies: number[] = [];
+  for (const q of queries) {
+    const s = performance.now();
+    await search.search({ botId: bot.botId, bot, ...q });
+    latencies.push(performance.now() - s);
+  }
+  latencies.sort((a, b) => a - b);
+  t = performance.now();
+  MiniSearch.loadJSON(miniJson, { fields: ['text'], storeFields: ['file'] });
+  const miniLoadMs = performance.now() - t;
+  rounds.push({
+    coldLoadMs,
+    firstSearchMs,
+    p50: latencies[Math.floor(latencies.length * 0.5)]!,
+    p99: latencies[Math.floor(latencies.length * 0.99)]!,
+    miniLoadMs,
+  });
+  s3.destroy();
+}
+setupS3.destroy();
+await emulators.stop();
+rmSync(dataDir, { recursive: true, force: true });
+
+const med = (k: keyof (typeof rounds)[number]) => Number(median(rounds.map((r) => r[k])).toFixed(2));
+const result = {
+  machine: machine(),
+  excerpts: EXCERPTS,
+  textMB: Number((textBytes / 1e6).toFixed(2)),
+  indexGzipMB: Number((indexBytes.length / 1e6).toFixed(2)),
+  indexRawMB: Number((rawBytes / 1e6).toFixed(2)),
+  buildMs: Math.round(buildMs),
+  rounds: ROUNDS,
+  queriesPerRound: QUERIES,
+  cachedSearchP50Ms: med('p50'),
+  cachedSearchP99Ms: med('p99'),
+  coldIndexLoadMs: med('coldLoadMs'),
+  firstSearchAfterColdStartMs: med('firstSearchMs'),
+  anchorMiniSearchJsonMB: Number((Buffer.byteLength(miniJson) / 1e6).toFixed(2)),
+  anchorMiniSearchLoadJsonMs: med('miniLoadMs'),
+  perRound: rounds.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v.toFixed(2))]))),
+};
+console.log(JSON.stringify(result, null, 2));
