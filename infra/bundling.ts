@@ -1,11 +1,14 @@
-import { cpSync, existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
+import type { BuildOptions, Metafile, Plugin } from 'esbuild';
 
 /**
- * How every function is bundled. The CDK stack (NodejsFunction), the bundle benchmark and the infra tests all read
- * these settings, so what is measured is what is deployed.
+ * How every function is bundled: one esbuild run over all `functions/<fn>/handler.ts` entries (shared parsing),
+ * ESM for Node 22, minified, external source maps, only what each entry imports. The CDK stack deploys exactly
+ * these outputs and the bundle benchmark measures exactly these outputs.
  */
 
 /** The repository root (package.json, package-lock.json, node_modules, functions/). */
@@ -24,22 +27,24 @@ export const MAIN_FIELDS = ['module', 'main'];
 
 /**
  * Packages esbuild cannot inline: they load files from their own package folder at run time (native addons, wasm,
- * worker scripts, font or language data). A function whose code imports one gets it as an external import and the
- * package, with its dependency closure from node_modules, is copied next to the bundle in `node_modules/`.
+ * worker scripts, font or language data). A function whose code imports one gets it as an external import, and the
+ * package with its runtime dependency closure is copied from node_modules into `node_modules/` beside the bundle.
  */
 export interface UnbundledPackage {
   reason: string;
   /** Packages shipped with it although no code imports them by name (data read through a path, platform binaries). */
   alsoShip?: string[];
-  /** A native addon fixes the function's architecture to the platform package that is shipped. */
+  /** A native addon fixes the function's architecture to the one of the platform package shipped. */
   architecture?: 'arm64' | 'x86_64';
+  /** Only these paths of the package are shipped (the rest is viewers, types, other builds). */
+  files?: string[];
 }
 
 export const unbundledPackages: Record<string, UnbundledPackage> = {
   '@napi-rs/canvas': {
     reason: 'native addon: loads a .node binary from its platform package',
-    // The platform package installed on a Linux x64 build host (CI, this machine); its arm64 twin is not installed by
-    // npm there, so functions that render pages run on x86_64.
+    // The platform package npm installs on a Linux x64 build host (CI, this machine); its arm64 twin is not
+    // installed there, so functions that render PDF pages run on x86_64.
     alsoShip: ['@napi-rs/canvas-linux-x64-gnu'],
     architecture: 'x86_64',
   },
@@ -49,8 +54,45 @@ export const unbundledPackages: Record<string, UnbundledPackage> = {
   },
   '@tesseract.js-data/por': { reason: 'language data read from its package folder' },
   '@tesseract.js-data/eng': { reason: 'language data read from its package folder' },
-  'pdfjs-dist': { reason: 'reads standard_fonts/ and wasm/ from its package folder, resolved at run time' },
+  'pdfjs-dist': {
+    reason: 'reads standard_fonts/, cmaps/, wasm/ and iccs/ from its package folder at run time; loaded only when a PDF is read',
+    files: ['package.json', 'LICENSE', 'legacy/build/pdf.mjs', 'legacy/build/pdf.worker.mjs', 'standard_fonts', 'cmaps', 'wasm', 'iccs'],
+  },
 };
+
+/**
+ * zod's classic API is one namespace object, so a bundle keeps every module it re-exports, among them 40-odd
+ * message locales (about 260 kB minified) nobody selects. This keeps English (zod's default, set by zod itself)
+ * and drops the others: `z.locales.<other>` does not exist in a bundle (test/infra checks no code uses it).
+ */
+export const zodEnglishOnly: Plugin = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /[\\/]locales[\\/]index\.js$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)) return undefined;
+      return { path: resolve(args.resolveDir, args.path), namespace: 'zod-locales' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: "export { default as en } from './en.js';\n",
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * On Lambda the function role's credentials are always in the environment (AWS_ACCESS_KEY_ID, ...), which is the
+ * first thing the SDK's default chain reads; the rest of the chain (SSO, ini files, web identity, IMDS and the
+ * STS/SSO clients they bundle, about 100 kB) can never be reached there. Bundles get the environment provider alone.
+ */
+export const lambdaEnvironmentCredentials: Plugin = {
+  name: 'lambda-environment-credentials',
+  setup(build) {
+    build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, () => ({ path: join(projectRoot, 'infra', 'shims', 'credential-provider-node.ts') }));
+  },
+};
+
+export const bundlePlugins: Plugin[] = [zodEnglishOnly, lambdaEnvironmentCredentials];
 
 /** `@scope/name/sub/path` or `name/sub` → the package name. */
 export function packageName(specifier: string): string {
@@ -62,7 +104,7 @@ export function entryPoint(fn: string): string {
   return join(projectRoot, 'functions', fn, 'handler.ts');
 }
 
-/** The esbuild options a function is deployed with (NodejsFunction passes the same ones on the command line). */
+/** The esbuild options every function is deployed with. */
 export function esbuildOptions(): BuildOptions {
   return {
     bundle: true,
@@ -75,42 +117,59 @@ export function esbuildOptions(): BuildOptions {
     mainFields: MAIN_FIELDS,
     banner: { js: ESM_REQUIRE_BANNER },
     external: Object.keys(unbundledPackages),
-    outExtension: { '.js': '.mjs' },
+    legalComments: 'none',
+    charset: 'utf8',
     logLevel: 'error',
     absWorkingDir: projectRoot,
+    plugins: bundlePlugins,
   };
 }
 
 /** What one function's bundle is made of. */
 export interface BundleAnalysis {
   fn: string;
-  /** Minified bytes of the bundle (source map excluded). */
+  /** Minified bytes of `index.mjs` (source map excluded). */
   bytes: number;
-  /** Source files and package files inlined, relative to the project root, with their bytes in the output. */
+  /** Source and package files inlined, relative to the project root, with their bytes in the output. */
   inputs: Record<string, number>;
   /** Unbundled packages the function imports (statically or dynamically). */
   unbundled: string[];
+  /** Packages copied beside the bundle (the unbundled ones and their dependency closure). */
+  shipped: string[];
+  /** Folder holding `index.mjs`, `index.mjs.map` and `node_modules/` (the Lambda asset). */
+  dir: string;
 }
 
 /**
- * Bundles every function in one esbuild run (shared parsing: about a second for all of them) without writing
- * anything, and reports each bundle's size, inputs and unbundled imports. The stack uses it to pick what to ship
- * beside each bundle (synchronously: constructs are built synchronously); the tests and the benchmark use it to
- * explain sizes.
+ * Bundles the functions into `<outdir>/<fn>/index.mjs` (with `index.mjs.map` and the shipped packages), in one esbuild
+ * run, and reports what each bundle is made of.
  */
-export function analyzeBundles(fns: readonly string[]): Map<string, BundleAnalysis> {
-  const result = buildSync({
+export async function buildFunctions(fns: readonly string[], outdir: string): Promise<Map<string, BundleAnalysis>> {
+  const { build } = await import('esbuild');
+  rmSync(outdir, { recursive: true, force: true });
+  const result = await build({
     ...esbuildOptions(),
-    entryPoints: Object.fromEntries(fns.map((fn) => [fn, entryPoint(fn)])),
-    outdir: join(projectRoot, 'cdk.out', '.analysis'),
-    sourcemap: false,
-    write: false,
+    entryPoints: Object.fromEntries(fns.map((fn) => [join(fn, 'index'), entryPoint(fn)])),
+    outdir,
+    outExtension: { '.js': '.mjs' },
     metafile: true,
   });
-  return analysesFromMetafile(result.metafile, fns);
+  const analyses = analysesFromMetafile(result.metafile, fns, outdir);
+  for (const analysis of analyses.values()) {
+    const shipped = shippedPackages(analysis.unbundled);
+    if (shipped.missing.length) {
+      throw new Error(
+        `functions/${analysis.fn} needs ${shipped.missing.join(', ')} in node_modules to ship beside its bundle ` +
+          '(install it for the Lambda platform: npm install --no-save --os=linux --cpu=x64 <package>)',
+      );
+    }
+    copyPackages(shipped.packages, analysis.dir);
+    analysis.shipped = shipped.packages;
+  }
+  return analyses;
 }
 
-function analysesFromMetafile(metafile: Metafile, fns: readonly string[]): Map<string, BundleAnalysis> {
+function analysesFromMetafile(metafile: Metafile, fns: readonly string[], outdir: string): Map<string, BundleAnalysis> {
   const out = new Map<string, BundleAnalysis>();
   for (const output of Object.values(metafile.outputs)) {
     if (!output.entryPoint) continue;
@@ -118,11 +177,14 @@ function analysesFromMetafile(metafile: Metafile, fns: readonly string[]): Map<s
     if (!fn) continue;
     const unbundled = new Set<string>();
     for (const imp of output.imports) {
-      if (imp.external && unbundledPackages[packageName(imp.path)]) unbundled.add(packageName(imp.path));
+      if (imp.external && !builtinModules.includes(imp.path.replace(/^node:/, '').split('/')[0]!) && unbundledPackages[packageName(imp.path)]) {
+        unbundled.add(packageName(imp.path));
+      }
     }
     const inputs = Object.fromEntries(Object.entries(output.inputs).map(([file, { bytesInOutput }]) => [file, bytesInOutput]));
-    out.set(fn, { fn, bytes: output.bytes, inputs, unbundled: [...unbundled].sort() });
+    out.set(fn, { fn, bytes: output.bytes, inputs, unbundled: [...unbundled].sort(), shipped: [], dir: join(outdir, fn) });
   }
+  for (const fn of fns) if (!out.has(fn)) throw new Error(`functions/${fn}/handler.ts produced no bundle`);
   return out;
 }
 
@@ -158,14 +220,53 @@ export function architectureFor(unbundled: readonly string[]): 'arm64' | 'x86_64
   return [...fixed][0] ?? 'arm64';
 }
 
-/** Copies the shipped packages into a bundle's output folder (`<outputDir>/node_modules/<name>`). */
-export function copyPackages(packages: readonly string[], outputDir: string, nodeModules = join(projectRoot, 'node_modules')): void {
+/** Copies the shipped packages (or their listed files) into `<dir>/node_modules/<name>`. */
+export function copyPackages(packages: readonly string[], dir: string, nodeModules = join(projectRoot, 'node_modules')): void {
   for (const name of packages) {
-    cpSync(join(nodeModules, name), join(outputDir, 'node_modules', name), { recursive: true, dereference: true });
+    const from = join(nodeModules, name);
+    const to = join(dir, 'node_modules', name);
+    const files = unbundledPackages[name]?.files;
+    if (!files) {
+      cpSync(from, to, { recursive: true, dereference: true });
+      continue;
+    }
+    for (const file of files) {
+      if (!existsSync(join(from, file))) continue;
+      mkdirSync(dirname(join(to, file)), { recursive: true });
+      cpSync(join(from, file), join(to, file), { recursive: true, dereference: true });
+    }
   }
 }
 
-/** For messages: a path relative to the project root. */
-export function fromRoot(path: string): string {
-  return relative(projectRoot, path);
+const built = new Map<string, Map<string, BundleAnalysis>>();
+
+/**
+ * {@link buildFunctions} for synchronous callers (CDK constructs are built synchronously; esbuild plugins need its
+ * asynchronous API): runs it in a child Node process and reads the result. Once per process and set of functions.
+ * The output sits under `cdk.out/.functions-<pid>` in the project, so source-map paths do not depend on where the
+ * project is checked out, and is removed when the process exits (the CDK has staged copies by then).
+ */
+export function buildFunctionsSync(fns: readonly string[]): Map<string, BundleAnalysis> {
+  const key = fns.join('\n');
+  const cached = built.get(key);
+  if (cached) return cached;
+  const outdir = join(projectRoot, 'cdk.out', `.functions-${process.pid}-${built.size}`);
+  const child = spawnSync(process.execPath, ['--import', 'tsx', join(projectRoot, 'infra', 'build-functions.ts'), outdir, ...fns], {
+    cwd: projectRoot,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  if (child.status !== 0) throw new Error(`Bundling the functions failed:\n${child.stderr || child.stdout}`);
+  const analyses = new Map(Object.entries(JSON.parse(readFileSync(join(outdir, 'analysis.json'), 'utf8')) as Record<string, BundleAnalysis>));
+  if (built.size === 0) process.once('exit', () => cleanBuilds());
+  built.set(key, analyses);
+  builtDirs.push(outdir);
+  return analyses;
+}
+
+const builtDirs: string[] = [];
+
+function cleanBuilds(): void {
+  for (const dir of builtDirs) rmSync(dir, { recursive: true, force: true });
 }

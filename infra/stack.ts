@@ -3,9 +3,9 @@ import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/a
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, Architecture, Code, LoggingFormat, Runtime, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -17,18 +17,7 @@ import { queues as queueDefinitions, queueUrlEnv, type QueueKey } from '#shared/
 import { mainTable } from '#shared/resources/table.ts';
 import { createAlarms } from './alarms.ts';
 import { createApi } from './api.ts';
-import {
-  analyzeBundles,
-  architectureFor,
-  ESM_REQUIRE_BANNER,
-  entryPoint,
-  MAIN_FIELDS,
-  NODE_TARGET,
-  projectRoot,
-  shippedPackages,
-  unbundledPackages,
-  type BundleAnalysis,
-} from './bundling.ts';
+import { architectureFor, buildFunctionsSync, type BundleAnalysis } from './bundling.ts';
 import { functionSpecs, pascal, sharedDefinitions, type FunctionSpec, type ResourceDefinitions } from './functions.ts';
 import { acknowledgeFindings } from './acknowledgements.ts';
 import { bedrockModelArns, statementsFor, type AccessTargets } from './permissions.ts';
@@ -149,7 +138,8 @@ export class SwitchboardStack extends Stack {
     };
 
     // ---- Functions ----------------------------------------------------------------------------------------------
-    this.bundles = analyzeBundles(this.specs.map((s) => s.fn));
+    // Every function bundled in one esbuild run (infra/bundling.ts); each Lambda's code is its bundle folder.
+    this.bundles = buildFunctionsSync(this.specs.map((s) => s.fn));
     // Every function parses shared/config at cold start, which requires TABLE_NAME; the rest is per declaration.
     const common: Record<string, string> = {
       SWITCHBOARD_RUNTIME: 'aws',
@@ -208,14 +198,6 @@ export class SwitchboardStack extends Stack {
     const id = pascal(spec.fn);
     const bundle = this.bundles.get(spec.fn);
     if (!bundle) throw new Error(`functions/${spec.fn}/handler.ts could not be bundled`);
-    const shipped = shippedPackages(bundle.unbundled);
-    if (shipped.missing.length) {
-      throw new Error(
-        `functions/${spec.fn} needs ${shipped.missing.join(', ')} in node_modules to ship beside its bundle ` +
-          `(install it for the Lambda platform, e.g. npm install --no-save --os=linux --cpu=x64 <package>)`,
-      );
-    }
-
     const logGroup = new LogGroup(this, `${id}Logs`, { retention: ctx.settings.logRetentionDays, removalPolicy: RemovalPolicy.DESTROY });
     // One role per function, written out: logging to its own log group and what it declares, nothing else.
     const role = new Role(this, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: `Switchboard ${spec.fn}` });
@@ -236,10 +218,9 @@ export class SwitchboardStack extends Stack {
     const architecture = architectureFor(bundle.unbundled) === 'x86_64' ? Architecture.X86_64 : Architecture.ARM_64;
     const fn = new NodejsFunction(this, `${id}Function`, {
       description: `Switchboard ${spec.fn}`,
-      entry: entryPoint(spec.fn),
-      handler: 'handler',
-      projectRoot,
-      depsLockFilePath: `${projectRoot}/package-lock.json`,
+      // Bundled by infra/bundling.ts (esbuild, ESM, minified, external source maps, unbundled packages beside it).
+      code: Code.fromAsset(bundle.dir),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_22_X,
       architecture,
       memorySize: spec.memoryMb,
@@ -250,26 +231,6 @@ export class SwitchboardStack extends Stack {
       applicationLogLevelV2: ApplicationLogLevel.INFO,
       environment,
       awsSdkConnectionReuse: false,
-      bundling: {
-        format: OutputFormat.ESM,
-        target: NODE_TARGET,
-        minify: true,
-        sourceMap: true,
-        sourceMapMode: SourceMapMode.EXTERNAL,
-        sourcesContent: false,
-        mainFields: MAIN_FIELDS,
-        banner: ESM_REQUIRE_BANNER,
-        // Everything is bundled (the AWS SDK too: a pinned, tree-shaken copy loads faster than the runtime's),
-        // except the packages that must stay files on disk; those are copied beside the bundle below.
-        externalModules: Object.keys(unbundledPackages),
-        forceDockerBundling: false,
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          afterBundling: (inputDir: string, outputDir: string) =>
-            shipped.packages.map((name) => `mkdir -p "${outputDir}/node_modules/${name}" && cp -R "${inputDir}/node_modules/${name}/." "${outputDir}/node_modules/${name}/"`),
-        },
-      },
     });
     return fn;
   }

@@ -1,0 +1,110 @@
+/**
+ * Bundle size and cold import time of every function, bundled exactly as deployed (infra/bundling.ts: the options
+ * NodejsFunction gets), each imported in a fresh Node 22 process, against an empty module measured in the same run.
+ *
+ *   npx tsx bench/bundle.ts [--runs 20] [--json out.json]
+ *
+ * Targets (issue 8): every public-endpoint function under 1 MB (1,000,000 bytes) and at most 80 ms above the empty
+ * module. Over-target functions get a breakdown of what their bundle is made of, by package.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildFunctions } from '#infra/bundling.ts';
+import { functionSpecs } from '#infra/functions.ts';
+
+const args = process.argv.slice(2);
+const option = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const RUNS = Number(option('runs') ?? 20);
+const JSON_OUT = option('json');
+const SIZE_LIMIT = 1_000_000;
+const IMPORT_LIMIT_MS = 80;
+
+const specs = functionSpecs();
+const dir = mkdtempSync(join(tmpdir(), 'switchboard-bundles-'));
+
+// 1. Bundle every function as deployed: <dir>/<fn>/index.mjs + map + shipped packages (the Lambda asset).
+const analyses = await buildFunctions(specs.map((s) => s.fn), join(dir, 'functions'));
+const bundles = specs.map((spec) => {
+  const analysis = analyses.get(spec.fn)!;
+  const byPackage = new Map<string, number>();
+  for (const [file, bytes] of Object.entries(analysis.inputs)) {
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
+    const key = m ? m[1]! : file.split('/').slice(0, 2).join('/');
+    byPackage.set(key, (byPackage.get(key) ?? 0) + bytes);
+  }
+  return {
+    fn: spec.fn,
+    public: spec.routes.length > 0,
+    file: join(analysis.dir, 'index.mjs'),
+    bytes: analysis.bytes,
+    shipped: analysis.shipped,
+    top: [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 8),
+    samples: [] as number[],
+  };
+});
+const empty = join(dir, 'empty.mjs');
+writeFileSync(empty, 'export const handler = async () => ({});\n');
+
+// 2. Import each bundle in a fresh process, runs interleaved so machine noise spreads over all of them.
+// The environment a deployed function sees (settings present, plain keys so nothing calls Secrets Manager at import).
+const env = {
+  PATH: process.env.PATH ?? '',
+  NODE_OPTIONS: '--enable-source-maps',
+  SWITCHBOARD_RUNTIME: 'aws',
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  TABLE_NAME: 'bench',
+  BUCKET_KNOWLEDGE: 'bench-knowledge',
+  BUCKET_TRANSFER: 'bench-transfer',
+  QUEUE_URL_EVENTS: 'https://sqs.us-east-1.amazonaws.com/000000000000/events',
+  QUEUE_URL_DELIVERIES: 'https://sqs.us-east-1.amazonaws.com/000000000000/deliveries',
+  QUEUE_URL_INGEST: 'https://sqs.us-east-1.amazonaws.com/000000000000/ingest',
+  ADMIN_KEY: 'bench-admin-key-0123456789',
+  SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+};
+const probe = `const t = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - t));`;
+const importMs = (file: string) => Number(execFileSync(process.execPath, ['--input-type=module', '-e', probe, file], { env, encoding: 'utf8', timeout: 60_000 }));
+
+const emptySamples: number[] = [];
+for (let run = 0; run < RUNS; run++) {
+  emptySamples.push(importMs(empty));
+  for (const b of bundles) b.samples.push(importMs(b.file));
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+const emptyMs = median(emptySamples);
+const rows = bundles.map((b) => {
+  const ms = median(b.samples);
+  const delta = ms - emptyMs;
+  const ok = !b.public || (b.bytes < SIZE_LIMIT && delta <= IMPORT_LIMIT_MS);
+  return { ...b, ms, delta, ok };
+});
+
+// 3. Report.
+const kb = (n: number) => `${(n / 1000).toFixed(0)} kB`;
+console.log(`# Bundles: ${new Date().toISOString()}, Node ${process.versions.node}, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)}, ${RUNS} fresh-process imports each (median)`);
+console.log(`empty module: ${emptyMs.toFixed(1)} ms\n`);
+console.log('| function | public | minified | import (median) | above empty | target |');
+console.log('|---|---|---:|---:|---:|---|');
+for (const r of rows) {
+  console.log(`| ${r.fn} | ${r.public ? 'yes' : 'no'} | ${kb(r.bytes)} | ${r.ms.toFixed(1)} ms | ${r.delta.toFixed(1)} ms | ${r.public ? (r.ok ? 'met' : 'MISSED') : 'n/a'} |`);
+}
+console.log('\nLargest contributors (bytes in the minified output):');
+for (const r of rows) console.log(`- ${r.fn}: ${r.top.map(([k, v]) => `${k} ${kb(v)}`).join(', ')}${r.shipped.length ? ` (+ shipped beside it: ${r.shipped.join(', ')})` : ''}`);
+if (JSON_OUT) {
+  writeFileSync(JSON_OUT, JSON.stringify({ date: new Date().toISOString(), runs: RUNS, emptyMs, rows: rows.map(({ samples, file, ...r }) => ({ ...r, samples })) }, null, 2));
+}
+rmSync(dir, { recursive: true, force: true });
+process.exitCode = rows.every((r) => r.ok) ? 0 : 1;
+

@@ -1,0 +1,454 @@
+import { existsSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Match } from 'aws-cdk-lib/assertions';
+import { gatewayResponses, integrationTimeoutMs, INTEGRATION_MARGIN_MS } from '#infra/api.ts';
+import { entryPoint } from '#infra/bundling.ts';
+import { functionSpecs, type FunctionSpec } from '#infra/functions.ts';
+import { buckets } from '#shared/resources/buckets.ts';
+import { queues, queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
+import { binaryMediaTypes, fallbackFunction, routes } from '#shared/resources/routes.ts';
+import { mainTable } from '#shared/resources/table.ts';
+import { queueWorkers, scheduledWorkers } from '#shared/resources/workers.ts';
+import { DEFAULT_RETRY_DELAYS_SECONDS, RETRY_JITTER } from '#shared/webhooks/retry-schedule.ts';
+import { synth, type Synthesized } from './synth.ts';
+
+type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any> };
+
+let s: Synthesized;
+let resources: Record<string, Resource>;
+const specs = functionSpecs();
+
+beforeAll(() => {
+  s = synth();
+  resources = s.template.toJSON().Resources as Record<string, Resource>;
+});
+
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const logicalId = (construct: { node: { defaultChild?: unknown } }) => s.stack.resolve((construct.node.defaultChild as { logicalId: string }).logicalId) as string;
+const fnId = (fn: string) => logicalId(s.stack.functions[fn]!);
+const roleId = (fn: string) => logicalId(s.stack.roles[fn]!);
+const asArray = <T>(v: T | T[]) => (Array.isArray(v) ? v : [v]);
+
+/** `/api/v1/ai/health` for an AWS::ApiGateway::Resource, by walking its parents. */
+function resourcePath(id: string): string {
+  const r = resources[id]!;
+  const parent = r.Properties.ParentId as { Ref?: string };
+  return `${parent.Ref ? resourcePath(parent.Ref) : ''}/${r.Properties.PathPart}`;
+}
+
+/** Every method as `{ method, path, fn logical id, timeout }`. */
+function methods() {
+  return ofType('AWS::ApiGateway::Method').map(([, m]) => {
+    const ref = m.Properties.ResourceId as { Ref?: string };
+    const uri = JSON.stringify(m.Properties.Integration.Uri);
+    const target = /"Fn::GetAtt":\["([^"]+)","Arn"\]/.exec(uri)?.[1];
+    return {
+      method: m.Properties.HttpMethod as string,
+      path: ref.Ref ? resourcePath(ref.Ref) : '/',
+      target,
+      type: m.Properties.Integration.Type as string,
+      timeout: m.Properties.Integration.TimeoutInMillis as number | undefined,
+    };
+  });
+}
+
+/** The statements of every policy attached to a function's role. */
+function statementsOf(fn: string): { Sid?: string; Action: string | string[]; Resource: unknown; Effect: string }[] {
+  return ofType('AWS::IAM::Policy')
+    .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId(fn)))
+    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+}
+
+describe('functions', () => {
+  it('builds one Lambda per function folder the definitions name, each from its own handler.ts', () => {
+    const names = new Set([...routes.map((r) => r.fn), fallbackFunction, ...queueWorkers.map((w) => w.fn), ...scheduledWorkers.map((w) => w.fn)]);
+    expect(specs.map((x) => x.fn).sort()).toEqual([...names].sort());
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(names.size);
+    for (const fn of names) {
+      expect(existsSync(entryPoint(fn)), `functions/${fn}/handler.ts`).toBe(true);
+      expect(resources[fnId(fn)]?.Type).toBe('AWS::Lambda::Function');
+    }
+  });
+
+  it.each(specs.map((x) => [x.fn, x] as const))('%s: Node 22 on arm64 (x86_64 only for native addons), its memory and timeout, source maps on', (fn, spec: FunctionSpec) => {
+    const props = resources[fnId(fn)]!.Properties;
+    expect(props.Runtime).toBe('nodejs22.x');
+    expect(props.Handler).toBe('index.handler');
+    const native = s.stack.bundles.get(fn)!.unbundled.includes('@napi-rs/canvas');
+    expect(props.Architectures).toEqual([native ? 'x86_64' : 'arm64']);
+    expect(props.MemorySize).toBe(spec.memoryMb);
+    expect(props.Timeout).toBe(spec.timeoutSeconds);
+    expect(props.Environment.Variables).toMatchObject({ SWITCHBOARD_RUNTIME: 'aws', NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: fn, TABLE_NAME: { Ref: logicalId(s.stack.node.findChild(mainTable.constructId) as never) } });
+    expect(props.LoggingConfig).toMatchObject({ LogFormat: 'JSON', LogGroup: { Ref: logicalId(s.stack.functions[fn]!.logGroup as never) } });
+  });
+
+  it('keeps every function log group for the configured retention', () => {
+    for (const [, group] of ofType('AWS::Logs::LogGroup')) expect(group.Properties.RetentionInDays).toBe(30);
+  });
+
+  it('a queue worker consumes its queue with partial batch responses and its batch settings', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping');
+    expect(mappings).toHaveLength(queueWorkers.length);
+    for (const worker of queueWorkers) {
+      const queueId = logicalId(s.stack.node.findChild(`${pascalKey(worker.queue)}Queue`) as never);
+      const mapping = mappings.find(([, m]) => m.Properties.FunctionName.Ref === fnId(worker.fn))?.[1];
+      expect(mapping, worker.fn).toBeDefined();
+      expect(mapping!.Properties).toMatchObject({
+        EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+        BatchSize: worker.batchSize,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: worker.maxConcurrency },
+      });
+      if (worker.batchWindowSeconds > 0) expect(mapping!.Properties.MaximumBatchingWindowInSeconds).toBe(worker.batchWindowSeconds);
+      // AWS refuses an event source whose queue hides a message for less time than the function may run.
+      expect(queues[worker.queue].visibilityTimeoutSeconds).toBeGreaterThanOrEqual(worker.timeoutSeconds);
+      expect(resources[fnId(worker.fn)]!.Properties.Environment.Variables[queueUrlEnv(worker.queue)]).toEqual({ Ref: queueId });
+    }
+  });
+
+  it('runs each scheduled worker on its EventBridge rate, without retries of a missed run', () => {
+    const rules = ofType('AWS::Events::Rule');
+    expect(rules).toHaveLength(scheduledWorkers.length);
+    for (const worker of scheduledWorkers) {
+      const rule = rules.find(([, r]) => r.Properties.Targets.some((t: any) => JSON.stringify(t.Arn).includes(fnId(worker.fn))))?.[1];
+      expect(rule, worker.fn).toBeDefined();
+      const minutes = worker.everyMinutesOnAws;
+      expect(rule!.Properties.ScheduleExpression).toBe(`rate(${minutes} ${minutes === 1 ? 'minute' : 'minutes'})`);
+      expect(rule!.Properties.State).toBe('ENABLED');
+      expect(rule!.Properties.Targets[0].RetryPolicy).toMatchObject({ MaximumRetryAttempts: 0 });
+    }
+    expect(scheduledWorkers.some((w) => w.fn === 'credit-sweeper' && w.everyMinutesOnAws === 1)).toBe(true);
+  });
+});
+
+describe('API', () => {
+  it('is one Regional REST API, binary only for multipart and PDF, never for JSON', () => {
+    const apis = ofType('AWS::ApiGateway::RestApi');
+    expect(apis).toHaveLength(1);
+    const props = apis[0]![1].Properties;
+    expect(props.EndpointConfiguration).toEqual({ Types: ['REGIONAL'] });
+    expect(props.BinaryMediaTypes).toEqual(binaryMediaTypes);
+    expect(props.BinaryMediaTypes).toEqual(expect.arrayContaining(['multipart/form-data', 'application/pdf']));
+    expect(props.BinaryMediaTypes.some((t: string) => /json|\*/.test(t))).toBe(false);
+  });
+
+  it('sends every route to its own function through a proxy integration that gives up just before the function does', () => {
+    const all = methods();
+    for (const route of routes) {
+      const m = all.find((x) => x.path === route.path && x.method === route.method);
+      expect(m, `${route.method} ${route.path}`).toBeDefined();
+      expect(m!.type).toBe('AWS_PROXY');
+      expect(m!.target).toBe(fnId(route.fn));
+      expect(m!.timeout).toBe(integrationTimeoutMs(route.timeoutSeconds));
+      expect(m!.timeout).toBeLessThan(route.timeoutSeconds * 1000);
+    }
+    // Distinct function folders are distinct Lambdas: no two public endpoints share one.
+    const byFn = new Map(routes.map((r) => [r.fn, all.find((x) => x.path === r.path && x.method === r.method)!.target]));
+    expect(new Set(byFn.values()).size).toBe(byFn.size);
+  });
+
+  it('gives completion more than its 90 s model budget, at the function and at the integration', () => {
+    const completion = routes.find((r) => r.fn === 'completion');
+    expect(completion, 'the completion route').toBeDefined();
+    expect(completion!.timeoutSeconds).toBeGreaterThan(90);
+    expect(integrationTimeoutMs(completion!.timeoutSeconds)).toBeGreaterThan(90_000);
+    expect(INTEGRATION_MARGIN_MS).toBeGreaterThan(0);
+  });
+
+  it('answers unknown paths and wrong methods with the fallback function: ANY on every resource and /{proxy+}', () => {
+    const all = methods();
+    const fallback = fnId(fallbackFunction);
+    const paths = ['/', ...ofType('AWS::ApiGateway::Resource').map(([id]) => resourcePath(id))];
+    for (const path of paths) {
+      const any = all.find((m) => m.path === path && m.method === 'ANY');
+      expect(any, `ANY ${path}`).toBeDefined();
+      const ownAny = routes.find((r) => r.path === path && r.method === 'ANY');
+      expect(any!.target).toBe(ownAny ? fnId(ownAny.fn) : fallback);
+    }
+    expect(all.find((m) => m.path === '/{proxy+}')?.target).toBe(fallback);
+    // Known path, wrong method: the method routes win, everything else reaches the fallback (which answers 405 + Allow).
+    const health = all.filter((m) => m.path === '/api/v1/ai/health');
+    expect(health.map((m) => m.method).sort()).toEqual(['ANY', 'GET']);
+  });
+
+  it("customizes API Gateway's own answers with the contract's error body and codes", () => {
+    const responses = ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
+    const expected: Record<string, [string | undefined, string]> = {
+      REQUEST_TOO_LARGE: ['413', 'PAYLOAD_TOO_LARGE'],
+      THROTTLED: ['429', 'RATE_LIMITED'],
+      QUOTA_EXCEEDED: ['429', 'RATE_LIMITED'],
+      MISSING_AUTHENTICATION_TOKEN: ['404', 'NOT_FOUND'],
+      RESOURCE_NOT_FOUND: ['404', 'NOT_FOUND'],
+      INTEGRATION_TIMEOUT: ['504', 'GATEWAY_TIMEOUT'],
+      INTEGRATION_FAILURE: ['502', 'INTERNAL_ERROR'],
+      DEFAULT_4XX: [undefined, 'BAD_REQUEST'],
+      DEFAULT_5XX: [undefined, 'INTERNAL_ERROR'],
+    };
+    for (const [type, [status, code]] of Object.entries(expected)) {
+      const r = responses.find((x) => x.ResponseType === type);
+      expect(r, type).toBeDefined();
+      expect(r!.StatusCode).toBe(status);
+      const body = JSON.parse(String(r!.ResponseTemplates['application/json']).replace('$context.requestId', 'req-1'));
+      expect(body).toEqual({ success: false, error: code, message: expect.any(String), requestId: 'req-1' });
+      expect(r!.ResponseParameters['gatewayresponse.header.x-request-id']).toBe('context.requestId');
+    }
+    expect(responses.find((x) => x.ResponseType === 'THROTTLED')!.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
+    expect(responses).toHaveLength(gatewayResponses.length);
+  });
+
+  it('throttles the stage, writes JSON access logs and error execution logs', () => {
+    const stage = ofType('AWS::ApiGateway::Stage')[0]![1].Properties;
+    expect(stage.MethodSettings).toEqual([expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400, DataTraceEnabled: false })]);
+    expect(stage.AccessLogSetting.DestinationArn).toBeDefined();
+    expect(JSON.parse(stage.AccessLogSetting.Format)).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+  });
+});
+
+describe('queues', () => {
+  it.each(Object.keys(queues) as QueueKey[])('%s: a dead-letter queue, encryption, TLS only, the defined visibility and redrive', (key) => {
+    const q = queues[key];
+    const queueId = logicalId(s.stack.node.findChild(`${pascalKey(key)}Queue`) as never);
+    const dlqId = logicalId(s.stack.node.findChild(`${pascalKey(key)}DeadLetterQueue`) as never);
+    const queue = resources[queueId]!.Properties;
+    expect(queue).toMatchObject({
+      VisibilityTimeout: q.visibilityTimeoutSeconds,
+      MessageRetentionPeriod: q.retentionSeconds,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: q.maxReceiveCount },
+    });
+    // A dead letter keeps its original enqueue time: the DLQ must keep messages at least as long as the queue.
+    expect(resources[dlqId]!.Properties.MessageRetentionPeriod).toBeGreaterThanOrEqual(q.retentionSeconds);
+    expect(resources[dlqId]!.Properties.SqsManagedSseEnabled).toBe(true);
+    for (const id of [queueId, dlqId]) {
+      s.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: id }],
+        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      });
+    }
+  });
+
+  it('keeps a webhook delivery through the whole retry schedule: every attempt is a receive, every delay fits a visibility change', () => {
+    const q = queues.deliveries;
+    const attempts = DEFAULT_RETRY_DELAYS_SECONDS.length + 1;
+    const longestSpan = DEFAULT_RETRY_DELAYS_SECONDS.reduce((a, b) => a + b, 0) * (1 + RETRY_JITTER);
+    expect(q.maxReceiveCount).toBeGreaterThanOrEqual(attempts);
+    expect(q.retentionSeconds).toBeGreaterThan(longestSpan);
+    // SQS's visibility timeout tops out at 12 h: the longest delay with its jitter must fit.
+    expect(Math.max(...DEFAULT_RETRY_DELAYS_SECONDS) * (1 + RETRY_JITTER)).toBeLessThanOrEqual(43_200);
+  });
+});
+
+describe('data', () => {
+  it('the table: on demand, point-in-time recovery, TTL, deletion protection, the shared keys and GSI', () => {
+    s.template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        TimeToLiveSpecification: { AttributeName: mainTable.ttlAttribute, Enabled: true },
+        DeletionProtectionEnabled: true,
+        KeySchema: [
+          { AttributeName: mainTable.partitionKey, KeyType: 'HASH' },
+          { AttributeName: mainTable.sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: mainTable.globalSecondaryIndexes.map((g) => ({
+          IndexName: g.indexName,
+          KeySchema: [
+            { AttributeName: g.partitionKey, KeyType: 'HASH' },
+            { AttributeName: g.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      },
+    });
+  });
+
+  it.each(Object.values(buckets).map((b) => [b.key, b] as const))('the %s bucket: private, encrypted, TLS only, temporary prefixes expire', (key, bucket) => {
+    const id = logicalId(s.stack.node.findChild(`${pascalKey(key)}Bucket`) as never);
+    const props = resources[id]!.Properties;
+    expect(props.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(props.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    const rules = props.LifecycleConfiguration.Rules as { Prefix?: string; ExpirationInDays?: number; Status: string }[];
+    for (const prefix of bucket.temporaryPrefixes) {
+      expect(rules).toContainEqual(expect.objectContaining({ Prefix: prefix, ExpirationInDays: 1, Status: 'Enabled' }));
+    }
+    // Nothing outside the temporary prefixes expires.
+    expect(rules.filter((r) => r.ExpirationInDays !== undefined).map((r) => r.Prefix).sort()).toEqual([...bucket.temporaryPrefixes].sort());
+    expect(resources[id]!).toMatchObject({ DeletionPolicy: 'Retain' });
+    s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: id },
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+
+  it('generates the admin key and the secrets key in Secrets Manager and hands functions their ARNs, never values', () => {
+    const secrets = ofType('AWS::SecretsManager::Secret');
+    expect(secrets.map(([, x]) => x.Properties.GenerateSecretString?.PasswordLength).sort()).toEqual([43, 48]);
+    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+      const env = fn.Properties.Environment.Variables as Record<string, unknown>;
+      for (const plain of ['ADMIN_KEY', 'SECRETS_KEY', 'OPENAI_API_KEY']) expect(env[plain]).toBeUndefined();
+      for (const [name, value] of Object.entries(env)) {
+        if (name.endsWith('_SECRET_ARN')) expect(secrets.map(([id]) => id)).toContain((value as { Ref: string }).Ref);
+      }
+    }
+  });
+});
+
+describe('least privilege', () => {
+  const tableId = () => logicalId(s.stack.node.findChild(mainTable.constructId) as never);
+
+  it.each(specs.map((x) => [x.fn, x] as const))('%s: its own role, no managed policy, only what it declares', (fn, spec: FunctionSpec) => {
+    const fnProps = resources[fnId(fn)]!.Properties;
+    expect(fnProps.Role).toEqual({ 'Fn::GetAtt': [roleId(fn), 'Arn'] });
+    expect(resources[roleId(fn)]!.Properties.ManagedPolicyArns).toBeUndefined();
+    const statements = statementsOf(fn);
+    const env = fnProps.Environment.Variables as Record<string, unknown>;
+
+    for (const st of statements) {
+      expect(st.Effect).toBe('Allow');
+      for (const action of asArray(st.Action)) {
+        expect(action, `${fn}: ${action}`).not.toContain('*');
+        expect(action).not.toBe('dynamodb:Scan');
+      }
+      const resourcesOf = asArray(st.Resource as unknown);
+      if (resourcesOf.includes('*')) expect(asArray(st.Action).every((a) => a.startsWith('textract:')), `${fn}: * only for Textract`).toBe(true);
+    }
+    const actions = new Set(statements.flatMap((st) => asArray(st.Action)));
+    const has = (a: string) => actions.has(a);
+
+    // Logs: its own log group only.
+    expect(statements.find((st) => st.Sid === 'OwnLogs')?.Resource).toEqual({ 'Fn::GetAtt': [logicalId(s.stack.functions[fn]!.logGroup as never), 'Arn'] });
+
+    // Table.
+    expect(has('dynamodb:GetItem')).toBe(Boolean(spec.access.table?.read));
+    expect(has('dynamodb:PutItem') || has('dynamodb:UpdateItem')).toBe(Boolean(spec.access.table?.write));
+    for (const st of statements.filter((x) => asArray(x.Action).some((a) => a.startsWith('dynamodb:')))) {
+      for (const r of asArray(st.Resource as unknown)) {
+        const text = JSON.stringify(r);
+        expect(text).toContain(tableId());
+        if (text.includes('/index/')) expect(spec.access.table?.indexes?.some((i) => text.includes(`/index/${i}`))).toBe(true);
+      }
+    }
+
+    // Queues: send only to the declared ones; consume only its own.
+    const sendResources = statements.filter((x) => asArray(x.Action).includes('sqs:SendMessage')).flatMap((x) => asArray(x.Resource as unknown)).map((r) => JSON.stringify(r));
+    const declaredQueues = (spec.access.sendTo ?? []).map((k) => logicalId(s.stack.node.findChild(`${pascalKey(k)}Queue`) as never));
+    expect(sendResources.length).toBe(declaredQueues.length);
+    for (const id of declaredQueues) expect(sendResources.some((r) => r.includes(id))).toBe(true);
+    for (const k of spec.access.sendTo ?? []) expect(env[queueUrlEnv(k)]).toBeDefined();
+    const consumes = statements.filter((x) => asArray(x.Action).includes('sqs:ReceiveMessage'));
+    if (spec.queueWorker) {
+      expect(consumes.flatMap((x) => asArray(x.Resource as unknown)).map((r) => JSON.stringify(r))).toEqual([
+        JSON.stringify({ 'Fn::GetAtt': [logicalId(s.stack.node.findChild(`${pascalKey(spec.queueWorker.queue)}Queue`) as never), 'Arn'] }),
+      ]);
+    } else {
+      expect(consumes).toEqual([]);
+    }
+
+    // Buckets: only the declared ones, objects only under the declared prefixes.
+    for (const st of statements.filter((x) => asArray(x.Action).some((a) => a.startsWith('s3:')))) {
+      for (const r of asArray(st.Resource as unknown)) {
+        const text = JSON.stringify(r);
+        const key = (Object.keys(buckets) as (keyof typeof buckets)[]).find((k) => text.includes(logicalId(s.stack.node.findChild(`${pascalKey(k)}Bucket`) as never)));
+        expect(key, `${fn}: ${text}`).toBeDefined();
+        const declared = spec.access.buckets?.[key!];
+        expect(declared, `${fn} declares ${key}`).toBeDefined();
+        expect(env[buckets[key!].envVar]).toBeDefined();
+        const prefixes = [...(declared!.read ?? []), ...(declared!.write ?? []), ...(declared!.delete ?? [])];
+        if (asArray(st.Action).includes('s3:ListBucket')) expect(declared!.list).toBe(true);
+        else expect(prefixes.some((p) => text.includes(`/${p}*`))).toBe(true);
+      }
+    }
+
+    // Bedrock, Textract, secrets: only when declared.
+    expect(has('bedrock:InvokeModel')).toBe(Boolean(spec.access.bedrock?.invoke));
+    expect(has('bedrock:CountTokens')).toBe(Boolean(spec.access.bedrock?.countTokens));
+    expect(has('textract:DetectDocumentText')).toBe(Boolean(spec.access.textract));
+    const secretResources = statements.filter((x) => asArray(x.Action).includes('secretsmanager:GetSecretValue')).flatMap((x) => asArray(x.Resource as unknown));
+    const wanted = (spec.access.secrets ?? []).filter((k) => k !== 'modelApiKey'); // the model key exists only with provider openai
+    expect(secretResources).toHaveLength(wanted.length);
+  });
+
+  it('the fallback touches nothing but its log group', () => {
+    expect(statementsOf(fallbackFunction).map((st) => st.Sid)).toEqual(['OwnLogs']);
+  });
+
+  it('health reads its table items, writes the rate limit, lists the knowledge bucket and counts tokens: nothing else', () => {
+    const actions = statementsOf('health').flatMap((st) => asArray(st.Action)).sort();
+    expect(actions).toEqual(
+      [
+        'bedrock:CountTokens',
+        'dynamodb:BatchGetItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        's3:ListBucket',
+      ].sort(),
+    );
+    const bedrock = statementsOf('health').find((st) => st.Sid === 'BedrockCountTokens')!;
+    expect(JSON.stringify(bedrock.Resource)).toContain('foundation-model/amazon.nova-lite-v1:0');
+  });
+
+  it('every function but the fallback declares what it touches (shared/resources: access)', () => {
+    const undeclared = specs.filter((x) => !x.accessDeclared && !x.isFallback).map((x) => x.fn);
+    expect(undeclared, 'add `access: {...}` to these functions\' route/worker definitions (`access: {}` if they touch nothing)').toEqual([]);
+  });
+
+  it('with an OpenAI-compatible provider, the model key is a secret the model functions may read, and Bedrock is not granted', () => {
+    const openai = synth({ settings: { modelProvider: 'openai', openaiBaseUrl: 'https://models.example.com/v1', openaiModel: 'gpt-4o-mini' } });
+    const res = openai.template.toJSON().Resources as Record<string, Resource>;
+    const statements = Object.values(res).filter((r) => r.Type === 'AWS::IAM::Policy').flatMap((p) => p.Properties.PolicyDocument.Statement);
+    expect(statements.flatMap((st: any) => asArray(st.Action)).some((a: string) => a.startsWith('bedrock:'))).toBe(false);
+    const modelKey = Object.entries(res).find(([id, r]) => r.Type === 'AWS::SecretsManager::Secret' && id.startsWith('ModelApiKeySecret'));
+    expect(modelKey).toBeDefined();
+    const readers = specs.filter((x) => x.access.secrets?.includes('modelApiKey')).map((x) => x.fn);
+    for (const fn of readers) {
+      const id = logicalId(openai.stack.functions[fn]!);
+      expect(res[id]!.Properties.Environment.Variables).toMatchObject({ MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: 'https://models.example.com/v1', OPENAI_API_KEY_SECRET_ARN: { Ref: modelKey![0] } });
+    }
+  });
+});
+
+describe('alarms', () => {
+  it('alarm on every dead-letter queue, the 5xx rate and throttles, all to one topic', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    for (const key of Object.keys(queues) as QueueKey[]) {
+      const dlqId = logicalId(s.stack.node.findChild(`${pascalKey(key)}DeadLetterQueue`) as never);
+      expect(alarms.some((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(a.Dimensions).includes(dlqId) && a.Threshold === 1), key).toBe(true);
+    }
+    expect(alarms.some((a) => a.MetricName === '5XXError' && a.Namespace === 'AWS/ApiGateway')).toBe(true);
+    const throttled = alarms.filter((a) => JSON.stringify(a.Metrics ?? []).includes('"Throttles"'));
+    const covered = new Set(throttled.flatMap((a) => JSON.stringify(a.Metrics).match(/[A-Za-z]+Function[0-9A-F]{8}/g) ?? []));
+    for (const spec of specs) expect(covered.has(fnId(spec.fn)), spec.fn).toBe(true);
+    const topic = ofType('AWS::SNS::Topic')[0]![0];
+    for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: topic }]);
+  });
+
+  it('alarms on the webhook failure rate once a delivery worker exists', () => {
+    const deliver = queueWorkers.find((w) => w.queue === 'deliveries');
+    const filters = ofType('AWS::Logs::MetricFilter');
+    const alarm = ofType('AWS::CloudWatch::Alarm').find(([id]) => id.startsWith('WebhookFailureRateAlarm'));
+    if (!deliver) {
+      expect(alarm).toBeUndefined();
+      return;
+    }
+    expect(filters.map(([, f]) => f.Properties.FilterPattern).sort()).toEqual(['{ $.deliveryOutcome = "failed" }', '{ $.deliveryOutcome = "succeeded" }']);
+    expect(filters.every(([, f]) => f.Properties.LogGroupName.Ref === logicalId(s.stack.functions[deliver.fn]!.logGroup as never))).toBe(true);
+    expect(alarm).toBeDefined();
+  });
+});
+
+function pascalKey(key: string): string {
+  return key
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((p) => p[0]!.toUpperCase() + p.slice(1))
+    .join('');
+}

@@ -1,0 +1,49 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Validations } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { defaultSettings, type DeploymentSettings } from '#infra/settings.ts';
+import { SwitchboardStack, type SwitchboardStackProps } from '#infra/stack.ts';
+
+export interface Synthesized {
+  app: App;
+  stack: SwitchboardStack;
+  template: Template;
+  outdir: string;
+}
+
+export interface SynthOptions {
+  /** Run NodejsFunction's esbuild bundling (slow: seconds per function); off = CDK's placeholder assets. */
+  bundle?: boolean;
+  /** Add cdk-nag's AwsSolutions pack (a finding not acknowledged makes the synth throw). */
+  nag?: boolean;
+  settings?: Partial<DeploymentSettings>;
+  props?: Omit<SwitchboardStackProps, 'settings'>;
+  /** Change the stack before synthesis (to prove a check can fail). */
+  mutate?: (stack: SwitchboardStack) => void;
+}
+
+/** Synthesizes the stack the way `cdk synth` does, offline, into a temporary cloud assembly. */
+export function synth(options: SynthOptions = {}): Synthesized {
+  const outdir = mkdtempSync(join(tmpdir(), 'switchboard-cdk-'));
+  const app = new App({
+    outdir,
+    context: {
+      // Skipping bundling keeps template tests fast; the asset hashes are placeholders then.
+      ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+    },
+  });
+  const stack = new SwitchboardStack(app, 'Switchboard', {
+    ...options.props,
+    settings: { ...defaultSettings, ...options.settings, environment: { ...defaultSettings.environment, ...options.settings?.environment } },
+  });
+  options.mutate?.(stack);
+  if (options.nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  app.synth();
+  return { app, stack, template: Template.fromStack(stack), outdir };
+}
+
+/** A CloudFormation `Fn::GetAtt`/`Ref` to a logical id, as the template writes it. */
+export const getAtt = (logicalId: string, attribute: string) => ({ 'Fn::GetAtt': [logicalId, attribute] });
