@@ -15,6 +15,8 @@ import { botRoutesFromConfig } from './routes/bots.ts';
 import { secretBoxFromConfig } from '#shared/integrations/secret-box-from-config.ts';
 import { channelRoutesFromConfig } from './routes/channels.ts';
 import { integrationRoutesFromConfig } from './routes/integrations.ts';
+import { eventRoutes, webhookAdminFromConfig } from './routes/events.ts';
+import { deliveryRoutes } from './routes/deliveries.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
@@ -30,7 +32,8 @@ const projects = makeProjectUseCases({
 });
 
 const secretBox = await secretBoxFromConfig(cfg);
-const dispatch = createRouter('/admin/v1', [...projectRoutes(projects), ...channelRoutesFromConfig(cfg, table, secretBox), ...integrationRoutesFromConfig(cfg, table, secretBox), ...botRoutesFromConfig(cfg, table, logger)]);
+const webhookAdmin = webhookAdminFromConfig(cfg, table, secretBox);
+const dispatch = createRouter('/admin/v1', [...eventRoutes(webhookAdmin), ...deliveryRoutes(webhookAdmin), ...projectRoutes(projects), ...channelRoutesFromConfig(cfg, table, secretBox), ...integrationRoutesFromConfig(cfg, table, secretBox), ...botRoutesFromConfig(cfg, table, logger)]);
 
 /** The management API (`/admin/v1/*`): one function, routed inside. */
 export const handler = httpFunction(logger)

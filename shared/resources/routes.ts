@@ -41,8 +41,8 @@ export const routes: RouteDefinition[] = [
   { method: 'POST', path: '/api/v1/ai/extract/uploads', fn: 'extract-uploads', timeoutSeconds: 10, memoryMb: 512,
     access: { table: { read: true, write: true }, buckets: { transfer: { write: ['uploads/extract/'] } } } },
   { method: 'ANY', path: '/admin/v1/{proxy+}', fn: 'admin', timeoutSeconds: 30, memoryMb: 1024,
-    access: { table: { read: true, write: true }, secrets: ['adminKey', 'secretsKey'], sendTo: ['ingest'],
-      buckets: { knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'], list: true } } } },
+    access: { table: { read: true, write: true }, secrets: ['adminKey', 'secretsKey'], sendTo: ['ingest', 'events', 'deliveries'],
+      buckets: { knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'], list: true }, transfer: { write: ['payloads/'] } } } },
   // Providers get 10 s per call (WhatsApp: a text then up to 10 files); 30 s covers a slow multi-part send.
   { method: 'POST', path: '/api/integration/generic', fn: 'send', timeoutSeconds: 30, memoryMb: 512,
     access: { table: { read: true, write: true }, sendTo: ['events'], secrets: ['secretsKey'] } },

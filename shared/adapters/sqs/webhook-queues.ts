@@ -13,6 +13,14 @@ const MAX_BATCH_ENTRIES = 10;
 const MAX_BATCH_BYTES = 240 * 1024;
 const CALL_TIMEOUT_MS = 10_000;
 
+/**
+ * Whole seconds, at least 1: SQS takes integers, and a visibility of 0 makes fauxqs 2.4 (with persistence on) fail
+ * the call after it already released the message, so the SDK's retry then reports an invalid receipt handle.
+ */
+function visibilitySeconds(seconds: number): number {
+  return Math.min(43_200, Math.max(1, Math.round(seconds)));
+}
+
 /** Events on the `events` queue, one message each. */
 export class SqsEventQueue implements EventQueue {
   constructor(
@@ -83,7 +91,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
           const out = await this.sqs.send(
             new ChangeMessageVisibilityBatchCommand({
               QueueUrl: this.queueUrl,
-              Entries: chunk.map((c) => ({ Id: String(c.index), ReceiptHandle: c.receiptHandle, VisibilityTimeout: Math.min(43_200, Math.max(0, Math.round(c.seconds))) })),
+              Entries: chunk.map((c) => ({ Id: String(c.index), ReceiptHandle: c.receiptHandle, VisibilityTimeout: visibilitySeconds(c.seconds) })),
             }),
             { abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS) },
           );

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { validate } from '#shared/http/middleware.ts';
+import { route, type Route } from '#shared/http/router.ts';
+import { json } from '#shared/http/types.ts';
+import type { WebhookAdmin } from '#shared/webhooks/admin.ts';
+import { DELIVERY_STATUSES } from '#shared/webhooks/model.ts';
+
+const listQuery = z.strictObject({
+  status: z.enum(DELIVERY_STATUSES as ['pending', 'succeeded', 'failed']).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  cursor: z.string().min(1).max(200).optional(),
+});
+
+/** A webhook's deliveries (newest first, every attempt) and the manual retry. */
+export function deliveryRoutes(admin: WebhookAdmin): Route[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/projects/{projectId}/integrations/{integrationId}/deliveries',
+      handle: async ({ params, query }) => json(200, await admin.listDeliveries(params.projectId!, params.integrationId!, validate(listQuery, query))),
+    }),
+    route({
+      method: 'POST',
+      path: '/projects/{projectId}/integrations/{integrationId}/deliveries/{deliveryId}/retry',
+      handle: async ({ params }) => json(202, await admin.retryDelivery(params.projectId!, params.integrationId!, params.deliveryId!)),
+    }),
+  ];
+}

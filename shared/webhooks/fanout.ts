@@ -1,0 +1,109 @@
+import type { WebhookTarget } from '../integrations/integration.ts';
+import type { SecretBox } from '../integrations/secret-box.ts';
+import { deliveryIdFor, eventMessageSchema, type DeliveryJob, type EventMessage } from './model.ts';
+import type { DeliveryQueue, QueuedJob, WebhookDirectory } from './ports.ts';
+import { sealSnapshot, snapshotOf } from './target-snapshot.ts';
+
+export interface FanoutDeps {
+  directory: WebhookDirectory;
+  queue: DeliveryQueue;
+  secrets: SecretBox;
+  now?: () => number;
+  log?: (level: 'info' | 'warn' | 'error', message: string, details: Record<string, unknown>) => void;
+}
+
+export interface ReceivedEvent {
+  messageId: string;
+  body: string;
+}
+
+/**
+ * The webhooks an event goes to (contract section 5): every enabled webhook of its project that applies (the
+ * general one, and the channel-scoped ones of the event's channel: a union, each once), filtered by `eventTypes`
+ * when set. A `webhook.test` aimed at one webhook goes to that webhook only, whatever its filter or state: it is
+ * an explicit request to try the endpoint.
+ */
+export function applicableWebhooks(webhooks: readonly WebhookTarget[], event: Pick<EventMessage, 'eventType' | 'channelId' | 'onlyIntegrationId'>): WebhookTarget[] {
+  if (event.onlyIntegrationId !== undefined) return webhooks.filter((w) => w.integrationId === event.onlyIntegrationId);
+  const chosen = new Map<string, WebhookTarget>();
+  for (const w of webhooks) {
+    if (!w.enabled) continue;
+    const inScope = w.scope === 'general' || (event.channelId !== null && w.channelId === event.channelId);
+    const wanted = w.eventTypes === null || w.eventTypes.includes(event.eventType);
+    if (inScope && wanted) chosen.set(w.integrationId, w);
+  }
+  return [...chosen.values()];
+}
+
+/**
+ * The fan-out worker's use case, for one batch of events: one Query per project (per event at most) for its
+ * webhooks, then one delivery job per applicable webhook, sent in batches to the `deliveries` queue. Each job
+ * carries the body exactly as it will be signed and a sealed snapshot of its webhook, so the first attempt needs
+ * no read. Returns the ids of the events to receive again (partial batch response).
+ */
+export function makeFanout(deps: FanoutDeps) {
+  const now = deps.now ?? Date.now;
+  const log = deps.log ?? (() => {});
+
+  return {
+    async fanoutBatch(messages: ReceivedEvent[]): Promise<string[]> {
+      const failed = new Set<string>();
+      const events: { messageId: string; event: EventMessage }[] = [];
+      for (const m of messages) {
+        try {
+          events.push({ messageId: m.messageId, event: eventMessageSchema.parse(JSON.parse(m.body)) });
+        } catch {
+          log('error', 'unreadable event message; left for the dead-letter queue', { messageId: m.messageId });
+          failed.add(m.messageId);
+        }
+      }
+
+      const webhooksByProject = new Map<string, Promise<WebhookTarget[]>>();
+      const queued: { messageId: string; job: QueuedJob }[] = [];
+      await Promise.all(
+        events.map(async ({ messageId, event }) => {
+          try {
+            let webhooks = webhooksByProject.get(event.projectId);
+            if (!webhooks) {
+              webhooks = deps.directory.listWebhooks(event.projectId);
+              webhooksByProject.set(event.projectId, webhooks);
+            }
+            const readAt = now();
+            for (const target of applicableWebhooks(await webhooks, event)) {
+              const deliveryId = deliveryIdFor(event.eventId, target.integrationId);
+              const job: DeliveryJob = {
+                v: 1,
+                projectId: event.projectId,
+                integrationId: target.integrationId,
+                deliveryId,
+                eventId: event.eventId,
+                eventType: event.eventType,
+                acceptedAt: event.acceptedAt,
+                ...(event.body !== undefined ? { body: event.body } : {}),
+                ...(event.bodyRef !== undefined ? { bodyRef: event.bodyRef } : {}),
+                attemptsBefore: 0,
+                manual: false,
+                deferrals: 0,
+                sealedTarget: sealSnapshot(deps.secrets, deliveryId, snapshotOf(target)),
+                targetReadAt: readAt,
+              };
+              queued.push({ messageId, job: { job } });
+            }
+          } catch (error) {
+            log('warn', 'event not fanned out; it will be received again', { messageId, eventId: event.eventId, error: String(error) });
+            failed.add(messageId);
+          }
+        }),
+      );
+
+      const ready = queued.filter((q) => !failed.has(q.messageId));
+      if (ready.length) {
+        // An event whose jobs were only partly enqueued is received again; the jobs already sent repeat with the
+        // same delivery id and webhook-id, which receivers use to drop duplicates.
+        const notSent = await deps.queue.enqueue(ready.map((q) => q.job));
+        for (const index of notSent) failed.add(ready[index]!.messageId);
+      }
+      return [...failed];
+    },
+  };
+}

@@ -1,0 +1,301 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '#test/support/service.ts';
+import { eventually, sleep, startReceiver, webhookHeaders, type TestReceiver } from './webhooks-support.ts';
+
+let svc: TestService;
+const receivers: TestReceiver[] = [];
+
+beforeAll(async () => {
+  // 4 attempts, 0.2 s apart: the contract's schedule is 5 s … 10 h; tests set their own (WEBHOOK_RETRY_SCHEDULE).
+  svc = await startTestService({ env: { WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2', WEBHOOK_ATTEMPT_TIMEOUT_MS: '15000' } });
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await svc?.close();
+});
+
+async function receiver(answer?: TestReceiver['answer']) {
+  const r = await startReceiver(answer);
+  receivers.push(r);
+  return r;
+}
+
+async function project() {
+  const { projectId } = await svc.newProject({ companyId: 1042 });
+  const channel = async (type: 'sms' | 'email' | 'whatsapp' = 'sms', address = '+5511999990000') => {
+    const res = await svc.admin('POST', `/projects/${projectId}/channels`, { type, name: `${type} channel`, address });
+    expect(res.status).toBe(201);
+    return res.body as { channelId: string; type: string; address: string };
+  };
+  const webhook = async (body: Record<string, unknown>) => {
+    const res = await svc.admin('POST', `/projects/${projectId}/integrations`, { product: 'webhook', ...body });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body as { integrationId: string; signingSecret: string };
+  };
+  const event = async (channelId: string, type = 'message.sent', data: Record<string, unknown> = { messageId: 'msg_1' }) => {
+    const res = await svc.admin('POST', `/projects/${projectId}/events`, { channelId, type, data });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    return res.body.eventId as string;
+  };
+  const deliveries = async (integrationId: string, query = '') => {
+    const res = await svc.admin('GET', `/projects/${projectId}/integrations/${integrationId}/deliveries${query}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.items as any[];
+  };
+  return { projectId, channel, webhook, event, deliveries };
+}
+
+describe('webhook delivery through the local runner', () => {
+  it('delivers an event to the union of applicable webhooks, each once, signed, and to no other', async () => {
+    const p = await project();
+    const sms = await p.channel('sms');
+    const email = await p.channel('email', 'support@example.com');
+    const [general, forSms, forEmail] = await Promise.all([receiver(), receiver(), receiver()]);
+    const g = await p.webhook({ scope: 'general', url: general.url });
+    const s = await p.webhook({ scope: 'channel', channelId: sms.channelId, url: forSms.url });
+    await p.webhook({ scope: 'channel', channelId: email.channelId, url: forEmail.url });
+
+    const eventId = await p.event(sms.channelId, 'message.sent', { messageId: 'msg_123', to: '+5511888887777' });
+    const [toGeneral] = await general.waitFor(1);
+    const [toSms] = await forSms.waitFor(1);
+    await sleep(500);
+    expect(general.received).toHaveLength(1);
+    expect(forSms.received).toHaveLength(1);
+    expect(forEmail.received).toHaveLength(0);
+
+    for (const [delivery, secret] of [[toGeneral!, g.signingSecret], [toSms!, s.signingSecret]] as const) {
+      expect(new Webhook(secret).verify(delivery.body, webhookHeaders(delivery))).toEqual(delivery.json);
+      expect(delivery.headers['webhook-id']).toBe(eventId);
+      expect(delivery.headers['content-type']).toBe('application/json');
+      expect(delivery.headers['user-agent']).toMatch(/^Switchboard\/\d+\.\d+\.\d+$/);
+      expect(delivery.headers.authorization).toBeUndefined();
+      expect(Math.abs(Number(delivery.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
+      expect(delivery.json).toEqual({
+        id: eventId,
+        type: 'message.sent',
+        timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+        projectId: p.projectId,
+        companyId: 1042,
+        channel: { id: sms.channelId, type: 'sms', address: '+5511999990000' },
+        data: { messageId: 'msg_123', to: '+5511888887777' },
+      });
+    }
+    // The general webhook's signature does not verify under the channel webhook's secret.
+    expect(() => new Webhook(s.signingSecret).verify(toGeneral!.body, webhookHeaders(toGeneral!))).toThrow();
+  });
+
+  it('sends the configured bearer token, and no Authorization header without one', async () => {
+    const p = await project();
+    const ch = await p.channel();
+    const [withToken, without] = await Promise.all([receiver(), receiver()]);
+    await p.webhook({ scope: 'general', url: withToken.url, bearerToken: 'tok_abc123' });
+    await p.webhook({ scope: 'channel', channelId: ch.channelId, url: without.url });
+    await p.event(ch.channelId);
+    const [a] = await withToken.waitFor(1);
+    const [b] = await without.waitFor(1);
+    expect(a!.headers.authorization).toBe('Bearer tok_abc123');
+    expect(b!.headers.authorization).toBeUndefined();
+  });
+
+  it('retries a failing receiver until it succeeds, with the same webhook-id, and lists every attempt', async () => {
+    const p = await project();
+    const ch = await p.channel();
+    const flaky = await receiver((_d, i) => (i < 2 ? 503 : 200));
+    const w = await p.webhook({ scope: 'general', url: flaky.url });
+    const eventId = await p.event(ch.channelId);
+    const got = await flaky.waitFor(3);
+    expect(got.map((d) => d.headers['webhook-id'])).toEqual([eventId, eventId, eventId]);
+    for (const d of got) expect(new Webhook(w.signingSecret).verify(d.body, webhookHeaders(d))).toBeTruthy();
+    expect(new Set(got.map((d) => d.body)).size).toBe(1);
+    const [delivery] = await eventually(async () => {
+      const items = await p.deliveries(w.integrationId);
+      return items[0]?.status === 'succeeded' ? items : undefined;
+    });
+    expect(delivery).toMatchObject({ eventId, eventType: 'message.sent', status: 'succeeded', deliveryId: expect.stringMatching(/^dlv_/) });
+    expect(delivery.attempts.map((a: any) => a.statusCode)).toEqual([503, 503, 200]);
+    expect(delivery.attempts[0]).toEqual({ at: expect.any(String), statusCode: 503, durationMs: expect.any(Number), error: 'HTTP 503' });
+    expect(delivery.attempts[2].error).toBeUndefined();
+    expect(delivery.nextAttemptAt).toBeUndefined();
+    await sleep(500);
+    expect(flaky.received).toHaveLength(3);
+  });
+
+  it('disables a webhook whose receiver answers 410, and sends it nothing more', async () => {
+    const p = await project();
+    const ch = await p.channel();
+    const gone = await receiver(() => 410);
+    const w = await p.webhook({ scope: 'general', url: gone.url });
+    await p.event(ch.channelId);
+    await gone.waitFor(1);
+    const integration = await eventually(async () => {
+      const res = await svc.admin('GET', `/projects/${p.projectId}/integrations/${w.integrationId}`);
+      return res.body.enabled === false ? res.body : undefined;
+    });
+    expect(integration).toMatchObject({ enabled: false, disabledReason: 'gone' });
+    const [delivery] = await p.deliveries(w.integrationId);
+    expect(delivery).toMatchObject({ status: 'failed', attempts: [{ statusCode: 410 }] });
+    await p.event(ch.channelId);
+    await sleep(800);
+    expect(gone.received).toHaveLength(1);
+  });
+
+  it('respects the event type filter', async () => {
+    const p = await project();
+    const ch = await p.channel();
+    const r = await receiver();
+    await p.webhook({ scope: 'general', url: r.url, eventTypes: ['message.read', 'message.failed'] });
+    await p.event(ch.channelId, 'message.sent');
+    const read = await p.event(ch.channelId, 'message.read');
+    const [got] = await r.waitFor(1);
+    await sleep(500);
+    expect(r.received).toHaveLength(1);
+    expect(got!.json).toMatchObject({ id: read, type: 'message.read' });
+  });
+
+  it('sends a webhook.test event to that webhook only', async () => {
+    const p = await project();
+    const ch = await p.channel();
+    const [target, other] = await Promise.all([receiver(), receiver()]);
+    const w = await p.webhook({ scope: 'channel', channelId: ch.channelId, url: target.url, eventTypes: ['message.read'] });
+    await p.webhook({ scope: 'general', url: other.url });
+    const res = await svc.admin('POST', `/projects/${p.projectId}/integrations/${w.integrationId}/test`);
+    expect(res.status).toBe(202);
+    expect(res.body.eventId).toMatch(/^evt_/);
+    const [got] = await target.waitFor(1);
+    expect(got!.json).toMatchObject({ id: res.body.eventId, type: 'webhook.test', projectId: p.projectId, channel: { id: ch.channelId } });
+    expect(new Webhook(w.signingSecret).verify(got!.body, webhookHeaders(got!))).toBeTruthy();
+    await sleep(500);
+    expect(other.received).toHaveLength(0);
+    expect((await svc.admin('POST', `/projects/${p.projectId}/integrations/int_missing/test`)).status).toBe(404);
+  });
+
+  it('marks a delivery failed after the last attempt, lists it, and a manual retry appends an attempt', async () => {
+    const p = await project();
+    const ch = await p.channel();
+    let healthy = false;
+    const down = await receiver(() => (healthy ? 200 : 500));
+    const w = await p.webhook({ scope: 'general', url: down.url });
+    const eventId = await p.event(ch.channelId);
+    await down.waitFor(4);
+    const failed = await eventually(async () => {
+      const items = await p.deliveries(w.integrationId, '?status=failed');
+      return items.length ? items[0] : undefined;
+    });
+    expect(failed).toMatchObject({ eventId, status: 'failed' });
+    expect(failed.attempts).toHaveLength(4);
+    expect(failed.nextAttemptAt).toBeUndefined();
+    await sleep(600);
+    expect(down.received).toHaveLength(4);
+    expect(await p.deliveries(w.integrationId, '?status=succeeded')).toEqual([]);
+
+    healthy = true;
+    const retry = await svc.admin('POST', `/projects/${p.projectId}/integrations/${w.integrationId}/deliveries/${failed.deliveryId}/retry`);
+    expect(retry.status).toBe(202);
+    const got = await down.waitFor(5);
+    expect(got[4]!.headers['webhook-id']).toBe(eventId);
+    expect(got[4]!.body).toBe(got[0]!.body);
+    expect(new Webhook(w.signingSecret).verify(got[4]!.body, webhookHeaders(got[4]!))).toBeTruthy();
+    const after = await eventually(async () => {
+      const [item] = await p.deliveries(w.integrationId);
+      return item?.status === 'succeeded' ? item : undefined;
+    });
+    expect(after.deliveryId).toBe(failed.deliveryId);
+    expect(after.attempts.map((a: any) => a.statusCode)).toEqual([500, 500, 500, 500, 200]);
+    const unknown = await svc.admin('POST', `/projects/${p.projectId}/integrations/${w.integrationId}/deliveries/dlv_nope/retry`);
+    expect(unknown.status).toBe(404);
+  });
+
+  it('signs with both secrets after a rotation, so receivers holding either verify', async () => {
+    const p = await project();
+    const ch = await p.channel();
+    const r = await receiver();
+    const w = await p.webhook({ scope: 'general', url: r.url });
+    const rotated = await svc.admin('POST', `/projects/${p.projectId}/integrations/${w.integrationId}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.signingSecret).not.toBe(w.signingSecret);
+    await p.event(ch.channelId);
+    const [got] = await r.waitFor(1);
+    expect(String(got!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(new Webhook(w.signingSecret).verify(got!.body, webhookHeaders(got!))).toBeTruthy();
+    expect(new Webhook(rotated.body.signingSecret).verify(got!.body, webhookHeaders(got!))).toBeTruthy();
+  });
+
+  it('sends nothing to a disabled webhook', async () => {
+    const p = await project();
+    const ch = await p.channel();
+    const [disabled, enabled] = await Promise.all([receiver(), receiver()]);
+    const off = await p.webhook({ scope: 'general', url: disabled.url });
+    await p.webhook({ scope: 'channel', channelId: ch.channelId, url: enabled.url });
+    const patched = await svc.admin('PATCH', `/projects/${p.projectId}/integrations/${off.integrationId}`, { enabled: false });
+    expect(patched.status).toBe(200);
+    await p.event(ch.channelId);
+    await p.event(ch.channelId, 'message.delivered');
+    await enabled.waitFor(2);
+    await sleep(500);
+    expect(disabled.received).toHaveLength(0);
+    expect(await p.deliveries(off.integrationId)).toEqual([]);
+  });
+
+  it('keeps delivering to a healthy receiver while another one hangs', async () => {
+    const p = await project();
+    const ch = await p.channel();
+    const [hanging, healthy] = await Promise.all([receiver(() => 'hang'), receiver()]);
+    await p.webhook({ scope: 'general', url: hanging.url });
+    const h = await p.webhook({ scope: 'channel', channelId: ch.channelId, url: healthy.url });
+    // 60 events, 6 producers at once: without the per-destination limit the hanging receiver's attempts would hold
+    // every deliver batch (20 at a time) for the 15 s deadline, and healthy deliveries would wait behind them.
+    const events = 60;
+    await Promise.all(
+      Array.from({ length: 6 }, async (_, producer) => {
+        for (let i = 0; i < events / 6; i++) await p.event(ch.channelId, 'message.sent', { producer, i });
+      }),
+    );
+    await healthy.waitFor(events, 12_000);
+    const latencies = healthy.received.map((d) => d.at - Date.parse(d.json.timestamp)).sort((a, b) => a - b);
+    expect(latencies.at(-1)).toBeLessThan(5_000);
+    expect(latencies[Math.floor(latencies.length * 0.95)]).toBeLessThan(3_000);
+    // The hanging receiver still holds its requests (deadline 15 s), never more at once than the limit (10).
+    expect(hanging.open()).toBeGreaterThan(0);
+    expect(hanging.maxOpen()).toBeLessThanOrEqual(10);
+    const items = await p.deliveries(h.integrationId, '?limit=100');
+    expect(items).toHaveLength(events);
+    expect(items.every((d) => d.status === 'succeeded')).toBe(true);
+    // Newest first.
+    const ns = items.map((d) => d.eventId);
+    expect([...ns].sort().reverse()).toEqual(ns);
+  });
+
+  it('delivers a payload over 200 KB intact (through S3)', async () => {
+    const p = await project();
+    const ch = await p.channel();
+    const r = await receiver();
+    const w = await p.webhook({ scope: 'general', url: r.url });
+    const big = 'x'.repeat(300 * 1024);
+    const eventId = await p.event(ch.channelId, 'message.received', { text: big });
+    const [got] = await r.waitFor(1);
+    expect(got!.json).toMatchObject({ id: eventId, data: { text: big } });
+    expect(new Webhook(w.signingSecret).verify(got!.body, webhookHeaders(got!))).toBeTruthy();
+  });
+});
+
+describe('POST /projects/{p}/events', () => {
+  it('validates the event and the channel', async () => {
+    const p = await project();
+    const ch = await p.channel();
+    const other = await project();
+    const otherChannel = await other.channel();
+    const post = (body: unknown) => svc.admin('POST', `/projects/${p.projectId}/events`, body);
+    expect((await post({ channelId: ch.channelId, type: 'message.exploded', data: {} })).body).toMatchObject({ success: false, error: 'VALIDATION_ERROR' });
+    expect((await post({ channelId: ch.channelId, type: 'message.sent', data: 'nope' })).status).toBe(400);
+    expect((await post({ channelId: ch.channelId, type: 'message.sent', data: {}, extra: 1 })).status).toBe(400);
+    const foreign = await post({ channelId: otherChannel.channelId, type: 'message.sent', data: {} });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error).toBe('CHANNEL_NOT_FOUND');
+    expect((await post({ channelId: 'ch_nope', type: 'message.sent', data: {} })).body.error).toBe('CHANNEL_NOT_FOUND');
+    const noProject = await svc.admin('POST', '/projects/prj_nope/events', { channelId: ch.channelId, type: 'message.sent', data: {} });
+    expect(noProject.status).toBe(404);
+    expect(noProject.body.error).toBe('NOT_FOUND');
+    expect((await svc.admin('GET', `/projects/${p.projectId}/integrations/int_nope/deliveries`)).status).toBe(404);
+  });
+});
