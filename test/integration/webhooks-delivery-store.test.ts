@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDeliveryStore } from '#shared/adapters/dynamodb/delivery-store.ts';
+import { DynamoWebhookHealthStore } from '#shared/adapters/dynamodb/webhook-health-store.ts';
+import { newEventId } from '#shared/webhooks/events.ts';
+import { deliveryIdFor } from '#shared/webhooks/model.ts';
+import type { AttemptWrite } from '#shared/webhooks/ports.ts';
+import { startTestTable } from '#test/support/dynamo.ts';
+
+let env: Awaited<ReturnType<typeof startTestTable>>;
+let store: DynamoDeliveryStore;
+beforeAll(async () => {
+  env = await startTestTable();
+  store = new DynamoDeliveryStore(env.table);
+});
+afterAll(async () => env?.close());
+
+let seq = 0;
+function write(integrationId: string, overrides: Partial<AttemptWrite> = {}): AttemptWrite {
+  const eventId = newEventId(Date.parse('2026-11-21T10:00:00Z') + seq++ * 1000);
+  return {
+    projectId: 'prj_1',
+    integrationId,
+    deliveryId: deliveryIdFor(eventId, integrationId),
+    eventId,
+    eventType: 'message.sent',
+    attempt: { at: '2026-11-21T10:00:00.000Z', statusCode: 500, durationMs: 12, error: 'HTTP 500' },
+    status: 'pending',
+    nextAttemptAt: 1_800_000_000_000,
+    body: '{"id":"x"}',
+    manual: false,
+    ...overrides,
+  };
+}
+
+describe('DynamoDeliveryStore against dynalite', () => {
+  it('creates the record with the first attempt and appends the next ones', async () => {
+    const first = write('int_a');
+    expect(await store.recordAttempt(first)).toBe(true);
+    expect(await store.recordAttempt({ ...first, attempt: { at: '2026-11-21T10:00:05.000Z', statusCode: 200, durationMs: 8 }, status: 'succeeded', nextAttemptAt: undefined, body: undefined })).toBe(true);
+    const record = await store.get('prj_1', 'int_a', first.deliveryId);
+    expect(record).toEqual({
+      deliveryId: first.deliveryId,
+      projectId: 'prj_1',
+      integrationId: 'int_a',
+      eventId: first.eventId,
+      eventType: 'message.sent',
+      status: 'succeeded',
+      attempts: [first.attempt, { at: '2026-11-21T10:00:05.000Z', statusCode: 200, durationMs: 8 }],
+      body: '{"id":"x"}',
+    });
+  });
+
+  it('never lets a late automatic attempt overwrite a succeeded delivery; a manual one may', async () => {
+    const w = write('int_b', { status: 'succeeded', nextAttemptAt: undefined });
+    await store.recordAttempt(w);
+    expect(await store.recordAttempt({ ...w, status: 'pending', nextAttemptAt: 1 })).toBe(false);
+    expect((await store.get('prj_1', 'int_b', w.deliveryId))!.status).toBe('succeeded');
+    expect(await store.recordAttempt({ ...w, status: 'failed', manual: true })).toBe(true);
+    expect((await store.get('prj_1', 'int_b', w.deliveryId))!.attempts).toHaveLength(2);
+  });
+
+  it('lists newest first, filters by status, pages with a cursor, without bodies', async () => {
+    const writes = [write('int_c'), write('int_c', { status: 'failed', nextAttemptAt: undefined }), write('int_c'), write('int_c', { status: 'failed', nextAttemptAt: undefined })];
+    for (const w of writes) await store.recordAttempt(w);
+    const all = await store.list('prj_1', 'int_c', { limit: 10 });
+    expect(all.items.map((d) => d.eventId)).toEqual(writes.map((w) => w.eventId).reverse());
+    expect(all.items[0]!.body).toBeUndefined();
+    expect(all.nextCursor).toBeUndefined();
+    const failed = await store.list('prj_1', 'int_c', { limit: 10, status: 'failed' });
+    expect(failed.items.map((d) => d.eventId)).toEqual([writes[3]!.eventId, writes[1]!.eventId]);
+    const page1 = await store.list('prj_1', 'int_c', { limit: 3 });
+    expect(page1.items).toHaveLength(3);
+    const page2 = await store.list('prj_1', 'int_c', { limit: 3, cursor: page1.nextCursor });
+    expect(page2.items.map((d) => d.eventId)).toEqual([writes[0]!.eventId]);
+    expect((await store.list('prj_1', 'int_other', { limit: 10 })).items).toEqual([]);
+  });
+
+  it('marks a delivery pending for a manual retry and returns it with its body', async () => {
+    const w = write('int_d', { status: 'failed', nextAttemptAt: undefined });
+    await store.recordAttempt(w);
+    const record = await store.markRetrying('prj_1', 'int_d', w.deliveryId);
+    expect(record).toMatchObject({ status: 'pending', body: '{"id":"x"}', attempts: [w.attempt] });
+    expect(await store.markRetrying('prj_1', 'int_d', 'dlv_missing')).toBeUndefined();
+  });
+});
+
+describe('DynamoWebhookHealthStore against dynalite', () => {
+  it('keeps the first failure time until a success clears it', async () => {
+    const health = new DynamoWebhookHealthStore(env.table);
+    expect(await health.recordFailure('prj_1', 'int_h', 1000)).toBe(1000);
+    expect(await health.recordFailure('prj_1', 'int_h', 5000)).toBe(1000);
+    await health.recordSuccess('prj_1', 'int_h', 6000);
+    await health.recordSuccess('prj_1', 'int_h', 6500);
+    expect(await health.recordFailure('prj_1', 'int_h', 7000)).toBe(7000);
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { applicableWebhooks, makeFanout } from '#shared/webhooks/fanout.ts';
+import type { EventMessage } from '#shared/webhooks/model.ts';
+import { openSnapshot } from '#shared/webhooks/target-snapshot.ts';
+import { FakeDirectory, FakeQueue, secretBox, webhook } from './fakes.ts';
+
+const general = webhook({ integrationId: 'int_g', scope: 'general', url: 'https://g.example.com' });
+const smsHook = webhook({ integrationId: 'int_s', scope: 'channel', channelId: 'ch_sms', url: 'https://s.example.com', bearerToken: 'tok' });
+const emailHook = webhook({ integrationId: 'int_e', scope: 'channel', channelId: 'ch_email' });
+const readOnly = webhook({ integrationId: 'int_r', scope: 'channel', channelId: 'ch_sms', eventTypes: ['message.read'] });
+const disabled = webhook({ integrationId: 'int_d', scope: 'channel', channelId: 'ch_sms', enabled: false, disabledReason: 'manual' });
+const all = [general, smsHook, emailHook, readOnly, disabled];
+
+const event = (overrides: Partial<EventMessage> = {}): EventMessage => ({
+  v: 1,
+  eventId: 'evt_1',
+  eventType: 'message.sent',
+  projectId: 'prj_1',
+  channelId: 'ch_sms',
+  acceptedAt: 1,
+  body: '{"id":"evt_1"}',
+  ...overrides,
+});
+
+describe('applicableWebhooks', () => {
+  it('is the union of the general webhook and the event channel ones, filtered, enabled only', () => {
+    expect(applicableWebhooks(all, event()).map((w) => w.integrationId)).toEqual(['int_g', 'int_s']);
+    expect(applicableWebhooks(all, event({ eventType: 'message.read' })).map((w) => w.integrationId)).toEqual(['int_g', 'int_s', 'int_r']);
+    expect(applicableWebhooks(all, event({ channelId: null })).map((w) => w.integrationId)).toEqual(['int_g']);
+  });
+
+  it('sends a targeted test event to that webhook only, whatever its filter or state', () => {
+    expect(applicableWebhooks(all, event({ eventType: 'webhook.test', onlyIntegrationId: 'int_d' })).map((w) => w.integrationId)).toEqual(['int_d']);
+    expect(applicableWebhooks(all, event({ eventType: 'webhook.test', onlyIntegrationId: 'int_r' })).map((w) => w.integrationId)).toEqual(['int_r']);
+  });
+});
+
+describe('fanout', () => {
+  it('makes one job per applicable webhook with the body and a sealed snapshot, one query per project', async () => {
+    const directory = new FakeDirectory(all);
+    const queue = new FakeQueue();
+    const fanout = makeFanout({ directory, queue, secrets: secretBox, now: () => 5 });
+    const failed = await fanout.fanoutBatch([
+      { messageId: 'm1', body: JSON.stringify(event()) },
+      { messageId: 'm2', body: JSON.stringify(event({ eventId: 'evt_2', channelId: 'ch_email' })) },
+      { messageId: 'm3', body: 'not json' },
+    ]);
+    expect(failed).toEqual(['m3']);
+    expect(directory.lists).toBe(1);
+    expect(queue.enqueued.map((q) => [q.job.eventId, q.job.integrationId])).toEqual([
+      ['evt_1', 'int_g'],
+      ['evt_1', 'int_s'],
+      ['evt_2', 'int_g'],
+      ['evt_2', 'int_e'],
+    ]);
+    const smsJob = queue.enqueued[1]!.job;
+    expect(smsJob).toMatchObject({ body: '{"id":"evt_1"}', attemptsBefore: 0, manual: false, deferrals: 0, targetReadAt: 5 });
+    expect(JSON.stringify(smsJob)).not.toContain('tok');
+    expect(openSnapshot(secretBox, smsJob.deliveryId, smsJob.sealedTarget!)).toEqual({ url: 'https://s.example.com', bearerToken: 'tok', signingSecrets: smsHook.signingSecrets, enabled: true });
+  });
+
+  it('gives the same delivery id when an event is fanned out twice', async () => {
+    const queue = new FakeQueue();
+    const fanout = makeFanout({ directory: new FakeDirectory(all), queue, secrets: secretBox });
+    await fanout.fanoutBatch([{ messageId: 'm1', body: JSON.stringify(event()) }]);
+    await fanout.fanoutBatch([{ messageId: 'm1', body: JSON.stringify(event()) }]);
+    expect(queue.enqueued[0]!.job.deliveryId).toBe(queue.enqueued[2]!.job.deliveryId);
+  });
+
+  it('receives an event again when its webhooks cannot be read or its jobs not enqueued', async () => {
+    const directory = new FakeDirectory(all);
+    directory.listWebhooks = async () => {
+      throw new Error('throttled');
+    };
+    const fanout = makeFanout({ directory, queue: new FakeQueue(), secrets: secretBox });
+    expect(await fanout.fanoutBatch([{ messageId: 'm1', body: JSON.stringify(event()) }])).toEqual(['m1']);
+    const queue = new FakeQueue();
+    queue.enqueue = async (jobs) => new Set(jobs.map((_, i) => i).filter((i) => i === 1));
+    const partial = makeFanout({ directory: new FakeDirectory(all), queue, secrets: secretBox });
+    expect(await partial.fanoutBatch([{ messageId: 'm1', body: JSON.stringify(event()) }, { messageId: 'm2', body: JSON.stringify(event({ eventId: 'evt_2', channelId: null })) }])).toEqual(['m1']);
+  });
+});
