@@ -1,6 +1,18 @@
 import { randomBytes } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
 import { createCanvas } from '@napi-rs/canvas';
-import { PDFDocument, PDFHexString, PDFName, PDFNumber, StandardFonts, type PDFFont } from 'pdf-lib';
+import {
+  concatTransformationMatrix,
+  drawObject,
+  PDFDocument,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  popGraphicsState,
+  pushGraphicsState,
+  StandardFonts,
+  type PDFFont,
+} from 'pdf-lib';
 
 /**
  * PDFs built for tests with pdf-lib: real files, each made for one behaviour (text layer, scan, mixed, blank,
@@ -26,11 +38,18 @@ function addTextPage(doc: PDFDocument, font: PDFFont, text: string): void {
   }
 }
 
+/** An 8-bit grey image, row by row. */
+export interface GreyImage {
+  width: number;
+  height: number;
+  pixels: Uint8Array;
+}
+
 /**
- * A scanned page: the text drawn onto a white 200-DPI image with @napi-rs/canvas (as a scanner would produce it),
- * embedded as the page's only content. No text layer.
+ * A scanned page: the text drawn onto a white 200-DPI image with @napi-rs/canvas (as a scanner would produce it).
+ * Embedded as the page's only content it leaves the page with no text layer.
  */
-export function scanImage(text: string, options: { dpi?: number; fontPx?: number } = {}): Buffer {
+export function scanImage(text: string, options: { dpi?: number; fontPx?: number } = {}): GreyImage {
   const dpi = options.dpi ?? 200;
   const width = Math.round((LETTER[0] / 72) * dpi);
   const height = Math.round((LETTER[1] / 72) * dpi);
@@ -46,44 +65,51 @@ export function scanImage(text: string, options: { dpi?: number; fontPx?: number
     context.fillText(line, Math.round(dpi * 0.75), y);
     y += Math.round(fontPx * 1.5);
   }
-  return canvas.toBuffer('image/png');
+  const rgba = context.getImageData(0, 0, width, height).data;
+  const pixels = new Uint8Array(width * height);
+  for (let i = 0; i < pixels.length; i++) pixels[i] = (rgba[i * 4]! * 77 + rgba[i * 4 + 1]! * 150 + rgba[i * 4 + 2]! * 29) >> 8;
+  return { width, height, pixels };
 }
 
-/** An image of random black and white dots, like a page of pure scanner noise. */
-export function noiseImage(options: { dpi?: number; density?: number } = {}): Buffer {
-  const dpi = options.dpi ?? 200;
-  const width = Math.round((LETTER[0] / 72) * dpi);
-  const height = Math.round((LETTER[1] / 72) * dpi);
-  const canvas = createCanvas(width, height);
-  const context = canvas.getContext('2d');
-  const pixels = context.createImageData(width, height);
+/** An image of random black and white dots at 200 DPI, like a page of pure scanner noise. */
+export function noiseImage(options: { density?: number } = {}): GreyImage {
+  const width = Math.round((LETTER[0] / 72) * 200);
+  const height = Math.round((LETTER[1] / 72) * 200);
   const random = randomBytes(width * height);
   const cut = Math.round((options.density ?? 0.5) * 256);
-  for (let i = 0; i < width * height; i++) {
-    const v = random[i]! < cut ? 0 : 255;
-    pixels.data[i * 4] = pixels.data[i * 4 + 1] = pixels.data[i * 4 + 2] = v;
-    pixels.data[i * 4 + 3] = 255;
-  }
-  context.putImageData(pixels, 0, 0);
-  return canvas.toBuffer('image/png');
+  const pixels = new Uint8Array(width * height);
+  for (let i = 0; i < pixels.length; i++) pixels[i] = random[i]! < cut ? 0 : 255;
+  return { width, height, pixels };
 }
 
-export type PageSpec = { text: string } | { scan: string } | { image: Buffer } | { blank: true };
+export type PageSpec = { text: string } | { scan: string } | { image: GreyImage } | { blank: true };
 
-/** A PDF whose pages are typed text, scans of text, arbitrary images (PNG) or blank, in order. */
+/** A PDF whose pages are typed text, scans of text, grey images or blank, in order. */
 export async function mixedPdf(pages: PageSpec[]): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (const spec of pages) {
     if ('text' in spec) addTextPage(doc, font, spec.text);
     else if ('blank' in spec) doc.addPage(LETTER);
-    else {
-      const png = await doc.embedPng('scan' in spec ? scanImage(spec.scan) : spec.image);
-      const page = doc.addPage(LETTER);
-      page.drawImage(png, { x: 0, y: 0, width: LETTER[0], height: LETTER[1] });
-    }
+    else addImagePage(doc, 'scan' in spec ? scanImage(spec.scan) : spec.image);
   }
   return doc.save();
+}
+
+/** A page covered by one grey image XObject (Flate-compressed with node's zlib: fast, unlike PNG through pdf-lib). */
+function addImagePage(doc: PDFDocument, image: GreyImage): void {
+  const stream = doc.context.stream(deflateSync(image.pixels, { level: 1 }), {
+    Filter: 'FlateDecode',
+    Type: 'XObject',
+    Subtype: 'Image',
+    Width: image.width,
+    Height: image.height,
+    ColorSpace: 'DeviceGray',
+    BitsPerComponent: 8,
+  });
+  const page = doc.addPage(LETTER);
+  const name = page.node.newXObject('Scan', doc.context.register(stream));
+  page.pushOperators(pushGraphicsState(), concatTransformationMatrix(LETTER[0], 0, 0, LETTER[1], 0, 0), drawObject(name), popGraphicsState());
 }
 
 export const scannedPdf = (text: string) => mixedPdf([{ scan: text }]);

@@ -1,0 +1,330 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '#test/support/service.ts';
+import {
+  blankPdf,
+  encryptedPdf,
+  MAX_PDF_BYTES,
+  mixedPdf,
+  noisePdf,
+  pdfOfSize,
+  scannedPdf,
+  textPdf,
+  truncatedPdf,
+} from '#test/support/pdf-fixtures.ts';
+
+/**
+ * POST /api/v1/ai/extract through the local runner, with PDFs built by the tests: the words that come back, the
+ * status, and the month's balance after each request (1 credit per file, refunded when nothing is readable).
+ */
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => svc?.close());
+
+interface Part {
+  name: string;
+  filename?: string;
+  contentType?: string;
+  data: Uint8Array | string;
+}
+
+/** A multipart body written by hand, so the boundary and the header spelling are exactly what the test says. */
+function multipartBody(boundary: string, parts: Part[]): Buffer {
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    const disposition = `form-data; name="${part.name}"${part.filename === undefined ? '' : `; filename="${part.filename}"`}`;
+    const headers = `Content-Disposition: ${disposition}\r\n${part.contentType ? `Content-Type: ${part.contentType}\r\n` : ''}\r\n`;
+    chunks.push(Buffer.from(`--${boundary}\r\n${headers}`), Buffer.from(part.data), Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return Buffer.concat(chunks);
+}
+
+const pdfPart = (bytes: Uint8Array): Part => ({ name: 'file', filename: 'doc.pdf', contentType: 'application/pdf', data: bytes });
+
+async function post(token: string, body: Buffer | string, contentType: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${svc.baseUrl}/api/v1/ai/extract`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': contentType, ...headers },
+    body,
+  });
+  const text = await res.text();
+  return { status: res.status, body: JSON.parse(text) as any, headers: res.headers };
+}
+
+const BOUNDARY = 'test-boundary-7MA4YWxkTrZu0gW';
+const extract = (token: string, pdf: Uint8Array, mode?: string, headers: Record<string, string> = {}) =>
+  post(token, multipartBody(BOUNDARY, [pdfPart(pdf), ...(mode === undefined ? [] : [{ name: 'mode', data: mode }])]), `multipart/form-data; boundary=${BOUNDARY}`, headers);
+
+async function balance(projectId: string): Promise<number> {
+  const res = await svc.admin('GET', `/projects/${projectId}/bot-credits`);
+  expect(res.status).toBe(200);
+  return res.body.disponivel as number;
+}
+
+const words = (text: string) => text.toLowerCase().normalize('NFC').match(/[\p{L}\p{N}]+/gu) ?? [];
+
+describe('POST /api/v1/ai/extract: what comes back', () => {
+  it('reads a text PDF from its text layer; pages joined by a blank line; 1 credit', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 5 });
+    const pdf = await textPdf(['Relatório trimestral de vendas\nReceita cresceu 12%', 'Segunda página: ação e coração']);
+    const res = await extract(token, pdf);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, result: 'Relatório trimestral de vendas\nReceita cresceu 12%\n\nSegunda página: ação e coração' });
+    expect(res.headers.get('ratelimit-limit')).toBe('60');
+    expect(await balance(projectId)).toBe(4);
+
+    const pages = await extract(token, pdf, 'pages');
+    expect(pages.status).toBe(200);
+    expect(pages.body).toEqual({
+      success: true,
+      dados: {
+        pages: [
+          { page: 1, text: 'Relatório trimestral de vendas\nReceita cresceu 12%', ocr: false },
+          { page: 2, text: 'Segunda página: ação e coração', ocr: false },
+        ],
+      },
+    });
+    expect(await balance(projectId)).toBe(3);
+  });
+
+  it('reads a scanned page (an image of text, no text layer) with OCR', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 2 });
+    const sentence = 'The quarterly report shows strong growth\nAtenção: o relatório está pronto para revisão';
+    const res = await extract(token, await scannedPdf(sentence), 'pages');
+    expect(res.status).toBe(200);
+    const [page] = res.body.dados.pages;
+    expect(page).toMatchObject({ page: 1, ocr: true });
+    const found = new Set(words(page.text));
+    const expected = words(sentence);
+    const missing = expected.filter((w) => !found.has(w));
+    expect(missing.length / expected.length).toBeLessThanOrEqual(0.1);
+    expect(await balance(projectId)).toBe(1);
+  });
+
+  it('reads a mixed PDF page by page: text layer, OCR, blank', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 2 });
+    const pdf = await mixedPdf([{ text: 'Typed introduction about invoices and payments' }, { scan: 'Scanned appendix with signatures' }, { blank: true }]);
+    const res = await extract(token, pdf, 'pages');
+    expect(res.status).toBe(200);
+    const pages = res.body.dados.pages;
+    expect(pages.map((p: any) => [p.page, p.ocr])).toEqual([
+      [1, false],
+      [2, true],
+      [3, false],
+    ]);
+    expect(pages[0].text).toBe('Typed introduction about invoices and payments');
+    expect(words(pages[1].text)).toEqual(expect.arrayContaining(['scanned', 'appendix', 'signatures']));
+    expect(pages[2].text).toBe('');
+    expect(await balance(projectId)).toBe(1);
+  });
+});
+
+describe('POST /api/v1/ai/extract: nothing readable (502, refunded)', () => {
+  it('answers EXTRACTION_FAILED for a blank PDF and refunds the credit', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 3 });
+    const res = await extract(token, await blankPdf());
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ success: false, error: 'EXTRACTION_FAILED', requestId: expect.any(String) });
+    expect(res.body.message).toMatch(/blank/);
+    expect(res.body.message).toMatch(/refunded/);
+    expect(await balance(projectId)).toBe(3);
+  });
+
+  it('answers EXTRACTION_FAILED for a page of noise and refunds the credit', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 3 });
+    const res = await extract(token, await noisePdf());
+    expect(res.status).toBe(502);
+    expect(res.body.error).toBe('EXTRACTION_FAILED');
+    expect(res.body.message).toMatch(/specks|picture/);
+    expect(await balance(projectId)).toBe(3);
+  });
+});
+
+describe('POST /api/v1/ai/extract: refused before any charge', () => {
+  it('refuses encrypted, truncated and non-PDF files with VALIDATION_ERROR', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 3 });
+    const encrypted = await extract(token, await encryptedPdf());
+    expect(encrypted.status).toBe(400);
+    expect(encrypted.body).toMatchObject({ error: 'VALIDATION_ERROR', details: [{ path: 'file', code: 'encrypted' }] });
+    expect(encrypted.body.message).toMatch(/password/);
+
+    const truncated = await extract(token, await truncatedPdf());
+    expect(truncated.status).toBe(400);
+    expect(truncated.body).toMatchObject({ error: 'VALIDATION_ERROR', details: [{ path: 'file', code: 'corrupt' }] });
+
+    const garbage = await extract(token, Buffer.from('%PDF-1.7\nthis is not really a pdf\n%%EOF\n'));
+    expect(garbage.status).toBe(400);
+    expect(garbage.body.details[0]).toMatchObject({ path: 'file', code: 'corrupt' });
+
+    const notPdf = await extract(token, Buffer.from('PK\u0003\u0004 a zip file, not a PDF'));
+    expect(notPdf.status).toBe(400);
+    expect(notPdf.body.details[0]).toMatchObject({ path: 'file', code: 'not_pdf' });
+    expect(await balance(projectId)).toBe(3);
+  });
+
+  it('refuses a body that is not multipart, a form without file, and an unknown mode', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 3 });
+    const plain = await post(token, 'just text', 'text/plain');
+    expect(plain.status).toBe(400);
+    expect(plain.body.error).toBe('VALIDATION_ERROR');
+
+    const noFile = await post(token, multipartBody(BOUNDARY, [{ name: 'mode', data: 'text' }]), `multipart/form-data; boundary=${BOUNDARY}`);
+    expect(noFile.status).toBe(400);
+    expect(noFile.body.details).toEqual([expect.objectContaining({ path: 'file' })]);
+
+    const fileAsText = await post(token, multipartBody(BOUNDARY, [{ name: 'file', data: '%PDF-1.7 typed into a text field' }]), `multipart/form-data; boundary=${BOUNDARY}`);
+    expect(fileAsText.status).toBe(400);
+    expect(fileAsText.body.details[0].path).toBe('file');
+
+    const badMode = await extract(token, await textPdf(['fine']), 'markdown');
+    expect(badMode.status).toBe(400);
+    expect(badMode.body.details).toEqual([expect.objectContaining({ path: 'mode', code: 'invalid_value' })]);
+
+    const unknownAndMissing = await post(token, multipartBody(BOUNDARY, [{ name: 'botId', data: 'bot_x' }]), `multipart/form-data; boundary=${BOUNDARY}`);
+    expect(unknownAndMissing.status).toBe(400);
+    expect(unknownAndMissing.body.details.map((d: any) => d.path).sort()).toEqual(['botId', 'file']);
+
+    const noBoundary = await post(token, 'whatever', 'multipart/form-data');
+    expect(noBoundary.status).toBe(400);
+    expect(noBoundary.body.error).toBe('VALIDATION_ERROR');
+    expect(await balance(projectId)).toBe(3);
+  });
+
+  it('answers FILE_TOO_LARGE for 25 MB + 1 byte and accepts exactly 25 MB', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 3 });
+    const over = await extract(token, await pdfOfSize(MAX_PDF_BYTES + 1));
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({ success: false, error: 'FILE_TOO_LARGE' });
+    expect(await balance(projectId)).toBe(3);
+
+    const exact = await pdfOfSize(MAX_PDF_BYTES, 'Exactly twenty five megabytes');
+    expect(exact.length).toBe(MAX_PDF_BYTES);
+    const ok = await extract(token, exact);
+    expect(ok.status).toBe(200);
+    expect(ok.body.result).toBe('Exactly twenty five megabytes');
+    expect(await balance(projectId)).toBe(2);
+  });
+
+  it('answers 402 ERR_NO_BOT_CREDITS when the balance is spent, charging nothing', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 0 });
+    const res = await extract(token, await textPdf(['Some text']));
+    expect(res.status).toBe(402);
+    expect(res.body.error).toBe('ERR_NO_BOT_CREDITS');
+    expect(await balance(projectId)).toBe(0);
+  });
+
+  it('authenticates before anything else', async () => {
+    const res = await fetch(`${svc.baseUrl}/api/v1/ai/extract`, { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).error).toBe('ERR_API_TOKEN_NOT_PROVIDED');
+  });
+});
+
+describe('POST /api/v1/ai/extract: multipart framing', () => {
+  it('accepts odd but valid boundaries: underscores, quotes, no space after ";", parts in any order', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 5 });
+    const pdf = await textPdf(['Boundary test passed']);
+    const cases: [string, string][] = [
+      ['__X_boundary__', 'multipart/form-data;boundary=__X_boundary__'],
+      ["quoted 'with' spaces=and:colons", `multipart/form-data; boundary="quoted 'with' spaces=and:colons"`],
+      ['----=_Part_17_1234.5678', 'Multipart/Form-Data;charset=utf-8;boundary="----=_Part_17_1234.5678"'],
+    ];
+    for (const [boundary, contentType] of cases) {
+      const body = multipartBody(boundary, [{ name: 'mode', data: 'pages' }, pdfPart(pdf)]);
+      const res = await post(token, body, contentType);
+      expect(res.status, contentType).toBe(200);
+      expect(res.body.dados.pages[0].text).toBe('Boundary test passed');
+    }
+    expect(await balance(projectId)).toBe(2);
+  });
+});
+
+describe('POST /api/v1/ai/extract: charging', () => {
+  it('charges min(N, balance) of N concurrent requests and never goes below zero', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 2 });
+    const pdf = await textPdf(['Concurrent request']);
+    const results = await Promise.all(Array.from({ length: 5 }, () => extract(token, pdf)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 402, 402, 402]);
+    expect(await balance(projectId)).toBe(0);
+  });
+
+  it('replays an Idempotency-Key without charging again', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 5 });
+    const pdf = await textPdf(['Idempotent extraction']);
+    const first = await extract(token, pdf, undefined, { 'idempotency-key': 'extract-key-1' });
+    const second = await extract(token, pdf, undefined, { 'idempotency-key': 'extract-key-1' });
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(await balance(projectId)).toBe(4);
+  });
+});
+
+describe('POST /api/v1/ai/extract/uploads then extract by fileKey', () => {
+  async function createUpload(token: string) {
+    const res = await fetch(`${svc.baseUrl}/api/v1/ai/extract/uploads`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    return (await res.json()) as { uploadUrl: string; method: string; fields: Record<string, string>; fileKey: string; expiresAt: string; maxBytes: number };
+  }
+
+  async function uploadTo(upload: Awaited<ReturnType<typeof createUpload>>, pdf: Uint8Array) {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(upload.fields)) form.set(k, v);
+    form.set('file', new Blob([pdf], { type: 'application/pdf' }), 'doc.pdf');
+    const res = await fetch(upload.uploadUrl, { method: 'POST', body: form });
+    expect(res.status).toBeLessThan(300);
+  }
+
+  it('extracts an uploaded PDF once, and refuses another project\'s key', async () => {
+    const owner = await svc.newProject({ monthlyBotCredits: 3 });
+    const other = await svc.newProject({ monthlyBotCredits: 3 });
+    const upload = await createUpload(owner.token);
+    expect(upload.method).toBe('POST');
+    expect(upload.maxBytes).toBe(MAX_PDF_BYTES);
+    expect(upload.fileKey).toMatch(new RegExp(`^uploads/extract/${owner.projectId}/upl_[a-z0-9]{20}\\.pdf$`));
+    expect(Date.parse(upload.expiresAt)).toBeGreaterThan(Date.now());
+    const policy = JSON.parse(Buffer.from(upload.fields.Policy ?? upload.fields.policy!, 'base64').toString('utf8'));
+    expect(policy.conditions).toContainEqual(['content-length-range', 1, MAX_PDF_BYTES]);
+    await uploadTo(upload, await textPdf(['Uploaded through S3']));
+
+    const stolen = await post(other.token, JSON.stringify({ fileKey: upload.fileKey }), 'application/json');
+    expect(stolen.status).toBe(400);
+    expect(stolen.body.details[0]).toMatchObject({ path: 'fileKey', code: 'not_found' });
+    expect(await balance(other.projectId)).toBe(3);
+
+    const res = await post(owner.token, JSON.stringify({ fileKey: upload.fileKey, mode: 'pages' }), 'application/json');
+    expect(res.status).toBe(200);
+    expect(res.body.dados.pages).toEqual([{ page: 1, text: 'Uploaded through S3', ocr: false }]);
+    expect(await balance(owner.projectId)).toBe(2);
+
+    const again = await post(owner.token, JSON.stringify({ fileKey: upload.fileKey }), 'application/json');
+    expect(again.status).toBe(400);
+    expect(await balance(owner.projectId)).toBe(2);
+  });
+
+  it('validates the JSON form like the multipart one', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 3 });
+    const upload = await createUpload(token);
+    await uploadTo(upload, Buffer.from('not a pdf at all'));
+    const notPdf = await post(token, JSON.stringify({ fileKey: upload.fileKey }), 'application/json');
+    expect(notPdf.status).toBe(400);
+    expect(notPdf.body.details[0]).toMatchObject({ path: 'file', code: 'not_pdf' });
+
+    const badMode = await post(token, JSON.stringify({ fileKey: upload.fileKey, mode: 'xml' }), 'application/json');
+    expect(badMode.status).toBe(400);
+    expect(badMode.body.details[0].path).toBe('mode');
+
+    const unknownField = await post(token, JSON.stringify({ fileKey: upload.fileKey, botId: 'x' }), 'application/json');
+    expect(unknownField.status).toBe(400);
+    expect(unknownField.body.details[0]).toMatchObject({ path: 'botId', code: 'unrecognized_keys' });
+
+    const invalidJson = await post(token, '{"fileKey":', 'application/json');
+    expect(invalidJson.status).toBe(400);
+    expect(invalidJson.body.error).toBe('INVALID_JSON');
+    expect(await balance(projectId)).toBe(3);
+  });
+});
