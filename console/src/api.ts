@@ -1,0 +1,64 @@
+/** An error answer of the management API, in the contract's shape. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: { path: string; message: string }[] = [],
+    readonly requestId?: string,
+  ) {
+    super(message);
+  }
+}
+
+export type Api = ReturnType<typeof createApi>;
+
+/**
+ * The management API client: every call carries the admin key; errors become ApiError. `onUnauthorized` runs on a
+ * 401 (the key was changed or is wrong) so the console can sign out.
+ */
+export function createApi(adminKey: string, onUnauthorized: () => void, base = '/admin/v1') {
+  async function call<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
+    const raw = body instanceof Blob || body instanceof ArrayBuffer;
+    let response: Response;
+    try {
+      response = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${adminKey}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
+        body: body === undefined ? undefined : raw ? (body as BodyInit) : JSON.stringify(body),
+        cache: 'no-store',
+      });
+    } catch {
+      throw new ApiError(0, 'NETWORK_ERROR', 'The service could not be reached. Is it running?');
+    }
+    const text = await response.text();
+    let parsed: any;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!response.ok) {
+      if (response.status === 401) onUnauthorized();
+      throw new ApiError(response.status, parsed?.error ?? 'ERROR', parsed?.message ?? `The request failed (${response.status}).`, parsed?.details ?? [], parsed?.requestId);
+    }
+    return parsed as T;
+  }
+  return {
+    get: <T>(path: string) => call<T>('GET', path),
+    post: <T>(path: string, body?: unknown) => call<T>('POST', path, body),
+    patch: <T>(path: string, body: unknown) => call<T>('PATCH', path, body),
+    put: <T>(path: string, body: Blob, contentType: string) => call<T>('PUT', path, body, contentType),
+    del: (path: string) => call<undefined>('DELETE', path),
+  };
+}
+
+/** Checks an admin key without side effects: an unknown project answers 404 to a good key and 401 to a bad one. */
+export async function checkAdminKey(adminKey: string, base = '/admin/v1'): Promise<boolean> {
+  const response = await fetch(`${base}/projects/prj_sign_in_check`, { headers: { authorization: `Bearer ${adminKey}` }, cache: 'no-store' });
+  if (response.status === 401) return false;
+  if (response.status === 404 || response.ok) return true;
+  throw new ApiError(response.status, 'ERROR', `The service answered ${response.status}.`);
+}
+
+export const enc = encodeURIComponent;

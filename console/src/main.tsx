@@ -1,0 +1,89 @@
+import { render } from 'preact';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { createApi, type Api } from './api.ts';
+import { ProjectPicker } from './pages/projects.tsx';
+import { ProjectSettings } from './pages/settings.tsx';
+import { SignIn } from './pages/sign-in.tsx';
+import { match, navigate, useHashPath } from './router.ts';
+import { loadAdminKey, saveAdminKey } from './session.ts';
+import './styles.css';
+
+function App() {
+  const [adminKey, setAdminKey] = useState<string | null>(loadAdminKey());
+  const path = useHashPath();
+  const signOut = () => {
+    saveAdminKey(null);
+    setAdminKey(null);
+  };
+  const api: Api | undefined = useMemo(() => (adminKey ? createApi(adminKey, signOut) : undefined), [adminKey]);
+
+  // Move focus to the new screen's heading so keyboard and screen-reader users land on it.
+  const main = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const heading = main.current?.querySelector('h1');
+    if (heading && document.activeElement !== heading) {
+      heading.setAttribute('tabindex', '-1');
+      heading.focus({ preventScroll: true });
+    }
+  }, [path, adminKey]);
+
+  useEffect(() => {
+    performance.mark('console:interactive');
+  }, []);
+
+  let screen;
+  if (!api) {
+    screen = (
+      <SignIn
+        onSignedIn={(key) => {
+          saveAdminKey(key);
+          setAdminKey(key);
+        }}
+      />
+    );
+  } else {
+    const project = match('/projects/:projectId', path) ?? matchPrefix(path);
+    screen = project ? <ProjectSettings api={api} projectId={project.projectId!} path={path} /> : <ProjectPicker api={api} />;
+  }
+
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), main.current?.querySelector('h1')?.focus())}>
+        Skip to content
+      </a>
+      <header class="topbar">
+        <a class="brand" href="#/">
+          Switchboard
+        </a>
+        {api ? (
+          <nav aria-label="Account" class="topbar-actions">
+            <a href="#/">Projects</a>
+            <a href="../docs" class="hide-narrow">
+              API reference
+            </a>
+            <button
+              type="button"
+              class="link"
+              onClick={() => {
+                signOut();
+                navigate('/');
+              }}
+            >
+              Sign out
+            </button>
+          </nav>
+        ) : null}
+      </header>
+      <main id="main" ref={main}>
+        {screen}
+      </main>
+    </>
+  );
+}
+
+function matchPrefix(path: string): Record<string, string> | undefined {
+  const m = /^\/projects\/([^/]+)\//.exec(path);
+  return m ? { projectId: decodeURIComponent(m[1]!) } : undefined;
+}
+
+render(<App />, document.getElementById('app')!);

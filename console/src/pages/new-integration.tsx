@@ -1,0 +1,200 @@
+import { useState } from 'preact/hooks';
+import { enc, type Api } from '../api.ts';
+import { CHANNEL_TYPES, EVENT_TYPES, type Channel, type ChannelType, type CreatedIntegration } from '../types.ts';
+import { ErrorNotice, Loading, SecretOnce, useAction, useLoad } from '../ui.tsx';
+
+type Product = 'webhook' | 'custom';
+type Scope = 'general' | 'channel';
+
+/** Settings → Integrations → New integration (spec section 1). */
+export function NewIntegration({ api, projectId }: { api: Api; projectId: string }) {
+  const base = `/projects/${enc(projectId)}`;
+  const channels = useLoad(() => api.get<{ items: Channel[] }>(`${base}/channels`).then((r) => r.items), [api, projectId]);
+  const [product, setProduct] = useState<Product>('webhook');
+  const [scope, setScope] = useState<Scope>('general');
+  const [channelType, setChannelType] = useState<ChannelType | ''>('');
+  const [channelId, setChannelId] = useState('');
+  const [url, setUrl] = useState('');
+  const [bearerToken, setBearerToken] = useState('');
+  const [eventTypes, setEventTypes] = useState<string[]>([]);
+  const [created, setCreated] = useState<CreatedIntegration>();
+  const save = useAction();
+
+  if (created) {
+    const secret = created.token ?? created.signingSecret ?? '';
+    const isToken = created.token !== undefined;
+    return (
+      <section>
+        <h1>{isToken ? 'Custom integration created' : 'Webhook created'}</h1>
+        <SecretOnce
+          title={isToken ? 'Your integration token' : 'Your webhook signing secret'}
+          label={isToken ? 'Custom integration token' : 'Webhook signing secret'}
+          value={secret}
+          onDone={() => {
+            setCreated(undefined);
+            window.location.hash = `${base}/integrations/${enc(created.integrationId)}`;
+          }}
+        >
+          <p class="muted">
+            {isToken ? (
+              <>
+                Send messages with <code>POST /api/integration/generic</code> and the header <code>Authorization: Bearer &lt;token&gt;</code>.
+              </>
+            ) : (
+              <>
+                Verify each delivery's <code>webhook-signature</code> with this secret (Standard Webhooks).
+              </>
+            )}
+          </p>
+        </SecretOnce>
+      </section>
+    );
+  }
+
+  const list = channels.data ?? [];
+  const ofType = list.filter((c) => c.type === channelType);
+  const needsChannel = product === 'custom' || scope === 'channel';
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const body =
+      product === 'custom'
+        ? { product, channelId }
+        : {
+            product,
+            scope,
+            ...(scope === 'channel' ? { channelId } : {}),
+            url: url.trim(),
+            ...(bearerToken ? { bearerToken } : {}),
+            ...(eventTypes.length ? { eventTypes } : {}),
+          };
+    const result = await save.run(() => api.post<CreatedIntegration>(`${base}/integrations`, body));
+    if (result) {
+      setBearerToken('');
+      setCreated(result);
+    }
+  };
+
+  return (
+    <section>
+      <h1>New integration</h1>
+      <nav aria-label="Breadcrumb" class="muted small">
+        <a href={`#${base}/integrations`}>Integrations</a> › New integration
+      </nav>
+      {channels.error ? <ErrorNotice error={channels.error} /> : null}
+      {!channels.data && !channels.error ? <Loading what="channels" /> : null}
+      <form class="card form" onSubmit={submit}>
+        <fieldset>
+          <legend>Product</legend>
+          <Radio name="product" value="webhook" checked={product === 'webhook'} onChange={() => setProduct('webhook')} label="Webhook" hint="We push this project's events to your URL." />
+          <Radio name="product" value="custom" checked={product === 'custom'} onChange={() => setProduct('custom')} label="Custom" hint="Your application sends messages on one channel with a token." />
+        </fieldset>
+
+        {product === 'webhook' ? (
+          <fieldset>
+            <legend>Scope</legend>
+            <Radio name="scope" value="general" checked={scope === 'general'} onChange={() => setScope('general')} label="General" hint="Events of every channel of the project." />
+            <Radio name="scope" value="channel" checked={scope === 'channel'} onChange={() => setScope('channel')} label="Specific channel" hint="Events of one channel only." />
+          </fieldset>
+        ) : null}
+
+        {needsChannel ? (
+          <fieldset>
+            <legend>Channel</legend>
+            {list.length === 0 && channels.data ? (
+              <p class="notice notice-warning">
+                This project has no channels yet. <a href={`#${base}/channels`}>Create a channel</a> first.
+              </p>
+            ) : null}
+            <label for="channel-type">Type</label>
+            <select
+              id="channel-type"
+              required
+              value={channelType}
+              onChange={(e) => {
+                setChannelType(e.currentTarget.value as ChannelType);
+                setChannelId('');
+              }}
+            >
+              <option value="" disabled>
+                Choose a type
+              </option>
+              {CHANNEL_TYPES.map((t) => (
+                <option key={t.value} value={t.value}>
+                  {t.label} ({t.value})
+                </option>
+              ))}
+            </select>
+            <label for="channel-instance">Instance</label>
+            <select id="channel-instance" required disabled={!channelType} value={channelId} onChange={(e) => setChannelId(e.currentTarget.value)}>
+              <option value="" disabled>
+                {!channelType ? 'Choose a type first' : ofType.length ? 'Choose an instance' : `No ${channelType} channel`}
+              </option>
+              {ofType.map((c) => (
+                <option key={c.channelId} value={c.channelId}>
+                  {c.name} — {c.address}
+                </option>
+              ))}
+            </select>
+            <p class="hint">
+              {channelType === 'whatsapp' ? 'A chat-app instance (WhatsApp number).' : channelType === 'email' ? 'An email mailbox.' : channelType === 'sms' ? 'An SMS number or sender.' : ''}
+            </p>
+          </fieldset>
+        ) : null}
+
+        {product === 'webhook' ? (
+          <fieldset>
+            <legend>Destination</legend>
+            <label for="webhook-url">URL</label>
+            <input id="webhook-url" type="url" required inputMode="url" placeholder="https://example.com/webhooks/switchboard" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+            <label for="webhook-bearer">
+              Bearer token <span class="muted">(optional)</span>
+            </label>
+            <input id="webhook-bearer" type="password" autocomplete="off" value={bearerToken} onInput={(e) => setBearerToken(e.currentTarget.value)} aria-describedby="bearer-hint" />
+            <p class="hint" id="bearer-hint">
+              Sent as <code>Authorization: Bearer …</code> on every delivery. It is never shown again.
+            </p>
+            <details>
+              <summary>Event types (all by default)</summary>
+              <div class="checks">
+                {EVENT_TYPES.map((t) => (
+                  <label key={t} class="check">
+                    <input
+                      type="checkbox"
+                      checked={eventTypes.includes(t)}
+                      onChange={(e) => setEventTypes(e.currentTarget.checked ? [...eventTypes, t] : eventTypes.filter((x) => x !== t))}
+                    />{' '}
+                    <code>{t}</code>
+                  </label>
+                ))}
+              </div>
+            </details>
+          </fieldset>
+        ) : null}
+
+        <ErrorNotice error={save.error} />
+        <div class="actions">
+          <a class="button" href={`#${base}/integrations`}>
+            Cancel
+          </a>
+          <button type="submit" class="primary" disabled={save.busy}>
+            {product === 'webhook' ? 'Create webhook' : 'Create custom integration'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function Radio(props: { name: string; value: string; checked: boolean; onChange: () => void; label: string; hint: string }) {
+  const id = `${props.name}-${props.value}`;
+  return (
+    <div class="radio">
+      <input type="radio" id={id} name={props.name} value={props.value} checked={props.checked} onChange={props.onChange} aria-describedby={`${id}-hint`} />
+      <label for={id}>{props.label}</label>
+      <span class="hint" id={`${id}-hint`}>
+        {props.hint}
+      </span>
+    </div>
+  );
+}

@@ -1,0 +1,72 @@
+import { useEffect } from 'preact/hooks';
+import { ApiError, enc, type Api } from '../api.ts';
+import { match } from '../router.ts';
+import { rememberProject } from '../session.ts';
+import type { Project } from '../types.ts';
+import { ErrorNotice, Loading, useLoad } from '../ui.tsx';
+import { ApiTokenPage } from './api-token.tsx';
+import { BotsPage } from './bots.tsx';
+import { ChannelsPage } from './channels.tsx';
+import { IntegrationDetail } from './integration-detail.tsx';
+import { IntegrationsPage } from './integrations.tsx';
+import { NewIntegration } from './new-integration.tsx';
+
+const TABS = [
+  { id: 'integrations', label: 'Integrations' },
+  { id: 'api-token', label: 'API token & credits' },
+  { id: 'channels', label: 'Channels' },
+  { id: 'bots', label: 'Bots' },
+] as const;
+
+/** A project's Settings: the tabs and the screen under them. */
+export function ProjectSettings({ api, projectId, path }: { api: Api; projectId: string; path: string }) {
+  const project = useLoad(() => api.get<Project>(`/projects/${enc(projectId)}`), [api, projectId]);
+  useEffect(() => {
+    if (project.data) rememberProject({ projectId: project.data.projectId, name: project.data.name });
+  }, [project.data]);
+
+  if (project.error) {
+    const missing = project.error instanceof ApiError && project.error.code === 'NOT_FOUND';
+    return (
+      <section>
+        <h1>{missing ? 'Project not found' : 'Project'}</h1>
+        <ErrorNotice error={missing ? new Error(`No project has the id ${projectId}.`) : project.error} />
+        <a href="#/">Back to projects</a>
+      </section>
+    );
+  }
+  if (!project.data) return <Loading what="the project" />;
+
+  const base = `/projects/${enc(projectId)}`;
+  const tab = TABS.find((t) => path.startsWith(`${base}/${t.id}`))?.id ?? 'integrations';
+  let screen;
+  let params: Record<string, string> | undefined;
+  if (match(`${base}/integrations/new`, path)) screen = <NewIntegration api={api} projectId={projectId} />;
+  else if ((params = match(`${base}/integrations/:integrationId`, path))) screen = <IntegrationDetail api={api} projectId={projectId} integrationId={params.integrationId!} />;
+  else if (tab === 'api-token') screen = <ApiTokenPage api={api} projectId={projectId} />;
+  else if (tab === 'channels') screen = <ChannelsPage api={api} projectId={projectId} />;
+  else if (tab === 'bots') screen = <BotsPage api={api} projectId={projectId} />;
+  else screen = <IntegrationsPage api={api} projectId={projectId} />;
+
+  return (
+    <div>
+      <p class="project-line">
+        <span class="muted">Project</span> <strong>{project.data.name}</strong> <span class="mono muted small">{project.data.projectId}</span>
+        <span class="muted small"> · company {project.data.companyId}</span>
+      </p>
+      <nav class="tabs" aria-label="Settings">
+        <span class="tabs-title">Settings</span>
+        <ul>
+          {TABS.map((t) => (
+            <li key={t.id}>
+              <a href={`#${base}/${t.id}`} aria-current={t.id === tab ? 'page' : undefined}>
+                {t.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {screen}
+    </div>
+  );
+}

@@ -1,0 +1,22 @@
+import type { z } from 'zod';
+import type * as S from '../../shared/openapi/schemas.ts';
+
+// The console's view of the management API: the answer schemas of the OpenAPI document (types only, no runtime).
+export type Project = z.infer<typeof S.project>;
+export type BotCredits = z.infer<typeof S.botCredits>;
+export type Channel = z.infer<typeof S.channel>;
+export type Integration = z.infer<typeof S.integration>;
+export type CreatedIntegration = z.infer<typeof S.createdIntegration>;
+export type Delivery = z.infer<typeof S.delivery>;
+export type DeliveryPage = z.infer<typeof S.deliveryPage>;
+export type Bot = z.infer<typeof S.bot>;
+export type KnowledgeFile = z.infer<typeof S.knowledgeFile>;
+export type ChannelType = Channel['type'];
+
+export const CHANNEL_TYPES: { value: ChannelType; label: string }[] = [
+  { value: 'whatsapp', label: 'WhatsApp' },
+  { value: 'email', label: 'Email' },
+  { value: 'sms', label: 'SMS' },
+];
+
+export const EVENT_TYPES = ['message.received', 'message.sent', 'message.delivered', 'message.read', 'message.failed', 'webhook.test'] as const;
