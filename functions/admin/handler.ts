@@ -6,7 +6,7 @@ import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
 import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
 import { adminAuth } from '#shared/http/admin-auth.ts';
 import { httpFunction } from '#shared/http/middleware.ts';
-import { createRouter } from '#shared/http/router.ts';
+import { createRouter, type Route } from '#shared/http/router.ts';
 import type { HttpEvent } from '#shared/http/types.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { makeProjectUseCases } from '#shared/projects/use-cases.ts';
@@ -33,7 +33,9 @@ const projects = makeProjectUseCases({
 
 const secretBox = await secretBoxFromConfig(cfg);
 const webhookAdmin = webhookAdminFromConfig(cfg, table, secretBox);
-const dispatch = createRouter('/admin/v1', [...eventRoutes(webhookAdmin), ...deliveryRoutes(webhookAdmin), ...projectRoutes(projects), ...channelRoutesFromConfig(cfg, table, secretBox), ...integrationRoutesFromConfig(cfg, table, secretBox), ...botRoutesFromConfig(cfg, table, logger)]);
+/** Every management API route; the OpenAPI document (`shared/openapi`) is generated from this list. */
+export const adminRoutes: Route[] = [...eventRoutes(webhookAdmin), ...deliveryRoutes(webhookAdmin), ...projectRoutes(projects), ...channelRoutesFromConfig(cfg, table, secretBox), ...integrationRoutesFromConfig(cfg, table, secretBox), ...botRoutesFromConfig(cfg, table, logger)];
+const dispatch = createRouter('/admin/v1', adminRoutes);
 
 /** The management API (`/admin/v1/*`): one function, routed inside. */
 export const handler = httpFunction(logger)
