@@ -1,0 +1,159 @@
+import { describe, expect, test } from 'vitest';
+import type { Logger } from '#shared/logging/logger.ts';
+import { buildLexicalIndex, LexicalIndex } from '#shared/knowledge/index/lexical-index.ts';
+import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
+import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
+import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
+import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { MemoryKnowledge, MemoryObjects, quietLogger } from './fakes.ts';
+
+function setup() {
+  const logger = quietLogger();
+  const store = new MemoryKnowledge();
+  store.addBot('bot_a');
+  const objects = new MemoryObjects();
+  const jobs: IngestJob[] = [];
+  const manage = makeKnowledgeManagement({
+    requireBot: async (_p, id) => store.bot(id)!,
+    files: store,
+    objects,
+    queue: { enqueue: async (j) => void jobs.push(j) },
+    logger,
+  });
+  const errors: unknown[][] = [];
+  const spyLogger = { ...logger, error: (...args: unknown[]) => void errors.push(args), warn: () => {}, info: () => {} } as unknown as Logger;
+  const ingest = makeIngestKnowledge({ files: store, objects, logger: spyLogger, readPdf: async () => ['texto do pdf sobre contratos'] });
+  const indexes = new IndexCache(objects);
+  const search = makeKnowledgeSearch({ bots: { get: async (id) => store.bot(id) }, indexes, logger: spyLogger });
+  const drain = async (finalAttempt = false) => {
+    const batch = jobs.splice(0);
+    await ingest('bot_a', batch, { finalAttempt });
+  };
+  const files = async () => Object.fromEntries((await store.list('bot_a')).map((f) => [f.fileName, f]));
+  return { store, objects, jobs, manage, ingest, search, drain, files, errors };
+}
+
+describe('ingestion', () => {
+  test('a file replaced before its job ran is skipped; the newest upload wins', async () => {
+    const s = setup();
+    await s.manage.upload('prj_1', 'bot_a', 'a.txt', 'text/plain', Buffer.from('versão antiga sobre garantia'));
+    await s.manage.upload('prj_1', 'bot_a', 'a.txt', 'text/plain', Buffer.from('versão nova sobre reembolso'));
+    await s.drain();
+    expect((await s.files())['a.txt']).toMatchObject({ status: 'ready', chunks: 1 });
+    expect((await s.search.search({ botId: 'bot_a', query: 'garantia', topK: 5 }))).toEqual([]);
+    expect((await s.search.search({ botId: 'bot_a', query: 'reembolso', topK: 5 }))[0]!.text).toContain('nova');
+  });
+
+  test('a file deleted while its job waits never becomes searchable', async () => {
+    const s = setup();
+    await s.manage.upload('prj_1', 'bot_a', 'a.txt', 'text/plain', Buffer.from('conteúdo apagado'));
+    await s.manage.remove('prj_1', 'bot_a', 'a.txt');
+    await s.drain();
+    expect(await s.files()).toEqual({});
+    expect(await s.search.search({ botId: 'bot_a', query: 'conteudo apagado', topK: 5 })).toEqual([]);
+  });
+
+  test('an unreadable file fails with its reason, the others of the batch still become ready', async () => {
+    const s = setup();
+    await s.manage.upload('prj_1', 'bot_a', 'bin.txt', 'text/plain', Buffer.from([1, 0, 2, 0]));
+    await s.manage.upload('prj_1', 'bot_a', 'ok.md', 'text/markdown', Buffer.from('# Prazos\n\nEntrega em 3 dias.'));
+    await s.manage.upload('prj_1', 'bot_a', 'c.pdf', 'application/pdf', Buffer.from('%PDF-1.7'));
+    await s.drain();
+    const f = await s.files();
+    expect(f['bin.txt']).toMatchObject({ status: 'failed', error: expect.stringMatching(/binary/) });
+    expect(f['ok.md']).toMatchObject({ status: 'ready' });
+    expect(f['c.pdf']).toMatchObject({ status: 'ready' });
+    expect((await s.search.search({ botId: 'bot_a', query: 'contratos', topK: 5 }))[0]!.fileName).toBe('c.pdf');
+  });
+
+  test('a transient failure throws for a retry; on the last attempt the file is marked failed instead', async () => {
+    const s = setup();
+    await s.manage.upload('prj_1', 'bot_a', 'a.txt', 'text/plain', Buffer.from('algum texto'));
+    const batch = s.jobs.splice(0);
+    const original = s.objects.get.bind(s.objects);
+    s.objects.get = async () => {
+      throw new Error('S3 unavailable');
+    };
+    await expect(s.ingest('bot_a', batch, { finalAttempt: false })).rejects.toThrow('S3 unavailable');
+    expect((await s.files())['a.txt']!.status).toBe('processing');
+    await s.ingest('bot_a', batch, { finalAttempt: true });
+    expect((await s.files())['a.txt']).toMatchObject({ status: 'failed', error: expect.stringMatching(/after several attempts/) });
+    s.objects.get = original;
+  });
+
+  test('concurrent rebuilds of one bot: a conflicting publish rebuilds and both files end up searchable', async () => {
+    const s = setup();
+    await s.manage.upload('prj_1', 'bot_a', 'a.txt', 'text/plain', Buffer.from('alfa contratos'));
+    const first = s.jobs.splice(0);
+    await s.manage.upload('prj_1', 'bot_a', 'b.txt', 'text/plain', Buffer.from('beta garantias'));
+    const second = s.jobs.splice(0);
+    await Promise.all([s.ingest('bot_a', first, { finalAttempt: false }), s.ingest('bot_a', second, { finalAttempt: false })]);
+    expect(Object.values(await s.files()).map((f) => f.status)).toEqual(['ready', 'ready']);
+    expect((await s.search.search({ botId: 'bot_a', query: 'alfa', topK: 5 }))[0]!.fileName).toBe('a.txt');
+    expect((await s.search.search({ botId: 'bot_a', query: 'beta', topK: 5 }))[0]!.fileName).toBe('b.txt');
+    // Old index versions are cleaned up: at most the current and the previous one remain.
+    expect([...s.objects.objects.keys()].filter((k) => k.includes('/index/')).length).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('search', () => {
+  test('loads the index once per version and reloads only when the version changes', async () => {
+    const s = setup();
+    await s.manage.upload('prj_1', 'bot_a', 'a.txt', 'text/plain', Buffer.from('primeiro documento'));
+    await s.drain();
+    const before = s.objects.gets;
+    for (let i = 0; i < 5; i++) await s.search.search({ botId: 'bot_a', query: 'documento', topK: 5 });
+    expect(s.objects.gets - before).toBe(1);
+    await s.manage.upload('prj_1', 'bot_a', 'b.txt', 'text/plain', Buffer.from('segundo documento'));
+    await s.drain();
+    const mid = s.objects.gets;
+    const results = await s.search.search({ botId: 'bot_a', query: 'documento', topK: 5 });
+    expect(results.map((r) => r.fileName).sort()).toEqual(['a.txt', 'b.txt']);
+    await s.search.search({ botId: 'bot_a', query: 'documento', topK: 5 });
+    expect(s.objects.gets - mid).toBe(1);
+  });
+
+  test('a failing index answers no excerpts and logs why', async () => {
+    const s = setup();
+    await s.manage.upload('prj_1', 'bot_a', 'a.txt', 'text/plain', Buffer.from('documento'));
+    await s.drain();
+    const key = s.store.bot('bot_a')!.knowledge.indexKey!;
+    s.objects.objects.set(key, Buffer.from('not an index'));
+    expect(await s.search.search({ botId: 'bot_a', query: 'documento', topK: 5 })).toEqual([]);
+    expect(s.errors.some((e) => String(e[0]).includes('knowledge search failed'))).toBe(true);
+  });
+
+  test('filters decide which files are searched; scores are in 0..1 and sorted', async () => {
+    const s = setup();
+    for (const [name, text] of [['manual_v1.md', 'garantia de doze meses'], ['manual-v1.md', 'garantia estendida'], ['faq.txt', 'garantia e troca']]) {
+      await s.manage.upload('prj_1', 'bot_a', name!, 'text/plain', Buffer.from(text!));
+    }
+    await s.drain();
+    const files = async (filters: object) => (await s.search.search({ botId: 'bot_a', query: 'garantia', topK: 8, filters })).map((r) => r.fileName).sort();
+    expect(await files({})).toEqual(['faq.txt', 'manual-v1.md', 'manual_v1.md']);
+    expect(await files({ include: ['manual_v1.md'] })).toEqual(['manual_v1.md']);
+    expect(await files({ include: ['MANUAL%'] })).toEqual(['manual-v1.md', 'manual_v1.md']);
+    expect(await files({ include: ['manual%'], exclude: ['%_%'] })).toEqual(['manual-v1.md']);
+    const results = await s.search.search({ botId: 'bot_a', query: 'garantia estendida doze', topK: 8 });
+    for (let i = 1; i < results.length; i++) expect(results[i]!.score).toBeLessThanOrEqual(results[i - 1]!.score);
+    for (const r of results) expect(r.score > 0 && r.score <= 1).toBe(true);
+  });
+});
+
+describe('index format', () => {
+  test('round-trips documents, texts and vectors; rejects what is not an index', () => {
+    const bytes = buildLexicalIndex([
+      { fileName: 'á.txt', generation: 'g1', language: 'pt', excerpts: ['Olá mundo 🌍', 'segunda parte'], vectors: [new Float32Array([1, 0]), new Float32Array([0, 1])] },
+      { fileName: 'b.txt', generation: 'g2', language: 'en', excerpts: ['hello world'], vectors: [new Float32Array([0.6, 0.8])] },
+    ], { embeddingModel: 'm' });
+    const index = LexicalIndex.load(bytes);
+    expect(index.docs).toEqual([{ fileName: 'á.txt', generation: 'g1' }, { fileName: 'b.txt', generation: 'g2' }]);
+    expect([0, 1, 2].map((e) => index.text(e))).toEqual(['Olá mundo 🌍', 'segunda parte', 'hello world']);
+    expect(index.embeddingModel).toBe('m');
+    const sims = index.scoreVector(new Float32Array([0, 1]), new Uint8Array([1, 1]));
+    expect(sims.map((s) => Math.round(s.similarity * 10) / 10)).toEqual([0, 1, 0.8]);
+    const { matched } = index.scoreQuery('mundo', new Uint8Array([1, 0]));
+    expect(matched).toEqual([0]);
+    expect(() => LexicalIndex.load(Buffer.from('garbage'))).toThrow();
+  });
+});
