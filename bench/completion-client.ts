@@ -18,6 +18,8 @@ export interface LoadOptions {
 
 export interface LoadResult {
   requests: number;
+  /** Requests including the warm-up (what the server did while this client ran). */
+  allRequests: number;
   rps: number;
   p50: number;
   p90: number;
@@ -66,12 +68,12 @@ async function run(seconds: number) {
   return { latencies, statuses, errors };
 }
 
-await run(opts.warmupSeconds);
+const warm = await run(opts.warmupSeconds);
 const started = performance.now();
 const { latencies, statuses, errors } = await run(opts.seconds);
 const elapsed = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-const result: LoadResult = { requests: latencies.length, rps: latencies.length / elapsed, p50: pct(50), p90: pct(90), p99: pct(99), errors, statuses };
+const result: LoadResult = { requests: latencies.length, allRequests: latencies.length + warm.latencies.length, rps: latencies.length / elapsed, p50: pct(50), p90: pct(90), p99: pct(99), errors, statuses };
 console.log(JSON.stringify(result));
 agent.destroy();

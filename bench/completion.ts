@@ -129,7 +129,21 @@ async function opsFor(kind: 'instructions' | 'bot'): Promise<string[]> {
 const ops = { instructions: await opsFor('instructions'), bot: await opsFor('bot') };
 serviceClient.middlewareStack.remove('benchCounter');
 
-function load(options: Omit<LoadOptions, 'method' | 'warmupSeconds' | 'seconds'>): Promise<LoadResult> {
+type Measured = LoadResult & { cpuMsPerRequest: number };
+
+/**
+ * One load run from a separate process. Also measures this process's CPU time per request: service, anchor and
+ * dynalite all live here, the dynalite share is the same for both, so the difference is the overhead, and CPU time
+ * is far less disturbed by other engineers' work than wall-clock throughput.
+ */
+async function load(options: Omit<LoadOptions, 'method' | 'warmupSeconds' | 'seconds'>): Promise<Measured> {
+  const cpu = process.cpuUsage();
+  const result = await loadOnce(options);
+  const used = process.cpuUsage(cpu);
+  return { ...result, cpuMsPerRequest: (used.user + used.system) / 1000 / result.allRequests };
+}
+
+function loadOnce(options: Omit<LoadOptions, 'method' | 'warmupSeconds' | 'seconds'>): Promise<LoadResult> {
   const full: LoadOptions = { ...options, method: 'POST', seconds, warmupSeconds: 0.5 };
   return new Promise((resolve, reject) => {
     execFile(
@@ -155,8 +169,8 @@ const median = (xs: number[]) => {
 
 // Service and anchor alternate in short back-to-back pairs, so both see the same background load; the ratio is
 // taken per pair and its median reported (single long runs swing by tens of percent on a shared 2-core machine).
-const results: Record<string, LoadResult[]> = {};
-const add = (name: string, r: LoadResult) => (results[name] ??= []).push(r);
+const results: Record<string, Measured[]> = {};
+const add = (name: string, r: Measured) => (results[name] ??= []).push(r);
 const headersFor = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
 // Warm-up (the SDK + dynalite path runs at about half speed for its first seconds), not recorded.
 for (const [url, caller] of [[serviceUrl, serviceCaller], [anchorUrl, anchorCaller]] as const) {
@@ -185,17 +199,22 @@ console.log(`\nCompletion overhead (offline provider) — ${cpus().length} cores
 console.log(`${new Date().toISOString()} — load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')} (shared machine)`);
 console.log(`npx tsx bench/completion.ts --seconds ${seconds} --rounds ${rounds}\n`);
 console.log(`DynamoDB operations per completion: instructions ${ops.instructions.length} (${ops.instructions.join(', ')}); bot ${ops.bot.length} (${ops.bot.join(', ')})\n`);
-console.log('| scenario | p50 ms | p90 ms | p99 ms | req/s |');
-console.log('|---|---|---|---|---|');
+console.log('| scenario | p50 ms | p90 ms | p99 ms | req/s | CPU ms/request (service process) |');
+console.log('|---|---|---|---|---|---|');
 for (const [name, rows] of Object.entries(results)) {
-  console.log(`| ${name} | ${fmt(median(rows.map((r) => r.p50)))} | ${fmt(median(rows.map((r) => r.p90)))} | ${fmt(median(rows.map((r) => r.p99)))} | ${fmt(median(rows.map((r) => r.rps)), 0)} |`);
+  const m = (f: (r: Measured) => number, d = 2) => fmt(median(rows.map(f)), d);
+  console.log(`| ${name} | ${m((r) => r.p50)} | ${m((r) => r.p90)} | ${m((r) => r.p99)} | ${m((r) => r.rps, 0)} | ${m((r) => r.cpuMsPerRequest)} |`);
 }
 console.log('\n(medians over rounds of each measure)');
 for (const kind of ['instructions', 'bot']) {
   for (const connections of [1, 16]) {
     const perPair = results[`${kind} gateway c=${connections}`]!.map((r, i) => r.rps / results[`${kind} bare node:http c=${connections}`]![i]!.rps);
     const sorted = [...perPair].sort((a, b) => a - b);
-    console.log(`${kind}, ${connections} connection(s): gateway req/s / bare node:http req/s, median of ${perPair.length} pairs ${fmt(median(perPair) * 100, 0)} % (range ${fmt(sorted[0]! * 100, 0)}-${fmt(sorted.at(-1)! * 100, 0)} %)`);
+    const cpuRatio = results[`${kind} bare node:http c=${connections}`]!.map((r, i) => r.cpuMsPerRequest / results[`${kind} gateway c=${connections}`]![i]!.cpuMsPerRequest);
+    console.log(
+      `${kind}, ${connections} connection(s): gateway req/s / bare node:http req/s, median of ${perPair.length} pairs ${fmt(median(perPair) * 100, 0)} % ` +
+        `(range ${fmt(sorted[0]! * 100, 0)}-${fmt(sorted.at(-1)! * 100, 0)} %); bare CPU/request ÷ gateway CPU/request ${fmt(median(cpuRatio) * 100, 0)} %`,
+    );
   }
 }
 
