@@ -88,6 +88,10 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     try {
       output = await generate(input, bot, model);
     } catch (error) {
+      if (error instanceof ModelError) {
+        // The caller sees a safe sentence; the operator needs the provider's own answer (status, AWS error name).
+        deps.log.warn('generation failed', { kind: error.kind, model: bot?.model ?? 'default', reason: error.message, cause: describe(error.cause) });
+      }
       await refund(receipt, error);
       throw toHttpError(error, input.timeoutMs);
     }
@@ -174,6 +178,16 @@ function toHttpError(error: unknown, timeoutMs: number): unknown {
     return new GenerationFailedError(sentence(error.message), { cause: error, ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }) });
   }
   return error;
+}
+
+function describe(cause: unknown): string | undefined {
+  if (cause === undefined) return undefined;
+  if (cause instanceof Error) return `${cause.name}: ${cause.message}`;
+  try {
+    return JSON.stringify(cause).slice(0, 1000);
+  } catch {
+    return String(cause);
+  }
 }
 
 const sentence = (text: string) => {

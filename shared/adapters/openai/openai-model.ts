@@ -136,7 +136,8 @@ async function readCapped(response: Response, limit: number): Promise<string> {
 
 function httpFailure(response: Response, raw: string): ModelError {
   const status = response.status;
-  const cause = { status, body: raw.slice(0, 1000) };
+  // The server's error text (not the request) for the log; clipped, since some servers quote the input back.
+  const cause = { status, body: raw.slice(0, 300) };
   if (status === 429 || status === 503) {
     return new ModelError(status === 429 ? 'throttled' : 'unavailable', 'The model service is busy; try again later.', {
       cause,
