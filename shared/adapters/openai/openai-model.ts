@@ -64,7 +64,7 @@ export class OpenAiModelProvider implements ModelProvider {
     }
     const choice = parsed?.choices?.[0];
     const message = choice?.message;
-    if (!message) throw new ModelError('failed', 'The model server answered without a message.', { cause: raw.slice(0, 500) });
+    if (!message) throw new ModelError('failed', 'The model server answered without a message.', { cause: raw.slice(0, 200) });
     if (typeof message.refusal === 'string' && message.refusal) throw new ModelError('rejected', 'The model refused to answer this prompt.');
     if (choice.finish_reason === 'content_filter') throw new ModelError('rejected', "The model's content filter blocked the answer.");
     const text = contentText(message.content);
