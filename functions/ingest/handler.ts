@@ -2,7 +2,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '#shared/config/config.ts';
 import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-file-store.ts';
-import { knowledgeObjectsFromConfig } from '#shared/knowledge/from-config.ts';
+import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#shared/knowledge/from-config.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { pdfPageReader } from '#shared/knowledge/pdf-reader.ts';
@@ -17,6 +17,7 @@ const ingest = makeIngestKnowledge({
   files: new DynamoKnowledgeFileStore(table),
   objects: knowledgeObjectsFromConfig(cfg),
   readPdf: pdfPageReader,
+  embeddings: embeddingsFromConfig(cfg),
   logger,
 });
 

@@ -35,6 +35,15 @@ const schema = z.object({
   /** On AWS the OpenAI-compatible server's key comes from Secrets Manager (read once per cold start). */
   OPENAI_API_KEY_SECRET_ARN: z.string().min(1).optional(),
   OPENAI_MODEL: z.string().min(1).optional(),
+  /** Knowledge search embeddings (hybrid with BM25): `none` (default: lexical only, offline), `bedrock` or `openai`. */
+  EMBEDDINGS_PROVIDER: z.enum(['none', 'bedrock', 'openai']).default('none'),
+  /** Default: amazon.titan-embed-text-v2:0 (bedrock), text-embedding-3-small (openai). */
+  EMBEDDINGS_MODEL: z.string().min(1).optional(),
+  /** OpenAI-compatible server for embeddings; default OPENAI_BASE_URL. */
+  EMBEDDINGS_BASE_URL: z.url().optional(),
+  EMBEDDINGS_API_KEY: z.string().optional(),
+  /** Vector size: Titan V2 takes 256, 512 or 1024 (default 512); sent to OpenAI-compatible servers only when set. */
+  EMBEDDINGS_DIMENSIONS: z.coerce.number().int().positive().max(4096).optional(),
   WEBHOOK_ALLOW_PRIVATE: flag(false).optional(),
   WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds').optional(),
   /** Deadline of one webhook delivery attempt (contract: 15 s); shorter only in tests. */

@@ -1,9 +1,13 @@
+import { bedrockRuntimeClient } from '../adapters/bedrock/bedrock-model.ts';
 import { DynamoBotStore } from '../adapters/dynamodb/bot-store.ts';
+import { BedrockTitanEmbeddings } from '../adapters/embeddings/bedrock-titan-embeddings.ts';
+import { OpenAiCompatibleEmbeddings } from '../adapters/embeddings/openai-embeddings.ts';
 import type { DynamoTable } from '../adapters/dynamodb/table.ts';
 import { S3KnowledgeObjectStore } from '../adapters/s3/knowledge-object-store.ts';
 import { s3Client } from '../adapters/s3/clients.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../logging/logger.ts';
+import type { EmbeddingsProvider } from './embeddings.ts';
 import type { KnowledgeObjectStore } from './knowledge-files.ts';
 import type { KnowledgeSearch } from './knowledge-search.ts';
 import { IndexCache, makeKnowledgeSearch } from './search.ts';
@@ -18,6 +22,28 @@ export function knowledgeObjectsFromConfig(cfg: Config): KnowledgeObjectStore {
 }
 
 /**
+ * The embeddings model for hybrid search, when `EMBEDDINGS_PROVIDER` names one; undefined = lexical only.
+ * Ingestion and search must agree on the model: an index built with another model (or none) is searched lexically.
+ */
+export function embeddingsFromConfig(cfg: Config): EmbeddingsProvider | undefined {
+  if (cfg.EMBEDDINGS_PROVIDER === 'bedrock') {
+    const client = bedrockRuntimeClient({ region: cfg.AWS_REGION, requestTimeoutMs: 30_000 });
+    return new BedrockTitanEmbeddings(client, cfg.EMBEDDINGS_MODEL ?? 'amazon.titan-embed-text-v2:0', cfg.EMBEDDINGS_DIMENSIONS ?? 512);
+  }
+  if (cfg.EMBEDDINGS_PROVIDER === 'openai') {
+    const baseUrl = cfg.EMBEDDINGS_BASE_URL ?? cfg.OPENAI_BASE_URL;
+    if (!baseUrl) throw new Error('Invalid configuration: EMBEDDINGS_PROVIDER=openai needs EMBEDDINGS_BASE_URL or OPENAI_BASE_URL');
+    return new OpenAiCompatibleEmbeddings({
+      baseUrl,
+      apiKey: cfg.EMBEDDINGS_API_KEY ?? cfg.OPENAI_API_KEY,
+      model: cfg.EMBEDDINGS_MODEL ?? 'text-embedding-3-small',
+      ...(cfg.EMBEDDINGS_DIMENSIONS ? { dimensions: cfg.EMBEDDINGS_DIMENSIONS } : {}),
+    });
+  }
+  return undefined;
+}
+
+/**
  * The `KnowledgeSearch` wired to DynamoDB and the knowledge bucket, with its in-memory index cache: build it once
  * per cold start (module scope). What the search endpoint and the completion endpoint use.
  */
@@ -26,5 +52,6 @@ export function knowledgeSearchFromConfig(cfg: Config, table: DynamoTable, logge
     bots: new DynamoBotStore(table),
     indexes: new IndexCache(knowledgeObjectsFromConfig(cfg)),
     logger,
+    embeddings: embeddingsFromConfig(cfg),
   });
 }

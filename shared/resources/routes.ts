@@ -33,7 +33,7 @@ export const routes: RouteDefinition[] = [
     access: { table: { read: true, write: true }, buckets: { knowledge: { read: [''] } }, bedrock: { invoke: true }, secrets: ['modelApiKey'] } },
   // Search loads a bot's index (CPU-bound gunzip) on a cold start: 1,769 MB is one full vCPU.
   { method: 'POST', path: '/api/v1/ai/search', fn: 'search', timeoutSeconds: 15, memoryMb: 1769,
-    access: { table: { read: true, write: true }, buckets: { knowledge: { read: ['bots/'] } } } },
+    access: { table: { read: true, write: true }, buckets: { knowledge: { read: ['bots/'] } }, bedrock: { invoke: true } } },
   // Scanned pages are OCRed (Textract in parallel on AWS): 120 s for a long scan; memory from the 25 MB PDF peak RSS.
   { method: 'POST', path: '/api/v1/ai/extract', fn: 'extract', timeoutSeconds: 120, memoryMb: 1769,
     access: { table: { read: true, write: true }, textract: true, buckets: { transfer: { read: ['uploads/extract/'], delete: ['uploads/extract/'] } } } },

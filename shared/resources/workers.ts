@@ -38,7 +38,7 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     access: { table: { read: true, write: true }, sendTo: ['deliveries'], buckets: { transfer: { read: ['payloads/'] } }, secrets: ['secretsKey'] } },
   // Knowledge ingestion: a batch groups uploads per bot so each bot's index is rebuilt once per batch.
   { fn: 'ingest', queue: 'ingest', batchSize: 10, batchWindowSeconds: 1, timeoutSeconds: 600, memoryMb: 2048, maxConcurrency: 2,
-    access: { table: { read: true, write: true }, buckets: { knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'] } } } },
+    access: { table: { read: true, write: true }, buckets: { knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'] } }, bedrock: { invoke: true } } },
 ];
 
 export const scheduledWorkers: ScheduledWorkerDefinition[] = [
