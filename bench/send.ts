@@ -1,0 +1,200 @@
+/**
+ * Send endpoint, issue 3's numbers:
+ *  - POST /api/integration/generic with the sandbox provider through the local gateway: p50 at 1 connection;
+ *  - requests/s at 32 connections against a bare node:http server doing the same DynamoDB operations (token read,
+ *    channel read, credit charge, message record) with the same adapters on the same dynalite, in the same run;
+ *  - DynamoDB operations per send.
+ * A second anchor does the same plus the same SQS enqueue of the event (with the same publisher), which separates
+ * the cost of the endpoint's code from the cost of the local queue.
+ * The load generator runs in its own process (bench/lib/load-client.ts) and records every response time.
+ *
+ * `--queue-sync normal` runs the local queue's SQLite (fauxqs persistence) with `PRAGMA synchronous = NORMAL`
+ * instead of its default FULL (an fsync per message insert, in-flight update and delete): still safe across a
+ * process crash (WAL), not across a power cut. Only to show what that runner setting costs; the default is FULL.
+ * Run: npx tsx bench/send.ts [--seconds 5] [--rounds 5] [--queue-sync full|normal]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
+import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
+import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
+import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
+import { bearerToken, hashToken } from '#shared/auth/tokens.ts';
+import { config } from '#shared/config/config.ts';
+import { newId } from '#shared/ids/ids.ts';
+import { createSecretBox } from '#shared/integrations/secret-box.ts';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { makeQueueEventPublisher } from '#functions/send/event-publisher.ts';
+import { startService } from '#local/service.ts';
+import { load, machine, median, type LoadResult } from './lib/harness.ts';
+
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '5' }, 'queue-sync': { type: 'string', default: 'full' } },
+});
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+const queueSync = values['queue-sync'] === 'normal' ? 'normal' : 'full';
+if (queueSync === 'normal') {
+  // The same module instance local/emulators.ts loads (by file URL): set the pragma as the database opens.
+  const dist = new URL('.', import.meta.resolve('fauxqs'));
+  const { PersistenceManager } = (await import(new URL('./persistence.js', dist).href)) as { PersistenceManager: { prototype: Record<string, any> } };
+  const load = PersistenceManager.prototype.loadSqsAndSns as (...args: unknown[]) => unknown;
+  PersistenceManager.prototype.loadSqsAndSns = function (this: { db: { exec(sql: string): void } }, ...args: unknown[]) {
+    this.db.exec('PRAGMA synchronous = NORMAL');
+    return load.apply(this, args);
+  };
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-send-'));
+const svc = await startService({ port: 0, dataDir, env: { POWERTOOLS_LOG_LEVEL: 'SILENT' } });
+const admin = async (method: string, path: string, body?: unknown) =>
+  (await fetch(`${svc.baseUrl}/admin/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  })).json() as Promise<any>;
+const project = await admin('POST', '/projects', { companyId: 1042, name: 'bench' });
+// Metered, so every send pays the credit charge (the full budget: token, channel, charge, record).
+const channel = await admin('POST', `/projects/${project.projectId}/channels`, { type: 'sms', name: 'bench', address: '+5511999990000', credits: 1_000_000_000 });
+const { token } = await admin('POST', `/projects/${project.projectId}/integrations`, { product: 'custom', channelId: channel.channelId });
+const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+const body = JSON.stringify({ to: '+5511988887777', body: 'Your code is 123456', metadata: { orderId: 42 } });
+
+// Count the DynamoDB calls the functions make (the service's own client, shared by its functions in this process).
+let ddbCalls = 0;
+dynamoDocumentClient(config()).middlewareStack.add(
+  (next) => async (args) => {
+    ddbCalls++;
+    return next(args);
+  },
+  { step: 'initialize', name: 'benchCounter' },
+);
+
+// The anchor: a bare node:http server doing the same DynamoDB operations with the same adapters on the same dynalite.
+const anchorClient = DynamoDBDocumentClient.from(
+  new DynamoDBClient({ region: 'us-east-1', endpoint: svc.emulators.dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  { marshallOptions: { removeUndefinedValues: true } },
+);
+const table = { client: anchorClient, tableName: svc.emulators.tableName };
+const tokens = new DynamoTokenStore(table);
+const channels = new DynamoChannelStore(table, createSecretBox(config().SECRETS_KEY!));
+const messages = new DynamoMessageLog(table);
+const anchorSqs = new SQSClient({ region: 'us-east-1', endpoint: svc.emulators.awsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const anchorEvents = makeQueueEventPublisher(anchorSqs, svc.emulators.queueUrls.events);
+const anchor = createServer((req, res) => {
+  const withEvent = req.url === '/with-event';
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', async () => {
+    const payload = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { to: string };
+    const grant = await tokens.find(hashToken(bearerToken(req.headers.authorization) ?? ''));
+    if (grant?.kind !== 'custom') return res.writeHead(401).end();
+    const ch = await channels.get(grant.projectId, grant.channelId);
+    if (!ch) return res.writeHead(404).end();
+    if (!(await channels.chargeCredit(ch.projectId, ch.channelId))) return res.writeHead(402).end();
+    const messageId = newId('msg');
+    await messages.record({
+      messageId,
+      projectId: ch.projectId,
+      channelId: ch.channelId,
+      channelType: ch.type,
+      integrationId: grant.integrationId,
+      provider: 'sandbox',
+      to: payload.to,
+      payload,
+      status: 'sent',
+      sentAt: new Date().toISOString(),
+    });
+    if (withEvent) {
+      await anchorEvents.publish({
+        type: 'message.sent',
+        projectId: ch.projectId,
+        companyId: ch.companyId,
+        channel: { id: ch.channelId, type: ch.type, address: ch.address },
+        data: { messageId, status: 'sent', to: payload.to, payload },
+      });
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, messageId, status: 'sent', channel: { id: ch.channelId, type: ch.type } }));
+  });
+});
+anchor.listen(0, '127.0.0.1');
+await new Promise((r) => anchor.once('listening', r));
+const anchorUrl = `http://127.0.0.1:${(anchor.address() as AddressInfo).port}/`;
+const anchorWithEventUrl = `${anchorUrl}with-event`;
+const gatewayUrl = `${svc.baseUrl}/api/integration/generic`;
+
+// Operations per send, and a warm-up (the SDK + dynalite path runs slow for its first seconds).
+ddbCalls = 0;
+for (let i = 0; i < 50; i++) {
+  const res = await fetch(gatewayUrl, { method: 'POST', headers, body });
+  if (res.status !== 200) throw new Error(`send answered ${res.status}: ${await res.text()}`);
+}
+const opsPerSend = ddbCalls / 50;
+await load({ url: gatewayUrl, method: 'POST', headers, body, connections: 8, seconds: 3 });
+await load({ url: anchorUrl, method: 'POST', headers, body, connections: 8, seconds: 3 });
+
+/** CPU time of this process (gateway, functions, dynalite, fauxqs: everything but the load client) per request. */
+async function cpuPerRequest(url: string, connections: number): Promise<number> {
+  const before = process.cpuUsage();
+  const r = await load({ url, method: 'POST', headers, body, connections, seconds });
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / r.requests;
+}
+
+const results: Record<string, LoadResult[]> = {};
+const ratios: number[] = [];
+const eventRatios: number[] = [];
+const cpu = { gateway: [] as number[], bare: [] as number[] };
+const add = (name: string, r: LoadResult) => {
+  const bad = Object.entries(r.statuses).filter(([s]) => s !== '200');
+  if (bad.length || r.errors) throw new Error(`${name}: non-200 answers ${JSON.stringify(r.statuses)}, errors ${r.errors}`);
+  (results[name] ??= []).push(r);
+  return r;
+};
+for (let round = 0; round < rounds; round++) {
+  add('gateway c=1', await load({ url: gatewayUrl, method: 'POST', headers, body, connections: 1, seconds }));
+  add('bare node:http c=1', await load({ url: anchorUrl, method: 'POST', headers, body, connections: 1, seconds }));
+  const g = add('gateway c=32', await load({ url: gatewayUrl, method: 'POST', headers, body, connections: 32, seconds }));
+  const b = add('bare node:http c=32', await load({ url: anchorUrl, method: 'POST', headers, body, connections: 32, seconds }));
+  const be = add('bare node:http + SQS enqueue c=32', await load({ url: anchorWithEventUrl, method: 'POST', headers, body, connections: 32, seconds }));
+  ratios.push(g.rps / b.rps);
+  eventRatios.push(g.rps / be.rps);
+  cpu.gateway.push(await cpuPerRequest(gatewayUrl, 32));
+  cpu.bare.push(await cpuPerRequest(anchorUrl, 32));
+  console.error(
+    `round ${round + 1}/${rounds}: gateway c=32 ${g.rps.toFixed(0)} req/s, bare ${b.rps.toFixed(0)} req/s (${((g.rps / b.rps) * 100).toFixed(0)} %); ` +
+      `CPU per request ${cpu.gateway.at(-1)!.toFixed(2)} ms vs ${cpu.bare.at(-1)!.toFixed(2)} ms`,
+  );
+}
+
+const fmt = (n: number, d = 2) => n.toFixed(d);
+console.log(`\nSend endpoint (sandbox) — ${machine()} — ${new Date().toISOString().slice(0, 10)}`);
+console.log(`npx tsx bench/send.ts --seconds ${seconds} --rounds ${rounds} --queue-sync ${queueSync}\n`);
+console.log(`DynamoDB operations per send (metered channel): ${fmt(opsPerSend, 2)}\n`);
+console.log('| path | p50 ms | p99 ms | req/s |');
+console.log('|---|---|---|---|');
+for (const [name, rows] of Object.entries(results)) {
+  console.log(`| ${name} | ${fmt(median(rows.map((r) => r.p50)))} | ${fmt(median(rows.map((r) => r.p99)))} | ${fmt(median(rows.map((r) => r.rps)), 0)} |`);
+}
+console.log(
+  `\nCPU of the service process per request at 32 connections (median): gateway ${fmt(median(cpu.gateway))} ms, bare ${fmt(median(cpu.bare))} ms ` +
+    `(bare / gateway ${fmt((median(cpu.bare) / median(cpu.gateway)) * 100, 0)} %)`,
+);
+console.log(`gateway / bare node:http at 32 connections, per round: ${ratios.map((r) => `${fmt(r * 100, 0)} %`).join(', ')}; median ${fmt(median(ratios) * 100, 0)} %`);
+console.log(
+  `gateway / bare node:http + SQS enqueue at 32 connections, per round: ${eventRatios.map((r) => `${fmt(r * 100, 0)} %`).join(', ')}; ` +
+    `median ${fmt(median(eventRatios) * 100, 0)} %`,
+);
+
+anchor.close();
+anchorClient.destroy();
+anchorSqs.destroy();
+await svc.stop();
+rmSync(dataDir, { recursive: true, force: true });
+process.exit(0);
