@@ -12,6 +12,7 @@ import {
   pushGraphicsState,
   StandardFonts,
   type PDFFont,
+  type PDFPage,
 } from 'pdf-lib';
 
 /**
@@ -82,7 +83,8 @@ export function noiseImage(options: { density?: number } = {}): GreyImage {
   return { width, height, pixels };
 }
 
-export type PageSpec = { text: string } | { scan: string } | { image: GreyImage } | { blank: true };
+/** `typed` on a scan adds a line of real text over the image (a scanned page with a typed header). */
+export type PageSpec = { text: string } | { scan: string; typed?: string } | { image: GreyImage } | { blank: true };
 
 /** A PDF whose pages are typed text, scans of text, grey images or blank, in order. */
 export async function mixedPdf(pages: PageSpec[]): Promise<Uint8Array> {
@@ -91,13 +93,16 @@ export async function mixedPdf(pages: PageSpec[]): Promise<Uint8Array> {
   for (const spec of pages) {
     if ('text' in spec) addTextPage(doc, font, spec.text);
     else if ('blank' in spec) doc.addPage(LETTER);
-    else addImagePage(doc, 'scan' in spec ? scanImage(spec.scan) : spec.image);
+    else {
+      const page = addImagePage(doc, 'scan' in spec ? scanImage(spec.scan) : spec.image);
+      if ('scan' in spec && spec.typed) page.drawText(spec.typed, { x: 56, y: 770, size: 10, font });
+    }
   }
   return doc.save();
 }
 
 /** A page covered by one grey image XObject (Flate-compressed with node's zlib: fast, unlike PNG through pdf-lib). */
-function addImagePage(doc: PDFDocument, image: GreyImage): void {
+function addImagePage(doc: PDFDocument, image: GreyImage): PDFPage {
   const stream = doc.context.stream(deflateSync(image.pixels, { level: 1 }), {
     Filter: 'FlateDecode',
     Type: 'XObject',
@@ -110,6 +115,7 @@ function addImagePage(doc: PDFDocument, image: GreyImage): void {
   const page = doc.addPage(LETTER);
   const name = page.node.newXObject('Scan', doc.context.register(stream));
   page.pushOperators(pushGraphicsState(), concatTransformationMatrix(LETTER[0], 0, 0, LETTER[1], 0, 0), drawObject(name), popGraphicsState());
+  return page;
 }
 
 export const scannedPdf = (text: string) => mixedPdf([{ scan: text }]);
