@@ -98,7 +98,7 @@ const RAW_WORD = /[\p{L}\p{N}]+/gu;
  */
 export function documentTerms(text: string, language: Language): string[] {
   const out: string[] = [];
-  for (const [word] of text.toLowerCase().matchAll(RAW_WORD)) {
+  for (const word of text.toLowerCase().match(RAW_WORD) ?? []) {
     const t = termOf(word, language);
     if (t) out.push(t);
   }
