@@ -30,7 +30,8 @@ import { config } from '#shared/config/config.ts';
 import { newId } from '#shared/ids/ids.ts';
 import { createSecretBox } from '#shared/integrations/secret-box.ts';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { makeQueueEventPublisher } from '#functions/send/event-publisher.ts';
+import { makeBatchingEventQueue } from '#functions/send/event-queue.ts';
+import { makeEventPublisher } from '#shared/webhooks/publish.ts';
 import { startService } from '#local/service.ts';
 import { load, machine, median, type LoadResult } from './lib/harness.ts';
 
@@ -86,7 +87,10 @@ const tokens = new DynamoTokenStore(table);
 const channels = new DynamoChannelStore(table, createSecretBox(config().SECRETS_KEY!));
 const messages = new DynamoMessageLog(table);
 const anchorSqs = new SQSClient({ region: 'us-east-1', endpoint: svc.emulators.awsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-const anchorEvents = makeQueueEventPublisher(anchorSqs, svc.emulators.queueUrls.events);
+const anchorEvents = makeEventPublisher({
+  queue: makeBatchingEventQueue(anchorSqs, svc.emulators.queueUrls.events),
+  payloads: { put: async () => {}, get: async () => '' },
+});
 const anchor = createServer((req, res) => {
   const withEvent = req.url === '/with-event';
   const chunks: Buffer[] = [];

@@ -45,7 +45,7 @@ export const routes: RouteDefinition[] = [
       buckets: { knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'], list: true }, transfer: { write: ['payloads/'] } } } },
   // Providers get 10 s per call (WhatsApp: a text then up to 10 files); 30 s covers a slow multi-part send.
   { method: 'POST', path: '/api/integration/generic', fn: 'send', timeoutSeconds: 30, memoryMb: 512,
-    access: { table: { read: true, write: true }, sendTo: ['events'], secrets: ['secretsKey'] } },
+    access: { table: { read: true, write: true }, sendTo: ['events'], buckets: { transfer: { write: ['payloads/'] } }, secrets: ['secretsKey'] } },
   { method: 'ANY', path: '/api/integration/send', fn: 'legacy-send', timeoutSeconds: 5, memoryMb: 256, access: {} },
 ];
 

@@ -20,7 +20,8 @@ import { makeSendMessage } from '#shared/messaging/send-message.ts';
 import type { EventEnvelope, EventPublisher, PublishEventInput } from '#shared/webhooks/events.ts';
 import { eventMessageSchema } from '#shared/webhooks/model.ts';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
-import { eventPublisherFromConfig } from '#functions/send/event-publisher.ts';
+import { makeBatchingEventQueue } from '#functions/send/event-queue.ts';
+import { makeEventPublisher } from '#shared/webhooks/publish.ts';
 
 let emulators: Emulators;
 let dataDir: string;
@@ -191,7 +192,10 @@ describe('events queue publisher', () => {
       QUEUE_URL_EVENTS: emulators.queueUrls.events,
       AWS_REGION: emulators.region,
     });
-    const publisher = eventPublisherFromConfig(cfg);
+    const publisher = makeEventPublisher({
+      queue: makeBatchingEventQueue(sqsClient(cfg), cfg.QUEUE_URL_EVENTS!),
+      payloads: { put: async () => {}, get: async () => '' },
+    });
     const envelope = await publisher.publish({
       type: 'message.sent',
       projectId: 'prj_1',

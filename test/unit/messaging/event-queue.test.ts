@@ -1,6 +1,7 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { makeQueueEventPublisher } from '#functions/send/event-publisher.ts';
+import { makeBatchingEventQueue } from '#functions/send/event-queue.ts';
+import { makeEventPublisher } from '#shared/webhooks/publish.ts';
 import { eventMessageSchema } from '#shared/webhooks/model.ts';
 import type { PublishEventInput } from '#shared/webhooks/events.ts';
 
@@ -22,6 +23,9 @@ function fakeSqs(options: { delayMs?: number; failIds?: (bodies: string[]) => nu
   return { client: client as unknown as SQSClient, calls };
 }
 
+const noPayloads = { put: async () => { throw new Error('no large bodies here'); }, get: async () => '' };
+const publisherOn = (client: SQSClient) => makeEventPublisher({ queue: makeBatchingEventQueue(client, 'https://queue'), payloads: noPayloads });
+
 const input = (n: number): PublishEventInput => ({
   type: 'message.sent',
   projectId: 'prj_1',
@@ -30,10 +34,10 @@ const input = (n: number): PublishEventInput => ({
   data: { n },
 });
 
-describe('queue event publisher', () => {
+describe('batching events queue under the webhooks publisher', () => {
   it('sends a lone event at once, and batches the ones that arrive while a call is in flight', async () => {
     const sqs = fakeSqs();
-    const publisher = makeQueueEventPublisher(sqs.client, 'https://queue');
+    const publisher = publisherOn(sqs.client);
     const envelopes = await Promise.all(Array.from({ length: 13 }, (_, i) => publisher.publish(input(i))));
     expect(sqs.calls.map((c) => c.length)).toEqual([1, 10, 2]);
     const sent = sqs.calls.flat().map((b) => eventMessageSchema.parse(JSON.parse(b)));
@@ -44,12 +48,12 @@ describe('queue event publisher', () => {
 
   it('rejects exactly the events SQS refused, and every event of a call that failed', async () => {
     const refusing = fakeSqs({ failIds: (bodies) => (bodies.length > 1 ? [1] : []) });
-    const publisher = makeQueueEventPublisher(refusing.client, 'https://queue');
+    const publisher = publisherOn(refusing.client);
     const outcomes = await Promise.allSettled(Array.from({ length: 4 }, (_, i) => publisher.publish(input(i))));
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
 
     const down = fakeSqs({ throwOnCall: 1 });
-    const publisher2 = makeQueueEventPublisher(down.client, 'https://queue');
+    const publisher2 = publisherOn(down.client);
     const outcomes2 = await Promise.allSettled(Array.from({ length: 3 }, (_, i) => publisher2.publish(input(i))));
     expect(outcomes2.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
     // The publisher keeps working after a failed call.
