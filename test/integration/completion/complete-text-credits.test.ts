@@ -66,7 +66,7 @@ describe('completion charges against DynamoDB', () => {
                 instructions: 'x',
                 responseFormat: 'json',
                 timeoutMs: 1_000,
-                deadline: Date.now() + (outcome === 'timeout' ? 150 : 10_000),
+                deadline: Date.now() + (outcome === 'timeout' ? 300 : 10_000),
               }),
             ),
           );
@@ -75,7 +75,12 @@ describe('completion charges against DynamoDB', () => {
           const statuses = results.map(statusOf);
           const noCredits = statuses.filter((s) => s === 402).length;
           const successes = statuses.filter((s) => s === 200).length;
-          expect(noCredits).toBe(Math.max(0, outcomes.length - allowance));
+          const timeouts = statuses.filter((s) => s === 504).length;
+          // Exactly the requests beyond the balance get 402, except that on a slow machine a request whose short
+          // deadline passed before its charge answers 504 uncharged, leaving its credit to another request.
+          expect(noCredits).toBeLessThanOrEqual(Math.max(0, outcomes.length - allowance));
+          expect(noCredits).toBeGreaterThanOrEqual(Math.max(0, outcomes.length - allowance - timeouts));
+          expect(successes).toBeLessThanOrEqual(allowance);
           // Every request that got past the balance check answered as its outcome says.
           results.forEach((r, i) => {
             if (statuses[i] === 402) return;
