@@ -84,6 +84,9 @@ export async function parseMultipart(source: Iterable<Uint8Array>, contentType: 
       if (size <= limits.fileSize) chunks.push(chunk);
     });
     stream.on('limit', () => fail(new MultipartError('file-too-large', `The file is larger than ${limits.fileSize} bytes.`)));
+    // A cut-short body (or our own destroy after a failure) errors the part's stream: without a listener that
+    // would be an uncaught exception and end the process.
+    stream.on('error', (cause: unknown) => fail(new MultipartError('malformed', 'The multipart body is malformed.', { cause })));
     stream.on('end', () => {
       if (size <= limits.fileSize) form.files.push({ field, filename: info.filename, contentType: info.mimeType, bytes: Buffer.concat(chunks, size) });
     });
