@@ -5,6 +5,7 @@ import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
 import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
 import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
 import { SmtpEmailSender } from '#shared/adapters/smtp/smtp-sender.ts';
+import { makeProviderPost } from '#shared/adapters/http/provider-client.ts';
 import { TwilioSmsSender } from '#shared/adapters/twilio/sms-sender.ts';
 import { WhatsAppCloudSender } from '#shared/adapters/whatsapp-cloud/whatsapp-sender.ts';
 import { makeAuthenticateCustomToken } from '#shared/auth/authenticate.ts';
@@ -31,6 +32,8 @@ const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
 const secretBox = await secretBoxFromConfig(cfg);
 const route = routes.find((r) => r.fn === 'send')!;
 const userAgent = 'Switchboard/0.1.0';
+// Provider base URLs are customer settings: the webhooks' SSRF guard applies (off locally, like webhooks).
+const post = makeProviderPost({ allowPrivate: cfg.webhookAllowPrivate });
 if (!cfg.QUEUE_URL_EVENTS || !cfg.BUCKET_TRANSFER) throw new Error('Invalid configuration: QUEUE_URL_EVENTS and BUCKET_TRANSFER are required');
 
 const sendMessage = makeSendMessage({
@@ -39,8 +42,8 @@ const sendMessage = makeSendMessage({
   providers: {
     sandbox: sandboxProvider,
     smtp: new SmtpEmailSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS }),
-    twilio: new TwilioSmsSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent }),
-    'whatsapp-cloud': new WhatsAppCloudSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent }),
+    twilio: new TwilioSmsSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent, post }),
+    'whatsapp-cloud': new WhatsAppCloudSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent, post }),
   },
   // The webhooks area's publisher (one message format, large bodies to S3) over a batching events queue.
   events: makeEventPublisher({

@@ -1,3 +1,4 @@
+import type { ProviderPost } from '../http/provider-client.ts';
 import type { TwilioProvider } from '../../messaging/channel.ts';
 import { callTimeoutMs, describeFetchFailure, excerpt, ProviderError, type MessageProvider, type OutboundMessage, type ProviderReceipt } from '../../messaging/providers.ts';
 
@@ -10,7 +11,7 @@ const DEFAULT_BASE_URL = 'https://api.twilio.com';
  * no such field).
  */
 export class TwilioSmsSender implements MessageProvider {
-  constructor(private readonly options: { timeoutMs: number; userAgent: string }) {}
+  constructor(private readonly options: { timeoutMs: number; userAgent: string; post: ProviderPost }) {}
 
   async send(outbound: OutboundMessage): Promise<ProviderReceipt> {
     const { channel, message } = outbound;
@@ -20,11 +21,9 @@ export class TwilioSmsSender implements MessageProvider {
     for (const media of message.payload.mediaUrls ?? []) form.append('MediaUrl', media);
     const url = `${(provider.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(provider.accountSid)}/Messages.json`;
 
-    let response: Response;
-    let text: string;
+    let response: { status: number; text: string };
     try {
-      response = await fetch(url, {
-        method: 'POST',
+      response = await this.options.post(url, {
         headers: {
           authorization: `Basic ${Buffer.from(`${provider.accountSid}:${provider.authToken}`).toString('base64')}`,
           'content-type': 'application/x-www-form-urlencoded',
@@ -32,13 +31,12 @@ export class TwilioSmsSender implements MessageProvider {
           'user-agent': this.options.userAgent,
         },
         body: form.toString(),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(callTimeoutMs(this.options.timeoutMs, outbound.deadline)),
+        timeoutMs: callTimeoutMs(this.options.timeoutMs, outbound.deadline),
       });
-      text = await response.text();
     } catch (error) {
       throw new ProviderError(describeFetchFailure('Twilio', error), { cause: error });
     }
+    const text = response.text;
     if (response.status < 200 || response.status > 299) {
       throw new ProviderError(`Twilio answered HTTP ${response.status}${twilioError(text)}`);
     }

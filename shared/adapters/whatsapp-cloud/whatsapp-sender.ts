@@ -1,3 +1,4 @@
+import type { ProviderPost } from '../http/provider-client.ts';
 import type { WhatsAppCloudProvider } from '../../messaging/channel.ts';
 import { callTimeoutMs, describeFetchFailure, excerpt, ProviderError, type MessageProvider, type OutboundMessage, type ProviderReceipt } from '../../messaging/providers.ts';
 
@@ -12,7 +13,7 @@ const IMAGE_EXTENSIONS = /\.(jpe?g|png)$/i;
  * (the ids of what went out are kept on the error).
  */
 export class WhatsAppCloudSender implements MessageProvider {
-  constructor(private readonly options: { timeoutMs: number; userAgent: string }) {}
+  constructor(private readonly options: { timeoutMs: number; userAgent: string; post: ProviderPost }) {}
 
   async send(outbound: OutboundMessage): Promise<ProviderReceipt> {
     const { channel, message } = outbound;
@@ -32,11 +33,9 @@ export class WhatsAppCloudSender implements MessageProvider {
   }
 
   private async post(url: string, accessToken: string, body: unknown, deadline: number, part: string, sentSoFar: string[]): Promise<string> {
-    let response: Response;
-    let text: string;
+    let response: { status: number; text: string };
     try {
-      response = await fetch(url, {
-        method: 'POST',
+      response = await this.options.post(url, {
         headers: {
           authorization: `Bearer ${accessToken}`,
           'content-type': 'application/json',
@@ -44,13 +43,12 @@ export class WhatsAppCloudSender implements MessageProvider {
           'user-agent': this.options.userAgent,
         },
         body: JSON.stringify(body),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(callTimeoutMs(this.options.timeoutMs, deadline)),
+        timeoutMs: callTimeoutMs(this.options.timeoutMs, deadline),
       });
-      text = await response.text();
     } catch (error) {
       throw new ProviderError(`${describeFetchFailure('WhatsApp Cloud API', error)} (${part})`, { cause: error, sentProviderMessageIds: [...sentSoFar] });
     }
+    const text = response.text;
     if (response.status < 200 || response.status > 299) {
       throw new ProviderError(`WhatsApp Cloud API answered HTTP ${response.status} (${part})${graphError(text)}`, { sentProviderMessageIds: [...sentSoFar] });
     }
