@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildOptions, Metafile, Plugin } from 'esbuild';
 
@@ -240,33 +241,71 @@ export function copyPackages(packages: readonly string[], dir: string, nodeModul
 
 const built = new Map<string, Map<string, BundleAnalysis>>();
 
+/** Where built bundles are kept between runs (tests, repeated synths), by hash of everything they are built from. */
+export const BUNDLE_CACHE = join(projectRoot, 'node_modules', '.cache', 'switchboard-functions');
+
+/**
+ * A hash of everything a bundle is built from: the sources under functions/, shared/ and infra/, the package
+ * manifests and lock file. Equal hashes give identical bundles, so the build is reused.
+ */
+export function sourceHash(fns: readonly string[]): string {
+  const hash = createHash('sha256');
+  hash.update(fns.join('\n'));
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (entry.isFile()) hash.update(`${relative(projectRoot, path)}\0`).update(readFileSync(path));
+    }
+  };
+  for (const dir of ['functions', 'shared', 'infra']) visit(join(projectRoot, dir));
+  for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(projectRoot, file)));
+  return hash.digest('hex').slice(0, 20);
+}
+
 /**
  * {@link buildFunctions} for synchronous callers (CDK constructs are built synchronously; esbuild plugins need its
- * asynchronous API): runs it in a child Node process and reads the result. Once per process and set of functions.
- * The output sits under `cdk.out/.functions-<pid>` in the project, so source-map paths do not depend on where the
- * project is checked out, and is removed when the process exits (the CDK has staged copies by then).
+ * asynchronous API): runs it in a child Node process, unless the same sources were built before (then the cached
+ * build is used). Builds live at a fixed depth inside the project, so source-map paths, and with them asset
+ * hashes, do not depend on where the project is checked out.
  */
 export function buildFunctionsSync(fns: readonly string[]): Map<string, BundleAnalysis> {
   const key = fns.join('\n');
   const cached = built.get(key);
   if (cached) return cached;
-  const outdir = join(projectRoot, 'cdk.out', `.functions-${process.pid}-${built.size}`);
-  const child = spawnSync(process.execPath, ['--import', 'tsx', join(projectRoot, 'infra', 'build-functions.ts'), outdir, ...fns], {
-    cwd: projectRoot,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  if (child.status !== 0) throw new Error(`Bundling the functions failed:\n${child.stderr || child.stdout}`);
-  const analyses = new Map(Object.entries(JSON.parse(readFileSync(join(outdir, 'analysis.json'), 'utf8')) as Record<string, BundleAnalysis>));
-  if (built.size === 0) process.once('exit', () => cleanBuilds());
+  const hash = sourceHash(fns);
+  const dir = join(BUNDLE_CACHE, hash);
+  if (!existsSync(join(dir, 'analysis.json'))) {
+    const tmp = join(BUNDLE_CACHE, `${hash}.tmp-${process.pid}`);
+    const child = spawnSync(process.execPath, ['--import', 'tsx', join(projectRoot, 'infra', 'build-functions.ts'), tmp, ...fns], {
+      cwd: projectRoot,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    if (child.status !== 0) {
+      rmSync(tmp, { recursive: true, force: true });
+      throw new Error(`Bundling the functions failed:\n${child.stderr || child.stdout}`);
+    }
+    try {
+      renameSync(tmp, dir);
+    } catch {
+      // Another process finished the same build first: theirs is identical.
+      rmSync(tmp, { recursive: true, force: true });
+    }
+    pruneCache(hash);
+  }
+  const stored = JSON.parse(readFileSync(join(dir, 'analysis.json'), 'utf8')) as Record<string, BundleAnalysis>;
+  const analyses = new Map(Object.entries(stored).map(([fn, a]) => [fn, { ...a, dir: join(dir, fn) }]));
   built.set(key, analyses);
-  builtDirs.push(outdir);
   return analyses;
 }
 
-const builtDirs: string[] = [];
-
-function cleanBuilds(): void {
-  for (const dir of builtDirs) rmSync(dir, { recursive: true, force: true });
+/** Keeps the newest few builds (an older checkout's build is likely to come back, a week-old one is not). */
+function pruneCache(keep: string): void {
+  const entries = readdirSync(BUNDLE_CACHE)
+    .filter((name) => /^[0-9a-f]{20}$/.test(name) && name !== keep)
+    .map((name) => ({ name, at: statSync(join(BUNDLE_CACHE, name)).mtimeMs }))
+    .sort((a, b) => b.at - a.at);
+  for (const old of entries.slice(4)) rmSync(join(BUNDLE_CACHE, old.name), { recursive: true, force: true });
 }

@@ -18,10 +18,13 @@ let s: Synthesized;
 let resources: Record<string, Resource>;
 const specs = functionSpecs();
 
+/** Synthesis bundles every function the first time (seconds, more on a loaded machine). */
+const SYNTH_TIMEOUT_MS = 180_000;
+
 beforeAll(() => {
   s = synth();
   resources = s.template.toJSON().Resources as Record<string, Resource>;
-});
+}, SYNTH_TIMEOUT_MS);
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const logicalId = (construct: { node: { defaultChild?: unknown } }) => s.stack.resolve((construct.node.defaultChild as { logicalId: string }).logicalId) as string;
@@ -413,7 +416,7 @@ describe('least privilege', () => {
       const id = logicalId(openai.stack.functions[fn]!);
       expect(res[id]!.Properties.Environment.Variables).toMatchObject({ MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: 'https://models.example.com/v1', OPENAI_API_KEY_SECRET_ARN: { Ref: modelKey![0] } });
     }
-  });
+  }, SYNTH_TIMEOUT_MS);
 });
 
 describe('alarms', () => {

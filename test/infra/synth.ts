@@ -15,8 +15,6 @@ export interface Synthesized {
 }
 
 export interface SynthOptions {
-  /** Run NodejsFunction's esbuild bundling (slow: seconds per function); off = CDK's placeholder assets. */
-  bundle?: boolean;
   /** Add cdk-nag's AwsSolutions pack (a finding not acknowledged makes the synth throw). */
   nag?: boolean;
   settings?: Partial<DeploymentSettings>;
@@ -28,13 +26,9 @@ export interface SynthOptions {
 /** Synthesizes the stack the way `cdk synth` does, offline, into a temporary cloud assembly. */
 export function synth(options: SynthOptions = {}): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'switchboard-cdk-'));
-  const app = new App({
-    outdir,
-    context: {
-      // Skipping bundling keeps template tests fast; the asset hashes are placeholders then.
-      ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
-    },
-  });
+  // The functions are bundled once per source state (infra/bundling.ts caches the build across processes).
+  // Assets are referenced where the build left them, not copied into the assembly (the PDF functions ship ~100 MB).
+  const app = new App({ outdir, context: { 'aws:cdk:disable-asset-staging': true } });
   const stack = new SwitchboardStack(app, 'Switchboard', {
     ...options.props,
     settings: { ...defaultSettings, ...options.settings, environment: { ...defaultSettings.environment, ...options.settings?.environment } },
