@@ -39,7 +39,7 @@ export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }
     <section>
       <h1>API token & credits</h1>
       <div class="grid-2">
-        <div class="card" aria-labelledby="token-title">
+        <section class="card" aria-labelledby="token-title">
           <h2 id="token-title">Project API token</h2>
           <p>
             One token per project (<code>sbk_…</code>), for the Bots API and the other public APIs. It is shown once when created; creating a new one
@@ -78,9 +78,9 @@ export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }
           </div>
           <ErrorNotice error={action.error} />
           <StatusMessage message={status} />
-        </div>
+        </section>
 
-        <div class="card" aria-labelledby="credits-title">
+        <section class="card" aria-labelledby="credits-title">
           <h2 id="credits-title">Bot credits</h2>
           <ErrorNotice error={credits.error} />
           {credits.data ? (
@@ -114,7 +114,7 @@ export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }
               </button>
             </div>
           </form>
-        </div>
+        </section>
       </div>
     </section>
   );

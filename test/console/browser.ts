@@ -1,0 +1,77 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { buildConsole } from '../../scripts/build-console.mjs';
+import { CONSOLE_DIST } from '#local/console.ts';
+
+/** Debian's Chromium (`apt-get install chromium`); the browser tests run when it is there. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM_PATH);
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+  });
+}
+
+/** Builds the console when its sources changed since the last build (`npm test` already did it in `pretest`). */
+export async function ensureConsoleBuilt(): Promise<void> {
+  await buildConsole({ quiet: true });
+}
+
+/** Gzipped size of every JavaScript file the console ships (what a browser downloads at most). */
+export function consoleJsGzipBytes(): { total: number; files: Record<string, number> } {
+  const dir = join(CONSOLE_DIST, 'assets');
+  const files: Record<string, number> = {};
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.js'))) files[name] = gzipSync(readFileSync(join(dir, name)), { level: 9 }).length;
+  return { total: Object.values(files).reduce((a, b) => a + b, 0), files };
+}
+
+/** Signs in to the console with the admin key. */
+export async function signIn(page: Page, baseUrl: string, adminKey: string): Promise<void> {
+  await page.goto(`${baseUrl}/console/`);
+  await page.getByLabel('Admin key').fill(adminKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
+}
+
+/** Polls `check` until it returns a value or the deadline passes. */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+type Expected = string | RegExp | string[];
+
+/**
+ * Waits until the locator's text matches (vitest has no Playwright matchers): a string is looked for inside the
+ * text (or, with `exact`, is the whole trimmed text), a RegExp is tested, a list is every match's text in order.
+ */
+export async function expectText(locator: Locator, expected: Expected, options: { exact?: boolean; timeoutMs?: number } = {}): Promise<void> {
+  const matches = (actual: string[]) => {
+    if (Array.isArray(expected)) return actual.length === expected.length && actual.every((a, i) => a.trim() === expected[i]);
+    const text = actual.join(' ').trim();
+    if (expected instanceof RegExp) return expected.test(text);
+    return options.exact ? text === expected : text.includes(expected);
+  };
+  let last: string[] = [];
+  await eventually(async () => matches((last = await locator.allTextContents())), options.timeoutMs ?? 5_000, `text ${String(expected)}`).catch(() => {
+    throw new Error(`expected ${String(expected)}${options.exact ? ' (exact)' : ''}, got ${JSON.stringify(last)}`);
+  });
+}
+
+/** Waits until the locator matches `count` elements. */
+export async function expectCount(locator: Locator, count: number, timeoutMs = 5_000): Promise<void> {
+  let last = -1;
+  await eventually(async () => (last = await locator.count()) === count, timeoutMs, `count ${count}`).catch(() => {
+    throw new Error(`expected ${count} elements, got ${last}`);
+  });
+}
