@@ -1,0 +1,348 @@
+/**
+ * Webhooks, issue 4's numbers, through the local runner (`npm start`: one process, its own dynalite and fauxqs):
+ *
+ *  - throughput: deliveries/s sustained to a local receiver answering 200 at once, events posted by 32 concurrent
+ *    producers on `POST /admin/v1/projects/{p}/events` (1 webhook per event, then 3 webhooks per event);
+ *  - latency: event accepted (the envelope's timestamp) → delivery received, at 100 events/s open loop;
+ *  - isolation: the throughput run again with a second receiver that never answers subscribed to every event;
+ *    healthy deliveries/s as a share of the plain run's;
+ *  - the bounds, measured in the same round on this machine: dynalite conditional writes/s, fauxqs messages/s end
+ *    to end (send batch, receive, delete batch; SQLite persistence on, as the runner has it), loopback POSTs/s.
+ *
+ * Each round runs in a fresh service process (`local/main.ts`); the producers and receivers run in this process.
+ * Reports medians over the rounds.
+ * Run: npx tsx bench/webhooks.ts [--seconds 10] [--rounds 3] [--rate 100] [--queue-sync full|normal]
+ * (`--queue-sync normal`: see bench/webhooks-queue-sync.ts; the fauxqs anchor then runs with it too.)
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { CreateQueueCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { startEmulators } from '#local/emulators.ts';
+import { startReceiver, type TestReceiver } from '#test/e2e/webhooks-support.ts';
+import { stopProcess, type ServiceProcess } from '#test/support/process.ts';
+import { machine, median } from './lib/harness.ts';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+    rate: { type: 'string', default: '100' },
+    'queue-sync': { type: 'string', default: 'full' },
+  },
+});
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+const latencyRate = Number(values.rate);
+const queueSync = values['queue-sync'] === 'normal' ? 'normal' : 'full';
+if (queueSync === 'normal') await import('./webhooks-queue-sync.ts');
+const WARMUP_S = 2;
+
+interface Round {
+  anchors: { dynaliteWritesPerS: number; fauxqsMsgsPerS: number; loopbackPostsPerS: number };
+  throughput1: Throughput;
+  throughput3: Throughput;
+  latency: { rate: number; p50: number; p95: number; p99: number; max: number; delivered: number; sent: number };
+  isolation: Throughput & { hangingReceived: number; hangingMaxOpen: number };
+}
+
+interface Throughput {
+  postedPerS: number;
+  deliveredPerS: number;
+  /** Events posted but not yet delivered when the window closed. */
+  backlogAtEnd: number;
+  /** Seconds after the producers stopped until every posted event was delivered. */
+  drainS: number;
+}
+
+// ---------------------------------------------------------------------------------------------- the bounds
+
+async function dynaliteAnchor(endpoint: string, tableName: string): Promise<number> {
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'l', secretAccessKey: 'l' } }));
+  let n = 0;
+  const write = (i: number) =>
+    client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: `BENCH#${i % 64}`, sk: 'x' },
+        UpdateExpression: 'SET attempts = list_append(if_not_exists(attempts, :e), :a)',
+        ConditionExpression: 'attribute_not_exists(#s) OR #s <> :s',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':e': [], ':a': [{ at: 'x', statusCode: 200, durationMs: 1 }], ':s': 'succeeded' },
+      }),
+    );
+  const rate = await closedLoop(32, seconds / 2, async (i) => {
+    await write(i);
+    n++;
+  });
+  client.destroy();
+  return rate;
+}
+
+async function fauxqsAnchor(endpoint: string): Promise<number> {
+  const sqs = new SQSClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+  const url = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-anchor' }))).QueueUrl!;
+  let consumed = 0;
+  const end = Date.now() + (seconds / 2) * 1000;
+  const started = Date.now();
+  const producers = Array.from({ length: 2 }, async () => {
+    while (Date.now() < end) {
+      await sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: JSON.stringify({ n: i, pad: 'x'.repeat(500) }) })) }));
+    }
+  });
+  const consumers = Array.from({ length: 4 }, async () => {
+    while (Date.now() < end) {
+      const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+      const msgs = out.Messages ?? [];
+      if (!msgs.length) continue;
+      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: msgs.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+      consumed += msgs.length;
+    }
+  });
+  await Promise.all([...producers, ...consumers]);
+  sqs.destroy();
+  return consumed / ((Date.now() - started) / 1000);
+}
+
+async function loopbackAnchor(): Promise<number> {
+  const receiver = await startReceiver();
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const body = JSON.stringify({ id: 'evt_x', type: 'message.sent', data: { pad: 'x'.repeat(200) } });
+  const post = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = request(receiver.url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  const rate = await closedLoop(32, seconds / 2, post);
+  agent.destroy();
+  await receiver.close();
+  return rate;
+}
+
+/** Runs `fn` from `concurrency` loops for `durationS`; calls per second. */
+async function closedLoop(concurrency: number, durationS: number, fn: (i: number) => Promise<void>): Promise<number> {
+  let n = 0;
+  const end = performance.now() + durationS * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) await fn(n++);
+    }),
+  );
+  return n / ((performance.now() - started) / 1000);
+}
+
+// ---------------------------------------------------------------------------------------------- the service
+
+class Driver {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  constructor(private readonly svc: ServiceProcess) {}
+
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = request(
+        `${this.svc.baseUrl}/admin/v1${path}`,
+        {
+          method,
+          agent: this.agent,
+          headers: { authorization: `Bearer ${this.svc.adminKey}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  async setup(webhooks: { scope: 'general' | 'channel'; url: string }[]) {
+    const project = (await this.call('POST', '/projects', { companyId: 1042, name: 'bench' })).json;
+    const channel = (await this.call('POST', `/projects/${project.projectId}/channels`, { type: 'sms', name: 'bench', address: '+5511999990000' })).json;
+    for (const w of webhooks) {
+      const res = await this.call('POST', `/projects/${project.projectId}/integrations`, { product: 'webhook', ...w, ...(w.scope === 'channel' ? { channelId: channel.channelId } : {}) });
+      if (res.status !== 201) throw new Error(`webhook create failed: ${JSON.stringify(res.json)}`);
+    }
+    return { projectId: project.projectId as string, channelId: channel.channelId as string };
+  }
+
+  postEvent(target: { projectId: string; channelId: string }, n: number) {
+    return this.call('POST', `/projects/${target.projectId}/events`, { channelId: target.channelId, type: 'message.sent', data: { n, text: 'Olá! Your order #12345 has shipped.' } });
+  }
+
+  close() {
+    this.agent.destroy();
+  }
+}
+
+/** 32 producers post events as fast as the service accepts them; deliveries counted in the measured window. */
+async function throughput(driver: Driver, healthy: TestReceiver, target: { projectId: string; channelId: string }, perEvent: number): Promise<Throughput> {
+  let posted = 0;
+  let stop = false;
+  const producers = Array.from({ length: 32 }, async () => {
+    while (!stop) {
+      const res = await driver.postEvent(target, posted);
+      if (res.status === 202) posted++;
+    }
+  });
+  await sleep(WARMUP_S * 1000);
+  const [postedAtStart, receivedAtStart, t0] = [posted, healthy.received.length, performance.now()];
+  await sleep(seconds * 1000);
+  const [postedAtEnd, receivedAtEnd, t1] = [posted, healthy.received.length, performance.now()];
+  stop = true;
+  await Promise.all(producers);
+  const window = (t1 - t0) / 1000;
+  const expected = posted * perEvent;
+  const drainStart = performance.now();
+  await healthy.waitFor(expected, 120_000).catch(() => undefined);
+  return {
+    postedPerS: (postedAtEnd - postedAtStart) / window,
+    deliveredPerS: (receivedAtEnd - receivedAtStart) / window,
+    backlogAtEnd: postedAtEnd * perEvent - receivedAtEnd,
+    drainS: (performance.now() - drainStart) / 1000,
+  };
+}
+
+/** Open loop at `rate` events/s; latency from the envelope's timestamp (set when the event is accepted). */
+async function latency(driver: Driver, receiver: TestReceiver, target: { projectId: string; channelId: string }, rate: number) {
+  const total = rate * seconds;
+  const started = performance.now();
+  const posts: Promise<unknown>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    posts.push(driver.postEvent(target, i));
+  }
+  await Promise.all(posts);
+  await receiver.waitFor(total, 60_000).catch(() => undefined);
+  const latencies = receiver.received.map((d) => d.at - Date.parse(d.json.timestamp)).sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
+  return { rate, p50: pct(50), p95: pct(95), p99: pct(99), max: latencies.at(-1)!, delivered: latencies.length, sent: total };
+}
+
+async function round(): Promise<Round> {
+  // The bounds first, on their own stand-ins, while nothing else runs.
+  const scratch = mkdtempSync(join(tmpdir(), 'sb-bench-wh-anchor-'));
+  const emulators = await startEmulators(scratch);
+  const dynaliteWritesPerS = await dynaliteAnchor(emulators.dynamoEndpoint, emulators.tableName);
+  const fauxqsMsgsPerS = await fauxqsAnchor(emulators.awsEndpoint);
+  await emulators.stop();
+  rmSync(scratch, { recursive: true, force: true });
+  const loopbackPostsPerS = await loopbackAnchor();
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-wh-'));
+  const svc = await spawnLocalRunner({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT' });
+  const driver = new Driver(svc);
+  const receivers: TestReceiver[] = [];
+  const receiver = async (answer?: TestReceiver['answer']) => {
+    const r = await startReceiver(answer);
+    receivers.push(r);
+    return r;
+  };
+  try {
+    const r3 = await receiver();
+    const fanout3 = await driver.setup([
+      { scope: 'general', url: r3.url },
+      { scope: 'channel', url: r3.url },
+      { scope: 'channel', url: r3.url },
+    ]);
+    const throughput3 = await throughput(driver, r3, fanout3, 3);
+
+    const rl = await receiver();
+    const lat = await latency(driver, rl, await driver.setup([{ scope: 'general', url: rl.url }]), latencyRate);
+
+    // The plain run right before the one with a hanging receiver, so the two see the same machine load.
+    const r1 = await receiver();
+    const throughput1 = await throughput(driver, r1, await driver.setup([{ scope: 'general', url: r1.url }]), 1);
+
+    // Last: the hanging receiver's attempts stay open until the round ends.
+    const [hanging, healthy] = [await receiver(() => 'hang'), await receiver()];
+    const isolated = await driver.setup([
+      { scope: 'general', url: hanging.url },
+      { scope: 'channel', url: healthy.url },
+    ]);
+    const isolation = { ...(await throughput(driver, healthy, isolated, 1)), hangingReceived: hanging.received.length, hangingMaxOpen: hanging.maxOpen() };
+    return { anchors: { dynaliteWritesPerS, fauxqsMsgsPerS, loopbackPostsPerS }, throughput1, throughput3, latency: lat, isolation };
+  } finally {
+    driver.close();
+    await Promise.all(receivers.map((r) => r.close()));
+    await stopProcess(svc.child, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `npm start` (local/main.ts) in its own process, optionally with the queue-sync preload. */
+async function spawnLocalRunner(env: Record<string, string>): Promise<ServiceProcess> {
+  const preload = queueSync === 'normal' ? ['--import', new URL('./webhooks-queue-sync.ts', import.meta.url).pathname] : [];
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', ...preload, 'local/main.ts'], {
+    env: { ...process.env, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const base = /Base URL:\s+(\S+)/.exec(out);
+    const key = /Admin key:\s+(\S+)/.exec(out);
+    if (base && key) return { child, baseUrl: base[1]!, adminKey: key[1]!, output: () => out };
+    if (child.exitCode !== null) break;
+    await sleep(50);
+  }
+  child.kill('SIGKILL');
+  throw new Error(`service did not start:\n${out}`);
+}
+
+const results: Round[] = [];
+for (let i = 0; i < rounds; i++) {
+  const r = await round();
+  results.push(r);
+  console.error(`round ${i + 1}/${rounds}: ${JSON.stringify(r)}`);
+}
+
+const med = (f: (r: Round) => number) => Math.round(median(results.map(f)) * 10) / 10;
+const summary = {
+  machine: machine(),
+  date: new Date().toISOString(),
+  command: `npx tsx bench/webhooks.ts --seconds ${seconds} --rounds ${rounds} --rate ${latencyRate} --queue-sync ${queueSync}`,
+  anchors: {
+    dynaliteConditionalWritesPerS: med((r) => r.anchors.dynaliteWritesPerS),
+    fauxqsMessagesPerS: med((r) => r.anchors.fauxqsMsgsPerS),
+    loopbackPostsPerS: med((r) => r.anchors.loopbackPostsPerS),
+  },
+  throughput1Webhook: {
+    eventsPostedPerS: med((r) => r.throughput1.postedPerS),
+    deliveriesPerS: med((r) => r.throughput1.deliveredPerS),
+    backlogAtEnd: med((r) => r.throughput1.backlogAtEnd),
+    drainS: med((r) => r.throughput1.drainS),
+  },
+  throughput3Webhooks: {
+    eventsPostedPerS: med((r) => r.throughput3.postedPerS),
+    deliveriesPerS: med((r) => r.throughput3.deliveredPerS),
+    backlogAtEnd: med((r) => r.throughput3.backlogAtEnd),
+    drainS: med((r) => r.throughput3.drainS),
+  },
+  latency: { eventsPerS: latencyRate, delivered: med((r) => r.latency.delivered / r.latency.sent), p50: med((r) => r.latency.p50), p95: med((r) => r.latency.p95), p99: med((r) => r.latency.p99), max: med((r) => r.latency.max) },
+  withHangingReceiver: {
+    healthyDeliveriesPerS: med((r) => r.isolation.deliveredPerS),
+    shareOfPlainRun: med((r) => r.isolation.deliveredPerS / r.throughput1.deliveredPerS),
+    hangingRequestsOpenAtMost: med((r) => r.isolation.hangingMaxOpen),
+  },
+};
+console.log(JSON.stringify(summary, null, 2));
+process.exit(0);
