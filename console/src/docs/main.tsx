@@ -101,7 +101,7 @@ function Operation({ method, path, op, doc }: { method: string; path: string; op
       <p class="small">
         <strong>Auth: </strong>
         {security.length ? security.map((s: string) => <code key={s}>{s}</code>) : 'none'}
-        {security.length ? <span class="muted"> — {doc.components?.securitySchemes?.[security[0]]?.description}</span> : null}
+        {security.length ? <span class="muted"> — <Markdown text={doc.components?.securitySchemes?.[security[0]]?.description ?? ''} inline /></span> : null}
       </p>
       {op.parameters?.length ? (
         <>
