@@ -94,6 +94,18 @@ export function makeDeliver(deps: DeliverDeps) {
       return { kind: 'done' };
     }
 
+    const body = job.body ?? (await deps.payloads.get(job.bodyRef!));
+    if (body === undefined) {
+      // A large body lives in the transfer bucket, whose lifecycle may have expired it: nothing left to send.
+      await deps.deliveries.recordAttempt({
+        ...recordKeys(job),
+        attempt: { at: new Date(startedAt).toISOString(), durationMs: 0, error: 'not sent: the stored payload has expired' },
+        status: 'failed',
+        manual: job.manual,
+      });
+      return { kind: 'done' };
+    }
+
     const decision = await deps.gate.enter(endpointOf(target.url));
     if (!decision.admitted) {
       const base = decision.reason === 'circuit-open' ? decision.retryAfterMs / 1000 : Math.min(MAX_DELAY_SECONDS, 2 ** job.deferrals);
@@ -107,7 +119,6 @@ export function makeDeliver(deps: DeliverDeps) {
     let outcome: AttemptOutcome;
     const attemptAt = now();
     try {
-      const body = job.body ?? (await deps.payloads.get(job.bodyRef!));
       const headers: Record<string, string> = {
         'content-type': 'application/json',
         'user-agent': deps.userAgent,

@@ -73,7 +73,8 @@ export interface DeliveryStore {
 /** Large bodies (over 200 KB) live in S3; messages and records carry the key. */
 export interface PayloadStore {
   put(key: string, body: string): Promise<void>;
-  get(key: string): Promise<string>;
+  /** Undefined when the object is gone (expired by the bucket's lifecycle). */
+  get(key: string): Promise<string | undefined>;
 }
 
 /**

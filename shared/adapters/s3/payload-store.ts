@@ -1,4 +1,4 @@
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { PayloadStore } from '../../webhooks/ports.ts';
 
 /** Large webhook bodies as objects of the transfer bucket (`payloads/<eventId>.json`). */
@@ -14,8 +14,13 @@ export class S3PayloadStore implements PayloadStore {
     });
   }
 
-  async get(key: string): Promise<string> {
-    const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: AbortSignal.timeout(15_000) });
-    return out.Body!.transformToString('utf8');
+  async get(key: string): Promise<string | undefined> {
+    try {
+      const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: AbortSignal.timeout(15_000) });
+      return await out.Body!.transformToString('utf8');
+    } catch (error) {
+      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
+      throw error;
+    }
   }
 }
