@@ -15,10 +15,11 @@ import type { DeploymentSettings } from './settings.ts';
 export const METRIC_NAMESPACE = 'Switchboard';
 
 /**
- * The log fields the deliver function writes once per delivery attempt (Powertools JSON): the webhook failure-rate
- * alarm counts them with metric filters, so no metric API call sits on the delivery path.
+ * The line the deliver function logs for each failed attempt (shared/webhooks/deliver.ts, Powertools JSON). The
+ * webhook failure-rate alarm counts it with a metric filter against the deliveries queue's receives (one receive per
+ * attempt: retries are postponed in the queue), so no metric call sits on the delivery path.
  */
-export const DELIVERY_ATTEMPT_LOG = { field: 'deliveryOutcome', succeeded: 'succeeded', failed: 'failed' } as const;
+export const FAILED_ATTEMPT_LOG_MESSAGE = 'delivery attempt failed';
 
 /** Thresholds, chosen for a small deployment; each alarm's description says what to look at. */
 export const alarmThresholds = {
@@ -31,6 +32,8 @@ export interface AlarmProps {
   api: RestApi;
   functions: Record<string, NodejsFunction>;
   deadLetterQueues: Record<QueueKey, Queue>;
+  /** The queue webhook attempts are received from. */
+  deliveriesQueue: Queue;
   settings: DeploymentSettings;
   /** The function that delivers webhooks, when one exists. */
   deliverFunction?: string;
@@ -96,27 +99,24 @@ export function createAlarms(scope: Construct, props: AlarmProps): Alarm[] {
 
   const deliver = props.deliverFunction ? props.functions[props.deliverFunction] : undefined;
   if (deliver) {
-    const counter = (outcome: string) => {
-      const filter = new MetricFilter(scope, `WebhookAttempts${pascal(outcome)}Filter`, {
-        logGroup: deliver.logGroup,
-        filterPattern: FilterPattern.stringValue(`$.${DELIVERY_ATTEMPT_LOG.field}`, '=', outcome),
-        metricNamespace: METRIC_NAMESPACE,
-        metricName: `WebhookAttempts${pascal(outcome)}`,
-        metricValue: '1',
-        defaultValue: 0,
-      });
-      return filter.metric({ period: Duration.minutes(15), statistic: 'Sum' });
-    };
-    const failed = counter(DELIVERY_ATTEMPT_LOG.failed);
-    const succeeded = counter(DELIVERY_ATTEMPT_LOG.succeeded);
+    const failedAttempts = new MetricFilter(scope, 'WebhookFailedAttemptsFilter', {
+      logGroup: deliver.logGroup,
+      filterPattern: FilterPattern.stringValue('$.message', '=', FAILED_ATTEMPT_LOG_MESSAGE),
+      metricNamespace: METRIC_NAMESPACE,
+      metricName: 'WebhookFailedAttempts',
+      metricValue: '1',
+      defaultValue: 0,
+    }).metric({ period: Duration.minutes(15), statistic: 'Sum' });
+    const attempts = props.deliveriesQueue.metricNumberOfMessagesReceived({ period: Duration.minutes(15), statistic: 'Sum' });
     add(
       new Alarm(scope, 'WebhookFailureRateAlarm', {
         alarmDescription:
           `Over ${alarmThresholds.webhookFailureRate * 100}% of webhook delivery attempts failed in 15 minutes ` +
-          `(with at least ${alarmThresholds.webhookMinimumAttempts} attempts): a receiver is down or our egress is broken.`,
+          `(with at least ${alarmThresholds.webhookMinimumAttempts} attempts): a receiver is down or our egress is broken. ` +
+          'The deliveries API lists each attempt with its status code and error.',
         metric: new MathExpression({
-          expression: `IF((f + s) >= ${alarmThresholds.webhookMinimumAttempts}, f / (f + s), 0)`,
-          usingMetrics: { f: failed, s: succeeded },
+          expression: `IF(r >= ${alarmThresholds.webhookMinimumAttempts}, f / r, 0)`,
+          usingMetrics: { f: failedAttempts, r: attempts },
           period: Duration.minutes(15),
           label: 'webhook failure rate',
         }),

@@ -14,6 +14,12 @@ export interface DeploymentSettings {
   bedrockModelIds: string[];
   openaiBaseUrl?: string;
   openaiModel?: string;
+  /** Knowledge search embeddings (hybrid with BM25): `none` = lexical only (default), `bedrock` or `openai`. */
+  embeddingsProvider: 'none' | 'bedrock' | 'openai';
+  /** Default: amazon.titan-embed-text-v2:0 (bedrock), text-embedding-3-small (openai). On Bedrock, IAM allows this model too. */
+  embeddingsModel?: string;
+  embeddingsDimensions?: number;
+  embeddingsBaseUrl?: string;
   /** Days CloudWatch keeps function and access logs. */
   logRetentionDays: number;
   /** Stage-wide API Gateway throttle (requests per second, burst): a cost guard above the per-token limits. */
@@ -28,6 +34,7 @@ export interface DeploymentSettings {
 export const defaultSettings: DeploymentSettings = {
   modelProvider: 'bedrock',
   bedrockModelIds: ['amazon.nova-lite-v1:0'],
+  embeddingsProvider: 'none',
   logRetentionDays: 30,
   throttleRateLimit: 200,
   throttleBurstLimit: 400,
@@ -41,5 +48,14 @@ export function settingsFromContext(value: unknown): DeploymentSettings {
   if (!['bedrock', 'openai'].includes(settings.modelProvider)) throw new Error(`switchboard.modelProvider must be bedrock or openai, not ${settings.modelProvider}`);
   if (settings.modelProvider === 'bedrock' && settings.bedrockModelIds.length === 0) throw new Error('switchboard.bedrockModelIds must name at least one model');
   if (settings.modelProvider === 'openai' && !settings.openaiBaseUrl) throw new Error('switchboard.openaiBaseUrl is required with modelProvider openai');
+  if (!['none', 'bedrock', 'openai'].includes(settings.embeddingsProvider)) throw new Error(`switchboard.embeddingsProvider must be none, bedrock or openai`);
   return settings;
+}
+
+/** The Bedrock models the functions may call: the chat models (provider bedrock) and the embeddings model (embeddings bedrock). */
+export function bedrockModelIds(settings: DeploymentSettings): string[] {
+  return [
+    ...(settings.modelProvider === 'bedrock' ? settings.bedrockModelIds : []),
+    ...(settings.embeddingsProvider === 'bedrock' ? [settings.embeddingsModel ?? 'amazon.titan-embed-text-v2:0'] : []),
+  ];
 }

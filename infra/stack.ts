@@ -21,7 +21,7 @@ import { architectureFor, buildFunctionsSync, type BundleAnalysis } from './bund
 import { functionSpecs, pascal, sharedDefinitions, type FunctionSpec, type ResourceDefinitions } from './functions.ts';
 import { acknowledgeFindings } from './acknowledgements.ts';
 import { bedrockModelArns, statementsFor, type AccessTargets } from './permissions.ts';
-import { defaultSettings, type DeploymentSettings } from './settings.ts';
+import { bedrockModelIds, defaultSettings, type DeploymentSettings } from './settings.ts';
 
 export interface SwitchboardStackProps extends StackProps {
   settings?: DeploymentSettings;
@@ -134,7 +134,7 @@ export class SwitchboardStack extends Stack {
       queues,
       buckets,
       secrets,
-      bedrockModelArns: settings.modelProvider === 'bedrock' ? bedrockModelArns(this, settings.bedrockModelIds) : [],
+      bedrockModelArns: bedrockModelArns(this, bedrockModelIds(settings)),
     };
 
     // ---- Functions ----------------------------------------------------------------------------------------------
@@ -179,7 +179,7 @@ export class SwitchboardStack extends Stack {
 
     // ---- API and alarms -----------------------------------------------------------------------------------------
     const api = createApi(this, { definitions, functions: this.functions as Record<string, IFunction>, settings });
-    createAlarms(this, { api, functions: this.functions, deadLetterQueues, settings, deliverFunction: this.specs.find((s) => s.queueWorker?.queue === 'deliveries')?.fn });
+    createAlarms(this, { api, functions: this.functions, deadLetterQueues, deliveriesQueue: queues.deliveries, settings, deliverFunction: this.specs.find((s) => s.queueWorker?.queue === 'deliveries')?.fn });
 
     new CfnOutput(this, 'ApiBaseUrl', { value: api.url, description: 'Base URL: {base_url}/api/v1/ai/*, {base_url}/admin/v1/*' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
@@ -243,5 +243,9 @@ export function modelEnvironment(settings: DeploymentSettings): Record<string, s
     ...(settings.modelProvider === 'bedrock' ? { BEDROCK_MODEL_ID: settings.bedrockModelIds[0]! } : {}),
     ...(settings.openaiBaseUrl ? { OPENAI_BASE_URL: settings.openaiBaseUrl } : {}),
     ...(settings.openaiModel ? { OPENAI_MODEL: settings.openaiModel } : {}),
+    EMBEDDINGS_PROVIDER: settings.embeddingsProvider,
+    ...(settings.embeddingsModel ? { EMBEDDINGS_MODEL: settings.embeddingsModel } : {}),
+    ...(settings.embeddingsDimensions ? { EMBEDDINGS_DIMENSIONS: String(settings.embeddingsDimensions) } : {}),
+    ...(settings.embeddingsBaseUrl ? { EMBEDDINGS_BASE_URL: settings.embeddingsBaseUrl } : {}),
   };
 }
