@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleJsGzipBytes, ensureConsoleBuilt, eventually, expectCount, expectText, hasChromium, launchBrowser, signIn } from '#test/console/browser.ts';
+import { ACCESSIBILITY_PROBLEMS, FIRST_SCREEN_TIMING, FOCUSED, SIDEWAYS_OVERFLOW } from '#test/console/in-page.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
@@ -50,11 +51,7 @@ describe.runIf(hasChromium)('console in a browser', () => {
       await first.goto(`${svc.baseUrl}/console/`);
       await first.getByLabel('Admin key').waitFor();
       loads.push(
-        await first.evaluate(() => {
-          const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-          const mark = performance.getEntriesByName('console:interactive')[0];
-          return { interactive: mark?.startTime ?? Infinity, domInteractive: nav.domInteractive, responseEnd: nav.responseEnd };
-        }),
+        (await first.evaluate(FIRST_SCREEN_TIMING)) as { interactive: number; domInteractive: number; responseEnd: number },
       );
       await fresh.close();
     }
@@ -281,7 +278,7 @@ describe.runIf(hasChromium)('console in a browser', () => {
     await expectText(page.getByTestId('token-state'), 'No token (revoked)', { exact: true });
     const revoked = await health(second);
     expect(revoked.status).toBe(401);
-    expect((await revoked.json()).error).toBe('ERR_API_TOKEN_INVALID');
+    expect(((await revoked.json()) as { error: string }).error).toBe('ERR_API_TOKEN_INVALID');
 
     await page.getByLabel('Grant credits for this month').fill('5');
     await page.getByRole('button', { name: 'Grant' }).click();
@@ -315,11 +312,11 @@ describe.runIf(hasChromium)('console in a browser', () => {
       await p.goto(`${svc.baseUrl}/console/#${base()}/${screen}`);
       await p.getByRole('heading', { level: 1 }).waitFor();
       await p.waitForLoadState('networkidle');
-      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const overflow = (await p.evaluate(SIDEWAYS_OVERFLOW)) as number;
       expect(overflow, `sideways scroll on ${screen}`).toBeLessThanOrEqual(0);
     }
     await p.goto(`${svc.baseUrl}/console/#${base()}/integrations`);
-    const cellLabel = await p.locator('td[data-label="Status"]').first().evaluate((td) => getComputedStyle(td, '::before').content);
+    const cellLabel = await p.locator('td[data-label="Status"]').first().evaluate((td) => (globalThis as any).getComputedStyle(td, '::before').content as string);
     expect(cellLabel).toBe('"Status"');
     await phone.close();
   });
@@ -329,36 +326,7 @@ describe.runIf(hasChromium)('console in a browser', () => {
       await page.goto(`${svc.baseUrl}/console/#${base()}/${screen}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');
-      const problems = await page.evaluate(() => {
-        const found: string[] = [];
-        for (const el of document.querySelectorAll<HTMLElement>('input, select, textarea, button, a[href]')) {
-          if (el.closest('dialog:not([open])') || el.offsetParent === null) continue;
-          const name = (el as HTMLInputElement).labels?.[0]?.textContent || el.getAttribute('aria-label') || (el.tagName === 'BUTTON' || el.tagName === 'A' ? el.textContent : '');
-          if (!name?.trim()) found.push(`${el.tagName.toLowerCase()}#${el.id} has no accessible name`);
-        }
-        // WCAG AA: 4.5:1 for text against its (opaque) background.
-        const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
-        const lum = ([r, g, b]: number[]) => {
-          const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-          return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
-        };
-        const background = (el: Element | null): number[] => {
-          for (; el; el = el.parentElement) {
-            const c = rgb(getComputedStyle(el).backgroundColor);
-            if (c.length === 3 || (c.length === 4 && c[3]! > 0.9)) return c.slice(0, 3);
-          }
-          return [255, 255, 255];
-        };
-        for (const el of document.querySelectorAll<HTMLElement>('main *, header *')) {
-          if (!el.childNodes.length || ![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent!.trim())) continue;
-          if (el.offsetParent === null || (el as HTMLButtonElement).disabled) continue;
-          const fg = lum(rgb(getComputedStyle(el).color));
-          const bg = lum(background(el));
-          const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
-          if (ratio < 4.5) found.push(`low contrast ${ratio.toFixed(2)} on "${el.textContent!.trim().slice(0, 30)}"`);
-        }
-        return found;
-      });
+      const problems = (await page.evaluate(ACCESSIBILITY_PROBLEMS)) as string[];
       expect(problems, screen).toEqual([]);
     }
 
@@ -368,11 +336,11 @@ describe.runIf(hasChromium)('console in a browser', () => {
     let reached = false;
     for (let i = 0; i < 30 && !reached; i++) {
       await page.keyboard.press('Tab');
-      reached = await page.evaluate(() => document.activeElement?.textContent?.trim() === 'New integration');
+      reached = ((await page.evaluate(FOCUSED)) as { text: string }).text === 'New integration';
     }
     expect(reached).toBe(true);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'New integration' }).waitFor();
-    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    expect(((await page.evaluate(FOCUSED)) as { tag: string }).tag).toBe('H1');
   });
 });
