@@ -43,9 +43,10 @@ describe.runIf(hasChromium)('console in a browser', () => {
     const js = consoleJsGzipBytes();
     expect(js.total).toBeLessThan(150 * 1024);
 
-    // Three cold loads (a fresh context each: empty cache), median reported: the machine is shared and noisy.
+    // Five cold loads (a fresh context each: empty cache); the median is judged, since the machine is shared by the
+    // other test files running at the same time.
     const loads: { interactive: number; domInteractive: number; responseEnd: number }[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 5; i++) {
       const fresh = await browser.newContext();
       const first = await fresh.newPage();
       await first.goto(`${svc.baseUrl}/console/`);
@@ -55,7 +56,8 @@ describe.runIf(hasChromium)('console in a browser', () => {
       );
       await fresh.close();
     }
-    const timing = loads.sort((a, b) => a.interactive - b.interactive)[1]!;
+    loads.sort((a, b) => a.interactive - b.interactive);
+    const timing = loads[2]!;
     console.info(
       `console: ${js.total} B gzipped JS; first screen interactive at ${timing.interactive.toFixed(0)} ms median of ${loads.map((l) => l.interactive.toFixed(0)).join('/')} ` +
         `(HTML received ${timing.responseEnd.toFixed(0)} ms, domInteractive ${timing.domInteractive.toFixed(0)} ms)`,
