@@ -71,6 +71,7 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
         uploadedAt: at.toISOString(),
         updatedAt: at.toISOString(),
       };
+      const previous = await deps.files.get(botId, file.fileKey);
       await deps.objects.put(file.objectKey, bytes, type);
       const outcome = await deps.files.startUpload(projectId, file);
       if (outcome === 'bot-not-found') {
@@ -78,6 +79,12 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
         throw notFound(`Bot ${botId} does not exist in project ${projectId}.`);
       }
       if (outcome === 'started') {
+        if (previous) {
+          // The replaced upload is out of search already; its bytes and excerpts are no longer needed.
+          await deps.objects
+            .delete([previous.objectKey, knowledgeObjectKeys.excerpts(botId, previous.generation)])
+            .catch((error) => deps.logger.warn('replaced knowledge objects not deleted', { botId, cause: String(error) }));
+        }
         try {
           await deps.queue.enqueue({ kind: 'file', botId, fileKey: file.fileKey, generation });
         } catch (error) {

@@ -42,6 +42,10 @@ describe('ingestion', () => {
     expect((await s.files())['a.txt']).toMatchObject({ status: 'ready', chunks: 1 });
     expect((await s.search.search({ botId: 'bot_a', query: 'garantia', topK: 5 }))).toEqual([]);
     expect((await s.search.search({ botId: 'bot_a', query: 'reembolso', topK: 5 }))[0]!.text).toContain('nova');
+    // The replaced upload's bytes are deleted; only the current upload and its excerpts remain.
+    const keys = [...s.objects.objects.keys()];
+    expect(keys.filter((k) => k.includes('/files/'))).toHaveLength(1);
+    expect(keys.filter((k) => k.includes('/excerpts/'))).toHaveLength(1);
   });
 
   test('a file deleted while its job waits never becomes searchable', async () => {
