@@ -371,6 +371,17 @@ export class LexicalIndex {
 
 /** The `k` best of `candidates` by score (ties: earlier excerpt first). */
 export function topExcerpts(candidates: readonly number[], scores: ArrayLike<number>, k: number): ScoredExcerpt[] {
-  const sorted = [...candidates].sort((a, b) => scores[b]! - scores[a]! || a - b);
-  return sorted.slice(0, k).map((excerpt) => ({ excerpt, score: scores[excerpt]! }));
+  // k is at most 8: keeping a small sorted list beats sorting thousands of candidates.
+  const best: number[] = [];
+  const better = (a: number, b: number) => scores[a]! > scores[b]! || (scores[a] === scores[b] && a < b);
+  for (const e of candidates) {
+    if (best.length === k && !better(e, best[k - 1]!)) continue;
+    let i = best.length < k ? best.length : k - 1;
+    while (i > 0 && better(e, best[i - 1]!)) {
+      best[i] = best[i - 1]!;
+      i--;
+    }
+    best[i] = e;
+  }
+  return best.map((excerpt) => ({ excerpt, score: scores[excerpt]! }));
 }

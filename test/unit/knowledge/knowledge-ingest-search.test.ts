@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Logger } from '#shared/logging/logger.ts';
-import { buildLexicalIndex, LexicalIndex } from '#shared/knowledge/index/lexical-index.ts';
+import { buildLexicalIndex, LexicalIndex, topExcerpts } from '#shared/knowledge/index/lexical-index.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
@@ -159,5 +160,17 @@ describe('index format', () => {
     const { matched } = index.scoreQuery('mundo', new Uint8Array([1, 0]));
     expect(matched).toEqual([0]);
     expect(() => LexicalIndex.load(Buffer.from('garbage'))).toThrow();
+  });
+
+  test('top-k selection equals a full sort (score desc, then excerpt order)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 60 }), fc.integer({ min: 1, max: 8 }), (raw, k) => {
+        const scores = Float32Array.from(raw);
+        const candidates = raw.map((_, i) => i).filter((i) => raw[i]! > 0);
+        const expected = [...candidates].sort((a, b) => scores[b]! - scores[a]! || a - b).slice(0, k);
+        expect(topExcerpts(candidates, scores, k).map((x) => x.excerpt)).toEqual(expected);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
