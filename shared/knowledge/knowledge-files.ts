@@ -98,9 +98,16 @@ export function fileKeyOf(fileName: string): string {
   return createHash('sha256').update(fileName, 'utf8').digest('base64url').slice(0, 22);
 }
 
-/** A generation id: time-ordered (base-36 milliseconds, fixed width) then random, so later uploads sort after. */
+let lastGenerationMs = 0;
+
+/**
+ * A generation id: time-ordered (base-36 milliseconds, fixed width) then random, so later uploads sort after.
+ * Strictly increasing within a process (two uploads in the same millisecond still sort in arrival order).
+ */
 export function newGeneration(at: Date): string {
-  return `${at.getTime().toString(36).padStart(9, '0')}${randomBytes(6).toString('hex')}`;
+  const ms = Math.max(at.getTime(), lastGenerationMs + 1);
+  lastGenerationMs = ms;
+  return `${ms.toString(36).padStart(9, '0')}${randomBytes(6).toString('hex')}`;
 }
 
 /**

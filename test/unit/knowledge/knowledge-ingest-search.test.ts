@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import type { Logger } from '#shared/logging/logger.ts';
 import { buildLexicalIndex, LexicalIndex, topExcerpts } from '#shared/knowledge/index/lexical-index.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
-import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
+import { newGeneration, type IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
 import { MemoryKnowledge, MemoryObjects, quietLogger } from './fakes.ts';
@@ -173,4 +173,10 @@ describe('index format', () => {
       { numRuns: 1000 },
     );
   });
+});
+
+test('generations sort in the order uploads arrive, even within one millisecond', () => {
+  const at = new Date();
+  const generations = Array.from({ length: 200 }, () => newGeneration(at));
+  expect([...generations].sort()).toEqual(generations);
 });
