@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { gatewayResponses, integrationTimeoutMs, INTEGRATION_MARGIN_MS } from '#infra/api.ts';
 import { FAILED_ATTEMPT_LOG_MESSAGE } from '#infra/alarms.ts';
+import { defaultFloorInputs } from '#infra/cost.ts';
 import { entryPoint, projectRoot } from '#infra/bundling.ts';
 import { functionSpecs, type FunctionSpec } from '#infra/functions.ts';
 import { buckets } from '#shared/resources/buckets.ts';
@@ -449,6 +450,12 @@ describe('alarms', () => {
     for (const spec of specs) expect(covered.has(fnId(spec.fn)), spec.fn).toBe(true);
     const topic = ofType('AWS::SNS::Topic')[0]![0];
     for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: topic }]);
+  });
+
+  it('the idle floor in the README counts the alarm metrics and secrets this stack creates', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    const metrics = alarms.reduce((n, a) => n + (a.MetricName ? 1 : (a.Metrics as { MetricStat?: unknown }[]).filter((m) => m.MetricStat).length), 0);
+    expect(defaultFloorInputs()).toEqual({ alarmMetrics: metrics, secrets: ofType('AWS::SecretsManager::Secret').length });
   });
 
   it('alarms on the webhook failure rate: failed attempts (from the deliver log) over attempts (receives)', () => {
