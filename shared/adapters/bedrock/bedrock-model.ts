@@ -48,25 +48,36 @@ export class BedrockModelProvider implements ModelProvider {
   readonly name = 'bedrock';
   /** Models seen refusing the open JSON schema during this instance's life. */
   private readonly closedSchemaOnly = new Set<string>();
+  /** Models seen refusing a system prompt (some older text models): their instructions go in the user message. */
+  private readonly noSystemPrompt = new Set<string>();
 
   constructor(private readonly options: BedrockModelOptions) {}
 
   async generate(request: ModelRequest): Promise<ModelReply> {
     const modelId = request.model ?? this.options.defaultModelId;
     if (request.signal.aborted) throw deadlineError(request.signal.reason);
-    const native = this.nativeJsonSchema(modelId, request);
-    try {
-      return toReply(modelId, await this.converse(converseInput(modelId, request, native), request.signal));
-    } catch (error) {
-      if (native && native === OPEN_JSON_SCHEMA && isSchemaRefusal(error) && !request.signal.aborted) {
-        this.closedSchemaOnly.add(modelId);
-        try {
-          return toReply(modelId, await this.converse(converseInput(modelId, request, undefined), request.signal));
-        } catch (retryError) {
-          throw mapBedrockError(retryError, request.signal);
+    let schema = this.nativeJsonSchema(modelId, request);
+    let inlineSystem = this.noSystemPrompt.has(modelId);
+    // A model that refuses one of our choices does so with a ValidationException before generating anything, so
+    // adapting and asking again costs one quick round trip, at most twice, and is remembered for the next call.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return toReply(modelId, await this.converse(converseInput(modelId, request, schema, { inlineSystem }), request.signal));
+      } catch (error) {
+        if (attempt < 2 && !request.signal.aborted) {
+          if (schema === OPEN_JSON_SCHEMA && isSchemaRefusal(error)) {
+            this.closedSchemaOnly.add(modelId);
+            schema = undefined;
+            continue;
+          }
+          if (!inlineSystem && isSystemPromptRefusal(error)) {
+            this.noSystemPrompt.add(modelId);
+            inlineSystem = true;
+            continue;
+          }
         }
+        throw mapBedrockError(error, request.signal);
       }
-      throw mapBedrockError(error, request.signal);
     }
   }
 
@@ -95,12 +106,15 @@ function baseModelId(modelId: string): string {
 }
 
 /** The Converse request for a model request; exported for tests of the mapping. */
-export function converseInput(modelId: string, request: ModelRequest, jsonSchema: Record<string, unknown> | undefined): ConverseCommandInput {
-  const input: ConverseCommandInput = {
-    modelId,
-    system: [{ text: request.system }],
-    messages: [{ role: 'user', content: [{ text: request.prompt }] }],
-  };
+export function converseInput(
+  modelId: string,
+  request: ModelRequest,
+  jsonSchema: Record<string, unknown> | undefined,
+  options: { inlineSystem?: boolean } = {},
+): ConverseCommandInput {
+  const input: ConverseCommandInput = options.inlineSystem
+    ? { modelId, messages: [{ role: 'user', content: [{ text: `${request.system}\n\n${request.prompt}` }] }] }
+    : { modelId, system: [{ text: request.system }], messages: [{ role: 'user', content: [{ text: request.prompt }] }] };
   const inference: NonNullable<ConverseCommandInput['inferenceConfig']> = {};
   if (request.temperature !== undefined) inference.temperature = request.temperature;
   if (request.maxOutputTokens !== undefined) inference.maxTokens = request.maxOutputTokens;
@@ -131,6 +145,11 @@ function toReply(modelId: string, output: ConverseCommandOutput): ModelReply {
     reply.usage = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
   }
   return reply;
+}
+
+function isSystemPromptRefusal(error: unknown): boolean {
+  const e = error as { name?: string; message?: string } | null;
+  return e?.name === 'ValidationException' && /system (message|prompt)s?/i.test(e.message ?? '') && /support/i.test(e.message ?? '');
 }
 
 function isSchemaRefusal(error: unknown): boolean {

@@ -166,3 +166,28 @@ describe('BedrockModelProvider: answers and errors', () => {
     expect(bedrock.commandCalls(ConverseCommand)).toHaveLength(0);
   });
 });
+
+describe('BedrockModelProvider: models without a system prompt', () => {
+  it('moves the instructions into the user message when the model refuses system messages, and remembers it', async () => {
+    bedrock
+      .on(ConverseCommand)
+      .rejectsOnce(exception(ValidationException, "This model doesn't support system messages. Try again without system messages."))
+      .resolves(converseReply('ok'));
+    const model = 'mistral.mistral-7b-instruct-v0:2';
+    expect((await provider.generate(request({ model }))).text).toBe('ok');
+    await provider.generate(request({ model }));
+    const inputs = bedrock.commandCalls(ConverseCommand).map((c) => c.args[0].input);
+    expect(inputs[0]!.system).toEqual([{ text: 'You are a helpful bot.' }]);
+    for (const input of inputs.slice(1)) {
+      expect(input.system).toBeUndefined();
+      expect(input.messages).toEqual([{ role: 'user', content: [{ text: 'You are a helpful bot.\n\nWhat are the opening hours?' }] }]);
+    }
+    expect(inputs).toHaveLength(3);
+  });
+
+  it('adapts at most twice, then reports the failure', async () => {
+    bedrock.on(ConverseCommand).rejects(exception(ValidationException, 'Invalid schema for structured output; system messages not supported'));
+    await expect(provider.generate(request({ responseFormat: 'json', model: 'qwen.qwen3-32b-v1:0' }))).rejects.toMatchObject({ name: 'ModelError' });
+    expect(bedrock.commandCalls(ConverseCommand)).toHaveLength(3);
+  });
+});
