@@ -108,7 +108,9 @@ export function makeDeliver(deps: DeliverDeps) {
 
     const decision = await deps.gate.enter(endpointOf(target.url));
     if (!decision.admitted) {
-      const base = decision.reason === 'circuit-open' ? decision.retryAfterMs / 1000 : Math.min(MAX_DELAY_SECONDS, 2 ** job.deferrals);
+      // Whatever the gate says, and longer each time the same job is put back: a dead receiver costs the queue a
+      // few messages per job, not one per second.
+      const base = Math.max(decision.retryAfterMs / 1000, 2 ** Math.min(10, job.deferrals));
       const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil(base * (1 + 0.2 * random()))));
       return {
         kind: 'requeue',
@@ -116,7 +118,7 @@ export function makeDeliver(deps: DeliverDeps) {
       };
     }
 
-    let outcome: AttemptOutcome;
+    let outcome: AttemptOutcome | undefined;
     const attemptAt = now();
     try {
       const headers: Record<string, string> = {
@@ -128,7 +130,7 @@ export function makeDeliver(deps: DeliverDeps) {
       outcome = await deps.sender.send({ url: target.url, headers, body });
     } finally {
       // Released before the write: the destination's place is free as soon as it answered.
-      decision.release(outcome!?.kind ?? 'network');
+      decision.release(outcome?.kind ?? 'network');
     }
 
     const gone = outcome.kind === 'http-error' && outcome.statusCode === 410;

@@ -10,7 +10,8 @@ import type { AttemptOutcome } from './sender.ts';
  *
  * - at most `maxInFlight` attempts to one destination at a time; a job over the limit waits briefly for a free
  *   place while the destination answers quickly (a busy healthy receiver), and is put back on the queue at once
- *   when the attempts in flight are older than `slowAfterMs` (a receiver that is hanging);
+ *   when the attempts in flight are older than `slowAfterMs` (a receiver that is hanging), to come back when the
+ *   oldest of them must have ended;
  * - an attempt that times out opens the destination's circuit for a cool-down (5 s, doubling up to 5 min): jobs
  *   for it are put back without an attempt; when the cool-down ends a single probe attempt may run, and its
  *   answer closes the circuit (any HTTP answer) or reopens it for longer (another timeout).
@@ -23,6 +24,8 @@ export interface EndpointGateOptions {
   slowAfterMs: number;
   /** How long a job may wait in-process for a free place before it is put back on the queue. */
   maxWaitMs: number;
+  /** Deadline of one attempt: a job put back behind a stuck attempt comes back when that attempt must have ended. */
+  attemptTimeoutMs: number;
   baseCooldownMs?: number;
   maxCooldownMs?: number;
   now?: () => number;
@@ -64,7 +67,11 @@ export class EndpointGate {
       if (state.inFlight.size < limit) return this.admit(endpoint, state);
       const oldest = Math.min(...[...state.inFlight].map((a) => a.startedAt));
       const stuck = state.timeouts > 0 || now - oldest >= this.options.slowAfterMs;
-      if (stuck || now >= waitUntil) return { admitted: false, reason: 'busy', retryAfterMs: this.options.slowAfterMs };
+      if (stuck) {
+        // Nothing changes for this destination before its oldest attempt answers or times out.
+        return { admitted: false, reason: 'busy', retryAfterMs: Math.max(this.options.slowAfterMs, oldest + this.options.attemptTimeoutMs - now) };
+      }
+      if (now >= waitUntil) return { admitted: false, reason: 'busy', retryAfterMs: this.options.slowAfterMs };
       await this.waitForPlace(state, Math.min(waitUntil, oldest + this.options.slowAfterMs) - now);
     }
   }

@@ -50,6 +50,7 @@ export function deliverFromConfig(cfg: Config, secrets: SecretBox, logger: Logge
       maxInFlight: cfg.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
       slowAfterMs: cfg.WEBHOOK_SLOW_AFTER_MS,
       maxWaitMs: 2 * cfg.WEBHOOK_SLOW_AFTER_MS,
+      attemptTimeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS,
     }),
     secrets,
     schedule: parseRetrySchedule(cfg.WEBHOOK_RETRY_SCHEDULE),

@@ -25,7 +25,7 @@ function setup(options: { schedule?: string; sender?: FakeSender; webhooks?: Ret
     queue,
     payloads: { put: async () => {}, get: async () => body },
     sender,
-    gate: new EndpointGate({ maxInFlight: 2, slowAfterMs: 1000, maxWaitMs: 50, now }),
+    gate: new EndpointGate({ maxInFlight: 2, slowAfterMs: 1000, maxWaitMs: 50, attemptTimeoutMs: 15_000, now }),
     secrets: secretBox,
     schedule: parseRetrySchedule(options.schedule),
     userAgent: 'Switchboard/0.1.0',

@@ -3,7 +3,7 @@ import { EndpointGate } from '#shared/webhooks/endpoint-gate.ts';
 
 function gate(overrides: Partial<ConstructorParameters<typeof EndpointGate>[0]> = {}) {
   let clock = 1_000_000;
-  const g = new EndpointGate({ maxInFlight: 2, slowAfterMs: 1000, maxWaitMs: 2000, now: () => clock, ...overrides });
+  const g = new EndpointGate({ maxInFlight: 2, slowAfterMs: 1000, maxWaitMs: 2000, attemptTimeoutMs: 15_000, now: () => clock, ...overrides });
   return { g, advance: (ms: number) => (clock += ms) };
 }
 
@@ -36,7 +36,8 @@ describe('EndpointGate', () => {
     advance(1500);
     const started = Date.now();
     const decision = await g.enter('https://a');
-    expect(decision).toMatchObject({ admitted: false, reason: 'busy' });
+    // Back when the oldest attempt must have answered or timed out (15 s after it started).
+    expect(decision).toMatchObject({ admitted: false, reason: 'busy', retryAfterMs: 13_500 });
     expect(Date.now() - started).toBeLessThan(100);
   });
 
