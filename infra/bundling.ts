@@ -275,25 +275,16 @@ export function buildFunctionsSync(fns: readonly string[]): Map<string, BundleAn
   if (cached) return cached;
   const hash = sourceHash(fns);
   const dir = join(BUNDLE_CACHE, hash);
-  if (!existsSync(join(dir, 'analysis.json'))) {
-    const tmp = join(BUNDLE_CACHE, `${hash}.tmp-${process.pid}`);
-    const child = spawnSync(process.execPath, ['--import', 'tsx', join(projectRoot, 'infra', 'build-functions.ts'), tmp, ...fns], {
-      cwd: projectRoot,
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, NODE_OPTIONS: '' },
-    });
-    if (child.status !== 0) {
-      rmSync(tmp, { recursive: true, force: true });
-      throw new Error(`Bundling the functions failed:\n${child.stderr || child.stdout}`);
-    }
-    try {
-      renameSync(tmp, dir);
-    } catch {
-      // Another process finished the same build first: theirs is identical.
-      rmSync(tmp, { recursive: true, force: true });
-    }
-    pruneCache(hash);
+  // Test files run in parallel processes: one builds, the others wait for its result rather than build it too.
+  const lock = join(BUNDLE_CACHE, `${hash}.lock`);
+  mkdirSync(BUNDLE_CACHE, { recursive: true });
+  const deadline = Date.now() + 10 * 60_000;
+  let locked = false;
+  while (!existsSync(join(dir, 'analysis.json')) && !(locked = tryLock(lock)) && Date.now() < deadline) sleepSync(200);
+  try {
+    if (!existsSync(join(dir, 'analysis.json'))) buildInto(dir, hash, fns);
+  } finally {
+    if (locked) rmSync(lock, { recursive: true, force: true });
   }
   const stored = JSON.parse(readFileSync(join(dir, 'analysis.json'), 'utf8')) as Record<string, BundleAnalysis>;
   const analyses = new Map(Object.entries(stored).map(([fn, a]) => [fn, { ...a, dir: join(dir, fn) }]));
@@ -301,8 +292,54 @@ export function buildFunctionsSync(fns: readonly string[]): Map<string, BundleAn
   return analyses;
 }
 
+/** Takes the build lock (a directory: creating one is atomic); a lock older than 10 minutes is a dead process's. */
+function tryLock(lock: string): boolean {
+  try {
+    mkdirSync(lock);
+    return true;
+  } catch {
+    try {
+      if (Date.now() - statSync(lock).mtimeMs > 10 * 60_000) rmSync(lock, { recursive: true, force: true });
+    } catch {
+      // Released in the meantime.
+    }
+    return false;
+  }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Bundles in a child process (esbuild plugins need the asynchronous API) into `dir`, atomically. */
+function buildInto(dir: string, hash: string, fns: readonly string[]): void {
+  const tmp = join(BUNDLE_CACHE, `${hash}.tmp-${process.pid}`);
+  const child = spawnSync(process.execPath, ['--import', 'tsx', join(projectRoot, 'infra', 'build-functions.ts'), tmp, ...fns], {
+    cwd: projectRoot,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  if (child.status !== 0) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw new Error(`Bundling the functions failed:\n${child.stderr || child.stdout}`);
+  }
+  try {
+    renameSync(tmp, dir);
+  } catch {
+    // Another process finished the same build first: theirs is identical.
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  pruneCache(hash);
+}
+
 /** Keeps the newest few builds (an older checkout's build is likely to come back, a week-old one is not). */
 function pruneCache(keep: string): void {
+  // Half-built folders of processes that died.
+  for (const name of readdirSync(BUNDLE_CACHE).filter((n) => n.includes('.tmp-'))) {
+    const path = join(BUNDLE_CACHE, name);
+    if (Date.now() - statSync(path).mtimeMs > 60 * 60_000) rmSync(path, { recursive: true, force: true });
+  }
   const entries = readdirSync(BUNDLE_CACHE)
     .filter((name) => /^[0-9a-f]{20}$/.test(name) && name !== keep)
     .map((name) => ({ name, at: statSync(join(BUNDLE_CACHE, name)).mtimeMs }))
