@@ -76,18 +76,20 @@ export function buildLexicalIndex(documents: IndexDocumentInput[], options: { em
       const excerpt = texts.length;
       texts.push(text);
       excerptDoc.push(docIndex);
-      const ids: number[] = [];
-      for (const t of docTerms[i]!) {
+      const terms = docTerms[i]!;
+      const ids = new Uint32Array(terms.length);
+      for (let j = 0; j < terms.length; j++) {
+        const t = terms[j]!;
         let id = termIds.get(t);
         if (id === undefined) {
           id = termNames.length;
           termIds.set(t, id);
           termNames.push(t);
         }
-        ids.push(id);
+        ids[j] = id;
       }
       excerptLength.push(ids.length);
-      ids.sort((a, b) => a - b);
+      ids.sort(); // typed-array sort is numeric and native
       for (let j = 0; j < ids.length; ) {
         let k = j + 1;
         while (k < ids.length && ids[k] === ids[j]) k++;
