@@ -266,6 +266,24 @@ describe('webhook delivery through the local runner', () => {
     expect([...ns].sort().reverse()).toEqual(ns);
   });
 
+  it('delivers the message.sent event of a send on the channel', async () => {
+    const p = await project();
+    const ch = await p.channel();
+    const r = await receiver();
+    const w = await p.webhook({ scope: 'channel', channelId: ch.channelId, url: r.url });
+    const custom = await svc.admin('POST', `/projects/${p.projectId}/integrations`, { product: 'custom', channelId: ch.channelId });
+    const sent = await fetch(`${svc.baseUrl}/api/integration/generic`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${custom.body.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ to: '+5511988887777', body: 'Your code is 123456' }),
+    });
+    expect(sent.status).toBe(200);
+    const { messageId } = (await sent.json()) as { messageId: string };
+    const [got] = await r.waitFor(1);
+    expect(got!.json).toMatchObject({ type: 'message.sent', projectId: p.projectId, channel: { id: ch.channelId, type: 'sms' }, data: { messageId } });
+    expect(new Webhook(w.signingSecret).verify(got!.body, webhookHeaders(got!))).toBeTruthy();
+  });
+
   it('delivers a payload over 200 KB intact (through S3)', async () => {
     const p = await project();
     const ch = await p.channel();
