@@ -255,8 +255,8 @@ describe('webhook delivery through the local runner', () => {
     const latencies = healthy.received.map((d) => d.at - Date.parse(d.json.timestamp)).sort((a, b) => a - b);
     expect(latencies.at(-1)).toBeLessThan(5_000);
     expect(latencies[Math.floor(latencies.length * 0.95)]).toBeLessThan(3_000);
-    // The hanging receiver still holds its requests (deadline 15 s), never more at once than the limit (10).
-    expect(hanging.open()).toBeGreaterThan(0);
+    // The hanging receiver was sent its share and held it (deadline 15 s), never more at once than the limit (10).
+    expect(hanging.received.length).toBeGreaterThan(0);
     expect(hanging.maxOpen()).toBeLessThanOrEqual(10);
     const items = await p.deliveries(h.integrationId, '?limit=100');
     expect(items).toHaveLength(events);
