@@ -244,7 +244,7 @@ function DeliveryLog({ api, path, version }: { api: Api; path: string; version: 
                       <li key={n}>
                         <span>{formatTime(a.at)}</span> · <span class="attempt-status">{a.statusCode !== undefined ? `HTTP ${a.statusCode}` : 'no answer'}</span> ·{' '}
                         <span class="attempt-duration">{Math.round(a.durationMs)} ms</span>
-                        {a.error ? <div class="small muted break">{a.error}</div> : null}
+                        {a.error && a.error !== `HTTP ${a.statusCode}` ? <div class="small muted break">{a.error}</div> : null}
                       </li>
                     ))}
                   </ol>
