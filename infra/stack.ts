@@ -101,8 +101,8 @@ export class SwitchboardStack extends Stack {
           { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
           ...temporary.map((prefix) => ({ id: `expire-${prefix.replace(/\W+/g, '')}`, prefix, expiration: Duration.days(TEMPORARY_OBJECT_DAYS) })),
         ],
-        // Browsers may PUT straight to a presigned upload URL; the URL's signature is the authorization.
-        ...(temporary.length ? { cors: [{ allowedMethods: [HttpMethods.PUT], allowedOrigins: ['*'], allowedHeaders: ['content-type', 'content-length'], maxAge: 3600 }] } : {}),
+        // Browsers may upload straight to a presigned URL or POST form; its signature (and policy) is the authorization.
+        ...(temporary.length ? { cors: [{ allowedMethods: [HttpMethods.PUT, HttpMethods.POST], allowedOrigins: ['*'], allowedHeaders: ['*'], maxAge: 3600 }] } : {}),
       });
     }
 
