@@ -125,7 +125,7 @@ export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], unknownF
       for (const key of issue.keys) {
         details.push({
           path: base ? `${base}.${key}` : key,
-          message: unknownFieldMessages[key] ?? `Unknown field "${key}"`,
+          message: (Object.hasOwn(unknownFieldMessages, key) ? unknownFieldMessages[key] : undefined) ?? `Unknown field "${key}"`,
           code: 'unrecognized_keys',
         });
       }

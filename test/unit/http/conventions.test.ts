@@ -54,6 +54,8 @@ describe('HTTP conventions (one middy stack for every function)', () => {
     expect(byPath.channelType.message).toBe('channelType is derived from the token');
     expect(byPath.channelType.code).toBe('unrecognized_keys');
     expect(byPath.count.code).toBe('too_big');
+    const proto = await call('{"name":"a","constructor":1,"toString":2}');
+    expect(proto.body.details.map((d: any) => d.message)).toEqual(['Unknown field "constructor"', 'Unknown field "toString"']);
   });
 
   it('hides the cause of an unexpected failure behind 500 INTERNAL_ERROR', async () => {
