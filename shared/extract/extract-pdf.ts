@@ -64,7 +64,7 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
         let pages: PdfPage[];
         try {
           ({ pages } = await pdf.extract({ ...(deps.ocr ? { ocr: deps.ocr } : {}), signal }));
-          if (!pages.some((p) => countLetters(p.text) > 0)) throw new ExtractionFailedError(describeUnreadable(pages));
+          if (!pages.some((p) => countLetters(p.text, 1) > 0)) throw new ExtractionFailedError(describeUnreadable(pages));
         } catch (error) {
           await refund(receipt, error);
           throw afterCharge(error, signal);

@@ -148,7 +148,7 @@ async function extractOpen(doc: PDFDocumentProxy, ops: Record<string, number>, o
       const page = await loadPage(doc, number);
       try {
         const text = await textLayer(page, number);
-        const letters = countLetters(text);
+        const letters = countLetters(text, RICH_TEXT_CHARS);
         if (letters >= RICH_TEXT_CHARS) {
           pages[number - 1] = { page: number, text, ocr: false };
           continue;
@@ -238,13 +238,19 @@ export function tidy(text: string): string {
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/gu;
 
-/** Letters and digits: what makes text "readable" (punctuation and spaces alone are not). */
-export function countLetters(text: string): number {
-  return text.match(LETTER_OR_DIGIT)?.length ?? 0;
+/**
+ * Letters and digits: what makes text "readable" (punctuation and spaces alone are not). Counting stops at `upTo`:
+ * the hot path only needs to know whether a page has "enough" text, not how much.
+ */
+export function countLetters(text: string, upTo = Number.POSITIVE_INFINITY): number {
+  const pattern = new RegExp(LETTER_OR_DIGIT);
+  let count = 0;
+  while (count < upTo && pattern.exec(text) !== null) count++;
+  return count;
 }
 
 function readable(page: number, text: string, ocr: boolean, otherwise: UnreadableReason): PdfPage {
-  return countLetters(text) > 0 ? { page, text, ocr } : { page, text: '', ocr, unreadable: otherwise };
+  return countLetters(text, 1) > 0 ? { page, text, ocr } : { page, text: '', ocr, unreadable: otherwise };
 }
 
 /** The OCR text unless the text layer says more (a cover photo with a typed title, say). */
