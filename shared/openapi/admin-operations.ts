@@ -13,6 +13,21 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     tags: ['Projects'],
     responses: { 201: { description: 'The project.', body: s.project } },
   },
+  'GET /projects': {
+    summary: 'List projects, newest first',
+    tags: ['Projects'],
+    query: z.object({
+      limit: z.number().int().min(1).max(100).optional().meta({ description: 'Page size (default 50).' }),
+      cursor: z.string().optional().meta({ description: '`nextCursor` of the previous page.' }),
+    }),
+    responses: { 200: { description: 'A page of projects.', body: s.projectPage } },
+  },
+  'GET /projects/{projectId}/api-token': {
+    summary: 'Whether the project has an API token',
+    description: 'Never returns the token: it was shown once, when created.',
+    tags: ['Projects'],
+    responses: { 200: { description: 'The token state.', body: s.apiTokenState } },
+  },
   'GET /projects/{projectId}': {
     summary: 'Get a project',
     tags: ['Projects'],

@@ -33,6 +33,17 @@ export const project = z
   .object({ projectId: z.string(), companyId: z.number().int(), name: z.string(), monthlyBotCredits: z.number().int() })
   .meta({ id: 'Project' });
 
+export const projectPage = z
+  .object({ items: z.array(project), nextCursor: z.string().optional().meta({ description: 'Pass as `cursor` for the next page.' }) })
+  .meta({ id: 'ProjectPage' });
+
+export const apiTokenState = z
+  .object({
+    active: z.boolean().meta({ description: 'Whether the project has an API token now.' }),
+    issuedAt: z.string().optional().meta({ description: 'When the current token was issued (ISO 8601).' }),
+  })
+  .meta({ id: 'ApiTokenState' });
+
 export const shownOnceToken = z
   .object({ token: z.string().meta({ description: 'Shown once: only its SHA-256 is stored.' }) })
   .meta({ id: 'ShownOnceToken' });

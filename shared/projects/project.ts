@@ -7,14 +7,28 @@ export interface Project {
   createdAt: string;
 }
 
+/** Whether a project has an API token, and since when; never the token or its hash. */
+export interface ApiTokenState {
+  active: boolean;
+  issuedAt?: string;
+}
+
+export interface ProjectPage {
+  items: Project[];
+  nextCursor?: string;
+}
+
 export interface ProjectStore {
   create(project: Project): Promise<void>;
   get(projectId: string): Promise<Project | undefined>;
+  /** Projects, newest first. */
+  list(limit: number, cursor?: string): Promise<ProjectPage>;
   /** Hash of the project's current API token, if any. */
   currentApiTokenHash(projectId: string): Promise<string | undefined>;
+  apiTokenState(projectId: string): Promise<ApiTokenState>;
   /**
    * Records `next` as the project's API token hash, only if the current one is still `expected`
    * (undefined = none). Returns false when another request changed it first.
    */
-  swapApiTokenHash(projectId: string, expected: string | undefined, next: string | undefined): Promise<boolean>;
+  swapApiTokenHash(projectId: string, expected: string | undefined, next: string | undefined, at: Date): Promise<boolean>;
 }

@@ -46,7 +46,7 @@ export function makeProjectUseCases(deps: ProjectDeps) {
       if (previous) await deps.tokens.delete(previous);
       const token = generateToken('projectApi');
       const tokenHash = hashToken(token);
-      if (!(await deps.projects.swapApiTokenHash(projectId, previous, tokenHash))) {
+      if (!(await deps.projects.swapApiTokenHash(projectId, previous, tokenHash, now()))) {
         throw new HttpError(409, 'CONFLICT', 'The API token was changed by another request at the same time; try again.');
       }
       await deps.tokens.put(tokenHash, {
@@ -64,7 +64,16 @@ export function makeProjectUseCases(deps: ProjectDeps) {
       const current = await deps.projects.currentApiTokenHash(projectId);
       if (!current) return;
       await deps.tokens.delete(current);
-      await deps.projects.swapApiTokenHash(projectId, current, undefined);
+      await deps.projects.swapApiTokenHash(projectId, current, undefined, now());
+    },
+
+    async apiTokenState(projectId: string) {
+      await requireProject(projectId);
+      return deps.projects.apiTokenState(projectId);
+    },
+
+    listProjects(limit: number, cursor?: string) {
+      return deps.projects.list(limit, cursor);
     },
 
     async botCredits(projectId: string) {

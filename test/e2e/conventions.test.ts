@@ -18,7 +18,7 @@ describe('the local gateway and the management API', () => {
     expect(((await wrong.json()) as any).error).toBe('METHOD_NOT_ALLOWED');
     const adminWrong = await svc.admin('PUT', '/projects');
     expect(adminWrong.status).toBe(405);
-    expect(adminWrong.headers.get('allow')).toBe('POST');
+    expect(adminWrong.headers.get('allow')).toBe('GET, POST');
   });
 
   it('refuses the management API without the admin key', async () => {
@@ -40,6 +40,26 @@ describe('the local gateway and the management API', () => {
     expect((await svc.admin('GET', '/projects/prj_missing')).status).toBe(404);
     expect((await svc.admin('POST', '/projects/prj_missing/api-token')).status).toBe(404);
     expect((await svc.admin('POST', `/projects/${created.body.projectId}/bot-credits`, { amount: 0 })).status).toBe(400);
+  });
+
+  it('lists projects newest first, page by page, and tells whether a project has an API token', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await svc.admin('POST', '/projects', { companyId: 500 + i, name: `P${i}` })).body.projectId);
+    const first = await svc.admin('GET', '/projects?limit=2');
+    expect(first.status).toBe(200);
+    expect(first.body.items.map((p: any) => p.projectId)).toEqual([ids[2], ids[1]]);
+    const second = await svc.admin('GET', `/projects?limit=2&cursor=${first.body.nextCursor}`);
+    expect(second.body.items[0].projectId).toBe(ids[0]);
+
+    const state = () => svc.admin('GET', `/projects/${ids[0]}/api-token`);
+    expect((await state()).body).toEqual({ active: false });
+    const issued = await svc.admin('POST', `/projects/${ids[0]}/api-token`);
+    const active = (await state()).body;
+    expect(active).toEqual({ active: true, issuedAt: expect.any(String) });
+    expect(JSON.stringify(active)).not.toContain(issued.body.token);
+    await svc.admin('DELETE', `/projects/${ids[0]}/api-token`);
+    expect((await state()).body).toEqual({ active: false });
+    expect((await svc.admin('GET', '/projects/prj_missing/api-token')).status).toBe(404);
   });
 
   it('rejects a JSON body over 10 MB with 413 before parsing it', async () => {

@@ -31,6 +31,20 @@ export function projectRoutes(projects: ProjectUseCases): Route[] {
     }),
     route({
       method: 'GET',
+      path: '/projects',
+      handle: async ({ query }) => {
+        const limit = Math.min(100, Math.max(1, Number.parseInt(query.limit ?? '50', 10) || 50));
+        const page = await projects.listProjects(limit, query.cursor);
+        return json(200, { items: page.items.map(projectView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/{projectId}/api-token',
+      handle: async ({ params }) => json(200, await projects.apiTokenState(params.projectId!)),
+    }),
+    route({
+      method: 'GET',
       path: '/projects/{projectId}',
       handle: async ({ params }) => json(200, projectView(await projects.requireProject(params.projectId!))),
     }),

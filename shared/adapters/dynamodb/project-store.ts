@@ -1,8 +1,15 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Project, ProjectStore } from '../../projects/project.ts';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApiTokenState, Project, ProjectPage, ProjectStore } from '../../projects/project.ts';
+import { mainTable } from '../../resources/table.ts';
 import { attributeValues, isConditionFailure, keys, type DynamoTable } from './table.ts';
 
-/** Projects: `PRJ#<id>` / `PRJ`, with the hash of the current API token as an attribute. */
+const LIST_PARTITION = 'PROJECTS';
+
+/**
+ * Projects: `PRJ#<id>` / `PRJ`, with the hash of the current API token as an attribute. The management listing
+ * reads them newest first through the GSI (`gsi1pk = PROJECTS`, `gsi1sk = createdAt#id`): an admin page, not a hot
+ * path, so one index partition is plenty.
+ */
 export class DynamoProjectStore implements ProjectStore {
   constructor(private readonly table: DynamoTable) {}
 
@@ -10,7 +17,12 @@ export class DynamoProjectStore implements ProjectStore {
     await this.table.client.send(
       new PutCommand({
         TableName: this.table.tableName,
-        Item: { ...keys.project(project.projectId), project },
+        Item: {
+          ...keys.project(project.projectId),
+          project,
+          [mainTable.globalSecondaryIndexes[0].partitionKey]: LIST_PARTITION,
+          [mainTable.globalSecondaryIndexes[0].sortKey]: `${project.createdAt}#${project.projectId}`,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -23,6 +35,37 @@ export class DynamoProjectStore implements ProjectStore {
     return out.Item?.project as Project | undefined;
   }
 
+  async list(limit: number, cursor?: string): Promise<ProjectPage> {
+    const gsi = mainTable.globalSecondaryIndexes[0];
+    const out = await this.table.client.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        IndexName: gsi.indexName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': gsi.partitionKey, '#project': 'project' },
+        ExpressionAttributeValues: { ':pk': LIST_PARTITION },
+        ProjectionExpression: '#project',
+        ScanIndexForward: false,
+        Limit: limit,
+        ExclusiveStartKey: decodeCursor(cursor),
+      }),
+    );
+    const items = (out.Items ?? []).map((i) => i.project as Project);
+    return out.LastEvaluatedKey ? { items, nextCursor: Buffer.from(JSON.stringify(out.LastEvaluatedKey)).toString('base64url') } : { items };
+  }
+
+  async apiTokenState(projectId: string): Promise<ApiTokenState> {
+    const out = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.project(projectId),
+        ConsistentRead: true,
+        ProjectionExpression: 'apiTokenHash, apiTokenIssuedAt',
+      }),
+    );
+    return out.Item?.apiTokenHash ? { active: true, issuedAt: out.Item.apiTokenIssuedAt as string | undefined } : { active: false };
+  }
+
   async currentApiTokenHash(projectId: string): Promise<string | undefined> {
     const out = await this.table.client.send(
       new GetCommand({ TableName: this.table.tableName, Key: keys.project(projectId), ConsistentRead: true, ProjectionExpression: 'apiTokenHash' }),
@@ -30,16 +73,16 @@ export class DynamoProjectStore implements ProjectStore {
     return out.Item?.apiTokenHash as string | undefined;
   }
 
-  async swapApiTokenHash(projectId: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
+  async swapApiTokenHash(projectId: string, expected: string | undefined, next: string | undefined, at: Date): Promise<boolean> {
     const condition = expected === undefined ? 'attribute_exists(pk) AND attribute_not_exists(apiTokenHash)' : 'apiTokenHash = :expected';
     try {
       await this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.project(projectId),
-          UpdateExpression: next === undefined ? 'REMOVE apiTokenHash' : 'SET apiTokenHash = :next',
+          UpdateExpression: next === undefined ? 'REMOVE apiTokenHash, apiTokenIssuedAt' : 'SET apiTokenHash = :next, apiTokenIssuedAt = :at',
           ConditionExpression: condition,
-          ExpressionAttributeValues: attributeValues({ ':expected': expected, ':next': next }),
+          ExpressionAttributeValues: attributeValues({ ':expected': expected, ':next': next, ':at': next === undefined ? undefined : at.toISOString() }),
         }),
       );
       return true;
@@ -47,5 +90,16 @@ export class DynamoProjectStore implements ProjectStore {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  }
+}
+
+/** A listing cursor is the opaque form of DynamoDB's LastEvaluatedKey; anything else starts from the top. */
+function decodeCursor(cursor: string | undefined): Record<string, unknown> | undefined {
+  if (!cursor) return undefined;
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    return key && typeof key === 'object' && !Array.isArray(key) ? (key as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
 }
