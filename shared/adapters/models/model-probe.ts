@@ -8,7 +8,8 @@ import type { DependencyProbe } from '../../health/health.ts';
  * - bedrock: `CountTokens` on the configured model (no generation, no charge), loaded lazily so functions that
  *   never probe Bedrock do not bundle its client.
  */
-export function modelProbe(cfg: Config): DependencyProbe {
+export function modelProbe(cfg: Config, options: { /** When the key comes from Secrets Manager (OPENAI_API_KEY_SECRET_ARN). */ openAiApiKey?: string } = {}): DependencyProbe {
+  const openAiApiKey = options.openAiApiKey ?? cfg.OPENAI_API_KEY;
   switch (cfg.modelProvider) {
     case 'offline':
       return { name: 'model (offline)', probe: async () => {} };
@@ -18,7 +19,7 @@ export function modelProbe(cfg: Config): DependencyProbe {
         async probe(signal) {
           if (!cfg.OPENAI_BASE_URL) throw new Error('OPENAI_BASE_URL is not set');
           const response = await fetch(`${cfg.OPENAI_BASE_URL.replace(/\/$/, '')}/models`, {
-            headers: cfg.OPENAI_API_KEY ? { authorization: `Bearer ${cfg.OPENAI_API_KEY}` } : {},
+            headers: openAiApiKey ? { authorization: `Bearer ${openAiApiKey}` } : {},
             signal,
           });
           await response.body?.cancel();
