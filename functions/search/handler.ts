@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { config } from '#shared/config/config.ts';
 import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
@@ -8,6 +7,7 @@ import type { BotsApiCaller } from '#shared/http/bots-api.ts';
 import { httpFunction, jsonBody, validateBody } from '#shared/http/middleware.ts';
 import { json, type HttpEvent } from '#shared/http/types.ts';
 import { knowledgeSearchFromConfig } from '#shared/knowledge/from-config.ts';
+import { searchRequest, type SearchRequest } from '#shared/knowledge/search-request.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 
 // Composition root: built once per cold start; the index cache lives as long as the instance.
@@ -17,15 +17,6 @@ const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
 const bots = new DynamoBotStore(table);
 const knowledge = knowledgeSearchFromConfig(cfg, table, logger);
 
-const patterns = z.array(z.string().min(1).max(1024)).max(100);
-const searchBody = z.strictObject({
-  botId: z.string().min(1).max(200),
-  query: z.string().min(1).max(2000).refine((q) => q.trim().length > 0, { message: 'The query must not be blank.' }),
-  topK: z.number().int().min(1).max(8).default(5),
-  filters: z.strictObject({ incluirArquivos: patterns.optional(), excluirArquivos: patterns.optional() }).optional(),
-});
-
-type SearchBody = z.output<typeof searchBody>;
 
 /**
  * `POST /api/v1/ai/search`: the best excerpts of the bot's knowledge for a query. Free (no credit). Order: auth →
@@ -35,8 +26,8 @@ type SearchBody = z.output<typeof searchBody>;
 export const handler = httpFunction(logger)
   .use(botsApiAuthFromConfig(cfg, table, logger))
   .use(jsonBody())
-  .use(validateBody(searchBody))
-  .handler(async (event: HttpEvent<SearchBody, BotsApiCaller>) => {
+  .use(validateBody(searchRequest))
+  .handler(async (event: HttpEvent<SearchRequest, BotsApiCaller>) => {
     const body = event.parsedBody;
     const bot = await resolveBotForProject(bots, body.botId, event.auth.grant.projectId);
     const excerpts = await knowledge.search({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { searchRequest } from '../knowledge/search-request.ts';
 import { PAYLOAD_SCHEMAS } from '../messaging/payloads.ts';
 import type { ErrorsByStatus } from './error-codes.ts';
 import * as s from './schemas.ts';
@@ -45,15 +46,6 @@ const completionRequestCopy = z
   })
   .meta({ id: 'CompletionRequest' });
 
-const searchPatterns = z.array(z.string().min(1).max(1024)).max(100).meta({ description: 'File-name patterns; `%` matches any run of characters, case-insensitive.' });
-const searchRequestCopy = z
-  .strictObject({
-    botId: z.string().min(1).max(200),
-    query: z.string().min(1).max(2000),
-    topK: z.number().int().min(1).max(8).default(5),
-    filters: z.strictObject({ incluirArquivos: searchPatterns.optional(), excluirArquivos: searchPatterns.optional() }).optional(),
-  })
-  .meta({ id: 'SearchRequest' });
 
 const extractJsonRequestCopy = z
   .strictObject({ fileKey: z.string().min(1).max(1024), mode: z.enum(['text', 'pages']).default('text') })
@@ -138,7 +130,7 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     tags: ['Bots API'],
     security: 'apiToken',
     rateLimited: true,
-    requestBodies: [{ contentType: 'application/json', schema: searchRequestCopy, source: 'copy' }],
+    requestBodies: [{ contentType: 'application/json', schema: searchRequest, source: 'handler' }],
     responses: { 200: { description: 'Best excerpts first, at most `topK`.', body: s.searchResult } },
     errors: { ...jsonBodyErrors, ...botsApiAuthErrors, 403: ['BOT_FORBIDDEN'], 404: ['BOT_NOT_FOUND'] },
   },
