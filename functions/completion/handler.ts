@@ -5,6 +5,7 @@ import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
 import { modelRouterFromConfig } from '#shared/adapters/models/model-router.ts';
 import { makeCompleteText, type CompletionOutput } from '#shared/completion/complete-text.ts';
+import { parseCompletionRequest } from '#shared/completion/completion-request.ts';
 import { botsApiAuthFromConfig } from '#shared/http/bots-api-deps.ts';
 import type { BotsApiCaller } from '#shared/http/bots-api.ts';
 import { httpFunction, jsonBody } from '#shared/http/middleware.ts';
@@ -13,7 +14,6 @@ import { idempotencyFromConfig } from '#shared/idempotency/from-config.ts';
 import { knowledgeSearchFromConfig } from '#shared/knowledge/from-config.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { routes } from '#shared/resources/routes.ts';
-import { parseCompletionRequest } from './request.ts';
 
 /** Time kept between the end of generation and the Lambda's own timeout, for the refund and the answer. */
 const LAMBDA_MARGIN_MS = 2_000;
