@@ -41,7 +41,7 @@ export const gatewayResponses: { type: ResponseType; status: string; code: strin
   { type: ResponseType.RESOURCE_NOT_FOUND, status: '404', code: 'NOT_FOUND', message: 'No route for this path.' },
   { type: ResponseType.INTEGRATION_TIMEOUT, status: '504', code: 'GATEWAY_TIMEOUT', message: 'The endpoint did not answer in time.' },
   // Lambda refused the invocation (an event over 6 MB, throttled or failed function): never a raw AWS message.
-  { type: ResponseType.INTEGRATION_FAILURE, status: '502', code: 'INTERNAL_ERROR', message: 'The endpoint failed to answer.' },
+  { type: ResponseType.INTEGRATION_FAILURE, status: '502', code: 'INTERNAL_ERROR', message: 'The endpoint could not be invoked (a body over 6 MB cannot reach it).' },
   { type: ResponseType.UNSUPPORTED_MEDIA_TYPE, status: '415', code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported media type.' },
   { type: ResponseType.DEFAULT_4XX, status: '', code: 'BAD_REQUEST', message: 'The request was rejected.' },
   { type: ResponseType.DEFAULT_5XX, status: '', code: 'INTERNAL_ERROR', message: 'An unexpected error occurred.' },

@@ -20,7 +20,8 @@ export interface AccessTargets {
   bedrockModelArns: string[];
 }
 
-export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
+// No transactions (the project uses single-item conditional writes) and no Scan: neither is granted.
+export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 export const BEDROCK_INVOKE_ACTIONS = ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'];
 export const TEXTRACT_ACTIONS = ['textract:DetectDocumentText', 'textract:AnalyzeDocument'];
