@@ -19,6 +19,14 @@ const svc = await startTestService({ env: { WEBHOOK_RETRY_SCHEDULE: '0.5' } });
 const receiver = await startReceiver((d) => (d.json?.channel?.type === 'whatsapp' ? 500 : 200));
 const browser = await launchBrowser();
 try {
+  // A few older projects first, so the picker's listing (newest first) has something under Acme Support.
+  for (const [companyId, name, monthlyBotCredits] of [
+    [1007, 'Globex Billing', 0],
+    [1019, 'Initech Helpdesk', 200],
+    [1023, 'Umbrella Logistics', 1000],
+  ] as const) {
+    await svc.newProject({ companyId, name, monthlyBotCredits });
+  }
   const { projectId } = await svc.newProject({ companyId: 1042, name: 'Acme Support', monthlyBotCredits: 500 });
   const p = `/projects/${projectId}`;
   const channel = async (type: string, name: string, address: string, credits?: number) =>
@@ -60,10 +68,7 @@ try {
   await page.getByLabel('Admin key').fill('sba_••••••••');
   await shot(page, '01-sign-in', false);
   await signIn(page, svc.baseUrl, svc.adminKey);
-  await page.goto(`${svc.baseUrl}/console/#${p}/integrations`);
-  await page.getByRole('table', { name: 'Integrations' }).waitFor();
-  await page.goto(`${svc.baseUrl}/console/#/`);
-  await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
+  await page.getByRole('list', { name: 'Projects' }).waitFor();
   await shot(page, '02-projects', false);
 
   await page.goto(`${svc.baseUrl}/console/#${p}/integrations`);
@@ -95,6 +100,7 @@ try {
 
   await page.goto(`${svc.baseUrl}/console/#${p}/api-token`);
   await page.getByTestId('credits-available').waitFor();
+  await page.getByTestId('token-state').locator('time').waitFor();
   await shot(page, '08-api-token-and-credits', false);
 
   await page.goto(`${svc.baseUrl}/console/#${p}/bots`);

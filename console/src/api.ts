@@ -53,11 +53,11 @@ export function createApi(adminKey: string, onUnauthorized: () => void, base = '
   };
 }
 
-/** Checks an admin key without side effects: an unknown project answers 404 to a good key and 401 to a bad one. */
+/** Checks an admin key without side effects: the project listing answers 200 to a good key and 401 to a bad one. */
 export async function checkAdminKey(adminKey: string, base = '/admin/v1'): Promise<boolean> {
-  const response = await fetch(`${base}/projects/prj_sign_in_check`, { headers: { authorization: `Bearer ${adminKey}` }, cache: 'no-store' });
+  const response = await fetch(`${base}/projects?limit=1`, { headers: { authorization: `Bearer ${adminKey}` }, cache: 'no-store' });
   if (response.status === 401) return false;
-  if (response.status === 404 || response.ok) return true;
+  if (response.ok) return true;
   throw new ApiError(response.status, 'ERROR', `The service answered ${response.status}.`);
 }
 

@@ -5,7 +5,7 @@ import { ProjectPicker } from './pages/projects.tsx';
 import { ProjectSettings } from './pages/settings.tsx';
 import { SignIn } from './pages/sign-in.tsx';
 import { match, navigate, useHashPath } from './router.ts';
-import { loadAdminKey, saveAdminKey } from './session.ts';
+import { dropRecentProjects, loadAdminKey, saveAdminKey } from './session.ts';
 import './styles.css';
 
 function App() {
@@ -86,4 +86,5 @@ function matchPrefix(path: string): Record<string, string> | undefined {
   return m ? { projectId: decodeURIComponent(m[1]!) } : undefined;
 }
 
+dropRecentProjects();
 render(<App />, document.getElementById('app')!);

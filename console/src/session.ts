@@ -21,34 +21,14 @@ export function saveAdminKey(key: string | null): void {
   }
 }
 
-export interface RecentProject {
-  projectId: string;
-  name: string;
-}
-
-/** Projects opened before (ids and names only: not secrets), newest first, to pick one quickly. */
-export function recentProjects(): RecentProject[] {
+/**
+ * Earlier versions kept recently opened project ids here, because the management API could not list projects.
+ * It can now (the picker lists them), so the leftover list is removed.
+ */
+export function dropRecentProjects(): void {
   try {
-    const parsed = JSON.parse(localStorage.getItem(RECENT) ?? '[]') as unknown;
-    return Array.isArray(parsed) ? parsed.filter((p): p is RecentProject => typeof p?.projectId === 'string' && typeof p?.name === 'string') : [];
+    localStorage.removeItem(RECENT);
   } catch {
-    return [];
-  }
-}
-
-export function rememberProject(project: RecentProject): void {
-  try {
-    const list = [project, ...recentProjects().filter((p) => p.projectId !== project.projectId)].slice(0, 8);
-    localStorage.setItem(RECENT, JSON.stringify(list));
-  } catch {
-    // Nothing to do: the list is a convenience.
-  }
-}
-
-export function forgetProject(projectId: string): void {
-  try {
-    localStorage.setItem(RECENT, JSON.stringify(recentProjects().filter((p) => p.projectId !== projectId)));
-  } catch {
-    // Nothing to do.
+    // Storage disabled: nothing was kept.
   }
 }

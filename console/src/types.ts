@@ -3,6 +3,8 @@ import type * as S from '../../shared/openapi/schemas.ts';
 
 // The console's view of the management API: the answer schemas of the OpenAPI document (types only, no runtime).
 export type Project = z.infer<typeof S.project>;
+export type ProjectPage = z.infer<typeof S.projectPage>;
+export type ApiTokenState = z.infer<typeof S.apiTokenState>;
 export type BotCredits = z.infer<typeof S.botCredits>;
 export type Channel = z.infer<typeof S.channel>;
 export type Integration = z.infer<typeof S.integration>;

@@ -65,13 +65,33 @@ describe.runIf(hasChromium)('console in a browser', () => {
     expect(timing.interactive).toBeLessThan(1000);
   });
 
-  it('refuses a wrong admin key, then signs in and creates a project', async () => {
+  it('refuses a wrong admin key, then signs in and lists the projects created through the API, a page at a time', async () => {
+    // One more than the console's page (20), so the last one needs "Load more".
+    for (let n = 1; n <= 21; n++) expect((await svc.admin('POST', '/projects', { companyId: 7000 + n, name: `API project ${n}` })).status).toBe(201);
+    const listed = (await svc.admin('GET', '/projects?limit=100')).body.items as { projectId: string; name: string }[];
+    expect(listed).toHaveLength(21);
+
     await page.goto(`${svc.baseUrl}/console`);
     await page.getByLabel('Admin key').fill('sba_wrong');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expectText(page.getByRole('alert'), 'not accepted');
     await signIn(page, svc.baseUrl, svc.adminKey);
 
+    // The picker shows the API's listing in its order (newest first), 20 at a time.
+    const names = page.getByRole('list', { name: 'Projects' }).getByRole('listitem').getByRole('link');
+    await expectText(names, listed.slice(0, 20).map((p) => p.name));
+    await page.getByRole('button', { name: 'Load more projects' }).click();
+    await expectText(names, listed.map((p) => p.name));
+    await expectCount(page.getByRole('button', { name: 'Load more projects' }), 0);
+
+    await page.getByRole('link', { name: listed[0]!.name, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Integrations' }).waitFor();
+    await expectText(page.locator('.project-line'), listed[0]!.projectId);
+  });
+
+  it('creates a project, which then heads the list', async () => {
+    await page.getByRole('link', { name: 'Projects', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
     await page.getByLabel('Name', { exact: true }).fill('Console test');
     await page.getByLabel('Company id').fill('4242');
     await page.getByLabel('Monthly bot credits').fill('25');
@@ -80,6 +100,13 @@ describe.runIf(hasChromium)('console in a browser', () => {
     projectId = /#\/projects\/([^/]+)\//.exec(page.url())![1]!;
     const project = await svc.admin('GET', base());
     expect(project.body).toMatchObject({ name: 'Console test', companyId: 4242, monthlyBotCredits: 25 });
+
+    await page.getByRole('link', { name: 'Projects', exact: true }).click();
+    const first = page.getByRole('list', { name: 'Projects' }).getByRole('listitem').first();
+    await expectText(first, 'Console test');
+    await expectText(first, projectId);
+    await first.getByRole('link', { name: 'Console test' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Integrations' }).waitFor();
   });
 
   it('creates a channel of each type', async () => {
@@ -255,32 +282,54 @@ describe.runIf(hasChromium)('console in a browser', () => {
     await expectCount(page.getByRole('table', { name: 'Integrations' }).locator('tbody tr'), 2);
   });
 
-  it('creates, replaces and revokes the project API token and shows the bot credits', async () => {
+  it('shows the API token state from the API (active for a token created through the API, none after revoke) and the bot credits', async () => {
+    const health = (token: string) => fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } });
+    const tokenState = async () => (await svc.admin('GET', `${base()}/api-token`)).body as { active: boolean; issuedAt?: string };
+    const fromApi = (await svc.admin('POST', `${base()}/api-token`)).body.token as string;
+    const issuedAt = (await tokenState()).issuedAt!;
+
     await page.getByRole('link', { name: 'API token & credits' }).click();
     await expectText(page.getByTestId('credits-available'), '25', { exact: true });
     const credits = (await svc.admin('GET', `${base()}/bot-credits`)).body;
     await expectText(page.getByTestId('credits-month'), credits.mes, { exact: true });
 
-    const issue = async () => {
-      await page.getByRole('button', { name: 'Create or replace token' }).click();
-      await page.getByRole('dialog').getByRole('button', { name: 'Create token' }).click();
-      const token = await page.getByRole('textbox', { name: 'Project API token', exact: true }).inputValue();
-      await page.getByRole('button', { name: 'Done, I have stored it' }).click();
-      return token;
-    };
-    const health = (token: string) => fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } });
-    const first = await issue();
-    expect((await health(first)).status).toBe(200);
-    const second = await issue();
-    expect((await health(first)).status).toBe(401);
-    expect((await health(second)).status).toBe(200);
+    // Active since the time the API gave, with the time element carrying it exactly.
+    const state = page.getByTestId('token-state');
+    await expectText(state, /^Active since /);
+    expect(await state.locator('time').getAttribute('datetime')).toBe(issuedAt);
+
+    await page.getByRole('button', { name: 'Replace token' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Replace token' }).click();
+    const replaced = await page.getByRole('textbox', { name: 'Project API token', exact: true }).inputValue();
+    await page.getByRole('button', { name: 'Done, I have stored it' }).click();
+    expect((await health(fromApi)).status).toBe(401);
+    expect((await health(replaced)).status).toBe(200);
+    // The screen read the state again: the replacement's issue time.
+    const reissuedAt = (await tokenState()).issuedAt!;
+    expect(reissuedAt).not.toBe(issuedAt);
+    await eventually(async () => (await state.locator('time').getAttribute('datetime')) === reissuedAt, 5_000, 'state of the replaced token');
+    await expectText(state, /^Active since /);
 
     await page.getByRole('button', { name: 'Revoke token' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke token' }).click();
-    await expectText(page.getByTestId('token-state'), 'No token (revoked)', { exact: true });
-    const revoked = await health(second);
+    await expectText(state, /^None\b/);
+    expect(await tokenState()).toEqual({ active: false });
+    expect(await page.getByRole('button', { name: 'Revoke token' }).isDisabled()).toBe(true);
+    const revoked = await health(replaced);
     expect(revoked.status).toBe(401);
     expect(((await revoked.json()) as { error: string }).error).toBe('ERR_API_TOKEN_INVALID');
+
+    // A reload reads the same state from the API (nothing was kept in the tab).
+    await page.reload();
+    await expectText(page.getByTestId('token-state'), /^None\b/);
+
+    // With no token the action is "Create token"; the new token is shown once and the state is active again.
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Create token' }).click();
+    const created = await page.getByRole('textbox', { name: 'Project API token', exact: true }).inputValue();
+    await page.getByRole('button', { name: 'Done, I have stored it' }).click();
+    expect((await health(created)).status).toBe(200);
+    await expectText(page.getByTestId('token-state'), /^Active since /);
 
     await page.getByLabel('Grant credits for this month').fill('5');
     await page.getByRole('button', { name: 'Grant' }).click();
@@ -310,8 +359,8 @@ describe.runIf(hasChromium)('console in a browser', () => {
     const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
     const p = await phone.newPage();
     await signIn(p, svc.baseUrl, svc.adminKey);
-    for (const screen of ['integrations', 'integrations/new', `integrations/${webhookId}`, 'api-token', 'channels', 'bots']) {
-      await p.goto(`${svc.baseUrl}/console/#${base()}/${screen}`);
+    for (const screen of ['/', ...['integrations', 'integrations/new', `integrations/${webhookId}`, 'api-token', 'channels', 'bots'].map((s) => `${base()}/${s}`)]) {
+      await p.goto(`${svc.baseUrl}/console/#${screen}`);
       await p.getByRole('heading', { level: 1 }).waitFor();
       await p.waitForLoadState('networkidle');
       const overflow = (await p.evaluate(SIDEWAYS_OVERFLOW)) as number;
@@ -324,8 +373,8 @@ describe.runIf(hasChromium)('console in a browser', () => {
   });
 
   it('is accessible: every control has a label, the keyboard reaches the actions, text has enough contrast', async () => {
-    for (const screen of ['integrations', 'integrations/new', `integrations/${webhookId}`, 'api-token', 'channels', 'bots']) {
-      await page.goto(`${svc.baseUrl}/console/#${base()}/${screen}`);
+    for (const screen of ['/', ...['integrations', 'integrations/new', `integrations/${webhookId}`, 'api-token', 'channels', 'bots'].map((s) => `${base()}/${s}`)]) {
+      await page.goto(`${svc.baseUrl}/console/#${screen}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');
       const problems = (await page.evaluate(ACCESSIBILITY_PROBLEMS)) as string[];

@@ -1,16 +1,16 @@
 import { useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
-import type { BotCredits } from '../types.ts';
-import { ConfirmButton, ErrorNotice, Loading, SecretOnce, StatusMessage, useAction, useLoad } from '../ui.tsx';
+import type { ApiTokenState, BotCredits } from '../types.ts';
+import { Badge, ConfirmButton, ErrorNotice, formatTime, Loading, SecretOnce, StatusMessage, useAction, useLoad } from '../ui.tsx';
 
 /** The project API token (one per project; create/replace shown once, revoke) and the month's bot credits. */
 export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }) {
   const base = `/projects/${enc(projectId)}`;
   const credits = useLoad(() => api.get<BotCredits>(`${base}/bot-credits`), [api, projectId]);
+  // Whether the project has a token and since when (never the token itself), read again after every change.
+  const tokenState = useLoad(() => api.get<ApiTokenState>(`${base}/api-token`), [api, projectId]);
   const action = useAction();
   const [token, setToken] = useState<string>();
-  // The management API does not say whether a token exists; the console knows what happened in this tab.
-  const [state, setState] = useState<'unknown' | 'active' | 'revoked'>('unknown');
   const [status, setStatus] = useState<string>();
   const [grant, setGrant] = useState('');
 
@@ -30,10 +30,13 @@ export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }
   const issue = async () => {
     const r = await action.run(() => api.post<{ token: string }>(`${base}/api-token`));
     if (r) {
-      setState('active');
+      setStatus(undefined);
       setToken(r.token);
     }
+    await tokenState.reload();
   };
+  const active = tokenState.data?.active;
+  const since = tokenState.data?.issuedAt ? formatTime(tokenState.data.issuedAt) : undefined;
 
   return (
     <section>
@@ -48,15 +51,40 @@ export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }
           <p>
             <strong>State: </strong>
             <span data-testid="token-state">
-              {state === 'active' ? 'Active (created in this session)' : state === 'revoked' ? 'No token (revoked)' : 'Not shown by the API: create one to be sure which token is valid'}
+              {tokenState.data ? (
+                active ? (
+                  <>
+                    <Badge tone="ok">Active</Badge>
+                    {since ? (
+                      <>
+                        {' since '}
+                        <time dateTime={tokenState.data.issuedAt}>{since}</time>
+                      </>
+                    ) : null}
+                  </>
+                ) : (
+                  <>
+                    <Badge tone="neutral">None</Badge> The Bots API refuses calls for this project until a token is created.
+                  </>
+                )
+              ) : tokenState.error ? (
+                'Unknown'
+              ) : (
+                'Loading…'
+              )}
             </span>
           </p>
+          <ErrorNotice error={tokenState.error} />
           <div class="actions wrap">
             <ConfirmButton
-              label="Create or replace token"
-              title="Create a new API token?"
-              message="Any existing token for this project stops working immediately. The new token is shown once."
-              confirmLabel="Create token"
+              label={active ? 'Replace token' : active === false ? 'Create token' : 'Create or replace token'}
+              title={active ? 'Replace the API token?' : 'Create an API token?'}
+              message={
+                active
+                  ? `The current token${since ? ` (active since ${since})` : ''} stops working immediately. The new token is shown once.`
+                  : 'The new token is shown once. Any existing token for this project stops working immediately.'
+              }
+              confirmLabel={active ? 'Replace token' : 'Create token'}
               disabled={action.busy}
               onConfirm={issue}
             />
@@ -66,13 +94,11 @@ export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }
               message="Calls with the current token are rejected from now on (401 ERR_API_TOKEN_INVALID)."
               confirmLabel="Revoke token"
               danger
-              disabled={action.busy}
+              disabled={action.busy || active === false}
               onConfirm={async () => {
                 const ok = await action.run(() => api.del(`${base}/api-token`).then(() => true));
-                if (ok) {
-                  setState('revoked');
-                  setStatus('The API token was revoked.');
-                }
+                if (ok) setStatus('The API token was revoked.');
+                await tokenState.reload();
               }}
             />
           </div>

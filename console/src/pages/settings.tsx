@@ -1,7 +1,5 @@
-import { useEffect } from 'preact/hooks';
 import { ApiError, enc, type Api } from '../api.ts';
 import { match } from '../router.ts';
-import { rememberProject } from '../session.ts';
 import type { Project } from '../types.ts';
 import { ErrorNotice, Loading, useLoad } from '../ui.tsx';
 import { ApiTokenPage } from './api-token.tsx';
@@ -21,9 +19,6 @@ const TABS = [
 /** A project's Settings: the tabs and the screen under them. */
 export function ProjectSettings({ api, projectId, path }: { api: Api; projectId: string; path: string }) {
   const project = useLoad(() => api.get<Project>(`/projects/${enc(projectId)}`), [api, projectId]);
-  useEffect(() => {
-    if (project.data) rememberProject({ projectId: project.data.projectId, name: project.data.name });
-  }, [project.data]);
 
   if (project.error) {
     const missing = project.error instanceof ApiError && project.error.code === 'NOT_FOUND';
