@@ -1,5 +1,6 @@
 import type { Channel } from '../messaging/channel.ts';
-import { HttpError, notFound } from '../http/errors.ts';
+import { HttpError, notFound, validationError } from '../http/errors.ts';
+import type { IntegrationStore } from '../integrations/integration.ts';
 import type { Project } from '../projects/project.ts';
 import type { EventPublisher, WebhookEventType } from './events.ts';
 import { deliveryView, type DeliveryJob, type DeliveryStatus } from './model.ts';
@@ -8,7 +9,7 @@ import type { DeliveryQueue, DeliveryStore, WebhookDirectory } from './ports.ts'
 export interface WebhookAdminDeps {
   projects: { get(projectId: string): Promise<Project | undefined> };
   channels: { get(projectId: string, channelId: string): Promise<Channel | undefined> };
-  webhooks: Pick<WebhookDirectory, 'getWebhook'>;
+  webhooks: Pick<WebhookDirectory, 'getWebhook'> & Pick<IntegrationStore, 'get'>;
   deliveries: DeliveryStore;
   events: EventPublisher;
   queue: DeliveryQueue;
@@ -37,7 +38,12 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
     const webhook = await deps.webhooks.getWebhook(projectId, integrationId);
     if (webhook) return webhook;
     await requireProject(projectId);
-    throw notFound(`Webhook integration ${integrationId} does not exist.`);
+    if (await deps.webhooks.get(projectId, integrationId)) {
+      throw validationError('Only webhook integrations send events and have deliveries; this is a custom integration.', [
+        { path: 'integrationId', message: 'Not a webhook', code: 'invalid_value' },
+      ]);
+    }
+    throw notFound(`Integration ${integrationId} does not exist.`);
   }
 
   return {

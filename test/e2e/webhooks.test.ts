@@ -315,5 +315,10 @@ describe('POST /projects/{p}/events', () => {
     expect(noProject.status).toBe(404);
     expect(noProject.body.error).toBe('NOT_FOUND');
     expect((await svc.admin('GET', `/projects/${p.projectId}/integrations/int_nope/deliveries`)).status).toBe(404);
+    const custom = await svc.admin('POST', `/projects/${p.projectId}/integrations`, { product: 'custom', channelId: ch.channelId });
+    const notWebhook = await svc.admin('POST', `/projects/${p.projectId}/integrations/${custom.body.integrationId}/test`);
+    expect(notWebhook.status).toBe(400);
+    expect(notWebhook.body.error).toBe('VALIDATION_ERROR');
+    expect((await svc.admin('GET', `/projects/${p.projectId}/integrations/${custom.body.integrationId}/deliveries?status=nope`)).status).toBe(400);
   });
 });
