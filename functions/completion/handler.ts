@@ -1,6 +1,6 @@
 import { config } from '#shared/config/config.ts';
 import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
-import { readSecret } from '#shared/adapters/aws/secrets.ts';
+import { readOptionalSecret } from '#shared/adapters/aws/secrets.ts';
 import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
 import { modelRouterFromConfig } from '#shared/adapters/models/model-router.ts';
@@ -22,7 +22,9 @@ const LAMBDA_MARGIN_MS = 2_000;
 const cfg = config();
 const logger = createLogger('completion');
 const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
-const openAiApiKey = await optionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN);
+const openAiApiKey = await readOptionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN, cfg.AWS_REGION, (cause) =>
+  logger.warn('model API key secret unreadable; OpenAI-compatible calls will go without a key', { cause: String(cause) }),
+);
 // A retry may take over an Idempotency-Key only once this request can no longer be running: its timeout plus margin.
 const lockSeconds = (routes.find((r) => r.fn === 'completion')?.timeoutSeconds ?? 100) + 10;
 // The same search (and index cache) as POST /api/v1/ai/search.
@@ -62,18 +64,4 @@ function responseBody(output: CompletionOutput): Record<string, unknown> {
     output.responseFormat === 'json' ? { success: true, dados: output.data } : { success: true, result: output.text };
   if (output.usage) body.usage = { inputTokens: output.usage.inputTokens, outputTokens: output.usage.outputTokens };
   return body;
-}
-
-/**
- * The OpenAI-compatible server's key, when the deployment keeps it in Secrets Manager. A secret that cannot be read
- * does not stop the function: Bedrock and offline bots keep working, and OpenAI calls fail as "not available".
- */
-async function optionalSecret(secretId: string | undefined): Promise<string | undefined> {
-  if (!secretId) return undefined;
-  try {
-    return await readSecret(secretId, cfg.AWS_REGION);
-  } catch (cause) {
-    logger.warn('model API key secret unreadable; OpenAI-compatible calls will go without a key', { cause: String(cause) });
-    return undefined;
-  }
 }

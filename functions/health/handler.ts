@@ -1,5 +1,6 @@
 import { config } from '#shared/config/config.ts';
 import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
+import { readOptionalSecret } from '#shared/adapters/aws/secrets.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
 import { modelProbe } from '#shared/adapters/models/model-probe.ts';
 import { bucketProbe } from '#shared/adapters/s3/bucket-probe.ts';
@@ -15,7 +16,10 @@ import { createLogger } from '#shared/logging/logger.ts';
 const cfg = config();
 const logger = createLogger('health');
 const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
-const probes = [modelProbe(cfg)];
+const openAiApiKey = await readOptionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN, cfg.AWS_REGION, (cause) =>
+  logger.warn('model API key secret unreadable; the model probe goes without a key', { cause: String(cause) }),
+);
+const probes = [modelProbe(cfg, openAiApiKey === undefined ? {} : { openAiApiKey })];
 if (cfg.BUCKET_KNOWLEDGE) probes.push(bucketProbe(s3Client(cfg), cfg.BUCKET_KNOWLEDGE));
 const getHealth = makeGetHealth({ credits: new DynamoCreditLedger(table), probes, probeTimeoutMs: 2_000, probeCacheMs: 10_000 });
 

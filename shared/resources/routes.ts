@@ -27,7 +27,7 @@ export interface FunctionSettings {
 
 export const routes: RouteDefinition[] = [
   { method: 'GET', path: '/api/v1/ai/health', fn: 'health', timeoutSeconds: 10, memoryMb: 512,
-    access: { table: { read: true, write: true }, buckets: { knowledge: { list: true } }, bedrock: { countTokens: true } } },
+    access: { table: { read: true, write: true }, buckets: { knowledge: { list: true } }, bedrock: { countTokens: true }, secrets: ['modelApiKey'] } },
   // timeoutMs goes up to 90 s: the Lambda gets 90 s + 10 s for the bot read, the charge, the refund and the answer.
   { method: 'POST', path: '/api/v1/ai/completion', fn: 'completion', timeoutSeconds: 100, memoryMb: 1024,
     access: { table: { read: true, write: true }, buckets: { knowledge: { read: [''] } }, bedrock: { invoke: true }, secrets: ['modelApiKey'] } },
