@@ -76,6 +76,13 @@ describe('functions', () => {
     }
   });
 
+  it('deploys every function folder that exists (a handler.ts no definition names would never reach AWS)', () => {
+    const folders = readdirSync(join(projectRoot, 'functions'), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && existsSync(join(projectRoot, 'functions', d.name, 'handler.ts')))
+      .map((d) => d.name);
+    expect(folders.filter((f) => !specs.some((x) => x.fn === f))).toEqual([]);
+  });
+
   it.each(specs.map((x) => [x.fn, x] as const))('%s: Node 22 on arm64 (x86_64 only for native addons), its memory and timeout, source maps on', (fn, spec: FunctionSpec) => {
     const props = resources[fnId(fn)]!.Properties;
     expect(props.Runtime).toBe('nodejs22.x');
