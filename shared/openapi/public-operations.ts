@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { completionRequest } from '../completion/completion-request.ts';
 import { searchRequest } from '../knowledge/search-request.ts';
 import { PAYLOAD_SCHEMAS } from '../messaging/payloads.ts';
 import type { ErrorsByStatus } from './error-codes.ts';
@@ -34,19 +35,7 @@ export interface PublicOperationDoc {
   errors: ErrorsByStatus;
 }
 
-// Copies of request schemas the handlers keep private (functions/completion/request.ts, functions/search/handler.ts,
-// functions/extract/request.ts). The openapi test checks each copy against the handler's answers.
-const completionRequestCopy = z
-  .strictObject({
-    prompt: z.string().min(1).max(120_000),
-    botId: z.string().min(1).max(200).optional().meta({ description: 'Exactly one of `botId` / `instructions`.' }),
-    instructions: z.string().min(1).max(60_000).optional().meta({ description: 'A standalone system prompt; exactly one of `botId` / `instructions`.' }),
-    responseFormat: z.enum(['text', 'json']).default('text'),
-    timeoutMs: z.number().min(1_000).max(90_000).default(30_000),
-  })
-  .meta({ id: 'CompletionRequest' });
-
-
+// A copy of a request schema the extract handler keeps private (functions/extract/request.ts); flagged in the document.
 const extractJsonRequestCopy = z
   .strictObject({ fileKey: z.string().min(1).max(1024), mode: z.enum(['text', 'pages']).default('text') })
   .meta({ id: 'ExtractFromUploadRequest' });
@@ -111,7 +100,7 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     security: 'apiToken',
     idempotent: true,
     rateLimited: true,
-    requestBodies: [{ contentType: 'application/json', schema: completionRequestCopy, source: 'copy' }],
+    requestBodies: [{ contentType: 'application/json', schema: completionRequest, source: 'handler' }],
     responses: { 200: { description: 'The generated text (or parsed JSON value).', body: s.completionResult } },
     errors: {
       ...jsonBodyErrors,

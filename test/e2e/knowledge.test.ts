@@ -259,9 +259,13 @@ describe('knowledge files', () => {
 
 describe('bots CRUD', () => {
   test('create, read, list, update, delete; another project sees 404; a deleted bot answers 404 to search', async () => {
-    const created = await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'Vendas', instructions: 'Seja breve.', model: 'amazon.nova-lite-v1:0', temperature: 0.2 });
+    const created = await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'Vendas', instructions: 'Seja breve.', model: 'bedrock:amazon.nova-lite-v1:0', temperature: 0.2 });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ botId: expect.stringMatching(/^bot_/), projectId: project.projectId, name: 'Vendas', instructions: 'Seja breve.', temperature: 0.2 });
+    expect(created.body).toMatchObject({ botId: expect.stringMatching(/^bot_/), projectId: project.projectId, name: 'Vendas', instructions: 'Seja breve.', model: 'bedrock:amazon.nova-lite-v1:0', temperature: 0.2 });
+    // A model the completion endpoint could not use is refused when the bot is saved, not when it is called.
+    const badModel = await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'x', instructions: 'y', model: 'amazon.nova-lite-v1:0' });
+    expect(badModel.status).toBe(400);
+    expect(badModel.body.details[0].path).toBe('model');
     const id = created.body.botId;
     expect((await svc.admin('GET', `/projects/${project.projectId}/bots/${id}`)).body.name).toBe('Vendas');
     const list = await svc.admin('GET', `/projects/${project.projectId}/bots`);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseModelSpec } from '#shared/models/model-spec.ts';
 import type { Config } from '#shared/config/config.ts';
 import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-file-store.ts';
@@ -19,7 +20,14 @@ import type { Logger } from '#shared/logging/logger.ts';
 
 const name = z.string().trim().min(1).max(200);
 const instructions = z.string().min(1).max(60_000);
-const model = z.string().trim().min(1).max(200);
+/** `offline`, `openai[:<model>]` or `bedrock[:<model id>]`: refused here rather than failing at completion time. */
+const model = z
+  .string()
+  .trim()
+  .superRefine((value, ctx) => {
+    const parsed = parseModelSpec(value);
+    if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
+  });
 const temperature = z.number().min(0).max(1);
 
 const createBotBody = z.strictObject({ name, instructions, model: model.optional(), temperature: temperature.optional() });
