@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import type { SmtpProvider } from '../../messaging/channel.ts';
 import { callTimeoutMs, excerpt, ProviderError, type MessageProvider, type OutboundMessage, type ProviderReceipt } from '../../messaging/providers.ts';
 
@@ -15,11 +14,16 @@ import { callTimeoutMs, excerpt, ProviderError, type MessageProvider, type Outbo
 export class SmtpEmailSender implements MessageProvider {
   constructor(private readonly options: { timeoutMs: number }) {}
 
+  /** nodemailer is loaded on the first email, not at cold start: most sends are SMS or WhatsApp. */
+  private static nodemailer?: Promise<typeof import('nodemailer')>;
+
   async send(outbound: OutboundMessage): Promise<ProviderReceipt> {
     const { channel, message } = outbound;
     if (message.type !== 'email' || channel.provider.kind !== 'smtp') throw new ProviderError('The channel is not an SMTP email channel');
     const provider: SmtpProvider = channel.provider;
     const timeout = callTimeoutMs(this.options.timeoutMs, outbound.deadline);
+    SmtpEmailSender.nodemailer ??= import('nodemailer');
+    const nodemailer = (await SmtpEmailSender.nodemailer).default;
     const transport = nodemailer.createTransport({
       host: provider.host,
       port: provider.port,
