@@ -11,7 +11,8 @@ export interface ServiceProcess {
 export async function spawnService(env: Record<string, string>, timeoutMs = 20_000): Promise<ServiceProcess> {
   // Node itself with tsx's loader (not the tsx CLI, which would run the service in a grandchild that a kill misses).
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'local/main.ts'], {
-    env: { ...process.env, PORT: '0', ...env },
+    // As `npm start` runs it, V8's compile cache included.
+    env: { ...process.env, PORT: '0', NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
