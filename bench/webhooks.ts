@@ -5,8 +5,9 @@
  *    producers on `POST /admin/v1/projects/{p}/events` (1 webhook per event, then 3 webhooks per event);
  *  - latency: event accepted (the envelope's timestamp) → delivery received, open loop at `--rate` (100 events/s)
  *    and at half the rate the round just sustained;
- *  - isolation: the throughput run again with a second receiver that never answers subscribed to every event;
- *    healthy deliveries/s as a share of the plain runs just before and just after it;
+ *  - isolation: the throughput run again with a second receiver that never answers subscribed to every event
+ *    (measured after 20 s, in the sustained regime); healthy deliveries/s as a share of the plain run just before;
+ *  - the runner's CPU time per delivery (from /proc), which the machine's noise moves far less than rates do;
  *  - the bounds, measured in the same round on this machine: dynalite conditional writes/s, fauxqs messages/s end
  *    to end (send batch, receive, delete batch; SQLite persistence on, as the runner has it), loopback POSTs/s.
  *
@@ -16,7 +17,7 @@
  * (`--queue-sync normal`: see bench/webhooks-queue-sync.ts; the fauxqs anchor then runs with it too.)
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,9 +53,9 @@ interface Round {
   latencyAtHalf: Latency;
   /** At `--rate` (the issue's 100 events/s), for half the window. */
   latencyAtRate: Latency;
+  /** Plain run again just before the isolation run: its difference from `throughput1` shows the noise. */
+  throughput1Again: Throughput;
   isolation: Throughput & { hangingReceived: number; hangingMaxOpen: number };
-  /** The plain run again right after the hanging receiver was removed (isolation is compared to both). */
-  throughput1After: Throughput;
 }
 
 interface Latency {
@@ -70,6 +71,9 @@ interface Latency {
 interface Throughput {
   postedPerS: number;
   deliveredPerS: number;
+  /** CPU time of the runner process (all its threads) per delivery in the window, and its share of one core. */
+  runnerCpuMsPerDelivery: number;
+  runnerCpuShare: number;
   /** Events posted but not yet delivered when the window closed. */
   backlogAtEnd: number;
   /** Seconds after the producers stopped until every posted event was delivered. */
@@ -198,13 +202,19 @@ class Driver {
     return this.call('POST', `/projects/${target.projectId}/events`, { channelId: target.channelId, type: 'message.sent', data: { n, text: 'Olá! Your order #12345 has shipped.' } });
   }
 
+  /** User + system CPU seconds of the runner process so far (Linux /proc; clock ticks of 1/100 s). */
+  runnerCpuSeconds(): number {
+    const fields = readFileSync(`/proc/${this.svc.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  }
+
   close() {
     this.agent.destroy();
   }
 }
 
 /** 32 producers post events as fast as the service accepts them; deliveries counted in the measured window. */
-async function throughput(driver: Driver, healthy: TestReceiver, target: { projectId: string; channelId: string }, perEvent: number): Promise<Throughput> {
+async function throughput(driver: Driver, healthy: TestReceiver, target: { projectId: string; channelId: string }, perEvent: number, warmupS = WARMUP_S): Promise<Throughput> {
   let posted = 0;
   let stop = false;
   const producers = Array.from({ length: 32 }, async () => {
@@ -213,10 +223,10 @@ async function throughput(driver: Driver, healthy: TestReceiver, target: { proje
       if (res.status === 202) posted++;
     }
   });
-  await sleep(WARMUP_S * 1000);
-  const [postedAtStart, receivedAtStart, t0] = [posted, healthy.received.length, performance.now()];
+  await sleep(warmupS * 1000);
+  const [postedAtStart, receivedAtStart, t0, cpu0] = [posted, healthy.received.length, performance.now(), driver.runnerCpuSeconds()];
   await sleep(seconds * 1000);
-  const [postedAtEnd, receivedAtEnd, t1] = [posted, healthy.received.length, performance.now()];
+  const [postedAtEnd, receivedAtEnd, t1, cpu1] = [posted, healthy.received.length, performance.now(), driver.runnerCpuSeconds()];
   stop = true;
   await Promise.all(producers);
   const window = (t1 - t0) / 1000;
@@ -226,6 +236,8 @@ async function throughput(driver: Driver, healthy: TestReceiver, target: { proje
   return {
     postedPerS: (postedAtEnd - postedAtStart) / window,
     deliveredPerS: (receivedAtEnd - receivedAtStart) / window,
+    runnerCpuMsPerDelivery: ((cpu1 - cpu0) * 1000) / Math.max(1, receivedAtEnd - receivedAtStart),
+    runnerCpuShare: (cpu1 - cpu0) / window,
     backlogAtEnd: postedAtEnd * perEvent - receivedAtEnd,
     drainS: (performance.now() - drainStart) / 1000,
   };
@@ -288,20 +300,16 @@ async function round(): Promise<Round> {
     ]);
     const throughput3 = await throughput(driver, r3, fanout3, 3);
 
-    // Plain, with a hanging receiver, plain again: the isolation share is taken against both neighbours.
-    const throughput1 = await plain();
+    // Plain, then the same with a hanging receiver. The hanging run is measured after 20 s, once the jobs parked
+    // behind its first stuck attempts have come back (15 s) and its circuit is cycling: the sustained regime.
+    const throughput1Again = await plain();
     const [hanging, healthy] = [await receiver(() => 'hang'), await receiver()];
     const isolated = await driver.setup([
       { scope: 'general', url: hanging.url },
       { scope: 'channel', url: healthy.url },
     ]);
-    const isolation = { ...(await throughput(driver, healthy, isolated, 1)), hangingReceived: hanging.received.length, hangingMaxOpen: hanging.maxOpen() };
-    // Remove it: its parked jobs are dropped when they come back (webhook deleted), its open requests fail.
-    const hooks = (await driver.call('GET', `/projects/${isolated.projectId}/integrations`)).json.items as { integrationId: string; url: string }[];
-    for (const h of hooks.filter((x) => x.url === hanging.url)) await driver.call('DELETE', `/projects/${isolated.projectId}/integrations/${h.integrationId}`);
-    await hanging.close();
-    const throughput1After = await plain();
-    return { anchors: { dynaliteWritesPerS, fauxqsMsgsPerS, loopbackPostsPerS }, throughput1, throughput3, latencyAtHalf, latencyAtRate, isolation, throughput1After };
+    const isolation = { ...(await throughput(driver, healthy, isolated, 1, 20)), hangingReceived: hanging.received.length, hangingMaxOpen: hanging.maxOpen() };
+    return { anchors: { dynaliteWritesPerS, fauxqsMsgsPerS, loopbackPostsPerS }, throughput1: warm, throughput3, latencyAtHalf, latencyAtRate, throughput1Again, isolation };
   } finally {
     driver.close();
     await Promise.all(receivers.map((r) => r.close()));
@@ -360,6 +368,10 @@ const latencySummary = (f: (r: Round) => Latency) => ({
 const throughputSummary = (f: (r: Round) => Throughput) => ({
   eventsPostedPerS: med((r) => f(r).postedPerS),
   deliveriesPerS: med((r) => f(r).deliveredPerS),
+  runnerCpuMsPerDelivery: med((r) => f(r).runnerCpuMsPerDelivery),
+  runnerCpuShare: med((r) => f(r).runnerCpuShare),
+  /** Deliveries/s if the runner had one core to itself: 1000 / CPU ms per delivery. */
+  perFreeCorePerS: med((r) => 1000 / f(r).runnerCpuMsPerDelivery),
   backlogAtEnd: med((r) => f(r).backlogAtEnd),
   drainS: med((r) => f(r).drainS),
 });
@@ -374,14 +386,15 @@ const summary = {
     modelDeliveriesPerS: med(modelPerS),
   },
   throughput1Webhook: { ...throughputSummary((r) => r.throughput1), shareOfModel: med((r) => r.throughput1.deliveredPerS / modelPerS(r)) },
+  throughput1WebhookAgain: throughputSummary((r) => r.throughput1Again),
   throughput3Webhooks: throughputSummary((r) => r.throughput3),
   latencyAtHalfSustainedRate: latencySummary((r) => r.latencyAtHalf),
   latencyAtRate: latencySummary((r) => r.latencyAtRate),
   withHangingReceiver: {
-    healthyDeliveriesPerS: med((r) => r.isolation.deliveredPerS),
-    plainBeforePerS: med((r) => r.throughput1.deliveredPerS),
-    plainAfterPerS: med((r) => r.throughput1After.deliveredPerS),
-    shareOfPlainRuns: med((r) => r.isolation.deliveredPerS / ((r.throughput1.deliveredPerS + r.throughput1After.deliveredPerS) / 2)),
+    ...throughputSummary((r) => r.isolation),
+    shareOfPlainRunBefore: med((r) => r.isolation.deliveredPerS / r.throughput1Again.deliveredPerS),
+    /** Same, in runner CPU per healthy delivery (insensitive to how much of a core the runner got). */
+    cpuShareOfPlainRunBefore: med((r) => r.throughput1Again.runnerCpuMsPerDelivery / r.isolation.runnerCpuMsPerDelivery),
     hangingRequestsOpenAtMost: med((r) => r.isolation.hangingMaxOpen),
   },
 };
