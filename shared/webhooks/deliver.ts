@@ -15,6 +15,8 @@ const HEALTH_CACHE_MS = 60_000;
 /** SQS lets a received message stay invisible at most 12 h; keep a margin for the time already spent. */
 const MAX_POSTPONE_SECONDS = 12 * 3600 - 300;
 const MAX_DELAY_SECONDS = 900;
+/** First wait of a job put back behind a hanging or timed-out destination; doubles each time. */
+const PARKED_JOB_BASE_DELAY_SECONDS = 30;
 
 export interface ReceivedMessage {
   messageId: string;
@@ -108,9 +110,12 @@ export function makeDeliver(deps: DeliverDeps) {
 
     const decision = await deps.gate.enter(endpointOf(target.url));
     if (!decision.admitted) {
-      // Whatever the gate says, and longer each time the same job is put back: a dead receiver costs the queue a
-      // few messages per job, not one per second.
-      const base = Math.max(decision.retryAfterMs / 1000, 2 ** Math.min(10, job.deferrals));
+      // Whatever the gate says, and longer each time the same job is put back. Behind a hanging or timed-out
+      // destination only the probe needs to come back soon: the other jobs wait 30 s, 1 min, 2 min... (at most
+      // 15 min, SQS's longest delay), so a dead receiver costs the queue a few messages per job per hour, and a
+      // recovered one gets its backlog within that delay.
+      const step = decision.reason === 'busy' ? 1 : PARKED_JOB_BASE_DELAY_SECONDS;
+      const base = Math.max(decision.retryAfterMs / 1000, step * 2 ** Math.min(10, job.deferrals));
       const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil(base * (1 + 0.2 * random()))));
       return {
         kind: 'requeue',

@@ -33,7 +33,12 @@ export interface EndpointGateOptions {
 
 export type GateDecision =
   | { admitted: true; release(outcome: AttemptOutcome['kind']): void }
-  | { admitted: false; reason: 'circuit-open' | 'busy'; retryAfterMs: number };
+  | {
+      admitted: false;
+      /** `busy`: attempts in flight answer but the limit is reached; `stuck`: they hang; `circuit-open`: timed out. */
+      reason: 'circuit-open' | 'stuck' | 'busy';
+      retryAfterMs: number;
+    };
 
 interface EndpointState {
   /** Start times of the attempts in flight. */
@@ -69,7 +74,7 @@ export class EndpointGate {
       const stuck = state.timeouts > 0 || now - oldest >= this.options.slowAfterMs;
       if (stuck) {
         // Nothing changes for this destination before its oldest attempt answers or times out.
-        return { admitted: false, reason: 'busy', retryAfterMs: Math.max(this.options.slowAfterMs, oldest + this.options.attemptTimeoutMs - now) };
+        return { admitted: false, reason: 'stuck', retryAfterMs: Math.max(this.options.slowAfterMs, oldest + this.options.attemptTimeoutMs - now) };
       }
       if (now >= waitUntil) return { admitted: false, reason: 'busy', retryAfterMs: this.options.slowAfterMs };
       await this.waitForPlace(state, Math.min(waitUntil, oldest + this.options.slowAfterMs) - now);

@@ -193,6 +193,18 @@ describe('deliver', () => {
     expect(t.deliveries.writes.map((w) => w.eventId).sort()).toEqual(['evt_b0', 'evt_b1', 'evt_g0', 'evt_g1', 'evt_g2', 'evt_g3', 'evt_g4']);
   });
 
+  it('parks jobs behind a timed-out destination for 30 s, doubling each time, without an attempt', async () => {
+    const t = setup({ schedule: '5,5', sender: new FakeSender(() => ({ kind: 'timeout', durationMs: 15_000, error: 'no answer' })) });
+    await t.deliver.deliverBatch([message(job())]);
+    expect(t.sender.requests).toHaveLength(1);
+    await t.deliver.deliverBatch([message(job({ eventId: 'evt_2', deliveryId: 'dlv_2' }), 1, 'm2')]);
+    expect(t.sender.requests).toHaveLength(1);
+    expect(t.queue.enqueued.at(-1)).toMatchObject({ delaySeconds: 30, job: { deliveryId: 'dlv_2', deferrals: 1, attemptsBefore: 0 } });
+    await t.deliver.deliverBatch([message(t.queue.enqueued.at(-1)!.job, 1, 'm3')]);
+    expect(t.queue.enqueued.at(-1)).toMatchObject({ delaySeconds: 60, job: { deferrals: 2 } });
+    expect(t.deliveries.writes.map((w) => w.deliveryId)).toEqual([deliveryIdFor('evt_1', 'int_1')]);
+  });
+
   it('leaves an unreadable job for the dead-letter queue', async () => {
     const t = setup();
     expect(await t.deliver.deliverBatch([{ messageId: 'bad', receiptHandle: 'rh', body: '{"v":2}', receiveCount: 1 }])).toEqual(['bad']);

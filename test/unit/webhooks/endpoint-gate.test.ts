@@ -37,7 +37,7 @@ describe('EndpointGate', () => {
     const started = Date.now();
     const decision = await g.enter('https://a');
     // Back when the oldest attempt must have answered or timed out (15 s after it started).
-    expect(decision).toMatchObject({ admitted: false, reason: 'busy', retryAfterMs: 13_500 });
+    expect(decision).toMatchObject({ admitted: false, reason: 'stuck', retryAfterMs: 13_500 });
     expect(Date.now() - started).toBeLessThan(100);
   });
 
@@ -49,7 +49,7 @@ describe('EndpointGate', () => {
     advance(5000);
     const probe = await g.enter('https://a');
     expect(probe.admitted).toBe(true);
-    expect(await g.enter('https://a')).toMatchObject({ admitted: false, reason: 'busy' });
+    expect(await g.enter('https://a')).toMatchObject({ admitted: false, reason: 'stuck' });
     if (probe.admitted) probe.release('timeout');
     expect(await g.enter('https://a')).toMatchObject({ reason: 'circuit-open', retryAfterMs: 10_000 });
     advance(10_000);
