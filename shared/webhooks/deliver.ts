@@ -17,6 +17,8 @@ const MAX_POSTPONE_SECONDS = 12 * 3600 - 300;
 const MAX_DELAY_SECONDS = 900;
 /** First wait of a job put back behind a hanging or timed-out destination; doubles each time. */
 const PARKED_JOB_BASE_DELAY_SECONDS = 30;
+/** Times a job is parked (30 s + 1 + 2 + 4 + 8 + 15 min, about half an hour) before it counts failed attempts. */
+const MAX_PARKINGS = 6;
 
 export interface ReceivedMessage {
   messageId: string;
@@ -51,7 +53,8 @@ type Outcome = { kind: 'done' } | { kind: 'postpone'; seconds: number } | { kind
  * 2. resolve the webhook: the sealed snapshot the fan-out put in the job (first receive, under a minute old), else
  *    a fresh read (retries, manual retries); a deleted webhook ends the delivery; a disabled one fails it unsent;
  * 3. pass the endpoint gate (see `endpoint-gate.ts`): a destination that is hanging or has too many attempts in
- *    flight gets the job back on the queue with a delay, without an attempt;
+ *    flight gets the job back on the queue with a delay, without an attempt (after half an hour of that, the
+ *    attempt fails unsent and the retry schedule runs on);
  * 4. POST the body with `Authorization: Bearer` when configured and the Standard Webhooks headers (`webhook-id` =
  *    the event id on every attempt, signatures under every live secret), within the sender's 15 s deadline;
  * 5. write the attempt (one UpdateItem) with the status: succeeded (2xx); failed (410, the last attempt, or a
@@ -108,34 +111,39 @@ export function makeDeliver(deps: DeliverDeps) {
       return { kind: 'done' };
     }
 
-    const decision = await deps.gate.enter(endpointOf(target.url));
-    if (!decision.admitted) {
-      // Whatever the gate says, and longer each time the same job is put back. Behind a hanging or timed-out
-      // destination only the probe needs to come back soon: the other jobs wait 30 s, 1 min, 2 min... (at most
-      // 15 min, SQS's longest delay), so a dead receiver costs the queue a few messages per job per hour, and a
-      // recovered one gets its backlog within that delay.
-      const step = decision.reason === 'busy' ? 1 : PARKED_JOB_BASE_DELAY_SECONDS;
-      const base = Math.max(decision.retryAfterMs / 1000, step * 2 ** Math.min(10, job.deferrals));
-      const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil(base * (1 + 0.2 * random()))));
-      return {
-        kind: 'requeue',
-        queued: { job: { ...job, attemptsBefore: attemptNumber - 1, deferrals: job.deferrals + 1 }, delaySeconds },
-      };
-    }
-
+    const endpoint = endpointOf(target.url);
+    const decision = await deps.gate.enter(endpoint);
     let outcome: AttemptOutcome | undefined;
     const attemptAt = now();
-    try {
-      const headers: Record<string, string> = {
-        'content-type': 'application/json',
-        'user-agent': deps.userAgent,
-        ...standardWebhookHeaders(target.signingSecrets, job.eventId, Math.floor(attemptAt / 1000), body),
-      };
-      if (target.bearerToken) headers.authorization = `Bearer ${target.bearerToken}`;
-      outcome = await deps.sender.send({ url: target.url, headers, body });
-    } finally {
-      // Released before the write: the destination's place is free as soon as it answered.
-      decision.release(outcome?.kind ?? 'network');
+    if (!decision.admitted) {
+      if (decision.reason === 'busy' || job.deferrals < MAX_PARKINGS || job.manual) {
+        // Whatever the gate says, and longer each time the same job is put back. Behind a hanging or timed-out
+        // destination only the probe needs to come back soon: the other jobs wait 30 s, 1 min, 2 min... (at most
+        // 15 min, SQS's longest delay), and a recovered destination gets its backlog within that delay.
+        const step = decision.reason === 'busy' ? 1 : PARKED_JOB_BASE_DELAY_SECONDS;
+        const base = Math.max(decision.retryAfterMs / 1000, step * 2 ** Math.min(10, job.deferrals));
+        const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil(base * (1 + 0.2 * random()))));
+        return {
+          kind: 'requeue',
+          queued: { job: { ...job, attemptsBefore: attemptNumber - 1, deferrals: job.deferrals + 1 }, delaySeconds },
+        };
+      }
+      // Parked for half an hour and the destination still does not answer: this attempt fails unsent, as it would
+      // have timed out, and the delivery follows the retry schedule to `failed` instead of waiting forever.
+      outcome = { kind: 'timeout', durationMs: 0, error: `not sent: ${endpoint} is not answering (attempts time out)` };
+    } else {
+      try {
+        const headers: Record<string, string> = {
+          'content-type': 'application/json',
+          'user-agent': deps.userAgent,
+          ...standardWebhookHeaders(target.signingSecrets, job.eventId, Math.floor(attemptAt / 1000), body),
+        };
+        if (target.bearerToken) headers.authorization = `Bearer ${target.bearerToken}`;
+        outcome = await deps.sender.send({ url: target.url, headers, body });
+      } finally {
+        // Released before the write: the destination's place is free as soon as it answered.
+        decision.release(outcome?.kind ?? 'network');
+      }
     }
 
     const gone = outcome.kind === 'http-error' && outcome.statusCode === 410;

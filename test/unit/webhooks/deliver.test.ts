@@ -203,6 +203,12 @@ describe('deliver', () => {
     await t.deliver.deliverBatch([message(t.queue.enqueued.at(-1)!.job, 1, 'm3')]);
     expect(t.queue.enqueued.at(-1)).toMatchObject({ delaySeconds: 60, job: { deferrals: 2 } });
     expect(t.deliveries.writes.map((w) => w.deliveryId)).toEqual([deliveryIdFor('evt_1', 'int_1')]);
+    // After half an hour parked, a refused job fails unsent and follows the schedule (postponed, not re-sent).
+    const parked = { ...t.queue.enqueued.at(-1)!.job, deferrals: 6 };
+    expect(await t.deliver.deliverBatch([message(parked, 1, 'm4')])).toEqual(['m4']);
+    expect(t.sender.requests).toHaveLength(1);
+    expect(t.deliveries.writes.at(-1)).toMatchObject({ deliveryId: 'dlv_2', status: 'pending', attempt: { durationMs: 0, error: expect.stringMatching(/^not sent: https:\/\/hooks\.example\.com is not answering/) } });
+    expect(t.queue.postponed.at(-1)).toEqual({ receiptHandle: 'rh-m4', seconds: 5 });
   });
 
   it('leaves an unreadable job for the dead-letter queue', async () => {
