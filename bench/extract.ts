@@ -7,7 +7,7 @@
  * Needs `pdftotext` (Debian: apt-get install -y poppler-utils). Files are built here with pdf-lib (Helvetica, Times,
  * Courier; Portuguese and English text). Real-world PDFs found under /usr/share/doc are measured for agreement too.
  * Each round runs ours and pdftotext back to back on each file; the report gives medians. Peak RSS runs in a child
- * process per case (`--rss-file <pdf>`) so each figure is that process's own high-water mark.
+ * process per case (bench/extract-rss-child.ts, bundled) so each figure is that process's own high-water mark.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,8 +15,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { concatTransformationMatrix, drawObject, PDFDocument, popGraphicsState, pushGraphicsState, StandardFonts, type PDFFont } from 'pdf-lib';
-import { eventBodyChunks, parseMultipart } from '#shared/http/multipart.ts';
-import { extractPdfPages, openPdf, type OcrEngine } from '#shared/pdf/index.ts';
+import { extractPdfPages } from '#shared/pdf/index.ts';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
@@ -145,49 +144,14 @@ function agreement(oursPages: string[], theirPages: string[]): { mean: number; m
 
 // ---------------------------------------------------------------- peak RSS (child processes)
 
-/**
- * What the extract handler does with a 25 MB multipart request, in a fresh process that only does that (the file was
- * written by the parent), then that process's peak RSS.
- */
-async function rssChild(file: string): Promise<void> {
-  const pdf = readFileSync(file);
-  const kind = file.split('/').pop();
-  const boundary = 'rss-boundary';
-  const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
-    Buffer.from(pdf),
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  // The event as API Gateway / the local gateway hands it over: the body base64-encoded in a string.
-  const event = { body: body.toString('base64'), isBase64Encoded: true };
-  const baseline = process.resourceUsage().maxRSS / 1024;
-  const started = performance.now();
-  const form = await parseMultipart(eventBodyChunks(event), `multipart/form-data; boundary=${boundary}`, { fileSize: MAX_PDF_BYTES });
-  const bytes = form.files[0]!.bytes;
-  const doc = await openPdf(bytes);
-  // OCR is stubbed: this measures our pipeline (decode, render, assess, encode), not an OCR engine's own memory.
-  let ocrPages = 0;
-  const stub: OcrEngine = { name: 'stub', concurrency: 1, recognize: async () => (ocrPages++, { text: 'stub text', confidence: 99 }) };
-  const { pages } = await doc.extract({ ocr: { engine: stub } });
-  await doc.close();
-  const ms = performance.now() - started;
-  console.log(JSON.stringify({ kind, bytes: bytes.length, pages: pages.length, ocrPages, ms: Math.round(ms), baselineMb: Math.round(baseline), peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }));
-}
-
-/** ~25 MB of text pages (compressed content streams), padded to exactly 25 MB. */
+/** Just under 25 MB of text pages (compressed content streams): sized from a 300-page sample, built once. */
 async function bigTextPdf(): Promise<Uint8Array> {
-  let pages = 1500;
+  const sample = await textPdf(300);
+  let pages = Math.floor((300 * MAX_PDF_BYTES * 0.97) / sample.length);
   for (;;) {
     const bytes = await textPdf(pages);
-    if (bytes.length > MAX_PDF_BYTES) {
-      pages = Math.floor(pages * 0.97);
-      continue;
-    }
-    if (bytes.length < MAX_PDF_BYTES * 0.9) {
-      pages = Math.ceil((pages * MAX_PDF_BYTES * 0.95) / bytes.length);
-      continue;
-    }
-    return bytes;
+    if (bytes.length <= MAX_PDF_BYTES) return bytes;
+    pages = Math.floor(pages * 0.97);
   }
 }
 
@@ -232,12 +196,26 @@ async function bigScanPdf(encoding: 'jpeg' | 'flate'): Promise<Uint8Array> {
   return bytes;
 }
 
-// ---------------------------------------------------------------- main
-
-if (args.has('rss-file')) {
-  await rssChild(args.get('rss-file')!);
-  process.exit(0);
+/** The RSS child as a deployed function runs: one esbuild bundle on plain Node (native canvas left external). */
+async function bundleRssChild(): Promise<string> {
+  const { build } = await import('esbuild');
+  const outfile = join(process.cwd(), 'node_modules', '.cache', 'bench-extract', 'rss-child.mjs');
+  await build({
+    entryPoints: [join(process.cwd(), 'bench', 'extract-rss-child.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    mainFields: ['module', 'main'],
+    external: ['@napi-rs/canvas'],
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    outfile,
+    logLevel: 'error',
+  });
+  return outfile;
 }
+
+// ---------------------------------------------------------------- main
 
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-extract-'));
@@ -254,57 +232,61 @@ try {
   await ours(files[0]!.bytes);
   pdftotext(files[0]!.path);
 
-  console.log('\nWall clock (medians; the machine is shared, so these are slowed by everyone else):\n');
-  console.log('| file | pages | MB | ours ms | ours pages/s | pdftotext ms | pdftotext pages/s | ours / pdftotext (median of per-round ratios) |');
-  console.log('|---|---|---|---|---|---|---|---|');
-  const cpuRows: string[] = [];
-  const agreementRows: string[] = [];
-  for (const file of files) {
-    const a: Timing[] = [];
-    const b: Timing[] = [];
-    for (let r = 0; r < rounds; r++) {
-      a.push(await ours(file.bytes));
-      b.push(pdftotext(file.path));
+  if (!args.has('rss-only')) {
+    console.log('\nWall clock (medians; the machine is shared, so these are slowed by everyone else):\n');
+    console.log('| file | pages | MB | ours ms | ours pages/s | pdftotext ms | pdftotext pages/s | ours / pdftotext (median of per-round ratios) |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    const cpuRows: string[] = [];
+    const agreementRows: string[] = [];
+    for (const file of files) {
+      const a: Timing[] = [];
+      const b: Timing[] = [];
+      for (let r = 0; r < rounds; r++) {
+        a.push(await ours(file.bytes));
+        b.push(pdftotext(file.path));
+      }
+      const agree = agreement(a.at(-1)!.pages, b.at(-1)!.pages);
+      const o = median(a.map((t) => t.ms));
+      const t = median(b.map((t) => t.ms));
+      const oc = median(a.map((t) => t.cpuMs));
+      const tc = median(b.map((t) => t.cpuMs));
+      // Ratio per round (both measured back to back), then the median: noise shared by the pair cancels out.
+      const wallRatio = median(a.map((x, i) => x.ms / b[i]!.ms));
+      const cpuRatio = median(a.map((x, i) => x.cpuMs / Math.max(1, b[i]!.cpuMs)));
+      console.log(
+        `| ${file.name} | ${file.pages} | ${(file.bytes.length / 1e6).toFixed(2)} | ${o.toFixed(0)} | ${((file.pages * 1000) / o).toFixed(0)} | ${t.toFixed(0)} | ${((file.pages * 1000) / t).toFixed(0)} | ${wallRatio.toFixed(2)}× |`,
+      );
+      cpuRows.push(`| ${file.name} | ${oc.toFixed(0)} | ${((file.pages * 1000) / oc).toFixed(0)} | ${tc.toFixed(0)} | ${((file.pages * 1000) / tc).toFixed(0)} | ${cpuRatio.toFixed(2)}× |`);
+      agreementRows.push(`| ${file.name} | ${agree.chars.toFixed(0)} | ${agree.mean.toFixed(4)} | ${agree.min.toFixed(4)} |`);
     }
-    const agree = agreement(a.at(-1)!.pages, b.at(-1)!.pages);
-    const o = median(a.map((t) => t.ms));
-    const t = median(b.map((t) => t.ms));
-    const oc = median(a.map((t) => t.cpuMs));
-    const tc = median(b.map((t) => t.cpuMs));
-    // Ratio per round (both measured back to back), then the median: noise shared by the pair cancels out.
-    const wallRatio = median(a.map((x, i) => x.ms / b[i]!.ms));
-    const cpuRatio = median(a.map((x, i) => x.cpuMs / Math.max(1, b[i]!.cpuMs)));
-    console.log(
-      `| ${file.name} | ${file.pages} | ${(file.bytes.length / 1e6).toFixed(2)} | ${o.toFixed(0)} | ${((file.pages * 1000) / o).toFixed(0)} | ${t.toFixed(0)} | ${((file.pages * 1000) / t).toFixed(0)} | ${wallRatio.toFixed(2)}× |`,
-    );
-    cpuRows.push(`| ${file.name} | ${oc.toFixed(0)} | ${((file.pages * 1000) / oc).toFixed(0)} | ${tc.toFixed(0)} | ${((file.pages * 1000) / tc).toFixed(0)} | ${cpuRatio.toFixed(2)}× |`);
-    agreementRows.push(`| ${file.name} | ${agree.chars.toFixed(0)} | ${agree.mean.toFixed(4)} | ${agree.min.toFixed(4)} |`);
-  }
-  console.log('\nCPU time (user + system, medians): pages per CPU-second = pages/s on a core of its own:\n');
-  console.log('| file | ours CPU ms | ours pages/CPU-s | pdftotext CPU ms | pdftotext pages/CPU-s | ours / pdftotext |');
-  console.log('|---|---|---|---|---|---|');
-  for (const row of cpuRows) console.log(row);
-  console.log('\nAgreement with pdftotext (2·LCS / (|a|+|b|) per page on whitespace-normalised text, weighted by length):\n');
-  console.log('| file | characters | mean | worst page |');
-  console.log('|---|---|---|---|');
-  for (const row of agreementRows) console.log(row);
+    console.log('\nCPU time (user + system, medians): pages per CPU-second = pages/s on a core of its own:\n');
+    console.log('| file | ours CPU ms | ours pages/CPU-s | pdftotext CPU ms | pdftotext pages/CPU-s | ours / pdftotext |');
+    console.log('|---|---|---|---|---|---|');
+    for (const row of cpuRows) console.log(row);
+    console.log('\nAgreement with pdftotext (2·LCS / (|a|+|b|) per page on whitespace-normalised text, weighted by length):\n');
+    console.log('| file | characters | mean | worst page |');
+    console.log('|---|---|---|---|');
+    for (const row of agreementRows) console.log(row);
 
-  const realWorld = ['/usr/share/doc/libtasn1-doc/libtasn1.pdf', '/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf'].filter(existsSync);
-  if (realWorld.length) {
-    console.log('\nReal-world PDFs on this machine (agreement only; LaTeX/Texinfo output with embedded Type 1 fonts):\n');
-    console.log('| file | pages | ours ms | pdftotext ms | agreement (mean, worst page) |');
-    console.log('|---|---|---|---|---|');
-    for (const path of realWorld) {
-      const bytes = new Uint8Array(readFileSync(path));
-      const a = await ours(bytes);
-      const b = pdftotext(path);
-      const agree = agreement(a.pages, b.pages);
-      console.log(`| ${path.split('/').pop()} | ${a.pages.length} | ${a.ms.toFixed(0)} | ${b.ms.toFixed(0)} | ${agree.mean.toFixed(4)}, ${agree.min.toFixed(4)} |`);
+    const realWorld = ['/usr/share/doc/libtasn1-doc/libtasn1.pdf', '/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf'].filter(existsSync);
+    if (realWorld.length) {
+      console.log('\nReal-world PDFs on this machine (agreement only; LaTeX/Texinfo output with embedded Type 1 fonts):\n');
+      console.log('| file | pages | ours ms | pdftotext ms | agreement (mean, worst page) |');
+      console.log('|---|---|---|---|---|');
+      for (const path of realWorld) {
+        const bytes = new Uint8Array(readFileSync(path));
+        const a = await ours(bytes);
+        const b = pdftotext(path);
+        const agree = agreement(a.pages, b.pages);
+        console.log(`| ${path.split('/').pop()} | ${a.pages.length} | ${a.ms.toFixed(0)} | ${b.ms.toFixed(0)} | ${agree.mean.toFixed(4)}, ${agree.min.toFixed(4)} |`);
+      }
     }
+
   }
 
   if (!args.has('no-rss')) {
-    console.log('\nPeak RSS of the extract path on a 25 MB multipart request (a fresh child process each, OCR stubbed):\n');
+    console.log('\nPeak RSS of the extract path on a 25 MB multipart request (bench/extract-rss-child.ts bundled, a fresh plain-Node process each, OCR stubbed):\n');
+    const child = await bundleRssChild();
     const big: [string, () => Promise<Uint8Array>][] = [
       ['text-25mb', bigTextPdf],
       ['scan-jpeg-25mb', () => bigScanPdf('jpeg')],
@@ -313,9 +295,12 @@ try {
     for (const [name, build] of big) {
       const path = join(dir, name);
       writeFileSync(path, await build());
-      const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, '--rss-file', path], { encoding: 'utf8', maxBuffer: 1 << 20 });
-      if (child.status !== 0) console.log(`rss ${name} failed: ${child.stderr}`);
-      else console.log(child.stdout.trim());
+      for (const flags of [[], ['--max-old-space-size=256']]) {
+        const run = spawnSync(process.execPath, [...flags, child, path], { encoding: 'utf8', maxBuffer: 1 << 20 });
+        const label = flags.length ? flags.join(' ') : 'default flags';
+        if (run.status !== 0) console.log(`${name} (${label}) failed: ${run.stderr.slice(-500)}`);
+        else console.log(`${label}: ${run.stdout.trim()}`);
+      }
     }
   }
 } finally {

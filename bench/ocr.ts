@@ -139,6 +139,16 @@ const wholeSeconds = (performance.now() - started) / 1000;
 
 console.log(`\nwords found: ${found} / ${total} = ${((100 * found) / total).toFixed(2)} %`);
 console.log(`seconds per page (median, wall): ${median(wall).toFixed(2)}; CPU seconds per page (median, process + worker threads): ${median(cpu).toFixed(2)}`);
-console.log(`whole ${pages.length}-page PDF with ${workers} worker(s): ${wholeSeconds.toFixed(1)} s = ${(wholeSeconds / pages.length).toFixed(2)} s/page; ${whole.pages.filter((p) => p.ocr).length} pages OCRed`);
+const wholeScore = whole.pages.reduce(
+  (sum, page, i) => {
+    const score = wordsFound(pages[i]!.text, page.text);
+    return { found: sum.found + score.found, total: sum.total + score.total };
+  },
+  { found: 0, total: 0 },
+);
+console.log(
+  `whole ${pages.length}-page PDF with ${workers} worker(s): ${wholeSeconds.toFixed(1)} s = ${(wholeSeconds / pages.length).toFixed(2)} s/page; ` +
+    `${whole.pages.filter((p) => p.ocr).length} pages OCRed; words found ${((100 * wholeScore.found) / wholeScore.total).toFixed(2)} %`,
+);
 console.log(`worker start-up + first page: ${(startupMs / 1000).toFixed(2)} s; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
 await engine.close();

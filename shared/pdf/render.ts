@@ -9,8 +9,30 @@ const MAX_SIDE = 10_000;
 /** Textract takes images up to 10 MB; a PNG above this is sent as JPEG instead. */
 const MAX_PNG_BYTES = 8 * 1024 * 1024;
 
-type Canvas = typeof import('@napi-rs/canvas');
-let canvasModule: Promise<Canvas> | undefined;
+type CanvasModule = typeof import('@napi-rs/canvas');
+type Canvas = import('@napi-rs/canvas').Canvas;
+let canvasModule: Promise<CanvasModule> | undefined;
+
+/**
+ * Canvases are created once and reused, resized to each page. @napi-rs/canvas 1.0.11 does not give back the native
+ * pixels of a canvas that is dropped after `getImageData` (~15 MB a page at 200 DPI, gigabytes over a long scan),
+ * while resizing one frees its old pixels. Idle canvases are shrunk to 1×1 so they hold nothing.
+ */
+const idleCanvases: Canvas[] = [];
+
+async function takeCanvas(width: number, height: number): Promise<Canvas> {
+  const canvas = idleCanvases.pop();
+  if (!canvas) return (await (canvasModule ??= import('@napi-rs/canvas'))).createCanvas(width, height);
+  canvas.width = width;
+  canvas.height = height;
+  return canvas;
+}
+
+function returnCanvas(canvas: Canvas): void {
+  canvas.width = 1;
+  canvas.height = 1;
+  idleCanvases.push(canvas);
+}
 
 export interface RenderedPage {
   image: PageImage;
@@ -22,7 +44,6 @@ export interface RenderedPage {
  * the image for OCR. Loaded lazily: callers that never OCR never load the native canvas module.
  */
 export async function renderPage(page: PDFPageProxy, pageNumber: number, dpi: number): Promise<RenderedPage> {
-  const { createCanvas } = await (canvasModule ??= import('@napi-rs/canvas'));
   const base = page.getViewport({ scale: 1 });
   let scale = dpi / 72;
   const pixels = base.width * base.height * scale * scale;
@@ -31,24 +52,29 @@ export async function renderPage(page: PDFPageProxy, pageNumber: number, dpi: nu
   const viewport = page.getViewport({ scale });
   const width = Math.max(1, Math.floor(viewport.width));
   const height = Math.max(1, Math.floor(viewport.height));
-  const canvas = createCanvas(width, height);
-  const context = canvas.getContext('2d');
-  context.fillStyle = '#ffffff';
-  context.fillRect(0, 0, width, height);
-  await page.render({ canvas: canvas as never, canvasContext: context as never, viewport }).promise;
+  const canvas = await takeCanvas(width, height);
+  try {
+    const context = canvas.getContext('2d');
+    context.fillStyle = '#ffffff';
+    context.fillRect(0, 0, width, height);
+    await page.render({ canvas: canvas as never, canvasContext: context as never, viewport }).promise;
 
-  const pixelsData = context.getImageData(0, 0, width, height);
-  const assessment = assessScan(pixelsData.data, width, height);
-  const effectiveDpi = Math.round(scale * 72);
-  if (assessment.verdict !== 'text') {
-    return { image: { page: pageNumber, data: Buffer.alloc(0), format: 'png', width, height, dpi: effectiveDpi }, verdict: assessment.verdict };
+    const pixelsData = context.getImageData(0, 0, width, height);
+    const assessment = assessScan(pixelsData.data, width, height);
+    const effectiveDpi = Math.round(scale * 72);
+    if (assessment.verdict !== 'text') {
+      return { image: { page: pageNumber, data: Buffer.alloc(0), format: 'png', width, height, dpi: effectiveDpi }, verdict: assessment.verdict };
+    }
+    if (assessment.despeckled > 0) context.putImageData(pixelsData, 0, 0);
+    // encode() runs off the main thread (toBuffer() would block it for the ~100 ms a page takes).
+    let data = await canvas.encode('png');
+    let format: PageImage['format'] = 'png';
+    if (data.length > MAX_PNG_BYTES) {
+      data = await canvas.encode('jpeg', 90);
+      format = 'jpeg';
+    }
+    return { image: { page: pageNumber, data, format, width, height, dpi: effectiveDpi }, verdict: 'text' };
+  } finally {
+    returnCanvas(canvas);
   }
-  if (assessment.despeckled > 0) context.putImageData(pixelsData, 0, 0);
-  let data = canvas.toBuffer('image/png');
-  let format: PageImage['format'] = 'png';
-  if (data.length > MAX_PNG_BYTES) {
-    data = canvas.toBuffer('image/jpeg', 90);
-    format = 'jpeg';
-  }
-  return { image: { page: pageNumber, data, format, width, height, dpi: effectiveDpi }, verdict: 'text' };
 }
