@@ -171,13 +171,11 @@ describe('POST /api/v1/ai/completion with botId', () => {
     expect(model.find(m2)).toHaveLength(0);
   });
 
-  it('a bot whose model setting this deployment cannot use fails with 502 before anything is charged', async () => {
+  it('a model setting the completion endpoint could not use is refused when the bot is saved', async () => {
     const project = await svc.newProject({ monthlyBotCredits: 2 });
-    const bad = await createBot(project.projectId, { model: 'gpt-4o' });
-    const res = await complete(project.token, { botId: bad, prompt: 'x' });
-    expect(res.status).toBe(502);
-    expect(res.body.error).toBe('GENERATION_FAILED');
-    expect(res.body.message).toMatch(/model setting/);
+    const res = await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'Loja', instructions: 'x', model: 'gpt-4o' });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([expect.objectContaining({ path: 'model', message: expect.stringMatching(/openai|bedrock|offline/) })]);
     expect(await balance(project.projectId)).toBe(2);
   });
 
