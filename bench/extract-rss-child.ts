@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
  */
 const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024;
 import { eventBodyChunks, parseMultipart } from '#shared/http/multipart.ts';
+import { TesseractOcrEngine } from '#shared/adapters/tesseract/tesseract-ocr.ts';
 import { openPdf, type OcrEngine } from '#shared/pdf/index.ts';
 
 const file = process.argv[2]!;
@@ -29,9 +30,11 @@ const started = performance.now();
 const form = await parseMultipart(eventBodyChunks(event), `multipart/form-data; boundary=${boundary}`, { fileSize: 26_214_400 });
 const bytes = form.files[0]!.bytes;
 const doc = await openPdf(bytes);
-// OCR is stubbed: this measures our pipeline (decode, render, assess, encode), not an OCR engine's own memory.
+// OCR is stubbed unless argv[3] is `tesseract`: the stub measures our pipeline (decode, render, assess, encode)
+// alone; with tesseract.js its worker thread (WebAssembly, por+eng models) counts too.
 let ocrPages = 0;
-const stub: OcrEngine = {
+const tesseract = process.argv[3] === 'tesseract' ? new TesseractOcrEngine({ workers: 1 }) : undefined;
+const stub: OcrEngine = tesseract ?? {
   name: 'stub',
   concurrency: 1,
   recognize: async () => {
@@ -41,11 +44,16 @@ const stub: OcrEngine = {
 };
 const { pages } = await doc.extract({ ocr: { engine: stub } });
 await doc.close();
+if (tesseract) {
+  ocrPages = pages.filter((p) => p.ocr).length;
+  await tesseract.close();
+}
 const ms = performance.now() - started;
 const cpu = process.cpuUsage();
 console.log(
   JSON.stringify({
     file: file.split('/').pop(),
+    ocr: tesseract ? 'tesseract' : 'stub',
     bytes: bytes.length,
     pages: pages.length,
     ocrPages,

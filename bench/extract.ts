@@ -48,7 +48,11 @@ function line(font: PDFFont, size: number, maxWidth: number): string {
   }
 }
 
-async function textPdf(pages: number): Promise<Uint8Array> {
+/**
+ * `dense`: 10.5 pt, 47 lines of ~90 characters (~4,400 characters a page: a packed contract or a dictionary page).
+ * `typical`: 11 pt, 32 lines of ~80 characters with wider margins (~2,500 characters: an ordinary report page).
+ */
+async function textPdf(pages: number, density: 'dense' | 'typical' = 'dense'): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const fonts = [await doc.embedFont(StandardFonts.Helvetica), await doc.embedFont(StandardFonts.TimesRoman), await doc.embedFont(StandardFonts.Courier)];
   for (let p = 0; p < pages; p++) {
@@ -56,7 +60,8 @@ async function textPdf(pages: number): Promise<Uint8Array> {
     const font = fonts[p % fonts.length]!;
     const size = 10.5;
     page.drawText(`Página ${p + 1} — Relatório de operações`, { x: 56, y: 790, size: 14, font: fonts[0]! });
-    for (let y = 760; y > 60; y -= 15) page.drawText(line(font, size, 480), { x: 56, y, size, font });
+    if (density === 'dense') for (let y = 760; y > 60; y -= 15) page.drawText(line(font, size, 480), { x: 56, y, size, font });
+    else for (let y = 740; y > 90; y -= 20) page.drawText(line(font, 11, 430), { x: 80, y, size: 11, font });
   }
   return doc.save();
 }
@@ -159,14 +164,14 @@ async function bigTextPdf(): Promise<Uint8Array> {
  * ~25 MB of 200-DPI greyscale scans (text drawn on a canvas): `jpeg` as office scanners write them (~150 KB a page,
  * so ~170 pages), or `flate` with scanner grain (~2 MB a page: few, heavy pages).
  */
-async function bigScanPdf(encoding: 'jpeg' | 'flate'): Promise<Uint8Array> {
+async function bigScanPdf(encoding: 'jpeg' | 'flate', maxPages = Number.POSITIVE_INFINITY): Promise<Uint8Array> {
   const { createCanvas } = await import('@napi-rs/canvas');
   const width = 1654;
   const height = 2339; // A4 at 200 DPI
   const doc = await PDFDocument.create();
   let size = 0;
   const helvetica = await doc.embedFont(StandardFonts.Helvetica);
-  while (size < MAX_PDF_BYTES * 0.95) {
+  for (let n = 0; size < MAX_PDF_BYTES * 0.95 && n < maxPages; n++) {
     const canvas = createCanvas(width, height);
     const ctx = canvas.getContext('2d');
     ctx.fillStyle = '#fff';
@@ -207,7 +212,8 @@ async function bundleRssChild(): Promise<string> {
     format: 'esm',
     target: 'node22',
     mainFields: ['module', 'main'],
-    external: ['@napi-rs/canvas'],
+    // Native, or loading files from their package folders at run time: shipped beside the bundle, as infra/ does.
+    external: ['@napi-rs/canvas', 'tesseract.js'],
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     outfile,
     logLevel: 'error',
@@ -222,11 +228,13 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-extract-'));
 try {
   console.log(`# bench/extract.ts — ${new Date().toISOString()} — ${cpus().length} cores (${cpus()[0]?.model}), node ${process.version}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const files: { name: string; path: string; bytes: Uint8Array; pages: number }[] = [];
-  for (const pages of pageCounts) {
-    const bytes = await textPdf(pages);
-    const path = join(dir, `text-${pages}.pdf`);
-    writeFileSync(path, bytes);
-    files.push({ name: `text-${pages}`, path, bytes, pages });
+  for (const density of ['dense', 'typical'] as const) {
+    for (const pages of pageCounts) {
+      const bytes = await textPdf(pages, density);
+      const path = join(dir, `${density}-${pages}.pdf`);
+      writeFileSync(path, bytes);
+      files.push({ name: `${density}-${pages}`, path, bytes, pages });
+    }
   }
   // Warm-up: pdfjs loads and compiles once per process (a cold Lambda pays this once, not per request).
   await ours(files[0]!.bytes);
@@ -257,14 +265,14 @@ try {
         `| ${file.name} | ${file.pages} | ${(file.bytes.length / 1e6).toFixed(2)} | ${o.toFixed(0)} | ${((file.pages * 1000) / o).toFixed(0)} | ${t.toFixed(0)} | ${((file.pages * 1000) / t).toFixed(0)} | ${wallRatio.toFixed(2)}× |`,
       );
       cpuRows.push(`| ${file.name} | ${oc.toFixed(0)} | ${((file.pages * 1000) / oc).toFixed(0)} | ${tc.toFixed(0)} | ${((file.pages * 1000) / tc).toFixed(0)} | ${cpuRatio.toFixed(2)}× |`);
-      agreementRows.push(`| ${file.name} | ${agree.chars.toFixed(0)} | ${agree.mean.toFixed(4)} | ${agree.min.toFixed(4)} |`);
+      agreementRows.push(`| ${file.name} | ${(agree.chars / file.pages).toFixed(0)} | ${agree.mean.toFixed(4)} | ${agree.min.toFixed(4)} |`);
     }
     console.log('\nCPU time (user + system, medians): pages per CPU-second = pages/s on a core of its own:\n');
     console.log('| file | ours CPU ms | ours pages/CPU-s | pdftotext CPU ms | pdftotext pages/CPU-s | ours / pdftotext |');
     console.log('|---|---|---|---|---|---|');
     for (const row of cpuRows) console.log(row);
     console.log('\nAgreement with pdftotext (2·LCS / (|a|+|b|) per page on whitespace-normalised text, weighted by length):\n');
-    console.log('| file | characters | mean | worst page |');
+    console.log('| file | characters a page | mean | worst page |');
     console.log('|---|---|---|---|');
     for (const row of agreementRows) console.log(row);
 
@@ -301,6 +309,14 @@ try {
         if (run.status !== 0) console.log(`${name} (${label}) failed: ${run.stderr.slice(-500)}`);
         else console.log(`${label}: ${run.stdout.trim()}`);
       }
+    }
+    // tesseract.js's own share: a short scan (5 pages of the same JPEG scans) OCRed for real in the child.
+    const shortScan = join(dir, 'scan-jpeg-5pages');
+    writeFileSync(shortScan, await bigScanPdf('jpeg', 5));
+    for (const engine of ['stub', 'tesseract']) {
+      const run = spawnSync(process.execPath, [child, shortScan, engine], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      if (run.status !== 0) console.log(`scan-jpeg-5pages (${engine}) failed: ${run.stderr.slice(-500)}`);
+      else console.log(`default flags: ${run.stdout.trim()}`);
     }
   }
 } finally {
