@@ -142,6 +142,9 @@ async function extractOpen(doc: PDFDocumentProxy, ops: Record<string, number>, o
   const slots = new Slots(Math.max(1, ocr?.engine.concurrency ?? 1));
   const pending: Promise<void>[] = [];
   let failure: unknown;
+  // Pages still in OCR when the extraction fails are stopped, not waited for.
+  const stop = new AbortController();
+  const workSignal = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
 
   try {
     for (let number = 1; number <= doc.numPages; number++) {
@@ -155,7 +158,7 @@ async function extractOpen(doc: PDFDocumentProxy, ops: Record<string, number>, o
           pages[number - 1] = { page: number, text, ocr: false };
           continue;
         }
-        const pictures = await pictureCoverage(page, ops);
+        const pictures = await pictureCoverage(page, ops, number);
         const mayHoldText = pictures.imageCoverage >= PICTURE_COVERAGE || pictures.paths >= OUTLINED_TEXT_PATHS;
         const needsOcr = letters < SOME_TEXT_CHARS ? mayHoldText : pictures.imageCoverage >= SCAN_COVERAGE;
         if (!needsOcr) {
@@ -166,7 +169,7 @@ async function extractOpen(doc: PDFDocumentProxy, ops: Record<string, number>, o
           pages[number - 1] = readable(number, text, false, 'needs-ocr');
           continue;
         }
-        await slots.acquire(signal);
+        await slots.acquire(workSignal);
         let rendered;
         try {
           rendered = await renderPage(page, number, ocr.dpi ?? 200);
@@ -180,7 +183,7 @@ async function extractOpen(doc: PDFDocumentProxy, ops: Record<string, number>, o
           continue;
         }
         pending.push(
-          recognize(ocr, rendered.image, signal)
+          recognize(ocr, rendered.image, workSignal)
             .then((result) => {
               pages[number - 1] = pickRicher(number, text, result, ocr.minConfidence ?? 50);
             })
@@ -201,6 +204,7 @@ async function extractOpen(doc: PDFDocumentProxy, ops: Record<string, number>, o
     signal?.throwIfAborted();
     return { pages };
   } catch (error) {
+    stop.abort(error);
     await Promise.allSettled(pending);
     throw error;
   }
@@ -287,8 +291,13 @@ interface PictureCoverage {
 }
 
 /** Walks the page's drawing operations, following the transformation matrix, to see how much of it is pictures. */
-async function pictureCoverage(page: PDFPageProxy, ops: Record<string, number>): Promise<PictureCoverage> {
-  const list = await page.getOperatorList();
+async function pictureCoverage(page: PDFPageProxy, ops: Record<string, number>, number: number): Promise<PictureCoverage> {
+  let list;
+  try {
+    list = await page.getOperatorList();
+  } catch (error) {
+    throw new CorruptPdfError(`The PDF is damaged: the drawing of page ${number} could not be read.`, { cause: error });
+  }
   const [x0, y0, x1, y1] = page.view as [number, number, number, number];
   const pageArea = Math.abs((x1 - x0) * (y1 - y0)) || 1;
   const imageOps = new Set(

@@ -1,4 +1,5 @@
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { CorruptPdfError } from './errors.ts';
 import type { PageImage } from './ocr.ts';
 import { assessScan, type ScanVerdict } from './scan-quality.ts';
 
@@ -57,7 +58,11 @@ export async function renderPage(page: PDFPageProxy, pageNumber: number, dpi: nu
     const context = canvas.getContext('2d');
     context.fillStyle = '#ffffff';
     context.fillRect(0, 0, width, height);
-    await page.render({ canvas: canvas as never, canvasContext: context as never, viewport }).promise;
+    try {
+      await page.render({ canvas: canvas as never, canvasContext: context as never, viewport }).promise;
+    } catch (error) {
+      throw new CorruptPdfError(`The PDF is damaged: page ${pageNumber} could not be drawn.`, { cause: error });
+    }
 
     const pixelsData = context.getImageData(0, 0, width, height);
     const assessment = assessScan(pixelsData.data, width, height);
