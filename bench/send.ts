@@ -31,7 +31,7 @@ import { config } from '#shared/config/config.ts';
 import { newId } from '#shared/ids/ids.ts';
 import { createSecretBox } from '#shared/integrations/secret-box.ts';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { makeBatchingEventQueue } from '#functions/send/event-queue.ts';
+import { SqsEventQueue } from '#shared/adapters/sqs/webhook-queues.ts';
 import { makeEventPublisher } from '#shared/webhooks/publish.ts';
 import { startService } from '#local/service.ts';
 import { load, machine, median, type LoadResult } from './lib/harness.ts';
@@ -100,7 +100,7 @@ const channels = new DynamoChannelStore(table, createSecretBox(config().SECRETS_
 const messages = new DynamoMessageLog(table);
 const anchorSqs = new SQSClient({ region: 'us-east-1', endpoint: svc.emulators.awsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 const anchorEvents = makeEventPublisher({
-  queue: makeBatchingEventQueue(anchorSqs, svc.emulators.queueUrls.events),
+  queue: new SqsEventQueue(anchorSqs, svc.emulators.queueUrls.events),
   payloads: { put: async () => {}, get: async () => '' },
 });
 const anchor = createServer((req, res) => {

@@ -19,11 +19,7 @@ import { createLogger, type Logger } from '#shared/logging/logger.ts';
 import { sandboxProvider } from '#shared/messaging/providers.ts';
 import { makeSendMessage } from '#shared/messaging/send-message.ts';
 import { routes } from '#shared/resources/routes.ts';
-import { S3PayloadStore } from '#shared/adapters/s3/payload-store.ts';
-import { s3Client } from '#shared/adapters/s3/clients.ts';
-import { sqsClient } from '#shared/adapters/sqs/clients.ts';
-import { makeEventPublisher } from '#shared/webhooks/publish.ts';
-import { makeBatchingEventQueue } from './event-queue.ts';
+import { eventPublisherFromConfig } from '#shared/webhooks/event-publisher-from-config.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
@@ -34,7 +30,6 @@ const route = routes.find((r) => r.fn === 'send')!;
 const userAgent = 'Switchboard/0.1.0';
 // Provider base URLs are customer settings: the webhooks' SSRF guard applies (off locally, like webhooks).
 const post = makeProviderPost({ allowPrivate: cfg.webhookAllowPrivate });
-if (!cfg.QUEUE_URL_EVENTS || !cfg.BUCKET_TRANSFER) throw new Error('Invalid configuration: QUEUE_URL_EVENTS and BUCKET_TRANSFER are required');
 
 const sendMessage = makeSendMessage({
   channels: new DynamoChannelStore(table, secretBox),
@@ -45,11 +40,8 @@ const sendMessage = makeSendMessage({
     twilio: new TwilioSmsSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent, post }),
     'whatsapp-cloud': new WhatsAppCloudSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent, post }),
   },
-  // The webhooks area's publisher (one message format, large bodies to S3) over a batching events queue.
-  events: makeEventPublisher({
-    queue: makeBatchingEventQueue(sqsClient(cfg), cfg.QUEUE_URL_EVENTS),
-    payloads: new S3PayloadStore(s3Client(cfg), cfg.BUCKET_TRANSFER),
-  }),
+  // The webhooks area's publisher: one message format, events batched into SendMessageBatch, large bodies to S3.
+  events: eventPublisherFromConfig(cfg),
   // Leave the function time to refund, record and answer after the provider's last possible moment.
   providerBudgetMs: (route.timeoutSeconds - 5) * 1000,
   onBackgroundError: (what, cause) => logger.error(`${what} failed`, { cause: String(cause) }),

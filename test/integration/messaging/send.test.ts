@@ -20,7 +20,7 @@ import { makeSendMessage } from '#shared/messaging/send-message.ts';
 import type { EventEnvelope, EventPublisher, PublishEventInput } from '#shared/webhooks/events.ts';
 import { eventMessageSchema } from '#shared/webhooks/model.ts';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
-import { makeBatchingEventQueue } from '#functions/send/event-queue.ts';
+import { SqsEventQueue } from '#shared/adapters/sqs/webhook-queues.ts';
 import { makeEventPublisher } from '#shared/webhooks/publish.ts';
 
 let emulators: Emulators;
@@ -193,7 +193,7 @@ describe('events queue publisher', () => {
       AWS_REGION: emulators.region,
     });
     const publisher = makeEventPublisher({
-      queue: makeBatchingEventQueue(sqsClient(cfg), cfg.QUEUE_URL_EVENTS!),
+      queue: new SqsEventQueue(sqsClient(cfg), cfg.QUEUE_URL_EVENTS!),
       payloads: { put: async () => {}, get: async () => '' },
     });
     const envelope = await publisher.publish({
