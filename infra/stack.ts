@@ -30,7 +30,6 @@ export interface SwitchboardStackProps extends StackProps {
 }
 
 /** Temporary objects (presigned uploads, large payloads) live this long. */
-const TEMPORARY_OBJECT_DAYS = 1;
 
 /**
  * The whole service on AWS, generated from shared/resources: one DynamoDB table, SQS queues with dead-letter queues,
@@ -90,7 +89,7 @@ export class SwitchboardStack extends Stack {
     const buckets = {} as Record<BucketKey, Bucket>;
     for (const key of Object.keys(bucketDefinitions) as BucketKey[]) {
       const b = bucketDefinitions[key];
-      const temporary = b.temporaryPrefixes as readonly string[];
+      const temporary = b.expiringPrefixes;
       buckets[key] = new Bucket(this, `${pascal(key)}Bucket`, {
         blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
         encryption: BucketEncryption.S3_MANAGED,
@@ -99,7 +98,7 @@ export class SwitchboardStack extends Stack {
         removalPolicy: RemovalPolicy.RETAIN,
         lifecycleRules: [
           { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
-          ...temporary.map((prefix) => ({ id: `expire-${prefix.replace(/\W+/g, '')}`, prefix, expiration: Duration.days(TEMPORARY_OBJECT_DAYS) })),
+          ...temporary.map(({ prefix, days }) => ({ id: `expire-${prefix.replace(/\W+/g, '')}`, prefix, expiration: Duration.days(days) })),
         ],
         // Browsers may upload straight to a presigned URL or POST form; its signature (and policy) is the authorization.
         ...(temporary.length ? { cors: [{ allowedMethods: [HttpMethods.PUT, HttpMethods.POST], allowedOrigins: ['*'], allowedHeaders: ['*'], maxAge: 3600 }] } : {}),

@@ -297,11 +297,11 @@ describe('data', () => {
     expect(props.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
     expect(props.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
     const rules = props.LifecycleConfiguration.Rules as { Prefix?: string; ExpirationInDays?: number; Status: string }[];
-    for (const prefix of bucket.temporaryPrefixes) {
-      expect(rules).toContainEqual(expect.objectContaining({ Prefix: prefix, ExpirationInDays: 1, Status: 'Enabled' }));
+    for (const { prefix, days } of bucket.expiringPrefixes) {
+      expect(rules).toContainEqual(expect.objectContaining({ Prefix: prefix, ExpirationInDays: days, Status: 'Enabled' }));
     }
     // Nothing outside the temporary prefixes expires.
-    expect(rules.filter((r) => r.ExpirationInDays !== undefined).map((r) => r.Prefix).sort()).toEqual([...bucket.temporaryPrefixes].sort());
+    expect(rules.filter((r) => r.ExpirationInDays !== undefined).map((r) => r.Prefix).sort()).toEqual(bucket.expiringPrefixes.map((p) => p.prefix).sort());
     expect(resources[id]!).toMatchObject({ DeletionPolicy: 'Retain' });
     s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
       Bucket: { Ref: id },
