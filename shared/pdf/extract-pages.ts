@@ -2,7 +2,7 @@ import type { PDFDocumentLoadingTask, PDFDocumentProxy, PDFPageProxy } from 'pdf
 import { CorruptPdfError, EncryptedPdfError, NotPdfError, PdfError } from './errors.ts';
 import type { OcrEngine, OcrText } from './ocr.ts';
 import { OcrEngineError } from './ocr.ts';
-import { loadPdfjs, pdfjsAssets } from './pdfjs.ts';
+import { inThreadWorker, loadPdfjs, pdfjsAssets } from './pdfjs.ts';
 import { renderPage } from './render.ts';
 
 /** One page of a PDF as text. `ocr` says the text came from OCR of the rendered page rather than its text layer. */
@@ -87,7 +87,9 @@ export async function openPdf(bytes: Uint8Array, options: { signal?: AbortSignal
   options.signal?.throwIfAborted();
 
   const pdfjs = await loadPdfjs();
+  const { worker, dispose } = await inThreadWorker();
   const task: PDFDocumentLoadingTask = pdfjs.getDocument({
+    worker,
     // pdfjs may take ownership of the buffer it is given; it gets a copy so the caller's bytes stay usable.
     data: new Uint8Array(bytes),
     ...pdfjsAssets(),
@@ -99,21 +101,25 @@ export async function openPdf(bytes: Uint8Array, options: { signal?: AbortSignal
     enableXfa: false,
     verbosity: pdfjs.VerbosityLevel.ERRORS,
   });
+  const close = async () => {
+    await task.destroy().catch(() => undefined);
+    dispose();
+  };
   let doc: PDFDocumentProxy;
   try {
     doc = await task.promise;
   } catch (error) {
-    await task.destroy().catch(() => undefined);
+    await close();
     throw asPdfError(error);
   }
   if (doc.numPages < 1) {
-    await task.destroy().catch(() => undefined);
+    await close();
     throw new CorruptPdfError('The PDF has no pages.');
   }
   return {
     pageCount: doc.numPages,
     extract: (extractOptions = {}) => extractOpen(doc, pdfjs.OPS, extractOptions),
-    close: () => task.destroy(),
+    close,
   };
 }
 
