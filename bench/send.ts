@@ -8,9 +8,8 @@
  * the cost of the endpoint's code from the cost of the local queue.
  * The load generator runs in its own process (bench/lib/load-client.ts) and records every response time.
  *
- * `--queue-sync normal` runs the local queue's SQLite (fauxqs persistence) with `PRAGMA synchronous = NORMAL`
- * instead of its default FULL (an fsync per message insert, in-flight update and delete): still safe across a
- * process crash (WAL), not across a power cut. Only to show what that runner setting costs; the default is FULL.
+ * `--queue-sync`: obsolete; the local runner now always runs the queue's SQLite (fauxqs persistence) with
+ * `PRAGMA synchronous = NORMAL` (WAL: safe across a process crash, not a power cut), which is what `normal` showed.
  * `--no-fanout` (diagnostic) runs without the webhooks fan-out worker, so events stay on the queue.
  * Run: npx tsx bench/send.ts [--seconds 5] [--rounds 5] [--queue-sync full|normal] [--no-fanout]
  */
