@@ -205,6 +205,8 @@ export class SwitchboardStack extends Stack {
     for (const statement of statementsFor(spec.access, ctx.targets)) role.addToPrincipalPolicy(statement);
 
     const environment: Record<string, string> = { ...ctx.common, POWERTOOLS_SERVICE_NAME: spec.fn };
+    const heapCap = Math.max(0, ...spec.routes.map((r) => r.maxOldSpaceMb ?? 0));
+    if (heapCap > 0) environment.NODE_OPTIONS = `${ctx.common.NODE_OPTIONS ?? ''} --max-old-space-size=${heapCap}`.trim();
     if (spec.access.bedrock || spec.access.secrets?.includes('modelApiKey')) Object.assign(environment, modelEnvironment(ctx.settings));
     for (const key of spec.access.sendTo ?? []) environment[queueUrlEnv(key)] = ctx.queues[key].queueUrl;
     if (spec.queueWorker) environment[queueUrlEnv(spec.queueWorker.queue)] = ctx.queues[spec.queueWorker.queue].queueUrl;

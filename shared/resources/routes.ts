@@ -18,6 +18,11 @@ export interface RouteDefinition {
   memoryMb: number;
   /** What the function touches: infra/ grants exactly this (IAM) and sets the matching environment. */
   access?: FunctionAccess;
+  /**
+   * V8 old-space cap (MB) for functions whose peak memory is mostly heap that V8 would otherwise let grow with the
+   * function's memory setting (extract: a 25 MB text PDF stays under 512 MB RSS with 256).
+   */
+  maxOldSpaceMb?: number;
 }
 
 export interface FunctionSettings {
@@ -35,7 +40,7 @@ export const routes: RouteDefinition[] = [
   { method: 'POST', path: '/api/v1/ai/search', fn: 'search', timeoutSeconds: 15, memoryMb: 1769,
     access: { table: { read: true, write: true }, buckets: { knowledge: { read: ['bots/'] } }, bedrock: { invoke: true } } },
   // Scanned pages are OCRed (Textract in parallel on AWS): 120 s for a long scan; memory from the 25 MB PDF peak RSS.
-  { method: 'POST', path: '/api/v1/ai/extract', fn: 'extract', timeoutSeconds: 120, memoryMb: 1769,
+  { method: 'POST', path: '/api/v1/ai/extract', fn: 'extract', timeoutSeconds: 120, memoryMb: 1769, maxOldSpaceMb: 256,
     access: { table: { read: true, write: true }, textract: true, buckets: { transfer: { read: ['uploads/extract/'], delete: ['uploads/extract/'] } } } },
   // Presigns a POST into the transfer bucket (signed with this function's credentials: it needs the write grant).
   { method: 'POST', path: '/api/v1/ai/extract/uploads', fn: 'extract-uploads', timeoutSeconds: 10, memoryMb: 512,

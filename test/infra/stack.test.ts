@@ -91,7 +91,10 @@ describe('functions', () => {
     expect(props.Architectures).toEqual([native ? 'x86_64' : 'arm64']);
     expect(props.MemorySize).toBe(spec.memoryMb);
     expect(props.Timeout).toBe(spec.timeoutSeconds);
-    expect(props.Environment.Variables).toMatchObject({ SWITCHBOARD_RUNTIME: 'aws', NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: fn, TABLE_NAME: { Ref: logicalId(s.stack.node.findChild(mainTable.constructId) as never) } });
+    const heapCap = Math.max(0, ...spec.routes.map((r) => r.maxOldSpaceMb ?? 0));
+    const nodeOptions = heapCap ? `--enable-source-maps --max-old-space-size=${heapCap}` : '--enable-source-maps';
+    expect(props.Environment.Variables).toMatchObject({ SWITCHBOARD_RUNTIME: 'aws', NODE_OPTIONS: nodeOptions, POWERTOOLS_SERVICE_NAME: fn, TABLE_NAME: { Ref: logicalId(s.stack.node.findChild(mainTable.constructId) as never) } });
+    if (fn === 'extract') expect(nodeOptions).toContain('--max-old-space-size=256');
     expect(props.LoggingConfig).toMatchObject({ LogFormat: 'JSON', LogGroup: { Ref: logicalId(s.stack.functions[fn]!.logGroup as never) } });
   });
 
