@@ -1,7 +1,7 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SecretBox } from '../../integrations/secret-box.ts';
 import type { Channel, ChannelStore, ProviderConfig } from '../../messaging/channel.ts';
-import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { applied, isConditionFailure, keys, queryAll, type DynamoTable } from './table.ts';
 
 const CHANNEL_PREFIX = 'CH#';
 
@@ -42,22 +42,12 @@ export class DynamoChannelStore implements ChannelStore {
   }
 
   async list(projectId: string): Promise<Channel[]> {
-    const channels: Channel[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': CHANNEL_PREFIX },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of out.Items ?? []) channels.push(this.fromItem(item));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return channels;
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': CHANNEL_PREFIX },
+      ConsistentRead: true,
+    });
+    return items.map((item) => this.fromItem(item));
   }
 
   async delete(projectId: string, channelId: string): Promise<boolean> {
@@ -86,9 +76,9 @@ export class DynamoChannelStore implements ChannelStore {
     }
   }
 
-  async chargeCredit(projectId: string, channelId: string): Promise<boolean> {
-    try {
-      await this.table.client.send(
+  chargeCredit(projectId: string, channelId: string): Promise<boolean> {
+    return applied(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.channel(projectId, channelId),
@@ -96,17 +86,13 @@ export class DynamoChannelStore implements ChannelStore {
           ConditionExpression: 'credits >= :one',
           ExpressionAttributeValues: { ':one': 1 },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async refundCredit(projectId: string, channelId: string): Promise<void> {
-    try {
-      await this.table.client.send(
+    await applied(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.channel(projectId, channelId),
@@ -114,10 +100,8 @@ export class DynamoChannelStore implements ChannelStore {
           ConditionExpression: 'attribute_exists(credits)',
           ExpressionAttributeValues: { ':one': 1 },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   }
 
   private fromItem(item: Record<string, unknown>): Channel {

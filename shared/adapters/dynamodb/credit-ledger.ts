@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChargeOutcome, ChargeReceipt, CreditAccount, CreditLedger } from '../../credits/credit-ledger.ts';
 import { monthKey } from '../../credits/month.ts';
 import { mainTable } from '../../resources/table.ts';
-import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { applied, isConditionFailure, keys, type DynamoTable } from './table.ts';
 
 /** Prefix of the attributes that record open charges on a month item: `c_<chargeId>` = epoch ms of the charge. */
 const CHARGE_ATTR = 'c_';
@@ -111,8 +111,8 @@ export class DynamoCreditLedger implements CreditLedger {
   }
 
   private async close(receipt: ChargeReceipt, updateExpression: string, values?: Record<string, unknown>): Promise<boolean> {
-    try {
-      await this.table.client.send(
+    return applied(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.credits(receipt.projectId, receipt.month),
@@ -121,12 +121,8 @@ export class DynamoCreditLedger implements CreditLedger {
           ExpressionAttributeNames: { '#charge': CHARGE_ATTR + receipt.chargeId },
           ...(values ? { ExpressionAttributeValues: values } : {}),
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async sweep(openBefore: Date): Promise<number> {

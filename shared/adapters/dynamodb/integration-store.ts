@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   liveSigningSecrets,
   type Integration,
@@ -7,7 +7,7 @@ import {
   type WebhookTarget,
 } from '../../integrations/integration.ts';
 import type { SecretBox } from '../../integrations/secret-box.ts';
-import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { isConditionFailure, keys, queryAll, type DynamoTable } from './table.ts';
 
 const INTEGRATION_PREFIX = 'INT#';
 
@@ -148,24 +148,13 @@ export class DynamoIntegrationStore implements IntegrationStore {
     }
   }
 
-  private async query(projectId: string, webhooksOnly: boolean): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ...(webhooksOnly ? { FilterExpression: '#product = :webhook', ExpressionAttributeNames: { '#product': 'product' } } : {}),
-          ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': INTEGRATION_PREFIX, ...(webhooksOnly ? { ':webhook': 'webhook' } : {}) },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...((out.Items ?? []) as Record<string, unknown>[]));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+  private query(projectId: string, webhooksOnly: boolean): Promise<Record<string, unknown>[]> {
+    return queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ...(webhooksOnly ? { FilterExpression: '#product = :webhook', ExpressionAttributeNames: { '#product': 'product' } } : {}),
+      ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': INTEGRATION_PREFIX, ...(webhooksOnly ? { ':webhook': 'webhook' } : {}) },
+      ConsistentRead: true,
+    });
   }
 
   private context(integration: Pick<Integration, 'projectId' | 'integrationId'>, purpose: string): string {

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiTokenState, Project, ProjectPage, ProjectStore } from '../../projects/project.ts';
 import { mainTable } from '../../resources/table.ts';
-import { attributeValues, isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { applied, attributeValues, keys, type DynamoTable } from './table.ts';
 
 const LIST_PARTITION = 'PROJECTS';
 
@@ -75,8 +75,8 @@ export class DynamoProjectStore implements ProjectStore {
 
   async swapApiTokenHash(projectId: string, expected: string | undefined, next: string | undefined, at: Date): Promise<boolean> {
     const condition = expected === undefined ? 'attribute_exists(pk) AND attribute_not_exists(apiTokenHash)' : 'apiTokenHash = :expected';
-    try {
-      await this.table.client.send(
+    return applied(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.project(projectId),
@@ -84,12 +84,8 @@ export class DynamoProjectStore implements ProjectStore {
           ConditionExpression: condition,
           ExpressionAttributeValues: attributeValues({ ':expected': expected, ':next': next, ':at': next === undefined ? undefined : at.toISOString() }),
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 }
 

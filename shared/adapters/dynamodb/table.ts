@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 /** The table and client every DynamoDB adapter works with. */
 export interface DynamoTable {
@@ -41,4 +41,27 @@ export const keys = {
 export function attributeValues(values: Record<string, unknown>): Record<string, unknown> | undefined {
   const defined = Object.entries(values).filter(([, v]) => v !== undefined);
   return defined.length ? Object.fromEntries(defined) : undefined;
+}
+
+/** Runs a conditional write: true when it applied, false when its condition failed; any other error propagates. */
+export async function applied(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Every item a Query returns, page after page. */
+export async function queryAll(table: DynamoTable, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await table.client.send(new QueryCommand({ ...input, TableName: table.tableName, ExclusiveStartKey: startKey }));
+    items.push(...((out.Items ?? []) as Record<string, unknown>[]));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }
