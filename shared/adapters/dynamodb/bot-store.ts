@@ -1,6 +1,6 @@
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Bot, BotPatch, BotStore } from '../../bots/bot.ts';
-import { isConditionFailure, type DynamoTable } from './table.ts';
+import { isConditionFailure, queryAll, type DynamoTable } from './table.ts';
 
 /**
  * Item layout of bots and their knowledge (kept here rather than in table.ts so the bots area reads in one file):
@@ -125,20 +125,11 @@ export class DynamoBotStore implements BotStore {
   }
 
   async listByProject(projectId: string): Promise<Bot[]> {
-    const ids: string[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': botKeys.projectEntryPrefix },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) ids.push(item.botId as string);
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const entries = await queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': botKeys.projectEntryPrefix },
+    });
+    const ids = entries.map((item) => item.botId as string);
 
     const bots: Bot[] = [];
     for (let i = 0; i < ids.length; i += 100) {

@@ -1,7 +1,7 @@
-import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { IndexState, KnowledgeFile, KnowledgeFileStore, StartUploadOutcome } from '../../knowledge/knowledge-files.ts';
 import { botKeys } from './bot-store.ts';
-import { isConditionFailure, type DynamoTable } from './table.ts';
+import { isConditionFailure, queryAll, type DynamoTable } from './table.ts';
 
 /**
  * Knowledge files (`BOT#<botId>` / `FILE#<fileKey>`) and the knowledge state on the bot item (`current` and `live`
@@ -53,22 +53,12 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   }
 
   async list(botId: string): Promise<KnowledgeFile[]> {
-    const files: KnowledgeFile[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': botKeys.bot(botId).pk, ':prefix': botKeys.filePrefix },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) files.push(toFile(item));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return files;
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': botKeys.bot(botId).pk, ':prefix': botKeys.filePrefix },
+      ConsistentRead: true,
+    });
+    return items.map(toFile);
   }
 
   markReady(botId: string, fileKey: string, generation: string, chunks: number, at: Date): Promise<boolean> {
