@@ -9,7 +9,15 @@ export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatch
  * Feeds a worker the way a Lambda SQS event source mapping does: long-polls the queue, hands the handler a real
  * `SQSEvent` batch, deletes the records it did not report in `batchItemFailures`, and leaves the failed ones (or the
  * whole batch when the handler throws or times out) to come back when their visibility timeout ends, until the
- * queue's redrive policy moves them to the dead-letter queue. `maxConcurrency` batches run at once.
+ * queue's redrive policy moves them to the dead-letter queue.
+ *
+ * One receive loop per queue, and up to `maxConcurrency` batches in the handler at once: the loop receives again as
+ * soon as a batch is handed over, and waits only when every slot is busy. Decision (measured, BENCHMARKS.md issue 3
+ * and 4): the first version ran `maxConcurrency` loops each long-polling; every arriving message then woke one idle
+ * loop, so batches held one message and each event paid a receive, a delete and a fan-out Query of its own. With one
+ * loop, what arrives while a receive or a slot is busy leaves in the next batch, so batches grow with the load
+ * (Lambda's pollers do the same: they add pollers only while batches come back full). `batchWindowSeconds` is
+ * honoured as on Lambda: a partial batch waits up to that long to fill.
  */
 export function startPoller(opts: {
   sqs: SQSClient;
@@ -22,22 +30,37 @@ export function startPoller(opts: {
 }): { stop(): Promise<void> } {
   const abort = new AbortController();
   let stopped = false;
+  const maxBatch = Math.min(10, opts.worker.batchSize);
+  const slots = Math.max(1, opts.worker.maxConcurrency);
+  const running = new Set<Promise<void>>();
+
+  async function receive(max: number, waitSeconds: number): Promise<Message[]> {
+    const out = await opts.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: opts.queueUrl,
+        MaxNumberOfMessages: max,
+        WaitTimeSeconds: waitSeconds,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+      { abortSignal: abort.signal },
+    );
+    return out.Messages ?? [];
+  }
 
   async function loop(): Promise<void> {
     while (!stopped) {
-      let messages: Message[] = [];
+      while (running.size >= slots && !stopped) await Promise.race(running);
+      if (stopped) return;
+      let messages: Message[];
       try {
-        const out = await opts.sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: opts.queueUrl,
-            MaxNumberOfMessages: Math.min(10, opts.worker.batchSize),
-            WaitTimeSeconds: 1,
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-          { abortSignal: abort.signal },
-        );
-        messages = out.Messages ?? [];
+        messages = await receive(maxBatch, 1);
+        const windowEnds = Date.now() + opts.worker.batchWindowSeconds * 1000;
+        while (messages.length && messages.length < maxBatch && Date.now() < windowEnds && !stopped) {
+          const more = await receive(maxBatch - messages.length, Math.min(1, Math.max(0, Math.ceil((windowEnds - Date.now()) / 1000))));
+          messages = messages.concat(more);
+          if (!more.length && Date.now() >= windowEnds) break;
+        }
       } catch (error) {
         if (stopped) return;
         opts.onError?.(error);
@@ -45,7 +68,8 @@ export function startPoller(opts: {
         continue;
       }
       if (!messages.length) continue;
-      await runBatch(messages);
+      const batch = runBatch(messages).finally(() => running.delete(batch));
+      running.add(batch);
     }
   }
 
@@ -76,12 +100,13 @@ export function startPoller(opts: {
     }
   }
 
-  const loops = Array.from({ length: Math.max(1, opts.worker.maxConcurrency) }, () => loop());
+  const receiving = loop();
   return {
     async stop() {
       stopped = true;
       abort.abort();
-      await Promise.allSettled(loops);
+      await receiving.catch(() => {});
+      await Promise.allSettled([...running]);
     },
   };
 }
