@@ -93,7 +93,28 @@ export const lambdaEnvironmentCredentials: Plugin = {
   },
 };
 
-export const bundlePlugins: Plugin[] = [zodEnglishOnly, lambdaEnvironmentCredentials];
+/**
+ * `import ... from 'node:http'` in an ES module makes Node build the module's ESM facade, which reads every export,
+ * among them the lazy getters that load Node's bundled undici (fetch, WebSocket): about 10 ms of a cold start on
+ * the bench machine (bench/bundle.ts, CPU profile of the send bundle's import), for code no function uses through
+ * `node:http`. The SDK's ESM build imports `node:http` that way; bundles get it through `require` (the banner's),
+ * which reads only what is used.
+ */
+export const httpThroughRequire: Plugin = {
+  name: 'http-through-require',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?https?$/ }, (args) => {
+      if (args.namespace === 'builtin-through-require') return { path: args.path, external: true };
+      return { path: args.path.replace(/^node:/, ''), namespace: 'builtin-through-require' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'builtin-through-require' }, (args) => ({
+      contents: `module.exports = require('node:${args.path}');\n`,
+      loader: 'js',
+    }));
+  },
+};
+
+export const bundlePlugins: Plugin[] = [zodEnglishOnly, lambdaEnvironmentCredentials, httpThroughRequire];
 
 /** `@scope/name/sub/path` or `name/sub` → the package name. */
 export function packageName(specifier: string): string {
@@ -129,10 +150,14 @@ export function esbuildOptions(): BuildOptions {
 /** What one function's bundle is made of. */
 export interface BundleAnalysis {
   fn: string;
-  /** Minified bytes of `index.mjs` (source map excluded). */
+  /** Minified bytes a cold start loads: `index.mjs` and the chunks it imports statically (source maps excluded). */
   bytes: number;
-  /** Source and package files inlined, relative to the project root, with their bytes in the output. */
+  /** Minified bytes of the chunks loaded on first use only (`chunks/`), not at a cold start. */
+  lazyBytes: number;
+  /** Source and package files in what a cold start loads, relative to the project root, with their bytes. */
   inputs: Record<string, number>;
+  /** Source and package files only in the chunks loaded on first use. */
+  lazyInputs: Record<string, number>;
   /** Unbundled packages the function imports (statically or dynamically). */
   unbundled: string[];
   /** Packages copied beside the bundle (the unbundled ones and their dependency closure). */
@@ -142,20 +167,33 @@ export interface BundleAnalysis {
 }
 
 /**
- * Bundles the functions into `<outdir>/<fn>/index.mjs` (with `index.mjs.map` and the shipped packages), in one esbuild
- * run, and reports what each bundle is made of.
+ * Bundles the functions into `<outdir>/<fn>/index.mjs` (with `index.mjs.map`, lazy chunks under `chunks/` and the
+ * shipped packages), one esbuild run per function, and reports what each bundle is made of.
+ *
+ * Decision: one build per function with code splitting. Everything a function imports statically is in its
+ * `index.mjs`; what it loads with `await import()` only on some requests (nodemailer for email channels, the S3
+ * payload store for event bodies over 200 KB, the Bedrock client when a model is on Bedrock...) becomes a chunk of
+ * its own, read and compiled only when first used, so a cold start never parses code the request does not run.
+ * (A single build over all entries would share chunks between functions, and each Lambda asset is one folder.)
  */
 export async function buildFunctions(fns: readonly string[], outdir: string): Promise<Map<string, BundleAnalysis>> {
   const { build } = await import('esbuild');
   rmSync(outdir, { recursive: true, force: true });
-  const result = await build({
-    ...esbuildOptions(),
-    entryPoints: Object.fromEntries(fns.map((fn) => [join(fn, 'index'), entryPoint(fn)])),
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    metafile: true,
-  });
-  const analyses = analysesFromMetafile(result.metafile, fns, outdir);
+  const analyses = new Map<string, BundleAnalysis>();
+  await Promise.all(
+    fns.map(async (fn) => {
+      const result = await build({
+        ...esbuildOptions(),
+        entryPoints: { index: entryPoint(fn) },
+        outdir: join(outdir, fn),
+        outExtension: { '.js': '.mjs' },
+        splitting: true,
+        chunkNames: 'chunks/[name]-[hash]',
+        metafile: true,
+      });
+      analyses.set(fn, analysisFromMetafile(result.metafile, fn, join(outdir, fn)));
+    }),
+  );
   for (const analysis of analyses.values()) {
     const shipped = shippedPackages(analysis.unbundled);
     if (shipped.missing.length) {
@@ -167,26 +205,40 @@ export async function buildFunctions(fns: readonly string[], outdir: string): Pr
     copyPackages(shipped.packages, analysis.dir);
     analysis.shipped = shipped.packages;
   }
-  return analyses;
+  return new Map(fns.map((fn) => [fn, analyses.get(fn)!]));
 }
 
-function analysesFromMetafile(metafile: Metafile, fns: readonly string[], outdir: string): Map<string, BundleAnalysis> {
-  const out = new Map<string, BundleAnalysis>();
-  for (const output of Object.values(metafile.outputs)) {
-    if (!output.entryPoint) continue;
-    const fn = fns.find((f) => resolve(projectRoot, output.entryPoint!) === entryPoint(f));
-    if (!fn) continue;
-    const unbundled = new Set<string>();
+function analysisFromMetafile(metafile: Metafile, fn: string, dir: string): BundleAnalysis {
+  const outputs = new Map(Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.mjs')));
+  const entry = [...outputs].find(([, output]) => output.entryPoint && resolve(projectRoot, output.entryPoint) === entryPoint(fn));
+  if (!entry) throw new Error(`functions/${fn}/handler.ts produced no bundle`);
+  // What a cold start loads: the entry and the chunks it imports statically (code shared with a lazy chunk is split
+  // into a chunk of its own that the entry imports); the rest is loaded by `await import()` on first use.
+  const atColdStart = new Set<string>();
+  const visit = (file: string) => {
+    if (atColdStart.has(file) || !outputs.has(file)) return;
+    atColdStart.add(file);
+    for (const imp of outputs.get(file)!.imports) if (imp.kind === 'import-statement' && !imp.external) visit(imp.path);
+  };
+  visit(entry[0]);
+  const unbundled = new Set<string>();
+  const inputs: Record<string, number> = {};
+  const lazyInputs: Record<string, number> = {};
+  let bytes = 0;
+  let lazyBytes = 0;
+  for (const [file, output] of outputs) {
     for (const imp of output.imports) {
       if (imp.external && !builtinModules.includes(imp.path.replace(/^node:/, '').split('/')[0]!) && unbundledPackages[packageName(imp.path)]) {
         unbundled.add(packageName(imp.path));
       }
     }
-    const inputs = Object.fromEntries(Object.entries(output.inputs).map(([file, { bytesInOutput }]) => [file, bytesInOutput]));
-    out.set(fn, { fn, bytes: output.bytes, inputs, unbundled: [...unbundled].sort(), shipped: [], dir: join(outdir, fn) });
+    const into = atColdStart.has(file) ? inputs : lazyInputs;
+    if (atColdStart.has(file)) bytes += output.bytes;
+    else lazyBytes += output.bytes;
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) into[input] = (into[input] ?? 0) + bytesInOutput;
   }
-  for (const fn of fns) if (!out.has(fn)) throw new Error(`functions/${fn}/handler.ts produced no bundle`);
-  return out;
+  for (const input of Object.keys(inputs)) delete lazyInputs[input];
+  return { fn, bytes, lazyBytes, inputs, lazyInputs, unbundled: [...unbundled].sort(), shipped: [], dir };
 }
 
 /**

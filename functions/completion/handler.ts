@@ -28,6 +28,7 @@ const openAiApiKey = await readOptionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN, cfg
 // A retry may take over an Idempotency-Key only once this request can no longer be running: its timeout plus margin.
 const lockSeconds = (routes.find((r) => r.fn === 'completion')?.timeoutSeconds ?? 100) + 10;
 // The same search (and index cache) as POST /api/v1/ai/search.
+// Only completions for a bot with knowledge files read the knowledge bucket: S3 is loaded on the first of them.
 const knowledge = knowledgeSearchFromConfig(cfg, table, logger);
 
 const completeText = makeCompleteText({

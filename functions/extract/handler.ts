@@ -1,8 +1,7 @@
 import { config } from '#shared/config/config.ts';
 import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
-import { s3Client } from '#shared/adapters/s3/clients.ts';
-import { S3ExtractUploadStore } from '#shared/adapters/s3/extract-upload-store.ts';
+import { s3ExtractUploadStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
 import { makeExtractPdf } from '#shared/extract/extract-pdf.ts';
 import { ocrFromConfig } from '#shared/extract/from-config.ts';
 import { botsApiAuthFromConfig } from '#shared/http/bots-api-deps.ts';
@@ -26,7 +25,7 @@ const lockSeconds = (routes.find((r) => r.fn === 'extract')?.timeoutSeconds ?? 1
 const extractPdf = makeExtractPdf({
   credits: new DynamoCreditLedger(table),
   ocr: ocrFromConfig(cfg),
-  ...(cfg.BUCKET_TRANSFER ? { uploads: new S3ExtractUploadStore(s3Client(cfg), cfg.BUCKET_TRANSFER) } : {}),
+  ...(cfg.BUCKET_TRANSFER ? { uploads: s3ExtractUploadStoreOnFirstUse(cfg, cfg.BUCKET_TRANSFER) } : {}),
   log: logger,
 });
 

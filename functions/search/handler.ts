@@ -1,6 +1,8 @@
 import { config } from '#shared/config/config.ts';
 import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
+import { s3Client } from '#shared/adapters/s3/clients.ts';
+import { S3KnowledgeObjectStore } from '#shared/adapters/s3/knowledge-object-store.ts';
 import { resolveBotForProject } from '#shared/bots/bot.ts';
 import { botsApiAuthFromConfig } from '#shared/http/bots-api-deps.ts';
 import type { BotsApiCaller } from '#shared/http/bots-api.ts';
@@ -15,8 +17,13 @@ const cfg = config();
 const logger = createLogger('search');
 const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
 const bots = new DynamoBotStore(table);
-const knowledge = knowledgeSearchFromConfig(cfg, table, logger);
-
+// Every search reads an index from the knowledge bucket, so S3 is loaded with the function, not on first use.
+const knowledge = knowledgeSearchFromConfig(
+  cfg,
+  table,
+  logger,
+  cfg.BUCKET_KNOWLEDGE ? new S3KnowledgeObjectStore(s3Client(cfg), cfg.BUCKET_KNOWLEDGE) : undefined,
+);
 
 /**
  * `POST /api/v1/ai/search`: the best excerpts of the bot's knowledge for a query. Free (no credit). Order: auth →

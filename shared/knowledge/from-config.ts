@@ -3,8 +3,7 @@ import { DynamoBotStore } from '../adapters/dynamodb/bot-store.ts';
 import { BedrockTitanEmbeddings } from '../adapters/embeddings/bedrock-titan-embeddings.ts';
 import { OpenAiCompatibleEmbeddings } from '../adapters/embeddings/openai-embeddings.ts';
 import type { DynamoTable } from '../adapters/dynamodb/table.ts';
-import { S3KnowledgeObjectStore } from '../adapters/s3/knowledge-object-store.ts';
-import { s3Client } from '../adapters/s3/clients.ts';
+import { s3KnowledgeObjectStoreOnFirstUse } from '../adapters/s3/on-first-use.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { EmbeddingsProvider } from './embeddings.ts';
@@ -12,9 +11,12 @@ import type { KnowledgeObjectStore } from './knowledge-files.ts';
 import type { KnowledgeSearch } from './knowledge-search.ts';
 import { IndexCache, makeKnowledgeSearch } from './search.ts';
 
-/** The knowledge bucket as an object store; throws on use when the deployment has none. */
+/**
+ * The knowledge bucket as an object store, with the S3 client loaded on first use (shared/adapters/s3/on-first-use.ts);
+ * throws on use when the deployment has none.
+ */
 export function knowledgeObjectsFromConfig(cfg: Config): KnowledgeObjectStore {
-  if (cfg.BUCKET_KNOWLEDGE) return new S3KnowledgeObjectStore(s3Client(cfg), cfg.BUCKET_KNOWLEDGE);
+  if (cfg.BUCKET_KNOWLEDGE) return s3KnowledgeObjectStoreOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE);
   const missing = async (): Promise<never> => {
     throw new Error('BUCKET_KNOWLEDGE is not configured');
   };
@@ -47,10 +49,15 @@ export function embeddingsFromConfig(cfg: Config): EmbeddingsProvider | undefine
  * The `KnowledgeSearch` wired to DynamoDB and the knowledge bucket, with its in-memory index cache: build it once
  * per cold start (module scope). What the search endpoint and the completion endpoint use.
  */
-export function knowledgeSearchFromConfig(cfg: Config, table: DynamoTable, logger: Logger): KnowledgeSearch {
+export function knowledgeSearchFromConfig(
+  cfg: Config,
+  table: DynamoTable,
+  logger: Logger,
+  objects: KnowledgeObjectStore = knowledgeObjectsFromConfig(cfg),
+): KnowledgeSearch {
   return makeKnowledgeSearch({
     bots: new DynamoBotStore(table),
-    indexes: new IndexCache(knowledgeObjectsFromConfig(cfg)),
+    indexes: new IndexCache(objects),
     logger,
     embeddings: embeddingsFromConfig(cfg),
   });

@@ -1,5 +1,4 @@
-import { s3Client } from '../adapters/s3/clients.ts';
-import { S3PayloadStore } from '../adapters/s3/payload-store.ts';
+import { s3PayloadStoreOnFirstUse } from '../adapters/s3/on-first-use.ts';
 import { sqsClient } from '../adapters/sqs/clients.ts';
 import { SqsEventQueue } from '../adapters/sqs/webhook-queues.ts';
 import type { Config } from '../config/config.ts';
@@ -16,6 +15,6 @@ export function eventPublisherFromConfig(cfg: Config): EventPublisher {
   if (!cfg.BUCKET_TRANSFER) throw new Error('Invalid configuration: BUCKET_TRANSFER is required to publish events');
   return makeEventPublisher({
     queue: new SqsEventQueue(sqsClient(cfg), cfg.QUEUE_URL_EVENTS),
-    payloads: new S3PayloadStore(s3Client(cfg), cfg.BUCKET_TRANSFER),
+    payloads: s3PayloadStoreOnFirstUse(cfg, cfg.BUCKET_TRANSFER),
   });
 }

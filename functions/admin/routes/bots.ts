@@ -5,8 +5,7 @@ import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-file-store.ts';
 import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
 import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
-import { S3KnowledgeObjectStore } from '#shared/adapters/s3/knowledge-object-store.ts';
-import { s3Client } from '#shared/adapters/s3/clients.ts';
+import { s3KnowledgeObjectStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
 import { SqsIngestQueue } from '#shared/adapters/sqs/ingest-queue.ts';
 import { sqsClient } from '#shared/adapters/sqs/clients.ts';
 import type { Bot } from '#shared/bots/bot.ts';
@@ -122,7 +121,7 @@ export function botRoutesFromConfig(cfg: Config, table: DynamoTable, logger: Log
     throw new HttpError(503, 'SERVICE_UNAVAILABLE', `Knowledge storage is not configured (${what}).`);
   };
   const objects = cfg.BUCKET_KNOWLEDGE
-    ? new S3KnowledgeObjectStore(s3Client(cfg), cfg.BUCKET_KNOWLEDGE)
+    ? s3KnowledgeObjectStoreOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE)
     : { put: unconfigured('BUCKET_KNOWLEDGE'), get: unconfigured('BUCKET_KNOWLEDGE'), delete: async () => {}, deletePrefix: async () => {} };
   const queue = cfg.QUEUE_URL_INGEST ? new SqsIngestQueue(sqsClient(cfg), cfg.QUEUE_URL_INGEST) : { enqueue: unconfigured('QUEUE_URL_INGEST') };
   let knowledge: KnowledgeManagement;
