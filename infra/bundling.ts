@@ -62,9 +62,10 @@ export const unbundledPackages: Record<string, UnbundledPackage> = {
 };
 
 /**
- * zod's classic API is one namespace object, so a bundle keeps every module it re-exports, among them 40-odd
- * message locales (about 260 kB minified) nobody selects. This keeps English (zod's default, set by zod itself)
- * and drops the others: `z.locales.<other>` does not exist in a bundle (test/infra checks no code uses it).
+ * zod's locale index re-exports 40-odd message locales (about 260 kB minified). The code imports zod through
+ * `shared/validation/zod.ts` (`zod/mini`, tree-shaken, English selected there from `zod/locales`), so only English
+ * is reached; should anything keep a whole zod namespace (`import { z } from 'zod'`, `z.locales`), the index still
+ * resolves to English alone here: `z.locales.<other>` does not exist in a bundle (test/infra checks no code uses it).
  */
 export const zodEnglishOnly: Plugin = {
   name: 'zod-english-only',

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { config } from '#shared/config/config.ts';
 import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { s3Client } from '#shared/adapters/s3/clients.ts';
@@ -10,6 +9,7 @@ import type { BotsApiCaller } from '#shared/http/bots-api.ts';
 import { httpFunction, parseJsonObjectBody, validate } from '#shared/http/middleware.ts';
 import { json, type HttpEvent } from '#shared/http/types.ts';
 import { createLogger } from '#shared/logging/logger.ts';
+import * as z from '#shared/validation/zod.ts';
 
 /** How long an upload slot stays usable. */
 const UPLOAD_EXPIRES_SECONDS = 900;

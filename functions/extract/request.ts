@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { FileTooLargeError } from '#shared/extract/errors.ts';
 import { MAX_PDF_BYTES, type ExtractSource } from '#shared/extract/extract-pdf.ts';
 import { HttpError, type ErrorDetail } from '#shared/http/errors.ts';
@@ -6,6 +5,7 @@ import { parseJsonObjectBody, validate } from '#shared/http/middleware.ts';
 import { eventBodyChunks, isMultipartFormData, mediaType, MultipartError, parseMultipart } from '#shared/http/multipart.ts';
 import type { HttpEvent } from '#shared/http/types.ts';
 import { startsLikePdf } from '#shared/pdf/index.ts';
+import * as z from '#shared/validation/zod.ts';
 
 export type ExtractMode = 'text' | 'pages';
 
@@ -17,8 +17,8 @@ export interface ExtractRequest {
 const MODES = ['text', 'pages'] as const;
 
 const jsonRequest = z.strictObject({
-  fileKey: z.string().min(1).max(1024),
-  mode: z.enum(MODES).default('text'),
+  fileKey: z.string().check(z.minLength(1), z.maxLength(1024)),
+  mode: z._default(z.enum(MODES), 'text'),
 });
 
 /**

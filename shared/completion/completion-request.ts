@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from '../validation/zod.ts';
+import { withMeta } from '../validation/meta.ts';
 import { HttpError, type ErrorDetail } from '../http/errors.ts';
 import { zodIssuesToDetails } from '../http/middleware.ts';
 
@@ -14,36 +15,46 @@ export const COMPLETION_LIMITS = {
  * "exactly one of `botId` / `instructions`" is checked by {@link parseCompletionRequest}, so every problem is
  * reported at once.
  */
-export const completionRequest = z
-  .strictObject({
+export const completionRequest = withMeta(
+  z.strictObject({
     prompt: z
       .string({ error: (issue) => (issue.input === undefined ? 'prompt is required' : 'prompt must be a string') })
-      .min(1, 'prompt must not be empty')
-      .max(COMPLETION_LIMITS.promptChars, `prompt must be at most ${COMPLETION_LIMITS.promptChars} characters`),
-    botId: z
-      .string()
-      .min(1, 'botId must not be empty')
-      .max(200, 'botId is too long')
-      .optional()
-      .meta({ description: "The bot whose instructions and knowledge are used. Exactly one of `botId` / `instructions`." }),
-    instructions: z
-      .string()
-      .min(1, 'instructions must not be empty')
-      .max(COMPLETION_LIMITS.instructionsChars, `instructions must be at most ${COMPLETION_LIMITS.instructionsChars} characters`)
-      .optional()
-      .meta({ description: 'A standalone system prompt. Exactly one of `botId` / `instructions`.' }),
-    responseFormat: z
-      .enum(['text', 'json'], { error: 'responseFormat must be "text" or "json"' })
-      .default('text')
-      .meta({ description: '`json`: the answer is parsed and returned in `dados`.' }),
-    timeoutMs: z
-      .number({ error: 'timeoutMs must be a number of milliseconds' })
-      .min(COMPLETION_LIMITS.timeoutMs.min, `timeoutMs must be at least ${COMPLETION_LIMITS.timeoutMs.min}`)
-      .max(COMPLETION_LIMITS.timeoutMs.max, `timeoutMs must be at most ${COMPLETION_LIMITS.timeoutMs.max}`)
-      .default(COMPLETION_LIMITS.timeoutMs.default)
-      .meta({ description: 'Past it: 504 GATEWAY_TIMEOUT, the model call aborted, the credit refunded.' }),
-  })
-  .meta({ id: 'CompletionRequest' });
+      .check(
+        z.minLength(1, 'prompt must not be empty'),
+        z.maxLength(COMPLETION_LIMITS.promptChars, `prompt must be at most ${COMPLETION_LIMITS.promptChars} characters`),
+      ),
+    botId: withMeta(z.optional(z.string().check(z.minLength(1, 'botId must not be empty'), z.maxLength(200, 'botId is too long'))), {
+      description: "The bot whose instructions and knowledge are used. Exactly one of `botId` / `instructions`.",
+    }),
+    instructions: withMeta(
+      z.optional(
+        z
+          .string()
+          .check(
+            z.minLength(1, 'instructions must not be empty'),
+            z.maxLength(COMPLETION_LIMITS.instructionsChars, `instructions must be at most ${COMPLETION_LIMITS.instructionsChars} characters`),
+          ),
+      ),
+      { description: 'A standalone system prompt. Exactly one of `botId` / `instructions`.' },
+    ),
+    responseFormat: withMeta(z._default(z.enum(['text', 'json'], { error: 'responseFormat must be "text" or "json"' }), 'text'), {
+      description: '`json`: the answer is parsed and returned in `dados`.',
+    }),
+    timeoutMs: withMeta(
+      z._default(
+        z
+          .number({ error: 'timeoutMs must be a number of milliseconds' })
+          .check(
+            z.gte(COMPLETION_LIMITS.timeoutMs.min, `timeoutMs must be at least ${COMPLETION_LIMITS.timeoutMs.min}`),
+            z.lte(COMPLETION_LIMITS.timeoutMs.max, `timeoutMs must be at most ${COMPLETION_LIMITS.timeoutMs.max}`),
+          ),
+        COMPLETION_LIMITS.timeoutMs.default,
+      ),
+      { description: 'Past it: 504 GATEWAY_TIMEOUT, the model call aborted, the credit refunded.' },
+    ),
+  }),
+  { id: 'CompletionRequest' },
+);
 
 export type CompletionRequest = z.output<typeof completionRequest>;
 

@@ -1,7 +1,14 @@
-import { z } from 'zod';
+import * as z from '../validation/zod.ts';
 
 const flag = (fallback: boolean) =>
-  z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).optional().transform((v) => (v === undefined ? fallback : ['true', '1', 'yes', 'on'].includes(v)));
+  z.pipe(
+    z.optional(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])),
+    z.transform((v) => (v === undefined ? fallback : ['true', '1', 'yes', 'on'].includes(v))),
+  );
+
+const nonEmpty = () => z.string().check(z.minLength(1));
+/** A whole number above 0 and at most `max`, from its text in the environment. */
+const positiveInt = (max: number) => z.coerce.number().check(z.int(), z.gt(0), z.lte(max));
 
 /**
  * Settings from the environment, parsed once per cold start. A missing or malformed setting fails the cold start
@@ -9,61 +16,61 @@ const flag = (fallback: boolean) =>
  */
 const schema = z.object({
   /** `local` when the local runner hosts the functions; decides defaults that differ from AWS. */
-  SWITCHBOARD_RUNTIME: z.enum(['aws', 'local']).default('aws'),
-  AWS_REGION: z.string().min(1).default('us-east-1'),
-  TABLE_NAME: z.string().min(1),
-  DYNAMODB_ENDPOINT: z.url().optional(),
-  SQS_ENDPOINT: z.url().optional(),
-  S3_ENDPOINT: z.url().optional(),
-  BUCKET_KNOWLEDGE: z.string().min(1).optional(),
-  BUCKET_TRANSFER: z.string().min(1).optional(),
-  QUEUE_URL_EVENTS: z.string().min(1).optional(),
-  QUEUE_URL_DELIVERIES: z.string().min(1).optional(),
-  QUEUE_URL_INGEST: z.string().min(1).optional(),
+  SWITCHBOARD_RUNTIME: z._default(z.enum(['aws', 'local']), 'aws'),
+  AWS_REGION: z._default(nonEmpty(), 'us-east-1'),
+  TABLE_NAME: nonEmpty(),
+  DYNAMODB_ENDPOINT: z.optional(z.url()),
+  SQS_ENDPOINT: z.optional(z.url()),
+  S3_ENDPOINT: z.optional(z.url()),
+  BUCKET_KNOWLEDGE: z.optional(nonEmpty()),
+  BUCKET_TRANSFER: z.optional(nonEmpty()),
+  QUEUE_URL_EVENTS: z.optional(nonEmpty()),
+  QUEUE_URL_DELIVERIES: z.optional(nonEmpty()),
+  QUEUE_URL_INGEST: z.optional(nonEmpty()),
   /** Plain admin key (local runs); on AWS the key comes from Secrets Manager through ADMIN_KEY_SECRET_ARN. */
-  ADMIN_KEY: z.string().min(16).optional(),
-  ADMIN_KEY_SECRET_ARN: z.string().min(1).optional(),
+  ADMIN_KEY: z.optional(z.string().check(z.minLength(16))),
+  ADMIN_KEY_SECRET_ARN: z.optional(nonEmpty()),
   /** AES-256-GCM key (base64, 32 bytes) for secrets stored encrypted (webhook signing secrets); locally generated. */
-  SECRETS_KEY: z.string().regex(/^[A-Za-z0-9+/_-]{43}=?$/, '32 bytes, base64').optional(),
-  SECRETS_KEY_SECRET_ARN: z.string().min(1).optional(),
-  BOT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(100_000).default(60),
-  CREDIT_SWEEP_AFTER_SECONDS: z.coerce.number().int().positive().default(900),
-  MODEL_PROVIDER: z.enum(['bedrock', 'openai', 'offline']).optional(),
-  BEDROCK_MODEL_ID: z.string().min(1).default('amazon.nova-lite-v1:0'),
-  OPENAI_BASE_URL: z.url().optional(),
-  OPENAI_API_KEY: z.string().optional(),
+  SECRETS_KEY: z.optional(z.string().check(z.regex(/^[A-Za-z0-9+/_-]{43}=?$/, '32 bytes, base64'))),
+  SECRETS_KEY_SECRET_ARN: z.optional(nonEmpty()),
+  BOT_RATE_LIMIT_PER_MINUTE: z._default(positiveInt(100_000), 60),
+  CREDIT_SWEEP_AFTER_SECONDS: z._default(z.coerce.number().check(z.int(), z.gt(0)), 900),
+  MODEL_PROVIDER: z.optional(z.enum(['bedrock', 'openai', 'offline'])),
+  BEDROCK_MODEL_ID: z._default(nonEmpty(), 'amazon.nova-lite-v1:0'),
+  OPENAI_BASE_URL: z.optional(z.url()),
+  OPENAI_API_KEY: z.optional(z.string()),
   /** On AWS the OpenAI-compatible server's key comes from Secrets Manager (read once per cold start). */
-  OPENAI_API_KEY_SECRET_ARN: z.string().min(1).optional(),
-  OPENAI_MODEL: z.string().min(1).optional(),
+  OPENAI_API_KEY_SECRET_ARN: z.optional(nonEmpty()),
+  OPENAI_MODEL: z.optional(nonEmpty()),
   /** Knowledge search embeddings (hybrid with BM25): `none` (default: lexical only, offline), `bedrock` or `openai`. */
-  EMBEDDINGS_PROVIDER: z.enum(['none', 'bedrock', 'openai']).default('none'),
+  EMBEDDINGS_PROVIDER: z._default(z.enum(['none', 'bedrock', 'openai']), 'none'),
   /** Default: amazon.titan-embed-text-v2:0 (bedrock), text-embedding-3-small (openai). */
-  EMBEDDINGS_MODEL: z.string().min(1).optional(),
+  EMBEDDINGS_MODEL: z.optional(nonEmpty()),
   /** OpenAI-compatible server for embeddings; default OPENAI_BASE_URL. */
-  EMBEDDINGS_BASE_URL: z.url().optional(),
-  EMBEDDINGS_API_KEY: z.string().optional(),
+  EMBEDDINGS_BASE_URL: z.optional(z.url()),
+  EMBEDDINGS_API_KEY: z.optional(z.string()),
   /** Vector size: Titan V2 takes 256, 512 or 1024 (default 512); sent to OpenAI-compatible servers only when set. */
-  EMBEDDINGS_DIMENSIONS: z.coerce.number().int().positive().max(4096).optional(),
-  WEBHOOK_ALLOW_PRIVATE: flag(false).optional(),
-  WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds').optional(),
+  EMBEDDINGS_DIMENSIONS: z.optional(positiveInt(4096)),
+  WEBHOOK_ALLOW_PRIVATE: z.optional(flag(false)),
+  WEBHOOK_RETRY_SCHEDULE: z.optional(z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds'))),
   /** Deadline of one webhook delivery attempt (contract: 15 s); shorter only in tests. */
-  WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(15_000),
+  WEBHOOK_ATTEMPT_TIMEOUT_MS: z._default(positiveInt(60_000), 15_000),
   /** Delivery attempts in flight at once to one destination, per deliver worker process (see endpoint-gate.ts). */
-  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z.coerce.number().int().positive().max(1_000).default(10),
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z._default(positiveInt(1_000), 10),
   /** An attempt unanswered this long marks its destination as slow: its further jobs are put back, not awaited. */
-  WEBHOOK_SLOW_AFTER_MS: z.coerce.number().int().positive().max(60_000).default(1_000),
+  WEBHOOK_SLOW_AFTER_MS: z._default(positiveInt(60_000), 1_000),
   /** Deadline of each call to a channel's provider (SMTP, Twilio, WhatsApp Cloud); contract: 10 s. */
-  SEND_PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(10_000),
+  SEND_PROVIDER_TIMEOUT_MS: z._default(positiveInt(60_000), 10_000),
   /** OCR for extract pages without a text layer: default `tesseract` locally, `textract` on AWS; `none` turns it off. */
-  OCR_ENGINE: z.enum(['tesseract', 'textract', 'none']).optional(),
+  OCR_ENGINE: z.optional(z.enum(['tesseract', 'textract', 'none'])),
   /** Pages OCRed at once: tesseract worker threads (default 1), or Textract calls in flight (default 8). */
-  OCR_CONCURRENCY: z.coerce.number().int().positive().max(64).optional(),
-  OCR_DPI: z.coerce.number().int().min(72).max(600).default(200),
+  OCR_CONCURRENCY: z.optional(positiveInt(64)),
+  OCR_DPI: z._default(z.coerce.number().check(z.int(), z.gte(72), z.lte(600)), 200),
   /** Time budget of one page's OCR; past it the page counts as unreadable. */
-  OCR_PAGE_TIMEOUT_MS: z.coerce.number().int().positive().max(600_000).default(60_000),
-  TEXTRACT_ENDPOINT: z.url().optional(),
+  OCR_PAGE_TIMEOUT_MS: z._default(positiveInt(600_000), 60_000),
+  TEXTRACT_ENDPOINT: z.optional(z.url()),
   /** Folder with `<lang>.traineddata.gz` for tesseract; default: the @tesseract.js-data packages. */
-  TESSERACT_LANG_PATH: z.string().min(1).optional(),
+  TESSERACT_LANG_PATH: z.optional(nonEmpty()),
 });
 
 export type RawConfig = z.output<typeof schema>;

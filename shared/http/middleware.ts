@@ -1,5 +1,5 @@
 import middy, { type MiddlewareObj } from '@middy/core';
-import type { z } from 'zod';
+import type * as z from '../validation/zod.ts';
 import { HttpError, type ErrorDetail } from './errors.ts';
 import { resolveRequestId } from './request-id.ts';
 import { json, type APIGatewayProxyEvent, type Context, type HttpEvent, type HttpResult } from './types.ts';
@@ -137,7 +137,7 @@ export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], unknownF
 }
 
 /** Validates a value with a zod schema, or throws 400 VALIDATION_ERROR listing every problem at once. */
-export function validate<S extends z.ZodType>(schema: S, value: unknown, unknownFieldMessages?: UnknownFieldMessages): z.output<S> {
+export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, unknownFieldMessages?: UnknownFieldMessages): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw new HttpError(400, 'VALIDATION_ERROR', 'The request is invalid.', {
@@ -146,7 +146,7 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, unknown
 }
 
 /** Validates the parsed body against a (strict) zod schema; the handler then sees the typed value. */
-export function validateBody<S extends z.ZodType>(schema: S, unknownFieldMessages?: UnknownFieldMessages): Mw {
+export function validateBody<S extends z.ZodMiniType>(schema: S, unknownFieldMessages?: UnknownFieldMessages): Mw {
   return {
     name: 'validateBody',
     before: (request) => {

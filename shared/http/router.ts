@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from '../validation/zod.ts';
 import { HttpError } from './errors.ts';
 import { bodyBytes, parseJsonObjectBody, validate, type UnknownFieldMessages } from './middleware.ts';
 import type { HttpEvent, HttpResult } from './types.ts';
@@ -21,7 +21,7 @@ export interface Route<TBody = any> {
   method: RouteMethod;
   /** Path below the router's prefix, with `{name}` segments: `/projects/{projectId}`. */
   path: string;
-  body?: z.ZodType<TBody> | 'raw';
+  body?: z.ZodMiniType<TBody> | 'raw';
   unknownFieldMessages?: UnknownFieldMessages;
   /** How the route appears in the OpenAPI document (`shared/openapi`); changes nothing at run time. */
   doc?: RouteDoc;
@@ -37,9 +37,9 @@ export interface RouteDoc {
   description?: string;
   tags?: string[];
   /** Query parameters as a zod object (each key one optional or required parameter). */
-  query?: z.ZodObject;
+  query?: z.ZodMiniObject;
   /** Success answers by status: the body's zod schema, or none (204, 202 without body). */
-  responses: Record<number, { description: string; body?: z.ZodType }>;
+  responses: Record<number, { description: string; body?: z.ZodMiniType }>;
   /** Error codes by status beyond the common ones (401, 404 NOT_FOUND, validation, 500): `{ 409: ['CONFLICT'] }`. */
   errors?: Record<number, string[]>;
   /** For `body: 'raw'`: the media types accepted. */
@@ -47,7 +47,7 @@ export interface RouteDoc {
 }
 
 /** Declares a route with its body type inferred from the schema. */
-export function route<S extends z.ZodType>(
+export function route<S extends z.ZodMiniType>(
   r: Omit<Route<z.output<S>>, 'body'> & { body: S },
 ): Route<z.output<S>>;
 export function route(r: Omit<Route<Buffer>, 'body'> & { body: 'raw' }): Route<Buffer>;

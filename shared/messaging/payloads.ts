@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../validation/zod.ts';
 import { zodIssuesToDetails } from '../http/middleware.ts';
 import type { ErrorDetail } from '../http/errors.ts';
 import type { ChannelType } from './channel.ts';
@@ -16,26 +16,30 @@ const required = (what: string) => ({
 /** No CR or LF: the value goes into a mail header. */
 const NO_LINE_BREAKS = /^[^\r\n]*$/;
 
-const emailAddress = z.email({ error: 'Must be a valid email address' }).max(320);
+const emailAddress = z.email({ error: 'Must be a valid email address' }).check(z.maxLength(320));
 
 /** An absolute URL with one of `protocols` and a host (what a provider can fetch). */
 const absoluteUrl = (protocols: string[], message: string) =>
-  z
-    .string({ error: message })
-    .max(2048, 'At most 2048 characters')
-    .refine((value) => {
+  z.string({ error: message }).check(
+    z.maxLength(2048, 'At most 2048 characters'),
+    z.refine((value) => {
       if (!URL.canParse(value)) return false;
       const url = new URL(value);
       return protocols.includes(url.protocol) && value.toLowerCase().startsWith(`${url.protocol}//`) && url.hostname !== '' && !/\s/.test(value);
-    }, message);
+    }, message),
+  );
 const httpUrl = absoluteUrl(['http:', 'https:'], 'Must be an absolute http(s) URL');
 const httpsUrl = absoluteUrl(['https:'], 'Must be an absolute https URL');
 
 /** A string or a list of strings, normalised to a list; each bad item is its own issue (`to.2`). */
-function oneOrMany<T extends z.ZodType<string>>(item: T, field: string, max: number) {
-  return z.union([item.transform((v) => [v]), z.array(item).min(1, `${field} must not be empty`).max(max, `At most ${max} entries`)], {
-    error: `${field} must be a string or an array of strings`,
-  });
+function oneOrMany<T extends z.ZodMiniType<string>>(item: T, field: string, max: number) {
+  return z.union(
+    [
+      z.pipe(item, z.transform((v: z.output<T>) => [v])),
+      z.array(item).check(z.minLength(1, `${field} must not be empty`), z.maxLength(max, `At most ${max} entries`)),
+    ],
+    { error: `${field} must be a string or an array of strings` },
+  );
 }
 
 /**
@@ -43,45 +47,56 @@ function oneOrMany<T extends z.ZodType<string>>(item: T, field: string, max: num
  * (A zod union would report every branch's failure as one unreadable issue.)
  */
 function addressList(field: string, max: number) {
-  return z.unknown().transform((value, ctx) => {
-    const list = Array.isArray(value) ? value : [value];
-    const pathOf = (i: number) => (Array.isArray(value) ? [i] : []);
-    if (Array.isArray(value) && value.length === 0) {
-      ctx.addIssue({ code: 'too_small', origin: 'array', minimum: 1, inclusive: true, input: value, message: `${field} must not be empty` });
-      return z.NEVER;
-    }
-    if (Array.isArray(value) && value.length > max) {
-      ctx.addIssue({ code: 'too_big', origin: 'array', maximum: max, inclusive: true, input: value, message: `At most ${max} addresses` });
-      return z.NEVER;
-    }
-    let ok = true;
-    list.forEach((item, i) => {
-      if (typeof item !== 'string') {
-        ctx.addIssue({ code: 'invalid_type', expected: 'string', input: item, path: pathOf(i), message: `${field} must be an email address or an array of them` });
-        ok = false;
-      } else if (!emailAddress.safeParse(item).success) {
-        ctx.addIssue({ code: 'invalid_format', format: 'email', input: item, path: pathOf(i), message: 'Must be a valid email address' });
-        ok = false;
+  return z.pipe(
+    z.unknown(),
+    z.transform((value, ctx) => {
+      const list = Array.isArray(value) ? value : [value];
+      const pathOf = (i: number) => (Array.isArray(value) ? [i] : []);
+      if (Array.isArray(value) && value.length === 0) {
+        ctx.issues.push({ code: 'too_small', origin: 'array', minimum: 1, inclusive: true, input: value, message: `${field} must not be empty` });
+        return z.NEVER;
       }
-    });
-    return ok ? (list as string[]) : z.NEVER;
-  });
+      if (Array.isArray(value) && value.length > max) {
+        ctx.issues.push({ code: 'too_big', origin: 'array', maximum: max, inclusive: true, input: value, message: `At most ${max} addresses` });
+        return z.NEVER;
+      }
+      let ok = true;
+      list.forEach((item, i) => {
+        if (typeof item !== 'string') {
+          ctx.issues.push({ code: 'invalid_type', expected: 'string', input: item, path: pathOf(i), message: `${field} must be an email address or an array of them` });
+          ok = false;
+        } else if (!emailAddress.safeParse(item).success) {
+          ctx.issues.push({ code: 'invalid_format', format: 'email', input: item, path: pathOf(i), message: 'Must be a valid email address' });
+          ok = false;
+        }
+      });
+      return ok ? (list as string[]) : z.NEVER;
+    }),
+  );
 }
 
 /** A required string field that is present only as a string (so `undefined` reads "is required"). */
 const requiredAddressList = (field: string, max: number) =>
-  z.unknown().superRefine((v, ctx) => {
-    if (v === undefined) ctx.addIssue({ code: 'invalid_type', expected: 'string', input: v, message: `${field} is required` });
-  }).pipe(addressList(field, max));
+  z.pipe(
+    z.unknown().check(
+      z.superRefine((v, ctx) => {
+        if (v === undefined) ctx.addIssue({ code: 'invalid_type', expected: 'string', input: v, message: `${field} is required` });
+      }),
+    ),
+    addressList(field, max),
+  );
+
+/** No CR or LF, at most `max` characters, not empty. */
+const headerText = (max: number) => z.string().check(z.minLength(1), z.maxLength(max), z.regex(NO_LINE_BREAKS, 'Must not contain CR or LF'));
 
 export const whatsappPayload = z.strictObject({
-  number: z.string(required('number')).regex(/^\d{8,15}$/, 'E.164 without "+": 8 to 15 digits, no spaces'),
-  message: z.string(required('message')).min(1, 'message must not be empty').max(4096, 'At most 4096 characters'),
-  name: z.string().max(200).optional(),
-  email: emailAddress.optional(),
-  url: httpUrl.optional(),
-  files: z.array(httpUrl).max(10, 'At most 10 files').optional(),
-  sector: z.string().min(1).max(100).optional(),
+  number: z.string(required('number')).check(z.regex(/^\d{8,15}$/, 'E.164 without "+": 8 to 15 digits, no spaces')),
+  message: z.string(required('message')).check(z.minLength(1, 'message must not be empty'), z.maxLength(4096, 'At most 4096 characters')),
+  name: z.optional(z.string().check(z.maxLength(200))),
+  email: z.optional(emailAddress),
+  url: z.optional(httpUrl),
+  files: z.optional(z.array(httpUrl).check(z.maxLength(10, 'At most 10 files'))),
+  sector: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
 });
 
 export const emailPayload = z
@@ -89,43 +104,46 @@ export const emailPayload = z
     to: requiredAddressList('to', 50),
     subject: z
       .string(required('subject'))
-      .min(1, 'subject must not be empty')
-      .max(998, 'At most 998 characters')
-      .regex(NO_LINE_BREAKS, 'Must not contain CR or LF'),
-    body: z.string().min(1).optional(),
-    html: z.string().min(1).optional(),
-    text: z.string().min(1).optional(),
-    bcc: addressList('bcc', 50).optional(),
-    fromName: z.string().min(1).max(200).regex(NO_LINE_BREAKS, 'Must not contain CR or LF').optional(),
-    inReplyTo: z.string().min(1).max(998).regex(NO_LINE_BREAKS, 'Must not contain CR or LF').optional(),
-    references: oneOrMany(z.string().min(1).max(998).regex(NO_LINE_BREAKS, 'Must not contain CR or LF'), 'references', 100).optional(),
+      .check(z.minLength(1, 'subject must not be empty'), z.maxLength(998, 'At most 998 characters'), z.regex(NO_LINE_BREAKS, 'Must not contain CR or LF')),
+    body: z.optional(z.string().check(z.minLength(1))),
+    html: z.optional(z.string().check(z.minLength(1))),
+    text: z.optional(z.string().check(z.minLength(1))),
+    bcc: z.optional(addressList('bcc', 50)),
+    fromName: z.optional(headerText(200)),
+    inReplyTo: z.optional(headerText(998)),
+    references: z.optional(oneOrMany(headerText(998), 'references', 100)),
   })
-  .superRefine(
-    (value, ctx) => {
-      // Runs even when other fields failed, so that every problem is reported at once; the input may be anything.
-      const input = value as unknown as Record<string, unknown> | null;
-      if (input && typeof input === 'object' && input.body === undefined && input.html === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['body'], message: 'One of body or html is required' });
-      }
-    },
-    { when: () => true },
+  .check(
+    z.superRefine(
+      (value, ctx) => {
+        // Runs even when other fields failed, so that every problem is reported at once; the input may be anything.
+        const input = value as unknown as Record<string, unknown> | null;
+        if (input && typeof input === 'object' && input.body === undefined && input.html === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['body'], message: 'One of body or html is required' });
+        }
+      },
+      { when: () => true },
+    ),
   );
 
-const metadataValue = z.union([z.string().max(500, 'At most 500 characters'), z.number(), z.boolean()], {
+const metadataValue = z.union([z.string().check(z.maxLength(500, 'At most 500 characters')), z.number(), z.boolean()], {
   error: 'Metadata values must be strings, numbers or booleans',
 });
 
 export const smsPayload = z.strictObject({
-  to: z.string(required('to')).regex(/^\+\d{8,15}$/, 'E.164: "+" then 8 to 15 digits'),
+  to: z.string(required('to')).check(z.regex(/^\+\d{8,15}$/, 'E.164: "+" then 8 to 15 digits')),
   body: z
     .string(required('body'))
-    .min(1, 'body must not be empty')
-    .refine((b) => [...b].length <= 1600, 'At most 1600 characters'),
-  mediaUrls: z.array(httpsUrl).max(10, 'At most 10 media URLs').optional(),
-  metadata: z
-    .record(z.string().min(1).max(40, 'Metadata keys have at most 40 characters'), metadataValue)
-    .refine((m) => Object.keys(m).length <= 20, 'At most 20 keys')
-    .optional(),
+    .check(
+      z.minLength(1, 'body must not be empty'),
+      z.refine((b) => [...b].length <= 1600, 'At most 1600 characters'),
+    ),
+  mediaUrls: z.optional(z.array(httpsUrl).check(z.maxLength(10, 'At most 10 media URLs'))),
+  metadata: z.optional(
+    z
+      .record(z.string().check(z.minLength(1), z.maxLength(40, 'Metadata keys have at most 40 characters')), metadataValue)
+      .check(z.refine((m) => Object.keys(m).length <= 20, 'At most 20 keys')),
+  ),
 });
 
 export type WhatsAppPayload = z.output<typeof whatsappPayload>;
@@ -137,7 +155,7 @@ export type SendPayload =
   | { type: 'email'; payload: EmailPayload }
   | { type: 'sms'; payload: SmsPayload };
 
-export const PAYLOAD_SCHEMAS = { whatsapp: whatsappPayload, email: emailPayload, sms: smsPayload } satisfies Record<ChannelType, z.ZodType>;
+export const PAYLOAD_SCHEMAS = { whatsapp: whatsappPayload, email: emailPayload, sms: smsPayload } satisfies Record<ChannelType, z.ZodMiniType>;
 
 /** Better words than "Unknown field" for unknown fields callers commonly send. */
 export const SEND_UNKNOWN_FIELD_MESSAGES: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, {

@@ -1,5 +1,6 @@
-import { z } from 'zod';
 import type { RouteDoc } from '../http/router.ts';
+import { withMeta } from '../validation/meta.ts';
+import * as z from '../validation/zod.ts';
 import * as s from './schemas.ts';
 
 /**
@@ -17,8 +18,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: 'List projects, newest first',
     tags: ['Projects'],
     query: z.object({
-      limit: z.number().int().min(1).max(100).optional().meta({ description: 'Page size (default 50).' }),
-      cursor: z.string().optional().meta({ description: '`nextCursor` of the previous page.' }),
+      limit: withMeta(z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))), { description: 'Page size (default 50).' }),
+      cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
     }),
     responses: { 200: { description: 'A page of projects.', body: s.projectPage } },
   },
@@ -87,8 +88,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: 'Messages recorded by a sandbox channel',
     tags: ['Channels'],
     query: z.object({
-      limit: z.number().int().min(1).max(1000).optional().meta({ description: 'Page size (default 100).' }),
-      cursor: z.string().optional().meta({ description: '`nextCursor` of the previous page.' }),
+      limit: withMeta(z.optional(z.number().check(z.int(), z.gte(1), z.lte(1000))), { description: 'Page size (default 100).' }),
+      cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
     }),
     responses: { 200: { description: 'Newest first.', body: s.outboxPage } },
     errors: { 409: ['CONFLICT'] },
@@ -150,9 +151,9 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     description: 'Newest first; every attempt with its time, status code, duration and error.',
     tags: ['Webhook deliveries'],
     query: z.object({
-      status: z.enum(['pending', 'succeeded', 'failed']).optional(),
-      limit: z.number().int().min(1).max(100).optional().meta({ description: 'Page size (default 50).' }),
-      cursor: z.string().optional().meta({ description: '`nextCursor` of the previous page.' }),
+      status: z.optional(z.enum(['pending', 'succeeded', 'failed'])),
+      limit: withMeta(z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))), { description: 'Page size (default 50).' }),
+      cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
     }),
     responses: { 200: { description: 'Deliveries, newest first.', body: s.deliveryPage } },
   },

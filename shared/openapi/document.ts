@@ -1,10 +1,10 @@
-import { z } from 'zod';
 import type { Route, RouteDoc } from '../http/router.ts';
 import type { RouteDefinition } from '../resources/routes.ts';
 import { ADMIN_ROUTE_DOCS } from './admin-operations.ts';
 import { ERROR_CODES, mergeErrors, type ErrorsByStatus } from './error-codes.ts';
 import { PUBLIC_OPERATION_DOCS, SCHEMA_OVERRIDES, type PublicOperationDoc, type PublicSecurity } from './public-operations.ts';
 import { errorBody } from './schemas.ts';
+import * as z from '../validation/zod.ts';
 
 type Json = Record<string, unknown>;
 
@@ -36,7 +36,7 @@ const SCHEMA_REF = '#/components/schemas/';
  */
 export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
   const schemas: Record<string, Json> = {};
-  const convert = (schema: z.ZodType, io: 'input' | 'output') => toJsonSchema(schema, io, schemas);
+  const convert = (schema: z.ZodMiniType, io: 'input' | 'output') => toJsonSchema(schema, io, schemas);
   const paths: Record<string, Record<string, Json>> = {};
   const undocumented: string[] = [];
   const addOperation = (path: string, method: string, operation: Json) => ((paths[path] ??= {})[method.toLowerCase()] = operation);
@@ -116,7 +116,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
   return { document, undocumented };
 }
 
-type Convert = (schema: z.ZodType, io: 'input' | 'output') => Json;
+type Convert = (schema: z.ZodMiniType, io: 'input' | 'output') => Json;
 
 function publicOperation(route: RouteDefinition, doc: PublicOperationDoc, convert: Convert): Json {
   const errors = mergeErrors(doc.errors, { 500: ['INTERNAL_ERROR'] });
@@ -132,7 +132,7 @@ function publicOperation(route: RouteDefinition, doc: PublicOperationDoc, conver
   if (doc.requestBodies?.length) {
     const content: Json = {};
     for (const body of doc.requestBodies) {
-      const schema = body.schema instanceof z.ZodType ? convert(body.schema, 'input') : body.schema;
+      const schema = body.schema instanceof z.ZodMiniType ? convert(body.schema, 'input') : body.schema;
       content[body.contentType] = { schema: body.source === 'copy' ? { ...schema, 'x-schema-source': 'documentation copy' } : schema };
     }
     operation.requestBody = { required: true, content, ...(doc.requestBodies.length === 1 && doc.requestBodies[0]!.description ? { description: doc.requestBodies[0]!.description } : {}) };
@@ -197,7 +197,7 @@ function responseHeaders(rateLimited: boolean, idempotent: boolean): Json {
 }
 
 function responses(
-  success: Record<number, { description: string; body?: z.ZodType }>,
+  success: Record<number, { description: string; body?: z.ZodMiniType }>,
   errors: ErrorsByStatus,
   convert: Convert,
   headers: Json,
@@ -248,12 +248,12 @@ function operationId(method: string, path: string): string {
  * `components.schemas` and are referenced; the safe-integer bounds and the date-time regex zod adds are dropped as
  * noise (the `format` says it).
  */
-function toJsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Record<string, Json>): Json {
+function toJsonSchema(schema: z.ZodMiniType, io: 'input' | 'output', components: Record<string, Json>): Json {
   const converted = z.toJSONSchema(schema, {
     io,
     unrepresentable: 'any',
     override: (ctx) => {
-      const replacement = SCHEMA_OVERRIDES.get(ctx.zodSchema as unknown as z.ZodType);
+      const replacement = SCHEMA_OVERRIDES.get(ctx.zodSchema);
       if (replacement) {
         for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Json)[key];
         Object.assign(ctx.jsonSchema, replacement);
@@ -267,7 +267,7 @@ function toJsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Rec
   return tidy(rewriteRefs(converted));
 }
 
-function toJsonSchemaInline(schema: z.ZodType): Json {
+function toJsonSchemaInline(schema: z.ZodMiniType): Json {
   const converted = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any', reused: 'inline' }) as Json;
   const defs = (converted.$defs ?? {}) as Record<string, Json>;
   const root = converted.$ref ? defs[String(converted.$ref).split('/').pop()!] ?? converted : converted;

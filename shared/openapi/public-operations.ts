@@ -1,7 +1,8 @@
-import { z } from 'zod';
 import { completionRequest } from '../completion/completion-request.ts';
 import { searchRequest } from '../knowledge/search-request.ts';
 import { PAYLOAD_SCHEMAS } from '../messaging/payloads.ts';
+import { withMeta } from '../validation/meta.ts';
+import * as z from '../validation/zod.ts';
 import type { ErrorsByStatus } from './error-codes.ts';
 import * as s from './schemas.ts';
 
@@ -16,7 +17,7 @@ export type PublicSecurity = 'customToken' | 'apiToken' | 'none';
 export interface PublicRequestBody {
   contentType: string;
   description?: string;
-  schema: z.ZodType | Record<string, unknown>;
+  schema: z.ZodMiniType | Record<string, unknown>;
   source: 'handler' | 'copy' | 'multipart';
 }
 
@@ -31,14 +32,15 @@ export interface PublicOperationDoc {
   /** Answers carry the Bots API rate limit headers. */
   rateLimited?: boolean;
   requestBodies?: PublicRequestBody[];
-  responses: Record<number, { description: string; body?: z.ZodType }>;
+  responses: Record<number, { description: string; body?: z.ZodMiniType }>;
   errors: ErrorsByStatus;
 }
 
 // A copy of a request schema the extract handler keeps private (functions/extract/request.ts); flagged in the document.
-const extractJsonRequestCopy = z
-  .strictObject({ fileKey: z.string().min(1).max(1024), mode: z.enum(['text', 'pages']).default('text') })
-  .meta({ id: 'ExtractFromUploadRequest' });
+const extractJsonRequestCopy = withMeta(
+  z.strictObject({ fileKey: z.string().check(z.minLength(1), z.maxLength(1024)), mode: z._default(z.enum(['text', 'pages']), 'text') }),
+  { id: 'ExtractFromUploadRequest' },
+);
 
 const extractMultipart = {
   type: 'object',
@@ -73,9 +75,9 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
         contentType: 'application/json',
         description: 'One of the three payloads, by the channel type of the token.',
         schema: z.union([
-          PAYLOAD_SCHEMAS.whatsapp.meta({ id: 'SendWhatsAppPayload', title: 'whatsapp channel' }),
-          PAYLOAD_SCHEMAS.email.meta({ id: 'SendEmailPayload', title: 'email channel' }),
-          PAYLOAD_SCHEMAS.sms.meta({ id: 'SendSmsPayload', title: 'sms channel' }),
+          withMeta(PAYLOAD_SCHEMAS.whatsapp, { id: 'SendWhatsAppPayload', title: 'whatsapp channel' }),
+          withMeta(PAYLOAD_SCHEMAS.email, { id: 'SendEmailPayload', title: 'email channel' }),
+          withMeta(PAYLOAD_SCHEMAS.sms, { id: 'SendSmsPayload', title: 'sms channel' }),
         ]),
         source: 'handler',
       },
@@ -176,7 +178,7 @@ const addressesSchema = (what: string) => ({
  * JSON Schema for zod schemas that cannot describe themselves (fields the handlers parse with a transform).
  * Used by the document builder in place of zod's `{}`.
  */
-export const SCHEMA_OVERRIDES = new Map<z.ZodType, Record<string, unknown>>([
+export const SCHEMA_OVERRIDES = new Map<z.core.$ZodType, Record<string, unknown>>([
   [PAYLOAD_SCHEMAS.email.shape.to, addressesSchema('Recipients')],
   [PAYLOAD_SCHEMAS.email.shape.bcc, addressesSchema('Blind copies')],
 ]);

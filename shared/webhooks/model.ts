@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from '../validation/zod.ts';
 import { WEBHOOK_EVENT_TYPES } from './events.ts';
 
 /**
@@ -13,50 +13,52 @@ export const LARGE_PAYLOAD_BYTES = 200 * 1024;
 /** S3 key of a large event body. */
 export const payloadKey = (eventId: string) => `payloads/${eventId}.json`;
 
+const nonEmpty = () => z.string().check(z.minLength(1));
+
 const bodyFields = {
   /** The serialized envelope: exactly the bytes that are signed and POSTed. */
-  body: z.string().optional(),
+  body: z.optional(z.string()),
   /** S3 key of the serialized envelope when it is larger than {@link LARGE_PAYLOAD_BYTES}. */
-  bodyRef: z.string().optional(),
+  bodyRef: z.optional(z.string()),
 };
 
 /** On the `events` queue: one event, with what the fan-out needs to route it without reading the body. */
 export const eventMessageSchema = z.object({
   v: z.literal(1),
-  eventId: z.string().min(1),
+  eventId: nonEmpty(),
   eventType: z.enum(WEBHOOK_EVENT_TYPES),
-  projectId: z.string().min(1),
-  channelId: z.string().nullable(),
-  onlyIntegrationId: z.string().optional(),
+  projectId: nonEmpty(),
+  channelId: z.nullable(z.string()),
+  onlyIntegrationId: z.optional(z.string()),
   /** Epoch ms when the producer accepted the event (latency is measured from here). */
   acceptedAt: z.number(),
   ...bodyFields,
 });
-export type EventMessage = z.infer<typeof eventMessageSchema>;
+export type EventMessage = z.output<typeof eventMessageSchema>;
 
 /** On the `deliveries` queue: one event for one webhook. */
 export const deliveryJobSchema = z.object({
   v: z.literal(1),
-  projectId: z.string().min(1),
-  integrationId: z.string().min(1),
-  deliveryId: z.string().min(1),
-  eventId: z.string().min(1),
-  eventType: z.string().min(1),
+  projectId: nonEmpty(),
+  integrationId: nonEmpty(),
+  deliveryId: nonEmpty(),
+  eventId: nonEmpty(),
+  eventType: nonEmpty(),
   acceptedAt: z.number(),
   ...bodyFields,
   /** Attempts made before this message was sent (0 for a new delivery). */
-  attemptsBefore: z.number().int().min(0),
+  attemptsBefore: z.number().check(z.int(), z.gte(0)),
   /** A retry asked for by hand: one attempt, no automatic retries after it, may redo a succeeded delivery. */
   manual: z.boolean(),
   /** Times this delivery was put back without an attempt because its endpoint was busy or unreachable. */
-  deferrals: z.number().int().min(0),
+  deferrals: z.number().check(z.int(), z.gte(0)),
   /** Epoch ms before which the attempt must not run (waits longer than SQS visibility allows). */
-  notBefore: z.number().optional(),
+  notBefore: z.optional(z.number()),
   /** The webhook as the fan-out read it (sealed: it holds the signing secrets), and when (epoch ms). */
-  sealedTarget: z.string().optional(),
-  targetReadAt: z.number().optional(),
+  sealedTarget: z.optional(z.string()),
+  targetReadAt: z.optional(z.number()),
 });
-export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
+export type DeliveryJob = z.output<typeof deliveryJobSchema>;
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
 import { route, type Route } from '#shared/http/router.ts';
 import { json } from '#shared/http/types.ts';
 import { buildOpenApiDocument } from '#shared/openapi/document.ts';
 import { ERROR_CODES } from '#shared/openapi/error-codes.ts';
 import * as S from '#shared/openapi/schemas.ts';
 import { routes } from '#shared/resources/routes.ts';
+import type * as z from '#shared/validation/zod.ts';
 import { parseCompletionRequest } from '#functions/completion/request.ts';
 import { ensureConsoleBuilt, hasChromium, launchBrowser } from '#test/console/browser.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
@@ -117,7 +117,7 @@ describe('GET /openapi.json', () => {
 });
 
 /** The answer matches the documented schema exactly: parsing keeps every field (no undocumented field is dropped). */
-function conforms(schema: z.ZodType, body: unknown) {
+function conforms(schema: z.ZodMiniType, body: unknown) {
   const parsed = schema.safeParse(body);
   expect(parsed.error?.issues ?? []).toEqual([]);
   expect(parsed.data).toEqual(body);

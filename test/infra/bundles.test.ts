@@ -76,18 +76,28 @@ describe('function bundles', () => {
     expect(r.stderr).toMatch(/Invalid configuration: TABLE_NAME: Invalid input: expected string, received undefined/);
   });
 
-  it('no source selects a zod locale (the bundles carry English only)', () => {
-    const offenders: string[] = [];
+  it('zod messages are selected once, English, in shared/validation/zod.ts (the bundles carry English only)', () => {
+    const selecting: string[] = [];
     const visit = (dir: string) => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         const path = join(dir, entry.name);
         if (entry.isDirectory()) visit(path);
-        else if (/\.(ts|mts|js|mjs)$/.test(entry.name) && /\blocales\b|\bz\.config\(/.test(readFileSync(path, 'utf8'))) offenders.push(path);
+        else if (/\.(ts|mts|js|mjs)$/.test(entry.name) && /\blocales\b|\bz\.config\(/.test(readFileSync(path, 'utf8'))) selecting.push(path);
       }
     };
     visit(join(projectRoot, 'shared'));
     visit(join(projectRoot, 'functions'));
-    expect(offenders).toEqual([]);
+    const setup = join(projectRoot, 'shared', 'validation', 'zod.ts');
+    expect(selecting).toEqual([setup]);
+    expect(readFileSync(setup, 'utf8')).toMatch(/import \{ en \} from 'zod\/locales';\s+config\(en\(\)\);/);
+    for (const spec of specs) {
+      const inputs = [...Object.keys(bundles.get(spec.fn)!.inputs), ...Object.keys(bundles.get(spec.fn)!.lazyInputs)];
+      expect(inputs.filter((input) => /node_modules\/zod\/v4\/locales\/(?!(en|index)\.js$)/.test(input)), spec.fn).toEqual([]);
+    }
+  });
+
+  it('functions bundle zod/mini only: no module imports the classic API (it would bring all of it back)', () => {
+    for (const spec of specs) expect(bundled(spec.fn, 'zod/v4/classic'), spec.fn).toBe(false);
   });
 
   it('on Lambda the SDK reads credentials from the environment only: no SSO, ini-file or STS clients in a bundle', () => {

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { parseModelSpec } from '#shared/models/model-spec.ts';
 import type { Config } from '#shared/config/config.ts';
 import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
@@ -16,23 +15,29 @@ import { json, noContent } from '#shared/http/types.ts';
 import type { KnowledgeFile } from '#shared/knowledge/knowledge-files.ts';
 import { makeKnowledgeManagement, type KnowledgeManagement } from '#shared/knowledge/manage.ts';
 import type { Logger } from '#shared/logging/logger.ts';
+import * as z from '#shared/validation/zod.ts';
 
-const name = z.string().trim().min(1).max(200);
-const instructions = z.string().min(1).max(60_000);
+const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
+const instructions = z.string().check(z.minLength(1), z.maxLength(60_000));
 /** `offline`, `openai[:<model>]` or `bedrock[:<model id>]`: refused here rather than failing at completion time. */
-const model = z
-  .string()
-  .trim()
-  .superRefine((value, ctx) => {
+const model = z.string().check(
+  z.trim(),
+  z.superRefine((value, ctx) => {
     const parsed = parseModelSpec(value);
     if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
-  });
-const temperature = z.number().min(0).max(1);
+  }),
+);
+const temperature = z.number().check(z.gte(0), z.lte(1));
 
-const createBotBody = z.strictObject({ name, instructions, model: model.optional(), temperature: temperature.optional() });
+const createBotBody = z.strictObject({ name, instructions, model: z.optional(model), temperature: z.optional(temperature) });
 const patchBotBody = z
-  .strictObject({ name: name.optional(), instructions: instructions.optional(), model: model.nullable().optional(), temperature: temperature.nullable().optional() })
-  .refine((b) => Object.keys(b).length > 0, { message: 'Nothing to change: give at least one field.' });
+  .strictObject({
+    name: z.optional(name),
+    instructions: z.optional(instructions),
+    model: z.optional(z.nullable(model)),
+    temperature: z.optional(z.nullable(temperature)),
+  })
+  .check(z.refine((b) => Object.keys(b).length > 0, { message: 'Nothing to change: give at least one field.' }));
 
 const botView = (b: Bot) => ({
   botId: b.botId,

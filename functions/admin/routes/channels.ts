@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
 import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
 import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
@@ -11,30 +10,31 @@ import { json, noContent } from '#shared/http/types.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { CHANNEL_TYPES, providerView, type Channel } from '#shared/messaging/channel.ts';
 import type { ChannelUseCases } from '#shared/messaging/channel-use-cases.ts';
+import * as z from '#shared/validation/zod.ts';
 
-const httpUrl = z.url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' }).max(2048);
+const httpUrl = z.url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' }).check(z.maxLength(2048));
 
 const providerBody = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('sandbox') }),
   z.strictObject({
     kind: z.literal('smtp'),
-    host: z.string().trim().min(1).max(253),
-    port: z.number().int().min(1).max(65535),
-    secure: z.boolean().optional(),
-    user: z.string().min(1).max(320).optional(),
-    pass: z.string().min(1).max(1024).optional(),
+    host: z.string().check(z.trim(), z.minLength(1), z.maxLength(253)),
+    port: z.number().check(z.int(), z.gte(1), z.lte(65535)),
+    secure: z.optional(z.boolean()),
+    user: z.optional(z.string().check(z.minLength(1), z.maxLength(320))),
+    pass: z.optional(z.string().check(z.minLength(1), z.maxLength(1024))),
   }),
   z.strictObject({
     kind: z.literal('twilio'),
-    accountSid: z.string().regex(/^[A-Za-z0-9]{1,64}$/, 'Letters and digits'),
-    authToken: z.string().min(1).max(256),
-    baseUrl: httpUrl.optional(),
+    accountSid: z.string().check(z.regex(/^[A-Za-z0-9]{1,64}$/, 'Letters and digits')),
+    authToken: z.string().check(z.minLength(1), z.maxLength(256)),
+    baseUrl: z.optional(httpUrl),
   }),
   z.strictObject({
     kind: z.literal('whatsapp-cloud'),
-    phoneNumberId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'Letters, digits, - and _'),
-    accessToken: z.string().min(1).max(4096),
-    baseUrl: httpUrl.optional(),
+    phoneNumberId: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'Letters, digits, - and _')),
+    accessToken: z.string().check(z.minLength(1), z.maxLength(4096)),
+    baseUrl: z.optional(httpUrl),
   }),
 ]);
 
@@ -50,17 +50,19 @@ const ADDRESS_RULES = {
 const createChannelBody = z
   .strictObject({
     type: z.enum(CHANNEL_TYPES),
-    name: z.string().trim().min(1).max(200),
-    address: z.string().trim().min(1).max(320),
-    provider: providerBody.optional(),
-    credits: z.number().int().min(0).max(1_000_000_000).optional(),
+    name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+    address: z.string().check(z.trim(), z.minLength(1), z.maxLength(320)),
+    provider: z.optional(providerBody),
+    credits: z.optional(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000))),
   })
-  .superRefine((body, ctx) => {
-    const rule = ADDRESS_RULES[body.type];
-    if (!rule.test(body.address)) ctx.addIssue({ code: 'custom', path: ['address'], message: rule.message });
-  });
+  .check(
+    z.superRefine((body, ctx) => {
+      const rule = ADDRESS_RULES[body.type];
+      if (!rule.test(body.address)) ctx.addIssue({ code: 'custom', path: ['address'], message: rule.message });
+    }),
+  );
 
-const amountBody = z.strictObject({ amount: z.number().int().positive().max(1_000_000_000) });
+const amountBody = z.strictObject({ amount: z.number().check(z.int(), z.gt(0), z.lte(1_000_000_000)) });
 
 /** The channel as the management API shows it: credentials never leave. */
 export function channelView(channel: Channel) {

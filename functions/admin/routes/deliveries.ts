@@ -1,14 +1,14 @@
-import { z } from 'zod';
 import { validate } from '#shared/http/middleware.ts';
 import { route, type Route } from '#shared/http/router.ts';
 import { json } from '#shared/http/types.ts';
 import type { WebhookAdmin } from '#shared/webhooks/admin.ts';
 import { DELIVERY_STATUSES } from '#shared/webhooks/model.ts';
+import * as z from '#shared/validation/zod.ts';
 
 const listQuery = z.strictObject({
-  status: z.enum(DELIVERY_STATUSES as ['pending', 'succeeded', 'failed']).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().min(1).max(200).optional(),
+  status: z.optional(z.enum(DELIVERY_STATUSES as ['pending', 'succeeded', 'failed'])),
+  limit: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(100)), 50),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
 });
 
 /** A webhook's deliveries (newest first, every attempt) and the manual retry. */

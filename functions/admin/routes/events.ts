@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
 import { DynamoDeliveryStore } from '#shared/adapters/dynamodb/delivery-store.ts';
 import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
@@ -13,9 +12,10 @@ import type { SecretBox } from '#shared/integrations/secret-box.ts';
 import { makeWebhookAdmin, type WebhookAdmin } from '#shared/webhooks/admin.ts';
 import { eventPublisherFromConfig } from '#shared/webhooks/event-publisher-from-config.ts';
 import { WEBHOOK_EVENT_TYPES } from '#shared/webhooks/events.ts';
+import * as z from '#shared/validation/zod.ts';
 
 const reportEventBody = z.strictObject({
-  channelId: z.string().min(1).max(100),
+  channelId: z.string().check(z.minLength(1), z.maxLength(100)),
   type: z.enum(WEBHOOK_EVENT_TYPES),
   data: z.record(z.string(), z.unknown()),
 });

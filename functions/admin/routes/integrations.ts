@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
 import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
 import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
@@ -11,55 +10,60 @@ import { route, type Route } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { EVENT_TYPES, integrationView } from '#shared/integrations/integration.ts';
 import type { IntegrationUseCases } from '#shared/integrations/use-cases.ts';
+import * as z from '#shared/validation/zod.ts';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
-const webhookUrl = z
-  .url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' })
-  .max(2048)
-  .refine((u) => {
+const webhookUrl = z.url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' }).check(
+  z.maxLength(2048),
+  z.refine((u) => {
     const parsed = new URL(u);
     return parsed.username === '' && parsed.password === '';
-  }, 'Credentials in the URL are not allowed; use bearerToken');
+  }, 'Credentials in the URL are not allowed; use bearerToken'),
+);
 
 /** Sent verbatim in an HTTP header: printable ASCII only (no CR/LF). */
-const bearerToken = z.string().min(1).max(4096).regex(/^[\x21-\x7e]+$/, 'Printable ASCII without spaces');
+const bearerToken = z.string().check(z.minLength(1), z.maxLength(4096), z.regex(/^[\x21-\x7e]+$/, 'Printable ASCII without spaces'));
 
 const eventTypes = z
   .array(z.enum(EVENT_TYPES))
-  .min(1)
-  .max(EVENT_TYPES.length)
-  .refine((types) => new Set(types).size === types.length, 'Event types must not repeat');
+  .check(
+    z.minLength(1),
+    z.maxLength(EVENT_TYPES.length),
+    z.refine((types) => new Set(types).size === types.length, 'Event types must not repeat'),
+  );
 
-const channelId = z.string().min(1).max(100);
+const channelId = z.string().check(z.minLength(1), z.maxLength(100));
 
 const createIntegrationBody = z
   .discriminatedUnion('product', [
     z.strictObject({
       product: z.literal('webhook'),
       scope: z.enum(['general', 'channel']),
-      channelId: channelId.optional(),
+      channelId: z.optional(channelId),
       url: webhookUrl,
-      bearerToken: bearerToken.optional(),
-      eventTypes: eventTypes.optional(),
+      bearerToken: z.optional(bearerToken),
+      eventTypes: z.optional(eventTypes),
     }),
     z.strictObject({ product: z.literal('custom'), channelId }),
   ])
-  .superRefine((body, ctx) => {
-    if (body.product !== 'webhook') return;
-    if (body.scope === 'channel' && body.channelId === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['channelId'], message: 'A channel-scoped webhook needs channelId' });
-    }
-    if (body.scope === 'general' && body.channelId !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['channelId'], message: 'A general webhook receives every channel; remove channelId or use scope "channel"' });
-    }
-  });
+  .check(
+    z.superRefine((body, ctx) => {
+      if (body.product !== 'webhook') return;
+      if (body.scope === 'channel' && body.channelId === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['channelId'], message: 'A channel-scoped webhook needs channelId' });
+      }
+      if (body.scope === 'general' && body.channelId !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['channelId'], message: 'A general webhook receives every channel; remove channelId or use scope "channel"' });
+      }
+    }),
+  );
 
 const patchIntegrationBody = z.strictObject({
-  url: webhookUrl.optional(),
-  bearerToken: bearerToken.nullable().optional(),
-  eventTypes: eventTypes.nullable().optional(),
-  enabled: z.boolean().optional(),
+  url: z.optional(webhookUrl),
+  bearerToken: z.optional(z.nullable(bearerToken)),
+  eventTypes: z.optional(z.nullable(eventTypes)),
+  enabled: z.optional(z.boolean()),
 });
 
 /**

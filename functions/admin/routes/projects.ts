@@ -1,15 +1,15 @@
-import { z } from 'zod';
 import { json, noContent } from '#shared/http/types.ts';
 import { route, type Route } from '#shared/http/router.ts';
 import type { ProjectUseCases } from '#shared/projects/use-cases.ts';
+import * as z from '#shared/validation/zod.ts';
 
 const createProjectBody = z.strictObject({
-  companyId: z.number().int().positive(),
-  name: z.string().trim().min(1).max(200),
-  monthlyBotCredits: z.number().int().min(0).max(1_000_000_000).default(0),
+  companyId: z.number().check(z.int(), z.gt(0)),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+  monthlyBotCredits: z._default(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000)), 0),
 });
 
-const amountBody = z.strictObject({ amount: z.number().int().positive().max(1_000_000_000) });
+const amountBody = z.strictObject({ amount: z.number().check(z.int(), z.gt(0), z.lte(1_000_000_000)) });
 
 const projectView = (p: { projectId: string; companyId: number; name: string; monthlyBotCredits: number }) => ({
   projectId: p.projectId,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { HttpError } from '#shared/http/errors.ts';
 import { httpFunction, jsonBody, JSON_BODY_LIMIT_BYTES, validateBody } from '#shared/http/middleware.ts';
 import { json, type HttpEvent } from '#shared/http/types.ts';
 import { createLogger } from '#shared/logging/logger.ts';
+import * as z from '#shared/validation/zod.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 
-const schema = z.strictObject({ name: z.string().min(1), count: z.number().int().max(5).optional() });
+const schema = z.strictObject({ name: z.string().check(z.minLength(1)), count: z.optional(z.number().check(z.int(), z.lte(5))) });
 let parsedCalls = 0;
 const handler = httpFunction(createLogger('test'))
   .use(jsonBody())
