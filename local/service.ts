@@ -3,16 +3,15 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SHARE_ENV, Worker } from 'node:worker_threads';
 import { buckets } from '#shared/resources/buckets.ts';
 import { queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
 import { fallbackFunction, routes } from '#shared/resources/routes.ts';
-import { queueWorkers, scheduledWorkers } from '#shared/resources/workers.ts';
+import { queueWorkers } from '#shared/resources/workers.ts';
 import { consoleRoutes } from './console.ts';
 import { startEmulators, type Emulators } from './emulators.ts';
 import { createGateway, type LocalRoute, type ProxyHandler } from './gateway.ts';
-import { startPoller, type SqsHandler } from './poller.ts';
-import { startSchedule, type ScheduledHandler } from './scheduler.ts';
+import { loadFunction, startWorkers, type WorkersOptions } from './workers.ts';
 
 export interface ServiceOptions {
   port?: number;
@@ -22,6 +21,11 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Log worker failures to stderr (on by default). */
   logWorkerErrors?: boolean;
+  /**
+   * Run the queue and scheduled workers on a thread of their own (the default) or on the main thread with the
+   * gateway and the stand-ins (`false`, or `LOCAL_WORKERS_THREAD=0`: one event loop, easier to step through).
+   */
+  workersThread?: boolean;
 }
 
 export interface RunningService {
@@ -61,25 +65,19 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   // Tunables (BOT_RATE_LIMIT_PER_MINUTE, MODEL_PROVIDER...) come from the caller's environment or `options.env`.
   Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN' }, wiring, options.env);
 
+  const workersOptions: WorkersOptions = {
+    region: emulators.region,
+    awsEndpoint: emulators.awsEndpoint,
+    queueUrls: emulators.queueUrls,
+    queueWorkerFns: queueWorkers.map((w) => w.fn),
+    logWorkerErrors: options.logWorkerErrors !== false,
+  };
+  // The workers load (on their thread) while the HTTP functions load here.
+  const workersStarting = (options.workersThread ?? process.env.LOCAL_WORKERS_THREAD !== '0') ? startWorkersThread(workersOptions) : startWorkers(workersOptions);
   const httpFns = new Set([...routes.map((r) => r.fn), fallbackFunction]);
   const handlers: Record<string, ProxyHandler> = {};
-  await Promise.all([...httpFns].map(async (fn) => (handlers[fn] = (await loadFunction(fn)) as ProxyHandler)));
-
-  const sqs = new SQSClient({ region: emulators.region, endpoint: emulators.awsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-  const logError = (fn: string) => (error: unknown) => {
-    if (options.logWorkerErrors !== false) console.error(`[${fn}]`, error);
-  };
-  const pollers = await Promise.all(
-    queueWorkers.map(async (worker) => {
-      const queueUrl = emulators.queueUrls[worker.queue];
-      const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
-      const handler = (await loadFunction(worker.fn)) as SqsHandler;
-      return startPoller({ sqs, queueUrl, queueArn: arn, region: emulators.region, worker, handler, onError: logError(worker.fn) });
-    }),
-  );
-  const schedules = await Promise.all(
-    scheduledWorkers.map(async (worker) => startSchedule(worker, (await loadFunction(worker.fn)) as ScheduledHandler, logError(worker.fn))),
-  );
+  const loaded = Promise.all([...httpFns].map(async (fn) => (handlers[fn] = (await loadFunction(fn)) as ProxyHandler)));
+  const [workers] = await Promise.all([workersStarting, loaded]);
 
   let ready = false;
   const healthz: LocalRoute = (req, res, url) => {
@@ -107,17 +105,47 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
         server.close(() => r());
         server.closeAllConnections();
       });
-      await Promise.all([...pollers, ...schedules].map((p) => p.stop()));
-      sqs.destroy();
+      await workers.stop();
       await emulators.stop();
     },
   };
 }
 
-async function loadFunction(fn: string): Promise<unknown> {
-  const mod = (await import(new URL(`../functions/${fn}/handler.ts`, import.meta.url).href)) as { handler?: unknown };
-  if (typeof mod.handler !== 'function') throw new Error(`functions/${fn}/handler.ts does not export a handler`);
-  return mod.handler;
+/**
+ * The queue and scheduled workers on a thread of their own, in this process. Decision (measured, BENCHMARKS.md
+ * issues 3 and 4): with everything on one event loop, the runner used one core of two, and the workers (the
+ * fan-out after every send, the deliveries) took their CPU from the gateway's requests. On AWS they are other
+ * Lambdas; here they get the second core. They reach the stand-ins over loopback HTTP, as from the main thread, and
+ * see the same environment (SHARE_ENV).
+ */
+async function startWorkersThread(options: WorkersOptions): Promise<{ stop(): Promise<void> }> {
+  const thread = new Worker(new URL('./workers-thread-bootstrap.mjs', import.meta.url), { workerData: options, env: SHARE_ENV, execArgv: [] });
+  const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+  const reply = (types: string[]) =>
+    new Promise<{ type: string; error?: string }>((resolve, reject) => {
+      const onMessage = (message: { type: string; error?: string }) => {
+        if (!types.includes(message.type)) return;
+        thread.off('message', onMessage);
+        resolve(message);
+      };
+      thread.on('message', onMessage);
+      thread.once('error', reject);
+      void exited.then(() => reject(new Error('the workers thread exited')));
+    });
+  const started = await reply(['ready', 'failed']);
+  if (started.type === 'failed') {
+    await thread.terminate();
+    throw new Error(`the workers thread failed to start: ${started.error}`);
+  }
+  thread.on('error', (error) => console.error('[workers thread]', error));
+  return {
+    async stop() {
+      const stopped = reply(['stopped']).catch(() => undefined);
+      thread.postMessage({ type: 'stop' });
+      await Promise.race([stopped, exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
+      await thread.terminate();
+    },
+  };
 }
 
 /** Local secrets (admin key, encryption key) survive restarts: generated once under DATA_DIR, owner-readable only. */

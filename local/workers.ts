@@ -1,0 +1,50 @@
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { QueueKey } from '#shared/resources/queues.ts';
+import { queueWorkers, scheduledWorkers } from '#shared/resources/workers.ts';
+import { startPoller, type SqsHandler } from './poller.ts';
+import { startSchedule, type ScheduledHandler } from './scheduler.ts';
+
+export interface WorkersOptions {
+  region: string;
+  awsEndpoint: string;
+  queueUrls: Record<QueueKey, string>;
+  /** The queue workers to run (all by default): a diagnostic may leave one out. */
+  queueWorkerFns?: string[];
+  logWorkerErrors?: boolean;
+}
+
+/**
+ * The SQS-triggered and scheduled functions of the local runner: a poller per queue worker (Lambda's event source
+ * mapping) and a timer per scheduled worker (EventBridge), each calling the function's handler loaded from the same
+ * module that is deployed. Runs in the runner's workers thread (./workers-thread.ts) or, if asked, on the main one.
+ */
+export async function startWorkers(options: WorkersOptions): Promise<{ stop(): Promise<void> }> {
+  const sqs = new SQSClient({ region: options.region, endpoint: options.awsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const logError = (fn: string) => (error: unknown) => {
+    if (options.logWorkerErrors !== false) console.error(`[${fn}]`, error);
+  };
+  const workers = queueWorkers.filter((w) => !options.queueWorkerFns || options.queueWorkerFns.includes(w.fn));
+  const pollers = await Promise.all(
+    workers.map(async (worker) => {
+      const queueUrl = options.queueUrls[worker.queue];
+      const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+      const handler = (await loadFunction(worker.fn)) as SqsHandler;
+      return startPoller({ sqs, queueUrl, queueArn: arn, region: options.region, worker, handler, onError: logError(worker.fn) });
+    }),
+  );
+  const schedules = await Promise.all(
+    scheduledWorkers.map(async (worker) => startSchedule(worker, (await loadFunction(worker.fn)) as ScheduledHandler, logError(worker.fn))),
+  );
+  return {
+    async stop() {
+      await Promise.all([...pollers, ...schedules].map((p) => p.stop()));
+      sqs.destroy();
+    },
+  };
+}
+
+export async function loadFunction(fn: string): Promise<unknown> {
+  const mod = (await import(new URL(`../functions/${fn}/handler.ts`, import.meta.url).href)) as { handler?: unknown };
+  if (typeof mod.handler !== 'function') throw new Error(`functions/${fn}/handler.ts does not export a handler`);
+  return mod.handler;
+}
