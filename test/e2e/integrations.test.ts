@@ -219,6 +219,13 @@ describe('webhook integrations', () => {
     expect(badType.body.details[0].path).toBe('eventTypes.1');
     const badUrl = await post({ product: 'webhook', scope: 'general', url: 'ftp://x.example.com/' });
     expect(badUrl.status).toBe(400);
+    // Not a URL at all: one 400 detail on `url`, never a 500 from the credentials check that follows the format one.
+    const notUrl = await post({ product: 'webhook', scope: 'general', url: '101' });
+    expect(notUrl.status).toBe(400);
+    expect(notUrl.body.details).toEqual([expect.objectContaining({ path: 'url' })]);
+    const withCredentials = await post({ product: 'webhook', scope: 'general', url: 'https://user:pw@x.example.com/' });
+    expect(withCredentials.status).toBe(400);
+    expect(withCredentials.body.details).toEqual([expect.objectContaining({ path: 'url', message: expect.stringContaining('Credentials') })]);
     const unknown = await post({ product: 'webhook', scope: 'general', url: 'https://x.example.com/', secret: 'x' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.details).toEqual([expect.objectContaining({ path: 'secret', code: 'unrecognized_keys' })]);

@@ -17,6 +17,8 @@ const NO_STORE = { 'cache-control': 'no-store' };
 const webhookUrl = z.url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' }).check(
   z.maxLength(2048),
   z.refine((u) => {
+    // The refinement also runs when the format check above has failed: an unparsable URL is reported there.
+    if (!URL.canParse(u)) return true;
     const parsed = new URL(u);
     return parsed.username === '' && parsed.password === '';
   }, 'Credentials in the URL are not allowed; use bearerToken'),
