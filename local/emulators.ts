@@ -23,8 +23,11 @@ const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export interface Emulators {
   dynamoEndpoint: string;
-  /** The dynalite HTTP server: tests count the DynamoDB operations it receives (`X-Amz-Target`). */
-  dynamoServer: Server;
+  /**
+   * The dynalite HTTP server, when the stand-ins run on the calling thread (`emulatorsThread: false`): tests count
+   * the DynamoDB operations it receives (`X-Amz-Target`).
+   */
+  dynamoServer?: Server;
   awsEndpoint: string;
   region: string;
   tableName: string;

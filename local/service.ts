@@ -3,13 +3,13 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { SHARE_ENV, Worker } from 'node:worker_threads';
 import { buckets } from '#shared/resources/buckets.ts';
 import { queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
 import { fallbackFunction, routes } from '#shared/resources/routes.ts';
 import { queueWorkers } from '#shared/resources/workers.ts';
 import { consoleRoutes } from './console.ts';
 import { startEmulators, type Emulators } from './emulators.ts';
+import { startThread } from './threads.ts';
 import { createGateway, type LocalRoute, type ProxyHandler } from './gateway.ts';
 import { loadFunction, startWorkers, type WorkersOptions } from './workers.ts';
 
@@ -26,6 +26,11 @@ export interface ServiceOptions {
    * gateway and the stand-ins (`false`, or `LOCAL_WORKERS_THREAD=0`: one event loop, easier to step through).
    */
   workersThread?: boolean;
+  /**
+   * Run the stand-ins (dynalite, fauxqs) on a thread of their own (the default) or on the main thread (`false`, or
+   * `LOCAL_EMULATORS_THREAD=0`; what tests that count DynamoDB calls on the wire need: `emulators.dynamoServer`).
+   */
+  emulatorsThread?: boolean;
 }
 
 export interface RunningService {
@@ -45,7 +50,7 @@ export interface RunningService {
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? '.data');
   mkdirSync(dataDir, { recursive: true });
-  const emulators = await startEmulators(dataDir);
+  const emulators = (options.emulatorsThread ?? process.env.LOCAL_EMULATORS_THREAD !== '0') ? await startEmulatorsThread(dataDir) : await startEmulators(dataDir);
   const adminKey = options.env?.ADMIN_KEY ?? process.env.ADMIN_KEY ?? loadOrCreateSecret(dataDir, 'admin-key', () => `sba_${randomBytes(32).toString('base64url')}`);
   const secretsKey = options.env?.SECRETS_KEY ?? process.env.SECRETS_KEY ?? loadOrCreateSecret(dataDir, 'secrets-key', () => randomBytes(32).toString('base64'));
 
@@ -112,40 +117,19 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
 }
 
 /**
- * The queue and scheduled workers on a thread of their own, in this process. Decision (measured, BENCHMARKS.md
- * issues 3 and 4): with everything on one event loop, the runner used one core of two, and the workers (the
- * fan-out after every send, the deliveries) took their CPU from the gateway's requests. On AWS they are other
- * Lambdas; here they get the second core. They reach the stand-ins over loopback HTTP, as from the main thread, and
- * see the same environment (SHARE_ENV).
+ * The runner's threads. Decision (measured, BENCHMARKS.md issues 3 and 4): with everything on one event loop the
+ * runner used one core of two, and the stand-ins' work and the workers' (the fan-out after every send, the
+ * deliveries) took their CPU from the gateway's requests. On AWS they are other services and other Lambdas; here
+ * the stand-ins and the workers each get an event loop of their own, in this one process. Everything still talks
+ * over loopback HTTP with the same SDK clients, and the threads see the same environment (SHARE_ENV).
  */
 async function startWorkersThread(options: WorkersOptions): Promise<{ stop(): Promise<void> }> {
-  const thread = new Worker(new URL('./workers-thread-bootstrap.mjs', import.meta.url), { workerData: options, env: SHARE_ENV, execArgv: [] });
-  const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
-  const reply = (types: string[]) =>
-    new Promise<{ type: string; error?: string }>((resolve, reject) => {
-      const onMessage = (message: { type: string; error?: string }) => {
-        if (!types.includes(message.type)) return;
-        thread.off('message', onMessage);
-        resolve(message);
-      };
-      thread.on('message', onMessage);
-      thread.once('error', reject);
-      void exited.then(() => reject(new Error('the workers thread exited')));
-    });
-  const started = await reply(['ready', 'failed']);
-  if (started.type === 'failed') {
-    await thread.terminate();
-    throw new Error(`the workers thread failed to start: ${started.error}`);
-  }
-  thread.on('error', (error) => console.error('[workers thread]', error));
-  return {
-    async stop() {
-      const stopped = reply(['stopped']).catch(() => undefined);
-      thread.postMessage({ type: 'stop' });
-      await Promise.race([stopped, exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
-      await thread.terminate();
-    },
-  };
+  return startThread('workers', new URL('./workers-thread.ts', import.meta.url), options);
+}
+
+async function startEmulatorsThread(dataDir: string): Promise<Emulators> {
+  const thread = await startThread<Omit<Emulators, 'stop' | 'dynamoServer'>>('emulators', new URL('./emulators-thread.ts', import.meta.url), { dataDir });
+  return { ...thread.info, stop: () => thread.stop() };
 }
 
 /** Local secrets (admin key, encryption key) survive restarts: generated once under DATA_DIR, owner-readable only. */

@@ -13,7 +13,7 @@ const receivers: TestReceiver[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-webhooks-'));
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ emulatorsThread: false }); // counts DynamoDB calls on the wire
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));

@@ -11,10 +11,12 @@ export function recordDynamoCalls(service: RunningService) {
     const target = String(req.headers['x-amz-target'] ?? '');
     calls.push(target.slice(target.indexOf('.') + 1));
   };
-  service.emulators.dynamoServer.on('request', listener);
+  const server = service.emulators.dynamoServer;
+  if (!server) throw new Error('counting DynamoDB calls needs the stand-ins on this thread: start the service with emulatorsThread: false');
+  server.on('request', listener);
   return {
     calls,
     reset: () => void calls.splice(0),
-    stop: () => void service.emulators.dynamoServer.off('request', listener),
+    stop: () => void server.off('request', listener),
   };
 }

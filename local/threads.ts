@@ -1,0 +1,66 @@
+import { parentPort, SHARE_ENV, Worker, workerData } from 'node:worker_threads';
+
+/**
+ * The local runner's threads: one process, its parts on their own event loops so they use the machine's cores
+ * (the stand-ins, the queue and scheduled workers, the gateway with the HTTP functions). A thread runs a module that
+ * calls {@link serveInThread}; the main thread starts it with {@link startThread} and gets what it published.
+ */
+export interface ThreadHandle<T> {
+  info: T;
+  stop(): Promise<void>;
+}
+
+/** Starts `entry` (a module URL) on a thread, with `data` as its input; resolves once it is ready. */
+export async function startThread<T>(name: string, entry: URL, data: unknown): Promise<ThreadHandle<T>> {
+  const thread = new Worker(new URL('./thread-bootstrap.mjs', import.meta.url), {
+    workerData: { entry: entry.href, data },
+    env: SHARE_ENV,
+    execArgv: [],
+    name,
+  });
+  const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+  const reply = (types: string[]) =>
+    new Promise<{ type: string; info?: T; error?: string }>((resolve, reject) => {
+      const onMessage = (message: { type: string; info?: T; error?: string }) => {
+        if (!types.includes(message.type)) return;
+        thread.off('message', onMessage);
+        resolve(message);
+      };
+      thread.on('message', onMessage);
+      thread.once('error', reject);
+      void exited.then(() => reject(new Error(`the ${name} thread exited`)));
+    });
+  const started = await reply(['ready', 'failed']);
+  if (started.type === 'failed') {
+    await thread.terminate();
+    throw new Error(`the ${name} thread failed to start: ${started.error}`);
+  }
+  thread.on('error', (error) => console.error(`[${name} thread]`, error));
+  return {
+    info: started.info as T,
+    async stop() {
+      const stopped = reply(['stopped']).catch(() => undefined);
+      thread.postMessage({ type: 'stop' });
+      await Promise.race([stopped, exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
+      await thread.terminate();
+    },
+  };
+}
+
+/** In a thread's module: starts what it runs, publishes `info` to the main thread, stops it when asked. */
+export async function serveInThread<I, T>(start: (data: I) => Promise<{ info: T; stop(): Promise<void> }>): Promise<void> {
+  const port = parentPort!;
+  try {
+    const running = await start((workerData as { data: I }).data);
+    port.on('message', (message: { type: string }) => {
+      if (message.type !== 'stop') return;
+      running.stop().then(
+        () => port.postMessage({ type: 'stopped' }),
+        (error: unknown) => port.postMessage({ type: 'stopped', error: String(error) }),
+      );
+    });
+    port.postMessage({ type: 'ready', info: running.info });
+  } catch (error) {
+    port.postMessage({ type: 'failed', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  }
+}
