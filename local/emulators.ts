@@ -23,11 +23,8 @@ const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export interface Emulators {
   dynamoEndpoint: string;
-  /**
-   * The dynalite HTTP server, when the stand-ins run on the calling thread (`emulatorsThread: false`): tests count
-   * the DynamoDB operations it receives (`X-Amz-Target`).
-   */
-  dynamoServer?: Server;
+  /** The dynalite HTTP server: tests count the DynamoDB operations it receives (`X-Amz-Target`). */
+  dynamoServer: Server;
   awsEndpoint: string;
   region: string;
   tableName: string;
@@ -37,41 +34,55 @@ export interface Emulators {
   stop(): Promise<void>;
 }
 
+/** What the SQS + S3 stand-in (fauxqs) serves: its endpoint and the queues and buckets it holds. */
+export type QueuesAndBuckets = Pick<Emulators, 'awsEndpoint' | 'queueUrls' | 'dlqUrls' | 'bucketNames'>;
+
 /**
  * Starts the in-process stand-ins on 127.0.0.1 only: dynalite (DynamoDB) and fauxqs (SQS + S3), persisted under
  * `dataDir`, and creates the table, queues (with their dead-letter queues) and buckets from the same definitions
- * the CDK stack uses.
+ * the CDK stack uses. `startQueuesAndBuckets` may start fauxqs elsewhere (the runner gives it a thread of its own).
  */
-export async function startEmulators(dataDir: string): Promise<Emulators> {
+export async function startEmulators(
+  dataDir: string,
+  startQueuesAndBuckets: (dir: string) => Promise<QueuesAndBuckets & { stop(): Promise<void> }> = startFauxqsWithQueuesAndBuckets,
+): Promise<Emulators> {
   mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
-  mkdirSync(join(dataDir, 'fauxqs', 's3'), { recursive: true });
-
-  const dynamo = await startDynalite(join(dataDir, 'dynamodb'));
-  const dynamoEndpoint = dynamo.endpoint;
-
-  const fauxqs = await startFauxqs(join(dataDir, 'fauxqs'));
-  const awsEndpoint = fauxqs.endpoint;
-
-  const ddb = new DynamoDBClient({ region: REGION, endpoint: dynamoEndpoint, credentials });
-  const sqs = new SQSClient({ region: REGION, endpoint: awsEndpoint, credentials });
-  const s3 = new S3Client({ region: REGION, endpoint: awsEndpoint, credentials, forcePathStyle: true });
+  const [dynamo, aws] = await Promise.all([startDynalite(join(dataDir, 'dynamodb')), startQueuesAndBuckets(join(dataDir, 'fauxqs'))]);
+  const ddb = new DynamoDBClient({ region: REGION, endpoint: dynamo.endpoint, credentials });
   try {
-    const [, queueSetup] = await Promise.all([ensureTable(ddb), ensureQueues(sqs), ensureBuckets(s3)]);
-    return {
-      dynamoEndpoint,
-      dynamoServer: dynamo.server,
-      awsEndpoint,
-      region: REGION,
-      tableName: mainTable.localName,
-      ...queueSetup,
-      bucketNames: Object.fromEntries(Object.entries(buckets).map(([k, b]) => [k, b.localName])) as Emulators['bucketNames'],
-      async stop() {
-        await fauxqs.close();
-        await dynamo.close();
-      },
-    };
+    await ensureTable(ddb);
   } finally {
     ddb.destroy();
+  }
+  const { stop: stopAws, ...awsInfo } = aws;
+  return {
+    dynamoEndpoint: dynamo.endpoint,
+    dynamoServer: dynamo.server,
+    region: REGION,
+    tableName: mainTable.localName,
+    ...awsInfo,
+    async stop() {
+      await stopAws();
+      await dynamo.close();
+    },
+  };
+}
+
+/** fauxqs (SQS + S3) persisted under `dir`, with the queues (and their dead-letter queues) and buckets created. */
+export async function startFauxqsWithQueuesAndBuckets(dir: string): Promise<QueuesAndBuckets & { stop(): Promise<void> }> {
+  mkdirSync(join(dir, 's3'), { recursive: true });
+  const fauxqs = await startFauxqs(dir);
+  const sqs = new SQSClient({ region: REGION, endpoint: fauxqs.endpoint, credentials });
+  const s3 = new S3Client({ region: REGION, endpoint: fauxqs.endpoint, credentials, forcePathStyle: true });
+  try {
+    const [queueSetup] = await Promise.all([ensureQueues(sqs), ensureBuckets(s3)]);
+    return {
+      awsEndpoint: fauxqs.endpoint,
+      ...queueSetup,
+      bucketNames: Object.fromEntries(Object.entries(buckets).map(([k, b]) => [k, b.localName])) as Emulators['bucketNames'],
+      stop: () => fauxqs.close(),
+    };
+  } finally {
     sqs.destroy();
     s3.destroy();
   }

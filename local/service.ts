@@ -8,7 +8,7 @@ import { queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
 import { fallbackFunction, routes } from '#shared/resources/routes.ts';
 import { queueWorkers } from '#shared/resources/workers.ts';
 import { consoleRoutes } from './console.ts';
-import { startEmulators, type Emulators } from './emulators.ts';
+import { startEmulators, startFauxqsWithQueuesAndBuckets, type Emulators, type QueuesAndBuckets } from './emulators.ts';
 import { startThread } from './threads.ts';
 import { createGateway, type LocalRoute, type ProxyHandler } from './gateway.ts';
 import { loadFunction, startWorkers, type WorkersOptions } from './workers.ts';
@@ -27,10 +27,10 @@ export interface ServiceOptions {
    */
   workersThread?: boolean;
   /**
-   * Run the stand-ins (dynalite, fauxqs) on a thread of their own (the default) or on the main thread (`false`, or
-   * `LOCAL_EMULATORS_THREAD=0`; what tests that count DynamoDB calls on the wire need: `emulators.dynamoServer`).
+   * Run the SQS + S3 stand-in (fauxqs) on a thread of their own (the default) or on the main thread (`false`, or
+   * `LOCAL_QUEUES_THREAD=0`). dynalite stays on the main thread.
    */
-  emulatorsThread?: boolean;
+  queuesThread?: boolean;
 }
 
 export interface RunningService {
@@ -50,7 +50,8 @@ export interface RunningService {
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? '.data');
   mkdirSync(dataDir, { recursive: true });
-  const emulators = (options.emulatorsThread ?? process.env.LOCAL_EMULATORS_THREAD !== '0') ? await startEmulatorsThread(dataDir) : await startEmulators(dataDir);
+  const queuesThread = options.queuesThread ?? process.env.LOCAL_QUEUES_THREAD !== '0';
+  const emulators = await startEmulators(dataDir, queuesThread ? startQueuesThread : startFauxqsWithQueuesAndBuckets);
   const adminKey = options.env?.ADMIN_KEY ?? process.env.ADMIN_KEY ?? loadOrCreateSecret(dataDir, 'admin-key', () => `sba_${randomBytes(32).toString('base64url')}`);
   const secretsKey = options.env?.SECRETS_KEY ?? process.env.SECRETS_KEY ?? loadOrCreateSecret(dataDir, 'secrets-key', () => randomBytes(32).toString('base64'));
 
@@ -118,17 +119,19 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
 
 /**
  * The runner's threads. Decision (measured, BENCHMARKS.md issues 3 and 4): with everything on one event loop the
- * runner used one core of two, and the stand-ins' work and the workers' (the fan-out after every send, the
- * deliveries) took their CPU from the gateway's requests. On AWS they are other services and other Lambdas; here
- * the stand-ins and the workers each get an event loop of their own, in this one process. Everything still talks
- * over loopback HTTP with the same SDK clients, and the threads see the same environment (SHARE_ENV).
+ * runner used one core of two, and the queue work (every SQS call of a send's event, of a fan-out, of a delivery)
+ * and the workers (the fan-out after every send, the deliveries) took their CPU from the gateway's requests. On
+ * AWS they are other services and other Lambdas; here the SQS + S3 stand-in and the workers each get an event loop
+ * of their own, in this one process. dynalite stays with the gateway: the DynamoDB-only paths (health, the
+ * anchors of the benchmarks) then run as before, and tests count DynamoDB calls on its server. Everything still
+ * talks over loopback HTTP with the same SDK clients, and the threads see the same environment (SHARE_ENV).
  */
 async function startWorkersThread(options: WorkersOptions): Promise<{ stop(): Promise<void> }> {
   return startThread('workers', new URL('./workers-thread.ts', import.meta.url), options);
 }
 
-async function startEmulatorsThread(dataDir: string): Promise<Emulators> {
-  const thread = await startThread<Omit<Emulators, 'stop' | 'dynamoServer'>>('emulators', new URL('./emulators-thread.ts', import.meta.url), { dataDir });
+async function startQueuesThread(dir: string): Promise<QueuesAndBuckets & { stop(): Promise<void> }> {
+  const thread = await startThread<QueuesAndBuckets>('queues', new URL('./queues-thread.ts', import.meta.url), { dir });
   return { ...thread.info, stop: () => thread.stop() };
 }
 

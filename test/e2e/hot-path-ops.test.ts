@@ -4,7 +4,7 @@ import { startTestService, type TestService } from '#test/support/service.ts';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ emulatorsThread: false }); // counts DynamoDB calls on the wire
+  svc = await startTestService();
 });
 afterAll(async () => svc?.close());
 

@@ -13,7 +13,7 @@ const receivers: TestReceiver[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-webhooks-'));
 
 beforeAll(async () => {
-  svc = await startTestService({ emulatorsThread: false }); // counts DynamoDB calls on the wire
+  svc = await startTestService();
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));

@@ -11,12 +11,10 @@ export function recordDynamoCalls(service: RunningService) {
     const target = String(req.headers['x-amz-target'] ?? '');
     calls.push(target.slice(target.indexOf('.') + 1));
   };
-  const server = service.emulators.dynamoServer;
-  if (!server) throw new Error('counting DynamoDB calls needs the stand-ins on this thread: start the service with emulatorsThread: false');
-  server.on('request', listener);
+  service.emulators.dynamoServer.on('request', listener);
   return {
     calls,
     reset: () => void calls.splice(0),
-    stop: () => void server.off('request', listener),
+    stop: () => void service.emulators.dynamoServer.off('request', listener),
   };
 }
