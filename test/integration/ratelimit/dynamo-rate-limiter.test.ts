@@ -50,6 +50,44 @@ describe('DynamoRateLimiter against dynalite', () => {
     );
   });
 
+  it('decides like the model when several instances share a token (each with its own, possibly stale, hint)', async () => {
+    const instances = [new DynamoRateLimiter(env.table, p), new DynamoRateLimiter(env.table, p), new DynamoRateLimiter(env.table, p)];
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 0, max: 2 })), { minLength: 1, maxLength: 90 }), async (steps) => {
+        const key = newId('tok');
+        let t = 1_700_000_000_000;
+        let tat: number | undefined;
+        for (const [gap, instance] of steps) {
+          t += gap % 5 === 0 ? 0 : gap;
+          const model = gcraStep(tat, t, p);
+          tat = model.tat;
+          const real = await instances[instance]!.admit(key, t);
+          expect(real.allowed).toBe(model.decision.allowed);
+          if (real.allowed) expect(real.remaining).toBe(model.decision.remaining);
+        }
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('a busy token pays one conditional write per admitted request', async () => {
+    const own = new DynamoRateLimiter(env.table, p);
+    let writes = 0;
+    const counter = { step: 'initialize' as const, name: 'countWrites' };
+    env.table.client.middlewareStack.add((next) => async (args) => {
+      writes++;
+      return next(args);
+    }, counter);
+    try {
+      const key = newId('tok');
+      const now = Date.now();
+      for (let i = 0; i < 30; i++) expect((await own.admit(key, now + i * 10)).allowed).toBe(true);
+      expect(writes).toBe(30); // the first finds the bucket idle, the next 29 busy: one write each (was 1 + 29 × 2)
+    } finally {
+      env.table.client.middlewareStack.remove('countWrites');
+    }
+  });
+
   it('with concurrent bursts at random times never admits more than 60 × (N + 1) in N minutes', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(fc.integer({ min: 0, max: 150_000 }), fc.integer({ min: 1, max: 40 })), { minLength: 1, maxLength: 8 }), async (bursts) => {
