@@ -6,6 +6,7 @@ import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
 import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
 import { adminAuth } from '#shared/http/admin-auth.ts';
 import { httpFunction } from '#shared/http/middleware.ts';
+import { idempotencyFromConfig } from '#shared/idempotency/from-config.ts';
 import { createRouter, type Route } from '#shared/http/router.ts';
 import type { HttpEvent } from '#shared/http/types.ts';
 import { createLogger } from '#shared/logging/logger.ts';
@@ -35,7 +36,9 @@ const secretBox = await secretBoxFromConfig(cfg);
 const webhookAdmin = webhookAdminFromConfig(cfg, table, secretBox);
 /** Every management API route; the OpenAPI document (`shared/openapi`) is generated from this list. */
 export const adminRoutes: Route[] = [...eventRoutes(webhookAdmin), ...deliveryRoutes(webhookAdmin), ...projectRoutes(projects), ...channelRoutesFromConfig(cfg, table, secretBox), ...integrationRoutesFromConfig(cfg, table, secretBox), ...botRoutesFromConfig(cfg, table, logger)];
-const dispatch = createRouter('/admin/v1', adminRoutes);
+// Routes marked `idempotent` (event reports, test events) accept Idempotency-Key: one admin key per deployment, so
+// one scope; the lock outlives the function's 30 s timeout.
+const dispatch = createRouter('/admin/v1', adminRoutes, { idempotency: idempotencyFromConfig(table, logger, { scope: () => 'admin', lockSeconds: 40 }) });
 
 /** The management API (`/admin/v1/*`): one function, routed inside. */
 export const handler = httpFunction(logger)

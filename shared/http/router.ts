@@ -1,3 +1,4 @@
+import type { MiddlewareObj, Request } from '@middy/core';
 import type * as z from '../validation/zod.ts';
 import { HttpError } from './errors.ts';
 import { bodyBytes, parseJsonObjectBody, validate, type UnknownFieldMessages } from './middleware.ts';
@@ -25,6 +26,12 @@ export interface Route<TBody = any> {
   unknownFieldMessages?: UnknownFieldMessages;
   /** How the route appears in the OpenAPI document (`shared/openapi`); changes nothing at run time. */
   doc?: RouteDoc;
+  /**
+   * Accepts `Idempotency-Key` (the router's `idempotency` middleware): a retry with the same key and body gets the
+   * stored answer and nothing runs twice. Never on a route whose answer shows a secret once: the stored answer
+   * would keep it.
+   */
+  idempotent?: boolean;
   handle(request: RouteRequest<TBody>): Promise<HttpResult>;
 }
 
@@ -61,8 +68,11 @@ interface Compiled {
   segments: string[];
 }
 
-/** Matches `{prefix}/...` paths to routes: 404 NOT_FOUND for unknown paths, 405 with `Allow` for a wrong method. */
-export function createRouter(prefix: string, routes: Route[]) {
+/**
+ * Matches `{prefix}/...` paths to routes: 404 NOT_FOUND for unknown paths, 405 with `Allow` for a wrong method.
+ * `idempotency` (shared/idempotency) runs around the routes marked `idempotent`.
+ */
+export function createRouter(prefix: string, routes: Route[], options: { idempotency?: MiddlewareObj<HttpEvent, HttpResult> } = {}) {
   const compiled: Compiled[] = routes.map((r) => ({ route: r, segments: split(r.path) }));
 
   return async function dispatch(event: HttpEvent): Promise<HttpResult> {
@@ -82,6 +92,7 @@ export function createRouter(prefix: string, routes: Route[]) {
         allowed.add(candidate.route.method);
         continue;
       }
+      if (candidate.route.idempotent && options.idempotency) return withMiddleware(options.idempotency, event, () => run(candidate.route, event, params));
       return run(candidate.route, event, params);
     }
     if (allowed.size) {
@@ -91,6 +102,22 @@ export function createRouter(prefix: string, routes: Route[]) {
     }
     throw new HttpError(404, 'NOT_FOUND', `No route for ${event.httpMethod} ${rawPath}.`);
   };
+}
+
+/** Runs one middy middleware (before, after, onError) around a route, as middy would around a handler. */
+async function withMiddleware(middleware: MiddlewareObj<HttpEvent, HttpResult>, event: HttpEvent, handle: () => Promise<HttpResult>): Promise<HttpResult> {
+  const request = { event, context: {}, response: undefined, error: undefined, internal: {} } as unknown as Request<HttpEvent, HttpResult>;
+  const early = await middleware.before?.(request);
+  if (early) return early as HttpResult;
+  try {
+    request.response = await handle();
+  } catch (error) {
+    request.error = error as Error;
+    await middleware.onError?.(request);
+    throw error;
+  }
+  await middleware.after?.(request);
+  return request.response;
 }
 
 async function run(r: Route, event: HttpEvent, params: Record<string, string>): Promise<HttpResult> {

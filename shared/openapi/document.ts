@@ -149,9 +149,11 @@ function adminOperation(route: Route, doc: RouteDoc, convert: Convert): Json {
   if (route.body && route.body !== 'raw') common[400] = ['INVALID_JSON', 'VALIDATION_ERROR'];
   if (route.body && route.body !== 'raw') common[413] = ['PAYLOAD_TOO_LARGE'];
   if (doc.query) common[400] = [...(common[400] ?? []), 'VALIDATION_ERROR'];
+  if (route.idempotent) common[409] = ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS'];
   const errors = mergeErrors(common, (doc.errors ?? {}) as ErrorsByStatus);
 
   const parameters: Json[] = pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  if (route.idempotent) parameters.push(idempotencyKeyParameter);
   if (doc.query) {
     const query = convert(doc.query, 'input');
     const properties = (query.properties ?? {}) as Record<string, Json>;
@@ -177,7 +179,7 @@ function adminOperation(route: Route, doc: RouteDoc, convert: Convert): Json {
   } else if (route.body) {
     operation.requestBody = { required: true, content: { 'application/json': { schema: convert(route.body, 'input') } } };
   }
-  operation.responses = responses(doc.responses, errors, convert, { 'x-request-id': { $ref: '#/components/headers/x-request-id' } }, false);
+  operation.responses = responses(doc.responses, errors, convert, responseHeaders(false, route.idempotent ?? false), false);
   return operation;
 }
 

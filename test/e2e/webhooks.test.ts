@@ -300,6 +300,33 @@ describe('webhook delivery through the local runner', () => {
 });
 
 describe('POST /projects/{p}/events', () => {
+  it('accepts Idempotency-Key on event reports: a retried report is one event, delivered once', async () => {
+    const p = await project();
+    const ch = await p.channel();
+    const rx = await receiver();
+    await p.webhook({ scope: 'general', url: rx.url });
+    const report = (key: string, data: Record<string, unknown>) =>
+      fetch(`${svc.baseUrl}/admin/v1/projects/${p.projectId}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ channelId: ch.channelId, type: 'message.received', data }),
+      });
+    const first = await report('report-42', { messageId: 'msg_in_42' });
+    expect(first.status).toBe(202);
+    const { eventId } = (await first.json()) as { eventId: string };
+    const retried = await report('report-42', { messageId: 'msg_in_42' });
+    expect(retried.status).toBe(202);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await retried.json()) as { eventId: string }).eventId).toBe(eventId);
+    const reused = await report('report-42', { messageId: 'msg_in_43' });
+    expect(reused.status).toBe(409);
+    expect(((await reused.json()) as { error: string }).error).toBe('IDEMPOTENCY_KEY_REUSED');
+    const [delivered] = await rx.waitFor(1);
+    expect(JSON.parse(delivered!.body).id).toBe(eventId);
+    await sleep(500);
+    expect(rx.received).toHaveLength(1);
+  });
+
   it('validates the event and the channel', async () => {
     const p = await project();
     const ch = await p.channel();

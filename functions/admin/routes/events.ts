@@ -27,11 +27,14 @@ export function eventRoutes(admin: WebhookAdmin): Route[] {
       method: 'POST',
       path: '/projects/{projectId}/events',
       body: reportEventBody,
+      // A channel back end that retries a report (a timeout, a lost answer) must not create the event twice.
+      idempotent: true,
       handle: async ({ params, body }) => json(202, await admin.reportEvent(params.projectId!, body)),
     }),
     route({
       method: 'POST',
       path: '/projects/{projectId}/integrations/{integrationId}/test',
+      idempotent: true,
       handle: async ({ params }) => json(202, await admin.sendTestEvent(params.projectId!, params.integrationId!)),
     }),
   ];
