@@ -29,7 +29,7 @@ export interface ScheduledWorkerDefinition {
 }
 
 export const queueWorkers: QueueWorkerDefinition[] = [
-  // Webhooks: events → fan-out (one Query per event) → one job per webhook → deliver (one HTTP call and one write
+  // Webhooks: events → fan-out (one Query per batch, at most one per event) → one job per webhook → deliver (one HTTP call and one write
   // per attempt). Deliver runs many batches at once: a batch is held by its slowest attempt (up to 15 s), and the
   // endpoint gate keeps one hanging receiver to a few of them (shared/webhooks/endpoint-gate.ts).
   { fn: 'fanout', queue: 'events', batchSize: 10, batchWindowSeconds: 0, timeoutSeconds: 30, memoryMb: 512, maxConcurrency: 4,

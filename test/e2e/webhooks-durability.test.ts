@@ -28,7 +28,7 @@ async function receiver(answer?: TestReceiver['answer']) {
 }
 
 describe('webhook pipeline costs', () => {
-  it('fans out with one Query per event, whatever the number of webhooks, and writes once per attempt', async () => {
+  it('fans out with at most one Query per event, whatever the number of webhooks, and writes once per attempt', async () => {
     const { projectId } = await svc.newProject();
     const channel = (await svc.admin('POST', `/projects/${projectId}/channels`, { type: 'sms', name: 'sms', address: '+5511999990000' })).body;
     const rs = await Promise.all([receiver(), receiver(), receiver(), receiver()]);
@@ -51,11 +51,13 @@ describe('webhook pipeline costs', () => {
     await eventually(async () => (count('UpdateItem') >= events * rs.length ? true : undefined));
     await sleep(500);
     dynamo.stop();
-    // POST /events reads the channel (GetItem); fan-out: one Query; deliver: one UpdateItem per attempt.
-    expect(count('Query')).toBe(events);
+    // POST /events reads the channel (GetItem); fan-out: one Query per batch of events, so at most one per event
+    // (events of one project received together share it); deliver: one UpdateItem per attempt.
+    expect(count('Query')).toBeGreaterThanOrEqual(1);
+    expect(count('Query')).toBeLessThanOrEqual(events);
     expect(count('UpdateItem')).toBe(events * rs.length);
     expect(count('GetItem')).toBe(events);
-    expect(dynamo.calls.length).toBe(events * (2 + rs.length));
+    expect(dynamo.calls.length).toBe(events * (1 + rs.length) + count('Query'));
   });
 });
 
