@@ -8,7 +8,6 @@
  * median of the per-round ratios (the machine is shared, so only same-moment comparisons mean much).
  * Run: npx tsx bench/completion.ts [--seconds 2] [--rounds 9]
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,7 +28,7 @@ import { config } from '#shared/config/config.ts';
 import { newId } from '#shared/ids/ids.ts';
 import { gcraParams } from '#shared/ratelimit/gcra.ts';
 import { startService } from '#local/service.ts';
-import type { LoadOptions, LoadResult } from './completion-client.ts';
+import { adminApi, load as runLoad, median, type LoadResult } from './lib/harness.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '2' }, rounds: { type: 'string', default: '9' } } });
 const seconds = Number(values.seconds);
@@ -38,12 +37,7 @@ const RATE = 100_000;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-completion-'));
 const svc = await startService({ port: 0, dataDir, env: { MODEL_PROVIDER: 'offline', BOT_RATE_LIMIT_PER_MINUTE: String(RATE), POWERTOOLS_LOG_LEVEL: 'SILENT' } });
-const admin = async (method: string, path: string, body?: unknown) =>
-  (await fetch(`${svc.baseUrl}/admin/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  })).json() as Promise<any>;
+const admin = adminApi(svc);
 
 /** A project with a token and a bot; service and anchor get one each so they never contend on the same items. */
 async function setupCaller(companyId: number) {
@@ -136,36 +130,21 @@ type Measured = LoadResult & { cpuMsPerRequest: number };
  * dynalite all live here, the dynalite share is the same for both, so the difference is the overhead, and CPU time
  * is far less disturbed by other engineers' work than wall-clock throughput.
  */
-async function load(options: Omit<LoadOptions, 'method' | 'warmupSeconds' | 'seconds'>): Promise<Measured> {
+async function load(options: Parameters<typeof loadOnce>[0]): Promise<Measured> {
   const cpu = process.cpuUsage();
   const result = await loadOnce(options);
   const used = process.cpuUsage(cpu);
   return { ...result, cpuMsPerRequest: (used.user + used.system) / 1000 / result.allRequests };
 }
 
-function loadOnce(options: Omit<LoadOptions, 'method' | 'warmupSeconds' | 'seconds'>): Promise<LoadResult> {
-  const full: LoadOptions = { ...options, method: 'POST', seconds, warmupSeconds: 0.5 };
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', new URL('./completion-client.ts', import.meta.url).pathname, JSON.stringify(full)],
-      { maxBuffer: 10 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (error) return reject(new Error(`${error.message}\n${stderr}`));
-        const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult;
-        if (result.errors || Object.keys(result.statuses).some((s) => s !== '200')) {
-          return reject(new Error(`unexpected answers: ${JSON.stringify(result.statuses)}, ${result.errors} errors`));
-        }
-        resolve(result);
-      },
-    );
-  });
+/** One closed-loop POST run (its own process), refusing anything but 200s. */
+async function loadOnce(options: { url: string; headers: Record<string, string>; body: string; connections: number }): Promise<LoadResult> {
+  const result = await runLoad({ ...options, method: 'POST', seconds, warmupSeconds: 0.5 });
+  if (result.errors || Object.keys(result.statuses).some((s) => s !== '200')) {
+    throw new Error(`unexpected answers: ${JSON.stringify(result.statuses)}, ${result.errors} errors`);
+  }
+  return result;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 // Service and anchor alternate in short back-to-back pairs, so both see the same background load; the ratio is
 // taken per pair and its median reported (single long runs swing by tens of percent on a shared 2-core machine).

@@ -23,7 +23,7 @@ import { config } from '#shared/config/config.ts';
 import { gcraParams } from '#shared/ratelimit/gcra.ts';
 import { startService } from '#local/service.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
-import { inProcess, load, machine, median } from './lib/harness.ts';
+import { adminApi, inProcess, load, machine, median } from './lib/harness.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' } } });
@@ -51,8 +51,7 @@ const start = await startupTimes();
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-health-'));
 const svc = await startService({ port: 0, dataDir, env: { BOT_RATE_LIMIT_PER_MINUTE: '100000', POWERTOOLS_LOG_LEVEL: 'SILENT' } });
-const admin = async (method: string, path: string, body?: unknown) =>
-  (await fetch(`${svc.baseUrl}/admin/v1${path}`, { method, headers: { authorization: `Bearer ${svc.adminKey}` }, body: body ? JSON.stringify(body) : undefined })).json() as Promise<any>;
+const admin = adminApi(svc);
 const project = await admin('POST', '/projects', { companyId: 1042, name: 'bench', monthlyBotCredits: 100 });
 const { token } = await admin('POST', `/projects/${project.projectId}/api-token`);
 const headers = { authorization: `Bearer ${token}` };

@@ -8,10 +8,8 @@
  * the cost of the endpoint's code from the cost of the local queue.
  * The load generator runs in its own process (bench/lib/load-client.ts) and records every response time.
  *
- * `--queue-sync`: obsolete; the local runner now always runs the queue's SQLite (fauxqs persistence) with
- * `PRAGMA synchronous = NORMAL` (WAL: safe across a process crash, not a power cut), which is what `normal` showed.
  * `--no-fanout` (diagnostic) runs without the webhooks fan-out worker, so events stay on the queue.
- * Run: npx tsx bench/send.ts [--seconds 5] [--rounds 5] [--queue-sync full|normal] [--no-fanout]
+ * Run: npx tsx bench/send.ts [--seconds 5] [--rounds 5] [--no-fanout]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -33,13 +31,12 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsEventQueue } from '#shared/adapters/sqs/webhook-queues.ts';
 import { makeEventPublisher } from '#shared/webhooks/publish.ts';
 import { startService } from '#local/service.ts';
-import { load, machine, median, type LoadResult } from './lib/harness.ts';
+import { adminApi, load, machine, median, type LoadResult } from './lib/harness.ts';
 
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '5' },
-    'queue-sync': { type: 'string', default: 'full' },
     'no-fanout': { type: 'boolean', default: false },
   },
 });
@@ -50,26 +47,9 @@ if (values['no-fanout']) {
 }
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
-const queueSync = values['queue-sync'] === 'normal' ? 'normal' : 'full';
-if (queueSync === 'normal') {
-  // The same module instance local/emulators.ts loads (by file URL): set the pragma as the database opens.
-  const dist = new URL('.', import.meta.resolve('fauxqs'));
-  const { PersistenceManager } = (await import(new URL('./persistence.js', dist).href)) as { PersistenceManager: { prototype: Record<string, any> } };
-  const load = PersistenceManager.prototype.loadSqsAndSns as (...args: unknown[]) => unknown;
-  PersistenceManager.prototype.loadSqsAndSns = function (this: { db: { exec(sql: string): void } }, ...args: unknown[]) {
-    this.db.exec('PRAGMA synchronous = NORMAL');
-    return load.apply(this, args);
-  };
-}
-
 const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-send-'));
 const svc = await startService({ port: 0, dataDir, env: { POWERTOOLS_LOG_LEVEL: 'SILENT' } });
-const admin = async (method: string, path: string, body?: unknown) =>
-  (await fetch(`${svc.baseUrl}/admin/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  })).json() as Promise<any>;
+const admin = adminApi(svc);
 const project = await admin('POST', '/projects', { companyId: 1042, name: 'bench' });
 // Metered, so every send pays the credit charge (the full budget: token, channel, charge, record).
 const channel = await admin('POST', `/projects/${project.projectId}/channels`, { type: 'sms', name: 'bench', address: '+5511999990000', credits: 1_000_000_000 });
@@ -192,7 +172,7 @@ for (let round = 0; round < rounds; round++) {
 
 const fmt = (n: number, d = 2) => n.toFixed(d);
 console.log(`\nSend endpoint (sandbox) — ${machine()} — ${new Date().toISOString().slice(0, 10)}`);
-console.log(`npx tsx bench/send.ts --seconds ${seconds} --rounds ${rounds} --queue-sync ${queueSync}${values['no-fanout'] ? ' --no-fanout' : ''}\n`);
+console.log(`npx tsx bench/send.ts --seconds ${seconds} --rounds ${rounds} ${values['no-fanout'] ? ' --no-fanout' : ''}\n`);
 console.log(`DynamoDB operations per send (metered channel): ${fmt(sendOps, 2)} by the send function; all calls per send: ${perSend}`);
 console.log('(the Query is the webhooks fan-out reading the project\'s webhooks for the message.sent event)\n');
 console.log('| path | p50 ms | p99 ms | req/s |');

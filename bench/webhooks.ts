@@ -13,10 +13,8 @@
  *
  * Each round runs in a fresh service process (`local/main.ts`); the producers and receivers run in this process.
  * Reports medians over the rounds.
- * Run: npx tsx bench/webhooks.ts [--seconds 10] [--rounds 3] [--rate 100] [--queue-sync full|normal]
- * (`--queue-sync normal`: see bench/webhooks-queue-sync.ts; the fauxqs anchor then runs with it too.)
+ * Run: npx tsx bench/webhooks.ts [--seconds 10] [--rounds 3] [--rate 100]
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -27,7 +25,7 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateQueueCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startEmulators } from '#local/emulators.ts';
 import { startReceiver, type TestReceiver } from '#test/e2e/webhooks-support.ts';
-import { stopProcess, type ServiceProcess } from '#test/support/process.ts';
+import { spawnService, stopProcess, type ServiceProcess } from '#test/support/process.ts';
 import { machine, median } from './lib/harness.ts';
 
 const { values } = parseArgs({
@@ -35,14 +33,11 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '3' },
     rate: { type: 'string', default: '100' },
-    'queue-sync': { type: 'string', default: 'full' },
   },
 });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const latencyRate = Number(values.rate);
-const queueSync = values['queue-sync'] === 'normal' ? 'normal' : 'full';
-if (queueSync === 'normal') await import('./webhooks-queue-sync.ts');
 const WARMUP_S = 2;
 
 interface Round {
@@ -272,7 +267,7 @@ async function round(): Promise<Round> {
   const loopbackPostsPerS = await loopbackAnchor();
 
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-wh-'));
-  const svc = await spawnLocalRunner({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT' });
+  const svc = await spawnService({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT' }, 30_000);
   const driver = new Driver(svc);
   const receivers: TestReceiver[] = [];
   const receiver = async (answer?: TestReceiver['answer']) => {
@@ -320,28 +315,6 @@ async function round(): Promise<Round> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `npm start` (local/main.ts) in its own process, optionally with the queue-sync preload. */
-async function spawnLocalRunner(env: Record<string, string>): Promise<ServiceProcess> {
-  const preload = queueSync === 'normal' ? ['--import', new URL('./webhooks-queue-sync.ts', import.meta.url).pathname] : [];
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', ...preload, 'local/main.ts'], {
-    env: { ...process.env, PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const base = /Base URL:\s+(\S+)/.exec(out);
-    const key = /Admin key:\s+(\S+)/.exec(out);
-    if (base && key) return { child, baseUrl: base[1]!, adminKey: key[1]!, output: () => out };
-    if (child.exitCode !== null) break;
-    await sleep(50);
-  }
-  child.kill('SIGKILL');
-  throw new Error(`service did not start:\n${out}`);
-}
-
 const results: Round[] = [];
 for (let i = 0; i < rounds; i++) {
   const r = await round();
@@ -378,7 +351,7 @@ const throughputSummary = (f: (r: Round) => Throughput) => ({
 const summary = {
   machine: machine(),
   date: new Date().toISOString(),
-  command: `npx tsx bench/webhooks.ts --seconds ${seconds} --rounds ${rounds} --rate ${latencyRate} --queue-sync ${queueSync}`,
+  command: `npx tsx bench/webhooks.ts --seconds ${seconds} --rounds ${rounds} --rate ${latencyRate}`,
   anchors: {
     dynaliteConditionalWritesPerS: med((r) => r.anchors.dynaliteWritesPerS),
     fauxqsMessagesPerS: med((r) => r.anchors.fauxqsMsgsPerS),

@@ -3,8 +3,11 @@ import { cpus, totalmem } from 'node:os';
 
 export interface LoadResult {
   requests: number;
+  /** Requests including the warm-up (what the server did while the client ran). */
+  allRequests: number;
   rps: number;
   p50: number;
+  p90: number;
   p99: number;
   errors: number;
   statuses: Record<string, number>;
@@ -23,6 +26,16 @@ export function load(options: { url: string; method?: string; headers?: Record<s
       },
     );
   });
+}
+
+/** The management API of a service started by a benchmark: JSON in, JSON out, with its admin key. */
+export function adminApi(svc: { baseUrl: string; adminKey: string }) {
+  return async (method: string, path: string, body?: unknown): Promise<any> =>
+    (await fetch(`${svc.baseUrl}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })).json();
 }
 
 export const median = (xs: number[]) => {
