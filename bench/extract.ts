@@ -293,7 +293,7 @@ try {
   }
 
   if (!args.has('no-rss')) {
-    console.log('\nPeak RSS of the extract path on a 25 MB multipart request (bench/extract-rss-child.ts bundled, a fresh plain-Node process each, OCR stubbed):\n');
+    console.log('\nPeak RSS of the extract path on a 25 MB multipart request (bench/extract-rss-child.ts bundled, a fresh plain-Node process each, OCR answered by a fixed-answer engine):\n');
     const child = await bundleRssChild();
     const big: [string, () => Promise<Uint8Array>][] = [
       ['text-25mb', bigTextPdf],
@@ -313,7 +313,7 @@ try {
     // tesseract.js's own share: a short scan (5 pages of the same JPEG scans) OCRed for real in the child.
     const shortScan = join(dir, 'scan-jpeg-5pages');
     writeFileSync(shortScan, await bigScanPdf('jpeg', 5));
-    for (const engine of ['stub', 'tesseract']) {
+    for (const engine of ['fixed-answer', 'tesseract']) {
       const run = spawnSync(process.execPath, [child, shortScan, engine], { encoding: 'utf8', maxBuffer: 1 << 20 });
       if (run.status !== 0) console.log(`scan-jpeg-5pages (${engine}) failed: ${run.stderr.slice(-500)}`);
       else console.log(`default flags: ${run.stdout.trim()}`);
