@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildFunctions, projectRoot } from '#infra/bundling.ts';
+import { buildFunctions, coldStartEnvironment, projectRoot } from '#infra/bundling.ts';
 import { functionSpecs } from '#infra/functions.ts';
 
 const args = process.argv.slice(2);
@@ -60,24 +60,7 @@ writeFileSync(anchor, "import '@aws-sdk/client-dynamodb';\nimport '@aws-sdk/lib-
 const ANCHOR_QUIET_MS = 70;
 
 // 2. Import each bundle in a fresh process, runs interleaved so machine noise spreads over all of them.
-// The environment a deployed function sees (settings present, plain keys so nothing calls Secrets Manager at import).
-const env = {
-  PATH: process.env.PATH ?? '',
-  NODE_OPTIONS: '--enable-source-maps',
-  SWITCHBOARD_RUNTIME: 'aws',
-  AWS_REGION: 'us-east-1',
-  AWS_ACCESS_KEY_ID: 'bench',
-  AWS_SECRET_ACCESS_KEY: 'bench',
-  TABLE_NAME: 'bench',
-  BUCKET_KNOWLEDGE: 'bench-knowledge',
-  BUCKET_TRANSFER: 'bench-transfer',
-  QUEUE_URL_EVENTS: 'https://sqs.us-east-1.amazonaws.com/000000000000/events',
-  QUEUE_URL_DELIVERIES: 'https://sqs.us-east-1.amazonaws.com/000000000000/deliveries',
-  QUEUE_URL_INGEST: 'https://sqs.us-east-1.amazonaws.com/000000000000/ingest',
-  ADMIN_KEY: 'bench-admin-key-0123456789',
-  SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
-  POWERTOOLS_LOG_LEVEL: 'SILENT',
-};
+const env = coldStartEnvironment();
 const probe = `const t = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - t));`;
 const importMs = (file: string) => Number(execFileSync(process.execPath, ['--input-type=module', '-e', probe, file], { env, encoding: 'utf8', timeout: 60_000 }));
 

@@ -148,6 +148,31 @@ export function esbuildOptions(): BuildOptions {
   };
 }
 
+/**
+ * The environment a deployed function sees at cold start, for importing a bundle outside Lambda (the bundle
+ * benchmark, the infra tests): every setting present, plain keys so nothing calls Secrets Manager during the import.
+ */
+export function coldStartEnvironment(): Record<string, string> {
+  const queueUrl = (name: string) => `https://sqs.us-east-1.amazonaws.com/000000000000/${name}`;
+  return {
+    PATH: process.env.PATH ?? '',
+    NODE_OPTIONS: '--enable-source-maps',
+    SWITCHBOARD_RUNTIME: 'aws',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'cold-start',
+    AWS_SECRET_ACCESS_KEY: 'cold-start',
+    TABLE_NAME: 'switchboard-cold-start',
+    BUCKET_KNOWLEDGE: 'knowledge',
+    BUCKET_TRANSFER: 'transfer',
+    QUEUE_URL_EVENTS: queueUrl('events'),
+    QUEUE_URL_DELIVERIES: queueUrl('deliveries'),
+    QUEUE_URL_INGEST: queueUrl('ingest'),
+    ADMIN_KEY: 'cold-start-admin-key-0123456789',
+    SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  };
+}
+
 /** What one function's bundle is made of. */
 export interface BundleAnalysis {
   fn: string;

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildFunctionsSync, projectRoot, unbundledPackages, type BundleAnalysis } from '#infra/bundling.ts';
+import { buildFunctionsSync, coldStartEnvironment, projectRoot, unbundledPackages, type BundleAnalysis } from '#infra/bundling.ts';
 import { functionSpecs, type FunctionSpec } from '#infra/functions.ts';
 
 /** The first build of the current sources bundles every function (seconds, more on a loaded machine). */
@@ -14,24 +14,8 @@ beforeAll(() => {
   bundles = buildFunctionsSync(specs.map((s) => s.fn));
 }, BUILD_TIMEOUT_MS);
 
-/** What a deployed function sees at cold start (plain keys, so nothing calls Secrets Manager during the import). */
-const lambdaEnv = {
-  PATH: process.env.PATH ?? '',
-  NODE_OPTIONS: '--enable-source-maps',
-  SWITCHBOARD_RUNTIME: 'aws',
-  AWS_REGION: 'us-east-1',
-  AWS_ACCESS_KEY_ID: 'test',
-  AWS_SECRET_ACCESS_KEY: 'test',
-  TABLE_NAME: 'switchboard-test',
-  BUCKET_KNOWLEDGE: 'knowledge',
-  BUCKET_TRANSFER: 'transfer',
-  QUEUE_URL_EVENTS: 'https://sqs.us-east-1.amazonaws.com/000000000000/events',
-  QUEUE_URL_DELIVERIES: 'https://sqs.us-east-1.amazonaws.com/000000000000/deliveries',
-  QUEUE_URL_INGEST: 'https://sqs.us-east-1.amazonaws.com/000000000000/ingest',
-  ADMIN_KEY: 'test-admin-key-0123456789',
-  SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
-  POWERTOOLS_LOG_LEVEL: 'SILENT',
-};
+/** What a deployed function sees at cold start. */
+const lambdaEnv = coldStartEnvironment();
 
 /** Runs `script` (an ES module body) in a fresh Node 22 process; its stdout. */
 function runNode(script: string, env: Record<string, string> = lambdaEnv): { status: number | null; stdout: string; stderr: string } {
