@@ -3,7 +3,7 @@ import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-file-store.ts';
 import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
 import type { Bot } from '#shared/bots/bot.ts';
-import { fileKeyOf, newGeneration, type KnowledgeFile } from '#shared/knowledge/knowledge-files.ts';
+import { fileKeyOf, knowledgeObjectKeys, newGeneration, type KnowledgeFile } from '#shared/knowledge/knowledge-files.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 
 /** The bot and knowledge-file adapters against dynalite: the conditional writes that replace transactions. */
@@ -31,7 +31,7 @@ const file = (botId: string, fileName: string, generation: string): KnowledgeFil
   chunks: 0,
   contentType: 'text/plain',
   bytes: 1,
-  objectKey: `bots/${botId}/files/${generation}`,
+  objectKey: knowledgeObjectKeys.upload(botId, generation),
   uploadedAt: new Date().toISOString(),
   updatedAt: new Date().toISOString(),
 });

@@ -1,52 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Bot } from '#shared/bots/bot.ts';
 import { makeCompleteText, type CompleteTextDeps, type CompletionInput } from '#shared/completion/complete-text.ts';
-import type { ChargeOutcome, ChargeReceipt, CreditAccount, CreditLedger } from '#shared/credits/credit-ledger.ts';
+import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
 import type { KnowledgeExcerpt, KnowledgeSearchRequest } from '#shared/knowledge/knowledge-search.ts';
 import { ModelError, type ModelProvider, type ModelReply, type ModelRequest } from '#shared/models/model-provider.ts';
 
-/** A ledger that keeps one balance and counts what happened to each charge. */
-class MemoryLedger implements CreditLedger {
-  balance: number;
-  readonly open = new Set<string>();
-  charges = 0;
-  refunds = 0;
-  settles = 0;
-  failRefund = false;
-  failSettle = false;
-
-  constructor(balance: number) {
-    this.balance = balance;
-  }
-  async available() {
-    return this.balance;
-  }
-  async grant(_a: CreditAccount, amount: number) {
-    return (this.balance += amount);
-  }
-  async charge(account: CreditAccount, chargeId: string): Promise<ChargeOutcome> {
-    if (this.balance < 1) return { charged: false, reason: 'insufficient' };
-    this.balance--;
-    this.charges++;
-    this.open.add(chargeId);
-    return { charged: true, receipt: { projectId: account.projectId, month: '2026-11', chargeId } };
-  }
-  async refund(receipt: ChargeReceipt) {
-    if (this.failRefund) throw new Error('dynamo down');
-    if (!this.open.delete(receipt.chargeId)) return false;
-    this.balance++;
-    this.refunds++;
-    return true;
-  }
-  async settle(receipt: ChargeReceipt) {
-    if (this.failSettle) throw new Error('dynamo down');
-    this.settles++;
-    return this.open.delete(receipt.chargeId);
-  }
-  async sweep() {
-    return 0;
-  }
-}
 
 class FakeModel implements ModelProvider {
   readonly name = 'fake';
@@ -84,7 +42,7 @@ function setup(options: {
   resolve?: CompleteTextDeps['models']['resolve'];
   knowledgeBudgetMs?: number;
 } = {}) {
-  const ledger = new MemoryLedger(options.balance ?? 5);
+  const ledger = new MemoryCreditLedger(options.balance ?? 5);
   const model = new FakeModel(options.model ?? (async (r) => reply(`answer to ${r.prompt}`)));
   const searches: KnowledgeSearchRequest[] = [];
   const specs: (string | undefined)[] = [];

@@ -1,51 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { ChargeOutcome, ChargeReceipt, CreditAccount, CreditLedger } from '#shared/credits/credit-ledger.ts';
+import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
 import { ExtractionFailedError, ExtractionTimeoutError, FileTooLargeError, InvalidFileError, NoBotCreditsError } from '#shared/extract/errors.ts';
 import { describeUnreadable, makeExtractPdf, MAX_PDF_BYTES, type ExtractPdfDeps } from '#shared/extract/extract-pdf.ts';
 import { uploadKey, type UploadStore } from '#shared/extract/uploads.ts';
 import type { OcrEngine, OcrOptions } from '#shared/pdf/index.ts';
 import { blankPdf, encryptedPdf, scannedPdf, textPdf } from '#test/support/pdf-fixtures.ts';
 
-/** An in-memory ledger that records every charge, refund and settle. */
-class MemoryLedger implements CreditLedger {
-  balance: number;
-  readonly open = new Set<string>();
-  charges = 0;
-  refunds = 0;
-  settles = 0;
-  failRefund = false;
-  constructor(balance: number) {
-    this.balance = balance;
-  }
-  async available(): Promise<number> {
-    return this.balance;
-  }
-  async grant(_: CreditAccount, amount: number): Promise<number> {
-    return (this.balance += amount);
-  }
-  async charge(account: CreditAccount, chargeId: string): Promise<ChargeOutcome> {
-    if (this.balance < 1) return { charged: false, reason: 'insufficient' };
-    this.balance--;
-    this.charges++;
-    this.open.add(chargeId);
-    return { charged: true, receipt: { projectId: account.projectId, month: '2026-11', chargeId } };
-  }
-  async refund(receipt: ChargeReceipt): Promise<boolean> {
-    if (this.failRefund) throw new Error('table unreachable');
-    if (!this.open.delete(receipt.chargeId)) return false;
-    this.balance++;
-    this.refunds++;
-    return true;
-  }
-  async settle(receipt: ChargeReceipt): Promise<boolean> {
-    if (!this.open.delete(receipt.chargeId)) return false;
-    this.settles++;
-    return true;
-  }
-  async sweep(): Promise<number> {
-    return 0;
-  }
-}
 
 class MemoryUploads implements UploadStore {
   readonly objects = new Map<string, Buffer>();
@@ -70,7 +30,7 @@ const soon = () => Date.now() + 30_000;
 const ocrAnswering = (answer: OcrEngine['recognize']): OcrOptions => ({ engine: { name: 'fake', concurrency: 1, recognize: answer } });
 
 function setup(balance: number, extra: Partial<ExtractPdfDeps> = {}) {
-  const credits = new MemoryLedger(balance);
+  const credits = new MemoryCreditLedger(balance);
   const uploads = new MemoryUploads();
   const extractPdf = makeExtractPdf({ credits, uploads, log, ...extra });
   return { credits, uploads, extractPdf };
