@@ -55,11 +55,10 @@ export function startPoller(opts: {
       let messages: Message[];
       try {
         messages = await receive(maxBatch, 1);
+        // A partial batch waits up to the batch window to fill (long polls of 1 s: SQS waits in whole seconds).
         const windowEnds = Date.now() + opts.worker.batchWindowSeconds * 1000;
         while (messages.length && messages.length < maxBatch && Date.now() < windowEnds && !stopped) {
-          const more = await receive(maxBatch - messages.length, Math.min(1, Math.max(0, Math.ceil((windowEnds - Date.now()) / 1000))));
-          messages = messages.concat(more);
-          if (!more.length && Date.now() >= windowEnds) break;
+          messages = messages.concat(await receive(maxBatch - messages.length, 1));
         }
       } catch (error) {
         if (stopped) return;
