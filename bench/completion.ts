@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
+import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
 import { DynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
@@ -100,28 +101,21 @@ await new Promise((r) => anchor.once('listening', r));
 const anchorUrl = `http://127.0.0.1:${(anchor.address() as AddressInfo).port}/`;
 const serviceUrl = `${svc.baseUrl}/api/v1/ai/completion`;
 
-// DynamoDB operations per completion, on the service's own client (shared by its functions in this process).
-let ddbOps: string[] = [];
-const serviceClient = dynamoDocumentClient(config());
-serviceClient.middlewareStack.add(
-  (next, context) => async (args) => {
-    ddbOps.push(String(context.commandName));
-    return next(args);
-  },
-  { step: 'initialize', name: 'benchCounter' },
-);
+// DynamoDB operations per completion, as dynalite receives them (the wire: the functions run on the runner's HTTP
+// thread).
+const dynamo = recordDynamoCalls(svc);
 async function opsFor(kind: 'instructions' | 'bot'): Promise<string[]> {
-  ddbOps = [];
+  dynamo.reset();
   const res = await fetch(serviceUrl, {
     method: 'POST',
     headers: { authorization: `Bearer ${serviceCaller.token}`, 'content-type': 'application/json' },
     body: instructionsBody(serviceCaller, kind),
   });
   if (res.status !== 200) throw new Error(`completion answered ${res.status}: ${await res.text()}`);
-  return [...ddbOps];
+  return [...dynamo.calls];
 }
 const ops = { instructions: await opsFor('instructions'), bot: await opsFor('bot') };
-serviceClient.middlewareStack.remove('benchCounter');
+dynamo.stop();
 
 type Measured = LoadResult & { cpuMsPerRequest: number };
 

@@ -14,14 +14,13 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
 import { DynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
 import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
 import { hashToken } from '#shared/auth/tokens.ts';
-import { config } from '#shared/config/config.ts';
 import { gcraParams } from '#shared/ratelimit/gcra.ts';
 import { startService } from '#local/service.ts';
+import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
 import { adminApi, inProcess, load, machine, median } from './lib/harness.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
@@ -56,12 +55,8 @@ const project = await admin('POST', '/projects', { companyId: 1042, name: 'bench
 const { token } = await admin('POST', `/projects/${project.projectId}/api-token`);
 const headers = { authorization: `Bearer ${token}` };
 
-// Count the DynamoDB calls the functions make (the service's own client, shared by its functions in this process).
-let ddbCalls = 0;
-dynamoDocumentClient(config()).middlewareStack.add((next) => async (args) => {
-  ddbCalls++;
-  return next(args);
-}, { step: 'initialize', name: 'benchCounter' });
+// Count the DynamoDB calls as dynalite receives them (the wire: the functions run on the runner's HTTP thread).
+const dynamo = recordDynamoCalls(svc);
 
 // The anchor: a bare node:http server doing the same DynamoDB operations with the same adapters on the same dynalite.
 const anchorClient = DynamoDBDocumentClient.from(
@@ -91,10 +86,14 @@ const direct = async () => {
   if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
 };
 
-// Operations per request.
-ddbCalls = 0;
-for (let i = 0; i < 50; i++) await direct();
-const opsPerRequest = ddbCalls / 50;
+// Operations per request, through the gateway.
+dynamo.reset();
+for (let i = 0; i < 50; i++) {
+  const res = await fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers });
+  if (res.status !== 200) throw new Error(`health answered ${res.status}`);
+}
+const opsPerRequest = dynamo.calls.length / 50;
+dynamo.stop();
 
 type Row = { p50: number; p99: number; rps: number };
 const results: Record<string, Row[]> = {};

@@ -19,7 +19,6 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
 import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
 import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
@@ -31,6 +30,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsEventQueue } from '#shared/adapters/sqs/webhook-queues.ts';
 import { makeEventPublisher } from '#shared/webhooks/publish.ts';
 import { startService } from '#local/service.ts';
+import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { adminApi, load, machine, median, type LoadResult } from './lib/harness.ts';
 
 const { values } = parseArgs({
@@ -57,16 +57,9 @@ const { token } = await admin('POST', `/projects/${project.projectId}/integratio
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 const body = JSON.stringify({ to: '+5511988887777', body: 'Your code is 123456', metadata: { orderId: 42 } });
 
-// Count the DynamoDB calls the functions make (the service's own client, shared by its functions in this process).
-// In this one process the webhooks fan-out worker shares that client: its Query per event is counted apart.
-const ddbCalls = new Map<string, number>();
-dynamoDocumentClient(config()).middlewareStack.add(
-  (next, context) => async (args) => {
-    ddbCalls.set(String(context.commandName), (ddbCalls.get(String(context.commandName)) ?? 0) + 1);
-    return next(args);
-  },
-  { step: 'initialize', name: 'benchCounter' },
-);
+// Count the DynamoDB calls as dynalite receives them (the wire: the send function runs on the runner's HTTP thread).
+// The webhooks fan-out worker's Query for the event is counted apart.
+const dynamo = recordDynamoCalls(svc);
 
 // The anchor: a bare node:http server doing the same DynamoDB operations with the same adapters on the same dynalite.
 const anchorClient = DynamoDBDocumentClient.from(
@@ -125,14 +118,17 @@ const anchorWithEventUrl = `${anchorUrl}with-event`;
 const gatewayUrl = `${svc.baseUrl}/api/integration/generic`;
 
 // Operations per send, and a warm-up (the SDK + dynalite path runs slow for its first seconds).
-ddbCalls.clear();
+dynamo.reset();
 for (let i = 0; i < 50; i++) {
   const res = await fetch(gatewayUrl, { method: 'POST', headers, body });
   if (res.status !== 200) throw new Error(`send answered ${res.status}: ${await res.text()}`);
 }
 await new Promise((r) => setTimeout(r, 2000)); // let the fan-out drain the 50 events
-const perSend = [...ddbCalls].map(([name, n]) => `${name.replace(/Command$/, '')} ${(n / 50).toFixed(2)}`).join(', ');
-const sendOps = [...ddbCalls].filter(([name]) => name !== 'QueryCommand').reduce((sum, [, n]) => sum + n, 0) / 50;
+const ddbCalls = new Map<string, number>();
+for (const op of dynamo.calls) ddbCalls.set(op, (ddbCalls.get(op) ?? 0) + 1);
+dynamo.stop();
+const perSend = [...ddbCalls].map(([name, n]) => `${name} ${(n / 50).toFixed(2)}`).join(', ');
+const sendOps = [...ddbCalls].filter(([name]) => name !== 'Query').reduce((sum, [, n]) => sum + n, 0) / 50;
 await load({ url: gatewayUrl, method: 'POST', headers, body, connections: 8, seconds: 3 });
 await load({ url: anchorUrl, method: 'POST', headers, body, connections: 8, seconds: 3 });
 

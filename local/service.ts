@@ -1,17 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { buckets } from '#shared/resources/buckets.ts';
 import { queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
 import { fallbackFunction, routes } from '#shared/resources/routes.ts';
 import { queueWorkers } from '#shared/resources/workers.ts';
-import { consoleRoutes } from './console.ts';
 import { startEmulators, startFauxqsWithQueuesAndBuckets, type Emulators, type QueuesAndBuckets } from './emulators.ts';
 import { startThread } from './threads.ts';
-import { createGateway, type LocalRoute, type ProxyHandler } from './gateway.ts';
-import { loadFunction, startWorkers, type WorkersOptions } from './workers.ts';
+import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from './http-server.ts';
+import { startWorkers, type WorkersOptions } from './workers.ts';
 
 export interface ServiceOptions {
   port?: number;
@@ -31,6 +28,11 @@ export interface ServiceOptions {
    * `LOCAL_QUEUES_THREAD=0`). dynalite stays on the main thread.
    */
   queuesThread?: boolean;
+  /**
+   * Run the gateway with the HTTP functions on a thread of their own (the default) or on the main thread with
+   * dynalite (`false`, or `LOCAL_HTTP_THREAD=0`).
+   */
+  httpThread?: boolean;
 }
 
 export interface RunningService {
@@ -80,37 +82,23 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   };
   // The workers load (on their thread) while the HTTP functions load here.
   const workersStarting = (options.workersThread ?? process.env.LOCAL_WORKERS_THREAD !== '0') ? startWorkersThread(workersOptions) : startWorkers(workersOptions);
-  const httpFns = new Set([...routes.map((r) => r.fn), fallbackFunction]);
-  const handlers: Record<string, ProxyHandler> = {};
-  const loaded = Promise.all([...httpFns].map(async (fn) => (handlers[fn] = (await loadFunction(fn)) as ProxyHandler)));
-  const [workers] = await Promise.all([workersStarting, loaded]);
-
-  let ready = false;
-  const healthz: LocalRoute = (req, res, url) => {
-    if (url.pathname !== '/healthz') return false;
-    const body = JSON.stringify(ready ? { ok: true } : { ok: false });
-    res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json; charset=utf-8' });
-    res.end(req.method === 'HEAD' ? undefined : body);
-    return true;
+  const httpOptions: HttpServerOptions = {
+    port: options.port ?? Number(process.env.PORT ?? 3000),
+    host: options.host ?? '127.0.0.1',
+    fns: [...new Set([...routes.map((r) => r.fn), fallbackFunction])],
   };
-  // The console, /openapi.json and /docs: static files and the document built from the loaded admin routes.
-  const server = createGateway({ handlers, localRoutes: [healthz, ...consoleRoutes()] });
-  server.listen(options.port ?? Number(process.env.PORT ?? 3000), options.host ?? '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  ready = true;
+  const httpStarting = (options.httpThread ?? process.env.LOCAL_HTTP_THREAD !== '0') ? startHttpThread(httpOptions) : startHttpServer(httpOptions);
+  const [workers, http] = await Promise.all([workersStarting, httpStarting]);
+  await http.setReady(true);
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://127.0.0.1:${http.port}`,
     adminKey,
     dataDir,
     emulators,
     async stop() {
-      ready = false;
-      await new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      });
+      await http.setReady(false);
+      await http.stop();
       await workers.stop();
       await emulators.stop();
     },
@@ -128,6 +116,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
  */
 async function startWorkersThread(options: WorkersOptions): Promise<{ stop(): Promise<void> }> {
   return startThread('workers', new URL('./workers-thread.ts', import.meta.url), options);
+}
+
+async function startHttpThread(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const thread = await startThread<{ port: number }>('http', new URL('./http-thread.ts', import.meta.url), options);
+  return { port: thread.info.port, setReady: (ready) => thread.ask({ type: 'ready', ready } as { type: string }), stop: () => thread.stop() };
 }
 
 async function startQueuesThread(dir: string): Promise<QueuesAndBuckets & { stop(): Promise<void> }> {

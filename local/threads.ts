@@ -7,6 +7,11 @@ import { parentPort, SHARE_ENV, Worker, workerData } from 'node:worker_threads';
  */
 export interface ThreadHandle<T> {
   info: T;
+  /**
+   * Sends `message` to the thread's module (which listens on `parentPort`) and resolves when it answers with
+   * `{ type: '<message.type>:done' }`.
+   */
+  ask(message: { type: string }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -38,6 +43,11 @@ export async function startThread<T>(name: string, entry: URL, data: unknown): P
   thread.on('error', (error) => console.error(`[${name} thread]`, error));
   return {
     info: started.info as T,
+    async ask(message) {
+      const done = reply([`${message.type}:done`]);
+      thread.postMessage(message);
+      await done;
+    },
     async stop() {
       const stopped = reply(['stopped']).catch(() => undefined);
       thread.postMessage({ type: 'stop' });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startModelDouble, type ModelDouble } from './completion-model-double.ts';
 
@@ -81,26 +82,15 @@ afterAll(async () => {
 // First, while nothing else runs in the background (a later test uploads knowledge, which the ingest worker processes).
 describe('DynamoDB operations per completion with a bot', () => {
   it('5: token read, rate-limit write, bot read (with its index version), charge, settle', async () => {
-    const { dynamoDocumentClient } = await import('#shared/adapters/aws/clients.ts');
-    const { config } = await import('#shared/config/config.ts');
-    const client = dynamoDocumentClient(config());
-    const ops: string[] = [];
-    const name = 'count-completion-bot-ops';
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        // Item operations only: the local credit sweeper's Query may run at any moment on the same client.
-        const key = (args.input as { Key?: { pk?: string } }).Key;
-        if (key !== undefined) ops.push(`${String(context.commandName)} ${key.pk}`);
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
+    // Counted on the wire (dynalite's server), whatever thread sends them; item operations only: the local credit
+    // sweeper's Query may run at any moment.
+    const dynamo = recordDynamoCalls(svc);
     try {
       const res = await complete(owner.token, { botId, prompt: `Que horas abre? ${marker()}` });
       expect(res.status).toBe(200);
-      expect(ops.map((o) => o.split(' ')[0]), ops.join('; ')).toEqual(['GetItemCommand', 'UpdateItemCommand', 'GetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand']);
+      expect(dynamo.calls.filter((op) => op !== 'Query')).toEqual(['GetItem', 'UpdateItem', 'GetItem', 'UpdateItem', 'UpdateItem']);
     } finally {
-      client.middlewareStack.remove(name);
+      dynamo.stop();
     }
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startModelDouble, type ModelDouble } from './completion-model-double.ts';
 
@@ -224,27 +225,17 @@ describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compat
 
 describe('DynamoDB operations per completion', () => {
   it('an instructions completion costs 4: token read, rate-limit write, charge, settle', async () => {
-    const { dynamoDocumentClient } = await import('#shared/adapters/aws/clients.ts');
-    const { config } = await import('#shared/config/config.ts');
-    const client = dynamoDocumentClient(config());
-    const ops: string[] = [];
-    const name = 'count-completion-ops';
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        // Item operations only: the local credit sweeper's Query may run at any moment on the same client.
-        if ((args.input as { Key?: unknown }).Key !== undefined) ops.push(String(context.commandName));
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
+    // Counted on the wire (dynalite's server), whatever thread sends them; item operations only: the local credit
+    // sweeper's Query may run at any moment.
+    const dynamo = recordDynamoCalls(svc);
     try {
       const { token } = await svc.newProject({ monthlyBotCredits: 3 });
-      ops.length = 0;
+      dynamo.reset();
       const res = await complete(token, { prompt: marker(), instructions: 'x' });
       expect(res.status).toBe(200);
-      expect(ops).toEqual(['GetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand', 'UpdateItemCommand']);
+      expect(dynamo.calls.filter((op) => op !== 'Query')).toEqual(['GetItem', 'UpdateItem', 'UpdateItem', 'UpdateItem']);
     } finally {
-      client.middlewareStack.remove(name);
+      dynamo.stop();
     }
   });
 });

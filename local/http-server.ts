@@ -1,0 +1,55 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { consoleRoutes } from './console.ts';
+import { createGateway, type LocalRoute, type ProxyHandler } from './gateway.ts';
+import { loadFunction } from './workers.ts';
+
+export interface HttpServerOptions {
+  port: number;
+  host: string;
+  /** The HTTP functions to load (every function an API route or the catch-all points to). */
+  fns: string[];
+}
+
+export interface RunningHttpServer {
+  port: number;
+  /** What `GET /healthz` says: 200 once the whole service is up, 503 before and while stopping. */
+  setReady(ready: boolean): void | Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The service's HTTP side: the HTTP functions loaded from the modules that are deployed, the gateway in front of
+ * them (./gateway.ts), and the requests the runner answers itself (`/healthz`, the console, `/openapi.json`).
+ * Runs on the runner's HTTP thread (./http-thread.ts) or, if asked, on the main thread.
+ */
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const handlers: Record<string, ProxyHandler> = {};
+  await Promise.all(options.fns.map(async (fn) => (handlers[fn] = (await loadFunction(fn)) as ProxyHandler)));
+
+  let ready = false;
+  const healthz: LocalRoute = (req, res, url) => {
+    if (url.pathname !== '/healthz') return false;
+    const body = JSON.stringify(ready ? { ok: true } : { ok: false });
+    res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return true;
+  };
+  // The console, /openapi.json and /docs: static files and the document built from the loaded admin routes.
+  const server = createGateway({ handlers, localRoutes: [healthz, ...consoleRoutes()] });
+  server.listen(options.port, options.host);
+  await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error as Error))]);
+  return {
+    port: (server.address() as AddressInfo).port,
+    setReady(value) {
+      ready = value;
+    },
+    async stop() {
+      ready = false;
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
