@@ -13,7 +13,10 @@
  *
  * Each round runs in a fresh service process (`local/main.ts`); the producers and receivers run in this process.
  * Reports medians over the rounds.
- * Run: npx tsx bench/webhooks.ts [--seconds 10] [--rounds 3] [--rate 100]
+ *  - sustained: an open loop at `--target` (the issue's 300 events/s), plain and with the hanging receiver: the
+ *    deliveries/s the pipeline keeps up with, the backlog when the window closes, the latency at that rate.
+ *
+ * Run: npx tsx bench/webhooks.ts [--seconds 10] [--rounds 3] [--rate 100] [--target 300]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -33,11 +36,13 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '3' },
     rate: { type: 'string', default: '100' },
+    target: { type: 'string', default: '300' },
   },
 });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const latencyRate = Number(values.rate);
+const targetRate = Number(values.target);
 const WARMUP_S = 2;
 
 interface Round {
@@ -51,6 +56,25 @@ interface Round {
   /** Plain run again just before the isolation run: its difference from `throughput1` shows the noise. */
   throughput1Again: Throughput;
   isolation: Throughput & { hangingReceived: number; hangingMaxOpen: number };
+  /** Open loop at `--target` (the issue's 300 events/s, 1 webhook per event). */
+  sustained: Sustained;
+  /** The same with a second webhook whose receiver never answers, on every event. */
+  sustainedWithHanging: Sustained & { hangingReceived: number; hangingMaxOpen: number };
+}
+
+interface Sustained {
+  offeredPerS: number;
+  /** Deliveries received at the healthy receiver in the window, per second. */
+  deliveredPerS: number;
+  runnerCpuMsPerDelivery: number;
+  runnerCpuShare: number;
+  /** Events posted in the window whose delivery had not arrived when the window closed. */
+  backlogAtEnd: number;
+  /** Event accepted → delivery received, for the events posted in the window. */
+  p50: number;
+  p99: number;
+  /** Share of the window's events delivered (after the drain). */
+  deliveredShare: number;
 }
 
 interface Latency {
@@ -186,11 +210,13 @@ class Driver {
   async setup(webhooks: { scope: 'general' | 'channel'; url: string }[]) {
     const project = (await this.call('POST', '/projects', { companyId: 1042, name: 'bench' })).json;
     const channel = (await this.call('POST', `/projects/${project.projectId}/channels`, { type: 'sms', name: 'bench', address: '+5511999990000' })).json;
+    const integrationIds: string[] = [];
     for (const w of webhooks) {
       const res = await this.call('POST', `/projects/${project.projectId}/integrations`, { product: 'webhook', ...w, ...(w.scope === 'channel' ? { channelId: channel.channelId } : {}) });
       if (res.status !== 201) throw new Error(`webhook create failed: ${JSON.stringify(res.json)}`);
+      integrationIds.push(res.json.integrationId);
     }
-    return { projectId: project.projectId as string, channelId: channel.channelId as string };
+    return { projectId: project.projectId as string, channelId: channel.channelId as string, integrationIds };
   }
 
   postEvent(target: { projectId: string; channelId: string }, n: number) {
@@ -256,6 +282,45 @@ async function latency(driver: Driver, receiver: TestReceiver, target: { project
   return { rate, p50: pct(50), p95: pct(95), p99: pct(99), max: latencies.at(-1)!, delivered: latencies.length, sent: total };
 }
 
+/**
+ * Open loop at `rate` events/s (each POST sent on schedule, whatever the previous ones are doing) for `warmupS` and
+ * then the measured window: what the pipeline sustains at that rate. Sustained means the deliveries keep up with
+ * the events (the backlog stays small) and their latency stays low; a closed loop (`throughput`) instead measures
+ * how fast the service accepts events while the deliveries fall behind.
+ */
+async function sustained(driver: Driver, healthy: TestReceiver, target: { projectId: string; channelId: string }, rate: number, warmupS: number): Promise<Sustained> {
+  const warmup = Math.round(rate * warmupS);
+  const total = warmup + Math.round(rate * seconds);
+  const started = performance.now();
+  const posts: Promise<unknown>[] = [];
+  let windowStart: { received: number; t: number; cpu: number } | undefined;
+  for (let i = 0; i < total; i++) {
+    if (i === warmup) windowStart = { received: healthy.received.length, t: performance.now(), cpu: driver.runnerCpuSeconds() };
+    const wait = started + (i * 1000) / rate - performance.now();
+    if (wait > 0) await sleep(wait);
+    posts.push(driver.postEvent(target, i));
+  }
+  const [received1, t1, cpu1] = [healthy.received.length, performance.now(), driver.runnerCpuSeconds()];
+  const window = (t1 - windowStart!.t) / 1000;
+  const inWindow = (d: { json: any }) => d.json?.data?.n >= warmup;
+  const deliveredOfWindowAtEnd = healthy.received.filter(inWindow).length;
+  await Promise.all(posts);
+  await healthy.waitFor(total, 120_000).catch(() => undefined);
+  const latencies = healthy.received.filter(inWindow).map((d) => d.at - Date.parse(d.json.timestamp)).sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+  const delivered = received1 - windowStart!.received;
+  return {
+    offeredPerS: (total - warmup) / window,
+    deliveredPerS: delivered / window,
+    runnerCpuMsPerDelivery: ((cpu1 - windowStart!.cpu) * 1000) / Math.max(1, delivered),
+    runnerCpuShare: (cpu1 - windowStart!.cpu) / window,
+    backlogAtEnd: total - warmup - deliveredOfWindowAtEnd,
+    p50: pct(50),
+    p99: pct(99),
+    deliveredShare: latencies.length / (total - warmup),
+  };
+}
+
 async function round(): Promise<Round> {
   // The bounds first, on their own stand-ins, while nothing else runs.
   const scratch = mkdtempSync(join(tmpdir(), 'sb-bench-wh-anchor-'));
@@ -281,6 +346,18 @@ async function round(): Promise<Round> {
   };
   try {
     const warm = await plain();
+    // Open loop at the target rate, plain, then with a hanging receiver on every event (measured after 20 s: see
+    // the closed-loop isolation run below). The hanging webhook is deleted afterwards, so the jobs parked behind it
+    // end at their next receive instead of weighing on the runs that follow.
+    const rs = await receiver();
+    const sustainedPlain = await sustained(driver, rs, await driver.setup([{ scope: 'general', url: rs.url }]), targetRate, WARMUP_S);
+    const [hanging2, healthy2] = [await receiver(() => 'hang'), await receiver()];
+    const isolated2 = await driver.setup([
+      { scope: 'general', url: hanging2.url },
+      { scope: 'channel', url: healthy2.url },
+    ]);
+    const sustainedWithHanging = { ...(await sustained(driver, healthy2, isolated2, targetRate, 20)), hangingReceived: hanging2.received.length, hangingMaxOpen: hanging2.maxOpen() };
+    await driver.call('DELETE', `/projects/${isolated2.projectId}/integrations/${isolated2.integrationIds[0]}`);
     const rl = await receiver();
     const halfRate = Math.max(5, Math.round(warm.deliveredPerS / 2));
     const latencyAtHalf = await latency(driver, rl, await driver.setup([{ scope: 'general', url: rl.url }]), halfRate, seconds);
@@ -304,7 +381,18 @@ async function round(): Promise<Round> {
       { scope: 'channel', url: healthy.url },
     ]);
     const isolation = { ...(await throughput(driver, healthy, isolated, 1, 20)), hangingReceived: hanging.received.length, hangingMaxOpen: hanging.maxOpen() };
-    return { anchors: { dynaliteWritesPerS, fauxqsMsgsPerS, loopbackPostsPerS }, throughput1: warm, throughput3, latencyAtHalf, latencyAtRate, throughput1Again, isolation };
+
+    return {
+      anchors: { dynaliteWritesPerS, fauxqsMsgsPerS, loopbackPostsPerS },
+      throughput1: warm,
+      throughput3,
+      latencyAtHalf,
+      latencyAtRate,
+      throughput1Again,
+      isolation,
+      sustained: sustainedPlain,
+      sustainedWithHanging,
+    };
   } finally {
     driver.close();
     await Promise.all(receivers.map((r) => r.close()));
@@ -348,10 +436,20 @@ const throughputSummary = (f: (r: Round) => Throughput) => ({
   backlogAtEnd: med((r) => f(r).backlogAtEnd),
   drainS: med((r) => f(r).drainS),
 });
+const sustainedSummary = (f: (r: Round) => Sustained) => ({
+  offeredPerS: med((r) => f(r).offeredPerS),
+  deliveriesPerS: med((r) => f(r).deliveredPerS),
+  runnerCpuMsPerDelivery: med((r) => f(r).runnerCpuMsPerDelivery),
+  runnerCpuShare: med((r) => f(r).runnerCpuShare),
+  backlogAtEnd: med((r) => f(r).backlogAtEnd),
+  p50: med((r) => f(r).p50),
+  p99: med((r) => f(r).p99),
+  deliveredShare: med((r) => f(r).deliveredShare),
+});
 const summary = {
   machine: machine(),
   date: new Date().toISOString(),
-  command: `npx tsx bench/webhooks.ts --seconds ${seconds} --rounds ${rounds} --rate ${latencyRate}`,
+  command: `npx tsx bench/webhooks.ts --seconds ${seconds} --rounds ${rounds} --rate ${latencyRate} --target ${targetRate}`,
   anchors: {
     dynaliteConditionalWritesPerS: med((r) => r.anchors.dynaliteWritesPerS),
     fauxqsMessagesPerS: med((r) => r.anchors.fauxqsMsgsPerS),
@@ -369,6 +467,13 @@ const summary = {
     /** Same, in runner CPU per healthy delivery (insensitive to how much of a core the runner got). */
     cpuShareOfPlainRunBefore: med((r) => r.throughput1Again.runnerCpuMsPerDelivery / r.isolation.runnerCpuMsPerDelivery),
     hangingRequestsOpenAtMost: med((r) => r.isolation.hangingMaxOpen),
+  },
+  sustainedAtTarget: sustainedSummary((r) => r.sustained),
+  sustainedAtTargetWithHangingReceiver: {
+    ...sustainedSummary((r) => r.sustainedWithHanging),
+    /** Healthy deliveries/s ÷ the plain open-loop run's deliveries/s at the same offered rate. */
+    shareOfPlain: med((r) => r.sustainedWithHanging.deliveredPerS / r.sustained.deliveredPerS),
+    hangingRequestsOpenAtMost: med((r) => r.sustainedWithHanging.hangingMaxOpen),
   },
 };
 console.log(JSON.stringify(summary, null, 2));
