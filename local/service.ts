@@ -19,8 +19,8 @@ export interface ServiceOptions {
   /** Log worker failures to stderr (on by default). */
   logWorkerErrors?: boolean;
   /**
-   * Run the queue and scheduled workers on a thread of their own (the default) or on the main thread with the
-   * gateway and the stand-ins (`false`, or `LOCAL_WORKERS_THREAD=0`: one event loop, easier to step through).
+   * Run the queue and scheduled workers on a thread of their own (the default) or on the main thread with dynalite
+   * (`false`, or `LOCAL_WORKERS_THREAD=0`; with all three set to 0, one event loop, easier to step through).
    */
   workersThread?: boolean;
   /**
@@ -80,7 +80,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     queueWorkerFns: queueWorkers.map((w) => w.fn),
     logWorkerErrors: options.logWorkerErrors !== false,
   };
-  // The workers load (on their thread) while the HTTP functions load here.
+  // The workers and the HTTP functions load at the same time, each on their thread.
   const workersStarting = (options.workersThread ?? process.env.LOCAL_WORKERS_THREAD !== '0') ? startWorkersThread(workersOptions) : startWorkers(workersOptions);
   const httpOptions: HttpServerOptions = {
     port: options.port ?? Number(process.env.PORT ?? 3000),
@@ -106,13 +106,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
 }
 
 /**
- * The runner's threads. Decision (measured, BENCHMARKS.md issues 3 and 4): with everything on one event loop the
- * runner used one core of two, and the queue work (every SQS call of a send's event, of a fan-out, of a delivery)
- * and the workers (the fan-out after every send, the deliveries) took their CPU from the gateway's requests. On
- * AWS they are other services and other Lambdas; here the SQS + S3 stand-in and the workers each get an event loop
- * of their own, in this one process. dynalite stays with the gateway: the DynamoDB-only paths (health, the
- * anchors of the benchmarks) then run as before, and tests count DynamoDB calls on its server. Everything still
- * talks over loopback HTTP with the same SDK clients, and the threads see the same environment (SHARE_ENV).
+ * The runner's threads. Decision (measured, BENCHMARKS.md issues 2, 3 and 4): with everything on one event loop the
+ * runner used one core of two; with the stand-ins and the workers on threads of their own, the loop shared by the
+ * gateway, the HTTP functions and dynalite was the bound while the other core idled. On AWS these are other
+ * services and other Lambdas, each function in an environment of its own; here the gateway with the HTTP
+ * functions, the SQS + S3 stand-in and the queue workers each get an event loop, in this one process, and dynalite
+ * keeps the main thread (tests count DynamoDB calls on its server). Everything still talks over loopback HTTP with
+ * the same SDK clients, and the threads see the same environment (SHARE_ENV).
  */
 async function startWorkersThread(options: WorkersOptions): Promise<{ stop(): Promise<void> }> {
   return startThread('workers', new URL('./workers-thread.ts', import.meta.url), options);
