@@ -1,0 +1,41 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '#test/support/service.ts';
+import { startReceiver, type TestReceiver } from './webhooks-support.ts';
+
+// The runner's debugging mode: LOCAL_HTTP_THREAD=0, LOCAL_WORKERS_THREAD=0 and LOCAL_QUEUES_THREAD=0 put the gateway
+// with the HTTP functions, the queue workers and fauxqs on the main thread with dynalite: one event loop. The other
+// e2e suites run the default (four threads); this one proves the single-loop runner serves the same service.
+let svc: TestService;
+let receiver: TestReceiver;
+
+beforeAll(async () => {
+  [svc, receiver] = await Promise.all([startTestService({ httpThread: false, workersThread: false, queuesThread: false }), startReceiver()]);
+});
+afterAll(async () => {
+  await Promise.all([svc?.close(), receiver?.close()]);
+});
+
+describe('the local runner on one event loop', () => {
+  it('answers /healthz, sends through the sandbox and delivers the signed message.sent event', async () => {
+    expect((await fetch(`${svc.baseUrl}/healthz`)).status).toBe(200);
+    const project = await svc.admin('POST', '/projects', { companyId: 77, name: 'single loop' });
+    const channel = await svc.admin('POST', `/projects/${project.body.projectId}/channels`, { type: 'sms', name: 'sms', address: '+5511999990000' });
+    const webhook = await svc.admin('POST', `/projects/${project.body.projectId}/integrations`, { product: 'webhook', scope: 'general', url: receiver.url });
+    const custom = await svc.admin('POST', `/projects/${project.body.projectId}/integrations`, { product: 'custom', channelId: channel.body.channelId });
+    expect([channel.status, webhook.status, custom.status]).toEqual([201, 201, 201]);
+
+    const sent = await fetch(`${svc.baseUrl}/api/integration/generic`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${custom.body.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ to: '+5511988887777', body: 'Olá from one loop' }),
+    });
+    expect(sent.status).toBe(200);
+    const { messageId } = (await sent.json()) as { messageId: string };
+
+    const [delivery] = await receiver.waitFor(1, 15_000);
+    const verified = new Webhook(webhook.body.signingSecret).verify(delivery!.body, delivery!.headers as Record<string, string>) as { type: string; data: { messageId: string } };
+    expect(verified.type).toBe('message.sent');
+    expect(verified.data.messageId).toBe(messageId);
+  });
+});
