@@ -16,7 +16,7 @@ export interface ThreadHandle<T> {
 }
 
 /** Starts `entry` (a module URL) on a thread, with `data` as its input; resolves once it is ready. */
-export async function startThread<T>(name: string, entry: URL, data: unknown): Promise<ThreadHandle<T>> {
+export async function startThread<T>(name: string, entry: URL, data: unknown, options: { onDeath?: (error: Error) => void } = {}): Promise<ThreadHandle<T>> {
   const thread = new Worker(new URL('./thread-bootstrap.mjs', import.meta.url), {
     workerData: { entry: entry.href, data },
     env: SHARE_ENV,
@@ -40,7 +40,18 @@ export async function startThread<T>(name: string, entry: URL, data: unknown): P
     await thread.terminate();
     throw new Error(`the ${name} thread failed to start: ${started.error}`);
   }
-  thread.on('error', (error) => console.error(`[${name} thread]`, error));
+  // A thread that dies while the service runs (an uncaught exception in it) takes the process down, as it would have
+  // on the main thread: a runner whose gateway or workers silently stopped would look alive and serve nothing.
+  const onDeath =
+    options.onDeath ??
+    ((error: Error) =>
+      setImmediate(() => {
+        throw error;
+      }));
+  let stopping = false;
+  thread.on('error', (error) => {
+    if (!stopping) onDeath(new Error(`the ${name} thread died: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+  });
   return {
     info: started.info as T,
     async ask(message) {
@@ -49,6 +60,7 @@ export async function startThread<T>(name: string, entry: URL, data: unknown): P
       await done;
     },
     async stop() {
+      stopping = true;
       const stopped = reply(['stopped']).catch(() => undefined);
       thread.postMessage({ type: 'stop' });
       await Promise.race([stopped, exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
