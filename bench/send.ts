@@ -30,6 +30,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsEventQueue } from '#shared/adapters/sqs/webhook-queues.ts';
 import { makeEventPublisher } from '#shared/webhooks/publish.ts';
 import { startService } from '#local/service.ts';
+import { queueWorkers } from '#shared/resources/workers.ts';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { adminApi, load, machine, median, type LoadResult } from './lib/harness.ts';
 
@@ -40,15 +41,16 @@ const { values } = parseArgs({
     'no-fanout': { type: 'boolean', default: false },
   },
 });
-if (values['no-fanout']) {
-  // Diagnostic: leave the events on the queue (no fan-out worker), to tell the send's own cost from the webhooks'.
-  const { queueWorkers } = await import('#shared/resources/workers.ts');
-  queueWorkers.splice(0, queueWorkers.length, ...queueWorkers.filter((w) => w.queue !== 'events'));
-}
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-send-'));
-const svc = await startService({ port: 0, dataDir, env: { POWERTOOLS_LOG_LEVEL: 'SILENT' } });
+const svc = await startService({
+  port: 0,
+  dataDir,
+  env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+  // Diagnostic: leave the events on the queue (no fan-out worker), to tell the send's own cost from the webhooks'.
+  ...(values['no-fanout'] ? { queueWorkerFns: queueWorkers.filter((w) => w.queue !== 'events').map((w) => w.fn) } : {}),
+});
 const admin = adminApi(svc);
 const project = await admin('POST', '/projects', { companyId: 1042, name: 'bench' });
 // Metered, so every send pays the credit charge (the full budget: token, channel, charge, record).

@@ -29,8 +29,6 @@ export interface SwitchboardStackProps extends StackProps {
   definitions?: ResourceDefinitions;
 }
 
-/** Temporary objects (presigned uploads, large payloads) live this long. */
-
 /**
  * The whole service on AWS, generated from shared/resources: one DynamoDB table, SQS queues with dead-letter queues,
  * S3 buckets, one Lambda per function folder the definitions name (routes, fallback, queue and scheduled workers),

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { consoleRoutes } from './console.ts';
 import { createGateway, type LocalRoute, type ProxyHandler } from './gateway.ts';
-import { loadFunction } from './workers.ts';
+import { loadFunction } from './load-function.ts';
 
 export interface HttpServerOptions {
   port: number;

@@ -4,7 +4,6 @@ import { join, resolve } from 'node:path';
 import { buckets } from '#shared/resources/buckets.ts';
 import { queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
 import { fallbackFunction, routes } from '#shared/resources/routes.ts';
-import { queueWorkers } from '#shared/resources/workers.ts';
 import { startEmulators, startFauxqsWithQueuesAndBuckets, type Emulators, type QueuesAndBuckets } from './emulators.ts';
 import { startThread } from './threads.ts';
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from './http-server.ts';
@@ -33,6 +32,8 @@ export interface ServiceOptions {
    * dynalite (`false`, or `LOCAL_HTTP_THREAD=0`).
    */
   httpThread?: boolean;
+  /** The queue workers to run (all by default): a benchmark's diagnostic may leave one out. */
+  queueWorkerFns?: string[];
 }
 
 export interface RunningService {
@@ -77,7 +78,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     region: emulators.region,
     awsEndpoint: emulators.awsEndpoint,
     queueUrls: emulators.queueUrls,
-    queueWorkerFns: queueWorkers.map((w) => w.fn),
+    ...(options.queueWorkerFns ? { queueWorkerFns: options.queueWorkerFns } : {}),
     logWorkerErrors: options.logWorkerErrors !== false,
   };
   // The workers and the HTTP functions load at the same time, each on their thread.
@@ -120,7 +121,7 @@ async function startWorkersThread(options: WorkersOptions): Promise<{ stop(): Pr
 
 async function startHttpThread(options: HttpServerOptions): Promise<RunningHttpServer> {
   const thread = await startThread<{ port: number }>('http', new URL('./http-thread.ts', import.meta.url), options);
-  return { port: thread.info.port, setReady: (ready) => thread.ask({ type: 'ready', ready } as { type: string }), stop: () => thread.stop() };
+  return { port: thread.info.port, setReady: (ready) => thread.ask({ type: 'ready', ready }), stop: () => thread.stop() };
 }
 
 async function startQueuesThread(dir: string): Promise<QueuesAndBuckets & { stop(): Promise<void> }> {

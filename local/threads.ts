@@ -11,7 +11,7 @@ export interface ThreadHandle<T> {
    * Sends `message` to the thread's module (which listens on `parentPort`) and resolves when it answers with
    * `{ type: '<message.type>:done' }`.
    */
-  ask(message: { type: string }): Promise<void>;
+  ask(message: { type: string; [field: string]: unknown }): Promise<void>;
   stop(): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { QueueKey } from '#shared/resources/queues.ts';
 import { queueWorkers, scheduledWorkers } from '#shared/resources/workers.ts';
+import { loadFunction } from './load-function.ts';
 import { startPoller, type SqsHandler } from './poller.ts';
 import { startSchedule, type ScheduledHandler } from './scheduler.ts';
 
@@ -8,7 +9,7 @@ export interface WorkersOptions {
   region: string;
   awsEndpoint: string;
   queueUrls: Record<QueueKey, string>;
-  /** The queue workers to run (all by default): a diagnostic may leave one out. */
+  /** The queue workers to run (all by default): a benchmark's diagnostic may leave one out. */
   queueWorkerFns?: string[];
   logWorkerErrors?: boolean;
 }
@@ -41,10 +42,4 @@ export async function startWorkers(options: WorkersOptions): Promise<{ stop(): P
       sqs.destroy();
     },
   };
-}
-
-export async function loadFunction(fn: string): Promise<unknown> {
-  const mod = (await import(new URL(`../functions/${fn}/handler.ts`, import.meta.url).href)) as { handler?: unknown };
-  if (typeof mod.handler !== 'function') throw new Error(`functions/${fn}/handler.ts does not export a handler`);
-  return mod.handler;
 }

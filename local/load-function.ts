@@ -1,0 +1,6 @@
+/** A function's handler, imported from the same module that is deployed (`functions/<fn>/handler.ts`). */
+export async function loadFunction(fn: string): Promise<unknown> {
+  const mod = (await import(new URL(`../functions/${fn}/handler.ts`, import.meta.url).href)) as { handler?: unknown };
+  if (typeof mod.handler !== 'function') throw new Error(`functions/${fn}/handler.ts does not export a handler`);
+  return mod.handler;
+}
