@@ -15,48 +15,54 @@ import type { PayloadStore } from '../../webhooks/ports.ts';
  * extract uploads, the health probe) keep importing the adapters directly: for them this would only move the cost
  * to the first request.
  */
-function onFirstUse<T>(load: () => Promise<T>): () => Promise<T> {
+type Method = (...args: never[]) => Promise<unknown>;
+type MethodNames<T> = { [K in keyof T]: T[K] extends Method ? K : never }[keyof T];
+
+/**
+ * An adapter whose methods load the real one on their first call (once; a failed load is tried again on the next
+ * call) and then forward to it. `methods` lists every method of the port: a missing one is a type error.
+ */
+function onFirstUse<T>(load: () => Promise<T>, methods: Record<MethodNames<T>, true>): T {
   let loading: Promise<T> | undefined;
-  return () =>
+  const store = () =>
     (loading ??= load().catch((error: unknown) => {
-      loading = undefined; // a failed load (it should not happen) is tried again on the next call
+      loading = undefined;
       throw error;
     }));
+  const forwarding: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  for (const name of Object.keys(methods)) {
+    forwarding[name] = async (...args) => ((await store()) as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]!(...args);
+  }
+  return forwarding as T;
 }
 
 export function s3PayloadStoreOnFirstUse(cfg: Config, bucket: string): PayloadStore {
-  const store = onFirstUse(async () => {
-    const [{ s3Client }, { S3PayloadStore }] = await Promise.all([import('./clients.ts'), import('./payload-store.ts')]);
-    return new S3PayloadStore(s3Client(cfg), bucket);
-  });
-  return {
-    put: async (key, body) => (await store()).put(key, body),
-    get: async (key) => (await store()).get(key),
-  };
+  return onFirstUse(
+    async () => {
+      const [{ s3Client }, { S3PayloadStore }] = await Promise.all([import('./clients.ts'), import('./payload-store.ts')]);
+      return new S3PayloadStore(s3Client(cfg), bucket);
+    },
+    { put: true, get: true },
+  );
 }
 
 export function s3KnowledgeObjectStoreOnFirstUse(cfg: Config, bucket: string): KnowledgeObjectStore {
-  const store = onFirstUse(async () => {
-    const [{ s3Client }, { S3KnowledgeObjectStore }] = await Promise.all([import('./clients.ts'), import('./knowledge-object-store.ts')]);
-    return new S3KnowledgeObjectStore(s3Client(cfg), bucket);
-  });
-  return {
-    put: async (key, bytes, contentType) => (await store()).put(key, bytes, contentType),
-    get: async (key, signal) => (await store()).get(key, signal),
-    delete: async (keys) => (await store()).delete(keys),
-    deletePrefix: async (prefix) => (await store()).deletePrefix(prefix),
-  };
+  return onFirstUse(
+    async () => {
+      const [{ s3Client }, { S3KnowledgeObjectStore }] = await Promise.all([import('./clients.ts'), import('./knowledge-object-store.ts')]);
+      return new S3KnowledgeObjectStore(s3Client(cfg), bucket);
+    },
+    { put: true, get: true, delete: true, deletePrefix: true },
+  );
 }
 
 /** The extract endpoint reads the bucket only for `{fileKey}` requests (a multipart upload needs no S3). */
 export function s3ExtractUploadStoreOnFirstUse(cfg: Config, bucket: string): UploadStore {
-  const store = onFirstUse(async () => {
-    const [{ s3Client }, { S3ExtractUploadStore }] = await Promise.all([import('./clients.ts'), import('./extract-upload-store.ts')]);
-    return new S3ExtractUploadStore(s3Client(cfg), bucket);
-  });
-  return {
-    presignPost: async (fileKey, maxBytes, expiresInSeconds) => (await store()).presignPost(fileKey, maxBytes, expiresInSeconds),
-    read: async (fileKey, maxBytes, signal) => (await store()).read(fileKey, maxBytes, signal),
-    delete: async (fileKey) => (await store()).delete(fileKey),
-  };
+  return onFirstUse(
+    async () => {
+      const [{ s3Client }, { S3ExtractUploadStore }] = await Promise.all([import('./clients.ts'), import('./extract-upload-store.ts')]);
+      return new S3ExtractUploadStore(s3Client(cfg), bucket);
+    },
+    { presignPost: true, read: true, delete: true },
+  );
 }
