@@ -35,8 +35,7 @@ describe.runIf(hasChromium)('console in a browser', () => {
   });
 
   const base = () => `/projects/${projectId}`;
-  const send = (token: string, body: unknown) =>
-    fetch(`${svc.baseUrl}/api/integration/generic`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const send = (token: string, body: unknown) => svc.send(token, body);
   const sms = { to: '+5511999990000', body: 'Hello from the console test' };
 
   it('ships under 150 KB of gzipped JavaScript and is interactive in under 1 s', async () => {

@@ -146,11 +146,7 @@ describe('the documented answers are the real ones', () => {
     conforms(S.list(S.knowledgeFile, 'KnowledgeFileList'), (await svc.admin('GET', `${p}/bots/${bot.body.botId}/knowledge`)).body);
 
     const rotated = (await svc.admin('POST', `${p}/integrations/${custom.body.integrationId}/rotate-token`)).body.token;
-    const sent = await fetch(`${svc.baseUrl}/api/integration/generic`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${rotated}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ to: '+5511988887777', body: 'hi' }),
-    });
+    const sent = await svc.send(rotated, { to: '+5511988887777', body: 'hi' });
     conforms(S.sendResult, await sent.json());
     const health = await fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } });
     conforms(S.healthResult, await health.json());

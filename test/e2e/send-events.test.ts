@@ -43,12 +43,7 @@ async function waitFor<T>(find: () => T | undefined, ms = 15_000): Promise<T> {
   }
 }
 
-const send = async (token: string, body: unknown) =>
-  fetch(`${svc.baseUrl}/api/integration/generic`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+const send = (token: string, body: unknown) => svc.send(token, body);
 
 describe('events of the send endpoint', () => {
   it('delivers message.sent and message.failed on the channel to the project webhook, signed', async () => {

@@ -25,11 +25,7 @@ describe('the local runner on one event loop', () => {
     const custom = await svc.admin('POST', `/projects/${project.body.projectId}/integrations`, { product: 'custom', channelId: channel.body.channelId });
     expect([channel.status, webhook.status, custom.status]).toEqual([201, 201, 201]);
 
-    const sent = await fetch(`${svc.baseUrl}/api/integration/generic`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${custom.body.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ to: '+5511988887777', body: 'Olá from one loop' }),
-    });
+    const sent = await svc.send(custom.body.token, { to: '+5511988887777', body: 'Olá from one loop' });
     expect(sent.status).toBe(200);
     const { messageId } = (await sent.json()) as { messageId: string };
 

@@ -274,11 +274,7 @@ describe('webhook delivery through the local runner', () => {
     const r = await receiver();
     const w = await p.webhook({ scope: 'channel', channelId: ch.channelId, url: r.url });
     const custom = await svc.admin('POST', `/projects/${p.projectId}/integrations`, { product: 'custom', channelId: ch.channelId });
-    const sent = await fetch(`${svc.baseUrl}/api/integration/generic`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${custom.body.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ to: '+5511988887777', body: 'Your code is 123456' }),
-    });
+    const sent = await svc.send(custom.body.token, { to: '+5511988887777', body: 'Your code is 123456' });
     expect(sent.status).toBe(200);
     const { messageId } = (await sent.json()) as { messageId: string };
     const [got] = await r.waitFor(1);

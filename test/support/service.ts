@@ -6,6 +6,8 @@ import { startService, type RunningService, type ServiceOptions } from '#local/s
 export interface TestService extends RunningService {
   /** Calls the management API with the admin key; JSON in, JSON out. */
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }>;
+  /** Sends a message with a custom token: `POST /api/integration/generic`, JSON body. */
+  send(token: string, body: unknown): Promise<Response>;
   /** Creates a project and its API token. */
   newProject(input?: { companyId?: number; monthlyBotCredits?: number; name?: string }): Promise<{ projectId: string; token: string }>;
   close(): Promise<void>;
@@ -28,6 +30,12 @@ export async function startTestService(options: ServiceOptions = {}): Promise<Te
   return {
     ...service,
     admin,
+    send: (token, body) =>
+      fetch(`${service.baseUrl}/api/integration/generic`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
     async newProject(input = {}) {
       const created = await admin('POST', '/projects', {
         companyId: input.companyId ?? ++companyId,
