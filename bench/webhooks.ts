@@ -50,41 +50,35 @@ interface Round {
   throughput1: Throughput;
   throughput3: Throughput;
   /** At half the rate this round sustained (a rate the machine keeps up with right now). */
-  latencyAtHalf: Latency;
+  latencyAtHalf: OpenLoop;
   /** At `--rate` (the issue's 100 events/s), for half the window. */
-  latencyAtRate: Latency;
+  latencyAtRate: OpenLoop;
   /** Plain run again just before the isolation run: its difference from `throughput1` shows the noise. */
   throughput1Again: Throughput;
   isolation: Throughput & { hangingReceived: number; hangingMaxOpen: number };
   /** Open loop at `--target` (the issue's 300 events/s, 1 webhook per event). */
-  sustained: Sustained;
+  sustained: OpenLoop;
   /** The same with a second webhook whose receiver never answers, on every event. */
-  sustainedWithHanging: Sustained & { hangingReceived: number; hangingMaxOpen: number };
+  sustainedWithHanging: OpenLoop & { hangingReceived: number; hangingMaxOpen: number };
 }
 
-interface Sustained {
+/** An open-loop run: events posted on schedule at `rate`, whatever the earlier posts are doing. */
+interface OpenLoop {
+  /** Events posted per second in the measured window. */
   offeredPerS: number;
-  /** Deliveries received at the healthy receiver in the window, per second. */
+  /** Deliveries received in the window, per second. */
   deliveredPerS: number;
   runnerCpuMsPerDelivery: number;
   runnerCpuShare: number;
   /** Events posted in the window whose delivery had not arrived when the window closed. */
   backlogAtEnd: number;
-  /** Event accepted → delivery received, for the events posted in the window. */
-  p50: number;
-  p99: number;
-  /** Share of the window's events delivered (after the drain). */
-  deliveredShare: number;
-}
-
-interface Latency {
-  rate: number;
+  /** Event accepted (the envelope's timestamp) → delivery received, for the events posted in the window. */
   p50: number;
   p95: number;
   p99: number;
   max: number;
-  delivered: number;
-  sent: number;
+  /** Share of the window's events delivered (after the drain). */
+  deliveredShare: number;
 }
 
 interface Throughput {
@@ -264,59 +258,49 @@ async function throughput(driver: Driver, healthy: TestReceiver, target: { proje
   };
 }
 
-/** Open loop at `rate` events/s; latency from the envelope's timestamp (set when the event is accepted). */
-async function latency(driver: Driver, receiver: TestReceiver, target: { projectId: string; channelId: string }, rate: number, durationS: number): Promise<Latency> {
-  const total = Math.max(1, Math.round(rate * durationS));
-  const started = performance.now();
-  const posts: Promise<unknown>[] = [];
-  for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    posts.push(driver.postEvent(target, i));
-  }
-  await Promise.all(posts);
-  await receiver.waitFor(total, 180_000).catch(() => undefined);
-  const latencies = receiver.received.map((d) => d.at - Date.parse(d.json.timestamp)).sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
-  return { rate, p50: pct(50), p95: pct(95), p99: pct(99), max: latencies.at(-1)!, delivered: latencies.length, sent: total };
-}
-
 /**
- * Open loop at `rate` events/s (each POST sent on schedule, whatever the previous ones are doing) for `warmupS` and
- * then the measured window: what the pipeline sustains at that rate. Sustained means the deliveries keep up with
- * the events (the backlog stays small) and their latency stays low; a closed loop (`throughput`) instead measures
- * how fast the service accepts events while the deliveries fall behind.
+ * Open loop at `rate` events/s (each POST sent on schedule, whatever the previous ones are doing) for `warmupS`, then
+ * the measured window of `durationS`. At the target rate this is what the pipeline sustains: the deliveries keep up
+ * with the events (the backlog stays small) and their latency stays low; a closed loop (`throughput`) instead
+ * measures how fast the service accepts events while the deliveries fall behind.
  */
-async function sustained(driver: Driver, healthy: TestReceiver, target: { projectId: string; channelId: string }, rate: number, warmupS: number): Promise<Sustained> {
+async function openLoop(
+  driver: Driver,
+  receiver: TestReceiver,
+  target: { projectId: string; channelId: string },
+  rate: number,
+  { warmupS, durationS }: { warmupS: number; durationS: number },
+): Promise<OpenLoop> {
   const warmup = Math.round(rate * warmupS);
-  const total = warmup + Math.round(rate * seconds);
+  const total = warmup + Math.max(1, Math.round(rate * durationS));
   const started = performance.now();
   const posts: Promise<unknown>[] = [];
-  let windowStart: { received: number; t: number; cpu: number } | undefined;
+  let windowStart = { received: 0, t: 0, cpu: 0 };
   for (let i = 0; i < total; i++) {
-    if (i === warmup) windowStart = { received: healthy.received.length, t: performance.now(), cpu: driver.runnerCpuSeconds() };
+    if (i === warmup) windowStart = { received: receiver.received.length, t: performance.now(), cpu: driver.runnerCpuSeconds() };
     const wait = started + (i * 1000) / rate - performance.now();
     if (wait > 0) await sleep(wait);
     posts.push(driver.postEvent(target, i));
   }
-  const [received1, t1, cpu1] = [healthy.received.length, performance.now(), driver.runnerCpuSeconds()];
-  const window = (t1 - windowStart!.t) / 1000;
+  const [received1, t1, cpu1] = [receiver.received.length, performance.now(), driver.runnerCpuSeconds()];
+  const window = (t1 - windowStart.t) / 1000;
   const inWindow = (d: { json: any }) => d.json?.data?.n >= warmup;
-  const deliveredOfWindowAtEnd = healthy.received.filter(inWindow).length;
+  const deliveredOfWindowAtEnd = receiver.received.filter(inWindow).length;
   await Promise.all(posts);
-  await healthy.waitFor(total, 120_000).catch(() => undefined);
-  const latencies = healthy.received.filter(inWindow).map((d) => d.at - Date.parse(d.json.timestamp)).sort((a, b) => a - b);
+  await receiver.waitFor(total, 180_000).catch(() => undefined);
+  const latencies = receiver.received.filter(inWindow).map((d) => d.at - Date.parse(d.json.timestamp)).sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-  const delivered = received1 - windowStart!.received;
+  const delivered = received1 - windowStart.received;
   return {
     offeredPerS: (total - warmup) / window,
     deliveredPerS: delivered / window,
-    runnerCpuMsPerDelivery: ((cpu1 - windowStart!.cpu) * 1000) / Math.max(1, delivered),
-    runnerCpuShare: (cpu1 - windowStart!.cpu) / window,
+    runnerCpuMsPerDelivery: ((cpu1 - windowStart.cpu) * 1000) / Math.max(1, delivered),
+    runnerCpuShare: (cpu1 - windowStart.cpu) / window,
     backlogAtEnd: total - warmup - deliveredOfWindowAtEnd,
     p50: pct(50),
+    p95: pct(95),
     p99: pct(99),
+    max: latencies.at(-1) ?? NaN,
     deliveredShare: latencies.length / (total - warmup),
   };
 }
@@ -350,19 +334,19 @@ async function round(): Promise<Round> {
     // the closed-loop isolation run below). The hanging webhook is deleted afterwards, so the jobs parked behind it
     // end at their next receive instead of weighing on the runs that follow.
     const rs = await receiver();
-    const sustainedPlain = await sustained(driver, rs, await driver.setup([{ scope: 'general', url: rs.url }]), targetRate, WARMUP_S);
+    const sustainedPlain = await openLoop(driver, rs, await driver.setup([{ scope: 'general', url: rs.url }]), targetRate, { warmupS: WARMUP_S, durationS: seconds });
     const [hanging2, healthy2] = [await receiver(() => 'hang'), await receiver()];
     const isolated2 = await driver.setup([
       { scope: 'general', url: hanging2.url },
       { scope: 'channel', url: healthy2.url },
     ]);
-    const sustainedWithHanging = { ...(await sustained(driver, healthy2, isolated2, targetRate, 20)), hangingReceived: hanging2.received.length, hangingMaxOpen: hanging2.maxOpen() };
+    const sustainedWithHanging = { ...(await openLoop(driver, healthy2, isolated2, targetRate, { warmupS: 20, durationS: seconds })), hangingReceived: hanging2.received.length, hangingMaxOpen: hanging2.maxOpen() };
     await driver.call('DELETE', `/projects/${isolated2.projectId}/integrations/${isolated2.integrationIds[0]}`);
     const rl = await receiver();
     const halfRate = Math.max(5, Math.round(warm.deliveredPerS / 2));
-    const latencyAtHalf = await latency(driver, rl, await driver.setup([{ scope: 'general', url: rl.url }]), halfRate, seconds);
+    const latencyAtHalf = await openLoop(driver, rl, await driver.setup([{ scope: 'general', url: rl.url }]), halfRate, { warmupS: 0, durationS: seconds });
     const rr = await receiver();
-    const latencyAtRate = await latency(driver, rr, await driver.setup([{ scope: 'general', url: rr.url }]), latencyRate, seconds / 2);
+    const latencyAtRate = await openLoop(driver, rr, await driver.setup([{ scope: 'general', url: rr.url }]), latencyRate, { warmupS: 0, durationS: seconds / 2 });
 
     const r3 = await receiver();
     const fanout3 = await driver.setup([
@@ -418,14 +402,6 @@ const med = (f: (r: Round) => number) => Math.round(median(results.map(f)) * 100
  * the delivery). Times add up: the runner is one process.
  */
 const modelPerS = (r: Round) => 1 / (2 / r.anchors.fauxqsMsgsPerS + 1 / r.anchors.dynaliteWritesPerS + 2 / r.anchors.loopbackPostsPerS);
-const latencySummary = (f: (r: Round) => Latency) => ({
-  eventsPerS: med((r) => f(r).rate),
-  deliveredShare: med((r) => f(r).delivered / f(r).sent),
-  p50: med((r) => f(r).p50),
-  p95: med((r) => f(r).p95),
-  p99: med((r) => f(r).p99),
-  max: med((r) => f(r).max),
-});
 const throughputSummary = (f: (r: Round) => Throughput) => ({
   eventsPostedPerS: med((r) => f(r).postedPerS),
   deliveriesPerS: med((r) => f(r).deliveredPerS),
@@ -436,14 +412,16 @@ const throughputSummary = (f: (r: Round) => Throughput) => ({
   backlogAtEnd: med((r) => f(r).backlogAtEnd),
   drainS: med((r) => f(r).drainS),
 });
-const sustainedSummary = (f: (r: Round) => Sustained) => ({
+const openLoopSummary = (f: (r: Round) => OpenLoop) => ({
   offeredPerS: med((r) => f(r).offeredPerS),
   deliveriesPerS: med((r) => f(r).deliveredPerS),
   runnerCpuMsPerDelivery: med((r) => f(r).runnerCpuMsPerDelivery),
   runnerCpuShare: med((r) => f(r).runnerCpuShare),
   backlogAtEnd: med((r) => f(r).backlogAtEnd),
   p50: med((r) => f(r).p50),
+  p95: med((r) => f(r).p95),
   p99: med((r) => f(r).p99),
+  max: med((r) => f(r).max),
   deliveredShare: med((r) => f(r).deliveredShare),
 });
 const summary = {
@@ -459,8 +437,8 @@ const summary = {
   throughput1Webhook: { ...throughputSummary((r) => r.throughput1), shareOfModel: med((r) => r.throughput1.deliveredPerS / modelPerS(r)) },
   throughput1WebhookAgain: throughputSummary((r) => r.throughput1Again),
   throughput3Webhooks: throughputSummary((r) => r.throughput3),
-  latencyAtHalfSustainedRate: latencySummary((r) => r.latencyAtHalf),
-  latencyAtRate: latencySummary((r) => r.latencyAtRate),
+  latencyAtHalfSustainedRate: openLoopSummary((r) => r.latencyAtHalf),
+  latencyAtRate: openLoopSummary((r) => r.latencyAtRate),
   withHangingReceiver: {
     ...throughputSummary((r) => r.isolation),
     shareOfPlainRunBefore: med((r) => r.isolation.deliveredPerS / r.throughput1Again.deliveredPerS),
@@ -468,9 +446,9 @@ const summary = {
     cpuShareOfPlainRunBefore: med((r) => r.throughput1Again.runnerCpuMsPerDelivery / r.isolation.runnerCpuMsPerDelivery),
     hangingRequestsOpenAtMost: med((r) => r.isolation.hangingMaxOpen),
   },
-  sustainedAtTarget: sustainedSummary((r) => r.sustained),
+  sustainedAtTarget: openLoopSummary((r) => r.sustained),
   sustainedAtTargetWithHangingReceiver: {
-    ...sustainedSummary((r) => r.sustainedWithHanging),
+    ...openLoopSummary((r) => r.sustainedWithHanging),
     /** Healthy deliveries/s ÷ the plain open-loop run's deliveries/s at the same offered rate. */
     shareOfPlain: med((r) => r.sustainedWithHanging.deliveredPerS / r.sustained.deliveredPerS),
     hangingRequestsOpenAtMost: med((r) => r.sustainedWithHanging.hangingMaxOpen),
