@@ -29,7 +29,10 @@ const specs = functionSpecs();
 const dir = mkdtempSync(join(tmpdir(), 'switchboard-bundles-'));
 
 // 1. Bundle every function as deployed: <dir>/<fn>/index.mjs + map + shipped packages (the Lambda asset).
-const analyses = await buildFunctions(specs.map((s) => s.fn), join(dir, 'functions'));
+const analyses = await buildFunctions(
+  specs.map((s) => s.fn),
+  join(dir, 'functions'),
+);
 const bundles = specs.map((spec) => {
   const analysis = analyses.get(spec.fn)!;
   const byPackage = new Map<string, number>();
@@ -62,7 +65,14 @@ const ANCHOR_QUIET_MS = 70;
 // 2. Import each bundle in a fresh process, runs interleaved so machine noise spreads over all of them.
 const env = coldStartEnvironment();
 const probe = `const t = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - t));`;
-const importMs = (file: string) => Number(execFileSync(process.execPath, ['--input-type=module', '-e', probe, file], { env, encoding: 'utf8', timeout: 60_000 }));
+const importMs = (file: string) =>
+  Number(
+    execFileSync(process.execPath, ['--input-type=module', '-e', probe, file], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    }),
+  );
 
 const emptySamples: number[] = [];
 const anchorSamples: number[] = [];
@@ -91,18 +101,45 @@ const rows = bundles.map((b) => {
 
 // 3. Report.
 const kb = (n: number) => `${(n / 1000).toFixed(0)} kB`;
-console.log(`# Bundles: ${new Date().toISOString()}, Node ${process.versions.node}, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)}, ${RUNS} fresh-process imports each (median)`);
-console.log(`empty module: ${emptyMs.toFixed(1)} ms; anchor (unbundled DynamoDB clients): ${anchorDelta.toFixed(1)} ms above empty (${ANCHOR_QUIET_MS} ms on a quiet machine) → load inflation ×${inflation.toFixed(2)}\n`);
-console.log('| function | public | minified, loaded at cold start | + chunks loaded on first use | import (median) | above empty | above empty, quiet-machine equivalent | target (< 1 MB, ≤ 80 ms) |');
+console.log(
+  `# Bundles: ${new Date().toISOString()}, Node ${process.versions.node}, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)}, ${RUNS} fresh-process imports each (median)`,
+);
+console.log(
+  `empty module: ${emptyMs.toFixed(1)} ms; anchor (unbundled DynamoDB clients): ${anchorDelta.toFixed(1)} ms above empty (${ANCHOR_QUIET_MS} ms on a quiet machine) → load inflation ×${inflation.toFixed(2)}\n`,
+);
+console.log(
+  '| function | public | minified, loaded at cold start | + chunks loaded on first use | import (median) | above empty | above empty, quiet-machine equivalent | target (< 1 MB, ≤ 80 ms) |',
+);
 console.log('|---|---|---:|---:|---:|---:|---:|---|');
 for (const r of rows) {
-  console.log(`| ${r.fn} | ${r.public ? 'yes' : 'no'} | ${kb(r.bytes)} | ${kb(r.lazyBytes)} | ${r.ms.toFixed(1)} ms | ${r.delta.toFixed(1)} ms | ${r.quietDelta.toFixed(1)} ms | ${r.public ? (r.ok ? 'met' : 'MISSED') : 'n/a'} |`);
+  console.log(
+    `| ${r.fn} | ${r.public ? 'yes' : 'no'} | ${kb(r.bytes)} | ${kb(r.lazyBytes)} | ${r.ms.toFixed(1)} ms | ${r.delta.toFixed(1)} ms | ${r.quietDelta.toFixed(1)} ms | ${r.public ? (r.ok ? 'met' : 'MISSED') : 'n/a'} |`,
+  );
 }
 console.log('\nLargest contributors (bytes in the minified output loaded at a cold start):');
-for (const r of rows) console.log(`- ${r.fn}: ${r.top.map(([k, v]) => `${k} ${kb(v)}`).join(', ')}${r.shipped.length ? ` (+ shipped beside it: ${r.shipped.join(', ')})` : ''}`);
+for (const r of rows)
+  console.log(
+    `- ${r.fn}: ${r.top.map(([k, v]) => `${k} ${kb(v)}`).join(', ')}${r.shipped.length ? ` (+ shipped beside it: ${r.shipped.join(', ')})` : ''}`,
+  );
 if (JSON_OUT) {
-  writeFileSync(JSON_OUT, JSON.stringify({ date: new Date().toISOString(), runs: RUNS, load: loadavg(), emptyMs, anchorDelta, inflation, emptySamples, anchorSamples, rows: rows.map(({ file: _file, ...r }) => r) }, null, 2));
+  writeFileSync(
+    JSON_OUT,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        runs: RUNS,
+        load: loadavg(),
+        emptyMs,
+        anchorDelta,
+        inflation,
+        emptySamples,
+        anchorSamples,
+        rows: rows.map(({ file: _file, ...r }) => r),
+      },
+      null,
+      2,
+    ),
+  );
 }
 rmSync(dir, { recursive: true, force: true });
 process.exitCode = rows.every((r) => r.ok) ? 0 : 1;
-

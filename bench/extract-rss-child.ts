@@ -19,7 +19,9 @@ const file = process.argv[2]!;
 const pdf = readFileSync(file);
 const boundary = 'rss-boundary';
 const body = Buffer.concat([
-  Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
+  Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+  ),
   pdf,
   Buffer.from(`\r\n--${boundary}--\r\n`),
 ]);
@@ -27,7 +29,9 @@ const body = Buffer.concat([
 const event = { body: body.toString('base64'), isBase64Encoded: true };
 const baseline = peakRssMb();
 const started = performance.now();
-const form = await parseMultipart(eventBodyChunks(event), `multipart/form-data; boundary=${boundary}`, { fileSize: 26_214_400 });
+const form = await parseMultipart(eventBodyChunks(event), `multipart/form-data; boundary=${boundary}`, {
+  fileSize: 26_214_400,
+});
 const bytes = form.files[0]!.bytes;
 const doc = await openPdf(bytes);
 // A measurement control: unless argv[3] is `tesseract`, OCR answers a fixed text at once, so the peak measured is

@@ -14,11 +14,20 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { concatTransformationMatrix, drawObject, PDFDocument, popGraphicsState, pushGraphicsState, StandardFonts, type PDFFont } from 'pdf-lib';
+import {
+  concatTransformationMatrix,
+  drawObject,
+  PDFDocument,
+  popGraphicsState,
+  pushGraphicsState,
+  StandardFonts,
+  type PDFFont,
+} from 'pdf-lib';
 import { extractPdfPages } from '#shared/pdf/index.ts';
 
 const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+for (let i = 2; i < process.argv.length; i += 2)
+  args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
 
 const MAX_PDF_BYTES = 26_214_400;
 
@@ -27,11 +36,17 @@ const pageCounts = (args.get('pages') ?? '100,300,1000').split(',').map(Number);
 
 // ---------------------------------------------------------------- corpus
 
-const WORDS_PT = 'o a de que e do da em um para com não uma os no se na por mais as dos como mas foi ao ele das tem à seu sua ou ser quando muito nos já está eu também só pelo pela até isso ela entre era depois sem mesmo aos ter seus quem nas me esse eles estão você tinha foram essa num nem suas meu às minha têm numa pelos elas havia seja qual será nós tenho lhe deles essas esses pelas este fosse dele relatório ação coração informação gestão pagamento contrato cliente fatura prazo entrega serviço empresa análise'.split(' ');
-const WORDS_EN = 'the of and to in is you that it he was for on are as with his they at be this have from or one had by word but not what all were we when your can said there use an each which she do how their if will up other about out many then them these so some her would make like him into time has look two more write go see number no way could people my than first water been call who oil its now find long down day did get come made may part invoice payment contract customer delivery service company analysis'.split(' ');
+const WORDS_PT =
+  'o a de que e do da em um para com não uma os no se na por mais as dos como mas foi ao ele das tem à seu sua ou ser quando muito nos já está eu também só pelo pela até isso ela entre era depois sem mesmo aos ter seus quem nas me esse eles estão você tinha foram essa num nem suas meu às minha têm numa pelos elas havia seja qual será nós tenho lhe deles essas esses pelas este fosse dele relatório ação coração informação gestão pagamento contrato cliente fatura prazo entrega serviço empresa análise'.split(
+    ' ',
+  );
+const WORDS_EN =
+  'the of and to in is you that it he was for on are as with his they at be this have from or one had by word but not what all were we when your can said there use an each which she do how their if will up other about out many then them these so some her would make like him into time has look two more write go see number no way could people my than first water been call who oil its now find long down day did get come made may part invoice payment contract customer delivery service company analysis'.split(
+    ' ',
+  );
 
 let rng = 42;
-const random = () => ((rng = (rng * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+const random = () => (rng = (rng * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
 
 function line(font: PDFFont, size: number, maxWidth: number): string {
@@ -54,13 +69,18 @@ function line(font: PDFFont, size: number, maxWidth: number): string {
  */
 async function textPdf(pages: number, density: 'dense' | 'typical' = 'dense'): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
-  const fonts = [await doc.embedFont(StandardFonts.Helvetica), await doc.embedFont(StandardFonts.TimesRoman), await doc.embedFont(StandardFonts.Courier)];
+  const fonts = [
+    await doc.embedFont(StandardFonts.Helvetica),
+    await doc.embedFont(StandardFonts.TimesRoman),
+    await doc.embedFont(StandardFonts.Courier),
+  ];
   for (let p = 0; p < pages; p++) {
     const page = doc.addPage([595, 842]);
     const font = fonts[p % fonts.length]!;
     const size = 10.5;
     page.drawText(`Página ${p + 1} — Relatório de operações`, { x: 56, y: 790, size: 14, font: fonts[0]! });
-    if (density === 'dense') for (let y = 760; y > 60; y -= 15) page.drawText(line(font, size, 480), { x: 56, y, size, font });
+    if (density === 'dense')
+      for (let y = 760; y > 60; y -= 15) page.drawText(line(font, size, 480), { x: 56, y, size, font });
     else for (let y = 740; y > 90; y -= 20) page.drawText(line(font, 11, 430), { x: 80, y, size: 11, font });
   }
   return doc.save();
@@ -86,11 +106,18 @@ interface Timing {
 function pdftotext(file: string): Timing {
   const out = `${file}.txt`;
   const started = performance.now();
-  const result = spawnSync('bash', ['-c', 'pdftotext -enc UTF-8 "$1" "$2" && times', 'bench', file, out], { encoding: 'utf8' });
+  const result = spawnSync('bash', ['-c', 'pdftotext -enc UTF-8 "$1" "$2" && times', 'bench', file, out], {
+    encoding: 'utf8',
+  });
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`pdftotext failed: ${result.stderr}`);
-  const children = result.stdout.trim().split('\n').at(-1)!.match(/(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/)!;
-  const cpuMs = (Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4])) * 1000;
+  const children = result.stdout
+    .trim()
+    .split('\n')
+    .at(-1)!
+    .match(/(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/)!;
+  const cpuMs =
+    (Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4])) * 1000;
   const pages = readFileSync(out, 'utf8').split('\f');
   if (pages.at(-1) === '') pages.pop();
   return { ms, cpuMs, pages };
@@ -117,7 +144,8 @@ function similarity(a: string, b: string, maxD = 4_000): number {
   const offset = max + 1;
   for (let d = 0; d <= max; d++) {
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
+      let x =
+        k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
       let y = x - k;
       while (x < n && y < m && a.charCodeAt(x) === b.charCodeAt(y)) {
         x++;
@@ -188,12 +216,26 @@ async function bigScanPdf(encoding: 'jpeg' | 'flate', maxPages = Number.POSITIVE
       const rgba = ctx.getImageData(0, 0, width, height).data;
       const grey = new Uint8Array(width * height);
       // Scanner grain: the pages compress like raw scans do (badly).
-      for (let i = 0; i < grey.length; i++) grey[i] = Math.max(0, Math.min(255, rgba[i * 4]! + Math.round((random() - 0.5) * 24)));
+      for (let i = 0; i < grey.length; i++)
+        grey[i] = Math.max(0, Math.min(255, rgba[i * 4]! + Math.round((random() - 0.5) * 24)));
       const compressed = deflateSync(grey, { level: 6 });
       size += compressed.length;
-      const stream = doc.context.stream(compressed, { Filter: 'FlateDecode', Type: 'XObject', Subtype: 'Image', Width: width, Height: height, ColorSpace: 'DeviceGray', BitsPerComponent: 8 });
+      const stream = doc.context.stream(compressed, {
+        Filter: 'FlateDecode',
+        Type: 'XObject',
+        Subtype: 'Image',
+        Width: width,
+        Height: height,
+        ColorSpace: 'DeviceGray',
+        BitsPerComponent: 8,
+      });
       const name = page.node.newXObject('Scan', doc.context.register(stream));
-      page.pushOperators(pushGraphicsState(), concatTransformationMatrix(595, 0, 0, 842, 0, 0), drawObject(name), popGraphicsState());
+      page.pushOperators(
+        pushGraphicsState(),
+        concatTransformationMatrix(595, 0, 0, 842, 0, 0),
+        drawObject(name),
+        popGraphicsState(),
+      );
     }
   }
   const bytes = await doc.save();
@@ -214,7 +256,9 @@ async function bundleRssChild(): Promise<string> {
     mainFields: ['module', 'main'],
     // Native, or loading files from their package folders at run time: shipped beside the bundle, as infra/ does.
     external: ['@napi-rs/canvas', 'tesseract.js'],
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
     outfile,
     logLevel: 'error',
   });
@@ -223,10 +267,13 @@ async function bundleRssChild(): Promise<string> {
 
 // ---------------------------------------------------------------- main
 
-
 const dir = mkdtempSync(join(tmpdir(), 'bench-extract-'));
 try {
-  console.log(`# bench/extract.ts — ${new Date().toISOString()} — ${cpus().length} cores (${cpus()[0]?.model}), node ${process.version}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `# bench/extract.ts — ${new Date().toISOString()} — ${cpus().length} cores (${cpus()[0]?.model}), node ${process.version}, load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   const files: { name: string; path: string; bytes: Uint8Array; pages: number }[] = [];
   for (const density of ['dense', 'typical'] as const) {
     for (const pages of pageCounts) {
@@ -242,7 +289,9 @@ try {
 
   if (!args.has('rss-only')) {
     console.log('\nWall clock (medians; the machine is shared, so these are slowed by everyone else):\n');
-    console.log('| file | pages | MB | ours ms | ours pages/s | pdftotext ms | pdftotext pages/s | ours / pdftotext (median of per-round ratios) |');
+    console.log(
+      '| file | pages | MB | ours ms | ours pages/s | pdftotext ms | pdftotext pages/s | ours / pdftotext (median of per-round ratios) |',
+    );
     console.log('|---|---|---|---|---|---|---|---|');
     const cpuRows: string[] = [];
     const agreementRows: string[] = [];
@@ -264,21 +313,34 @@ try {
       console.log(
         `| ${file.name} | ${file.pages} | ${(file.bytes.length / 1e6).toFixed(2)} | ${o.toFixed(0)} | ${((file.pages * 1000) / o).toFixed(0)} | ${t.toFixed(0)} | ${((file.pages * 1000) / t).toFixed(0)} | ${wallRatio.toFixed(2)}× |`,
       );
-      cpuRows.push(`| ${file.name} | ${oc.toFixed(0)} | ${((file.pages * 1000) / oc).toFixed(0)} | ${tc.toFixed(0)} | ${((file.pages * 1000) / tc).toFixed(0)} | ${cpuRatio.toFixed(2)}× |`);
-      agreementRows.push(`| ${file.name} | ${(agree.chars / file.pages).toFixed(0)} | ${agree.mean.toFixed(4)} | ${agree.min.toFixed(4)} |`);
+      cpuRows.push(
+        `| ${file.name} | ${oc.toFixed(0)} | ${((file.pages * 1000) / oc).toFixed(0)} | ${tc.toFixed(0)} | ${((file.pages * 1000) / tc).toFixed(0)} | ${cpuRatio.toFixed(2)}× |`,
+      );
+      agreementRows.push(
+        `| ${file.name} | ${(agree.chars / file.pages).toFixed(0)} | ${agree.mean.toFixed(4)} | ${agree.min.toFixed(4)} |`,
+      );
     }
     console.log('\nCPU time (user + system, medians): pages per CPU-second = pages/s on a core of its own:\n');
-    console.log('| file | ours CPU ms | ours pages/CPU-s | pdftotext CPU ms | pdftotext pages/CPU-s | ours / pdftotext |');
+    console.log(
+      '| file | ours CPU ms | ours pages/CPU-s | pdftotext CPU ms | pdftotext pages/CPU-s | ours / pdftotext |',
+    );
     console.log('|---|---|---|---|---|---|');
     for (const row of cpuRows) console.log(row);
-    console.log('\nAgreement with pdftotext (2·LCS / (|a|+|b|) per page on whitespace-normalised text, weighted by length):\n');
+    console.log(
+      '\nAgreement with pdftotext (2·LCS / (|a|+|b|) per page on whitespace-normalised text, weighted by length):\n',
+    );
     console.log('| file | characters a page | mean | worst page |');
     console.log('|---|---|---|---|');
     for (const row of agreementRows) console.log(row);
 
-    const realWorld = ['/usr/share/doc/libtasn1-doc/libtasn1.pdf', '/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf'].filter(existsSync);
+    const realWorld = [
+      '/usr/share/doc/libtasn1-doc/libtasn1.pdf',
+      '/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf',
+    ].filter(existsSync);
     if (realWorld.length) {
-      console.log('\nReal-world PDFs on this machine (agreement only; LaTeX/Texinfo output with embedded Type 1 fonts):\n');
+      console.log(
+        '\nReal-world PDFs on this machine (agreement only; LaTeX/Texinfo output with embedded Type 1 fonts):\n',
+      );
       console.log('| file | pages | ours ms | pdftotext ms | agreement (mean, worst page) |');
       console.log('|---|---|---|---|---|');
       for (const path of realWorld) {
@@ -286,14 +348,17 @@ try {
         const a = await ours(bytes);
         const b = pdftotext(path);
         const agree = agreement(a.pages, b.pages);
-        console.log(`| ${path.split('/').pop()} | ${a.pages.length} | ${a.ms.toFixed(0)} | ${b.ms.toFixed(0)} | ${agree.mean.toFixed(4)}, ${agree.min.toFixed(4)} |`);
+        console.log(
+          `| ${path.split('/').pop()} | ${a.pages.length} | ${a.ms.toFixed(0)} | ${b.ms.toFixed(0)} | ${agree.mean.toFixed(4)}, ${agree.min.toFixed(4)} |`,
+        );
       }
     }
-
   }
 
   if (!args.has('no-rss')) {
-    console.log('\nPeak RSS of the extract path on a 25 MB multipart request (bench/extract-rss-child.ts bundled, a fresh plain-Node process each, OCR answered by a fixed-answer engine):\n');
+    console.log(
+      '\nPeak RSS of the extract path on a 25 MB multipart request (bench/extract-rss-child.ts bundled, a fresh plain-Node process each, OCR answered by a fixed-answer engine):\n',
+    );
     const child = await bundleRssChild();
     const big: [string, () => Promise<Uint8Array>][] = [
       ['text-25mb', bigTextPdf],

@@ -25,7 +25,9 @@ import { spawnService, stopProcess } from '#test/support/process.ts';
 import { adminApi, inProcess, load, machine, median } from './lib/harness.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' } },
+});
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 
@@ -37,7 +39,8 @@ async function startupTimes(): Promise<{ fresh: number; existing: number }> {
     for (const bucket of [fresh, existing]) {
       const t0 = performance.now();
       const svc = await spawnService({ DATA_DIR: dir });
-      while ((await fetch(`${svc.baseUrl}/healthz`).catch(() => undefined))?.status !== 200) await new Promise((r) => setTimeout(r, 5));
+      while ((await fetch(`${svc.baseUrl}/healthz`).catch(() => undefined))?.status !== 200)
+        await new Promise((r) => setTimeout(r, 5));
       bucket.push(performance.now() - t0);
       await stopProcess(svc.child, 'SIGTERM');
     }
@@ -49,7 +52,11 @@ async function startupTimes(): Promise<{ fresh: number; existing: number }> {
 const start = await startupTimes();
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-health-'));
-const svc = await startService({ port: 0, dataDir, env: { BOT_RATE_LIMIT_PER_MINUTE: '100000', POWERTOOLS_LOG_LEVEL: 'SILENT' } });
+const svc = await startService({
+  port: 0,
+  dataDir,
+  env: { BOT_RATE_LIMIT_PER_MINUTE: '100000', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+});
 const admin = adminApi(svc);
 const project = await admin('POST', '/projects', { companyId: 1042, name: 'bench', monthlyBotCredits: 100 });
 const { token } = await admin('POST', `/projects/${project.projectId}/api-token`);
@@ -60,7 +67,11 @@ const dynamo = recordDynamoCalls(svc);
 
 // The anchor: a bare node:http server doing the same DynamoDB operations with the same adapters on the same dynalite.
 const anchorClient = DynamoDBDocumentClient.from(
-  new DynamoDBClient({ region: 'us-east-1', endpoint: svc.emulators.dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint: svc.emulators.dynamoEndpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  }),
 );
 const table = { client: anchorClient, tableName: svc.emulators.tableName };
 const tokens = new DynamoTokenStore(table);
@@ -72,15 +83,22 @@ const anchor = createServer(async (req, res) => {
   const grant = await tokens.find(tokenHash);
   if (!grant || grant.kind !== 'projectApi') return res.writeHead(401).end();
   await limiter.admit(tokenHash, Date.now());
-  const available = await ledger.available({ projectId: grant.projectId, monthlyAllowance: grant.monthlyBotCredits }, new Date());
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, companyId: grant.companyId, creditos: { disponivel: available } }));
+  const available = await ledger.available(
+    { projectId: grant.projectId, monthlyAllowance: grant.monthlyBotCredits },
+    new Date(),
+  );
+  res
+    .writeHead(200, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ success: true, companyId: grant.companyId, creditos: { disponivel: available } }));
 });
 anchor.listen(0, '127.0.0.1');
 await new Promise((r) => anchor.once('listening', r));
 const anchorUrl = `http://127.0.0.1:${(anchor.address() as AddressInfo).port}/`;
 const gatewayUrl = `${svc.baseUrl}/api/v1/ai/health`;
 
-const { handler } = (await import('#functions/health/handler.ts')) as { handler: (e: unknown, c: unknown) => Promise<{ statusCode: number }> };
+const { handler } = (await import('#functions/health/handler.ts')) as {
+  handler: (e: unknown, c: unknown) => Promise<{ statusCode: number }>;
+};
 const direct = async () => {
   const res = await handler(apiEvent({ method: 'GET', path: '/api/v1/ai/health', headers }), lambdaContext);
   if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
@@ -109,14 +127,19 @@ for (let round = 0; round < rounds; round++) {
 const fmt = (n: number, d = 2) => n.toFixed(d);
 console.log(`\nHealth path — ${machine()} — ${new Date().toISOString().slice(0, 10)}`);
 console.log(`npx tsx bench/health.ts --seconds ${seconds} --rounds ${rounds}\n`);
-console.log(`npm start to ready (median of 5): fresh DATA_DIR ${fmt(start.fresh, 0)} ms, existing DATA_DIR ${fmt(start.existing, 0)} ms`);
+console.log(
+  `npm start to ready (median of 5): fresh DATA_DIR ${fmt(start.fresh, 0)} ms, existing DATA_DIR ${fmt(start.existing, 0)} ms`,
+);
 console.log(`DynamoDB operations per health request: ${fmt(opsPerRequest, 2)}\n`);
 console.log('| path | p50 ms | p99 ms | req/s |');
 console.log('|---|---|---|---|');
 for (const [name, rows] of Object.entries(results)) {
-  console.log(`| ${name} | ${fmt(median(rows.map((r) => r.p50)))} | ${fmt(median(rows.map((r) => r.p99)))} | ${fmt(median(rows.map((r) => r.rps)), 0)} |`);
+  console.log(
+    `| ${name} | ${fmt(median(rows.map((r) => r.p50)))} | ${fmt(median(rows.map((r) => r.p99)))} | ${fmt(median(rows.map((r) => r.rps)), 0)} |`,
+  );
 }
-const ratio = median(results['gateway c=32']!.map((r) => r.rps)) / median(results['bare node:http c=32']!.map((r) => r.rps));
+const ratio =
+  median(results['gateway c=32']!.map((r) => r.rps)) / median(results['bare node:http c=32']!.map((r) => r.rps));
 console.log(`\ngateway / bare node:http at 32 connections: ${fmt(ratio * 100, 0)} %`);
 
 anchor.close();

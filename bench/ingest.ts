@@ -34,15 +34,44 @@ const random = seededRandom(7);
 const vocabulary = makeVocabulary(40_000, random);
 const files = Array.from({ length: 10 }, (_, f) => {
   const text = makeDocument(500_000, f % 2 ? 'en' : 'pt', vocabulary, random);
-  if (f % 3 === 1) return { name: `doc-${f}.html`, type: 'text/html', body: `<html><head><script>var x=1;</script></head><body>${text.split('\n\n').map((p) => `<p>${p}</p>`).join('\n')}</body></html>`, chars: text.length };
-  if (f % 3 === 2) return { name: `doc-${f}.md`, type: 'text/markdown', body: text.split('\n\n').map((p, j) => (j % 5 === 0 ? `## Section ${j}\n\n${p}` : p)).join('\n\n'), chars: text.length };
+  if (f % 3 === 1)
+    return {
+      name: `doc-${f}.html`,
+      type: 'text/html',
+      body: `<html><head><script>var x=1;</script></head><body>${text
+        .split('\n\n')
+        .map((p) => `<p>${p}</p>`)
+        .join('\n')}</body></html>`,
+      chars: text.length,
+    };
+  if (f % 3 === 2)
+    return {
+      name: `doc-${f}.md`,
+      type: 'text/markdown',
+      body: text
+        .split('\n\n')
+        .map((p, j) => (j % 5 === 0 ? `## Section ${j}\n\n${p}` : p))
+        .join('\n\n'),
+      chars: text.length,
+    };
   return { name: `doc-${f}.txt`, type: 'text/plain', body: text, chars: text.length };
 });
 const textBytes = files.reduce((n, f) => n + Buffer.byteLength(f.body), 0);
 
-async function ingestOnce(store: KnowledgeFileStore, objects: KnowledgeObjectStore, botId: string, projectId: string): Promise<number> {
+async function ingestOnce(
+  store: KnowledgeFileStore,
+  objects: KnowledgeObjectStore,
+  botId: string,
+  projectId: string,
+): Promise<number> {
   const jobs: IngestJob[] = [];
-  const manage = makeKnowledgeManagement({ requireBot: async () => ({}) as never, files: store, objects, queue: { enqueue: async (j) => void jobs.push(j) }, logger });
+  const manage = makeKnowledgeManagement({
+    requireBot: async () => ({}) as never,
+    files: store,
+    objects,
+    queue: { enqueue: async (j) => void jobs.push(j) },
+    logger,
+  });
   for (const f of files) await manage.upload(projectId, botId, f.name, f.type, Buffer.from(f.body));
   const ingest = makeIngestKnowledge({ files: store, objects, logger }); // fresh worker: nothing cached
   const t = performance.now();
@@ -56,16 +85,39 @@ async function ingestOnce(store: KnowledgeFileStore, objects: KnowledgeObjectSto
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
 const emulators = await startEmulators(dataDir);
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-const s3 = new S3Client({ region: emulators.region, endpoint: emulators.awsEndpoint, forcePathStyle: true, credentials, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
-const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({ region: emulators.region, endpoint: emulators.dynamoEndpoint, credentials }), { marshallOptions: { removeUndefinedValues: true } });
+const s3 = new S3Client({
+  region: emulators.region,
+  endpoint: emulators.awsEndpoint,
+  forcePathStyle: true,
+  credentials,
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+  responseChecksumValidation: 'WHEN_REQUIRED',
+});
+const ddb = DynamoDBDocumentClient.from(
+  new DynamoDBClient({ region: emulators.region, endpoint: emulators.dynamoEndpoint, credentials }),
+  { marshallOptions: { removeUndefinedValues: true } },
+);
 const table = { client: ddb, tableName: emulators.tableName };
 const bots = new DynamoBotStore(table);
 
 const rounds: { localStackMs: number; memoryMs: number; miniSearchMs: number }[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   const botId = `bot_bench${r}`;
-  await bots.create({ botId, projectId: 'prj_bench', name: 'b', instructions: 'x', createdAt: '', updatedAt: '', knowledge: { indexVersion: 0, liveGenerations: {} } });
-  const localStackMs = await ingestOnce(new DynamoKnowledgeFileStore(table), new S3KnowledgeObjectStore(s3, emulators.bucketNames.knowledge), botId, 'prj_bench');
+  await bots.create({
+    botId,
+    projectId: 'prj_bench',
+    name: 'b',
+    instructions: 'x',
+    createdAt: '',
+    updatedAt: '',
+    knowledge: { indexVersion: 0, liveGenerations: {} },
+  });
+  const localStackMs = await ingestOnce(
+    new DynamoKnowledgeFileStore(table),
+    new S3KnowledgeObjectStore(s3, emulators.bucketNames.knowledge),
+    botId,
+    'prj_bench',
+  );
   const memory = new MemoryKnowledge();
   memory.addBot('bot_mem', 'prj_bench');
   const memoryMs = await ingestOnce(memory, new MemoryObjects(), 'bot_mem', 'prj_bench');

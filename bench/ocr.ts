@@ -18,7 +18,8 @@ import { TesseractOcrEngine } from '#shared/adapters/tesseract/tesseract-ocr.ts'
 import { extractPdfPages } from '#shared/pdf/index.ts';
 
 const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+for (let i = 2; i < process.argv.length; i += 2)
+  args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
 const pageCount = Number(args.get('pages') ?? 6);
 const workers = Number(args.get('workers') ?? 1);
 
@@ -68,15 +69,32 @@ function scanPage(index: number): { pixels: Uint8Array; text: string } {
 async function pdfOf(pages: Uint8Array[]): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   for (const pixels of pages) {
-    const stream = doc.context.stream(deflateSync(pixels), { Filter: 'FlateDecode', Type: 'XObject', Subtype: 'Image', Width: WIDTH, Height: HEIGHT, ColorSpace: 'DeviceGray', BitsPerComponent: 8 });
+    const stream = doc.context.stream(deflateSync(pixels), {
+      Filter: 'FlateDecode',
+      Type: 'XObject',
+      Subtype: 'Image',
+      Width: WIDTH,
+      Height: HEIGHT,
+      ColorSpace: 'DeviceGray',
+      BitsPerComponent: 8,
+    });
     const page = doc.addPage([595.28, 841.89]);
     const name = page.node.newXObject('Scan', doc.context.register(stream));
-    page.pushOperators(pushGraphicsState(), concatTransformationMatrix(595.28, 0, 0, 841.89, 0, 0), drawObject(name), popGraphicsState());
+    page.pushOperators(
+      pushGraphicsState(),
+      concatTransformationMatrix(595.28, 0, 0, 841.89, 0, 0),
+      drawObject(name),
+      popGraphicsState(),
+    );
   }
   return doc.save();
 }
 
-const words = (text: string) => text.normalize('NFC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+const words = (text: string) =>
+  text
+    .normalize('NFC')
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? [];
 
 function wordsFound(truth: string, ocr: string): { found: number; total: number } {
   const available = new Map<string, number>();
@@ -99,7 +117,11 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-console.log(`# bench/ocr.ts — ${new Date().toISOString()} — ${cpus().length} cores (${cpus()[0]?.model}), node ${process.version}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `# bench/ocr.ts — ${new Date().toISOString()} — ${cpus().length} cores (${cpus()[0]?.model}), node ${process.version}, load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 const engine = new TesseractOcrEngine({ workers, idleMs: 600_000 });
 const pages = Array.from({ length: pageCount }, (_, i) => scanPage(i));
 
@@ -129,7 +151,9 @@ for (let i = 0; i < pages.length; i++) {
   total += score.total;
   wall.push(seconds);
   cpu.push(cpuSeconds);
-  console.log(`| ${i + 1} | ${i % 2 ? 'sans' : 'serif'} | ${score.total} | ${score.found} | ${((100 * score.found) / score.total).toFixed(1)} % | ${seconds.toFixed(2)} | ${cpuSeconds.toFixed(2)} |`);
+  console.log(
+    `| ${i + 1} | ${i % 2 ? 'sans' : 'serif'} | ${score.total} | ${score.found} | ${((100 * score.found) / score.total).toFixed(1)} % | ${seconds.toFixed(2)} | ${cpuSeconds.toFixed(2)} |`,
+  );
 }
 
 const all = await pdfOf(pages.map((p) => p.pixels));
@@ -138,7 +162,9 @@ const whole = await extractPdfPages(all, { ocr: { engine } });
 const wholeSeconds = (performance.now() - started) / 1000;
 
 console.log(`\nwords found: ${found} / ${total} = ${((100 * found) / total).toFixed(2)} %`);
-console.log(`seconds per page (median, wall): ${median(wall).toFixed(2)}; CPU seconds per page (median, process + worker threads): ${median(cpu).toFixed(2)}`);
+console.log(
+  `seconds per page (median, wall): ${median(wall).toFixed(2)}; CPU seconds per page (median, process + worker threads): ${median(cpu).toFixed(2)}`,
+);
 const wholeScore = whole.pages.reduce(
   (sum, page, i) => {
     const score = wordsFound(pages[i]!.text, page.text);
@@ -150,5 +176,7 @@ console.log(
   `whole ${pages.length}-page PDF with ${workers} worker(s): ${wholeSeconds.toFixed(1)} s = ${(wholeSeconds / pages.length).toFixed(2)} s/page; ` +
     `${whole.pages.filter((p) => p.ocr).length} pages OCRed; words found ${((100 * wholeScore.found) / wholeScore.total).toFixed(2)} %`,
 );
-console.log(`worker start-up + first page: ${(startupMs / 1000).toFixed(2)} s; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
+console.log(
+  `worker start-up + first page: ${(startupMs / 1000).toFixed(2)} s; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,
+);
 await engine.close();

@@ -3,9 +3,46 @@
  * Zipf-distributed vocabulary (real function words plus generated content words), in paragraphs and sentences,
  * so chunking, stop words, stemming and posting-list lengths behave as on real documents. Deterministic (seeded).
  */
-const PT_COMMON = 'de a o que e do da em um para com não uma os no se na por mais as dos como mas ao ele das à seu sua ou quando muito nos já também só pelo pela até isso ela entre depois sem mesmo aos seus quem nas esse eles você essa'.split(' ');
-const EN_COMMON = 'the of and to in a is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no will more can out up about who what'.split(' ');
-const SYLLABLES = ['ca', 'ri', 'to', 'men', 'ção', 'pa', 'ge', 'lo', 'sa', 'vi', 'ra', 'do', 'tra', 'ble', 'ment', 'in', 'ter', 'con', 'pro', 'ões', 'ing', 'ed', 'ly', 'ar', 'es', 'ta', 'mo', 'ni', 'cu', 'fe'];
+const PT_COMMON =
+  'de a o que e do da em um para com não uma os no se na por mais as dos como mas ao ele das à seu sua ou quando muito nos já também só pelo pela até isso ela entre depois sem mesmo aos seus quem nas esse eles você essa'.split(
+    ' ',
+  );
+const EN_COMMON =
+  'the of and to in a is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no will more can out up about who what'.split(
+    ' ',
+  );
+const SYLLABLES = [
+  'ca',
+  'ri',
+  'to',
+  'men',
+  'ção',
+  'pa',
+  'ge',
+  'lo',
+  'sa',
+  'vi',
+  'ra',
+  'do',
+  'tra',
+  'ble',
+  'ment',
+  'in',
+  'ter',
+  'con',
+  'pro',
+  'ões',
+  'ing',
+  'ed',
+  'ly',
+  'ar',
+  'es',
+  'ta',
+  'mo',
+  'ni',
+  'cu',
+  'fe',
+];
 
 export function seededRandom(seed: number): () => number {
   let s = seed >>> 0;

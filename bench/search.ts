@@ -53,14 +53,25 @@ const bot: Bot = {
   instructions: '',
   createdAt: '',
   updatedAt: '',
-  knowledge: { indexVersion: 1, indexKey: 'bots/bot_bench/index/1.sbkx', liveGenerations: Object.fromEntries(documents.map((d, i) => [`k${i}`, d.generation])) },
+  knowledge: {
+    indexVersion: 1,
+    indexKey: 'bots/bot_bench/index/1.sbkx',
+    liveGenerations: Object.fromEntries(documents.map((d, i) => [`k${i}`, d.generation])),
+  },
 };
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-search-'));
 const emulators = await startEmulators(dataDir);
 const bucket = emulators.bucketNames.knowledge;
 const newS3 = () =>
-  new S3Client({ region: emulators.region, endpoint: emulators.awsEndpoint, forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+  new S3Client({
+    region: emulators.region,
+    endpoint: emulators.awsEndpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
 const setupS3 = newS3();
 await new S3KnowledgeObjectStore(setupS3, bucket).put(bot.knowledge.indexKey!, indexBytes, 'application/octet-stream');
 // Warm the SDK's code paths once (on Lambda this is part of module init, not of the first search).
@@ -68,8 +79,15 @@ await new S3KnowledgeObjectStore(setupS3, bucket).get(bot.knowledge.indexKey!);
 
 const logger = createLogger('bench');
 const queries = Array.from({ length: QUERIES }, (_, i) => {
-  const words = Array.from({ length: 1 + Math.floor(random() * 7) }, () => vocabulary[Math.floor(Math.pow(random(), 2) * 20_000)]!);
-  return { query: words.join(' '), filters: i % 10 === 0 ? { include: ['%.md'], exclude: ['manual-1%'] } : undefined, topK: 1 + (i % 8) };
+  const words = Array.from(
+    { length: 1 + Math.floor(random() * 7) },
+    () => vocabulary[Math.floor(Math.pow(random(), 2) * 20_000)]!,
+  );
+  return {
+    query: words.join(' '),
+    filters: i % 10 === 0 ? { include: ['%.md'], exclude: ['manual-1%'] } : undefined,
+    topK: 1 + (i % 8),
+  };
 });
 
 const rounds: { coldLoadMs: number; firstSearchMs: number; p50: number; p99: number; miniLoadMs: number }[] = [];
@@ -85,7 +103,11 @@ for (let r = 0; r < ROUNDS; r++) {
   t = performance.now();
   await cache.get(bot.botId, bot.knowledge.indexVersion, bot.knowledge.indexKey!);
   const coldLoadMs = performance.now() - t;
-  const cold = makeKnowledgeSearch({ bots: { get: async () => bot }, indexes: new IndexCache(new S3KnowledgeObjectStore(s3, bucket)), logger });
+  const cold = makeKnowledgeSearch({
+    bots: { get: async () => bot },
+    indexes: new IndexCache(new S3KnowledgeObjectStore(s3, bucket)),
+    logger,
+  });
   t = performance.now();
   await cold.search({ botId: bot.botId, bot, query: queries[0]!.query, topK: 5 });
   const firstSearchMs = performance.now() - t;

@@ -54,8 +54,16 @@ const svc = await startService({
 const admin = adminApi(svc);
 const project = await admin('POST', '/projects', { companyId: 1042, name: 'bench' });
 // Metered, so every send pays the credit charge (the full budget: token, channel, charge, record).
-const channel = await admin('POST', `/projects/${project.projectId}/channels`, { type: 'sms', name: 'bench', address: '+5511999990000', credits: 1_000_000_000 });
-const { token } = await admin('POST', `/projects/${project.projectId}/integrations`, { product: 'custom', channelId: channel.channelId });
+const channel = await admin('POST', `/projects/${project.projectId}/channels`, {
+  type: 'sms',
+  name: 'bench',
+  address: '+5511999990000',
+  credits: 1_000_000_000,
+});
+const { token } = await admin('POST', `/projects/${project.projectId}/integrations`, {
+  product: 'custom',
+  channelId: channel.channelId,
+});
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 const body = JSON.stringify({ to: '+5511988887777', body: 'Your code is 123456', metadata: { orderId: 42 } });
 
@@ -65,14 +73,22 @@ const dynamo = recordDynamoCalls(svc);
 
 // The anchor: a bare node:http server doing the same DynamoDB operations with the same adapters on the same dynalite.
 const anchorClient = DynamoDBDocumentClient.from(
-  new DynamoDBClient({ region: 'us-east-1', endpoint: svc.emulators.dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint: svc.emulators.dynamoEndpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  }),
   { marshallOptions: { removeUndefinedValues: true } },
 );
 const table = { client: anchorClient, tableName: svc.emulators.tableName };
 const tokens = new DynamoTokenStore(table);
 const channels = new DynamoChannelStore(table, createSecretBox(config().SECRETS_KEY!));
 const messages = new DynamoMessageLog(table);
-const anchorSqs = new SQSClient({ region: 'us-east-1', endpoint: svc.emulators.awsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const anchorSqs = new SQSClient({
+  region: 'us-east-1',
+  endpoint: svc.emulators.awsEndpoint,
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
 const anchorEvents = makeEventPublisher({
   queue: new SqsEventQueue(anchorSqs, svc.emulators.queueUrls.events),
   payloads: { put: async () => {}, get: async () => '' },
@@ -110,7 +126,9 @@ const anchor = createServer((req, res) => {
         data: { messageId, status: 'sent', to: payload.to, payload },
       });
     }
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, messageId, status: 'sent', channel: { id: ch.channelId, type: ch.type } }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ success: true, messageId, status: 'sent', channel: { id: ch.channelId, type: ch.type } }));
   });
 });
 anchor.listen(0, '127.0.0.1');
@@ -148,16 +166,26 @@ const eventRatios: number[] = [];
 const cpu = { gateway: [] as number[], bare: [] as number[] };
 const add = (name: string, r: LoadResult) => {
   const bad = Object.entries(r.statuses).filter(([s]) => s !== '200');
-  if (bad.length || r.errors) throw new Error(`${name}: non-200 answers ${JSON.stringify(r.statuses)}, errors ${r.errors}`);
+  if (bad.length || r.errors)
+    throw new Error(`${name}: non-200 answers ${JSON.stringify(r.statuses)}, errors ${r.errors}`);
   (results[name] ??= []).push(r);
   return r;
 };
 for (let round = 0; round < rounds; round++) {
   add('gateway c=1', await load({ url: gatewayUrl, method: 'POST', headers, body, connections: 1, seconds }));
   add('bare node:http c=1', await load({ url: anchorUrl, method: 'POST', headers, body, connections: 1, seconds }));
-  const g = add('gateway c=32', await load({ url: gatewayUrl, method: 'POST', headers, body, connections: 32, seconds }));
-  const b = add('bare node:http c=32', await load({ url: anchorUrl, method: 'POST', headers, body, connections: 32, seconds }));
-  const be = add('bare node:http + SQS enqueue c=32', await load({ url: anchorWithEventUrl, method: 'POST', headers, body, connections: 32, seconds }));
+  const g = add(
+    'gateway c=32',
+    await load({ url: gatewayUrl, method: 'POST', headers, body, connections: 32, seconds }),
+  );
+  const b = add(
+    'bare node:http c=32',
+    await load({ url: anchorUrl, method: 'POST', headers, body, connections: 32, seconds }),
+  );
+  const be = add(
+    'bare node:http + SQS enqueue c=32',
+    await load({ url: anchorWithEventUrl, method: 'POST', headers, body, connections: 32, seconds }),
+  );
   ratios.push(g.rps / b.rps);
   eventRatios.push(g.rps / be.rps);
   cpu.gateway.push(await cpuPerRequest(gatewayUrl, 32));
@@ -170,19 +198,27 @@ for (let round = 0; round < rounds; round++) {
 
 const fmt = (n: number, d = 2) => n.toFixed(d);
 console.log(`\nSend endpoint (sandbox) — ${machine()} — ${new Date().toISOString().slice(0, 10)}`);
-console.log(`npx tsx bench/send.ts --seconds ${seconds} --rounds ${rounds} ${values['no-fanout'] ? ' --no-fanout' : ''}\n`);
-console.log(`DynamoDB operations per send (metered channel): ${fmt(sendOps, 2)} by the send function; all calls per send: ${perSend}`);
-console.log('(the Query is the webhooks fan-out reading the project\'s webhooks for the message.sent event)\n');
+console.log(
+  `npx tsx bench/send.ts --seconds ${seconds} --rounds ${rounds} ${values['no-fanout'] ? ' --no-fanout' : ''}\n`,
+);
+console.log(
+  `DynamoDB operations per send (metered channel): ${fmt(sendOps, 2)} by the send function; all calls per send: ${perSend}`,
+);
+console.log("(the Query is the webhooks fan-out reading the project's webhooks for the message.sent event)\n");
 console.log('| path | p50 ms | p99 ms | req/s |');
 console.log('|---|---|---|---|');
 for (const [name, rows] of Object.entries(results)) {
-  console.log(`| ${name} | ${fmt(median(rows.map((r) => r.p50)))} | ${fmt(median(rows.map((r) => r.p99)))} | ${fmt(median(rows.map((r) => r.rps)), 0)} |`);
+  console.log(
+    `| ${name} | ${fmt(median(rows.map((r) => r.p50)))} | ${fmt(median(rows.map((r) => r.p99)))} | ${fmt(median(rows.map((r) => r.rps)), 0)} |`,
+  );
 }
 console.log(
   `\nCPU of the service process per request at 32 connections (median): gateway ${fmt(median(cpu.gateway))} ms, bare ${fmt(median(cpu.bare))} ms ` +
     `(bare / gateway ${fmt((median(cpu.bare) / median(cpu.gateway)) * 100, 0)} %)`,
 );
-console.log(`gateway / bare node:http at 32 connections, per round: ${ratios.map((r) => `${fmt(r * 100, 0)} %`).join(', ')}; median ${fmt(median(ratios) * 100, 0)} %`);
+console.log(
+  `gateway / bare node:http at 32 connections, per round: ${ratios.map((r) => `${fmt(r * 100, 0)} %`).join(', ')}; median ${fmt(median(ratios) * 100, 0)} %`,
+);
 console.log(
   `gateway / bare node:http + SQS enqueue at 32 connections, per round: ${eventRatios.map((r) => `${fmt(r * 100, 0)} %`).join(', ')}; ` +
     `median ${fmt(median(eventRatios) * 100, 0)} %`,

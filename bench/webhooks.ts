@@ -25,7 +25,13 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { CreateQueueCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { startEmulators } from '#local/emulators.ts';
 import { startReceiver, type TestReceiver } from '#test/e2e/webhooks-support.ts';
 import { spawnService, stopProcess, type ServiceProcess } from '#test/support/process.ts';
@@ -96,7 +102,9 @@ interface Throughput {
 // ---------------------------------------------------------------------------------------------- the bounds
 
 async function dynaliteAnchor(endpoint: string, tableName: string): Promise<number> {
-  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'l', secretAccessKey: 'l' } }));
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'l', secretAccessKey: 'l' } }),
+  );
   let n = 0;
   const write = (i: number) =>
     client.send(
@@ -125,15 +133,30 @@ async function fauxqsAnchor(endpoint: string): Promise<number> {
   const started = Date.now();
   const producers = Array.from({ length: 2 }, async () => {
     while (Date.now() < end) {
-      await sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: JSON.stringify({ n: i, pad: 'x'.repeat(500) }) })) }));
+      await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: url,
+          Entries: Array.from({ length: 10 }, (_, i) => ({
+            Id: String(i),
+            MessageBody: JSON.stringify({ n: i, pad: 'x'.repeat(500) }),
+          })),
+        }),
+      );
     }
   });
   const consumers = Array.from({ length: 4 }, async () => {
     while (Date.now() < end) {
-      const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+      const out = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
       const msgs = out.Messages ?? [];
       if (!msgs.length) continue;
-      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: msgs.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+      await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: url,
+          Entries: msgs.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+        }),
+      );
       consumed += msgs.length;
     }
   });
@@ -148,10 +171,18 @@ async function loopbackAnchor(): Promise<number> {
   const body = JSON.stringify({ id: 'evt_x', type: 'message.sent', data: { pad: 'x'.repeat(200) } });
   const post = () =>
     new Promise<void>((resolve, reject) => {
-      const req = request(receiver.url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
+      const req = request(
+        receiver.url,
+        {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -188,7 +219,10 @@ class Driver {
         {
           method,
           agent: this.agent,
-          headers: { authorization: `Bearer ${this.svc.adminKey}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
+          headers: {
+            authorization: `Bearer ${this.svc.adminKey}`,
+            ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+          },
         },
         (res) => {
           let text = '';
@@ -203,10 +237,20 @@ class Driver {
 
   async setup(webhooks: { scope: 'general' | 'channel'; url: string }[]) {
     const project = (await this.call('POST', '/projects', { companyId: 1042, name: 'bench' })).json;
-    const channel = (await this.call('POST', `/projects/${project.projectId}/channels`, { type: 'sms', name: 'bench', address: '+5511999990000' })).json;
+    const channel = (
+      await this.call('POST', `/projects/${project.projectId}/channels`, {
+        type: 'sms',
+        name: 'bench',
+        address: '+5511999990000',
+      })
+    ).json;
     const integrationIds: string[] = [];
     for (const w of webhooks) {
-      const res = await this.call('POST', `/projects/${project.projectId}/integrations`, { product: 'webhook', ...w, ...(w.scope === 'channel' ? { channelId: channel.channelId } : {}) });
+      const res = await this.call('POST', `/projects/${project.projectId}/integrations`, {
+        product: 'webhook',
+        ...w,
+        ...(w.scope === 'channel' ? { channelId: channel.channelId } : {}),
+      });
       if (res.status !== 201) throw new Error(`webhook create failed: ${JSON.stringify(res.json)}`);
       integrationIds.push(res.json.integrationId);
     }
@@ -214,7 +258,11 @@ class Driver {
   }
 
   postEvent(target: { projectId: string; channelId: string }, n: number) {
-    return this.call('POST', `/projects/${target.projectId}/events`, { channelId: target.channelId, type: 'message.sent', data: { n, text: 'Olá! Your order #12345 has shipped.' } });
+    return this.call('POST', `/projects/${target.projectId}/events`, {
+      channelId: target.channelId,
+      type: 'message.sent',
+      data: { n, text: 'Olá! Your order #12345 has shipped.' },
+    });
   }
 
   /** User + system CPU seconds of the runner process so far (Linux /proc; clock ticks of 1/100 s). */
@@ -229,7 +277,13 @@ class Driver {
 }
 
 /** 32 producers post events as fast as the service accepts them; deliveries counted in the measured window. */
-async function throughput(driver: Driver, healthy: TestReceiver, target: { projectId: string; channelId: string }, perEvent: number, warmupS = WARMUP_S): Promise<Throughput> {
+async function throughput(
+  driver: Driver,
+  healthy: TestReceiver,
+  target: { projectId: string; channelId: string },
+  perEvent: number,
+  warmupS = WARMUP_S,
+): Promise<Throughput> {
   let posted = 0;
   let stop = false;
   const producers = Array.from({ length: 32 }, async () => {
@@ -239,9 +293,19 @@ async function throughput(driver: Driver, healthy: TestReceiver, target: { proje
     }
   });
   await sleep(warmupS * 1000);
-  const [postedAtStart, receivedAtStart, t0, cpu0] = [posted, healthy.received.length, performance.now(), driver.runnerCpuSeconds()];
+  const [postedAtStart, receivedAtStart, t0, cpu0] = [
+    posted,
+    healthy.received.length,
+    performance.now(),
+    driver.runnerCpuSeconds(),
+  ];
   await sleep(seconds * 1000);
-  const [postedAtEnd, receivedAtEnd, t1, cpu1] = [posted, healthy.received.length, performance.now(), driver.runnerCpuSeconds()];
+  const [postedAtEnd, receivedAtEnd, t1, cpu1] = [
+    posted,
+    healthy.received.length,
+    performance.now(),
+    driver.runnerCpuSeconds(),
+  ];
   stop = true;
   await Promise.all(producers);
   const window = (t1 - t0) / 1000;
@@ -277,7 +341,8 @@ async function openLoop(
   const posts: Promise<unknown>[] = [];
   let windowStart = { received: 0, t: 0, cpu: 0 };
   for (let i = 0; i < total; i++) {
-    if (i === warmup) windowStart = { received: receiver.received.length, t: performance.now(), cpu: driver.runnerCpuSeconds() };
+    if (i === warmup)
+      windowStart = { received: receiver.received.length, t: performance.now(), cpu: driver.runnerCpuSeconds() };
     const wait = started + (i * 1000) / rate - performance.now();
     if (wait > 0) await sleep(wait);
     posts.push(driver.postEvent(target, i));
@@ -288,7 +353,10 @@ async function openLoop(
   const deliveredOfWindowAtEnd = receiver.received.filter(inWindow).length;
   await Promise.all(posts);
   await receiver.waitFor(total, 180_000).catch(() => undefined);
-  const latencies = receiver.received.filter(inWindow).map((d) => d.at - Date.parse(d.json.timestamp)).sort((a, b) => a - b);
+  const latencies = receiver.received
+    .filter(inWindow)
+    .map((d) => d.at - Date.parse(d.json.timestamp))
+    .sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
   const delivered = received1 - windowStart.received;
   return {
@@ -334,19 +402,41 @@ async function round(): Promise<Round> {
     // the closed-loop isolation run below). The hanging webhook is deleted afterwards, so the jobs parked behind it
     // end at their next receive instead of weighing on the runs that follow.
     const rs = await receiver();
-    const sustainedPlain = await openLoop(driver, rs, await driver.setup([{ scope: 'general', url: rs.url }]), targetRate, { warmupS: WARMUP_S, durationS: seconds });
+    const sustainedPlain = await openLoop(
+      driver,
+      rs,
+      await driver.setup([{ scope: 'general', url: rs.url }]),
+      targetRate,
+      { warmupS: WARMUP_S, durationS: seconds },
+    );
     const [hanging2, healthy2] = [await receiver(() => 'hang'), await receiver()];
     const isolated2 = await driver.setup([
       { scope: 'general', url: hanging2.url },
       { scope: 'channel', url: healthy2.url },
     ]);
-    const sustainedWithHanging = { ...(await openLoop(driver, healthy2, isolated2, targetRate, { warmupS: 20, durationS: seconds })), hangingReceived: hanging2.received.length, hangingMaxOpen: hanging2.maxOpen() };
+    const sustainedWithHanging = {
+      ...(await openLoop(driver, healthy2, isolated2, targetRate, { warmupS: 20, durationS: seconds })),
+      hangingReceived: hanging2.received.length,
+      hangingMaxOpen: hanging2.maxOpen(),
+    };
     await driver.call('DELETE', `/projects/${isolated2.projectId}/integrations/${isolated2.integrationIds[0]}`);
     const rl = await receiver();
     const halfRate = Math.max(5, Math.round(warm.deliveredPerS / 2));
-    const latencyAtHalf = await openLoop(driver, rl, await driver.setup([{ scope: 'general', url: rl.url }]), halfRate, { warmupS: 0, durationS: seconds });
+    const latencyAtHalf = await openLoop(
+      driver,
+      rl,
+      await driver.setup([{ scope: 'general', url: rl.url }]),
+      halfRate,
+      { warmupS: 0, durationS: seconds },
+    );
     const rr = await receiver();
-    const latencyAtRate = await openLoop(driver, rr, await driver.setup([{ scope: 'general', url: rr.url }]), latencyRate, { warmupS: 0, durationS: seconds / 2 });
+    const latencyAtRate = await openLoop(
+      driver,
+      rr,
+      await driver.setup([{ scope: 'general', url: rr.url }]),
+      latencyRate,
+      { warmupS: 0, durationS: seconds / 2 },
+    );
 
     const r3 = await receiver();
     const fanout3 = await driver.setup([
@@ -364,7 +454,11 @@ async function round(): Promise<Round> {
       { scope: 'general', url: hanging.url },
       { scope: 'channel', url: healthy.url },
     ]);
-    const isolation = { ...(await throughput(driver, healthy, isolated, 1, 20)), hangingReceived: hanging.received.length, hangingMaxOpen: hanging.maxOpen() };
+    const isolation = {
+      ...(await throughput(driver, healthy, isolated, 1, 20)),
+      hangingReceived: hanging.received.length,
+      hangingMaxOpen: hanging.maxOpen(),
+    };
 
     return {
       anchors: { dynaliteWritesPerS, fauxqsMsgsPerS, loopbackPostsPerS },
@@ -401,7 +495,8 @@ const med = (f: (r: Round) => number) => Math.round(median(results.map(f)) * 100
  * (which sends, receives and deletes each message), 1 conditional write, and 2 loopback POSTs (the event posted,
  * the delivery). Times add up: the runner is one process.
  */
-const modelPerS = (r: Round) => 1 / (2 / r.anchors.fauxqsMsgsPerS + 1 / r.anchors.dynaliteWritesPerS + 2 / r.anchors.loopbackPostsPerS);
+const modelPerS = (r: Round) =>
+  1 / (2 / r.anchors.fauxqsMsgsPerS + 1 / r.anchors.dynaliteWritesPerS + 2 / r.anchors.loopbackPostsPerS);
 const throughputSummary = (f: (r: Round) => Throughput) => ({
   eventsPostedPerS: med((r) => f(r).postedPerS),
   deliveriesPerS: med((r) => f(r).deliveredPerS),
@@ -434,7 +529,10 @@ const summary = {
     loopbackPostsPerS: med((r) => r.anchors.loopbackPostsPerS),
     modelDeliveriesPerS: med(modelPerS),
   },
-  throughput1Webhook: { ...throughputSummary((r) => r.throughput1), shareOfModel: med((r) => r.throughput1.deliveredPerS / modelPerS(r)) },
+  throughput1Webhook: {
+    ...throughputSummary((r) => r.throughput1),
+    shareOfModel: med((r) => r.throughput1.deliveredPerS / modelPerS(r)),
+  },
   throughput1WebhookAgain: throughputSummary((r) => r.throughput1Again),
   throughput3Webhooks: throughputSummary((r) => r.throughput3),
   latencyAtHalfSustainedRate: openLoopSummary((r) => r.latencyAtHalf),
@@ -443,7 +541,9 @@ const summary = {
     ...throughputSummary((r) => r.isolation),
     shareOfPlainRunBefore: med((r) => r.isolation.deliveredPerS / r.throughput1Again.deliveredPerS),
     /** Same, in runner CPU per healthy delivery (insensitive to how much of a core the runner got). */
-    cpuShareOfPlainRunBefore: med((r) => r.throughput1Again.runnerCpuMsPerDelivery / r.isolation.runnerCpuMsPerDelivery),
+    cpuShareOfPlainRunBefore: med(
+      (r) => r.throughput1Again.runnerCpuMsPerDelivery / r.isolation.runnerCpuMsPerDelivery,
+    ),
     hangingRequestsOpenAtMost: med((r) => r.isolation.hangingMaxOpen),
   },
   sustainedAtTarget: openLoopSummary((r) => r.sustained),

@@ -25,31 +25,33 @@ export const reasons = {
     'Gateway authorizer cannot express (one 401/403 body, cached by token). Callers are servers holding API tokens, not Cognito users. The ' +
     'fallback catch-alls answer 404/405 to anyone on purpose.',
   requestValidation:
-    'Bodies are validated in the functions with zod so a 400 carries the contract\'s VALIDATION_ERROR with one details[] entry per problem, all at ' +
-    'once; an API Gateway validator answers BAD_REQUEST_BODY without details and cannot apply the send endpoint\'s per-channel schema.',
+    "Bodies are validated in the functions with zod so a 400 carries the contract's VALIDATION_ERROR with one details[] entry per problem, all at " +
+    "once; an API Gateway validator answers BAD_REQUEST_BODY without details and cannot apply the send endpoint's per-channel schema.",
   waf:
     'A WAFv2 web ACL costs at least USD 5 plus USD 1 per rule every month, against an idle cost goal near zero. Abuse is bounded by the ' +
     'per-token GCRA limit (60/min), the per-channel credits and the stage throttle; the README says how to attach a web ACL for public scale.',
   bucketAccessLogs:
-    'Objects are reachable only through the functions\' roles and presigned URLs (public access blocked, TLS only); server access logs would add a ' +
+    "Objects are reachable only through the functions' roles and presigned URLs (public access blocked, TLS only); server access logs would add a " +
     'third bucket and a log object per request. CloudTrail S3 data events can be enabled per bucket when an audit needs object-level trails.',
   apiGatewayLogsRole:
     'AmazonAPIGatewayPushToCloudWatchLogs is the AWS-documented policy for the account-level role API Gateway writes access and execution logs ' +
     'with; only the apigateway.amazonaws.com service assumes it.',
   secretRotation: {
     adminKey:
-      'The admin key is held by the operator\'s panel: an automatic rotation would lock it out. Rotate by hand (put-secret-value, then the admin ' +
+      "The admin key is held by the operator's panel: an automatic rotation would lock it out. Rotate by hand (put-secret-value, then the admin " +
       'function picks it up on its next cold start).',
     secretsKey:
       'This is a data-encryption key: values sealed under it (webhook signing secrets, provider credentials) must be re-encrypted before the key ' +
       'can change, so an automatic rotation would make them unreadable. The sealed format is versioned (v1.) for a planned re-key.',
-    modelApiKey: 'The key is issued by the model provider; rotate it there, then store the new value (put-secret-value).',
+    modelApiKey:
+      'The key is issued by the model provider; rotate it there, then store the new value (put-secret-value).',
   } satisfies Record<SecretKey, string>,
   objectPrefix: (prefix: string) =>
     prefix
       ? `Objects under the "${prefix}" prefix only: object ARNs can be narrowed to a key prefix, not further (keys are generated per upload).`
       : 'Objects of this bucket: keys are per project/bot/file and created at run time; the declaration grants only the listed actions.',
-  textract: 'Textract\'s synchronous DetectDocumentText/AnalyzeDocument take the document in the request and have no resource type to scope to.',
+  textract:
+    "Textract's synchronous DetectDocumentText/AnalyzeDocument take the document in the request and have no resource type to scope to.",
 };
 
 export interface AcknowledgementTargets {
@@ -68,10 +70,14 @@ export function acknowledgeFindings(stack: Stack, targets: AcknowledgementTarget
     { id: nag('COG4'), reason: reasons.apiAuthorization },
     { id: nag('APIG2'), reason: reasons.requestValidation },
     { id: nag('APIG3'), reason: reasons.waf },
-    { id: nag('IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]'), reason: reasons.apiGatewayLogsRole },
+    {
+      id: nag('IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]'),
+      reason: reasons.apiGatewayLogsRole,
+    },
   );
 
-  for (const bucket of Object.values(targets.buckets)) Validations.of(bucket).acknowledge({ id: nag('S1'), reason: reasons.bucketAccessLogs });
+  for (const bucket of Object.values(targets.buckets))
+    Validations.of(bucket).acknowledge({ id: nag('S1'), reason: reasons.bucketAccessLogs });
   for (const [key, secret] of Object.entries(targets.secrets) as [SecretKey, Secret][]) {
     Validations.of(secret).acknowledge({ id: nag('SMG4'), reason: reasons.secretRotation[key] });
   }
@@ -80,13 +86,20 @@ export function acknowledgeFindings(stack: Stack, targets: AcknowledgementTarget
   for (const spec of targets.specs) {
     const role = targets.roles[spec.fn];
     if (!role) continue;
-    for (const [key, access] of Object.entries(spec.access.buckets ?? {}) as [BucketKey, NonNullable<FunctionSpec['access']['buckets']>[BucketKey]][]) {
+    for (const [key, access] of Object.entries(spec.access.buckets ?? {}) as [
+      BucketKey,
+      NonNullable<FunctionSpec['access']['buckets']>[BucketKey],
+    ][]) {
       if (!access) continue;
       const logicalId = stack.resolve((targets.buckets[key].node.defaultChild as CfnBucket).logicalId) as string;
       for (const prefix of new Set([...(access.read ?? []), ...(access.write ?? []), ...(access.delete ?? [])])) {
-        Validations.of(role).acknowledge({ id: nag(`IAM5[Resource::<${logicalId}.Arn>/${prefix}*]`), reason: reasons.objectPrefix(prefix) });
+        Validations.of(role).acknowledge({
+          id: nag(`IAM5[Resource::<${logicalId}.Arn>/${prefix}*]`),
+          reason: reasons.objectPrefix(prefix),
+        });
       }
     }
-    if (spec.access.textract) Validations.of(role).acknowledge({ id: nag('IAM5[Resource::*]'), reason: reasons.textract });
+    if (spec.access.textract)
+      Validations.of(role).acknowledge({ id: nag('IAM5[Resource::*]'), reason: reasons.textract });
   }
 }

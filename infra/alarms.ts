@@ -84,11 +84,18 @@ export function createAlarms(scope: Construct, props: AlarmProps): Alarm[] {
   for (let i = 0; i < fns.length; i += 10) {
     const group = fns.slice(i, i + 10);
     const usingMetrics: Record<string, IMetric> = {};
-    group.forEach(([, fn], j) => (usingMetrics[`t${j}`] = fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' })));
+    group.forEach(
+      ([, fn], j) => (usingMetrics[`t${j}`] = fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' })),
+    );
     add(
       new Alarm(scope, `ThrottlesAlarm${i / 10 + 1}`, {
         alarmDescription: `Lambda throttled ${group.map(([name]) => name).join(', ')}: account concurrency is exhausted or a worker's maxConcurrency is too low.`,
-        metric: new MathExpression({ expression: Object.keys(usingMetrics).join(' + '), usingMetrics, period: Duration.minutes(5), label: 'throttles' }),
+        metric: new MathExpression({
+          expression: Object.keys(usingMetrics).join(' + '),
+          usingMetrics,
+          period: Duration.minutes(5),
+          label: 'throttles',
+        }),
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
@@ -107,7 +114,10 @@ export function createAlarms(scope: Construct, props: AlarmProps): Alarm[] {
       metricValue: '1',
       defaultValue: 0,
     }).metric({ period: Duration.minutes(15), statistic: 'Sum' });
-    const attempts = props.deliveriesQueue.metricNumberOfMessagesReceived({ period: Duration.minutes(15), statistic: 'Sum' });
+    const attempts = props.deliveriesQueue.metricNumberOfMessagesReceived({
+      period: Duration.minutes(15),
+      statistic: 'Sum',
+    });
     add(
       new Alarm(scope, 'WebhookFailureRateAlarm', {
         alarmDescription:

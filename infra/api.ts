@@ -32,17 +32,60 @@ export function integrationTimeoutMs(timeoutSeconds: number): number {
  * API Gateway's own answers, in the contract's error body, so a client never sees two error shapes.
  * (The code is fixed per response type: gateway responses cannot branch.)
  */
-export const gatewayResponses: { type: ResponseType; status: string; code: string; message: string; headers?: Record<string, string> }[] = [
-  { type: ResponseType.REQUEST_TOO_LARGE, status: '413', code: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large.' },
-  { type: ResponseType.THROTTLED, status: '429', code: 'RATE_LIMITED', message: 'Too many requests; retry later.', headers: { 'Retry-After': "'1'" } },
-  { type: ResponseType.QUOTA_EXCEEDED, status: '429', code: 'RATE_LIMITED', message: 'Too many requests; retry later.', headers: { 'Retry-After': "'60'" } },
+export const gatewayResponses: {
+  type: ResponseType;
+  status: string;
+  code: string;
+  message: string;
+  headers?: Record<string, string>;
+}[] = [
+  {
+    type: ResponseType.REQUEST_TOO_LARGE,
+    status: '413',
+    code: 'PAYLOAD_TOO_LARGE',
+    message: 'The request body is too large.',
+  },
+  {
+    type: ResponseType.THROTTLED,
+    status: '429',
+    code: 'RATE_LIMITED',
+    message: 'Too many requests; retry later.',
+    headers: { 'Retry-After': "'1'" },
+  },
+  {
+    type: ResponseType.QUOTA_EXCEEDED,
+    status: '429',
+    code: 'RATE_LIMITED',
+    message: 'Too many requests; retry later.',
+    headers: { 'Retry-After': "'60'" },
+  },
   // No method matches: the catch-alls send almost everything to the fallback function; this covers the rest.
-  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, status: '404', code: 'NOT_FOUND', message: 'No route for this path.' },
+  {
+    type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
+    status: '404',
+    code: 'NOT_FOUND',
+    message: 'No route for this path.',
+  },
   { type: ResponseType.RESOURCE_NOT_FOUND, status: '404', code: 'NOT_FOUND', message: 'No route for this path.' },
-  { type: ResponseType.INTEGRATION_TIMEOUT, status: '504', code: 'GATEWAY_TIMEOUT', message: 'The endpoint did not answer in time.' },
+  {
+    type: ResponseType.INTEGRATION_TIMEOUT,
+    status: '504',
+    code: 'GATEWAY_TIMEOUT',
+    message: 'The endpoint did not answer in time.',
+  },
   // Lambda refused the invocation (an event over 6 MB, throttled or failed function): never a raw AWS message.
-  { type: ResponseType.INTEGRATION_FAILURE, status: '502', code: 'INTERNAL_ERROR', message: 'The endpoint could not be invoked (a body over 6 MB cannot reach it).' },
-  { type: ResponseType.UNSUPPORTED_MEDIA_TYPE, status: '415', code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported media type.' },
+  {
+    type: ResponseType.INTEGRATION_FAILURE,
+    status: '502',
+    code: 'INTERNAL_ERROR',
+    message: 'The endpoint could not be invoked (a body over 6 MB cannot reach it).',
+  },
+  {
+    type: ResponseType.UNSUPPORTED_MEDIA_TYPE,
+    status: '415',
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'Unsupported media type.',
+  },
   { type: ResponseType.DEFAULT_4XX, status: '', code: 'BAD_REQUEST', message: 'The request was rejected.' },
   { type: ResponseType.DEFAULT_5XX, status: '', code: 'INTERNAL_ERROR', message: 'An unexpected error occurred.' },
 ];
@@ -66,7 +109,10 @@ export interface ApiProps {
 export function createApi(scope: Construct, props: ApiProps): RestApi {
   const { definitions, functions, settings } = props;
   const stack = Stack.of(scope);
-  const accessLogs = new LogGroup(scope, 'ApiAccessLogs', { retention: settings.logRetentionDays, removalPolicy: RemovalPolicy.DESTROY });
+  const accessLogs = new LogGroup(scope, 'ApiAccessLogs', {
+    retention: settings.logRetentionDays,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
 
   const api = new RestApi(scope, 'Api', {
     description: 'Switchboard: send endpoint, Bots API, management API',
@@ -116,7 +162,11 @@ export function createApi(scope: Construct, props: ApiProps): RestApi {
     api.addGatewayResponse(`Gateway${r.type.responseType}`, {
       type: r.type,
       ...(r.status ? { statusCode: r.status } : {}),
-      responseHeaders: { 'x-request-id': 'context.requestId', 'Content-Type': "'application/json; charset=utf-8'", ...r.headers },
+      responseHeaders: {
+        'x-request-id': 'context.requestId',
+        'Content-Type': "'application/json; charset=utf-8'",
+        ...r.headers,
+      },
       templates: { 'application/json': errorBodyTemplate(r.code, r.message) },
     });
   }
@@ -130,7 +180,11 @@ export function createApi(scope: Construct, props: ApiProps): RestApi {
     const key = `${route.fn}:${route.timeoutSeconds}`;
     let integration = integrations.get(key);
     if (!integration) {
-      integration = new LambdaIntegration(fn, { proxy: true, timeout: Duration.millis(integrationTimeoutMs(route.timeoutSeconds)), allowTestInvoke: false });
+      integration = new LambdaIntegration(fn, {
+        proxy: true,
+        timeout: Duration.millis(integrationTimeoutMs(route.timeoutSeconds)),
+        allowTestInvoke: false,
+      });
       integrations.set(key, integration);
     }
     resource.addMethod(route.method, integration);

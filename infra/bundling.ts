@@ -21,7 +21,8 @@ export const NODE_TARGET = 'node22';
  * Bundled CommonJS dependencies call `require` for Node built-ins; an ESM bundle has none, so one is made from
  * `import.meta.url` (else: `Dynamic require of "node:https" is not supported`).
  */
-export const ESM_REQUIRE_BANNER = "import { createRequire as __sbCreateRequire } from 'node:module'; const require = __sbCreateRequire(import.meta.url);";
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __sbCreateRequire } from 'node:module'; const require = __sbCreateRequire(import.meta.url);";
 
 /** ESM entry points first: the AWS SDK's ESM build tree-shakes, its CJS build does not. */
 export const MAIN_FIELDS = ['module', 'main'];
@@ -56,8 +57,18 @@ export const unbundledPackages: Record<string, UnbundledPackage> = {
   '@tesseract.js-data/por': { reason: 'language data read from its package folder' },
   '@tesseract.js-data/eng': { reason: 'language data read from its package folder' },
   'pdfjs-dist': {
-    reason: 'reads standard_fonts/, cmaps/, wasm/ and iccs/ from its package folder at run time; loaded only when a PDF is read',
-    files: ['package.json', 'LICENSE', 'legacy/build/pdf.mjs', 'legacy/build/pdf.worker.mjs', 'standard_fonts', 'cmaps', 'wasm', 'iccs'],
+    reason:
+      'reads standard_fonts/, cmaps/, wasm/ and iccs/ from its package folder at run time; loaded only when a PDF is read',
+    files: [
+      'package.json',
+      'LICENSE',
+      'legacy/build/pdf.mjs',
+      'legacy/build/pdf.worker.mjs',
+      'standard_fonts',
+      'cmaps',
+      'wasm',
+      'iccs',
+    ],
   },
 };
 
@@ -90,7 +101,9 @@ export const zodEnglishOnly: Plugin = {
 export const lambdaEnvironmentCredentials: Plugin = {
   name: 'lambda-environment-credentials',
   setup(build) {
-    build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, () => ({ path: join(projectRoot, 'infra', 'shims', 'credential-provider-node.ts') }));
+    build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, () => ({
+      path: join(projectRoot, 'infra', 'shims', 'credential-provider-node.ts'),
+    }));
   },
 };
 
@@ -236,7 +249,9 @@ export async function buildFunctions(fns: readonly string[], outdir: string): Pr
 
 function analysisFromMetafile(metafile: Metafile, fn: string, dir: string): BundleAnalysis {
   const outputs = new Map(Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.mjs')));
-  const entry = [...outputs].find(([, output]) => output.entryPoint && resolve(projectRoot, output.entryPoint) === entryPoint(fn));
+  const entry = [...outputs].find(
+    ([, output]) => output.entryPoint && resolve(projectRoot, output.entryPoint) === entryPoint(fn),
+  );
   if (!entry) throw new Error(`functions/${fn}/handler.ts produced no bundle`);
   // What a cold start loads: the entry and the chunks it imports statically (code shared with a lazy chunk is split
   // into a chunk of its own that the entry imports); the rest is loaded by `await import()` on first use.
@@ -254,14 +269,19 @@ function analysisFromMetafile(metafile: Metafile, fn: string, dir: string): Bund
   let lazyBytes = 0;
   for (const [file, output] of outputs) {
     for (const imp of output.imports) {
-      if (imp.external && !builtinModules.includes(imp.path.replace(/^node:/, '').split('/')[0]!) && unbundledPackages[packageName(imp.path)]) {
+      if (
+        imp.external &&
+        !builtinModules.includes(imp.path.replace(/^node:/, '').split('/')[0]!) &&
+        unbundledPackages[packageName(imp.path)]
+      ) {
         unbundled.add(packageName(imp.path));
       }
     }
     const into = atColdStart.has(file) ? inputs : lazyInputs;
     if (atColdStart.has(file)) bytes += output.bytes;
     else lazyBytes += output.bytes;
-    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) into[input] = (into[input] ?? 0) + bytesInOutput;
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs))
+      into[input] = (into[input] ?? 0) + bytesInOutput;
   }
   for (const input of Object.keys(inputs)) delete lazyInputs[input];
   return { fn, bytes, lazyBytes, inputs, lazyInputs, unbundled: [...unbundled].sort(), shipped: [], dir };
@@ -272,7 +292,10 @@ function analysisFromMetafile(metafile: Metafile, fn: string, dir: string): Bund
  * their runtime dependency closure as installed in node_modules (dependencies, and optional dependencies that are
  * installed). Missing required packages are reported, never silently skipped.
  */
-export function shippedPackages(unbundled: readonly string[], nodeModules = join(projectRoot, 'node_modules')): { packages: string[]; missing: string[] } {
+export function shippedPackages(
+  unbundled: readonly string[],
+  nodeModules = join(projectRoot, 'node_modules'),
+): { packages: string[]; missing: string[] } {
   const seen = new Set<string>();
   const missing: string[] = [];
   const visit = (name: string, required: boolean) => {
@@ -283,7 +306,10 @@ export function shippedPackages(unbundled: readonly string[], nodeModules = join
       return;
     }
     seen.add(name);
-    const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as {
+      dependencies?: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+    };
     for (const dep of Object.keys(pkg.dependencies ?? {})) visit(dep, true);
     for (const dep of Object.keys(pkg.optionalDependencies ?? {})) visit(dep, false);
     for (const extra of unbundledPackages[name]?.alsoShip ?? []) visit(extra, true);
@@ -294,13 +320,19 @@ export function shippedPackages(unbundled: readonly string[], nodeModules = join
 
 /** The architecture a function must run on, fixed by the native packages it ships (arm64 when none). */
 export function architectureFor(unbundled: readonly string[]): 'arm64' | 'x86_64' {
-  const fixed = new Set(unbundled.map((p) => unbundledPackages[p]?.architecture).filter((a): a is 'arm64' | 'x86_64' => a !== undefined));
+  const fixed = new Set(
+    unbundled.map((p) => unbundledPackages[p]?.architecture).filter((a): a is 'arm64' | 'x86_64' => a !== undefined),
+  );
   if (fixed.size > 1) throw new Error(`Native packages need different architectures: ${unbundled.join(', ')}`);
   return [...fixed][0] ?? 'arm64';
 }
 
 /** Copies the shipped packages (or their listed files) into `<dir>/node_modules/<name>`. */
-export function copyPackages(packages: readonly string[], dir: string, nodeModules = join(projectRoot, 'node_modules')): void {
+export function copyPackages(
+  packages: readonly string[],
+  dir: string,
+  nodeModules = join(projectRoot, 'node_modules'),
+): void {
   for (const name of packages) {
     const from = join(nodeModules, name);
     const to = join(dir, 'node_modules', name);
@@ -392,12 +424,16 @@ function sleepSync(ms: number): void {
 /** Bundles in a child process (esbuild plugins need the asynchronous API) into `dir`, atomically. */
 function buildInto(dir: string, hash: string, fns: readonly string[]): void {
   const tmp = join(BUNDLE_CACHE, `${hash}.tmp-${process.pid}`);
-  const child = spawnSync(process.execPath, ['--import', 'tsx', join(projectRoot, 'infra', 'build-functions.ts'), tmp, ...fns], {
-    cwd: projectRoot,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
+  const child = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(projectRoot, 'infra', 'build-functions.ts'), tmp, ...fns],
+    {
+      cwd: projectRoot,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    },
+  );
   if (child.status !== 0) {
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`Bundling the functions failed:\n${child.stderr || child.stdout}`);

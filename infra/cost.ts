@@ -79,7 +79,11 @@ export interface Breakdown {
 const specsByFn = () => new Map(functionSpecs().map((s) => [s.fn, s]));
 
 /** Per-million cost of a scenario, by service. */
-export function perMillion(unit: UnitAssumptions, specs: Map<string, FunctionSpec> = specsByFn(), architectures: Record<string, 'arm64' | 'x86_64'> = {}): Breakdown {
+export function perMillion(
+  unit: UnitAssumptions,
+  specs: Map<string, FunctionSpec> = specsByFn(),
+  architectures: Record<string, 'arm64' | 'x86_64'> = {},
+): Breakdown {
   let lambda = 0;
   for (const call of unit.lambda) {
     const spec = specs.get(call.fn);
@@ -94,7 +98,15 @@ export function perMillion(unit: UnitAssumptions, specs: Map<string, FunctionSpe
   const s3 = (unit.s3Gets ?? 0) * prices.s3Get + (unit.s3Puts ?? 0) * prices.s3Put;
   const logs = (unit.logBytes / 1e9) * (prices.logsIngestGb + prices.logsStorageGbMonth);
   const m = 1e6;
-  return { lambda: lambda * m, apiGateway: apiGateway * m, dynamodb: dynamodb * m, sqs: sqs * m, s3: s3 * m, logs: logs * m, total: (lambda + apiGateway + dynamodb + sqs + s3 + logs) * m };
+  return {
+    lambda: lambda * m,
+    apiGateway: apiGateway * m,
+    dynamodb: dynamodb * m,
+    sqs: sqs * m,
+    s3: s3 * m,
+    logs: logs * m,
+    total: (lambda + apiGateway + dynamodb + sqs + s3 + logs) * m,
+  };
 }
 
 /** Log bytes per HTTP request: Lambda's START/END/REPORT JSON lines (~700 B) and the API's JSON access log (~450 B). */
@@ -103,30 +115,70 @@ const HTTP_LOG_BYTES = 1_150;
 export const scenarios: Scenario[] = [
   {
     name: 'Bots API: health',
-    assumptions: '50 ms billed; token GetItem, rate-limit UpdateItem, month balance GetItem; probes cached per instance',
-    unit: { lambda: [{ fn: 'health', billedMs: 50 }], apiRequests: 1, dynamoReads: 2, dynamoWrites: 1, sqsRequests: 0, logBytes: HTTP_LOG_BYTES },
+    assumptions:
+      '50 ms billed; token GetItem, rate-limit UpdateItem, month balance GetItem; probes cached per instance',
+    unit: {
+      lambda: [{ fn: 'health', billedMs: 50 }],
+      apiRequests: 1,
+      dynamoReads: 2,
+      dynamoWrites: 1,
+      sqsRequests: 0,
+      logBytes: HTTP_LOG_BYTES,
+    },
   },
   {
     name: 'Bots API: search',
     assumptions: '60 ms billed (index cached in the instance); token, bot reads; rate-limit write',
-    unit: { lambda: [{ fn: 'search', billedMs: 60 }], apiRequests: 1, dynamoReads: 2, dynamoWrites: 1, sqsRequests: 0, logBytes: HTTP_LOG_BYTES },
+    unit: {
+      lambda: [{ fn: 'search', billedMs: 60 }],
+      apiRequests: 1,
+      dynamoReads: 2,
+      dynamoWrites: 1,
+      sqsRequests: 0,
+      logBytes: HTTP_LOG_BYTES,
+    },
   },
   {
     name: 'Bots API: completion',
     assumptions: '2 s billed (the function waits for the model); token, bot reads; rate-limit, charge, settle writes',
-    unit: { lambda: [{ fn: 'completion', billedMs: 2_000 }], apiRequests: 1, dynamoReads: 2, dynamoWrites: 3, sqsRequests: 0, logBytes: HTTP_LOG_BYTES + 300 },
-    external: { label: 'Nova Lite tokens (1,500 in, 300 out)', usd: 1.5 * prices.novaLiteInputPer1k + 0.3 * prices.novaLiteOutputPer1k },
+    unit: {
+      lambda: [{ fn: 'completion', billedMs: 2_000 }],
+      apiRequests: 1,
+      dynamoReads: 2,
+      dynamoWrites: 3,
+      sqsRequests: 0,
+      logBytes: HTTP_LOG_BYTES + 300,
+    },
+    external: {
+      label: 'Nova Lite tokens (1,500 in, 300 out)',
+      usd: 1.5 * prices.novaLiteInputPer1k + 0.3 * prices.novaLiteOutputPer1k,
+    },
   },
   {
     name: 'Bots API: extract (text-layer PDF, ~5 pages)',
     assumptions: '1 s billed on x86_64 (native canvas); token read; rate-limit, charge, settle writes',
-    unit: { lambda: [{ fn: 'extract', billedMs: 1_000 }], apiRequests: 1, dynamoReads: 1, dynamoWrites: 3, sqsRequests: 0, logBytes: HTTP_LOG_BYTES + 300 },
+    unit: {
+      lambda: [{ fn: 'extract', billedMs: 1_000 }],
+      apiRequests: 1,
+      dynamoReads: 1,
+      dynamoWrites: 3,
+      sqsRequests: 0,
+      logBytes: HTTP_LOG_BYTES + 300,
+    },
     external: { label: 'Textract, only for scanned pages', usd: 0 },
   },
   {
     name: 'Send (`POST /api/integration/generic`)',
-    assumptions: '300 ms billed (one provider call); token, channel reads; credit charge write; one SQS message (message.sent)',
-    unit: { lambda: [{ fn: 'send', billedMs: 300 }], apiRequests: 1, dynamoReads: 2, dynamoWrites: 1, sqsRequests: 1, logBytes: HTTP_LOG_BYTES },
+    assumptions:
+      '300 ms billed (one provider call); token, channel reads; credit charge write; one SQS message (message.sent)',
+    unit: {
+      lambda: [{ fn: 'send', billedMs: 300 }],
+      apiRequests: 1,
+      dynamoReads: 2,
+      dynamoWrites: 1,
+      sqsRequests: 1,
+      logBytes: HTTP_LOG_BYTES,
+    },
     external: { label: 'SES, if the channel sends through it', usd: prices.sesEmail },
   },
   {
@@ -153,7 +205,9 @@ export function idleFloor(options: { alarmMetrics: number; secrets: number; swee
   const sweeper = scheduledWorkers.find((w) => w.fn === 'credit-sweeper');
   const runs = sweeper ? (30 * 24 * 60) / sweeper.everyMinutesOnAws : 0;
   const sweepGbS = sweeper ? (sweeper.memoryMb / 1024) * ((options.sweepMs ?? 100) / 1000) : 0;
-  const sweeperUsd = runs * (sweepGbS * prices.lambdaGbSecond.arm64 + prices.lambdaRequest + prices.dynamoReadUnit) + ((runs * 700) / 1e9) * prices.logsIngestGb;
+  const sweeperUsd =
+    runs * (sweepGbS * prices.lambdaGbSecond.arm64 + prices.lambdaRequest + prices.dynamoReadUnit) +
+    ((runs * 700) / 1e9) * prices.logsIngestGb;
   const alarmsUsd = options.alarmMetrics * prices.alarmMetricMonth;
   const secretsUsd = options.secrets * prices.secretMonth;
   return { alarmsUsd, secretsUsd, sweeperUsd, runs, total: alarmsUsd + secretsUsd + sweeperUsd };
@@ -173,19 +227,30 @@ const usd = (n: number) => (n >= 100 ? `$${n.toFixed(0)}` : n >= 1 ? `$${n.toFix
 
 /** The README tables (architectures: as the stack picks them, from what each bundle ships). */
 export function costTables(architectures: Record<string, 'arm64' | 'x86_64'>): string {
-  const lines = ['| per million | Lambda | API Gateway | DynamoDB | SQS | logs | **total (AWS infra)** | outside the stack |', '|---|---:|---:|---:|---:|---:|---:|---|'];
+  const lines = [
+    '| per million | Lambda | API Gateway | DynamoDB | SQS | logs | **total (AWS infra)** | outside the stack |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
+  ];
   for (const s of scenarios) {
     const b = perMillion(s.unit, undefined, architectures);
-    const external = s.external ? `${s.external.label}: ${s.external.usd ? usd(s.external.usd * 1e6) : 'per page'}` : '';
-    lines.push(`| ${s.name} | ${usd(b.lambda)} | ${usd(b.apiGateway)} | ${usd(b.dynamodb)} | ${usd(b.sqs)} | ${usd(b.logs)} | **${usd(b.total)}** | ${external} |`);
+    const external = s.external
+      ? `${s.external.label}: ${s.external.usd ? usd(s.external.usd * 1e6) : 'per page'}`
+      : '';
+    lines.push(
+      `| ${s.name} | ${usd(b.lambda)} | ${usd(b.apiGateway)} | ${usd(b.dynamodb)} | ${usd(b.sqs)} | ${usd(b.logs)} | **${usd(b.total)}** | ${external} |`,
+    );
   }
   const floor = idleFloor();
   const inputs = defaultFloorInputs();
   lines.push('', '| idle, per month | |', '|---|---:|');
   lines.push(`| CloudWatch alarms (${inputs.alarmMetrics} alarm metrics × $0.10) | ${usd(floor.alarmsUsd)} |`);
   lines.push(`| Secrets Manager (${inputs.secrets} secrets × $0.40) | ${usd(floor.secretsUsd)} |`);
-  lines.push(`| credit sweeper (${floor.runs.toLocaleString('en-US')} runs: Lambda, one GSI Query, REPORT lines) | ${usd(floor.sweeperUsd)} |`);
-  lines.push(`| **total** (plus storage: DynamoDB $0.25 + PITR $0.20 per GB, S3 $0.023 per GB) | **${usd(floor.total)}** |`);
+  lines.push(
+    `| credit sweeper (${floor.runs.toLocaleString('en-US')} runs: Lambda, one GSI Query, REPORT lines) | ${usd(floor.sweeperUsd)} |`,
+  );
+  lines.push(
+    `| **total** (plus storage: DynamoDB $0.25 + PITR $0.20 per GB, S3 $0.023 per GB) | **${usd(floor.total)}** |`,
+  );
   return lines.join('\n');
 }
 

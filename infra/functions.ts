@@ -3,7 +3,12 @@ import type { BucketKey } from '#shared/resources/buckets.ts';
 import type { QueueKey } from '#shared/resources/queues.ts';
 import { fallbackFunction, routes, type RouteDefinition } from '#shared/resources/routes.ts';
 import type { GsiName } from '#shared/resources/table.ts';
-import { queueWorkers, scheduledWorkers, type QueueWorkerDefinition, type ScheduledWorkerDefinition } from '#shared/resources/workers.ts';
+import {
+  queueWorkers,
+  scheduledWorkers,
+  type QueueWorkerDefinition,
+  type ScheduledWorkerDefinition,
+} from '#shared/resources/workers.ts';
 
 /** The shared resource definitions the stack is generated from (injectable so tests can add a route). */
 export interface ResourceDefinitions {
@@ -41,10 +46,22 @@ const FALLBACK_SETTINGS = { timeoutSeconds: 5, memoryMb: 256 };
  */
 export function functionSpecs(defs: ResourceDefinitions = sharedDefinitions): FunctionSpec[] {
   const byFn = new Map<string, FunctionSpec>();
-  const spec = (fn: string, settings: { timeoutSeconds: number; memoryMb: number }, access: FunctionAccess | undefined) => {
+  const spec = (
+    fn: string,
+    settings: { timeoutSeconds: number; memoryMb: number },
+    access: FunctionAccess | undefined,
+  ) => {
     let s = byFn.get(fn);
     if (!s) {
-      s = { fn, timeoutSeconds: settings.timeoutSeconds, memoryMb: settings.memoryMb, access: {}, accessDeclared: false, routes: [], isFallback: false };
+      s = {
+        fn,
+        timeoutSeconds: settings.timeoutSeconds,
+        memoryMb: settings.memoryMb,
+        access: {},
+        accessDeclared: false,
+        routes: [],
+        isFallback: false,
+      };
       byFn.set(fn, s);
     }
     s.timeoutSeconds = Math.max(s.timeoutSeconds, settings.timeoutSeconds);
@@ -93,7 +110,10 @@ export function mergeAccess(a: FunctionAccess, b: FunctionAccess): FunctionAcces
     out.buckets = buckets;
   }
   if (a.bedrock || b.bedrock) {
-    out.bedrock = { invoke: Boolean(a.bedrock?.invoke || b.bedrock?.invoke), countTokens: Boolean(a.bedrock?.countTokens || b.bedrock?.countTokens) };
+    out.bedrock = {
+      invoke: Boolean(a.bedrock?.invoke || b.bedrock?.invoke),
+      countTokens: Boolean(a.bedrock?.countTokens || b.bedrock?.countTokens),
+    };
   }
   if (a.textract || b.textract) out.textract = true;
   const secretKeys = union<SecretKey>(a.secrets, b.secrets);

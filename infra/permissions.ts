@@ -22,7 +22,12 @@ export interface AccessTargets {
 
 // No transactions (the project uses single-item conditional writes) and no Scan: neither is granted.
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
-export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+export const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
 export const BEDROCK_INVOKE_ACTIONS = ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'];
 export const TEXTRACT_ACTIONS = ['textract:DetectDocumentText', 'textract:AnalyzeDocument'];
 
@@ -38,28 +43,41 @@ export function statementsFor(access: FunctionAccess, targets: AccessTargets): P
   if (access.table?.read) allow('TableRead', TABLE_READ_ACTIONS, [targets.table.tableArn]);
   if (access.table?.write) allow('TableWrite', TABLE_WRITE_ACTIONS, [targets.table.tableArn]);
   if (access.table?.indexes?.length) {
-    allow('TableIndexQuery', ['dynamodb:Query'], access.table.indexes.map((index) => `${targets.table.tableArn}/index/${index}`));
+    allow(
+      'TableIndexQuery',
+      ['dynamodb:Query'],
+      access.table.indexes.map((index) => `${targets.table.tableArn}/index/${index}`),
+    );
   }
 
-  for (const key of access.sendTo ?? []) allow(`Send${sidPart(key)}`, ['sqs:SendMessage'], [targets.queues[key].queueArn]);
+  for (const key of access.sendTo ?? [])
+    allow(`Send${sidPart(key)}`, ['sqs:SendMessage'], [targets.queues[key].queueArn]);
 
-  for (const [key, bucketAccess] of Object.entries(access.buckets ?? {}) as [BucketKey, NonNullable<FunctionAccess['buckets']>[BucketKey]][]) {
+  for (const [key, bucketAccess] of Object.entries(access.buckets ?? {}) as [
+    BucketKey,
+    NonNullable<FunctionAccess['buckets']>[BucketKey],
+  ][]) {
     if (!bucketAccess) continue;
     const bucket = targets.buckets[key];
     const objects = (prefixes: string[]) => prefixes.map((prefix) => bucket.arnForObjects(`${prefix}*`));
     if (bucketAccess.read?.length) allow(`${sidPart(key)}Read`, ['s3:GetObject'], objects(bucketAccess.read));
-    if (bucketAccess.write?.length) allow(`${sidPart(key)}Write`, ['s3:PutObject', 's3:AbortMultipartUpload'], objects(bucketAccess.write));
+    if (bucketAccess.write?.length)
+      allow(`${sidPart(key)}Write`, ['s3:PutObject', 's3:AbortMultipartUpload'], objects(bucketAccess.write));
     if (bucketAccess.delete?.length) allow(`${sidPart(key)}Delete`, ['s3:DeleteObject'], objects(bucketAccess.delete));
     if (bucketAccess.list) allow(`${sidPart(key)}List`, ['s3:ListBucket'], [bucket.bucketArn]);
   }
 
-  if (access.bedrock?.invoke && targets.bedrockModelArns.length) allow('BedrockInvoke', BEDROCK_INVOKE_ACTIONS, targets.bedrockModelArns);
-  if (access.bedrock?.countTokens && targets.bedrockModelArns.length) allow('BedrockCountTokens', ['bedrock:CountTokens'], targets.bedrockModelArns);
+  if (access.bedrock?.invoke && targets.bedrockModelArns.length)
+    allow('BedrockInvoke', BEDROCK_INVOKE_ACTIONS, targets.bedrockModelArns);
+  if (access.bedrock?.countTokens && targets.bedrockModelArns.length)
+    allow('BedrockCountTokens', ['bedrock:CountTokens'], targets.bedrockModelArns);
 
   // Textract's synchronous APIs take the document in the request and have no resource type to scope to.
   if (access.textract) allow('Textract', TEXTRACT_ACTIONS, ['*']);
 
-  const secretArns = (access.secrets ?? []).map((key) => targets.secrets[key]?.secretArn).filter((arn): arn is string => arn !== undefined);
+  const secretArns = (access.secrets ?? [])
+    .map((key) => targets.secrets[key]?.secretArn)
+    .filter((arn): arn is string => arn !== undefined);
   if (secretArns.length) allow('ReadSecrets', ['secretsmanager:GetSecretValue'], secretArns);
 
   return statements;
@@ -79,7 +97,15 @@ export function bedrockModelArns(scope: Construct, modelIds: readonly string[]):
     const geo = GEO_PREFIXES.find((prefix) => id.startsWith(prefix));
     if (geo) {
       arns.push(
-        Arn.format({ service: 'bedrock', resource: 'inference-profile', resourceName: id, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }, stack),
+        Arn.format(
+          {
+            service: 'bedrock',
+            resource: 'inference-profile',
+            resourceName: id,
+            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+          },
+          stack,
+        ),
         `arn:${stack.partition}:bedrock:*::foundation-model/${id.slice(geo.length)}`,
       );
     } else {

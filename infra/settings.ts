@@ -44,11 +44,19 @@ export const defaultSettings: DeploymentSettings = {
 /** Settings from the CDK context value (an object, or a JSON string when given with `-c`). */
 export function settingsFromContext(value: unknown): DeploymentSettings {
   const given = (typeof value === 'string' ? JSON.parse(value) : (value ?? {})) as Partial<DeploymentSettings>;
-  const settings: DeploymentSettings = { ...defaultSettings, ...given, environment: { ...defaultSettings.environment, ...given.environment } };
-  if (!['bedrock', 'openai'].includes(settings.modelProvider)) throw new Error(`switchboard.modelProvider must be bedrock or openai, not ${settings.modelProvider}`);
-  if (settings.modelProvider === 'bedrock' && settings.bedrockModelIds.length === 0) throw new Error('switchboard.bedrockModelIds must name at least one model');
-  if (settings.modelProvider === 'openai' && !settings.openaiBaseUrl) throw new Error('switchboard.openaiBaseUrl is required with modelProvider openai');
-  if (!['none', 'bedrock', 'openai'].includes(settings.embeddingsProvider)) throw new Error(`switchboard.embeddingsProvider must be none, bedrock or openai`);
+  const settings: DeploymentSettings = {
+    ...defaultSettings,
+    ...given,
+    environment: { ...defaultSettings.environment, ...given.environment },
+  };
+  if (!['bedrock', 'openai'].includes(settings.modelProvider))
+    throw new Error(`switchboard.modelProvider must be bedrock or openai, not ${settings.modelProvider}`);
+  if (settings.modelProvider === 'bedrock' && settings.bedrockModelIds.length === 0)
+    throw new Error('switchboard.bedrockModelIds must name at least one model');
+  if (settings.modelProvider === 'openai' && !settings.openaiBaseUrl)
+    throw new Error('switchboard.openaiBaseUrl is required with modelProvider openai');
+  if (!['none', 'bedrock', 'openai'].includes(settings.embeddingsProvider))
+    throw new Error(`switchboard.embeddingsProvider must be none, bedrock or openai`);
   return settings;
 }
 

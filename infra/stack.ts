@@ -3,7 +3,14 @@ import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/a
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, Code, LoggingFormat, Runtime, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  Code,
+  LoggingFormat,
+  Runtime,
+  type IFunction,
+} from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -96,10 +103,25 @@ export class SwitchboardStack extends Stack {
         removalPolicy: RemovalPolicy.RETAIN,
         lifecycleRules: [
           { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
-          ...temporary.map(({ prefix, days }) => ({ id: `expire-${prefix.replace(/\W+/g, '')}`, prefix, expiration: Duration.days(days) })),
+          ...temporary.map(({ prefix, days }) => ({
+            id: `expire-${prefix.replace(/\W+/g, '')}`,
+            prefix,
+            expiration: Duration.days(days),
+          })),
         ],
         // Browsers may upload straight to a presigned URL or POST form; its signature (and policy) is the authorization.
-        ...(temporary.length ? { cors: [{ allowedMethods: [HttpMethods.PUT, HttpMethods.POST], allowedOrigins: ['*'], allowedHeaders: ['*'], maxAge: 3600 }] } : {}),
+        ...(temporary.length
+          ? {
+              cors: [
+                {
+                  allowedMethods: [HttpMethods.PUT, HttpMethods.POST],
+                  allowedOrigins: ['*'],
+                  allowedHeaders: ['*'],
+                  maxAge: 3600,
+                },
+              ],
+            }
+          : {}),
       });
     }
 
@@ -170,19 +192,38 @@ export class SwitchboardStack extends Stack {
         description: `Runs ${spec.fn} every ${worker.everyMinutesOnAws} minute(s)`,
         schedule: Schedule.rate(Duration.minutes(worker.everyMinutesOnAws)),
         // Each run is idempotent and the next one is at most minutes away: no retries of a missed run.
-        targets: [new LambdaTarget(this.functions[spec.fn]!, { retryAttempts: 0, maxEventAge: Duration.minutes(worker.everyMinutesOnAws) })],
+        targets: [
+          new LambdaTarget(this.functions[spec.fn]!, {
+            retryAttempts: 0,
+            maxEventAge: Duration.minutes(worker.everyMinutesOnAws),
+          }),
+        ],
       });
     }
 
     // ---- API and alarms -----------------------------------------------------------------------------------------
     const api = createApi(this, { definitions, functions: this.functions as Record<string, IFunction>, settings });
-    createAlarms(this, { api, functions: this.functions, deadLetterQueues, deliveriesQueue: queues.deliveries, settings, deliverFunction: this.specs.find((s) => s.queueWorker?.queue === 'deliveries')?.fn });
+    createAlarms(this, {
+      api,
+      functions: this.functions,
+      deadLetterQueues,
+      deliveriesQueue: queues.deliveries,
+      settings,
+      deliverFunction: this.specs.find((s) => s.queueWorker?.queue === 'deliveries')?.fn,
+    });
 
-    new CfnOutput(this, 'ApiBaseUrl', { value: api.url, description: 'Base URL: {base_url}/api/v1/ai/*, {base_url}/admin/v1/*' });
+    new CfnOutput(this, 'ApiBaseUrl', {
+      value: api.url,
+      description: 'Base URL: {base_url}/api/v1/ai/*, {base_url}/admin/v1/*',
+    });
     new CfnOutput(this, 'TableName', { value: table.tableName });
-    for (const key of Object.keys(buckets) as BucketKey[]) new CfnOutput(this, `${pascal(key)}BucketName`, { value: buckets[key].bucketName });
+    for (const key of Object.keys(buckets) as BucketKey[])
+      new CfnOutput(this, `${pascal(key)}BucketName`, { value: buckets[key].bucketName });
     for (const [key, secret] of Object.entries(secrets) as [SecretKey, Secret][]) {
-      new CfnOutput(this, `${pascal(key)}SecretArn`, { value: secret.secretArn, description: secretDefinitions[key].description });
+      new CfnOutput(this, `${pascal(key)}SecretArn`, {
+        value: secret.secretArn,
+        description: secretDefinitions[key].description,
+      });
     }
 
     acknowledgeFindings(this, { api, buckets, secrets, roles: this.roles, specs: this.specs });
@@ -190,25 +231,46 @@ export class SwitchboardStack extends Stack {
 
   private createFunction(
     spec: FunctionSpec,
-    ctx: { settings: DeploymentSettings; targets: AccessTargets; common: Record<string, string>; queues: Record<QueueKey, Queue> },
+    ctx: {
+      settings: DeploymentSettings;
+      targets: AccessTargets;
+      common: Record<string, string>;
+      queues: Record<QueueKey, Queue>;
+    },
   ): NodejsFunction {
     const id = pascal(spec.fn);
     const bundle = this.bundles.get(spec.fn);
     if (!bundle) throw new Error(`functions/${spec.fn}/handler.ts could not be bundled`);
-    const logGroup = new LogGroup(this, `${id}Logs`, { retention: ctx.settings.logRetentionDays, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = new LogGroup(this, `${id}Logs`, {
+      retention: ctx.settings.logRetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     // One role per function, written out: logging to its own log group and what it declares, nothing else.
-    const role = new Role(this, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: `Switchboard ${spec.fn}` });
+    const role = new Role(this, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Switchboard ${spec.fn}`,
+    });
     this.roles[spec.fn] = role;
-    role.addToPrincipalPolicy(new PolicyStatement({ sid: 'OwnLogs', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'OwnLogs',
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+      }),
+    );
     for (const statement of statementsFor(spec.access, ctx.targets)) role.addToPrincipalPolicy(statement);
 
     const environment: Record<string, string> = { ...ctx.common, POWERTOOLS_SERVICE_NAME: spec.fn };
     const heapCap = Math.max(0, ...spec.routes.map((r) => r.maxOldSpaceMb ?? 0));
-    if (heapCap > 0) environment.NODE_OPTIONS = `${ctx.common.NODE_OPTIONS ?? ''} --max-old-space-size=${heapCap}`.trim();
-    if (spec.access.bedrock || spec.access.secrets?.includes('modelApiKey')) Object.assign(environment, modelEnvironment(ctx.settings));
+    if (heapCap > 0)
+      environment.NODE_OPTIONS = `${ctx.common.NODE_OPTIONS ?? ''} --max-old-space-size=${heapCap}`.trim();
+    if (spec.access.bedrock || spec.access.secrets?.includes('modelApiKey'))
+      Object.assign(environment, modelEnvironment(ctx.settings));
     for (const key of spec.access.sendTo ?? []) environment[queueUrlEnv(key)] = ctx.queues[key].queueUrl;
-    if (spec.queueWorker) environment[queueUrlEnv(spec.queueWorker.queue)] = ctx.queues[spec.queueWorker.queue].queueUrl;
-    for (const key of Object.keys(spec.access.buckets ?? {}) as BucketKey[]) environment[bucketDefinitions[key].envVar] = ctx.targets.buckets[key].bucketName;
+    if (spec.queueWorker)
+      environment[queueUrlEnv(spec.queueWorker.queue)] = ctx.queues[spec.queueWorker.queue].queueUrl;
+    for (const key of Object.keys(spec.access.buckets ?? {}) as BucketKey[])
+      environment[bucketDefinitions[key].envVar] = ctx.targets.buckets[key].bucketName;
     for (const key of spec.access.secrets ?? []) {
       const secret = ctx.targets.secrets[key];
       if (secret) environment[secretDefinitions[key].envVar] = secret.secretArn;

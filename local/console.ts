@@ -53,7 +53,9 @@ export function consoleRoutes(options: ConsoleRouteOptions = {}): LocalRoute[] {
   const openApi: LocalRoute = async (req, res, url) => {
     if (url.pathname !== '/openapi.json') return false;
     if (!readOnly(req.method, res)) return true;
-    documentJson ??= loadAdminRoutes().then((adminRoutes) => JSON.stringify(buildOpenApiDocument({ adminRoutes, publicRoutes: routes }).document, null, 2));
+    documentJson ??= loadAdminRoutes().then((adminRoutes) =>
+      JSON.stringify(buildOpenApiDocument({ adminRoutes, publicRoutes: routes }).document, null, 2),
+    );
     let body: string;
     try {
       body = await documentJson;
@@ -61,7 +63,11 @@ export function consoleRoutes(options: ConsoleRouteOptions = {}): LocalRoute[] {
       documentJson = undefined;
       throw error;
     }
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', 'access-control-allow-origin': '*' });
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-cache',
+      'access-control-allow-origin': '*',
+    });
     res.end(req.method === 'HEAD' ? undefined : body);
     return true;
   };
@@ -108,7 +114,9 @@ export function consoleRoutes(options: ConsoleRouteOptions = {}): LocalRoute[] {
 }
 
 async function defaultAdminRoutes(): Promise<readonly Route[]> {
-  const mod = (await import(new URL('../functions/admin/handler.ts', import.meta.url).href)) as { adminRoutes?: readonly Route[] };
+  const mod = (await import(new URL('../functions/admin/handler.ts', import.meta.url).href)) as {
+    adminRoutes?: readonly Route[];
+  };
   if (!mod.adminRoutes) throw new Error('functions/admin/handler.ts does not export adminRoutes');
   return mod.adminRoutes;
 }
@@ -116,18 +124,38 @@ async function defaultAdminRoutes(): Promise<readonly Route[]> {
 function readOnly(method: string | undefined, res: ServerResponse): boolean {
   if (method === 'GET' || method === 'HEAD') return true;
   const requestId = randomUUID();
-  const body = JSON.stringify({ success: false, error: 'METHOD_NOT_ALLOWED', message: `Method ${method} is not allowed here.`, requestId });
-  res.writeHead(405, { 'content-type': 'application/json; charset=utf-8', allow: 'GET, HEAD', 'x-request-id': requestId, 'content-length': Buffer.byteLength(body) });
+  const body = JSON.stringify({
+    success: false,
+    error: 'METHOD_NOT_ALLOWED',
+    message: `Method ${method} is not allowed here.`,
+    requestId,
+  });
+  res.writeHead(405, {
+    'content-type': 'application/json; charset=utf-8',
+    allow: 'GET, HEAD',
+    'x-request-id': requestId,
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
   return false;
 }
 
 function sendBytes(res: ServerResponse, method: string | undefined, body: Buffer, type: string, cache: string): void {
-  res.writeHead(200, { 'content-type': type, 'content-length': body.length, 'cache-control': cache, ...CONSOLE_SECURITY_HEADERS });
+  res.writeHead(200, {
+    'content-type': type,
+    'content-length': body.length,
+    'cache-control': cache,
+    ...CONSOLE_SECURITY_HEADERS,
+  });
   res.end(method === 'HEAD' ? undefined : body);
 }
 
 function notBuilt(res: ServerResponse): true {
-  sendGatewayError(res, 503, 'SERVICE_UNAVAILABLE', 'The console is not built: run `npm run build:console` (npm start and npm test do it).');
+  sendGatewayError(
+    res,
+    503,
+    'SERVICE_UNAVAILABLE',
+    'The console is not built: run `npm run build:console` (npm start and npm test do it).',
+  );
   return true;
 }

@@ -44,10 +44,15 @@ export type QueuesAndBuckets = Pick<Emulators, 'awsEndpoint' | 'queueUrls' | 'dl
  */
 export async function startEmulators(
   dataDir: string,
-  startQueuesAndBuckets: (dir: string) => Promise<QueuesAndBuckets & { stop(): Promise<void> }> = startFauxqsWithQueuesAndBuckets,
+  startQueuesAndBuckets: (
+    dir: string,
+  ) => Promise<QueuesAndBuckets & { stop(): Promise<void> }> = startFauxqsWithQueuesAndBuckets,
 ): Promise<Emulators> {
   mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
-  const [dynamo, aws] = await Promise.all([startDynalite(join(dataDir, 'dynamodb')), startQueuesAndBuckets(join(dataDir, 'fauxqs'))]);
+  const [dynamo, aws] = await Promise.all([
+    startDynalite(join(dataDir, 'dynamodb')),
+    startQueuesAndBuckets(join(dataDir, 'fauxqs')),
+  ]);
   const ddb = new DynamoDBClient({ region: REGION, endpoint: dynamo.endpoint, credentials });
   try {
     await ensureTable(ddb);
@@ -69,7 +74,9 @@ export async function startEmulators(
 }
 
 /** fauxqs (SQS + S3) persisted under `dir`, with the queues (and their dead-letter queues) and buckets created. */
-export async function startFauxqsWithQueuesAndBuckets(dir: string): Promise<QueuesAndBuckets & { stop(): Promise<void> }> {
+export async function startFauxqsWithQueuesAndBuckets(
+  dir: string,
+): Promise<QueuesAndBuckets & { stop(): Promise<void> }> {
   mkdirSync(join(dir, 's3'), { recursive: true });
   const fauxqs = await startFauxqs(dir);
   const sqs = new SQSClient({ region: REGION, endpoint: fauxqs.endpoint, credentials });
@@ -79,7 +86,9 @@ export async function startFauxqsWithQueuesAndBuckets(dir: string): Promise<Queu
     return {
       awsEndpoint: fauxqs.endpoint,
       ...queueSetup,
-      bucketNames: Object.fromEntries(Object.entries(buckets).map(([k, b]) => [k, b.localName])) as Emulators['bucketNames'],
+      bucketNames: Object.fromEntries(
+        Object.entries(buckets).map(([k, b]) => [k, b.localName]),
+      ) as Emulators['bucketNames'],
       stop: () => fauxqs.close(),
     };
   } finally {
@@ -89,7 +98,9 @@ export async function startFauxqsWithQueuesAndBuckets(dir: string): Promise<Queu
 }
 
 /** dynalite on 127.0.0.1 (LevelDB under `path`, or in memory), without the table. */
-export async function startDynalite(path?: string): Promise<{ endpoint: string; server: Server; close(): Promise<void> }> {
+export async function startDynalite(
+  path?: string,
+): Promise<{ endpoint: string; server: Server; close(): Promise<void> }> {
   const server = dynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -145,7 +156,12 @@ async function startFauxqs(dir: string) {
   for (const queue of sqsStore.allQueues()) queue.persistence = persistence;
   s3Store.persistence = s3Persistence;
 
-  const app = buildApp({ logger: false, defaultRegion: REGION, host: '127.0.0.1', stores: { sqsStore, snsStore, s3Store } });
+  const app = buildApp({
+    logger: false,
+    defaultRegion: REGION,
+    host: '127.0.0.1',
+    stores: { sqsStore, snsStore, s3Store },
+  });
   app.addHook('preClose', () => {
     persistence.close();
     s3Persistence.close();
@@ -169,7 +185,11 @@ async function ensureTable(ddb: DynamoDBClient): Promise<void> {
     ],
     Projection: { ProjectionType: 'ALL' },
   }));
-  const attributes = new Set<string>([mainTable.partitionKey, mainTable.sortKey, ...mainTable.globalSecondaryIndexes.flatMap((g) => [g.partitionKey, g.sortKey])]);
+  const attributes = new Set<string>([
+    mainTable.partitionKey,
+    mainTable.sortKey,
+    ...mainTable.globalSecondaryIndexes.flatMap((g) => [g.partitionKey, g.sortKey]),
+  ]);
   await ddb.send(
     new CreateTableCommand({
       TableName: mainTable.localName,
@@ -190,8 +210,15 @@ async function ensureQueues(sqs: SQSClient) {
   await Promise.all(
     (Object.keys(queues) as QueueKey[]).map(async (key) => {
       const q = queues[key];
-      const dlq = await sqs.send(new CreateQueueCommand({ QueueName: deadLetterName(q), Attributes: { MessageRetentionPeriod: String(14 * 86400) } }));
-      const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl!, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+      const dlq = await sqs.send(
+        new CreateQueueCommand({
+          QueueName: deadLetterName(q),
+          Attributes: { MessageRetentionPeriod: String(14 * 86400) },
+        }),
+      );
+      const dlqArn = (
+        await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl!, AttributeNames: ['QueueArn'] }))
+      ).Attributes!.QueueArn!;
       const main = await sqs.send(
         new CreateQueueCommand({
           QueueName: q.localName,

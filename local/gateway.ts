@@ -59,9 +59,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Gatewa
   const timeoutSeconds = route?.timeoutSeconds ?? 10;
   let result: APIGatewayProxyResult;
   try {
-    result = await invokeWithTimeout(() => handler(event, lambdaContext(fn, timeoutSeconds, route?.memoryMb ?? 256)), timeoutSeconds);
+    result = await invokeWithTimeout(
+      () => handler(event, lambdaContext(fn, timeoutSeconds, route?.memoryMb ?? 256)),
+      timeoutSeconds,
+    );
   } catch (error) {
-    if (error instanceof LambdaTimeoutError) return sendGatewayError(res, 504, 'GATEWAY_TIMEOUT', 'The endpoint did not answer in time.');
+    if (error instanceof LambdaTimeoutError)
+      return sendGatewayError(res, 504, 'GATEWAY_TIMEOUT', 'The endpoint did not answer in time.');
     console.error(`[gateway] ${fn} failed:`, error);
     return sendGatewayError(res, 502, 'INTERNAL_ERROR', 'Internal server error.');
   }
@@ -165,7 +169,9 @@ function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
   for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) headers[k] = v.map(String);
-  const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : Buffer.from(result.body ?? '', 'utf8');
+  const body = result.isBase64Encoded
+    ? Buffer.from(result.body ?? '', 'base64')
+    : Buffer.from(result.body ?? '', 'utf8');
   headers['content-length'] = String(body.length);
   res.writeHead(result.statusCode, headers);
   res.end(body);
@@ -175,6 +181,10 @@ function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {
 export function sendGatewayError(res: ServerResponse, status: number, code: string, message: string): void {
   const requestId = randomUUID();
   const body = JSON.stringify({ success: false, error: code, message, requestId });
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'x-request-id': requestId,
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }

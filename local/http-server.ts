@@ -38,7 +38,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   // The console, /openapi.json and /docs: static files and the document built from the loaded admin routes.
   const server = createGateway({ handlers, localRoutes: [healthz, ...consoleRoutes()] });
   server.listen(options.port, options.host);
-  await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error as Error))]);
+  await Promise.race([
+    once(server, 'listening'),
+    once(server, 'error').then(([error]) => Promise.reject(error as Error)),
+  ]);
   return {
     port: (server.address() as AddressInfo).port,
     setReady(value) {

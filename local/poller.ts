@@ -77,7 +77,11 @@ export function startPoller(opts: {
     let failed = new Set<string>();
     try {
       const result = await invokeWithTimeout(
-        () => opts.handler({ Records: records }, lambdaContext(opts.worker.fn, opts.worker.timeoutSeconds, opts.worker.memoryMb)),
+        () =>
+          opts.handler(
+            { Records: records },
+            lambdaContext(opts.worker.fn, opts.worker.timeoutSeconds, opts.worker.memoryMb),
+          ),
         opts.worker.timeoutSeconds,
       );
       failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));

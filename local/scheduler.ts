@@ -4,12 +4,24 @@ import { invokeWithTimeout, lambdaContext } from './lambda-context.ts';
 export type ScheduledHandler = (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
 
 /** Calls a scheduled worker every `everySecondsLocally`, never two runs of it at once (EventBridge locally). */
-export function startSchedule(worker: ScheduledWorkerDefinition, handler: ScheduledHandler, onError: (e: unknown) => void) {
+export function startSchedule(
+  worker: ScheduledWorkerDefinition,
+  handler: ScheduledHandler,
+  onError: (e: unknown) => void,
+) {
   let running: Promise<void> | undefined;
   const tick = () => {
     if (running) return;
-    const event = { source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date().toISOString(), detail: {} };
-    running = invokeWithTimeout(() => handler(event, lambdaContext(worker.fn, worker.timeoutSeconds, worker.memoryMb)), worker.timeoutSeconds)
+    const event = {
+      source: 'aws.events',
+      'detail-type': 'Scheduled Event',
+      time: new Date().toISOString(),
+      detail: {},
+    };
+    running = invokeWithTimeout(
+      () => handler(event, lambdaContext(worker.fn, worker.timeoutSeconds, worker.memoryMb)),
+      worker.timeoutSeconds,
+    )
       .then(() => undefined, onError)
       .finally(() => {
         running = undefined;

@@ -55,8 +55,14 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   mkdirSync(dataDir, { recursive: true });
   const queuesThread = options.queuesThread ?? process.env.LOCAL_QUEUES_THREAD !== '0';
   const emulators = await startEmulators(dataDir, queuesThread ? startQueuesThread : startFauxqsWithQueuesAndBuckets);
-  const adminKey = options.env?.ADMIN_KEY ?? process.env.ADMIN_KEY ?? loadOrCreateSecret(dataDir, 'admin-key', () => `sba_${randomBytes(32).toString('base64url')}`);
-  const secretsKey = options.env?.SECRETS_KEY ?? process.env.SECRETS_KEY ?? loadOrCreateSecret(dataDir, 'secrets-key', () => randomBytes(32).toString('base64'));
+  const adminKey =
+    options.env?.ADMIN_KEY ??
+    process.env.ADMIN_KEY ??
+    loadOrCreateSecret(dataDir, 'admin-key', () => `sba_${randomBytes(32).toString('base64url')}`);
+  const secretsKey =
+    options.env?.SECRETS_KEY ??
+    process.env.SECRETS_KEY ??
+    loadOrCreateSecret(dataDir, 'secrets-key', () => randomBytes(32).toString('base64'));
 
   // What the deployment sets for each function, pointed at the stand-ins; always ours.
   const wiring: Record<string, string> = {
@@ -69,7 +75,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     ADMIN_KEY: adminKey,
     SECRETS_KEY: secretsKey,
     ...Object.fromEntries(Object.values(buckets).map((b) => [b.envVar, emulators.bucketNames[b.key]])),
-    ...Object.fromEntries((Object.keys(emulators.queueUrls) as QueueKey[]).map((k) => [queueUrlEnv(k), emulators.queueUrls[k]])),
+    ...Object.fromEntries(
+      (Object.keys(emulators.queueUrls) as QueueKey[]).map((k) => [queueUrlEnv(k), emulators.queueUrls[k]]),
+    ),
   };
   // Tunables (BOT_RATE_LIMIT_PER_MINUTE, MODEL_PROVIDER...) come from the caller's environment or `options.env`.
   Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN' }, wiring, options.env);
@@ -82,13 +90,19 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     logWorkerErrors: options.logWorkerErrors !== false,
   };
   // The workers and the HTTP functions load at the same time, each on their thread.
-  const workersStarting = (options.workersThread ?? process.env.LOCAL_WORKERS_THREAD !== '0') ? startWorkersThread(workersOptions) : startWorkers(workersOptions);
+  const workersStarting =
+    (options.workersThread ?? process.env.LOCAL_WORKERS_THREAD !== '0')
+      ? startWorkersThread(workersOptions)
+      : startWorkers(workersOptions);
   const httpOptions: HttpServerOptions = {
     port: options.port ?? Number(process.env.PORT ?? 3000),
     host: options.host ?? '127.0.0.1',
     fns: [...new Set([...routes.map((r) => r.fn), fallbackFunction])],
   };
-  const httpStarting = (options.httpThread ?? process.env.LOCAL_HTTP_THREAD !== '0') ? startHttpThread(httpOptions) : startHttpServer(httpOptions);
+  const httpStarting =
+    (options.httpThread ?? process.env.LOCAL_HTTP_THREAD !== '0')
+      ? startHttpThread(httpOptions)
+      : startHttpServer(httpOptions);
   const [workers, http] = await Promise.all([workersStarting, httpStarting]);
   await http.setReady(true);
 
@@ -121,7 +135,11 @@ async function startWorkersThread(options: WorkersOptions): Promise<{ stop(): Pr
 
 async function startHttpThread(options: HttpServerOptions): Promise<RunningHttpServer> {
   const thread = await startThread<{ port: number }>('http', new URL('./http-thread.ts', import.meta.url), options);
-  return { port: thread.info.port, setReady: (ready) => thread.ask({ type: 'ready', ready }), stop: () => thread.stop() };
+  return {
+    port: thread.info.port,
+    setReady: (ready) => thread.ask({ type: 'ready', ready }),
+    stop: () => thread.stop(),
+  };
 }
 
 async function startQueuesThread(dir: string): Promise<QueuesAndBuckets & { stop(): Promise<void> }> {

@@ -16,7 +16,12 @@ export interface ThreadHandle<T> {
 }
 
 /** Starts `entry` (a module URL) on a thread, with `data` as its input; resolves once it is ready. */
-export async function startThread<T>(name: string, entry: URL, data: unknown, options: { onDeath?: (error: Error) => void } = {}): Promise<ThreadHandle<T>> {
+export async function startThread<T>(
+  name: string,
+  entry: URL,
+  data: unknown,
+  options: { onDeath?: (error: Error) => void } = {},
+): Promise<ThreadHandle<T>> {
   const thread = new Worker(new URL('./thread-bootstrap.mjs', import.meta.url), {
     workerData: { entry: entry.href, data },
     env: SHARE_ENV,
@@ -50,7 +55,12 @@ export async function startThread<T>(name: string, entry: URL, data: unknown, op
       }));
   let stopping = false;
   thread.on('error', (error) => {
-    if (!stopping) onDeath(new Error(`the ${name} thread died: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+    if (!stopping)
+      onDeath(
+        new Error(
+          `the ${name} thread died: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        ),
+      );
   });
   return {
     info: started.info as T,
@@ -70,7 +80,9 @@ export async function startThread<T>(name: string, entry: URL, data: unknown, op
 }
 
 /** In a thread's module: starts what it runs, publishes `info` to the main thread, stops it when asked. */
-export async function serveInThread<I, T>(start: (data: I) => Promise<{ info: T; stop(): Promise<void> }>): Promise<void> {
+export async function serveInThread<I, T>(
+  start: (data: I) => Promise<{ info: T; stop(): Promise<void> }>,
+): Promise<void> {
   const port = parentPort!;
   try {
     const running = await start((workerData as { data: I }).data);
@@ -83,6 +95,9 @@ export async function serveInThread<I, T>(start: (data: I) => Promise<{ info: T;
     });
     port.postMessage({ type: 'ready', info: running.info });
   } catch (error) {
-    port.postMessage({ type: 'failed', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    port.postMessage({
+      type: 'failed',
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
   }
 }

@@ -20,7 +20,11 @@ export interface WorkersOptions {
  * module that is deployed. Runs in the runner's workers thread (./workers-thread.ts) or, if asked, on the main one.
  */
 export async function startWorkers(options: WorkersOptions): Promise<{ stop(): Promise<void> }> {
-  const sqs = new SQSClient({ region: options.region, endpoint: options.awsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const sqs = new SQSClient({
+    region: options.region,
+    endpoint: options.awsEndpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   const logError = (fn: string) => (error: unknown) => {
     if (options.logWorkerErrors !== false) console.error(`[${fn}]`, error);
   };
@@ -28,13 +32,24 @@ export async function startWorkers(options: WorkersOptions): Promise<{ stop(): P
   const pollers = await Promise.all(
     workers.map(async (worker) => {
       const queueUrl = options.queueUrls[worker.queue];
-      const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+      const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] })))
+        .Attributes!.QueueArn!;
       const handler = (await loadFunction(worker.fn)) as SqsHandler;
-      return startPoller({ sqs, queueUrl, queueArn: arn, region: options.region, worker, handler, onError: logError(worker.fn) });
+      return startPoller({
+        sqs,
+        queueUrl,
+        queueArn: arn,
+        region: options.region,
+        worker,
+        handler,
+        onError: logError(worker.fn),
+      });
     }),
   );
   const schedules = await Promise.all(
-    scheduledWorkers.map(async (worker) => startSchedule(worker, (await loadFunction(worker.fn)) as ScheduledHandler, logError(worker.fn))),
+    scheduledWorkers.map(async (worker) =>
+      startSchedule(worker, (await loadFunction(worker.fn)) as ScheduledHandler, logError(worker.fn)),
+    ),
   );
   return {
     async stop() {

@@ -24,7 +24,10 @@ export function consoleSourceHash() {
   walk(root);
   hash.update(readFileSync(fileURLToPath(import.meta.url)));
   for (const pkg of ['vite', 'preact']) {
-    hash.update(JSON.parse(readFileSync(fileURLToPath(new URL(`../node_modules/${pkg}/package.json`, import.meta.url)), 'utf8')).version);
+    hash.update(
+      JSON.parse(readFileSync(fileURLToPath(new URL(`../node_modules/${pkg}/package.json`, import.meta.url)), 'utf8'))
+        .version,
+    );
   }
   return hash.digest('hex');
 }
@@ -58,6 +61,11 @@ export async function buildConsole({ force = false, quiet = false } = {}) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const started = Date.now();
-  const built = await buildConsole({ force: process.argv.includes('--force'), quiet: process.argv.includes('--quiet') });
-  console.log(built ? `console built in ${Date.now() - started} ms (console/dist)` : 'console is up to date (console/dist)');
+  const built = await buildConsole({
+    force: process.argv.includes('--force'),
+    quiet: process.argv.includes('--quiet'),
+  });
+  console.log(
+    built ? `console built in ${Date.now() - started} ms (console/dist)` : 'console is up to date (console/dist)',
+  );
 }

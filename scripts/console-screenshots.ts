@@ -3,7 +3,14 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { ensureConsoleBuilt, eventually, hasChromium, launchBrowser, signIn, CHROMIUM_PATH } from '#test/console/browser.ts';
+import {
+  ensureConsoleBuilt,
+  eventually,
+  hasChromium,
+  launchBrowser,
+  signIn,
+  CHROMIUM_PATH,
+} from '#test/console/browser.ts';
 import { startReceiver } from '#test/e2e/webhooks-support.ts';
 import { startTestService } from '#test/support/service.ts';
 
@@ -30,31 +37,72 @@ try {
   const { projectId } = await svc.newProject({ companyId: 1042, name: 'Acme Support', monthlyBotCredits: 500 });
   const p = `/projects/${projectId}`;
   const channel = async (type: string, name: string, address: string, credits?: number) =>
-    (await svc.admin('POST', `${p}/channels`, { type, name, address, ...(credits === undefined ? {} : { credits }) })).body.channelId as string;
+    (await svc.admin('POST', `${p}/channels`, { type, name, address, ...(credits === undefined ? {} : { credits }) }))
+      .body.channelId as string;
   const whatsapp = await channel('whatsapp', 'Sales WhatsApp', '5511988887777');
   const email = await channel('email', 'Support mailbox', 'support@acme.example', 1000);
   const sms = await channel('sms', 'Alerts SMS', '+5511977776666', 250);
   await svc.admin('POST', `${p}/integrations`, { product: 'custom', channelId: email });
   await svc.admin('POST', `${p}/integrations`, { product: 'custom', channelId: sms });
-  const general = (await svc.admin('POST', `${p}/integrations`, { product: 'webhook', scope: 'general', url: `${receiver.url}/events`, bearerToken: 'r3ceiver' })).body;
-  const specific = (await svc.admin('POST', `${p}/integrations`, { product: 'webhook', scope: 'channel', channelId: whatsapp, url: `${receiver.url}/whatsapp` })).body;
+  const general = (
+    await svc.admin('POST', `${p}/integrations`, {
+      product: 'webhook',
+      scope: 'general',
+      url: `${receiver.url}/events`,
+      bearerToken: 'r3ceiver',
+    })
+  ).body;
+  const specific = (
+    await svc.admin('POST', `${p}/integrations`, {
+      product: 'webhook',
+      scope: 'channel',
+      channelId: whatsapp,
+      url: `${receiver.url}/whatsapp`,
+    })
+  ).body;
   for (const type of ['message.received', 'message.sent', 'message.delivered']) {
-    await svc.admin('POST', `${p}/events`, { channelId: sms, type, data: { messageId: 'msg_demo', to: '+5511900000000' } });
+    await svc.admin('POST', `${p}/events`, {
+      channelId: sms,
+      type,
+      data: { messageId: 'msg_demo', to: '+5511900000000' },
+    });
   }
   await svc.admin('POST', `${p}/integrations/${specific.integrationId}/test`);
-  await eventually(async () => {
-    const [g, s] = await Promise.all([
-      svc.admin('GET', `${p}/integrations/${general.integrationId}/deliveries`),
-      svc.admin('GET', `${p}/integrations/${specific.integrationId}/deliveries?status=failed`),
-    ]);
-    return g.body.items.filter((d: any) => d.status === 'succeeded').length >= 3 && s.body.items.length >= 1;
-  }, 20_000, 'deliveries');
-  const bot = (await svc.admin('POST', `${p}/bots`, { name: 'Support assistant', instructions: 'Answer customers politely, in Portuguese or English, using the knowledge base.' })).body;
+  await eventually(
+    async () => {
+      const [g, s] = await Promise.all([
+        svc.admin('GET', `${p}/integrations/${general.integrationId}/deliveries`),
+        svc.admin('GET', `${p}/integrations/${specific.integrationId}/deliveries?status=failed`),
+      ]);
+      return g.body.items.filter((d: any) => d.status === 'succeeded').length >= 3 && s.body.items.length >= 1;
+    },
+    20_000,
+    'deliveries',
+  );
+  const bot = (
+    await svc.admin('POST', `${p}/bots`, {
+      name: 'Support assistant',
+      instructions: 'Answer customers politely, in Portuguese or English, using the knowledge base.',
+    })
+  ).body;
   const upload = (name: string, type: string, body: string) =>
-    fetch(`${svc.baseUrl}/admin/v1${p}/bots/${bot.botId}/knowledge/${name}`, { method: 'PUT', headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': type }, body });
-  await upload('refund-policy.md', 'text/markdown', '# Refunds\n\nRefunds take five business days after the return arrives.\n');
+    fetch(`${svc.baseUrl}/admin/v1${p}/bots/${bot.botId}/knowledge/${name}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': type },
+      body,
+    });
+  await upload(
+    'refund-policy.md',
+    'text/markdown',
+    '# Refunds\n\nRefunds take five business days after the return arrives.\n',
+  );
   await upload('shipping.txt', 'text/plain', 'Orders ship within two days. Tracking codes arrive by email.\n');
-  await eventually(async () => (await svc.admin('GET', `${p}/bots/${bot.botId}/knowledge`)).body.items.every((f: any) => f.status === 'ready'), 20_000, 'knowledge');
+  await eventually(
+    async () =>
+      (await svc.admin('GET', `${p}/bots/${bot.botId}/knowledge`)).body.items.every((f: any) => f.status === 'ready'),
+    20_000,
+    'knowledge',
+  );
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1 });
   const page = await context.newPage();
@@ -95,7 +143,10 @@ try {
   await shot(page, '06-webhook-delivery-log');
 
   await page.goto(`${svc.baseUrl}/console/#${p}/integrations/${specific.integrationId}`);
-  await page.getByRole('button', { name: /^Retry delivery/ }).first().waitFor();
+  await page
+    .getByRole('button', { name: /^Retry delivery/ })
+    .first()
+    .waitFor();
   await shot(page, '07-failed-delivery-retry');
 
   await page.goto(`${svc.baseUrl}/console/#${p}/api-token`);
@@ -115,7 +166,12 @@ try {
   await page.getByRole('heading', { level: 1, name: 'Switchboard API' }).waitFor();
   await shot(page, '11-api-reference', false);
 
-  const phone = await browser.newContext({ viewport: { width: 375, height: 780 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  const phone = await browser.newContext({
+    viewport: { width: 375, height: 780 },
+    isMobile: true,
+    hasTouch: true,
+    deviceScaleFactor: 2,
+  });
   const small = await phone.newPage();
   await signIn(small, svc.baseUrl, svc.adminKey);
   await small.goto(`${svc.baseUrl}/console/#${p}/integrations`);

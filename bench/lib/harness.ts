@@ -14,7 +14,15 @@ export interface LoadResult {
 }
 
 /** Runs the load generator in a separate Node process (same Node 22) and returns its measurements. */
-export function load(options: { url: string; method?: string; headers?: Record<string, string>; body?: string; connections: number; seconds: number; warmupSeconds?: number }): Promise<LoadResult> {
+export function load(options: {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  seconds: number;
+  warmupSeconds?: number;
+}): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
@@ -31,11 +39,13 @@ export function load(options: { url: string; method?: string; headers?: Record<s
 /** The management API of a service started by a benchmark: JSON in, JSON out, with its admin key. */
 export function adminApi(svc: { baseUrl: string; adminKey: string }) {
   return async (method: string, path: string, body?: unknown): Promise<any> =>
-    (await fetch(`${svc.baseUrl}/admin/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })).json();
+    (
+      await fetch(`${svc.baseUrl}/admin/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+    ).json();
 }
 
 export const median = (xs: number[]) => {
@@ -48,7 +58,11 @@ export function machine(): string {
 }
 
 /** Sequential in-process calls: per-call latency (ms) of `fn`, after a warm-up. */
-export async function inProcess(fn: () => Promise<unknown>, seconds: number, concurrency = 1): Promise<{ rps: number; p50: number; p99: number }> {
+export async function inProcess(
+  fn: () => Promise<unknown>,
+  seconds: number,
+  concurrency = 1,
+): Promise<{ rps: number; p50: number; p99: number }> {
   const warmEnd = performance.now() + 500;
   while (performance.now() < warmEnd) await fn();
   const latencies: number[] = [];

@@ -23,7 +23,14 @@ const url = new URL(opts.url);
 function once(): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method: opts.method ?? 'GET', headers: opts.headers, agent },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: opts.method ?? 'GET',
+        headers: opts.headers,
+        agent,
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -64,5 +71,16 @@ const elapsed = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
 const allRequests = latencies.length + warm.latencies.length;
-console.log(JSON.stringify({ requests: latencies.length, allRequests, rps: latencies.length / elapsed, p50: pct(50), p90: pct(90), p99: pct(99), errors, statuses }));
+console.log(
+  JSON.stringify({
+    requests: latencies.length,
+    allRequests,
+    rps: latencies.length / elapsed,
+    p50: pct(50),
+    p90: pct(90),
+    p99: pct(99),
+    errors,
+    statuses,
+  }),
+);
 agent.destroy();

@@ -24,7 +24,10 @@ export function createApi(adminKey: string, onUnauthorized: () => void, base = '
     try {
       response = await fetch(`${base}${path}`, {
         method,
-        headers: { authorization: `Bearer ${adminKey}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
+        headers: {
+          authorization: `Bearer ${adminKey}`,
+          ...(body === undefined ? {} : { 'content-type': contentType }),
+        },
         body: body === undefined ? undefined : raw ? (body as BodyInit) : JSON.stringify(body),
         cache: 'no-store',
       });
@@ -40,7 +43,13 @@ export function createApi(adminKey: string, onUnauthorized: () => void, base = '
     }
     if (!response.ok) {
       if (response.status === 401) onUnauthorized();
-      throw new ApiError(response.status, parsed?.error ?? 'ERROR', parsed?.message ?? `The request failed (${response.status}).`, parsed?.details ?? [], parsed?.requestId);
+      throw new ApiError(
+        response.status,
+        parsed?.error ?? 'ERROR',
+        parsed?.message ?? `The request failed (${response.status}).`,
+        parsed?.details ?? [],
+        parsed?.requestId,
+      );
     }
     return parsed as T;
   }
@@ -55,7 +64,10 @@ export function createApi(adminKey: string, onUnauthorized: () => void, base = '
 
 /** Checks an admin key without side effects: the project listing answers 200 to a good key and 401 to a bad one. */
 export async function checkAdminKey(adminKey: string, base = '/admin/v1'): Promise<boolean> {
-  const response = await fetch(`${base}/projects?limit=1`, { headers: { authorization: `Bearer ${adminKey}` }, cache: 'no-store' });
+  const response = await fetch(`${base}/projects?limit=1`, {
+    headers: { authorization: `Bearer ${adminKey}` },
+    cache: 'no-store',
+  });
   if (response.status === 401) return false;
   if (response.ok) return true;
   throw new ApiError(response.status, 'ERROR', `The service answered ${response.status}.`);

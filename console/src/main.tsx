@@ -43,7 +43,11 @@ function App() {
     );
   } else {
     const project = match('/projects/:projectId', path) ?? matchPrefix(path);
-    screen = project ? <ProjectSettings api={api} projectId={project.projectId!} path={path} /> : <ProjectPicker api={api} />;
+    screen = project ? (
+      <ProjectSettings api={api} projectId={project.projectId!} path={path} />
+    ) : (
+      <ProjectPicker api={api} />
+    );
   }
 
   return (

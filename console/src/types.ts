@@ -21,4 +21,11 @@ export const CHANNEL_TYPES: { value: ChannelType; label: string }[] = [
   { value: 'sms', label: 'SMS' },
 ];
 
-export const EVENT_TYPES = ['message.received', 'message.sent', 'message.delivered', 'message.read', 'message.failed', 'webhook.test'] as const;
+export const EVENT_TYPES = [
+  'message.received',
+  'message.sent',
+  'message.delivered',
+  'message.read',
+  'message.failed',
+  'webhook.test',
+] as const;

@@ -75,7 +75,13 @@ export function StatusMessage({ message }: { message?: string | undefined }) {
  * A secret shown exactly once: a read-only field, a copy button and a plain warning. The value lives only in the
  * parent's state until "Done" drops it; nothing stores it.
  */
-export function SecretOnce(props: { title: string; label: string; value: string; onDone: () => void; children?: ComponentChildren }) {
+export function SecretOnce(props: {
+  title: string;
+  label: string;
+  value: string;
+  onDone: () => void;
+  children?: ComponentChildren;
+}) {
   const [copied, setCopied] = useState<string>();
   const inputRef = useRef<HTMLInputElement>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -95,11 +101,21 @@ export function SecretOnce(props: { title: string; label: string; value: string;
         {props.title}
       </h2>
       <p class="notice notice-warning">
-        <strong>This will not be shown again.</strong> Copy it now and keep it somewhere safe. If you lose it, rotate it to get a new one.
+        <strong>This will not be shown again.</strong> Copy it now and keep it somewhere safe. If you lose it, rotate it
+        to get a new one.
       </p>
       <label for="secret-value">{props.label}</label>
       <div class="secret-row">
-        <input id="secret-value" ref={inputRef} class="mono" readOnly value={props.value} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} spellcheck={false} autocomplete="off" />
+        <input
+          id="secret-value"
+          ref={inputRef}
+          class="mono"
+          readOnly
+          value={props.value}
+          onFocus={(e) => (e.currentTarget as HTMLInputElement).select()}
+          spellcheck={false}
+          autocomplete="off"
+        />
         <button type="button" onClick={copy}>
           Copy
         </button>
@@ -127,7 +143,12 @@ export function ConfirmButton(props: {
   const titleId = useId();
   return (
     <>
-      <button type="button" class={props.danger ? 'danger' : ''} disabled={props.disabled} onClick={() => dialog.current?.showModal()}>
+      <button
+        type="button"
+        class={props.danger ? 'danger' : ''}
+        disabled={props.disabled}
+        onClick={() => dialog.current?.showModal()}
+      >
         {props.label}
       </button>
       <dialog ref={dialog} aria-labelledby={titleId}>

@@ -22,7 +22,8 @@ import { deliveryRoutes } from './routes/deliveries.ts';
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('admin');
-const adminKey = cfg.ADMIN_KEY ?? (cfg.ADMIN_KEY_SECRET_ARN ? await readSecret(cfg.ADMIN_KEY_SECRET_ARN, cfg.AWS_REGION) : undefined);
+const adminKey =
+  cfg.ADMIN_KEY ?? (cfg.ADMIN_KEY_SECRET_ARN ? await readSecret(cfg.ADMIN_KEY_SECRET_ARN, cfg.AWS_REGION) : undefined);
 if (!adminKey) throw new Error('Invalid configuration: ADMIN_KEY or ADMIN_KEY_SECRET_ARN is required');
 
 const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
@@ -35,10 +36,19 @@ const projects = makeProjectUseCases({
 const secretBox = await secretBoxFromConfig(cfg);
 const webhookAdmin = webhookAdminFromConfig(cfg, table, secretBox);
 /** Every management API route; the OpenAPI document (`shared/openapi`) is generated from this list. */
-export const adminRoutes: Route[] = [...eventRoutes(webhookAdmin), ...deliveryRoutes(webhookAdmin), ...projectRoutes(projects), ...channelRoutesFromConfig(cfg, table, secretBox), ...integrationRoutesFromConfig(cfg, table, secretBox), ...botRoutesFromConfig(cfg, table, logger)];
+export const adminRoutes: Route[] = [
+  ...eventRoutes(webhookAdmin),
+  ...deliveryRoutes(webhookAdmin),
+  ...projectRoutes(projects),
+  ...channelRoutesFromConfig(cfg, table, secretBox),
+  ...integrationRoutesFromConfig(cfg, table, secretBox),
+  ...botRoutesFromConfig(cfg, table, logger),
+];
 // Routes marked `idempotent` (event reports, test events) accept Idempotency-Key: one admin key per deployment, so
 // one scope; the lock outlives the function's 30 s timeout.
-const dispatch = createRouter('/admin/v1', adminRoutes, { idempotency: idempotencyFromConfig(table, logger, { scope: () => 'admin', lockSeconds: 40 }) });
+const dispatch = createRouter('/admin/v1', adminRoutes, {
+  idempotency: idempotencyFromConfig(table, logger, { scope: () => 'admin', lockSeconds: 40 }),
+});
 
 /** The management API (`/admin/v1/*`): one function, routed inside. */
 export const handler = httpFunction(logger)

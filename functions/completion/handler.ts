@@ -23,7 +23,9 @@ const cfg = config();
 const logger = createLogger('completion');
 const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
 const openAiApiKey = await readOptionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN, cfg.AWS_REGION, (cause) =>
-  logger.warn('model API key secret unreadable; OpenAI-compatible calls will go without a key', { cause: String(cause) }),
+  logger.warn('model API key secret unreadable; OpenAI-compatible calls will go without a key', {
+    cause: String(cause),
+  }),
 );
 // A retry may take over an Idempotency-Key only once this request can no longer be running: its timeout plus margin.
 const lockSeconds = (routes.find((r) => r.fn === 'completion')?.timeoutSeconds ?? 100) + 10;
@@ -42,7 +44,12 @@ const completeText = makeCompleteText({
 /** `POST /api/v1/ai/completion`: generation with a bot or standalone instructions, 1 bot credit, refunded on failure. */
 export const handler = httpFunction(logger)
   .use(botsApiAuthFromConfig(cfg, table, logger))
-  .use(idempotencyFromConfig(table, logger, { scope: (event) => (event.auth as BotsApiCaller).grant.projectId, lockSeconds }))
+  .use(
+    idempotencyFromConfig(table, logger, {
+      scope: (event) => (event.auth as BotsApiCaller).grant.projectId,
+      lockSeconds,
+    }),
+  )
   .use(jsonBody())
   .handler(async (event: HttpEvent<Record<string, unknown>, BotsApiCaller>, context: Context) => {
     const request = parseCompletionRequest(event.parsedBody);

@@ -37,13 +37,17 @@ export const handler = httpFunction(logger)
   .handler(async (event: HttpEvent<unknown, BotsApiCaller>) => {
     if (event.body) validate(emptyBody, parseJsonObjectBody(event));
     const upload = await createUpload(event.auth.grant.projectId);
-    return json(200, {
-      success: true,
-      uploadUrl: upload.uploadUrl,
-      method: 'POST',
-      fields: upload.fields,
-      fileKey: upload.fileKey,
-      expiresAt: upload.expiresAt.toISOString(),
-      maxBytes: upload.maxBytes,
-    }, { 'cache-control': 'no-store' });
+    return json(
+      200,
+      {
+        success: true,
+        uploadUrl: upload.uploadUrl,
+        method: 'POST',
+        fields: upload.fields,
+        fileKey: upload.fileKey,
+        expiresAt: upload.expiresAt.toISOString(),
+        maxBytes: upload.maxBytes,
+      },
+      { 'cache-control': 'no-store' },
+    );
   });

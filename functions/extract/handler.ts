@@ -32,7 +32,12 @@ const extractPdf = makeExtractPdf({
 /** `POST /api/v1/ai/extract`: a PDF's text (text layer, OCR for scanned pages), 1 bot credit, refunded on failure. */
 export const handler = httpFunction(logger)
   .use(botsApiAuthFromConfig(cfg, table, logger))
-  .use(idempotencyFromConfig(table, logger, { scope: (event) => (event.auth as BotsApiCaller).grant.projectId, lockSeconds }))
+  .use(
+    idempotencyFromConfig(table, logger, {
+      scope: (event) => (event.auth as BotsApiCaller).grant.projectId,
+      lockSeconds,
+    }),
+  )
   .handler(async (event: HttpEvent<unknown, BotsApiCaller>, context: Context) => {
     const request = await readExtractRequest(event);
     const started = Date.now();
@@ -41,12 +46,23 @@ export const handler = httpFunction(logger)
       source: request.source,
       deadline: started + context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS,
     });
-    logger.info('extract', { pages: pages.length, ocrPages: pages.filter((p) => p.ocr).length, ms: Date.now() - started });
+    logger.info('extract', {
+      pages: pages.length,
+      ocrPages: pages.filter((p) => p.ocr).length,
+      ms: Date.now() - started,
+    });
     return json(200, responseBody(pages, request.mode));
   });
 
 /** `text`: the readable pages' text joined by a blank line; `pages`: every page with its `ocr` flag, in `dados`. */
 function responseBody(pages: PdfPage[], mode: ExtractMode): Record<string, unknown> {
-  if (mode === 'pages') return { success: true, dados: { pages: pages.map(({ page, text, ocr }) => ({ page, text, ocr })) } };
-  return { success: true, result: pages.filter((p) => p.text.length > 0).map((p) => p.text).join('\n\n') };
+  if (mode === 'pages')
+    return { success: true, dados: { pages: pages.map(({ page, text, ocr }) => ({ page, text, ocr })) } };
+  return {
+    success: true,
+    result: pages
+      .filter((p) => p.text.length > 0)
+      .map((p) => p.text)
+      .join('\n\n'),
+  };
 }

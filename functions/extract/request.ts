@@ -2,7 +2,13 @@ import { FileTooLargeError } from '#shared/extract/errors.ts';
 import { MAX_PDF_BYTES, type ExtractSource } from '#shared/extract/extract-pdf.ts';
 import { HttpError, type ErrorDetail } from '#shared/http/errors.ts';
 import { parseJsonObjectBody, validate } from '#shared/http/middleware.ts';
-import { eventBodyChunks, isMultipartFormData, mediaType, MultipartError, parseMultipart } from '#shared/http/multipart.ts';
+import {
+  eventBodyChunks,
+  isMultipartFormData,
+  mediaType,
+  MultipartError,
+  parseMultipart,
+} from '#shared/http/multipart.ts';
 import type { HttpEvent } from '#shared/http/types.ts';
 import { startsLikePdf } from '#shared/pdf/index.ts';
 import * as z from '#shared/validation/zod.ts';
@@ -43,11 +49,18 @@ export async function readExtractRequest(event: HttpEvent): Promise<ExtractReque
 
   let form;
   try {
-    form = await parseMultipart(eventBodyChunks(event), contentType, { fileSize: MAX_PDF_BYTES, files: 3, fields: 10, fieldSize: 1024 });
+    form = await parseMultipart(eventBodyChunks(event), contentType, {
+      fileSize: MAX_PDF_BYTES,
+      files: 3,
+      fields: 10,
+      fieldSize: 1024,
+    });
   } catch (error) {
     if (!(error instanceof MultipartError)) throw error;
     if (error.failure === 'file-too-large') throw new FileTooLargeError(MAX_PDF_BYTES);
-    throw invalid(error.message, [{ path: '', message: error.message, code: error.failure === 'malformed' ? 'invalid_format' : 'too_big' }]);
+    throw invalid(error.message, [
+      { path: '', message: error.message, code: error.failure === 'malformed' ? 'invalid_format' : 'too_big' },
+    ]);
   }
 
   const details: ErrorDetail[] = [];
@@ -55,12 +68,17 @@ export async function readExtractRequest(event: HttpEvent): Promise<ExtractReque
   const fileFields = form.fields.filter((f) => f.name === 'file');
   const modes = form.fields.filter((f) => f.name === 'mode');
   for (const name of new Set([...form.files.map((f) => f.field), ...form.fields.map((f) => f.name)])) {
-    if (name !== 'file' && name !== 'mode') details.push({ path: name, message: `Unknown field "${name}"`, code: 'unrecognized_keys' });
+    if (name !== 'file' && name !== 'mode')
+      details.push({ path: name, message: `Unknown field "${name}"`, code: 'unrecognized_keys' });
   }
   if (files.length === 0) {
     details.push(
       fileFields.length
-        ? { path: 'file', message: 'The "file" part must be a file (Content-Disposition with a filename).', code: 'invalid_type' }
+        ? {
+            path: 'file',
+            message: 'The "file" part must be a file (Content-Disposition with a filename).',
+            code: 'invalid_type',
+          }
         : { path: 'file', message: 'The PDF is required in a "file" part.', code: 'invalid_type' },
     );
   } else if (files.length > 1) {

@@ -21,14 +21,23 @@ const openAiApiKey = await readOptionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN, cfg
 );
 const probes = [modelProbe(cfg, openAiApiKey === undefined ? {} : { openAiApiKey })];
 if (cfg.BUCKET_KNOWLEDGE) probes.push(bucketProbe(s3Client(cfg), cfg.BUCKET_KNOWLEDGE));
-const getHealth = makeGetHealth({ credits: new DynamoCreditLedger(table), probes, probeTimeoutMs: 2_000, probeCacheMs: 10_000 });
+const getHealth = makeGetHealth({
+  credits: new DynamoCreditLedger(table),
+  probes,
+  probeTimeoutMs: 2_000,
+  probeCacheMs: 10_000,
+});
 
 /** `GET /api/v1/ai/health`: free diagnostics; never generates. */
 export const handler = httpFunction(logger)
   .use(botsApiAuthFromConfig(cfg, table, logger))
   .handler(async (event: HttpEvent<unknown, BotsApiCaller>) => {
     const report = await getHealth(event.auth.grant);
-    const botrag = { ok: report.botrag.ok, latenciaMs: report.botrag.latencyMs, ...(report.botrag.detail ? { detalhe: report.botrag.detail } : {}) };
+    const botrag = {
+      ok: report.botrag.ok,
+      latenciaMs: report.botrag.latencyMs,
+      ...(report.botrag.detail ? { detalhe: report.botrag.detail } : {}),
+    };
     return json(200, {
       success: true,
       companyId: report.companyId,

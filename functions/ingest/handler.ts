@@ -40,7 +40,8 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     const group = byBot.get(job.botId) ?? { jobs: [], messageIds: [], finalAttempt: false };
     group.jobs.push(job);
     group.messageIds.push(record.messageId);
-    if (Number(record.attributes.ApproximateReceiveCount ?? '1') >= queues.ingest.maxReceiveCount) group.finalAttempt = true;
+    if (Number(record.attributes.ApproximateReceiveCount ?? '1') >= queues.ingest.maxReceiveCount)
+      group.finalAttempt = true;
     byBot.set(job.botId, group);
   }
   const failures: string[] = [];

@@ -59,7 +59,12 @@ function customTokenAuth(log: Logger): MiddlewareObj<HttpEvent<unknown, CustomTo
       } catch (cause) {
         log.error('token store unreachable', { cause: String(cause) });
       }
-      if (!grant) throw new HttpError(401, 'ERR_NO_PERMISSION', 'A valid custom integration token is required: "Authorization: Bearer <CUSTOM_TOKEN>".');
+      if (!grant)
+        throw new HttpError(
+          401,
+          'ERR_NO_PERMISSION',
+          'A valid custom integration token is required: "Authorization: Bearer <CUSTOM_TOKEN>".',
+        );
       request.event.auth = grant;
     },
   };
@@ -72,7 +77,12 @@ function customTokenAuth(log: Logger): MiddlewareObj<HttpEvent<unknown, CustomTo
  */
 export const handler = httpFunction(logger)
   .use(customTokenAuth(logger))
-  .use(idempotencyFromConfig(table, logger, { scope: (event) => `send:${(event.auth as CustomTokenGrant).integrationId}`, lockSeconds: route.timeoutSeconds + 10 }))
+  .use(
+    idempotencyFromConfig(table, logger, {
+      scope: (event) => `send:${(event.auth as CustomTokenGrant).integrationId}`,
+      lockSeconds: route.timeoutSeconds + 10,
+    }),
+  )
   .use(jsonBody())
   .handler(async (event: HttpEvent) => {
     const result = await sendMessage((event as HttpEvent<unknown, CustomTokenGrant>).auth, event.parsedBody);

@@ -8,7 +8,9 @@ export type ApiTokenFailure =
   | 'ERR_API_TOKEN_INVALID'
   | 'ERR_API_TOKEN_AUTHENTICATION_FAILED';
 
-export type ApiTokenResult = { ok: true; grant: ProjectApiTokenGrant; tokenHash: string } | { ok: false; failure: ApiTokenFailure; cause?: unknown };
+export type ApiTokenResult =
+  | { ok: true; grant: ProjectApiTokenGrant; tokenHash: string }
+  | { ok: false; failure: ApiTokenFailure; cause?: unknown };
 
 /**
  * Authenticates a Bots API request from its Authorization header:
@@ -20,7 +22,8 @@ export function makeAuthenticateApiToken(deps: { tokens: TokenStore }) {
   return async function authenticateApiToken(authorization: string | undefined): Promise<ApiTokenResult> {
     if (authorization === undefined) return { ok: false, failure: 'ERR_API_TOKEN_NOT_PROVIDED' };
     const token = bearerToken(authorization);
-    if (token === undefined || !isWellFormedToken('projectApi', token)) return { ok: false, failure: 'ERR_API_TOKEN_INVALID_FORMAT' };
+    if (token === undefined || !isWellFormedToken('projectApi', token))
+      return { ok: false, failure: 'ERR_API_TOKEN_INVALID_FORMAT' };
     const tokenHash = hashToken(token);
     let grant;
     try {
@@ -29,14 +32,17 @@ export function makeAuthenticateApiToken(deps: { tokens: TokenStore }) {
       return { ok: false, failure: 'ERR_API_TOKEN_AUTHENTICATION_FAILED', cause };
     }
     if (grant === undefined || grant.kind !== 'projectApi') return { ok: false, failure: 'ERR_API_TOKEN_INVALID' };
-    if (!grant.projectId || typeof grant.companyId !== 'number') return { ok: false, failure: 'ERR_API_TOKEN_AUTHENTICATION_FAILED' };
+    if (!grant.projectId || typeof grant.companyId !== 'number')
+      return { ok: false, failure: 'ERR_API_TOKEN_AUTHENTICATION_FAILED' };
     return { ok: true, grant, tokenHash };
   };
 }
 
 /** Authenticates a send-endpoint request: any failure is the same 401 (the caller learns nothing more). */
 export function makeAuthenticateCustomToken(deps: { tokens: TokenStore }) {
-  return async function authenticateCustomToken(authorization: string | undefined): Promise<CustomTokenGrant | undefined> {
+  return async function authenticateCustomToken(
+    authorization: string | undefined,
+  ): Promise<CustomTokenGrant | undefined> {
     const token = bearerToken(authorization);
     if (token === undefined || !isWellFormedToken('custom', token)) return undefined;
     const grant = await deps.tokens.find(hashToken(token));

@@ -82,7 +82,11 @@ export class BotForbiddenError extends HttpError {
  * Resolves `botId` inside the caller's project, as the Bots API does on completion and search: the bot, or
  * BotNotFoundError (404) when it does not exist, or BotForbiddenError (403) when it belongs to another project.
  */
-export async function resolveBotForProject(bots: Pick<BotStore, 'get'>, botId: string, projectId: string): Promise<Bot> {
+export async function resolveBotForProject(
+  bots: Pick<BotStore, 'get'>,
+  botId: string,
+  projectId: string,
+): Promise<Bot> {
   const bot = await bots.get(botId);
   if (!bot) throw new BotNotFoundError(botId);
   if (bot.projectId !== projectId) throw new BotForbiddenError(botId);

@@ -50,7 +50,8 @@ export function makeBotUseCases(deps: BotDeps) {
 
     /** Deletes the bot (Bots API calls answer 404 from now on), then its knowledge. */
     async delete(projectId: string, botId: string): Promise<void> {
-      if (!(await deps.bots.delete(projectId, botId))) throw notFound(`Bot ${botId} does not exist in project ${projectId}.`);
+      if (!(await deps.bots.delete(projectId, botId)))
+        throw notFound(`Bot ${botId} does not exist in project ${projectId}.`);
       await deps.purgeKnowledge(botId);
     },
 

@@ -69,7 +69,10 @@ export function makeCompleteText(deps: CompleteTextDeps) {
   const knowledgeBudgetMs = deps.knowledgeBudgetMs ?? 5_000;
 
   return async function completeText(input: CompletionInput): Promise<CompletionOutput> {
-    const bot = input.botId !== undefined ? await resolveBotForProject(deps.bots, input.botId, input.caller.projectId) : undefined;
+    const bot =
+      input.botId !== undefined
+        ? await resolveBotForProject(deps.bots, input.botId, input.caller.projectId)
+        : undefined;
     let model: ResolvedModel;
     try {
       model = deps.models.resolve(bot?.model);
@@ -90,7 +93,12 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     } catch (error) {
       if (error instanceof ModelError) {
         // The caller sees a safe sentence; the operator needs the provider's own answer (status, AWS error name).
-        deps.log.warn('generation failed', { kind: error.kind, model: bot?.model ?? 'default', reason: error.message, cause: describe(error.cause) });
+        deps.log.warn('generation failed', {
+          kind: error.kind,
+          model: bot?.model ?? 'default',
+          reason: error.message,
+          cause: describe(error.cause),
+        });
       }
       await refund(receipt, error);
       throw toHttpError(error, input.timeoutMs);
@@ -105,13 +113,21 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     return output;
   };
 
-  async function generate(input: CompletionInput, bot: Bot | undefined, model: ResolvedModel): Promise<CompletionOutput> {
+  async function generate(
+    input: CompletionInput,
+    bot: Bot | undefined,
+    model: ResolvedModel,
+  ): Promise<CompletionOutput> {
     const controller = new AbortController();
     const remaining = input.deadline - now();
     const timer = setTimeout(() => controller.abort(new DeadlineReached()), Math.max(0, remaining));
     try {
       const excerpts = bot ? await searchKnowledge(bot, input.prompt, controller.signal) : [];
-      const system = composeSystemPrompt({ instructions: bot?.instructions ?? input.instructions ?? '', excerpts, responseFormat: input.responseFormat });
+      const system = composeSystemPrompt({
+        instructions: bot?.instructions ?? input.instructions ?? '',
+        excerpts,
+        responseFormat: input.responseFormat,
+      });
       const reply = await untilAborted(
         model.provider.generate({
           ...(model.model === undefined ? {} : { model: model.model }),
@@ -139,12 +155,20 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     deadline.addEventListener('abort', onDeadline, { once: true });
     try {
       return await untilAborted(
-        deps.knowledge.search({ botId: bot.botId, bot, query: prompt.slice(0, KNOWLEDGE_QUERY_CHARS), topK: KNOWLEDGE_EXCERPTS }),
+        deps.knowledge.search({
+          botId: bot.botId,
+          bot,
+          query: prompt.slice(0, KNOWLEDGE_QUERY_CHARS),
+          topK: KNOWLEDGE_EXCERPTS,
+        }),
         budget.signal,
       );
     } catch (cause) {
       if (deadline.aborted) throw cause;
-      deps.log.warn('knowledge search failed or was too slow; generating without excerpts', { botId: bot.botId, cause: String(cause) });
+      deps.log.warn('knowledge search failed or was too slow; generating without excerpts', {
+        botId: bot.botId,
+        cause: String(cause),
+      });
       return [];
     } finally {
       clearTimeout(timer);
@@ -157,7 +181,11 @@ export function makeCompleteText(deps: CompleteTextDeps) {
       await deps.credits.refund(receipt);
     } catch (cause) {
       // The charge stays open and the sweeper refunds it after CREDIT_SWEEP_AFTER_SECONDS: still exactly once.
-      deps.log.error('completion refund failed; left to the sweeper', { chargeId: receipt.chargeId, failure: String(failure), cause: String(cause) });
+      deps.log.error('completion refund failed; left to the sweeper', {
+        chargeId: receipt.chargeId,
+        failure: String(failure),
+        cause: String(cause),
+      });
     }
   }
 }
@@ -175,7 +203,10 @@ function toHttpError(error: unknown, timeoutMs: number): unknown {
   if (error instanceof DeadlineReached) return new GenerationTimeoutError(timeoutMs);
   if (error instanceof ModelError) {
     if (error.kind === 'timeout') return new GenerationTimeoutError(timeoutMs, error);
-    return new GenerationFailedError(sentence(error.message), { cause: error, ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }) });
+    return new GenerationFailedError(sentence(error.message), {
+      cause: error,
+      ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
+    });
   }
   return error;
 }
@@ -234,5 +265,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 function abortReason(signal: AbortSignal): unknown {
-  return signal.reason instanceof DeadlineReached ? signal.reason : new ModelError('timeout', 'aborted', { cause: signal.reason });
+  return signal.reason instanceof DeadlineReached
+    ? signal.reason
+    : new ModelError('timeout', 'aborted', { cause: signal.reason });
 }

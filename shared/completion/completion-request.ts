@@ -21,25 +21,37 @@ export const completionRequest = withMeta(
       .string({ error: (issue) => (issue.input === undefined ? 'prompt is required' : 'prompt must be a string') })
       .check(
         z.minLength(1, 'prompt must not be empty'),
-        z.maxLength(COMPLETION_LIMITS.promptChars, `prompt must be at most ${COMPLETION_LIMITS.promptChars} characters`),
+        z.maxLength(
+          COMPLETION_LIMITS.promptChars,
+          `prompt must be at most ${COMPLETION_LIMITS.promptChars} characters`,
+        ),
       ),
-    botId: withMeta(z.optional(z.string().check(z.minLength(1, 'botId must not be empty'), z.maxLength(200, 'botId is too long'))), {
-      description: "The bot whose instructions and knowledge are used. Exactly one of `botId` / `instructions`.",
-    }),
+    botId: withMeta(
+      z.optional(z.string().check(z.minLength(1, 'botId must not be empty'), z.maxLength(200, 'botId is too long'))),
+      {
+        description: 'The bot whose instructions and knowledge are used. Exactly one of `botId` / `instructions`.',
+      },
+    ),
     instructions: withMeta(
       z.optional(
         z
           .string()
           .check(
             z.minLength(1, 'instructions must not be empty'),
-            z.maxLength(COMPLETION_LIMITS.instructionsChars, `instructions must be at most ${COMPLETION_LIMITS.instructionsChars} characters`),
+            z.maxLength(
+              COMPLETION_LIMITS.instructionsChars,
+              `instructions must be at most ${COMPLETION_LIMITS.instructionsChars} characters`,
+            ),
           ),
       ),
       { description: 'A standalone system prompt. Exactly one of `botId` / `instructions`.' },
     ),
-    responseFormat: withMeta(z._default(z.enum(['text', 'json'], { error: 'responseFormat must be "text" or "json"' }), 'text'), {
-      description: '`json`: the answer is parsed and returned in `dados`.',
-    }),
+    responseFormat: withMeta(
+      z._default(z.enum(['text', 'json'], { error: 'responseFormat must be "text" or "json"' }), 'text'),
+      {
+        description: '`json`: the answer is parsed and returned in `dados`.',
+      },
+    ),
     timeoutMs: withMeta(
       z._default(
         z
@@ -68,12 +80,21 @@ export function parseCompletionRequest(body: Record<string, unknown>): Completio
   const hasBot = body.botId !== undefined;
   const hasInstructions = body.instructions !== undefined;
   if (hasBot && hasInstructions) {
-    details.push({ path: 'instructions', message: 'Give either botId or instructions, not both: they are alternatives', code: 'custom' });
+    details.push({
+      path: 'instructions',
+      message: 'Give either botId or instructions, not both: they are alternatives',
+      code: 'custom',
+    });
   } else if (!hasBot && !hasInstructions) {
     details.push({ path: 'botId', message: 'botId or instructions is required', code: 'custom' });
   }
   if (details.length > 0 || !result.success) {
-    throw new HttpError(400, 'VALIDATION_ERROR', details.length === 1 ? `The request is invalid: ${details[0]!.message}.` : 'The request is invalid.', { details });
+    throw new HttpError(
+      400,
+      'VALIDATION_ERROR',
+      details.length === 1 ? `The request is invalid: ${details[0]!.message}.` : 'The request is invalid.',
+      { details },
+    );
   }
   return { ...result.data, timeoutMs: Math.floor(result.data.timeoutMs) };
 }

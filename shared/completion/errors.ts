@@ -3,7 +3,7 @@ import { HttpError } from '../http/errors.ts';
 /** 402 ERR_NO_BOT_CREDITS: the month's bot credits are spent; nothing was charged. */
 export class NoBotCreditsError extends HttpError {
   constructor() {
-    super(402, 'ERR_NO_BOT_CREDITS', "The project has no bot credits left this month; nothing was charged.");
+    super(402, 'ERR_NO_BOT_CREDITS', 'The project has no bot credits left this month; nothing was charged.');
     this.name = 'NoBotCreditsError';
   }
 }
@@ -22,7 +22,12 @@ export class GenerationFailedError extends HttpError {
 /** 504 GATEWAY_TIMEOUT: `timeoutMs` passed; the model call was aborted and the credit refunded. */
 export class GenerationTimeoutError extends HttpError {
   constructor(timeoutMs: number, cause?: unknown) {
-    super(504, 'GATEWAY_TIMEOUT', `Generation did not finish within timeoutMs (${timeoutMs} ms); it was stopped and the credit was refunded.`, { cause });
+    super(
+      504,
+      'GATEWAY_TIMEOUT',
+      `Generation did not finish within timeoutMs (${timeoutMs} ms); it was stopped and the credit was refunded.`,
+      { cause },
+    );
     this.name = 'GenerationTimeoutError';
   }
 }

@@ -9,7 +9,11 @@ export const JSON_OUTPUT_RULE =
  * numbered and labelled with its file name, then the JSON output rule when JSON was asked for. Excerpts are framed
  * as reference material so text inside a document is less likely to be taken as instructions.
  */
-export function composeSystemPrompt(input: { instructions: string; excerpts: readonly GroundingExcerpt[]; responseFormat: 'text' | 'json' }): string {
+export function composeSystemPrompt(input: {
+  instructions: string;
+  excerpts: readonly GroundingExcerpt[];
+  responseFormat: 'text' | 'json';
+}): string {
   const parts: string[] = [input.instructions.trim()];
   if (input.excerpts.length > 0) {
     const excerpts = input.excerpts.map((e, i) => `[${i + 1}] File: ${e.fileName}\n${e.text.trim()}`).join('\n\n');

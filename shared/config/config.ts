@@ -52,7 +52,9 @@ const schema = z.object({
   /** Vector size: Titan V2 takes 256, 512 or 1024 (default 512); sent to OpenAI-compatible servers only when set. */
   EMBEDDINGS_DIMENSIONS: z.optional(positiveInt(4096)),
   WEBHOOK_ALLOW_PRIVATE: z.optional(flag(false)),
-  WEBHOOK_RETRY_SCHEDULE: z.optional(z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds'))),
+  WEBHOOK_RETRY_SCHEDULE: z.optional(
+    z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds')),
+  ),
   /** Deadline of one webhook delivery attempt (contract: 15 s); shorter only in tests. */
   WEBHOOK_ATTEMPT_TIMEOUT_MS: z._default(positiveInt(60_000), 15_000),
   /** Delivery attempts in flight at once to one destination, per deliver worker process (see endpoint-gate.ts). */

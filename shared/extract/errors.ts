@@ -35,7 +35,11 @@ export class ExtractionFailedError extends HttpError {
 /** 504 GATEWAY_TIMEOUT: extraction ran out of time (many scanned pages); stopped, and refunded if it was charged. */
 export class ExtractionTimeoutError extends HttpError {
   constructor(charged: boolean) {
-    super(504, 'GATEWAY_TIMEOUT', `The extraction did not finish within the time limit and was stopped${charged ? '; the credit was refunded' : ''}.`);
+    super(
+      504,
+      'GATEWAY_TIMEOUT',
+      `The extraction did not finish within the time limit and was stopped${charged ? '; the credit was refunded' : ''}.`,
+    );
     this.name = 'ExtractionTimeoutError';
   }
 }

@@ -1,7 +1,22 @@
 import type { ChargeReceipt, CreditLedger } from '../credits/credit-ledger.ts';
 import { newId } from '../ids/ids.ts';
-import { countLetters, OcrEngineError, openPdf, PdfError, type OcrOptions, type OpenPdf, type PdfPage, type UnreadableReason } from '../pdf/index.ts';
-import { ExtractionFailedError, ExtractionTimeoutError, FileTooLargeError, InvalidFileError, NoBotCreditsError } from './errors.ts';
+import {
+  countLetters,
+  OcrEngineError,
+  openPdf,
+  PdfError,
+  type OcrOptions,
+  type OpenPdf,
+  type PdfPage,
+  type UnreadableReason,
+} from '../pdf/index.ts';
+import {
+  ExtractionFailedError,
+  ExtractionTimeoutError,
+  FileTooLargeError,
+  InvalidFileError,
+  NoBotCreditsError,
+} from './errors.ts';
 import { isProjectUploadKey, type UploadStore } from './uploads.ts';
 
 /** The contract's file limit: 25 MB. */
@@ -64,7 +79,8 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
         let pages: PdfPage[];
         try {
           ({ pages } = await pdf.extract({ ...(deps.ocr ? { ocr: deps.ocr } : {}), signal }));
-          if (!pages.some((p) => countLetters(p.text, 1) > 0)) throw new ExtractionFailedError(describeUnreadable(pages));
+          if (!pages.some((p) => countLetters(p.text, 1) > 0))
+            throw new ExtractionFailedError(describeUnreadable(pages));
         } catch (error) {
           await refund(receipt, error);
           throw afterCharge(error, signal);
@@ -92,7 +108,12 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
       if (source.bytes.byteLength > MAX_PDF_BYTES) throw new FileTooLargeError(MAX_PDF_BYTES);
       return source.bytes;
     }
-    const unknown = () => new InvalidFileError('No upload with this fileKey exists for this project (uploads expire).', 'fileKey', 'not_found');
+    const unknown = () =>
+      new InvalidFileError(
+        'No upload with this fileKey exists for this project (uploads expire).',
+        'fileKey',
+        'not_found',
+      );
     if (!isProjectUploadKey(source.fileKey, input.caller.projectId) || !deps.uploads) throw unknown();
     const read = await deps.uploads.read(source.fileKey, MAX_PDF_BYTES, signal);
     if (read === 'missing') throw unknown();
@@ -104,7 +125,8 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
     try {
       return await openPdf(bytes, { signal });
     } catch (error) {
-      if (error instanceof PdfError) throw new InvalidFileError(error.message, 'file', error.reason === 'not-pdf' ? 'not_pdf' : error.reason);
+      if (error instanceof PdfError)
+        throw new InvalidFileError(error.message, 'file', error.reason === 'not-pdf' ? 'not_pdf' : error.reason);
       throw error;
     }
   }
@@ -114,7 +136,11 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
       await deps.credits.refund(receipt);
     } catch (cause) {
       // The charge stays open and the sweeper refunds it after CREDIT_SWEEP_AFTER_SECONDS: still exactly once.
-      deps.log.error('extract refund failed; left to the sweeper', { chargeId: receipt.chargeId, failure: String(failure), cause: String(cause) });
+      deps.log.error('extract refund failed; left to the sweeper', {
+        chargeId: receipt.chargeId,
+        failure: String(failure),
+        cause: String(cause),
+      });
     }
   }
 
@@ -131,7 +157,10 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
     try {
       await deps.uploads?.delete(fileKey);
     } catch (cause) {
-      deps.log.warn('extract upload not deleted; the bucket lifecycle will expire it', { fileKey, cause: String(cause) });
+      deps.log.warn('extract upload not deleted; the bucket lifecycle will expire it', {
+        fileKey,
+        cause: String(cause),
+      });
     }
   }
 }
@@ -141,13 +170,17 @@ function afterCharge(error: unknown, signal: AbortSignal): unknown {
   if (error instanceof ExtractionFailedError) return error;
   if (signal.aborted && error === signal.reason) return new ExtractionTimeoutError(true);
   if (error instanceof PdfError) return new InvalidFileError(error.message, 'file', error.reason);
-  if (error instanceof OcrEngineError) return new ExtractionFailedError('Text recognition (OCR) failed for a scanned page; try again later.', error);
+  if (error instanceof OcrEngineError)
+    return new ExtractionFailedError('Text recognition (OCR) failed for a scanned page; try again later.', error);
   return error;
 }
 
 const REASONS: Record<UnreadableReason, [string, string]> = {
   blank: ['is blank', 'are blank'],
-  noise: ['holds only specks or a picture with no recognisable text', 'hold only specks or pictures with no recognisable text'],
+  noise: [
+    'holds only specks or a picture with no recognisable text',
+    'hold only specks or pictures with no recognisable text',
+  ],
   'low-confidence': ['is an image whose text could not be recognised', 'are images whose text could not be recognised'],
   'ocr-timeout': ['took too long to recognise', 'took too long to recognise'],
   'needs-ocr': ['is a scanned image and OCR is turned off', 'are scanned images and OCR is turned off'],

@@ -14,7 +14,10 @@ export function ocrFromConfig(cfg: Config): OcrOptions | undefined {
   if (name === 'none') return undefined;
   const engine =
     name === 'tesseract'
-      ? new TesseractOcrEngine({ workers: cfg.OCR_CONCURRENCY ?? 1, ...(cfg.TESSERACT_LANG_PATH ? { langPath: cfg.TESSERACT_LANG_PATH } : {}) })
+      ? new TesseractOcrEngine({
+          workers: cfg.OCR_CONCURRENCY ?? 1,
+          ...(cfg.TESSERACT_LANG_PATH ? { langPath: cfg.TESSERACT_LANG_PATH } : {}),
+        })
       : new TextractOcrEngine(textractClient(cfg), { concurrency: cfg.OCR_CONCURRENCY ?? 8 });
   return { engine, dpi: cfg.OCR_DPI, pageTimeoutMs: cfg.OCR_PAGE_TIMEOUT_MS };
 }

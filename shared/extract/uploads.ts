@@ -7,7 +7,11 @@ import { newId } from '../ids/ids.ts';
  */
 export interface UploadStore {
   /** A presigned browser-style POST form for one object of 1 to `maxBytes` bytes at `fileKey`. */
-  presignPost(fileKey: string, maxBytes: number, expiresInSeconds: number): Promise<{ url: string; fields: Record<string, string> }>;
+  presignPost(
+    fileKey: string,
+    maxBytes: number,
+    expiresInSeconds: number,
+  ): Promise<{ url: string; fields: Record<string, string> }>;
   /** The object's bytes, `missing`, or `too-large` (checked before reading, and again while reading). */
   read(fileKey: string, maxBytes: number, signal: AbortSignal): Promise<Buffer | 'missing' | 'too-large'>;
   delete(fileKey: string): Promise<void>;
@@ -36,12 +40,23 @@ export interface CreatedUpload {
 }
 
 /** `POST /api/v1/ai/extract/uploads`: a one-time upload slot for a PDF of at most `maxBytes`, valid `expiresInSeconds`. */
-export function makeCreateUpload(deps: { uploads: UploadStore; maxBytes: number; expiresInSeconds: number; now?: () => number }) {
+export function makeCreateUpload(deps: {
+  uploads: UploadStore;
+  maxBytes: number;
+  expiresInSeconds: number;
+  now?: () => number;
+}) {
   const now = deps.now ?? Date.now;
   return async function createUpload(projectId: string): Promise<CreatedUpload> {
     const fileKey = uploadKey(projectId, newId('upl'));
     const issuedAt = now();
     const { url, fields } = await deps.uploads.presignPost(fileKey, deps.maxBytes, deps.expiresInSeconds);
-    return { uploadUrl: url, fields, fileKey, expiresAt: new Date(issuedAt + deps.expiresInSeconds * 1000), maxBytes: deps.maxBytes };
+    return {
+      uploadUrl: url,
+      fields,
+      fileKey,
+      expiresAt: new Date(issuedAt + deps.expiresInSeconds * 1000),
+      maxBytes: deps.maxBytes,
+    };
   };
 }

@@ -33,7 +33,8 @@ export function makeGetHealth(deps: {
   const now = deps.now ?? (() => new Date());
   let cached: { at: number; result: Promise<HealthReport['botrag']> } | undefined;
   const probe = (at: number) => {
-    if (!cached || at - cached.at >= deps.probeCacheMs) cached = { at, result: runProbes(deps.probes, deps.probeTimeoutMs) };
+    if (!cached || at - cached.at >= deps.probeCacheMs)
+      cached = { at, result: runProbes(deps.probes, deps.probeTimeoutMs) };
     return cached.result;
   };
   return async function getHealth(grant: ProjectApiTokenGrant): Promise<HealthReport> {
@@ -56,7 +57,9 @@ async function runProbes(probes: DependencyProbe[], timeoutMs: number): Promise<
   const signal = AbortSignal.timeout(timeoutMs);
   const results = await Promise.allSettled(probes.map((p) => p.probe(signal)));
   const latencyMs = Math.round(performance.now() - started);
-  const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [`${probes[i]!.name}: ${reason(r.reason, signal)}`] : []));
+  const failures = results.flatMap((r, i) =>
+    r.status === 'rejected' ? [`${probes[i]!.name}: ${reason(r.reason, signal)}`] : [],
+  );
   return failures.length ? { ok: false, latencyMs, detail: failures.join('; ') } : { ok: true, latencyMs };
 }
 

@@ -56,9 +56,14 @@ export function botsApiAuth(deps: {
         event.responseHeaders['RateLimit-Reset'] = String(decision.resetSeconds);
       }
       if (!decision.allowed) {
-        throw new HttpError(429, 'ERR_PUBLIC_AI_RATE_LIMIT', `Rate limit of ${decision.limit} requests per minute reached for this token.`, {
-          headers: { 'Retry-After': String(decision.retryAfterSeconds ?? 1) },
-        });
+        throw new HttpError(
+          429,
+          'ERR_PUBLIC_AI_RATE_LIMIT',
+          `Rate limit of ${decision.limit} requests per minute reached for this token.`,
+          {
+            headers: { 'Retry-After': String(decision.retryAfterSeconds ?? 1) },
+          },
+        );
       }
       event.auth = { grant: result.grant, tokenHash: result.tokenHash };
     },

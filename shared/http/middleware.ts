@@ -35,7 +35,11 @@ export function httpConventions(logger: Logger): Mw {
     after: (request) => {
       const response = request.response;
       if (!response) return;
-      response.headers = { ...request.event.responseHeaders, ...response.headers, 'x-request-id': request.event.requestId };
+      response.headers = {
+        ...request.event.responseHeaders,
+        ...response.headers,
+        'x-request-id': request.event.requestId,
+      };
     },
     onError: (request) => {
       const event = request.event;
@@ -43,11 +47,16 @@ export function httpConventions(logger: Logger): Mw {
       const error = request.error;
       let response: HttpResult;
       if (error instanceof HttpError) {
-        if (error.status >= 500) logger.warn('request failed', { status: error.status, code: error.code, cause: describeCause(error.cause) });
+        if (error.status >= 500)
+          logger.warn('request failed', { status: error.status, code: error.code, cause: describeCause(error.cause) });
         response = errorResponse(error, requestId, { ...(event.responseHeaders ?? {}), ...error.headers });
       } else {
         logger.error('unexpected failure', { cause: describeCause(error) });
-        response = errorResponse(new HttpError(500, 'INTERNAL_ERROR', 'An unexpected error occurred.'), requestId, event.responseHeaders ?? {});
+        response = errorResponse(
+          new HttpError(500, 'INTERNAL_ERROR', 'An unexpected error occurred.'),
+          requestId,
+          event.responseHeaders ?? {},
+        );
       }
       request.response = response;
     },
@@ -84,7 +93,10 @@ function bodyByteLength(event: APIGatewayProxyEvent): number {
  * Parses a JSON object body: 413 PAYLOAD_TOO_LARGE over the limit (measured before parsing), 400 INVALID_JSON when
  * it does not parse, 400 VALIDATION_ERROR when the top level is not an object.
  */
-export function parseJsonObjectBody(event: APIGatewayProxyEvent, limitBytes = JSON_BODY_LIMIT_BYTES): Record<string, unknown> {
+export function parseJsonObjectBody(
+  event: APIGatewayProxyEvent,
+  limitBytes = JSON_BODY_LIMIT_BYTES,
+): Record<string, unknown> {
   if (bodyByteLength(event) > limitBytes) {
     throw new HttpError(413, 'PAYLOAD_TOO_LARGE', `The JSON body is larger than ${limitBytes} bytes.`);
   }
@@ -117,7 +129,10 @@ export function jsonBody(limitBytes = JSON_BODY_LIMIT_BYTES): Mw {
 export type UnknownFieldMessages = Record<string, string>;
 
 /** zod issues as the contract's `details[]`: one entry per problem; one per unknown field. */
-export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], unknownFieldMessages: UnknownFieldMessages = {}): ErrorDetail[] {
+export function zodIssuesToDetails(
+  issues: readonly z.core.$ZodIssue[],
+  unknownFieldMessages: UnknownFieldMessages = {},
+): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   for (const issue of issues) {
     const base = issue.path.map(String).join('.');
@@ -125,7 +140,9 @@ export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], unknownF
       for (const key of issue.keys) {
         details.push({
           path: base ? `${base}.${key}` : key,
-          message: (Object.hasOwn(unknownFieldMessages, key) ? unknownFieldMessages[key] : undefined) ?? `Unknown field "${key}"`,
+          message:
+            (Object.hasOwn(unknownFieldMessages, key) ? unknownFieldMessages[key] : undefined) ??
+            `Unknown field "${key}"`,
           code: 'unrecognized_keys',
         });
       }
@@ -137,7 +154,11 @@ export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], unknownF
 }
 
 /** Validates a value with a zod schema, or throws 400 VALIDATION_ERROR listing every problem at once. */
-export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, unknownFieldMessages?: UnknownFieldMessages): z.output<S> {
+export function validate<S extends z.ZodMiniType>(
+  schema: S,
+  value: unknown,
+  unknownFieldMessages?: UnknownFieldMessages,
+): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw new HttpError(400, 'VALIDATION_ERROR', 'The request is invalid.', {
@@ -160,5 +181,7 @@ export function validateBody<S extends z.ZodMiniType>(schema: S, unknownFieldMes
  * `.use(...)`, then `.handler(...)`.
  */
 export function httpFunction(logger: Logger) {
-  return middy<HttpEvent<any, any>, HttpResult, Error, Context>({ timeoutEarlyInMillis: 0 }).use(httpConventions(logger));
+  return middy<HttpEvent<any, any>, HttpResult, Error, Context>({ timeoutEarlyInMillis: 0 }).use(
+    httpConventions(logger),
+  );
 }

@@ -57,14 +57,26 @@ const CHUNK_BYTES = 256 * 1024;
  * parse as soon as its first byte too many arrives, and nothing after that is decoded or read. Boundaries are
  * whatever RFC 2046 allows (quoted, with `_`, `=`, `:` or spaces, parameters without a space after `;`).
  */
-export async function parseMultipart(source: Iterable<Uint8Array>, contentType: string | undefined, limits: MultipartLimits): Promise<MultipartForm> {
-  if (!isMultipartFormData(contentType)) throw new MultipartError('not-multipart', 'The body must be multipart/form-data.');
+export async function parseMultipart(
+  source: Iterable<Uint8Array>,
+  contentType: string | undefined,
+  limits: MultipartLimits,
+): Promise<MultipartForm> {
+  if (!isMultipartFormData(contentType))
+    throw new MultipartError('not-multipart', 'The body must be multipart/form-data.');
   let parser: busboy.Busboy;
   try {
     parser = busboy({
       headers: { 'content-type': contentType! },
       // One byte over the limit is what busboy reports: it signals `limit` when a file reaches `fileSize` exactly.
-      limits: { fileSize: limits.fileSize + 1, files: limits.files ?? 3, fields: limits.fields ?? 20, fieldSize: limits.fieldSize ?? 64 * 1024, parts: (limits.files ?? 3) + (limits.fields ?? 20), headerPairs: 20 },
+      limits: {
+        fileSize: limits.fileSize + 1,
+        files: limits.files ?? 3,
+        fields: limits.fields ?? 20,
+        fieldSize: limits.fieldSize ?? 64 * 1024,
+        parts: (limits.files ?? 3) + (limits.fields ?? 20),
+        headerPairs: 20,
+      },
       defParamCharset: 'utf8',
     });
   } catch (cause) {
@@ -83,16 +95,27 @@ export async function parseMultipart(source: Iterable<Uint8Array>, contentType: 
       size += chunk.length;
       if (size <= limits.fileSize) chunks.push(chunk);
     });
-    stream.on('limit', () => fail(new MultipartError('file-too-large', `The file is larger than ${limits.fileSize} bytes.`)));
+    stream.on('limit', () =>
+      fail(new MultipartError('file-too-large', `The file is larger than ${limits.fileSize} bytes.`)),
+    );
     // A cut-short body (or our own destroy after a failure) errors the part's stream: without a listener that
     // would be an uncaught exception and end the process.
-    stream.on('error', (cause: unknown) => fail(new MultipartError('malformed', 'The multipart body is malformed.', { cause })));
+    stream.on('error', (cause: unknown) =>
+      fail(new MultipartError('malformed', 'The multipart body is malformed.', { cause })),
+    );
     stream.on('end', () => {
-      if (size <= limits.fileSize) form.files.push({ field, filename: info.filename, contentType: info.mimeType, bytes: Buffer.concat(chunks, size) });
+      if (size <= limits.fileSize)
+        form.files.push({
+          field,
+          filename: info.filename,
+          contentType: info.mimeType,
+          bytes: Buffer.concat(chunks, size),
+        });
     });
   });
   parser.on('field', (name, value, info) => {
-    if (info.valueTruncated || info.nameTruncated) fail(new MultipartError('too-many-parts', `The form field "${name.slice(0, 100)}" is too long.`));
+    if (info.valueTruncated || info.nameTruncated)
+      fail(new MultipartError('too-many-parts', `The form field "${name.slice(0, 100)}" is too long.`));
     else form.fields.push({ name, value });
   });
   parser.on('filesLimit', () => fail(new MultipartError('too-many-parts', 'The form has too many files.')));
@@ -108,7 +131,9 @@ export async function parseMultipart(source: Iterable<Uint8Array>, contentType: 
 
   for (const chunk of source) {
     for (let offset = 0; offset < chunk.length; offset += CHUNK_BYTES) {
-      const written = new Promise<void>((resolve) => parser.write(chunk.subarray(offset, offset + CHUNK_BYTES), () => resolve()));
+      const written = new Promise<void>((resolve) =>
+        parser.write(chunk.subarray(offset, offset + CHUNK_BYTES), () => resolve()),
+      );
       await Promise.race([written, closed]);
       if (failure) break;
     }
@@ -136,5 +161,6 @@ export function* eventBodyChunks(event: Pick<APIGatewayProxyEvent, 'body' | 'isB
     return;
   }
   const step = 4 * 65_536; // whole base64 quanta: 256 Ki characters, 192 KiB of bytes
-  for (let offset = 0; offset < body.length; offset += step) yield Buffer.from(body.slice(offset, offset + step), 'base64');
+  for (let offset = 0; offset < body.length; offset += step)
+    yield Buffer.from(body.slice(offset, offset + step), 'base64');
 }

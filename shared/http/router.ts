@@ -54,9 +54,7 @@ export interface RouteDoc {
 }
 
 /** Declares a route with its body type inferred from the schema. */
-export function route<S extends z.ZodMiniType>(
-  r: Omit<Route<z.output<S>>, 'body'> & { body: S },
-): Route<z.output<S>>;
+export function route<S extends z.ZodMiniType>(r: Omit<Route<z.output<S>>, 'body'> & { body: S }): Route<z.output<S>>;
 export function route(r: Omit<Route<Buffer>, 'body'> & { body: 'raw' }): Route<Buffer>;
 export function route(r: Omit<Route<undefined>, 'body'>): Route<undefined>;
 export function route(r: Route): Route {
@@ -72,7 +70,11 @@ interface Compiled {
  * Matches `{prefix}/...` paths to routes: 404 NOT_FOUND for unknown paths, 405 with `Allow` for a wrong method.
  * `idempotency` (shared/idempotency) runs around the routes marked `idempotent`.
  */
-export function createRouter(prefix: string, routes: Route[], options: { idempotency?: MiddlewareObj<HttpEvent, HttpResult> } = {}) {
+export function createRouter(
+  prefix: string,
+  routes: Route[],
+  options: { idempotency?: MiddlewareObj<HttpEvent, HttpResult> } = {},
+) {
   const compiled: Compiled[] = routes.map((r) => ({ route: r, segments: split(r.path) }));
 
   return async function dispatch(event: HttpEvent): Promise<HttpResult> {
@@ -92,7 +94,8 @@ export function createRouter(prefix: string, routes: Route[], options: { idempot
         allowed.add(candidate.route.method);
         continue;
       }
-      if (candidate.route.idempotent && options.idempotency) return withMiddleware(options.idempotency, event, () => run(candidate.route, event, params));
+      if (candidate.route.idempotent && options.idempotency)
+        return withMiddleware(options.idempotency, event, () => run(candidate.route, event, params));
       return run(candidate.route, event, params);
     }
     if (allowed.size) {
@@ -105,8 +108,15 @@ export function createRouter(prefix: string, routes: Route[], options: { idempot
 }
 
 /** Runs one middy middleware (before, after, onError) around a route, as middy would around a handler. */
-async function withMiddleware(middleware: MiddlewareObj<HttpEvent, HttpResult>, event: HttpEvent, handle: () => Promise<HttpResult>): Promise<HttpResult> {
-  const request = { event, context: {}, response: undefined, error: undefined, internal: {} } as unknown as Request<HttpEvent, HttpResult>;
+async function withMiddleware(
+  middleware: MiddlewareObj<HttpEvent, HttpResult>,
+  event: HttpEvent,
+  handle: () => Promise<HttpResult>,
+): Promise<HttpResult> {
+  const request = { event, context: {}, response: undefined, error: undefined, internal: {} } as unknown as Request<
+    HttpEvent,
+    HttpResult
+  >;
   const early = await middleware.before?.(request);
   if (early) return early as HttpResult;
   try {

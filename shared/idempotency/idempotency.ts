@@ -80,16 +80,30 @@ export function idempotency(options: IdempotencyOptions): MiddlewareObj<HttpEven
         case 'replay':
           return {
             statusCode: result.response.statusCode,
-            headers: { ...event.responseHeaders, ...result.response.headers, 'Idempotent-Replayed': 'true', 'x-request-id': event.requestId },
+            headers: {
+              ...event.responseHeaders,
+              ...result.response.headers,
+              'Idempotent-Replayed': 'true',
+              'x-request-id': event.requestId,
+            },
             body: result.response.body,
             ...(result.response.isBase64Encoded ? { isBase64Encoded: true } : {}),
           };
         case 'mismatch':
-          throw new HttpError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.');
+          throw new HttpError(
+            409,
+            'IDEMPOTENCY_KEY_REUSED',
+            'This Idempotency-Key was already used with a different request.',
+          );
         case 'in-progress':
-          throw new HttpError(409, 'IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry later.', {
-            headers: { 'Retry-After': '1' },
-          });
+          throw new HttpError(
+            409,
+            'IDEMPOTENCY_IN_PROGRESS',
+            'A request with this Idempotency-Key is still being processed; retry later.',
+            {
+              headers: { 'Retry-After': '1' },
+            },
+          );
       }
     },
     after: async (request) => {
@@ -114,5 +128,10 @@ function toStored(response: HttpResult): StoredResponse {
     if (lower === 'x-request-id' || lower.startsWith('ratelimit-') || lower === 'retry-after') continue;
     headers[name] = String(value);
   }
-  return { statusCode: response.statusCode, headers, body: response.body, ...(response.isBase64Encoded ? { isBase64Encoded: true } : {}) };
+  return {
+    statusCode: response.statusCode,
+    headers,
+    body: response.body,
+    ...(response.isBase64Encoded ? { isBase64Encoded: true } : {}),
+  };
 }

@@ -5,7 +5,14 @@
  */
 
 /** Event types a webhook can subscribe to (contract section 5). */
-export const EVENT_TYPES = ['message.received', 'message.sent', 'message.delivered', 'message.read', 'message.failed', 'webhook.test'] as const;
+export const EVENT_TYPES = [
+  'message.received',
+  'message.sent',
+  'message.delivered',
+  'message.read',
+  'message.failed',
+  'webhook.test',
+] as const;
 export type EventTypeName = (typeof EVENT_TYPES)[number];
 
 export type WebhookScope = 'general' | 'channel';
@@ -106,7 +113,10 @@ export interface IntegrationStore {
 }
 
 /** The secrets that sign at `now`: current first, then the previous one during its grace period. */
-export function liveSigningSecrets(webhook: Pick<WebhookIntegration, 'signingSecret' | 'previousSigningSecret'>, now: Date): string[] {
+export function liveSigningSecrets(
+  webhook: Pick<WebhookIntegration, 'signingSecret' | 'previousSigningSecret'>,
+  now: Date,
+): string[] {
   const live = [webhook.signingSecret];
   const previous = webhook.previousSigningSecret;
   if (previous && Date.parse(previous.expiresAt) > now.getTime()) live.push(previous.secret);

@@ -26,7 +26,14 @@ export interface IntegrationDeps {
 }
 
 export type CreateIntegrationInput =
-  | { product: 'webhook'; scope: WebhookScope; channelId?: string; url: string; bearerToken?: string; eventTypes?: EventTypeName[] }
+  | {
+      product: 'webhook';
+      scope: WebhookScope;
+      channelId?: string;
+      url: string;
+      bearerToken?: string;
+      eventTypes?: EventTypeName[];
+    }
   | { product: 'custom'; channelId: string };
 
 export interface PatchWebhookInput {
@@ -47,7 +54,8 @@ export function generateSigningSecret(): string {
 }
 
 const conflict = (message: string) => new HttpError(409, 'CONFLICT', message);
-const channelNotFound = (channelId: string) => new HttpError(404, 'CHANNEL_NOT_FOUND', `Channel ${channelId} does not exist in this project.`);
+const channelNotFound = (channelId: string) =>
+  new HttpError(404, 'CHANNEL_NOT_FOUND', `Channel ${channelId} does not exist in this project.`);
 
 /**
  * Integrations of a project, for both products:
@@ -79,7 +87,9 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
 
   function checkUrl(url: string): void {
     if (!deps.allowPrivateDestinations && !url.startsWith('https://')) {
-      throw validationError('The webhook URL must use https://.', [{ path: 'url', message: 'Must be an https:// URL', code: 'invalid_format' }]);
+      throw validationError('The webhook URL must use https://.', [
+        { path: 'url', message: 'Must be an https:// URL', code: 'invalid_format' },
+      ]);
     }
   }
 
@@ -96,13 +106,15 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       const holder = await store.get(projectId, slot.integrationId);
       const live = holder?.product === 'webhook' && holder.scope === 'general' && holder.enabled;
       const maybeInFlight = holder === undefined && now().getTime() - slot.claimedAt < SLOT_CLAIM_GRACE_MS;
-      if (!live && !maybeInFlight && (await store.claimGeneralWebhook(projectId, integrationId, slot.integrationId))) return;
+      if (!live && !maybeInFlight && (await store.claimGeneralWebhook(projectId, integrationId, slot.integrationId)))
+        return;
     }
     throw conflict('This project already has an enabled general webhook; disable or delete it first.');
   }
 
   async function saveOr409(integration: Integration): Promise<void> {
-    if (!(await store.update(integration))) throw conflict('The integration was changed by another request at the same time; try again.');
+    if (!(await store.update(integration)))
+      throw conflict('The integration was changed by another request at the same time; try again.');
   }
 
   return {
@@ -114,7 +126,10 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     get: requireIntegration,
 
     /** Creates an integration; returns it with the secret shown this once (signing secret or custom token). */
-    async create(projectId: string, input: CreateIntegrationInput): Promise<{ integration: Integration; signingSecret?: string; token?: string }> {
+    async create(
+      projectId: string,
+      input: CreateIntegrationInput,
+    ): Promise<{ integration: Integration; signingSecret?: string; token?: string }> {
       await requireProject(projectId);
       const at = now().toISOString();
       const integrationId = newId('int');
@@ -136,7 +151,12 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
         // The integration first, then the grant: a crash in between leaves an integration whose token never
         // worked (rotate it), never a working token without an integration.
         await store.create(integration);
-        await deps.tokens.put(integration.tokenHash, { kind: 'custom', projectId, integrationId, channelId: input.channelId });
+        await deps.tokens.put(integration.tokenHash, {
+          kind: 'custom',
+          projectId,
+          integrationId,
+          channelId: input.channelId,
+        });
         return { integration, token };
       }
 
@@ -208,7 +228,8 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       const current = await requireIntegration(projectId, integrationId);
       if (current.product === 'custom') await deps.tokens.delete(current.tokenHash);
       await store.delete(projectId, integrationId);
-      if (current.product === 'webhook' && current.scope === 'general') await store.releaseGeneralWebhook(projectId, integrationId);
+      if (current.product === 'webhook' && current.scope === 'general')
+        await store.releaseGeneralWebhook(projectId, integrationId);
     },
 
     /**
@@ -219,13 +240,19 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     async rotateToken(projectId: string, integrationId: string): Promise<string> {
       const current = await requireIntegration(projectId, integrationId);
       if (current.product !== 'custom') {
-        throw validationError('Only custom integrations have a token; webhooks rotate their signing secret (rotate-secret).', [
-          { path: '', message: 'Not a custom integration', code: 'custom' },
-        ]);
+        throw validationError(
+          'Only custom integrations have a token; webhooks rotate their signing secret (rotate-secret).',
+          [{ path: '', message: 'Not a custom integration', code: 'custom' }],
+        );
       }
       await deps.tokens.delete(current.tokenHash);
       const token = generateToken('custom');
-      const next: CustomIntegration = { ...current, tokenHash: hashToken(token), updatedAt: now().toISOString(), version: current.version + 1 };
+      const next: CustomIntegration = {
+        ...current,
+        tokenHash: hashToken(token),
+        updatedAt: now().toISOString(),
+        version: current.version + 1,
+      };
       await saveOr409(next);
       await deps.tokens.put(next.tokenHash, { kind: 'custom', projectId, integrationId, channelId: current.channelId });
       return token;
@@ -235,16 +262,20 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     async rotateSecret(projectId: string, integrationId: string): Promise<string> {
       const current = await requireIntegration(projectId, integrationId);
       if (current.product !== 'webhook') {
-        throw validationError('Only webhooks have a signing secret; custom integrations rotate their token (rotate-token).', [
-          { path: '', message: 'Not a webhook integration', code: 'custom' },
-        ]);
+        throw validationError(
+          'Only webhooks have a signing secret; custom integrations rotate their token (rotate-token).',
+          [{ path: '', message: 'Not a webhook integration', code: 'custom' }],
+        );
       }
       const at = now();
       const signingSecret = generateSigningSecret();
       await saveOr409({
         ...current,
         signingSecret,
-        previousSigningSecret: { secret: current.signingSecret, expiresAt: new Date(at.getTime() + PREVIOUS_SECRET_GRACE_MS).toISOString() },
+        previousSigningSecret: {
+          secret: current.signingSecret,
+          expiresAt: new Date(at.getTime() + PREVIOUS_SECRET_GRACE_MS).toISOString(),
+        },
         updatedAt: at.toISOString(),
         version: current.version + 1,
       });

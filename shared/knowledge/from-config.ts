@@ -30,11 +30,16 @@ export function knowledgeObjectsFromConfig(cfg: Config): KnowledgeObjectStore {
 export function embeddingsFromConfig(cfg: Config): EmbeddingsProvider | undefined {
   if (cfg.EMBEDDINGS_PROVIDER === 'bedrock') {
     const client = bedrockRuntimeClient({ region: cfg.AWS_REGION, requestTimeoutMs: 30_000 });
-    return new BedrockTitanEmbeddings(client, cfg.EMBEDDINGS_MODEL ?? 'amazon.titan-embed-text-v2:0', cfg.EMBEDDINGS_DIMENSIONS ?? 512);
+    return new BedrockTitanEmbeddings(
+      client,
+      cfg.EMBEDDINGS_MODEL ?? 'amazon.titan-embed-text-v2:0',
+      cfg.EMBEDDINGS_DIMENSIONS ?? 512,
+    );
   }
   if (cfg.EMBEDDINGS_PROVIDER === 'openai') {
     const baseUrl = cfg.EMBEDDINGS_BASE_URL ?? cfg.OPENAI_BASE_URL;
-    if (!baseUrl) throw new Error('Invalid configuration: EMBEDDINGS_PROVIDER=openai needs EMBEDDINGS_BASE_URL or OPENAI_BASE_URL');
+    if (!baseUrl)
+      throw new Error('Invalid configuration: EMBEDDINGS_PROVIDER=openai needs EMBEDDINGS_BASE_URL or OPENAI_BASE_URL');
     return new OpenAiCompatibleEmbeddings({
       baseUrl,
       apiKey: cfg.EMBEDDINGS_API_KEY ?? cfg.OPENAI_API_KEY,

@@ -1,7 +1,12 @@
 import type { Logger } from '../logging/logger.ts';
 import type { EmbeddingsProvider } from './embeddings.ts';
 import { buildLexicalIndex, type IndexDocumentInput } from './index/lexical-index.ts';
-import { knowledgeObjectKeys, type IngestJob, type KnowledgeFileStore, type KnowledgeObjectStore } from './knowledge-files.ts';
+import {
+  knowledgeObjectKeys,
+  type IngestJob,
+  type KnowledgeFileStore,
+  type KnowledgeObjectStore,
+} from './knowledge-files.ts';
 import { detectLanguage, documentTerms, type Language } from './text/analyzer.ts';
 import { chunkText, DEFAULT_CHUNKING, type ChunkOptions } from './text/chunker.ts';
 import { extractDocumentText, UnreadableDocumentError, type PdfPageReader } from './text/extract.ts';
@@ -54,7 +59,14 @@ export function makeIngestKnowledge(deps: IngestDeps) {
   const cache = new AnalyzedCache(deps.cacheChars ?? 64_000_000);
   const maxAttempts = deps.maxPublishAttempts ?? 6;
 
-  function analyze(fileName: string, generation: string, language: Language, excerpts: string[], vectors?: Float32Array[], embeddingModel?: string): AnalyzedFile {
+  function analyze(
+    fileName: string,
+    generation: string,
+    language: Language,
+    excerpts: string[],
+    vectors?: Float32Array[],
+    embeddingModel?: string,
+  ): AnalyzedFile {
     return {
       fileName,
       generation,
@@ -81,13 +93,28 @@ export function makeIngestKnowledge(deps: IngestDeps) {
     if (cached) return cached;
     let stored: StoredExcerpts;
     try {
-      stored = JSON.parse(Buffer.from(await deps.objects.get(knowledgeObjectKeys.excerpts(botId, generation))).toString('utf8')) as StoredExcerpts;
+      stored = JSON.parse(
+        Buffer.from(await deps.objects.get(knowledgeObjectKeys.excerpts(botId, generation))).toString('utf8'),
+      ) as StoredExcerpts;
     } catch (error) {
-      deps.logger.error('excerpts of a searchable file could not be read; left out of this index', { botId, generation, cause: String(error) });
+      deps.logger.error('excerpts of a searchable file could not be read; left out of this index', {
+        botId,
+        generation,
+        cause: String(error),
+      });
       return undefined;
     }
-    const vectors = stored.vectors ? splitVectors(Buffer.from(stored.vectors, 'base64'), stored.excerpts.length) : undefined;
-    const analyzed = analyze(stored.fileName, generation, stored.language, stored.excerpts, vectors, stored.embeddingModel);
+    const vectors = stored.vectors
+      ? splitVectors(Buffer.from(stored.vectors, 'base64'), stored.excerpts.length)
+      : undefined;
+    const analyzed = analyze(
+      stored.fileName,
+      generation,
+      stored.language,
+      stored.excerpts,
+      vectors,
+      stored.embeddingModel,
+    );
     cache.set(generation, analyzed);
     return analyzed;
   }
@@ -107,10 +134,10 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       documents.push(...stillCurrent.values());
       const model = deps.embeddings?.model;
       const lexicalOnly = !model || documents.some((d) => !d.vectors || (d as AnalyzedFile).embeddingModel !== model);
-      const bytes = buildLexicalIndex(
-        lexicalOnly ? documents.map((d) => ({ ...d, vectors: undefined })) : documents,
-        { builtAt: clock(), ...(lexicalOnly ? {} : { embeddingModel: model }) },
-      );
+      const bytes = buildLexicalIndex(lexicalOnly ? documents.map((d) => ({ ...d, vectors: undefined })) : documents, {
+        builtAt: clock(),
+        ...(lexicalOnly ? {} : { embeddingModel: model }),
+      });
       const key = knowledgeObjectKeys.index(botId, state.version + 1);
       await deps.objects.put(key, bytes, 'application/octet-stream');
       const published = await deps.files.publishIndex(botId, {
@@ -122,7 +149,12 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       if (published) {
         // The index before the previous one: no search can still be loading it (they read the bot first).
         if (state.previousKey) await deps.objects.delete([state.previousKey]).catch(() => undefined);
-        deps.logger.info('knowledge index published', { botId, version: state.version + 1, documents: documents.length, bytes: bytes.length });
+        deps.logger.info('knowledge index published', {
+          botId,
+          version: state.version + 1,
+          documents: documents.length,
+          bytes: bytes.length,
+        });
         return stillCurrent;
       }
       await deps.objects.delete([key]).catch(() => undefined);
@@ -143,7 +175,10 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       if (!file || file.generation !== generation || file.status !== 'processing') continue; // replaced, deleted or done
       try {
         const bytes = await deps.objects.get(file.objectKey);
-        const text = await extractDocumentText(bytes, file.contentType, { charset: file.charset, readPdf: deps.readPdf });
+        const text = await extractDocumentText(bytes, file.contentType, {
+          charset: file.charset,
+          readPdf: deps.readPdf,
+        });
         const excerpts = chunkText(text, chunking);
         if (!excerpts.length) throw new UnreadableDocumentError('The file has no readable text.');
         const language = detectLanguage(text);
@@ -154,7 +189,11 @@ export function makeIngestKnowledge(deps: IngestDeps) {
           excerpts,
           ...(vectors ? { embeddingModel: deps.embeddings!.model, vectors: joinVectors(vectors) } : {}),
         };
-        await deps.objects.put(knowledgeObjectKeys.excerpts(botId, generation), Buffer.from(JSON.stringify(stored)), 'application/json');
+        await deps.objects.put(
+          knowledgeObjectKeys.excerpts(botId, generation),
+          Buffer.from(JSON.stringify(stored)),
+          'application/json',
+        );
         const analyzed = analyze(file.fileName, generation, language, excerpts, vectors, deps.embeddings?.model);
         cache.set(generation, analyzed);
         added.set(fileKey, analyzed);
@@ -166,7 +205,13 @@ export function makeIngestKnowledge(deps: IngestDeps) {
         }
         if (!options.finalAttempt) throw error;
         deps.logger.error('knowledge file failed on its last attempt', { botId, fileKey, cause: String(error) });
-        await deps.files.markFailed(botId, fileKey, generation, 'The file could not be processed after several attempts; upload it again.', clock());
+        await deps.files.markFailed(
+          botId,
+          fileKey,
+          generation,
+          'The file could not be processed after several attempts; upload it again.',
+          clock(),
+        );
       }
     }
     const rebuildAsked = jobs.some((j) => j.kind === 'rebuild');
@@ -178,11 +223,18 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       if (!options.finalAttempt) throw error;
       deps.logger.error('knowledge index failed on its last attempt', { botId, cause: String(error) });
       for (const [fileKey, file] of added) {
-        await deps.files.markFailed(botId, fileKey, file.generation, 'The search index could not be rebuilt after several attempts; upload the file again.', clock());
+        await deps.files.markFailed(
+          botId,
+          fileKey,
+          file.generation,
+          'The search index could not be rebuilt after several attempts; upload the file again.',
+          clock(),
+        );
       }
       return;
     }
-    for (const [fileKey, file] of published) await deps.files.markReady(botId, fileKey, file.generation, file.excerpts.length, clock());
+    for (const [fileKey, file] of published)
+      await deps.files.markReady(botId, fileKey, file.generation, file.excerpts.length, clock());
   };
 }
 

@@ -64,7 +64,10 @@ export interface KnowledgeFileStore {
    * Publishes a new index: only if the bot's index is still at `expectedVersion` and every added file is still at
    * the given generation; makes those files searchable. False when something changed meanwhile.
    */
-  publishIndex(botId: string, update: { expectedVersion: number; key: string; previousKey?: string; added: Record<string, string> }): Promise<boolean>;
+  publishIndex(
+    botId: string,
+    update: { expectedVersion: number; key: string; previousKey?: string; added: Record<string, string> },
+  ): Promise<boolean>;
 }
 
 /** Bytes in the knowledge bucket. */
@@ -90,7 +93,8 @@ export const knowledgeObjectKeys = {
   botPrefix: (botId: string) => `bots/${botId}/`,
   upload: (botId: string, generation: string) => `bots/${botId}/files/${generation}`,
   excerpts: (botId: string, generation: string) => `bots/${botId}/excerpts/${generation}.json`,
-  index: (botId: string, version: number) => `bots/${botId}/index/${String(version).padStart(10, '0')}-${randomBytes(4).toString('hex')}.sbkx`,
+  index: (botId: string, version: number) =>
+    `bots/${botId}/index/${String(version).padStart(10, '0')}-${randomBytes(4).toString('hex')}.sbkx`,
 };
 
 /** Short stable key of a file name (the name itself goes in the record). */

@@ -42,17 +42,35 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
      * 1. check name, type (415), size; 2. the bot must be the project's; 3. store the bytes; 4. record the upload
      * (`processing`; an earlier upload of the name leaves search); 5. queue the ingest job. Answers at once.
      */
-    async upload(projectId: string, botId: string, fileName: string, contentTypeHeader: string | undefined, bytes: Uint8Array) {
+    async upload(
+      projectId: string,
+      botId: string,
+      fileName: string,
+      contentTypeHeader: string | undefined,
+      bytes: Uint8Array,
+    ) {
       const nameProblem = fileNameProblem(fileName);
-      if (nameProblem) throw validationError(nameProblem, [{ path: 'fileName', message: nameProblem, code: 'invalid_format' }]);
+      if (nameProblem)
+        throw validationError(nameProblem, [{ path: 'fileName', message: nameProblem, code: 'invalid_format' }]);
       const { type, charset } = parseContentType(contentTypeHeader);
       if (!(KNOWLEDGE_CONTENT_TYPES as readonly string[]).includes(type)) {
-        throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', `Knowledge files must be sent as ${KNOWLEDGE_CONTENT_TYPES.join(', ')}; got ${type || 'no Content-Type'}.`);
+        throw new HttpError(
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+          `Knowledge files must be sent as ${KNOWLEDGE_CONTENT_TYPES.join(', ')}; got ${type || 'no Content-Type'}.`,
+        );
       }
       if (bytes.length > KNOWLEDGE_MAX_BYTES) {
-        throw new HttpError(413, 'PAYLOAD_TOO_LARGE', `Knowledge files are limited to ${KNOWLEDGE_MAX_BYTES} bytes (25 MB).`);
+        throw new HttpError(
+          413,
+          'PAYLOAD_TOO_LARGE',
+          `Knowledge files are limited to ${KNOWLEDGE_MAX_BYTES} bytes (25 MB).`,
+        );
       }
-      if (bytes.length === 0) throw validationError('The file is empty.', [{ path: 'body', message: 'The file is empty.', code: 'too_small' }]);
+      if (bytes.length === 0)
+        throw validationError('The file is empty.', [
+          { path: 'body', message: 'The file is empty.', code: 'too_small' },
+        ]);
       await deps.requireBot(projectId, botId);
 
       const at = now();
@@ -83,14 +101,24 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
           // The replaced upload is out of search already; its bytes and excerpts are no longer needed.
           await deps.objects
             .delete([previous.objectKey, knowledgeObjectKeys.excerpts(botId, previous.generation)])
-            .catch((error) => deps.logger.warn('replaced knowledge objects not deleted', { botId, cause: String(error) }));
+            .catch((error) =>
+              deps.logger.warn('replaced knowledge objects not deleted', { botId, cause: String(error) }),
+            );
         }
         try {
           await deps.queue.enqueue({ kind: 'file', botId, fileKey: file.fileKey, generation });
         } catch (error) {
           deps.logger.error('ingest job could not be queued', { botId, fileKey: file.fileKey, cause: String(error) });
-          await deps.files.markFailed(botId, file.fileKey, generation, 'The file could not be queued for processing; upload it again.', now());
-          throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'The file could not be queued for processing; try again.', { cause: error });
+          await deps.files.markFailed(
+            botId,
+            file.fileKey,
+            generation,
+            'The file could not be queued for processing; upload it again.',
+            now(),
+          );
+          throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'The file could not be queued for processing; try again.', {
+            cause: error,
+          });
         }
       }
       // 'superseded': a newer upload of the same name arrived meanwhile and is the one processed.

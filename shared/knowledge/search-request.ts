@@ -2,7 +2,8 @@ import * as z from '../validation/zod.ts';
 import { withMeta } from '../validation/meta.ts';
 
 const patterns = withMeta(z.array(z.string().check(z.minLength(1), z.maxLength(1024))).check(z.maxLength(100)), {
-  description: 'File-name patterns; `%` matches any run of characters, every other character is literal, case-insensitive.',
+  description:
+    'File-name patterns; `%` matches any run of characters, every other character is literal, case-insensitive.',
 });
 
 /** The `POST /api/v1/ai/search` body: what the handler validates and what the OpenAPI document shows. */
@@ -18,7 +19,9 @@ export const searchRequest = withMeta(
     filters: z.optional(
       z.strictObject({
         incluirArquivos: withMeta(z.optional(patterns), { description: 'Only matching files are searched.' }),
-        excluirArquivos: withMeta(z.optional(patterns), { description: 'Matching files are dropped, even if included.' }),
+        excluirArquivos: withMeta(z.optional(patterns), {
+          description: 'Matching files are dropped, even if included.',
+        }),
       }),
     ),
   }),

@@ -17,7 +17,10 @@ const VECTOR_CANDIDATES = 50;
  * version share one read.
  */
 export class IndexCache {
-  private readonly entries = new Map<string, { version: number; key: string; index: Promise<LexicalIndex>; bytes: number }>();
+  private readonly entries = new Map<
+    string,
+    { version: number; key: string; index: Promise<LexicalIndex>; bytes: number }
+  >();
   private bytes = 0;
 
   constructor(
@@ -116,7 +119,10 @@ export function makeKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearch 
           score: round(score),
         }));
       } catch (error) {
-        deps.logger.error('knowledge search failed; answering with no excerpts', { botId: request.botId, cause: String(error) });
+        deps.logger.error('knowledge search failed; answering with no excerpts', {
+          botId: request.botId,
+          cause: String(error),
+        });
         return [];
       }
     },
@@ -133,7 +139,11 @@ async function fuseWithVectors(
 ): Promise<{ excerpt: number; score: number }[] | undefined> {
   let queryVector: Float32Array;
   try {
-    [queryVector] = (await deps.embeddings!.embed([request.query], 'query', AbortSignal.timeout(deps.embeddingTimeoutMs ?? 2_000))) as [Float32Array];
+    [queryVector] = (await deps.embeddings!.embed(
+      [request.query],
+      'query',
+      AbortSignal.timeout(deps.embeddingTimeoutMs ?? 2_000),
+    )) as [Float32Array];
   } catch (error) {
     deps.logger.warn('query embedding failed; lexical search only', { botId: request.botId, cause: String(error) });
     return undefined;

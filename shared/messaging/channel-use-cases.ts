@@ -1,7 +1,13 @@
 import { HttpError, notFound, validationError, type ErrorDetail } from '../http/errors.ts';
 import { newId } from '../ids/ids.ts';
 import type { Project } from '../projects/project.ts';
-import { PROVIDERS_BY_CHANNEL_TYPE, type Channel, type ChannelStore, type ChannelType, type ProviderConfig } from './channel.ts';
+import {
+  PROVIDERS_BY_CHANNEL_TYPE,
+  type Channel,
+  type ChannelStore,
+  type ChannelType,
+  type ProviderConfig,
+} from './channel.ts';
 import { isPrivateHostLiteral } from './destinations.ts';
 import type { MessageLog, OutboxPage } from './message.ts';
 
@@ -44,13 +50,22 @@ export function makeChannelUseCases(deps: ChannelDeps) {
     if (deps.allowPrivateDestinations) return [];
     const problems: ErrorDetail[] = [];
     if (provider.kind === 'smtp' && isPrivateHostLiteral(provider.host)) {
-      problems.push({ path: 'provider.host', message: 'Private, loopback and link-local hosts are not allowed', code: 'custom' });
+      problems.push({
+        path: 'provider.host',
+        message: 'Private, loopback and link-local hosts are not allowed',
+        code: 'custom',
+      });
     }
     if ((provider.kind === 'twilio' || provider.kind === 'whatsapp-cloud') && provider.baseUrl !== undefined) {
       const url = new URL(provider.baseUrl);
-      if (url.protocol !== 'https:') problems.push({ path: 'provider.baseUrl', message: 'Must be an https:// URL', code: 'invalid_format' });
+      if (url.protocol !== 'https:')
+        problems.push({ path: 'provider.baseUrl', message: 'Must be an https:// URL', code: 'invalid_format' });
       else if (isPrivateHostLiteral(url.hostname)) {
-        problems.push({ path: 'provider.baseUrl', message: 'Private, loopback and link-local hosts are not allowed', code: 'custom' });
+        problems.push({
+          path: 'provider.baseUrl',
+          message: 'Private, loopback and link-local hosts are not allowed',
+          code: 'custom',
+        });
       }
     }
     return problems;
@@ -64,11 +79,16 @@ export function makeChannelUseCases(deps: ChannelDeps) {
       const provider = input.provider ?? { kind: 'sandbox' };
       if (!PROVIDERS_BY_CHANNEL_TYPE[input.type].includes(provider.kind)) {
         throw validationError('This provider cannot serve this channel type.', [
-          { path: 'provider.kind', message: `A ${input.type} channel takes: ${PROVIDERS_BY_CHANNEL_TYPE[input.type].join(', ')}`, code: 'custom' },
+          {
+            path: 'provider.kind',
+            message: `A ${input.type} channel takes: ${PROVIDERS_BY_CHANNEL_TYPE[input.type].join(', ')}`,
+            code: 'custom',
+          },
         ]);
       }
       const problems = destinationProblems(provider);
-      if (problems.length) throw validationError('The provider points at a destination this deployment does not allow.', problems);
+      if (problems.length)
+        throw validationError('The provider points at a destination this deployment does not allow.', problems);
       const channel: Channel = {
         channelId: newId('ch'),
         projectId,
@@ -107,7 +127,11 @@ export function makeChannelUseCases(deps: ChannelDeps) {
     async outbox(projectId: string, channelId: string, page: { limit: number; cursor?: string }): Promise<OutboxPage> {
       const channel = await requireChannel(projectId, channelId);
       if (channel.provider.kind !== 'sandbox') {
-        throw new HttpError(409, 'CONFLICT', `Channel ${channelId} sends through ${channel.provider.kind}; only sandbox channels have an outbox.`);
+        throw new HttpError(
+          409,
+          'CONFLICT',
+          `Channel ${channelId} sends through ${channel.provider.kind}; only sandbox channels have an outbox.`,
+        );
       }
       return deps.messages.listOutbox(projectId, channelId, page);
     },

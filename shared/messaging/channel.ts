@@ -8,7 +8,12 @@ export type ChannelType = (typeof CHANNEL_TYPES)[number];
 export type SandboxProvider = { kind: 'sandbox' };
 export type SmtpProvider = { kind: 'smtp'; host: string; port: number; secure?: boolean; user?: string; pass?: string };
 export type TwilioProvider = { kind: 'twilio'; accountSid: string; authToken: string; baseUrl?: string };
-export type WhatsAppCloudProvider = { kind: 'whatsapp-cloud'; phoneNumberId: string; accessToken: string; baseUrl?: string };
+export type WhatsAppCloudProvider = {
+  kind: 'whatsapp-cloud';
+  phoneNumberId: string;
+  accessToken: string;
+  baseUrl?: string;
+};
 
 /** How a channel's messages leave the service (contract section 7). Credentials are stored encrypted. */
 export type ProviderConfig = SandboxProvider | SmtpProvider | TwilioProvider | WhatsAppCloudProvider;
@@ -57,10 +62,25 @@ export function providerView(provider: ProviderConfig): Record<string, unknown> 
     case 'sandbox':
       return { kind: 'sandbox' };
     case 'smtp':
-      return { kind: 'smtp', host: provider.host, port: provider.port, secure: provider.secure ?? false, ...(provider.user ? { user: provider.user } : {}), hasPassword: Boolean(provider.pass) };
+      return {
+        kind: 'smtp',
+        host: provider.host,
+        port: provider.port,
+        secure: provider.secure ?? false,
+        ...(provider.user ? { user: provider.user } : {}),
+        hasPassword: Boolean(provider.pass),
+      };
     case 'twilio':
-      return { kind: 'twilio', accountSid: provider.accountSid, ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}) };
+      return {
+        kind: 'twilio',
+        accountSid: provider.accountSid,
+        ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}),
+      };
     case 'whatsapp-cloud':
-      return { kind: 'whatsapp-cloud', phoneNumberId: provider.phoneNumberId, ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}) };
+      return {
+        kind: 'whatsapp-cloud',
+        phoneNumberId: provider.phoneNumberId,
+        ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}),
+      };
   }
 }

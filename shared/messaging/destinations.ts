@@ -11,11 +11,27 @@ export function isPrivateHostLiteral(host: string): boolean {
   const family = isIP(h);
   if (family === 4) {
     const [a, b] = h.split('.').map(Number) as [number, number];
-    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+    return (
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127)
+    );
   }
   if (family === 6) {
     if (h === '::' || h === '::1') return true;
-    if (h.startsWith('fe8') || h.startsWith('fe9') || h.startsWith('fea') || h.startsWith('feb') || h.startsWith('fc') || h.startsWith('fd')) return true;
+    if (
+      h.startsWith('fe8') ||
+      h.startsWith('fe9') ||
+      h.startsWith('fea') ||
+      h.startsWith('feb') ||
+      h.startsWith('fc') ||
+      h.startsWith('fd')
+    )
+      return true;
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
     return mapped ? isPrivateHostLiteral(mapped[1]!) : false;
   }

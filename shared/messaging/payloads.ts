@@ -10,7 +10,8 @@ import type { ChannelType } from './channel.ts';
  */
 
 const required = (what: string) => ({
-  error: (issue: { input: unknown }) => (issue.input === undefined ? `${what} is required` : `${what} must be a string`),
+  error: (issue: { input: unknown }) =>
+    issue.input === undefined ? `${what} is required` : `${what} must be a string`,
 });
 
 /** No CR or LF: the value goes into a mail header. */
@@ -25,7 +26,12 @@ const absoluteUrl = (protocols: string[], message: string) =>
     z.refine((value) => {
       if (!URL.canParse(value)) return false;
       const url = new URL(value);
-      return protocols.includes(url.protocol) && value.toLowerCase().startsWith(`${url.protocol}//`) && url.hostname !== '' && !/\s/.test(value);
+      return (
+        protocols.includes(url.protocol) &&
+        value.toLowerCase().startsWith(`${url.protocol}//`) &&
+        url.hostname !== '' &&
+        !/\s/.test(value)
+      );
     }, message),
   );
 const httpUrl = absoluteUrl(['http:', 'https:'], 'Must be an absolute http(s) URL');
@@ -35,7 +41,10 @@ const httpsUrl = absoluteUrl(['https:'], 'Must be an absolute https URL');
 function oneOrMany<T extends z.ZodMiniType<string>>(item: T, field: string, max: number) {
   return z.union(
     [
-      z.pipe(item, z.transform((v: z.output<T>) => [v])),
+      z.pipe(
+        item,
+        z.transform((v: z.output<T>) => [v]),
+      ),
       z.array(item).check(z.minLength(1, `${field} must not be empty`), z.maxLength(max, `At most ${max} entries`)),
     ],
     { error: `${field} must be a string or an array of strings` },
@@ -53,20 +62,46 @@ function addressList(field: string, max: number) {
       const list = Array.isArray(value) ? value : [value];
       const pathOf = (i: number) => (Array.isArray(value) ? [i] : []);
       if (Array.isArray(value) && value.length === 0) {
-        ctx.issues.push({ code: 'too_small', origin: 'array', minimum: 1, inclusive: true, input: value, message: `${field} must not be empty` });
+        ctx.issues.push({
+          code: 'too_small',
+          origin: 'array',
+          minimum: 1,
+          inclusive: true,
+          input: value,
+          message: `${field} must not be empty`,
+        });
         return z.NEVER;
       }
       if (Array.isArray(value) && value.length > max) {
-        ctx.issues.push({ code: 'too_big', origin: 'array', maximum: max, inclusive: true, input: value, message: `At most ${max} addresses` });
+        ctx.issues.push({
+          code: 'too_big',
+          origin: 'array',
+          maximum: max,
+          inclusive: true,
+          input: value,
+          message: `At most ${max} addresses`,
+        });
         return z.NEVER;
       }
       let ok = true;
       list.forEach((item, i) => {
         if (typeof item !== 'string') {
-          ctx.issues.push({ code: 'invalid_type', expected: 'string', input: item, path: pathOf(i), message: `${field} must be an email address or an array of them` });
+          ctx.issues.push({
+            code: 'invalid_type',
+            expected: 'string',
+            input: item,
+            path: pathOf(i),
+            message: `${field} must be an email address or an array of them`,
+          });
           ok = false;
         } else if (!emailAddress.safeParse(item).success) {
-          ctx.issues.push({ code: 'invalid_format', format: 'email', input: item, path: pathOf(i), message: 'Must be a valid email address' });
+          ctx.issues.push({
+            code: 'invalid_format',
+            format: 'email',
+            input: item,
+            path: pathOf(i),
+            message: 'Must be a valid email address',
+          });
           ok = false;
         }
       });
@@ -80,18 +115,22 @@ const requiredAddressList = (field: string, max: number) =>
   z.pipe(
     z.unknown().check(
       z.superRefine((v, ctx) => {
-        if (v === undefined) ctx.addIssue({ code: 'invalid_type', expected: 'string', input: v, message: `${field} is required` });
+        if (v === undefined)
+          ctx.addIssue({ code: 'invalid_type', expected: 'string', input: v, message: `${field} is required` });
       }),
     ),
     addressList(field, max),
   );
 
 /** No CR or LF, at most `max` characters, not empty. */
-const headerText = (max: number) => z.string().check(z.minLength(1), z.maxLength(max), z.regex(NO_LINE_BREAKS, 'Must not contain CR or LF'));
+const headerText = (max: number) =>
+  z.string().check(z.minLength(1), z.maxLength(max), z.regex(NO_LINE_BREAKS, 'Must not contain CR or LF'));
 
 export const whatsappPayload = z.strictObject({
   number: z.string(required('number')).check(z.regex(/^\d{8,15}$/, 'E.164 without "+": 8 to 15 digits, no spaces')),
-  message: z.string(required('message')).check(z.minLength(1, 'message must not be empty'), z.maxLength(4096, 'At most 4096 characters')),
+  message: z
+    .string(required('message'))
+    .check(z.minLength(1, 'message must not be empty'), z.maxLength(4096, 'At most 4096 characters')),
   name: z.optional(z.string().check(z.maxLength(200))),
   email: z.optional(emailAddress),
   url: z.optional(httpUrl),
@@ -104,7 +143,11 @@ export const emailPayload = z
     to: requiredAddressList('to', 50),
     subject: z
       .string(required('subject'))
-      .check(z.minLength(1, 'subject must not be empty'), z.maxLength(998, 'At most 998 characters'), z.regex(NO_LINE_BREAKS, 'Must not contain CR or LF')),
+      .check(
+        z.minLength(1, 'subject must not be empty'),
+        z.maxLength(998, 'At most 998 characters'),
+        z.regex(NO_LINE_BREAKS, 'Must not contain CR or LF'),
+      ),
     body: z.optional(z.string().check(z.minLength(1))),
     html: z.optional(z.string().check(z.minLength(1))),
     text: z.optional(z.string().check(z.minLength(1))),
@@ -132,16 +175,17 @@ const metadataValue = z.union([z.string().check(z.maxLength(500, 'At most 500 ch
 
 export const smsPayload = z.strictObject({
   to: z.string(required('to')).check(z.regex(/^\+\d{8,15}$/, 'E.164: "+" then 8 to 15 digits')),
-  body: z
-    .string(required('body'))
-    .check(
-      z.minLength(1, 'body must not be empty'),
-      z.refine((b) => [...b].length <= 1600, 'At most 1600 characters'),
-    ),
+  body: z.string(required('body')).check(
+    z.minLength(1, 'body must not be empty'),
+    z.refine((b) => [...b].length <= 1600, 'At most 1600 characters'),
+  ),
   mediaUrls: z.optional(z.array(httpsUrl).check(z.maxLength(10, 'At most 10 media URLs'))),
   metadata: z.optional(
     z
-      .record(z.string().check(z.minLength(1), z.maxLength(40, 'Metadata keys have at most 40 characters')), metadataValue)
+      .record(
+        z.string().check(z.minLength(1), z.maxLength(40, 'Metadata keys have at most 40 characters')),
+        metadataValue,
+      )
       .check(z.refine((m) => Object.keys(m).length <= 20, 'At most 20 keys')),
   ),
 });
@@ -155,13 +199,19 @@ export type SendPayload =
   | { type: 'email'; payload: EmailPayload }
   | { type: 'sms'; payload: SmsPayload };
 
-export const PAYLOAD_SCHEMAS = { whatsapp: whatsappPayload, email: emailPayload, sms: smsPayload } satisfies Record<ChannelType, z.ZodMiniType>;
+export const PAYLOAD_SCHEMAS = { whatsapp: whatsappPayload, email: emailPayload, sms: smsPayload } satisfies Record<
+  ChannelType,
+  z.ZodMiniType
+>;
 
 /** Better words than "Unknown field" for unknown fields callers commonly send. */
-export const SEND_UNKNOWN_FIELD_MESSAGES: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, {
-  // Null prototype: a field named "toString" or "constructor" must not find Object.prototype's members here.
-  channelType: 'channelType is derived from the token',
-});
+export const SEND_UNKNOWN_FIELD_MESSAGES: Record<string, string> = Object.assign(
+  Object.create(null) as Record<string, string>,
+  {
+    // Null prototype: a field named "toString" or "constructor" must not find Object.prototype's members here.
+    channelType: 'channelType is derived from the token',
+  },
+);
 
 export type PayloadValidation = { ok: true; value: SendPayload } | { ok: false; details: ErrorDetail[] };
 

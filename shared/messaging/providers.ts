@@ -53,7 +53,8 @@ export function callTimeoutMs(perCallMs: number, deadline: number, now: number =
 /** Describes a failed HTTP call without secrets: timeout, unreachable, or the status and the provider's words. */
 export function describeFetchFailure(provider: string, error: unknown): string {
   const e = error as { name?: string; code?: string } | null;
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || e?.code === 'ABORT_ERR') return `${provider} did not answer in time`;
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || e?.code === 'ABORT_ERR')
+    return `${provider} did not answer in time`;
   if (e?.code === 'EFORBIDDENDESTINATION') return `${provider} is at an address this deployment does not allow`;
   return `${provider} could not be reached`;
 }

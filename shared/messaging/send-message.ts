@@ -49,11 +49,17 @@ export function makeSendMessage(deps: SendMessageDeps) {
     if (!channel) throw new HttpError(404, 'CHANNEL_NOT_FOUND', 'The channel of this token was deleted.');
 
     const validation = validateSendPayload(channel.type, body);
-    if (!validation.ok) throw new HttpError(400, 'VALIDATION_ERROR', `The payload is invalid for a ${channel.type} channel.`, { details: validation.details });
+    if (!validation.ok)
+      throw new HttpError(400, 'VALIDATION_ERROR', `The payload is invalid for a ${channel.type} channel.`, {
+        details: validation.details,
+      });
     const message = validation.value;
 
     const metered = channel.credits !== undefined;
-    if (metered && (channel.credits! < 1 || !(await deps.channels.chargeCredit(channel.projectId, channel.channelId)))) {
+    if (
+      metered &&
+      (channel.credits! < 1 || !(await deps.channels.chargeCredit(channel.projectId, channel.channelId)))
+    ) {
       throw new HttpError(402, 'PROVIDER_ERROR', 'This channel has no message credits left.');
     }
 
@@ -61,10 +67,17 @@ export function makeSendMessage(deps: SendMessageDeps) {
     const startedAt = now();
     let receipt: ProviderReceipt;
     try {
-      receipt = await deps.providers[channel.provider.kind].send({ channel, message, deadline: startedAt.getTime() + deps.providerBudgetMs });
+      receipt = await deps.providers[channel.provider.kind].send({
+        channel,
+        message,
+        deadline: startedAt.getTime() + deps.providerBudgetMs,
+      });
     } catch (error) {
       const reason = error instanceof ProviderError ? error.message : 'The provider failed';
-      if (metered) await deps.channels.refundCredit(channel.projectId, channel.channelId).catch((cause) => deps.onBackgroundError('credit refund', cause));
+      if (metered)
+        await deps.channels
+          .refundCredit(channel.projectId, channel.channelId)
+          .catch((cause) => deps.onBackgroundError('credit refund', cause));
       const sentIds = error instanceof ProviderError ? error.sentProviderMessageIds : [];
       await finish(channel, grant, message, messageId, 'failed', sentIds, reason);
       throw new HttpError(502, 'PROVIDER_ERROR', `The ${channel.type} provider failed: ${reason}.`, { cause: error });
@@ -73,7 +86,10 @@ export function makeSendMessage(deps: SendMessageDeps) {
     const recorded = await finish(channel, grant, message, messageId, 'sent', receipt.providerMessageIds);
     // For the sandbox the record is the delivery: without it nothing was "sent".
     if (!recorded && channel.provider.kind === 'sandbox') {
-      if (metered) await deps.channels.refundCredit(channel.projectId, channel.channelId).catch((cause) => deps.onBackgroundError('credit refund', cause));
+      if (metered)
+        await deps.channels
+          .refundCredit(channel.projectId, channel.channelId)
+          .catch((cause) => deps.onBackgroundError('credit refund', cause));
       throw new Error('The sandbox outbox could not be written');
     }
     return { messageId, status: 'sent', channel: { id: channel.channelId, type: channel.type } };
@@ -153,7 +169,10 @@ function recipient(message: SendPayload): string | string[] {
  * The payload as stored or published, under `maxBytes` of JSON: the longest string fields are cut (with a mark)
  * until it fits. Small payloads, the common case, pass through untouched.
  */
-export function fitPayload(payload: Record<string, unknown>, maxBytes: number): { payload: Record<string, unknown>; truncated: boolean } {
+export function fitPayload(
+  payload: Record<string, unknown>,
+  maxBytes: number,
+): { payload: Record<string, unknown>; truncated: boolean } {
   let size = Buffer.byteLength(JSON.stringify(payload));
   if (size <= maxBytes) return { payload, truncated: false };
   const copy: Record<string, unknown> = { ...payload };

@@ -39,13 +39,22 @@ export function parseModelSpec(value: string): ModelSpecResult {
   const provider = (colon === -1 ? text : text.slice(0, colon)).toLowerCase();
   const model = colon === -1 ? undefined : text.slice(colon + 1);
   if (!(MODEL_PROVIDERS as readonly string[]).includes(provider)) {
-    return { ok: false, message: `model must start with one of ${MODEL_PROVIDERS.join(', ')} (for example "openai:gpt-4o-mini" or "bedrock:amazon.nova-lite-v1:0")` };
+    return {
+      ok: false,
+      message: `model must start with one of ${MODEL_PROVIDERS.join(', ')} (for example "openai:gpt-4o-mini" or "bedrock:amazon.nova-lite-v1:0")`,
+    };
   }
   if (model !== undefined) {
     if (provider === 'offline') return { ok: false, message: 'the offline provider has no model ids: use "offline"' };
     if (!MODEL_ID.test(model)) return { ok: false, message: `"${model}" is not a valid model id` };
   }
-  return { ok: true, spec: model === undefined ? { provider: provider as ModelProviderName } : { provider: provider as ModelProviderName, model } };
+  return {
+    ok: true,
+    spec:
+      model === undefined
+        ? { provider: provider as ModelProviderName }
+        : { provider: provider as ModelProviderName, model },
+  };
 }
 
 /** The spec as stored and shown: `provider` or `provider:model`. */

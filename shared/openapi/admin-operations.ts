@@ -18,7 +18,9 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: 'List projects, newest first',
     tags: ['Projects'],
     query: z.object({
-      limit: withMeta(z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))), { description: 'Page size (default 50).' }),
+      limit: withMeta(z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))), {
+        description: 'Page size (default 50).',
+      }),
       cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
     }),
     responses: { 200: { description: 'A page of projects.', body: s.projectPage } },
@@ -36,7 +38,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'POST /projects/{projectId}/api-token': {
     summary: 'Create or replace the project API token (shown once)',
-    description: 'Issues a new `sbk_` token for the Bots API and the other public APIs; any earlier token stops working at once.',
+    description:
+      'Issues a new `sbk_` token for the Bots API and the other public APIs; any earlier token stops working at once.',
     tags: ['Projects'],
     responses: { 201: { description: 'The token, shown once.', body: s.shownOnceToken } },
     errors: { 409: ['CONFLICT'] },
@@ -50,23 +53,24 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   'GET /projects/{projectId}/bot-credits': {
     summary: 'Bot credits left this month',
     tags: ['Projects'],
-    responses: { 200: { description: 'The month\'s balance.', body: s.botCredits } },
+    responses: { 200: { description: "The month's balance.", body: s.botCredits } },
   },
   'POST /projects/{projectId}/bot-credits': {
     summary: 'Grant bot credits for the current month',
     tags: ['Projects'],
-    responses: { 200: { description: 'The month\'s balance after the grant.', body: s.botCredits } },
+    responses: { 200: { description: "The month's balance after the grant.", body: s.botCredits } },
   },
   'POST /projects/{projectId}/channels': {
     summary: 'Create a channel',
-    description: 'A WhatsApp number, an email mailbox or an SMS sender, with the provider that sends on it (sandbox by default).',
+    description:
+      'A WhatsApp number, an email mailbox or an SMS sender, with the provider that sends on it (sandbox by default).',
     tags: ['Channels'],
     responses: { 201: { description: 'The channel (credentials are never returned).', body: s.channel } },
   },
   'GET /projects/{projectId}/channels': {
     summary: 'List channels',
     tags: ['Channels'],
-    responses: { 200: { description: 'The project\'s channels.', body: s.list(s.channel, 'ChannelList') } },
+    responses: { 200: { description: "The project's channels.", body: s.list(s.channel, 'ChannelList') } },
   },
   'GET /projects/{projectId}/channels/{channelId}': {
     summary: 'Get a channel',
@@ -88,7 +92,9 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: 'Messages recorded by a sandbox channel',
     tags: ['Channels'],
     query: z.object({
-      limit: withMeta(z.optional(z.number().check(z.int(), z.gte(1), z.lte(1000))), { description: 'Page size (default 100).' }),
+      limit: withMeta(z.optional(z.number().check(z.int(), z.gte(1), z.lte(1000))), {
+        description: 'Page size (default 100).',
+      }),
       cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
     }),
     responses: { 200: { description: 'Newest first.', body: s.outboxPage } },
@@ -97,9 +103,9 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   'POST /projects/{projectId}/integrations': {
     summary: 'Create an integration (webhook or custom)',
     description:
-      'A webhook pushes the project\'s events to `url` (scope `general`: every channel; `channel`: one channel). ' +
+      "A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel). " +
       'A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`. ' +
-      'The answer carries the webhook\'s `signingSecret` or the custom `token`, shown once.',
+      "The answer carries the webhook's `signingSecret` or the custom `token`, shown once.",
     tags: ['Integrations'],
     responses: { 201: { description: 'The integration with its secret, shown once.', body: s.createdIntegration } },
     errors: { 404: ['CHANNEL_NOT_FOUND'], 409: ['CONFLICT'] },
@@ -107,7 +113,12 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   'GET /projects/{projectId}/integrations': {
     summary: 'List integrations',
     tags: ['Integrations'],
-    responses: { 200: { description: 'Every integration of the project, without secrets.', body: s.list(s.integration, 'IntegrationList') } },
+    responses: {
+      200: {
+        description: 'Every integration of the project, without secrets.',
+        body: s.list(s.integration, 'IntegrationList'),
+      },
+    },
   },
   'GET /projects/{projectId}/integrations/{integrationId}': {
     summary: 'Get an integration',
@@ -122,20 +133,21 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'DELETE /projects/{projectId}/integrations/{integrationId}': {
     summary: 'Delete an integration',
-    description: 'A custom integration\'s token stops working at once.',
+    description: "A custom integration's token stops working at once.",
     tags: ['Integrations'],
     responses: { 204: { description: 'Deleted.' } },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/rotate-token': {
-    summary: 'Rotate a custom integration\'s token (shown once)',
+    summary: "Rotate a custom integration's token (shown once)",
     description: 'The previous token answers 401 `ERR_NO_PERMISSION` at once.',
     tags: ['Integrations'],
     responses: { 200: { description: 'The new token, shown once.', body: s.shownOnceToken } },
     errors: { 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/rotate-secret': {
-    summary: 'Rotate a webhook\'s signing secret (shown once)',
-    description: 'For 24 h deliveries carry signatures under both secrets, so receivers can switch without losing events.',
+    summary: "Rotate a webhook's signing secret (shown once)",
+    description:
+      'For 24 h deliveries carry signatures under both secrets, so receivers can switch without losing events.',
     tags: ['Integrations'],
     responses: { 200: { description: 'The new secret, shown once.', body: s.signingSecret } },
     errors: { 409: ['CONFLICT'] },
@@ -147,12 +159,14 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     responses: { 202: { description: 'Queued.', body: s.eventAccepted } },
   },
   'GET /projects/{projectId}/integrations/{integrationId}/deliveries': {
-    summary: 'A webhook\'s delivery log',
+    summary: "A webhook's delivery log",
     description: 'Newest first; every attempt with its time, status code, duration and error.',
     tags: ['Webhook deliveries'],
     query: z.object({
       status: z.optional(z.enum(['pending', 'succeeded', 'failed'])),
-      limit: withMeta(z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))), { description: 'Page size (default 50).' }),
+      limit: withMeta(z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))), {
+        description: 'Page size (default 50).',
+      }),
       cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
     }),
     responses: { 200: { description: 'Deliveries, newest first.', body: s.deliveryPage } },
@@ -166,7 +180,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'POST /projects/{projectId}/events': {
     summary: 'Report a channel event',
-    description: 'How channel back ends report events; each is delivered to every webhook that applies (the general one plus the channel\'s).',
+    description:
+      "How channel back ends report events; each is delivered to every webhook that applies (the general one plus the channel's).",
     tags: ['Webhook deliveries'],
     responses: { 202: { description: 'Queued.', body: s.eventAccepted } },
     errors: { 404: ['CHANNEL_NOT_FOUND'] },
@@ -179,7 +194,7 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   'GET /projects/{projectId}/bots': {
     summary: 'List bots',
     tags: ['Bots'],
-    responses: { 200: { description: 'The project\'s bots.', body: s.list(s.bot, 'BotList') } },
+    responses: { 200: { description: "The project's bots.", body: s.list(s.bot, 'BotList') } },
   },
   'GET /projects/{projectId}/bots/{botId}': {
     summary: 'Get a bot',
@@ -197,13 +212,14 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     responses: { 204: { description: 'Deleted.' } },
   },
   'GET /projects/{projectId}/bots/{botId}/knowledge': {
-    summary: 'A bot\'s knowledge files and their status',
+    summary: "A bot's knowledge files and their status",
     tags: ['Bots'],
     responses: { 200: { description: 'Files by name.', body: s.list(s.knowledgeFile, 'KnowledgeFileList') } },
   },
   'PUT /projects/{projectId}/bots/{botId}/knowledge/{fileName}': {
     summary: 'Upload a knowledge file',
-    description: 'Raw bytes, 25 MB at most. The same name replaces the file. Ingestion runs in the background: poll the list until `ready`.',
+    description:
+      'Raw bytes, 25 MB at most. The same name replaces the file. Ingestion runs in the background: poll the list until `ready`.',
     tags: ['Bots'],
     rawContentTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'],
     responses: { 202: { description: 'Accepted; ingestion is running.', body: s.knowledgeUploadAccepted } },

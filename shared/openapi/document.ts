@@ -2,7 +2,12 @@ import type { Route, RouteDoc } from '../http/router.ts';
 import type { RouteDefinition } from '../resources/routes.ts';
 import { ADMIN_ROUTE_DOCS } from './admin-operations.ts';
 import { ERROR_CODES, mergeErrors, type ErrorsByStatus } from './error-codes.ts';
-import { PUBLIC_OPERATION_DOCS, SCHEMA_OVERRIDES, type PublicOperationDoc, type PublicSecurity } from './public-operations.ts';
+import {
+  PUBLIC_OPERATION_DOCS,
+  SCHEMA_OVERRIDES,
+  type PublicOperationDoc,
+  type PublicSecurity,
+} from './public-operations.ts';
 import { errorBody } from './schemas.ts';
 import * as z from '../validation/zod.ts';
 
@@ -39,7 +44,8 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
   const convert = (schema: z.ZodMiniType, io: 'input' | 'output') => toJsonSchema(schema, io, schemas);
   const paths: Record<string, Record<string, Json>> = {};
   const undocumented: string[] = [];
-  const addOperation = (path: string, method: string, operation: Json) => ((paths[path] ??= {})[method.toLowerCase()] = operation);
+  const addOperation = (path: string, method: string, operation: Json) =>
+    ((paths[path] ??= {})[method.toLowerCase()] = operation);
 
   for (const route of input.publicRoutes) {
     if (route.path.includes('{proxy+}')) continue;
@@ -88,10 +94,16 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
     ...(input.serverUrl ? { servers: [{ url: input.serverUrl }] } : {}),
     tags: [
       { name: 'Send', description: 'Send a message on one channel with a custom token (`sbc_…`).' },
-      { name: 'Bots API', description: 'AI bots from your code with the project API token (`sbk_…`); 60 requests per minute per token.' },
+      {
+        name: 'Bots API',
+        description: 'AI bots from your code with the project API token (`sbk_…`); 60 requests per minute per token.',
+      },
       { name: 'Projects', description: 'Management API: projects, the project API token, bot credits.' },
       { name: 'Channels', description: 'Management API: WhatsApp numbers, mailboxes and SMS senders.' },
-      { name: 'Integrations', description: 'Management API: webhooks and custom integrations (Settings → Integrations).' },
+      {
+        name: 'Integrations',
+        description: 'Management API: webhooks and custom integrations (Settings → Integrations).',
+      },
       { name: 'Webhook deliveries', description: 'Management API: events, test events, the delivery log and retries.' },
       { name: 'Bots', description: 'Management API: bots and their knowledge files.' },
     ],
@@ -100,16 +112,30 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
       schemas: sortKeys(schemas),
       securitySchemes: {
         adminKey: { type: 'http', scheme: 'bearer', description: 'The admin key (`npm start` prints it).' },
-        apiToken: { type: 'http', scheme: 'bearer', description: 'The project API token (`sbk_…`), from `POST /admin/v1/projects/{projectId}/api-token`.' },
-        customToken: { type: 'http', scheme: 'bearer', description: 'A custom integration token (`sbc_…`), bound to one channel.' },
+        apiToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The project API token (`sbk_…`), from `POST /admin/v1/projects/{projectId}/api-token`.',
+        },
+        customToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A custom integration token (`sbc_…`), bound to one channel.',
+        },
       },
       headers: {
-        'x-request-id': { description: 'The caller\'s `x-request-id` when it matches `^[A-Za-z0-9._:-]{1,128}$`, else a new id.', schema: { type: 'string' } },
+        'x-request-id': {
+          description: "The caller's `x-request-id` when it matches `^[A-Za-z0-9._:-]{1,128}$`, else a new id.",
+          schema: { type: 'string' },
+        },
         'RateLimit-Limit': { description: 'Requests per minute allowed for the token.', schema: { type: 'integer' } },
         'RateLimit-Remaining': { description: 'Requests left right now.', schema: { type: 'integer' } },
         'RateLimit-Reset': { description: 'Seconds until the bucket is full again.', schema: { type: 'integer' } },
         'Retry-After': { description: 'Seconds until the next request would pass.', schema: { type: 'integer' } },
-        'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key`.', schema: { type: 'string' } },
+        'Idempotent-Replayed': {
+          description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key`.',
+          schema: { type: 'string' },
+        },
       },
     },
   };
@@ -133,9 +159,17 @@ function publicOperation(route: RouteDefinition, doc: PublicOperationDoc, conver
     const content: Json = {};
     for (const body of doc.requestBodies) {
       const schema = body.schema instanceof z.ZodMiniType ? convert(body.schema, 'input') : body.schema;
-      content[body.contentType] = { schema: body.source === 'copy' ? { ...schema, 'x-schema-source': 'documentation copy' } : schema };
+      content[body.contentType] = {
+        schema: body.source === 'copy' ? { ...schema, 'x-schema-source': 'documentation copy' } : schema,
+      };
     }
-    operation.requestBody = { required: true, content, ...(doc.requestBodies.length === 1 && doc.requestBodies[0]!.description ? { description: doc.requestBodies[0]!.description } : {}) };
+    operation.requestBody = {
+      required: true,
+      content,
+      ...(doc.requestBodies.length === 1 && doc.requestBodies[0]!.description
+        ? { description: doc.requestBodies[0]!.description }
+        : {}),
+    };
   }
   operation.responses = responses(doc.responses, errors, convert, headers, doc.rateLimited ?? false);
   if (route.method === 'ANY') operation['x-any-method'] = true;
@@ -152,7 +186,12 @@ function adminOperation(route: Route, doc: RouteDoc, convert: Convert): Json {
   if (route.idempotent) common[409] = ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS'];
   const errors = mergeErrors(common, (doc.errors ?? {}) as ErrorsByStatus);
 
-  const parameters: Json[] = pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const parameters: Json[] = pathParams.map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
   if (route.idempotent) parameters.push(idempotencyKeyParameter);
   if (doc.query) {
     const query = convert(doc.query, 'input');
@@ -160,7 +199,13 @@ function adminOperation(route: Route, doc: RouteDoc, convert: Convert): Json {
     const required = new Set((query.required ?? []) as string[]);
     for (const [name, schema] of Object.entries(properties)) {
       const { description, ...rest } = schema;
-      parameters.push({ name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: rest });
+      parameters.push({
+        name,
+        in: 'query',
+        required: required.has(name),
+        ...(description ? { description } : {}),
+        schema: rest,
+      });
     }
   }
   const operation: Json = {
@@ -174,12 +219,26 @@ function adminOperation(route: Route, doc: RouteDoc, convert: Convert): Json {
   if (route.body === 'raw') {
     operation.requestBody = {
       required: true,
-      content: Object.fromEntries((doc.rawContentTypes ?? ['application/octet-stream']).map((t) => [t, { schema: { type: 'string', contentMediaType: t } }])),
+      content: Object.fromEntries(
+        (doc.rawContentTypes ?? ['application/octet-stream']).map((t) => [
+          t,
+          { schema: { type: 'string', contentMediaType: t } },
+        ]),
+      ),
     };
   } else if (route.body) {
-    operation.requestBody = { required: true, content: { 'application/json': { schema: convert(route.body, 'input') } } };
+    operation.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: convert(route.body, 'input') } },
+    };
   }
-  operation.responses = responses(doc.responses, errors, convert, responseHeaders(false, route.idempotent ?? false), false);
+  operation.responses = responses(
+    doc.responses,
+    errors,
+    convert,
+    responseHeaders(false, route.idempotent ?? false),
+    false,
+  );
   return operation;
 }
 
@@ -187,13 +246,16 @@ const idempotencyKeyParameter = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'Same key and same body within 24 h: the stored answer is returned (`Idempotent-Replayed: true`) and nothing runs or is charged again.',
+  description:
+    'Same key and same body within 24 h: the stored answer is returned (`Idempotent-Replayed: true`) and nothing runs or is charged again.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
 function responseHeaders(rateLimited: boolean, idempotent: boolean): Json {
   const headers: Json = { 'x-request-id': { $ref: '#/components/headers/x-request-id' } };
-  if (rateLimited) for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) headers[h] = { $ref: `#/components/headers/${h}` };
+  if (rateLimited)
+    for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
+      headers[h] = { $ref: `#/components/headers/${h}` };
   if (idempotent) headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   return headers;
 }
@@ -223,7 +285,12 @@ function responses(
       headers: errorHeaders,
       content: {
         'application/json': {
-          schema: { allOf: [{ $ref: `${SCHEMA_REF}Error` }, { type: 'object', properties: { error: { type: 'string', enum: [...codes] } } }] },
+          schema: {
+            allOf: [
+              { $ref: `${SCHEMA_REF}Error` },
+              { type: 'object', properties: { error: { type: 'string', enum: [...codes] } } },
+            ],
+          },
         },
       },
       'x-error-codes': [...codes],
@@ -272,7 +339,7 @@ function toJsonSchema(schema: z.ZodMiniType, io: 'input' | 'output', components:
 function toJsonSchemaInline(schema: z.ZodMiniType): Json {
   const converted = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any', reused: 'inline' }) as Json;
   const defs = (converted.$defs ?? {}) as Record<string, Json>;
-  const root = converted.$ref ? defs[String(converted.$ref).split('/').pop()!] ?? converted : converted;
+  const root = converted.$ref ? (defs[String(converted.$ref).split('/').pop()!] ?? converted) : converted;
   const copy = { ...root };
   delete copy.$schema;
   delete copy.$defs;

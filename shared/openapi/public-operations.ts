@@ -38,14 +38,21 @@ export interface PublicOperationDoc {
 
 // A copy of a request schema the extract handler keeps private (functions/extract/request.ts); flagged in the document.
 const extractJsonRequestCopy = withMeta(
-  z.strictObject({ fileKey: z.string().check(z.minLength(1), z.maxLength(1024)), mode: z._default(z.enum(['text', 'pages']), 'text') }),
+  z.strictObject({
+    fileKey: z.string().check(z.minLength(1), z.maxLength(1024)),
+    mode: z._default(z.enum(['text', 'pages']), 'text'),
+  }),
   { id: 'ExtractFromUploadRequest' },
 );
 
 const extractMultipart = {
   type: 'object',
   properties: {
-    file: { type: 'string', contentMediaType: 'application/pdf', description: 'The PDF (starts with `%PDF-`), 25 MB at most.' },
+    file: {
+      type: 'string',
+      contentMediaType: 'application/pdf',
+      description: 'The PDF (starts with `%PDF-`), 25 MB at most.',
+    },
     mode: { type: 'string', enum: ['text', 'pages'], default: 'text' },
   },
   required: ['file'],
@@ -53,7 +60,12 @@ const extractMultipart = {
 };
 
 const botsApiAuthErrors: ErrorsByStatus = {
-  401: ['ERR_API_TOKEN_NOT_PROVIDED', 'ERR_API_TOKEN_INVALID_FORMAT', 'ERR_API_TOKEN_INVALID', 'ERR_API_TOKEN_AUTHENTICATION_FAILED'],
+  401: [
+    'ERR_API_TOKEN_NOT_PROVIDED',
+    'ERR_API_TOKEN_INVALID_FORMAT',
+    'ERR_API_TOKEN_INVALID',
+    'ERR_API_TOKEN_AUTHENTICATION_FAILED',
+  ],
   429: ['ERR_PUBLIC_AI_RATE_LIMIT'],
 };
 const jsonBodyErrors: ErrorsByStatus = { 400: ['INVALID_JSON', 'VALIDATION_ERROR'], 413: ['PAYLOAD_TOO_LARGE'] };
@@ -62,9 +74,9 @@ const idempotencyErrors: ErrorsByStatus = { 409: ['IDEMPOTENCY_KEY_REUSED', 'IDE
 /** The public routes (everything but `/admin/v1`). */
 export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
   'POST /api/integration/generic': {
-    summary: 'Send a message on the token\'s channel',
+    summary: "Send a message on the token's channel",
     description:
-      'The body\'s shape depends on the channel the custom token is bound to (WhatsApp, email or SMS); never send ' +
+      "The body's shape depends on the channel the custom token is bound to (WhatsApp, email or SMS); never send " +
       '`channelType`. Checks: token (401) → JSON (400/413) → channel (404) → payload (400) → channel credits (402, ' +
       'nothing charged) → provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks.',
     tags: ['Send'],
@@ -83,7 +95,14 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       },
     ],
     responses: { 200: { description: 'Sent.', body: s.sendResult } },
-    errors: { 401: ['ERR_NO_PERMISSION'], ...jsonBodyErrors, 402: ['PROVIDER_ERROR'], 404: ['CHANNEL_NOT_FOUND'], ...idempotencyErrors, 502: ['PROVIDER_ERROR'] },
+    errors: {
+      401: ['ERR_NO_PERMISSION'],
+      ...jsonBodyErrors,
+      402: ['PROVIDER_ERROR'],
+      404: ['CHANNEL_NOT_FOUND'],
+      ...idempotencyErrors,
+      502: ['PROVIDER_ERROR'],
+    },
   },
   'ANY /api/integration/send': {
     summary: 'Deprecated legacy send endpoint',
@@ -116,8 +135,9 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     },
   },
   'POST /api/v1/ai/search': {
-    summary: 'Search a bot\'s knowledge (free)',
-    description: 'Excerpts only, no generation. A bot with no ready documents, or a failing index, answers 200 with `trechos: []`.',
+    summary: "Search a bot's knowledge (free)",
+    description:
+      'Excerpts only, no generation. A bot with no ready documents, or a failing index, answers 200 with `trechos: []`.',
     tags: ['Bots API'],
     security: 'apiToken',
     rateLimited: true,
@@ -136,7 +156,12 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     rateLimited: true,
     requestBodies: [
       { contentType: 'multipart/form-data', schema: extractMultipart, source: 'multipart' },
-      { contentType: 'application/json', description: 'A PDF uploaded with `POST /api/v1/ai/extract/uploads`.', schema: extractJsonRequestCopy, source: 'copy' },
+      {
+        contentType: 'application/json',
+        description: 'A PDF uploaded with `POST /api/v1/ai/extract/uploads`.',
+        schema: extractJsonRequestCopy,
+        source: 'copy',
+      },
     ],
     responses: { 200: { description: 'The text (`mode: text`) or the pages (`mode: pages`).', body: s.extractResult } },
     errors: {
@@ -159,8 +184,9 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     errors: { ...jsonBodyErrors, ...botsApiAuthErrors },
   },
   'GET /api/v1/ai/health': {
-    summary: 'Diagnostics and the month\'s bot credits (free)',
-    description: 'Never calls the model to generate. `botrag.ok: false` means the AI service is down (retry later); `success` stays true.',
+    summary: "Diagnostics and the month's bot credits (free)",
+    description:
+      'Never calls the model to generate. `botrag.ok: false` means the AI service is down (retry later); `success` stays true.',
     tags: ['Bots API'],
     security: 'apiToken',
     rateLimited: true,
@@ -171,7 +197,10 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
 
 const addressesSchema = (what: string) => ({
   description: `${what}: one email address or a list of them (at most 50).`,
-  anyOf: [{ type: 'string', format: 'email' }, { type: 'array', items: { type: 'string', format: 'email' }, minItems: 1, maxItems: 50 }],
+  anyOf: [
+    { type: 'string', format: 'email' },
+    { type: 'array', items: { type: 'string', format: 'email' }, minItems: 1, maxItems: 50 },
+  ],
 });
 
 /**

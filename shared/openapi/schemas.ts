@@ -15,15 +15,21 @@ const channelType = z.enum(['whatsapp', 'email', 'sms']);
 export const errorBody = withMeta(
   z.object({
     success: z.literal(false),
-    error: withMeta(z.string(), { description: 'Machine-readable code (see the operation\'s answers for the codes it can give).' }),
+    error: withMeta(z.string(), {
+      description: "Machine-readable code (see the operation's answers for the codes it can give).",
+    }),
     message: withMeta(z.string(), { description: 'Human text; wording may change.' }),
     details: withMeta(
       z.optional(
         z.array(
           z.object({
-            path: withMeta(z.string(), { description: 'Dotted path of the field: `to`, `files.0`, `filters.incluirArquivos`.' }),
+            path: withMeta(z.string(), {
+              description: 'Dotted path of the field: `to`, `files.0`, `filters.incluirArquivos`.',
+            }),
             message: z.string(),
-            code: withMeta(z.string(), { description: 'The zod issue code (`invalid_type`, `too_big`, `unrecognized_keys`, `custom`, ...).' }),
+            code: withMeta(z.string(), {
+              description: 'The zod issue code (`invalid_type`, `too_big`, `unrecognized_keys`, `custom`, ...).',
+            }),
           }),
         ),
       ),
@@ -34,10 +40,16 @@ export const errorBody = withMeta(
   { id: 'Error' },
 );
 
-export const project = withMeta(z.object({ projectId: z.string(), companyId: int(), name: z.string(), monthlyBotCredits: int() }), { id: 'Project' });
+export const project = withMeta(
+  z.object({ projectId: z.string(), companyId: int(), name: z.string(), monthlyBotCredits: int() }),
+  { id: 'Project' },
+);
 
 export const projectPage = withMeta(
-  z.object({ items: z.array(project), nextCursor: withMeta(z.optional(z.string()), { description: 'Pass as `cursor` for the next page.' }) }),
+  z.object({
+    items: z.array(project),
+    nextCursor: withMeta(z.optional(z.string()), { description: 'Pass as `cursor` for the next page.' }),
+  }),
   { id: 'ProjectPage' },
 );
 
@@ -49,9 +61,12 @@ export const apiTokenState = withMeta(
   { id: 'ApiTokenState' },
 );
 
-export const shownOnceToken = withMeta(z.object({ token: withMeta(z.string(), { description: 'Shown once: only its SHA-256 is stored.' }) }), {
-  id: 'ShownOnceToken',
-});
+export const shownOnceToken = withMeta(
+  z.object({ token: withMeta(z.string(), { description: 'Shown once: only its SHA-256 is stored.' }) }),
+  {
+    id: 'ShownOnceToken',
+  },
+);
 
 export const botCredits = withMeta(
   z.object({
@@ -67,9 +82,12 @@ export const channel = withMeta(
     type: channelType,
     name: z.string(),
     address: withMeta(z.string(), { description: 'Phone number, mailbox or SMS sender.' }),
-    provider: withMeta(z.catchall(z.object({ kind: z.enum(['sandbox', 'smtp', 'twilio', 'whatsapp-cloud']) }), z.unknown()), {
-      description: 'The provider without its credentials (`hasPassword` instead of `pass`).',
-    }),
+    provider: withMeta(
+      z.catchall(z.object({ kind: z.enum(['sandbox', 'smtp', 'twilio', 'whatsapp-cloud']) }), z.unknown()),
+      {
+        description: 'The provider without its credentials (`hasPassword` instead of `pass`).',
+      },
+    ),
     credits: withMeta(z.optional(int()), { description: 'Channel credits left; absent = unmetered.' }),
     createdAt: isoTime,
   }),
@@ -79,7 +97,12 @@ export const channel = withMeta(
 export const outboxPage = withMeta(
   z.object({
     items: z.array(
-      z.object({ messageId: z.string(), to: z.union([z.string(), z.array(z.string())]), payload: z.record(z.string(), z.unknown()), sentAt: isoTime }),
+      z.object({
+        messageId: z.string(),
+        to: z.union([z.string(), z.array(z.string())]),
+        payload: z.record(z.string(), z.unknown()),
+        sentAt: isoTime,
+      }),
     ),
     nextCursor: z.optional(z.string()),
   }),
@@ -93,9 +116,13 @@ export const integration = withMeta(
     scope: z.enum(['general', 'channel']),
     channelId: z.nullable(z.string()),
     url: z.nullable(z.string()),
-    eventTypes: withMeta(z.nullable(z.array(z.string())), { description: 'Subscribed event types; null = every type.' }),
+    eventTypes: withMeta(z.nullable(z.array(z.string())), {
+      description: 'Subscribed event types; null = every type.',
+    }),
     enabled: z.boolean(),
-    disabledReason: withMeta(z.nullable(z.string()), { description: '`manual`, `gone` (the receiver answered 410), `failing` (5 days of failures).' }),
+    disabledReason: withMeta(z.nullable(z.string()), {
+      description: '`manual`, `gone` (the receiver answered 410), `failing` (5 days of failures).',
+    }),
     hasBearerToken: z.boolean(),
     createdAt: isoTime,
     updatedAt: isoTime,
@@ -106,13 +133,19 @@ export const integration = withMeta(
 export const createdIntegration = withMeta(
   z.extend(integration, {
     token: withMeta(z.optional(z.string()), { description: 'Custom integrations: the `sbc_` token, shown once.' }),
-    signingSecret: withMeta(z.optional(z.string()), { description: 'Webhooks: the `whsec_` signing secret, shown once.' }),
+    signingSecret: withMeta(z.optional(z.string()), {
+      description: 'Webhooks: the `whsec_` signing secret, shown once.',
+    }),
   }),
   { id: 'CreatedIntegration' },
 );
 
 export const signingSecret = withMeta(
-  z.object({ signingSecret: withMeta(z.string(), { description: 'The new `whsec_` secret, shown once. The previous one keeps signing for 24 h.' }) }),
+  z.object({
+    signingSecret: withMeta(z.string(), {
+      description: 'The new `whsec_` secret, shown once. The previous one keeps signing for 24 h.',
+    }),
+  }),
   { id: 'SigningSecret' },
 );
 
@@ -127,19 +160,25 @@ export const delivery = withMeta(
     attempts: z.array(
       z.object({
         at: isoTime,
-        statusCode: withMeta(z.optional(int()), { description: 'The receiver\'s status; absent when no answer came.' }),
+        statusCode: withMeta(z.optional(int()), { description: "The receiver's status; absent when no answer came." }),
         durationMs: z.number(),
         error: z.optional(z.string()),
       }),
     ),
-    nextAttemptAt: withMeta(z.optional(isoTime), { description: 'While pending: when the next automatic attempt runs.' }),
+    nextAttemptAt: withMeta(z.optional(isoTime), {
+      description: 'While pending: when the next automatic attempt runs.',
+    }),
   }),
   { id: 'Delivery' },
 );
 
-export const deliveryPage = withMeta(z.object({ items: z.array(delivery), nextCursor: z.optional(z.string()) }), { id: 'DeliveryPage' });
+export const deliveryPage = withMeta(z.object({ items: z.array(delivery), nextCursor: z.optional(z.string()) }), {
+  id: 'DeliveryPage',
+});
 
-export const retryAccepted = withMeta(z.object({ deliveryId: z.string(), status: z.literal('pending') }), { id: 'RetryAccepted' });
+export const retryAccepted = withMeta(z.object({ deliveryId: z.string(), status: z.literal('pending') }), {
+  id: 'RetryAccepted',
+});
 
 export const bot = withMeta(
   z.object({
@@ -169,9 +208,12 @@ export const knowledgeFile = withMeta(
   { id: 'KnowledgeFile' },
 );
 
-export const knowledgeUploadAccepted = withMeta(z.object({ fileName: z.string(), status: z.literal('processing') }), { id: 'KnowledgeUploadAccepted' });
+export const knowledgeUploadAccepted = withMeta(z.object({ fileName: z.string(), status: z.literal('processing') }), {
+  id: 'KnowledgeUploadAccepted',
+});
 
-export const list = <T extends z.ZodMiniType>(item: T, id: string) => withMeta(z.object({ items: z.array(item) }), { id });
+export const list = <T extends z.ZodMiniType>(item: T, id: string) =>
+  withMeta(z.object({ items: z.array(item) }), { id });
 
 export const sendResult = withMeta(
   z.object({
@@ -183,12 +225,18 @@ export const sendResult = withMeta(
   { id: 'SendResult' },
 );
 
-const usage = withMeta(z.object({ inputTokens: int(), outputTokens: int() }), { description: 'When the model reports it.' });
+const usage = withMeta(z.object({ inputTokens: int(), outputTokens: int() }), {
+  description: 'When the model reports it.',
+});
 
 export const completionResult = withMeta(
   z.union([
-    withMeta(z.object({ success: z.literal(true), result: z.string(), usage: z.optional(usage) }), { title: 'responseFormat text' }),
-    withMeta(z.object({ success: z.literal(true), dados: z.unknown(), usage: z.optional(usage) }), { title: 'responseFormat json' }),
+    withMeta(z.object({ success: z.literal(true), result: z.string(), usage: z.optional(usage) }), {
+      title: 'responseFormat text',
+    }),
+    withMeta(z.object({ success: z.literal(true), dados: z.unknown(), usage: z.optional(usage) }), {
+      title: 'responseFormat json',
+    }),
   ]),
   { id: 'CompletionResult' },
 );
@@ -209,7 +257,13 @@ export const searchResult = withMeta(
 
 export const extractResult = withMeta(
   z.union([
-    withMeta(z.object({ success: z.literal(true), result: withMeta(z.string(), { description: 'Pages separated by a blank line.' }) }), { title: 'mode text' }),
+    withMeta(
+      z.object({
+        success: z.literal(true),
+        result: withMeta(z.string(), { description: 'Pages separated by a blank line.' }),
+      }),
+      { title: 'mode text' },
+    ),
     withMeta(
       z.object({
         success: z.literal(true),
@@ -224,10 +278,16 @@ export const extractResult = withMeta(
 export const extractUpload = withMeta(
   z.object({
     success: z.literal(true),
-    uploadUrl: withMeta(z.string(), { description: 'Where to POST the PDF as multipart/form-data (the `fields` first, then `file`).' }),
+    uploadUrl: withMeta(z.string(), {
+      description: 'Where to POST the PDF as multipart/form-data (the `fields` first, then `file`).',
+    }),
     method: z.literal('POST'),
-    fields: withMeta(z.record(z.string(), z.string()), { description: 'Form fields of the presigned POST, sent as given.' }),
-    fileKey: withMeta(z.string(), { description: 'Pass it to `POST /api/v1/ai/extract` as JSON `{ "fileKey": "..." }`.' }),
+    fields: withMeta(z.record(z.string(), z.string()), {
+      description: 'Form fields of the presigned POST, sent as given.',
+    }),
+    fileKey: withMeta(z.string(), {
+      description: 'Pass it to `POST /api/v1/ai/extract` as JSON `{ "fileKey": "..." }`.',
+    }),
     expiresAt: isoTime,
     maxBytes: int(),
   }),

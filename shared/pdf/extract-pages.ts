@@ -54,7 +54,14 @@ export interface OpenPdf {
 
 /** `%PDF-` at byte 0: what the contract calls "a PDF by its first bytes". */
 export function startsLikePdf(bytes: Uint8Array): boolean {
-  return bytes.length >= 5 && bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46 && bytes[4] === 0x2d;
+  return (
+    bytes.length >= 5 &&
+    bytes[0] === 0x25 &&
+    bytes[1] === 0x50 &&
+    bytes[2] === 0x44 &&
+    bytes[3] === 0x46 &&
+    bytes[4] === 0x2d
+  );
 }
 
 /**
@@ -82,8 +89,11 @@ const EOF_WINDOW = 1024;
  */
 export async function openPdf(bytes: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<OpenPdf> {
   if (!startsLikePdf(bytes)) throw new NotPdfError();
-  const tail = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).subarray(Math.max(0, bytes.byteLength - EOF_WINDOW));
-  if (tail.indexOf(EOF_MARKER) < 0) throw new CorruptPdfError('The PDF is truncated or damaged: it has no end-of-file marker.');
+  const tail = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).subarray(
+    Math.max(0, bytes.byteLength - EOF_WINDOW),
+  );
+  if (tail.indexOf(EOF_MARKER) < 0)
+    throw new CorruptPdfError('The PDF is truncated or damaged: it has no end-of-file marker.');
   options.signal?.throwIfAborted();
 
   const pdfjs = await loadPdfjs();
@@ -142,7 +152,11 @@ const SCAN_COVERAGE = 0.5;
 const PICTURE_COVERAGE = 0.05;
 const OUTLINED_TEXT_PATHS = 300;
 
-async function extractOpen(doc: PDFDocumentProxy, ops: Record<string, number>, options: ExtractPdfOptions): Promise<PdfPages> {
+async function extractOpen(
+  doc: PDFDocumentProxy,
+  ops: Record<string, number>,
+  options: ExtractPdfOptions,
+): Promise<PdfPages> {
   const { signal, ocr } = options;
   const pages: PdfPage[] = new Array(doc.numPages);
   const slots = new Slots(Math.max(1, ocr?.engine.concurrency ?? 1));
@@ -271,12 +285,17 @@ function readable(page: number, text: string, ocr: boolean, otherwise: Unreadabl
 /** The OCR text unless the text layer says more (a cover photo with a typed title, say). */
 function pickRicher(page: number, layerText: string, result: OcrText | 'timeout', minConfidence: number): PdfPage {
   const ocrText = result !== 'timeout' && result.confidence >= minConfidence ? tidy(result.text) : '';
-  if (countLetters(ocrText) > 0 && countLetters(ocrText) >= countLetters(layerText)) return { page, text: ocrText, ocr: true };
+  if (countLetters(ocrText) > 0 && countLetters(ocrText) >= countLetters(layerText))
+    return { page, text: ocrText, ocr: true };
   if (countLetters(layerText) > 0) return { page, text: layerText, ocr: false };
   return { page, text: '', ocr: true, unreadable: result === 'timeout' ? 'ocr-timeout' : 'low-confidence' };
 }
 
-async function recognize(ocr: OcrOptions, image: Parameters<OcrEngine['recognize']>[0], signal: AbortSignal | undefined): Promise<OcrText | 'timeout'> {
+async function recognize(
+  ocr: OcrOptions,
+  image: Parameters<OcrEngine['recognize']>[0],
+  signal: AbortSignal | undefined,
+): Promise<OcrText | 'timeout'> {
   const pageDeadline = AbortSignal.timeout(ocr.pageTimeoutMs ?? 60_000);
   const combined = signal ? AbortSignal.any([signal, pageDeadline]) : pageDeadline;
   try {
@@ -297,7 +316,11 @@ interface PictureCoverage {
 }
 
 /** Walks the page's drawing operations, following the transformation matrix, to see how much of it is pictures. */
-async function pictureCoverage(page: PDFPageProxy, ops: Record<string, number>, number: number): Promise<PictureCoverage> {
+async function pictureCoverage(
+  page: PDFPageProxy,
+  ops: Record<string, number>,
+  number: number,
+): Promise<PictureCoverage> {
   let list;
   try {
     list = await page.getOperatorList();

@@ -2,6 +2,17 @@
  * PDF text for the whole service (the extract endpoint and knowledge ingestion): text layers read with pdfjs,
  * pages that are pictures of text rendered and sent to an OCR engine, typed errors for files that cannot be read.
  */
-export { extractPdfPages, openPdf, startsLikePdf, countLetters, type ExtractPdfOptions, type OcrOptions, type OpenPdf, type PdfPage, type PdfPages, type UnreadableReason } from './extract-pages.ts';
+export {
+  extractPdfPages,
+  openPdf,
+  startsLikePdf,
+  countLetters,
+  type ExtractPdfOptions,
+  type OcrOptions,
+  type OpenPdf,
+  type PdfPage,
+  type PdfPages,
+  type UnreadableReason,
+} from './extract-pages.ts';
 export { CorruptPdfError, EncryptedPdfError, NotPdfError, PdfError } from './errors.ts';
 export { OcrEngineError, type OcrEngine, type OcrText, type PageImage } from './ocr.ts';

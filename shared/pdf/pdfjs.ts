@@ -16,7 +16,10 @@ let workerModule: PdfjsWorkerModule | undefined;
  */
 export function loadPdfjs(): Promise<Pdfjs> {
   loading ??= (async () => {
-    const [pdfjs, worker] = await Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import('pdfjs-dist/legacy/build/pdf.worker.mjs')]);
+    const [pdfjs, worker] = await Promise.all([
+      import('pdfjs-dist/legacy/build/pdf.mjs'),
+      import('pdfjs-dist/legacy/build/pdf.worker.mjs'),
+    ]);
     (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker ??= worker;
     workerModule = worker;
     return pdfjs;
@@ -66,7 +69,9 @@ export function pdfjsAssets(): PdfjsAssets {
 export async function inThreadWorker(): Promise<{ worker: InstanceType<Pdfjs['PDFWorker']>; dispose(): void }> {
   const pdfjs = await loadPdfjs();
   const port = new CopyingLoopbackPort();
-  (workerModule!.WorkerMessageHandler as unknown as { initializeFromPort(port: unknown): void }).initializeFromPort(port);
+  (workerModule!.WorkerMessageHandler as unknown as { initializeFromPort(port: unknown): void }).initializeFromPort(
+    port,
+  );
   const worker = new pdfjs.PDFWorker({ port: port as never, verbosity: pdfjs.VerbosityLevel.ERRORS });
   return {
     worker,
@@ -148,6 +153,7 @@ function copy(value: unknown, transferred: Set<unknown>, depth: number): unknown
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) throw new NotPlain();
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key], transferred, depth + 1);
+  for (const key of Object.keys(value))
+    out[key] = copy((value as Record<string, unknown>)[key], transferred, depth + 1);
   return out;
 }

@@ -68,7 +68,10 @@ export async function renderPage(page: PDFPageProxy, pageNumber: number, dpi: nu
     const assessment = assessScan(pixelsData.data, width, height);
     const effectiveDpi = Math.round(scale * 72);
     if (assessment.verdict !== 'text') {
-      return { image: { page: pageNumber, data: Buffer.alloc(0), format: 'png', width, height, dpi: effectiveDpi }, verdict: assessment.verdict };
+      return {
+        image: { page: pageNumber, data: Buffer.alloc(0), format: 'png', width, height, dpi: effectiveDpi },
+        verdict: assessment.verdict,
+      };
     }
     if (assessment.despeckled > 0) context.putImageData(pixelsData, 0, 0);
     // encode() runs off the main thread (toBuffer() would block it for the ~100 ms a page takes).

@@ -82,7 +82,12 @@ export function assessScan(rgba: Uint8ClampedArray | Uint8Array, width: number, 
   const remaining = inkCount - despeckled;
   const coherenceExcess = pairs ? coherent / pairs - inkShare : 0;
   if (remaining < MIN_INK_PIXELS) return { verdict: 'blank', ink: inkShare, coherenceExcess, despeckled };
-  return { verdict: coherenceExcess < MIN_COHERENCE_EXCESS ? 'noise' : 'text', ink: inkShare, coherenceExcess, despeckled };
+  return {
+    verdict: coherenceExcess < MIN_COHERENCE_EXCESS ? 'noise' : 'text',
+    ink: inkShare,
+    coherenceExcess,
+    despeckled,
+  };
 }
 
 function isolated(ink: Uint8Array, width: number, height: number, x: number, y: number): boolean {

@@ -30,5 +30,10 @@ export interface ProjectStore {
    * Records `next` as the project's API token hash, only if the current one is still `expected`
    * (undefined = none). Returns false when another request changed it first.
    */
-  swapApiTokenHash(projectId: string, expected: string | undefined, next: string | undefined, at: Date): Promise<boolean>;
+  swapApiTokenHash(
+    projectId: string,
+    expected: string | undefined,
+    next: string | undefined,
+    at: Date,
+  ): Promise<boolean>;
 }

@@ -47,7 +47,11 @@ export function makeProjectUseCases(deps: ProjectDeps) {
       const token = generateToken('projectApi');
       const tokenHash = hashToken(token);
       if (!(await deps.projects.swapApiTokenHash(projectId, previous, tokenHash, now()))) {
-        throw new HttpError(409, 'CONFLICT', 'The API token was changed by another request at the same time; try again.');
+        throw new HttpError(
+          409,
+          'CONFLICT',
+          'The API token was changed by another request at the same time; try again.',
+        );
       }
       await deps.tokens.put(tokenHash, {
         kind: 'projectApi',

@@ -27,7 +27,11 @@ export interface RateDecision {
 }
 
 /** The pure GCRA step, used by the in-memory limiter and as the model the DynamoDB adapter is tested against. */
-export function gcraStep(tat: number | undefined, now: number, p: GcraParams): { decision: RateDecision; tat: number | undefined } {
+export function gcraStep(
+  tat: number | undefined,
+  now: number,
+  p: GcraParams,
+): { decision: RateDecision; tat: number | undefined } {
   const t = intervalMs(p);
   const base = tat === undefined || tat < now ? now : tat;
   const next = base + t;

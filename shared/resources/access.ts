@@ -12,7 +12,7 @@ import type { GsiName } from './table.ts';
  */
 export interface FunctionAccess {
   /** The main table: `read` = GetItem/Query/BatchGetItem, `write` = PutItem/UpdateItem/DeleteItem/BatchWriteItem. */
-  table?: { read?: boolean; write?: boolean; /** GSIs it queries. */ indexes?: GsiName[] };
+  table?: { read?: boolean; write?: boolean /** GSIs it queries. */; indexes?: GsiName[] };
   /** Queues it sends to (a queue worker's own queue is granted from its worker definition). */
   sendTo?: QueueKey[];
   /**
@@ -44,9 +44,17 @@ export const secrets = {
   /** The management API key (`Authorization: Bearer <ADMIN_KEY>`), generated at deploy. */
   adminKey: { envVar: 'ADMIN_KEY_SECRET_ARN', localEnvVar: 'ADMIN_KEY', description: 'Switchboard management API key' },
   /** AES-256-GCM key for secrets stored encrypted (webhook signing secrets, channel provider credentials). */
-  secretsKey: { envVar: 'SECRETS_KEY_SECRET_ARN', localEnvVar: 'SECRETS_KEY', description: 'Switchboard AES-256-GCM key for stored secrets' },
+  secretsKey: {
+    envVar: 'SECRETS_KEY_SECRET_ARN',
+    localEnvVar: 'SECRETS_KEY',
+    description: 'Switchboard AES-256-GCM key for stored secrets',
+  },
   /** API key of an OpenAI-compatible model server (only when MODEL_PROVIDER=openai); set by the operator. */
-  modelApiKey: { envVar: 'OPENAI_API_KEY_SECRET_ARN', localEnvVar: 'OPENAI_API_KEY', description: 'Switchboard model provider API key' },
+  modelApiKey: {
+    envVar: 'OPENAI_API_KEY_SECRET_ARN',
+    localEnvVar: 'OPENAI_API_KEY',
+    description: 'Switchboard model provider API key',
+  },
 } as const;
 
 export type SecretKey = keyof typeof secrets;

@@ -7,7 +7,12 @@ export interface ExpiringPrefix {
 /** S3 buckets. infra/ and local/ both build from this list. */
 export const buckets = {
   /** Knowledge files as uploaded, and each bot's search index. Nothing expires. */
-  knowledge: { key: 'knowledge', localName: 'switchboard-knowledge', envVar: 'BUCKET_KNOWLEDGE', expiringPrefixes: [] as ExpiringPrefix[] },
+  knowledge: {
+    key: 'knowledge',
+    localName: 'switchboard-knowledge',
+    envVar: 'BUCKET_KNOWLEDGE',
+    expiringPrefixes: [] as ExpiringPrefix[],
+  },
   /**
    * Presigned extract uploads (read once, within minutes: a day is plenty) and large webhook payloads, which must
    * outlive the 30 days a delivery stays listed and retryable by hand.

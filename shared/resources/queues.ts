@@ -13,9 +13,27 @@ export interface QueueDefinition {
 }
 
 export const queues = {
-  events: { key: 'events', localName: 'switchboard-events', visibilityTimeoutSeconds: 60, maxReceiveCount: 5, retentionSeconds: 14 * 86400 },
-  deliveries: { key: 'deliveries', localName: 'switchboard-deliveries', visibilityTimeoutSeconds: 60, maxReceiveCount: 30, retentionSeconds: 14 * 86400 },
-  ingest: { key: 'ingest', localName: 'switchboard-ingest', visibilityTimeoutSeconds: 900, maxReceiveCount: 3, retentionSeconds: 4 * 86400 },
+  events: {
+    key: 'events',
+    localName: 'switchboard-events',
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 5,
+    retentionSeconds: 14 * 86400,
+  },
+  deliveries: {
+    key: 'deliveries',
+    localName: 'switchboard-deliveries',
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 30,
+    retentionSeconds: 14 * 86400,
+  },
+  ingest: {
+    key: 'ingest',
+    localName: 'switchboard-ingest',
+    visibilityTimeoutSeconds: 900,
+    maxReceiveCount: 3,
+    retentionSeconds: 4 * 86400,
+  },
 } satisfies Record<string, QueueDefinition>;
 
 export type QueueKey = keyof typeof queues;

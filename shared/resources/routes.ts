@@ -31,32 +31,112 @@ export interface FunctionSettings {
 }
 
 export const routes: RouteDefinition[] = [
-  { method: 'GET', path: '/api/v1/ai/health', fn: 'health', timeoutSeconds: 10, memoryMb: 512,
-    access: { table: { read: true, write: true }, buckets: { knowledge: { list: true } }, bedrock: { countTokens: true }, secrets: ['modelApiKey'] } },
+  {
+    method: 'GET',
+    path: '/api/v1/ai/health',
+    fn: 'health',
+    timeoutSeconds: 10,
+    memoryMb: 512,
+    access: {
+      table: { read: true, write: true },
+      buckets: { knowledge: { list: true } },
+      bedrock: { countTokens: true },
+      secrets: ['modelApiKey'],
+    },
+  },
   // timeoutMs goes up to 90 s: the Lambda gets 90 s + 10 s for the bot read, the charge, the refund and the answer.
-  { method: 'POST', path: '/api/v1/ai/completion', fn: 'completion', timeoutSeconds: 100, memoryMb: 1024,
-    access: { table: { read: true, write: true }, buckets: { knowledge: { read: [''] } }, bedrock: { invoke: true }, secrets: ['modelApiKey'] } },
+  {
+    method: 'POST',
+    path: '/api/v1/ai/completion',
+    fn: 'completion',
+    timeoutSeconds: 100,
+    memoryMb: 1024,
+    access: {
+      table: { read: true, write: true },
+      buckets: { knowledge: { read: [''] } },
+      bedrock: { invoke: true },
+      secrets: ['modelApiKey'],
+    },
+  },
   // Search loads a bot's index (CPU-bound gunzip) on a cold start: 1,769 MB is one full vCPU.
-  { method: 'POST', path: '/api/v1/ai/search', fn: 'search', timeoutSeconds: 15, memoryMb: 1769,
-    access: { table: { read: true, write: true }, buckets: { knowledge: { read: ['bots/'] } }, bedrock: { invoke: true } } },
+  {
+    method: 'POST',
+    path: '/api/v1/ai/search',
+    fn: 'search',
+    timeoutSeconds: 15,
+    memoryMb: 1769,
+    access: {
+      table: { read: true, write: true },
+      buckets: { knowledge: { read: ['bots/'] } },
+      bedrock: { invoke: true },
+    },
+  },
   // Scanned pages are OCRed (Textract in parallel on AWS): 120 s for a long scan; memory from the 25 MB PDF peak RSS.
-  { method: 'POST', path: '/api/v1/ai/extract', fn: 'extract', timeoutSeconds: 120, memoryMb: 1769, maxOldSpaceMb: 256,
-    access: { table: { read: true, write: true }, textract: true, buckets: { transfer: { read: ['uploads/extract/'], delete: ['uploads/extract/'] } } } },
+  {
+    method: 'POST',
+    path: '/api/v1/ai/extract',
+    fn: 'extract',
+    timeoutSeconds: 120,
+    memoryMb: 1769,
+    maxOldSpaceMb: 256,
+    access: {
+      table: { read: true, write: true },
+      textract: true,
+      buckets: { transfer: { read: ['uploads/extract/'], delete: ['uploads/extract/'] } },
+    },
+  },
   // Presigns a POST into the transfer bucket (signed with this function's credentials: it needs the write grant).
-  { method: 'POST', path: '/api/v1/ai/extract/uploads', fn: 'extract-uploads', timeoutSeconds: 10, memoryMb: 512,
-    access: { table: { read: true, write: true }, buckets: { transfer: { write: ['uploads/extract/'] } } } },
-  { method: 'ANY', path: '/admin/v1/{proxy+}', fn: 'admin', timeoutSeconds: 30, memoryMb: 1024,
-    access: { table: { read: true, write: true }, secrets: ['adminKey', 'secretsKey'], sendTo: ['ingest', 'events', 'deliveries'],
-      buckets: { knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'], list: true }, transfer: { write: ['payloads/'] } } } },
+  {
+    method: 'POST',
+    path: '/api/v1/ai/extract/uploads',
+    fn: 'extract-uploads',
+    timeoutSeconds: 10,
+    memoryMb: 512,
+    access: { table: { read: true, write: true }, buckets: { transfer: { write: ['uploads/extract/'] } } },
+  },
+  {
+    method: 'ANY',
+    path: '/admin/v1/{proxy+}',
+    fn: 'admin',
+    timeoutSeconds: 30,
+    memoryMb: 1024,
+    access: {
+      table: { read: true, write: true },
+      secrets: ['adminKey', 'secretsKey'],
+      sendTo: ['ingest', 'events', 'deliveries'],
+      buckets: {
+        knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'], list: true },
+        transfer: { write: ['payloads/'] },
+      },
+    },
+  },
   // Providers get 10 s per call (WhatsApp: a text then up to 10 files); 30 s covers a slow multi-part send.
-  { method: 'POST', path: '/api/integration/generic', fn: 'send', timeoutSeconds: 30, memoryMb: 512,
-    access: { table: { read: true, write: true }, sendTo: ['events'], buckets: { transfer: { write: ['payloads/'] } }, secrets: ['secretsKey'] } },
+  {
+    method: 'POST',
+    path: '/api/integration/generic',
+    fn: 'send',
+    timeoutSeconds: 30,
+    memoryMb: 512,
+    access: {
+      table: { read: true, write: true },
+      sendTo: ['events'],
+      buckets: { transfer: { write: ['payloads/'] } },
+      secrets: ['secretsKey'],
+    },
+  },
   { method: 'ANY', path: '/api/integration/send', fn: 'legacy-send', timeoutSeconds: 5, memoryMb: 256, access: {} },
 ];
 
 /** Media types API Gateway must pass as binary (base64). JSON is never binary. */
 // Knowledge uploads (text/plain, text/markdown, text/html) travel as bytes too, so a Windows-1252 file arrives intact.
-export const binaryMediaTypes = ['multipart/form-data', 'application/pdf', 'application/octet-stream', 'text/plain', 'text/markdown', 'text/html'];
+export const binaryMediaTypes = [
+  'multipart/form-data',
+  'application/pdf',
+  'application/octet-stream',
+  'text/plain',
+  'text/markdown',
+  'text/html',
+];
 
 /** Function that answers 404 NOT_FOUND / 405 METHOD_NOT_ALLOWED for paths and methods no route serves. */
 export const fallbackFunction = 'fallback';

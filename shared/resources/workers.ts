@@ -32,16 +32,55 @@ export const queueWorkers: QueueWorkerDefinition[] = [
   // Webhooks: events → fan-out (one Query per batch, at most one per event) → one job per webhook → deliver (one HTTP call and one write
   // per attempt). Deliver runs many batches at once: a batch is held by its slowest attempt (up to 15 s), and the
   // endpoint gate keeps one hanging receiver to a few of them (shared/webhooks/endpoint-gate.ts).
-  { fn: 'fanout', queue: 'events', batchSize: 10, batchWindowSeconds: 0, timeoutSeconds: 30, memoryMb: 512, maxConcurrency: 4,
-    access: { table: { read: true }, sendTo: ['deliveries'], secrets: ['secretsKey'] } },
-  { fn: 'deliver', queue: 'deliveries', batchSize: 10, batchWindowSeconds: 0, timeoutSeconds: 40, memoryMb: 512, maxConcurrency: 20,
-    access: { table: { read: true, write: true }, sendTo: ['deliveries'], buckets: { transfer: { read: ['payloads/'] } }, secrets: ['secretsKey'] } },
+  {
+    fn: 'fanout',
+    queue: 'events',
+    batchSize: 10,
+    batchWindowSeconds: 0,
+    timeoutSeconds: 30,
+    memoryMb: 512,
+    maxConcurrency: 4,
+    access: { table: { read: true }, sendTo: ['deliveries'], secrets: ['secretsKey'] },
+  },
+  {
+    fn: 'deliver',
+    queue: 'deliveries',
+    batchSize: 10,
+    batchWindowSeconds: 0,
+    timeoutSeconds: 40,
+    memoryMb: 512,
+    maxConcurrency: 20,
+    access: {
+      table: { read: true, write: true },
+      sendTo: ['deliveries'],
+      buckets: { transfer: { read: ['payloads/'] } },
+      secrets: ['secretsKey'],
+    },
+  },
   // Knowledge ingestion: a batch groups uploads per bot so each bot's index is rebuilt once per batch.
-  { fn: 'ingest', queue: 'ingest', batchSize: 10, batchWindowSeconds: 1, timeoutSeconds: 600, memoryMb: 2048, maxConcurrency: 2,
-    access: { table: { read: true, write: true }, buckets: { knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'] } }, bedrock: { invoke: true } } },
+  {
+    fn: 'ingest',
+    queue: 'ingest',
+    batchSize: 10,
+    batchWindowSeconds: 1,
+    timeoutSeconds: 600,
+    memoryMb: 2048,
+    maxConcurrency: 2,
+    access: {
+      table: { read: true, write: true },
+      buckets: { knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'] } },
+      bedrock: { invoke: true },
+    },
+  },
 ];
 
 export const scheduledWorkers: ScheduledWorkerDefinition[] = [
-  { fn: 'credit-sweeper', everyMinutesOnAws: 1, everySecondsLocally: 5, timeoutSeconds: 60, memoryMb: 512,
-    access: { table: { read: true, write: true, indexes: ['gsi1'] } } },
+  {
+    fn: 'credit-sweeper',
+    everyMinutesOnAws: 1,
+    everySecondsLocally: 5,
+    timeoutSeconds: 60,
+    memoryMb: 512,
+    access: { table: { read: true, write: true, indexes: ['gsi1'] } },
+  },
 ];

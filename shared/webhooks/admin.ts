@@ -16,7 +16,8 @@ export interface WebhookAdminDeps {
   now?: () => number;
 }
 
-const channelNotFound = (channelId: string) => new HttpError(404, 'CHANNEL_NOT_FOUND', `Channel ${channelId} does not exist in this project.`);
+const channelNotFound = (channelId: string) =>
+  new HttpError(404, 'CHANNEL_NOT_FOUND', `Channel ${channelId} does not exist in this project.`);
 
 /**
  * What the management API offers around webhook events and deliveries:
@@ -39,15 +40,19 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
     if (webhook) return webhook;
     await requireProject(projectId);
     if (await deps.webhooks.get(projectId, integrationId)) {
-      throw validationError('Only webhook integrations send events and have deliveries; this is a custom integration.', [
-        { path: 'integrationId', message: 'Not a webhook', code: 'invalid_value' },
-      ]);
+      throw validationError(
+        'Only webhook integrations send events and have deliveries; this is a custom integration.',
+        [{ path: 'integrationId', message: 'Not a webhook', code: 'invalid_value' }],
+      );
     }
     throw notFound(`Integration ${integrationId} does not exist.`);
   }
 
   return {
-    async reportEvent(projectId: string, input: { channelId: string; type: WebhookEventType; data: Record<string, unknown> }): Promise<{ eventId: string }> {
+    async reportEvent(
+      projectId: string,
+      input: { channelId: string; type: WebhookEventType; data: Record<string, unknown> },
+    ): Promise<{ eventId: string }> {
       const channel = await deps.channels.get(projectId, input.channelId);
       if (!channel) {
         await requireProject(projectId);
@@ -80,13 +85,21 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
       return { eventId: envelope.id };
     },
 
-    async listDeliveries(projectId: string, integrationId: string, options: { status?: DeliveryStatus; limit: number; cursor?: string }) {
+    async listDeliveries(
+      projectId: string,
+      integrationId: string,
+      options: { status?: DeliveryStatus; limit: number; cursor?: string },
+    ) {
       await requireWebhook(projectId, integrationId);
       const page = await deps.deliveries.list(projectId, integrationId, options);
       return { items: page.items.map(deliveryView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
 
-    async retryDelivery(projectId: string, integrationId: string, deliveryId: string): Promise<{ deliveryId: string; status: 'pending' }> {
+    async retryDelivery(
+      projectId: string,
+      integrationId: string,
+      deliveryId: string,
+    ): Promise<{ deliveryId: string; status: 'pending' }> {
       await requireWebhook(projectId, integrationId);
       const record = await deps.deliveries.markRetrying(projectId, integrationId, deliveryId);
       if (!record) throw notFound(`Delivery ${deliveryId} does not exist.`);

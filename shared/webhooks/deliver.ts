@@ -1,7 +1,16 @@
 import type { SecretBox } from '../integrations/secret-box.ts';
 import type { EndpointGate } from './endpoint-gate.ts';
 import { deliveryJobSchema, type DeliveryJob, type DeliveryStatus } from './model.ts';
-import type { AttemptOutcome, DeliveryQueue, DeliveryStore, PayloadStore, QueuedJob, WebhookDirectory, WebhookHealthStore, WebhookSender } from './ports.ts';
+import type {
+  AttemptOutcome,
+  DeliveryQueue,
+  DeliveryStore,
+  PayloadStore,
+  QueuedJob,
+  WebhookDirectory,
+  WebhookHealthStore,
+  WebhookSender,
+} from './ports.ts';
 import { retryDelaySeconds, type RetrySchedule } from './retry-schedule.ts';
 import { standardWebhookHeaders } from './signature.ts';
 import { openSnapshot, snapshotOf, type TargetSnapshot } from './target-snapshot.ts';
@@ -44,7 +53,11 @@ export interface DeliverDeps {
   log?: (level: 'info' | 'warn' | 'error', message: string, details: Record<string, unknown>) => void;
 }
 
-type Outcome = { kind: 'done' } | { kind: 'postpone'; seconds: number } | { kind: 'requeue'; queued: QueuedJob } | { kind: 'fail' };
+type Outcome =
+  | { kind: 'done' }
+  | { kind: 'postpone'; seconds: number }
+  | { kind: 'requeue'; queued: QueuedJob }
+  | { kind: 'fail' };
 
 /**
  * The deliver worker's use case, for one batch of jobs from the `deliveries` queue. For each job, concurrently:
@@ -81,10 +94,14 @@ export function makeDeliver(deps: DeliverDeps) {
     }
     const startedAt = now();
     if (job.notBefore !== undefined && job.notBefore - startedAt > 1_000) {
-      return { kind: 'postpone', seconds: Math.min(MAX_POSTPONE_SECONDS, Math.ceil((job.notBefore - startedAt) / 1000)) };
+      return {
+        kind: 'postpone',
+        seconds: Math.min(MAX_POSTPONE_SECONDS, Math.ceil((job.notBefore - startedAt) / 1000)),
+      };
     }
     // A message re-sent for a later attempt counts one attempt per message; otherwise each receive is one attempt.
-    const attemptNumber = job.manual || job.notBefore !== undefined ? job.attemptsBefore + 1 : job.attemptsBefore + message.receiveCount;
+    const attemptNumber =
+      job.manual || job.notBefore !== undefined ? job.attemptsBefore + 1 : job.attemptsBefore + message.receiveCount;
 
     const target = await resolveTarget(job, message.receiveCount, startedAt);
     if (!target) return { kind: 'done' }; // the webhook was deleted: nothing to deliver, nobody to show it to
@@ -104,7 +121,11 @@ export function makeDeliver(deps: DeliverDeps) {
       // A large body lives in the transfer bucket, whose lifecycle may have expired it: nothing left to send.
       await deps.deliveries.recordAttempt({
         ...recordKeys(job),
-        attempt: { at: new Date(startedAt).toISOString(), durationMs: 0, error: 'not sent: the stored payload has expired' },
+        attempt: {
+          at: new Date(startedAt).toISOString(),
+          durationMs: 0,
+          error: 'not sent: the stored payload has expired',
+        },
         status: 'failed',
         manual: job.manual,
       });
@@ -171,7 +192,13 @@ export function makeDeliver(deps: DeliverDeps) {
       manual: job.manual,
     });
     if (outcome.kind !== 'success') {
-      log('info', 'delivery attempt failed', { deliveryId: job.deliveryId, integrationId: job.integrationId, attempt: attemptNumber, kind: outcome.kind, status });
+      log('info', 'delivery attempt failed', {
+        deliveryId: job.deliveryId,
+        integrationId: job.integrationId,
+        attempt: attemptNumber,
+        kind: outcome.kind,
+        status,
+      });
     }
 
     await updateHealth(job, outcome.kind === 'success', finishedAt);
@@ -188,14 +215,30 @@ export function makeDeliver(deps: DeliverDeps) {
     return {
       kind: 'requeue',
       queued: {
-        job: { ...job, attemptsBefore: attemptNumber, notBefore: nextAttemptAt, sealedTarget: undefined, targetReadAt: undefined },
+        job: {
+          ...job,
+          attemptsBefore: attemptNumber,
+          notBefore: nextAttemptAt,
+          sealedTarget: undefined,
+          targetReadAt: undefined,
+        },
         delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds)),
       },
     };
   }
 
-  async function resolveTarget(job: DeliveryJob, receiveCount: number, at: number): Promise<TargetSnapshot | undefined> {
-    if (job.sealedTarget && job.targetReadAt !== undefined && receiveCount === 1 && job.attemptsBefore === 0 && at - job.targetReadAt < SNAPSHOT_MAX_AGE_MS) {
+  async function resolveTarget(
+    job: DeliveryJob,
+    receiveCount: number,
+    at: number,
+  ): Promise<TargetSnapshot | undefined> {
+    if (
+      job.sealedTarget &&
+      job.targetReadAt !== undefined &&
+      receiveCount === 1 &&
+      job.attemptsBefore === 0 &&
+      at - job.targetReadAt < SNAPSHOT_MAX_AGE_MS
+    ) {
       try {
         return openSnapshot(deps.secrets, job.deliveryId, job.sealedTarget);
       } catch {
@@ -224,7 +267,10 @@ export function makeDeliver(deps: DeliverDeps) {
       const failingSince = await deps.health.recordFailure(job.projectId, job.integrationId, at);
       healthCache.set(job.integrationId, { failingSince, checkedAt: at });
       if (at - failingSince >= DISABLE_AFTER_FAILING_MS) {
-        log('warn', 'webhook failing for 5 days: disabled', { integrationId: job.integrationId, failingSince: new Date(failingSince).toISOString() });
+        log('warn', 'webhook failing for 5 days: disabled', {
+          integrationId: job.integrationId,
+          failingSince: new Date(failingSince).toISOString(),
+        });
         await deps.directory.disableWebhook(job.projectId, job.integrationId, 'failing');
         healthCache.delete(job.integrationId);
       }
@@ -241,7 +287,10 @@ export function makeDeliver(deps: DeliverDeps) {
           try {
             return await deliverOne(m);
           } catch (error) {
-            log('error', 'delivery job failed; it will be received again', { messageId: m.messageId, error: String(error) });
+            log('error', 'delivery job failed; it will be received again', {
+              messageId: m.messageId,
+              error: String(error),
+            });
             return { kind: 'fail' };
           }
         }),
@@ -249,7 +298,9 @@ export function makeDeliver(deps: DeliverDeps) {
       const failed = new Set<string>();
       const postponed = messages.map((m, i) => ({ m, o: outcomes[i]! })).filter((x) => x.o.kind === 'postpone');
       if (postponed.length) {
-        const notPostponed = await deps.queue.postpone(postponed.map((x) => ({ receiptHandle: x.m.receiptHandle, seconds: (x.o as { seconds: number }).seconds })));
+        const notPostponed = await deps.queue.postpone(
+          postponed.map((x) => ({ receiptHandle: x.m.receiptHandle, seconds: (x.o as { seconds: number }).seconds })),
+        );
         // Every postponed message stays on the queue: that is how it comes back. One that could not be postponed
         // comes back after the queue's visibility timeout instead, a little early but not lost.
         postponed.forEach((x) => failed.add(x.m.messageId));
@@ -268,7 +319,13 @@ export function makeDeliver(deps: DeliverDeps) {
 }
 
 function recordKeys(job: DeliveryJob) {
-  return { projectId: job.projectId, integrationId: job.integrationId, deliveryId: job.deliveryId, eventId: job.eventId, eventType: job.eventType };
+  return {
+    projectId: job.projectId,
+    integrationId: job.integrationId,
+    deliveryId: job.deliveryId,
+    eventId: job.eventId,
+    eventType: job.eventType,
+  };
 }
 
 /** The body goes on the record with the first attempt, so it can be retried by hand after the message is gone. */

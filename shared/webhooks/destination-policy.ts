@@ -10,7 +10,15 @@
  * 6to4 `2002::/16`), which are judged by the IPv4 address inside.
  */
 
-export type ForbiddenReason = 'loopback' | 'private' | 'link-local' | 'cgnat' | 'metadata' | 'multicast' | 'reserved' | 'unspecified';
+export type ForbiddenReason =
+  | 'loopback'
+  | 'private'
+  | 'link-local'
+  | 'cgnat'
+  | 'metadata'
+  | 'multicast'
+  | 'reserved'
+  | 'unspecified';
 
 interface Range4 {
   base: number;
@@ -120,7 +128,7 @@ function reasonV4(address: number): ForbiddenReason | undefined {
 function inRange4(address: number, base: number, bits: number): boolean {
   if (bits === 0) return true;
   const mask = bits === 32 ? 0xffffffff : (~0 << (32 - bits)) >>> 0;
-  return ((address & mask) >>> 0) === ((base & mask) >>> 0);
+  return (address & mask) >>> 0 === (base & mask) >>> 0;
 }
 
 function inRange6(address: bigint, base: bigint, bits: number): boolean {

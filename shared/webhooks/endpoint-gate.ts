@@ -66,7 +66,8 @@ export class EndpointGate {
     const waitUntil = this.now() + this.options.maxWaitMs;
     for (;;) {
       const now = this.now();
-      if (now < state.openUntil) return { admitted: false, reason: 'circuit-open', retryAfterMs: state.openUntil - now };
+      if (now < state.openUntil)
+        return { admitted: false, reason: 'circuit-open', retryAfterMs: state.openUntil - now };
       // Half-open after a timeout: one probe at a time.
       const limit = state.timeouts > 0 ? 1 : this.options.maxInFlight;
       if (state.inFlight.size < limit) return this.admit(endpoint, state);
@@ -74,7 +75,11 @@ export class EndpointGate {
       const stuck = state.timeouts > 0 || now - oldest >= this.options.slowAfterMs;
       if (stuck) {
         // Nothing changes for this destination before its oldest attempt answers or times out.
-        return { admitted: false, reason: 'stuck', retryAfterMs: Math.max(this.options.slowAfterMs, oldest + this.options.attemptTimeoutMs - now) };
+        return {
+          admitted: false,
+          reason: 'stuck',
+          retryAfterMs: Math.max(this.options.slowAfterMs, oldest + this.options.attemptTimeoutMs - now),
+        };
       }
       if (now >= waitUntil) return { admitted: false, reason: 'busy', retryAfterMs: this.options.slowAfterMs };
       await this.waitForPlace(state, Math.min(waitUntil, oldest + this.options.slowAfterMs) - now);

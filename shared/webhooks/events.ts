@@ -5,7 +5,14 @@ import { randomBytes } from 'node:crypto';
  * emit them. Producers (the send endpoint, `POST /projects/{p}/events`, `/test`) call `EventPublisher.publish`,
  * which puts the event on the `events` queue and returns at once; the fan-out worker routes it to the webhooks.
  */
-export const WEBHOOK_EVENT_TYPES = ['message.received', 'message.sent', 'message.delivered', 'message.read', 'message.failed', 'webhook.test'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'message.received',
+  'message.sent',
+  'message.delivered',
+  'message.read',
+  'message.failed',
+  'webhook.test',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** The channel an event happened on. */

@@ -23,7 +23,10 @@ export interface ReceivedEvent {
  * when set. A `webhook.test` aimed at one webhook goes to that webhook only, whatever its filter or state: it is
  * an explicit request to try the endpoint.
  */
-export function applicableWebhooks(webhooks: readonly WebhookTarget[], event: Pick<EventMessage, 'eventType' | 'channelId' | 'onlyIntegrationId'>): WebhookTarget[] {
+export function applicableWebhooks(
+  webhooks: readonly WebhookTarget[],
+  event: Pick<EventMessage, 'eventType' | 'channelId' | 'onlyIntegrationId'>,
+): WebhookTarget[] {
   if (event.onlyIntegrationId !== undefined) return webhooks.filter((w) => w.integrationId === event.onlyIntegrationId);
   const chosen = new Map<string, WebhookTarget>();
   for (const w of webhooks) {
@@ -90,7 +93,11 @@ export function makeFanout(deps: FanoutDeps) {
               queued.push({ messageId, job: { job } });
             }
           } catch (error) {
-            log('warn', 'event not fanned out; it will be received again', { messageId, eventId: event.eventId, error: String(error) });
+            log('warn', 'event not fanned out; it will be received again', {
+              messageId,
+              eventId: event.eventId,
+              error: String(error),
+            });
             failed.add(messageId);
           }
         }),

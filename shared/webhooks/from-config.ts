@@ -23,7 +23,9 @@ function required(value: string | undefined, name: string): string {
   return value;
 }
 
-const logTo = (logger: Logger) => (level: 'info' | 'warn' | 'error', message: string, details: Record<string, unknown>) => logger[level](message, details);
+const logTo =
+  (logger: Logger) => (level: 'info' | 'warn' | 'error', message: string, details: Record<string, unknown>) =>
+    logger[level](message, details);
 
 /** The fan-out use case wired to DynamoDB and SQS. Call at module scope (once per cold start). */
 export function fanoutFromConfig(cfg: Config, secrets: SecretBox, logger: Logger) {

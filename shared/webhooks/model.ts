@@ -92,7 +92,12 @@ export interface DeliveryRecord {
  */
 export function deliveryIdFor(eventId: string, integrationId: string): string {
   const eventPart = eventId.startsWith('evt_') ? eventId.slice(4) : eventId;
-  const webhookPart = createHash('sha256').update(integrationId).digest('base64url').replace(/[-_]/g, '').slice(0, 6).toLowerCase();
+  const webhookPart = createHash('sha256')
+    .update(integrationId)
+    .digest('base64url')
+    .replace(/[-_]/g, '')
+    .slice(0, 6)
+    .toLowerCase();
   return `dlv_${eventPart}${webhookPart}`;
 }
 
@@ -104,6 +109,8 @@ export function deliveryView(record: DeliveryRecord) {
     eventType: record.eventType,
     status: record.status,
     attempts: record.attempts,
-    ...(record.status === 'pending' && record.nextAttemptAt !== undefined ? { nextAttemptAt: new Date(record.nextAttemptAt).toISOString() } : {}),
+    ...(record.status === 'pending' && record.nextAttemptAt !== undefined
+      ? { nextAttemptAt: new Date(record.nextAttemptAt).toISOString() }
+      : {}),
   };
 }

@@ -1,4 +1,10 @@
-import { buildEnvelope, newEventId, type EventEnvelope, type EventPublisher, type PublishEventInput } from './events.ts';
+import {
+  buildEnvelope,
+  newEventId,
+  type EventEnvelope,
+  type EventPublisher,
+  type PublishEventInput,
+} from './events.ts';
 import { LARGE_PAYLOAD_BYTES, payloadKey, type EventMessage } from './model.ts';
 import type { EventQueue, PayloadStore } from './ports.ts';
 
@@ -7,7 +13,11 @@ import type { EventQueue, PayloadStore } from './ports.ts';
  * are signed and POSTed to every webhook), 3. park a body over 200 KB in S3, 4. put the event on the `events`
  * queue. Nothing waits for delivery.
  */
-export function makeEventPublisher(deps: { queue: EventQueue; payloads: PayloadStore; now?: () => Date }): EventPublisher {
+export function makeEventPublisher(deps: {
+  queue: EventQueue;
+  payloads: PayloadStore;
+  now?: () => Date;
+}): EventPublisher {
   const now = deps.now ?? (() => new Date());
   return {
     async publish(input: PublishEventInput): Promise<EventEnvelope> {

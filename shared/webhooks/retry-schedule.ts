@@ -18,7 +18,8 @@ export interface RetrySchedule {
 
 /** Parses `WEBHOOK_RETRY_SCHEDULE` ("5,300,1800"); undefined or blank gives the contract's schedule. */
 export function parseRetrySchedule(text: string | undefined): RetrySchedule {
-  if (text === undefined || text.trim() === '') return { delays: DEFAULT_RETRY_DELAYS_SECONDS, maxAttempts: DEFAULT_RETRY_DELAYS_SECONDS.length + 1 };
+  if (text === undefined || text.trim() === '')
+    return { delays: DEFAULT_RETRY_DELAYS_SECONDS, maxAttempts: DEFAULT_RETRY_DELAYS_SECONDS.length + 1 };
   const delays = text.split(',').map((part) => Number(part.trim()));
   if (delays.some((d) => !Number.isFinite(d) || d < 0)) throw new Error(`Invalid WEBHOOK_RETRY_SCHEDULE: ${text}`);
   return { delays, maxAttempts: delays.length + 1 };
@@ -28,7 +29,11 @@ export function parseRetrySchedule(text: string | undefined): RetrySchedule {
  * Seconds to wait after attempt number `attempt` (1-based) failed, jitter included; undefined when that was the
  * last attempt. Jitter only lengthens a delay (never retries earlier than the schedule says). `random` is in [0, 1).
  */
-export function retryDelaySeconds(schedule: RetrySchedule, attempt: number, random: () => number = Math.random): number | undefined {
+export function retryDelaySeconds(
+  schedule: RetrySchedule,
+  attempt: number,
+  random: () => number = Math.random,
+): number | undefined {
   if (attempt < 1 || attempt >= schedule.maxAttempts) return undefined;
   const base = schedule.delays[attempt - 1]!;
   return base * (1 + RETRY_JITTER * random());

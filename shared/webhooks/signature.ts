@@ -16,7 +16,12 @@ export function signingKey(secret: string): Buffer {
 }
 
 /** One `v1,<signature>` entry for a message. */
-export function signPayload(secret: string, messageId: string, timestampSeconds: number, body: string | Buffer): string {
+export function signPayload(
+  secret: string,
+  messageId: string,
+  timestampSeconds: number,
+  body: string | Buffer,
+): string {
   const mac = createHmac('sha256', signingKey(secret));
   mac.update(`${messageId}.${timestampSeconds}.`);
   mac.update(body);
@@ -27,7 +32,12 @@ export function signPayload(secret: string, messageId: string, timestampSeconds:
  * The `webhook-signature` header value: one entry per live secret, space-separated (during a rotation both the new
  * and the previous secret sign, so receivers holding either one verify).
  */
-export function signatureHeader(secrets: readonly string[], messageId: string, timestampSeconds: number, body: string | Buffer): string {
+export function signatureHeader(
+  secrets: readonly string[],
+  messageId: string,
+  timestampSeconds: number,
+  body: string | Buffer,
+): string {
   if (!secrets.length) throw new Error('No signing secret');
   return secrets.map((s) => signPayload(s, messageId, timestampSeconds, body)).join(' ');
 }

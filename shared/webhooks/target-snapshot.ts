@@ -14,7 +14,12 @@ export interface TargetSnapshot {
 }
 
 export function snapshotOf(target: WebhookTarget): TargetSnapshot {
-  return { url: target.url, bearerToken: target.bearerToken, signingSecrets: target.signingSecrets, enabled: target.enabled };
+  return {
+    url: target.url,
+    bearerToken: target.bearerToken,
+    signingSecrets: target.signingSecrets,
+    enabled: target.enabled,
+  };
 }
 
 const context = (deliveryId: string) => `webhook-job:${deliveryId}`;

@@ -13,7 +13,15 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -26,7 +34,8 @@ export async function ensureConsoleBuilt(): Promise<void> {
 export function consoleJsGzipBytes(): { total: number; files: Record<string, number> } {
   const dir = join(CONSOLE_DIST, 'assets');
   const files: Record<string, number> = {};
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.js'))) files[name] = gzipSync(readFileSync(join(dir, name)), { level: 9 }).length;
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.js')))
+    files[name] = gzipSync(readFileSync(join(dir, name)), { level: 9 }).length;
   return { total: Object.values(files).reduce((a, b) => a + b, 0), files };
 }
 
@@ -39,7 +48,11 @@ export async function signIn(page: Page, baseUrl: string, adminKey: string): Pro
 }
 
 /** Polls `check` until it returns a value or the deadline passes. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -55,15 +68,24 @@ type Expected = string | RegExp | string[];
  * Waits until the locator's text matches (vitest has no Playwright matchers): a string is looked for inside the
  * text (or, with `exact`, is the whole trimmed text), a RegExp is tested, a list is every match's text in order.
  */
-export async function expectText(locator: Locator, expected: Expected, options: { exact?: boolean; timeoutMs?: number } = {}): Promise<void> {
+export async function expectText(
+  locator: Locator,
+  expected: Expected,
+  options: { exact?: boolean; timeoutMs?: number } = {},
+): Promise<void> {
   const matches = (actual: string[]) => {
-    if (Array.isArray(expected)) return actual.length === expected.length && actual.every((a, i) => a.trim() === expected[i]);
+    if (Array.isArray(expected))
+      return actual.length === expected.length && actual.every((a, i) => a.trim() === expected[i]);
     const text = actual.join(' ').trim();
     if (expected instanceof RegExp) return expected.test(text);
     return options.exact ? text === expected : text.includes(expected);
   };
   let last: string[] = [];
-  await eventually(async () => matches((last = await locator.allTextContents())), options.timeoutMs ?? 5_000, `text ${String(expected)}`).catch(() => {
+  await eventually(
+    async () => matches((last = await locator.allTextContents())),
+    options.timeoutMs ?? 5_000,
+    `text ${String(expected)}`,
+  ).catch(() => {
     throw new Error(`expected ${String(expected)}${options.exact ? ' (exact)' : ''}, got ${JSON.stringify(last)}`);
   });
 }

@@ -12,7 +12,8 @@ export const FIRST_SCREEN_TIMING = `(() => {
 export const SIDEWAYS_OVERFLOW = 'document.documentElement.scrollWidth - window.innerWidth';
 
 /** Text (trimmed) and tag of the focused element. */
-export const FOCUSED = '({ text: document.activeElement?.textContent?.trim() ?? "", tag: document.activeElement?.tagName ?? "" })';
+export const FOCUSED =
+  '({ text: document.activeElement?.textContent?.trim() ?? "", tag: document.activeElement?.tagName ?? "" })';
 
 /**
  * Accessibility problems on the visible page: controls without an accessible name, and text under WCAG AA

@@ -14,9 +14,12 @@ let owner: { projectId: string; token: string };
 let botId: string;
 
 const FILES: Record<string, string> = {
-  'horarios-loja.md': '# Horários\n\nA loja abre às 9h e fecha às 18h de segunda a sábado. Aos domingos a loja fica fechada.',
-  'trocas.txt': 'Trocas de produtos podem ser feitas em até 30 dias com a nota fiscal. A loja troca produtos de segunda a sábado.',
-  'entrega.html': '<html><body><h1>Entrega</h1><p>Entregas na capital em 2 dias úteis; a loja envia o código de rastreio por e-mail.</p></body></html>',
+  'horarios-loja.md':
+    '# Horários\n\nA loja abre às 9h e fecha às 18h de segunda a sábado. Aos domingos a loja fica fechada.',
+  'trocas.txt':
+    'Trocas de produtos podem ser feitas em até 30 dias com a nota fiscal. A loja troca produtos de segunda a sábado.',
+  'entrega.html':
+    '<html><body><h1>Entrega</h1><p>Entregas na capital em 2 dias úteis; a loja envia o código de rastreio por e-mail.</p></body></html>',
   'garantia.md': 'A garantia da loja cobre defeitos de fabricação por 12 meses.',
   'pagamento.txt': 'A loja aceita cartão, Pix e boleto. Parcelamento em até 10 vezes sem juros.',
   'fidelidade.txt': 'O programa de fidelidade da loja dá 1 ponto por real gasto.',
@@ -25,11 +28,14 @@ const FILES: Record<string, string> = {
 const CONTENT_TYPES: Record<string, string> = { md: 'text/markdown', txt: 'text/plain', html: 'text/html' };
 
 async function upload(projectId: string, bot: string, fileName: string, body: string) {
-  const res = await fetch(`${svc.baseUrl}/admin/v1/projects/${projectId}/bots/${bot}/knowledge/${encodeURIComponent(fileName)}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': CONTENT_TYPES[fileName.split('.').pop()!]! },
-    body,
-  });
+  const res = await fetch(
+    `${svc.baseUrl}/admin/v1/projects/${projectId}/bots/${bot}/knowledge/${encodeURIComponent(fileName)}`,
+    {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': CONTENT_TYPES[fileName.split('.').pop()!]! },
+      body,
+    },
+  );
   expect(res.status).toBe(202);
 }
 
@@ -45,7 +51,11 @@ async function knowledgeReady(projectId: string, bot: string) {
 }
 
 async function createBot(projectId: string, fields: Record<string, unknown>) {
-  const res = await svc.admin('POST', `/projects/${projectId}/bots`, { name: 'Loja', instructions: 'Você é o assistente da loja.', ...fields });
+  const res = await svc.admin('POST', `/projects/${projectId}/bots`, {
+    name: 'Loja',
+    instructions: 'Você é o assistente da loja.',
+    ...fields,
+  });
   expect(res.status).toBe(201);
   return res.body.botId as string;
 }
@@ -59,14 +69,20 @@ async function complete(token: string, body: unknown) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
-const balance = async (projectId: string) => (await svc.admin('GET', `/projects/${projectId}/bot-credits`)).body.disponivel as number;
+const balance = async (projectId: string) =>
+  (await svc.admin('GET', `/projects/${projectId}/bot-credits`)).body.disponivel as number;
 let seq = 0;
 const marker = () => `m${++seq}x${Math.random().toString(36).slice(2, 7)}`;
 
 beforeAll(async () => {
   model = await startModelDouble();
   svc = await startTestService({
-    env: { MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: 'deployment-default', BOT_RATE_LIMIT_PER_MINUTE: '1000' },
+    env: {
+      MODEL_PROVIDER: 'openai',
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_MODEL: 'deployment-default',
+      BOT_RATE_LIMIT_PER_MINUTE: '1000',
+    },
   });
   owner = await svc.newProject({ monthlyBotCredits: 20 });
   botId = await createBot(owner.projectId, { temperature: 0.2 });
@@ -88,7 +104,13 @@ describe('DynamoDB operations per completion with a bot', () => {
     try {
       const res = await complete(owner.token, { botId, prompt: `Que horas abre? ${marker()}` });
       expect(res.status).toBe(200);
-      expect(dynamo.calls.filter((op) => op !== 'Query')).toEqual(['GetItem', 'UpdateItem', 'GetItem', 'UpdateItem', 'UpdateItem']);
+      expect(dynamo.calls.filter((op) => op !== 'Query')).toEqual([
+        'GetItem',
+        'UpdateItem',
+        'GetItem',
+        'UpdateItem',
+        'UpdateItem',
+      ]);
     } finally {
       dynamo.stop();
     }
@@ -101,7 +123,11 @@ describe('POST /api/v1/ai/completion with botId', () => {
     const m = marker();
     const res = await complete(owner.token, { botId, prompt: `A que horas a loja abre no sábado? ${m}` });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, result: expect.stringContaining('Echo:'), usage: { inputTokens: 11, outputTokens: 7 } });
+    expect(res.body).toEqual({
+      success: true,
+      result: expect.stringContaining('Echo:'),
+      usage: { inputTokens: 11, outputTokens: 7 },
+    });
     expect(await balance(owner.projectId)).toBe(before - 1);
 
     const [sent] = model.find(m);
@@ -117,7 +143,11 @@ describe('POST /api/v1/ai/completion with botId', () => {
   });
 
   it('answers JSON with a bot', async () => {
-    const res = await complete(owner.token, { botId, prompt: `#json Quais formas de pagamento? ${marker()}`, responseFormat: 'json' });
+    const res = await complete(owner.token, {
+      botId,
+      prompt: `#json Quais formas de pagamento? ${marker()}`,
+      responseFormat: 'json',
+    });
     expect(res.status).toBe(200);
     expect(res.body.dados).toEqual({ answer: 42, ok: true });
   });
@@ -163,9 +193,15 @@ describe('POST /api/v1/ai/completion with botId', () => {
 
   it('a model setting the completion endpoint could not use is refused when the bot is saved', async () => {
     const project = await svc.newProject({ monthlyBotCredits: 2 });
-    const res = await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'Loja', instructions: 'x', model: 'gpt-4o' });
+    const res = await svc.admin('POST', `/projects/${project.projectId}/bots`, {
+      name: 'Loja',
+      instructions: 'x',
+      model: 'gpt-4o',
+    });
     expect(res.status).toBe(400);
-    expect(res.body.details).toEqual([expect.objectContaining({ path: 'model', message: expect.stringMatching(/openai|bedrock|offline/) })]);
+    expect(res.body.details).toEqual([
+      expect.objectContaining({ path: 'model', message: expect.stringMatching(/openai|bedrock|offline/) }),
+    ]);
     expect(await balance(project.projectId)).toBe(2);
   });
 

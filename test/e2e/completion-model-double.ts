@@ -73,10 +73,14 @@ export async function startModelDouble(): Promise<ModelDouble> {
         res.writeHead(200, { 'content-type': 'application/json' }).end('<html>oops</html>');
         return;
       case 'fail':
-        res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"internal stack trace: secret.py line 3"}}');
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end('{"error":{"message":"internal stack trace: secret.py line 3"}}');
         return;
       case 'busy':
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' }).end('{"error":{"message":"rate limited"}}');
+        res
+          .writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' })
+          .end('{"error":{"message":"rate limited"}}');
         return;
       case 'hang':
         return;

@@ -48,7 +48,11 @@ describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compat
     const m = marker();
     const res = await complete(token, { prompt: `Say hi ${m}`, instructions: 'You are terse. Answer in Portuguese.' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, result: `Echo: Say hi ${m}`, usage: { inputTokens: 11, outputTokens: 7 } });
+    expect(res.body).toEqual({
+      success: true,
+      result: `Echo: Say hi ${m}`,
+      usage: { inputTokens: 11, outputTokens: 7 },
+    });
     expect(res.headers.get('ratelimit-limit')).toBe('1000');
     expect(await balance(projectId)).toBe(4);
 
@@ -66,13 +70,21 @@ describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compat
     const plain = marker();
     const res = await complete(token, { prompt: `#json ${plain}`, instructions: 'Extract.', responseFormat: 'json' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, dados: { answer: 42, ok: true }, usage: { inputTokens: 11, outputTokens: 7 } });
+    expect(res.body).toEqual({
+      success: true,
+      dados: { answer: 42, ok: true },
+      usage: { inputTokens: 11, outputTokens: 7 },
+    });
     const [sent] = model.find(plain);
     expect(sent!.body.response_format).toEqual({ type: 'json_object' });
     expect(sent!.system.startsWith('Extract.')).toBe(true);
     expect(sent!.system).toMatch(/exactly one JSON value/);
 
-    const fenced = await complete(token, { prompt: `#fenced ${marker()}`, instructions: 'Extract.', responseFormat: 'json' });
+    const fenced = await complete(token, {
+      prompt: `#fenced ${marker()}`,
+      instructions: 'Extract.',
+      responseFormat: 'json',
+    });
     expect(fenced.status).toBe(200);
     expect(fenced.body.dados).toEqual({ answer: 42, ok: true });
     expect(await balance(projectId)).toBe(3);
@@ -89,7 +101,11 @@ describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compat
     for (const [directive, responseFormat] of cases) {
       const res = await complete(token, { prompt: `${directive} ${marker()}`, instructions: 'x', responseFormat });
       expect(res.status, directive).toBe(502);
-      expect(res.body).toMatchObject({ success: false, error: 'GENERATION_FAILED', requestId: res.headers.get('x-request-id') });
+      expect(res.body).toMatchObject({
+        success: false,
+        error: 'GENERATION_FAILED',
+        requestId: res.headers.get('x-request-id'),
+      });
       expect(res.body.message).toMatch(/refunded/);
       // Nothing of the model server's own error text reaches the caller.
       expect(JSON.stringify(res.body)).not.toMatch(/secret\.py|stack/);
@@ -119,10 +135,15 @@ describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compat
     expect(await balance(projectId)).toBe(2);
     // The service closed its connection to the model server: the call was aborted, not left running.
     const deadline = Date.now() + 2000;
-    while (!model.abandoned.some((r) => r.prompt.includes(m)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!model.abandoned.some((r) => r.prompt.includes(m)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     expect(model.abandoned.some((r) => r.prompt.includes(m))).toBe(true);
 
-    const slowButInTime = await complete(token, { prompt: `#slow=200 ${marker()}`, instructions: 'x', timeoutMs: 3000 });
+    const slowButInTime = await complete(token, {
+      prompt: `#slow=200 ${marker()}`,
+      instructions: 'x',
+      timeoutMs: 3000,
+    });
     expect(slowButInTime.status).toBe(200);
     expect(await balance(projectId)).toBe(1);
   });
@@ -165,7 +186,11 @@ describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compat
     }
     // Limits are inclusive.
     await svc.admin('POST', `/projects/${projectId}/bot-credits`, { amount: 1 });
-    const atLimits = await complete(token, { prompt: 'a'.repeat(120_000), instructions: 'i'.repeat(60_000), timeoutMs: 90_000 });
+    const atLimits = await complete(token, {
+      prompt: 'a'.repeat(120_000),
+      instructions: 'i'.repeat(60_000),
+      timeoutMs: 90_000,
+    });
     expect(atLimits.status).toBe(200);
     expect(await balance(projectId)).toBe(0);
   });
@@ -185,7 +210,9 @@ describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compat
 
   it('30 simultaneous completions against a balance of 10: exactly 10 succeed, 20 get 402, balance ends at 0', async () => {
     const { projectId, token } = await svc.newProject({ monthlyBotCredits: 10 });
-    const results = await Promise.all(Array.from({ length: 30 }, () => complete(token, { prompt: marker(), instructions: 'x' })));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () => complete(token, { prompt: marker(), instructions: 'x' })),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 402)).toHaveLength(20);
@@ -195,11 +222,15 @@ describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compat
 
   it('20 concurrent failures refund exactly 20', async () => {
     const { projectId, token } = await svc.newProject({ monthlyBotCredits: 20 });
-    const results = await Promise.all(Array.from({ length: 20 }, () => complete(token, { prompt: `#fail ${marker()}`, instructions: 'x' })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => complete(token, { prompt: `#fail ${marker()}`, instructions: 'x' })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(502));
     expect(await balance(projectId)).toBe(20);
     // And every one of those credits can be spent again, no more.
-    const spend = await Promise.all(Array.from({ length: 21 }, () => complete(token, { prompt: marker(), instructions: 'x' })));
+    const spend = await Promise.all(
+      Array.from({ length: 21 }, () => complete(token, { prompt: marker(), instructions: 'x' })),
+    );
     expect(spend.filter((r) => r.status === 200)).toHaveLength(20);
     expect(spend.filter((r) => r.status === 402)).toHaveLength(1);
     expect(await balance(projectId)).toBe(0);
@@ -233,7 +264,12 @@ describe('DynamoDB operations per completion', () => {
       dynamo.reset();
       const res = await complete(token, { prompt: marker(), instructions: 'x' });
       expect(res.status).toBe(200);
-      expect(dynamo.calls.filter((op) => op !== 'Query')).toEqual(['GetItem', 'UpdateItem', 'UpdateItem', 'UpdateItem']);
+      expect(dynamo.calls.filter((op) => op !== 'Query')).toEqual([
+        'GetItem',
+        'UpdateItem',
+        'UpdateItem',
+        'UpdateItem',
+      ]);
     } finally {
       dynamo.stop();
     }

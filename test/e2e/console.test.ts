@@ -1,7 +1,16 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleJsGzipBytes, ensureConsoleBuilt, eventually, expectCount, expectText, hasChromium, launchBrowser, signIn } from '#test/console/browser.ts';
+import {
+  consoleJsGzipBytes,
+  ensureConsoleBuilt,
+  eventually,
+  expectCount,
+  expectText,
+  hasChromium,
+  launchBrowser,
+  signIn,
+} from '#test/console/browser.ts';
 import { ACCESSIBILITY_PROBLEMS, FIRST_SCREEN_TIMING, FOCUSED, SIDEWAYS_OVERFLOW } from '#test/console/in-page.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
@@ -51,7 +60,11 @@ describe.runIf(hasChromium)('console in a browser', () => {
       await first.goto(`${svc.baseUrl}/console/`);
       await first.getByLabel('Admin key').waitFor();
       loads.push(
-        (await first.evaluate(FIRST_SCREEN_TIMING)) as { interactive: number; domInteractive: number; responseEnd: number },
+        (await first.evaluate(FIRST_SCREEN_TIMING)) as {
+          interactive: number;
+          domInteractive: number;
+          responseEnd: number;
+        },
       );
       await fresh.close();
     }
@@ -66,7 +79,10 @@ describe.runIf(hasChromium)('console in a browser', () => {
 
   it('refuses a wrong admin key, then signs in and lists the projects created through the API, a page at a time', async () => {
     // One more than the console's page (20), so the last one needs "Load more".
-    for (let n = 1; n <= 21; n++) expect((await svc.admin('POST', '/projects', { companyId: 7000 + n, name: `API project ${n}` })).status).toBe(201);
+    for (let n = 1; n <= 21; n++)
+      expect((await svc.admin('POST', '/projects', { companyId: 7000 + n, name: `API project ${n}` })).status).toBe(
+        201,
+      );
     const listed = (await svc.admin('GET', '/projects?limit=100')).body.items as { projectId: string; name: string }[];
     expect(listed).toHaveLength(21);
 
@@ -78,9 +94,15 @@ describe.runIf(hasChromium)('console in a browser', () => {
 
     // The picker shows the API's listing in its order (newest first), 20 at a time.
     const names = page.getByRole('list', { name: 'Projects' }).getByRole('listitem').getByRole('link');
-    await expectText(names, listed.slice(0, 20).map((p) => p.name));
+    await expectText(
+      names,
+      listed.slice(0, 20).map((p) => p.name),
+    );
     await page.getByRole('button', { name: 'Load more projects' }).click();
-    await expectText(names, listed.map((p) => p.name));
+    await expectText(
+      names,
+      listed.map((p) => p.name),
+    );
     await expectCount(page.getByRole('button', { name: 'Load more projects' }), 0);
 
     await page.getByRole('link', { name: listed[0]!.name, exact: true }).click();
@@ -116,9 +138,15 @@ describe.runIf(hasChromium)('console in a browser', () => {
       await page.getByLabel('Name').fill(`${type} main`);
       await page.getByLabel('Address').fill(addresses[type]);
       await page.getByRole('button', { name: 'Create channel' }).click();
-      await page.getByRole('status').filter({ hasText: `Channel ${type} main created.` }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Channel ${type} main created.` })
+        .waitFor();
     }
-    const listed = (await svc.admin('GET', `${base()}/channels`)).body.items as { channelId: string; type: keyof typeof channels }[];
+    const listed = (await svc.admin('GET', `${base()}/channels`)).body.items as {
+      channelId: string;
+      type: keyof typeof channels;
+    }[];
     for (const c of listed) channels[c.type] = c.channelId;
     expect(Object.values(channels).every(Boolean)).toBe(true);
     await expectCount(page.getByRole('table', { name: 'Channels' }).getByRole('row'), 4);
@@ -147,12 +175,18 @@ describe.runIf(hasChromium)('console in a browser', () => {
 
     const sent = await send(customToken, sms);
     expect(sent.status).toBe(200);
-    expect(await sent.json()).toMatchObject({ success: true, status: 'sent', channel: { id: channels.sms, type: 'sms' } });
+    expect(await sent.json()).toMatchObject({
+      success: true,
+      status: 'sent',
+      channel: { id: channels.sms, type: 'sms' },
+    });
 
     await page.reload();
     await page.getByRole('heading', { level: 1 }).waitFor();
     expect(await page.content()).not.toContain(customToken);
-    const stored = await page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }));
+    const stored = await page.evaluate(
+      () => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }),
+    );
     expect(stored).not.toContain(customToken);
     expect(stored).toContain(svc.adminKey); // the admin key, in this tab's sessionStorage only
   });
@@ -189,7 +223,14 @@ describe.runIf(hasChromium)('console in a browser', () => {
     webhookId = /integrations\/([^/?]+)$/.exec(page.url())![1]!;
 
     const seen = await svc.admin('GET', `${base()}/integrations/${webhookId}`);
-    expect(seen.body).toMatchObject({ product: 'webhook', scope: 'general', channelId: null, url: `${receiver.url}/general`, enabled: true, hasBearerToken: true });
+    expect(seen.body).toMatchObject({
+      product: 'webhook',
+      scope: 'general',
+      channelId: null,
+      url: `${receiver.url}/general`,
+      enabled: true,
+      hasBearerToken: true,
+    });
 
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByRole('status').filter({ hasText: 'queued' }).waitFor();
@@ -197,15 +238,21 @@ describe.runIf(hasChromium)('console in a browser', () => {
     expect(delivery!.headers.authorization).toBe('Bearer receiver-secret-1');
     expect(delivery!.json.type).toBe('webhook.test');
     // The secret the console showed verifies the delivery with the Standard Webhooks library.
-    const verified = new Webhook(signingSecret).verify(delivery!.body, delivery!.headers as Record<string, string>) as { id: string };
+    const verified = new Webhook(signingSecret).verify(delivery!.body, delivery!.headers as Record<string, string>) as {
+      id: string;
+    };
     expect(verified.id).toBe(delivery!.json.id);
 
     const row = page.locator(`tr:has(td:has-text("${delivery!.json.id}"))`);
-    await eventually(async () => {
-      if (await row.count()) return true;
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      return false;
-    }, 10_000, 'delivery row');
+    await eventually(
+      async () => {
+        if (await row.count()) return true;
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return false;
+      },
+      10_000,
+      'delivery row',
+    );
     await expectText(row, 'Succeeded');
     await expectText(row.locator('.attempt-status'), 'HTTP 200', { exact: true });
     await expectText(row.locator('.attempt-duration'), /^\d+ ms$/);
@@ -214,7 +261,10 @@ describe.runIf(hasChromium)('console in a browser', () => {
   it('disables and enables the webhook, and rotates its signing secret (shown once)', async () => {
     await page.getByRole('button', { name: 'Disable' }).click();
     await page.getByText('Disabled (by hand)').waitFor();
-    expect((await svc.admin('GET', `${base()}/integrations/${webhookId}`)).body).toMatchObject({ enabled: false, disabledReason: 'manual' });
+    expect((await svc.admin('GET', `${base()}/integrations/${webhookId}`)).body).toMatchObject({
+      enabled: false,
+      disabledReason: 'manual',
+    });
     await page.getByRole('button', { name: 'Enable' }).click();
     await page.getByText('Enabled', { exact: true }).waitFor();
     expect((await svc.admin('GET', `${base()}/integrations/${webhookId}`)).body.enabled).toBe(true);
@@ -235,7 +285,8 @@ describe.runIf(hasChromium)('console in a browser', () => {
   it('creates a channel-specific webhook (type, then instance); a failed delivery is retried from the log', async () => {
     let failing = true;
     // The specific webhook's test event (it names the WhatsApp channel) fails until the test says otherwise.
-    receiver.answer = (d) => (failing && d.json?.type === 'webhook.test' && d.json?.channel?.type === 'whatsapp' ? 500 : 200);
+    receiver.answer = (d) =>
+      failing && d.json?.type === 'webhook.test' && d.json?.channel?.type === 'whatsapp' ? 500 : 200;
     await page.goto(`${svc.baseUrl}/console/#${base()}/integrations/new`);
     await page.getByLabel('Webhook', { exact: true }).check();
     await page.getByLabel('Specific channel').check();
@@ -247,22 +298,34 @@ describe.runIf(hasChromium)('console in a browser', () => {
     await page.getByRole('button', { name: 'Done, I have stored it' }).click();
     await page.getByRole('heading', { level: 1, name: 'Webhook' }).waitFor();
     const specificId = /integrations\/([^/?]+)$/.exec(page.url())![1]!;
-    expect((await svc.admin('GET', `${base()}/integrations/${specificId}`)).body).toMatchObject({ scope: 'channel', channelId: channels.whatsapp, hasBearerToken: false });
+    expect((await svc.admin('GET', `${base()}/integrations/${specificId}`)).body).toMatchObject({
+      scope: 'channel',
+      channelId: channels.whatsapp,
+      hasBearerToken: false,
+    });
 
     await page.getByRole('button', { name: 'Send test event' }).click();
     const failedRow = page.locator('tr[data-delivery-id]').first();
-    await eventually(async () => {
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      return (await failedRow.count()) > 0 && (await failedRow.textContent())!.includes('Failed');
-    }, 15_000, 'failed delivery');
+    await eventually(
+      async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return (await failedRow.count()) > 0 && (await failedRow.textContent())!.includes('Failed');
+      },
+      15_000,
+      'failed delivery',
+    );
     await expectText(failedRow.locator('.attempt-status'), ['HTTP 500', 'HTTP 500']);
 
     failing = false;
     await failedRow.getByRole('button', { name: /^Retry delivery/ }).click();
-    await eventually(async () => {
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      return (await failedRow.textContent())!.includes('Succeeded');
-    }, 15_000, 'retried delivery');
+    await eventually(
+      async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return (await failedRow.textContent())!.includes('Succeeded');
+      },
+      15_000,
+      'retried delivery',
+    );
     await expectText(failedRow.locator('.attempt-status'), ['HTTP 500', 'HTTP 500', 'HTTP 200']);
   });
 
@@ -282,8 +345,10 @@ describe.runIf(hasChromium)('console in a browser', () => {
   });
 
   it('shows the API token state from the API (active for a token created through the API, none after revoke) and the bot credits', async () => {
-    const health = (token: string) => fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } });
-    const tokenState = async () => (await svc.admin('GET', `${base()}/api-token`)).body as { active: boolean; issuedAt?: string };
+    const health = (token: string) =>
+      fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } });
+    const tokenState = async () =>
+      (await svc.admin('GET', `${base()}/api-token`)).body as { active: boolean; issuedAt?: string };
     const fromApi = (await svc.admin('POST', `${base()}/api-token`)).body.token as string;
     const issuedAt = (await tokenState()).issuedAt!;
 
@@ -306,7 +371,11 @@ describe.runIf(hasChromium)('console in a browser', () => {
     // The screen read the state again: the replacement's issue time.
     const reissuedAt = (await tokenState()).issuedAt!;
     expect(reissuedAt).not.toBe(issuedAt);
-    await eventually(async () => (await state.locator('time').getAttribute('datetime')) === reissuedAt, 5_000, 'state of the replaced token');
+    await eventually(
+      async () => (await state.locator('time').getAttribute('datetime')) === reissuedAt,
+      5_000,
+      'state of the replaced token',
+    );
     await expectText(state, /^Active since /);
 
     await page.getByRole('button', { name: 'Revoke token' }).click();
@@ -336,7 +405,8 @@ describe.runIf(hasChromium)('console in a browser', () => {
   });
 
   it('shows the bots with their knowledge files and status', async () => {
-    const bot = (await svc.admin('POST', `${base()}/bots`, { name: 'Support bot', instructions: 'Answer politely.' })).body;
+    const bot = (await svc.admin('POST', `${base()}/bots`, { name: 'Support bot', instructions: 'Answer politely.' }))
+      .body;
     const upload = await fetch(`${svc.baseUrl}/admin/v1${base()}/bots/${bot.botId}/knowledge/faq.md`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'text/markdown' },
@@ -347,18 +417,27 @@ describe.runIf(hasChromium)('console in a browser', () => {
     await page.getByRole('heading', { level: 2, name: 'Support bot' }).waitFor();
     const files = page.getByRole('table', { name: 'Knowledge files of Support bot' });
     await expectText(files, 'faq.md');
-    await eventually(async () => {
-      if ((await files.textContent())!.includes('Ready')) return true;
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      return false;
-    }, 15_000, 'knowledge file ready');
+    await eventually(
+      async () => {
+        if ((await files.textContent())!.includes('Ready')) return true;
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return false;
+      },
+      15_000,
+      'knowledge file ready',
+    );
   });
 
   it('is usable at phone width: no sideways scrolling, tables as labelled cards', async () => {
     const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
     const p = await phone.newPage();
     await signIn(p, svc.baseUrl, svc.adminKey);
-    for (const screen of ['/', ...['integrations', 'integrations/new', `integrations/${webhookId}`, 'api-token', 'channels', 'bots'].map((s) => `${base()}/${s}`)]) {
+    for (const screen of [
+      '/',
+      ...['integrations', 'integrations/new', `integrations/${webhookId}`, 'api-token', 'channels', 'bots'].map(
+        (s) => `${base()}/${s}`,
+      ),
+    ]) {
       await p.goto(`${svc.baseUrl}/console/#${screen}`);
       await p.getByRole('heading', { level: 1 }).waitFor();
       await p.waitForLoadState('networkidle');
@@ -366,13 +445,21 @@ describe.runIf(hasChromium)('console in a browser', () => {
       expect(overflow, `sideways scroll on ${screen}`).toBeLessThanOrEqual(0);
     }
     await p.goto(`${svc.baseUrl}/console/#${base()}/integrations`);
-    const cellLabel = await p.locator('td[data-label="Status"]').first().evaluate((td) => (globalThis as any).getComputedStyle(td, '::before').content as string);
+    const cellLabel = await p
+      .locator('td[data-label="Status"]')
+      .first()
+      .evaluate((td) => (globalThis as any).getComputedStyle(td, '::before').content as string);
     expect(cellLabel).toBe('"Status"');
     await phone.close();
   });
 
   it('is accessible: every control has a label, the keyboard reaches the actions, text has enough contrast', async () => {
-    for (const screen of ['/', ...['integrations', 'integrations/new', `integrations/${webhookId}`, 'api-token', 'channels', 'bots'].map((s) => `${base()}/${s}`)]) {
+    for (const screen of [
+      '/',
+      ...['integrations', 'integrations/new', `integrations/${webhookId}`, 'api-token', 'channels', 'bots'].map(
+        (s) => `${base()}/${s}`,
+      ),
+    ]) {
       await page.goto(`${svc.baseUrl}/console/#${screen}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');

@@ -11,7 +11,11 @@ describe('the local gateway and the management API', () => {
   it('answers unknown paths 404 NOT_FOUND and wrong methods 405 with Allow, in the contract shape', async () => {
     const missing = await fetch(`${svc.baseUrl}/api/v2/nothing`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toMatchObject({ success: false, error: 'NOT_FOUND', requestId: missing.headers.get('x-request-id') });
+    expect(await missing.json()).toMatchObject({
+      success: false,
+      error: 'NOT_FOUND',
+      requestId: missing.headers.get('x-request-id'),
+    });
     const wrong = await fetch(`${svc.baseUrl}/api/v1/ai/health`, { method: 'DELETE' });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('GET');
@@ -23,7 +27,9 @@ describe('the local gateway and the management API', () => {
 
   it('refuses the management API without the admin key', async () => {
     for (const authorization of [undefined, 'Bearer wrong', `Basic ${svc.adminKey}`]) {
-      const res = await fetch(`${svc.baseUrl}/admin/v1/projects/prj_x`, { headers: authorization ? { authorization } : {} });
+      const res = await fetch(`${svc.baseUrl}/admin/v1/projects/prj_x`, {
+        headers: authorization ? { authorization } : {},
+      });
       expect(res.status).toBe(401);
       expect(((await res.json()) as any).error).toBe('UNAUTHORIZED');
     }
@@ -35,16 +41,24 @@ describe('the local gateway and the management API', () => {
     expect(bad.body.details.map((d: any) => d.path).sort()).toEqual(['companyId', 'monthlyBotCredits', 'name', 'plan']);
     const created = await svc.admin('POST', '/projects', { companyId: 7, name: 'Acme' });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ projectId: expect.stringMatching(/^prj_/), companyId: 7, name: 'Acme', monthlyBotCredits: 0 });
+    expect(created.body).toEqual({
+      projectId: expect.stringMatching(/^prj_/),
+      companyId: 7,
+      name: 'Acme',
+      monthlyBotCredits: 0,
+    });
     expect((await svc.admin('GET', `/projects/${created.body.projectId}`)).body).toEqual(created.body);
     expect((await svc.admin('GET', '/projects/prj_missing')).status).toBe(404);
     expect((await svc.admin('POST', '/projects/prj_missing/api-token')).status).toBe(404);
-    expect((await svc.admin('POST', `/projects/${created.body.projectId}/bot-credits`, { amount: 0 })).status).toBe(400);
+    expect((await svc.admin('POST', `/projects/${created.body.projectId}/bot-credits`, { amount: 0 })).status).toBe(
+      400,
+    );
   });
 
   it('lists projects newest first, page by page, and tells whether a project has an API token', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await svc.admin('POST', '/projects', { companyId: 500 + i, name: `P${i}` })).body.projectId);
+    for (let i = 0; i < 3; i++)
+      ids.push((await svc.admin('POST', '/projects', { companyId: 500 + i, name: `P${i}` })).body.projectId);
     const first = await svc.admin('GET', '/projects?limit=2');
     expect(first.status).toBe(200);
     expect(first.body.items.map((p: any) => p.projectId)).toEqual([ids[2], ids[1]]);
@@ -78,7 +92,9 @@ describe('Bots API rate limit through the gateway', () => {
     const { token } = await svc.newProject();
     const started = Date.now();
     const responses = await Promise.all(
-      Array.from({ length: 200 }, () => fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } })),
+      Array.from({ length: 200 }, () =>
+        fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } }),
+      ),
     );
     const ok = responses.filter((r) => r.status === 200);
     const limited = responses.filter((r) => r.status === 429);
@@ -94,7 +110,9 @@ describe('Bots API rate limit through the gateway', () => {
     expect(sample.headers.get('ratelimit-remaining')).toBe('0');
     expect(((await sample.json()) as any).error).toBe('ERR_PUBLIC_AI_RATE_LIMIT');
     // A bad token is refused before the limiter: 401, never 429.
-    const bad = await fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer sbk_${'B'.repeat(43)}` } });
+    const bad = await fetch(`${svc.baseUrl}/api/v1/ai/health`, {
+      headers: { authorization: `Bearer sbk_${'B'.repeat(43)}` },
+    });
     expect(bad.status).toBe(401);
     await Promise.all(responses.map((r) => (r.bodyUsed ? undefined : r.body?.cancel())));
   });

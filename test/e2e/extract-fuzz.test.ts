@@ -19,7 +19,9 @@ beforeAll(async () => {
   ({ token, projectId } = await svc.newProject({ monthlyBotCredits: 0 }));
   const pdf = await textPdf(['Seed document for the fuzzer']);
   seed = Buffer.concat([
-    Buffer.from('--fz\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n'),
+    Buffer.from(
+      '--fz\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n',
+    ),
     Buffer.from(pdf),
     Buffer.from('\r\n--fz--\r\n'),
   ]);
@@ -29,7 +31,11 @@ afterAll(async () => svc?.close());
 const LEAKS = /(\n\s+at |\/work\/|node_modules|TypeError|ReferenceError|InvalidPDFException|FormatError|Busboy|busboy)/;
 
 async function send(body: Buffer, contentType: string) {
-  const res = await fetch(`${svc.baseUrl}/api/v1/ai/extract`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, body });
+  const res = await fetch(`${svc.baseUrl}/api/v1/ai/extract`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+    body,
+  });
   const text = await res.text();
   return { status: res.status, text };
 }
@@ -37,7 +43,9 @@ async function send(body: Buffer, contentType: string) {
 function check(res: { status: number; text: string }) {
   expect([400, 402]).toContain(res.status);
   const body = JSON.parse(res.text);
-  expect(Object.keys(body).every((k) => ['success', 'error', 'message', 'details', 'requestId'].includes(k))).toBe(true);
+  expect(Object.keys(body).every((k) => ['success', 'error', 'message', 'details', 'requestId'].includes(k))).toBe(
+    true,
+  );
   expect(res.text).not.toMatch(LEAKS);
 }
 
@@ -46,7 +54,14 @@ describe('POST /api/v1/ai/extract fuzz', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.uint8Array({ maxLength: 4096 }),
-        fc.constantFrom('multipart/form-data; boundary=fz', 'multipart/form-data', 'application/pdf', 'application/json', 'text/plain', 'multipart/form-data; boundary="a b"'),
+        fc.constantFrom(
+          'multipart/form-data; boundary=fz',
+          'multipart/form-data',
+          'application/pdf',
+          'application/json',
+          'text/plain',
+          'multipart/form-data; boundary="a b"',
+        ),
         async (bytes, contentType) => check(await send(Buffer.from(bytes), contentType)),
       ),
       { numRuns: 40 },
@@ -55,11 +70,18 @@ describe('POST /api/v1/ai/extract fuzz', () => {
 
   it('answers mutated valid multipart PDFs with a 400 or 402, never a 500, and charges nothing', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.nat(), fc.uint8Array({ minLength: 1, maxLength: 32 }), fc.boolean(), async (at, bytes, truncate) => {
-        const position = at % seed.length;
-        const body = truncate ? seed.subarray(0, position) : Buffer.concat([seed.subarray(0, position), Buffer.from(bytes), seed.subarray(position + bytes.length)]);
-        check(await send(body, 'multipart/form-data; boundary=fz'));
-      }),
+      fc.asyncProperty(
+        fc.nat(),
+        fc.uint8Array({ minLength: 1, maxLength: 32 }),
+        fc.boolean(),
+        async (at, bytes, truncate) => {
+          const position = at % seed.length;
+          const body = truncate
+            ? seed.subarray(0, position)
+            : Buffer.concat([seed.subarray(0, position), Buffer.from(bytes), seed.subarray(position + bytes.length)]);
+          check(await send(body, 'multipart/form-data; boundary=fz'));
+        },
+      ),
       { numRuns: 40 },
     );
     const credits = await svc.admin('GET', `/projects/${projectId}/bot-credits`);

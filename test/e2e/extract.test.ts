@@ -41,7 +41,12 @@ function multipartBody(boundary: string, parts: Part[]): Buffer {
   return Buffer.concat(chunks);
 }
 
-const pdfPart = (bytes: Uint8Array): Part => ({ name: 'file', filename: 'doc.pdf', contentType: 'application/pdf', data: bytes });
+const pdfPart = (bytes: Uint8Array): Part => ({
+  name: 'file',
+  filename: 'doc.pdf',
+  contentType: 'application/pdf',
+  data: bytes,
+});
 
 async function post(token: string, body: Buffer | string, contentType: string, headers: Record<string, string> = {}) {
   const res = await fetch(`${svc.baseUrl}/api/v1/ai/extract`, {
@@ -55,7 +60,12 @@ async function post(token: string, body: Buffer | string, contentType: string, h
 
 const BOUNDARY = 'test-boundary-7MA4YWxkTrZu0gW';
 const extract = (token: string, pdf: Uint8Array, mode?: string, headers: Record<string, string> = {}) =>
-  post(token, multipartBody(BOUNDARY, [pdfPart(pdf), ...(mode === undefined ? [] : [{ name: 'mode', data: mode }])]), `multipart/form-data; boundary=${BOUNDARY}`, headers);
+  post(
+    token,
+    multipartBody(BOUNDARY, [pdfPart(pdf), ...(mode === undefined ? [] : [{ name: 'mode', data: mode }])]),
+    `multipart/form-data; boundary=${BOUNDARY}`,
+    headers,
+  );
 
 async function balance(projectId: string): Promise<number> {
   const res = await svc.admin('GET', `/projects/${projectId}/bot-credits`);
@@ -63,15 +73,25 @@ async function balance(projectId: string): Promise<number> {
   return res.body.disponivel as number;
 }
 
-const words = (text: string) => text.toLowerCase().normalize('NFC').match(/[\p{L}\p{N}]+/gu) ?? [];
+const words = (text: string) =>
+  text
+    .toLowerCase()
+    .normalize('NFC')
+    .match(/[\p{L}\p{N}]+/gu) ?? [];
 
 describe('POST /api/v1/ai/extract: what comes back', () => {
   it('reads a text PDF from its text layer; pages joined by a blank line; 1 credit', async () => {
     const { projectId, token } = await svc.newProject({ monthlyBotCredits: 5 });
-    const pdf = await textPdf(['Relatório trimestral de vendas\nReceita cresceu 12%', 'Segunda página: ação e coração']);
+    const pdf = await textPdf([
+      'Relatório trimestral de vendas\nReceita cresceu 12%',
+      'Segunda página: ação e coração',
+    ]);
     const res = await extract(token, pdf);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, result: 'Relatório trimestral de vendas\nReceita cresceu 12%\n\nSegunda página: ação e coração' });
+    expect(res.body).toEqual({
+      success: true,
+      result: 'Relatório trimestral de vendas\nReceita cresceu 12%\n\nSegunda página: ação e coração',
+    });
     expect(res.headers.get('ratelimit-limit')).toBe('60');
     expect(await balance(projectId)).toBe(4);
 
@@ -105,7 +125,11 @@ describe('POST /api/v1/ai/extract: what comes back', () => {
 
   it('reads a mixed PDF page by page: text layer, OCR, blank', async () => {
     const { projectId, token } = await svc.newProject({ monthlyBotCredits: 2 });
-    const pdf = await mixedPdf([{ text: 'Typed introduction about invoices and payments' }, { scan: 'Scanned appendix with signatures' }, { blank: true }]);
+    const pdf = await mixedPdf([
+      { text: 'Typed introduction about invoices and payments' },
+      { scan: 'Scanned appendix with signatures' },
+      { blank: true },
+    ]);
     const res = await extract(token, pdf, 'pages');
     expect(res.status).toBe(200);
     const pages = res.body.dados.pages;
@@ -170,11 +194,19 @@ describe('POST /api/v1/ai/extract: refused before any charge', () => {
     expect(plain.status).toBe(400);
     expect(plain.body.error).toBe('VALIDATION_ERROR');
 
-    const noFile = await post(token, multipartBody(BOUNDARY, [{ name: 'mode', data: 'text' }]), `multipart/form-data; boundary=${BOUNDARY}`);
+    const noFile = await post(
+      token,
+      multipartBody(BOUNDARY, [{ name: 'mode', data: 'text' }]),
+      `multipart/form-data; boundary=${BOUNDARY}`,
+    );
     expect(noFile.status).toBe(400);
     expect(noFile.body.details).toEqual([expect.objectContaining({ path: 'file' })]);
 
-    const fileAsText = await post(token, multipartBody(BOUNDARY, [{ name: 'file', data: '%PDF-1.7 typed into a text field' }]), `multipart/form-data; boundary=${BOUNDARY}`);
+    const fileAsText = await post(
+      token,
+      multipartBody(BOUNDARY, [{ name: 'file', data: '%PDF-1.7 typed into a text field' }]),
+      `multipart/form-data; boundary=${BOUNDARY}`,
+    );
     expect(fileAsText.status).toBe(400);
     expect(fileAsText.body.details[0].path).toBe('file');
 
@@ -182,7 +214,11 @@ describe('POST /api/v1/ai/extract: refused before any charge', () => {
     expect(badMode.status).toBe(400);
     expect(badMode.body.details).toEqual([expect.objectContaining({ path: 'mode', code: 'invalid_value' })]);
 
-    const unknownAndMissing = await post(token, multipartBody(BOUNDARY, [{ name: 'botId', data: 'bot_x' }]), `multipart/form-data; boundary=${BOUNDARY}`);
+    const unknownAndMissing = await post(
+      token,
+      multipartBody(BOUNDARY, [{ name: 'botId', data: 'bot_x' }]),
+      `multipart/form-data; boundary=${BOUNDARY}`,
+    );
     expect(unknownAndMissing.status).toBe(400);
     expect(unknownAndMissing.body.details.map((d: any) => d.path).sort()).toEqual(['botId', 'file']);
 
@@ -216,7 +252,11 @@ describe('POST /api/v1/ai/extract: refused before any charge', () => {
   });
 
   it('authenticates before anything else', async () => {
-    const res = await fetch(`${svc.baseUrl}/api/v1/ai/extract`, { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } });
+    const res = await fetch(`${svc.baseUrl}/api/v1/ai/extract`, {
+      method: 'POST',
+      body: 'x',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(res.status).toBe(401);
     expect(((await res.json()) as any).error).toBe('ERR_API_TOKEN_NOT_PROVIDED');
   });
@@ -266,9 +306,19 @@ describe('POST /api/v1/ai/extract: charging', () => {
 
 describe('POST /api/v1/ai/extract/uploads then extract by fileKey', () => {
   async function createUpload(token: string) {
-    const res = await fetch(`${svc.baseUrl}/api/v1/ai/extract/uploads`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${svc.baseUrl}/api/v1/ai/extract/uploads`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(200);
-    return (await res.json()) as { uploadUrl: string; method: string; fields: Record<string, string>; fileKey: string; expiresAt: string; maxBytes: number };
+    return (await res.json()) as {
+      uploadUrl: string;
+      method: string;
+      fields: Record<string, string>;
+      fileKey: string;
+      expiresAt: string;
+      maxBytes: number;
+    };
   }
 
   async function uploadTo(upload: Awaited<ReturnType<typeof createUpload>>, pdf: Uint8Array) {
@@ -279,7 +329,7 @@ describe('POST /api/v1/ai/extract/uploads then extract by fileKey', () => {
     expect(res.status).toBeLessThan(300);
   }
 
-  it('extracts an uploaded PDF once, and refuses another project\'s key', async () => {
+  it("extracts an uploaded PDF once, and refuses another project's key", async () => {
     const owner = await svc.newProject({ monthlyBotCredits: 3 });
     const other = await svc.newProject({ monthlyBotCredits: 3 });
     const upload = await createUpload(owner.token);

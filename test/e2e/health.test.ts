@@ -8,7 +8,9 @@ beforeAll(async () => {
 afterAll(async () => svc?.close());
 
 const health = (token?: string, headers: Record<string, string> = {}) =>
-  fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { ...(token === undefined ? {} : { authorization: token }), ...headers } });
+  fetch(`${svc.baseUrl}/api/v1/ai/health`, {
+    headers: { ...(token === undefined ? {} : { authorization: token }), ...headers },
+  });
 
 describe('GET /api/v1/ai/health', () => {
   it('answers the contract shape with the month balance', async () => {

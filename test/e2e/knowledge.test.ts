@@ -29,17 +29,30 @@ async function onboardingPdf(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   const page = doc.addPage();
-  const lines = ['Employee onboarding handbook.', 'New employees collect their laptop from the IT desk on the first day.', 'Enroll in health insurance within 30 days.'];
+  const lines = [
+    'Employee onboarding handbook.',
+    'New employees collect their laptop from the IT desk on the first day.',
+    'Enroll in health insurance within 30 days.',
+  ];
   lines.forEach((line, i) => page.drawText(line, { x: 50, y: 750 - i * 20, size: 12, font }));
   return doc.save();
 }
 
-async function upload(fileName: string, contentType: string, body: string | Uint8Array, bot = botId, projectId = project.projectId) {
-  const response = await fetch(`${svc.baseUrl}/admin/v1/projects/${projectId}/bots/${bot}/knowledge/${encodeURIComponent(fileName)}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': contentType },
-    body,
-  });
+async function upload(
+  fileName: string,
+  contentType: string,
+  body: string | Uint8Array,
+  bot = botId,
+  projectId = project.projectId,
+) {
+  const response = await fetch(
+    `${svc.baseUrl}/admin/v1/projects/${projectId}/bots/${bot}/knowledge/${encodeURIComponent(fileName)}`,
+    {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': contentType },
+      body,
+    },
+  );
   return { status: response.status, body: (await response.json()) as any };
 }
 
@@ -72,7 +85,10 @@ async function settled(bot = botId) {
 beforeAll(async () => {
   svc = await startTestService({ env: { BOT_RATE_LIMIT_PER_MINUTE: '10000' } });
   project = await svc.newProject();
-  const bot = await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'Atendimento', instructions: 'Responda com base nos documentos.' });
+  const bot = await svc.admin('POST', `/projects/${project.projectId}/bots`, {
+    name: 'Atendimento',
+    instructions: 'Responda com base nos documentos.',
+  });
   expect(bot.status).toBe(201);
   botId = bot.body.botId;
   const uploads = await Promise.all([
@@ -143,10 +159,17 @@ describe('POST /api/v1/ai/search', () => {
 
   test('filters: include by pattern (case-insensitive, whole name), exclusion wins, _ is literal', async () => {
     const query = 'reembolso entrega requests laptop frete';
-    const only = async (filters: unknown) => new Set((await search({ botId, query, topK: 8, filters })).body.trechos.map((t: { procedencia: string }) => t.procedencia));
+    const only = async (filters: unknown) =>
+      new Set(
+        (await search({ botId, query, topK: 8, filters })).body.trechos.map(
+          (t: { procedencia: string }) => t.procedencia,
+        ),
+      );
     expect(await only({ incluirArquivos: ['%.md'] })).toEqual(new Set(['politica-de-reembolso.md']));
     expect(await only({ incluirArquivos: ['%.pdf', 'RATE%'] })).toEqual(new Set(['Onboarding.PDF', 'rate-limits.txt']));
-    expect(await only({ incluirArquivos: ['%.md', '%.txt'], excluirArquivos: ['%.md'] })).toEqual(new Set(['rate-limits.txt']));
+    expect(await only({ incluirArquivos: ['%.md', '%.txt'], excluirArquivos: ['%.md'] })).toEqual(
+      new Set(['rate-limits.txt']),
+    );
     expect(await only({ excluirArquivos: ['%'] })).toEqual(new Set());
     expect(await only({ incluirArquivos: ['entrega_prazos.html'] })).toEqual(new Set(['Entrega_Prazos.html']));
     expect(await only({ incluirArquivos: ['entrega_prazos'] })).toEqual(new Set()); // the whole name must match
@@ -178,7 +201,10 @@ describe('POST /api/v1/ai/search', () => {
   });
 
   test('auth: 401 without a token; 403 for another project bot; 404 for an unknown bot; no credit needed', async () => {
-    const none = await fetch(`${svc.baseUrl}/api/v1/ai/search`, { method: 'POST', body: JSON.stringify({ botId, query: 'x' }) });
+    const none = await fetch(`${svc.baseUrl}/api/v1/ai/search`, {
+      method: 'POST',
+      body: JSON.stringify({ botId, query: 'x' }),
+    });
     expect(none.status).toBe(401);
     expect(((await none.json()) as any).error).toBe('ERR_API_TOKEN_NOT_PROVIDED');
     const other = await svc.newProject({ monthlyBotCredits: 0 });
@@ -203,7 +229,11 @@ describe('POST /api/v1/ai/search', () => {
 
 describe('knowledge files', () => {
   test('a corrupt PDF is marked failed with the reason', async () => {
-    const res = await upload('quebrado.pdf', 'application/pdf', Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage without xref or pages'));
+    const res = await upload(
+      'quebrado.pdf',
+      'application/pdf',
+      Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage without xref or pages'),
+    );
     expect(res.status).toBe(202);
     const items = await settled();
     const broken = items.find((i) => i.fileName === 'quebrado.pdf')!;
@@ -213,15 +243,24 @@ describe('knowledge files', () => {
     const notPdf = await upload('nao-e-pdf.pdf', 'application/pdf', Buffer.from('just some text'));
     expect(notPdf.status).toBe(202);
     const after = await settled();
-    expect(after.find((i) => i.fileName === 'nao-e-pdf.pdf')).toMatchObject({ status: 'failed', error: expect.stringMatching(/not a PDF/i) });
-    expect((await search({ botId, query: 'garbage xref catalog', topK: 8 })).body.trechos.map((t: { procedencia: string }) => t.procedencia)).not.toContain('quebrado.pdf');
+    expect(after.find((i) => i.fileName === 'nao-e-pdf.pdf')).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/not a PDF/i),
+    });
+    expect(
+      (await search({ botId, query: 'garbage xref catalog', topK: 8 })).body.trechos.map(
+        (t: { procedencia: string }) => t.procedencia,
+      ),
+    ).not.toContain('quebrado.pdf');
   });
 
   test('other content types: 415; empty body: 400; unknown bot: 404; names that are paths: 400', async () => {
     const json = await upload('a.json', 'application/json', '{"a":1}');
     expect(json.status).toBe(415);
     expect(json.body.error).toBe('UNSUPPORTED_MEDIA_TYPE');
-    expect((await upload('a.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'x')).status).toBe(415);
+    expect(
+      (await upload('a.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'x')).status,
+    ).toBe(415);
     expect((await upload('vazio.txt', 'text/plain', '')).status).toBe(400);
     const unknownBot = await upload('a.txt', 'text/plain', 'hello', 'bot_nope');
     expect(unknownBot.status).toBe(404);
@@ -230,7 +269,11 @@ describe('knowledge files', () => {
   });
 
   test('same name replaces: the new content is searched, the old is gone', async () => {
-    const first = await upload('faq.txt', 'text/plain', 'O horário de atendimento é das 8h às 18h, de segunda a sexta.');
+    const first = await upload(
+      'faq.txt',
+      'text/plain',
+      'O horário de atendimento é das 8h às 18h, de segunda a sexta.',
+    );
     expect(first.status).toBe(202);
     await settled();
     expect((await search({ botId, query: 'horario de atendimento' })).body.trechos[0].procedencia).toBe('faq.txt');
@@ -240,7 +283,9 @@ describe('knowledge files', () => {
     expect(items.filter((i) => i.fileName === 'faq.txt')).toHaveLength(1);
     const old = await search({ botId, query: 'horario de atendimento segunda sexta', topK: 8 });
     expect(old.body.trechos.some((t: { texto: string }) => t.texto.includes('segunda a sexta'))).toBe(false);
-    expect((await search({ botId, query: 'central de ajuda chat 24 horas' })).body.trechos[0].texto).toContain('24 horas');
+    expect((await search({ botId, query: 'central de ajuda chat 24 horas' })).body.trechos[0].texto).toContain(
+      '24 horas',
+    );
   });
 
   test('delete: the excerpts leave search at once; a second delete is 404', async () => {
@@ -259,24 +304,52 @@ describe('knowledge files', () => {
 
 describe('bots CRUD', () => {
   test('create, read, list, update, delete; another project sees 404; a deleted bot answers 404 to search', async () => {
-    const created = await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'Vendas', instructions: 'Seja breve.', model: 'bedrock:amazon.nova-lite-v1:0', temperature: 0.2 });
+    const created = await svc.admin('POST', `/projects/${project.projectId}/bots`, {
+      name: 'Vendas',
+      instructions: 'Seja breve.',
+      model: 'bedrock:amazon.nova-lite-v1:0',
+      temperature: 0.2,
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ botId: expect.stringMatching(/^bot_/), projectId: project.projectId, name: 'Vendas', instructions: 'Seja breve.', model: 'bedrock:amazon.nova-lite-v1:0', temperature: 0.2 });
+    expect(created.body).toMatchObject({
+      botId: expect.stringMatching(/^bot_/),
+      projectId: project.projectId,
+      name: 'Vendas',
+      instructions: 'Seja breve.',
+      model: 'bedrock:amazon.nova-lite-v1:0',
+      temperature: 0.2,
+    });
     // A model the completion endpoint could not use is refused when the bot is saved, not when it is called.
-    const badModel = await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'x', instructions: 'y', model: 'amazon.nova-lite-v1:0' });
+    const badModel = await svc.admin('POST', `/projects/${project.projectId}/bots`, {
+      name: 'x',
+      instructions: 'y',
+      model: 'amazon.nova-lite-v1:0',
+    });
     expect(badModel.status).toBe(400);
     expect(badModel.body.details[0].path).toBe('model');
     const id = created.body.botId;
     expect((await svc.admin('GET', `/projects/${project.projectId}/bots/${id}`)).body.name).toBe('Vendas');
     const list = await svc.admin('GET', `/projects/${project.projectId}/bots`);
     expect(list.body.items.map((b: { botId: string }) => b.botId)).toContain(id);
-    const patched = await svc.admin('PATCH', `/projects/${project.projectId}/bots/${id}`, { instructions: 'x'.repeat(60_000), temperature: null });
+    const patched = await svc.admin('PATCH', `/projects/${project.projectId}/bots/${id}`, {
+      instructions: 'x'.repeat(60_000),
+      temperature: null,
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.instructions).toHaveLength(60_000);
     expect(patched.body.temperature).toBeNull();
-    expect((await svc.admin('PATCH', `/projects/${project.projectId}/bots/${id}`, { instructions: 'x'.repeat(60_001) })).status).toBe(400);
-    expect((await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'x', instructions: 'y', temperature: 3 })).status).toBe(400);
-    expect((await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'x', instructions: 'y', extra: 1 })).status).toBe(400);
+    expect(
+      (await svc.admin('PATCH', `/projects/${project.projectId}/bots/${id}`, { instructions: 'x'.repeat(60_001) }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'x', instructions: 'y', temperature: 3 }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'x', instructions: 'y', extra: 1 }))
+        .status,
+    ).toBe(400);
     expect((await svc.admin('POST', `/projects/prj_nope/bots`, { name: 'x', instructions: 'y' })).status).toBe(404);
 
     const other = await svc.newProject();

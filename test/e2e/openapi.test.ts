@@ -15,11 +15,33 @@ import { startTestService, type TestService } from '#test/support/service.ts';
 // Every code the contract names (contract sections 1-4, spec section 7). When the spec folder sits beside the
 // repository (as in CI), the codes are also read from it, so a code added there fails this test until documented.
 const CONTRACT_CODES = [
-  'VALIDATION_ERROR', 'INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'FILE_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'NOT_FOUND', 'METHOD_NOT_ALLOWED',
-  'CONFLICT', 'UNAUTHORIZED', 'ERR_NO_PERMISSION', 'CHANNEL_NOT_FOUND', 'PROVIDER_ERROR', 'GONE', 'IDEMPOTENCY_KEY_REUSED',
-  'IDEMPOTENCY_IN_PROGRESS', 'ERR_API_TOKEN_NOT_PROVIDED', 'ERR_API_TOKEN_INVALID_FORMAT', 'ERR_API_TOKEN_INVALID',
-  'ERR_API_TOKEN_AUTHENTICATION_FAILED', 'ERR_PUBLIC_AI_RATE_LIMIT', 'ERR_NO_BOT_CREDITS', 'BOT_FORBIDDEN', 'BOT_NOT_FOUND',
-  'GENERATION_FAILED', 'EXTRACTION_FAILED', 'GATEWAY_TIMEOUT', 'INTERNAL_ERROR',
+  'VALIDATION_ERROR',
+  'INVALID_JSON',
+  'PAYLOAD_TOO_LARGE',
+  'FILE_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'CONFLICT',
+  'UNAUTHORIZED',
+  'ERR_NO_PERMISSION',
+  'CHANNEL_NOT_FOUND',
+  'PROVIDER_ERROR',
+  'GONE',
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_IN_PROGRESS',
+  'ERR_API_TOKEN_NOT_PROVIDED',
+  'ERR_API_TOKEN_INVALID_FORMAT',
+  'ERR_API_TOKEN_INVALID',
+  'ERR_API_TOKEN_AUTHENTICATION_FAILED',
+  'ERR_PUBLIC_AI_RATE_LIMIT',
+  'ERR_NO_BOT_CREDITS',
+  'BOT_FORBIDDEN',
+  'BOT_NOT_FOUND',
+  'GENERATION_FAILED',
+  'EXTRACTION_FAILED',
+  'GATEWAY_TIMEOUT',
+  'INTERNAL_ERROR',
 ];
 
 function codesFromSpec(): string[] {
@@ -30,7 +52,8 @@ function codesFromSpec(): string[] {
     if (!existsSync(file)) continue;
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(/\b\d{3} `([A-Z][A-Z0-9_]+)`/g)) found.add(m[1]!);
-    for (const m of text.matchAll(/^\| \d{3} \| ([A-Z][A-Z0-9_, ]+) \|/gm)) for (const code of m[1]!.split(/,\s*/)) found.add(code.trim());
+    for (const m of text.matchAll(/^\| \d{3} \| ([A-Z][A-Z0-9_, ]+) \|/gm))
+      for (const code of m[1]!.split(/,\s*/)) found.add(code.trim());
     for (const m of text.matchAll(/`(BOT_FORBIDDEN|BOT_NOT_FOUND|[A-Z]+_FAILED)`/g)) found.add(m[1]!);
   }
   return [...found];
@@ -48,7 +71,9 @@ beforeAll(async () => {
 afterAll(async () => svc?.close());
 
 const operationKeys = (d: any) =>
-  Object.entries(d.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+  Object.entries(d.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
+    Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+  );
 
 describe('GET /openapi.json', () => {
   it('is an OpenAPI 3.1 document served by the local runner', async () => {
@@ -74,25 +99,44 @@ describe('GET /openapi.json', () => {
       const [method, path] = key.split(' ') as [string, string];
       const op = doc.paths[path][method.toLowerCase()];
       expect(op.summary, key).toBeTruthy();
-      expect(Object.keys(op.responses).some((s) => s.startsWith('2') || s === '410'), key).toBe(true);
+      expect(
+        Object.keys(op.responses).some((s) => s.startsWith('2') || s === '410'),
+        key,
+      ).toBe(true);
     }
   });
 
   it('fails the check for a route that exists without documentation', () => {
-    const extra = route({ method: 'POST', path: '/projects/{projectId}/something-new', handle: async () => json(200, {}) });
-    const publicExtra = { method: 'GET' as const, path: '/api/v1/ai/new-thing', fn: 'health', timeoutSeconds: 5, memoryMb: 128 };
-    const { undocumented } = buildOpenApiDocument({ adminRoutes: [...adminRoutes, extra], publicRoutes: [...routes, publicExtra] });
+    const extra = route({
+      method: 'POST',
+      path: '/projects/{projectId}/something-new',
+      handle: async () => json(200, {}),
+    });
+    const publicExtra = {
+      method: 'GET' as const,
+      path: '/api/v1/ai/new-thing',
+      fn: 'health',
+      timeoutSeconds: 5,
+      memoryMb: 128,
+    };
+    const { undocumented } = buildOpenApiDocument({
+      adminRoutes: [...adminRoutes, extra],
+      publicRoutes: [...routes, publicExtra],
+    });
     expect(undocumented).toEqual(['GET /api/v1/ai/new-thing', 'POST /admin/v1/projects/{projectId}/something-new']);
     // A route that documents itself needs no catalogue entry.
     const documented = { ...extra, doc: { summary: 'Something new', responses: { 200: { description: 'OK' } } } };
-    expect(buildOpenApiDocument({ adminRoutes: [...adminRoutes, documented], publicRoutes: routes }).undocumented).toEqual([]);
+    expect(
+      buildOpenApiDocument({ adminRoutes: [...adminRoutes, documented], publicRoutes: routes }).undocumented,
+    ).toEqual([]);
   });
 
   it('lists every error code of the contract, each under at least one operation', () => {
     const used = new Set<string>();
     for (const item of Object.values<any>(doc.paths)) {
       for (const op of Object.values<any>(item)) {
-        for (const answer of Object.values<any>(op.responses)) for (const code of answer['x-error-codes'] ?? []) used.add(code);
+        for (const answer of Object.values<any>(op.responses))
+          for (const code of answer['x-error-codes'] ?? []) used.add(code);
       }
     }
     const expected = new Set([...CONTRACT_CODES, ...codesFromSpec()]);
@@ -105,12 +149,17 @@ describe('GET /openapi.json', () => {
     expect(doc.info.description).toContain('METHOD_NOT_ALLOWED');
   });
 
-  it('takes request schemas from the code: the admin routes\' own zod schemas and the send payload validators', () => {
-    const create = doc.paths['/admin/v1/projects/{projectId}/integrations'].post.requestBody.content['application/json'].schema;
+  it("takes request schemas from the code: the admin routes' own zod schemas and the send payload validators", () => {
+    const create =
+      doc.paths['/admin/v1/projects/{projectId}/integrations'].post.requestBody.content['application/json'].schema;
     expect(create.oneOf.map((v: any) => v.properties.product.const)).toEqual(['webhook', 'custom']);
     expect(create.oneOf[0].additionalProperties).toBe(false);
     const send = doc.paths['/api/integration/generic'].post.requestBody.content['application/json'].schema;
-    expect(send.anyOf.map((r: any) => r.$ref)).toEqual(['#/components/schemas/SendWhatsAppPayload', '#/components/schemas/SendEmailPayload', '#/components/schemas/SendSmsPayload']);
+    expect(send.anyOf.map((r: any) => r.$ref)).toEqual([
+      '#/components/schemas/SendWhatsAppPayload',
+      '#/components/schemas/SendEmailPayload',
+      '#/components/schemas/SendSmsPayload',
+    ]);
     expect(doc.components.schemas.SendSmsPayload.properties.to.pattern).toBe('^\\+\\d{8,15}$');
     expect(doc.components.schemas.SendEmailPayload.properties.to.anyOf).toHaveLength(2);
   });
@@ -129,21 +178,45 @@ describe('the documented answers are the real ones', () => {
     const p = `/projects/${projectId}`;
     conforms(S.project, (await svc.admin('GET', p)).body);
     conforms(S.botCredits, (await svc.admin('GET', `${p}/bot-credits`)).body);
-    const channel = await svc.admin('POST', `${p}/channels`, { type: 'sms', name: 'SMS', address: '+5511999990000', credits: 5 });
+    const channel = await svc.admin('POST', `${p}/channels`, {
+      type: 'sms',
+      name: 'SMS',
+      address: '+5511999990000',
+      credits: 5,
+    });
     conforms(S.channel, channel.body);
     conforms(S.list(S.channel, 'ChannelList'), (await svc.admin('GET', `${p}/channels`)).body);
-    const custom = await svc.admin('POST', `${p}/integrations`, { product: 'custom', channelId: channel.body.channelId });
+    const custom = await svc.admin('POST', `${p}/integrations`, {
+      product: 'custom',
+      channelId: channel.body.channelId,
+    });
     conforms(S.createdIntegration, custom.body);
-    const webhook = await svc.admin('POST', `${p}/integrations`, { product: 'webhook', scope: 'general', url: 'http://127.0.0.1:9/hook' });
+    const webhook = await svc.admin('POST', `${p}/integrations`, {
+      product: 'webhook',
+      scope: 'general',
+      url: 'http://127.0.0.1:9/hook',
+    });
     conforms(S.createdIntegration, webhook.body);
     conforms(S.list(S.integration, 'IntegrationList'), (await svc.admin('GET', `${p}/integrations`)).body);
-    conforms(S.shownOnceToken, (await svc.admin('POST', `${p}/integrations/${custom.body.integrationId}/rotate-token`)).body);
-    conforms(S.signingSecret, (await svc.admin('POST', `${p}/integrations/${webhook.body.integrationId}/rotate-secret`)).body);
+    conforms(
+      S.shownOnceToken,
+      (await svc.admin('POST', `${p}/integrations/${custom.body.integrationId}/rotate-token`)).body,
+    );
+    conforms(
+      S.signingSecret,
+      (await svc.admin('POST', `${p}/integrations/${webhook.body.integrationId}/rotate-secret`)).body,
+    );
     conforms(S.eventAccepted, (await svc.admin('POST', `${p}/integrations/${webhook.body.integrationId}/test`)).body);
-    conforms(S.deliveryPage, (await svc.admin('GET', `${p}/integrations/${webhook.body.integrationId}/deliveries`)).body);
+    conforms(
+      S.deliveryPage,
+      (await svc.admin('GET', `${p}/integrations/${webhook.body.integrationId}/deliveries`)).body,
+    );
     const bot = await svc.admin('POST', `${p}/bots`, { name: 'Docs bot', instructions: 'Be brief.' });
     conforms(S.bot, bot.body);
-    conforms(S.list(S.knowledgeFile, 'KnowledgeFileList'), (await svc.admin('GET', `${p}/bots/${bot.body.botId}/knowledge`)).body);
+    conforms(
+      S.list(S.knowledgeFile, 'KnowledgeFileList'),
+      (await svc.admin('GET', `${p}/bots/${bot.body.botId}/knowledge`)).body,
+    );
 
     const rotated = (await svc.admin('POST', `${p}/integrations/${custom.body.integrationId}/rotate-token`)).body.token;
     const sent = await svc.send(rotated, { to: '+5511988887777', body: 'hi' });
@@ -164,12 +237,14 @@ describe('the documented answers are the real ones', () => {
 describe('request schemas in the document are the ones the handlers validate with', () => {
   const jsonBody = (path: string) => doc.paths[path].post.requestBody.content['application/json'].schema;
 
-  it('completion: the documented schema and the handler\'s parser accept and refuse the same bodies', () => {
+  it("completion: the documented schema and the handler's parser accept and refuse the same bodies", () => {
     expect(jsonBody('/api/v1/ai/completion')['x-schema-source']).toBeUndefined();
     const props = doc.components.schemas.CompletionRequest.properties;
     expect(props.prompt.maxLength).toBe(120_000);
     expect(props.instructions.maxLength).toBe(60_000);
-    expect([props.timeoutMs.minimum, props.timeoutMs.maximum, props.timeoutMs.default]).toEqual([1_000, 90_000, 30_000]);
+    expect([props.timeoutMs.minimum, props.timeoutMs.maximum, props.timeoutMs.default]).toEqual([
+      1_000, 90_000, 30_000,
+    ]);
     expect(props.responseFormat.enum).toEqual(['text', 'json']);
     const accepted = (body: Record<string, unknown>) => {
       try {
@@ -186,15 +261,23 @@ describe('request schemas in the document are the ones the handlers validate wit
     expect(accepted({ prompt: 'x', instructions: 'y', extra: 1 })).toBe(false);
   });
 
-  it('search: the documented limits are the endpoint\'s', async () => {
+  it("search: the documented limits are the endpoint's", async () => {
     expect(jsonBody('/api/v1/ai/search')['x-schema-source']).toBeUndefined();
     const { projectId, token } = await svc.newProject();
     const bot = (await svc.admin('POST', `/projects/${projectId}/bots`, { name: 'b', instructions: 'i' })).body;
     const search = async (body: unknown) =>
-      (await fetch(`${svc.baseUrl}/api/v1/ai/search`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })).status;
+      (
+        await fetch(`${svc.baseUrl}/api/v1/ai/search`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).status;
     const props = doc.components.schemas.SearchRequest.properties;
     expect([props.topK.minimum, props.topK.maximum, props.query.maxLength]).toEqual([1, 8, 2000]);
-    expect(await search({ botId: bot.botId, query: 'q'.repeat(2000), topK: 8, filters: { incluirArquivos: ['%.pdf'] } })).toBe(200);
+    expect(
+      await search({ botId: bot.botId, query: 'q'.repeat(2000), topK: 8, filters: { incluirArquivos: ['%.pdf'] } }),
+    ).toBe(200);
     expect(await search({ botId: bot.botId, query: 'q'.repeat(2001) })).toBe(400);
     expect(await search({ botId: bot.botId, query: 'q', topK: 9 })).toBe(400);
     expect(await search({ botId: bot.botId, query: 'q', other: true })).toBe(400);

@@ -20,9 +20,17 @@ describe('npm start keeps its data under DATA_DIR', () => {
   it('keeps projects, tokens and balances across a clean stop and a kill -9', async () => {
     const first = await spawnService({ DATA_DIR: dataDir });
     expect(((await (await fetch(`${first.baseUrl}/healthz`)).json()) as any).ok).toBe(true);
-    const project = await adminCall(first.baseUrl, first.adminKey, 'POST', '/projects', { companyId: 77, name: 'Durable', monthlyBotCredits: 10 });
-    const token = (await adminCall(first.baseUrl, first.adminKey, 'POST', `/projects/${project.body.projectId}/api-token`)).body.token;
-    await adminCall(first.baseUrl, first.adminKey, 'POST', `/projects/${project.body.projectId}/bot-credits`, { amount: 3 });
+    const project = await adminCall(first.baseUrl, first.adminKey, 'POST', '/projects', {
+      companyId: 77,
+      name: 'Durable',
+      monthlyBotCredits: 10,
+    });
+    const token = (
+      await adminCall(first.baseUrl, first.adminKey, 'POST', `/projects/${project.body.projectId}/api-token`)
+    ).body.token;
+    await adminCall(first.baseUrl, first.adminKey, 'POST', `/projects/${project.body.projectId}/bot-credits`, {
+      amount: 3,
+    });
     expect(await stopProcess(first.child, 'SIGTERM')).toBe(0);
 
     const second = await spawnService({ DATA_DIR: dataDir });
@@ -30,13 +38,17 @@ describe('npm start keeps its data under DATA_DIR', () => {
     const health = await fetch(`${second.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } });
     expect(health.status).toBe(200);
     expect(((await health.json()) as any).creditos.disponivel).toBe(13);
-    await adminCall(second.baseUrl, second.adminKey, 'POST', `/projects/${project.body.projectId}/bot-credits`, { amount: 2 });
+    await adminCall(second.baseUrl, second.adminKey, 'POST', `/projects/${project.body.projectId}/bot-credits`, {
+      amount: 2,
+    });
     await stopProcess(second.child, 'SIGKILL');
 
     const third = await spawnService({ DATA_DIR: dataDir });
     const again = await fetch(`${third.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } });
     expect(((await again.json()) as any).creditos.disponivel).toBe(15);
-    expect((await adminCall(third.baseUrl, third.adminKey, 'GET', `/projects/${project.body.projectId}`)).body.name).toBe('Durable');
+    expect(
+      (await adminCall(third.baseUrl, third.adminKey, 'GET', `/projects/${project.body.projectId}`)).body.name,
+    ).toBe('Durable');
     await stopProcess(third.child, 'SIGTERM');
   }, 90_000);
 });

@@ -17,7 +17,9 @@ export type DoubleMode = 'ok' | 'fail' | 'hang';
  * An HTTP stand-in for a provider API (Twilio, WhatsApp Cloud): records every request and answers with `reply`,
  * or fails (`fail`: the status and body given), or never answers (`hang`).
  */
-export async function startHttpDouble(options: { reply: (req: RecordedRequest, index: number) => { status: number; body: unknown } }) {
+export async function startHttpDouble(options: {
+  reply: (req: RecordedRequest, index: number) => { status: number; body: unknown };
+}) {
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let mode: DoubleMode = 'ok';
@@ -27,7 +29,12 @@ export async function startHttpDouble(options: { reply: (req: RecordedRequest, i
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const recorded = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const recorded = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(recorded);
       const index = requests.length - 1;
       if (mode === 'hang') return;

@@ -55,22 +55,40 @@ describe('events of the send endpoint', () => {
       eventTypes: ['message.sent', 'message.failed'],
     });
     expect(webhook.status).toBe(201);
-    const sandbox = await svc.admin('POST', `/projects/${projectId}/channels`, { type: 'sms', name: 'Sandbox', address: '+5511999990000' });
+    const sandbox = await svc.admin('POST', `/projects/${projectId}/channels`, {
+      type: 'sms',
+      name: 'Sandbox',
+      address: '+5511999990000',
+    });
     const failing = await svc.admin('POST', `/projects/${projectId}/channels`, {
       type: 'sms',
       name: 'Twilio',
       address: '+5511999990001',
       provider: { kind: 'twilio', accountSid: 'AC1', authToken: 'secret', baseUrl: twilio.baseUrl },
     });
-    const sandboxToken = (await svc.admin('POST', `/projects/${projectId}/integrations`, { product: 'custom', channelId: sandbox.body.channelId })).body.token;
-    const failingToken = (await svc.admin('POST', `/projects/${projectId}/integrations`, { product: 'custom', channelId: failing.body.channelId })).body.token;
+    const sandboxToken = (
+      await svc.admin('POST', `/projects/${projectId}/integrations`, {
+        product: 'custom',
+        channelId: sandbox.body.channelId,
+      })
+    ).body.token;
+    const failingToken = (
+      await svc.admin('POST', `/projects/${projectId}/integrations`, {
+        product: 'custom',
+        channelId: failing.body.channelId,
+      })
+    ).body.token;
 
-    const ok = (await (await send(sandboxToken, { to: '+5511988887777', body: 'hello', metadata: { order: 1 } })).json()) as any;
+    const ok = (await (
+      await send(sandboxToken, { to: '+5511988887777', body: 'hello', metadata: { order: 1 } })
+    ).json()) as any;
     expect((await send(failingToken, { to: '+5511988887777', body: 'will fail' })).status).toBe(502);
 
     const wh = new Webhook(webhook.body.signingSecret);
     const events = await waitFor(() => {
-      const parsed = received.map((r) => ({ r, event: JSON.parse(r.body) })).filter(({ event }) => event.projectId === projectId);
+      const parsed = received
+        .map((r) => ({ r, event: JSON.parse(r.body) }))
+        .filter(({ event }) => event.projectId === projectId);
       return parsed.length >= 2 ? parsed : undefined;
     });
     for (const { r } of events) {
@@ -84,7 +102,12 @@ describe('events of the send endpoint', () => {
       projectId,
       companyId: 4242,
       channel: { id: sandbox.body.channelId, type: 'sms', address: '+5511999990000' },
-      data: expect.objectContaining({ messageId: ok.messageId, status: 'sent', to: '+5511988887777', payload: { to: '+5511988887777', body: 'hello', metadata: { order: 1 } } }),
+      data: expect.objectContaining({
+        messageId: ok.messageId,
+        status: 'sent',
+        to: '+5511988887777',
+        payload: { to: '+5511988887777', body: 'hello', metadata: { order: 1 } },
+      }),
     });
     const failed = events.find(({ event }) => event.type === 'message.failed')!.event;
     expect(failed).toMatchObject({

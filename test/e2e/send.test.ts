@@ -13,8 +13,12 @@ beforeAll(async () => {
   [svc, smtp, twilio, whatsapp] = await Promise.all([
     startTestService({ env: { SEND_PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) } }),
     startSmtpDouble(),
-    startHttpDouble({ reply: (_req, i) => ({ status: 201, body: { sid: `SM${String(i).padStart(32, '0')}`, status: 'queued' } }) }),
-    startHttpDouble({ reply: (_req, i) => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: `wamid.${i}` }] } }) }),
+    startHttpDouble({
+      reply: (_req, i) => ({ status: 201, body: { sid: `SM${String(i).padStart(32, '0')}`, status: 'queued' } }),
+    }),
+    startHttpDouble({
+      reply: (_req, i) => ({ status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: `wamid.${i}` }] } }),
+    }),
   ]);
 });
 afterAll(async () => {
@@ -32,7 +36,11 @@ const SEND = '/api/integration/generic';
 async function send(token: string | undefined, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${svc.baseUrl}${SEND}`, {
     method: 'POST',
-    headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), 'content-type': 'application/json', ...headers },
+    headers: {
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      'content-type': 'application/json',
+      ...headers,
+    },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as any, headers: res.headers };
@@ -43,7 +51,10 @@ async function channelWithToken(channel: Record<string, unknown>) {
   const { projectId } = await svc.newProject();
   const created = await svc.admin('POST', `/projects/${projectId}/channels`, { name: 'Channel', ...channel });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const integration = await svc.admin('POST', `/projects/${projectId}/integrations`, { product: 'custom', channelId: created.body.channelId });
+  const integration = await svc.admin('POST', `/projects/${projectId}/integrations`, {
+    product: 'custom',
+    channelId: created.body.channelId,
+  });
   expect(integration.status).toBe(201);
   return { projectId, channelId: created.body.channelId as string, token: integration.body.token as string };
 }
@@ -54,16 +65,35 @@ async function creditsOf(projectId: string, channelId: string): Promise<number |
 }
 
 const smsChannel = (extra: Record<string, unknown> = {}) => ({ type: 'sms', address: '+5511999990000', ...extra });
-const twilioProvider = () => ({ kind: 'twilio', accountSid: 'AC0123456789abcdef', authToken: 'twilio-secret', baseUrl: twilio.baseUrl });
-const whatsappProvider = () => ({ kind: 'whatsapp-cloud', phoneNumberId: '1098765', accessToken: 'wa-access-token', baseUrl: whatsapp.baseUrl });
+const twilioProvider = () => ({
+  kind: 'twilio',
+  accountSid: 'AC0123456789abcdef',
+  authToken: 'twilio-secret',
+  baseUrl: twilio.baseUrl,
+});
+const whatsappProvider = () => ({
+  kind: 'whatsapp-cloud',
+  phoneNumberId: '1098765',
+  accessToken: 'wa-access-token',
+  baseUrl: whatsapp.baseUrl,
+});
 const smtpProvider = () => ({ kind: 'smtp', host: '127.0.0.1', port: smtp.port, user: 'mailer', pass: 'smtp-pass' });
 
 describe('sandbox provider', () => {
   it('answers 200 with the contract body and records the message in the outbox', async () => {
     const { projectId, channelId, token } = await channelWithToken(smsChannel({ credits: 3 }));
-    const res = await send(token, { to: '+5511988887777', body: 'Hello from the sandbox', metadata: { orderId: 42, vip: true } });
+    const res = await send(token, {
+      to: '+5511988887777',
+      body: 'Hello from the sandbox',
+      metadata: { orderId: 42, vip: true },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, messageId: expect.stringMatching(/^msg_/), status: 'sent', channel: { id: channelId, type: 'sms' } });
+    expect(res.body).toEqual({
+      success: true,
+      messageId: expect.stringMatching(/^msg_/),
+      status: 'sent',
+      channel: { id: channelId, type: 'sms' },
+    });
     expect(res.headers.get('x-request-id')).toBeTruthy();
     expect(await creditsOf(projectId, channelId)).toBe(2);
     const outbox = await svc.admin('GET', `/projects/${projectId}/channels/${channelId}/outbox`);
@@ -93,17 +123,29 @@ describe('sandbox provider', () => {
     expect([first.status, second.status]).toEqual([200, 200]);
     const outbox = await svc.admin('GET', `/projects/${projectId}/channels/${channelId}/outbox`);
     expect(outbox.body.items.map((i: any) => i.messageId)).toEqual([second.body.messageId, first.body.messageId]);
-    expect(outbox.body.items[0].payload).toMatchObject({ name: 'Maria Silva', email: 'maria@example.com', url: 'https://shop.example.com/?utm_source=switchboard', sector: 'queue-42' });
+    expect(outbox.body.items[0].payload).toMatchObject({
+      name: 'Maria Silva',
+      email: 'maria@example.com',
+      url: 'https://shop.example.com/?utm_source=switchboard',
+      sector: 'queue-42',
+    });
     const page = await svc.admin('GET', `/projects/${projectId}/channels/${channelId}/outbox?limit=1`);
     expect(page.body.items).toHaveLength(1);
-    const next = await svc.admin('GET', `/projects/${projectId}/channels/${channelId}/outbox?limit=1&cursor=${page.body.nextCursor}`);
+    const next = await svc.admin(
+      'GET',
+      `/projects/${projectId}/channels/${channelId}/outbox?limit=1&cursor=${page.body.nextCursor}`,
+    );
     expect(next.body.items[0].messageId).toBe(first.body.messageId);
   });
 });
 
 describe('SMTP provider', () => {
   it('delivers the mail with the fields a mail client expects', async () => {
-    const { token } = await channelWithToken({ type: 'email', address: 'support@example.com', provider: smtpProvider() });
+    const { token } = await channelWithToken({
+      type: 'email',
+      address: 'support@example.com',
+      provider: smtpProvider(),
+    });
     const res = await send(token, {
       to: ['ana@example.org', 'bruno@example.org'],
       bcc: 'audit@example.net',
@@ -144,7 +186,12 @@ describe('SMTP provider', () => {
   });
 
   it('answers 502 PROVIDER_ERROR and refunds when the server refuses the mail', async () => {
-    const { projectId, channelId, token } = await channelWithToken({ type: 'email', address: 'support@example.com', provider: smtpProvider(), credits: 1 });
+    const { projectId, channelId, token } = await channelWithToken({
+      type: 'email',
+      address: 'support@example.com',
+      provider: smtpProvider(),
+      credits: 1,
+    });
     smtp.setRefuse(true);
     const res = await send(token, { to: 'x@example.org', subject: 'Hi', body: 'text' });
     expect(res.status).toBe(502);
@@ -154,7 +201,11 @@ describe('SMTP provider', () => {
   });
 
   it('answers 502 when the SMTP server cannot be reached', async () => {
-    const { token } = await channelWithToken({ type: 'email', address: 'support@example.com', provider: { kind: 'smtp', host: '127.0.0.1', port: 1 } });
+    const { token } = await channelWithToken({
+      type: 'email',
+      address: 'support@example.com',
+      provider: { kind: 'smtp', host: '127.0.0.1', port: 1 },
+    });
     const res = await send(token, { to: 'x@example.org', subject: 'Hi', body: 'text' });
     expect(res.status).toBe(502);
     expect(res.body.error).toBe('PROVIDER_ERROR');
@@ -174,7 +225,9 @@ describe('Twilio provider', () => {
     const req = twilio.requests[0]!;
     expect(req.method).toBe('POST');
     expect(req.path).toBe('/2010-04-01/Accounts/AC0123456789abcdef/Messages.json');
-    expect(req.headers.authorization).toBe(`Basic ${Buffer.from('AC0123456789abcdef:twilio-secret').toString('base64')}`);
+    expect(req.headers.authorization).toBe(
+      `Basic ${Buffer.from('AC0123456789abcdef:twilio-secret').toString('base64')}`,
+    );
     expect(req.headers['content-type']).toBe('application/x-www-form-urlencoded');
     const form = new URLSearchParams(req.body);
     expect(form.get('To')).toBe('+5511988887777');
@@ -183,9 +236,14 @@ describe('Twilio provider', () => {
     expect(form.getAll('MediaUrl')).toEqual(['https://media.example.com/a.png', 'https://media.example.com/b.jpg']);
   });
 
-  it('answers 502 PROVIDER_ERROR with Twilio\'s reason, and refunds the credit', async () => {
-    const { projectId, channelId, token } = await channelWithToken(smsChannel({ provider: twilioProvider(), credits: 2 }));
-    twilio.setMode('fail', { status: 400, body: { code: 21211, message: "The 'To' number is not a valid phone number.", status: 400 } });
+  it("answers 502 PROVIDER_ERROR with Twilio's reason, and refunds the credit", async () => {
+    const { projectId, channelId, token } = await channelWithToken(
+      smsChannel({ provider: twilioProvider(), credits: 2 }),
+    );
+    twilio.setMode('fail', {
+      status: 400,
+      body: { code: 21211, message: "The 'To' number is not a valid phone number.", status: 400 },
+    });
     const res = await send(token, { to: '+5511988887777', body: 'x' });
     expect(res.status).toBe(502);
     expect(res.body).toMatchObject({ success: false, error: 'PROVIDER_ERROR' });
@@ -195,7 +253,9 @@ describe('Twilio provider', () => {
   });
 
   it('answers 502 within the deadline when Twilio hangs, and refunds the credit', async () => {
-    const { projectId, channelId, token } = await channelWithToken(smsChannel({ provider: twilioProvider(), credits: 1 }));
+    const { projectId, channelId, token } = await channelWithToken(
+      smsChannel({ provider: twilioProvider(), credits: 1 }),
+    );
     twilio.setMode('hang');
     const started = Date.now();
     const res = await send(token, { to: '+5511988887777', body: 'x' });
@@ -211,7 +271,11 @@ describe('Twilio provider', () => {
 
 describe('WhatsApp Cloud provider', () => {
   it('sends the text, then one document or image message per file, with the access token', async () => {
-    const { token } = await channelWithToken({ type: 'whatsapp', address: '5511999990000', provider: whatsappProvider() });
+    const { token } = await channelWithToken({
+      type: 'whatsapp',
+      address: '5511999990000',
+      provider: whatsappProvider(),
+    });
     const res = await send(token, {
       number: '5511988887777',
       message: 'Here are your documents',
@@ -230,7 +294,13 @@ describe('WhatsApp Cloud provider', () => {
       expect(r.headers['content-type']).toBe('application/json');
     }
     const bodies = whatsapp.requests.map((r) => JSON.parse(r.body));
-    expect(bodies[0]).toEqual({ messaging_product: 'whatsapp', recipient_type: 'individual', to: '5511988887777', type: 'text', text: { body: 'Here are your documents' } });
+    expect(bodies[0]).toEqual({
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: '5511988887777',
+      type: 'text',
+      text: { body: 'Here are your documents' },
+    });
     expect(bodies[1]).toEqual({
       messaging_product: 'whatsapp',
       recipient_type: 'individual',
@@ -238,13 +308,32 @@ describe('WhatsApp Cloud provider', () => {
       type: 'document',
       document: { link: 'https://files.example.com/docs/contract%20v2.pdf', filename: 'contract v2.pdf' },
     });
-    expect(bodies[2]).toEqual({ messaging_product: 'whatsapp', recipient_type: 'individual', to: '5511988887777', type: 'image', image: { link: 'https://files.example.com/img/photo.JPG' } });
+    expect(bodies[2]).toEqual({
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: '5511988887777',
+      type: 'image',
+      image: { link: 'https://files.example.com/img/photo.JPG' },
+    });
   });
 
   it('answers 502 and refunds when a file message fails after the text went out', async () => {
-    const { projectId, channelId, token } = await channelWithToken({ type: 'whatsapp', address: '5511999990000', provider: whatsappProvider(), credits: 1 });
-    whatsapp.setMode('fail', { status: 400, body: { error: { message: 'Invalid parameter', type: 'OAuthException', code: 100 } }, after: 1 });
-    const res = await send(token, { number: '5511988887777', message: 'hi', files: ['https://files.example.com/a.pdf'] });
+    const { projectId, channelId, token } = await channelWithToken({
+      type: 'whatsapp',
+      address: '5511999990000',
+      provider: whatsappProvider(),
+      credits: 1,
+    });
+    whatsapp.setMode('fail', {
+      status: 400,
+      body: { error: { message: 'Invalid parameter', type: 'OAuthException', code: 100 } },
+      after: 1,
+    });
+    const res = await send(token, {
+      number: '5511988887777',
+      message: 'hi',
+      files: ['https://files.example.com/a.pdf'],
+    });
     expect(res.status).toBe(502);
     expect(res.body.error).toBe('PROVIDER_ERROR');
     expect(res.body.message).toContain('Invalid parameter');
@@ -253,7 +342,11 @@ describe('WhatsApp Cloud provider', () => {
   });
 
   it('answers 502 when the API hangs', async () => {
-    const { token } = await channelWithToken({ type: 'whatsapp', address: '5511999990000', provider: whatsappProvider() });
+    const { token } = await channelWithToken({
+      type: 'whatsapp',
+      address: '5511999990000',
+      provider: whatsappProvider(),
+    });
     whatsapp.setMode('hang');
     const res = await send(token, { number: '5511988887777', message: 'hi' });
     expect(res.status).toBe(502);
@@ -264,7 +357,14 @@ describe('WhatsApp Cloud provider', () => {
 describe('errors of the send endpoint', () => {
   it('401 ERR_NO_PERMISSION for a missing, malformed, unknown or wrong-kind token', async () => {
     const { token: apiToken } = await svc.newProject();
-    const headers: (string | undefined)[] = [undefined, 'Basic abc', 'Bearer', 'Bearer sbc_short', `Bearer sbc_${'A'.repeat(43)}`, `Bearer ${apiToken}`];
+    const headers: (string | undefined)[] = [
+      undefined,
+      'Basic abc',
+      'Bearer',
+      'Bearer sbc_short',
+      `Bearer sbc_${'A'.repeat(43)}`,
+      `Bearer ${apiToken}`,
+    ];
     for (const authorization of headers) {
       const res = await fetch(`${svc.baseUrl}${SEND}`, {
         method: 'POST',
@@ -272,7 +372,11 @@ describe('errors of the send endpoint', () => {
         body: '{not json',
       });
       expect(res.status, String(authorization)).toBe(401);
-      expect(await res.json()).toMatchObject({ success: false, error: 'ERR_NO_PERMISSION', requestId: res.headers.get('x-request-id') });
+      expect(await res.json()).toMatchObject({
+        success: false,
+        error: 'ERR_NO_PERMISSION',
+        requestId: res.headers.get('x-request-id'),
+      });
     }
   });
 
@@ -302,40 +406,93 @@ describe('errors of the send endpoint', () => {
     const email = await channelWithToken({ type: 'email', address: 'support@example.com' });
     const wa = await channelWithToken({ type: 'whatsapp', address: '5511999990000' });
     const cases: [string, unknown, { path: string; message?: RegExp }[]][] = [
-      [sms.token, { to: '+5511988887777', body: 'x', channelType: 'sms' }, [{ path: 'channelType', message: /^channelType is derived from the token$/ }]],
+      [
+        sms.token,
+        { to: '+5511988887777', body: 'x', channelType: 'sms' },
+        [{ path: 'channelType', message: /^channelType is derived from the token$/ }],
+      ],
       [sms.token, { to: '11988887777', body: 'x' }, [{ path: 'to' }]],
       [sms.token, { to: '+5511988887777', body: 'x'.repeat(1601) }, [{ path: 'body', message: /1600/ }]],
-      [sms.token, { to: '+5511988887777', body: 'x'.repeat(1600) + 'y', mediaUrls: ['http://insecure.example.com/a.png'] }, [{ path: 'body' }, { path: 'mediaUrls.0' }]],
-      [sms.token, { to: '+5511988887777', body: 'x', metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, i])) }, [{ path: 'metadata' }]],
+      [
+        sms.token,
+        { to: '+5511988887777', body: 'x'.repeat(1600) + 'y', mediaUrls: ['http://insecure.example.com/a.png'] },
+        [{ path: 'body' }, { path: 'mediaUrls.0' }],
+      ],
+      [
+        sms.token,
+        {
+          to: '+5511988887777',
+          body: 'x',
+          metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, i])),
+        },
+        [{ path: 'metadata' }],
+      ],
       [sms.token, { to: '+5511988887777', body: 'x', metadata: { nested: { a: 1 } } }, [{ path: 'metadata.nested' }]],
       // An email payload on an SMS token: wrong shape for the channel type.
       [sms.token, { to: 'ana@example.org', subject: 'Hi', body: 'x' }, [{ path: 'to' }, { path: 'subject' }]],
-      [email.token, { to: 'ana@example.org', subject: 'Hi\r\nBcc: victim@example.org', body: 'x' }, [{ path: 'subject', message: /CR or LF/ }]],
-      [email.token, { to: 'ana@example.org', subject: 'Hi', body: 'x', fromName: 'Evil\nBcc: x@example.org' }, [{ path: 'fromName', message: /CR or LF/ }]],
+      [
+        email.token,
+        { to: 'ana@example.org', subject: 'Hi\r\nBcc: victim@example.org', body: 'x' },
+        [{ path: 'subject', message: /CR or LF/ }],
+      ],
+      [
+        email.token,
+        { to: 'ana@example.org', subject: 'Hi', body: 'x', fromName: 'Evil\nBcc: x@example.org' },
+        [{ path: 'fromName', message: /CR or LF/ }],
+      ],
       [email.token, { to: 'ana@example.org', subject: 'Hi' }, [{ path: 'body', message: /body or html/ }]],
       [email.token, { to: ['ana@example.org', 'not-an-address'], subject: 'Hi', html: '<p>x</p>' }, [{ path: 'to.1' }]],
-      [email.token, { to: Array.from({ length: 51 }, (_, i) => `u${i}@example.org`), subject: 'Hi', body: 'x' }, [{ path: 'to' }]],
+      [
+        email.token,
+        { to: Array.from({ length: 51 }, (_, i) => `u${i}@example.org`), subject: 'Hi', body: 'x' },
+        [{ path: 'to' }],
+      ],
       [email.token, {}, [{ path: 'to' }, { path: 'subject' }, { path: 'body' }]],
       [wa.token, { number: '+5511988887777', message: 'hi' }, [{ path: 'number' }]],
-      [wa.token, { number: '5511 98888 7777', message: 'hi', files: ['ftp://x.example.com/a'] }, [{ path: 'number' }, { path: 'files.0' }]],
-      [wa.token, { number: '5511988887777', message: 'hi', files: Array.from({ length: 11 }, (_, i) => `https://f.example.com/${i}.pdf`) }, [{ path: 'files' }]],
-      [wa.token, { number: '5511988887777', message: 'hi', email: 'nope', url: 'not a url' }, [{ path: 'email' }, { path: 'url' }]],
+      [
+        wa.token,
+        { number: '5511 98888 7777', message: 'hi', files: ['ftp://x.example.com/a'] },
+        [{ path: 'number' }, { path: 'files.0' }],
+      ],
+      [
+        wa.token,
+        {
+          number: '5511988887777',
+          message: 'hi',
+          files: Array.from({ length: 11 }, (_, i) => `https://f.example.com/${i}.pdf`),
+        },
+        [{ path: 'files' }],
+      ],
+      [
+        wa.token,
+        { number: '5511988887777', message: 'hi', email: 'nope', url: 'not a url' },
+        [{ path: 'email' }, { path: 'url' }],
+      ],
     ];
     for (const [token, body, expected] of cases) {
       const res = await send(token, body);
       const label = JSON.stringify(body).slice(0, 120);
       expect(res.status, label).toBe(400);
       expect(res.body.error, label).toBe('VALIDATION_ERROR');
-      expect(res.body.details.map((d: any) => d.path), label).toEqual(expected.map((e) => e.path));
+      expect(
+        res.body.details.map((d: any) => d.path),
+        label,
+      ).toEqual(expected.map((e) => e.path));
       for (const [i, e] of expected.entries()) {
-        expect(res.body.details[i], label).toEqual({ path: e.path, message: expect.any(String), code: expect.any(String) });
+        expect(res.body.details[i], label).toEqual({
+          path: e.path,
+          message: expect.any(String),
+          code: expect.any(String),
+        });
         if (e.message) expect(res.body.details[i].message, label).toMatch(e.message);
       }
     }
   });
 
   it('402 PROVIDER_ERROR without credits: nothing charged, nothing sent', async () => {
-    const { projectId, channelId, token } = await channelWithToken(smsChannel({ provider: twilioProvider(), credits: 0 }));
+    const { projectId, channelId, token } = await channelWithToken(
+      smsChannel({ provider: twilioProvider(), credits: 0 }),
+    );
     const res = await send(token, { to: '+5511988887777', body: 'x' });
     expect(res.status).toBe(402);
     expect(res.body).toMatchObject({ success: false, error: 'PROVIDER_ERROR' });
@@ -350,7 +507,9 @@ describe('errors of the send endpoint', () => {
 
   it('charges at most the balance under concurrent sends', async () => {
     const { projectId, channelId, token } = await channelWithToken(smsChannel({ credits: 3 }));
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => send(token, { to: '+5511988887777', body: `m${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => send(token, { to: '+5511988887777', body: `m${i}` })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(3);
     expect(results.filter((r) => r.status === 402)).toHaveLength(5);
     expect(await creditsOf(projectId, channelId)).toBe(0);
@@ -371,7 +530,10 @@ describe('errors of the send endpoint', () => {
 
   it('410 GONE on the legacy endpoint, any method', async () => {
     for (const method of ['POST', 'GET', 'PUT', 'DELETE']) {
-      const res = await fetch(`${svc.baseUrl}/api/integration/send`, { method, ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) });
+      const res = await fetch(`${svc.baseUrl}/api/integration/send`, {
+        method,
+        ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}),
+      });
       expect(res.status, method).toBe(410);
       const body = (await res.json()) as any;
       expect(body).toMatchObject({ success: false, error: 'GONE' });
@@ -388,7 +550,9 @@ describe('errors of the send endpoint', () => {
 
 describe('Idempotency-Key', () => {
   it('replays the first answer: one provider call, one charge', async () => {
-    const { projectId, channelId, token } = await channelWithToken(smsChannel({ provider: twilioProvider(), credits: 5 }));
+    const { projectId, channelId, token } = await channelWithToken(
+      smsChannel({ provider: twilioProvider(), credits: 5 }),
+    );
     const body = { to: '+5511988887777', body: 'once' };
     const first = await send(token, body, { 'idempotency-key': 'order-1001' });
     const again = await send(token, body, { 'idempotency-key': 'order-1001' });
@@ -408,7 +572,9 @@ describe('Idempotency-Key', () => {
   it('never sends twice for concurrent retries with one key', async () => {
     const { token } = await channelWithToken(smsChannel({ provider: twilioProvider() }));
     const body = { to: '+5511988887777', body: 'concurrent' };
-    const results = await Promise.all(Array.from({ length: 5 }, () => send(token, body, { 'idempotency-key': 'k-concurrent' })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => send(token, body, { 'idempotency-key': 'k-concurrent' })),
+    );
     expect(twilio.requests).toHaveLength(1);
     for (const r of results) expect([200, 409]).toContain(r.status);
     for (const r of results.filter((x) => x.status === 409)) expect(r.body.error).toBe('IDEMPOTENCY_IN_PROGRESS');

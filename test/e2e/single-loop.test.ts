@@ -10,7 +10,10 @@ let svc: TestService;
 let receiver: TestReceiver;
 
 beforeAll(async () => {
-  [svc, receiver] = await Promise.all([startTestService({ httpThread: false, workersThread: false, queuesThread: false }), startReceiver()]);
+  [svc, receiver] = await Promise.all([
+    startTestService({ httpThread: false, workersThread: false, queuesThread: false }),
+    startReceiver(),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([svc?.close(), receiver?.close()]);
@@ -20,9 +23,20 @@ describe('the local runner on one event loop', () => {
   it('answers /healthz, sends through the sandbox and delivers the signed message.sent event', async () => {
     expect((await fetch(`${svc.baseUrl}/healthz`)).status).toBe(200);
     const project = await svc.admin('POST', '/projects', { companyId: 77, name: 'single loop' });
-    const channel = await svc.admin('POST', `/projects/${project.body.projectId}/channels`, { type: 'sms', name: 'sms', address: '+5511999990000' });
-    const webhook = await svc.admin('POST', `/projects/${project.body.projectId}/integrations`, { product: 'webhook', scope: 'general', url: receiver.url });
-    const custom = await svc.admin('POST', `/projects/${project.body.projectId}/integrations`, { product: 'custom', channelId: channel.body.channelId });
+    const channel = await svc.admin('POST', `/projects/${project.body.projectId}/channels`, {
+      type: 'sms',
+      name: 'sms',
+      address: '+5511999990000',
+    });
+    const webhook = await svc.admin('POST', `/projects/${project.body.projectId}/integrations`, {
+      product: 'webhook',
+      scope: 'general',
+      url: receiver.url,
+    });
+    const custom = await svc.admin('POST', `/projects/${project.body.projectId}/integrations`, {
+      product: 'custom',
+      channelId: channel.body.channelId,
+    });
     expect([channel.status, webhook.status, custom.status]).toEqual([201, 201, 201]);
 
     const sent = await svc.send(custom.body.token, { to: '+5511988887777', body: 'Olá from one loop' });
@@ -30,7 +44,10 @@ describe('the local runner on one event loop', () => {
     const { messageId } = (await sent.json()) as { messageId: string };
 
     const [delivery] = await receiver.waitFor(1, 15_000);
-    const verified = new Webhook(webhook.body.signingSecret).verify(delivery!.body, delivery!.headers as Record<string, string>) as { type: string; data: { messageId: string } };
+    const verified = new Webhook(webhook.body.signingSecret).verify(
+      delivery!.body,
+      delivery!.headers as Record<string, string>,
+    ) as { type: string; data: { messageId: string } };
     expect(verified.type).toBe('message.sent');
     expect(verified.data.messageId).toBe(messageId);
   });

@@ -30,13 +30,33 @@ async function receiver(answer?: TestReceiver['answer']) {
 describe('webhook pipeline costs', () => {
   it('fans out with at most one Query per event, whatever the number of webhooks, and writes once per attempt', async () => {
     const { projectId } = await svc.newProject();
-    const channel = (await svc.admin('POST', `/projects/${projectId}/channels`, { type: 'sms', name: 'sms', address: '+5511999990000' })).body;
+    const channel = (
+      await svc.admin('POST', `/projects/${projectId}/channels`, {
+        type: 'sms',
+        name: 'sms',
+        address: '+5511999990000',
+      })
+    ).body;
     const rs = await Promise.all([receiver(), receiver(), receiver(), receiver()]);
-    await svc.admin('POST', `/projects/${projectId}/integrations`, { product: 'webhook', scope: 'general', url: rs[0]!.url });
+    await svc.admin('POST', `/projects/${projectId}/integrations`, {
+      product: 'webhook',
+      scope: 'general',
+      url: rs[0]!.url,
+    });
     for (const r of rs.slice(1)) {
-      await svc.admin('POST', `/projects/${projectId}/integrations`, { product: 'webhook', scope: 'channel', channelId: channel.channelId, url: r.url });
+      await svc.admin('POST', `/projects/${projectId}/integrations`, {
+        product: 'webhook',
+        scope: 'channel',
+        channelId: channel.channelId,
+        url: r.url,
+      });
     }
-    const post = () => svc.admin('POST', `/projects/${projectId}/events`, { channelId: channel.channelId, type: 'message.sent', data: {} });
+    const post = () =>
+      svc.admin('POST', `/projects/${projectId}/events`, {
+        channelId: channel.channelId,
+        type: 'message.sent',
+        data: {},
+      });
     // Warm-up: the deliver worker learns each webhook's health once (one write per webhook, then cached).
     await post();
     await Promise.all(rs.map((r) => r.waitFor(1)));
@@ -76,14 +96,29 @@ describe('webhook deliveries survive a crash', () => {
       return (await res.json()) as any;
     };
     const project = await admin('POST', '/projects', { companyId: 5, name: 'Crash' });
-    const channel = await admin('POST', `/projects/${project.projectId}/channels`, { type: 'sms', name: 'sms', address: '+5511999990000' });
-    const webhook = await admin('POST', `/projects/${project.projectId}/integrations`, { product: 'webhook', scope: 'general', url: r.url });
-    const { eventId } = await admin('POST', `/projects/${project.projectId}/events`, { channelId: channel.channelId, type: 'message.sent', data: { n: 1 } });
+    const channel = await admin('POST', `/projects/${project.projectId}/channels`, {
+      type: 'sms',
+      name: 'sms',
+      address: '+5511999990000',
+    });
+    const webhook = await admin('POST', `/projects/${project.projectId}/integrations`, {
+      product: 'webhook',
+      scope: 'general',
+      url: r.url,
+    });
+    const { eventId } = await admin('POST', `/projects/${project.projectId}/events`, {
+      channelId: channel.channelId,
+      type: 'message.sent',
+      data: { n: 1 },
+    });
     await r.waitFor(1);
     // Killed once the failed attempt is recorded and its retry parked in the queue (a crash before that leaves the
     // message to come back after the queue's visibility timeout, 60 s: also delivered, later).
     await eventually(async () => {
-      const list = await admin('GET', `/projects/${project.projectId}/integrations/${webhook.integrationId}/deliveries`);
+      const list = await admin(
+        'GET',
+        `/projects/${project.projectId}/integrations/${webhook.integrationId}/deliveries`,
+      );
       return list.items[0]?.attempts.length === 1 ? true : undefined;
     });
     await sleep(300);
@@ -97,9 +132,12 @@ describe('webhook deliveries survive a crash', () => {
       expect(last.headers['webhook-id']).toBe(eventId);
       expect(new Webhook(webhook.signingSecret).verify(last.body, webhookHeaders(last))).toBeTruthy();
       const delivery = await eventually(async () => {
-        const res = await fetch(`${second.baseUrl}/admin/v1/projects/${project.projectId}/integrations/${webhook.integrationId}/deliveries`, {
-          headers: { authorization: `Bearer ${second.adminKey}` },
-        });
+        const res = await fetch(
+          `${second.baseUrl}/admin/v1/projects/${project.projectId}/integrations/${webhook.integrationId}/deliveries`,
+          {
+            headers: { authorization: `Bearer ${second.adminKey}` },
+          },
+        );
         const item = ((await res.json()) as any).items[0];
         return item?.status === 'succeeded' ? item : undefined;
       });

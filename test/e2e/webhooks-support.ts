@@ -43,7 +43,8 @@ export async function startReceiver(answer: TestReceiver['answer'] = () => 200):
     async waitFor(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`receiver got ${received.length} of ${count} deliveries within ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`receiver got ${received.length} of ${count} deliveries within ${timeoutMs} ms`);
         await new Promise<void>((resolve) => {
           const wake = () => {
             waiters.delete(wake);
@@ -101,7 +102,11 @@ export function webhookHeaders(delivery: ReceivedDelivery): Record<string, strin
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

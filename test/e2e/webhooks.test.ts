@@ -33,7 +33,11 @@ async function project() {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body as { integrationId: string; signingSecret: string };
   };
-  const event = async (channelId: string, type = 'message.sent', data: Record<string, unknown> = { messageId: 'msg_1' }) => {
+  const event = async (
+    channelId: string,
+    type = 'message.sent',
+    data: Record<string, unknown> = { messageId: 'msg_1' },
+  ) => {
     const res = await svc.admin('POST', `/projects/${projectId}/events`, { channelId, type, data });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     return res.body.eventId as string;
@@ -64,7 +68,10 @@ describe('webhook delivery through the local runner', () => {
     expect(forSms.received).toHaveLength(1);
     expect(forEmail.received).toHaveLength(0);
 
-    for (const [delivery, secret] of [[toGeneral!, g.signingSecret], [toSms!, s.signingSecret]] as const) {
+    for (const [delivery, secret] of [
+      [toGeneral!, g.signingSecret],
+      [toSms!, s.signingSecret],
+    ] as const) {
       expect(new Webhook(secret).verify(delivery.body, webhookHeaders(delivery))).toEqual(delivery.json);
       expect(delivery.headers['webhook-id']).toBe(eventId);
       expect(delivery.headers['content-type']).toBe('application/json');
@@ -112,9 +119,19 @@ describe('webhook delivery through the local runner', () => {
       const items = await p.deliveries(w.integrationId);
       return items[0]?.status === 'succeeded' ? items : undefined;
     });
-    expect(delivery).toMatchObject({ eventId, eventType: 'message.sent', status: 'succeeded', deliveryId: expect.stringMatching(/^dlv_/) });
+    expect(delivery).toMatchObject({
+      eventId,
+      eventType: 'message.sent',
+      status: 'succeeded',
+      deliveryId: expect.stringMatching(/^dlv_/),
+    });
     expect(delivery.attempts.map((a: any) => a.statusCode)).toEqual([503, 503, 200]);
-    expect(delivery.attempts[0]).toEqual({ at: expect.any(String), statusCode: 503, durationMs: expect.any(Number), error: 'HTTP 503' });
+    expect(delivery.attempts[0]).toEqual({
+      at: expect.any(String),
+      statusCode: 503,
+      durationMs: expect.any(Number),
+      error: 'HTTP 503',
+    });
     expect(delivery.attempts[2].error).toBeUndefined();
     expect(delivery.nextAttemptAt).toBeUndefined();
     await sleep(500);
@@ -157,13 +174,23 @@ describe('webhook delivery through the local runner', () => {
     const p = await project();
     const ch = await p.channel();
     const [target, other] = await Promise.all([receiver(), receiver()]);
-    const w = await p.webhook({ scope: 'channel', channelId: ch.channelId, url: target.url, eventTypes: ['message.read'] });
+    const w = await p.webhook({
+      scope: 'channel',
+      channelId: ch.channelId,
+      url: target.url,
+      eventTypes: ['message.read'],
+    });
     await p.webhook({ scope: 'general', url: other.url });
     const res = await svc.admin('POST', `/projects/${p.projectId}/integrations/${w.integrationId}/test`);
     expect(res.status).toBe(202);
     expect(res.body.eventId).toMatch(/^evt_/);
     const [got] = await target.waitFor(1);
-    expect(got!.json).toMatchObject({ id: res.body.eventId, type: 'webhook.test', projectId: p.projectId, channel: { id: ch.channelId } });
+    expect(got!.json).toMatchObject({
+      id: res.body.eventId,
+      type: 'webhook.test',
+      projectId: p.projectId,
+      channel: { id: ch.channelId },
+    });
     expect(new Webhook(w.signingSecret).verify(got!.body, webhookHeaders(got!))).toBeTruthy();
     await sleep(500);
     expect(other.received).toHaveLength(0);
@@ -190,7 +217,10 @@ describe('webhook delivery through the local runner', () => {
     expect(await p.deliveries(w.integrationId, '?status=succeeded')).toEqual([]);
 
     healthy = true;
-    const retry = await svc.admin('POST', `/projects/${p.projectId}/integrations/${w.integrationId}/deliveries/${failed.deliveryId}/retry`);
+    const retry = await svc.admin(
+      'POST',
+      `/projects/${p.projectId}/integrations/${w.integrationId}/deliveries/${failed.deliveryId}/retry`,
+    );
     expect(retry.status).toBe(202);
     const got = await down.waitFor(5);
     expect(got[4]!.headers['webhook-id']).toBe(eventId);
@@ -202,7 +232,10 @@ describe('webhook delivery through the local runner', () => {
     });
     expect(after.deliveryId).toBe(failed.deliveryId);
     expect(after.attempts.map((a: any) => a.statusCode)).toEqual([500, 500, 500, 500, 200]);
-    const unknown = await svc.admin('POST', `/projects/${p.projectId}/integrations/${w.integrationId}/deliveries/dlv_nope/retry`);
+    const unknown = await svc.admin(
+      'POST',
+      `/projects/${p.projectId}/integrations/${w.integrationId}/deliveries/dlv_nope/retry`,
+    );
     expect(unknown.status).toBe(404);
   });
 
@@ -227,7 +260,9 @@ describe('webhook delivery through the local runner', () => {
     const [disabled, enabled] = await Promise.all([receiver(), receiver()]);
     const off = await p.webhook({ scope: 'general', url: disabled.url });
     await p.webhook({ scope: 'channel', channelId: ch.channelId, url: enabled.url });
-    const patched = await svc.admin('PATCH', `/projects/${p.projectId}/integrations/${off.integrationId}`, { enabled: false });
+    const patched = await svc.admin('PATCH', `/projects/${p.projectId}/integrations/${off.integrationId}`, {
+      enabled: false,
+    });
     expect(patched.status).toBe(200);
     await p.event(ch.channelId);
     await p.event(ch.channelId, 'message.delivered');
@@ -273,12 +308,20 @@ describe('webhook delivery through the local runner', () => {
     const ch = await p.channel();
     const r = await receiver();
     const w = await p.webhook({ scope: 'channel', channelId: ch.channelId, url: r.url });
-    const custom = await svc.admin('POST', `/projects/${p.projectId}/integrations`, { product: 'custom', channelId: ch.channelId });
+    const custom = await svc.admin('POST', `/projects/${p.projectId}/integrations`, {
+      product: 'custom',
+      channelId: ch.channelId,
+    });
     const sent = await svc.send(custom.body.token, { to: '+5511988887777', body: 'Your code is 123456' });
     expect(sent.status).toBe(200);
     const { messageId } = (await sent.json()) as { messageId: string };
     const [got] = await r.waitFor(1);
-    expect(got!.json).toMatchObject({ type: 'message.sent', projectId: p.projectId, channel: { id: ch.channelId, type: 'sms' }, data: { messageId } });
+    expect(got!.json).toMatchObject({
+      type: 'message.sent',
+      projectId: p.projectId,
+      channel: { id: ch.channelId, type: 'sms' },
+      data: { messageId },
+    });
     expect(new Webhook(w.signingSecret).verify(got!.body, webhookHeaders(got!))).toBeTruthy();
   });
 
@@ -304,7 +347,11 @@ describe('POST /projects/{p}/events', () => {
     const report = (key: string, data: Record<string, unknown>) =>
       fetch(`${svc.baseUrl}/admin/v1/projects/${p.projectId}/events`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'application/json', 'idempotency-key': key },
+        headers: {
+          authorization: `Bearer ${svc.adminKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+        },
         body: JSON.stringify({ channelId: ch.channelId, type: 'message.received', data }),
       });
     const first = await report('report-42', { messageId: 'msg_in_42' });
@@ -329,21 +376,41 @@ describe('POST /projects/{p}/events', () => {
     const other = await project();
     const otherChannel = await other.channel();
     const post = (body: unknown) => svc.admin('POST', `/projects/${p.projectId}/events`, body);
-    expect((await post({ channelId: ch.channelId, type: 'message.exploded', data: {} })).body).toMatchObject({ success: false, error: 'VALIDATION_ERROR' });
+    expect((await post({ channelId: ch.channelId, type: 'message.exploded', data: {} })).body).toMatchObject({
+      success: false,
+      error: 'VALIDATION_ERROR',
+    });
     expect((await post({ channelId: ch.channelId, type: 'message.sent', data: 'nope' })).status).toBe(400);
     expect((await post({ channelId: ch.channelId, type: 'message.sent', data: {}, extra: 1 })).status).toBe(400);
     const foreign = await post({ channelId: otherChannel.channelId, type: 'message.sent', data: {} });
     expect(foreign.status).toBe(404);
     expect(foreign.body.error).toBe('CHANNEL_NOT_FOUND');
     expect((await post({ channelId: 'ch_nope', type: 'message.sent', data: {} })).body.error).toBe('CHANNEL_NOT_FOUND');
-    const noProject = await svc.admin('POST', '/projects/prj_nope/events', { channelId: ch.channelId, type: 'message.sent', data: {} });
+    const noProject = await svc.admin('POST', '/projects/prj_nope/events', {
+      channelId: ch.channelId,
+      type: 'message.sent',
+      data: {},
+    });
     expect(noProject.status).toBe(404);
     expect(noProject.body.error).toBe('NOT_FOUND');
     expect((await svc.admin('GET', `/projects/${p.projectId}/integrations/int_nope/deliveries`)).status).toBe(404);
-    const custom = await svc.admin('POST', `/projects/${p.projectId}/integrations`, { product: 'custom', channelId: ch.channelId });
-    const notWebhook = await svc.admin('POST', `/projects/${p.projectId}/integrations/${custom.body.integrationId}/test`);
+    const custom = await svc.admin('POST', `/projects/${p.projectId}/integrations`, {
+      product: 'custom',
+      channelId: ch.channelId,
+    });
+    const notWebhook = await svc.admin(
+      'POST',
+      `/projects/${p.projectId}/integrations/${custom.body.integrationId}/test`,
+    );
     expect(notWebhook.status).toBe(400);
     expect(notWebhook.body.error).toBe('VALIDATION_ERROR');
-    expect((await svc.admin('GET', `/projects/${p.projectId}/integrations/${custom.body.integrationId}/deliveries?status=nope`)).status).toBe(400);
+    expect(
+      (
+        await svc.admin(
+          'GET',
+          `/projects/${p.projectId}/integrations/${custom.body.integrationId}/deliveries?status=nope`,
+        )
+      ).status,
+    ).toBe(400);
   });
 });

@@ -2,7 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildFunctionsSync, coldStartEnvironment, projectRoot, unbundledPackages, type BundleAnalysis } from '#infra/bundling.ts';
+import {
+  buildFunctionsSync,
+  coldStartEnvironment,
+  projectRoot,
+  unbundledPackages,
+  type BundleAnalysis,
+} from '#infra/bundling.ts';
 import { functionSpecs, type FunctionSpec } from '#infra/functions.ts';
 
 /** The first build of the current sources bundles every function (seconds, more on a loaded machine). */
@@ -18,15 +24,24 @@ beforeAll(() => {
 const lambdaEnv = coldStartEnvironment();
 
 /** Runs `script` (an ES module body) in a fresh Node 22 process; its stdout. */
-function runNode(script: string, env: Record<string, string> = lambdaEnv): { status: number | null; stdout: string; stderr: string } {
-  const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8', timeout: 60_000 });
+function runNode(
+  script: string,
+  env: Record<string, string> = lambdaEnv,
+): { status: number | null; stdout: string; stderr: string } {
+  const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: out.status, stdout: out.stdout, stderr: out.stderr };
 }
 
 const file = (fn: string) => join(bundles.get(fn)!.dir, 'index.mjs');
 /** Whether the function ships the package: loaded at a cold start or in a chunk loaded on first use. */
 const bundled = (fn: string, pkg: string) =>
-  [...Object.keys(bundles.get(fn)!.inputs), ...Object.keys(bundles.get(fn)!.lazyInputs)].some((input) => input.includes(`node_modules/${pkg}/`));
+  [...Object.keys(bundles.get(fn)!.inputs), ...Object.keys(bundles.get(fn)!.lazyInputs)].some((input) =>
+    input.includes(`node_modules/${pkg}/`),
+  );
 
 describe('function bundles', () => {
   it.each(specs.map((s) => [s.fn] as const))('%s: loads in a fresh Node 22 process and exports its handler', (fn) => {
@@ -48,7 +63,12 @@ describe('function bundles', () => {
     const { wrong, unknown } = JSON.parse(r.stdout);
     expect(wrong.statusCode).toBe(405);
     expect(wrong.headers.Allow).toBe('GET');
-    expect(JSON.parse(wrong.body)).toEqual({ success: false, error: 'METHOD_NOT_ALLOWED', message: expect.any(String), requestId: 'req-7' });
+    expect(JSON.parse(wrong.body)).toEqual({
+      success: false,
+      error: 'METHOD_NOT_ALLOWED',
+      message: expect.any(String),
+      requestId: 'req-7',
+    });
     expect(unknown.statusCode).toBe(404);
     expect(JSON.parse(unknown.body)).toMatchObject({ success: false, error: 'NOT_FOUND', requestId: 'gw-2' });
   });
@@ -66,7 +86,8 @@ describe('function bundles', () => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         const path = join(dir, entry.name);
         if (entry.isDirectory()) visit(path);
-        else if (/\.(ts|mts|js|mjs)$/.test(entry.name) && /\blocales\b|\bz\.config\(/.test(readFileSync(path, 'utf8'))) selecting.push(path);
+        else if (/\.(ts|mts|js|mjs)$/.test(entry.name) && /\blocales\b|\bz\.config\(/.test(readFileSync(path, 'utf8')))
+          selecting.push(path);
       }
     };
     visit(join(projectRoot, 'shared'));
@@ -76,7 +97,10 @@ describe('function bundles', () => {
     expect(readFileSync(setup, 'utf8')).toMatch(/import \{ en \} from 'zod\/locales';\s+config\(en\(\)\);/);
     for (const spec of specs) {
       const inputs = [...Object.keys(bundles.get(spec.fn)!.inputs), ...Object.keys(bundles.get(spec.fn)!.lazyInputs)];
-      expect(inputs.filter((input) => /node_modules\/zod\/v4\/locales\/(?!(en|index)\.js$)/.test(input)), spec.fn).toEqual([]);
+      expect(
+        inputs.filter((input) => /node_modules\/zod\/v4\/locales\/(?!(en|index)\.js$)/.test(input)),
+        spec.fn,
+      ).toEqual([]);
     }
   });
 
@@ -86,24 +110,33 @@ describe('function bundles', () => {
 
   it('on Lambda the SDK reads credentials from the environment only: no SSO, ini-file or STS clients in a bundle', () => {
     for (const spec of specs) {
-      for (const pkg of ['@aws-sdk/credential-provider-sso', '@aws-sdk/credential-provider-ini', '@aws-sdk/credential-provider-web-identity', '@smithy/credential-provider-imds']) {
+      for (const pkg of [
+        '@aws-sdk/credential-provider-sso',
+        '@aws-sdk/credential-provider-ini',
+        '@aws-sdk/credential-provider-web-identity',
+        '@smithy/credential-provider-imds',
+      ]) {
         expect(bundled(spec.fn, pkg), `${spec.fn} bundles ${pkg}`).toBe(false);
       }
     }
   });
 
   it('every public endpoint bundle is under 1 MB minified', () => {
-    for (const spec of specs.filter((s) => s.routes.length > 0)) expect(bundles.get(spec.fn)!.bytes, spec.fn).toBeLessThan(1_000_000);
+    for (const spec of specs.filter((s) => s.routes.length > 0))
+      expect(bundles.get(spec.fn)!.bytes, spec.fn).toBeLessThan(1_000_000);
   });
 
   it('ships the packages a bundle cannot inline next to it, trimmed, with the platform binary of native addons', () => {
     for (const spec of specs) {
       const b = bundles.get(spec.fn)!;
       const shippedDir = join(b.dir, 'node_modules');
-      for (const pkg of b.unbundled) expect(existsSync(join(shippedDir, pkg, 'package.json')), `${spec.fn}: ${pkg}`).toBe(true);
+      for (const pkg of b.unbundled)
+        expect(existsSync(join(shippedDir, pkg, 'package.json')), `${spec.fn}: ${pkg}`).toBe(true);
       if (!b.unbundled.length) expect(existsSync(shippedDir), spec.fn).toBe(false);
       if (b.unbundled.includes('@napi-rs/canvas')) {
-        expect(readdirSync(join(shippedDir, '@napi-rs/canvas-linux-x64-gnu')).some((f) => f.endsWith('.node'))).toBe(true);
+        expect(readdirSync(join(shippedDir, '@napi-rs/canvas-linux-x64-gnu')).some((f) => f.endsWith('.node'))).toBe(
+          true,
+        );
       }
       if (b.unbundled.includes('pdfjs-dist')) {
         expect(existsSync(join(shippedDir, 'pdfjs-dist/legacy/build/pdf.mjs'))).toBe(true);
@@ -111,7 +144,9 @@ describe('function bundles', () => {
         expect(existsSync(join(shippedDir, 'pdfjs-dist/web'))).toBe(false);
       }
     }
-    expect(Object.keys(unbundledPackages)).toEqual(expect.arrayContaining(['@napi-rs/canvas', 'pdfjs-dist', 'tesseract.js']));
+    expect(Object.keys(unbundledPackages)).toEqual(
+      expect.arrayContaining(['@napi-rs/canvas', 'pdfjs-dist', 'tesseract.js']),
+    );
   });
 
   it('a function that reads PDFs can load pdfjs from what is shipped beside its bundle', () => {
@@ -131,13 +166,39 @@ describe('function bundles', () => {
 describe('declared access matches what each function imports', () => {
   // A declaration is truthful when the function bundles the client for each service it declares, and declares each
   // service whose client it bundles (a worker may bundle the SQS client to change its own messages' visibility).
-  const rules: { service: string; packages: string[]; declared: (s: FunctionSpec) => boolean; mayBundleWithout?: (s: FunctionSpec) => boolean }[] = [
-    { service: 'DynamoDB', packages: ['@aws-sdk/client-dynamodb'], declared: (s) => Boolean(s.access.table?.read || s.access.table?.write) },
-    { service: 'SQS', packages: ['@aws-sdk/client-sqs'], declared: (s) => Boolean(s.access.sendTo?.length), mayBundleWithout: (s) => Boolean(s.queueWorker) },
-    { service: 'S3', packages: ['@aws-sdk/client-s3'], declared: (s) => Object.keys(s.access.buckets ?? {}).length > 0 },
-    { service: 'Bedrock', packages: ['@aws-sdk/client-bedrock-runtime'], declared: (s) => Boolean(s.access.bedrock?.invoke || s.access.bedrock?.countTokens) },
+  const rules: {
+    service: string;
+    packages: string[];
+    declared: (s: FunctionSpec) => boolean;
+    mayBundleWithout?: (s: FunctionSpec) => boolean;
+  }[] = [
+    {
+      service: 'DynamoDB',
+      packages: ['@aws-sdk/client-dynamodb'],
+      declared: (s) => Boolean(s.access.table?.read || s.access.table?.write),
+    },
+    {
+      service: 'SQS',
+      packages: ['@aws-sdk/client-sqs'],
+      declared: (s) => Boolean(s.access.sendTo?.length),
+      mayBundleWithout: (s) => Boolean(s.queueWorker),
+    },
+    {
+      service: 'S3',
+      packages: ['@aws-sdk/client-s3'],
+      declared: (s) => Object.keys(s.access.buckets ?? {}).length > 0,
+    },
+    {
+      service: 'Bedrock',
+      packages: ['@aws-sdk/client-bedrock-runtime'],
+      declared: (s) => Boolean(s.access.bedrock?.invoke || s.access.bedrock?.countTokens),
+    },
     { service: 'Textract', packages: ['@aws-sdk/client-textract'], declared: (s) => Boolean(s.access.textract) },
-    { service: 'Secrets Manager', packages: ['@aws-sdk/client-secrets-manager'], declared: (s) => Boolean(s.access.secrets?.length) },
+    {
+      service: 'Secrets Manager',
+      packages: ['@aws-sdk/client-secrets-manager'],
+      declared: (s) => Boolean(s.access.secrets?.length),
+    },
   ];
 
   it.each(specs.map((s) => [s.fn, s] as const))('%s', (fn, spec: FunctionSpec) => {
@@ -145,10 +206,13 @@ describe('declared access matches what each function imports', () => {
     for (const rule of rules) {
       const imports = rule.packages.some((pkg) => bundled(fn, pkg));
       const declares = rule.declared(spec);
-      if (declares && !imports) problems.push(`declares ${rule.service} access but never imports its client: drop it from shared/resources`);
-      if (imports && !declares && !rule.mayBundleWithout?.(spec)) problems.push(`imports the ${rule.service} client but declares no ${rule.service} access: add it in shared/resources`);
+      if (declares && !imports)
+        problems.push(`declares ${rule.service} access but never imports its client: drop it from shared/resources`);
+      if (imports && !declares && !rule.mayBundleWithout?.(spec))
+        problems.push(
+          `imports the ${rule.service} client but declares no ${rule.service} access: add it in shared/resources`,
+        );
     }
     expect(problems).toEqual([]);
   });
 });
-

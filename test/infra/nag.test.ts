@@ -24,14 +24,32 @@ let cli: { status: number | null; output: string };
 
 beforeAll(() => {
   // Exactly what CI and an operator run: the pinned CLI, the app from cdk.json, no AWS credentials, no Docker.
-  const env: Record<string, string | undefined> = { ...process.env, AWS_EC2_METADATA_DISABLED: 'true', AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null' };
-  for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'CDK_DEFAULT_ACCOUNT', 'CDK_DEFAULT_REGION', 'DOCKER_HOST']) delete env[name];
-  const out = spawnSync(process.execPath, [join(projectRoot, 'node_modules', '.bin', 'cdk'), 'synth', '--quiet', '--no-staging', '--output', outdir], {
-    cwd: projectRoot,
-    env,
-    encoding: 'utf8',
-    timeout: SYNTH_TIMEOUT_MS,
-  });
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_CONFIG_FILE: '/dev/null',
+    AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
+  };
+  for (const name of [
+    'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY',
+    'AWS_SESSION_TOKEN',
+    'AWS_PROFILE',
+    'CDK_DEFAULT_ACCOUNT',
+    'CDK_DEFAULT_REGION',
+    'DOCKER_HOST',
+  ])
+    delete env[name];
+  const out = spawnSync(
+    process.execPath,
+    [join(projectRoot, 'node_modules', '.bin', 'cdk'), 'synth', '--quiet', '--no-staging', '--output', outdir],
+    {
+      cwd: projectRoot,
+      env,
+      encoding: 'utf8',
+      timeout: SYNTH_TIMEOUT_MS,
+    },
+  );
   cli = { status: out.status, output: `${out.stdout}\n${out.stderr}` };
 }, SYNTH_TIMEOUT_MS);
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -39,8 +57,12 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 describe('npx cdk synth', () => {
   it('works offline, without credentials or Docker, and yields one function per function folder', () => {
     expect(cli.status, cli.output).toBe(0);
-    const template = JSON.parse(readFileSync(join(outdir, 'Switchboard.template.json'), 'utf8')) as { Resources: Record<string, { Type: string }> };
-    expect(Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function')).toHaveLength(functionSpecs().length);
+    const template = JSON.parse(readFileSync(join(outdir, 'Switchboard.template.json'), 'utf8')) as {
+      Resources: Record<string, { Type: string }>;
+    };
+    expect(Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function')).toHaveLength(
+      functionSpecs().length,
+    );
   });
 });
 
@@ -51,30 +73,53 @@ describe("cdk-nag's AwsSolutions pack (v3, on every synth)", () => {
     expect(nag?.conclusion).toBe('success');
     expect(nag!.violations).toEqual([]);
     for (const s of nag!.suppressedViolations) expect(s.reason.length, s.ruleName).toBeGreaterThan(60);
-    const acknowledged = nag!.suppressedViolations.flatMap((v) => v.violatingConstructs.map((c) => ({ rule: v.ruleName, path: c.constructPath })));
+    const acknowledged = nag!.suppressedViolations.flatMap((v) =>
+      v.violatingConstructs.map((c) => ({ rule: v.ruleName, path: c.constructPath })),
+    );
     // What is acknowledged, rule by rule: nothing broader.
     expect([...new Set(acknowledged.map((a) => a.rule.replace(/\[.*$/, '')))].sort()).toEqual(
-      ['AwsSolutions-APIG2', 'AwsSolutions-APIG3', 'AwsSolutions-APIG4', 'AwsSolutions-COG4', 'AwsSolutions-IAM4', 'AwsSolutions-IAM5', 'AwsSolutions-L1', 'AwsSolutions-S1', 'AwsSolutions-SMG4'].sort(),
+      [
+        'AwsSolutions-APIG2',
+        'AwsSolutions-APIG3',
+        'AwsSolutions-APIG4',
+        'AwsSolutions-COG4',
+        'AwsSolutions-IAM4',
+        'AwsSolutions-IAM5',
+        'AwsSolutions-L1',
+        'AwsSolutions-S1',
+        'AwsSolutions-SMG4',
+      ].sort(),
     );
     // IAM wildcards only on function roles, and only object prefixes or Textract's `*`.
     for (const a of acknowledged.filter((x) => x.rule.startsWith('AwsSolutions-IAM5'))) {
       expect(a.path).toMatch(/^Switchboard\/[A-Za-z]+Role\/DefaultPolicy\/Resource$/);
-      expect(a.rule).toMatch(/^AwsSolutions-IAM5\[Resource::(\*|<[A-Za-z]+Bucket[0-9A-F]{8}\.Arn>\/[A-Za-z0-9/_-]*\*)\]$/);
+      expect(a.rule).toMatch(
+        /^AwsSolutions-IAM5\[Resource::(\*|<[A-Za-z]+Bucket[0-9A-F]{8}\.Arn>\/[A-Za-z0-9/_-]*\*)\]$/,
+      );
     }
-    expect(acknowledged.filter((x) => x.rule.startsWith('AwsSolutions-IAM4')).map((a) => a.path)).toEqual(['Switchboard/Api/CloudWatchRole/Resource']);
+    expect(acknowledged.filter((x) => x.rule.startsWith('AwsSolutions-IAM4')).map((a) => a.path)).toEqual([
+      'Switchboard/Api/CloudWatchRole/Resource',
+    ]);
   });
 
-  it('fails the synth on a finding nobody acknowledged', () => {
-    let failure: Error | undefined;
-    try {
-      synth({ nag: true, mutate: (stack) => new Bucket(stack, 'CarelessBucket') });
-    } catch (error) {
-      failure = error as Error;
-    }
-    expect(failure).toBeDefined();
-    // The report names the new bucket's findings (no TLS-only policy, no access logs), and nothing that was acknowledged.
-    const message = failure!.message;
-    expect([...new Set(message.match(/AwsSolutions-[A-Z]+\d+/g))].sort()).toEqual(['AwsSolutions-S1', 'AwsSolutions-S10']);
-    expect([...new Set(message.match(/Switchboard\/[^\s]+/g))]).toEqual(['Switchboard/CarelessBucket/Resource']);
-  }, SYNTH_TIMEOUT_MS);
+  it(
+    'fails the synth on a finding nobody acknowledged',
+    () => {
+      let failure: Error | undefined;
+      try {
+        synth({ nag: true, mutate: (stack) => new Bucket(stack, 'CarelessBucket') });
+      } catch (error) {
+        failure = error as Error;
+      }
+      expect(failure).toBeDefined();
+      // The report names the new bucket's findings (no TLS-only policy, no access logs), and nothing that was acknowledged.
+      const message = failure!.message;
+      expect([...new Set(message.match(/AwsSolutions-[A-Z]+\d+/g))].sort()).toEqual([
+        'AwsSolutions-S1',
+        'AwsSolutions-S10',
+      ]);
+      expect([...new Set(message.match(/Switchboard\/[^\s]+/g))]).toEqual(['Switchboard/CarelessBucket/Resource']);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });

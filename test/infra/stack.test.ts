@@ -30,7 +30,8 @@ beforeAll(() => {
 }, SYNTH_TIMEOUT_MS);
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
-const logicalId = (construct: { node: { defaultChild?: unknown } }) => s.stack.resolve((construct.node.defaultChild as { logicalId: string }).logicalId) as string;
+const logicalId = (construct: { node: { defaultChild?: unknown } }) =>
+  s.stack.resolve((construct.node.defaultChild as { logicalId: string }).logicalId) as string;
 const fnId = (fn: string) => logicalId(s.stack.functions[fn]!);
 const roleId = (fn: string) => logicalId(s.stack.roles[fn]!);
 const asArray = <T>(v: T | T[]) => (Array.isArray(v) ? v : [v]);
@@ -67,7 +68,12 @@ function statementsOf(fn: string): { Sid?: string; Action: string | string[]; Re
 
 describe('functions', () => {
   it('builds one Lambda per function folder the definitions name, each from its own handler.ts', () => {
-    const names = new Set([...routes.map((r) => r.fn), fallbackFunction, ...queueWorkers.map((w) => w.fn), ...scheduledWorkers.map((w) => w.fn)]);
+    const names = new Set([
+      ...routes.map((r) => r.fn),
+      fallbackFunction,
+      ...queueWorkers.map((w) => w.fn),
+      ...scheduledWorkers.map((w) => w.fn),
+    ]);
     expect(specs.map((x) => x.fn).sort()).toEqual([...names].sort());
     expect(ofType('AWS::Lambda::Function')).toHaveLength(names.size);
     for (const fn of names) {
@@ -83,20 +89,31 @@ describe('functions', () => {
     expect(folders.filter((f) => !specs.some((x) => x.fn === f))).toEqual([]);
   });
 
-  it.each(specs.map((x) => [x.fn, x] as const))('%s: Node 22 on arm64 (x86_64 only for native addons), its memory and timeout, source maps on', (fn, spec: FunctionSpec) => {
-    const props = resources[fnId(fn)]!.Properties;
-    expect(props.Runtime).toBe('nodejs22.x');
-    expect(props.Handler).toBe('index.handler');
-    const native = s.stack.bundles.get(fn)!.unbundled.includes('@napi-rs/canvas');
-    expect(props.Architectures).toEqual([native ? 'x86_64' : 'arm64']);
-    expect(props.MemorySize).toBe(spec.memoryMb);
-    expect(props.Timeout).toBe(spec.timeoutSeconds);
-    const heapCap = Math.max(0, ...spec.routes.map((r) => r.maxOldSpaceMb ?? 0));
-    const nodeOptions = heapCap ? `--enable-source-maps --max-old-space-size=${heapCap}` : '--enable-source-maps';
-    expect(props.Environment.Variables).toMatchObject({ SWITCHBOARD_RUNTIME: 'aws', NODE_OPTIONS: nodeOptions, POWERTOOLS_SERVICE_NAME: fn, TABLE_NAME: { Ref: logicalId(s.stack.node.findChild(mainTable.constructId) as never) } });
-    if (fn === 'extract') expect(nodeOptions).toContain('--max-old-space-size=256');
-    expect(props.LoggingConfig).toMatchObject({ LogFormat: 'JSON', LogGroup: { Ref: logicalId(s.stack.functions[fn]!.logGroup as never) } });
-  });
+  it.each(specs.map((x) => [x.fn, x] as const))(
+    '%s: Node 22 on arm64 (x86_64 only for native addons), its memory and timeout, source maps on',
+    (fn, spec: FunctionSpec) => {
+      const props = resources[fnId(fn)]!.Properties;
+      expect(props.Runtime).toBe('nodejs22.x');
+      expect(props.Handler).toBe('index.handler');
+      const native = s.stack.bundles.get(fn)!.unbundled.includes('@napi-rs/canvas');
+      expect(props.Architectures).toEqual([native ? 'x86_64' : 'arm64']);
+      expect(props.MemorySize).toBe(spec.memoryMb);
+      expect(props.Timeout).toBe(spec.timeoutSeconds);
+      const heapCap = Math.max(0, ...spec.routes.map((r) => r.maxOldSpaceMb ?? 0));
+      const nodeOptions = heapCap ? `--enable-source-maps --max-old-space-size=${heapCap}` : '--enable-source-maps';
+      expect(props.Environment.Variables).toMatchObject({
+        SWITCHBOARD_RUNTIME: 'aws',
+        NODE_OPTIONS: nodeOptions,
+        POWERTOOLS_SERVICE_NAME: fn,
+        TABLE_NAME: { Ref: logicalId(s.stack.node.findChild(mainTable.constructId) as never) },
+      });
+      if (fn === 'extract') expect(nodeOptions).toContain('--max-old-space-size=256');
+      expect(props.LoggingConfig).toMatchObject({
+        LogFormat: 'JSON',
+        LogGroup: { Ref: logicalId(s.stack.functions[fn]!.logGroup as never) },
+      });
+    },
+  );
 
   it('keeps every function log group for the configured retention', () => {
     for (const [, group] of ofType('AWS::Logs::LogGroup')) expect(group.Properties.RetentionInDays).toBe(30);
@@ -115,10 +132,13 @@ describe('functions', () => {
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         ScalingConfig: { MaximumConcurrency: worker.maxConcurrency },
       });
-      if (worker.batchWindowSeconds > 0) expect(mapping!.Properties.MaximumBatchingWindowInSeconds).toBe(worker.batchWindowSeconds);
+      if (worker.batchWindowSeconds > 0)
+        expect(mapping!.Properties.MaximumBatchingWindowInSeconds).toBe(worker.batchWindowSeconds);
       // AWS refuses an event source whose queue hides a message for less time than the function may run.
       expect(queues[worker.queue].visibilityTimeoutSeconds).toBeGreaterThanOrEqual(worker.timeoutSeconds);
-      expect(resources[fnId(worker.fn)]!.Properties.Environment.Variables[queueUrlEnv(worker.queue)]).toEqual({ Ref: queueId });
+      expect(resources[fnId(worker.fn)]!.Properties.Environment.Variables[queueUrlEnv(worker.queue)]).toEqual({
+        Ref: queueId,
+      });
     }
   });
 
@@ -126,7 +146,9 @@ describe('functions', () => {
     const rules = ofType('AWS::Events::Rule');
     expect(rules).toHaveLength(scheduledWorkers.length);
     for (const worker of scheduledWorkers) {
-      const rule = rules.find(([, r]) => r.Properties.Targets.some((t: any) => JSON.stringify(t.Arn).includes(fnId(worker.fn))))?.[1];
+      const rule = rules.find(([, r]) =>
+        r.Properties.Targets.some((t: any) => JSON.stringify(t.Arn).includes(fnId(worker.fn))),
+      )?.[1];
       expect(rule, worker.fn).toBeDefined();
       const minutes = worker.everyMinutesOnAws;
       expect(rule!.Properties.ScheduleExpression).toBe(`rate(${minutes} ${minutes === 1 ? 'minute' : 'minutes'})`);
@@ -159,23 +181,44 @@ describe('API', () => {
       expect(m!.timeout).toBeLessThan(route.timeoutSeconds * 1000);
     }
     // Distinct function folders are distinct Lambdas: no two public endpoints share one.
-    const byFn = new Map(routes.map((r) => [r.fn, all.find((x) => x.path === r.path && x.method === r.method)!.target]));
+    const byFn = new Map(
+      routes.map((r) => [r.fn, all.find((x) => x.path === r.path && x.method === r.method)!.target]),
+    );
     expect(new Set(byFn.values()).size).toBe(byFn.size);
   });
 
-  it('picks up a route added to shared/resources without any change in infra/', () => {
-    const extra = { method: 'POST' as const, path: '/api/v1/ai/ping', fn: 'legacy-send', timeoutSeconds: 7, memoryMb: 256, access: {} };
-    const grown = synth({ props: { definitions: { ...sharedDefinitions, routes: [...routes, extra] } } });
-    const res = grown.template.toJSON().Resources as Record<string, Resource>;
-    const resourceId = Object.entries(res).find(([, r]) => r.Type === 'AWS::ApiGateway::Resource' && r.Properties.PathPart === 'ping')?.[0];
-    expect(resourceId).toBeDefined();
-    const methodsOnIt = Object.values(res).filter((r) => r.Type === 'AWS::ApiGateway::Method' && r.Properties.ResourceId.Ref === resourceId);
-    const post = methodsOnIt.find((m) => m.Properties.HttpMethod === 'POST')!;
-    expect(JSON.stringify(post.Properties.Integration.Uri)).toContain(logicalId(grown.stack.functions['legacy-send']!));
-    expect(post.Properties.Integration.TimeoutInMillis).toBe(6_500);
-    // And its wrong methods reach the fallback like every other path.
-    expect(JSON.stringify(methodsOnIt.find((m) => m.Properties.HttpMethod === 'ANY')!.Properties.Integration.Uri)).toContain(logicalId(grown.stack.functions[fallbackFunction]!));
-  }, SYNTH_TIMEOUT_MS);
+  it(
+    'picks up a route added to shared/resources without any change in infra/',
+    () => {
+      const extra = {
+        method: 'POST' as const,
+        path: '/api/v1/ai/ping',
+        fn: 'legacy-send',
+        timeoutSeconds: 7,
+        memoryMb: 256,
+        access: {},
+      };
+      const grown = synth({ props: { definitions: { ...sharedDefinitions, routes: [...routes, extra] } } });
+      const res = grown.template.toJSON().Resources as Record<string, Resource>;
+      const resourceId = Object.entries(res).find(
+        ([, r]) => r.Type === 'AWS::ApiGateway::Resource' && r.Properties.PathPart === 'ping',
+      )?.[0];
+      expect(resourceId).toBeDefined();
+      const methodsOnIt = Object.values(res).filter(
+        (r) => r.Type === 'AWS::ApiGateway::Method' && r.Properties.ResourceId.Ref === resourceId,
+      );
+      const post = methodsOnIt.find((m) => m.Properties.HttpMethod === 'POST')!;
+      expect(JSON.stringify(post.Properties.Integration.Uri)).toContain(
+        logicalId(grown.stack.functions['legacy-send']!),
+      );
+      expect(post.Properties.Integration.TimeoutInMillis).toBe(6_500);
+      // And its wrong methods reach the fallback like every other path.
+      expect(
+        JSON.stringify(methodsOnIt.find((m) => m.Properties.HttpMethod === 'ANY')!.Properties.Integration.Uri),
+      ).toContain(logicalId(grown.stack.functions[fallbackFunction]!));
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 
   it('gives completion more than its 90 s model budget, at the function and at the integration', () => {
     const completion = routes.find((r) => r.fn === 'completion');
@@ -222,40 +265,65 @@ describe('API', () => {
       expect(body).toEqual({ success: false, error: code, message: expect.any(String), requestId: 'req-1' });
       expect(r!.ResponseParameters['gatewayresponse.header.x-request-id']).toBe('context.requestId');
     }
-    expect(responses.find((x) => x.ResponseType === 'THROTTLED')!.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
+    expect(
+      responses.find((x) => x.ResponseType === 'THROTTLED')!.ResponseParameters['gatewayresponse.header.Retry-After'],
+    ).toBe("'1'");
     expect(responses).toHaveLength(gatewayResponses.length);
   });
 
   it('throttles the stage, writes JSON access logs and error execution logs', () => {
     const stage = ofType('AWS::ApiGateway::Stage')[0]![1].Properties;
-    expect(stage.MethodSettings).toEqual([expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400, DataTraceEnabled: false })]);
+    expect(stage.MethodSettings).toEqual([
+      expect.objectContaining({
+        HttpMethod: '*',
+        ResourcePath: '/*',
+        LoggingLevel: 'ERROR',
+        ThrottlingRateLimit: 200,
+        ThrottlingBurstLimit: 400,
+        DataTraceEnabled: false,
+      }),
+    ]);
     expect(stage.AccessLogSetting.DestinationArn).toBeDefined();
-    expect(JSON.parse(stage.AccessLogSetting.Format)).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+    expect(JSON.parse(stage.AccessLogSetting.Format)).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+    });
   });
 });
 
 describe('queues', () => {
-  it.each(Object.keys(queues) as QueueKey[])('%s: a dead-letter queue, encryption, TLS only, the defined visibility and redrive', (key) => {
-    const q = queues[key];
-    const queueId = logicalId(s.stack.node.findChild(`${pascalKey(key)}Queue`) as never);
-    const dlqId = logicalId(s.stack.node.findChild(`${pascalKey(key)}DeadLetterQueue`) as never);
-    const queue = resources[queueId]!.Properties;
-    expect(queue).toMatchObject({
-      VisibilityTimeout: q.visibilityTimeoutSeconds,
-      MessageRetentionPeriod: q.retentionSeconds,
-      SqsManagedSseEnabled: true,
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: q.maxReceiveCount },
-    });
-    // A dead letter keeps its original enqueue time: the DLQ must keep messages at least as long as the queue.
-    expect(resources[dlqId]!.Properties.MessageRetentionPeriod).toBeGreaterThanOrEqual(q.retentionSeconds);
-    expect(resources[dlqId]!.Properties.SqsManagedSseEnabled).toBe(true);
-    for (const id of [queueId, dlqId]) {
-      s.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-        Queues: [{ Ref: id }],
-        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+  it.each(Object.keys(queues) as QueueKey[])(
+    '%s: a dead-letter queue, encryption, TLS only, the defined visibility and redrive',
+    (key) => {
+      const q = queues[key];
+      const queueId = logicalId(s.stack.node.findChild(`${pascalKey(key)}Queue`) as never);
+      const dlqId = logicalId(s.stack.node.findChild(`${pascalKey(key)}DeadLetterQueue`) as never);
+      const queue = resources[queueId]!.Properties;
+      expect(queue).toMatchObject({
+        VisibilityTimeout: q.visibilityTimeoutSeconds,
+        MessageRetentionPeriod: q.retentionSeconds,
+        SqsManagedSseEnabled: true,
+        RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: q.maxReceiveCount },
       });
-    }
-  });
+      // A dead letter keeps its original enqueue time: the DLQ must keep messages at least as long as the queue.
+      expect(resources[dlqId]!.Properties.MessageRetentionPeriod).toBeGreaterThanOrEqual(q.retentionSeconds);
+      expect(resources[dlqId]!.Properties.SqsManagedSseEnabled).toBe(true);
+      for (const id of [queueId, dlqId]) {
+        s.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+          Queues: [{ Ref: id }],
+          PolicyDocument: {
+            Statement: Match.arrayWith([
+              Match.objectLike({
+                Effect: 'Deny',
+                Action: 'sqs:*',
+                Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+              }),
+            ]),
+          },
+        });
+      }
+    },
+  );
 
   it('keeps a webhook delivery through the whole retry schedule: every attempt is a receive, every delay fits a visibility change', () => {
     const q = queues.deliveries;
@@ -294,23 +362,52 @@ describe('data', () => {
     });
   });
 
-  it.each(Object.values(buckets).map((b) => [b.key, b] as const))('the %s bucket: private, encrypted, TLS only, temporary prefixes expire', (key, bucket) => {
-    const id = logicalId(s.stack.node.findChild(`${pascalKey(key)}Bucket`) as never);
-    const props = resources[id]!.Properties;
-    expect(props.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
-    expect(props.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
-    const rules = props.LifecycleConfiguration.Rules as { Prefix?: string; ExpirationInDays?: number; Status: string }[];
-    for (const { prefix, days } of bucket.expiringPrefixes) {
-      expect(rules).toContainEqual(expect.objectContaining({ Prefix: prefix, ExpirationInDays: days, Status: 'Enabled' }));
-    }
-    // Nothing outside the temporary prefixes expires.
-    expect(rules.filter((r) => r.ExpirationInDays !== undefined).map((r) => r.Prefix).sort()).toEqual(bucket.expiringPrefixes.map((p) => p.prefix).sort());
-    expect(resources[id]!).toMatchObject({ DeletionPolicy: 'Retain' });
-    s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
-      Bucket: { Ref: id },
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
-    });
-  });
+  it.each(Object.values(buckets).map((b) => [b.key, b] as const))(
+    'the %s bucket: private, encrypted, TLS only, temporary prefixes expire',
+    (key, bucket) => {
+      const id = logicalId(s.stack.node.findChild(`${pascalKey(key)}Bucket`) as never);
+      const props = resources[id]!.Properties;
+      expect(props.PublicAccessBlockConfiguration).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+      expect(
+        props.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm,
+      ).toBe('AES256');
+      const rules = props.LifecycleConfiguration.Rules as {
+        Prefix?: string;
+        ExpirationInDays?: number;
+        Status: string;
+      }[];
+      for (const { prefix, days } of bucket.expiringPrefixes) {
+        expect(rules).toContainEqual(
+          expect.objectContaining({ Prefix: prefix, ExpirationInDays: days, Status: 'Enabled' }),
+        );
+      }
+      // Nothing outside the temporary prefixes expires.
+      expect(
+        rules
+          .filter((r) => r.ExpirationInDays !== undefined)
+          .map((r) => r.Prefix)
+          .sort(),
+      ).toEqual(bucket.expiringPrefixes.map((p) => p.prefix).sort());
+      expect(resources[id]!).toMatchObject({ DeletionPolicy: 'Retain' });
+      s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: id },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 's3:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+    },
+  );
 
   it('generates the admin key and the secrets key in Secrets Manager and hands functions their ARNs, never values', () => {
     const secrets = ofType('AWS::SecretsManager::Secret');
@@ -328,84 +425,110 @@ describe('data', () => {
 describe('least privilege', () => {
   const tableId = () => logicalId(s.stack.node.findChild(mainTable.constructId) as never);
 
-  it.each(specs.map((x) => [x.fn, x] as const))('%s: its own role, no managed policy, only what it declares', (fn, spec: FunctionSpec) => {
-    const fnProps = resources[fnId(fn)]!.Properties;
-    expect(fnProps.Role).toEqual({ 'Fn::GetAtt': [roleId(fn), 'Arn'] });
-    expect(resources[roleId(fn)]!.Properties.ManagedPolicyArns).toBeUndefined();
-    const statements = statementsOf(fn);
-    const env = fnProps.Environment.Variables as Record<string, unknown>;
+  it.each(specs.map((x) => [x.fn, x] as const))(
+    '%s: its own role, no managed policy, only what it declares',
+    (fn, spec: FunctionSpec) => {
+      const fnProps = resources[fnId(fn)]!.Properties;
+      expect(fnProps.Role).toEqual({ 'Fn::GetAtt': [roleId(fn), 'Arn'] });
+      expect(resources[roleId(fn)]!.Properties.ManagedPolicyArns).toBeUndefined();
+      const statements = statementsOf(fn);
+      const env = fnProps.Environment.Variables as Record<string, unknown>;
 
-    for (const st of statements) {
-      expect(st.Effect).toBe('Allow');
-      for (const action of asArray(st.Action)) {
-        expect(action, `${fn}: ${action}`).not.toContain('*');
-        expect(['dynamodb:Scan', 'dynamodb:ConditionCheckItem']).not.toContain(action);
+      for (const st of statements) {
+        expect(st.Effect).toBe('Allow');
+        for (const action of asArray(st.Action)) {
+          expect(action, `${fn}: ${action}`).not.toContain('*');
+          expect(['dynamodb:Scan', 'dynamodb:ConditionCheckItem']).not.toContain(action);
+        }
+        const resourcesOf = asArray(st.Resource as unknown);
+        if (resourcesOf.includes('*'))
+          expect(
+            asArray(st.Action).every((a) => a.startsWith('textract:')),
+            `${fn}: * only for Textract`,
+          ).toBe(true);
       }
-      const resourcesOf = asArray(st.Resource as unknown);
-      if (resourcesOf.includes('*')) expect(asArray(st.Action).every((a) => a.startsWith('textract:')), `${fn}: * only for Textract`).toBe(true);
-    }
-    const actions = new Set(statements.flatMap((st) => asArray(st.Action)));
-    const has = (a: string) => actions.has(a);
+      const actions = new Set(statements.flatMap((st) => asArray(st.Action)));
+      const has = (a: string) => actions.has(a);
 
-    // Logs: its own log group only.
-    expect(statements.find((st) => st.Sid === 'OwnLogs')?.Resource).toEqual({ 'Fn::GetAtt': [logicalId(s.stack.functions[fn]!.logGroup as never), 'Arn'] });
+      // Logs: its own log group only.
+      expect(statements.find((st) => st.Sid === 'OwnLogs')?.Resource).toEqual({
+        'Fn::GetAtt': [logicalId(s.stack.functions[fn]!.logGroup as never), 'Arn'],
+      });
 
-    // Table.
-    expect(has('dynamodb:GetItem')).toBe(Boolean(spec.access.table?.read));
-    expect(has('dynamodb:PutItem') || has('dynamodb:UpdateItem')).toBe(Boolean(spec.access.table?.write));
-    for (const st of statements.filter((x) => asArray(x.Action).some((a) => a.startsWith('dynamodb:')))) {
-      for (const r of asArray(st.Resource as unknown)) {
-        const text = JSON.stringify(r);
-        expect(text).toContain(tableId());
-        if (text.includes('/index/')) expect(spec.access.table?.indexes?.some((i) => text.includes(`/index/${i}`))).toBe(true);
+      // Table.
+      expect(has('dynamodb:GetItem')).toBe(Boolean(spec.access.table?.read));
+      expect(has('dynamodb:PutItem') || has('dynamodb:UpdateItem')).toBe(Boolean(spec.access.table?.write));
+      for (const st of statements.filter((x) => asArray(x.Action).some((a) => a.startsWith('dynamodb:')))) {
+        for (const r of asArray(st.Resource as unknown)) {
+          const text = JSON.stringify(r);
+          expect(text).toContain(tableId());
+          if (text.includes('/index/'))
+            expect(spec.access.table?.indexes?.some((i) => text.includes(`/index/${i}`))).toBe(true);
+        }
       }
-    }
 
-    // Queues: send only to the declared ones; consume only its own.
-    const sendResources = statements.filter((x) => asArray(x.Action).includes('sqs:SendMessage')).flatMap((x) => asArray(x.Resource as unknown)).map((r) => JSON.stringify(r));
-    const declaredQueues = (spec.access.sendTo ?? []).map((k) => logicalId(s.stack.node.findChild(`${pascalKey(k)}Queue`) as never));
-    expect(sendResources.length).toBe(declaredQueues.length);
-    for (const id of declaredQueues) expect(sendResources.some((r) => r.includes(id))).toBe(true);
-    for (const k of spec.access.sendTo ?? []) expect(env[queueUrlEnv(k)]).toBeDefined();
-    const consumes = statements.filter((x) => asArray(x.Action).includes('sqs:ReceiveMessage'));
-    if (spec.queueWorker) {
-      expect(consumes.flatMap((x) => asArray(x.Resource as unknown)).map((r) => JSON.stringify(r))).toEqual([
-        JSON.stringify({ 'Fn::GetAtt': [logicalId(s.stack.node.findChild(`${pascalKey(spec.queueWorker.queue)}Queue`) as never), 'Arn'] }),
-      ]);
-    } else {
-      expect(consumes).toEqual([]);
-    }
-
-    // Buckets: only the declared ones, objects only under the declared prefixes.
-    for (const st of statements.filter((x) => asArray(x.Action).some((a) => a.startsWith('s3:')))) {
-      for (const r of asArray(st.Resource as unknown)) {
-        const text = JSON.stringify(r);
-        const key = (Object.keys(buckets) as (keyof typeof buckets)[]).find((k) => text.includes(logicalId(s.stack.node.findChild(`${pascalKey(k)}Bucket`) as never)));
-        expect(key, `${fn}: ${text}`).toBeDefined();
-        const declared = spec.access.buckets?.[key!];
-        expect(declared, `${fn} declares ${key}`).toBeDefined();
-        expect(env[buckets[key!].envVar]).toBeDefined();
-        const prefixes = [...(declared!.read ?? []), ...(declared!.write ?? []), ...(declared!.delete ?? [])];
-        if (asArray(st.Action).includes('s3:ListBucket')) expect(declared!.list).toBe(true);
-        else expect(prefixes.some((p) => text.includes(`/${p}*`))).toBe(true);
+      // Queues: send only to the declared ones; consume only its own.
+      const sendResources = statements
+        .filter((x) => asArray(x.Action).includes('sqs:SendMessage'))
+        .flatMap((x) => asArray(x.Resource as unknown))
+        .map((r) => JSON.stringify(r));
+      const declaredQueues = (spec.access.sendTo ?? []).map((k) =>
+        logicalId(s.stack.node.findChild(`${pascalKey(k)}Queue`) as never),
+      );
+      expect(sendResources.length).toBe(declaredQueues.length);
+      for (const id of declaredQueues) expect(sendResources.some((r) => r.includes(id))).toBe(true);
+      for (const k of spec.access.sendTo ?? []) expect(env[queueUrlEnv(k)]).toBeDefined();
+      const consumes = statements.filter((x) => asArray(x.Action).includes('sqs:ReceiveMessage'));
+      if (spec.queueWorker) {
+        expect(consumes.flatMap((x) => asArray(x.Resource as unknown)).map((r) => JSON.stringify(r))).toEqual([
+          JSON.stringify({
+            'Fn::GetAtt': [
+              logicalId(s.stack.node.findChild(`${pascalKey(spec.queueWorker.queue)}Queue`) as never),
+              'Arn',
+            ],
+          }),
+        ]);
+      } else {
+        expect(consumes).toEqual([]);
       }
-    }
 
-    // Bedrock, Textract, secrets: only when declared.
-    expect(has('bedrock:InvokeModel')).toBe(Boolean(spec.access.bedrock?.invoke));
-    expect(has('bedrock:CountTokens')).toBe(Boolean(spec.access.bedrock?.countTokens));
-    expect(has('textract:DetectDocumentText')).toBe(Boolean(spec.access.textract));
-    const secretResources = statements.filter((x) => asArray(x.Action).includes('secretsmanager:GetSecretValue')).flatMap((x) => asArray(x.Resource as unknown));
-    const wanted = (spec.access.secrets ?? []).filter((k) => k !== 'modelApiKey'); // the model key exists only with provider openai
-    expect(secretResources).toHaveLength(wanted.length);
-  });
+      // Buckets: only the declared ones, objects only under the declared prefixes.
+      for (const st of statements.filter((x) => asArray(x.Action).some((a) => a.startsWith('s3:')))) {
+        for (const r of asArray(st.Resource as unknown)) {
+          const text = JSON.stringify(r);
+          const key = (Object.keys(buckets) as (keyof typeof buckets)[]).find((k) =>
+            text.includes(logicalId(s.stack.node.findChild(`${pascalKey(k)}Bucket`) as never)),
+          );
+          expect(key, `${fn}: ${text}`).toBeDefined();
+          const declared = spec.access.buckets?.[key!];
+          expect(declared, `${fn} declares ${key}`).toBeDefined();
+          expect(env[buckets[key!].envVar]).toBeDefined();
+          const prefixes = [...(declared!.read ?? []), ...(declared!.write ?? []), ...(declared!.delete ?? [])];
+          if (asArray(st.Action).includes('s3:ListBucket')) expect(declared!.list).toBe(true);
+          else expect(prefixes.some((p) => text.includes(`/${p}*`))).toBe(true);
+        }
+      }
+
+      // Bedrock, Textract, secrets: only when declared.
+      expect(has('bedrock:InvokeModel')).toBe(Boolean(spec.access.bedrock?.invoke));
+      expect(has('bedrock:CountTokens')).toBe(Boolean(spec.access.bedrock?.countTokens));
+      expect(has('textract:DetectDocumentText')).toBe(Boolean(spec.access.textract));
+      const secretResources = statements
+        .filter((x) => asArray(x.Action).includes('secretsmanager:GetSecretValue'))
+        .flatMap((x) => asArray(x.Resource as unknown));
+      const wanted = (spec.access.secrets ?? []).filter((k) => k !== 'modelApiKey'); // the model key exists only with provider openai
+      expect(secretResources).toHaveLength(wanted.length);
+    },
+  );
 
   it('the fallback touches nothing but its log group', () => {
     expect(statementsOf(fallbackFunction).map((st) => st.Sid)).toEqual(['OwnLogs']);
   });
 
   it('health reads its table items, writes the rate limit, lists the knowledge bucket and counts tokens: nothing else', () => {
-    const actions = statementsOf('health').flatMap((st) => asArray(st.Action)).sort();
+    const actions = statementsOf('health')
+      .flatMap((st) => asArray(st.Action))
+      .sort();
     expect(actions).toEqual(
       [
         'bedrock:CountTokens',
@@ -427,37 +550,70 @@ describe('least privilege', () => {
 
   it('every function but the fallback declares what it touches (shared/resources: access)', () => {
     const undeclared = specs.filter((x) => !x.accessDeclared && !x.isFallback).map((x) => x.fn);
-    expect(undeclared, 'add `access: {...}` to these functions\' route/worker definitions (`access: {}` if they touch nothing)').toEqual([]);
+    expect(
+      undeclared,
+      "add `access: {...}` to these functions' route/worker definitions (`access: {}` if they touch nothing)",
+    ).toEqual([]);
   });
 
-  it('with an OpenAI-compatible provider, the model key is a secret the model functions may read, and Bedrock is not granted', () => {
-    const openai = synth({ settings: { modelProvider: 'openai', openaiBaseUrl: 'https://models.example.com/v1', openaiModel: 'gpt-4o-mini' } });
-    const res = openai.template.toJSON().Resources as Record<string, Resource>;
-    const statements = Object.values(res).filter((r) => r.Type === 'AWS::IAM::Policy').flatMap((p) => p.Properties.PolicyDocument.Statement);
-    expect(statements.flatMap((st: any) => asArray(st.Action)).some((a: string) => a.startsWith('bedrock:'))).toBe(false);
-    const modelKey = Object.entries(res).find(([id, r]) => r.Type === 'AWS::SecretsManager::Secret' && id.startsWith('ModelApiKeySecret'));
-    expect(modelKey).toBeDefined();
-    const readers = specs.filter((x) => x.access.secrets?.includes('modelApiKey')).map((x) => x.fn);
-    for (const fn of readers) {
-      const id = logicalId(openai.stack.functions[fn]!);
-      expect(res[id]!.Properties.Environment.Variables).toMatchObject({ MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: 'https://models.example.com/v1', OPENAI_API_KEY_SECRET_ARN: { Ref: modelKey![0] } });
-    }
-  }, SYNTH_TIMEOUT_MS);
-
-  it('with Bedrock embeddings, the embeddings model joins the models the Bedrock-declaring functions may invoke', () => {
-    const withEmbeddings = synth({ settings: { embeddingsProvider: 'bedrock' } });
-    const res = withEmbeddings.template.toJSON().Resources as Record<string, Resource>;
-    for (const spec of specs.filter((x) => x.access.bedrock?.invoke)) {
-      const role = logicalId(withEmbeddings.stack.roles[spec.fn]! as never);
+  it(
+    'with an OpenAI-compatible provider, the model key is a secret the model functions may read, and Bedrock is not granted',
+    () => {
+      const openai = synth({
+        settings: {
+          modelProvider: 'openai',
+          openaiBaseUrl: 'https://models.example.com/v1',
+          openaiModel: 'gpt-4o-mini',
+        },
+      });
+      const res = openai.template.toJSON().Resources as Record<string, Resource>;
       const statements = Object.values(res)
-        .filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles as { Ref: string }[]).some((x) => x.Ref === role))
-        .flatMap((p) => p.Properties.PolicyDocument.Statement as { Sid?: string; Resource: unknown }[]);
-      const invoke = JSON.stringify(statements.find((st) => st.Sid === 'BedrockInvoke')?.Resource);
-      expect(invoke, spec.fn).toContain('foundation-model/amazon.titan-embed-text-v2:0');
-      expect(invoke, spec.fn).toContain('foundation-model/amazon.nova-lite-v1:0');
-      expect(res[logicalId(withEmbeddings.stack.functions[spec.fn]!)]!.Properties.Environment.Variables.EMBEDDINGS_PROVIDER).toBe('bedrock');
-    }
-  }, SYNTH_TIMEOUT_MS);
+        .filter((r) => r.Type === 'AWS::IAM::Policy')
+        .flatMap((p) => p.Properties.PolicyDocument.Statement);
+      expect(statements.flatMap((st: any) => asArray(st.Action)).some((a: string) => a.startsWith('bedrock:'))).toBe(
+        false,
+      );
+      const modelKey = Object.entries(res).find(
+        ([id, r]) => r.Type === 'AWS::SecretsManager::Secret' && id.startsWith('ModelApiKeySecret'),
+      );
+      expect(modelKey).toBeDefined();
+      const readers = specs.filter((x) => x.access.secrets?.includes('modelApiKey')).map((x) => x.fn);
+      for (const fn of readers) {
+        const id = logicalId(openai.stack.functions[fn]!);
+        expect(res[id]!.Properties.Environment.Variables).toMatchObject({
+          MODEL_PROVIDER: 'openai',
+          OPENAI_BASE_URL: 'https://models.example.com/v1',
+          OPENAI_API_KEY_SECRET_ARN: { Ref: modelKey![0] },
+        });
+      }
+    },
+    SYNTH_TIMEOUT_MS,
+  );
+
+  it(
+    'with Bedrock embeddings, the embeddings model joins the models the Bedrock-declaring functions may invoke',
+    () => {
+      const withEmbeddings = synth({ settings: { embeddingsProvider: 'bedrock' } });
+      const res = withEmbeddings.template.toJSON().Resources as Record<string, Resource>;
+      for (const spec of specs.filter((x) => x.access.bedrock?.invoke)) {
+        const role = logicalId(withEmbeddings.stack.roles[spec.fn]! as never);
+        const statements = Object.values(res)
+          .filter(
+            (r) =>
+              r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles as { Ref: string }[]).some((x) => x.Ref === role),
+          )
+          .flatMap((p) => p.Properties.PolicyDocument.Statement as { Sid?: string; Resource: unknown }[]);
+        const invoke = JSON.stringify(statements.find((st) => st.Sid === 'BedrockInvoke')?.Resource);
+        expect(invoke, spec.fn).toContain('foundation-model/amazon.titan-embed-text-v2:0');
+        expect(invoke, spec.fn).toContain('foundation-model/amazon.nova-lite-v1:0');
+        expect(
+          res[logicalId(withEmbeddings.stack.functions[spec.fn]!)]!.Properties.Environment.Variables
+            .EMBEDDINGS_PROVIDER,
+        ).toBe('bedrock');
+      }
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });
 
 describe('alarms', () => {
@@ -465,11 +621,21 @@ describe('alarms', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     for (const key of Object.keys(queues) as QueueKey[]) {
       const dlqId = logicalId(s.stack.node.findChild(`${pascalKey(key)}DeadLetterQueue`) as never);
-      expect(alarms.some((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(a.Dimensions).includes(dlqId) && a.Threshold === 1), key).toBe(true);
+      expect(
+        alarms.some(
+          (a) =>
+            a.MetricName === 'ApproximateNumberOfMessagesVisible' &&
+            JSON.stringify(a.Dimensions).includes(dlqId) &&
+            a.Threshold === 1,
+        ),
+        key,
+      ).toBe(true);
     }
     expect(alarms.some((a) => a.MetricName === '5XXError' && a.Namespace === 'AWS/ApiGateway')).toBe(true);
     const throttled = alarms.filter((a) => JSON.stringify(a.Metrics ?? []).includes('"Throttles"'));
-    const covered = new Set(throttled.flatMap((a) => JSON.stringify(a.Metrics).match(/[A-Za-z]+Function[0-9A-F]{8}/g) ?? []));
+    const covered = new Set(
+      throttled.flatMap((a) => JSON.stringify(a.Metrics).match(/[A-Za-z]+Function[0-9A-F]{8}/g) ?? []),
+    );
     for (const spec of specs) expect(covered.has(fnId(spec.fn)), spec.fn).toBe(true);
     const topic = ofType('AWS::SNS::Topic')[0]![0];
     for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: topic }]);
@@ -477,8 +643,14 @@ describe('alarms', () => {
 
   it('the idle floor in the README counts the alarm metrics and secrets this stack creates', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
-    const metrics = alarms.reduce((n, a) => n + (a.MetricName ? 1 : (a.Metrics as { MetricStat?: unknown }[]).filter((m) => m.MetricStat).length), 0);
-    expect(defaultFloorInputs()).toEqual({ alarmMetrics: metrics, secrets: ofType('AWS::SecretsManager::Secret').length });
+    const metrics = alarms.reduce(
+      (n, a) => n + (a.MetricName ? 1 : (a.Metrics as { MetricStat?: unknown }[]).filter((m) => m.MetricStat).length),
+      0,
+    );
+    expect(defaultFloorInputs()).toEqual({
+      alarmMetrics: metrics,
+      secrets: ofType('AWS::SecretsManager::Secret').length,
+    });
   });
 
   it('alarms on the webhook failure rate: failed attempts (from the deliver log) over attempts (receives)', () => {
@@ -489,11 +661,17 @@ describe('alarms', () => {
       expect(alarm).toBeUndefined();
       return;
     }
-    expect(filters.map(([, f]) => f.Properties.FilterPattern)).toEqual([`{ $.message = "${FAILED_ATTEMPT_LOG_MESSAGE}" }`]);
-    expect(filters[0]![1].Properties.LogGroupName.Ref).toBe(logicalId(s.stack.functions[deliver.fn]!.logGroup as never));
+    expect(filters.map(([, f]) => f.Properties.FilterPattern)).toEqual([
+      `{ $.message = "${FAILED_ATTEMPT_LOG_MESSAGE}" }`,
+    ]);
+    expect(filters[0]![1].Properties.LogGroupName.Ref).toBe(
+      logicalId(s.stack.functions[deliver.fn]!.logGroup as never),
+    );
     expect(JSON.stringify(alarm!.Properties.Metrics)).toContain('NumberOfMessagesReceived');
     // The deliver code still logs the line the filter counts.
-    const sources = readdirSync(join(projectRoot, 'shared', 'webhooks')).map((f) => readFileSync(join(projectRoot, 'shared', 'webhooks', f), 'utf8')).join('\n');
+    const sources = readdirSync(join(projectRoot, 'shared', 'webhooks'))
+      .map((f) => readFileSync(join(projectRoot, 'shared', 'webhooks', f), 'utf8'))
+      .join('\n');
     expect(sources).toContain(`'${FAILED_ATTEMPT_LOG_MESSAGE}'`);
   });
 });

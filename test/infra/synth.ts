@@ -31,7 +31,11 @@ export function synth(options: SynthOptions = {}): Synthesized {
   const app = new App({ outdir, context: { 'aws:cdk:disable-asset-staging': true } });
   const stack = new SwitchboardStack(app, 'Switchboard', {
     ...options.props,
-    settings: { ...defaultSettings, ...options.settings, environment: { ...defaultSettings.environment, ...options.settings?.environment } },
+    settings: {
+      ...defaultSettings,
+      ...options.settings,
+      environment: { ...defaultSettings.environment, ...options.settings?.environment },
+    },
   });
   options.mutate?.(stack);
   if (options.nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -24,7 +24,11 @@ const CONCEPTS: string[][] = [
 function embed(text: string): number[] {
   const v = new Array(CONCEPTS.length + 1).fill(0);
   v[CONCEPTS.length] = 0.05;
-  for (const w of text.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').match(/\p{L}+/gu) ?? []) {
+  for (const w of text
+    .toLowerCase()
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .match(/\p{L}+/gu) ?? []) {
     CONCEPTS.forEach((words, i) => {
       if (words.includes(w)) v[i] += 1;
     });
@@ -50,7 +54,9 @@ beforeAll(async () => {
       }
       // Answer out of order: the adapter must put vectors back by `index`.
       const data = parsed.input.map((t, index) => ({ object: 'embedding', index, embedding: embed(t) })).reverse();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: parsed.model }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data, model: parsed.model }));
     });
   });
   server.listen(0, '127.0.0.1');
@@ -76,16 +82,45 @@ describe('OpenAI-compatible embeddings', () => {
     store.addBot('bot_h');
     const objects = new MemoryObjects();
     const jobs: IngestJob[] = [];
-    const manage = makeKnowledgeManagement({ requireBot: async (_p, id) => store.bot(id)!, files: store, objects, queue: { enqueue: async (j) => void jobs.push(j) }, logger });
-    await manage.upload('prj_1', 'bot_h', 'reembolso.txt', 'text/plain', Buffer.from('O estorno do valor aparece na fatura do cartão.'));
+    const manage = makeKnowledgeManagement({
+      requireBot: async (_p, id) => store.bot(id)!,
+      files: store,
+      objects,
+      queue: { enqueue: async (j) => void jobs.push(j) },
+      logger,
+    });
+    await manage.upload(
+      'prj_1',
+      'bot_h',
+      'reembolso.txt',
+      'text/plain',
+      Buffer.from('O estorno do valor aparece na fatura do cartão.'),
+    );
     await manage.upload('prj_1', 'bot_h', 'frete.txt', 'text/plain', Buffer.from('O frete é calculado pelo CEP.'));
-    await manage.upload('prj_1', 'bot_h', 'senha.txt', 'text/plain', Buffer.from('Para trocar a senha, use o link do e-mail.'));
-    await makeIngestKnowledge({ files: store, objects, logger, embeddings: provider })('bot_h', jobs, { finalAttempt: false });
+    await manage.upload(
+      'prj_1',
+      'bot_h',
+      'senha.txt',
+      'text/plain',
+      Buffer.from('Para trocar a senha, use o link do e-mail.'),
+    );
+    await makeIngestKnowledge({ files: store, objects, logger, embeddings: provider })('bot_h', jobs, {
+      finalAttempt: false,
+    });
 
-    const lexicalOnly = makeKnowledgeSearch({ bots: { get: async (id) => store.bot(id) }, indexes: new IndexCache(objects), logger });
+    const lexicalOnly = makeKnowledgeSearch({
+      bots: { get: async (id) => store.bot(id) },
+      indexes: new IndexCache(objects),
+      logger,
+    });
     expect(await lexicalOnly.search({ botId: 'bot_h', query: 'how do I get my money back', topK: 3 })).toEqual([]);
 
-    const hybrid = makeKnowledgeSearch({ bots: { get: async (id) => store.bot(id) }, indexes: new IndexCache(objects), logger, embeddings: provider });
+    const hybrid = makeKnowledgeSearch({
+      bots: { get: async (id) => store.bot(id) },
+      indexes: new IndexCache(objects),
+      logger,
+      embeddings: provider,
+    });
     const found = await hybrid.search({ botId: 'bot_h', query: 'how do I get my money back', topK: 3 });
     expect(found[0]!.fileName).toBe('reembolso.txt');
     for (const r of found) expect(r.score > 0 && r.score <= 1).toBe(true);

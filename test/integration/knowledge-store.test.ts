@@ -3,7 +3,12 @@ import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-file-store.ts';
 import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
 import type { Bot } from '#shared/bots/bot.ts';
-import { fileKeyOf, knowledgeObjectKeys, newGeneration, type KnowledgeFile } from '#shared/knowledge/knowledge-files.ts';
+import {
+  fileKeyOf,
+  knowledgeObjectKeys,
+  newGeneration,
+  type KnowledgeFile,
+} from '#shared/knowledge/knowledge-files.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 
 /** The bot and knowledge-file adapters against dynalite: the conditional writes that replace transactions. */
@@ -41,7 +46,11 @@ describe('DynamoBotStore', () => {
     const bots = new DynamoBotStore(table);
     await bots.create(newBot('bot_1'));
     await bots.create(newBot('bot_2', 'prj_b'));
-    expect(await bots.get('bot_1')).toMatchObject({ botId: 'bot_1', projectId: 'prj_a', knowledge: { indexVersion: 0, liveGenerations: {} } });
+    expect(await bots.get('bot_1')).toMatchObject({
+      botId: 'bot_1',
+      projectId: 'prj_a',
+      knowledge: { indexVersion: 0, liveGenerations: {} },
+    });
     expect(await bots.get('bot_nope')).toBeUndefined();
     expect(await bots.update('prj_b', 'bot_1', { name: 'x' }, new Date())).toBeUndefined();
     const updated = await bots.update('prj_a', 'bot_1', { name: 'Novo', temperature: 0.5 }, new Date());
@@ -77,14 +86,26 @@ describe('DynamoKnowledgeFileStore', () => {
     expect(await files.publishIndex('bot_k', { expectedVersion: 0, key: 'idx/1', added: { [key]: g1 } })).toBe(false);
     expect(await files.publishIndex('bot_k', { expectedVersion: 0, key: 'idx/1', added: { [key]: g2 } })).toBe(true);
     expect(await files.publishIndex('bot_k', { expectedVersion: 0, key: 'idx/1b', added: {} })).toBe(false); // version moved on
-    expect((await bots.get('bot_k'))!.knowledge).toEqual({ indexVersion: 1, indexKey: 'idx/1', liveGenerations: { [key]: g2 } });
+    expect((await bots.get('bot_k'))!.knowledge).toEqual({
+      indexVersion: 1,
+      indexKey: 'idx/1',
+      liveGenerations: { [key]: g2 },
+    });
     expect(await files.markReady('bot_k', key, g1, 3, new Date())).toBe(false);
     expect(await files.markReady('bot_k', key, g2, 3, new Date())).toBe(true);
     expect((await files.list('bot_k')).map((f) => [f.fileName, f.status, f.chunks])).toEqual([[name, 'ready', 3]]);
 
     // A rebuild keeps the previous key for cleanup.
-    expect(await files.publishIndex('bot_k', { expectedVersion: 1, key: 'idx/2', previousKey: 'idx/1', added: {} })).toBe(true);
-    expect(await files.indexState('bot_k')).toEqual({ version: 2, key: 'idx/2', previousKey: 'idx/1', current: { [key]: g2 }, live: { [key]: g2 } });
+    expect(
+      await files.publishIndex('bot_k', { expectedVersion: 1, key: 'idx/2', previousKey: 'idx/1', added: {} }),
+    ).toBe(true);
+    expect(await files.indexState('bot_k')).toEqual({
+      version: 2,
+      key: 'idx/2',
+      previousKey: 'idx/1',
+      current: { [key]: g2 },
+      live: { [key]: g2 },
+    });
 
     // Delete: out of search at once, record gone; from another project nothing happens.
     expect(await files.remove('prj_other', 'bot_k', key)).toBeUndefined();
@@ -97,7 +118,11 @@ describe('DynamoKnowledgeFileStore', () => {
     const g3 = newGeneration(new Date(t0.getTime() + 2000));
     expect(await files.startUpload('prj_a', file('bot_k', 'x.pdf', g3))).toBe('started');
     expect(await files.markFailed('bot_k', fileKeyOf('x.pdf'), g3, 'The PDF is corrupt.', new Date())).toBe(true);
-    expect(await files.get('bot_k', fileKeyOf('x.pdf'))).toMatchObject({ status: 'failed', error: 'The PDF is corrupt.', chunks: 0 });
+    expect(await files.get('bot_k', fileKeyOf('x.pdf'))).toMatchObject({
+      status: 'failed',
+      error: 'The PDF is corrupt.',
+      chunks: 0,
+    });
     expect((await files.removeAll('bot_k')).map((f) => f.fileName)).toEqual(['x.pdf']);
     expect(await files.list('bot_k')).toEqual([]);
   });

@@ -36,7 +36,15 @@ describe('DynamoDeliveryStore against dynalite', () => {
   it('creates the record with the first attempt and appends the next ones', async () => {
     const first = write('int_a');
     expect(await store.recordAttempt(first)).toBe(true);
-    expect(await store.recordAttempt({ ...first, attempt: { at: '2026-11-21T10:00:05.000Z', statusCode: 200, durationMs: 8 }, status: 'succeeded', nextAttemptAt: undefined, body: undefined })).toBe(true);
+    expect(
+      await store.recordAttempt({
+        ...first,
+        attempt: { at: '2026-11-21T10:00:05.000Z', statusCode: 200, durationMs: 8 },
+        status: 'succeeded',
+        nextAttemptAt: undefined,
+        body: undefined,
+      }),
+    ).toBe(true);
     const record = await store.get('prj_1', 'int_a', first.deliveryId);
     expect(record).toEqual({
       deliveryId: first.deliveryId,
@@ -60,7 +68,12 @@ describe('DynamoDeliveryStore against dynalite', () => {
   });
 
   it('lists newest first, filters by status, pages with a cursor, without bodies', async () => {
-    const writes = [write('int_c'), write('int_c', { status: 'failed', nextAttemptAt: undefined }), write('int_c'), write('int_c', { status: 'failed', nextAttemptAt: undefined })];
+    const writes = [
+      write('int_c'),
+      write('int_c', { status: 'failed', nextAttemptAt: undefined }),
+      write('int_c'),
+      write('int_c', { status: 'failed', nextAttemptAt: undefined }),
+    ];
     for (const w of writes) await store.recordAttempt(w);
     const all = await store.list('prj_1', 'int_c', { limit: 10 });
     expect(all.items.map((d) => d.eventId)).toEqual(writes.map((w) => w.eventId).reverse());

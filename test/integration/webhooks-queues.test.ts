@@ -14,12 +14,19 @@ const dir = mkdtempSync(join(tmpdir(), 'sb-wh-queues-'));
 
 beforeAll(async () => {
   emulators = await startEmulators(dir);
-  sqs = new SQSClient({ region: emulators.region, endpoint: emulators.awsEndpoint, credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+  sqs = new SQSClient({
+    region: emulators.region,
+    endpoint: emulators.awsEndpoint,
+    credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+  });
   calls = [];
-  sqs.middlewareStack.add((next, context) => async (args) => {
-    calls.push(String(context.commandName));
-    return next(args);
-  }, { step: 'initialize' });
+  sqs.middlewareStack.add(
+    (next, context) => async (args) => {
+      calls.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize' },
+  );
 });
 afterAll(async () => {
   sqs?.destroy();
@@ -31,13 +38,28 @@ async function drain(queueUrl: string, expected: number) {
   const bodies: string[] = [];
   const deadline = Date.now() + 10_000;
   while (bodies.length < expected && Date.now() < deadline) {
-    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 60 }));
+    const out = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+        VisibilityTimeout: 60,
+      }),
+    );
     bodies.push(...(out.Messages ?? []).map((m) => m.Body!));
   }
   return bodies;
 }
 
-const event = (n: number): EventMessage => ({ v: 1, eventId: `evt_${n}`, eventType: 'message.sent', projectId: 'prj_1', channelId: 'ch_1', acceptedAt: n, body: '{}' });
+const event = (n: number): EventMessage => ({
+  v: 1,
+  eventId: `evt_${n}`,
+  eventType: 'message.sent',
+  projectId: 'prj_1',
+  channelId: 'ch_1',
+  acceptedAt: n,
+  body: '{}',
+});
 
 describe('SqsEventQueue', () => {
   it('sends events published at the same time in few batch calls, none lost', async () => {
@@ -48,7 +70,9 @@ describe('SqsEventQueue', () => {
     expect(sends).toBeGreaterThanOrEqual(3);
     expect(sends).toBeLessThan(25);
     const bodies = await drain(emulators.queueUrls.events, 25);
-    expect(bodies.map((b) => JSON.parse(b).eventId).sort()).toEqual(Array.from({ length: 25 }, (_, i) => `evt_${i}`).sort());
+    expect(bodies.map((b) => JSON.parse(b).eventId).sort()).toEqual(
+      Array.from({ length: 25 }, (_, i) => `evt_${i}`).sort(),
+    );
   });
 });
 
@@ -71,7 +95,10 @@ describe('SqsDeliveryQueue', () => {
     const queue = new SqsDeliveryQueue(sqs, emulators.queueUrls.deliveries);
     calls.length = 0;
     const big = 'x'.repeat(100 * 1024);
-    const failed = await queue.enqueue([...Array.from({ length: 12 }, (_, i) => ({ job: job(i) })), ...[12, 13, 14].map((i) => ({ job: job(i, big) }))]);
+    const failed = await queue.enqueue([
+      ...Array.from({ length: 12 }, (_, i) => ({ job: job(i) })),
+      ...[12, 13, 14].map((i) => ({ job: job(i, big) })),
+    ]);
     expect(failed.size).toBe(0);
     expect(calls.filter((c) => c === 'SendMessageBatchCommand').length).toBe(3);
     expect((await drain(emulators.queueUrls.deliveries, 15)).length).toBe(15);
@@ -80,7 +107,13 @@ describe('SqsDeliveryQueue', () => {
   it('postpones received messages, and a delayed job stays hidden until due', async () => {
     const queue = new SqsDeliveryQueue(sqs, emulators.queueUrls.deliveries);
     await queue.enqueue([{ job: job(100) }, { job: job(101), delaySeconds: 2 }]);
-    const first = await sqs.send(new ReceiveMessageCommand({ QueueUrl: emulators.queueUrls.deliveries, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    const first = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: emulators.queueUrls.deliveries,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+      }),
+    );
     expect(first.Messages!.map((m) => JSON.parse(m.Body!).deliveryId)).toEqual(['dlv_100']);
     expect((await queue.postpone([{ receiptHandle: first.Messages![0]!.ReceiptHandle!, seconds: 0.2 }])).size).toBe(0);
     const later = await drain(emulators.queueUrls.deliveries, 2);

@@ -66,15 +66,19 @@ describe('HttpWebhookSender with private destinations refused (AWS)', () => {
   it('checks the address it connects to, so DNS rebinding does not pass', async () => {
     // The name answers a public address to whoever checks first, then 127.0.0.1 (a rebinding attacker's DNS).
     let calls = 0;
-    const rebinding = (_name: string, cb: (e: NodeJS.ErrnoException | null, a: { address: string; family: number }[]) => void) =>
-      cb(null, [{ address: calls++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }]);
+    const rebinding = (
+      _name: string,
+      cb: (e: NodeJS.ErrnoException | null, a: { address: string; family: number }[]) => void,
+    ) => cb(null, [{ address: calls++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }]);
     const lookup = guardedLookup({ allowPrivate: false, resolve: rebinding });
     // A validator resolving the name first would have seen a public address...
-    await new Promise<void>((resolve) => lookup('rebind.example', { all: true }, (error: unknown, addresses: unknown) => {
-      expect(error).toBeNull();
-      expect(addresses).toEqual([{ address: '93.184.216.34', family: 4 }]);
-      resolve();
-    }));
+    await new Promise<void>((resolve) =>
+      lookup('rebind.example', { all: true }, (error: unknown, addresses: unknown) => {
+        expect(error).toBeNull();
+        expect(addresses).toEqual([{ address: '93.184.216.34', family: 4 }]);
+        resolve();
+      }),
+    );
     // ...but the connection resolves again, and that answer is refused.
     const guarded = new HttpWebhookSender({ timeoutMs: 2_000, allowPrivate: false, lookup });
     const before = received.length;
@@ -86,11 +90,20 @@ describe('HttpWebhookSender with private destinations refused (AWS)', () => {
 
   it('drops forbidden addresses from a mixed answer and connects to the allowed one only', async () => {
     const seen: string[] = [];
-    const mixed = guardedLookup({ allowPrivate: false, resolve: (_n, cb) => cb(null, [{ address: '127.0.0.1', family: 4 }, { address: '8.8.8.8', family: 4 }]) });
-    await new Promise<void>((resolve) => mixed('mixed.example', { all: true }, (_e: unknown, addresses: unknown) => {
-      seen.push(...(addresses as { address: string }[]).map((a) => a.address));
-      resolve();
-    }));
+    const mixed = guardedLookup({
+      allowPrivate: false,
+      resolve: (_n, cb) =>
+        cb(null, [
+          { address: '127.0.0.1', family: 4 },
+          { address: '8.8.8.8', family: 4 },
+        ]),
+    });
+    await new Promise<void>((resolve) =>
+      mixed('mixed.example', { all: true }, (_e: unknown, addresses: unknown) => {
+        seen.push(...(addresses as { address: string }[]).map((a) => a.address));
+        resolve();
+      }),
+    );
     expect(seen).toEqual(['8.8.8.8']);
   });
 });
@@ -100,7 +113,11 @@ describe('HttpWebhookSender with private destinations allowed (local runs)', () 
   afterAll(() => sender.close());
 
   it('POSTs the body and headers and reports a 2xx as success', async () => {
-    const outcome = await sender.send({ url: `http://127.0.0.1:${port}/ok`, headers: { 'content-type': 'application/json', 'x-test': '1' }, body: '{"hello":"world"}' });
+    const outcome = await sender.send({
+      url: `http://127.0.0.1:${port}/ok`,
+      headers: { 'content-type': 'application/json', 'x-test': '1' },
+      body: '{"hello":"world"}',
+    });
     expect(outcome).toMatchObject({ kind: 'success', statusCode: 200 });
     const last = received.at(-1)!;
     expect(last).toMatchObject({ path: '/ok', body: '{"hello":"world"}' });
@@ -115,7 +132,10 @@ describe('HttpWebhookSender with private destinations allowed (local runs)', () 
   });
 
   it('reports 410 with its status', async () => {
-    expect(await sender.send(request(`http://127.0.0.1:${port}/gone`))).toMatchObject({ kind: 'http-error', statusCode: 410 });
+    expect(await sender.send(request(`http://127.0.0.1:${port}/gone`))).toMatchObject({
+      kind: 'http-error',
+      statusCode: 410,
+    });
   });
 
   it('gives up on a receiver that never answers at the deadline', async () => {
@@ -127,7 +147,10 @@ describe('HttpWebhookSender with private destinations allowed (local runs)', () 
   });
 
   it('stops reading a huge answer and still succeeds', async () => {
-    expect(await sender.send(request(`http://127.0.0.1:${port}/big`))).toMatchObject({ kind: 'success', statusCode: 200 });
+    expect(await sender.send(request(`http://127.0.0.1:${port}/big`))).toMatchObject({
+      kind: 'success',
+      statusCode: 200,
+    });
   });
 
   it('reports a refused connection as a network failure', async () => {
@@ -136,6 +159,9 @@ describe('HttpWebhookSender with private destinations allowed (local runs)', () 
     await once(closed, 'listening');
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    expect(await sender.send(request(`http://127.0.0.1:${closedPort}/`))).toMatchObject({ kind: 'network', error: 'connection refused' });
+    expect(await sender.send(request(`http://127.0.0.1:${closedPort}/`))).toMatchObject({
+      kind: 'network',
+      error: 'connection refused',
+    });
   });
 });

@@ -7,7 +7,11 @@ import { startDynamoWithTable } from '#local/emulators.ts';
 export async function startTestTable(): Promise<{ table: DynamoTable; close(): Promise<void> }> {
   const dynamo = await startDynamoWithTable();
   const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ region: 'us-east-1', endpoint: dynamo.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: dynamo.endpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
     { marshallOptions: { removeUndefinedValues: true } },
   );
   return {

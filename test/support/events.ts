@@ -3,7 +3,13 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { HttpEvent } from '#shared/http/types.ts';
 
 /** A minimal API Gateway REST proxy event, for calling a handler in-process. */
-export function apiEvent(input: { method?: string; path?: string; headers?: Record<string, string>; body?: string | null; base64?: boolean }): HttpEvent {
+export function apiEvent(input: {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string | null;
+  base64?: boolean;
+}): HttpEvent {
   const headers = input.headers ?? {};
   return {
     resource: input.path ?? '/',

@@ -68,7 +68,8 @@ export function scanImage(text: string, options: { dpi?: number; fontPx?: number
   }
   const rgba = context.getImageData(0, 0, width, height).data;
   const pixels = new Uint8Array(width * height);
-  for (let i = 0; i < pixels.length; i++) pixels[i] = (rgba[i * 4]! * 77 + rgba[i * 4 + 1]! * 150 + rgba[i * 4 + 2]! * 29) >> 8;
+  for (let i = 0; i < pixels.length; i++)
+    pixels[i] = (rgba[i * 4]! * 77 + rgba[i * 4 + 1]! * 150 + rgba[i * 4 + 2]! * 29) >> 8;
   return { width, height, pixels };
 }
 
@@ -114,7 +115,12 @@ function addImagePage(doc: PDFDocument, image: GreyImage): PDFPage {
   });
   const page = doc.addPage(LETTER);
   const name = page.node.newXObject('Scan', doc.context.register(stream));
-  page.pushOperators(pushGraphicsState(), concatTransformationMatrix(LETTER[0], 0, 0, LETTER[1], 0, 0), drawObject(name), popGraphicsState());
+  page.pushOperators(
+    pushGraphicsState(),
+    concatTransformationMatrix(LETTER[0], 0, 0, LETTER[1], 0, 0),
+    drawObject(name),
+    popGraphicsState(),
+  );
   return page;
 }
 

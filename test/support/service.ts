@@ -9,18 +9,30 @@ export interface TestService extends RunningService {
   /** Sends a message with a custom token: `POST /api/integration/generic`, JSON body. */
   send(token: string, body: unknown): Promise<Response>;
   /** Creates a project and its API token. */
-  newProject(input?: { companyId?: number; monthlyBotCredits?: number; name?: string }): Promise<{ projectId: string; token: string }>;
+  newProject(input?: {
+    companyId?: number;
+    monthlyBotCredits?: number;
+    name?: string;
+  }): Promise<{ projectId: string; token: string }>;
   close(): Promise<void>;
 }
 
 /** Starts the whole local service in this test process on a free port, with its data in a fresh temp folder. */
 export async function startTestService(options: ServiceOptions = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-test-'));
-  const service = await startService({ port: 0, ...options, dataDir, logWorkerErrors: options.logWorkerErrors ?? false });
+  const service = await startService({
+    port: 0,
+    ...options,
+    dataDir,
+    logWorkerErrors: options.logWorkerErrors ?? false,
+  });
   const admin: TestService['admin'] = async (method, path, body) => {
     const response = await fetch(`${service.baseUrl}/admin/v1${path}`, {
       method,
-      headers: { authorization: `Bearer ${service.adminKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${service.adminKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

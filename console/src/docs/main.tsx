@@ -18,7 +18,9 @@ function Docs() {
   useEffect(() => {
     if (doc) {
       performance.mark('docs:rendered');
-      const target = window.location.hash ? document.getElementById(decodeURIComponent(window.location.hash.slice(1))) : null;
+      const target = window.location.hash
+        ? document.getElementById(decodeURIComponent(window.location.hash.slice(1)))
+        : null;
       target?.scrollIntoView();
     }
   }, [doc]);
@@ -27,7 +29,8 @@ function Docs() {
 
   const operations: { tag: string; method: string; path: string; op: Json }[] = [];
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
-    for (const method of METHODS) if (item[method]) operations.push({ tag: item[method].tags?.[0] ?? 'Other', method, path, op: item[method] });
+    for (const method of METHODS)
+      if (item[method]) operations.push({ tag: item[method].tags?.[0] ?? 'Other', method, path, op: item[method] });
   }
   const tags: Json[] = [...(doc.tags ?? [])];
   for (const o of operations) if (!tags.some((t) => t.name === o.tag)) tags.push({ name: o.tag });
@@ -49,7 +52,8 @@ function Docs() {
                 .map((o) => (
                   <li key={o.op.operationId}>
                     <a href={`#${o.op.operationId}`}>
-                      <span class={`method m-${o.method}`}>{o.method.toUpperCase()}</span> {o.path.replace('/admin/v1', '')}
+                      <span class={`method m-${o.method}`}>{o.method.toUpperCase()}</span>{' '}
+                      {o.path.replace('/admin/v1', '')}
                     </a>
                   </li>
                 ))}
@@ -94,14 +98,20 @@ function Operation({ method, path, op, doc }: { method: string; path: string; op
   return (
     <article class="op" id={op.operationId} aria-labelledby={`${op.operationId}-h`}>
       <h3 id={`${op.operationId}-h`}>
-        <span class={`method m-${method}`}>{op['x-any-method'] ? 'ANY' : method.toUpperCase()}</span> <code class="path">{path}</code>
+        <span class={`method m-${method}`}>{op['x-any-method'] ? 'ANY' : method.toUpperCase()}</span>{' '}
+        <code class="path">{path}</code>
       </h3>
       <p class="summary">{op.summary}</p>
       {op.description ? <Markdown text={op.description} /> : null}
       <p class="small">
         <strong>Auth: </strong>
         {security.length ? security.map((s: string) => <code key={s}>{s}</code>) : 'none'}
-        {security.length ? <span class="muted"> — <Markdown text={doc.components?.securitySchemes?.[security[0]]?.description ?? ''} inline /></span> : null}
+        {security.length ? (
+          <span class="muted">
+            {' '}
+            — <Markdown text={doc.components?.securitySchemes?.[security[0]]?.description ?? ''} inline />
+          </span>
+        ) : null}
       </p>
       {op.parameters?.length ? (
         <>
@@ -141,7 +151,9 @@ function Operation({ method, path, op, doc }: { method: string; path: string; op
             <div key={type}>
               <p class="small">
                 <code>{type}</code>
-                {media.schema?.['x-schema-source'] ? <span class="muted"> ({media.schema['x-schema-source']})</span> : null}
+                {media.schema?.['x-schema-source'] ? (
+                  <span class="muted"> ({media.schema['x-schema-source']})</span>
+                ) : null}
               </p>
               <Schema schema={media.schema} doc={doc} depth={0} />
             </div>
@@ -157,7 +169,8 @@ function Operation({ method, path, op, doc }: { method: string; path: string; op
               <ul class="codes">
                 {r['x-error-codes'].map((code: string) => (
                   <li key={code}>
-                    <code>{code}</code> <span class="muted">{doc.components?.schemas?.ErrorCode?.['x-enum-descriptions']?.[code]}</span>
+                    <code>{code}</code>{' '}
+                    <span class="muted">{doc.components?.schemas?.ErrorCode?.['x-enum-descriptions']?.[code]}</span>
                   </li>
                 ))}
               </ul>
@@ -165,7 +178,9 @@ function Operation({ method, path, op, doc }: { method: string; path: string; op
               <>
                 {' '}
                 <Markdown text={r.description ?? ''} inline />
-                {r.content?.['application/json']?.schema ? <Schema schema={r.content['application/json'].schema} doc={doc} depth={0} /> : null}
+                {r.content?.['application/json']?.schema ? (
+                  <Schema schema={r.content['application/json'].schema} doc={doc} depth={0} />
+                ) : null}
               </>
             )}
           </li>
@@ -180,7 +195,7 @@ function refName(ref: string) {
 }
 
 function resolve(schema: Json, doc: Json): Json {
-  return schema?.$ref ? doc.components?.schemas?.[refName(schema.$ref)] ?? {} : schema;
+  return schema?.$ref ? (doc.components?.schemas?.[refName(schema.$ref)] ?? {}) : schema;
 }
 
 function TypeLabel({ schema, doc }: { schema: Json | undefined; doc: Json }): any {
@@ -189,10 +204,30 @@ function TypeLabel({ schema, doc }: { schema: Json | undefined; doc: Json }): an
   if (schema.const !== undefined) return <code>{JSON.stringify(schema.const)}</code>;
   if (schema.enum) return <span>{schema.enum.map((v: unknown) => JSON.stringify(v)).join(' | ')}</span>;
   const variants = schema.anyOf ?? schema.oneOf;
-  if (variants) return <span>{variants.map((v: Json, i: number) => <span key={i}>{i ? ' | ' : ''}<TypeLabel schema={v} doc={doc} /></span>)}</span>;
+  if (variants)
+    return (
+      <span>
+        {variants.map((v: Json, i: number) => (
+          <span key={i}>
+            {i ? ' | ' : ''}
+            <TypeLabel schema={v} doc={doc} />
+          </span>
+        ))}
+      </span>
+    );
   const type = Array.isArray(schema.type) ? schema.type.join(' | ') : schema.type;
-  if (type === 'array') return <span>array of <TypeLabel schema={schema.items} doc={doc} /></span>;
-  return <span>{type ?? 'any'}{schema.format ? ` (${schema.format})` : ''}</span>;
+  if (type === 'array')
+    return (
+      <span>
+        array of <TypeLabel schema={schema.items} doc={doc} />
+      </span>
+    );
+  return (
+    <span>
+      {type ?? 'any'}
+      {schema.format ? ` (${schema.format})` : ''}
+    </span>
+  );
 }
 
 function constraints(s: Json): string {
@@ -222,7 +257,14 @@ function Schema({ schema, doc, depth }: { schema: Json | undefined; doc: Json; d
       </details>
     );
   }
-  if (schema.allOf) return <>{schema.allOf.map((s: Json, i: number) => <Schema key={i} schema={s} doc={doc} depth={depth} />)}</>;
+  if (schema.allOf)
+    return (
+      <>
+        {schema.allOf.map((s: Json, i: number) => (
+          <Schema key={i} schema={s} doc={doc} depth={depth} />
+        ))}
+      </>
+    );
   const variants = schema.oneOf ?? schema.anyOf;
   if (variants && !schema.properties) {
     return (
@@ -232,7 +274,11 @@ function Schema({ schema, doc, depth }: { schema: Json | undefined; doc: Json; d
           {variants.map((v: Json, i: number) => (
             <li key={i}>
               {v.title ? <strong>{v.title} </strong> : null}
-              {v.properties || v.$ref || v.allOf ? <Schema schema={v} doc={doc} depth={depth + 1} /> : <TypeLabel schema={v} doc={doc} />}
+              {v.properties || v.$ref || v.allOf ? (
+                <Schema schema={v} doc={doc} depth={depth + 1} />
+              ) : (
+                <TypeLabel schema={v} doc={doc} />
+              )}
             </li>
           ))}
         </ol>
@@ -246,7 +292,10 @@ function Schema({ schema, doc, depth }: { schema: Json | undefined; doc: Json; d
         <tbody>
           {Object.entries<Json>(schema.properties).map(([name, prop]) => {
             const inner = prop.type === 'array' ? prop.items : prop;
-            const nested = inner && !inner.$ref && (inner.properties || (inner.oneOf ?? inner.anyOf)?.some((v: Json) => v.properties));
+            const nested =
+              inner &&
+              !inner.$ref &&
+              (inner.properties || (inner.oneOf ?? inner.anyOf)?.some((v: Json) => v.properties));
             return (
               <tr key={name}>
                 <td>
@@ -282,7 +331,10 @@ function Schema({ schema, doc, depth }: { schema: Json | undefined; doc: Json; d
 
 /** Just enough Markdown for the document's texts: paragraphs and `code`. */
 function Markdown({ text, inline }: { text: string; inline?: boolean }) {
-  const render = (s: string): ComponentChildren[] => s.split(/(`[^`]+`)/).map((part, i) => (part.startsWith('`') && part.endsWith('`') ? <code key={i}>{part.slice(1, -1)}</code> : part));
+  const render = (s: string): ComponentChildren[] =>
+    s
+      .split(/(`[^`]+`)/)
+      .map((part, i) => (part.startsWith('`') && part.endsWith('`') ? <code key={i}>{part.slice(1, -1)}</code> : part));
   if (inline) return <span>{render(text)}</span>;
   return (
     <>

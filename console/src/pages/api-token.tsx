@@ -1,7 +1,17 @@
 import { useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
 import type { ApiTokenState, BotCredits } from '../types.ts';
-import { Badge, ConfirmButton, ErrorNotice, formatTime, Loading, SecretOnce, StatusMessage, useAction, useLoad } from '../ui.tsx';
+import {
+  Badge,
+  ConfirmButton,
+  ErrorNotice,
+  formatTime,
+  Loading,
+  SecretOnce,
+  StatusMessage,
+  useAction,
+  useLoad,
+} from '../ui.tsx';
 
 /** The project API token (one per project; create/replace shown once, revoke) and the month's bot credits. */
 export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }) {
@@ -18,9 +28,15 @@ export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }
     return (
       <section>
         <h1>API token created</h1>
-        <SecretOnce title="Your project API token" label="Project API token" value={token} onDone={() => setToken(undefined)}>
+        <SecretOnce
+          title="Your project API token"
+          label="Project API token"
+          value={token}
+          onDone={() => setToken(undefined)}
+        >
           <p class="muted">
-            Use it as <code>Authorization: Bearer &lt;token&gt;</code> on the Bots API (<code>/api/v1/ai/*</code>). Any earlier token stopped working.
+            Use it as <code>Authorization: Bearer &lt;token&gt;</code> on the Bots API (<code>/api/v1/ai/*</code>). Any
+            earlier token stopped working.
           </p>
         </SecretOnce>
       </section>
@@ -45,8 +61,8 @@ export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }
         <section class="card" aria-labelledby="token-title">
           <h2 id="token-title">Project API token</h2>
           <p>
-            One token per project (<code>sbk_…</code>), for the Bots API and the other public APIs. It is shown once when created; creating a new one
-            revokes the previous one at once.
+            One token per project (<code>sbk_…</code>), for the Bots API and the other public APIs. It is shown once
+            when created; creating a new one revokes the previous one at once.
           </p>
           <p>
             <strong>State: </strong>
@@ -64,7 +80,8 @@ export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }
                   </>
                 ) : (
                   <>
-                    <Badge tone="neutral">None</Badge> The Bots API refuses calls for this project until a token is created.
+                    <Badge tone="neutral">None</Badge> The Bots API refuses calls for this project until a token is
+                    created.
                   </>
                 )
               ) : tokenState.error ? (
@@ -134,7 +151,16 @@ export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }
           >
             <label for="grant-amount">Grant credits for this month</label>
             <div class="secret-row">
-              <input id="grant-amount" type="number" min={1} step={1} inputMode="numeric" required value={grant} onInput={(e) => setGrant(e.currentTarget.value)} />
+              <input
+                id="grant-amount"
+                type="number"
+                min={1}
+                step={1}
+                inputMode="numeric"
+                required
+                value={grant}
+                onInput={(e) => setGrant(e.currentTarget.value)}
+              />
               <button type="submit" disabled={action.busy || !grant}>
                 Grant
               </button>

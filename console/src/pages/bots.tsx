@@ -3,7 +3,14 @@ import { enc, type Api } from '../api.ts';
 import type { Bot, KnowledgeFile } from '../types.ts';
 import { Badge, ErrorNotice, formatTime, Loading, StatusMessage, useAction, useLoad } from '../ui.tsx';
 
-const UPLOAD_TYPES: Record<string, string> = { pdf: 'application/pdf', md: 'text/markdown', markdown: 'text/markdown', html: 'text/html', htm: 'text/html', txt: 'text/plain' };
+const UPLOAD_TYPES: Record<string, string> = {
+  pdf: 'application/pdf',
+  md: 'text/markdown',
+  markdown: 'text/markdown',
+  html: 'text/html',
+  htm: 'text/html',
+  txt: 'text/plain',
+};
 
 function fileBadge(f: KnowledgeFile) {
   if (f.status === 'ready') return <Badge tone="ok">Ready</Badge>;
@@ -16,7 +23,11 @@ export function BotsPage({ api, projectId }: { api: Api; projectId: string }) {
   const base = `/projects/${enc(projectId)}`;
   const bots = useLoad(async () => {
     const list = (await api.get<{ items: Bot[] }>(`${base}/bots`)).items;
-    const files = await Promise.all(list.map((b) => api.get<{ items: KnowledgeFile[] }>(`${base}/bots/${enc(b.botId)}/knowledge`).then((r) => r.items)));
+    const files = await Promise.all(
+      list.map((b) =>
+        api.get<{ items: KnowledgeFile[] }>(`${base}/bots/${enc(b.botId)}/knowledge`).then((r) => r.items),
+      ),
+    );
     return list.map((bot, n) => ({ bot, files: files[n]! }));
   }, [api, projectId]);
 
@@ -31,7 +42,11 @@ export function BotsPage({ api, projectId }: { api: Api; projectId: string }) {
       <p class="muted">Bots carry the instructions and knowledge the Bots API uses; applications pass the bot's id.</p>
       <ErrorNotice error={bots.error} />
       {!bots.data && !bots.error ? <Loading what="bots" /> : null}
-      {bots.data && bots.data.length === 0 ? <p class="muted">No bots yet (create them with <code>POST /admin/v1/projects/{'{projectId}'}/bots</code>).</p> : null}
+      {bots.data && bots.data.length === 0 ? (
+        <p class="muted">
+          No bots yet (create them with <code>POST /admin/v1/projects/{'{projectId}'}/bots</code>).
+        </p>
+      ) : null}
       {bots.data?.map(({ bot, files }) => (
         <article class="card" key={bot.botId} aria-labelledby={`bot-${bot.botId}`}>
           <h2 id={`bot-${bot.botId}`}>{bot.name}</h2>
@@ -77,7 +92,11 @@ export function BotsPage({ api, projectId }: { api: Api; projectId: string }) {
               </tbody>
             </table>
           )}
-          <KnowledgeUpload api={api} path={`${base}/bots/${enc(bot.botId)}/knowledge`} onUploaded={() => bots.reload()} />
+          <KnowledgeUpload
+            api={api}
+            path={`${base}/bots/${enc(bot.botId)}/knowledge`}
+            onUploaded={() => bots.reload()}
+          />
         </article>
       ))}
     </section>
@@ -105,7 +124,12 @@ function KnowledgeUpload({ api, path, onUploaded }: { api: Api; path: string; on
     >
       <label for={id}>Add a knowledge file (PDF, text, Markdown or HTML; 25 MB at most)</label>
       <div class="secret-row">
-        <input id={id} type="file" accept=".pdf,.txt,.md,.markdown,.html,.htm" onChange={(e) => setFile(e.currentTarget.files?.[0])} />
+        <input
+          id={id}
+          type="file"
+          accept=".pdf,.txt,.md,.markdown,.html,.htm"
+          onChange={(e) => setFile(e.currentTarget.files?.[0])}
+        />
         <button type="submit" disabled={!file || upload.busy}>
           Upload
         </button>

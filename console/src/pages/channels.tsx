@@ -12,8 +12,16 @@ const ADDRESS_HINT: Record<ChannelType, string> = {
 /** The project's channels (WhatsApp instances, mailboxes, SMS numbers); new ones use the sandbox provider. */
 export function ChannelsPage({ api, projectId }: { api: Api; projectId: string }) {
   const base = `/projects/${enc(projectId)}`;
-  const channels = useLoad(() => api.get<{ items: Channel[] }>(`${base}/channels`).then((r) => r.items), [api, projectId]);
-  const [form, setForm] = useState<{ type: ChannelType; name: string; address: string; credits: string }>({ type: 'whatsapp', name: '', address: '', credits: '' });
+  const channels = useLoad(
+    () => api.get<{ items: Channel[] }>(`${base}/channels`).then((r) => r.items),
+    [api, projectId],
+  );
+  const [form, setForm] = useState<{ type: ChannelType; name: string; address: string; credits: string }>({
+    type: 'whatsapp',
+    name: '',
+    address: '',
+    credits: '',
+  });
   const save = useAction();
   const [status, setStatus] = useState<string>();
 
@@ -75,11 +83,15 @@ export function ChannelsPage({ api, projectId }: { api: Api; projectId: string }
       >
         <h2 id="new-channel-title">New channel</h2>
         <p class="muted small">
-          New channels use the sandbox provider (messages are recorded, not sent). SMTP, Twilio and WhatsApp Cloud providers are set through the
-          management API (<code>provider</code> on channel create).
+          New channels use the sandbox provider (messages are recorded, not sent). SMTP, Twilio and WhatsApp Cloud
+          providers are set through the management API (<code>provider</code> on channel create).
         </p>
         <label for="channel-new-type">Type</label>
-        <select id="channel-new-type" value={form.type} onChange={(e) => setForm({ ...form, type: e.currentTarget.value as ChannelType })}>
+        <select
+          id="channel-new-type"
+          value={form.type}
+          onChange={(e) => setForm({ ...form, type: e.currentTarget.value as ChannelType })}
+        >
           {CHANNEL_TYPES.map((t) => (
             <option key={t.value} value={t.value}>
               {t.label}
@@ -87,16 +99,36 @@ export function ChannelsPage({ api, projectId }: { api: Api; projectId: string }
           ))}
         </select>
         <label for="channel-new-name">Name</label>
-        <input id="channel-new-name" required maxLength={200} value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
+        <input
+          id="channel-new-name"
+          required
+          maxLength={200}
+          value={form.name}
+          onInput={(e) => setForm({ ...form, name: e.currentTarget.value })}
+        />
         <label for="channel-new-address">Address</label>
-        <input id="channel-new-address" required value={form.address} onInput={(e) => setForm({ ...form, address: e.currentTarget.value })} aria-describedby="address-hint" />
+        <input
+          id="channel-new-address"
+          required
+          value={form.address}
+          onInput={(e) => setForm({ ...form, address: e.currentTarget.value })}
+          aria-describedby="address-hint"
+        />
         <p class="hint" id="address-hint">
           {ADDRESS_HINT[form.type]}
         </p>
         <label for="channel-new-credits">
           Credits <span class="muted">(optional; empty = unmetered)</span>
         </label>
-        <input id="channel-new-credits" type="number" min={0} step={1} inputMode="numeric" value={form.credits} onInput={(e) => setForm({ ...form, credits: e.currentTarget.value })} />
+        <input
+          id="channel-new-credits"
+          type="number"
+          min={0}
+          step={1}
+          inputMode="numeric"
+          value={form.credits}
+          onInput={(e) => setForm({ ...form, credits: e.currentTarget.value })}
+        />
         <ErrorNotice error={save.error} />
         <StatusMessage message={status} />
         <button type="submit" class="primary" disabled={save.busy}>

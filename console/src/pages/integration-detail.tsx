@@ -1,20 +1,38 @@
 import { useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
 import type { Channel, Delivery, DeliveryPage, Integration } from '../types.ts';
-import { Badge, ConfirmButton, ErrorNotice, formatTime, Loading, SecretOnce, StatusMessage, useAction, useLoad } from '../ui.tsx';
+import {
+  Badge,
+  ConfirmButton,
+  ErrorNotice,
+  formatTime,
+  Loading,
+  SecretOnce,
+  StatusMessage,
+  useAction,
+  useLoad,
+} from '../ui.tsx';
 import { channelLabel, integrationStatus } from './integrations.tsx';
 
 /** One integration: its settings and actions, and for a webhook its delivery log. */
-export function IntegrationDetail({ api, projectId, integrationId }: { api: Api; projectId: string; integrationId: string }) {
+export function IntegrationDetail({
+  api,
+  projectId,
+  integrationId,
+}: {
+  api: Api;
+  projectId: string;
+  integrationId: string;
+}) {
   const base = `/projects/${enc(projectId)}`;
   const path = `${base}/integrations/${enc(integrationId)}`;
-  const data = useLoad(
-    async () => {
-      const [integration, channels] = await Promise.all([api.get<Integration>(path), api.get<{ items: Channel[] }>(`${base}/channels`)]);
-      return { integration, channels: channels.items };
-    },
-    [api, path],
-  );
+  const data = useLoad(async () => {
+    const [integration, channels] = await Promise.all([
+      api.get<Integration>(path),
+      api.get<{ items: Channel[] }>(`${base}/channels`),
+    ]);
+    return { integration, channels: channels.items };
+  }, [api, path]);
   const action = useAction();
   const [secret, setSecret] = useState<{ kind: 'token' | 'signingSecret'; value: string }>();
   const [status, setStatus] = useState<string>();
@@ -200,7 +218,11 @@ function DeliveryLog({ api, path, version }: { api: Api; path: string; version: 
           <label for="delivery-filter" class="inline">
             Status
           </label>
-          <select id="delivery-filter" value={filter} onChange={(e) => setFilter(e.currentTarget.value as typeof filter)}>
+          <select
+            id="delivery-filter"
+            value={filter}
+            onChange={(e) => setFilter(e.currentTarget.value as typeof filter)}
+          >
             <option value="">All</option>
             <option value="pending">Pending</option>
             <option value="succeeded">Succeeded</option>
@@ -242,9 +264,14 @@ function DeliveryLog({ api, path, version }: { api: Api; path: string; version: 
                   <ol class="attempts">
                     {d.attempts.map((a, n) => (
                       <li key={n}>
-                        <span>{formatTime(a.at)}</span> · <span class="attempt-status">{a.statusCode !== undefined ? `HTTP ${a.statusCode}` : 'no answer'}</span> ·{' '}
-                        <span class="attempt-duration">{Math.round(a.durationMs)} ms</span>
-                        {a.error && a.error !== `HTTP ${a.statusCode}` ? <div class="small muted break">{a.error}</div> : null}
+                        <span>{formatTime(a.at)}</span> ·{' '}
+                        <span class="attempt-status">
+                          {a.statusCode !== undefined ? `HTTP ${a.statusCode}` : 'no answer'}
+                        </span>{' '}
+                        · <span class="attempt-duration">{Math.round(a.durationMs)} ms</span>
+                        {a.error && a.error !== `HTTP ${a.statusCode}` ? (
+                          <div class="small muted break">{a.error}</div>
+                        ) : null}
                       </li>
                     ))}
                   </ol>
@@ -256,7 +283,9 @@ function DeliveryLog({ api, path, version }: { api: Api; path: string; version: 
                       disabled={retry.busy}
                       aria-label={`Retry delivery of ${d.eventId}`}
                       onClick={async () => {
-                        const r = await retry.run(() => api.post<{ deliveryId: string }>(`${path}/deliveries/${enc(d.deliveryId)}/retry`));
+                        const r = await retry.run(() =>
+                          api.post<{ deliveryId: string }>(`${path}/deliveries/${enc(d.deliveryId)}/retry`),
+                        );
                         if (r) {
                           setStatus(`Retry of ${d.eventId} queued.`);
                           setTimeout(() => void page.reload(), 1500);
@@ -276,7 +305,9 @@ function DeliveryLog({ api, path, version }: { api: Api; path: string; version: 
         <button
           type="button"
           onClick={async () => {
-            const r = await api.get<DeliveryPage>(`${path}/deliveries?cursor=${enc(cursor)}${filter ? `&status=${filter}` : ''}`);
+            const r = await api.get<DeliveryPage>(
+              `${path}/deliveries?cursor=${enc(cursor)}${filter ? `&status=${filter}` : ''}`,
+            );
             setExtra((x) => [...x, ...r.items]);
             setCursor(r.nextCursor);
           }}

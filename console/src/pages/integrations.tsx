@@ -11,23 +11,25 @@ export function channelLabel(channels: Channel[] | undefined, channelId: string 
 export function integrationStatus(integration: Integration) {
   if (integration.product === 'custom') return <Badge tone="ok">Active</Badge>;
   if (integration.enabled) return <Badge tone="ok">Enabled</Badge>;
-  const reason = integration.disabledReason === 'gone' ? 'receiver answered 410' : integration.disabledReason === 'manual' ? 'by hand' : integration.disabledReason;
+  const reason =
+    integration.disabledReason === 'gone'
+      ? 'receiver answered 410'
+      : integration.disabledReason === 'manual'
+        ? 'by hand'
+        : integration.disabledReason;
   return <Badge tone="warn">Disabled{reason ? ` (${reason})` : ''}</Badge>;
 }
 
 /** Settings → Integrations: every webhook and custom integration of the project. */
 export function IntegrationsPage({ api, projectId }: { api: Api; projectId: string }) {
   const base = `/projects/${enc(projectId)}`;
-  const data = useLoad(
-    async () => {
-      const [integrations, channels] = await Promise.all([
-        api.get<{ items: Integration[] }>(`${base}/integrations`),
-        api.get<{ items: Channel[] }>(`${base}/channels`),
-      ]);
-      return { integrations: integrations.items, channels: channels.items };
-    },
-    [api, projectId],
-  );
+  const data = useLoad(async () => {
+    const [integrations, channels] = await Promise.all([
+      api.get<{ items: Integration[] }>(`${base}/integrations`),
+      api.get<{ items: Channel[] }>(`${base}/channels`),
+    ]);
+    return { integrations: integrations.items, channels: channels.items };
+  }, [api, projectId]);
   return (
     <section>
       <div class="row-between">
@@ -36,10 +38,15 @@ export function IntegrationsPage({ api, projectId }: { api: Api; projectId: stri
           New integration
         </a>
       </div>
-      <p class="muted">Webhooks push this project's events to your URL. Custom integrations hold a token that sends messages on one channel.</p>
+      <p class="muted">
+        Webhooks push this project's events to your URL. Custom integrations hold a token that sends messages on one
+        channel.
+      </p>
       <ErrorNotice error={data.error} />
       {!data.data ? (
-        data.error ? null : <Loading what="integrations" />
+        data.error ? null : (
+          <Loading what="integrations" />
+        )
       ) : data.data.integrations.length === 0 ? (
         <div class="card empty">
           <p>No integrations yet.</p>
@@ -66,14 +73,21 @@ export function IntegrationsPage({ api, projectId }: { api: Api; projectId: stri
                   {i.product === 'webhook' ? 'Webhook' : 'Custom'}
                   <div class="mono small muted">{i.integrationId}</div>
                 </td>
-                <td data-label="Channel">{i.product === 'webhook' && i.scope === 'general' ? 'General (all channels)' : channelLabel(data.data!.channels, i.channelId)}</td>
+                <td data-label="Channel">
+                  {i.product === 'webhook' && i.scope === 'general'
+                    ? 'General (all channels)'
+                    : channelLabel(data.data!.channels, i.channelId)}
+                </td>
                 <td data-label="Destination" class="break">
                   {i.product === 'webhook' ? i.url : 'Send endpoint (token)'}
                 </td>
                 <td data-label="Status">{integrationStatus(i)}</td>
                 <td data-label="Created">{formatTime(i.createdAt)}</td>
                 <td>
-                  <a href={`#${base}/integrations/${enc(i.integrationId)}`} aria-label={`Manage ${i.product} integration ${i.integrationId}`}>
+                  <a
+                    href={`#${base}/integrations/${enc(i.integrationId)}`}
+                    aria-label={`Manage ${i.product} integration ${i.integrationId}`}
+                  >
                     Manage
                   </a>
                 </td>

@@ -9,7 +9,10 @@ type Scope = 'general' | 'channel';
 /** Settings → Integrations → New integration (spec section 1). */
 export function NewIntegration({ api, projectId }: { api: Api; projectId: string }) {
   const base = `/projects/${enc(projectId)}`;
-  const channels = useLoad(() => api.get<{ items: Channel[] }>(`${base}/channels`).then((r) => r.items), [api, projectId]);
+  const channels = useLoad(
+    () => api.get<{ items: Channel[] }>(`${base}/channels`).then((r) => r.items),
+    [api, projectId],
+  );
   const [product, setProduct] = useState<Product>('webhook');
   const [scope, setScope] = useState<Scope>('general');
   const [channelType, setChannelType] = useState<ChannelType | ''>('');
@@ -38,7 +41,8 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
           <p class="muted">
             {isToken ? (
               <>
-                Send messages with <code>POST /api/integration/generic</code> and the header <code>Authorization: Bearer &lt;token&gt;</code>.
+                Send messages with <code>POST /api/integration/generic</code> and the header{' '}
+                <code>Authorization: Bearer &lt;token&gt;</code>.
               </>
             ) : (
               <>
@@ -86,15 +90,43 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
       <form class="card form" onSubmit={submit}>
         <fieldset>
           <legend>Product</legend>
-          <Radio name="product" value="webhook" checked={product === 'webhook'} onChange={() => setProduct('webhook')} label="Webhook" hint="We push this project's events to your URL." />
-          <Radio name="product" value="custom" checked={product === 'custom'} onChange={() => setProduct('custom')} label="Custom" hint="Your application sends messages on one channel with a token." />
+          <Radio
+            name="product"
+            value="webhook"
+            checked={product === 'webhook'}
+            onChange={() => setProduct('webhook')}
+            label="Webhook"
+            hint="We push this project's events to your URL."
+          />
+          <Radio
+            name="product"
+            value="custom"
+            checked={product === 'custom'}
+            onChange={() => setProduct('custom')}
+            label="Custom"
+            hint="Your application sends messages on one channel with a token."
+          />
         </fieldset>
 
         {product === 'webhook' ? (
           <fieldset>
             <legend>Scope</legend>
-            <Radio name="scope" value="general" checked={scope === 'general'} onChange={() => setScope('general')} label="General" hint="Events of every channel of the project." />
-            <Radio name="scope" value="channel" checked={scope === 'channel'} onChange={() => setScope('channel')} label="Specific channel" hint="Events of one channel only." />
+            <Radio
+              name="scope"
+              value="general"
+              checked={scope === 'general'}
+              onChange={() => setScope('general')}
+              label="General"
+              hint="Events of every channel of the project."
+            />
+            <Radio
+              name="scope"
+              value="channel"
+              checked={scope === 'channel'}
+              onChange={() => setScope('channel')}
+              label="Specific channel"
+              hint="Events of one channel only."
+            />
           </fieldset>
         ) : null}
 
@@ -126,9 +158,19 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
               ))}
             </select>
             <label for="channel-instance">Instance</label>
-            <select id="channel-instance" required disabled={!channelType} value={channelId} onChange={(e) => setChannelId(e.currentTarget.value)}>
+            <select
+              id="channel-instance"
+              required
+              disabled={!channelType}
+              value={channelId}
+              onChange={(e) => setChannelId(e.currentTarget.value)}
+            >
               <option value="" disabled>
-                {!channelType ? 'Choose a type first' : ofType.length ? 'Choose an instance' : `No ${channelType} channel`}
+                {!channelType
+                  ? 'Choose a type first'
+                  : ofType.length
+                    ? 'Choose an instance'
+                    : `No ${channelType} channel`}
               </option>
               {ofType.map((c) => (
                 <option key={c.channelId} value={c.channelId}>
@@ -137,7 +179,13 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
               ))}
             </select>
             <p class="hint">
-              {channelType === 'whatsapp' ? 'A chat-app instance (WhatsApp number).' : channelType === 'email' ? 'An email mailbox.' : channelType === 'sms' ? 'An SMS number or sender.' : ''}
+              {channelType === 'whatsapp'
+                ? 'A chat-app instance (WhatsApp number).'
+                : channelType === 'email'
+                  ? 'An email mailbox.'
+                  : channelType === 'sms'
+                    ? 'An SMS number or sender.'
+                    : ''}
             </p>
           </fieldset>
         ) : null}
@@ -146,11 +194,26 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
           <fieldset>
             <legend>Destination</legend>
             <label for="webhook-url">URL</label>
-            <input id="webhook-url" type="url" required inputMode="url" placeholder="https://example.com/webhooks/switchboard" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+            <input
+              id="webhook-url"
+              type="url"
+              required
+              inputMode="url"
+              placeholder="https://example.com/webhooks/switchboard"
+              value={url}
+              onInput={(e) => setUrl(e.currentTarget.value)}
+            />
             <label for="webhook-bearer">
               Bearer token <span class="muted">(optional)</span>
             </label>
-            <input id="webhook-bearer" type="password" autocomplete="off" value={bearerToken} onInput={(e) => setBearerToken(e.currentTarget.value)} aria-describedby="bearer-hint" />
+            <input
+              id="webhook-bearer"
+              type="password"
+              autocomplete="off"
+              value={bearerToken}
+              onInput={(e) => setBearerToken(e.currentTarget.value)}
+              aria-describedby="bearer-hint"
+            />
             <p class="hint" id="bearer-hint">
               Sent as <code>Authorization: Bearer …</code> on every delivery. It is never shown again.
             </p>
@@ -162,7 +225,9 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
                     <input
                       type="checkbox"
                       checked={eventTypes.includes(t)}
-                      onChange={(e) => setEventTypes(e.currentTarget.checked ? [...eventTypes, t] : eventTypes.filter((x) => x !== t))}
+                      onChange={(e) =>
+                        setEventTypes(e.currentTarget.checked ? [...eventTypes, t] : eventTypes.filter((x) => x !== t))
+                      }
                     />{' '}
                     <code>{t}</code>
                   </label>
@@ -186,11 +251,26 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
   );
 }
 
-function Radio(props: { name: string; value: string; checked: boolean; onChange: () => void; label: string; hint: string }) {
+function Radio(props: {
+  name: string;
+  value: string;
+  checked: boolean;
+  onChange: () => void;
+  label: string;
+  hint: string;
+}) {
   const id = `${props.name}-${props.value}`;
   return (
     <div class="radio">
-      <input type="radio" id={id} name={props.name} value={props.value} checked={props.checked} onChange={props.onChange} aria-describedby={`${id}-hint`} />
+      <input
+        type="radio"
+        id={id}
+        name={props.name}
+        value={props.value}
+        checked={props.checked}
+        onChange={props.onChange}
+        aria-describedby={`${id}-hint`}
+      />
       <label for={id}>{props.label}</label>
       <span class="hint" id={`${id}-hint`}>
         {props.hint}

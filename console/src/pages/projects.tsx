@@ -36,14 +36,17 @@ export function ProjectPicker({ api }: { api: Api }) {
           <p class="muted small">Newest first.</p>
           <ErrorNotice error={first.error ?? more.error} />
           {!first.data ? (
-            first.error ? null : <Loading what="projects" />
+            first.error ? null : (
+              <Loading what="projects" />
+            )
           ) : projects.length === 0 ? (
             <p>No projects yet: create the first one.</p>
           ) : (
             <ul class="plain" aria-label="Projects">
               {projects.map((p) => (
                 <li key={p.projectId} data-project-id={p.projectId}>
-                  <a href={`#/projects/${enc(p.projectId)}/integrations`}>{p.name}</a> <span class="mono small muted">{p.projectId}</span>
+                  <a href={`#/projects/${enc(p.projectId)}/integrations`}>{p.name}</a>{' '}
+                  <span class="mono small muted">{p.projectId}</span>
                   <div class="small muted">
                     Company {p.companyId} · {p.monthlyBotCredits} bot credits a month
                   </div>
@@ -56,7 +59,9 @@ export function ProjectPicker({ api }: { api: Api }) {
               type="button"
               disabled={more.busy}
               onClick={async () => {
-                const page = await more.run(() => api.get<ProjectPage>(`/projects?limit=${PAGE_SIZE}&cursor=${enc(cursor)}`));
+                const page = await more.run(() =>
+                  api.get<ProjectPage>(`/projects?limit=${PAGE_SIZE}&cursor=${enc(cursor)}`),
+                );
                 if (page) {
                   setExtra((x) => [...x, ...page.items]);
                   setCursor(page.nextCursor);
@@ -77,18 +82,45 @@ export function ProjectPicker({ api }: { api: Api }) {
             onSubmit={async (e) => {
               e.preventDefault();
               const project = await create.run(() =>
-                api.post<Project>('/projects', { name: form.name.trim(), companyId: Number(form.companyId), monthlyBotCredits: Number(form.monthlyBotCredits || 0) }),
+                api.post<Project>('/projects', {
+                  name: form.name.trim(),
+                  companyId: Number(form.companyId),
+                  monthlyBotCredits: Number(form.monthlyBotCredits || 0),
+                }),
               );
               if (project) go(project);
             }}
           >
             <h2 id="create-title">Create a project</h2>
             <label for="new-name">Name</label>
-            <input id="new-name" required maxLength={200} value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
+            <input
+              id="new-name"
+              required
+              maxLength={200}
+              value={form.name}
+              onInput={(e) => setForm({ ...form, name: e.currentTarget.value })}
+            />
             <label for="new-company">Company id</label>
-            <input id="new-company" required type="number" min={1} step={1} inputMode="numeric" value={form.companyId} onInput={(e) => setForm({ ...form, companyId: e.currentTarget.value })} />
+            <input
+              id="new-company"
+              required
+              type="number"
+              min={1}
+              step={1}
+              inputMode="numeric"
+              value={form.companyId}
+              onInput={(e) => setForm({ ...form, companyId: e.currentTarget.value })}
+            />
             <label for="new-credits">Monthly bot credits</label>
-            <input id="new-credits" type="number" min={0} step={1} inputMode="numeric" value={form.monthlyBotCredits} onInput={(e) => setForm({ ...form, monthlyBotCredits: e.currentTarget.value })} />
+            <input
+              id="new-credits"
+              type="number"
+              min={0}
+              step={1}
+              inputMode="numeric"
+              value={form.monthlyBotCredits}
+              onInput={(e) => setForm({ ...form, monthlyBotCredits: e.currentTarget.value })}
+            />
             <ErrorNotice error={create.error} />
             <button type="submit" class="primary" disabled={create.busy}>
               Create project
@@ -106,8 +138,22 @@ export function ProjectPicker({ api }: { api: Api }) {
           >
             <h2 id="open-title">Open by id</h2>
             <label for="project-id">Project id</label>
-            <input id="project-id" class="mono" required placeholder="prj_…" value={projectId} onInput={(e) => setProjectId(e.currentTarget.value)} spellcheck={false} />
-            <ErrorNotice error={open.error instanceof ApiError && open.error.code === 'NOT_FOUND' ? new Error('No project has that id.') : open.error} />
+            <input
+              id="project-id"
+              class="mono"
+              required
+              placeholder="prj_…"
+              value={projectId}
+              onInput={(e) => setProjectId(e.currentTarget.value)}
+              spellcheck={false}
+            />
+            <ErrorNotice
+              error={
+                open.error instanceof ApiError && open.error.code === 'NOT_FOUND'
+                  ? new Error('No project has that id.')
+                  : open.error
+              }
+            />
             <button type="submit" disabled={open.busy || !projectId.trim()}>
               Open
             </button>

@@ -37,7 +37,8 @@ export function ProjectSettings({ api, projectId, path }: { api: Api; projectId:
   let screen;
   let params: Record<string, string> | undefined;
   if (match(`${base}/integrations/new`, path)) screen = <NewIntegration api={api} projectId={projectId} />;
-  else if ((params = match(`${base}/integrations/:integrationId`, path))) screen = <IntegrationDetail api={api} projectId={projectId} integrationId={params.integrationId!} />;
+  else if ((params = match(`${base}/integrations/:integrationId`, path)))
+    screen = <IntegrationDetail api={api} projectId={projectId} integrationId={params.integrationId!} />;
   else if (tab === 'api-token') screen = <ApiTokenPage api={api} projectId={projectId} />;
   else if (tab === 'channels') screen = <ChannelsPage api={api} projectId={projectId} />;
   else if (tab === 'bots') screen = <BotsPage api={api} projectId={projectId} />;
@@ -46,7 +47,8 @@ export function ProjectSettings({ api, projectId, path }: { api: Api; projectId:
   return (
     <div>
       <p class="project-line">
-        <span class="muted">Project</span> <strong>{project.data.name}</strong> <span class="mono muted small">{project.data.projectId}</span>
+        <span class="muted">Project</span> <strong>{project.data.name}</strong>{' '}
+        <span class="mono muted small">{project.data.projectId}</span>
         <span class="muted small"> · company {project.data.companyId}</span>
       </p>
       <nav class="tabs" aria-label="Settings">

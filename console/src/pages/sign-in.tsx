@@ -10,8 +10,8 @@ export function SignIn({ onSignedIn }: { onSignedIn: (adminKey: string) => void 
     <section class="narrow">
       <h1>Sign in</h1>
       <p>
-        Use the admin key of this Switchboard (<code>npm start</code> prints it; it is kept in <code>.data/admin-key</code>). It stays in this
-        browser tab only and is forgotten when the tab closes.
+        Use the admin key of this Switchboard (<code>npm start</code> prints it; it is kept in{' '}
+        <code>.data/admin-key</code>). It stays in this browser tab only and is forgotten when the tab closes.
       </p>
       <form
         class="card"
@@ -30,7 +30,15 @@ export function SignIn({ onSignedIn }: { onSignedIn: (adminKey: string) => void 
         }}
       >
         <label for="admin-key">Admin key</label>
-        <input id="admin-key" type="password" autocomplete="current-password" required value={key} onInput={(e) => setKey(e.currentTarget.value)} spellcheck={false} />
+        <input
+          id="admin-key"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={key}
+          onInput={(e) => setKey(e.currentTarget.value)}
+          spellcheck={false}
+        />
         <ErrorNotice error={error} />
         <button type="submit" class="primary" disabled={busy || !key.trim()}>
           {busy ? 'Checking…' : 'Sign in'}

@@ -29,7 +29,12 @@ const model = z.string().check(
 );
 const temperature = z.number().check(z.gte(0), z.lte(1));
 
-const createBotBody = z.strictObject({ name, instructions, model: z.optional(model), temperature: z.optional(temperature) });
+const createBotBody = z.strictObject({
+  name,
+  instructions,
+  model: z.optional(model),
+  temperature: z.optional(temperature),
+});
 const patchBotBody = z
   .strictObject({
     name: z.optional(name),
@@ -97,14 +102,24 @@ export function botRoutes(bots: BotUseCases, knowledge: KnowledgeManagement): Ro
     route({
       method: 'GET',
       path: '/projects/{projectId}/bots/{botId}/knowledge',
-      handle: async ({ params }) => json(200, { items: (await knowledge.list(params.projectId!, params.botId!)).map(fileView) }),
+      handle: async ({ params }) =>
+        json(200, { items: (await knowledge.list(params.projectId!, params.botId!)).map(fileView) }),
     }),
     route({
       method: 'PUT',
       path: '/projects/{projectId}/bots/{botId}/knowledge/{fileName}',
       body: 'raw',
       handle: async ({ params, body, event }) =>
-        json(202, await knowledge.upload(params.projectId!, params.botId!, params.fileName!, event.normalizedHeaders['content-type'], body)),
+        json(
+          202,
+          await knowledge.upload(
+            params.projectId!,
+            params.botId!,
+            params.fileName!,
+            event.normalizedHeaders['content-type'],
+            body,
+          ),
+        ),
     }),
     route({
       method: 'DELETE',
@@ -127,8 +142,15 @@ export function botRoutesFromConfig(cfg: Config, table: DynamoTable, logger: Log
   };
   const objects = cfg.BUCKET_KNOWLEDGE
     ? s3KnowledgeObjectStoreOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE)
-    : { put: unconfigured('BUCKET_KNOWLEDGE'), get: unconfigured('BUCKET_KNOWLEDGE'), delete: async () => {}, deletePrefix: async () => {} };
-  const queue = cfg.QUEUE_URL_INGEST ? new SqsIngestQueue(sqsClient(cfg), cfg.QUEUE_URL_INGEST) : { enqueue: unconfigured('QUEUE_URL_INGEST') };
+    : {
+        put: unconfigured('BUCKET_KNOWLEDGE'),
+        get: unconfigured('BUCKET_KNOWLEDGE'),
+        delete: async () => {},
+        deletePrefix: async () => {},
+      };
+  const queue = cfg.QUEUE_URL_INGEST
+    ? new SqsIngestQueue(sqsClient(cfg), cfg.QUEUE_URL_INGEST)
+    : { enqueue: unconfigured('QUEUE_URL_INGEST') };
   let knowledge: KnowledgeManagement;
   const bots = makeBotUseCases({
     bots: botStore,

@@ -39,7 +39,10 @@ const providerBody = z.discriminatedUnion('kind', [
 ]);
 
 const ADDRESS_RULES = {
-  whatsapp: { test: (a: string) => /^\+?\d{8,15}$/.test(a), message: 'A phone number: 8 to 15 digits, optionally after +' },
+  whatsapp: {
+    test: (a: string) => /^\+?\d{8,15}$/.test(a),
+    message: 'A phone number: 8 to 15 digits, optionally after +',
+  },
   sms: {
     test: (a: string) => /^\+\d{8,15}$/.test(a) || /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/.test(a),
     message: 'A phone number in E.164 (+ then 8 to 15 digits) or an alphanumeric sender id (up to 11 characters)',
@@ -80,7 +83,9 @@ export function channelView(channel: Channel) {
 function pageQuery(query: Record<string, string>): { limit: number; cursor?: string } {
   const limit = query.limit === undefined ? 100 : Number(query.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-    throw validationError('limit must be an integer from 1 to 1000.', [{ path: 'limit', message: 'An integer from 1 to 1000', code: 'too_big' }]);
+    throw validationError('limit must be an integer from 1 to 1000.', [
+      { path: 'limit', message: 'An integer from 1 to 1000', code: 'too_big' },
+    ]);
   }
   return { limit, ...(query.cursor ? { cursor: query.cursor } : {}) };
 }
@@ -102,7 +107,8 @@ export function channelRoutes(channels: ChannelUseCases): Route[] {
     route({
       method: 'GET',
       path: '/projects/{projectId}/channels/{channelId}',
-      handle: async ({ params }) => json(200, channelView(await channels.requireChannel(params.projectId!, params.channelId!))),
+      handle: async ({ params }) =>
+        json(200, channelView(await channels.requireChannel(params.projectId!, params.channelId!))),
     }),
     route({
       method: 'DELETE',
@@ -116,12 +122,14 @@ export function channelRoutes(channels: ChannelUseCases): Route[] {
       method: 'POST',
       path: '/projects/{projectId}/channels/{channelId}/credits',
       body: amountBody,
-      handle: async ({ params, body }) => json(200, channelView(await channels.addCredits(params.projectId!, params.channelId!, body.amount))),
+      handle: async ({ params, body }) =>
+        json(200, channelView(await channels.addCredits(params.projectId!, params.channelId!, body.amount))),
     }),
     route({
       method: 'GET',
       path: '/projects/{projectId}/channels/{channelId}/outbox',
-      handle: async ({ params, query }) => json(200, await channels.outbox(params.projectId!, params.channelId!, pageQuery(query))),
+      handle: async ({ params, query }) =>
+        json(200, await channels.outbox(params.projectId!, params.channelId!, pageQuery(query))),
     }),
   ];
 }

@@ -17,12 +17,14 @@ export function deliveryRoutes(admin: WebhookAdmin): Route[] {
     route({
       method: 'GET',
       path: '/projects/{projectId}/integrations/{integrationId}/deliveries',
-      handle: async ({ params, query }) => json(200, await admin.listDeliveries(params.projectId!, params.integrationId!, validate(listQuery, query))),
+      handle: async ({ params, query }) =>
+        json(200, await admin.listDeliveries(params.projectId!, params.integrationId!, validate(listQuery, query))),
     }),
     route({
       method: 'POST',
       path: '/projects/{projectId}/integrations/{integrationId}/deliveries/{deliveryId}/retry',
-      handle: async ({ params }) => json(202, await admin.retryDelivery(params.projectId!, params.integrationId!, params.deliveryId!)),
+      handle: async ({ params }) =>
+        json(202, await admin.retryDelivery(params.projectId!, params.integrationId!, params.deliveryId!)),
     }),
   ];
 }

@@ -25,15 +25,15 @@ const webhookUrl = z.url({ protocol: /^https?$/, error: 'Must be an absolute htt
 );
 
 /** Sent verbatim in an HTTP header: printable ASCII only (no CR/LF). */
-const bearerToken = z.string().check(z.minLength(1), z.maxLength(4096), z.regex(/^[\x21-\x7e]+$/, 'Printable ASCII without spaces'));
+const bearerToken = z
+  .string()
+  .check(z.minLength(1), z.maxLength(4096), z.regex(/^[\x21-\x7e]+$/, 'Printable ASCII without spaces'));
 
-const eventTypes = z
-  .array(z.enum(EVENT_TYPES))
-  .check(
-    z.minLength(1),
-    z.maxLength(EVENT_TYPES.length),
-    z.refine((types) => new Set(types).size === types.length, 'Event types must not repeat'),
-  );
+const eventTypes = z.array(z.enum(EVENT_TYPES)).check(
+  z.minLength(1),
+  z.maxLength(EVENT_TYPES.length),
+  z.refine((types) => new Set(types).size === types.length, 'Event types must not repeat'),
+);
 
 const channelId = z.string().check(z.minLength(1), z.maxLength(100));
 
@@ -56,7 +56,11 @@ const createIntegrationBody = z
         ctx.addIssue({ code: 'custom', path: ['channelId'], message: 'A channel-scoped webhook needs channelId' });
       }
       if (body.scope === 'general' && body.channelId !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['channelId'], message: 'A general webhook receives every channel; remove channelId or use scope "channel"' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['channelId'],
+          message: 'A general webhook receives every channel; remove channelId or use scope "channel"',
+        });
       }
     }),
   );
@@ -80,25 +84,29 @@ export function integrationRoutes(integrations: IntegrationUseCases): Route[] {
       body: createIntegrationBody,
       handle: async ({ params, body }) => {
         const created = await integrations.create(params.projectId!, body);
-        const secret = created.token !== undefined ? { token: created.token } : { signingSecret: created.signingSecret };
+        const secret =
+          created.token !== undefined ? { token: created.token } : { signingSecret: created.signingSecret };
         return json(201, { ...integrationView(created.integration), ...secret }, NO_STORE);
       },
     }),
     route({
       method: 'GET',
       path: '/projects/{projectId}/integrations',
-      handle: async ({ params }) => json(200, { items: (await integrations.list(params.projectId!)).map(integrationView) }),
+      handle: async ({ params }) =>
+        json(200, { items: (await integrations.list(params.projectId!)).map(integrationView) }),
     }),
     route({
       method: 'GET',
       path: '/projects/{projectId}/integrations/{integrationId}',
-      handle: async ({ params }) => json(200, integrationView(await integrations.get(params.projectId!, params.integrationId!))),
+      handle: async ({ params }) =>
+        json(200, integrationView(await integrations.get(params.projectId!, params.integrationId!))),
     }),
     route({
       method: 'PATCH',
       path: '/projects/{projectId}/integrations/{integrationId}',
       body: patchIntegrationBody,
-      handle: async ({ params, body }) => json(200, integrationView(await integrations.patch(params.projectId!, params.integrationId!, body))),
+      handle: async ({ params, body }) =>
+        json(200, integrationView(await integrations.patch(params.projectId!, params.integrationId!, body))),
     }),
     route({
       method: 'DELETE',
@@ -111,13 +119,18 @@ export function integrationRoutes(integrations: IntegrationUseCases): Route[] {
     route({
       method: 'POST',
       path: '/projects/{projectId}/integrations/{integrationId}/rotate-token',
-      handle: async ({ params }) => json(200, { token: await integrations.rotateToken(params.projectId!, params.integrationId!) }, NO_STORE),
+      handle: async ({ params }) =>
+        json(200, { token: await integrations.rotateToken(params.projectId!, params.integrationId!) }, NO_STORE),
     }),
     route({
       method: 'POST',
       path: '/projects/{projectId}/integrations/{integrationId}/rotate-secret',
       handle: async ({ params }) =>
-        json(200, { signingSecret: await integrations.rotateSecret(params.projectId!, params.integrationId!) }, NO_STORE),
+        json(
+          200,
+          { signingSecret: await integrations.rotateSecret(params.projectId!, params.integrationId!) },
+          NO_STORE,
+        ),
     }),
   ];
 }

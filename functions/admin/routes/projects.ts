@@ -35,7 +35,10 @@ export function projectRoutes(projects: ProjectUseCases): Route[] {
       handle: async ({ query }) => {
         const limit = Math.min(100, Math.max(1, Number.parseInt(query.limit ?? '50', 10) || 50));
         const page = await projects.listProjects(limit, query.cursor);
-        return json(200, { items: page.items.map(projectView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) });
+        return json(200, {
+          items: page.items.map(projectView),
+          ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+        });
       },
     }),
     route({
@@ -51,7 +54,8 @@ export function projectRoutes(projects: ProjectUseCases): Route[] {
     route({
       method: 'POST',
       path: '/projects/{projectId}/api-token',
-      handle: async ({ params }) => json(201, { token: await projects.issueApiToken(params.projectId!) }, { 'cache-control': 'no-store' }),
+      handle: async ({ params }) =>
+        json(201, { token: await projects.issueApiToken(params.projectId!) }, { 'cache-control': 'no-store' }),
     }),
     route({
       method: 'DELETE',
@@ -70,7 +74,8 @@ export function projectRoutes(projects: ProjectUseCases): Route[] {
       method: 'POST',
       path: '/projects/{projectId}/bot-credits',
       body: amountBody,
-      handle: async ({ params, body }) => json(200, creditsView(await projects.grantBotCredits(params.projectId!, body.amount))),
+      handle: async ({ params, body }) =>
+        json(200, creditsView(await projects.grantBotCredits(params.projectId!, body.amount))),
     }),
   ];
 }

@@ -16,7 +16,11 @@ export async function readSecret(secretId: string, region: string): Promise<stri
  * A secret that may be absent (no ARN configured) or unreadable: undefined then, with the reason reported, so a
  * function can start without an optional credential (e.g. a model key for a server that needs none).
  */
-export async function readOptionalSecret(secretId: string | undefined, region: string, onError: (cause: unknown) => void): Promise<string | undefined> {
+export async function readOptionalSecret(
+  secretId: string | undefined,
+  region: string,
+  onError: (cause: unknown) => void,
+): Promise<string | undefined> {
   if (!secretId) return undefined;
   try {
     return await readSecret(secretId, region);

@@ -5,7 +5,13 @@ import {
   type ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { deadlineError, ModelError, type ModelProvider, type ModelReply, type ModelRequest } from '../../models/model-provider.ts';
+import {
+  deadlineError,
+  ModelError,
+  type ModelProvider,
+  type ModelReply,
+  type ModelRequest,
+} from '../../models/model-provider.ts';
 
 /** Suggested wait after Bedrock throttles; it sends no Retry-After of its own. */
 const THROTTLE_RETRY_AFTER_SECONDS = 5;
@@ -62,7 +68,10 @@ export class BedrockModelProvider implements ModelProvider {
     // adapting and asking again costs one quick round trip, at most twice, and is remembered for the next call.
     for (let attempt = 0; ; attempt++) {
       try {
-        return toReply(modelId, await this.converse(converseInput(modelId, request, schema, { inlineSystem }), request.signal));
+        return toReply(
+          modelId,
+          await this.converse(converseInput(modelId, request, schema, { inlineSystem }), request.signal),
+        );
       } catch (error) {
         if (attempt < 2 && !request.signal.aborted) {
           if (schema === OPEN_JSON_SCHEMA && isSchemaRefusal(error)) {
@@ -114,14 +123,21 @@ export function converseInput(
 ): ConverseCommandInput {
   const input: ConverseCommandInput = options.inlineSystem
     ? { modelId, messages: [{ role: 'user', content: [{ text: `${request.system}\n\n${request.prompt}` }] }] }
-    : { modelId, system: [{ text: request.system }], messages: [{ role: 'user', content: [{ text: request.prompt }] }] };
+    : {
+        modelId,
+        system: [{ text: request.system }],
+        messages: [{ role: 'user', content: [{ text: request.prompt }] }],
+      };
   const inference: NonNullable<ConverseCommandInput['inferenceConfig']> = {};
   if (request.temperature !== undefined) inference.temperature = request.temperature;
   if (request.maxOutputTokens !== undefined) inference.maxTokens = request.maxOutputTokens;
   if (Object.keys(inference).length) input.inferenceConfig = inference;
   if (jsonSchema) {
     input.outputConfig = {
-      textFormat: { type: 'json_schema', structure: { jsonSchema: { name: 'answer', schema: JSON.stringify(jsonSchema) } } },
+      textFormat: {
+        type: 'json_schema',
+        structure: { jsonSchema: { name: 'answer', schema: JSON.stringify(jsonSchema) } },
+      },
     };
   }
   return input;
@@ -149,12 +165,19 @@ function toReply(modelId: string, output: ConverseCommandOutput): ModelReply {
 
 function isSystemPromptRefusal(error: unknown): boolean {
   const e = error as { name?: string; message?: string } | null;
-  return e?.name === 'ValidationException' && /system (message|prompt)s?/i.test(e.message ?? '') && /support/i.test(e.message ?? '');
+  return (
+    e?.name === 'ValidationException' &&
+    /system (message|prompt)s?/i.test(e.message ?? '') &&
+    /support/i.test(e.message ?? '')
+  );
 }
 
 function isSchemaRefusal(error: unknown): boolean {
   const e = error as { name?: string; message?: string } | null;
-  return e?.name === 'ValidationException' && /schema|outputConfig|textFormat|structured output|additionalProperties/i.test(e.message ?? '');
+  return (
+    e?.name === 'ValidationException' &&
+    /schema|outputConfig|textFormat|structured output|additionalProperties/i.test(e.message ?? '')
+  );
 }
 
 /** Bedrock's exceptions as {@link ModelError}s; the original goes along as `cause` (for the log only). */
@@ -167,11 +190,17 @@ export function mapBedrockError(error: unknown, signal: AbortSignal): ModelError
   switch (name) {
     case 'ThrottlingException':
     case 'ServiceQuotaExceededException':
-      return new ModelError('throttled', 'The model service is busy; try again later.', { cause: error, retryAfterSeconds: THROTTLE_RETRY_AFTER_SECONDS });
+      return new ModelError('throttled', 'The model service is busy; try again later.', {
+        cause: error,
+        retryAfterSeconds: THROTTLE_RETRY_AFTER_SECONDS,
+      });
     case 'ServiceUnavailableException':
     case 'InternalServerException':
     case 'ModelNotReadyException':
-      return new ModelError('unavailable', 'The model service is unavailable right now; try again later.', { cause: error, retryAfterSeconds: THROTTLE_RETRY_AFTER_SECONDS });
+      return new ModelError('unavailable', 'The model service is unavailable right now; try again later.', {
+        cause: error,
+        retryAfterSeconds: THROTTLE_RETRY_AFTER_SECONDS,
+      });
     case 'ModelTimeoutException':
     case 'TimeoutError':
       return new ModelError('unavailable', 'The model service timed out; try again later.', { cause: error });
@@ -181,7 +210,9 @@ export function mapBedrockError(error: unknown, signal: AbortSignal): ModelError
       return new ModelError('misconfigured', 'The model is not available to this deployment.', { cause: error });
     case 'ValidationException':
       if (/too long|too many (input )?tokens|context (window|length)|input length|max.*tokens/i.test(message)) {
-        return new ModelError('rejected', "The prompt and instructions are too long for the model's context window.", { cause: error });
+        return new ModelError('rejected', "The prompt and instructions are too long for the model's context window.", {
+          cause: error,
+        });
       }
       if (/model identifier|model id|doesn't support|does not support|on-demand throughput/i.test(message)) {
         return new ModelError('misconfigured', 'The model is not available to this deployment.', { cause: error });
@@ -213,7 +244,11 @@ export function bedrockRuntimeClient(options: {
   return new BedrockRuntimeClient({
     region: options.region,
     maxAttempts: 1,
-    requestHandler: new NodeHttpHandler({ requestTimeout: options.requestTimeoutMs, connectionTimeout: 3_000, throwOnRequestTimeout: true }),
+    requestHandler: new NodeHttpHandler({
+      requestTimeout: options.requestTimeoutMs,
+      connectionTimeout: 3_000,
+      throwOnRequestTimeout: true,
+    }),
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
   });

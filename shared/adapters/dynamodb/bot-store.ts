@@ -18,7 +18,19 @@ export const botKeys = {
   projectEntryPrefix: 'BOT#',
 };
 
-const BOT_ATTRIBUTES = ['botId', 'projectId', '#name', 'instructions', 'model', 'temperature', 'createdAt', 'updatedAt', 'indexVersion', 'indexKey', 'live'];
+const BOT_ATTRIBUTES = [
+  'botId',
+  'projectId',
+  '#name',
+  'instructions',
+  'model',
+  'temperature',
+  'createdAt',
+  'updatedAt',
+  'indexVersion',
+  'indexKey',
+  'live',
+];
 const BOT_ATTRIBUTE_NAMES = { '#name': 'name' };
 
 /** Bots in DynamoDB (see {@link botKeys} for the layout). */
@@ -41,7 +53,10 @@ export class DynamoBotStore implements BotStore {
   async create(bot: Bot): Promise<void> {
     // Listing entry first: an entry whose bot write failed is skipped by listings; a bot without one would be lost.
     await this.table.client.send(
-      new PutCommand({ TableName: this.table.tableName, Item: { ...botKeys.projectEntry(bot.projectId, bot.botId), botId: bot.botId } }),
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: { ...botKeys.projectEntry(bot.projectId, bot.botId), botId: bot.botId },
+      }),
     );
     await this.table.client.send(
       new PutCommand({
@@ -120,7 +135,9 @@ export class DynamoBotStore implements BotStore {
       if (isConditionFailure(error)) return false;
       throw error;
     }
-    await this.table.client.send(new DeleteCommand({ TableName: this.table.tableName, Key: botKeys.projectEntry(projectId, botId) }));
+    await this.table.client.send(
+      new DeleteCommand({ TableName: this.table.tableName, Key: botKeys.projectEntry(projectId, botId) }),
+    );
     return true;
   }
 

@@ -19,7 +19,8 @@ export class DynamoChannelStore implements ChannelStore {
 
   async create(channel: Channel): Promise<void> {
     const { credits, provider, ...plain } = channel;
-    const sealed = provider.kind === 'sandbox' ? undefined : this.secrets.seal(JSON.stringify(provider), context(channel));
+    const sealed =
+      provider.kind === 'sandbox' ? undefined : this.secrets.seal(JSON.stringify(provider), context(channel));
     await this.table.client.send(
       new PutCommand({
         TableName: this.table.tableName,
@@ -36,7 +37,11 @@ export class DynamoChannelStore implements ChannelStore {
 
   async get(projectId: string, channelId: string): Promise<Channel | undefined> {
     const out = await this.table.client.send(
-      new GetCommand({ TableName: this.table.tableName, Key: keys.channel(projectId, channelId), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.channel(projectId, channelId),
+        ConsistentRead: true,
+      }),
     );
     return out.Item ? this.fromItem(out.Item) : undefined;
   }
@@ -52,7 +57,11 @@ export class DynamoChannelStore implements ChannelStore {
 
   async delete(projectId: string, channelId: string): Promise<boolean> {
     const out = await this.table.client.send(
-      new DeleteCommand({ TableName: this.table.tableName, Key: keys.channel(projectId, channelId), ReturnValues: 'ALL_OLD' }),
+      new DeleteCommand({
+        TableName: this.table.tableName,
+        Key: keys.channel(projectId, channelId),
+        ReturnValues: 'ALL_OLD',
+      }),
     );
     return out.Attributes !== undefined;
   }
@@ -105,9 +114,13 @@ export class DynamoChannelStore implements ChannelStore {
   }
 
   private fromItem(item: Record<string, unknown>): Channel {
-    const { providerKind, ...plain } = item.channel as Omit<Channel, 'provider' | 'credits'> & { providerKind: ProviderConfig['kind'] };
+    const { providerKind, ...plain } = item.channel as Omit<Channel, 'provider' | 'credits'> & {
+      providerKind: ProviderConfig['kind'];
+    };
     const provider: ProviderConfig =
-      providerKind === 'sandbox' ? { kind: 'sandbox' } : (JSON.parse(this.secrets.open(item.providerSealed as string, context(plain))) as ProviderConfig);
+      providerKind === 'sandbox'
+        ? { kind: 'sandbox' }
+        : (JSON.parse(this.secrets.open(item.providerSealed as string, context(plain))) as ProviderConfig);
     const credits = item.credits as number | undefined;
     return { ...plain, provider, ...(credits === undefined ? {} : { credits }) };
   }

@@ -54,7 +54,8 @@ export class DynamoCreditLedger implements CreditLedger {
     const receipt: ChargeReceipt = { projectId: account.projectId, month, chargeId };
     const key = keys.credits(account.projectId, month);
     // A month item that does not exist yet starts from the allowance, so it can be charged only if the allowance can.
-    const balanceCondition = account.monthlyAllowance >= 1 ? '(attribute_not_exists(available) OR available >= :one)' : 'available >= :one';
+    const balanceCondition =
+      account.monthlyAllowance >= 1 ? '(attribute_not_exists(available) OR available >= :one)' : 'available >= :one';
     try {
       await this.table.client.send(
         new UpdateCommand({
@@ -100,17 +101,25 @@ export class DynamoCreditLedger implements CreditLedger {
   }
 
   async refund(receipt: ChargeReceipt): Promise<boolean> {
-    return this.close(receipt, 'SET available = available + :one, refunded = if_not_exists(refunded, :zero) + :one REMOVE #charge', {
-      ':one': 1,
-      ':zero': 0,
-    });
+    return this.close(
+      receipt,
+      'SET available = available + :one, refunded = if_not_exists(refunded, :zero) + :one REMOVE #charge',
+      {
+        ':one': 1,
+        ':zero': 0,
+      },
+    );
   }
 
   async settle(receipt: ChargeReceipt): Promise<boolean> {
     return this.close(receipt, 'REMOVE #charge');
   }
 
-  private async close(receipt: ChargeReceipt, updateExpression: string, values?: Record<string, unknown>): Promise<boolean> {
+  private async close(
+    receipt: ChargeReceipt,
+    updateExpression: string,
+    values?: Record<string, unknown>,
+  ): Promise<boolean> {
     return applied(
       this.table.client.send(
         new UpdateCommand({
@@ -170,8 +179,14 @@ export class DynamoCreditLedger implements CreditLedger {
           Key: keys.credits(projectId, month),
           UpdateExpression: oldestLeft === undefined ? 'REMOVE #pk, #sk' : 'SET #sk = :sk',
           ConditionExpression: 'seq = :seq',
-          ExpressionAttributeNames: { ...(oldestLeft === undefined ? { '#pk': gsi.partitionKey } : {}), '#sk': gsi.sortKey },
-          ExpressionAttributeValues: { ':seq': item.seq, ...(oldestLeft === undefined ? {} : { ':sk': padMs(oldestLeft) }) },
+          ExpressionAttributeNames: {
+            ...(oldestLeft === undefined ? { '#pk': gsi.partitionKey } : {}),
+            '#sk': gsi.sortKey,
+          },
+          ExpressionAttributeValues: {
+            ':seq': item.seq,
+            ...(oldestLeft === undefined ? {} : { ':sk': padMs(oldestLeft) }),
+          },
         }),
       );
     } catch (error) {

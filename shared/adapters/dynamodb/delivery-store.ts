@@ -83,7 +83,11 @@ export class DynamoDeliveryStore implements DeliveryStore {
 
   async get(projectId: string, integrationId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
     const out = await this.table.client.send(
-      new GetCommand({ TableName: this.table.tableName, Key: keys.delivery(projectId, integrationId, deliveryId), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.delivery(projectId, integrationId, deliveryId),
+        ConsistentRead: true,
+      }),
     );
     return out.Item ? toRecord(out.Item) : undefined;
   }
@@ -105,7 +109,10 @@ export class DynamoDeliveryStore implements DeliveryStore {
           Limit: options.limit - items.length,
           ProjectionExpression: LIST_FIELDS,
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':pk': keys.delivery(projectId, integrationId, '').pk, ...(options.status ? { ':status': options.status } : {}) },
+          ExpressionAttributeValues: {
+            ':pk': keys.delivery(projectId, integrationId, '').pk,
+            ...(options.status ? { ':status': options.status } : {}),
+          },
           ...(options.status ? { FilterExpression: '#status = :status' } : {}),
           ExclusiveStartKey: startKey,
           ConsistentRead: true,
@@ -118,7 +125,11 @@ export class DynamoDeliveryStore implements DeliveryStore {
     return { items, ...(startKey ? { nextCursor: Buffer.from(String(startKey.sk)).toString('base64url') } : {}) };
   }
 
-  async markRetrying(projectId: string, integrationId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
+  async markRetrying(
+    projectId: string,
+    integrationId: string,
+    deliveryId: string,
+  ): Promise<DeliveryRecord | undefined> {
     try {
       const out = await this.table.client.send(
         new UpdateCommand({

@@ -1,7 +1,12 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashToken } from '../../auth/tokens.ts';
-import type { ClaimResult, IdempotencyClaim, IdempotencyStore, StoredResponse } from '../../idempotency/idempotency-store.ts';
+import type {
+  ClaimResult,
+  IdempotencyClaim,
+  IdempotencyStore,
+  StoredResponse,
+} from '../../idempotency/idempotency-store.ts';
 import { isConditionFailure, keys, type DynamoTable } from './table.ts';
 
 /** Responses larger than this (gzip-compressed) are not kept: DynamoDB items stop at 400 KB. */
@@ -35,19 +40,29 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
           },
           ConditionExpression:
             'attribute_not_exists(pk) OR expiresAt < :nowSec OR (phase = :inProgress AND lockedUntil < :now AND fingerprint = :fp)',
-          ExpressionAttributeValues: { ':nowSec': nowSec, ':inProgress': 'in_progress', ':now': claim.now, ':fp': claim.fingerprint },
+          ExpressionAttributeValues: {
+            ':nowSec': nowSec,
+            ':inProgress': 'in_progress',
+            ':now': claim.now,
+            ':fp': claim.fingerprint,
+          },
         }),
       );
       return { kind: 'claimed' };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    const out = await this.table.client.send(new GetCommand({ TableName: this.table.tableName, Key: this.key(claim), ConsistentRead: true }));
+    const out = await this.table.client.send(
+      new GetCommand({ TableName: this.table.tableName, Key: this.key(claim), ConsistentRead: true }),
+    );
     const item = out.Item;
     if (!item) return this.claim(claim); // released between our write and read: try once more
     if (item.fingerprint !== claim.fingerprint) return { kind: 'mismatch' };
     if (item.phase === 'completed' && item.response) {
-      return { kind: 'replay', response: JSON.parse(gunzipSync(Buffer.from(item.response as Uint8Array)).toString('utf8')) as StoredResponse };
+      return {
+        kind: 'replay',
+        response: JSON.parse(gunzipSync(Buffer.from(item.response as Uint8Array)).toString('utf8')) as StoredResponse,
+      };
     }
     return { kind: 'in-progress' };
   }

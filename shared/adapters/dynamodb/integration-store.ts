@@ -35,13 +35,21 @@ export class DynamoIntegrationStore implements IntegrationStore {
 
   async create(integration: Integration): Promise<void> {
     await this.table.client.send(
-      new PutCommand({ TableName: this.table.tableName, Item: this.toItem(integration), ConditionExpression: 'attribute_not_exists(pk)' }),
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: this.toItem(integration),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
     );
   }
 
   async get(projectId: string, integrationId: string): Promise<Integration | undefined> {
     const out = await this.table.client.send(
-      new GetCommand({ TableName: this.table.tableName, Key: keys.integration(projectId, integrationId), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.integration(projectId, integrationId),
+        ConsistentRead: true,
+      }),
     );
     return out.Item ? this.fromItem(out.Item) : undefined;
   }
@@ -70,7 +78,11 @@ export class DynamoIntegrationStore implements IntegrationStore {
 
   async delete(projectId: string, integrationId: string): Promise<Integration | undefined> {
     const out = await this.table.client.send(
-      new DeleteCommand({ TableName: this.table.tableName, Key: keys.integration(projectId, integrationId), ReturnValues: 'ALL_OLD' }),
+      new DeleteCommand({
+        TableName: this.table.tableName,
+        Key: keys.integration(projectId, integrationId),
+        ReturnValues: 'ALL_OLD',
+      }),
     );
     return out.Attributes ? this.fromItem(out.Attributes) : undefined;
   }
@@ -92,10 +104,17 @@ export class DynamoIntegrationStore implements IntegrationStore {
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.integration(projectId, integrationId),
-          UpdateExpression: 'SET #i.enabled = :false, #i.disabledReason = :reason, #i.updatedAt = :at, #version = #version + :one',
+          UpdateExpression:
+            'SET #i.enabled = :false, #i.disabledReason = :reason, #i.updatedAt = :at, #version = #version + :one',
           ConditionExpression: 'attribute_exists(pk) AND #product = :webhook',
           ExpressionAttributeNames: { '#version': 'version', '#i': 'integration', '#product': 'product' },
-          ExpressionAttributeValues: { ':false': false, ':reason': reason, ':at': this.now().toISOString(), ':one': 1, ':webhook': 'webhook' },
+          ExpressionAttributeValues: {
+            ':false': false,
+            ':reason': reason,
+            ':at': this.now().toISOString(),
+            ':one': 1,
+            ':webhook': 'webhook',
+          },
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -112,7 +131,9 @@ export class DynamoIntegrationStore implements IntegrationStore {
     const out = await this.table.client.send(
       new GetCommand({ TableName: this.table.tableName, Key: keys.generalWebhook(projectId), ConsistentRead: true }),
     );
-    return out.Item ? { integrationId: out.Item.integrationId as string, claimedAt: out.Item.claimedAt as number } : undefined;
+    return out.Item
+      ? { integrationId: out.Item.integrationId as string, claimedAt: out.Item.claimedAt as number }
+      : undefined;
   }
 
   async claimGeneralWebhook(projectId: string, integrationId: string, staleHolder?: string): Promise<boolean> {
@@ -122,8 +143,12 @@ export class DynamoIntegrationStore implements IntegrationStore {
           TableName: this.table.tableName,
           Item: { ...keys.generalWebhook(projectId), integrationId, claimedAt: this.now().getTime() },
           ConditionExpression:
-            'attribute_not_exists(pk) OR integrationId = :mine' + (staleHolder === undefined ? '' : ' OR integrationId = :stale'),
-          ExpressionAttributeValues: { ':mine': integrationId, ...(staleHolder === undefined ? {} : { ':stale': staleHolder }) },
+            'attribute_not_exists(pk) OR integrationId = :mine' +
+            (staleHolder === undefined ? '' : ' OR integrationId = :stale'),
+          ExpressionAttributeValues: {
+            ':mine': integrationId,
+            ...(staleHolder === undefined ? {} : { ':stale': staleHolder }),
+          },
         }),
       );
       return true;
@@ -151,8 +176,14 @@ export class DynamoIntegrationStore implements IntegrationStore {
   private query(projectId: string, webhooksOnly: boolean): Promise<Record<string, unknown>[]> {
     return queryAll(this.table, {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ...(webhooksOnly ? { FilterExpression: '#product = :webhook', ExpressionAttributeNames: { '#product': 'product' } } : {}),
-      ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': INTEGRATION_PREFIX, ...(webhooksOnly ? { ':webhook': 'webhook' } : {}) },
+      ...(webhooksOnly
+        ? { FilterExpression: '#product = :webhook', ExpressionAttributeNames: { '#product': 'product' } }
+        : {}),
+      ExpressionAttributeValues: {
+        ':pk': `PRJ#${projectId}`,
+        ':prefix': INTEGRATION_PREFIX,
+        ...(webhooksOnly ? { ':webhook': 'webhook' } : {}),
+      },
       ConsistentRead: true,
     });
   }
@@ -162,10 +193,16 @@ export class DynamoIntegrationStore implements IntegrationStore {
   }
 
   private toItem(integration: Integration): Record<string, unknown> {
-    const base = { ...keys.integration(integration.projectId, integration.integrationId), product: integration.product, version: integration.version };
+    const base = {
+      ...keys.integration(integration.projectId, integration.integrationId),
+      product: integration.product,
+      version: integration.version,
+    };
     if (integration.product === 'custom') return { ...base, integration };
     const { signingSecret, previousSigningSecret, bearerToken, ...plain } = integration;
-    const sealed: SealedWebhookSecrets = { signingSecret: this.secrets.seal(signingSecret, this.context(integration, 'signing')) };
+    const sealed: SealedWebhookSecrets = {
+      signingSecret: this.secrets.seal(signingSecret, this.context(integration, 'signing')),
+    };
     if (previousSigningSecret) {
       sealed.previousSigningSecret = {
         sealed: this.secrets.seal(previousSigningSecret.secret, this.context(integration, 'signing-previous')),
@@ -187,7 +224,10 @@ export class DynamoIntegrationStore implements IntegrationStore {
       version,
       signingSecret: this.secrets.open(sealed.signingSecret, this.context(plain, 'signing')),
       previousSigningSecret: sealed.previousSigningSecret
-        ? { secret: this.secrets.open(sealed.previousSigningSecret.sealed, this.context(plain, 'signing-previous')), expiresAt: sealed.previousSigningSecret.expiresAt }
+        ? {
+            secret: this.secrets.open(sealed.previousSigningSecret.sealed, this.context(plain, 'signing-previous')),
+            expiresAt: sealed.previousSigningSecret.expiresAt,
+          }
         : null,
       bearerToken: sealed.bearerToken ? this.secrets.open(sealed.bearerToken, this.context(plain, 'bearer')) : null,
     };

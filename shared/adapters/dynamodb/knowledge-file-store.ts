@@ -1,5 +1,10 @@
 import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { IndexState, KnowledgeFile, KnowledgeFileStore, StartUploadOutcome } from '../../knowledge/knowledge-files.ts';
+import type {
+  IndexState,
+  KnowledgeFile,
+  KnowledgeFileStore,
+  StartUploadOutcome,
+} from '../../knowledge/knowledge-files.ts';
 import { botKeys } from './bot-store.ts';
 import { isConditionFailure, queryAll, type DynamoTable } from './table.ts';
 
@@ -27,7 +32,12 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const bot = await this.table.client.send(
-        new GetCommand({ TableName: this.table.tableName, Key: botKeys.bot(file.botId), ConsistentRead: true, ProjectionExpression: 'projectId' }),
+        new GetCommand({
+          TableName: this.table.tableName,
+          Key: botKeys.bot(file.botId),
+          ConsistentRead: true,
+          ProjectionExpression: 'projectId',
+        }),
       );
       return bot.Item?.projectId === projectId ? 'superseded' : 'bot-not-found';
     }
@@ -48,7 +58,9 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   }
 
   async get(botId: string, fileKey: string): Promise<KnowledgeFile | undefined> {
-    const out = await this.table.client.send(new GetCommand({ TableName: this.table.tableName, Key: botKeys.file(botId, fileKey), ConsistentRead: true }));
+    const out = await this.table.client.send(
+      new GetCommand({ TableName: this.table.tableName, Key: botKeys.file(botId, fileKey), ConsistentRead: true }),
+    );
     return out.Item ? toFile(out.Item) : undefined;
   }
 
@@ -62,23 +74,41 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   }
 
   markReady(botId: string, fileKey: string, generation: string, chunks: number, at: Date): Promise<boolean> {
-    return this.settle(botId, fileKey, generation, 'SET #status = :status, chunks = :chunks, updatedAt = :at REMOVE #error', {
-      ':status': 'ready',
-      ':chunks': chunks,
-      ':at': at.toISOString(),
-    });
+    return this.settle(
+      botId,
+      fileKey,
+      generation,
+      'SET #status = :status, chunks = :chunks, updatedAt = :at REMOVE #error',
+      {
+        ':status': 'ready',
+        ':chunks': chunks,
+        ':at': at.toISOString(),
+      },
+    );
   }
 
   markFailed(botId: string, fileKey: string, generation: string, reason: string, at: Date): Promise<boolean> {
-    return this.settle(botId, fileKey, generation, 'SET #status = :status, chunks = :chunks, #error = :error, updatedAt = :at', {
-      ':status': 'failed',
-      ':chunks': 0,
-      ':error': reason.slice(0, 1000),
-      ':at': at.toISOString(),
-    });
+    return this.settle(
+      botId,
+      fileKey,
+      generation,
+      'SET #status = :status, chunks = :chunks, #error = :error, updatedAt = :at',
+      {
+        ':status': 'failed',
+        ':chunks': 0,
+        ':error': reason.slice(0, 1000),
+        ':at': at.toISOString(),
+      },
+    );
   }
 
-  private async settle(botId: string, fileKey: string, generation: string, update: string, values: Record<string, unknown>): Promise<boolean> {
+  private async settle(
+    botId: string,
+    fileKey: string,
+    generation: string,
+    update: string,
+    values: Record<string, unknown>,
+  ): Promise<boolean> {
     try {
       await this.table.client.send(
         new UpdateCommand({
@@ -115,7 +145,11 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
       throw error;
     }
     const out = await this.table.client.send(
-      new DeleteCommand({ TableName: this.table.tableName, Key: botKeys.file(botId, fileKey), ReturnValues: 'ALL_OLD' }),
+      new DeleteCommand({
+        TableName: this.table.tableName,
+        Key: botKeys.file(botId, fileKey),
+        ReturnValues: 'ALL_OLD',
+      }),
     );
     return out.Attributes ? toFile(out.Attributes) : undefined;
   }
@@ -123,7 +157,9 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   async removeAll(botId: string): Promise<KnowledgeFile[]> {
     const files = await this.list(botId);
     for (let i = 0; i < files.length; i += 25) {
-      let requests: unknown[] | undefined = files.slice(i, i + 25).map((f) => ({ DeleteRequest: { Key: botKeys.file(botId, f.fileKey) } }));
+      let requests: unknown[] | undefined = files
+        .slice(i, i + 25)
+        .map((f) => ({ DeleteRequest: { Key: botKeys.file(botId, f.fileKey) } }));
       for (let attempt = 0; requests?.length && attempt < 5; attempt++) {
         const out: { UnprocessedItems?: Record<string, unknown[]> } = await this.table.client.send(
           new BatchWriteCommand({ RequestItems: { [this.table.tableName]: requests as never } }),
@@ -155,9 +191,16 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
     };
   }
 
-  async publishIndex(botId: string, update: { expectedVersion: number; key: string; previousKey?: string; added: Record<string, string> }): Promise<boolean> {
+  async publishIndex(
+    botId: string,
+    update: { expectedVersion: number; key: string; previousKey?: string; added: Record<string, string> },
+  ): Promise<boolean> {
     const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':v': update.expectedVersion, ':next': update.expectedVersion + 1, ':key': update.key };
+    const values: Record<string, unknown> = {
+      ':v': update.expectedVersion,
+      ':next': update.expectedVersion + 1,
+      ':key': update.key,
+    };
     const sets = ['indexVersion = :next', 'indexKey = :key'];
     const conditions = ['indexVersion = :v'];
     if (update.previousKey) {

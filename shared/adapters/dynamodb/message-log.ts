@@ -26,7 +26,11 @@ export class DynamoMessageLog implements MessageLog {
     );
   }
 
-  async listOutbox(projectId: string, channelId: string, page: { limit: number; cursor?: string }): Promise<OutboxPage> {
+  async listOutbox(
+    projectId: string,
+    channelId: string,
+    page: { limit: number; cursor?: string },
+  ): Promise<OutboxPage> {
     const out = await this.table.client.send(
       new QueryCommand({
         TableName: this.table.tableName,
@@ -42,12 +46,21 @@ export class DynamoMessageLog implements MessageLog {
       const m = item.message as MessageRecord;
       return { messageId: m.messageId, to: m.to, payload: m.payload, sentAt: m.sentAt };
     });
-    return { items, ...(out.LastEvaluatedKey ? { nextCursor: Buffer.from(String(out.LastEvaluatedKey.sk), 'utf8').toString('base64url') } : {}) };
+    return {
+      items,
+      ...(out.LastEvaluatedKey
+        ? { nextCursor: Buffer.from(String(out.LastEvaluatedKey.sk), 'utf8').toString('base64url') }
+        : {}),
+    };
   }
 }
 
 /** A cursor is the last sort key seen, only ever accepted inside the same channel's outbox. */
-function decodeCursor(cursor: string | undefined, projectId: string, channelId: string): Record<string, unknown> | undefined {
+function decodeCursor(
+  cursor: string | undefined,
+  projectId: string,
+  channelId: string,
+): Record<string, unknown> | undefined {
   if (!cursor) return undefined;
   const sk = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!sk.startsWith(`MSG#${channelId}#`)) return undefined;

@@ -30,7 +30,13 @@ export class DynamoProjectStore implements ProjectStore {
 
   async get(projectId: string): Promise<Project | undefined> {
     const out = await this.table.client.send(
-      new GetCommand({ TableName: this.table.tableName, Key: keys.project(projectId), ConsistentRead: true, ProjectionExpression: '#project', ExpressionAttributeNames: { '#project': 'project' } }),
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.project(projectId),
+        ConsistentRead: true,
+        ProjectionExpression: '#project',
+        ExpressionAttributeNames: { '#project': 'project' },
+      }),
     );
     return out.Item?.project as Project | undefined;
   }
@@ -51,7 +57,9 @@ export class DynamoProjectStore implements ProjectStore {
       }),
     );
     const items = (out.Items ?? []).map((i) => i.project as Project);
-    return out.LastEvaluatedKey ? { items, nextCursor: Buffer.from(JSON.stringify(out.LastEvaluatedKey)).toString('base64url') } : { items };
+    return out.LastEvaluatedKey
+      ? { items, nextCursor: Buffer.from(JSON.stringify(out.LastEvaluatedKey)).toString('base64url') }
+      : { items };
   }
 
   async apiTokenState(projectId: string): Promise<ApiTokenState> {
@@ -63,26 +71,48 @@ export class DynamoProjectStore implements ProjectStore {
         ProjectionExpression: 'apiTokenHash, apiTokenIssuedAt',
       }),
     );
-    return out.Item?.apiTokenHash ? { active: true, issuedAt: out.Item.apiTokenIssuedAt as string | undefined } : { active: false };
+    return out.Item?.apiTokenHash
+      ? { active: true, issuedAt: out.Item.apiTokenIssuedAt as string | undefined }
+      : { active: false };
   }
 
   async currentApiTokenHash(projectId: string): Promise<string | undefined> {
     const out = await this.table.client.send(
-      new GetCommand({ TableName: this.table.tableName, Key: keys.project(projectId), ConsistentRead: true, ProjectionExpression: 'apiTokenHash' }),
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.project(projectId),
+        ConsistentRead: true,
+        ProjectionExpression: 'apiTokenHash',
+      }),
     );
     return out.Item?.apiTokenHash as string | undefined;
   }
 
-  async swapApiTokenHash(projectId: string, expected: string | undefined, next: string | undefined, at: Date): Promise<boolean> {
-    const condition = expected === undefined ? 'attribute_exists(pk) AND attribute_not_exists(apiTokenHash)' : 'apiTokenHash = :expected';
+  async swapApiTokenHash(
+    projectId: string,
+    expected: string | undefined,
+    next: string | undefined,
+    at: Date,
+  ): Promise<boolean> {
+    const condition =
+      expected === undefined
+        ? 'attribute_exists(pk) AND attribute_not_exists(apiTokenHash)'
+        : 'apiTokenHash = :expected';
     return applied(
       this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.project(projectId),
-          UpdateExpression: next === undefined ? 'REMOVE apiTokenHash, apiTokenIssuedAt' : 'SET apiTokenHash = :next, apiTokenIssuedAt = :at',
+          UpdateExpression:
+            next === undefined
+              ? 'REMOVE apiTokenHash, apiTokenIssuedAt'
+              : 'SET apiTokenHash = :next, apiTokenIssuedAt = :at',
           ConditionExpression: condition,
-          ExpressionAttributeValues: attributeValues({ ':expected': expected, ':next': next, ':at': next === undefined ? undefined : at.toISOString() }),
+          ExpressionAttributeValues: attributeValues({
+            ':expected': expected,
+            ':next': next,
+            ':at': next === undefined ? undefined : at.toISOString(),
+          }),
         }),
       ),
     );

@@ -1,5 +1,12 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { admitted, intervalMs, refused, type GcraParams, type RateDecision, type RateLimiter } from '../../ratelimit/gcra.ts';
+import {
+  admitted,
+  intervalMs,
+  refused,
+  type GcraParams,
+  type RateDecision,
+  type RateLimiter,
+} from '../../ratelimit/gcra.ts';
 import { isConditionFailure, keys, type DynamoTable } from './table.ts';
 
 /** Keys whose last known bucket state this instance remembers (an order hint only; see below). */
@@ -34,7 +41,8 @@ export class DynamoRateLimiter implements RateLimiter {
       const busy = await this.busy(key, now);
       if (busy.kind === 'admitted') return this.remember(key, busy.tat, admitted(busy.tat, now, this.params));
       // Refused as busy: the bucket is either full (refuse) or idle by now (the idle write tells).
-      if (busy.tat !== undefined && busy.tat > now) return this.remember(key, busy.tat, refused(busy.tat, now, this.params));
+      if (busy.tat !== undefined && busy.tat > now)
+        return this.remember(key, busy.tat, refused(busy.tat, now, this.params));
       const idle = await this.idle(key, now);
       if (idle.kind === 'admitted') return this.remember(key, idle.tat, admitted(idle.tat, now, this.params));
       return this.remember(key, busy.tat, refused(busy.tat, now, this.params));
@@ -70,7 +78,10 @@ export class DynamoRateLimiter implements RateLimiter {
    * Bucket busy and one more fits (now < TAT <= now + window - interval): TAT := TAT + interval. On a refusal
    * DynamoDB returns the item, so the caller knows whether it was full or idle; dynalite does not (`tat` unknown).
    */
-  private async busy(key: string, now: number): Promise<{ kind: 'admitted'; tat: number } | { kind: 'refused'; tat: number | undefined }> {
+  private async busy(
+    key: string,
+    now: number,
+  ): Promise<{ kind: 'admitted'; tat: number } | { kind: 'refused'; tat: number | undefined }> {
     const t = intervalMs(this.params);
     try {
       const out = await this.table.client.send(
@@ -79,7 +90,12 @@ export class DynamoRateLimiter implements RateLimiter {
           Key: keys.rateLimit(key),
           UpdateExpression: 'SET tat = tat + :t, expiresAt = :exp',
           ConditionExpression: 'tat > :now AND tat <= :max',
-          ExpressionAttributeValues: { ':t': t, ':now': now, ':max': now + this.params.windowMs - t, ':exp': this.expiresAt(now) },
+          ExpressionAttributeValues: {
+            ':t': t,
+            ':now': now,
+            ':max': now + this.params.windowMs - t,
+            ':exp': this.expiresAt(now),
+          },
           ReturnValues: 'UPDATED_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),

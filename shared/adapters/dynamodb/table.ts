@@ -8,7 +8,10 @@ export interface DynamoTable {
 }
 
 export function isConditionFailure(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException || (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
+  return (
+    error instanceof ConditionalCheckFailedException ||
+    (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException'
+  );
 }
 
 /** Key builders: all keys are written here so the item layout reads in one place. */
@@ -32,9 +35,15 @@ export const keys = {
    * `PRJ#`: every attempt writes it, and a busy project would otherwise put all its delivery writes on one key.
    * Delivery ids start with the event time, so one Query lists a webhook's deliveries newest first.
    */
-  delivery: (projectId: string, integrationId: string, deliveryId: string) => ({ pk: `DLV#${projectId}#${integrationId}`, sk: deliveryId }),
+  delivery: (projectId: string, integrationId: string, deliveryId: string) => ({
+    pk: `DLV#${projectId}#${integrationId}`,
+    sk: deliveryId,
+  }),
   /** Whether a webhook has been failing and since when (written only when that changes). */
-  webhookHealth: (projectId: string, integrationId: string) => ({ pk: `PRJ#${projectId}`, sk: `WHHEALTH#${integrationId}` }),
+  webhookHealth: (projectId: string, integrationId: string) => ({
+    pk: `PRJ#${projectId}`,
+    sk: `WHHEALTH#${integrationId}`,
+  }),
 };
 
 /** ExpressionAttributeValues without the undefined entries; undefined when none is left (DynamoDB rejects `{}`). */
@@ -55,11 +64,16 @@ export async function applied(write: Promise<unknown>): Promise<boolean> {
 }
 
 /** Every item a Query returns, page after page. */
-export async function queryAll(table: DynamoTable, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {
+export async function queryAll(
+  table: DynamoTable,
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const out = await table.client.send(new QueryCommand({ ...input, TableName: table.tableName, ExclusiveStartKey: startKey }));
+    const out = await table.client.send(
+      new QueryCommand({ ...input, TableName: table.tableName, ExclusiveStartKey: startKey }),
+    );
     items.push(...((out.Items ?? []) as Record<string, unknown>[]));
     startKey = out.LastEvaluatedKey;
   } while (startKey);

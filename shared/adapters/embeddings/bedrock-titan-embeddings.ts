@@ -26,7 +26,11 @@ export class BedrockTitanEmbeddings implements EmbeddingsProvider {
             modelId: this.model,
             contentType: 'application/json',
             accept: 'application/json',
-            body: JSON.stringify({ inputText: texts[i]!.slice(0, 40_000), dimensions: this.dimensions, normalize: true }),
+            body: JSON.stringify({
+              inputText: texts[i]!.slice(0, 40_000),
+              dimensions: this.dimensions,
+              normalize: true,
+            }),
           }),
           { abortSignal: signal },
         );

@@ -8,7 +8,14 @@ import { unitVector } from '../../knowledge/embeddings.ts';
  */
 export class OpenAiCompatibleEmbeddings implements EmbeddingsProvider {
   constructor(
-    private readonly options: { baseUrl: string; apiKey?: string; model: string; dimensions?: number; timeoutMs?: number; fetch?: typeof fetch },
+    private readonly options: {
+      baseUrl: string;
+      apiKey?: string;
+      model: string;
+      dimensions?: number;
+      timeoutMs?: number;
+      fetch?: typeof fetch;
+    },
   ) {}
 
   get model(): string {
@@ -35,7 +42,8 @@ export class OpenAiCompatibleEmbeddings implements EmbeddingsProvider {
     if (!response.ok) throw new Error(`embeddings server answered HTTP ${response.status}`);
     const body = (await response.json()) as { data?: { embedding?: number[]; index?: number }[] };
     const data = body.data ?? [];
-    if (data.length !== texts.length) throw new Error(`embeddings server returned ${data.length} vectors for ${texts.length} texts`);
+    if (data.length !== texts.length)
+      throw new Error(`embeddings server returned ${data.length} vectors for ${texts.length} texts`);
     const out: Float32Array[] = new Array(texts.length);
     data.forEach((item, position) => {
       if (!Array.isArray(item.embedding)) throw new Error('embeddings answer without an embedding');

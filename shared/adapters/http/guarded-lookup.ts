@@ -14,7 +14,10 @@ export class ForbiddenDestinationError extends Error {
   }
 }
 
-type Resolver = (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type Resolver = (
+  hostname: string,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 const systemResolver: Resolver = (hostname, callback) => dnsLookup(hostname, { all: true, verbatim: true }, callback);
 
@@ -30,16 +33,30 @@ const systemResolver: Resolver = (hostname, callback) => dnsLookup(hostname, { a
  */
 export function guardedLookup(options: { allowPrivate: boolean; resolve?: Resolver }): LookupFunction {
   const resolve = options.resolve ?? systemResolver;
-  return ((hostname: string, lookupOptions: { all?: boolean; family?: number | string }, callback: (...args: unknown[]) => void) => {
+  return ((
+    hostname: string,
+    lookupOptions: { all?: boolean; family?: number | string },
+    callback: (...args: unknown[]) => void,
+  ) => {
     resolve(hostname, (error, addresses) => {
       if (error) return callback(error, lookupOptions.all ? [] : undefined, undefined);
-      const family = lookupOptions.family === 4 || lookupOptions.family === 'IPv4' ? 4 : lookupOptions.family === 6 || lookupOptions.family === 'IPv6' ? 6 : 0;
+      const family =
+        lookupOptions.family === 4 || lookupOptions.family === 'IPv4'
+          ? 4
+          : lookupOptions.family === 6 || lookupOptions.family === 'IPv6'
+            ? 6
+            : 0;
       let usable = family ? addresses.filter((a) => a.family === family) : addresses;
       if (!options.allowPrivate) {
         const reasons = usable.map((a) => forbiddenAddressReason(a.address));
         const firstReason = reasons.find((r) => r !== undefined);
         usable = usable.filter((_, i) => reasons[i] === undefined);
-        if (!usable.length && firstReason) return callback(new ForbiddenDestinationError(hostname, firstReason), lookupOptions.all ? [] : undefined, undefined);
+        if (!usable.length && firstReason)
+          return callback(
+            new ForbiddenDestinationError(hostname, firstReason),
+            lookupOptions.all ? [] : undefined,
+            undefined,
+          );
       }
       if (!usable.length) {
         const notFound = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });

@@ -10,7 +10,10 @@ export interface ProviderHttpResponse {
 }
 
 /** POSTs to a provider API; rejects on timeout (`AbortError`), refused destination or network failure. */
-export type ProviderPost = (url: string, request: { headers: Record<string, string>; body: string; timeoutMs: number }) => Promise<ProviderHttpResponse>;
+export type ProviderPost = (
+  url: string,
+  request: { headers: Record<string, string>; body: string; timeoutMs: number },
+) => Promise<ProviderHttpResponse>;
 
 /** Provider answers are small JSON documents; anything longer is cut (only an error excerpt is ever used). */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -49,7 +52,12 @@ export function makeProviderPost(options: { allowPrivate: boolean }): ProviderPo
             if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
             size += chunk.length;
           });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES) }));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              text: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
+            }),
+          );
           res.on('error', reject);
         },
       );

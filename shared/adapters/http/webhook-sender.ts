@@ -33,7 +33,13 @@ export class HttpWebhookSender implements WebhookSender {
 
   constructor(private readonly options: HttpWebhookSenderOptions) {
     this.lookup = options.lookup ?? guardedLookup({ allowPrivate: options.allowPrivate });
-    const agentOptions = { keepAlive: true, maxSockets: options.maxSocketsPerHost ?? 64, maxFreeSockets: 16, timeout: 4_000, scheduling: 'lifo' as const };
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets: options.maxSocketsPerHost ?? 64,
+      maxFreeSockets: 16,
+      timeout: 4_000,
+      scheduling: 'lifo' as const,
+    };
     this.httpAgent = new HttpAgent(agentOptions);
     this.httpsAgent = new HttpsAgent(agentOptions);
   }
@@ -47,8 +53,10 @@ export class HttpWebhookSender implements WebhookSender {
     } catch {
       return { kind: 'network', durationMs: 0, error: 'invalid URL' };
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'forbidden', durationMs: 0, error: `unsupported scheme ${url.protocol}` };
-    if (url.username || url.password) return { kind: 'forbidden', durationMs: 0, error: 'credentials in the URL are not sent' };
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return { kind: 'forbidden', durationMs: 0, error: `unsupported scheme ${url.protocol}` };
+    if (url.username || url.password)
+      return { kind: 'forbidden', durationMs: 0, error: 'credentials in the URL are not sent' };
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     if (!this.options.allowPrivate && isIpLiteral(host)) {
       const reason = forbiddenAddressReason(host);
@@ -81,10 +89,13 @@ export class HttpWebhookSender implements WebhookSender {
         clearTimeout(timer);
         resolve(outcome);
       };
-      const timer = setTimeout(() => {
-        finish({ kind: 'timeout', durationMs: elapsed(), error: `no answer within ${this.options.timeoutMs} ms` });
-        req?.destroy();
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          finish({ kind: 'timeout', durationMs: elapsed(), error: `no answer within ${this.options.timeoutMs} ms` });
+          req?.destroy();
+        },
+        Math.max(0, deadline - Date.now()),
+      );
 
       const send = https ? httpsRequest : httpRequest;
       req = send({
@@ -111,8 +122,10 @@ export class HttpWebhookSender implements WebhookSender {
         res.on('error', done);
       });
       req.on('error', (error: NodeJS.ErrnoException) => {
-        if (!freshSocket && req?.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) return finish('stale-socket');
-        if (error instanceof ForbiddenDestinationError) return finish({ kind: 'forbidden', durationMs: elapsed(), error: error.message });
+        if (!freshSocket && req?.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE'))
+          return finish('stale-socket');
+        if (error instanceof ForbiddenDestinationError)
+          return finish({ kind: 'forbidden', durationMs: elapsed(), error: error.message });
         finish({ kind: 'network', durationMs: elapsed(), error: describeNetworkError(error) });
       });
       req.end(body);
@@ -128,7 +141,8 @@ export class HttpWebhookSender implements WebhookSender {
 
 function classify(statusCode: number, durationMs: number): AttemptOutcome {
   if (statusCode >= 200 && statusCode < 300) return { kind: 'success', statusCode, durationMs };
-  const error = statusCode >= 300 && statusCode < 400 ? `redirect (HTTP ${statusCode}) not followed` : `HTTP ${statusCode}`;
+  const error =
+    statusCode >= 300 && statusCode < 400 ? `redirect (HTTP ${statusCode}) not followed` : `HTTP ${statusCode}`;
   return { kind: 'http-error', statusCode, durationMs, error };
 }
 

@@ -8,7 +8,10 @@ import type { DependencyProbe } from '../../health/health.ts';
  * - bedrock: `CountTokens` on the configured model (no generation, no charge), loaded lazily so functions that
  *   never probe Bedrock do not bundle its client.
  */
-export function modelProbe(cfg: Config, options: { /** When the key comes from Secrets Manager (OPENAI_API_KEY_SECRET_ARN). */ openAiApiKey?: string } = {}): DependencyProbe {
+export function modelProbe(
+  cfg: Config,
+  options: { /** When the key comes from Secrets Manager (OPENAI_API_KEY_SECRET_ARN). */ openAiApiKey?: string } = {},
+): DependencyProbe {
   const openAiApiKey = options.openAiApiKey ?? cfg.OPENAI_API_KEY;
   switch (cfg.modelProvider) {
     case 'offline':
@@ -45,7 +48,9 @@ export function modelProbe(cfg: Config, options: { /** When the key comes from S
               { abortSignal: signal },
             );
           } catch (error) {
-            throw new Error(`Bedrock model ${cfg.BEDROCK_MODEL_ID} unavailable: ${(error as Error).name}`, { cause: error });
+            throw new Error(`Bedrock model ${cfg.BEDROCK_MODEL_ID} unavailable: ${(error as Error).name}`, {
+              cause: error,
+            });
           } finally {
             client.destroy();
           }

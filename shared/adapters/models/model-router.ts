@@ -31,9 +31,16 @@ export function modelRouterFromConfig(
         return new OfflineModelProvider();
       case 'openai':
         if (!cfg.OPENAI_BASE_URL) {
-          throw new ModelError('misconfigured', 'The OpenAI-compatible provider is not configured on this deployment (OPENAI_BASE_URL).');
+          throw new ModelError(
+            'misconfigured',
+            'The OpenAI-compatible provider is not configured on this deployment (OPENAI_BASE_URL).',
+          );
         }
-        return new OpenAiModelProvider({ baseUrl: cfg.OPENAI_BASE_URL, apiKey: options.openAiApiKey ?? cfg.OPENAI_API_KEY, defaultModel: cfg.OPENAI_MODEL });
+        return new OpenAiModelProvider({
+          baseUrl: cfg.OPENAI_BASE_URL,
+          apiKey: options.openAiApiKey ?? cfg.OPENAI_API_KEY,
+          defaultModel: cfg.OPENAI_MODEL,
+        });
       case 'bedrock':
         return new LazyModelProvider('bedrock', async () => {
           const { BedrockModelProvider, bedrockRuntimeClient } = await import('../bedrock/bedrock-model.ts');
@@ -50,7 +57,8 @@ export function modelRouterFromConfig(
       let model: string | undefined;
       if (spec !== undefined && spec !== '') {
         const parsed = parseModelSpec(spec);
-        if (!parsed.ok) throw new ModelError('misconfigured', `The bot's model setting is not valid: ${parsed.message}.`);
+        if (!parsed.ok)
+          throw new ModelError('misconfigured', `The bot's model setting is not valid: ${parsed.message}.`);
         name = parsed.spec.provider;
         model = parsed.spec.model;
       }

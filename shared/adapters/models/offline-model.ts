@@ -24,7 +24,10 @@ export class OfflineModelProvider implements ModelProvider {
       text,
       model: 'offline',
       stopReason: 'end_turn',
-      usage: { inputTokens: estimateTokens(request.system) + estimateTokens(request.prompt), outputTokens: estimateTokens(text) },
+      usage: {
+        inputTokens: estimateTokens(request.system) + estimateTokens(request.prompt),
+        outputTokens: estimateTokens(text),
+      },
     };
   }
 }

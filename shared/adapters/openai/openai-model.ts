@@ -1,4 +1,10 @@
-import { deadlineError, ModelError, type ModelProvider, type ModelReply, type ModelRequest } from '../../models/model-provider.ts';
+import {
+  deadlineError,
+  ModelError,
+  type ModelProvider,
+  type ModelReply,
+  type ModelRequest,
+} from '../../models/model-provider.ts';
 
 /** Largest model-server answer read into memory; a bigger one is a failure, not an out-of-memory crash. */
 const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -32,7 +38,11 @@ export class OpenAiModelProvider implements ModelProvider {
 
   async generate(request: ModelRequest): Promise<ModelReply> {
     const model = request.model ?? this.options.defaultModel;
-    if (!model) throw new ModelError('misconfigured', 'No model is configured for the OpenAI-compatible provider (set OPENAI_MODEL or name one in the bot).');
+    if (!model)
+      throw new ModelError(
+        'misconfigured',
+        'No model is configured for the OpenAI-compatible provider (set OPENAI_MODEL or name one in the bot).',
+      );
     if (request.signal.aborted) throw deadlineError(request.signal.reason);
 
     let response: Response;
@@ -64,9 +74,12 @@ export class OpenAiModelProvider implements ModelProvider {
     }
     const choice = parsed?.choices?.[0];
     const message = choice?.message;
-    if (!message) throw new ModelError('failed', 'The model server answered without a message.', { cause: raw.slice(0, 200) });
-    if (typeof message.refusal === 'string' && message.refusal) throw new ModelError('rejected', 'The model refused to answer this prompt.');
-    if (choice.finish_reason === 'content_filter') throw new ModelError('rejected', "The model's content filter blocked the answer.");
+    if (!message)
+      throw new ModelError('failed', 'The model server answered without a message.', { cause: raw.slice(0, 200) });
+    if (typeof message.refusal === 'string' && message.refusal)
+      throw new ModelError('rejected', 'The model refused to answer this prompt.');
+    if (choice.finish_reason === 'content_filter')
+      throw new ModelError('rejected', "The model's content filter blocked the answer.");
     const text = contentText(message.content);
     if (!text.trim()) throw new ModelError('failed', 'The model returned an empty answer.');
 
@@ -111,7 +124,9 @@ export function chatCompletionBody(model: string, request: ModelRequest): Record
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content.map((part) => (typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : '')).join('');
+    return content
+      .map((part) => (typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : ''))
+      .join('');
   }
   return '';
 }
@@ -144,13 +159,17 @@ function httpFailure(response: Response, raw: string): ModelError {
       retryAfterSeconds: retryAfter(response.headers.get('retry-after')),
     });
   }
-  if (status === 408 || status === 504) return new ModelError('unavailable', 'The model service timed out; try again later.', { cause });
-  if (status >= 500) return new ModelError('unavailable', `The model service failed (HTTP ${status}); try again later.`, { cause });
+  if (status === 408 || status === 504)
+    return new ModelError('unavailable', 'The model service timed out; try again later.', { cause });
+  if (status >= 500)
+    return new ModelError('unavailable', `The model service failed (HTTP ${status}); try again later.`, { cause });
   if (status === 401 || status === 403 || status === 404) {
     return new ModelError('misconfigured', 'The model is not available to this deployment.', { cause });
   }
   if (/context[_ ]length|maximum context|too many tokens|too long/i.test(raw)) {
-    return new ModelError('rejected', "The prompt and instructions are too long for the model's context window.", { cause });
+    return new ModelError('rejected', "The prompt and instructions are too long for the model's context window.", {
+      cause,
+    });
   }
   return new ModelError('rejected', `The model server rejected the request (HTTP ${status}).`, { cause });
 }

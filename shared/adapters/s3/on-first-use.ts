@@ -31,7 +31,8 @@ function onFirstUse<T>(load: () => Promise<T>, methods: Record<MethodNames<T>, t
     }));
   const forwarding: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
   for (const name of Object.keys(methods)) {
-    forwarding[name] = async (...args) => ((await store()) as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]!(...args);
+    forwarding[name] = async (...args) =>
+      ((await store()) as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]!(...args);
   }
   return forwarding as T;
 }
@@ -39,7 +40,10 @@ function onFirstUse<T>(load: () => Promise<T>, methods: Record<MethodNames<T>, t
 export function s3PayloadStoreOnFirstUse(cfg: Config, bucket: string): PayloadStore {
   return onFirstUse(
     async () => {
-      const [{ s3Client }, { S3PayloadStore }] = await Promise.all([import('./clients.ts'), import('./payload-store.ts')]);
+      const [{ s3Client }, { S3PayloadStore }] = await Promise.all([
+        import('./clients.ts'),
+        import('./payload-store.ts'),
+      ]);
       return new S3PayloadStore(s3Client(cfg), bucket);
     },
     { put: true, get: true },
@@ -49,7 +53,10 @@ export function s3PayloadStoreOnFirstUse(cfg: Config, bucket: string): PayloadSt
 export function s3KnowledgeObjectStoreOnFirstUse(cfg: Config, bucket: string): KnowledgeObjectStore {
   return onFirstUse(
     async () => {
-      const [{ s3Client }, { S3KnowledgeObjectStore }] = await Promise.all([import('./clients.ts'), import('./knowledge-object-store.ts')]);
+      const [{ s3Client }, { S3KnowledgeObjectStore }] = await Promise.all([
+        import('./clients.ts'),
+        import('./knowledge-object-store.ts'),
+      ]);
       return new S3KnowledgeObjectStore(s3Client(cfg), bucket);
     },
     { put: true, get: true, delete: true, deletePrefix: true },
@@ -60,7 +67,10 @@ export function s3KnowledgeObjectStoreOnFirstUse(cfg: Config, bucket: string): K
 export function s3ExtractUploadStoreOnFirstUse(cfg: Config, bucket: string): UploadStore {
   return onFirstUse(
     async () => {
-      const [{ s3Client }, { S3ExtractUploadStore }] = await Promise.all([import('./clients.ts'), import('./extract-upload-store.ts')]);
+      const [{ s3Client }, { S3ExtractUploadStore }] = await Promise.all([
+        import('./clients.ts'),
+        import('./extract-upload-store.ts'),
+      ]);
       return new S3ExtractUploadStore(s3Client(cfg), bucket);
     },
     { presignPost: true, read: true, delete: true },

@@ -1,5 +1,12 @@
 import type { SmtpProvider } from '../../messaging/channel.ts';
-import { callTimeoutMs, excerpt, ProviderError, type MessageProvider, type OutboundMessage, type ProviderReceipt } from '../../messaging/providers.ts';
+import {
+  callTimeoutMs,
+  excerpt,
+  ProviderError,
+  type MessageProvider,
+  type OutboundMessage,
+  type ProviderReceipt,
+} from '../../messaging/providers.ts';
 
 /**
  * Email over SMTP with nodemailer, from the channel's address. The payload is mapped the way a mail client
@@ -19,7 +26,8 @@ export class SmtpEmailSender implements MessageProvider {
 
   async send(outbound: OutboundMessage): Promise<ProviderReceipt> {
     const { channel, message } = outbound;
-    if (message.type !== 'email' || channel.provider.kind !== 'smtp') throw new ProviderError('The channel is not an SMTP email channel');
+    if (message.type !== 'email' || channel.provider.kind !== 'smtp')
+      throw new ProviderError('The channel is not an SMTP email channel');
     const provider: SmtpProvider = channel.provider;
     const timeout = callTimeoutMs(this.options.timeoutMs, outbound.deadline);
     SmtpEmailSender.nodemailer ??= import('nodemailer');
@@ -67,7 +75,8 @@ export class SmtpEmailSender implements MessageProvider {
 /** What went wrong, in words fit for the customer: the SMTP reply when there is one, never the credentials. */
 function describeSmtpFailure(error: unknown): string {
   const e = error as { code?: string; responseCode?: number; response?: string } | null;
-  if (e?.responseCode) return `The SMTP server refused the message: ${excerpt(`${e.responseCode} ${e.response ?? ''}`)}`;
+  if (e?.responseCode)
+    return `The SMTP server refused the message: ${excerpt(`${e.responseCode} ${e.response ?? ''}`)}`;
   if (e?.code === 'ETIMEDOUT' || e?.code === 'ETIMEOUT') return 'The SMTP server did not answer in time';
   if (e?.code === 'EAUTH') return 'The SMTP server refused the credentials';
   return 'The SMTP server could not be reached';

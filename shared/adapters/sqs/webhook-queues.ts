@@ -1,4 +1,9 @@
-import { ChangeMessageVisibilityBatchCommand, SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { DeliveryJob, EventMessage } from '../../webhooks/model.ts';
 import type { DeliveryQueue, EventQueue, QueuedJob } from '../../webhooks/ports.ts';
 
@@ -22,7 +27,8 @@ function visibilitySeconds(seconds: number): number {
  * alone; in a process serving many requests at once (the local runner) this saves most of the calls.
  */
 export class SqsEventQueue implements EventQueue {
-  private readonly waiting: { body: string; size: number; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private readonly waiting: { body: string; size: number; resolve: () => void; reject: (error: unknown) => void }[] =
+    [];
   private inFlight = 0;
 
   constructor(
@@ -43,7 +49,11 @@ export class SqsEventQueue implements EventQueue {
     while (this.inFlight < this.maxCallsInFlight && this.waiting.length) {
       const batch = [this.waiting.shift()!];
       let bytes = batch[0]!.size;
-      while (batch.length < MAX_BATCH_ENTRIES && this.waiting.length && bytes + this.waiting[0]!.size <= MAX_BATCH_BYTES) {
+      while (
+        batch.length < MAX_BATCH_ENTRIES &&
+        this.waiting.length &&
+        bytes + this.waiting[0]!.size <= MAX_BATCH_BYTES
+      ) {
         const next = this.waiting.shift()!;
         bytes += next.size;
         batch.push(next);
@@ -56,10 +66,15 @@ export class SqsEventQueue implements EventQueue {
     }
   }
 
-  private async sendBatch(batch: { body: string; resolve: () => void; reject: (error: unknown) => void }[]): Promise<void> {
+  private async sendBatch(
+    batch: { body: string; resolve: () => void; reject: (error: unknown) => void }[],
+  ): Promise<void> {
     try {
       const out = await this.sqs.send(
-        new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: batch.map((b, i) => ({ Id: String(i), MessageBody: b.body })) }),
+        new SendMessageBatchCommand({
+          QueueUrl: this.queueUrl,
+          Entries: batch.map((b, i) => ({ Id: String(i), MessageBody: b.body })),
+        }),
         { abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS) },
       );
       const failed = new Map((out.Failed ?? []).map((f) => [Number(f.Id), f]));
@@ -98,16 +113,22 @@ export class SqsDeliveryQueue implements DeliveryQueue {
         bytes = 0;
       }
       const delay = Math.min(900, Math.max(0, Math.round(queued.delaySeconds ?? 0)));
-      current.push({ index, entry: { Id: String(index), MessageBody: body, ...(delay ? { DelaySeconds: delay } : {}) } });
+      current.push({
+        index,
+        entry: { Id: String(index), MessageBody: body, ...(delay ? { DelaySeconds: delay } : {}) },
+      });
       bytes += size;
     });
     if (current.length) batches.push(current);
     await Promise.all(
       batches.map(async (batch) => {
         try {
-          const out = await this.sqs.send(new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: batch.map((b) => b.entry) }), {
-            abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-          });
+          const out = await this.sqs.send(
+            new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: batch.map((b) => b.entry) }),
+            {
+              abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+            },
+          );
           for (const f of out.Failed ?? []) failed.add(Number(f.Id));
         } catch {
           for (const b of batch) failed.add(b.index);
@@ -130,7 +151,11 @@ export class SqsDeliveryQueue implements DeliveryQueue {
           const out = await this.sqs.send(
             new ChangeMessageVisibilityBatchCommand({
               QueueUrl: this.queueUrl,
-              Entries: chunk.map((c) => ({ Id: String(c.index), ReceiptHandle: c.receiptHandle, VisibilityTimeout: visibilitySeconds(c.seconds) })),
+              Entries: chunk.map((c) => ({
+                Id: String(c.index),
+                ReceiptHandle: c.receiptHandle,
+                VisibilityTimeout: visibilitySeconds(c.seconds),
+              })),
             }),
             { abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS) },
           );

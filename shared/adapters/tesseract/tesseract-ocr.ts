@@ -60,7 +60,9 @@ export class TesseractOcrEngine implements OcrEngine {
       job.catch(() => undefined);
       const result = await Promise.race([job, aborted]).catch((error: unknown) => {
         abandoned = true;
-        throw signal.aborted ? signal.reason : new OcrEngineError(`tesseract failed on page ${image.page}`, { cause: error });
+        throw signal.aborted
+          ? signal.reason
+          : new OcrEngineError(`tesseract failed on page ${image.page}`, { cause: error });
       });
       return { text: result.data.text ?? '', confidence: result.data.confidence ?? 0 };
     } finally {
@@ -93,7 +95,9 @@ export class TesseractOcrEngine implements OcrEngine {
       } catch (error) {
         this.live--;
         this.handOver(undefined);
-        throw error instanceof OcrEngineError ? error : new OcrEngineError('tesseract could not start', { cause: error });
+        throw error instanceof OcrEngineError
+          ? error
+          : new OcrEngineError('tesseract could not start', { cause: error });
       }
     }
     const handed = await new Promise<TesseractWorker | undefined>((resolve, reject) => {
@@ -177,18 +181,23 @@ function languagePackageFile(code: string): string {
   try {
     root = dirname(require.resolve(`@tesseract.js-data/${code}`));
   } catch (cause) {
-    throw new OcrEngineError(`tesseract language data for "${code}" is not installed (@tesseract.js-data/${code})`, { cause });
+    throw new OcrEngineError(`tesseract language data for "${code}" is not installed (@tesseract.js-data/${code})`, {
+      cause,
+    });
   }
   return requireFile(join(root, '4.0.0_best_int', `${code}.traineddata.gz`));
 }
 
 function requireFile(path: string): string {
-  if (!existsSync(path) || statSync(path).size === 0) throw new OcrEngineError(`tesseract language data missing: ${path}`);
+  if (!existsSync(path) || statSync(path).size === 0)
+    throw new OcrEngineError(`tesseract language data missing: ${path}`);
   return path;
 }
 
 /** The worker thread behind a tesseract.js worker, so an idle one does not keep the process alive. */
 function threadOf(worker: TesseractWorker): { ref(): void; unref(): void } | undefined {
   const thread = (worker as unknown as { worker?: { ref?: () => void; unref?: () => void } }).worker;
-  return thread && typeof thread.ref === 'function' && typeof thread.unref === 'function' ? (thread as { ref(): void; unref(): void }) : undefined;
+  return thread && typeof thread.ref === 'function' && typeof thread.unref === 'function'
+    ? (thread as { ref(): void; unref(): void })
+    : undefined;
 }

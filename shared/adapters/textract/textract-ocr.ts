@@ -37,7 +37,9 @@ export class TextractOcrEngine implements OcrEngine {
     signal.throwIfAborted();
     let blocks: Block[];
     try {
-      const out = await this.textract.send(new DetectDocumentTextCommand({ Document: { Bytes: image.data } }), { abortSignal: signal });
+      const out = await this.textract.send(new DetectDocumentTextCommand({ Document: { Bytes: image.data } }), {
+        abortSignal: signal,
+      });
       blocks = out.Blocks ?? [];
     } catch (error) {
       if (signal.aborted) throw signal.reason;

@@ -1,6 +1,14 @@
 import type { ProviderPost } from '../http/provider-client.ts';
 import type { TwilioProvider } from '../../messaging/channel.ts';
-import { callTimeoutMs, describeFetchFailure, excerpt, ProviderError, type MessageProvider, type OutboundMessage, type ProviderReceipt } from '../../messaging/providers.ts';
+import {
+  callTimeoutMs,
+  describeFetchFailure,
+  excerpt,
+  ProviderError,
+  type MessageProvider,
+  type OutboundMessage,
+  type ProviderReceipt,
+} from '../../messaging/providers.ts';
 
 const DEFAULT_BASE_URL = 'https://api.twilio.com';
 
@@ -15,7 +23,8 @@ export class TwilioSmsSender implements MessageProvider {
 
   async send(outbound: OutboundMessage): Promise<ProviderReceipt> {
     const { channel, message } = outbound;
-    if (message.type !== 'sms' || channel.provider.kind !== 'twilio') throw new ProviderError('The channel is not a Twilio SMS channel');
+    if (message.type !== 'sms' || channel.provider.kind !== 'twilio')
+      throw new ProviderError('The channel is not a Twilio SMS channel');
     const provider: TwilioProvider = channel.provider;
     const form = new URLSearchParams({ To: message.payload.to, From: channel.address, Body: message.payload.body });
     for (const media of message.payload.mediaUrls ?? []) form.append('MediaUrl', media);

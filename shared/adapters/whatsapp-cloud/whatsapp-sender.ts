@@ -1,6 +1,14 @@
 import type { ProviderPost } from '../http/provider-client.ts';
 import type { WhatsAppCloudProvider } from '../../messaging/channel.ts';
-import { callTimeoutMs, describeFetchFailure, excerpt, ProviderError, type MessageProvider, type OutboundMessage, type ProviderReceipt } from '../../messaging/providers.ts';
+import {
+  callTimeoutMs,
+  describeFetchFailure,
+  excerpt,
+  ProviderError,
+  type MessageProvider,
+  type OutboundMessage,
+  type ProviderReceipt,
+} from '../../messaging/providers.ts';
 
 const DEFAULT_BASE_URL = 'https://graph.facebook.com';
 const API_VERSION = 'v21.0';
@@ -17,7 +25,8 @@ export class WhatsAppCloudSender implements MessageProvider {
 
   async send(outbound: OutboundMessage): Promise<ProviderReceipt> {
     const { channel, message } = outbound;
-    if (message.type !== 'whatsapp' || channel.provider.kind !== 'whatsapp-cloud') throw new ProviderError('The channel is not a WhatsApp Cloud channel');
+    if (message.type !== 'whatsapp' || channel.provider.kind !== 'whatsapp-cloud')
+      throw new ProviderError('The channel is not a WhatsApp Cloud channel');
     const provider: WhatsAppCloudProvider = channel.provider;
     const url = `${(provider.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '')}/${API_VERSION}/${encodeURIComponent(provider.phoneNumberId)}/messages`;
     const to = message.payload.number;
@@ -27,12 +36,28 @@ export class WhatsAppCloudSender implements MessageProvider {
     const ids: string[] = [];
     for (const [index, body] of bodies.entries()) {
       const part = index === 0 ? 'the text message' : `file ${index} of ${bodies.length - 1}`;
-      ids.push(await this.post(url, provider.accessToken, { messaging_product: 'whatsapp', recipient_type: 'individual', to, ...body }, outbound.deadline, part, ids));
+      ids.push(
+        await this.post(
+          url,
+          provider.accessToken,
+          { messaging_product: 'whatsapp', recipient_type: 'individual', to, ...body },
+          outbound.deadline,
+          part,
+          ids,
+        ),
+      );
     }
     return { providerMessageIds: ids };
   }
 
-  private async post(url: string, accessToken: string, body: unknown, deadline: number, part: string, sentSoFar: string[]): Promise<string> {
+  private async post(
+    url: string,
+    accessToken: string,
+    body: unknown,
+    deadline: number,
+    part: string,
+    sentSoFar: string[],
+  ): Promise<string> {
     let response: { status: number; text: string };
     try {
       response = await this.options.post(url, {
@@ -46,11 +71,16 @@ export class WhatsAppCloudSender implements MessageProvider {
         timeoutMs: callTimeoutMs(this.options.timeoutMs, deadline),
       });
     } catch (error) {
-      throw new ProviderError(`${describeFetchFailure('WhatsApp Cloud API', error)} (${part})`, { cause: error, sentProviderMessageIds: [...sentSoFar] });
+      throw new ProviderError(`${describeFetchFailure('WhatsApp Cloud API', error)} (${part})`, {
+        cause: error,
+        sentProviderMessageIds: [...sentSoFar],
+      });
     }
     const text = response.text;
     if (response.status < 200 || response.status > 299) {
-      throw new ProviderError(`WhatsApp Cloud API answered HTTP ${response.status} (${part})${graphError(text)}`, { sentProviderMessageIds: [...sentSoFar] });
+      throw new ProviderError(`WhatsApp Cloud API answered HTTP ${response.status} (${part})${graphError(text)}`, {
+        sentProviderMessageIds: [...sentSoFar],
+      });
     }
     const id = (parse(text)?.messages as { id?: unknown }[] | undefined)?.[0]?.id;
     return typeof id === 'string' ? id : '';

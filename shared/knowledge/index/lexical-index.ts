@@ -58,7 +58,10 @@ interface IndexMeta {
 }
 
 /** Builds the index of a bot's excerpts. Documents are files; their order is kept. */
-export function buildLexicalIndex(documents: IndexDocumentInput[], options: { embeddingModel?: string; builtAt?: Date } = {}): Uint8Array {
+export function buildLexicalIndex(
+  documents: IndexDocumentInput[],
+  options: { embeddingModel?: string; builtAt?: Date } = {},
+): Uint8Array {
   const termIds = new Map<string, number>();
   const termNames: string[] = [];
   const pairTerm: number[] = [];
@@ -237,7 +240,8 @@ export class LexicalIndex {
   private constructor(raw: Buffer) {
     const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
     if (raw.byteLength < 12 || view.getUint32(0, true) !== MAGIC) throw new Error('not a knowledge index');
-    if (view.getUint32(4, true) !== FORMAT_VERSION) throw new Error(`unsupported knowledge index format ${view.getUint32(4, true)}`);
+    if (view.getUint32(4, true) !== FORMAT_VERSION)
+      throw new Error(`unsupported knowledge index format ${view.getUint32(4, true)}`);
     const metaLength = view.getUint32(8, true);
     const meta = JSON.parse(raw.toString('utf8', 12, 12 + metaLength)) as IndexMeta;
     this.docs = meta.docs;
@@ -249,7 +253,11 @@ export class LexicalIndex {
     const T = meta.termCount;
     const P = meta.postingCount;
     let at = raw.byteOffset + align4(12 + metaLength);
-    const take = <A>(make: (buffer: ArrayBufferLike, offset: number, length: number) => A, length: number, bytesPer: number): A => {
+    const take = <A>(
+      make: (buffer: ArrayBufferLike, offset: number, length: number) => A,
+      length: number,
+      bytesPer: number,
+    ): A => {
       const a = make(raw.buffer, at, length);
       at += align4(length * bytesPer);
       return a;
@@ -343,7 +351,13 @@ export class LexicalIndex {
     return { scores, matched };
   }
 
-  private addPostings(id: number, allowedDoc: Uint8Array, scores: Float32Array, seen: Uint8Array, matched: number[]): void {
+  private addPostings(
+    id: number,
+    allowedDoc: Uint8Array,
+    scores: Float32Array,
+    seen: Uint8Array,
+    matched: number[],
+  ): void {
     for (let p = this.postingStart[id]!, end = this.postingStart[id + 1]!; p < end; p++) {
       const e = this.postingExcerpt[p]!;
       if (!allowedDoc[this.excerptDoc[e]!]) continue;

@@ -24,20 +24,27 @@ export async function extractDocumentText(
 ): Promise<string> {
   let text: string;
   if (contentType === 'application/pdf') {
-    if (!options.readPdf) throw new UnreadableDocumentError('PDF knowledge files are not supported by this deployment yet.');
+    if (!options.readPdf)
+      throw new UnreadableDocumentError('PDF knowledge files are not supported by this deployment yet.');
     let pages: string[];
     try {
       pages = await options.readPdf(bytes);
     } catch (error) {
       if (error instanceof UnreadableDocumentError) throw error;
       const reason = error instanceof Error ? error.message : String(error);
-      throw new UnreadableDocumentError(`The PDF could not be read (corrupt or encrypted): ${reason}`, { cause: error });
+      throw new UnreadableDocumentError(`The PDF could not be read (corrupt or encrypted): ${reason}`, {
+        cause: error,
+      });
     }
     text = pages.join('\n\n');
-    if (!text.trim()) throw new UnreadableDocumentError('The PDF has no text layer (a scanned document?): no text could be read from it.');
+    if (!text.trim())
+      throw new UnreadableDocumentError(
+        'The PDF has no text layer (a scanned document?): no text could be read from it.',
+      );
     return text;
   }
-  if (looksBinary(bytes)) throw new UnreadableDocumentError(`The file is declared ${contentType} but holds binary data.`);
+  if (looksBinary(bytes))
+    throw new UnreadableDocumentError(`The file is declared ${contentType} but holds binary data.`);
   text = decodeText(bytes, options.charset);
   if (contentType === 'text/html') text = htmlToText(text);
   else if (contentType === 'text/markdown') text = markdownToText(text);
@@ -56,7 +63,8 @@ function looksBinary(bytes: Uint8Array): boolean {
  * (the usual encoding of older Portuguese documents) when the bytes are not valid UTF-8.
  */
 export function decodeText(bytes: Uint8Array, charset?: string): string {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return new TextDecoder('utf-8').decode(bytes.subarray(3));
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+    return new TextDecoder('utf-8').decode(bytes.subarray(3));
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
   if (charset) {

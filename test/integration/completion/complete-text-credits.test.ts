@@ -80,7 +80,9 @@ describe('completion charges against DynamoDB', () => {
           // A 402 means every credit was out at that moment, so at most N − B requests get one. Fewer may: each
           // failure gives its credit back (or, past its deadline before charging, never took one), and a request
           // arriving after that can spend it.
-          const seen = JSON.stringify(results.map((r, i) => [outcomes[i], statuses[i], r.status === 'rejected' ? String(r.reason) : 'ok']));
+          const seen = JSON.stringify(
+            results.map((r, i) => [outcomes[i], statuses[i], r.status === 'rejected' ? String(r.reason) : 'ok']),
+          );
           expect(noCredits, seen).toBeLessThanOrEqual(Math.max(0, outcomes.length - allowance));
           expect(noCredits, seen).toBeGreaterThanOrEqual(Math.max(0, outcomes.length - allowance - failures));
           expect(successes).toBeLessThanOrEqual(allowance);

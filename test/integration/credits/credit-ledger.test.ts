@@ -19,15 +19,20 @@ const at = new Date('2026-11-21T10:00:00Z');
 describe('DynamoCreditLedger against dynalite', () => {
   it('N concurrent charges against a balance of B succeed exactly min(N, B) times and never go below 0', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 30 }), async (allowance, granted, n) => {
-        const acct = account(allowance);
-        if (granted > 0) await ledger.grant(acct, granted, at);
-        const balance = allowance + granted;
-        const outcomes = await Promise.all(Array.from({ length: n }, () => ledger.charge(acct, newId('chg'), at)));
-        const charged = outcomes.filter((o) => o.charged).length;
-        expect(charged).toBe(Math.min(n, balance));
-        expect(await ledger.available(acct, at)).toBe(balance - charged);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 12 }),
+        fc.integer({ min: 0, max: 12 }),
+        fc.integer({ min: 0, max: 30 }),
+        async (allowance, granted, n) => {
+          const acct = account(allowance);
+          if (granted > 0) await ledger.grant(acct, granted, at);
+          const balance = allowance + granted;
+          const outcomes = await Promise.all(Array.from({ length: n }, () => ledger.charge(acct, newId('chg'), at)));
+          const charged = outcomes.filter((o) => o.charged).length;
+          expect(charged).toBe(Math.min(n, balance));
+          expect(await ledger.available(acct, at)).toBe(balance - charged);
+        },
+      ),
       { numRuns: 25 },
     );
   });
@@ -85,7 +90,11 @@ describe('DynamoCreditLedger against dynalite', () => {
   });
 
   it('random interleavings of charge, refund, settle and grant keep the balance equal to the model and never negative', async () => {
-    type Op = { kind: 'charge' } | { kind: 'refund'; i: number } | { kind: 'settle'; i: number } | { kind: 'grant'; amount: number };
+    type Op =
+      | { kind: 'charge' }
+      | { kind: 'refund'; i: number }
+      | { kind: 'settle'; i: number }
+      | { kind: 'grant'; amount: number };
     const op: fc.Arbitrary<Op> = fc.oneof(
       fc.constant({ kind: 'charge' as const }),
       fc.record({ kind: fc.constant('refund' as const), i: fc.nat(20) }),

@@ -24,15 +24,23 @@ function image(lines: string[], width = 1000, lineHeight = 60): PageImage {
 
 describe('TesseractOcrEngine', () => {
   it('reads Portuguese and English text, offline, writing nothing to the working directory', async () => {
-    const result = await engine.recognize(image(['Atenção: relatório de ações', 'Quarterly report ready']), AbortSignal.timeout(60_000));
+    const result = await engine.recognize(
+      image(['Atenção: relatório de ações', 'Quarterly report ready']),
+      AbortSignal.timeout(60_000),
+    );
     expect(result.text).toContain('Atenção: relatório de ações');
     expect(result.text).toContain('Quarterly report ready');
     expect(result.confidence).toBeGreaterThan(80);
-    for (const name of ['por.traineddata', 'eng.traineddata']) expect(existsSync(join(process.cwd(), name))).toBe(false);
+    for (const name of ['por.traineddata', 'eng.traineddata'])
+      expect(existsSync(join(process.cwd(), name))).toBe(false);
   });
 
   it('gives up on a page when its signal aborts, and the next page gets a fresh worker', async () => {
-    const page = image(Array.from({ length: 30 }, (_, i) => `Line ${i} of a long page that takes a while to read`), 1700, 70);
+    const page = image(
+      Array.from({ length: 30 }, (_, i) => `Line ${i} of a long page that takes a while to read`),
+      1700,
+      70,
+    );
     const reason = new Error('page budget spent');
     const controller = new AbortController();
     setTimeout(() => controller.abort(reason), 150);
@@ -47,6 +55,8 @@ describe('TesseractOcrEngine', () => {
     const broken = new TesseractOcrEngine({ languages: ['xyz'] });
     await expect(broken.recognize(image(['x']), AbortSignal.timeout(10_000))).rejects.toBeInstanceOf(OcrEngineError);
     const emptyFolder = new TesseractOcrEngine({ langPath: mkdtempSync(join(tmpdir(), 'no-tessdata-')) });
-    await expect(emptyFolder.recognize(image(['x']), AbortSignal.timeout(10_000))).rejects.toBeInstanceOf(OcrEngineError);
+    await expect(emptyFolder.recognize(image(['x']), AbortSignal.timeout(10_000))).rejects.toBeInstanceOf(
+      OcrEngineError,
+    );
   });
 });

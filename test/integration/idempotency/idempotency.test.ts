@@ -16,11 +16,22 @@ beforeAll(async () => {
 afterAll(async () => env?.close());
 
 /** A handler that counts how often its work really runs, behind the Idempotency-Key middleware. */
-function countingHandler(outcome: (body: any) => Promise<unknown> | unknown, opts: { lockSeconds?: number; now?: () => number } = {}) {
+function countingHandler(
+  outcome: (body: any) => Promise<unknown> | unknown,
+  opts: { lockSeconds?: number; now?: () => number } = {},
+) {
   const logger = createLogger('test');
   let runs = 0;
   const handler = httpFunction(logger)
-    .use(idempotency({ store: new DynamoIdempotencyStore(env.table), logger, scope: () => 'scope-1', lockSeconds: opts.lockSeconds ?? 60, now: opts.now }))
+    .use(
+      idempotency({
+        store: new DynamoIdempotencyStore(env.table),
+        logger,
+        scope: () => 'scope-1',
+        lockSeconds: opts.lockSeconds ?? 60,
+        now: opts.now,
+      }),
+    )
     .use(jsonBody())
     .handler(async (event: HttpEvent) => {
       runs++;
@@ -28,7 +39,10 @@ function countingHandler(outcome: (body: any) => Promise<unknown> | unknown, opt
       return json(200, { success: true, result, run: runs });
     });
   const call = (key: string | undefined, body: string) =>
-    handler(apiEvent({ path: '/x', headers: key === undefined ? {} : { 'Idempotency-Key': key }, body }), lambdaContext);
+    handler(
+      apiEvent({ path: '/x', headers: key === undefined ? {} : { 'Idempotency-Key': key }, body }),
+      lambdaContext,
+    );
   return { call, runs: () => runs };
 }
 
@@ -97,11 +111,27 @@ describe('Idempotency-Key', () => {
     const h = countingHandler(() => 'ok', { lockSeconds: 1, now: () => clock });
     const store = new DynamoIdempotencyStore(env.table);
     // A request that claimed the key and then crashed (never completed nor released).
-    await store.claim({ scope: 'scope-1', key: 'k-7', fingerprint: 'x', owner: 'dead', now: clock, lockMs: 1000, retentionMs: 86_400_000 });
+    await store.claim({
+      scope: 'scope-1',
+      key: 'k-7',
+      fingerprint: 'x',
+      owner: 'dead',
+      now: clock,
+      lockMs: 1000,
+      retentionMs: 86_400_000,
+    });
     clock += 2_000;
     expect((await h.call('k-7', '{}')).statusCode).toBe(409); // another fingerprint: a different request
     const sameRequest = createHash('sha256').update('POST /x\n').update('{}').digest('hex');
-    await store.claim({ scope: 'scope-1', key: 'k-8', fingerprint: sameRequest, owner: 'dead', now: clock, lockMs: 1000, retentionMs: 86_400_000 });
+    await store.claim({
+      scope: 'scope-1',
+      key: 'k-8',
+      fingerprint: sameRequest,
+      owner: 'dead',
+      now: clock,
+      lockMs: 1000,
+      retentionMs: 86_400_000,
+    });
     expect(JSON.parse((await h.call('k-8', '{}')).body).error).toBe('IDEMPOTENCY_IN_PROGRESS');
     clock += 2_000;
     expect((await h.call('k-8', '{}')).statusCode).toBe(200);

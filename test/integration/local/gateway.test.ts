@@ -9,7 +9,13 @@ const server = createGateway({
   handlers: {
     admin: async (event) => {
       events.push(event);
-      if (event.path.endsWith('/binary')) return { statusCode: 200, headers: { 'content-type': 'application/octet-stream' }, body: Buffer.from([0, 1, 2, 255]).toString('base64'), isBase64Encoded: true };
+      if (event.path.endsWith('/binary'))
+        return {
+          statusCode: 200,
+          headers: { 'content-type': 'application/octet-stream' },
+          body: Buffer.from([0, 1, 2, 255]).toString('base64'),
+          isBase64Encoded: true,
+        };
       return { statusCode: 201, headers: { 'content-type': 'text/plain' }, body: 'ok' };
     },
     fallback: async () => ({ statusCode: 404, body: 'nf' }),
@@ -25,7 +31,11 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 describe('local gateway: API Gateway REST proxy events', () => {
   it('passes JSON as text and PDF / multipart as base64, like a REST API with binary media types', async () => {
-    await fetch(`${base}/admin/v1/projects/p%20x/knowledge?a=1&a=2&b=3`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Custom': 'v' }, body: '{"é":1}' });
+    await fetch(`${base}/admin/v1/projects/p%20x/knowledge?a=1&a=2&b=3`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Custom': 'v' },
+      body: '{"é":1}',
+    });
     const json = events.at(-1)!;
     expect(json).toMatchObject({
       resource: '/admin/v1/{proxy+}',

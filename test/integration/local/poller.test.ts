@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
@@ -12,7 +18,11 @@ let sqs: SQSClient;
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-poller-'));
 beforeAll(async () => {
   emu = await startEmulators(dataDir);
-  sqs = new SQSClient({ region: emu.region, endpoint: emu.awsEndpoint, credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+  sqs = new SQSClient({
+    region: emu.region,
+    endpoint: emu.awsEndpoint,
+    credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+  });
 });
 afterAll(async () => {
   sqs?.destroy();
@@ -22,16 +32,21 @@ afterAll(async () => {
 
 async function queueWithDlq(name: string) {
   const dlq = (await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }))).QueueUrl!;
-  const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+  const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq, AttributeNames: ['QueueArn'] })))
+    .Attributes!.QueueArn!;
   const url = (
     await sqs.send(
       new CreateQueueCommand({
         QueueName: name,
-        Attributes: { VisibilityTimeout: '1', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 2 }) },
+        Attributes: {
+          VisibilityTimeout: '1',
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 2 }),
+        },
       }),
     )
   ).QueueUrl!;
-  const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+  const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] })))
+    .Attributes!.QueueArn!;
   return { url, arn, dlq };
 }
 
@@ -49,17 +64,30 @@ describe('local SQS poller (Lambda event source mapping semantics)', () => {
       queueUrl: q.url,
       queueArn: q.arn,
       region: emu.region,
-      worker: { fn: 'test', queue: 'events', batchSize: 10, batchWindowSeconds: 0, timeoutSeconds: 5, memoryMb: 128, maxConcurrency: 1 },
+      worker: {
+        fn: 'test',
+        queue: 'events',
+        batchSize: 10,
+        batchWindowSeconds: 0,
+        timeoutSeconds: 5,
+        memoryMb: 128,
+        maxConcurrency: 1,
+      },
       handler: async (event: SQSEvent) => {
         for (const r of event.Records) {
           expect(r.eventSource).toBe('aws:sqs');
           expect(r.eventSourceARN).toBe(q.arn);
           seen.push({ body: r.body, receiveCount: r.attributes.ApproximateReceiveCount });
         }
-        return { batchItemFailures: event.Records.filter((r) => r.body.startsWith('fail')).map((r) => ({ itemIdentifier: r.messageId })) };
+        return {
+          batchItemFailures: event.Records.filter((r) => r.body.startsWith('fail')).map((r) => ({
+            itemIdentifier: r.messageId,
+          })),
+        };
       },
     });
-    for (const body of ['ok-1', 'ok-2', 'fail-1']) await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: body }));
+    for (const body of ['ok-1', 'ok-2', 'fail-1'])
+      await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: body }));
     await until(() => seen.filter((s) => s.body === 'fail-1').length >= 2, 8_000);
     await new Promise((r) => setTimeout(r, 1_500));
     await poller.stop();

@@ -25,16 +25,34 @@ const sms = { type: 'sms' as const, payload: { to: '+5511988887777', body: 'hi' 
 
 describe('provider HTTP client', () => {
   it('reaches a loopback double when private destinations are allowed', async () => {
-    const sender = new TwilioSmsSender({ timeoutMs: 2000, userAgent: 'test', post: makeProviderPost({ allowPrivate: true }) });
-    await expect(sender.send({ channel: channel(double.baseUrl), message: sms, deadline: Date.now() + 5000 })).resolves.toEqual({ providerMessageIds: ['SM1'] });
+    const sender = new TwilioSmsSender({
+      timeoutMs: 2000,
+      userAgent: 'test',
+      post: makeProviderPost({ allowPrivate: true }),
+    });
+    await expect(
+      sender.send({ channel: channel(double.baseUrl), message: sms, deadline: Date.now() + 5000 }),
+    ).resolves.toEqual({ providerMessageIds: ['SM1'] });
     expect(double.requests[0]!.headers['user-agent']).toBe('test');
   });
 
   it('refuses loopback, private and metadata addresses otherwise, before connecting', async () => {
     double.reset();
-    const sender = new TwilioSmsSender({ timeoutMs: 2000, userAgent: 'test', post: makeProviderPost({ allowPrivate: false }) });
-    for (const baseUrl of [double.baseUrl, 'http://169.254.169.254', 'http://[::1]:9', 'http://localhost:9', 'http://0x7f.1:9']) {
-      const error = await sender.send({ channel: channel(baseUrl), message: sms, deadline: Date.now() + 5000 }).catch((e: unknown) => e);
+    const sender = new TwilioSmsSender({
+      timeoutMs: 2000,
+      userAgent: 'test',
+      post: makeProviderPost({ allowPrivate: false }),
+    });
+    for (const baseUrl of [
+      double.baseUrl,
+      'http://169.254.169.254',
+      'http://[::1]:9',
+      'http://localhost:9',
+      'http://0x7f.1:9',
+    ]) {
+      const error = await sender
+        .send({ channel: channel(baseUrl), message: sms, deadline: Date.now() + 5000 })
+        .catch((e: unknown) => e);
       expect(error, baseUrl).toBeInstanceOf(ProviderError);
       expect((error as Error).message, baseUrl).toMatch(/not allow|could not be reached/);
     }
@@ -43,9 +61,15 @@ describe('provider HTTP client', () => {
 
   it('gives up at the deadline when the provider hangs', async () => {
     double.setMode('hang');
-    const sender = new TwilioSmsSender({ timeoutMs: 300, userAgent: 'test', post: makeProviderPost({ allowPrivate: true }) });
+    const sender = new TwilioSmsSender({
+      timeoutMs: 300,
+      userAgent: 'test',
+      post: makeProviderPost({ allowPrivate: true }),
+    });
     const started = Date.now();
-    const error = await sender.send({ channel: channel(double.baseUrl), message: sms, deadline: Date.now() + 5000 }).catch((e: unknown) => e);
+    const error = await sender
+      .send({ channel: channel(double.baseUrl), message: sms, deadline: Date.now() + 5000 })
+      .catch((e: unknown) => e);
     expect((error as Error).message).toBe('Twilio did not answer in time');
     expect(Date.now() - started).toBeLessThan(2000);
   });

@@ -15,7 +15,12 @@ import { parseConfig } from '#shared/config/config.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { createSecretBox } from '#shared/integrations/secret-box.ts';
 import type { Channel } from '#shared/messaging/channel.ts';
-import { ProviderError, sandboxProvider, type MessageProvider, type MessageProviders } from '#shared/messaging/providers.ts';
+import {
+  ProviderError,
+  sandboxProvider,
+  type MessageProvider,
+  type MessageProviders,
+} from '#shared/messaging/providers.ts';
 import { makeSendMessage } from '#shared/messaging/send-message.ts';
 import type { EventEnvelope, EventPublisher, PublishEventInput } from '#shared/webhooks/events.ts';
 import { eventMessageSchema } from '#shared/webhooks/model.ts';
@@ -41,7 +46,11 @@ beforeAll(async () => {
   const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
   const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
   const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ region: cfg.AWS_REGION, endpoint: cfg.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'l', secretAccessKey: 'l' } }),
+    new DynamoDBClient({
+      region: cfg.AWS_REGION,
+      endpoint: cfg.DYNAMODB_ENDPOINT,
+      credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+    }),
     { marshallOptions: { removeUndefinedValues: true } },
   );
   // Every DynamoDB call, by operation name: the send's budget is asserted on this list.
@@ -89,10 +98,20 @@ async function setup(channelInput: Partial<Channel> = {}, provider: MessageProvi
   };
   await channels.create(channel);
   const token = generateToken('custom');
-  await tokens.put(hashToken(token), { kind: 'custom', projectId, integrationId: 'int_1', channelId: channel.channelId });
+  await tokens.put(hashToken(token), {
+    kind: 'custom',
+    projectId,
+    integrationId: 'int_1',
+    channelId: channel.channelId,
+  });
   const events = new RecordingPublisher();
   const errors: string[] = [];
-  const providers: MessageProviders = { sandbox: provider, smtp: provider, twilio: provider, 'whatsapp-cloud': provider };
+  const providers: MessageProviders = {
+    sandbox: provider,
+    smtp: provider,
+    twilio: provider,
+    'whatsapp-cloud': provider,
+  };
   const sendMessage = makeSendMessage({
     channels,
     messages: new DynamoMessageLog(table),
@@ -154,16 +173,27 @@ describe('send use case over DynamoDB', () => {
         throw new ProviderError('Twilio answered HTTP 500');
       },
     };
-    const { request, events, channels, channel } = await setup({ credits: 1, provider: { kind: 'twilio', accountSid: 'AC1', authToken: 't' } }, failing);
+    const { request, events, channels, channel } = await setup(
+      { credits: 1, provider: { kind: 'twilio', accountSid: 'AC1', authToken: 't' } },
+      failing,
+    );
     operations = [];
     const error = await request({ to: '+5511988887777', body: 'hello' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpError);
     expect((error as HttpError).status).toBe(502);
     expect((error as HttpError).code).toBe('PROVIDER_ERROR');
     // token, channel, charge, refund, failed record.
-    expect(operations).toEqual(['GetItemCommand', 'GetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand', 'PutItemCommand']);
+    expect(operations).toEqual([
+      'GetItemCommand',
+      'GetItemCommand',
+      'UpdateItemCommand',
+      'UpdateItemCommand',
+      'PutItemCommand',
+    ]);
     expect((await channels.get(channel.projectId, channel.channelId))?.credits).toBe(1);
-    expect(events.events.map((e) => [e.type, e.data.status, e.data.error])).toEqual([['message.failed', 'failed', 'Twilio answered HTTP 500']]);
+    expect(events.events.map((e) => [e.type, e.data.status, e.data.error])).toEqual([
+      ['message.failed', 'failed', 'Twilio answered HTTP 500'],
+    ]);
   });
 
   it('a 402 on an empty channel costs the two reads and no write', async () => {
@@ -205,10 +235,18 @@ describe('events queue publisher', () => {
     });
     expect(envelope.id).toMatch(/^evt_/);
     const sqs = sqsClient(cfg);
-    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: emulators.queueUrls.events, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    const out = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: emulators.queueUrls.events, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
     expect(out.Messages).toHaveLength(1);
     const message = eventMessageSchema.parse(JSON.parse(out.Messages![0]!.Body!));
-    expect(message).toMatchObject({ v: 1, eventId: envelope.id, eventType: 'message.sent', projectId: 'prj_1', channelId: 'ch_1' });
+    expect(message).toMatchObject({
+      v: 1,
+      eventId: envelope.id,
+      eventType: 'message.sent',
+      projectId: 'prj_1',
+      channelId: 'ch_1',
+    });
     expect(JSON.parse(message.body!)).toEqual({
       id: envelope.id,
       type: 'message.sent',
@@ -218,7 +256,12 @@ describe('events queue publisher', () => {
       channel: { id: 'ch_1', type: 'sms', address: '+5511999990000' },
       data: { messageId: 'msg_1' },
     });
-    await sqs.send(new DeleteMessageCommand({ QueueUrl: emulators.queueUrls.events, ReceiptHandle: out.Messages![0]!.ReceiptHandle! }));
+    await sqs.send(
+      new DeleteMessageCommand({
+        QueueUrl: emulators.queueUrls.events,
+        ReceiptHandle: out.Messages![0]!.ReceiptHandle!,
+      }),
+    );
     sqs.destroy();
   });
 });

@@ -20,7 +20,11 @@ beforeAll(async () => {
   server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const entry = { path: decodeURIComponent(req.url ?? ''), body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'), closedEarly: false };
+    const entry = {
+      path: decodeURIComponent(req.url ?? ''),
+      body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'),
+      closedEarly: false,
+    };
     seen.push(entry);
     res.on('close', () => {
       if (!res.writableEnded) entry.closedEarly = true;
@@ -38,7 +42,12 @@ afterAll(async () => {
 
 const provider = (requestTimeoutMs = 10_000) =>
   new BedrockModelProvider({
-    client: bedrockRuntimeClient({ region: 'us-east-1', requestTimeoutMs, endpoint, credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } }),
+    client: bedrockRuntimeClient({
+      region: 'us-east-1',
+      requestTimeoutMs,
+      endpoint,
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+    }),
     defaultModelId: 'amazon.nova-lite-v1:0',
   });
 
@@ -53,7 +62,9 @@ const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
 
 const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers }).end(text);
+  res
+    .writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers })
+    .end(text);
 };
 
 describe('Bedrock Converse over the wire', () => {
@@ -65,7 +76,9 @@ describe('Bedrock Converse over the wire', () => {
         usage: { inputTokens: 9, outputTokens: 2, totalTokens: 11 },
         metrics: { latencyMs: 50 },
       });
-    const reply = await provider().generate(request({ model: 'qwen.qwen3-32b-v1:0', responseFormat: 'json', temperature: 0.5 }));
+    const reply = await provider().generate(
+      request({ model: 'qwen.qwen3-32b-v1:0', responseFormat: 'json', temperature: 0.5 }),
+    );
     expect(reply).toMatchObject({ text: 'Hi!', usage: { inputTokens: 9, outputTokens: 2 } });
     const last = seen.at(-1)!;
     expect(last.path).toBe('/model/qwen.qwen3-32b-v1:0/converse');
@@ -73,26 +86,45 @@ describe('Bedrock Converse over the wire', () => {
       system: [{ text: 'Be brief.' }],
       messages: [{ role: 'user', content: [{ text: 'Hello' }] }],
       inferenceConfig: { temperature: 0.5 },
-      outputConfig: { textFormat: { type: 'json_schema', structure: { jsonSchema: { name: 'answer', schema: '{"type":"object"}' } } } },
+      outputConfig: {
+        textFormat: { type: 'json_schema', structure: { jsonSchema: { name: 'answer', schema: '{"type":"object"}' } } },
+      },
     });
   });
 
   it('maps a throttling answer to a retryable failure, without SDK retries', async () => {
     const before = seen.length;
-    behaviour = (_req, res) => sendJson(res, 429, { message: 'Too many requests' }, { 'x-amzn-errortype': 'ThrottlingException:http://internal.amazon.com/coral/' });
+    behaviour = (_req, res) =>
+      sendJson(
+        res,
+        429,
+        { message: 'Too many requests' },
+        { 'x-amzn-errortype': 'ThrottlingException:http://internal.amazon.com/coral/' },
+      );
     await expect(provider().generate(request())).rejects.toMatchObject({ kind: 'throttled', retryable: true });
     expect(seen.length - before).toBe(1);
   });
 
   it('maps a validation answer about input length to a rejected request', async () => {
-    behaviour = (_req, res) => sendJson(res, 400, { message: 'Input is too long for requested model.' }, { 'x-amzn-errortype': 'ValidationException' });
-    await expect(provider().generate(request())).rejects.toMatchObject({ kind: 'rejected', message: expect.stringMatching(/context window/) });
+    behaviour = (_req, res) =>
+      sendJson(
+        res,
+        400,
+        { message: 'Input is too long for requested model.' },
+        { 'x-amzn-errortype': 'ValidationException' },
+      );
+    await expect(provider().generate(request())).rejects.toMatchObject({
+      kind: 'rejected',
+      message: expect.stringMatching(/context window/),
+    });
   });
 
   it('aborts the HTTP request itself when the deadline passes', async () => {
     behaviour = () => {};
     const started = Date.now();
-    await expect(provider().generate(request({ signal: AbortSignal.timeout(300) }))).rejects.toMatchObject({ kind: 'timeout' });
+    await expect(provider().generate(request({ signal: AbortSignal.timeout(300) }))).rejects.toMatchObject({
+      kind: 'timeout',
+    });
     expect(Date.now() - started).toBeLessThan(2_000);
     await new Promise((r) => setTimeout(r, 50));
     expect(seen.at(-1)!.closedEarly).toBe(true);

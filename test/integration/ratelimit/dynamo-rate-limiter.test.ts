@@ -51,21 +51,31 @@ describe('DynamoRateLimiter against dynalite', () => {
   });
 
   it('decides like the model when several instances share a token (each with its own, possibly stale, hint)', async () => {
-    const instances = [new DynamoRateLimiter(env.table, p), new DynamoRateLimiter(env.table, p), new DynamoRateLimiter(env.table, p)];
+    const instances = [
+      new DynamoRateLimiter(env.table, p),
+      new DynamoRateLimiter(env.table, p),
+      new DynamoRateLimiter(env.table, p),
+    ];
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 0, max: 2 })), { minLength: 1, maxLength: 90 }), async (steps) => {
-        const key = newId('tok');
-        let t = 1_700_000_000_000;
-        let tat: number | undefined;
-        for (const [gap, instance] of steps) {
-          t += gap % 5 === 0 ? 0 : gap;
-          const model = gcraStep(tat, t, p);
-          tat = model.tat;
-          const real = await instances[instance]!.admit(key, t);
-          expect(real.allowed).toBe(model.decision.allowed);
-          if (real.allowed) expect(real.remaining).toBe(model.decision.remaining);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 0, max: 2 })), {
+          minLength: 1,
+          maxLength: 90,
+        }),
+        async (steps) => {
+          const key = newId('tok');
+          let t = 1_700_000_000_000;
+          let tat: number | undefined;
+          for (const [gap, instance] of steps) {
+            t += gap % 5 === 0 ? 0 : gap;
+            const model = gcraStep(tat, t, p);
+            tat = model.tat;
+            const real = await instances[instance]!.admit(key, t);
+            expect(real.allowed).toBe(model.decision.allowed);
+            if (real.allowed) expect(real.remaining).toBe(model.decision.remaining);
+          }
+        },
+      ),
       { numRuns: 15 },
     );
   });
@@ -74,10 +84,13 @@ describe('DynamoRateLimiter against dynalite', () => {
     const own = new DynamoRateLimiter(env.table, p);
     let writes = 0;
     const counter = { step: 'initialize' as const, name: 'countWrites' };
-    env.table.client.middlewareStack.add((next) => async (args) => {
-      writes++;
-      return next(args);
-    }, counter);
+    env.table.client.middlewareStack.add(
+      (next) => async (args) => {
+        writes++;
+        return next(args);
+      },
+      counter,
+    );
     try {
       const key = newId('tok');
       const now = Date.now();
@@ -90,22 +103,28 @@ describe('DynamoRateLimiter against dynalite', () => {
 
   it('with concurrent bursts at random times never admits more than 60 × (N + 1) in N minutes', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.integer({ min: 0, max: 150_000 }), fc.integer({ min: 1, max: 40 })), { minLength: 1, maxLength: 8 }), async (bursts) => {
-        const key = newId('tok');
-        const base = 1_700_000_000_000;
-        const admitted: number[] = [];
-        for (const [offset, size] of [...bursts].sort((a, b) => a[0] - b[0])) {
-          const now = base + offset;
-          const decisions = await Promise.all(Array.from({ length: size }, () => limiter.admit(key, now)));
-          for (const d of decisions) if (d.allowed) admitted.push(now);
-        }
-        for (let i = 0; i < admitted.length; i++) {
-          const count = admitted.filter((t) => t >= admitted[i]! && t < admitted[i]! + 60_000).length;
-          expect(count).toBeLessThanOrEqual(120);
-        }
-        const firstMinute = admitted.filter((t) => t < base + 60_000).length;
-        expect(firstMinute).toBeLessThanOrEqual(120);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 150_000 }), fc.integer({ min: 1, max: 40 })), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        async (bursts) => {
+          const key = newId('tok');
+          const base = 1_700_000_000_000;
+          const admitted: number[] = [];
+          for (const [offset, size] of [...bursts].sort((a, b) => a[0] - b[0])) {
+            const now = base + offset;
+            const decisions = await Promise.all(Array.from({ length: size }, () => limiter.admit(key, now)));
+            for (const d of decisions) if (d.allowed) admitted.push(now);
+          }
+          for (let i = 0; i < admitted.length; i++) {
+            const count = admitted.filter((t) => t >= admitted[i]! && t < admitted[i]! + 60_000).length;
+            expect(count).toBeLessThanOrEqual(120);
+          }
+          const firstMinute = admitted.filter((t) => t < base + 60_000).length;
+          expect(firstMinute).toBeLessThanOrEqual(120);
+        },
+      ),
       { numRuns: 6 },
     );
   });

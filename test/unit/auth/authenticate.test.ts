@@ -65,18 +65,33 @@ describe('Bots API authentication', () => {
     expect(await authenticate(undefined)).toMatchObject({ ok: false, failure: 'ERR_API_TOKEN_NOT_PROVIDED' });
     expect(await authenticate('')).toMatchObject({ ok: false, failure: 'ERR_API_TOKEN_INVALID_FORMAT' });
     expect(await authenticate(`Token ${token}`)).toMatchObject({ ok: false, failure: 'ERR_API_TOKEN_INVALID_FORMAT' });
-    expect(await authenticate(`Bearer ${token}x`)).toMatchObject({ ok: false, failure: 'ERR_API_TOKEN_INVALID_FORMAT' });
-    expect(await authenticate(`Bearer ${generateToken('custom')}`)).toMatchObject({ ok: false, failure: 'ERR_API_TOKEN_INVALID_FORMAT' });
-    expect(await authenticate(`Bearer ${generateToken('projectApi')}`)).toMatchObject({ ok: false, failure: 'ERR_API_TOKEN_INVALID' });
+    expect(await authenticate(`Bearer ${token}x`)).toMatchObject({
+      ok: false,
+      failure: 'ERR_API_TOKEN_INVALID_FORMAT',
+    });
+    expect(await authenticate(`Bearer ${generateToken('custom')}`)).toMatchObject({
+      ok: false,
+      failure: 'ERR_API_TOKEN_INVALID_FORMAT',
+    });
+    expect(await authenticate(`Bearer ${generateToken('projectApi')}`)).toMatchObject({
+      ok: false,
+      failure: 'ERR_API_TOKEN_INVALID',
+    });
     expect(await authenticate(`Bearer ${token}`)).toMatchObject({ ok: true, grant: { projectId: 'prj_1' } });
   });
 
   it('answers AUTHENTICATION_FAILED when the token store cannot be reached or the grant lost its project', async () => {
     tokens.fail = true;
-    expect(await authenticate(`Bearer ${token}`)).toMatchObject({ ok: false, failure: 'ERR_API_TOKEN_AUTHENTICATION_FAILED' });
+    expect(await authenticate(`Bearer ${token}`)).toMatchObject({
+      ok: false,
+      failure: 'ERR_API_TOKEN_AUTHENTICATION_FAILED',
+    });
     tokens.fail = false;
     const orphan = generateToken('projectApi');
     tokens.items.set(hashToken(orphan), { kind: 'projectApi', projectId: '', companyId: 1, monthlyBotCredits: 0 });
-    expect(await authenticate(`Bearer ${orphan}`)).toMatchObject({ ok: false, failure: 'ERR_API_TOKEN_AUTHENTICATION_FAILED' });
+    expect(await authenticate(`Bearer ${orphan}`)).toMatchObject({
+      ok: false,
+      failure: 'ERR_API_TOKEN_AUTHENTICATION_FAILED',
+    });
   });
 });

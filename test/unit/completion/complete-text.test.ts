@@ -5,7 +5,6 @@ import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
 import type { KnowledgeExcerpt, KnowledgeSearchRequest } from '#shared/knowledge/knowledge-search.ts';
 import { ModelError, type ModelProvider, type ModelReply, type ModelRequest } from '#shared/models/model-provider.ts';
 
-
 class FakeModel implements ModelProvider {
   readonly name = 'fake';
   readonly requests: ModelRequest[] = [];
@@ -34,14 +33,16 @@ const excerpts: KnowledgeExcerpt[] = [
   { text: 'Returns within 30 days.', fileName: 'returns.pdf', score: 0.5 },
 ];
 
-function setup(options: {
-  balance?: number;
-  model?: (request: ModelRequest) => Promise<ModelReply>;
-  bots?: Bot[];
-  search?: (request: KnowledgeSearchRequest) => Promise<KnowledgeExcerpt[]>;
-  resolve?: CompleteTextDeps['models']['resolve'];
-  knowledgeBudgetMs?: number;
-} = {}) {
+function setup(
+  options: {
+    balance?: number;
+    model?: (request: ModelRequest) => Promise<ModelReply>;
+    bots?: Bot[];
+    search?: (request: KnowledgeSearchRequest) => Promise<KnowledgeExcerpt[]>;
+    resolve?: CompleteTextDeps['models']['resolve'];
+    knowledgeBudgetMs?: number;
+  } = {},
+) {
   const ledger = new MemoryCreditLedger(options.balance ?? 5);
   const model = new FakeModel(options.model ?? (async (r) => reply(`answer to ${r.prompt}`)));
   const searches: KnowledgeSearchRequest[] = [];
@@ -80,13 +81,22 @@ function setup(options: {
   return { complete, input, ledger, model, searches, specs, logs };
 }
 
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e as { status?: number; code?: string; message: string; headers?: Record<string, string> });
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (e: unknown) => e as { status?: number; code?: string; message: string; headers?: Record<string, string> },
+  );
 
 describe('completeText', () => {
   it('generates with standalone instructions, charges once and settles', async () => {
     const { complete, input, ledger, model, searches } = setup();
     const out = await complete(input());
-    expect(out).toEqual({ responseFormat: 'text', text: 'answer to When do you open?', model: 'fake:m', usage: { inputTokens: 3, outputTokens: 2 } });
+    expect(out).toEqual({
+      responseFormat: 'text',
+      text: 'answer to When do you open?',
+      model: 'fake:m',
+      usage: { inputTokens: 3, outputTokens: 2 },
+    });
     expect(model.requests[0]!.system).toBe('Be brief.');
     expect(model.requests[0]!.excerpts).toEqual([]);
     expect(searches).toHaveLength(0);
@@ -94,9 +104,13 @@ describe('completeText', () => {
   });
 
   it("puts the bot's instructions and its top excerpts, labelled with file names, in the system prompt", async () => {
-    const { complete, input, model, searches, specs } = setup({ bots: [bot({ model: 'openai:gpt-4o-mini', temperature: 0.3 })] });
+    const { complete, input, model, searches, specs } = setup({
+      bots: [bot({ model: 'openai:gpt-4o-mini', temperature: 0.3 })],
+    });
     await complete(input({ instructions: undefined, botId: 'bot_1' }));
-    expect(searches).toEqual([{ botId: 'bot_1', bot: expect.objectContaining({ botId: 'bot_1' }), query: 'When do you open?', topK: 5 }]);
+    expect(searches).toEqual([
+      { botId: 'bot_1', bot: expect.objectContaining({ botId: 'bot_1' }), query: 'When do you open?', topK: 5 },
+    ]);
     const sent = model.requests[0]!;
     expect(sent.system).toContain('You answer questions about the store.');
     expect(sent.system).toContain('[1] File: hours.md\nWe open at 9.');
@@ -116,8 +130,14 @@ describe('completeText', () => {
 
   it('404 for an unknown bot and 403 for another project’s bot, without touching the balance or the model', async () => {
     const { complete, input, ledger, model } = setup({ bots: [bot({ botId: 'bot_other', projectId: 'prj_2' })] });
-    expect(await failure(complete(input({ instructions: undefined, botId: 'bot_nope' })))).toMatchObject({ status: 404, code: 'BOT_NOT_FOUND' });
-    expect(await failure(complete(input({ instructions: undefined, botId: 'bot_other' })))).toMatchObject({ status: 403, code: 'BOT_FORBIDDEN' });
+    expect(await failure(complete(input({ instructions: undefined, botId: 'bot_nope' })))).toMatchObject({
+      status: 404,
+      code: 'BOT_NOT_FOUND',
+    });
+    expect(await failure(complete(input({ instructions: undefined, botId: 'bot_other' })))).toMatchObject({
+      status: 403,
+      code: 'BOT_FORBIDDEN',
+    });
     expect(ledger.charges).toBe(0);
     expect(model.requests).toHaveLength(0);
   });
@@ -165,7 +185,9 @@ describe('completeText', () => {
   it('a provider that turns the abort into its own error still gives 504', async () => {
     const { complete, input } = setup({
       model: (r) =>
-        new Promise((_, reject) => r.signal.addEventListener('abort', () => reject(new ModelError('unavailable', 'socket closed')))),
+        new Promise((_, reject) =>
+          r.signal.addEventListener('abort', () => reject(new ModelError('unavailable', 'socket closed'))),
+        ),
     });
     expect(await failure(complete(input({ deadline: Date.now() + 100 })))).toMatchObject({ status: 504 });
   });
@@ -195,7 +217,10 @@ describe('completeText', () => {
 
   it('JSON: parses the answer (code fence tolerated); an unparseable answer is 502, refunded', async () => {
     const ok = setup({ model: async () => reply('```json\n[1, {"a": null}]\n```') });
-    expect(await ok.complete(ok.input({ responseFormat: 'json' }))).toMatchObject({ responseFormat: 'json', data: [1, { a: null }] });
+    expect(await ok.complete(ok.input({ responseFormat: 'json' }))).toMatchObject({
+      responseFormat: 'json',
+      data: [1, { a: null }],
+    });
     expect(ok.model.requests[0]!.responseFormat).toBe('json');
     expect(ok.model.requests[0]!.system).toMatch(/exactly one JSON value/);
 
@@ -228,7 +253,10 @@ describe('completeText', () => {
   it('a provider the deployment cannot reach is 502 before any charge', async () => {
     const { complete, input, ledger } = setup({
       resolve: () => {
-        throw new ModelError('misconfigured', 'The OpenAI-compatible provider is not configured on this deployment (OPENAI_BASE_URL).');
+        throw new ModelError(
+          'misconfigured',
+          'The OpenAI-compatible provider is not configured on this deployment (OPENAI_BASE_URL).',
+        );
       },
     });
     expect(await failure(complete(input()))).toMatchObject({ status: 502, code: 'GENERATION_FAILED' });

@@ -5,12 +5,17 @@ import { parseJsonAnswer } from '#shared/completion/json-answer.ts';
 describe('parseJsonAnswer', () => {
   it('reads any JSON value, bare or inside one Markdown code fence, with surrounding whitespace', () => {
     fc.assert(
-      fc.property(fc.jsonValue(), fc.constantFrom('', 'json', 'JSON'), fc.constantFrom('', ' ', '\n', '\n\n  '), (value, lang, pad) => {
-        const text = JSON.stringify(value, null, 2);
-        const expected = JSON.parse(text);
-        expect(parseJsonAnswer(`${pad}${text}${pad}`)).toEqual({ ok: true, value: expected });
-        expect(parseJsonAnswer(`${pad}\`\`\`${lang}\n${text}\n\`\`\`${pad}`)).toEqual({ ok: true, value: expected });
-      }),
+      fc.property(
+        fc.jsonValue(),
+        fc.constantFrom('', 'json', 'JSON'),
+        fc.constantFrom('', ' ', '\n', '\n\n  '),
+        (value, lang, pad) => {
+          const text = JSON.stringify(value, null, 2);
+          const expected = JSON.parse(text);
+          expect(parseJsonAnswer(`${pad}${text}${pad}`)).toEqual({ ok: true, value: expected });
+          expect(parseJsonAnswer(`${pad}\`\`\`${lang}\n${text}\n\`\`\`${pad}`)).toEqual({ ok: true, value: expected });
+        },
+      ),
     );
   });
 

@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
-import { ExtractionFailedError, ExtractionTimeoutError, FileTooLargeError, InvalidFileError, NoBotCreditsError } from '#shared/extract/errors.ts';
+import {
+  ExtractionFailedError,
+  ExtractionTimeoutError,
+  FileTooLargeError,
+  InvalidFileError,
+  NoBotCreditsError,
+} from '#shared/extract/errors.ts';
 import { describeUnreadable, makeExtractPdf, MAX_PDF_BYTES, type ExtractPdfDeps } from '#shared/extract/extract-pdf.ts';
 import { uploadKey, type UploadStore } from '#shared/extract/uploads.ts';
 import type { OcrEngine, OcrOptions } from '#shared/pdf/index.ts';
 import { blankPdf, encryptedPdf, scannedPdf, textPdf } from '#test/support/pdf-fixtures.ts';
-
 
 class MemoryUploads implements UploadStore {
   readonly objects = new Map<string, Buffer>();
@@ -27,7 +32,9 @@ class MemoryUploads implements UploadStore {
 const log = { warn: () => {}, error: () => {} };
 const caller = { projectId: 'prj_a', monthlyBotCredits: 0 };
 const soon = () => Date.now() + 30_000;
-const ocrAnswering = (answer: OcrEngine['recognize']): OcrOptions => ({ engine: { name: 'fake', concurrency: 1, recognize: answer } });
+const ocrAnswering = (answer: OcrEngine['recognize']): OcrOptions => ({
+  engine: { name: 'fake', concurrency: 1, recognize: answer },
+});
 
 function setup(balance: number, extra: Partial<ExtractPdfDeps> = {}) {
   const credits = new MemoryCreditLedger(balance);
@@ -41,7 +48,12 @@ describe('extract use case: charging', () => {
     const { credits, extractPdf } = setup(2);
     const pages = await extractPdf({ caller, source: { bytes: await textPdf(['Hello there']) }, deadline: soon() });
     expect(pages).toEqual([{ page: 1, text: 'Hello there', ocr: false }]);
-    expect({ balance: credits.balance, charges: credits.charges, settles: credits.settles, refunds: credits.refunds }).toEqual({ balance: 1, charges: 1, settles: 1, refunds: 0 });
+    expect({
+      balance: credits.balance,
+      charges: credits.charges,
+      settles: credits.settles,
+      refunds: credits.refunds,
+    }).toEqual({ balance: 1, charges: 1, settles: 1, refunds: 0 });
   });
 
   it('refunds exactly once when nothing is readable (502 with the reason)', async () => {
@@ -50,7 +62,11 @@ describe('extract use case: charging', () => {
     expect(error).toBeInstanceOf(ExtractionFailedError);
     expect(error.status).toBe(502);
     expect(error.message).toMatch(/blank.*refunded/);
-    expect({ balance: credits.balance, refunds: credits.refunds, open: credits.open.size }).toEqual({ balance: 2, refunds: 1, open: 0 });
+    expect({ balance: credits.balance, refunds: credits.refunds, open: credits.open.size }).toEqual({
+      balance: 2,
+      refunds: 1,
+      open: 0,
+    });
   });
 
   it('refunds when the OCR engine fails (502)', async () => {
@@ -59,7 +75,11 @@ describe('extract use case: charging', () => {
         throw new Error('ThrottlingException');
       }),
     });
-    const error = await extractPdf({ caller, source: { bytes: await scannedPdf('Scanned words here') }, deadline: soon() }).catch((e) => e);
+    const error = await extractPdf({
+      caller,
+      source: { bytes: await scannedPdf('Scanned words here') },
+      deadline: soon(),
+    }).catch((e) => e);
     expect(error).toBeInstanceOf(ExtractionFailedError);
     expect(error.message).toMatch(/OCR/);
     expect(error.message).not.toMatch(/Throttling/);
@@ -68,7 +88,9 @@ describe('extract use case: charging', () => {
 
   it('refunds and stops at the deadline (504)', async () => {
     const { credits, extractPdf } = setup(1, {
-      ocr: ocrAnswering((_, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)))),
+      ocr: ocrAnswering(
+        (_, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+      ),
     });
     const bytes = await scannedPdf('Scanned words here');
     const started = Date.now();
@@ -87,7 +109,11 @@ describe('extract use case: charging', () => {
       },
     } as OcrOptions;
     const { credits, extractPdf } = setup(1, { ocr: broken });
-    const error = await extractPdf({ caller, source: { bytes: await scannedPdf('Scanned words here') }, deadline: soon() }).catch((e) => e);
+    const error = await extractPdf({
+      caller,
+      source: { bytes: await scannedPdf('Scanned words here') },
+      deadline: soon(),
+    }).catch((e) => e);
     expect(error).toBeInstanceOf(TypeError);
     expect({ balance: credits.balance, refunds: credits.refunds }).toEqual({ balance: 1, refunds: 1 });
   });
@@ -104,24 +130,32 @@ describe('extract use case: charging', () => {
 
   it('answers 402 without charging when the balance is spent', async () => {
     const { credits, extractPdf } = setup(0);
-    await expect(extractPdf({ caller, source: { bytes: await textPdf(['x y z']) }, deadline: soon() })).rejects.toBeInstanceOf(NoBotCreditsError);
+    await expect(
+      extractPdf({ caller, source: { bytes: await textPdf(['x y z']) }, deadline: soon() }),
+    ).rejects.toBeInstanceOf(NoBotCreditsError);
     expect(credits.charges).toBe(0);
   });
 
   it('refuses unreadable files before charging', async () => {
     const { credits, extractPdf } = setup(3);
-    const encrypted = await extractPdf({ caller, source: { bytes: await encryptedPdf() }, deadline: soon() }).catch((e) => e);
+    const encrypted = await extractPdf({ caller, source: { bytes: await encryptedPdf() }, deadline: soon() }).catch(
+      (e) => e,
+    );
     expect(encrypted).toBeInstanceOf(InvalidFileError);
     expect(encrypted.details).toEqual([expect.objectContaining({ path: 'file', code: 'encrypted' })]);
-    const notPdf = await extractPdf({ caller, source: { bytes: Buffer.from('GIF89a') }, deadline: soon() }).catch((e) => e);
+    const notPdf = await extractPdf({ caller, source: { bytes: Buffer.from('GIF89a') }, deadline: soon() }).catch(
+      (e) => e,
+    );
     expect(notPdf.details[0].code).toBe('not_pdf');
-    await expect(extractPdf({ caller, source: { bytes: new Uint8Array(MAX_PDF_BYTES + 1) }, deadline: soon() })).rejects.toBeInstanceOf(FileTooLargeError);
+    await expect(
+      extractPdf({ caller, source: { bytes: new Uint8Array(MAX_PDF_BYTES + 1) }, deadline: soon() }),
+    ).rejects.toBeInstanceOf(FileTooLargeError);
     expect(credits.charges).toBe(0);
   });
 });
 
 describe('extract use case: uploads', () => {
-  it('reads the caller\'s own upload, then deletes it', async () => {
+  it("reads the caller's own upload, then deletes it", async () => {
     const { credits, uploads, extractPdf } = setup(1);
     const key = uploadKey('prj_a', 'upl_abcdefghij0123456789');
     uploads.objects.set(key, Buffer.from(await textPdf(['From the bucket'])));
@@ -131,11 +165,16 @@ describe('extract use case: uploads', () => {
     expect(credits.balance).toBe(0);
   });
 
-  it('refuses another project\'s key without reading it, a missing key, and a key of the wrong shape', async () => {
+  it("refuses another project's key without reading it, a missing key, and a key of the wrong shape", async () => {
     const { credits, uploads, extractPdf } = setup(3);
     const theirs = uploadKey('prj_b', 'upl_abcdefghij0123456789');
     uploads.objects.set(theirs, Buffer.from(await textPdf(['Not yours'])));
-    for (const fileKey of [theirs, uploadKey('prj_a', 'upl_00000000000000000000'), 'uploads/extract/prj_a/../prj_b/upl_abcdefghij0123456789.pdf', 'bots/prj_a/index.json']) {
+    for (const fileKey of [
+      theirs,
+      uploadKey('prj_a', 'upl_00000000000000000000'),
+      'uploads/extract/prj_a/../prj_b/upl_abcdefghij0123456789.pdf',
+      'bots/prj_a/index.json',
+    ]) {
       const error = await extractPdf({ caller, source: { fileKey }, deadline: soon() }).catch((e) => e);
       expect(error, fileKey).toBeInstanceOf(InvalidFileError);
       expect(error.details[0]).toMatchObject({ path: 'fileKey', code: 'not_found' });
@@ -148,22 +187,28 @@ describe('extract use case: uploads', () => {
     const { uploads, extractPdf } = setup(3);
     const key = uploadKey('prj_a', 'upl_abcdefghij0123456789');
     uploads.objects.set(key, Buffer.alloc(MAX_PDF_BYTES + 1));
-    await expect(extractPdf({ caller, source: { fileKey: key }, deadline: soon() })).rejects.toBeInstanceOf(FileTooLargeError);
+    await expect(extractPdf({ caller, source: { fileKey: key }, deadline: soon() })).rejects.toBeInstanceOf(
+      FileTooLargeError,
+    );
   });
 });
 
 describe('describeUnreadable', () => {
   it('says why, page by page', () => {
-    expect(describeUnreadable([{ page: 1, text: '', ocr: false, unreadable: 'blank' }])).toBe('No readable text in the PDF: its only page is blank.');
+    expect(describeUnreadable([{ page: 1, text: '', ocr: false, unreadable: 'blank' }])).toBe(
+      'No readable text in the PDF: its only page is blank.',
+    );
     expect(
       describeUnreadable([
         { page: 1, text: '', ocr: false, unreadable: 'blank' },
         { page: 2, text: '', ocr: false, unreadable: 'noise' },
         { page: 3, text: '', ocr: false, unreadable: 'noise' },
       ]),
-    ).toBe('No readable text in the PDF: 1 page is blank; 2 pages hold only specks or pictures with no recognisable text.');
-    expect(describeUnreadable([1, 2].map((page) => ({ page, text: '', ocr: true, unreadable: 'low-confidence' as const })))).toBe(
-      'No readable text in the PDF: all 2 pages are images whose text could not be recognised.',
+    ).toBe(
+      'No readable text in the PDF: 1 page is blank; 2 pages hold only specks or pictures with no recognisable text.',
     );
+    expect(
+      describeUnreadable([1, 2].map((page) => ({ page, text: '', ocr: true, unreadable: 'low-confidence' as const }))),
+    ).toBe('No readable text in the PDF: all 2 pages are images whose text could not be recognised.');
   });
 });

@@ -11,13 +11,15 @@ import { mixedPdf } from '#test/support/pdf-fixtures.ts';
  * Fuzzing the two parsers that take bytes from the internet: whatever arrives, they answer a result or their own
  * typed error (a 400 at the edge), never anything else, and never an uncaught exception (vitest fails the run on one).
  */
-const boundaryChars = fc.constantFrom(...'abcXYZ0189_-=.:+/ \'()'.split(''));
+const boundaryChars = fc.constantFrom(..."abcXYZ0189_-=.:+/ '()".split(''));
 const boundary = fc.string({ unit: boundaryChars, minLength: 1, maxLength: 70 }).filter((b) => !b.endsWith(' '));
 
 function validBody(b: string, file: Uint8Array, mode: string): Buffer {
   return Buffer.concat([
     Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="mode"\r\n\r\n${mode}\r\n`),
-    Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
+    Buffer.from(
+      `--${b}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+    ),
     Buffer.from(file),
     Buffer.from(`\r\n--${b}--\r\n`),
   ]);
@@ -25,12 +27,19 @@ function validBody(b: string, file: Uint8Array, mode: string): Buffer {
 
 /** A body mutated at random: bytes overwritten, a slice cut out, or the tail dropped. */
 const mutation = fc.oneof(
-  fc.record({ kind: fc.constant('overwrite' as const), at: fc.nat(), bytes: fc.uint8Array({ minLength: 1, maxLength: 16 }) }),
+  fc.record({
+    kind: fc.constant('overwrite' as const),
+    at: fc.nat(),
+    bytes: fc.uint8Array({ minLength: 1, maxLength: 16 }),
+  }),
   fc.record({ kind: fc.constant('cut' as const), at: fc.nat(), length: fc.nat({ max: 64 }) }),
   fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
 );
 
-type Mutation = { kind: 'overwrite'; at: number; bytes: Uint8Array } | { kind: 'cut'; at: number; length: number } | { kind: 'truncate'; at: number };
+type Mutation =
+  | { kind: 'overwrite'; at: number; bytes: Uint8Array }
+  | { kind: 'cut'; at: number; length: number }
+  | { kind: 'truncate'; at: number };
 
 function mutate(body: Uint8Array, m: Mutation): Buffer {
   const copy = Buffer.from(body);
@@ -56,20 +65,38 @@ const quoted = (b: string) => (/[^A-Za-z0-9_-]/.test(b) ? `"${b.replace(/(["\\])
 describe('multipart parser fuzz', () => {
   it('answers a form or MultipartError for random bytes under any content type', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ maxLength: 4096 }), fc.oneof(boundary.map((b) => `multipart/form-data; boundary=${quoted(b)}`), fc.string()), async (bytes, contentType) => {
-        await outcome(parseMultipart([Buffer.from(bytes)], contentType, { fileSize: 1024 }), (e) => e instanceof MultipartError);
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ maxLength: 4096 }),
+        fc.oneof(
+          boundary.map((b) => `multipart/form-data; boundary=${quoted(b)}`),
+          fc.string(),
+        ),
+        async (bytes, contentType) => {
+          await outcome(
+            parseMultipart([Buffer.from(bytes)], contentType, { fileSize: 1024 }),
+            (e) => e instanceof MultipartError,
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('answers a form or MultipartError for mutated valid bodies', async () => {
     await fc.assert(
-      fc.asyncProperty(boundary, fc.uint8Array({ maxLength: 2048 }), fc.array(mutation, { minLength: 1, maxLength: 3 }), async (b, file, mutations) => {
-        let body: Buffer = validBody(b, file, 'text');
-        for (const m of mutations) body = mutate(body, m);
-        await outcome(parseMultipart([body], `multipart/form-data; boundary=${quoted(b)}`, { fileSize: 1024 }), (e) => e instanceof MultipartError);
-      }),
+      fc.asyncProperty(
+        boundary,
+        fc.uint8Array({ maxLength: 2048 }),
+        fc.array(mutation, { minLength: 1, maxLength: 3 }),
+        async (b, file, mutations) => {
+          let body: Buffer = validBody(b, file, 'text');
+          for (const m of mutations) body = mutate(body, m);
+          await outcome(
+            parseMultipart([body], `multipart/form-data; boundary=${quoted(b)}`, { fileSize: 1024 }),
+            (e) => e instanceof MultipartError,
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -77,7 +104,9 @@ describe('multipart parser fuzz', () => {
   it('round-trips any file under any valid boundary', async () => {
     await fc.assert(
       fc.asyncProperty(boundary, fc.uint8Array({ maxLength: 4096 }), async (b, file) => {
-        const form = await parseMultipart([validBody(b, file, 'pages')], `multipart/form-data;boundary=${quoted(b)}`, { fileSize: 4096 });
+        const form = await parseMultipart([validBody(b, file, 'pages')], `multipart/form-data;boundary=${quoted(b)}`, {
+          fileSize: 4096,
+        });
         expect(form.fields).toEqual([{ name: 'mode', value: 'pages' }]);
         expect(form.files).toHaveLength(1);
         expect(Buffer.compare(form.files[0]!.bytes, Buffer.from(file))).toBe(0);
@@ -89,7 +118,11 @@ describe('multipart parser fuzz', () => {
 
 describe('extract request fuzz (the HTTP edge)', () => {
   const event = (body: Buffer, contentType: string): HttpEvent =>
-    ({ body: body.toString('base64'), isBase64Encoded: true, normalizedHeaders: { 'content-type': contentType } }) as unknown as HttpEvent;
+    ({
+      body: body.toString('base64'),
+      isBase64Encoded: true,
+      normalizedHeaders: { 'content-type': contentType },
+    }) as unknown as HttpEvent;
 
   it('answers a request or a 400 for random bodies and content types', async () => {
     await fc.assert(
@@ -97,7 +130,10 @@ describe('extract request fuzz (the HTTP edge)', () => {
         fc.uint8Array({ maxLength: 2048 }),
         fc.oneof(fc.constant('application/json'), fc.constant('multipart/form-data; boundary=b'), fc.string()),
         async (bytes, contentType) => {
-          await outcome(readExtractRequest(event(Buffer.from(bytes), contentType)), (e) => e instanceof HttpError && e.status === 400);
+          await outcome(
+            readExtractRequest(event(Buffer.from(bytes), contentType)),
+            (e) => e instanceof HttpError && e.status === 400,
+          );
         },
       ),
       { numRuns: 300 },
@@ -115,22 +151,35 @@ describe('PDF reader fuzz', () => {
 
   it('answers pages or PdfError for random bytes, with or without a PDF header and trailer', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ maxLength: 2048 }), fc.boolean(), fc.boolean(), async (bytes, header, trailer) => {
-        const file = Buffer.concat([Buffer.from(header ? '%PDF-1.7\n' : ''), Buffer.from(bytes), Buffer.from(trailer ? '\n%%EOF\n' : '')]);
-        await outcome(extractPdfPages(file, { signal: AbortSignal.timeout(10_000) }), allowed);
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ maxLength: 2048 }),
+        fc.boolean(),
+        fc.boolean(),
+        async (bytes, header, trailer) => {
+          const file = Buffer.concat([
+            Buffer.from(header ? '%PDF-1.7\n' : ''),
+            Buffer.from(bytes),
+            Buffer.from(trailer ? '\n%%EOF\n' : ''),
+          ]);
+          await outcome(extractPdfPages(file, { signal: AbortSignal.timeout(10_000) }), allowed);
+        },
+      ),
       { numRuns: 150 },
     );
   });
 
   it('answers pages or PdfError for mutated valid PDFs', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 4 }), fc.boolean(), async (mutations, keepTrailer) => {
-        let file: Buffer = Buffer.from(seed);
-        for (const m of mutations) file = mutate(file, m);
-        if (keepTrailer) file = Buffer.concat([file, Buffer.from('\n%%EOF\n')]);
-        await outcome(extractPdfPages(file, { signal: AbortSignal.timeout(10_000) }), allowed);
-      }),
+      fc.asyncProperty(
+        fc.array(mutation, { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        async (mutations, keepTrailer) => {
+          let file: Buffer = Buffer.from(seed);
+          for (const m of mutations) file = mutate(file, m);
+          if (keepTrailer) file = Buffer.concat([file, Buffer.from('\n%%EOF\n')]);
+          await outcome(extractPdfPages(file, { signal: AbortSignal.timeout(10_000) }), allowed);
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -8,7 +8,14 @@ import { OcrEngineError, type PageImage } from '#shared/pdf/index.ts';
 const textract = mockClient(TextractClient);
 afterEach(() => textract.reset());
 
-const image: PageImage = { page: 3, data: Buffer.from('png bytes'), format: 'png', width: 1700, height: 2200, dpi: 200 };
+const image: PageImage = {
+  page: 3,
+  data: Buffer.from('png bytes'),
+  format: 'png',
+  width: 1700,
+  height: 2200,
+  dpi: 200,
+};
 
 describe('TextractOcrEngine', () => {
   it('sends the page image to DetectDocumentText and returns its lines with the mean word confidence', async () => {
@@ -40,7 +47,9 @@ describe('TextractOcrEngine', () => {
   });
 
   it('turns a service failure into OcrEngineError naming the page, not the raw AWS error', async () => {
-    textract.on(DetectDocumentTextCommand).rejects(Object.assign(new Error('Rate exceeded'), { name: 'ProvisionedThroughputExceededException' }));
+    textract
+      .on(DetectDocumentTextCommand)
+      .rejects(Object.assign(new Error('Rate exceeded'), { name: 'ProvisionedThroughputExceededException' }));
     const engine = new TextractOcrEngine(new TextractClient({ region: 'us-east-1' }));
     const error = await engine.recognize(image, new AbortController().signal).catch((e) => e);
     expect(error).toBeInstanceOf(OcrEngineError);

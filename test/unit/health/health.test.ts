@@ -7,7 +7,13 @@ const credits = { available: async () => 7 } as unknown as CreditLedger;
 
 describe('health use case', () => {
   it('reports ok with the probes latency, the balance and the month', async () => {
-    const getHealth = makeGetHealth({ credits, probes: [{ name: 'a', probe: async () => {} }], probeTimeoutMs: 100, probeCacheMs: 0, now: () => new Date('2026-02-03T04:05:06Z') });
+    const getHealth = makeGetHealth({
+      credits,
+      probes: [{ name: 'a', probe: async () => {} }],
+      probeTimeoutMs: 100,
+      probeCacheMs: 0,
+      now: () => new Date('2026-02-03T04:05:06Z'),
+    });
     expect(await getHealth(grant)).toEqual({
       companyId: 1042,
       botrag: { ok: true, latencyMs: expect.any(Number) },
@@ -19,7 +25,11 @@ describe('health use case', () => {
   it('reports which dependency failed, and a probe that hangs past the deadline', async () => {
     const probes: DependencyProbe[] = [
       { name: 'model', probe: async () => Promise.reject(new Error('HTTP 503')) },
-      { name: 'knowledge store', probe: (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))) },
+      {
+        name: 'knowledge store',
+        probe: (signal) =>
+          new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
+      },
     ];
     const report = await makeGetHealth({ credits, probes, probeTimeoutMs: 50, probeCacheMs: 0 })(grant);
     expect(report.botrag.ok).toBe(false);
@@ -31,7 +41,13 @@ describe('health use case', () => {
   it('shares one probe among the requests of the cache window', async () => {
     let probes = 0;
     let clock = 0;
-    const getHealth = makeGetHealth({ credits, probes: [{ name: 'a', probe: async () => void probes++ }], probeTimeoutMs: 100, probeCacheMs: 10_000, now: () => new Date(clock) });
+    const getHealth = makeGetHealth({
+      credits,
+      probes: [{ name: 'a', probe: async () => void probes++ }],
+      probeTimeoutMs: 100,
+      probeCacheMs: 10_000,
+      now: () => new Date(clock),
+    });
     await Promise.all([getHealth(grant), getHealth(grant), getHealth(grant)]);
     clock = 9_999;
     await getHealth(grant);

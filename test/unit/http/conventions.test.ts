@@ -6,7 +6,10 @@ import { createLogger } from '#shared/logging/logger.ts';
 import * as z from '#shared/validation/zod.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 
-const schema = z.strictObject({ name: z.string().check(z.minLength(1)), count: z.optional(z.number().check(z.int(), z.lte(5))) });
+const schema = z.strictObject({
+  name: z.string().check(z.minLength(1)),
+  count: z.optional(z.number().check(z.int(), z.lte(5))),
+});
 let parsedCalls = 0;
 const handler = httpFunction(createLogger('test'))
   .use(jsonBody())
@@ -14,7 +17,8 @@ const handler = httpFunction(createLogger('test'))
   .handler(async (event: HttpEvent<z.output<typeof schema>>) => {
     parsedCalls++;
     if (event.parsedBody.name === 'boom') throw new Error('connect ECONNREFUSED 10.0.0.7:5432 password=hunter2');
-    if (event.parsedBody.name === 'teapot') throw new HttpError(418, 'TEAPOT', 'short and stout', { headers: { 'x-extra': '1' } });
+    if (event.parsedBody.name === 'teapot')
+      throw new HttpError(418, 'TEAPOT', 'short and stout', { headers: { 'x-extra': '1' } });
     return json(200, { success: true, name: event.parsedBody.name });
   });
 
@@ -55,13 +59,21 @@ describe('HTTP conventions (one middy stack for every function)', () => {
     expect(byPath.channelType.code).toBe('unrecognized_keys');
     expect(byPath.count.code).toBe('too_big');
     const proto = await call('{"name":"a","constructor":1,"toString":2}');
-    expect(proto.body.details.map((d: any) => d.message)).toEqual(['Unknown field "constructor"', 'Unknown field "toString"']);
+    expect(proto.body.details.map((d: any) => d.message)).toEqual([
+      'Unknown field "constructor"',
+      'Unknown field "toString"',
+    ]);
   });
 
   it('hides the cause of an unexpected failure behind 500 INTERNAL_ERROR', async () => {
     const res = await call(JSON.stringify({ name: 'boom' }), { 'x-request-id': 'trace-1' });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ success: false, error: 'INTERNAL_ERROR', message: expect.any(String), requestId: 'trace-1' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'INTERNAL_ERROR',
+      message: expect.any(String),
+      requestId: 'trace-1',
+    });
     expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|hunter2|10\.0\.0\.7|stack/);
     expect(res.headers['x-request-id']).toBe('trace-1');
   });

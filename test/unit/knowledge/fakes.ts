@@ -1,5 +1,11 @@
 import type { Bot } from '#shared/bots/bot.ts';
-import type { IndexState, KnowledgeFile, KnowledgeFileStore, KnowledgeObjectStore, StartUploadOutcome } from '#shared/knowledge/knowledge-files.ts';
+import type {
+  IndexState,
+  KnowledgeFile,
+  KnowledgeFileStore,
+  KnowledgeObjectStore,
+  StartUploadOutcome,
+} from '#shared/knowledge/knowledge-files.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 
 /** In-memory stand-ins for the knowledge ports, with the same conditional semantics as the DynamoDB adapter. */
@@ -9,7 +15,16 @@ export class MemoryKnowledge implements KnowledgeFileStore {
 
   addBot(botId: string, projectId = 'prj_1'): void {
     const at = new Date().toISOString();
-    this.bots.set(botId, { botId, projectId, name: botId, instructions: 'x', createdAt: at, updatedAt: at, knowledge: { indexVersion: 0, liveGenerations: {} }, current: {} });
+    this.bots.set(botId, {
+      botId,
+      projectId,
+      name: botId,
+      instructions: 'x',
+      createdAt: at,
+      updatedAt: at,
+      knowledge: { indexVersion: 0, liveGenerations: {} },
+      current: {},
+    });
   }
 
   bot(botId: string): Bot | undefined {
@@ -75,7 +90,10 @@ export class MemoryKnowledge implements KnowledgeFileStore {
       live: b.knowledge.liveGenerations,
     });
   }
-  async publishIndex(botId: string, update: { expectedVersion: number; key: string; previousKey?: string; added: Record<string, string> }) {
+  async publishIndex(
+    botId: string,
+    update: { expectedVersion: number; key: string; previousKey?: string; added: Record<string, string> },
+  ) {
     const b = this.bots.get(botId);
     if (!b || b.knowledge.indexVersion !== update.expectedVersion) return false;
     if (Object.entries(update.added).some(([k, g]) => b.current[k] !== g)) return false;

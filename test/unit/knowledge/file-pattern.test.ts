@@ -20,7 +20,10 @@ const pattern = fc.string({ unit: tricky, maxLength: 12 });
 
 describe('% file-name patterns', () => {
   test('agree with an anchored, fully escaped regular expression', () => {
-    fc.assert(fc.property(pattern, name, (p, n) => compileFilePattern(p)(n) === oracle(p, n)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(pattern, name, (p, n) => compileFilePattern(p)(n) === oracle(p, n)),
+      { numRuns: 3000 },
+    );
   });
 
   test('a name always matches itself and any pattern made by replacing pieces of it with %', () => {
@@ -63,17 +66,27 @@ describe('% file-name patterns', () => {
     expect(compileFilePattern(`%${'a%'.repeat(5_000)}b%b`)(long)).toBe(false);
     expect(performance.now() - started).toBeLessThan(1_000);
     fc.assert(
-      fc.property(fc.string({ unit: tricky, minLength: 1_000, maxLength: 5_000 }), pattern, (n, p) => compileFilePattern(p)(n) === oracle(p, n)),
+      fc.property(
+        fc.string({ unit: tricky, minLength: 1_000, maxLength: 5_000 }),
+        pattern,
+        (n, p) => compileFilePattern(p)(n) === oracle(p, n),
+      ),
       { numRuns: 100 },
     );
   });
 
   test('filters: include narrows, exclude wins, none means everything', () => {
     fc.assert(
-      fc.property(fc.array(pattern, { maxLength: 3 }), fc.array(pattern, { maxLength: 3 }), name, (include, exclude, n) => {
-        const expected = (include.length === 0 || include.some((p) => oracle(p, n))) && !exclude.some((p) => oracle(p, n));
-        return compileFileFilters({ include, exclude })(n) === expected;
-      }),
+      fc.property(
+        fc.array(pattern, { maxLength: 3 }),
+        fc.array(pattern, { maxLength: 3 }),
+        name,
+        (include, exclude, n) => {
+          const expected =
+            (include.length === 0 || include.some((p) => oracle(p, n))) && !exclude.some((p) => oracle(p, n));
+          return compileFileFilters({ include, exclude })(n) === expected;
+        },
+      ),
       { numRuns: 2000 },
     );
     expect(compileFileFilters(undefined)('x')).toBe(true);

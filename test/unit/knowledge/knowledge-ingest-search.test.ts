@@ -22,8 +22,18 @@ function setup() {
     logger,
   });
   const errors: unknown[][] = [];
-  const spyLogger = { ...logger, error: (...args: unknown[]) => void errors.push(args), warn: () => {}, info: () => {} } as unknown as Logger;
-  const ingest = makeIngestKnowledge({ files: store, objects, logger: spyLogger, readPdf: async () => ['texto do pdf sobre contratos'] });
+  const spyLogger = {
+    ...logger,
+    error: (...args: unknown[]) => void errors.push(args),
+    warn: () => {},
+    info: () => {},
+  } as unknown as Logger;
+  const ingest = makeIngestKnowledge({
+    files: store,
+    objects,
+    logger: spyLogger,
+    readPdf: async () => ['texto do pdf sobre contratos'],
+  });
   const indexes = new IndexCache(objects);
   const search = makeKnowledgeSearch({ bots: { get: async (id) => store.bot(id) }, indexes, logger: spyLogger });
   const drain = async (finalAttempt = false) => {
@@ -41,7 +51,7 @@ describe('ingestion', () => {
     await s.manage.upload('prj_1', 'bot_a', 'a.txt', 'text/plain', Buffer.from('versão nova sobre reembolso'));
     await s.drain();
     expect((await s.files())['a.txt']).toMatchObject({ status: 'ready', chunks: 1 });
-    expect((await s.search.search({ botId: 'bot_a', query: 'garantia', topK: 5 }))).toEqual([]);
+    expect(await s.search.search({ botId: 'bot_a', query: 'garantia', topK: 5 })).toEqual([]);
     expect((await s.search.search({ botId: 'bot_a', query: 'reembolso', topK: 5 }))[0]!.text).toContain('nova');
     // The replaced upload's bytes are deleted; only the current upload and its excerpts remain.
     const keys = [...s.objects.objects.keys()];
@@ -82,7 +92,10 @@ describe('ingestion', () => {
     await expect(s.ingest('bot_a', batch, { finalAttempt: false })).rejects.toThrow('S3 unavailable');
     expect((await s.files())['a.txt']!.status).toBe('processing');
     await s.ingest('bot_a', batch, { finalAttempt: true });
-    expect((await s.files())['a.txt']).toMatchObject({ status: 'failed', error: expect.stringMatching(/after several attempts/) });
+    expect((await s.files())['a.txt']).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/after several attempts/),
+    });
     s.objects.get = original;
   });
 
@@ -92,7 +105,10 @@ describe('ingestion', () => {
     const first = s.jobs.splice(0);
     await s.manage.upload('prj_1', 'bot_a', 'b.txt', 'text/plain', Buffer.from('beta garantias'));
     const second = s.jobs.splice(0);
-    await Promise.all([s.ingest('bot_a', first, { finalAttempt: false }), s.ingest('bot_a', second, { finalAttempt: false })]);
+    await Promise.all([
+      s.ingest('bot_a', first, { finalAttempt: false }),
+      s.ingest('bot_a', second, { finalAttempt: false }),
+    ]);
     expect(Object.values(await s.files()).map((f) => f.status)).toEqual(['ready', 'ready']);
     expect((await s.search.search({ botId: 'bot_a', query: 'alfa', topK: 5 }))[0]!.fileName).toBe('a.txt');
     expect((await s.search.search({ botId: 'bot_a', query: 'beta', topK: 5 }))[0]!.fileName).toBe('b.txt');
@@ -130,11 +146,16 @@ describe('search', () => {
 
   test('filters decide which files are searched; scores are in 0..1 and sorted', async () => {
     const s = setup();
-    for (const [name, text] of [['manual_v1.md', 'garantia de doze meses'], ['manual-v1.md', 'garantia estendida'], ['faq.txt', 'garantia e troca']]) {
+    for (const [name, text] of [
+      ['manual_v1.md', 'garantia de doze meses'],
+      ['manual-v1.md', 'garantia estendida'],
+      ['faq.txt', 'garantia e troca'],
+    ]) {
       await s.manage.upload('prj_1', 'bot_a', name!, 'text/plain', Buffer.from(text!));
     }
     await s.drain();
-    const files = async (filters: object) => (await s.search.search({ botId: 'bot_a', query: 'garantia', topK: 8, filters })).map((r) => r.fileName).sort();
+    const files = async (filters: object) =>
+      (await s.search.search({ botId: 'bot_a', query: 'garantia', topK: 8, filters })).map((r) => r.fileName).sort();
     expect(await files({})).toEqual(['faq.txt', 'manual-v1.md', 'manual_v1.md']);
     expect(await files({ include: ['manual_v1.md'] })).toEqual(['manual_v1.md']);
     expect(await files({ include: ['MANUAL%'] })).toEqual(['manual-v1.md', 'manual_v1.md']);
@@ -147,12 +168,30 @@ describe('search', () => {
 
 describe('index format', () => {
   test('round-trips documents, texts and vectors; rejects what is not an index', () => {
-    const bytes = buildLexicalIndex([
-      { fileName: 'á.txt', generation: 'g1', language: 'pt', excerpts: ['Olá mundo 🌍', 'segunda parte'], vectors: [new Float32Array([1, 0]), new Float32Array([0, 1])] },
-      { fileName: 'b.txt', generation: 'g2', language: 'en', excerpts: ['hello world'], vectors: [new Float32Array([0.6, 0.8])] },
-    ], { embeddingModel: 'm' });
+    const bytes = buildLexicalIndex(
+      [
+        {
+          fileName: 'á.txt',
+          generation: 'g1',
+          language: 'pt',
+          excerpts: ['Olá mundo 🌍', 'segunda parte'],
+          vectors: [new Float32Array([1, 0]), new Float32Array([0, 1])],
+        },
+        {
+          fileName: 'b.txt',
+          generation: 'g2',
+          language: 'en',
+          excerpts: ['hello world'],
+          vectors: [new Float32Array([0.6, 0.8])],
+        },
+      ],
+      { embeddingModel: 'm' },
+    );
     const index = LexicalIndex.load(bytes);
-    expect(index.docs).toEqual([{ fileName: 'á.txt', generation: 'g1' }, { fileName: 'b.txt', generation: 'g2' }]);
+    expect(index.docs).toEqual([
+      { fileName: 'á.txt', generation: 'g1' },
+      { fileName: 'b.txt', generation: 'g2' },
+    ]);
     expect([0, 1, 2].map((e) => index.text(e))).toEqual(['Olá mundo 🌍', 'segunda parte', 'hello world']);
     expect(index.embeddingModel).toBe('m');
     const sims = index.scoreVector(new Float32Array([0, 1]), new Uint8Array([1, 1]));
@@ -164,12 +203,16 @@ describe('index format', () => {
 
   test('top-k selection equals a full sort (score desc, then excerpt order)', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 60 }), fc.integer({ min: 1, max: 8 }), (raw, k) => {
-        const scores = Float32Array.from(raw);
-        const candidates = raw.map((_, i) => i).filter((i) => raw[i]! > 0);
-        const expected = [...candidates].sort((a, b) => scores[b]! - scores[a]! || a - b).slice(0, k);
-        expect(topExcerpts(candidates, scores, k).map((x) => x.excerpt)).toEqual(expected);
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 8 }),
+        (raw, k) => {
+          const scores = Float32Array.from(raw);
+          const candidates = raw.map((_, i) => i).filter((i) => raw[i]! > 0);
+          const expected = [...candidates].sort((a, b) => scores[b]! - scores[a]! || a - b).slice(0, k);
+          expect(topExcerpts(candidates, scores, k).map((x) => x.excerpt)).toEqual(expected);
+        },
+      ),
       { numRuns: 1000 },
     );
   });

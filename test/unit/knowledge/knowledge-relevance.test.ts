@@ -34,12 +34,20 @@ test('recall@1 and recall@5 on the labelled set', async () => {
   });
   const docs = readdirSync(join(fixtures, 'docs'));
   expect(docs.length).toBeGreaterThanOrEqual(10);
-  for (const name of docs) await manage.upload('prj_1', 'bot_rel', name, types[extname(name)], readFileSync(join(fixtures, 'docs', name)));
+  for (const name of docs)
+    await manage.upload('prj_1', 'bot_rel', name, types[extname(name)], readFileSync(join(fixtures, 'docs', name)));
   await makeIngestKnowledge({ files: store, objects, logger })('bot_rel', jobs, { finalAttempt: false });
   expect((await store.list('bot_rel')).every((f) => f.status === 'ready')).toBe(true);
 
-  const search = makeKnowledgeSearch({ bots: { get: async (id) => store.bot(id) }, indexes: new IndexCache(objects), logger });
-  const queries = JSON.parse(readFileSync(join(fixtures, 'queries.json'), 'utf8')) as { query: string; expected: string }[];
+  const search = makeKnowledgeSearch({
+    bots: { get: async (id) => store.bot(id) },
+    indexes: new IndexCache(objects),
+    logger,
+  });
+  const queries = JSON.parse(readFileSync(join(fixtures, 'queries.json'), 'utf8')) as {
+    query: string;
+    expected: string;
+  }[];
   expect(queries.length).toBeGreaterThanOrEqual(30);
   let at1 = 0;
   let at5 = 0;
@@ -55,7 +63,9 @@ test('recall@1 and recall@5 on the labelled set', async () => {
   }
   const recall1 = at1 / queries.length;
   const recall5 = at5 / queries.length;
-  console.log(`knowledge relevance: ${queries.length} queries over ${docs.length} documents: recall@1 ${recall1.toFixed(3)}, recall@5 ${recall5.toFixed(3)}`);
+  console.log(
+    `knowledge relevance: ${queries.length} queries over ${docs.length} documents: recall@1 ${recall1.toFixed(3)}, recall@5 ${recall5.toFixed(3)}`,
+  );
   if (misses.length) console.log(`top-1 misses:\n  ${misses.join('\n  ')}`);
   expect(recall5).toBeGreaterThanOrEqual(RECALL_AT_5_FLOOR);
   expect(recall1).toBeGreaterThanOrEqual(RECALL_AT_1_FLOOR);

@@ -33,7 +33,8 @@ describe('chunking', () => {
   });
 
   test('about 1,000 characters by default, cut at paragraph then sentence boundaries, with an overlap', () => {
-    const para = (n: number) => Array.from({ length: n }, (_, i) => `Frase número ${i} do parágrafo com algumas palavras.`).join(' ');
+    const para = (n: number) =>
+      Array.from({ length: n }, (_, i) => `Frase número ${i} do parágrafo com algumas palavras.`).join(' ');
     const doc = [para(10), para(30), para(5)].join('\n\n');
     const chunks = chunkText(doc);
     expect(chunks.length).toBeGreaterThan(2);
@@ -58,18 +59,22 @@ describe('chunking', () => {
 
 describe('text of documents', () => {
   test('HTML: scripts, styles, templates and comments dropped; entities decoded; blocks on their own lines', () => {
-    const text = htmlToText(`<html><head><title>Título</title><style>p{color:red}</style><script>var secret = "s3cr3t";</script></head>
+    const text =
+      htmlToText(`<html><head><title>Título</title><style>p{color:red}</style><script>var secret = "s3cr3t";</script></head>
       <body><!-- hidden comment --><h1>Olá &amp; bem-vindo</h1><p>Primeiro&nbsp;parágrafo.</p><template><p>modelo</p></template>
       <noscript>ative o js</noscript><ul><li>um</li><li>dois</li></ul><svg><text>grafico</text></svg><script type="module">alert(1)</script></body></html>`);
     expect(text).toContain('Título');
     expect(text).toContain('Olá & bem-vindo');
     expect(text).toContain('Primeiro parágrafo.');
     expect(text).toMatch(/um\n+dois/);
-    for (const hidden of ['s3cr3t', 'color:red', 'hidden comment', 'modelo', 'ative o js', 'grafico', 'alert']) expect(text).not.toContain(hidden);
+    for (const hidden of ['s3cr3t', 'color:red', 'hidden comment', 'modelo', 'ative o js', 'grafico', 'alert'])
+      expect(text).not.toContain(hidden);
   });
 
   test('Markdown: markup removed, text and link text kept', () => {
-    const text = markdownToText('# Título\n\nUm **negrito**, um _itálico_, `código` e [um link](https://x.test/a_(b)).\n\n![figura](img.png)\n\n| a | b |\n|---|---|\n| 1 | 2 |');
+    const text = markdownToText(
+      '# Título\n\nUm **negrito**, um _itálico_, `código` e [um link](https://x.test/a_(b)).\n\n![figura](img.png)\n\n| a | b |\n|---|---|\n| 1 | 2 |',
+    );
     expect(text).toContain('Título');
     expect(text).toContain('Um negrito, um itálico, código e um link.');
     expect(text).not.toContain('https://x.test');
@@ -82,13 +87,18 @@ describe('text of documents', () => {
     expect(decodeText(Buffer.from('ação', 'latin1'))).toBe('ação');
     expect(decodeText(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('ação', 'utf16le')]))).toBe('ação');
     expect(decodeText(Buffer.from('ação', 'latin1'), 'iso-8859-1')).toBe('ação');
-    await expect(extractDocumentText(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]), 'text/plain')).rejects.toThrow(/binary/);
-    await expect(extractDocumentText(Buffer.from('<script>x</script>'), 'text/html')).rejects.toThrow(/no readable text/);
+    await expect(extractDocumentText(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]), 'text/plain')).rejects.toThrow(
+      /binary/,
+    );
+    await expect(extractDocumentText(Buffer.from('<script>x</script>'), 'text/html')).rejects.toThrow(
+      /no readable text/,
+    );
   });
 });
 
 describe('Portuguese and English terms', () => {
-  const same = (a: string, lang: 'pt' | 'en', b: string) => expect(documentTerms(a, lang)).toEqual(documentTerms(b, lang));
+  const same = (a: string, lang: 'pt' | 'en', b: string) =>
+    expect(documentTerms(a, lang)).toEqual(documentTerms(b, lang));
 
   test('accents folded, plural and singular meet, stop words dropped', () => {
     same('informação', 'pt', 'informacao');

@@ -13,9 +13,26 @@ const FIELDS: Record<ChannelType, string[]> = {
 const trickyValue = fc.oneof(
   fc.jsonValue(),
   fc.string(),
-  fc.constantFrom('', ' ', '\r\n', 'a\nb', '+5511988887777', '5511988887777', 'a@b.co', 'not@', 'https://x.example.com/a', 'http:x', 'ftp://x', '//x'),
-  fc.array(fc.oneof(fc.string(), fc.constantFrom('a@b.co', 'https://x.example.com/a.pdf'), fc.jsonValue()), { maxLength: 60 }),
-  fc.dictionary(fc.string({ maxLength: 45 }), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.jsonValue()), { maxKeys: 25 }),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\r\n',
+    'a\nb',
+    '+5511988887777',
+    '5511988887777',
+    'a@b.co',
+    'not@',
+    'https://x.example.com/a',
+    'http:x',
+    'ftp://x',
+    '//x',
+  ),
+  fc.array(fc.oneof(fc.string(), fc.constantFrom('a@b.co', 'https://x.example.com/a.pdf'), fc.jsonValue()), {
+    maxLength: 60,
+  }),
+  fc.dictionary(fc.string({ maxLength: 45 }), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.jsonValue()), {
+    maxKeys: 25,
+  }),
   fc.string({ minLength: 1590, maxLength: 1610 }),
 );
 
@@ -57,12 +74,18 @@ describe('send payload validators (property)', () => {
             expect(new Set(keys).size).toBe(keys.length);
             // A key the schema does not know is always reported, by name.
             for (const key of Object.keys(value)) {
-              if (!FIELDS[type].includes(key)) expect(result.details.some((d) => d.path === key && d.code === 'unrecognized_keys')).toBe(true);
+              if (!FIELDS[type].includes(key))
+                expect(result.details.some((d) => d.path === key && d.code === 'unrecognized_keys')).toBe(true);
             }
           }
           if ('channelType' in value) {
             expect(result.ok).toBe(false);
-            if (!result.ok) expect(result.details).toContainEqual({ path: 'channelType', message: 'channelType is derived from the token', code: 'unrecognized_keys' });
+            if (!result.ok)
+              expect(result.details).toContainEqual({
+                path: 'channelType',
+                message: 'channelType is derived from the token',
+                code: 'unrecognized_keys',
+              });
           }
         }),
         { numRuns: 1500 },
@@ -70,10 +93,14 @@ describe('send payload validators (property)', () => {
     }
   });
 
-  const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
-  const email = fc.tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/), fc.stringMatching(/^[a-z]{1,10}$/)).map(([u, d]) => `${u}@${d}.com`);
+  const digits = (min: number, max: number) =>
+    fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
+  const email = fc
+    .tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/), fc.stringMatching(/^[a-z]{1,10}$/))
+    .map(([u, d]) => `${u}@${d}.com`);
   const headerText = (max: number) => fc.string({ minLength: 1, maxLength: max }).filter((s) => !/[\r\n]/.test(s));
-  const url = (scheme: string) => fc.stringMatching(/^[a-z0-9]{1,10}$/).map((p) => `${scheme}://files.example.com/${p}`);
+  const url = (scheme: string) =>
+    fc.stringMatching(/^[a-z0-9]{1,10}$/).map((p) => `${scheme}://files.example.com/${p}`);
 
   it('accept every payload the rules allow', () => {
     const validSms = fc.record(
@@ -81,7 +108,11 @@ describe('send payload validators (property)', () => {
         to: digits(8, 15).map((d) => `+${d}`),
         body: fc.string({ minLength: 1, maxLength: 1600 }),
         mediaUrls: fc.array(url('https'), { maxLength: 10 }),
-        metadata: fc.dictionary(fc.string({ minLength: 1, maxLength: 40 }), fc.oneof(fc.string({ maxLength: 500 }), fc.integer(), fc.boolean()), { maxKeys: 20 }),
+        metadata: fc.dictionary(
+          fc.string({ minLength: 1, maxLength: 40 }),
+          fc.oneof(fc.string({ maxLength: 500 }), fc.integer(), fc.boolean()),
+          { maxKeys: 20 },
+        ),
       },
       { requiredKeys: ['to', 'body'] },
     );
@@ -114,7 +145,11 @@ describe('send payload validators (property)', () => {
         { requiredKeys: ['to', 'subject'] },
       )
       .filter((p) => p.body !== undefined || p.html !== undefined);
-    for (const [type, arb] of [['sms', validSms], ['whatsapp', validWhatsapp], ['email', validEmail]] as const) {
+    for (const [type, arb] of [
+      ['sms', validSms],
+      ['whatsapp', validWhatsapp],
+      ['email', validEmail],
+    ] as const) {
       fc.assert(
         fc.property(arb, (payload) => {
           const result = validateSendPayload(type, payload);
@@ -133,7 +168,12 @@ describe('send payload validators (property)', () => {
         fc.constantFrom('\r', '\n', '\r\n'),
         fc.string({ maxLength: 20 }),
         (field, before, newline, after) => {
-          const result = validateSendPayload('email', { to: 'a@example.com', subject: 'Hi', body: 'x', [field]: `${before}${newline}${after}` });
+          const result = validateSendPayload('email', {
+            to: 'a@example.com',
+            subject: 'Hi',
+            body: 'x',
+            [field]: `${before}${newline}${after}`,
+          });
           expect(result.ok).toBe(false);
           if (!result.ok) expect(result.details.some((d) => d.path === field)).toBe(true);
         },

@@ -22,7 +22,10 @@ let provider: BedrockModelProvider;
 
 beforeEach(() => {
   bedrock.reset();
-  provider = new BedrockModelProvider({ client: new BedrockRuntimeClient({ region: 'us-east-1' }), defaultModelId: 'amazon.nova-lite-v1:0' });
+  provider = new BedrockModelProvider({
+    client: new BedrockRuntimeClient({ region: 'us-east-1' }),
+    defaultModelId: 'amazon.nova-lite-v1:0',
+  });
 });
 afterEach(() => bedrock.reset());
 
@@ -49,7 +52,12 @@ describe('BedrockModelProvider: request mapping', () => {
   it('sends the system prompt, the prompt as the one user message, and the default model', async () => {
     bedrock.on(ConverseCommand).resolves(converseReply('Open 9 to 5.'));
     const reply = await provider.generate(request());
-    expect(reply).toEqual({ text: 'Open 9 to 5.', usage: { inputTokens: 120, outputTokens: 30 }, model: 'bedrock:amazon.nova-lite-v1:0', stopReason: 'end_turn' });
+    expect(reply).toEqual({
+      text: 'Open 9 to 5.',
+      usage: { inputTokens: 120, outputTokens: 30 },
+      model: 'bedrock:amazon.nova-lite-v1:0',
+      stopReason: 'end_turn',
+    });
     const [call] = bedrock.commandCalls(ConverseCommand);
     expect(call!.args[0].input).toEqual({
       modelId: 'amazon.nova-lite-v1:0',
@@ -60,7 +68,9 @@ describe('BedrockModelProvider: request mapping', () => {
 
   it("uses the bot's model, temperature and output limit", async () => {
     bedrock.on(ConverseCommand).resolves(converseReply('ok'));
-    await provider.generate(request({ model: 'us.anthropic.claude-haiku-4-5-20251001-v1:0', temperature: 0.2, maxOutputTokens: 500 }));
+    await provider.generate(
+      request({ model: 'us.anthropic.claude-haiku-4-5-20251001-v1:0', temperature: 0.2, maxOutputTokens: 500 }),
+    );
     const input = bedrock.commandCalls(ConverseCommand)[0]!.args[0].input;
     expect(input.modelId).toBe('us.anthropic.claude-haiku-4-5-20251001-v1:0');
     expect(input.inferenceConfig).toEqual({ temperature: 0.2, maxTokens: 500 });
@@ -70,8 +80,19 @@ describe('BedrockModelProvider: request mapping', () => {
     bedrock.on(ConverseCommand).resolves(converseReply('{"a":1}'));
     await provider.generate(request({ responseFormat: 'json', model: 'qwen.qwen3-32b-v1:0' }));
     await provider.generate(request({ responseFormat: 'json' }));
-    const schema = { type: 'object', properties: { a: { type: 'number' } }, required: ['a'], additionalProperties: false };
-    await provider.generate(request({ responseFormat: 'json', model: 'global.anthropic.claude-sonnet-4-5-20250929-v1:0', jsonSchema: schema }));
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'number' } },
+      required: ['a'],
+      additionalProperties: false,
+    };
+    await provider.generate(
+      request({
+        responseFormat: 'json',
+        model: 'global.anthropic.claude-sonnet-4-5-20250929-v1:0',
+        jsonSchema: schema,
+      }),
+    );
     const [open, nova, closed] = bedrock.commandCalls(ConverseCommand).map((c) => c.args[0].input);
     expect(open!.outputConfig).toEqual({
       textFormat: { type: 'json_schema', structure: { jsonSchema: { name: 'answer', schema: '{"type":"object"}' } } },
@@ -103,8 +124,17 @@ describe('BedrockModelProvider: request mapping', () => {
 
 describe('BedrockModelProvider: answers and errors', () => {
   it('joins text blocks and leaves usage out when Bedrock reports none', async () => {
-    bedrock.on(ConverseCommand).resolves({ output: { message: { role: 'assistant', content: [{ text: 'a' }, { text: 'b' }] } }, stopReason: 'max_tokens' });
-    expect(await provider.generate(request())).toEqual({ text: 'ab', model: 'bedrock:amazon.nova-lite-v1:0', stopReason: 'max_tokens' });
+    bedrock
+      .on(ConverseCommand)
+      .resolves({
+        output: { message: { role: 'assistant', content: [{ text: 'a' }, { text: 'b' }] } },
+        stopReason: 'max_tokens',
+      });
+    expect(await provider.generate(request())).toEqual({
+      text: 'ab',
+      model: 'bedrock:amazon.nova-lite-v1:0',
+      stopReason: 'max_tokens',
+    });
   });
 
   it.each([
@@ -162,7 +192,9 @@ describe('BedrockModelProvider: answers and errors', () => {
 
   it('does not call Bedrock at all once the deadline has passed', async () => {
     bedrock.on(ConverseCommand).resolves(converseReply('late'));
-    await expect(provider.generate(request({ signal: AbortSignal.abort() }))).rejects.toMatchObject({ kind: 'timeout' });
+    await expect(provider.generate(request({ signal: AbortSignal.abort() }))).rejects.toMatchObject({
+      kind: 'timeout',
+    });
     expect(bedrock.commandCalls(ConverseCommand)).toHaveLength(0);
   });
 });
@@ -171,7 +203,12 @@ describe('BedrockModelProvider: models without a system prompt', () => {
   it('moves the instructions into the user message when the model refuses system messages, and remembers it', async () => {
     bedrock
       .on(ConverseCommand)
-      .rejectsOnce(exception(ValidationException, "This model doesn't support system messages. Try again without system messages."))
+      .rejectsOnce(
+        exception(
+          ValidationException,
+          "This model doesn't support system messages. Try again without system messages.",
+        ),
+      )
       .resolves(converseReply('ok'));
     const model = 'mistral.mistral-7b-instruct-v0:2';
     expect((await provider.generate(request({ model }))).text).toBe('ok');
@@ -180,14 +217,20 @@ describe('BedrockModelProvider: models without a system prompt', () => {
     expect(inputs[0]!.system).toEqual([{ text: 'You are a helpful bot.' }]);
     for (const input of inputs.slice(1)) {
       expect(input.system).toBeUndefined();
-      expect(input.messages).toEqual([{ role: 'user', content: [{ text: 'You are a helpful bot.\n\nWhat are the opening hours?' }] }]);
+      expect(input.messages).toEqual([
+        { role: 'user', content: [{ text: 'You are a helpful bot.\n\nWhat are the opening hours?' }] },
+      ]);
     }
     expect(inputs).toHaveLength(3);
   });
 
   it('adapts at most twice, then reports the failure', async () => {
-    bedrock.on(ConverseCommand).rejects(exception(ValidationException, 'Invalid schema for structured output; system messages not supported'));
-    await expect(provider.generate(request({ responseFormat: 'json', model: 'qwen.qwen3-32b-v1:0' }))).rejects.toMatchObject({ name: 'ModelError' });
+    bedrock
+      .on(ConverseCommand)
+      .rejects(exception(ValidationException, 'Invalid schema for structured output; system messages not supported'));
+    await expect(
+      provider.generate(request({ responseFormat: 'json', model: 'qwen.qwen3-32b-v1:0' })),
+    ).rejects.toMatchObject({ name: 'ModelError' });
     expect(bedrock.commandCalls(ConverseCommand)).toHaveLength(3);
   });
 });

@@ -37,7 +37,9 @@ describe('OfflineModelProvider', () => {
   });
 
   it('answers JSON that parses when JSON is asked for', async () => {
-    const withKnowledge = await offline.generate(request({ responseFormat: 'json', excerpts: [{ text: 'Open at 9.', fileName: 'h.md', score: 1 }] }));
+    const withKnowledge = await offline.generate(
+      request({ responseFormat: 'json', excerpts: [{ text: 'Open at 9.', fileName: 'h.md', score: 1 }] }),
+    );
     expect(JSON.parse(withKnowledge.text)).toEqual({ offline: true, answer: 'Open at 9.', source: 'h.md' });
     const outline = await offline.generate(request({ responseFormat: 'json', prompt: 'Hi' }));
     expect(JSON.parse(outline.text)).toEqual({ offline: true, outline: ['Hi'], words: 1 });

@@ -9,7 +9,15 @@ import {
   type OcrText,
   type PageImage,
 } from '#shared/pdf/index.ts';
-import { blankPdf, encryptedPdf, mixedPdf, noisePdf, scannedPdf, textPdf, truncatedPdf } from '#test/support/pdf-fixtures.ts';
+import {
+  blankPdf,
+  encryptedPdf,
+  mixedPdf,
+  noisePdf,
+  scannedPdf,
+  textPdf,
+  truncatedPdf,
+} from '#test/support/pdf-fixtures.ts';
 
 /** An OCR engine double: answers what the test says, records the images it was given and how many ran at once. */
 function fakeOcr(answer: (image: PageImage, signal: AbortSignal) => Promise<OcrText> | OcrText, concurrency = 1) {
@@ -41,7 +49,9 @@ const untilAborted = (signal: AbortSignal) =>
 describe('extractPdfPages: text layers', () => {
   it('reads text pages without rendering or OCR', async () => {
     const ocr = fakeOcr(() => ({ text: 'never', confidence: 99 }));
-    const { pages } = await extractPdfPages(await textPdf(['First page\nsecond line', 'Página dois: ação']), { ocr: { engine: ocr.engine } });
+    const { pages } = await extractPdfPages(await textPdf(['First page\nsecond line', 'Página dois: ação']), {
+      ocr: { engine: ocr.engine },
+    });
     expect(pages).toEqual([
       { page: 1, text: 'First page\nsecond line', ocr: false },
       { page: 2, text: 'Página dois: ação', ocr: false },
@@ -74,7 +84,12 @@ describe('extractPdfPages: OCR', () => {
 
   it('works page by page on a mixed PDF', async () => {
     const ocr = fakeOcr((image) => ({ text: `ocr of page ${image.page}`, confidence: 90 }));
-    const pdf = await mixedPdf([{ text: 'Typed page' }, { scan: 'Second page scanned' }, { blank: true }, { scan: 'Fourth page scanned' }]);
+    const pdf = await mixedPdf([
+      { text: 'Typed page' },
+      { scan: 'Second page scanned' },
+      { blank: true },
+      { scan: 'Fourth page scanned' },
+    ]);
     const { pages } = await extractPdfPages(pdf, { ocr: { engine: ocr.engine } });
     expect(pages).toEqual([
       { page: 1, text: 'Typed page', ocr: false },
@@ -93,7 +108,13 @@ describe('extractPdfPages: OCR', () => {
 
   it('treats low-confidence OCR as unreadable, and keeps a typed header when OCR finds nothing better', async () => {
     const ocr = fakeOcr(() => ({ text: 'fh AT SS CL IR', confidence: 17 }));
-    const { pages } = await extractPdfPages(await mixedPdf([{ scan: 'Some scanned words' }, { scan: 'More scanned words', typed: 'Digitalizado por Scanner' }]), { ocr: { engine: ocr.engine } });
+    const { pages } = await extractPdfPages(
+      await mixedPdf([
+        { scan: 'Some scanned words' },
+        { scan: 'More scanned words', typed: 'Digitalizado por Scanner' },
+      ]),
+      { ocr: { engine: ocr.engine } },
+    );
     expect(pages).toEqual([
       { page: 1, text: '', ocr: true, unreadable: 'low-confidence' },
       { page: 2, text: 'Digitalizado por Scanner', ocr: false },
@@ -101,8 +122,13 @@ describe('extractPdfPages: OCR', () => {
   });
 
   it('gives a page that overruns its OCR budget up as ocr-timeout and goes on', async () => {
-    const ocr = fakeOcr((image, signal) => (image.page === 1 ? untilAborted(signal) : { text: 'fast page', confidence: 95 }));
-    const { pages } = await extractPdfPages(await mixedPdf([{ scan: 'A slow page to read' }, { scan: 'A fast page to read' }]), { ocr: { engine: ocr.engine, pageTimeoutMs: 100 } });
+    const ocr = fakeOcr((image, signal) =>
+      image.page === 1 ? untilAborted(signal) : { text: 'fast page', confidence: 95 },
+    );
+    const { pages } = await extractPdfPages(
+      await mixedPdf([{ scan: 'A slow page to read' }, { scan: 'A fast page to read' }]),
+      { ocr: { engine: ocr.engine, pageTimeoutMs: 100 } },
+    );
     expect(pages).toEqual([
       { page: 1, text: '', ocr: true, unreadable: 'ocr-timeout' },
       { page: 2, text: 'fast page', ocr: true },
@@ -116,24 +142,33 @@ describe('extractPdfPages: OCR', () => {
       setTimeout(() => controller.abort(reason), 10);
       return untilAborted(signal);
     });
-    await expect(extractPdfPages(await scannedPdf('Some scanned words'), { ocr: { engine: ocr.engine }, signal: controller.signal })).rejects.toBe(reason);
+    await expect(
+      extractPdfPages(await scannedPdf('Some scanned words'), {
+        ocr: { engine: ocr.engine },
+        signal: controller.signal,
+      }),
+    ).rejects.toBe(reason);
   });
 
   it('fails with OcrEngineError when the engine fails', async () => {
     const ocr = fakeOcr(() => {
       throw new Error('service unavailable');
     });
-    await expect(extractPdfPages(await scannedPdf('Some scanned words'), { ocr: { engine: ocr.engine } })).rejects.toBeInstanceOf(OcrEngineError);
+    await expect(
+      extractPdfPages(await scannedPdf('Some scanned words'), { ocr: { engine: ocr.engine } }),
+    ).rejects.toBeInstanceOf(OcrEngineError);
   });
 
   it('keeps at most `concurrency` pages in OCR at once', async () => {
     // Each page's OCR finishes only once the next page has started (or after 5 s): with 2 slots they overlap.
     const started = new Map<number, () => void>();
     const startedPromise = new Map<number, Promise<void>>();
-    for (let page = 1; page <= 5; page++) startedPromise.set(page, new Promise<void>((resolve) => started.set(page, resolve)));
+    for (let page = 1; page <= 5; page++)
+      startedPromise.set(page, new Promise<void>((resolve) => started.set(page, resolve)));
     const ocr = fakeOcr(async (image) => {
       started.get(image.page)!();
-      if (image.page < 4) await Promise.race([startedPromise.get(image.page + 1), new Promise((r) => setTimeout(r, 5_000))]);
+      if (image.page < 4)
+        await Promise.race([startedPromise.get(image.page + 1), new Promise((r) => setTimeout(r, 5_000))]);
       return { text: `page ${image.page}`, confidence: 90 };
     }, 2);
     const pdf = await mixedPdf(['one', 'two', 'three', 'four'].map((n) => ({ scan: `Scanned page number ${n}` })));

@@ -8,7 +8,9 @@ describe('copyMessage', () => {
     const message = { chunk: { fnArray, argsArray: [[1, 'a'], null], nested: { ok: true, n: undefined } } };
     const copied = copyMessage(message) as typeof message;
     fnArray.length = 0;
-    expect(copied).toEqual({ chunk: { fnArray: [1, 2, 3], argsArray: [[1, 'a'], null], nested: { ok: true, n: undefined } } });
+    expect(copied).toEqual({
+      chunk: { fnArray: [1, 2, 3], argsArray: [[1, 'a'], null], nested: { ok: true, n: undefined } },
+    });
     expect(copied.chunk.nested).not.toBe(message.chunk.nested);
   });
 

@@ -15,11 +15,14 @@ function page(draw: (ctx: ReturnType<ReturnType<typeof createCanvas>['getContext
   return ctx.getImageData(0, 0, W, H).data;
 }
 
-const lines = (color: string, px = 20, count = 30) => (ctx: any) => {
-  ctx.fillStyle = color;
-  ctx.font = `${px}px sans-serif`;
-  for (let i = 0; i < count; i++) ctx.fillText('Lorem ipsum dolor sit amet, consectetur adipiscing elit.', 40, 60 + i * 32);
-};
+const lines =
+  (color: string, px = 20, count = 30) =>
+  (ctx: any) => {
+    ctx.fillStyle = color;
+    ctx.font = `${px}px sans-serif`;
+    for (let i = 0; i < count; i++)
+      ctx.fillText('Lorem ipsum dolor sit amet, consectetur adipiscing elit.', 40, 60 + i * 32);
+  };
 
 function sprinkle(data: Uint8ClampedArray, density: number) {
   const random = randomBytes(data.length / 4);
@@ -32,8 +35,20 @@ function sprinkle(data: Uint8ClampedArray, density: number) {
 
 describe('assessScan', () => {
   it('calls a white page, or a faint smudge, blank', () => {
-    expect(assessScan(page(() => {}), W, H).verdict).toBe('blank');
-    expect(assessScan(page((ctx) => ((ctx.fillStyle = '#f4f4f4'), ctx.fillRect(100, 100, 300, 300))), W, H).verdict).toBe('blank');
+    expect(
+      assessScan(
+        page(() => {}),
+        W,
+        H,
+      ).verdict,
+    ).toBe('blank');
+    expect(
+      assessScan(
+        page((ctx) => ((ctx.fillStyle = '#f4f4f4'), ctx.fillRect(100, 100, 300, 300))),
+        W,
+        H,
+      ).verdict,
+    ).toBe('blank');
   });
 
   it('calls pages of text text: dark on light, pale grey, small, a single line, light on dark', () => {
@@ -46,7 +61,17 @@ describe('assessScan', () => {
 
   it('calls random dots noise at any density', () => {
     for (const density of [0.03, 0.1, 0.3, 0.5]) {
-      expect(assessScan(sprinkle(page(() => {}), density), W, H).verdict, `density ${density}`).toBe('noise');
+      expect(
+        assessScan(
+          sprinkle(
+            page(() => {}),
+            density,
+          ),
+          W,
+          H,
+        ).verdict,
+        `density ${density}`,
+      ).toBe('noise');
     }
   });
 

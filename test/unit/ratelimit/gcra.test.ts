@@ -20,21 +20,28 @@ describe('GCRA model', () => {
   it('lets a burst of 60 through, then one per second', () => {
     const burst = admittedTimes(Array.from({ length: 200 }, () => 0));
     expect(burst).toHaveLength(60);
-    const later = admittedTimes([...Array.from({ length: 200 }, () => 0), ...Array.from({ length: 10 }, (_, i) => 1000 * (i + 1))]);
+    const later = admittedTimes([
+      ...Array.from({ length: 200 }, () => 0),
+      ...Array.from({ length: 10 }, (_, i) => 1000 * (i + 1)),
+    ]);
     expect(later).toHaveLength(70);
   });
 
   it('over any N whole minutes admits at most 60 × (N + 1)', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 5 * 60_000 }), { maxLength: 1500 }), fc.integer({ min: 1, max: 3 }), (raw, n) => {
-        const admitted = admittedTimes([...raw].sort((a, b) => a - b));
-        for (let i = 0; i < admitted.length; i++) {
-          const end = admitted[i]! + n * 60_000;
-          let count = 0;
-          for (let j = i; j < admitted.length && admitted[j]! < end; j++) count++;
-          expect(count).toBeLessThanOrEqual(60 * (n + 1));
-        }
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 5 * 60_000 }), { maxLength: 1500 }),
+        fc.integer({ min: 1, max: 3 }),
+        (raw, n) => {
+          const admitted = admittedTimes([...raw].sort((a, b) => a - b));
+          for (let i = 0; i < admitted.length; i++) {
+            const end = admitted[i]! + n * 60_000;
+            let count = 0;
+            for (let j = i; j < admitted.length && admitted[j]! < end; j++) count++;
+            expect(count).toBeLessThanOrEqual(60 * (n + 1));
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });

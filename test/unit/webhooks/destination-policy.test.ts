@@ -53,12 +53,18 @@ describe('destination policy (SSRF guard)', () => {
     expect(forbiddenAddressReason(address)).toBe(reason);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '172.32.0.1', '100.128.0.1', '11.0.0.1'])(
-    'allows the public address %s',
-    (address) => {
-      expect(forbiddenAddressReason(address)).toBeUndefined();
-    },
-  );
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '172.32.0.1',
+    '100.128.0.1',
+    '11.0.0.1',
+  ])('allows the public address %s', (address) => {
+    expect(forbiddenAddressReason(address)).toBeUndefined();
+  });
 
   it('refuses text that is not an address (callers pass resolved addresses only)', () => {
     expect(forbiddenAddressReason('localhost')).toBe('reserved');

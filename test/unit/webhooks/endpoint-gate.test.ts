@@ -3,7 +3,14 @@ import { EndpointGate } from '#shared/webhooks/endpoint-gate.ts';
 
 function gate(overrides: Partial<ConstructorParameters<typeof EndpointGate>[0]> = {}) {
   let clock = 1_000_000;
-  const g = new EndpointGate({ maxInFlight: 2, slowAfterMs: 1000, maxWaitMs: 2000, attemptTimeoutMs: 15_000, now: () => clock, ...overrides });
+  const g = new EndpointGate({
+    maxInFlight: 2,
+    slowAfterMs: 1000,
+    maxWaitMs: 2000,
+    attemptTimeoutMs: 15_000,
+    now: () => clock,
+    ...overrides,
+  });
   return { g, advance: (ms: number) => (clock += ms) };
 }
 

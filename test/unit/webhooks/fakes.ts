@@ -1,7 +1,17 @@
 import type { WebhookTarget } from '#shared/integrations/integration.ts';
 import { createSecretBox } from '#shared/integrations/secret-box.ts';
 import type { DeliveryRecord } from '#shared/webhooks/model.ts';
-import type { AttemptOutcome, AttemptWrite, DeliveryQueue, DeliveryStore, QueuedJob, WebhookDirectory, WebhookHealthStore, WebhookRequest, WebhookSender } from '#shared/webhooks/ports.ts';
+import type {
+  AttemptOutcome,
+  AttemptWrite,
+  DeliveryQueue,
+  DeliveryStore,
+  QueuedJob,
+  WebhookDirectory,
+  WebhookHealthStore,
+  WebhookRequest,
+  WebhookSender,
+} from '#shared/webhooks/ports.ts';
 
 export const secretBox = createSecretBox(Buffer.alloc(32, 7).toString('base64'));
 
@@ -65,7 +75,15 @@ export class FakeDeliveries implements DeliveryStore {
     const existing = this.records.get(write.deliveryId);
     if (!write.manual && existing?.status === 'succeeded') return false;
     this.writes.push(write);
-    const record: DeliveryRecord = existing ?? { deliveryId: write.deliveryId, projectId: write.projectId, integrationId: write.integrationId, eventId: write.eventId, eventType: write.eventType, status: write.status, attempts: [] };
+    const record: DeliveryRecord = existing ?? {
+      deliveryId: write.deliveryId,
+      projectId: write.projectId,
+      integrationId: write.integrationId,
+      eventId: write.eventId,
+      eventType: write.eventType,
+      status: write.status,
+      attempts: [],
+    };
     record.attempts.push(write.attempt);
     record.status = write.status;
     record.nextAttemptAt = write.nextAttemptAt;
@@ -102,7 +120,13 @@ export class FakeHealth implements WebhookHealthStore {
 
 export class FakeSender implements WebhookSender {
   requests: WebhookRequest[] = [];
-  constructor(public answer: (request: WebhookRequest) => AttemptOutcome | Promise<AttemptOutcome> = () => ({ kind: 'success', statusCode: 200, durationMs: 3 })) {}
+  constructor(
+    public answer: (request: WebhookRequest) => AttemptOutcome | Promise<AttemptOutcome> = () => ({
+      kind: 'success',
+      statusCode: 200,
+      durationMs: 3,
+    }),
+  ) {}
   async send(request: WebhookRequest) {
     this.requests.push(request);
     return this.answer(request);

@@ -5,10 +5,27 @@ import { openSnapshot } from '#shared/webhooks/target-snapshot.ts';
 import { FakeDirectory, FakeQueue, secretBox, webhook } from './fakes.ts';
 
 const general = webhook({ integrationId: 'int_g', scope: 'general', url: 'https://g.example.com' });
-const smsHook = webhook({ integrationId: 'int_s', scope: 'channel', channelId: 'ch_sms', url: 'https://s.example.com', bearerToken: 'tok' });
+const smsHook = webhook({
+  integrationId: 'int_s',
+  scope: 'channel',
+  channelId: 'ch_sms',
+  url: 'https://s.example.com',
+  bearerToken: 'tok',
+});
 const emailHook = webhook({ integrationId: 'int_e', scope: 'channel', channelId: 'ch_email' });
-const readOnly = webhook({ integrationId: 'int_r', scope: 'channel', channelId: 'ch_sms', eventTypes: ['message.read'] });
-const disabled = webhook({ integrationId: 'int_d', scope: 'channel', channelId: 'ch_sms', enabled: false, disabledReason: 'manual' });
+const readOnly = webhook({
+  integrationId: 'int_r',
+  scope: 'channel',
+  channelId: 'ch_sms',
+  eventTypes: ['message.read'],
+});
+const disabled = webhook({
+  integrationId: 'int_d',
+  scope: 'channel',
+  channelId: 'ch_sms',
+  enabled: false,
+  disabledReason: 'manual',
+});
 const all = [general, smsHook, emailHook, readOnly, disabled];
 
 const event = (overrides: Partial<EventMessage> = {}): EventMessage => ({
@@ -25,13 +42,25 @@ const event = (overrides: Partial<EventMessage> = {}): EventMessage => ({
 describe('applicableWebhooks', () => {
   it('is the union of the general webhook and the event channel ones, filtered, enabled only', () => {
     expect(applicableWebhooks(all, event()).map((w) => w.integrationId)).toEqual(['int_g', 'int_s']);
-    expect(applicableWebhooks(all, event({ eventType: 'message.read' })).map((w) => w.integrationId)).toEqual(['int_g', 'int_s', 'int_r']);
+    expect(applicableWebhooks(all, event({ eventType: 'message.read' })).map((w) => w.integrationId)).toEqual([
+      'int_g',
+      'int_s',
+      'int_r',
+    ]);
     expect(applicableWebhooks(all, event({ channelId: null })).map((w) => w.integrationId)).toEqual(['int_g']);
   });
 
   it('sends a targeted test event to that webhook only, whatever its filter or state', () => {
-    expect(applicableWebhooks(all, event({ eventType: 'webhook.test', onlyIntegrationId: 'int_d' })).map((w) => w.integrationId)).toEqual(['int_d']);
-    expect(applicableWebhooks(all, event({ eventType: 'webhook.test', onlyIntegrationId: 'int_r' })).map((w) => w.integrationId)).toEqual(['int_r']);
+    expect(
+      applicableWebhooks(all, event({ eventType: 'webhook.test', onlyIntegrationId: 'int_d' })).map(
+        (w) => w.integrationId,
+      ),
+    ).toEqual(['int_d']);
+    expect(
+      applicableWebhooks(all, event({ eventType: 'webhook.test', onlyIntegrationId: 'int_r' })).map(
+        (w) => w.integrationId,
+      ),
+    ).toEqual(['int_r']);
   });
 });
 
@@ -54,9 +83,20 @@ describe('fanout', () => {
       ['evt_2', 'int_e'],
     ]);
     const smsJob = queue.enqueued[1]!.job;
-    expect(smsJob).toMatchObject({ body: '{"id":"evt_1"}', attemptsBefore: 0, manual: false, deferrals: 0, targetReadAt: 5 });
+    expect(smsJob).toMatchObject({
+      body: '{"id":"evt_1"}',
+      attemptsBefore: 0,
+      manual: false,
+      deferrals: 0,
+      targetReadAt: 5,
+    });
     expect(JSON.stringify(smsJob)).not.toContain('tok');
-    expect(openSnapshot(secretBox, smsJob.deliveryId, smsJob.sealedTarget!)).toEqual({ url: 'https://s.example.com', bearerToken: 'tok', signingSecrets: smsHook.signingSecrets, enabled: true });
+    expect(openSnapshot(secretBox, smsJob.deliveryId, smsJob.sealedTarget!)).toEqual({
+      url: 'https://s.example.com',
+      bearerToken: 'tok',
+      signingSecrets: smsHook.signingSecrets,
+      enabled: true,
+    });
   });
 
   it('gives the same delivery id when an event is fanned out twice', async () => {
@@ -77,6 +117,11 @@ describe('fanout', () => {
     const queue = new FakeQueue();
     queue.enqueue = async (jobs) => new Set(jobs.map((_, i) => i).filter((i) => i === 1));
     const partial = makeFanout({ directory: new FakeDirectory(all), queue, secrets: secretBox });
-    expect(await partial.fanoutBatch([{ messageId: 'm1', body: JSON.stringify(event()) }, { messageId: 'm2', body: JSON.stringify(event({ eventId: 'evt_2', channelId: null })) }])).toEqual(['m1']);
+    expect(
+      await partial.fanoutBatch([
+        { messageId: 'm1', body: JSON.stringify(event()) },
+        { messageId: 'm2', body: JSON.stringify(event({ eventId: 'evt_2', channelId: null })) },
+      ]),
+    ).toEqual(['m1']);
   });
 });
