@@ -1,4 +1,4 @@
-import { render } from 'preact';
+import { type JSX, render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { createApi, type Api } from './api.ts';
 import { ProjectPicker } from './pages/projects.tsx';
@@ -31,7 +31,7 @@ function App() {
     performance.mark('console:interactive');
   }, []);
 
-  let screen;
+  let screen: JSX.Element;
   if (!api) {
     screen = (
       <SignIn
@@ -52,9 +52,10 @@ function App() {
 
   return (
     <>
-      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), main.current?.querySelector('h1')?.focus())}>
+      {/* A button, not an anchor: the console routes on the URL's hash, so "#main" would navigate away. */}
+      <button type="button" class="skip" onClick={() => main.current?.querySelector('h1')?.focus()}>
         Skip to content
-      </a>
+      </button>
       <header class="topbar">
         <a class="brand" href="#/">
           Switchboard

@@ -87,7 +87,7 @@ describe('completion charges against DynamoDB', () => {
           expect(noCredits, seen).toBeGreaterThanOrEqual(Math.max(0, outcomes.length - allowance - failures));
           expect(successes).toBeLessThanOrEqual(allowance);
           // Every request that got past the balance check answered as its outcome says.
-          results.forEach((r, i) => {
+          results.forEach((_r, i) => {
             if (statuses[i] === 402) return;
             const expected = { ok: 200, 'model-error': 502, 'bad-json': 502, timeout: 504, crash: 500 }[outcomes[i]!];
             expect(statuses[i]).toBe(expected);
