@@ -104,6 +104,16 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       502: ['PROVIDER_ERROR'],
     },
   },
+  'GET /api/integration/messages/{messageId}': {
+    summary: "A message's status and history",
+    description:
+      "For messages of the custom token's channel: sent ones (`sent` < `delivered` < `read`, or `failed`; forward " +
+      "only, as the provider reports it) and received ones (`received`). Another channel's message answers 404.",
+    tags: ['Send'],
+    security: 'customToken',
+    responses: { 200: { description: 'The message.', body: s.messageStatus } },
+    errors: { 401: ['ERR_NO_PERMISSION'], 404: ['MESSAGE_NOT_FOUND'] },
+  },
   'ANY /api/integration/send': {
     summary: 'Deprecated legacy send endpoint',
     description: 'Answers 410 `GONE` to any method; use `POST /api/integration/generic`.',

@@ -225,6 +225,22 @@ export const sendResult = withMeta(
   { id: 'SendResult' },
 );
 
+export const messageStatus = withMeta(
+  z.object({
+    success: z.literal(true),
+    messageId: z.string(),
+    direction: z.enum(['outbound', 'inbound']),
+    status: z.enum(['sent', 'delivered', 'read', 'failed', 'received']),
+    channel: z.object({ id: z.string(), type: channelType }),
+    to: z.union([z.string(), z.array(z.string())]),
+    from: z.optional(z.string()),
+    createdAt: z.string(),
+    history: z.array(z.object({ status: z.string(), at: z.string() })),
+    error: z.optional(z.string()),
+  }),
+  { id: 'MessageStatus' },
+);
+
 const usage = withMeta(z.object({ inputTokens: int(), outputTokens: int() }), {
   description: 'When the model reports it.',
 });

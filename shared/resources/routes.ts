@@ -125,6 +125,16 @@ export const routes: RouteDefinition[] = [
     },
   },
   { method: 'ANY', path: '/api/integration/send', fn: 'legacy-send', timeoutSeconds: 5, memoryMb: 256, access: {} },
+  // Channel ingress (contract §10): message status for the send API.
+  {
+    method: 'GET',
+    path: '/api/integration/messages/{messageId}',
+    fn: 'message-status',
+    timeoutSeconds: 10,
+    memoryMb: 256,
+    access: { table: { read: true } },
+  },
+  // End of channel ingress.
 ];
 
 /** Media types API Gateway must pass as binary (base64). JSON is never binary. */

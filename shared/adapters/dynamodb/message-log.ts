@@ -1,5 +1,6 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { MessageLog, MessageRecord, OutboxPage } from '../../messaging/message.ts';
+import { sentMessageItems } from './message-status-store.ts';
 import { keys, type DynamoTable } from './table.ts';
 
 /** Message records are kept 90 days (DynamoDB TTL), the outbox with them. */
@@ -7,23 +8,30 @@ const RETENTION_SECONDS = 90 * 86400;
 
 /**
  * Message records under their project and channel in time order: `PRJ#<projectId>` /
- * `MSG#<channelId>#<sentAt>#<messageId>`. One PutItem per send; a sandbox channel's outbox is a Query of its
+ * `MSG#<channelId>#<sentAt>#<messageId>`. One BatchWriteItem per send; a sandbox channel's outbox is a Query of its
  * records, newest first.
  */
 export class DynamoMessageLog implements MessageLog {
   constructor(private readonly table: DynamoTable) {}
 
+  /** One BatchWriteItem: the record, its status item and its provider-id lookups (message-status-store.ts). */
   async record(message: MessageRecord): Promise<void> {
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...keys.message(message.projectId, message.channelId, message.sentAt, message.messageId),
-          message,
-          expiresAt: Math.floor(Date.parse(message.sentAt) / 1000) + RETENTION_SECONDS,
-        },
-      }),
-    );
+    let requests: { PutRequest: { Item: Record<string, unknown> } }[] = [
+      {
+        ...keys.message(message.projectId, message.channelId, message.sentAt, message.messageId),
+        message,
+        expiresAt: Math.floor(Date.parse(message.sentAt) / 1000) + RETENTION_SECONDS,
+      },
+      ...sentMessageItems(message),
+    ].map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; requests.length; attempt++) {
+      if (attempt === 5) throw new Error('DynamoDB left message items unprocessed');
+      if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+      const out = await this.table.client.send(
+        new BatchWriteCommand({ RequestItems: { [this.table.tableName]: requests } }),
+      );
+      requests = (out.UnprocessedItems?.[this.table.tableName] ?? []) as typeof requests;
+    }
   }
 
   async listOutbox(

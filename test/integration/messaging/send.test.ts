@@ -134,14 +134,14 @@ describe('send use case over DynamoDB', () => {
     const { request } = await setup({ credits: 5 });
     operations = [];
     await request({ to: '+5511988887777', body: 'hello' });
-    expect(operations).toEqual(['GetItemCommand', 'GetItemCommand', 'UpdateItemCommand', 'PutItemCommand']);
+    expect(operations).toEqual(['GetItemCommand', 'GetItemCommand', 'UpdateItemCommand', 'BatchWriteItemCommand']);
   });
 
   it('skips the charge on an unmetered channel', async () => {
     const { request } = await setup();
     operations = [];
     await request({ to: '+5511988887777', body: 'hello' });
-    expect(operations).toEqual(['GetItemCommand', 'GetItemCommand', 'PutItemCommand']);
+    expect(operations).toEqual(['GetItemCommand', 'GetItemCommand', 'BatchWriteItemCommand']);
   });
 
   it('emits message.sent with the contract envelope', async () => {
@@ -188,7 +188,7 @@ describe('send use case over DynamoDB', () => {
       'GetItemCommand',
       'UpdateItemCommand',
       'UpdateItemCommand',
-      'PutItemCommand',
+      'BatchWriteItemCommand',
     ]);
     expect((await channels.get(channel.projectId, channel.channelId))?.credits).toBe(1);
     expect(events.events.map((e) => [e.type, e.data.status, e.data.error])).toEqual([

@@ -1,0 +1,146 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ProviderKind } from '../../messaging/channel.ts';
+import type { MessageRecord } from '../../messaging/message.ts';
+import {
+  STATUS_RANK,
+  type MessageStatusRecord,
+  type MessageStatusStore,
+  type OutboundStatus,
+  type ProviderIdTarget,
+} from '../../messaging/message-status.ts';
+import { isConditionFailure, type DynamoTable } from './table.ts';
+
+/** Kept as long as the message records (90 days, DynamoDB TTL). */
+const RETENTION_SECONDS = 90 * 86400;
+
+/** `MSG#<messageId>` / `MSG`: a message's status and history, read by id. */
+export const messageStatusKey = (messageId: string) => ({ pk: `MSG#${messageId}`, sk: 'MSG' });
+/** `PMID#<provider>#<providerMessageId>` / `PMID`: which message a provider's id belongs to. */
+export const providerIdKey = (provider: ProviderKind, providerMessageId: string) => ({
+  pk: `PMID#${provider}#${providerMessageId}`,
+  sk: 'PMID',
+});
+
+function expiresAt(iso: string): number {
+  return Math.floor(Date.parse(iso) / 1000) + RETENTION_SECONDS;
+}
+
+/**
+ * The items a send writes besides its message record: the status record and one provider-id lookup per id the
+ * provider returned (how a receipt finds the message). Written in the same BatchWriteItem as the record.
+ */
+export function sentMessageItems(message: MessageRecord): Record<string, unknown>[] {
+  const status: MessageStatusRecord = {
+    messageId: message.messageId,
+    projectId: message.projectId,
+    channelId: message.channelId,
+    channelType: message.channelType,
+    direction: 'outbound',
+    provider: message.provider,
+    status: message.status,
+    to: message.to,
+    createdAt: message.sentAt,
+    history: [{ status: message.status, at: message.sentAt }],
+    ...(message.error === undefined ? {} : { error: message.error }),
+  };
+  const ttl = expiresAt(message.sentAt);
+  const target: ProviderIdTarget = {
+    messageId: message.messageId,
+    projectId: message.projectId,
+    channelId: message.channelId,
+  };
+  return [
+    { ...messageStatusKey(message.messageId), ...status, rank: STATUS_RANK[message.status], expiresAt: ttl },
+    ...(message.providerMessageIds ?? []).map((id) => ({
+      ...providerIdKey(message.provider, id),
+      ...target,
+      expiresAt: ttl,
+    })),
+  ];
+}
+
+function fromItem(item: Record<string, unknown>): MessageStatusRecord {
+  const { pk: _pk, sk: _sk, rank: _rank, expiresAt: _expiresAt, ...record } = item;
+  return record as unknown as MessageStatusRecord;
+}
+
+/**
+ * Message statuses in DynamoDB. Every change is one conditional write on the message's own item, so a provider's
+ * retries and concurrent workers move a message at most once per status: the write that loses the race changes
+ * nothing and tells its caller so.
+ */
+export class DynamoMessageStatusStore implements MessageStatusStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  async get(messageId: string): Promise<MessageStatusRecord | undefined> {
+    const out = await this.table.client.send(
+      new GetCommand({ TableName: this.table.tableName, Key: messageStatusKey(messageId), ConsistentRead: true }),
+    );
+    return out.Item ? fromItem(out.Item) : undefined;
+  }
+
+  async findByProviderId(provider: ProviderKind, providerMessageId: string): Promise<ProviderIdTarget | undefined> {
+    const out = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: providerIdKey(provider, providerMessageId),
+        ConsistentRead: true,
+      }),
+    );
+    if (!out.Item) return undefined;
+    const { messageId, projectId, channelId } = out.Item as unknown as ProviderIdTarget;
+    return { messageId, projectId, channelId };
+  }
+
+  async advance(
+    messageId: string,
+    change: { status: OutboundStatus; at: string; error?: string },
+  ): Promise<MessageStatusRecord | undefined> {
+    try {
+      const out = await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: messageStatusKey(messageId),
+          UpdateExpression: `SET #status = :status, #rank = :rank, history = list_append(history, :change)${
+            change.error === undefined ? '' : ', #error = :error'
+          }`,
+          // Forward only: a lower or equal rank, or anything after read (failed is the highest rank), changes nothing.
+          ConditionExpression: 'attribute_exists(pk) AND #rank < :rank AND #status <> :read',
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#rank': 'rank',
+            ...(change.error === undefined ? {} : { '#error': 'error' }),
+          },
+          ExpressionAttributeValues: {
+            ':status': change.status,
+            ':rank': STATUS_RANK[change.status],
+            ':change': [{ status: change.status, at: change.at }],
+            ':read': 'read',
+            ...(change.error === undefined ? {} : { ':error': change.error }),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return out.Attributes ? fromItem(out.Attributes) : undefined;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async recordInbound(record: MessageStatusRecord): Promise<boolean> {
+    try {
+      await this.table.client.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: { ...messageStatusKey(record.messageId), ...record, expiresAt: expiresAt(record.createdAt) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}

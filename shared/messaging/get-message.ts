@@ -1,0 +1,24 @@
+import type { CustomTokenGrant } from '../auth/token-store.ts';
+import type { MessageStatusRecord, MessageStatusStore } from './message-status.ts';
+
+/** No message with this id on the caller's channel (unknown, expired, or another channel's). */
+export class MessageNotFoundError extends Error {
+  readonly code = 'MESSAGE_NOT_FOUND';
+  constructor(messageId: string) {
+    super(`Message ${messageId} does not exist on this channel.`);
+    this.name = 'MessageNotFoundError';
+  }
+}
+
+/**
+ * A message's status and history for the custom token's channel: one GetItem by message id; a message of another
+ * channel is answered exactly like an unknown one, so ids of other channels cannot be probed.
+ */
+export function makeGetMessage(deps: { messages: Pick<MessageStatusStore, 'get'> }) {
+  return async function getMessage(grant: CustomTokenGrant, messageId: string): Promise<MessageStatusRecord> {
+    const record = /^msg_[a-z0-9]{1,64}$/.test(messageId) ? await deps.messages.get(messageId) : undefined;
+    if (!record || record.projectId !== grant.projectId || record.channelId !== grant.channelId)
+      throw new MessageNotFoundError(messageId);
+    return record;
+  };
+}

@@ -1,0 +1,78 @@
+import type { ChannelType, ProviderKind } from './channel.ts';
+
+/**
+ * A message's status as the customer sees it (contract §10). Outbound messages move forward only:
+ * sent < delivered < read, and `read` and `failed` are final. Inbound messages are `received` and stay so.
+ */
+export type OutboundStatus = 'sent' | 'delivered' | 'read' | 'failed';
+export type MessageStatus = OutboundStatus | 'received';
+
+/** Order of outbound statuses: a report may only move a message to a higher rank; `read` and `failed` end it. */
+export const STATUS_RANK: Record<OutboundStatus, number> = { sent: 0, delivered: 1, read: 2, failed: 3 };
+
+/** Whether a message at `current` may move to `next` (forward only; nothing after `read` or `failed`). */
+export function canAdvance(current: MessageStatus, next: OutboundStatus): boolean {
+  if (current === 'received' || current === 'read' || current === 'failed') return false;
+  return STATUS_RANK[next] > STATUS_RANK[current];
+}
+
+export interface StatusChange {
+  status: MessageStatus;
+  at: string;
+}
+
+/** What `GET /api/integration/messages/{messageId}` answers from, one item per message. */
+export interface MessageStatusRecord {
+  messageId: string;
+  projectId: string;
+  channelId: string;
+  channelType: ChannelType;
+  direction: 'outbound' | 'inbound';
+  provider: ProviderKind;
+  status: MessageStatus;
+  to: string | string[];
+  from?: string;
+  createdAt: string;
+  history: StatusChange[];
+  error?: string;
+}
+
+/** Where a provider's id points: the message it belongs to, on its channel. */
+export interface ProviderIdTarget {
+  messageId: string;
+  projectId: string;
+  channelId: string;
+}
+
+/** Message status records and the provider-id lookups that match receipts to them. */
+export interface MessageStatusStore {
+  get(messageId: string): Promise<MessageStatusRecord | undefined>;
+  /** The message a provider id was recorded for by a send, if any. */
+  findByProviderId(provider: ProviderKind, providerMessageId: string): Promise<ProviderIdTarget | undefined>;
+  /**
+   * Moves a message forward: one conditional write, applied only when the message is still below `status` and not
+   * final. Returns the record after the change, or undefined when nothing changed (a retry, a stale or late report).
+   */
+  advance(
+    messageId: string,
+    change: { status: OutboundStatus; at: string; error?: string },
+  ): Promise<MessageStatusRecord | undefined>;
+  /** Records an inbound message once: false when a record with this id already exists (the same report again). */
+  recordInbound(record: MessageStatusRecord): Promise<boolean>;
+}
+
+/** The answer of `GET /api/integration/messages/{messageId}` (contract §10). */
+export function messageStatusView(record: MessageStatusRecord) {
+  return {
+    success: true,
+    messageId: record.messageId,
+    direction: record.direction,
+    status: record.status,
+    channel: { id: record.channelId, type: record.channelType },
+    to: record.to,
+    ...(record.from === undefined ? {} : { from: record.from }),
+    createdAt: record.createdAt,
+    history: record.history,
+    ...(record.error === undefined ? {} : { error: record.error }),
+  };
+}

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
+import { DynamoMessageStatusStore } from '#shared/adapters/dynamodb/message-status-store.ts';
+import { newId } from '#shared/ids/ids.ts';
+import type { MessageRecord } from '#shared/messaging/message.ts';
+import { canAdvance, type OutboundStatus } from '#shared/messaging/message-status.ts';
+import { startTestTable } from '#test/support/dynamo.ts';
+
+let db: Awaited<ReturnType<typeof startTestTable>>;
+let log: DynamoMessageLog;
+let store: DynamoMessageStatusStore;
+
+beforeAll(async () => {
+  db = await startTestTable();
+  log = new DynamoMessageLog(db.table);
+  store = new DynamoMessageStatusStore(db.table);
+});
+afterAll(() => db?.close());
+
+async function sent(providerMessageIds: string[] = [`SM${newId('x').slice(2)}`]): Promise<MessageRecord> {
+  const record: MessageRecord = {
+    messageId: newId('msg'),
+    projectId: 'prj_1',
+    channelId: 'ch_1',
+    channelType: 'sms',
+    integrationId: 'int_1',
+    provider: 'twilio',
+    to: '+5511988887777',
+    payload: { to: '+5511988887777', body: 'hi' },
+    status: 'sent',
+    providerMessageIds,
+    sentAt: new Date().toISOString(),
+  };
+  await log.record(record);
+  return record;
+}
+
+describe('message status over DynamoDB', () => {
+  it('a send records the status item and the provider-id lookups with the record', async () => {
+    const record = await sent(['SMaaa', 'SMbbb']);
+    expect(await store.get(record.messageId)).toMatchObject({
+      messageId: record.messageId,
+      direction: 'outbound',
+      status: 'sent',
+      history: [{ status: 'sent', at: record.sentAt }],
+    });
+    for (const id of ['SMaaa', 'SMbbb'])
+      expect(await store.findByProviderId('twilio', id)).toEqual({
+        messageId: record.messageId,
+        projectId: 'prj_1',
+        channelId: 'ch_1',
+      });
+    expect(await store.findByProviderId('whatsapp-cloud', 'SMaaa')).toBeUndefined();
+    expect((await log.listOutbox('prj_1', 'ch_1', { limit: 10 })).items.map((i) => i.messageId)).toContain(
+      record.messageId,
+    );
+  });
+
+  it('ten concurrent workers applying the same receipt move the message once', async () => {
+    const record = await sent();
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, () => store.advance(record.messageId, { status: 'delivered', at: 't1' })),
+    );
+    expect(outcomes.filter(Boolean)).toHaveLength(1);
+    expect((await store.get(record.messageId))?.history.map((h) => h.status)).toEqual(['sent', 'delivered']);
+  });
+
+  it('forward only, in any order of reports: the stored history is the order the rules allow', async () => {
+    const statuses: OutboundStatus[] = ['sent', 'delivered', 'read', 'failed'];
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...statuses), { maxLength: 6 }), async (reports) => {
+        const record = await sent();
+        let expected: OutboundStatus = 'sent';
+        const history = ['sent'];
+        for (const status of reports) {
+          const changed = await store.advance(record.messageId, { status, at: 'x' });
+          expect(Boolean(changed)).toBe(canAdvance(expected, status));
+          if (changed) {
+            expected = status;
+            history.push(status);
+          }
+        }
+        const stored = await store.get(record.messageId);
+        expect(stored?.status).toBe(expected);
+        expect(stored?.history.map((h) => h.status)).toEqual(history);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('an inbound message is recorded once per id', async () => {
+    const record = {
+      messageId: newId('msg'),
+      projectId: 'prj_1',
+      channelId: 'ch_1',
+      channelType: 'sms' as const,
+      direction: 'inbound' as const,
+      provider: 'twilio' as const,
+      status: 'received' as const,
+      to: '+5511999990000',
+      from: '+5511988887777',
+      createdAt: new Date().toISOString(),
+      history: [{ status: 'received' as const, at: new Date().toISOString() }],
+    };
+    expect(await Promise.all([store.recordInbound(record), store.recordInbound(record)])).toEqual(
+      expect.arrayContaining([true, false]),
+    );
+    // A received message never moves.
+    expect(await store.advance(record.messageId, { status: 'read', at: 'x' })).toBeUndefined();
+  });
+});
+
+describe('canAdvance', () => {
+  it('sent < delivered < read; read and failed are final', () => {
+    expect(canAdvance('sent', 'delivered')).toBe(true);
+    expect(canAdvance('sent', 'read')).toBe(true);
+    expect(canAdvance('delivered', 'failed')).toBe(true);
+    expect(canAdvance('delivered', 'delivered')).toBe(false);
+    expect(canAdvance('read', 'failed')).toBe(false);
+    expect(canAdvance('failed', 'read')).toBe(false);
+    expect(canAdvance('read', 'delivered')).toBe(false);
+  });
+});
