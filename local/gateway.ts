@@ -47,12 +47,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Gatewa
   const handler = options.handlers[fn];
   if (!handler) return sendGatewayError(res, 500, 'INTERNAL_ERROR', `Function ${fn} is not loaded.`);
 
+  const maxBodyBytes = route?.maxBodyBytes ?? LOCAL_MAX_BODY_BYTES;
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > LOCAL_MAX_BODY_BYTES) {
+  if (declared > maxBodyBytes) {
     req.resume();
     return sendGatewayError(res, 413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
   }
-  const body = await readBody(req, LOCAL_MAX_BODY_BYTES);
+  const body = await readBody(req, maxBodyBytes);
   if (body === 'too-large') return sendGatewayError(res, 413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
 
   const event = toProxyEvent(req, url, body, route, match.kind === 'route' ? match.pathParameters : null, arrivedAt);

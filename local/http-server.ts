@@ -9,6 +9,8 @@ export interface HttpServerOptions {
   host: string;
   /** The HTTP functions to load (every function an API route or the catch-all points to). */
   fns: string[];
+  /** PUBLIC_BASE_URL for the functions; default: this server's own base URL, known once it listens. */
+  publicBaseUrl?: string;
 }
 
 export interface RunningHttpServer {
@@ -25,7 +27,6 @@ export interface RunningHttpServer {
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const handlers: Record<string, ProxyHandler> = {};
-  await Promise.all(options.fns.map(async (fn) => (handlers[fn] = (await loadFunction(fn)) as ProxyHandler)));
 
   let ready = false;
   const healthz: LocalRoute = (req, res, url) => {
@@ -42,8 +43,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     once(server, 'listening'),
     once(server, 'error').then(([error]) => Promise.reject(error as Error)),
   ]);
+  const port = (server.address() as AddressInfo).port;
+  // The functions read PUBLIC_BASE_URL on their cold start: listen first (with a free port known), then load them.
+  // Until they are loaded /healthz says 503 and the gateway answers 500 "not loaded".
+  process.env.PUBLIC_BASE_URL = options.publicBaseUrl ?? `http://${options.host}:${port}`;
+  await Promise.all(options.fns.map(async (fn) => (handlers[fn] = (await loadFunction(fn)) as ProxyHandler)));
   return {
-    port: (server.address() as AddressInfo).port,
+    port,
     setReady(value) {
       ready = value;
     },

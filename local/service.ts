@@ -8,6 +8,7 @@ import { startEmulators, startFauxqsWithQueuesAndBuckets, type Emulators, type Q
 import { startThread } from './threads.ts';
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from './http-server.ts';
 import { startWorkers, type WorkersOptions } from './workers.ts';
+import { startLocalMailbox } from './mailbox.ts';
 
 export interface ServiceOptions {
   port?: number;
@@ -34,12 +35,19 @@ export interface ServiceOptions {
   httpThread?: boolean;
   /** The queue workers to run (all by default): a benchmark's diagnostic may leave one out. */
   queueWorkerFns?: string[];
+  /**
+   * Port of the inbound-mail SMTP listener on 127.0.0.1 (0 = a free one, the default; `npm start` passes
+   * SMTP_INBOUND_PORT, default 2525).
+   */
+  smtpInboundPort?: number;
 }
 
 export interface RunningService {
   baseUrl: string;
   adminKey: string;
   dataDir: string;
+  /** The inbound-mail SMTP listener's port on 127.0.0.1. */
+  smtpPort: number;
   emulators: Emulators;
   stop(): Promise<void>;
 }
@@ -79,6 +87,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       (Object.keys(emulators.queueUrls) as QueueKey[]).map((k) => [queueUrlEnv(k), emulators.queueUrls[k]]),
     ),
   };
+  // PUBLIC_BASE_URL: the caller's, else the gateway's own base URL (set by the HTTP server once it listens).
+  const publicBaseUrl =
+    options.env?.PUBLIC_BASE_URL ??
+    (process.env.PUBLIC_BASE_URL !== derivedPublicBaseUrl ? process.env.PUBLIC_BASE_URL : undefined);
+  if (!publicBaseUrl) delete process.env.PUBLIC_BASE_URL;
   // Tunables (BOT_RATE_LIMIT_PER_MINUTE, MODEL_PROVIDER...) come from the caller's environment or `options.env`.
   Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN' }, wiring, options.env);
 
@@ -98,27 +111,35 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     port: options.port ?? Number(process.env.PORT ?? 3000),
     host: options.host ?? '127.0.0.1',
     fns: [...new Set([...routes.map((r) => r.fn), fallbackFunction])],
+    ...(publicBaseUrl ? { publicBaseUrl } : {}),
   };
   const httpStarting =
     (options.httpThread ?? process.env.LOCAL_HTTP_THREAD !== '0')
       ? startHttpThread(httpOptions)
       : startHttpServer(httpOptions);
-  const [workers, http] = await Promise.all([workersStarting, httpStarting]);
+  const mailboxStarting = startLocalMailbox(options.smtpInboundPort ?? 0, options.logWorkerErrors !== false);
+  const [workers, http, mailbox] = await Promise.all([workersStarting, httpStarting, mailboxStarting]);
+  if (!publicBaseUrl) derivedPublicBaseUrl = process.env.PUBLIC_BASE_URL;
   await http.setReady(true);
 
   return {
     baseUrl: `http://127.0.0.1:${http.port}`,
     adminKey,
     dataDir,
+    smtpPort: mailbox.port,
     emulators,
     async stop() {
       await http.setReady(false);
+      await mailbox.stop();
       await http.stop();
       await workers.stop();
       await emulators.stop();
     },
   };
 }
+
+/** The PUBLIC_BASE_URL this process derived for an earlier service (a restart in the same process derives anew). */
+let derivedPublicBaseUrl: string | undefined;
 
 /**
  * The runner's threads. Decision (measured, BENCHMARKS.md issues 2, 3 and 4): with everything on one event loop the

@@ -27,6 +27,14 @@ const schema = z.object({
   QUEUE_URL_EVENTS: z.optional(nonEmpty()),
   QUEUE_URL_DELIVERIES: z.optional(nonEmpty()),
   QUEUE_URL_INGEST: z.optional(nonEmpty()),
+  QUEUE_URL_INBOUND: z.optional(nonEmpty()),
+  /**
+   * The public base URL of the API (what Twilio and Meta call; Twilio signs it): inbound URLs on channel answers and
+   * the URL Twilio signatures are checked against. Locally the gateway's own base URL.
+   */
+  PUBLIC_BASE_URL: z.optional(z.url()),
+  /** Local SMTP listener for inbound mail (`npm start`): its port on 127.0.0.1; 0 picks a free one. */
+  SMTP_INBOUND_PORT: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(65535)), 2525),
   /** Plain admin key (local runs); on AWS the key comes from Secrets Manager through ADMIN_KEY_SECRET_ARN. */
   ADMIN_KEY: z.optional(z.string().check(z.minLength(16))),
   ADMIN_KEY_SECRET_ARN: z.optional(nonEmpty()),

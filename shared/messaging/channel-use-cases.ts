@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { HttpError, notFound, validationError, type ErrorDetail } from '../http/errors.ts';
 import { newId } from '../ids/ids.ts';
 import type { Project } from '../projects/project.ts';
@@ -76,7 +77,10 @@ export function makeChannelUseCases(deps: ChannelDeps) {
 
     async create(projectId: string, input: CreateChannelInput): Promise<Channel> {
       const project = await requireProject(projectId);
-      const provider = input.provider ?? { kind: 'sandbox' };
+      const given = input.provider ?? { kind: 'sandbox' };
+      // Meta's subscription check presents this (contract §10); generated, never chosen by the caller.
+      const provider: ProviderConfig =
+        given.kind === 'whatsapp-cloud' ? { ...given, verifyToken: randomBytes(24).toString('base64url') } : given;
       if (!PROVIDERS_BY_CHANNEL_TYPE[input.type].includes(provider.kind)) {
         throw validationError('This provider cannot serve this channel type.', [
           {

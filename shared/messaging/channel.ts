@@ -13,6 +13,10 @@ export type WhatsAppCloudProvider = {
   phoneNumberId: string;
   accessToken: string;
   baseUrl?: string;
+  /** Meta's app secret: signs the webhooks Meta posts (`X-Hub-Signature-256`). Write-only, stored sealed. */
+  appSecret?: string;
+  /** Generated at creation: what Meta's subscription check must present (`hub.verify_token`). */
+  verifyToken?: string;
 };
 
 /** How a channel's messages leave the service (contract section 7). Credentials are stored encrypted. */
@@ -81,6 +85,28 @@ export function providerView(provider: ProviderConfig): Record<string, unknown> 
         kind: 'whatsapp-cloud',
         phoneNumberId: provider.phoneNumberId,
         ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}),
+        hasAppSecret: Boolean(provider.appSecret),
+        ...(provider.verifyToken ? { verifyToken: provider.verifyToken } : {}),
       };
   }
+}
+
+/**
+ * Where a channel's provider reports back (contract §10): the public URL for Twilio and WhatsApp Cloud (with the
+ * verify token Meta's subscription check needs), the mailbox for email channels; undefined for sandbox SMS and
+ * WhatsApp channels.
+ */
+export function inboundView(
+  channel: Channel,
+  publicBaseUrl: string,
+): { url: string; verifyToken?: string } | { address: string } | undefined {
+  if (channel.type === 'email') return { address: channel.address };
+  const base = publicBaseUrl.replace(/\/+$/, '');
+  if (channel.provider.kind === 'twilio') return { url: `${base}/inbound/twilio/${channel.channelId}` };
+  if (channel.provider.kind === 'whatsapp-cloud')
+    return {
+      url: `${base}/inbound/whatsapp/${channel.channelId}`,
+      ...(channel.provider.verifyToken ? { verifyToken: channel.provider.verifyToken } : {}),
+    };
+  return undefined;
 }

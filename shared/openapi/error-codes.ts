@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   UNAUTHORIZED: 'Management API: the admin key is missing or wrong.',
   ERR_NO_PERMISSION: 'Send endpoint: the custom token is missing, malformed, rotated away or deleted.',
   CHANNEL_NOT_FOUND: "The channel was deleted after the token was created, or is not one of this project's.",
+  INVALID_SIGNATURE:
+    "Inbound addresses: the provider's signature (or Meta's verify token) is missing or wrong; nothing was recorded.",
   MESSAGE_NOT_FOUND: "No message with this id on the custom token's channel (unknown, expired or another channel's).",
   PROVIDER_ERROR:
     '402: no credits left on the channel (nothing charged); 502: the email, SMS or WhatsApp provider failed (the credit was refunded).',

@@ -114,6 +114,38 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     responses: { 200: { description: 'The message.', body: s.messageStatus } },
     errors: { 401: ['ERR_NO_PERMISSION'], 404: ['MESSAGE_NOT_FOUND'] },
   },
+  'POST /inbound/twilio/{channelId}': {
+    summary: "Twilio's status callbacks and incoming messages for a channel",
+    description:
+      "Give this URL (the channel's `inbound.url`) to Twilio as status callback and incoming-message webhook. " +
+      'Form-encoded as Twilio posts it; `X-Twilio-Signature` is checked against `PUBLIC_BASE_URL` + path + query and ' +
+      "the channel's `authToken` before anything is stored. Answers empty TwiML once the report is queued; " +
+      '`message.delivered` / `.read` / `.failed` / `.received` follow on the webhooks. 1 MB at most.',
+    tags: ['Inbound'],
+    security: 'none',
+    responses: { 200: { description: 'Queued; empty TwiML `<Response></Response>` (text/xml).' } },
+    errors: { 403: ['INVALID_SIGNATURE'], 404: ['CHANNEL_NOT_FOUND'], 413: ['PAYLOAD_TOO_LARGE'] },
+  },
+  'GET /inbound/whatsapp/{channelId}': {
+    summary: "Meta's webhook subscription check",
+    description:
+      "`hub.mode=subscribe` with the channel's `verifyToken` as `hub.verify_token`: answers `hub.challenge` as text/plain.",
+    tags: ['Inbound'],
+    security: 'none',
+    responses: { 200: { description: 'The challenge, exactly.' } },
+    errors: { 403: ['INVALID_SIGNATURE'], 404: ['CHANNEL_NOT_FOUND'] },
+  },
+  'POST /inbound/whatsapp/{channelId}': {
+    summary: "WhatsApp Cloud's webhooks for a channel",
+    description:
+      "Meta's JSON, checked against `X-Hub-Signature-256` (HMAC-SHA256 of the raw bytes with the channel's " +
+      '`appSecret`) before anything is stored, then queued. A signed body that does not parse is answered 200 and ' +
+      'logged (Meta would retry it for days). 3 MB at most.',
+    tags: ['Inbound'],
+    security: 'none',
+    responses: { 200: { description: 'Queued.' } },
+    errors: { 403: ['INVALID_SIGNATURE'], 404: ['CHANNEL_NOT_FOUND'], 413: ['PAYLOAD_TOO_LARGE'] },
+  },
   'ANY /api/integration/send': {
     summary: 'Deprecated legacy send endpoint',
     description: 'Answers 410 `GONE` to any method; use `POST /api/integration/generic`.',

@@ -85,10 +85,24 @@ export const channel = withMeta(
     provider: withMeta(
       z.catchall(z.object({ kind: z.enum(['sandbox', 'smtp', 'twilio', 'whatsapp-cloud']) }), z.unknown()),
       {
-        description: 'The provider without its credentials (`hasPassword` instead of `pass`).',
+        description:
+          'The provider without its credentials (`hasPassword` instead of `pass`, `hasAppSecret` instead of `appSecret`).',
       },
     ),
     credits: withMeta(z.optional(int()), { description: 'Channel credits left; absent = unmetered.' }),
+    inbound: withMeta(
+      z.optional(
+        z.union([
+          z.object({ url: z.string(), verifyToken: z.optional(z.string()) }),
+          z.object({ address: z.string() }),
+        ]),
+      ),
+      {
+        description:
+          'Where the provider reports back: the URL to give Twilio or Meta (with the `verifyToken` for Meta), or the ' +
+          'mailbox of an email channel. Absent for sandbox SMS and WhatsApp channels.',
+      },
+    ),
     createdAt: isoTime,
   }),
   { id: 'Channel' },

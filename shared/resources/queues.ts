@@ -34,6 +34,14 @@ export const queues = {
     maxReceiveCount: 3,
     retentionSeconds: 4 * 86400,
   },
+  // Raw provider reports (Twilio, WhatsApp Cloud, inbound mail) waiting for the `inbound` worker.
+  inbound: {
+    key: 'inbound',
+    localName: 'switchboard-inbound',
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 5,
+    retentionSeconds: 14 * 86400,
+  },
 } satisfies Record<string, QueueDefinition>;
 
 export type QueueKey = keyof typeof queues;

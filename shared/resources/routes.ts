@@ -23,6 +23,8 @@ export interface RouteDefinition {
    * function's memory setting (extract: a 25 MB text PDF stays under 512 MB RSS with 256).
    */
   maxOldSpaceMb?: number;
+  /** Largest request body (bytes) the route takes; the local gateway refuses more without buffering it. */
+  maxBodyBytes?: number;
 }
 
 export interface FunctionSettings {
@@ -133,6 +135,44 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 10,
     memoryMb: 256,
     access: { table: { read: true } },
+  },
+  // Public inbound addresses: the provider's signature is the authentication. One GetItem + one SQS send per request.
+  {
+    method: 'POST',
+    path: '/inbound/twilio/{channelId}',
+    fn: 'inbound-twilio',
+    timeoutSeconds: 10,
+    memoryMb: 256,
+    maxBodyBytes: 1024 * 1024,
+    access: {
+      table: { read: true },
+      sendTo: ['inbound'],
+      buckets: { transfer: { write: ['payloads/inbound/'] } },
+      secrets: ['secretsKey'],
+    },
+  },
+  // Meta batches up to 3 MB per webhook.
+  {
+    method: 'GET',
+    path: '/inbound/whatsapp/{channelId}',
+    fn: 'inbound-whatsapp',
+    timeoutSeconds: 10,
+    memoryMb: 256,
+    access: { table: { read: true }, secrets: ['secretsKey'] },
+  },
+  {
+    method: 'POST',
+    path: '/inbound/whatsapp/{channelId}',
+    fn: 'inbound-whatsapp',
+    timeoutSeconds: 10,
+    memoryMb: 256,
+    maxBodyBytes: 3 * 1024 * 1024,
+    access: {
+      table: { read: true },
+      sendTo: ['inbound'],
+      buckets: { transfer: { write: ['payloads/inbound/'] } },
+      secrets: ['secretsKey'],
+    },
   },
   // End of channel ingress.
 ];

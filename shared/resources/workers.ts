@@ -72,6 +72,22 @@ export const queueWorkers: QueueWorkerDefinition[] = [
       bedrock: { invoke: true },
     },
   },
+  // Channel ingress: raw provider reports → normalised, deduplicated, forward-only → the `events` queue.
+  {
+    fn: 'inbound',
+    queue: 'inbound',
+    batchSize: 10,
+    batchWindowSeconds: 0,
+    timeoutSeconds: 30,
+    memoryMb: 512,
+    maxConcurrency: 4,
+    access: {
+      table: { read: true, write: true },
+      sendTo: ['events'],
+      buckets: { transfer: { read: ['payloads/inbound/'], write: ['payloads/'] } },
+      secrets: ['secretsKey'],
+    },
+  },
 ];
 
 export const scheduledWorkers: ScheduledWorkerDefinition[] = [

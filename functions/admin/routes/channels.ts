@@ -8,7 +8,10 @@ import { makeChannelUseCases } from '#shared/messaging/channel-use-cases.ts';
 import { route, type Route } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { validationError } from '#shared/http/errors.ts';
-import { CHANNEL_TYPES, providerView, type Channel } from '#shared/messaging/channel.ts';
+import { CHANNEL_TYPES, inboundView, providerView, type Channel } from '#shared/messaging/channel.ts';
+import { createLogger } from '#shared/logging/logger.ts';
+import { eventPublisherFromConfig } from '#shared/webhooks/event-publisher-from-config.ts';
+import { sandboxRoutesFromConfig } from './sandbox.ts';
 import type { ChannelUseCases } from '#shared/messaging/channel-use-cases.ts';
 import * as z from '#shared/validation/zod.ts';
 
@@ -35,6 +38,7 @@ const providerBody = z.discriminatedUnion('kind', [
     phoneNumberId: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'Letters, digits, - and _')),
     accessToken: z.string().check(z.minLength(1), z.maxLength(4096)),
     baseUrl: z.optional(httpUrl),
+    appSecret: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
   }),
 ]);
 
@@ -67,8 +71,9 @@ const createChannelBody = z
 
 const amountBody = z.strictObject({ amount: z.number().check(z.int(), z.gt(0), z.lte(1_000_000_000)) });
 
-/** The channel as the management API shows it: credentials never leave. */
-export function channelView(channel: Channel) {
+/** The channel as the management API shows it: credentials never leave; `inbound` says where providers report. */
+export function channelView(channel: Channel, publicBaseUrl = '') {
+  const inbound = inboundView(channel, publicBaseUrl);
   return {
     channelId: channel.channelId,
     type: channel.type,
@@ -76,6 +81,7 @@ export function channelView(channel: Channel) {
     address: channel.address,
     provider: providerView(channel.provider),
     ...(channel.credits === undefined ? {} : { credits: channel.credits }),
+    ...(inbound ? { inbound } : {}),
     createdAt: channel.createdAt,
   };
 }
@@ -91,24 +97,25 @@ function pageQuery(query: Record<string, string>): { limit: number; cursor?: str
 }
 
 /** Channels: create, list, delete, top up credits, and the sandbox outbox. */
-export function channelRoutes(channels: ChannelUseCases): Route[] {
+export function channelRoutes(channels: ChannelUseCases, publicBaseUrl = ''): Route[] {
+  const view = (channel: Channel) => channelView(channel, publicBaseUrl);
   return [
     route({
       method: 'POST',
       path: '/projects/{projectId}/channels',
       body: createChannelBody,
-      handle: async ({ params, body }) => json(201, channelView(await channels.create(params.projectId!, body))),
+      handle: async ({ params, body }) => json(201, view(await channels.create(params.projectId!, body))),
     }),
     route({
       method: 'GET',
       path: '/projects/{projectId}/channels',
-      handle: async ({ params }) => json(200, { items: (await channels.list(params.projectId!)).map(channelView) }),
+      handle: async ({ params }) => json(200, { items: (await channels.list(params.projectId!)).map(view) }),
     }),
     route({
       method: 'GET',
       path: '/projects/{projectId}/channels/{channelId}',
       handle: async ({ params }) =>
-        json(200, channelView(await channels.requireChannel(params.projectId!, params.channelId!))),
+        json(200, view(await channels.requireChannel(params.projectId!, params.channelId!))),
     }),
     route({
       method: 'DELETE',
@@ -123,7 +130,7 @@ export function channelRoutes(channels: ChannelUseCases): Route[] {
       path: '/projects/{projectId}/channels/{channelId}/credits',
       body: amountBody,
       handle: async ({ params, body }) =>
-        json(200, channelView(await channels.addCredits(params.projectId!, params.channelId!, body.amount))),
+        json(200, view(await channels.addCredits(params.projectId!, params.channelId!, body.amount))),
     }),
     route({
       method: 'GET',
@@ -134,14 +141,16 @@ export function channelRoutes(channels: ChannelUseCases): Route[] {
   ];
 }
 
-/** The channel routes wired to DynamoDB (composition for the admin function). */
+/** The channel routes (and the sandbox's simulation routes) wired to DynamoDB (composition for the admin function). */
 export function channelRoutesFromConfig(cfg: Config, table: DynamoTable, secretBox: SecretBox): Route[] {
-  return channelRoutes(
-    makeChannelUseCases({
-      channels: new DynamoChannelStore(table, secretBox),
-      messages: new DynamoMessageLog(table),
-      projects: new DynamoProjectStore(table),
-      allowPrivateDestinations: cfg.webhookAllowPrivate,
-    }),
-  );
+  const channels = makeChannelUseCases({
+    channels: new DynamoChannelStore(table, secretBox),
+    messages: new DynamoMessageLog(table),
+    projects: new DynamoProjectStore(table),
+    allowPrivateDestinations: cfg.webhookAllowPrivate,
+  });
+  return [
+    ...channelRoutes(channels, cfg.PUBLIC_BASE_URL ?? ''),
+    ...sandboxRoutesFromConfig(table, channels, eventPublisherFromConfig(cfg), createLogger('admin')),
+  ];
 }

@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SecretBox } from '../../integrations/secret-box.ts';
 import type { Channel, ChannelStore, ProviderConfig } from '../../messaging/channel.ts';
+import { writeDirectory } from './channel-directory.ts';
 import { applied, isConditionFailure, keys, queryAll, type DynamoTable } from './table.ts';
 
 const CHANNEL_PREFIX = 'CH#';
@@ -21,18 +22,17 @@ export class DynamoChannelStore implements ChannelStore {
     const { credits, provider, ...plain } = channel;
     const sealed =
       provider.kind === 'sandbox' ? undefined : this.secrets.seal(JSON.stringify(provider), context(channel));
+    const item = {
+      ...keys.channel(channel.projectId, channel.channelId),
+      channel: { ...plain, providerKind: provider.kind },
+      ...(sealed ? { providerSealed: sealed } : {}),
+      ...(credits === undefined ? {} : { credits }),
+    };
     await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...keys.channel(channel.projectId, channel.channelId),
-          channel: { ...plain, providerKind: provider.kind },
-          ...(sealed ? { providerSealed: sealed } : {}),
-          ...(credits === undefined ? {} : { credits }),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
+      new PutCommand({ TableName: this.table.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
     );
+    // Inbound reports find the channel by id (and mail by address): channel-directory.ts.
+    await writeDirectory(this.table, item, 'put');
   }
 
   async get(projectId: string, channelId: string): Promise<Channel | undefined> {
@@ -63,6 +63,7 @@ export class DynamoChannelStore implements ChannelStore {
         ReturnValues: 'ALL_OLD',
       }),
     );
+    if (out.Attributes) await writeDirectory(this.table, out.Attributes, 'delete');
     return out.Attributes !== undefined;
   }
 
@@ -114,16 +115,21 @@ export class DynamoChannelStore implements ChannelStore {
   }
 
   private fromItem(item: Record<string, unknown>): Channel {
-    const { providerKind, ...plain } = item.channel as Omit<Channel, 'provider' | 'credits'> & {
-      providerKind: ProviderConfig['kind'];
-    };
-    const provider: ProviderConfig =
-      providerKind === 'sandbox'
-        ? { kind: 'sandbox' }
-        : (JSON.parse(this.secrets.open(item.providerSealed as string, context(plain))) as ProviderConfig);
-    const credits = item.credits as number | undefined;
-    return { ...plain, provider, ...(credits === undefined ? {} : { credits }) };
+    return channelFromItem(item, this.secrets);
   }
+}
+
+/** A channel from its stored item (the channel item, or its copy in the directory), credentials opened. */
+export function channelFromItem(item: Record<string, unknown>, secrets: SecretBox): Channel {
+  const { providerKind, ...plain } = item.channel as Omit<Channel, 'provider' | 'credits'> & {
+    providerKind: ProviderConfig['kind'];
+  };
+  const provider: ProviderConfig =
+    providerKind === 'sandbox'
+      ? { kind: 'sandbox' }
+      : (JSON.parse(secrets.open(item.providerSealed as string, context(plain))) as ProviderConfig);
+  const credits = item.credits as number | undefined;
+  return { ...plain, provider, ...(credits === undefined ? {} : { credits }) };
 }
 
 function context(channel: Pick<Channel, 'projectId' | 'channelId'>): string {

@@ -2,6 +2,7 @@ import type { Config } from '../../config/config.ts';
 import type { UploadStore } from '../../extract/uploads.ts';
 import type { KnowledgeObjectStore } from '../../knowledge/knowledge-files.ts';
 import type { PayloadStore } from '../../webhooks/ports.ts';
+import type { S3RawReportStore } from './raw-report-store.ts';
 
 /**
  * S3 adapters for functions that need S3 on some requests only: the send endpoint and the management API store an
@@ -74,5 +75,19 @@ export function s3ExtractUploadStoreOnFirstUse(cfg: Config, bucket: string): Upl
       return new S3ExtractUploadStore(s3Client(cfg), bucket);
     },
     { presignPost: true, read: true, delete: true },
+  );
+}
+
+/** The inbound functions park a raw report in S3 only when it is over 200 KB. */
+export function s3RawReportStoreOnFirstUse(cfg: Config, bucket: string): Pick<S3RawReportStore, 'put' | 'get'> {
+  return onFirstUse(
+    async () => {
+      const [{ s3Client }, { S3RawReportStore }] = await Promise.all([
+        import('./clients.ts'),
+        import('./raw-report-store.ts'),
+      ]);
+      return new S3RawReportStore(s3Client(cfg), bucket);
+    },
+    { put: true, get: true },
   );
 }

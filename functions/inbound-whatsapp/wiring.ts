@@ -1,0 +1,1 @@
+export { inboundWiring } from '../inbound-twilio/wiring.ts';

@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import type { Channel } from '../channel.ts';
+import { INLINE_REPORT_BYTES, reportKey, type InboundReport } from './report.ts';
+import { sameBytes, verifyMetaSignature, verifyTwilioSignature } from './signatures.ts';
+
+/** No channel with this id, or not one the path's provider serves. */
+export class InboundChannelNotFoundError extends Error {
+  readonly code = 'CHANNEL_NOT_FOUND';
+  constructor() {
+    super('No channel of this provider has this id.');
+    this.name = 'InboundChannelNotFoundError';
+  }
+}
+
+/** The provider's signature (or Meta's verify token) is missing or wrong: nothing was recorded. */
+export class InvalidSignatureError extends Error {
+  readonly code = 'INVALID_SIGNATURE';
+  constructor(what = 'The request signature is missing or wrong.') {
+    super(what);
+    this.name = 'InvalidSignatureError';
+  }
+}
+
+export interface AcceptInboundDeps {
+  channels: { findById(channelId: string): Promise<Channel | undefined> };
+  queue: { send(report: InboundReport): Promise<void> };
+  /** Where a report too large for a queue message is parked first (the transfer bucket). */
+  parked: { put(key: string, body: Buffer): Promise<void> };
+  /** The URL Twilio calls is this + the request's path and query (PUBLIC_BASE_URL). */
+  publicBaseUrl: string;
+  now?: () => number;
+}
+
+/**
+ * The public inbound addresses (contract §10): 1. the channel (one GetItem), 2. its provider's signature over
+ * the raw request, in constant time, before anything is stored, 3. the raw report queued (one SQS send; a report
+ * over 200 KB is parked in S3 first) — only then does the caller answer 2xx. The work happens in the worker.
+ */
+export function makeAcceptInbound(deps: AcceptInboundDeps) {
+  const now = deps.now ?? Date.now;
+
+  async function channelOf(channelId: string, kind: 'twilio' | 'whatsapp-cloud'): Promise<Channel> {
+    const channel = /^ch_[a-z0-9]{1,64}$/.test(channelId) ? await deps.channels.findById(channelId) : undefined;
+    if (!channel || channel.provider.kind !== kind) throw new InboundChannelNotFoundError();
+    return channel;
+  }
+
+  async function enqueue(channel: Channel, source: InboundReport['source'], raw: Buffer): Promise<void> {
+    const report: InboundReport = {
+      v: 1,
+      source,
+      projectId: channel.projectId,
+      channelId: channel.channelId,
+      receivedAt: now(),
+    };
+    if (raw.length <= INLINE_REPORT_BYTES) report.body = raw.toString('utf8');
+    else {
+      report.bodyRef = reportKey(source, `${report.receivedAt}-${randomBytes(12).toString('hex')}`);
+      await deps.parked.put(report.bodyRef, raw);
+    }
+    await deps.queue.send(report);
+  }
+
+  return {
+    /** `POST /inbound/twilio/{channelId}`: `pathAndQuery` as the request came (`/inbound/twilio/ch_…?x=y`). */
+    async twilio(input: { channelId: string; pathAndQuery: string; rawBody: Buffer; signature?: string }) {
+      const channel = await channelOf(input.channelId, 'twilio');
+      if (channel.provider.kind !== 'twilio') throw new InboundChannelNotFoundError();
+      const params = [...new URLSearchParams(input.rawBody.toString('utf8'))];
+      const url = deps.publicBaseUrl + input.pathAndQuery;
+      if (!verifyTwilioSignature(channel.provider.authToken, url, params, input.signature))
+        throw new InvalidSignatureError();
+      await enqueue(channel, 'twilio', input.rawBody);
+    },
+
+    /** `POST /inbound/whatsapp/{channelId}`. A channel without an `appSecret` cannot verify: every request is refused. */
+    async whatsApp(input: { channelId: string; rawBody: Buffer; signature?: string }) {
+      const channel = await channelOf(input.channelId, 'whatsapp-cloud');
+      if (channel.provider.kind !== 'whatsapp-cloud') throw new InboundChannelNotFoundError();
+      const secret = channel.provider.appSecret;
+      if (!secret || !verifyMetaSignature(secret, input.rawBody, input.signature)) throw new InvalidSignatureError();
+      await enqueue(channel, 'whatsapp-cloud', input.rawBody);
+    },
+
+    /** `GET /inbound/whatsapp/{channelId}`: Meta's subscription check; the challenge to echo back. */
+    async whatsAppSubscription(input: { channelId: string; mode?: string; verifyToken?: string; challenge?: string }) {
+      const channel = await channelOf(input.channelId, 'whatsapp-cloud');
+      if (channel.provider.kind !== 'whatsapp-cloud') throw new InboundChannelNotFoundError();
+      const expected = channel.provider.verifyToken;
+      const given = input.verifyToken ?? '';
+      const ok =
+        input.mode === 'subscribe' &&
+        input.challenge !== undefined &&
+        expected !== undefined &&
+        sameText(expected, given);
+      if (!ok)
+        throw new InvalidSignatureError("hub.mode must be subscribe and hub.verify_token the channel's verifyToken.");
+      return input.challenge!;
+    },
+  };
+}
+
+export type AcceptInbound = ReturnType<typeof makeAcceptInbound>;
+
+function sameText(expected: string, given: string): boolean {
+  return sameBytes(Buffer.from(expected), Buffer.from(given));
+}
