@@ -180,6 +180,8 @@ export function coldStartEnvironment(): Record<string, string> {
     QUEUE_URL_EVENTS: queueUrl('events'),
     QUEUE_URL_DELIVERIES: queueUrl('deliveries'),
     QUEUE_URL_INGEST: queueUrl('ingest'),
+    QUEUE_URL_INBOUND: queueUrl('inbound'),
+    PUBLIC_BASE_URL: 'https://cold-start.execute-api.us-east-1.amazonaws.com/prod',
     ADMIN_KEY: 'cold-start-admin-key-0123456789',
     SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
     POWERTOOLS_LOG_LEVEL: 'SILENT',

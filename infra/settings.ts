@@ -27,6 +27,13 @@ export interface DeploymentSettings {
   throttleBurstLimit: number;
   /** Address that gets alarm notifications (an SNS email subscription to confirm); none = alarms only in the console. */
   alarmEmail?: string;
+  /**
+   * The API's public base URL (a custom domain), as Twilio and Meta call it and Twilio signs it; default: the
+   * execute-api URL of the stage. Channel answers show inbound URLs under it.
+   */
+  publicBaseUrl?: string;
+  /** Inbound mail: the domains (or addresses) the SES receipt rule takes; empty = every verified domain. */
+  inboundMailRecipients?: string[];
   /** Extra settings for every function (BOT_RATE_LIMIT_PER_MINUTE, WEBHOOK_RETRY_SCHEDULE, ...): see shared/config. */
   environment: Record<string, string>;
 }

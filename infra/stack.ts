@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
@@ -23,7 +23,8 @@ import { buckets as bucketDefinitions, type BucketKey } from '#shared/resources/
 import { queues as queueDefinitions, queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
 import { mainTable } from '#shared/resources/table.ts';
 import { createAlarms } from './alarms.ts';
-import { createApi } from './api.ts';
+import { createApi, STAGE_NAME } from './api.ts';
+import { createInboundMail } from './inbound-mail.ts';
 import { architectureFor, buildFunctionsSync, type BundleAnalysis } from './bundling.ts';
 import { functionSpecs, pascal, sharedDefinitions, type FunctionSpec, type ResourceDefinitions } from './functions.ts';
 import { acknowledgeFindings } from './acknowledgements.ts';
@@ -203,6 +204,20 @@ export class SwitchboardStack extends Stack {
 
     // ---- API and alarms -----------------------------------------------------------------------------------------
     const api = createApi(this, { definitions, functions: this.functions as Record<string, IFunction>, settings });
+    // What Twilio signs and channel answers show (contract §10). The RestApi itself depends on no function, so the
+    // functions may reference its id; the stage name is a literal, not the Stage resource (which would be a cycle).
+    const publicBaseUrl =
+      settings.publicBaseUrl ??
+      Fn.join('', ['https://', api.restApiId, '.execute-api.', this.region, '.', this.urlSuffix, '/', STAGE_NAME]);
+    for (const spec of this.specs)
+      if (spec.routes.some((r) => r.path.startsWith('/inbound/') || r.path.startsWith('/admin/')))
+        this.functions[spec.fn]!.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
+    if (queues.inbound)
+      createInboundMail(this, {
+        bucket: buckets.transfer,
+        inboundQueue: queues.inbound,
+        recipients: settings.inboundMailRecipients ?? [],
+      });
     createAlarms(this, {
       api,
       functions: this.functions,

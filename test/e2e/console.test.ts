@@ -152,6 +152,18 @@ describe.runIf(hasChromium)('console in a browser', () => {
     await expectCount(page.getByRole('table', { name: 'Channels' }).getByRole('row'), 4);
   });
 
+  it('shows where inbound mail goes and simulates a contact’s reply on a sandbox channel', async () => {
+    await expectText(page.getByRole('table', { name: 'Channels' }), 'mail to support@example.com');
+    await page.getByLabel('Channel', { exact: true }).selectOption(channels.sms);
+    await page.getByLabel('From', { exact: true }).fill('+5511955554444');
+    await page.getByLabel('Text', { exact: true }).fill('yes please');
+    await page.getByRole('button', { name: 'Simulate' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Event evt_\w+ sent to the webhooks\./ })
+      .waitFor();
+  });
+
   let customToken = '';
   let customId = '';
 

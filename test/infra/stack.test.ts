@@ -637,7 +637,8 @@ describe('alarms', () => {
       throttled.flatMap((a) => JSON.stringify(a.Metrics).match(/[A-Za-z]+Function[0-9A-F]{8}/g) ?? []),
     );
     for (const spec of specs) expect(covered.has(fnId(spec.fn)), spec.fn).toBe(true);
-    const topic = ofType('AWS::SNS::Topic')[0]![0];
+    // The alarm topic (the other topic carries SES's inbound-mail notifications to the inbound queue).
+    const topic = ofType('AWS::SNS::Topic').find(([id]) => id.startsWith('AlarmTopic'))![0];
     for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: topic }]);
   });
 
@@ -683,3 +684,35 @@ function pascalKey(key: string): string {
     .map((p) => p[0]!.toUpperCase() + p.slice(1))
     .join('');
 }
+
+describe('channel ingress', () => {
+  it('SES stores inbound mail in the transfer bucket and notifies the inbound queue, raw, through SNS', () => {
+    const rules = ofType('AWS::SES::ReceiptRule').map(([, r]) => r.Properties.Rule);
+    expect(rules).toHaveLength(1);
+    const s3Action = rules[0].Actions.find((a: any) => a.S3Action)?.S3Action;
+    expect(s3Action.ObjectKeyPrefix).toBe('payloads/inbound/email/ses/');
+    expect(JSON.stringify(s3Action.BucketName)).toContain('TransferBucket');
+    const topicId = ofType('AWS::SNS::Topic').find(([id]) => id.startsWith('InboundMailTopic'))![0];
+    expect(s3Action.TopicArn).toEqual({ Ref: topicId });
+    const subscription = ofType('AWS::SNS::Subscription').find(
+      ([, sub]) => JSON.stringify(sub.Properties.TopicArn) === JSON.stringify({ Ref: topicId }),
+    )![1].Properties;
+    expect(subscription).toMatchObject({ Protocol: 'sqs', RawMessageDelivery: true });
+    expect(JSON.stringify(subscription.Endpoint)).toContain('InboundQueue');
+    expect(ofType('AWS::SES::ReceiptRuleSet')).toHaveLength(1);
+  });
+
+  it('the public inbound functions and the management API know the public base URL; the inbound ones only read the table', () => {
+    for (const fn of ['inbound-twilio', 'inbound-whatsapp', 'admin']) {
+      const env = resources[fnId(fn)]!.Properties.Environment.Variables;
+      expect(JSON.stringify(env.PUBLIC_BASE_URL), fn).toMatch(/execute-api.*prod/);
+    }
+    for (const fn of ['inbound-twilio', 'inbound-whatsapp']) {
+      const policy = JSON.stringify(
+        ofType('AWS::IAM::Policy').filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(roleId(fn))),
+      );
+      expect(policy, fn).toContain('dynamodb:GetItem');
+      expect(policy, fn).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem)/);
+    }
+  });
+});

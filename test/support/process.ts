@@ -12,7 +12,14 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 20_0
   // Node itself with tsx's loader (not the tsx CLI, which would run the service in a grandchild that a kill misses).
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'local/main.ts'], {
     // As `npm start` runs it, V8's compile cache included.
-    env: { ...process.env, PORT: '0', NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile', ...env },
+    // SMTP on a free port too: test files run side by side.
+    env: {
+      ...process.env,
+      PORT: '0',
+      SMTP_INBOUND_PORT: '0',
+      NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

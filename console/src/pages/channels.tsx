@@ -40,6 +40,7 @@ export function ChannelsPage({ api, projectId }: { api: Api; projectId: string }
               <th scope="col">Address</th>
               <th scope="col">Provider</th>
               <th scope="col">Credits</th>
+              <th scope="col">Inbound</th>
             </tr>
           </thead>
           <tbody>
@@ -55,10 +56,17 @@ export function ChannelsPage({ api, projectId }: { api: Api; projectId: string }
                 </td>
                 <td data-label="Provider">{c.provider.kind}</td>
                 <td data-label="Credits">{c.credits ?? 'Unmetered'}</td>
+                <td data-label="Inbound" class="break small">
+                  <InboundCell channel={c} />
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
+      ) : null}
+
+      {channels.data?.some((c) => c.provider.kind === 'sandbox') ? (
+        <SimulateForm api={api} base={base} channels={channels.data.filter((c) => c.provider.kind === 'sandbox')} />
       ) : null}
 
       <form
@@ -136,5 +144,123 @@ export function ChannelsPage({ api, projectId }: { api: Api; projectId: string }
         </button>
       </form>
     </section>
+  );
+}
+
+/** Where the channel's provider reports back: the URL (and Meta's verify token) or the mailbox. */
+function InboundCell({ channel }: { channel: Channel }) {
+  const inbound = channel.inbound;
+  if (!inbound) return <span class="muted">—</span>;
+  if ('address' in inbound) return <span class="mono">mail to {inbound.address}</span>;
+  return (
+    <>
+      <div class="mono">{inbound.url}</div>
+      {inbound.verifyToken ? (
+        <div>
+          Verify token: <code>{inbound.verifyToken}</code>
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+/**
+ * The sandbox standing in for a provider: a contact's reply (`message.received`) or a receipt for a sent message
+ * (`message.delivered` / `.read` / `.failed`), delivered to the project's webhooks like a real one.
+ */
+function SimulateForm({ api, base, channels }: { api: Api; base: string; channels: Channel[] }) {
+  const [form, setForm] = useState({
+    channelId: channels[0]!.channelId,
+    kind: 'reply' as 'reply' | 'receipt',
+    from: '',
+    subject: '',
+    text: '',
+    messageId: '',
+    status: 'delivered',
+  });
+  const action = useAction();
+  const [status, setStatus] = useState<string>();
+  const channel = channels.find((c) => c.channelId === form.channelId) ?? channels[0]!;
+  const set = (patch: Partial<typeof form>) => setForm({ ...form, ...patch });
+  return (
+    <form
+      class="card form"
+      aria-labelledby="simulate-title"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const path = `${base}/channels/${enc(channel.channelId)}/sandbox/${form.kind === 'reply' ? 'inbound' : 'status'}`;
+        const body =
+          form.kind === 'reply'
+            ? {
+                from: form.from.trim(),
+                text: form.text,
+                ...(channel.type === 'email' ? { subject: form.subject } : {}),
+              }
+            : { messageId: form.messageId.trim(), status: form.status };
+        const done = await action.run(() => api.post<{ eventId?: string }>(path, body));
+        if (done)
+          setStatus(done.eventId ? `Event ${done.eventId} sent to the webhooks.` : 'Accepted: nothing changed.');
+      }}
+    >
+      <h2 id="simulate-title">Simulate a reply or a receipt</h2>
+      <p class="muted small">Sandbox channels only: the event reaches the project's webhooks like a provider's.</p>
+      <label for="simulate-channel">Channel</label>
+      <select id="simulate-channel" value={form.channelId} onChange={(e) => set({ channelId: e.currentTarget.value })}>
+        {channels.map((c) => (
+          <option key={c.channelId} value={c.channelId}>
+            {c.name} ({c.type})
+          </option>
+        ))}
+      </select>
+      <label for="simulate-kind">What</label>
+      <select
+        id="simulate-kind"
+        value={form.kind}
+        onChange={(e) => set({ kind: e.currentTarget.value as 'reply' | 'receipt' })}
+      >
+        <option value="reply">A reply from a contact</option>
+        <option value="receipt">A receipt for a sent message</option>
+      </select>
+      {form.kind === 'reply' ? (
+        <>
+          <label for="simulate-from">From</label>
+          <input id="simulate-from" required value={form.from} onInput={(e) => set({ from: e.currentTarget.value })} />
+          {channel.type === 'email' ? (
+            <>
+              <label for="simulate-subject">Subject</label>
+              <input
+                id="simulate-subject"
+                value={form.subject}
+                onInput={(e) => set({ subject: e.currentTarget.value })}
+              />
+            </>
+          ) : null}
+          <label for="simulate-text">Text</label>
+          <textarea id="simulate-text" value={form.text} onInput={(e) => set({ text: e.currentTarget.value })} />
+        </>
+      ) : (
+        <>
+          <label for="simulate-message">Message id</label>
+          <input
+            id="simulate-message"
+            required
+            placeholder="msg_…"
+            value={form.messageId}
+            onInput={(e) => set({ messageId: e.currentTarget.value })}
+          />
+          <label for="simulate-status">Status</label>
+          <select id="simulate-status" value={form.status} onChange={(e) => set({ status: e.currentTarget.value })}>
+            <option value="delivered">delivered</option>
+            <option value="read">read</option>
+            <option value="failed">failed</option>
+          </select>
+        </>
+      )}
+      <ErrorNotice error={action.error} />
+      <StatusMessage message={status} />
+      <button type="submit" class="primary" disabled={action.busy}>
+        Simulate
+      </button>
+    </form>
   );
 }
