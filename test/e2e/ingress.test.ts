@@ -460,6 +460,22 @@ describe('WhatsApp Cloud', () => {
   });
 });
 
+describe('WhatsApp Cloud, large batches', () => {
+  it('a signed 400 KB batch is parked in S3 and still becomes its event; over 3 MB is refused', async () => {
+    const payload = metaWebhook({
+      messages: [
+        { from: '5511900001111', id: 'wamid.LARGE', timestamp: '1700000300', type: 'text', text: { body: 'big' } },
+      ],
+      padding: 'x'.repeat(400 * 1024),
+    });
+    expect((await postMeta(channels.whatsapp.channelId, payload)).status).toBe(200);
+    const [event] = await waitForEvents((e) => e.data.providerMessageId === 'wamid.LARGE', 1);
+    expect(event.data.text).toBe('big');
+    const tooLarge = await postMeta(channels.whatsapp.channelId, { padding: 'x'.repeat(3 * 1024 * 1024) });
+    expect(tooLarge.status).toBe(413);
+  });
+});
+
 describe('sandbox simulation', () => {
   it('a simulated reply and receipts arrive as the providers’ would', async () => {
     const base = `/projects/${projectId}/channels/${channels['sandbox-sms'].channelId}/sandbox`;

@@ -1,0 +1,159 @@
+/**
+ * Channel ingress, issue 19's number: a provider report accepted (the inbound function's 200) → the event received
+ * by the customer's webhook, at a fixed rate of reports (open loop: one Twilio incoming-SMS webhook every 1/rate s,
+ * whatever the answers do), through the whole local service: the public inbound function, the `inbound` queue and
+ * worker, the `events` queue, fan-out and delivery to a real HTTP receiver. Each report has its own MessageSid, so
+ * each is one `message.received`; requests are signed with Twilio's own library beforehand.
+ * Run: npx tsx bench/inbound.ts [--rate 100] [--seconds 10] [--warmup 3]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import twilio from 'twilio';
+import { startService } from '#local/service.ts';
+import { adminApi, machine } from './lib/harness.ts';
+
+const { values } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '100' },
+    seconds: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+  },
+});
+const rate = Number(values.rate);
+const seconds = Number(values.seconds);
+const warmup = Number(values.warmup);
+
+const received = new Map<string, number>();
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const at = performance.now();
+    const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    if (event.type === 'message.received' && !received.has(event.data.providerMessageId))
+      received.set(event.data.providerMessageId, at);
+    res.writeHead(204).end();
+  });
+});
+receiver.listen(0, '127.0.0.1');
+await new Promise((r) => receiver.once('listening', r));
+
+const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-inbound-'));
+const svc = await startService({ port: 0, dataDir, env: { POWERTOOLS_LOG_LEVEL: 'SILENT' } });
+const admin = adminApi(svc);
+const project = await admin('POST', '/projects', { companyId: 1042, name: 'bench' });
+await admin('POST', `/projects/${project.projectId}/integrations`, {
+  product: 'webhook',
+  scope: 'general',
+  url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+  eventTypes: ['message.received'],
+});
+const authToken = 'bench-auth-token';
+const channel = await admin('POST', `/projects/${project.projectId}/channels`, {
+  type: 'sms',
+  name: 'bench',
+  address: '+15005550006',
+  provider: { kind: 'twilio', accountSid: 'ACbench', authToken },
+});
+const url = `${svc.baseUrl}/inbound/twilio/${channel.channelId}`;
+
+/** Signed requests, prepared before the clock starts (Twilio's signer, as Twilio computes it). */
+function prepare(count: number, prefix: string) {
+  return Array.from({ length: count }, (_, i) => {
+    const sid = `SM${prefix}${String(i).padStart(30, '0')}`;
+    const params = {
+      AccountSid: 'ACbench',
+      ApiVersion: '2010-04-01',
+      Body: `Reply number ${i}`,
+      From: '+5511988887777',
+      MessageSid: sid,
+      NumMedia: '0',
+      SmsStatus: 'received',
+      To: '+15005550006',
+    };
+    return {
+      sid,
+      body: new URLSearchParams(params).toString(),
+      signature: twilio.getExpectedTwilioSignature(authToken, url, params),
+    };
+  });
+}
+
+/** Fires the requests open loop at `rate`/s; accepted time (200 received) per sid, and failures. */
+async function run(requests: ReturnType<typeof prepare>) {
+  const accepted = new Map<string, number>();
+  const httpMs: number[] = [];
+  let failed = 0;
+  const start = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < requests.length; i++) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const { sid, body, signature } = requests[i]!;
+    const sentAt = performance.now();
+    pending.push(
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+        body,
+      }).then(
+        async (res) => {
+          await res.arrayBuffer();
+          const at = performance.now();
+          if (res.status === 200) {
+            accepted.set(sid, at);
+            httpMs.push(at - sentAt);
+          } else failed++;
+        },
+        () => void failed++,
+      ),
+    );
+  }
+  await Promise.all(pending);
+  return { accepted, httpMs, failed, sendSeconds: (performance.now() - start) / 1000 };
+}
+
+async function settle(sids: string[], timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (sids.some((s) => !received.has(s)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : Number.NaN;
+};
+
+const warm = prepare(Math.round(rate * warmup), 'w');
+await run(warm);
+await settle(warm.map((w) => w.sid));
+
+const load = loadavg()[0]!.toFixed(1);
+const measured = prepare(Math.round(rate * seconds), 'm');
+const result = await run(measured);
+await settle(measured.map((m) => m.sid));
+const latencies = measured
+  .filter((m) => result.accepted.has(m.sid) && received.has(m.sid))
+  .map((m) => received.get(m.sid)! - result.accepted.get(m.sid)!);
+const lost = measured.filter((m) => result.accepted.has(m.sid) && !received.has(m.sid)).length;
+
+const f = (x: number) => x.toFixed(0);
+console.log(`machine: ${machine()}; load average at start of window: ${load}`);
+console.log(
+  `date: ${new Date().toISOString()}; command: npx tsx bench/inbound.ts --rate ${rate} --seconds ${seconds} --warmup ${warmup}`,
+);
+console.log(
+  `${measured.length} reports at ${rate}/s (sent over ${result.sendSeconds.toFixed(1)} s), ${result.accepted.size} accepted, ${result.failed} refused/failed, ${lost} accepted but never received`,
+);
+console.log(`inbound request (send → 200): p50 ${f(pct(result.httpMs, 50))} ms, p99 ${f(pct(result.httpMs, 99))} ms`);
+console.log(
+  `accepted → event received: p50 ${f(pct(latencies, 50))} ms, p95 ${f(pct(latencies, 95))} ms, p99 ${f(pct(latencies, 99))} ms, max ${f(Math.max(...latencies))} ms`,
+);
+
+await svc.stop();
+receiver.close();
+rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,142 @@
+import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
+import twilio from 'twilio';
+import { describe, expect, it } from 'vitest';
+import { inboundMessageId } from '#shared/messaging/inbound/process-inbound.ts';
+import {
+  metaSignature,
+  twilioSignature,
+  verifyMetaSignature,
+  verifyTwilioSignature,
+} from '#shared/messaging/inbound/signatures.ts';
+import { normaliseTwilio } from '#shared/messaging/inbound/twilio.ts';
+import { normaliseWhatsApp } from '#shared/messaging/inbound/whatsapp.ts';
+
+const param = fc.tuple(
+  fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !k.includes('\u0000')),
+  fc.string({ maxLength: 40 }),
+);
+
+describe('Twilio signatures', () => {
+  it('equal what Twilio’s own library computes, for any parameters (unique names), and accept exactly that', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(param, { selector: ([k]) => k, maxLength: 8 }),
+        fc.string({ maxLength: 20 }),
+        (params, token) => {
+          const url = 'https://api.example.com/prod/inbound/twilio/ch_abc?x=1';
+          const expected = twilio.getExpectedTwilioSignature(token || 't', url, Object.fromEntries(params));
+          expect(twilioSignature(token || 't', url, params)).toBe(expected);
+          expect(verifyTwilioSignature(token || 't', url, params, expected)).toBe(true);
+          expect(verifyTwilioSignature(token || 't', `${url}&y=2`, params, expected)).toBe(false);
+          expect(verifyTwilioSignature(`${token}x`, url, params, expected)).toBe(false);
+        },
+      ),
+    );
+  });
+
+  it('refuses a missing, short or long signature without throwing', () => {
+    const sig = twilioSignature('t', 'https://x', [['A', '1']]);
+    for (const given of [undefined, '', sig.slice(0, -1), `${sig}=`, 'x'.repeat(200)])
+      expect(verifyTwilioSignature('t', 'https://x', [['A', '1']], given)).toBe(false);
+  });
+});
+
+describe('Meta signatures', () => {
+  it('are sha256= + hex HMAC-SHA256 of the raw bytes; one changed byte fails', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 200 }), fc.nat(), (bytes, at) => {
+        const raw = Buffer.from(bytes);
+        const header = `sha256=${createHmac('sha256', 'secret').update(raw).digest('hex')}`;
+        expect(metaSignature('secret', raw)).toBe(header);
+        expect(verifyMetaSignature('secret', raw, header)).toBe(true);
+        expect(verifyMetaSignature('other', raw, header)).toBe(false);
+        const changed = Buffer.from(raw);
+        changed[at % changed.length] = (changed[at % changed.length]! + 1) % 256;
+        expect(verifyMetaSignature('secret', changed, header)).toBe(false);
+      }),
+    );
+  });
+});
+
+describe('normalising Twilio', () => {
+  const base = { AccountSid: 'AC1', MessageSid: 'SM1', From: '+15005550006', To: '+5511988887777' };
+  it('maps delivered, read, undelivered and failed; other statuses change nothing visible', () => {
+    const status = (s: string, extra = {}) =>
+      normaliseTwilio(new URLSearchParams({ ...base, MessageStatus: s, ...extra }), '2026-01-01T00:00:00.000Z');
+    expect(status('delivered')).toMatchObject({ kind: 'status', status: 'delivered', providerMessageId: 'SM1' });
+    expect(status('read')).toMatchObject({ status: 'read' });
+    expect(status('undelivered', { ErrorCode: '30005' })).toMatchObject({
+      status: 'failed',
+      error: 'Twilio error 30005',
+    });
+    expect(status('failed')).toMatchObject({ status: 'failed' });
+    for (const s of ['queued', 'sending', 'sent', 'accepted', 'scheduled'])
+      expect(status(s)).toMatchObject({ status: 'ignored' });
+  });
+
+  it('an incoming message keeps its media, in order', () => {
+    const fields = new URLSearchParams({
+      ...base,
+      SmsStatus: 'received',
+      Body: '',
+      NumMedia: '2',
+      MediaUrl0: 'https://m/0',
+      MediaContentType0: 'image/png',
+      MediaUrl1: 'https://m/1',
+      MediaContentType1: 'application/pdf',
+    });
+    expect(normaliseTwilio(fields, 't')).toMatchObject({
+      kind: 'message',
+      text: '',
+      media: [
+        { contentType: 'image/png', url: 'https://m/0' },
+        { contentType: 'application/pdf', url: 'https://m/1' },
+      ],
+    });
+  });
+});
+
+describe('normalising WhatsApp Cloud', () => {
+  it('skips values for another phone number of the same app', () => {
+    const body = {
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                metadata: { phone_number_id: 'OTHER' },
+                statuses: [{ id: 'wamid.1', status: 'read', timestamp: '1' }],
+              },
+            },
+          ],
+        },
+      ],
+    };
+    expect(normaliseWhatsApp(body, 'MINE')).toEqual([]);
+    expect(normaliseWhatsApp(body, 'OTHER')).toHaveLength(1);
+  });
+
+  it('throws on JSON that is not a webhook', () => {
+    for (const body of [null, 1, 'x', [], {}, { entry: 'x' }]) expect(() => normaliseWhatsApp(body, 'x')).toThrow();
+  });
+
+  it('never throws on arbitrary entries', () => {
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue(), { maxLength: 5 }), (entry) => {
+        expect(Array.isArray(normaliseWhatsApp({ entry }, 'x'))).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('inbound message ids', () => {
+  it('are the same for the same report on the same channel, and differ across channels and providers', () => {
+    expect(inboundMessageId('ch_a', 'twilio', 'SM1')).toBe(inboundMessageId('ch_a', 'twilio', 'SM1'));
+    expect(inboundMessageId('ch_a', 'twilio', 'SM1')).toMatch(/^msg_[a-z0-9]{20}$/);
+    expect(inboundMessageId('ch_b', 'twilio', 'SM1')).not.toBe(inboundMessageId('ch_a', 'twilio', 'SM1'));
+    expect(inboundMessageId('ch_a', 'smtp', 'SM1')).not.toBe(inboundMessageId('ch_a', 'twilio', 'SM1'));
+  });
+});
