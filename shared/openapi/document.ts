@@ -153,8 +153,15 @@ function publicOperation(route: RouteDefinition, doc: PublicOperationDoc, conver
     ...(doc.description ? { description: doc.description } : {}),
     tags: doc.tags,
     security: securityOf(doc.security),
-    ...(doc.idempotent ? { parameters: [idempotencyKeyParameter] } : {}),
   };
+  const pathParameters = [...route.path.matchAll(/\{([^}+]+)\}/g)].map((m) => ({
+    name: m[1]!,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  const parameters = [...pathParameters, ...(doc.idempotent ? [idempotencyKeyParameter] : [])];
+  if (parameters.length) operation.parameters = parameters;
   if (doc.requestBodies?.length) {
     const content: Json = {};
     for (const body of doc.requestBodies) {
