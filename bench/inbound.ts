@@ -3,7 +3,8 @@
  * by the customer's webhook, at a fixed rate of reports (open loop: one Twilio incoming-SMS webhook every 1/rate s,
  * whatever the answers do), through the whole local service: the public inbound function, the `inbound` queue and
  * worker, the `events` queue, fan-out and delivery to a real HTTP receiver. Each report has its own MessageSid, so
- * each is one `message.received`; requests are signed with Twilio's own library beforehand.
+ * each is one `message.received`; requests are signed with Twilio's own library beforehand. The service runs as
+ * `npm start` does, in a child process; this process only sends the reports and receives the events.
  * Run: npx tsx bench/inbound.ts [--rate 100] [--seconds 10] [--warmup 3]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import twilio from 'twilio';
-import { startService } from '#local/service.ts';
+import { spawnService, stopProcess } from '#test/support/process.ts';
 import { adminApi, machine } from './lib/harness.ts';
 
 const { values } = parseArgs({
@@ -43,7 +44,8 @@ receiver.listen(0, '127.0.0.1');
 await new Promise((r) => receiver.once('listening', r));
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-inbound-'));
-const svc = await startService({ port: 0, dataDir, env: { POWERTOOLS_LOG_LEVEL: 'SILENT' } });
+// The service in a process of its own (as `npm start` runs it): the load and the receiver here do not share its loops.
+const svc = await spawnService({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT' }, 30_000);
 const admin = adminApi(svc);
 const project = await admin('POST', '/projects', { companyId: 1042, name: 'bench' });
 await admin('POST', `/projects/${project.projectId}/integrations`, {
@@ -154,6 +156,6 @@ console.log(
   `accepted → event received: p50 ${f(pct(latencies, 50))} ms, p95 ${f(pct(latencies, 95))} ms, p99 ${f(pct(latencies, 99))} ms, max ${f(Math.max(...latencies))} ms`,
 );
 
-await svc.stop();
+await stopProcess(svc.child, 'SIGTERM');
 receiver.close();
 rmSync(dataDir, { recursive: true, force: true });
