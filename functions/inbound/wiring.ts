@@ -7,6 +7,7 @@ import { s3RawReportStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts'
 import { config } from '#shared/config/config.ts';
 import { secretBoxFromConfig } from '#shared/integrations/secret-box-from-config.ts';
 import { createLogger } from '#shared/logging/logger.ts';
+import { cacheChannels } from '#shared/messaging/inbound/channel-cache.ts';
 import { makeProcessInbound } from '#shared/messaging/inbound/process-inbound.ts';
 import { eventPublisherFromConfig } from '#shared/webhooks/event-publisher-from-config.ts';
 
@@ -19,7 +20,7 @@ const secretBox = await secretBoxFromConfig(cfg);
 export const logger = createLogger('inbound');
 export const channels = DynamoChannelDirectory.over(table, secretBox, channelFromItem);
 export const processInbound = makeProcessInbound({
-  channels,
+  channels: cacheChannels(channels),
   statuses: new DynamoMessageStatusStore(table),
   // The webhooks area's publisher: the same event path as every other producer.
   events: eventPublisherFromConfig(cfg),

@@ -2,6 +2,8 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import twilio from 'twilio';
 import { describe, expect, it } from 'vitest';
+import type { Channel } from '#shared/messaging/channel.ts';
+import { cacheChannels } from '#shared/messaging/inbound/channel-cache.ts';
 import { inboundMessageId } from '#shared/messaging/inbound/process-inbound.ts';
 import {
   metaSignature,
@@ -138,5 +140,34 @@ describe('inbound message ids', () => {
     expect(inboundMessageId('ch_a', 'twilio', 'SM1')).toMatch(/^msg_[a-z0-9]{20}$/);
     expect(inboundMessageId('ch_b', 'twilio', 'SM1')).not.toBe(inboundMessageId('ch_a', 'twilio', 'SM1'));
     expect(inboundMessageId('ch_a', 'smtp', 'SM1')).not.toBe(inboundMessageId('ch_a', 'twilio', 'SM1'));
+  });
+});
+
+describe('the worker’s channel cache', () => {
+  it('asks once per channel within the TTL, again after it, and never remembers an unknown id or a failure', async () => {
+    let t = 0;
+    const asked: string[] = [];
+    let fail = false;
+    const cache = cacheChannels(
+      {
+        async findById(id) {
+          asked.push(id);
+          if (fail) throw new Error('down');
+          return id === 'ch_known' ? ({ channelId: id } as Channel) : undefined;
+        },
+      },
+      1000,
+      () => t,
+    );
+    await Promise.all([cache.findById('ch_known'), cache.findById('ch_known')]);
+    await cache.findById('ch_gone');
+    await cache.findById('ch_gone');
+    expect(asked).toEqual(['ch_known', 'ch_gone', 'ch_gone']);
+    t = 1001;
+    fail = true;
+    await expect(cache.findById('ch_known')).rejects.toThrow('down');
+    fail = false;
+    expect(await cache.findById('ch_known')).toEqual({ channelId: 'ch_known' });
+    expect(asked).toEqual(['ch_known', 'ch_gone', 'ch_gone', 'ch_known', 'ch_known']);
   });
 });
