@@ -10,9 +10,8 @@ import { createLogger } from '#shared/logging/logger.ts';
 import { makeAcceptInbound } from '#shared/messaging/inbound/accept-inbound.ts';
 
 /**
- * Everything the public inbound functions touch, built once per cold start: the channel directory (one GetItem),
- * the `inbound` queue (one send), the transfer bucket (only for reports over 200 KB). Shared by inbound-twilio and
- * inbound-whatsapp, which differ only in their handler.
+ * Everything `POST /inbound/twilio/{channelId}` touches, built once per cold start: the channel directory (one
+ * GetItem), the `inbound` queue (one send), the transfer bucket (only for reports over 200 KB).
  */
 export async function inboundWiring(fn: string) {
   const cfg = config();
