@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Channel } from '#shared/messaging/channel.ts';
 import { cacheChannels } from '#shared/messaging/inbound/channel-cache.ts';
 import { inboundMessageId } from '#shared/messaging/inbound/process-inbound.ts';
+import { reportsFromSesNotification } from '#shared/messaging/inbound/ses.ts';
 import {
   metaSignature,
   twilioSignature,
@@ -169,5 +170,39 @@ describe('the worker’s channel cache', () => {
     fail = false;
     expect(await cache.findById('ch_known')).toEqual({ channelId: 'ch_known' });
     expect(asked).toEqual(['ch_known', 'ch_gone', 'ch_gone', 'ch_known', 'ch_known']);
+  });
+});
+
+describe('SES receipt notifications (inbound mail on AWS)', () => {
+  const notification = {
+    notificationType: 'Received',
+    mail: { timestamp: '2026-01-02T03:04:05.000Z', messageId: 'ses-1' },
+    receipt: {
+      recipients: ['Support@Inbound.example.com', 'nobody@inbound.example.com'],
+      action: { type: 'S3', bucketName: 'transfer', objectKey: 'payloads/inbound/email/ses/ses-1' },
+    },
+  };
+  const find = async (address: string) =>
+    address.toLowerCase() === 'support@inbound.example.com' ? [{ projectId: 'prj_1', channelId: 'ch_1' }] : [];
+
+  it('become one report per email channel of the recipients, raw or wrapped by SNS', async () => {
+    const expected = [
+      {
+        v: 1,
+        source: 'email',
+        projectId: 'prj_1',
+        channelId: 'ch_1',
+        receivedAt: Date.parse('2026-01-02T03:04:05.000Z'),
+        bodyRef: 'payloads/inbound/email/ses/ses-1',
+      },
+    ];
+    expect(await reportsFromSesNotification(notification, find)).toEqual(expected);
+    const wrapped = { Type: 'Notification', Message: JSON.stringify(notification) };
+    expect(await reportsFromSesNotification(wrapped, find)).toEqual(expected);
+  });
+
+  it('leave anything else alone', async () => {
+    for (const body of [{ v: 1, source: 'twilio' }, null, { notificationType: 'Bounce' }])
+      expect(await reportsFromSesNotification(body, find)).toBeUndefined();
   });
 });
