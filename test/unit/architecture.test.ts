@@ -31,7 +31,7 @@ function tsFiles(dir: string): string[] {
  * side-effect `import '…'` and `import('…')`, over several lines too. Comments are dropped first, so an example in
  * a doc comment is not an import. (TypeScript 7 has no JavaScript API to ask.)
  */
-export function specifiersIn(source: string): string[] {
+function specifiersIn(source: string): string[] {
   const code = source.replace(/^\s*\/\*[\s\S]*?\*\//gm, '').replace(/^\s*\/\/.*$/gm, '');
   const patterns = [
     /^\s*(?:import|export)\s[^'";]*?\sfrom\s*['"]([^'"]+)['"]/gm,
