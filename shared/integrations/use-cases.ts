@@ -5,6 +5,7 @@ import { HttpError, notFound, validationError } from '../http/errors.ts';
 import { newId } from '../ids/ids.ts';
 import type { ChannelStore } from '../messaging/channel.ts';
 import type { Project } from '../projects/project.ts';
+import { forbiddenHostReason } from '../webhooks/destination-policy.ts';
 import {
   PREVIOUS_SECRET_GRACE_MS,
   type CustomIntegration,
@@ -85,10 +86,26 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     if (!(await deps.channels.get(projectId, channelId))) throw channelNotFound(channelId);
   }
 
+  /**
+   * Without private destinations: https only, and no host the address policy refuses by its text (loopback,
+   * private, link-local, metadata IP literals in any form, `localhost`). Names are judged again on the address
+   * connected to, at each delivery.
+   */
   function checkUrl(url: string): void {
-    if (!deps.allowPrivateDestinations && !url.startsWith('https://')) {
+    if (deps.allowPrivateDestinations) return;
+    if (!url.startsWith('https://')) {
       throw validationError('The webhook URL must use https://.', [
         { path: 'url', message: 'Must be an https:// URL', code: 'invalid_format' },
+      ]);
+    }
+    const reason = forbiddenHostReason(new URL(url).hostname);
+    if (reason) {
+      throw validationError('The webhook URL points at a destination this deployment does not allow.', [
+        {
+          path: 'url',
+          message: `The host is a ${reason} address; webhooks go to public addresses only`,
+          code: 'custom',
+        },
       ]);
     }
   }
