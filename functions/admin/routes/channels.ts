@@ -20,7 +20,9 @@ const providerBody = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('smtp'),
     host: z.string().check(z.trim(), z.minLength(1), z.maxLength(253)),
-    port: z.number().check(z.int(), z.gte(1), z.lte(65535)),
+    port: withMeta(z.number().check(z.int(), z.gte(1), z.lte(65535)), {
+      description: 'A deployment takes the mail ports 25, 465, 587 and 2525 unless configured otherwise.',
+    }),
     secure: withMeta(z.optional(z.boolean()), {
       description: 'Implicit TLS from the first byte (port 465). Without it the connection must upgrade with STARTTLS.',
     }),
