@@ -66,7 +66,10 @@ const schema = z.object({
    * (25, 465, 587, 2525) on AWS, any port locally (like WEBHOOK_ALLOW_PRIVATE).
    */
   SMTP_ALLOWED_PORTS: z.optional(
-    z.string().check(z.regex(/^\s*(any|\d{1,5}(\s*,\s*\d{1,5})*)\s*$/, '"any" or comma-separated port numbers')),
+    z.string().check(
+      z.regex(/^\s*(any|\d{1,5}(\s*,\s*\d{1,5})*)\s*$/, '"any" or comma-separated port numbers'),
+      z.refine((v) => v.trim() === 'any' || v.split(',').every((p) => +p >= 1 && +p <= 65535), 'Ports are 1-65535'),
+    ),
   ),
   /** Deadline of each call to a channel's provider (SMTP, Twilio, WhatsApp Cloud); contract: 10 s. */
   SEND_PROVIDER_TIMEOUT_MS: z._default(positiveInt(60_000), 10_000),
