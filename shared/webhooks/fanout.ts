@@ -1,6 +1,6 @@
 import type { WebhookTarget } from '../integrations/integration.ts';
 import type { SecretBox } from '../integrations/secret-box.ts';
-import { deliveryIdFor, eventMessageSchema, type DeliveryJob, type EventMessage } from './model.ts';
+import { deliveryIdFor, deliveryJobFor, eventMessageSchema, type EventMessage } from './model.ts';
 import type { DeliveryQueue, QueuedJob, WebhookDirectory } from './ports.ts';
 import { sealSnapshot, snapshotOf } from './target-snapshot.ts';
 
@@ -74,22 +74,15 @@ export function makeFanout(deps: FanoutDeps) {
             const readAt = now();
             for (const target of applicableWebhooks(await webhooks, event)) {
               const deliveryId = deliveryIdFor(event.eventId, target.integrationId);
-              const job: DeliveryJob = {
-                v: 1,
-                projectId: event.projectId,
-                integrationId: target.integrationId,
-                deliveryId,
-                eventId: event.eventId,
-                eventType: event.eventType,
-                acceptedAt: event.acceptedAt,
-                ...(event.body !== undefined ? { body: event.body } : {}),
-                ...(event.bodyRef !== undefined ? { bodyRef: event.bodyRef } : {}),
-                attemptsBefore: 0,
-                manual: false,
-                deferrals: 0,
-                sealedTarget: sealSnapshot(deps.secrets, deliveryId, snapshotOf(target)),
-                targetReadAt: readAt,
-              };
+              const job = deliveryJobFor(
+                { ...event, integrationId: target.integrationId, deliveryId },
+                {
+                  manual: false,
+                  acceptedAt: event.acceptedAt,
+                  sealedTarget: sealSnapshot(deps.secrets, deliveryId, snapshotOf(target)),
+                  targetReadAt: readAt,
+                },
+              );
               queued.push({ messageId, job: { job } });
             }
           } catch (error) {
