@@ -1,6 +1,6 @@
 import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Bot, BotPatch, BotStore } from '../../bots/bot.ts';
-import { isConditionFailure, queryAll, type DynamoTable } from './table.ts';
+import { applied, conditionalWrite, type DynamoTable, queryAll } from './table.ts';
 
 /**
  * Item layout of bots and their knowledge (kept here rather than in table.ts so the bots area reads in one file):
@@ -102,8 +102,8 @@ export class DynamoBotStore implements BotStore {
         values[`:${field}`] = value;
       }
     }
-    try {
-      const out = await this.table.client.send(
+    const write = await conditionalWrite(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: botKeys.bot(botId),
@@ -113,28 +113,25 @@ export class DynamoBotStore implements BotStore {
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return out.Attributes ? toBot(out.Attributes) : undefined;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+      ),
+    );
+    return write.applied && write.output.Attributes ? toBot(write.output.Attributes) : undefined;
   }
 
   async delete(projectId: string, botId: string): Promise<boolean> {
-    try {
-      await this.table.client.send(
-        new DeleteCommand({
-          TableName: this.table.tableName,
-          Key: botKeys.bot(botId),
-          ConditionExpression: 'projectId = :projectId',
-          ExpressionAttributeValues: { ':projectId': projectId },
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    if (
+      !(await applied(
+        this.table.client.send(
+          new DeleteCommand({
+            TableName: this.table.tableName,
+            Key: botKeys.bot(botId),
+            ConditionExpression: 'projectId = :projectId',
+            ExpressionAttributeValues: { ':projectId': projectId },
+          }),
+        ),
+      ))
+    )
+      return false;
     await this.table.client.send(
       new DeleteCommand({ TableName: this.table.tableName, Key: botKeys.projectEntry(projectId, botId) }),
     );

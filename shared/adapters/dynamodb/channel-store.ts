@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SecretBox } from '../../integrations/secret-box.ts';
 import type { Channel, ChannelStore, ProviderConfig } from '../../messaging/channel.ts';
-import { applied, isConditionFailure, keys, queryAll, type DynamoTable } from './table.ts';
+import { applied, conditionalWrite, type DynamoTable, keys, queryAll } from './table.ts';
 
 const CHANNEL_PREFIX = 'CH#';
 
@@ -67,8 +67,8 @@ export class DynamoChannelStore implements ChannelStore {
   }
 
   async addCredits(projectId: string, channelId: string, amount: number): Promise<Channel | undefined> {
-    try {
-      const out = await this.table.client.send(
+    const write = await conditionalWrite(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.channel(projectId, channelId),
@@ -77,12 +77,9 @@ export class DynamoChannelStore implements ChannelStore {
           ExpressionAttributeValues: { ':zero': 0, ':amount': amount },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return out.Attributes ? this.fromItem(out.Attributes) : undefined;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+      ),
+    );
+    return write.applied && write.output.Attributes ? this.fromItem(write.output.Attributes) : undefined;
   }
 
   chargeCredit(projectId: string, channelId: string): Promise<boolean> {

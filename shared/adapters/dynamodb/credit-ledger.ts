@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChargeOutcome, ChargeReceipt, CreditAccount, CreditLedger } from '../../credits/credit-ledger.ts';
 import { monthKey } from '../../credits/month.ts';
 import { mainTable } from '../../resources/table.ts';
-import { applied, isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { applied, type DynamoTable, keys } from './table.ts';
 
 /** Prefix of the attributes that record open charges on a month item: `c_<chargeId>` = epoch ms of the charge. */
 const CHARGE_ATTR = 'c_';
@@ -56,8 +56,8 @@ export class DynamoCreditLedger implements CreditLedger {
     // A month item that does not exist yet starts from the allowance, so it can be charged only if the allowance can.
     const balanceCondition =
       account.monthlyAllowance >= 1 ? '(attribute_not_exists(available) OR available >= :one)' : 'available >= :one';
-    try {
-      await this.table.client.send(
+    const charged = await applied(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: key,
@@ -80,11 +80,9 @@ export class DynamoCreditLedger implements CreditLedger {
             ':sweepSk': padMs(at.getTime()),
           },
         }),
-      );
-      return { charged: true, receipt };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
+    if (charged) return { charged: true, receipt };
     // The condition failed: either the balance is short, or this very charge already went through (an SDK retry of
     // a write whose answer was lost). Only this rare path pays for a read.
     const out = await this.table.client.send(
@@ -171,9 +169,9 @@ export class DynamoCreditLedger implements CreditLedger {
       }
     }
     const gsi = mainTable.globalSecondaryIndexes[0];
-    try {
-      // Only if no charge arrived since the read (seq unchanged); otherwise the mark stays and the next run looks again.
-      await this.table.client.send(
+    // Only if no charge arrived since the read (seq unchanged); otherwise the mark stays and the next run looks again.
+    await applied(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.credits(projectId, month),
@@ -188,10 +186,8 @@ export class DynamoCreditLedger implements CreditLedger {
             ...(oldestLeft === undefined ? {} : { ':sk': padMs(oldestLeft) }),
           },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
     return refunded;
   }
 }

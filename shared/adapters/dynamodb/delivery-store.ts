@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryRecord, DeliveryStatus } from '../../webhooks/model.ts';
 import type { AttemptWrite, DeliveryStore } from '../../webhooks/ports.ts';
-import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { applied, conditionalWrite, type DynamoTable, keys } from './table.ts';
 
 /** Deliveries are kept this long after their last attempt (DynamoDB TTL). */
 export const DELIVERY_RETENTION_SECONDS = 30 * 86400;
@@ -63,8 +63,8 @@ export class DynamoDeliveryStore implements DeliveryStore {
       condition = 'attribute_not_exists(#status) OR #status <> :succeeded';
       values[':succeeded'] = 'succeeded';
     }
-    try {
-      await this.table.client.send(
+    return applied(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.delivery(write.projectId, write.integrationId, write.deliveryId),
@@ -73,12 +73,8 @@ export class DynamoDeliveryStore implements DeliveryStore {
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: values,
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async get(projectId: string, integrationId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
@@ -130,8 +126,8 @@ export class DynamoDeliveryStore implements DeliveryStore {
     integrationId: string,
     deliveryId: string,
   ): Promise<DeliveryRecord | undefined> {
-    try {
-      const out = await this.table.client.send(
+    const write = await conditionalWrite(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.delivery(projectId, integrationId, deliveryId),
@@ -141,12 +137,9 @@ export class DynamoDeliveryStore implements DeliveryStore {
           ExpressionAttributeValues: { ':pending': 'pending', ':now': this.now() },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return out.Attributes ? toRecord(out.Attributes) : undefined;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+      ),
+    );
+    return write.applied && write.output.Attributes ? toRecord(write.output.Attributes) : undefined;
   }
 }
 

@@ -7,7 +7,7 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from '../../idempotency/idempotency-store.ts';
-import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { applied, type DynamoTable, keys } from './table.ts';
 
 /** Responses larger than this (gzip-compressed) are not kept: DynamoDB items stop at 400 KB. */
 const MAX_STORED_BYTES = 350 * 1024;
@@ -26,8 +26,8 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
 
   async claim(claim: IdempotencyClaim): Promise<ClaimResult> {
     const nowSec = Math.floor(claim.now / 1000);
-    try {
-      await this.table.client.send(
+    const claimed = await applied(
+      this.table.client.send(
         new PutCommand({
           TableName: this.table.tableName,
           Item: {
@@ -47,11 +47,9 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
             ':fp': claim.fingerprint,
           },
         }),
-      );
-      return { kind: 'claimed' };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
+    if (claimed) return { kind: 'claimed' };
     const out = await this.table.client.send(
       new GetCommand({ TableName: this.table.tableName, Key: this.key(claim), ConsistentRead: true }),
     );
@@ -70,8 +68,8 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
   async complete(claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
     const packed = gzipSync(JSON.stringify(response));
     if (packed.length > MAX_STORED_BYTES) return this.release(claim);
-    try {
-      await this.table.client.send(
+    await applied(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: this.key(claim),
@@ -80,15 +78,13 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
           ExpressionAttributeNames: { '#response': 'response', '#owner': 'owner' },
           ExpressionAttributeValues: { ':completed': 'completed', ':response': packed, ':owner': claim.owner },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   }
 
   async release(claim: IdempotencyClaim): Promise<void> {
-    try {
-      await this.table.client.send(
+    await applied(
+      this.table.client.send(
         new DeleteCommand({
           TableName: this.table.tableName,
           Key: this.key(claim),
@@ -96,9 +92,7 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
           ExpressionAttributeNames: { '#owner': 'owner' },
           ExpressionAttributeValues: { ':owner': claim.owner },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   }
 }

@@ -7,7 +7,7 @@ import {
   type WebhookTarget,
 } from '../../integrations/integration.ts';
 import type { SecretBox } from '../../integrations/secret-box.ts';
-import { isConditionFailure, keys, queryAll, type DynamoTable } from './table.ts';
+import { applied, conditionalWrite, type DynamoTable, keys, queryAll } from './table.ts';
 
 const INTEGRATION_PREFIX = 'INT#';
 
@@ -59,8 +59,8 @@ export class DynamoIntegrationStore implements IntegrationStore {
   }
 
   async update(integration: Integration): Promise<boolean> {
-    try {
-      await this.table.client.send(
+    return applied(
+      this.table.client.send(
         new PutCommand({
           TableName: this.table.tableName,
           Item: this.toItem(integration),
@@ -68,12 +68,8 @@ export class DynamoIntegrationStore implements IntegrationStore {
           ExpressionAttributeNames: { '#version': 'version' },
           ExpressionAttributeValues: { ':previous': integration.version - 1 },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async delete(projectId: string, integrationId: string): Promise<Integration | undefined> {
@@ -98,9 +94,8 @@ export class DynamoIntegrationStore implements IntegrationStore {
   }
 
   async disableWebhook(projectId: string, integrationId: string, reason: string): Promise<boolean> {
-    let scope: string | undefined;
-    try {
-      const out = await this.table.client.send(
+    const write = await conditionalWrite(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.integration(projectId, integrationId),
@@ -117,12 +112,10 @@ export class DynamoIntegrationStore implements IntegrationStore {
           },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      scope = (out.Attributes?.integration as { scope?: string } | undefined)?.scope;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
+    if (!write.applied) return false;
+    const scope = (write.output.Attributes?.integration as { scope?: string } | undefined)?.scope;
     if (scope === 'general') await this.releaseGeneralWebhook(projectId, integrationId);
     return true;
   }
@@ -137,8 +130,8 @@ export class DynamoIntegrationStore implements IntegrationStore {
   }
 
   async claimGeneralWebhook(projectId: string, integrationId: string, staleHolder?: string): Promise<boolean> {
-    try {
-      await this.table.client.send(
+    return applied(
+      this.table.client.send(
         new PutCommand({
           TableName: this.table.tableName,
           Item: { ...keys.generalWebhook(projectId), integrationId, claimedAt: this.now().getTime() },
@@ -150,27 +143,21 @@ export class DynamoIntegrationStore implements IntegrationStore {
             ...(staleHolder === undefined ? {} : { ':stale': staleHolder }),
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async releaseGeneralWebhook(projectId: string, integrationId: string): Promise<void> {
-    try {
-      await this.table.client.send(
+    await applied(
+      this.table.client.send(
         new DeleteCommand({
           TableName: this.table.tableName,
           Key: keys.generalWebhook(projectId),
           ConditionExpression: 'integrationId = :mine',
           ExpressionAttributeValues: { ':mine': integrationId },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   }
 
   private query(projectId: string, webhooksOnly: boolean): Promise<Record<string, unknown>[]> {

@@ -6,7 +6,7 @@ import type {
   StartUploadOutcome,
 } from '../../knowledge/knowledge-files.ts';
 import { botKeys } from './bot-store.ts';
-import { isConditionFailure, queryAll, type DynamoTable } from './table.ts';
+import { applied, type DynamoTable, queryAll } from './table.ts';
 
 /**
  * Knowledge files (`BOT#<botId>` / `FILE#<fileKey>`) and the knowledge state on the bot item (`current` and `live`
@@ -17,9 +17,9 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   constructor(private readonly table: DynamoTable) {}
 
   async startUpload(projectId: string, file: KnowledgeFile): Promise<StartUploadOutcome> {
-    try {
-      // The bot first: from here the old generation is out of search and only this one may be published.
-      await this.table.client.send(
+    // The bot first: from here the old generation is out of search and only this one may be published.
+    const current = await applied(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: botKeys.bot(file.botId),
@@ -28,9 +28,9 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
           ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': file.fileKey },
           ExpressionAttributeValues: { ':g': file.generation, ':p': projectId },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      ),
+    );
+    if (!current) {
       const bot = await this.table.client.send(
         new GetCommand({
           TableName: this.table.tableName,
@@ -41,19 +41,19 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
       );
       return bot.Item?.projectId === projectId ? 'superseded' : 'bot-not-found';
     }
-    try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: { ...botKeys.file(file.botId, file.fileKey), ...file },
-          ConditionExpression: 'attribute_not_exists(generation) OR generation < :g',
-          ExpressionAttributeValues: { ':g': file.generation },
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) return 'superseded';
-      throw error;
-    }
+    if (
+      !(await applied(
+        this.table.client.send(
+          new PutCommand({
+            TableName: this.table.tableName,
+            Item: { ...botKeys.file(file.botId, file.fileKey), ...file },
+            ConditionExpression: 'attribute_not_exists(generation) OR generation < :g',
+            ExpressionAttributeValues: { ':g': file.generation },
+          }),
+        ),
+      ))
+    )
+      return 'superseded';
     return 'started';
   }
 
@@ -109,8 +109,8 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
     update: string,
     values: Record<string, unknown>,
   ): Promise<boolean> {
-    try {
-      await this.table.client.send(
+    return applied(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: botKeys.file(botId, fileKey),
@@ -119,18 +119,14 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
           ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
           ExpressionAttributeValues: { ...values, ':g': generation },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async remove(projectId: string, botId: string, fileKey: string): Promise<KnowledgeFile | undefined> {
-    try {
-      // Out of search first: from this write on, no search shows its excerpts and no rebuild can make it live.
-      await this.table.client.send(
+    // Out of search first: from this write on, no search shows its excerpts and no rebuild can make it live.
+    const outOfSearch = await applied(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: botKeys.bot(botId),
@@ -139,11 +135,9 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
           ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': fileKey },
           ExpressionAttributeValues: { ':p': projectId },
         }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+      ),
+    );
+    if (!outOfSearch) return undefined;
     const out = await this.table.client.send(
       new DeleteCommand({
         TableName: this.table.tableName,
@@ -215,8 +209,8 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
       sets.push(`#live.#k${i} = :g${i}`);
       conditions.push(`#current.#k${i} = :g${i}`);
     });
-    try {
-      await this.table.client.send(
+    return applied(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: botKeys.bot(botId),
@@ -225,12 +219,8 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
           ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
           ExpressionAttributeValues: values,
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 }
 

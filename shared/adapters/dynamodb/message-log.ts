@@ -1,6 +1,6 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { MessageLog, MessageRecord, OutboxPage } from '../../messaging/message.ts';
-import { keys, type DynamoTable } from './table.ts';
+import { type DynamoTable, keys } from './table.ts';
 
 /** Message records are kept 90 days (DynamoDB TTL), the outbox with them. */
 const RETENTION_SECONDS = 90 * 86400;

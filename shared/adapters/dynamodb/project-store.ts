@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiTokenState, Project, ProjectPage, ProjectStore } from '../../projects/project.ts';
 import { mainTable } from '../../resources/table.ts';
-import { applied, attributeValues, keys, type DynamoTable } from './table.ts';
+import { applied, attributeValues, type DynamoTable, keys } from './table.ts';
 
 const LIST_PARTITION = 'PROJECTS';
 

@@ -7,7 +7,7 @@ import {
   type RateDecision,
   type RateLimiter,
 } from '../../ratelimit/gcra.ts';
-import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { conditionalWrite, type DynamoTable, keys } from './table.ts';
 
 /** Keys whose last known bucket state this instance remembers (an order hint only; see below). */
 const MAX_HINTS = 10_000;
@@ -57,8 +57,8 @@ export class DynamoRateLimiter implements RateLimiter {
   /** Bucket idle or full (TAT <= now, or no item): TAT := now + interval. */
   private async idle(key: string, now: number): Promise<{ kind: 'admitted'; tat: number } | { kind: 'not-idle' }> {
     const tat = now + intervalMs(this.params);
-    try {
-      await this.table.client.send(
+    const write = await conditionalWrite(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.rateLimit(key),
@@ -66,12 +66,9 @@ export class DynamoRateLimiter implements RateLimiter {
           ConditionExpression: 'attribute_not_exists(tat) OR tat <= :now',
           ExpressionAttributeValues: { ':next': tat, ':now': now, ':exp': this.expiresAt(now) },
         }),
-      );
-      return { kind: 'admitted', tat };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      return { kind: 'not-idle' };
-    }
+      ),
+    );
+    return write.applied ? { kind: 'admitted', tat } : { kind: 'not-idle' };
   }
 
   /**
@@ -83,8 +80,8 @@ export class DynamoRateLimiter implements RateLimiter {
     now: number,
   ): Promise<{ kind: 'admitted'; tat: number } | { kind: 'refused'; tat: number | undefined }> {
     const t = intervalMs(this.params);
-    try {
-      const out = await this.table.client.send(
+    const write = await conditionalWrite(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.rateLimit(key),
@@ -99,13 +96,11 @@ export class DynamoRateLimiter implements RateLimiter {
           ReturnValues: 'UPDATED_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
-      );
-      return { kind: 'admitted', tat: out.Attributes?.tat as number };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const item = (error as { Item?: Record<string, { N?: string }> }).Item;
-      return { kind: 'refused', tat: item?.tat?.N !== undefined ? Number(item.tat.N) : undefined };
-    }
+      ),
+    );
+    if (write.applied) return { kind: 'admitted', tat: write.output.Attributes?.tat as number };
+    const tatBefore = write.itemBefore?.tat?.N;
+    return { kind: 'refused', tat: tatBefore !== undefined ? Number(tatBefore) : undefined };
   }
 
   private expiresAt(now: number): number {

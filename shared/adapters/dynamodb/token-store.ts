@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TokenGrant, TokenStore } from '../../auth/token-store.ts';
-import { keys, type DynamoTable } from './table.ts';
+import { type DynamoTable, keys } from './table.ts';
 
 /** Token grants keyed by token hash: `TOKEN#<sha256>`. */
 export class DynamoTokenStore implements TokenStore {

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookHealthStore } from '../../webhooks/ports.ts';
-import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { applied, type DynamoTable, keys } from './table.ts';
 
 /** A health item outlives its last change by this much (it goes with a deleted webhook eventually). */
 const HEALTH_RETENTION_SECONDS = 30 * 86400;
@@ -26,8 +26,8 @@ export class DynamoWebhookHealthStore implements WebhookHealthStore {
   }
 
   async recordSuccess(projectId: string, integrationId: string, at: number): Promise<void> {
-    try {
-      await this.table.client.send(
+    await applied(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.webhookHealth(projectId, integrationId),
@@ -35,9 +35,7 @@ export class DynamoWebhookHealthStore implements WebhookHealthStore {
           ConditionExpression: 'attribute_exists(failingSince)',
           ExpressionAttributeValues: { ':at': at, ':exp': Math.floor(at / 1000) + HEALTH_RETENTION_SECONDS },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   }
 }
