@@ -1,22 +1,7 @@
 import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Bot, BotPatch, BotStore } from '../../bots/bot.ts';
 import { applied, conditionalWrite, type DynamoTable, queryAll } from './table.ts';
-
-/**
- * Item layout of bots and their knowledge (kept here rather than in table.ts so the bots area reads in one file):
- * - `BOT#<botId>` / `BOT`: the bot itself, its project id, and its knowledge state (index version and key, the
- *   `current` upload generation per file and the `live` generation per searchable file). Keyed by bot id so the
- *   Bots API resolves a bot in one consistent GetItem and can tell another project's bot (403) from none (404).
- * - `BOT#<botId>` / `FILE#<fileKey>`: one knowledge file (status, chunks, error).
- * - `PRJ#<projectId>` / `BOT#<botId>`: the project's listing entry.
- */
-export const botKeys = {
-  bot: (botId: string) => ({ pk: `BOT#${botId}`, sk: 'BOT' }),
-  file: (botId: string, fileKey: string) => ({ pk: `BOT#${botId}`, sk: `FILE#${fileKey}` }),
-  filePrefix: 'FILE#',
-  projectEntry: (projectId: string, botId: string) => ({ pk: `PRJ#${projectId}`, sk: `BOT#${botId}` }),
-  projectEntryPrefix: 'BOT#',
-};
+import { collections, keys } from './keys.ts';
 
 const BOT_ATTRIBUTES = [
   'botId',
@@ -33,7 +18,9 @@ const BOT_ATTRIBUTES = [
 ];
 const BOT_ATTRIBUTE_NAMES = { '#name': 'name' };
 
-/** Bots in DynamoDB (see {@link botKeys} for the layout). */
+/**
+ * Bots in DynamoDB: the bot item, keyed by bot id, and the project's listing entry for it (layouts in `keys.ts`).
+ */
 export class DynamoBotStore implements BotStore {
   constructor(private readonly table: DynamoTable) {}
 
@@ -41,7 +28,7 @@ export class DynamoBotStore implements BotStore {
     const out = await this.table.client.send(
       new GetCommand({
         TableName: this.table.tableName,
-        Key: botKeys.bot(botId),
+        Key: keys.bot(botId),
         ConsistentRead: true,
         ProjectionExpression: BOT_ATTRIBUTES.join(', '),
         ExpressionAttributeNames: BOT_ATTRIBUTE_NAMES,
@@ -55,14 +42,14 @@ export class DynamoBotStore implements BotStore {
     await this.table.client.send(
       new PutCommand({
         TableName: this.table.tableName,
-        Item: { ...botKeys.projectEntry(bot.projectId, bot.botId), botId: bot.botId },
+        Item: { ...keys.botEntry(bot.projectId, bot.botId), botId: bot.botId },
       }),
     );
     await this.table.client.send(
       new PutCommand({
         TableName: this.table.tableName,
         Item: {
-          ...botKeys.bot(bot.botId),
+          ...keys.bot(bot.botId),
           botId: bot.botId,
           projectId: bot.projectId,
           name: bot.name,
@@ -106,7 +93,7 @@ export class DynamoBotStore implements BotStore {
       this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
-          Key: botKeys.bot(botId),
+          Key: keys.bot(botId),
           UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
           ConditionExpression: 'projectId = :projectId',
           ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
@@ -124,7 +111,7 @@ export class DynamoBotStore implements BotStore {
         this.table.client.send(
           new DeleteCommand({
             TableName: this.table.tableName,
-            Key: botKeys.bot(botId),
+            Key: keys.bot(botId),
             ConditionExpression: 'projectId = :projectId',
             ExpressionAttributeValues: { ':projectId': projectId },
           }),
@@ -133,21 +120,22 @@ export class DynamoBotStore implements BotStore {
     )
       return false;
     await this.table.client.send(
-      new DeleteCommand({ TableName: this.table.tableName, Key: botKeys.projectEntry(projectId, botId) }),
+      new DeleteCommand({ TableName: this.table.tableName, Key: keys.botEntry(projectId, botId) }),
     );
     return true;
   }
 
   async listByProject(projectId: string): Promise<Bot[]> {
+    const botEntries = collections.botEntries(projectId);
     const entries = await queryAll(this.table, {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': botKeys.projectEntryPrefix },
+      ExpressionAttributeValues: { ':pk': botEntries.pk, ':prefix': botEntries.skPrefix },
     });
     const ids = entries.map((item) => item.botId as string);
 
     const bots: Bot[] = [];
     for (let i = 0; i < ids.length; i += 100) {
-      let pending: Record<string, unknown>[] | undefined = ids.slice(i, i + 100).map((id) => botKeys.bot(id));
+      let pending: Record<string, unknown>[] | undefined = ids.slice(i, i + 100).map((id) => keys.bot(id));
       for (let attempt = 0; pending?.length && attempt < 5; attempt++) {
         const out = await this.table.client.send(
           new BatchGetCommand({

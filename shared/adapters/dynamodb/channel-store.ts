@@ -1,9 +1,8 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SecretBox } from '../../integrations/secret-box.ts';
 import type { Channel, ChannelStore, ProviderConfig } from '../../messaging/channel.ts';
-import { applied, conditionalWrite, type DynamoTable, keys, queryAll } from './table.ts';
-
-const CHANNEL_PREFIX = 'CH#';
+import { applied, conditionalWrite, type DynamoTable, queryAll } from './table.ts';
+import { collections, keys } from './keys.ts';
 
 /**
  * Channels under their project: `PRJ#<projectId>` / `CH#<channelId>`. The message credits are an attribute of the
@@ -47,9 +46,10 @@ export class DynamoChannelStore implements ChannelStore {
   }
 
   async list(projectId: string): Promise<Channel[]> {
+    const channels = collections.channels(projectId);
     const items = await queryAll(this.table, {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': CHANNEL_PREFIX },
+      ExpressionAttributeValues: { ':pk': channels.pk, ':prefix': channels.skPrefix },
       ConsistentRead: true,
     });
     return items.map((item) => this.fromItem(item));

@@ -1,14 +1,11 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChargeOutcome, ChargeReceipt, CreditAccount, CreditLedger } from '../../credits/credit-ledger.ts';
 import { monthKey } from '../../credits/month.ts';
-import { mainTable } from '../../resources/table.ts';
-import { applied, type DynamoTable, keys } from './table.ts';
+import { applied, type DynamoTable } from './table.ts';
+import { backgroundIndex, creditsKeyParts, keys } from './keys.ts';
 
 /** Prefix of the attributes that record open charges on a month item: `c_<chargeId>` = epoch ms of the charge. */
 const CHARGE_ATTR = 'c_';
-const SWEEP_PARTITION = 'CREDIT_SWEEP';
-
-const padMs = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
 
 /**
  * One item per project and UTC month holds the balance (`available`), its history (`allowance`, `granted`, `spent`,
@@ -68,16 +65,16 @@ export class DynamoCreditLedger implements CreditLedger {
           ConditionExpression: `attribute_not_exists(#charge) AND ${balanceCondition}`,
           ExpressionAttributeNames: {
             '#charge': CHARGE_ATTR + chargeId,
-            '#sweepPk': mainTable.globalSecondaryIndexes[0].partitionKey,
-            '#sweepSk': mainTable.globalSecondaryIndexes[0].sortKey,
+            '#sweepPk': backgroundIndex.partitionKey,
+            '#sweepSk': backgroundIndex.sortKey,
           },
           ExpressionAttributeValues: {
             ':allow': account.monthlyAllowance,
             ':one': 1,
             ':zero': 0,
             ':at': at.getTime(),
-            ':sweepPk': SWEEP_PARTITION,
-            ':sweepSk': padMs(at.getTime()),
+            ':sweepPk': backgroundIndex.creditSweepPartition,
+            ':sweepSk': backgroundIndex.sortableMs(at.getTime()),
           },
         }),
       ),
@@ -133,7 +130,7 @@ export class DynamoCreditLedger implements CreditLedger {
   }
 
   async sweep(openBefore: Date): Promise<number> {
-    const gsi = mainTable.globalSecondaryIndexes[0];
+    const gsi = backgroundIndex;
     const cutoff = openBefore.getTime();
     let refunded = 0;
     let startKey: Record<string, unknown> | undefined;
@@ -144,7 +141,7 @@ export class DynamoCreditLedger implements CreditLedger {
           IndexName: gsi.indexName,
           KeyConditionExpression: '#pk = :pk AND #sk <= :cutoff',
           ExpressionAttributeNames: { '#pk': gsi.partitionKey, '#sk': gsi.sortKey },
-          ExpressionAttributeValues: { ':pk': SWEEP_PARTITION, ':cutoff': padMs(cutoff) },
+          ExpressionAttributeValues: { ':pk': gsi.creditSweepPartition, ':cutoff': gsi.sortableMs(cutoff) },
           ExclusiveStartKey: startKey,
         }),
       );
@@ -156,8 +153,7 @@ export class DynamoCreditLedger implements CreditLedger {
 
   /** Refunds the item's charges older than the cutoff, then moves its sweep mark to the oldest charge left. */
   private async sweepItem(item: Record<string, unknown>, cutoff: number): Promise<number> {
-    const projectId = String(item.pk).slice('PRJ#'.length);
-    const month = String(item.sk).slice('CREDITS#'.length);
+    const { projectId, month } = creditsKeyParts(item);
     let refunded = 0;
     let oldestLeft: number | undefined;
     for (const [name, value] of Object.entries(item)) {
@@ -168,7 +164,7 @@ export class DynamoCreditLedger implements CreditLedger {
         oldestLeft = oldestLeft === undefined ? value : Math.min(oldestLeft, value);
       }
     }
-    const gsi = mainTable.globalSecondaryIndexes[0];
+    const gsi = backgroundIndex;
     // Only if no charge arrived since the read (seq unchanged); otherwise the mark stays and the next run looks again.
     await applied(
       this.table.client.send(
@@ -183,7 +179,7 @@ export class DynamoCreditLedger implements CreditLedger {
           },
           ExpressionAttributeValues: {
             ':seq': item.seq,
-            ...(oldestLeft === undefined ? {} : { ':sk': padMs(oldestLeft) }),
+            ...(oldestLeft === undefined ? {} : { ':sk': gsi.sortableMs(oldestLeft) }),
           },
         }),
       ),

@@ -1,7 +1,8 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryRecord, DeliveryStatus } from '../../webhooks/model.ts';
 import type { AttemptWrite, DeliveryStore } from '../../webhooks/ports.ts';
-import { applied, conditionalWrite, type DynamoTable, keys } from './table.ts';
+import { applied, conditionalWrite, type DynamoTable } from './table.ts';
+import { collections, keys } from './keys.ts';
 
 /** Deliveries are kept this long after their last attempt (DynamoDB TTL). */
 export const DELIVERY_RETENTION_SECONDS = 30 * 86400;
@@ -106,7 +107,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
           ProjectionExpression: LIST_FIELDS,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
-            ':pk': keys.delivery(projectId, integrationId, '').pk,
+            ':pk': collections.deliveries(projectId, integrationId).pk,
             ...(options.status ? { ':status': options.status } : {}),
           },
           ...(options.status ? { FilterExpression: '#status = :status' } : {}),

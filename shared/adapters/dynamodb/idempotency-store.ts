@@ -7,7 +7,8 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from '../../idempotency/idempotency-store.ts';
-import { applied, type DynamoTable, keys } from './table.ts';
+import { applied, type DynamoTable } from './table.ts';
+import { keys } from './keys.ts';
 
 /** Responses larger than this (gzip-compressed) are not kept: DynamoDB items stop at 400 KB. */
 const MAX_STORED_BYTES = 350 * 1024;

@@ -7,9 +7,8 @@ import {
   type WebhookTarget,
 } from '../../integrations/integration.ts';
 import type { SecretBox } from '../../integrations/secret-box.ts';
-import { applied, conditionalWrite, type DynamoTable, keys, queryAll } from './table.ts';
-
-const INTEGRATION_PREFIX = 'INT#';
+import { applied, conditionalWrite, type DynamoTable, queryAll } from './table.ts';
+import { collections, keys } from './keys.ts';
 
 /** What is stored for a webhook's secrets: each sealed (AES-256-GCM) and bound to its integration. */
 interface SealedWebhookSecrets {
@@ -161,14 +160,15 @@ export class DynamoIntegrationStore implements IntegrationStore {
   }
 
   private query(projectId: string, webhooksOnly: boolean): Promise<Record<string, unknown>[]> {
+    const integrations = collections.integrations(projectId);
     return queryAll(this.table, {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ...(webhooksOnly
         ? { FilterExpression: '#product = :webhook', ExpressionAttributeNames: { '#product': 'product' } }
         : {}),
       ExpressionAttributeValues: {
-        ':pk': `PRJ#${projectId}`,
-        ':prefix': INTEGRATION_PREFIX,
+        ':pk': integrations.pk,
+        ':prefix': integrations.skPrefix,
         ...(webhooksOnly ? { ':webhook': 'webhook' } : {}),
       },
       ConsistentRead: true,

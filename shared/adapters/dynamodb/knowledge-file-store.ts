@@ -5,7 +5,7 @@ import type {
   KnowledgeFileStore,
   StartUploadOutcome,
 } from '../../knowledge/knowledge-files.ts';
-import { botKeys } from './bot-store.ts';
+import { collections, keys } from './keys.ts';
 import { applied, type DynamoTable, queryAll } from './table.ts';
 
 /**
@@ -22,7 +22,7 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
       this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
-          Key: botKeys.bot(file.botId),
+          Key: keys.bot(file.botId),
           UpdateExpression: 'SET #current.#k = :g REMOVE #live.#k',
           ConditionExpression: 'projectId = :p AND (attribute_not_exists(#current.#k) OR #current.#k < :g)',
           ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': file.fileKey },
@@ -34,7 +34,7 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
       const bot = await this.table.client.send(
         new GetCommand({
           TableName: this.table.tableName,
-          Key: botKeys.bot(file.botId),
+          Key: keys.bot(file.botId),
           ConsistentRead: true,
           ProjectionExpression: 'projectId',
         }),
@@ -46,7 +46,7 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
         this.table.client.send(
           new PutCommand({
             TableName: this.table.tableName,
-            Item: { ...botKeys.file(file.botId, file.fileKey), ...file },
+            Item: { ...keys.knowledgeFile(file.botId, file.fileKey), ...file },
             ConditionExpression: 'attribute_not_exists(generation) OR generation < :g',
             ExpressionAttributeValues: { ':g': file.generation },
           }),
@@ -59,15 +59,20 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
 
   async get(botId: string, fileKey: string): Promise<KnowledgeFile | undefined> {
     const out = await this.table.client.send(
-      new GetCommand({ TableName: this.table.tableName, Key: botKeys.file(botId, fileKey), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.knowledgeFile(botId, fileKey),
+        ConsistentRead: true,
+      }),
     );
     return out.Item ? toFile(out.Item) : undefined;
   }
 
   async list(botId: string): Promise<KnowledgeFile[]> {
+    const files = collections.knowledgeFiles(botId);
     const items = await queryAll(this.table, {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': botKeys.bot(botId).pk, ':prefix': botKeys.filePrefix },
+      ExpressionAttributeValues: { ':pk': files.pk, ':prefix': files.skPrefix },
       ConsistentRead: true,
     });
     return items.map(toFile);
@@ -113,7 +118,7 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
       this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
-          Key: botKeys.file(botId, fileKey),
+          Key: keys.knowledgeFile(botId, fileKey),
           UpdateExpression: update,
           ConditionExpression: 'generation = :g',
           ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
@@ -129,7 +134,7 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
       this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
-          Key: botKeys.bot(botId),
+          Key: keys.bot(botId),
           UpdateExpression: 'REMOVE #current.#k, #live.#k',
           ConditionExpression: 'projectId = :p',
           ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': fileKey },
@@ -141,7 +146,7 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
     const out = await this.table.client.send(
       new DeleteCommand({
         TableName: this.table.tableName,
-        Key: botKeys.file(botId, fileKey),
+        Key: keys.knowledgeFile(botId, fileKey),
         ReturnValues: 'ALL_OLD',
       }),
     );
@@ -153,7 +158,7 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
     for (let i = 0; i < files.length; i += 25) {
       let requests: unknown[] | undefined = files
         .slice(i, i + 25)
-        .map((f) => ({ DeleteRequest: { Key: botKeys.file(botId, f.fileKey) } }));
+        .map((f) => ({ DeleteRequest: { Key: keys.knowledgeFile(botId, f.fileKey) } }));
       for (let attempt = 0; requests?.length && attempt < 5; attempt++) {
         const out: { UnprocessedItems?: Record<string, unknown[]> } = await this.table.client.send(
           new BatchWriteCommand({ RequestItems: { [this.table.tableName]: requests as never } }),
@@ -168,7 +173,7 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
     const out = await this.table.client.send(
       new GetCommand({
         TableName: this.table.tableName,
-        Key: botKeys.bot(botId),
+        Key: keys.bot(botId),
         ConsistentRead: true,
         ProjectionExpression: 'indexVersion, indexKey, previousIndexKey, #current, #live',
         ExpressionAttributeNames: { '#current': 'current', '#live': 'live' },
@@ -213,7 +218,7 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
       this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
-          Key: botKeys.bot(botId),
+          Key: keys.bot(botId),
           UpdateExpression: `SET ${sets.join(', ')}`,
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: Object.keys(names).length ? names : undefined,

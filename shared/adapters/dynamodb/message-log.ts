@@ -1,6 +1,7 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { MessageLog, MessageRecord, OutboxPage } from '../../messaging/message.ts';
-import { type DynamoTable, keys } from './table.ts';
+import type { DynamoTable } from './table.ts';
+import { collections, keys } from './keys.ts';
 
 /** Message records are kept 90 days (DynamoDB TTL), the outbox with them. */
 const RETENTION_SECONDS = 90 * 86400;
@@ -31,11 +32,12 @@ export class DynamoMessageLog implements MessageLog {
     channelId: string,
     page: { limit: number; cursor?: string },
   ): Promise<OutboxPage> {
+    const messages = collections.messages(projectId, channelId);
     const out = await this.table.client.send(
       new QueryCommand({
         TableName: this.table.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': `MSG#${channelId}#` },
+        ExpressionAttributeValues: { ':pk': messages.pk, ':prefix': messages.skPrefix },
         ScanIndexForward: false,
         Limit: page.limit,
         ConsistentRead: true,
@@ -63,6 +65,7 @@ function decodeCursor(
 ): Record<string, unknown> | undefined {
   if (!cursor) return undefined;
   const sk = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!sk.startsWith(`MSG#${channelId}#`)) return undefined;
-  return { pk: `PRJ#${projectId}`, sk };
+  const messages = collections.messages(projectId, channelId);
+  if (!sk.startsWith(messages.skPrefix)) return undefined;
+  return { pk: messages.pk, sk };
 }

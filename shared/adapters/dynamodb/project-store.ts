@@ -1,9 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiTokenState, Project, ProjectPage, ProjectStore } from '../../projects/project.ts';
-import { mainTable } from '../../resources/table.ts';
-import { applied, attributeValues, type DynamoTable, keys } from './table.ts';
-
-const LIST_PARTITION = 'PROJECTS';
+import { applied, attributeValues, type DynamoTable } from './table.ts';
+import { backgroundIndex, keys } from './keys.ts';
 
 /**
  * Projects: `PRJ#<id>` / `PRJ`, with the hash of the current API token as an attribute. The management listing
@@ -20,8 +18,7 @@ export class DynamoProjectStore implements ProjectStore {
         Item: {
           ...keys.project(project.projectId),
           project,
-          [mainTable.globalSecondaryIndexes[0].partitionKey]: LIST_PARTITION,
-          [mainTable.globalSecondaryIndexes[0].sortKey]: `${project.createdAt}#${project.projectId}`,
+          ...backgroundIndex.projectEntry(project.createdAt, project.projectId),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -42,14 +39,14 @@ export class DynamoProjectStore implements ProjectStore {
   }
 
   async list(limit: number, cursor?: string): Promise<ProjectPage> {
-    const gsi = mainTable.globalSecondaryIndexes[0];
+    const gsi = backgroundIndex;
     const out = await this.table.client.send(
       new QueryCommand({
         TableName: this.table.tableName,
         IndexName: gsi.indexName,
         KeyConditionExpression: '#pk = :pk',
         ExpressionAttributeNames: { '#pk': gsi.partitionKey, '#project': 'project' },
-        ExpressionAttributeValues: { ':pk': LIST_PARTITION },
+        ExpressionAttributeValues: { ':pk': gsi.projectsPartition },
         ProjectionExpression: '#project',
         ScanIndexForward: false,
         Limit: limit,

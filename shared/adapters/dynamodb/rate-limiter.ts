@@ -7,7 +7,8 @@ import {
   type RateDecision,
   type RateLimiter,
 } from '../../ratelimit/gcra.ts';
-import { conditionalWrite, type DynamoTable, keys } from './table.ts';
+import { conditionalWrite, type DynamoTable } from './table.ts';
+import { keys } from './keys.ts';
 
 /** Keys whose last known bucket state this instance remembers (an order hint only; see below). */
 const MAX_HINTS = 10_000;

@@ -14,38 +14,6 @@ function isConditionFailure(error: unknown): boolean {
   );
 }
 
-/** Key builders: all keys are written here so the item layout reads in one place. */
-export const keys = {
-  project: (projectId: string) => ({ pk: `PRJ#${projectId}`, sk: 'PRJ' }),
-  token: (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' }),
-  credits: (projectId: string, month: string) => ({ pk: `PRJ#${projectId}`, sk: `CREDITS#${month}` }),
-  rateLimit: (key: string) => ({ pk: `RL#${key}`, sk: 'RL' }),
-  idempotency: (scopedKeyHash: string) => ({ pk: `IDEM#${scopedKeyHash}`, sk: 'IDEM' }),
-  channel: (projectId: string, channelId: string) => ({ pk: `PRJ#${projectId}`, sk: `CH#${channelId}` }),
-  integration: (projectId: string, integrationId: string) => ({ pk: `PRJ#${projectId}`, sk: `INT#${integrationId}` }),
-  /** Guard item: which webhook holds the project's one enabled-general-webhook slot. */
-  generalWebhook: (projectId: string) => ({ pk: `PRJ#${projectId}`, sk: 'GENERAL_WEBHOOK' }),
-  /** A sent message, under its channel in time order (`sortableTime` sorts as text). Sandbox ones form the outbox. */
-  message: (projectId: string, channelId: string, sortableTime: string, messageId: string) => ({
-    pk: `PRJ#${projectId}`,
-    sk: `MSG#${channelId}#${sortableTime}#${messageId}`,
-  }),
-  /**
-   * A webhook delivery (one event for one webhook, attempts appended). Its own partition per webhook, not under
-   * `PRJ#`: every attempt writes it, and a busy project would otherwise put all its delivery writes on one key.
-   * Delivery ids start with the event time, so one Query lists a webhook's deliveries newest first.
-   */
-  delivery: (projectId: string, integrationId: string, deliveryId: string) => ({
-    pk: `DLV#${projectId}#${integrationId}`,
-    sk: deliveryId,
-  }),
-  /** Whether a webhook has been failing and since when (written only when that changes). */
-  webhookHealth: (projectId: string, integrationId: string) => ({
-    pk: `PRJ#${projectId}`,
-    sk: `WHHEALTH#${integrationId}`,
-  }),
-};
-
 /** ExpressionAttributeValues without the undefined entries; undefined when none is left (DynamoDB rejects `{}`). */
 export function attributeValues(values: Record<string, unknown>): Record<string, unknown> | undefined {
   const defined = Object.entries(values).filter(([, v]) => v !== undefined);

@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TokenGrant, TokenStore } from '../../auth/token-store.ts';
-import { type DynamoTable, keys } from './table.ts';
+import type { DynamoTable } from './table.ts';
+import { keys } from './keys.ts';
 
 /** Token grants keyed by token hash: `TOKEN#<sha256>`. */
 export class DynamoTokenStore implements TokenStore {

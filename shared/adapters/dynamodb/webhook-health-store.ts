@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookHealthStore } from '../../webhooks/ports.ts';
-import { applied, type DynamoTable, keys } from './table.ts';
+import { applied, type DynamoTable } from './table.ts';
+import { keys } from './keys.ts';
 
 /** A health item outlives its last change by this much (it goes with a deleted webhook eventually). */
 const HEALTH_RETENTION_SECONDS = 30 * 86400;
