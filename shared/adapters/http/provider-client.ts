@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { describeFetchFailure, excerpt, ProviderError } from '../../messaging/providers.ts';
+import { callTimeoutMs, describeFetchFailure, excerpt, ProviderError } from '../../messaging/providers.ts';
 import { forbiddenAddressReason, isIpLiteral } from '../../webhooks/destination-policy.ts';
 import { ForbiddenDestinationError, guardedLookup } from './guarded-lookup.ts';
 
@@ -73,6 +73,14 @@ export function providerUrl(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, '')}${path}`;
 }
 
+/** What every provider sender is built with: its per-call limit, its user agent, and the HTTP client. */
+export interface ProviderClient {
+  /** Milliseconds one call may take (cut short by the send's deadline). */
+  timeoutMs: number;
+  userAgent: string;
+  post: ProviderPost;
+}
+
 /** One call to a provider's API, as a sender describes it. */
 export interface ProviderCall {
   /** The provider's name in error messages ("Twilio", "WhatsApp Cloud API"). */
@@ -80,9 +88,9 @@ export interface ProviderCall {
   url: string;
   /** The call's own headers (authorization, content type); JSON is always asked for. */
   headers: Record<string, string>;
-  userAgent: string;
   body: string;
-  timeoutMs: number;
+  /** Epoch ms past which the send may not wait (see {@link callTimeoutMs}). */
+  deadline: number;
   /** Which call of a send made of several this is ("file 2 of 3"), named in error messages. */
   part?: string;
   /** Provider ids of what the same send already got out, kept on the error when this call fails. */
@@ -98,17 +106,17 @@ export interface ProviderCall {
  * when the body is not a JSON object).
  */
 export async function callProvider(
-  post: ProviderPost,
+  client: ProviderClient,
   call: ProviderCall,
 ): Promise<Record<string, unknown> | undefined> {
   const part = call.part === undefined ? '' : ` (${call.part})`;
   const sentProviderMessageIds = [...(call.sentSoFar ?? [])];
   let response: ProviderHttpResponse;
   try {
-    response = await post(call.url, {
-      headers: { ...call.headers, accept: 'application/json', 'user-agent': call.userAgent },
+    response = await client.post(call.url, {
+      headers: { ...call.headers, accept: 'application/json', 'user-agent': client.userAgent },
       body: call.body,
-      timeoutMs: call.timeoutMs,
+      timeoutMs: callTimeoutMs(client.timeoutMs, call.deadline),
     });
   } catch (error) {
     throw new ProviderError(`${describeFetchFailure(call.provider, error)}${part}`, {

@@ -1,7 +1,6 @@
-import { callProvider, type ProviderPost, providerUrl } from '../http/provider-client.ts';
+import { callProvider, type ProviderClient, providerUrl } from '../http/provider-client.ts';
 import type { TwilioProvider } from '../../messaging/channel.ts';
 import {
-  callTimeoutMs,
   ProviderError,
   type MessageProvider,
   type OutboundMessage,
@@ -17,7 +16,7 @@ const DEFAULT_BASE_URL = 'https://api.twilio.com';
  * no such field).
  */
 export class TwilioSmsSender implements MessageProvider {
-  constructor(private readonly options: { timeoutMs: number; userAgent: string; post: ProviderPost }) {}
+  constructor(private readonly client: ProviderClient) {}
 
   async send(outbound: OutboundMessage): Promise<ProviderReceipt> {
     const { channel, message } = outbound;
@@ -31,16 +30,15 @@ export class TwilioSmsSender implements MessageProvider {
       `/2010-04-01/Accounts/${encodeURIComponent(provider.accountSid)}/Messages.json`,
     );
 
-    const answer = await callProvider(this.options.post, {
+    const answer = await callProvider(this.client, {
       provider: 'Twilio',
       url,
       headers: {
         authorization: `Basic ${Buffer.from(`${provider.accountSid}:${provider.authToken}`).toString('base64')}`,
         'content-type': 'application/x-www-form-urlencoded',
       },
-      userAgent: this.options.userAgent,
       body: form.toString(),
-      timeoutMs: callTimeoutMs(this.options.timeoutMs, outbound.deadline),
+      deadline: outbound.deadline,
       // Twilio's error answer: `{ code, message, more_info, status }`.
       errorOf: (body) => body,
     });

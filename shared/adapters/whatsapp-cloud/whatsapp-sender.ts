@@ -1,7 +1,6 @@
-import { callProvider, type ProviderPost, providerUrl } from '../http/provider-client.ts';
+import { callProvider, type ProviderClient, providerUrl } from '../http/provider-client.ts';
 import type { WhatsAppCloudProvider } from '../../messaging/channel.ts';
 import {
-  callTimeoutMs,
   ProviderError,
   type MessageProvider,
   type OutboundMessage,
@@ -19,7 +18,7 @@ const IMAGE_EXTENSIONS = /\.(jpe?g|png)$/i;
  * (the ids of what went out are kept on the error).
  */
 export class WhatsAppCloudSender implements MessageProvider {
-  constructor(private readonly options: { timeoutMs: number; userAgent: string; post: ProviderPost }) {}
+  constructor(private readonly client: ProviderClient) {}
 
   async send(outbound: OutboundMessage): Promise<ProviderReceipt> {
     const { channel, message } = outbound;
@@ -59,16 +58,15 @@ export class WhatsAppCloudSender implements MessageProvider {
     part: string,
     sentSoFar: string[],
   ): Promise<string> {
-    const answer = await callProvider(this.options.post, {
+    const answer = await callProvider(this.client, {
       provider: 'WhatsApp Cloud API',
       url,
       headers: {
         authorization: `Bearer ${accessToken}`,
         'content-type': 'application/json',
       },
-      userAgent: this.options.userAgent,
       body: JSON.stringify(body),
-      timeoutMs: callTimeoutMs(this.options.timeoutMs, deadline),
+      deadline: deadline,
       part,
       sentSoFar,
       // Graph API error answer: `{ error: { message, type, code } }`.

@@ -1,18 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { callProvider, type ProviderCall, type ProviderPost } from '#shared/adapters/http/provider-client.ts';
+import {
+  callProvider,
+  type ProviderCall,
+  type ProviderClient,
+  type ProviderPost,
+} from '#shared/adapters/http/provider-client.ts';
 import { ProviderError } from '#shared/messaging/providers.ts';
 
-const answering =
-  (status: number, text: string): ProviderPost =>
-  async () => ({ status, text });
+const client = (post: ProviderPost): ProviderClient => ({ timeoutMs: 1000, userAgent: 'Switchboard/test', post });
+const answering = (status: number, text: string) => client(async () => ({ status, text }));
 
 const twilioCall: ProviderCall = {
   provider: 'Twilio',
   url: 'https://api.twilio.example/Messages.json',
   headers: { authorization: 'Basic c2VjcmV0' },
-  userAgent: 'Switchboard/test',
   body: 'To=%2B5511',
-  timeoutMs: 1000,
+  deadline: Date.now() + 60_000,
   errorOf: (body) => body,
 };
 const graphCall: ProviderCall = {
@@ -23,8 +26,8 @@ const graphCall: ProviderCall = {
   errorOf: (answer) => answer.error,
 };
 
-async function failure(post: ProviderPost, call: ProviderCall): Promise<ProviderError> {
-  const error = await callProvider(post, call).then(
+async function failure(provider: ProviderClient, call: ProviderCall): Promise<ProviderError> {
+  const error = await callProvider(provider, call).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -35,11 +38,14 @@ async function failure(post: ProviderPost, call: ProviderCall): Promise<Provider
 describe('callProvider', () => {
   it('resolves with the JSON answer of a 2xx, asking for JSON with the user agent beside the call headers', async () => {
     let seen: Record<string, string> = {};
+    let timeoutMs = 0;
     const post: ProviderPost = async (_url, request) => {
       seen = request.headers;
+      timeoutMs = request.timeoutMs;
       return { status: 201, text: '{"sid":"SM1"}' };
     };
-    expect(await callProvider(post, twilioCall)).toEqual({ sid: 'SM1' });
+    expect(await callProvider(client(post), twilioCall)).toEqual({ sid: 'SM1' });
+    expect(timeoutMs).toBe(1000);
     expect(seen).toEqual({
       authorization: 'Basic c2VjcmV0',
       accept: 'application/json',
@@ -81,13 +87,21 @@ describe('callProvider', () => {
 
   it('turns a call that never got an answer into a timeout or unreachable error, with the cause and the part', async () => {
     const timedOut = Object.assign(new Error('aborted'), { name: 'TimeoutError' });
-    const error = await failure(async () => Promise.reject(timedOut), graphCall);
+    const error = await failure(
+      client(async () => Promise.reject(timedOut)),
+      graphCall,
+    );
     expect(error.message).toBe('WhatsApp Cloud API did not answer in time (file 1 of 2)');
     expect(error.cause).toBe(timedOut);
     expect(error.sentProviderMessageIds).toEqual(['wamid.1']);
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    expect((await failure(async () => Promise.reject(refused), twilioCall)).message).toBe(
-      'Twilio could not be reached',
-    );
+    expect(
+      (
+        await failure(
+          client(async () => Promise.reject(refused)),
+          twilioCall,
+        )
+      ).message,
+    ).toBe('Twilio could not be reached');
   });
 });
