@@ -1,6 +1,15 @@
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Bot, BotPatch, BotStore } from '../../bots/bot.ts';
-import { applied, conditionalWrite, type DynamoTable, queryAll } from './table.ts';
+import {
+  applied,
+  conditionalWrite,
+  deleteItem,
+  type DynamoTable,
+  getItem,
+  putItem,
+  queryAll,
+  updateItem,
+} from './table.ts';
 import { collections, keys } from './keys.ts';
 
 const BOT_ATTRIBUTES = [
@@ -25,46 +34,37 @@ export class DynamoBotStore implements BotStore {
   constructor(private readonly table: DynamoTable) {}
 
   async get(botId: string): Promise<Bot | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.bot(botId),
-        ConsistentRead: true,
-        ProjectionExpression: BOT_ATTRIBUTES.join(', '),
-        ExpressionAttributeNames: BOT_ATTRIBUTE_NAMES,
-      }),
-    );
+    const out = await getItem(this.table, {
+      Key: keys.bot(botId),
+      ConsistentRead: true,
+      ProjectionExpression: BOT_ATTRIBUTES.join(', '),
+      ExpressionAttributeNames: BOT_ATTRIBUTE_NAMES,
+    });
     return out.Item ? toBot(out.Item) : undefined;
   }
 
   async create(bot: Bot): Promise<void> {
     // Listing entry first: an entry whose bot write failed is skipped by listings; a bot without one would be lost.
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: { ...keys.botEntry(bot.projectId, bot.botId), botId: bot.botId },
-      }),
-    );
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...keys.bot(bot.botId),
-          botId: bot.botId,
-          projectId: bot.projectId,
-          name: bot.name,
-          instructions: bot.instructions,
-          model: bot.model,
-          temperature: bot.temperature,
-          createdAt: bot.createdAt,
-          updatedAt: bot.updatedAt,
-          indexVersion: bot.knowledge.indexVersion,
-          current: {},
-          live: { ...bot.knowledge.liveGenerations },
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await putItem(this.table, {
+      Item: { ...keys.botEntry(bot.projectId, bot.botId), botId: bot.botId },
+    });
+    await putItem(this.table, {
+      Item: {
+        ...keys.bot(bot.botId),
+        botId: bot.botId,
+        projectId: bot.projectId,
+        name: bot.name,
+        instructions: bot.instructions,
+        model: bot.model,
+        temperature: bot.temperature,
+        createdAt: bot.createdAt,
+        updatedAt: bot.updatedAt,
+        indexVersion: bot.knowledge.indexVersion,
+        current: {},
+        live: { ...bot.knowledge.liveGenerations },
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 
   async update(projectId: string, botId: string, patch: BotPatch, at: Date): Promise<Bot | undefined> {
@@ -90,17 +90,14 @@ export class DynamoBotStore implements BotStore {
       }
     }
     const write = await conditionalWrite(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.bot(botId),
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-          ConditionExpression: 'projectId = :projectId',
-          ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.bot(botId),
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: 'projectId = :projectId',
+        ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
     );
     return write.applied && write.output.Attributes ? toBot(write.output.Attributes) : undefined;
   }
@@ -108,20 +105,15 @@ export class DynamoBotStore implements BotStore {
   async delete(projectId: string, botId: string): Promise<boolean> {
     if (
       !(await applied(
-        this.table.client.send(
-          new DeleteCommand({
-            TableName: this.table.tableName,
-            Key: keys.bot(botId),
-            ConditionExpression: 'projectId = :projectId',
-            ExpressionAttributeValues: { ':projectId': projectId },
-          }),
-        ),
+        deleteItem(this.table, {
+          Key: keys.bot(botId),
+          ConditionExpression: 'projectId = :projectId',
+          ExpressionAttributeValues: { ':projectId': projectId },
+        }),
       ))
     )
       return false;
-    await this.table.client.send(
-      new DeleteCommand({ TableName: this.table.tableName, Key: keys.botEntry(projectId, botId) }),
-    );
+    await deleteItem(this.table, { Key: keys.botEntry(projectId, botId) });
     return true;
   }
 

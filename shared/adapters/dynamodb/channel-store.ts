@@ -1,7 +1,15 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SecretBox } from '../../integrations/secret-box.ts';
 import type { Channel, ChannelStore, ProviderConfig } from '../../messaging/channel.ts';
-import { applied, conditionalWrite, type DynamoTable, queryAll } from './table.ts';
+import {
+  applied,
+  conditionalWrite,
+  deleteItem,
+  type DynamoTable,
+  getItem,
+  putItem,
+  queryAll,
+  updateItem,
+} from './table.ts';
 import { collections, keys } from './keys.ts';
 
 /**
@@ -20,28 +28,22 @@ export class DynamoChannelStore implements ChannelStore {
     const { credits, provider, ...plain } = channel;
     const sealed =
       provider.kind === 'sandbox' ? undefined : this.secrets.seal(JSON.stringify(provider), context(channel));
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...keys.channel(channel.projectId, channel.channelId),
-          channel: { ...plain, providerKind: provider.kind },
-          ...(sealed ? { providerSealed: sealed } : {}),
-          ...(credits === undefined ? {} : { credits }),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await putItem(this.table, {
+      Item: {
+        ...keys.channel(channel.projectId, channel.channelId),
+        channel: { ...plain, providerKind: provider.kind },
+        ...(sealed ? { providerSealed: sealed } : {}),
+        ...(credits === undefined ? {} : { credits }),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 
   async get(projectId: string, channelId: string): Promise<Channel | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.channel(projectId, channelId),
-        ConsistentRead: true,
-      }),
-    );
+    const out = await getItem(this.table, {
+      Key: keys.channel(projectId, channelId),
+      ConsistentRead: true,
+    });
     return out.Item ? this.fromItem(out.Item) : undefined;
   }
 
@@ -56,57 +58,45 @@ export class DynamoChannelStore implements ChannelStore {
   }
 
   async delete(projectId: string, channelId: string): Promise<boolean> {
-    const out = await this.table.client.send(
-      new DeleteCommand({
-        TableName: this.table.tableName,
-        Key: keys.channel(projectId, channelId),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
+    const out = await deleteItem(this.table, {
+      Key: keys.channel(projectId, channelId),
+      ReturnValues: 'ALL_OLD',
+    });
     return out.Attributes !== undefined;
   }
 
   async addCredits(projectId: string, channelId: string, amount: number): Promise<Channel | undefined> {
     const write = await conditionalWrite(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.channel(projectId, channelId),
-          UpdateExpression: 'SET credits = if_not_exists(credits, :zero) + :amount',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':zero': 0, ':amount': amount },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.channel(projectId, channelId),
+        UpdateExpression: 'SET credits = if_not_exists(credits, :zero) + :amount',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':zero': 0, ':amount': amount },
+        ReturnValues: 'ALL_NEW',
+      }),
     );
     return write.applied && write.output.Attributes ? this.fromItem(write.output.Attributes) : undefined;
   }
 
   chargeCredit(projectId: string, channelId: string): Promise<boolean> {
     return applied(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.channel(projectId, channelId),
-          UpdateExpression: 'SET credits = credits - :one',
-          ConditionExpression: 'credits >= :one',
-          ExpressionAttributeValues: { ':one': 1 },
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.channel(projectId, channelId),
+        UpdateExpression: 'SET credits = credits - :one',
+        ConditionExpression: 'credits >= :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
     );
   }
 
   async refundCredit(projectId: string, channelId: string): Promise<void> {
     await applied(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.channel(projectId, channelId),
-          UpdateExpression: 'SET credits = credits + :one',
-          ConditionExpression: 'attribute_exists(credits)',
-          ExpressionAttributeValues: { ':one': 1 },
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.channel(projectId, channelId),
+        UpdateExpression: 'SET credits = credits + :one',
+        ConditionExpression: 'attribute_exists(credits)',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
     );
   }
 

@@ -1,7 +1,6 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChargeOutcome, ChargeReceipt, CreditAccount, CreditLedger } from '../../credits/credit-ledger.ts';
 import { monthKey } from '../../credits/month.ts';
-import { applied, type DynamoTable } from './table.ts';
+import { applied, type DynamoTable, getItem, queryPage, updateItem } from './table.ts';
 import { backgroundIndex, creditsKeyParts, keys } from './keys.ts';
 
 /** Prefix of the attributes that record open charges on a month item: `c_<chargeId>` = epoch ms of the charge. */
@@ -20,29 +19,23 @@ export class DynamoCreditLedger implements CreditLedger {
   constructor(private readonly table: DynamoTable) {}
 
   async available(account: CreditAccount, at: Date): Promise<number> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.credits(account.projectId, monthKey(at)),
-        ConsistentRead: true,
-        ProjectionExpression: 'available',
-      }),
-    );
+    const out = await getItem(this.table, {
+      Key: keys.credits(account.projectId, monthKey(at)),
+      ConsistentRead: true,
+      ProjectionExpression: 'available',
+    });
     const available = out.Item?.available as number | undefined;
     return available ?? account.monthlyAllowance;
   }
 
   async grant(account: CreditAccount, amount: number, at: Date): Promise<number> {
-    const out = await this.table.client.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: keys.credits(account.projectId, monthKey(at)),
-        UpdateExpression:
-          'SET available = if_not_exists(available, :allow) + :amount, granted = if_not_exists(granted, :zero) + :amount, allowance = if_not_exists(allowance, :allow)',
-        ExpressionAttributeValues: { ':allow': account.monthlyAllowance, ':amount': amount, ':zero': 0 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
+    const out = await updateItem(this.table, {
+      Key: keys.credits(account.projectId, monthKey(at)),
+      UpdateExpression:
+        'SET available = if_not_exists(available, :allow) + :amount, granted = if_not_exists(granted, :zero) + :amount, allowance = if_not_exists(allowance, :allow)',
+      ExpressionAttributeValues: { ':allow': account.monthlyAllowance, ':amount': amount, ':zero': 0 },
+      ReturnValues: 'UPDATED_NEW',
+    });
     return out.Attributes?.available as number;
   }
 
@@ -54,43 +47,37 @@ export class DynamoCreditLedger implements CreditLedger {
     const balanceCondition =
       account.monthlyAllowance >= 1 ? '(attribute_not_exists(available) OR available >= :one)' : 'available >= :one';
     const charged = await applied(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: key,
-          UpdateExpression:
-            'SET available = if_not_exists(available, :allow) - :one, spent = if_not_exists(spent, :zero) + :one, ' +
-            'allowance = if_not_exists(allowance, :allow), #charge = :at, seq = if_not_exists(seq, :zero) + :one, ' +
-            '#sweepPk = :sweepPk, #sweepSk = if_not_exists(#sweepSk, :sweepSk)',
-          ConditionExpression: `attribute_not_exists(#charge) AND ${balanceCondition}`,
-          ExpressionAttributeNames: {
-            '#charge': CHARGE_ATTR + chargeId,
-            '#sweepPk': backgroundIndex.partitionKey,
-            '#sweepSk': backgroundIndex.sortKey,
-          },
-          ExpressionAttributeValues: {
-            ':allow': account.monthlyAllowance,
-            ':one': 1,
-            ':zero': 0,
-            ':at': at.getTime(),
-            ':sweepPk': backgroundIndex.creditSweepPartition,
-            ':sweepSk': backgroundIndex.sortableMs(at.getTime()),
-          },
-        }),
-      ),
+      updateItem(this.table, {
+        Key: key,
+        UpdateExpression:
+          'SET available = if_not_exists(available, :allow) - :one, spent = if_not_exists(spent, :zero) + :one, ' +
+          'allowance = if_not_exists(allowance, :allow), #charge = :at, seq = if_not_exists(seq, :zero) + :one, ' +
+          '#sweepPk = :sweepPk, #sweepSk = if_not_exists(#sweepSk, :sweepSk)',
+        ConditionExpression: `attribute_not_exists(#charge) AND ${balanceCondition}`,
+        ExpressionAttributeNames: {
+          '#charge': CHARGE_ATTR + chargeId,
+          '#sweepPk': backgroundIndex.partitionKey,
+          '#sweepSk': backgroundIndex.sortKey,
+        },
+        ExpressionAttributeValues: {
+          ':allow': account.monthlyAllowance,
+          ':one': 1,
+          ':zero': 0,
+          ':at': at.getTime(),
+          ':sweepPk': backgroundIndex.creditSweepPartition,
+          ':sweepSk': backgroundIndex.sortableMs(at.getTime()),
+        },
+      }),
     );
     if (charged) return { charged: true, receipt };
     // The condition failed: either the balance is short, or this very charge already went through (an SDK retry of
     // a write whose answer was lost). Only this rare path pays for a read.
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: key,
-        ConsistentRead: true,
-        ProjectionExpression: '#charge',
-        ExpressionAttributeNames: { '#charge': CHARGE_ATTR + chargeId },
-      }),
-    );
+    const out = await getItem(this.table, {
+      Key: key,
+      ConsistentRead: true,
+      ProjectionExpression: '#charge',
+      ExpressionAttributeNames: { '#charge': CHARGE_ATTR + chargeId },
+    });
     if (out.Item && out.Item[CHARGE_ATTR + chargeId] !== undefined) return { charged: true, receipt };
     return { charged: false, reason: 'insufficient' };
   }
@@ -116,16 +103,13 @@ export class DynamoCreditLedger implements CreditLedger {
     values?: Record<string, unknown>,
   ): Promise<boolean> {
     return applied(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.credits(receipt.projectId, receipt.month),
-          UpdateExpression: updateExpression,
-          ConditionExpression: 'attribute_exists(#charge)',
-          ExpressionAttributeNames: { '#charge': CHARGE_ATTR + receipt.chargeId },
-          ...(values ? { ExpressionAttributeValues: values } : {}),
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.credits(receipt.projectId, receipt.month),
+        UpdateExpression: updateExpression,
+        ConditionExpression: 'attribute_exists(#charge)',
+        ExpressionAttributeNames: { '#charge': CHARGE_ATTR + receipt.chargeId },
+        ...(values ? { ExpressionAttributeValues: values } : {}),
+      }),
     );
   }
 
@@ -135,16 +119,13 @@ export class DynamoCreditLedger implements CreditLedger {
     let refunded = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          IndexName: gsi.indexName,
-          KeyConditionExpression: '#pk = :pk AND #sk <= :cutoff',
-          ExpressionAttributeNames: { '#pk': gsi.partitionKey, '#sk': gsi.sortKey },
-          ExpressionAttributeValues: { ':pk': gsi.creditSweepPartition, ':cutoff': gsi.sortableMs(cutoff) },
-          ExclusiveStartKey: startKey,
-        }),
-      );
+      const page = await queryPage(this.table, {
+        IndexName: gsi.indexName,
+        KeyConditionExpression: '#pk = :pk AND #sk <= :cutoff',
+        ExpressionAttributeNames: { '#pk': gsi.partitionKey, '#sk': gsi.sortKey },
+        ExpressionAttributeValues: { ':pk': gsi.creditSweepPartition, ':cutoff': gsi.sortableMs(cutoff) },
+        ExclusiveStartKey: startKey,
+      });
       for (const item of page.Items ?? []) refunded += await this.sweepItem(item, cutoff);
       startKey = page.LastEvaluatedKey;
     } while (startKey);
@@ -167,22 +148,19 @@ export class DynamoCreditLedger implements CreditLedger {
     const gsi = backgroundIndex;
     // Only if no charge arrived since the read (seq unchanged); otherwise the mark stays and the next run looks again.
     await applied(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.credits(projectId, month),
-          UpdateExpression: oldestLeft === undefined ? 'REMOVE #pk, #sk' : 'SET #sk = :sk',
-          ConditionExpression: 'seq = :seq',
-          ExpressionAttributeNames: {
-            ...(oldestLeft === undefined ? { '#pk': gsi.partitionKey } : {}),
-            '#sk': gsi.sortKey,
-          },
-          ExpressionAttributeValues: {
-            ':seq': item.seq,
-            ...(oldestLeft === undefined ? {} : { ':sk': gsi.sortableMs(oldestLeft) }),
-          },
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.credits(projectId, month),
+        UpdateExpression: oldestLeft === undefined ? 'REMOVE #pk, #sk' : 'SET #sk = :sk',
+        ConditionExpression: 'seq = :seq',
+        ExpressionAttributeNames: {
+          ...(oldestLeft === undefined ? { '#pk': gsi.partitionKey } : {}),
+          '#sk': gsi.sortKey,
+        },
+        ExpressionAttributeValues: {
+          ':seq': item.seq,
+          ...(oldestLeft === undefined ? {} : { ':sk': gsi.sortableMs(oldestLeft) }),
+        },
+      }),
     );
     return refunded;
   }

@@ -1,7 +1,6 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryRecord, DeliveryStatus } from '../../webhooks/model.ts';
 import type { AttemptWrite, DeliveryStore } from '../../webhooks/ports.ts';
-import { applied, conditionalWrite, type DynamoTable } from './table.ts';
+import { applied, conditionalWrite, type DynamoTable, getItem, queryPage, updateItem } from './table.ts';
 import { collections, keys } from './keys.ts';
 
 /** Deliveries are kept this long after their last attempt (DynamoDB TTL). */
@@ -65,27 +64,21 @@ export class DynamoDeliveryStore implements DeliveryStore {
       values[':succeeded'] = 'succeeded';
     }
     return applied(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.delivery(write.projectId, write.integrationId, write.deliveryId),
-          UpdateExpression: `SET ${set.join(', ')}${write.nextAttemptAt === undefined ? ' REMOVE nextAttemptAt' : ''}`,
-          ...(condition ? { ConditionExpression: condition } : {}),
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: values,
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.delivery(write.projectId, write.integrationId, write.deliveryId),
+        UpdateExpression: `SET ${set.join(', ')}${write.nextAttemptAt === undefined ? ' REMOVE nextAttemptAt' : ''}`,
+        ...(condition ? { ConditionExpression: condition } : {}),
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+      }),
     );
   }
 
   async get(projectId: string, integrationId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.delivery(projectId, integrationId, deliveryId),
-        ConsistentRead: true,
-      }),
-    );
+    const out = await getItem(this.table, {
+      Key: keys.delivery(projectId, integrationId, deliveryId),
+      ConsistentRead: true,
+    });
     return out.Item ? toRecord(out.Item) : undefined;
   }
 
@@ -98,23 +91,20 @@ export class DynamoDeliveryStore implements DeliveryStore {
     let startKey = options.cursor ? decodeCursor(options.cursor, projectId, integrationId) : undefined;
     // A status filter applies after DynamoDB's page limit: read pages until the page is full or the data ends.
     for (let page = 0; page < 20; page++) {
-      const out = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ScanIndexForward: false,
-          Limit: options.limit - items.length,
-          ProjectionExpression: LIST_FIELDS,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pk': collections.deliveries(projectId, integrationId).pk,
-            ...(options.status ? { ':status': options.status } : {}),
-          },
-          ...(options.status ? { FilterExpression: '#status = :status' } : {}),
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
+      const out = await queryPage(this.table, {
+        KeyConditionExpression: 'pk = :pk',
+        ScanIndexForward: false,
+        Limit: options.limit - items.length,
+        ProjectionExpression: LIST_FIELDS,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': collections.deliveries(projectId, integrationId).pk,
+          ...(options.status ? { ':status': options.status } : {}),
+        },
+        ...(options.status ? { FilterExpression: '#status = :status' } : {}),
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      });
       items.push(...(out.Items ?? []).map(toRecord));
       startKey = out.LastEvaluatedKey;
       if (!startKey || items.length >= options.limit) break;
@@ -128,17 +118,14 @@ export class DynamoDeliveryStore implements DeliveryStore {
     deliveryId: string,
   ): Promise<DeliveryRecord | undefined> {
     const write = await conditionalWrite(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.delivery(projectId, integrationId, deliveryId),
-          UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE nextAttemptAt',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':pending': 'pending', ':now': this.now() },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.delivery(projectId, integrationId, deliveryId),
+        UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE nextAttemptAt',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pending': 'pending', ':now': this.now() },
+        ReturnValues: 'ALL_NEW',
+      }),
     );
     return write.applied && write.output.Attributes ? toRecord(write.output.Attributes) : undefined;
   }

@@ -1,4 +1,3 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   liveSigningSecrets,
   type Integration,
@@ -7,7 +6,16 @@ import {
   type WebhookTarget,
 } from '../../integrations/integration.ts';
 import type { SecretBox } from '../../integrations/secret-box.ts';
-import { applied, conditionalWrite, type DynamoTable, queryAll } from './table.ts';
+import {
+  applied,
+  conditionalWrite,
+  deleteItem,
+  type DynamoTable,
+  getItem,
+  putItem,
+  queryAll,
+  updateItem,
+} from './table.ts';
 import { collections, keys } from './keys.ts';
 
 /** What is stored for a webhook's secrets: each sealed (AES-256-GCM) and bound to its integration. */
@@ -33,23 +41,17 @@ export class DynamoIntegrationStore implements IntegrationStore {
   ) {}
 
   async create(integration: Integration): Promise<void> {
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: this.toItem(integration),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await putItem(this.table, {
+      Item: this.toItem(integration),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 
   async get(projectId: string, integrationId: string): Promise<Integration | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.integration(projectId, integrationId),
-        ConsistentRead: true,
-      }),
-    );
+    const out = await getItem(this.table, {
+      Key: keys.integration(projectId, integrationId),
+      ConsistentRead: true,
+    });
     return out.Item ? this.fromItem(out.Item) : undefined;
   }
 
@@ -59,26 +61,20 @@ export class DynamoIntegrationStore implements IntegrationStore {
 
   async update(integration: Integration): Promise<boolean> {
     return applied(
-      this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: this.toItem(integration),
-          ConditionExpression: '#version = :previous',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':previous': integration.version - 1 },
-        }),
-      ),
+      putItem(this.table, {
+        Item: this.toItem(integration),
+        ConditionExpression: '#version = :previous',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':previous': integration.version - 1 },
+      }),
     );
   }
 
   async delete(projectId: string, integrationId: string): Promise<Integration | undefined> {
-    const out = await this.table.client.send(
-      new DeleteCommand({
-        TableName: this.table.tableName,
-        Key: keys.integration(projectId, integrationId),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
+    const out = await deleteItem(this.table, {
+      Key: keys.integration(projectId, integrationId),
+      ReturnValues: 'ALL_OLD',
+    });
     return out.Attributes ? this.fromItem(out.Attributes) : undefined;
   }
 
@@ -94,24 +90,21 @@ export class DynamoIntegrationStore implements IntegrationStore {
 
   async disableWebhook(projectId: string, integrationId: string, reason: string): Promise<boolean> {
     const write = await conditionalWrite(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.integration(projectId, integrationId),
-          UpdateExpression:
-            'SET #i.enabled = :false, #i.disabledReason = :reason, #i.updatedAt = :at, #version = #version + :one',
-          ConditionExpression: 'attribute_exists(pk) AND #product = :webhook',
-          ExpressionAttributeNames: { '#version': 'version', '#i': 'integration', '#product': 'product' },
-          ExpressionAttributeValues: {
-            ':false': false,
-            ':reason': reason,
-            ':at': this.now().toISOString(),
-            ':one': 1,
-            ':webhook': 'webhook',
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.integration(projectId, integrationId),
+        UpdateExpression:
+          'SET #i.enabled = :false, #i.disabledReason = :reason, #i.updatedAt = :at, #version = #version + :one',
+        ConditionExpression: 'attribute_exists(pk) AND #product = :webhook',
+        ExpressionAttributeNames: { '#version': 'version', '#i': 'integration', '#product': 'product' },
+        ExpressionAttributeValues: {
+          ':false': false,
+          ':reason': reason,
+          ':at': this.now().toISOString(),
+          ':one': 1,
+          ':webhook': 'webhook',
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
     );
     if (!write.applied) return false;
     const scope = (write.output.Attributes?.integration as { scope?: string } | undefined)?.scope;
@@ -120,9 +113,7 @@ export class DynamoIntegrationStore implements IntegrationStore {
   }
 
   async generalWebhookHolder(projectId: string): Promise<{ integrationId: string; claimedAt: number } | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({ TableName: this.table.tableName, Key: keys.generalWebhook(projectId), ConsistentRead: true }),
-    );
+    const out = await getItem(this.table, { Key: keys.generalWebhook(projectId), ConsistentRead: true });
     return out.Item
       ? { integrationId: out.Item.integrationId as string, claimedAt: out.Item.claimedAt as number }
       : undefined;
@@ -130,32 +121,26 @@ export class DynamoIntegrationStore implements IntegrationStore {
 
   async claimGeneralWebhook(projectId: string, integrationId: string, staleHolder?: string): Promise<boolean> {
     return applied(
-      this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: { ...keys.generalWebhook(projectId), integrationId, claimedAt: this.now().getTime() },
-          ConditionExpression:
-            'attribute_not_exists(pk) OR integrationId = :mine' +
-            (staleHolder === undefined ? '' : ' OR integrationId = :stale'),
-          ExpressionAttributeValues: {
-            ':mine': integrationId,
-            ...(staleHolder === undefined ? {} : { ':stale': staleHolder }),
-          },
-        }),
-      ),
+      putItem(this.table, {
+        Item: { ...keys.generalWebhook(projectId), integrationId, claimedAt: this.now().getTime() },
+        ConditionExpression:
+          'attribute_not_exists(pk) OR integrationId = :mine' +
+          (staleHolder === undefined ? '' : ' OR integrationId = :stale'),
+        ExpressionAttributeValues: {
+          ':mine': integrationId,
+          ...(staleHolder === undefined ? {} : { ':stale': staleHolder }),
+        },
+      }),
     );
   }
 
   async releaseGeneralWebhook(projectId: string, integrationId: string): Promise<void> {
     await applied(
-      this.table.client.send(
-        new DeleteCommand({
-          TableName: this.table.tableName,
-          Key: keys.generalWebhook(projectId),
-          ConditionExpression: 'integrationId = :mine',
-          ExpressionAttributeValues: { ':mine': integrationId },
-        }),
-      ),
+      deleteItem(this.table, {
+        Key: keys.generalWebhook(projectId),
+        ConditionExpression: 'integrationId = :mine',
+        ExpressionAttributeValues: { ':mine': integrationId },
+      }),
     );
   }
 

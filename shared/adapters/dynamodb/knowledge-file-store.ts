@@ -1,4 +1,4 @@
-import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   IndexState,
   KnowledgeFile,
@@ -6,7 +6,7 @@ import type {
   StartUploadOutcome,
 } from '../../knowledge/knowledge-files.ts';
 import { collections, keys } from './keys.ts';
-import { applied, type DynamoTable, queryAll } from './table.ts';
+import { applied, deleteItem, type DynamoTable, getItem, putItem, queryAll, updateItem } from './table.ts';
 
 /**
  * Knowledge files (`BOT#<botId>` / `FILE#<fileKey>`) and the knowledge state on the bot item (`current` and `live`
@@ -19,38 +19,29 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   async startUpload(projectId: string, file: KnowledgeFile): Promise<StartUploadOutcome> {
     // The bot first: from here the old generation is out of search and only this one may be published.
     const current = await applied(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.bot(file.botId),
-          UpdateExpression: 'SET #current.#k = :g REMOVE #live.#k',
-          ConditionExpression: 'projectId = :p AND (attribute_not_exists(#current.#k) OR #current.#k < :g)',
-          ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': file.fileKey },
-          ExpressionAttributeValues: { ':g': file.generation, ':p': projectId },
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.bot(file.botId),
+        UpdateExpression: 'SET #current.#k = :g REMOVE #live.#k',
+        ConditionExpression: 'projectId = :p AND (attribute_not_exists(#current.#k) OR #current.#k < :g)',
+        ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': file.fileKey },
+        ExpressionAttributeValues: { ':g': file.generation, ':p': projectId },
+      }),
     );
     if (!current) {
-      const bot = await this.table.client.send(
-        new GetCommand({
-          TableName: this.table.tableName,
-          Key: keys.bot(file.botId),
-          ConsistentRead: true,
-          ProjectionExpression: 'projectId',
-        }),
-      );
+      const bot = await getItem(this.table, {
+        Key: keys.bot(file.botId),
+        ConsistentRead: true,
+        ProjectionExpression: 'projectId',
+      });
       return bot.Item?.projectId === projectId ? 'superseded' : 'bot-not-found';
     }
     if (
       !(await applied(
-        this.table.client.send(
-          new PutCommand({
-            TableName: this.table.tableName,
-            Item: { ...keys.knowledgeFile(file.botId, file.fileKey), ...file },
-            ConditionExpression: 'attribute_not_exists(generation) OR generation < :g',
-            ExpressionAttributeValues: { ':g': file.generation },
-          }),
-        ),
+        putItem(this.table, {
+          Item: { ...keys.knowledgeFile(file.botId, file.fileKey), ...file },
+          ConditionExpression: 'attribute_not_exists(generation) OR generation < :g',
+          ExpressionAttributeValues: { ':g': file.generation },
+        }),
       ))
     )
       return 'superseded';
@@ -58,13 +49,10 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   }
 
   async get(botId: string, fileKey: string): Promise<KnowledgeFile | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.knowledgeFile(botId, fileKey),
-        ConsistentRead: true,
-      }),
-    );
+    const out = await getItem(this.table, {
+      Key: keys.knowledgeFile(botId, fileKey),
+      ConsistentRead: true,
+    });
     return out.Item ? toFile(out.Item) : undefined;
   }
 
@@ -115,41 +103,32 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
     values: Record<string, unknown>,
   ): Promise<boolean> {
     return applied(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.knowledgeFile(botId, fileKey),
-          UpdateExpression: update,
-          ConditionExpression: 'generation = :g',
-          ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-          ExpressionAttributeValues: { ...values, ':g': generation },
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.knowledgeFile(botId, fileKey),
+        UpdateExpression: update,
+        ConditionExpression: 'generation = :g',
+        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+        ExpressionAttributeValues: { ...values, ':g': generation },
+      }),
     );
   }
 
   async remove(projectId: string, botId: string, fileKey: string): Promise<KnowledgeFile | undefined> {
     // Out of search first: from this write on, no search shows its excerpts and no rebuild can make it live.
     const outOfSearch = await applied(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.bot(botId),
-          UpdateExpression: 'REMOVE #current.#k, #live.#k',
-          ConditionExpression: 'projectId = :p',
-          ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': fileKey },
-          ExpressionAttributeValues: { ':p': projectId },
-        }),
-      ),
-    );
-    if (!outOfSearch) return undefined;
-    const out = await this.table.client.send(
-      new DeleteCommand({
-        TableName: this.table.tableName,
-        Key: keys.knowledgeFile(botId, fileKey),
-        ReturnValues: 'ALL_OLD',
+      updateItem(this.table, {
+        Key: keys.bot(botId),
+        UpdateExpression: 'REMOVE #current.#k, #live.#k',
+        ConditionExpression: 'projectId = :p',
+        ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': fileKey },
+        ExpressionAttributeValues: { ':p': projectId },
       }),
     );
+    if (!outOfSearch) return undefined;
+    const out = await deleteItem(this.table, {
+      Key: keys.knowledgeFile(botId, fileKey),
+      ReturnValues: 'ALL_OLD',
+    });
     return out.Attributes ? toFile(out.Attributes) : undefined;
   }
 
@@ -170,15 +149,12 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   }
 
   async indexState(botId: string): Promise<IndexState | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.bot(botId),
-        ConsistentRead: true,
-        ProjectionExpression: 'indexVersion, indexKey, previousIndexKey, #current, #live',
-        ExpressionAttributeNames: { '#current': 'current', '#live': 'live' },
-      }),
-    );
+    const out = await getItem(this.table, {
+      Key: keys.bot(botId),
+      ConsistentRead: true,
+      ProjectionExpression: 'indexVersion, indexKey, previousIndexKey, #current, #live',
+      ExpressionAttributeNames: { '#current': 'current', '#live': 'live' },
+    });
     const item = out.Item;
     if (!item) return undefined;
     return {
@@ -215,16 +191,13 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
       conditions.push(`#current.#k${i} = :g${i}`);
     });
     return applied(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.bot(botId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-          ExpressionAttributeValues: values,
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.bot(botId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+        ExpressionAttributeValues: values,
+      }),
     );
   }
 }

@@ -1,6 +1,5 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { MessageLog, MessageRecord, OutboxPage } from '../../messaging/message.ts';
-import type { DynamoTable } from './table.ts';
+import { type DynamoTable, putItem, queryPage } from './table.ts';
 import { collections, keys } from './keys.ts';
 
 /** Message records are kept 90 days (DynamoDB TTL), the outbox with them. */
@@ -15,16 +14,13 @@ export class DynamoMessageLog implements MessageLog {
   constructor(private readonly table: DynamoTable) {}
 
   async record(message: MessageRecord): Promise<void> {
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...keys.message(message.projectId, message.channelId, message.sentAt, message.messageId),
-          message,
-          expiresAt: Math.floor(Date.parse(message.sentAt) / 1000) + RETENTION_SECONDS,
-        },
-      }),
-    );
+    await putItem(this.table, {
+      Item: {
+        ...keys.message(message.projectId, message.channelId, message.sentAt, message.messageId),
+        message,
+        expiresAt: Math.floor(Date.parse(message.sentAt) / 1000) + RETENTION_SECONDS,
+      },
+    });
   }
 
   async listOutbox(
@@ -33,17 +29,14 @@ export class DynamoMessageLog implements MessageLog {
     page: { limit: number; cursor?: string },
   ): Promise<OutboxPage> {
     const messages = collections.messages(projectId, channelId);
-    const out = await this.table.client.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': messages.pk, ':prefix': messages.skPrefix },
-        ScanIndexForward: false,
-        Limit: page.limit,
-        ConsistentRead: true,
-        ExclusiveStartKey: decodeCursor(page.cursor, projectId, channelId),
-      }),
-    );
+    const out = await queryPage(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': messages.pk, ':prefix': messages.skPrefix },
+      ScanIndexForward: false,
+      Limit: page.limit,
+      ConsistentRead: true,
+      ExclusiveStartKey: decodeCursor(page.cursor, projectId, channelId),
+    });
     const items = (out.Items ?? []).map((item) => {
       const m = item.message as MessageRecord;
       return { messageId: m.messageId, to: m.to, payload: m.payload, sentAt: m.sentAt };

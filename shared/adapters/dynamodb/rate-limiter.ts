@@ -1,4 +1,3 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   admitted,
   intervalMs,
@@ -7,7 +6,7 @@ import {
   type RateDecision,
   type RateLimiter,
 } from '../../ratelimit/gcra.ts';
-import { conditionalWrite, type DynamoTable } from './table.ts';
+import { conditionalWrite, type DynamoTable, updateItem } from './table.ts';
 import { keys } from './keys.ts';
 
 /** Keys whose last known bucket state this instance remembers (an order hint only; see below). */
@@ -59,15 +58,12 @@ export class DynamoRateLimiter implements RateLimiter {
   private async idle(key: string, now: number): Promise<{ kind: 'admitted'; tat: number } | { kind: 'not-idle' }> {
     const tat = now + intervalMs(this.params);
     const write = await conditionalWrite(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.rateLimit(key),
-          UpdateExpression: 'SET tat = :next, expiresAt = :exp',
-          ConditionExpression: 'attribute_not_exists(tat) OR tat <= :now',
-          ExpressionAttributeValues: { ':next': tat, ':now': now, ':exp': this.expiresAt(now) },
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.rateLimit(key),
+        UpdateExpression: 'SET tat = :next, expiresAt = :exp',
+        ConditionExpression: 'attribute_not_exists(tat) OR tat <= :now',
+        ExpressionAttributeValues: { ':next': tat, ':now': now, ':exp': this.expiresAt(now) },
+      }),
     );
     return write.applied ? { kind: 'admitted', tat } : { kind: 'not-idle' };
   }
@@ -82,22 +78,19 @@ export class DynamoRateLimiter implements RateLimiter {
   ): Promise<{ kind: 'admitted'; tat: number } | { kind: 'refused'; tat: number | undefined }> {
     const t = intervalMs(this.params);
     const write = await conditionalWrite(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.rateLimit(key),
-          UpdateExpression: 'SET tat = tat + :t, expiresAt = :exp',
-          ConditionExpression: 'tat > :now AND tat <= :max',
-          ExpressionAttributeValues: {
-            ':t': t,
-            ':now': now,
-            ':max': now + this.params.windowMs - t,
-            ':exp': this.expiresAt(now),
-          },
-          ReturnValues: 'UPDATED_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.rateLimit(key),
+        UpdateExpression: 'SET tat = tat + :t, expiresAt = :exp',
+        ConditionExpression: 'tat > :now AND tat <= :max',
+        ExpressionAttributeValues: {
+          ':t': t,
+          ':now': now,
+          ':max': now + this.params.windowMs - t,
+          ':exp': this.expiresAt(now),
+        },
+        ReturnValues: 'UPDATED_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
     );
     if (write.applied) return { kind: 'admitted', tat: write.output.Attributes?.tat as number };
     const tatBefore = write.itemBefore?.tat?.N;

@@ -1,5 +1,17 @@
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DeleteCommandInput,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  type GetCommandInput,
+  PutCommand,
+  type PutCommandInput,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 
 /** The table and client every DynamoDB adapter works with. */
 export interface DynamoTable {
@@ -55,11 +67,36 @@ export async function queryAll(
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const out = await table.client.send(
-      new QueryCommand({ ...input, TableName: table.tableName, ExclusiveStartKey: startKey }),
-    );
+    const out = await queryPage(table, { ...input, ExclusiveStartKey: startKey });
     items.push(...((out.Items ?? []) as Record<string, unknown>[]));
     startKey = out.LastEvaluatedKey;
   } while (startKey);
   return items;
+}
+
+type WithoutTable<T> = Omit<T, 'TableName'>;
+
+/** GetItem on the table. */
+export function getItem(table: DynamoTable, input: WithoutTable<GetCommandInput>) {
+  return table.client.send(new GetCommand({ TableName: table.tableName, ...input }));
+}
+
+/** PutItem on the table. */
+export function putItem(table: DynamoTable, input: WithoutTable<PutCommandInput>) {
+  return table.client.send(new PutCommand({ TableName: table.tableName, ...input }));
+}
+
+/** UpdateItem on the table. */
+export function updateItem(table: DynamoTable, input: WithoutTable<UpdateCommandInput>) {
+  return table.client.send(new UpdateCommand({ TableName: table.tableName, ...input }));
+}
+
+/** DeleteItem on the table. */
+export function deleteItem(table: DynamoTable, input: WithoutTable<DeleteCommandInput>) {
+  return table.client.send(new DeleteCommand({ TableName: table.tableName, ...input }));
+}
+
+/** One page of a Query on the table (see {@link queryAll} for every page). */
+export function queryPage(table: DynamoTable, input: WithoutTable<QueryCommandInput>) {
+  return table.client.send(new QueryCommand({ TableName: table.tableName, ...input }));
 }
