@@ -10,7 +10,7 @@ import {
   queryAll,
   updateItem,
 } from './table.ts';
-import { collections, keys } from './keys.ts';
+import { collections, inCollection, keys } from './keys.ts';
 
 const BOT_ATTRIBUTES = [
   'botId',
@@ -118,11 +118,7 @@ export class DynamoBotStore implements BotStore {
   }
 
   async listByProject(projectId: string): Promise<Bot[]> {
-    const botEntries = collections.botEntries(projectId);
-    const entries = await queryAll(this.table, {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': botEntries.pk, ':prefix': botEntries.skPrefix },
-    });
+    const entries = await queryAll(this.table, inCollection(collections.botEntries(projectId)));
     const ids = entries.map((item) => item.botId as string);
 
     const bots: Bot[] = [];

@@ -10,7 +10,7 @@ import {
   queryAll,
   updateItem,
 } from './table.ts';
-import { collections, keys } from './keys.ts';
+import { collections, inCollection, keys } from './keys.ts';
 
 /**
  * Channels under their project: `PRJ#<projectId>` / `CH#<channelId>`. The message credits are an attribute of the
@@ -48,10 +48,8 @@ export class DynamoChannelStore implements ChannelStore {
   }
 
   async list(projectId: string): Promise<Channel[]> {
-    const channels = collections.channels(projectId);
     const items = await queryAll(this.table, {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': channels.pk, ':prefix': channels.skPrefix },
+      ...inCollection(collections.channels(projectId)),
       ConsistentRead: true,
     });
     return items.map((item) => this.fromItem(item));

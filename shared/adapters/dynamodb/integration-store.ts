@@ -16,7 +16,7 @@ import {
   queryAll,
   updateItem,
 } from './table.ts';
-import { collections, keys } from './keys.ts';
+import { collections, inCollection, keys } from './keys.ts';
 
 /** What is stored for a webhook's secrets: each sealed (AES-256-GCM) and bound to its integration. */
 interface SealedWebhookSecrets {
@@ -145,17 +145,11 @@ export class DynamoIntegrationStore implements IntegrationStore {
   }
 
   private query(projectId: string, webhooksOnly: boolean): Promise<Record<string, unknown>[]> {
-    const integrations = collections.integrations(projectId);
     return queryAll(this.table, {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ...inCollection(collections.integrations(projectId), webhooksOnly ? { ':webhook': 'webhook' } : {}),
       ...(webhooksOnly
         ? { FilterExpression: '#product = :webhook', ExpressionAttributeNames: { '#product': 'product' } }
         : {}),
-      ExpressionAttributeValues: {
-        ':pk': integrations.pk,
-        ':prefix': integrations.skPrefix,
-        ...(webhooksOnly ? { ':webhook': 'webhook' } : {}),
-      },
       ConsistentRead: true,
     });
   }

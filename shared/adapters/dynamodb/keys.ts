@@ -60,6 +60,14 @@ export interface Collection {
   skPrefix: string;
 }
 
+/** A Query's key condition over a collection, with the further values the query's other expressions use. */
+export function inCollection(collection: Collection, values: Record<string, unknown> = {}) {
+  return {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.skPrefix, ...values },
+  };
+}
+
 /** What each listing queries. */
 export const collections = {
   channels: (projectId: string): Collection => ({ pk: projectPartition(projectId), skPrefix: 'CH#' }),

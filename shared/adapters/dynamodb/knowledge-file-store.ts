@@ -5,7 +5,7 @@ import type {
   KnowledgeFileStore,
   StartUploadOutcome,
 } from '../../knowledge/knowledge-files.ts';
-import { collections, keys } from './keys.ts';
+import { collections, inCollection, keys } from './keys.ts';
 import { applied, deleteItem, type DynamoTable, getItem, putItem, queryAll, updateItem } from './table.ts';
 
 /**
@@ -57,10 +57,8 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   }
 
   async list(botId: string): Promise<KnowledgeFile[]> {
-    const files = collections.knowledgeFiles(botId);
     const items = await queryAll(this.table, {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': files.pk, ':prefix': files.skPrefix },
+      ...inCollection(collections.knowledgeFiles(botId)),
       ConsistentRead: true,
     });
     return items.map(toFile);

@@ -1,6 +1,6 @@
 import type { MessageLog, MessageRecord, OutboxPage } from '../../messaging/message.ts';
 import { type DynamoTable, putItem, queryPage } from './table.ts';
-import { collections, keys } from './keys.ts';
+import { collections, inCollection, keys } from './keys.ts';
 
 /** Message records are kept 90 days (DynamoDB TTL), the outbox with them. */
 const RETENTION_SECONDS = 90 * 86400;
@@ -28,10 +28,8 @@ export class DynamoMessageLog implements MessageLog {
     channelId: string,
     page: { limit: number; cursor?: string },
   ): Promise<OutboxPage> {
-    const messages = collections.messages(projectId, channelId);
     const out = await queryPage(this.table, {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': messages.pk, ':prefix': messages.skPrefix },
+      ...inCollection(collections.messages(projectId, channelId)),
       ScanIndexForward: false,
       Limit: page.limit,
       ConsistentRead: true,
