@@ -67,21 +67,26 @@ export interface DeliverDeps {
 /**
  * The deliver worker's use case, for one batch of jobs from the `deliveries` queue. For each job, concurrently:
  *
- * 1. due (`secondsUntilDue`): wait in the queue if the job is not due yet (a wait longer than SQS visibility allows);
- * 2. target (`resolveTarget`): the sealed snapshot the fan-out put in the job (first receive, under a minute old), else
- *    a fresh read (retries, manual retries); a deleted webhook ends the delivery; a disabled one fails it unsent;
- * 3. gate/park (`attemptThroughGate`, `parkedJob`): pass the endpoint gate (see `endpoint-gate.ts`): a destination that is hanging or has too many attempts in
- *    flight gets the job back on the queue with a delay, without an attempt (after half an hour of that, the
- *    attempt fails unsent and the retry schedule runs on);
- * 4. attempt: POST the body with `Authorization: Bearer` when configured and the Standard Webhooks headers (`webhook-id` =
- *    the event id on every attempt, signatures under every live secret), within the sender's 15 s deadline;
- * 5. decide and record (`decideAttempt`, `record`): write the attempt (one UpdateItem) with the status: succeeded (2xx); failed (410, the last attempt, or a
- *    manual retry that did not succeed); else pending with the next attempt time from the retry schedule;
+ * 1. due (`secondsUntilDue`): wait in the queue if the job is not due yet (a wait longer than SQS visibility
+ *    allows);
+ * 2. target (`resolveTarget`): the sealed snapshot the fan-out put in the job (first receive, under a minute old),
+ *    else a fresh read (retries, manual retries); a deleted webhook ends the delivery; a disabled one fails it
+ *    unsent;
+ * 3. gate/park (`attemptThroughGate`, `parkedJob`): pass the endpoint gate (see `endpoint-gate.ts`): a destination
+ *    that is hanging or has too many attempts in flight gets the job back on the queue with a delay, without an
+ *    attempt (after half an hour of that, the attempt fails unsent and the retry schedule runs on);
+ * 4. attempt: POST the body with `Authorization: Bearer` when configured and the Standard Webhooks headers
+ *    (`webhook-id` = the event id on every attempt, signatures under every live secret), within the sender's 15 s
+ *    deadline;
+ * 5. decide and record (`decideAttempt`, `record`): write the attempt (one UpdateItem) with the status: succeeded
+ *    (2xx); failed (410, the last attempt, or a manual retry that did not succeed); else pending with the next
+ *    attempt time from the retry schedule;
  * 6. 410 disables the webhook (`gone`); a webhook failing every delivery for 5 days is disabled (`failing`);
- * 7. schedule (`nextStepAfter`): a pending delivery's message is postponed (ChangeMessageVisibility) to the next attempt time, or re-sent
- *    with a delay when the wait is longer than a received message may stay invisible.
+ * 7. schedule (`nextStepAfter`): a pending delivery's message is postponed (ChangeMessageVisibility) to the next
+ *    attempt time, or re-sent with a delay when the wait is longer than a received message may stay invisible.
  *
- * The rules are pure functions in `delivery-steps.ts`; this file reads and writes. Returns the ids of the messages to leave on the queue (partial batch response).
+ * The rules are pure functions in `delivery-steps.ts`; this file does the reading and writing. Returns the ids of
+ * the messages to leave on the queue (partial batch response).
  */
 export function makeDeliver(deps: DeliverDeps) {
   const now = deps.now ?? Date.now;
