@@ -1,4 +1,5 @@
 import type { MiddlewareObj, Request } from '@middy/core';
+import type { RouteDoc } from '../openapi/route-doc.ts';
 import type * as z from '../validation/zod.ts';
 import { HttpError } from './errors.ts';
 import { bodyBytes, parseJsonObjectBody, validate, type UnknownFieldMessages } from './middleware.ts';
@@ -33,24 +34,6 @@ export interface Route<TBody = any> {
    */
   idempotent?: boolean;
   handle(request: RouteRequest<TBody>): Promise<HttpResult>;
-}
-
-/**
- * Documentation of a route for the generated OpenAPI document. The request body schema is the route's own `body`;
- * this adds what the code cannot tell: a summary, the answers and the error codes beyond the common ones.
- */
-export interface RouteDoc {
-  summary: string;
-  description?: string;
-  tags?: string[];
-  /** Query parameters as a zod object (each key one optional or required parameter). */
-  query?: z.ZodMiniObject;
-  /** Success answers by status: the body's zod schema, or none (204, 202 without body). */
-  responses: Record<number, { description: string; body?: z.ZodMiniType }>;
-  /** Error codes by status beyond the common ones (401, 404 NOT_FOUND, validation, 500): `{ 409: ['CONFLICT'] }`. */
-  errors?: Record<number, string[]>;
-  /** For `body: 'raw'`: the media types accepted. */
-  rawContentTypes?: string[];
 }
 
 /** Declares a route with its body type inferred from the schema. */

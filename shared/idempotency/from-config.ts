@@ -2,7 +2,7 @@ import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency-store.t
 import type { DynamoTable } from '../adapters/dynamodb/table.ts';
 import type { HttpEvent } from '../http/types.ts';
 import type { Logger } from '../logging/logger.ts';
-import { idempotency } from './idempotency.ts';
+import { idempotency } from '../http/idempotency.ts';
 
 /**
  * The `Idempotency-Key` middleware on DynamoDB. Use it right after authentication:

@@ -1,6 +1,6 @@
-import type { RouteDoc } from '../http/router.ts';
 import { withMeta } from '../validation/meta.ts';
 import * as z from '../validation/zod.ts';
+import type { RouteDoc } from './route-doc.ts';
 import * as s from './schemas.ts';
 
 /**

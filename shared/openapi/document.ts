@@ -1,4 +1,3 @@
-import type { Route, RouteDoc } from '../http/router.ts';
 import type { RouteDefinition } from '../resources/routes.ts';
 import { ADMIN_ROUTE_DOCS } from './admin-operations.ts';
 import { ERROR_CODES, mergeErrors, type ErrorsByStatus } from './error-codes.ts';
@@ -8,6 +7,7 @@ import {
   type PublicOperationDoc,
   type PublicSecurity,
 } from './public-operations.ts';
+import type { DocumentedRoute, RouteDoc } from './route-doc.ts';
 import { errorBody } from './schemas.ts';
 import * as z from '../validation/zod.ts';
 
@@ -15,7 +15,7 @@ type Json = Record<string, unknown>;
 
 export interface OpenApiInput {
   /** The management API's routes, as the admin function's router serves them. */
-  adminRoutes: readonly Route[];
+  adminRoutes: readonly DocumentedRoute[];
   /** The public route table (`shared/resources/routes.ts`). */
   publicRoutes: readonly RouteDefinition[];
   /** Prefix of the management API routes. */
@@ -176,7 +176,7 @@ function publicOperation(route: RouteDefinition, doc: PublicOperationDoc, conver
   return operation;
 }
 
-function adminOperation(route: Route, doc: RouteDoc, convert: Convert): Json {
+function adminOperation(route: DocumentedRoute, doc: RouteDoc, convert: Convert): Json {
   const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
   const common: ErrorsByStatus = { 401: ['UNAUTHORIZED'], 500: ['INTERNAL_ERROR'] };
   if (pathParams.length) common[404] = ['NOT_FOUND'];
