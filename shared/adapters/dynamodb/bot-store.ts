@@ -5,9 +5,9 @@ import {
   conditionalWrite,
   deleteItem,
   type DynamoTable,
-  getItem,
   putItem,
   queryAll,
+  readItem,
   updateItem,
 } from './table.ts';
 import { collections, inCollection, keys } from './keys.ts';
@@ -34,13 +34,11 @@ export class DynamoBotStore implements BotStore {
   constructor(private readonly table: DynamoTable) {}
 
   async get(botId: string): Promise<Bot | undefined> {
-    const out = await getItem(this.table, {
-      Key: keys.bot(botId),
-      ConsistentRead: true,
+    const item = await readItem(this.table, keys.bot(botId), {
       ProjectionExpression: BOT_ATTRIBUTES.join(', '),
       ExpressionAttributeNames: BOT_ATTRIBUTE_NAMES,
     });
-    return out.Item ? toBot(out.Item) : undefined;
+    return item ? toBot(item) : undefined;
   }
 
   async create(bot: Bot): Promise<void> {

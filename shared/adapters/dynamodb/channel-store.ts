@@ -5,9 +5,9 @@ import {
   conditionalWrite,
   deleteItem,
   type DynamoTable,
-  getItem,
   putItem,
   queryAll,
+  readItem,
   updateItem,
 } from './table.ts';
 import { collections, inCollection, keys } from './keys.ts';
@@ -40,11 +40,8 @@ export class DynamoChannelStore implements ChannelStore {
   }
 
   async get(projectId: string, channelId: string): Promise<Channel | undefined> {
-    const out = await getItem(this.table, {
-      Key: keys.channel(projectId, channelId),
-      ConsistentRead: true,
-    });
-    return out.Item ? this.fromItem(out.Item) : undefined;
+    const item = await readItem(this.table, keys.channel(projectId, channelId));
+    return item ? this.fromItem(item) : undefined;
   }
 
   async list(projectId: string): Promise<Channel[]> {

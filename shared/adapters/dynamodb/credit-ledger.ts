@@ -1,6 +1,6 @@
 import type { ChargeOutcome, ChargeReceipt, CreditAccount, CreditLedger } from '../../credits/credit-ledger.ts';
 import { monthKey } from '../../credits/month.ts';
-import { applied, type DynamoTable, getItem, queryPage, updateItem } from './table.ts';
+import { applied, type DynamoTable, queryPage, readItem, updateItem } from './table.ts';
 import { backgroundIndex, creditsKeyParts, keys } from './keys.ts';
 
 /** Prefix of the attributes that record open charges on a month item: `c_<chargeId>` = epoch ms of the charge. */
@@ -19,12 +19,10 @@ export class DynamoCreditLedger implements CreditLedger {
   constructor(private readonly table: DynamoTable) {}
 
   async available(account: CreditAccount, at: Date): Promise<number> {
-    const out = await getItem(this.table, {
-      Key: keys.credits(account.projectId, monthKey(at)),
-      ConsistentRead: true,
+    const item = await readItem(this.table, keys.credits(account.projectId, monthKey(at)), {
       ProjectionExpression: 'available',
     });
-    const available = out.Item?.available as number | undefined;
+    const available = item?.available as number | undefined;
     return available ?? account.monthlyAllowance;
   }
 
@@ -72,13 +70,11 @@ export class DynamoCreditLedger implements CreditLedger {
     if (charged) return { charged: true, receipt };
     // The condition failed: either the balance is short, or this very charge already went through (an SDK retry of
     // a write whose answer was lost). Only this rare path pays for a read.
-    const out = await getItem(this.table, {
-      Key: key,
-      ConsistentRead: true,
+    const item = await readItem(this.table, key, {
       ProjectionExpression: '#charge',
       ExpressionAttributeNames: { '#charge': CHARGE_ATTR + chargeId },
     });
-    if (out.Item && out.Item[CHARGE_ATTR + chargeId] !== undefined) return { charged: true, receipt };
+    if (item && item[CHARGE_ATTR + chargeId] !== undefined) return { charged: true, receipt };
     return { charged: false, reason: 'insufficient' };
   }
 

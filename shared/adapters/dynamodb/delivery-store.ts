@@ -1,6 +1,6 @@
 import type { DeliveryRecord, DeliveryStatus } from '../../webhooks/model.ts';
 import type { AttemptWrite, DeliveryStore } from '../../webhooks/ports.ts';
-import { applied, conditionalWrite, type DynamoTable, getItem, queryPage, updateItem } from './table.ts';
+import { applied, conditionalWrite, type DynamoTable, queryPage, readItem, updateItem } from './table.ts';
 import { collections, keys } from './keys.ts';
 
 /** Deliveries are kept this long after their last attempt (DynamoDB TTL). */
@@ -75,11 +75,8 @@ export class DynamoDeliveryStore implements DeliveryStore {
   }
 
   async get(projectId: string, integrationId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
-    const out = await getItem(this.table, {
-      Key: keys.delivery(projectId, integrationId, deliveryId),
-      ConsistentRead: true,
-    });
-    return out.Item ? toRecord(out.Item) : undefined;
+    const item = await readItem(this.table, keys.delivery(projectId, integrationId, deliveryId));
+    return item ? toRecord(item) : undefined;
   }
 
   async list(

@@ -6,7 +6,7 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from '../../idempotency/idempotency-store.ts';
-import { applied, deleteItem, type DynamoTable, getItem, putItem, updateItem } from './table.ts';
+import { applied, deleteItem, type DynamoTable, putItem, readItem, updateItem } from './table.ts';
 import { keys } from './keys.ts';
 
 /** Responses larger than this (gzip-compressed) are not kept: DynamoDB items stop at 400 KB. */
@@ -47,8 +47,7 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
       }),
     );
     if (claimed) return { kind: 'claimed' };
-    const out = await getItem(this.table, { Key: this.key(claim), ConsistentRead: true });
-    const item = out.Item;
+    const item = await readItem(this.table, this.key(claim));
     if (!item) return this.claim(claim); // released between our write and read: try once more
     if (item.fingerprint !== claim.fingerprint) return { kind: 'mismatch' };
     if (item.phase === 'completed' && item.response) {

@@ -11,9 +11,9 @@ import {
   conditionalWrite,
   deleteItem,
   type DynamoTable,
-  getItem,
   putItem,
   queryAll,
+  readItem,
   updateItem,
 } from './table.ts';
 import { collections, inCollection, keys } from './keys.ts';
@@ -48,11 +48,8 @@ export class DynamoIntegrationStore implements IntegrationStore {
   }
 
   async get(projectId: string, integrationId: string): Promise<Integration | undefined> {
-    const out = await getItem(this.table, {
-      Key: keys.integration(projectId, integrationId),
-      ConsistentRead: true,
-    });
-    return out.Item ? this.fromItem(out.Item) : undefined;
+    const item = await readItem(this.table, keys.integration(projectId, integrationId));
+    return item ? this.fromItem(item) : undefined;
   }
 
   async list(projectId: string): Promise<Integration[]> {
@@ -113,10 +110,8 @@ export class DynamoIntegrationStore implements IntegrationStore {
   }
 
   async generalWebhookHolder(projectId: string): Promise<{ integrationId: string; claimedAt: number } | undefined> {
-    const out = await getItem(this.table, { Key: keys.generalWebhook(projectId), ConsistentRead: true });
-    return out.Item
-      ? { integrationId: out.Item.integrationId as string, claimedAt: out.Item.claimedAt as number }
-      : undefined;
+    const item = await readItem(this.table, keys.generalWebhook(projectId));
+    return item ? { integrationId: item.integrationId as string, claimedAt: item.claimedAt as number } : undefined;
   }
 
   async claimGeneralWebhook(projectId: string, integrationId: string, staleHolder?: string): Promise<boolean> {

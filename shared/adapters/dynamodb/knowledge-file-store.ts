@@ -6,7 +6,7 @@ import type {
   StartUploadOutcome,
 } from '../../knowledge/knowledge-files.ts';
 import { collections, inCollection, keys } from './keys.ts';
-import { applied, deleteItem, type DynamoTable, getItem, putItem, queryAll, updateItem } from './table.ts';
+import { applied, deleteItem, type DynamoTable, putItem, queryAll, readItem, updateItem } from './table.ts';
 
 /**
  * Knowledge files (`BOT#<botId>` / `FILE#<fileKey>`) and the knowledge state on the bot item (`current` and `live`
@@ -28,12 +28,8 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
       }),
     );
     if (!current) {
-      const bot = await getItem(this.table, {
-        Key: keys.bot(file.botId),
-        ConsistentRead: true,
-        ProjectionExpression: 'projectId',
-      });
-      return bot.Item?.projectId === projectId ? 'superseded' : 'bot-not-found';
+      const bot = await readItem(this.table, keys.bot(file.botId), { ProjectionExpression: 'projectId' });
+      return bot?.projectId === projectId ? 'superseded' : 'bot-not-found';
     }
     if (
       !(await applied(
@@ -49,11 +45,8 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   }
 
   async get(botId: string, fileKey: string): Promise<KnowledgeFile | undefined> {
-    const out = await getItem(this.table, {
-      Key: keys.knowledgeFile(botId, fileKey),
-      ConsistentRead: true,
-    });
-    return out.Item ? toFile(out.Item) : undefined;
+    const item = await readItem(this.table, keys.knowledgeFile(botId, fileKey));
+    return item ? toFile(item) : undefined;
   }
 
   async list(botId: string): Promise<KnowledgeFile[]> {
@@ -147,13 +140,10 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   }
 
   async indexState(botId: string): Promise<IndexState | undefined> {
-    const out = await getItem(this.table, {
-      Key: keys.bot(botId),
-      ConsistentRead: true,
+    const item = await readItem(this.table, keys.bot(botId), {
       ProjectionExpression: 'indexVersion, indexKey, previousIndexKey, #current, #live',
       ExpressionAttributeNames: { '#current': 'current', '#live': 'live' },
     });
-    const item = out.Item;
     if (!item) return undefined;
     return {
       version: (item.indexVersion as number | undefined) ?? 0,

@@ -1,5 +1,5 @@
 import type { ApiTokenState, Project, ProjectPage, ProjectStore } from '../../projects/project.ts';
-import { applied, attributeValues, type DynamoTable, getItem, putItem, queryPage, updateItem } from './table.ts';
+import { applied, attributeValues, type DynamoTable, putItem, queryPage, readItem, updateItem } from './table.ts';
 import { backgroundIndex, keys } from './keys.ts';
 
 /**
@@ -22,13 +22,11 @@ export class DynamoProjectStore implements ProjectStore {
   }
 
   async get(projectId: string): Promise<Project | undefined> {
-    const out = await getItem(this.table, {
-      Key: keys.project(projectId),
-      ConsistentRead: true,
+    const item = await readItem(this.table, keys.project(projectId), {
       ProjectionExpression: '#project',
       ExpressionAttributeNames: { '#project': 'project' },
     });
-    return out.Item?.project as Project | undefined;
+    return item?.project as Project | undefined;
   }
 
   async list(limit: number, cursor?: string): Promise<ProjectPage> {
@@ -50,23 +48,17 @@ export class DynamoProjectStore implements ProjectStore {
   }
 
   async apiTokenState(projectId: string): Promise<ApiTokenState> {
-    const out = await getItem(this.table, {
-      Key: keys.project(projectId),
-      ConsistentRead: true,
+    const item = await readItem(this.table, keys.project(projectId), {
       ProjectionExpression: 'apiTokenHash, apiTokenIssuedAt',
     });
-    return out.Item?.apiTokenHash
-      ? { active: true, issuedAt: out.Item.apiTokenIssuedAt as string | undefined }
+    return item?.apiTokenHash
+      ? { active: true, issuedAt: item.apiTokenIssuedAt as string | undefined }
       : { active: false };
   }
 
   async currentApiTokenHash(projectId: string): Promise<string | undefined> {
-    const out = await getItem(this.table, {
-      Key: keys.project(projectId),
-      ConsistentRead: true,
-      ProjectionExpression: 'apiTokenHash',
-    });
-    return out.Item?.apiTokenHash as string | undefined;
+    const item = await readItem(this.table, keys.project(projectId), { ProjectionExpression: 'apiTokenHash' });
+    return item?.apiTokenHash as string | undefined;
   }
 
   async swapApiTokenHash(

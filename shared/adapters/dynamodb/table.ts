@@ -76,9 +76,19 @@ export async function queryAll(
 
 type WithoutTable<T> = Omit<T, 'TableName'>;
 
-/** GetItem on the table. */
-export function getItem(table: DynamoTable, input: WithoutTable<GetCommandInput>) {
-  return table.client.send(new GetCommand({ TableName: table.tableName, ...input }));
+/**
+ * The item under `key`, or undefined: a strongly consistent GetItem, as every read of the adapters is (a read that
+ * follows a write must see it); `projection` narrows it to some attributes.
+ */
+export async function readItem(
+  table: DynamoTable,
+  key: Record<string, unknown>,
+  projection?: Pick<GetCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'>,
+): Promise<Record<string, unknown> | undefined> {
+  const out = await table.client.send(
+    new GetCommand({ TableName: table.tableName, Key: key, ConsistentRead: true, ...projection }),
+  );
+  return out.Item;
 }
 
 /** PutItem on the table. */

@@ -1,5 +1,5 @@
 import type { TokenGrant, TokenStore } from '../../auth/token-store.ts';
-import { deleteItem, type DynamoTable, getItem, putItem } from './table.ts';
+import { deleteItem, type DynamoTable, putItem, readItem } from './table.ts';
 import { keys } from './keys.ts';
 
 /** Token grants keyed by token hash: `TOKEN#<sha256>`. */
@@ -7,8 +7,8 @@ export class DynamoTokenStore implements TokenStore {
   constructor(private readonly table: DynamoTable) {}
 
   async find(tokenHash: string): Promise<TokenGrant | undefined> {
-    const out = await getItem(this.table, { Key: keys.token(tokenHash), ConsistentRead: true });
-    return out.Item?.grant as TokenGrant | undefined;
+    const item = await readItem(this.table, keys.token(tokenHash));
+    return item?.grant as TokenGrant | undefined;
   }
 
   async put(tokenHash: string, grant: TokenGrant): Promise<void> {
