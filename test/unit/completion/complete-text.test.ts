@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Bot } from '#shared/bots/bot.ts';
 import { makeCompleteText, type CompleteTextDeps, type CompletionInput } from '#shared/completion/complete-text.ts';
+import { streamOfReply } from '#test/support/model-stream.ts';
 import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
 import type { KnowledgeExcerpt, KnowledgeSearchRequest } from '#shared/knowledge/knowledge-search.ts';
 import { ModelError, type ModelProvider, type ModelReply, type ModelRequest } from '#shared/models/model-provider.ts';
@@ -12,6 +13,10 @@ class FakeModel implements ModelProvider {
   generate(request: ModelRequest) {
     this.requests.push(request);
     return this.behave(request);
+  }
+  stream(request: ModelRequest) {
+    this.requests.push(request);
+    return streamOfReply(this.behave(request));
   }
 }
 
