@@ -194,7 +194,7 @@ async function* streamedReply(
         let chunk: ChatCompletionChunk;
         try {
           chunk = JSON.parse(event.data) as ChatCompletionChunk;
-        } catch (cause) {
+        } catch {
           throw new ModelError('failed', 'The model server streamed something that is not a chat completion.', {
             cause: event.data.slice(0, 200),
           });

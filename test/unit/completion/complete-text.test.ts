@@ -101,6 +101,8 @@ describe('completeText', () => {
       text: 'answer to When do you open?',
       model: 'fake:m',
       usage: { inputTokens: 3, outputTokens: 2 },
+      sources: [],
+      truncated: false,
     });
     expect(model.requests[0]!.system).toBe('Be brief.');
     expect(model.requests[0]!.excerpts).toEqual([]);
