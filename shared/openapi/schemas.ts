@@ -229,14 +229,31 @@ const usage = withMeta(z.object({ inputTokens: int(), outputTokens: int() }), {
   description: 'When the model reports it.',
 });
 
+/** The wire's `fontes`: the knowledge files the answer was grounded on (native completion and the OpenAI route). */
+export const fontes = withMeta(
+  z.array(
+    z.object({
+      procedencia: withMeta(z.string(), { description: 'The file name as uploaded.' }),
+      score: withMeta(z.number().check(z.gte(0), z.lte(1)), { description: "The file's best excerpt's score." }),
+    }),
+  ),
+  {
+    id: 'Fontes',
+    description:
+      'Present when the bot has knowledge and excerpts were given to the model: one entry per file, best first.',
+  },
+);
+
 export const completionResult = withMeta(
   z.union([
-    withMeta(z.object({ success: z.literal(true), result: z.string(), usage: z.optional(usage) }), {
-      title: 'responseFormat text',
-    }),
-    withMeta(z.object({ success: z.literal(true), dados: z.unknown(), usage: z.optional(usage) }), {
-      title: 'responseFormat json',
-    }),
+    withMeta(
+      z.object({ success: z.literal(true), result: z.string(), usage: z.optional(usage), fontes: z.optional(fontes) }),
+      { title: 'responseFormat text' },
+    ),
+    withMeta(
+      z.object({ success: z.literal(true), dados: z.unknown(), usage: z.optional(usage), fontes: z.optional(fontes) }),
+      { title: 'responseFormat json' },
+    ),
   ]),
   { id: 'CompletionResult' },
 );
