@@ -146,7 +146,7 @@ export function parseChatRequest(body: Record<string, unknown>): ChatRequest {
     }
   }
   const lastUser = turns.findLast((t) => t.role === 'user');
-  if (!lastUser || !lastUser.text.trim())
+  if (!lastUser?.text.trim())
     throw new InvalidChatRequestError(
       'messages must contain a user message with text.',
       'messages',
