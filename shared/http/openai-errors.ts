@@ -35,6 +35,10 @@ const BY_CODE: Record<string, { type: string; code: string; param?: string }> = 
   GATEWAY_TIMEOUT: { type: 'timeout_error', code: 'timeout' },
 };
 
+/** The OpenAI `code` a contract code is sent as (documentation). */
+export const openAiCodeFor = (code: string): string =>
+  BY_CODE[code]?.code ?? (code === 'INTERNAL_ERROR' ? 'internal_error' : code.toLowerCase());
+
 /** An error as OpenAI's body with its status and headers (`Retry-After` when the error carries one). */
 export function toOpenAiError(error: unknown): { status: number; error: OpenAiError; headers: Record<string, string> } {
   if (error instanceof InvalidChatRequestError) {
