@@ -181,6 +181,8 @@ async function* streamedReply(
       } catch (error) {
         throw failure(error);
       }
+      // A body that keeps flowing after the abort (some fetch implementations) must not yield more text.
+      if (signal.aborted) throw failure(signal.reason);
       if (read.done) break;
       size += read.value.byteLength;
       if (size > MAX_RESPONSE_BYTES)
