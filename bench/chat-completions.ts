@@ -100,8 +100,12 @@ const results: Record<string, LoadResult[]> = {};
 for (let round = 0; round < rounds; round++) {
   const order = Object.keys(scenarios) as Scenario[];
   if (round % 2 === 1) order.reverse();
-  for (const connections of [1, 16])
-    for (const name of order) (results[`${name} | ${connections}`] ??= []).push(await measure(name, connections));
+  for (const connections of [1, 16]) {
+    for (const name of order) {
+      const key = `${name} | ${connections}`;
+      results[key] = [...(results[key] ?? []), await measure(name, connections)];
+    }
+  }
   process.stderr.write(`round ${round + 1}/${rounds} done\n`);
 }
 

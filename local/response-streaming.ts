@@ -48,7 +48,7 @@ export class LocalResponseStream extends Writable {
 }
 
 interface AwsLambdaGlobal {
-  streamifyResponse<T extends (...args: any[]) => unknown>(handler: T): T;
+  streamifyResponse<T extends (...args: never[]) => unknown>(handler: T): T;
   HttpResponseStream: { from(stream: LocalResponseStream, prelude: StreamingPrelude): LocalResponseStream };
 }
 

@@ -176,11 +176,13 @@ describe('completeText.stream', () => {
   });
 
   it('a prompt over the context window is refunded, the model’s reason kept as the cause', async () => {
-    const { completion, input, ledger } = setup(() =>
-      (async function* () {
-        throw new ModelError('too-long', "The prompt and instructions are too long for the model's context window.");
-      })(),
+    const tooLong = new ModelError(
+      'too-long',
+      "The prompt and instructions are too long for the model's context window.",
     );
+    const { completion, input, ledger } = setup(() => ({
+      [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(tooLong) }),
+    }));
     const failure = (await completion.stream(input()).catch((e: unknown) => e)) as { cause?: unknown };
     expect((failure.cause as ModelError).kind).toBe('too-long');
     expect(ledger).toMatchObject({ balance: 3, refunds: 1 });
