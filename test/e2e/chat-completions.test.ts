@@ -171,6 +171,40 @@ describe('POST /api/v1/ai/chat/completions (openai client)', () => {
     expect(await balance(projectId)).toBe(5);
   });
 
+  it('a failure after the stream began ends it with an error event and no [DONE]; the credit is refunded', async () => {
+    const { projectId, botId, token } = await projectWithBot();
+    const res = await fetch(`${svc.baseUrl}/api/v1/ai/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: botId,
+        stream: true,
+        messages: [{ role: 'user', content: `#breakoff ${marker()}` }],
+      }),
+    });
+    expect(res.status).toBe(200);
+    const events = (await res.text()).split('\n\n').filter(Boolean);
+    expect(JSON.parse(events[0]!.slice('data: '.length)).choices[0].delta.content).toBe('Echo: ');
+    const last = JSON.parse(events.at(-1)!.slice('data: '.length));
+    expect(last.error).toMatchObject({ type: 'api_error', code: 'generation_failed' });
+    expect(events.some((e) => e.includes('[DONE]'))).toBe(false);
+    expect(await balance(projectId)).toBe(5);
+
+    // The openai client raises it as an APIError after the pieces it already yielded.
+    const stream = await client(token).chat.completions.create({
+      model: botId,
+      messages: [{ role: 'user', content: `#breakoff ${marker()}` }],
+      stream: true,
+    });
+    const pieces: string[] = [];
+    const failure = await (async () => {
+      for await (const chunk of stream) pieces.push(chunk.choices[0]?.delta?.content ?? '');
+    })().catch((e: unknown) => e);
+    expect(pieces).toEqual(['Echo: ']);
+    expect(failure).toBeInstanceOf(APIError);
+    expect(await balance(projectId)).toBe(5);
+  });
+
   it('an upstream failure before the first token is a 502 in OpenAI’s body, refunded, in both modes', async () => {
     const { projectId, botId, openai } = await projectWithBot();
     for (const stream of [false, true]) {

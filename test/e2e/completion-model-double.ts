@@ -41,7 +41,8 @@ export interface ModelDouble {
  * With `stream: true` the answer is sent as Server-Sent Events, a word per chunk (usage last with
  * `stream_options.include_usage`), and two more directives apply:
  * - `#drip=<ms>`: each chunk, the first included, is sent that long after the previous one;
- * - `#stall`: the first chunk at once, then nothing until the client goes away.
+ * - `#stall`: the first chunk at once, then nothing until the client goes away;
+ * - `#breakoff`: the first chunk, then the connection is cut (a model server failing mid-answer).
  * Directives are read from the last user message, the one a conversation ends with.
  */
 export async function startModelDouble(): Promise<ModelDouble> {
@@ -69,6 +70,7 @@ export async function startModelDouble(): Promise<ModelDouble> {
       return streamAnswer(res, body, content, {
         dripMs: directive?.[1] === 'drip' ? Number(directive[2] ?? 50) : 0,
         stall: directive?.[1] === 'stall',
+        breakOff: directive?.[1] === 'breakoff',
       });
     }
     switch (directive?.[1]) {
@@ -150,7 +152,7 @@ async function streamAnswer(
   res: ServerResponse,
   body: ReceivedChatRequest['body'],
   content: string,
-  options: { dripMs: number; stall: boolean },
+  options: { dripMs: number; stall: boolean; breakOff: boolean },
 ): Promise<void> {
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: body.model, choices, ...extra })}\n\n`;
@@ -163,6 +165,10 @@ async function streamAnswer(
     const delta = i === 0 ? { role: 'assistant', content: piece } : { content: piece };
     res.write(chunk([{ index: 0, delta, finish_reason: null }]));
     if (options.stall) return;
+    if (options.breakOff) {
+      setTimeout(() => res.destroy(), 20);
+      return;
+    }
   }
   if (res.destroyed) return;
   res.write(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
