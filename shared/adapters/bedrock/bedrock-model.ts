@@ -195,7 +195,8 @@ export function converseInput(
     ? { modelId, messages: inlineSystemPrompt(request.system, messages) }
     : { modelId, system: [{ text: request.system }], messages };
   const inference: NonNullable<ConverseCommandInput['inferenceConfig']> = {};
-  if (request.temperature !== undefined) inference.temperature = request.temperature;
+  // Converse models take 0..1; OpenAI's scale (the OpenAI-format route) goes to 2: above 1 is sent as 1.
+  if (request.temperature !== undefined) inference.temperature = Math.min(1, request.temperature);
   if (request.maxOutputTokens !== undefined) inference.maxTokens = request.maxOutputTokens;
   if (Object.keys(inference).length) input.inferenceConfig = inference;
   if (jsonSchema) {

@@ -187,7 +187,7 @@ describe('BedrockModelProvider.stream', () => {
         { metadata: { usage: { inputTokens: 30, outputTokens: 5, totalTokens: 35 } } },
       ]) as never,
     });
-    expect(await collect(provider().stream(request({ turns: [...turns] })))).toEqual([
+    expect(await collect(provider().stream(request({ turns: [...turns], temperature: 1.6 })))).toEqual([
       { type: 'text', text: 'Closed ' },
       { type: 'text', text: 'on Sunday.' },
       {
@@ -199,6 +199,7 @@ describe('BedrockModelProvider.stream', () => {
     ]);
     const input = bedrock.commandCalls(ConverseStreamCommand)[0]!.args[0].input;
     expect(input.system).toEqual([{ text: 'Be brief.' }]);
+    expect(input.inferenceConfig?.temperature).toBe(1);
     expect(input.messages).toEqual([
       { role: 'user', content: [{ text: 'When do you open?' }] },
       { role: 'assistant', content: [{ text: 'At 9.' }] },
