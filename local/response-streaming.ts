@@ -127,7 +127,8 @@ export async function serveStreaming(
   };
   stream = new LocalResponseStream(sink);
   const onClientGone = () => {
-    if (!res.writableFinished) stream.destroy(new Error('the client closed the connection'));
+    // Without an error: a handler that writes without listening for one must not crash the process.
+    if (!res.writableFinished) stream.destroy();
   };
   res.on('close', onClientGone);
   try {
