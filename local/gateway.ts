@@ -4,6 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { matchRoute } from '#shared/resources/route-match.ts';
 import { binaryMediaTypes, fallbackFunction, routes, type RouteDefinition } from '#shared/resources/routes.ts';
 import { invokeWithTimeout, lambdaContext, LambdaTimeoutError } from './lambda-context.ts';
+import { isStreamingHandler, serveStreaming, type StreamingHandler } from './response-streaming.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -22,7 +23,9 @@ export interface GatewayOptions {
  * The local stand-in for API Gateway (REST, Lambda proxy integration): each request becomes the proxy event the
  * deployed API would send (binary media types base64-encoded, others as UTF-8 text), goes to the same handler
  * module that is deployed, within the route's timeout, and the handler's result becomes the HTTP response.
- * Unmatched paths and methods go to the fallback function, as the API's catch-all does on AWS.
+ * Unmatched paths and methods go to the fallback function, as the API's catch-all does on AWS. A function that
+ * streams its response (`awslambda.streamifyResponse`, see ./response-streaming.ts) is answered as it writes, as
+ * the REST API does for an integration whose response transfer mode is STREAM.
  */
 export function createGateway(options: GatewayOptions): Server {
   const server = createServer((req, res) => {
@@ -57,6 +60,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Gatewa
 
   const event = toProxyEvent(req, url, body, route, match.kind === 'route' ? match.pathParameters : null, arrivedAt);
   const timeoutSeconds = route?.timeoutSeconds ?? 10;
+  if (isStreamingHandler(handler)) return streamResult(res, handler as unknown as StreamingHandler, event, fn, route);
   let result: APIGatewayProxyResult;
   try {
     result = await invokeWithTimeout(
@@ -70,6 +74,33 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Gatewa
     return sendGatewayError(res, 502, 'INTERNAL_ERROR', 'Internal server error.');
   }
   writeResult(res, result);
+}
+
+async function streamResult(
+  res: ServerResponse,
+  handler: StreamingHandler,
+  event: APIGatewayProxyEvent,
+  fn: string,
+  route: RouteDefinition | undefined,
+): Promise<void> {
+  const timeoutSeconds = route?.timeoutSeconds ?? 10;
+  try {
+    await invokeWithTimeout(
+      () => serveStreaming(handler, event, lambdaContext(fn, timeoutSeconds, route?.memoryMb ?? 256), res),
+      timeoutSeconds,
+    );
+  } catch (error) {
+    // Once the status line is out, the only way left to say "failed" is to cut the connection, as API Gateway does.
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (error instanceof LambdaTimeoutError)
+      return sendGatewayError(res, 504, 'GATEWAY_TIMEOUT', 'The endpoint did not answer in time.');
+    if (res.destroyed) return;
+    console.error(`[gateway] ${fn} failed:`, error);
+    return sendGatewayError(res, 502, 'INTERNAL_ERROR', 'Internal server error.');
+  }
 }
 
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {

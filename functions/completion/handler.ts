@@ -5,6 +5,7 @@ import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
 import { modelRouterFromConfig } from '#shared/adapters/models/model-router.ts';
 import { makeCompleteText, type CompletionOutput } from '#shared/completion/complete-text.ts';
+import { fontesOf } from '#shared/completion/fontes.ts';
 import { parseCompletionRequest } from '#shared/completion/completion-request.ts';
 import { botsApiAuthFromConfig } from '#shared/http/bots-api-deps.ts';
 import type { BotsApiCaller } from '#shared/http/bots-api.ts';
@@ -71,5 +72,6 @@ function responseBody(output: CompletionOutput): Record<string, unknown> {
   const body: Record<string, unknown> =
     output.responseFormat === 'json' ? { success: true, dados: output.data } : { success: true, result: output.text };
   if (output.usage) body.usage = { inputTokens: output.usage.inputTokens, outputTokens: output.usage.outputTokens };
+  if (output.sources.length > 0) body.fontes = fontesOf(output.sources);
   return body;
 }

@@ -8,7 +8,8 @@ import {
   type PublicSecurity,
 } from './public-operations.ts';
 import type { DocumentedRoute, RouteDoc } from './route-doc.ts';
-import { errorBody } from './schemas.ts';
+import { errorBody, openAiErrorBody } from './schemas.ts';
+import { openAiCodeFor } from '../http/openai-errors.ts';
 import * as z from '../validation/zod.ts';
 
 type Json = Record<string, unknown>;
@@ -71,6 +72,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
   }
 
   schemas.Error = toJsonSchemaInline(errorBody);
+  schemas.OpenAiError = toJsonSchemaInline(openAiErrorBody);
   schemas.ErrorCode = {
     type: 'string',
     description: 'Every `error` code the API gives.',
@@ -171,7 +173,7 @@ function publicOperation(route: RouteDefinition, doc: PublicOperationDoc, conver
         : {}),
     };
   }
-  operation.responses = responses(doc.responses, errors, convert, headers, doc.rateLimited ?? false);
+  operation.responses = responses(doc.responses, errors, convert, headers, doc.rateLimited ?? false, doc.errorFormat);
   if (route.method === 'ANY') operation['x-any-method'] = true;
   return operation;
 }
@@ -261,19 +263,37 @@ function responseHeaders(rateLimited: boolean, idempotent: boolean): Json {
 }
 
 function responses(
-  success: Record<number, { description: string; body?: z.ZodMiniType }>,
+  success: Record<number, { description: string; body?: z.ZodMiniType; eventStream?: z.ZodMiniType }>,
   errors: ErrorsByStatus,
   convert: Convert,
   headers: Json,
   rateLimited: boolean,
+  errorFormat?: 'openai',
 ): Json {
   const out: Json = {};
   for (const [status, answer] of Object.entries(success)) {
+    const content: Json = {};
+    if (answer.body) content['application/json'] = { schema: convert(answer.body, 'output') };
+    if (answer.eventStream) content['text/event-stream'] = { schema: convert(answer.eventStream, 'output') };
     out[status] = {
       description: answer.description,
       headers,
-      ...(answer.body ? { content: { 'application/json': { schema: convert(answer.body, 'output') } } } : {}),
+      ...(Object.keys(content).length ? { content } : {}),
     };
+  }
+  if (errorFormat === 'openai') {
+    for (const [status, codes] of Object.entries(errors).sort(([a], [b]) => Number(a) - Number(b))) {
+      if (!codes?.length) continue;
+      const errorHeaders: Json = { 'x-request-id': { $ref: '#/components/headers/x-request-id' } };
+      if (status === '429' && rateLimited) errorHeaders['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+      out[status] = {
+        description: codes.map((code) => `\`${openAiCodeFor(code)}\` (${code}): ${ERROR_CODES[code]}`).join('\n\n'),
+        headers: errorHeaders,
+        content: { 'application/json': { schema: { $ref: `${SCHEMA_REF}OpenAiError` } } },
+        'x-error-codes': [...codes],
+      };
+    }
+    return out;
   }
   for (const [status, codes] of Object.entries(errors).sort(([a], [b]) => Number(a) - Number(b))) {
     if (!codes?.length) continue;

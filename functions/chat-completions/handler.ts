@@ -1,0 +1,60 @@
+import type { CompletionInput } from '#shared/completion/complete-text.ts';
+import type { BotsApiCaller } from '#shared/http/bots-api.ts';
+import { jsonBody } from '#shared/http/middleware.ts';
+import { openAiErrors, toOpenAiError } from '#shared/http/openai-errors.ts';
+import { httpStreamingFunction, streamingResult } from '#shared/http/streaming.ts';
+import { json, type Context, type HttpEvent } from '#shared/http/types.ts';
+import { parseChatRequest } from '#shared/openai-format/chat-request.ts';
+import { chatCompletion, newChatIdentity } from '#shared/openai-format/chat-response.ts';
+import { chatEventStream } from '#shared/openai-format/chat-stream.ts';
+import { botsApiAuth, completeText, logger } from './wiring.ts';
+
+/** Time kept between the end of generation and the Lambda's own timeout, for the refund and the answer. */
+const LAMBDA_MARGIN_MS = 2_000;
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  // Proxies that buffer (nginx) would hold the tokens back.
+  'x-accel-buffering': 'no',
+};
+
+/**
+ * `POST /api/v1/ai/chat/completions`: OpenAI's Chat Completions over a project's bots (`model` is the botId), 1 bot
+ * credit per generation, refunded if it fails (also mid-stream) or the caller disconnects. With `stream: true`
+ * the answer is sent as Server-Sent Events as the model produces it; the status line leaves with the first piece,
+ * so a failure before it still gets its own status. Errors use OpenAI's body.
+ */
+export const handler = httpStreamingFunction(logger)
+  .use(openAiErrors(logger))
+  .use(botsApiAuth)
+  .use(jsonBody())
+  .handler(async (event: HttpEvent<Record<string, unknown>, BotsApiCaller>, context: Context) => {
+    const request = parseChatRequest(event.parsedBody);
+    const chat = newChatIdentity(request.botId);
+    const budgetMs = context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS;
+    const input: CompletionInput = {
+      caller: { projectId: event.auth.grant.projectId, monthlyBotCredits: event.auth.grant.monthlyBotCredits },
+      botId: request.botId,
+      prompt: request.prompt,
+      turns: request.turns,
+      ...(request.extraInstructions === undefined ? {} : { extraInstructions: request.extraInstructions }),
+      responseFormat: request.responseFormat,
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
+      timeoutMs: budgetMs,
+      deadline: Date.now() + budgetMs,
+    };
+    if (!request.stream) {
+      const output = await completeText(input);
+      logger.info('chat completion', { model: output.model, stream: false, ...(output.usage ?? {}) });
+      return json(200, chatCompletion(chat, output));
+    }
+    const callerGone = new AbortController();
+    const stream = await completeText.stream({ ...input, callerGone: callerGone.signal });
+    const events = chatEventStream(chat, stream, {
+      includeUsage: request.includeUsage,
+      errorBody: (error) => ({ error: toOpenAiError(error).error }),
+    });
+    return streamingResult(200, SSE_HEADERS, events, () => callerGone.abort());
+  });
