@@ -1,8 +1,8 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '#shared/config/config.ts';
-import { secretBoxFromConfig } from '#shared/integrations/secret-box-from-config.ts';
 import { createLogger } from '#shared/logging/logger.ts';
-import { fanoutFromConfig } from '#shared/webhooks/from-config.ts';
+import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
+import { fanoutFromConfig } from '#functions/_wiring/webhooks.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();

@@ -1,6 +1,6 @@
-import type { Route, RouteDoc } from '../http/router.ts';
+import type { RouteDeclaration } from '../http/router.ts';
 import type { RouteDefinition } from '../resources/routes.ts';
-import { ADMIN_ROUTE_DOCS } from './admin-operations.ts';
+import { ADMIN_ROUTE_DOCS, type RouteDoc } from './admin-operations.ts';
 import { ERROR_CODES, mergeErrors, type ErrorsByStatus } from './error-codes.ts';
 import {
   PUBLIC_OPERATION_DOCS,
@@ -14,8 +14,8 @@ import * as z from '../validation/zod.ts';
 type Json = Record<string, unknown>;
 
 export interface OpenApiInput {
-  /** The management API's routes, as the admin function's router serves them. */
-  adminRoutes: readonly Route[];
+  /** The management API's route declarations, as the admin function's router serves them. */
+  adminRoutes: readonly RouteDeclaration[];
   /** The public route table (`shared/resources/routes.ts`). */
   publicRoutes: readonly RouteDefinition[];
   /** Prefix of the management API routes. */
@@ -62,7 +62,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
   const prefix = input.adminPrefix ?? ADMIN_PREFIX;
   for (const route of input.adminRoutes) {
     const key = `${route.method} ${route.path}`;
-    const doc = route.doc ?? ADMIN_ROUTE_DOCS[key];
+    const doc = ADMIN_ROUTE_DOCS[key];
     if (!doc) {
       undocumented.push(`${route.method} ${prefix}${route.path}`);
       continue;
@@ -176,7 +176,7 @@ function publicOperation(route: RouteDefinition, doc: PublicOperationDoc, conver
   return operation;
 }
 
-function adminOperation(route: Route, doc: RouteDoc, convert: Convert): Json {
+function adminOperation(route: RouteDeclaration, doc: RouteDoc, convert: Convert): Json {
   const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
   const common: ErrorsByStatus = { 401: ['UNAUTHORIZED'], 500: ['INTERNAL_ERROR'] };
   if (pathParams.length) common[404] = ['NOT_FOUND'];

@@ -1,19 +1,19 @@
-import { dynamoDocumentClient } from '../adapters/aws/clients.ts';
-import { DynamoDeliveryStore } from '../adapters/dynamodb/delivery-store.ts';
-import { DynamoIntegrationStore } from '../adapters/dynamodb/integration-store.ts';
-import { DynamoWebhookHealthStore } from '../adapters/dynamodb/webhook-health-store.ts';
-import { HttpWebhookSender } from '../adapters/http/webhook-sender.ts';
-import { s3Client } from '../adapters/s3/clients.ts';
-import { S3PayloadStore } from '../adapters/s3/payload-store.ts';
-import { sqsClient } from '../adapters/sqs/clients.ts';
-import { SqsDeliveryQueue } from '../adapters/sqs/webhook-queues.ts';
-import type { Config } from '../config/config.ts';
-import type { SecretBox } from '../integrations/secret-box.ts';
-import type { Logger } from '../logging/logger.ts';
-import { makeDeliver } from './deliver.ts';
-import { EndpointGate } from './endpoint-gate.ts';
-import { makeFanout } from './fanout.ts';
-import { parseRetrySchedule } from './retry-schedule.ts';
+import { DynamoDeliveryStore } from '#shared/adapters/dynamodb/delivery-store.ts';
+import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
+import { DynamoWebhookHealthStore } from '#shared/adapters/dynamodb/webhook-health-store.ts';
+import { HttpWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
+import { s3Client } from '#shared/adapters/s3/clients.ts';
+import { S3PayloadStore } from '#shared/adapters/s3/payload-store.ts';
+import { sqsClient } from '#shared/adapters/sqs/clients.ts';
+import { SqsDeliveryQueue } from '#shared/adapters/sqs/webhook-queues.ts';
+import type { Config } from '#shared/config/config.ts';
+import type { SecretBox } from '#shared/integrations/secret-box.ts';
+import type { Logger } from '#shared/logging/logger.ts';
+import { makeDeliver } from '#shared/webhooks/deliver.ts';
+import { EndpointGate } from '#shared/webhooks/endpoint-gate.ts';
+import { makeFanout } from '#shared/webhooks/fanout.ts';
+import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
+import { dynamoTable } from './table.ts';
 
 /** `User-Agent` of every delivery (contract: `<product>/<version>`). */
 export const WEBHOOK_USER_AGENT = 'Switchboard/0.1.0';
@@ -29,7 +29,7 @@ const logTo =
 
 /** The fan-out use case wired to DynamoDB and SQS. Call at module scope (once per cold start). */
 export function fanoutFromConfig(cfg: Config, secrets: SecretBox, logger: Logger) {
-  const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
+  const table = dynamoTable(cfg);
   return makeFanout({
     directory: new DynamoIntegrationStore(table, secrets),
     queue: new SqsDeliveryQueue(sqsClient(cfg), required(cfg.QUEUE_URL_DELIVERIES, 'QUEUE_URL_DELIVERIES')),
@@ -40,7 +40,7 @@ export function fanoutFromConfig(cfg: Config, secrets: SecretBox, logger: Logger
 
 /** The deliver use case wired to DynamoDB, SQS, S3 and HTTP. Call at module scope (once per cold start). */
 export function deliverFromConfig(cfg: Config, secrets: SecretBox, logger: Logger) {
-  const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
+  const table = dynamoTable(cfg);
   return makeDeliver({
     directory: new DynamoIntegrationStore(table, secrets),
     deliveries: new DynamoDeliveryStore(table),

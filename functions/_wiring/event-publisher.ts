@@ -1,9 +1,9 @@
-import { s3PayloadStoreOnFirstUse } from '../adapters/s3/on-first-use.ts';
-import { sqsClient } from '../adapters/sqs/clients.ts';
-import { SqsEventQueue } from '../adapters/sqs/webhook-queues.ts';
-import type { Config } from '../config/config.ts';
-import type { EventPublisher } from './events.ts';
-import { makeEventPublisher } from './publish.ts';
+import { s3PayloadStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
+import { sqsClient } from '#shared/adapters/sqs/clients.ts';
+import { SqsEventQueue } from '#shared/adapters/sqs/webhook-queues.ts';
+import type { Config } from '#shared/config/config.ts';
+import type { EventPublisher } from '#shared/webhooks/events.ts';
+import { makeEventPublisher } from '#shared/webhooks/publish.ts';
 
 /**
  * The deployment's EventPublisher (SQS `events` queue, large bodies in the transfer bucket). Call at module scope
