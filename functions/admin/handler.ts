@@ -4,7 +4,6 @@ import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
 import { DynamoDeliveryStore } from '#shared/adapters/dynamodb/delivery-store.ts';
-import { DynamoIdempotencyStore } from '#shared/adapters/dynamodb/idempotency-store.ts';
 import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
 import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-file-store.ts';
 import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
@@ -25,6 +24,7 @@ import { makeChannelUseCases } from '#shared/messaging/channel-use-cases.ts';
 import { makeProjectUseCases } from '#shared/projects/use-cases.ts';
 import { makeWebhookAdmin } from '#shared/webhooks/admin.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
+import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { ADMIN_PREFIX, adminRouteTable } from './routes.ts';
@@ -125,5 +125,5 @@ export const handler = adminFunction({
   }),
   // Routes declared `idempotent` (event reports, test events) accept Idempotency-Key; the lock outlives the
   // function's 30 s timeout.
-  idempotency: { store: new DynamoIdempotencyStore(table), lockSeconds: 40 },
+  idempotency: idempotencyOnDynamo(table, logger, 40),
 });

@@ -2,15 +2,15 @@ import { config } from '#shared/config/config.ts';
 import { readOptionalSecret } from '#shared/adapters/aws/secrets.ts';
 import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
-import { DynamoIdempotencyStore } from '#shared/adapters/dynamodb/idempotency-store.ts';
 import { modelRouterFromConfig } from '#shared/adapters/models/model-router.ts';
 import { makeCompleteText, type CompletionOutput } from '#shared/completion/complete-text.ts';
 import { parseCompletionRequest } from '#shared/completion/completion-request.ts';
-import { botsApiFunction } from '#shared/http/presets.ts';
+import { botsApiFunction, jsonObjectBody } from '#shared/http/presets.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { routes } from '#shared/resources/routes.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
+import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { knowledgeSearchFromConfig } from '#functions/_wiring/knowledge.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
@@ -45,8 +45,8 @@ const completeText = makeCompleteText({
 export const handler = botsApiFunction({
   logger,
   auth: botsApiAuthFromConfig(cfg, table),
-  idempotency: { store: new DynamoIdempotencyStore(table), lockSeconds },
-  body: 'json',
+  idempotency: idempotencyOnDynamo(table, logger, lockSeconds),
+  body: jsonObjectBody(),
 }).handler(async (event, context) => {
   const request = parseCompletionRequest(event.parsedBody);
   const lambdaDeadline = Date.now() + context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS;

@@ -1,6 +1,5 @@
 import { config } from '#shared/config/config.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
-import { DynamoIdempotencyStore } from '#shared/adapters/dynamodb/idempotency-store.ts';
 import { s3ExtractUploadStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
 import { makeExtractPdf } from '#shared/extract/extract-pdf.ts';
 import { botsApiFunction } from '#shared/http/presets.ts';
@@ -9,6 +8,7 @@ import { createLogger } from '#shared/logging/logger.ts';
 import type { PdfPage } from '#shared/pdf/index.ts';
 import { routes } from '#shared/resources/routes.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
+import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { ocrFromConfig } from './ocr.ts';
 import { readExtractRequest, type ExtractMode } from './request.ts';
@@ -32,7 +32,7 @@ const extractPdf = makeExtractPdf({
 export const handler = botsApiFunction({
   logger,
   auth: botsApiAuthFromConfig(cfg, table),
-  idempotency: { store: new DynamoIdempotencyStore(table), lockSeconds },
+  idempotency: idempotencyOnDynamo(table, logger, lockSeconds),
 }).handler(async (event, context) => {
   const request = await readExtractRequest(event);
   const started = Date.now();

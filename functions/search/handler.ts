@@ -3,7 +3,7 @@ import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { s3Client } from '#shared/adapters/s3/clients.ts';
 import { S3KnowledgeObjectStore } from '#shared/adapters/s3/knowledge-object-store.ts';
 import { resolveBotForProject } from '#shared/bots/bot.ts';
-import { botsApiFunction } from '#shared/http/presets.ts';
+import { botsApiFunction, validatedBody } from '#shared/http/presets.ts';
 import { json } from '#shared/http/types.ts';
 import { searchRequest } from '#shared/knowledge/search-request.ts';
 import { createLogger } from '#shared/logging/logger.ts';
@@ -31,7 +31,7 @@ const knowledge = knowledgeSearchFromConfig(cfg, {
 export const handler = botsApiFunction({
   logger,
   auth: botsApiAuthFromConfig(cfg, table),
-  body: searchRequest,
+  body: validatedBody(searchRequest),
 }).handler(async (event) => {
   const body = event.parsedBody;
   const bot = await resolveBotForProject(bots, body.botId, event.auth.grant.projectId);

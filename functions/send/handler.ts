@@ -1,19 +1,19 @@
 import { config } from '#shared/config/config.ts';
 import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
-import { DynamoIdempotencyStore } from '#shared/adapters/dynamodb/idempotency-store.ts';
 import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
 import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
 import { SmtpEmailSender } from '#shared/adapters/smtp/smtp-sender.ts';
 import { makeProviderPost } from '#shared/adapters/http/provider-client.ts';
 import { TwilioSmsSender } from '#shared/adapters/twilio/sms-sender.ts';
 import { WhatsAppCloudSender } from '#shared/adapters/whatsapp-cloud/whatsapp-sender.ts';
-import { customTokenFunction } from '#shared/http/presets.ts';
+import { customTokenFunction, jsonObjectBody } from '#shared/http/presets.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { sandboxProvider } from '#shared/messaging/providers.ts';
 import { makeSendMessage } from '#shared/messaging/send-message.ts';
 import { routes } from '#shared/resources/routes.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
+import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
@@ -51,6 +51,6 @@ const sendMessage = makeSendMessage({
 export const handler = customTokenFunction({
   logger,
   tokens: new DynamoTokenStore(table),
-  idempotency: { store: new DynamoIdempotencyStore(table), lockSeconds: route.timeoutSeconds + 10 },
-  body: 'json',
+  idempotency: idempotencyOnDynamo(table, logger, route.timeoutSeconds + 10),
+  body: jsonObjectBody(),
 }).handler(async (event) => json(200, { success: true, ...(await sendMessage(event.auth, event.parsedBody)) }));

@@ -1,8 +1,6 @@
-import type { MiddyfiedHandler } from '@middy/core';
+import type { MiddlewareObj, MiddyfiedHandler } from '@middy/core';
 import { makeAuthenticateApiToken, makeAuthenticateCustomToken } from '../auth/authenticate.ts';
 import type { CustomTokenGrant, TokenStore } from '../auth/token-store.ts';
-import { idempotency } from '../idempotency/idempotency.ts';
-import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { RateLimiter } from '../ratelimit/gcra.ts';
 import type * as z from '../validation/zod.ts';
@@ -21,28 +19,40 @@ import type { Context, HttpEvent, HttpResult } from './types.ts';
 export type HttpHandler<TEvent> = MiddyfiedHandler<TEvent, HttpResult, Error, Context>;
 
 /**
- * How the preset reads the body: omitted, the handler reads the raw body itself; `'json'`, a JSON object
- * (413/400 INVALID_JSON before the handler); a zod schema, that object validated (400 VALIDATION_ERROR).
+ * How a preset reads the body, and the type its handler then sees in `parsedBody`. Without one, the handler reads
+ * the raw body itself. A separate value rather than a flag, so a function that reads no body bundles no reader.
  */
-export type BodyReading = 'json' | z.ZodMiniType | undefined;
-export type BodyOf<B extends BodyReading> = B extends z.ZodMiniType
-  ? z.output<B>
-  : B extends 'json'
-    ? Record<string, unknown>
-    : unknown;
-
-/** `Idempotency-Key` support: where the keys are kept, and how long a request holds its key. */
-export interface IdempotencySettings {
-  store: IdempotencyStore;
-  /** The function's timeout plus a margin: a retry takes the key over only once the first run cannot be running. */
-  lockSeconds: number;
+export interface BodyReading<TBody> {
+  readonly middlewares: MiddlewareObj<HttpEvent, HttpResult>[];
+  /** Type only: what `parsedBody` holds once the middlewares ran. */
+  readonly body?: TBody;
 }
 
-interface PresetOptions<B extends BodyReading> {
+/** A JSON object body: 413 PAYLOAD_TOO_LARGE over 10 MB (before parsing), 400 INVALID_JSON, 400 when not an object. */
+export function jsonObjectBody(): BodyReading<Record<string, unknown>> {
+  return { middlewares: [jsonBody()] };
+}
+
+/** A JSON object body validated against a (strict) zod schema: 400 VALIDATION_ERROR listing every problem. */
+export function validatedBody<S extends z.ZodMiniType>(
+  schema: S,
+  unknownFieldMessages?: UnknownFieldMessages,
+): BodyReading<z.output<S>> {
+  return { middlewares: [jsonBody(), validateBody(schema, unknownFieldMessages)] };
+}
+
+/**
+ * `Idempotency-Key` support (shared/idempotency) with its store and lock already chosen, given whose keys they are.
+ * Passed in rather than built here, so a function that takes no key bundles none of it.
+ */
+export type ScopedIdempotency = <TEvent extends HttpEvent>(
+  scope: (event: TEvent) => string,
+) => MiddlewareObj<TEvent, HttpResult>;
+
+interface PresetOptions<TBody> {
   logger: Logger;
-  idempotency?: IdempotencySettings;
-  body?: B;
-  unknownFieldMessages?: UnknownFieldMessages;
+  idempotency?: ScopedIdempotency;
+  body?: BodyReading<TBody>;
 }
 
 /** A Bots API request once auth and the rate limit passed. */
@@ -60,39 +70,35 @@ export interface BotsApiAuthPorts {
  * A `/api/v1/ai/*` function: project API token (401), rate limit (429, RateLimit-* headers), then
  * `Idempotency-Key` scoped to the caller's project, then the body.
  */
-export function botsApiFunction<B extends BodyReading = undefined>(
-  options: PresetOptions<B> & { auth: BotsApiAuthPorts },
-): HttpHandler<BotsApiEvent<BodyOf<B>>> {
+export function botsApiFunction<TBody = unknown>(
+  options: PresetOptions<TBody> & { auth: BotsApiAuthPorts },
+): HttpHandler<BotsApiEvent<TBody>> {
   const { logger } = options;
-  const fn = httpFunction<BotsApiEvent<BodyOf<B>>>(logger).use(
+  const fn = httpFunction<BotsApiEvent<TBody>>(logger).use(
     botsApiAuth({
       authenticate: makeAuthenticateApiToken({ tokens: options.auth.tokens }),
       limiter: options.auth.limiter,
       logger,
     }),
   );
-  if (options.idempotency)
-    fn.use(idempotency({ ...options.idempotency, logger, scope: (event: BotsApiEvent) => event.auth.grant.projectId }));
-  return readBody(fn, options);
+  if (options.idempotency) fn.use(options.idempotency((event: BotsApiEvent) => event.auth.grant.projectId));
+  return readBody(fn, options.body);
 }
 
 /**
  * The send function: a custom token bound to one channel (401 ERR_NO_PERMISSION), then `Idempotency-Key` scoped to
  * the token's integration, then the body.
  */
-export function customTokenFunction<B extends BodyReading = undefined>(
-  options: PresetOptions<B> & { tokens: TokenStore },
-): HttpHandler<CustomTokenEvent<BodyOf<B>>> {
+export function customTokenFunction<TBody = unknown>(
+  options: PresetOptions<TBody> & { tokens: TokenStore },
+): HttpHandler<CustomTokenEvent<TBody>> {
   const { logger } = options;
-  const fn = httpFunction<CustomTokenEvent<BodyOf<B>>>(logger).use(
+  const fn = httpFunction<CustomTokenEvent<TBody>>(logger).use(
     customTokenAuth({ authenticate: makeAuthenticateCustomToken({ tokens: options.tokens }), logger }),
   );
-  if (options.idempotency) {
-    // Custom tokens open one endpoint, send: its keys have been scoped `send:<integrationId>` from the start.
-    const scope = (event: CustomTokenEvent) => `send:${event.auth.integrationId}`;
-    fn.use(idempotency({ ...options.idempotency, logger, scope }));
-  }
-  return readBody(fn, options);
+  // Custom tokens open one endpoint, send: its keys have been scoped `send:<integrationId>` from the start.
+  if (options.idempotency) fn.use(options.idempotency((event: CustomTokenEvent) => `send:${event.auth.integrationId}`));
+  return readBody(fn, options.body);
 }
 
 /**
@@ -105,11 +111,9 @@ export function adminFunction(options: {
   adminKey: string;
   prefix: string;
   routes: readonly BoundRoute[];
-  idempotency: IdempotencySettings;
+  idempotency: ScopedIdempotency;
 }): HttpHandler<HttpEvent> {
-  const dispatch = createRouter(options.prefix, options.routes, {
-    idempotency: idempotency({ ...options.idempotency, logger: options.logger, scope: () => 'admin' }),
-  });
+  const dispatch = createRouter(options.prefix, options.routes, { idempotency: options.idempotency(() => 'admin') });
   return httpFunction(options.logger)
     .use(adminAuth(options.adminKey))
     .handler((event: HttpEvent, context: Context) => dispatch(event, context));
@@ -117,10 +121,7 @@ export function adminFunction(options: {
 
 function readBody<TEvent extends HttpEvent>(
   fn: HttpHandler<TEvent>,
-  options: { body?: BodyReading; unknownFieldMessages?: UnknownFieldMessages },
+  body: BodyReading<unknown> | undefined,
 ): HttpHandler<TEvent> {
-  if (options.body === undefined) return fn;
-  fn.use(jsonBody());
-  if (options.body !== 'json') fn.use(validateBody(options.body, options.unknownFieldMessages));
-  return fn;
+  return body ? fn.use(body.middlewares) : fn;
 }
