@@ -104,8 +104,3 @@ export function config(): Config {
   cached ??= parseConfig(process.env);
   return cached;
 }
-
-/** For tests and the local runner, which set the environment before functions load. */
-export function resetConfigForTests(): void {
-  cached = undefined;
-}
