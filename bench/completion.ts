@@ -99,7 +99,7 @@ const anchor = createServer(async (req, res) => {
   };
   const tokenHash = hashToken((req.headers.authorization ?? '').slice(7));
   const grant = await tokens.find(tokenHash);
-  if (!grant || grant.kind !== 'projectApi') return res.writeHead(401).end();
+  if (grant?.kind !== 'projectApi') return res.writeHead(401).end();
   await limiter.admit(tokenHash, Date.now());
   const bot = body.botId ? await bots.get(body.botId) : undefined;
   const charged = await ledger.charge(
@@ -176,7 +176,10 @@ async function loadOnce(options: {
 // Service and anchor alternate in short back-to-back pairs, so both see the same background load; the ratio is
 // taken per pair and its median reported (single long runs swing by tens of percent on a shared 2-core machine).
 const results: Record<string, Measured[]> = {};
-const add = (name: string, r: Measured) => (results[name] ??= []).push(r);
+const add = (name: string, r: Measured) => {
+  results[name] ??= [];
+  results[name].push(r);
+};
 const headersFor = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
 // Warm-up (the SDK + dynalite path runs at about half speed for its first seconds), not recorded.
 for (const [url, caller] of [

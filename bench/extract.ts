@@ -46,7 +46,10 @@ const WORDS_EN =
   );
 
 let rng = 42;
-const random = () => (rng = (rng * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+const random = () => {
+  rng = (rng * 1664525 + 1013904223) >>> 0;
+  return rng / 2 ** 32;
+};
 const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
 
 function line(font: PDFFont, size: number, maxWidth: number): string {

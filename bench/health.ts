@@ -81,7 +81,7 @@ const anchor = createServer(async (req, res) => {
   const presented = (req.headers.authorization ?? '').slice(7);
   const tokenHash = hashToken(presented);
   const grant = await tokens.find(tokenHash);
-  if (!grant || grant.kind !== 'projectApi') return res.writeHead(401).end();
+  if (grant?.kind !== 'projectApi') return res.writeHead(401).end();
   await limiter.admit(tokenHash, Date.now());
   const available = await ledger.available(
     { projectId: grant.projectId, monthlyAllowance: grant.monthlyBotCredits },
@@ -115,7 +115,10 @@ dynamo.stop();
 
 type Row = { p50: number; p99: number; rps: number };
 const results: Record<string, Row[]> = {};
-const add = (name: string, r: Row) => (results[name] ??= []).push(r);
+const add = (name: string, r: Row) => {
+  results[name] ??= [];
+  results[name].push(r);
+};
 for (let round = 0; round < rounds; round++) {
   for (const c of [1, 32]) {
     add(`gateway c=${c}`, await load({ url: gatewayUrl, headers, connections: c, seconds }));

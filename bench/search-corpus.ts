@@ -68,7 +68,7 @@ export function makeVocabulary(size: number, random: () => number): string[] {
 
 /** Zipf-ish pick: index ~ size^(u^2) skews toward the head of the list. */
 function pick<T>(list: T[], random: () => number): T {
-  const i = Math.floor(Math.pow(list.length, random() ** 1.6)) - 1;
+  const i = Math.floor(list.length ** (random() ** 1.6)) - 1;
   return list[Math.max(0, Math.min(list.length - 1, i))]!;
 }
 
@@ -78,7 +78,7 @@ function sentence(common: string[], vocabulary: string[], random: () => number):
   const n = 8 + Math.floor(random() * 18);
   for (let w = 0; w < n; w++) words.push(random() < 0.45 ? pick(common, random) : pick(vocabulary, random));
   const s = words.join(' ');
-  return s[0]!.toUpperCase() + s.slice(1) + '.';
+  return `${s[0]!.toUpperCase() + s.slice(1)}.`;
 }
 
 /** One excerpt-sized passage of about `chars` characters (whole sentences). */
@@ -102,7 +102,7 @@ export function makeDocument(chars: number, language: 'pt' | 'en', vocabulary: s
       const n = 8 + Math.floor(random() * 18);
       for (let w = 0; w < n; w++) words.push(random() < 0.45 ? pick(common, random) : pick(vocabulary, random));
       const sentence = words.join(' ');
-      sentences.push(sentence[0]!.toUpperCase() + sentence.slice(1) + '.');
+      sentences.push(`${sentence[0]!.toUpperCase() + sentence.slice(1)}.`);
     }
     const p = sentences.join(' ');
     paragraphs.push(p);

@@ -81,7 +81,7 @@ const logger = createLogger('bench');
 const queries = Array.from({ length: QUERIES }, (_, i) => {
   const words = Array.from(
     { length: 1 + Math.floor(random() * 7) },
-    () => vocabulary[Math.floor(Math.pow(random(), 2) * 20_000)]!,
+    () => vocabulary[Math.floor(random() ** 2 * 20_000)]!,
   );
   return {
     query: words.join(' '),

@@ -168,7 +168,8 @@ const add = (name: string, r: LoadResult) => {
   const bad = Object.entries(r.statuses).filter(([s]) => s !== '200');
   if (bad.length || r.errors)
     throw new Error(`${name}: non-200 answers ${JSON.stringify(r.statuses)}, errors ${r.errors}`);
-  (results[name] ??= []).push(r);
+  results[name] ??= [];
+  results[name].push(r);
   return r;
 };
 for (let round = 0; round < rounds; round++) {

@@ -105,7 +105,6 @@ async function dynaliteAnchor(endpoint: string, tableName: string): Promise<numb
   const client = DynamoDBDocumentClient.from(
     new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'l', secretAccessKey: 'l' } }),
   );
-  let n = 0;
   const write = (i: number) =>
     client.send(
       new UpdateCommand({
@@ -119,7 +118,6 @@ async function dynaliteAnchor(endpoint: string, tableName: string): Promise<numb
     );
   const rate = await closedLoop(32, seconds / 2, async (i) => {
     await write(i);
-    n++;
   });
   client.destroy();
   return rate;

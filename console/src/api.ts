@@ -13,6 +13,9 @@ export class ApiError extends Error {
 
 export type Api = ReturnType<typeof createApi>;
 
+/** The fields of the contract's error body, read from whatever came back (a success body has none of them). */
+type ErrorAnswer = Partial<{ error: string; message: string; details: ApiError['details']; requestId: string }>;
+
 /**
  * The management API client: every call carries the admin key; errors become ApiError. `onUnauthorized` runs on a
  * 401 (the key was changed or is wrong) so the console can sign out.
@@ -35,7 +38,8 @@ export function createApi(adminKey: string, onUnauthorized: () => void, base = '
       throw new ApiError(0, 'NETWORK_ERROR', 'The service could not be reached. Is it running?');
     }
     const text = await response.text();
-    let parsed: any;
+    // The service's answer: a success body (typed by the caller) or the contract's error body.
+    let parsed: ErrorAnswer | undefined;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

@@ -1,4 +1,4 @@
-import { render } from 'preact';
+import { type JSX, render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { createApi, type Api } from './api.ts';
 import { ProjectPicker } from './pages/projects.tsx';
@@ -17,21 +17,35 @@ function App() {
   };
   const api: Api | undefined = useMemo(() => (adminKey ? createApi(adminKey, signOut) : undefined), [adminKey]);
 
-  // Move focus to the new screen's heading so keyboard and screen-reader users land on it.
+  // Move focus to the new screen's heading so keyboard and screen-reader users land on it. A screen that loads its
+  // data first renders its heading later (or renders it again), so the heading also takes the focus whenever focus
+  // has fallen back to the page itself; a control the user focused keeps it.
   const main = useRef<HTMLElement>(null);
   useEffect(() => {
-    const heading = main.current?.querySelector('h1');
-    if (heading && document.activeElement !== heading) {
-      heading.setAttribute('tabindex', '-1');
-      heading.focus({ preventScroll: true });
-    }
+    const container = main.current;
+    if (!container) return;
+    const focusHeading = () => {
+      const heading = container.querySelector('h1');
+      if (!heading) return false;
+      if (document.activeElement !== heading) {
+        heading.setAttribute('tabindex', '-1');
+        heading.focus({ preventScroll: true });
+      }
+      return true;
+    };
+    focusHeading();
+    const observer = new MutationObserver(() => {
+      if (!document.activeElement || document.activeElement === document.body) focusHeading();
+    });
+    observer.observe(container, { childList: true, subtree: true });
+    return () => observer.disconnect();
   }, [path, adminKey]);
 
   useEffect(() => {
     performance.mark('console:interactive');
   }, []);
 
-  let screen;
+  let screen: JSX.Element;
   if (!api) {
     screen = (
       <SignIn
@@ -52,9 +66,10 @@ function App() {
 
   return (
     <>
-      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), main.current?.querySelector('h1')?.focus())}>
+      {/* A button, not an anchor: the console routes on the URL's hash, so "#main" would navigate away. */}
+      <button type="button" class="skip" onClick={() => main.current?.querySelector('h1')?.focus()}>
         Skip to content
-      </a>
+      </button>
       <header class="topbar">
         <a class="brand" href="#/">
           Switchboard

@@ -1,7 +1,7 @@
 import { DynamoIdempotencyStore } from '#shared/adapters/dynamodb/idempotency-store.ts';
 import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
 import type { ScopedIdempotency } from '#shared/http/presets.ts';
-import { idempotency } from '#shared/idempotency/idempotency.ts';
+import { idempotency } from '#shared/http/idempotency.ts';
 import type { Logger } from '#shared/logging/logger.ts';
 
 /**

@@ -1,10 +1,11 @@
 import { resolveBotForProject, type Bot, type BotStore } from '../bots/bot.ts';
 import type { ChargeReceipt, CreditLedger } from '../credits/credit-ledger.ts';
+import { NoBotCreditsError } from '../errors/domain-error.ts';
 import { newId } from '../ids/ids.ts';
 import type { KnowledgeExcerpt, KnowledgeSearch } from '../knowledge/knowledge-search.ts';
 import { ModelError, type ModelReply, type ModelUsage } from '../models/model-provider.ts';
 import type { ModelRouter, ResolvedModel } from '../models/model-router.ts';
-import { GenerationFailedError, GenerationTimeoutError, NoBotCreditsError } from './errors.ts';
+import { GenerationFailedError, GenerationTimeoutError } from './errors.ts';
 import { parseJsonAnswer } from './json-answer.ts';
 import { composeSystemPrompt } from './system-prompt.ts';
 
@@ -78,7 +79,7 @@ export function makeCompleteText(deps: CompleteTextDeps) {
       model = deps.models.resolve(bot?.model);
     } catch (error) {
       // Nothing is charged yet: a deployment that cannot reach the bot's provider fails without touching the balance.
-      throw toHttpError(error, input.timeoutMs);
+      throw toDomainError(error, input.timeoutMs);
     }
     if (now() >= input.deadline) throw new GenerationTimeoutError(input.timeoutMs);
 
@@ -101,7 +102,7 @@ export function makeCompleteText(deps: CompleteTextDeps) {
         });
       }
       await refund(receipt, error);
-      throw toHttpError(error, input.timeoutMs);
+      throw toDomainError(error, input.timeoutMs);
     }
     try {
       await deps.credits.settle(receipt);
@@ -198,8 +199,8 @@ function toOutput(reply: ModelReply, responseFormat: 'text' | 'json'): Completio
   return { responseFormat, data: parsed.value, model: reply.model, ...usage };
 }
 
-/** Maps what went wrong to the contract's answer; anything unexpected passes through (a hidden 500). */
-function toHttpError(error: unknown, timeoutMs: number): unknown {
+/** Names what went wrong in the domain's terms; anything unexpected passes through (a hidden 500 at the edge). */
+function toDomainError(error: unknown, timeoutMs: number): unknown {
   if (error instanceof DeadlineReached) return new GenerationTimeoutError(timeoutMs);
   if (error instanceof ModelError) {
     if (error.kind === 'timeout') return new GenerationTimeoutError(timeoutMs, error);

@@ -1,9 +1,13 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type * as z from '../validation/zod.ts';
-import { HttpError, type ErrorDetail } from './errors.ts';
+import { asHttpError } from './domain-errors.ts';
+import { HttpError } from './errors.ts';
 import { resolveRequestId } from './request-id.ts';
 import { json, type APIGatewayProxyEvent, type Context, type HttpEvent, type HttpResult } from './types.ts';
 import type { Logger } from '../logging/logger.ts';
+import { zodIssuesToDetails, type UnknownFieldMessages } from '../validation/issues.ts';
+
+export type { UnknownFieldMessages } from '../validation/issues.ts';
 
 /** The contract's JSON body limit: 10 MB, decided before the body is parsed. */
 export const JSON_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -44,7 +48,7 @@ export function httpConventions(logger: Logger): Mw {
     onError: (request) => {
       const event = request.event;
       const requestId = event.requestId ?? resolveRequestId(undefined);
-      const error = request.error;
+      const error = asHttpError(request.error);
       let response: HttpResult;
       if (error instanceof HttpError) {
         if (error.status >= 500)
@@ -123,34 +127,6 @@ export function jsonBody(limitBytes = JSON_BODY_LIMIT_BYTES): Mw {
       request.event.parsedBody = parseJsonObjectBody(request.event, limitBytes);
     },
   };
-}
-
-/** Messages for unknown fields that deserve a better explanation than "Unknown field". */
-export type UnknownFieldMessages = Record<string, string>;
-
-/** zod issues as the contract's `details[]`: one entry per problem; one per unknown field. */
-export function zodIssuesToDetails(
-  issues: readonly z.core.$ZodIssue[],
-  unknownFieldMessages: UnknownFieldMessages = {},
-): ErrorDetail[] {
-  const details: ErrorDetail[] = [];
-  for (const issue of issues) {
-    const base = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) {
-        details.push({
-          path: base ? `${base}.${key}` : key,
-          message:
-            (Object.hasOwn(unknownFieldMessages, key) ? unknownFieldMessages[key] : undefined) ??
-            `Unknown field "${key}"`,
-          code: 'unrecognized_keys',
-        });
-      }
-      continue;
-    }
-    details.push({ path: base, message: issue.message, code: issue.code });
-  }
-  return details;
 }
 
 /** Validates a value with a zod schema, or throws 400 VALIDATION_ERROR listing every problem at once. */

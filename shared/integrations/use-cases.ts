@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { generateToken, hashToken } from '../auth/tokens.ts';
 import type { TokenStore } from '../auth/token-store.ts';
-import { HttpError, notFound, validationError } from '../http/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors/domain-error.ts';
 import { newId } from '../ids/ids.ts';
 import type { ChannelStore } from '../messaging/channel.ts';
-import type { Project } from '../projects/project.ts';
+import { ChannelNotFoundError } from '../messaging/errors.ts';
+import { requireProject, type Project } from '../projects/project.ts';
 import {
   PREVIOUS_SECRET_GRACE_MS,
   type CustomIntegration,
@@ -53,10 +54,6 @@ export function generateSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-const conflict = (message: string) => new HttpError(409, 'CONFLICT', message);
-const channelNotFound = (channelId: string) =>
-  new HttpError(404, 'CHANNEL_NOT_FOUND', `Channel ${channelId} does not exist in this project.`);
-
 /**
  * Integrations of a project, for both products:
  * - webhook: URL (https unless private destinations are allowed), optional bearer token (write-only), event filter,
@@ -68,26 +65,20 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
   const now = deps.now ?? (() => new Date());
   const store = deps.integrations;
 
-  async function requireProject(projectId: string): Promise<Project> {
-    const project = await deps.projects.get(projectId);
-    if (!project) throw notFound(`Project ${projectId} does not exist.`);
-    return project;
-  }
-
   async function requireIntegration(projectId: string, integrationId: string): Promise<Integration> {
-    await requireProject(projectId);
+    await requireProject(deps.projects, projectId);
     const integration = await store.get(projectId, integrationId);
-    if (!integration) throw notFound(`Integration ${integrationId} does not exist.`);
+    if (!integration) throw new NotFoundError('integration', `Integration ${integrationId} does not exist.`);
     return integration;
   }
 
   async function requireChannel(projectId: string, channelId: string): Promise<void> {
-    if (!(await deps.channels.get(projectId, channelId))) throw channelNotFound(channelId);
+    if (!(await deps.channels.get(projectId, channelId))) throw new ChannelNotFoundError(channelId);
   }
 
   function checkUrl(url: string): void {
     if (!deps.allowPrivateDestinations && !url.startsWith('https://')) {
-      throw validationError('The webhook URL must use https://.', [
+      throw new ValidationError('The webhook URL must use https://.', [
         { path: 'url', message: 'Must be an https:// URL', code: 'invalid_format' },
       ]);
     }
@@ -109,17 +100,17 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       if (!live && !maybeInFlight && (await store.claimGeneralWebhook(projectId, integrationId, slot.integrationId)))
         return;
     }
-    throw conflict('This project already has an enabled general webhook; disable or delete it first.');
+    throw new ConflictError('This project already has an enabled general webhook; disable or delete it first.');
   }
 
   async function saveOr409(integration: Integration): Promise<void> {
     if (!(await store.update(integration)))
-      throw conflict('The integration was changed by another request at the same time; try again.');
+      throw new ConflictError('The integration was changed by another request at the same time; try again.');
   }
 
   return {
     async list(projectId: string): Promise<Integration[]> {
-      await requireProject(projectId);
+      await requireProject(deps.projects, projectId);
       return store.list(projectId);
     },
 
@@ -130,7 +121,7 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       projectId: string,
       input: CreateIntegrationInput,
     ): Promise<{ integration: Integration; signingSecret?: string; token?: string }> {
-      await requireProject(projectId);
+      await requireProject(deps.projects, projectId);
       const at = now().toISOString();
       const integrationId = newId('int');
 
@@ -194,7 +185,7 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     async patch(projectId: string, integrationId: string, input: PatchWebhookInput): Promise<Integration> {
       const current = await requireIntegration(projectId, integrationId);
       if (current.product !== 'webhook') {
-        throw validationError('A custom integration has nothing to change: rotate its token or delete it.', [
+        throw new ValidationError('A custom integration has nothing to change: rotate its token or delete it.', [
           { path: '', message: 'Only webhook integrations can be patched', code: 'custom' },
         ]);
       }
@@ -240,7 +231,7 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     async rotateToken(projectId: string, integrationId: string): Promise<string> {
       const current = await requireIntegration(projectId, integrationId);
       if (current.product !== 'custom') {
-        throw validationError(
+        throw new ValidationError(
           'Only custom integrations have a token; webhooks rotate their signing secret (rotate-secret).',
           [{ path: '', message: 'Not a custom integration', code: 'custom' }],
         );
@@ -262,7 +253,7 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     async rotateSecret(projectId: string, integrationId: string): Promise<string> {
       const current = await requireIntegration(projectId, integrationId);
       if (current.product !== 'webhook') {
-        throw validationError(
+        throw new ValidationError(
           'Only webhooks have a signing secret; custom integrations rotate their token (rotate-token).',
           [{ path: '', message: 'Not a webhook integration', code: 'custom' }],
         );

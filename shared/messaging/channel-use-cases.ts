@@ -1,6 +1,7 @@
-import { HttpError, notFound, validationError, type ErrorDetail } from '../http/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors/domain-error.ts';
 import { newId } from '../ids/ids.ts';
-import type { Project } from '../projects/project.ts';
+import { requireProject, type Project } from '../projects/project.ts';
+import type { ErrorDetail } from '../validation/issues.ts';
 import {
   PROVIDERS_BY_CHANNEL_TYPE,
   type Channel,
@@ -32,16 +33,10 @@ export interface CreateChannelInput {
 export function makeChannelUseCases(deps: ChannelDeps) {
   const now = deps.now ?? (() => new Date());
 
-  async function requireProject(projectId: string): Promise<Project> {
-    const project = await deps.projects.get(projectId);
-    if (!project) throw notFound(`Project ${projectId} does not exist.`);
-    return project;
-  }
-
   async function requireChannel(projectId: string, channelId: string): Promise<Channel> {
-    await requireProject(projectId);
+    await requireProject(deps.projects, projectId);
     const channel = await deps.channels.get(projectId, channelId);
-    if (!channel) throw notFound(`Channel ${channelId} does not exist.`);
+    if (!channel) throw new NotFoundError('channel', `Channel ${channelId} does not exist.`);
     return channel;
   }
 
@@ -75,10 +70,10 @@ export function makeChannelUseCases(deps: ChannelDeps) {
     requireChannel,
 
     async create(projectId: string, input: CreateChannelInput): Promise<Channel> {
-      const project = await requireProject(projectId);
+      const project = await requireProject(deps.projects, projectId);
       const provider = input.provider ?? { kind: 'sandbox' };
       if (!PROVIDERS_BY_CHANNEL_TYPE[input.type].includes(provider.kind)) {
-        throw validationError('This provider cannot serve this channel type.', [
+        throw new ValidationError('This provider cannot serve this channel type.', [
           {
             path: 'provider.kind',
             message: `A ${input.type} channel takes: ${PROVIDERS_BY_CHANNEL_TYPE[input.type].join(', ')}`,
@@ -88,7 +83,7 @@ export function makeChannelUseCases(deps: ChannelDeps) {
       }
       const problems = destinationProblems(provider);
       if (problems.length)
-        throw validationError('The provider points at a destination this deployment does not allow.', problems);
+        throw new ValidationError('The provider points at a destination this deployment does not allow.', problems);
       const channel: Channel = {
         channelId: newId('ch'),
         projectId,
@@ -105,21 +100,22 @@ export function makeChannelUseCases(deps: ChannelDeps) {
     },
 
     async list(projectId: string): Promise<Channel[]> {
-      await requireProject(projectId);
+      await requireProject(deps.projects, projectId);
       return deps.channels.list(projectId);
     },
 
     /** Deletes a channel; custom tokens bound to it then answer 404 CHANNEL_NOT_FOUND on send. */
     async remove(projectId: string, channelId: string): Promise<void> {
-      await requireProject(projectId);
-      if (!(await deps.channels.delete(projectId, channelId))) throw notFound(`Channel ${channelId} does not exist.`);
+      await requireProject(deps.projects, projectId);
+      if (!(await deps.channels.delete(projectId, channelId)))
+        throw new NotFoundError('channel', `Channel ${channelId} does not exist.`);
     },
 
     /** Adds message credits. An unmetered channel becomes metered with `amount` credits. */
     async addCredits(projectId: string, channelId: string, amount: number): Promise<Channel> {
-      await requireProject(projectId);
+      await requireProject(deps.projects, projectId);
       const channel = await deps.channels.addCredits(projectId, channelId, amount);
-      if (!channel) throw notFound(`Channel ${channelId} does not exist.`);
+      if (!channel) throw new NotFoundError('channel', `Channel ${channelId} does not exist.`);
       return channel;
     },
 
@@ -127,9 +123,7 @@ export function makeChannelUseCases(deps: ChannelDeps) {
     async outbox(projectId: string, channelId: string, page: { limit: number; cursor?: string }): Promise<OutboxPage> {
       const channel = await requireChannel(projectId, channelId);
       if (channel.provider.kind !== 'sandbox') {
-        throw new HttpError(
-          409,
-          'CONFLICT',
+        throw new ConflictError(
           `Channel ${channelId} sends through ${channel.provider.kind}; only sandbox channels have an outbox.`,
         );
       }

@@ -1,6 +1,5 @@
 import * as z from '../validation/zod.ts';
-import { zodIssuesToDetails } from '../http/middleware.ts';
-import type { ErrorDetail } from '../http/errors.ts';
+import { zodIssuesToDetails, type ErrorDetail } from '../validation/issues.ts';
 import type { ChannelType } from './channel.ts';
 
 /**

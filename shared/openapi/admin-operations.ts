@@ -1,25 +1,7 @@
 import { withMeta } from '../validation/meta.ts';
 import * as z from '../validation/zod.ts';
+import type { RouteDoc } from './route-doc.ts';
 import * as s from './schemas.ts';
-
-/**
- * Documentation of a management API route for the generated OpenAPI document. The request body schema is the
- * route's own `body`; this adds what the code cannot tell: a summary, the answers and the error codes beyond the
- * common ones.
- */
-export interface RouteDoc {
-  summary: string;
-  description?: string;
-  tags?: string[];
-  /** Query parameters as a zod object (each key one optional or required parameter). */
-  query?: z.ZodMiniObject;
-  /** Success answers by status: the body's zod schema, or none (204, 202 without body). */
-  responses: Record<number, { description: string; body?: z.ZodMiniType }>;
-  /** Error codes by status beyond the common ones (401, 404 NOT_FOUND, validation, 500): `{ 409: ['CONFLICT'] }`. */
-  errors?: Record<number, string[]>;
-  /** For `body: 'raw'`: the media types accepted. */
-  rawContentTypes?: string[];
-}
 
 /**
  * Documentation of every management API route, keyed by `METHOD path` as the route declares it. The request body

@@ -1,6 +1,5 @@
-import type { RouteDeclaration } from '../http/router.ts';
 import type { RouteDefinition } from '../resources/routes.ts';
-import { ADMIN_ROUTE_DOCS, type RouteDoc } from './admin-operations.ts';
+import { ADMIN_ROUTE_DOCS } from './admin-operations.ts';
 import { ERROR_CODES, mergeErrors, type ErrorsByStatus } from './error-codes.ts';
 import {
   PUBLIC_OPERATION_DOCS,
@@ -8,14 +7,15 @@ import {
   type PublicOperationDoc,
   type PublicSecurity,
 } from './public-operations.ts';
+import type { DocumentedRoute, RouteDoc } from './route-doc.ts';
 import { errorBody } from './schemas.ts';
 import * as z from '../validation/zod.ts';
 
 type Json = Record<string, unknown>;
 
 export interface OpenApiInput {
-  /** The management API's route declarations, as the admin function's router serves them. */
-  adminRoutes: readonly RouteDeclaration[];
+  /** The management API's route declarations (`functions/admin/routes.ts`), as the admin function's router serves them. */
+  adminRoutes: readonly DocumentedRoute[];
   /** The public route table (`shared/resources/routes.ts`). */
   publicRoutes: readonly RouteDefinition[];
   /** Prefix of the management API routes. */
@@ -176,7 +176,7 @@ function publicOperation(route: RouteDefinition, doc: PublicOperationDoc, conver
   return operation;
 }
 
-function adminOperation(route: RouteDeclaration, doc: RouteDoc, convert: Convert): Json {
+function adminOperation(route: DocumentedRoute, doc: RouteDoc, convert: Convert): Json {
   const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
   const common: ErrorsByStatus = { 401: ['UNAUTHORIZED'], 500: ['INTERNAL_ERROR'] };
   if (pathParams.length) common[404] = ['NOT_FOUND'];

@@ -2,9 +2,9 @@ import { generateToken, hashToken } from '../auth/tokens.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import type { CreditLedger } from '../credits/credit-ledger.ts';
 import { monthLabel } from '../credits/month.ts';
-import { HttpError, notFound } from '../http/errors.ts';
+import { ConflictError } from '../errors/domain-error.ts';
 import { newId } from '../ids/ids.ts';
-import type { Project, ProjectStore } from './project.ts';
+import { requireProject, type Project, type ProjectStore } from './project.ts';
 
 export interface ProjectDeps {
   projects: ProjectStore;
@@ -17,16 +17,10 @@ export interface ProjectDeps {
 export function makeProjectUseCases(deps: ProjectDeps) {
   const now = deps.now ?? (() => new Date());
 
-  async function requireProject(projectId: string): Promise<Project> {
-    const project = await deps.projects.get(projectId);
-    if (!project) throw notFound(`Project ${projectId} does not exist.`);
-    return project;
-  }
-
   const account = (p: Project) => ({ projectId: p.projectId, monthlyAllowance: p.monthlyBotCredits });
 
   return {
-    requireProject,
+    requireProject: (projectId: string) => requireProject(deps.projects, projectId),
 
     async createProject(input: { companyId: number; name: string; monthlyBotCredits: number }): Promise<Project> {
       const project: Project = { projectId: newId('prj'), ...input, createdAt: now().toISOString() };
@@ -41,17 +35,13 @@ export function makeProjectUseCases(deps: ProjectDeps) {
      * old token alive; at worst the new one was never shown and the caller asks again.
      */
     async issueApiToken(projectId: string): Promise<string> {
-      const project = await requireProject(projectId);
+      const project = await requireProject(deps.projects, projectId);
       const previous = await deps.projects.currentApiTokenHash(projectId);
       if (previous) await deps.tokens.delete(previous);
       const token = generateToken('projectApi');
       const tokenHash = hashToken(token);
       if (!(await deps.projects.swapApiTokenHash(projectId, previous, tokenHash, now()))) {
-        throw new HttpError(
-          409,
-          'CONFLICT',
-          'The API token was changed by another request at the same time; try again.',
-        );
+        throw new ConflictError('The API token was changed by another request at the same time; try again.');
       }
       await deps.tokens.put(tokenHash, {
         kind: 'projectApi',
@@ -64,7 +54,7 @@ export function makeProjectUseCases(deps: ProjectDeps) {
 
     /** Revokes the API token: the grant goes first, so the token fails at once even if the rest is interrupted. */
     async revokeApiToken(projectId: string): Promise<void> {
-      await requireProject(projectId);
+      await requireProject(deps.projects, projectId);
       const current = await deps.projects.currentApiTokenHash(projectId);
       if (!current) return;
       await deps.tokens.delete(current);
@@ -72,7 +62,7 @@ export function makeProjectUseCases(deps: ProjectDeps) {
     },
 
     async apiTokenState(projectId: string) {
-      await requireProject(projectId);
+      await requireProject(deps.projects, projectId);
       return deps.projects.apiTokenState(projectId);
     },
 
@@ -81,14 +71,14 @@ export function makeProjectUseCases(deps: ProjectDeps) {
     },
 
     async botCredits(projectId: string) {
-      const project = await requireProject(projectId);
+      const project = await requireProject(deps.projects, projectId);
       const at = now();
       const available = await deps.credits.available(account(project), at);
       return { available: Math.max(0, available), month: monthLabel(at) };
     },
 
     async grantBotCredits(projectId: string, amount: number) {
-      const project = await requireProject(projectId);
+      const project = await requireProject(deps.projects, projectId);
       const at = now();
       const available = await deps.credits.grant(account(project), amount, at);
       return { available: Math.max(0, available), month: monthLabel(at) };

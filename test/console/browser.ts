@@ -82,7 +82,10 @@ export async function expectText(
   };
   let last: string[] = [];
   await eventually(
-    async () => matches((last = await locator.allTextContents())),
+    async () => {
+      last = await locator.allTextContents();
+      return matches(last);
+    },
     options.timeoutMs ?? 5_000,
     `text ${String(expected)}`,
   ).catch(() => {
@@ -93,7 +96,14 @@ export async function expectText(
 /** Waits until the locator matches `count` elements. */
 export async function expectCount(locator: Locator, count: number, timeoutMs = 5_000): Promise<void> {
   let last = -1;
-  await eventually(async () => (last = await locator.count()) === count, timeoutMs, `count ${count}`).catch(() => {
+  await eventually(
+    async () => {
+      last = await locator.count();
+      return last === count;
+    },
+    timeoutMs,
+    `count ${count}`,
+  ).catch(() => {
     throw new Error(`expected ${count} elements, got ${last}`);
   });
 }

@@ -34,7 +34,7 @@ async function onboardingPdf(): Promise<Uint8Array> {
     'New employees collect their laptop from the IT desk on the first day.',
     'Enroll in health insurance within 30 days.',
   ];
-  lines.forEach((line, i) => page.drawText(line, { x: 50, y: 750 - i * 20, size: 12, font }));
+  for (const [i, line] of lines.entries()) page.drawText(line, { x: 50, y: 750 - i * 20, size: 12, font });
   return doc.save();
 }
 

@@ -91,7 +91,7 @@ export async function startSmtpDouble() {
     onAuth(auth, _session, callback) {
       callback(null, { user: { username: auth.username, password: auth.password } });
     },
-    onRcptTo(address, _session, callback) {
+    onRcptTo(_address, _session, callback) {
       if (refuse) return callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
       callback();
     },

@@ -170,8 +170,8 @@ describe('SMTP provider', () => {
     expect(mail.headers['in-reply-to']).toBe('<ticket-123@mail.example.org>');
     expect(mail.headers.references).toBe('<ticket-122@mail.example.org> <ticket-123@mail.example.org>');
     expect(mail.headers['content-type']).toMatch(/^multipart\/alternative/);
-    expect(mail.raw).toMatch(/Content-Type: text\/plain[^]*Plain text version/);
-    expect(mail.raw).toMatch(/Content-Type: text\/html[^]*<p>HTML <b>version<\/b><\/p>/);
+    expect(mail.raw).toMatch(/Content-Type: text\/plain[\s\S]*Plain text version/);
+    expect(mail.raw).toMatch(/Content-Type: text\/html[\s\S]*<p>HTML <b>version<\/b><\/p>/);
   });
 
   it('sends body alone as text/plain from the bare channel address', async () => {
@@ -415,7 +415,7 @@ describe('errors of the send endpoint', () => {
       [sms.token, { to: '+5511988887777', body: 'x'.repeat(1601) }, [{ path: 'body', message: /1600/ }]],
       [
         sms.token,
-        { to: '+5511988887777', body: 'x'.repeat(1600) + 'y', mediaUrls: ['http://insecure.example.com/a.png'] },
+        { to: '+5511988887777', body: `${'x'.repeat(1600)}y`, mediaUrls: ['http://insecure.example.com/a.png'] },
         [{ path: 'body' }, { path: 'mediaUrls.0' }],
       ],
       [

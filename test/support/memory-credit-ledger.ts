@@ -17,7 +17,8 @@ export class MemoryCreditLedger implements CreditLedger {
     return this.balance;
   }
   async grant(_account: CreditAccount, amount: number): Promise<number> {
-    return (this.balance += amount);
+    this.balance += amount;
+    return this.balance;
   }
   async charge(account: CreditAccount, chargeId: string): Promise<ChargeOutcome> {
     if (this.balance < 1) return { charged: false, reason: 'insufficient' };

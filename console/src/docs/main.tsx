@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import './docs.css';
 
 // A small offline reader for the OpenAPI 3.1 document: no CDN, no third-party renderer, the same build as the console.
+// biome-ignore lint/suspicious/noExplicitAny: the reader walks an arbitrary JSON document (the OpenAPI file) whose shape it checks field by field at run time.
 type Json = Record<string, any>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
@@ -198,7 +199,7 @@ function resolve(schema: Json, doc: Json): Json {
   return schema?.$ref ? (doc.components?.schemas?.[refName(schema.$ref)] ?? {}) : schema;
 }
 
-function TypeLabel({ schema, doc }: { schema: Json | undefined; doc: Json }): any {
+function TypeLabel({ schema, doc }: { schema: Json | undefined; doc: Json }): ComponentChildren {
   if (!schema) return 'any';
   if (schema.$ref) return <a href={`#schema-${refName(schema.$ref)}`}>{refName(schema.$ref)}</a>;
   if (schema.const !== undefined) return <code>{JSON.stringify(schema.const)}</code>;
@@ -243,7 +244,7 @@ function constraints(s: Json): string {
   return parts.join(', ');
 }
 
-function Schema({ schema, doc, depth }: { schema: Json | undefined; doc: Json; depth: number }): any {
+function Schema({ schema, doc, depth }: { schema: Json | undefined; doc: Json; depth: number }): ComponentChildren {
   if (!schema) return null;
   if (schema.$ref) {
     const name = refName(schema.$ref);

@@ -117,7 +117,7 @@ export function IntegrationDetail({
         <dd>{formatTime(i.createdAt)}</dd>
       </dl>
 
-      <div class="actions wrap" role="group" aria-label="Integration actions">
+      <fieldset class="actions wrap" aria-label="Integration actions">
         {webhook ? (
           <>
             {i.enabled ? (
@@ -180,7 +180,7 @@ export function IntegrationDetail({
             if (ok) window.location.hash = `${base}/integrations`;
           }}
         />
-      </div>
+      </fieldset>
       <ErrorNotice error={action.error} />
       <StatusMessage message={status} />
 

@@ -1,3 +1,4 @@
+import type { JSX } from 'preact';
 import { ApiError, enc, type Api } from '../api.ts';
 import { match } from '../router.ts';
 import type { Project } from '../types.ts';
@@ -34,11 +35,10 @@ export function ProjectSettings({ api, projectId, path }: { api: Api; projectId:
 
   const base = `/projects/${enc(projectId)}`;
   const tab = TABS.find((t) => path.startsWith(`${base}/${t.id}`))?.id ?? 'integrations';
-  let screen;
-  let params: Record<string, string> | undefined;
+  const params = match(`${base}/integrations/:integrationId`, path);
+  let screen: JSX.Element;
   if (match(`${base}/integrations/new`, path)) screen = <NewIntegration api={api} projectId={projectId} />;
-  else if ((params = match(`${base}/integrations/:integrationId`, path)))
-    screen = <IntegrationDetail api={api} projectId={projectId} integrationId={params.integrationId!} />;
+  else if (params) screen = <IntegrationDetail api={api} projectId={projectId} integrationId={params.integrationId!} />;
   else if (tab === 'api-token') screen = <ApiTokenPage api={api} projectId={projectId} />;
   else if (tab === 'channels') screen = <ChannelsPage api={api} projectId={projectId} />;
   else if (tab === 'bots') screen = <BotsPage api={api} projectId={projectId} />;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asHttpError } from '#shared/http/domain-errors.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
 import { makeCompleteText } from '#shared/completion/complete-text.ts';
 import { newId } from '#shared/ids/ids.ts';
@@ -72,7 +73,7 @@ describe('completion charges against DynamoDB', () => {
             ),
           );
           const statusOf = (r: PromiseSettledResult<unknown>) =>
-            r.status === 'fulfilled' ? 200 : ((r.reason as { status?: number }).status ?? 500);
+            r.status === 'fulfilled' ? 200 : ((asHttpError(r.reason) as { status?: number }).status ?? 500);
           const statuses = results.map(statusOf);
           const noCredits = statuses.filter((s) => s === 402).length;
           const successes = statuses.filter((s) => s === 200).length;
@@ -87,7 +88,7 @@ describe('completion charges against DynamoDB', () => {
           expect(noCredits, seen).toBeGreaterThanOrEqual(Math.max(0, outcomes.length - allowance - failures));
           expect(successes).toBeLessThanOrEqual(allowance);
           // Every request that got past the balance check answered as its outcome says.
-          results.forEach((r, i) => {
+          results.forEach((_r, i) => {
             if (statuses[i] === 402) return;
             const expected = { ok: 200, 'model-error': 502, 'bad-json': 502, timeout: 504, crash: 500 }[outcomes[i]!];
             expect(statuses[i]).toBe(expected);

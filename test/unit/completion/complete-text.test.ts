@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Bot } from '#shared/bots/bot.ts';
 import { makeCompleteText, type CompleteTextDeps, type CompletionInput } from '#shared/completion/complete-text.ts';
+import { asHttpError } from '#shared/http/domain-errors.ts';
 import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
 import type { KnowledgeExcerpt, KnowledgeSearchRequest } from '#shared/knowledge/knowledge-search.ts';
 import { ModelError, type ModelProvider, type ModelReply, type ModelRequest } from '#shared/models/model-provider.ts';
@@ -81,10 +82,12 @@ function setup(
   return { complete, input, ledger, model, searches, specs, logs };
 }
 
+/** The failure as the HTTP edge answers it (status, code, headers); anything else passes through unchanged. */
 const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => undefined,
-    (e: unknown) => e as { status?: number; code?: string; message: string; headers?: Record<string, string> },
+    (e: unknown) =>
+      asHttpError(e) as { status?: number; code?: string; message: string; headers?: Record<string, string> },
   );
 
 describe('completeText', () => {

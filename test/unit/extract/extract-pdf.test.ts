@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
+import { NoBotCreditsError } from '#shared/errors/domain-error.ts';
+import { httpErrorFor } from '#shared/http/domain-errors.ts';
 import {
   ExtractionFailedError,
   ExtractionTimeoutError,
   FileTooLargeError,
   InvalidFileError,
-  NoBotCreditsError,
 } from '#shared/extract/errors.ts';
 import { describeUnreadable, makeExtractPdf, MAX_PDF_BYTES, type ExtractPdfDeps } from '#shared/extract/extract-pdf.ts';
 import { uploadKey, type UploadStore } from '#shared/extract/uploads.ts';
@@ -60,7 +61,7 @@ describe('extract use case: charging', () => {
     const { credits, extractPdf } = setup(2);
     const error = await extractPdf({ caller, source: { bytes: await blankPdf() }, deadline: soon() }).catch((e) => e);
     expect(error).toBeInstanceOf(ExtractionFailedError);
-    expect(error.status).toBe(502);
+    expect(httpErrorFor(error).status).toBe(502);
     expect(error.message).toMatch(/blank.*refunded/);
     expect({ balance: credits.balance, refunds: credits.refunds, open: credits.open.size }).toEqual({
       balance: 2,
@@ -96,7 +97,7 @@ describe('extract use case: charging', () => {
     const started = Date.now();
     const error = await extractPdf({ caller, source: { bytes }, deadline: Date.now() + 1_500 }).catch((e) => e);
     expect(error).toBeInstanceOf(ExtractionTimeoutError);
-    expect(error.status).toBe(504);
+    expect(httpErrorFor(error).status).toBe(504);
     expect(error.message).toMatch(/refunded/);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect({ balance: credits.balance, refunds: credits.refunds }).toEqual({ balance: 1, refunds: 1 });

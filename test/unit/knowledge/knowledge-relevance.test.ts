@@ -59,7 +59,10 @@ test('recall@1 and recall@5 on the labelled set', async () => {
     else misses.push(`${query} → ${files.slice(0, 3).join(', ')} (expected ${expected})`);
     if (files.includes(expected)) at5++;
     for (let i = 1; i < results.length; i++) expect(results[i]!.score).toBeLessThanOrEqual(results[i - 1]!.score);
-    for (const r of results) expect(r.score).toBeGreaterThan(0), expect(r.score).toBeLessThanOrEqual(1);
+    for (const r of results) {
+      expect(r.score).toBeGreaterThan(0);
+      expect(r.score).toBeLessThanOrEqual(1);
+    }
   }
   const recall1 = at1 / queries.length;
   const recall5 = at5 / queries.length;

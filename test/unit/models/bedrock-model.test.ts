@@ -124,12 +124,10 @@ describe('BedrockModelProvider: request mapping', () => {
 
 describe('BedrockModelProvider: answers and errors', () => {
   it('joins text blocks and leaves usage out when Bedrock reports none', async () => {
-    bedrock
-      .on(ConverseCommand)
-      .resolves({
-        output: { message: { role: 'assistant', content: [{ text: 'a' }, { text: 'b' }] } },
-        stopReason: 'max_tokens',
-      });
+    bedrock.on(ConverseCommand).resolves({
+      output: { message: { role: 'assistant', content: [{ text: 'a' }, { text: 'b' }] } },
+      stopReason: 'max_tokens',
+    });
     expect(await provider.generate(request())).toEqual({
       text: 'ab',
       model: 'bedrock:amazon.nova-lite-v1:0',

@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
-import { HttpError } from '../http/errors.ts';
-import { bodyBytes, errorResponse } from '../http/middleware.ts';
-import type { HttpEvent, HttpResult } from '../http/types.ts';
+import type { IdempotencyClaim, IdempotencyStore, StoredResponse } from '../idempotency/idempotency-store.ts';
 import type { Logger } from '../logging/logger.ts';
-import type { IdempotencyClaim, IdempotencyStore, StoredResponse } from './idempotency-store.ts';
+import { asHttpError } from './domain-errors.ts';
+import { HttpError } from './errors.ts';
+import { bodyBytes, errorResponse } from './middleware.ts';
+import type { HttpEvent, HttpResult } from './types.ts';
 
 const KEY_HEADER = 'idempotency-key';
 const RETENTION_MS = 24 * 3600 * 1000;
@@ -112,7 +113,7 @@ export function idempotency<TEvent extends HttpEvent = HttpEvent>(
       await finish(request.event, request.response ?? undefined);
     },
     onError: async (request) => {
-      const error = request.error;
+      const error = asHttpError(request.error);
       const response = error instanceof HttpError ? errorResponse(error, request.event.requestId) : undefined;
       await finish(request.event, response);
     },
