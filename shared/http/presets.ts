@@ -42,7 +42,7 @@ export function validatedBody<S extends z.ZodMiniType>(
 }
 
 /**
- * `Idempotency-Key` support (shared/idempotency) with its store and lock already chosen, given whose keys they are.
+ * `Idempotency-Key` support (`shared/http/idempotency.ts`) with its store and lock already chosen, given whose keys they are.
  * Passed in rather than built here, so a function that takes no key bundles none of it.
  */
 export type ScopedIdempotency = <TEvent extends HttpEvent>(

@@ -58,41 +58,18 @@ const fileView = (f: KnowledgeFile) => ({
 
 /** Bots CRUD and their knowledge files. */
 export const botRoutes = {
-  createBot: route({
-    method: 'POST',
-    path: '/projects/{projectId}/bots',
-    body: createBotBody,
-  }),
-  listBots: route({
-    method: 'GET',
-    path: '/projects/{projectId}/bots',
-  }),
-  getBot: route({
-    method: 'GET',
-    path: '/projects/{projectId}/bots/{botId}',
-  }),
-  patchBot: route({
-    method: 'PATCH',
-    path: '/projects/{projectId}/bots/{botId}',
-    body: patchBotBody,
-  }),
-  deleteBot: route({
-    method: 'DELETE',
-    path: '/projects/{projectId}/bots/{botId}',
-  }),
-  listKnowledge: route({
-    method: 'GET',
-    path: '/projects/{projectId}/bots/{botId}/knowledge',
-  }),
+  createBot: route({ method: 'POST', path: '/projects/{projectId}/bots', body: createBotBody }),
+  listBots: route({ method: 'GET', path: '/projects/{projectId}/bots' }),
+  getBot: route({ method: 'GET', path: '/projects/{projectId}/bots/{botId}' }),
+  patchBot: route({ method: 'PATCH', path: '/projects/{projectId}/bots/{botId}', body: patchBotBody }),
+  deleteBot: route({ method: 'DELETE', path: '/projects/{projectId}/bots/{botId}' }),
+  listKnowledge: route({ method: 'GET', path: '/projects/{projectId}/bots/{botId}/knowledge' }),
   uploadKnowledge: route({
     method: 'PUT',
     path: '/projects/{projectId}/bots/{botId}/knowledge/{fileName}',
     body: 'raw',
   }),
-  deleteKnowledge: route({
-    method: 'DELETE',
-    path: '/projects/{projectId}/bots/{botId}/knowledge/{fileName}',
-  }),
+  deleteKnowledge: route({ method: 'DELETE', path: '/projects/{projectId}/bots/{botId}/knowledge/{fileName}' }),
 };
 
 /** What serves the bot routes. */

@@ -85,32 +85,12 @@ function pageQuery(query: Record<string, string>): { limit: number; cursor?: str
 
 /** Channels: create, list, delete, top up credits, and the sandbox outbox. */
 export const channelRoutes = {
-  createChannel: route({
-    method: 'POST',
-    path: '/projects/{projectId}/channels',
-    body: createChannelBody,
-  }),
-  listChannels: route({
-    method: 'GET',
-    path: '/projects/{projectId}/channels',
-  }),
-  getChannel: route({
-    method: 'GET',
-    path: '/projects/{projectId}/channels/{channelId}',
-  }),
-  deleteChannel: route({
-    method: 'DELETE',
-    path: '/projects/{projectId}/channels/{channelId}',
-  }),
-  addCredits: route({
-    method: 'POST',
-    path: '/projects/{projectId}/channels/{channelId}/credits',
-    body: amountBody,
-  }),
-  outbox: route({
-    method: 'GET',
-    path: '/projects/{projectId}/channels/{channelId}/outbox',
-  }),
+  createChannel: route({ method: 'POST', path: '/projects/{projectId}/channels', body: createChannelBody }),
+  listChannels: route({ method: 'GET', path: '/projects/{projectId}/channels' }),
+  getChannel: route({ method: 'GET', path: '/projects/{projectId}/channels/{channelId}' }),
+  deleteChannel: route({ method: 'DELETE', path: '/projects/{projectId}/channels/{channelId}' }),
+  addCredits: route({ method: 'POST', path: '/projects/{projectId}/channels/{channelId}/credits', body: amountBody }),
+  outbox: route({ method: 'GET', path: '/projects/{projectId}/channels/{channelId}/outbox' }),
 };
 
 /** What serves the channel routes. */

@@ -13,10 +13,7 @@ const listQuery = z.strictObject({
 
 /** A webhook's deliveries (newest first, every attempt) and the manual retry. */
 export const deliveryRoutes = {
-  listDeliveries: route({
-    method: 'GET',
-    path: '/projects/{projectId}/integrations/{integrationId}/deliveries',
-  }),
+  listDeliveries: route({ method: 'GET', path: '/projects/{projectId}/integrations/{integrationId}/deliveries' }),
   retryDelivery: route({
     method: 'POST',
     path: '/projects/{projectId}/integrations/{integrationId}/deliveries/{deliveryId}/retry',

@@ -69,36 +69,17 @@ const patchIntegrationBody = z.strictObject({
  * rotate-secret (webhook). The webhook `/test` and `/deliveries` routes live with the webhooks area.
  */
 export const integrationRoutes = {
-  createIntegration: route({
-    method: 'POST',
-    path: '/projects/{projectId}/integrations',
-    body: createIntegrationBody,
-  }),
-  listIntegrations: route({
-    method: 'GET',
-    path: '/projects/{projectId}/integrations',
-  }),
-  getIntegration: route({
-    method: 'GET',
-    path: '/projects/{projectId}/integrations/{integrationId}',
-  }),
+  createIntegration: route({ method: 'POST', path: '/projects/{projectId}/integrations', body: createIntegrationBody }),
+  listIntegrations: route({ method: 'GET', path: '/projects/{projectId}/integrations' }),
+  getIntegration: route({ method: 'GET', path: '/projects/{projectId}/integrations/{integrationId}' }),
   patchIntegration: route({
     method: 'PATCH',
     path: '/projects/{projectId}/integrations/{integrationId}',
     body: patchIntegrationBody,
   }),
-  deleteIntegration: route({
-    method: 'DELETE',
-    path: '/projects/{projectId}/integrations/{integrationId}',
-  }),
-  rotateToken: route({
-    method: 'POST',
-    path: '/projects/{projectId}/integrations/{integrationId}/rotate-token',
-  }),
-  rotateSecret: route({
-    method: 'POST',
-    path: '/projects/{projectId}/integrations/{integrationId}/rotate-secret',
-  }),
+  deleteIntegration: route({ method: 'DELETE', path: '/projects/{projectId}/integrations/{integrationId}' }),
+  rotateToken: route({ method: 'POST', path: '/projects/{projectId}/integrations/{integrationId}/rotate-token' }),
+  rotateSecret: route({ method: 'POST', path: '/projects/{projectId}/integrations/{integrationId}/rotate-secret' }),
 };
 
 /** What serves the integration routes. */

@@ -22,40 +22,14 @@ const creditsView = (c: { available: number; month: string }) => ({ disponivel: 
 
 /** Projects, the project API token and bot credits. */
 export const projectRoutes = {
-  createProject: route({
-    method: 'POST',
-    path: '/projects',
-    body: createProjectBody,
-  }),
-  listProjects: route({
-    method: 'GET',
-    path: '/projects',
-  }),
-  apiTokenState: route({
-    method: 'GET',
-    path: '/projects/{projectId}/api-token',
-  }),
-  getProject: route({
-    method: 'GET',
-    path: '/projects/{projectId}',
-  }),
-  issueApiToken: route({
-    method: 'POST',
-    path: '/projects/{projectId}/api-token',
-  }),
-  revokeApiToken: route({
-    method: 'DELETE',
-    path: '/projects/{projectId}/api-token',
-  }),
-  botCredits: route({
-    method: 'GET',
-    path: '/projects/{projectId}/bot-credits',
-  }),
-  grantBotCredits: route({
-    method: 'POST',
-    path: '/projects/{projectId}/bot-credits',
-    body: amountBody,
-  }),
+  createProject: route({ method: 'POST', path: '/projects', body: createProjectBody }),
+  listProjects: route({ method: 'GET', path: '/projects' }),
+  apiTokenState: route({ method: 'GET', path: '/projects/{projectId}/api-token' }),
+  getProject: route({ method: 'GET', path: '/projects/{projectId}' }),
+  issueApiToken: route({ method: 'POST', path: '/projects/{projectId}/api-token' }),
+  revokeApiToken: route({ method: 'DELETE', path: '/projects/{projectId}/api-token' }),
+  botCredits: route({ method: 'GET', path: '/projects/{projectId}/bot-credits' }),
+  grantBotCredits: route({ method: 'POST', path: '/projects/{projectId}/bot-credits', body: amountBody }),
 };
 
 /** What serves the project routes. */
