@@ -70,6 +70,7 @@ const channels = makeChannelUseCases({
   messages: new DynamoMessageLog(table),
   projects: projectStore,
   allowPrivateDestinations: cfg.webhookAllowPrivate,
+  smtpAllowedPorts: cfg.smtpAllowedPorts,
 });
 
 const integrations = makeIntegrationUseCases({

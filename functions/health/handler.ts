@@ -25,6 +25,11 @@ const getHealth = makeGetHealth({
   probes,
   probeTimeoutMs: 2_000,
   probeCacheMs: 10_000,
+  // The request that ran the probe is in the log keys (request id); the response says only what failed.
+  onProbeFailure: (dependency, error) => {
+    const cause = error instanceof Error && error.cause !== undefined ? { rootCause: String(error.cause) } : {};
+    logger.warn('health probe failed', { dependency, cause: String(error), ...cause });
+  },
 });
 
 /** `GET /api/v1/ai/health`: free diagnostics; never generates. */

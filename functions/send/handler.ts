@@ -24,7 +24,7 @@ const table = dynamoTable(cfg);
 const secretBox = await secretBoxFromConfig(cfg);
 const route = routes.find((r) => r.fn === 'send')!;
 const userAgent = 'Switchboard/0.1.0';
-// Provider base URLs are customer settings: the webhooks' SSRF guard applies (off locally, like webhooks).
+// Provider base URLs and SMTP hosts are customer settings: the webhooks' SSRF guard applies (off locally).
 const post = makeProviderPost({ allowPrivate: cfg.webhookAllowPrivate });
 
 const sendMessage = makeSendMessage({
@@ -32,7 +32,11 @@ const sendMessage = makeSendMessage({
   messages: new DynamoMessageLog(table),
   providers: {
     sandbox: sandboxProvider,
-    smtp: new SmtpEmailSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS }),
+    smtp: new SmtpEmailSender({
+      timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS,
+      allowPrivate: cfg.webhookAllowPrivate,
+      allowedPorts: cfg.smtpAllowedPorts,
+    }),
     twilio: new TwilioSmsSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent, post }),
     'whatsapp-cloud': new WhatsAppCloudSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent, post }),
   },

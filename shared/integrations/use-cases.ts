@@ -6,6 +6,7 @@ import { newId } from '../ids/ids.ts';
 import type { ChannelStore } from '../messaging/channel.ts';
 import { ChannelNotFoundError } from '../messaging/errors.ts';
 import { requireProject, type Project } from '../projects/project.ts';
+import { forbiddenHostReason } from '../webhooks/destination-policy.ts';
 import {
   PREVIOUS_SECRET_GRACE_MS,
   type CustomIntegration,
@@ -76,10 +77,26 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     if (!(await deps.channels.get(projectId, channelId))) throw new ChannelNotFoundError(channelId);
   }
 
+  /**
+   * Without private destinations: https only, and no host the address policy refuses by its text (loopback,
+   * private, link-local, metadata IP literals in any form, `localhost`). Names are judged again on the address
+   * connected to, at each delivery.
+   */
   function checkUrl(url: string): void {
-    if (!deps.allowPrivateDestinations && !url.startsWith('https://')) {
+    if (deps.allowPrivateDestinations) return;
+    if (!url.startsWith('https://')) {
       throw new ValidationError('The webhook URL must use https://.', [
         { path: 'url', message: 'Must be an https:// URL', code: 'invalid_format' },
+      ]);
+    }
+    const reason = forbiddenHostReason(new URL(url).hostname);
+    if (reason) {
+      throw new ValidationError('The webhook URL points at a destination this deployment does not allow.', [
+        {
+          path: 'url',
+          message: `The host is a ${reason} address; webhooks go to public addresses only`,
+          code: 'custom',
+        },
       ]);
     }
   }
@@ -214,19 +231,31 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       return next;
     },
 
-    /** Deletes an integration; a custom token stops working at once (its grant goes first). */
+    /**
+     * Deletes an integration; a custom token stops working at once (its grant goes first). The record is deleted
+     * only at the version read: a rotation that recorded a new token meanwhile makes this read again and delete
+     * that token's grant too, so no token outlives its integration.
+     */
     async remove(projectId: string, integrationId: string): Promise<void> {
-      const current = await requireIntegration(projectId, integrationId);
-      if (current.product === 'custom') await deps.tokens.delete(current.tokenHash);
-      await store.delete(projectId, integrationId);
+      let current = await requireIntegration(projectId, integrationId);
+      for (;;) {
+        if (current.product === 'custom') await deps.tokens.delete(current.tokenHash);
+        if (await store.delete(projectId, integrationId, current.version)) break;
+        const changed = await store.get(projectId, integrationId);
+        // Gone: whoever deleted it deleted the grant of the token it recorded.
+        if (!changed) return;
+        current = changed;
+      }
       if (current.product === 'webhook' && current.scope === 'general')
         await store.releaseGeneralWebhook(projectId, integrationId);
     },
 
     /**
      * Replaces a custom integration's token, shown once: 1. the old grant is deleted (the old token fails from the
-     * very next request); 2. the new hash is recorded if no other rotation got there first (else 409);
-     * 3. the new grant is written.
+     * very next request); 2. the new grant is written; 3. the new hash is recorded if no other rotation or delete
+     * got there first, else this rotation deletes its own grant and answers 409. The grant is in place before the
+     * record names it, so a delete that reads the new hash always finds the grant it must remove, and a rotation
+     * that lost leaves nothing behind: at most one token, the recorded one, stays alive.
      */
     async rotateToken(projectId: string, integrationId: string): Promise<string> {
       const current = await requireIntegration(projectId, integrationId);
@@ -244,8 +273,13 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
         updatedAt: now().toISOString(),
         version: current.version + 1,
       };
-      await saveOr409(next);
       await deps.tokens.put(next.tokenHash, { kind: 'custom', projectId, integrationId, channelId: current.channelId });
+      try {
+        await saveOr409(next);
+      } catch (error) {
+        await deps.tokens.delete(next.tokenHash);
+        throw error;
+      }
       return token;
     },
 

@@ -9,8 +9,8 @@ import {
   type ChannelType,
   type ProviderConfig,
 } from './channel.ts';
-import { isPrivateHostLiteral } from './destinations.ts';
 import type { MessageLog, OutboxPage } from './message.ts';
+import { forbiddenHostReason } from '../webhooks/destination-policy.ts';
 
 export interface ChannelDeps {
   channels: ChannelStore;
@@ -18,6 +18,8 @@ export interface ChannelDeps {
   projects: { get(projectId: string): Promise<Project | undefined> };
   /** Whether providers may point at loopback/private hosts and plain-http base URLs (local runs and tests). */
   allowPrivateDestinations: boolean;
+  /** Ports an SMTP provider may use (`SMTP_ALLOWED_PORTS`). */
+  smtpAllowedPorts: readonly number[] | 'any';
   now?: () => Date;
 }
 
@@ -40,14 +42,21 @@ export function makeChannelUseCases(deps: ChannelDeps) {
     return channel;
   }
 
-  /** Provider destinations a deployment without private destinations must refuse. */
+  /**
+   * Provider destinations this deployment refuses: SMTP ports outside `smtpAllowedPorts` and, without private
+   * destinations, hosts the address policy refuses by their text (the same policy as webhook URLs; names are
+   * checked again on the address connected to, at send time).
+   */
   function destinationProblems(provider: ProviderConfig): ErrorDetail[] {
-    if (deps.allowPrivateDestinations) return [];
     const problems: ErrorDetail[] = [];
-    if (provider.kind === 'smtp' && isPrivateHostLiteral(provider.host)) {
+    const ports = deps.smtpAllowedPorts;
+    if (provider.kind === 'smtp' && ports !== 'any' && !ports.includes(provider.port))
+      problems.push({ path: 'provider.port', message: `Allowed SMTP ports: ${ports.join(', ')}`, code: 'custom' });
+    if (deps.allowPrivateDestinations) return problems;
+    if (provider.kind === 'smtp' && forbiddenHostReason(provider.host)) {
       problems.push({
         path: 'provider.host',
-        message: 'Private, loopback and link-local hosts are not allowed',
+        message: 'Private, loopback, link-local and metadata hosts are not allowed',
         code: 'custom',
       });
     }
@@ -55,10 +64,10 @@ export function makeChannelUseCases(deps: ChannelDeps) {
       const url = new URL(provider.baseUrl);
       if (url.protocol !== 'https:')
         problems.push({ path: 'provider.baseUrl', message: 'Must be an https:// URL', code: 'invalid_format' });
-      else if (isPrivateHostLiteral(url.hostname)) {
+      else if (forbiddenHostReason(url.hostname)) {
         problems.push({
           path: 'provider.baseUrl',
-          message: 'Private, loopback and link-local hosts are not allowed',
+          message: 'Private, loopback, link-local and metadata hosts are not allowed',
           code: 'custom',
         });
       }

@@ -30,9 +30,11 @@ export function makeProjectUseCases(deps: ProjectDeps) {
 
     /**
      * Issues the project's API token, shown once, replacing any earlier one:
-     * 1. delete the old token's grant (it fails from the very next request); 2. record the new hash on the project,
-     * only if no other request replaced the token meanwhile; 3. write the new grant. A crash anywhere leaves no
-     * old token alive; at worst the new one was never shown and the caller asks again.
+     * 1. delete the old token's grant (it fails from the very next request); 2. write the new grant; 3. record the
+     * new hash on the project, only if no other request replaced or revoked the token meanwhile, else delete the
+     * new grant and answer 409. The grant exists before the project names it, so a revoke that reads the new hash
+     * finds the grant it must remove; a request that lost leaves nothing behind. A crash anywhere leaves no old
+     * token alive; at worst the new one was never shown and the caller asks again.
      */
     async issueApiToken(projectId: string): Promise<string> {
       const project = await requireProject(deps.projects, projectId);
@@ -40,25 +42,31 @@ export function makeProjectUseCases(deps: ProjectDeps) {
       if (previous) await deps.tokens.delete(previous);
       const token = generateToken('projectApi');
       const tokenHash = hashToken(token);
-      if (!(await deps.projects.swapApiTokenHash(projectId, previous, tokenHash, now()))) {
-        throw new ConflictError('The API token was changed by another request at the same time; try again.');
-      }
       await deps.tokens.put(tokenHash, {
         kind: 'projectApi',
         projectId,
         companyId: project.companyId,
         monthlyBotCredits: project.monthlyBotCredits,
       });
+      if (!(await deps.projects.swapApiTokenHash(projectId, previous, tokenHash, now()))) {
+        await deps.tokens.delete(tokenHash);
+        throw new ConflictError('The API token was changed by another request at the same time; try again.');
+      }
       return token;
     },
 
-    /** Revokes the API token: the grant goes first, so the token fails at once even if the rest is interrupted. */
+    /**
+     * Revokes the API token: the grant goes first, so the token fails at once even if the rest is interrupted. A
+     * token issued meanwhile makes the conditional clear fail: read again and revoke that one too.
+     */
     async revokeApiToken(projectId: string): Promise<void> {
       await requireProject(deps.projects, projectId);
-      const current = await deps.projects.currentApiTokenHash(projectId);
-      if (!current) return;
-      await deps.tokens.delete(current);
-      await deps.projects.swapApiTokenHash(projectId, current, undefined, now());
+      for (;;) {
+        const current = await deps.projects.currentApiTokenHash(projectId);
+        if (!current) return;
+        await deps.tokens.delete(current);
+        if (await deps.projects.swapApiTokenHash(projectId, current, undefined, now())) return;
+      }
     },
 
     async apiTokenState(projectId: string) {

@@ -70,8 +70,8 @@ type Outcome =
  *    attempt fails unsent and the retry schedule runs on);
  * 4. POST the body with `Authorization: Bearer` when configured and the Standard Webhooks headers (`webhook-id` =
  *    the event id on every attempt, signatures under every live secret), within the sender's 15 s deadline;
- * 5. write the attempt (one UpdateItem) with the status: succeeded (2xx); failed (410, the last attempt, or a
- *    manual retry that did not succeed); else pending with the next attempt time from the retry schedule;
+ * 5. write the attempt (one UpdateItem) with the status: succeeded (2xx); failed (410, a destination the SSRF
+ *    guard refused, the last attempt, or a manual retry that did not succeed); else pending with the next attempt time from the retry schedule;
  * 6. 410 disables the webhook (`gone`); a webhook failing every delivery for 5 days is disabled (`failing`);
  * 7. a pending delivery's message is postponed (ChangeMessageVisibility) to the next attempt time, or re-sent
  *    with a delay when the wait is longer than a received message may stay invisible.
@@ -171,7 +171,8 @@ export function makeDeliver(deps: DeliverDeps) {
     let status: DeliveryStatus;
     let delaySeconds: number | undefined;
     if (outcome.kind === 'success') status = 'succeeded';
-    else if (gone || job.manual) status = 'failed';
+    // A destination the address policy refused stays refused: no retry.
+    else if (gone || outcome.kind === 'forbidden' || job.manual) status = 'failed';
     else {
       delaySeconds = retryDelaySeconds(deps.schedule, attemptNumber, random);
       status = delaySeconds === undefined ? 'failed' : 'pending';

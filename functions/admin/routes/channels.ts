@@ -3,6 +3,7 @@ import { json, noContent } from '#shared/http/types.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { CHANNEL_TYPES, providerView, type Channel } from '#shared/messaging/channel.ts';
 import type { ChannelUseCases } from '#shared/messaging/channel-use-cases.ts';
+import { withMeta } from '#shared/validation/meta.ts';
 import * as z from '#shared/validation/zod.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' }).check(z.maxLength(2048));
@@ -12,8 +13,17 @@ const providerBody = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('smtp'),
     host: z.string().check(z.trim(), z.minLength(1), z.maxLength(253)),
-    port: z.number().check(z.int(), z.gte(1), z.lte(65535)),
-    secure: z.optional(z.boolean()),
+    port: withMeta(z.number().check(z.int(), z.gte(1), z.lte(65535)), {
+      description: 'A deployment takes the mail ports 25, 465, 587 and 2525 unless configured otherwise.',
+    }),
+    secure: withMeta(z.optional(z.boolean()), {
+      description: 'Implicit TLS from the first byte (port 465). Without it the connection must upgrade with STARTTLS.',
+    }),
+    allowPlaintext: withMeta(z.optional(z.boolean()), {
+      description:
+        'Send without TLS when the server offers no STARTTLS (credentials and mail in clear). Default false: ' +
+        'a server without TLS fails the send with 502.',
+    }),
     user: z.optional(z.string().check(z.minLength(1), z.maxLength(320))),
     pass: z.optional(z.string().check(z.minLength(1), z.maxLength(1024))),
   }),

@@ -76,15 +76,27 @@ export class DynamoIntegrationStore implements IntegrationStore {
     }
   }
 
-  async delete(projectId: string, integrationId: string): Promise<Integration | undefined> {
-    const out = await this.table.client.send(
-      new DeleteCommand({
-        TableName: this.table.tableName,
-        Key: keys.integration(projectId, integrationId),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return out.Attributes ? this.fromItem(out.Attributes) : undefined;
+  async delete(projectId: string, integrationId: string, expectedVersion?: number): Promise<Integration | undefined> {
+    try {
+      const out = await this.table.client.send(
+        new DeleteCommand({
+          TableName: this.table.tableName,
+          Key: keys.integration(projectId, integrationId),
+          ReturnValues: 'ALL_OLD',
+          ...(expectedVersion === undefined
+            ? {}
+            : {
+                ConditionExpression: '#version = :expected',
+                ExpressionAttributeNames: { '#version': 'version' },
+                ExpressionAttributeValues: { ':expected': expectedVersion },
+              }),
+        }),
+      );
+      return out.Attributes ? this.fromItem(out.Attributes) : undefined;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
   }
 
   async listWebhooks(projectId: string): Promise<WebhookTarget[]> {
