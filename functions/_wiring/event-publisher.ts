@@ -1,7 +1,7 @@
 import { s3PayloadStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
 import { sqsClient } from '#shared/adapters/sqs/clients.ts';
 import { SqsEventQueue } from '#shared/adapters/sqs/webhook-queues.ts';
-import type { Config } from '#shared/config/config.ts';
+import { requiredSetting, type Config } from '#shared/config/config.ts';
 import type { EventPublisher } from '#shared/webhooks/events.ts';
 import { makeEventPublisher } from '#shared/webhooks/publish.ts';
 
@@ -11,10 +11,8 @@ import { makeEventPublisher } from '#shared/webhooks/publish.ts';
  * `buckets: { transfer: { write: ['payloads/'] } }` in its access.
  */
 export function eventPublisherFromConfig(cfg: Config): EventPublisher {
-  if (!cfg.QUEUE_URL_EVENTS) throw new Error('Invalid configuration: QUEUE_URL_EVENTS is required to publish events');
-  if (!cfg.BUCKET_TRANSFER) throw new Error('Invalid configuration: BUCKET_TRANSFER is required to publish events');
   return makeEventPublisher({
-    queue: new SqsEventQueue(sqsClient(cfg), cfg.QUEUE_URL_EVENTS),
-    payloads: s3PayloadStoreOnFirstUse(cfg, cfg.BUCKET_TRANSFER),
+    queue: new SqsEventQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_EVENTS')),
+    payloads: s3PayloadStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER')),
   });
 }

@@ -1,4 +1,4 @@
-import { config } from '#shared/config/config.ts';
+import { config, requiredSetting } from '#shared/config/config.ts';
 import { readSecret } from '#shared/adapters/aws/secrets.ts';
 import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
@@ -55,14 +55,13 @@ const projects = makeProjectUseCases({
   credits: new DynamoCreditLedger(table),
 });
 
-if (!cfg.QUEUE_URL_DELIVERIES) throw new Error('Invalid configuration: QUEUE_URL_DELIVERIES is required');
 const webhookAdmin = makeWebhookAdmin({
   projects: projectStore,
   channels: channelStore,
   webhooks: integrationStore,
   deliveries: new DynamoDeliveryStore(table),
   events: eventPublisherFromConfig(cfg),
-  queue: new SqsDeliveryQueue(sqsClient(cfg), cfg.QUEUE_URL_DELIVERIES),
+  queue: new SqsDeliveryQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_DELIVERIES')),
 });
 
 const channels = makeChannelUseCases({

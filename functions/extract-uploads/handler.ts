@@ -1,4 +1,4 @@
-import { config } from '#shared/config/config.ts';
+import { config, requiredSetting } from '#shared/config/config.ts';
 import { s3Client } from '#shared/adapters/s3/clients.ts';
 import { S3ExtractUploadStore } from '#shared/adapters/s3/extract-upload-store.ts';
 import { MAX_PDF_BYTES } from '#shared/extract/extract-pdf.ts';
@@ -18,9 +18,8 @@ const UPLOAD_EXPIRES_SECONDS = 900;
 const cfg = config();
 const logger = createLogger('extract-uploads');
 const table = dynamoTable(cfg);
-if (!cfg.BUCKET_TRANSFER) throw new Error('BUCKET_TRANSFER is required by extract-uploads');
 const createUpload = makeCreateUpload({
-  uploads: new S3ExtractUploadStore(s3Client(cfg), cfg.BUCKET_TRANSFER),
+  uploads: new S3ExtractUploadStore(s3Client(cfg), requiredSetting(cfg, 'BUCKET_TRANSFER')),
   maxBytes: MAX_PDF_BYTES,
   expiresInSeconds: UPLOAD_EXPIRES_SECONDS,
 });

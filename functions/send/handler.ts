@@ -16,6 +16,7 @@ import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts'
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
+import { USER_AGENT } from '#functions/_wiring/user-agent.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
@@ -23,7 +24,6 @@ const logger = createLogger('send');
 const table = dynamoTable(cfg);
 const secretBox = await secretBoxFromConfig(cfg);
 const route = routes.find((r) => r.fn === 'send')!;
-const userAgent = 'Switchboard/0.1.0';
 // Provider base URLs and SMTP hosts are customer settings: the webhooks' SSRF guard applies (off locally).
 const post = makeProviderPost({ allowPrivate: cfg.webhookAllowPrivate });
 
@@ -37,8 +37,8 @@ const sendMessage = makeSendMessage({
       allowPrivate: cfg.webhookAllowPrivate,
       allowedPorts: cfg.smtpAllowedPorts,
     }),
-    twilio: new TwilioSmsSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent, post }),
-    'whatsapp-cloud': new WhatsAppCloudSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent, post }),
+    twilio: new TwilioSmsSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent: USER_AGENT, post }),
+    'whatsapp-cloud': new WhatsAppCloudSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent: USER_AGENT, post }),
   },
   // The webhooks area's publisher: one message format, events batched into SendMessageBatch, large bodies to S3.
   events: eventPublisherFromConfig(cfg),
