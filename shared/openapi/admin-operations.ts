@@ -4,9 +4,9 @@ import type { RouteDoc } from './route-doc.ts';
 import * as s from './schemas.ts';
 
 /**
- * Documentation of the management API routes whose modules do not carry their own `doc` (a route's own `doc`
- * wins). Keyed by `METHOD path` as the route declares it. The request body schema is never repeated here: the
- * document takes it from the route itself. A route with neither is reported as undocumented (and fails a test).
+ * Documentation of every management API route, keyed by `METHOD path` as the route declares it. The request body
+ * schema is never repeated here: the document takes it from the route's declaration. A route without an entry is
+ * reported as undocumented (and fails a test).
  */
 export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   'POST /projects': {

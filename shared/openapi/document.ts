@@ -15,7 +15,7 @@ import * as z from '../validation/zod.ts';
 type Json = Record<string, unknown>;
 
 export interface OpenApiInput {
-  /** The management API's routes, as the admin function's router serves them. */
+  /** The management API's route declarations (`functions/admin/routes.ts`), as the admin function's router serves them. */
   adminRoutes: readonly DocumentedRoute[];
   /** The public route table (`shared/resources/routes.ts`). */
   publicRoutes: readonly RouteDefinition[];
@@ -63,7 +63,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
   const prefix = input.adminPrefix ?? ADMIN_PREFIX;
   for (const route of input.adminRoutes) {
     const key = `${route.method} ${route.path}`;
-    const doc = route.doc ?? ADMIN_ROUTE_DOCS[key];
+    const doc = ADMIN_ROUTE_DOCS[key];
     if (!doc) {
       undocumented.push(`${route.method} ${prefix}${route.path}`);
       continue;
