@@ -3,6 +3,8 @@ import { CallerGone } from '../completion/complete-text.ts';
 import type { Logger } from '../logging/logger.ts';
 import { ModelError } from '../models/model-provider.ts';
 import { InvalidChatRequestError } from '../openai-format/chat-request.ts';
+import { OPENAI_ERRORS_BY_CODE as BY_CODE } from '../openai-format/error-codes.ts';
+import { asHttpError } from './domain-errors.ts';
 import { HttpError } from './errors.ts';
 import { resolveRequestId } from './request-id.ts';
 import { json, type HttpEvent, type HttpResult } from './types.ts';
@@ -15,32 +17,14 @@ export interface OpenAiError {
   code: string | null;
 }
 
-/**
- * The contract's error codes (§3) in OpenAI's terms, for the OpenAI-format routes only (§12): the same statuses and
- * messages, OpenAI's `type`, and OpenAI's `code` where it has one for the same situation.
- */
-const BY_CODE: Record<string, { type: string; code: string; param?: string }> = {
-  ERR_API_TOKEN_NOT_PROVIDED: { type: 'authentication_error', code: 'missing_api_key' },
-  ERR_API_TOKEN_INVALID_FORMAT: { type: 'authentication_error', code: 'invalid_api_key' },
-  ERR_API_TOKEN_INVALID: { type: 'authentication_error', code: 'invalid_api_key' },
-  ERR_API_TOKEN_AUTHENTICATION_FAILED: { type: 'authentication_error', code: 'authentication_failed' },
-  ERR_PUBLIC_AI_RATE_LIMIT: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
-  ERR_NO_BOT_CREDITS: { type: 'insufficient_quota', code: 'insufficient_quota' },
-  BOT_FORBIDDEN: { type: 'permission_error', code: 'model_forbidden', param: 'model' },
-  BOT_NOT_FOUND: { type: 'invalid_request_error', code: 'model_not_found', param: 'model' },
-  PAYLOAD_TOO_LARGE: { type: 'invalid_request_error', code: 'request_too_large' },
-  INVALID_JSON: { type: 'invalid_request_error', code: 'invalid_json' },
-  VALIDATION_ERROR: { type: 'invalid_request_error', code: 'invalid_value' },
-  GENERATION_FAILED: { type: 'api_error', code: 'generation_failed' },
-  GATEWAY_TIMEOUT: { type: 'timeout_error', code: 'timeout' },
-};
-
-/** The OpenAI `code` a contract code is sent as (documentation). */
-export const openAiCodeFor = (code: string): string =>
-  BY_CODE[code]?.code ?? (code === 'INTERNAL_ERROR' ? 'internal_error' : code.toLowerCase());
-
 /** An error as OpenAI's body with its status and headers (`Retry-After` when the error carries one). */
-export function toOpenAiError(error: unknown): { status: number; error: OpenAiError; headers: Record<string, string> } {
+export function toOpenAiError(failure: unknown): {
+  status: number;
+  error: OpenAiError;
+  headers: Record<string, string>;
+} {
+  // The same domain errors as every other route, mapped by the same table, then put in OpenAI's body.
+  const error = asHttpError(failure);
   if (error instanceof InvalidChatRequestError) {
     return {
       status: 400,
@@ -91,7 +75,7 @@ export function openAiErrors(logger: Logger): MiddlewareObj<HttpEvent, HttpResul
     onError: (request) => {
       const event = request.event;
       const requestId = event.requestId ?? resolveRequestId(undefined);
-      const failure = request.error;
+      const failure = asHttpError(request.error);
       const mapped = toOpenAiError(failure);
       if (failure instanceof CallerGone) logger.info('caller went away before the answer was complete');
       else if (!(failure instanceof HttpError) && !(failure instanceof InvalidChatRequestError))
@@ -100,7 +84,7 @@ export function openAiErrors(logger: Logger): MiddlewareObj<HttpEvent, HttpResul
         logger.warn('request failed', {
           status: mapped.status,
           code: mapped.error.code,
-          cause: describe(failure?.cause),
+          cause: describe((failure as Error | undefined)?.cause),
         });
       return json(
         mapped.status,

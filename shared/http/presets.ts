@@ -71,10 +71,21 @@ export interface BotsApiAuthPorts {
  * `Idempotency-Key` scoped to the caller's project, then the body.
  */
 export function botsApiFunction<TBody = unknown>(
-  options: PresetOptions<TBody> & { auth: BotsApiAuthPorts },
+  options: PresetOptions<TBody> & {
+    auth: BotsApiAuthPorts;
+    /**
+     * The chain the preset starts from: `httpFunction` (default) or `httpStreamingFunction` for a route whose answer
+     * is streamed. Passed in, so a function that does not stream bundles no streaming code.
+     */
+    base?: <TEvent extends HttpEvent>(logger: Logger) => HttpHandler<TEvent>;
+    /** Runs on every error before the conventions answer it: the OpenAI-format routes' own error body. */
+    errorBody?: MiddlewareObj<HttpEvent, HttpResult>;
+  },
 ): HttpHandler<BotsApiEvent<TBody>> {
   const { logger } = options;
-  const fn = httpFunction<BotsApiEvent<TBody>>(logger).use(
+  const fn = (options.base ?? httpFunction)<BotsApiEvent<TBody>>(logger);
+  if (options.errorBody) fn.use(options.errorBody);
+  fn.use(
     botsApiAuth({
       authenticate: makeAuthenticateApiToken({ tokens: options.auth.tokens }),
       limiter: options.auth.limiter,

@@ -10,8 +10,8 @@ import type { Context, HttpEvent, HttpResult } from './types.ts';
  * REST API with the integration's response transfer mode STREAM). Same conventions as `httpFunction`; a handler
  * returns either a usual JSON result or {@link streamingResult}, whose body is written out as it is produced.
  */
-export function httpStreamingFunction(logger: Logger) {
-  return middy<HttpEvent<any, any>, HttpResult, Error, Context>({
+export function httpStreamingFunction<TEvent extends HttpEvent = HttpEvent>(logger: Logger) {
+  return middy<TEvent, HttpResult, Error, Context>({
     timeoutEarlyInMillis: 0,
     executionMode: executionModeStreamifyResponse,
   }).use(httpConventions(logger));

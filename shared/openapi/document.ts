@@ -9,7 +9,7 @@ import {
 } from './public-operations.ts';
 import type { DocumentedRoute, RouteDoc } from './route-doc.ts';
 import { errorBody, openAiErrorBody } from './schemas.ts';
-import { openAiCodeFor } from '../http/openai-errors.ts';
+import { openAiCodeFor } from '../openai-format/error-codes.ts';
 import * as z from '../validation/zod.ts';
 
 type Json = Record<string, unknown>;

@@ -9,6 +9,7 @@ import {
   type ModelStreamEvent,
 } from '#shared/models/model-provider.ts';
 import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
+import { asHttpError } from '#shared/http/domain-errors.ts';
 
 /**
  * The use case with turns and with the model's streaming call: the same charge / settle / refund rules as the whole
@@ -121,7 +122,7 @@ describe('completeText.stream', () => {
   it('a failure before the first piece is thrown as the mapped error, refunded once, with no stream', async () => {
     const { completion, input, ledger } = setup(() => pieces(['never'], { failAfter: 0 }));
     const failure = (await completion.stream(input()).catch((e: unknown) => e)) as { status: number; code: string };
-    expect(failure).toMatchObject({ status: 502, code: 'GENERATION_FAILED' });
+    expect(asHttpError(failure)).toMatchObject({ status: 502, code: 'GENERATION_FAILED' });
     expect(ledger).toMatchObject({ balance: 3, charges: 1, settles: 0, refunds: 1 });
   });
 
@@ -133,7 +134,7 @@ describe('completeText.stream', () => {
       for await (const event of stream.events) seen.push(event);
     })().catch((e: unknown) => e);
     expect(seen).toEqual([{ type: 'text', text: 'We ' }]);
-    expect(failure).toMatchObject({ status: 502, code: 'GENERATION_FAILED' });
+    expect(asHttpError(failure)).toMatchObject({ status: 502, code: 'GENERATION_FAILED' });
     expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
   });
 
@@ -171,7 +172,7 @@ describe('completeText.stream', () => {
     const { completion, input, ledger } = setup(() => pieces(['{"a":', ' 1']));
     const stream = await completion.stream(input({ responseFormat: 'json' }));
     const failure = await collect(stream.events).catch((e: unknown) => e);
-    expect(failure).toMatchObject({ status: 502, code: 'GENERATION_FAILED' });
+    expect(asHttpError(failure)).toMatchObject({ status: 502, code: 'GENERATION_FAILED' });
     expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
   });
 
