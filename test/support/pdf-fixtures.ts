@@ -14,6 +14,7 @@ import {
   type PDFFont,
   type PDFPage,
 } from 'pdf-lib';
+import { testFont } from './fonts.ts';
 
 /**
  * PDFs built for tests with pdf-lib: real files, each made for one behaviour (text layer, scan, mixed, blank,
@@ -47,7 +48,8 @@ export interface GreyImage {
 }
 
 /**
- * A scanned page: the text drawn onto a white 200-DPI image with @napi-rs/canvas (as a scanner would produce it).
+ * A scanned page: the text drawn onto a white 200-DPI image with @napi-rs/canvas (as a scanner would produce it), in
+ * a font loaded from a file (./fonts.ts), so the scan is the same on every machine.
  * Embedded as the page's only content it leaves the page with no text layer.
  */
 export function scanImage(text: string, options: { dpi?: number; fontPx?: number } = {}): GreyImage {
@@ -60,7 +62,7 @@ export function scanImage(text: string, options: { dpi?: number; fontPx?: number
   context.fillRect(0, 0, width, height);
   context.fillStyle = '#000000';
   const fontPx = options.fontPx ?? Math.round((12 / 72) * dpi * 1.2);
-  context.font = `${fontPx}px sans-serif`;
+  context.font = testFont(fontPx);
   let y = Math.round(dpi * 0.9);
   for (const line of text.split('\n')) {
     context.fillText(line, Math.round(dpi * 0.75), y);
