@@ -29,6 +29,8 @@ export interface ScanAssessment {
   coherenceExcess: number;
   /** Isolated dark pixels whitened. */
   despeckled: number;
+  /** The ink is darker than the paper (false: light print on a dark page). */
+  inkIsDark: boolean;
 }
 
 const MIN_CONTRAST = 48;
@@ -55,7 +57,8 @@ export function assessScan(rgba: Uint8ClampedArray | Uint8Array, width: number, 
   // The darkest tone that enough pixels share (one line of text on a page is well under 1 % of it).
   const dark = percentile(histogram, Math.min(total * 0.005, MIN_INK_PIXELS * 4));
   const light = percentile(histogram, total * 0.95);
-  if (light - dark < MIN_CONTRAST) return { verdict: 'blank', ink: 0, coherenceExcess: 0, despeckled: 0 };
+  if (light - dark < MIN_CONTRAST)
+    return { verdict: 'blank', ink: 0, coherenceExcess: 0, despeckled: 0, inkIsDark: true };
   const threshold = (light + dark) >> 1;
 
   // Ink is the minority side: dark text on light paper, or light text on a dark page.
@@ -106,12 +109,13 @@ export function assessScan(rgba: Uint8ClampedArray | Uint8Array, width: number, 
         Math.max(c.rowPairs ? c.rowInk / c.rowPairs : 0, c.columnPairs ? c.columnInk / c.columnPairs : 0) - inkShare,
     ),
   );
-  if (remaining < MIN_INK_PIXELS) return { verdict: 'blank', ink: inkShare, coherenceExcess, despeckled };
+  if (remaining < MIN_INK_PIXELS) return { verdict: 'blank', ink: inkShare, coherenceExcess, despeckled, inkIsDark };
   return {
     verdict: coherenceExcess < MIN_COHERENCE_EXCESS ? 'noise' : 'text',
     ink: inkShare,
     coherenceExcess,
     despeckled,
+    inkIsDark,
   };
 }
 
