@@ -95,9 +95,8 @@ export function findDotPitch(grey: Uint8Array, width: number, height: number): n
   return dipped && returns ? pitch : undefined;
 }
 
-/** One horizontal then one vertical pass of a (2r+1)-wide moving average, edges extended. */
+/** One horizontal then one vertical pass of a (2r+1)-wide moving average, edges extended; row by row throughout. */
 function boxBlur(source: Uint8Array, width: number, height: number, radius: number): Uint8Array {
-  const span = 2 * radius + 1;
   const across = new Uint16Array(width * height);
   for (let y = 0; y < height; y++) {
     const row = y * width;
@@ -105,17 +104,25 @@ function boxBlur(source: Uint8Array, width: number, height: number, radius: numb
     for (let x = -radius; x <= radius; x++) sum += source[row + clamp(x, width)]!;
     for (let x = 0; x < width; x++) {
       across[row + x] = sum;
-      sum += source[row + clamp(x + radius + 1, width)]! - source[row + clamp(x - radius, width)]!;
+      const enter = x + radius + 1;
+      const leave = x - radius;
+      sum += source[row + (enter < width ? enter : width - 1)]! - source[row + (leave > 0 ? leave : 0)]!;
     }
   }
   const out = new Uint8Array(width * height);
-  const scale = span * span;
-  for (let x = 0; x < width; x++) {
-    let sum = 0;
-    for (let y = -radius; y <= radius; y++) sum += across[clamp(y, height) * width + x]!;
-    for (let y = 0; y < height; y++) {
-      out[y * width + x] = Math.round(sum / scale);
-      sum += across[clamp(y + radius + 1, height) * width + x]! - across[clamp(y - radius, height) * width + x]!;
+  const columns = new Uint32Array(width);
+  for (let y = -radius; y <= radius; y++) {
+    const row = clamp(y, height) * width;
+    for (let x = 0; x < width; x++) columns[x]! += across[row + x]!;
+  }
+  const scale = 1 / ((2 * radius + 1) * (2 * radius + 1));
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    const enter = clamp(y + radius + 1, height) * width;
+    const leave = clamp(y - radius, height) * width;
+    for (let x = 0; x < width; x++) {
+      out[row + x] = columns[x]! * scale + 0.5;
+      columns[x]! += across[enter + x]! - across[leave + x]!;
     }
   }
   return out;
