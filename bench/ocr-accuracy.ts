@@ -10,8 +10,8 @@
  * each at 7, 9 and 11 pt; and a dot-matrix face drawn dot by dot (test/support/dot-matrix.ts) at three dot pitches,
  * with dots that touch (0.9 of the pitch) and dots apart (0.6), as receipts and old invoices print.
  * "Words found" = the share of the page's words (case-folded, punctuation stripped, with multiplicity) that appear in
- * the OCR output. Seconds per page (render + prepare + recognize, worker already started) are the median over
- * `--runs` runs; the words found do not change from run to run (tesseract is deterministic).
+ * the OCR output. Words found and seconds per page (render + prepare + recognize, worker already started) are the
+ * median over `--runs` runs (a page's words found can differ by a word or two between runs of the same worker).
  */
 import { cpus, loadavg } from 'node:os';
 import { createCanvas } from '@napi-rs/canvas';
@@ -163,6 +163,7 @@ for (let i = 0; i < set.length; i++) {
   const page = set[i]!;
   const truth = page.lines.join('\n');
   const timing = { before: [] as number[], after: [] as number[] };
+  const counts = { before: [] as number[], after: [] as number[] };
   let texts = { before: '', after: '' };
   for (let run = 0; run < runs; run++) {
     // Alternated within the run, so both modes see the same machine load.
@@ -170,10 +171,13 @@ for (let i = 0; i < set.length; i++) {
     const after = await read(pdfs[i]!, true);
     timing.before.push(before.seconds);
     timing.after.push(after.seconds);
+    counts.before.push(wordsFound(truth, before.text).found);
+    counts.after.push(wordsFound(truth, after.text).found);
     texts = { before: before.text, after: after.text };
   }
-  const before = wordsFound(truth, texts.before);
-  const after = wordsFound(truth, texts.after);
+  const total = wordsFound(truth, '').total;
+  const before = { found: median(counts.before), total };
+  const after = { found: median(counts.after), total };
   totals.before.found += before.found;
   totals.before.total += before.total;
   totals.after.found += after.found;
@@ -187,9 +191,11 @@ for (let i = 0; i < set.length; i++) {
   });
   seconds.before.push(median(timing.before));
   seconds.after.push(median(timing.after));
-  const pct = (n: number) => `${((100 * n) / before.total).toFixed(0)} %`;
+  const pct = (n: number) => `${((100 * n) / total).toFixed(0)} %`;
+  const spread = (values: number[]) =>
+    Math.min(...values) === Math.max(...values) ? '' : ` (${Math.min(...values)}–${Math.max(...values)} words)`;
   console.log(
-    `| ${page.face} | ${page.size} | ${before.total} | ${pct(before.found)} | ${pct(after.found)} | ${median(timing.before).toFixed(2)} | ${median(timing.after).toFixed(2)} |`,
+    `| ${page.face} | ${page.size} | ${total} | ${pct(before.found)}${spread(counts.before)} | ${pct(after.found)}${spread(counts.after)} | ${median(timing.before).toFixed(2)} | ${median(timing.after).toFixed(2)} |`,
   );
   if (page.lines === RECEIPT && runs === 1 && process.env.SHOW_TEXT)
     console.log(`before: ${texts.before.replace(/\n+/g, ' / ')}\nafter: ${texts.after.replace(/\n+/g, ' / ')}`);
