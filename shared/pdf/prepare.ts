@@ -104,9 +104,7 @@ function boxBlur(source: Uint8Array, width: number, height: number, radius: numb
     for (let x = -radius; x <= radius; x++) sum += source[row + clamp(x, width)]!;
     for (let x = 0; x < width; x++) {
       across[row + x] = sum;
-      const enter = x + radius + 1;
-      const leave = x - radius;
-      sum += source[row + (enter < width ? enter : width - 1)]! - source[row + (leave > 0 ? leave : 0)]!;
+      sum += source[row + Math.min(x + radius + 1, width - 1)]! - source[row + Math.max(x - radius, 0)]!;
     }
   }
   const out = new Uint8Array(width * height);
