@@ -209,11 +209,21 @@ function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {
   res.end(body);
 }
 
-/** Errors the gateway itself produces, in the contract's shape (as the deployed API's Gateway Responses are). */
-export function sendGatewayError(res: ServerResponse, status: number, code: string, message: string): void {
-  const requestId = randomUUID();
+/**
+ * Errors the gateway itself produces, in the contract's shape (as the deployed API's Gateway Responses are), under
+ * the caller's request id when the route resolved one.
+ */
+export function sendGatewayError(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  options: { requestId?: string; headers?: Record<string, string> } = {},
+): void {
+  const requestId = options.requestId ?? randomUUID();
   const body = JSON.stringify({ success: false, error: code, message, requestId });
   res.writeHead(status, {
+    ...options.headers,
     'content-type': 'application/json; charset=utf-8',
     'x-request-id': requestId,
     'content-length': Buffer.byteLength(body),

@@ -90,7 +90,13 @@ describe('extract use case: charging', () => {
   it('refunds and stops at the deadline (504)', async () => {
     const { credits, extractPdf } = setup(1, {
       ocr: ocrAnswering(
-        (_, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+        // As the port says: rejects once the signal aborts, also when it aborted before the page reached the engine
+        // (rendering and preparing a page can take the whole 1.5 s on a loaded machine).
+        (_, signal) =>
+          new Promise((_, reject) => {
+            if (signal.aborted) reject(signal.reason);
+            signal.addEventListener('abort', () => reject(signal.reason));
+          }),
       ),
     });
     const bytes = await scannedPdf('Scanned words here');
