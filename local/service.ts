@@ -60,7 +60,8 @@ export interface RunningService {
  */
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? '.data');
-  mkdirSync(dataDir, { recursive: true });
+  // Owner-only: it holds message bodies, phone numbers, webhook URLs and the local keys.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const queuesThread = options.queuesThread ?? process.env.LOCAL_QUEUES_THREAD !== '0';
   const emulators = await startEmulators(dataDir, queuesThread ? startQueuesThread : startFauxqsWithQueuesAndBuckets);
   const adminKey =

@@ -17,14 +17,28 @@ function App() {
   };
   const api: Api | undefined = useMemo(() => (adminKey ? createApi(adminKey, signOut) : undefined), [adminKey]);
 
-  // Move focus to the new screen's heading so keyboard and screen-reader users land on it.
+  // Move focus to the new screen's heading so keyboard and screen-reader users land on it. A screen that loads its
+  // data first renders its heading later (or renders it again), so the heading also takes the focus whenever focus
+  // has fallen back to the page itself; a control the user focused keeps it.
   const main = useRef<HTMLElement>(null);
   useEffect(() => {
-    const heading = main.current?.querySelector('h1');
-    if (heading && document.activeElement !== heading) {
-      heading.setAttribute('tabindex', '-1');
-      heading.focus({ preventScroll: true });
-    }
+    const container = main.current;
+    if (!container) return;
+    const focusHeading = () => {
+      const heading = container.querySelector('h1');
+      if (!heading) return false;
+      if (document.activeElement !== heading) {
+        heading.setAttribute('tabindex', '-1');
+        heading.focus({ preventScroll: true });
+      }
+      return true;
+    };
+    focusHeading();
+    const observer = new MutationObserver(() => {
+      if (!document.activeElement || document.activeElement === document.body) focusHeading();
+    });
+    observer.observe(container, { childList: true, subtree: true });
+    return () => observer.disconnect();
   }, [path, adminKey]);
 
   useEffect(() => {

@@ -1,6 +1,6 @@
 import { FileTooLargeError } from '#shared/extract/errors.ts';
 import { MAX_PDF_BYTES, type ExtractSource } from '#shared/extract/extract-pdf.ts';
-import { HttpError, type ErrorDetail } from '#shared/http/errors.ts';
+import { HttpError } from '#shared/http/errors.ts';
 import { parseJsonObjectBody, validate } from '#shared/http/middleware.ts';
 import {
   eventBodyChunks,
@@ -11,6 +11,7 @@ import {
 } from '#shared/http/multipart.ts';
 import type { HttpEvent } from '#shared/http/types.ts';
 import { startsLikePdf } from '#shared/pdf/index.ts';
+import type { ErrorDetail } from '#shared/validation/issues.ts';
 import * as z from '#shared/validation/zod.ts';
 
 export type ExtractMode = 'text' | 'pages';

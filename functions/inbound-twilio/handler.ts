@@ -1,28 +1,27 @@
-import { bodyBytes, httpFunction } from '#shared/http/middleware.ts';
-import { inboundHttpError, pathAndQuery, refuseLargeBody } from '#shared/http/inbound-errors.ts';
-import type { HttpEvent } from '#shared/http/types.ts';
+import { config, requiredSetting } from '#shared/config/config.ts';
+import { pathAndQuery } from '#shared/http/middleware.ts';
+import { providerFunction, rawBytesBody } from '#shared/http/presets.ts';
+import { createLogger } from '#shared/logging/logger.ts';
 import { routes } from '#shared/resources/routes.ts';
-import { inboundWiring } from './wiring.ts';
+import { acceptInboundFromConfig } from '#functions/_wiring/accept-inbound.ts';
 
-const { logger, accept } = await inboundWiring('inbound-twilio');
-const maxBodyBytes = routes.find((r) => r.fn === 'inbound-twilio')!.maxBodyBytes!;
+// Composition root: built once per cold start.
+const cfg = config();
+const logger = createLogger('inbound-twilio');
+// Twilio signs the URL it called: PUBLIC_BASE_URL + the request's path and query.
+const accept = await acceptInboundFromConfig(cfg, requiredSetting(cfg, 'PUBLIC_BASE_URL'));
+const route = routes.find((r) => r.fn === 'inbound-twilio')!;
 
 /**
  * `POST /inbound/twilio/{channelId}`: Twilio's status callbacks and incoming messages. 403 INVALID_SIGNATURE on a
  * bad `X-Twilio-Signature` (nothing recorded), 404 CHANNEL_NOT_FOUND, else queued and answered with empty TwiML.
  */
-export const handler = httpFunction(logger).handler(async (event: HttpEvent) => {
-  const rawBody = bodyBytes(event);
-  refuseLargeBody(rawBody.length, maxBodyBytes);
-  try {
-    await accept.twilio({
-      channelId: event.pathParameters?.channelId ?? '',
-      pathAndQuery: pathAndQuery(event),
-      rawBody,
-      signature: event.normalizedHeaders['x-twilio-signature'],
-    });
-  } catch (error) {
-    throw inboundHttpError(error);
-  }
+export const handler = providerFunction({ logger, body: rawBytesBody(route.maxBodyBytes!) }).handler(async (event) => {
+  await accept.twilio({
+    channelId: event.pathParameters?.channelId ?? '',
+    pathAndQuery: pathAndQuery(event),
+    rawBody: event.parsedBody,
+    signature: event.normalizedHeaders['x-twilio-signature'],
+  });
   return { statusCode: 200, headers: { 'content-type': 'text/xml; charset=utf-8' }, body: '<Response></Response>' };
 });

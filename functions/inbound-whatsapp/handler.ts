@@ -1,35 +1,45 @@
-import { bodyBytes, httpFunction } from '#shared/http/middleware.ts';
-import { inboundHttpError, refuseLargeBody } from '#shared/http/inbound-errors.ts';
-import type { HttpEvent, HttpResult } from '#shared/http/types.ts';
+import { config } from '#shared/config/config.ts';
+import { providerFunction, rawBytesBody } from '#shared/http/presets.ts';
+import type { HttpResult } from '#shared/http/types.ts';
+import { createLogger } from '#shared/logging/logger.ts';
 import { routes } from '#shared/resources/routes.ts';
-import { inboundWiring } from './wiring.ts';
+import { acceptInboundFromConfig } from '#functions/_wiring/accept-inbound.ts';
 
-const { logger, accept } = await inboundWiring('inbound-whatsapp');
-const maxBodyBytes = routes.find((r) => r.fn === 'inbound-whatsapp' && r.method === 'POST')!.maxBodyBytes!;
+// Composition root: built once per cold start.
+const cfg = config();
+const logger = createLogger('inbound-whatsapp');
+// Meta signs the body only, not the URL.
+const accept = await acceptInboundFromConfig(cfg, '');
+const post = routes.find((r) => r.fn === 'inbound-whatsapp' && r.method === 'POST')!;
+
+const plainText = (body: string): HttpResult => ({
+  statusCode: 200,
+  headers: { 'content-type': 'text/plain; charset=utf-8' },
+  body,
+});
 
 /**
  * `/inbound/whatsapp/{channelId}`: `GET` is Meta's subscription check (the challenge echoed for the right
  * `hub.verify_token`), `POST` its webhooks, checked against `X-Hub-Signature-256` over the raw bytes and queued.
  * 403 INVALID_SIGNATURE, 404 CHANNEL_NOT_FOUND; a signed body that does not parse is still 200 (the worker logs it).
  */
-export const handler = httpFunction(logger).handler(async (event: HttpEvent): Promise<HttpResult> => {
+export const handler = providerFunction({ logger, body: rawBytesBody(post.maxBodyBytes!) }).handler(async (event) => {
   const channelId = event.pathParameters?.channelId ?? '';
-  try {
-    if (event.httpMethod === 'GET') {
-      const query = event.queryStringParameters ?? {};
-      const challenge = await accept.whatsAppSubscription({
+  if (event.httpMethod === 'GET') {
+    const query = event.queryStringParameters ?? {};
+    return plainText(
+      await accept.whatsAppSubscription({
         channelId,
         mode: query['hub.mode'],
         verifyToken: query['hub.verify_token'],
         challenge: query['hub.challenge'],
-      });
-      return { statusCode: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: challenge };
-    }
-    const rawBody = bodyBytes(event);
-    refuseLargeBody(rawBody.length, maxBodyBytes);
-    await accept.whatsApp({ channelId, rawBody, signature: event.normalizedHeaders['x-hub-signature-256'] });
-    return { statusCode: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'OK' };
-  } catch (error) {
-    throw inboundHttpError(error);
+      }),
+    );
   }
+  await accept.whatsApp({
+    channelId,
+    rawBody: event.parsedBody,
+    signature: event.normalizedHeaders['x-hub-signature-256'],
+  });
+  return plainText('OK');
 });

@@ -1,7 +1,36 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { DynamoChannelDirectory } from '#shared/adapters/dynamodb/channel-directory.ts';
+import { channelFromItem } from '#shared/adapters/dynamodb/channel-store.ts';
+import { DynamoMessageStatusStore } from '#shared/adapters/dynamodb/message-status-store.ts';
+import { parseMail } from '#shared/adapters/mailparser/parse-mail.ts';
+import { s3RawReportStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
+import { config, requiredSetting } from '#shared/config/config.ts';
+import { createLogger } from '#shared/logging/logger.ts';
+import { cacheChannels } from '#shared/messaging/inbound/channel-cache.ts';
+import { makeProcessInbound } from '#shared/messaging/inbound/process-inbound.ts';
 import type { InboundReport } from '#shared/messaging/inbound/report.ts';
 import { reportsFromSesNotification } from '#shared/messaging/inbound/ses.ts';
-import { channels, logger, processInbound } from './wiring.ts';
+import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
+import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
+import { dynamoTable } from '#functions/_wiring/table.ts';
+
+// Composition root: built once per cold start.
+const cfg = config();
+const logger = createLogger('inbound');
+const table = dynamoTable(cfg);
+const channels = DynamoChannelDirectory.over(table, await secretBoxFromConfig(cfg), channelFromItem);
+const processInbound = makeProcessInbound({
+  channels: cacheChannels(channels),
+  statuses: new DynamoMessageStatusStore(table),
+  // The webhooks area's publisher: the same event path as every other producer.
+  events: eventPublisherFromConfig(cfg),
+  rawReports: s3RawReportStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER')),
+  parseMail,
+  log: {
+    info: (message, extra) => logger.info(message, extra ?? {}),
+    warn: (message, extra) => logger.warn(message, extra ?? {}),
+  },
+});
 
 /**
  * `inbound` queue → normalised events on the channels' webhooks. Messages are the inbound functions' and the local

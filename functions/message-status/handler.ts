@@ -1,21 +1,23 @@
-import type { CustomTokenGrant } from '#shared/auth/token-store.ts';
-import { customTokenAuth } from '#shared/http/custom-token-auth.ts';
-import { HttpError } from '#shared/http/errors.ts';
-import { httpFunction } from '#shared/http/middleware.ts';
-import { json, type HttpEvent } from '#shared/http/types.ts';
-import { MessageNotFoundError } from '#shared/messaging/get-message.ts';
+import { config } from '#shared/config/config.ts';
+import { DynamoMessageStatusStore } from '#shared/adapters/dynamodb/message-status-store.ts';
+import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
+import { customTokenFunction } from '#shared/http/presets.ts';
+import { json } from '#shared/http/types.ts';
+import { createLogger } from '#shared/logging/logger.ts';
+import { makeGetMessage } from '#shared/messaging/get-message.ts';
 import { messageStatusView } from '#shared/messaging/message-status.ts';
-import { authenticate, getMessage, logger } from './wiring.ts';
+import { dynamoTable } from '#functions/_wiring/table.ts';
 
-/** `GET /api/integration/messages/{messageId}`: a message's status and history, for the custom token's channel. */
-export const handler = httpFunction(logger)
-  .use(customTokenAuth(authenticate, logger))
-  .handler(async (event: HttpEvent) => {
-    const grant = (event as HttpEvent<unknown, CustomTokenGrant>).auth;
-    try {
-      return json(200, messageStatusView(await getMessage(grant, event.pathParameters?.messageId ?? '')));
-    } catch (error) {
-      if (error instanceof MessageNotFoundError) throw new HttpError(404, error.code, error.message);
-      throw error;
-    }
-  });
+// Composition root: built once per cold start.
+const cfg = config();
+const logger = createLogger('message-status');
+const table = dynamoTable(cfg);
+const getMessage = makeGetMessage({ messages: new DynamoMessageStatusStore(table) });
+
+/**
+ * `GET /api/integration/messages/{messageId}`: a message's status and history, for the custom token's channel.
+ * 401 ERR_NO_PERMISSION as on send; 404 MESSAGE_NOT_FOUND for an unknown id or another channel's message.
+ */
+export const handler = customTokenFunction({ logger, tokens: new DynamoTokenStore(table) }).handler(async (event) =>
+  json(200, messageStatusView(await getMessage(event.auth, event.pathParameters?.messageId ?? ''))),
+);

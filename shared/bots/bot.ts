@@ -1,4 +1,4 @@
-import { HttpError } from '../http/errors.ts';
+import { DomainError } from '../errors/domain-error.ts';
 
 /**
  * Where a bot's knowledge stands, as the search needs it in the same read as the bot: the published index (one
@@ -62,18 +62,22 @@ export interface BotStore {
   listByProject(projectId: string): Promise<Bot[]>;
 }
 
-/** 404 BOT_NOT_FOUND (Bots API): the bot id does not exist. */
-export class BotNotFoundError extends HttpError {
+/** The bot a Bots API request names does not exist. */
+export class BotNotFoundError extends DomainError {
+  readonly code = 'BOT_NOT_FOUND';
+
   constructor(botId: string) {
-    super(404, 'BOT_NOT_FOUND', `Bot ${botId} does not exist.`);
+    super(`Bot ${botId} does not exist.`);
     this.name = 'BotNotFoundError';
   }
 }
 
-/** 403 BOT_FORBIDDEN (Bots API): the bot exists but belongs to another project than the token's. */
-export class BotForbiddenError extends HttpError {
+/** The bot a Bots API request names exists but belongs to another project than the token's. */
+export class BotForbiddenError extends DomainError {
+  readonly code = 'BOT_FORBIDDEN';
+
   constructor(botId: string) {
-    super(403, 'BOT_FORBIDDEN', `Bot ${botId} belongs to another project; this API token cannot use it.`);
+    super(`Bot ${botId} belongs to another project; this API token cannot use it.`);
     this.name = 'BotForbiddenError';
   }
 }

@@ -1,4 +1,4 @@
-import { notFound } from '../http/errors.ts';
+import { NotFoundError } from '../errors/domain-error.ts';
 import { newId } from '../ids/ids.ts';
 import type { Bot, BotFields, BotPatch, BotStore } from './bot.ts';
 
@@ -17,7 +17,8 @@ export function makeBotUseCases(deps: BotDeps) {
 
   async function requireBot(projectId: string, botId: string): Promise<Bot> {
     const bot = await deps.bots.get(botId);
-    if (!bot || bot.projectId !== projectId) throw notFound(`Bot ${botId} does not exist in project ${projectId}.`);
+    if (!bot || bot.projectId !== projectId)
+      throw new NotFoundError('bot', `Bot ${botId} does not exist in project ${projectId}.`);
     return bot;
   }
 
@@ -25,7 +26,8 @@ export function makeBotUseCases(deps: BotDeps) {
     requireBot,
 
     async create(projectId: string, fields: BotFields): Promise<Bot> {
-      if (!(await deps.projectExists(projectId))) throw notFound(`Project ${projectId} does not exist.`);
+      if (!(await deps.projectExists(projectId)))
+        throw new NotFoundError('project', `Project ${projectId} does not exist.`);
       const at = now().toISOString();
       const bot: Bot = {
         botId: newId('bot'),
@@ -44,19 +46,20 @@ export function makeBotUseCases(deps: BotDeps) {
 
     async update(projectId: string, botId: string, patch: BotPatch): Promise<Bot> {
       const bot = await deps.bots.update(projectId, botId, patch, now());
-      if (!bot) throw notFound(`Bot ${botId} does not exist in project ${projectId}.`);
+      if (!bot) throw new NotFoundError('bot', `Bot ${botId} does not exist in project ${projectId}.`);
       return bot;
     },
 
     /** Deletes the bot (Bots API calls answer 404 from now on), then its knowledge. */
     async delete(projectId: string, botId: string): Promise<void> {
       if (!(await deps.bots.delete(projectId, botId)))
-        throw notFound(`Bot ${botId} does not exist in project ${projectId}.`);
+        throw new NotFoundError('bot', `Bot ${botId} does not exist in project ${projectId}.`);
       await deps.purgeKnowledge(botId);
     },
 
     async list(projectId: string): Promise<Bot[]> {
-      if (!(await deps.projectExists(projectId))) throw notFound(`Project ${projectId} does not exist.`);
+      if (!(await deps.projectExists(projectId)))
+        throw new NotFoundError('project', `Project ${projectId} does not exist.`);
       return deps.bots.listByProject(projectId);
     },
   };

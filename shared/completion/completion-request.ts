@@ -1,7 +1,7 @@
 import * as z from '../validation/zod.ts';
 import { withMeta } from '../validation/meta.ts';
-import { HttpError, type ErrorDetail } from '../http/errors.ts';
-import { zodIssuesToDetails } from '../http/middleware.ts';
+import { ValidationError } from '../errors/domain-error.ts';
+import { zodIssuesToDetails, type ErrorDetail } from '../validation/issues.ts';
 
 /** The spec's limits for a completion request. */
 export const COMPLETION_LIMITS = {
@@ -89,11 +89,9 @@ export function parseCompletionRequest(body: Record<string, unknown>): Completio
     details.push({ path: 'botId', message: 'botId or instructions is required', code: 'custom' });
   }
   if (details.length > 0 || !result.success) {
-    throw new HttpError(
-      400,
-      'VALIDATION_ERROR',
+    throw new ValidationError(
       details.length === 1 ? `The request is invalid: ${details[0]!.message}.` : 'The request is invalid.',
-      { details },
+      details,
     );
   }
   return { ...result.data, timeoutMs: Math.floor(result.data.timeoutMs) };

@@ -69,6 +69,16 @@ const schema = z.object({
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z._default(positiveInt(1_000), 10),
   /** An attempt unanswered this long marks its destination as slow: its further jobs are put back, not awaited. */
   WEBHOOK_SLOW_AFTER_MS: z._default(positiveInt(60_000), 1_000),
+  /**
+   * Ports an SMTP channel may name: comma-separated, or `any`. Default: the mail submission and relay ports
+   * (25, 465, 587, 2525) on AWS, any port locally (like WEBHOOK_ALLOW_PRIVATE).
+   */
+  SMTP_ALLOWED_PORTS: z.optional(
+    z.string().check(
+      z.regex(/^\s*(any|\d{1,5}(\s*,\s*\d{1,5})*)\s*$/, '"any" or comma-separated port numbers'),
+      z.refine((v) => v.trim() === 'any' || v.split(',').every((p) => +p >= 1 && +p <= 65535), 'Ports are 1-65535'),
+    ),
+  ),
   /** Deadline of each call to a channel's provider (SMTP, Twilio, WhatsApp Cloud); contract: 10 s. */
   SEND_PROVIDER_TIMEOUT_MS: z._default(positiveInt(60_000), 10_000),
   /** OCR for extract pages without a text layer: default `tesseract` locally, `textract` on AWS; `none` turns it off. */
@@ -88,6 +98,15 @@ export type RawConfig = z.output<typeof schema>;
 export interface Config extends RawConfig {
   modelProvider: 'bedrock' | 'openai' | 'offline';
   webhookAllowPrivate: boolean;
+  smtpAllowedPorts: readonly number[] | 'any';
+}
+
+const MAIL_PORTS: readonly number[] = [25, 465, 587, 2525];
+
+function smtpAllowedPorts(setting: string | undefined, local: boolean): readonly number[] | 'any' {
+  if (setting === undefined) return local ? 'any' : MAIL_PORTS;
+  if (setting.trim() === 'any') return 'any';
+  return setting.split(',').map((port) => Number(port.trim()));
 }
 
 let cached: Config | undefined;
@@ -104,6 +123,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     ...raw,
     modelProvider: raw.MODEL_PROVIDER ?? (local ? 'offline' : 'bedrock'),
     webhookAllowPrivate: raw.WEBHOOK_ALLOW_PRIVATE ?? local,
+    smtpAllowedPorts: smtpAllowedPorts(raw.SMTP_ALLOWED_PORTS, local),
   };
 }
 
@@ -113,7 +133,12 @@ export function config(): Config {
   return cached;
 }
 
-/** For tests and the local runner, which set the environment before functions load. */
-export function resetConfigForTests(): void {
-  cached = undefined;
+/** The settings a deployment may leave out: each function that needs one asks for it with {@link requiredSetting}. */
+type OptionalSetting = { [K in keyof RawConfig]-?: undefined extends RawConfig[K] ? K : never }[keyof RawConfig];
+
+/** A setting this function cannot run without (other functions can): its value, or the cold start fails naming it. */
+export function requiredSetting<K extends OptionalSetting>(cfg: Config, name: K): NonNullable<Config[K]> {
+  const value = cfg[name];
+  if (value === undefined) throw new Error(`Invalid configuration: ${name} is required`);
+  return value as NonNullable<Config[K]>;
 }

@@ -1,4 +1,5 @@
 import type { ChargeReceipt, CreditLedger } from '../credits/credit-ledger.ts';
+import { NoBotCreditsError } from '../errors/domain-error.ts';
 import { newId } from '../ids/ids.ts';
 import {
   countLetters,
@@ -10,13 +11,7 @@ import {
   type PdfPage,
   type UnreadableReason,
 } from '../pdf/index.ts';
-import {
-  ExtractionFailedError,
-  ExtractionTimeoutError,
-  FileTooLargeError,
-  InvalidFileError,
-  NoBotCreditsError,
-} from './errors.ts';
+import { ExtractionFailedError, ExtractionTimeoutError, FileTooLargeError, InvalidFileError } from './errors.ts';
 import { isProjectUploadKey, type UploadStore } from './uploads.ts';
 
 /** The contract's file limit: 25 MB. */

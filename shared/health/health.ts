@@ -4,6 +4,7 @@ import type { ProjectApiTokenGrant } from '../auth/token-store.ts';
 
 /** A cheap check that a dependency answers, without doing real work (no generation, no search). */
 export interface DependencyProbe {
+  /** What the customer sees when it fails ("model provider", "knowledge store"): no model id, host or bucket. */
   name: string;
   probe(signal: AbortSignal): Promise<void>;
 }
@@ -28,13 +29,15 @@ export function makeGetHealth(deps: {
   probes: DependencyProbe[];
   probeTimeoutMs: number;
   probeCacheMs: number;
+  /** Where the full failure goes (model id, AWS error, HTTP status): the log, never the response. */
+  onProbeFailure?: (dependency: string, error: unknown) => void;
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
   let cached: { at: number; result: Promise<HealthReport['botrag']> } | undefined;
   const probe = (at: number) => {
     if (!cached || at - cached.at >= deps.probeCacheMs)
-      cached = { at, result: runProbes(deps.probes, deps.probeTimeoutMs) };
+      cached = { at, result: runProbes(deps.probes, deps.probeTimeoutMs, deps.onProbeFailure) };
     return cached.result;
   };
   return async function getHealth(grant: ProjectApiTokenGrant): Promise<HealthReport> {
@@ -52,19 +55,25 @@ export function makeGetHealth(deps: {
   };
 }
 
-async function runProbes(probes: DependencyProbe[], timeoutMs: number): Promise<HealthReport['botrag']> {
+/**
+ * Runs the probes within the deadline. The report names the failed dependency and a cause the customer can act on
+ * (wait and retry, or tell us); the error itself can carry the model id or the cloud error's name, so it goes to
+ * `onProbeFailure` only.
+ */
+async function runProbes(
+  probes: DependencyProbe[],
+  timeoutMs: number,
+  onProbeFailure: ((dependency: string, error: unknown) => void) | undefined,
+): Promise<HealthReport['botrag']> {
   const started = performance.now();
   const signal = AbortSignal.timeout(timeoutMs);
   const results = await Promise.allSettled(probes.map((p) => p.probe(signal)));
   const latencyMs = Math.round(performance.now() - started);
-  const failures = results.flatMap((r, i) =>
-    r.status === 'rejected' ? [`${probes[i]!.name}: ${reason(r.reason, signal)}`] : [],
-  );
+  const failures = results.flatMap((r, i) => {
+    if (r.status === 'fulfilled') return [];
+    const name = probes[i]!.name;
+    onProbeFailure?.(name, r.reason);
+    return [`${name}: ${signal.aborted ? 'no answer within the deadline' : 'unavailable'}`];
+  });
   return failures.length ? { ok: false, latencyMs, detail: failures.join('; ') } : { ok: true, latencyMs };
-}
-
-function reason(error: unknown, signal: AbortSignal): string {
-  if (signal.aborted) return 'no answer within the deadline';
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
 }

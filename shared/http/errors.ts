@@ -1,15 +1,12 @@
+import type { ErrorDetail } from '../validation/issues.ts';
+
 /**
  * Errors that become the contract's error body: `{ success: false, error, message, details?, requestId }`.
- * An HttpError is thrown on purpose with a message fit for the caller, whatever its status (502 PROVIDER_ERROR,
- * 504 GATEWAY_TIMEOUT...). Any other error is hidden behind a generic 500 INTERNAL_ERROR; its cause goes to the
- * log with the request id, never to the caller.
+ * An HttpError is thrown on purpose with a message fit for the caller, whatever its status: by the HTTP edge itself
+ * (bad JSON, wrong method, authentication), or made from a use case's domain error by `domain-errors.ts`. Any other
+ * error is hidden behind a generic 500 INTERNAL_ERROR; its cause goes to the log with the request id, never to the
+ * caller.
  */
-export interface ErrorDetail {
-  path: string;
-  message: string;
-  code: string;
-}
-
 export class HttpError extends Error {
   readonly status: number;
   readonly code: string;
@@ -33,5 +30,3 @@ export class HttpError extends Error {
 
 export const validationError = (message: string, details?: ErrorDetail[]) =>
   new HttpError(400, 'VALIDATION_ERROR', message, { details });
-
-export const notFound = (message = 'Not found') => new HttpError(404, 'NOT_FOUND', message);

@@ -1,9 +1,13 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type * as z from '../validation/zod.ts';
-import { HttpError, type ErrorDetail } from './errors.ts';
+import { asHttpError } from './domain-errors.ts';
+import { HttpError } from './errors.ts';
 import { resolveRequestId } from './request-id.ts';
 import { json, type APIGatewayProxyEvent, type Context, type HttpEvent, type HttpResult } from './types.ts';
 import type { Logger } from '../logging/logger.ts';
+import { zodIssuesToDetails, type UnknownFieldMessages } from '../validation/issues.ts';
+
+export type { UnknownFieldMessages } from '../validation/issues.ts';
 
 /** The contract's JSON body limit: 10 MB, decided before the body is parsed. */
 export const JSON_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -44,7 +48,7 @@ export function httpConventions(logger: Logger): Mw {
     onError: (request) => {
       const event = request.event;
       const requestId = event.requestId ?? resolveRequestId(undefined);
-      const error = request.error;
+      const error = asHttpError(request.error);
       let response: HttpResult;
       if (error instanceof HttpError) {
         if (error.status >= 500)
@@ -79,6 +83,18 @@ export function errorResponse(error: HttpError, requestId: string, headers: Reco
 export function bodyBytes(event: APIGatewayProxyEvent): Buffer {
   if (event.body == null) return Buffer.alloc(0);
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+}
+
+/**
+ * The request's path and query as the caller sent them (REST proxy events carry the query parsed): what a provider
+ * signs together with the base URL (Twilio).
+ */
+export function pathAndQuery(event: APIGatewayProxyEvent): string {
+  const query = new URLSearchParams();
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {}))
+    for (const value of values ?? []) query.append(name, value);
+  const text = query.toString();
+  return text ? `${event.path}?${text}` : event.path;
 }
 
 function bodyByteLength(event: APIGatewayProxyEvent): number {
@@ -125,32 +141,19 @@ export function jsonBody(limitBytes = JSON_BODY_LIMIT_BYTES): Mw {
   };
 }
 
-/** Messages for unknown fields that deserve a better explanation than "Unknown field". */
-export type UnknownFieldMessages = Record<string, string>;
-
-/** zod issues as the contract's `details[]`: one entry per problem; one per unknown field. */
-export function zodIssuesToDetails(
-  issues: readonly z.core.$ZodIssue[],
-  unknownFieldMessages: UnknownFieldMessages = {},
-): ErrorDetail[] {
-  const details: ErrorDetail[] = [];
-  for (const issue of issues) {
-    const base = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) {
-        details.push({
-          path: base ? `${base}.${key}` : key,
-          message:
-            (Object.hasOwn(unknownFieldMessages, key) ? unknownFieldMessages[key] : undefined) ??
-            `Unknown field "${key}"`,
-          code: 'unrecognized_keys',
-        });
-      }
-      continue;
-    }
-    details.push({ path: base, message: issue.message, code: issue.code });
-  }
-  return details;
+/**
+ * The body as bytes, exactly as sent (a provider's signature covers them), in `event.parsedBody`: 413
+ * PAYLOAD_TOO_LARGE over the limit, measured before anything is decoded.
+ */
+export function rawBody(limitBytes: number): Mw {
+  return {
+    name: 'rawBody',
+    before: (request) => {
+      if (bodyByteLength(request.event) > limitBytes)
+        throw new HttpError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limitBytes} bytes.`);
+      request.event.parsedBody = bodyBytes(request.event);
+    },
+  };
 }
 
 /** Validates a value with a zod schema, or throws 400 VALIDATION_ERROR listing every problem at once. */
@@ -177,11 +180,9 @@ export function validateBody<S extends z.ZodMiniType>(schema: S, unknownFieldMes
 }
 
 /**
- * A middy handler with the HTTP conventions already applied. Add area middlewares (auth, rate limit, body) with
- * `.use(...)`, then `.handler(...)`.
+ * A middy handler with the HTTP conventions already applied, for an event of type `TEvent` (what the middlewares
+ * added after it leave on the event). The presets in `presets.ts` add auth and body; `.handler(...)` comes last.
  */
-export function httpFunction(logger: Logger) {
-  return middy<HttpEvent<any, any>, HttpResult, Error, Context>({ timeoutEarlyInMillis: 0 }).use(
-    httpConventions(logger),
-  );
+export function httpFunction<TEvent extends HttpEvent = HttpEvent>(logger: Logger) {
+  return middy<TEvent, HttpResult, Error, Context>({ timeoutEarlyInMillis: 0 }).use(httpConventions(logger));
 }

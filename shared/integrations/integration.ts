@@ -88,8 +88,11 @@ export interface IntegrationStore {
   list(projectId: string): Promise<Integration[]>;
   /** Replaces the integration if its stored `version` is still `integration.version - 1`. False when it changed. */
   update(integration: Integration): Promise<boolean>;
-  /** Deletes and returns the integration, if it existed. */
-  delete(projectId: string, integrationId: string): Promise<Integration | undefined>;
+  /**
+   * Deletes and returns the integration, if it existed. With `expectedVersion`, only while its stored `version` is
+   * still that one (undefined otherwise: changed meanwhile, or already gone).
+   */
+  delete(projectId: string, integrationId: string, expectedVersion?: number): Promise<Integration | undefined>;
 
   /** The project's webhooks, enabled and disabled, with decrypted secrets: one Query. For the fan-out. */
   listWebhooks(projectId: string): Promise<WebhookTarget[]>;

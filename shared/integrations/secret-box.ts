@@ -13,6 +13,8 @@ export interface SecretBox {
 }
 
 const VERSION = 'v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
 
 /** A SecretBox over a 32-byte key given as base64 or base64url. */
 export function createSecretBox(keyBase64: string): SecretBox {
@@ -20,8 +22,8 @@ export function createSecretBox(keyBase64: string): SecretBox {
   if (key.length !== 32) throw new Error('SECRETS_KEY must be 32 bytes (base64)');
   return {
     seal(plain, context) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(Buffer.from(context, 'utf8'));
       const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
       return [
@@ -36,9 +38,14 @@ export function createSecretBox(keyBase64: string): SecretBox {
       if (version !== VERSION || iv === undefined || ciphertext === undefined || tag === undefined) {
         throw new Error('Unrecognised sealed secret format');
       }
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      const ivBytes = Buffer.from(iv, 'base64url');
+      const tagBytes = Buffer.from(tag, 'base64url');
+      // GCM verifies a tag cut short as readily as a whole one (a 4-byte tag is forged in about 2^32 tries):
+      // only the full 16 bytes we write are accepted.
+      if (ivBytes.length !== IV_BYTES || tagBytes.length !== TAG_BYTES) throw new Error('Sealed secret is malformed');
+      const decipher = createDecipheriv('aes-256-gcm', key, ivBytes, { authTagLength: TAG_BYTES });
       decipher.setAAD(Buffer.from(context, 'utf8'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      decipher.setAuthTag(tagBytes);
       return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
     },
   };

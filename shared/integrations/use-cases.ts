@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { generateToken, hashToken } from '../auth/tokens.ts';
 import type { TokenStore } from '../auth/token-store.ts';
-import { HttpError, notFound, validationError } from '../http/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors/domain-error.ts';
 import { newId } from '../ids/ids.ts';
 import type { ChannelStore } from '../messaging/channel.ts';
-import type { Project } from '../projects/project.ts';
+import { ChannelNotFoundError } from '../messaging/errors.ts';
+import { requireProject, type Project } from '../projects/project.ts';
+import { forbiddenHostReason } from '../webhooks/destination-policy.ts';
 import {
   PREVIOUS_SECRET_GRACE_MS,
   type CustomIntegration,
@@ -53,10 +55,6 @@ export function generateSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-const conflict = (message: string) => new HttpError(409, 'CONFLICT', message);
-const channelNotFound = (channelId: string) =>
-  new HttpError(404, 'CHANNEL_NOT_FOUND', `Channel ${channelId} does not exist in this project.`);
-
 /**
  * Integrations of a project, for both products:
  * - webhook: URL (https unless private destinations are allowed), optional bearer token (write-only), event filter,
@@ -68,27 +66,37 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
   const now = deps.now ?? (() => new Date());
   const store = deps.integrations;
 
-  async function requireProject(projectId: string): Promise<Project> {
-    const project = await deps.projects.get(projectId);
-    if (!project) throw notFound(`Project ${projectId} does not exist.`);
-    return project;
-  }
-
   async function requireIntegration(projectId: string, integrationId: string): Promise<Integration> {
-    await requireProject(projectId);
+    await requireProject(deps.projects, projectId);
     const integration = await store.get(projectId, integrationId);
-    if (!integration) throw notFound(`Integration ${integrationId} does not exist.`);
+    if (!integration) throw new NotFoundError('integration', `Integration ${integrationId} does not exist.`);
     return integration;
   }
 
   async function requireChannel(projectId: string, channelId: string): Promise<void> {
-    if (!(await deps.channels.get(projectId, channelId))) throw channelNotFound(channelId);
+    if (!(await deps.channels.get(projectId, channelId))) throw new ChannelNotFoundError(channelId);
   }
 
+  /**
+   * Without private destinations: https only, and no host the address policy refuses by its text (loopback,
+   * private, link-local, metadata IP literals in any form, `localhost`). Names are judged again on the address
+   * connected to, at each delivery.
+   */
   function checkUrl(url: string): void {
-    if (!deps.allowPrivateDestinations && !url.startsWith('https://')) {
-      throw validationError('The webhook URL must use https://.', [
+    if (deps.allowPrivateDestinations) return;
+    if (!url.startsWith('https://')) {
+      throw new ValidationError('The webhook URL must use https://.', [
         { path: 'url', message: 'Must be an https:// URL', code: 'invalid_format' },
+      ]);
+    }
+    const reason = forbiddenHostReason(new URL(url).hostname);
+    if (reason) {
+      throw new ValidationError('The webhook URL points at a destination this deployment does not allow.', [
+        {
+          path: 'url',
+          message: `The host is a ${reason} address; webhooks go to public addresses only`,
+          code: 'custom',
+        },
       ]);
     }
   }
@@ -109,17 +117,17 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       if (!live && !maybeInFlight && (await store.claimGeneralWebhook(projectId, integrationId, slot.integrationId)))
         return;
     }
-    throw conflict('This project already has an enabled general webhook; disable or delete it first.');
+    throw new ConflictError('This project already has an enabled general webhook; disable or delete it first.');
   }
 
   async function saveOr409(integration: Integration): Promise<void> {
     if (!(await store.update(integration)))
-      throw conflict('The integration was changed by another request at the same time; try again.');
+      throw new ConflictError('The integration was changed by another request at the same time; try again.');
   }
 
   return {
     async list(projectId: string): Promise<Integration[]> {
-      await requireProject(projectId);
+      await requireProject(deps.projects, projectId);
       return store.list(projectId);
     },
 
@@ -130,7 +138,7 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       projectId: string,
       input: CreateIntegrationInput,
     ): Promise<{ integration: Integration; signingSecret?: string; token?: string }> {
-      await requireProject(projectId);
+      await requireProject(deps.projects, projectId);
       const at = now().toISOString();
       const integrationId = newId('int');
 
@@ -194,7 +202,7 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     async patch(projectId: string, integrationId: string, input: PatchWebhookInput): Promise<Integration> {
       const current = await requireIntegration(projectId, integrationId);
       if (current.product !== 'webhook') {
-        throw validationError('A custom integration has nothing to change: rotate its token or delete it.', [
+        throw new ValidationError('A custom integration has nothing to change: rotate its token or delete it.', [
           { path: '', message: 'Only webhook integrations can be patched', code: 'custom' },
         ]);
       }
@@ -223,24 +231,36 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       return next;
     },
 
-    /** Deletes an integration; a custom token stops working at once (its grant goes first). */
+    /**
+     * Deletes an integration; a custom token stops working at once (its grant goes first). The record is deleted
+     * only at the version read: a rotation that recorded a new token meanwhile makes this read again and delete
+     * that token's grant too, so no token outlives its integration.
+     */
     async remove(projectId: string, integrationId: string): Promise<void> {
-      const current = await requireIntegration(projectId, integrationId);
-      if (current.product === 'custom') await deps.tokens.delete(current.tokenHash);
-      await store.delete(projectId, integrationId);
+      let current = await requireIntegration(projectId, integrationId);
+      for (;;) {
+        if (current.product === 'custom') await deps.tokens.delete(current.tokenHash);
+        if (await store.delete(projectId, integrationId, current.version)) break;
+        const changed = await store.get(projectId, integrationId);
+        // Gone: whoever deleted it deleted the grant of the token it recorded.
+        if (!changed) return;
+        current = changed;
+      }
       if (current.product === 'webhook' && current.scope === 'general')
         await store.releaseGeneralWebhook(projectId, integrationId);
     },
 
     /**
      * Replaces a custom integration's token, shown once: 1. the old grant is deleted (the old token fails from the
-     * very next request); 2. the new hash is recorded if no other rotation got there first (else 409);
-     * 3. the new grant is written.
+     * very next request); 2. the new grant is written; 3. the new hash is recorded if no other rotation or delete
+     * got there first, else this rotation deletes its own grant and answers 409. The grant is in place before the
+     * record names it, so a delete that reads the new hash always finds the grant it must remove, and a rotation
+     * that lost leaves nothing behind: at most one token, the recorded one, stays alive.
      */
     async rotateToken(projectId: string, integrationId: string): Promise<string> {
       const current = await requireIntegration(projectId, integrationId);
       if (current.product !== 'custom') {
-        throw validationError(
+        throw new ValidationError(
           'Only custom integrations have a token; webhooks rotate their signing secret (rotate-secret).',
           [{ path: '', message: 'Not a custom integration', code: 'custom' }],
         );
@@ -253,8 +273,13 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
         updatedAt: now().toISOString(),
         version: current.version + 1,
       };
-      await saveOr409(next);
       await deps.tokens.put(next.tokenHash, { kind: 'custom', projectId, integrationId, channelId: current.channelId });
+      try {
+        await saveOr409(next);
+      } catch (error) {
+        await deps.tokens.delete(next.tokenHash);
+        throw error;
+      }
       return token;
     },
 
@@ -262,7 +287,7 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     async rotateSecret(projectId: string, integrationId: string): Promise<string> {
       const current = await requireIntegration(projectId, integrationId);
       if (current.product !== 'webhook') {
-        throw validationError(
+        throw new ValidationError(
           'Only webhooks have a signing secret; custom integrations rotate their token (rotate-token).',
           [{ path: '', message: 'Not a webhook integration', code: 'custom' }],
         );

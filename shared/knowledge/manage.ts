@@ -1,5 +1,5 @@
 import type { Bot } from '../bots/bot.ts';
-import { HttpError, notFound, validationError } from '../http/errors.ts';
+import { DomainError, NotFoundError, TemporarilyUnavailableError, ValidationError } from '../errors/domain-error.ts';
 import type { Logger } from '../logging/logger.ts';
 import {
   fileKeyOf,
@@ -33,6 +33,26 @@ export function parseContentType(header: string | undefined): { type: string; ch
   return { type: type!.trim().toLowerCase(), ...(charset ? { charset } : {}) };
 }
 
+/** A knowledge upload of a kind the bot cannot learn from (a `Content-Type` other than text, Markdown, HTML, PDF). */
+export class UnsupportedMediaTypeError extends DomainError {
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsupportedMediaTypeError';
+  }
+}
+
+/** A knowledge upload over {@link KNOWLEDGE_MAX_BYTES}. */
+export class UploadTooLargeError extends DomainError {
+  readonly code = 'UPLOAD_TOO_LARGE';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'UploadTooLargeError';
+  }
+}
+
 /** Knowledge files of a bot in the management API: upload (same name replaces), list, delete. */
 export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
   const now = deps.now ?? (() => new Date());
@@ -51,24 +71,18 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
     ) {
       const nameProblem = fileNameProblem(fileName);
       if (nameProblem)
-        throw validationError(nameProblem, [{ path: 'fileName', message: nameProblem, code: 'invalid_format' }]);
+        throw new ValidationError(nameProblem, [{ path: 'fileName', message: nameProblem, code: 'invalid_format' }]);
       const { type, charset } = parseContentType(contentTypeHeader);
       if (!(KNOWLEDGE_CONTENT_TYPES as readonly string[]).includes(type)) {
-        throw new HttpError(
-          415,
-          'UNSUPPORTED_MEDIA_TYPE',
+        throw new UnsupportedMediaTypeError(
           `Knowledge files must be sent as ${KNOWLEDGE_CONTENT_TYPES.join(', ')}; got ${type || 'no Content-Type'}.`,
         );
       }
       if (bytes.length > KNOWLEDGE_MAX_BYTES) {
-        throw new HttpError(
-          413,
-          'PAYLOAD_TOO_LARGE',
-          `Knowledge files are limited to ${KNOWLEDGE_MAX_BYTES} bytes (25 MB).`,
-        );
+        throw new UploadTooLargeError(`Knowledge files are limited to ${KNOWLEDGE_MAX_BYTES} bytes (25 MB).`);
       }
       if (bytes.length === 0)
-        throw validationError('The file is empty.', [
+        throw new ValidationError('The file is empty.', [
           { path: 'body', message: 'The file is empty.', code: 'too_small' },
         ]);
       await deps.requireBot(projectId, botId);
@@ -94,7 +108,7 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
       const outcome = await deps.files.startUpload(projectId, file);
       if (outcome === 'bot-not-found') {
         await deps.objects.delete([file.objectKey]).catch(() => undefined);
-        throw notFound(`Bot ${botId} does not exist in project ${projectId}.`);
+        throw new NotFoundError('bot', `Bot ${botId} does not exist in project ${projectId}.`);
       }
       if (outcome === 'started') {
         if (previous) {
@@ -116,9 +130,7 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
             'The file could not be queued for processing; upload it again.',
             now(),
           );
-          throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'The file could not be queued for processing; try again.', {
-            cause: error,
-          });
+          throw new TemporarilyUnavailableError('The file could not be queued for processing; try again.', error);
         }
       }
       // 'superseded': a newer upload of the same name arrived meanwhile and is the one processed.
@@ -135,7 +147,8 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
     async remove(projectId: string, botId: string, fileName: string): Promise<void> {
       await deps.requireBot(projectId, botId);
       const removed = await deps.files.remove(projectId, botId, fileKeyOf(fileName));
-      if (!removed) throw notFound(`Bot ${botId} has no knowledge file named "${fileName}".`);
+      if (!removed)
+        throw new NotFoundError('knowledge-file', `Bot ${botId} has no knowledge file named "${fileName}".`);
       await deps.objects
         .delete([removed.objectKey, knowledgeObjectKeys.excerpts(botId, removed.generation)])
         .catch((error) => deps.logger.warn('knowledge objects not deleted', { botId, cause: String(error) }));

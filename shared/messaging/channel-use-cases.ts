@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { HttpError, notFound, validationError, type ErrorDetail } from '../http/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors/domain-error.ts';
 import { newId } from '../ids/ids.ts';
-import type { Project } from '../projects/project.ts';
+import { requireProject, type Project } from '../projects/project.ts';
+import type { ErrorDetail } from '../validation/issues.ts';
 import {
   PROVIDERS_BY_CHANNEL_TYPE,
   type Channel,
@@ -9,8 +10,8 @@ import {
   type ChannelType,
   type ProviderConfig,
 } from './channel.ts';
-import { isPrivateHostLiteral } from './destinations.ts';
 import type { MessageLog, OutboxPage } from './message.ts';
+import { forbiddenHostReason } from '../webhooks/destination-policy.ts';
 
 export interface ChannelDeps {
   channels: ChannelStore;
@@ -18,6 +19,8 @@ export interface ChannelDeps {
   projects: { get(projectId: string): Promise<Project | undefined> };
   /** Whether providers may point at loopback/private hosts and plain-http base URLs (local runs and tests). */
   allowPrivateDestinations: boolean;
+  /** Ports an SMTP provider may use (`SMTP_ALLOWED_PORTS`). */
+  smtpAllowedPorts: readonly number[] | 'any';
   now?: () => Date;
 }
 
@@ -33,27 +36,28 @@ export interface CreateChannelInput {
 export function makeChannelUseCases(deps: ChannelDeps) {
   const now = deps.now ?? (() => new Date());
 
-  async function requireProject(projectId: string): Promise<Project> {
-    const project = await deps.projects.get(projectId);
-    if (!project) throw notFound(`Project ${projectId} does not exist.`);
-    return project;
-  }
-
   async function requireChannel(projectId: string, channelId: string): Promise<Channel> {
-    await requireProject(projectId);
+    await requireProject(deps.projects, projectId);
     const channel = await deps.channels.get(projectId, channelId);
-    if (!channel) throw notFound(`Channel ${channelId} does not exist.`);
+    if (!channel) throw new NotFoundError('channel', `Channel ${channelId} does not exist.`);
     return channel;
   }
 
-  /** Provider destinations a deployment without private destinations must refuse. */
+  /**
+   * Provider destinations this deployment refuses: SMTP ports outside `smtpAllowedPorts` and, without private
+   * destinations, hosts the address policy refuses by their text (the same policy as webhook URLs; names are
+   * checked again on the address connected to, at send time).
+   */
   function destinationProblems(provider: ProviderConfig): ErrorDetail[] {
-    if (deps.allowPrivateDestinations) return [];
     const problems: ErrorDetail[] = [];
-    if (provider.kind === 'smtp' && isPrivateHostLiteral(provider.host)) {
+    const ports = deps.smtpAllowedPorts;
+    if (provider.kind === 'smtp' && ports !== 'any' && !ports.includes(provider.port))
+      problems.push({ path: 'provider.port', message: `Allowed SMTP ports: ${ports.join(', ')}`, code: 'custom' });
+    if (deps.allowPrivateDestinations) return problems;
+    if (provider.kind === 'smtp' && forbiddenHostReason(provider.host)) {
       problems.push({
         path: 'provider.host',
-        message: 'Private, loopback and link-local hosts are not allowed',
+        message: 'Private, loopback, link-local and metadata hosts are not allowed',
         code: 'custom',
       });
     }
@@ -61,10 +65,10 @@ export function makeChannelUseCases(deps: ChannelDeps) {
       const url = new URL(provider.baseUrl);
       if (url.protocol !== 'https:')
         problems.push({ path: 'provider.baseUrl', message: 'Must be an https:// URL', code: 'invalid_format' });
-      else if (isPrivateHostLiteral(url.hostname)) {
+      else if (forbiddenHostReason(url.hostname)) {
         problems.push({
           path: 'provider.baseUrl',
-          message: 'Private, loopback and link-local hosts are not allowed',
+          message: 'Private, loopback, link-local and metadata hosts are not allowed',
           code: 'custom',
         });
       }
@@ -76,13 +80,13 @@ export function makeChannelUseCases(deps: ChannelDeps) {
     requireChannel,
 
     async create(projectId: string, input: CreateChannelInput): Promise<Channel> {
-      const project = await requireProject(projectId);
+      const project = await requireProject(deps.projects, projectId);
       const given = input.provider ?? { kind: 'sandbox' };
       // Meta's subscription check presents this (contract §10); generated, never chosen by the caller.
       const provider: ProviderConfig =
         given.kind === 'whatsapp-cloud' ? { ...given, verifyToken: randomBytes(24).toString('base64url') } : given;
       if (!PROVIDERS_BY_CHANNEL_TYPE[input.type].includes(provider.kind)) {
-        throw validationError('This provider cannot serve this channel type.', [
+        throw new ValidationError('This provider cannot serve this channel type.', [
           {
             path: 'provider.kind',
             message: `A ${input.type} channel takes: ${PROVIDERS_BY_CHANNEL_TYPE[input.type].join(', ')}`,
@@ -92,7 +96,7 @@ export function makeChannelUseCases(deps: ChannelDeps) {
       }
       const problems = destinationProblems(provider);
       if (problems.length)
-        throw validationError('The provider points at a destination this deployment does not allow.', problems);
+        throw new ValidationError('The provider points at a destination this deployment does not allow.', problems);
       const channel: Channel = {
         channelId: newId('ch'),
         projectId,
@@ -109,21 +113,22 @@ export function makeChannelUseCases(deps: ChannelDeps) {
     },
 
     async list(projectId: string): Promise<Channel[]> {
-      await requireProject(projectId);
+      await requireProject(deps.projects, projectId);
       return deps.channels.list(projectId);
     },
 
     /** Deletes a channel; custom tokens bound to it then answer 404 CHANNEL_NOT_FOUND on send. */
     async remove(projectId: string, channelId: string): Promise<void> {
-      await requireProject(projectId);
-      if (!(await deps.channels.delete(projectId, channelId))) throw notFound(`Channel ${channelId} does not exist.`);
+      await requireProject(deps.projects, projectId);
+      if (!(await deps.channels.delete(projectId, channelId)))
+        throw new NotFoundError('channel', `Channel ${channelId} does not exist.`);
     },
 
     /** Adds message credits. An unmetered channel becomes metered with `amount` credits. */
     async addCredits(projectId: string, channelId: string, amount: number): Promise<Channel> {
-      await requireProject(projectId);
+      await requireProject(deps.projects, projectId);
       const channel = await deps.channels.addCredits(projectId, channelId, amount);
-      if (!channel) throw notFound(`Channel ${channelId} does not exist.`);
+      if (!channel) throw new NotFoundError('channel', `Channel ${channelId} does not exist.`);
       return channel;
     },
 
@@ -131,9 +136,7 @@ export function makeChannelUseCases(deps: ChannelDeps) {
     async outbox(projectId: string, channelId: string, page: { limit: number; cursor?: string }): Promise<OutboxPage> {
       const channel = await requireChannel(projectId, channelId);
       if (channel.provider.kind !== 'sandbox') {
-        throw new HttpError(
-          409,
-          'CONFLICT',
+        throw new ConflictError(
           `Channel ${channelId} sends through ${channel.provider.kind}; only sandbox channels have an outbox.`,
         );
       }

@@ -6,7 +6,17 @@ export const CHANNEL_TYPES = ['whatsapp', 'email', 'sms'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
 export type SandboxProvider = { kind: 'sandbox' };
-export type SmtpProvider = { kind: 'smtp'; host: string; port: number; secure?: boolean; user?: string; pass?: string };
+export type SmtpProvider = {
+  kind: 'smtp';
+  host: string;
+  port: number;
+  /** Implicit TLS from the first byte (port 465); otherwise STARTTLS, required unless `allowPlaintext`. */
+  secure?: boolean;
+  /** The channel's explicit consent to send (credentials included) without TLS when the server offers none. */
+  allowPlaintext?: boolean;
+  user?: string;
+  pass?: string;
+};
 export type TwilioProvider = { kind: 'twilio'; accountSid: string; authToken: string; baseUrl?: string };
 export type WhatsAppCloudProvider = {
   kind: 'whatsapp-cloud';
@@ -71,6 +81,7 @@ export function providerView(provider: ProviderConfig): Record<string, unknown> 
         host: provider.host,
         port: provider.port,
         secure: provider.secure ?? false,
+        ...(provider.allowPlaintext ? { allowPlaintext: true } : {}),
         ...(provider.user ? { user: provider.user } : {}),
         hasPassword: Boolean(provider.pass),
       };

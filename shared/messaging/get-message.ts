@@ -1,14 +1,6 @@
 import type { CustomTokenGrant } from '../auth/token-store.ts';
+import { MessageNotFoundError } from './errors.ts';
 import type { MessageStatusRecord, MessageStatusStore } from './message-status.ts';
-
-/** No message with this id on the caller's channel (unknown, expired, or another channel's). */
-export class MessageNotFoundError extends Error {
-  readonly code = 'MESSAGE_NOT_FOUND';
-  constructor(messageId: string) {
-    super(`Message ${messageId} does not exist on this channel.`);
-    this.name = 'MessageNotFoundError';
-  }
-}
 
 /**
  * A message's status and history for the custom token's channel: one GetItem by message id; a message of another

@@ -1,6 +1,5 @@
 import * as z from '../validation/zod.ts';
-import { zodIssuesToDetails } from '../http/middleware.ts';
-import type { ErrorDetail } from '../http/errors.ts';
+import { zodIssuesToDetails, type ErrorDetail } from '../validation/issues.ts';
 import type { ChannelType } from './channel.ts';
 
 /**
@@ -173,6 +172,36 @@ const metadataValue = z.union([z.string().check(z.maxLength(500, 'At most 500 ch
   error: 'Metadata values must be strings, numbers or booleans',
 });
 
+/**
+ * Names every JavaScript object already has: as metadata keys they broke marshalling (a 500 after the provider had
+ * sent and charged) and invite prototype pollution downstream, so they are refused up front.
+ */
+const RESERVED_METADATA_KEYS = new Set(['constructor', 'prototype', '__proto__']);
+const METADATA_KEY_RULE = 'Metadata keys are 1 to 40 letters, digits, "_", "." or "-"';
+
+const metadata = z.pipe(
+  // zod's record silently drops an own `__proto__` key (JSON.parse makes one): refuse it before the record sees it.
+  z.transform((value, ctx) => {
+    if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__')) {
+      ctx.issues.push({ code: 'custom', path: ['__proto__'], input: value, message: 'This metadata key is reserved' });
+      return z.NEVER;
+    }
+    return value;
+  }),
+  z
+    .record(
+      z.string().check(
+        z.regex(/^[A-Za-z0-9_.-]{1,40}$/, METADATA_KEY_RULE),
+        z.refine((key) => !RESERVED_METADATA_KEYS.has(key), 'This metadata key is reserved'),
+      ),
+      metadataValue,
+      {
+        error: (issue) => (issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? METADATA_KEY_RULE) : undefined),
+      },
+    )
+    .check(z.refine((m) => Object.keys(m).length <= 20, 'At most 20 keys')),
+);
+
 export const smsPayload = z.strictObject({
   to: z.string(required('to')).check(z.regex(/^\+\d{8,15}$/, 'E.164: "+" then 8 to 15 digits')),
   body: z.string(required('body')).check(
@@ -180,14 +209,7 @@ export const smsPayload = z.strictObject({
     z.refine((b) => [...b].length <= 1600, 'At most 1600 characters'),
   ),
   mediaUrls: z.optional(z.array(httpsUrl).check(z.maxLength(10, 'At most 10 media URLs'))),
-  metadata: z.optional(
-    z
-      .record(
-        z.string().check(z.minLength(1), z.maxLength(40, 'Metadata keys have at most 40 characters')),
-        metadataValue,
-      )
-      .check(z.refine((m) => Object.keys(m).length <= 20, 'At most 20 keys')),
-  ),
+  metadata: z.optional(metadata),
 });
 
 export type WhatsAppPayload = z.output<typeof whatsappPayload>;

@@ -1,8 +1,9 @@
 import type { CustomTokenGrant } from '../auth/token-store.ts';
-import { HttpError } from '../http/errors.ts';
+import { ValidationError } from '../errors/domain-error.ts';
 import { newId } from '../ids/ids.ts';
 import type { EventPublisher, WebhookEventType } from '../webhooks/events.ts';
 import type { Channel, ChannelStore } from './channel.ts';
+import { ChannelNotFoundError, NoChannelCreditsError, ProviderFailedError } from './errors.ts';
 import type { MessageLog, MessageRecord } from './message.ts';
 import { validateSendPayload, type SendPayload } from './payloads.ts';
 import { ProviderError, type MessageProviders, type ProviderReceipt } from './providers.ts';
@@ -46,13 +47,11 @@ export function makeSendMessage(deps: SendMessageDeps) {
 
   return async function sendMessage(grant: CustomTokenGrant, body: unknown): Promise<SendResult> {
     const channel = await deps.channels.get(grant.projectId, grant.channelId);
-    if (!channel) throw new HttpError(404, 'CHANNEL_NOT_FOUND', 'The channel of this token was deleted.');
+    if (!channel) throw new ChannelNotFoundError(grant.channelId, 'The channel of this token was deleted.');
 
     const validation = validateSendPayload(channel.type, body);
     if (!validation.ok)
-      throw new HttpError(400, 'VALIDATION_ERROR', `The payload is invalid for a ${channel.type} channel.`, {
-        details: validation.details,
-      });
+      throw new ValidationError(`The payload is invalid for a ${channel.type} channel.`, validation.details);
     const message = validation.value;
 
     const metered = channel.credits !== undefined;
@@ -60,7 +59,7 @@ export function makeSendMessage(deps: SendMessageDeps) {
       metered &&
       (channel.credits! < 1 || !(await deps.channels.chargeCredit(channel.projectId, channel.channelId)))
     ) {
-      throw new HttpError(402, 'PROVIDER_ERROR', 'This channel has no message credits left.');
+      throw new NoChannelCreditsError();
     }
 
     const messageId = newId('msg');
@@ -80,7 +79,7 @@ export function makeSendMessage(deps: SendMessageDeps) {
           .catch((cause) => deps.onBackgroundError('credit refund', cause));
       const sentIds = error instanceof ProviderError ? error.sentProviderMessageIds : [];
       await finish(channel, grant, message, messageId, 'failed', sentIds, reason);
-      throw new HttpError(502, 'PROVIDER_ERROR', `The ${channel.type} provider failed: ${reason}.`, { cause: error });
+      throw new ProviderFailedError(`The ${channel.type} provider failed: ${reason}.`, error);
     }
 
     const recorded = await finish(channel, grant, message, messageId, 'sent', receipt.providerMessageIds);

@@ -1,12 +1,12 @@
-import type { RouteDoc } from '../http/router.ts';
 import { withMeta } from '../validation/meta.ts';
 import * as z from '../validation/zod.ts';
+import type { RouteDoc } from './route-doc.ts';
 import * as s from './schemas.ts';
 
 /**
- * Documentation of the management API routes whose modules do not carry their own `doc` (a route's own `doc`
- * wins). Keyed by `METHOD path` as the route declares it. The request body schema is never repeated here: the
- * document takes it from the route itself. A route with neither is reported as undocumented (and fails a test).
+ * Documentation of every management API route, keyed by `METHOD path` as the route declares it. The request body
+ * schema is never repeated here: the document takes it from the route's declaration. A route without an entry is
+ * reported as undocumented (and fails a test).
  */
 export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   'POST /projects': {
@@ -98,6 +98,24 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
     }),
     responses: { 200: { description: 'Newest first.', body: s.outboxPage } },
+    errors: { 409: ['CONFLICT'] },
+  },
+  'POST /projects/{projectId}/channels/{channelId}/sandbox/inbound': {
+    summary: 'Simulate a message received on a sandbox channel',
+    description:
+      '`{ from, text }` for SMS and WhatsApp, `{ from, subject, text, html? }` for email: emits `message.received` ' +
+      'as a real provider report would.',
+    tags: ['Channels'],
+    responses: { 202: { description: 'The event id.', body: z.object({ eventId: z.string() }) } },
+    errors: { 409: ['CONFLICT'] },
+  },
+  'POST /projects/{projectId}/channels/{channelId}/sandbox/status': {
+    summary: 'Simulate a delivery receipt on a sandbox channel',
+    description:
+      "A status for one of the channel's sent messages, under the same rules as a provider's: forward only " +
+      '(sent < delivered < read; read and failed final), once each. `eventId` is absent when nothing changed.',
+    tags: ['Channels'],
+    responses: { 202: { description: 'Accepted.', body: z.object({ eventId: z.optional(z.string()) }) } },
     errors: { 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations': {

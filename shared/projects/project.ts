@@ -1,3 +1,5 @@
+import { NotFoundError } from '../errors/domain-error.ts';
+
 /** A customer project: the unit that owns channels, integrations, bots, the API token and bot credits. */
 export interface Project {
   projectId: string;
@@ -36,4 +38,11 @@ export interface ProjectStore {
     next: string | undefined,
     at: Date,
   ): Promise<boolean>;
+}
+
+/** The project, or NotFoundError (404 NOT_FOUND) when it does not exist: every management call starts here. */
+export async function requireProject(projects: Pick<ProjectStore, 'get'>, projectId: string): Promise<Project> {
+  const project = await projects.get(projectId);
+  if (!project) throw new NotFoundError('project', `Project ${projectId} does not exist.`);
+  return project;
 }

@@ -2,9 +2,9 @@ import { generateToken, hashToken } from '../auth/tokens.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import type { CreditLedger } from '../credits/credit-ledger.ts';
 import { monthLabel } from '../credits/month.ts';
-import { HttpError, notFound } from '../http/errors.ts';
+import { ConflictError } from '../errors/domain-error.ts';
 import { newId } from '../ids/ids.ts';
-import type { Project, ProjectStore } from './project.ts';
+import { requireProject, type Project, type ProjectStore } from './project.ts';
 
 export interface ProjectDeps {
   projects: ProjectStore;
@@ -17,16 +17,10 @@ export interface ProjectDeps {
 export function makeProjectUseCases(deps: ProjectDeps) {
   const now = deps.now ?? (() => new Date());
 
-  async function requireProject(projectId: string): Promise<Project> {
-    const project = await deps.projects.get(projectId);
-    if (!project) throw notFound(`Project ${projectId} does not exist.`);
-    return project;
-  }
-
   const account = (p: Project) => ({ projectId: p.projectId, monthlyAllowance: p.monthlyBotCredits });
 
   return {
-    requireProject,
+    requireProject: (projectId: string) => requireProject(deps.projects, projectId),
 
     async createProject(input: { companyId: number; name: string; monthlyBotCredits: number }): Promise<Project> {
       const project: Project = { projectId: newId('prj'), ...input, createdAt: now().toISOString() };
@@ -36,43 +30,47 @@ export function makeProjectUseCases(deps: ProjectDeps) {
 
     /**
      * Issues the project's API token, shown once, replacing any earlier one:
-     * 1. delete the old token's grant (it fails from the very next request); 2. record the new hash on the project,
-     * only if no other request replaced the token meanwhile; 3. write the new grant. A crash anywhere leaves no
-     * old token alive; at worst the new one was never shown and the caller asks again.
+     * 1. delete the old token's grant (it fails from the very next request); 2. write the new grant; 3. record the
+     * new hash on the project, only if no other request replaced or revoked the token meanwhile, else delete the
+     * new grant and answer 409. The grant exists before the project names it, so a revoke that reads the new hash
+     * finds the grant it must remove; a request that lost leaves nothing behind. A crash anywhere leaves no old
+     * token alive; at worst the new one was never shown and the caller asks again.
      */
     async issueApiToken(projectId: string): Promise<string> {
-      const project = await requireProject(projectId);
+      const project = await requireProject(deps.projects, projectId);
       const previous = await deps.projects.currentApiTokenHash(projectId);
       if (previous) await deps.tokens.delete(previous);
       const token = generateToken('projectApi');
       const tokenHash = hashToken(token);
-      if (!(await deps.projects.swapApiTokenHash(projectId, previous, tokenHash, now()))) {
-        throw new HttpError(
-          409,
-          'CONFLICT',
-          'The API token was changed by another request at the same time; try again.',
-        );
-      }
       await deps.tokens.put(tokenHash, {
         kind: 'projectApi',
         projectId,
         companyId: project.companyId,
         monthlyBotCredits: project.monthlyBotCredits,
       });
+      if (!(await deps.projects.swapApiTokenHash(projectId, previous, tokenHash, now()))) {
+        await deps.tokens.delete(tokenHash);
+        throw new ConflictError('The API token was changed by another request at the same time; try again.');
+      }
       return token;
     },
 
-    /** Revokes the API token: the grant goes first, so the token fails at once even if the rest is interrupted. */
+    /**
+     * Revokes the API token: the grant goes first, so the token fails at once even if the rest is interrupted. A
+     * token issued meanwhile makes the conditional clear fail: read again and revoke that one too.
+     */
     async revokeApiToken(projectId: string): Promise<void> {
-      await requireProject(projectId);
-      const current = await deps.projects.currentApiTokenHash(projectId);
-      if (!current) return;
-      await deps.tokens.delete(current);
-      await deps.projects.swapApiTokenHash(projectId, current, undefined, now());
+      await requireProject(deps.projects, projectId);
+      for (;;) {
+        const current = await deps.projects.currentApiTokenHash(projectId);
+        if (!current) return;
+        await deps.tokens.delete(current);
+        if (await deps.projects.swapApiTokenHash(projectId, current, undefined, now())) return;
+      }
     },
 
     async apiTokenState(projectId: string) {
-      await requireProject(projectId);
+      await requireProject(deps.projects, projectId);
       return deps.projects.apiTokenState(projectId);
     },
 
@@ -81,14 +79,14 @@ export function makeProjectUseCases(deps: ProjectDeps) {
     },
 
     async botCredits(projectId: string) {
-      const project = await requireProject(projectId);
+      const project = await requireProject(deps.projects, projectId);
       const at = now();
       const available = await deps.credits.available(account(project), at);
       return { available: Math.max(0, available), month: monthLabel(at) };
     },
 
     async grantBotCredits(projectId: string, amount: number) {
-      const project = await requireProject(projectId);
+      const project = await requireProject(deps.projects, projectId);
       const at = now();
       const available = await deps.credits.grant(account(project), amount, at);
       return { available: Math.max(0, available), month: monthLabel(at) };

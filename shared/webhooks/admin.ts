@@ -1,9 +1,10 @@
 import type { Channel } from '../messaging/channel.ts';
-import { HttpError, notFound, validationError } from '../http/errors.ts';
+import { ChannelNotFoundError } from '../messaging/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors/domain-error.ts';
 import type { IntegrationStore } from '../integrations/integration.ts';
-import type { Project } from '../projects/project.ts';
+import { requireProject, type Project } from '../projects/project.ts';
 import type { EventPublisher, WebhookEventType } from './events.ts';
-import { deliveryView, type DeliveryJob, type DeliveryStatus } from './model.ts';
+import { deliveryJobFor, deliveryView, type DeliveryStatus } from './model.ts';
 import type { DeliveryQueue, DeliveryStore, WebhookDirectory } from './ports.ts';
 
 export interface WebhookAdminDeps {
@@ -16,9 +17,6 @@ export interface WebhookAdminDeps {
   now?: () => number;
 }
 
-const channelNotFound = (channelId: string) =>
-  new HttpError(404, 'CHANNEL_NOT_FOUND', `Channel ${channelId} does not exist in this project.`);
-
 /**
  * What the management API offers around webhook events and deliveries:
  * - report a channel event (`POST /projects/{p}/events`): the channel must be the project's; queued, 202;
@@ -29,23 +27,17 @@ const channelNotFound = (channelId: string) =>
 export function makeWebhookAdmin(deps: WebhookAdminDeps) {
   const now = deps.now ?? Date.now;
 
-  async function requireProject(projectId: string): Promise<Project> {
-    const project = await deps.projects.get(projectId);
-    if (!project) throw notFound(`Project ${projectId} does not exist.`);
-    return project;
-  }
-
   async function requireWebhook(projectId: string, integrationId: string) {
     const webhook = await deps.webhooks.getWebhook(projectId, integrationId);
     if (webhook) return webhook;
-    await requireProject(projectId);
+    await requireProject(deps.projects, projectId);
     if (await deps.webhooks.get(projectId, integrationId)) {
-      throw validationError(
+      throw new ValidationError(
         'Only webhook integrations send events and have deliveries; this is a custom integration.',
         [{ path: 'integrationId', message: 'Not a webhook', code: 'invalid_value' }],
       );
     }
-    throw notFound(`Integration ${integrationId} does not exist.`);
+    throw new NotFoundError('integration', `Integration ${integrationId} does not exist.`);
   }
 
   return {
@@ -55,8 +47,8 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
     ): Promise<{ eventId: string }> {
       const channel = await deps.channels.get(projectId, input.channelId);
       if (!channel) {
-        await requireProject(projectId);
-        throw channelNotFound(input.channelId);
+        await requireProject(deps.projects, projectId);
+        throw new ChannelNotFoundError(input.channelId);
       }
       const envelope = await deps.events.publish({
         type: input.type,
@@ -71,7 +63,7 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
     async sendTestEvent(projectId: string, integrationId: string): Promise<{ eventId: string }> {
       const webhook = await requireWebhook(projectId, integrationId);
       const [project, channel] = await Promise.all([
-        requireProject(projectId),
+        requireProject(deps.projects, projectId),
         webhook.channelId ? deps.channels.get(projectId, webhook.channelId) : Promise.resolve(undefined),
       ]);
       const envelope = await deps.events.publish({
@@ -102,23 +94,13 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
     ): Promise<{ deliveryId: string; status: 'pending' }> {
       await requireWebhook(projectId, integrationId);
       const record = await deps.deliveries.markRetrying(projectId, integrationId, deliveryId);
-      if (!record) throw notFound(`Delivery ${deliveryId} does not exist.`);
-      const job: DeliveryJob = {
-        v: 1,
-        projectId,
-        integrationId,
-        deliveryId,
-        eventId: record.eventId,
-        eventType: record.eventType,
-        acceptedAt: now(),
-        ...(record.body !== undefined ? { body: record.body } : {}),
-        ...(record.bodyRef !== undefined ? { bodyRef: record.bodyRef } : {}),
-        attemptsBefore: record.attempts.length,
-        manual: true,
-        deferrals: 0,
-      };
+      if (!record) throw new NotFoundError('delivery', `Delivery ${deliveryId} does not exist.`);
+      const job = deliveryJobFor(
+        { ...record, projectId, integrationId, deliveryId },
+        { manual: true, acceptedAt: now(), attemptsBefore: record.attempts.length },
+      );
       if (job.body === undefined && job.bodyRef === undefined) {
-        throw new HttpError(409, 'CONFLICT', 'This delivery has no stored body to send again.');
+        throw new ConflictError('This delivery has no stored body to send again.');
       }
       const notSent = await deps.queue.enqueue([{ job }]);
       if (notSent.size) throw new Error('The retry could not be queued');

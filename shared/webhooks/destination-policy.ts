@@ -114,6 +114,18 @@ export function forbiddenAddressReason(address: string): ForbiddenReason | undef
   return undefined;
 }
 
+/**
+ * Why a destination host, as a customer typed it (webhook URL host, SMTP host, provider base URL), is refused
+ * before anything is resolved: an IP literal in any form that {@link forbiddenAddressReason} refuses, or a name
+ * that always means this machine (`localhost`, `*.localhost`). Undefined for any other name: a name is judged on
+ * the addresses it resolves to when the connection is made (see `guarded-lookup.ts`), since DNS can change.
+ */
+export function forbiddenHostReason(host: string): ForbiddenReason | undefined {
+  const name = stripBrackets(host).toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return 'loopback';
+  return isIpLiteral(name) ? forbiddenAddressReason(name) : undefined;
+}
+
 /** True when `address` is an IP literal in any textual form this module understands. */
 export function isIpLiteral(address: string): boolean {
   const text = stripBrackets(address);

@@ -1,11 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnService, stopProcess } from '#test/support/process.ts';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-persist-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const parentDir = mkdtempSync(join(tmpdir(), 'switchboard-persist-'));
+// Not created beforehand: the runner makes it, and must make it private.
+const dataDir = join(parentDir, 'data');
+afterAll(() => rmSync(parentDir, { recursive: true, force: true }));
 
 async function adminCall(baseUrl: string, adminKey: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${baseUrl}/admin/v1${path}`, {
@@ -20,6 +22,9 @@ describe('npm start keeps its data under DATA_DIR', () => {
   it('keeps projects, tokens and balances across a clean stop and a kill -9', async () => {
     const first = await spawnService({ DATA_DIR: dataDir });
     expect(((await (await fetch(`${first.baseUrl}/healthz`)).json()) as any).ok).toBe(true);
+    // Message bodies, numbers, URLs and the keys live here: nobody but the owner may read them.
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    for (const secret of ['admin-key', 'secrets-key']) expect(statSync(join(dataDir, secret)).mode & 0o777).toBe(0o600);
     const project = await adminCall(first.baseUrl, first.adminKey, 'POST', '/projects', {
       companyId: 77,
       name: 'Durable',

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startHttpDouble, startSmtpDouble } from './send-doubles.ts';
@@ -77,7 +79,15 @@ const whatsappProvider = () => ({
   accessToken: 'wa-access-token',
   baseUrl: whatsapp.baseUrl,
 });
-const smtpProvider = () => ({ kind: 'smtp', host: '127.0.0.1', port: smtp.port, user: 'mailer', pass: 'smtp-pass' });
+// The double speaks SMTP without STARTTLS: the channel must say so explicitly (TLS is required by default).
+const smtpProvider = () => ({
+  kind: 'smtp',
+  host: '127.0.0.1',
+  port: smtp.port,
+  user: 'mailer',
+  pass: 'smtp-pass',
+  allowPlaintext: true,
+});
 
 describe('sandbox provider', () => {
   it('answers 200 with the contract body and records the message in the outbox', async () => {
@@ -198,6 +208,45 @@ describe('SMTP provider', () => {
     expect(res.body).toMatchObject({ success: false, error: 'PROVIDER_ERROR', requestId: expect.any(String) });
     expect(res.body.message).toContain('550');
     expect(await creditsOf(projectId, channelId)).toBe(1);
+  });
+
+  it('answers 502 without the words of a listener that is not an SMTP server, and refunds', async () => {
+    const cache = createServer((socket) => {
+      socket.on('error', () => {});
+      socket.end('554 internal-db-7.corp.local Redis 7.2 AUTH required\r\n');
+    });
+    cache.listen(0, '127.0.0.1');
+    await once(cache, 'listening');
+    try {
+      const { projectId, channelId, token } = await channelWithToken({
+        type: 'email',
+        address: 'support@example.com',
+        credits: 1,
+        provider: { kind: 'smtp', host: '127.0.0.1', port: (cache.address() as AddressInfo).port },
+      });
+      const res = await send(token, { to: 'x@example.org', subject: 'Hi', body: 'text' });
+      expect(res.status).toBe(502);
+      expect(res.body).toMatchObject({
+        error: 'PROVIDER_ERROR',
+        message: 'The email provider failed: The host did not answer as an SMTP server.',
+      });
+      expect(JSON.stringify(res.body)).not.toMatch(/internal-db|Redis/);
+      expect(await creditsOf(projectId, channelId)).toBe(1);
+    } finally {
+      await new Promise((r) => cache.close(r));
+    }
+  });
+
+  it('refuses to send in clear when the channel does not allow plaintext and the server offers no STARTTLS', async () => {
+    const { token } = await channelWithToken({
+      type: 'email',
+      address: 'support@example.com',
+      provider: { ...smtpProvider(), allowPlaintext: undefined },
+    });
+    const res = await send(token, { to: 'x@example.org', subject: 'Hi', body: 'text' });
+    expect(res.status).toBe(502);
+    expect(res.body.message).toMatch(/does not offer STARTTLS/);
+    expect(smtp.mails).toHaveLength(0);
   });
 
   it('answers 502 when the SMTP server cannot be reached', async () => {
@@ -428,6 +477,18 @@ describe('errors of the send endpoint', () => {
         [{ path: 'metadata' }],
       ],
       [sms.token, { to: '+5511988887777', body: 'x', metadata: { nested: { a: 1 } } }, [{ path: 'metadata.nested' }]],
+      // Names every object has: refused with 400 (a 500 after the provider had sent, before).
+      [
+        sms.token,
+        { to: '+5511988887777', body: 'x', metadata: { constructor: 'x' } },
+        [{ path: 'metadata.constructor', message: /reserved/ }],
+      ],
+      [
+        sms.token,
+        '{"to":"+5511988887777","body":"x","metadata":{"__proto__":"x"}}',
+        [{ path: 'metadata.__proto__', message: /reserved/ }],
+      ],
+      [sms.token, { to: '+5511988887777', body: 'x', metadata: { 'a b': 1 } }, [{ path: 'metadata.a b' }]],
       // An email payload on an SMS token: wrong shape for the channel type.
       [sms.token, { to: 'ana@example.org', subject: 'Hi', body: 'x' }, [{ path: 'to' }, { path: 'subject' }]],
       [

@@ -14,6 +14,8 @@ import {
   type PDFFont,
   type PDFPage,
 } from 'pdf-lib';
+import { type DotMatrixStyle, drawDotMatrixText } from './dot-matrix.ts';
+import { testFont } from './fonts.ts';
 
 /**
  * PDFs built for tests with pdf-lib: real files, each made for one behaviour (text layer, scan, mixed, blank,
@@ -47,7 +49,8 @@ export interface GreyImage {
 }
 
 /**
- * A scanned page: the text drawn onto a white 200-DPI image with @napi-rs/canvas (as a scanner would produce it).
+ * A scanned page: the text drawn onto a white 200-DPI image with @napi-rs/canvas (as a scanner would produce it), in
+ * a font loaded from a file (./fonts.ts), so the scan is the same on every machine.
  * Embedded as the page's only content it leaves the page with no text layer.
  */
 export function scanImage(text: string, options: { dpi?: number; fontPx?: number } = {}): GreyImage {
@@ -60,12 +63,28 @@ export function scanImage(text: string, options: { dpi?: number; fontPx?: number
   context.fillRect(0, 0, width, height);
   context.fillStyle = '#000000';
   const fontPx = options.fontPx ?? Math.round((12 / 72) * dpi * 1.2);
-  context.font = `${fontPx}px sans-serif`;
+  context.font = testFont(fontPx);
   let y = Math.round(dpi * 0.9);
   for (const line of text.split('\n')) {
     context.fillText(line, Math.round(dpi * 0.75), y);
     y += Math.round(fontPx * 1.5);
   }
+  const rgba = context.getImageData(0, 0, width, height).data;
+  const pixels = new Uint8Array(width * height);
+  for (let i = 0; i < pixels.length; i++)
+    pixels[i] = (rgba[i * 4]! * 77 + rgba[i * 4 + 1]! * 150 + rgba[i * 4 + 2]! * 29) >> 8;
+  return { width, height, pixels };
+}
+
+/** A scanned receipt printed in dot-matrix (./dot-matrix.ts): the lines on a white 200-DPI page, as `scanImage`. */
+export function dotMatrixScanImage(lines: string[], style: DotMatrixStyle): GreyImage {
+  const width = Math.round((LETTER[0] / 72) * 200);
+  const height = Math.round((LETTER[1] / 72) * 200);
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext('2d');
+  context.fillStyle = '#ffffff';
+  context.fillRect(0, 0, width, height);
+  for (const [i, line] of lines.entries()) drawDotMatrixText(context, line, 150, 250 + i * style.pitch * 12, style);
   const rgba = context.getImageData(0, 0, width, height).data;
   const pixels = new Uint8Array(width * height);
   for (let i = 0; i < pixels.length; i++)

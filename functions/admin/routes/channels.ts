@@ -1,18 +1,9 @@
-import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
-import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
-import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
-import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
-import type { Config } from '#shared/config/config.ts';
-import type { SecretBox } from '#shared/integrations/secret-box.ts';
-import { makeChannelUseCases } from '#shared/messaging/channel-use-cases.ts';
-import { route, type Route } from '#shared/http/router.ts';
+import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { CHANNEL_TYPES, inboundView, providerView, type Channel } from '#shared/messaging/channel.ts';
-import { createLogger } from '#shared/logging/logger.ts';
-import { eventPublisherFromConfig } from '#shared/webhooks/event-publisher-from-config.ts';
-import { sandboxRoutesFromConfig } from './sandbox.ts';
 import type { ChannelUseCases } from '#shared/messaging/channel-use-cases.ts';
+import { withMeta } from '#shared/validation/meta.ts';
 import * as z from '#shared/validation/zod.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' }).check(z.maxLength(2048));
@@ -22,8 +13,17 @@ const providerBody = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('smtp'),
     host: z.string().check(z.trim(), z.minLength(1), z.maxLength(253)),
-    port: z.number().check(z.int(), z.gte(1), z.lte(65535)),
-    secure: z.optional(z.boolean()),
+    port: withMeta(z.number().check(z.int(), z.gte(1), z.lte(65535)), {
+      description: 'A deployment takes the mail ports 25, 465, 587 and 2525 unless configured otherwise.',
+    }),
+    secure: withMeta(z.optional(z.boolean()), {
+      description: 'Implicit TLS from the first byte (port 465). Without it the connection must upgrade with STARTTLS.',
+    }),
+    allowPlaintext: withMeta(z.optional(z.boolean()), {
+      description:
+        'Send without TLS when the server offers no STARTTLS (credentials and mail in clear). Default false: ' +
+        'a server without TLS fails the send with 502.',
+    }),
     user: z.optional(z.string().check(z.minLength(1), z.maxLength(320))),
     pass: z.optional(z.string().check(z.minLength(1), z.maxLength(1024))),
   }),
@@ -72,7 +72,7 @@ const createChannelBody = z
 const amountBody = z.strictObject({ amount: z.number().check(z.int(), z.gt(0), z.lte(1_000_000_000)) });
 
 /** The channel as the management API shows it: credentials never leave; `inbound` says where providers report. */
-export function channelView(channel: Channel, publicBaseUrl = '') {
+export function channelView(channel: Channel, publicBaseUrl: string) {
   const inbound = inboundView(channel, publicBaseUrl);
   return {
     channelId: channel.channelId,
@@ -97,60 +97,30 @@ function pageQuery(query: Record<string, string>): { limit: number; cursor?: str
 }
 
 /** Channels: create, list, delete, top up credits, and the sandbox outbox. */
-export function channelRoutes(channels: ChannelUseCases, publicBaseUrl = ''): Route[] {
-  const view = (channel: Channel) => channelView(channel, publicBaseUrl);
-  return [
-    route({
-      method: 'POST',
-      path: '/projects/{projectId}/channels',
-      body: createChannelBody,
-      handle: async ({ params, body }) => json(201, view(await channels.create(params.projectId!, body))),
-    }),
-    route({
-      method: 'GET',
-      path: '/projects/{projectId}/channels',
-      handle: async ({ params }) => json(200, { items: (await channels.list(params.projectId!)).map(view) }),
-    }),
-    route({
-      method: 'GET',
-      path: '/projects/{projectId}/channels/{channelId}',
-      handle: async ({ params }) =>
-        json(200, view(await channels.requireChannel(params.projectId!, params.channelId!))),
-    }),
-    route({
-      method: 'DELETE',
-      path: '/projects/{projectId}/channels/{channelId}',
-      handle: async ({ params }) => {
-        await channels.remove(params.projectId!, params.channelId!);
-        return noContent();
-      },
-    }),
-    route({
-      method: 'POST',
-      path: '/projects/{projectId}/channels/{channelId}/credits',
-      body: amountBody,
-      handle: async ({ params, body }) =>
-        json(200, view(await channels.addCredits(params.projectId!, params.channelId!, body.amount))),
-    }),
-    route({
-      method: 'GET',
-      path: '/projects/{projectId}/channels/{channelId}/outbox',
-      handle: async ({ params, query }) =>
-        json(200, await channels.outbox(params.projectId!, params.channelId!, pageQuery(query))),
-    }),
-  ];
-}
+export const channelRoutes = {
+  createChannel: route({ method: 'POST', path: '/projects/{projectId}/channels', body: createChannelBody }),
+  listChannels: route({ method: 'GET', path: '/projects/{projectId}/channels' }),
+  getChannel: route({ method: 'GET', path: '/projects/{projectId}/channels/{channelId}' }),
+  deleteChannel: route({ method: 'DELETE', path: '/projects/{projectId}/channels/{channelId}' }),
+  addCredits: route({ method: 'POST', path: '/projects/{projectId}/channels/{channelId}/credits', body: amountBody }),
+  outbox: route({ method: 'GET', path: '/projects/{projectId}/channels/{channelId}/outbox' }),
+};
 
-/** The channel routes (and the sandbox's simulation routes) wired to DynamoDB (composition for the admin function). */
-export function channelRoutesFromConfig(cfg: Config, table: DynamoTable, secretBox: SecretBox): Route[] {
-  const channels = makeChannelUseCases({
-    channels: new DynamoChannelStore(table, secretBox),
-    messages: new DynamoMessageLog(table),
-    projects: new DynamoProjectStore(table),
-    allowPrivateDestinations: cfg.webhookAllowPrivate,
-  });
-  return [
-    ...channelRoutes(channels, cfg.PUBLIC_BASE_URL ?? ''),
-    ...sandboxRoutesFromConfig(table, channels, eventPublisherFromConfig(cfg), createLogger('admin')),
-  ];
+/** What serves the channel routes; `publicBaseUrl` (PUBLIC_BASE_URL) is where the inbound URLs shown point. */
+export function channelHandlers(channels: ChannelUseCases, publicBaseUrl: string): RouteHandlers<typeof channelRoutes> {
+  const view = (channel: Channel) => channelView(channel, publicBaseUrl);
+  return {
+    createChannel: async ({ params, body }) => json(201, view(await channels.create(params.projectId, body))),
+    listChannels: async ({ params }) => json(200, { items: (await channels.list(params.projectId)).map(view) }),
+    getChannel: async ({ params }) =>
+      json(200, view(await channels.requireChannel(params.projectId, params.channelId))),
+    deleteChannel: async ({ params }) => {
+      await channels.remove(params.projectId, params.channelId);
+      return noContent();
+    },
+    addCredits: async ({ params, body }) =>
+      json(200, view(await channels.addCredits(params.projectId, params.channelId, body.amount))),
+    outbox: async ({ params, query }) =>
+      json(200, await channels.outbox(params.projectId, params.channelId, pageQuery(query))),
+  };
 }

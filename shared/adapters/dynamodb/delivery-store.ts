@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryRecord, DeliveryStatus } from '../../webhooks/model.ts';
 import type { AttemptWrite, DeliveryStore } from '../../webhooks/ports.ts';
-import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { applied, conditionalWrite, type DynamoTable, queryPage, readItem, updateItem } from './table.ts';
+import { collections, keys } from './keys.ts';
 
 /** Deliveries are kept this long after their last attempt (DynamoDB TTL). */
 export const DELIVERY_RETENTION_SECONDS = 30 * 86400;
@@ -63,33 +63,20 @@ export class DynamoDeliveryStore implements DeliveryStore {
       condition = 'attribute_not_exists(#status) OR #status <> :succeeded';
       values[':succeeded'] = 'succeeded';
     }
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.delivery(write.projectId, write.integrationId, write.deliveryId),
-          UpdateExpression: `SET ${set.join(', ')}${write.nextAttemptAt === undefined ? ' REMOVE nextAttemptAt' : ''}`,
-          ...(condition ? { ConditionExpression: condition } : {}),
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return applied(
+      updateItem(this.table, {
+        Key: keys.delivery(write.projectId, write.integrationId, write.deliveryId),
+        UpdateExpression: `SET ${set.join(', ')}${write.nextAttemptAt === undefined ? ' REMOVE nextAttemptAt' : ''}`,
+        ...(condition ? { ConditionExpression: condition } : {}),
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+      }),
+    );
   }
 
   async get(projectId: string, integrationId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.delivery(projectId, integrationId, deliveryId),
-        ConsistentRead: true,
-      }),
-    );
-    return out.Item ? toRecord(out.Item) : undefined;
+    const item = await readItem(this.table, keys.delivery(projectId, integrationId, deliveryId));
+    return item ? toRecord(item) : undefined;
   }
 
   async list(
@@ -101,23 +88,20 @@ export class DynamoDeliveryStore implements DeliveryStore {
     let startKey = options.cursor ? decodeCursor(options.cursor, projectId, integrationId) : undefined;
     // A status filter applies after DynamoDB's page limit: read pages until the page is full or the data ends.
     for (let page = 0; page < 20; page++) {
-      const out = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ScanIndexForward: false,
-          Limit: options.limit - items.length,
-          ProjectionExpression: LIST_FIELDS,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pk': keys.delivery(projectId, integrationId, '').pk,
-            ...(options.status ? { ':status': options.status } : {}),
-          },
-          ...(options.status ? { FilterExpression: '#status = :status' } : {}),
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
+      const out = await queryPage(this.table, {
+        KeyConditionExpression: 'pk = :pk',
+        ScanIndexForward: false,
+        Limit: options.limit - items.length,
+        ProjectionExpression: LIST_FIELDS,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': collections.deliveries(projectId, integrationId).pk,
+          ...(options.status ? { ':status': options.status } : {}),
+        },
+        ...(options.status ? { FilterExpression: '#status = :status' } : {}),
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      });
       items.push(...(out.Items ?? []).map(toRecord));
       startKey = out.LastEvaluatedKey;
       if (!startKey || items.length >= options.limit) break;
@@ -130,23 +114,17 @@ export class DynamoDeliveryStore implements DeliveryStore {
     integrationId: string,
     deliveryId: string,
   ): Promise<DeliveryRecord | undefined> {
-    try {
-      const out = await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.delivery(projectId, integrationId, deliveryId),
-          UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE nextAttemptAt',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':pending': 'pending', ':now': this.now() },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return out.Attributes ? toRecord(out.Attributes) : undefined;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const write = await conditionalWrite(
+      updateItem(this.table, {
+        Key: keys.delivery(projectId, integrationId, deliveryId),
+        UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE nextAttemptAt',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pending': 'pending', ':now': this.now() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return write.applied && write.output.Attributes ? toRecord(write.output.Attributes) : undefined;
   }
 }
 

@@ -1,7 +1,7 @@
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { MessageLog, MessageRecord, OutboxPage } from '../../messaging/message.ts';
 import { sentMessageItems } from './message-status-store.ts';
-import { keys, type DynamoTable } from './table.ts';
+import { type DynamoTable, queryPage, writeBatch } from './table.ts';
+import { collections, inCollection, keys } from './keys.ts';
 
 /** Message records are kept 90 days (DynamoDB TTL), the outbox with them. */
 const RETENTION_SECONDS = 90 * 86400;
@@ -16,22 +16,17 @@ export class DynamoMessageLog implements MessageLog {
 
   /** One BatchWriteItem: the record, its status item and its provider-id lookups (message-status-store.ts). */
   async record(message: MessageRecord): Promise<void> {
-    let requests: { PutRequest: { Item: Record<string, unknown> } }[] = [
-      {
-        ...keys.message(message.projectId, message.channelId, message.sentAt, message.messageId),
-        message,
-        expiresAt: Math.floor(Date.parse(message.sentAt) / 1000) + RETENTION_SECONDS,
-      },
-      ...sentMessageItems(message),
-    ].map((Item) => ({ PutRequest: { Item } }));
-    for (let attempt = 0; requests.length; attempt++) {
-      if (attempt === 5) throw new Error('DynamoDB left message items unprocessed');
-      if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-      const out = await this.table.client.send(
-        new BatchWriteCommand({ RequestItems: { [this.table.tableName]: requests } }),
-      );
-      requests = (out.UnprocessedItems?.[this.table.tableName] ?? []) as typeof requests;
-    }
+    await writeBatch(
+      this.table,
+      [
+        {
+          ...keys.message(message.projectId, message.channelId, message.sentAt, message.messageId),
+          message,
+          expiresAt: Math.floor(Date.parse(message.sentAt) / 1000) + RETENTION_SECONDS,
+        },
+        ...sentMessageItems(message),
+      ].map((Item) => ({ PutRequest: { Item } })),
+    );
   }
 
   async listOutbox(
@@ -39,17 +34,13 @@ export class DynamoMessageLog implements MessageLog {
     channelId: string,
     page: { limit: number; cursor?: string },
   ): Promise<OutboxPage> {
-    const out = await this.table.client.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': `MSG#${channelId}#` },
-        ScanIndexForward: false,
-        Limit: page.limit,
-        ConsistentRead: true,
-        ExclusiveStartKey: decodeCursor(page.cursor, projectId, channelId),
-      }),
-    );
+    const out = await queryPage(this.table, {
+      ...inCollection(collections.messages(projectId, channelId)),
+      ScanIndexForward: false,
+      Limit: page.limit,
+      ConsistentRead: true,
+      ExclusiveStartKey: decodeCursor(page.cursor, projectId, channelId),
+    });
     const items = (out.Items ?? []).map((item) => {
       const m = item.message as MessageRecord;
       return { messageId: m.messageId, to: m.to, payload: m.payload, sentAt: m.sentAt };
@@ -71,6 +62,7 @@ function decodeCursor(
 ): Record<string, unknown> | undefined {
   if (!cursor) return undefined;
   const sk = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!sk.startsWith(`MSG#${channelId}#`)) return undefined;
-  return { pk: `PRJ#${projectId}`, sk };
+  const messages = collections.messages(projectId, channelId);
+  if (!sk.startsWith(messages.skPrefix)) return undefined;
+  return { pk: messages.pk, sk };
 }

@@ -1,4 +1,3 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProviderKind } from '../../messaging/channel.ts';
 import type { MessageRecord } from '../../messaging/message.ts';
 import {
@@ -8,18 +7,11 @@ import {
   type OutboundStatus,
   type ProviderIdTarget,
 } from '../../messaging/message-status.ts';
-import { isConditionFailure, type DynamoTable } from './table.ts';
+import { keys } from './keys.ts';
+import { applied, conditionalWrite, type DynamoTable, putItem, readItem, updateItem } from './table.ts';
 
 /** Kept as long as the message records (90 days, DynamoDB TTL). */
 const RETENTION_SECONDS = 90 * 86400;
-
-/** `MSG#<messageId>` / `MSG`: a message's status and history, read by id. */
-export const messageStatusKey = (messageId: string) => ({ pk: `MSG#${messageId}`, sk: 'MSG' });
-/** `PMID#<provider>#<providerMessageId>` / `PMID`: which message a provider's id belongs to. */
-export const providerIdKey = (provider: ProviderKind, providerMessageId: string) => ({
-  pk: `PMID#${provider}#${providerMessageId}`,
-  sk: 'PMID',
-});
 
 function expiresAt(iso: string): number {
   return Math.floor(Date.parse(iso) / 1000) + RETENTION_SECONDS;
@@ -50,9 +42,9 @@ export function sentMessageItems(message: MessageRecord): Record<string, unknown
     channelId: message.channelId,
   };
   return [
-    { ...messageStatusKey(message.messageId), ...status, rank: STATUS_RANK[message.status], expiresAt: ttl },
+    { ...keys.messageStatus(message.messageId), ...status, rank: STATUS_RANK[message.status], expiresAt: ttl },
     ...(message.providerMessageIds ?? []).map((id) => ({
-      ...providerIdKey(message.provider, id),
+      ...keys.providerMessageId(message.provider, id),
       ...target,
       expiresAt: ttl,
     })),
@@ -73,22 +65,14 @@ export class DynamoMessageStatusStore implements MessageStatusStore {
   constructor(private readonly table: DynamoTable) {}
 
   async get(messageId: string): Promise<MessageStatusRecord | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({ TableName: this.table.tableName, Key: messageStatusKey(messageId), ConsistentRead: true }),
-    );
-    return out.Item ? fromItem(out.Item) : undefined;
+    const item = await readItem(this.table, keys.messageStatus(messageId));
+    return item ? fromItem(item) : undefined;
   }
 
   async findByProviderId(provider: ProviderKind, providerMessageId: string): Promise<ProviderIdTarget | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: providerIdKey(provider, providerMessageId),
-        ConsistentRead: true,
-      }),
-    );
-    if (!out.Item) return undefined;
-    const { messageId, projectId, channelId } = out.Item as unknown as ProviderIdTarget;
+    const item = await readItem(this.table, keys.providerMessageId(provider, providerMessageId));
+    if (!item) return undefined;
+    const { messageId, projectId, channelId } = item as unknown as ProviderIdTarget;
     return { messageId, projectId, channelId };
   }
 
@@ -96,51 +80,38 @@ export class DynamoMessageStatusStore implements MessageStatusStore {
     messageId: string,
     change: { status: OutboundStatus; at: string; error?: string },
   ): Promise<MessageStatusRecord | undefined> {
-    try {
-      const out = await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: messageStatusKey(messageId),
-          UpdateExpression: `SET #status = :status, #rank = :rank, history = list_append(history, :change)${
-            change.error === undefined ? '' : ', #error = :error'
-          }`,
-          // Forward only: a lower or equal rank, or anything after read (failed is the highest rank), changes nothing.
-          ConditionExpression: 'attribute_exists(pk) AND #rank < :rank AND #status <> :read',
-          ExpressionAttributeNames: {
-            '#status': 'status',
-            '#rank': 'rank',
-            ...(change.error === undefined ? {} : { '#error': 'error' }),
-          },
-          ExpressionAttributeValues: {
-            ':status': change.status,
-            ':rank': STATUS_RANK[change.status],
-            ':change': [{ status: change.status, at: change.at }],
-            ':read': 'read',
-            ...(change.error === undefined ? {} : { ':error': change.error }),
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return out.Attributes ? fromItem(out.Attributes) : undefined;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const write = await conditionalWrite(
+      updateItem(this.table, {
+        Key: keys.messageStatus(messageId),
+        UpdateExpression: `SET #status = :status, #rank = :rank, history = list_append(history, :change)${
+          change.error === undefined ? '' : ', #error = :error'
+        }`,
+        // Forward only: a lower or equal rank, or anything after read (failed is the highest rank), changes nothing.
+        ConditionExpression: 'attribute_exists(pk) AND #rank < :rank AND #status <> :read',
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          '#rank': 'rank',
+          ...(change.error === undefined ? {} : { '#error': 'error' }),
+        },
+        ExpressionAttributeValues: {
+          ':status': change.status,
+          ':rank': STATUS_RANK[change.status],
+          ':change': [{ status: change.status, at: change.at }],
+          ':read': 'read',
+          ...(change.error === undefined ? {} : { ':error': change.error }),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return write.applied && write.output.Attributes ? fromItem(write.output.Attributes) : undefined;
   }
 
-  async recordInbound(record: MessageStatusRecord): Promise<boolean> {
-    try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: { ...messageStatusKey(record.messageId), ...record, expiresAt: expiresAt(record.createdAt) },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+  recordInbound(record: MessageStatusRecord): Promise<boolean> {
+    return applied(
+      putItem(this.table, {
+        Item: { ...keys.messageStatus(record.messageId), ...record, expiresAt: expiresAt(record.createdAt) },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
   }
 }

@@ -15,10 +15,10 @@ export function modelProbe(
   const openAiApiKey = options.openAiApiKey ?? cfg.OPENAI_API_KEY;
   switch (cfg.modelProvider) {
     case 'offline':
-      return { name: 'model (offline)', probe: async () => {} };
+      return { name: 'model provider', probe: async () => {} };
     case 'openai':
       return {
-        name: 'model (openai)',
+        name: 'model provider',
         async probe(signal) {
           if (!cfg.OPENAI_BASE_URL) throw new Error('OPENAI_BASE_URL is not set');
           const response = await fetch(`${cfg.OPENAI_BASE_URL.replace(/\/$/, '')}/models`, {
@@ -31,7 +31,7 @@ export function modelProbe(
       };
     case 'bedrock':
       return {
-        name: 'model (bedrock)',
+        name: 'model provider',
         async probe(signal) {
           const [{ CountTokensCommand }, { bedrockRuntimeClient }] = await Promise.all([
             import('@aws-sdk/client-bedrock-runtime'),

@@ -1,25 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Channel } from '../channel.ts';
+import { ChannelNotFoundError, InvalidSignatureError } from '../errors.ts';
 import { INLINE_REPORT_BYTES, reportKey, type InboundReport } from './report.ts';
 import { sameBytes, verifyMetaSignature, verifyTwilioSignature } from './signatures.ts';
-
-/** No channel with this id, or not one the path's provider serves. */
-export class InboundChannelNotFoundError extends Error {
-  readonly code = 'CHANNEL_NOT_FOUND';
-  constructor() {
-    super('No channel of this provider has this id.');
-    this.name = 'InboundChannelNotFoundError';
-  }
-}
-
-/** The provider's signature (or Meta's verify token) is missing or wrong: nothing was recorded. */
-export class InvalidSignatureError extends Error {
-  readonly code = 'INVALID_SIGNATURE';
-  constructor(what = 'The request signature is missing or wrong.') {
-    super(what);
-    this.name = 'InvalidSignatureError';
-  }
-}
 
 export interface AcceptInboundDeps {
   channels: { findById(channelId: string): Promise<Channel | undefined> };
@@ -41,7 +24,7 @@ export function makeAcceptInbound(deps: AcceptInboundDeps) {
 
   async function channelOf(channelId: string, kind: 'twilio' | 'whatsapp-cloud'): Promise<Channel> {
     const channel = /^ch_[a-z0-9]{1,64}$/.test(channelId) ? await deps.channels.findById(channelId) : undefined;
-    if (!channel || channel.provider.kind !== kind) throw new InboundChannelNotFoundError();
+    if (!channel || channel.provider.kind !== kind) throw notThisProvider(channelId);
     return channel;
   }
 
@@ -65,7 +48,7 @@ export function makeAcceptInbound(deps: AcceptInboundDeps) {
     /** `POST /inbound/twilio/{channelId}`: `pathAndQuery` as the request came (`/inbound/twilio/ch_…?x=y`). */
     async twilio(input: { channelId: string; pathAndQuery: string; rawBody: Buffer; signature?: string }) {
       const channel = await channelOf(input.channelId, 'twilio');
-      if (channel.provider.kind !== 'twilio') throw new InboundChannelNotFoundError();
+      if (channel.provider.kind !== 'twilio') throw notThisProvider(input.channelId);
       const params = [...new URLSearchParams(input.rawBody.toString('utf8'))];
       const url = deps.publicBaseUrl + input.pathAndQuery;
       if (!verifyTwilioSignature(channel.provider.authToken, url, params, input.signature))
@@ -76,7 +59,7 @@ export function makeAcceptInbound(deps: AcceptInboundDeps) {
     /** `POST /inbound/whatsapp/{channelId}`. A channel without an `appSecret` cannot verify: every request is refused. */
     async whatsApp(input: { channelId: string; rawBody: Buffer; signature?: string }) {
       const channel = await channelOf(input.channelId, 'whatsapp-cloud');
-      if (channel.provider.kind !== 'whatsapp-cloud') throw new InboundChannelNotFoundError();
+      if (channel.provider.kind !== 'whatsapp-cloud') throw notThisProvider(input.channelId);
       const secret = channel.provider.appSecret;
       if (!secret || !verifyMetaSignature(secret, input.rawBody, input.signature)) throw new InvalidSignatureError();
       await enqueue(channel, 'whatsapp-cloud', input.rawBody);
@@ -85,7 +68,7 @@ export function makeAcceptInbound(deps: AcceptInboundDeps) {
     /** `GET /inbound/whatsapp/{channelId}`: Meta's subscription check; the challenge to echo back. */
     async whatsAppSubscription(input: { channelId: string; mode?: string; verifyToken?: string; challenge?: string }) {
       const channel = await channelOf(input.channelId, 'whatsapp-cloud');
-      if (channel.provider.kind !== 'whatsapp-cloud') throw new InboundChannelNotFoundError();
+      if (channel.provider.kind !== 'whatsapp-cloud') throw notThisProvider(input.channelId);
       const expected = channel.provider.verifyToken;
       const given = input.verifyToken ?? '';
       const ok =
@@ -101,6 +84,11 @@ export function makeAcceptInbound(deps: AcceptInboundDeps) {
 }
 
 export type AcceptInbound = ReturnType<typeof makeAcceptInbound>;
+
+/** No channel with this id, or not one the path's provider serves (contract §10: 404 CHANNEL_NOT_FOUND). */
+function notThisProvider(channelId: string): ChannelNotFoundError {
+  return new ChannelNotFoundError(channelId, 'No channel of this provider has this id.');
+}
 
 function sameText(expected: string, given: string): boolean {
   return sameBytes(Buffer.from(expected), Buffer.from(given));

@@ -1,39 +1,11 @@
+import { NotFoundError, ValidationError } from '../../errors/domain-error.ts';
 import { newId } from '../../ids/ids.ts';
 import type { EventEnvelope } from '../../webhooks/events.ts';
 import type { Channel } from '../channel.ts';
+import { NotSandboxChannelError } from '../errors.ts';
 import type { MessageStatusStore } from '../message-status.ts';
 import type { SandboxStatusReport } from './process-inbound.ts';
 import type { ReceivedMessage } from './report.ts';
-
-/** The simulation routes serve sandbox channels only. */
-export class NotSandboxChannelError extends Error {
-  readonly code = 'CONFLICT';
-  constructor(channel: Channel) {
-    super(`Channel ${channel.channelId} sends through ${channel.provider.kind}; only sandbox channels simulate.`);
-    this.name = 'NotSandboxChannelError';
-  }
-}
-
-/** The `messageId` is not an outbound message of this channel. */
-export class SandboxMessageNotFoundError extends Error {
-  readonly code = 'NOT_FOUND';
-  constructor(messageId: string) {
-    super(`Message ${messageId} is not an outbound message of this channel.`);
-    this.name = 'SandboxMessageNotFoundError';
-  }
-}
-
-/** A simulated email needs a subject. */
-export class SandboxBodyError extends Error {
-  readonly code = 'VALIDATION_ERROR';
-  constructor(
-    message: string,
-    readonly details: { path: string; message: string; code: string }[],
-  ) {
-    super(message);
-    this.name = 'SandboxBodyError';
-  }
-}
 
 export interface SimulatedInbound {
   from: string;
@@ -71,7 +43,7 @@ export function makeSandboxSimulation(deps: {
     async inbound(projectId: string, channelId: string, input: SimulatedInbound): Promise<{ eventId: string }> {
       const channel = await sandboxChannel(projectId, channelId);
       if (channel.type === 'email' && input.subject === undefined)
-        throw new SandboxBodyError('A simulated email needs a subject.', [
+        throw new ValidationError('A simulated email needs a subject.', [
           { path: 'subject', message: 'Required for email channels', code: 'invalid_type' },
         ]);
       const receivedAt = now().toISOString();
@@ -104,7 +76,8 @@ export function makeSandboxSimulation(deps: {
         : undefined;
       const ofThisChannel =
         record?.direction === 'outbound' && record.channelId === channelId && record.projectId === projectId;
-      if (!ofThisChannel) throw new SandboxMessageNotFoundError(input.messageId);
+      if (!ofThisChannel)
+        throw new NotFoundError('message', `Message ${input.messageId} is not an outbound message of this channel.`);
       const [event] = await deps.apply(channel, [
         {
           kind: 'status',

@@ -1,5 +1,7 @@
+import { streamOfReply } from '#test/support/model-stream.ts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asHttpError } from '#shared/http/domain-errors.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
 import { makeCompleteText } from '#shared/completion/complete-text.ts';
 import { newId } from '#shared/ids/ids.ts';
@@ -32,6 +34,9 @@ type Outcome = 'ok' | 'model-error' | 'bad-json' | 'timeout' | 'crash';
 
 const model: ModelProvider = {
   name: 'scripted',
+  stream(request: ModelRequest) {
+    return streamOfReply(model.generate(request));
+  },
   async generate(request: ModelRequest) {
     const outcome = request.prompt as Outcome;
     await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 5)));
@@ -72,7 +77,7 @@ describe('completion charges against DynamoDB', () => {
             ),
           );
           const statusOf = (r: PromiseSettledResult<unknown>) =>
-            r.status === 'fulfilled' ? 200 : ((r.reason as { status?: number }).status ?? 500);
+            r.status === 'fulfilled' ? 200 : ((asHttpError(r.reason) as { status?: number }).status ?? 500);
           const statuses = results.map(statusOf);
           const noCredits = statuses.filter((s) => s === 402).length;
           const successes = statuses.filter((s) => s === 200).length;

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoIdempotencyStore } from '#shared/adapters/dynamodb/idempotency-store.ts';
 import { HttpError } from '#shared/http/errors.ts';
+import { NoChannelCreditsError } from '#shared/messaging/errors.ts';
 import { httpFunction, jsonBody } from '#shared/http/middleware.ts';
 import { json, type HttpEvent } from '#shared/http/types.ts';
-import { idempotency } from '#shared/idempotency/idempotency.ts';
+import { idempotency } from '#shared/http/idempotency.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
@@ -81,11 +82,11 @@ describe('Idempotency-Key', () => {
     expect(h.runs()).toBe(1);
   });
 
-  it('keeps a 4xx outcome but lets a retry run again after a 5xx or a validation error', async () => {
+  it('keeps a 4xx outcome (a domain error too) but lets a retry run again after a 5xx or a validation error', async () => {
     let mode: 'payment' | 'crash' | 'ok' = 'crash';
     const h = countingHandler(() => {
       if (mode === 'crash') throw new HttpError(502, 'PROVIDER_ERROR', 'provider down');
-      if (mode === 'payment') throw new HttpError(402, 'PROVIDER_ERROR', 'no credits');
+      if (mode === 'payment') throw new NoChannelCreditsError();
       return 'sent';
     });
     expect((await h.call('k-4', '{}')).statusCode).toBe(502);

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +63,35 @@ describe('local gateway: API Gateway REST proxy events', () => {
 
     await fetch(`${base}/admin/v1/x`, { method: 'GET' });
     expect(events.at(-1)!).toMatchObject({ body: null, isBase64Encoded: false });
+  });
+
+  it('passes query parameters and headers named like Object.prototype members as plain values', async () => {
+    const names = ['constructor', 'toString', '__proto__', 'hasOwnProperty'];
+    const query = names.map((n, i) => `${n}=q${i}&${n}=r${i}`).join('&');
+    // node:http, not fetch: fetch leaves out a header named __proto__.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${base}/admin/v1/x?${query}`, {
+        headers: Object.fromEntries(names.map((n, i) => [n, `h${i}`])),
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(201);
+    const event = events.at(-1)!;
+    names.forEach((name, i) => {
+      expect(Object.getOwnPropertyDescriptor(event.queryStringParameters, name)?.value).toBe(`r${i}`);
+      expect(Object.getOwnPropertyDescriptor(event.multiValueQueryStringParameters, name)?.value).toEqual([
+        `q${i}`,
+        `r${i}`,
+      ]);
+      const sent = Object.keys(event.headers).find((h) => h.toLowerCase() === name.toLowerCase())!;
+      expect(Object.getOwnPropertyDescriptor(event.headers, sent)?.value).toBe(`h${i}`);
+      expect(Object.getOwnPropertyDescriptor(event.multiValueHeaders, sent)?.value).toEqual([`h${i}`]);
+    });
   });
 
   it('decodes a base64 response body and sends other paths to the fallback function', async () => {

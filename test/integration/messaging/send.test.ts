@@ -12,6 +12,7 @@ import { sqsClient } from '#shared/adapters/sqs/clients.ts';
 import { makeAuthenticateCustomToken } from '#shared/auth/authenticate.ts';
 import { generateToken, hashToken } from '#shared/auth/tokens.ts';
 import { parseConfig } from '#shared/config/config.ts';
+import { asHttpError } from '#shared/http/domain-errors.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { createSecretBox } from '#shared/integrations/secret-box.ts';
 import type { Channel } from '#shared/messaging/channel.ts';
@@ -178,7 +179,7 @@ describe('send use case over DynamoDB', () => {
       failing,
     );
     operations = [];
-    const error = await request({ to: '+5511988887777', body: 'hello' }).catch((e: unknown) => e);
+    const error = asHttpError(await request({ to: '+5511988887777', body: 'hello' }).catch((e: unknown) => e));
     expect(error).toBeInstanceOf(HttpError);
     expect((error as HttpError).status).toBe(502);
     expect((error as HttpError).code).toBe('PROVIDER_ERROR');
@@ -199,7 +200,7 @@ describe('send use case over DynamoDB', () => {
   it('a 402 on an empty channel costs the two reads and no write', async () => {
     const { request, events } = await setup({ credits: 0 });
     operations = [];
-    const error = await request({ to: '+5511988887777', body: 'hello' }).catch((e: unknown) => e);
+    const error = asHttpError(await request({ to: '+5511988887777', body: 'hello' }).catch((e: unknown) => e));
     expect((error as HttpError).status).toBe(402);
     expect(operations).toEqual(['GetItemCommand', 'GetItemCommand']);
     expect(events.events).toEqual([]);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Bot } from '#shared/bots/bot.ts';
 import { makeCompleteText, type CompleteTextDeps, type CompletionInput } from '#shared/completion/complete-text.ts';
+import { asHttpError } from '#shared/http/domain-errors.ts';
+import { streamOfReply } from '#test/support/model-stream.ts';
 import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
 import type { KnowledgeExcerpt, KnowledgeSearchRequest } from '#shared/knowledge/knowledge-search.ts';
 import { ModelError, type ModelProvider, type ModelReply, type ModelRequest } from '#shared/models/model-provider.ts';
@@ -12,6 +14,10 @@ class FakeModel implements ModelProvider {
   generate(request: ModelRequest) {
     this.requests.push(request);
     return this.behave(request);
+  }
+  stream(request: ModelRequest) {
+    this.requests.push(request);
+    return streamOfReply(this.behave(request));
   }
 }
 
@@ -81,10 +87,12 @@ function setup(
   return { complete, input, ledger, model, searches, specs, logs };
 }
 
+/** The failure as the HTTP edge answers it (status, code, headers); anything else passes through unchanged. */
 const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => undefined,
-    (e: unknown) => e as { status?: number; code?: string; message: string; headers?: Record<string, string> },
+    (e: unknown) =>
+      asHttpError(e) as { status?: number; code?: string; message: string; headers?: Record<string, string> },
   );
 
 describe('completeText', () => {
@@ -96,6 +104,8 @@ describe('completeText', () => {
       text: 'answer to When do you open?',
       model: 'fake:m',
       usage: { inputTokens: 3, outputTokens: 2 },
+      sources: [],
+      truncated: false,
     });
     expect(model.requests[0]!.system).toBe('Be brief.');
     expect(model.requests[0]!.excerpts).toEqual([]);

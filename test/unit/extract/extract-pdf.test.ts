@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
+import { NoBotCreditsError } from '#shared/errors/domain-error.ts';
+import { httpErrorFor } from '#shared/http/domain-errors.ts';
 import {
   ExtractionFailedError,
   ExtractionTimeoutError,
   FileTooLargeError,
   InvalidFileError,
-  NoBotCreditsError,
 } from '#shared/extract/errors.ts';
 import { describeUnreadable, makeExtractPdf, MAX_PDF_BYTES, type ExtractPdfDeps } from '#shared/extract/extract-pdf.ts';
 import { uploadKey, type UploadStore } from '#shared/extract/uploads.ts';
@@ -60,7 +61,7 @@ describe('extract use case: charging', () => {
     const { credits, extractPdf } = setup(2);
     const error = await extractPdf({ caller, source: { bytes: await blankPdf() }, deadline: soon() }).catch((e) => e);
     expect(error).toBeInstanceOf(ExtractionFailedError);
-    expect(error.status).toBe(502);
+    expect(httpErrorFor(error).status).toBe(502);
     expect(error.message).toMatch(/blank.*refunded/);
     expect({ balance: credits.balance, refunds: credits.refunds, open: credits.open.size }).toEqual({
       balance: 2,
@@ -89,14 +90,20 @@ describe('extract use case: charging', () => {
   it('refunds and stops at the deadline (504)', async () => {
     const { credits, extractPdf } = setup(1, {
       ocr: ocrAnswering(
-        (_, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+        // As the port says: rejects once the signal aborts, also when it aborted before the page reached the engine
+        // (rendering and preparing a page can take the whole 1.5 s on a loaded machine).
+        (_, signal) =>
+          new Promise((_, reject) => {
+            if (signal.aborted) reject(signal.reason);
+            signal.addEventListener('abort', () => reject(signal.reason));
+          }),
       ),
     });
     const bytes = await scannedPdf('Scanned words here');
     const started = Date.now();
     const error = await extractPdf({ caller, source: { bytes }, deadline: Date.now() + 1_500 }).catch((e) => e);
     expect(error).toBeInstanceOf(ExtractionTimeoutError);
-    expect(error.status).toBe(504);
+    expect(httpErrorFor(error).status).toBe(504);
     expect(error.message).toMatch(/refunded/);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect({ balance: credits.balance, refunds: credits.refunds }).toEqual({ balance: 1, refunds: 1 });

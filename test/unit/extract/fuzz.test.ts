@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readExtractRequest } from '#functions/extract/request.ts';
+import { asHttpError } from '#shared/http/domain-errors.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { MultipartError, parseMultipart } from '#shared/http/multipart.ts';
 import type { HttpEvent } from '#shared/http/types.ts';
@@ -130,10 +131,10 @@ describe('extract request fuzz (the HTTP edge)', () => {
         fc.uint8Array({ maxLength: 2048 }),
         fc.oneof(fc.constant('application/json'), fc.constant('multipart/form-data; boundary=b'), fc.string()),
         async (bytes, contentType) => {
-          await outcome(
-            readExtractRequest(event(Buffer.from(bytes), contentType)),
-            (e) => e instanceof HttpError && e.status === 400,
-          );
+          await outcome(readExtractRequest(event(Buffer.from(bytes), contentType)), (e) => {
+            const answer = asHttpError(e);
+            return answer instanceof HttpError && answer.status === 400;
+          });
         },
       ),
       { numRuns: 300 },

@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { AccessDeniedException, BedrockRuntimeClient, CountTokensCommand } from '@aws-sdk/client-bedrock-runtime';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { modelProbe } from '#shared/adapters/models/model-probe.ts';
+import { parseConfig } from '#shared/config/config.ts';
 import type { CreditLedger } from '#shared/credits/credit-ledger.ts';
 import { makeGetHealth, type DependencyProbe } from '#shared/health/health.ts';
 
@@ -55,5 +59,29 @@ describe('health use case', () => {
     clock = 10_000;
     await getHealth(grant);
     expect(probes).toBe(2);
+  });
+});
+
+describe('health detail', () => {
+  const bedrock = mockClient(BedrockRuntimeClient);
+  afterEach(() => bedrock.reset());
+
+  it('tells the caller which dependency failed, and keeps the model id and the cloud error for the log', async () => {
+    bedrock
+      .on(CountTokensCommand)
+      .rejects(new AccessDeniedException({ message: 'not authorized for this model', $metadata: {} }));
+    const cfg = parseConfig({ TABLE_NAME: 't', MODEL_PROVIDER: 'bedrock', BEDROCK_MODEL_ID: 'acme.secret-model-v7:0' });
+    const logged: { dependency: string; error: string }[] = [];
+    const report = await makeGetHealth({
+      credits,
+      probes: [modelProbe(cfg)],
+      probeTimeoutMs: 2_000,
+      probeCacheMs: 0,
+      onProbeFailure: (dependency, error) => logged.push({ dependency, error: String(error) }),
+    })(grant);
+    expect(report.botrag).toEqual({ ok: false, latencyMs: expect.any(Number), detail: 'model provider: unavailable' });
+    expect(logged).toEqual([
+      { dependency: 'model provider', error: expect.stringMatching(/acme\.secret-model-v7:0.*AccessDeniedException/) },
+    ]);
   });
 });

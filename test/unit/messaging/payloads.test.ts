@@ -109,7 +109,9 @@ describe('send payload validators (property)', () => {
         body: fc.string({ minLength: 1, maxLength: 1600 }),
         mediaUrls: fc.array(url('https'), { maxLength: 10 }),
         metadata: fc.dictionary(
-          fc.string({ minLength: 1, maxLength: 40 }),
+          fc
+            .string({ unit: fc.constantFrom(...'abcXYZ019_.-'), minLength: 1, maxLength: 40 })
+            .filter((key) => !['constructor', 'prototype', '__proto__'].includes(key)),
           fc.oneof(fc.string({ maxLength: 500 }), fc.integer(), fc.boolean()),
           { maxKeys: 20 },
         ),
@@ -179,5 +181,22 @@ describe('send payload validators (property)', () => {
         },
       ),
     );
+  });
+
+  it('refuse metadata keys outside the key rule, and the names every object has, with a 400 detail', () => {
+    const send = (metadataJson: string) =>
+      validateSendPayload('sms', JSON.parse(`{"to":"+5511988887777","body":"x","metadata":${metadataJson}}`));
+    for (const key of ['constructor', 'prototype', '__proto__']) {
+      expect(send(`{"${key}":"x"}`)).toEqual({
+        ok: false,
+        details: [{ path: `metadata.${key}`, message: 'This metadata key is reserved', code: expect.any(String) }],
+      });
+    }
+    for (const key of ['a b', 'é', 'x'.repeat(41), 'semi;colon', '$where']) {
+      const result = send(JSON.stringify({ [key]: 'x' }));
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.details[0]).toMatchObject({ path: `metadata.${key}`, message: /1 to 40 letters/ });
+    }
+    expect(send('{"order.id":"A-1","x_y-z":2,"Paid":true}').ok).toBe(true);
   });
 });

@@ -161,6 +161,25 @@ describe('deliver', () => {
     expect(t.directory.disabled).toEqual([{ integrationId: 'int_1', reason: 'gone' }]);
   });
 
+  it('fails a delivery the address policy refused at once: no retry can reach a refused address', async () => {
+    const t = setup({
+      sender: new FakeSender(() => ({
+        kind: 'forbidden',
+        durationMs: 0,
+        error: 'destination is a loopback address; refused',
+      })),
+    });
+    expect(await t.deliver.deliverBatch([message(job())])).toEqual([]);
+    expect(t.sender.requests).toHaveLength(1);
+    expect(t.deliveries.writes).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        attempt: expect.objectContaining({ error: 'destination is a loopback address; refused' }),
+      }),
+    ]);
+    expect(t.deliveries.writes[0]).not.toHaveProperty('nextAttemptAt');
+  });
+
   it('disables a webhook that has failed every delivery for 5 days, writing health only when it changes', async () => {
     const t = setup({
       sender: new FakeSender(() => ({ kind: 'network', durationMs: 1, error: 'connection refused' })),

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { forbiddenAddressReason, parseIPv4, parseIPv6 } from '#shared/webhooks/destination-policy.ts';
+import {
+  forbiddenAddressReason,
+  forbiddenHostReason,
+  parseIPv4,
+  parseIPv6,
+} from '#shared/webhooks/destination-policy.ts';
 
 describe('destination policy (SSRF guard)', () => {
   it.each([
@@ -70,6 +75,27 @@ describe('destination policy (SSRF guard)', () => {
     expect(forbiddenAddressReason('localhost')).toBe('reserved');
     expect(forbiddenAddressReason('1.2.3.4.5')).toBe('reserved');
     expect(forbiddenAddressReason('::ffff:999.0.0.1')).toBe('reserved');
+  });
+
+  it.each([
+    ['127.1', 'loopback'],
+    ['2130706433', 'loopback'],
+    ['0x7f000001', 'loopback'],
+    ['0177.0.0.1', 'loopback'],
+    ['::ffff:7f00:1', 'loopback'],
+    ['::127.0.0.1', 'loopback'],
+    ['[::1]', 'loopback'],
+    ['LocalHost', 'loopback'],
+    ['db.localhost.', 'loopback'],
+    ['169.254.169.254', 'metadata'],
+    ['[fd00:ec2::254]', 'metadata'],
+  ])('refuses the host %s as typed, before any lookup (%s)', (host, reason) => {
+    expect(forbiddenHostReason(host)).toBe(reason);
+  });
+
+  it('leaves names and public literals to the connect-time check', () => {
+    for (const host of ['smtp.example.com', 'hooks.example.com', '8.8.8.8', '[2606:4700::1111]', 'localhost.example'])
+      expect(forbiddenHostReason(host), host).toBeUndefined();
   });
 
   it('judges every IPv4 address the same in dotted, decimal and IPv4-mapped IPv6 form', () => {

@@ -1,0 +1,26 @@
+import { DynamoChannelDirectory } from '#shared/adapters/dynamodb/channel-directory.ts';
+import { channelFromItem } from '#shared/adapters/dynamodb/channel-store.ts';
+import { s3RawReportStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
+import { sqsClient } from '#shared/adapters/sqs/clients.ts';
+import { SqsInboundQueue } from '#shared/adapters/sqs/inbound-queue.ts';
+import { requiredSetting, type Config } from '#shared/config/config.ts';
+import { type AcceptInbound, makeAcceptInbound } from '#shared/messaging/inbound/accept-inbound.ts';
+import { secretBoxFromConfig } from './secret-box.ts';
+import { dynamoTable } from './table.ts';
+
+/**
+ * What a public inbound address touches, built once per cold start: the channel directory (one GetItem; all the
+ * WhatsApp subscription check needs), the `inbound` queue (one send), the transfer bucket (only for reports over
+ * 200 KB). `publicBaseUrl` is what the provider signs with the path (Twilio); empty when it signs the body only.
+ * The function declares `table: { read: true }`, `sendTo: ['inbound']`, the transfer bucket's `payloads/inbound/`
+ * and `secretsKey` in its access.
+ */
+export async function acceptInboundFromConfig(cfg: Config, publicBaseUrl: string): Promise<AcceptInbound> {
+  const bucket = requiredSetting(cfg, 'BUCKET_TRANSFER');
+  return makeAcceptInbound({
+    channels: DynamoChannelDirectory.over(dynamoTable(cfg), await secretBoxFromConfig(cfg), channelFromItem),
+    queue: new SqsInboundQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_INBOUND')),
+    parked: s3RawReportStoreOnFirstUse(cfg, bucket),
+    publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
+  });
+}

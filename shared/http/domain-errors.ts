@@ -1,0 +1,54 @@
+import { DomainError, type DomainErrorCode } from '../errors/domain-error.ts';
+import type { ErrorCode } from '../openapi/error-codes.ts';
+import { HttpError } from './errors.ts';
+
+/** The contract's answer to one domain code: the status and the `error` code of the body. */
+export interface HttpAnswer {
+  status: number;
+  code: ErrorCode;
+}
+
+/**
+ * Every domain error's HTTP answer (contract §1-§4, §10), in one place. Some domain codes share a contract code on
+ * different statuses (402 and 502 PROVIDER_ERROR), and some contract codes serve several domain codes
+ * (504 GATEWAY_TIMEOUT): the use cases say what happened, this table says how the contract spells it.
+ */
+export const HTTP_ANSWERS: { readonly [C in DomainErrorCode]: HttpAnswer } = {
+  NOT_FOUND: { status: 404, code: 'NOT_FOUND' },
+  CHANNEL_NOT_FOUND: { status: 404, code: 'CHANNEL_NOT_FOUND' },
+  BOT_NOT_FOUND: { status: 404, code: 'BOT_NOT_FOUND' },
+  BOT_FORBIDDEN: { status: 403, code: 'BOT_FORBIDDEN' },
+  CONFLICT: { status: 409, code: 'CONFLICT' },
+  INVALID_INPUT: { status: 400, code: 'VALIDATION_ERROR' },
+  NO_BOT_CREDITS: { status: 402, code: 'ERR_NO_BOT_CREDITS' },
+  NO_CHANNEL_CREDITS: { status: 402, code: 'PROVIDER_ERROR' },
+  PROVIDER_FAILED: { status: 502, code: 'PROVIDER_ERROR' },
+  GENERATION_FAILED: { status: 502, code: 'GENERATION_FAILED' },
+  GENERATION_TIMEOUT: { status: 504, code: 'GATEWAY_TIMEOUT' },
+  EXTRACTION_FAILED: { status: 502, code: 'EXTRACTION_FAILED' },
+  EXTRACTION_TIMEOUT: { status: 504, code: 'GATEWAY_TIMEOUT' },
+  FILE_TOO_LARGE: { status: 400, code: 'FILE_TOO_LARGE' },
+  UPLOAD_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  INVALID_SIGNATURE: { status: 403, code: 'INVALID_SIGNATURE' },
+  MESSAGE_NOT_FOUND: { status: 404, code: 'MESSAGE_NOT_FOUND' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+  TEMPORARILY_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+};
+
+/** A domain error as the HttpError the contract answers with: its message, `details` and `Retry-After` kept. */
+export function httpErrorFor(error: DomainError): HttpError {
+  const answer = HTTP_ANSWERS[error.code];
+  return new HttpError(answer.status, answer.code, error.message, {
+    ...(error.details === undefined ? {} : { details: error.details }),
+    ...(error.retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(error.retryAfterSeconds) } }),
+    cause: error.cause,
+  });
+}
+
+/**
+ * What the error middleware answers with: a domain error becomes its HttpError; an HttpError, or anything else
+ * (a hidden 500), passes through unchanged.
+ */
+export function asHttpError(error: unknown): unknown {
+  return error instanceof DomainError ? httpErrorFor(error) : error;
+}

@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createSecretBox } from '#shared/integrations/secret-box.ts';
+
+const box = createSecretBox(randomBytes(32).toString('base64'));
+
+describe('secret box (AES-256-GCM)', () => {
+  it('opens what it sealed, in the same context only', () => {
+    const sealed = box.seal('whsec_abc', 'integration:int_1:signingSecret');
+    expect(box.open(sealed, 'integration:int_1:signingSecret')).toBe('whsec_abc');
+    expect(() => box.open(sealed, 'integration:int_2:signingSecret')).toThrow();
+  });
+
+  it('refuses a sealed value whose tag was cut short, however short', () => {
+    const sealed = box.seal('twilio-auth-token', 'channel:ch_1:provider');
+    const [version, iv, ciphertext, tag] = sealed.split('.') as [string, string, string, string];
+    const fullTag = Buffer.from(tag, 'base64url');
+    expect(fullTag.length).toBe(16);
+    for (const length of [4, 8, 12, 15]) {
+      const truncated = [version, iv, ciphertext, fullTag.subarray(0, length).toString('base64url')].join('.');
+      expect(() => box.open(truncated, 'channel:ch_1:provider')).toThrow();
+    }
+  });
+});
