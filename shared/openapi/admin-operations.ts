@@ -142,7 +142,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     description: 'The previous token answers 401 `ERR_NO_PERMISSION` at once.',
     tags: ['Integrations'],
     responses: { 200: { description: 'The new token, shown once.', body: s.shownOnceToken } },
-    errors: { 409: ['CONFLICT'] },
+    // A webhook has no token: 400.
+    errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/rotate-secret': {
     summary: "Rotate a webhook's signing secret (shown once)",
@@ -150,7 +151,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       'For 24 h deliveries carry signatures under both secrets, so receivers can switch without losing events.',
     tags: ['Integrations'],
     responses: { 200: { description: 'The new secret, shown once.', body: s.signingSecret } },
-    errors: { 409: ['CONFLICT'] },
+    // A custom integration has no signing secret: 400.
+    errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/test': {
     summary: 'Send a test event to one webhook',
@@ -223,7 +225,12 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     tags: ['Bots'],
     rawContentTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'],
     responses: { 202: { description: 'Accepted; ingestion is running.', body: s.knowledgeUploadAccepted } },
-    errors: { 400: ['FILE_TOO_LARGE'], 415: ['UNSUPPORTED_MEDIA_TYPE'], 503: ['SERVICE_UNAVAILABLE'] },
+    // 400 VALIDATION_ERROR: an empty file or a bad file name.
+    errors: {
+      400: ['FILE_TOO_LARGE', 'VALIDATION_ERROR'],
+      415: ['UNSUPPORTED_MEDIA_TYPE'],
+      503: ['SERVICE_UNAVAILABLE'],
+    },
   },
   'DELETE /projects/{projectId}/bots/{botId}/knowledge/{fileName}': {
     summary: 'Delete a knowledge file',

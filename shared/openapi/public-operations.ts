@@ -32,6 +32,8 @@ export interface PublicOperationDoc {
   /** Answers carry the Bots API rate limit headers. */
   rateLimited?: boolean;
   requestBodies?: PublicRequestBody[];
+  /** The body may be left out (it is still validated when sent). */
+  requestBodyOptional?: boolean;
   responses: Record<number, { description: string; body?: z.ZodMiniType }>;
   errors: ErrorsByStatus;
 }
@@ -44,6 +46,9 @@ const extractJsonRequestCopy = withMeta(
   }),
   { id: 'ExtractFromUploadRequest' },
 );
+
+// The extract-uploads handler takes no parameters: no body, or an empty JSON object (copy of its private schema).
+const extractUploadRequestCopy = withMeta(z.strictObject({}), { id: 'ExtractUploadRequest' });
 
 const extractMultipart = {
   type: 'object',
@@ -180,6 +185,15 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     tags: ['Bots API'],
     security: 'apiToken',
     rateLimited: true,
+    requestBodies: [
+      {
+        contentType: 'application/json',
+        description: 'Optional: an empty object (any field is refused).',
+        schema: extractUploadRequestCopy,
+        source: 'copy',
+      },
+    ],
+    requestBodyOptional: true,
     responses: { 200: { description: 'Where and how to upload.', body: s.extractUpload } },
     errors: { ...jsonBodyErrors, ...botsApiAuthErrors },
   },
