@@ -159,6 +159,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     description: 'Queues a `webhook.test` event delivered to this webhook only; follow it in the delivery log.',
     tags: ['Webhook deliveries'],
     responses: { 202: { description: 'Queued.', body: s.eventAccepted } },
+    // A custom integration has no deliveries: 400 (the same for the delivery log and retries).
+    errors: { 400: ['VALIDATION_ERROR'] },
   },
   'GET /projects/{projectId}/integrations/{integrationId}/deliveries': {
     summary: "A webhook's delivery log",
@@ -172,13 +174,14 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
     }),
     responses: { 200: { description: 'Deliveries, newest first.', body: s.deliveryPage } },
+    errors: { 400: ['VALIDATION_ERROR'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/deliveries/{deliveryId}/retry': {
     summary: 'Retry a delivery now',
     description: 'One more attempt, appended to the same delivery (same `webhook-id`).',
     tags: ['Webhook deliveries'],
     responses: { 202: { description: 'Queued.', body: s.retryAccepted } },
-    errors: { 409: ['CONFLICT'] },
+    errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/events': {
     summary: 'Report a channel event',
