@@ -222,7 +222,7 @@ export function openApiChecker(document: Json) {
     const content = documented.content as Json | undefined;
     const body = exchange.responseBody;
     if (!content) return body && exchange.method !== 'HEAD' ? [`${label}: a body the document does not describe`] : [];
-    const type = exchange.responseContentType?.split(';')[0]!.trim().toLowerCase();
+    const type = exchange.responseContentType?.split(';')[0]?.trim().toLowerCase();
     const media = type ? content[type] : undefined;
     if (!media)
       return [`${label}: answered ${type ?? 'no content type'}, documented ${Object.keys(content).join(', ')}`];
@@ -235,7 +235,7 @@ export function openApiChecker(document: Json) {
     const body = exchange.requestBody;
     if (!requestBody) return body ? [`${label}: accepted a request body ${operation.key} does not document`] : [];
     if (!body) return requestBody.required ? [`${label}: accepted no body where the document requires one`] : [];
-    const type = exchange.requestContentType?.split(';')[0]!.trim().toLowerCase();
+    const type = exchange.requestContentType?.split(';')[0]?.trim().toLowerCase();
     const media = type ? requestBody.content[type] : undefined;
     if (!media) return [`${label}: accepted ${type}, documented ${Object.keys(requestBody.content).join(', ')}`];
     if (body.kind === 'json') return schemaProblems(`${label}: request`, media.schema, body.value);
