@@ -414,7 +414,7 @@ async function pictureCoverage(
   ops: Record<string, number>,
   number: number,
 ): Promise<PictureCoverage> {
-  let list;
+  let list: Awaited<ReturnType<PDFPageProxy['getOperatorList']>>;
   try {
     list = await page.getOperatorList();
   } catch (error) {
