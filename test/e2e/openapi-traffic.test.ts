@@ -144,7 +144,7 @@ describe('/openapi.json describes the live traffic', () => {
     const { problems, exercised, operations } = problemsOf(traffic.exchanges);
     expect(problems).toEqual([]);
     expect(operations.filter((o) => !exercised.has(o))).toEqual([]);
-  });
+  }, 90_000);
 
   it('catches an answer or an accepted request the document does not describe', () => {
     const checker = openApiChecker(document);
