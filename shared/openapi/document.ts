@@ -166,7 +166,7 @@ function publicOperation(route: RouteDefinition, doc: PublicOperationDoc, conver
       };
     }
     operation.requestBody = {
-      required: true,
+      required: !doc.requestBodyOptional,
       content,
       ...(doc.requestBodies.length === 1 && doc.requestBodies[0]!.description
         ? { description: doc.requestBodies[0]!.description }
