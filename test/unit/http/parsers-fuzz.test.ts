@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { HttpError } from '#shared/http/errors.ts';
 import { parseJsonObjectBody } from '#shared/http/middleware.ts';
 import { MultipartError, parseMultipart } from '#shared/http/multipart.ts';
-import { createRouter, route } from '#shared/http/router.ts';
-import { json, type HttpEvent } from '#shared/http/types.ts';
+import { bindRoutes, createRouter, route } from '#shared/http/router.ts';
+import { json, type Context, type HttpEvent } from '#shared/http/types.ts';
 import { compileFilePattern } from '#shared/knowledge/file-pattern.ts';
 import { validateSendPayload } from '#shared/messaging/payloads.ts';
 import { matchRoute } from '#shared/resources/route-match.ts';
@@ -123,17 +123,23 @@ describe('multipart form bodies', () => {
 
 describe('paths with % escapes', () => {
   const path = runsOf(['%', '%2', '%E0', '%A4', '/', '%2F', 'x', '{', '}', '..'], 500);
-  const dispatch = createRouter('/admin/v1', [
-    route({ method: 'GET', path: '/projects/{projectId}', handle: async () => json(200, {}) }),
-    route({ method: 'GET', path: '/projects/{projectId}/bots/{botId}', handle: async () => json(200, {}) }),
-  ]);
+  const dispatch = createRouter(
+    '/admin/v1',
+    bindRoutes(
+      {
+        project: route({ method: 'GET', path: '/projects/{projectId}' }),
+        bot: route({ method: 'GET', path: '/projects/{projectId}/bots/{botId}' }),
+      },
+      { project: async () => json(200, {}), bot: async () => json(200, {}) },
+    ),
+  );
 
   it('the management API router answers a route, 404 or 405 in bounded time, never a URIError', async () => {
     await fc.assert(
       fc.asyncProperty(path, fc.constantFrom('GET', 'POST'), async (p, method) => {
         await timedAsync(`path of ${p.length} chars`, async () => {
           try {
-            await dispatch({ path: `/admin/v1/projects/${p}`, httpMethod: method } as HttpEvent);
+            await dispatch({ path: `/admin/v1/projects/${p}`, httpMethod: method } as HttpEvent, {} as Context);
           } catch (error) {
             if (!(error instanceof HttpError) || ![404, 405].includes(error.status)) throw error;
           }
