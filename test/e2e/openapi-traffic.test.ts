@@ -98,6 +98,12 @@ async function driveEveryOperation(): Promise<void> {
   await api('/api/v1/ai/health', bearer(token));
   await api('/api/v1/ai/search', { method: 'POST', ...bearer(token, { botId: bot.botId, query: 'trocas' }) });
   await api('/api/v1/ai/completion', { method: 'POST', ...bearer(token, { botId: bot.botId, prompt: 'Trocas?' }) });
+  await api('/api/v1/ai/models', bearer(token));
+  const chat = { model: bot.botId, messages: [{ role: 'user', content: 'Trocas?' }] };
+  await api('/api/v1/ai/chat/completions', { method: 'POST', ...bearer(token, chat) });
+  await (
+    await api('/api/v1/ai/chat/completions', { method: 'POST', ...bearer(token, { ...chat, stream: true }) })
+  ).text();
   const form = new FormData();
   form.set('mode', 'pages');
   form.set('file', new Blob([await textPdf(['Uma página.'])], { type: 'application/pdf' }), 'a.pdf');
