@@ -392,7 +392,11 @@ export function buildFunctionsSync(fns: readonly string[]): Map<string, BundleAn
   mkdirSync(BUNDLE_CACHE, { recursive: true });
   const deadline = Date.now() + 10 * 60_000;
   let locked = false;
-  while (!existsSync(join(dir, 'analysis.json')) && !(locked = tryLock(lock)) && Date.now() < deadline) sleepSync(200);
+  while (!existsSync(join(dir, 'analysis.json')) && Date.now() < deadline) {
+    locked = tryLock(lock);
+    if (locked) break;
+    sleepSync(200);
+  }
   try {
     if (!existsSync(join(dir, 'analysis.json'))) buildInto(dir, hash, fns);
   } finally {

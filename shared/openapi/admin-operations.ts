@@ -160,7 +160,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     description: 'The previous token answers 401 `ERR_NO_PERMISSION` at once.',
     tags: ['Integrations'],
     responses: { 200: { description: 'The new token, shown once.', body: s.shownOnceToken } },
-    errors: { 409: ['CONFLICT'] },
+    // A webhook has no token: 400.
+    errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/rotate-secret': {
     summary: "Rotate a webhook's signing secret (shown once)",
@@ -168,13 +169,16 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       'For 24 h deliveries carry signatures under both secrets, so receivers can switch without losing events.',
     tags: ['Integrations'],
     responses: { 200: { description: 'The new secret, shown once.', body: s.signingSecret } },
-    errors: { 409: ['CONFLICT'] },
+    // A custom integration has no signing secret: 400.
+    errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/test': {
     summary: 'Send a test event to one webhook',
     description: 'Queues a `webhook.test` event delivered to this webhook only; follow it in the delivery log.',
     tags: ['Webhook deliveries'],
     responses: { 202: { description: 'Queued.', body: s.eventAccepted } },
+    // A custom integration has no deliveries: 400 (the same for the delivery log and retries).
+    errors: { 400: ['VALIDATION_ERROR'] },
   },
   'GET /projects/{projectId}/integrations/{integrationId}/deliveries': {
     summary: "A webhook's delivery log",
@@ -188,13 +192,14 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
     }),
     responses: { 200: { description: 'Deliveries, newest first.', body: s.deliveryPage } },
+    errors: { 400: ['VALIDATION_ERROR'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/deliveries/{deliveryId}/retry': {
     summary: 'Retry a delivery now',
     description: 'One more attempt, appended to the same delivery (same `webhook-id`).',
     tags: ['Webhook deliveries'],
     responses: { 202: { description: 'Queued.', body: s.retryAccepted } },
-    errors: { 409: ['CONFLICT'] },
+    errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/events': {
     summary: 'Report a channel event',
@@ -241,7 +246,12 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     tags: ['Bots'],
     rawContentTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'],
     responses: { 202: { description: 'Accepted; ingestion is running.', body: s.knowledgeUploadAccepted } },
-    errors: { 400: ['FILE_TOO_LARGE'], 415: ['UNSUPPORTED_MEDIA_TYPE'], 503: ['SERVICE_UNAVAILABLE'] },
+    // 400 VALIDATION_ERROR: an empty file or a bad file name.
+    errors: {
+      400: ['FILE_TOO_LARGE', 'VALIDATION_ERROR'],
+      415: ['UNSUPPORTED_MEDIA_TYPE'],
+      503: ['SERVICE_UNAVAILABLE'],
+    },
   },
   'DELETE /projects/{projectId}/bots/{botId}/knowledge/{fileName}': {
     summary: 'Delete a knowledge file',

@@ -35,6 +35,8 @@ export interface PublicOperationDoc {
   /** `openai`: errors use OpenAI's body (`{ error: { message, type, param, code } }`), not the contract's. */
   errorFormat?: 'openai';
   requestBodies?: PublicRequestBody[];
+  /** The body may be left out (it is still validated when sent). */
+  requestBodyOptional?: boolean;
   responses: Record<number, { description: string; body?: z.ZodMiniType; eventStream?: z.ZodMiniType }>;
   errors: ErrorsByStatus;
 }
@@ -47,6 +49,9 @@ const extractJsonRequestCopy = withMeta(
   }),
   { id: 'ExtractFromUploadRequest' },
 );
+
+// The extract-uploads handler takes no parameters: no body, or an empty JSON object (copy of its private schema).
+const extractUploadRequestCopy = withMeta(z.strictObject({}), { id: 'ExtractUploadRequest' });
 
 const extractMultipart = {
   type: 'object',
@@ -269,6 +274,15 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     tags: ['Bots API'],
     security: 'apiToken',
     rateLimited: true,
+    requestBodies: [
+      {
+        contentType: 'application/json',
+        description: 'Optional: an empty object (any field is refused).',
+        schema: extractUploadRequestCopy,
+        source: 'copy',
+      },
+    ],
+    requestBodyOptional: true,
     responses: { 200: { description: 'Where and how to upload.', body: s.extractUpload } },
     errors: { ...jsonBodyErrors, ...botsApiAuthErrors },
   },

@@ -204,3 +204,36 @@ export async function pdfOfSize(size: number, text = 'Big file first page'): Pro
 
 /** The issue's upper bound: 25 MB. */
 export const MAX_PDF_BYTES = 26_214_400;
+
+/**
+ * Text in an invisible font: each page's content stream draws `textBytesPerPage` bytes of text in Helvetica at
+ * 0.01 pt, Flate-compressed (so 20 MB of text is a file of about 25 KB). What the security review sent to extract.
+ */
+export async function invisibleTextPdf(textBytesPerPage: number, pages = 1): Promise<Uint8Array> {
+  // Lines of about 6 pt by 0.012 pt, one under the other: all of it lies on the page (pdfjs drops text off it).
+  const line = `(${'Invisible words repeated. '.repeat(40)}) Tj T*\n`;
+  const body = line.repeat(Math.ceil(textBytesPerPage / (line.length - 10)));
+  return contentStreamPdf(`BT /F1 0.01 Tf 0.012 TL 10 700 Td\n${body}ET\n`, pages);
+}
+
+/**
+ * A page whose content stream decompresses to `inflatedBytes` of drawing operators that draw nothing (`q Q`):
+ * a decompression bomb with no text in it.
+ */
+export async function inflationBombPdf(inflatedBytes: number): Promise<Uint8Array> {
+  return contentStreamPdf('q Q\n'.repeat(Math.ceil(inflatedBytes / 4)), 1);
+}
+
+async function contentStreamPdf(content: string, pages: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const stream = doc.context.register(
+    doc.context.stream(deflateSync(Buffer.from(content, 'latin1'), { level: 9 }), { Filter: 'FlateDecode' }),
+  );
+  for (let i = 0; i < pages; i++) {
+    const page = doc.addPage(LETTER);
+    page.node.setFontDictionary(PDFName.of('F1'), font.ref);
+    page.node.set(PDFName.of('Contents'), stream);
+  }
+  return doc.save({ useObjectStreams: false });
+}
