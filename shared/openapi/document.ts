@@ -6,6 +6,7 @@ import {
   SCHEMA_OVERRIDES,
   type PublicOperationDoc,
   type PublicSecurity,
+  type SuccessAnswer,
 } from './public-operations.ts';
 import type { DocumentedRoute, RouteDoc } from './route-doc.ts';
 import { errorBody, openAiErrorBody } from './schemas.ts';
@@ -272,7 +273,7 @@ function responseHeaders(rateLimited: boolean, idempotent: boolean): Json {
 }
 
 function responses(
-  success: Record<number, { description: string; body?: z.ZodMiniType; eventStream?: z.ZodMiniType }>,
+  success: Record<number, SuccessAnswer>,
   errors: ErrorsByStatus,
   convert: Convert,
   headers: Json,
@@ -284,6 +285,7 @@ function responses(
     const content: Json = {};
     if (answer.body) content['application/json'] = { schema: convert(answer.body, 'output') };
     if (answer.eventStream) content['text/event-stream'] = { schema: convert(answer.eventStream, 'output') };
+    if (answer.text) content[answer.text] = { schema: { type: 'string' } };
     out[status] = {
       description: answer.description,
       headers,

@@ -13,13 +13,14 @@ export type PublicSecurity = 'customToken' | 'apiToken' | 'none';
 /**
  * A request body: the zod schema the handler validates with (`source: 'handler'`), or, where the handler keeps its
  * schema private, a documentation copy (`source: 'copy'`, flagged in the document as `x-schema-source`) until the
- * handler exports it. A raw JSON Schema is for bodies no zod schema describes (multipart).
+ * handler exports it. A raw JSON Schema is for bodies no zod schema describes (multipart, and the bodies a provider
+ * posts in its own format: the signature, not a schema, decides what is taken).
  */
 export interface PublicRequestBody {
   contentType: string;
   description?: string;
   schema: z.ZodMiniType | Record<string, unknown>;
-  source: 'handler' | 'copy' | 'multipart';
+  source: 'handler' | 'copy' | 'multipart' | 'provider';
 }
 
 /** Documentation of a public route of `shared/resources/routes.ts`, keyed by `METHOD path` as declared there. */
@@ -37,8 +38,17 @@ export interface PublicOperationDoc {
   requestBodies?: PublicRequestBody[];
   /** The body may be left out (it is still validated when sent). */
   requestBodyOptional?: boolean;
-  responses: Record<number, { description: string; body?: z.ZodMiniType; eventStream?: z.ZodMiniType }>;
+  responses: Record<number, SuccessAnswer>;
   errors: ErrorsByStatus;
+}
+
+/** A success answer: a JSON body, an event stream, or text of a media type (what a provider expects back). */
+export interface SuccessAnswer {
+  description: string;
+  body?: z.ZodMiniType;
+  eventStream?: z.ZodMiniType;
+  /** The media type of a text answer (`text/xml`, `text/plain`). */
+  text?: string;
 }
 
 // A copy of a request schema the extract handler keeps private (functions/extract/request.ts); flagged in the document.
@@ -131,7 +141,15 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       '`message.delivered` / `.read` / `.failed` / `.received` follow on the webhooks. 1 MB at most.',
     tags: ['Inbound'],
     security: 'none',
-    responses: { 200: { description: 'Queued; empty TwiML `<Response></Response>` (text/xml).' } },
+    requestBodies: [
+      {
+        contentType: 'application/x-www-form-urlencoded',
+        description: "Twilio's own parameters (`MessageSid`, `MessageStatus`, `From`, `To`, `Body`, `NumMedia`...).",
+        schema: { type: 'object', additionalProperties: { type: 'string' } },
+        source: 'provider',
+      },
+    ],
+    responses: { 200: { description: 'Queued; empty TwiML `<Response></Response>`.', text: 'text/xml' } },
     errors: { 403: ['INVALID_SIGNATURE'], 404: ['CHANNEL_NOT_FOUND'], 413: ['PAYLOAD_TOO_LARGE'] },
   },
   'GET /inbound/whatsapp/{channelId}': {
@@ -140,7 +158,7 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       "`hub.mode=subscribe` with the channel's `verifyToken` as `hub.verify_token`: answers `hub.challenge` as text/plain.",
     tags: ['Inbound'],
     security: 'none',
-    responses: { 200: { description: 'The challenge, exactly.' } },
+    responses: { 200: { description: 'The challenge, exactly.', text: 'text/plain' } },
     errors: { 403: ['INVALID_SIGNATURE'], 404: ['CHANNEL_NOT_FOUND'] },
   },
   'POST /inbound/whatsapp/{channelId}': {
@@ -151,7 +169,15 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       'logged (Meta would retry it for days). 3 MB at most.',
     tags: ['Inbound'],
     security: 'none',
-    responses: { 200: { description: 'Queued.' } },
+    requestBodies: [
+      {
+        contentType: 'application/json',
+        description: "Meta's webhook JSON (`object`, `entry[].changes[].value` with `messages[]` and `statuses[]`).",
+        schema: { type: 'object' },
+        source: 'provider',
+      },
+    ],
+    responses: { 200: { description: 'Queued.', text: 'text/plain' } },
     errors: { 403: ['INVALID_SIGNATURE'], 404: ['CHANNEL_NOT_FOUND'], 413: ['PAYLOAD_TOO_LARGE'] },
   },
   'ANY /api/integration/send': {

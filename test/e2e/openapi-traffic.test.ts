@@ -1,3 +1,5 @@
+import { createHmac } from 'node:crypto';
+import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   loadTraffic,
@@ -82,6 +84,55 @@ async function driveEveryOperation(): Promise<void> {
   await svc.send(sendToken, { to: '+5511988887777', body: 'hello' });
   await api('/api/integration/send', { method: 'POST', ...bearer(sendToken, { to: '+5511988887777', body: 'x' }) });
   await svc.admin('GET', `${c}/outbox`);
+
+  // Channel ingress: the sandbox's simulations, a message's status, and the addresses providers post to.
+  const sent = (await (await svc.send(sendToken, { to: '+5511988887777', body: 'status?' })).json()) as any;
+  await svc.admin('POST', `${c}/sandbox/inbound`, { from: '+5511977776666', text: 'Oi' });
+  await svc.admin('POST', `${c}/sandbox/status`, { messageId: sent.messageId, status: 'delivered' });
+  await api(`/api/integration/messages/${sent.messageId}`, bearer(sendToken));
+  const twilioChannel = (
+    await svc.admin('POST', `${p}/channels`, {
+      type: 'sms',
+      name: 'Twilio',
+      address: '+5511999990001',
+      provider: { kind: 'twilio', accountSid: 'AC01', authToken: 'twilio-auth-token' },
+    })
+  ).body;
+  const twilioPath = `/inbound/twilio/${twilioChannel.channelId}`;
+  const receipt = { AccountSid: 'AC01', MessageSid: 'SM01', MessageStatus: 'delivered' };
+  await api(twilioPath, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-twilio-signature': twilio.getExpectedTwilioSignature(
+        'twilio-auth-token',
+        `${svc.baseUrl}${twilioPath}`,
+        receipt,
+      ),
+    },
+    body: new URLSearchParams(receipt).toString(),
+  });
+  const whatsApp = (
+    await svc.admin('POST', `${p}/channels`, {
+      type: 'whatsapp',
+      name: 'WhatsApp',
+      address: '+5511999990002',
+      provider: { kind: 'whatsapp-cloud', phoneNumberId: '1065', accessToken: 'EAAG', appSecret: 'meta-app-secret' },
+    })
+  ).body;
+  const metaPath = `/inbound/whatsapp/${whatsApp.channelId}`;
+  await api(`${metaPath}?hub.mode=subscribe&hub.verify_token=${whatsApp.provider.verifyToken}&hub.challenge=42`);
+  const webhookBody = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
+  await api(metaPath, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-hub-signature-256': `sha256=${createHmac('sha256', 'meta-app-secret').update(webhookBody).digest('hex')}`,
+    },
+    body: webhookBody,
+  });
+  await svc.admin('DELETE', `${p}/channels/${twilioChannel.channelId}`);
+  await svc.admin('DELETE', `${p}/channels/${whatsApp.channelId}`);
 
   const bot = (await svc.admin('POST', `${p}/bots`, { name: 'Loja', instructions: 'Seja breve.' })).body;
   const b = `${p}/bots/${bot.botId}`;

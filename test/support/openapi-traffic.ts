@@ -138,8 +138,11 @@ interface Operation {
   op: Json;
 }
 
-/** Paths outside the API (the console, the document itself, local stand-ins for S3 uploads): not described. */
-const UNDOCUMENTED_PREFIXES = ['/api/', '/admin/v1/'];
+/**
+ * The paths the document describes; the others (the console, the document itself, local stand-ins for S3
+ * uploads) are not checked.
+ */
+const DOCUMENTED_PREFIXES = ['/api/', '/admin/v1/', '/inbound/'];
 
 /**
  * A checker for exchanges against an OpenAPI 3.1 document. `check` answers the problems of one exchange (empty when
@@ -198,7 +201,7 @@ export function openApiChecker(document: Json) {
 
   function check(exchange: Exchange): { operation?: string; problems: string[] } {
     const pathname = new URL(exchange.path, 'http://x').pathname;
-    if (!UNDOCUMENTED_PREFIXES.some((p) => pathname.startsWith(p))) return { problems: [] };
+    if (!DOCUMENTED_PREFIXES.some((p) => pathname.startsWith(p))) return { problems: [] };
     const { operation, pathKnown } = find(exchange.method, pathname);
     const problems: string[] = [];
     const label = `${exchange.method} ${exchange.path} → ${exchange.status}`;
