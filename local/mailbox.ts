@@ -4,8 +4,9 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { findChannelsByAddress } from '#shared/adapters/dynamodb/channel-directory.ts';
 import { S3RawReportStore } from '#shared/adapters/s3/raw-report-store.ts';
-import { SqsInboundQueue } from '#shared/adapters/sqs/inbound-queue.ts';
+import { SqsJsonQueue } from '#shared/adapters/sqs/json-queue.ts';
 import { parseConfig } from '#shared/config/config.ts';
+import type { InboundReport } from '#shared/messaging/inbound/report.ts';
 import { startSmtpInbound, type RunningSmtpInbound } from './smtp-inbound.ts';
 
 /**
@@ -31,7 +32,7 @@ export async function startLocalMailbox(port: number, logErrors: boolean): Promi
   const sqs = new SQSClient({ region, endpoint: cfg.SQS_ENDPOINT, credentials });
   const table = { client: dynamo, tableName: cfg.TABLE_NAME };
   const raw = new S3RawReportStore(s3, cfg.BUCKET_TRANSFER);
-  const queue = new SqsInboundQueue(sqs, cfg.QUEUE_URL_INBOUND);
+  const queue = new SqsJsonQueue<InboundReport>(sqs, cfg.QUEUE_URL_INBOUND);
   const smtp = await startSmtpInbound({
     port,
     host: '127.0.0.1',

@@ -2,9 +2,10 @@ import { DynamoChannelDirectory } from '#shared/adapters/dynamodb/channel-direct
 import { channelFromItem } from '#shared/adapters/dynamodb/channel-store.ts';
 import { s3RawReportStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
 import { sqsClient } from '#shared/adapters/sqs/clients.ts';
-import { SqsInboundQueue } from '#shared/adapters/sqs/inbound-queue.ts';
+import { SqsJsonQueue } from '#shared/adapters/sqs/json-queue.ts';
 import { requiredSetting, type Config } from '#shared/config/config.ts';
 import { type AcceptInbound, makeAcceptInbound } from '#shared/messaging/inbound/accept-inbound.ts';
+import type { InboundReport } from '#shared/messaging/inbound/report.ts';
 import { secretBoxFromConfig } from './secret-box.ts';
 import { dynamoTable } from './table.ts';
 
@@ -19,7 +20,7 @@ export async function acceptInboundFromConfig(cfg: Config, publicBaseUrl: string
   const bucket = requiredSetting(cfg, 'BUCKET_TRANSFER');
   return makeAcceptInbound({
     channels: DynamoChannelDirectory.over(dynamoTable(cfg), await secretBoxFromConfig(cfg), channelFromItem),
-    queue: new SqsInboundQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_INBOUND')),
+    queue: new SqsJsonQueue<InboundReport>(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_INBOUND')),
     parked: s3RawReportStoreOnFirstUse(cfg, bucket),
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
   });

@@ -1,16 +1,9 @@
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { IngestJob, IngestQueue } from '../../knowledge/knowledge-files.ts';
+import { SqsJsonQueue } from './json-queue.ts';
 
 /** Ingest jobs on the `ingest` queue, one message each (JSON). */
-export class SqsIngestQueue implements IngestQueue {
-  constructor(
-    private readonly sqs: SQSClient,
-    private readonly queueUrl: string,
-  ) {}
-
-  async enqueue(job: IngestJob): Promise<void> {
-    await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(job) }), {
-      abortSignal: AbortSignal.timeout(10_000),
-    });
+export class SqsIngestQueue extends SqsJsonQueue<IngestJob> implements IngestQueue {
+  enqueue(job: IngestJob): Promise<void> {
+    return this.send(job);
   }
 }
