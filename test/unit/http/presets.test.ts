@@ -6,11 +6,13 @@ import {
   botsApiFunction,
   customTokenFunction,
   jsonObjectBody,
+  providerFunction,
+  rawBytesBody,
   validatedBody,
   type HttpHandler,
   type ScopedIdempotency,
 } from '#shared/http/presets.ts';
-import { json } from '#shared/http/types.ts';
+import { json, type HttpEvent } from '#shared/http/types.ts';
 import type {
   ClaimResult,
   IdempotencyClaim,
@@ -154,5 +156,31 @@ describe('customTokenFunction', () => {
     expect(first.body).toEqual({ integrationId: 'int_1', to: '+5511', run: 1 });
     expect((await call(handler, tokenOf('int_1'), '{"to":"+5511"}', 'k')).body.run).toBe(1);
     expect((await call(handler, tokenOf('int_2'), '{"to":"+5511"}', 'k')).body.run).toBe(2);
+  });
+});
+
+describe('providerFunction', () => {
+  const handler = providerFunction({ logger, body: rawBytesBody(8) }).handler(async (event) => ({
+    statusCode: 200,
+    headers: { 'content-type': 'text/plain' },
+    body: event.parsedBody.toString('hex'),
+  }));
+  const send = async (body: string, base64 = false) => {
+    const res = await handler(apiEvent({ body, base64 }) as HttpEvent<Buffer>, lambdaContext);
+    return { status: res.statusCode, body: res.body };
+  };
+
+  it('hands the handler the body bytes exactly as sent (what a provider signs), text or base64', async () => {
+    expect(await send('a=1&b=2')).toEqual({ status: 200, body: Buffer.from('a=1&b=2').toString('hex') });
+    const bytes = Buffer.from([0xff, 0x00, 0xc3, 0x28]);
+    expect(await send(bytes.toString('base64'), true)).toEqual({ status: 200, body: bytes.toString('hex') });
+  });
+
+  it('answers 413 PAYLOAD_TOO_LARGE over the limit, before the handler runs', async () => {
+    const res = await send('123456789');
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body).error).toBe('PAYLOAD_TOO_LARGE');
+    expect((await send(Buffer.alloc(9).toString('base64'), true)).status).toBe(413);
+    expect((await send(Buffer.alloc(8).toString('base64'), true)).status).toBe(200);
   });
 });
