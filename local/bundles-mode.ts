@@ -74,13 +74,16 @@ export async function startBundlesMode(input: {
   });
   // Queue URLs on the front (the SDK may send to the queue URL's host; fauxqs finds a queue by its name).
   const onFront = (urls: Record<string, string>) =>
-    Object.fromEntries(Object.entries(urls).map(([k, url]) => [k, `${front.endpoint}/${LOCAL_ACCOUNT}/${url.split('/').pop()}`]));
+    Object.fromEntries(
+      Object.entries(urls).map(([k, url]) => [k, `${front.endpoint}/${LOCAL_ACCOUNT}/${url.split('/').pop()}`]),
+    );
   const names = { ...input.names, queueUrls: onFront(input.names.queueUrls), dlqUrls: onFront(input.names.dlqUrls) };
   const resolve = templateResolver(deployment, names);
   const settings = Object.fromEntries(
-    Object.entries({ ...LOCAL_DEFAULTS, ...input.settings }).filter(
-      (e): e is [string, string] => e[1] !== undefined && !NOT_OVERRIDABLE.has(e[0]) && !WIRING.test(e[0]),
-    ),
+    Object.entries({
+      ...LOCAL_DEFAULTS,
+      ...Object.fromEntries(Object.entries(input.settings).filter(([, v]) => v !== undefined)),
+    }).filter((e): e is [string, string] => e[1] !== undefined && !NOT_OVERRIDABLE.has(e[0]) && !WIRING.test(e[0])),
   );
   const launches: Record<string, BundleLaunch> = {};
   for (const [fn, f] of Object.entries(deployment.functions)) {

@@ -49,9 +49,10 @@ describe('bundles mode', () => {
     const completion = await fetch(`${svc.baseUrl}/api/v1/ai/completion`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: 'Hello from the bundle' }),
+      body: JSON.stringify({ instructions: 'Be brief.', prompt: 'Hello from the bundle.' }),
     });
     expect(completion.status).toBe(200);
+    expect(((await completion.json()) as { result: string }).result).toMatch(/^\[offline model\]/);
     expect(((await fetch(`${svc.baseUrl}/api/integration/send`, { method: 'POST' })) as Response).status).toBe(410);
     const unknown = await fetch(`${svc.baseUrl}/no/such/route`);
     expect(unknown.status).toBe(404);
