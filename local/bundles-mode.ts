@@ -1,4 +1,5 @@
-import { localDeployment, type LocalDeployment } from '#infra/local-deployment.ts';
+import { localBundleSettings, localDeployment, type LocalDeployment } from '#infra/local-deployment.ts';
+import type { DeploymentSettings } from '#infra/settings.ts';
 import { startAwsFront, type AwsCall } from './aws-front.ts';
 import {
   LOCAL_ACCOUNT,
@@ -26,6 +27,16 @@ export interface BundlesMode {
  * would give every function): no model provider to call, webhook receivers on this machine.
  */
 const LOCAL_DEFAULTS: Record<string, string> = { MODEL_PROVIDER: 'offline', WEBHOOK_ALLOW_PRIVATE: 'true' };
+
+/**
+ * The deployment the local settings correspond to: an OpenAI-compatible model provider is a deploy-time choice (the
+ * stack then creates the model key's secret and grants it). Its URL is a tunable the caller's settings give; the
+ * placeholder keeps the synthesized stack, and its cache entry, the same across runs.
+ */
+function deploymentSettings(settings: Record<string, string | undefined>): DeploymentSettings {
+  if (settings.MODEL_PROVIDER !== 'openai') return localBundleSettings;
+  return { ...localBundleSettings, modelProvider: 'openai', openaiBaseUrl: 'http://model.invalid/v1' };
+}
 
 /** Wiring the template owns: a caller's value would point a function past the stand-ins or the secrets. */
 const NOT_OVERRIDABLE = new Set([
@@ -57,7 +68,7 @@ export async function startBundlesMode(input: {
   secretsKey: string;
   settings: Record<string, string | undefined>;
 }): Promise<BundlesMode> {
-  const deployment = localDeployment();
+  const deployment = localDeployment(deploymentSettings(input.settings));
   const { region } = input.names;
   const secrets: Record<string, string> = {
     [localSecretArn(region, 'adminKey')]: input.adminKey,
@@ -88,11 +99,6 @@ export async function startBundlesMode(input: {
   const launches: Record<string, BundleLaunch> = {};
   for (const [fn, f] of Object.entries(deployment.functions)) {
     const template = templateEnvironment(deployment, fn, resolve);
-    // An OpenAI-compatible server's key, where the function may read it: from the secret, as on AWS.
-    const modelKey: Record<string, string> =
-      input.settings.OPENAI_API_KEY !== undefined && template.MODEL_PROVIDER !== undefined
-        ? { OPENAI_API_KEY_SECRET_ARN: localSecretArn(region, 'modelApiKey') }
-        : {};
     launches[fn] = {
       fn,
       dir: f.dir,
@@ -123,7 +129,6 @@ export async function startBundlesMode(input: {
         ...(process.env.POWERTOOLS_LOG_LEVEL ? { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL } : {}),
         ...template,
         ...settings,
-        ...modelKey,
       },
     };
   }
