@@ -33,7 +33,7 @@ const LOCAL_DEFAULTS: Record<string, string> = { MODEL_PROVIDER: 'offline', WEBH
  * stack then creates the model key's secret and grants it). Its URL is a tunable the caller's settings give; the
  * placeholder keeps the synthesized stack, and its cache entry, the same across runs.
  */
-function deploymentSettings(settings: Record<string, string | undefined>): DeploymentSettings {
+export function deploymentSettings(settings: Record<string, string | undefined>): DeploymentSettings {
   if (settings.MODEL_PROVIDER !== 'openai') return localBundleSettings;
   return { ...localBundleSettings, modelProvider: 'openai', openaiBaseUrl: 'http://model.invalid/v1' };
 }
