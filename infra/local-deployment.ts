@@ -34,8 +34,34 @@ export interface DeployedFunction {
   memoryMb: number;
 }
 
+export interface PolicyStatementJson {
+  Sid?: string;
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+}
+
+export interface PolicyDocumentJson {
+  Version?: string;
+  Statement: PolicyStatementJson[];
+}
+
+/** The parts of a template resource the local runner and the IAM check read. */
+export interface CfnResourceJson {
+  Type: string;
+  Properties?: {
+    [property: string]: unknown;
+    Environment?: { Variables?: Record<string, unknown> };
+    Roles?: { Ref?: string }[];
+    PolicyDocument?: PolicyDocumentJson;
+    Policies?: { PolicyDocument: PolicyDocumentJson }[];
+    ManagedPolicyArns?: unknown[];
+  };
+}
+
 export interface CfnTemplate {
-  Resources: Record<string, { Type: string; Properties?: Record<string, any> }>;
+  Resources: Record<string, CfnResourceJson>;
 }
 
 /** The settings bundles mode deploys locally: the defaults, with the OCR engine that runs without AWS. */

@@ -96,9 +96,19 @@ function signerOf(req: IncomingMessage, url: URL, body: Buffer): { accessKey: st
 
 type Call = Omit<AwsCall, 'fn'>;
 
+/** The request fields of the JSON protocols (DynamoDB, SQS, Secrets Manager) that name a resource. */
+interface JsonInput {
+  TableName?: string;
+  IndexName?: string;
+  RequestItems?: Record<string, unknown>;
+  TransactItems?: Record<string, { TableName: string }>[];
+  QueueUrl?: string;
+  SecretId?: string;
+}
+
 function callsOf(service: string, req: IncomingMessage, url: URL, body: Buffer, o: AwsFrontOptions): Call[] {
   const target = String(req.headers['x-amz-target'] ?? '');
-  const json = () => (body.length ? (JSON.parse(body.toString('utf8')) as Record<string, any>) : {});
+  const json = (): JsonInput => (body.length ? (JSON.parse(body.toString('utf8')) as JsonInput) : {});
   if (service === 'dynamodb') return dynamoCalls(target.split('.').pop() ?? '', json(), o);
   if (service === 'sqs') {
     const form = String(req.headers['content-type']).includes('x-www-form-urlencoded')
@@ -135,7 +145,7 @@ function callsOf(service: string, req: IncomingMessage, url: URL, body: Buffer, 
   return [{ action: `${service}:${target.split('.').pop() ?? 'Unknown'}`, resource: '*' }];
 }
 
-function dynamoCalls(operation: string, input: Record<string, any>, o: AwsFrontOptions): Call[] {
+function dynamoCalls(operation: string, input: JsonInput, o: AwsFrontOptions): Call[] {
   const table = (name: string, index?: string) =>
     `arn:aws:dynamodb:${o.region}:${o.account}:table/${name}${index ? `/index/${index}` : ''}`;
   if (operation === 'BatchGetItem' || operation === 'BatchWriteItem') {
@@ -152,7 +162,7 @@ function dynamoCalls(operation: string, input: Record<string, any>, o: AwsFrontO
       ConditionCheck: 'ConditionCheckItem',
       Get: 'GetItem',
     };
-    return (input.TransactItems ?? []).flatMap((item: Record<string, { TableName: string }>) =>
+    return (input.TransactItems ?? []).flatMap((item) =>
       Object.entries(item).map(([kind, op]) => ({
         action: `dynamodb:${kinds[kind] ?? kind}`,
         resource: table(op.TableName),

@@ -1,4 +1,4 @@
-import type { LocalDeployment } from '#infra/local-deployment.ts';
+import type { LocalDeployment, PolicyDocumentJson } from '#infra/local-deployment.ts';
 
 /** The account id local ARNs carry (the stand-ins' own, in their queue URLs and ARNs). */
 export const LOCAL_ACCOUNT = '000000000000';
@@ -26,7 +26,7 @@ interface Resolved {
  * stand-ins: the table, queues, buckets and secrets by what they are in shared/resources, pseudo parameters to the
  * local region and account, anything else to a name made of its logical id (an ARN nothing local will call).
  */
-export function templateResolver(deployment: LocalDeployment, names: LocalNames): (value: unknown) => any {
+export function templateResolver(deployment: LocalDeployment, names: LocalNames): (value: unknown) => unknown {
   const { region } = names;
   const byId = new Map<string, Resolved>();
   const queueName = (url: string) => url.split('/').pop()!;
@@ -72,7 +72,7 @@ export function templateResolver(deployment: LocalDeployment, names: LocalNames)
   const getAtt = (id: string, attr: string) =>
     lookup(id).attrs[attr] ?? `arn:aws:local:${region}:${LOCAL_ACCOUNT}:${id}/${attr}`;
 
-  const resolve = (value: unknown): any => {
+  const resolve = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(resolve);
     if (!value || typeof value !== 'object') return value;
     const entries = Object.entries(value);
@@ -115,7 +115,7 @@ export function templateResolver(deployment: LocalDeployment, names: LocalNames)
 export function templateEnvironment(
   deployment: LocalDeployment,
   fn: string,
-  resolve: (value: unknown) => any,
+  resolve: (value: unknown) => unknown,
 ): Record<string, string> {
   const f = deployment.functions[fn];
   if (!f) throw new Error(`The stack has no function ${fn}`);
@@ -126,16 +126,20 @@ export function templateEnvironment(
 }
 
 /** The IAM policy documents attached to a function's role (its own policies and the ones naming the role). */
-export function rolePolicies(deployment: LocalDeployment, fn: string, resolve: (value: unknown) => any): unknown[] {
+export function rolePolicies(
+  deployment: LocalDeployment,
+  fn: string,
+  resolve: (value: unknown) => unknown,
+): PolicyDocumentJson[] {
   const roleId = deployment.functions[fn]!.roleLogicalId;
-  const documents: unknown[] = [];
+  const documents: PolicyDocumentJson[] = [];
   for (const resource of Object.values(deployment.template.Resources)) {
     const p = resource.Properties ?? {};
-    if (resource.Type === 'AWS::IAM::Policy' && (p.Roles ?? []).some((r: { Ref?: string }) => r.Ref === roleId))
-      documents.push(resolve(p.PolicyDocument));
+    if (resource.Type === 'AWS::IAM::Policy' && (p.Roles ?? []).some((r) => r.Ref === roleId))
+      documents.push(resolve(p.PolicyDocument) as PolicyDocumentJson);
   }
   const role = deployment.template.Resources[roleId]?.Properties ?? {};
-  for (const inline of role.Policies ?? []) documents.push(resolve(inline.PolicyDocument));
+  for (const inline of role.Policies ?? []) documents.push(resolve(inline.PolicyDocument) as PolicyDocumentJson);
   if (role.ManagedPolicyArns?.length)
     throw new Error(`${fn}'s role has managed policies: the local IAM check reads inline and attached policies only`);
   return documents;

@@ -91,9 +91,9 @@ describe('IAM checked against the calls the bundles make', () => {
     const policy = Object.values(widened.template.Resources).find(
       (r) =>
         r.Type === 'AWS::IAM::Policy' &&
-        r.Properties!.Roles.some((x: any) => x.Ref === deployment.functions.send!.roleLogicalId),
+        (r.Properties?.Roles ?? []).some((x) => x.Ref === deployment.functions.send!.roleLogicalId),
     )!;
-    policy.Properties!.PolicyDocument.Statement.push({ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: '*' });
+    policy.Properties!.PolicyDocument!.Statement.push({ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: '*' });
     expect(unrequiredWildcards(widened, names)).toEqual(['send: sqs:SendMessage on *']);
   });
 });
@@ -104,10 +104,9 @@ function withoutAction(deployment: LocalDeployment, fn: string, action: string):
   const roleId = copy.functions[fn]!.roleLogicalId;
   for (const resource of Object.values(copy.template.Resources)) {
     if (resource.Type !== 'AWS::IAM::Policy') continue;
-    if (!resource.Properties!.Roles.some((r: { Ref?: string }) => r.Ref === roleId)) continue;
-    for (const statement of resource.Properties!.PolicyDocument.Statement) {
-      const actions = Array.isArray(statement.Action) ? statement.Action : [statement.Action];
-      statement.Action = actions.filter((a: string) => a !== action);
+    if (!(resource.Properties?.Roles ?? []).some((r) => r.Ref === roleId)) continue;
+    for (const statement of resource.Properties!.PolicyDocument!.Statement) {
+      statement.Action = [statement.Action].flat().filter((a) => a !== action);
     }
   }
   return copy;

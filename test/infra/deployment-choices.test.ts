@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
+import type { CfnResourceJson, PolicyStatementJson } from '#infra/local-deployment.ts';
 import { reasons } from '#infra/acknowledgements.ts';
 import { projectRoot } from '#infra/bundling.ts';
 import { settingsFromContext } from '#infra/settings.ts';
@@ -21,9 +22,9 @@ const fnProps = (s: Synthesized, fn: string) => {
 };
 const roleStatements = (s: Synthesized, fn: string) => {
   const roleId = s.stack.getLogicalId(s.stack.roles[fn]!.node.defaultChild as never);
-  return Object.values(s.template.toJSON().Resources as Record<string, any>)
-    .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: any) => x.Ref === roleId))
-    .flatMap((r) => r.Properties.PolicyDocument.Statement);
+  return Object.values(s.template.toJSON().Resources as Record<string, CfnResourceJson>)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties?.Roles ?? []).some((x) => x.Ref === roleId))
+    .flatMap((r): PolicyStatementJson[] => r.Properties?.PolicyDocument?.Statement ?? []);
 };
 
 describe('OCR engine', () => {
@@ -35,7 +36,7 @@ describe('OCR engine', () => {
     expect(existsSync(join(extract.dir, 'node_modules', '@tesseract.js-data'))).toBe(false);
     expect(fnProps(textract, 'extract').Environment.Variables.OCR_ENGINE).toBe('textract');
     expect(
-      roleStatements(textract, 'extract').some((s: any) => [s.Action].flat().includes('textract:DetectDocumentText')),
+      roleStatements(textract, 'extract').some((s) => [s.Action].flat().includes('textract:DetectDocumentText')),
     ).toBe(true);
   });
 

@@ -1,4 +1,4 @@
-import { runSimulation } from '@cloud-copilot/iam-simulate';
+import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
 import type { LocalDeployment } from '#infra/local-deployment.ts';
 import type { AwsCall } from '#local/aws-front.ts';
 import { LOCAL_ACCOUNT, rolePolicies, templateResolver, type LocalNames } from '#local/bundle-deployment.ts';
@@ -12,6 +12,7 @@ export const WILDCARD_REQUIRED: Record<string, string> = {
   'textract:AnalyzeDocument': 'Textract has no resource type for its synchronous APIs',
 };
 
+type Policy = Simulation['identityPolicies'][number]['policy'];
 type Statement = { Effect: string; Action: string | string[]; Resource: string | string[] };
 const list = <T>(v: T | T[]) => (Array.isArray(v) ? v : [v]);
 
@@ -34,7 +35,7 @@ export async function deniedCalls(deployment: LocalDeployment, names: LocalNames
       {
         identityPolicies: policiesByFn
           .get(call.fn)!
-          .map((policy, i) => ({ name: `${call.fn}-${i}`, policy: policy as any })),
+          .map((policy, i) => ({ name: `${call.fn}-${i}`, policy: policy as unknown as Policy })),
         serviceControlPolicies: [],
         resourceControlPolicies: [],
         request: {
@@ -62,7 +63,7 @@ export function unrequiredWildcards(deployment: LocalDeployment, names: LocalNam
   const resolve = templateResolver(deployment, names);
   const problems: string[] = [];
   for (const fn of Object.keys(deployment.functions)) {
-    for (const document of rolePolicies(deployment, fn, resolve) as { Statement: Statement[] }[]) {
+    for (const document of rolePolicies(deployment, fn, resolve) as unknown as { Statement: Statement[] }[]) {
       for (const statement of document.Statement) {
         if (statement.Effect !== 'Allow' || !list(statement.Resource).includes('*')) continue;
         for (const action of list(statement.Action))
