@@ -14,7 +14,7 @@
  * are also given divided by the load inflation the calibration anchor shows (its quiet-machine delta is known).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildFunctions, coldStartEnvironment, projectRoot } from '#infra/bundling.ts';
@@ -75,6 +75,8 @@ if (BASELINE) {
     { cwd: BASELINE, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '' } },
   );
 }
+const baselineAnalysis = () =>
+  JSON.parse(readFileSync(join(baselineDir, 'analysis.json'), 'utf8')) as Record<string, { bytes: number }>;
 const baseline = new Map(
   BASELINE
     ? specs.map((s) => [
@@ -82,6 +84,7 @@ const baseline = new Map(
         {
           file: join(baselineDir, s.fn, 'index.mjs'),
           asset: assetBytes(join(baselineDir, s.fn)),
+          bytes: baselineAnalysis()[s.fn]!.bytes,
           samples: [] as number[],
         },
       ])
@@ -145,7 +148,12 @@ const rows = bundles.map((b) => {
     ok,
     asset: assetBytes(dirname(b.file)),
     baselineMs,
+    baselineSamples: base?.samples,
+    baselineBytes: base?.bytes,
     baselineAsset: base?.asset,
+    // Each run imports this bundle and the baseline's one after the other: the median of those paired differences
+    // cancels the machine's drift between runs.
+    pairedDiffMs: base ? median(b.samples.map((x, i) => x - base.samples[i]!)) : undefined,
   };
 });
 
@@ -169,13 +177,13 @@ for (const r of rows) {
 if (BASELINE) {
   console.log(`\nAgainst the baseline (${BASELINE}), imported in the same run, interleaved:\n`);
   console.log(
-    '| function | import (median) | baseline import (median) | difference | asset on disk | baseline asset |',
+    '| function | loaded at cold start | baseline | import (median) | baseline import (median) | paired difference (median) | asset on disk | baseline asset |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
   for (const r of rows)
     console.log(
-      `| ${r.fn} | ${r.ms.toFixed(1)} ms | ${r.baselineMs!.toFixed(1)} ms | ${(r.ms - r.baselineMs!).toFixed(1)} ms | ${mb(r.asset)} | ${mb(r.baselineAsset!)} |`,
+      `| ${r.fn} | ${kb(r.bytes)} | ${kb(r.baselineBytes!)} | ${r.ms.toFixed(1)} ms | ${r.baselineMs!.toFixed(1)} ms | ${r.pairedDiffMs!.toFixed(1)} ms | ${mb(r.asset)} | ${mb(r.baselineAsset!)} |`,
     );
 }
 console.log('\nLargest contributors (bytes in the minified output loaded at a cold start):');
