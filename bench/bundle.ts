@@ -154,6 +154,8 @@ const rows = bundles.map((b) => {
     // Each run imports this bundle and the baseline's one after the other: the median of those paired differences
     // cancels the machine's drift between runs.
     pairedDiffMs: base ? median(b.samples.map((x, i) => x - base.samples[i]!)) : undefined,
+    // Byte-identical entry modules: any difference measured between them is the machine's noise.
+    sameEntry: base ? readFileSync(b.file).equals(readFileSync(base.file)) : undefined,
   };
 });
 
@@ -177,13 +179,13 @@ for (const r of rows) {
 if (BASELINE) {
   console.log(`\nAgainst the baseline (${BASELINE}), imported in the same run, interleaved:\n`);
   console.log(
-    '| function | loaded at cold start | baseline | import (median) | baseline import (median) | paired difference (median) | asset on disk | baseline asset |',
+    '| function | loaded at cold start | baseline | same index.mjs | import (median) | baseline import (median) | paired difference (median) | asset on disk | baseline asset |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---:|---:|---|---:|---:|---:|---:|---:|');
   const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
   for (const r of rows)
     console.log(
-      `| ${r.fn} | ${kb(r.bytes)} | ${kb(r.baselineBytes!)} | ${r.ms.toFixed(1)} ms | ${r.baselineMs!.toFixed(1)} ms | ${r.pairedDiffMs!.toFixed(1)} ms | ${mb(r.asset)} | ${mb(r.baselineAsset!)} |`,
+      `| ${r.fn} | ${kb(r.bytes)} | ${kb(r.baselineBytes!)} | ${r.sameEntry ? 'yes' : 'no'} | ${r.ms.toFixed(1)} ms | ${r.baselineMs!.toFixed(1)} ms | ${r.pairedDiffMs!.toFixed(1)} ms | ${mb(r.asset)} | ${mb(r.baselineAsset!)} |`,
     );
 }
 console.log('\nLargest contributors (bytes in the minified output loaded at a cold start):');
