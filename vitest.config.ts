@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config';
  * with the template's environment; each file's AWS calls are checked against the roles when its service closes).
  * Together with test/e2e/bundles-mode.test.ts they invoke every function at least once: health, admin (health),
  * completion (completion), send, fanout, deliver (webhooks), ingest, search (knowledge), legacy-send and the
- * fallback (send), extract and extract-uploads (extract), credit-sweeper (its schedule, in every file).
+ * fallback (send), extract and extract-uploads (extract), credit-sweeper (its schedule, in every file), models and
+ * chat-completions, streamed (bundles-mode.test.ts).
  */
 const bundlesModeFiles = [
   'test/e2e/health.test.ts',

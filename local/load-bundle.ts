@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
+import { type LocalResponseStream, markStreaming } from './response-streaming.ts';
 
 /** How one function's bundle is started (prepared by ./bundles-mode.ts, read here from LOCAL_BUNDLES). */
 export interface BundleLaunch {
@@ -14,7 +15,12 @@ export interface BundleLaunch {
   env: Record<string, string>;
 }
 
-type Invocation = { resolve: (value: unknown) => void; reject: (error: Error) => void };
+type Invocation = {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  /** A streaming function's destination: the bytes it writes, as they come. */
+  responseStream?: LocalResponseStream;
+};
 
 /**
  * A function run from its deployed bundle: `index.mjs` of its asset folder imported by plain Node (no TypeScript
@@ -28,10 +34,15 @@ export async function loadBundle(fn: string): Promise<(event: unknown, context: 
   const launch = launches[fn];
   if (!launch) throw new Error(`No bundle launch for ${fn} (LOCAL_BUNDLES is set by the runner in bundles mode)`);
   let sandbox = await startSandbox(launch);
-  return async (event, context) => {
+  const current = async () => {
     if (sandbox.dead) sandbox = await startSandbox(launch);
-    return sandbox.invoke(event, context);
+    return sandbox;
   };
+  if (!sandbox.streaming) return async (event, context) => (await current()).invoke(event, context);
+  // A function that streams its response: the sandbox posts the bytes as the function writes them.
+  return markStreaming(async (event: unknown, responseStream: LocalResponseStream, context: Context) => {
+    await (await current()).invoke(event, context, responseStream);
+  }) as unknown as (event: unknown, context: Context) => Promise<unknown>;
 }
 
 async function startSandbox(launch: BundleLaunch) {
@@ -51,10 +62,15 @@ async function startSandbox(launch: BundleLaunch) {
   let next = 0;
   const state = {
     dead: false,
-    invoke(event: unknown, context: Context): Promise<unknown> {
+    streaming: false,
+    invoke(event: unknown, context: Context, responseStream?: LocalResponseStream): Promise<unknown> {
       const id = next++;
       return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
+        pending.set(id, { resolve, reject, ...(responseStream ? { responseStream } : {}) });
+        // The client went away: the function's stream is destroyed in its sandbox too.
+        responseStream?.once('close', () => {
+          if (pending.has(id)) worker.postMessage({ type: 'abort', id });
+        });
         worker.postMessage({
           type: 'invoke',
           id,
@@ -79,11 +95,23 @@ async function startSandbox(launch: BundleLaunch) {
     pending.clear();
   };
   const ready = new Promise<void>((resolve, reject) => {
-    worker.on('message', (message: { type: string; id?: number; result?: unknown; error?: SerializedError }) => {
-      if (message.type === 'ready') return resolve();
+    worker.on('message', (message: SandboxMessage) => {
+      if (message.type === 'ready') {
+        state.streaming = message.streaming === true;
+        return resolve();
+      }
       if (message.type === 'failed') return reject(toError(message.error!, `${launch.fn} failed its cold start`));
       const invocation = pending.get(message.id!);
       if (!invocation) return;
+      if (message.type === 'head') {
+        invocation.responseStream?.setContentType(message.contentType!);
+        return;
+      }
+      if (message.type === 'chunk') {
+        if (invocation.responseStream && !invocation.responseStream.destroyed)
+          invocation.responseStream.write(Buffer.from(message.chunk!));
+        return;
+      }
       pending.delete(message.id!);
       if (message.type === 'result') invocation.resolve(message.result);
       else invocation.reject(toError(message.error!));
@@ -99,6 +127,16 @@ async function startSandbox(launch: BundleLaunch) {
   });
   await ready;
   return state;
+}
+
+interface SandboxMessage {
+  type: 'ready' | 'failed' | 'head' | 'chunk' | 'result' | 'error';
+  id?: number;
+  streaming?: boolean;
+  contentType?: string;
+  chunk?: Uint8Array;
+  result?: unknown;
+  error?: SerializedError;
 }
 
 interface SerializedError {

@@ -56,10 +56,7 @@ interface AwsLambdaGlobal {
 export function installLambdaStreamingGlobals(): void {
   const global = globalThis as unknown as { awslambda?: AwsLambdaGlobal };
   global.awslambda ??= {
-    streamifyResponse(handler) {
-      (handler as unknown as Record<symbol, string>)[HANDLER_STREAMING] = STREAM_RESPONSE;
-      return handler;
-    },
+    streamifyResponse: (handler) => markStreaming(handler),
     HttpResponseStream: {
       from(stream, prelude) {
         stream.setContentType(HTTP_INTEGRATION_CONTENT_TYPE);
@@ -72,6 +69,12 @@ export function installLambdaStreamingGlobals(): void {
       },
     },
   };
+}
+
+/** Marks a handler as streaming, as `awslambda.streamifyResponse` does. */
+export function markStreaming<T extends object>(handler: T): T {
+  (handler as Record<symbol, string>)[HANDLER_STREAMING] = STREAM_RESPONSE;
+  return handler;
 }
 
 export function isStreamingHandler(handler: unknown): boolean {

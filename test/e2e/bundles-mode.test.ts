@@ -41,7 +41,7 @@ describe('bundles mode', () => {
   });
 
   it('serves the API from the bundles: the admin key is read from the Secrets Manager stand-in, routes answer', async () => {
-    const { token } = await svc.newProject({ monthlyBotCredits: 3 });
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 3 });
     expect(callsOf('admin').map((c) => c.action)).toContain('secretsmanager:GetSecretValue');
     const health = await fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } });
     expect(health.status).toBe(200);
@@ -53,6 +53,22 @@ describe('bundles mode', () => {
     });
     expect(completion.status).toBe(200);
     expect(((await completion.json()) as { result: string }).result).toMatch(/^\[offline model\]/);
+    // The OpenAI-format routes: the model list, and a chat answer streamed from the bundle as Server-Sent Events.
+    const models = await fetch(`${svc.baseUrl}/api/v1/ai/models`, { headers: { authorization: `Bearer ${token}` } });
+    expect(models.status).toBe(200);
+    expect(((await models.json()) as { object: string }).object).toBe('list');
+    const bot = (await svc.admin('POST', `/projects/${projectId}/bots`, { name: 'B', instructions: 'Be brief.' }))
+      .body as { botId: string };
+    const chat = await fetch(`${svc.baseUrl}/api/v1/ai/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: bot.botId, stream: true, messages: [{ role: 'user', content: 'Hello, bundle.' }] }),
+    });
+    expect(chat.status).toBe(200);
+    expect(chat.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = (await chat.text()).split('\n\n').filter((e) => e.startsWith('data: '));
+    expect(events.length).toBeGreaterThan(2);
+    expect(events.at(-1)).toBe('data: [DONE]');
     expect(((await fetch(`${svc.baseUrl}/api/integration/send`, { method: 'POST' })) as Response).status).toBe(410);
     const unknown = await fetch(`${svc.baseUrl}/no/such/route`);
     expect(unknown.status).toBe(404);
