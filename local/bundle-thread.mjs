@@ -13,18 +13,18 @@ const serialize = (error) =>
     ? { name: error.name, message: error.message, stack: error.stack }
     : { name: 'Error', message: String(error) };
 
-// What the Lambda runtime provides to streaming functions (the same as local/response-streaming.ts in source mode).
-globalThis.awslambda ??= {
-  streamifyResponse(handler) {
-    handler[HANDLER_STREAMING] = 'response';
-    return handler;
-  },
-  HttpResponseStream: {
-    from(stream, prelude) {
-      stream.setContentType(HTTP_INTEGRATION_CONTENT_TYPE);
-      stream.prelude = Buffer.concat([Buffer.from(JSON.stringify(prelude), 'utf8'), Buffer.alloc(8)]);
-      return stream;
-    },
+// What the Lambda runtime provides to streaming functions (the same as local/response-streaming.ts in source mode),
+// member by member: `@aws/lambda-invoke-store` creates `awslambda` with only its store.
+globalThis.awslambda ??= {};
+globalThis.awslambda.streamifyResponse ??= (handler) => {
+  handler[HANDLER_STREAMING] = 'response';
+  return handler;
+};
+globalThis.awslambda.HttpResponseStream ??= {
+  from(stream, prelude) {
+    stream.setContentType(HTTP_INTEGRATION_CONTENT_TYPE);
+    stream.prelude = Buffer.concat([Buffer.from(JSON.stringify(prelude), 'utf8'), Buffer.alloc(8)]);
+    return stream;
   },
 };
 

@@ -52,21 +52,23 @@ interface AwsLambdaGlobal {
   HttpResponseStream: { from(stream: LocalResponseStream, prelude: StreamingPrelude): LocalResponseStream };
 }
 
-/** Installs `globalThis.awslambda` (what the Lambda runtime provides) unless something already did. */
+/**
+ * Installs the streaming members of `globalThis.awslambda` (what the Lambda runtime provides) unless something already
+ * did. Member by member: `@aws/lambda-invoke-store` (through Powertools) creates `awslambda` with only its store.
+ */
 export function installLambdaStreamingGlobals(): void {
-  const global = globalThis as unknown as { awslambda?: AwsLambdaGlobal };
-  global.awslambda ??= {
-    streamifyResponse: (handler) => markStreaming(handler),
-    HttpResponseStream: {
-      from(stream, prelude) {
-        stream.setContentType(HTTP_INTEGRATION_CONTENT_TYPE);
-        const metadata = Buffer.from(JSON.stringify(prelude), 'utf8');
-        stream.onBeforeFirstWrite = (write) => {
-          write(metadata);
-          write(PRELUDE_DELIMITER);
-        };
-        return stream;
-      },
+  const global = globalThis as unknown as { awslambda?: Partial<AwsLambdaGlobal> };
+  global.awslambda ??= {};
+  global.awslambda.streamifyResponse ??= (handler) => markStreaming(handler);
+  global.awslambda.HttpResponseStream ??= {
+    from(stream, prelude) {
+      stream.setContentType(HTTP_INTEGRATION_CONTENT_TYPE);
+      const metadata = Buffer.from(JSON.stringify(prelude), 'utf8');
+      stream.onBeforeFirstWrite = (write) => {
+        write(metadata);
+        write(PRELUDE_DELIMITER);
+      };
+      return stream;
     },
   };
 }
