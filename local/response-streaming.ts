@@ -52,26 +52,31 @@ interface AwsLambdaGlobal {
   HttpResponseStream: { from(stream: LocalResponseStream, prelude: StreamingPrelude): LocalResponseStream };
 }
 
-/** Installs `globalThis.awslambda` (what the Lambda runtime provides) unless something already did. */
+/**
+ * Installs the streaming members of `globalThis.awslambda` (what the Lambda runtime provides) unless something already
+ * did. Member by member: `@aws/lambda-invoke-store` (through Powertools) creates `awslambda` with only its store.
+ */
 export function installLambdaStreamingGlobals(): void {
-  const global = globalThis as unknown as { awslambda?: AwsLambdaGlobal };
-  global.awslambda ??= {
-    streamifyResponse(handler) {
-      (handler as unknown as Record<symbol, string>)[HANDLER_STREAMING] = STREAM_RESPONSE;
-      return handler;
-    },
-    HttpResponseStream: {
-      from(stream, prelude) {
-        stream.setContentType(HTTP_INTEGRATION_CONTENT_TYPE);
-        const metadata = Buffer.from(JSON.stringify(prelude), 'utf8');
-        stream.onBeforeFirstWrite = (write) => {
-          write(metadata);
-          write(PRELUDE_DELIMITER);
-        };
-        return stream;
-      },
+  const global = globalThis as unknown as { awslambda?: Partial<AwsLambdaGlobal> };
+  global.awslambda ??= {};
+  global.awslambda.streamifyResponse ??= (handler) => markStreaming(handler);
+  global.awslambda.HttpResponseStream ??= {
+    from(stream, prelude) {
+      stream.setContentType(HTTP_INTEGRATION_CONTENT_TYPE);
+      const metadata = Buffer.from(JSON.stringify(prelude), 'utf8');
+      stream.onBeforeFirstWrite = (write) => {
+        write(metadata);
+        write(PRELUDE_DELIMITER);
+      };
+      return stream;
     },
   };
+}
+
+/** Marks a handler as streaming, as `awslambda.streamifyResponse` does. */
+export function markStreaming<T extends object>(handler: T): T {
+  (handler as Record<symbol, string>)[HANDLER_STREAMING] = STREAM_RESPONSE;
+  return handler;
 }
 
 export function isStreamingHandler(handler: unknown): boolean {

@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 import { buckets } from '#shared/resources/buckets.ts';
 import { queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
 import { fallbackFunction, routes } from '#shared/resources/routes.ts';
+import { settingNames } from '#shared/config/config.ts';
+import { BUNDLES_ENV, startBundlesMode, type BundlesMode } from './bundles-mode.ts';
 import { startEmulators, startFauxqsWithQueuesAndBuckets, type Emulators, type QueuesAndBuckets } from './emulators.ts';
 import { startThread } from './threads.ts';
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from './http-server.ts';
@@ -40,6 +42,11 @@ export interface ServiceOptions {
    * SMTP_INBOUND_PORT, default 2525).
    */
   smtpInboundPort?: number;
+  /**
+   * `sources` (default): the functions' TypeScript modules; `bundles` (or `LOCAL_FUNCTIONS=bundles`): the assets
+   * `cdk deploy` uploads, each on a thread with the environment the synthesized template gives it (./bundles-mode.ts).
+   */
+  functions?: 'sources' | 'bundles';
 }
 
 export interface RunningService {
@@ -49,6 +56,8 @@ export interface RunningService {
   /** The inbound-mail SMTP listener's port on 127.0.0.1. */
   smtpPort: number;
   emulators: Emulators;
+  /** In bundles mode: the synthesized deployment and every AWS call the functions made. */
+  bundles?: BundlesMode;
   stop(): Promise<void>;
 }
 
@@ -95,6 +104,20 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   if (!publicBaseUrl) delete process.env.PUBLIC_BASE_URL;
   // Tunables (BOT_RATE_LIMIT_PER_MINUTE, MODEL_PROVIDER...) come from the caller's environment or `options.env`.
   Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN' }, wiring, options.env);
+  const bundles =
+    (options.functions ?? process.env.LOCAL_FUNCTIONS) === 'bundles'
+      ? await startBundlesMode({
+          names: emulators,
+          dynamoEndpoint: emulators.dynamoEndpoint,
+          awsEndpoint: emulators.awsEndpoint,
+          adminKey,
+          secretsKey,
+          settings: Object.fromEntries(settingNames.map((name) => [name, process.env[name]])),
+        })
+      : undefined;
+  // The threads read these (shared environment): which functions to load, and how to start each bundle.
+  process.env.LOCAL_FUNCTIONS = bundles ? 'bundles' : 'sources';
+  if (bundles) process.env[BUNDLES_ENV] = JSON.stringify(bundles.launches);
 
   const workersOptions: WorkersOptions = {
     region: emulators.region,
@@ -129,11 +152,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     dataDir,
     smtpPort: mailbox.port,
     emulators,
+    ...(bundles ? { bundles } : {}),
     async stop() {
       await http.setReady(false);
       await mailbox.stop();
       await http.stop();
       await workers.stop();
+      await bundles?.stop();
       await emulators.stop();
     },
   };
