@@ -6,7 +6,8 @@ import { defineConfig } from 'vitest/config';
  * Together with test/e2e/bundles-mode.test.ts they invoke every function at least once: health, admin (health),
  * completion (completion), send, fanout, deliver (webhooks), ingest, search (knowledge), legacy-send and the
  * fallback (send), extract and extract-uploads (extract), credit-sweeper (its schedule, in every file), models and
- * chat-completions, streamed (bundles-mode.test.ts).
+ * chat-completions, streamed (bundles-mode.test.ts); message-status (message-status), inbound-twilio,
+ * inbound-whatsapp and the inbound worker (ingress).
  */
 const bundlesModeFiles = [
   'test/e2e/health.test.ts',
@@ -15,6 +16,8 @@ const bundlesModeFiles = [
   'test/e2e/knowledge.test.ts',
   'test/e2e/send.test.ts',
   'test/e2e/extract.test.ts',
+  'test/e2e/message-status.test.ts',
+  'test/e2e/ingress.test.ts',
 ];
 
 export default defineConfig({
