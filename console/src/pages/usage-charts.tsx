@@ -32,7 +32,7 @@ export function WebhookHealthChart({
       <div class="row-between">
         <h2 id="health-title">Last 24 hours</h2>
         <button type="button" onClick={() => health.reload()} disabled={health.loading}>
-          Refresh chart
+          Update chart
         </button>
       </div>
       <ErrorNotice error={health.error} />
