@@ -1,4 +1,4 @@
-import { useId } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 
 /** One series of a stacked bar chart: its name, its CSS class (colour) and a value per bar. */
 export interface Series {
@@ -7,7 +7,6 @@ export interface Series {
   values: number[];
 }
 
-const WIDTH = 720;
 const HEIGHT = 200;
 const PAD = { top: 12, right: 8, bottom: 28, left: 40 };
 
@@ -36,22 +35,33 @@ export function StackedBars(props: {
   testId?: string;
 }) {
   const id = useId();
+  // The drawing is as wide as its box in CSS pixels (read on resize), so text is never stretched or squeezed.
+  const figure = useRef<HTMLElement>(null);
+  const [width, setWidth] = useState(720);
+  useEffect(() => {
+    const box = figure.current;
+    if (!box || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => setWidth(Math.max(200, Math.round(box.clientWidth))));
+    observer.observe(box);
+    return () => observer.disconnect();
+  }, []);
   const totals = props.labels.map((_, i) => props.series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
   const top = niceMax(Math.max(0, ...totals));
-  const plotW = WIDTH - PAD.left - PAD.right;
+  const plotW = width - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const slot = plotW / Math.max(1, props.labels.length);
   const barW = Math.max(2, slot * 0.7);
   const y = (v: number) => PAD.top + plotH - (v / top) * plotH;
-  const every = props.labelEvery ?? 1;
+  // At least ~56 px per printed label, so they never overlap on a narrow screen.
+  const every = Math.max(props.labelEvery ?? 1, Math.ceil(56 / slot));
   return (
-    <figure class="chart" data-testid={props.testId}>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${id}-t ${id}-d`} preserveAspectRatio="none">
+    <figure class="chart" data-testid={props.testId} ref={figure}>
+      <svg viewBox={`0 0 ${width} ${HEIGHT}`} role="img" aria-labelledby={`${id}-t ${id}-d`}>
         <title id={`${id}-t`}>{props.title}</title>
         <desc id={`${id}-d`}>{props.description}</desc>
-        {[0, top / 2, top].map((tick) => (
+        {[0, top / 2, top].filter(Number.isInteger).map((tick) => (
           <g key={tick} class="chart-grid">
-            <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y(tick)} y2={y(tick)} />
+            <line x1={PAD.left} x2={width - PAD.right} y1={y(tick)} y2={y(tick)} />
             <text x={PAD.left - 6} y={y(tick) + 4} text-anchor="end">
               {tick}
             </text>
