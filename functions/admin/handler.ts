@@ -26,6 +26,9 @@ import { makeApplyReports } from '#shared/messaging/inbound/process-inbound.ts';
 import { makeSandboxSimulation } from '#shared/messaging/inbound/sandbox.ts';
 import { makeProjectUseCases } from '#shared/projects/use-cases.ts';
 import { makeWebhookAdmin } from '#shared/webhooks/admin.ts';
+import { makeWebhookHealthReport } from '#shared/webhooks/health-report.ts';
+import { makeCreditUsage } from '#shared/credits/usage.ts';
+import { DynamoWebhookAttemptStats } from '#shared/adapters/dynamodb/webhook-attempt-stats.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
@@ -38,6 +41,7 @@ import { eventHandlers } from './routes/events.ts';
 import { integrationHandlers } from './routes/integrations.ts';
 import { projectHandlers } from './routes/projects.ts';
 import { sandboxHandlers } from './routes/sandbox.ts';
+import { usageHandlers } from './routes/usage.ts';
 
 // Composition root: built once per cold start. Each store is built once and shared by the areas' use cases.
 const cfg = config();
@@ -53,10 +57,17 @@ const tokenStore = new DynamoTokenStore(table);
 const channelStore = new DynamoChannelStore(table, secretBox);
 const integrationStore = new DynamoIntegrationStore(table, secretBox);
 
+const creditLedger = new DynamoCreditLedger(table);
 const projects = makeProjectUseCases({
   projects: projectStore,
   tokens: tokenStore,
-  credits: new DynamoCreditLedger(table),
+  credits: creditLedger,
+});
+const creditUsage = makeCreditUsage({ projects: projectStore, usage: creditLedger });
+const webhookHealth = makeWebhookHealthReport({
+  projects: projectStore,
+  webhooks: integrationStore,
+  stats: new DynamoWebhookAttemptStats(table),
 });
 
 const events = eventPublisherFromConfig(cfg);
@@ -132,6 +143,7 @@ export const handler = adminFunction({
   routes: bindRoutes(adminRouteTable, {
     ...eventHandlers(webhookAdmin),
     ...deliveryHandlers(webhookAdmin),
+    ...usageHandlers({ webhookHealth, creditUsage }),
     ...projectHandlers(projects),
     ...channelHandlers(channels, cfg.PUBLIC_BASE_URL ?? ''),
     ...sandboxHandlers(sandbox),

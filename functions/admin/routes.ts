@@ -6,6 +6,7 @@ import { eventRoutes } from './routes/events.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
+import { usageRoutes } from './routes/usage.ts';
 
 /** Prefix of every management API path. */
 export const ADMIN_PREFIX = '/admin/v1';
@@ -18,6 +19,7 @@ export const ADMIN_PREFIX = '/admin/v1';
 export const adminRouteTable = {
   ...eventRoutes,
   ...deliveryRoutes,
+  ...usageRoutes,
   ...projectRoutes,
   ...channelRoutes,
   ...sandboxRoutes,
