@@ -1,5 +1,7 @@
 import type { SecretBox } from '../integrations/secret-box.ts';
 import type { EndpointGate } from './endpoint-gate.ts';
+import type { Pacing } from './pacing.ts';
+import { delayHonouringRetryAfter } from './retry-after.ts';
 import { deliveryJobSchema, type DeliveryJob, type DeliveryStatus } from './model.ts';
 import type {
   AttemptOutcome,
@@ -45,6 +47,8 @@ export interface DeliverDeps {
   payloads: PayloadStore;
   sender: WebhookSender;
   gate: EndpointGate;
+  /** The webhook's `rateLimitPerSecond` (absent: no webhook is paced). */
+  pacing?: Pacing;
   secrets: SecretBox;
   schedule: RetrySchedule;
   userAgent: string;
@@ -132,6 +136,13 @@ export function makeDeliver(deps: DeliverDeps) {
       return { kind: 'done' };
     }
 
+    const paced = await deps.pacing?.pace(job);
+    if (paced && !paced.go) {
+      // Held back by the webhook's rate limit: not an attempt, back on the queue until its reserved start.
+      const queued = { job: { ...paced.job, attemptsBefore: attemptNumber - 1 }, delaySeconds: paced.delaySeconds };
+      return { kind: 'requeue', queued };
+    }
+
     const endpoint = endpointOf(target.url);
     const decision = await deps.gate.enter(endpoint);
     let outcome: AttemptOutcome | undefined;
@@ -175,6 +186,7 @@ export function makeDeliver(deps: DeliverDeps) {
     else if (gone || outcome.kind === 'forbidden' || job.manual) status = 'failed';
     else {
       delaySeconds = retryDelaySeconds(deps.schedule, attemptNumber, random);
+      if (delaySeconds !== undefined) delaySeconds = delayHonouringRetryAfter(delaySeconds, outcome, now());
       status = delaySeconds === undefined ? 'failed' : 'pending';
     }
     const finishedAt = now();

@@ -1,6 +1,7 @@
 import { dynamoDocumentClient } from '../adapters/aws/clients.ts';
 import { DynamoDeliveryStore } from '../adapters/dynamodb/delivery-store.ts';
 import { DynamoIntegrationStore } from '../adapters/dynamodb/integration-store.ts';
+import { DynamoWebhookPacer } from '../adapters/dynamodb/webhook-pacer.ts';
 import { DynamoWebhookHealthStore } from '../adapters/dynamodb/webhook-health-store.ts';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender.ts';
 import { s3Client } from '../adapters/s3/clients.ts';
@@ -13,6 +14,7 @@ import type { Logger } from '../logging/logger.ts';
 import { makeDeliver } from './deliver.ts';
 import { EndpointGate } from './endpoint-gate.ts';
 import { makeFanout } from './fanout.ts';
+import { makePacing } from './pacing.ts';
 import { parseRetrySchedule } from './retry-schedule.ts';
 
 /** `User-Agent` of every delivery (contract: `<product>/<version>`). */
@@ -48,6 +50,7 @@ export function deliverFromConfig(cfg: Config, secrets: SecretBox, logger: Logge
     queue: new SqsDeliveryQueue(sqsClient(cfg), required(cfg.QUEUE_URL_DELIVERIES, 'QUEUE_URL_DELIVERIES')),
     payloads: new S3PayloadStore(s3Client(cfg), required(cfg.BUCKET_TRANSFER, 'BUCKET_TRANSFER')),
     sender: new HttpWebhookSender({ timeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS, allowPrivate: cfg.webhookAllowPrivate }),
+    pacing: makePacing({ pacer: new DynamoWebhookPacer(table) }),
     gate: new EndpointGate({
       maxInFlight: cfg.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
       slowAfterMs: cfg.WEBHOOK_SLOW_AFTER_MS,

@@ -39,6 +39,8 @@ export const keys = {
     pk: `DLV#${projectId}#${integrationId}`,
     sk: deliveryId,
   }),
+  /** When the next delivery attempt to a paced webhook may start (`rateLimitPerSecond`, shared/webhooks/pacing.ts). */
+  webhookPace: (projectId: string, integrationId: string) => ({ pk: `PACE#${projectId}#${integrationId}`, sk: 'PACE' }),
   /** Whether a webhook has been failing and since when (written only when that changes). */
   webhookHealth: (projectId: string, integrationId: string) => ({
     pk: `PRJ#${projectId}`,

@@ -1,0 +1,70 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { WebhookPacer } from '../../webhooks/pacing.ts';
+import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+
+/**
+ * Webhook pacing in DynamoDB: one item per paced webhook (`PACE#<projectId>#<integrationId>`) holding `next`, the
+ * earliest start not yet reserved (epoch ms). A reservation is one conditional write, two when it guesses wrong:
+ *  - idle (`next` <= now, or no item): the start is now, `next` := now + spacing;
+ *  - busy (`next` > now): the start is `next`, `next` := `next` + spacing (the new value comes back with the write).
+ * No read comes first, so any number of workers share the schedule without handing out one start twice.
+ */
+export class DynamoWebhookPacer implements WebhookPacer {
+  constructor(private readonly table: DynamoTable) {}
+
+  async limitOf(projectId: string, integrationId: string): Promise<number | null> {
+    const out = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.integration(projectId, integrationId),
+        ProjectionExpression: '#integration.rateLimitPerSecond',
+        ExpressionAttributeNames: { '#integration': 'integration' },
+      }),
+    );
+    const limit = (out.Item?.integration as { rateLimitPerSecond?: unknown } | undefined)?.rateLimitPerSecond;
+    return typeof limit === 'number' && limit > 0 ? limit : null;
+  }
+
+  async reserve(projectId: string, integrationId: string, spacingMs: number, now: number): Promise<number> {
+    const key = keys.webhookPace(projectId, integrationId);
+    // Idle and busy can trade places between the two writes (another worker moved `next`): try again.
+    for (let round = 0; ; round++) {
+      try {
+        const out = await this.table.client.send(
+          new UpdateCommand({
+            TableName: this.table.tableName,
+            Key: key,
+            UpdateExpression: 'SET #next = #next + :spacing, expiresAt = :exp',
+            ConditionExpression: '#next > :now',
+            ExpressionAttributeNames: { '#next': 'next' },
+            ExpressionAttributeValues: { ':spacing': spacingMs, ':now': now, ':exp': expiresAt(now) },
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        );
+        return (out.Attributes?.next as number) - spacingMs;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+      try {
+        await this.table.client.send(
+          new UpdateCommand({
+            TableName: this.table.tableName,
+            Key: key,
+            UpdateExpression: 'SET #next = :next, expiresAt = :exp',
+            ConditionExpression: 'attribute_not_exists(#next) OR #next <= :now',
+            ExpressionAttributeNames: { '#next': 'next' },
+            ExpressionAttributeValues: { ':next': now + spacingMs, ':now': now, ':exp': expiresAt(now) },
+          }),
+        );
+        return now;
+      } catch (error) {
+        if (!isConditionFailure(error) || round >= 5) throw error;
+      }
+    }
+  }
+}
+
+/** The item outlives any reservation it holds by a day; an idle webhook's item goes away. */
+function expiresAt(now: number): number {
+  return Math.ceil(now / 1000) + 86400;
+}
