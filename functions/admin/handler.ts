@@ -18,6 +18,8 @@ import { channelRoutesFromConfig } from './routes/channels.ts';
 import { integrationRoutesFromConfig } from './routes/integrations.ts';
 import { eventRoutes, webhookAdminFromConfig } from './routes/events.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
+import { recoverRoutes } from './routes/recover.ts';
+import { recoverFromConfig } from '#shared/webhooks/recover-from-config.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
@@ -39,6 +41,7 @@ const webhookAdmin = webhookAdminFromConfig(cfg, table, secretBox);
 export const adminRoutes: Route[] = [
   ...eventRoutes(webhookAdmin),
   ...deliveryRoutes(webhookAdmin),
+  ...recoverRoutes(recoverFromConfig(cfg, table, secretBox)),
   ...projectRoutes(projects),
   ...channelRoutesFromConfig(cfg, table, secretBox),
   ...integrationRoutesFromConfig(cfg, table, secretBox),

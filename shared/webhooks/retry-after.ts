@@ -26,11 +26,7 @@ export function parseRetryAfterMs(value: string | undefined, now: number): numbe
  * The wait before the next automatic attempt: the schedule's, lengthened to what the receiver asked for on a 429
  * or 503. Seconds.
  */
-export function delayHonouringRetryAfter(
-  scheduledSeconds: number,
-  outcome: AttemptOutcome,
-  now: number,
-): number {
+export function delayHonouringRetryAfter(scheduledSeconds: number, outcome: AttemptOutcome, now: number): number {
   if (outcome.kind !== 'http-error' || !RETRY_AFTER_STATUSES.has(outcome.statusCode)) return scheduledSeconds;
   const asked = parseRetryAfterMs(outcome.retryAfter, now);
   return asked === undefined ? scheduledSeconds : Math.max(scheduledSeconds, asked / 1000);

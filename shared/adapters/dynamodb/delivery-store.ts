@@ -57,6 +57,13 @@ export class DynamoDeliveryStore implements DeliveryStore {
       set.push('bodyRef = if_not_exists(bodyRef, :bodyRef)');
       values[':bodyRef'] = write.bodyRef;
     }
+    // A failed delivery is listed in the failed-deliveries index (recover); any other status leaves it.
+    const failedIndex = keys.failedDelivery(write.projectId, write.integrationId, write.deliveryId);
+    const remove = write.nextAttemptAt === undefined ? ['nextAttemptAt'] : [];
+    if (write.status === 'failed') {
+      set.push('gsi1pk = :failedPk', 'gsi1sk = :failedSk');
+      Object.assign(values, { ':failedPk': failedIndex.gsi1pk, ':failedSk': failedIndex.gsi1sk });
+    } else remove.push('gsi1pk', 'gsi1sk');
     let condition: string | undefined;
     if (!write.manual) {
       // A late duplicate of an automatic attempt never turns a succeeded delivery back into pending or failed.
@@ -68,7 +75,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.delivery(write.projectId, write.integrationId, write.deliveryId),
-          UpdateExpression: `SET ${set.join(', ')}${write.nextAttemptAt === undefined ? ' REMOVE nextAttemptAt' : ''}`,
+          UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
           ...(condition ? { ConditionExpression: condition } : {}),
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: values,
@@ -135,7 +142,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.delivery(projectId, integrationId, deliveryId),
-          UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE nextAttemptAt',
+          UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE nextAttemptAt, gsi1pk, gsi1sk',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':pending': 'pending', ':now': this.now() },

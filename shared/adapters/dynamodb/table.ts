@@ -39,6 +39,14 @@ export const keys = {
     pk: `DLV#${projectId}#${integrationId}`,
     sk: deliveryId,
   }),
+  /**
+   * Index entry (gsi1) of a delivery while it is `failed`: sparse, per webhook, sorted by delivery id, which starts
+   * with the event time; `recover` finds a window of failures with one Query (shared/webhooks/recover.ts).
+   */
+  failedDelivery: (projectId: string, integrationId: string, deliveryId: string) => ({
+    gsi1pk: `DLVFAILED#${projectId}#${integrationId}`,
+    gsi1sk: deliveryId,
+  }),
   /** When the next delivery attempt to a paced webhook may start (`rateLimitPerSecond`, shared/webhooks/pacing.ts). */
   webhookPace: (projectId: string, integrationId: string) => ({ pk: `PACE#${projectId}#${integrationId}`, sk: 'PACE' }),
   /** Whether a webhook has been failing and since when (written only when that changes). */

@@ -1,0 +1,36 @@
+import { route, type Route } from '#shared/http/router.ts';
+import { json } from '#shared/http/types.ts';
+import { recoverAccepted } from '#shared/openapi/schemas.ts';
+import type { RecoverFailedDeliveries } from '#shared/webhooks/recover.ts';
+import * as z from '#shared/validation/zod.ts';
+
+/** ISO 8601 with a zone (`Z` or an offset). */
+const instant = z.iso.datetime({ offset: true, error: 'Must be an ISO 8601 date-time with a zone' });
+
+const recoverBody = z.strictObject({ since: instant, until: z.optional(instant) });
+
+/** Recover a window of a webhook's failed deliveries (contract section 11). */
+export function recoverRoutes(recover: RecoverFailedDeliveries): Route[] {
+  return [
+    route({
+      method: 'POST',
+      path: '/projects/{projectId}/integrations/{integrationId}/recover',
+      body: recoverBody,
+      doc: {
+        summary: 'Retry every failed delivery of a webhook in a window of event time',
+        description:
+          'Each failed delivery whose event `timestamp` is in [since, until) is retried: the same delivery, body and `webhook-id`, one attempt appended. Two calls at once never re-queue one delivery twice. `since` at most 30 days ago.',
+        tags: ['Webhook deliveries'],
+        responses: { 202: { description: 'Queued.', body: recoverAccepted } },
+        errors: { 409: ['CONFLICT'] },
+      },
+      handle: async ({ params, body }) => {
+        const out = await recover.recover(params.projectId!, params.integrationId!, {
+          since: new Date(body.since),
+          ...(body.until !== undefined ? { until: new Date(body.until) } : {}),
+        });
+        return json(202, { recovered: out.recovered, ...(out.continued ? { continued: true } : {}) });
+      },
+    }),
+  ];
+}
