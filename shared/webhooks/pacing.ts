@@ -21,8 +21,11 @@ export const MAX_WEBHOOK_RATE_PER_SECOND = 10_000;
 export const START_JITTER_ALLOWANCE_MS = 60;
 /** A job whose reserved start is this close waits in the worker; further away it waits in the queue. */
 export const IN_PROCESS_WAIT_MS = 1_000;
-/** A job back from the queue this late after its reserved start lost it (part of the jitter allowance). */
-const LATE_START_MS = 20;
+/**
+ * A job back from the queue this late after its reserved start still takes it; later, it reserves again. Part of
+ * {@link START_JITTER_ALLOWANCE_MS}: the rest (40 ms) covers the way to the receiver.
+ */
+export const LATE_START_MS = 20;
 const LIMIT_CACHE_MS = 2_000;
 /** SQS's longest message delay. */
 const MAX_DELAY_SECONDS = 900;
