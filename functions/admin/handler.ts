@@ -18,8 +18,7 @@ import { channelRoutesFromConfig } from './routes/channels.ts';
 import { integrationRoutesFromConfig } from './routes/integrations.ts';
 import { eventRoutes, webhookAdminFromConfig } from './routes/events.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
-import { recoverRoutes } from './routes/recover.ts';
-import { recoverFromConfig } from '#shared/webhooks/recover-from-config.ts';
+import { recoverFromConfig, recoverRoutes } from './routes/recover.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();

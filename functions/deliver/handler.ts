@@ -5,7 +5,7 @@ import { createLogger } from '#shared/logging/logger.ts';
 import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { deliverFromConfig } from '#shared/webhooks/from-config.ts';
 import { isRecoverMessage } from '#shared/webhooks/recover.ts';
-import { recoverFromConfig } from '#shared/webhooks/recover-from-config.ts';
+import { recoverFromConfig } from './recover-wiring.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();

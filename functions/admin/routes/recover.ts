@@ -1,8 +1,16 @@
+import { DynamoFailedDeliveries } from '#shared/adapters/dynamodb/failed-deliveries.ts';
+import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
+import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
+import { sqsClient } from '#shared/adapters/sqs/clients.ts';
+import { SqsRecoverContinuation } from '#shared/adapters/sqs/recover-continuation.ts';
+import { SqsDeliveryQueue } from '#shared/adapters/sqs/webhook-queues.ts';
+import type { Config } from '#shared/config/config.ts';
+import type { SecretBox } from '#shared/integrations/secret-box.ts';
 import { route, type Route } from '#shared/http/router.ts';
 import { json } from '#shared/http/types.ts';
 import { recoverAccepted } from '#shared/openapi/schemas.ts';
-import type { RecoverFailedDeliveries } from '#shared/webhooks/recover.ts';
 import * as z from '#shared/validation/zod.ts';
+import { makeRecoverFailedDeliveries, type RecoverFailedDeliveries } from '#shared/webhooks/recover.ts';
 
 /** ISO 8601 with a zone (`Z` or an offset). */
 const instant = z.iso.datetime({ offset: true, error: 'Must be an ISO 8601 date-time with a zone' });
@@ -33,4 +41,17 @@ export function recoverRoutes(recover: RecoverFailedDeliveries): Route[] {
       },
     }),
   ];
+}
+
+/** The recover use case wired to DynamoDB and the deliveries queue (composition for the admin function). */
+export function recoverFromConfig(cfg: Config, table: DynamoTable, secretBox: SecretBox): RecoverFailedDeliveries {
+  if (!cfg.QUEUE_URL_DELIVERIES) throw new Error('Invalid configuration: QUEUE_URL_DELIVERIES is required');
+  return makeRecoverFailedDeliveries({
+    webhooks: new DynamoIntegrationStore(table, secretBox),
+    failed: new DynamoFailedDeliveries(table),
+    queue: new SqsDeliveryQueue(sqsClient(cfg), cfg.QUEUE_URL_DELIVERIES),
+    continuation: new SqsRecoverContinuation(sqsClient(cfg), cfg.QUEUE_URL_DELIVERIES),
+    // API Gateway gives a request 29 s; the rest of a very large window goes on in the deliver worker.
+    budgetMs: 15_000,
+  });
 }
