@@ -13,6 +13,7 @@ import {
   useLoad,
 } from '../ui.tsx';
 import { channelLabel, integrationStatus } from './integrations.tsx';
+import { RateLimitEditor, RecoverFailed } from './webhook-tools.tsx';
 
 /** One integration: its settings and actions, and for a webhook its delivery log. */
 export function IntegrationDetail({
@@ -106,6 +107,8 @@ export function IntegrationDetail({
             <dd>{i.hasBearerToken ? 'Set (hidden)' : 'None'}</dd>
             <dt>Event types</dt>
             <dd>{i.eventTypes?.length ? i.eventTypes.join(', ') : 'All'}</dd>
+            <dt>Rate limit</dt>
+            <dd>{i.rateLimitPerSecond === null ? 'None' : `${i.rateLimitPerSecond} per second`}</dd>
           </>
         ) : (
           <>
@@ -184,7 +187,15 @@ export function IntegrationDetail({
       <ErrorNotice error={action.error} />
       <StatusMessage message={status} />
 
-      {webhook ? <DeliveryLog api={api} path={path} version={deliveriesVersion} /> : null}
+      {webhook ? (
+        <>
+          <RateLimitEditor api={api} path={path} webhook={i} onSaved={() => void data.reload()} />
+          {i.enabled ? (
+            <RecoverFailed api={api} path={path} onRecovered={() => setDeliveriesVersion((v) => v + 1)} />
+          ) : null}
+          <DeliveryLog api={api} path={path} version={deliveriesVersion} />
+        </>
+      ) : null}
     </section>
   );
 }
