@@ -75,9 +75,11 @@ describe.runIf(hasChromium)('console: event catalog, rate limit, recover', () =>
     await page.getByLabel(/^Rate limit/).fill('0');
     await page.getByRole('button', { name: 'Save rate limit' }).click();
     // The field refuses it before any request (min 1): nothing changes.
-    expect(await page.getByLabel(/^Rate limit/).evaluate((input: HTMLInputElement) => input.validity.valid)).toBe(
-      false,
-    );
+    expect(
+      await page
+        .getByLabel(/^Rate limit/)
+        .evaluate((input) => (input as unknown as { validity: { valid: boolean } }).validity.valid),
+    ).toBe(false);
     expect((await svc.admin('GET', path)).body.rateLimitPerSecond).toBeNull();
   });
 
