@@ -73,14 +73,9 @@ export function makePacing(deps: PacingDeps) {
     return limit;
   }
 
-  async function startAt(job: DeliveryJob, slot: number): Promise<PacingDecision> {
-    const wait = slot - now();
-    if (wait <= IN_PROCESS_WAIT_MS) {
-      if (wait > 0) await sleep(wait);
-      return { go: true };
-    }
-    // Back up to a second early: the rest of the wait happens in the worker, to the millisecond.
-    const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.floor(wait / 1000));
+  /** Back on the queue until shortly before its reserved start (up to a second early: the rest is waited here). */
+  function holdBack(job: DeliveryJob, slot: number): PacingDecision {
+    const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.floor((slot - now()) / 1000)));
     return { go: false, job: { ...job, pacedStartAt: slot }, delaySeconds };
   }
 
@@ -88,11 +83,18 @@ export function makePacing(deps: PacingDeps) {
     async pace(job: DeliveryJob): Promise<PacingDecision> {
       const limit = await limitOf(job);
       if (limit === null) return { go: true };
-      if (job.pacedStartAt !== undefined && now() <= job.pacedStartAt + LATE_START_MS) {
-        return startAt(job, job.pacedStartAt);
+      const reserve = () => deps.pacer.reserve(job.projectId, job.integrationId, startSpacingMs(limit), now());
+      const kept = job.pacedStartAt !== undefined && now() <= job.pacedStartAt + LATE_START_MS;
+      let slot = kept ? job.pacedStartAt! : await reserve();
+      for (let round = 0; ; round++) {
+        const wait = slot - now();
+        if (wait > IN_PROCESS_WAIT_MS) return holdBack(job, slot);
+        if (wait > 0) await sleep(wait);
+        if (now() <= slot + LATE_START_MS) return { go: true };
+        // Woke too late for its start (a busy worker): starting now could crowd the next start; take a new one.
+        if (round >= 2) return { go: false, job: { ...job, pacedStartAt: undefined }, delaySeconds: 1 };
+        slot = await reserve();
       }
-      const slot = await deps.pacer.reserve(job.projectId, job.integrationId, startSpacingMs(limit), now());
-      return startAt(job, slot);
     },
   };
 }

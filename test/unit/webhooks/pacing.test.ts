@@ -139,6 +139,31 @@ describe('pacing (rateLimitPerSecond)', () => {
   });
 });
 
+describe('pacing when the worker wakes late', () => {
+  it('does not start on a reserved time it overslept: it takes a new one (here, at once), keeping the spacing', async () => {
+    const pacer = new MemoryPacer(5);
+    let clock = T0;
+    let sleeps = 0;
+    const pacing = makePacing({
+      pacer,
+      now: () => clock,
+      // A loaded worker: every other wait ends 300 ms later than asked.
+      sleep: async (ms) => {
+        clock += ms + (sleeps++ % 2 ? 0 : 300);
+      },
+    });
+    expect(await pacing.pace(job(0))).toEqual({ go: true }); // reserved T0, no wait
+    const startedAt: number[] = [T0];
+    for (let i = 1; i < 5; i++) {
+      expect(await pacing.pace(job(i))).toEqual({ go: true });
+      startedAt.push(clock);
+    }
+    for (let i = 1; i < startedAt.length; i++) {
+      expect(startedAt[i]! - startedAt[i - 1]!).toBeGreaterThanOrEqual(1060 / 5);
+    }
+  });
+});
+
 describe('deliver with pacing', () => {
   it('puts a held-back job back on the queue with a delay: no attempt, no request, no change to its count', async () => {
     const pacer = new MemoryPacer(1);
