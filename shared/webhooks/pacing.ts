@@ -6,13 +6,18 @@ import type { DeliveryJob } from './model.ts';
  *
  * Decision: spacing, not a bucket with bursts. A bucket of n that refills n per second lets 2n - 1 start within one
  * sliding second; starts spaced `(1000 + START_JITTER_ALLOWANCE_MS) / n` ms apart never put n + 1 in one second,
- * even when each start reaches the receiver up to that allowance late (a worker's timer, the network).
+ * even when each start reaches the receiver up to that allowance late (the way from the worker to the receiver).
  *
- * The spacing is kept in one item per webhook (the pacer port): each attempt reserves the next free start time with
- * one conditional write. A job whose start is under {@link IN_PROCESS_WAIT_MS} away waits for it in the worker (SQS
- * delays count whole seconds, so finer waits cannot be left to the queue); a later one goes back on the queue with
- * a delay, carrying its reserved start, and comes back shortly before it. A job back too late for its start (the
- * queue was slow) reserves again. Waiting is never an attempt and never fails a delivery.
+ * Two conditional writes per attempt on one item per webhook (the pacer port), both shared by every worker:
+ * - a reservation orders the waiting jobs: the next free start time, handed out `spacing` apart. A job whose start
+ *   is under {@link IN_PROCESS_WAIT_MS} away waits for it in the worker (SQS delays count whole seconds, so finer
+ *   waits cannot be left to the queue); a later one goes back on the queue with a delay, carrying its reserved
+ *   start, and comes back shortly before it;
+ * - an admission at the moment of the start decides: it passes only when the last admitted start is at least
+ *   `spacing` ago, and records this one. A worker that woke late, or a job the queue returned late, cannot crowd
+ *   the next start: it is admitted when the spacing allows, retrying in the worker for up to a second, else it goes
+ *   back on the queue with a new reservation.
+ * Waiting is never an attempt and never fails a delivery.
  *
  * The limit is read from the webhook at most {@link LIMIT_CACHE_MS} old per worker instance, not from the snapshot
  * the fan-out put in the job (up to a minute old), so a change applies within seconds.
@@ -21,11 +26,8 @@ export const MAX_WEBHOOK_RATE_PER_SECOND = 10_000;
 export const START_JITTER_ALLOWANCE_MS = 60;
 /** A job whose reserved start is this close waits in the worker; further away it waits in the queue. */
 export const IN_PROCESS_WAIT_MS = 1_000;
-/**
- * A job back from the queue this late after its reserved start still takes it; later, it reserves again. Part of
- * {@link START_JITTER_ALLOWANCE_MS}: the rest (40 ms) covers the way to the receiver.
- */
-export const LATE_START_MS = 20;
+/** How long a job whose start came keeps asking for admission in the worker before it goes back on the queue. */
+export const ADMISSION_PATIENCE_MS = 1_000;
 const LIMIT_CACHE_MS = 2_000;
 /** SQS's longest message delay. */
 const MAX_DELAY_SECONDS = 900;
@@ -44,6 +46,11 @@ export interface WebhookPacer {
    * returns it (epoch ms). Atomic across every caller.
    */
   reserve(projectId: string, integrationId: string, spacingMs: number, now: number): Promise<number>;
+  /**
+   * Admits a start at `now` when the last admitted start is at least `spacingMs` earlier (or none), recording it;
+   * false otherwise. Atomic across every caller.
+   */
+  admit(projectId: string, integrationId: string, spacingMs: number, now: number): Promise<boolean>;
 }
 
 export type PacingDecision =
@@ -83,17 +90,19 @@ export function makePacing(deps: PacingDeps) {
     async pace(job: DeliveryJob): Promise<PacingDecision> {
       const limit = await limitOf(job);
       if (limit === null) return { go: true };
-      const reserve = () => deps.pacer.reserve(job.projectId, job.integrationId, startSpacingMs(limit), now());
-      const kept = job.pacedStartAt !== undefined && now() <= job.pacedStartAt + LATE_START_MS;
-      let slot = kept ? job.pacedStartAt! : await reserve();
-      for (let round = 0; ; round++) {
-        const wait = slot - now();
-        if (wait > IN_PROCESS_WAIT_MS) return holdBack(job, slot);
-        if (wait > 0) await sleep(wait);
-        if (now() <= slot + LATE_START_MS) return { go: true };
-        // Woke too late for its start (a busy worker): starting now could crowd the next start; take a new one.
-        if (round >= 2) return { go: false, job: { ...job, pacedStartAt: undefined }, delaySeconds: 1 };
-        slot = await reserve();
+      const spacing = startSpacingMs(limit);
+      const slot = job.pacedStartAt ?? (await deps.pacer.reserve(job.projectId, job.integrationId, spacing, now()));
+      const wait = slot - now();
+      if (wait > IN_PROCESS_WAIT_MS) return holdBack(job, slot);
+      if (wait > 0) await sleep(wait);
+      const giveUpAt = now() + ADMISSION_PATIENCE_MS;
+      for (;;) {
+        if (await deps.pacer.admit(job.projectId, job.integrationId, spacing, now())) return { go: true };
+        if (now() >= giveUpAt) {
+          const next = await deps.pacer.reserve(job.projectId, job.integrationId, spacing, now());
+          return holdBack(job, Math.max(next, now() + 1000));
+        }
+        await sleep(Math.min(spacing / 2, 50));
       }
     },
   };

@@ -115,6 +115,16 @@ describe('DynamoWebhookPacer against dynalite', () => {
     expect(await pacer.reserve('prj_p', 'int_idle', 100, t + 5_000)).toBe(t + 5_000);
   });
 
+  it('admits one start per spacing, however many workers ask at once', async () => {
+    const pacer = new DynamoWebhookPacer(env.table);
+    const t = Date.now();
+    const first = await Promise.all(Array.from({ length: 10 }, () => pacer.admit('prj_p', 'int_adm', 200, t)));
+    expect(first.filter(Boolean)).toHaveLength(1);
+    expect(await pacer.admit('prj_p', 'int_adm', 200, t + 150)).toBe(false);
+    const later = await Promise.all(Array.from({ length: 10 }, () => pacer.admit('prj_p', 'int_adm', 200, t + 200)));
+    expect(later.filter(Boolean)).toHaveLength(1);
+  });
+
   it('reads the limit stored on the webhook, null when there is none', async () => {
     const pacer = new DynamoWebhookPacer(env.table);
     await env.table.client.send(

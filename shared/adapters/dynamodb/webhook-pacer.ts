@@ -8,6 +8,7 @@ import { isConditionFailure, keys, type DynamoTable } from './table.ts';
  *  - idle (`next` <= now, or no item): the start is now, `next` := now + spacing;
  *  - busy (`next` > now): the start is `next`, `next` := `next` + spacing (the new value comes back with the write).
  * No read comes first, so any number of workers share the schedule without handing out one start twice.
+ * `last` is the last admitted start: an admission is one conditional write (`last` <= now - spacing).
  */
 export class DynamoWebhookPacer implements WebhookPacer {
   constructor(private readonly table: DynamoTable) {}
@@ -60,6 +61,25 @@ export class DynamoWebhookPacer implements WebhookPacer {
       } catch (error) {
         if (!isConditionFailure(error) || round >= 5) throw error;
       }
+    }
+  }
+
+  async admit(projectId: string, integrationId: string, spacingMs: number, now: number): Promise<boolean> {
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.webhookPace(projectId, integrationId),
+          UpdateExpression: 'SET #last = :now, expiresAt = if_not_exists(expiresAt, :exp)',
+          ConditionExpression: 'attribute_not_exists(#last) OR #last <= :earliest',
+          ExpressionAttributeNames: { '#last': 'last' },
+          ExpressionAttributeValues: { ':now': now, ':earliest': now - spacingMs, ':exp': expiresAt(now) },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
     }
   }
 }
