@@ -4,8 +4,6 @@ import type { DeliveryQueue, WebhookDirectory } from './ports.ts';
 
 /** How far back a recover may reach (contract section 11; deliveries are kept 30 days). */
 export const RECOVER_MAX_AGE_MS = 30 * 86400 * 1000;
-/** Failed deliveries read per index page. */
-const PAGE_SIZE = 500;
 /** Claims (conditional writes) in flight at once. */
 const CLAIM_CONCURRENCY = 25;
 
