@@ -5,9 +5,10 @@
  *    (WEBHOOK_RETRY_SCHEDULE=0: two attempts), then the receiver answers 200 and one `POST …/recover` runs:
  *    seconds from the call until every delivery has reached the receiver again (each webhook-id once more);
  *  - pacing isolation: 32 producers post events for `--seconds` to a project whose events go to an unpaced webhook;
- *    the unpaced receiver's deliveries/s, first with that webhook alone (baseline), then with a second webhook on
- *    the same events paced at 10/s (its backlog held back on the queue the whole time). The paced run's rate as a
- *    share of the baseline measured just before it in the same service.
+ *    the unpaced receiver's deliveries/s, first with that webhook alone (baseline), then with a second unpaced
+ *    webhook on the same events (the same work without pacing), then with the second webhook paced at 10/s (its
+ *    backlog held back on the queue the whole time). Shares of the paced run against both, in the same service;
+ *    and the most starts the paced receiver saw in any one second.
  *
  * Run: npx tsx bench/webhooks-recover-pacing.ts [--failed 10000] [--seconds 10] [--rounds 2]
  */
@@ -154,14 +155,23 @@ async function pacingRound() {
   return withService({}, async (svc) => {
     const call = api(svc);
     const [alone, unpaced, paced] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
+    const extra: TestReceiver[] = [];
     try {
       const a = await project(call);
       await a.webhook({ scope: 'general', url: alone.url });
+      // The same work without pacing: a second unpaced webhook on every event.
+      const [twin, twinOther] = await Promise.all([startReceiver(), startReceiver()]);
+      extra.push(twin, twinOther);
+      const c = await project(call);
+      await c.webhook({ scope: 'general', url: twin.url });
+      await c.webhook({ scope: 'channel', channelId: c.channelId, url: twinOther.url });
       const b = await project(call);
       await b.webhook({ scope: 'general', url: unpaced.url });
       await b.webhook({ scope: 'channel', channelId: b.channelId, url: paced.url, rateLimitPerSecond: 10 });
       const baselinePerS = await closedLoop(a.post, alone);
-      // Let the baseline's backlog drain before the paced run.
+      // Let each run's backlog drain before the next.
+      await sleep(3_000);
+      const twoUnpacedPerS = await closedLoop(c.post, twin);
       await sleep(3_000);
       const pacedStart = paced.received.length;
       const p0 = performance.now();
@@ -175,13 +185,15 @@ async function pacingRound() {
       }
       return {
         baselinePerS,
+        twoUnpacedPerS,
         withPacedPerS,
         share: withPacedPerS / baselinePerS,
+        shareOfTwoUnpaced: withPacedPerS / twoUnpacedPerS,
         pacedDeliveredPerS: pacedPerS,
         pacedBusiestSecond: busiest,
       };
     } finally {
-      await Promise.all([alone, unpaced, paced].map((r) => r.close()));
+      await Promise.all([alone, unpaced, paced, ...extra].map((r) => r.close()));
     }
   });
 }
@@ -212,7 +224,10 @@ console.log(
             rounds: pacing,
             medianBaselinePerS: r2(median(pacing.map((r) => r.baselinePerS))),
             medianWithPacedPerS: r2(median(pacing.map((r) => r.withPacedPerS))),
+            medianTwoUnpacedPerS: r2(median(pacing.map((r) => r.twoUnpacedPerS))),
             medianShare: r2(median(pacing.map((r) => r.share))),
+            medianShareOfTwoUnpaced: r2(median(pacing.map((r) => r.shareOfTwoUnpaced))),
+            pacedBusiestSecondMax: Math.max(...pacing.map((r) => r.pacedBusiestSecond)),
           }
         : undefined,
     },

@@ -12,10 +12,10 @@ import type { DeliveryJob } from './model.ts';
  * - a reservation orders the waiting jobs: the next free start time, handed out `spacing` apart. A job whose start
  *   is under {@link IN_PROCESS_WAIT_MS} away waits for it in the worker (SQS delays count whole seconds, so finer
  *   waits cannot be left to the queue); a later one goes back on the queue with a delay, carrying its reserved
- *   start, and comes back shortly before it;
+ *   start, and comes back about then;
  * - an admission at the moment of the start decides: it passes only when the last admitted start is at least
  *   `spacing` ago, and records this one. A worker that woke late, or a job the queue returned late, cannot crowd
- *   the next start: it is admitted when the spacing allows, retrying in the worker for up to a second, else it goes
+ *   the next start: it is admitted when the spacing allows, retrying in the worker for a moment, else it goes
  *   back on the queue with a new reservation.
  * Waiting is never an attempt and never fails a delivery.
  *
@@ -23,8 +23,13 @@ import type { DeliveryJob } from './model.ts';
  * the fan-out put in the job (up to a minute old), so a change applies within seconds.
  */
 export const MAX_WEBHOOK_RATE_PER_SECOND = 10_000;
-export const START_JITTER_ALLOWANCE_MS = 60;
-/** A job whose reserved start is this close waits in the worker; further away it waits in the queue. */
+/** Measured: under a load average of 12 on 2 cores, 60 ms let 11 starts reach a receiver within one second at 10/s. */
+export const START_JITTER_ALLOWANCE_MS = 150;
+/**
+ * A job whose reserved start is this close waits in the worker; further away it waits in the queue. A wait holds the
+ * worker's batch, but SQS delays count whole seconds: shorter (250 ms) made jobs miss their starts and a webhook
+ * paced at 10/s got 2.5/s under load (BENCHMARKS.md, issue 16).
+ */
 export const IN_PROCESS_WAIT_MS = 1_000;
 /** How long a job whose start came keeps asking for admission in the worker before it goes back on the queue. */
 export const ADMISSION_PATIENCE_MS = 1_000;
@@ -80,7 +85,7 @@ export function makePacing(deps: PacingDeps) {
     return limit;
   }
 
-  /** Back on the queue until shortly before its reserved start (up to a second early: the rest is waited here). */
+  /** Back on the queue until about its reserved start (SQS delays are whole seconds; admission decides on return). */
   function holdBack(job: DeliveryJob, slot: number): PacingDecision {
     const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.floor((slot - now()) / 1000)));
     return { go: false, job: { ...job, pacedStartAt: slot }, delaySeconds };
