@@ -136,7 +136,11 @@ async function recoverRun() {
 }
 
 /** 32 producers for `seconds` after a 2 s warm-up; deliveries/s at `measured` in the window. */
-async function closedLoop(post: (n: number) => Promise<{ status: number }>, measured: TestReceiver) {
+async function closedLoop(
+  post: (n: number) => Promise<{ status: number }>,
+  measured: TestReceiver,
+  drained: TestReceiver[] = [measured],
+) {
   let stop = false;
   let n = 0;
   const producers = Array.from({ length: 32 }, async () => {
@@ -148,6 +152,8 @@ async function closedLoop(post: (n: number) => Promise<{ status: number }>, meas
   const [c1, t1] = [measured.received.length, performance.now()];
   stop = true;
   await Promise.all(producers);
+  // The next run starts on an empty queue: wait until every event posted here reached the receivers.
+  await Promise.all(drained.map((r) => r.waitFor(n, 300_000)));
   return (c1 - c0) / ((t1 - t0) / 1000);
 }
 
@@ -169,13 +175,11 @@ async function pacingRound() {
       await b.webhook({ scope: 'general', url: unpaced.url });
       await b.webhook({ scope: 'channel', channelId: b.channelId, url: paced.url, rateLimitPerSecond: 10 });
       const baselinePerS = await closedLoop(a.post, alone);
-      // Let each run's backlog drain before the next.
-      await sleep(3_000);
-      const twoUnpacedPerS = await closedLoop(c.post, twin);
-      await sleep(3_000);
+      const twoUnpacedPerS = await closedLoop(c.post, twin, [twin, twinOther]);
       const pacedStart = paced.received.length;
       const p0 = performance.now();
-      const withPacedPerS = await closedLoop(b.post, unpaced);
+      // The paced run comes last: its backlog (10/s) never drains within a run.
+      const withPacedPerS = await closedLoop(b.post, unpaced, []);
       const pacedPerS = (paced.received.length - pacedStart) / ((performance.now() - p0) / 1000);
       const times = paced.received.map((d) => d.arrivedAt).sort((x, y) => x - y);
       let busiest = 0;
