@@ -118,6 +118,22 @@ describe('rateLimitPerSecond', () => {
   }, 120_000);
 });
 
+describe('rateLimitPerSecond changes', () => {
+  it('a limit set by PATCH applies within seconds (deliver workers read it at most 2 s old)', async () => {
+    const p = await project();
+    const r = await receiver();
+    const hook = await p.webhook({ url: r.url });
+    await p.event(0);
+    await r.waitFor(1);
+    const path = `/projects/${p.projectId}/integrations/${hook.integrationId}`;
+    expect((await svc.admin('PATCH', path, { rateLimitPerSecond: 2 })).status).toBe(200);
+    await sleep(2_500);
+    await Promise.all(Array.from({ length: 8 }, (_, i) => p.event(i + 1)));
+    const got = await r.waitFor(9, 30_000);
+    expect(busiestSecond(got.slice(1).map((d) => d.arrivedAt))).toBeLessThanOrEqual(2);
+  }, 45_000);
+});
+
 describe('Retry-After', () => {
   it('a receiver answering 429 with Retry-After: 2 gets the next attempt 2 s later or more, and the log shows it', async () => {
     const p = await project();
