@@ -25,7 +25,15 @@ import { mainTable } from '#shared/resources/table.ts';
 import { createAlarms } from './alarms.ts';
 import { createApi } from './api.ts';
 import { architectureFor, buildFunctionsSync, type BundleAnalysis } from './bundling.ts';
-import { functionSpecs, pascal, sharedDefinitions, type FunctionSpec, type ResourceDefinitions } from './functions.ts';
+import {
+  functionSpecs,
+  isLongRoute,
+  pascal,
+  sharedDefinitions,
+  specsForDeployment,
+  type FunctionSpec,
+  type ResourceDefinitions,
+} from './functions.ts';
 import { acknowledgeFindings } from './acknowledgements.ts';
 import { bedrockModelArns, statementsFor, type AccessTargets } from './permissions.ts';
 import { bedrockModelIds, defaultSettings, type DeploymentSettings } from './settings.ts';
@@ -53,101 +61,11 @@ export class SwitchboardStack extends Stack {
     const definitions = props.definitions ?? sharedDefinitions;
     Tags.of(this).add('app', 'switchboard');
 
-    // ---- Data -------------------------------------------------------------------------------------------------
-    const table = new Table(this, mainTable.constructId, {
-      partitionKey: { name: mainTable.partitionKey, type: AttributeType.STRING },
-      sortKey: { name: mainTable.sortKey, type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: mainTable.ttlAttribute,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    for (const gsi of mainTable.globalSecondaryIndexes) {
-      table.addGlobalSecondaryIndex({
-        indexName: gsi.indexName,
-        partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },
-        sortKey: { name: gsi.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
-      });
-    }
-
-    const queues = {} as Record<QueueKey, Queue>;
-    const deadLetterQueues = {} as Record<QueueKey, Queue>;
-    for (const key of Object.keys(queueDefinitions) as QueueKey[]) {
-      const q = queueDefinitions[key];
-      const name = pascal(key);
-      deadLetterQueues[key] = new Queue(this, `${name}DeadLetterQueue`, {
-        retentionPeriod: Duration.days(14),
-        encryption: QueueEncryption.SQS_MANAGED,
-        enforceSSL: true,
-      });
-      queues[key] = new Queue(this, `${name}Queue`, {
-        visibilityTimeout: Duration.seconds(q.visibilityTimeoutSeconds),
-        retentionPeriod: Duration.seconds(q.retentionSeconds),
-        deadLetterQueue: { queue: deadLetterQueues[key], maxReceiveCount: q.maxReceiveCount },
-        encryption: QueueEncryption.SQS_MANAGED,
-        enforceSSL: true,
-      });
-    }
-
-    const buckets = {} as Record<BucketKey, Bucket>;
-    for (const key of Object.keys(bucketDefinitions) as BucketKey[]) {
-      const b = bucketDefinitions[key];
-      const temporary = b.expiringPrefixes;
-      buckets[key] = new Bucket(this, `${pascal(key)}Bucket`, {
-        blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-        encryption: BucketEncryption.S3_MANAGED,
-        enforceSSL: true,
-        objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-        removalPolicy: RemovalPolicy.RETAIN,
-        lifecycleRules: [
-          { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
-          ...temporary.map(({ prefix, days }) => ({
-            id: `expire-${prefix.replace(/\W+/g, '')}`,
-            prefix,
-            expiration: Duration.days(days),
-          })),
-        ],
-        // Browsers may upload straight to a presigned URL or POST form; its signature (and policy) is the authorization.
-        ...(temporary.length
-          ? {
-              cors: [
-                {
-                  allowedMethods: [HttpMethods.PUT, HttpMethods.POST],
-                  allowedOrigins: ['*'],
-                  allowedHeaders: ['*'],
-                  maxAge: 3600,
-                },
-              ],
-            }
-          : {}),
-      });
-    }
-
-    // ---- Secrets: only those a function declares (the model key only with an OpenAI-compatible provider) -----------
-    this.specs = functionSpecs(definitions);
-    const wanted = new Set(this.specs.flatMap((s) => s.access.secrets ?? []));
-    const secrets: Partial<Record<SecretKey, Secret>> = {};
-    if (wanted.has('adminKey')) {
-      secrets.adminKey = new Secret(this, 'AdminKeySecret', {
-        description: secretDefinitions.adminKey.description,
-        generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
-      });
-    }
-    if (wanted.has('secretsKey')) {
-      // 43 characters of the base64 alphabet decode to 32 bytes: an AES-256 key in the form SECRETS_KEY takes.
-      secrets.secretsKey = new Secret(this, 'SecretsKeySecret', {
-        description: secretDefinitions.secretsKey.description,
-        generateSecretString: { passwordLength: 43, excludePunctuation: true, includeSpace: false },
-      });
-    }
-    if (wanted.has('modelApiKey') && settings.modelProvider === 'openai') {
-      secrets.modelApiKey = new Secret(this, 'ModelApiKeySecret', {
-        description: `${secretDefinitions.modelApiKey.description} (set it: aws secretsmanager put-secret-value)`,
-      });
-    }
-
+    const table = createTable(this);
+    const { queues, deadLetterQueues } = createQueues(this);
+    const buckets = createBuckets(this);
+    this.specs = specsForDeployment(functionSpecs(definitions), settings);
+    const secrets = createSecrets(this, new Set(this.specs.flatMap((s) => s.access.secrets ?? [])), settings);
     const targets: AccessTargets = {
       table,
       queues,
@@ -158,7 +76,10 @@ export class SwitchboardStack extends Stack {
 
     // ---- Functions ----------------------------------------------------------------------------------------------
     // Every function bundled in one esbuild run (infra/bundling.ts); each Lambda's code is its bundle folder.
-    this.bundles = buildFunctionsSync(this.specs.map((s) => s.fn));
+    this.bundles = buildFunctionsSync(
+      this.specs.map((s) => s.fn),
+      { ocrEngine: settings.ocrEngine },
+    );
     // Every function parses shared/config at cold start, which requires TABLE_NAME; the rest is per declaration.
     const common: Record<string, string> = {
       SWITCHBOARD_RUNTIME: 'aws',
@@ -166,12 +87,28 @@ export class SwitchboardStack extends Stack {
       TABLE_NAME: table.tableName,
       ...settings.environment,
     };
-
     for (const spec of this.specs) {
       this.functions[spec.fn] = this.createFunction(spec, { settings, targets, common, queues });
     }
+    this.connectQueueWorkers(queues);
+    this.scheduleWorkers();
 
-    // Queue workers: partial batch responses, so one bad message is retried alone.
+    // ---- API and alarms -----------------------------------------------------------------------------------------
+    const api = createApi(this, { definitions, functions: this.functions as Record<string, IFunction>, settings });
+    createAlarms(this, {
+      api,
+      functions: this.functions,
+      deadLetterQueues,
+      deliveriesQueue: queues.deliveries,
+      settings,
+      deliverFunction: this.specs.find((s) => s.queueWorker?.queue === 'deliveries')?.fn,
+    });
+    createOutputs(this, { api, table, buckets, secrets });
+    acknowledgeFindings(this, { api, buckets, secrets, roles: this.roles, specs: this.specs });
+  }
+
+  /** Queue workers: partial batch responses, so one bad message is retried alone. */
+  private connectQueueWorkers(queues: Record<QueueKey, Queue>): void {
     for (const spec of this.specs) {
       const worker = spec.queueWorker;
       if (!worker) continue;
@@ -184,7 +121,9 @@ export class SwitchboardStack extends Stack {
         }),
       );
     }
+  }
 
+  private scheduleWorkers(): void {
     for (const spec of this.specs) {
       const worker = spec.scheduledWorker;
       if (!worker) continue;
@@ -200,44 +139,9 @@ export class SwitchboardStack extends Stack {
         ],
       });
     }
-
-    // ---- API and alarms -----------------------------------------------------------------------------------------
-    const api = createApi(this, { definitions, functions: this.functions as Record<string, IFunction>, settings });
-    createAlarms(this, {
-      api,
-      functions: this.functions,
-      deadLetterQueues,
-      deliveriesQueue: queues.deliveries,
-      settings,
-      deliverFunction: this.specs.find((s) => s.queueWorker?.queue === 'deliveries')?.fn,
-    });
-
-    new CfnOutput(this, 'ApiBaseUrl', {
-      value: api.url,
-      description: 'Base URL: {base_url}/api/v1/ai/*, {base_url}/admin/v1/*',
-    });
-    new CfnOutput(this, 'TableName', { value: table.tableName });
-    for (const key of Object.keys(buckets) as BucketKey[])
-      new CfnOutput(this, `${pascal(key)}BucketName`, { value: buckets[key].bucketName });
-    for (const [key, secret] of Object.entries(secrets) as [SecretKey, Secret][]) {
-      new CfnOutput(this, `${pascal(key)}SecretArn`, {
-        value: secret.secretArn,
-        description: secretDefinitions[key].description,
-      });
-    }
-
-    acknowledgeFindings(this, { api, buckets, secrets, roles: this.roles, specs: this.specs });
   }
 
-  private createFunction(
-    spec: FunctionSpec,
-    ctx: {
-      settings: DeploymentSettings;
-      targets: AccessTargets;
-      common: Record<string, string>;
-      queues: Record<QueueKey, Queue>;
-    },
-  ): NodejsFunction {
+  private createFunction(spec: FunctionSpec, ctx: FunctionContext): NodejsFunction {
     const id = pascal(spec.fn);
     const bundle = this.bundles.get(spec.fn);
     if (!bundle) throw new Error(`functions/${spec.fn}/handler.ts could not be bundled`);
@@ -245,39 +149,9 @@ export class SwitchboardStack extends Stack {
       retention: ctx.settings.logRetentionDays,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    // One role per function, written out: logging to its own log group and what it declares, nothing else.
-    const role = new Role(this, `${id}Role`, {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: `Switchboard ${spec.fn}`,
-    });
-    this.roles[spec.fn] = role;
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        sid: 'OwnLogs',
-        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-        resources: [logGroup.logGroupArn],
-      }),
-    );
-    for (const statement of statementsFor(spec.access, ctx.targets)) role.addToPrincipalPolicy(statement);
-
-    const environment: Record<string, string> = { ...ctx.common, POWERTOOLS_SERVICE_NAME: spec.fn };
-    const heapCap = Math.max(0, ...spec.routes.map((r) => r.maxOldSpaceMb ?? 0));
-    if (heapCap > 0)
-      environment.NODE_OPTIONS = `${ctx.common.NODE_OPTIONS ?? ''} --max-old-space-size=${heapCap}`.trim();
-    if (spec.access.bedrock || spec.access.secrets?.includes('modelApiKey'))
-      Object.assign(environment, modelEnvironment(ctx.settings));
-    for (const key of spec.access.sendTo ?? []) environment[queueUrlEnv(key)] = ctx.queues[key].queueUrl;
-    if (spec.queueWorker)
-      environment[queueUrlEnv(spec.queueWorker.queue)] = ctx.queues[spec.queueWorker.queue].queueUrl;
-    for (const key of Object.keys(spec.access.buckets ?? {}) as BucketKey[])
-      environment[bucketDefinitions[key].envVar] = ctx.targets.buckets[key].bucketName;
-    for (const key of spec.access.secrets ?? []) {
-      const secret = ctx.targets.secrets[key];
-      if (secret) environment[secretDefinitions[key].envVar] = secret.secretArn;
-    }
-
+    const role = this.createRole(spec, logGroup, ctx.targets);
     const architecture = architectureFor(bundle.unbundled) === 'x86_64' ? Architecture.X86_64 : Architecture.ARM_64;
-    const fn = new NodejsFunction(this, `${id}Function`, {
+    return new NodejsFunction(this, `${id}Function`, {
       description: `Switchboard ${spec.fn}`,
       // Bundled by infra/bundling.ts (esbuild, ESM, minified, external source maps, unbundled packages beside it).
       code: Code.fromAsset(bundle.dir),
@@ -290,10 +164,187 @@ export class SwitchboardStack extends Stack {
       logGroup,
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: ApplicationLogLevel.INFO,
-      environment,
+      environment: functionEnvironment(spec, ctx),
       awsSdkConnectionReuse: false,
+      ...(isLongRoute(spec) && ctx.settings.longRouteReservedConcurrency > 0
+        ? { reservedConcurrentExecutions: ctx.settings.longRouteReservedConcurrency }
+        : {}),
     });
-    return fn;
+  }
+
+  /** One role per function, written out: logging to its own log group and what it declares, nothing else. */
+  private createRole(spec: FunctionSpec, logGroup: LogGroup, targets: AccessTargets): Role {
+    const role = new Role(this, `${pascal(spec.fn)}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Switchboard ${spec.fn}`,
+    });
+    this.roles[spec.fn] = role;
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'OwnLogs',
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+      }),
+    );
+    for (const statement of statementsFor(spec.access, targets)) role.addToPrincipalPolicy(statement);
+    return role;
+  }
+}
+
+interface FunctionContext {
+  settings: DeploymentSettings;
+  targets: AccessTargets;
+  common: Record<string, string>;
+  queues: Record<QueueKey, Queue>;
+}
+
+function createTable(scope: Construct): Table {
+  const table = new Table(scope, mainTable.constructId, {
+    partitionKey: { name: mainTable.partitionKey, type: AttributeType.STRING },
+    sortKey: { name: mainTable.sortKey, type: AttributeType.STRING },
+    billingMode: BillingMode.PAY_PER_REQUEST,
+    timeToLiveAttribute: mainTable.ttlAttribute,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    deletionProtection: true,
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+  for (const gsi of mainTable.globalSecondaryIndexes) {
+    table.addGlobalSecondaryIndex({
+      indexName: gsi.indexName,
+      partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: gsi.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.ALL,
+    });
+  }
+  return table;
+}
+
+function createQueues(scope: Construct) {
+  const queues = {} as Record<QueueKey, Queue>;
+  const deadLetterQueues = {} as Record<QueueKey, Queue>;
+  for (const key of Object.keys(queueDefinitions) as QueueKey[]) {
+    const q = queueDefinitions[key];
+    const name = pascal(key);
+    deadLetterQueues[key] = new Queue(scope, `${name}DeadLetterQueue`, {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    queues[key] = new Queue(scope, `${name}Queue`, {
+      visibilityTimeout: Duration.seconds(q.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(q.retentionSeconds),
+      deadLetterQueue: { queue: deadLetterQueues[key], maxReceiveCount: q.maxReceiveCount },
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+  }
+  return { queues, deadLetterQueues };
+}
+
+function createBuckets(scope: Construct): Record<BucketKey, Bucket> {
+  const buckets = {} as Record<BucketKey, Bucket>;
+  for (const key of Object.keys(bucketDefinitions) as BucketKey[]) {
+    const temporary = bucketDefinitions[key].expiringPrefixes;
+    buckets[key] = new Bucket(scope, `${pascal(key)}Bucket`, {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        ...temporary.map(({ prefix, days }) => ({
+          id: `expire-${prefix.replace(/\W+/g, '')}`,
+          prefix,
+          expiration: Duration.days(days),
+        })),
+      ],
+      // Browsers may upload straight to a presigned URL or POST form; its signature (and policy) is the authorization.
+      ...(temporary.length
+        ? {
+            cors: [
+              {
+                allowedMethods: [HttpMethods.PUT, HttpMethods.POST],
+                allowedOrigins: ['*'],
+                allowedHeaders: ['*'],
+                maxAge: 3600,
+              },
+            ],
+          }
+        : {}),
+    });
+  }
+  return buckets;
+}
+
+/** Only the secrets a function declares (the model key only with an OpenAI-compatible provider). */
+function createSecrets(
+  scope: Construct,
+  wanted: Set<SecretKey>,
+  settings: DeploymentSettings,
+): Partial<Record<SecretKey, Secret>> {
+  const secrets: Partial<Record<SecretKey, Secret>> = {};
+  if (wanted.has('adminKey')) {
+    secrets.adminKey = new Secret(scope, 'AdminKeySecret', {
+      description: secretDefinitions.adminKey.description,
+      generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
+    });
+  }
+  if (wanted.has('secretsKey')) {
+    // 43 characters of the base64 alphabet decode to 32 bytes: an AES-256 key in the form SECRETS_KEY takes.
+    secrets.secretsKey = new Secret(scope, 'SecretsKeySecret', {
+      description: secretDefinitions.secretsKey.description,
+      generateSecretString: { passwordLength: 43, excludePunctuation: true, includeSpace: false },
+    });
+  }
+  if (wanted.has('modelApiKey') && settings.modelProvider === 'openai') {
+    secrets.modelApiKey = new Secret(scope, 'ModelApiKeySecret', {
+      description: `${secretDefinitions.modelApiKey.description} (set it: aws secretsmanager put-secret-value)`,
+    });
+  }
+  return secrets;
+}
+
+/** A function's environment: the common settings, then what its declarations need (queues, buckets, secrets, model). */
+function functionEnvironment(spec: FunctionSpec, ctx: FunctionContext): Record<string, string> {
+  const environment: Record<string, string> = { ...ctx.common, POWERTOOLS_SERVICE_NAME: spec.fn };
+  const heapCap = Math.max(0, ...spec.routes.map((r) => r.maxOldSpaceMb ?? 0));
+  if (heapCap > 0) environment.NODE_OPTIONS = `${ctx.common.NODE_OPTIONS ?? ''} --max-old-space-size=${heapCap}`.trim();
+  if (spec.access.bedrock || spec.access.secrets?.includes('modelApiKey'))
+    Object.assign(environment, modelEnvironment(ctx.settings));
+  if (spec.ocr) environment.OCR_ENGINE = ctx.settings.ocrEngine;
+  for (const key of spec.access.sendTo ?? []) environment[queueUrlEnv(key)] = ctx.queues[key].queueUrl;
+  if (spec.queueWorker) environment[queueUrlEnv(spec.queueWorker.queue)] = ctx.queues[spec.queueWorker.queue].queueUrl;
+  for (const key of Object.keys(spec.access.buckets ?? {}) as BucketKey[])
+    environment[bucketDefinitions[key].envVar] = ctx.targets.buckets[key].bucketName;
+  for (const key of spec.access.secrets ?? []) {
+    const secret = ctx.targets.secrets[key];
+    if (secret) environment[secretDefinitions[key].envVar] = secret.secretArn;
+  }
+  return environment;
+}
+
+function createOutputs(
+  scope: Construct,
+  resources: {
+    api: { url: string };
+    table: Table;
+    buckets: Record<BucketKey, Bucket>;
+    secrets: Partial<Record<SecretKey, Secret>>;
+  },
+): void {
+  new CfnOutput(scope, 'ApiBaseUrl', {
+    value: resources.api.url,
+    description: 'Base URL: {base_url}/api/v1/ai/*, {base_url}/admin/v1/*',
+  });
+  new CfnOutput(scope, 'TableName', { value: resources.table.tableName });
+  for (const key of Object.keys(resources.buckets) as BucketKey[])
+    new CfnOutput(scope, `${pascal(key)}BucketName`, { value: resources.buckets[key].bucketName });
+  for (const [key, secret] of Object.entries(resources.secrets) as [SecretKey, Secret][]) {
+    new CfnOutput(scope, `${pascal(key)}SecretArn`, {
+      value: secret.secretArn,
+      description: secretDefinitions[key].description,
+    });
   }
 }
 

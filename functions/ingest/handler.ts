@@ -1,18 +1,18 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '#shared/config/config.ts';
-import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-file-store.ts';
-import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#shared/knowledge/from-config.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { pdfPageReader } from '#shared/knowledge/pdf-reader.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { queues } from '#shared/resources/queues.ts';
+import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#functions/_wiring/knowledge.ts';
+import { dynamoTable } from '#functions/_wiring/table.ts';
 
 // Composition root: built once per cold start; analysed files stay cached between batches.
 const cfg = config();
 const logger = createLogger('ingest');
-const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
+const table = dynamoTable(cfg);
 const ingest = makeIngestKnowledge({
   files: new DynamoKnowledgeFileStore(table),
   objects: knowledgeObjectsFromConfig(cfg),

@@ -4,9 +4,9 @@ import type { RouteDoc } from './route-doc.ts';
 import * as s from './schemas.ts';
 
 /**
- * Documentation of the management API routes whose modules do not carry their own `doc` (a route's own `doc`
- * wins). Keyed by `METHOD path` as the route declares it. The request body schema is never repeated here: the
- * document takes it from the route itself. A route with neither is reported as undocumented (and fails a test).
+ * Documentation of every management API route, keyed by `METHOD path` as the route declares it. The request body
+ * schema is never repeated here: the document takes it from the route's declaration. A route without an entry is
+ * reported as undocumented (and fails a test).
  */
 export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   'POST /projects': {
@@ -142,7 +142,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     description: 'The previous token answers 401 `ERR_NO_PERMISSION` at once.',
     tags: ['Integrations'],
     responses: { 200: { description: 'The new token, shown once.', body: s.shownOnceToken } },
-    errors: { 409: ['CONFLICT'] },
+    // A webhook has no token: 400.
+    errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/rotate-secret': {
     summary: "Rotate a webhook's signing secret (shown once)",
@@ -150,13 +151,16 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       'For 24 h deliveries carry signatures under both secrets, so receivers can switch without losing events.',
     tags: ['Integrations'],
     responses: { 200: { description: 'The new secret, shown once.', body: s.signingSecret } },
-    errors: { 409: ['CONFLICT'] },
+    // A custom integration has no signing secret: 400.
+    errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/test': {
     summary: 'Send a test event to one webhook',
     description: 'Queues a `webhook.test` event delivered to this webhook only; follow it in the delivery log.',
     tags: ['Webhook deliveries'],
     responses: { 202: { description: 'Queued.', body: s.eventAccepted } },
+    // A custom integration has no deliveries: 400 (the same for the delivery log and retries).
+    errors: { 400: ['VALIDATION_ERROR'] },
   },
   'GET /projects/{projectId}/integrations/{integrationId}/deliveries': {
     summary: "A webhook's delivery log",
@@ -170,13 +174,39 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
     }),
     responses: { 200: { description: 'Deliveries, newest first.', body: s.deliveryPage } },
+    errors: { 400: ['VALIDATION_ERROR'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/deliveries/{deliveryId}/retry': {
     summary: 'Retry a delivery now',
     description: 'One more attempt, appended to the same delivery (same `webhook-id`).',
     tags: ['Webhook deliveries'],
     responses: { 202: { description: 'Queued.', body: s.retryAccepted } },
+    errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
+  },
+  'POST /projects/{projectId}/integrations/{integrationId}/recover': {
+    summary: 'Retry every failed delivery of a webhook in a window of event time',
+    description:
+      'Each failed delivery whose event `timestamp` is in [since, until) is retried: the same delivery, body and ' +
+      '`webhook-id`, one attempt appended. Two calls at once never re-queue one delivery twice. `since` at most 30 ' +
+      'days ago.',
+    tags: ['Webhook deliveries'],
+    responses: { 202: { description: 'Queued.', body: s.recoverAccepted } },
     errors: { 409: ['CONFLICT'] },
+  },
+  'GET /projects/{projectId}/integrations/{integrationId}/health': {
+    summary: "A webhook's last 24 hours, per hour",
+    description:
+      'Attempts succeeded and failed and the median attempt latency per hour, from counters each attempt updates ' +
+      '(the delivery log is not read).',
+    tags: ['Webhook deliveries'],
+    responses: { 200: { description: 'The last 24 hours, oldest first.', body: s.webhookHealth } },
+    errors: { 400: ['VALIDATION_ERROR'] },
+  },
+  'GET /projects/{projectId}/bot-credits/usage': {
+    summary: 'Bot credits used per day this month',
+    description: 'Credits charged and refunded per UTC day up to today, with the balance, the allowance and grants.',
+    tags: ['Projects'],
+    responses: { 200: { description: "The month's use.", body: s.botCreditUsage } },
   },
   'POST /projects/{projectId}/events': {
     summary: 'Report a channel event',
@@ -223,7 +253,12 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     tags: ['Bots'],
     rawContentTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'],
     responses: { 202: { description: 'Accepted; ingestion is running.', body: s.knowledgeUploadAccepted } },
-    errors: { 400: ['FILE_TOO_LARGE'], 415: ['UNSUPPORTED_MEDIA_TYPE'], 503: ['SERVICE_UNAVAILABLE'] },
+    // 400 VALIDATION_ERROR: an empty file or a bad file name.
+    errors: {
+      400: ['FILE_TOO_LARGE', 'VALIDATION_ERROR'],
+      415: ['UNSUPPORTED_MEDIA_TYPE'],
+      503: ['SERVICE_UNAVAILABLE'],
+    },
   },
   'DELETE /projects/{projectId}/bots/{botId}/knowledge/{fileName}': {
     summary: 'Delete a knowledge file',

@@ -5,6 +5,12 @@
  * Every item lives under a partition key derived from the request (a token hash, a project id), so reads that must
  * be current are strongly consistent GetItem/UpdateItem calls; the one GSI serves background listings only.
  */
+/** Sparse index for background work (credit charges the sweeper must look at, the management listing of projects). */
+const backgroundIndex = { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' } as const;
+
+/** The table's global secondary indexes, by what they serve: adapters name the index they query. */
+export const indexes = { background: backgroundIndex } as const;
+
 export const mainTable = {
   /** CDK construct id; the physical name comes from the TABLE_NAME environment variable. */
   constructId: 'MainTable',
@@ -13,10 +19,7 @@ export const mainTable = {
   sortKey: 'sk',
   /** Epoch seconds; DynamoDB deletes the item some time after it passes. */
   ttlAttribute: 'expiresAt',
-  globalSecondaryIndexes: [
-    /** Sparse index for background work (for example credit charges the sweeper must look at). */
-    { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-  ],
+  globalSecondaryIndexes: [backgroundIndex],
 } as const;
 
 export type GsiName = (typeof mainTable.globalSecondaryIndexes)[number]['indexName'];

@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors/domain-
 import type { IntegrationStore } from '../integrations/integration.ts';
 import { requireProject, type Project } from '../projects/project.ts';
 import type { EventPublisher, WebhookEventType } from './events.ts';
-import { deliveryView, type DeliveryJob, type DeliveryStatus } from './model.ts';
+import { deliveryJobFor, deliveryView, type DeliveryStatus } from './model.ts';
 import type { DeliveryQueue, DeliveryStore, WebhookDirectory } from './ports.ts';
 
 export interface WebhookAdminDeps {
@@ -95,20 +95,10 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
       await requireWebhook(projectId, integrationId);
       const record = await deps.deliveries.markRetrying(projectId, integrationId, deliveryId);
       if (!record) throw new NotFoundError('delivery', `Delivery ${deliveryId} does not exist.`);
-      const job: DeliveryJob = {
-        v: 1,
-        projectId,
-        integrationId,
-        deliveryId,
-        eventId: record.eventId,
-        eventType: record.eventType,
-        acceptedAt: now(),
-        ...(record.body !== undefined ? { body: record.body } : {}),
-        ...(record.bodyRef !== undefined ? { bodyRef: record.bodyRef } : {}),
-        attemptsBefore: record.attempts.length,
-        manual: true,
-        deferrals: 0,
-      };
+      const job = deliveryJobFor(
+        { ...record, projectId, integrationId, deliveryId },
+        { manual: true, acceptedAt: now(), attemptsBefore: record.attempts.length },
+      );
       if (job.body === undefined && job.bodyRef === undefined) {
         throw new ConflictError('This delivery has no stored body to send again.');
       }

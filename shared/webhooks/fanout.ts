@@ -1,6 +1,6 @@
 import type { WebhookTarget } from '../integrations/integration.ts';
 import type { SecretBox } from '../integrations/secret-box.ts';
-import { deliveryIdFor, eventMessageSchema, type DeliveryJob, type EventMessage } from './model.ts';
+import { deliveryIdFor, deliveryJobFor, eventMessageSchema, type EventMessage } from './model.ts';
 import type { DeliveryQueue, QueuedJob, WebhookDirectory } from './ports.ts';
 import { sealSnapshot, snapshotOf } from './target-snapshot.ts';
 
@@ -48,19 +48,52 @@ export function makeFanout(deps: FanoutDeps) {
   const now = deps.now ?? Date.now;
   const log = deps.log ?? (() => {});
 
+  /** Parses each message; an unreadable one is marked failed (it goes to the dead-letter queue). */
+  function parseEvents(messages: ReceivedEvent[], failed: Set<string>) {
+    const events: { messageId: string; event: EventMessage }[] = [];
+    for (const m of messages) {
+      try {
+        events.push({ messageId: m.messageId, event: eventMessageSchema.parse(JSON.parse(m.body)) });
+      } catch {
+        log('error', 'unreadable event message; left for the dead-letter queue', { messageId: m.messageId });
+        failed.add(m.messageId);
+      }
+    }
+    return events;
+  }
+
+  /** One job per webhook the event goes to, each with a sealed snapshot of the webhook as read now. */
+  async function jobsFor(event: EventMessage, webhooks: Promise<WebhookTarget[]>): Promise<QueuedJob[]> {
+    const readAt = now();
+    return applicableWebhooks(await webhooks, event).map((target) => {
+      const deliveryId = deliveryIdFor(event.eventId, target.integrationId);
+      const job = deliveryJobFor(
+        { ...event, integrationId: target.integrationId, deliveryId },
+        {
+          manual: false,
+          acceptedAt: event.acceptedAt,
+          sealedTarget: sealSnapshot(deps.secrets, deliveryId, snapshotOf(target)),
+          targetReadAt: readAt,
+        },
+      );
+      return { job };
+    });
+  }
+
+  /** Enqueues the jobs of the events that were fanned out whole; an event with a job not sent is marked failed. */
+  async function enqueueReady(queued: { messageId: string; job: QueuedJob }[], failed: Set<string>): Promise<void> {
+    const ready = queued.filter((q) => !failed.has(q.messageId));
+    if (!ready.length) return;
+    // An event whose jobs were only partly enqueued is received again; the jobs already sent repeat with the
+    // same delivery id and webhook-id, which receivers use to drop duplicates.
+    const notSent = await deps.queue.enqueue(ready.map((q) => q.job));
+    for (const index of notSent) failed.add(ready[index]!.messageId);
+  }
+
   return {
     async fanoutBatch(messages: ReceivedEvent[]): Promise<string[]> {
       const failed = new Set<string>();
-      const events: { messageId: string; event: EventMessage }[] = [];
-      for (const m of messages) {
-        try {
-          events.push({ messageId: m.messageId, event: eventMessageSchema.parse(JSON.parse(m.body)) });
-        } catch {
-          log('error', 'unreadable event message; left for the dead-letter queue', { messageId: m.messageId });
-          failed.add(m.messageId);
-        }
-      }
-
+      const events = parseEvents(messages, failed);
       const webhooksByProject = new Map<string, Promise<WebhookTarget[]>>();
       const queued: { messageId: string; job: QueuedJob }[] = [];
       await Promise.all(
@@ -71,27 +104,7 @@ export function makeFanout(deps: FanoutDeps) {
               webhooks = deps.directory.listWebhooks(event.projectId);
               webhooksByProject.set(event.projectId, webhooks);
             }
-            const readAt = now();
-            for (const target of applicableWebhooks(await webhooks, event)) {
-              const deliveryId = deliveryIdFor(event.eventId, target.integrationId);
-              const job: DeliveryJob = {
-                v: 1,
-                projectId: event.projectId,
-                integrationId: target.integrationId,
-                deliveryId,
-                eventId: event.eventId,
-                eventType: event.eventType,
-                acceptedAt: event.acceptedAt,
-                ...(event.body !== undefined ? { body: event.body } : {}),
-                ...(event.bodyRef !== undefined ? { bodyRef: event.bodyRef } : {}),
-                attemptsBefore: 0,
-                manual: false,
-                deferrals: 0,
-                sealedTarget: sealSnapshot(deps.secrets, deliveryId, snapshotOf(target)),
-                targetReadAt: readAt,
-              };
-              queued.push({ messageId, job: { job } });
-            }
+            for (const job of await jobsFor(event, webhooks)) queued.push({ messageId, job });
           } catch (error) {
             log('warn', 'event not fanned out; it will be received again', {
               messageId,
@@ -102,14 +115,7 @@ export function makeFanout(deps: FanoutDeps) {
           }
         }),
       );
-
-      const ready = queued.filter((q) => !failed.has(q.messageId));
-      if (ready.length) {
-        // An event whose jobs were only partly enqueued is received again; the jobs already sent repeat with the
-        // same delivery id and webhook-id, which receivers use to drop duplicates.
-        const notSent = await deps.queue.enqueue(ready.map((q) => q.job));
-        for (const index of notSent) failed.add(ready[index]!.messageId);
-      }
+      await enqueueReady(queued, failed);
       return [...failed];
     },
   };

@@ -62,6 +62,44 @@ export const deliveryJobSchema = z.object({
 });
 export type DeliveryJob = z.output<typeof deliveryJobSchema>;
 
+/** What a delivery job says about the delivery itself, whoever starts the attempt. */
+export interface DeliveryOf {
+  projectId: string;
+  integrationId: string;
+  deliveryId: string;
+  eventId: string;
+  eventType: string;
+  body?: string;
+  bodyRef?: string;
+}
+
+/**
+ * The one way a delivery job is made: by the fan-out for a new delivery (first attempt, sealed snapshot of the
+ * webhook) and by a manual retry (one more attempt after those already recorded, webhook read afresh).
+ */
+export function deliveryJobFor(
+  delivery: DeliveryOf,
+  start:
+    | { manual: false; acceptedAt: number; sealedTarget: string; targetReadAt: number }
+    | { manual: true; acceptedAt: number; attemptsBefore: number },
+): DeliveryJob {
+  return {
+    v: 1,
+    projectId: delivery.projectId,
+    integrationId: delivery.integrationId,
+    deliveryId: delivery.deliveryId,
+    eventId: delivery.eventId,
+    eventType: delivery.eventType,
+    acceptedAt: start.acceptedAt,
+    ...(delivery.body !== undefined ? { body: delivery.body } : {}),
+    ...(delivery.bodyRef !== undefined ? { bodyRef: delivery.bodyRef } : {}),
+    attemptsBefore: start.manual ? start.attemptsBefore : 0,
+    manual: start.manual,
+    deferrals: 0,
+    ...(start.manual ? {} : { sealedTarget: start.sealedTarget, targetReadAt: start.targetReadAt }),
+  };
+}
+
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
 

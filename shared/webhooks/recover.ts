@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from '../errors/domain-error.ts';
-import type { DeliveryJob, DeliveryRecord } from './model.ts';
+import { deliveryJobFor, type DeliveryJob, type DeliveryRecord } from './model.ts';
 import type { DeliveryQueue, WebhookDirectory } from './ports.ts';
 
 /** How far back a recover may reach (contract section 11; deliveries are kept 30 days). */
@@ -97,7 +97,7 @@ export function makeRecoverFailedDeliveries(deps: RecoverDeps) {
           await deps.failed.release(projectId, integrationId, record.deliveryId);
           continue;
         }
-        jobs.push(manualJobFor(record, now()));
+        jobs.push(deliveryJobFor(record, { manual: true, acceptedAt: now(), attemptsBefore: record.attempts.length }));
       }
     }
     const notSent = await deps.queue.enqueue(jobs.map((job) => ({ job })));
@@ -154,21 +154,3 @@ export function makeRecoverFailedDeliveries(deps: RecoverDeps) {
 }
 
 export type RecoverFailedDeliveries = ReturnType<typeof makeRecoverFailedDeliveries>;
-
-/** The job of a manual retry of a stored delivery: one attempt, appended to the same record. */
-function manualJobFor(record: DeliveryRecord, at: number): DeliveryJob {
-  return {
-    v: 1,
-    projectId: record.projectId,
-    integrationId: record.integrationId,
-    deliveryId: record.deliveryId,
-    eventId: record.eventId,
-    eventType: record.eventType,
-    acceptedAt: at,
-    ...(record.body !== undefined ? { body: record.body } : {}),
-    ...(record.bodyRef !== undefined ? { bodyRef: record.bodyRef } : {}),
-    attemptsBefore: record.attempts.length,
-    manual: true,
-    deferrals: 0,
-  };
-}

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDeliveryStore } from '#shared/adapters/dynamodb/delivery-store.ts';
 import { DynamoFailedDeliveries } from '#shared/adapters/dynamodb/failed-deliveries.ts';
 import { DynamoWebhookPacer } from '#shared/adapters/dynamodb/webhook-pacer.ts';
-import { keys } from '#shared/adapters/dynamodb/table.ts';
+import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { newEventId } from '#shared/webhooks/events.ts';
 import { deliveryIdFor } from '#shared/webhooks/model.ts';

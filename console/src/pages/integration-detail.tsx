@@ -13,6 +13,7 @@ import {
   useLoad,
 } from '../ui.tsx';
 import { channelLabel, integrationStatus } from './integrations.tsx';
+import { WebhookHealthChart } from './usage-charts.tsx';
 import { RateLimitEditor, RecoverFailed } from './webhook-tools.tsx';
 
 /** One integration: its settings and actions, and for a webhook its delivery log. */
@@ -189,6 +190,12 @@ export function IntegrationDetail({
 
       {webhook ? (
         <>
+          <WebhookHealthChart
+            api={api}
+            projectId={projectId}
+            integrationId={integrationId}
+            version={deliveriesVersion}
+          />
           <RateLimitEditor api={api} path={path} webhook={i} onSaved={() => void data.reload()} />
           {i.enabled ? (
             <RecoverFailed api={api} path={path} onRecovered={() => setDeliveriesVersion((v) => v + 1)} />

@@ -1,22 +1,16 @@
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Bot, BotPatch, BotStore } from '../../bots/bot.ts';
-import { isConditionFailure, queryAll, type DynamoTable } from './table.ts';
-
-/**
- * Item layout of bots and their knowledge (kept here rather than in table.ts so the bots area reads in one file):
- * - `BOT#<botId>` / `BOT`: the bot itself, its project id, and its knowledge state (index version and key, the
- *   `current` upload generation per file and the `live` generation per searchable file). Keyed by bot id so the
- *   Bots API resolves a bot in one consistent GetItem and can tell another project's bot (403) from none (404).
- * - `BOT#<botId>` / `FILE#<fileKey>`: one knowledge file (status, chunks, error).
- * - `PRJ#<projectId>` / `BOT#<botId>`: the project's listing entry.
- */
-export const botKeys = {
-  bot: (botId: string) => ({ pk: `BOT#${botId}`, sk: 'BOT' }),
-  file: (botId: string, fileKey: string) => ({ pk: `BOT#${botId}`, sk: `FILE#${fileKey}` }),
-  filePrefix: 'FILE#',
-  projectEntry: (projectId: string, botId: string) => ({ pk: `PRJ#${projectId}`, sk: `BOT#${botId}` }),
-  projectEntryPrefix: 'BOT#',
-};
+import {
+  applied,
+  conditionalWrite,
+  deleteItem,
+  type DynamoTable,
+  putItem,
+  queryAll,
+  readItem,
+  updateItem,
+} from './table.ts';
+import { collections, inCollection, keys } from './keys.ts';
 
 const BOT_ATTRIBUTES = [
   'botId',
@@ -33,51 +27,42 @@ const BOT_ATTRIBUTES = [
 ];
 const BOT_ATTRIBUTE_NAMES = { '#name': 'name' };
 
-/** Bots in DynamoDB (see {@link botKeys} for the layout). */
+/**
+ * Bots in DynamoDB: the bot item, keyed by bot id, and the project's listing entry for it (layouts in `keys.ts`).
+ */
 export class DynamoBotStore implements BotStore {
   constructor(private readonly table: DynamoTable) {}
 
   async get(botId: string): Promise<Bot | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: botKeys.bot(botId),
-        ConsistentRead: true,
-        ProjectionExpression: BOT_ATTRIBUTES.join(', '),
-        ExpressionAttributeNames: BOT_ATTRIBUTE_NAMES,
-      }),
-    );
-    return out.Item ? toBot(out.Item) : undefined;
+    const item = await readItem(this.table, keys.bot(botId), {
+      ProjectionExpression: BOT_ATTRIBUTES.join(', '),
+      ExpressionAttributeNames: BOT_ATTRIBUTE_NAMES,
+    });
+    return item ? toBot(item) : undefined;
   }
 
   async create(bot: Bot): Promise<void> {
     // Listing entry first: an entry whose bot write failed is skipped by listings; a bot without one would be lost.
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: { ...botKeys.projectEntry(bot.projectId, bot.botId), botId: bot.botId },
-      }),
-    );
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...botKeys.bot(bot.botId),
-          botId: bot.botId,
-          projectId: bot.projectId,
-          name: bot.name,
-          instructions: bot.instructions,
-          model: bot.model,
-          temperature: bot.temperature,
-          createdAt: bot.createdAt,
-          updatedAt: bot.updatedAt,
-          indexVersion: bot.knowledge.indexVersion,
-          current: {},
-          live: { ...bot.knowledge.liveGenerations },
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await putItem(this.table, {
+      Item: { ...keys.botEntry(bot.projectId, bot.botId), botId: bot.botId },
+    });
+    await putItem(this.table, {
+      Item: {
+        ...keys.bot(bot.botId),
+        botId: bot.botId,
+        projectId: bot.projectId,
+        name: bot.name,
+        instructions: bot.instructions,
+        model: bot.model,
+        temperature: bot.temperature,
+        createdAt: bot.createdAt,
+        updatedAt: bot.updatedAt,
+        indexVersion: bot.knowledge.indexVersion,
+        current: {},
+        live: { ...bot.knowledge.liveGenerations },
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 
   async update(projectId: string, botId: string, patch: BotPatch, at: Date): Promise<Bot | undefined> {
@@ -102,55 +87,41 @@ export class DynamoBotStore implements BotStore {
         values[`:${field}`] = value;
       }
     }
-    try {
-      const out = await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: botKeys.bot(botId),
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-          ConditionExpression: 'projectId = :projectId',
-          ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return out.Attributes ? toBot(out.Attributes) : undefined;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const write = await conditionalWrite(
+      updateItem(this.table, {
+        Key: keys.bot(botId),
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: 'projectId = :projectId',
+        ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return write.applied && write.output.Attributes ? toBot(write.output.Attributes) : undefined;
   }
 
   async delete(projectId: string, botId: string): Promise<boolean> {
-    try {
-      await this.table.client.send(
-        new DeleteCommand({
-          TableName: this.table.tableName,
-          Key: botKeys.bot(botId),
+    if (
+      !(await applied(
+        deleteItem(this.table, {
+          Key: keys.bot(botId),
           ConditionExpression: 'projectId = :projectId',
           ExpressionAttributeValues: { ':projectId': projectId },
         }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-    await this.table.client.send(
-      new DeleteCommand({ TableName: this.table.tableName, Key: botKeys.projectEntry(projectId, botId) }),
-    );
+      ))
+    )
+      return false;
+    await deleteItem(this.table, { Key: keys.botEntry(projectId, botId) });
     return true;
   }
 
   async listByProject(projectId: string): Promise<Bot[]> {
-    const entries = await queryAll(this.table, {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': botKeys.projectEntryPrefix },
-    });
+    const entries = await queryAll(this.table, inCollection(collections.botEntries(projectId)));
     const ids = entries.map((item) => item.botId as string);
 
     const bots: Bot[] = [];
     for (let i = 0; i < ids.length; i += 100) {
-      let pending: Record<string, unknown>[] | undefined = ids.slice(i, i + 100).map((id) => botKeys.bot(id));
+      let pending: Record<string, unknown>[] | undefined = ids.slice(i, i + 100).map((id) => keys.bot(id));
       for (let attempt = 0; pending?.length && attempt < 5; attempt++) {
         const out = await this.table.client.send(
           new BatchGetCommand({

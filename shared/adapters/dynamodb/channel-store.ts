@@ -1,9 +1,16 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SecretBox } from '../../integrations/secret-box.ts';
 import type { Channel, ChannelStore, ProviderConfig } from '../../messaging/channel.ts';
-import { applied, isConditionFailure, keys, queryAll, type DynamoTable } from './table.ts';
-
-const CHANNEL_PREFIX = 'CH#';
+import {
+  applied,
+  conditionalWrite,
+  deleteItem,
+  type DynamoTable,
+  putItem,
+  queryAll,
+  readItem,
+  updateItem,
+} from './table.ts';
+import { collections, inCollection, keys } from './keys.ts';
 
 /**
  * Channels under their project: `PRJ#<projectId>` / `CH#<channelId>`. The message credits are an attribute of the
@@ -21,95 +28,70 @@ export class DynamoChannelStore implements ChannelStore {
     const { credits, provider, ...plain } = channel;
     const sealed =
       provider.kind === 'sandbox' ? undefined : this.secrets.seal(JSON.stringify(provider), context(channel));
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...keys.channel(channel.projectId, channel.channelId),
-          channel: { ...plain, providerKind: provider.kind },
-          ...(sealed ? { providerSealed: sealed } : {}),
-          ...(credits === undefined ? {} : { credits }),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await putItem(this.table, {
+      Item: {
+        ...keys.channel(channel.projectId, channel.channelId),
+        channel: { ...plain, providerKind: provider.kind },
+        ...(sealed ? { providerSealed: sealed } : {}),
+        ...(credits === undefined ? {} : { credits }),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 
   async get(projectId: string, channelId: string): Promise<Channel | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.channel(projectId, channelId),
-        ConsistentRead: true,
-      }),
-    );
-    return out.Item ? this.fromItem(out.Item) : undefined;
+    const item = await readItem(this.table, keys.channel(projectId, channelId));
+    return item ? this.fromItem(item) : undefined;
   }
 
   async list(projectId: string): Promise<Channel[]> {
     const items = await queryAll(this.table, {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': CHANNEL_PREFIX },
+      ...inCollection(collections.channels(projectId)),
       ConsistentRead: true,
     });
     return items.map((item) => this.fromItem(item));
   }
 
   async delete(projectId: string, channelId: string): Promise<boolean> {
-    const out = await this.table.client.send(
-      new DeleteCommand({
-        TableName: this.table.tableName,
-        Key: keys.channel(projectId, channelId),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
+    const out = await deleteItem(this.table, {
+      Key: keys.channel(projectId, channelId),
+      ReturnValues: 'ALL_OLD',
+    });
     return out.Attributes !== undefined;
   }
 
   async addCredits(projectId: string, channelId: string, amount: number): Promise<Channel | undefined> {
-    try {
-      const out = await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.channel(projectId, channelId),
-          UpdateExpression: 'SET credits = if_not_exists(credits, :zero) + :amount',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':zero': 0, ':amount': amount },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return out.Attributes ? this.fromItem(out.Attributes) : undefined;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const write = await conditionalWrite(
+      updateItem(this.table, {
+        Key: keys.channel(projectId, channelId),
+        UpdateExpression: 'SET credits = if_not_exists(credits, :zero) + :amount',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':zero': 0, ':amount': amount },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return write.applied && write.output.Attributes ? this.fromItem(write.output.Attributes) : undefined;
   }
 
   chargeCredit(projectId: string, channelId: string): Promise<boolean> {
     return applied(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.channel(projectId, channelId),
-          UpdateExpression: 'SET credits = credits - :one',
-          ConditionExpression: 'credits >= :one',
-          ExpressionAttributeValues: { ':one': 1 },
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.channel(projectId, channelId),
+        UpdateExpression: 'SET credits = credits - :one',
+        ConditionExpression: 'credits >= :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
     );
   }
 
   async refundCredit(projectId: string, channelId: string): Promise<void> {
     await applied(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.channel(projectId, channelId),
-          UpdateExpression: 'SET credits = credits + :one',
-          ConditionExpression: 'attribute_exists(credits)',
-          ExpressionAttributeValues: { ':one': 1 },
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.channel(projectId, channelId),
+        UpdateExpression: 'SET credits = credits + :one',
+        ConditionExpression: 'attribute_exists(credits)',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
     );
   }
 

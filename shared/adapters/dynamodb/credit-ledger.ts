@@ -1,14 +1,15 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChargeOutcome, ChargeReceipt, CreditAccount, CreditLedger } from '../../credits/credit-ledger.ts';
-import { monthKey } from '../../credits/month.ts';
-import { mainTable } from '../../resources/table.ts';
-import { applied, isConditionFailure, keys, type DynamoTable } from './table.ts';
+import type { CreditUsage, CreditUsageReader } from '../../credits/usage.ts';
+import { dayOfMonthFor, monthKey } from '../../credits/month.ts';
+import { applied, type DynamoTable, queryPage, readItem, updateItem } from './table.ts';
+import { backgroundIndex, creditsKeyParts, keys } from './keys.ts';
 
 /** Prefix of the attributes that record open charges on a month item: `c_<chargeId>` = epoch ms of the charge. */
 const CHARGE_ATTR = 'c_';
-const SWEEP_PARTITION = 'CREDIT_SWEEP';
-
-const padMs = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
+/** Per-day counters on the month item: `dc_<DD>` credits charged and `dr_<DD>` refunded on that UTC day. */
+const DAY_CHARGED_ATTR = 'dc_';
+const DAY_REFUNDED_ATTR = 'dr_';
+const day2 = (day: number) => String(day).padStart(2, '0');
 
 /**
  * One item per project and UTC month holds the balance (`available`), its history (`allowance`, `granted`, `spent`,
@@ -19,33 +20,25 @@ const padMs = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '
  * The sweeper finds month items with open charges through a sparse GSI (`gsi1pk = CREDIT_SWEEP`, `gsi1sk` = time of
  * the oldest charge that may still be open), set on the first charge and cleared by the sweeper when none is left.
  */
-export class DynamoCreditLedger implements CreditLedger {
+export class DynamoCreditLedger implements CreditLedger, CreditUsageReader {
   constructor(private readonly table: DynamoTable) {}
 
   async available(account: CreditAccount, at: Date): Promise<number> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.credits(account.projectId, monthKey(at)),
-        ConsistentRead: true,
-        ProjectionExpression: 'available',
-      }),
-    );
-    const available = out.Item?.available as number | undefined;
+    const item = await readItem(this.table, keys.credits(account.projectId, monthKey(at)), {
+      ProjectionExpression: 'available',
+    });
+    const available = item?.available as number | undefined;
     return available ?? account.monthlyAllowance;
   }
 
   async grant(account: CreditAccount, amount: number, at: Date): Promise<number> {
-    const out = await this.table.client.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: keys.credits(account.projectId, monthKey(at)),
-        UpdateExpression:
-          'SET available = if_not_exists(available, :allow) + :amount, granted = if_not_exists(granted, :zero) + :amount, allowance = if_not_exists(allowance, :allow)',
-        ExpressionAttributeValues: { ':allow': account.monthlyAllowance, ':amount': amount, ':zero': 0 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
+    const out = await updateItem(this.table, {
+      Key: keys.credits(account.projectId, monthKey(at)),
+      UpdateExpression:
+        'SET available = if_not_exists(available, :allow) + :amount, granted = if_not_exists(granted, :zero) + :amount, allowance = if_not_exists(allowance, :allow)',
+      ExpressionAttributeValues: { ':allow': account.monthlyAllowance, ':amount': amount, ':zero': 0 },
+      ReturnValues: 'UPDATED_NEW',
+    });
     return out.Attributes?.available as number;
   }
 
@@ -56,59 +49,66 @@ export class DynamoCreditLedger implements CreditLedger {
     // A month item that does not exist yet starts from the allowance, so it can be charged only if the allowance can.
     const balanceCondition =
       account.monthlyAllowance >= 1 ? '(attribute_not_exists(available) OR available >= :one)' : 'available >= :one';
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: key,
-          UpdateExpression:
-            'SET available = if_not_exists(available, :allow) - :one, spent = if_not_exists(spent, :zero) + :one, ' +
-            'allowance = if_not_exists(allowance, :allow), #charge = :at, seq = if_not_exists(seq, :zero) + :one, ' +
-            '#sweepPk = :sweepPk, #sweepSk = if_not_exists(#sweepSk, :sweepSk)',
-          ConditionExpression: `attribute_not_exists(#charge) AND ${balanceCondition}`,
-          ExpressionAttributeNames: {
-            '#charge': CHARGE_ATTR + chargeId,
-            '#sweepPk': mainTable.globalSecondaryIndexes[0].partitionKey,
-            '#sweepSk': mainTable.globalSecondaryIndexes[0].sortKey,
-          },
-          ExpressionAttributeValues: {
-            ':allow': account.monthlyAllowance,
-            ':one': 1,
-            ':zero': 0,
-            ':at': at.getTime(),
-            ':sweepPk': SWEEP_PARTITION,
-            ':sweepSk': padMs(at.getTime()),
-          },
-        }),
-      );
-      return { charged: true, receipt };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-    // The condition failed: either the balance is short, or this very charge already went through (an SDK retry of
-    // a write whose answer was lost). Only this rare path pays for a read.
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
+    const charged = await applied(
+      updateItem(this.table, {
         Key: key,
-        ConsistentRead: true,
-        ProjectionExpression: '#charge',
-        ExpressionAttributeNames: { '#charge': CHARGE_ATTR + chargeId },
+        UpdateExpression:
+          'SET available = if_not_exists(available, :allow) - :one, spent = if_not_exists(spent, :zero) + :one, ' +
+          'allowance = if_not_exists(allowance, :allow), #charge = :at, seq = if_not_exists(seq, :zero) + :one, ' +
+          '#sweepPk = :sweepPk, #sweepSk = if_not_exists(#sweepSk, :sweepSk) ADD #day :one',
+        ConditionExpression: `attribute_not_exists(#charge) AND ${balanceCondition}`,
+        ExpressionAttributeNames: {
+          '#charge': CHARGE_ATTR + chargeId,
+          // The day's counter rides on the same write: the hot path keeps one charge write.
+          '#day': DAY_CHARGED_ATTR + day2(at.getUTCDate()),
+          '#sweepPk': backgroundIndex.partitionKey,
+          '#sweepSk': backgroundIndex.sortKey,
+        },
+        ExpressionAttributeValues: {
+          ':allow': account.monthlyAllowance,
+          ':one': 1,
+          ':zero': 0,
+          ':at': at.getTime(),
+          ':sweepPk': backgroundIndex.creditSweepPartition,
+          ':sweepSk': backgroundIndex.sortableMs(at.getTime()),
+        },
       }),
     );
-    if (out.Item && out.Item[CHARGE_ATTR + chargeId] !== undefined) return { charged: true, receipt };
+    if (charged) return { charged: true, receipt };
+    // The condition failed: either the balance is short, or this very charge already went through (an SDK retry of
+    // a write whose answer was lost). Only this rare path pays for a read.
+    const item = await readItem(this.table, key, {
+      ProjectionExpression: '#charge',
+      ExpressionAttributeNames: { '#charge': CHARGE_ATTR + chargeId },
+    });
+    if (item && item[CHARGE_ATTR + chargeId] !== undefined) return { charged: true, receipt };
     return { charged: false, reason: 'insufficient' };
   }
 
   async refund(receipt: ChargeReceipt): Promise<boolean> {
     return this.close(
       receipt,
-      'SET available = available + :one, refunded = if_not_exists(refunded, :zero) + :one REMOVE #charge',
+      'SET available = available + :one, refunded = if_not_exists(refunded, :zero) + :one ADD #day :one REMOVE #charge',
       {
         ':one': 1,
         ':zero': 0,
       },
+      { '#day': DAY_REFUNDED_ATTR + day2(dayOfMonthFor(receipt.month, new Date())) },
     );
+  }
+
+  async usage(account: CreditAccount, at: Date): Promise<CreditUsage> {
+    const item = (await readItem(this.table, keys.credits(account.projectId, monthKey(at)))) ?? {};
+    const count = (name: string) => (typeof item[name] === 'number' ? (item[name] as number) : 0);
+    const days = [];
+    for (let day = 1; day <= at.getUTCDate(); day++)
+      days.push({ day, charged: count(DAY_CHARGED_ATTR + day2(day)), refunded: count(DAY_REFUNDED_ATTR + day2(day)) });
+    return {
+      allowance: (item.allowance as number | undefined) ?? account.monthlyAllowance,
+      granted: count('granted'),
+      available: (item.available as number | undefined) ?? account.monthlyAllowance,
+      days,
+    };
   }
 
   async settle(receipt: ChargeReceipt): Promise<boolean> {
@@ -119,37 +119,32 @@ export class DynamoCreditLedger implements CreditLedger {
     receipt: ChargeReceipt,
     updateExpression: string,
     values?: Record<string, unknown>,
+    names?: Record<string, string>,
   ): Promise<boolean> {
     return applied(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.credits(receipt.projectId, receipt.month),
-          UpdateExpression: updateExpression,
-          ConditionExpression: 'attribute_exists(#charge)',
-          ExpressionAttributeNames: { '#charge': CHARGE_ATTR + receipt.chargeId },
-          ...(values ? { ExpressionAttributeValues: values } : {}),
-        }),
-      ),
+      updateItem(this.table, {
+        Key: keys.credits(receipt.projectId, receipt.month),
+        UpdateExpression: updateExpression,
+        ConditionExpression: 'attribute_exists(#charge)',
+        ExpressionAttributeNames: { '#charge': CHARGE_ATTR + receipt.chargeId, ...names },
+        ...(values ? { ExpressionAttributeValues: values } : {}),
+      }),
     );
   }
 
   async sweep(openBefore: Date): Promise<number> {
-    const gsi = mainTable.globalSecondaryIndexes[0];
+    const gsi = backgroundIndex;
     const cutoff = openBefore.getTime();
     let refunded = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          IndexName: gsi.indexName,
-          KeyConditionExpression: '#pk = :pk AND #sk <= :cutoff',
-          ExpressionAttributeNames: { '#pk': gsi.partitionKey, '#sk': gsi.sortKey },
-          ExpressionAttributeValues: { ':pk': SWEEP_PARTITION, ':cutoff': padMs(cutoff) },
-          ExclusiveStartKey: startKey,
-        }),
-      );
+      const page = await queryPage(this.table, {
+        IndexName: gsi.indexName,
+        KeyConditionExpression: '#pk = :pk AND #sk <= :cutoff',
+        ExpressionAttributeNames: { '#pk': gsi.partitionKey, '#sk': gsi.sortKey },
+        ExpressionAttributeValues: { ':pk': gsi.creditSweepPartition, ':cutoff': gsi.sortableMs(cutoff) },
+        ExclusiveStartKey: startKey,
+      });
       for (const item of page.Items ?? []) refunded += await this.sweepItem(item, cutoff);
       startKey = page.LastEvaluatedKey;
     } while (startKey);
@@ -158,8 +153,7 @@ export class DynamoCreditLedger implements CreditLedger {
 
   /** Refunds the item's charges older than the cutoff, then moves its sweep mark to the oldest charge left. */
   private async sweepItem(item: Record<string, unknown>, cutoff: number): Promise<number> {
-    const projectId = String(item.pk).slice('PRJ#'.length);
-    const month = String(item.sk).slice('CREDITS#'.length);
+    const { projectId, month } = creditsKeyParts(item);
     let refunded = 0;
     let oldestLeft: number | undefined;
     for (const [name, value] of Object.entries(item)) {
@@ -170,28 +164,23 @@ export class DynamoCreditLedger implements CreditLedger {
         oldestLeft = oldestLeft === undefined ? value : Math.min(oldestLeft, value);
       }
     }
-    const gsi = mainTable.globalSecondaryIndexes[0];
-    try {
-      // Only if no charge arrived since the read (seq unchanged); otherwise the mark stays and the next run looks again.
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.credits(projectId, month),
-          UpdateExpression: oldestLeft === undefined ? 'REMOVE #pk, #sk' : 'SET #sk = :sk',
-          ConditionExpression: 'seq = :seq',
-          ExpressionAttributeNames: {
-            ...(oldestLeft === undefined ? { '#pk': gsi.partitionKey } : {}),
-            '#sk': gsi.sortKey,
-          },
-          ExpressionAttributeValues: {
-            ':seq': item.seq,
-            ...(oldestLeft === undefined ? {} : { ':sk': padMs(oldestLeft) }),
-          },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    const gsi = backgroundIndex;
+    // Only if no charge arrived since the read (seq unchanged); otherwise the mark stays and the next run looks again.
+    await applied(
+      updateItem(this.table, {
+        Key: keys.credits(projectId, month),
+        UpdateExpression: oldestLeft === undefined ? 'REMOVE #pk, #sk' : 'SET #sk = :sk',
+        ConditionExpression: 'seq = :seq',
+        ExpressionAttributeNames: {
+          ...(oldestLeft === undefined ? { '#pk': gsi.partitionKey } : {}),
+          '#sk': gsi.sortKey,
+        },
+        ExpressionAttributeValues: {
+          ':seq': item.seq,
+          ...(oldestLeft === undefined ? {} : { ':sk': gsi.sortableMs(oldestLeft) }),
+        },
+      }),
+    );
     return refunded;
   }
 }

@@ -1,7 +1,10 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryRecord, DeliveryStatus } from '../../webhooks/model.ts';
 import type { AttemptWrite, DeliveryStore } from '../../webhooks/ports.ts';
-import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { applied, conditionalWrite, type DynamoTable, queryPage, readItem, updateItem } from './table.ts';
+import { backgroundIndex, collections, keys } from './keys.ts';
+
+/** The index attributes of a failed delivery's entry (see `backgroundIndex.failedDeliveriesPartition`). */
+const INDEX_NAMES = { '#indexPk': backgroundIndex.partitionKey, '#indexSk': backgroundIndex.sortKey };
 
 /** Deliveries are kept this long after their last attempt (DynamoDB TTL). */
 export const DELIVERY_RETENTION_SECONDS = 30 * 86400;
@@ -58,45 +61,34 @@ export class DynamoDeliveryStore implements DeliveryStore {
       values[':bodyRef'] = write.bodyRef;
     }
     // A failed delivery is listed in the failed-deliveries index (recover); any other status leaves it.
-    const failedIndex = keys.failedDelivery(write.projectId, write.integrationId, write.deliveryId);
     const remove = write.nextAttemptAt === undefined ? ['nextAttemptAt'] : [];
     if (write.status === 'failed') {
-      set.push('gsi1pk = :failedPk', 'gsi1sk = :failedSk');
-      Object.assign(values, { ':failedPk': failedIndex.gsi1pk, ':failedSk': failedIndex.gsi1sk });
-    } else remove.push('gsi1pk', 'gsi1sk');
+      set.push('#indexPk = :failedPk', '#indexSk = :failedSk');
+      Object.assign(values, {
+        ':failedPk': backgroundIndex.failedDeliveriesPartition(write.projectId, write.integrationId),
+        ':failedSk': write.deliveryId,
+      });
+    } else remove.push('#indexPk', '#indexSk');
     let condition: string | undefined;
     if (!write.manual) {
       // A late duplicate of an automatic attempt never turns a succeeded delivery back into pending or failed.
       condition = 'attribute_not_exists(#status) OR #status <> :succeeded';
       values[':succeeded'] = 'succeeded';
     }
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.delivery(write.projectId, write.integrationId, write.deliveryId),
-          UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
-          ...(condition ? { ConditionExpression: condition } : {}),
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return applied(
+      updateItem(this.table, {
+        Key: keys.delivery(write.projectId, write.integrationId, write.deliveryId),
+        UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+        ...(condition ? { ConditionExpression: condition } : {}),
+        ExpressionAttributeNames: { '#status': 'status', ...INDEX_NAMES },
+        ExpressionAttributeValues: values,
+      }),
+    );
   }
 
   async get(projectId: string, integrationId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.delivery(projectId, integrationId, deliveryId),
-        ConsistentRead: true,
-      }),
-    );
-    return out.Item ? toRecord(out.Item) : undefined;
+    const item = await readItem(this.table, keys.delivery(projectId, integrationId, deliveryId));
+    return item ? toRecord(item) : undefined;
   }
 
   async list(
@@ -108,23 +100,20 @@ export class DynamoDeliveryStore implements DeliveryStore {
     let startKey = options.cursor ? decodeCursor(options.cursor, projectId, integrationId) : undefined;
     // A status filter applies after DynamoDB's page limit: read pages until the page is full or the data ends.
     for (let page = 0; page < 20; page++) {
-      const out = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ScanIndexForward: false,
-          Limit: options.limit - items.length,
-          ProjectionExpression: LIST_FIELDS,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pk': keys.delivery(projectId, integrationId, '').pk,
-            ...(options.status ? { ':status': options.status } : {}),
-          },
-          ...(options.status ? { FilterExpression: '#status = :status' } : {}),
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
+      const out = await queryPage(this.table, {
+        KeyConditionExpression: 'pk = :pk',
+        ScanIndexForward: false,
+        Limit: options.limit - items.length,
+        ProjectionExpression: LIST_FIELDS,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': collections.deliveries(projectId, integrationId).pk,
+          ...(options.status ? { ':status': options.status } : {}),
+        },
+        ...(options.status ? { FilterExpression: '#status = :status' } : {}),
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      });
       items.push(...(out.Items ?? []).map(toRecord));
       startKey = out.LastEvaluatedKey;
       if (!startKey || items.length >= options.limit) break;
@@ -137,23 +126,17 @@ export class DynamoDeliveryStore implements DeliveryStore {
     integrationId: string,
     deliveryId: string,
   ): Promise<DeliveryRecord | undefined> {
-    try {
-      const out = await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.delivery(projectId, integrationId, deliveryId),
-          UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE nextAttemptAt, gsi1pk, gsi1sk',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':pending': 'pending', ':now': this.now() },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return out.Attributes ? toRecord(out.Attributes) : undefined;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const write = await conditionalWrite(
+      updateItem(this.table, {
+        Key: keys.delivery(projectId, integrationId, deliveryId),
+        UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE nextAttemptAt, #indexPk, #indexSk',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#status': 'status', ...INDEX_NAMES },
+        ExpressionAttributeValues: { ':pending': 'pending', ':now': this.now() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return write.applied && write.output.Attributes ? toRecord(write.output.Attributes) : undefined;
   }
 }
 

@@ -1,5 +1,4 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashToken } from '../../auth/tokens.ts';
 import type {
   ClaimResult,
@@ -7,7 +6,8 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from '../../idempotency/idempotency-store.ts';
-import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { applied, deleteItem, type DynamoTable, putItem, readItem, updateItem } from './table.ts';
+import { keys } from './keys.ts';
 
 /** Responses larger than this (gzip-compressed) are not kept: DynamoDB items stop at 400 KB. */
 const MAX_STORED_BYTES = 350 * 1024;
@@ -26,36 +26,28 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
 
   async claim(claim: IdempotencyClaim): Promise<ClaimResult> {
     const nowSec = Math.floor(claim.now / 1000);
-    try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: {
-            ...this.key(claim),
-            phase: 'in_progress',
-            fingerprint: claim.fingerprint,
-            owner: claim.owner,
-            lockedUntil: claim.now + claim.lockMs,
-            expiresAt: Math.ceil((claim.now + claim.retentionMs) / 1000),
-          },
-          ConditionExpression:
-            'attribute_not_exists(pk) OR expiresAt < :nowSec OR (phase = :inProgress AND lockedUntil < :now AND fingerprint = :fp)',
-          ExpressionAttributeValues: {
-            ':nowSec': nowSec,
-            ':inProgress': 'in_progress',
-            ':now': claim.now,
-            ':fp': claim.fingerprint,
-          },
-        }),
-      );
-      return { kind: 'claimed' };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-    const out = await this.table.client.send(
-      new GetCommand({ TableName: this.table.tableName, Key: this.key(claim), ConsistentRead: true }),
+    const claimed = await applied(
+      putItem(this.table, {
+        Item: {
+          ...this.key(claim),
+          phase: 'in_progress',
+          fingerprint: claim.fingerprint,
+          owner: claim.owner,
+          lockedUntil: claim.now + claim.lockMs,
+          expiresAt: Math.ceil((claim.now + claim.retentionMs) / 1000),
+        },
+        ConditionExpression:
+          'attribute_not_exists(pk) OR expiresAt < :nowSec OR (phase = :inProgress AND lockedUntil < :now AND fingerprint = :fp)',
+        ExpressionAttributeValues: {
+          ':nowSec': nowSec,
+          ':inProgress': 'in_progress',
+          ':now': claim.now,
+          ':fp': claim.fingerprint,
+        },
+      }),
     );
-    const item = out.Item;
+    if (claimed) return { kind: 'claimed' };
+    const item = await readItem(this.table, this.key(claim));
     if (!item) return this.claim(claim); // released between our write and read: try once more
     if (item.fingerprint !== claim.fingerprint) return { kind: 'mismatch' };
     if (item.phase === 'completed' && item.response) {
@@ -70,35 +62,25 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
   async complete(claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
     const packed = gzipSync(JSON.stringify(response));
     if (packed.length > MAX_STORED_BYTES) return this.release(claim);
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: this.key(claim),
-          UpdateExpression: 'SET phase = :completed, #response = :response REMOVE lockedUntil',
-          ConditionExpression: '#owner = :owner',
-          ExpressionAttributeNames: { '#response': 'response', '#owner': 'owner' },
-          ExpressionAttributeValues: { ':completed': 'completed', ':response': packed, ':owner': claim.owner },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await applied(
+      updateItem(this.table, {
+        Key: this.key(claim),
+        UpdateExpression: 'SET phase = :completed, #response = :response REMOVE lockedUntil',
+        ConditionExpression: '#owner = :owner',
+        ExpressionAttributeNames: { '#response': 'response', '#owner': 'owner' },
+        ExpressionAttributeValues: { ':completed': 'completed', ':response': packed, ':owner': claim.owner },
+      }),
+    );
   }
 
   async release(claim: IdempotencyClaim): Promise<void> {
-    try {
-      await this.table.client.send(
-        new DeleteCommand({
-          TableName: this.table.tableName,
-          Key: this.key(claim),
-          ConditionExpression: '#owner = :owner',
-          ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':owner': claim.owner },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await applied(
+      deleteItem(this.table, {
+        Key: this.key(claim),
+        ConditionExpression: '#owner = :owner',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':owner': claim.owner },
+      }),
+    );
   }
 }

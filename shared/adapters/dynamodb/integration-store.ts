@@ -1,4 +1,3 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   liveSigningSecrets,
   type Integration,
@@ -7,9 +6,17 @@ import {
   type WebhookTarget,
 } from '../../integrations/integration.ts';
 import type { SecretBox } from '../../integrations/secret-box.ts';
-import { isConditionFailure, keys, queryAll, type DynamoTable } from './table.ts';
-
-const INTEGRATION_PREFIX = 'INT#';
+import {
+  applied,
+  conditionalWrite,
+  deleteItem,
+  type DynamoTable,
+  putItem,
+  queryAll,
+  readItem,
+  updateItem,
+} from './table.ts';
+import { collections, inCollection, keys } from './keys.ts';
 
 /** What is stored for a webhook's secrets: each sealed (AES-256-GCM) and bound to its integration. */
 interface SealedWebhookSecrets {
@@ -34,24 +41,15 @@ export class DynamoIntegrationStore implements IntegrationStore {
   ) {}
 
   async create(integration: Integration): Promise<void> {
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: this.toItem(integration),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await putItem(this.table, {
+      Item: this.toItem(integration),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 
   async get(projectId: string, integrationId: string): Promise<Integration | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.integration(projectId, integrationId),
-        ConsistentRead: true,
-      }),
-    );
-    return out.Item ? this.fromItem(out.Item) : undefined;
+    const item = await readItem(this.table, keys.integration(projectId, integrationId));
+    return item ? this.fromItem(item) : undefined;
   }
 
   async list(projectId: string): Promise<Integration[]> {
@@ -59,44 +57,31 @@ export class DynamoIntegrationStore implements IntegrationStore {
   }
 
   async update(integration: Integration): Promise<boolean> {
-    try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: this.toItem(integration),
-          ConditionExpression: '#version = :previous',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':previous': integration.version - 1 },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return applied(
+      putItem(this.table, {
+        Item: this.toItem(integration),
+        ConditionExpression: '#version = :previous',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':previous': integration.version - 1 },
+      }),
+    );
   }
 
   async delete(projectId: string, integrationId: string, expectedVersion?: number): Promise<Integration | undefined> {
-    try {
-      const out = await this.table.client.send(
-        new DeleteCommand({
-          TableName: this.table.tableName,
-          Key: keys.integration(projectId, integrationId),
-          ReturnValues: 'ALL_OLD',
-          ...(expectedVersion === undefined
-            ? {}
-            : {
-                ConditionExpression: '#version = :expected',
-                ExpressionAttributeNames: { '#version': 'version' },
-                ExpressionAttributeValues: { ':expected': expectedVersion },
-              }),
-        }),
-      );
-      return out.Attributes ? this.fromItem(out.Attributes) : undefined;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const write = await conditionalWrite(
+      deleteItem(this.table, {
+        Key: keys.integration(projectId, integrationId),
+        ReturnValues: 'ALL_OLD',
+        ...(expectedVersion === undefined
+          ? {}
+          : {
+              ConditionExpression: '#version = :expected',
+              ExpressionAttributeNames: { '#version': 'version' },
+              ExpressionAttributeValues: { ':expected': expectedVersion },
+            }),
+      }),
+    );
+    return write.applied && write.output.Attributes ? this.fromItem(write.output.Attributes) : undefined;
   }
 
   async listWebhooks(projectId: string): Promise<WebhookTarget[]> {
@@ -110,92 +95,65 @@ export class DynamoIntegrationStore implements IntegrationStore {
   }
 
   async disableWebhook(projectId: string, integrationId: string, reason: string): Promise<boolean> {
-    let scope: string | undefined;
-    try {
-      const out = await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.integration(projectId, integrationId),
-          UpdateExpression:
-            'SET #i.enabled = :false, #i.disabledReason = :reason, #i.updatedAt = :at, #version = #version + :one',
-          ConditionExpression: 'attribute_exists(pk) AND #product = :webhook',
-          ExpressionAttributeNames: { '#version': 'version', '#i': 'integration', '#product': 'product' },
-          ExpressionAttributeValues: {
-            ':false': false,
-            ':reason': reason,
-            ':at': this.now().toISOString(),
-            ':one': 1,
-            ':webhook': 'webhook',
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      scope = (out.Attributes?.integration as { scope?: string } | undefined)?.scope;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    const write = await conditionalWrite(
+      updateItem(this.table, {
+        Key: keys.integration(projectId, integrationId),
+        UpdateExpression:
+          'SET #i.enabled = :false, #i.disabledReason = :reason, #i.updatedAt = :at, #version = #version + :one',
+        ConditionExpression: 'attribute_exists(pk) AND #product = :webhook',
+        ExpressionAttributeNames: { '#version': 'version', '#i': 'integration', '#product': 'product' },
+        ExpressionAttributeValues: {
+          ':false': false,
+          ':reason': reason,
+          ':at': this.now().toISOString(),
+          ':one': 1,
+          ':webhook': 'webhook',
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    if (!write.applied) return false;
+    const scope = (write.output.Attributes?.integration as { scope?: string } | undefined)?.scope;
     if (scope === 'general') await this.releaseGeneralWebhook(projectId, integrationId);
     return true;
   }
 
   async generalWebhookHolder(projectId: string): Promise<{ integrationId: string; claimedAt: number } | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({ TableName: this.table.tableName, Key: keys.generalWebhook(projectId), ConsistentRead: true }),
-    );
-    return out.Item
-      ? { integrationId: out.Item.integrationId as string, claimedAt: out.Item.claimedAt as number }
-      : undefined;
+    const item = await readItem(this.table, keys.generalWebhook(projectId));
+    return item ? { integrationId: item.integrationId as string, claimedAt: item.claimedAt as number } : undefined;
   }
 
   async claimGeneralWebhook(projectId: string, integrationId: string, staleHolder?: string): Promise<boolean> {
-    try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: { ...keys.generalWebhook(projectId), integrationId, claimedAt: this.now().getTime() },
-          ConditionExpression:
-            'attribute_not_exists(pk) OR integrationId = :mine' +
-            (staleHolder === undefined ? '' : ' OR integrationId = :stale'),
-          ExpressionAttributeValues: {
-            ':mine': integrationId,
-            ...(staleHolder === undefined ? {} : { ':stale': staleHolder }),
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return applied(
+      putItem(this.table, {
+        Item: { ...keys.generalWebhook(projectId), integrationId, claimedAt: this.now().getTime() },
+        ConditionExpression:
+          'attribute_not_exists(pk) OR integrationId = :mine' +
+          (staleHolder === undefined ? '' : ' OR integrationId = :stale'),
+        ExpressionAttributeValues: {
+          ':mine': integrationId,
+          ...(staleHolder === undefined ? {} : { ':stale': staleHolder }),
+        },
+      }),
+    );
   }
 
   async releaseGeneralWebhook(projectId: string, integrationId: string): Promise<void> {
-    try {
-      await this.table.client.send(
-        new DeleteCommand({
-          TableName: this.table.tableName,
-          Key: keys.generalWebhook(projectId),
-          ConditionExpression: 'integrationId = :mine',
-          ExpressionAttributeValues: { ':mine': integrationId },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await applied(
+      deleteItem(this.table, {
+        Key: keys.generalWebhook(projectId),
+        ConditionExpression: 'integrationId = :mine',
+        ExpressionAttributeValues: { ':mine': integrationId },
+      }),
+    );
   }
 
   private query(projectId: string, webhooksOnly: boolean): Promise<Record<string, unknown>[]> {
     return queryAll(this.table, {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ...inCollection(collections.integrations(projectId), webhooksOnly ? { ':webhook': 'webhook' } : {}),
       ...(webhooksOnly
         ? { FilterExpression: '#product = :webhook', ExpressionAttributeNames: { '#product': 'product' } }
         : {}),
-      ExpressionAttributeValues: {
-        ':pk': `PRJ#${projectId}`,
-        ':prefix': INTEGRATION_PREFIX,
-        ...(webhooksOnly ? { ':webhook': 'webhook' } : {}),
-      },
       ConsistentRead: true,
     });
   }

@@ -1,12 +1,12 @@
-import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   IndexState,
   KnowledgeFile,
   KnowledgeFileStore,
   StartUploadOutcome,
 } from '../../knowledge/knowledge-files.ts';
-import { botKeys } from './bot-store.ts';
-import { isConditionFailure, queryAll, type DynamoTable } from './table.ts';
+import { collections, inCollection, keys } from './keys.ts';
+import { applied, deleteItem, type DynamoTable, putItem, queryAll, readItem, updateItem } from './table.ts';
 
 /**
  * Knowledge files (`BOT#<botId>` / `FILE#<fileKey>`) and the knowledge state on the bot item (`current` and `live`
@@ -17,57 +17,41 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   constructor(private readonly table: DynamoTable) {}
 
   async startUpload(projectId: string, file: KnowledgeFile): Promise<StartUploadOutcome> {
-    try {
-      // The bot first: from here the old generation is out of search and only this one may be published.
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: botKeys.bot(file.botId),
-          UpdateExpression: 'SET #current.#k = :g REMOVE #live.#k',
-          ConditionExpression: 'projectId = :p AND (attribute_not_exists(#current.#k) OR #current.#k < :g)',
-          ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': file.fileKey },
-          ExpressionAttributeValues: { ':g': file.generation, ':p': projectId },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const bot = await this.table.client.send(
-        new GetCommand({
-          TableName: this.table.tableName,
-          Key: botKeys.bot(file.botId),
-          ConsistentRead: true,
-          ProjectionExpression: 'projectId',
-        }),
-      );
-      return bot.Item?.projectId === projectId ? 'superseded' : 'bot-not-found';
+    // The bot first: from here the old generation is out of search and only this one may be published.
+    const current = await applied(
+      updateItem(this.table, {
+        Key: keys.bot(file.botId),
+        UpdateExpression: 'SET #current.#k = :g REMOVE #live.#k',
+        ConditionExpression: 'projectId = :p AND (attribute_not_exists(#current.#k) OR #current.#k < :g)',
+        ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': file.fileKey },
+        ExpressionAttributeValues: { ':g': file.generation, ':p': projectId },
+      }),
+    );
+    if (!current) {
+      const bot = await readItem(this.table, keys.bot(file.botId), { ProjectionExpression: 'projectId' });
+      return bot?.projectId === projectId ? 'superseded' : 'bot-not-found';
     }
-    try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: { ...botKeys.file(file.botId, file.fileKey), ...file },
+    if (
+      !(await applied(
+        putItem(this.table, {
+          Item: { ...keys.knowledgeFile(file.botId, file.fileKey), ...file },
           ConditionExpression: 'attribute_not_exists(generation) OR generation < :g',
           ExpressionAttributeValues: { ':g': file.generation },
         }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) return 'superseded';
-      throw error;
-    }
+      ))
+    )
+      return 'superseded';
     return 'started';
   }
 
   async get(botId: string, fileKey: string): Promise<KnowledgeFile | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({ TableName: this.table.tableName, Key: botKeys.file(botId, fileKey), ConsistentRead: true }),
-    );
-    return out.Item ? toFile(out.Item) : undefined;
+    const item = await readItem(this.table, keys.knowledgeFile(botId, fileKey));
+    return item ? toFile(item) : undefined;
   }
 
   async list(botId: string): Promise<KnowledgeFile[]> {
     const items = await queryAll(this.table, {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': botKeys.bot(botId).pk, ':prefix': botKeys.filePrefix },
+      ...inCollection(collections.knowledgeFiles(botId)),
       ConsistentRead: true,
     });
     return items.map(toFile);
@@ -109,48 +93,33 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
     update: string,
     values: Record<string, unknown>,
   ): Promise<boolean> {
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: botKeys.file(botId, fileKey),
-          UpdateExpression: update,
-          ConditionExpression: 'generation = :g',
-          ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-          ExpressionAttributeValues: { ...values, ':g': generation },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return applied(
+      updateItem(this.table, {
+        Key: keys.knowledgeFile(botId, fileKey),
+        UpdateExpression: update,
+        ConditionExpression: 'generation = :g',
+        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+        ExpressionAttributeValues: { ...values, ':g': generation },
+      }),
+    );
   }
 
   async remove(projectId: string, botId: string, fileKey: string): Promise<KnowledgeFile | undefined> {
-    try {
-      // Out of search first: from this write on, no search shows its excerpts and no rebuild can make it live.
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: botKeys.bot(botId),
-          UpdateExpression: 'REMOVE #current.#k, #live.#k',
-          ConditionExpression: 'projectId = :p',
-          ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': fileKey },
-          ExpressionAttributeValues: { ':p': projectId },
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
-    const out = await this.table.client.send(
-      new DeleteCommand({
-        TableName: this.table.tableName,
-        Key: botKeys.file(botId, fileKey),
-        ReturnValues: 'ALL_OLD',
+    // Out of search first: from this write on, no search shows its excerpts and no rebuild can make it live.
+    const outOfSearch = await applied(
+      updateItem(this.table, {
+        Key: keys.bot(botId),
+        UpdateExpression: 'REMOVE #current.#k, #live.#k',
+        ConditionExpression: 'projectId = :p',
+        ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': fileKey },
+        ExpressionAttributeValues: { ':p': projectId },
       }),
     );
+    if (!outOfSearch) return undefined;
+    const out = await deleteItem(this.table, {
+      Key: keys.knowledgeFile(botId, fileKey),
+      ReturnValues: 'ALL_OLD',
+    });
     return out.Attributes ? toFile(out.Attributes) : undefined;
   }
 
@@ -159,7 +128,7 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
     for (let i = 0; i < files.length; i += 25) {
       let requests: unknown[] | undefined = files
         .slice(i, i + 25)
-        .map((f) => ({ DeleteRequest: { Key: botKeys.file(botId, f.fileKey) } }));
+        .map((f) => ({ DeleteRequest: { Key: keys.knowledgeFile(botId, f.fileKey) } }));
       for (let attempt = 0; requests?.length && attempt < 5; attempt++) {
         const out: { UnprocessedItems?: Record<string, unknown[]> } = await this.table.client.send(
           new BatchWriteCommand({ RequestItems: { [this.table.tableName]: requests as never } }),
@@ -171,16 +140,10 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   }
 
   async indexState(botId: string): Promise<IndexState | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: botKeys.bot(botId),
-        ConsistentRead: true,
-        ProjectionExpression: 'indexVersion, indexKey, previousIndexKey, #current, #live',
-        ExpressionAttributeNames: { '#current': 'current', '#live': 'live' },
-      }),
-    );
-    const item = out.Item;
+    const item = await readItem(this.table, keys.bot(botId), {
+      ProjectionExpression: 'indexVersion, indexKey, previousIndexKey, #current, #live',
+      ExpressionAttributeNames: { '#current': 'current', '#live': 'live' },
+    });
     if (!item) return undefined;
     return {
       version: (item.indexVersion as number | undefined) ?? 0,
@@ -215,22 +178,15 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
       sets.push(`#live.#k${i} = :g${i}`);
       conditions.push(`#current.#k${i} = :g${i}`);
     });
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: botKeys.bot(botId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return applied(
+      updateItem(this.table, {
+        Key: keys.bot(botId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+        ExpressionAttributeValues: values,
+      }),
+    );
   }
 }
 

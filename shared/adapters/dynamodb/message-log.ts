@@ -1,6 +1,6 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { MessageLog, MessageRecord, OutboxPage } from '../../messaging/message.ts';
-import { keys, type DynamoTable } from './table.ts';
+import { type DynamoTable, putItem, queryPage } from './table.ts';
+import { collections, inCollection, keys } from './keys.ts';
 
 /** Message records are kept 90 days (DynamoDB TTL), the outbox with them. */
 const RETENTION_SECONDS = 90 * 86400;
@@ -14,16 +14,13 @@ export class DynamoMessageLog implements MessageLog {
   constructor(private readonly table: DynamoTable) {}
 
   async record(message: MessageRecord): Promise<void> {
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...keys.message(message.projectId, message.channelId, message.sentAt, message.messageId),
-          message,
-          expiresAt: Math.floor(Date.parse(message.sentAt) / 1000) + RETENTION_SECONDS,
-        },
-      }),
-    );
+    await putItem(this.table, {
+      Item: {
+        ...keys.message(message.projectId, message.channelId, message.sentAt, message.messageId),
+        message,
+        expiresAt: Math.floor(Date.parse(message.sentAt) / 1000) + RETENTION_SECONDS,
+      },
+    });
   }
 
   async listOutbox(
@@ -31,17 +28,13 @@ export class DynamoMessageLog implements MessageLog {
     channelId: string,
     page: { limit: number; cursor?: string },
   ): Promise<OutboxPage> {
-    const out = await this.table.client.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': `PRJ#${projectId}`, ':prefix': `MSG#${channelId}#` },
-        ScanIndexForward: false,
-        Limit: page.limit,
-        ConsistentRead: true,
-        ExclusiveStartKey: decodeCursor(page.cursor, projectId, channelId),
-      }),
-    );
+    const out = await queryPage(this.table, {
+      ...inCollection(collections.messages(projectId, channelId)),
+      ScanIndexForward: false,
+      Limit: page.limit,
+      ConsistentRead: true,
+      ExclusiveStartKey: decodeCursor(page.cursor, projectId, channelId),
+    });
     const items = (out.Items ?? []).map((item) => {
       const m = item.message as MessageRecord;
       return { messageId: m.messageId, to: m.to, payload: m.payload, sentAt: m.sentAt };
@@ -63,6 +56,7 @@ function decodeCursor(
 ): Record<string, unknown> | undefined {
   if (!cursor) return undefined;
   const sk = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!sk.startsWith(`MSG#${channelId}#`)) return undefined;
-  return { pk: `PRJ#${projectId}`, sk };
+  const messages = collections.messages(projectId, channelId);
+  if (!sk.startsWith(messages.skPrefix)) return undefined;
+  return { pk: messages.pk, sk };
 }

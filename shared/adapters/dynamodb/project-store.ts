@@ -1,9 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiTokenState, Project, ProjectPage, ProjectStore } from '../../projects/project.ts';
-import { mainTable } from '../../resources/table.ts';
-import { applied, attributeValues, keys, type DynamoTable } from './table.ts';
-
-const LIST_PARTITION = 'PROJECTS';
+import { applied, attributeValues, type DynamoTable, putItem, queryPage, readItem, updateItem } from './table.ts';
+import { backgroundIndex, keys } from './keys.ts';
 
 /**
  * Projects: `PRJ#<id>` / `PRJ`, with the hash of the current API token as an attribute. The management listing
@@ -14,48 +11,36 @@ export class DynamoProjectStore implements ProjectStore {
   constructor(private readonly table: DynamoTable) {}
 
   async create(project: Project): Promise<void> {
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...keys.project(project.projectId),
-          project,
-          [mainTable.globalSecondaryIndexes[0].partitionKey]: LIST_PARTITION,
-          [mainTable.globalSecondaryIndexes[0].sortKey]: `${project.createdAt}#${project.projectId}`,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await putItem(this.table, {
+      Item: {
+        ...keys.project(project.projectId),
+        project,
+        ...backgroundIndex.projectEntry(project.createdAt, project.projectId),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 
   async get(projectId: string): Promise<Project | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.project(projectId),
-        ConsistentRead: true,
-        ProjectionExpression: '#project',
-        ExpressionAttributeNames: { '#project': 'project' },
-      }),
-    );
-    return out.Item?.project as Project | undefined;
+    const item = await readItem(this.table, keys.project(projectId), {
+      ProjectionExpression: '#project',
+      ExpressionAttributeNames: { '#project': 'project' },
+    });
+    return item?.project as Project | undefined;
   }
 
   async list(limit: number, cursor?: string): Promise<ProjectPage> {
-    const gsi = mainTable.globalSecondaryIndexes[0];
-    const out = await this.table.client.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        IndexName: gsi.indexName,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': gsi.partitionKey, '#project': 'project' },
-        ExpressionAttributeValues: { ':pk': LIST_PARTITION },
-        ProjectionExpression: '#project',
-        ScanIndexForward: false,
-        Limit: limit,
-        ExclusiveStartKey: decodeCursor(cursor),
-      }),
-    );
+    const gsi = backgroundIndex;
+    const out = await queryPage(this.table, {
+      IndexName: gsi.indexName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': gsi.partitionKey, '#project': 'project' },
+      ExpressionAttributeValues: { ':pk': gsi.projectsPartition },
+      ProjectionExpression: '#project',
+      ScanIndexForward: false,
+      Limit: limit,
+      ExclusiveStartKey: decodeCursor(cursor),
+    });
     const items = (out.Items ?? []).map((i) => i.project as Project);
     return out.LastEvaluatedKey
       ? { items, nextCursor: Buffer.from(JSON.stringify(out.LastEvaluatedKey)).toString('base64url') }
@@ -63,29 +48,17 @@ export class DynamoProjectStore implements ProjectStore {
   }
 
   async apiTokenState(projectId: string): Promise<ApiTokenState> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.project(projectId),
-        ConsistentRead: true,
-        ProjectionExpression: 'apiTokenHash, apiTokenIssuedAt',
-      }),
-    );
-    return out.Item?.apiTokenHash
-      ? { active: true, issuedAt: out.Item.apiTokenIssuedAt as string | undefined }
+    const item = await readItem(this.table, keys.project(projectId), {
+      ProjectionExpression: 'apiTokenHash, apiTokenIssuedAt',
+    });
+    return item?.apiTokenHash
+      ? { active: true, issuedAt: item.apiTokenIssuedAt as string | undefined }
       : { active: false };
   }
 
   async currentApiTokenHash(projectId: string): Promise<string | undefined> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.project(projectId),
-        ConsistentRead: true,
-        ProjectionExpression: 'apiTokenHash',
-      }),
-    );
-    return out.Item?.apiTokenHash as string | undefined;
+    const item = await readItem(this.table, keys.project(projectId), { ProjectionExpression: 'apiTokenHash' });
+    return item?.apiTokenHash as string | undefined;
   }
 
   async swapApiTokenHash(
@@ -99,22 +72,19 @@ export class DynamoProjectStore implements ProjectStore {
         ? 'attribute_exists(pk) AND attribute_not_exists(apiTokenHash)'
         : 'apiTokenHash = :expected';
     return applied(
-      this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.project(projectId),
-          UpdateExpression:
-            next === undefined
-              ? 'REMOVE apiTokenHash, apiTokenIssuedAt'
-              : 'SET apiTokenHash = :next, apiTokenIssuedAt = :at',
-          ConditionExpression: condition,
-          ExpressionAttributeValues: attributeValues({
-            ':expected': expected,
-            ':next': next,
-            ':at': next === undefined ? undefined : at.toISOString(),
-          }),
+      updateItem(this.table, {
+        Key: keys.project(projectId),
+        UpdateExpression:
+          next === undefined
+            ? 'REMOVE apiTokenHash, apiTokenIssuedAt'
+            : 'SET apiTokenHash = :next, apiTokenIssuedAt = :at',
+        ConditionExpression: condition,
+        ExpressionAttributeValues: attributeValues({
+          ':expected': expected,
+          ':next': next,
+          ':at': next === undefined ? undefined : at.toISOString(),
         }),
-      ),
+      }),
     );
   }
 }

@@ -1,4 +1,3 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   admitted,
   intervalMs,
@@ -7,7 +6,8 @@ import {
   type RateDecision,
   type RateLimiter,
 } from '../../ratelimit/gcra.ts';
-import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { conditionalWrite, type DynamoTable, updateItem } from './table.ts';
+import { keys } from './keys.ts';
 
 /** Keys whose last known bucket state this instance remembers (an order hint only; see below). */
 const MAX_HINTS = 10_000;
@@ -57,21 +57,15 @@ export class DynamoRateLimiter implements RateLimiter {
   /** Bucket idle or full (TAT <= now, or no item): TAT := now + interval. */
   private async idle(key: string, now: number): Promise<{ kind: 'admitted'; tat: number } | { kind: 'not-idle' }> {
     const tat = now + intervalMs(this.params);
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.rateLimit(key),
-          UpdateExpression: 'SET tat = :next, expiresAt = :exp',
-          ConditionExpression: 'attribute_not_exists(tat) OR tat <= :now',
-          ExpressionAttributeValues: { ':next': tat, ':now': now, ':exp': this.expiresAt(now) },
-        }),
-      );
-      return { kind: 'admitted', tat };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      return { kind: 'not-idle' };
-    }
+    const write = await conditionalWrite(
+      updateItem(this.table, {
+        Key: keys.rateLimit(key),
+        UpdateExpression: 'SET tat = :next, expiresAt = :exp',
+        ConditionExpression: 'attribute_not_exists(tat) OR tat <= :now',
+        ExpressionAttributeValues: { ':next': tat, ':now': now, ':exp': this.expiresAt(now) },
+      }),
+    );
+    return write.applied ? { kind: 'admitted', tat } : { kind: 'not-idle' };
   }
 
   /**
@@ -83,29 +77,24 @@ export class DynamoRateLimiter implements RateLimiter {
     now: number,
   ): Promise<{ kind: 'admitted'; tat: number } | { kind: 'refused'; tat: number | undefined }> {
     const t = intervalMs(this.params);
-    try {
-      const out = await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.rateLimit(key),
-          UpdateExpression: 'SET tat = tat + :t, expiresAt = :exp',
-          ConditionExpression: 'tat > :now AND tat <= :max',
-          ExpressionAttributeValues: {
-            ':t': t,
-            ':now': now,
-            ':max': now + this.params.windowMs - t,
-            ':exp': this.expiresAt(now),
-          },
-          ReturnValues: 'UPDATED_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { kind: 'admitted', tat: out.Attributes?.tat as number };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const item = (error as { Item?: Record<string, { N?: string }> }).Item;
-      return { kind: 'refused', tat: item?.tat?.N !== undefined ? Number(item.tat.N) : undefined };
-    }
+    const write = await conditionalWrite(
+      updateItem(this.table, {
+        Key: keys.rateLimit(key),
+        UpdateExpression: 'SET tat = tat + :t, expiresAt = :exp',
+        ConditionExpression: 'tat > :now AND tat <= :max',
+        ExpressionAttributeValues: {
+          ':t': t,
+          ':now': now,
+          ':max': now + this.params.windowMs - t,
+          ':exp': this.expiresAt(now),
+        },
+        ReturnValues: 'UPDATED_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    if (write.applied) return { kind: 'admitted', tat: write.output.Attributes?.tat as number };
+    const tatBefore = write.itemBefore?.tat?.N;
+    return { kind: 'refused', tat: tatBefore !== undefined ? Number(tatBefore) : undefined };
   }
 
   private expiresAt(now: number): number {

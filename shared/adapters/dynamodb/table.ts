@@ -1,5 +1,17 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DeleteCommandInput,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  type GetCommandInput,
+  PutCommand,
+  type PutCommandInput,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 
 /** The table and client every DynamoDB adapter works with. */
 export interface DynamoTable {
@@ -7,54 +19,12 @@ export interface DynamoTable {
   tableName: string;
 }
 
-export function isConditionFailure(error: unknown): boolean {
+function isConditionFailure(error: unknown): boolean {
   return (
     error instanceof ConditionalCheckFailedException ||
     (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException'
   );
 }
-
-/** Key builders: all keys are written here so the item layout reads in one place. */
-export const keys = {
-  project: (projectId: string) => ({ pk: `PRJ#${projectId}`, sk: 'PRJ' }),
-  token: (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' }),
-  credits: (projectId: string, month: string) => ({ pk: `PRJ#${projectId}`, sk: `CREDITS#${month}` }),
-  rateLimit: (key: string) => ({ pk: `RL#${key}`, sk: 'RL' }),
-  idempotency: (scopedKeyHash: string) => ({ pk: `IDEM#${scopedKeyHash}`, sk: 'IDEM' }),
-  channel: (projectId: string, channelId: string) => ({ pk: `PRJ#${projectId}`, sk: `CH#${channelId}` }),
-  integration: (projectId: string, integrationId: string) => ({ pk: `PRJ#${projectId}`, sk: `INT#${integrationId}` }),
-  /** Guard item: which webhook holds the project's one enabled-general-webhook slot. */
-  generalWebhook: (projectId: string) => ({ pk: `PRJ#${projectId}`, sk: 'GENERAL_WEBHOOK' }),
-  /** A sent message, under its channel in time order (`sortableTime` sorts as text). Sandbox ones form the outbox. */
-  message: (projectId: string, channelId: string, sortableTime: string, messageId: string) => ({
-    pk: `PRJ#${projectId}`,
-    sk: `MSG#${channelId}#${sortableTime}#${messageId}`,
-  }),
-  /**
-   * A webhook delivery (one event for one webhook, attempts appended). Its own partition per webhook, not under
-   * `PRJ#`: every attempt writes it, and a busy project would otherwise put all its delivery writes on one key.
-   * Delivery ids start with the event time, so one Query lists a webhook's deliveries newest first.
-   */
-  delivery: (projectId: string, integrationId: string, deliveryId: string) => ({
-    pk: `DLV#${projectId}#${integrationId}`,
-    sk: deliveryId,
-  }),
-  /**
-   * Index entry (gsi1) of a delivery while it is `failed`: sparse, per webhook, sorted by delivery id, which starts
-   * with the event time; `recover` finds a window of failures with one Query (shared/webhooks/recover.ts).
-   */
-  failedDelivery: (projectId: string, integrationId: string, deliveryId: string) => ({
-    gsi1pk: `DLVFAILED#${projectId}#${integrationId}`,
-    gsi1sk: deliveryId,
-  }),
-  /** When the next delivery attempt to a paced webhook may start (`rateLimitPerSecond`, shared/webhooks/pacing.ts). */
-  webhookPace: (projectId: string, integrationId: string) => ({ pk: `PACE#${projectId}#${integrationId}`, sk: 'PACE' }),
-  /** Whether a webhook has been failing and since when (written only when that changes). */
-  webhookHealth: (projectId: string, integrationId: string) => ({
-    pk: `PRJ#${projectId}`,
-    sk: `WHHEALTH#${integrationId}`,
-  }),
-};
 
 /** ExpressionAttributeValues without the undefined entries; undefined when none is left (DynamoDB rejects `{}`). */
 export function attributeValues(values: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -62,15 +32,31 @@ export function attributeValues(values: Record<string, unknown>): Record<string,
   return defined.length ? Object.fromEntries(defined) : undefined;
 }
 
+/**
+ * How a conditional write ended: applied, with the command's output; or refused by its condition, with the item
+ * as it was when the write asked for it (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`; DynamoDB sends it, dynalite
+ * does not), in DynamoDB's attribute-value form (the document client does not convert it).
+ */
+export type ConditionalWrite<T> =
+  | { applied: true; output: T }
+  | { applied: false; itemBefore: Record<string, AttributeValue> | undefined };
+
+/**
+ * Every conditional write of the adapters runs through here: a failed condition is an answer, not an error
+ * (a stale version, a spent balance, a claim someone else holds); any other error propagates.
+ */
+export async function conditionalWrite<T>(write: Promise<T>): Promise<ConditionalWrite<T>> {
+  try {
+    return { applied: true, output: await write };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return { applied: false, itemBefore: (error as { Item?: Record<string, AttributeValue> }).Item };
+  }
+}
+
 /** Runs a conditional write: true when it applied, false when its condition failed; any other error propagates. */
 export async function applied(write: Promise<unknown>): Promise<boolean> {
-  try {
-    await write;
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return (await conditionalWrite(write)).applied;
 }
 
 /** Every item a Query returns, page after page. */
@@ -81,11 +67,46 @@ export async function queryAll(
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const out = await table.client.send(
-      new QueryCommand({ ...input, TableName: table.tableName, ExclusiveStartKey: startKey }),
-    );
+    const out = await queryPage(table, { ...input, ExclusiveStartKey: startKey });
     items.push(...((out.Items ?? []) as Record<string, unknown>[]));
     startKey = out.LastEvaluatedKey;
   } while (startKey);
   return items;
+}
+
+type WithoutTable<T> = Omit<T, 'TableName'>;
+
+/**
+ * The item under `key`, or undefined: a strongly consistent GetItem, as every read of the adapters is (a read that
+ * follows a write must see it); `projection` narrows it to some attributes.
+ */
+export async function readItem(
+  table: DynamoTable,
+  key: Record<string, unknown>,
+  projection?: Pick<GetCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'>,
+): Promise<Record<string, unknown> | undefined> {
+  const out = await table.client.send(
+    new GetCommand({ TableName: table.tableName, Key: key, ConsistentRead: true, ...projection }),
+  );
+  return out.Item;
+}
+
+/** PutItem on the table. */
+export function putItem(table: DynamoTable, input: WithoutTable<PutCommandInput>) {
+  return table.client.send(new PutCommand({ TableName: table.tableName, ...input }));
+}
+
+/** UpdateItem on the table. */
+export function updateItem(table: DynamoTable, input: WithoutTable<UpdateCommandInput>) {
+  return table.client.send(new UpdateCommand({ TableName: table.tableName, ...input }));
+}
+
+/** DeleteItem on the table. */
+export function deleteItem(table: DynamoTable, input: WithoutTable<DeleteCommandInput>) {
+  return table.client.send(new DeleteCommand({ TableName: table.tableName, ...input }));
+}
+
+/** One page of a Query on the table (see {@link queryAll} for every page). */
+export function queryPage(table: DynamoTable, input: WithoutTable<QueryCommandInput>) {
+  return table.client.send(new QueryCommand({ TableName: table.tableName, ...input }));
 }

@@ -1,6 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookHealthStore } from '../../webhooks/ports.ts';
-import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { applied, type DynamoTable, updateItem } from './table.ts';
+import { keys } from './keys.ts';
 
 /** A health item outlives its last change by this much (it goes with a deleted webhook eventually). */
 const HEALTH_RETENTION_SECONDS = 30 * 86400;
@@ -13,31 +13,23 @@ export class DynamoWebhookHealthStore implements WebhookHealthStore {
   constructor(private readonly table: DynamoTable) {}
 
   async recordFailure(projectId: string, integrationId: string, at: number): Promise<number> {
-    const out = await this.table.client.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: keys.webhookHealth(projectId, integrationId),
-        UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :at), lastFailureAt = :at, expiresAt = :exp',
-        ExpressionAttributeValues: { ':at': at, ':exp': Math.floor(at / 1000) + HEALTH_RETENTION_SECONDS },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
+    const out = await updateItem(this.table, {
+      Key: keys.webhookHealth(projectId, integrationId),
+      UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :at), lastFailureAt = :at, expiresAt = :exp',
+      ExpressionAttributeValues: { ':at': at, ':exp': Math.floor(at / 1000) + HEALTH_RETENTION_SECONDS },
+      ReturnValues: 'UPDATED_NEW',
+    });
     return (out.Attributes?.failingSince as number | undefined) ?? at;
   }
 
   async recordSuccess(projectId: string, integrationId: string, at: number): Promise<void> {
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.webhookHealth(projectId, integrationId),
-          UpdateExpression: 'SET lastSuccessAt = :at, expiresAt = :exp REMOVE failingSince',
-          ConditionExpression: 'attribute_exists(failingSince)',
-          ExpressionAttributeValues: { ':at': at, ':exp': Math.floor(at / 1000) + HEALTH_RETENTION_SECONDS },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await applied(
+      updateItem(this.table, {
+        Key: keys.webhookHealth(projectId, integrationId),
+        UpdateExpression: 'SET lastSuccessAt = :at, expiresAt = :exp REMOVE failingSince',
+        ConditionExpression: 'attribute_exists(failingSince)',
+        ExpressionAttributeValues: { ':at': at, ':exp': Math.floor(at / 1000) + HEALTH_RETENTION_SECONDS },
+      }),
+    );
   }
 }

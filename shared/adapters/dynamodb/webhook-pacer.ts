@@ -1,6 +1,6 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookPacer } from '../../webhooks/pacing.ts';
-import { isConditionFailure, keys, type DynamoTable } from './table.ts';
+import { keys } from './keys.ts';
+import { applied, conditionalWrite, type DynamoTable, readItem, updateItem } from './table.ts';
 
 /**
  * Webhook pacing in DynamoDB: one item per paced webhook (`PACE#<projectId>#<integrationId>`) holding `next`, the
@@ -14,15 +14,11 @@ export class DynamoWebhookPacer implements WebhookPacer {
   constructor(private readonly table: DynamoTable) {}
 
   async limitOf(projectId: string, integrationId: string): Promise<number | null> {
-    const out = await this.table.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.integration(projectId, integrationId),
-        ProjectionExpression: '#integration.rateLimitPerSecond',
-        ExpressionAttributeNames: { '#integration': 'integration' },
-      }),
-    );
-    const limit = (out.Item?.integration as { rateLimitPerSecond?: unknown } | undefined)?.rateLimitPerSecond;
+    const item = await readItem(this.table, keys.integration(projectId, integrationId), {
+      ProjectionExpression: '#integration.rateLimitPerSecond',
+      ExpressionAttributeNames: { '#integration': 'integration' },
+    });
+    const limit = (item?.integration as { rateLimitPerSecond?: unknown } | undefined)?.rateLimitPerSecond;
     return typeof limit === 'number' && limit > 0 ? limit : null;
   }
 
@@ -30,57 +26,41 @@ export class DynamoWebhookPacer implements WebhookPacer {
     const key = keys.webhookPace(projectId, integrationId);
     // Idle and busy can trade places between the two writes (another worker moved `next`): try again.
     for (let round = 0; ; round++) {
-      try {
-        const out = await this.table.client.send(
-          new UpdateCommand({
-            TableName: this.table.tableName,
-            Key: key,
-            UpdateExpression: 'SET #next = #next + :spacing, expiresAt = :exp',
-            ConditionExpression: '#next > :now',
-            ExpressionAttributeNames: { '#next': 'next' },
-            ExpressionAttributeValues: { ':spacing': spacingMs, ':now': now, ':exp': expiresAt(now) },
-            ReturnValues: 'UPDATED_NEW',
-          }),
-        );
-        return (out.Attributes?.next as number) - spacingMs;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
-      try {
-        await this.table.client.send(
-          new UpdateCommand({
-            TableName: this.table.tableName,
-            Key: key,
-            UpdateExpression: 'SET #next = :next, expiresAt = :exp',
-            ConditionExpression: 'attribute_not_exists(#next) OR #next <= :now',
-            ExpressionAttributeNames: { '#next': 'next' },
-            ExpressionAttributeValues: { ':next': now + spacingMs, ':now': now, ':exp': expiresAt(now) },
-          }),
-        );
-        return now;
-      } catch (error) {
-        if (!isConditionFailure(error) || round >= 5) throw error;
-      }
+      const busy = await conditionalWrite(
+        updateItem(this.table, {
+          Key: key,
+          UpdateExpression: 'SET #next = #next + :spacing, expiresAt = :exp',
+          ConditionExpression: '#next > :now',
+          ExpressionAttributeNames: { '#next': 'next' },
+          ExpressionAttributeValues: { ':spacing': spacingMs, ':now': now, ':exp': expiresAt(now) },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      if (busy.applied) return (busy.output.Attributes?.next as number) - spacingMs;
+      const idle = await applied(
+        updateItem(this.table, {
+          Key: key,
+          UpdateExpression: 'SET #next = :next, expiresAt = :exp',
+          ConditionExpression: 'attribute_not_exists(#next) OR #next <= :now',
+          ExpressionAttributeNames: { '#next': 'next' },
+          ExpressionAttributeValues: { ':next': now + spacingMs, ':now': now, ':exp': expiresAt(now) },
+        }),
+      );
+      if (idle) return now;
+      if (round >= 5) throw new Error('webhook pace: no reservation after 6 rounds of contention');
     }
   }
 
-  async admit(projectId: string, integrationId: string, spacingMs: number, now: number): Promise<boolean> {
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.webhookPace(projectId, integrationId),
-          UpdateExpression: 'SET #last = :now, expiresAt = if_not_exists(expiresAt, :exp)',
-          ConditionExpression: 'attribute_not_exists(#last) OR #last <= :earliest',
-          ExpressionAttributeNames: { '#last': 'last' },
-          ExpressionAttributeValues: { ':now': now, ':earliest': now - spacingMs, ':exp': expiresAt(now) },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+  admit(projectId: string, integrationId: string, spacingMs: number, now: number): Promise<boolean> {
+    return applied(
+      updateItem(this.table, {
+        Key: keys.webhookPace(projectId, integrationId),
+        UpdateExpression: 'SET #last = :now, expiresAt = if_not_exists(expiresAt, :exp)',
+        ConditionExpression: 'attribute_not_exists(#last) OR #last <= :earliest',
+        ExpressionAttributeNames: { '#last': 'last' },
+        ExpressionAttributeValues: { ':now': now, ':earliest': now - spacingMs, ':exp': expiresAt(now) },
+      }),
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { callTimeoutMs, describeFetchFailure, excerpt, ProviderError } from '../../messaging/providers.ts';
 import { forbiddenAddressReason, isIpLiteral } from '../../webhooks/destination-policy.ts';
 import { ForbiddenDestinationError, guardedLookup } from './guarded-lookup.ts';
 
@@ -65,4 +66,86 @@ export function makeProviderPost(options: { allowPrivate: boolean }): ProviderPo
       req.end(body);
     });
   };
+}
+
+/** `{base}{path}` with the base URL's trailing slashes dropped (a channel may override a provider's base URL). */
+export function providerUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}${path}`;
+}
+
+/** What every provider sender is built with: its per-call limit, its user agent, and the HTTP client. */
+export interface ProviderClient {
+  /** Milliseconds one call may take (cut short by the send's deadline). */
+  timeoutMs: number;
+  userAgent: string;
+  post: ProviderPost;
+}
+
+/** One call to a provider's API, as a sender describes it. */
+export interface ProviderCall {
+  /** The provider's name in error messages ("Twilio", "WhatsApp Cloud API"). */
+  provider: string;
+  url: string;
+  /** The call's own headers (authorization, content type); JSON is always asked for. */
+  headers: Record<string, string>;
+  body: string;
+  /** Epoch ms past which the send may not wait (see {@link callTimeoutMs}). */
+  deadline: number;
+  /** Which call of a send made of several this is ("file 2 of 3"), named in error messages. */
+  part?: string;
+  /** Provider ids of what the same send already got out, kept on the error when this call fails. */
+  sentSoFar?: readonly string[];
+  /** Where the provider's error answer keeps its `{ code, message }` (Twilio: the body; Graph API: `error`). */
+  errorOf: (answer: Record<string, unknown>) => unknown;
+}
+
+/**
+ * Makes one provider call and reads its answer, the same way for every provider: not reaching the provider and a
+ * non-2xx answer throw a {@link ProviderError} that names the provider, the part, and for an answer its status and
+ * the provider's own code and message (an excerpt, never a credential). Resolves with the JSON answer (undefined
+ * when the body is not a JSON object).
+ */
+export async function callProvider(
+  client: ProviderClient,
+  call: ProviderCall,
+): Promise<Record<string, unknown> | undefined> {
+  const part = call.part === undefined ? '' : ` (${call.part})`;
+  const sentProviderMessageIds = [...(call.sentSoFar ?? [])];
+  let response: ProviderHttpResponse;
+  try {
+    response = await client.post(call.url, {
+      headers: { ...call.headers, accept: 'application/json', 'user-agent': client.userAgent },
+      body: call.body,
+      timeoutMs: callTimeoutMs(client.timeoutMs, call.deadline),
+    });
+  } catch (error) {
+    throw new ProviderError(`${describeFetchFailure(call.provider, error)}${part}`, {
+      cause: error,
+      sentProviderMessageIds,
+    });
+  }
+  const answer = jsonObject(response.text);
+  if (response.status < 200 || response.status > 299) {
+    const detail = answer ? providerErrorDetail(call.errorOf(answer)) : '';
+    throw new ProviderError(`${call.provider} answered HTTP ${response.status}${part}${detail}`, {
+      sentProviderMessageIds,
+    });
+  }
+  return answer;
+}
+
+function jsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `: <code> <message>` from a provider's error object; nothing when it carries no message. */
+function providerErrorDetail(error: unknown): string {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof message !== 'string') return '';
+  return `: ${excerpt(`${code === undefined ? '' : `${String(code)} `}${message}`)}`;
 }

@@ -1,9 +1,6 @@
-import type { ProviderPost } from '../http/provider-client.ts';
+import { callProvider, type ProviderClient, providerUrl } from '../http/provider-client.ts';
 import type { TwilioProvider } from '../../messaging/channel.ts';
 import {
-  callTimeoutMs,
-  describeFetchFailure,
-  excerpt,
   ProviderError,
   type MessageProvider,
   type OutboundMessage,
@@ -19,7 +16,7 @@ const DEFAULT_BASE_URL = 'https://api.twilio.com';
  * no such field).
  */
 export class TwilioSmsSender implements MessageProvider {
-  constructor(private readonly options: { timeoutMs: number; userAgent: string; post: ProviderPost }) {}
+  constructor(private readonly client: ProviderClient) {}
 
   async send(outbound: OutboundMessage): Promise<ProviderReceipt> {
     const { channel, message } = outbound;
@@ -28,45 +25,24 @@ export class TwilioSmsSender implements MessageProvider {
     const provider: TwilioProvider = channel.provider;
     const form = new URLSearchParams({ To: message.payload.to, From: channel.address, Body: message.payload.body });
     for (const media of message.payload.mediaUrls ?? []) form.append('MediaUrl', media);
-    const url = `${(provider.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(provider.accountSid)}/Messages.json`;
+    const url = providerUrl(
+      provider.baseUrl ?? DEFAULT_BASE_URL,
+      `/2010-04-01/Accounts/${encodeURIComponent(provider.accountSid)}/Messages.json`,
+    );
 
-    let response: { status: number; text: string };
-    try {
-      response = await this.options.post(url, {
-        headers: {
-          authorization: `Basic ${Buffer.from(`${provider.accountSid}:${provider.authToken}`).toString('base64')}`,
-          'content-type': 'application/x-www-form-urlencoded',
-          accept: 'application/json',
-          'user-agent': this.options.userAgent,
-        },
-        body: form.toString(),
-        timeoutMs: callTimeoutMs(this.options.timeoutMs, outbound.deadline),
-      });
-    } catch (error) {
-      throw new ProviderError(describeFetchFailure('Twilio', error), { cause: error });
-    }
-    const text = response.text;
-    if (response.status < 200 || response.status > 299) {
-      throw new ProviderError(`Twilio answered HTTP ${response.status}${twilioError(text)}`);
-    }
-    const sid = parseJson(text)?.sid;
+    const answer = await callProvider(this.client, {
+      provider: 'Twilio',
+      url,
+      headers: {
+        authorization: `Basic ${Buffer.from(`${provider.accountSid}:${provider.authToken}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: form.toString(),
+      deadline: outbound.deadline,
+      // Twilio's error answer: `{ code, message, more_info, status }`.
+      errorOf: (body) => body,
+    });
+    const sid = answer?.sid;
     return { providerMessageIds: typeof sid === 'string' ? [sid] : [] };
   }
-}
-
-function parseJson(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Twilio's error body: `{ code, message, more_info, status }`. */
-function twilioError(text: string): string {
-  const body = parseJson(text);
-  if (!body) return '';
-  const code = body.code === undefined ? '' : `${String(body.code)} `;
-  return typeof body.message === 'string' ? `: ${excerpt(`${code}${body.message}`)}` : '';
 }

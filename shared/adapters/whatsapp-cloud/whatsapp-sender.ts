@@ -1,9 +1,6 @@
-import type { ProviderPost } from '../http/provider-client.ts';
+import { callProvider, type ProviderClient, providerUrl } from '../http/provider-client.ts';
 import type { WhatsAppCloudProvider } from '../../messaging/channel.ts';
 import {
-  callTimeoutMs,
-  describeFetchFailure,
-  excerpt,
   ProviderError,
   type MessageProvider,
   type OutboundMessage,
@@ -21,14 +18,17 @@ const IMAGE_EXTENSIONS = /\.(jpe?g|png)$/i;
  * (the ids of what went out are kept on the error).
  */
 export class WhatsAppCloudSender implements MessageProvider {
-  constructor(private readonly options: { timeoutMs: number; userAgent: string; post: ProviderPost }) {}
+  constructor(private readonly client: ProviderClient) {}
 
   async send(outbound: OutboundMessage): Promise<ProviderReceipt> {
     const { channel, message } = outbound;
     if (message.type !== 'whatsapp' || channel.provider.kind !== 'whatsapp-cloud')
       throw new ProviderError('The channel is not a WhatsApp Cloud channel');
     const provider: WhatsAppCloudProvider = channel.provider;
-    const url = `${(provider.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '')}/${API_VERSION}/${encodeURIComponent(provider.phoneNumberId)}/messages`;
+    const url = providerUrl(
+      provider.baseUrl ?? DEFAULT_BASE_URL,
+      `/${API_VERSION}/${encodeURIComponent(provider.phoneNumberId)}/messages`,
+    );
     const to = message.payload.number;
     const bodies: Record<string, unknown>[] = [{ type: 'text', text: { body: message.payload.message } }];
     for (const file of message.payload.files ?? []) bodies.push(fileMessage(file));
@@ -58,31 +58,21 @@ export class WhatsAppCloudSender implements MessageProvider {
     part: string,
     sentSoFar: string[],
   ): Promise<string> {
-    let response: { status: number; text: string };
-    try {
-      response = await this.options.post(url, {
-        headers: {
-          authorization: `Bearer ${accessToken}`,
-          'content-type': 'application/json',
-          accept: 'application/json',
-          'user-agent': this.options.userAgent,
-        },
-        body: JSON.stringify(body),
-        timeoutMs: callTimeoutMs(this.options.timeoutMs, deadline),
-      });
-    } catch (error) {
-      throw new ProviderError(`${describeFetchFailure('WhatsApp Cloud API', error)} (${part})`, {
-        cause: error,
-        sentProviderMessageIds: [...sentSoFar],
-      });
-    }
-    const text = response.text;
-    if (response.status < 200 || response.status > 299) {
-      throw new ProviderError(`WhatsApp Cloud API answered HTTP ${response.status} (${part})${graphError(text)}`, {
-        sentProviderMessageIds: [...sentSoFar],
-      });
-    }
-    const id = (parse(text)?.messages as { id?: unknown }[] | undefined)?.[0]?.id;
+    const answer = await callProvider(this.client, {
+      provider: 'WhatsApp Cloud API',
+      url,
+      headers: {
+        authorization: `Bearer ${accessToken}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+      deadline: deadline,
+      part,
+      sentSoFar,
+      // Graph API error answer: `{ error: { message, type, code } }`.
+      errorOf: (answer) => answer.error,
+    });
+    const id = (answer?.messages as { id?: unknown }[] | undefined)?.[0]?.id;
     return typeof id === 'string' ? id : '';
   }
 }
@@ -98,20 +88,4 @@ function fileMessage(fileUrl: string): Record<string, unknown> {
     // A malformed escape: keep the segment as it is.
   }
   return { type: 'document', document: { link: fileUrl, filename: name || 'file' } };
-}
-
-function parse(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Graph API error body: `{ error: { message, type, code } }`. */
-function graphError(text: string): string {
-  const error = parse(text)?.error as { message?: unknown; code?: unknown } | undefined;
-  if (!error || typeof error.message !== 'string') return '';
-  return `: ${excerpt(`${error.code === undefined ? '' : `${String(error.code)} `}${error.message}`)}`;
 }

@@ -62,62 +62,127 @@ export function buildLexicalIndex(
   documents: IndexDocumentInput[],
   options: { embeddingModel?: string; builtAt?: Date } = {},
 ): Uint8Array {
-  const termIds = new Map<string, number>();
-  const termNames: string[] = [];
-  const pairTerm: number[] = [];
-  const pairExcerpt: number[] = [];
-  const pairTf: number[] = [];
-  const excerptLength: number[] = [];
-  const excerptDoc: number[] = [];
-  const texts: string[] = [];
-  let dims = 0;
-  const vectors: (Float32Array | undefined)[] = [];
+  const corpus = collectExcerpts(documents);
+  const vocabulary = sortVocabulary(corpus.termNames, corpus.termIds);
+  const postings = bm25Postings(corpus, vocabulary.rank);
+  const terms = utf8Blob(vocabulary.order.map((id) => corpus.termNames[id]!));
+  const texts = utf8Blob(corpus.texts);
+  const N = corpus.texts.length;
+  const dims = corpus.dims;
 
+  const meta: IndexMeta = {
+    docs: documents.map((d) => ({ fileName: d.fileName, generation: d.generation })),
+    excerptCount: N,
+    termCount: corpus.termNames.length,
+    postingCount: corpus.pairTerm.length,
+    termBlobBytes: terms.byteLength,
+    textBlobBytes: texts.byteLength,
+    dims,
+    ...(dims && options.embeddingModel ? { embeddingModel: options.embeddingModel } : {}),
+    builtAt: (options.builtAt ?? new Date()).toISOString(),
+  };
+  const sections: Uint8Array[] = [
+    u8(texts.offsets),
+    u8(new Uint32Array(corpus.excerptDoc)),
+    u8(terms.offsets),
+    u8(postings.termIdf),
+    u8(postings.postingStart),
+    u8(postings.postingExcerpt),
+    u8(postings.postingImpact),
+    u8(quantiseVectors(corpus.vectors, dims)),
+  ];
+  // Level 4: half the time of level 6 for a 3 % larger object (measured on 5 MB of text).
+  return gzipSync(serialise(meta, sections, [...terms.parts, ...texts.parts]), { level: 4 });
+}
+
+/** Every excerpt of every document, with its terms counted: one (term, excerpt, tf) pair per distinct term. */
+interface Corpus {
+  termIds: Map<string, number>;
+  /** Terms in order of first appearance (the pair arrays use these ids). */
+  termNames: string[];
+  pairTerm: number[];
+  pairExcerpt: number[];
+  pairTf: number[];
+  excerptLength: number[];
+  excerptDoc: number[];
+  texts: string[];
+  vectors: (Float32Array | undefined)[];
+  dims: number;
+}
+
+function collectExcerpts(documents: IndexDocumentInput[]): Corpus {
+  const corpus: Corpus = {
+    termIds: new Map(),
+    termNames: [],
+    pairTerm: [],
+    pairExcerpt: [],
+    pairTf: [],
+    excerptLength: [],
+    excerptDoc: [],
+    texts: [],
+    vectors: [],
+    dims: 0,
+  };
   documents.forEach((doc, docIndex) => {
     const docTerms = doc.terms ?? doc.excerpts.map((t) => documentTerms(t, doc.language));
     doc.excerpts.forEach((text, i) => {
-      const excerpt = texts.length;
-      texts.push(text);
-      excerptDoc.push(docIndex);
-      const terms = docTerms[i]!;
-      const ids = new Uint32Array(terms.length);
-      for (let j = 0; j < terms.length; j++) {
-        const t = terms[j]!;
-        let id = termIds.get(t);
-        if (id === undefined) {
-          id = termNames.length;
-          termIds.set(t, id);
-          termNames.push(t);
-        }
-        ids[j] = id;
-      }
-      excerptLength.push(ids.length);
-      ids.sort(); // typed-array sort is numeric and native
-      for (let j = 0; j < ids.length; ) {
-        let k = j + 1;
-        while (k < ids.length && ids[k] === ids[j]) k++;
-        pairTerm.push(ids[j]!);
-        pairExcerpt.push(excerpt);
-        pairTf.push(k - j);
-        j = k;
-      }
+      const excerpt = corpus.texts.length;
+      corpus.texts.push(text);
+      corpus.excerptDoc.push(docIndex);
+      addExcerptTerms(corpus, excerpt, docTerms[i]!);
       const v = doc.vectors?.[i];
-      if (v) dims = v.length;
-      vectors.push(v);
+      if (v) corpus.dims = v.length;
+      corpus.vectors.push(v);
     });
   });
+  return corpus;
+}
 
-  const N = texts.length;
-  const T = termNames.length;
+function addExcerptTerms(corpus: Corpus, excerpt: number, terms: string[]): void {
+  const ids = new Uint32Array(terms.length);
+  for (let j = 0; j < terms.length; j++) {
+    const t = terms[j]!;
+    let id = corpus.termIds.get(t);
+    if (id === undefined) {
+      id = corpus.termNames.length;
+      corpus.termIds.set(t, id);
+      corpus.termNames.push(t);
+    }
+    ids[j] = id;
+  }
+  corpus.excerptLength.push(ids.length);
+  ids.sort(); // typed-array sort is numeric and native
+  for (let j = 0; j < ids.length; ) {
+    let k = j + 1;
+    while (k < ids.length && ids[k] === ids[j]) k++;
+    corpus.pairTerm.push(ids[j]!);
+    corpus.pairExcerpt.push(excerpt);
+    corpus.pairTf.push(k - j);
+    j = k;
+  }
+}
+
+/**
+ * Terms in sorted order so the search can binary-search the vocabulary without building a map: `order[newId]` is
+ * the first-appearance id, `rank[oldId]` the sorted one. The default sort compares strings by UTF-16 code units, as
+ * the search's binary search does, and runs natively.
+ */
+function sortVocabulary(termNames: string[], termIds: Map<string, number>): { order: number[]; rank: Uint32Array } {
+  const order = [...termNames].sort().map((t) => termIds.get(t)!);
+  const rank = new Uint32Array(termNames.length);
+  order.forEach((oldId, newId) => {
+    rank[oldId] = newId;
+  });
+  return { order, rank };
+}
+
+/** BM25 weights of every (term, excerpt) pair, grouped by sorted term id. */
+function bm25Postings(corpus: Corpus, rank: Uint32Array) {
+  const { pairTerm, pairExcerpt, pairTf, excerptLength } = corpus;
+  const N = corpus.texts.length;
+  const T = rank.length;
   const P = pairTerm.length;
   const avgdl = N ? excerptLength.reduce((a, b) => a + b, 0) / N || 1 : 1;
-
-  // Terms in sorted order so the search can binary-search the vocabulary without building a map.
-  // The default sort compares strings by UTF-16 code units, as the search's binary search does, and runs natively.
-  const sortedTerms = [...termNames].sort();
-  const order = sortedTerms.map((t) => termIds.get(t)!);
-  const rank = new Uint32Array(T);
-  order.forEach((oldId, newId) => (rank[oldId] = newId));
 
   const df = new Uint32Array(T);
   for (let p = 0; p < P; p++) df[rank[pairTerm[p]!]!]!++;
@@ -138,45 +203,32 @@ export function buildLexicalIndex(
     postingExcerpt[slot] = e;
     postingImpact[slot] = (termIdf[t]! * (tf * (K1 + 1))) / (tf + norm);
   }
+  return { termIdf, postingStart, postingExcerpt, postingImpact };
+}
 
+/** Strings as UTF-8 parts laid end to end, with the byte offset of each (`offsets[n]` is the total). */
+function utf8Blob(strings: string[]): { parts: Uint8Array[]; offsets: Uint32Array; byteLength: number } {
   const encoder = new TextEncoder();
-  const termBytes: Uint8Array[] = order.map((id) => encoder.encode(termNames[id]!));
-  const termOffsets = new Uint32Array(T + 1);
-  for (let t = 0; t < T; t++) termOffsets[t + 1] = termOffsets[t]! + termBytes[t]!.length;
-  const textBytes = texts.map((t) => encoder.encode(t));
-  const textOffsets = new Uint32Array(N + 1);
-  for (let e = 0; e < N; e++) textOffsets[e + 1] = textOffsets[e]! + textBytes[e]!.length;
+  const parts = strings.map((s) => encoder.encode(s));
+  const offsets = new Uint32Array(parts.length + 1);
+  for (let i = 0; i < parts.length; i++) offsets[i + 1] = offsets[i]! + parts[i]!.length;
+  return { parts, offsets, byteLength: offsets[parts.length]! };
+}
 
-  const quantised = new Int8Array(dims ? N * dims : 0);
-  if (dims) {
-    vectors.forEach((v, e) => {
-      if (!v || v.length !== dims) return;
-      for (let d = 0; d < dims; d++) quantised[e * dims + d] = Math.max(-127, Math.min(127, Math.round(v[d]! * 127)));
-    });
-  }
+/** Unit vectors × 127 as int8, one row of `dims` per excerpt; an excerpt without (or with a wrong) vector stays 0. */
+function quantiseVectors(vectors: (Float32Array | undefined)[], dims: number): Int8Array {
+  const quantised = new Int8Array(dims ? vectors.length * dims : 0);
+  if (!dims) return quantised;
+  vectors.forEach((v, e) => {
+    if (!v || v.length !== dims) return;
+    for (let d = 0; d < dims; d++) quantised[e * dims + d] = Math.max(-127, Math.min(127, Math.round(v[d]! * 127)));
+  });
+  return quantised;
+}
 
-  const meta: IndexMeta = {
-    docs: documents.map((d) => ({ fileName: d.fileName, generation: d.generation })),
-    excerptCount: N,
-    termCount: T,
-    postingCount: P,
-    termBlobBytes: termOffsets[T]!,
-    textBlobBytes: textOffsets[N]!,
-    dims,
-    ...(dims && options.embeddingModel ? { embeddingModel: options.embeddingModel } : {}),
-    builtAt: (options.builtAt ?? new Date()).toISOString(),
-  };
-  const metaBytes = encoder.encode(JSON.stringify(meta));
-  const sections: Uint8Array[] = [
-    u8(textOffsets),
-    u8(new Uint32Array(excerptDoc)),
-    u8(termOffsets),
-    u8(termIdf),
-    u8(postingStart),
-    u8(postingExcerpt),
-    u8(postingImpact),
-    u8(quantised),
-  ];
+/** The uncompressed layout described at the top: header and meta, aligned sections, then the blobs. */
+function serialise(meta: IndexMeta, sections: Uint8Array[], blobParts: Uint8Array[]): Uint8Array {
+  const metaBytes = new TextEncoder().encode(JSON.stringify(meta));
   const headerLength = align4(12 + metaBytes.length);
   let total = headerLength;
   for (const s of sections) total += align4(s.length);
@@ -192,16 +244,11 @@ export function buildLexicalIndex(
     out.set(s, at);
     at += align4(s.length);
   }
-  for (const b of termBytes) {
+  for (const b of blobParts) {
     out.set(b, at);
     at += b.length;
   }
-  for (const b of textBytes) {
-    out.set(b, at);
-    at += b.length;
-  }
-  // Level 4: half the time of level 6 for a 3 % larger object (measured on 5 MB of text).
-  return gzipSync(out, { level: 4 });
+  return out;
 }
 
 function u8(a: ArrayBufferView): Uint8Array {
