@@ -68,7 +68,10 @@ function setup(options: { budgetMs?: number; failEnqueue?: (job: QueuedJob) => b
     queue: {
       async enqueue(jobs) {
         const notSent = new Set<number>();
-        jobs.forEach((j, i) => (options.failEnqueue?.(j) ? notSent.add(i) : enqueued.push(j)));
+        jobs.forEach((j, i) => {
+          if (options.failEnqueue?.(j)) notSent.add(i);
+          else enqueued.push(j);
+        });
         return notSent;
       },
       async postpone() {
