@@ -48,7 +48,7 @@ async function allInWindow(integrationId: string, since: number, until?: number)
   return ids;
 }
 
-describe('failed deliveries index (gsi1) against dynalite', () => {
+describe('failed deliveries in the background index, against dynalite', () => {
   it('lists exactly the failed deliveries whose event time is in [since, until), oldest first', async () => {
     const writes = [0, 1_000, 2_000, 3_000, 4_000].map((ms) => attemptAt('int_w', T0 + ms, 'failed'));
     writes.push(attemptAt('int_w', T0 + 2_500, 'pending'));
