@@ -31,6 +31,7 @@ import { makeCreditUsage } from '#shared/credits/usage.ts';
 import { DynamoWebhookAttemptStats } from '#shared/adapters/dynamodb/webhook-attempt-stats.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
+import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { ADMIN_PREFIX, adminRouteTable } from './routes.ts';
@@ -40,6 +41,7 @@ import { deliveryHandlers } from './routes/deliveries.ts';
 import { eventHandlers } from './routes/events.ts';
 import { integrationHandlers } from './routes/integrations.ts';
 import { projectHandlers } from './routes/projects.ts';
+import { recoverHandlers } from './routes/recover.ts';
 import { sandboxHandlers } from './routes/sandbox.ts';
 import { usageHandlers } from './routes/usage.ts';
 
@@ -80,6 +82,9 @@ const webhookAdmin = makeWebhookAdmin({
   events,
   queue: new SqsDeliveryQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_DELIVERIES')),
 });
+
+// API Gateway gives a request 29 s; the rest of a very large recover goes on in the deliver worker.
+const recover = recoverOnDynamo(cfg, table, integrationStore, 15_000);
 
 const channels = makeChannelUseCases({
   channels: channelStore,
@@ -143,6 +148,7 @@ export const handler = adminFunction({
   routes: bindRoutes(adminRouteTable, {
     ...eventHandlers(webhookAdmin),
     ...deliveryHandlers(webhookAdmin),
+    ...recoverHandlers(recover),
     ...usageHandlers({ webhookHealth, creditUsage }),
     ...projectHandlers(projects),
     ...channelHandlers(channels, cfg.PUBLIC_BASE_URL ?? ''),

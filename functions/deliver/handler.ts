@@ -3,6 +3,7 @@ import { DynamoDeliveryStore } from '#shared/adapters/dynamodb/delivery-store.ts
 import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
 import { DynamoWebhookAttemptStats } from '#shared/adapters/dynamodb/webhook-attempt-stats.ts';
 import { DynamoWebhookHealthStore } from '#shared/adapters/dynamodb/webhook-health-store.ts';
+import { DynamoWebhookPacer } from '#shared/adapters/dynamodb/webhook-pacer.ts';
 import { HttpWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
 import { s3Client } from '#shared/adapters/s3/clients.ts';
 import { S3PayloadStore } from '#shared/adapters/s3/payload-store.ts';
@@ -12,7 +13,10 @@ import { config, requiredSetting } from '#shared/config/config.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { makeDeliver } from '#shared/webhooks/deliver.ts';
 import { EndpointGate } from '#shared/webhooks/endpoint-gate.ts';
+import { makePacing } from '#shared/webhooks/pacing.ts';
+import { isRecoverMessage } from '#shared/webhooks/recover.ts';
 import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
+import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { USER_AGENT } from '#functions/_wiring/user-agent.ts';
@@ -22,14 +26,16 @@ const cfg = config();
 const logger = createLogger('deliver');
 const table = dynamoTable(cfg);
 const secrets = await secretBoxFromConfig(cfg);
+const directory = new DynamoIntegrationStore(table, secrets);
 const deliver = makeDeliver({
-  directory: new DynamoIntegrationStore(table, secrets),
+  directory,
   deliveries: new DynamoDeliveryStore(table),
   health: new DynamoWebhookHealthStore(table),
   attemptStats: new DynamoWebhookAttemptStats(table),
   queue: new SqsDeliveryQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_DELIVERIES')),
   payloads: new S3PayloadStore(s3Client(cfg), requiredSetting(cfg, 'BUCKET_TRANSFER')),
   sender: new HttpWebhookSender({ timeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS, allowPrivate: cfg.webhookAllowPrivate }),
+  pacing: makePacing({ pacer: new DynamoWebhookPacer(table) }),
   gate: new EndpointGate({
     maxInFlight: cfg.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
     slowAfterMs: cfg.WEBHOOK_SLOW_AFTER_MS,
@@ -41,19 +47,48 @@ const deliver = makeDeliver({
   userAgent: USER_AGENT,
   log: (level, message, details) => logger[level](message, details),
 });
+// Recovers too large for their request go on here; well inside the function's 40 s timeout, the rest goes on in
+// the next message.
+const recover = recoverOnDynamo(cfg, table, directory, 25_000);
 
 /**
  * `deliveries` queue → one HTTP attempt per job, all jobs of the batch at once. Jobs to retry later are postponed
  * in the queue and reported as batch item failures, so SQS keeps them until their next attempt.
  */
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  // A recover too large for its request goes on here, one page set per message (shared/webhooks/recover.ts).
+  const recovering = event.Records.filter((r) => isRecoverMessage(parseOrNull(r.body)));
+  const recoverFailed = await Promise.all(
+    recovering.map(async (r) => {
+      try {
+        await recover.resume(JSON.parse(r.body));
+        return undefined;
+      } catch (error) {
+        logger.error('recover continuation failed; it will be received again', { error: String(error) });
+        return r.messageId;
+      }
+    }),
+  );
+  const jobs = event.Records.filter((r) => !recovering.includes(r));
   const failed = await deliver.deliverBatch(
-    event.Records.map((r) => ({
+    jobs.map((r) => ({
       messageId: r.messageId,
       receiptHandle: r.receiptHandle,
       body: r.body,
       receiveCount: Number(r.attributes.ApproximateReceiveCount) || 1,
     })),
   );
-  return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+  return {
+    batchItemFailures: [...failed, ...recoverFailed.filter((id) => id !== undefined)].map((itemIdentifier) => ({
+      itemIdentifier,
+    })),
+  };
 };
+
+function parseOrNull(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return null;
+  }
+}

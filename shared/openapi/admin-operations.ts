@@ -201,6 +201,16 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     responses: { 202: { description: 'Queued.', body: s.retryAccepted } },
     errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
+  'POST /projects/{projectId}/integrations/{integrationId}/recover': {
+    summary: 'Retry every failed delivery of a webhook in a window of event time',
+    description:
+      'Each failed delivery whose event `timestamp` is in [since, until) is retried: the same delivery, body and ' +
+      '`webhook-id`, one attempt appended. Two calls at once never re-queue one delivery twice. `since` at most 30 ' +
+      'days ago.',
+    tags: ['Webhook deliveries'],
+    responses: { 202: { description: 'Queued.', body: s.recoverAccepted } },
+    errors: { 409: ['CONFLICT'] },
+  },
   'GET /projects/{projectId}/integrations/{integrationId}/health': {
     summary: "A webhook's last 24 hours, per hour",
     description:

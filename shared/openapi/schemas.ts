@@ -133,6 +133,9 @@ export const integration = withMeta(
     eventTypes: withMeta(z.nullable(z.array(z.string())), {
       description: 'Subscribed event types; null = every type.',
     }),
+    rateLimitPerSecond: withMeta(z.nullable(z.number().check(z.int())), {
+      description: 'Most delivery attempts started in any one-second interval (1 to 10,000); null = no limit.',
+    }),
     enabled: z.boolean(),
     disabledReason: withMeta(z.nullable(z.string()), {
       description: '`manual`, `gone` (the receiver answered 410), `failing` (5 days of failures).',
@@ -189,6 +192,16 @@ export const delivery = withMeta(
 export const deliveryPage = withMeta(z.object({ items: z.array(delivery), nextCursor: z.optional(z.string()) }), {
   id: 'DeliveryPage',
 });
+
+export const recoverAccepted = withMeta(
+  z.object({
+    recovered: withMeta(z.number().check(z.int()), { description: 'Failed deliveries this call re-queued.' }),
+    continued: withMeta(z.optional(z.boolean()), {
+      description: 'true when more failed deliveries were left to a worker to re-queue (very large windows).',
+    }),
+  }),
+  { id: 'RecoverAccepted' },
+);
 
 export const retryAccepted = withMeta(z.object({ deliveryId: z.string(), status: z.literal('pending') }), {
   id: 'RetryAccepted',

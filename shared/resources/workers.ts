@@ -51,7 +51,8 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     memoryMb: 512,
     maxConcurrency: 20,
     access: {
-      table: { read: true, write: true },
+      // gsi1: a webhook's failed deliveries, when a recover goes on here (shared/webhooks/recover.ts).
+      table: { read: true, write: true, indexes: ['gsi1'] },
       sendTo: ['deliveries'],
       buckets: { transfer: { read: ['payloads/'] } },
       secrets: ['secretsKey'],

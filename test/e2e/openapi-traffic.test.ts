@@ -82,6 +82,7 @@ async function driveEveryOperation(): Promise<void> {
   const delivery = await waitFor(async () => (await svc.admin('GET', `${w}/deliveries`)).body.items?.[0]);
   await svc.admin('POST', `${w}/deliveries/${delivery.deliveryId}/retry`);
   await svc.admin('GET', `${w}/health`);
+  await svc.admin('POST', `${w}/recover`, { since: new Date(Date.now() - 3600_000).toISOString() });
   const sendToken = (await svc.admin('POST', `${p}/integrations/${custom.integrationId}/rotate-token`)).body.token;
   await svc.send(sendToken, { to: '+5511988887777', body: 'hello' });
   await api('/api/integration/send', { method: 'POST', ...bearer(sendToken, { to: '+5511988887777', body: 'x' }) });
