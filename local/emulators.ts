@@ -162,12 +162,33 @@ async function startFauxqs(dir: string) {
     host: '127.0.0.1',
     stores: { sqsStore, snsStore, s3Store },
   });
+  acceptLargeObjects(app);
   app.addHook('preClose', () => {
     persistence.close();
     s3Persistence.close();
   });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return { endpoint: address.replace('localhost', '127.0.0.1'), close: () => app.close() };
+}
+
+/**
+ * What the stand-in accepts in one S3 request body: a 25 MB object (knowledge PUT, a browser's presigned POST with
+ * its form fields, an extract upload) with room for aws-chunked framing and form overhead. fauxqs caps every body
+ * at 11 MiB and has no option for it; S3 itself takes 5 GB in one PUT, so the cap is the stand-in's, not AWS's.
+ */
+export const LOCAL_S3_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Raises fauxqs's body limit for S3 requests only: a parser for every content type but the SQS (`x-amz-json-1.0`)
+ * and SNS (form) protocols, which fastify still matches first by their exact type, with the same buffer handling
+ * as fauxqs's own catch-all parser and a larger limit.
+ */
+function acceptLargeObjects(app: ReturnType<typeof buildApp>): void {
+  app.addContentTypeParser(
+    /^(?!application\/x-amz-json-1\.0|application\/x-www-form-urlencoded)/,
+    { parseAs: 'buffer', bodyLimit: LOCAL_S3_BODY_LIMIT_BYTES },
+    (_request, body, done) => done(null, body),
+  );
 }
 
 async function ensureTable(ddb: DynamoDBClient): Promise<void> {
