@@ -4,7 +4,10 @@ import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-file-store.ts';
 import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
 import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
-import { s3KnowledgeObjectStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
+import {
+  s3KnowledgeObjectStoreOnFirstUse,
+  s3KnowledgeUploadInboxOnFirstUse,
+} from '#shared/adapters/s3/on-first-use.ts';
 import { SqsIngestQueue } from '#shared/adapters/sqs/ingest-queue.ts';
 import { sqsClient } from '#shared/adapters/sqs/clients.ts';
 import type { Bot } from '#shared/bots/bot.ts';
@@ -55,11 +58,14 @@ const botView = (b: Bot) => ({
   updatedAt: b.updatedAt,
 });
 
+const uploadUrlBody = z.strictObject({ contentType: z.string().check(z.minLength(1), z.maxLength(200)) });
+
 const fileView = (f: KnowledgeFile) => ({
   fileName: f.fileName,
   status: f.status,
   chunks: f.chunks,
   ...(f.error ? { error: f.error } : {}),
+  ...(f.ocrPages !== undefined ? { ocrPages: f.ocrPages } : {}),
   contentType: f.contentType,
   bytes: f.bytes,
   uploadedAt: f.uploadedAt,
@@ -122,6 +128,13 @@ export function botRoutes(bots: BotUseCases, knowledge: KnowledgeManagement): Ro
         ),
     }),
     route({
+      method: 'POST',
+      path: '/projects/{projectId}/bots/{botId}/knowledge/{fileName}/upload',
+      body: uploadUrlBody,
+      handle: async ({ params, body }) =>
+        json(201, await knowledge.issueUploadUrl(params.projectId!, params.botId!, params.fileName!, body.contentType)),
+    }),
+    route({
       method: 'DELETE',
       path: '/projects/{projectId}/bots/{botId}/knowledge/{fileName}',
       handle: async ({ params }) => {
@@ -157,6 +170,7 @@ export function botRoutesFromConfig(cfg: Config, table: DynamoTable, logger: Log
     projectExists: async (projectId) => (await projectStore.get(projectId)) !== undefined,
     purgeKnowledge: (botId) => knowledge.purgeBot(botId),
   });
-  knowledge = makeKnowledgeManagement({ requireBot: bots.requireBot, files, objects, queue, logger });
+  const inbox = cfg.BUCKET_KNOWLEDGE ? s3KnowledgeUploadInboxOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE) : undefined;
+  knowledge = makeKnowledgeManagement({ requireBot: bots.requireBot, files, objects, queue, inbox, logger });
   return botRoutes(bots, knowledge);
 }
