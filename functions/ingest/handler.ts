@@ -7,7 +7,8 @@ import { makeAcceptArrival, objectsCreatedIn } from '#shared/knowledge/arrivals.
 import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#shared/knowledge/from-config.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
-import { pdfPageReader } from '#shared/knowledge/pdf-reader.ts';
+import { ocrFromConfig } from '#shared/extract/from-config.ts';
+import { makePdfPageReader } from '#shared/knowledge/pdf-reader.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { queues } from '#shared/resources/queues.ts';
 
@@ -23,7 +24,8 @@ const acceptArrival = cfg.BUCKET_KNOWLEDGE
 const ingest = makeIngestKnowledge({
   files,
   objects,
-  readPdf: pdfPageReader,
+  // The extract route's OCR: same engine choice, DPI and per-page time limit (OCR_* settings).
+  readPdf: makePdfPageReader(ocrFromConfig(cfg)),
   embeddings: embeddingsFromConfig(cfg),
   logger,
 });

@@ -170,12 +170,14 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       if (!seen || seen < job.generation) latest.set(job.fileKey, job.generation);
     }
     const added = new Map<string, AnalyzedFile>();
+    /** What the listing shows of each file once ready: its size, and for PDFs how many pages came from OCR. */
+    const settled = new Map<string, { bytes: number; ocrPages?: number }>();
     for (const [fileKey, generation] of latest) {
       const file = await deps.files.get(botId, fileKey);
       if (!file || file.generation !== generation || file.status !== 'processing') continue; // replaced, deleted or done
       try {
         const bytes = await deps.objects.get(file.objectKey);
-        const text = await extractDocumentText(bytes, file.contentType, {
+        const { text, ocrPages } = await extractDocumentText(bytes, file.contentType, {
           charset: file.charset,
           readPdf: deps.readPdf,
         });
@@ -197,6 +199,7 @@ export function makeIngestKnowledge(deps: IngestDeps) {
         const analyzed = analyze(file.fileName, generation, language, excerpts, vectors, deps.embeddings?.model);
         cache.set(generation, analyzed);
         added.set(fileKey, analyzed);
+        settled.set(fileKey, { bytes: bytes.length, ...(ocrPages !== undefined ? { ocrPages } : {}) });
       } catch (error) {
         if (error instanceof UnreadableDocumentError) {
           deps.logger.info('knowledge file unreadable', { botId, fileKey, reason: error.message });
@@ -234,7 +237,7 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       return;
     }
     for (const [fileKey, file] of published)
-      await deps.files.markReady(botId, fileKey, file.generation, file.excerpts.length, clock());
+      await deps.files.markReady(botId, fileKey, file.generation, file.excerpts.length, clock(), settled.get(fileKey));
   };
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { pdfOfSize, textPdf } from '#test/support/pdf-fixtures.ts';
+import { blankPdf, mixedPdf, pdfOfSize, scannedPdf, textPdf } from '#test/support/pdf-fixtures.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 
 /**
@@ -153,4 +153,39 @@ describe('POST .../knowledge/{fileName}/upload', () => {
     expect(await settledFile('manual-200.pdf', 60_000)).toMatchObject({ status: 'ready' });
     expect((await searchSources('calibracao sensor ultrassonico'))[0]?.procedencia).toBe('manual-200.pdf');
   }, 90_000);
+});
+
+describe("scanned PDFs: OCR in ingestion (the extract route's OCR)", () => {
+  async function uploadPdf(fileName: string, bytes: Uint8Array) {
+    const asked = await askUploadUrl(fileName, 'application/pdf');
+    expect(asked.status).toBe(201);
+    expect((await postForm(asked.body, bytes, 'application/pdf')).ok).toBe(true);
+    return settledFile(fileName, 90_000);
+  }
+
+  test('a scanned page is read by OCR and found by words only OCR could have read; blank pages are skipped', async () => {
+    const pdf = await mixedPdf([
+      { text: 'Typed cover page of the maintenance manual' },
+      { scan: 'Replace the hydraulic filter every six months' },
+      { blank: true },
+    ]);
+    const file = await uploadPdf('manual-escaneado.pdf', pdf);
+    expect(file).toMatchObject({ status: 'ready', ocrPages: 1 });
+    expect(file.chunks).toBeGreaterThan(0);
+    const hits = await searchSources('hydraulic filter six months');
+    expect(hits[0]?.procedencia).toBe('manual-escaneado.pdf');
+    expect(hits[0]?.texto.toLowerCase()).toContain('hydraulic');
+  }, 120_000);
+
+  test('a scan only: ready with every page from OCR', async () => {
+    const file = await uploadPdf('recibo.pdf', await scannedPdf('Warranty claims need the original receipt'));
+    expect(file).toMatchObject({ status: 'ready', ocrPages: 1 });
+    expect((await searchSources('warranty claims original receipt'))[0]?.procedencia).toBe('recibo.pdf');
+  }, 120_000);
+
+  test('a PDF with nothing readable fails with the reason, and the other files stay searchable', async () => {
+    const file = await uploadPdf('em-branco.pdf', await blankPdf());
+    expect(file).toMatchObject({ status: 'failed', error: expect.stringMatching(/No readable text.*blank/) });
+    expect((await searchSources('warranty claims original receipt'))[0]?.procedencia).toBe('recibo.pdf');
+  }, 120_000);
 });

@@ -10,25 +10,38 @@ export class UnreadableDocumentError extends Error {
   }
 }
 
+/** The readable pages of a PDF, and how many came from OCR or were skipped as unreadable. */
+export interface PdfText {
+  pages: string[];
+  ocrPages: number;
+  skippedPages: number;
+}
+
 /**
- * Reads the text layer of a PDF, page by page (the extract area's `shared/pdf` module). Throws for a PDF that
- * does not parse or is encrypted.
+ * Reads a PDF page by page (the extract area's `shared/pdf` module, OCR included; ../pdf-reader.ts). Throws for a
+ * PDF that does not parse or is encrypted, and {@link UnreadableDocumentError} when no page is readable.
  */
-export type PdfPageReader = (bytes: Uint8Array) => Promise<string[]>;
+export type PdfPageReader = (bytes: Uint8Array) => Promise<PdfText>;
+
+/** A document's text; `ocrPages` for PDFs. */
+export interface DocumentText {
+  text: string;
+  ocrPages?: number;
+}
 
 /** The readable text of an uploaded knowledge file. Throws {@link UnreadableDocumentError} when there is none. */
 export async function extractDocumentText(
   bytes: Uint8Array,
   contentType: KnowledgeContentType,
   options: { charset?: string; readPdf?: PdfPageReader } = {},
-): Promise<string> {
+): Promise<DocumentText> {
   let text: string;
   if (contentType === 'application/pdf') {
     if (!options.readPdf)
       throw new UnreadableDocumentError('PDF knowledge files are not supported by this deployment yet.');
-    let pages: string[];
+    let pdf: PdfText;
     try {
-      pages = await options.readPdf(bytes);
+      pdf = await options.readPdf(bytes);
     } catch (error) {
       if (error instanceof UnreadableDocumentError) throw error;
       const reason = error instanceof Error ? error.message : String(error);
@@ -36,12 +49,12 @@ export async function extractDocumentText(
         cause: error,
       });
     }
-    text = pages.join('\n\n');
+    text = pdf.pages.join('\n\n');
     if (!text.trim())
       throw new UnreadableDocumentError(
         'The PDF has no text layer (a scanned document?): no text could be read from it.',
       );
-    return text;
+    return { text, ocrPages: pdf.ocrPages };
   }
   if (looksBinary(bytes))
     throw new UnreadableDocumentError(`The file is declared ${contentType} but holds binary data.`);
@@ -49,7 +62,7 @@ export async function extractDocumentText(
   if (contentType === 'text/html') text = htmlToText(text);
   else if (contentType === 'text/markdown') text = markdownToText(text);
   if (!text.trim()) throw new UnreadableDocumentError('The file has no readable text.');
-  return text;
+  return { text };
 }
 
 /** NUL bytes in the first 8 KB (outside UTF-16, which has a BOM) mean binary data, not text. */
