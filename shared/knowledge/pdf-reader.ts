@@ -1,5 +1,12 @@
 import { describeUnreadable } from '../extract/extract-pdf.ts';
-import { countLetters, extractPdfPages, OcrEngineError, PdfError, type OcrOptions } from '../pdf/index.ts';
+import {
+  countLetters,
+  extractPdfPages,
+  OcrEngineError,
+  PdfError,
+  type OcrOptions,
+  type PdfPage,
+} from '../pdf/index.ts';
 import { UnreadableDocumentError, type PdfPageReader } from './text/extract.ts';
 
 /** Time for reading one knowledge PDF, OCR included: a 100-page scan within the ingest worker's 600 s. */
@@ -17,7 +24,7 @@ export const PDF_READ_BUDGET_MS = 480_000;
  */
 export function makePdfPageReader(ocr?: OcrOptions, budgetMs = PDF_READ_BUDGET_MS): PdfPageReader {
   return async (bytes) => {
-    let pages;
+    let pages: PdfPage[];
     try {
       ({ pages } = await extractPdfPages(bytes, { ...(ocr ? { ocr } : {}), signal: AbortSignal.timeout(budgetMs) }));
     } catch (error) {

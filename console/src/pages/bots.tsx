@@ -173,8 +173,9 @@ function KnowledgeUpload({ api, path, onUploaded }: { api: Api; path: string; on
   }
 
   return (
-    <div
+    <form
       class={dragging ? 'upload dropzone dragging' : 'upload dropzone'}
+      onSubmit={(e) => e.preventDefault()}
       onDragOver={(e) => {
         e.preventDefault();
         setDragging(true);
@@ -212,6 +213,6 @@ function KnowledgeUpload({ api, path, onUploaded }: { api: Api; path: string; on
       ) : null}
       <ErrorNotice error={upload.error} />
       <StatusMessage message={status} />
-    </div>
+    </form>
   );
 }
