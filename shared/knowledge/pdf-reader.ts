@@ -25,9 +25,15 @@ export const PDF_READ_BUDGET_MS = 480_000;
 export function makePdfPageReader(ocr?: OcrOptions, budgetMs = PDF_READ_BUDGET_MS): PdfPageReader {
   return async (bytes) => {
     let pages: PdfPage[];
+    const budget = AbortSignal.timeout(budgetMs);
     try {
-      ({ pages } = await extractPdfPages(bytes, { ...(ocr ? { ocr } : {}), signal: AbortSignal.timeout(budgetMs) }));
+      ({ pages } = await extractPdfPages(bytes, { ...(ocr ? { ocr } : {}), signal: budget }));
     } catch (error) {
+      if (budget.aborted && error === budget.reason)
+        throw new UnreadableDocumentError(
+          `Reading the PDF took longer than ${Math.round(budgetMs / 1000)} s (scanned pages are read by OCR one by one); split it into smaller files.`,
+          { cause: error },
+        );
       if (error instanceof PdfError) throw new UnreadableDocumentError(error.message, { cause: error });
       if (error instanceof OcrEngineError)
         throw new UnreadableDocumentError(

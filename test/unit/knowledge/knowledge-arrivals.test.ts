@@ -160,6 +160,25 @@ describe('OCR in ingestion', () => {
     expect(await s.found('privacidade cookies')).toContain('privacidade');
   }, 30_000);
 
+  test('a PDF that takes longer than the read budget fails saying so', async () => {
+    const slow: OcrEngine = {
+      name: 'slow',
+      concurrency: 1,
+      recognize: (_image, signal) =>
+        new Promise((_resolve, reject) => {
+          if (signal.aborted) reject(signal.reason);
+          signal.addEventListener('abort', () => reject(signal.reason));
+        }),
+    };
+    const s = setup(makePdfPageReader({ engine: slow }, 300));
+    const url = await s.manage.issueUploadUrl('prj_1', 'bot_a', 'lento.pdf', 'application/pdf');
+    await s.arrive(s.inbox.land(url.fields, await scannedPdf('Pagina lenta')));
+    expect(await s.file('lento.pdf')).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/longer than 0 s/),
+    });
+  }, 30_000);
+
   test('pages that stay unreadable are skipped; the pages read by OCR are counted', async () => {
     const engine: OcrEngine = {
       name: 'fake',
