@@ -88,6 +88,20 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
       .catch((error) => deps.logger.warn('replaced knowledge objects not deleted', { botId, cause: String(error) }));
   }
 
+  /**
+   * A file still waiting for its browser upload after the URL expired, with no object in the bucket, never will
+   * be ready: it is marked `failed`. (An object that landed in time is being ingested: the worker settles it.)
+   */
+  async function settleAbandonedUpload(file: KnowledgeFile): Promise<KnowledgeFile> {
+    if (file.status !== 'processing' || !file.uploadExpiresAt || !deps.inbox) return file;
+    const at = now();
+    if (at.getTime() <= Date.parse(file.uploadExpiresAt)) return file;
+    if (await deps.inbox.describe(file.objectKey)) return file;
+    const error = 'No file was posted to the upload URL before it expired; ask for a new one.';
+    if (!(await deps.files.markFailed(file.botId, file.fileKey, file.generation, error, at))) return file;
+    return { ...file, status: 'failed', error, updatedAt: at.toISOString() };
+  }
+
   return {
     /**
      * 1. check name, type (415), size; 2. the bot must be the project's; 3. store the bytes; 4. record the upload
@@ -201,9 +215,10 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
       };
     },
 
+    /** The bot's files by name. An upload URL that expired with nothing posted to it leaves its file `failed`. */
     async list(projectId: string, botId: string): Promise<KnowledgeFile[]> {
       await deps.requireBot(projectId, botId);
-      const files = await deps.files.list(botId);
+      const files = await Promise.all((await deps.files.list(botId)).map(settleAbandonedUpload));
       return files.sort((a, b) => (a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0));
     },
 

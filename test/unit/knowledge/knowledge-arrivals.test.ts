@@ -35,7 +35,7 @@ function setup(readPdf?: Parameters<typeof makeIngestKnowledge>[0]['readPdf']) {
   const objects = new MemoryObjects();
   const inbox = new MemoryInbox(objects);
   const jobs: IngestJob[] = [];
-  const clock = new Date();
+  let clock = new Date();
   const manage = makeKnowledgeManagement({
     requireBot: async (_p, id) => store.bot(id)!,
     files: store,
@@ -45,6 +45,7 @@ function setup(readPdf?: Parameters<typeof makeIngestKnowledge>[0]['readPdf']) {
     logger,
     now: () => clock,
   });
+  const list = () => manage.list('prj_1', 'bot_a');
   const accept = makeAcceptArrival({ files: store, objects, inbox, logger });
   const ingest = makeIngestKnowledge({ files: store, objects, logger, ...(readPdf ? { readPdf } : {}) });
   const search = makeKnowledgeSearch({
@@ -59,7 +60,16 @@ function setup(readPdf?: Parameters<typeof makeIngestKnowledge>[0]['readPdf']) {
   };
   const found = async (query: string) =>
     (await search.search({ botId: 'bot_a', query, topK: 5 })).map((e) => e.text).join(' ');
-  return { manage, inbox, file, arrive, found, clock };
+  return {
+    manage,
+    inbox,
+    file,
+    arrive,
+    found,
+    clock,
+    list,
+    later: (ms: number) => void (clock = new Date(clock.getTime() + ms)),
+  };
 }
 
 describe('browser uploads: what arrives becomes searchable only if it is what the URL was issued for', () => {
@@ -106,6 +116,22 @@ describe('browser uploads: what arrives becomes searchable only if it is what th
     await s.arrive(s.inbox.land(empty.fields, ''));
     expect((await s.file('vazio.txt'))?.error).toMatch(/empty/);
     expect(await s.found('atrasado html aaaa')).toBe('');
+  });
+
+  test('a URL that expires with nothing posted leaves its file failed, not processing for ever', async () => {
+    const s = setup();
+    await s.manage.issueUploadUrl('prj_1', 'bot_a', 'nunca.txt', 'text/plain');
+    const posted = await s.manage.issueUploadUrl('prj_1', 'bot_a', 'enviado.txt', 'text/plain');
+    s.inbox.land(posted.fields, 'chegou a tempo'); // landed; its S3 event is still on the queue
+    expect((await s.list()).map((f) => f.status)).toEqual(['processing', 'processing']);
+    s.later(15 * 60_000 + 1);
+    const files = await s.list();
+    expect(files.find((f) => f.fileName === 'nunca.txt')).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/before it expired/),
+    });
+    expect(files.find((f) => f.fileName === 'enviado.txt')?.status).toBe('processing');
+    expect((await s.file('nunca.txt'))?.status).toBe('failed');
   });
 
   test('the same name as a PUT: the newer one replaces the older, whichever way it came', async () => {
