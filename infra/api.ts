@@ -5,6 +5,7 @@ import {
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
+  ResponseTransferMode,
   ResponseType,
   RestApi,
   type IResource,
@@ -184,6 +185,8 @@ export function createApi(scope: Construct, props: ApiProps): RestApi {
         proxy: true,
         timeout: Duration.millis(integrationTimeoutMs(route.timeoutSeconds)),
         allowTestInvoke: false,
+        // The function's writes reach the client as they happen (the first token of a streamed answer at once).
+        ...(route.responseStreaming ? { responseTransferMode: ResponseTransferMode.STREAM } : {}),
       });
       integrations.set(key, integration);
     }

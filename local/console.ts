@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Route } from '#shared/http/router.ts';
+import type { RouteDeclaration } from '#shared/http/router.ts';
 import { buildOpenApiDocument } from '#shared/openapi/document.ts';
 import { routes } from '#shared/resources/routes.ts';
 import { sendGatewayError, type LocalRoute } from './gateway.ts';
@@ -55,8 +55,8 @@ export interface ConsoleRouteOptions {
   /** Origins the browser posts knowledge uploads to (the S3 endpoint of the upload URLs). */
   uploadOrigins?: readonly string[];
   distDir?: string;
-  /** The management API's routes (the admin function's `adminRoutes`), loaded when the document is first asked for. */
-  adminRoutes?: () => Promise<readonly Route[]>;
+  /** The management API's route declarations (`functions/admin/routes.ts`), loaded when the document is first asked for. */
+  adminRoutes?: () => Promise<readonly RouteDeclaration[]>;
 }
 
 /**
@@ -139,12 +139,9 @@ export function consoleRoutes(options: ConsoleRouteOptions = {}): LocalRoute[] {
   return [openApi, docs, consoleFiles];
 }
 
-async function defaultAdminRoutes(): Promise<readonly Route[]> {
-  const mod = (await import(new URL('../functions/admin/handler.ts', import.meta.url).href)) as {
-    adminRoutes?: readonly Route[];
-  };
-  if (!mod.adminRoutes) throw new Error('functions/admin/handler.ts does not export adminRoutes');
-  return mod.adminRoutes;
+/** The declarations only: building the document constructs no adapter and needs no configuration. */
+async function defaultAdminRoutes(): Promise<readonly RouteDeclaration[]> {
+  return (await import('#functions/admin/routes.ts')).adminRoutes;
 }
 
 function readOnly(method: string | undefined, res: ServerResponse): boolean {

@@ -4,6 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { matchRoute } from '#shared/resources/route-match.ts';
 import { binaryMediaTypes, fallbackFunction, routes, type RouteDefinition } from '#shared/resources/routes.ts';
 import { invokeWithTimeout, lambdaContext, LambdaTimeoutError } from './lambda-context.ts';
+import { isStreamingHandler, serveStreaming, type StreamingHandler } from './response-streaming.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -22,7 +23,9 @@ export interface GatewayOptions {
  * The local stand-in for API Gateway (REST, Lambda proxy integration): each request becomes the proxy event the
  * deployed API would send (binary media types base64-encoded, others as UTF-8 text), goes to the same handler
  * module that is deployed, within the route's timeout, and the handler's result becomes the HTTP response.
- * Unmatched paths and methods go to the fallback function, as the API's catch-all does on AWS.
+ * Unmatched paths and methods go to the fallback function, as the API's catch-all does on AWS. A function that
+ * streams its response (`awslambda.streamifyResponse`, see ./response-streaming.ts) is answered as it writes, as
+ * the REST API does for an integration whose response transfer mode is STREAM.
  */
 export function createGateway(options: GatewayOptions): Server {
   const server = createServer((req, res) => {
@@ -57,6 +60,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Gatewa
 
   const event = toProxyEvent(req, url, body, route, match.kind === 'route' ? match.pathParameters : null, arrivedAt);
   const timeoutSeconds = route?.timeoutSeconds ?? 10;
+  if (isStreamingHandler(handler)) return streamResult(res, handler as unknown as StreamingHandler, event, fn, route);
   let result: APIGatewayProxyResult;
   try {
     result = await invokeWithTimeout(
@@ -70,6 +74,33 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Gatewa
     return sendGatewayError(res, 502, 'INTERNAL_ERROR', 'Internal server error.');
   }
   writeResult(res, result);
+}
+
+async function streamResult(
+  res: ServerResponse,
+  handler: StreamingHandler,
+  event: APIGatewayProxyEvent,
+  fn: string,
+  route: RouteDefinition | undefined,
+): Promise<void> {
+  const timeoutSeconds = route?.timeoutSeconds ?? 10;
+  try {
+    await invokeWithTimeout(
+      () => serveStreaming(handler, event, lambdaContext(fn, timeoutSeconds, route?.memoryMb ?? 256), res),
+      timeoutSeconds,
+    );
+  } catch (error) {
+    // Once the status line is out, the only way left to say "failed" is to cut the connection, as API Gateway does.
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (error instanceof LambdaTimeoutError)
+      return sendGatewayError(res, 504, 'GATEWAY_TIMEOUT', 'The endpoint did not answer in time.');
+    if (res.destroyed) return;
+    console.error(`[gateway] ${fn} failed:`, error);
+    return sendGatewayError(res, 502, 'INTERNAL_ERROR', 'Internal server error.');
+  }
 }
 
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
@@ -108,13 +139,15 @@ export function toProxyEvent(
     const name = req.rawHeaders[i]!;
     const value = req.rawHeaders[i + 1]!;
     headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
+    multiValueHeaders[name] ??= [];
+    multiValueHeaders[name].push(value);
   }
   const query: Record<string, string> = Object.create(null);
   const multiQuery: Record<string, string[]> = Object.create(null);
   for (const [k, v] of url.searchParams) {
     query[k] = v;
-    (multiQuery[k] ??= []).push(v);
+    multiQuery[k] ??= [];
+    multiQuery[k].push(v);
   }
   const binary = isBinary(req.headers['content-type']);
   const hasBody = body.length > 0;
@@ -178,11 +211,21 @@ function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {
   res.end(body);
 }
 
-/** Errors the gateway itself produces, in the contract's shape (as the deployed API's Gateway Responses are). */
-export function sendGatewayError(res: ServerResponse, status: number, code: string, message: string): void {
-  const requestId = randomUUID();
+/**
+ * Errors the gateway itself produces, in the contract's shape (as the deployed API's Gateway Responses are), under
+ * the caller's request id when the route resolved one.
+ */
+export function sendGatewayError(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  options: { requestId?: string; headers?: Record<string, string> } = {},
+): void {
+  const requestId = options.requestId ?? randomUUID();
   const body = JSON.stringify({ success: false, error: code, message, requestId });
   res.writeHead(status, {
+    ...options.headers,
     'content-type': 'application/json; charset=utf-8',
     'x-request-id': requestId,
     'content-length': Buffer.byteLength(body),

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { consoleRoutes } from './console.ts';
-import { createGateway, type LocalRoute, type ProxyHandler } from './gateway.ts';
+import { resolveRequestId } from '#shared/http/request-id.ts';
+import { createGateway, type LocalRoute, type ProxyHandler, sendGatewayError } from './gateway.ts';
 import { loadFunction } from './load-function.ts';
 
 export interface HttpServerOptions {
@@ -30,8 +31,22 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   let ready = false;
   const healthz: LocalRoute = (req, res, url) => {
     if (url.pathname !== '/healthz') return false;
+    const requestId = resolveRequestId(singleHeader(req.headers['x-request-id']));
+    // HEAD is GET without the body (HTTP lets any GET resource answer it); only GET is advertised, as §1 asks.
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      req.resume();
+      sendGatewayError(res, 405, 'METHOD_NOT_ALLOWED', `Method ${req.method} is not allowed on /healthz.`, {
+        requestId,
+        headers: { allow: 'GET' },
+      });
+      return true;
+    }
     const body = JSON.stringify(ready ? { ok: true } : { ok: false });
-    res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json; charset=utf-8' });
+    res.writeHead(ready ? 200 : 503, {
+      'content-type': 'application/json; charset=utf-8',
+      'x-request-id': requestId,
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(req.method === 'HEAD' ? undefined : body);
     return true;
   };
@@ -57,4 +72,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       });
     },
   };
+}
+
+/** A header Node gives as a list when repeated: a repeated `x-request-id` is not one valid id. */
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? undefined : value;
 }

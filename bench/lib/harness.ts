@@ -22,6 +22,8 @@ export function load(options: {
   connections: number;
   seconds: number;
   warmupSeconds?: number;
+  /** Record the time to the first body byte instead of the whole response. */
+  firstByte?: boolean;
 }): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     execFile(

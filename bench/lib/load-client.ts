@@ -1,7 +1,9 @@
 /**
  * A small closed-loop HTTP load generator, run as its own process so it does not share the event loop of the
  * server under test. `connections` loops each keep one keep-alive connection busy for `seconds`; every response
- * time is recorded (autocannon's histogram rounds to whole milliseconds, too coarse for sub-ms medians).
+ * time is recorded (autocannon's histogram rounds to whole milliseconds, too coarse for sub-ms medians). With
+ * `firstByte`, the time recorded is until the first byte of the body (time to first byte of a streamed answer); the
+ * loop still reads each response to its end before the next request.
  * Usage: tsx bench/lib/load-client.ts '<json options>'  → prints one JSON line of results.
  */
 import { Agent, request } from 'node:http';
@@ -14,13 +16,14 @@ interface Options {
   connections: number;
   seconds: number;
   warmupSeconds?: number;
+  firstByte?: boolean;
 }
 
 const opts = JSON.parse(process.argv[2]!) as Options;
 const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
 const url = new URL(opts.url);
 
-function once(): Promise<number> {
+function once(t0: number): Promise<{ status: number; ms: number }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -32,8 +35,14 @@ function once(): Promise<number> {
         agent,
       },
       (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
+        let firstByteMs: number | undefined;
+        res.on('data', () => {
+          firstByteMs ??= performance.now() - t0;
+        });
+        res.on('end', () => {
+          const ms = opts.firstByte ? (firstByteMs ?? performance.now() - t0) : performance.now() - t0;
+          resolve({ status: res.statusCode ?? 0, ms });
+        });
       },
     );
     req.on('error', reject);
@@ -51,8 +60,8 @@ async function run(seconds: number) {
       while (performance.now() < end) {
         const t0 = performance.now();
         try {
-          const status = await once();
-          latencies.push(performance.now() - t0);
+          const { status, ms } = await once(t0);
+          latencies.push(ms);
           statuses[status] = (statuses[status] ?? 0) + 1;
         } catch {
           errors++;

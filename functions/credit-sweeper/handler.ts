@@ -1,13 +1,14 @@
 import { config } from '#shared/config/config.ts';
-import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
 import { makeSweepOrphanedCharges } from '#shared/credits/sweep.ts';
 import { createLogger } from '#shared/logging/logger.ts';
+import { dynamoTable } from '#functions/_wiring/table.ts';
 
+// Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('credit-sweeper');
 const sweep = makeSweepOrphanedCharges({
-  credits: new DynamoCreditLedger({ client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME }),
+  credits: new DynamoCreditLedger(dynamoTable(cfg)),
   sweepAfterSeconds: cfg.CREDIT_SWEEP_AFTER_SECONDS,
 });
 

@@ -1,13 +1,44 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { config } from '#shared/config/config.ts';
-import { secretBoxFromConfig } from '#shared/integrations/secret-box-from-config.ts';
+import { DynamoDeliveryStore } from '#shared/adapters/dynamodb/delivery-store.ts';
+import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
+import { DynamoWebhookHealthStore } from '#shared/adapters/dynamodb/webhook-health-store.ts';
+import { HttpWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
+import { s3Client } from '#shared/adapters/s3/clients.ts';
+import { S3PayloadStore } from '#shared/adapters/s3/payload-store.ts';
+import { sqsClient } from '#shared/adapters/sqs/clients.ts';
+import { SqsDeliveryQueue } from '#shared/adapters/sqs/webhook-queues.ts';
+import { config, requiredSetting } from '#shared/config/config.ts';
 import { createLogger } from '#shared/logging/logger.ts';
-import { deliverFromConfig } from '#shared/webhooks/from-config.ts';
+import { makeDeliver } from '#shared/webhooks/deliver.ts';
+import { EndpointGate } from '#shared/webhooks/endpoint-gate.ts';
+import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
+import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
+import { dynamoTable } from '#functions/_wiring/table.ts';
+import { USER_AGENT } from '#functions/_wiring/user-agent.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('deliver');
-const deliver = deliverFromConfig(cfg, await secretBoxFromConfig(cfg), logger);
+const table = dynamoTable(cfg);
+const secrets = await secretBoxFromConfig(cfg);
+const deliver = makeDeliver({
+  directory: new DynamoIntegrationStore(table, secrets),
+  deliveries: new DynamoDeliveryStore(table),
+  health: new DynamoWebhookHealthStore(table),
+  queue: new SqsDeliveryQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_DELIVERIES')),
+  payloads: new S3PayloadStore(s3Client(cfg), requiredSetting(cfg, 'BUCKET_TRANSFER')),
+  sender: new HttpWebhookSender({ timeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS, allowPrivate: cfg.webhookAllowPrivate }),
+  gate: new EndpointGate({
+    maxInFlight: cfg.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
+    slowAfterMs: cfg.WEBHOOK_SLOW_AFTER_MS,
+    maxWaitMs: 2 * cfg.WEBHOOK_SLOW_AFTER_MS,
+    attemptTimeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS,
+  }),
+  secrets,
+  schedule: parseRetrySchedule(cfg.WEBHOOK_RETRY_SCHEDULE),
+  userAgent: USER_AGENT,
+  log: (level, message, details) => logger[level](message, details),
+});
 
 /**
  * `deliveries` queue → one HTTP attempt per job, all jobs of the batch at once. Jobs to retry later are postponed

@@ -1,17 +1,16 @@
 import { config } from '#shared/config/config.ts';
-import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
 import { s3ExtractUploadStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
 import { makeExtractPdf } from '#shared/extract/extract-pdf.ts';
-import { ocrFromConfig } from '#shared/extract/from-config.ts';
-import { botsApiAuthFromConfig } from '#shared/http/bots-api-deps.ts';
-import type { BotsApiCaller } from '#shared/http/bots-api.ts';
-import { httpFunction } from '#shared/http/middleware.ts';
-import { json, type Context, type HttpEvent } from '#shared/http/types.ts';
-import { idempotencyFromConfig } from '#shared/idempotency/from-config.ts';
+import { botsApiFunction } from '#shared/http/presets.ts';
+import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import type { PdfPage } from '#shared/pdf/index.ts';
 import { routes } from '#shared/resources/routes.ts';
+import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
+import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
+import { dynamoTable } from '#functions/_wiring/table.ts';
+import { ocrFromConfig } from '#functions/_wiring/ocr.ts';
 import { readExtractRequest, type ExtractMode } from './request.ts';
 
 /** Time kept between the end of extraction and the Lambda's own timeout, for the refund and the answer. */
@@ -20,7 +19,7 @@ const LAMBDA_MARGIN_MS = 3_000;
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('extract');
-const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
+const table = dynamoTable(cfg);
 const lockSeconds = (routes.find((r) => r.fn === 'extract')?.timeoutSeconds ?? 120) + 10;
 const extractPdf = makeExtractPdf({
   credits: new DynamoCreditLedger(table),
@@ -30,29 +29,25 @@ const extractPdf = makeExtractPdf({
 });
 
 /** `POST /api/v1/ai/extract`: a PDF's text (text layer, OCR for scanned pages), 1 bot credit, refunded on failure. */
-export const handler = httpFunction(logger)
-  .use(botsApiAuthFromConfig(cfg, table, logger))
-  .use(
-    idempotencyFromConfig(table, logger, {
-      scope: (event) => (event.auth as BotsApiCaller).grant.projectId,
-      lockSeconds,
-    }),
-  )
-  .handler(async (event: HttpEvent<unknown, BotsApiCaller>, context: Context) => {
-    const request = await readExtractRequest(event);
-    const started = Date.now();
-    const pages = await extractPdf({
-      caller: { projectId: event.auth.grant.projectId, monthlyBotCredits: event.auth.grant.monthlyBotCredits },
-      source: request.source,
-      deadline: started + context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS,
-    });
-    logger.info('extract', {
-      pages: pages.length,
-      ocrPages: pages.filter((p) => p.ocr).length,
-      ms: Date.now() - started,
-    });
-    return json(200, responseBody(pages, request.mode));
+export const handler = botsApiFunction({
+  logger,
+  auth: botsApiAuthFromConfig(cfg, table),
+  idempotency: idempotencyOnDynamo(table, logger, lockSeconds),
+}).handler(async (event, context) => {
+  const request = await readExtractRequest(event);
+  const started = Date.now();
+  const pages = await extractPdf({
+    caller: { projectId: event.auth.grant.projectId, monthlyBotCredits: event.auth.grant.monthlyBotCredits },
+    source: request.source,
+    deadline: started + context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS,
   });
+  logger.info('extract', {
+    pages: pages.length,
+    ocrPages: pages.filter((p) => p.ocr).length,
+    ms: Date.now() - started,
+  });
+  return json(200, responseBody(pages, request.mode));
+});
 
 /** `text`: the readable pages' text joined by a blank line; `pages`: every page with its `ocr` flag, in `dados`. */
 function responseBody(pages: PdfPage[], mode: ExtractMode): Record<string, unknown> {

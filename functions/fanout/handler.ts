@@ -1,13 +1,23 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { config } from '#shared/config/config.ts';
-import { secretBoxFromConfig } from '#shared/integrations/secret-box-from-config.ts';
+import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
+import { sqsClient } from '#shared/adapters/sqs/clients.ts';
+import { SqsDeliveryQueue } from '#shared/adapters/sqs/webhook-queues.ts';
+import { config, requiredSetting } from '#shared/config/config.ts';
 import { createLogger } from '#shared/logging/logger.ts';
-import { fanoutFromConfig } from '#shared/webhooks/from-config.ts';
+import { makeFanout } from '#shared/webhooks/fanout.ts';
+import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
+import { dynamoTable } from '#functions/_wiring/table.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('fanout');
-const fanout = fanoutFromConfig(cfg, await secretBoxFromConfig(cfg), logger);
+const secrets = await secretBoxFromConfig(cfg);
+const fanout = makeFanout({
+  directory: new DynamoIntegrationStore(dynamoTable(cfg), secrets),
+  queue: new SqsDeliveryQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_DELIVERIES')),
+  secrets,
+  log: (level, message, details) => logger[level](message, details),
+});
 
 /** `events` queue → one delivery job per applicable webhook on the `deliveries` queue (partial batch response). */
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {

@@ -1,21 +1,20 @@
 import { config } from '#shared/config/config.ts';
-import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { readOptionalSecret } from '#shared/adapters/aws/secrets.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
 import { modelProbe } from '#shared/adapters/models/model-probe.ts';
 import { bucketProbe } from '#shared/adapters/s3/bucket-probe.ts';
 import { s3Client } from '#shared/adapters/s3/clients.ts';
 import { makeGetHealth } from '#shared/health/health.ts';
-import { botsApiAuthFromConfig } from '#shared/http/bots-api-deps.ts';
-import type { BotsApiCaller } from '#shared/http/bots-api.ts';
-import { httpFunction } from '#shared/http/middleware.ts';
-import { json, type HttpEvent } from '#shared/http/types.ts';
+import { botsApiFunction } from '#shared/http/presets.ts';
+import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/logging/logger.ts';
+import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
+import { dynamoTable } from '#functions/_wiring/table.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('health');
-const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
+const table = dynamoTable(cfg);
 const openAiApiKey = await readOptionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN, cfg.AWS_REGION, (cause) =>
   logger.warn('model API key secret unreadable; the model probe goes without a key', { cause: String(cause) }),
 );
@@ -34,20 +33,18 @@ const getHealth = makeGetHealth({
 });
 
 /** `GET /api/v1/ai/health`: free diagnostics; never generates. */
-export const handler = httpFunction(logger)
-  .use(botsApiAuthFromConfig(cfg, table, logger))
-  .handler(async (event: HttpEvent<unknown, BotsApiCaller>) => {
-    const report = await getHealth(event.auth.grant);
-    const botrag = {
-      ok: report.botrag.ok,
-      latenciaMs: report.botrag.latencyMs,
-      ...(report.botrag.detail ? { detalhe: report.botrag.detail } : {}),
-    };
-    return json(200, {
-      success: true,
-      companyId: report.companyId,
-      botrag,
-      creditos: { disponivel: report.credits.available, mes: report.credits.month },
-      checkedAt: report.checkedAt,
-    });
+export const handler = botsApiFunction({ logger, auth: botsApiAuthFromConfig(cfg, table) }).handler(async (event) => {
+  const report = await getHealth(event.auth.grant);
+  const botrag = {
+    ok: report.botrag.ok,
+    latenciaMs: report.botrag.latencyMs,
+    ...(report.botrag.detail ? { detalhe: report.botrag.detail } : {}),
+  };
+  return json(200, {
+    success: true,
+    companyId: report.companyId,
+    botrag,
+    creditos: { disponivel: report.credits.available, mes: report.credits.month },
+    checkedAt: report.checkedAt,
   });
+});

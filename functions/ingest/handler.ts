@@ -1,21 +1,21 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '#shared/config/config.ts';
-import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-file-store.ts';
 import { s3KnowledgeUploadInboxOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
 import { makeAcceptArrival, objectsCreatedIn } from '#shared/knowledge/arrivals.ts';
-import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#shared/knowledge/from-config.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
-import { ocrFromConfig } from '#shared/extract/from-config.ts';
-import { makePdfPageReader } from '#shared/knowledge/pdf-reader.ts';
+import { makePdfPageReader, PDF_READ_BUDGET_MS } from '#shared/knowledge/pdf-reader.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { queues } from '#shared/resources/queues.ts';
+import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#functions/_wiring/knowledge.ts';
+import { ocrFromConfig } from '#functions/_wiring/ocr.ts';
+import { dynamoTable } from '#functions/_wiring/table.ts';
 
 // Composition root: built once per cold start; analysed files stay cached between batches.
 const cfg = config();
 const logger = createLogger('ingest');
-const table = { client: dynamoDocumentClient(cfg), tableName: cfg.TABLE_NAME };
+const table = dynamoTable(cfg);
 const files = new DynamoKnowledgeFileStore(table);
 const objects = knowledgeObjectsFromConfig(cfg);
 const acceptArrival = cfg.BUCKET_KNOWLEDGE
@@ -26,6 +26,8 @@ const ingest = makeIngestKnowledge({
   objects,
   // The extract route's OCR: same engine choice, DPI and per-page time limit (OCR_* settings).
   readPdf: makePdfPageReader(ocrFromConfig(cfg)),
+  // Text files keep the default 120 s; a PDF may be a scan read page by page by OCR (sized for 100 pages).
+  pdfBudgetMs: PDF_READ_BUDGET_MS,
   embeddings: embeddingsFromConfig(cfg),
   logger,
 });

@@ -1,10 +1,18 @@
 import { resolveBotForProject, type Bot, type BotStore } from '../bots/bot.ts';
 import type { ChargeReceipt, CreditLedger } from '../credits/credit-ledger.ts';
-import { NoBotCreditsError } from '../errors/domain-error.ts';
 import { newId } from '../ids/ids.ts';
 import type { KnowledgeExcerpt, KnowledgeSearch } from '../knowledge/knowledge-search.ts';
-import { ModelError, type ModelReply, type ModelUsage } from '../models/model-provider.ts';
+import {
+  ModelError,
+  stoppedAtLength,
+  type ConversationTurn,
+  type ModelReply,
+  type ModelRequest,
+  type ModelStreamEvent,
+  type ModelUsage,
+} from '../models/model-provider.ts';
 import type { ModelRouter, ResolvedModel } from '../models/model-router.ts';
+import { NoBotCreditsError } from '../errors/domain-error.ts';
 import { GenerationFailedError, GenerationTimeoutError } from './errors.ts';
 import { parseJsonAnswer } from './json-answer.ts';
 import { composeSystemPrompt } from './system-prompt.ts';
@@ -30,11 +38,50 @@ export interface CompletionInput {
   timeoutMs: number;
   /** Epoch ms by which the answer must be ready; the model call is aborted then. */
   deadline: number;
+  /** The conversation, oldest first, ending with (or containing) `prompt`; absent: `prompt` alone. */
+  turns?: ConversationTurn[];
+  /** The caller's own system instructions, placed after the bot's (OpenAI-format `system` / `developer`). */
+  extraInstructions?: string;
+  /** Overrides the bot's temperature. */
+  temperature?: number;
+  maxOutputTokens?: number;
+  /** Fires when the caller went away: the model call is aborted and the credit refunded. */
+  callerGone?: AbortSignal;
+}
+
+/** A knowledge file whose excerpts were given to the model, with its best excerpt's score (the wire's `fontes`). */
+export interface CompletionSource {
+  fileName: string;
+  score: number;
+}
+
+interface CompletionFacts {
+  usage?: ModelUsage;
+  model: string;
+  /** Files the answer was grounded on, best first; empty without knowledge. */
+  sources: CompletionSource[];
+  /** True when generation stopped at the output token limit rather than at a natural end. */
+  truncated: boolean;
 }
 
 export type CompletionOutput =
-  | { responseFormat: 'text'; text: string; usage?: ModelUsage; model: string }
-  | { responseFormat: 'json'; data: unknown; usage?: ModelUsage; model: string };
+  | ({ responseFormat: 'text'; text: string } & CompletionFacts)
+  | ({ responseFormat: 'json'; data: unknown; text: string } & CompletionFacts);
+
+/** A streamed completion: text pieces as the model yields them, then one `end` once the charge is settled. */
+export type CompletionStreamEvent =
+  | { type: 'text'; text: string }
+  | { type: 'end'; usage?: ModelUsage; model: string; truncated: boolean };
+
+export interface CompletionStream {
+  /** Known before the first piece (the knowledge search ran before generation). */
+  sources: CompletionSource[];
+  /**
+   * The rest of the completion; the first piece has already arrived. A failure while it runs is thrown after the
+   * credit was refunded; ending the iteration early counts as the caller going away (aborted, refunded).
+   */
+  events: AsyncIterable<CompletionStreamEvent>;
+}
 
 /** What the use case reports without failing the request (a search that failed, a refund left to the sweeper). */
 export interface CompletionLog {
@@ -63,13 +110,101 @@ export interface CompleteTextDeps {
  * 5. for JSON, parse the answer (one Markdown code fence tolerated);
  * 6. settle the charge; on any failure after the charge, refund it exactly once and answer
  *    502 GENERATION_FAILED (model failure, unusable answer), 504 GATEWAY_TIMEOUT (deadline) or the unexpected error.
+ *
+ * `completeText.stream` runs the same steps with the model's streaming call: it returns once the first piece of the
+ * answer arrived (a failure before that is thrown as above), and settles when the stream ends; a failure during the
+ * stream, or a caller who goes away, refunds the charge exactly once and aborts the model call.
  */
 export function makeCompleteText(deps: CompleteTextDeps) {
   const now = deps.now ?? Date.now;
   const newChargeId = deps.newChargeId ?? (() => newId('chg'));
   const knowledgeBudgetMs = deps.knowledgeBudgetMs ?? 5_000;
 
-  return async function completeText(input: CompletionInput): Promise<CompletionOutput> {
+  async function completeText(input: CompletionInput): Promise<CompletionOutput> {
+    const { bot, model, receipt } = await begin(input);
+    let output: CompletionOutput;
+    try {
+      output = await generate(input, bot, model);
+    } catch (error) {
+      await fail(receipt, error, bot);
+      throw toDomainError(error, input.timeoutMs);
+    }
+    await settle(receipt);
+    return output;
+  }
+
+  async function streamText(input: CompletionInput): Promise<CompletionStream> {
+    const { bot, model, receipt } = await begin(input);
+    const call = generationCall(input);
+    let sources: CompletionSource[];
+    let events: AsyncIterator<ModelStreamEvent>;
+    let first: IteratorResult<ModelStreamEvent>;
+    try {
+      const request = await modelRequest(input, bot, model, call.signal);
+      sources = sourcesOf(request.excerpts);
+      events = model.provider.stream(request)[Symbol.asyncIterator]();
+      first = await untilAborted(events.next(), call.signal);
+      if (first.done || first.value.type !== 'text')
+        throw new ModelError('failed', 'The model returned an empty answer.');
+    } catch (error) {
+      call.end();
+      await fail(receipt, error, bot);
+      throw toDomainError(error, input.timeoutMs);
+    }
+    return { sources, events: rest(first.value.text, events) };
+
+    async function* rest(
+      firstText: string,
+      more: AsyncIterator<ModelStreamEvent>,
+    ): AsyncGenerator<CompletionStreamEvent> {
+      let outcome: 'running' | 'settled' | 'refunded' = 'running';
+      let text = firstText;
+      try {
+        yield { type: 'text', text: firstText };
+        for (;;) {
+          const next = await untilAborted(more.next(), call.signal);
+          if (next.done) throw new ModelError('failed', 'The model stream ended without finishing the answer.');
+          const event = next.value;
+          if (event.type === 'text') {
+            text += event.text;
+            yield { type: 'text', text: event.text };
+            continue;
+          }
+          if (input.responseFormat === 'json' && !parseJsonAnswer(text).ok)
+            throw new ModelError('failed', 'the model did not answer with valid JSON.');
+          outcome = 'settled';
+          await settle(receipt);
+          yield {
+            type: 'end',
+            model: event.model,
+            truncated: stoppedAtLength(event.stopReason),
+            ...(event.usage ? { usage: event.usage } : {}),
+          };
+          return;
+        }
+      } catch (error) {
+        if (outcome === 'running') {
+          outcome = 'refunded';
+          await fail(receipt, error, bot);
+        }
+        throw toDomainError(error, input.timeoutMs);
+      } finally {
+        // Reached without a settle or a refund when the consumer stopped iterating: the caller went away.
+        if (outcome === 'running') {
+          outcome = 'refunded';
+          call.abort(new CallerGone());
+          await fail(receipt, new CallerGone(), bot);
+        }
+        call.end();
+        void more.return?.()?.catch(() => {});
+      }
+    }
+  }
+
+  return Object.assign(completeText, { stream: streamText });
+
+  /** Steps 1 and 2: the bot, its model, the charge. Nothing is charged when any of them fails. */
+  async function begin(input: CompletionInput): Promise<{ bot?: Bot; model: ResolvedModel; receipt: ChargeReceipt }> {
     const bot =
       input.botId !== undefined
         ? await resolveBotForProject(deps.bots, input.botId, input.caller.projectId)
@@ -86,24 +221,69 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     const account = { projectId: input.caller.projectId, monthlyAllowance: input.caller.monthlyBotCredits };
     const outcome = await deps.credits.charge(account, newChargeId(), new Date(now()));
     if (!outcome.charged) throw new NoBotCreditsError();
-    const receipt = outcome.receipt;
+    return { ...(bot ? { bot } : {}), model, receipt: outcome.receipt };
+  }
 
-    let output: CompletionOutput;
+  /** The model call's signal: aborted at the deadline or when the caller goes away; `end` releases both. */
+  function generationCall(input: CompletionInput) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DeadlineReached()), Math.max(0, input.deadline - now()));
+    const onGone = () => controller.abort(new CallerGone());
+    input.callerGone?.addEventListener('abort', onGone, { once: true });
+    if (input.callerGone?.aborted) onGone();
+    return {
+      signal: controller.signal,
+      abort: (reason: unknown) => controller.abort(reason),
+      end: () => {
+        clearTimeout(timer);
+        input.callerGone?.removeEventListener('abort', onGone);
+      },
+    };
+  }
+
+  async function generate(
+    input: CompletionInput,
+    bot: Bot | undefined,
+    model: ResolvedModel,
+  ): Promise<CompletionOutput> {
+    const call = generationCall(input);
     try {
-      output = await generate(input, bot, model);
-    } catch (error) {
-      if (error instanceof ModelError) {
-        // The caller sees a safe sentence; the operator needs the provider's own answer (status, AWS error name).
-        deps.log.warn('generation failed', {
-          kind: error.kind,
-          model: bot?.model ?? 'default',
-          reason: error.message,
-          cause: describe(error.cause),
-        });
-      }
-      await refund(receipt, error);
-      throw toDomainError(error, input.timeoutMs);
+      const request = await modelRequest(input, bot, model, call.signal);
+      const reply = await untilAborted(model.provider.generate(request), call.signal);
+      return toOutput(reply, input.responseFormat, sourcesOf(request.excerpts));
+    } finally {
+      call.end();
     }
+  }
+
+  /** Steps 3 and 4's input: the knowledge for the prompt, the system prompt, the conversation. */
+  async function modelRequest(
+    input: CompletionInput,
+    bot: Bot | undefined,
+    model: ResolvedModel,
+    signal: AbortSignal,
+  ): Promise<ModelRequest> {
+    const excerpts = bot ? await searchKnowledge(bot, input.prompt, signal) : [];
+    const instructions = [bot?.instructions ?? input.instructions ?? '', input.extraInstructions ?? '']
+      .map((part) => part.trim())
+      .filter((part) => part.length > 0)
+      .join('\n\n');
+    const system = composeSystemPrompt({ instructions, excerpts, responseFormat: input.responseFormat });
+    const temperature = input.temperature ?? bot?.temperature;
+    return {
+      ...(model.model === undefined ? {} : { model: model.model }),
+      system,
+      prompt: input.prompt,
+      ...(input.turns === undefined ? {} : { turns: input.turns }),
+      responseFormat: input.responseFormat,
+      ...(temperature === undefined ? {} : { temperature }),
+      ...(input.maxOutputTokens === undefined ? {} : { maxOutputTokens: input.maxOutputTokens }),
+      excerpts,
+      signal,
+    };
+  }
+
+  async function settle(receipt: ChargeReceipt): Promise<void> {
     try {
       await deps.credits.settle(receipt);
     } catch (cause) {
@@ -111,40 +291,20 @@ export function makeCompleteText(deps: CompleteTextDeps) {
       // completion may end up free: logged loudly, and never worth failing a request that already succeeded.
       deps.log.error('completion charge not settled', { chargeId: receipt.chargeId, cause: String(cause) });
     }
-    return output;
-  };
+  }
 
-  async function generate(
-    input: CompletionInput,
-    bot: Bot | undefined,
-    model: ResolvedModel,
-  ): Promise<CompletionOutput> {
-    const controller = new AbortController();
-    const remaining = input.deadline - now();
-    const timer = setTimeout(() => controller.abort(new DeadlineReached()), Math.max(0, remaining));
-    try {
-      const excerpts = bot ? await searchKnowledge(bot, input.prompt, controller.signal) : [];
-      const system = composeSystemPrompt({
-        instructions: bot?.instructions ?? input.instructions ?? '',
-        excerpts,
-        responseFormat: input.responseFormat,
+  /** Step 6 on failure: the provider's own answer to the log, the credit back. */
+  async function fail(receipt: ChargeReceipt, error: unknown, bot: Bot | undefined): Promise<void> {
+    if (error instanceof ModelError) {
+      // The caller sees a safe sentence; the operator needs the provider's own answer (status, AWS error name).
+      deps.log.warn('generation failed', {
+        kind: error.kind,
+        model: bot?.model ?? 'default',
+        reason: error.message,
+        cause: describe(error.cause),
       });
-      const reply = await untilAborted(
-        model.provider.generate({
-          ...(model.model === undefined ? {} : { model: model.model }),
-          system,
-          prompt: input.prompt,
-          responseFormat: input.responseFormat,
-          ...(bot?.temperature === undefined ? {} : { temperature: bot.temperature }),
-          excerpts,
-          signal: controller.signal,
-        }),
-        controller.signal,
-      );
-      return toOutput(reply, input.responseFormat);
-    } finally {
-      clearTimeout(timer);
     }
+    await refund(receipt, error);
   }
 
   async function searchKnowledge(bot: Bot, prompt: string, deadline: AbortSignal): Promise<KnowledgeExcerpt[]> {
@@ -191,15 +351,30 @@ export function makeCompleteText(deps: CompleteTextDeps) {
   }
 }
 
-function toOutput(reply: ModelReply, responseFormat: 'text' | 'json'): CompletionOutput {
-  const usage = reply.usage ? { usage: reply.usage } : {};
-  if (responseFormat === 'text') return { responseFormat, text: reply.text, model: reply.model, ...usage };
+function toOutput(reply: ModelReply, responseFormat: 'text' | 'json', sources: CompletionSource[]): CompletionOutput {
+  const facts: CompletionFacts = {
+    model: reply.model,
+    sources,
+    truncated: stoppedAtLength(reply.stopReason),
+    ...(reply.usage ? { usage: reply.usage } : {}),
+  };
+  if (responseFormat === 'text') return { responseFormat, text: reply.text, ...facts };
   const parsed = parseJsonAnswer(reply.text);
   if (!parsed.ok) throw new ModelError('failed', 'the model did not answer with valid JSON.');
-  return { responseFormat, data: parsed.value, model: reply.model, ...usage };
+  return { responseFormat, data: parsed.value, text: reply.text, ...facts };
 }
 
-/** Names what went wrong in the domain's terms; anything unexpected passes through (a hidden 500 at the edge). */
+/** One entry per file, with its best excerpt's score, best first (ties by name, so the order is stable). */
+export function sourcesOf(excerpts: readonly { fileName: string; score: number }[]): CompletionSource[] {
+  const best = new Map<string, number>();
+  for (const excerpt of excerpts)
+    best.set(excerpt.fileName, Math.max(best.get(excerpt.fileName) ?? -Infinity, excerpt.score));
+  return [...best]
+    .map(([fileName, score]) => ({ fileName, score }))
+    .sort((a, b) => b.score - a.score || a.fileName.localeCompare(b.fileName));
+}
+
+/** Maps what went wrong to the contract's answer; anything unexpected passes through (a hidden 500). */
 function toDomainError(error: unknown, timeoutMs: number): unknown {
   if (error instanceof DeadlineReached) return new GenerationTimeoutError(timeoutMs);
   if (error instanceof ModelError) {
@@ -236,6 +411,14 @@ class DeadlineReached extends Error {
   }
 }
 
+/** The reason the model call is aborted with when the caller went away; nobody is left to answer. */
+export class CallerGone extends Error {
+  constructor() {
+    super('the caller went away before the answer was complete');
+    this.name = 'CallerGone';
+  }
+}
+
 /**
  * Settles with the work or rejects as soon as the signal fires, whichever comes first, so a provider or store that
  * ignores its signal still cannot hold the answer past the deadline. The abandoned work's outcome is swallowed.
@@ -266,7 +449,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 function abortReason(signal: AbortSignal): unknown {
-  return signal.reason instanceof DeadlineReached
+  return signal.reason instanceof DeadlineReached || signal.reason instanceof CallerGone
     ? signal.reason
     : new ModelError('timeout', 'aborted', { cause: signal.reason });
 }

@@ -87,6 +87,9 @@ const schema = z.object({
 
 export type RawConfig = z.output<typeof schema>;
 
+/** Every setting's variable name (the local runner's bundles mode passes the caller's values of these through). */
+export const settingNames: readonly string[] = Object.keys(schema.shape);
+
 export interface Config extends RawConfig {
   modelProvider: 'bedrock' | 'openai' | 'offline';
   webhookAllowPrivate: boolean;
@@ -125,7 +128,12 @@ export function config(): Config {
   return cached;
 }
 
-/** For tests and the local runner, which set the environment before functions load. */
-export function resetConfigForTests(): void {
-  cached = undefined;
+/** The settings a deployment may leave out: each function that needs one asks for it with {@link requiredSetting}. */
+type OptionalSetting = { [K in keyof RawConfig]-?: undefined extends RawConfig[K] ? K : never }[keyof RawConfig];
+
+/** A setting this function cannot run without (other functions can): its value, or the cold start fails naming it. */
+export function requiredSetting<K extends OptionalSetting>(cfg: Config, name: K): NonNullable<Config[K]> {
+  const value = cfg[name];
+  if (value === undefined) throw new Error(`Invalid configuration: ${name} is required`);
+  return value as NonNullable<Config[K]>;
 }

@@ -6,6 +6,7 @@ import {
   OcrEngineError,
   openPdf,
   PdfError,
+  PdfTooLargeError,
   type OcrOptions,
   type OpenPdf,
   type PdfPage,
@@ -47,10 +48,11 @@ export interface ExtractPdfDeps {
  * `POST /api/v1/ai/extract`, after auth, rate limit and body parsing, for both ways the file arrives:
  * 1. get the bytes: the multipart file, or the caller's own upload (400 for another project's key or a missing one,
  *    400 FILE_TOO_LARGE above 25 MB);
- * 2. validate: `%PDF-` at byte 0, then the PDF's structure parses and needs no password (400 VALIDATION_ERROR);
+ * 2. validate: `%PDF-` at byte 0, then the PDF's structure parses, needs no password and holds no compressed
+ *    stream that expands beyond the limits (400 VALIDATION_ERROR);
  * 3. charge 1 bot credit; a spent balance fails the conditional charge: 402 ERR_NO_BOT_CREDITS, nothing charged;
  * 4. read every page: text layer, else render + OCR;
- * 5. nothing readable anywhere: 502 EXTRACTION_FAILED saying why;
+ * 5. nothing readable anywhere, or more text than an answer can carry (5 MB): 502 EXTRACTION_FAILED saying why;
  * 6. settle; on any failure after the charge (400 for a page that turns out damaged, 502, 504, unexpected 500),
  *    refund exactly once.
  */
@@ -120,8 +122,7 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
     try {
       return await openPdf(bytes, { signal });
     } catch (error) {
-      if (error instanceof PdfError)
-        throw new InvalidFileError(error.message, 'file', error.reason === 'not-pdf' ? 'not_pdf' : error.reason);
+      if (error instanceof PdfError) throw new InvalidFileError(error.message, 'file', error.reason.replace('-', '_'));
       throw error;
     }
   }
@@ -164,6 +165,8 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
 function afterCharge(error: unknown, signal: AbortSignal): unknown {
   if (error instanceof ExtractionFailedError) return error;
   if (signal.aborted && error === signal.reason) return new ExtractionTimeoutError(true);
+  // The file was valid and is read; its text is more than one answer can carry: the extraction failed (refunded).
+  if (error instanceof PdfTooLargeError) return new ExtractionFailedError(error.message, error);
   if (error instanceof PdfError) return new InvalidFileError(error.message, 'file', error.reason);
   if (error instanceof OcrEngineError)
     return new ExtractionFailedError('Text recognition (OCR) failed for a scanned page; try again later.', error);

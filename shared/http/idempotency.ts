@@ -20,11 +20,11 @@ function isReplayable(status: number): boolean {
   return status < 500 && status !== 400 && status !== 413;
 }
 
-export interface IdempotencyOptions {
+export interface IdempotencyOptions<TEvent extends HttpEvent = HttpEvent> {
   store: IdempotencyStore;
   logger: Logger;
   /** Whose keys these are (an integration, a project): keys of different callers never collide. */
-  scope: (event: HttpEvent) => string;
+  scope: (event: TEvent) => string;
   /** How long a request holds its key before a retry may take over (the function's timeout plus margin). */
   lockSeconds: number;
   now?: () => number;
@@ -36,7 +36,9 @@ export interface IdempotencyOptions {
  * request: 409 IDEMPOTENCY_KEY_REUSED; while the first is still running: 409 IDEMPOTENCY_IN_PROGRESS.
  * Without the header it costs nothing.
  */
-export function idempotency(options: IdempotencyOptions): MiddlewareObj<HttpEvent, HttpResult> {
+export function idempotency<TEvent extends HttpEvent = HttpEvent>(
+  options: IdempotencyOptions<TEvent>,
+): MiddlewareObj<TEvent, HttpResult> {
   const now = options.now ?? Date.now;
   const claims = new WeakMap<HttpEvent, IdempotencyClaim>();
 

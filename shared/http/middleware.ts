@@ -153,11 +153,9 @@ export function validateBody<S extends z.ZodMiniType>(schema: S, unknownFieldMes
 }
 
 /**
- * A middy handler with the HTTP conventions already applied. Add area middlewares (auth, rate limit, body) with
- * `.use(...)`, then `.handler(...)`.
+ * A middy handler with the HTTP conventions already applied, for an event of type `TEvent` (what the middlewares
+ * added after it leave on the event). The presets in `presets.ts` add auth and body; `.handler(...)` comes last.
  */
-export function httpFunction(logger: Logger) {
-  return middy<HttpEvent<any, any>, HttpResult, Error, Context>({ timeoutEarlyInMillis: 0 }).use(
-    httpConventions(logger),
-  );
+export function httpFunction<TEvent extends HttpEvent = HttpEvent>(logger: Logger) {
+  return middy<TEvent, HttpResult, Error, Context>({ timeoutEarlyInMillis: 0 }).use(httpConventions(logger));
 }

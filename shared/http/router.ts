@@ -1,66 +1,113 @@
-import type { MiddlewareObj, Request } from '@middy/core';
-import type { RouteDoc } from '../openapi/route-doc.ts';
+import middy, { type MiddlewareObj } from '@middy/core';
 import type * as z from '../validation/zod.ts';
 import { HttpError } from './errors.ts';
-import { bodyBytes, parseJsonObjectBody, validate, type UnknownFieldMessages } from './middleware.ts';
-import type { HttpEvent, HttpResult } from './types.ts';
+import { bodyBytes, jsonBody, validateBody, type UnknownFieldMessages } from './middleware.ts';
+import type { Context, HttpEvent, HttpResult } from './types.ts';
 
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface RouteRequest<TBody = unknown> {
-  event: HttpEvent;
-  params: Record<string, string>;
-  query: Record<string, string>;
-  body: TBody;
-  requestId: string;
-}
+/** `{ projectId: string; botId: string }` for `/projects/{projectId}/bots/{botId}`. */
+export type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
+  ? { [K in Name]: string } & PathParams<Rest>
+  : Record<never, never>;
 
 /**
- * A route inside a function that serves several paths (the management API). `body` says how the body is read:
- * a zod schema (JSON, validated), `raw` (bytes, e.g. knowledge uploads) or nothing (ignored).
+ * What a route of a function that serves several paths (the management API) is, apart from what serves it: enough
+ * for the router and for the OpenAPI document (`shared/openapi`), and built without any adapter. `body` says how the
+ * body is read: a zod schema (JSON, validated), `raw` (bytes, e.g. knowledge uploads) or nothing (ignored).
  */
-export interface Route<TBody = any> {
+export interface RouteDeclaration<P extends string = string, TBody = unknown> {
   method: RouteMethod;
   /** Path below the router's prefix, with `{name}` segments: `/projects/{projectId}`. */
-  path: string;
+  path: P;
   body?: z.ZodMiniType<TBody> | 'raw';
   unknownFieldMessages?: UnknownFieldMessages;
-  /** How the route appears in the OpenAPI document (`shared/openapi`); changes nothing at run time. */
-  doc?: RouteDoc;
   /**
    * Accepts `Idempotency-Key` (the router's `idempotency` middleware): a retry with the same key and body gets the
    * stored answer and nothing runs twice. Never on a route whose answer shows a secret once: the stored answer
    * would keep it.
    */
   idempotent?: boolean;
-  handle(request: RouteRequest<TBody>): Promise<HttpResult>;
 }
 
-/** Declares a route with its body type inferred from the schema. */
-export function route<S extends z.ZodMiniType>(r: Omit<Route<z.output<S>>, 'body'> & { body: S }): Route<z.output<S>>;
-export function route(r: Omit<Route<Buffer>, 'body'> & { body: 'raw' }): Route<Buffer>;
-export function route(r: Omit<Route<undefined>, 'body'>): Route<undefined>;
-export function route(r: Route): Route {
+type Options = Pick<RouteDeclaration, 'unknownFieldMessages' | 'idempotent'> & { method: RouteMethod };
+
+/** Declares a route, its path parameters and body type inferred from the path and the schema. */
+export function route<const P extends string, S extends z.ZodMiniType>(
+  r: Options & { path: P; body: S },
+): RouteDeclaration<P, z.output<S>>;
+export function route<const P extends string>(r: Options & { path: P; body: 'raw' }): RouteDeclaration<P, Buffer>;
+export function route<const P extends string>(r: Options & { path: P }): RouteDeclaration<P, undefined>;
+export function route(r: RouteDeclaration): RouteDeclaration {
   return r;
 }
 
+/** What a route's handler receives: the path parameters, the query string, the body as its declaration reads it. */
+export interface RouteRequest<TParams = Record<string, string>, TBody = unknown> {
+  event: HttpEvent<TBody>;
+  params: TParams;
+  query: Record<string, string>;
+  body: TBody;
+  requestId: string;
+}
+
+/** One handler per declared route, keyed as the declarations are: a route without its handler does not compile. */
+export type RouteHandlers<D extends Record<string, RouteDeclaration>> = {
+  [K in keyof D]: D[K] extends RouteDeclaration<infer P, infer B>
+    ? (request: RouteRequest<PathParams<P>, B>) => Promise<HttpResult>
+    : never;
+};
+
+/** A declared route with its handler. */
+export interface BoundRoute extends RouteDeclaration {
+  // Method syntax: each route's handler takes its own params and body; the router hands it what its chain read.
+  handle(request: RouteRequest): Promise<HttpResult>;
+}
+
+/** Pairs each declaration with its handler (same keys), in the declarations' order. */
+export function bindRoutes<D extends Record<string, RouteDeclaration>>(
+  declarations: D,
+  handlers: RouteHandlers<D>,
+): BoundRoute[] {
+  return Object.entries(declarations).map(([name, declaration]) => ({
+    ...declaration,
+    handle: handlers[name as keyof D] as BoundRoute['handle'],
+  }));
+}
+
+/** The event a route's own middleware chain sees: the path parameters the router matched ride on it. */
+type RoutedEvent = HttpEvent & { routeParams: Record<string, string> };
+
+const rawBody: MiddlewareObj<HttpEvent, HttpResult> = {
+  name: 'rawBody',
+  before: (request) => {
+    request.event.parsedBody = bodyBytes(request.event);
+  },
+};
+
 interface Compiled {
-  route: Route;
+  route: BoundRoute;
   segments: string[];
+  serve: (event: RoutedEvent, context: Context) => Promise<HttpResult>;
 }
 
 /**
  * Matches `{prefix}/...` paths to routes: 404 NOT_FOUND for unknown paths, 405 with `Allow` for a wrong method.
- * `idempotency` (shared/idempotency) runs around the routes marked `idempotent`.
+ * Each route runs behind a middy chain of its own, built once: `idempotency` (shared/idempotency) for the routes
+ * marked `idempotent`, then its body (JSON validated against its schema, or raw bytes).
  */
 export function createRouter(
   prefix: string,
-  routes: Route[],
+  routes: readonly BoundRoute[],
   options: { idempotency?: MiddlewareObj<HttpEvent, HttpResult> } = {},
 ) {
-  const compiled: Compiled[] = routes.map((r) => ({ route: r, segments: split(r.path) }));
+  const compiled: Compiled[] = routes.map((r) => ({
+    route: r,
+    segments: split(r.path),
+    serve: routeChain(r, options),
+  }));
 
-  return async function dispatch(event: HttpEvent): Promise<HttpResult> {
+  return async function dispatch(event: HttpEvent, context: Context): Promise<HttpResult> {
     const rawPath = event.path ?? '/';
     if (!rawPath.startsWith(prefix)) throw new HttpError(404, 'NOT_FOUND', `No route for ${rawPath}.`);
     let segments: string[];
@@ -77,9 +124,7 @@ export function createRouter(
         allowed.add(candidate.route.method);
         continue;
       }
-      if (candidate.route.idempotent && options.idempotency)
-        return withMiddleware(options.idempotency, event, () => run(candidate.route, event, params));
-      return run(candidate.route, event, params);
+      return candidate.serve(Object.assign(event, { routeParams: params }), context);
     }
     if (allowed.size) {
       throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Method ${event.httpMethod} is not allowed here.`, {
@@ -90,39 +135,16 @@ export function createRouter(
   };
 }
 
-/** Runs one middy middleware (before, after, onError) around a route, as middy would around a handler. */
-async function withMiddleware(
-  middleware: MiddlewareObj<HttpEvent, HttpResult>,
-  event: HttpEvent,
-  handle: () => Promise<HttpResult>,
-): Promise<HttpResult> {
-  const request = { event, context: {}, response: undefined, error: undefined, internal: {} } as unknown as Request<
-    HttpEvent,
-    HttpResult
-  >;
-  const early = await middleware.before?.(request);
-  if (early) return early as HttpResult;
-  try {
-    request.response = await handle();
-  } catch (error) {
-    request.error = error as Error;
-    await middleware.onError?.(request);
-    throw error;
-  }
-  await middleware.after?.(request);
-  return request.response;
-}
-
-async function run(r: Route, event: HttpEvent, params: Record<string, string>): Promise<HttpResult> {
-  let body: unknown;
-  if (r.body === 'raw') {
-    body = bodyBytes(event);
-  } else if (r.body) {
-    body = validate(r.body, parseJsonObjectBody(event), r.unknownFieldMessages);
-  }
-  const query: Record<string, string> = {};
-  for (const [k, v] of Object.entries(event.queryStringParameters ?? {})) if (v !== undefined) query[k] = v;
-  return r.handle({ event, params, query, body, requestId: event.requestId });
+function routeChain(r: BoundRoute, options: { idempotency?: MiddlewareObj<HttpEvent, HttpResult> }) {
+  const chain = middy<RoutedEvent, HttpResult, Error, Context>({ timeoutEarlyInMillis: 0 });
+  if (r.idempotent && options.idempotency) chain.use(options.idempotency);
+  if (r.body === 'raw') chain.use(rawBody);
+  else if (r.body) chain.use(jsonBody()).use(validateBody(r.body, r.unknownFieldMessages));
+  return chain.handler(async (event: RoutedEvent) => {
+    const query: Record<string, string> = {};
+    for (const [k, v] of Object.entries(event.queryStringParameters ?? {})) if (v !== undefined) query[k] = v;
+    return r.handle({ event, params: event.routeParams, query, body: event.parsedBody, requestId: event.requestId });
+  });
 }
 
 function split(path: string): string[] {

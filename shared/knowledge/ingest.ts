@@ -8,6 +8,7 @@ import {
   type KnowledgeObjectStore,
 } from './knowledge-files.ts';
 import { detectLanguage, documentTerms, type Language } from './text/analyzer.ts';
+import { checkTimeBudget, startTimeBudget, TimeBudgetExceededError } from './text/budget.ts';
 import { chunkText, DEFAULT_CHUNKING, type ChunkOptions } from './text/chunker.ts';
 import { extractDocumentText, UnreadableDocumentError, type PdfPageReader } from './text/extract.ts';
 
@@ -41,6 +42,15 @@ export interface IngestDeps {
   maxPublishAttempts?: number;
   /** Texts per embeddings request (default 32). */
   embeddingBatchSize?: number;
+  /** Time one file may take from bytes to excerpts (default 120 s); past it the file is `failed`, not retried. */
+  fileBudgetMs?: number;
+  /**
+   * The same for a PDF (default `fileBudgetMs`): a PDF whose scanned pages are read by OCR needs longer (the ingest
+   * function gives 480 s, a 100-page scan); the PDF reader's own limits bound the parsing.
+   */
+  pdfBudgetMs?: number;
+  /** Milliseconds clock for the time budget (default `Date.now`). */
+  now?: () => number;
 }
 
 /**
@@ -55,6 +65,9 @@ export interface IngestDeps {
  */
 export function makeIngestKnowledge(deps: IngestDeps) {
   const clock = deps.clock ?? (() => new Date());
+  const fileBudgetMs = deps.fileBudgetMs ?? 120_000;
+  const budgetFor = (contentType: string) =>
+    contentType === 'application/pdf' ? (deps.pdfBudgetMs ?? fileBudgetMs) : fileBudgetMs;
   const chunking = deps.chunking ?? DEFAULT_CHUNKING;
   const cache = new AnalyzedCache(deps.cacheChars ?? 64_000_000);
   const maxAttempts = deps.maxPublishAttempts ?? 6;
@@ -177,12 +190,15 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       if (!file || file.generation !== generation || file.status !== 'processing') continue; // replaced, deleted or done
       try {
         const bytes = await deps.objects.get(file.objectKey);
+        const budget = startTimeBudget(budgetFor(file.contentType), deps.now);
         const { text, ocrPages } = await extractDocumentText(bytes, file.contentType, {
           charset: file.charset,
           readPdf: deps.readPdf,
+          budget,
         });
         const excerpts = chunkText(text, chunking);
         if (!excerpts.length) throw new UnreadableDocumentError('The file has no readable text.');
+        checkTimeBudget(budget);
         const language = detectLanguage(text);
         const vectors = await embed(excerpts);
         const stored: StoredExcerpts = {
@@ -201,7 +217,7 @@ export function makeIngestKnowledge(deps: IngestDeps) {
         added.set(fileKey, analyzed);
         settled.set(fileKey, { bytes: bytes.length, ...(ocrPages !== undefined ? { ocrPages } : {}) });
       } catch (error) {
-        if (error instanceof UnreadableDocumentError) {
+        if (error instanceof UnreadableDocumentError || error instanceof TimeBudgetExceededError) {
           deps.logger.info('knowledge file unreadable', { botId, fileKey, reason: error.message });
           await deps.files.markFailed(botId, fileKey, generation, error.message, clock());
           continue;
@@ -246,7 +262,7 @@ export type IngestKnowledge = ReturnType<typeof makeIngestKnowledge>;
 function joinVectors(vectors: Float32Array[]): string {
   const dims = vectors[0]?.length ?? 0;
   const all = new Float32Array(vectors.length * dims);
-  vectors.forEach((v, i) => all.set(v, i * dims));
+  for (const [i, v] of vectors.entries()) all.set(v, i * dims);
   return Buffer.from(all.buffer).toString('base64');
 }
 

@@ -1,7 +1,15 @@
 /**
  * The port every language-model technology implements (Bedrock Converse, OpenAI-compatible Chat Completions, the
- * offline generator). One call, one answer: no streaming, no tools, no history (Bots API calls are stateless).
+ * offline generator): one answer whole (`generate`) or in pieces as the model produces them (`stream`). No tools.
+ * A request carries the conversation the caller sent (the OpenAI-format route passes its `messages` history);
+ * the service keeps no conversation state.
  */
+
+/** One message of the conversation the caller sent, system messages excluded (they are part of `system`). */
+export interface ConversationTurn {
+  role: 'user' | 'assistant';
+  text: string;
+}
 
 /** A knowledge excerpt given to the model; the offline generator answers from the best one. */
 export interface GroundingExcerpt {
@@ -17,8 +25,13 @@ export interface ModelRequest {
   model?: string;
   /** The full system prompt: instructions, knowledge excerpts and the output rules, already composed. */
   system: string;
-  /** The caller's prompt, sent as the one user message. */
+  /** The caller's prompt: the one user message, or the last user message of `turns`. */
   prompt: string;
+  /**
+   * The whole conversation, oldest first, when the caller sent one (it contains `prompt`); absent: `prompt` is the
+   * one user message.
+   */
+  turns?: ConversationTurn[];
   /** `json`: the model is asked for one JSON value (natively where the provider supports it). */
   responseFormat: 'text' | 'json';
   /**
@@ -49,21 +62,52 @@ export interface ModelReply {
   stopReason?: string;
 }
 
+/**
+ * What a streamed answer yields: text as it comes (never empty), then exactly one `end` with what `generate` would
+ * have reported besides the text. A failure, before or after the first piece, is thrown as a {@link ModelError}.
+ */
+export type ModelStreamEvent =
+  | { type: 'text'; text: string }
+  | { type: 'end'; model: string; usage?: ModelUsage; stopReason?: string };
+
 export interface ModelProvider {
   /** `bedrock`, `openai` or `offline`. */
   readonly name: string;
   generate(request: ModelRequest): Promise<ModelReply>;
+  /**
+   * The same answer in pieces, each yielded as soon as the model produced it. The request's signal aborts the
+   * underlying call (deadline or a caller who went away); so does ending the iteration early.
+   */
+  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
+}
+
+/** The messages to send: the conversation, or the prompt as the one user message. */
+export function conversationOf(request: Pick<ModelRequest, 'prompt' | 'turns'>): ConversationTurn[] {
+  return request.turns && request.turns.length > 0 ? request.turns : [{ role: 'user', text: request.prompt }];
+}
+
+/** True for stop reasons that mean "cut off at the output token limit" rather than a natural end. */
+export function stoppedAtLength(stopReason: string | undefined): boolean {
+  return stopReason === 'length' || stopReason === 'max_tokens';
 }
 
 /**
  * Why a model call failed, in terms the caller can act on:
  * - `timeout`: our deadline passed and the call was aborted (504), or the model service timed out itself;
  * - `throttled`, `unavailable`: the model service is busy or down: not the caller's fault, worth retrying later;
- * - `rejected`: the model refused this input (context window exceeded, content filter, guardrail);
+ * - `rejected`: the model refused this input (content filter, guardrail, a request it cannot take);
+ * - `too-long`: the prompt, history and instructions do not fit the model's context window;
  * - `misconfigured`: the deployment's model settings are wrong (unknown model, no access, bad key);
  * - `failed`: anything else (a malformed answer, an empty answer, an unexpected error).
  */
-export type ModelFailureKind = 'timeout' | 'throttled' | 'unavailable' | 'rejected' | 'misconfigured' | 'failed';
+export type ModelFailureKind =
+  | 'timeout'
+  | 'throttled'
+  | 'unavailable'
+  | 'rejected'
+  | 'too-long'
+  | 'misconfigured'
+  | 'failed';
 
 /** A failed model call. `message` is safe to show to the API caller; `cause` goes to the log only. */
 export class ModelError extends Error {

@@ -4,9 +4,9 @@ import type { RouteDoc } from './route-doc.ts';
 import * as s from './schemas.ts';
 
 /**
- * Documentation of the management API routes whose modules do not carry their own `doc` (a route's own `doc`
- * wins). Keyed by `METHOD path` as the route declares it. The request body schema is never repeated here: the
- * document takes it from the route itself. A route with neither is reported as undocumented (and fails a test).
+ * Documentation of every management API route, keyed by `METHOD path` as the route declares it. The request body
+ * schema is never repeated here: the document takes it from the route's declaration. A route without an entry is
+ * reported as undocumented (and fails a test).
  */
 export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   'POST /projects': {
@@ -142,7 +142,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     description: 'The previous token answers 401 `ERR_NO_PERMISSION` at once.',
     tags: ['Integrations'],
     responses: { 200: { description: 'The new token, shown once.', body: s.shownOnceToken } },
-    errors: { 409: ['CONFLICT'] },
+    // A webhook has no token: 400.
+    errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/rotate-secret': {
     summary: "Rotate a webhook's signing secret (shown once)",
@@ -150,13 +151,16 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       'For 24 h deliveries carry signatures under both secrets, so receivers can switch without losing events.',
     tags: ['Integrations'],
     responses: { 200: { description: 'The new secret, shown once.', body: s.signingSecret } },
-    errors: { 409: ['CONFLICT'] },
+    // A custom integration has no signing secret: 400.
+    errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/test': {
     summary: 'Send a test event to one webhook',
     description: 'Queues a `webhook.test` event delivered to this webhook only; follow it in the delivery log.',
     tags: ['Webhook deliveries'],
     responses: { 202: { description: 'Queued.', body: s.eventAccepted } },
+    // A custom integration has no deliveries: 400 (the same for the delivery log and retries).
+    errors: { 400: ['VALIDATION_ERROR'] },
   },
   'GET /projects/{projectId}/integrations/{integrationId}/deliveries': {
     summary: "A webhook's delivery log",
@@ -170,13 +174,14 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
     }),
     responses: { 200: { description: 'Deliveries, newest first.', body: s.deliveryPage } },
+    errors: { 400: ['VALIDATION_ERROR'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/deliveries/{deliveryId}/retry': {
     summary: 'Retry a delivery now',
     description: 'One more attempt, appended to the same delivery (same `webhook-id`).',
     tags: ['Webhook deliveries'],
     responses: { 202: { description: 'Queued.', body: s.retryAccepted } },
-    errors: { 409: ['CONFLICT'] },
+    errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/events': {
     summary: 'Report a channel event',
@@ -223,7 +228,12 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     tags: ['Bots'],
     rawContentTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'],
     responses: { 202: { description: 'Accepted; ingestion is running.', body: s.knowledgeUploadAccepted } },
-    errors: { 400: ['FILE_TOO_LARGE'], 415: ['UNSUPPORTED_MEDIA_TYPE'], 503: ['SERVICE_UNAVAILABLE'] },
+    // 400 VALIDATION_ERROR: an empty file or a bad file name.
+    errors: {
+      400: ['FILE_TOO_LARGE', 'VALIDATION_ERROR'],
+      415: ['UNSUPPORTED_MEDIA_TYPE'],
+      503: ['SERVICE_UNAVAILABLE'],
+    },
   },
   'POST /projects/{projectId}/bots/{botId}/knowledge/{fileName}/upload': {
     summary: 'Ask for a browser upload URL',

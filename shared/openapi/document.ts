@@ -8,13 +8,14 @@ import {
   type PublicSecurity,
 } from './public-operations.ts';
 import type { DocumentedRoute, RouteDoc } from './route-doc.ts';
-import { errorBody } from './schemas.ts';
+import { errorBody, openAiErrorBody } from './schemas.ts';
+import { openAiCodeFor } from '../openai-format/error-codes.ts';
 import * as z from '../validation/zod.ts';
 
 type Json = Record<string, unknown>;
 
 export interface OpenApiInput {
-  /** The management API's routes, as the admin function's router serves them. */
+  /** The management API's route declarations (`functions/admin/routes.ts`), as the admin function's router serves them. */
   adminRoutes: readonly DocumentedRoute[];
   /** The public route table (`shared/resources/routes.ts`). */
   publicRoutes: readonly RouteDefinition[];
@@ -44,8 +45,10 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
   const convert = (schema: z.ZodMiniType, io: 'input' | 'output') => toJsonSchema(schema, io, schemas);
   const paths: Record<string, Record<string, Json>> = {};
   const undocumented: string[] = [];
-  const addOperation = (path: string, method: string, operation: Json) =>
-    ((paths[path] ??= {})[method.toLowerCase()] = operation);
+  const addOperation = (path: string, method: string, operation: Json) => {
+    paths[path] ??= {};
+    paths[path][method.toLowerCase()] = operation;
+  };
 
   for (const route of input.publicRoutes) {
     if (route.path.includes('{proxy+}')) continue;
@@ -62,7 +65,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
   const prefix = input.adminPrefix ?? ADMIN_PREFIX;
   for (const route of input.adminRoutes) {
     const key = `${route.method} ${route.path}`;
-    const doc = route.doc ?? ADMIN_ROUTE_DOCS[key];
+    const doc = ADMIN_ROUTE_DOCS[key];
     if (!doc) {
       undocumented.push(`${route.method} ${prefix}${route.path}`);
       continue;
@@ -71,6 +74,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
   }
 
   schemas.Error = toJsonSchemaInline(errorBody);
+  schemas.OpenAiError = toJsonSchemaInline(openAiErrorBody);
   schemas.ErrorCode = {
     type: 'string',
     description: 'Every `error` code the API gives.',
@@ -164,14 +168,14 @@ function publicOperation(route: RouteDefinition, doc: PublicOperationDoc, conver
       };
     }
     operation.requestBody = {
-      required: true,
+      required: !doc.requestBodyOptional,
       content,
       ...(doc.requestBodies.length === 1 && doc.requestBodies[0]!.description
         ? { description: doc.requestBodies[0]!.description }
         : {}),
     };
   }
-  operation.responses = responses(doc.responses, errors, convert, headers, doc.rateLimited ?? false);
+  operation.responses = responses(doc.responses, errors, convert, headers, doc.rateLimited ?? false, doc.errorFormat);
   if (route.method === 'ANY') operation['x-any-method'] = true;
   return operation;
 }
@@ -261,19 +265,37 @@ function responseHeaders(rateLimited: boolean, idempotent: boolean): Json {
 }
 
 function responses(
-  success: Record<number, { description: string; body?: z.ZodMiniType }>,
+  success: Record<number, { description: string; body?: z.ZodMiniType; eventStream?: z.ZodMiniType }>,
   errors: ErrorsByStatus,
   convert: Convert,
   headers: Json,
   rateLimited: boolean,
+  errorFormat?: 'openai',
 ): Json {
   const out: Json = {};
   for (const [status, answer] of Object.entries(success)) {
+    const content: Json = {};
+    if (answer.body) content['application/json'] = { schema: convert(answer.body, 'output') };
+    if (answer.eventStream) content['text/event-stream'] = { schema: convert(answer.eventStream, 'output') };
     out[status] = {
       description: answer.description,
       headers,
-      ...(answer.body ? { content: { 'application/json': { schema: convert(answer.body, 'output') } } } : {}),
+      ...(Object.keys(content).length ? { content } : {}),
     };
+  }
+  if (errorFormat === 'openai') {
+    for (const [status, codes] of Object.entries(errors).sort(([a], [b]) => Number(a) - Number(b))) {
+      if (!codes?.length) continue;
+      const errorHeaders: Json = { 'x-request-id': { $ref: '#/components/headers/x-request-id' } };
+      if (status === '429' && rateLimited) errorHeaders['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+      out[status] = {
+        description: codes.map((code) => `\`${openAiCodeFor(code)}\` (${code}): ${ERROR_CODES[code]}`).join('\n\n'),
+        headers: errorHeaders,
+        content: { 'application/json': { schema: { $ref: `${SCHEMA_REF}OpenAiError` } } },
+        'x-error-codes': [...codes],
+      };
+    }
+    return out;
   }
   for (const [status, codes] of Object.entries(errors).sort(([a], [b]) => Number(a) - Number(b))) {
     if (!codes?.length) continue;

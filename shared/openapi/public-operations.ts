@@ -1,4 +1,5 @@
 import { completionRequest } from '../completion/completion-request.ts';
+import { chatCompletionRequest } from '../openai-format/chat-request.ts';
 import { searchRequest } from '../knowledge/search-request.ts';
 import { PAYLOAD_SCHEMAS } from '../messaging/payloads.ts';
 import { withMeta } from '../validation/meta.ts';
@@ -31,8 +32,12 @@ export interface PublicOperationDoc {
   idempotent?: boolean;
   /** Answers carry the Bots API rate limit headers. */
   rateLimited?: boolean;
+  /** `openai`: errors use OpenAI's body (`{ error: { message, type, param, code } }`), not the contract's. */
+  errorFormat?: 'openai';
   requestBodies?: PublicRequestBody[];
-  responses: Record<number, { description: string; body?: z.ZodMiniType }>;
+  /** The body may be left out (it is still validated when sent). */
+  requestBodyOptional?: boolean;
+  responses: Record<number, { description: string; body?: z.ZodMiniType; eventStream?: z.ZodMiniType }>;
   errors: ErrorsByStatus;
 }
 
@@ -44,6 +49,9 @@ const extractJsonRequestCopy = withMeta(
   }),
   { id: 'ExtractFromUploadRequest' },
 );
+
+// The extract-uploads handler takes no parameters: no body, or an empty JSON object (copy of its private schema).
+const extractUploadRequestCopy = withMeta(z.strictObject({}), { id: 'ExtractUploadRequest' });
 
 const extractMultipart = {
   type: 'object',
@@ -134,6 +142,50 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       504: ['GATEWAY_TIMEOUT'],
     },
   },
+  'POST /api/v1/ai/chat/completions': {
+    summary: "OpenAI's Chat Completions with a bot as the model (1 bot credit)",
+    description:
+      'Any OpenAI client works with base URL `{base_url}/api/v1/ai` and the project API token as its key. `model` is a ' +
+      "botId: its instructions (then the request's `system` / `developer` messages), its knowledge (top excerpts " +
+      'for the last user message) and its model. `messages` reach the model as turns. Same order as completion: ' +
+      'auth → rate limit → body → validation (400) → bot (403/404) → balance (402) → charge 1 → generate; a failure ' +
+      'after the charge, also mid-stream or a client that disconnects, refunds it once. `stream: true` answers ' +
+      'Server-Sent Events from the first token. Refused (400 `unsupported_parameter`): `tools`, `functions`, images, ' +
+      'audio, `n` > 1. Accepted and ignored: `user`, `store`, `metadata`, `seed`…. A prompt over the model context: ' +
+      '400 `context_length_exceeded`, nothing charged. Errors use OpenAI’s body (`error.code` in OpenAI’s terms).',
+    tags: ['Bots API'],
+    security: 'apiToken',
+    rateLimited: true,
+    errorFormat: 'openai',
+    requestBodies: [{ contentType: 'application/json', schema: chatCompletionRequest, source: 'handler' }],
+    responses: {
+      200: {
+        description: 'The completion; with `stream: true`, `text/event-stream` of chunks then `data: [DONE]`.',
+        body: s.chatCompletionResult,
+        eventStream: s.chatCompletionChunk,
+      },
+    },
+    errors: {
+      ...jsonBodyErrors,
+      ...botsApiAuthErrors,
+      402: ['ERR_NO_BOT_CREDITS'],
+      403: ['BOT_FORBIDDEN'],
+      404: ['BOT_NOT_FOUND'],
+      502: ['GENERATION_FAILED'],
+      504: ['GATEWAY_TIMEOUT'],
+    },
+  },
+  'GET /api/v1/ai/models': {
+    summary: "The project's bots as OpenAI's model list (free)",
+    description:
+      'What `client.models.list()` shows: each bot a model whose `id` is the botId. Counted by the rate limit.',
+    tags: ['Bots API'],
+    security: 'apiToken',
+    rateLimited: true,
+    errorFormat: 'openai',
+    responses: { 200: { description: "The project's bots.", body: s.modelList } },
+    errors: botsApiAuthErrors,
+  },
   'POST /api/v1/ai/search': {
     summary: "Search a bot's knowledge (free)",
     description:
@@ -180,6 +232,15 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     tags: ['Bots API'],
     security: 'apiToken',
     rateLimited: true,
+    requestBodies: [
+      {
+        contentType: 'application/json',
+        description: 'Optional: an empty object (any field is refused).',
+        schema: extractUploadRequestCopy,
+        source: 'copy',
+      },
+    ],
+    requestBodyOptional: true,
     responses: { 200: { description: 'Where and how to upload.', body: s.extractUpload } },
     errors: { ...jsonBodyErrors, ...botsApiAuthErrors },
   },

@@ -19,13 +19,13 @@ export interface RouteDoc {
 }
 
 /**
- * What the document reads of a management API route: `shared/http/router.ts`'s `Route` has this shape, and the
- * document needs nothing else of it (no handler, no adapter).
+ * What the document reads of a management API route: `shared/http/router.ts`'s `RouteDeclaration` has this shape
+ * (the admin function's `functions/admin/routes.ts`), and the document needs nothing else of it (no handler, no
+ * adapter).
  */
 export interface DocumentedRoute {
   method: string;
   path: string;
   body?: z.ZodMiniType | 'raw';
   idempotent?: boolean;
-  doc?: RouteDoc;
 }

@@ -1,9 +1,10 @@
 /**
- * Why a PDF could not be read. Callers map these to their own answers (the extract endpoint: 400 VALIDATION_ERROR;
+ * Why a PDF could not be read. Callers map these to their own answers (the extract endpoint: 400 VALIDATION_ERROR,
+ * or 502 EXTRACTION_FAILED for text over its limit found after the charge;
  * knowledge ingestion: a failed document with the message). `message` is safe to show to the file's owner.
  */
 export abstract class PdfError extends Error {
-  abstract readonly reason: 'not-pdf' | 'encrypted' | 'corrupt';
+  abstract readonly reason: 'not-pdf' | 'encrypted' | 'corrupt' | 'too-large';
 }
 
 /** The bytes do not start with `%PDF-`. */
@@ -30,5 +31,20 @@ export class CorruptPdfError extends PdfError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'CorruptPdfError';
+  }
+}
+
+/**
+ * The PDF expands beyond a limit of `PdfLimits`: a compressed stream (found when the file is opened, before any
+ * charge) or its text (found while pages are read).
+ */
+export class PdfTooLargeError extends PdfError {
+  readonly reason = 'too-large';
+  constructor(
+    readonly limit: 'stream' | 'text' | 'page-text',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PdfTooLargeError';
   }
 }

@@ -1,5 +1,6 @@
 import type { PDFDocumentLoadingTask, PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { CorruptPdfError, EncryptedPdfError, NotPdfError, PdfError } from './errors.ts';
+import { checkInflatedStreams, DEFAULT_PDF_LIMITS, type PdfLimits, TextAllowance } from './limits.ts';
 import type { OcrEngine, OcrText } from './ocr.ts';
 import { OcrEngineError } from './ocr.ts';
 import { inThreadWorker, loadPdfjs, pdfjsAssets } from './pdfjs.ts';
@@ -45,6 +46,13 @@ export interface ExtractPdfOptions {
   signal?: AbortSignal;
 }
 
+export interface OpenPdfOptions {
+  /** Aborts opening: the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Size limits for this file (stream limits checked when opening, text limits when reading); defaults for the rest. */
+  limits?: Partial<PdfLimits>;
+}
+
 /** A PDF that parsed: its page count is known; its pages are read by {@link OpenPdf.extract}. */
 export interface OpenPdf {
   readonly pageCount: number;
@@ -67,11 +75,15 @@ export function startsLikePdf(bytes: Uint8Array): boolean {
 /**
  * Reads a whole PDF: {@link openPdf}, then every page's text, then closes it. Pages with a text layer are read from
  * it; pages that are pictures of text are rendered and OCRed when `options.ocr` is given. Throws {@link NotPdfError},
- * {@link EncryptedPdfError} or {@link CorruptPdfError} for files that cannot be read, {@link OcrEngineError} when the
+ * {@link EncryptedPdfError} or {@link CorruptPdfError} for files that cannot be read, `PdfTooLargeError` for files
+ * that expand beyond `options.limits`, {@link OcrEngineError} when the
  * OCR engine fails, and the signal's reason when aborted.
  */
-export async function extractPdfPages(bytes: Uint8Array, options: ExtractPdfOptions = {}): Promise<PdfPages> {
-  const pdf = await openPdf(bytes, { signal: options.signal });
+export async function extractPdfPages(
+  bytes: Uint8Array,
+  options: ExtractPdfOptions & OpenPdfOptions = {},
+): Promise<PdfPages> {
+  const pdf = await openPdf(bytes, { signal: options.signal, limits: options.limits });
   try {
     return await pdf.extract(options);
   } finally {
@@ -85,9 +97,10 @@ const EOF_WINDOW = 1024;
 
 /**
  * Parses a PDF's structure (header, cross-reference data, page count) without reading its pages. This is the check
- * the extract endpoint runs before it charges: everything that makes a file unreadable as a PDF fails here.
+ * the extract endpoint runs before it charges: everything that makes a file unreadable as a PDF fails here, and so
+ * does a compressed stream that expands beyond the limits.
  */
-export async function openPdf(bytes: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<OpenPdf> {
+export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): Promise<OpenPdf> {
   if (!startsLikePdf(bytes)) throw new NotPdfError();
   const tail = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).subarray(
     Math.max(0, bytes.byteLength - EOF_WINDOW),
@@ -95,6 +108,8 @@ export async function openPdf(bytes: Uint8Array, options: { signal?: AbortSignal
   if (tail.indexOf(EOF_MARKER) < 0)
     throw new CorruptPdfError('The PDF is truncated or damaged: it has no end-of-file marker.');
   options.signal?.throwIfAborted();
+  const limits = { ...DEFAULT_PDF_LIMITS, ...options.limits };
+  await checkInflatedStreams(bytes, limits, options.signal);
 
   const pdfjs = await loadPdfjs();
   const { worker, dispose } = await inThreadWorker();
@@ -128,7 +143,7 @@ export async function openPdf(bytes: Uint8Array, options: { signal?: AbortSignal
   }
   return {
     pageCount: doc.numPages,
-    extract: (extractOptions = {}) => extractOpen(doc, pdfjs.OPS, extractOptions),
+    extract: (extractOptions = {}) => extractOpen(doc, pdfjs.OPS, extractOptions, limits),
     close,
   };
 }
@@ -152,80 +167,46 @@ const SCAN_COVERAGE = 0.5;
 const PICTURE_COVERAGE = 0.05;
 const OUTLINED_TEXT_PATHS = 300;
 
+/**
+ * Every page in order: 1. read its text layer (stopping at the text limits); 2. decide whether it is text, blank
+ * or a picture of text; 3. a picture of text is rendered and OCRed in the background (at most the engine's
+ * concurrency at once), the others are done. A page's final text is charged against the limits as it is recorded.
+ */
 async function extractOpen(
   doc: PDFDocumentProxy,
   ops: Record<string, number>,
   options: ExtractPdfOptions,
+  limits: PdfLimits,
 ): Promise<PdfPages> {
   const { signal, ocr } = options;
   const pages: PdfPage[] = new Array(doc.numPages);
-  const slots = new Slots(Math.max(1, ocr?.engine.concurrency ?? 1));
-  const pending: Promise<void>[] = [];
-  let failure: unknown;
-  // Pages still in OCR when the extraction fails are stopped, not waited for.
-  const stop = new AbortController();
-  const workSignal = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
-
+  const allowance = new TextAllowance(limits);
+  const record = (page: PdfPage) => {
+    allowance.charge(page.page, page.text);
+    pages[page.page - 1] = page;
+  };
+  const ocrRun = ocr ? new OcrRun(ocr, signal, record) : undefined;
   try {
     for (let number = 1; number <= doc.numPages; number++) {
       signal?.throwIfAborted();
-      if (failure) throw failure;
+      ocrRun?.throwIfFailed();
       const page = await loadPage(doc, number);
       try {
-        const text = await textLayer(page, number);
-        const letters = countLetters(text, RICH_TEXT_CHARS);
-        if (letters >= RICH_TEXT_CHARS) {
-          pages[number - 1] = { page: number, text, ocr: false };
-          continue;
-        }
-        const pictures = await pictureCoverage(page, ops, number);
-        const mayHoldText = pictures.imageCoverage >= PICTURE_COVERAGE || pictures.paths >= OUTLINED_TEXT_PATHS;
-        const needsOcr = letters < SOME_TEXT_CHARS ? mayHoldText : pictures.imageCoverage >= SCAN_COVERAGE;
-        if (!needsOcr) {
-          pages[number - 1] = readable(number, text, false, 'blank');
-          continue;
-        }
-        if (!ocr) {
-          pages[number - 1] = readable(number, text, false, 'needs-ocr');
-          continue;
-        }
-        await slots.acquire(workSignal);
-        let rendered;
-        try {
-          rendered = await renderPage(page, number, ocr.dpi ?? 200);
-        } catch (error) {
-          slots.release();
-          throw error;
-        }
-        if (rendered.verdict !== 'text') {
-          slots.release();
-          pages[number - 1] = readable(number, text, false, rendered.verdict);
-          continue;
-        }
-        pending.push(
-          recognize(ocr, rendered.image, workSignal)
-            .then((result) => {
-              pages[number - 1] = pickRicher(number, text, result, ocr.minConfidence ?? 50);
-            })
-            .catch((error: unknown) => {
-              failure ??= error;
-            })
-            .finally(() => slots.release()),
-        );
+        const text = await textLayer(page, number, allowance, signal);
+        const kind = await classifyPage(page, ops, number, text);
+        if (kind === 'text') record({ page: number, text, ocr: false });
+        else if (kind === 'blank') record(readable(number, text, false, 'blank'));
+        else if (!ocrRun) record(readable(number, text, false, 'needs-ocr'));
+        else await ocrRun.start(page, number, text);
       } finally {
-        page.cleanup();
-        // pdfjs keeps every page it has parsed, with its fonts and images: dropping the caches now and then bounds
-        // the memory of a 25 MB, many-thousand-page file (and, with less to collect, makes it faster).
-        if (number % CLEANUP_EVERY_PAGES === 0) await doc.cleanup();
+        await releasePage(doc, page, number);
       }
     }
-    await Promise.all(pending);
-    if (failure) throw failure;
+    await ocrRun?.finish();
     signal?.throwIfAborted();
     return { pages };
   } catch (error) {
-    stop.abort(error);
-    await Promise.allSettled(pending);
+    await ocrRun?.stop(error);
     throw error;
   }
 }
@@ -238,29 +219,141 @@ async function loadPage(doc: PDFDocumentProxy, number: number): Promise<PDFPageP
   }
 }
 
-async function textLayer(page: PDFPageProxy, number: number): Promise<string> {
-  let content;
+async function releasePage(doc: PDFDocumentProxy, page: PDFPageProxy, number: number): Promise<void> {
+  page.cleanup();
+  // pdfjs keeps every page it has parsed, with its fonts and images: dropping the caches now and then bounds
+  // the memory of a 25 MB, many-thousand-page file (and, with less to collect, makes it faster).
+  if (number % CLEANUP_EVERY_PAGES === 0) await doc.cleanup();
+}
+
+/**
+ * The page's text layer, read chunk by chunk: reading stops (and pdfjs stops evaluating the page) as soon as the
+ * text is over the page limit or what is left of the document's, or the signal aborts.
+ */
+async function textLayer(
+  page: PDFPageProxy,
+  number: number,
+  allowance: TextAllowance,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const reader = page.streamTextContent().getReader();
+  let text = '';
+  let bytes = 0;
   try {
-    content = await page.getTextContent();
+    for (;;) {
+      const chunk = await readTextChunk(reader, number);
+      if (chunk.done) break;
+      for (const item of chunk.value.items) {
+        if (!('str' in item)) continue;
+        text += item.str;
+        bytes += item.str.length;
+        if (item.hasEOL) text += '\n';
+      }
+      allowance.checkPartial(number, bytes);
+      signal?.throwIfAborted();
+    }
+  } catch (error) {
+    await reader.cancel(error).catch(() => undefined);
+    throw error;
+  }
+  return tidy(text);
+}
+
+type TextChunkReader = ReadableStreamDefaultReader<Awaited<ReturnType<PDFPageProxy['getTextContent']>>>;
+
+async function readTextChunk(reader: TextChunkReader, number: number) {
+  try {
+    return await reader.read();
   } catch (error) {
     throw new CorruptPdfError(`The PDF is damaged: the text of page ${number} could not be read.`, { cause: error });
   }
-  let text = '';
-  for (const item of content.items) {
-    if (!('str' in item)) continue;
-    text += item.str;
-    if (item.hasEOL) text += '\n';
+}
+
+/**
+ * `text`: the text layer is the page. `blank`: nothing readable and nothing that may hold text. `scan`: a picture
+ * of text (images over much of the page, or text drawn as outlines) with little or no text layer.
+ */
+async function classifyPage(
+  page: PDFPageProxy,
+  ops: Record<string, number>,
+  number: number,
+  text: string,
+): Promise<'text' | 'blank' | 'scan'> {
+  const letters = countLetters(text, RICH_TEXT_CHARS);
+  if (letters >= RICH_TEXT_CHARS) return 'text';
+  const pictures = await pictureCoverage(page, ops, number);
+  const mayHoldText = pictures.imageCoverage >= PICTURE_COVERAGE || pictures.paths >= OUTLINED_TEXT_PATHS;
+  const needsOcr = letters < SOME_TEXT_CHARS ? mayHoldText : pictures.imageCoverage >= SCAN_COVERAGE;
+  return needsOcr ? 'scan' : 'blank';
+}
+
+/**
+ * OCR of the pages that are pictures of text, in the background while later pages are read. A failure is kept
+ * and raised at the next page or at the end; on failure or abort the pages still in OCR are stopped, not waited for.
+ */
+class OcrRun {
+  private readonly slots: Slots;
+  private readonly pending: Promise<void>[] = [];
+  private failure: unknown;
+  private readonly stopper = new AbortController();
+  private readonly signal: AbortSignal;
+
+  constructor(
+    private readonly ocr: OcrOptions,
+    signal: AbortSignal | undefined,
+    private readonly record: (page: PdfPage) => void,
+  ) {
+    this.slots = new Slots(Math.max(1, ocr.engine.concurrency ?? 1));
+    this.signal = signal ? AbortSignal.any([signal, this.stopper.signal]) : this.stopper.signal;
   }
-  return tidy(text);
+
+  throwIfFailed(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  /** Renders the page now (rendering tells specks from text) and recognises it in the background. */
+  async start(page: PDFPageProxy, number: number, layerText: string): Promise<void> {
+    await this.slots.acquire(this.signal);
+    let rendered: Awaited<ReturnType<typeof renderPage>>;
+    try {
+      rendered = await renderPage(page, number, this.ocr.dpi ?? 200);
+    } catch (error) {
+      this.slots.release();
+      throw error;
+    }
+    if (rendered.verdict !== 'text') {
+      this.slots.release();
+      this.record(readable(number, layerText, false, rendered.verdict));
+      return;
+    }
+    this.pending.push(
+      recognize(this.ocr, rendered.image, this.signal)
+        .then((result) => this.record(pickRicher(number, layerText, result, this.ocr.minConfidence ?? 50)))
+        .catch((error: unknown) => {
+          this.failure ??= error;
+        })
+        .finally(() => this.slots.release()),
+    );
+  }
+
+  async finish(): Promise<void> {
+    await Promise.all(this.pending);
+    this.throwIfFailed();
+  }
+
+  async stop(reason: unknown): Promise<void> {
+    this.stopper.abort(reason);
+    await Promise.allSettled(this.pending);
+  }
 }
 
 /** Trailing spaces off every line, no control characters, at most one blank line in a row, NFC. */
 export function tidy(text: string): string {
   return text
     .normalize('NFC')
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+    .replace(/[^\P{Cc}\t\n\r]/gu, '') // control characters but tab and line breaks
     .replace(/\r\n?/g, '\n')
-    .replace(/[ \t\u00a0]+\n/g, '\n')
+    .replace(/(?<![ \t\u00a0])[ \t\u00a0]+\n/g, '\n') // the look-behind: one try per run of spaces, not one per space
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
@@ -321,7 +414,7 @@ async function pictureCoverage(
   ops: Record<string, number>,
   number: number,
 ): Promise<PictureCoverage> {
-  let list;
+  let list: Awaited<ReturnType<PDFPageProxy['getOperatorList']>>;
   try {
     list = await page.getOperatorList();
   } catch (error) {

@@ -10,9 +10,11 @@ export {
   type ExtractPdfOptions,
   type OcrOptions,
   type OpenPdf,
+  type OpenPdfOptions,
   type PdfPage,
   type PdfPages,
   type UnreadableReason,
 } from './extract-pages.ts';
-export { CorruptPdfError, EncryptedPdfError, NotPdfError, PdfError } from './errors.ts';
+export { CorruptPdfError, EncryptedPdfError, NotPdfError, PdfError, PdfTooLargeError } from './errors.ts';
+export { DEFAULT_PDF_LIMITS, type PdfLimits } from './limits.ts';
 export { OcrEngineError, type OcrEngine, type OcrText, type PageImage } from './ocr.ts';

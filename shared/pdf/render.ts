@@ -1,6 +1,7 @@
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { CorruptPdfError } from './errors.ts';
 import type { PageImage } from './ocr.ts';
+import { prepareForOcr } from './prepare.ts';
 import { assessScan, type ScanVerdict } from './scan-quality.ts';
 
 /** Large pages are rendered at a lower resolution so one page never takes more than this many pixels (~64 MB RGBA). */
@@ -23,7 +24,10 @@ const idleCanvases: Canvas[] = [];
 
 async function takeCanvas(width: number, height: number): Promise<Canvas> {
   const canvas = idleCanvases.pop();
-  if (!canvas) return (await (canvasModule ??= import('@napi-rs/canvas'))).createCanvas(width, height);
+  if (!canvas) {
+    canvasModule ??= import('@napi-rs/canvas');
+    return (await canvasModule).createCanvas(width, height);
+  }
   canvas.width = width;
   canvas.height = height;
   return canvas;
@@ -35,16 +39,30 @@ function returnCanvas(canvas: Canvas): void {
   idleCanvases.push(canvas);
 }
 
+export interface RenderOptions {
+  /**
+   * Smooth and threshold the page for OCR (./prepare.ts). Default true; false sends the rendering as drawn, which
+   * bench/ocr-accuracy.ts uses to measure what the preparation is worth.
+   */
+  prepare?: boolean;
+}
+
 export interface RenderedPage {
   image: PageImage;
   verdict: ScanVerdict;
 }
 
 /**
- * Renders one page (pdfjs onto an @napi-rs/canvas) at `dpi`, looks at the pixels (blank? random dots?) and encodes
- * the image for OCR. Loaded lazily: callers that never OCR never load the native canvas module.
+ * Renders one page (pdfjs onto an @napi-rs/canvas) at `dpi`, looks at the pixels (blank? random dots?), prepares a
+ * page of text for OCR (black print on white, dots joined into strokes) and encodes the image. Loaded lazily:
+ * callers that never OCR never load the native canvas module.
  */
-export async function renderPage(page: PDFPageProxy, pageNumber: number, dpi: number): Promise<RenderedPage> {
+export async function renderPage(
+  page: PDFPageProxy,
+  pageNumber: number,
+  dpi: number,
+  options: RenderOptions = {},
+): Promise<RenderedPage> {
   const base = page.getViewport({ scale: 1 });
   let scale = dpi / 72;
   const pixels = base.width * base.height * scale * scale;
@@ -73,7 +91,10 @@ export async function renderPage(page: PDFPageProxy, pageNumber: number, dpi: nu
         verdict: assessment.verdict,
       };
     }
-    if (assessment.despeckled > 0) context.putImageData(pixelsData, 0, 0);
+    if (options.prepare ?? true) {
+      prepareForOcr(pixelsData.data, width, height, assessment.inkIsDark);
+      context.putImageData(pixelsData, 0, 0);
+    } else if (assessment.despeckled > 0) context.putImageData(pixelsData, 0, 0);
     // encode() runs off the main thread (toBuffer() would block it for the ~100 ms a page takes).
     let data = await canvas.encode('png');
     let format: PageImage['format'] = 'png';

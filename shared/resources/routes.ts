@@ -23,6 +23,11 @@ export interface RouteDefinition {
    * function's memory setting (extract: a 25 MB text PDF stays under 512 MB RSS with 256).
    */
   maxOldSpaceMb?: number;
+  /**
+   * The function streams its response (`awslambda.streamifyResponse`): the REST API integration's response transfer
+   * mode is STREAM on AWS, and the local gateway writes each piece as the function produces it.
+   */
+  responseStreaming?: boolean;
 }
 
 export interface FunctionSettings {
@@ -57,6 +62,30 @@ export const routes: RouteDefinition[] = [
       bedrock: { invoke: true },
       secrets: ['modelApiKey'],
     },
+  },
+  // OpenAI's Chat Completions over the same use case as completion. Streamed (first byte with the first token), so
+  // the integration is not bound by the 29 s buffered limit: a long answer may stream for up to 5 minutes.
+  {
+    method: 'POST',
+    path: '/api/v1/ai/chat/completions',
+    fn: 'chat-completions',
+    timeoutSeconds: 300,
+    memoryMb: 1024,
+    responseStreaming: true,
+    access: {
+      table: { read: true, write: true },
+      buckets: { knowledge: { read: [''] } },
+      bedrock: { invoke: true },
+      secrets: ['modelApiKey'],
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/ai/models',
+    fn: 'models',
+    timeoutSeconds: 10,
+    memoryMb: 512,
+    access: { table: { read: true, write: true } },
   },
   // Search loads a bot's index (CPU-bound gunzip) on a cold start: 1,769 MB is one full vCPU.
   {

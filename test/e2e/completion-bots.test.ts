@@ -127,10 +127,17 @@ describe('POST /api/v1/ai/completion with botId', () => {
       success: true,
       result: expect.stringContaining('Echo:'),
       usage: { inputTokens: 11, outputTokens: 7 },
+      fontes: expect.any(Array),
     });
     expect(await balance(owner.projectId)).toBe(before - 1);
 
     const [sent] = model.find(m);
+    // fontes: the files whose excerpts the model was given, each once, best first (contract §12).
+    const fontes = res.body.fontes as { procedencia: string; score: number }[];
+    const given = [...sent!.system.matchAll(/^\[(\d+)\] File: (.+)$/gm)].map((x) => x[2]!);
+    expect(fontes.map((f) => f.procedencia).sort()).toEqual([...new Set(given)].sort());
+    expect(fontes[0]!.procedencia).toBe('horarios-loja.md');
+    expect(fontes.map((f) => f.score)).toEqual(fontes.map((f) => f.score).sort((a, b) => b - a));
     expect(sent!.body.model).toBe('deployment-default');
     expect(sent!.body.temperature).toBe(0.2);
     expect(sent!.system.startsWith('Você é o assistente da loja.')).toBe(true);

@@ -36,7 +36,14 @@ export interface ModelDouble {
  * - `#json`: `{"answer":42,"ok":true}`; `#fenced`: the same inside a Markdown ```json fence;
  * - `#badjson`: `this is {not json`; `#garbage`: HTTP 200 whose body is not JSON;
  * - `#fail`: HTTP 500; `#busy`: HTTP 429 with `Retry-After: 7`; `#empty`: an empty message;
- * - `#hang`: never answers (until the client goes away); `#slow=<ms>`: answers after that long.
+ * - `#hang`: never answers (until the client goes away); `#slow=<ms>`: answers after that long;
+ * - `#toolong`: HTTP 400 `context_length_exceeded`, as OpenAI answers a prompt over the model's context.
+ * With `stream: true` the answer is sent as Server-Sent Events, a word per chunk (usage last with
+ * `stream_options.include_usage`), and two more directives apply:
+ * - `#drip=<ms>`: each chunk, the first included, is sent that long after the previous one;
+ * - `#stall`: the first chunk at once, then nothing until the client goes away;
+ * - `#breakoff`: the first chunk, then the connection is cut (a model server failing mid-answer).
+ * Directives are read from the last user message, the one a conversation ends with.
  */
 export async function startModelDouble(): Promise<ModelDouble> {
   const received: ReceivedChatRequest[] = [];
@@ -50,7 +57,7 @@ export async function startModelDouble(): Promise<ModelDouble> {
     }
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ReceivedChatRequest['body'];
     const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
-    const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
+    const prompt = body.messages.findLast((m) => m.role === 'user')?.content ?? '';
     const request: ReceivedChatRequest = { headers: req.headers, path: req.url, body, system, prompt };
     received.push(request);
     res.on('close', () => {
@@ -58,6 +65,14 @@ export async function startModelDouble(): Promise<ModelDouble> {
     });
 
     const directive = /#(\w+)(?:=(\d+))?/.exec(prompt);
+    if (body.stream === true && !['garbage', 'fail', 'busy', 'hang', 'toolong'].includes(directive?.[1] ?? '')) {
+      const content = directive?.[1] === 'json' ? '{"answer":42,"ok":true}' : `Echo: ${prompt}`;
+      return streamAnswer(res, body, content, {
+        dripMs: directive?.[1] === 'drip' ? Number(directive[2] ?? 50) : 0,
+        stall: directive?.[1] === 'stall',
+        breakOff: directive?.[1] === 'breakoff',
+      });
+    }
     switch (directive?.[1]) {
       case undefined:
         return answer(res, body.model, `Echo: ${prompt}`);
@@ -83,6 +98,19 @@ export async function startModelDouble(): Promise<ModelDouble> {
           .end('{"error":{"message":"rate limited"}}');
         return;
       case 'hang':
+        return;
+      case 'toolong':
+        res.writeHead(400, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            error: {
+              message:
+                "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",
+              type: 'invalid_request_error',
+              param: 'messages',
+              code: 'context_length_exceeded',
+            },
+          }),
+        );
         return;
       case 'slow':
         setTimeout(() => answer(res, body.model, `Slow echo: ${prompt}`), Number(directive[2] ?? 500));
@@ -117,4 +145,37 @@ function answer(res: ServerResponse, model: string, content: string): void {
     usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
   });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+}
+
+/** The answer as OpenAI streams it: `chat.completion.chunk` events, a word each, then usage if asked, then [DONE]. */
+async function streamAnswer(
+  res: ServerResponse,
+  body: ReceivedChatRequest['body'],
+  content: string,
+  options: { dripMs: number; stall: boolean; breakOff: boolean },
+): Promise<void> {
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: body.model, choices, ...extra })}\n\n`;
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const pieces = content.match(/\s*\S+\s*/g) ?? [content];
+  for (const [i, piece] of pieces.entries()) {
+    if (options.dripMs > 0) await pause(options.dripMs);
+    if (res.destroyed) return;
+    const delta = i === 0 ? { role: 'assistant', content: piece } : { content: piece };
+    res.write(chunk([{ index: 0, delta, finish_reason: null }]));
+    if (options.stall) return;
+    if (options.breakOff) {
+      setTimeout(() => res.destroy(), 20);
+      return;
+    }
+  }
+  if (res.destroyed) return;
+  res.write(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+  const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
+  if (streamOptions?.include_usage)
+    res.write(
+      chunk([], { usage: { prompt_tokens: 11, completion_tokens: pieces.length, total_tokens: 11 + pieces.length } }),
+    );
+  res.end('data: [DONE]\n\n');
 }

@@ -3,6 +3,8 @@ import { startTestService, type TestService } from '#test/support/service.ts';
 import {
   blankPdf,
   encryptedPdf,
+  inflationBombPdf,
+  invisibleTextPdf,
   MAX_PDF_BYTES,
   mixedPdf,
   noisePdf,
@@ -162,6 +164,27 @@ describe('POST /api/v1/ai/extract: nothing readable (502, refunded)', () => {
     expect(res.status).toBe(502);
     expect(res.body.error).toBe('EXTRACTION_FAILED');
     expect(res.body.message).toMatch(/specks|picture/);
+    expect(await balance(projectId)).toBe(3);
+  });
+});
+
+describe('POST /api/v1/ai/extract: files that expand beyond the limits', () => {
+  it('answers 502 EXTRACTION_FAILED, refunded, for 20 MB of text in an invisible font (was 200 with 20 MB)', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 3 });
+    const bomb = await invisibleTextPdf(20_000_000);
+    const res = await extract(token, bomb);
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ success: false, error: 'EXTRACTION_FAILED' });
+    expect(res.body.message).toMatch(/more than 1 MB of text/);
+    expect(await balance(projectId)).toBe(3);
+  }, 60_000);
+
+  it('refuses a stream that decompresses beyond 32 MB with 400 VALIDATION_ERROR, nothing charged', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 3 });
+    const res = await extract(token, await inflationBombPdf(64 * 1024 * 1024));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('VALIDATION_ERROR');
+    expect(res.body.details).toEqual([expect.objectContaining({ path: 'file', code: 'too_large' })]);
     expect(await balance(projectId)).toBe(3);
   });
 });

@@ -70,3 +70,43 @@ describe('GET /api/v1/ai/health', () => {
     expect(((await bad.json()) as any).requestId).toBe(id);
   });
 });
+
+describe('GET /healthz (the local runner is up)', () => {
+  it('answers ok under the caller request id when it is well formed, else under a fresh one', async () => {
+    const echoed = await fetch(`${svc.baseUrl}/healthz`, { headers: { 'x-request-id': 'probe-1:a.b_C' } });
+    expect(echoed.status).toBe(200);
+    expect(await echoed.json()).toEqual({ ok: true });
+    expect(echoed.headers.get('x-request-id')).toBe('probe-1:a.b_C');
+
+    for (const malformed of ['has spaces', 'x'.repeat(129), 'semi;colon']) {
+      const res = await fetch(`${svc.baseUrl}/healthz`, { headers: { 'x-request-id': malformed } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+      expect(res.headers.get('x-request-id')).not.toBe(malformed);
+    }
+    const first = (await fetch(`${svc.baseUrl}/healthz`)).headers.get('x-request-id');
+    const second = (await fetch(`${svc.baseUrl}/healthz`)).headers.get('x-request-id');
+    expect(first).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+    expect(second).not.toBe(first);
+  });
+
+  it('answers other methods 405 METHOD_NOT_ALLOWED with Allow: GET and the contract error body', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const res = await fetch(`${svc.baseUrl}/healthz`, {
+        method,
+        headers: { 'x-request-id': `wrong-method-${method}`, 'content-type': 'application/json' },
+        body: method === 'DELETE' ? undefined : '{}',
+      });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET');
+      expect(res.headers.get('x-request-id')).toBe(`wrong-method-${method}`);
+      expect(await res.json()).toEqual({
+        success: false,
+        error: 'METHOD_NOT_ALLOWED',
+        message: expect.any(String),
+        requestId: `wrong-method-${method}`,
+      });
+    }
+    expect((await fetch(`${svc.baseUrl}/healthz`)).status).toBe(200);
+  });
+});

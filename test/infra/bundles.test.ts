@@ -45,7 +45,15 @@ const bundled = (fn: string, pkg: string) =>
 
 describe('function bundles', () => {
   it.each(specs.map((s) => [s.fn] as const))('%s: loads in a fresh Node 22 process and exports its handler', (fn) => {
-    const r = runNode(`const m = await import(${JSON.stringify(file(fn))}); process.stdout.write(typeof m.handler);`);
+    // A function that streams its response is wrapped with `awslambda.streamifyResponse` at load, a global the Lambda
+    // runtime provides; here it marks the handler the way the runtime does.
+    const streams = specs.find((s) => s.fn === fn)!.routes.some((r) => r.responseStreaming);
+    const runtimeGlobal = streams
+      ? `globalThis.awslambda = { streamifyResponse: (h) => Object.assign(h, { [Symbol.for('aws.lambda.runtime.handler.streaming')]: 'response' }) };`
+      : '';
+    const r = runNode(
+      `${runtimeGlobal} const m = await import(${JSON.stringify(file(fn))}); process.stdout.write(typeof m.handler);`,
+    );
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('function');
     expect(existsSync(`${file(fn)}.map`)).toBe(true);

@@ -59,6 +59,8 @@ function methods() {
       target,
       type: m.Properties.Integration.Type as string,
       timeout: m.Properties.Integration.TimeoutInMillis as number | undefined,
+      transferMode: m.Properties.Integration.ResponseTransferMode as string | undefined,
+      uri,
     };
   });
 }
@@ -223,6 +225,22 @@ describe('API', () => {
     },
     SYNTH_TIMEOUT_MS,
   );
+
+  it('streams the responses of routes whose function streams (chat completions), and only those', () => {
+    const all = methods();
+    const streaming = routes.filter((r) => r.responseStreaming);
+    expect(streaming.map((r) => r.path)).toContain('/api/v1/ai/chat/completions');
+    for (const route of routes) {
+      const m = all.find((x) => x.path === route.path && x.method === route.method)!;
+      if (route.responseStreaming) {
+        expect(m.transferMode, route.path).toBe('STREAM');
+        // Lambda's streaming invocation, not the buffered one.
+        expect(m.uri, route.path).toContain('response-streaming-invocations');
+      } else {
+        expect(m.transferMode ?? 'BUFFERED', route.path).toBe('BUFFERED');
+      }
+    }
+  });
 
   it('gives completion more than its 90 s model budget, at the function and at the integration', () => {
     const completion = routes.find((r) => r.fn === 'completion');

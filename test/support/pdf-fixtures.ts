@@ -14,6 +14,8 @@ import {
   type PDFFont,
   type PDFPage,
 } from 'pdf-lib';
+import { type DotMatrixStyle, drawDotMatrixText } from './dot-matrix.ts';
+import { testFont } from './fonts.ts';
 
 /**
  * PDFs built for tests with pdf-lib: real files, each made for one behaviour (text layer, scan, mixed, blank,
@@ -47,7 +49,8 @@ export interface GreyImage {
 }
 
 /**
- * A scanned page: the text drawn onto a white 200-DPI image with @napi-rs/canvas (as a scanner would produce it).
+ * A scanned page: the text drawn onto a white 200-DPI image with @napi-rs/canvas (as a scanner would produce it), in
+ * a font loaded from a file (./fonts.ts), so the scan is the same on every machine.
  * Embedded as the page's only content it leaves the page with no text layer.
  */
 export function scanImage(text: string, options: { dpi?: number; fontPx?: number } = {}): GreyImage {
@@ -60,12 +63,28 @@ export function scanImage(text: string, options: { dpi?: number; fontPx?: number
   context.fillRect(0, 0, width, height);
   context.fillStyle = '#000000';
   const fontPx = options.fontPx ?? Math.round((12 / 72) * dpi * 1.2);
-  context.font = `${fontPx}px sans-serif`;
+  context.font = testFont(fontPx);
   let y = Math.round(dpi * 0.9);
   for (const line of text.split('\n')) {
     context.fillText(line, Math.round(dpi * 0.75), y);
     y += Math.round(fontPx * 1.5);
   }
+  const rgba = context.getImageData(0, 0, width, height).data;
+  const pixels = new Uint8Array(width * height);
+  for (let i = 0; i < pixels.length; i++)
+    pixels[i] = (rgba[i * 4]! * 77 + rgba[i * 4 + 1]! * 150 + rgba[i * 4 + 2]! * 29) >> 8;
+  return { width, height, pixels };
+}
+
+/** A scanned receipt printed in dot-matrix (./dot-matrix.ts): the lines on a white 200-DPI page, as `scanImage`. */
+export function dotMatrixScanImage(lines: string[], style: DotMatrixStyle): GreyImage {
+  const width = Math.round((LETTER[0] / 72) * 200);
+  const height = Math.round((LETTER[1] / 72) * 200);
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext('2d');
+  context.fillStyle = '#ffffff';
+  context.fillRect(0, 0, width, height);
+  for (const [i, line] of lines.entries()) drawDotMatrixText(context, line, 150, 250 + i * style.pitch * 12, style);
   const rgba = context.getImageData(0, 0, width, height).data;
   const pixels = new Uint8Array(width * height);
   for (let i = 0; i < pixels.length; i++)
@@ -185,3 +204,36 @@ export async function pdfOfSize(size: number, text = 'Big file first page'): Pro
 
 /** The issue's upper bound: 25 MB. */
 export const MAX_PDF_BYTES = 26_214_400;
+
+/**
+ * Text in an invisible font: each page's content stream draws `textBytesPerPage` bytes of text in Helvetica at
+ * 0.01 pt, Flate-compressed (so 20 MB of text is a file of about 25 KB). What the security review sent to extract.
+ */
+export async function invisibleTextPdf(textBytesPerPage: number, pages = 1): Promise<Uint8Array> {
+  // Lines of about 6 pt by 0.012 pt, one under the other: all of it lies on the page (pdfjs drops text off it).
+  const line = `(${'Invisible words repeated. '.repeat(40)}) Tj T*\n`;
+  const body = line.repeat(Math.ceil(textBytesPerPage / (line.length - 10)));
+  return contentStreamPdf(`BT /F1 0.01 Tf 0.012 TL 10 700 Td\n${body}ET\n`, pages);
+}
+
+/**
+ * A page whose content stream decompresses to `inflatedBytes` of drawing operators that draw nothing (`q Q`):
+ * a decompression bomb with no text in it.
+ */
+export async function inflationBombPdf(inflatedBytes: number): Promise<Uint8Array> {
+  return contentStreamPdf('q Q\n'.repeat(Math.ceil(inflatedBytes / 4)), 1);
+}
+
+async function contentStreamPdf(content: string, pages: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const stream = doc.context.register(
+    doc.context.stream(deflateSync(Buffer.from(content, 'latin1'), { level: 9 }), { Filter: 'FlateDecode' }),
+  );
+  for (let i = 0; i < pages; i++) {
+    const page = doc.addPage(LETTER);
+    page.node.setFontDictionary(PDFName.of('F1'), font.ref);
+    page.node.set(PDFName.of('Contents'), stream);
+  }
+  return doc.save({ useObjectStreams: false });
+}

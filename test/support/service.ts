@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type RunningService, type ServiceOptions } from '#local/service.ts';
+import { deniedCalls } from './iam.ts';
+import { recordTraffic, saveTraffic, TRAFFIC_DIR_ENV } from './openapi-traffic.ts';
 
 export interface TestService extends RunningService {
   /** Calls the management API with the admin key; JSON in, JSON out. */
@@ -39,6 +41,8 @@ export async function startTestService(options: ServiceOptions = {}): Promise<Te
     return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
   };
   let companyId = 1000;
+  // With OPENAPI_TRAFFIC_DIR set, every exchange with this service is saved for test/e2e/openapi-traffic.test.ts.
+  const traffic = process.env[TRAFFIC_DIR_ENV] ? recordTraffic(service.baseUrl) : undefined;
   return {
     ...service,
     admin,
@@ -59,8 +63,19 @@ export async function startTestService(options: ServiceOptions = {}): Promise<Te
       return { projectId: created.body.projectId, token: token.body.token };
     },
     async close() {
+      if (traffic) {
+        traffic.stop();
+        await traffic.settled();
+        saveTraffic(traffic.exchanges);
+      }
       await service.stop();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      // Bundles mode: every AWS call the functions made must be allowed by their roles in the synthesized stack.
+      if (service.bundles) {
+        const { deployment, names, awsCalls } = service.bundles;
+        const denied = await deniedCalls(deployment, names, awsCalls);
+        if (denied.length) throw new Error(`AWS calls the deployed roles would deny:\n${denied.join('\n')}`);
+      }
     },
   };
 }

@@ -58,23 +58,6 @@ const areaFiles = tsFiles('shared').filter((file) => !EDGES.some((edge) => file.
 const areaImports = areaFiles.flatMap(importsOf);
 const offenders = (rule: (i: Import) => boolean) => [...new Set(areaImports.filter(rule).map((i) => i.file))].sort();
 
-/**
- * Area files that still import an adapter or the AWS SDK: the wiring that builds adapters from config, which is
- * moving to `functions/<fn>/wiring.ts` (issue 14). This list may only shrink: a new file here fails the test, and a
- * file that no longer offends must be taken off it.
- */
-const KNOWN_ADAPTER_IMPORTERS = [
-  'shared/extract/from-config.ts',
-  'shared/idempotency/from-config.ts',
-  'shared/integrations/secret-box-from-config.ts',
-  'shared/knowledge/from-config.ts',
-  'shared/webhooks/event-publisher-from-config.ts',
-  'shared/webhooks/from-config.ts',
-];
-
-/** Area files that still import the HTTP edge: the same wiring (it builds the idempotency middleware). Only shrinks. */
-const KNOWN_HTTP_IMPORTERS = ['shared/idempotency/from-config.ts'];
-
 describe('architecture: the areas under shared/ depend on neither the HTTP edge nor the adapters', () => {
   it('finds every form of import, and none in comments', () => {
     const source = [
@@ -123,20 +106,21 @@ describe('architecture: the areas under shared/ depend on neither the HTTP edge 
 
   it('no area imports shared/http or middy: use cases throw domain errors, the edge maps them', () => {
     const found = offenders((i) => i.target?.startsWith('shared/http/') === true || i.specifier.startsWith('@middy/'));
-    expect(found).toEqual(KNOWN_HTTP_IMPORTERS);
+    expect(found).toEqual([]);
   });
 
-  it('no area imports shared/adapters or the AWS SDK, beyond the known wiring files (a list that only shrinks)', () => {
+  it('shared/http imports no adapter and no AWS SDK either: its presets take ports', () => {
+    const httpImports = tsFiles('shared/http').flatMap(importsOf);
+    const found = httpImports.filter(
+      (i) => i.target?.startsWith('shared/adapters/') === true || i.specifier.startsWith('@aws-sdk/'),
+    );
+    expect(found.map((i) => i.file)).toEqual([]);
+  });
+
+  it('no area imports shared/adapters or the AWS SDK: the functions build adapters (functions/<fn>, functions/_wiring)', () => {
     const found = offenders(
       (i) => i.target?.startsWith('shared/adapters/') === true || i.specifier.startsWith('@aws-sdk/'),
     );
-    expect(
-      found.filter((file) => !KNOWN_ADAPTER_IMPORTERS.includes(file)),
-      'new offenders',
-    ).toEqual([]);
-    expect(
-      KNOWN_ADAPTER_IMPORTERS.filter((file) => !found.includes(file)),
-      'fixed: take these off KNOWN_ADAPTER_IMPORTERS',
-    ).toEqual([]);
+    expect(found).toEqual([]);
   });
 });

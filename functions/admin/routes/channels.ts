@@ -1,11 +1,4 @@
-import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
-import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
-import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
-import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
-import type { Config } from '#shared/config/config.ts';
-import type { SecretBox } from '#shared/integrations/secret-box.ts';
-import { makeChannelUseCases } from '#shared/messaging/channel-use-cases.ts';
-import { route, type Route } from '#shared/http/router.ts';
+import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { CHANNEL_TYPES, providerView, type Channel } from '#shared/messaging/channel.ts';
@@ -101,58 +94,29 @@ function pageQuery(query: Record<string, string>): { limit: number; cursor?: str
 }
 
 /** Channels: create, list, delete, top up credits, and the sandbox outbox. */
-export function channelRoutes(channels: ChannelUseCases): Route[] {
-  return [
-    route({
-      method: 'POST',
-      path: '/projects/{projectId}/channels',
-      body: createChannelBody,
-      handle: async ({ params, body }) => json(201, channelView(await channels.create(params.projectId!, body))),
-    }),
-    route({
-      method: 'GET',
-      path: '/projects/{projectId}/channels',
-      handle: async ({ params }) => json(200, { items: (await channels.list(params.projectId!)).map(channelView) }),
-    }),
-    route({
-      method: 'GET',
-      path: '/projects/{projectId}/channels/{channelId}',
-      handle: async ({ params }) =>
-        json(200, channelView(await channels.requireChannel(params.projectId!, params.channelId!))),
-    }),
-    route({
-      method: 'DELETE',
-      path: '/projects/{projectId}/channels/{channelId}',
-      handle: async ({ params }) => {
-        await channels.remove(params.projectId!, params.channelId!);
-        return noContent();
-      },
-    }),
-    route({
-      method: 'POST',
-      path: '/projects/{projectId}/channels/{channelId}/credits',
-      body: amountBody,
-      handle: async ({ params, body }) =>
-        json(200, channelView(await channels.addCredits(params.projectId!, params.channelId!, body.amount))),
-    }),
-    route({
-      method: 'GET',
-      path: '/projects/{projectId}/channels/{channelId}/outbox',
-      handle: async ({ params, query }) =>
-        json(200, await channels.outbox(params.projectId!, params.channelId!, pageQuery(query))),
-    }),
-  ];
-}
+export const channelRoutes = {
+  createChannel: route({ method: 'POST', path: '/projects/{projectId}/channels', body: createChannelBody }),
+  listChannels: route({ method: 'GET', path: '/projects/{projectId}/channels' }),
+  getChannel: route({ method: 'GET', path: '/projects/{projectId}/channels/{channelId}' }),
+  deleteChannel: route({ method: 'DELETE', path: '/projects/{projectId}/channels/{channelId}' }),
+  addCredits: route({ method: 'POST', path: '/projects/{projectId}/channels/{channelId}/credits', body: amountBody }),
+  outbox: route({ method: 'GET', path: '/projects/{projectId}/channels/{channelId}/outbox' }),
+};
 
-/** The channel routes wired to DynamoDB (composition for the admin function). */
-export function channelRoutesFromConfig(cfg: Config, table: DynamoTable, secretBox: SecretBox): Route[] {
-  return channelRoutes(
-    makeChannelUseCases({
-      channels: new DynamoChannelStore(table, secretBox),
-      messages: new DynamoMessageLog(table),
-      projects: new DynamoProjectStore(table),
-      allowPrivateDestinations: cfg.webhookAllowPrivate,
-      smtpAllowedPorts: cfg.smtpAllowedPorts,
-    }),
-  );
+/** What serves the channel routes. */
+export function channelHandlers(channels: ChannelUseCases): RouteHandlers<typeof channelRoutes> {
+  return {
+    createChannel: async ({ params, body }) => json(201, channelView(await channels.create(params.projectId, body))),
+    listChannels: async ({ params }) => json(200, { items: (await channels.list(params.projectId)).map(channelView) }),
+    getChannel: async ({ params }) =>
+      json(200, channelView(await channels.requireChannel(params.projectId, params.channelId))),
+    deleteChannel: async ({ params }) => {
+      await channels.remove(params.projectId, params.channelId);
+      return noContent();
+    },
+    addCredits: async ({ params, body }) =>
+      json(200, channelView(await channels.addCredits(params.projectId, params.channelId, body.amount))),
+    outbox: async ({ params, query }) =>
+      json(200, await channels.outbox(params.projectId, params.channelId, pageQuery(query))),
+  };
 }

@@ -1,5 +1,5 @@
 import { validate } from '#shared/http/middleware.ts';
-import { route, type Route } from '#shared/http/router.ts';
+import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json } from '#shared/http/types.ts';
 import type { WebhookAdmin } from '#shared/webhooks/admin.ts';
 import { DELIVERY_STATUSES } from '#shared/webhooks/model.ts';
@@ -12,19 +12,20 @@ const listQuery = z.strictObject({
 });
 
 /** A webhook's deliveries (newest first, every attempt) and the manual retry. */
-export function deliveryRoutes(admin: WebhookAdmin): Route[] {
-  return [
-    route({
-      method: 'GET',
-      path: '/projects/{projectId}/integrations/{integrationId}/deliveries',
-      handle: async ({ params, query }) =>
-        json(200, await admin.listDeliveries(params.projectId!, params.integrationId!, validate(listQuery, query))),
-    }),
-    route({
-      method: 'POST',
-      path: '/projects/{projectId}/integrations/{integrationId}/deliveries/{deliveryId}/retry',
-      handle: async ({ params }) =>
-        json(202, await admin.retryDelivery(params.projectId!, params.integrationId!, params.deliveryId!)),
-    }),
-  ];
+export const deliveryRoutes = {
+  listDeliveries: route({ method: 'GET', path: '/projects/{projectId}/integrations/{integrationId}/deliveries' }),
+  retryDelivery: route({
+    method: 'POST',
+    path: '/projects/{projectId}/integrations/{integrationId}/deliveries/{deliveryId}/retry',
+  }),
+};
+
+/** What serves the delivery routes. */
+export function deliveryHandlers(admin: WebhookAdmin): RouteHandlers<typeof deliveryRoutes> {
+  return {
+    listDeliveries: async ({ params, query }) =>
+      json(200, await admin.listDeliveries(params.projectId, params.integrationId, validate(listQuery, query))),
+    retryDelivery: async ({ params }) =>
+      json(202, await admin.retryDelivery(params.projectId, params.integrationId, params.deliveryId)),
+  };
 }

@@ -1,12 +1,4 @@
-import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
-import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
-import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
-import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
-import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
-import type { Config } from '#shared/config/config.ts';
-import type { SecretBox } from '#shared/integrations/secret-box.ts';
-import { makeIntegrationUseCases } from '#shared/integrations/use-cases.ts';
-import { route, type Route } from '#shared/http/router.ts';
+import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { EVENT_TYPES, integrationView } from '#shared/integrations/integration.ts';
 import type { IntegrationUseCases } from '#shared/integrations/use-cases.ts';
@@ -76,74 +68,41 @@ const patchIntegrationBody = z.strictObject({
  * Integrations of both products: create (secret shown once), list, get, patch, delete, rotate-token (custom),
  * rotate-secret (webhook). The webhook `/test` and `/deliveries` routes live with the webhooks area.
  */
-export function integrationRoutes(integrations: IntegrationUseCases): Route[] {
-  return [
-    route({
-      method: 'POST',
-      path: '/projects/{projectId}/integrations',
-      body: createIntegrationBody,
-      handle: async ({ params, body }) => {
-        const created = await integrations.create(params.projectId!, body);
-        const secret =
-          created.token !== undefined ? { token: created.token } : { signingSecret: created.signingSecret };
-        return json(201, { ...integrationView(created.integration), ...secret }, NO_STORE);
-      },
-    }),
-    route({
-      method: 'GET',
-      path: '/projects/{projectId}/integrations',
-      handle: async ({ params }) =>
-        json(200, { items: (await integrations.list(params.projectId!)).map(integrationView) }),
-    }),
-    route({
-      method: 'GET',
-      path: '/projects/{projectId}/integrations/{integrationId}',
-      handle: async ({ params }) =>
-        json(200, integrationView(await integrations.get(params.projectId!, params.integrationId!))),
-    }),
-    route({
-      method: 'PATCH',
-      path: '/projects/{projectId}/integrations/{integrationId}',
-      body: patchIntegrationBody,
-      handle: async ({ params, body }) =>
-        json(200, integrationView(await integrations.patch(params.projectId!, params.integrationId!, body))),
-    }),
-    route({
-      method: 'DELETE',
-      path: '/projects/{projectId}/integrations/{integrationId}',
-      handle: async ({ params }) => {
-        await integrations.remove(params.projectId!, params.integrationId!);
-        return noContent();
-      },
-    }),
-    route({
-      method: 'POST',
-      path: '/projects/{projectId}/integrations/{integrationId}/rotate-token',
-      handle: async ({ params }) =>
-        json(200, { token: await integrations.rotateToken(params.projectId!, params.integrationId!) }, NO_STORE),
-    }),
-    route({
-      method: 'POST',
-      path: '/projects/{projectId}/integrations/{integrationId}/rotate-secret',
-      handle: async ({ params }) =>
-        json(
-          200,
-          { signingSecret: await integrations.rotateSecret(params.projectId!, params.integrationId!) },
-          NO_STORE,
-        ),
-    }),
-  ];
-}
+export const integrationRoutes = {
+  createIntegration: route({ method: 'POST', path: '/projects/{projectId}/integrations', body: createIntegrationBody }),
+  listIntegrations: route({ method: 'GET', path: '/projects/{projectId}/integrations' }),
+  getIntegration: route({ method: 'GET', path: '/projects/{projectId}/integrations/{integrationId}' }),
+  patchIntegration: route({
+    method: 'PATCH',
+    path: '/projects/{projectId}/integrations/{integrationId}',
+    body: patchIntegrationBody,
+  }),
+  deleteIntegration: route({ method: 'DELETE', path: '/projects/{projectId}/integrations/{integrationId}' }),
+  rotateToken: route({ method: 'POST', path: '/projects/{projectId}/integrations/{integrationId}/rotate-token' }),
+  rotateSecret: route({ method: 'POST', path: '/projects/{projectId}/integrations/{integrationId}/rotate-secret' }),
+};
 
-/** The integration routes wired to DynamoDB (composition for the admin function). */
-export function integrationRoutesFromConfig(cfg: Config, table: DynamoTable, secretBox: SecretBox): Route[] {
-  return integrationRoutes(
-    makeIntegrationUseCases({
-      integrations: new DynamoIntegrationStore(table, secretBox),
-      channels: new DynamoChannelStore(table, secretBox),
-      projects: new DynamoProjectStore(table),
-      tokens: new DynamoTokenStore(table),
-      allowPrivateDestinations: cfg.webhookAllowPrivate,
-    }),
-  );
+/** What serves the integration routes. */
+export function integrationHandlers(integrations: IntegrationUseCases): RouteHandlers<typeof integrationRoutes> {
+  return {
+    createIntegration: async ({ params, body }) => {
+      const created = await integrations.create(params.projectId, body);
+      const secret = created.token !== undefined ? { token: created.token } : { signingSecret: created.signingSecret };
+      return json(201, { ...integrationView(created.integration), ...secret }, NO_STORE);
+    },
+    listIntegrations: async ({ params }) =>
+      json(200, { items: (await integrations.list(params.projectId)).map(integrationView) }),
+    getIntegration: async ({ params }) =>
+      json(200, integrationView(await integrations.get(params.projectId, params.integrationId))),
+    patchIntegration: async ({ params, body }) =>
+      json(200, integrationView(await integrations.patch(params.projectId, params.integrationId, body))),
+    deleteIntegration: async ({ params }) => {
+      await integrations.remove(params.projectId, params.integrationId);
+      return noContent();
+    },
+    rotateToken: async ({ params }) =>
+      json(200, { token: await integrations.rotateToken(params.projectId, params.integrationId) }, NO_STORE),
+    rotateSecret: async ({ params }) =>
+      json(200, { signingSecret: await integrations.rotateSecret(params.projectId, params.integrationId) }, NO_STORE),
+  };
 }

@@ -1,5 +1,5 @@
 import { json, noContent } from '#shared/http/types.ts';
-import { route, type Route } from '#shared/http/router.ts';
+import { route, type RouteHandlers } from '#shared/http/router.ts';
 import type { ProjectUseCases } from '#shared/projects/use-cases.ts';
 import * as z from '#shared/validation/zod.ts';
 
@@ -21,61 +21,39 @@ const projectView = (p: { projectId: string; companyId: number; name: string; mo
 const creditsView = (c: { available: number; month: string }) => ({ disponivel: c.available, mes: c.month });
 
 /** Projects, the project API token and bot credits. */
-export function projectRoutes(projects: ProjectUseCases): Route[] {
-  return [
-    route({
-      method: 'POST',
-      path: '/projects',
-      body: createProjectBody,
-      handle: async ({ body }) => json(201, projectView(await projects.createProject(body))),
-    }),
-    route({
-      method: 'GET',
-      path: '/projects',
-      handle: async ({ query }) => {
-        const limit = Math.min(100, Math.max(1, Number.parseInt(query.limit ?? '50', 10) || 50));
-        const page = await projects.listProjects(limit, query.cursor);
-        return json(200, {
-          items: page.items.map(projectView),
-          ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
-        });
-      },
-    }),
-    route({
-      method: 'GET',
-      path: '/projects/{projectId}/api-token',
-      handle: async ({ params }) => json(200, await projects.apiTokenState(params.projectId!)),
-    }),
-    route({
-      method: 'GET',
-      path: '/projects/{projectId}',
-      handle: async ({ params }) => json(200, projectView(await projects.requireProject(params.projectId!))),
-    }),
-    route({
-      method: 'POST',
-      path: '/projects/{projectId}/api-token',
-      handle: async ({ params }) =>
-        json(201, { token: await projects.issueApiToken(params.projectId!) }, { 'cache-control': 'no-store' }),
-    }),
-    route({
-      method: 'DELETE',
-      path: '/projects/{projectId}/api-token',
-      handle: async ({ params }) => {
-        await projects.revokeApiToken(params.projectId!);
-        return noContent();
-      },
-    }),
-    route({
-      method: 'GET',
-      path: '/projects/{projectId}/bot-credits',
-      handle: async ({ params }) => json(200, creditsView(await projects.botCredits(params.projectId!))),
-    }),
-    route({
-      method: 'POST',
-      path: '/projects/{projectId}/bot-credits',
-      body: amountBody,
-      handle: async ({ params, body }) =>
-        json(200, creditsView(await projects.grantBotCredits(params.projectId!, body.amount))),
-    }),
-  ];
+export const projectRoutes = {
+  createProject: route({ method: 'POST', path: '/projects', body: createProjectBody }),
+  listProjects: route({ method: 'GET', path: '/projects' }),
+  apiTokenState: route({ method: 'GET', path: '/projects/{projectId}/api-token' }),
+  getProject: route({ method: 'GET', path: '/projects/{projectId}' }),
+  issueApiToken: route({ method: 'POST', path: '/projects/{projectId}/api-token' }),
+  revokeApiToken: route({ method: 'DELETE', path: '/projects/{projectId}/api-token' }),
+  botCredits: route({ method: 'GET', path: '/projects/{projectId}/bot-credits' }),
+  grantBotCredits: route({ method: 'POST', path: '/projects/{projectId}/bot-credits', body: amountBody }),
+};
+
+/** What serves the project routes. */
+export function projectHandlers(projects: ProjectUseCases): RouteHandlers<typeof projectRoutes> {
+  return {
+    createProject: async ({ body }) => json(201, projectView(await projects.createProject(body))),
+    listProjects: async ({ query }) => {
+      const limit = Math.min(100, Math.max(1, Number.parseInt(query.limit ?? '50', 10) || 50));
+      const page = await projects.listProjects(limit, query.cursor);
+      return json(200, {
+        items: page.items.map(projectView),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      });
+    },
+    apiTokenState: async ({ params }) => json(200, await projects.apiTokenState(params.projectId)),
+    getProject: async ({ params }) => json(200, projectView(await projects.requireProject(params.projectId))),
+    issueApiToken: async ({ params }) =>
+      json(201, { token: await projects.issueApiToken(params.projectId) }, { 'cache-control': 'no-store' }),
+    revokeApiToken: async ({ params }) => {
+      await projects.revokeApiToken(params.projectId);
+      return noContent();
+    },
+    botCredits: async ({ params }) => json(200, creditsView(await projects.botCredits(params.projectId))),
+    grantBotCredits: async ({ params, body }) =>
+      json(200, creditsView(await projects.grantBotCredits(params.projectId, body.amount))),
+  };
 }

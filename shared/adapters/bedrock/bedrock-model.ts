@@ -1,16 +1,21 @@
 import {
   BedrockRuntimeClient,
   ConverseCommand,
+  ConverseStreamCommand,
   type ConverseCommandInput,
   type ConverseCommandOutput,
+  type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import {
+  conversationOf,
   deadlineError,
   ModelError,
   type ModelProvider,
   type ModelReply,
   type ModelRequest,
+  type ModelStreamEvent,
+  type ModelUsage,
 } from '../../models/model-provider.ts';
 
 /** Suggested wait after Bedrock throttles; it sends no Retry-After of its own. */
@@ -46,8 +51,8 @@ export interface BedrockModelOptions {
 }
 
 /**
- * Amazon Bedrock through the Converse API (one API for every model family). The request's signal is passed as the
- * SDK's `abortSignal`, so the deadline aborts the HTTP call itself. Bedrock's error types are mapped to what the
+ * Amazon Bedrock through the Converse API (one API for every model family), and ConverseStream when the answer is
+ * streamed. The request's signal is passed as the SDK's `abortSignal`, so the deadline aborts the HTTP call itself. Bedrock's error types are mapped to what the
  * caller can act on: throttling, service unavailability and the model's own timeouts are not the caller's fault.
  */
 export class BedrockModelProvider implements ModelProvider {
@@ -61,17 +66,69 @@ export class BedrockModelProvider implements ModelProvider {
 
   async generate(request: ModelRequest): Promise<ModelReply> {
     const modelId = request.model ?? this.options.defaultModelId;
+    return toReply(
+      modelId,
+      await this.adapting(modelId, request, (input) =>
+        this.options.client.send(new ConverseCommand(input), { abortSignal: request.signal }),
+      ),
+    );
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    const modelId = request.model ?? this.options.defaultModelId;
+    const output = await this.adapting(modelId, request, (input) =>
+      this.options.client.send(new ConverseStreamCommand(input), { abortSignal: request.signal }),
+    );
+    if (!output.stream) throw new ModelError('failed', 'The model service answered without a stream.');
+    let stopReason: string | undefined;
+    let usage: ModelUsage | undefined;
+    let sawText = false;
+    try {
+      for await (const event of output.stream) {
+        const text = event.contentBlockDelta?.delta?.text;
+        if (text) {
+          sawText ||= text.trim().length > 0;
+          yield { type: 'text', text };
+        }
+        if (event.messageStop) {
+          stopReason = event.messageStop.stopReason;
+          refuseStop(stopReason);
+        }
+        const u = event.metadata?.usage;
+        if (u && typeof u.inputTokens === 'number' && typeof u.outputTokens === 'number') {
+          usage = { inputTokens: u.inputTokens, outputTokens: u.outputTokens };
+        }
+        const failure = streamedException(event);
+        if (failure) throw failure;
+      }
+    } catch (error) {
+      throw mapBedrockError(error, request.signal);
+    }
+    if (!sawText) throw new ModelError('failed', 'The model returned an empty answer.');
+    yield {
+      type: 'end',
+      model: `bedrock:${modelId}`,
+      ...(usage ? { usage } : {}),
+      ...(stopReason ? { stopReason } : {}),
+    };
+  }
+
+  /**
+   * Sends a Converse(Stream) request, adapting to what the model refuses. A model that refuses one of our choices
+   * does so with a ValidationException before generating anything, so adapting and asking again costs one quick
+   * round trip, at most twice, and is remembered for the next call.
+   */
+  private async adapting<T>(
+    modelId: string,
+    request: ModelRequest,
+    send: (input: ConverseCommandInput) => Promise<T>,
+  ): Promise<T> {
     if (request.signal.aborted) throw deadlineError(request.signal.reason);
     let schema = this.nativeJsonSchema(modelId, request);
     let inlineSystem = this.noSystemPrompt.has(modelId);
-    // A model that refuses one of our choices does so with a ValidationException before generating anything, so
-    // adapting and asking again costs one quick round trip, at most twice, and is remembered for the next call.
     for (let attempt = 0; ; attempt++) {
       try {
-        return toReply(
-          modelId,
-          await this.converse(converseInput(modelId, request, schema, { inlineSystem }), request.signal),
-        );
+        return await send(converseInput(modelId, request, schema, { inlineSystem }));
       } catch (error) {
         if (attempt < 2 && !request.signal.aborted) {
           if (schema === OPEN_JSON_SCHEMA && isSchemaRefusal(error)) {
@@ -95,10 +152,22 @@ export class BedrockModelProvider implements ModelProvider {
     if (request.jsonSchema) return request.jsonSchema;
     return this.closedSchemaOnly.has(modelId) ? undefined : OPEN_JSON_SCHEMA;
   }
+}
 
-  private converse(input: ConverseCommandInput, signal: AbortSignal): Promise<ConverseCommandOutput> {
-    return this.options.client.send(new ConverseCommand(input), { abortSignal: signal });
+/** An exception Bedrock sent inside the stream, as the error {@link mapBedrockError} expects. */
+function streamedException(event: ConverseStreamOutput): Error | undefined {
+  const members = [
+    ['internalServerException', 'InternalServerException'],
+    ['modelStreamErrorException', 'ModelErrorException'],
+    ['validationException', 'ValidationException'],
+    ['throttlingException', 'ThrottlingException'],
+    ['serviceUnavailableException', 'ServiceUnavailableException'],
+  ] as const;
+  for (const [member, name] of members) {
+    const exception = (event as unknown as Record<string, { message?: string } | undefined>)[member];
+    if (exception) return Object.assign(new Error(exception.message ?? name), { name });
   }
+  return undefined;
 }
 
 /** True when the model takes native structured output (`outputConfig.textFormat`). */
@@ -121,15 +190,13 @@ export function converseInput(
   jsonSchema: Record<string, unknown> | undefined,
   options: { inlineSystem?: boolean } = {},
 ): ConverseCommandInput {
+  const messages = converseMessages(request);
   const input: ConverseCommandInput = options.inlineSystem
-    ? { modelId, messages: [{ role: 'user', content: [{ text: `${request.system}\n\n${request.prompt}` }] }] }
-    : {
-        modelId,
-        system: [{ text: request.system }],
-        messages: [{ role: 'user', content: [{ text: request.prompt }] }],
-      };
+    ? { modelId, messages: inlineSystemPrompt(request.system, messages) }
+    : { modelId, system: [{ text: request.system }], messages };
   const inference: NonNullable<ConverseCommandInput['inferenceConfig']> = {};
-  if (request.temperature !== undefined) inference.temperature = request.temperature;
+  // Converse models take 0..1; OpenAI's scale (the OpenAI-format route) goes to 2: above 1 is sent as 1.
+  if (request.temperature !== undefined) inference.temperature = Math.min(1, request.temperature);
   if (request.maxOutputTokens !== undefined) inference.maxTokens = request.maxOutputTokens;
   if (Object.keys(inference).length) input.inferenceConfig = inference;
   if (jsonSchema) {
@@ -143,15 +210,44 @@ export function converseInput(
   return input;
 }
 
-function toReply(modelId: string, output: ConverseCommandOutput): ModelReply {
-  const stopReason = output.stopReason;
+type ConverseMessages = NonNullable<ConverseCommandInput['messages']>;
+
+/**
+ * The conversation as Converse takes it: it must start with a user turn and alternate, so consecutive turns of one
+ * role are joined, and a conversation that opens with the assistant gets an empty-handed user turn before it.
+ */
+function converseMessages(request: ModelRequest): ConverseMessages {
+  const messages: ConverseMessages = [];
+  for (const turn of conversationOf(request)) {
+    const last = messages.at(-1);
+    if (last?.role === turn.role) last.content!.push({ text: turn.text });
+    else messages.push({ role: turn.role, content: [{ text: turn.text }] });
+  }
+  if (messages[0]?.role === 'assistant') messages.unshift({ role: 'user', content: [{ text: '(conversation)' }] });
+  return messages;
+}
+
+/** For models that take no system prompt: the instructions go first in the first user turn. */
+function inlineSystemPrompt(system: string, messages: ConverseMessages): ConverseMessages {
+  const [first, ...rest] = messages;
+  const text = (first?.content ?? []).map((block) => block.text ?? '').join('\n\n');
+  return [{ role: 'user', content: [{ text: `${system}\n\n${text}` }] }, ...rest];
+}
+
+/** Stop reasons that mean the answer must not be used. */
+function refuseStop(stopReason: string | undefined): void {
   if (stopReason === 'content_filtered' || stopReason === 'guardrail_intervened') {
     throw new ModelError('rejected', "The model's content filter blocked the answer.");
   }
   if (stopReason === 'model_context_window_exceeded') {
-    throw new ModelError('rejected', "The prompt and instructions are too long for the model's context window.");
+    throw new ModelError('too-long', "The prompt and instructions are too long for the model's context window.");
   }
   if (stopReason === 'malformed_model_output') throw new ModelError('failed', 'The model produced a malformed answer.');
+}
+
+function toReply(modelId: string, output: ConverseCommandOutput): ModelReply {
+  const stopReason = output.stopReason;
+  refuseStop(stopReason);
   const text = (output.output?.message?.content ?? []).map((block) => block.text ?? '').join('');
   if (!text.trim()) throw new ModelError('failed', 'The model returned an empty answer.');
   const reply: ModelReply = { text, model: `bedrock:${modelId}` };
@@ -210,7 +306,7 @@ export function mapBedrockError(error: unknown, signal: AbortSignal): ModelError
       return new ModelError('misconfigured', 'The model is not available to this deployment.', { cause: error });
     case 'ValidationException':
       if (/too long|too many (input )?tokens|context (window|length)|input length|max.*tokens/i.test(message)) {
-        return new ModelError('rejected', "The prompt and instructions are too long for the model's context window.", {
+        return new ModelError('too-long', "The prompt and instructions are too long for the model's context window.", {
           cause: error,
         });
       }

@@ -1,5 +1,11 @@
 import type { Config } from '../../config/config.ts';
-import { ModelError, type ModelProvider, type ModelReply, type ModelRequest } from '../../models/model-provider.ts';
+import {
+  ModelError,
+  type ModelProvider,
+  type ModelReply,
+  type ModelRequest,
+  type ModelStreamEvent,
+} from '../../models/model-provider.ts';
 import type { ModelRouter, ResolvedModel } from '../../models/model-router.ts';
 import { parseModelSpec, type ModelProviderName } from '../../models/model-spec.ts';
 import { OpenAiModelProvider } from '../openai/openai-model.ts';
@@ -82,10 +88,18 @@ class LazyModelProvider implements ModelProvider {
   ) {}
 
   async generate(request: ModelRequest): Promise<ModelReply> {
+    return (await this.provider()).generate(request);
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    yield* (await this.provider()).stream(request);
+  }
+
+  private provider(): Promise<ModelProvider> {
     this.loaded ??= this.load().catch((error: unknown) => {
       this.loaded = undefined;
       throw error;
     });
-    return (await this.loaded).generate(request);
+    return this.loaded;
   }
 }

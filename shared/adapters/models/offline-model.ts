@@ -1,4 +1,10 @@
-import { deadlineError, type ModelProvider, type ModelReply, type ModelRequest } from '../../models/model-provider.ts';
+import {
+  deadlineError,
+  type ModelProvider,
+  type ModelReply,
+  type ModelRequest,
+  type ModelStreamEvent,
+} from '../../models/model-provider.ts';
 
 /** Every offline answer starts with this label, so nobody mistakes it for a language model's answer. */
 export const OFFLINE_LABEL = '[offline model]';
@@ -11,7 +17,8 @@ const OUTLINE_ITEM_CHARS = 120;
  * A small deterministic generator that needs no network and no model weights, so the whole completion flow (auth,
  * credits, knowledge, JSON answers) runs on a laptop and in tests. It answers from the best knowledge excerpt when
  * the bot has one, and otherwise echoes an outline of the prompt. The same request always gets the same answer.
- * Token counts are estimated (about 4 characters per token) and reported as usage.
+ * Token counts are estimated (about 4 characters per token) and reported as usage. Streamed, the same answer comes
+ * a word at a time.
  */
 export class OfflineModelProvider implements ModelProvider {
   readonly name = 'offline';
@@ -25,9 +32,27 @@ export class OfflineModelProvider implements ModelProvider {
       model: 'offline',
       stopReason: 'end_turn',
       usage: {
-        inputTokens: estimateTokens(request.system) + estimateTokens(request.prompt),
+        inputTokens:
+          estimateTokens(request.system) +
+          (request.turns ?? [{ text: request.prompt }]).reduce((sum, turn) => sum + estimateTokens(turn.text), 0),
         outputTokens: estimateTokens(text),
       },
+    };
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    const reply = await this.generate(request);
+    for (const piece of reply.text.match(/\s*\S+\s*/g) ?? [reply.text]) {
+      // A turn of the event loop per piece, as a network stream would give: the caller can write each one out.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (request.signal.aborted) throw deadlineError(request.signal.reason);
+      yield { type: 'text', text: piece };
+    }
+    yield {
+      type: 'end',
+      model: reply.model,
+      ...(reply.usage ? { usage: reply.usage } : {}),
+      ...(reply.stopReason ? { stopReason: reply.stopReason } : {}),
     };
   }
 }

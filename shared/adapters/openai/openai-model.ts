@@ -1,9 +1,12 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import {
+  conversationOf,
   deadlineError,
   ModelError,
   type ModelProvider,
   type ModelReply,
   type ModelRequest,
+  type ModelStreamEvent,
 } from '../../models/model-provider.ts';
 
 /** Largest model-server answer read into memory; a bigger one is a failure, not an out-of-memory crash. */
@@ -24,7 +27,8 @@ export interface OpenAiModelOptions {
  * Any OpenAI-compatible Chat Completions server (OpenAI, Azure-style gateways, Ollama, vLLM, llama.cpp server):
  * `POST {baseUrl}/chat/completions` with a system and a user message. JSON answers are asked for with
  * `response_format: { type: "json_object" }` (or `json_schema` when a schema is given), which all of those servers
- * honour. The request's signal aborts the HTTP call, so a deadline really stops the work.
+ * honour. The request's signal aborts the HTTP call, so a deadline really stops the work. Streamed (`stream: true`),
+ * the server's Server-Sent Events are parsed with eventsource-parser and each content delta is yielded as it arrives.
  */
 export class OpenAiModelProvider implements ModelProvider {
   readonly name = 'openai';
@@ -37,6 +41,46 @@ export class OpenAiModelProvider implements ModelProvider {
   }
 
   async generate(request: ModelRequest): Promise<ModelReply> {
+    const model = this.modelFor(request);
+    let response: Response;
+    let raw: string;
+    try {
+      response = await this.post(model, request, false);
+      raw = await readCapped(response, MAX_RESPONSE_BYTES);
+    } catch (error) {
+      throw this.callFailure(error, request.signal);
+    }
+    if (!response.ok) throw httpFailure(response, raw);
+    return toReply(raw, model);
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    const model = this.modelFor(request);
+    let response: Response;
+    try {
+      response = await this.post(model, request, true);
+    } catch (error) {
+      throw this.callFailure(error, request.signal);
+    }
+    const contentType = response.headers.get('content-type') ?? '';
+    if (!response.ok || !contentType.includes('text/event-stream')) {
+      // An error, or a server that ignored `stream: true` and answered one JSON completion: read it whole.
+      let raw: string;
+      try {
+        raw = await readCapped(response, MAX_RESPONSE_BYTES);
+      } catch (error) {
+        throw this.callFailure(error, request.signal);
+      }
+      if (!response.ok) throw httpFailure(response, raw);
+      const reply = toReply(raw, model);
+      yield { type: 'text', text: reply.text };
+      yield endOf(reply);
+      return;
+    }
+    yield* streamedReply(response, model, request.signal, (error) => this.callFailure(error, request.signal));
+  }
+
+  private modelFor(request: ModelRequest): string {
     const model = request.model ?? this.options.defaultModel;
     if (!model)
       throw new ModelError(
@@ -44,53 +88,153 @@ export class OpenAiModelProvider implements ModelProvider {
         'No model is configured for the OpenAI-compatible provider (set OPENAI_MODEL or name one in the bot).',
       );
     if (request.signal.aborted) throw deadlineError(request.signal.reason);
-
-    let response: Response;
-    let raw: string;
-    try {
-      response = await this.fetch(this.endpoint, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
-        },
-        body: JSON.stringify(chatCompletionBody(model, request)),
-        signal: request.signal,
-      });
-      raw = await readCapped(response, MAX_RESPONSE_BYTES);
-    } catch (error) {
-      if (request.signal.aborted) throw deadlineError(error);
-      if (error instanceof ModelError) throw error;
-      throw new ModelError('unavailable', 'The model server could not be reached; try again later.', { cause: error });
-    }
-
-    if (!response.ok) throw httpFailure(response, raw);
-    let parsed: ChatCompletion;
-    try {
-      parsed = JSON.parse(raw) as ChatCompletion;
-    } catch (cause) {
-      throw new ModelError('failed', 'The model server answered something that is not a chat completion.', { cause });
-    }
-    const choice = parsed?.choices?.[0];
-    const message = choice?.message;
-    if (!message)
-      throw new ModelError('failed', 'The model server answered without a message.', { cause: raw.slice(0, 200) });
-    if (typeof message.refusal === 'string' && message.refusal)
-      throw new ModelError('rejected', 'The model refused to answer this prompt.');
-    if (choice.finish_reason === 'content_filter')
-      throw new ModelError('rejected', "The model's content filter blocked the answer.");
-    const text = contentText(message.content);
-    if (!text.trim()) throw new ModelError('failed', 'The model returned an empty answer.');
-
-    const reply: ModelReply = { text, model: `openai:${parsed.model ?? model}` };
-    if (choice.finish_reason) reply.stopReason = choice.finish_reason;
-    const usage = parsed.usage;
-    if (usage && Number.isFinite(usage.prompt_tokens) && Number.isFinite(usage.completion_tokens)) {
-      reply.usage = { inputTokens: usage.prompt_tokens!, outputTokens: usage.completion_tokens! };
-    }
-    return reply;
+    return model;
   }
+
+  private post(model: string, request: ModelRequest, stream: boolean): Promise<Response> {
+    return this.fetch(this.endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: stream ? 'text/event-stream' : 'application/json',
+        ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
+      },
+      body: JSON.stringify(chatCompletionBody(model, request, { stream })),
+      signal: request.signal,
+    });
+  }
+
+  private callFailure(error: unknown, signal: AbortSignal): ModelError {
+    if (signal.aborted) return deadlineError(error);
+    if (error instanceof ModelError) return error;
+    return new ModelError('unavailable', 'The model server could not be reached; try again later.', { cause: error });
+  }
+}
+
+function toReply(raw: string, model: string): ModelReply {
+  let parsed: ChatCompletion;
+  try {
+    parsed = JSON.parse(raw) as ChatCompletion;
+  } catch (cause) {
+    throw new ModelError('failed', 'The model server answered something that is not a chat completion.', { cause });
+  }
+  const choice = parsed?.choices?.[0];
+  const message = choice?.message;
+  if (!message)
+    throw new ModelError('failed', 'The model server answered without a message.', { cause: raw.slice(0, 200) });
+  if (typeof message.refusal === 'string' && message.refusal)
+    throw new ModelError('rejected', 'The model refused to answer this prompt.');
+  if (choice.finish_reason === 'content_filter')
+    throw new ModelError('rejected', "The model's content filter blocked the answer.");
+  const text = contentText(message.content);
+  if (!text.trim()) throw new ModelError('failed', 'The model returned an empty answer.');
+
+  const reply: ModelReply = { text, model: `openai:${parsed.model ?? model}` };
+  if (choice.finish_reason) reply.stopReason = choice.finish_reason;
+  const usage = parsed.usage;
+  if (usage && Number.isFinite(usage.prompt_tokens) && Number.isFinite(usage.completion_tokens)) {
+    reply.usage = { inputTokens: usage.prompt_tokens!, outputTokens: usage.completion_tokens! };
+  }
+  return reply;
+}
+
+const endOf = (reply: ModelReply): ModelStreamEvent => ({
+  type: 'end',
+  model: reply.model,
+  ...(reply.usage ? { usage: reply.usage } : {}),
+  ...(reply.stopReason ? { stopReason: reply.stopReason } : {}),
+});
+
+interface ChatCompletionChunk {
+  model?: string;
+  choices?: { delta?: { content?: unknown; refusal?: unknown }; finish_reason?: string | null }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+  error?: { message?: string };
+}
+
+/**
+ * The events of a streamed chat completion: `data: <chunk JSON>` until `data: [DONE]`. Text is yielded as each
+ * event is parsed; usage arrives in the last chunk (`stream_options.include_usage`). Leaving the iteration early
+ * cancels the response body, which closes the connection.
+ */
+async function* streamedReply(
+  response: Response,
+  model: string,
+  signal: AbortSignal,
+  failure: (error: unknown) => ModelError,
+): AsyncGenerator<ModelStreamEvent> {
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event) });
+  const decoder = new TextDecoder();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  let answered = model;
+  let stopReason: string | undefined;
+  let usage: ModelReply['usage'];
+  let size = 0;
+  let sawText = false;
+  let done = false;
+  try {
+    while (!done) {
+      let read: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        read = await reader.read();
+      } catch (error) {
+        throw failure(error);
+      }
+      // A body that keeps flowing after the abort (some fetch implementations) must not yield more text.
+      if (signal.aborted) throw failure(signal.reason);
+      if (read.done) break;
+      size += read.value.byteLength;
+      if (size > MAX_RESPONSE_BYTES)
+        throw new ModelError('failed', 'The model server answered more than the service accepts.');
+      parser.feed(decoder.decode(read.value, { stream: true }));
+      for (const event of events.splice(0)) {
+        if (event.data === '[DONE]') {
+          done = true;
+          break;
+        }
+        let chunk: ChatCompletionChunk;
+        try {
+          chunk = JSON.parse(event.data) as ChatCompletionChunk;
+        } catch {
+          throw new ModelError('failed', 'The model server streamed something that is not a chat completion.', {
+            cause: event.data.slice(0, 200),
+          });
+        }
+        if (chunk.error) {
+          throw new ModelError('failed', 'The model server failed while streaming the answer.', {
+            cause: chunk.error.message?.slice(0, 300),
+          });
+        }
+        if (chunk.model) answered = chunk.model;
+        const choice = chunk.choices?.[0];
+        if (typeof choice?.delta?.refusal === 'string' && choice.delta.refusal)
+          throw new ModelError('rejected', 'The model refused to answer this prompt.');
+        if (choice?.finish_reason === 'content_filter')
+          throw new ModelError('rejected', "The model's content filter blocked the answer.");
+        if (choice?.finish_reason) stopReason = choice.finish_reason;
+        const text = contentText(choice?.delta?.content);
+        if (text) {
+          sawText ||= text.trim().length > 0;
+          yield { type: 'text', text };
+        }
+        const u = chunk.usage;
+        if (u && Number.isFinite(u.prompt_tokens) && Number.isFinite(u.completion_tokens)) {
+          usage = { inputTokens: u.prompt_tokens!, outputTokens: u.completion_tokens! };
+        }
+      }
+    }
+  } finally {
+    if (!done) await reader.cancel().catch(() => {});
+  }
+  if (signal.aborted) throw failure(signal.reason);
+  if (!sawText) throw new ModelError('failed', 'The model returned an empty answer.');
+  yield {
+    type: 'end',
+    model: `openai:${answered}`,
+    ...(usage ? { usage } : {}),
+    ...(stopReason ? { stopReason } : {}),
+  };
 }
 
 interface ChatCompletion {
@@ -100,15 +244,20 @@ interface ChatCompletion {
 }
 
 /** The Chat Completions request body; exported for tests that check what a server receives. */
-export function chatCompletionBody(model: string, request: ModelRequest): Record<string, unknown> {
+export function chatCompletionBody(
+  model: string,
+  request: ModelRequest,
+  options: { stream?: boolean } = {},
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
     messages: [
       { role: 'system', content: request.system },
-      { role: 'user', content: request.prompt },
+      ...conversationOf(request).map((turn) => ({ role: turn.role, content: turn.text })),
     ],
-    stream: false,
+    stream: options.stream === true,
   };
+  if (options.stream) body.stream_options = { include_usage: true };
   if (request.temperature !== undefined) body.temperature = request.temperature;
   // `max_tokens` rather than OpenAI's newer `max_completion_tokens`: every compatible server understands it.
   if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
@@ -167,7 +316,7 @@ function httpFailure(response: Response, raw: string): ModelError {
     return new ModelError('misconfigured', 'The model is not available to this deployment.', { cause });
   }
   if (/context[_ ]length|maximum context|too many tokens|too long/i.test(raw)) {
-    return new ModelError('rejected', "The prompt and instructions are too long for the model's context window.", {
+    return new ModelError('too-long', "The prompt and instructions are too long for the model's context window.", {
       cause,
     });
   }

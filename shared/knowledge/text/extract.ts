@@ -1,4 +1,5 @@
 import type { KnowledgeContentType } from '../knowledge-files.ts';
+import { checkTimeBudget, type TimeBudget, TimeBudgetExceededError } from './budget.ts';
 import { htmlToText } from './html.ts';
 import { markdownToText } from './markdown.ts';
 
@@ -19,9 +20,10 @@ export interface PdfText {
 
 /**
  * Reads a PDF page by page (the extract area's `shared/pdf` module, OCR included; ../pdf-reader.ts). Throws for a
- * PDF that does not parse or is encrypted, and {@link UnreadableDocumentError} when no page is readable.
+ * PDF that does not parse or is encrypted, {@link UnreadableDocumentError} when no page is readable, and rejects
+ * with the signal's reason when `signal` aborts.
  */
-export type PdfPageReader = (bytes: Uint8Array) => Promise<PdfText>;
+export type PdfPageReader = (bytes: Uint8Array, options?: { signal?: AbortSignal }) => Promise<PdfText>;
 
 /** A document's text; `ocrPages` for PDFs. */
 export interface DocumentText {
@@ -29,11 +31,14 @@ export interface DocumentText {
   ocrPages?: number;
 }
 
-/** The readable text of an uploaded knowledge file. Throws {@link UnreadableDocumentError} when there is none. */
+/**
+ * The readable text of an uploaded knowledge file. Throws {@link UnreadableDocumentError} when there is none and
+ * {@link TimeBudgetExceededError} when `budget` runs out.
+ */
 export async function extractDocumentText(
   bytes: Uint8Array,
   contentType: KnowledgeContentType,
-  options: { charset?: string; readPdf?: PdfPageReader } = {},
+  options: { charset?: string; readPdf?: PdfPageReader; budget?: TimeBudget } = {},
 ): Promise<DocumentText> {
   let text: string;
   if (contentType === 'application/pdf') {
@@ -41,9 +46,10 @@ export async function extractDocumentText(
       throw new UnreadableDocumentError('PDF knowledge files are not supported by this deployment yet.');
     let pdf: PdfText;
     try {
-      pdf = await options.readPdf(bytes);
+      pdf = await options.readPdf(bytes, options.budget ? { signal: options.budget.signal } : {});
     } catch (error) {
       if (error instanceof UnreadableDocumentError) throw error;
+      if (options.budget?.signal.aborted) throw new TimeBudgetExceededError(options.budget.ms);
       const reason = error instanceof Error ? error.message : String(error);
       throw new UnreadableDocumentError(`The PDF could not be read (corrupt or encrypted): ${reason}`, {
         cause: error,
@@ -59,8 +65,10 @@ export async function extractDocumentText(
   if (looksBinary(bytes))
     throw new UnreadableDocumentError(`The file is declared ${contentType} but holds binary data.`);
   text = decodeText(bytes, options.charset);
+  checkTimeBudget(options.budget);
   if (contentType === 'text/html') text = htmlToText(text);
-  else if (contentType === 'text/markdown') text = markdownToText(text);
+  else if (contentType === 'text/markdown') text = markdownToText(text, options.budget);
+  checkTimeBudget(options.budget);
   if (!text.trim()) throw new UnreadableDocumentError('The file has no readable text.');
   return { text };
 }

@@ -1,3 +1,4 @@
+import { streamOfReply } from '#test/support/model-stream.ts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asHttpError } from '#shared/http/domain-errors.ts';
@@ -33,6 +34,9 @@ type Outcome = 'ok' | 'model-error' | 'bad-json' | 'timeout' | 'crash';
 
 const model: ModelProvider = {
   name: 'scripted',
+  stream(request: ModelRequest) {
+    return streamOfReply(model.generate(request));
+  },
   async generate(request: ModelRequest) {
     const outcome = request.prompt as Outcome;
     await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 5)));

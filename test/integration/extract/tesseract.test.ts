@@ -5,6 +5,7 @@ import { createCanvas } from '@napi-rs/canvas';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TesseractOcrEngine } from '#shared/adapters/tesseract/tesseract-ocr.ts';
 import { OcrEngineError, type PageImage } from '#shared/pdf/index.ts';
+import { testFont } from '#test/support/fonts.ts';
 
 /** tesseract.js for real (WebAssembly in a worker thread), offline, with the language data from the npm packages. */
 const engine = new TesseractOcrEngine({ workers: 1, idleMs: 60_000 });
@@ -17,8 +18,8 @@ function image(lines: string[], width = 1000, lineHeight = 60): PageImage {
   ctx.fillStyle = '#fff';
   ctx.fillRect(0, 0, width, height);
   ctx.fillStyle = '#000';
-  ctx.font = '36px sans-serif';
-  lines.forEach((line, i) => ctx.fillText(line, 30, lineHeight * (i + 1)));
+  ctx.font = testFont(36);
+  for (const [i, line] of lines.entries()) ctx.fillText(line, 30, lineHeight * (i + 1));
   return { page: 1, data: canvas.toBuffer('image/png'), format: 'png', width, height, dpi: 200 };
 }
 

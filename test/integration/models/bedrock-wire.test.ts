@@ -105,7 +105,7 @@ describe('Bedrock Converse over the wire', () => {
     expect(seen.length - before).toBe(1);
   });
 
-  it('maps a validation answer about input length to a rejected request', async () => {
+  it('maps a validation answer about input length to a prompt too long for the context window', async () => {
     behaviour = (_req, res) =>
       sendJson(
         res,
@@ -114,7 +114,7 @@ describe('Bedrock Converse over the wire', () => {
         { 'x-amzn-errortype': 'ValidationException' },
       );
     await expect(provider().generate(request())).rejects.toMatchObject({
-      kind: 'rejected',
+      kind: 'too-long',
       message: expect.stringMatching(/context window/),
     });
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Bot } from '#shared/bots/bot.ts';
 import { makeCompleteText, type CompleteTextDeps, type CompletionInput } from '#shared/completion/complete-text.ts';
 import { asHttpError } from '#shared/http/domain-errors.ts';
+import { streamOfReply } from '#test/support/model-stream.ts';
 import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
 import type { KnowledgeExcerpt, KnowledgeSearchRequest } from '#shared/knowledge/knowledge-search.ts';
 import { ModelError, type ModelProvider, type ModelReply, type ModelRequest } from '#shared/models/model-provider.ts';
@@ -13,6 +14,10 @@ class FakeModel implements ModelProvider {
   generate(request: ModelRequest) {
     this.requests.push(request);
     return this.behave(request);
+  }
+  stream(request: ModelRequest) {
+    this.requests.push(request);
+    return streamOfReply(this.behave(request));
   }
 }
 
@@ -99,6 +104,8 @@ describe('completeText', () => {
       text: 'answer to When do you open?',
       model: 'fake:m',
       usage: { inputTokens: 3, outputTokens: 2 },
+      sources: [],
+      truncated: false,
     });
     expect(model.requests[0]!.system).toBe('Be brief.');
     expect(model.requests[0]!.excerpts).toEqual([]);

@@ -11,7 +11,14 @@ import {
 import { describeUnreadable, makeExtractPdf, MAX_PDF_BYTES, type ExtractPdfDeps } from '#shared/extract/extract-pdf.ts';
 import { uploadKey, type UploadStore } from '#shared/extract/uploads.ts';
 import type { OcrEngine, OcrOptions } from '#shared/pdf/index.ts';
-import { blankPdf, encryptedPdf, scannedPdf, textPdf } from '#test/support/pdf-fixtures.ts';
+import {
+  blankPdf,
+  encryptedPdf,
+  inflationBombPdf,
+  invisibleTextPdf,
+  scannedPdf,
+  textPdf,
+} from '#test/support/pdf-fixtures.ts';
 
 class MemoryUploads implements UploadStore {
   readonly objects = new Map<string, Buffer>();
@@ -90,7 +97,13 @@ describe('extract use case: charging', () => {
   it('refunds and stops at the deadline (504)', async () => {
     const { credits, extractPdf } = setup(1, {
       ocr: ocrAnswering(
-        (_, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+        // As the port says: rejects once the signal aborts, also when it aborted before the page reached the engine
+        // (rendering and preparing a page can take the whole 1.5 s on a loaded machine).
+        (_, signal) =>
+          new Promise((_, reject) => {
+            if (signal.aborted) reject(signal.reason);
+            signal.addEventListener('abort', () => reject(signal.reason));
+          }),
       ),
     });
     const bytes = await scannedPdf('Scanned words here');
@@ -151,6 +164,37 @@ describe('extract use case: charging', () => {
     await expect(
       extractPdf({ caller, source: { bytes: new Uint8Array(MAX_PDF_BYTES + 1) }, deadline: soon() }),
     ).rejects.toBeInstanceOf(FileTooLargeError);
+    expect(credits.charges).toBe(0);
+  });
+});
+
+describe('extract use case: size limits', () => {
+  it('answers 502 EXTRACTION_FAILED, refunded once, for a page of 20 MB of invisible text (never a 20 MB answer)', async () => {
+    const { credits, extractPdf } = setup(2);
+    const error = await extractPdf({
+      caller,
+      source: { bytes: await invisibleTextPdf(20_000_000) },
+      deadline: soon(),
+    }).catch((e) => e);
+    expect(error).toBeInstanceOf(ExtractionFailedError);
+    expect(httpErrorFor(error).status).toBe(502);
+    expect(error.message).toMatch(/more than 1 MB of text.*The credit was refunded\./);
+    expect({ balance: credits.balance, charges: credits.charges, refunds: credits.refunds }).toEqual({
+      balance: 2,
+      charges: 1,
+      refunds: 1,
+    });
+  });
+
+  it('refuses a decompression bomb with 400 VALIDATION_ERROR before charging', async () => {
+    const { credits, extractPdf } = setup(2);
+    const error = await extractPdf({
+      caller,
+      source: { bytes: await inflationBombPdf(64 * 1024 * 1024) },
+      deadline: soon(),
+    }).catch((e) => e);
+    expect(error).toBeInstanceOf(InvalidFileError);
+    expect(error.details).toEqual([expect.objectContaining({ path: 'file', code: 'too_large' })]);
     expect(credits.charges).toBe(0);
   });
 });

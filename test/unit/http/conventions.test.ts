@@ -11,10 +11,10 @@ const schema = z.strictObject({
   count: z.optional(z.number().check(z.int(), z.lte(5))),
 });
 let parsedCalls = 0;
-const handler = httpFunction(createLogger('test'))
+const handler = httpFunction<HttpEvent<z.output<typeof schema>>>(createLogger('test'))
   .use(jsonBody())
   .use(validateBody(schema, { channelType: 'channelType is derived from the token' }))
-  .handler(async (event: HttpEvent<z.output<typeof schema>>) => {
+  .handler<HttpEvent>(async (event: HttpEvent<z.output<typeof schema>>) => {
     parsedCalls++;
     if (event.parsedBody.name === 'boom') throw new Error('connect ECONNREFUSED 10.0.0.7:5432 password=hunter2');
     if (event.parsedBody.name === 'teapot')

@@ -68,7 +68,9 @@ function setup(readPdf?: Parameters<typeof makeIngestKnowledge>[0]['readPdf']) {
     found,
     clock,
     list,
-    later: (ms: number) => void (clock = new Date(clock.getTime() + ms)),
+    later: (ms: number) => {
+      clock = new Date(clock.getTime() + ms);
+    },
   };
 }
 

@@ -115,6 +115,39 @@ describe('ingestion', () => {
     // Old index versions are cleaned up: at most the current and the previous one remain.
     expect([...s.objects.objects.keys()].filter((k) => k.includes('/index/')).length).toBeLessThanOrEqual(2);
   });
+
+  test('a file over its time budget fails with the reason instead of holding the worker; it is not retried', async () => {
+    const s = setup();
+    let clock = 0;
+    const slowClock = makeIngestKnowledge({
+      files: s.store,
+      objects: s.objects,
+      logger: quietLogger(),
+      fileBudgetMs: 1_000,
+      now: () => (clock += 400),
+    });
+    await s.manage.upload('prj_1', 'bot_a', 'long.md', 'text/markdown', Buffer.from('linha de texto\n'.repeat(2_000)));
+    await slowClock('bot_a', s.jobs.splice(0), { finalAttempt: false });
+    expect((await s.files())['long.md']).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/longer than the 1 s/),
+    });
+
+    const hangingPdf = makeIngestKnowledge({
+      files: s.store,
+      objects: s.objects,
+      logger: quietLogger(),
+      fileBudgetMs: 100,
+      readPdf: (_bytes, { signal } = {}) =>
+        new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
+    });
+    await s.manage.upload('prj_1', 'bot_a', 'slow.pdf', 'application/pdf', Buffer.from('%PDF-1.7'));
+    await hangingPdf('bot_a', s.jobs.splice(0), { finalAttempt: false });
+    expect((await s.files())['slow.pdf']).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/longer than/),
+    });
+  });
 });
 
 describe('search', () => {

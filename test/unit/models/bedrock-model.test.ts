@@ -138,7 +138,7 @@ describe('BedrockModelProvider: answers and errors', () => {
   it.each([
     ['content_filtered', 'rejected'],
     ['guardrail_intervened', 'rejected'],
-    ['model_context_window_exceeded', 'rejected'],
+    ['model_context_window_exceeded', 'too-long'],
     ['malformed_model_output', 'failed'],
   ])('stop reason %s is a %s failure', async (stopReason, kind) => {
     bedrock.on(ConverseCommand).resolves(converseReply('partial', { stopReason }));
@@ -159,7 +159,7 @@ describe('BedrockModelProvider: answers and errors', () => {
     [exception(ModelTimeoutException), 'unavailable', true],
     [exception(AccessDeniedException), 'misconfigured', false],
     [exception(ResourceNotFoundException), 'misconfigured', false],
-    [exception(ValidationException, 'Input is too long for requested model.'), 'rejected', false],
+    [exception(ValidationException, 'Input is too long for requested model.'), 'too-long', false],
     [exception(ValidationException, 'The provided model identifier is invalid.'), 'misconfigured', false],
     [exception(ModelErrorException), 'failed', false],
     [new TypeError('socket hang up'), 'failed', false],

@@ -2,6 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { createCanvas } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
 import { assessScan } from '#shared/pdf/scan-quality.ts';
+import { drawDotMatrixText } from '#test/support/dot-matrix.ts';
+import { debianFonts, TEST_SANS, useTestFonts } from '#test/support/fonts.ts';
+
+// Text is drawn in fonts loaded from files, never in whatever `sans-serif` resolves to on this machine.
+useTestFonts();
+const DEBIAN_FONTS = debianFonts();
 
 const W = 850;
 const H = 1100;
@@ -15,13 +21,14 @@ function page(draw: (ctx: ReturnType<ReturnType<typeof createCanvas>['getContext
   return ctx.getImageData(0, 0, W, H).data;
 }
 
+const SENTENCE = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit.';
+
 const lines =
-  (color: string, px = 20, count = 30) =>
+  (color: string, px = 20, count = 30, family = TEST_SANS) =>
   (ctx: any) => {
     ctx.fillStyle = color;
-    ctx.font = `${px}px sans-serif`;
-    for (let i = 0; i < count; i++)
-      ctx.fillText('Lorem ipsum dolor sit amet, consectetur adipiscing elit.', 40, 60 + i * 32);
+    ctx.font = `${px}px "${family}"`;
+    for (let i = 0; i < count; i++) ctx.fillText(SENTENCE, 40, 60 + i * 32);
   };
 
 function sprinkle(data: Uint8ClampedArray, density: number) {
@@ -44,7 +51,10 @@ describe('assessScan', () => {
     ).toBe('blank');
     expect(
       assessScan(
-        page((ctx) => ((ctx.fillStyle = '#f4f4f4'), ctx.fillRect(100, 100, 300, 300))),
+        page((ctx) => {
+          ctx.fillStyle = '#f4f4f4';
+          ctx.fillRect(100, 100, 300, 300);
+        }),
         W,
         H,
       ).verdict,
@@ -57,6 +67,38 @@ describe('assessScan', () => {
     expect(assessScan(page(lines('#000', 11)), W, H).verdict).toBe('text');
     expect(assessScan(page(lines('#000', 20, 1)), W, H).verdict).toBe('text');
     expect(assessScan(page(lines('#fff'), '#000000'), W, H).verdict).toBe('text');
+  });
+
+  // The files of fonts-dejavu-core, the only fonts a bare Debian has; reported as skipped on a machine without them.
+  it.skipIf(DEBIAN_FONTS.length === 0)(
+    'calls small print text in every face a bare Debian installs, from 7 px up',
+    () => {
+      for (const { family } of DEBIAN_FONTS)
+        for (const px of [7, 8, 9, 10, 11, 12, 14]) {
+          for (const color of ['#000', '#777'])
+            expect(assessScan(page(lines(color, px, 30, family)), W, H).verdict, `${family} ${px}px ${color}`).toBe(
+              'text',
+            );
+          expect(assessScan(page(lines('#000', px, 1, family)), W, H).verdict, `${family} ${px}px, one line`).toBe(
+            'text',
+          );
+        }
+    },
+  );
+
+  it('calls small print text in a font loaded from a file, and dot-matrix print', () => {
+    for (const px of [7, 8, 9, 10, 11, 12, 14])
+      expect(assessScan(page(lines('#000', px)), W, H).verdict, `${TEST_SANS} ${px}px`).toBe('text');
+    // Dots at least 2 px across, or less than a pixel apart: smaller, separate dots are specks at this resolution.
+    for (const pitch of [1.5, 2, 3, 4, 5])
+      for (const dot of [0.6, 0.9, 1.2]) {
+        if (pitch * dot < 2 && pitch * (1 - dot) >= 1) continue;
+        const data = page((ctx) => {
+          for (let i = 0; i < 20; i++)
+            drawDotMatrixText(ctx, 'INVOICE TOTAL 1,234.50', 40, 60 + i * pitch * 11, { pitch, dot });
+        });
+        expect(assessScan(data, W, H).verdict, `dot-matrix pitch ${pitch}, dot ${dot}`).toBe('text');
+      }
   });
 
   it('calls random dots noise at any density', () => {
@@ -73,6 +115,21 @@ describe('assessScan', () => {
         `density ${density}`,
       ).toBe('noise');
     }
+  });
+
+  it('calls random dots noise when they are drawn bigger than a pixel (a scan rendered above its resolution)', () => {
+    for (const grain of [1.5, 2, 3])
+      for (const density of [0.05, 0.2, 0.5, 0.8]) {
+        const small = createCanvas(Math.ceil(W / grain), Math.ceil(H / grain));
+        const smallCtx = small.getContext('2d');
+        smallCtx.fillStyle = '#ffffff';
+        smallCtx.fillRect(0, 0, small.width, small.height);
+        const dots = smallCtx.getImageData(0, 0, small.width, small.height);
+        sprinkle(dots.data, density);
+        smallCtx.putImageData(dots, 0, 0);
+        const data = page((ctx) => ctx.drawImage(small, 0, 0, small.width * grain, small.height * grain));
+        expect(assessScan(data, W, H).verdict, `grain ${grain}, density ${density}`).toBe('noise');
+      }
   });
 
   it('keeps text with light speckle as text and whitens the isolated specks', () => {

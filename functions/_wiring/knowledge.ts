@@ -1,18 +1,17 @@
-import { bedrockRuntimeClient } from '../adapters/bedrock/bedrock-model.ts';
-import { DynamoBotStore } from '../adapters/dynamodb/bot-store.ts';
-import { BedrockTitanEmbeddings } from '../adapters/embeddings/bedrock-titan-embeddings.ts';
-import { OpenAiCompatibleEmbeddings } from '../adapters/embeddings/openai-embeddings.ts';
-import type { DynamoTable } from '../adapters/dynamodb/table.ts';
-import { s3KnowledgeObjectStoreOnFirstUse } from '../adapters/s3/on-first-use.ts';
-import type { Config } from '../config/config.ts';
-import type { Logger } from '../logging/logger.ts';
-import type { EmbeddingsProvider } from './embeddings.ts';
-import type { KnowledgeObjectStore } from './knowledge-files.ts';
-import type { KnowledgeSearch } from './knowledge-search.ts';
-import { IndexCache, makeKnowledgeSearch } from './search.ts';
+import { bedrockRuntimeClient } from '#shared/adapters/bedrock/bedrock-model.ts';
+import { BedrockTitanEmbeddings } from '#shared/adapters/embeddings/bedrock-titan-embeddings.ts';
+import { OpenAiCompatibleEmbeddings } from '#shared/adapters/embeddings/openai-embeddings.ts';
+import { s3KnowledgeObjectStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
+import type { BotStore } from '#shared/bots/bot.ts';
+import type { Config } from '#shared/config/config.ts';
+import type { Logger } from '#shared/logging/logger.ts';
+import type { EmbeddingsProvider } from '#shared/knowledge/embeddings.ts';
+import type { KnowledgeObjectStore } from '#shared/knowledge/knowledge-files.ts';
+import type { KnowledgeSearch } from '#shared/knowledge/knowledge-search.ts';
+import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
 
 /**
- * The knowledge bucket as an object store, with the S3 client loaded on first use (shared/adapters/s3/on-first-use.ts);
+ * The knowledge bucket as an object store, with the S3 client loaded on first use (`s3KnowledgeObjectStoreOnFirstUse`);
  * throws on use when the deployment has none.
  */
 export function knowledgeObjectsFromConfig(cfg: Config): KnowledgeObjectStore {
@@ -51,19 +50,17 @@ export function embeddingsFromConfig(cfg: Config): EmbeddingsProvider | undefine
 }
 
 /**
- * The `KnowledgeSearch` wired to DynamoDB and the knowledge bucket, with its in-memory index cache: build it once
- * per cold start (module scope). What the search endpoint and the completion endpoint use.
+ * The `KnowledgeSearch` over the function's bot store and the knowledge bucket, with its in-memory index cache: build
+ * it once per cold start (module scope). What the search endpoint and the completion endpoint use.
  */
 export function knowledgeSearchFromConfig(
   cfg: Config,
-  table: DynamoTable,
-  logger: Logger,
-  objects: KnowledgeObjectStore = knowledgeObjectsFromConfig(cfg),
+  deps: { bots: BotStore; logger: Logger; objects?: KnowledgeObjectStore },
 ): KnowledgeSearch {
   return makeKnowledgeSearch({
-    bots: new DynamoBotStore(table),
-    indexes: new IndexCache(objects),
-    logger,
+    bots: deps.bots,
+    indexes: new IndexCache(deps.objects ?? knowledgeObjectsFromConfig(cfg)),
+    logger: deps.logger,
     embeddings: embeddingsFromConfig(cfg),
   });
 }

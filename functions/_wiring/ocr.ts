@@ -1,7 +1,7 @@
-import { TesseractOcrEngine } from '../adapters/tesseract/tesseract-ocr.ts';
-import { textractClient, TextractOcrEngine } from '../adapters/textract/textract-ocr.ts';
-import type { Config } from '../config/config.ts';
-import type { OcrOptions } from '../pdf/index.ts';
+import { TesseractOcrEngine } from '#shared/adapters/tesseract/tesseract-ocr.ts';
+import { textractClient, TextractOcrEngine } from '#shared/adapters/textract/textract-ocr.ts';
+import type { Config } from '#shared/config/config.ts';
+import type { OcrOptions } from '#shared/pdf/index.ts';
 
 /** Which OCR engine runs: `OCR_ENGINE`, else tesseract.js locally and Textract on AWS. */
 export function ocrEngineName(cfg: Config): 'tesseract' | 'textract' | 'none' {

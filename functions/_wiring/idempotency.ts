@@ -1,0 +1,15 @@
+import { DynamoIdempotencyStore } from '#shared/adapters/dynamodb/idempotency-store.ts';
+import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
+import type { ScopedIdempotency } from '#shared/http/presets.ts';
+import { idempotency } from '#shared/http/idempotency.ts';
+import type { Logger } from '#shared/logging/logger.ts';
+
+/**
+ * `Idempotency-Key` on DynamoDB for a preset, which gives the scope (the caller's project, integration, or the
+ * admin key). `lockSeconds`: the function's timeout plus a margin, so a retry takes a key over only once the first
+ * request can no longer be running.
+ */
+export function idempotencyOnDynamo(table: DynamoTable, logger: Logger, lockSeconds: number): ScopedIdempotency {
+  const store = new DynamoIdempotencyStore(table);
+  return (scope) => idempotency({ store, logger, lockSeconds, scope });
+}

@@ -1,0 +1,89 @@
+import { readOptionalSecret } from '#shared/adapters/aws/secrets.ts';
+import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
+import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
+import { modelRouterFromConfig } from '#shared/adapters/models/model-router.ts';
+import { makeCompleteText, type CompletionInput } from '#shared/completion/complete-text.ts';
+import { config } from '#shared/config/config.ts';
+import { openAiErrors, toOpenAiError } from '#shared/http/openai-errors.ts';
+import { botsApiFunction, jsonObjectBody } from '#shared/http/presets.ts';
+import { httpStreamingFunction, streamingResult } from '#shared/http/streaming.ts';
+import { json } from '#shared/http/types.ts';
+import { createLogger } from '#shared/logging/logger.ts';
+import { parseChatRequest } from '#shared/openai-format/chat-request.ts';
+import { chatCompletion, newChatIdentity } from '#shared/openai-format/chat-response.ts';
+import { chatEventStream } from '#shared/openai-format/chat-stream.ts';
+import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
+import { knowledgeSearchFromConfig } from '#functions/_wiring/knowledge.ts';
+import { dynamoTable } from '#functions/_wiring/table.ts';
+
+// Composition root, built once per cold start: the same auth, rate limit, credit ledger, bots, knowledge search and
+// model providers as `POST /api/v1/ai/completion`.
+const cfg = config();
+const logger = createLogger('chat-completions');
+const table = dynamoTable(cfg);
+const bots = new DynamoBotStore(table);
+const openAiApiKey = await readOptionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN, cfg.AWS_REGION, (cause) =>
+  logger.warn('model API key secret unreadable; OpenAI-compatible calls will go without a key', {
+    cause: String(cause),
+  }),
+);
+const completeText = makeCompleteText({
+  bots,
+  // Only bots with knowledge files read the knowledge bucket: S3 is loaded on the first of them.
+  knowledge: knowledgeSearchFromConfig(cfg, { bots, logger }),
+  credits: new DynamoCreditLedger(table),
+  models: modelRouterFromConfig(cfg, openAiApiKey === undefined ? {} : { openAiApiKey }),
+  log: logger,
+});
+
+/** Time kept between the end of generation and the Lambda's own timeout, for the refund and the answer. */
+const LAMBDA_MARGIN_MS = 2_000;
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  // Proxies that buffer (nginx) would hold the tokens back.
+  'x-accel-buffering': 'no',
+};
+
+/**
+ * `POST /api/v1/ai/chat/completions`: OpenAI's Chat Completions over a project's bots (`model` is the botId), 1 bot
+ * credit per generation, refunded if it fails (also mid-stream) or the caller disconnects. With `stream: true`
+ * the answer is sent as Server-Sent Events as the model produces it; the status line leaves with the first piece,
+ * so a failure before it still gets its own status. Errors use OpenAI's body.
+ */
+export const handler = botsApiFunction({
+  logger,
+  base: httpStreamingFunction,
+  errorBody: openAiErrors(logger),
+  auth: botsApiAuthFromConfig(cfg, table),
+  body: jsonObjectBody(),
+}).handler(async (event, context) => {
+  const request = parseChatRequest(event.parsedBody);
+  const chat = newChatIdentity(request.botId);
+  const budgetMs = context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS;
+  const input: CompletionInput = {
+    caller: { projectId: event.auth.grant.projectId, monthlyBotCredits: event.auth.grant.monthlyBotCredits },
+    botId: request.botId,
+    prompt: request.prompt,
+    turns: request.turns,
+    ...(request.extraInstructions === undefined ? {} : { extraInstructions: request.extraInstructions }),
+    responseFormat: request.responseFormat,
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
+    timeoutMs: budgetMs,
+    deadline: Date.now() + budgetMs,
+  };
+  if (!request.stream) {
+    const output = await completeText(input);
+    logger.info('chat completion', { model: output.model, stream: false, ...(output.usage ?? {}) });
+    return json(200, chatCompletion(chat, output));
+  }
+  const callerGone = new AbortController();
+  const stream = await completeText.stream({ ...input, callerGone: callerGone.signal });
+  const events = chatEventStream(chat, stream, {
+    includeUsage: request.includeUsage,
+    errorBody: (error) => ({ error: toOpenAiError(error).error }),
+  });
+  return streamingResult(200, SSE_HEADERS, events, () => callerGone.abort());
+});

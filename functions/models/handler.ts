@@ -1,0 +1,36 @@
+import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
+import { config } from '#shared/config/config.ts';
+import { openAiErrors } from '#shared/http/openai-errors.ts';
+import { botsApiFunction } from '#shared/http/presets.ts';
+import { json } from '#shared/http/types.ts';
+import { createLogger } from '#shared/logging/logger.ts';
+import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
+import { dynamoTable } from '#functions/_wiring/table.ts';
+
+// Composition root, built once per cold start: the Bots API auth and the bot store.
+const cfg = config();
+const logger = createLogger('models');
+const table = dynamoTable(cfg);
+const bots = new DynamoBotStore(table);
+
+/**
+ * `GET /api/v1/ai/models`: the project's bots as OpenAI's model list, so `client.models.list()` shows what `model`
+ * may name. Free; counted by the rate limit. Errors use OpenAI's body.
+ */
+export const handler = botsApiFunction({
+  logger,
+  errorBody: openAiErrors(logger),
+  auth: botsApiAuthFromConfig(cfg, table),
+}).handler(async (event) => {
+  const projectId = event.auth.grant.projectId;
+  const list = await bots.listByProject(projectId);
+  return json(200, {
+    object: 'list',
+    data: list.map((bot) => ({
+      id: bot.botId,
+      object: 'model',
+      created: Math.floor(Date.parse(bot.createdAt) / 1000),
+      owned_by: projectId,
+    })),
+  });
+});

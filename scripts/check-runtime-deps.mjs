@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// CI: the runtime dependencies (what ships in the Lambda bundles) against known advisories and the registry's
+// latest releases. See docs/dependencies.md for why both checks exist and what they can and cannot see.
+//
+// 1. `npm audit --omit=dev`: fails on a high or critical advisory. Where the registry refuses the advisory call
+//    (it does on some mirrors and proxies), this prints a warning and goes on.
+// 2. `npm outdated --omit=dev`: fails when a runtime dependency is a major or minor release behind the registry's
+//    `latest`, unless scripts/runtime-deps-allow.json explains why. Patch lag is allowed.
+// A registry that does not answer is retried, then reported as a warning: a network hiccup never fails CI.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const allow = JSON.parse(readFileSync(join(root, 'scripts/runtime-deps-allow.json'), 'utf8'));
+const ATTEMPTS = 3;
+const TIMEOUT_MS = 60_000;
+
+function npmJson(args) {
+  const run = spawnSync('npm', [...args, '--json'], { cwd: root, encoding: 'utf8', timeout: TIMEOUT_MS });
+  try {
+    return { json: JSON.parse(run.stdout || 'null'), status: run.status };
+  } catch {
+    return { json: undefined, status: run.status, stderr: run.stderr };
+  }
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** npm with retries: undefined when the registry never gave a usable answer. */
+async function npmWithRetries(args, usable, attempts = ATTEMPTS) {
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const result = npmJson(args);
+    if (usable(result)) return result.json;
+    if (attempt < attempts) await sleep(2_000 * attempt);
+  }
+  return undefined;
+}
+
+const warnings = [];
+const failures = [];
+
+// 1. Advisories. One attempt: a registry that refuses the advisory call refuses it every time.
+const audit = await npmWithRetries(['audit', '--omit=dev'], (r) => r.json?.metadata?.vulnerabilities !== undefined, 1);
+if (!audit) {
+  warnings.push('npm audit: the registry did not answer the advisory call; advisories were not checked.');
+} else {
+  const { high = 0, critical = 0 } = audit.metadata.vulnerabilities;
+  if (high + critical > 0) {
+    const names = Object.entries(audit.vulnerabilities ?? {})
+      .filter(([, v]) => ['high', 'critical'].includes(v.severity))
+      .map(([name, v]) => `${name} (${v.severity})`);
+    failures.push(
+      `npm audit: ${high} high and ${critical} critical advisories in runtime dependencies: ${names.join(', ')}`,
+    );
+  }
+}
+
+// 2. Releases behind.
+const outdated = await npmWithRetries(
+  ['outdated', '--omit=dev'],
+  (r) => r.json !== undefined && r.json !== null && typeof r.json === 'object' && !r.json.error,
+);
+if (!outdated) {
+  warnings.push('npm outdated: the registry did not answer; runtime dependency versions were not checked.');
+} else {
+  for (const [name, info] of Object.entries(outdated)) {
+    const lag = lagOf(info.current, info.latest);
+    if (lag === 'none' || lag === 'patch') continue;
+    const allowed = allowanceFor(name);
+    if (allowed && (allowed.lag === 'major' || allowed.lag === lag)) continue;
+    failures.push(
+      `${name}: ${info.current} is a ${lag} release behind ${info.latest} (allow it in scripts/runtime-deps-allow.json with the reason, or upgrade)`,
+    );
+  }
+}
+
+for (const w of warnings) console.warn(`warning: ${w}`);
+for (const f of failures) console.error(`error: ${f}`);
+if (!failures.length) console.log('runtime dependencies: no advisory and no release lag beyond the allow-list');
+process.exit(failures.length ? 1 : 0);
+
+/** How far `current` is behind `latest`; `none` when it is not behind (a `latest` tag older than what we use). */
+function lagOf(current, latest) {
+  if (!current || !latest) return 'none';
+  const [a, b] = [current, latest].map((v) => v.split(/[.+-]/).slice(0, 3).map(Number));
+  for (const [i, level] of ['major', 'minor', 'patch'].entries()) {
+    if (b[i] > a[i]) return level;
+    if (b[i] < a[i]) return 'none';
+  }
+  return 'none';
+}
+
+function allowanceFor(name) {
+  if (allow[name]) return allow[name];
+  const scope = Object.keys(allow).find((k) => k.endsWith('/*') && name.startsWith(k.slice(0, -1)));
+  return scope ? allow[scope] : undefined;
+}

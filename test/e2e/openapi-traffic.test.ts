@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  loadTraffic,
+  openApiChecker,
+  recordTraffic,
+  TRAFFIC_DIR_ENV,
+  type Exchange,
+} from '#test/support/openapi-traffic.ts';
+import { textPdf } from '#test/support/pdf-fixtures.ts';
+import { startTestService, type TestService } from '#test/support/service.ts';
+
+/**
+ * `/openapi.json` against live traffic: every documented operation is called once (plus the error answers clients
+ * meet most), and every request the service accepted and every answer it gave is validated against the document
+ * (JSON Schema 2020-12, ajv). With OPENAPI_TRAFFIC_DIR set, the e2e suite's own traffic (recorded by
+ * test/support/service.ts) is validated too: run the suite with it first, then this file.
+ */
+let svc: TestService;
+let document: any;
+let traffic: ReturnType<typeof recordTraffic>;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  document = await (await fetch(`${svc.baseUrl}/openapi.json`)).json();
+  traffic = recordTraffic(svc.baseUrl);
+});
+afterAll(async () => {
+  traffic?.stop();
+  await svc?.close();
+});
+
+const bearer = (token: string, json?: unknown): RequestInit => ({
+  headers: { authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+  ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+});
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function driveEveryOperation(): Promise<void> {
+  const api = (path: string, init: RequestInit = {}) => fetch(`${svc.baseUrl}${path}`, init);
+  const created = await svc.admin('POST', '/projects', { companyId: 4242, name: 'Docs', monthlyBotCredits: 5 });
+  const p = `/projects/${created.body.projectId}`;
+  await svc.admin('GET', '/projects');
+  await svc.admin('GET', p);
+  await svc.admin('POST', `${p}/api-token`);
+  await svc.admin('GET', `${p}/api-token`);
+  await svc.admin('DELETE', `${p}/api-token`);
+  const token = (await svc.admin('POST', `${p}/api-token`)).body.token as string;
+  await svc.admin('GET', `${p}/bot-credits`);
+  await svc.admin('POST', `${p}/bot-credits`, { amount: 5 });
+
+  const channel = (await svc.admin('POST', `${p}/channels`, { type: 'sms', name: 'SMS', address: '+5511999990000' }))
+    .body;
+  const c = `${p}/channels/${channel.channelId}`;
+  await svc.admin('GET', `${p}/channels`);
+  await svc.admin('GET', c);
+  await svc.admin('POST', `${c}/credits`, { amount: 3 });
+
+  const custom = (await svc.admin('POST', `${p}/integrations`, { product: 'custom', channelId: channel.channelId }))
+    .body;
+  const webhook = (
+    await svc.admin('POST', `${p}/integrations`, { product: 'webhook', scope: 'general', url: 'http://127.0.0.1:9/h' })
+  ).body;
+  const w = `${p}/integrations/${webhook.integrationId}`;
+  await svc.admin('GET', `${p}/integrations`);
+  await svc.admin('GET', w);
+  await svc.admin('PATCH', w, { enabled: true });
+  await svc.admin('POST', `${w}/rotate-secret`);
+  await svc.admin('POST', `${w}/test`);
+  await svc.admin('POST', `${p}/events`, { channelId: channel.channelId, type: 'message.sent', data: { id: 'm1' } });
+  const delivery = await waitFor(async () => (await svc.admin('GET', `${w}/deliveries`)).body.items?.[0]);
+  await svc.admin('POST', `${w}/deliveries/${delivery.deliveryId}/retry`);
+  const sendToken = (await svc.admin('POST', `${p}/integrations/${custom.integrationId}/rotate-token`)).body.token;
+  await svc.send(sendToken, { to: '+5511988887777', body: 'hello' });
+  await api('/api/integration/send', { method: 'POST', ...bearer(sendToken, { to: '+5511988887777', body: 'x' }) });
+  await svc.admin('GET', `${c}/outbox`);
+
+  const bot = (await svc.admin('POST', `${p}/bots`, { name: 'Loja', instructions: 'Seja breve.' })).body;
+  const b = `${p}/bots/${bot.botId}`;
+  await svc.admin('GET', `${p}/bots`);
+  await svc.admin('GET', b);
+  await svc.admin('PATCH', b, { temperature: 0.2 });
+  await api(`/admin/v1${b}/knowledge/politica.md`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'text/markdown' },
+    body: '# Trocas\n\nTrocas em até 7 dias.',
+  });
+  await svc.admin('GET', `${b}/knowledge`);
+
+  await api('/api/v1/ai/health', bearer(token));
+  await api('/api/v1/ai/search', { method: 'POST', ...bearer(token, { botId: bot.botId, query: 'trocas' }) });
+  await api('/api/v1/ai/completion', { method: 'POST', ...bearer(token, { botId: bot.botId, prompt: 'Trocas?' }) });
+  await api('/api/v1/ai/models', bearer(token));
+  const chat = { model: bot.botId, messages: [{ role: 'user', content: 'Trocas?' }] };
+  await api('/api/v1/ai/chat/completions', { method: 'POST', ...bearer(token, chat) });
+  await (
+    await api('/api/v1/ai/chat/completions', { method: 'POST', ...bearer(token, { ...chat, stream: true }) })
+  ).text();
+  const form = new FormData();
+  form.set('mode', 'pages');
+  form.set('file', new Blob([await textPdf(['Uma página.'])], { type: 'application/pdf' }), 'a.pdf');
+  await api('/api/v1/ai/extract', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  await api('/api/v1/ai/extract/uploads', { method: 'POST', ...bearer(token) });
+  const upload = (await (
+    await api('/api/v1/ai/extract/uploads', { method: 'POST', ...bearer(token, {}) })
+  ).json()) as any;
+  const uploadForm = new FormData();
+  for (const [k, v] of Object.entries<string>(upload.fields)) uploadForm.set(k, v);
+  uploadForm.set('file', new Blob([await textPdf(['Enviado antes.'])], { type: 'application/pdf' }), 'b.pdf');
+  await fetch(upload.uploadUrl, { method: 'POST', body: uploadForm });
+  await api('/api/v1/ai/extract', { method: 'POST', ...bearer(token, { fileKey: upload.fileKey }) });
+
+  // The answers clients meet most besides success: validation, auth, unknown path, wrong method.
+  await api('/api/v1/ai/search', { method: 'POST', ...bearer(token, { botId: bot.botId, query: '' }) });
+  await api('/api/v1/ai/health', bearer('sbk_wrong'));
+  await svc.admin('GET', `${p}/nothing-here`);
+  await api('/api/v1/ai/health', { method: 'DELETE', ...bearer(token) });
+
+  await svc.admin('DELETE', `${b}/knowledge/politica.md`);
+  await svc.admin('DELETE', b);
+  await svc.admin('DELETE', `${p}/integrations/${custom.integrationId}`);
+  await svc.admin('DELETE', w);
+  await svc.admin('DELETE', c);
+}
+
+function problemsOf(exchanges: Exchange[]) {
+  const checker = openApiChecker(document);
+  const exercised = new Set<string>();
+  const problems: string[] = [];
+  for (const exchange of exchanges) {
+    const result = checker.check(exchange);
+    if (result.operation) exercised.add(result.operation);
+    problems.push(...result.problems);
+  }
+  return { problems, exercised, operations: checker.operations };
+}
+
+describe('/openapi.json describes the live traffic', () => {
+  it('every documented operation, called once: requests, statuses and answers match the document', async () => {
+    await driveEveryOperation();
+    await traffic.settled();
+    const { problems, exercised, operations } = problemsOf(traffic.exchanges);
+    expect(problems).toEqual([]);
+    expect(operations.filter((o) => !exercised.has(o))).toEqual([]);
+  }, 90_000);
+
+  it('catches an answer or an accepted request the document does not describe', () => {
+    const checker = openApiChecker(document);
+    const health = { method: 'GET', path: '/api/v1/ai/health', responseHeaders: { 'x-request-id': 'r' } };
+    const json = 'application/json';
+    expect(
+      checker.check({ ...health, status: 200, responseContentType: json, responseBody: { kind: 'json', value: {} } })
+        .problems,
+    ).not.toEqual([]);
+    expect(checker.check({ ...health, status: 418 }).problems).toEqual([
+      'GET /api/v1/ai/health → 418: status 418 not documented for GET /api/v1/ai/health',
+    ]);
+    const search = { method: 'POST', path: '/api/v1/ai/search', status: 200, responseHeaders: { 'x-request-id': 'r' } };
+    expect(
+      checker.check({ ...search, requestContentType: json, requestBody: { kind: 'json', value: { other: 1 } } })
+        .problems.length,
+    ).toBeGreaterThan(0);
+  });
+});
+
+// Recorded by earlier runs (.ci/run runs the suite with OPENAPI_TRAFFIC_DIR set, then this file again).
+const saved = process.env[TRAFFIC_DIR_ENV] ? loadTraffic(process.env[TRAFFIC_DIR_ENV]) : [];
+describe.runIf(saved.length > 0)('/openapi.json describes the traffic the e2e suite recorded', () => {
+  it('every recorded exchange conforms', () => {
+    expect(problemsOf(saved).problems).toEqual([]);
+  });
+});

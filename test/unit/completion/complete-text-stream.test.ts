@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import type { Bot } from '#shared/bots/bot.ts';
+import { makeCompleteText, sourcesOf, type CompletionInput } from '#shared/completion/complete-text.ts';
+import type { KnowledgeExcerpt } from '#shared/knowledge/knowledge-search.ts';
+import {
+  ModelError,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelStreamEvent,
+} from '#shared/models/model-provider.ts';
+import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
+import { asHttpError } from '#shared/http/domain-errors.ts';
+
+/**
+ * The use case with turns and with the model's streaming call: the same charge / settle / refund rules as the whole
+ * answer, with the extra exits a stream has (a failure after the first piece, a caller who goes away).
+ */
+const bot: Bot = {
+  botId: 'bot_1',
+  projectId: 'prj_1',
+  name: 'Support',
+  instructions: 'You answer questions about the store.',
+  temperature: 0.3,
+  createdAt: '2026-11-01T00:00:00.000Z',
+  updatedAt: '2026-11-01T00:00:00.000Z',
+  knowledge: { indexVersion: 1, liveGenerations: {} },
+};
+
+const excerpts: KnowledgeExcerpt[] = [
+  { text: 'We open at 9.', fileName: 'hours.md', score: 0.9 },
+  { text: 'Returns within 30 days.', fileName: 'returns.pdf', score: 0.5 },
+  { text: 'Sundays closed.', fileName: 'hours.md', score: 0.7 },
+];
+
+type Script = (request: ModelRequest) => AsyncIterable<ModelStreamEvent>;
+
+function setup(script: Script, balance = 3) {
+  const ledger = new MemoryCreditLedger(balance);
+  const requests: ModelRequest[] = [];
+  const provider: ModelProvider = {
+    name: 'scripted',
+    generate: async () => {
+      throw new Error('not used');
+    },
+    stream: (request) => {
+      requests.push(request);
+      return script(request);
+    },
+  };
+  const completion = makeCompleteText({
+    bots: { get: async (id) => (id === bot.botId ? bot : undefined) },
+    knowledge: { search: async () => excerpts },
+    credits: ledger,
+    models: { resolve: () => ({ provider }) },
+    log: { warn: () => {}, error: () => {} },
+  });
+  const input = (overrides: Partial<CompletionInput> = {}): CompletionInput => ({
+    caller: { projectId: 'prj_1', monthlyBotCredits: balance },
+    prompt: 'When do you open?',
+    botId: 'bot_1',
+    responseFormat: 'text',
+    timeoutMs: 2_000,
+    deadline: Date.now() + 2_000,
+    ...overrides,
+  });
+  return { completion, input, ledger, requests };
+}
+
+async function* pieces(texts: string[], options: { delayMs?: number; failAfter?: number } = {}) {
+  for (const [i, text] of texts.entries()) {
+    if (options.failAfter === i) throw new ModelError('unavailable', 'The model service failed mid-answer.');
+    if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+    yield { type: 'text', text } as const;
+  }
+  yield { type: 'end', model: 'scripted:m', usage: { inputTokens: 9, outputTokens: 3 }, stopReason: 'stop' } as const;
+}
+
+async function collect(events: AsyncIterable<unknown>) {
+  const seen: unknown[] = [];
+  for await (const event of events) seen.push(event);
+  return seen;
+}
+
+describe('completeText.stream', () => {
+  it('returns once the first piece arrived, yields the rest, then settles the one charge', async () => {
+    const { completion, input, ledger } = setup(() => pieces(['We ', 'open ', 'at 9.']));
+    const stream = await completion.stream(input());
+    expect(ledger).toMatchObject({ balance: 2, charges: 1, settles: 0, refunds: 0 });
+    expect(stream.sources).toEqual([
+      { fileName: 'hours.md', score: 0.9 },
+      { fileName: 'returns.pdf', score: 0.5 },
+    ]);
+    expect(await collect(stream.events)).toEqual([
+      { type: 'text', text: 'We ' },
+      { type: 'text', text: 'open ' },
+      { type: 'text', text: 'at 9.' },
+      { type: 'end', model: 'scripted:m', usage: { inputTokens: 9, outputTokens: 3 }, truncated: false },
+    ]);
+    expect(ledger).toMatchObject({ balance: 2, charges: 1, settles: 1, refunds: 0 });
+  });
+
+  it('passes the conversation, the caller’s instructions after the bot’s, and its temperature and token limit', async () => {
+    const { completion, input, requests } = setup(() => pieces(['ok']));
+    const turns = [
+      { role: 'user', text: 'Hi' },
+      { role: 'assistant', text: 'Hello! How can I help?' },
+      { role: 'user', text: 'When do you open?' },
+    ] as const;
+    const stream = await completion.stream(
+      input({ turns: [...turns], extraInstructions: 'Answer in one line.', temperature: 1.5, maxOutputTokens: 20 }),
+    );
+    await collect(stream.events);
+    const sent = requests[0]!;
+    expect(sent.turns).toEqual(turns);
+    expect(sent.prompt).toBe('When do you open?');
+    expect(sent.system.startsWith('You answer questions about the store.\n\nAnswer in one line.')).toBe(true);
+    expect(sent.system).toContain('[1] File: hours.md');
+    expect(sent.temperature).toBe(1.5);
+    expect(sent.maxOutputTokens).toBe(20);
+  });
+
+  it('a failure before the first piece is thrown as the mapped error, refunded once, with no stream', async () => {
+    const { completion, input, ledger } = setup(() => pieces(['never'], { failAfter: 0 }));
+    const failure = (await completion.stream(input()).catch((e: unknown) => e)) as { status: number; code: string };
+    expect(asHttpError(failure)).toMatchObject({ status: 502, code: 'GENERATION_FAILED' });
+    expect(ledger).toMatchObject({ balance: 3, charges: 1, settles: 0, refunds: 1 });
+  });
+
+  it('a failure after the first piece ends the events with the mapped error, refunded exactly once', async () => {
+    const { completion, input, ledger } = setup(() => pieces(['We ', 'open'], { failAfter: 1 }));
+    const stream = await completion.stream(input());
+    const seen: unknown[] = [];
+    const failure = await (async () => {
+      for await (const event of stream.events) seen.push(event);
+    })().catch((e: unknown) => e);
+    expect(seen).toEqual([{ type: 'text', text: 'We ' }]);
+    expect(asHttpError(failure)).toMatchObject({ status: 502, code: 'GENERATION_FAILED' });
+    expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
+  });
+
+  it('a caller who goes away mid-stream aborts the model call and gets the credit back, once', async () => {
+    let modelSignal: AbortSignal | undefined;
+    const { completion, input, ledger } = setup((request) => {
+      modelSignal = request.signal;
+      return pieces(['a ', 'b ', 'c ', 'd '], { delayMs: 30 });
+    });
+    const gone = new AbortController();
+    const stream = await completion.stream(input({ callerGone: gone.signal }));
+    const iterator = stream.events[Symbol.asyncIterator]();
+    expect(await iterator.next()).toEqual({ done: false, value: { type: 'text', text: 'a ' } });
+    gone.abort();
+    await iterator.next().catch(() => undefined);
+    expect(modelSignal?.aborted).toBe(true);
+    expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
+    await iterator.return?.(undefined);
+    expect(ledger.refunds).toBe(1);
+  });
+
+  it('a consumer that stops iterating counts as gone: aborted and refunded, never settled', async () => {
+    let modelSignal: AbortSignal | undefined;
+    const { completion, input, ledger } = setup((request) => {
+      modelSignal = request.signal;
+      return pieces(['a ', 'b ', 'c '], { delayMs: 10 });
+    });
+    const stream = await completion.stream(input());
+    for await (const _event of stream.events) break;
+    expect(modelSignal?.aborted).toBe(true);
+    expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
+  });
+
+  it('JSON: an answer that does not parse fails at the end of the stream and is refunded', async () => {
+    const { completion, input, ledger } = setup(() => pieces(['{"a":', ' 1']));
+    const stream = await completion.stream(input({ responseFormat: 'json' }));
+    const failure = await collect(stream.events).catch((e: unknown) => e);
+    expect(asHttpError(failure)).toMatchObject({ status: 502, code: 'GENERATION_FAILED' });
+    expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
+  });
+
+  it('a prompt over the context window is refunded, the model’s reason kept as the cause', async () => {
+    const tooLong = new ModelError(
+      'too-long',
+      "The prompt and instructions are too long for the model's context window.",
+    );
+    const { completion, input, ledger } = setup(() => ({
+      [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(tooLong) }),
+    }));
+    const failure = (await completion.stream(input()).catch((e: unknown) => e)) as { cause?: unknown };
+    expect((failure.cause as ModelError).kind).toBe('too-long');
+    expect(ledger).toMatchObject({ balance: 3, refunds: 1 });
+  });
+});
+
+describe('sourcesOf', () => {
+  it('one entry per file with its best score, best first', () => {
+    expect(sourcesOf(excerpts)).toEqual([
+      { fileName: 'hours.md', score: 0.9 },
+      { fileName: 'returns.pdf', score: 0.5 },
+    ]);
+    expect(sourcesOf([])).toEqual([]);
+  });
+});

@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { generateToken, hashToken } from '#shared/auth/tokens.ts';
+import type { TokenGrant, TokenStore } from '#shared/auth/token-store.ts';
+import { idempotency } from '#shared/http/idempotency.ts';
+import {
+  botsApiFunction,
+  customTokenFunction,
+  jsonObjectBody,
+  validatedBody,
+  type HttpHandler,
+  type ScopedIdempotency,
+} from '#shared/http/presets.ts';
+import { json } from '#shared/http/types.ts';
+import type {
+  ClaimResult,
+  IdempotencyClaim,
+  IdempotencyStore,
+  StoredResponse,
+} from '#shared/idempotency/idempotency-store.ts';
+import { createLogger } from '#shared/logging/logger.ts';
+import type { RateLimiter } from '#shared/ratelimit/gcra.ts';
+import * as z from '#shared/validation/zod.ts';
+import { apiEvent, lambdaContext } from '#test/support/events.ts';
+
+const logger = createLogger('test');
+
+class MemoryTokens implements TokenStore {
+  readonly grants = new Map<string, TokenGrant>();
+  async find(tokenHash: string) {
+    return this.grants.get(tokenHash);
+  }
+  async put(tokenHash: string, grant: TokenGrant) {
+    this.grants.set(tokenHash, grant);
+  }
+  async delete(tokenHash: string) {
+    this.grants.delete(tokenHash);
+  }
+}
+
+/** Keys by scope and key; no locks or expiry (one test process, one request at a time). */
+class MemoryIdempotency implements IdempotencyStore {
+  private readonly records = new Map<string, { fingerprint: string; response?: StoredResponse }>();
+  async claim(claim: IdempotencyClaim): Promise<ClaimResult> {
+    const record = this.records.get(`${claim.scope}\n${claim.key}`);
+    if (!record) {
+      this.records.set(`${claim.scope}\n${claim.key}`, { fingerprint: claim.fingerprint });
+      return { kind: 'claimed' };
+    }
+    if (record.fingerprint !== claim.fingerprint) return { kind: 'mismatch' };
+    return record.response ? { kind: 'replay', response: record.response } : { kind: 'in-progress' };
+  }
+  async complete(claim: IdempotencyClaim, response: StoredResponse) {
+    this.records.set(`${claim.scope}\n${claim.key}`, { fingerprint: claim.fingerprint, response });
+  }
+  async release(claim: IdempotencyClaim) {
+    this.records.delete(`${claim.scope}\n${claim.key}`);
+  }
+}
+
+const unlimited: RateLimiter = {
+  admit: async () => ({ allowed: true, limit: 60, remaining: 59, resetSeconds: 1 }),
+};
+
+function scoped(store: IdempotencyStore): ScopedIdempotency {
+  return (scope) => idempotency({ store, logger, lockSeconds: 30, scope });
+}
+
+/** Calls a preset's handler as API Gateway would: the event is what the gateway sends, before any middleware. */
+async function call<E>(handler: HttpHandler<E>, token: string | undefined, body: string, key?: string) {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (key) headers['idempotency-key'] = key;
+  const res = await handler(apiEvent({ body, headers }) as E, lambdaContext);
+  return { status: res.statusCode, headers: res.headers ?? {}, body: JSON.parse(res.body) };
+}
+
+describe('botsApiFunction', () => {
+  const tokens = new MemoryTokens();
+  const tokenOf = (projectId: string) => {
+    const token = generateToken('projectApi');
+    tokens.grants.set(hashToken(token), { kind: 'projectApi', projectId, companyId: 7, monthlyBotCredits: 10 });
+    return token;
+  };
+  let runs = 0;
+  const handler = botsApiFunction({
+    logger,
+    auth: { tokens, limiter: unlimited },
+    idempotency: scoped(new MemoryIdempotency()),
+    body: validatedBody(z.strictObject({ prompt: z.string() })),
+  }).handler(async (event) =>
+    json(200, { projectId: event.auth.grant.projectId, prompt: event.parsedBody.prompt, run: ++runs }),
+  );
+
+  it('hands the handler the authenticated caller and the validated body; 401 and 400 before it runs', async () => {
+    const before = runs;
+    expect((await call(handler, undefined, '{"prompt":"x"}')).body.error).toBe('ERR_API_TOKEN_NOT_PROVIDED');
+    const invalid = await call(handler, tokenOf('prj_a'), '{"prompt":1}');
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.error).toBe('VALIDATION_ERROR');
+    expect(runs).toBe(before);
+    const ok = await call(handler, tokenOf('prj_a'), '{"prompt":"hello"}');
+    expect(ok.body).toMatchObject({ projectId: 'prj_a', prompt: 'hello' });
+    expect(ok.headers['RateLimit-Limit']).toBe('60');
+  });
+
+  it('scopes Idempotency-Key to the caller project: another project with the same key is another request', async () => {
+    const a = tokenOf('prj_a');
+    const first = await call(handler, a, '{"prompt":"p"}', 'same-key');
+    const replay = await call(handler, tokenOf('prj_a'), '{"prompt":"p"}', 'same-key');
+    expect(replay.body).toEqual(first.body);
+    expect(replay.headers['Idempotent-Replayed']).toBe('true');
+    const otherProject = await call(handler, tokenOf('prj_b'), '{"prompt":"p"}', 'same-key');
+    expect(otherProject.body.projectId).toBe('prj_b');
+    expect(otherProject.body.run).toBe(first.body.run + 1);
+  });
+});
+
+describe('customTokenFunction', () => {
+  const tokens = new MemoryTokens();
+  const tokenOf = (integrationId: string) => {
+    const token = generateToken('custom');
+    tokens.grants.set(hashToken(token), { kind: 'custom', projectId: 'prj_a', integrationId, channelId: 'ch_1' });
+    return token;
+  };
+  let runs = 0;
+  const handler = customTokenFunction({
+    logger,
+    tokens,
+    idempotency: scoped(new MemoryIdempotency()),
+    body: jsonObjectBody(),
+  }).handler(async (event) =>
+    json(200, { integrationId: event.auth.integrationId, to: event.parsedBody.to, run: ++runs }),
+  );
+
+  it('answers 401 ERR_NO_PERMISSION for any token that is not a custom one, a project API token included', async () => {
+    const projectToken = generateToken('projectApi');
+    await tokens.put(hashToken(projectToken), {
+      kind: 'projectApi',
+      projectId: 'p',
+      companyId: 1,
+      monthlyBotCredits: 0,
+    });
+    for (const token of [undefined, 'sbc_nope', projectToken]) {
+      const res = await call(handler, token, '{"to":"x"}');
+      expect(res.status).toBe(401);
+      expect(res.body.error).toBe('ERR_NO_PERMISSION');
+    }
+    expect(runs).toBe(0);
+  });
+
+  it('hands the handler the grant and the JSON object; keys are scoped to the integration', async () => {
+    expect((await call(handler, tokenOf('int_1'), '[1]')).body.error).toBe('VALIDATION_ERROR');
+    const first = await call(handler, tokenOf('int_1'), '{"to":"+5511"}', 'k');
+    expect(first.body).toEqual({ integrationId: 'int_1', to: '+5511', run: 1 });
+    expect((await call(handler, tokenOf('int_1'), '{"to":"+5511"}', 'k')).body.run).toBe(1);
+    expect((await call(handler, tokenOf('int_2'), '{"to":"+5511"}', 'k')).body.run).toBe(2);
+  });
+});
