@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoDeliveryStore } from '#shared/adapters/dynamodb/delivery-store.ts';
 import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
+import { DynamoWebhookAttemptStats } from '#shared/adapters/dynamodb/webhook-attempt-stats.ts';
 import { DynamoWebhookHealthStore } from '#shared/adapters/dynamodb/webhook-health-store.ts';
 import { HttpWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
 import { s3Client } from '#shared/adapters/s3/clients.ts';
@@ -25,6 +26,7 @@ const deliver = makeDeliver({
   directory: new DynamoIntegrationStore(table, secrets),
   deliveries: new DynamoDeliveryStore(table),
   health: new DynamoWebhookHealthStore(table),
+  attemptStats: new DynamoWebhookAttemptStats(table),
   queue: new SqsDeliveryQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_DELIVERIES')),
   payloads: new S3PayloadStore(s3Client(cfg), requiredSetting(cfg, 'BUCKET_TRANSFER')),
   sender: new HttpWebhookSender({ timeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS, allowPrivate: cfg.webhookAllowPrivate }),
