@@ -9,7 +9,10 @@ import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-fi
 import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
 import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
 import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
-import { s3KnowledgeObjectStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
+import {
+  s3KnowledgeObjectStoreOnFirstUse,
+  s3KnowledgeUploadInboxOnFirstUse,
+} from '#shared/adapters/s3/on-first-use.ts';
 import { sqsClient } from '#shared/adapters/sqs/clients.ts';
 import { SqsIngestQueue } from '#shared/adapters/sqs/ingest-queue.ts';
 import { SqsDeliveryQueue } from '#shared/adapters/sqs/webhook-queues.ts';
@@ -123,6 +126,8 @@ knowledge = makeKnowledgeManagement({
   files: new DynamoKnowledgeFileStore(table),
   objects: knowledgeObjects,
   queue: ingestQueue,
+  // Browser uploads (presigned POST): without a bucket, asking for an upload URL answers 503 like an upload.
+  ...(cfg.BUCKET_KNOWLEDGE ? { inbox: s3KnowledgeUploadInboxOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE) } : {}),
   logger,
 });
 
