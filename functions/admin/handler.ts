@@ -10,7 +10,10 @@ import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
 import { DynamoMessageStatusStore } from '#shared/adapters/dynamodb/message-status-store.ts';
 import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
 import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
-import { s3KnowledgeObjectStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
+import {
+  s3KnowledgeObjectStoreOnFirstUse,
+  s3KnowledgeUploadInboxOnFirstUse,
+} from '#shared/adapters/s3/on-first-use.ts';
 import { sqsClient } from '#shared/adapters/sqs/clients.ts';
 import { SqsIngestQueue } from '#shared/adapters/sqs/ingest-queue.ts';
 import { SqsDeliveryQueue } from '#shared/adapters/sqs/webhook-queues.ts';
@@ -137,6 +140,8 @@ knowledge = makeKnowledgeManagement({
   files: new DynamoKnowledgeFileStore(table),
   objects: knowledgeObjects,
   queue: ingestQueue,
+  // Browser uploads (presigned POST): without a bucket, asking for an upload URL answers 503 like an upload.
+  ...(cfg.BUCKET_KNOWLEDGE ? { inbox: s3KnowledgeUploadInboxOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE) } : {}),
   logger,
 });
 

@@ -278,6 +278,16 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       503: ['SERVICE_UNAVAILABLE'],
     },
   },
+  'POST /projects/{projectId}/bots/{botId}/knowledge/{fileName}/upload': {
+    summary: 'Ask for a browser upload URL',
+    description:
+      'A presigned S3 POST for files past the 6 MB a request can carry: post every `fields` entry, then `file`, as ' +
+      'multipart/form-data to `uploadUrl` within 15 minutes (1 byte to 25 MB, the declared type). The file is ' +
+      '`processing` from now and is ingested when the object lands; the same name replaces.',
+    tags: ['Bots'],
+    responses: { 201: { description: 'The upload form.', body: s.knowledgeUploadUrl } },
+    errors: { 415: ['UNSUPPORTED_MEDIA_TYPE'], 503: ['SERVICE_UNAVAILABLE'] },
+  },
   'DELETE /projects/{projectId}/bots/{botId}/knowledge/{fileName}': {
     summary: 'Delete a knowledge file',
     description: 'Its excerpts leave search at once.',

@@ -227,6 +227,7 @@ export const knowledgeFile = withMeta(
     status: z.enum(['processing', 'ready', 'failed']),
     chunks: int(),
     error: z.optional(z.string()),
+    ocrPages: z.optional(int()),
     contentType: z.string(),
     bytes: int(),
     uploadedAt: isoTime,
@@ -238,6 +239,17 @@ export const knowledgeFile = withMeta(
 export const knowledgeUploadAccepted = withMeta(z.object({ fileName: z.string(), status: z.literal('processing') }), {
   id: 'KnowledgeUploadAccepted',
 });
+
+export const knowledgeUploadUrl = withMeta(
+  z.object({
+    uploadUrl: z.string(),
+    method: z.literal('POST'),
+    fields: z.record(z.string(), z.string()),
+    expiresAt: isoTime,
+    maxBytes: int(),
+  }),
+  { id: 'KnowledgeUploadUrl' },
+);
 
 export const list = <T extends z.ZodMiniType>(item: T, id: string) =>
   withMeta(z.object({ items: z.array(item) }), { id });

@@ -147,6 +147,7 @@ async function driveEveryOperation(): Promise<void> {
     headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'text/markdown' },
     body: '# Trocas\n\nTrocas em até 7 dias.',
   });
+  await svc.admin('POST', `${b}/knowledge/catalogo.pdf/upload`, { contentType: 'application/pdf' });
   await svc.admin('GET', `${b}/knowledge`);
 
   await api('/api/v1/ai/health', bearer(token));
