@@ -52,24 +52,26 @@ interface AwsLambdaGlobal {
   HttpResponseStream: { from(stream: LocalResponseStream, prelude: StreamingPrelude): LocalResponseStream };
 }
 
-/** Installs `globalThis.awslambda` (what the Lambda runtime provides) unless something already did. */
+/**
+ * Installs what the Lambda runtime provides on `globalThis.awslambda`, member by member: the runtime's InvokeStore
+ * (`local/lambda-context.ts`, and Powertools on import) creates the object itself with other members on it.
+ */
 export function installLambdaStreamingGlobals(): void {
-  const global = globalThis as unknown as { awslambda?: AwsLambdaGlobal };
-  global.awslambda ??= {
-    streamifyResponse(handler) {
-      (handler as unknown as Record<symbol, string>)[HANDLER_STREAMING] = STREAM_RESPONSE;
-      return handler;
-    },
-    HttpResponseStream: {
-      from(stream, prelude) {
-        stream.setContentType(HTTP_INTEGRATION_CONTENT_TYPE);
-        const metadata = Buffer.from(JSON.stringify(prelude), 'utf8');
-        stream.onBeforeFirstWrite = (write) => {
-          write(metadata);
-          write(PRELUDE_DELIMITER);
-        };
-        return stream;
-      },
+  const global = globalThis as unknown as { awslambda?: Partial<AwsLambdaGlobal> };
+  const awslambda = (global.awslambda ??= {});
+  awslambda.streamifyResponse ??= (handler) => {
+    (handler as unknown as Record<symbol, string>)[HANDLER_STREAMING] = STREAM_RESPONSE;
+    return handler;
+  };
+  awslambda.HttpResponseStream ??= {
+    from(stream, prelude) {
+      stream.setContentType(HTTP_INTEGRATION_CONTENT_TYPE);
+      const metadata = Buffer.from(JSON.stringify(prelude), 'utf8');
+      stream.onBeforeFirstWrite = (write) => {
+        write(metadata);
+        write(PRELUDE_DELIMITER);
+      };
+      return stream;
     },
   };
 }

@@ -1,3 +1,4 @@
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoDeliveryStore } from '#shared/adapters/dynamodb/delivery-store.ts';
 import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
@@ -13,12 +14,15 @@ import { makeDeliver } from '#shared/webhooks/deliver.ts';
 import { EndpointGate } from '#shared/webhooks/endpoint-gate.ts';
 import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
+import { meteredWebhookSender } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
+import { workerFunction } from '#functions/_wiring/worker.ts';
 import { USER_AGENT } from '#functions/_wiring/user-agent.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('deliver');
+const metrics = new PowertoolsMetrics('deliver');
 const table = dynamoTable(cfg);
 const secrets = await secretBoxFromConfig(cfg);
 const deliver = makeDeliver({
@@ -27,7 +31,10 @@ const deliver = makeDeliver({
   health: new DynamoWebhookHealthStore(table),
   queue: new SqsDeliveryQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_DELIVERIES')),
   payloads: new S3PayloadStore(s3Client(cfg), requiredSetting(cfg, 'BUCKET_TRANSFER')),
-  sender: new HttpWebhookSender({ timeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS, allowPrivate: cfg.webhookAllowPrivate }),
+  sender: meteredWebhookSender(
+    new HttpWebhookSender({ timeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS, allowPrivate: cfg.webhookAllowPrivate }),
+    metrics,
+  ),
   gate: new EndpointGate({
     maxInFlight: cfg.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
     slowAfterMs: cfg.WEBHOOK_SLOW_AFTER_MS,
@@ -44,7 +51,7 @@ const deliver = makeDeliver({
  * `deliveries` queue → one HTTP attempt per job, all jobs of the batch at once. Jobs to retry later are postponed
  * in the queue and reported as batch item failures, so SQS keeps them until their next attempt.
  */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger, metrics).handler(async (event) => {
   const failed = await deliver.deliverBatch(
     event.Records.map((r) => ({
       messageId: r.messageId,
@@ -54,4 +61,4 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
     })),
   );
   return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
-};
+});

@@ -8,6 +8,7 @@ import { createLogger } from '#shared/logging/logger.ts';
 import { queues } from '#shared/resources/queues.ts';
 import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#functions/_wiring/knowledge.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
+import { workerFunction } from '#functions/_wiring/worker.ts';
 
 // Composition root: built once per cold start; analysed files stay cached between batches.
 const cfg = config();
@@ -26,7 +27,7 @@ const ingest = makeIngestKnowledge({
  * whose jobs fail transiently reports its records as batch item failures (they come back after the visibility
  * timeout); on the last receive the use case marks the files `failed` instead of throwing.
  */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger).handler(async (event) => {
   const byBot = new Map<string, { jobs: IngestJob[]; messageIds: string[]; finalAttempt: boolean }>();
   for (const record of event.Records) {
     let job: IngestJob;
@@ -54,4 +55,4 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     }
   }
   return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
-}
+});
