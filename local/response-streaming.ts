@@ -58,7 +58,8 @@ interface AwsLambdaGlobal {
  */
 export function installLambdaStreamingGlobals(): void {
   const global = globalThis as unknown as { awslambda?: Partial<AwsLambdaGlobal> };
-  const awslambda = (global.awslambda ??= {});
+  global.awslambda ??= {};
+  const awslambda = global.awslambda;
   awslambda.streamifyResponse ??= (handler) => {
     (handler as unknown as Record<symbol, string>)[HANDLER_STREAMING] = STREAM_RESPONSE;
     return handler;
