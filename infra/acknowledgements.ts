@@ -1,6 +1,7 @@
 import { Stack, Validations } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
-import type { IRole } from 'aws-cdk-lib/aws-iam';
+import { type IRole, Policy } from 'aws-cdk-lib/aws-iam';
+import type { IConstruct } from 'constructs';
 import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { SecretKey } from '#shared/resources/access.ts';
@@ -102,4 +103,32 @@ export function acknowledgeFindings(stack: Stack, targets: AcknowledgementTarget
     if (spec.access.textract)
       Validations.of(role).acknowledge({ id: nag('IAM5[Resource::*]'), reason: reasons.textract });
   }
+}
+
+/** Why the findings that observability brings are accepted (issue 21). */
+export const observabilityReasons = {
+  xray:
+    'Active tracing: Lambda sends the function segment with xray:PutTraceSegments and xray:PutTelemetryRecords, which have no ' +
+    'resource type (AWS documents Resource "*" for them; the AWSXRayDaemonWriteAccess managed policy does the same).',
+  scheduleDeadLetterQueue:
+    'This queue is itself a dead-letter queue: of the schedule rule target and of the scheduled function asynchronous failures ' +
+    '(EventBridge and Lambda destinations, not an SQS redrive policy, so the rule does not see it as one). It has an alarm.',
+};
+
+/**
+ * Acknowledges the X-Ray wildcard in the policy active tracing adds to each function (checked to hold X-Ray actions
+ * only, so nothing else hides under it), and the schedule dead-letter queues.
+ */
+export function acknowledgeTracing(functions: IConstruct[], scheduleDeadLetterQueues: IConstruct[]): void {
+  for (const fn of functions) {
+    for (const policy of fn.node.children.filter((c): c is Policy => c instanceof Policy)) {
+      const actions =
+        policy.document.toJSON()?.Statement?.flatMap((s: { Action: string | string[] }) => s.Action) ?? [];
+      if (!actions.every((a: string) => a.startsWith('xray:')))
+        throw new Error(`${policy.node.path} holds more than X-Ray actions: ${actions.join(', ')}`);
+      Validations.of(policy).acknowledge({ id: nag('IAM5[Resource::*]'), reason: observabilityReasons.xray });
+    }
+  }
+  for (const queue of scheduleDeadLetterQueues)
+    Validations.of(queue).acknowledge({ id: nag('SQS3'), reason: observabilityReasons.scheduleDeadLetterQueue });
 }

@@ -14,11 +14,12 @@ export const metricNames = {
   webhookAttemptLatency: 'WebhookAttemptLatency',
   /** Events read from the events queue and turned into delivery jobs. */
   eventsFannedOut: 'EventsFannedOut',
-  /** Delivery jobs the fan-out put on the deliveries queue (one per applicable webhook). */
-  deliveriesQueued: 'DeliveriesQueued',
   /** One per message sent through a provider. Dimensions `provider` (sandbox, twilio...), `outcome` (sent, failed). */
   sends: 'Sends',
-  /** Reports (statuses, inbound messages) the providers sent back. Dimension `provider`. */
+  /**
+   * Reports (statuses, inbound messages) the providers sent back. Dimension `provider`. For the inbound functions:
+   * `metrics.count(metricNames.inboundReports, 1, { provider })` per report; the dashboard already shows it.
+   */
   inboundReports: 'InboundReports',
   /** Bot credits taken, given back after a failure, and given back by the sweeper after a crash. */
   creditsCharged: 'CreditsCharged',
