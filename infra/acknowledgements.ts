@@ -1,6 +1,6 @@
 import { Stack, Validations } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
-import { type IRole, Policy } from 'aws-cdk-lib/aws-iam';
+import { type IRole, Policy, type Role } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
 import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -116,19 +116,37 @@ export const observabilityReasons = {
 };
 
 /**
- * Acknowledges the X-Ray wildcard in the policy active tracing adds to each function (checked to hold X-Ray actions
- * only, so nothing else hides under it), and the schedule dead-letter queues.
+ * Acknowledges the X-Ray wildcard that active tracing adds to each function's role: in a policy of its own under the
+ * function (with `@aws-cdk/aws-lambda:createNewPoliciesWithAddToRolePolicy`, as cdk.json sets) or in the role's
+ * default policy. Only where every `*` statement of that policy is X-Ray's (or Textract's, acknowledged above with
+ * its own reason), so no other wildcard hides under it. Also the schedule dead-letter queues.
  */
-export function acknowledgeTracing(functions: IConstruct[], scheduleDeadLetterQueues: IConstruct[]): void {
-  for (const fn of functions) {
-    for (const policy of fn.node.children.filter((c): c is Policy => c instanceof Policy)) {
-      const actions =
-        policy.document.toJSON()?.Statement?.flatMap((s: { Action: string | string[] }) => s.Action) ?? [];
-      if (!actions.every((a: string) => a.startsWith('xray:')))
-        throw new Error(`${policy.node.path} holds more than X-Ray actions: ${actions.join(', ')}`);
-      Validations.of(policy).acknowledge({ id: nag('IAM5[Resource::*]'), reason: observabilityReasons.xray });
-    }
+export function acknowledgeTracing(
+  functions: IConstruct[],
+  roles: Record<string, Role>,
+  scheduleDeadLetterQueues: IConstruct[],
+): void {
+  const policies = [
+    ...functions.flatMap((fn) => fn.node.children.filter((c): c is Policy => c instanceof Policy)),
+    ...Object.values(roles).flatMap((role) => {
+      const policy = role.node.tryFindChild('DefaultPolicy');
+      return policy instanceof Policy ? [policy] : [];
+    }),
+  ];
+  for (const policy of policies) {
+    const wildcards = wildcardActions(policy);
+    if (!wildcards.some((a) => a.startsWith('xray:'))) continue;
+    if (!wildcards.every((a) => a.startsWith('xray:') || a.startsWith('textract:'))) continue;
+    Validations.of(policy).acknowledge({ id: nag('IAM5[Resource::*]'), reason: observabilityReasons.xray });
   }
   for (const queue of scheduleDeadLetterQueues)
     Validations.of(queue).acknowledge({ id: nag('SQS3'), reason: observabilityReasons.scheduleDeadLetterQueue });
+}
+
+/** The actions a policy grants on `*`. */
+function wildcardActions(policy: Policy): string[] {
+  const statements = (policy.document.toJSON()?.Statement ?? []) as { Action: string | string[]; Resource: unknown }[];
+  return statements
+    .filter((st) => (Array.isArray(st.Resource) ? st.Resource : [st.Resource]).includes('*'))
+    .flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]));
 }

@@ -102,7 +102,7 @@ export class SwitchboardStack extends Stack {
     createDashboard(this, { api, functions: this.functions, specs: this.specs, table, queues });
     createOutputs(this, { api, table, buckets, secrets });
     acknowledgeFindings(this, { api, buckets, secrets, roles: this.roles, specs: this.specs });
-    acknowledgeTracing(Object.values(this.functions), Object.values(scheduleDeadLetterQueues));
+    acknowledgeTracing(Object.values(this.functions), this.roles, Object.values(scheduleDeadLetterQueues));
   }
 
   /** Queue workers: partial batch responses, so one bad message is retried alone. */
