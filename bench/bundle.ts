@@ -2,14 +2,18 @@
  * Bundle size and cold import time of every function, bundled exactly as deployed (infra/bundling.ts: the options
  * NodejsFunction gets), each imported in a fresh Node 22 process, against an empty module measured in the same run.
  *
- *   npx tsx bench/bundle.ts [--runs 20] [--json out.json]
+ *   npx tsx bench/bundle.ts [--runs 20] [--json out.json] [--base <git ref>]
+ *
+ * With `--base`, the same functions are also bundled from that commit's sources (extracted with `git archive`, built
+ * with that commit's infra/bundling.ts and this node_modules) and imported in the same interleaved runs, so the
+ * report gives each function's change against it with the machine's load shared.
  *
  * Targets (issue 8): every public-endpoint function under 1 MB (1,000,000 bytes) and at most 80 ms above the empty
  * module. Every function gets a breakdown of what its bundle is made of, by package. On a loaded machine the deltas
  * are also given divided by the load inflation the calibration anchor shows (its quiet-machine delta is known).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, execSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildFunctions, coldStartEnvironment, projectRoot } from '#infra/bundling.ts';
@@ -22,6 +26,7 @@ const option = (name: string) => {
 };
 const RUNS = Number(option('runs') ?? 20);
 const JSON_OUT = option('json');
+const BASE_REF = option('base');
 const SIZE_LIMIT = 1_000_000;
 const IMPORT_LIMIT_MS = 80;
 
@@ -52,6 +57,26 @@ const bundles = specs.map((spec) => {
     samples: [] as number[],
   };
 });
+// The base commit's bundles, built by its own infra/bundling.ts in a process of its own.
+const baseFiles = new Map<string, string>();
+if (BASE_REF) {
+  const baseRoot = join(dir, 'base-src');
+  mkdirSync(baseRoot);
+  execSync(`git archive ${JSON.stringify(BASE_REF)} | tar -x -C ${JSON.stringify(baseRoot)}`, { cwd: projectRoot });
+  symlinkSync(join(projectRoot, 'node_modules'), join(baseRoot, 'node_modules'));
+  const baseOut = join(dir, 'base-functions');
+  const build = `const { buildFunctions } = await import(${JSON.stringify(join(baseRoot, 'infra', 'bundling.ts'))}); await buildFunctions(${JSON.stringify(specs.map((s) => s.fn))}, ${JSON.stringify(baseOut)});`;
+  execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', build], {
+    cwd: baseRoot,
+    stdio: 'inherit',
+  });
+  for (const spec of specs) {
+    const file = join(baseOut, spec.fn, 'index.mjs');
+    if (existsSync(file)) baseFiles.set(spec.fn, file);
+  }
+}
+const baseSamples = new Map<string, number[]>([...baseFiles.keys()].map((fn) => [fn, []]));
+
 const empty = join(dir, 'empty.mjs');
 writeFileSync(empty, 'export const handler = async () => ({});\n');
 // Calibration anchor: the DynamoDB clients imported unbundled from node_modules (the issue: ~70 ms above empty on a
@@ -79,7 +104,11 @@ const anchorSamples: number[] = [];
 for (let run = 0; run < RUNS; run++) {
   emptySamples.push(importMs(empty));
   anchorSamples.push(importMs(anchor));
-  for (const b of bundles) b.samples.push(importMs(b.file));
+  for (const b of bundles) {
+    b.samples.push(importMs(b.file));
+    const base = baseFiles.get(b.fn);
+    if (base) baseSamples.get(b.fn)!.push(importMs(base));
+  }
 }
 
 const median = (xs: number[]) => {
@@ -115,6 +144,23 @@ for (const r of rows) {
   console.log(
     `| ${r.fn} | ${r.public ? 'yes' : 'no'} | ${kb(r.bytes)} | ${kb(r.lazyBytes)} | ${r.ms.toFixed(1)} ms | ${r.delta.toFixed(1)} ms | ${r.quietDelta.toFixed(1)} ms | ${r.public ? (r.ok ? 'met' : 'MISSED') : 'n/a'} |`,
   );
+}
+if (BASE_REF) {
+  console.log(`\nAgainst ${BASE_REF} (its bundles imported in the same runs, interleaved):\n`);
+  console.log('| function | base import (median) | this tree (median) | change |');
+  console.log('|---|---:|---:|---:|');
+  for (const r of rows) {
+    const base = baseSamples.get(r.fn);
+    if (!base?.length) {
+      console.log(`| ${r.fn} | (not in base) | ${r.ms.toFixed(1)} ms | |`);
+      continue;
+    }
+    const baseMs = median(base);
+    const change = r.ms - baseMs;
+    console.log(
+      `| ${r.fn} | ${baseMs.toFixed(1)} ms | ${r.ms.toFixed(1)} ms | ${change >= 0 ? '+' : ''}${change.toFixed(1)} ms |`,
+    );
+  }
 }
 console.log('\nLargest contributors (bytes in the minified output loaded at a cold start):');
 for (const r of rows)
