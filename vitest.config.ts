@@ -1,13 +1,41 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * E2e files the `bundles` project runs again with LOCAL_FUNCTIONS=bundles (the functions from their deploy assets,
+ * with the template's environment; each file's AWS calls are checked against the roles when its service closes).
+ * Together with test/e2e/bundles-mode.test.ts they invoke every function at least once: health, admin (health),
+ * completion (completion), send, fanout, deliver (webhooks), ingest, search (knowledge), legacy-send and the
+ * fallback (send), extract and extract-uploads (extract), credit-sweeper (its schedule, in every file), models and
+ * chat-completions, streamed (bundles-mode.test.ts).
+ */
+const bundlesModeFiles = [
+  'test/e2e/health.test.ts',
+  'test/e2e/completion.test.ts',
+  'test/e2e/webhooks.test.ts',
+  'test/e2e/knowledge.test.ts',
+  'test/e2e/send.test.ts',
+  'test/e2e/extract.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Each file runs in its own process: the local service keeps per-process state (settings read once per
     // "cold start", one dynalite per service), as each Lambda function does.
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    projects: [
+      { extends: true, test: { name: 'sources', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'bundles',
+          include: bundlesModeFiles,
+          env: { POWERTOOLS_LOG_LEVEL: 'SILENT', LOCAL_FUNCTIONS: 'bundles' },
+          globalSetup: ['test/support/bundles-global-setup.ts'],
+        },
+      },
+    ],
   },
 });

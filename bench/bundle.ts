@@ -2,20 +2,21 @@
  * Bundle size and cold import time of every function, bundled exactly as deployed (infra/bundling.ts: the options
  * NodejsFunction gets), each imported in a fresh Node 22 process, against an empty module measured in the same run.
  *
- *   npx tsx bench/bundle.ts [--runs 20] [--json out.json] [--base <git ref>]
+ *   npx tsx bench/bundle.ts [--runs 20] [--json out.json] [--baseline <checkout>]
  *
- * With `--base`, the same functions are also bundled from that commit's sources (extracted with `git archive`, built
- * with that commit's infra/bundling.ts and this node_modules) and imported in the same interleaved runs, so the
- * report gives each function's change against it with the machine's load shared.
+ * With `--baseline`, another checkout of the project (its own node_modules; e.g. the previous commit extracted with
+ * `git archive` and `npm ci`) is bundled by its own infra/build-functions.ts, and its bundles are imported in the
+ * same run, interleaved with these: the report gives each function's import time against the baseline's, and each
+ * Lambda asset's size on disk (the bundle with what ships beside it) in both.
  *
  * Targets (issue 8): every public-endpoint function under 1 MB (1,000,000 bytes) and at most 80 ms above the empty
  * module. Every function gets a breakdown of what its bundle is made of, by package. On a loaded machine the deltas
  * are also given divided by the load inflation the calibration anchor shows (its quiet-machine delta is known).
  */
-import { execFileSync, execSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { buildFunctions, coldStartEnvironment, projectRoot } from '#infra/bundling.ts';
 import { functionSpecs } from '#infra/functions.ts';
 
@@ -26,7 +27,7 @@ const option = (name: string) => {
 };
 const RUNS = Number(option('runs') ?? 20);
 const JSON_OUT = option('json');
-const BASE_REF = option('base');
+const BASELINE = option('baseline');
 const SIZE_LIMIT = 1_000_000;
 const IMPORT_LIMIT_MS = 80;
 
@@ -57,26 +58,38 @@ const bundles = specs.map((spec) => {
     samples: [] as number[],
   };
 });
-// The base commit's bundles, built by its own infra/bundling.ts in a process of its own.
-const baseFiles = new Map<string, string>();
-if (BASE_REF) {
-  const baseRoot = join(dir, 'base-src');
-  mkdirSync(baseRoot);
-  execSync(`git archive ${JSON.stringify(BASE_REF)} | tar -x -C ${JSON.stringify(baseRoot)}`, { cwd: projectRoot });
-  symlinkSync(join(projectRoot, 'node_modules'), join(baseRoot, 'node_modules'));
-  const baseOut = join(dir, 'base-functions');
-  const build = `const { buildFunctions } = await import(${JSON.stringify(join(baseRoot, 'infra', 'bundling.ts'))}); await buildFunctions(${JSON.stringify(specs.map((s) => s.fn))}, ${JSON.stringify(baseOut)});`;
-  execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', build], {
-    cwd: baseRoot,
-    stdio: 'inherit',
-  });
-  for (const spec of specs) {
-    const file = join(baseOut, spec.fn, 'index.mjs');
-    if (existsSync(file)) baseFiles.set(spec.fn, file);
-  }
-}
-const baseSamples = new Map<string, number[]>([...baseFiles.keys()].map((fn) => [fn, []]));
 
+/** Bytes on disk of a Lambda asset folder (what is zipped and uploaded). */
+const assetBytes = (folder: string): number =>
+  readdirSync(folder, { withFileTypes: true }).reduce((sum, entry) => {
+    const path = join(folder, entry.name);
+    return sum + (entry.isDirectory() ? assetBytes(path) : entry.isFile() ? statSync(path).size : 0);
+  }, 0);
+
+// 1b. The baseline's bundles, built by its own code from its own node_modules.
+const baselineDir = join(dir, 'baseline');
+if (BASELINE) {
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', join(BASELINE, 'infra', 'build-functions.ts'), baselineDir, ...specs.map((s) => s.fn)],
+    { cwd: BASELINE, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '' } },
+  );
+}
+const baselineAnalysis = () =>
+  JSON.parse(readFileSync(join(baselineDir, 'analysis.json'), 'utf8')) as Record<string, { bytes: number }>;
+const baseline = new Map(
+  BASELINE
+    ? specs.map((s) => [
+        s.fn,
+        {
+          file: join(baselineDir, s.fn, 'index.mjs'),
+          asset: assetBytes(join(baselineDir, s.fn)),
+          bytes: baselineAnalysis()[s.fn]!.bytes,
+          samples: [] as number[],
+        },
+      ])
+    : [],
+);
 const empty = join(dir, 'empty.mjs');
 writeFileSync(empty, 'export const handler = async () => ({});\n');
 // Calibration anchor: the DynamoDB clients imported unbundled from node_modules (the issue: ~70 ms above empty on a
@@ -91,7 +104,7 @@ const ANCHOR_QUIET_MS = 70;
 const env = coldStartEnvironment();
 // The Lambda runtime provides `awslambda.streamifyResponse` before a streaming function loads (chat completions).
 const probe =
-  'globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } }; ' +
+  "globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } }; " +
   'const t = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - t));';
 const importMs = (file: string) =>
   Number(
@@ -109,8 +122,8 @@ for (let run = 0; run < RUNS; run++) {
   anchorSamples.push(importMs(anchor));
   for (const b of bundles) {
     b.samples.push(importMs(b.file));
-    const base = baseFiles.get(b.fn);
-    if (base) baseSamples.get(b.fn)!.push(importMs(base));
+    const base = baseline.get(b.fn);
+    if (base) base.samples.push(importMs(base.file));
   }
 }
 
@@ -128,7 +141,25 @@ const rows = bundles.map((b) => {
   const delta = ms - emptyMs;
   const quietDelta = delta / inflation;
   const ok = !b.public || (b.bytes < SIZE_LIMIT && quietDelta <= IMPORT_LIMIT_MS);
-  return { ...b, ms, delta, quietDelta, ok };
+  const base = baseline.get(b.fn);
+  const baselineMs = base ? median(base.samples) : undefined;
+  return {
+    ...b,
+    ms,
+    delta,
+    quietDelta,
+    ok,
+    asset: assetBytes(dirname(b.file)),
+    baselineMs,
+    baselineSamples: base?.samples,
+    baselineBytes: base?.bytes,
+    baselineAsset: base?.asset,
+    // Each run imports this bundle and the baseline's one after the other: the median of those paired differences
+    // cancels the machine's drift between runs.
+    pairedDiffMs: base ? median(b.samples.map((x, i) => x - base.samples[i]!)) : undefined,
+    // Byte-identical entry modules: any difference measured between them is the machine's noise.
+    sameEntry: base ? readFileSync(b.file).equals(readFileSync(base.file)) : undefined,
+  };
 });
 
 // 3. Report.
@@ -148,22 +179,17 @@ for (const r of rows) {
     `| ${r.fn} | ${r.public ? 'yes' : 'no'} | ${kb(r.bytes)} | ${kb(r.lazyBytes)} | ${r.ms.toFixed(1)} ms | ${r.delta.toFixed(1)} ms | ${r.quietDelta.toFixed(1)} ms | ${r.public ? (r.ok ? 'met' : 'MISSED') : 'n/a'} |`,
   );
 }
-if (BASE_REF) {
-  console.log(`\nAgainst ${BASE_REF} (its bundles imported in the same runs, interleaved):\n`);
-  console.log('| function | base import (median) | this tree (median) | change |');
-  console.log('|---|---:|---:|---:|');
-  for (const r of rows) {
-    const base = baseSamples.get(r.fn);
-    if (!base?.length) {
-      console.log(`| ${r.fn} | (not in base) | ${r.ms.toFixed(1)} ms | |`);
-      continue;
-    }
-    const baseMs = median(base);
-    const change = r.ms - baseMs;
+if (BASELINE) {
+  console.log(`\nAgainst the baseline (${BASELINE}), imported in the same run, interleaved:\n`);
+  console.log(
+    '| function | loaded at cold start | baseline | same index.mjs | import (median) | baseline import (median) | paired difference (median) | asset on disk | baseline asset |',
+  );
+  console.log('|---|---:|---:|---|---:|---:|---:|---:|---:|');
+  const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+  for (const r of rows)
     console.log(
-      `| ${r.fn} | ${baseMs.toFixed(1)} ms | ${r.ms.toFixed(1)} ms | ${change >= 0 ? '+' : ''}${change.toFixed(1)} ms |`,
+      `| ${r.fn} | ${kb(r.bytes)} | ${kb(r.baselineBytes!)} | ${r.sameEntry ? 'yes' : 'no'} | ${r.ms.toFixed(1)} ms | ${r.baselineMs!.toFixed(1)} ms | ${r.pairedDiffMs!.toFixed(1)} ms | ${mb(r.asset)} | ${mb(r.baselineAsset!)} |`,
     );
-  }
 }
 console.log('\nLargest contributors (bytes in the minified output loaded at a cold start):');
 for (const r of rows)

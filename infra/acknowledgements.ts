@@ -1,4 +1,4 @@
-import { Stack, Validations } from 'aws-cdk-lib';
+import { type Stack, Validations } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { type IRole, Policy, type Role } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
@@ -30,7 +30,8 @@ export const reasons = {
     "once; an API Gateway validator answers BAD_REQUEST_BODY without details and cannot apply the send endpoint's per-channel schema.",
   waf:
     'A WAFv2 web ACL costs at least USD 5 plus USD 1 per rule every month, against an idle cost goal near zero. Abuse is bounded by the ' +
-    'per-token GCRA limit (60/min), the per-channel credits and the stage throttle; the README says how to attach a web ACL for public scale.',
+    "per-token GCRA limit (60/min), the per-channel credits, the stage throttle and the long routes' reserved concurrency. A web ACL can be " +
+    'attached to the stage later without changing the stack (aws wafv2 associate-web-acl with the stage ARN).',
   bucketAccessLogs:
     "Objects are reachable only through the functions' roles and presigned URLs (public access blocked, TLS only); server access logs would add a " +
     'third bucket and a log object per request. CloudTrail S3 data events can be enabled per bucket when an audit needs object-level trails.',

@@ -110,9 +110,9 @@ export function createAlarms(scope: Construct, props: AlarmProps): Alarm[] {
   for (let i = 0; i < fns.length; i += 10) {
     const group = fns.slice(i, i + 10);
     const usingMetrics: Record<string, IMetric> = {};
-    group.forEach(
-      ([, fn], j) => (usingMetrics[`t${j}`] = fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' })),
-    );
+    for (const [j, [, fn]] of group.entries()) {
+      usingMetrics[`t${j}`] = fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' });
+    }
     add(
       new Alarm(scope, `ThrottlesAlarm${i / 10 + 1}`, {
         alarmDescription: `Lambda throttled ${group.map(([name]) => name).join(', ')}: account concurrency is exhausted or a worker's maxConcurrency is too low.`,

@@ -130,6 +130,34 @@ export const httpThroughRequire: Plugin = {
 
 export const bundlePlugins: Plugin[] = [zodEnglishOnly, lambdaEnvironmentCredentials, httpThroughRequire];
 
+/** How the functions are bundled for one deployment: what differs with its settings. */
+export interface BundleOptions {
+  /**
+   * `textract`: tesseract.js (its wasm core and language data, ~70 MB) is left out of every asset; the code that
+   * would start it gets a module that refuses (the stack sets OCR_ENGINE=textract, so it is never reached).
+   */
+  ocrEngine: 'textract' | 'tesseract';
+}
+
+export const defaultBundleOptions: BundleOptions = { ocrEngine: 'textract' };
+
+/** For a Textract deployment: `tesseract.js` resolves to a module that says why it is not there. */
+export const withoutTesseract: Plugin = {
+  name: 'without-tesseract',
+  setup(build) {
+    build.onResolve({ filter: /^tesseract\.js$/ }, () => ({ path: 'tesseract.js', namespace: 'not-deployed' }));
+    build.onLoad({ filter: /.*/, namespace: 'not-deployed' }, () => ({
+      contents:
+        "throw new Error('tesseract.js is not in this deployment (ocrEngine textract): set OCR_ENGINE=textract or deploy with ocrEngine tesseract');\n",
+      loader: 'js',
+    }));
+  },
+};
+
+function pluginsFor(options: BundleOptions): Plugin[] {
+  return options.ocrEngine === 'textract' ? [...bundlePlugins, withoutTesseract] : bundlePlugins;
+}
+
 /** `@scope/name/sub/path` or `name/sub` → the package name. */
 export function packageName(specifier: string): string {
   const parts = specifier.split('/');
@@ -141,7 +169,7 @@ export function entryPoint(fn: string): string {
 }
 
 /** The esbuild options every function is deployed with. */
-export function esbuildOptions(): BuildOptions {
+export function esbuildOptions(options: BundleOptions = defaultBundleOptions): BuildOptions {
   return {
     bundle: true,
     platform: 'node',
@@ -157,7 +185,7 @@ export function esbuildOptions(): BuildOptions {
     charset: 'utf8',
     logLevel: 'error',
     absWorkingDir: projectRoot,
-    plugins: bundlePlugins,
+    plugins: pluginsFor(options),
   };
 }
 
@@ -215,14 +243,18 @@ export interface BundleAnalysis {
  * its own, read and compiled only when first used, so a cold start never parses code the request does not run.
  * (A single build over all entries would share chunks between functions, and each Lambda asset is one folder.)
  */
-export async function buildFunctions(fns: readonly string[], outdir: string): Promise<Map<string, BundleAnalysis>> {
+export async function buildFunctions(
+  fns: readonly string[],
+  outdir: string,
+  options: BundleOptions = defaultBundleOptions,
+): Promise<Map<string, BundleAnalysis>> {
   const { build } = await import('esbuild');
   rmSync(outdir, { recursive: true, force: true });
   const analyses = new Map<string, BundleAnalysis>();
   await Promise.all(
     fns.map(async (fn) => {
       const result = await build({
-        ...esbuildOptions(),
+        ...esbuildOptions(options),
         entryPoints: { index: entryPoint(fn) },
         outdir: join(outdir, fn),
         outExtension: { '.js': '.mjs' },
@@ -358,9 +390,10 @@ export const BUNDLE_CACHE = join(projectRoot, 'node_modules', '.cache', 'switchb
  * A hash of everything a bundle is built from: the sources under functions/, shared/ and infra/, the package
  * manifests and lock file. Equal hashes give identical bundles, so the build is reused.
  */
-export function sourceHash(fns: readonly string[]): string {
+export function sourceHash(fns: readonly string[], options: BundleOptions = defaultBundleOptions): string {
   const hash = createHash('sha256');
   hash.update(fns.join('\n'));
+  hash.update(JSON.stringify(options));
   const visit = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const path = join(dir, entry.name);
@@ -379,20 +412,27 @@ export function sourceHash(fns: readonly string[]): string {
  * build is used). Builds live at a fixed depth inside the project, so source-map paths, and with them asset
  * hashes, do not depend on where the project is checked out.
  */
-export function buildFunctionsSync(fns: readonly string[]): Map<string, BundleAnalysis> {
-  const key = fns.join('\n');
+export function buildFunctionsSync(
+  fns: readonly string[],
+  options: BundleOptions = defaultBundleOptions,
+): Map<string, BundleAnalysis> {
+  const key = `${fns.join('\n')}\n${JSON.stringify(options)}`;
   const cached = built.get(key);
   if (cached) return cached;
-  const hash = sourceHash(fns);
+  const hash = sourceHash(fns, options);
   const dir = join(BUNDLE_CACHE, hash);
   // Test files run in parallel processes: one builds, the others wait for its result rather than build it too.
   const lock = join(BUNDLE_CACHE, `${hash}.lock`);
   mkdirSync(BUNDLE_CACHE, { recursive: true });
   const deadline = Date.now() + 10 * 60_000;
   let locked = false;
-  while (!existsSync(join(dir, 'analysis.json')) && !(locked = tryLock(lock)) && Date.now() < deadline) sleepSync(200);
+  while (!existsSync(join(dir, 'analysis.json')) && Date.now() < deadline) {
+    locked = tryLock(lock);
+    if (locked) break;
+    sleepSync(200);
+  }
   try {
-    if (!existsSync(join(dir, 'analysis.json'))) buildInto(dir, hash, fns);
+    if (!existsSync(join(dir, 'analysis.json'))) buildInto(dir, hash, fns, options);
   } finally {
     if (locked) rmSync(lock, { recursive: true, force: true });
   }
@@ -422,11 +462,18 @@ function sleepSync(ms: number): void {
 }
 
 /** Bundles in a child process (esbuild plugins need the asynchronous API) into `dir`, atomically. */
-function buildInto(dir: string, hash: string, fns: readonly string[]): void {
+function buildInto(dir: string, hash: string, fns: readonly string[], options: BundleOptions): void {
   const tmp = join(BUNDLE_CACHE, `${hash}.tmp-${process.pid}`);
   const child = spawnSync(
     process.execPath,
-    ['--import', 'tsx', join(projectRoot, 'infra', 'build-functions.ts'), tmp, ...fns],
+    [
+      '--import',
+      'tsx',
+      join(projectRoot, 'infra', 'build-functions.ts'),
+      `--ocr-engine=${options.ocrEngine}`,
+      tmp,
+      ...fns,
+    ],
     {
       cwd: projectRoot,
       encoding: 'utf8',

@@ -35,6 +35,8 @@ export interface FunctionSpec {
   queueWorker?: QueueWorkerDefinition;
   scheduledWorker?: ScheduledWorkerDefinition;
   isFallback: boolean;
+  /** Reads scanned pages (declares Textract): gets the deployment's OCR engine. */
+  ocr: boolean;
 }
 
 /** The fallback only answers 404/405 from the route table: it touches nothing. */
@@ -61,6 +63,7 @@ export function functionSpecs(defs: ResourceDefinitions = sharedDefinitions): Fu
         accessDeclared: false,
         routes: [],
         isFallback: false,
+        ocr: false,
       };
       byFn.set(fn, s);
     }
@@ -76,7 +79,30 @@ export function functionSpecs(defs: ResourceDefinitions = sharedDefinitions): Fu
   spec(defs.fallbackFunction, FALLBACK_SETTINGS, {}).isFallback = true;
   for (const worker of defs.queueWorkers) spec(worker.fn, worker, worker.access).queueWorker = worker;
   for (const worker of defs.scheduledWorkers) spec(worker.fn, worker, worker.access).scheduledWorker = worker;
+  for (const s of byFn.values()) s.ocr = Boolean(s.access.textract);
   return [...byFn.values()];
+}
+
+/**
+ * The specs as one deployment runs them: with `ocrEngine: 'tesseract'` the OCR runs inside the function, so no
+ * function calls Textract and none is granted it.
+ */
+export function specsForDeployment(specs: FunctionSpec[], settings: { ocrEngine: 'textract' | 'tesseract' }) {
+  if (settings.ocrEngine === 'textract') return specs;
+  return specs.map((s) => {
+    if (!s.access.textract) return s;
+    const { textract: _local, ...access } = s.access;
+    return { ...s, access };
+  });
+}
+
+/**
+ * A route that holds its instance for a minute or more (completion waits for the model, extract OCRs a scan): its
+ * concurrency is reserved, so one tenant's burst there cannot take the account's concurrency from the other
+ * functions (and from the other routes' own bursts).
+ */
+export function isLongRoute(spec: FunctionSpec): boolean {
+  return spec.routes.length > 0 && spec.timeoutSeconds >= 60;
 }
 
 const union = <T>(a: readonly T[] | undefined, b: readonly T[] | undefined): T[] | undefined =>

@@ -27,6 +27,17 @@ export interface DeploymentSettings {
   throttleBurstLimit: number;
   /** Address that gets alarm notifications (an SNS email subscription to confirm); none = alarms only in the console. */
   alarmEmail?: string;
+  /**
+   * OCR for scanned PDF pages in extract: `textract` (default: Amazon Textract, nothing shipped) or `tesseract`
+   * (tesseract.js and its language data, ~70 MB, in the extract asset; no Textract calls, no Textract permission).
+   */
+  ocrEngine: 'textract' | 'tesseract';
+  /**
+   * Reserved concurrency of the long-running routes (completion, extract): each may hold at most this many
+   * instances, so a burst on one cannot take the whole account's concurrency from the others. 0 = no reservation
+   * (accounts with the default 10-instance quota cannot reserve any).
+   */
+  longRouteReservedConcurrency: number;
   /** Extra settings for every function (BOT_RATE_LIMIT_PER_MINUTE, WEBHOOK_RETRY_SCHEDULE, ...): see shared/config. */
   environment: Record<string, string>;
 }
@@ -38,6 +49,8 @@ export const defaultSettings: DeploymentSettings = {
   logRetentionDays: 30,
   throttleRateLimit: 200,
   throttleBurstLimit: 400,
+  ocrEngine: 'textract',
+  longRouteReservedConcurrency: 20,
   environment: {},
 };
 
@@ -55,6 +68,10 @@ export function settingsFromContext(value: unknown): DeploymentSettings {
     throw new Error('switchboard.bedrockModelIds must name at least one model');
   if (settings.modelProvider === 'openai' && !settings.openaiBaseUrl)
     throw new Error('switchboard.openaiBaseUrl is required with modelProvider openai');
+  if (!['textract', 'tesseract'].includes(settings.ocrEngine))
+    throw new Error(`switchboard.ocrEngine must be textract or tesseract, not ${settings.ocrEngine}`);
+  if (!Number.isInteger(settings.longRouteReservedConcurrency) || settings.longRouteReservedConcurrency < 0)
+    throw new Error('switchboard.longRouteReservedConcurrency must be a whole number, 0 or more');
   if (!['none', 'bedrock', 'openai'].includes(settings.embeddingsProvider))
     throw new Error(`switchboard.embeddingsProvider must be none, bedrock or openai`);
   return settings;

@@ -28,7 +28,15 @@ import { createAlarms } from './alarms.ts';
 import { createApi } from './api.ts';
 import { createDashboard } from './dashboard.ts';
 import { architectureFor, buildFunctionsSync, type BundleAnalysis } from './bundling.ts';
-import { functionSpecs, pascal, sharedDefinitions, type FunctionSpec, type ResourceDefinitions } from './functions.ts';
+import {
+  functionSpecs,
+  isLongRoute,
+  pascal,
+  sharedDefinitions,
+  specsForDeployment,
+  type FunctionSpec,
+  type ResourceDefinitions,
+} from './functions.ts';
 import { acknowledgeFindings, acknowledgeTracing } from './acknowledgements.ts';
 import { bedrockModelArns, statementsFor, type AccessTargets } from './permissions.ts';
 import { bedrockModelIds, defaultSettings, type DeploymentSettings } from './settings.ts';
@@ -59,7 +67,7 @@ export class SwitchboardStack extends Stack {
     const table = createTable(this);
     const { queues, deadLetterQueues } = createQueues(this);
     const buckets = createBuckets(this);
-    this.specs = functionSpecs(definitions);
+    this.specs = specsForDeployment(functionSpecs(definitions), settings);
     const secrets = createSecrets(this, new Set(this.specs.flatMap((s) => s.access.secrets ?? [])), settings);
     const targets: AccessTargets = {
       table,
@@ -71,7 +79,10 @@ export class SwitchboardStack extends Stack {
 
     // ---- Functions ----------------------------------------------------------------------------------------------
     // Every function bundled in one esbuild run (infra/bundling.ts); each Lambda's code is its bundle folder.
-    this.bundles = buildFunctionsSync(this.specs.map((s) => s.fn));
+    this.bundles = buildFunctionsSync(
+      this.specs.map((s) => s.fn),
+      { ocrEngine: settings.ocrEngine },
+    );
     // Every function parses shared/config at cold start, which requires TABLE_NAME; the rest is per declaration.
     const common: Record<string, string> = {
       SWITCHBOARD_RUNTIME: 'aws',
@@ -181,6 +192,9 @@ export class SwitchboardStack extends Stack {
       awsSdkConnectionReuse: false,
       // Lambda records each invocation's segment; no X-Ray SDK in the bundle (cold import, BENCHMARKS.md issue 21).
       tracing: Tracing.ACTIVE,
+      ...(isLongRoute(spec) && ctx.settings.longRouteReservedConcurrency > 0
+        ? { reservedConcurrentExecutions: ctx.settings.longRouteReservedConcurrency }
+        : {}),
     });
   }
 
@@ -324,6 +338,7 @@ function functionEnvironment(spec: FunctionSpec, ctx: FunctionContext): Record<s
   if (heapCap > 0) environment.NODE_OPTIONS = `${ctx.common.NODE_OPTIONS ?? ''} --max-old-space-size=${heapCap}`.trim();
   if (spec.access.bedrock || spec.access.secrets?.includes('modelApiKey'))
     Object.assign(environment, modelEnvironment(ctx.settings));
+  if (spec.ocr) environment.OCR_ENGINE = ctx.settings.ocrEngine;
   for (const key of spec.access.sendTo ?? []) environment[queueUrlEnv(key)] = ctx.queues[key].queueUrl;
   if (spec.queueWorker) environment[queueUrlEnv(spec.queueWorker.queue)] = ctx.queues[spec.queueWorker.queue].queueUrl;
   for (const key of Object.keys(spec.access.buckets ?? {}) as BucketKey[])

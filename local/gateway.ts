@@ -139,13 +139,15 @@ export function toProxyEvent(
     const name = req.rawHeaders[i]!;
     const value = req.rawHeaders[i + 1]!;
     headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
+    multiValueHeaders[name] ??= [];
+    multiValueHeaders[name].push(value);
   }
   const query: Record<string, string> = Object.create(null);
   const multiQuery: Record<string, string[]> = Object.create(null);
   for (const [k, v] of url.searchParams) {
     query[k] = v;
-    (multiQuery[k] ??= []).push(v);
+    multiQuery[k] ??= [];
+    multiQuery[k].push(v);
   }
   const binary = isBinary(req.headers['content-type']);
   const hasBody = body.length > 0;

@@ -3,7 +3,8 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { QueueWorkerDefinition } from '#shared/resources/workers.ts';
 import { invokeWithTimeout, lambdaContext } from './lambda-context.ts';
 
-export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+/** A worker's handler: a partial batch response, or nothing when every message succeeded. */
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
 /**
  * Feeds a worker the way a Lambda SQS event source mapping does: long-polls the queue, hands the handler a real

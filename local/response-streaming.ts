@@ -53,18 +53,14 @@ interface AwsLambdaGlobal {
 }
 
 /**
- * Installs what the Lambda runtime provides on `globalThis.awslambda`, member by member: the runtime's InvokeStore
- * (`local/lambda-context.ts`, and Powertools on import) creates the object itself with other members on it.
+ * Installs the streaming members of `globalThis.awslambda` (what the Lambda runtime provides) unless something already
+ * did. Member by member: `@aws/lambda-invoke-store` (through Powertools) creates `awslambda` with only its store.
  */
 export function installLambdaStreamingGlobals(): void {
   const global = globalThis as unknown as { awslambda?: Partial<AwsLambdaGlobal> };
   global.awslambda ??= {};
-  const awslambda = global.awslambda;
-  awslambda.streamifyResponse ??= (handler) => {
-    (handler as unknown as Record<symbol, string>)[HANDLER_STREAMING] = STREAM_RESPONSE;
-    return handler;
-  };
-  awslambda.HttpResponseStream ??= {
+  global.awslambda.streamifyResponse ??= (handler) => markStreaming(handler);
+  global.awslambda.HttpResponseStream ??= {
     from(stream, prelude) {
       stream.setContentType(HTTP_INTEGRATION_CONTENT_TYPE);
       const metadata = Buffer.from(JSON.stringify(prelude), 'utf8');
@@ -75,6 +71,12 @@ export function installLambdaStreamingGlobals(): void {
       return stream;
     },
   };
+}
+
+/** Marks a handler as streaming, as `awslambda.streamifyResponse` does. */
+export function markStreaming<T extends object>(handler: T): T {
+  (handler as Record<symbol, string>)[HANDLER_STREAMING] = STREAM_RESPONSE;
+  return handler;
 }
 
 export function isStreamingHandler(handler: unknown): boolean {

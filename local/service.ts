@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 import { buckets } from '#shared/resources/buckets.ts';
 import { queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
 import { fallbackFunction, routes } from '#shared/resources/routes.ts';
+import { settingNames } from '#shared/config/config.ts';
+import { BUNDLES_ENV, startBundlesMode, type BundlesMode } from './bundles-mode.ts';
 import { startEmulators, startFauxqsWithQueuesAndBuckets, type Emulators, type QueuesAndBuckets } from './emulators.ts';
 import { startThread } from './threads.ts';
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from './http-server.ts';
@@ -34,6 +36,11 @@ export interface ServiceOptions {
   httpThread?: boolean;
   /** The queue workers to run (all by default): a benchmark's diagnostic may leave one out. */
   queueWorkerFns?: string[];
+  /**
+   * `sources` (default): the functions' TypeScript modules; `bundles` (or `LOCAL_FUNCTIONS=bundles`): the assets
+   * `cdk deploy` uploads, each on a thread with the environment the synthesized template gives it (./bundles-mode.ts).
+   */
+  functions?: 'sources' | 'bundles';
 }
 
 export interface RunningService {
@@ -41,6 +48,8 @@ export interface RunningService {
   adminKey: string;
   dataDir: string;
   emulators: Emulators;
+  /** In bundles mode: the synthesized deployment and every AWS call the functions made. */
+  bundles?: BundlesMode;
   stop(): Promise<void>;
 }
 
@@ -82,6 +91,20 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   };
   // Tunables (BOT_RATE_LIMIT_PER_MINUTE, MODEL_PROVIDER...) come from the caller's environment or `options.env`.
   Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN' }, wiring, options.env);
+  const bundles =
+    (options.functions ?? process.env.LOCAL_FUNCTIONS) === 'bundles'
+      ? await startBundlesMode({
+          names: emulators,
+          dynamoEndpoint: emulators.dynamoEndpoint,
+          awsEndpoint: emulators.awsEndpoint,
+          adminKey,
+          secretsKey,
+          settings: Object.fromEntries(settingNames.map((name) => [name, process.env[name]])),
+        })
+      : undefined;
+  // The threads read these (shared environment): which functions to load, and how to start each bundle.
+  process.env.LOCAL_FUNCTIONS = bundles ? 'bundles' : 'sources';
+  if (bundles) process.env[BUNDLES_ENV] = JSON.stringify(bundles.launches);
 
   const workersOptions: WorkersOptions = {
     region: emulators.region,
@@ -112,10 +135,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     adminKey,
     dataDir,
     emulators,
+    ...(bundles ? { bundles } : {}),
     async stop() {
       await http.setReady(false);
       await http.stop();
       await workers.stop();
+      await bundles?.stop();
       await emulators.stop();
     },
   };

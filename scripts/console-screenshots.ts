@@ -34,7 +34,11 @@ try {
   ] as const) {
     await svc.newProject({ companyId, name, monthlyBotCredits });
   }
-  const { projectId } = await svc.newProject({ companyId: 1042, name: 'Acme Support', monthlyBotCredits: 500 });
+  const { projectId, token: apiToken } = await svc.newProject({
+    companyId: 1042,
+    name: 'Acme Support',
+    monthlyBotCredits: 500,
+  });
   const p = `/projects/${projectId}`;
   const channel = async (type: string, name: string, address: string, credits?: number) =>
     (await svc.admin('POST', `${p}/channels`, { type, name, address, ...(credits === undefined ? {} : { credits }) }))
@@ -166,6 +170,31 @@ try {
   await page.getByRole('heading', { level: 1, name: 'Switchboard API' }).waitFor();
   await shot(page, '11-api-reference', false);
 
+  // The "try and see" screens: the playground after a streamed answer and the search tester with results.
+  const tryBots = async (target: Page) => {
+    await target.goto(`${svc.baseUrl}/console/#${p}/bots`);
+    await target.getByLabel('Project API token (kept in this tab only)').fill(apiToken);
+    await target.getByLabel('Message').fill('How long do refunds take?');
+    await target.getByRole('button', { name: 'Send' }).click();
+    await target.getByTestId('playground-reply').waitFor({ timeout: 20_000 });
+    await target.getByLabel('Query').fill('refund time');
+    await target.getByLabel('Leave out files matching').fill('ship%');
+    await target.getByRole('button', { name: 'Search', exact: true }).click();
+    await target.getByTestId('excerpt').first().waitFor();
+  };
+  const openNumbers = async (target: Page, testId: string) => {
+    await target.getByTestId(testId).waitFor();
+    await target.getByTestId(testId).getByText('Show the numbers').click();
+  };
+  await tryBots(page);
+  await shot(page, '14-bot-playground-and-search');
+  await page.goto(`${svc.baseUrl}/console/#${p}/integrations/${specific.integrationId}`);
+  await page.getByTestId('health-chart').waitFor();
+  await shot(page, '15-webhook-health');
+  await page.goto(`${svc.baseUrl}/console/#${p}/api-token`);
+  await openNumbers(page, 'usage-chart');
+  await shot(page, '16-credit-use');
+
   const phone = await browser.newContext({
     viewport: { width: 375, height: 780 },
     isMobile: true,
@@ -180,6 +209,14 @@ try {
   await small.goto(`${svc.baseUrl}/console/#${p}/integrations/new`);
   await small.getByRole('heading', { level: 1, name: 'New integration' }).waitFor();
   await shot(small, '13-phone-new-integration', false);
+  await tryBots(small);
+  await shot(small, '17-phone-bot-playground-and-search');
+  await small.goto(`${svc.baseUrl}/console/#${p}/integrations/${specific.integrationId}`);
+  await openNumbers(small, 'health-chart');
+  await shot(small, '18-phone-webhook-health');
+  await small.goto(`${svc.baseUrl}/console/#${p}/api-token`);
+  await small.getByTestId('usage-chart').waitFor();
+  await shot(small, '19-phone-credit-use');
 } finally {
   await browser.close();
   await receiver.close();

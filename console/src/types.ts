@@ -29,3 +29,5 @@ export const EVENT_TYPES = [
   'message.failed',
   'webhook.test',
 ] as const;
+export type WebhookHealth = z.infer<typeof S.webhookHealth>;
+export type BotCreditUsage = z.infer<typeof S.botCreditUsage>;

@@ -23,6 +23,9 @@ import { createLogger } from '#shared/logging/logger.ts';
 import { makeChannelUseCases } from '#shared/messaging/channel-use-cases.ts';
 import { makeProjectUseCases } from '#shared/projects/use-cases.ts';
 import { makeWebhookAdmin } from '#shared/webhooks/admin.ts';
+import { makeWebhookHealthReport } from '#shared/webhooks/health-report.ts';
+import { makeCreditUsage } from '#shared/credits/usage.ts';
+import { DynamoWebhookAttemptStats } from '#shared/adapters/dynamodb/webhook-attempt-stats.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
@@ -34,6 +37,7 @@ import { deliveryHandlers } from './routes/deliveries.ts';
 import { eventHandlers } from './routes/events.ts';
 import { integrationHandlers } from './routes/integrations.ts';
 import { projectHandlers } from './routes/projects.ts';
+import { usageHandlers } from './routes/usage.ts';
 
 // Composition root: built once per cold start. Each store is built once and shared by the areas' use cases.
 const cfg = config();
@@ -49,10 +53,17 @@ const tokenStore = new DynamoTokenStore(table);
 const channelStore = new DynamoChannelStore(table, secretBox);
 const integrationStore = new DynamoIntegrationStore(table, secretBox);
 
+const creditLedger = new DynamoCreditLedger(table);
 const projects = makeProjectUseCases({
   projects: projectStore,
   tokens: tokenStore,
-  credits: new DynamoCreditLedger(table),
+  credits: creditLedger,
+});
+const creditUsage = makeCreditUsage({ projects: projectStore, usage: creditLedger });
+const webhookHealth = makeWebhookHealthReport({
+  projects: projectStore,
+  webhooks: integrationStore,
+  stats: new DynamoWebhookAttemptStats(table),
 });
 
 const webhookAdmin = makeWebhookAdmin({
@@ -118,6 +129,7 @@ export const handler = adminFunction({
   routes: bindRoutes(adminRouteTable, {
     ...eventHandlers(webhookAdmin),
     ...deliveryHandlers(webhookAdmin),
+    ...usageHandlers({ webhookHealth, creditUsage }),
     ...projectHandlers(projects),
     ...channelHandlers(channels),
     ...integrationHandlers(integrations),

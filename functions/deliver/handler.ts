@@ -2,6 +2,7 @@ import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metric
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoDeliveryStore } from '#shared/adapters/dynamodb/delivery-store.ts';
 import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
+import { DynamoWebhookAttemptStats } from '#shared/adapters/dynamodb/webhook-attempt-stats.ts';
 import { DynamoWebhookHealthStore } from '#shared/adapters/dynamodb/webhook-health-store.ts';
 import { HttpWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
 import { s3Client } from '#shared/adapters/s3/clients.ts';
@@ -29,6 +30,7 @@ const deliver = makeDeliver({
   directory: new DynamoIntegrationStore(table, secrets),
   deliveries: new DynamoDeliveryStore(table),
   health: new DynamoWebhookHealthStore(table),
+  attemptStats: new DynamoWebhookAttemptStats(table),
   queue: new SqsDeliveryQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_DELIVERIES')),
   payloads: new S3PayloadStore(s3Client(cfg), requiredSetting(cfg, 'BUCKET_TRANSFER')),
   sender: meteredWebhookSender(

@@ -48,7 +48,7 @@ export async function readExtractRequest(event: HttpEvent): Promise<ExtractReque
     ]);
   }
 
-  let form;
+  let form: Awaited<ReturnType<typeof parseMultipart>>;
   try {
     form = await parseMultipart(eventBodyChunks(event), contentType, {
       fileSize: MAX_PDF_BYTES,

@@ -25,7 +25,7 @@ export function makeAuthenticateApiToken(deps: { tokens: TokenStore }) {
     if (token === undefined || !isWellFormedToken('projectApi', token))
       return { ok: false, failure: 'ERR_API_TOKEN_INVALID_FORMAT' };
     const tokenHash = hashToken(token);
-    let grant;
+    let grant: Awaited<ReturnType<TokenStore['find']>>;
     try {
       grant = await deps.tokens.find(tokenHash);
     } catch (cause) {

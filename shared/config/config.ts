@@ -87,6 +87,9 @@ const schema = z.object({
 
 export type RawConfig = z.output<typeof schema>;
 
+/** Every setting's variable name (the local runner's bundles mode passes the caller's values of these through). */
+export const settingNames: readonly string[] = Object.keys(schema.shape);
+
 export interface Config extends RawConfig {
   modelProvider: 'bedrock' | 'openai' | 'offline';
   webhookAllowPrivate: boolean;

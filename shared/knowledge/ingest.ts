@@ -251,7 +251,7 @@ export type IngestKnowledge = ReturnType<typeof makeIngestKnowledge>;
 function joinVectors(vectors: Float32Array[]): string {
   const dims = vectors[0]?.length ?? 0;
   const all = new Float32Array(vectors.length * dims);
-  vectors.forEach((v, i) => all.set(v, i * dims));
+  for (const [i, v] of vectors.entries()) all.set(v, i * dims);
   return Buffer.from(all.buffer).toString('base64');
 }
 

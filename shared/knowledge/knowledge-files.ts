@@ -120,7 +120,7 @@ export function newGeneration(at: Date): string {
  */
 export function fileNameProblem(fileName: string): string | undefined {
   if (fileName.length < 1 || fileName.length > 255) return 'The file name must have 1 to 255 characters.';
-  if (/[\u0000-\u001f\u007f]/.test(fileName)) return 'The file name must not contain control characters.';
+  if (/\p{Cc}/u.test(fileName)) return 'The file name must not contain control characters.';
   if (/[/\\]/.test(fileName)) return 'The file name must not contain "/" or "\\".';
   if (fileName === '.' || fileName === '..') return 'The file name must not be "." or "..".';
   if (fileName.trim() !== fileName) return 'The file name must not start or end with spaces.';

@@ -156,8 +156,9 @@ async function fuseWithVectors(
     .slice(0, VECTOR_CANDIDATES)
     .map((v) => v.excerpt);
   const fused = new Map<number, number>();
-  lexicalRank.slice(0, VECTOR_CANDIDATES).forEach((e, i) => fused.set(e, (fused.get(e) ?? 0) + 1 / (RRF_K + i + 1)));
-  vectorRank.forEach((e, i) => fused.set(e, (fused.get(e) ?? 0) + 1 / (RRF_K + i + 1)));
+  for (const ranking of [lexicalRank.slice(0, VECTOR_CANDIDATES), vectorRank]) {
+    for (const [i, e] of ranking.entries()) fused.set(e, (fused.get(e) ?? 0) + 1 / (RRF_K + i + 1));
+  }
   // Normalised by the best possible fused score (first in both lists), so scores stay in 0..1.
   const best = 2 / (RRF_K + 1);
   return [...fused]

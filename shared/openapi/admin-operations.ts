@@ -183,6 +183,21 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     responses: { 202: { description: 'Queued.', body: s.retryAccepted } },
     errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
+  'GET /projects/{projectId}/integrations/{integrationId}/health': {
+    summary: "A webhook's last 24 hours, per hour",
+    description:
+      'Attempts succeeded and failed and the median attempt latency per hour, from counters each attempt updates ' +
+      '(the delivery log is not read).',
+    tags: ['Webhook deliveries'],
+    responses: { 200: { description: 'The last 24 hours, oldest first.', body: s.webhookHealth } },
+    errors: { 400: ['VALIDATION_ERROR'] },
+  },
+  'GET /projects/{projectId}/bot-credits/usage': {
+    summary: 'Bot credits used per day this month',
+    description: 'Credits charged and refunded per UTC day up to today, with the balance, the allowance and grants.',
+    tags: ['Projects'],
+    responses: { 200: { description: "The month's use.", body: s.botCreditUsage } },
+  },
   'POST /projects/{projectId}/events': {
     summary: 'Report a channel event',
     description:

@@ -45,8 +45,10 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
   const convert = (schema: z.ZodMiniType, io: 'input' | 'output') => toJsonSchema(schema, io, schemas);
   const paths: Record<string, Record<string, Json>> = {};
   const undocumented: string[] = [];
-  const addOperation = (path: string, method: string, operation: Json) =>
-    ((paths[path] ??= {})[method.toLowerCase()] = operation);
+  const addOperation = (path: string, method: string, operation: Json) => {
+    paths[path] ??= {};
+    paths[path][method.toLowerCase()] = operation;
+  };
 
   for (const route of input.publicRoutes) {
     if (route.path.includes('{proxy+}')) continue;

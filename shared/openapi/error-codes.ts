@@ -47,7 +47,8 @@ export function mergeErrors(...tables: ErrorsByStatus[]): ErrorsByStatus {
   const merged: Record<number, ErrorCode[]> = {};
   for (const table of tables) {
     for (const [status, codes] of Object.entries(table)) {
-      const list = (merged[Number(status)] ??= []);
+      const list = merged[Number(status)] ?? [];
+      merged[Number(status)] = list;
       for (const code of codes ?? []) if (!list.includes(code)) list.push(code);
     }
   }

@@ -402,3 +402,41 @@ export const modelList = withMeta(
   }),
   { id: 'ModelList' },
 );
+
+/** A webhook's last 24 hours of delivery attempts, hour by hour (the console's health chart). */
+export const webhookHealth = withMeta(
+  z.object({
+    succeeded: withMeta(int(), { description: 'Attempts answered 2xx in the 24 hours.' }),
+    failed: withMeta(int(), { description: 'Attempts that failed in the 24 hours (any other answer, or none).' }),
+    hours: withMeta(
+      z.array(
+        z.object({
+          hour: withMeta(isoTime, { description: 'Start of the hour (UTC); 24 hours, the current one last.' }),
+          succeeded: int(),
+          failed: int(),
+          medianLatencyMs: withMeta(z.nullable(int()), {
+            description:
+              'Median attempt latency, as the upper edge of the histogram bucket that holds it (edges 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 15000 ms); null in an hour without attempts.',
+          }),
+        }),
+      ),
+      { description: 'Every hour of the last 24, oldest first; an hour without attempts has zeros.' },
+    ),
+  }),
+  { id: 'WebhookHealth' },
+);
+
+/** This month's bot credit use per UTC day (the console's credit chart). */
+export const botCreditUsage = withMeta(
+  z.object({
+    mes: withMeta(z.string().check(z.regex(/^\d{2}\/\d{4}$/)), { description: 'The month, `MM/YYYY` (UTC).' }),
+    disponivel: withMeta(int(), { description: 'Bot credits left this month.' }),
+    allowance: withMeta(int(), { description: "The month's allowance (the project's monthly bot credits)." }),
+    granted: withMeta(int(), { description: 'Credits granted on top of the allowance this month.' }),
+    days: withMeta(z.array(z.object({ day: int(), charged: int(), refunded: int() })), {
+      description:
+        'Each UTC day of the month up to today: credits charged and credits refunded that day (used = charged - refunded).',
+    }),
+  }),
+  { id: 'BotCreditUsage' },
+);

@@ -351,7 +351,7 @@ class OcrRun {
 export function tidy(text: string): string {
   return text
     .normalize('NFC')
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+    .replace(/[^\P{Cc}\t\n\r]/gu, '') // control characters but tab and line breaks
     .replace(/\r\n?/g, '\n')
     .replace(/(?<![ \t\u00a0])[ \t\u00a0]+\n/g, '\n') // the look-behind: one try per run of spaces, not one per space
     .replace(/\n{3,}/g, '\n\n')

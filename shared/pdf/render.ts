@@ -24,7 +24,10 @@ const idleCanvases: Canvas[] = [];
 
 async function takeCanvas(width: number, height: number): Promise<Canvas> {
   const canvas = idleCanvases.pop();
-  if (!canvas) return (await (canvasModule ??= import('@napi-rs/canvas'))).createCanvas(width, height);
+  if (!canvas) {
+    canvasModule ??= import('@napi-rs/canvas');
+    return (await canvasModule).createCanvas(width, height);
+  }
   canvas.width = width;
   canvas.height = height;
   return canvas;

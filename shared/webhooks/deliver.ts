@@ -17,6 +17,7 @@ import {
   skipsDisabledWebhook,
   unansweredOutcome,
 } from './delivery-steps.ts';
+import type { WebhookAttemptStats } from './attempt-stats.ts';
 import type { EndpointGate } from './endpoint-gate.ts';
 import type { DeliveryJob } from './model.ts';
 import type {
@@ -52,6 +53,8 @@ export interface DeliverDeps {
   directory: WebhookDirectory;
   deliveries: DeliveryStore;
   health: WebhookHealthStore;
+  /** Hourly attempt counters for the console's health chart (one atomic update per attempt). */
+  attemptStats?: WebhookAttemptStats;
   queue: DeliveryQueue;
   payloads: PayloadStore;
   sender: WebhookSender;
@@ -124,6 +127,7 @@ export function makeDeliver(deps: DeliverDeps) {
     const finishedAt = now();
     await record(job, { ...attempt, number: attemptNumber }, verdict, finishedAt);
     await updateHealth(job, attempt.outcome.kind === 'success', finishedAt);
+    await countAttempt(job, attempt.outcome, finishedAt);
     if (verdict.status === 'failed' && verdict.webhookGone) {
       await deps.directory.disableWebhook(job.projectId, job.integrationId, 'gone');
       healthCache.delete(job.integrationId);
@@ -236,6 +240,20 @@ export function makeDeliver(deps: DeliverDeps) {
     } catch (error) {
       // Health bookkeeping never fails a delivery that already happened.
       log('warn', 'webhook health not updated', { integrationId: job.integrationId, error: String(error) });
+    }
+  }
+
+  /** Adds the attempt to its hour's counters; like the health state, never fails a delivery that happened. */
+  async function countAttempt(job: DeliveryJob, outcome: AttemptOutcome, at: number): Promise<void> {
+    if (!deps.attemptStats) return;
+    try {
+      await deps.attemptStats.record(job.projectId, job.integrationId, {
+        at,
+        succeeded: outcome.kind === 'success',
+        durationMs: outcome.durationMs,
+      });
+    } catch (error) {
+      log('warn', 'webhook attempt counters not updated', { integrationId: job.integrationId, error: String(error) });
     }
   }
 

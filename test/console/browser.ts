@@ -9,6 +9,10 @@ import { CONSOLE_DIST } from '#local/console.ts';
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM_PATH);
 
+/** A browser suite's title, saying why it is skipped on a machine without Chromium. */
+export const browserSuiteTitle = (name: string) =>
+  hasChromium ? name : `${name} (skipped: no Chromium at CHROMIUM_PATH=${CHROMIUM_PATH}; apt-get install chromium)`;
+
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,

@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  browserSuiteTitle,
   consoleJsGzipBytes,
   ensureConsoleBuilt,
   eventually,
@@ -17,7 +18,7 @@ import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 // The console driven in Debian's Chromium against the whole local service: what a user does in Settings →
 // Integrations, checked through the management API and the public endpoints.
-describe.runIf(hasChromium)('console in a browser', () => {
+describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
   let svc: TestService;
   let browser: Browser;
   let context: BrowserContext;
@@ -47,9 +48,10 @@ describe.runIf(hasChromium)('console in a browser', () => {
   const send = (token: string, body: unknown) => svc.send(token, body);
   const sms = { to: '+5511999990000', body: 'Hello from the console test' };
 
-  it('ships under 150 KB of gzipped JavaScript and is interactive in under 1 s', async () => {
+  it('ships under 40 KB of gzipped JavaScript and is interactive in under 1 s', async () => {
     const js = consoleJsGzipBytes();
-    expect(js.total).toBeLessThan(150 * 1024);
+    // The console's budget (issue 20): charts are hand-drawn SVG, not a library, to stay inside it.
+    expect(js.total).toBeLessThan(40 * 1024);
 
     // Five cold loads (a fresh context each: empty cache); the median is judged, since the machine is shared by the
     // other test files running at the same time.

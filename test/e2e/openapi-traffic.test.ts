@@ -56,6 +56,7 @@ async function driveEveryOperation(): Promise<void> {
   const token = (await svc.admin('POST', `${p}/api-token`)).body.token as string;
   await svc.admin('GET', `${p}/bot-credits`);
   await svc.admin('POST', `${p}/bot-credits`, { amount: 5 });
+  await svc.admin('GET', `${p}/bot-credits/usage`);
 
   const channel = (await svc.admin('POST', `${p}/channels`, { type: 'sms', name: 'SMS', address: '+5511999990000' }))
     .body;
@@ -78,6 +79,7 @@ async function driveEveryOperation(): Promise<void> {
   await svc.admin('POST', `${p}/events`, { channelId: channel.channelId, type: 'message.sent', data: { id: 'm1' } });
   const delivery = await waitFor(async () => (await svc.admin('GET', `${w}/deliveries`)).body.items?.[0]);
   await svc.admin('POST', `${w}/deliveries/${delivery.deliveryId}/retry`);
+  await svc.admin('GET', `${w}/health`);
   const sendToken = (await svc.admin('POST', `${p}/integrations/${custom.integrationId}/rotate-token`)).body.token;
   await svc.send(sendToken, { to: '+5511988887777', body: 'hello' });
   await api('/api/integration/send', { method: 'POST', ...bearer(sendToken, { to: '+5511988887777', body: 'x' }) });

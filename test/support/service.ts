@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type RunningService, type ServiceOptions } from '#local/service.ts';
+import { deniedCalls } from './iam.ts';
 import { recordTraffic, saveTraffic, TRAFFIC_DIR_ENV } from './openapi-traffic.ts';
 
 export interface TestService extends RunningService {
@@ -69,6 +70,12 @@ export async function startTestService(options: ServiceOptions = {}): Promise<Te
       }
       await service.stop();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      // Bundles mode: every AWS call the functions made must be allowed by their roles in the synthesized stack.
+      if (service.bundles) {
+        const { deployment, names, awsCalls } = service.bundles;
+        const denied = await deniedCalls(deployment, names, awsCalls);
+        if (denied.length) throw new Error(`AWS calls the deployed roles would deny:\n${denied.join('\n')}`);
+      }
     },
   };
 }

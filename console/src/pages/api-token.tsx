@@ -12,6 +12,7 @@ import {
   useAction,
   useLoad,
 } from '../ui.tsx';
+import { CreditUsageChart } from './usage-charts.tsx';
 
 /** The project API token (one per project; create/replace shown once, revoke) and the month's bot credits. */
 export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }) {
@@ -168,6 +169,7 @@ export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }
           </form>
         </section>
       </div>
+      <CreditUsageChart api={api} projectId={projectId} version={credits.data} />
     </section>
   );
 }

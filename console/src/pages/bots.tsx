@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
 import type { Bot, KnowledgeFile } from '../types.ts';
 import { Badge, ErrorNotice, formatTime, Loading, StatusMessage, useAction, useLoad } from '../ui.tsx';
+import { BotTryOut } from './bot-playground.tsx';
 
 const UPLOAD_TYPES: Record<string, string> = {
   pdf: 'application/pdf',
@@ -99,6 +100,7 @@ export function BotsPage({ api, projectId }: { api: Api; projectId: string }) {
           />
         </article>
       ))}
+      {bots.data ? <BotTryOut projectId={projectId} bots={bots.data.map((b) => b.bot)} /> : null}
     </section>
   );
 }

@@ -13,6 +13,7 @@ import {
   useLoad,
 } from '../ui.tsx';
 import { channelLabel, integrationStatus } from './integrations.tsx';
+import { WebhookHealthChart } from './usage-charts.tsx';
 
 /** One integration: its settings and actions, and for a webhook its delivery log. */
 export function IntegrationDetail({
@@ -184,6 +185,9 @@ export function IntegrationDetail({
       <ErrorNotice error={action.error} />
       <StatusMessage message={status} />
 
+      {webhook ? (
+        <WebhookHealthChart api={api} projectId={projectId} integrationId={integrationId} version={deliveriesVersion} />
+      ) : null}
       {webhook ? <DeliveryLog api={api} path={path} version={deliveriesVersion} /> : null}
     </section>
   );

@@ -1,6 +1,7 @@
 import { enc, type Api } from '../api.ts';
 import type { Channel, Integration } from '../types.ts';
 import { Badge, ErrorNotice, formatTime, Loading, useLoad } from '../ui.tsx';
+import { SuccessRateFigure } from './usage-charts.tsx';
 
 export function channelLabel(channels: Channel[] | undefined, channelId: string | null): string {
   if (!channelId) return 'All channels';
@@ -81,7 +82,14 @@ export function IntegrationsPage({ api, projectId }: { api: Api; projectId: stri
                 <td data-label="Destination" class="break">
                   {i.product === 'webhook' ? i.url : 'Send endpoint (token)'}
                 </td>
-                <td data-label="Status">{integrationStatus(i)}</td>
+                <td data-label="Status">
+                  {integrationStatus(i)}
+                  {i.product === 'webhook' ? (
+                    <div>
+                      <SuccessRateFigure api={api} projectId={projectId} integrationId={i.integrationId} />
+                    </div>
+                  ) : null}
+                </td>
                 <td data-label="Created">{formatTime(i.createdAt)}</td>
                 <td>
                   <a

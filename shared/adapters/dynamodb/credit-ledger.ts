@@ -1,10 +1,15 @@
 import type { ChargeOutcome, ChargeReceipt, CreditAccount, CreditLedger } from '../../credits/credit-ledger.ts';
-import { monthKey } from '../../credits/month.ts';
+import type { CreditUsage, CreditUsageReader } from '../../credits/usage.ts';
+import { dayOfMonthFor, monthKey } from '../../credits/month.ts';
 import { applied, type DynamoTable, queryPage, readItem, updateItem } from './table.ts';
 import { backgroundIndex, creditsKeyParts, keys } from './keys.ts';
 
 /** Prefix of the attributes that record open charges on a month item: `c_<chargeId>` = epoch ms of the charge. */
 const CHARGE_ATTR = 'c_';
+/** Per-day counters on the month item: `dc_<DD>` credits charged and `dr_<DD>` refunded on that UTC day. */
+const DAY_CHARGED_ATTR = 'dc_';
+const DAY_REFUNDED_ATTR = 'dr_';
+const day2 = (day: number) => String(day).padStart(2, '0');
 
 /**
  * One item per project and UTC month holds the balance (`available`), its history (`allowance`, `granted`, `spent`,
@@ -15,7 +20,7 @@ const CHARGE_ATTR = 'c_';
  * The sweeper finds month items with open charges through a sparse GSI (`gsi1pk = CREDIT_SWEEP`, `gsi1sk` = time of
  * the oldest charge that may still be open), set on the first charge and cleared by the sweeper when none is left.
  */
-export class DynamoCreditLedger implements CreditLedger {
+export class DynamoCreditLedger implements CreditLedger, CreditUsageReader {
   constructor(private readonly table: DynamoTable) {}
 
   async available(account: CreditAccount, at: Date): Promise<number> {
@@ -50,10 +55,12 @@ export class DynamoCreditLedger implements CreditLedger {
         UpdateExpression:
           'SET available = if_not_exists(available, :allow) - :one, spent = if_not_exists(spent, :zero) + :one, ' +
           'allowance = if_not_exists(allowance, :allow), #charge = :at, seq = if_not_exists(seq, :zero) + :one, ' +
-          '#sweepPk = :sweepPk, #sweepSk = if_not_exists(#sweepSk, :sweepSk)',
+          '#sweepPk = :sweepPk, #sweepSk = if_not_exists(#sweepSk, :sweepSk) ADD #day :one',
         ConditionExpression: `attribute_not_exists(#charge) AND ${balanceCondition}`,
         ExpressionAttributeNames: {
           '#charge': CHARGE_ATTR + chargeId,
+          // The day's counter rides on the same write: the hot path keeps one charge write.
+          '#day': DAY_CHARGED_ATTR + day2(at.getUTCDate()),
           '#sweepPk': backgroundIndex.partitionKey,
           '#sweepSk': backgroundIndex.sortKey,
         },
@@ -81,12 +88,27 @@ export class DynamoCreditLedger implements CreditLedger {
   async refund(receipt: ChargeReceipt): Promise<boolean> {
     return this.close(
       receipt,
-      'SET available = available + :one, refunded = if_not_exists(refunded, :zero) + :one REMOVE #charge',
+      'SET available = available + :one, refunded = if_not_exists(refunded, :zero) + :one ADD #day :one REMOVE #charge',
       {
         ':one': 1,
         ':zero': 0,
       },
+      { '#day': DAY_REFUNDED_ATTR + day2(dayOfMonthFor(receipt.month, new Date())) },
     );
+  }
+
+  async usage(account: CreditAccount, at: Date): Promise<CreditUsage> {
+    const item = (await readItem(this.table, keys.credits(account.projectId, monthKey(at)))) ?? {};
+    const count = (name: string) => (typeof item[name] === 'number' ? (item[name] as number) : 0);
+    const days = [];
+    for (let day = 1; day <= at.getUTCDate(); day++)
+      days.push({ day, charged: count(DAY_CHARGED_ATTR + day2(day)), refunded: count(DAY_REFUNDED_ATTR + day2(day)) });
+    return {
+      allowance: (item.allowance as number | undefined) ?? account.monthlyAllowance,
+      granted: count('granted'),
+      available: (item.available as number | undefined) ?? account.monthlyAllowance,
+      days,
+    };
   }
 
   async settle(receipt: ChargeReceipt): Promise<boolean> {
@@ -97,13 +119,14 @@ export class DynamoCreditLedger implements CreditLedger {
     receipt: ChargeReceipt,
     updateExpression: string,
     values?: Record<string, unknown>,
+    names?: Record<string, string>,
   ): Promise<boolean> {
     return applied(
       updateItem(this.table, {
         Key: keys.credits(receipt.projectId, receipt.month),
         UpdateExpression: updateExpression,
         ConditionExpression: 'attribute_exists(#charge)',
-        ExpressionAttributeNames: { '#charge': CHARGE_ATTR + receipt.chargeId },
+        ExpressionAttributeNames: { '#charge': CHARGE_ATTR + receipt.chargeId, ...names },
         ...(values ? { ExpressionAttributeValues: values } : {}),
       }),
     );

@@ -8,6 +8,8 @@ import { indexes } from '../../resources/table.ts';
 const projectPartition = (projectId: string) => `PRJ#${projectId}`;
 const botPartition = (botId: string) => `BOT#${botId}`;
 const CREDITS_PREFIX = 'CREDITS#';
+export const webhookStatsPartition = (projectId: string, integrationId: string) =>
+  `WHSTATS#${projectId}#${integrationId}`;
 
 /** The primary key of each item kind. */
 export const keys = {
@@ -41,6 +43,14 @@ export const keys = {
   webhookHealth: (projectId: string, integrationId: string) => ({
     pk: projectPartition(projectId),
     sk: `WHHEALTH#${integrationId}`,
+  }),
+  /**
+   * One hour of a webhook's attempt counters (`hour` = `2026-11-24T06`, UTC). Its own partition per webhook, like the
+   * deliveries: every attempt writes it. One Query by hour range reads a day.
+   */
+  webhookHour: (projectId: string, integrationId: string, hour: string) => ({
+    pk: webhookStatsPartition(projectId, integrationId),
+    sk: hour,
   }),
   /**
    * The bot itself, its project id, and its knowledge state (index version and key, the `current` upload generation

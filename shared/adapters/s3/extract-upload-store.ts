@@ -1,4 +1,10 @@
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  type GetObjectCommandOutput,
+  NoSuchKey,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { UploadStore } from '../../extract/uploads.ts';
 
@@ -25,7 +31,7 @@ export class S3ExtractUploadStore implements UploadStore {
   }
 
   async read(fileKey: string, maxBytes: number, signal: AbortSignal): Promise<Buffer | 'missing' | 'too-large'> {
-    let out;
+    let out: GetObjectCommandOutput;
     try {
       out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: fileKey }), { abortSignal: signal });
     } catch (error) {

@@ -118,7 +118,10 @@ export class TesseractOcrEngine implements OcrEngine {
 
   /** A worker is free: to the next waiting page, else to the idle list. */
   private release(worker: TesseractWorker): void {
-    if (this.waiting.length) return this.handOver(worker);
+    if (this.waiting.length) {
+      this.handOver(worker);
+      return;
+    }
     this.idle.push(worker);
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => void this.close(), this.idleMs);
@@ -154,7 +157,8 @@ export class TesseractOcrEngine implements OcrEngine {
     if (this.langPath) return this.langPath;
     if (this.langPathOption) {
       for (const code of this.languages) requireFile(join(this.langPathOption, `${code}.traineddata.gz`));
-      return (this.langPath = this.langPathOption);
+      this.langPath = this.langPathOption;
+      return this.langPath;
     }
     const folder = join(tmpdir(), `switchboard-tessdata-${this.languages.join('-')}`);
     mkdirSync(folder, { recursive: true });
@@ -172,7 +176,8 @@ export class TesseractOcrEngine implements OcrEngine {
       renameSync(temporary, target);
       requireFile(target);
     }
-    return (this.langPath = folder);
+    this.langPath = folder;
+    return folder;
   }
 }
 

@@ -76,7 +76,7 @@ function termOf(word: string, language: Language): string {
   const cache = caches[language];
   let t = cache.get(word);
   if (t === undefined) {
-    const folded = /[^\u0000-\u007f]/.test(word) ? foldAccents(word) : word;
+    const folded = /[\u0080-\uffff]/.test(word) ? foldAccents(word) : word;
     if (folded.length > MAX_TOKEN_LENGTH || FOLDED_STOPWORDS.has(folded)) t = '';
     else if (isPlainNumberOrShort(folded)) t = folded;
     else t = language === 'pt' ? stemPortuguese(folded) : stemEnglish(folded);

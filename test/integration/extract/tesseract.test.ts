@@ -19,7 +19,7 @@ function image(lines: string[], width = 1000, lineHeight = 60): PageImage {
   ctx.fillRect(0, 0, width, height);
   ctx.fillStyle = '#000';
   ctx.font = testFont(36);
-  lines.forEach((line, i) => ctx.fillText(line, 30, lineHeight * (i + 1)));
+  for (const [i, line] of lines.entries()) ctx.fillText(line, 30, lineHeight * (i + 1));
   return { page: 1, data: canvas.toBuffer('image/png'), format: 'png', width, height, dpi: 200 };
 }
 

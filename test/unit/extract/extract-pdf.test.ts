@@ -177,7 +177,7 @@ describe('extract use case: size limits', () => {
       deadline: soon(),
     }).catch((e) => e);
     expect(error).toBeInstanceOf(ExtractionFailedError);
-    expect(error.status).toBe(502);
+    expect(httpErrorFor(error).status).toBe(502);
     expect(error.message).toMatch(/more than 1 MB of text.*The credit was refunded\./);
     expect({ balance: credits.balance, charges: credits.charges, refunds: credits.refunds }).toEqual({
       balance: 2,

@@ -1,0 +1,254 @@
+import { once } from 'node:events';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One AWS API call a function made, as IAM sees it: who, which action, on which resource. */
+export interface AwsCall {
+  /** The function (its access key id in bundles mode). */
+  fn: string;
+  /** `dynamodb:GetItem`, `sqs:SendMessage`, `s3:PutObject`... */
+  action: string;
+  /** The ARN the call names (`*` for services without resources). */
+  resource: string;
+}
+
+export interface AwsFrontOptions {
+  region: string;
+  account: string;
+  /** Where DynamoDB calls go (dynalite). */
+  dynamoEndpoint: string;
+  /** Where SQS and S3 calls go (fauxqs). */
+  queuesAndBucketsEndpoint: string;
+  /** Secrets Manager's answers: secret ARN → value. */
+  secrets: Record<string, string>;
+}
+
+export interface AwsFront {
+  endpoint: string;
+  /** Every call recorded so far, in arrival order. */
+  calls: AwsCall[];
+  stop(): Promise<void>;
+}
+
+/**
+ * What the functions of bundles mode see as AWS: one endpoint in front of the stand-ins (dynalite for DynamoDB,
+ * fauxqs for SQS and S3) that serves Secrets Manager itself and records each call as IAM would evaluate it, by
+ * the caller's access key (each function gets its own: its name), so the IAM check can hold the calls against that
+ * function's role. Recording at the wire, not in an SDK middleware, sees exactly what the bundle sends, whatever
+ * client or version it carries. Services with no stand-in (Bedrock, Textract) are recorded and refused.
+ */
+export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront> {
+  const calls: AwsCall[] = [];
+  const server = createServer((req, res) => {
+    handle(req, res, options, calls).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ __type: 'InternalFailure', message: String(error) }));
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, options: AwsFrontOptions, calls: AwsCall[]) {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks);
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const signer = signerOf(req, url, body);
+  const service = signer?.service ?? 's3';
+  const fn = signer?.accessKey ?? 'anonymous';
+  for (const call of callsOf(service, req, url, body, options)) calls.push({ fn, ...call });
+
+  if (service === 'dynamodb') return forward(req, res, body, options.dynamoEndpoint);
+  if (service === 'sqs' || service === 's3') return forward(req, res, body, options.queuesAndBucketsEndpoint);
+  if (service === 'secretsmanager') return answerSecret(res, body, options);
+  res.writeHead(501, { 'content-type': 'application/x-amz-json-1.1' });
+  res.end(
+    JSON.stringify({
+      __type: 'UnrecognizedClientException',
+      message: `No local stand-in for ${service}: bundles mode runs without it.`,
+    }),
+  );
+}
+
+/** The access key and service of a SigV4 signature: header, presigned URL, or presigned POST form. */
+function signerOf(req: IncomingMessage, url: URL, body: Buffer): { accessKey: string; service: string } | undefined {
+  const credential =
+    /Credential=([^,\s]+)/.exec(req.headers.authorization ?? '')?.[1] ??
+    url.searchParams.get('X-Amz-Credential') ??
+    (String(req.headers['content-type']).startsWith('multipart/form-data')
+      ? /name="x-amz-credential"\r\n\r\n([^\r]+)/i.exec(body.toString('latin1'))?.[1]
+      : undefined);
+  if (!credential) return undefined;
+  const [accessKey, , , service] = credential.split('/');
+  return accessKey && service ? { accessKey, service } : undefined;
+}
+
+type Call = Omit<AwsCall, 'fn'>;
+
+/** The request fields of the JSON protocols (DynamoDB, SQS, Secrets Manager) that name a resource. */
+interface JsonInput {
+  TableName?: string;
+  IndexName?: string;
+  RequestItems?: Record<string, unknown>;
+  TransactItems?: Record<string, { TableName: string }>[];
+  QueueUrl?: string;
+  SecretId?: string;
+}
+
+function callsOf(service: string, req: IncomingMessage, url: URL, body: Buffer, o: AwsFrontOptions): Call[] {
+  const target = String(req.headers['x-amz-target'] ?? '');
+  const json = (): JsonInput => (body.length ? (JSON.parse(body.toString('utf8')) as JsonInput) : {});
+  if (service === 'dynamodb') return dynamoCalls(target.split('.').pop() ?? '', json(), o);
+  if (service === 'sqs') {
+    const form = String(req.headers['content-type']).includes('x-www-form-urlencoded')
+      ? Object.fromEntries(new URLSearchParams(body.toString('utf8')))
+      : undefined;
+    const action = form?.Action ?? target.split('.').pop() ?? '';
+    const queueUrl: string | undefined = form?.QueueUrl ?? json().QueueUrl;
+    const name = queueUrl?.split('/').pop();
+    const iamAction = action.replace(/Batch$/, '');
+    return [{ action: `sqs:${iamAction}`, resource: name ? `arn:aws:sqs:${o.region}:${o.account}:${name}` : '*' }];
+  }
+  if (service === 's3') return s3Calls(req.method ?? 'GET', url, body, req);
+  if (service === 'secretsmanager') {
+    return [{ action: `secretsmanager:${target.split('.').pop()}`, resource: String(json().SecretId ?? '*') }];
+  }
+  if (service === 'bedrock') {
+    const [, kind, rawModel, operation] = url.pathname.split('/');
+    if (kind !== 'model' || !rawModel) return [{ action: 'bedrock:Unknown', resource: '*' }];
+    const model = decodeURIComponent(rawModel);
+    const action =
+      operation === 'count-tokens'
+        ? 'CountTokens'
+        : operation?.endsWith('stream')
+          ? 'InvokeModelWithResponseStream'
+          : 'InvokeModel';
+    const arn = model.startsWith('arn:')
+      ? model
+      : /^(us|eu|apac|us-gov|jp|au|ca|global)\./.test(model)
+        ? `arn:aws:bedrock:${o.region}:${o.account}:inference-profile/${model}`
+        : `arn:aws:bedrock:${o.region}::foundation-model/${model}`;
+    return [{ action: `bedrock:${action}`, resource: arn }];
+  }
+  // Textract and the like: the action from the target, no resource type.
+  return [{ action: `${service}:${target.split('.').pop() ?? 'Unknown'}`, resource: '*' }];
+}
+
+function dynamoCalls(operation: string, input: JsonInput, o: AwsFrontOptions): Call[] {
+  const table = (name: string, index?: string) =>
+    `arn:aws:dynamodb:${o.region}:${o.account}:table/${name}${index ? `/index/${index}` : ''}`;
+  if (operation === 'BatchGetItem' || operation === 'BatchWriteItem') {
+    return Object.keys(input.RequestItems ?? {}).map((name) => ({
+      action: `dynamodb:${operation}`,
+      resource: table(name),
+    }));
+  }
+  if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
+    const kinds: Record<string, string> = {
+      Put: 'PutItem',
+      Update: 'UpdateItem',
+      Delete: 'DeleteItem',
+      ConditionCheck: 'ConditionCheckItem',
+      Get: 'GetItem',
+    };
+    return (input.TransactItems ?? []).flatMap((item) =>
+      Object.entries(item).map(([kind, op]) => ({
+        action: `dynamodb:${kinds[kind] ?? kind}`,
+        resource: table(op.TableName),
+      })),
+    );
+  }
+  return [
+    { action: `dynamodb:${operation}`, resource: input.TableName ? table(input.TableName, input.IndexName) : '*' },
+  ];
+}
+
+/** S3's REST calls (path style: `/bucket/key`) as the IAM actions they need. */
+function s3Calls(method: string, url: URL, body: Buffer, req: IncomingMessage): Call[] {
+  const [, bucket = '', ...keyParts] = url.pathname.split('/');
+  const key = keyParts.map(decodeURIComponent).join('/');
+  const object = (k: string) => ({ resource: `arn:aws:s3:::${decodeURIComponent(bucket)}/${k}` });
+  const has = (param: string) => url.searchParams.has(param);
+  if (!key) {
+    if (method === 'POST' && has('delete')) {
+      const keys = [...body.toString('utf8').matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => m[1]!);
+      return keys.map((k) => ({ action: 's3:DeleteObject', ...object(k) }));
+    }
+    if (method === 'POST' && String(req.headers['content-type']).startsWith('multipart/form-data')) {
+      const formKey = /name="key"\r\n\r\n([^\r]*)/.exec(body.toString('latin1'))?.[1] ?? '';
+      return [{ action: 's3:PutObject', ...object(formKey) }];
+    }
+    const action = has('location')
+      ? 's3:GetBucketLocation'
+      : has('uploads')
+        ? 's3:ListBucketMultipartUploads'
+        : 's3:ListBucket';
+    return [{ action, resource: `arn:aws:s3:::${decodeURIComponent(bucket)}` }];
+  }
+  if (method === 'GET' || method === 'HEAD')
+    return [{ action: has('uploadId') ? 's3:ListMultipartUploadParts' : 's3:GetObject', ...object(key) }];
+  if (method === 'DELETE')
+    return [{ action: has('uploadId') ? 's3:AbortMultipartUpload' : 's3:DeleteObject', ...object(key) }];
+  const copySource = req.headers['x-amz-copy-source'];
+  return [
+    { action: 's3:PutObject', ...object(key) },
+    ...(typeof copySource === 'string'
+      ? [{ action: 's3:GetObject', resource: `arn:aws:s3:::${decodeURIComponent(copySource.replace(/^\//, ''))}` }]
+      : []),
+  ];
+}
+
+function answerSecret(res: ServerResponse, body: Buffer, options: AwsFrontOptions): void {
+  const id = String((JSON.parse(body.toString('utf8') || '{}') as { SecretId?: string }).SecretId ?? '');
+  const value = options.secrets[id];
+  res.writeHead(value === undefined ? 400 : 200, { 'content-type': 'application/x-amz-json-1.1' });
+  res.end(
+    JSON.stringify(
+      value === undefined
+        ? { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." }
+        : {
+            ARN: id,
+            Name: id.split(':').pop(),
+            SecretString: value,
+            VersionId: 'local',
+            VersionStages: ['AWSCURRENT'],
+            CreatedDate: 0,
+          },
+    ),
+  );
+}
+
+function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, endpoint: string): Promise<void> {
+  const target = new URL(endpoint);
+  const { 'transfer-encoding': _chunked, ...headers } = req.headers;
+  return new Promise((resolve, reject) => {
+    const upstream = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...headers, 'content-length': String(body.length) },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        answer.on('end', () => resolve());
+        answer.on('error', reject);
+      },
+    );
+    upstream.on('error', reject);
+    upstream.end(body);
+  });
+}

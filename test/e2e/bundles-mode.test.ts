@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionSpecs } from '#infra/functions.ts';
+import type { LocalDeployment } from '#infra/local-deployment.ts';
+import { deniedCalls, unrequiredWildcards } from '#test/support/iam.ts';
+import { startTestService, type TestService } from '#test/support/service.ts';
+
+/**
+ * `LOCAL_FUNCTIONS=bundles`: the functions run from the assets `cdk deploy` uploads, with the template's environment,
+ * and every AWS call they make is held against their roles in the synthesized stack. The contract's behaviour in
+ * this mode is asserted by the e2e files the `bundles` vitest project re-runs (vitest.config.ts); this file checks
+ * the mode itself and the IAM check's teeth.
+ */
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService({ functions: 'bundles' });
+}, 300_000);
+afterAll(async () => svc?.close());
+
+const callsOf = (fn: string) => svc.bundles!.awsCalls.filter((c) => c.fn === fn);
+
+describe('bundles mode', () => {
+  it('runs each function from its deploy asset, with the environment the template gives it', () => {
+    const deployment = svc.bundles!.deployment;
+    expect(Object.keys(deployment.functions).sort()).toEqual(
+      functionSpecs()
+        .map((s) => s.fn)
+        .sort(),
+    );
+    for (const [fn, launch] of Object.entries(svc.bundles!.launches)) {
+      expect(readFileSync(join(launch.dir, 'index.mjs'), 'utf8').length, fn).toBeGreaterThan(0);
+      // What the template sets, resolved to the stand-ins: the service name, the table, no plain secret.
+      expect(launch.env.POWERTOOLS_SERVICE_NAME).toBe(fn);
+      expect(launch.env.TABLE_NAME).toBe(svc.emulators.tableName);
+      expect(launch.env.SWITCHBOARD_RUNTIME).toBe('aws');
+      expect(launch.env.ADMIN_KEY).toBeUndefined();
+      expect(launch.env.AWS_ACCESS_KEY_ID).toBe(fn);
+    }
+    expect(svc.bundles!.launches.admin!.env.ADMIN_KEY_SECRET_ARN).toMatch(/^arn:aws:secretsmanager:/);
+  });
+
+  it('serves the API from the bundles: the admin key is read from the Secrets Manager stand-in, routes answer', async () => {
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 3 });
+    expect(callsOf('admin').map((c) => c.action)).toContain('secretsmanager:GetSecretValue');
+    const health = await fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } });
+    expect(health.status).toBe(200);
+    expect(((await health.json()) as { success: boolean }).success).toBe(true);
+    const completion = await fetch(`${svc.baseUrl}/api/v1/ai/completion`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ instructions: 'Be brief.', prompt: 'Hello from the bundle.' }),
+    });
+    expect(completion.status).toBe(200);
+    expect(((await completion.json()) as { result: string }).result).toMatch(/^\[offline model\]/);
+    // The OpenAI-format routes: the model list, and a chat answer streamed from the bundle as Server-Sent Events.
+    const models = await fetch(`${svc.baseUrl}/api/v1/ai/models`, { headers: { authorization: `Bearer ${token}` } });
+    expect(models.status).toBe(200);
+    expect(((await models.json()) as { object: string }).object).toBe('list');
+    const bot = (await svc.admin('POST', `/projects/${projectId}/bots`, { name: 'B', instructions: 'Be brief.' }))
+      .body as { botId: string };
+    const chat = await fetch(`${svc.baseUrl}/api/v1/ai/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: bot.botId, stream: true, messages: [{ role: 'user', content: 'Hello, bundle.' }] }),
+    });
+    expect(chat.status).toBe(200);
+    expect(chat.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = (await chat.text()).split('\n\n').filter((e) => e.startsWith('data: '));
+    expect(events.length).toBeGreaterThan(2);
+    expect(events.at(-1)).toBe('data: [DONE]');
+    expect(((await fetch(`${svc.baseUrl}/api/integration/send`, { method: 'POST' })) as Response).status).toBe(410);
+    const unknown = await fetch(`${svc.baseUrl}/no/such/route`);
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: string }).error).toBe('NOT_FOUND');
+  });
+
+  it('runs the scheduled credit sweeper from its bundle', async () => {
+    const deadline = Date.now() + 20_000;
+    while (callsOf('credit-sweeper').length === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 250));
+    expect(callsOf('credit-sweeper').length).toBeGreaterThan(0);
+  }, 30_000);
+});
+
+describe('IAM checked against the calls the bundles make', () => {
+  it('every recorded call is allowed by the calling function role', async () => {
+    const { deployment, names, awsCalls } = svc.bundles!;
+    expect(awsCalls.length).toBeGreaterThan(0);
+    expect(await deniedCalls(deployment, names, awsCalls)).toEqual([]);
+  });
+
+  it('fails naming function, action and resource when one permission is removed from one role', async () => {
+    const { deployment, names, awsCalls } = svc.bundles!;
+    const tableRead = awsCalls.find((c) => c.fn === 'admin' && c.action === 'dynamodb:GetItem');
+    expect(tableRead).toBeDefined();
+    const without = withoutAction(deployment, 'admin', 'dynamodb:GetItem');
+    const denied = await deniedCalls(without, names, awsCalls);
+    expect(denied).toContain(`admin: dynamodb:GetItem on ${tableRead!.resource} is ImplicitlyDenied by its role`);
+    expect(denied.every((line) => line.startsWith('admin: dynamodb:GetItem '))).toBe(true);
+  });
+
+  it('no role grants an action on * that its service does not require', () => {
+    const { deployment, names } = svc.bundles!;
+    expect(unrequiredWildcards(deployment, names)).toEqual([]);
+    const widened = structuredClone(deployment);
+    const policy = Object.values(widened.template.Resources).find(
+      (r) =>
+        r.Type === 'AWS::IAM::Policy' &&
+        (r.Properties?.Roles ?? []).some((x) => x.Ref === deployment.functions.send!.roleLogicalId),
+    )!;
+    policy.Properties!.PolicyDocument!.Statement.push({ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: '*' });
+    expect(unrequiredWildcards(widened, names)).toEqual(['send: sqs:SendMessage on *']);
+  });
+});
+
+/** The deployment with `action` taken out of every statement of `fn`'s role. */
+function withoutAction(deployment: LocalDeployment, fn: string, action: string): LocalDeployment {
+  const copy = structuredClone(deployment);
+  const roleId = copy.functions[fn]!.roleLogicalId;
+  for (const resource of Object.values(copy.template.Resources)) {
+    if (resource.Type !== 'AWS::IAM::Policy') continue;
+    if (!(resource.Properties?.Roles ?? []).some((r) => r.Ref === roleId)) continue;
+    for (const statement of resource.Properties!.PolicyDocument!.Statement) {
+      statement.Action = [statement.Action].flat().filter((a) => a !== action);
+    }
+  }
+  return copy;
+}

@@ -1,0 +1,74 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Match } from 'aws-cdk-lib/assertions';
+import type { CfnResourceJson, PolicyStatementJson } from '#infra/local-deployment.ts';
+import { reasons } from '#infra/acknowledgements.ts';
+import { projectRoot } from '#infra/bundling.ts';
+import { settingsFromContext } from '#infra/settings.ts';
+import { synth, type Synthesized } from './synth.ts';
+
+/** Choices a deployment makes (infra/settings.ts) and what they change in what is uploaded and granted. */
+let textract: Synthesized;
+let tesseract: Synthesized;
+beforeAll(() => {
+  textract = synth();
+  tesseract = synth({ settings: { ocrEngine: 'tesseract' } });
+}, 600_000);
+
+const fnProps = (s: Synthesized, fn: string) => {
+  const id = s.stack.getLogicalId(s.stack.functions[fn]!.node.defaultChild as never);
+  return s.template.toJSON().Resources[id].Properties;
+};
+const roleStatements = (s: Synthesized, fn: string) => {
+  const roleId = s.stack.getLogicalId(s.stack.roles[fn]!.node.defaultChild as never);
+  return Object.values(s.template.toJSON().Resources as Record<string, CfnResourceJson>)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties?.Roles ?? []).some((x) => x.Ref === roleId))
+    .flatMap((r): PolicyStatementJson[] => r.Properties?.PolicyDocument?.Statement ?? []);
+};
+
+describe('OCR engine', () => {
+  it('defaults to Textract on AWS: the extract asset ships no tesseract, the function is told so and may call Textract', () => {
+    expect(settingsFromContext({}).ocrEngine).toBe('textract');
+    const extract = textract.stack.bundles.get('extract')!;
+    expect(extract.shipped.filter((p) => p.includes('tesseract'))).toEqual([]);
+    expect(existsSync(join(extract.dir, 'node_modules', 'tesseract.js'))).toBe(false);
+    expect(existsSync(join(extract.dir, 'node_modules', '@tesseract.js-data'))).toBe(false);
+    expect(fnProps(textract, 'extract').Environment.Variables.OCR_ENGINE).toBe('textract');
+    expect(
+      roleStatements(textract, 'extract').some((s) => [s.Action].flat().includes('textract:DetectDocumentText')),
+    ).toBe(true);
+  });
+
+  it('with ocrEngine tesseract, the extract asset ships tesseract.js and its language data, and Textract is not granted', () => {
+    const extract = tesseract.stack.bundles.get('extract')!;
+    for (const pkg of ['tesseract.js', 'tesseract.js-core', '@tesseract.js-data/por', '@tesseract.js-data/eng'])
+      expect(existsSync(join(extract.dir, 'node_modules', pkg, 'package.json')), pkg).toBe(true);
+    expect(fnProps(tesseract, 'extract').Environment.Variables.OCR_ENGINE).toBe('tesseract');
+    expect(JSON.stringify(roleStatements(tesseract, 'extract'))).not.toContain('textract:');
+  });
+
+  it('refuses an engine it does not know', () => {
+    expect(() => settingsFromContext({ ocrEngine: 'cloud-vision' })).toThrow(/ocrEngine/);
+  });
+});
+
+describe('long routes', () => {
+  it('completion and extract have reserved concurrency; the short routes and workers do not', () => {
+    for (const fn of ['completion', 'extract']) expect(fnProps(textract, fn).ReservedConcurrentExecutions, fn).toBe(20);
+    for (const fn of ['health', 'admin', 'send', 'search', 'fanout', 'deliver'])
+      expect(fnProps(textract, fn).ReservedConcurrentExecutions, fn).toBeUndefined();
+    textract.template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'Switchboard completion',
+      ReservedConcurrentExecutions: Match.anyValue(),
+    });
+  });
+});
+
+describe('acknowledgements', () => {
+  it('the WAF acknowledgement points at nothing that does not exist', () => {
+    const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
+    if (/README/.test(reasons.waf)) expect(readme).toMatch(/web ACL|WAF/i);
+    expect(reasons.waf).toMatch(/associate-web-acl/);
+  });
+});

@@ -1,0 +1,75 @@
+import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
+import type { LocalDeployment } from '#infra/local-deployment.ts';
+import type { AwsCall } from '#local/aws-front.ts';
+import { LOCAL_ACCOUNT, rolePolicies, templateResolver, type LocalNames } from '#local/bundle-deployment.ts';
+
+/**
+ * The `*` resources a role may hold, by action: services whose actions have no resource type to scope to.
+ * Textract's synchronous APIs take the document in the request (infra/permissions.ts).
+ */
+export const WILDCARD_REQUIRED: Record<string, string> = {
+  'textract:DetectDocumentText': 'Textract has no resource type for its synchronous APIs',
+  'textract:AnalyzeDocument': 'Textract has no resource type for its synchronous APIs',
+};
+
+type Policy = Simulation['identityPolicies'][number]['policy'];
+type Statement = { Effect: string; Action: string | string[]; Resource: string | string[] };
+const list = <T>(v: T | T[]) => (Array.isArray(v) ? v : [v]);
+
+/**
+ * Each distinct call the functions made, evaluated by an IAM policy simulator against the calling function's role
+ * policies in the synthesized template (references resolved to the local names): one line per call IAM would deny.
+ */
+export async function deniedCalls(deployment: LocalDeployment, names: LocalNames, calls: AwsCall[]): Promise<string[]> {
+  const resolve = templateResolver(deployment, names);
+  const distinct = new Map(calls.map((c) => [`${c.fn} ${c.action} ${c.resource}`, c]));
+  const denied: string[] = [];
+  const policiesByFn = new Map<string, unknown[]>();
+  for (const call of distinct.values()) {
+    if (!deployment.functions[call.fn]) {
+      denied.push(`${call.fn} (not a function of the stack) called ${call.action} on ${call.resource}`);
+      continue;
+    }
+    if (!policiesByFn.has(call.fn)) policiesByFn.set(call.fn, rolePolicies(deployment, call.fn, resolve));
+    const result = await runSimulation(
+      {
+        identityPolicies: policiesByFn
+          .get(call.fn)!
+          .map((policy, i) => ({ name: `${call.fn}-${i}`, policy: policy as unknown as Policy })),
+        serviceControlPolicies: [],
+        resourceControlPolicies: [],
+        request: {
+          action: call.action,
+          principal: `arn:aws:iam::${LOCAL_ACCOUNT}:role/${call.fn}`,
+          resource: { accountId: LOCAL_ACCOUNT, resource: call.resource },
+          contextVariables: {},
+        },
+      },
+      {},
+    );
+    if (result.resultType === 'error') {
+      denied.push(
+        `${call.fn}: ${call.action} on ${call.resource} could not be evaluated: ${JSON.stringify(result.errors)}`,
+      );
+    } else if (result.overallResult !== 'Allowed') {
+      denied.push(`${call.fn}: ${call.action} on ${call.resource} is ${result.overallResult} by its role`);
+    }
+  }
+  return denied;
+}
+
+/** Statements granting an action on `*` that the service does not require (see {@link WILDCARD_REQUIRED}). */
+export function unrequiredWildcards(deployment: LocalDeployment, names: LocalNames): string[] {
+  const resolve = templateResolver(deployment, names);
+  const problems: string[] = [];
+  for (const fn of Object.keys(deployment.functions)) {
+    for (const document of rolePolicies(deployment, fn, resolve) as unknown as { Statement: Statement[] }[]) {
+      for (const statement of document.Statement) {
+        if (statement.Effect !== 'Allow' || !list(statement.Resource).includes('*')) continue;
+        for (const action of list(statement.Action))
+          if (!WILDCARD_REQUIRED[action]) problems.push(`${fn}: ${action} on *`);
+      }
+    }
+  }
+  return problems;
+}
