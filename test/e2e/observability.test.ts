@@ -120,7 +120,11 @@ describe('metrics', () => {
       jsonLines().filter(
         (l) => l[name] !== undefined && l._aws?.CloudWatchMetrics?.[0]?.Namespace === METRIC_NAMESPACE,
       );
-    const attempts = await eventually(async () => (emf(metricNames.webhookAttempts).length >= 2 ? true : undefined));
+    const attempts = await eventually(async () =>
+      emf(metricNames.webhookAttempts).length >= 2 && emf(metricNames.webhookAttemptLatency).length >= 2
+        ? true
+        : undefined,
+    );
     expect(attempts).toBe(true);
     for (const [name, unit] of [
       [metricNames.webhookAttempts, 'Count'],
