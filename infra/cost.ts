@@ -279,8 +279,8 @@ export function costTables(architectures: Record<string, 'arm64' | 'x86_64'>): s
   lines.push(
     '',
     `With traffic, two more lines: each metric series the functions emit (a name and its dimension values, such as ` +
-      `WebhookAttempts for outcome=success from deliver) costs $${prices.customMetricMonth} a month, prorated by the ` +
-      `hour it is emitted (about 40 series when every feature is used: ~$12); X-Ray keeps 1 trace a second plus 5 % of ` +
+      `WebhookAttempts for outcome=success from deliver) costs $${prices.customMetricMonth.toFixed(2)} a month, prorated by the ` +
+      `hour it is emitted (about 50 series when every feature is used: ~$15); X-Ray keeps 1 trace a second plus 5 % of ` +
       `the rest, $${prices.xrayTracesPerMillion} per million traces after 100,000 free a month (a steady 10 requests a ` +
       `second records about 3.8 million a month: ~$18; a sampling rule of its own lowers that).`,
   );
