@@ -8,6 +8,9 @@ import type { SecretKey } from '#shared/resources/access.ts';
 import type { BucketKey } from '#shared/resources/buckets.ts';
 import type { FunctionSpec } from './functions.ts';
 
+/** The id prefix of CDK's singleton Lambda that applies S3 bucket notifications (a custom resource, deploy time only). */
+export const BUCKET_NOTIFICATIONS_HANDLER = 'BucketNotificationsHandler';
+
 /** A cdk-nag AwsSolutions finding id as CDK's validation report names it. */
 const nag = (rule: string) => `AwsSolutions::AwsSolutions-${rule}`;
 
@@ -52,6 +55,9 @@ export const reasons = {
     prefix
       ? `Objects under the "${prefix}" prefix only: object ARNs can be narrowed to a key prefix, not further (keys are generated per upload).`
       : 'Objects of this bucket: keys are per project/bot/file and created at run time; the declaration grants only the listed actions.',
+  bucketNotificationsHandler:
+    "CDK's own handler of the knowledge bucket's S3 event notification (a custom resource that runs only on deploy): " +
+    'AWSLambdaBasicExecutionRole lets it write its logs; its one other permission is s3:PutBucketNotification on that bucket.',
   textract:
     "Textract's synchronous DetectDocumentText/AnalyzeDocument take the document in the request and have no resource type to scope to.",
 };
@@ -80,6 +86,12 @@ export function acknowledgeFindings(stack: Stack, targets: AcknowledgementTarget
 
   for (const bucket of Object.values(targets.buckets))
     Validations.of(bucket).acknowledge({ id: nag('S1'), reason: reasons.bucketAccessLogs });
+  for (const handler of stack.node.children.filter((c) => c.node.id.startsWith(BUCKET_NOTIFICATIONS_HANDLER))) {
+    Validations.of(handler).acknowledge({
+      id: nag('IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]'),
+      reason: reasons.bucketNotificationsHandler,
+    });
+  }
   for (const [key, secret] of Object.entries(targets.secrets) as [SecretKey, Secret][]) {
     Validations.of(secret).acknowledge({ id: nag('SMG4'), reason: reasons.secretRotation[key] });
   }

@@ -12,11 +12,19 @@ import {
   Tracing,
   type IFunction,
 } from 'aws-cdk-lib/aws-lambda';
-import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { SqsDestination as SqsFailureDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  EventType,
+  HttpMethods,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
+import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -67,6 +75,7 @@ export class SwitchboardStack extends Stack {
     const table = createTable(this);
     const { queues, deadLetterQueues } = createQueues(this);
     const buckets = createBuckets(this);
+    notifyObjectsCreated(buckets, queues);
     this.specs = specsForDeployment(functionSpecs(definitions), settings);
     const secrets = createSecrets(this, new Set(this.specs.flatMap((s) => s.access.secrets ?? [])), settings);
     const targets: AccessTargets = {
@@ -149,7 +158,7 @@ export class SwitchboardStack extends Stack {
         enforceSSL: true,
       });
       deadLetterQueues[spec.fn] = dlq;
-      fn.configureAsyncInvoke({ retryAttempts: 0, onFailure: new SqsDestination(dlq) });
+      fn.configureAsyncInvoke({ retryAttempts: 0, onFailure: new SqsFailureDestination(dlq) });
       new Rule(this, `${pascal(spec.fn)}Schedule`, {
         description: `Runs ${spec.fn} every ${worker.everyMinutesOnAws} minute(s)`,
         schedule: Schedule.rate(Duration.minutes(worker.everyMinutesOnAws)),
@@ -267,10 +276,22 @@ function createQueues(scope: Construct) {
   return { queues, deadLetterQueues };
 }
 
+/**
+ * S3 event notifications to queues (a browser upload landing in the knowledge bucket → the ingest queue). CDK adds
+ * the queue policy: only S3, only from this bucket and account, may send.
+ */
+function notifyObjectsCreated(buckets: Record<BucketKey, Bucket>, queues: Record<QueueKey, Queue>): void {
+  for (const key of Object.keys(bucketDefinitions) as BucketKey[]) {
+    for (const { suffix, queue } of bucketDefinitions[key].objectCreatedNotifications)
+      buckets[key].addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(queues[queue]), { suffix });
+  }
+}
+
 function createBuckets(scope: Construct): Record<BucketKey, Bucket> {
   const buckets = {} as Record<BucketKey, Bucket>;
   for (const key of Object.keys(bucketDefinitions) as BucketKey[]) {
     const temporary = bucketDefinitions[key].expiringPrefixes;
+    const browserUploads = temporary.length > 0 || bucketDefinitions[key].objectCreatedNotifications.length > 0;
     buckets[key] = new Bucket(scope, `${pascal(key)}Bucket`, {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
@@ -286,7 +307,7 @@ function createBuckets(scope: Construct): Record<BucketKey, Bucket> {
         })),
       ],
       // Browsers may upload straight to a presigned URL or POST form; its signature (and policy) is the authorization.
-      ...(temporary.length
+      ...(browserUploads
         ? {
             cors: [
               {

@@ -24,9 +24,14 @@ export interface BundlesMode {
 
 /**
  * Settings a local deployment differs in from the template's defaults (what the `environment` deployment setting
- * would give every function): no model provider to call, webhook receivers on this machine.
+ * would give every function): no model provider to call, webhook receivers and mail servers on this machine (any
+ * port, as the runner allows in source mode).
  */
-const LOCAL_DEFAULTS: Record<string, string> = { MODEL_PROVIDER: 'offline', WEBHOOK_ALLOW_PRIVATE: 'true' };
+const LOCAL_DEFAULTS: Record<string, string> = {
+  MODEL_PROVIDER: 'offline',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  SMTP_ALLOWED_PORTS: 'any',
+};
 
 /**
  * The deployment the local settings correspond to: an OpenAI-compatible model provider is a deploy-time choice (the

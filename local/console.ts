@@ -35,7 +35,25 @@ export const CONSOLE_SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
+/**
+ * The console's headers when the browser also uploads knowledge files straight to the object store (§13): its
+ * origin joins `connect-src`, nothing else changes. Locally that is the S3 stand-in; on AWS the knowledge bucket's
+ * regional endpoint, which the CloudFront response headers policy must list the same way.
+ */
+export function consoleSecurityHeaders(uploadOrigins: readonly string[] = []): Record<string, string> {
+  if (!uploadOrigins.length) return CONSOLE_SECURITY_HEADERS;
+  return {
+    ...CONSOLE_SECURITY_HEADERS,
+    'content-security-policy': CONSOLE_SECURITY_HEADERS['content-security-policy'].replace(
+      "connect-src 'self'",
+      `connect-src 'self' ${uploadOrigins.join(' ')}`,
+    ),
+  };
+}
+
 export interface ConsoleRouteOptions {
+  /** Origins the browser posts knowledge uploads to (the S3 endpoint of the upload URLs). */
+  uploadOrigins?: readonly string[];
   distDir?: string;
   /** The management API's route declarations (`functions/admin/routes.ts`), loaded when the document is first asked for. */
   adminRoutes?: () => Promise<readonly RouteDeclaration[]>;
@@ -47,6 +65,7 @@ export interface ConsoleRouteOptions {
  */
 export function consoleRoutes(options: ConsoleRouteOptions = {}): LocalRoute[] {
   const dist = resolve(options.distDir ?? CONSOLE_DIST);
+  const securityHeaders = consoleSecurityHeaders(options.uploadOrigins);
   const loadAdminRoutes = options.adminRoutes ?? defaultAdminRoutes;
   let documentJson: Promise<string> | undefined;
 
@@ -79,7 +98,7 @@ export function consoleRoutes(options: ConsoleRouteOptions = {}): LocalRoute[] {
     if (!existsSync(page)) return notBuilt(res);
     // The reader's assets are the console's: resolve them from /console/.
     const html = readFileSync(page, 'utf8').replace('<head>', '<head><base href="/console/">');
-    sendBytes(res, req.method, Buffer.from(html), TYPES['.html']!, 'no-cache');
+    sendBytes(res, req.method, Buffer.from(html), TYPES['.html']!, 'no-cache', securityHeaders);
     return true;
   };
 
@@ -106,7 +125,14 @@ export function consoleRoutes(options: ConsoleRouteOptions = {}): LocalRoute[] {
     }
     // Hashed asset names never change content: cache them for good; the pages themselves are always revalidated.
     const cache = relative.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
-    sendBytes(res, req.method, readFileSync(file), TYPES[extname(file)] ?? 'application/octet-stream', cache);
+    sendBytes(
+      res,
+      req.method,
+      readFileSync(file),
+      TYPES[extname(file)] ?? 'application/octet-stream',
+      cache,
+      securityHeaders,
+    );
     return true;
   };
 
@@ -137,12 +163,19 @@ function readOnly(method: string | undefined, res: ServerResponse): boolean {
   return false;
 }
 
-function sendBytes(res: ServerResponse, method: string | undefined, body: Buffer, type: string, cache: string): void {
+function sendBytes(
+  res: ServerResponse,
+  method: string | undefined,
+  body: Buffer,
+  type: string,
+  cache: string,
+  securityHeaders: Record<string, string>,
+): void {
   res.writeHead(200, {
     'content-type': type,
     'content-length': body.length,
     'cache-control': cache,
-    ...CONSOLE_SECURITY_HEADERS,
+    ...securityHeaders,
   });
   res.end(method === 'HEAD' ? undefined : body);
 }

@@ -11,7 +11,7 @@ import {
   type GlobalSecondaryIndex,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import dynalite from 'dynalite';
 import { buildApp } from 'fauxqs';
 import { buckets } from '#shared/resources/buckets.ts';
@@ -83,13 +83,17 @@ export async function startFauxqsWithQueuesAndBuckets(
   const s3 = new S3Client({ region: REGION, endpoint: fauxqs.endpoint, credentials, forcePathStyle: true });
   try {
     const [queueSetup] = await Promise.all([ensureQueues(sqs), ensureBuckets(s3)]);
+    const stopNotifying = notifyObjectsCreated(fauxqs.s3Store, fauxqs.endpoint, queueSetup.queueUrls);
     return {
       awsEndpoint: fauxqs.endpoint,
       ...queueSetup,
       bucketNames: Object.fromEntries(
         Object.entries(buckets).map(([k, b]) => [k, b.localName]),
       ) as Emulators['bucketNames'],
-      stop: () => fauxqs.close(),
+      stop: async () => {
+        stopNotifying();
+        await fauxqs.close();
+      },
     };
   } finally {
     sqs.destroy();
@@ -162,12 +166,113 @@ async function startFauxqs(dir: string) {
     host: '127.0.0.1',
     stores: { sqsStore, snsStore, s3Store },
   });
+  acceptLargeObjects(app);
+  answerBrowsers(app);
   app.addHook('preClose', () => {
     persistence.close();
     s3Persistence.close();
   });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  return { endpoint: address.replace('localhost', '127.0.0.1'), close: () => app.close() };
+  return { endpoint: address.replace('localhost', '127.0.0.1'), s3Store, close: () => app.close() };
+}
+
+interface StoredObject {
+  etag: string;
+  contentLength: number;
+}
+interface ObjectStore {
+  putObject(bucket: string, key: string, ...rest: unknown[]): StoredObject;
+}
+
+/**
+ * S3 event notifications, which fauxqs lacks: when an object lands (PUT or a browser's POST) in a bucket whose
+ * definition (shared/resources/buckets.ts) reports creations to a queue, the queue receives the record S3 would send
+ * on AWS, so the same worker code handles both. Returns a function that stops it.
+ */
+function notifyObjectsCreated(store: ObjectStore, endpoint: string, queueUrls: Record<QueueKey, string>): () => void {
+  const rules = Object.values(buckets).flatMap((b) =>
+    b.objectCreatedNotifications.map((n) => ({ bucket: b.localName, ...n })),
+  );
+  if (!rules.length) return () => {};
+  const sqs = new SQSClient({ region: REGION, endpoint, credentials });
+  const put = store.putObject.bind(store);
+  store.putObject = (bucket, key, ...rest) => {
+    const stored = put(bucket, key, ...rest);
+    const rule = rules.find((r) => r.bucket === bucket && key.endsWith(r.suffix));
+    if (rule) {
+      const record = {
+        eventVersion: '2.1',
+        eventSource: 'aws:s3',
+        awsRegion: REGION,
+        eventTime: new Date().toISOString(),
+        eventName: 'ObjectCreated:Put',
+        s3: {
+          s3SchemaVersion: '1.0',
+          bucket: { name: bucket, arn: `arn:aws:s3:::${bucket}` },
+          object: {
+            key: encodeURIComponent(key).replace(/%20/g, '+'),
+            size: stored.contentLength,
+            eTag: stored.etag.replace(/"/g, ''),
+          },
+        },
+      };
+      sqs
+        .send(
+          new SendMessageCommand({
+            QueueUrl: queueUrls[rule.queue],
+            MessageBody: JSON.stringify({ Records: [record] }),
+          }),
+        )
+        .catch((error: unknown) => console.error(`S3 event for ${key} not sent: ${String(error)}`));
+    }
+    return stored;
+  };
+  return () => {
+    store.putObject = put;
+    sqs.destroy();
+  };
+}
+
+/**
+ * CORS as the AWS stack configures the buckets (infra/stack.ts): browsers may post an upload form from another
+ * origin; the presigned policy is the authorization. An upload with progress events is preflighted.
+ */
+function answerBrowsers(app: ReturnType<typeof buildApp>): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.headers.origin) {
+      reply.header('access-control-allow-origin', '*');
+      reply.header('access-control-expose-headers', 'etag');
+    }
+    return payload;
+  });
+  app.options('/*', async (_request, reply) => {
+    reply
+      .header('access-control-allow-methods', 'PUT, POST')
+      .header('access-control-allow-headers', '*')
+      .header('access-control-max-age', '3600')
+      .status(200)
+      .send();
+  });
+}
+
+/**
+ * What the stand-in accepts in one S3 request body: a 25 MB object (knowledge PUT, a browser's presigned POST with
+ * its form fields, an extract upload) with room for aws-chunked framing and form overhead. fauxqs caps every body
+ * at 11 MiB and has no option for it; S3 itself takes 5 GB in one PUT, so the cap is the stand-in's, not AWS's.
+ */
+export const LOCAL_S3_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Raises fauxqs's body limit for S3 requests only: a parser for every content type but the SQS (`x-amz-json-1.0`)
+ * and SNS (form) protocols, which fastify still matches first by their exact type, with the same buffer handling
+ * as fauxqs's own catch-all parser and a larger limit.
+ */
+function acceptLargeObjects(app: ReturnType<typeof buildApp>): void {
+  app.addContentTypeParser(
+    /^(?!application\/x-amz-json-1\.0|application\/x-www-form-urlencoded)/,
+    { parseAs: 'buffer', bodyLimit: LOCAL_S3_BODY_LIMIT_BYTES },
+    (_request, body, done) => done(null, body),
+  );
 }
 
 async function ensureTable(ddb: DynamoDBClient): Promise<void> {

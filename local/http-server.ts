@@ -51,7 +51,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     return true;
   };
   // The console, /openapi.json and /docs: static files and the document built from the loaded admin routes.
-  const server = createGateway({ handlers, localRoutes: [healthz, ...consoleRoutes()] });
+  // The browser posts knowledge uploads to the S3 stand-in (the upload URLs' origin): the console's CSP allows it.
+  const uploadOrigins = process.env.S3_ENDPOINT ? [new URL(process.env.S3_ENDPOINT).origin] : [];
+  const server = createGateway({ handlers, localRoutes: [healthz, ...consoleRoutes({ uploadOrigins })] });
   server.listen(options.port, options.host);
   await Promise.race([
     once(server, 'listening'),

@@ -1,6 +1,7 @@
 import { type JSX, render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { createApi, type Api } from './api.ts';
+import { EventCatalog } from './pages/event-catalog.tsx';
 import { ProjectPicker } from './pages/projects.tsx';
 import { ProjectSettings } from './pages/settings.tsx';
 import { SignIn } from './pages/sign-in.tsx';
@@ -57,7 +58,9 @@ function App() {
     );
   } else {
     const project = match('/projects/:projectId', path) ?? matchPrefix(path);
-    screen = project ? (
+    screen = match('/event-catalog', path) ? (
+      <EventCatalog />
+    ) : project ? (
       <ProjectSettings api={api} projectId={project.projectId!} path={path} />
     ) : (
       <ProjectPicker api={api} />
@@ -77,6 +80,7 @@ function App() {
         {api ? (
           <nav aria-label="Account" class="topbar-actions">
             <a href="#/">Projects</a>
+            <a href="#/event-catalog">Event catalog</a>
             <a href="../docs" class="hide-narrow">
               API reference
             </a>

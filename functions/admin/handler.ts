@@ -9,7 +9,10 @@ import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-fi
 import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
 import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
 import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
-import { s3KnowledgeObjectStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
+import {
+  s3KnowledgeObjectStoreOnFirstUse,
+  s3KnowledgeUploadInboxOnFirstUse,
+} from '#shared/adapters/s3/on-first-use.ts';
 import { sqsClient } from '#shared/adapters/sqs/clients.ts';
 import { SqsIngestQueue } from '#shared/adapters/sqs/ingest-queue.ts';
 import { SqsDeliveryQueue } from '#shared/adapters/sqs/webhook-queues.ts';
@@ -28,6 +31,7 @@ import { makeCreditUsage } from '#shared/credits/usage.ts';
 import { DynamoWebhookAttemptStats } from '#shared/adapters/dynamodb/webhook-attempt-stats.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
+import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { ADMIN_PREFIX, adminRouteTable } from './routes.ts';
@@ -37,6 +41,7 @@ import { deliveryHandlers } from './routes/deliveries.ts';
 import { eventHandlers } from './routes/events.ts';
 import { integrationHandlers } from './routes/integrations.ts';
 import { projectHandlers } from './routes/projects.ts';
+import { recoverHandlers } from './routes/recover.ts';
 import { usageHandlers } from './routes/usage.ts';
 
 // Composition root: built once per cold start. Each store is built once and shared by the areas' use cases.
@@ -74,6 +79,9 @@ const webhookAdmin = makeWebhookAdmin({
   events: eventPublisherFromConfig(cfg),
   queue: new SqsDeliveryQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_DELIVERIES')),
 });
+
+// API Gateway gives a request 29 s; the rest of a very large recover goes on in the deliver worker.
+const recover = recoverOnDynamo(cfg, table, integrationStore, 15_000);
 
 const channels = makeChannelUseCases({
   channels: channelStore,
@@ -118,6 +126,8 @@ knowledge = makeKnowledgeManagement({
   files: new DynamoKnowledgeFileStore(table),
   objects: knowledgeObjects,
   queue: ingestQueue,
+  // Browser uploads (presigned POST): without a bucket, asking for an upload URL answers 503 like an upload.
+  ...(cfg.BUCKET_KNOWLEDGE ? { inbox: s3KnowledgeUploadInboxOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE) } : {}),
   logger,
 });
 
@@ -129,6 +139,7 @@ export const handler = adminFunction({
   routes: bindRoutes(adminRouteTable, {
     ...eventHandlers(webhookAdmin),
     ...deliveryHandlers(webhookAdmin),
+    ...recoverHandlers(recover),
     ...usageHandlers({ webhookHealth, creditUsage }),
     ...projectHandlers(projects),
     ...channelHandlers(channels),

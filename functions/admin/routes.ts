@@ -5,6 +5,7 @@ import { deliveryRoutes } from './routes/deliveries.ts';
 import { eventRoutes } from './routes/events.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { projectRoutes } from './routes/projects.ts';
+import { recoverRoutes } from './routes/recover.ts';
 import { usageRoutes } from './routes/usage.ts';
 
 /** Prefix of every management API path. */
@@ -18,6 +19,7 @@ export const ADMIN_PREFIX = '/admin/v1';
 export const adminRouteTable = {
   ...eventRoutes,
   ...deliveryRoutes,
+  ...recoverRoutes,
   ...usageRoutes,
   ...projectRoutes,
   ...channelRoutes,

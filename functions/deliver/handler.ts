@@ -4,6 +4,7 @@ import { DynamoDeliveryStore } from '#shared/adapters/dynamodb/delivery-store.ts
 import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
 import { DynamoWebhookAttemptStats } from '#shared/adapters/dynamodb/webhook-attempt-stats.ts';
 import { DynamoWebhookHealthStore } from '#shared/adapters/dynamodb/webhook-health-store.ts';
+import { DynamoWebhookPacer } from '#shared/adapters/dynamodb/webhook-pacer.ts';
 import { HttpWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
 import { s3Client } from '#shared/adapters/s3/clients.ts';
 import { S3PayloadStore } from '#shared/adapters/s3/payload-store.ts';
@@ -13,7 +14,10 @@ import { config, requiredSetting } from '#shared/config/config.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { makeDeliver } from '#shared/webhooks/deliver.ts';
 import { EndpointGate } from '#shared/webhooks/endpoint-gate.ts';
+import { makePacing } from '#shared/webhooks/pacing.ts';
+import { isRecoverMessage } from '#shared/webhooks/recover.ts';
 import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
+import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { meteredWebhookSender } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
@@ -26,8 +30,9 @@ const logger = createLogger('deliver');
 const metrics = new PowertoolsMetrics('deliver');
 const table = dynamoTable(cfg);
 const secrets = await secretBoxFromConfig(cfg);
+const directory = new DynamoIntegrationStore(table, secrets);
 const deliver = makeDeliver({
-  directory: new DynamoIntegrationStore(table, secrets),
+  directory,
   deliveries: new DynamoDeliveryStore(table),
   health: new DynamoWebhookHealthStore(table),
   attemptStats: new DynamoWebhookAttemptStats(table),
@@ -37,6 +42,7 @@ const deliver = makeDeliver({
     new HttpWebhookSender({ timeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS, allowPrivate: cfg.webhookAllowPrivate }),
     metrics,
   ),
+  pacing: makePacing({ pacer: new DynamoWebhookPacer(table) }),
   gate: new EndpointGate({
     maxInFlight: cfg.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
     slowAfterMs: cfg.WEBHOOK_SLOW_AFTER_MS,
@@ -48,19 +54,48 @@ const deliver = makeDeliver({
   userAgent: USER_AGENT,
   log: (level, message, details) => logger[level](message, details),
 });
+// Recovers too large for their request go on here; well inside the function's 40 s timeout, the rest goes on in
+// the next message.
+const recover = recoverOnDynamo(cfg, table, directory, 25_000);
 
 /**
  * `deliveries` queue → one HTTP attempt per job, all jobs of the batch at once. Jobs to retry later are postponed
  * in the queue and reported as batch item failures, so SQS keeps them until their next attempt.
  */
 export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger, metrics).handler(async (event) => {
+  // A recover too large for its request goes on here, one page set per message (shared/webhooks/recover.ts).
+  const recovering = event.Records.filter((r) => isRecoverMessage(parseOrNull(r.body)));
+  const recoverFailed = await Promise.all(
+    recovering.map(async (r) => {
+      try {
+        await recover.resume(JSON.parse(r.body));
+        return undefined;
+      } catch (error) {
+        logger.error('recover continuation failed; it will be received again', { error: String(error) });
+        return r.messageId;
+      }
+    }),
+  );
+  const jobs = event.Records.filter((r) => !recovering.includes(r));
   const failed = await deliver.deliverBatch(
-    event.Records.map((r) => ({
+    jobs.map((r) => ({
       messageId: r.messageId,
       receiptHandle: r.receiptHandle,
       body: r.body,
       receiveCount: Number(r.attributes.ApproximateReceiveCount) || 1,
     })),
   );
-  return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+  return {
+    batchItemFailures: [...failed, ...recoverFailed.filter((id) => id !== undefined)].map((itemIdentifier) => ({
+      itemIdentifier,
+    })),
+  };
 });
+
+function parseOrNull(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return null;
+  }
+}

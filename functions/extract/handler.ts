@@ -12,7 +12,7 @@ import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { meteredCreditLedger } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
-import { ocrFromConfig } from './ocr.ts';
+import { ocrFromConfig } from '#functions/_wiring/ocr.ts';
 import { readExtractRequest, type ExtractMode } from './request.ts';
 
 /** Time kept between the end of extraction and the Lambda's own timeout, for the refund and the answer. */

@@ -1,51 +1,72 @@
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '#shared/config/config.ts';
 import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-file-store.ts';
+import { s3KnowledgeUploadInboxOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
+import { makeAcceptArrival, objectsCreatedIn } from '#shared/knowledge/arrivals.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
-import { pdfPageReader } from '#shared/knowledge/pdf-reader.ts';
+import { makePdfPageReader, PDF_READ_BUDGET_MS } from '#shared/knowledge/pdf-reader.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { queues } from '#shared/resources/queues.ts';
 import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#functions/_wiring/knowledge.ts';
+import { ocrFromConfig } from '#functions/_wiring/ocr.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { workerFunction } from '#functions/_wiring/worker.ts';
 
 // Composition root: built once per cold start; analysed files stay cached between batches.
 const cfg = config();
 const logger = createLogger('ingest');
+const metrics = new PowertoolsMetrics('ingest');
 const table = dynamoTable(cfg);
+const files = new DynamoKnowledgeFileStore(table);
+const objects = knowledgeObjectsFromConfig(cfg);
+const acceptArrival = cfg.BUCKET_KNOWLEDGE
+  ? makeAcceptArrival({ files, objects, inbox: s3KnowledgeUploadInboxOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE), logger })
+  : undefined;
 const ingest = makeIngestKnowledge({
-  files: new DynamoKnowledgeFileStore(table),
-  objects: knowledgeObjectsFromConfig(cfg),
-  readPdf: pdfPageReader,
+  files,
+  objects,
+  // The extract route's OCR: same engine choice, DPI and per-page time limit (OCR_* settings).
+  readPdf: makePdfPageReader(ocrFromConfig(cfg, metrics)),
+  // Text files keep the default 120 s; a PDF may be a scan read page by page by OCR (sized for 100 pages).
+  pdfBudgetMs: PDF_READ_BUDGET_MS,
   embeddings: embeddingsFromConfig(cfg),
   logger,
 });
 
 /**
- * The `ingest` queue worker: jobs grouped by bot so a batch of uploads to one bot rebuilds its index once. A bot
- * whose jobs fail transiently reports its records as batch item failures (they come back after the visibility
- * timeout); on the last receive the use case marks the files `failed` instead of throwing.
+ * The `ingest` queue worker. A message is an ingest job (a PUT upload, a delete's rebuild) or an S3 event
+ * notification (a browser upload landed: ../../shared/knowledge/arrivals.ts decides whether it becomes a job).
+ * Jobs are grouped by bot so a batch of uploads to one bot rebuilds its index once. A bot whose jobs fail
+ * transiently reports its records as batch item failures (they come back after the visibility timeout); on the last
+ * receive the use case marks the files `failed` instead of throwing.
  */
-export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger).handler(async (event) => {
+export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger, metrics).handler(async (event) => {
   const byBot = new Map<string, { jobs: IngestJob[]; messageIds: string[]; finalAttempt: boolean }>();
+  const failures: string[] = [];
   for (const record of event.Records) {
-    let job: IngestJob;
+    let jobs: IngestJob[];
     try {
-      job = JSON.parse(record.body) as IngestJob;
-      if (typeof job?.botId !== 'string') throw new Error('no botId');
+      jobs = await jobsOf(JSON.parse(record.body));
     } catch (error) {
-      logger.error('malformed ingest job dropped', { messageId: record.messageId, cause: String(error) });
+      if (error instanceof MalformedJobError || error instanceof SyntaxError) {
+        logger.error('malformed ingest message dropped', { messageId: record.messageId, cause: String(error) });
+      } else {
+        logger.warn('upload arrival not checked; will retry', { messageId: record.messageId, cause: String(error) });
+        failures.push(record.messageId);
+      }
       continue;
     }
-    const group = byBot.get(job.botId) ?? { jobs: [], messageIds: [], finalAttempt: false };
-    group.jobs.push(job);
-    group.messageIds.push(record.messageId);
-    if (Number(record.attributes.ApproximateReceiveCount ?? '1') >= queues.ingest.maxReceiveCount)
-      group.finalAttempt = true;
-    byBot.set(job.botId, group);
+    for (const job of jobs) {
+      const group = byBot.get(job.botId) ?? { jobs: [], messageIds: [], finalAttempt: false };
+      group.jobs.push(job);
+      if (!group.messageIds.includes(record.messageId)) group.messageIds.push(record.messageId);
+      if (Number(record.attributes.ApproximateReceiveCount ?? '1') >= queues.ingest.maxReceiveCount)
+        group.finalAttempt = true;
+      byBot.set(job.botId, group);
+    }
   }
-  const failures: string[] = [];
   for (const [botId, group] of byBot) {
     try {
       await ingest(botId, group.jobs, { finalAttempt: group.finalAttempt });
@@ -54,5 +75,22 @@ export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger).handle
       failures.push(...group.messageIds);
     }
   }
-  return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+  return { batchItemFailures: [...new Set(failures)].map((itemIdentifier) => ({ itemIdentifier })) };
 });
+
+class MalformedJobError extends Error {}
+
+/** The jobs a message asks for: itself when it is a job; the accepted arrivals when it is an S3 event. */
+async function jobsOf(body: unknown): Promise<IngestJob[]> {
+  if (body && typeof body === 'object' && 'Records' in body) {
+    const jobs: IngestJob[] = [];
+    for (const arrived of objectsCreatedIn(body)) {
+      const job = await acceptArrival?.(arrived);
+      if (job) jobs.push(job);
+    }
+    return jobs;
+  }
+  if (body && typeof body === 'object' && 'Event' in body) return []; // S3's s3:TestEvent on notification set-up
+  if (typeof (body as IngestJob | undefined)?.botId !== 'string') throw new MalformedJobError('no botId');
+  return [body as IngestJob];
+}

@@ -32,6 +32,8 @@ export interface WebhookIntegration {
   bearerToken: string | null;
   /** Subscribed event types; null = every type. */
   eventTypes: EventTypeName[] | null;
+  /** Most delivery attempts started in any one-second interval (1 to 10,000); null: no limit (contract section 11). */
+  rateLimitPerSecond: number | null;
   enabled: boolean;
   /** Why it was disabled: `manual` (PATCH), `gone` (the receiver answered 410), or the fan-out's own reasons. */
   disabledReason: string | null;
@@ -136,6 +138,7 @@ export function integrationView(integration: Integration) {
       channelId: integration.channelId,
       url: null,
       eventTypes: null,
+      rateLimitPerSecond: null,
       enabled: true,
       disabledReason: null,
       hasBearerToken: false,
@@ -150,6 +153,8 @@ export function integrationView(integration: Integration) {
     channelId: integration.channelId,
     url: integration.url,
     eventTypes: integration.eventTypes,
+    // Webhooks stored before the limit existed have none.
+    rateLimitPerSecond: integration.rateLimitPerSecond ?? null,
     enabled: integration.enabled,
     disabledReason: integration.disabledReason,
     hasBearerToken: integration.bearerToken !== null,

@@ -35,6 +35,7 @@ export type CreateIntegrationInput =
       url: string;
       bearerToken?: string;
       eventTypes?: EventTypeName[];
+      rateLimitPerSecond?: number | null;
     }
   | { product: 'custom'; channelId: string };
 
@@ -44,6 +45,8 @@ export interface PatchWebhookInput {
   bearerToken?: string | null;
   /** null subscribes to every type. */
   eventTypes?: EventTypeName[] | null;
+  /** null removes the limit. */
+  rateLimitPerSecond?: number | null;
   enabled?: boolean;
 }
 
@@ -180,6 +183,7 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
         url: input.url,
         bearerToken: input.bearerToken ?? null,
         eventTypes: input.eventTypes ?? null,
+        rateLimitPerSecond: input.rateLimitPerSecond ?? null,
         enabled: true,
         disabledReason: null,
         signingSecret,
@@ -212,6 +216,7 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
         ...(input.url !== undefined ? { url: input.url } : {}),
         ...(input.bearerToken !== undefined ? { bearerToken: input.bearerToken } : {}),
         ...(input.eventTypes !== undefined ? { eventTypes: input.eventTypes } : {}),
+        ...(input.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),
         updatedAt: now().toISOString(),
         version: current.version + 1,
       };

@@ -44,6 +44,11 @@ export interface IngestDeps {
   embeddingBatchSize?: number;
   /** Time one file may take from bytes to excerpts (default 120 s); past it the file is `failed`, not retried. */
   fileBudgetMs?: number;
+  /**
+   * The same for a PDF (default `fileBudgetMs`): a PDF whose scanned pages are read by OCR needs longer (the ingest
+   * function gives 480 s, a 100-page scan); the PDF reader's own limits bound the parsing.
+   */
+  pdfBudgetMs?: number;
   /** Milliseconds clock for the time budget (default `Date.now`). */
   now?: () => number;
 }
@@ -60,6 +65,9 @@ export interface IngestDeps {
  */
 export function makeIngestKnowledge(deps: IngestDeps) {
   const clock = deps.clock ?? (() => new Date());
+  const fileBudgetMs = deps.fileBudgetMs ?? 120_000;
+  const budgetFor = (contentType: string) =>
+    contentType === 'application/pdf' ? (deps.pdfBudgetMs ?? fileBudgetMs) : fileBudgetMs;
   const chunking = deps.chunking ?? DEFAULT_CHUNKING;
   const cache = new AnalyzedCache(deps.cacheChars ?? 64_000_000);
   const maxAttempts = deps.maxPublishAttempts ?? 6;
@@ -175,13 +183,15 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       if (!seen || seen < job.generation) latest.set(job.fileKey, job.generation);
     }
     const added = new Map<string, AnalyzedFile>();
+    /** What the listing shows of each file once ready: its size, and for PDFs how many pages came from OCR. */
+    const settled = new Map<string, { bytes: number; ocrPages?: number }>();
     for (const [fileKey, generation] of latest) {
       const file = await deps.files.get(botId, fileKey);
       if (!file || file.generation !== generation || file.status !== 'processing') continue; // replaced, deleted or done
       try {
         const bytes = await deps.objects.get(file.objectKey);
-        const budget = startTimeBudget(deps.fileBudgetMs ?? 120_000, deps.now);
-        const text = await extractDocumentText(bytes, file.contentType, {
+        const budget = startTimeBudget(budgetFor(file.contentType), deps.now);
+        const { text, ocrPages } = await extractDocumentText(bytes, file.contentType, {
           charset: file.charset,
           readPdf: deps.readPdf,
           budget,
@@ -205,6 +215,7 @@ export function makeIngestKnowledge(deps: IngestDeps) {
         const analyzed = analyze(file.fileName, generation, language, excerpts, vectors, deps.embeddings?.model);
         cache.set(generation, analyzed);
         added.set(fileKey, analyzed);
+        settled.set(fileKey, { bytes: bytes.length, ...(ocrPages !== undefined ? { ocrPages } : {}) });
       } catch (error) {
         if (error instanceof UnreadableDocumentError || error instanceof TimeBudgetExceededError) {
           deps.logger.info('knowledge file unreadable', { botId, fileKey, reason: error.message });
@@ -242,7 +253,7 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       return;
     }
     for (const [fileKey, file] of published)
-      await deps.files.markReady(botId, fileKey, file.generation, file.excerpts.length, clock());
+      await deps.files.markReady(botId, fileKey, file.generation, file.excerpts.length, clock(), settled.get(fileKey));
   };
 }
 

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { INCOMING_UPLOAD_SUFFIX } from '../resources/buckets.ts';
 
 /** Media types a knowledge file may have. */
 export const KNOWLEDGE_CONTENT_TYPES = ['text/plain', 'text/markdown', 'text/html', 'application/pdf'] as const;
@@ -26,6 +27,10 @@ export interface KnowledgeFile {
   bytes: number;
   /** Where the uploaded bytes are. */
   objectKey: string;
+  /** Set when the bytes come from the browser through an upload URL: the object must land before this instant. */
+  uploadExpiresAt?: string;
+  /** PDF pages read by OCR (no text layer), once the file is ready. */
+  ocrPages?: number;
   uploadedAt: string;
   updatedAt: string;
 }
@@ -53,7 +58,14 @@ export interface KnowledgeFileStore {
   get(botId: string, fileKey: string): Promise<KnowledgeFile | undefined>;
   list(botId: string): Promise<KnowledgeFile[]>;
   /** True when the file was still at that generation. */
-  markReady(botId: string, fileKey: string, generation: string, chunks: number, at: Date): Promise<boolean>;
+  markReady(
+    botId: string,
+    fileKey: string,
+    generation: string,
+    chunks: number,
+    at: Date,
+    details?: { ocrPages?: number; bytes?: number },
+  ): Promise<boolean>;
   markFailed(botId: string, fileKey: string, generation: string, reason: string, at: Date): Promise<boolean>;
   /** Takes the file out of search at once and deletes its record; the removed record, or undefined. */
   remove(projectId: string, botId: string, fileKey: string): Promise<KnowledgeFile | undefined>;
@@ -79,6 +91,17 @@ export interface KnowledgeObjectStore {
   deletePrefix(prefix: string): Promise<void>;
 }
 
+/** Browser uploads straight into the knowledge bucket (a presigned POST), and what arrived there. */
+export interface KnowledgeUploadInbox {
+  /** A form post that can store only `key`, of `contentType`, 1 to `maxBytes` bytes, for `expiresInSeconds`. */
+  presignPost(
+    key: string,
+    conditions: { contentType: string; maxBytes: number; expiresInSeconds: number },
+  ): Promise<{ url: string; fields: Record<string, string> }>;
+  /** Size and type of an object that landed; undefined when it is not there (any more). */
+  describe(key: string): Promise<{ bytes: number; contentType?: string } | undefined>;
+}
+
 /** A job for the ingest worker. */
 export type IngestJob =
   | { kind: 'file'; botId: string; fileKey: string; generation: string }
@@ -92,10 +115,25 @@ export interface IngestQueue {
 export const knowledgeObjectKeys = {
   botPrefix: (botId: string) => `bots/${botId}/`,
   upload: (botId: string, generation: string) => `bots/${botId}/files/${generation}`,
+  /**
+   * Where a browser upload lands: the bot, the file and the generation the upload URL was issued for, so an object
+   * that arrives can only ever become that generation. The suffix is what the bucket notification filters on.
+   */
+  incoming: (botId: string, fileKey: string, generation: string) =>
+    `bots/${botId}/incoming/${fileKey}/${generation}${INCOMING_SUFFIX}`,
   excerpts: (botId: string, generation: string) => `bots/${botId}/excerpts/${generation}.json`,
   index: (botId: string, version: number) =>
     `bots/${botId}/index/${String(version).padStart(10, '0')}-${randomBytes(4).toString('hex')}.sbkx`,
 };
+
+/** The suffix of browser uploads' keys: the S3 notification to the ingest queue (and its local stand-in) filter on it. */
+const INCOMING_SUFFIX = INCOMING_UPLOAD_SUFFIX;
+
+/** The bot, file and generation an incoming upload's key was issued for; undefined for any other key. */
+export function parseIncomingKey(key: string): { botId: string; fileKey: string; generation: string } | undefined {
+  const match = /^bots\/([^/]+)\/incoming\/([^/]+)\/([^/]+)\.upload$/.exec(key);
+  return match ? { botId: match[1]!, fileKey: match[2]!, generation: match[3]! } : undefined;
+}
 
 /** Short stable key of a file name (the name itself goes in the record). */
 export function fileKeyOf(fileName: string): string {

@@ -13,7 +13,11 @@ import {
   type KnowledgeFile,
   type KnowledgeFileStore,
   type KnowledgeObjectStore,
+  type KnowledgeUploadInbox,
 } from './knowledge-files.ts';
+
+/** How long an upload URL stays usable. */
+export const UPLOAD_URL_SECONDS = 15 * 60;
 
 export interface KnowledgeManageDeps {
   /** The bot when it exists in the project; throws 404 otherwise. */
@@ -21,6 +25,8 @@ export interface KnowledgeManageDeps {
   files: KnowledgeFileStore;
   objects: KnowledgeObjectStore;
   queue: IngestQueue;
+  /** Upload URLs for browsers (presigned POST into the knowledge bucket); without it, no upload URLs. */
+  inbox?: KnowledgeUploadInbox;
   logger: Logger;
   now?: () => Date;
 }
@@ -53,9 +59,48 @@ export class UploadTooLargeError extends DomainError {
   }
 }
 
+/** The name must be a name (400) and the type one of the four (415); the type, lower-cased, and its charset. */
+function checkNameAndType(
+  fileName: string,
+  contentTypeHeader: string | undefined,
+): { type: KnowledgeContentType; charset?: string } {
+  const nameProblem = fileNameProblem(fileName);
+  if (nameProblem)
+    throw new ValidationError(nameProblem, [{ path: 'fileName', message: nameProblem, code: 'invalid_format' }]);
+  const { type, charset } = parseContentType(contentTypeHeader);
+  if (!(KNOWLEDGE_CONTENT_TYPES as readonly string[]).includes(type)) {
+    throw new UnsupportedMediaTypeError(
+      `Knowledge files must be sent as ${KNOWLEDGE_CONTENT_TYPES.join(', ')}; got ${type || 'no Content-Type'}.`,
+    );
+  }
+  return { type: type as KnowledgeContentType, ...(charset ? { charset } : {}) };
+}
+
 /** Knowledge files of a bot in the management API: upload (same name replaces), list, delete. */
 export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
   const now = deps.now ?? (() => new Date());
+
+  /** The replaced upload is out of search already; its bytes and excerpts are no longer needed. */
+  async function dropReplaced(botId: string, previous: KnowledgeFile | undefined): Promise<void> {
+    if (!previous) return;
+    await deps.objects
+      .delete([previous.objectKey, knowledgeObjectKeys.excerpts(botId, previous.generation)])
+      .catch((error) => deps.logger.warn('replaced knowledge objects not deleted', { botId, cause: String(error) }));
+  }
+
+  /**
+   * A file still waiting for its browser upload after the URL expired, with no object in the bucket, never will
+   * be ready: it is marked `failed`. (An object that landed in time is being ingested: the worker settles it.)
+   */
+  async function settleAbandonedUpload(file: KnowledgeFile): Promise<KnowledgeFile> {
+    if (file.status !== 'processing' || !file.uploadExpiresAt || !deps.inbox) return file;
+    const at = now();
+    if (at.getTime() <= Date.parse(file.uploadExpiresAt)) return file;
+    if (await deps.inbox.describe(file.objectKey)) return file;
+    const error = 'No file was posted to the upload URL before it expired; ask for a new one.';
+    if (!(await deps.files.markFailed(file.botId, file.fileKey, file.generation, error, at))) return file;
+    return { ...file, status: 'failed', error, updatedAt: at.toISOString() };
+  }
 
   return {
     /**
@@ -69,15 +114,7 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
       contentTypeHeader: string | undefined,
       bytes: Uint8Array,
     ) {
-      const nameProblem = fileNameProblem(fileName);
-      if (nameProblem)
-        throw new ValidationError(nameProblem, [{ path: 'fileName', message: nameProblem, code: 'invalid_format' }]);
-      const { type, charset } = parseContentType(contentTypeHeader);
-      if (!(KNOWLEDGE_CONTENT_TYPES as readonly string[]).includes(type)) {
-        throw new UnsupportedMediaTypeError(
-          `Knowledge files must be sent as ${KNOWLEDGE_CONTENT_TYPES.join(', ')}; got ${type || 'no Content-Type'}.`,
-        );
-      }
+      const { type, charset } = checkNameAndType(fileName, contentTypeHeader);
       if (bytes.length > KNOWLEDGE_MAX_BYTES) {
         throw new UploadTooLargeError(`Knowledge files are limited to ${KNOWLEDGE_MAX_BYTES} bytes (25 MB).`);
       }
@@ -111,14 +148,7 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
         throw new NotFoundError('bot', `Bot ${botId} does not exist in project ${projectId}.`);
       }
       if (outcome === 'started') {
-        if (previous) {
-          // The replaced upload is out of search already; its bytes and excerpts are no longer needed.
-          await deps.objects
-            .delete([previous.objectKey, knowledgeObjectKeys.excerpts(botId, previous.generation)])
-            .catch((error) =>
-              deps.logger.warn('replaced knowledge objects not deleted', { botId, cause: String(error) }),
-            );
-        }
+        await dropReplaced(botId, previous);
         try {
           await deps.queue.enqueue({ kind: 'file', botId, fileKey: file.fileKey, generation });
         } catch (error) {
@@ -137,9 +167,58 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
       return { fileName, status: 'processing' as const };
     },
 
+    /**
+     * An upload URL for the browser (§13): 1. check name (400) and type (415); 2. the bot must be the project's (404);
+     * 3. record a new generation of the file, `processing` from now (same name replaces: the earlier upload leaves
+     * search); 4. sign a POST that can only store this generation's key, of this type, up to 25 MB, for 15 minutes.
+     * The object's arrival queues the ingestion (S3 event → ingest queue), see ./arrivals.ts.
+     */
+    async issueUploadUrl(projectId: string, botId: string, fileName: string, contentTypeHeader: string | undefined) {
+      const { type, charset } = checkNameAndType(fileName, contentTypeHeader);
+      await deps.requireBot(projectId, botId);
+      if (!deps.inbox) throw new TemporarilyUnavailableError('Upload URLs are not configured in this deployment.');
+      const at = now();
+      const generation = newGeneration(at);
+      const fileKey = fileKeyOf(fileName);
+      const expiresAt = new Date(at.getTime() + UPLOAD_URL_SECONDS * 1000);
+      const objectKey = knowledgeObjectKeys.incoming(botId, fileKey, generation);
+      const { url, fields } = await deps.inbox.presignPost(objectKey, {
+        contentType: contentTypeHeader!.trim(),
+        maxBytes: KNOWLEDGE_MAX_BYTES,
+        expiresInSeconds: UPLOAD_URL_SECONDS,
+      });
+      const previous = await deps.files.get(botId, fileKey);
+      const outcome = await deps.files.startUpload(projectId, {
+        botId,
+        fileName,
+        fileKey,
+        generation,
+        status: 'processing',
+        chunks: 0,
+        contentType: type,
+        ...(charset ? { charset } : {}),
+        bytes: 0,
+        objectKey,
+        uploadExpiresAt: expiresAt.toISOString(),
+        uploadedAt: at.toISOString(),
+        updatedAt: at.toISOString(),
+      });
+      if (outcome === 'bot-not-found')
+        throw new NotFoundError('bot', `Bot ${botId} does not exist in project ${projectId}.`);
+      if (outcome === 'started') await dropReplaced(botId, previous);
+      return {
+        uploadUrl: url,
+        method: 'POST' as const,
+        fields,
+        expiresAt: expiresAt.toISOString(),
+        maxBytes: KNOWLEDGE_MAX_BYTES,
+      };
+    },
+
+    /** The bot's files by name. An upload URL that expired with nothing posted to it leaves its file `failed`. */
     async list(projectId: string, botId: string): Promise<KnowledgeFile[]> {
       await deps.requireBot(projectId, botId);
-      const files = await deps.files.list(botId);
+      const files = await Promise.all((await deps.files.list(botId)).map(settleAbandonedUpload));
       return files.sort((a, b) => (a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0));
     },
 

@@ -183,6 +183,16 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     responses: { 202: { description: 'Queued.', body: s.retryAccepted } },
     errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
+  'POST /projects/{projectId}/integrations/{integrationId}/recover': {
+    summary: 'Retry every failed delivery of a webhook in a window of event time',
+    description:
+      'Each failed delivery whose event `timestamp` is in [since, until) is retried: the same delivery, body and ' +
+      '`webhook-id`, one attempt appended. Two calls at once never re-queue one delivery twice. `since` at most 30 ' +
+      'days ago.',
+    tags: ['Webhook deliveries'],
+    responses: { 202: { description: 'Queued.', body: s.recoverAccepted } },
+    errors: { 409: ['CONFLICT'] },
+  },
   'GET /projects/{projectId}/integrations/{integrationId}/health': {
     summary: "A webhook's last 24 hours, per hour",
     description:
@@ -249,6 +259,16 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       415: ['UNSUPPORTED_MEDIA_TYPE'],
       503: ['SERVICE_UNAVAILABLE'],
     },
+  },
+  'POST /projects/{projectId}/bots/{botId}/knowledge/{fileName}/upload': {
+    summary: 'Ask for a browser upload URL',
+    description:
+      'A presigned S3 POST for files past the 6 MB a request can carry: post every `fields` entry, then `file`, as ' +
+      'multipart/form-data to `uploadUrl` within 15 minutes (1 byte to 25 MB, the declared type). The file is ' +
+      '`processing` from now and is ingested when the object lands; the same name replaces.',
+    tags: ['Bots'],
+    responses: { 201: { description: 'The upload form.', body: s.knowledgeUploadUrl } },
+    errors: { 415: ['UNSUPPORTED_MEDIA_TYPE'], 503: ['SERVICE_UNAVAILABLE'] },
   },
   'DELETE /projects/{projectId}/bots/{botId}/knowledge/{fileName}': {
     summary: 'Delete a knowledge file',

@@ -10,6 +10,7 @@ import {
 import type { DocumentedRoute, RouteDoc } from './route-doc.ts';
 import { errorBody, openAiErrorBody } from './schemas.ts';
 import { openAiCodeFor } from '../openai-format/error-codes.ts';
+import { webhooksSection } from './webhooks.ts';
 import * as z from '../validation/zod.ts';
 
 type Json = Record<string, unknown>;
@@ -110,8 +111,10 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
       },
       { name: 'Webhook deliveries', description: 'Management API: events, test events, the delivery log and retries.' },
       { name: 'Bots', description: 'Management API: bots and their knowledge files.' },
+      { name: 'Webhook events', description: 'What webhooks receive: one request per event type.' },
     ],
     paths: sortPaths(paths),
+    webhooks: webhooksSection(convert),
     components: {
       schemas: sortKeys(schemas),
       securitySchemes: {

@@ -119,6 +119,9 @@ export const integration = withMeta(
     eventTypes: withMeta(z.nullable(z.array(z.string())), {
       description: 'Subscribed event types; null = every type.',
     }),
+    rateLimitPerSecond: withMeta(z.nullable(z.number().check(z.int())), {
+      description: 'Most delivery attempts started in any one-second interval (1 to 10,000); null = no limit.',
+    }),
     enabled: z.boolean(),
     disabledReason: withMeta(z.nullable(z.string()), {
       description: '`manual`, `gone` (the receiver answered 410), `failing` (5 days of failures).',
@@ -176,6 +179,16 @@ export const deliveryPage = withMeta(z.object({ items: z.array(delivery), nextCu
   id: 'DeliveryPage',
 });
 
+export const recoverAccepted = withMeta(
+  z.object({
+    recovered: withMeta(z.number().check(z.int()), { description: 'Failed deliveries this call re-queued.' }),
+    continued: withMeta(z.optional(z.boolean()), {
+      description: 'true when more failed deliveries were left to a worker to re-queue (very large windows).',
+    }),
+  }),
+  { id: 'RecoverAccepted' },
+);
+
 export const retryAccepted = withMeta(z.object({ deliveryId: z.string(), status: z.literal('pending') }), {
   id: 'RetryAccepted',
 });
@@ -200,6 +213,7 @@ export const knowledgeFile = withMeta(
     status: z.enum(['processing', 'ready', 'failed']),
     chunks: int(),
     error: z.optional(z.string()),
+    ocrPages: z.optional(int()),
     contentType: z.string(),
     bytes: int(),
     uploadedAt: isoTime,
@@ -211,6 +225,17 @@ export const knowledgeFile = withMeta(
 export const knowledgeUploadAccepted = withMeta(z.object({ fileName: z.string(), status: z.literal('processing') }), {
   id: 'KnowledgeUploadAccepted',
 });
+
+export const knowledgeUploadUrl = withMeta(
+  z.object({
+    uploadUrl: z.string(),
+    method: z.literal('POST'),
+    fields: z.record(z.string(), z.string()),
+    expiresAt: isoTime,
+    maxBytes: int(),
+  }),
+  { id: 'KnowledgeUploadUrl' },
+);
 
 export const list = <T extends z.ZodMiniType>(item: T, id: string) =>
   withMeta(z.object({ items: z.array(item) }), { id });

@@ -1,8 +1,22 @@
+import type { QueueKey } from './queues.ts';
+
 /** Objects under `prefix` are deleted `days` after they were written (an S3 lifecycle rule on AWS). */
 export interface ExpiringPrefix {
   prefix: string;
   days: number;
 }
+
+/**
+ * Objects whose creation the bucket reports to a queue as an S3 event record: an S3 event notification on AWS, and
+ * the same record sent by the local runner's stand-in (local/emulators.ts) when such an object lands.
+ */
+export interface ObjectCreatedNotification {
+  suffix: string;
+  queue: QueueKey;
+}
+
+/** The suffix of a browser upload's key in the knowledge bucket (shared/knowledge/knowledge-files.ts lays keys out). */
+export const INCOMING_UPLOAD_SUFFIX = '.upload';
 
 /** S3 buckets. infra/ and local/ both build from this list. */
 export const buckets = {
@@ -12,6 +26,8 @@ export const buckets = {
     localName: 'switchboard-knowledge',
     envVar: 'BUCKET_KNOWLEDGE',
     expiringPrefixes: [] as ExpiringPrefix[],
+    /** A browser upload that lands starts its ingestion. */
+    objectCreatedNotifications: [{ suffix: INCOMING_UPLOAD_SUFFIX, queue: 'ingest' }] as ObjectCreatedNotification[],
   },
   /**
    * Presigned extract uploads (read once, within minutes: a day is plenty) and large webhook payloads, which must
@@ -25,6 +41,7 @@ export const buckets = {
       { prefix: 'uploads/', days: 1 },
       { prefix: 'payloads/', days: 31 },
     ] as ExpiringPrefix[],
+    objectCreatedNotifications: [] as ObjectCreatedNotification[],
   },
 } as const;
 

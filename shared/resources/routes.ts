@@ -130,7 +130,8 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 30,
     memoryMb: 1024,
     access: {
-      table: { read: true, write: true },
+      // gsi1: a webhook's failed deliveries (recover).
+      table: { read: true, write: true, indexes: ['gsi1'] },
       secrets: ['adminKey', 'secretsKey'],
       sendTo: ['ingest', 'events', 'deliveries'],
       buckets: {

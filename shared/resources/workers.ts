@@ -51,13 +51,17 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     memoryMb: 512,
     maxConcurrency: 20,
     access: {
-      table: { read: true, write: true },
+      // gsi1: a webhook's failed deliveries, when a recover goes on here (shared/webhooks/recover.ts).
+      table: { read: true, write: true, indexes: ['gsi1'] },
       sendTo: ['deliveries'],
       buckets: { transfer: { read: ['payloads/'] } },
       secrets: ['secretsKey'],
     },
   },
   // Knowledge ingestion: a batch groups uploads per bot so each bot's index is rebuilt once per batch.
+  // Sized for a 100-page scan read with OCR as the extract route does (Textract, 8 pages at a time, 200 DPI renders):
+  // about 0.3-0.5 s of rendering per page on ~1.2 vCPU (2048 MB) plus Textract's 1-2 s, so ~1-2 minutes; the PDF
+  // read gets 480 s (shared/knowledge/pdf-reader.ts) and the rest of the 600 s is left for the index rebuild.
   {
     fn: 'ingest',
     queue: 'ingest',
@@ -67,6 +71,7 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     memoryMb: 2048,
     maxConcurrency: 2,
     access: {
+      textract: true,
       table: { read: true, write: true },
       buckets: { knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'] } },
       bedrock: { invoke: true },

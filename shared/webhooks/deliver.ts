@@ -12,6 +12,7 @@ import {
   nextStepAfter,
   type Outcome,
   parkedJob,
+  pacedBackJob,
   parseDeliveryJob,
   secondsUntilDue,
   skipsDisabledWebhook,
@@ -20,6 +21,7 @@ import {
 import type { WebhookAttemptStats } from './attempt-stats.ts';
 import type { EndpointGate } from './endpoint-gate.ts';
 import type { DeliveryJob } from './model.ts';
+import type { Pacing } from './pacing.ts';
 import type {
   AttemptOutcome,
   DeliveryQueue,
@@ -59,6 +61,8 @@ export interface DeliverDeps {
   payloads: PayloadStore;
   sender: WebhookSender;
   gate: EndpointGate;
+  /** The webhook's `rateLimitPerSecond` (absent: no webhook is paced). */
+  pacing?: Pacing;
   secrets: SecretBox;
   schedule: RetrySchedule;
   userAgent: string;
@@ -75,17 +79,20 @@ export interface DeliverDeps {
  * 2. target (`resolveTarget`): the sealed snapshot the fan-out put in the job (first receive, under a minute old),
  *    else a fresh read (retries, manual retries); a deleted webhook ends the delivery; a disabled one fails it
  *    unsent;
- * 3. gate/park (`attemptThroughGate`, `parkedJob`): pass the endpoint gate (see `endpoint-gate.ts`): a destination
+ * 3. pace (`pacing.ts`, `pacedBackJob`): a webhook with a `rateLimitPerSecond` gets its attempt started only in
+ *    its turn; a job held back goes back on the queue until its reserved start, without an attempt;
+ * 4. gate/park (`attemptThroughGate`, `parkedJob`): pass the endpoint gate (see `endpoint-gate.ts`): a destination
  *    that is hanging or has too many attempts in flight gets the job back on the queue with a delay, without an
  *    attempt (after half an hour of that, the attempt fails unsent and the retry schedule runs on);
- * 4. attempt: POST the body with `Authorization: Bearer` when configured and the Standard Webhooks headers
+ * 5. attempt: POST the body with `Authorization: Bearer` when configured and the Standard Webhooks headers
  *    (`webhook-id` = the event id on every attempt, signatures under every live secret), within the sender's 15 s
  *    deadline;
- * 5. decide and record (`decideAttempt`, `record`): write the attempt (one UpdateItem) with the status: succeeded
- *    (2xx); failed (410, a destination the SSRF guard refused, the last attempt, or a manual retry that did not succeed); else pending with the next
- *    attempt time from the retry schedule;
- * 6. 410 disables the webhook (`gone`); a webhook failing every delivery for 5 days is disabled (`failing`);
- * 7. schedule (`nextStepAfter`): a pending delivery's message is postponed (ChangeMessageVisibility) to the next
+ * 6. decide and record (`decideAttempt`, `record`): write the attempt (one UpdateItem) with the status: succeeded
+ *    (2xx); failed (410, a destination the SSRF guard refused, the last attempt, or a manual retry that did not
+ *    succeed); else pending with the next attempt time from the retry schedule, no sooner than a 429 or 503
+ *    answer's `Retry-After` asks;
+ * 7. 410 disables the webhook (`gone`); a webhook failing every delivery for 5 days is disabled (`failing`);
+ * 8. schedule (`nextStepAfter`): a pending delivery's message is postponed (ChangeMessageVisibility) to the next
  *    attempt time, or re-sent with a delay when the wait is longer than a received message may stay invisible.
  *
  * The rules are pure functions in `delivery-steps.ts`; this file does the reading and writing. Returns the ids of
@@ -120,11 +127,14 @@ export function makeDeliver(deps: DeliverDeps) {
       return DONE;
     }
 
+    const paced = await deps.pacing?.pace(job);
+    if (paced && !paced.go) return { kind: 'requeue', queued: pacedBackJob(paced, attemptNumber) };
+
     const attempt = await attemptThroughGate(job, target, body, attemptNumber);
     if ('parked' in attempt) return { kind: 'requeue', queued: attempt.parked };
 
-    const verdict = decideAttempt(job, attempt.outcome, attemptNumber, deps.schedule, random);
     const finishedAt = now();
+    const verdict = decideAttempt(job, attempt.outcome, attemptNumber, deps.schedule, random, finishedAt);
     await record(job, { ...attempt, number: attemptNumber }, verdict, finishedAt);
     await updateHealth(job, attempt.outcome.kind === 'success', finishedAt);
     await countAttempt(job, attempt.outcome, finishedAt);

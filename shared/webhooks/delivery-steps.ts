@@ -1,6 +1,8 @@
 import type { GateDecision } from './endpoint-gate.ts';
 import { deliveryJobSchema, type DeliveryJob, type DeliveryStatus } from './model.ts';
+import type { PacingDecision } from './pacing.ts';
 import type { AttemptOutcome, AttemptWrite, QueuedJob } from './ports.ts';
+import { delayHonouringRetryAfter } from './retry-after.ts';
 import { retryDelaySeconds, type RetrySchedule } from './retry-schedule.ts';
 
 /**
@@ -81,6 +83,11 @@ export function parkedJob(
   return { job: { ...job, attemptsBefore: attemptNumber - 1, deferrals: job.deferrals + 1 }, delaySeconds };
 }
 
+/** Held back by the webhook's rate limit: not an attempt, back on the queue until its reserved start. */
+export function pacedBackJob(heldBack: Extract<PacingDecision, { go: false }>, attemptNumber: number): QueuedJob {
+  return { job: { ...heldBack.job, attemptsBefore: attemptNumber - 1 }, delaySeconds: heldBack.delaySeconds };
+}
+
 /** The attempt that was never sent because its destination stopped answering while the job was parked. */
 export function unansweredOutcome(endpoint: string): AttemptOutcome {
   return { kind: 'timeout', durationMs: 0, error: `not sent: ${endpoint} is not answering (attempts time out)` };
@@ -96,7 +103,9 @@ export type AttemptVerdict =
 
 /**
  * 2xx succeeds. 410 fails the delivery and disables the webhook. A destination the address policy refused stays
- * refused: no retry. A manual retry is one attempt: anything else fails it. Otherwise the retry schedule says when to try again, or, when it is exhausted, fails it.
+ * refused: no retry. A manual retry is one attempt: anything else fails it. Otherwise the retry schedule says when
+ * to try again, or, when it is exhausted, fails it; the wait is no shorter than a 429 or 503 answer's `Retry-After`
+ * asks (`retry-after.ts`), read at `answeredAt` (epoch ms).
  */
 export function decideAttempt(
   job: Pick<DeliveryJob, 'manual'>,
@@ -104,13 +113,14 @@ export function decideAttempt(
   attemptNumber: number,
   schedule: RetrySchedule,
   random: () => number,
+  answeredAt: number,
 ): AttemptVerdict {
   if (outcome.kind === 'success') return { status: 'succeeded' };
   const webhookGone = outcome.kind === 'http-error' && outcome.statusCode === 410;
   if (webhookGone || outcome.kind === 'forbidden' || job.manual) return { status: 'failed', webhookGone };
-  const retryInSeconds = retryDelaySeconds(schedule, attemptNumber, random);
-  if (retryInSeconds === undefined) return { status: 'failed', webhookGone: false };
-  return { status: 'pending', retryInSeconds };
+  const scheduled = retryDelaySeconds(schedule, attemptNumber, random);
+  if (scheduled === undefined) return { status: 'failed', webhookGone: false };
+  return { status: 'pending', retryInSeconds: delayHonouringRetryAfter(scheduled, outcome, answeredAt) };
 }
 
 /** Epoch ms of the next automatic attempt, counted from the end of this one; undefined unless pending. */

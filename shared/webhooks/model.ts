@@ -54,6 +54,8 @@ export const deliveryJobSchema = z.object({
   deferrals: z.number().check(z.int(), z.gte(0)),
   /** Epoch ms before which the attempt must not run (waits longer than SQS visibility allows). */
   notBefore: z.optional(z.number()),
+  /** The start this job reserved under its webhook's rate limit (epoch ms; shared/webhooks/pacing.ts). */
+  pacedStartAt: z.optional(z.number()),
   /** The webhook as the fan-out read it (sealed: it holds the signing secrets), and when (epoch ms). */
   sealedTarget: z.optional(z.string()),
   targetReadAt: z.optional(z.number()),

@@ -14,7 +14,14 @@ export interface WebhookRequest {
  */
 export type AttemptOutcome =
   | { kind: 'success'; statusCode: number; durationMs: number }
-  | { kind: 'http-error'; statusCode: number; durationMs: number; error: string }
+  | {
+      kind: 'http-error';
+      statusCode: number;
+      durationMs: number;
+      error: string;
+      /** The receiver's `Retry-After` header, raw (shared/webhooks/retry-after.ts reads it). */
+      retryAfter?: string;
+    }
   | { kind: 'timeout' | 'network' | 'forbidden'; durationMs: number; error: string };
 
 /** Sends one delivery attempt; never throws, never waits past its deadline. */

@@ -13,6 +13,7 @@ import {
   signIn,
 } from '#test/console/browser.ts';
 import { ACCESSIBILITY_PROBLEMS, FIRST_SCREEN_TIMING, FOCUSED, SIDEWAYS_OVERFLOW } from '#test/console/in-page.ts';
+import { pdfOfSize, scannedPdf } from '#test/support/pdf-fixtures.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
@@ -428,6 +429,53 @@ describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
       15_000,
       'knowledge file ready',
     );
+  });
+
+  it('uploads knowledge files past 6 MB straight to storage, by file picker and by drag and drop, and shows OCR pages', async () => {
+    await page.getByRole('heading', { level: 2, name: 'Support bot' }).waitFor();
+    const card = page.getByRole('article').filter({ has: page.getByRole('heading', { name: 'Support bot' }) });
+    const files = page.getByRole('table', { name: 'Knowledge files of Support bot' });
+    const big = Buffer.from(await pdfOfSize(7 * 1024 * 1024, 'Catalogo de pecas do trator agricola'));
+    await card.getByLabel(/Add knowledge files/).setInputFiles({
+      name: 'catalogo.pdf',
+      mimeType: 'application/pdf',
+      buffer: big,
+    });
+    await expectText(card.getByRole('status'), 'catalogo.pdf uploaded; it is being processed.');
+    const scan = Buffer.from(await scannedPdf('Inspection report of the north warehouse')).toString('base64');
+    const dataTransfer = await page.evaluateHandle((b64) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      // Runs in the page, where DataTransfer exists (the test's own types have no DOM).
+      const { DataTransfer } = globalThis as unknown as {
+        DataTransfer: new () => { items: { add(file: File): void } };
+      };
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], 'inspecao.pdf', { type: 'application/pdf' }));
+      return dt;
+    }, scan);
+    await card.locator('.dropzone').dispatchEvent('drop', { dataTransfer });
+    await expectText(card.getByRole('status'), 'inspecao.pdf uploaded; it is being processed.');
+    // The page polls while files are processing: no Refresh needed.
+    const row = (name: string) => files.getByRole('row').filter({ hasText: name });
+    await eventually(
+      async () => (await row('catalogo.pdf').textContent())!.includes('Ready'),
+      30_000,
+      'uploaded PDF ready',
+    );
+    await eventually(
+      async () => (await row('inspecao.pdf').textContent())!.includes('Ready'),
+      60_000,
+      'scanned PDF ready',
+    );
+    await expectText(row('inspecao.pdf').locator('td[data-label="OCR pages"]'), '1', { exact: true });
+    const listed = await svc.admin(
+      'GET',
+      `${base()}/bots/${(await svc.admin('GET', `${base()}/bots`)).body.items[0].botId}/knowledge`,
+    );
+    expect(listed.body.items.find((f: { fileName: string }) => f.fileName === 'catalogo.pdf')).toMatchObject({
+      status: 'ready',
+      bytes: big.length,
+    });
   });
 
   it('is usable at phone width: no sideways scrolling, tables as labelled cards', async () => {

@@ -268,6 +268,18 @@ describe('knowledge files', () => {
     expect((await upload('../etc/passwd', 'text/plain', 'x')).status).toBe(400);
   });
 
+  test('a 24 MB upload (under the 25 MB limit) is accepted and stored whole', async () => {
+    const bot = await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'Grande', instructions: 'x' });
+    const line = 'Linha de manual técnico com palavras comuns para preencher o arquivo grande.\n';
+    const body = Buffer.from(line.repeat(Math.ceil((24 * 1024 * 1024) / Buffer.byteLength(line)))).subarray(
+      0,
+      24 * 1024 * 1024,
+    );
+    const res = await upload('manual-grande.txt', 'text/plain', body, bot.body.botId);
+    expect(res.status).toBe(202);
+    expect((await knowledge(bot.body.botId))[0]).toMatchObject({ fileName: 'manual-grande.txt', bytes: body.length });
+  }, 60_000);
+
   test('same name replaces: the new content is searched, the old is gone', async () => {
     const first = await upload(
       'faq.txt',

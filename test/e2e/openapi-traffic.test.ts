@@ -80,6 +80,7 @@ async function driveEveryOperation(): Promise<void> {
   const delivery = await waitFor(async () => (await svc.admin('GET', `${w}/deliveries`)).body.items?.[0]);
   await svc.admin('POST', `${w}/deliveries/${delivery.deliveryId}/retry`);
   await svc.admin('GET', `${w}/health`);
+  await svc.admin('POST', `${w}/recover`, { since: new Date(Date.now() - 3600_000).toISOString() });
   const sendToken = (await svc.admin('POST', `${p}/integrations/${custom.integrationId}/rotate-token`)).body.token;
   await svc.send(sendToken, { to: '+5511988887777', body: 'hello' });
   await api('/api/integration/send', { method: 'POST', ...bearer(sendToken, { to: '+5511988887777', body: 'x' }) });
@@ -95,6 +96,7 @@ async function driveEveryOperation(): Promise<void> {
     headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'text/markdown' },
     body: '# Trocas\n\nTrocas em até 7 dias.',
   });
+  await svc.admin('POST', `${b}/knowledge/catalogo.pdf/upload`, { contentType: 'application/pdf' });
   await svc.admin('GET', `${b}/knowledge`);
 
   await api('/api/v1/ai/health', bearer(token));

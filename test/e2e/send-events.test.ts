@@ -3,6 +3,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { envelopeSchemaOf } from '#shared/webhooks/event-catalog.ts';
+import * as z from '#shared/validation/zod.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startHttpDouble } from './send-doubles.ts';
 
@@ -117,5 +119,9 @@ describe('events of the send endpoint', () => {
       data: { status: 'failed', provider: 'twilio', error: expect.stringContaining('HTTP 500') },
     });
     expect(JSON.stringify(failed)).not.toContain('secret');
+    // What the send publishes is what the event catalog (and /openapi.json's `webhooks`) says.
+    for (const event of [sent, failed]) {
+      expect(z.safeParse(envelopeSchemaOf(event.type), event).error?.issues ?? [], event.type).toEqual([]);
+    }
   });
 });

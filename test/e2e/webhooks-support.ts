@@ -5,13 +5,15 @@ import type { AddressInfo } from 'node:net';
 /** A request a test receiver got. */
 export interface ReceivedDelivery {
   at: number;
+  /** When the request arrived (its headers), before its body was read: when the attempt started, seen from here. */
+  arrivedAt: number;
   headers: IncomingHttpHeaders;
   body: string;
   json: any;
 }
 
-/** What the receiver answers: a status (and optional body), or `hang` to never answer. */
-export type Answer = number | 'hang';
+/** What the receiver answers: a status (optionally with headers), or `hang` to never answer. */
+export type Answer = number | { status: number; headers: Record<string, string> } | 'hang';
 
 /**
  * A real HTTP receiver for webhook tests: records every request and answers with `answer(request, index)`
@@ -64,6 +66,7 @@ export async function startReceiver(answer: TestReceiver['answer'] = () => 200):
     },
   };
   const server: Server = createServer((req, res) => {
+    const arrivedAt = Date.now();
     open++;
     maxOpen = Math.max(maxOpen, open);
     res.on('close', () => open--);
@@ -77,12 +80,13 @@ export async function startReceiver(answer: TestReceiver['answer'] = () => 200):
       } catch {
         parsed = undefined;
       }
-      const delivery: ReceivedDelivery = { at: Date.now(), headers: req.headers, body, json: parsed };
+      const delivery: ReceivedDelivery = { at: Date.now(), arrivedAt, headers: req.headers, body, json: parsed };
       const index = received.push(delivery) - 1;
       for (const wake of waiters) wake();
       const reply = receiver.answer(delivery, index);
       if (reply === 'hang') return void hanging.add(res);
-      res.writeHead(reply, { 'content-type': 'text/plain' }).end(String(reply));
+      const { status, headers } = typeof reply === 'number' ? { status: reply, headers: {} } : reply;
+      res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(String(status));
     });
   });
   server.keepAliveTimeout = 5_000;

@@ -28,24 +28,32 @@ const roleStatements = (s: Synthesized, fn: string) => {
 };
 
 describe('OCR engine', () => {
-  it('defaults to Textract on AWS: the extract asset ships no tesseract, the function is told so and may call Textract', () => {
+  it('defaults to Textract on AWS: the OCR functions (extract, ingest) ship no tesseract, are told so and may call Textract', () => {
     expect(settingsFromContext({}).ocrEngine).toBe('textract');
-    const extract = textract.stack.bundles.get('extract')!;
-    expect(extract.shipped.filter((p) => p.includes('tesseract'))).toEqual([]);
-    expect(existsSync(join(extract.dir, 'node_modules', 'tesseract.js'))).toBe(false);
-    expect(existsSync(join(extract.dir, 'node_modules', '@tesseract.js-data'))).toBe(false);
-    expect(fnProps(textract, 'extract').Environment.Variables.OCR_ENGINE).toBe('textract');
-    expect(
-      roleStatements(textract, 'extract').some((s) => [s.Action].flat().includes('textract:DetectDocumentText')),
-    ).toBe(true);
+    for (const fn of ['extract', 'ingest']) {
+      const bundle = textract.stack.bundles.get(fn)!;
+      expect(
+        bundle.shipped.filter((p) => p.includes('tesseract')),
+        fn,
+      ).toEqual([]);
+      expect(existsSync(join(bundle.dir, 'node_modules', 'tesseract.js')), fn).toBe(false);
+      expect(existsSync(join(bundle.dir, 'node_modules', '@tesseract.js-data')), fn).toBe(false);
+      expect(fnProps(textract, fn).Environment.Variables.OCR_ENGINE, fn).toBe('textract');
+      expect(
+        roleStatements(textract, fn).some((s) => [s.Action].flat().includes('textract:DetectDocumentText')),
+        fn,
+      ).toBe(true);
+    }
   });
 
-  it('with ocrEngine tesseract, the extract asset ships tesseract.js and its language data, and Textract is not granted', () => {
-    const extract = tesseract.stack.bundles.get('extract')!;
-    for (const pkg of ['tesseract.js', 'tesseract.js-core', '@tesseract.js-data/por', '@tesseract.js-data/eng'])
-      expect(existsSync(join(extract.dir, 'node_modules', pkg, 'package.json')), pkg).toBe(true);
-    expect(fnProps(tesseract, 'extract').Environment.Variables.OCR_ENGINE).toBe('tesseract');
-    expect(JSON.stringify(roleStatements(tesseract, 'extract'))).not.toContain('textract:');
+  it('with ocrEngine tesseract, the OCR functions (extract, ingest) ship tesseract.js and its language data, and Textract is not granted', () => {
+    for (const fn of ['extract', 'ingest']) {
+      const bundle = tesseract.stack.bundles.get(fn)!;
+      for (const pkg of ['tesseract.js', 'tesseract.js-core', '@tesseract.js-data/por', '@tesseract.js-data/eng'])
+        expect(existsSync(join(bundle.dir, 'node_modules', pkg, 'package.json')), `${fn}: ${pkg}`).toBe(true);
+      expect(fnProps(tesseract, fn).Environment.Variables.OCR_ENGINE, fn).toBe('tesseract');
+      expect(JSON.stringify(roleStatements(tesseract, fn)), fn).not.toContain('textract:');
+    }
   });
 
   it('refuses an engine it does not know', () => {

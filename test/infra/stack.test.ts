@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { gatewayResponses, integrationTimeoutMs, INTEGRATION_MARGIN_MS } from '#infra/api.ts';
+import { BUCKET_NOTIFICATIONS_HANDLER } from '#infra/acknowledgements.ts';
 import { FAILED_ATTEMPT_LOG_MESSAGE } from '#infra/alarms.ts';
 import { defaultFloorInputs } from '#infra/cost.ts';
 import { entryPoint, projectRoot } from '#infra/bundling.ts';
@@ -31,6 +32,9 @@ beforeAll(() => {
 }, SYNTH_TIMEOUT_MS);
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+/** The project's functions: every Lambda but CDK's deploy-time handler of S3 bucket notifications. */
+const projectFunctions = () =>
+  ofType('AWS::Lambda::Function').filter(([id]) => !id.startsWith(BUCKET_NOTIFICATIONS_HANDLER));
 const logicalId = (construct: { node: { defaultChild?: unknown } }) =>
   s.stack.resolve((construct.node.defaultChild as { logicalId: string }).logicalId) as string;
 const fnId = (fn: string) => logicalId(s.stack.functions[fn]!);
@@ -96,7 +100,7 @@ describe('functions', () => {
       ...scheduledWorkers.map((w) => w.fn),
     ]);
     expect(specs.map((x) => x.fn).sort()).toEqual([...names].sort());
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(names.size);
+    expect(projectFunctions()).toHaveLength(names.size);
     for (const fn of names) {
       expect(existsSync(entryPoint(fn)), `functions/${fn}/handler.ts`).toBe(true);
       expect(resources[fnId(fn)]?.Type).toBe('AWS::Lambda::Function');
@@ -446,10 +450,31 @@ describe('data', () => {
     },
   );
 
+  it('reports a browser upload landing in the knowledge bucket to the ingest queue, and only that bucket may send', () => {
+    const bucketId = logicalId(s.stack.node.findChild('KnowledgeBucket') as never);
+    const queueId = logicalId(s.stack.node.findChild('IngestQueue') as never);
+    const notification = ofType('Custom::S3BucketNotifications')[0]![1] as any;
+    expect(notification.Properties.BucketName).toEqual({ Ref: bucketId });
+    expect(notification.Properties.NotificationConfiguration.QueueConfigurations).toEqual([
+      {
+        Events: ['s3:ObjectCreated:*'],
+        Filter: { Key: { FilterRules: [{ Name: 'suffix', Value: '.upload' }] } },
+        QueueArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      },
+    ]);
+    const policy = ofType('AWS::SQS::QueuePolicy').find(([, p]) =>
+      JSON.stringify(p.Properties.Queues).includes(queueId),
+    )![1] as any;
+    const allow = policy.Properties.PolicyDocument.Statement.filter((st: any) => st.Effect === 'Allow');
+    expect(allow).toHaveLength(1);
+    expect(allow[0].Principal).toEqual({ Service: 's3.amazonaws.com' });
+    expect(allow[0].Condition).toEqual({ ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [bucketId, 'Arn'] } } });
+  });
+
   it('generates the admin key and the secrets key in Secrets Manager and hands functions their ARNs, never values', () => {
     const secrets = ofType('AWS::SecretsManager::Secret');
     expect(secrets.map(([, x]) => x.Properties.GenerateSecretString?.PasswordLength).sort()).toEqual([43, 48]);
-    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+    for (const [, fn] of projectFunctions()) {
       const env = fn.Properties.Environment.Variables as Record<string, unknown>;
       for (const plain of ['ADMIN_KEY', 'SECRETS_KEY', 'OPENAI_API_KEY']) expect(env[plain]).toBeUndefined();
       for (const [name, value] of Object.entries(env)) {

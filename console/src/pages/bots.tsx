@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
 import type { Bot, KnowledgeFile } from '../types.ts';
 import { Badge, ErrorNotice, formatTime, Loading, StatusMessage, useAction, useLoad } from '../ui.tsx';
@@ -12,6 +12,38 @@ const UPLOAD_TYPES: Record<string, string> = {
   htm: 'text/html',
   txt: 'text/plain',
 };
+
+/** What `POST .../knowledge/{fileName}/upload` answers: a form to post straight to the object store. */
+interface UploadForm {
+  uploadUrl: string;
+  method: 'POST';
+  fields: Record<string, string>;
+  expiresAt: string;
+  maxBytes: number;
+}
+
+const MAX_BYTES = 26_214_400;
+
+/**
+ * Posts the file with the form's fields to the object store, reporting progress (fetch has no upload progress;
+ * XMLHttpRequest does). Resolves when the store has the object; rejects with a message otherwise.
+ */
+function postToStore(form: UploadForm, file: File, type: string, onProgress: (fraction: number) => void) {
+  return new Promise<void>((resolve, reject) => {
+    const body = new FormData();
+    for (const [name, value] of Object.entries(form.fields)) body.append(name, value);
+    body.append('file', new Blob([file], { type }), file.name);
+    const xhr = new XMLHttpRequest();
+    xhr.open(form.method, form.uploadUrl);
+    xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
+    xhr.onload = () =>
+      xhr.status >= 200 && xhr.status < 300
+        ? resolve()
+        : reject(new Error(`The storage refused the file (${xhr.status}); ask for a new upload and try again.`));
+    xhr.onerror = () => reject(new Error('The upload was interrupted (network error); try again.'));
+    xhr.send(body);
+  });
+}
 
 function fileBadge(f: KnowledgeFile) {
   if (f.status === 'ready') return <Badge tone="ok">Ready</Badge>;
@@ -31,6 +63,13 @@ export function BotsPage({ api, projectId }: { api: Api; projectId: string }) {
     );
     return list.map((bot, n) => ({ bot, files: files[n]! }));
   }, [api, projectId]);
+  // While a file is processing, its status is polled until it settles.
+  const processing = bots.data?.some(({ files }) => files.some((f) => f.status === 'processing'));
+  useEffect(() => {
+    if (!processing) return;
+    const timer = setTimeout(() => bots.reload(), 2000);
+    return () => clearTimeout(timer);
+  }, [bots.data]);
 
   return (
     <section>
@@ -73,6 +112,7 @@ export function BotsPage({ api, projectId }: { api: Api; projectId: string }) {
                   <th scope="col">File</th>
                   <th scope="col">Status</th>
                   <th scope="col">Chunks</th>
+                  <th scope="col">OCR pages</th>
                   <th scope="col">Updated</th>
                 </tr>
               </thead>
@@ -87,6 +127,7 @@ export function BotsPage({ api, projectId }: { api: Api; projectId: string }) {
                       {f.error ? <div class="small muted">{f.error}</div> : null}
                     </td>
                     <td data-label="Chunks">{f.chunks}</td>
+                    <td data-label="OCR pages">{f.ocrPages ?? '—'}</td>
                     <td data-label="Updated">{formatTime(f.updatedAt)}</td>
                   </tr>
                 ))}
@@ -105,37 +146,73 @@ export function BotsPage({ api, projectId }: { api: Api; projectId: string }) {
   );
 }
 
+/**
+ * Adds knowledge files: chosen or dropped, each one asked an upload form for and posted straight to the object
+ * store with a progress bar (any size up to 25 MB; the management API never carries the bytes).
+ */
 function KnowledgeUpload({ api, path, onUploaded }: { api: Api; path: string; onUploaded: () => void }) {
   const upload = useAction();
   const [status, setStatus] = useState<string>();
-  const [file, setFile] = useState<File>();
+  const [progress, setProgress] = useState<{ name: string; fraction: number }>();
+  const [dragging, setDragging] = useState(false);
   const id = `upload-${path.replace(/[^A-Za-z0-9]/g, '')}`;
+
+  async function send(files: File[]) {
+    for (const file of files) {
+      const type = UPLOAD_TYPES[file.name.split('.').pop()?.toLowerCase() ?? ''] ?? file.type;
+      const done = await upload.run(async () => {
+        if (file.size > MAX_BYTES) throw new Error(`${file.name} is over 25 MB.`);
+        const form = await api.post<UploadForm>(`${path}/${enc(file.name)}/upload`, { contentType: type });
+        setProgress({ name: file.name, fraction: 0 });
+        await postToStore(form, file, type, (fraction) => setProgress({ name: file.name, fraction }));
+        return true;
+      });
+      setProgress(undefined);
+      onUploaded();
+      if (!done) return;
+      setStatus(`${file.name} uploaded; it is being processed.`);
+    }
+  }
+
   return (
     <form
-      class="upload"
-      onSubmit={async (e) => {
+      class={dragging ? 'upload dropzone dragging' : 'upload dropzone'}
+      onSubmit={(e) => e.preventDefault()}
+      onDragOver={(e) => {
         e.preventDefault();
-        if (!file) return;
-        const type = UPLOAD_TYPES[file.name.split('.').pop()?.toLowerCase() ?? ''] ?? file.type;
-        const r = await upload.run(() => api.put<{ fileName: string }>(`${path}/${enc(file.name)}`, file, type));
-        if (r) {
-          setStatus(`${r.fileName} uploaded; it is being processed.`);
-          onUploaded();
-        }
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={(e) => {
+        e.preventDefault();
+        setDragging(false);
+        const files = [...(e.dataTransfer?.files ?? [])];
+        if (files.length && !upload.busy) void send(files);
       }}
     >
-      <label for={id}>Add a knowledge file (PDF, text, Markdown or HTML; 25 MB at most)</label>
-      <div class="secret-row">
-        <input
-          id={id}
-          type="file"
-          accept=".pdf,.txt,.md,.markdown,.html,.htm"
-          onChange={(e) => setFile(e.currentTarget.files?.[0])}
-        />
-        <button type="submit" disabled={!file || upload.busy}>
-          Upload
-        </button>
-      </div>
+      <label for={id}>
+        Add knowledge files: drop them here or choose them (PDF, text, Markdown or HTML; 25 MB at most each)
+      </label>
+      <input
+        id={id}
+        type="file"
+        multiple
+        disabled={upload.busy}
+        accept=".pdf,.txt,.md,.markdown,.html,.htm"
+        onChange={(e) => {
+          const files = [...(e.currentTarget.files ?? [])];
+          e.currentTarget.value = '';
+          if (files.length) void send(files);
+        }}
+      />
+      {progress ? (
+        <div class="upload-progress">
+          <label>
+            Uploading {progress.name}: {Math.round(progress.fraction * 100)}%
+            <progress max={1} value={progress.fraction} />
+          </label>
+        </div>
+      ) : null}
       <ErrorNotice error={upload.error} />
       <StatusMessage message={status} />
     </form>

@@ -14,6 +14,7 @@ import {
 } from '../ui.tsx';
 import { channelLabel, integrationStatus } from './integrations.tsx';
 import { WebhookHealthChart } from './usage-charts.tsx';
+import { RateLimitEditor, RecoverFailed } from './webhook-tools.tsx';
 
 /** One integration: its settings and actions, and for a webhook its delivery log. */
 export function IntegrationDetail({
@@ -107,6 +108,8 @@ export function IntegrationDetail({
             <dd>{i.hasBearerToken ? 'Set (hidden)' : 'None'}</dd>
             <dt>Event types</dt>
             <dd>{i.eventTypes?.length ? i.eventTypes.join(', ') : 'All'}</dd>
+            <dt>Rate limit</dt>
+            <dd>{i.rateLimitPerSecond === null ? 'None' : `${i.rateLimitPerSecond} per second`}</dd>
           </>
         ) : (
           <>
@@ -186,9 +189,20 @@ export function IntegrationDetail({
       <StatusMessage message={status} />
 
       {webhook ? (
-        <WebhookHealthChart api={api} projectId={projectId} integrationId={integrationId} version={deliveriesVersion} />
+        <>
+          <WebhookHealthChart
+            api={api}
+            projectId={projectId}
+            integrationId={integrationId}
+            version={deliveriesVersion}
+          />
+          <RateLimitEditor api={api} path={path} webhook={i} onSaved={() => void data.reload()} />
+          {i.enabled ? (
+            <RecoverFailed api={api} path={path} onRecovered={() => setDeliveriesVersion((v) => v + 1)} />
+          ) : null}
+          <DeliveryLog api={api} path={path} version={deliveriesVersion} />
+        </>
       ) : null}
-      {webhook ? <DeliveryLog api={api} path={path} version={deliveriesVersion} /> : null}
     </section>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
-import { CHANNEL_TYPES, EVENT_TYPES, type Channel, type ChannelType, type CreatedIntegration } from '../types.ts';
+import { useEventTypes } from '../catalog.ts';
+import { CHANNEL_TYPES, type Channel, type ChannelType, type CreatedIntegration } from '../types.ts';
 import { ErrorNotice, Loading, SecretOnce, useAction, useLoad } from '../ui.tsx';
 
 type Product = 'webhook' | 'custom';
@@ -20,6 +21,8 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
   const [url, setUrl] = useState('');
   const [bearerToken, setBearerToken] = useState('');
   const [eventTypes, setEventTypes] = useState<string[]>([]);
+  const [rateLimit, setRateLimit] = useState('');
+  const catalogTypes = useEventTypes();
   const [created, setCreated] = useState<CreatedIntegration>();
   const save = useAction();
 
@@ -71,6 +74,7 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
             url: url.trim(),
             ...(bearerToken ? { bearerToken } : {}),
             ...(eventTypes.length ? { eventTypes } : {}),
+            ...(rateLimit.trim() ? { rateLimitPerSecond: Number(rateLimit) } : {}),
           };
     const result = await save.run(() => api.post<CreatedIntegration>(`${base}/integrations`, body));
     if (result) {
@@ -220,7 +224,7 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
             <details>
               <summary>Event types (all by default)</summary>
               <div class="checks">
-                {EVENT_TYPES.map((t) => (
+                {catalogTypes.map((t) => (
                   <label key={t} class="check">
                     <input
                       type="checkbox"
@@ -233,7 +237,11 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
                   </label>
                 ))}
               </div>
+              <p class="hint">
+                What each type carries: the <a href="#/event-catalog">event catalog</a>.
+              </p>
             </details>
+            <RateLimitField value={rateLimit} onInput={setRateLimit} />
           </fieldset>
         ) : null}
 
@@ -276,5 +284,30 @@ function Radio(props: {
         {props.hint}
       </span>
     </div>
+  );
+}
+
+/** `rateLimitPerSecond`: blank is no limit. The API checks the range; the input only helps. */
+export function RateLimitField({ value, onInput }: { value: string; onInput: (value: string) => void }) {
+  return (
+    <>
+      <label for="webhook-rate-limit">
+        Rate limit <span class="muted">(deliveries per second, optional)</span>
+      </label>
+      <input
+        id="webhook-rate-limit"
+        type="number"
+        min={1}
+        max={10000}
+        step={1}
+        inputMode="numeric"
+        value={value}
+        onInput={(e) => onInput(e.currentTarget.value)}
+        aria-describedby="rate-limit-hint"
+      />
+      <p class="hint" id="rate-limit-hint">
+        At most this many delivery attempts start in any second; the rest wait their turn. Blank: no limit.
+      </p>
+    </>
   );
 }

@@ -45,11 +45,14 @@ const botView = (b: Bot) => ({
   updatedAt: b.updatedAt,
 });
 
+const uploadUrlBody = z.strictObject({ contentType: z.string().check(z.minLength(1), z.maxLength(200)) });
+
 const fileView = (f: KnowledgeFile) => ({
   fileName: f.fileName,
   status: f.status,
   chunks: f.chunks,
   ...(f.error ? { error: f.error } : {}),
+  ...(f.ocrPages !== undefined ? { ocrPages: f.ocrPages } : {}),
   contentType: f.contentType,
   bytes: f.bytes,
   uploadedAt: f.uploadedAt,
@@ -68,6 +71,11 @@ export const botRoutes = {
     method: 'PUT',
     path: '/projects/{projectId}/bots/{botId}/knowledge/{fileName}',
     body: 'raw',
+  }),
+  issueKnowledgeUploadUrl: route({
+    method: 'POST',
+    path: '/projects/{projectId}/bots/{botId}/knowledge/{fileName}/upload',
+    body: uploadUrlBody,
   }),
   deleteKnowledge: route({ method: 'DELETE', path: '/projects/{projectId}/bots/{botId}/knowledge/{fileName}' }),
 };
@@ -96,6 +104,8 @@ export function botHandlers(bots: BotUseCases, knowledge: KnowledgeManagement): 
           body,
         ),
       ),
+    issueKnowledgeUploadUrl: async ({ params, body }) =>
+      json(201, await knowledge.issueUploadUrl(params.projectId, params.botId, params.fileName, body.contentType)),
     deleteKnowledge: async ({ params }) => {
       await knowledge.remove(params.projectId, params.botId, params.fileName);
       return noContent();

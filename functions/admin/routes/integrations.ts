@@ -1,6 +1,7 @@
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { EVENT_TYPES, integrationView } from '#shared/integrations/integration.ts';
+import { MAX_WEBHOOK_RATE_PER_SECOND } from '#shared/webhooks/pacing.ts';
 import type { IntegrationUseCases } from '#shared/integrations/use-cases.ts';
 import * as z from '#shared/validation/zod.ts';
 
@@ -27,6 +28,11 @@ const eventTypes = z.array(z.enum(EVENT_TYPES)).check(
   z.refine((types) => new Set(types).size === types.length, 'Event types must not repeat'),
 );
 
+/** Contract section 11: a whole number of attempts per second; null (or absent) is no limit. */
+const rateLimitPerSecond = z.nullable(
+  z.number().check(z.int('Must be a whole number'), z.gte(1), z.lte(MAX_WEBHOOK_RATE_PER_SECOND)),
+);
+
 const channelId = z.string().check(z.minLength(1), z.maxLength(100));
 
 const createIntegrationBody = z
@@ -38,6 +44,7 @@ const createIntegrationBody = z
       url: webhookUrl,
       bearerToken: z.optional(bearerToken),
       eventTypes: z.optional(eventTypes),
+      rateLimitPerSecond: z.optional(rateLimitPerSecond),
     }),
     z.strictObject({ product: z.literal('custom'), channelId }),
   ])
@@ -61,6 +68,7 @@ const patchIntegrationBody = z.strictObject({
   url: z.optional(webhookUrl),
   bearerToken: z.optional(z.nullable(bearerToken)),
   eventTypes: z.optional(z.nullable(eventTypes)),
+  rateLimitPerSecond: z.optional(rateLimitPerSecond),
   enabled: z.optional(z.boolean()),
 });
 

@@ -1,7 +1,10 @@
 import type { DeliveryRecord, DeliveryStatus } from '../../webhooks/model.ts';
 import type { AttemptWrite, DeliveryStore } from '../../webhooks/ports.ts';
 import { applied, conditionalWrite, type DynamoTable, queryPage, readItem, updateItem } from './table.ts';
-import { collections, keys } from './keys.ts';
+import { backgroundIndex, collections, keys } from './keys.ts';
+
+/** The index attributes of a failed delivery's entry (see `backgroundIndex.failedDeliveriesPartition`). */
+const INDEX_NAMES = { '#indexPk': backgroundIndex.partitionKey, '#indexSk': backgroundIndex.sortKey };
 
 /** Deliveries are kept this long after their last attempt (DynamoDB TTL). */
 export const DELIVERY_RETENTION_SECONDS = 30 * 86400;
@@ -57,6 +60,15 @@ export class DynamoDeliveryStore implements DeliveryStore {
       set.push('bodyRef = if_not_exists(bodyRef, :bodyRef)');
       values[':bodyRef'] = write.bodyRef;
     }
+    // A failed delivery is listed in the failed-deliveries index (recover); any other status leaves it.
+    const remove = write.nextAttemptAt === undefined ? ['nextAttemptAt'] : [];
+    if (write.status === 'failed') {
+      set.push('#indexPk = :failedPk', '#indexSk = :failedSk');
+      Object.assign(values, {
+        ':failedPk': backgroundIndex.failedDeliveriesPartition(write.projectId, write.integrationId),
+        ':failedSk': write.deliveryId,
+      });
+    } else remove.push('#indexPk', '#indexSk');
     let condition: string | undefined;
     if (!write.manual) {
       // A late duplicate of an automatic attempt never turns a succeeded delivery back into pending or failed.
@@ -66,9 +78,9 @@ export class DynamoDeliveryStore implements DeliveryStore {
     return applied(
       updateItem(this.table, {
         Key: keys.delivery(write.projectId, write.integrationId, write.deliveryId),
-        UpdateExpression: `SET ${set.join(', ')}${write.nextAttemptAt === undefined ? ' REMOVE nextAttemptAt' : ''}`,
+        UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
         ...(condition ? { ConditionExpression: condition } : {}),
-        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeNames: { '#status': 'status', ...INDEX_NAMES },
         ExpressionAttributeValues: values,
       }),
     );
@@ -117,9 +129,9 @@ export class DynamoDeliveryStore implements DeliveryStore {
     const write = await conditionalWrite(
       updateItem(this.table, {
         Key: keys.delivery(projectId, integrationId, deliveryId),
-        UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE nextAttemptAt',
+        UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE nextAttemptAt, #indexPk, #indexSk',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeNames: { '#status': 'status', ...INDEX_NAMES },
         ExpressionAttributeValues: { ':pending': 'pending', ':now': this.now() },
         ReturnValues: 'ALL_NEW',
       }),

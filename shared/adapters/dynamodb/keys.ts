@@ -39,6 +39,8 @@ export const keys = {
     pk: `DLV#${projectId}#${integrationId}`,
     sk: deliveryId,
   }),
+  /** When the next delivery attempt to a paced webhook may start (`rateLimitPerSecond`, shared/webhooks/pacing.ts). */
+  webhookPace: (projectId: string, integrationId: string) => ({ pk: `PACE#${projectId}#${integrationId}`, sk: 'PACE' }),
   /** Whether a webhook has been failing and since when (written only when that changes). */
   webhookHealth: (projectId: string, integrationId: string) => ({
     pk: projectPartition(projectId),
@@ -114,6 +116,11 @@ export const backgroundIndex = {
   creditSweepPartition: CREDIT_SWEEP_PARTITION,
   /** Every project, sorted by creation time. */
   projectsPartition: PROJECTS_PARTITION,
+  /**
+   * A webhook's failed deliveries: a delivery is in it while it is `failed` (sparse), sorted by delivery id, which
+   * starts with the event time (entry: this partition, sort key = the delivery id); `recover` reads a window of failures as one key range (shared/webhooks/recover.ts).
+   */
+  failedDeliveriesPartition: (projectId: string, integrationId: string) => `DLVFAILED#${projectId}#${integrationId}`,
   /** Epoch ms as a sort key that sorts as text. */
   sortableMs: (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0'),
   /** A project's entry in the project listing. */

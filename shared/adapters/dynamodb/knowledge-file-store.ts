@@ -57,17 +57,27 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
     return items.map(toFile);
   }
 
-  markReady(botId: string, fileKey: string, generation: string, chunks: number, at: Date): Promise<boolean> {
+  markReady(
+    botId: string,
+    fileKey: string,
+    generation: string,
+    chunks: number,
+    at: Date,
+    details: { ocrPages?: number; bytes?: number } = {},
+  ): Promise<boolean> {
+    const extra = Object.entries(details).filter(([, v]) => v !== undefined);
     return this.settle(
       botId,
       fileKey,
       generation,
-      'SET #status = :status, chunks = :chunks, updatedAt = :at REMOVE #error',
+      `SET #status = :status, chunks = :chunks, updatedAt = :at${extra.map(([k]) => `, #${k} = :${k}`).join('')} REMOVE #error`,
       {
         ':status': 'ready',
         ':chunks': chunks,
         ':at': at.toISOString(),
+        ...Object.fromEntries(extra.map(([k, v]) => [`:${k}`, v])),
       },
+      Object.fromEntries(extra.map(([k]) => [`#${k}`, k])),
     );
   }
 
@@ -92,13 +102,14 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
     generation: string,
     update: string,
     values: Record<string, unknown>,
+    names: Record<string, string> = {},
   ): Promise<boolean> {
     return applied(
       updateItem(this.table, {
         Key: keys.knowledgeFile(botId, fileKey),
         UpdateExpression: update,
         ConditionExpression: 'generation = :g',
-        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+        ExpressionAttributeNames: { ...names, '#status': 'status', '#error': 'error' },
         ExpressionAttributeValues: { ...values, ':g': generation },
       }),
     );

@@ -116,7 +116,8 @@ export class HttpWebhookSender implements WebhookSender {
           read += chunk.length;
           if (read > MAX_RESPONSE_BYTES) res.destroy();
         });
-        const done = () => finish(classify(statusCode, elapsed()));
+        const retryAfter = res.headers['retry-after'];
+        const done = () => finish(classify(statusCode, elapsed(), retryAfter));
         res.on('end', done);
         res.on('close', done);
         res.on('error', done);
@@ -139,11 +140,11 @@ export class HttpWebhookSender implements WebhookSender {
   }
 }
 
-function classify(statusCode: number, durationMs: number): AttemptOutcome {
+function classify(statusCode: number, durationMs: number, retryAfter: string | undefined): AttemptOutcome {
   if (statusCode >= 200 && statusCode < 300) return { kind: 'success', statusCode, durationMs };
   const error =
     statusCode >= 300 && statusCode < 400 ? `redirect (HTTP ${statusCode}) not followed` : `HTTP ${statusCode}`;
-  return { kind: 'http-error', statusCode, durationMs, error };
+  return { kind: 'http-error', statusCode, durationMs, error, ...(retryAfter ? { retryAfter } : {}) };
 }
 
 /** A short, safe description: the error code and what it means, never a stack. */

@@ -1,14 +1,19 @@
 import {
   DeleteObjectsCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import type { KnowledgeObjectStore } from '../../knowledge/knowledge-files.ts';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import type { KnowledgeObjectStore, KnowledgeUploadInbox } from '../../knowledge/knowledge-files.ts';
 
-/** Knowledge uploads, excerpts and indexes in the knowledge bucket. */
-export class S3KnowledgeObjectStore implements KnowledgeObjectStore {
+/**
+ * Knowledge uploads, excerpts and indexes in the knowledge bucket, and the browser's presigned POSTs into it. The
+ * POST policy pins the key, the Content-Type and a `content-length-range`, so S3 itself refuses any other object.
+ */
+export class S3KnowledgeObjectStore implements KnowledgeObjectStore, KnowledgeUploadInbox {
   constructor(
     private readonly s3: S3Client,
     private readonly bucket: string,
@@ -18,6 +23,36 @@ export class S3KnowledgeObjectStore implements KnowledgeObjectStore {
     await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType }), {
       abortSignal: AbortSignal.timeout(60_000),
     });
+  }
+
+  async presignPost(
+    key: string,
+    conditions: { contentType: string; maxBytes: number; expiresInSeconds: number },
+  ): Promise<{ url: string; fields: Record<string, string> }> {
+    const { url, fields } = await createPresignedPost(this.s3, {
+      Bucket: this.bucket,
+      Key: key,
+      Conditions: [
+        ['content-length-range', 1, conditions.maxBytes],
+        ['eq', '$Content-Type', conditions.contentType],
+      ],
+      Fields: { 'Content-Type': conditions.contentType },
+      Expires: conditions.expiresInSeconds,
+    });
+    return { url, fields };
+  }
+
+  async describe(key: string): Promise<{ bytes: number; contentType?: string } | undefined> {
+    try {
+      const head = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), {
+        abortSignal: AbortSignal.timeout(15_000),
+      });
+      return { bytes: head.ContentLength ?? 0, ...(head.ContentType ? { contentType: head.ContentType } : {}) };
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (name === 'NotFound' || name === 'NoSuchKey') return undefined;
+      throw error;
+    }
   }
 
   async get(key: string, signal?: AbortSignal): Promise<Uint8Array> {

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/config.ts';
 import type { UploadStore } from '../../extract/uploads.ts';
-import type { KnowledgeObjectStore } from '../../knowledge/knowledge-files.ts';
+import type { KnowledgeObjectStore, KnowledgeUploadInbox } from '../../knowledge/knowledge-files.ts';
 import type { PayloadStore } from '../../webhooks/ports.ts';
 
 /**
@@ -51,7 +51,7 @@ export function s3PayloadStoreOnFirstUse(cfg: Config, bucket: string): PayloadSt
 }
 
 export function s3KnowledgeObjectStoreOnFirstUse(cfg: Config, bucket: string): KnowledgeObjectStore {
-  return onFirstUse(
+  return onFirstUse<KnowledgeObjectStore>(
     async () => {
       const [{ s3Client }, { S3KnowledgeObjectStore }] = await Promise.all([
         import('./clients.ts'),
@@ -60,6 +60,19 @@ export function s3KnowledgeObjectStoreOnFirstUse(cfg: Config, bucket: string): K
       return new S3KnowledgeObjectStore(s3Client(cfg), bucket);
     },
     { put: true, get: true, delete: true, deletePrefix: true },
+  );
+}
+
+export function s3KnowledgeUploadInboxOnFirstUse(cfg: Config, bucket: string): KnowledgeUploadInbox {
+  return onFirstUse<KnowledgeUploadInbox>(
+    async () => {
+      const [{ s3Client }, { S3KnowledgeObjectStore }] = await Promise.all([
+        import('./clients.ts'),
+        import('./knowledge-object-store.ts'),
+      ]);
+      return new S3KnowledgeObjectStore(s3Client(cfg), bucket);
+    },
+    { presignPost: true, describe: true },
   );
 }
 

@@ -11,11 +11,25 @@ export class UnreadableDocumentError extends Error {
   }
 }
 
+/** The readable pages of a PDF, and how many came from OCR or were skipped as unreadable. */
+export interface PdfText {
+  pages: string[];
+  ocrPages: number;
+  skippedPages: number;
+}
+
 /**
- * Reads the text layer of a PDF, page by page (the extract area's `shared/pdf` module). Throws for a PDF that
- * does not parse or is encrypted; rejects with the signal's reason when `signal` aborts.
+ * Reads a PDF page by page (the extract area's `shared/pdf` module, OCR included; ../pdf-reader.ts). Throws for a
+ * PDF that does not parse or is encrypted, {@link UnreadableDocumentError} when no page is readable, and rejects
+ * with the signal's reason when `signal` aborts.
  */
-export type PdfPageReader = (bytes: Uint8Array, options?: { signal?: AbortSignal }) => Promise<string[]>;
+export type PdfPageReader = (bytes: Uint8Array, options?: { signal?: AbortSignal }) => Promise<PdfText>;
+
+/** A document's text; `ocrPages` for PDFs. */
+export interface DocumentText {
+  text: string;
+  ocrPages?: number;
+}
 
 /**
  * The readable text of an uploaded knowledge file. Throws {@link UnreadableDocumentError} when there is none and
@@ -25,14 +39,14 @@ export async function extractDocumentText(
   bytes: Uint8Array,
   contentType: KnowledgeContentType,
   options: { charset?: string; readPdf?: PdfPageReader; budget?: TimeBudget } = {},
-): Promise<string> {
+): Promise<DocumentText> {
   let text: string;
   if (contentType === 'application/pdf') {
     if (!options.readPdf)
       throw new UnreadableDocumentError('PDF knowledge files are not supported by this deployment yet.');
-    let pages: string[];
+    let pdf: PdfText;
     try {
-      pages = await options.readPdf(bytes, options.budget ? { signal: options.budget.signal } : {});
+      pdf = await options.readPdf(bytes, options.budget ? { signal: options.budget.signal } : {});
     } catch (error) {
       if (error instanceof UnreadableDocumentError) throw error;
       if (options.budget?.signal.aborted) throw new TimeBudgetExceededError(options.budget.ms);
@@ -41,12 +55,12 @@ export async function extractDocumentText(
         cause: error,
       });
     }
-    text = pages.join('\n\n');
+    text = pdf.pages.join('\n\n');
     if (!text.trim())
       throw new UnreadableDocumentError(
         'The PDF has no text layer (a scanned document?): no text could be read from it.',
       );
-    return text;
+    return { text, ocrPages: pdf.ocrPages };
   }
   if (looksBinary(bytes))
     throw new UnreadableDocumentError(`The file is declared ${contentType} but holds binary data.`);
@@ -56,7 +70,7 @@ export async function extractDocumentText(
   else if (contentType === 'text/markdown') text = markdownToText(text, options.budget);
   checkTimeBudget(options.budget);
   if (!text.trim()) throw new UnreadableDocumentError('The file has no readable text.');
-  return text;
+  return { text };
 }
 
 /** NUL bytes in the first 8 KB (outside UTF-16, which has a BOM) mean binary data, not text. */

@@ -52,10 +52,17 @@ export class MemoryKnowledge implements KnowledgeFileStore {
   async list(botId: string) {
     return [...this.files.values()].filter((f) => f.botId === botId).map((f) => ({ ...f }));
   }
-  async markReady(botId: string, fileKey: string, generation: string, chunks: number, at: Date) {
+  async markReady(
+    botId: string,
+    fileKey: string,
+    generation: string,
+    chunks: number,
+    at: Date,
+    details: { ocrPages?: number; bytes?: number } = {},
+  ) {
     const f = this.files.get(`${botId}/${fileKey}`);
     if (!f || f.generation !== generation) return false;
-    Object.assign(f, { status: 'ready', chunks, updatedAt: at.toISOString() });
+    Object.assign(f, { status: 'ready', chunks, updatedAt: at.toISOString() }, JSON.parse(JSON.stringify(details)));
     delete f.error;
     return true;
   }

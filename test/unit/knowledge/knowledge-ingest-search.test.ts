@@ -32,7 +32,7 @@ function setup() {
     files: store,
     objects,
     logger: spyLogger,
-    readPdf: async () => ['texto do pdf sobre contratos'],
+    readPdf: async () => ({ pages: ['texto do pdf sobre contratos'], ocrPages: 0, skippedPages: 0 }),
   });
   const indexes = new IndexCache(objects);
   const search = makeKnowledgeSearch({ bots: { get: async (id) => store.bot(id) }, indexes, logger: spyLogger });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UnreadableDocumentError } from '#shared/knowledge/text/extract.ts';
-import { pdfPageReader } from '#shared/knowledge/pdf-reader.ts';
+import { makePdfPageReader } from '#shared/knowledge/pdf-reader.ts';
 import { extractPdfPages, openPdf, PdfTooLargeError } from '#shared/pdf/index.ts';
 import { tidy } from '#shared/pdf/extract-pages.ts';
 import { jsonBytes } from '#shared/pdf/limits.ts';
@@ -59,7 +59,7 @@ describe('PDF size limits', () => {
   });
 
   it('knowledge ingestion gets the same limits: the file fails with the reason', async () => {
-    const error = await pdfPageReader(await invisibleTextPdf(2_000_000)).then(
+    const error = await makePdfPageReader()(await invisibleTextPdf(2_000_000)).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -7,6 +7,7 @@ import {
   MAX_PARKINGS,
   MAX_POSTPONE_SECONDS,
   nextStepAfter,
+  pacedBackJob,
   parkedJob,
   parseDeliveryJob,
   secondsUntilDue,
@@ -97,38 +98,81 @@ describe('delivery steps', () => {
   });
 
   it('decide: 2xx succeeds', () => {
-    expect(decideAttempt(newJob(), success, 1, schedule, noJitter)).toEqual({ status: 'succeeded' });
+    expect(decideAttempt(newJob(), success, 1, schedule, noJitter, T0)).toEqual({ status: 'succeeded' });
   });
 
   it('decide: 410 fails the delivery and disables the webhook, even with retries left', () => {
-    expect(decideAttempt(newJob(), httpError(410), 1, schedule, noJitter)).toEqual({
+    expect(decideAttempt(newJob(), httpError(410), 1, schedule, noJitter, T0)).toEqual({
       status: 'failed',
       webhookGone: true,
     });
   });
 
   it('decide: any other failure retries on the schedule, jitter only lengthening the wait', () => {
-    expect(decideAttempt(newJob(), httpError(500), 1, schedule, noJitter)).toEqual({
+    expect(decideAttempt(newJob(), httpError(500), 1, schedule, noJitter, T0)).toEqual({
       status: 'pending',
       retryInSeconds: 5,
     });
-    expect(decideAttempt(newJob(), timeout, 2, schedule, () => 0.5)).toEqual({
+    expect(decideAttempt(newJob(), timeout, 2, schedule, () => 0.5, T0)).toEqual({
       status: 'pending',
       retryInSeconds: 330,
     });
   });
 
   it('decide: the schedule exhausted fails the delivery; the webhook stays enabled', () => {
-    expect(decideAttempt(newJob(), httpError(503), schedule.maxAttempts, schedule, noJitter)).toEqual({
+    expect(decideAttempt(newJob(), httpError(503), schedule.maxAttempts, schedule, noJitter, T0)).toEqual({
       status: 'failed',
       webhookGone: false,
     });
   });
 
   it('decide: a manual retry is one attempt: a failure fails it at once', () => {
-    expect(decideAttempt(newJob({ manual: true }), httpError(500), 1, schedule, noJitter)).toEqual({
+    expect(decideAttempt(newJob({ manual: true }), httpError(500), 1, schedule, noJitter, T0)).toEqual({
       status: 'failed',
       webhookGone: false,
+    });
+  });
+
+  it('decide: a 429 or 503 waits what Retry-After asks (seconds or a date) when it is longer than the schedule', () => {
+    const withRetryAfter = (statusCode: number, retryAfter: string): AttemptOutcome => ({
+      kind: 'http-error',
+      statusCode,
+      durationMs: 30,
+      error: `HTTP ${statusCode}`,
+      retryAfter,
+    });
+    expect(decideAttempt(newJob(), withRetryAfter(429, '120'), 1, schedule, noJitter, T0)).toEqual({
+      status: 'pending',
+      retryInSeconds: 120,
+    });
+    const inTenMinutes = new Date(T0 + 600_000).toUTCString();
+    expect(decideAttempt(newJob(), withRetryAfter(503, inTenMinutes), 1, schedule, noJitter, T0)).toEqual({
+      status: 'pending',
+      retryInSeconds: 600,
+    });
+    // Shorter than the schedule, unreadable, or on a status that does not carry it: the schedule's wait.
+    for (const outcome of [withRetryAfter(503, '2'), withRetryAfter(429, 'soon'), withRetryAfter(500, '600')]) {
+      expect(decideAttempt(newJob(), outcome, 1, schedule, noJitter, T0)).toEqual({
+        status: 'pending',
+        retryInSeconds: 5,
+      });
+    }
+    // The last attempt and a manual retry fail whatever the receiver asks.
+    expect(decideAttempt(newJob(), withRetryAfter(429, '60'), schedule.maxAttempts, schedule, noJitter, T0)).toEqual({
+      status: 'failed',
+      webhookGone: false,
+    });
+    expect(decideAttempt(newJob({ manual: true }), withRetryAfter(429, '60'), 1, schedule, noJitter, T0)).toEqual({
+      status: 'failed',
+      webhookGone: false,
+    });
+  });
+
+  it('pace: a job held back by the rate limit goes back with its reserved start, without counting an attempt', () => {
+    const held = { ...newJob({ attemptsBefore: 2, notBefore: T0 }), pacedStartAt: T0 + 3_000 };
+    expect(pacedBackJob({ go: false, job: held, delaySeconds: 3 }, 3)).toEqual({
+      job: { ...held, attemptsBefore: 2 },
+      delaySeconds: 3,
     });
   });
 

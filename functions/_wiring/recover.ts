@@ -1,0 +1,29 @@
+import { DynamoFailedDeliveries } from '#shared/adapters/dynamodb/failed-deliveries.ts';
+import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
+import { sqsClient } from '#shared/adapters/sqs/clients.ts';
+import { SqsRecoverContinuation } from '#shared/adapters/sqs/recover-continuation.ts';
+import { SqsDeliveryQueue } from '#shared/adapters/sqs/webhook-queues.ts';
+import { requiredSetting, type Config } from '#shared/config/config.ts';
+import type { WebhookDirectory } from '#shared/webhooks/ports.ts';
+import { makeRecoverFailedDeliveries, type RecoverFailedDeliveries } from '#shared/webhooks/recover.ts';
+
+/**
+ * The recover use case on DynamoDB and the `deliveries` queue: the admin function starts a recover, the deliver
+ * worker goes on with one handed over on that queue. Both declare `sendTo: ['deliveries']` and the table's
+ * background index in their access. `budgetMs`: how long one call works before handing the rest over.
+ */
+export function recoverOnDynamo(
+  cfg: Config,
+  table: DynamoTable,
+  webhooks: Pick<WebhookDirectory, 'getWebhook'>,
+  budgetMs: number,
+): RecoverFailedDeliveries {
+  const queueUrl = requiredSetting(cfg, 'QUEUE_URL_DELIVERIES');
+  return makeRecoverFailedDeliveries({
+    webhooks,
+    failed: new DynamoFailedDeliveries(table),
+    queue: new SqsDeliveryQueue(sqsClient(cfg), queueUrl),
+    continuation: new SqsRecoverContinuation(sqsClient(cfg), queueUrl),
+    budgetMs,
+  });
+}

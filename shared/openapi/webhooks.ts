@@ -1,0 +1,53 @@
+import { EVENT_CATALOG, envelopeSchemaOf, exampleEnvelopeOf } from '../webhooks/event-catalog.ts';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.ts';
+import type * as z from '../validation/zod.ts';
+
+type Json = Record<string, unknown>;
+
+/**
+ * The OpenAPI 3.1 `webhooks` section: one entry per event type, the request a receiver gets (envelope with that
+ * type's `data`, from shared/webhooks/event-catalog.ts) and the answers the delivery understands.
+ */
+export function webhooksSection(convert: (schema: z.ZodMiniType, io: 'input' | 'output') => Json): Json {
+  const signatureHeaders = [
+    { name: 'webhook-id', description: 'The event id (`evt_…`), the same on every retry.' },
+    { name: 'webhook-timestamp', description: 'Unix seconds of this attempt.' },
+    {
+      name: 'webhook-signature',
+      description:
+        '`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, space-separated when two secrets are live (Standard Webhooks).',
+    },
+  ].map((h) => ({ in: 'header', required: true, schema: { type: 'string' }, ...h }));
+  return Object.fromEntries(
+    WEBHOOK_EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `event.${type}`,
+          summary: type,
+          description: EVENT_CATALOG[type].description,
+          tags: ['Webhook events'],
+          parameters: signatureHeaders,
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: convert(envelopeSchemaOf(type), 'output'),
+                example: exampleEnvelopeOf(type),
+              },
+            },
+          },
+          responses: {
+            '2XX': { description: 'Received. Answer within 15 s.' },
+            '410': { description: 'Gone: the webhook is disabled at once.' },
+            '429': {
+              description: 'Busy: retried no sooner than `Retry-After` (seconds or an HTTP date, at most 24 h).',
+            },
+            '503': { description: 'Unavailable: retried no sooner than `Retry-After`.' },
+            default: { description: 'Retried on the schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).' },
+          },
+        },
+      },
+    ]),
+  );
+}

@@ -1,0 +1,116 @@
+import type { DeliveryJob } from './model.ts';
+
+/**
+ * A webhook's `rateLimitPerSecond` (contract section 11): attempts to it start at most that many times in any
+ * sliding one-second interval, across every deliver worker and instance.
+ *
+ * Decision: spacing, not a bucket with bursts. A bucket of n that refills n per second lets 2n - 1 start within one
+ * sliding second; starts spaced `(1000 + START_JITTER_ALLOWANCE_MS) / n` ms apart never put n + 1 in one second,
+ * even when each start reaches the receiver up to that allowance late (the way from the worker to the receiver).
+ *
+ * Two conditional writes per attempt on one item per webhook (the pacer port), both shared by every worker:
+ * - a reservation orders the waiting jobs: the next free start time, handed out `spacing` apart. A job whose start
+ *   is under {@link IN_PROCESS_WAIT_MS} away waits for it in the worker (SQS delays count whole seconds, so finer
+ *   waits cannot be left to the queue); a later one goes back on the queue with a delay, carrying its reserved
+ *   start, and comes back about then;
+ * - an admission at the moment of the start decides: it passes only when the last admitted start is at least
+ *   `spacing` ago, and records this one. A worker that woke late, or a job the queue returned late, cannot crowd
+ *   the next start: it is admitted when the spacing allows, retrying in the worker for a moment, else it goes
+ *   back on the queue with a new reservation.
+ * Waiting is never an attempt and never fails a delivery.
+ *
+ * The limit is read from the webhook at most {@link LIMIT_CACHE_MS} old per worker instance, not from the snapshot
+ * the fan-out put in the job (up to a minute old), so a change applies within seconds.
+ */
+export const MAX_WEBHOOK_RATE_PER_SECOND = 10_000;
+/** Measured: under a load average of 12 on 2 cores, 60 ms let 11 starts reach a receiver within one second at 10/s. */
+export const START_JITTER_ALLOWANCE_MS = 150;
+/**
+ * A job whose reserved start is this close waits in the worker; further away it waits in the queue. A wait holds the
+ * worker's batch, but SQS delays count whole seconds: shorter (250 ms) made jobs miss their starts and a webhook
+ * paced at 10/s got 2.5/s under load (BENCHMARKS.md, issue 16).
+ */
+export const IN_PROCESS_WAIT_MS = 1_000;
+/** How long a job whose start came keeps asking for admission in the worker before it goes back on the queue. */
+export const ADMISSION_PATIENCE_MS = 1_000;
+const LIMIT_CACHE_MS = 2_000;
+/** SQS's longest message delay. */
+const MAX_DELAY_SECONDS = 900;
+
+/** Milliseconds between two starts for a limit of `perSecond`. */
+export function startSpacingMs(perSecond: number): number {
+  return (1000 + START_JITTER_ALLOWANCE_MS) / perSecond;
+}
+
+/** The shared schedule of each webhook's attempt starts, and where its limit is read. */
+export interface WebhookPacer {
+  /** The webhook's `rateLimitPerSecond` as stored now; null when it has none (or no longer exists). */
+  limitOf(projectId: string, integrationId: string): Promise<number | null>;
+  /**
+   * Reserves the next start, no earlier than `now` and at least `spacingMs` after the previous reservation, and
+   * returns it (epoch ms). Atomic across every caller.
+   */
+  reserve(projectId: string, integrationId: string, spacingMs: number, now: number): Promise<number>;
+  /**
+   * Admits a start at `now` when the last admitted start is at least `spacingMs` earlier (or none), recording it;
+   * false otherwise. Atomic across every caller.
+   */
+  admit(projectId: string, integrationId: string, spacingMs: number, now: number): Promise<boolean>;
+}
+
+export type PacingDecision =
+  | { go: true }
+  /** Put the job back (not an attempt): it carries its reserved start. */
+  | { go: false; job: DeliveryJob; delaySeconds: number };
+
+export interface PacingDeps {
+  pacer: WebhookPacer;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The pacing step of a delivery: `go` when the attempt may start now, or the job to put back on the queue. */
+export function makePacing(deps: PacingDeps) {
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const limits = new Map<string, { limit: number | null; readAt: number }>();
+
+  async function limitOf(job: DeliveryJob): Promise<number | null> {
+    const cached = limits.get(job.integrationId);
+    const at = now();
+    if (cached && at - cached.readAt < LIMIT_CACHE_MS) return cached.limit;
+    const limit = await deps.pacer.limitOf(job.projectId, job.integrationId);
+    if (limits.size > 10_000) limits.clear();
+    limits.set(job.integrationId, { limit, readAt: at });
+    return limit;
+  }
+
+  /** Back on the queue until about its reserved start (SQS delays are whole seconds; admission decides on return). */
+  function holdBack(job: DeliveryJob, slot: number): PacingDecision {
+    const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.floor((slot - now()) / 1000)));
+    return { go: false, job: { ...job, pacedStartAt: slot }, delaySeconds };
+  }
+
+  return {
+    async pace(job: DeliveryJob): Promise<PacingDecision> {
+      const limit = await limitOf(job);
+      if (limit === null) return { go: true };
+      const spacing = startSpacingMs(limit);
+      const slot = job.pacedStartAt ?? (await deps.pacer.reserve(job.projectId, job.integrationId, spacing, now()));
+      const wait = slot - now();
+      if (wait > IN_PROCESS_WAIT_MS) return holdBack(job, slot);
+      if (wait > 0) await sleep(wait);
+      const giveUpAt = now() + ADMISSION_PATIENCE_MS;
+      for (;;) {
+        if (await deps.pacer.admit(job.projectId, job.integrationId, spacing, now())) return { go: true };
+        if (now() >= giveUpAt) {
+          const next = await deps.pacer.reserve(job.projectId, job.integrationId, spacing, now());
+          return holdBack(job, Math.max(next, now() + 1000));
+        }
+        await sleep(Math.min(spacing / 2, 50));
+      }
+    },
+  };
+}
+
+export type Pacing = ReturnType<typeof makePacing>;

@@ -1,0 +1,216 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { makeDeliver } from '#shared/webhooks/deliver.ts';
+import { EndpointGate } from '#shared/webhooks/endpoint-gate.ts';
+import { deliveryIdFor, type DeliveryJob } from '#shared/webhooks/model.ts';
+import { makePacing, START_JITTER_ALLOWANCE_MS, type WebhookPacer } from '#shared/webhooks/pacing.ts';
+import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
+import { FakeDeliveries, FakeDirectory, FakeHealth, FakeQueue, FakeSender, secretBox, webhook } from './fakes.ts';
+
+const T0 = Date.parse('2026-11-21T10:00:00.000Z');
+
+/** The pacer's contract in memory: the next free start per webhook. */
+class MemoryPacer implements WebhookPacer {
+  next = new Map<string, number>();
+  reads = 0;
+  constructor(public limit: number | null) {}
+  async limitOf() {
+    this.reads++;
+    return this.limit;
+  }
+  last = new Map<string, number>();
+  async reserve(_p: string, integrationId: string, spacingMs: number, now: number) {
+    const slot = Math.max(now, this.next.get(integrationId) ?? 0);
+    this.next.set(integrationId, slot + spacingMs);
+    return slot;
+  }
+  async admit(_p: string, integrationId: string, spacingMs: number, now: number) {
+    const last = this.last.get(integrationId);
+    if (last !== undefined && last > now - spacingMs) return false;
+    this.last.set(integrationId, now);
+    return true;
+  }
+}
+
+function job(n: number): DeliveryJob {
+  const eventId = `evt_${n}`;
+  return {
+    v: 1,
+    projectId: 'prj_1',
+    integrationId: 'int_1',
+    deliveryId: deliveryIdFor(eventId, 'int_1'),
+    eventId,
+    eventType: 'message.sent',
+    acceptedAt: T0,
+    body: '{}',
+    attemptsBefore: 0,
+    manual: false,
+    deferrals: 0,
+  };
+}
+
+/** Most starts in any window [t, t + 1000). */
+function busiestSecond(starts: number[]): number {
+  const sorted = [...starts].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i]! - sorted[j]! >= 1000) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+/**
+ * Jobs arrive together; held-back ones return from the queue after their delay plus a random lateness (a slow
+ * queue); waits in the worker end up to `oversleep` late (a busy worker). A job starts when the pacing says go.
+ */
+async function simulate(limit: number, jobs: number, lateness: () => number, oversleep: () => number = () => 0) {
+  const pacer = new MemoryPacer(limit);
+  let clock = T0;
+  const pacing = makePacing({
+    pacer,
+    now: () => clock,
+    sleep: async (ms) => {
+      clock += ms + oversleep();
+    },
+  });
+  const pending: { at: number; job: DeliveryJob }[] = Array.from({ length: jobs }, (_, i) => ({ at: T0, job: job(i) }));
+  const starts: number[] = [];
+  let requeues = 0;
+  while (pending.length) {
+    pending.sort((a, b) => a.at - b.at);
+    const next = pending.shift()!;
+    // Workers run side by side: each job's own waits do not hold the others back.
+    clock = next.at;
+    const decision = await pacing.pace(next.job);
+    if (decision.go) starts.push(clock);
+    else {
+      requeues++;
+      expect(decision.delaySeconds).toBeGreaterThanOrEqual(1);
+      pending.push({ at: clock + decision.delaySeconds * 1000 + lateness(), job: decision.job });
+    }
+    if (requeues > jobs * 50) throw new Error('pacing does not converge');
+  }
+  return { starts, requeues };
+}
+
+describe('pacing (rateLimitPerSecond)', () => {
+  it('never starts more than the limit in any sliding second, even with the jitter allowance spent', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 1, max: 120 }),
+        fc.infiniteStream(fc.integer({ min: 0, max: 2_500 })),
+        fc.infiniteStream(fc.integer({ min: 0, max: 400 })),
+        async (limit, jobs, lateness, oversleep) => {
+          const { starts } = await simulate(
+            limit,
+            jobs,
+            () => lateness.next().value,
+            () => oversleep.next().value,
+          );
+          expect(starts).toHaveLength(jobs);
+          expect(busiestSecond(starts)).toBeLessThanOrEqual(limit);
+          // Starts reaching the receiver up to the allowance late still keep the limit there.
+          const skewed = starts.map((s, i) => s + (i % 2 ? START_JITTER_ALLOWANCE_MS : 0));
+          expect(busiestSecond(skewed)).toBeLessThanOrEqual(limit);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('with a punctual queue, 100 jobs at 5/s take about 23 s: held back, never lost', async () => {
+    const { starts } = await simulate(5, 100, () => 0);
+    expect(Math.max(...starts) - T0).toBeLessThan(25_000);
+    expect(busiestSecond(starts)).toBe(5);
+  });
+
+  it('an unlimited webhook is not paced and costs one cached read per 2 s', async () => {
+    const pacer = new MemoryPacer(null);
+    let clock = T0;
+    const pacing = makePacing({ pacer, now: () => clock });
+    for (let i = 0; i < 50; i++) expect(await pacing.pace(job(i))).toEqual({ go: true });
+    expect(pacer.reads).toBe(1);
+    clock += 2_500;
+    await pacing.pace(job(99));
+    expect(pacer.reads).toBe(2);
+  });
+
+  it('a limit change applies within seconds, whatever the job carries', async () => {
+    const pacer = new MemoryPacer(null);
+    let clock = T0;
+    const pacing = makePacing({ pacer, now: () => clock, sleep: async () => {} });
+    await pacing.pace(job(0));
+    pacer.limit = 1;
+    clock += 2_000;
+    expect((await pacing.pace(job(1))).go).toBe(true);
+    const held = await pacing.pace(job(2));
+    expect(held).toMatchObject({ go: false, delaySeconds: 1 });
+  });
+});
+
+describe('pacing when the worker wakes late', () => {
+  it('does not start on a reserved time it overslept before the spacing allows', async () => {
+    const pacer = new MemoryPacer(5);
+    let clock = T0;
+    let sleeps = 0;
+    const pacing = makePacing({
+      pacer,
+      now: () => clock,
+      // A loaded worker: every other wait ends 300 ms later than asked.
+      sleep: async (ms) => {
+        clock += ms + (sleeps++ % 2 ? 0 : 300);
+      },
+    });
+    expect(await pacing.pace(job(0))).toEqual({ go: true }); // reserved T0, no wait
+    const startedAt: number[] = [T0];
+    for (let i = 1; i < 5; i++) {
+      expect(await pacing.pace(job(i))).toEqual({ go: true });
+      startedAt.push(clock);
+    }
+    for (let i = 1; i < startedAt.length; i++) {
+      expect(startedAt[i]! - startedAt[i - 1]!).toBeGreaterThanOrEqual(1060 / 5);
+    }
+  });
+});
+
+describe('deliver with pacing', () => {
+  it('puts a held-back job back on the queue with a delay: no attempt, no request, no change to its count', async () => {
+    const pacer = new MemoryPacer(1);
+    const now = () => T0;
+    const queue = new FakeQueue();
+    const deliveries = new FakeDeliveries();
+    const sender = new FakeSender();
+    const deliver = makeDeliver({
+      directory: new FakeDirectory([webhook()]),
+      deliveries,
+      health: new FakeHealth(),
+      queue,
+      payloads: { put: async () => {}, get: async () => undefined },
+      sender,
+      gate: new EndpointGate({ maxInFlight: 10, slowAfterMs: 1000, maxWaitMs: 50, attemptTimeoutMs: 15_000, now }),
+      pacing: makePacing({ pacer, now, sleep: async () => {} }),
+      secrets: secretBox,
+      schedule: parseRetrySchedule(undefined),
+      userAgent: 'Switchboard/0.1.0',
+      now,
+    });
+    const messages = [0, 1, 2].map((i) => ({
+      messageId: `m${i}`,
+      receiptHandle: `rh${i}`,
+      body: JSON.stringify({ ...job(i), attemptsBefore: 2, notBefore: T0 }),
+      receiveCount: 1,
+    }));
+    const failed = await deliver.deliverBatch(messages);
+    expect(failed).toEqual([]);
+    expect(sender.requests).toHaveLength(1);
+    expect(deliveries.writes).toHaveLength(1);
+    expect(queue.enqueued).toHaveLength(2);
+    for (const queued of queue.enqueued) {
+      expect(queued.job.attemptsBefore).toBe(2);
+      expect(queued.job.pacedStartAt).toBeGreaterThan(T0);
+      expect(queued.delaySeconds).toBeGreaterThanOrEqual(1);
+    }
+  });
+});
