@@ -102,7 +102,10 @@ const ANCHOR_QUIET_MS = 70;
 
 // 2. Import each bundle in a fresh process, runs interleaved so machine noise spreads over all of them.
 const env = coldStartEnvironment();
-const probe = `const t = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - t));`;
+// The Lambda runtime provides `awslambda.streamifyResponse` before a streaming function loads (chat completions).
+const probe =
+  "globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } }; " +
+  'const t = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - t));';
 const importMs = (file: string) =>
   Number(
     execFileSync(process.execPath, ['--input-type=module', '-e', probe, file], {

@@ -1,6 +1,7 @@
 import { type Stack, Validations } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
-import type { IRole } from 'aws-cdk-lib/aws-iam';
+import { type IRole, Policy, type Role } from 'aws-cdk-lib/aws-iam';
+import type { IConstruct } from 'constructs';
 import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { SecretKey } from '#shared/resources/access.ts';
@@ -115,4 +116,50 @@ export function acknowledgeFindings(stack: Stack, targets: AcknowledgementTarget
     if (spec.access.textract)
       Validations.of(role).acknowledge({ id: nag('IAM5[Resource::*]'), reason: reasons.textract });
   }
+}
+
+/** Why the findings that observability brings are accepted (issue 21). */
+export const observabilityReasons = {
+  xray:
+    'Active tracing: Lambda sends the function segment with xray:PutTraceSegments and xray:PutTelemetryRecords, which have no ' +
+    'resource type (AWS documents Resource "*" for them; the AWSXRayDaemonWriteAccess managed policy does the same).',
+  scheduleDeadLetterQueue:
+    'This queue is itself a dead-letter queue: of the schedule rule target and of the scheduled function asynchronous failures ' +
+    '(EventBridge and Lambda destinations, not an SQS redrive policy, so the rule does not see it as one). It has an alarm.',
+};
+
+/**
+ * Acknowledges the X-Ray wildcard that active tracing adds to each function's role: in a policy of its own under the
+ * function (with `@aws-cdk/aws-lambda:createNewPoliciesWithAddToRolePolicy`, as cdk.json sets) or in the role's
+ * default policy. Only where every `*` statement of that policy is X-Ray's (or Textract's, acknowledged above with
+ * its own reason), so no other wildcard hides under it. Also the schedule dead-letter queues.
+ */
+export function acknowledgeTracing(
+  functions: IConstruct[],
+  roles: Record<string, Role>,
+  scheduleDeadLetterQueues: IConstruct[],
+): void {
+  const policies = [
+    ...functions.flatMap((fn) => fn.node.children.filter((c): c is Policy => c instanceof Policy)),
+    ...Object.values(roles).flatMap((role) => {
+      const policy = role.node.tryFindChild('DefaultPolicy');
+      return policy instanceof Policy ? [policy] : [];
+    }),
+  ];
+  for (const policy of policies) {
+    const wildcards = wildcardActions(policy);
+    if (!wildcards.some((a) => a.startsWith('xray:'))) continue;
+    if (!wildcards.every((a) => a.startsWith('xray:') || a.startsWith('textract:'))) continue;
+    Validations.of(policy).acknowledge({ id: nag('IAM5[Resource::*]'), reason: observabilityReasons.xray });
+  }
+  for (const queue of scheduleDeadLetterQueues)
+    Validations.of(queue).acknowledge({ id: nag('SQS3'), reason: observabilityReasons.scheduleDeadLetterQueue });
+}
+
+/** The actions a policy grants on `*`. */
+function wildcardActions(policy: Policy): string[] {
+  const statements = (policy.document.toJSON()?.Statement ?? []) as { Action: string | string[]; Resource: unknown }[];
+  return statements
+    .filter((st) => (Array.isArray(st.Resource) ? st.Resource : [st.Resource]).includes('*'))
+    .flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]));
 }

@@ -148,7 +148,8 @@ export function createApi(scope: Construct, props: ApiProps): RestApi {
       loggingLevel: MethodLoggingLevel.ERROR,
       dataTraceEnabled: false,
       metricsEnabled: false,
-      tracingEnabled: false,
+      // X-Ray traces each request through API Gateway into the function's own segment (active tracing there).
+      tracingEnabled: true,
     },
   });
   // API Gateway creates the execution log group itself, without retention; creating it first sets one.

@@ -32,6 +32,12 @@ export const prices = {
   logsStorageGbMonth: 0.03,
   /** CloudWatch standard-resolution alarm, per metric it evaluates, per month. */
   alarmMetricMonth: 0.1,
+  /** CloudWatch dashboard per month (the first 3 in an account are free). */
+  dashboardMonth: 3,
+  /** CloudWatch custom metric (one name + dimension values, from EMF) per month, prorated by the hour it is emitted. */
+  customMetricMonth: 0.3,
+  /** X-Ray traces recorded, per million (100,000 a month free); default sampling: 1 a second, then 5 %. */
+  xrayTracesPerMillion: 5,
   secretMonth: 0.4,
   secretPer10kCalls: 0.05,
   /** Amazon Nova Lite on Bedrock, per 1,000 tokens. */
@@ -210,17 +216,35 @@ export function idleFloor(options: { alarmMetrics: number; secrets: number; swee
     ((runs * 700) / 1e9) * prices.logsIngestGb;
   const alarmsUsd = options.alarmMetrics * prices.alarmMetricMonth;
   const secretsUsd = options.secrets * prices.secretMonth;
-  return { alarmsUsd, secretsUsd, sweeperUsd, runs, total: alarmsUsd + secretsUsd + sweeperUsd };
+  const dashboardUsd = prices.dashboardMonth;
+  return {
+    alarmsUsd,
+    secretsUsd,
+    sweeperUsd,
+    dashboardUsd,
+    runs,
+    total: alarmsUsd + secretsUsd + sweeperUsd + dashboardUsd,
+  };
 }
 
 /**
- * Alarm metrics of the default deployment: one per dead-letter queue, the API 5xx rate, one throttle metric per
- * function, and the webhook failure rate's two (failed attempts, receives).
+ * Alarm metrics of the default deployment (infra/alarms.ts): per queue, its dead-letter queue and the age of its
+ * oldest message; per function, throttles and duration; per worker, errors; per scheduled worker, "not running" and
+ * its schedule's dead-letter queue; the API's 5xx rate, 4xx rate (two) and latency; DynamoDB read and write
+ * throttles; and the webhook failure rate's two (failed attempts, receives).
  */
 export function defaultFloorInputs() {
   const specs = functionSpecs();
+  const queueCount = Object.keys(queues).length;
+  const workers = specs.filter((s) => s.queueWorker || s.scheduledWorker).length;
+  const scheduled = specs.filter((s) => s.scheduledWorker).length;
   const deliver = specs.some((s) => s.queueWorker?.queue === 'deliveries');
-  return { alarmMetrics: Object.keys(queues).length + 1 + specs.length + (deliver ? 2 : 0), secrets: 2 };
+  const api = 1 + 2 + 1;
+  const table = 2;
+  return {
+    alarmMetrics: 2 * queueCount + 2 * specs.length + workers + 2 * scheduled + api + table + (deliver ? 2 : 0),
+    secrets: 2,
+  };
 }
 
 const usd = (n: number) => (n >= 100 ? `$${n.toFixed(0)}` : n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(3)}`);
@@ -245,11 +269,20 @@ export function costTables(architectures: Record<string, 'arm64' | 'x86_64'>): s
   lines.push('', '| idle, per month | |', '|---|---:|');
   lines.push(`| CloudWatch alarms (${inputs.alarmMetrics} alarm metrics × $0.10) | ${usd(floor.alarmsUsd)} |`);
   lines.push(`| Secrets Manager (${inputs.secrets} secrets × $0.40) | ${usd(floor.secretsUsd)} |`);
+  lines.push(`| CloudWatch dashboard (free if it is one of the account's first 3) | ${usd(floor.dashboardUsd)} |`);
   lines.push(
     `| credit sweeper (${floor.runs.toLocaleString('en-US')} runs: Lambda, one GSI Query, REPORT lines) | ${usd(floor.sweeperUsd)} |`,
   );
   lines.push(
     `| **total** (plus storage: DynamoDB $0.25 + PITR $0.20 per GB, S3 $0.023 per GB) | **${usd(floor.total)}** |`,
+  );
+  lines.push(
+    '',
+    `With traffic, two more lines: each metric series the functions emit (a name and its dimension values, such as ` +
+      `WebhookAttempts for outcome=success from deliver) costs $${prices.customMetricMonth.toFixed(2)} a month, prorated by the ` +
+      `hour it is emitted (about 50 series when every feature is used: ~$15); X-Ray keeps 1 trace a second plus 5 % of ` +
+      `the rest, $${prices.xrayTracesPerMillion} per million traces after 100,000 free a month (a steady 10 requests a ` +
+      `second records about 3.8 million a month: ~$18; a sampling rule of its own lowers that).`,
   );
   return lines.join('\n');
 }

@@ -9,8 +9,10 @@ import {
   Code,
   LoggingFormat,
   Runtime,
+  Tracing,
   type IFunction,
 } from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination as SqsFailureDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -32,6 +34,7 @@ import { queues as queueDefinitions, queueUrlEnv, type QueueKey } from '#shared/
 import { mainTable } from '#shared/resources/table.ts';
 import { createAlarms } from './alarms.ts';
 import { createApi, STAGE_NAME } from './api.ts';
+import { createDashboard } from './dashboard.ts';
 import { createInboundMail } from './inbound-mail.ts';
 import { architectureFor, buildFunctionsSync, type BundleAnalysis } from './bundling.ts';
 import {
@@ -43,7 +46,7 @@ import {
   type FunctionSpec,
   type ResourceDefinitions,
 } from './functions.ts';
-import { acknowledgeFindings } from './acknowledgements.ts';
+import { acknowledgeFindings, acknowledgeTracing } from './acknowledgements.ts';
 import { bedrockModelArns, statementsFor, type AccessTargets } from './permissions.ts';
 import { bedrockModelIds, defaultSettings, type DeploymentSettings } from './settings.ts';
 
@@ -101,7 +104,7 @@ export class SwitchboardStack extends Stack {
       this.functions[spec.fn] = this.createFunction(spec, { settings, targets, common, queues });
     }
     this.connectQueueWorkers(queues);
-    this.scheduleWorkers();
+    const scheduleDeadLetterQueues = this.scheduleWorkers();
 
     // ---- API and alarms -----------------------------------------------------------------------------------------
     const api = createApi(this, { definitions, functions: this.functions as Record<string, IFunction>, settings });
@@ -122,13 +125,19 @@ export class SwitchboardStack extends Stack {
     createAlarms(this, {
       api,
       functions: this.functions,
+      specs: this.specs,
+      table,
+      queues,
       deadLetterQueues,
+      scheduleDeadLetterQueues,
       deliveriesQueue: queues.deliveries,
       settings,
       deliverFunction: this.specs.find((s) => s.queueWorker?.queue === 'deliveries')?.fn,
     });
+    createDashboard(this, { api, functions: this.functions, specs: this.specs, table, queues });
     createOutputs(this, { api, table, buckets, secrets });
     acknowledgeFindings(this, { api, buckets, secrets, roles: this.roles, specs: this.specs });
+    acknowledgeTracing(Object.values(this.functions), this.roles, Object.values(scheduleDeadLetterQueues));
   }
 
   /** Queue workers: partial batch responses, so one bad message is retried alone. */
@@ -147,22 +156,37 @@ export class SwitchboardStack extends Stack {
     }
   }
 
-  private scheduleWorkers(): void {
+  /**
+   * Scheduled workers. Each run is idempotent and the next one is at most minutes away: no retries of a missed run.
+   * But no run is dropped silently either: one EventBridge could not deliver, or one that failed (Lambda's
+   * asynchronous invocation, no retry), lands in the schedule's dead-letter queue, which is alarmed.
+   */
+  private scheduleWorkers(): Record<string, Queue> {
+    const deadLetterQueues: Record<string, Queue> = {};
     for (const spec of this.specs) {
       const worker = spec.scheduledWorker;
       if (!worker) continue;
+      const fn = this.functions[spec.fn]!;
+      const dlq = new Queue(this, `${pascal(spec.fn)}ScheduleDeadLetterQueue`, {
+        retentionPeriod: Duration.days(14),
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+      });
+      deadLetterQueues[spec.fn] = dlq;
+      fn.configureAsyncInvoke({ retryAttempts: 0, onFailure: new SqsFailureDestination(dlq) });
       new Rule(this, `${pascal(spec.fn)}Schedule`, {
         description: `Runs ${spec.fn} every ${worker.everyMinutesOnAws} minute(s)`,
         schedule: Schedule.rate(Duration.minutes(worker.everyMinutesOnAws)),
-        // Each run is idempotent and the next one is at most minutes away: no retries of a missed run.
         targets: [
-          new LambdaTarget(this.functions[spec.fn]!, {
+          new LambdaTarget(fn, {
             retryAttempts: 0,
             maxEventAge: Duration.minutes(worker.everyMinutesOnAws),
+            deadLetterQueue: dlq,
           }),
         ],
       });
     }
+    return deadLetterQueues;
   }
 
   private createFunction(spec: FunctionSpec, ctx: FunctionContext): NodejsFunction {
@@ -190,6 +214,8 @@ export class SwitchboardStack extends Stack {
       applicationLogLevelV2: ApplicationLogLevel.INFO,
       environment: functionEnvironment(spec, ctx),
       awsSdkConnectionReuse: false,
+      // Lambda records each invocation's segment; no X-Ray SDK in the bundle (cold import, BENCHMARKS.md issue 21).
+      tracing: Tracing.ACTIVE,
       ...(isLongRoute(spec) && ctx.settings.longRouteReservedConcurrency > 0
         ? { reservedConcurrentExecutions: ctx.settings.longRouteReservedConcurrency }
         : {}),

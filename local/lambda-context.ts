@@ -1,5 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { InvokeStore } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
+
+/**
+ * One process serves many invocations of one function at once here, as on Lambda managed instances; so, as the
+ * runtime does there, each invocation runs in a scope of its own (an AsyncLocalStorage behind the runtime's
+ * InvokeStore) and AWS_LAMBDA_MAX_CONCURRENCY tells Powertools to keep log keys, Lambda context and metrics in that
+ * scope. Without it, the keys one request appends would show on another's log lines.
+ */
+process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
+const invocationScopes = await InvokeStore.getInstanceAsync(true);
 
 /** A Lambda context like the one AWS passes, with the function's deadline. */
 export function lambdaContext(functionName: string, timeoutSeconds: number, memoryMb: number): Context {
@@ -21,14 +31,14 @@ export function lambdaContext(functionName: string, timeoutSeconds: number, memo
   };
 }
 
-/** Runs a handler with its timeout, as Lambda would: past it the invocation fails. */
+/** Runs a handler in an invocation scope of its own, with its timeout, as Lambda would: past it the invocation fails. */
 export async function invokeWithTimeout<T>(run: () => Promise<T>, timeoutSeconds: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new LambdaTimeoutError(timeoutSeconds)), timeoutSeconds * 1000);
   });
   try {
-    return await Promise.race([run(), timeout]);
+    return await Promise.race([invocationScopes.run({}, run), timeout]);
   } finally {
     clearTimeout(timer);
   }

@@ -3,12 +3,18 @@ import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
 import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
 import type { Config } from '#shared/config/config.ts';
 import type { BotsApiAuthPorts } from '#shared/http/presets.ts';
+import type { Metrics } from '#shared/observability/metrics.ts';
 import { gcraParams } from '#shared/ratelimit/gcra.ts';
+import { meteredRateLimiter } from './metered.ts';
 
-/** The Bots API's auth and rate limit on DynamoDB: what every `/api/v1/ai/*` function hands `botsApiFunction`. */
-export function botsApiAuthFromConfig(cfg: Config, table: DynamoTable): BotsApiAuthPorts {
+/**
+ * The Bots API's auth and rate limit on DynamoDB: what every `/api/v1/ai/*` function hands `botsApiFunction`. With
+ * `metrics`, the requests the rate limit refuses are counted.
+ */
+export function botsApiAuthFromConfig(cfg: Config, table: DynamoTable, metrics?: Metrics): BotsApiAuthPorts {
+  const limiter = new DynamoRateLimiter(table, gcraParams(cfg.BOT_RATE_LIMIT_PER_MINUTE));
   return {
     tokens: new DynamoTokenStore(table),
-    limiter: new DynamoRateLimiter(table, gcraParams(cfg.BOT_RATE_LIMIT_PER_MINUTE)),
+    limiter: metrics ? meteredRateLimiter(limiter, metrics) : limiter,
   };
 }

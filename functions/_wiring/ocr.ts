@@ -1,15 +1,17 @@
 import { TesseractOcrEngine } from '#shared/adapters/tesseract/tesseract-ocr.ts';
 import { textractClient, TextractOcrEngine } from '#shared/adapters/textract/textract-ocr.ts';
 import type { Config } from '#shared/config/config.ts';
+import type { Metrics } from '#shared/observability/metrics.ts';
 import type { OcrOptions } from '#shared/pdf/index.ts';
+import { meteredOcrEngine } from '#functions/_wiring/metered.ts';
 
 /** Which OCR engine runs: `OCR_ENGINE`, else tesseract.js locally and Textract on AWS. */
 export function ocrEngineName(cfg: Config): 'tesseract' | 'textract' | 'none' {
   return cfg.OCR_ENGINE ?? (cfg.SWITCHBOARD_RUNTIME === 'local' ? 'tesseract' : 'textract');
 }
 
-/** The OCR settings for extraction, from configuration; undefined when OCR is turned off. */
-export function ocrFromConfig(cfg: Config): OcrOptions | undefined {
+/** The OCR settings for extraction, from configuration; undefined when OCR is turned off. Pages counted in `metrics`. */
+export function ocrFromConfig(cfg: Config, metrics?: Metrics): OcrOptions | undefined {
   const name = ocrEngineName(cfg);
   if (name === 'none') return undefined;
   const engine =
@@ -19,5 +21,9 @@ export function ocrFromConfig(cfg: Config): OcrOptions | undefined {
           ...(cfg.TESSERACT_LANG_PATH ? { langPath: cfg.TESSERACT_LANG_PATH } : {}),
         })
       : new TextractOcrEngine(textractClient(cfg), { concurrency: cfg.OCR_CONCURRENCY ?? 8 });
-  return { engine, dpi: cfg.OCR_DPI, pageTimeoutMs: cfg.OCR_PAGE_TIMEOUT_MS };
+  return {
+    engine: metrics ? meteredOcrEngine(engine, metrics) : engine,
+    dpi: cfg.OCR_DPI,
+    pageTimeoutMs: cfg.OCR_PAGE_TIMEOUT_MS,
+  };
 }

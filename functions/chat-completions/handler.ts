@@ -1,3 +1,4 @@
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import { readOptionalSecret } from '#shared/adapters/aws/secrets.ts';
 import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
@@ -14,12 +15,14 @@ import { chatCompletion, newChatIdentity } from '#shared/openai-format/chat-resp
 import { chatEventStream } from '#shared/openai-format/chat-stream.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { knowledgeSearchFromConfig } from '#functions/_wiring/knowledge.ts';
+import { meteredCreditLedger, meteredModelRouter } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
 // Composition root, built once per cold start: the same auth, rate limit, credit ledger, bots, knowledge search and
 // model providers as `POST /api/v1/ai/completion`.
 const cfg = config();
 const logger = createLogger('chat-completions');
+const metrics = new PowertoolsMetrics('chat-completions');
 const table = dynamoTable(cfg);
 const bots = new DynamoBotStore(table);
 const openAiApiKey = await readOptionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN, cfg.AWS_REGION, (cause) =>
@@ -31,8 +34,8 @@ const completeText = makeCompleteText({
   bots,
   // Only bots with knowledge files read the knowledge bucket: S3 is loaded on the first of them.
   knowledge: knowledgeSearchFromConfig(cfg, { bots, logger }),
-  credits: new DynamoCreditLedger(table),
-  models: modelRouterFromConfig(cfg, openAiApiKey === undefined ? {} : { openAiApiKey }),
+  credits: meteredCreditLedger(new DynamoCreditLedger(table), metrics),
+  models: meteredModelRouter(modelRouterFromConfig(cfg, openAiApiKey === undefined ? {} : { openAiApiKey }), metrics),
   log: logger,
 });
 
@@ -54,9 +57,10 @@ const SSE_HEADERS = {
  */
 export const handler = botsApiFunction({
   logger,
+  metrics,
   base: httpStreamingFunction,
   errorBody: openAiErrors(logger),
-  auth: botsApiAuthFromConfig(cfg, table),
+  auth: botsApiAuthFromConfig(cfg, table, metrics),
   body: jsonObjectBody(),
 }).handler(async (event, context) => {
   const request = parseChatRequest(event.parsedBody);

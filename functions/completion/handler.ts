@@ -1,3 +1,4 @@
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import { config } from '#shared/config/config.ts';
 import { readOptionalSecret } from '#shared/adapters/aws/secrets.ts';
 import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
@@ -13,6 +14,7 @@ import { routes } from '#shared/resources/routes.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { knowledgeSearchFromConfig } from '#functions/_wiring/knowledge.ts';
+import { meteredCreditLedger, meteredModelRouter } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
 /** Time kept between the end of generation and the Lambda's own timeout, for the refund and the answer. */
@@ -21,6 +23,7 @@ const LAMBDA_MARGIN_MS = 2_000;
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('completion');
+const metrics = new PowertoolsMetrics('completion');
 const table = dynamoTable(cfg);
 const bots = new DynamoBotStore(table);
 const openAiApiKey = await readOptionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN, cfg.AWS_REGION, (cause) =>
@@ -37,15 +40,16 @@ const knowledge = knowledgeSearchFromConfig(cfg, { bots, logger });
 const completeText = makeCompleteText({
   bots,
   knowledge,
-  credits: new DynamoCreditLedger(table),
-  models: modelRouterFromConfig(cfg, openAiApiKey === undefined ? {} : { openAiApiKey }),
+  credits: meteredCreditLedger(new DynamoCreditLedger(table), metrics),
+  models: meteredModelRouter(modelRouterFromConfig(cfg, openAiApiKey === undefined ? {} : { openAiApiKey }), metrics),
   log: logger,
 });
 
 /** `POST /api/v1/ai/completion`: generation with a bot or standalone instructions, 1 bot credit, refunded on failure. */
 export const handler = botsApiFunction({
   logger,
-  auth: botsApiAuthFromConfig(cfg, table),
+  metrics,
+  auth: botsApiAuthFromConfig(cfg, table, metrics),
   idempotency: idempotencyOnDynamo(table, logger, lockSeconds),
   body: jsonObjectBody(),
 }).handler(async (event, context) => {

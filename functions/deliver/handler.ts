@@ -1,3 +1,4 @@
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoDeliveryStore } from '#shared/adapters/dynamodb/delivery-store.ts';
 import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
@@ -18,12 +19,15 @@ import { isRecoverMessage } from '#shared/webhooks/recover.ts';
 import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
 import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
+import { meteredWebhookSender } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
+import { workerFunction } from '#functions/_wiring/worker.ts';
 import { USER_AGENT } from '#functions/_wiring/user-agent.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('deliver');
+const metrics = new PowertoolsMetrics('deliver');
 const table = dynamoTable(cfg);
 const secrets = await secretBoxFromConfig(cfg);
 const directory = new DynamoIntegrationStore(table, secrets);
@@ -34,7 +38,10 @@ const deliver = makeDeliver({
   attemptStats: new DynamoWebhookAttemptStats(table),
   queue: new SqsDeliveryQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_DELIVERIES')),
   payloads: new S3PayloadStore(s3Client(cfg), requiredSetting(cfg, 'BUCKET_TRANSFER')),
-  sender: new HttpWebhookSender({ timeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS, allowPrivate: cfg.webhookAllowPrivate }),
+  sender: meteredWebhookSender(
+    new HttpWebhookSender({ timeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS, allowPrivate: cfg.webhookAllowPrivate }),
+    metrics,
+  ),
   pacing: makePacing({ pacer: new DynamoWebhookPacer(table) }),
   gate: new EndpointGate({
     maxInFlight: cfg.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
@@ -55,7 +62,7 @@ const recover = recoverOnDynamo(cfg, table, directory, 25_000);
  * `deliveries` queue → one HTTP attempt per job, all jobs of the batch at once. Jobs to retry later are postponed
  * in the queue and reported as batch item failures, so SQS keeps them until their next attempt.
  */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger, metrics).handler(async (event) => {
   // A recover too large for its request goes on here, one page set per message (shared/webhooks/recover.ts).
   const recovering = event.Records.filter((r) => isRecoverMessage(parseOrNull(r.body)));
   const recoverFailed = await Promise.all(
@@ -83,7 +90,7 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
       itemIdentifier,
     })),
   };
-};
+});
 
 function parseOrNull(body: string): unknown {
   try {

@@ -1,3 +1,4 @@
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import { config, requiredSetting } from '#shared/config/config.ts';
 import { s3Client } from '#shared/adapters/s3/clients.ts';
 import { S3ExtractUploadStore } from '#shared/adapters/s3/extract-upload-store.ts';
@@ -17,6 +18,7 @@ const UPLOAD_EXPIRES_SECONDS = 900;
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('extract-uploads');
+const metrics = new PowertoolsMetrics('extract-uploads');
 const table = dynamoTable(cfg);
 const createUpload = makeCreateUpload({
   uploads: new S3ExtractUploadStore(s3Client(cfg), requiredSetting(cfg, 'BUCKET_TRANSFER')),
@@ -31,20 +33,22 @@ const emptyBody = z.strictObject({});
  * policy's content-length-range), for files too large to travel inside a Lambda request. Free; the extraction that
  * follows (`POST /api/v1/ai/extract` with `{ fileKey }`) is charged.
  */
-export const handler = botsApiFunction({ logger, auth: botsApiAuthFromConfig(cfg, table) }).handler(async (event) => {
-  if (event.body) validate(emptyBody, parseJsonObjectBody(event));
-  const upload = await createUpload(event.auth.grant.projectId);
-  return json(
-    200,
-    {
-      success: true,
-      uploadUrl: upload.uploadUrl,
-      method: 'POST',
-      fields: upload.fields,
-      fileKey: upload.fileKey,
-      expiresAt: upload.expiresAt.toISOString(),
-      maxBytes: upload.maxBytes,
-    },
-    { 'cache-control': 'no-store' },
-  );
-});
+export const handler = botsApiFunction({ logger, metrics, auth: botsApiAuthFromConfig(cfg, table, metrics) }).handler(
+  async (event) => {
+    if (event.body) validate(emptyBody, parseJsonObjectBody(event));
+    const upload = await createUpload(event.auth.grant.projectId);
+    return json(
+      200,
+      {
+        success: true,
+        uploadUrl: upload.uploadUrl,
+        method: 'POST',
+        fields: upload.fields,
+        fileKey: upload.fileKey,
+        expiresAt: upload.expiresAt.toISOString(),
+        maxBytes: upload.maxBytes,
+      },
+      { 'cache-control': 'no-store' },
+    );
+  },
+);

@@ -1,3 +1,4 @@
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import { config } from '#shared/config/config.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
 import { s3ExtractUploadStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
@@ -9,6 +10,7 @@ import type { PdfPage } from '#shared/pdf/index.ts';
 import { routes } from '#shared/resources/routes.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
+import { meteredCreditLedger } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { ocrFromConfig } from '#functions/_wiring/ocr.ts';
 import { readExtractRequest, type ExtractMode } from './request.ts';
@@ -19,11 +21,12 @@ const LAMBDA_MARGIN_MS = 3_000;
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('extract');
+const metrics = new PowertoolsMetrics('extract');
 const table = dynamoTable(cfg);
 const lockSeconds = (routes.find((r) => r.fn === 'extract')?.timeoutSeconds ?? 120) + 10;
 const extractPdf = makeExtractPdf({
-  credits: new DynamoCreditLedger(table),
-  ocr: ocrFromConfig(cfg),
+  credits: meteredCreditLedger(new DynamoCreditLedger(table), metrics),
+  ocr: ocrFromConfig(cfg, metrics),
   ...(cfg.BUCKET_TRANSFER ? { uploads: s3ExtractUploadStoreOnFirstUse(cfg, cfg.BUCKET_TRANSFER) } : {}),
   log: logger,
 });
@@ -31,7 +34,8 @@ const extractPdf = makeExtractPdf({
 /** `POST /api/v1/ai/extract`: a PDF's text (text layer, OCR for scanned pages), 1 bot credit, refunded on failure. */
 export const handler = botsApiFunction({
   logger,
-  auth: botsApiAuthFromConfig(cfg, table),
+  metrics,
+  auth: botsApiAuthFromConfig(cfg, table, metrics),
   idempotency: idempotencyOnDynamo(table, logger, lockSeconds),
 }).handler(async (event, context) => {
   const request = await readExtractRequest(event);

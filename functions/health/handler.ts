@@ -1,3 +1,4 @@
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import { config } from '#shared/config/config.ts';
 import { readOptionalSecret } from '#shared/adapters/aws/secrets.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
@@ -14,6 +15,7 @@ import { dynamoTable } from '#functions/_wiring/table.ts';
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('health');
+const metrics = new PowertoolsMetrics('health');
 const table = dynamoTable(cfg);
 const openAiApiKey = await readOptionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN, cfg.AWS_REGION, (cause) =>
   logger.warn('model API key secret unreadable; the model probe goes without a key', { cause: String(cause) }),
@@ -33,18 +35,20 @@ const getHealth = makeGetHealth({
 });
 
 /** `GET /api/v1/ai/health`: free diagnostics; never generates. */
-export const handler = botsApiFunction({ logger, auth: botsApiAuthFromConfig(cfg, table) }).handler(async (event) => {
-  const report = await getHealth(event.auth.grant);
-  const botrag = {
-    ok: report.botrag.ok,
-    latenciaMs: report.botrag.latencyMs,
-    ...(report.botrag.detail ? { detalhe: report.botrag.detail } : {}),
-  };
-  return json(200, {
-    success: true,
-    companyId: report.companyId,
-    botrag,
-    creditos: { disponivel: report.credits.available, mes: report.credits.month },
-    checkedAt: report.checkedAt,
-  });
-});
+export const handler = botsApiFunction({ logger, metrics, auth: botsApiAuthFromConfig(cfg, table, metrics) }).handler(
+  async (event) => {
+    const report = await getHealth(event.auth.grant);
+    const botrag = {
+      ok: report.botrag.ok,
+      latenciaMs: report.botrag.latencyMs,
+      ...(report.botrag.detail ? { detalhe: report.botrag.detail } : {}),
+    };
+    return json(200, {
+      success: true,
+      companyId: report.companyId,
+      botrag,
+      creditos: { disponivel: report.credits.available, mes: report.credits.month },
+      checkedAt: report.checkedAt,
+    });
+  },
+);

@@ -1,3 +1,4 @@
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '#shared/config/config.ts';
 import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-file-store.ts';
@@ -11,10 +12,12 @@ import { queues } from '#shared/resources/queues.ts';
 import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#functions/_wiring/knowledge.ts';
 import { ocrFromConfig } from '#functions/_wiring/ocr.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
+import { workerFunction } from '#functions/_wiring/worker.ts';
 
 // Composition root: built once per cold start; analysed files stay cached between batches.
 const cfg = config();
 const logger = createLogger('ingest');
+const metrics = new PowertoolsMetrics('ingest');
 const table = dynamoTable(cfg);
 const files = new DynamoKnowledgeFileStore(table);
 const objects = knowledgeObjectsFromConfig(cfg);
@@ -25,7 +28,7 @@ const ingest = makeIngestKnowledge({
   files,
   objects,
   // The extract route's OCR: same engine choice, DPI and per-page time limit (OCR_* settings).
-  readPdf: makePdfPageReader(ocrFromConfig(cfg)),
+  readPdf: makePdfPageReader(ocrFromConfig(cfg, metrics)),
   // Text files keep the default 120 s; a PDF may be a scan read page by page by OCR (sized for 100 pages).
   pdfBudgetMs: PDF_READ_BUDGET_MS,
   embeddings: embeddingsFromConfig(cfg),
@@ -39,7 +42,7 @@ const ingest = makeIngestKnowledge({
  * transiently reports its records as batch item failures (they come back after the visibility timeout); on the last
  * receive the use case marks the files `failed` instead of throwing.
  */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger, metrics).handler(async (event) => {
   const byBot = new Map<string, { jobs: IngestJob[]; messageIds: string[]; finalAttempt: boolean }>();
   const failures: string[] = [];
   for (const record of event.Records) {
@@ -73,7 +76,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     }
   }
   return { batchItemFailures: [...new Set(failures)].map((itemIdentifier) => ({ itemIdentifier })) };
-}
+});
 
 class MalformedJobError extends Error {}
 

@@ -1,3 +1,4 @@
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { config } from '#shared/config/config.ts';
 import { openAiErrors } from '#shared/http/openai-errors.ts';
@@ -10,6 +11,7 @@ import { dynamoTable } from '#functions/_wiring/table.ts';
 // Composition root, built once per cold start: the Bots API auth and the bot store.
 const cfg = config();
 const logger = createLogger('models');
+const metrics = new PowertoolsMetrics('models');
 const table = dynamoTable(cfg);
 const bots = new DynamoBotStore(table);
 
@@ -19,8 +21,9 @@ const bots = new DynamoBotStore(table);
  */
 export const handler = botsApiFunction({
   logger,
+  metrics,
   errorBody: openAiErrors(logger),
-  auth: botsApiAuthFromConfig(cfg, table),
+  auth: botsApiAuthFromConfig(cfg, table, metrics),
 }).handler(async (event) => {
   const projectId = event.auth.grant.projectId;
   const list = await bots.listByProject(projectId);

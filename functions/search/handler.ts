@@ -1,3 +1,4 @@
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import { config } from '#shared/config/config.ts';
 import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { s3Client } from '#shared/adapters/s3/clients.ts';
@@ -14,6 +15,7 @@ import { dynamoTable } from '#functions/_wiring/table.ts';
 // Composition root: built once per cold start; the index cache lives as long as the instance.
 const cfg = config();
 const logger = createLogger('search');
+const metrics = new PowertoolsMetrics('search');
 const table = dynamoTable(cfg);
 const bots = new DynamoBotStore(table);
 // Every search reads an index from the knowledge bucket, so S3 is loaded with the function, not on first use.
@@ -30,7 +32,8 @@ const knowledge = knowledgeSearchFromConfig(cfg, {
  */
 export const handler = botsApiFunction({
   logger,
-  auth: botsApiAuthFromConfig(cfg, table),
+  metrics,
+  auth: botsApiAuthFromConfig(cfg, table, metrics),
   body: validatedBody(searchRequest),
 }).handler(async (event) => {
   const body = event.parsedBody;

@@ -1,3 +1,4 @@
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import { config } from '#shared/config/config.ts';
 import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
 import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
@@ -15,12 +16,14 @@ import { routes } from '#shared/resources/routes.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
+import { meteredProviders } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { USER_AGENT } from '#functions/_wiring/user-agent.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('send');
+const metrics = new PowertoolsMetrics('send');
 const table = dynamoTable(cfg);
 const secretBox = await secretBoxFromConfig(cfg);
 const route = routes.find((r) => r.fn === 'send')!;
@@ -30,16 +33,23 @@ const post = makeProviderPost({ allowPrivate: cfg.webhookAllowPrivate });
 const sendMessage = makeSendMessage({
   channels: new DynamoChannelStore(table, secretBox),
   messages: new DynamoMessageLog(table),
-  providers: {
-    sandbox: sandboxProvider,
-    smtp: new SmtpEmailSender({
-      timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS,
-      allowPrivate: cfg.webhookAllowPrivate,
-      allowedPorts: cfg.smtpAllowedPorts,
-    }),
-    twilio: new TwilioSmsSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent: USER_AGENT, post }),
-    'whatsapp-cloud': new WhatsAppCloudSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent: USER_AGENT, post }),
-  },
+  providers: meteredProviders(
+    {
+      sandbox: sandboxProvider,
+      smtp: new SmtpEmailSender({
+        timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS,
+        allowPrivate: cfg.webhookAllowPrivate,
+        allowedPorts: cfg.smtpAllowedPorts,
+      }),
+      twilio: new TwilioSmsSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent: USER_AGENT, post }),
+      'whatsapp-cloud': new WhatsAppCloudSender({
+        timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS,
+        userAgent: USER_AGENT,
+        post,
+      }),
+    },
+    metrics,
+  ),
   // The webhooks area's publisher: one message format, events batched into SendMessageBatch, large bodies to S3.
   events: eventPublisherFromConfig(cfg),
   // Leave the function time to refund, record and answer after the provider's last possible moment.
@@ -54,6 +64,7 @@ const sendMessage = makeSendMessage({
  */
 export const handler = customTokenFunction({
   logger,
+  metrics,
   tokens: new DynamoTokenStore(table),
   idempotency: idempotencyOnDynamo(table, logger, route.timeoutSeconds + 10),
   body: jsonObjectBody(),

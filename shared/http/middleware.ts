@@ -2,9 +2,11 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type * as z from '../validation/zod.ts';
 import { asHttpError } from './domain-errors.ts';
 import { HttpError } from './errors.ts';
-import { resolveRequestId } from './request-id.ts';
+import { isWellFormedRequestId, resolveRequestId } from './request-id.ts';
 import { json, type APIGatewayProxyEvent, type Context, type HttpEvent, type HttpResult } from './types.ts';
 import type { Logger } from '../logging/logger.ts';
+import type { InvocationMetrics } from '../observability/metrics.ts';
+import { observeInvocation } from './invocation.ts';
 import { zodIssuesToDetails, type UnknownFieldMessages } from '../validation/issues.ts';
 
 export type { UnknownFieldMessages } from '../validation/issues.ts';
@@ -31,14 +33,24 @@ export function httpConventions(logger: Logger): Mw {
         if (values && values.length > 1) headers[name.toLowerCase()] = values.join(', ');
       }
       event.normalizedHeaders = headers;
-      event.requestId = resolveRequestId(headers['x-request-id'], event.requestContext?.requestId);
+      const callerRequestId = headers['x-request-id'];
+      const apiGatewayRequestId = event.requestContext?.requestId;
+      event.requestId = resolveRequestId(callerRequestId, apiGatewayRequestId);
       event.responseHeaders = {};
       event.receivedAtMs = Date.now();
-      logger.appendKeys({ requestId: event.requestId });
+      // Separate keys: API Gateway's id is ours to trust; the caller's is whatever they sent (kept when it has the
+      // contract's shape, so it cannot forge log structure), and `requestId` is the one the response carries.
+      logger.appendKeys({
+        requestId: event.requestId,
+        apiGatewayRequestId,
+        callerRequestId:
+          callerRequestId === undefined || !isWellFormedRequestId(callerRequestId) ? undefined : callerRequestId,
+      });
     },
     after: (request) => {
       const response = request.response;
       if (!response) return;
+      logAnswered(logger, request.event, response.statusCode);
       response.headers = {
         ...request.event.responseHeaders,
         ...response.headers,
@@ -63,8 +75,18 @@ export function httpConventions(logger: Logger): Mw {
         );
       }
       request.response = response;
+      logAnswered(logger, event, response.statusCode);
     },
   };
+}
+
+/** One line per request at INFO: what was asked (the route, never the path with its ids), the status, the time. */
+function logAnswered(logger: Logger, event: HttpEvent, status: number): void {
+  logger.info('request answered', {
+    route: `${event.httpMethod} ${event.resource ?? ''}`,
+    status,
+    latencyMs: event.receivedAtMs === undefined ? undefined : Date.now() - event.receivedAtMs,
+  });
 }
 
 function describeCause(cause: unknown): unknown {
@@ -183,6 +205,8 @@ export function validateBody<S extends z.ZodMiniType>(schema: S, unknownFieldMes
  * A middy handler with the HTTP conventions already applied, for an event of type `TEvent` (what the middlewares
  * added after it leave on the event). The presets in `presets.ts` add auth and body; `.handler(...)` comes last.
  */
-export function httpFunction<TEvent extends HttpEvent = HttpEvent>(logger: Logger) {
-  return middy<TEvent, HttpResult, Error, Context>({ timeoutEarlyInMillis: 0 }).use(httpConventions(logger));
+export function httpFunction<TEvent extends HttpEvent = HttpEvent>(logger: Logger, metrics?: InvocationMetrics) {
+  return middy<TEvent, HttpResult, Error, Context>({ timeoutEarlyInMillis: 0 })
+    .use(observeInvocation(logger, metrics))
+    .use(httpConventions(logger));
 }

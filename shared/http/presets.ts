@@ -2,6 +2,7 @@ import type { MiddlewareObj, MiddyfiedHandler } from '@middy/core';
 import { makeAuthenticateApiToken, makeAuthenticateCustomToken } from '../auth/authenticate.ts';
 import type { CustomTokenGrant, TokenStore } from '../auth/token-store.ts';
 import type { Logger } from '../logging/logger.ts';
+import type { InvocationMetrics } from '../observability/metrics.ts';
 import type { RateLimiter } from '../ratelimit/gcra.ts';
 import type * as z from '../validation/zod.ts';
 import { adminAuth } from './admin-auth.ts';
@@ -56,6 +57,8 @@ export type ScopedIdempotency = <TEvent extends HttpEvent>(
 
 interface PresetOptions<TBody> {
   logger: Logger;
+  /** The function's metrics, published at the end of each invocation. */
+  metrics?: InvocationMetrics;
   idempotency?: ScopedIdempotency;
   body?: BodyReading<TBody>;
 }
@@ -82,13 +85,13 @@ export function botsApiFunction<TBody = unknown>(
      * The chain the preset starts from: `httpFunction` (default) or `httpStreamingFunction` for a route whose answer
      * is streamed. Passed in, so a function that does not stream bundles no streaming code.
      */
-    base?: <TEvent extends HttpEvent>(logger: Logger) => HttpHandler<TEvent>;
+    base?: <TEvent extends HttpEvent>(logger: Logger, metrics?: InvocationMetrics) => HttpHandler<TEvent>;
     /** Runs on every error before the conventions answer it: the OpenAI-format routes' own error body. */
     errorBody?: MiddlewareObj<HttpEvent, HttpResult>;
   },
 ): HttpHandler<BotsApiEvent<TBody>> {
   const { logger } = options;
-  const fn = (options.base ?? httpFunction)<BotsApiEvent<TBody>>(logger);
+  const fn = (options.base ?? httpFunction)<BotsApiEvent<TBody>>(logger, options.metrics);
   if (options.errorBody) fn.use(options.errorBody);
   fn.use(
     botsApiAuth({
@@ -109,7 +112,7 @@ export function customTokenFunction<TBody = unknown>(
   options: PresetOptions<TBody> & { tokens: TokenStore },
 ): HttpHandler<CustomTokenEvent<TBody>> {
   const { logger } = options;
-  const fn = httpFunction<CustomTokenEvent<TBody>>(logger).use(
+  const fn = httpFunction<CustomTokenEvent<TBody>>(logger, options.metrics).use(
     customTokenAuth({ authenticate: makeAuthenticateCustomToken({ tokens: options.tokens }), logger }),
   );
   // Custom tokens open one endpoint, send: its keys have been scoped `send:<integrationId>` from the start.

@@ -2,6 +2,8 @@ import { Readable } from 'node:stream';
 import middy from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import type { Logger } from '../logging/logger.ts';
+import type { InvocationMetrics } from '../observability/metrics.ts';
+import { observeInvocation } from './invocation.ts';
 import { httpConventions } from './middleware.ts';
 import type { Context, HttpEvent, HttpResult } from './types.ts';
 
@@ -10,11 +12,16 @@ import type { Context, HttpEvent, HttpResult } from './types.ts';
  * REST API with the integration's response transfer mode STREAM). Same conventions as `httpFunction`; a handler
  * returns either a usual JSON result or {@link streamingResult}, whose body is written out as it is produced.
  */
-export function httpStreamingFunction<TEvent extends HttpEvent = HttpEvent>(logger: Logger) {
+export function httpStreamingFunction<TEvent extends HttpEvent = HttpEvent>(
+  logger: Logger,
+  metrics?: InvocationMetrics,
+) {
   return middy<TEvent, HttpResult, Error, Context>({
     timeoutEarlyInMillis: 0,
     executionMode: executionModeStreamifyResponse,
-  }).use(httpConventions(logger));
+  })
+    .use(observeInvocation(logger, metrics))
+    .use(httpConventions(logger));
 }
 
 /**

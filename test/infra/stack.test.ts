@@ -14,6 +14,7 @@ import { binaryMediaTypes, fallbackFunction, routes } from '#shared/resources/ro
 import { mainTable } from '#shared/resources/table.ts';
 import { queueWorkers, scheduledWorkers } from '#shared/resources/workers.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS, RETRY_JITTER } from '#shared/webhooks/retry-schedule.ts';
+import { metricNames } from '#shared/observability/metrics.ts';
 import { synth, type Synthesized } from './synth.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any> };
@@ -66,10 +67,28 @@ function methods() {
 }
 
 /** The statements of every policy attached to a function's role. */
-function statementsOf(fn: string): { Sid?: string; Action: string | string[]; Resource: unknown; Effect: string }[] {
+type Statement = { Sid?: string; Action: string | string[]; Resource: unknown; Effect: string };
+
+function allStatementsOf(fn: string): Statement[] {
   return ofType('AWS::IAM::Policy')
     .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId(fn)))
     .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+}
+
+/** What Lambda itself needs from the role, not what the function declares: see the "observability" tests. */
+const XRAY_ACTIONS = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+function isPlatformStatement(fn: string, st: Statement): boolean {
+  if (JSON.stringify([...asArray(st.Action)].sort()) === JSON.stringify(XRAY_ACTIONS)) return true;
+  const scheduleDlq = s.stack.node.tryFindChild(`${pascalKey(fn)}ScheduleDeadLetterQueue`);
+  return (
+    scheduleDlq !== undefined &&
+    JSON.stringify(st.Resource) === JSON.stringify({ 'Fn::GetAtt': [logicalId(scheduleDlq as never), 'Arn'] })
+  );
+}
+
+/** The statements a function's declaration produced (the platform's X-Ray and failure-destination grants aside). */
+function statementsOf(fn: string): Statement[] {
+  return allStatementsOf(fn).filter((st) => !isPlatformStatement(fn, st));
 }
 
 describe('functions', () => {
@@ -757,5 +776,105 @@ describe('channel ingress', () => {
       expect(policy, fn).toContain('dynamodb:GetItem');
       expect(policy, fn).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem)/);
     }
+  });
+});
+
+describe('observability', () => {
+  const alarmsById = () => Object.fromEntries(ofType('AWS::CloudWatch::Alarm').map(([id, a]) => [id, a.Properties]));
+  const dimensionRefs = (a: Record<string, any>) => JSON.stringify(a.Dimensions ?? a.Metrics ?? []);
+
+  it('traces every function actively and the API stage, with no X-Ray SDK in any bundle', () => {
+    for (const spec of specs) {
+      // The two X-Ray actions have no resource type: "*" is what AWS documents for them.
+      const xray = allStatementsOf(spec.fn).filter((st) => asArray(st.Action).some((a) => a.startsWith('xray:')));
+      expect(
+        xray.map((st) => [[...asArray(st.Action)].sort(), st.Resource]),
+        spec.fn,
+      ).toEqual([[XRAY_ACTIONS, '*']]);
+      expect(resources[fnId(spec.fn)]!.Properties.TracingConfig, spec.fn).toEqual({ Mode: 'Active' });
+      const bundle = s.stack.bundles.get(spec.fn)!;
+      const inputs = Object.keys({ ...bundle.inputs, ...bundle.lazyInputs });
+      expect(
+        inputs.filter((i) => /aws-xray-sdk|powertools\/tracer/.test(i)),
+        spec.fn,
+      ).toEqual([]);
+    }
+    const stages = ofType('AWS::ApiGateway::Stage');
+    expect(stages.length).toBe(1);
+    expect(stages[0]![1].Properties.TracingEnabled).toBe(true);
+  });
+
+  it('alarms on every worker failing, every function near its timeout, and every queue falling behind', () => {
+    const alarms = Object.values(alarmsById());
+    for (const spec of specs) {
+      const fn = fnId(spec.fn);
+      const errors = alarms.filter((a) => a.MetricName === 'Errors' && dimensionRefs(a).includes(fn));
+      expect(errors.length, `${spec.fn} errors`).toBe(spec.queueWorker || spec.scheduledWorker ? 1 : 0);
+      const duration = alarms.find((a) => a.MetricName === 'Duration' && dimensionRefs(a).includes(fn));
+      expect(duration?.ExtendedStatistic, spec.fn).toBe('p99');
+      expect(duration?.Threshold, spec.fn).toBe(spec.timeoutSeconds * 1000 * 0.8);
+    }
+    for (const key of Object.keys(queues) as QueueKey[]) {
+      const queueId = logicalId(s.stack.node.findChild(`${pascalKey(key)}Queue`) as never);
+      const age = alarms.find(
+        (a) => a.MetricName === 'ApproximateAgeOfOldestMessage' && dimensionRefs(a).includes(queueId),
+      );
+      expect(age?.Threshold, key).toBeGreaterThanOrEqual(600);
+    }
+    const table = logicalId(s.stack.node.findChild(mainTable.constructId) as never);
+    const throttles = alarms.find((a) => JSON.stringify(a.Metrics ?? []).includes('WriteThrottleEvents'));
+    expect(JSON.stringify(throttles?.Metrics)).toContain('ReadThrottleEvents');
+    expect(JSON.stringify(throttles?.Metrics)).toContain(table);
+    expect(alarms.some((a) => JSON.stringify(a.Metrics ?? []).includes('"4XXError"'))).toBe(true);
+    expect(alarms.some((a) => a.MetricName === 'Latency' && a.Namespace === 'AWS/ApiGateway')).toBe(true);
+  });
+
+  it('never drops a failed sweeper run silently: no retries, a dead-letter queue with an alarm, and an alarm when it stops running', () => {
+    for (const worker of scheduledWorkers) {
+      const fn = fnId(worker.fn);
+      const dlqId = logicalId(s.stack.node.findChild(`${pascalKey(worker.fn)}ScheduleDeadLetterQueue`) as never);
+      const rule = ofType('AWS::Events::Rule').find(([, r]) => JSON.stringify(r.Properties.Targets).includes(fn))!;
+      const target = rule[1].Properties.Targets[0];
+      expect(target.DeadLetterConfig.Arn).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
+      expect(target.RetryPolicy.MaximumRetryAttempts).toBe(0);
+      const invokeConfig = ofType('AWS::Lambda::EventInvokeConfig').find(
+        ([, c]) => JSON.stringify(c.Properties.FunctionName) === JSON.stringify({ Ref: fn }),
+      )?.[1].Properties;
+      expect(invokeConfig?.MaximumRetryAttempts).toBe(0);
+      expect(invokeConfig?.DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
+      // The role may send the failed run there, and only there.
+      const platform = allStatementsOf(worker.fn).filter((st) => isPlatformStatement(worker.fn, st));
+      expect(platform.flatMap((st) => asArray(st.Action)).sort()).toEqual(
+        ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage', ...XRAY_ACTIONS].sort(),
+      );
+      const alarms = Object.values(alarmsById());
+      expect(
+        alarms.some((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && dimensionRefs(a).includes(dlqId)),
+      ).toBe(true);
+      const notRunning = alarms.find((a) => a.MetricName === 'Invocations' && dimensionRefs(a).includes(fn));
+      expect(notRunning?.TreatMissingData).toBe('breaching');
+      expect(notRunning?.ComparisonOperator).toBe('LessThanThreshold');
+    }
+  });
+
+  it('sends alarms to one topic whose email subscription is the AlarmEmail stack parameter', () => {
+    const template = s.template.toJSON();
+    expect(template.Parameters.AlarmEmail).toMatchObject({ Type: 'String', Default: '' });
+    const subscriptions = ofType('AWS::SNS::Subscription');
+    expect(subscriptions.length).toBe(1);
+    const [id, subscription] = subscriptions[0]!;
+    expect(subscription.Properties).toMatchObject({ Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' } });
+    expect(subscription.Properties.TopicArn).toEqual({ Ref: ofType('AWS::SNS::Topic')[0]![0] });
+    const condition = (template.Resources[id] as { Condition?: string }).Condition!;
+    expect(JSON.stringify(template.Conditions[condition])).toContain('AlarmEmail');
+  });
+
+  it('has one dashboard showing every metric the functions emit, and the AWS ones the alarms watch', () => {
+    const dashboards = ofType('AWS::CloudWatch::Dashboard');
+    expect(dashboards.length).toBe(1);
+    const body = JSON.stringify(dashboards[0]![1].Properties.DashboardBody);
+    for (const name of Object.values(metricNames)) expect(body, name).toContain(`MetricName=\\\\\\"${name}\\\\\\"`);
+    for (const name of ['4XXError', '5XXError', 'Latency', 'Errors', 'Duration', 'ApproximateAgeOfOldestMessage'])
+      expect(body, name).toContain(name);
   });
 });

@@ -10,6 +10,9 @@ import { LOCAL_ACCOUNT, rolePolicies, templateResolver, type LocalNames } from '
 export const WILDCARD_REQUIRED: Record<string, string> = {
   'textract:DetectDocumentText': 'Textract has no resource type for its synchronous APIs',
   'textract:AnalyzeDocument': 'Textract has no resource type for its synchronous APIs',
+  // Active tracing (infra/stack.ts): Lambda sends each invocation's segment with the function's role.
+  'xray:PutTraceSegments': 'X-Ray has no resource type; active tracing sends the segments with the role',
+  'xray:PutTelemetryRecords': 'X-Ray has no resource type; active tracing sends the segments with the role',
 };
 
 type Policy = Simulation['identityPolicies'][number]['policy'];

@@ -1,0 +1,151 @@
+import type { CreditLedger } from '#shared/credits/credit-ledger.ts';
+import type { MessageProvider, MessageProviders } from '#shared/messaging/providers.ts';
+import type { ModelProvider, ModelStreamEvent } from '#shared/models/model-provider.ts';
+import type { ModelRouter } from '#shared/models/model-router.ts';
+import { metricNames, type Metrics } from '#shared/observability/metrics.ts';
+import type { OcrEngine } from '#shared/pdf/ocr.ts';
+import type { RateLimiter } from '#shared/ratelimit/gcra.ts';
+import type { WebhookSender } from '#shared/webhooks/ports.ts';
+
+/*
+ * Metrics recorded at the ports: each wrapper is the port it wraps, plus one count or timing per call. The use
+ * cases stay as they are and know nothing of metrics; the composition roots choose what is measured.
+ */
+
+/** Bot credits charged, refunded after a failure, and settled by the sweeper. */
+export function meteredCreditLedger(ledger: CreditLedger, metrics: Metrics): CreditLedger {
+  return {
+    available: (account, at) => ledger.available(account, at),
+    grant: (account, amount, at) => ledger.grant(account, amount, at),
+    settle: (receipt) => ledger.settle(receipt),
+    async charge(account, chargeId, at) {
+      const outcome = await ledger.charge(account, chargeId, at);
+      if (outcome.charged) metrics.count(metricNames.creditsCharged);
+      return outcome;
+    },
+    async refund(receipt) {
+      const refunded = await ledger.refund(receipt);
+      if (refunded) metrics.count(metricNames.creditsRefunded);
+      return refunded;
+    },
+    async sweep(openBefore) {
+      const swept = await ledger.sweep(openBefore);
+      if (swept > 0) metrics.count(metricNames.creditsSwept, swept);
+      return swept;
+    },
+  };
+}
+
+/** Requests the per-token rate limit refused. */
+export function meteredRateLimiter(limiter: RateLimiter, metrics: Metrics): RateLimiter {
+  return {
+    async admit(key, now) {
+      const decision = await limiter.admit(key, now);
+      if (!decision.allowed) metrics.count(metricNames.rateLimitRejections);
+      return decision;
+    },
+  };
+}
+
+/** Each webhook attempt by outcome (success, http-error, timeout, network, forbidden), with its latency. */
+export function meteredWebhookSender(sender: WebhookSender, metrics: Metrics): WebhookSender {
+  return {
+    async send(request) {
+      const outcome = await sender.send(request);
+      metrics.count(metricNames.webhookAttempts, 1, { outcome: outcome.kind });
+      metrics.milliseconds(metricNames.webhookAttemptLatency, outcome.durationMs, { outcome: outcome.kind });
+      return outcome;
+    },
+  };
+}
+
+/** Each send by provider kind and outcome (sent, failed). */
+export function meteredProviders(providers: MessageProviders, metrics: Metrics): MessageProviders {
+  const metered = (kind: string, provider: MessageProvider): MessageProvider => ({
+    async send(outbound) {
+      try {
+        const receipt = await provider.send(outbound);
+        metrics.count(metricNames.sends, 1, { provider: kind, outcome: 'sent' });
+        return receipt;
+      } catch (error) {
+        metrics.count(metricNames.sends, 1, { provider: kind, outcome: 'failed' });
+        throw error;
+      }
+    },
+  });
+  return Object.fromEntries(
+    Object.entries(providers).map(([kind, provider]) => [kind, metered(kind, provider)]),
+  ) as MessageProviders;
+}
+
+/** Model calls by provider: latency (with outcome) and tokens in and out, streamed or not. */
+export function meteredModelRouter(router: ModelRouter, metrics: Metrics): ModelRouter {
+  return {
+    resolve(spec) {
+      const resolved = router.resolve(spec);
+      return { ...resolved, provider: meteredModel(resolved.provider, metrics) };
+    },
+  };
+}
+
+function meteredModel(provider: ModelProvider, metrics: Metrics): ModelProvider {
+  const dimensions = { provider: provider.name };
+  const finished = (
+    startedAt: number,
+    outcome: 'answered' | 'failed',
+    usage?: { inputTokens: number; outputTokens: number },
+  ) => {
+    metrics.milliseconds(metricNames.modelLatency, Date.now() - startedAt, { ...dimensions, outcome });
+    if (usage) {
+      metrics.count(metricNames.modelInputTokens, usage.inputTokens, dimensions);
+      metrics.count(metricNames.modelOutputTokens, usage.outputTokens, dimensions);
+    }
+  };
+  return {
+    name: provider.name,
+    async generate(request) {
+      const startedAt = Date.now();
+      try {
+        const reply = await provider.generate(request);
+        finished(startedAt, 'answered', reply.usage);
+        return reply;
+      } catch (error) {
+        finished(startedAt, 'failed');
+        throw error;
+      }
+    },
+    async *stream(request): AsyncIterable<ModelStreamEvent> {
+      const startedAt = Date.now();
+      let ended = false;
+      try {
+        for await (const event of provider.stream(request)) {
+          if (event.type === 'end') {
+            ended = true;
+            finished(startedAt, 'answered', event.usage);
+          }
+          yield event;
+        }
+      } finally {
+        if (!ended) finished(startedAt, 'failed');
+      }
+    },
+  };
+}
+
+/** Pages read by OCR, by engine and outcome (read, failed). */
+export function meteredOcrEngine(engine: OcrEngine, metrics: Metrics): OcrEngine {
+  return {
+    name: engine.name,
+    concurrency: engine.concurrency,
+    async recognize(image, signal) {
+      try {
+        const text = await engine.recognize(image, signal);
+        metrics.count(metricNames.ocrPages, 1, { engine: engine.name, outcome: 'read' });
+        return text;
+      } catch (error) {
+        metrics.count(metricNames.ocrPages, 1, { engine: engine.name, outcome: 'failed' });
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it, vi } from 'vitest';
+import {
+  meteredCreditLedger,
+  meteredModelRouter,
+  meteredProviders,
+  meteredRateLimiter,
+} from '#functions/_wiring/metered.ts';
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
+import type { MessageProviders, OutboundMessage } from '#shared/messaging/providers.ts';
+import type { ModelProvider, ModelRequest } from '#shared/models/model-provider.ts';
+import { type MetricDimensions, type Metrics, metricNames } from '#shared/observability/metrics.ts';
+import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
+
+/** Records what was counted, as `name{dimension=value,...}` → total. */
+function recordingMetrics() {
+  const totals = new Map<string, number>();
+  const key = (name: string, dimensions?: MetricDimensions) =>
+    `${name}${
+      dimensions
+        ? `{${Object.entries(dimensions)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(',')}}`
+        : ''
+    }`;
+  const metrics: Metrics = {
+    count: (name, value = 1, dimensions) =>
+      totals.set(key(name, dimensions), (totals.get(key(name, dimensions)) ?? 0) + value),
+    milliseconds: (name, _value, dimensions) =>
+      totals.set(key(name, dimensions), (totals.get(key(name, dimensions)) ?? 0) + 1),
+  };
+  return { metrics, totals: () => Object.fromEntries(totals) };
+}
+
+const account = { projectId: 'prj_1', monthlyAllowance: 10 };
+
+describe('metered ports: what an operator sees counted is what happened', () => {
+  it('counts a credit charged only when one was taken, refunded only when it came back, swept by how many', async () => {
+    const { metrics, totals } = recordingMetrics();
+    const inner = new MemoryCreditLedger(1);
+    const ledger = meteredCreditLedger(inner, metrics);
+    const first = await ledger.charge(account, 'c1', new Date());
+    const second = await ledger.charge(account, 'c2', new Date()); // no balance left
+    expect(second.charged).toBe(false);
+    if (!first.charged) throw new Error('expected a charge');
+    expect(await ledger.refund(first.receipt)).toBe(true);
+    expect(await ledger.refund(first.receipt)).toBe(false); // refunded once only
+    vi.spyOn(inner, 'sweep').mockResolvedValueOnce(3).mockResolvedValueOnce(0);
+    await ledger.sweep(new Date());
+    await ledger.sweep(new Date());
+    expect(totals()).toEqual({
+      [metricNames.creditsCharged]: 1,
+      [metricNames.creditsRefunded]: 1,
+      [metricNames.creditsSwept]: 3,
+    });
+  });
+
+  it('counts rate-limit rejections, not admissions', async () => {
+    const { metrics, totals } = recordingMetrics();
+    let n = 0;
+    const limiter = meteredRateLimiter(
+      { admit: async () => ({ allowed: ++n <= 2, limit: 2, remaining: Math.max(0, 2 - n), resetSeconds: 60 }) },
+      metrics,
+    );
+    for (let i = 0; i < 5; i++) await limiter.admit('token', Date.now());
+    expect(totals()).toEqual({ [metricNames.rateLimitRejections]: 3 });
+  });
+
+  it('counts sends by provider and outcome, and lets a provider failure through', async () => {
+    const { metrics, totals } = recordingMetrics();
+    const ok = { send: async () => ({ providerMessageIds: ['m1'] }) };
+    const failing = {
+      send: async () => {
+        throw new Error('provider down');
+      },
+    };
+    const providers = meteredProviders({ sandbox: ok, twilio: failing } as unknown as MessageProviders, metrics);
+    const outbound = {} as OutboundMessage;
+    await providers.sandbox.send(outbound);
+    await expect(providers.twilio.send(outbound)).rejects.toThrow('provider down');
+    expect(totals()).toEqual({
+      [`${metricNames.sends}{provider=sandbox,outcome=sent}`]: 1,
+      [`${metricNames.sends}{provider=twilio,outcome=failed}`]: 1,
+    });
+  });
+
+  it('counts model tokens by provider, streamed or not, and a stream cut short as failed', async () => {
+    const { metrics, totals } = recordingMetrics();
+    const provider: ModelProvider = {
+      name: 'offline',
+      generate: async () => ({ text: 'hi', model: 'offline:x', usage: { inputTokens: 10, outputTokens: 2 } }),
+      async *stream() {
+        yield { type: 'text', text: 'h' };
+        yield { type: 'text', text: 'i' };
+        yield { type: 'end', model: 'offline:x', usage: { inputTokens: 7, outputTokens: 3 } };
+      },
+    };
+    const router = meteredModelRouter({ resolve: () => ({ provider }) }, metrics);
+    const { provider: metered } = router.resolve(undefined);
+    const request = {} as ModelRequest;
+    await metered.generate(request);
+    for await (const _ of metered.stream(request)) {
+      // read to the end
+    }
+    for await (const event of metered.stream(request)) {
+      if (event.type === 'text') break; // the caller went away
+    }
+    expect(totals()).toEqual({
+      [`${metricNames.modelLatency}{provider=offline,outcome=answered}`]: 2,
+      [`${metricNames.modelLatency}{provider=offline,outcome=failed}`]: 1,
+      [`${metricNames.modelInputTokens}{provider=offline}`]: 17,
+      [`${metricNames.modelOutputTokens}{provider=offline}`]: 5,
+    });
+  });
+});
+
+describe('PowertoolsMetrics', () => {
+  it('writes CloudWatch EMF lines: one per value with dimensions, the others aggregated at publish', () => {
+    const lines: string[] = [];
+    const metrics = new PowertoolsMetrics('deliver');
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      const text = String(chunk);
+      if (text.includes('"_aws"')) lines.push(text.trim());
+      return true;
+    });
+    metrics.count(metricNames.webhookAttempts, 1, { outcome: 'timeout' });
+    metrics.count(metricNames.eventsFannedOut, 2);
+    metrics.count(metricNames.eventsFannedOut, 3);
+    expect(lines).toHaveLength(1);
+    metrics.publish();
+    metrics.publish(); // nothing left: nothing written
+    expect(lines).toHaveLength(2);
+    const [attempt, fannedOut] = lines.map((l) => JSON.parse(l));
+    expect(attempt._aws.CloudWatchMetrics).toEqual([
+      {
+        Namespace: 'Switchboard',
+        Dimensions: [['service', 'outcome']],
+        Metrics: [{ Name: 'WebhookAttempts', Unit: 'Count' }],
+      },
+    ]);
+    expect(attempt).toMatchObject({ service: 'switchboard-deliver', outcome: 'timeout', WebhookAttempts: 1 });
+    expect(fannedOut.EventsFannedOut).toEqual([2, 3]);
+    write.mockRestore();
+  });
+});
