@@ -6,6 +6,7 @@ import { SqsJsonQueue } from '#shared/adapters/sqs/json-queue.ts';
 import { requiredSetting, type Config } from '#shared/config/config.ts';
 import { type AcceptInbound, makeAcceptInbound } from '#shared/messaging/inbound/accept-inbound.ts';
 import type { InboundReport } from '#shared/messaging/inbound/report.ts';
+import { metricNames, type Metrics } from '#shared/observability/metrics.ts';
 import { secretBoxFromConfig } from './secret-box.ts';
 import { dynamoTable } from './table.ts';
 
@@ -16,11 +17,22 @@ import { dynamoTable } from './table.ts';
  * The function declares `table: { read: true }`, `sendTo: ['inbound']`, the transfer bucket's `payloads/inbound/`
  * and `secretsKey` in its access.
  */
-export async function acceptInboundFromConfig(cfg: Config, publicBaseUrl: string): Promise<AcceptInbound> {
+export async function acceptInboundFromConfig(
+  cfg: Config,
+  publicBaseUrl: string,
+  metrics: Metrics,
+): Promise<AcceptInbound> {
   const bucket = requiredSetting(cfg, 'BUCKET_TRANSFER');
+  const queue = new SqsJsonQueue<InboundReport>(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_INBOUND'));
   return makeAcceptInbound({
     channels: DynamoChannelDirectory.over(dynamoTable(cfg), await secretBoxFromConfig(cfg), channelFromItem),
-    queue: new SqsJsonQueue<InboundReport>(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_INBOUND')),
+    // Counted once queued, by provider: a report refused (bad signature, unknown channel) is not one.
+    queue: {
+      async send(report) {
+        await queue.send(report);
+        metrics.count(metricNames.inboundReports, 1, { provider: report.source });
+      },
+    },
     parked: s3RawReportStoreOnFirstUse(cfg, bucket),
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
   });

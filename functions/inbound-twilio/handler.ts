@@ -1,3 +1,4 @@
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import { config, requiredSetting } from '#shared/config/config.ts';
 import { pathAndQuery } from '#shared/http/middleware.ts';
 import { providerFunction, rawBytesBody } from '#shared/http/presets.ts';
@@ -8,20 +9,23 @@ import { acceptInboundFromConfig } from '#functions/_wiring/accept-inbound.ts';
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('inbound-twilio');
+const metrics = new PowertoolsMetrics('inbound-twilio');
 // Twilio signs the URL it called: PUBLIC_BASE_URL + the request's path and query.
-const accept = await acceptInboundFromConfig(cfg, requiredSetting(cfg, 'PUBLIC_BASE_URL'));
+const accept = await acceptInboundFromConfig(cfg, requiredSetting(cfg, 'PUBLIC_BASE_URL'), metrics);
 const route = routes.find((r) => r.fn === 'inbound-twilio')!;
 
 /**
  * `POST /inbound/twilio/{channelId}`: Twilio's status callbacks and incoming messages. 403 INVALID_SIGNATURE on a
  * bad `X-Twilio-Signature` (nothing recorded), 404 CHANNEL_NOT_FOUND, else queued and answered with empty TwiML.
  */
-export const handler = providerFunction({ logger, body: rawBytesBody(route.maxBodyBytes!) }).handler(async (event) => {
-  await accept.twilio({
-    channelId: event.pathParameters?.channelId ?? '',
-    pathAndQuery: pathAndQuery(event),
-    rawBody: event.parsedBody,
-    signature: event.normalizedHeaders['x-twilio-signature'],
-  });
-  return { statusCode: 200, headers: { 'content-type': 'text/xml; charset=utf-8' }, body: '<Response></Response>' };
-});
+export const handler = providerFunction({ logger, metrics, body: rawBytesBody(route.maxBodyBytes!) }).handler(
+  async (event) => {
+    await accept.twilio({
+      channelId: event.pathParameters?.channelId ?? '',
+      pathAndQuery: pathAndQuery(event),
+      rawBody: event.parsedBody,
+      signature: event.normalizedHeaders['x-twilio-signature'],
+    });
+    return { statusCode: 200, headers: { 'content-type': 'text/xml; charset=utf-8' }, body: '<Response></Response>' };
+  },
+);

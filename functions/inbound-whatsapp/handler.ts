@@ -1,3 +1,4 @@
+import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import { config } from '#shared/config/config.ts';
 import { providerFunction, rawBytesBody } from '#shared/http/presets.ts';
 import type { HttpResult } from '#shared/http/types.ts';
@@ -8,8 +9,9 @@ import { acceptInboundFromConfig } from '#functions/_wiring/accept-inbound.ts';
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('inbound-whatsapp');
+const metrics = new PowertoolsMetrics('inbound-whatsapp');
 // Meta signs the body only, not the URL.
-const accept = await acceptInboundFromConfig(cfg, '');
+const accept = await acceptInboundFromConfig(cfg, '', metrics);
 const post = routes.find((r) => r.fn === 'inbound-whatsapp' && r.method === 'POST')!;
 
 const plainText = (body: string): HttpResult => ({
@@ -23,23 +25,25 @@ const plainText = (body: string): HttpResult => ({
  * `hub.verify_token`), `POST` its webhooks, checked against `X-Hub-Signature-256` over the raw bytes and queued.
  * 403 INVALID_SIGNATURE, 404 CHANNEL_NOT_FOUND; a signed body that does not parse is still 200 (the worker logs it).
  */
-export const handler = providerFunction({ logger, body: rawBytesBody(post.maxBodyBytes!) }).handler(async (event) => {
-  const channelId = event.pathParameters?.channelId ?? '';
-  if (event.httpMethod === 'GET') {
-    const query = event.queryStringParameters ?? {};
-    return plainText(
-      await accept.whatsAppSubscription({
-        channelId,
-        mode: query['hub.mode'],
-        verifyToken: query['hub.verify_token'],
-        challenge: query['hub.challenge'],
-      }),
-    );
-  }
-  await accept.whatsApp({
-    channelId,
-    rawBody: event.parsedBody,
-    signature: event.normalizedHeaders['x-hub-signature-256'],
-  });
-  return plainText('OK');
-});
+export const handler = providerFunction({ logger, metrics, body: rawBytesBody(post.maxBodyBytes!) }).handler(
+  async (event) => {
+    const channelId = event.pathParameters?.channelId ?? '';
+    if (event.httpMethod === 'GET') {
+      const query = event.queryStringParameters ?? {};
+      return plainText(
+        await accept.whatsAppSubscription({
+          channelId,
+          mode: query['hub.mode'],
+          verifyToken: query['hub.verify_token'],
+          challenge: query['hub.challenge'],
+        }),
+      );
+    }
+    await accept.whatsApp({
+      channelId,
+      rawBody: event.parsedBody,
+      signature: event.normalizedHeaders['x-hub-signature-256'],
+    });
+    return plainText('OK');
+  },
+);

@@ -126,9 +126,10 @@ export function customTokenFunction<TBody = unknown>(
  */
 export function providerFunction<TBody = unknown>(options: {
   logger: Logger;
+  metrics?: InvocationMetrics;
   body?: BodyReading<TBody>;
 }): HttpHandler<HttpEvent<TBody>> {
-  return readBody(httpFunction<HttpEvent<TBody>>(options.logger), options.body);
+  return readBody(httpFunction<HttpEvent<TBody>>(options.logger, options.metrics), options.body);
 }
 
 /**

@@ -17,8 +17,8 @@ export const metricNames = {
   /** One per message sent through a provider. Dimensions `provider` (sandbox, twilio...), `outcome` (sent, failed). */
   sends: 'Sends',
   /**
-   * Reports (statuses, inbound messages) the providers sent back. Dimension `provider`. For the inbound functions:
-   * `metrics.count(metricNames.inboundReports, 1, { provider })` per report; the dashboard already shows it.
+   * Reports (statuses, inbound messages) the providers sent back, counted by the inbound functions once queued.
+   * Dimension `provider` (`twilio`, `whatsapp-cloud`; mail arrives through SES, not a function).
    */
   inboundReports: 'InboundReports',
   /** Bot credits taken, given back after a failure, and given back by the sweeper after a crash. */
