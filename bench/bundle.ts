@@ -104,7 +104,7 @@ const ANCHOR_QUIET_MS = 70;
 const env = coldStartEnvironment();
 // The Lambda runtime provides `awslambda.streamifyResponse` before a streaming function loads (chat completions).
 const probe =
-  "globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } }; " +
+  'globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } }; ' +
   'const t = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - t));';
 const importMs = (file: string) =>
   Number(
