@@ -27,7 +27,8 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    // Logs and EMF metric lines off: the tests that read them turn them on for their own service.
+    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
     projects: [
       { extends: true, test: { name: 'sources', include: ['test/**/*.test.ts'] } },
       {
@@ -35,7 +36,7 @@ export default defineConfig({
         test: {
           name: 'bundles',
           include: bundlesModeFiles,
-          env: { POWERTOOLS_LOG_LEVEL: 'SILENT', LOCAL_FUNCTIONS: 'bundles' },
+          env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', LOCAL_FUNCTIONS: 'bundles' },
           globalSetup: ['test/support/bundles-global-setup.ts'],
         },
       },

@@ -16,7 +16,12 @@ const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-observe-'));
 
 beforeAll(async () => {
   receiver = await startReceiver((_delivery, index) => (index === 0 ? 503 : 200));
-  service = await spawnService({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'INFO', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' });
+  service = await spawnService({
+    DATA_DIR: dataDir,
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+    POWERTOOLS_METRICS_DISABLED: 'false',
+    WEBHOOK_RETRY_SCHEDULE: '0.2,0.2',
+  });
 }, 30_000);
 afterAll(async () => {
   if (service) await stopProcess(service.child, 'SIGTERM');

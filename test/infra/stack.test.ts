@@ -860,11 +860,13 @@ describe('observability', () => {
   it('sends alarms to one topic whose email subscription is the AlarmEmail stack parameter', () => {
     const template = s.template.toJSON();
     expect(template.Parameters.AlarmEmail).toMatchObject({ Type: 'String', Default: '' });
-    const subscriptions = ofType('AWS::SNS::Subscription');
+    // The other subscription is inbound mail's (SES → SNS → the inbound queue).
+    const subscriptions = ofType('AWS::SNS::Subscription').filter(([, sub]) => sub.Properties.Protocol === 'email');
     expect(subscriptions.length).toBe(1);
     const [id, subscription] = subscriptions[0]!;
     expect(subscription.Properties).toMatchObject({ Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' } });
-    expect(subscription.Properties.TopicArn).toEqual({ Ref: ofType('AWS::SNS::Topic')[0]![0] });
+    const alarmTopic = ofType('AWS::SNS::Topic').find(([topicId]) => topicId.startsWith('AlarmTopic'))![0];
+    expect(subscription.Properties.TopicArn).toEqual({ Ref: alarmTopic });
     const condition = (template.Resources[id] as { Condition?: string }).Condition!;
     expect(JSON.stringify(template.Conditions[condition])).toContain('AlarmEmail');
   });

@@ -116,6 +116,8 @@ describe('metered ports: what an operator sees counted is what happened', () => 
 describe('PowertoolsMetrics', () => {
   it('writes CloudWatch EMF lines: one per value with dimensions, the others aggregated at publish', () => {
     const lines: string[] = [];
+    // The suite runs with metrics off (vitest.config.ts: the EMF lines would flood its output); on here.
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
     const metrics = new PowertoolsMetrics('deliver');
     const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
       const text = String(chunk);
