@@ -147,6 +147,9 @@ function answer(res: ServerResponse, model: string, content: string): void {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
 }
 
+/** How long `#stall` holds a stream open at most (a test that needs the client to go away does so long before). */
+const STALL_LIMIT_MS = 20_000;
+
 /** The answer as OpenAI streams it: `chat.completion.chunk` events, a word each, then usage if asked, then [DONE]. */
 async function streamAnswer(
   res: ServerResponse,
@@ -164,7 +167,12 @@ async function streamAnswer(
     if (res.destroyed) return;
     const delta = i === 0 ? { role: 'assistant', content: piece } : { content: piece };
     res.write(chunk([{ index: 0, delta, finish_reason: null }]));
-    if (options.stall) return;
+    if (options.stall) {
+      // Bounded, so that a service that failed to abort cannot hold the double (and the test file's close) forever.
+      const giveUp = setTimeout(() => res.end(), STALL_LIMIT_MS);
+      res.on('close', () => clearTimeout(giveUp));
+      return;
+    }
     if (options.breakOff) {
       setTimeout(() => res.destroy(), 20);
       return;
