@@ -149,8 +149,6 @@ describe('POST /api/v1/ai/chat/completions (openai client)', () => {
     expect(JSON.parse(text)).toEqual({ answer: 42, ok: true });
   });
 
-  // Retried: once in a full-suite run under load (CI, 2 cores) the abort did not reach the upstream within the
-  // window; not reproduced alone or beside two other e2e files (3 runs each). See the closing note of issue 15.
   it('a client that disconnects mid-stream: the upstream call is aborted and the credit refunded', {
     retry: 2,
   }, async () => {

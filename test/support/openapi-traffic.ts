@@ -55,6 +55,9 @@ export function recordTraffic(baseUrl: string): { exchanges: Exchange[]; settled
       responseHeaders: Object.fromEntries(response.headers),
     };
     exchanges.push(exchange);
+    // A streamed answer is not read here: reading a clone would keep the connection open after the caller let go of
+    // its own branch (a client that disconnects mid-stream would never be seen to go). Its status and headers count.
+    if (exchange.responseContentType?.startsWith('text/event-stream')) return response;
     reading.push(
       response
         .clone()
