@@ -88,7 +88,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
 
   async get(projectId: string, integrationId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
     const item = await readItem(this.table, keys.delivery(projectId, integrationId, deliveryId));
-    return item ? toRecord(item) : undefined;
+    return item ? deliveryRecordFromItem(item) : undefined;
   }
 
   async list(
@@ -114,7 +114,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
         ExclusiveStartKey: startKey,
         ConsistentRead: true,
       });
-      items.push(...(out.Items ?? []).map(toRecord));
+      items.push(...(out.Items ?? []).map(deliveryRecordFromItem));
       startKey = out.LastEvaluatedKey;
       if (!startKey || items.length >= options.limit) break;
     }
@@ -136,11 +136,12 @@ export class DynamoDeliveryStore implements DeliveryStore {
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return write.applied && write.output.Attributes ? toRecord(write.output.Attributes) : undefined;
+    return write.applied && write.output.Attributes ? deliveryRecordFromItem(write.output.Attributes) : undefined;
   }
 }
 
-function toRecord(item: Record<string, unknown>): DeliveryRecord {
+/** A delivery item as the record the use cases see (also read by the failed-deliveries index). */
+export function deliveryRecordFromItem(item: Record<string, unknown>): DeliveryRecord {
   return {
     deliveryId: item.deliveryId as string,
     projectId: item.projectId as string,

@@ -1,4 +1,5 @@
-import type { DeliveryRecord, DeliveryStatus } from '../../webhooks/model.ts';
+import { deliveryRecordFromItem } from './delivery-store.ts';
+import type { DeliveryRecord } from '../../webhooks/model.ts';
 import type { FailedDeliveries, FailedWindow } from '../../webhooks/recover.ts';
 import { backgroundIndex, keys } from './keys.ts';
 import { applied, conditionalWrite, type DynamoTable, queryPage, updateItem } from './table.ts';
@@ -61,7 +62,7 @@ export class DynamoFailedDeliveries implements FailedDeliveries {
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return write.applied && write.output.Attributes ? toRecord(write.output.Attributes) : undefined;
+    return write.applied && write.output.Attributes ? deliveryRecordFromItem(write.output.Attributes) : undefined;
   }
 
   async release(projectId: string, integrationId: string, deliveryId: string): Promise<void> {
@@ -93,18 +94,4 @@ function decodeCursor(cursor: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-function toRecord(item: Record<string, unknown>): DeliveryRecord {
-  return {
-    deliveryId: item.deliveryId as string,
-    projectId: item.projectId as string,
-    integrationId: item.integrationId as string,
-    eventId: item.eventId as string,
-    eventType: item.eventType as string,
-    status: item.status as DeliveryStatus,
-    attempts: (item.attempts as DeliveryRecord['attempts'] | undefined) ?? [],
-    ...(typeof item.body === 'string' ? { body: item.body } : {}),
-    ...(typeof item.bodyRef === 'string' ? { bodyRef: item.bodyRef } : {}),
-  };
 }
