@@ -5,7 +5,8 @@
  *    50 ms): p50 at 1 and 16 connections; its overhead (TTFB − 50 ms) against the non-streaming overhead of
  *    POST /api/v1/ai/completion with the double answering at 50 ms (latency − 50 ms), same run;
  *  - non-streaming overhead of POST /api/v1/ai/chat/completions against POST /api/v1/ai/completion on the same bot,
- *    the double answering at once: the ratio of p50 latencies and of req/s, per back-to-back pair.
+ *    the double answering at once: the ratio of p50 latencies, of req/s and of the service's CPU time per request
+ *    (the least noisy of the three on a shared machine), per back-to-back pair.
  * Rounds alternate which route goes first; the tables report medians over rounds (the machine is shared).
  * Run: npx tsx bench/chat-completions.ts [--seconds 2] [--rounds 3]
  */
@@ -76,8 +77,12 @@ const scenarios = {
 } as const;
 type Scenario = keyof typeof scenarios;
 
-async function measure(name: Scenario, connections: number, warmupSeconds = 0.5): Promise<LoadResult> {
+/** A load result with the service's CPU time per request (this process holds the service, dynalite and the double). */
+type Measured = LoadResult & { cpuMsPerRequest: number };
+
+async function measure(name: Scenario, connections: number, warmupSeconds = 0.5): Promise<Measured> {
   const s = scenarios[name];
+  const cpuBefore = process.cpuUsage();
   const result = await load({
     url: `${svc.baseUrl}${s.path}`,
     method: 'POST',
@@ -90,13 +95,14 @@ async function measure(name: Scenario, connections: number, warmupSeconds = 0.5)
   });
   if (result.errors || Object.keys(result.statuses).some((st) => st !== '200'))
     throw new Error(`${name}: unexpected answers ${JSON.stringify(result.statuses)}, ${result.errors} errors`);
-  return result;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { ...result, cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / result.allRequests };
 }
 
 // Warm-up, not recorded (the SDK + dynalite path runs at about half speed for its first seconds).
 for (const name of Object.keys(scenarios) as Scenario[]) await measure(name, 16, 1);
 
-const results: Record<string, LoadResult[]> = {};
+const results: Record<string, Measured[]> = {};
 for (let round = 0; round < rounds; round++) {
   const order = Object.keys(scenarios) as Scenario[];
   if (round % 2 === 1) order.reverse();
@@ -118,24 +124,30 @@ console.log(
     .join(' ')} (shared machine)`,
 );
 console.log(`npx tsx bench/chat-completions.ts --seconds ${seconds} --rounds ${rounds}\n`);
-console.log('| scenario | connections | p50 ms | p90 ms | p99 ms | req/s |');
-console.log('|---|---|---|---|---|---|');
+console.log('| scenario | connections | p50 ms | p90 ms | p99 ms | req/s | service CPU ms/request |');
+console.log('|---|---|---|---|---|---|---|');
 for (const [key, rows] of Object.entries(results)) {
   const [name, connections] = key.split(' | ');
-  const m = (f: (r: LoadResult) => number, d = 1) => fmt(median(rows.map(f)), d);
+  const m = (f: (r: Measured) => number, d = 1) => fmt(median(rows.map(f)), d);
   console.log(
-    `| ${name} | ${connections} | ${m((r) => r.p50)} | ${m((r) => r.p90)} | ${m((r) => r.p99)} | ${m((r) => r.rps, 0)} |`,
+    `| ${name} | ${connections} | ${m((r) => r.p50)} | ${m((r) => r.p90)} | ${m((r) => r.p99)} | ${m((r) => r.rps, 0)} | ${m((r) => r.cpuMsPerRequest, 2)} |`,
   );
 }
 console.log(`\n(medians over ${rounds} rounds)`);
 for (const connections of [1, 16]) {
   const pairs = results[`chat non-streaming, model at once | ${connections}`]!.map((chat, i) => {
     const native = results[`completion, model at once | ${connections}`]![i]!;
-    return { latency: chat.p50 / native.p50, rps: chat.rps / native.rps };
+    return {
+      latency: chat.p50 / native.p50,
+      rps: chat.rps / native.rps,
+      cpu: chat.cpuMsPerRequest / native.cpuMsPerRequest,
+    };
   });
+  const pct = (f: (p: (typeof pairs)[number]) => number) => `${fmt(median(pairs.map(f)) * 100, 0)} %`;
   console.log(
-    `non-streaming, ${connections} connection(s): chat p50 / completion p50 = ${fmt(median(pairs.map((p) => p.latency)) * 100, 0)} %, ` +
-      `chat req/s / completion req/s = ${fmt(median(pairs.map((p) => p.rps)) * 100, 0)} % (median of ${pairs.length} same-round pairs)`,
+    `non-streaming, ${connections} connection(s): chat p50 / completion p50 = ${pct((p) => p.latency)}, ` +
+      `chat req/s / completion req/s = ${pct((p) => p.rps)}, chat CPU/request / completion CPU/request = ${pct((p) => p.cpu)} ` +
+      `(median of ${pairs.length} same-round pairs)`,
   );
   const ttfb = p50(`chat streaming TTFB, first token at ${FIRST_TOKEN_MS} ms | ${connections}`);
   const completionAt50 = p50(`completion, model answers at ${FIRST_TOKEN_MS} ms | ${connections}`);

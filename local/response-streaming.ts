@@ -98,6 +98,7 @@ export async function serveStreaming(
 ): Promise<void> {
   let pending: Buffer[] = [];
   let headWritten = false;
+  let bodyStarted = false;
   let stream: LocalResponseStream;
 
   const writeHead = (prelude: StreamingPrelude, contentType?: string) => {
@@ -107,19 +108,23 @@ export async function serveStreaming(
     for (const [k, v] of Object.entries(prelude.multiValueHeaders ?? {})) headers[k] = v.map(String);
     if (prelude.cookies?.length) headers['set-cookie'] = prelude.cookies;
     res.writeHead(prelude.statusCode ?? 200, headers);
-    res.flushHeaders();
     headWritten = true;
+    // The status line leaves with the first body bytes when they follow in this turn (one socket write, as for a
+    // buffered answer), else on its own at the end of the turn, so a client still sees it before a slow first piece.
+    setImmediate(() => {
+      if (!bodyStarted && !res.writableEnded && !res.destroyed) res.flushHeaders();
+    });
+  };
+  const writeBody = (chunk: Buffer) => {
+    bodyStarted = true;
+    res.write(chunk);
   };
   const sink = (chunk: Buffer) => {
     if (res.destroyed) return;
-    if (headWritten) {
-      res.write(chunk);
-      return;
-    }
+    if (headWritten) return writeBody(chunk);
     if (stream.contentType !== HTTP_INTEGRATION_CONTENT_TYPE) {
       writeHead({ statusCode: 200 }, stream.contentType);
-      res.write(chunk);
-      return;
+      return writeBody(chunk);
     }
     pending.push(chunk);
     const buffered = Buffer.concat(pending);
@@ -128,7 +133,7 @@ export async function serveStreaming(
     pending = [];
     writeHead(JSON.parse(buffered.subarray(0, end).toString('utf8')) as StreamingPrelude);
     const rest = buffered.subarray(end + PRELUDE_DELIMITER.length);
-    if (rest.length > 0) res.write(rest);
+    if (rest.length > 0) writeBody(rest);
   };
   stream = new LocalResponseStream(sink);
   const onClientGone = () => {

@@ -20,6 +20,9 @@ const streaming = runtime.streamifyResponse(
       headers: { 'content-type': 'text/event-stream', 'x-test': 'yes' },
     });
     const pieces = event.headers['x-endless'] ? 1_000 : 3;
+    // As middy does: the prelude is flushed with an empty write before the body is known.
+    out.write('');
+    if (event.headers['x-slow-first']) await new Promise((resolve) => setTimeout(resolve, 400));
     stream.on('close', () => {
       if (!stream.writableFinished) closedEarly = true;
     });
@@ -65,6 +68,22 @@ describe('local gateway: streamed responses', () => {
     expect(arrivals.map((a) => a.text).join('')).toBe('data: 0\n\ndata: 1\n\ndata: 2\n\n');
     // The first write was not held back until the handler finished (about 300 ms).
     expect(arrivals[0]!.at).toBeLessThan(arrivals.at(-1)!.at - 150);
+  });
+
+  it('sends the status line at once when the first piece is slow to come', async () => {
+    const started = Date.now();
+    const res = await fetch(`${base}/api/v1/ai/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-slow-first': '1' },
+      body: '{}',
+    });
+    const headersAt = Date.now() - started;
+    expect(res.status).toBe(201);
+    const text = await res.text();
+    const endAt = Date.now() - started;
+    expect(text).toBe('data: 0\n\ndata: 1\n\ndata: 2\n\n');
+    // The status came before the 400 ms wait for the first piece, not with it.
+    expect(headersAt).toBeLessThan(endAt - 450);
   });
 
   it('a client that disconnects destroys the handler’s stream', async () => {
