@@ -1,9 +1,5 @@
 import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
-import { readOptionalSecret } from '#shared/adapters/aws/secrets.ts';
-import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
-import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
-import { modelRouterFromConfig } from '#shared/adapters/models/model-router.ts';
-import { makeCompleteText, type CompletionInput } from '#shared/completion/complete-text.ts';
+import type { CompletionInput } from '#shared/completion/complete-text.ts';
 import { config } from '#shared/config/config.ts';
 import { openAiErrors, toOpenAiError } from '#shared/http/openai-errors.ts';
 import { botsApiFunction, jsonObjectBody } from '#shared/http/presets.ts';
@@ -14,8 +10,7 @@ import { parseChatRequest } from '#shared/openai-format/chat-request.ts';
 import { chatCompletion, newChatIdentity } from '#shared/openai-format/chat-response.ts';
 import { chatEventStream } from '#shared/openai-format/chat-stream.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
-import { knowledgeSearchFromConfig } from '#functions/_wiring/knowledge.ts';
-import { meteredCreditLedger, meteredModelRouter } from '#functions/_wiring/metered.ts';
+import { completeTextFromConfig } from '#functions/_wiring/complete-text.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
 // Composition root, built once per cold start: the same auth, rate limit, credit ledger, bots, knowledge search and
@@ -24,20 +19,7 @@ const cfg = config();
 const logger = createLogger('chat-completions');
 const metrics = new PowertoolsMetrics('chat-completions');
 const table = dynamoTable(cfg);
-const bots = new DynamoBotStore(table);
-const openAiApiKey = await readOptionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN, cfg.AWS_REGION, (cause) =>
-  logger.warn('model API key secret unreadable; OpenAI-compatible calls will go without a key', {
-    cause: String(cause),
-  }),
-);
-const completeText = makeCompleteText({
-  bots,
-  // Only bots with knowledge files read the knowledge bucket: S3 is loaded on the first of them.
-  knowledge: knowledgeSearchFromConfig(cfg, { bots, logger }),
-  credits: meteredCreditLedger(new DynamoCreditLedger(table), metrics),
-  models: meteredModelRouter(modelRouterFromConfig(cfg, openAiApiKey === undefined ? {} : { openAiApiKey }), metrics),
-  log: logger,
-});
+const completeText = await completeTextFromConfig(cfg, { table, logger, metrics });
 
 /** Time kept between the end of generation and the Lambda's own timeout, for the refund and the answer. */
 const LAMBDA_MARGIN_MS = 2_000;

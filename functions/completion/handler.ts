@@ -1,10 +1,6 @@
 import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
 import { config } from '#shared/config/config.ts';
-import { readOptionalSecret } from '#shared/adapters/aws/secrets.ts';
-import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
-import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
-import { modelRouterFromConfig } from '#shared/adapters/models/model-router.ts';
-import { makeCompleteText, type CompletionOutput } from '#shared/completion/complete-text.ts';
+import type { CompletionOutput } from '#shared/completion/complete-text.ts';
 import { fontesOf } from '#shared/completion/fontes.ts';
 import { parseCompletionRequest } from '#shared/completion/completion-request.ts';
 import { botsApiFunction, jsonObjectBody } from '#shared/http/presets.ts';
@@ -12,9 +8,8 @@ import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { routes } from '#shared/resources/routes.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
+import { completeTextFromConfig } from '#functions/_wiring/complete-text.ts';
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
-import { knowledgeSearchFromConfig } from '#functions/_wiring/knowledge.ts';
-import { meteredCreditLedger, meteredModelRouter } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
 /** Time kept between the end of generation and the Lambda's own timeout, for the refund and the answer. */
@@ -25,25 +20,9 @@ const cfg = config();
 const logger = createLogger('completion');
 const metrics = new PowertoolsMetrics('completion');
 const table = dynamoTable(cfg);
-const bots = new DynamoBotStore(table);
-const openAiApiKey = await readOptionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN, cfg.AWS_REGION, (cause) =>
-  logger.warn('model API key secret unreadable; OpenAI-compatible calls will go without a key', {
-    cause: String(cause),
-  }),
-);
 // A retry may take over an Idempotency-Key only once this request can no longer be running: its timeout plus margin.
 const lockSeconds = (routes.find((r) => r.fn === 'completion')?.timeoutSeconds ?? 100) + 10;
-// The same search (and index cache) as POST /api/v1/ai/search.
-// Only completions for a bot with knowledge files read the knowledge bucket: S3 is loaded on the first of them.
-const knowledge = knowledgeSearchFromConfig(cfg, { bots, logger });
-
-const completeText = makeCompleteText({
-  bots,
-  knowledge,
-  credits: meteredCreditLedger(new DynamoCreditLedger(table), metrics),
-  models: meteredModelRouter(modelRouterFromConfig(cfg, openAiApiKey === undefined ? {} : { openAiApiKey }), metrics),
-  log: logger,
-});
+const completeText = await completeTextFromConfig(cfg, { table, logger, metrics });
 
 /** `POST /api/v1/ai/completion`: generation with a bot or standalone instructions, 1 bot credit, refunded on failure. */
 export const handler = botsApiFunction({

@@ -1,0 +1,37 @@
+import { readOptionalSecret } from '#shared/adapters/aws/secrets.ts';
+import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
+import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
+import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
+import { modelRouterFromConfig } from '#shared/adapters/models/model-router.ts';
+import { makeCompleteText } from '#shared/completion/complete-text.ts';
+import type { Config } from '#shared/config/config.ts';
+import type { Logger } from '#shared/logging/logger.ts';
+import type { Metrics } from '#shared/observability/metrics.ts';
+import { knowledgeSearchFromConfig } from './knowledge.ts';
+import { meteredCreditLedger, meteredModelRouter } from './metered.ts';
+
+/**
+ * The generation use case as `POST /api/v1/ai/completion` and `POST /api/v1/ai/chat/completions` both run it: the
+ * project's bots, their knowledge (the same search and index cache as `POST /api/v1/ai/search`; S3 is loaded on the
+ * first bot with knowledge files), the credit ledger and the model providers, metered. One assembly, so the two
+ * routes cannot drift apart in what they charge, search or call.
+ */
+export async function completeTextFromConfig(
+  cfg: Config,
+  deps: { table: DynamoTable; logger: Logger; metrics: Metrics },
+): Promise<ReturnType<typeof makeCompleteText>> {
+  const { table, logger, metrics } = deps;
+  const openAiApiKey = await readOptionalSecret(cfg.OPENAI_API_KEY_SECRET_ARN, cfg.AWS_REGION, (cause) =>
+    logger.warn('model API key secret unreadable; OpenAI-compatible calls will go without a key', {
+      cause: String(cause),
+    }),
+  );
+  const bots = new DynamoBotStore(table);
+  return makeCompleteText({
+    bots,
+    knowledge: knowledgeSearchFromConfig(cfg, { bots, logger }),
+    credits: meteredCreditLedger(new DynamoCreditLedger(table), metrics),
+    models: meteredModelRouter(modelRouterFromConfig(cfg, openAiApiKey === undefined ? {} : { openAiApiKey }), metrics),
+    log: logger,
+  });
+}
