@@ -7,6 +7,7 @@ import OpenAI, {
   RateLimitError,
 } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startModelDouble, type ModelDouble } from './completion-model-double.ts';
 
@@ -50,6 +51,45 @@ async function projectWithBot(credits = 5, instructions = 'You are the store ass
   expect(bot.status).toBe(201);
   return { ...project, botId: bot.body.botId as string, openai: client(project.token) };
 }
+
+// First, while nothing else runs in the background.
+describe('DynamoDB operations per chat completion', () => {
+  it('the same 5 as POST /api/v1/ai/completion, streamed or not: token, rate limit, bot, charge, settle', async () => {
+    const { botId, openai } = await projectWithBot();
+    for (const stream of [false, true]) {
+      // Counted on the wire (dynalite's server); item operations only: the local credit sweeper may Query any time.
+      const dynamo = recordDynamoCalls(svc);
+      try {
+        if (stream) {
+          const chunks = await openai.chat.completions.create({
+            model: botId,
+            stream: true,
+            messages: [{ role: 'user', content: `Hours? ${marker()}` }],
+          });
+          for await (const _ of chunks);
+        } else {
+          await openai.chat.completions.create({
+            model: botId,
+            messages: [{ role: 'user', content: `Hours? ${marker()}` }],
+          });
+        }
+        // The settle write may land just after the stream's last byte.
+        const deadline = Date.now() + 2_000;
+        while (dynamo.calls.filter((op) => op !== 'Query').length < 5 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 10));
+        expect(dynamo.calls.filter((op) => op !== 'Query')).toEqual([
+          'GetItem',
+          'UpdateItem',
+          'GetItem',
+          'UpdateItem',
+          'UpdateItem',
+        ]);
+      } finally {
+        dynamo.stop();
+      }
+    }
+  });
+});
 
 describe('POST /api/v1/ai/chat/completions (openai client)', () => {
   it('answers a conversation as a chat.completion, charges 1 credit, and sends the history as turns', async () => {
