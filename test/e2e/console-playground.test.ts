@@ -1,15 +1,16 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   browserSuiteTitle,
-  ensureConsoleBuilt,
-  eventually,
+  type ConsoleBrowser,
   expectText,
   hasChromium,
-  launchBrowser,
+  openConsoleBrowser,
+  PHONE,
   signIn,
 } from '#test/console/browser.ts';
 import { SIDEWAYS_OVERFLOW } from '#test/console/in-page.ts';
+import { eventually } from '#test/support/eventually.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startModelDouble, type ModelDouble } from './completion-model-double.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
@@ -21,8 +22,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
   let model: ModelDouble;
   let svc: TestService;
   let receiver: TestReceiver;
-  let browser: Browser;
-  let context: BrowserContext;
+  let ui: ConsoleBrowser;
   let page: Page;
   let projectId = '';
   let token = '';
@@ -30,7 +30,6 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
   let webhookId = '';
 
   beforeAll(async () => {
-    await ensureConsoleBuilt();
     model = await startModelDouble();
     svc = await startTestService({
       env: {
@@ -43,10 +42,8 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
       },
     });
     receiver = await startReceiver();
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
+    ui = await openConsoleBrowser();
+    page = ui.page;
 
     // One credit: the first answer spends it, the next request is refused with 402.
     ({ projectId, token } = await svc.newProject({ name: 'Playground test', monthlyBotCredits: 1 }));
@@ -81,8 +78,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     await signIn(page, svc.baseUrl, svc.adminKey);
   }, 90_000);
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
+    await ui?.close();
     await receiver?.close();
     await svc?.close();
     await model?.close();
@@ -234,7 +230,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
   });
 
   it('at phone width: no sideways scrolling on the playground, the health chart and the credit chart', async () => {
-    const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+    const phone = await ui.browser.newContext(PHONE);
     const p = await phone.newPage();
     await signIn(p, svc.baseUrl, svc.adminKey);
     for (const screen of ['bots', `integrations/${webhookId}`, 'api-token']) {
