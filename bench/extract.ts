@@ -24,6 +24,7 @@ import {
   type PDFFont,
 } from 'pdf-lib';
 import { extractPdfPages } from '#shared/pdf/index.ts';
+import { median } from './lib/harness.ts';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2)
@@ -90,12 +91,6 @@ async function textPdf(pages: number, density: 'dense' | 'typical' = 'dense'): P
 }
 
 // ---------------------------------------------------------------- measuring
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 interface Timing {
   /** Wall-clock milliseconds. */
