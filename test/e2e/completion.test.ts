@@ -27,20 +27,9 @@ let seq = 0;
 /** A marker that makes a prompt unique, so what the double received can be found for this request only. */
 const marker = () => `req-${++seq}-${Math.random().toString(36).slice(2, 8)}`;
 
-async function complete(token: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${svc.baseUrl}/api/v1/ai/completion`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any, headers: res.headers };
-}
-
-async function balance(projectId: string): Promise<number> {
-  const res = await svc.admin('GET', `/projects/${projectId}/bot-credits`);
-  expect(res.status).toBe(200);
-  return res.body.disponivel;
-}
+const complete = (token: string, body: unknown, headers: Record<string, string> = {}) =>
+  svc.botsApi(token, 'completion', body, headers);
+const balance = (projectId: string) => svc.botBalance(projectId);
 
 describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compatible model)', () => {
   it('answers with the model text and usage, charges 1 credit, and sends the instructions as the system prompt', async () => {

@@ -54,27 +54,9 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
       'horarios.md': '# Horários\n\nA loja abre às 9h e fecha às 18h de segunda a sábado.',
       'trocas.txt': 'Trocas em até 30 dias com a nota fiscal; a loja troca de segunda a sábado.',
     };
-    for (const [fileName, body] of Object.entries(files)) {
-      const res = await fetch(`${svc.baseUrl}/admin/v1/projects/${projectId}/bots/${botId}/knowledge/${fileName}`, {
-        method: 'PUT',
-        headers: {
-          authorization: `Bearer ${svc.adminKey}`,
-          'content-type': fileName.endsWith('.md') ? 'text/markdown' : 'text/plain',
-        },
-        body,
-      });
-      expect(res.status).toBe(202);
-    }
-    await eventually(
-      async () => {
-        const items = (await svc.admin('GET', `/projects/${projectId}/bots/${botId}/knowledge`)).body.items as {
-          status: string;
-        }[];
-        return items.length === 2 && items.every((i) => i.status === 'ready');
-      },
-      30_000,
-      'knowledge ready',
-    );
+    for (const [fileName, body] of Object.entries(files))
+      expect((await svc.putKnowledge(projectId, botId, fileName, body)).status).toBe(202);
+    await svc.knowledgeReady(projectId, botId, 2);
     await signIn(page, svc.baseUrl, svc.adminKey);
   }, 90_000);
   afterAll(async () => {
@@ -99,7 +81,8 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     const expected = 'Bot: Echo: A loja abre de segunda a sábado? #drip=200';
     await eventually(
       async () => {
-        if (await streaming.count()) seen.add(((await streaming.textContent()) ?? '').trim());
+        // allTextContents does not wait: the streaming line may be replaced by the reply between two calls.
+        for (const text of await streaming.allTextContents()) seen.add(text.trim());
         return (await page.getByTestId('playground-reply').count()) > 0;
       },
       20_000,
@@ -116,7 +99,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     await expectText(page.getByTestId('playground-tokens'), /^11 in, \d+ out \(\d+ total\)$/);
     await expectText(page.getByTestId('playground-spent'), '1', { exact: true });
     await expectText(page.getByTestId('playground-balance'), '0', { exact: true });
-    expect((await svc.admin('GET', `${base()}/bot-credits`)).body.disponivel).toBe(0);
+    expect(await svc.botBalance(projectId)).toBe(0);
     // The upstream call was streamed: the console asked for a stream through the public route.
     expect(model.received.at(-1)!.body.stream).toBe(true);
 
@@ -133,7 +116,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     await page.getByLabel('Message').fill('And on Sundays?');
     await page.getByRole('button', { name: 'Send' }).click();
     await expectText(page.getByRole('alert'), 'No bot credits left this month');
-    expect((await svc.admin('GET', `${base()}/bot-credits`)).body.disponivel).toBe(0);
+    expect(await svc.botBalance(projectId)).toBe(0);
     // The question stays in the box, ready to send again after a grant.
     expect(await page.getByLabel('Message').inputValue()).toBe('And on Sundays?');
   });

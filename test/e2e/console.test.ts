@@ -418,11 +418,12 @@ describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
   it('shows the bots with their knowledge files and status', async () => {
     const bot = (await svc.admin('POST', `${base()}/bots`, { name: 'Support bot', instructions: 'Answer politely.' }))
       .body;
-    const upload = await fetch(`${svc.baseUrl}/admin/v1${base()}/bots/${bot.botId}/knowledge/faq.md`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'text/markdown' },
-      body: '# FAQ\n\nRefunds take five business days.\n',
-    });
+    const upload = await svc.putKnowledge(
+      projectId,
+      bot.botId,
+      'faq.md',
+      '# FAQ\n\nRefunds take five business days.\n',
+    );
     expect(upload.status).toBe(202);
     await page.getByRole('link', { name: 'Bots' }).click();
     await page.getByRole('heading', { level: 2, name: 'Support bot' }).waitFor();
