@@ -7,8 +7,8 @@ import OpenAI, {
   RateLimitError,
 } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '#test/support/service.ts';
-import { startModelDouble, type ModelDouble } from './completion-model-double.ts';
+import type { TestService } from '#test/support/service.ts';
+import { type ModelDouble, startServiceOnModelDouble } from './completion-model-double.ts';
 
 /**
  * The Bots API in OpenAI's wire format, with the official `openai` npm package as the client against the running
@@ -21,17 +21,12 @@ let model: ModelDouble;
 const RATE_LIMIT = 6;
 
 beforeAll(async () => {
-  model = await startModelDouble();
-  svc = await startTestService({
-    env: {
-      MODEL_PROVIDER: 'openai',
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'sk-upstream',
-      OPENAI_MODEL: 'upstream-model',
-      // Per token, and every test has a project (and token) of its own: low enough to reach in the 429 test.
-      BOT_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
-    },
-  });
+  ({ svc, model } = await startServiceOnModelDouble({
+    OPENAI_API_KEY: 'sk-upstream',
+    OPENAI_MODEL: 'upstream-model',
+    // Per token, and every test has a project (and token) of its own: low enough to reach in the 429 test.
+    BOT_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+  }));
 }, 60_000);
 afterAll(async () => {
   await svc?.close();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
-import { startModelDouble, type ModelDouble } from './completion-model-double.ts';
+import type { TestService } from '#test/support/service.ts';
+import { type ModelDouble, startServiceOnModelDouble } from './completion-model-double.ts';
 
 /**
  * Completion with a bot, through the local runner: the bot's instructions and its top knowledge excerpts (each with
@@ -46,15 +46,10 @@ let seq = 0;
 const marker = () => `m${++seq}x${Math.random().toString(36).slice(2, 7)}`;
 
 beforeAll(async () => {
-  model = await startModelDouble();
-  svc = await startTestService({
-    env: {
-      MODEL_PROVIDER: 'openai',
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_MODEL: 'deployment-default',
-      BOT_RATE_LIMIT_PER_MINUTE: '1000',
-    },
-  });
+  ({ svc, model } = await startServiceOnModelDouble({
+    OPENAI_MODEL: 'deployment-default',
+    BOT_RATE_LIMIT_PER_MINUTE: '1000',
+  }));
   owner = await svc.newProject({ monthlyBotCredits: 20 });
   botId = await createBot(owner.projectId, { temperature: 0.2 });
   for (const [fileName, body] of Object.entries(FILES)) await upload(owner.projectId, botId, fileName, body);

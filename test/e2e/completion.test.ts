@@ -1,22 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
-import { startModelDouble, type ModelDouble } from './completion-model-double.ts';
+import type { TestService } from '#test/support/service.ts';
+import { type ModelDouble, startServiceOnModelDouble } from './completion-model-double.ts';
 
 let svc: TestService;
 let model: ModelDouble;
 
 beforeAll(async () => {
-  model = await startModelDouble();
-  svc = await startTestService({
-    env: {
-      MODEL_PROVIDER: 'openai',
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'sk-test-key',
-      OPENAI_MODEL: 'test-model',
-      BOT_RATE_LIMIT_PER_MINUTE: '1000',
-    },
-  });
+  ({ svc, model } = await startServiceOnModelDouble({
+    OPENAI_API_KEY: 'sk-test-key',
+    OPENAI_MODEL: 'test-model',
+    BOT_RATE_LIMIT_PER_MINUTE: '1000',
+  }));
 });
 afterAll(async () => {
   await svc?.close();

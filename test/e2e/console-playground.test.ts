@@ -11,8 +11,8 @@ import {
 } from '#test/console/browser.ts';
 import { SIDEWAYS_OVERFLOW } from '#test/console/in-page.ts';
 import { eventually } from '#test/support/eventually.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
-import { startModelDouble, type ModelDouble } from './completion-model-double.ts';
+import type { TestService } from '#test/support/service.ts';
+import { type ModelDouble, startServiceOnModelDouble } from './completion-model-double.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 // The console's "try and see" screens in Chromium against the whole local service: the bot playground (streamed
@@ -30,17 +30,12 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
   let webhookId = '';
 
   beforeAll(async () => {
-    model = await startModelDouble();
-    svc = await startTestService({
-      env: {
-        MODEL_PROVIDER: 'openai',
-        OPENAI_BASE_URL: model.baseUrl,
-        OPENAI_API_KEY: 'sk-upstream',
-        OPENAI_MODEL: 'upstream-model',
-        // Two attempts one second apart: a failing delivery is `failed` quickly.
-        WEBHOOK_RETRY_SCHEDULE: '1',
-      },
-    });
+    ({ svc, model } = await startServiceOnModelDouble({
+      OPENAI_API_KEY: 'sk-upstream',
+      OPENAI_MODEL: 'upstream-model',
+      // Two attempts one second apart: a failing delivery is `failed` quickly.
+      WEBHOOK_RETRY_SCHEDULE: '1',
+    }));
     receiver = await startReceiver();
     ui = await openConsoleBrowser();
     page = ui.page;
