@@ -21,13 +21,10 @@ import { renderPage } from '#shared/pdf/render.ts';
 import { drawDotMatrixText } from '#test/support/dot-matrix.ts';
 import { debianFonts, TEST_SANS, useTestFonts } from '#test/support/fonts.ts';
 import { type GreyImage, mixedPdf } from '#test/support/pdf-fixtures.ts';
-import { median } from './lib/harness.ts';
+import { median, numberArg } from './lib/harness.ts';
 import { wordsFound } from './lib/ocr-score.ts';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2)
-  args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
-const runs = Number(args.get('runs') ?? 1);
+const runs = numberArg('runs', 1);
 
 const DPI = 200;
 const WIDTH = Math.round(8.5 * DPI);

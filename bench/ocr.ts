@@ -16,14 +16,11 @@ import { createCanvas } from '@napi-rs/canvas';
 import { concatTransformationMatrix, drawObject, PDFDocument, popGraphicsState, pushGraphicsState } from 'pdf-lib';
 import { TesseractOcrEngine } from '#shared/adapters/tesseract/tesseract-ocr.ts';
 import { extractPdfPages } from '#shared/pdf/index.ts';
-import { median } from './lib/harness.ts';
+import { median, numberArg } from './lib/harness.ts';
 import { wordsFound } from './lib/ocr-score.ts';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2)
-  args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
-const pageCount = Number(args.get('pages') ?? 6);
-const workers = Number(args.get('workers') ?? 1);
+const pageCount = numberArg('pages', 6);
+const workers = numberArg('workers', 1);
 
 const PROSE_PT =
   'A empresa registrou crescimento consistente nas vendas do trimestre, impulsionado pela expansão da rede de distribuição e pela melhoria do atendimento ao cliente. ' +

@@ -53,6 +53,18 @@ export function adminApi(svc: { baseUrl: string; adminKey: string }) {
     ).json();
 }
 
+/** The word after `--name` on the command line, or undefined when the option is not given. */
+export function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 1 ? process.argv[i + 1] : undefined;
+}
+
+/** A number given as `--name N`, or `fallback`. */
+export function numberArg(name: string, fallback: number): number {
+  const value = argValue(name);
+  return value === undefined ? fallback : Number(value);
+}
+
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
