@@ -19,6 +19,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildFunctions, coldStartEnvironment, projectRoot } from '#infra/bundling.ts';
 import { functionSpecs } from '#infra/functions.ts';
+import { median } from './lib/harness.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string) => {
@@ -127,11 +128,6 @@ for (let run = 0; run < RUNS; run++) {
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const emptyMs = median(emptySamples);
 const anchorDelta = median(anchorSamples) - emptyMs;
 /** How much slower than a quiet machine this run was (1 = quiet), from the anchor. */

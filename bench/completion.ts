@@ -14,10 +14,9 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
+import { localDocumentClient } from '#test/support/dynamo.ts';
 import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
 import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
 import { DynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
@@ -75,14 +74,7 @@ const instructionsBody = (bench: { botId: string }, kind: 'instructions' | 'bot'
   );
 
 // The anchor: node:http, the same adapters and DynamoDB operations on the same dynalite, the same offline generation.
-const anchorClient = DynamoDBDocumentClient.from(
-  new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: svc.emulators.dynamoEndpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  }),
-  { marshallOptions: { removeUndefinedValues: true } },
-);
+const anchorClient = localDocumentClient(svc.emulators.dynamoEndpoint);
 const table = { client: anchorClient, tableName: svc.emulators.tableName };
 const tokens = new DynamoTokenStore(table);
 const limiter = new DynamoRateLimiter(table, gcraParams(RATE));

@@ -24,15 +24,12 @@ import {
   type PDFFont,
 } from 'pdf-lib';
 import { extractPdfPages } from '#shared/pdf/index.ts';
-
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2)
-  args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+import { argValue, median, numberArg } from './lib/harness.ts';
 
 const MAX_PDF_BYTES = 26_214_400;
 
-const rounds = Number(args.get('rounds') ?? 5);
-const pageCounts = (args.get('pages') ?? '100,300,1000').split(',').map(Number);
+const rounds = numberArg('rounds', 5);
+const pageCounts = (argValue('pages') ?? '100,300,1000').split(',').map(Number);
 
 // ---------------------------------------------------------------- corpus
 
@@ -90,12 +87,6 @@ async function textPdf(pages: number, density: 'dense' | 'typical' = 'dense'): P
 }
 
 // ---------------------------------------------------------------- measuring
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 interface Timing {
   /** Wall-clock milliseconds. */
@@ -290,7 +281,7 @@ try {
   await ours(files[0]!.bytes);
   pdftotext(files[0]!.path);
 
-  if (!args.has('rss-only')) {
+  if (!process.argv.includes('--rss-only')) {
     console.log('\nWall clock (medians; the machine is shared, so these are slowed by everyone else):\n');
     console.log(
       '| file | pages | MB | ours ms | ours pages/s | pdftotext ms | pdftotext pages/s | ours / pdftotext (median of per-round ratios) |',
@@ -358,7 +349,7 @@ try {
     }
   }
 
-  if (!args.has('no-rss')) {
+  if (!process.argv.includes('--no-rss')) {
     console.log(
       '\nPeak RSS of the extract path on a 25 MB multipart request (bench/extract-rss-child.ts bundled, a fresh plain-Node process each, OCR answered by a fixed-answer engine):\n',
     );

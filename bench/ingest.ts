@@ -22,11 +22,10 @@ import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { chunkText } from '#shared/knowledge/text/chunker.ts';
 import { createLogger } from '#shared/logging/logger.ts';
 import { MemoryKnowledge, MemoryObjects } from '#test/unit/knowledge/fakes.ts';
-import { machine, median } from './lib/harness.ts';
+import { machine, median, numberArg } from './lib/harness.ts';
 import { makeDocument, makeVocabulary, seededRandom } from './search-corpus.ts';
 
-const i = process.argv.indexOf('--rounds');
-const ROUNDS = i > 0 ? Number(process.argv[i + 1]) : 3;
+const ROUNDS = numberArg('rounds', 3);
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const logger = createLogger('bench');
 

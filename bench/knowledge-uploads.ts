@@ -13,14 +13,10 @@ import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { startService } from '#local/service.ts';
 import { mixedPdf } from '#test/support/pdf-fixtures.ts';
-import { adminApi, machine, median } from './lib/harness.ts';
+import { adminApi, machine, median, numberArg } from './lib/harness.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const ROUNDS = arg('rounds', 1);
-const QUERIES = arg('queries', 300);
+const ROUNDS = numberArg('rounds', 1);
+const QUERIES = numberArg('queries', 300);
 
 /** 200 pages of typed text (a manual), padded to `size` bytes with an unreferenced stream of random bytes. */
 async function textPdfOfSize(size: number, pages: number): Promise<Uint8Array> {

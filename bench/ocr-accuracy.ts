@@ -21,11 +21,10 @@ import { renderPage } from '#shared/pdf/render.ts';
 import { drawDotMatrixText } from '#test/support/dot-matrix.ts';
 import { debianFonts, TEST_SANS, useTestFonts } from '#test/support/fonts.ts';
 import { type GreyImage, mixedPdf } from '#test/support/pdf-fixtures.ts';
+import { median, numberArg } from './lib/harness.ts';
+import { wordsFound } from './lib/ocr-score.ts';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2)
-  args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
-const runs = Number(args.get('runs') ?? 1);
+const runs = numberArg('runs', 1);
 
 const DPI = 200;
 const WIDTH = Math.round(8.5 * DPI);
@@ -98,33 +97,6 @@ function pages(): BenchPage[] {
       });
   return out;
 }
-
-const words = (text: string) =>
-  text
-    .normalize('NFC')
-    .toLowerCase()
-    .match(/[\p{L}\p{N}]+/gu) ?? [];
-
-function wordsFound(truth: string, ocr: string): { found: number; total: number } {
-  const available = new Map<string, number>();
-  for (const w of words(ocr)) available.set(w, (available.get(w) ?? 0) + 1);
-  let found = 0;
-  const expected = words(truth);
-  for (const w of expected) {
-    const left = available.get(w) ?? 0;
-    if (left > 0) {
-      found++;
-      available.set(w, left - 1);
-    }
-  }
-  return { found, total: expected.length };
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 const engine = new TesseractOcrEngine({ workers: 1, idleMs: 600_000 });
 const pdfjs = await loadPdfjs();

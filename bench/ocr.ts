@@ -16,12 +16,11 @@ import { createCanvas } from '@napi-rs/canvas';
 import { concatTransformationMatrix, drawObject, PDFDocument, popGraphicsState, pushGraphicsState } from 'pdf-lib';
 import { TesseractOcrEngine } from '#shared/adapters/tesseract/tesseract-ocr.ts';
 import { extractPdfPages } from '#shared/pdf/index.ts';
+import { median, numberArg } from './lib/harness.ts';
+import { wordsFound } from './lib/ocr-score.ts';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2)
-  args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
-const pageCount = Number(args.get('pages') ?? 6);
-const workers = Number(args.get('workers') ?? 1);
+const pageCount = numberArg('pages', 6);
+const workers = numberArg('workers', 1);
 
 const PROSE_PT =
   'A empresa registrou crescimento consistente nas vendas do trimestre, impulsionado pela expansão da rede de distribuição e pela melhoria do atendimento ao cliente. ' +
@@ -89,33 +88,6 @@ async function pdfOf(pages: Uint8Array[]): Promise<Uint8Array> {
   }
   return doc.save();
 }
-
-const words = (text: string) =>
-  text
-    .normalize('NFC')
-    .toLowerCase()
-    .match(/[\p{L}\p{N}]+/gu) ?? [];
-
-function wordsFound(truth: string, ocr: string): { found: number; total: number } {
-  const available = new Map<string, number>();
-  for (const w of words(ocr)) available.set(w, (available.get(w) ?? 0) + 1);
-  let found = 0;
-  const expected = words(truth);
-  for (const w of expected) {
-    const left = available.get(w) ?? 0;
-    if (left > 0) {
-      found++;
-      available.set(w, left - 1);
-    }
-  }
-  return { found, total: expected.length };
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 console.log(
   `# bench/ocr.ts — ${new Date().toISOString()} — ${cpus().length} cores (${cpus()[0]?.model}), node ${process.version}, load ${loadavg()

@@ -18,15 +18,11 @@ import type { Bot } from '#shared/bots/bot.ts';
 import { buildLexicalIndex, type IndexDocumentInput } from '#shared/knowledge/index/lexical-index.ts';
 import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
 import { createLogger } from '#shared/logging/logger.ts';
-import { machine, median } from './lib/harness.ts';
+import { machine, median, numberArg } from './lib/harness.ts';
 import { makePassage, makeVocabulary, seededRandom } from './search-corpus.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const ROUNDS = arg('rounds', 5);
-const QUERIES = arg('queries', 2000);
+const ROUNDS = numberArg('rounds', 5);
+const QUERIES = numberArg('queries', 2000);
 const EXCERPTS = 5000;
 const FILES = 50;
 

@@ -17,8 +17,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
 import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
 import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
@@ -32,6 +30,7 @@ import { makeEventPublisher } from '#shared/webhooks/publish.ts';
 import { startService } from '#local/service.ts';
 import { queueWorkers } from '#shared/resources/workers.ts';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
+import { localDocumentClient } from '#test/support/dynamo.ts';
 import { adminApi, load, machine, median, type LoadResult } from './lib/harness.ts';
 
 const { values } = parseArgs({
@@ -72,14 +71,7 @@ const body = JSON.stringify({ to: '+5511988887777', body: 'Your code is 123456',
 const dynamo = recordDynamoCalls(svc);
 
 // The anchor: a bare node:http server doing the same DynamoDB operations with the same adapters on the same dynalite.
-const anchorClient = DynamoDBDocumentClient.from(
-  new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: svc.emulators.dynamoEndpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  }),
-  { marshallOptions: { removeUndefinedValues: true } },
-);
+const anchorClient = localDocumentClient(svc.emulators.dynamoEndpoint);
 const table = { client: anchorClient, tableName: svc.emulators.tableName };
 const tokens = new DynamoTokenStore(table);
 const channels = new DynamoChannelStore(table, createSecretBox(config().SECRETS_KEY!));

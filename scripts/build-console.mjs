@@ -7,10 +7,14 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../console/', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 const outDir = join(root, 'dist');
 const stampFile = join(outDir, '.source-hash');
+// The files outside console/ that the last build bundled (shared/ lists the console reads, such as the event
+// types), as repository-relative paths: a change to one of them makes the build stale too.
+const sharedInputsFile = join(outDir, '.shared-inputs.json');
 
-/** Hash of every console source file (names and contents) and of the toolchain versions. */
+/** Hash of every console source file and every shared file it bundled (names and contents), and of the toolchain. */
 export function consoleSourceHash() {
   const hash = createHash('sha256');
   const walk = (dir) => {
@@ -22,6 +26,15 @@ export function consoleSourceHash() {
     }
   };
   walk(root);
+  const sharedInputs = existsSync(sharedInputsFile) ? JSON.parse(readFileSync(sharedInputsFile, 'utf8')) : [];
+  for (const path of sharedInputs) {
+    const file = join(repoRoot, path);
+    hash
+      .update(path)
+      .update('\0')
+      .update(existsSync(file) ? readFileSync(file) : 'missing')
+      .update('\0');
+  }
   hash.update(readFileSync(fileURLToPath(import.meta.url)));
   for (const pkg of ['vite', 'preact']) {
     hash.update(
@@ -34,10 +47,9 @@ export function consoleSourceHash() {
 
 /** Builds the console unless the last build came from the same sources. Returns whether it built. */
 export async function buildConsole({ force = false, quiet = false } = {}) {
-  const sourceHash = consoleSourceHash();
-  if (!force && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === sourceHash) return false;
+  if (!force && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === consoleSourceHash()) return false;
   const { build } = await import('vite');
-  await build({
+  const result = await build({
     root,
     configFile: false,
     logLevel: quiet ? 'warn' : 'info',
@@ -55,8 +67,23 @@ export async function buildConsole({ force = false, quiet = false } = {}) {
       rollupOptions: { input: { main: join(root, 'index.html'), docs: join(root, 'docs.html') } },
     },
   });
-  writeFileSync(stampFile, sourceHash);
+  writeFileSync(sharedInputsFile, JSON.stringify(bundledOutsideConsole(result)));
+  writeFileSync(stampFile, consoleSourceHash());
   return true;
+}
+
+/** The repository files outside console/ (and outside node_modules) that a build's chunks hold. */
+function bundledOutsideConsole(result) {
+  const paths = new Set();
+  for (const output of [result].flat()) {
+    for (const chunk of output.output) {
+      for (const id of chunk.type === 'chunk' ? chunk.moduleIds : []) {
+        const path = relative(repoRoot, id);
+        if (!path.startsWith('..') && !path.startsWith('console/') && !path.includes('node_modules')) paths.add(path);
+      }
+    }
+  }
+  return [...paths].sort();
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -3,15 +3,9 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import {
-  ensureConsoleBuilt,
-  eventually,
-  hasChromium,
-  launchBrowser,
-  signIn,
-  CHROMIUM_PATH,
-} from '#test/console/browser.ts';
+import { ensureConsoleBuilt, hasChromium, launchBrowser, signIn, CHROMIUM_PATH } from '#test/console/browser.ts';
 import { startReceiver } from '#test/e2e/webhooks-support.ts';
+import { eventually } from '#test/support/eventually.ts';
 import { startTestService } from '#test/support/service.ts';
 
 if (!hasChromium) {

@@ -13,8 +13,8 @@ export interface LoadResult {
   statuses: Record<string, number>;
 }
 
-/** Runs the load generator in a separate Node process (same Node 22) and returns its measurements. */
-export function load(options: {
+/** What the load generator (bench/lib/load-client.ts) is asked to do. */
+export interface LoadOptions {
   url: string;
   method?: string;
   headers?: Record<string, string>;
@@ -24,7 +24,10 @@ export function load(options: {
   warmupSeconds?: number;
   /** Record the time to the first body byte instead of the whole response. */
   firstByte?: boolean;
-}): Promise<LoadResult> {
+}
+
+/** Runs the load generator in a separate Node process (same Node 22) and returns its measurements. */
+export function load(options: LoadOptions): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
@@ -48,6 +51,18 @@ export function adminApi(svc: { baseUrl: string; adminKey: string }) {
         body: body === undefined ? undefined : JSON.stringify(body),
       })
     ).json();
+}
+
+/** The word after `--name` on the command line, or undefined when the option is not given. */
+export function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 1 ? process.argv[i + 1] : undefined;
+}
+
+/** A number given as `--name N`, or `fallback`. */
+export function numberArg(name: string, fallback: number): number {
+  const value = argValue(name);
+  return value === undefined ? fallback : Number(value);
 }
 
 export const median = (xs: number[]) => {

@@ -7,19 +7,9 @@
  * Usage: tsx bench/lib/load-client.ts '<json options>'  → prints one JSON line of results.
  */
 import { Agent, request } from 'node:http';
+import type { LoadOptions, LoadResult } from './harness.ts';
 
-interface Options {
-  url: string;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  connections: number;
-  seconds: number;
-  warmupSeconds?: number;
-  firstByte?: boolean;
-}
-
-const opts = JSON.parse(process.argv[2]!) as Options;
+const opts = JSON.parse(process.argv[2]!) as LoadOptions;
 const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
 const url = new URL(opts.url);
 
@@ -90,6 +80,6 @@ console.log(
     p99: pct(99),
     errors,
     statuses,
-  }),
+  } satisfies LoadResult),
 );
 agent.destroy();

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { EVENT_TYPES } from './types.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks/event-types.ts';
 
 /** One webhook event type as `/openapi.json`'s `webhooks` section describes it (shared/webhooks/event-catalog.ts). */
 export interface CatalogEvent {
@@ -48,7 +48,7 @@ export function loadEventCatalog(): Promise<CatalogEvent[]> {
  * cannot be read), so the form always works.
  */
 export function useEventTypes(): readonly string[] {
-  const [types, setTypes] = useState<readonly string[]>(EVENT_TYPES);
+  const [types, setTypes] = useState<readonly string[]>(WEBHOOK_EVENT_TYPES);
   useEffect(() => {
     let live = true;
     loadEventCatalog()

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { CHANNEL_TYPES as CHANNEL_TYPE_VALUES } from '../../shared/messaging/channel.ts';
 import type * as S from '../../shared/openapi/schemas.ts';
 
 // The console's view of the management API: the answer schemas of the OpenAPI document (types only, no runtime).
@@ -15,19 +16,13 @@ export type Bot = z.infer<typeof S.bot>;
 export type KnowledgeFile = z.infer<typeof S.knowledgeFile>;
 export type ChannelType = Channel['type'];
 
-export const CHANNEL_TYPES: { value: ChannelType; label: string }[] = [
-  { value: 'whatsapp', label: 'WhatsApp' },
-  { value: 'email', label: 'Email' },
-  { value: 'sms', label: 'SMS' },
-];
+const CHANNEL_LABELS: Record<ChannelType, string> = { whatsapp: 'WhatsApp', email: 'Email', sms: 'SMS' };
 
-export const EVENT_TYPES = [
-  'message.received',
-  'message.sent',
-  'message.delivered',
-  'message.read',
-  'message.failed',
-  'webhook.test',
-] as const;
+/** The channel types the API accepts, in its order, with their labels. */
+export const CHANNEL_TYPES: { value: ChannelType; label: string }[] = CHANNEL_TYPE_VALUES.map((value) => ({
+  value,
+  label: CHANNEL_LABELS[value],
+}));
+
 export type WebhookHealth = z.infer<typeof S.webhookHealth>;
 export type BotCreditUsage = z.infer<typeof S.botCreditUsage>;

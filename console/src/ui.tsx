@@ -192,3 +192,24 @@ export function formatTime(iso: string | undefined | null): string {
 export function Badge({ tone, children }: { tone: 'ok' | 'warn' | 'bad' | 'neutral'; children: ComponentChildren }) {
   return <span class={`badge badge-${tone}`}>{children}</span>;
 }
+
+/**
+ * A table that stacks into one card per row on narrow screens, where each cell shows its `data-label` (styles.css).
+ * `columns` are the header cells; `null` is an actions column, named for screen readers only.
+ */
+export function ResponsiveTable(props: { label: string; columns: (string | null)[]; children: ComponentChildren }) {
+  return (
+    <table class="responsive" aria-label={props.label}>
+      <thead>
+        <tr>
+          {props.columns.map((name) => (
+            <th scope="col" key={name ?? ''}>
+              {name ?? <span class="visually-hidden">Actions</span>}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{props.children}</tbody>
+    </table>
+  );
+}

@@ -1,19 +1,10 @@
+import type { WebhookEventType } from '../webhooks/event-types.ts';
+
 /**
  * Integrations of a project (spec section 1): a webhook pushes the project's events to a customer URL; a custom
  * integration holds a token that sends messages on one channel. Both live under the project
  * (`PRJ#<projectId>` / `INT#<integrationId>`), so a project's webhooks are one Query away for the fan-out.
  */
-
-/** Event types a webhook can subscribe to (contract section 5). */
-export const EVENT_TYPES = [
-  'message.received',
-  'message.sent',
-  'message.delivered',
-  'message.read',
-  'message.failed',
-  'webhook.test',
-] as const;
-export type EventTypeName = (typeof EVENT_TYPES)[number];
 
 export type WebhookScope = 'general' | 'channel';
 
@@ -31,7 +22,7 @@ export interface WebhookIntegration {
   /** Sent as `Authorization: Bearer …` on deliveries; write-only over the API, stored encrypted. */
   bearerToken: string | null;
   /** Subscribed event types; null = every type. */
-  eventTypes: EventTypeName[] | null;
+  eventTypes: WebhookEventType[] | null;
   /** Most delivery attempts started in any one-second interval (1 to 10,000); null: no limit (contract section 11). */
   rateLimitPerSecond: number | null;
   enabled: boolean;
@@ -74,7 +65,7 @@ export interface WebhookTarget {
   channelId: string | null;
   url: string;
   bearerToken: string | null;
-  eventTypes: EventTypeName[] | null;
+  eventTypes: WebhookEventType[] | null;
   enabled: boolean;
   disabledReason: string | null;
   signingSecret: string;

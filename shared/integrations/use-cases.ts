@@ -7,10 +7,10 @@ import type { ChannelStore } from '../messaging/channel.ts';
 import { ChannelNotFoundError } from '../messaging/errors.ts';
 import { requireProject, type Project } from '../projects/project.ts';
 import { forbiddenHostReason } from '../webhooks/destination-policy.ts';
+import type { WebhookEventType } from '../webhooks/event-types.ts';
 import {
   PREVIOUS_SECRET_GRACE_MS,
   type CustomIntegration,
-  type EventTypeName,
   type Integration,
   type IntegrationStore,
   type WebhookIntegration,
@@ -34,7 +34,7 @@ export type CreateIntegrationInput =
       channelId?: string;
       url: string;
       bearerToken?: string;
-      eventTypes?: EventTypeName[];
+      eventTypes?: WebhookEventType[];
       rateLimitPerSecond?: number | null;
     }
   | { product: 'custom'; channelId: string };
@@ -44,7 +44,7 @@ export interface PatchWebhookInput {
   /** null removes it. */
   bearerToken?: string | null;
   /** null subscribes to every type. */
-  eventTypes?: EventTypeName[] | null;
+  eventTypes?: WebhookEventType[] | null;
   /** null removes the limit. */
   rateLimitPerSecond?: number | null;
   enabled?: boolean;

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPES } from '../messaging/channel.ts';
 import { withMeta } from '../validation/meta.ts';
 import * as z from '../validation/zod.ts';
 
@@ -9,7 +10,7 @@ import * as z from '../validation/zod.ts';
 
 const int = () => z.number().check(z.int());
 const isoTime = withMeta(z.iso.datetime(), { description: 'ISO 8601 timestamp (UTC).' });
-const channelType = z.enum(['whatsapp', 'email', 'sms']);
+const channelType = z.enum(CHANNEL_TYPES);
 
 /** `{ success: false, error, message, details?, requestId }`: every answer with status >= 400 (contract 1). */
 export const errorBody = withMeta(

@@ -1,19 +1,13 @@
-import { randomBytes } from 'node:crypto';
-
 /**
  * Events of a project's channels, as webhooks receive them (contract section 5), and the port producers use to
  * emit them. Producers (the send endpoint, `POST /projects/{p}/events`, `/test`) call `EventPublisher.publish`,
  * which puts the event on the `events` queue and returns at once; the fan-out worker routes it to the webhooks.
+ * The list of event types lives in `event-types.ts` (the console bundles it) and is re-exported here.
  */
-export const WEBHOOK_EVENT_TYPES = [
-  'message.received',
-  'message.sent',
-  'message.delivered',
-  'message.read',
-  'message.failed',
-  'webhook.test',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+import { randomBytes } from 'node:crypto';
+import type { WebhookEventType } from './event-types.ts';
+
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event-types.ts';
 
 /** The channel an event happened on. */
 export interface EventChannel {

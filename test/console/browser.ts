@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { buildConsole } from '../../scripts/build-console.mjs';
 import { CONSOLE_DIST } from '#local/console.ts';
+import { eventually } from '#test/support/eventually.ts';
 
 /** Debian's Chromium (`apt-get install chromium`); the browser tests run when it is there. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -29,6 +30,37 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** A suite's browser: one desktop page (1280×900, 10 s per step), on a console built from the current sources. */
+export interface ConsoleBrowser {
+  browser: Browser;
+  page: Page;
+  close(): Promise<void>;
+}
+
+export async function openConsoleBrowser(): Promise<ConsoleBrowser> {
+  await ensureConsoleBuilt();
+  const browser = await launchBrowser();
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    return {
+      browser,
+      page,
+      async close() {
+        await context.close();
+        await browser.close();
+      },
+    };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+}
+
+/** A phone as the console's small-screen checks use it. */
+export const PHONE = { viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true };
+
 /** Builds the console when its sources changed since the last build (`npm test` already did it in `pretest`). */
 export async function ensureConsoleBuilt(): Promise<void> {
   await buildConsole({ quiet: true });
@@ -49,21 +81,6 @@ export async function signIn(page: Page, baseUrl: string, adminKey: string): Pro
   await page.getByLabel('Admin key').fill(adminKey);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
-}
-
-/** Polls `check` until it returns a value or the deadline passes. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined | false>,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 type Expected = string | RegExp | string[];

@@ -8,8 +8,8 @@ import OpenAI, {
 } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
-import { startModelDouble, type ModelDouble } from './completion-model-double.ts';
+import type { TestService } from '#test/support/service.ts';
+import { type ModelDouble, startServiceOnModelDouble } from './completion-model-double.ts';
 
 /**
  * The Bots API in OpenAI's wire format, with the official `openai` npm package as the client against the running
@@ -22,17 +22,12 @@ let model: ModelDouble;
 const RATE_LIMIT = 6;
 
 beforeAll(async () => {
-  model = await startModelDouble();
-  svc = await startTestService({
-    env: {
-      MODEL_PROVIDER: 'openai',
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'sk-upstream',
-      OPENAI_MODEL: 'upstream-model',
-      // Per token, and every test has a project (and token) of its own: low enough to reach in the 429 test.
-      BOT_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
-    },
-  });
+  ({ svc, model } = await startServiceOnModelDouble({
+    OPENAI_API_KEY: 'sk-upstream',
+    OPENAI_MODEL: 'upstream-model',
+    // Per token, and every test has a project (and token) of its own: low enough to reach in the 429 test.
+    BOT_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+  }));
 }, 60_000);
 afterAll(async () => {
   await svc?.close();
@@ -42,8 +37,7 @@ afterAll(async () => {
 let seq = 0;
 const marker = () => `chat-${++seq}-${Math.random().toString(36).slice(2, 8)}`;
 const client = (token: string) => new OpenAI({ baseURL: `${svc.baseUrl}/api/v1/ai`, apiKey: token, maxRetries: 0 });
-const balance = async (projectId: string) =>
-  (await svc.admin('GET', `/projects/${projectId}/bot-credits`)).body.disponivel as number;
+const balance = (projectId: string) => svc.botBalance(projectId);
 
 async function projectWithBot(credits = 5, instructions = 'You are the store assistant.') {
   const project = await svc.newProject({ monthlyBotCredits: credits });
@@ -270,35 +264,13 @@ describe('POST /api/v1/ai/chat/completions (openai client)', () => {
       'horarios.md': '# Horários\n\nA loja abre às 9h e fecha às 18h de segunda a sábado.',
       'trocas.txt': 'Trocas em até 30 dias com a nota fiscal; a loja troca de segunda a sábado.',
     };
-    for (const [fileName, body] of Object.entries(files)) {
-      const res = await fetch(
-        `${svc.baseUrl}/admin/v1/projects/${projectId}/bots/${botId}/knowledge/${encodeURIComponent(fileName)}`,
-        {
-          method: 'PUT',
-          headers: {
-            authorization: `Bearer ${svc.adminKey}`,
-            'content-type': fileName.endsWith('.md') ? 'text/markdown' : 'text/plain',
-          },
-          body,
-        },
-      );
-      expect(res.status).toBe(202);
-    }
-    const ready = Date.now() + 30_000;
-    for (;;) {
-      const items = (await svc.admin('GET', `/projects/${projectId}/bots/${botId}/knowledge`)).body.items as {
-        status: string;
-      }[];
-      if (items.length === 2 && items.every((i) => i.status === 'ready')) break;
-      if (Date.now() > ready) throw new Error('knowledge not ready');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    for (const [fileName, body] of Object.entries(files))
+      expect((await svc.putKnowledge(projectId, botId, fileName, body)).status).toBe(202);
+    await svc.knowledgeReady(projectId, botId, 2);
     const question = 'A loja abre de segunda a sábado?';
-    const native = await fetch(`${svc.baseUrl}/api/v1/ai/completion`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ botId, prompt: question }),
-    }).then((r) => r.json() as Promise<{ fontes?: { procedencia: string; score: number }[] }>);
+    const native = (await svc.botsApi(token, 'completion', { botId, prompt: question })).body as {
+      fontes?: { procedencia: string; score: number }[];
+    };
     expect(native.fontes?.map((f) => f.procedencia).sort()).toEqual(['horarios.md', 'trocas.txt']);
     const scores = native.fontes!.map((f) => f.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
-import { startModelDouble, type ModelDouble } from './completion-model-double.ts';
+import type { TestService } from '#test/support/service.ts';
+import { type ModelDouble, startServiceOnModelDouble } from './completion-model-double.ts';
 
 /**
  * Completion with a bot, through the local runner: the bot's instructions and its top knowledge excerpts (each with
@@ -25,29 +25,9 @@ const FILES: Record<string, string> = {
   'fidelidade.txt': 'O programa de fidelidade da loja dá 1 ponto por real gasto.',
   'contato.txt': 'O atendimento da loja responde por WhatsApp das 9h às 18h.',
 };
-const CONTENT_TYPES: Record<string, string> = { md: 'text/markdown', txt: 'text/plain', html: 'text/html' };
 
 async function upload(projectId: string, bot: string, fileName: string, body: string) {
-  const res = await fetch(
-    `${svc.baseUrl}/admin/v1/projects/${projectId}/bots/${bot}/knowledge/${encodeURIComponent(fileName)}`,
-    {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': CONTENT_TYPES[fileName.split('.').pop()!]! },
-      body,
-    },
-  );
-  expect(res.status).toBe(202);
-}
-
-async function knowledgeReady(projectId: string, bot: string) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const res = await svc.admin('GET', `/projects/${projectId}/bots/${bot}/knowledge`);
-    const items = res.body.items as { status: string }[];
-    if (items.length > 0 && items.every((i) => i.status === 'ready')) return;
-    if (Date.now() > deadline) throw new Error(`knowledge not ready: ${JSON.stringify(items)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  expect((await svc.putKnowledge(projectId, bot, fileName, body)).status).toBe(202);
 }
 
 async function createBot(projectId: string, fields: Record<string, unknown>) {
@@ -60,34 +40,20 @@ async function createBot(projectId: string, fields: Record<string, unknown>) {
   return res.body.botId as string;
 }
 
-async function complete(token: string, body: unknown) {
-  const res = await fetch(`${svc.baseUrl}/api/v1/ai/completion`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-const balance = async (projectId: string) =>
-  (await svc.admin('GET', `/projects/${projectId}/bot-credits`)).body.disponivel as number;
+const complete = (token: string, body: unknown) => svc.botsApi(token, 'completion', body);
+const balance = (projectId: string) => svc.botBalance(projectId);
 let seq = 0;
 const marker = () => `m${++seq}x${Math.random().toString(36).slice(2, 7)}`;
 
 beforeAll(async () => {
-  model = await startModelDouble();
-  svc = await startTestService({
-    env: {
-      MODEL_PROVIDER: 'openai',
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_MODEL: 'deployment-default',
-      BOT_RATE_LIMIT_PER_MINUTE: '1000',
-    },
-  });
+  ({ svc, model } = await startServiceOnModelDouble({
+    OPENAI_MODEL: 'deployment-default',
+    BOT_RATE_LIMIT_PER_MINUTE: '1000',
+  }));
   owner = await svc.newProject({ monthlyBotCredits: 20 });
   botId = await createBot(owner.projectId, { temperature: 0.2 });
   for (const [fileName, body] of Object.entries(FILES)) await upload(owner.projectId, botId, fileName, body);
-  await knowledgeReady(owner.projectId, botId);
+  await svc.knowledgeReady(owner.projectId, botId);
 }, 60_000);
 
 afterAll(async () => {
@@ -188,7 +154,7 @@ describe('POST /api/v1/ai/completion with botId', () => {
 
     const offlineBot = await createBot(owner.projectId, { model: 'offline' });
     await upload(owner.projectId, offlineBot, 'horarios-loja.md', FILES['horarios-loja.md']!);
-    await knowledgeReady(owner.projectId, offlineBot);
+    await svc.knowledgeReady(owner.projectId, offlineBot);
     const m2 = marker();
     const res = await complete(owner.token, { botId: offlineBot, prompt: `Que horas a loja abre? ${m2}` });
     expect(res.status).toBe(200);

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startTestService, type TestService } from '#test/support/service.ts';
 
 export interface ReceivedChatRequest {
   headers: IncomingHttpHeaders;
@@ -186,4 +187,21 @@ async function streamAnswer(
       chunk([], { usage: { prompt_tokens: 11, completion_tokens: pieces.length, total_tokens: 11 + pieces.length } }),
     );
   res.end('data: [DONE]\n\n');
+}
+
+/**
+ * The local service with a new double as its OpenAI-compatible model; `env` sets the rest (key, model name, limits).
+ * Close both: the service, then the double.
+ */
+export async function startServiceOnModelDouble(
+  env: Record<string, string>,
+): Promise<{ svc: TestService; model: ModelDouble }> {
+  const model = await startModelDouble();
+  try {
+    const svc = await startTestService({ env: { MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: model.baseUrl, ...env } });
+    return { svc, model };
+  } catch (error) {
+    await model.close();
+    throw error;
+  }
 }

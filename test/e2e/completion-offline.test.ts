@@ -8,14 +8,7 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.close());
 
-async function complete(token: string, body: unknown) {
-  const res = await fetch(`${svc.baseUrl}/api/v1/ai/completion`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const complete = (token: string, body: unknown) => svc.botsApi(token, 'completion', body);
 
 describe('completion on the offline provider (local default)', () => {
   it('echoes an outline of the prompt, labelled as offline, and charges 1 credit', async () => {
@@ -31,7 +24,7 @@ describe('completion on the offline provider (local default)', () => {
         '[offline model] No language model is connected. Your prompt (7 words) in outline:\n- Summarise our refund policy.\n- Keep it short.',
       usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number) },
     });
-    expect((await svc.admin('GET', `/projects/${projectId}/bot-credits`)).body.disponivel).toBe(1);
+    expect(await svc.botBalance(projectId)).toBe(1);
   });
 
   it("answers from the bot's best knowledge excerpt, as text or JSON", async () => {
@@ -40,23 +33,14 @@ describe('completion on the offline provider (local default)', () => {
       name: 'Loja',
       instructions: 'Responda pela base.',
     });
-    const put = await fetch(
-      `${svc.baseUrl}/admin/v1/projects/${projectId}/bots/${bot.body.botId}/knowledge/prazos.txt`,
-      {
-        method: 'PUT',
-        headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'text/plain' },
-        body: 'O reembolso no Pix cai em até 2 dias úteis.',
-      },
+    const put = await svc.putKnowledge(
+      projectId,
+      bot.body.botId,
+      'prazos.txt',
+      'O reembolso no Pix cai em até 2 dias úteis.',
     );
     expect(put.status).toBe(202);
-    const deadline = Date.now() + 30_000;
-    while (
-      (await svc.admin('GET', `/projects/${projectId}/bots/${bot.body.botId}/knowledge`)).body.items[0]?.status !==
-      'ready'
-    ) {
-      if (Date.now() > deadline) throw new Error('knowledge not ready');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await svc.knowledgeReady(projectId, bot.body.botId);
     const text = await complete(token, { botId: bot.body.botId, prompt: 'Em quanto tempo cai o reembolso no Pix?' });
     expect(text.status).toBe(200);
     expect(text.body.result).toBe(

@@ -1,22 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
-import { startModelDouble, type ModelDouble } from './completion-model-double.ts';
+import type { TestService } from '#test/support/service.ts';
+import { type ModelDouble, startServiceOnModelDouble } from './completion-model-double.ts';
 
 let svc: TestService;
 let model: ModelDouble;
 
 beforeAll(async () => {
-  model = await startModelDouble();
-  svc = await startTestService({
-    env: {
-      MODEL_PROVIDER: 'openai',
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'sk-test-key',
-      OPENAI_MODEL: 'test-model',
-      BOT_RATE_LIMIT_PER_MINUTE: '1000',
-    },
-  });
+  ({ svc, model } = await startServiceOnModelDouble({
+    OPENAI_API_KEY: 'sk-test-key',
+    OPENAI_MODEL: 'test-model',
+    BOT_RATE_LIMIT_PER_MINUTE: '1000',
+  }));
 });
 afterAll(async () => {
   await svc?.close();
@@ -27,20 +22,9 @@ let seq = 0;
 /** A marker that makes a prompt unique, so what the double received can be found for this request only. */
 const marker = () => `req-${++seq}-${Math.random().toString(36).slice(2, 8)}`;
 
-async function complete(token: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${svc.baseUrl}/api/v1/ai/completion`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any, headers: res.headers };
-}
-
-async function balance(projectId: string): Promise<number> {
-  const res = await svc.admin('GET', `/projects/${projectId}/bot-credits`);
-  expect(res.status).toBe(200);
-  return res.body.disponivel;
-}
+const complete = (token: string, body: unknown, headers: Record<string, string> = {}) =>
+  svc.botsApi(token, 'completion', body, headers);
+const balance = (projectId: string) => svc.botBalance(projectId);
 
 describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compatible model)', () => {
   it('answers with the model text and usage, charges 1 credit, and sends the instructions as the system prompt', async () => {

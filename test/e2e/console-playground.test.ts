@@ -1,17 +1,18 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   browserSuiteTitle,
-  ensureConsoleBuilt,
-  eventually,
+  type ConsoleBrowser,
   expectText,
   hasChromium,
-  launchBrowser,
+  openConsoleBrowser,
+  PHONE,
   signIn,
 } from '#test/console/browser.ts';
 import { SIDEWAYS_OVERFLOW } from '#test/console/in-page.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
-import { startModelDouble, type ModelDouble } from './completion-model-double.ts';
+import { eventually } from '#test/support/eventually.ts';
+import type { TestService } from '#test/support/service.ts';
+import { type ModelDouble, startServiceOnModelDouble } from './completion-model-double.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 // The console's "try and see" screens in Chromium against the whole local service: the bot playground (streamed
@@ -21,8 +22,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
   let model: ModelDouble;
   let svc: TestService;
   let receiver: TestReceiver;
-  let browser: Browser;
-  let context: BrowserContext;
+  let ui: ConsoleBrowser;
   let page: Page;
   let projectId = '';
   let token = '';
@@ -30,23 +30,15 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
   let webhookId = '';
 
   beforeAll(async () => {
-    await ensureConsoleBuilt();
-    model = await startModelDouble();
-    svc = await startTestService({
-      env: {
-        MODEL_PROVIDER: 'openai',
-        OPENAI_BASE_URL: model.baseUrl,
-        OPENAI_API_KEY: 'sk-upstream',
-        OPENAI_MODEL: 'upstream-model',
-        // Two attempts one second apart: a failing delivery is `failed` quickly.
-        WEBHOOK_RETRY_SCHEDULE: '1',
-      },
-    });
+    ({ svc, model } = await startServiceOnModelDouble({
+      OPENAI_API_KEY: 'sk-upstream',
+      OPENAI_MODEL: 'upstream-model',
+      // Two attempts one second apart: a failing delivery is `failed` quickly.
+      WEBHOOK_RETRY_SCHEDULE: '1',
+    }));
     receiver = await startReceiver();
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
+    ui = await openConsoleBrowser();
+    page = ui.page;
 
     // One credit: the first answer spends it, the next request is refused with 402.
     ({ projectId, token } = await svc.newProject({ name: 'Playground test', monthlyBotCredits: 1 }));
@@ -57,32 +49,13 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
       'horarios.md': '# Horários\n\nA loja abre às 9h e fecha às 18h de segunda a sábado.',
       'trocas.txt': 'Trocas em até 30 dias com a nota fiscal; a loja troca de segunda a sábado.',
     };
-    for (const [fileName, body] of Object.entries(files)) {
-      const res = await fetch(`${svc.baseUrl}/admin/v1/projects/${projectId}/bots/${botId}/knowledge/${fileName}`, {
-        method: 'PUT',
-        headers: {
-          authorization: `Bearer ${svc.adminKey}`,
-          'content-type': fileName.endsWith('.md') ? 'text/markdown' : 'text/plain',
-        },
-        body,
-      });
-      expect(res.status).toBe(202);
-    }
-    await eventually(
-      async () => {
-        const items = (await svc.admin('GET', `/projects/${projectId}/bots/${botId}/knowledge`)).body.items as {
-          status: string;
-        }[];
-        return items.length === 2 && items.every((i) => i.status === 'ready');
-      },
-      30_000,
-      'knowledge ready',
-    );
+    for (const [fileName, body] of Object.entries(files))
+      expect((await svc.putKnowledge(projectId, botId, fileName, body)).status).toBe(202);
+    await svc.knowledgeReady(projectId, botId, 2);
     await signIn(page, svc.baseUrl, svc.adminKey);
   }, 90_000);
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
+    await ui?.close();
     await receiver?.close();
     await svc?.close();
     await model?.close();
@@ -103,7 +76,8 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     const expected = 'Bot: Echo: A loja abre de segunda a sábado? #drip=200';
     await eventually(
       async () => {
-        if (await streaming.count()) seen.add(((await streaming.textContent()) ?? '').trim());
+        // allTextContents does not wait: the streaming line may be replaced by the reply between two calls.
+        for (const text of await streaming.allTextContents()) seen.add(text.trim());
         return (await page.getByTestId('playground-reply').count()) > 0;
       },
       20_000,
@@ -120,7 +94,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     await expectText(page.getByTestId('playground-tokens'), /^11 in, \d+ out \(\d+ total\)$/);
     await expectText(page.getByTestId('playground-spent'), '1', { exact: true });
     await expectText(page.getByTestId('playground-balance'), '0', { exact: true });
-    expect((await svc.admin('GET', `${base()}/bot-credits`)).body.disponivel).toBe(0);
+    expect(await svc.botBalance(projectId)).toBe(0);
     // The upstream call was streamed: the console asked for a stream through the public route.
     expect(model.received.at(-1)!.body.stream).toBe(true);
 
@@ -137,7 +111,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     await page.getByLabel('Message').fill('And on Sundays?');
     await page.getByRole('button', { name: 'Send' }).click();
     await expectText(page.getByRole('alert'), 'No bot credits left this month');
-    expect((await svc.admin('GET', `${base()}/bot-credits`)).body.disponivel).toBe(0);
+    expect(await svc.botBalance(projectId)).toBe(0);
     // The question stays in the box, ready to send again after a grant.
     expect(await page.getByLabel('Message').inputValue()).toBe('And on Sundays?');
   });
@@ -234,7 +208,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
   });
 
   it('at phone width: no sideways scrolling on the playground, the health chart and the credit chart', async () => {
-    const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+    const phone = await ui.browser.newContext(PHONE);
     const p = await phone.newPage();
     await signIn(p, svc.baseUrl, svc.adminKey);
     for (const screen of ['bots', `integrations/${webhookId}`, 'api-token']) {

@@ -1,8 +1,9 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureConsoleBuilt, eventually, hasChromium, launchBrowser, signIn } from '#test/console/browser.ts';
+import { type ConsoleBrowser, hasChromium, openConsoleBrowser, signIn } from '#test/console/browser.ts';
 import { ACCESSIBILITY_PROBLEMS } from '#test/console/in-page.ts';
 import { WEBHOOK_EVENT_TYPES } from '#shared/webhooks/events.ts';
+import { eventually } from '#test/support/eventually.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
@@ -10,26 +11,21 @@ import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 // catalog, the rate limit on the webhook form, and recovering failed deliveries.
 describe.runIf(hasChromium)('console: event catalog, rate limit, recover', () => {
   let svc: TestService;
-  let browser: Browser;
-  let context: BrowserContext;
+  let ui: ConsoleBrowser;
   let page: Page;
   let receiver: TestReceiver;
   let projectId: string;
 
   beforeAll(async () => {
-    await ensureConsoleBuilt();
     svc = await startTestService({ env: { WEBHOOK_RETRY_SCHEDULE: '0.2' } });
     receiver = await startReceiver();
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
+    ui = await openConsoleBrowser();
+    page = ui.page;
     ({ projectId } = await svc.newProject({ companyId: 7 }));
     await signIn(page, svc.baseUrl, svc.adminKey);
   });
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
+    await ui?.close();
     await receiver?.close();
     await svc?.close();
   });

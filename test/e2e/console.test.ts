@@ -1,19 +1,20 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   browserSuiteTitle,
+  type ConsoleBrowser,
   consoleJsGzipBytes,
-  ensureConsoleBuilt,
-  eventually,
   expectCount,
   expectText,
   hasChromium,
-  launchBrowser,
+  openConsoleBrowser,
+  PHONE,
   signIn,
 } from '#test/console/browser.ts';
 import { ACCESSIBILITY_PROBLEMS, FIRST_SCREEN_TIMING, FOCUSED, SIDEWAYS_OVERFLOW } from '#test/console/in-page.ts';
 import { pdfOfSize, scannedPdf } from '#test/support/pdf-fixtures.ts';
+import { eventually } from '#test/support/eventually.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
@@ -21,26 +22,21 @@ import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 // Integrations, checked through the management API and the public endpoints.
 describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
   let svc: TestService;
-  let browser: Browser;
-  let context: BrowserContext;
+  let ui: ConsoleBrowser;
   let page: Page;
   let receiver: TestReceiver;
   let projectId: string;
   const channels: Record<'whatsapp' | 'email' | 'sms', string> = { whatsapp: '', email: '', sms: '' };
 
   beforeAll(async () => {
-    await ensureConsoleBuilt();
     // Two attempts one second apart: a failing delivery is `failed` quickly.
     svc = await startTestService({ env: { WEBHOOK_RETRY_SCHEDULE: '1' } });
     receiver = await startReceiver();
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
+    ui = await openConsoleBrowser();
+    page = ui.page;
   });
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
+    await ui?.close();
     await receiver?.close();
     await svc?.close();
   });
@@ -58,7 +54,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
     // other test files running at the same time.
     const loads: { interactive: number; domInteractive: number; responseEnd: number }[] = [];
     for (let i = 0; i < 5; i++) {
-      const fresh = await browser.newContext();
+      const fresh = await ui.browser.newContext();
       const first = await fresh.newPage();
       await first.goto(`${svc.baseUrl}/console/`);
       await first.getByLabel('Admin key').waitFor();
@@ -422,11 +418,12 @@ describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
   it('shows the bots with their knowledge files and status', async () => {
     const bot = (await svc.admin('POST', `${base()}/bots`, { name: 'Support bot', instructions: 'Answer politely.' }))
       .body;
-    const upload = await fetch(`${svc.baseUrl}/admin/v1${base()}/bots/${bot.botId}/knowledge/faq.md`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'text/markdown' },
-      body: '# FAQ\n\nRefunds take five business days.\n',
-    });
+    const upload = await svc.putKnowledge(
+      projectId,
+      bot.botId,
+      'faq.md',
+      '# FAQ\n\nRefunds take five business days.\n',
+    );
     expect(upload.status).toBe(202);
     await page.getByRole('link', { name: 'Bots' }).click();
     await page.getByRole('heading', { level: 2, name: 'Support bot' }).waitFor();
@@ -491,7 +488,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
   });
 
   it('is usable at phone width: no sideways scrolling, tables as labelled cards', async () => {
-    const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+    const phone = await ui.browser.newContext(PHONE);
     const p = await phone.newPage();
     await signIn(p, svc.baseUrl, svc.adminKey);
     for (const screen of [

@@ -69,11 +69,7 @@ const extract = (token: string, pdf: Uint8Array, mode?: string, headers: Record<
     headers,
   );
 
-async function balance(projectId: string): Promise<number> {
-  const res = await svc.admin('GET', `/projects/${projectId}/bot-credits`);
-  expect(res.status).toBe(200);
-  return res.body.disponivel as number;
-}
+const balance = (projectId: string) => svc.botBalance(projectId);
 
 const words = (text: string) =>
   text

@@ -3,9 +3,10 @@ import nodemailer from 'nodemailer';
 import { Webhook } from 'standardwebhooks';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '#test/support/eventually.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startHttpDouble } from './send-doubles.ts';
-import { eventually, sleep, startReceiver, webhookHeaders, type TestReceiver } from './webhooks-support.ts';
+import { sleep, startReceiver, type TestReceiver, webhookHeaders } from './webhooks-support.ts';
 
 /**
  * Channel ingress (contract §10) as providers and customers see it: Twilio requests signed with Twilio's own

@@ -1,25 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
 import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
 import { hashToken } from '#shared/auth/tokens.ts';
 import { createSecretBox } from '#shared/integrations/secret-box.ts';
+import { localDocumentClient } from '#test/support/dynamo.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 
 let svc: TestService;
 let doc: DynamoDBDocumentClient;
 beforeAll(async () => {
   svc = await startTestService();
-  doc = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      region: 'us-east-1',
-      endpoint: svc.emulators.dynamoEndpoint,
-      credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
-    }),
-  );
+  doc = localDocumentClient(svc.emulators.dynamoEndpoint);
 });
 afterAll(async () => {
   doc?.destroy();

@@ -38,32 +38,15 @@ async function onboardingPdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
-async function upload(
+const upload = (
   fileName: string,
   contentType: string,
   body: string | Uint8Array,
   bot = botId,
   projectId = project.projectId,
-) {
-  const response = await fetch(
-    `${svc.baseUrl}/admin/v1/projects/${projectId}/bots/${bot}/knowledge/${encodeURIComponent(fileName)}`,
-    {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': contentType },
-      body,
-    },
-  );
-  return { status: response.status, body: (await response.json()) as any };
-}
+) => svc.putKnowledge(projectId, bot, fileName, body, contentType);
 
-async function search(body: unknown, token = project.token) {
-  const response = await fetch(`${svc.baseUrl}/api/v1/ai/search`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any, headers: response.headers };
-}
+const search = (body: unknown, token = project.token) => svc.botsApi(token, 'search', body);
 
 async function knowledge(bot = botId) {
   const res = await svc.admin('GET', `/projects/${project.projectId}/bots/${bot}/knowledge`);

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC_NAMESPACE, metricNames } from '#shared/observability/metrics.ts';
+import { eventually } from '#test/support/eventually.ts';
 import { spawnService, stopProcess, type ServiceProcess } from '#test/support/process.ts';
-import { eventually, startReceiver, type TestReceiver } from './webhooks-support.ts';
+import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 /**
  * What an operator reads: the service's own output (`npm start`, as on CloudWatch Logs), JSON lines from

@@ -5,27 +5,23 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
+import { eventually } from '#test/support/eventually.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
-import { eventually, sleep, startReceiver, webhookHeaders, type TestReceiver } from './webhooks-support.ts';
+import { receiverPool, sleep, webhookHeaders } from './webhooks-support.ts';
 
 let svc: TestService;
-const receivers: TestReceiver[] = [];
+const receivers = receiverPool();
+const receiver = receivers.start;
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-webhooks-'));
 
 beforeAll(async () => {
   svc = await startTestService();
 });
 afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
+  await receivers.closeAll();
   await svc?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-async function receiver(answer?: TestReceiver['answer']) {
-  const r = await startReceiver(answer);
-  receivers.push(r);
-  return r;
-}
 
 describe('webhook pipeline costs', () => {
   it('fans out with at most one Query per event, whatever the number of webhooks, and writes twice per attempt (record, hourly counters)', async () => {

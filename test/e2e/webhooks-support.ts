@@ -105,19 +105,18 @@ export function webhookHeaders(delivery: ReceivedDelivery): Record<string, strin
   };
 }
 
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** The receivers a test file starts, closed together in its `afterAll`. */
+export function receiverPool() {
+  const started: TestReceiver[] = [];
+  return {
+    /** Starts a receiver that answers with `answer` (200 by default). */
+    async start(answer?: TestReceiver['answer']): Promise<TestReceiver> {
+      const receiver = await startReceiver(answer);
+      started.push(receiver);
+      return receiver;
+    },
+    closeAll: () => Promise.all(started.map((r) => r.close())),
+  };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

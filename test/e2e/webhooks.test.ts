@@ -1,25 +1,21 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '#test/support/eventually.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
-import { eventually, sleep, startReceiver, webhookHeaders, type TestReceiver } from './webhooks-support.ts';
+import { receiverPool, sleep, webhookHeaders } from './webhooks-support.ts';
 
 let svc: TestService;
-const receivers: TestReceiver[] = [];
+const receivers = receiverPool();
+const receiver = receivers.start;
 
 beforeAll(async () => {
   // 4 attempts, 0.2 s apart: the contract's schedule is 5 s … 10 h; tests set their own (WEBHOOK_RETRY_SCHEDULE).
   svc = await startTestService({ env: { WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2', WEBHOOK_ATTEMPT_TIMEOUT_MS: '15000' } });
 });
 afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
+  await receivers.closeAll();
   await svc?.close();
 });
-
-async function receiver(answer?: TestReceiver['answer']) {
-  const r = await startReceiver(answer);
-  receivers.push(r);
-  return r;
-}
 
 async function project() {
   const { projectId } = await svc.newProject({ companyId: 1042 });

@@ -16,7 +16,45 @@ export interface TestService extends RunningService {
     monthlyBotCredits?: number;
     name?: string;
   }): Promise<{ projectId: string; token: string }>;
+  /**
+   * Calls the Bots API with a project token: `POST /api/v1/ai/<operation>`; an object body goes as JSON, a string as
+   * it is (for malformed bodies).
+   */
+  botsApi(
+    token: string,
+    operation: string,
+    body: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
+  /** The project's bot credits left this month (`disponivel`); throws unless the read answers 200. */
+  botBalance(projectId: string): Promise<number>;
+  /**
+   * Puts a knowledge file on a bot with the admin key (`PUT …/bots/{botId}/knowledge/{fileName}`), typed by its
+   * extension unless `contentType` is given.
+   */
+  putKnowledge(
+    projectId: string,
+    botId: string,
+    fileName: string,
+    body: string | Uint8Array,
+    contentType?: string,
+  ): Promise<{ status: number; body: any }>;
+  /** Waits (up to 30 s) until the bot has at least `count` knowledge files, every one `ready`. */
+  knowledgeReady(projectId: string, botId: string, count?: number): Promise<void>;
   close(): Promise<void>;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  md: 'text/markdown',
+  txt: 'text/plain',
+  html: 'text/html',
+  pdf: 'application/pdf',
+};
+
+/** A JSON answer's status, body (undefined when empty) and headers. */
+async function jsonAnswer(response: Response) {
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
 }
 
 /** Starts the whole local service in this test process on a free port, with its data in a fresh temp folder. */
@@ -37,8 +75,7 @@ export async function startTestService(options: ServiceOptions = {}): Promise<Te
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+    return jsonAnswer(response);
   };
   let companyId = 1000;
   // With OPENAPI_TRAFFIC_DIR set, every exchange with this service is saved for test/e2e/openapi-traffic.test.ts.
@@ -61,6 +98,44 @@ export async function startTestService(options: ServiceOptions = {}): Promise<Te
       if (created.status !== 201) throw new Error(`project create failed: ${JSON.stringify(created.body)}`);
       const token = await admin('POST', `/projects/${created.body.projectId}/api-token`);
       return { projectId: created.body.projectId, token: token.body.token };
+    },
+    botsApi: async (token, operation, body, headers = {}) =>
+      jsonAnswer(
+        await fetch(`${service.baseUrl}/api/v1/ai/${operation}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+        }),
+      ),
+    async botBalance(projectId) {
+      const res = await admin('GET', `/projects/${projectId}/bot-credits`);
+      if (res.status !== 200) throw new Error(`bot credits read failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.disponivel as number;
+    },
+    putKnowledge: async (projectId, botId, fileName, body, contentType) =>
+      jsonAnswer(
+        await fetch(
+          `${service.baseUrl}/admin/v1/projects/${projectId}/bots/${botId}/knowledge/${encodeURIComponent(fileName)}`,
+          {
+            method: 'PUT',
+            headers: {
+              authorization: `Bearer ${service.adminKey}`,
+              'content-type': contentType ?? CONTENT_TYPES[fileName.split('.').pop()!] ?? 'text/plain',
+            },
+            body,
+          },
+        ),
+      ),
+    async knowledgeReady(projectId, botId, count = 1) {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const items = (await admin('GET', `/projects/${projectId}/bots/${botId}/knowledge`)).body.items as {
+          status: string;
+        }[];
+        if (items.length >= count && items.every((i) => i.status === 'ready')) return;
+        if (Date.now() > deadline) throw new Error(`knowledge not ready: ${JSON.stringify(items)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
     },
     async close() {
       if (traffic) {

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
 import type { Bot, KnowledgeFile } from '../types.ts';
-import { Badge, ErrorNotice, formatTime, Loading, StatusMessage, useAction, useLoad } from '../ui.tsx';
+import { Badge, ErrorNotice, formatTime, Loading, ResponsiveTable, StatusMessage, useAction, useLoad } from '../ui.tsx';
 import { BotTryOut } from './bot-playground.tsx';
 
 const UPLOAD_TYPES: Record<string, string> = {
@@ -106,33 +106,25 @@ export function BotsPage({ api, projectId }: { api: Api; projectId: string }) {
           {files.length === 0 ? (
             <p class="muted">No knowledge files.</p>
           ) : (
-            <table class="responsive" aria-label={`Knowledge files of ${bot.name}`}>
-              <thead>
-                <tr>
-                  <th scope="col">File</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Chunks</th>
-                  <th scope="col">OCR pages</th>
-                  <th scope="col">Updated</th>
+            <ResponsiveTable
+              label={`Knowledge files of ${bot.name}`}
+              columns={['File', 'Status', 'Chunks', 'OCR pages', 'Updated']}
+            >
+              {files.map((f) => (
+                <tr key={f.fileName}>
+                  <td data-label="File" class="break">
+                    {f.fileName}
+                  </td>
+                  <td data-label="Status">
+                    {fileBadge(f)}
+                    {f.error ? <div class="small muted">{f.error}</div> : null}
+                  </td>
+                  <td data-label="Chunks">{f.chunks}</td>
+                  <td data-label="OCR pages">{f.ocrPages ?? '—'}</td>
+                  <td data-label="Updated">{formatTime(f.updatedAt)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {files.map((f) => (
-                  <tr key={f.fileName}>
-                    <td data-label="File" class="break">
-                      {f.fileName}
-                    </td>
-                    <td data-label="Status">
-                      {fileBadge(f)}
-                      {f.error ? <div class="small muted">{f.error}</div> : null}
-                    </td>
-                    <td data-label="Chunks">{f.chunks}</td>
-                    <td data-label="OCR pages">{f.ocrPages ?? '—'}</td>
-                    <td data-label="Updated">{formatTime(f.updatedAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </ResponsiveTable>
           )}
           <KnowledgeUpload
             api={api}

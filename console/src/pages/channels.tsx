@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
 import { CHANNEL_TYPES, type Channel, type ChannelType } from '../types.ts';
-import { ErrorNotice, Loading, StatusMessage, useAction, useLoad } from '../ui.tsx';
+import { ErrorNotice, Loading, ResponsiveTable, StatusMessage, useAction, useLoad } from '../ui.tsx';
 
 const ADDRESS_HINT: Record<ChannelType, string> = {
   whatsapp: 'The WhatsApp number, digits only (e.g. 5511999990000).',
@@ -32,37 +32,25 @@ export function ChannelsPage({ api, projectId }: { api: Api; projectId: string }
       {!channels.data && !channels.error ? <Loading what="channels" /> : null}
       {channels.data && channels.data.length === 0 ? <p class="muted">No channels yet.</p> : null}
       {channels.data?.length ? (
-        <table class="responsive" aria-label="Channels">
-          <thead>
-            <tr>
-              <th scope="col">Type</th>
-              <th scope="col">Name</th>
-              <th scope="col">Address</th>
-              <th scope="col">Provider</th>
-              <th scope="col">Credits</th>
-              <th scope="col">Inbound</th>
+        <ResponsiveTable label="Channels" columns={['Type', 'Name', 'Address', 'Provider', 'Credits', 'Inbound']}>
+          {channels.data.map((c) => (
+            <tr key={c.channelId}>
+              <td data-label="Type">{c.type}</td>
+              <td data-label="Name">
+                {c.name}
+                <div class="mono small muted">{c.channelId}</div>
+              </td>
+              <td data-label="Address" class="break">
+                {c.address}
+              </td>
+              <td data-label="Provider">{c.provider.kind}</td>
+              <td data-label="Credits">{c.credits ?? 'Unmetered'}</td>
+              <td data-label="Inbound" class="break small">
+                <InboundCell channel={c} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {channels.data.map((c) => (
-              <tr key={c.channelId}>
-                <td data-label="Type">{c.type}</td>
-                <td data-label="Name">
-                  {c.name}
-                  <div class="mono small muted">{c.channelId}</div>
-                </td>
-                <td data-label="Address" class="break">
-                  {c.address}
-                </td>
-                <td data-label="Provider">{c.provider.kind}</td>
-                <td data-label="Credits">{c.credits ?? 'Unmetered'}</td>
-                <td data-label="Inbound" class="break small">
-                  <InboundCell channel={c} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </ResponsiveTable>
       ) : null}
 
       {channels.data?.some((c) => c.provider.kind === 'sandbox') ? (

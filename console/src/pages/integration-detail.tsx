@@ -7,6 +7,7 @@ import {
   ErrorNotice,
   formatTime,
   Loading,
+  ResponsiveTable,
   SecretOnce,
   StatusMessage,
   useAction,
@@ -256,68 +257,56 @@ function DeliveryLog({ api, path, version }: { api: Api; path: string; version: 
       {!page.data && !page.error ? <Loading what="deliveries" /> : null}
       {page.data && items.length === 0 ? <p class="muted">No deliveries yet. Send a test event to see one.</p> : null}
       {items.length ? (
-        <table class="responsive" aria-label="Deliveries">
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+        <ResponsiveTable label="Deliveries" columns={['Event', 'Status', 'Attempts', null]}>
+          {items.map((d) => (
+            <tr key={d.deliveryId} data-delivery-id={d.deliveryId}>
+              <td data-label="Event">
+                <code>{d.eventType}</code>
+                <div class="mono small muted">{d.eventId}</div>
+              </td>
+              <td data-label="Status">
+                {deliveryBadge(d)}
+                {d.nextAttemptAt ? <div class="small muted">Next attempt {formatTime(d.nextAttemptAt)}</div> : null}
+              </td>
+              <td data-label="Attempts">
+                <ol class="attempts">
+                  {d.attempts.map((a, n) => (
+                    <li key={n}>
+                      <span>{formatTime(a.at)}</span> ·{' '}
+                      <span class="attempt-status">
+                        {a.statusCode !== undefined ? `HTTP ${a.statusCode}` : 'no answer'}
+                      </span>{' '}
+                      · <span class="attempt-duration">{Math.round(a.durationMs)} ms</span>
+                      {a.error && a.error !== `HTTP ${a.statusCode}` ? (
+                        <div class="small muted break">{a.error}</div>
+                      ) : null}
+                    </li>
+                  ))}
+                </ol>
+              </td>
+              <td>
+                {d.status === 'failed' ? (
+                  <button
+                    type="button"
+                    disabled={retry.busy}
+                    aria-label={`Retry delivery of ${d.eventId}`}
+                    onClick={async () => {
+                      const r = await retry.run(() =>
+                        api.post<{ deliveryId: string }>(`${path}/deliveries/${enc(d.deliveryId)}/retry`),
+                      );
+                      if (r) {
+                        setStatus(`Retry of ${d.eventId} queued.`);
+                        setTimeout(() => void page.reload(), 1500);
+                      }
+                    }}
+                  >
+                    Retry
+                  </button>
+                ) : null}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {items.map((d) => (
-              <tr key={d.deliveryId} data-delivery-id={d.deliveryId}>
-                <td data-label="Event">
-                  <code>{d.eventType}</code>
-                  <div class="mono small muted">{d.eventId}</div>
-                </td>
-                <td data-label="Status">
-                  {deliveryBadge(d)}
-                  {d.nextAttemptAt ? <div class="small muted">Next attempt {formatTime(d.nextAttemptAt)}</div> : null}
-                </td>
-                <td data-label="Attempts">
-                  <ol class="attempts">
-                    {d.attempts.map((a, n) => (
-                      <li key={n}>
-                        <span>{formatTime(a.at)}</span> ·{' '}
-                        <span class="attempt-status">
-                          {a.statusCode !== undefined ? `HTTP ${a.statusCode}` : 'no answer'}
-                        </span>{' '}
-                        · <span class="attempt-duration">{Math.round(a.durationMs)} ms</span>
-                        {a.error && a.error !== `HTTP ${a.statusCode}` ? (
-                          <div class="small muted break">{a.error}</div>
-                        ) : null}
-                      </li>
-                    ))}
-                  </ol>
-                </td>
-                <td>
-                  {d.status === 'failed' ? (
-                    <button
-                      type="button"
-                      disabled={retry.busy}
-                      aria-label={`Retry delivery of ${d.eventId}`}
-                      onClick={async () => {
-                        const r = await retry.run(() =>
-                          api.post<{ deliveryId: string }>(`${path}/deliveries/${enc(d.deliveryId)}/retry`),
-                        );
-                        if (r) {
-                          setStatus(`Retry of ${d.eventId} queued.`);
-                          setTimeout(() => void page.reload(), 1500);
-                        }
-                      }}
-                    >
-                      Retry
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </ResponsiveTable>
       ) : null}
       {cursor ? (
         <button

@@ -1,6 +1,6 @@
 import { enc, type Api } from '../api.ts';
 import type { Channel, Integration } from '../types.ts';
-import { Badge, ErrorNotice, formatTime, Loading, useLoad } from '../ui.tsx';
+import { Badge, ErrorNotice, formatTime, Loading, ResponsiveTable, useLoad } from '../ui.tsx';
 import { SuccessRateFigure } from './usage-charts.tsx';
 
 export function channelLabel(channels: Channel[] | undefined, channelId: string | null): string {
@@ -54,55 +54,41 @@ export function IntegrationsPage({ api, projectId }: { api: Api; projectId: stri
           <a href={`#${base}/integrations/new`}>Create the first one</a>
         </div>
       ) : (
-        <table class="responsive" aria-label="Integrations">
-          <thead>
-            <tr>
-              <th scope="col">Type</th>
-              <th scope="col">Channel</th>
-              <th scope="col">Destination</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+        <ResponsiveTable label="Integrations" columns={['Type', 'Channel', 'Destination', 'Status', 'Created', null]}>
+          {data.data.integrations.map((i) => (
+            <tr key={i.integrationId} data-integration-id={i.integrationId}>
+              <td data-label="Type">
+                {i.product === 'webhook' ? 'Webhook' : 'Custom'}
+                <div class="mono small muted">{i.integrationId}</div>
+              </td>
+              <td data-label="Channel">
+                {i.product === 'webhook' && i.scope === 'general'
+                  ? 'General (all channels)'
+                  : channelLabel(data.data!.channels, i.channelId)}
+              </td>
+              <td data-label="Destination" class="break">
+                {i.product === 'webhook' ? i.url : 'Send endpoint (token)'}
+              </td>
+              <td data-label="Status">
+                {integrationStatus(i)}
+                {i.product === 'webhook' ? (
+                  <div>
+                    <SuccessRateFigure api={api} projectId={projectId} integrationId={i.integrationId} />
+                  </div>
+                ) : null}
+              </td>
+              <td data-label="Created">{formatTime(i.createdAt)}</td>
+              <td>
+                <a
+                  href={`#${base}/integrations/${enc(i.integrationId)}`}
+                  aria-label={`Manage ${i.product} integration ${i.integrationId}`}
+                >
+                  Manage
+                </a>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {data.data.integrations.map((i) => (
-              <tr key={i.integrationId} data-integration-id={i.integrationId}>
-                <td data-label="Type">
-                  {i.product === 'webhook' ? 'Webhook' : 'Custom'}
-                  <div class="mono small muted">{i.integrationId}</div>
-                </td>
-                <td data-label="Channel">
-                  {i.product === 'webhook' && i.scope === 'general'
-                    ? 'General (all channels)'
-                    : channelLabel(data.data!.channels, i.channelId)}
-                </td>
-                <td data-label="Destination" class="break">
-                  {i.product === 'webhook' ? i.url : 'Send endpoint (token)'}
-                </td>
-                <td data-label="Status">
-                  {integrationStatus(i)}
-                  {i.product === 'webhook' ? (
-                    <div>
-                      <SuccessRateFigure api={api} projectId={projectId} integrationId={i.integrationId} />
-                    </div>
-                  ) : null}
-                </td>
-                <td data-label="Created">{formatTime(i.createdAt)}</td>
-                <td>
-                  <a
-                    href={`#${base}/integrations/${enc(i.integrationId)}`}
-                    aria-label={`Manage ${i.product} integration ${i.integrationId}`}
-                  >
-                    Manage
-                  </a>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </ResponsiveTable>
       )}
     </section>
   );

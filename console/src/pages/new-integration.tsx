@@ -92,46 +92,28 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
       {channels.error ? <ErrorNotice error={channels.error} /> : null}
       {!channels.data && !channels.error ? <Loading what="channels" /> : null}
       <form class="card form" onSubmit={submit}>
-        <fieldset>
-          <legend>Product</legend>
-          <Radio
-            name="product"
-            value="webhook"
-            checked={product === 'webhook'}
-            onChange={() => setProduct('webhook')}
-            label="Webhook"
-            hint="We push this project's events to your URL."
-          />
-          <Radio
-            name="product"
-            value="custom"
-            checked={product === 'custom'}
-            onChange={() => setProduct('custom')}
-            label="Custom"
-            hint="Your application sends messages on one channel with a token."
-          />
-        </fieldset>
+        <RadioGroup
+          legend="Product"
+          name="product"
+          value={product}
+          onChange={setProduct}
+          options={[
+            { value: 'webhook', label: 'Webhook', hint: "We push this project's events to your URL." },
+            { value: 'custom', label: 'Custom', hint: 'Your application sends messages on one channel with a token.' },
+          ]}
+        />
 
         {product === 'webhook' ? (
-          <fieldset>
-            <legend>Scope</legend>
-            <Radio
-              name="scope"
-              value="general"
-              checked={scope === 'general'}
-              onChange={() => setScope('general')}
-              label="General"
-              hint="Events of every channel of the project."
-            />
-            <Radio
-              name="scope"
-              value="channel"
-              checked={scope === 'channel'}
-              onChange={() => setScope('channel')}
-              label="Specific channel"
-              hint="Events of one channel only."
-            />
-          </fieldset>
+          <RadioGroup
+            legend="Scope"
+            name="scope"
+            value={scope}
+            onChange={setScope}
+            options={[
+              { value: 'general', label: 'General', hint: 'Events of every channel of the project.' },
+              { value: 'channel', label: 'Specific channel', hint: 'Events of one channel only.' },
+            ]}
+          />
         ) : null}
 
         {needsChannel ? (
@@ -259,31 +241,38 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
   );
 }
 
-function Radio(props: {
+/** A set of radio buttons, each with its hint; the fieldset's legend names the choice. */
+function RadioGroup<T extends string>(props: {
+  legend: string;
   name: string;
-  value: string;
-  checked: boolean;
-  onChange: () => void;
-  label: string;
-  hint: string;
+  value: T;
+  onChange: (value: T) => void;
+  options: { value: T; label: string; hint: string }[];
 }) {
-  const id = `${props.name}-${props.value}`;
   return (
-    <div class="radio">
-      <input
-        type="radio"
-        id={id}
-        name={props.name}
-        value={props.value}
-        checked={props.checked}
-        onChange={props.onChange}
-        aria-describedby={`${id}-hint`}
-      />
-      <label for={id}>{props.label}</label>
-      <span class="hint" id={`${id}-hint`}>
-        {props.hint}
-      </span>
-    </div>
+    <fieldset>
+      <legend>{props.legend}</legend>
+      {props.options.map((option) => {
+        const id = `${props.name}-${option.value}`;
+        return (
+          <div class="radio" key={option.value}>
+            <input
+              type="radio"
+              id={id}
+              name={props.name}
+              value={option.value}
+              checked={props.value === option.value}
+              onChange={() => props.onChange(option.value)}
+              aria-describedby={`${id}-hint`}
+            />
+            <label for={id}>{option.label}</label>
+            <span class="hint" id={`${id}-hint`}>
+              {option.hint}
+            </span>
+          </div>
+        );
+      })}
+    </fieldset>
   );
 }
 

@@ -1,6 +1,7 @@
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
-import { EVENT_TYPES, integrationView } from '#shared/integrations/integration.ts';
+import { integrationView } from '#shared/integrations/integration.ts';
+import { WEBHOOK_EVENT_TYPES } from '#shared/webhooks/event-types.ts';
 import { MAX_WEBHOOK_RATE_PER_SECOND } from '#shared/webhooks/pacing.ts';
 import type { IntegrationUseCases } from '#shared/integrations/use-cases.ts';
 import * as z from '#shared/validation/zod.ts';
@@ -22,9 +23,9 @@ const bearerToken = z
   .string()
   .check(z.minLength(1), z.maxLength(4096), z.regex(/^[\x21-\x7e]+$/, 'Printable ASCII without spaces'));
 
-const eventTypes = z.array(z.enum(EVENT_TYPES)).check(
+const eventTypes = z.array(z.enum(WEBHOOK_EVENT_TYPES)).check(
   z.minLength(1),
-  z.maxLength(EVENT_TYPES.length),
+  z.maxLength(WEBHOOK_EVENT_TYPES.length),
   z.refine((types) => new Set(types).size === types.length, 'Event types must not repeat'),
 );
 
