@@ -118,7 +118,9 @@ export function consoleRoutes(options: ConsoleRouteOptions = {}): LocalRoute[] {
       return true;
     }
     const file = resolve(dist, relative);
-    if (!file.startsWith(dist + sep) || !existsSync(file) || !statSync(file).isFile()) {
+    // Dot-files in dist are the build's own records (source hashes, the shared files it bundled), not the site.
+    const buildRecord = relative.split('/').some((segment) => segment.startsWith('.'));
+    if (buildRecord || !file.startsWith(dist + sep) || !existsSync(file) || !statSync(file).isFile()) {
       if (!existsSync(join(dist, 'index.html'))) return notBuilt(res);
       sendGatewayError(res, 404, 'NOT_FOUND', `No console file ${url.pathname}.`);
       return true;
