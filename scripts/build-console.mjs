@@ -52,10 +52,14 @@ export async function buildConsole({ force = false, quiet = false } = {}) {
   const result = await build({
     root,
     configFile: false,
+    // Always the production build, whoever runs it: under vitest (NODE_ENV=test) the JSX transform would otherwise
+    // emit its development form (a source position on every element, +60 % of main.js), and that build would then be
+    // what `npm start` serves until the sources change.
+    mode: 'production',
     logLevel: quiet ? 'warn' : 'info',
     // Relative asset URLs: the same files work under /console/ locally and under any prefix on S3 + CloudFront.
     base: './',
-    oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+    oxc: { jsx: { runtime: 'automatic', importSource: 'preact', development: false } },
     build: {
       outDir,
       emptyOutDir: true,
