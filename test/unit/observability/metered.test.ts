@@ -163,11 +163,11 @@ describe('PowertoolsMetrics', () => {
       [['service', 'outcome']],
     ]);
     expect(lines[0]).toMatchObject({ service: 'switchboard-completion', provider: 'offline', outcome: 'answered' });
-    expect(lines[0].ModelLatency).toBe(12);
+    expect(lines[0]?.ModelLatency).toBe(12);
     expect(lines[1]).toMatchObject({ provider: 'offline', ModelInputTokens: 7 });
-    expect(lines[1].outcome).toBeUndefined();
+    expect(lines[1]?.outcome).toBeUndefined();
     expect(lines[2]).toMatchObject({ outcome: 'success', WebhookAttempts: 1 });
-    expect(lines[2].provider).toBeUndefined();
-    expect(lines[2].ModelInputTokens).toBeUndefined();
+    expect(lines[2]?.provider).toBeUndefined();
+    expect(lines[2]?.ModelInputTokens).toBeUndefined();
   });
 });
