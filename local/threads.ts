@@ -25,7 +25,10 @@ export async function startThread<T>(
   const thread = new Worker(new URL('./thread-bootstrap.mjs', import.meta.url), {
     workerData: { entry: entry.href, data },
     env: SHARE_ENV,
-    execArgv: [],
+    // Each invocation's scope (./lambda-context.ts) is an AsyncLocalStorage: on Node 22 its default form hooks every
+    // promise the thread creates (the AWS SDK makes many per call); the context-frame form, Node 24's default,
+    // does not.
+    execArgv: ['--experimental-async-context-frame'],
     name,
   });
   const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));

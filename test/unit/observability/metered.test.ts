@@ -143,4 +143,31 @@ describe('PowertoolsMetrics', () => {
     expect(fannedOut.EventsFannedOut).toEqual([2, 3]);
     write.mockRestore();
   });
+
+  it('gives each value with dimensions its own dimensions only, value after value', () => {
+    const lines: Record<string, any>[] = [];
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+    const metrics = new PowertoolsMetrics('completion');
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      const text = String(chunk);
+      if (text.includes('"_aws"')) lines.push(JSON.parse(text));
+      return true;
+    });
+    metrics.milliseconds(metricNames.modelLatency, 12, { provider: 'offline', outcome: 'answered' });
+    metrics.count(metricNames.modelInputTokens, 7, { provider: 'offline' });
+    metrics.count(metricNames.webhookAttempts, 1, { outcome: 'success' });
+    write.mockRestore();
+    expect(lines.map((l) => l._aws.CloudWatchMetrics[0].Dimensions)).toEqual([
+      [['service', 'provider', 'outcome']],
+      [['service', 'provider']],
+      [['service', 'outcome']],
+    ]);
+    expect(lines[0]).toMatchObject({ service: 'switchboard-completion', provider: 'offline', outcome: 'answered' });
+    expect(lines[0]?.ModelLatency).toBe(12);
+    expect(lines[1]).toMatchObject({ provider: 'offline', ModelInputTokens: 7 });
+    expect(lines[1]?.outcome).toBeUndefined();
+    expect(lines[2]).toMatchObject({ outcome: 'success', WebhookAttempts: 1 });
+    expect(lines[2]?.provider).toBeUndefined();
+    expect(lines[2]?.ModelInputTokens).toBeUndefined();
+  });
 });
