@@ -15,6 +15,15 @@ export interface ThreadHandle<T> {
   stop(): Promise<void>;
 }
 
+/**
+ * How a thread loads the project's TypeScript, whatever loads the main thread's (`npm start`, vitest's module runner
+ * in tests): Node's own type transform, in the thread itself. Decision (measured, BENCHMARKS.md issue 2, start-up
+ * after issue 14): tsx's loader hooks run on a hooks thread of their own and every `import` and `require` of the
+ * thread (about a thousand modules: the AWS SDK, fauxqs, the functions) made a round trip to it; start to ready went
+ * from ~4.3 s to ~2.3 s without them. `transform-types`, not just stripping: the code uses parameter properties.
+ */
+const THREAD_EXEC_ARGV = ['--experimental-transform-types', '--disable-warning=ExperimentalWarning'];
+
 /** Starts `entry` (a module URL) on a thread, with `data` as its input; resolves once it is ready. */
 export async function startThread<T>(
   name: string,
@@ -22,10 +31,10 @@ export async function startThread<T>(
   data: unknown,
   options: { onDeath?: (error: Error) => void } = {},
 ): Promise<ThreadHandle<T>> {
-  const thread = new Worker(new URL('./thread-bootstrap.mjs', import.meta.url), {
-    workerData: { entry: entry.href, data },
+  const thread = new Worker(entry, {
+    workerData: { data },
     env: SHARE_ENV,
-    execArgv: [],
+    execArgv: THREAD_EXEC_ARGV,
     name,
   });
   const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
