@@ -1,4 +1,4 @@
-import { parentPort, SHARE_ENV, Worker, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, SHARE_ENV, Worker, workerData } from 'node:worker_threads';
 
 /**
  * The local runner's threads: one process, its parts on their own event loops so they use the machine's cores
@@ -15,28 +15,32 @@ export interface ThreadHandle<T> {
   stop(): Promise<void>;
 }
 
-/**
- * How a thread loads the project's TypeScript, whatever loads the main thread's (`npm start`, vitest's module runner
- * in tests): Node's own type transform, in the thread itself. Decision (measured, BENCHMARKS.md issue 2, start-up
- * after issue 14): tsx's loader hooks run on a hooks thread of their own and every `import` and `require` of the
- * thread (about a thousand modules: the AWS SDK, fauxqs, the functions) made a round trip to it; start to ready went
- * from ~4.3 s to ~2.3 s without them. `transform-types`, not just stripping: the code uses parameter properties.
- */
-const THREAD_EXEC_ARGV = ['--experimental-transform-types', '--disable-warning=ExperimentalWarning'];
+/** Node's flags for the threads, as `npm start` gives the main thread its own (./typescript-hooks.mjs loads the code). */
+const THREAD_EXEC_ARGV = ['--enable-source-maps', '--disable-warning=ExperimentalWarning'];
 
-/** Starts `entry` (a module URL) on a thread, with `data` as its input; resolves once it is ready. */
+/**
+ * Starts `entry` (a module URL) on a thread, with `data` as its input; resolves once it is ready. With `data` a
+ * promise, the thread starts at once and loads its modules while the promise settles, and starts what it runs only
+ * with the value (a rejection stops the thread).
+ */
 export async function startThread<T>(
   name: string,
   entry: URL,
   data: unknown,
   options: { onDeath?: (error: Error) => void } = {},
 ): Promise<ThreadHandle<T>> {
-  const thread = new Worker(entry, {
-    workerData: { data },
+  const later = data instanceof Promise;
+  const thread = new Worker(new URL('./thread-bootstrap.mjs', import.meta.url), {
+    workerData: { entry: entry.href, ...(later ? { later } : { data }) },
     env: SHARE_ENV,
     execArgv: THREAD_EXEC_ARGV,
     name,
   });
+  if (later)
+    data.then(
+      (value: unknown) => thread.postMessage({ type: 'start', data: value }),
+      () => void thread.terminate(),
+    );
   const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
   const reply = (types: string[]) =>
     new Promise<{ type: string; info?: T; error?: string }>((resolve, reject) => {
@@ -88,13 +92,26 @@ export async function startThread<T>(
   };
 }
 
+/** The input of a thread started before its input was known ({@link startThread} with a promise). */
+function startMessage<I>(port: MessagePort): Promise<I> {
+  return new Promise((resolve) => {
+    const onMessage = (message: { type: string; data?: I }) => {
+      if (message.type !== 'start') return;
+      port.off('message', onMessage);
+      resolve(message.data as I);
+    };
+    port.on('message', onMessage);
+  });
+}
+
 /** In a thread's module: starts what it runs, publishes `info` to the main thread, stops it when asked. */
 export async function serveInThread<I, T>(
   start: (data: I) => Promise<{ info: T; stop(): Promise<void> }>,
 ): Promise<void> {
   const port = parentPort!;
+  const given = workerData as { data?: I; later?: true };
   try {
-    const running = await start((workerData as { data: I }).data);
+    const running = await start(given.later ? await startMessage(port) : (given.data as I));
     port.on('message', (message: { type: string }) => {
       if (message.type !== 'stop') return;
       running.stop().then(

@@ -9,11 +9,16 @@ export interface ServiceProcess {
 
 /** Starts `local/main.ts` (what `npm start` runs) as a separate process and waits for its banner. */
 export async function spawnService(env: Record<string, string>, timeoutMs = 20_000): Promise<ServiceProcess> {
-  // Node itself, with its own type transform, as `npm start` runs it (not the tsx CLI, which would run the service in a
-  // grandchild that a kill misses).
+  // Node itself, as `npm start` runs it (not the tsx CLI, which would run the service in a grandchild that a kill misses).
   const child = spawn(
     process.execPath,
-    ['--experimental-transform-types', '--disable-warning=ExperimentalWarning', 'local/main.ts'],
+    [
+      '--import',
+      './local/typescript-hooks.mjs',
+      '--enable-source-maps',
+      '--disable-warning=ExperimentalWarning',
+      'local/main.ts',
+    ],
     {
       // As `npm start` runs it, V8's compile cache included.
       // SMTP on a free port too: test files run side by side.
