@@ -94,18 +94,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const emulatorsStarting = startEmulators(dataDir, queuesThread ? startQueuesThread : startFauxqsWithQueuesAndBuckets);
   const workersThread = options.workersThread ?? process.env.LOCAL_WORKERS_THREAD !== '0';
   const httpThread = options.httpThread ?? process.env.LOCAL_HTTP_THREAD !== '0';
-  const preload = (options.functions ?? process.env.LOCAL_FUNCTIONS) === 'bundles' ? [] : FUNCTION_PACKAGES;
-  const httpStarting = httpThread
-    ? startHttpThread(
-        standInsUp.then(() => httpOptions),
-        preload,
-      )
-    : undefined;
+  const httpStarting = httpThread ? startHttpThread(standInsUp.then(() => httpOptions)) : undefined;
   const workersStarting = workersThread
-    ? startWorkersThread(
-        standInsUp.then((emulators) => workersOptionsFor(emulators, options)),
-        preload,
-      )
+    ? startWorkersThread(standInsUp.then((emulators) => workersOptionsFor(emulators, options)))
     : undefined;
   // The mailbox (SMTP, mail parsing, its own SDK clients) loads on this thread while it waits for the stand-ins.
   const mailboxLoading = import('./mailbox.ts');
@@ -222,25 +213,6 @@ async function startBundles(
   return bundles;
 }
 
-/**
- * Packages most functions import, none of which reads a setting when imported: the HTTP and workers threads load them
- * while the stand-ins start (the functions themselves load once the settings are in place). Only a matter of speed:
- * a package left out loads with the function that imports it; the ones only some requests need (Bedrock, pdf.js,
- * tesseract) stay out, as the functions load them on first use.
- */
-const FUNCTION_PACKAGES = [
-  '@aws-sdk/client-dynamodb',
-  '@aws-sdk/lib-dynamodb',
-  '@aws-sdk/client-s3',
-  '@aws-sdk/client-sqs',
-  '@aws-sdk/client-secrets-manager',
-  '@aws-sdk/s3-presigned-post',
-  '@middy/core',
-  'zod/mini',
-  '@aws-lambda-powertools/logger',
-  '@aws-lambda-powertools/metrics',
-];
-
 /** The PUBLIC_BASE_URL this process derived for an earlier service (a restart in the same process derives anew). */
 let derivedPublicBaseUrl: string | undefined;
 
@@ -253,17 +225,12 @@ let derivedPublicBaseUrl: string | undefined;
  * keeps the main thread (tests count DynamoDB calls on its server). Everything still talks over loopback HTTP with
  * the same SDK clients, and the threads see the same environment (SHARE_ENV).
  */
-async function startWorkersThread(
-  options: Promise<WorkersOptions>,
-  preload: string[],
-): Promise<{ stop(): Promise<void> }> {
-  return startThread('workers', new URL('./workers-thread.ts', import.meta.url), options, { preload });
+async function startWorkersThread(options: Promise<WorkersOptions>): Promise<{ stop(): Promise<void> }> {
+  return startThread('workers', new URL('./workers-thread.ts', import.meta.url), options);
 }
 
-async function startHttpThread(options: Promise<HttpServerOptions>, preload: string[]): Promise<RunningHttpServer> {
-  const thread = await startThread<{ port: number }>('http', new URL('./http-thread.ts', import.meta.url), options, {
-    preload,
-  });
+async function startHttpThread(options: Promise<HttpServerOptions>): Promise<RunningHttpServer> {
+  const thread = await startThread<{ port: number }>('http', new URL('./http-thread.ts', import.meta.url), options);
   return {
     port: thread.info.port,
     setReady: (ready) => thread.ask({ type: 'ready', ready }),

@@ -21,17 +21,17 @@ const THREAD_EXEC_ARGV = ['--enable-source-maps', '--disable-warning=Experimenta
 /**
  * Starts `entry` (a module URL) on a thread, with `data` as its input; resolves once it is ready. With `data` a
  * promise, the thread starts at once and loads its modules while the promise settles, and starts what it runs only
- * with the value (a rejection stops the thread); meanwhile it also loads `options.preload` (module specifiers).
+ * with the value (a rejection stops the thread).
  */
 export async function startThread<T>(
   name: string,
   entry: URL,
   data: unknown,
-  options: { onDeath?: (error: Error) => void; preload?: string[] } = {},
+  options: { onDeath?: (error: Error) => void } = {},
 ): Promise<ThreadHandle<T>> {
   const later = data instanceof Promise;
   const thread = new Worker(new URL('./thread-bootstrap.mjs', import.meta.url), {
-    workerData: { entry: entry.href, ...(later ? { later, preload: options.preload ?? [] } : { data }) },
+    workerData: { entry: entry.href, ...(later ? { later } : { data }) },
     env: SHARE_ENV,
     execArgv: THREAD_EXEC_ARGV,
     name,
@@ -109,12 +109,9 @@ export async function serveInThread<I, T>(
   start: (data: I) => Promise<{ info: T; stop(): Promise<void> }>,
 ): Promise<void> {
   const port = parentPort!;
-  const given = workerData as { data?: I; later?: true; preload?: string[] };
+  const given = workerData as { data?: I; later?: true };
   try {
-    const input = given.later
-      ? (await Promise.all([startMessage<I>(port), ...(given.preload ?? []).map((m) => import(m))]))[0]
-      : (given.data as I);
-    const running = await start(input);
+    const running = await start(given.later ? await startMessage(port) : (given.data as I));
     port.on('message', (message: { type: string }) => {
       if (message.type !== 'stop') return;
       running.stop().then(
