@@ -4,9 +4,11 @@
  *  - GET /api/v1/ai/health through the local gateway vs a bare node:http server doing the same DynamoDB operations
  *    (same adapters, same dynalite, same run) vs the handler called in-process without the gateway;
  *  - DynamoDB operations per request.
- * Run: npx tsx bench/health.ts [--seconds 5] [--rounds 3]
+ * Run: npx tsx bench/health.ts [--seconds 5] [--rounds 3] [--startup-only] [--functions sources|bundles]
+ * (`--startup-only`: the start-up measure alone, for both DATA_DIR cases, with the CPU time the service process used
+ * until ready; `--functions bundles`: start-up with LOCAL_FUNCTIONS=bundles).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,30 +28,52 @@ import { adminApi, inProcess, load, machine, median } from './lib/harness.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' } },
+  options: {
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    'startup-only': { type: 'boolean', default: false },
+    functions: { type: 'string', default: 'sources' },
+  },
 });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 
-async function startupTimes(): Promise<{ fresh: number; existing: number }> {
+async function startupTimes(): Promise<{ fresh: number; existing: number; cpu: number }> {
   const fresh: number[] = [];
   const existing: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < 5; i++) {
     const dir = mkdtempSync(join(tmpdir(), 'sb-bench-start-'));
     for (const bucket of [fresh, existing]) {
       const t0 = performance.now();
-      const svc = await spawnService({ DATA_DIR: dir });
+      const svc = await spawnService({ DATA_DIR: dir, LOCAL_FUNCTIONS: values.functions });
       while ((await fetch(`${svc.baseUrl}/healthz`).catch(() => undefined))?.status !== 200)
         await new Promise((r) => setTimeout(r, 5));
       bucket.push(performance.now() - t0);
+      cpu.push(cpuMs(svc.child.pid!));
       await stopProcess(svc.child, 'SIGTERM');
     }
     rmSync(dir, { recursive: true, force: true });
   }
-  return { fresh: median(fresh), existing: median(existing) };
+  return { fresh: median(fresh), existing: median(existing), cpu: median(cpu) };
+}
+
+/** CPU time (user + system, all threads) a process has used so far, from /proc (Linux). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 const start = await startupTimes();
+if (values['startup-only']) {
+  console.log(`npm start to ready — ${machine()} — ${new Date().toISOString()}`);
+  console.log(`npx tsx bench/health.ts --startup-only --functions ${values.functions}`);
+  console.log(
+    `median of 5: fresh DATA_DIR ${Math.round(start.fresh)} ms, existing DATA_DIR ${Math.round(start.existing)} ms, ` +
+      `service CPU until ready ${Math.round(start.cpu)} ms`,
+  );
+  process.exit(0);
+}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-health-'));
 const svc = await startService({

@@ -10,10 +10,10 @@ import {
   ResourceNotFoundException,
   type GlobalSecondaryIndex,
 } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import dynalite from 'dynalite';
-import { buildApp } from 'fauxqs';
+import type { buildApp } from 'fauxqs';
 import { buckets } from '#shared/resources/buckets.ts';
 import { deadLetterName, queues, type QueueKey } from '#shared/resources/queues.ts';
 import { mainTable } from '#shared/resources/table.ts';
@@ -78,12 +78,17 @@ export async function startFauxqsWithQueuesAndBuckets(
   dir: string,
 ): Promise<QueuesAndBuckets & { stop(): Promise<void> }> {
   mkdirSync(join(dir, 's3'), { recursive: true });
-  const fauxqs = await startFauxqs(dir);
-  const sqs = new SQSClient({ region: REGION, endpoint: fauxqs.endpoint, credentials });
+  // Loaded here, not with the module: the runner's main thread imports this module for dynalite only.
+  const [fauxqs, sqsSdk, { S3Client }] = await Promise.all([
+    startFauxqs(dir),
+    import('@aws-sdk/client-sqs'),
+    import('@aws-sdk/client-s3'),
+  ]);
+  const sqs = new sqsSdk.SQSClient({ region: REGION, endpoint: fauxqs.endpoint, credentials });
   const s3 = new S3Client({ region: REGION, endpoint: fauxqs.endpoint, credentials, forcePathStyle: true });
   try {
     const [queueSetup] = await Promise.all([ensureQueues(sqs), ensureBuckets(s3)]);
-    const stopNotifying = notifyObjectsCreated(fauxqs.s3Store, fauxqs.endpoint, queueSetup.queueUrls);
+    const stopNotifying = notifyObjectsCreated(fauxqs.s3Store, fauxqs.endpoint, queueSetup.queueUrls, sqsSdk);
     return {
       awsEndpoint: fauxqs.endpoint,
       ...queueSetup,
@@ -136,6 +141,7 @@ export async function startDynamoWithTable(): Promise<{ endpoint: string; tableN
  * and S3 objects as files. The stores are not in the package's exports, so they are loaded by file URL.
  */
 async function startFauxqs(dir: string) {
+  const { buildApp } = await import('fauxqs');
   const dist = new URL('.', import.meta.resolve('fauxqs'));
   const load = (path: string) => import(new URL(path, dist).href);
   const [{ SqsStore }, { SnsStore }, { S3Store }, { PersistenceManager }, { FileS3Persistence }] = await Promise.all([
@@ -189,7 +195,12 @@ interface ObjectStore {
  * definition (shared/resources/buckets.ts) reports creations to a queue, the queue receives the record S3 would send
  * on AWS, so the same worker code handles both. Returns a function that stops it.
  */
-function notifyObjectsCreated(store: ObjectStore, endpoint: string, queueUrls: Record<QueueKey, string>): () => void {
+function notifyObjectsCreated(
+  store: ObjectStore,
+  endpoint: string,
+  queueUrls: Record<QueueKey, string>,
+  { SQSClient, SendMessageCommand }: typeof import('@aws-sdk/client-sqs'),
+): () => void {
   const rules = Object.values(buckets).flatMap((b) =>
     b.objectCreatedNotifications.map((n) => ({ bucket: b.localName, ...n })),
   );
@@ -310,6 +321,7 @@ async function ensureTable(ddb: DynamoDBClient): Promise<void> {
 }
 
 async function ensureQueues(sqs: SQSClient) {
+  const { CreateQueueCommand, GetQueueAttributesCommand } = await import('@aws-sdk/client-sqs');
   const queueUrls = {} as Record<QueueKey, string>;
   const dlqUrls = {} as Record<QueueKey, string>;
   await Promise.all(
@@ -342,6 +354,7 @@ async function ensureQueues(sqs: SQSClient) {
 }
 
 async function ensureBuckets(s3: S3Client): Promise<void> {
+  const { CreateBucketCommand, HeadBucketCommand } = await import('@aws-sdk/client-s3');
   for (const bucket of Object.values(buckets)) {
     try {
       await s3.send(new HeadBucketCommand({ Bucket: bucket.localName }));

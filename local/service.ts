@@ -4,13 +4,11 @@ import { join, resolve } from 'node:path';
 import { buckets } from '#shared/resources/buckets.ts';
 import { queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
 import { fallbackFunction, routes } from '#shared/resources/routes.ts';
-import { settingNames } from '#shared/config/config.ts';
-import { BUNDLES_ENV, startBundlesMode, type BundlesMode } from './bundles-mode.ts';
+import type { BundlesMode } from './bundles-mode.ts';
 import { startEmulators, startFauxqsWithQueuesAndBuckets, type Emulators, type QueuesAndBuckets } from './emulators.ts';
 import { startThread } from './threads.ts';
-import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from './http-server.ts';
-import { startWorkers, type WorkersOptions } from './workers.ts';
-import { startLocalMailbox } from './mailbox.ts';
+import type { HttpServerOptions, RunningHttpServer } from './http-server.ts';
+import type { WorkersOptions } from './workers.ts';
 
 export interface ServiceOptions {
   port?: number;
@@ -71,78 +69,100 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? '.data');
   // Owner-only: it holds message bodies, phone numbers, webhook URLs and the local keys.
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const queuesThread = options.queuesThread ?? process.env.LOCAL_QUEUES_THREAD !== '0';
-  const emulators = await startEmulators(dataDir, queuesThread ? startQueuesThread : startFauxqsWithQueuesAndBuckets);
-  const adminKey =
-    options.env?.ADMIN_KEY ??
-    process.env.ADMIN_KEY ??
-    loadOrCreateSecret(dataDir, 'admin-key', () => `sba_${randomBytes(32).toString('base64url')}`);
-  const secretsKey =
-    options.env?.SECRETS_KEY ??
-    process.env.SECRETS_KEY ??
-    loadOrCreateSecret(dataDir, 'secrets-key', () => randomBytes(32).toString('base64'));
-
-  // What the deployment sets for each function, pointed at the stand-ins; always ours.
-  const wiring: Record<string, string> = {
-    SWITCHBOARD_RUNTIME: 'local',
-    AWS_REGION: emulators.region,
-    TABLE_NAME: emulators.tableName,
-    DYNAMODB_ENDPOINT: emulators.dynamoEndpoint,
-    SQS_ENDPOINT: emulators.awsEndpoint,
-    S3_ENDPOINT: emulators.awsEndpoint,
-    ADMIN_KEY: adminKey,
-    SECRETS_KEY: secretsKey,
-    ...Object.fromEntries(Object.values(buckets).map((b) => [b.envVar, emulators.bucketNames[b.key]])),
-    ...Object.fromEntries(
-      (Object.keys(emulators.queueUrls) as QueueKey[]).map((k) => [queueUrlEnv(k), emulators.queueUrls[k]]),
-    ),
-  };
   // PUBLIC_BASE_URL: the caller's, else the gateway's own base URL (set by the HTTP server once it listens).
   const publicBaseUrl =
     options.env?.PUBLIC_BASE_URL ??
     (process.env.PUBLIC_BASE_URL !== derivedPublicBaseUrl ? process.env.PUBLIC_BASE_URL : undefined);
-  if (!publicBaseUrl) delete process.env.PUBLIC_BASE_URL;
-  // Tunables (BOT_RATE_LIMIT_PER_MINUTE, MODEL_PROVIDER...) come from the caller's environment or `options.env`.
-  Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN' }, wiring, options.env);
-  const bundles =
-    (options.functions ?? process.env.LOCAL_FUNCTIONS) === 'bundles'
-      ? await startBundlesMode({
-          names: emulators,
-          dynamoEndpoint: emulators.dynamoEndpoint,
-          awsEndpoint: emulators.awsEndpoint,
-          adminKey,
-          secretsKey,
-          settings: Object.fromEntries(settingNames.map((name) => [name, process.env[name]])),
-        })
-      : undefined;
-  // The threads read these (shared environment): which functions to load, and how to start each bundle.
-  process.env.LOCAL_FUNCTIONS = bundles ? 'bundles' : 'sources';
-  if (bundles) process.env[BUNDLES_ENV] = JSON.stringify(bundles.launches);
-
-  const workersOptions: WorkersOptions = {
-    region: emulators.region,
-    awsEndpoint: emulators.awsEndpoint,
-    queueUrls: emulators.queueUrls,
-    ...(options.queueWorkerFns ? { queueWorkerFns: options.queueWorkerFns } : {}),
-    logWorkerErrors: options.logWorkerErrors !== false,
-  };
-  // The workers and the HTTP functions load at the same time, each on their thread.
-  const workersStarting =
-    (options.workersThread ?? process.env.LOCAL_WORKERS_THREAD !== '0')
-      ? startWorkersThread(workersOptions)
-      : startWorkers(workersOptions);
   const httpOptions: HttpServerOptions = {
     port: options.port ?? Number(process.env.PORT ?? 3000),
     host: options.host ?? '127.0.0.1',
     fns: [...new Set([...routes.map((r) => r.fn), fallbackFunction])],
     ...(publicBaseUrl ? { publicBaseUrl } : {}),
   };
-  const httpStarting =
-    (options.httpThread ?? process.env.LOCAL_HTTP_THREAD !== '0')
-      ? startHttpThread(httpOptions)
-      : startHttpServer(httpOptions);
-  const mailboxStarting = startLocalMailbox(options.smtpInboundPort ?? 0, options.logWorkerErrors !== false);
-  const [workers, http, mailbox] = await Promise.all([workersStarting, httpStarting, mailboxStarting]);
+
+  // Start-up order (measured, BENCHMARKS.md issue 2, start-up after issue 14): the functions read their settings
+  // when they load, and the settings name the stand-ins' endpoints, so the functions load only once the stand-ins
+  // are up. Everything that does not wait for that starts at once, on the other core: the HTTP and workers threads
+  // load their modules while the stand-ins start, and this thread loads what it runs only when it runs it.
+  let setUp: (value: Emulators) => void = () => {};
+  let setUpFailed: (error: unknown) => void = () => {};
+  const standInsUp = new Promise<Emulators>((resolve, reject) => {
+    setUp = resolve;
+    setUpFailed = reject;
+  });
+  const queuesThread = options.queuesThread ?? process.env.LOCAL_QUEUES_THREAD !== '0';
+  const emulatorsStarting = startEmulators(dataDir, queuesThread ? startQueuesThread : startFauxqsWithQueuesAndBuckets);
+  const workersThread = options.workersThread ?? process.env.LOCAL_WORKERS_THREAD !== '0';
+  const httpThread = options.httpThread ?? process.env.LOCAL_HTTP_THREAD !== '0';
+  const httpStarting = httpThread ? startHttpThread(standInsUp.then(() => httpOptions)) : undefined;
+  const workersStarting = workersThread
+    ? startWorkersThread(standInsUp.then((emulators) => workersOptionsFor(emulators, options)))
+    : undefined;
+  // The mailbox (SMTP, mail parsing, its own SDK clients) loads on this thread while it waits for the stand-ins.
+  const mailboxLoading = import('./mailbox.ts');
+  mailboxLoading.catch(() => {});
+  let emulators: Emulators;
+  let adminKey: string;
+  let bundles: BundlesMode | undefined;
+  try {
+    emulators = await emulatorsStarting;
+    adminKey =
+      options.env?.ADMIN_KEY ??
+      process.env.ADMIN_KEY ??
+      loadOrCreateSecret(dataDir, 'admin-key', () => `sba_${randomBytes(32).toString('base64url')}`);
+    const secretsKey =
+      options.env?.SECRETS_KEY ??
+      process.env.SECRETS_KEY ??
+      loadOrCreateSecret(dataDir, 'secrets-key', () => randomBytes(32).toString('base64'));
+
+    // What the deployment sets for each function, pointed at the stand-ins; always ours.
+    const wiring: Record<string, string> = {
+      SWITCHBOARD_RUNTIME: 'local',
+      AWS_REGION: emulators.region,
+      TABLE_NAME: emulators.tableName,
+      DYNAMODB_ENDPOINT: emulators.dynamoEndpoint,
+      SQS_ENDPOINT: emulators.awsEndpoint,
+      S3_ENDPOINT: emulators.awsEndpoint,
+      ADMIN_KEY: adminKey,
+      SECRETS_KEY: secretsKey,
+      ...Object.fromEntries(Object.values(buckets).map((b) => [b.envVar, emulators.bucketNames[b.key]])),
+      ...Object.fromEntries(
+        (Object.keys(emulators.queueUrls) as QueueKey[]).map((k) => [queueUrlEnv(k), emulators.queueUrls[k]]),
+      ),
+    };
+    if (!publicBaseUrl) delete process.env.PUBLIC_BASE_URL;
+    // Tunables (BOT_RATE_LIMIT_PER_MINUTE, MODEL_PROVIDER...) come from the caller's environment or `options.env`.
+    Object.assign(
+      process.env,
+      { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN' },
+      wiring,
+      options.env,
+    );
+    bundles =
+      (options.functions ?? process.env.LOCAL_FUNCTIONS) === 'bundles'
+        ? await startBundles({
+            names: emulators,
+            dynamoEndpoint: emulators.dynamoEndpoint,
+            awsEndpoint: emulators.awsEndpoint,
+            adminKey,
+            secretsKey,
+          })
+        : undefined;
+    // The threads read this (shared environment): which functions to load.
+    process.env.LOCAL_FUNCTIONS = bundles ? 'bundles' : 'sources';
+  } catch (error) {
+    setUpFailed(error);
+    await Promise.allSettled([httpStarting, workersStarting]);
+    throw error;
+  }
+
+  // The settings are in place: the workers and the HTTP functions load, each on their thread, and the mailbox starts.
+  setUp(emulators);
+  const [workers, http, mailbox] = await Promise.all([
+    workersStarting ?? import('./workers.ts').then((m) => m.startWorkers(workersOptionsFor(emulators, options))),
+    httpStarting ?? import('./http-server.ts').then((m) => m.startHttpServer(httpOptions)),
+    mailboxLoading.then((m) => m.startLocalMailbox(options.smtpInboundPort ?? 0, options.logWorkerErrors !== false)),
+  ]);
   if (!publicBaseUrl) derivedPublicBaseUrl = process.env.PUBLIC_BASE_URL;
   await http.setReady(true);
 
@@ -164,6 +184,35 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   };
 }
 
+function workersOptionsFor(emulators: Emulators, options: ServiceOptions): WorkersOptions {
+  return {
+    region: emulators.region,
+    awsEndpoint: emulators.awsEndpoint,
+    queueUrls: emulators.queueUrls,
+    ...(options.queueWorkerFns ? { queueWorkerFns: options.queueWorkerFns } : {}),
+    logWorkerErrors: options.logWorkerErrors !== false,
+  };
+}
+
+/**
+ * Bundles mode (`LOCAL_FUNCTIONS=bundles`), loaded only when asked for (it synthesizes the CDK stack); the threads
+ * find how to start each bundle in the shared environment.
+ */
+async function startBundles(
+  input: Omit<Parameters<typeof import('./bundles-mode.ts').startBundlesMode>[0], 'settings'>,
+): Promise<BundlesMode> {
+  const [{ BUNDLES_ENV, startBundlesMode }, { settingNames }] = await Promise.all([
+    import('./bundles-mode.ts'),
+    import('#shared/config/config.ts'),
+  ]);
+  const bundles = await startBundlesMode({
+    ...input,
+    settings: Object.fromEntries(settingNames.map((name) => [name, process.env[name]])),
+  });
+  process.env[BUNDLES_ENV] = JSON.stringify(bundles.launches);
+  return bundles;
+}
+
 /** The PUBLIC_BASE_URL this process derived for an earlier service (a restart in the same process derives anew). */
 let derivedPublicBaseUrl: string | undefined;
 
@@ -176,11 +225,11 @@ let derivedPublicBaseUrl: string | undefined;
  * keeps the main thread (tests count DynamoDB calls on its server). Everything still talks over loopback HTTP with
  * the same SDK clients, and the threads see the same environment (SHARE_ENV).
  */
-async function startWorkersThread(options: WorkersOptions): Promise<{ stop(): Promise<void> }> {
+async function startWorkersThread(options: Promise<WorkersOptions>): Promise<{ stop(): Promise<void> }> {
   return startThread('workers', new URL('./workers-thread.ts', import.meta.url), options);
 }
 
-async function startHttpThread(options: HttpServerOptions): Promise<RunningHttpServer> {
+async function startHttpThread(options: Promise<HttpServerOptions>): Promise<RunningHttpServer> {
   const thread = await startThread<{ port: number }>('http', new URL('./http-thread.ts', import.meta.url), options);
   return {
     port: thread.info.port,

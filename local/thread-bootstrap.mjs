@@ -1,8 +1,7 @@
-// Entry of the runner's threads (./threads.ts): registers tsx so the thread loads the project's TypeScript itself,
-// whatever loads the main thread's (tsx under `npm start`, vitest's module runner in tests), then runs the module
-// named in `workerData.entry`.
+// Entry of the runner's threads (./threads.ts): the thread loads the project's TypeScript itself
+// (./typescript-hooks.mjs), whatever loads the main thread's (`npm start`, vitest's module runner in tests), then runs
+// the module named in `workerData.entry`.
 import { workerData } from 'node:worker_threads';
-import { register } from 'tsx/esm/api';
+import './typescript-hooks.mjs';
 
-register();
 await import(workerData.entry);

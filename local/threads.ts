@@ -1,4 +1,4 @@
-import { parentPort, SHARE_ENV, Worker, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, SHARE_ENV, Worker, workerData } from 'node:worker_threads';
 
 /**
  * The local runner's threads: one process, its parts on their own event loops so they use the machine's cores
@@ -15,22 +15,40 @@ export interface ThreadHandle<T> {
   stop(): Promise<void>;
 }
 
-/** Starts `entry` (a module URL) on a thread, with `data` as its input; resolves once it is ready. */
+/**
+ * Node's flags for the threads, as `npm start` gives the main thread its own (./typescript-hooks.mjs loads the code).
+ * Each invocation's scope (./lambda-context.ts) is an AsyncLocalStorage: on Node 22 its default form hooks every
+ * promise the thread creates (the AWS SDK makes many per call); the context-frame form, Node 24's default, does not.
+ */
+const THREAD_EXEC_ARGV = [
+  '--enable-source-maps',
+  '--disable-warning=ExperimentalWarning',
+  '--experimental-async-context-frame',
+];
+
+/**
+ * Starts `entry` (a module URL) on a thread, with `data` as its input; resolves once it is ready. With `data` a
+ * promise, the thread starts at once and loads its modules while the promise settles, and starts what it runs only
+ * with the value (a rejection stops the thread).
+ */
 export async function startThread<T>(
   name: string,
   entry: URL,
   data: unknown,
   options: { onDeath?: (error: Error) => void } = {},
 ): Promise<ThreadHandle<T>> {
+  const later = data instanceof Promise;
   const thread = new Worker(new URL('./thread-bootstrap.mjs', import.meta.url), {
-    workerData: { entry: entry.href, data },
+    workerData: { entry: entry.href, ...(later ? { later } : { data }) },
     env: SHARE_ENV,
-    // Each invocation's scope (./lambda-context.ts) is an AsyncLocalStorage: on Node 22 its default form hooks every
-    // promise the thread creates (the AWS SDK makes many per call); the context-frame form, Node 24's default,
-    // does not.
-    execArgv: ['--experimental-async-context-frame'],
+    execArgv: THREAD_EXEC_ARGV,
     name,
   });
+  if (later)
+    data.then(
+      (value: unknown) => thread.postMessage({ type: 'start', data: value }),
+      () => void thread.terminate(),
+    );
   const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
   const reply = (types: string[]) =>
     new Promise<{ type: string; info?: T; error?: string }>((resolve, reject) => {
@@ -82,13 +100,26 @@ export async function startThread<T>(
   };
 }
 
+/** The input of a thread started before its input was known ({@link startThread} with a promise). */
+function startMessage<I>(port: MessagePort): Promise<I> {
+  return new Promise((resolve) => {
+    const onMessage = (message: { type: string; data?: I }) => {
+      if (message.type !== 'start') return;
+      port.off('message', onMessage);
+      resolve(message.data as I);
+    };
+    port.on('message', onMessage);
+  });
+}
+
 /** In a thread's module: starts what it runs, publishes `info` to the main thread, stops it when asked. */
 export async function serveInThread<I, T>(
   start: (data: I) => Promise<{ info: T; stop(): Promise<void> }>,
 ): Promise<void> {
   const port = parentPort!;
+  const given = workerData as { data?: I; later?: true };
   try {
-    const running = await start((workerData as { data: I }).data);
+    const running = await start(given.later ? await startMessage(port) : (given.data as I));
     port.on('message', (message: { type: string }) => {
       if (message.type !== 'stop') return;
       running.stop().then(

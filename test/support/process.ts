@@ -9,19 +9,30 @@ export interface ServiceProcess {
 
 /** Starts `local/main.ts` (what `npm start` runs) as a separate process and waits for its banner. */
 export async function spawnService(env: Record<string, string>, timeoutMs = 20_000): Promise<ServiceProcess> {
-  // Node itself with tsx's loader (not the tsx CLI, which would run the service in a grandchild that a kill misses).
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'local/main.ts'], {
-    // As `npm start` runs it, V8's compile cache included.
-    // SMTP on a free port too: test files run side by side.
-    env: {
-      ...process.env,
-      PORT: '0',
-      SMTP_INBOUND_PORT: '0',
-      NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile',
-      ...env,
+  // Node itself, as `npm start` runs it (not the tsx CLI, which would run the service in a grandchild that a kill misses).
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      './local/typescript-hooks.mjs',
+      '--enable-source-maps',
+      '--disable-warning=ExperimentalWarning',
+      '--experimental-async-context-frame',
+      'local/main.ts',
+    ],
+    {
+      // As `npm start` runs it, V8's compile cache included.
+      // SMTP on a free port too: test files run side by side.
+      env: {
+        ...process.env,
+        PORT: '0',
+        SMTP_INBOUND_PORT: '0',
+        NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -1,0 +1,43 @@
+// How the local runner loads the project's TypeScript (`npm start` with `--import`, and each of the runner's threads,
+// ./thread-bootstrap.mjs): Node's own type transform (`module.stripTypeScriptTypes`, transform mode: the code uses
+// parameter properties), in the loading thread itself (`module.registerHooks`), its output kept on disk by file.
+// Decision (measured, BENCHMARKS.md issue 2, start-up after issue 14): tsx's loader hooks run on a hooks thread of
+// their own, and every import of every thread (hundreds of modules each: the AWS SDK, fauxqs, the functions) made a
+// round trip to it; Node's `--experimental-transform-types` has no cache and spent ~0.9 s of CPU per start in its
+// WebAssembly transform (~0.5 s on the HTTP thread alone). The V8 compile cache (NODE_COMPILE_CACHE) then applies to
+// the transformed code as to any JavaScript. Plain JavaScript, so it needs no loader itself.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { registerHooks, stripTypeScriptTypes } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const project = new URL('../', import.meta.url).href;
+const cacheDir = fileURLToPath(new URL('node_modules/.cache/switchboard-typescript/', project));
+
+registerHooks({
+  load(url, context, nextLoad) {
+    if (!url.startsWith(project) || !url.endsWith('.ts') || url.includes('/node_modules/'))
+      return nextLoad(url, context);
+    const source = readFileSync(new URL(url), 'utf8');
+    // One entry per file, named by its URL, valid for this exact source and this Node (its transform may change).
+    const stamp = `// ${createHash('sha256').update(process.version).update(source).digest('base64url')}\n`;
+    const entry = `${cacheDir}${createHash('sha256').update(url).digest('base64url')}.js`;
+    let cached;
+    try {
+      cached = readFileSync(entry, 'utf8');
+    } catch {
+      // Not transformed yet.
+    }
+    if (cached?.startsWith(stamp)) return { format: 'module', source: cached.slice(stamp.length), shortCircuit: true };
+    const code = stripTypeScriptTypes(source, { mode: 'transform', sourceMap: true, sourceUrl: url });
+    try {
+      mkdirSync(cacheDir, { recursive: true });
+      const temporary = `${entry}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+      writeFileSync(temporary, stamp + code);
+      renameSync(temporary, entry);
+    } catch {
+      // A read-only checkout still runs, without the cache.
+    }
+    return { format: 'module', source: code, shortCircuit: true };
+  },
+});
