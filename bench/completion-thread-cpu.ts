@@ -10,12 +10,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
-import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
-import { config } from '#shared/config/config.ts';
-import { newId } from '#shared/ids/ids.ts';
 import { startService } from '#local/service.ts';
-import { adminApi, load, machine, median } from './lib/harness.ts';
+import { completionCaller } from './lib/completion-caller.ts';
+import { load, machine, median } from './lib/harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -30,20 +27,7 @@ const svc = await startService({
   dataDir,
   env: { MODEL_PROVIDER: 'offline', BOT_RATE_LIMIT_PER_MINUTE: '100000', POWERTOOLS_LOG_LEVEL: 'SILENT' },
 });
-const admin = adminApi(svc);
-const project = await admin('POST', '/projects', { companyId: 1, name: 'bench', monthlyBotCredits: 1_000_000_000 });
-const { token } = await admin('POST', `/projects/${project.projectId}/api-token`);
-const botId = newId('bot');
-const at = new Date().toISOString();
-await new DynamoBotStore({ client: dynamoDocumentClient(config()), tableName: svc.emulators.tableName }).create({
-  botId,
-  projectId: project.projectId,
-  name: 'Store assistant',
-  instructions: "You are the store's assistant. Answer briefly.",
-  createdAt: at,
-  updatedAt: at,
-  knowledge: { indexVersion: 0, liveGenerations: {} },
-});
+const { token, botId } = await completionCaller(svc, 1);
 
 /** CPU time of each thread of this process, in clock ticks (utime + stime, /proc/self/task/<tid>/stat). */
 function threadTicks(): Map<string, number> {

@@ -14,7 +14,6 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { localDocumentClient } from '#test/support/dynamo.ts';
 import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
@@ -24,11 +23,11 @@ import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
 import { OfflineModelProvider } from '#shared/adapters/models/offline-model.ts';
 import { hashToken } from '#shared/auth/tokens.ts';
 import { composeSystemPrompt } from '#shared/completion/system-prompt.ts';
-import { config } from '#shared/config/config.ts';
 import { newId } from '#shared/ids/ids.ts';
 import { gcraParams } from '#shared/ratelimit/gcra.ts';
 import { startService } from '#local/service.ts';
-import { adminApi, load as runLoad, median, type LoadResult } from './lib/harness.ts';
+import { completionCaller } from './lib/completion-caller.ts';
+import { load as runLoad, median, type LoadResult } from './lib/harness.ts';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '2' }, rounds: { type: 'string', default: '9' } },
@@ -43,27 +42,9 @@ const svc = await startService({
   dataDir,
   env: { MODEL_PROVIDER: 'offline', BOT_RATE_LIMIT_PER_MINUTE: String(RATE), POWERTOOLS_LOG_LEVEL: 'SILENT' },
 });
-const admin = adminApi(svc);
 
-/** A project with a token and a bot; service and anchor get one each so they never contend on the same items. */
-async function setupCaller(companyId: number) {
-  const project = await admin('POST', '/projects', { companyId, name: 'bench', monthlyBotCredits: 1_000_000_000 });
-  const { token } = await admin('POST', `/projects/${project.projectId}/api-token`);
-  const botId = newId('bot');
-  const at = new Date().toISOString();
-  await new DynamoBotStore({ client: dynamoDocumentClient(config()), tableName: svc.emulators.tableName }).create({
-    botId,
-    projectId: project.projectId,
-    name: 'Store assistant',
-    instructions: "You are the store's assistant. Answer briefly.",
-    createdAt: at,
-    updatedAt: at,
-    knowledge: { indexVersion: 0, liveGenerations: {} },
-  });
-  return { token, botId };
-}
-const serviceCaller = await setupCaller(1);
-const anchorCaller = await setupCaller(2);
+const serviceCaller = await completionCaller(svc, 1);
+const anchorCaller = await completionCaller(svc, 2);
 
 const prompt = 'What are the opening hours of the store on Saturdays, and can I pick up an online order there?';
 const instructionsBody = (bench: { botId: string }, kind: 'instructions' | 'bot') =>
