@@ -1,6 +1,12 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleBrowser, hasChromium, openConsoleBrowser, signIn } from '#test/console/browser.ts';
+import {
+  browserSuiteTitle,
+  type ConsoleBrowser,
+  hasChromium,
+  openConsoleBrowser,
+  signIn,
+} from '#test/console/browser.ts';
 import { ACCESSIBILITY_PROBLEMS } from '#test/console/in-page.ts';
 import { WEBHOOK_EVENT_TYPES } from '#shared/webhooks/events.ts';
 import { eventually } from '#test/support/eventually.ts';
@@ -9,7 +15,7 @@ import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 // The console's webhook tools (contract section 11) in Debian's Chromium against the local service: the event
 // catalog, the rate limit on the webhook form, and recovering failed deliveries.
-describe.runIf(hasChromium)('console: event catalog, rate limit, recover', () => {
+describe.runIf(hasChromium)(browserSuiteTitle('console: event catalog, rate limit, recover'), () => {
   let svc: TestService;
   let ui: ConsoleBrowser;
   let page: Page;
