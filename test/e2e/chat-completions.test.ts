@@ -7,7 +7,7 @@ import OpenAI, {
   RateLimitError,
 } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
+import { BOT_COMPLETION_OPERATIONS, recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import type { TestService } from '#test/support/service.ts';
 import { type ModelDouble, startServiceOnModelDouble } from './completion-model-double.ts';
 
@@ -69,15 +69,12 @@ describe('DynamoDB operations per chat completion', () => {
         }
         // The settle write may land just after the stream's last byte.
         const deadline = Date.now() + 2_000;
-        while (dynamo.calls.filter((op) => op !== 'Query').length < 5 && Date.now() < deadline)
+        while (
+          dynamo.calls.filter((op) => op !== 'Query').length < BOT_COMPLETION_OPERATIONS.length &&
+          Date.now() < deadline
+        )
           await new Promise((r) => setTimeout(r, 10));
-        expect(dynamo.calls.filter((op) => op !== 'Query')).toEqual([
-          'GetItem',
-          'UpdateItem',
-          'GetItem',
-          'UpdateItem',
-          'UpdateItem',
-        ]);
+        expect(dynamo.calls.filter((op) => op !== 'Query')).toEqual(BOT_COMPLETION_OPERATIONS);
       } finally {
         dynamo.stop();
       }

@@ -18,3 +18,9 @@ export function recordDynamoCalls(service: RunningService) {
     stop: () => void service.emulators.dynamoServer.off('request', listener),
   };
 }
+
+/**
+ * The item operations of one generation with a bot, on `/completion` and `/chat/completions` alike: token GetItem,
+ * rate-limit UpdateItem, bot GetItem (with its knowledge index version), charge UpdateItem, settle UpdateItem.
+ */
+export const BOT_COMPLETION_OPERATIONS = ['GetItem', 'UpdateItem', 'GetItem', 'UpdateItem', 'UpdateItem'];

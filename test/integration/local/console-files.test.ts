@@ -1,11 +1,9 @@
-import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleRoutes } from '#local/console.ts';
-import { createGateway } from '#local/gateway.ts';
+import { listenGateway } from '#test/support/gateway.ts';
 
 /** The local server of the built console: its pages and assets, and nothing else of the folder or the disk. */
 const dist = mkdtempSync(join(tmpdir(), 'sb-console-dist-'));
@@ -16,19 +14,17 @@ writeFileSync(join(dist, '.source-hash'), 'deadbeef');
 writeFileSync(join(dist, '.shared-inputs.json'), '["shared/webhooks/event-types.ts"]');
 writeFileSync(join(tmpdir(), 'sb-console-outside.txt'), 'outside');
 
-const server = createGateway({
+const starting = listenGateway({
   handlers: { fallback: async () => ({ statusCode: 404, body: '' }) },
   localRoutes: consoleRoutes({ distDir: `${dist}/` }),
 });
 let base = '';
+let close: () => Promise<void>;
 beforeAll(async () => {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ base, close } = await starting);
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
+  await close();
   rmSync(dist, { recursive: true, force: true });
 });
 

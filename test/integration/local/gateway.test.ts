@@ -1,12 +1,10 @@
-import { once } from 'node:events';
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway } from '#local/gateway.ts';
+import { listenGateway } from '#test/support/gateway.ts';
 
 const events: APIGatewayProxyEvent[] = [];
-const server = createGateway({
+const starting = listenGateway({
   handlers: {
     admin: async (event) => {
       events.push(event);
@@ -23,12 +21,11 @@ const server = createGateway({
   },
 });
 let base = '';
+let close: () => Promise<void>;
 beforeAll(async () => {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ base, close } = await starting);
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => close());
 
 describe('local gateway: API Gateway REST proxy events', () => {
   it('passes JSON as text and PDF / multipart as base64, like a REST API with binary media types', async () => {

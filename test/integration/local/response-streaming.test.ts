@@ -1,7 +1,6 @@
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type ProxyHandler } from '#local/gateway.ts';
+import { listenGateway } from '#test/support/gateway.ts';
+import type { ProxyHandler } from '#local/gateway.ts';
 import { installLambdaStreamingGlobals, type LocalResponseStream } from '#local/response-streaming.ts';
 
 /**
@@ -34,21 +33,19 @@ const streaming = runtime.streamifyResponse(
   },
 );
 
-const server = createGateway({
+const starting = listenGateway({
   handlers: {
     'chat-completions': streaming as unknown as ProxyHandler,
     fallback: async () => ({ statusCode: 404, body: '' }),
   },
 });
 let base = '';
+let close: () => Promise<void>;
 beforeAll(async () => {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ base, close } = await starting);
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
+  await close();
 });
 
 describe('local gateway: streamed responses', () => {
