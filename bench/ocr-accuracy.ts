@@ -15,7 +15,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { createCanvas } from '@napi-rs/canvas';
-import { TesseractOcrEngine } from '#shared/adapters/tesseract/tesseract-ocr.ts';
+import { TesseractOcrEngine } from '#shared/pdf/adapters/tesseract-ocr.ts';
 import { loadPdfjs, pdfjsAssets } from '#shared/pdf/pdfjs.ts';
 import { renderPage } from '#shared/pdf/render.ts';
 import { drawDotMatrixText } from '#test/support/dot-matrix.ts';

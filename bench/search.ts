@@ -13,11 +13,11 @@ import { gunzipSync } from 'node:zlib';
 import { S3Client } from '@aws-sdk/client-s3';
 import MiniSearch from 'minisearch';
 import { startEmulators } from '#local/emulators.ts';
-import { S3KnowledgeObjectStore } from '#shared/adapters/s3/knowledge-object-store.ts';
+import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
 import type { Bot } from '#shared/bots/bot.ts';
 import { buildLexicalIndex, type IndexDocumentInput } from '#shared/knowledge/index/lexical-index.ts';
 import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
-import { createLogger } from '#shared/logging/logger.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
 import { machine, median, numberArg } from './lib/harness.ts';
 import { makePassage, makeVocabulary, seededRandom } from './search-corpus.ts';
 

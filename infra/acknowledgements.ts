@@ -4,8 +4,8 @@ import { type IRole, Policy, type Role } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
 import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import type { SecretKey } from '#shared/resources/access.ts';
-import type { BucketKey } from '#shared/resources/buckets.ts';
+import type { SecretKey } from '#shared/contract/access.ts';
+import type { BucketKey } from '#shared/contract/buckets.ts';
 import type { FunctionSpec } from './functions.ts';
 
 /** The id prefix of CDK's singleton Lambda that applies S3 bucket notifications (a custom resource, deploy time only). */

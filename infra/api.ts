@@ -13,7 +13,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { binaryMediaTypes } from '#shared/resources/routes.ts';
+import { binaryMediaTypes } from '#shared/contract/routes.ts';
 import type { ResourceDefinitions } from './functions.ts';
 import type { DeploymentSettings } from './settings.ts';
 

@@ -74,7 +74,7 @@ export const unbundledPackages: Record<string, UnbundledPackage> = {
 
 /**
  * zod's locale index re-exports 40-odd message locales (about 260 kB minified). The code imports zod through
- * `shared/validation/zod.ts` (`zod/mini`, tree-shaken, English selected there from `zod/locales`), so only English
+ * `shared/kernel/validation/zod.ts` (`zod/mini`, tree-shaken, English selected there from `zod/locales`), so only English
  * is reached; should anything keep a whole zod namespace (`import { z } from 'zod'`, `z.locales`), the index still
  * resolves to English alone here: `z.locales.<other>` does not exist in a bundle (test/infra checks no code uses it).
  */

@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import { queues } from '#shared/resources/queues.ts';
-import { scheduledWorkers } from '#shared/resources/workers.ts';
+import { queues } from '#shared/contract/queues.ts';
+import { scheduledWorkers } from '#shared/contract/workers.ts';
 import { architectureFor, buildFunctionsSync } from './bundling.ts';
 import { functionSpecs, type FunctionSpec } from './functions.ts';
 
 /**
  * What the deployed service costs, from AWS list prices and stated assumptions: per million Bots API requests, sends
- * and webhook deliveries, and the monthly floor when idle. Memory sizes come from shared/resources, so the numbers
+ * and webhook deliveries, and the monthly floor when idle. Memory sizes come from shared/contract, so the numbers
  * follow the definitions. `npx tsx infra/cost.ts` prints the README's tables.
  */
 
@@ -93,7 +93,7 @@ export function perMillion(
   let lambda = 0;
   for (const call of unit.lambda) {
     const spec = specs.get(call.fn);
-    if (!spec) throw new Error(`No function ${call.fn} in shared/resources`);
+    if (!spec) throw new Error(`No function ${call.fn} in shared/contract`);
     const share = 1 / (call.perInvocation ?? 1);
     const gbSeconds = (spec.memoryMb / 1024) * (call.billedMs / 1000);
     lambda += share * (gbSeconds * prices.lambdaGbSecond[architectures[call.fn] ?? 'arm64'] + prices.lambdaRequest);

@@ -5,8 +5,8 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { METRIC_NAMESPACE, metricNames, type MetricName } from '#shared/observability/metrics.ts';
-import type { QueueKey } from '#shared/resources/queues.ts';
+import { METRIC_NAMESPACE, metricNames, type MetricName } from '#shared/kernel/metrics.ts';
+import type { QueueKey } from '#shared/contract/queues.ts';
 import type { FunctionSpec } from './functions.ts';
 
 export interface DashboardProps {
@@ -21,7 +21,7 @@ const PERIOD = Duration.minutes(5);
 
 /**
  * One CloudWatch dashboard: the API, each function, the queues and the table (AWS metrics), then the service's own
- * metrics (`shared/observability/metrics.ts`, EMF from the functions). Those are found with SEARCH over the
+ * metrics (`shared/kernel/metrics.ts`, EMF from the functions). Those are found with SEARCH over the
  * namespace, so a function that starts emitting a metric (an inbound function added later) shows without a change
  * here.
  */

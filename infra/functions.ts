@@ -1,14 +1,14 @@
-import type { BucketAccess, FunctionAccess, SecretKey } from '#shared/resources/access.ts';
-import type { BucketKey } from '#shared/resources/buckets.ts';
-import type { QueueKey } from '#shared/resources/queues.ts';
-import { fallbackFunction, routes, type RouteDefinition } from '#shared/resources/routes.ts';
-import type { GsiName } from '#shared/resources/table.ts';
+import type { BucketAccess, FunctionAccess, SecretKey } from '#shared/contract/access.ts';
+import type { BucketKey } from '#shared/contract/buckets.ts';
+import type { QueueKey } from '#shared/contract/queues.ts';
+import { fallbackFunction, routes, type RouteDefinition } from '#shared/contract/routes.ts';
+import type { GsiName } from '#shared/contract/table.ts';
 import {
   queueWorkers,
   scheduledWorkers,
   type QueueWorkerDefinition,
   type ScheduledWorkerDefinition,
-} from '#shared/resources/workers.ts';
+} from '#shared/contract/workers.ts';
 
 /** The shared resource definitions the stack is generated from (injectable so tests can add a route). */
 export interface ResourceDefinitions {

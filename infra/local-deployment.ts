@@ -15,7 +15,7 @@ export interface LocalDeployment {
   settings: DeploymentSettings;
   template: CfnTemplate;
   functions: Record<string, DeployedFunction>;
-  /** Logical ids, by what they are in shared/resources. */
+  /** Logical ids, by what they are in shared/contract. */
   resources: {
     table: string;
     queues: Record<string, string>;

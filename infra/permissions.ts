@@ -5,9 +5,9 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { FunctionAccess, SecretKey } from '#shared/resources/access.ts';
-import type { BucketKey } from '#shared/resources/buckets.ts';
-import type { QueueKey } from '#shared/resources/queues.ts';
+import type { FunctionAccess, SecretKey } from '#shared/contract/access.ts';
+import type { BucketKey } from '#shared/contract/buckets.ts';
+import type { QueueKey } from '#shared/contract/queues.ts';
 
 /** The deployed resources a declaration can name. */
 export interface AccessTargets {

@@ -1,7 +1,7 @@
 /**
  * Deployment settings: CDK context under the `switchboard` key (cdk.json, or `-c switchboard='{"...":...}'`), with
  * defaults that deploy a working service. Everything here is what differs between deployments; what the service is
- * (routes, queues, table) comes from shared/resources/.
+ * (routes, queues, table) comes from shared/contract/.
  */
 export interface DeploymentSettings {
   /** `bedrock` (default) or `openai` (an OpenAI-compatible server; its API key goes in the `modelApiKey` secret). */

@@ -28,10 +28,10 @@ import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { secrets as secretDefinitions, type SecretKey } from '#shared/resources/access.ts';
-import { buckets as bucketDefinitions, type BucketKey } from '#shared/resources/buckets.ts';
-import { queues as queueDefinitions, queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
-import { mainTable } from '#shared/resources/table.ts';
+import { secrets as secretDefinitions, type SecretKey } from '#shared/contract/access.ts';
+import { buckets as bucketDefinitions, type BucketKey } from '#shared/contract/buckets.ts';
+import { queues as queueDefinitions, queueUrlEnv, type QueueKey } from '#shared/contract/queues.ts';
+import { mainTable } from '#shared/contract/table.ts';
 import { createAlarms } from './alarms.ts';
 import { createApi, STAGE_NAME } from './api.ts';
 import { createDashboard } from './dashboard.ts';
@@ -57,7 +57,7 @@ export interface SwitchboardStackProps extends StackProps {
 }
 
 /**
- * The whole service on AWS, generated from shared/resources: one DynamoDB table, SQS queues with dead-letter queues,
+ * The whole service on AWS, generated from shared/contract: one DynamoDB table, SQS queues with dead-letter queues,
  * S3 buckets, one Lambda per function folder the definitions name (routes, fallback, queue and scheduled workers),
  * each with a role granting exactly its declared access, the Regional REST API in front, and alarms.
  */

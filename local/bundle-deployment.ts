@@ -23,7 +23,7 @@ interface Resolved {
 
 /**
  * Resolves the template's intrinsic functions (`Ref`, `Fn::GetAtt`, `Fn::Join`, `Fn::Sub`, ...) against the local
- * stand-ins: the table, queues, buckets and secrets by what they are in shared/resources, pseudo parameters to the
+ * stand-ins: the table, queues, buckets and secrets by what they are in shared/contract, pseudo parameters to the
  * local region and account, anything else to a name made of its logical id (an ARN nothing local will call).
  */
 export function templateResolver(deployment: LocalDeployment, names: LocalNames): (value: unknown) => unknown {

@@ -5,7 +5,7 @@ import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RouteDeclaration } from '#shared/http/router.ts';
 import { buildOpenApiDocument } from '#shared/openapi/document.ts';
-import { routes } from '#shared/resources/routes.ts';
+import { routes } from '#shared/contract/routes.ts';
 import { sendGatewayError, type LocalRoute } from './gateway.ts';
 
 /** Where `npm run build:console` (run by `npm start` and `npm test` when the sources changed) writes the console. */
@@ -55,7 +55,7 @@ export interface ConsoleRouteOptions {
   /** Origins the browser posts knowledge uploads to (the S3 endpoint of the upload URLs). */
   uploadOrigins?: readonly string[];
   distDir?: string;
-  /** The management API's route declarations (`functions/admin/routes.ts`), loaded when the document is first asked for. */
+  /** The management API's route declarations (`shared/openapi/admin-routes.ts`), loaded when the document is first asked for. */
   adminRoutes?: () => Promise<readonly RouteDeclaration[]>;
 }
 
@@ -143,7 +143,7 @@ export function consoleRoutes(options: ConsoleRouteOptions = {}): LocalRoute[] {
 
 /** The declarations only: building the document constructs no adapter and needs no configuration. */
 async function defaultAdminRoutes(): Promise<readonly RouteDeclaration[]> {
-  return (await import('#functions/admin/routes.ts')).adminRoutes;
+  return (await import('#shared/openapi/admin-routes.ts')).adminRoutes;
 }
 
 function readOnly(method: string | undefined, res: ServerResponse): boolean {

@@ -14,9 +14,9 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import dynalite from 'dynalite';
 import type { buildApp } from 'fauxqs';
-import { buckets } from '#shared/resources/buckets.ts';
-import { deadLetterName, queues, type QueueKey } from '#shared/resources/queues.ts';
-import { mainTable } from '#shared/resources/table.ts';
+import { buckets } from '#shared/contract/buckets.ts';
+import { deadLetterName, queues, type QueueKey } from '#shared/contract/queues.ts';
+import { mainTable } from '#shared/contract/table.ts';
 
 const REGION = 'us-east-1';
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -192,7 +192,7 @@ interface ObjectStore {
 
 /**
  * S3 event notifications, which fauxqs lacks: when an object lands (PUT or a browser's POST) in a bucket whose
- * definition (shared/resources/buckets.ts) reports creations to a queue, the queue receives the record S3 would send
+ * definition (shared/contract/buckets.ts) reports creations to a queue, the queue receives the record S3 would send
  * on AWS, so the same worker code handles both. Returns a function that stops it.
  */
 function notifyObjectsCreated(

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { matchRoute } from '#shared/resources/route-match.ts';
-import { binaryMediaTypes, fallbackFunction, routes, type RouteDefinition } from '#shared/resources/routes.ts';
+import { matchRoute } from '#shared/contract/route-match.ts';
+import { binaryMediaTypes, fallbackFunction, routes, type RouteDefinition } from '#shared/contract/routes.ts';
 import { invokeWithTimeout, lambdaContext, LambdaTimeoutError } from './lambda-context.ts';
 import { isStreamingHandler, serveStreaming, type StreamingHandler } from './response-streaming.ts';
 

@@ -2,10 +2,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { findChannelsByAddress } from '#shared/adapters/dynamodb/channel-directory.ts';
-import { S3RawReportStore } from '#shared/adapters/s3/raw-report-store.ts';
-import { SqsJsonQueue } from '#shared/adapters/sqs/json-queue.ts';
-import { parseConfig } from '#shared/config/config.ts';
+import { findChannelsByAddress } from '#shared/messaging/adapters/dynamo-channel-directory.ts';
+import { S3RawReportStore } from '#shared/messaging/adapters/s3-raw-report-store.ts';
+import { SqsJsonQueue } from '#shared/kernel/aws/sqs-json-queue.ts';
+import { parseConfig } from '#shared/kernel/config.ts';
 import type { InboundReport } from '#shared/messaging/inbound/report.ts';
 import { startSmtpInbound, type RunningSmtpInbound } from './smtp-inbound.ts';
 

@@ -1,6 +1,6 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { QueueWorkerDefinition } from '#shared/resources/workers.ts';
+import type { QueueWorkerDefinition } from '#shared/contract/workers.ts';
 import { invokeWithTimeout, lambdaContext } from './lambda-context.ts';
 
 /** A worker's handler: a partial batch response, or nothing when every message succeeded. */

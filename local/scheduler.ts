@@ -1,4 +1,4 @@
-import type { ScheduledWorkerDefinition } from '#shared/resources/workers.ts';
+import type { ScheduledWorkerDefinition } from '#shared/contract/workers.ts';
 import { invokeWithTimeout, lambdaContext } from './lambda-context.ts';
 
 export type ScheduledHandler = (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buckets } from '#shared/resources/buckets.ts';
-import { queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
-import { fallbackFunction, routes } from '#shared/resources/routes.ts';
+import { buckets } from '#shared/contract/buckets.ts';
+import { queueUrlEnv, type QueueKey } from '#shared/contract/queues.ts';
+import { fallbackFunction, routes } from '#shared/contract/routes.ts';
 import type { BundlesMode } from './bundles-mode.ts';
 import { startEmulators, startFauxqsWithQueuesAndBuckets, type Emulators, type QueuesAndBuckets } from './emulators.ts';
 import { startThread } from './threads.ts';
@@ -203,7 +203,7 @@ async function startBundles(
 ): Promise<BundlesMode> {
   const [{ BUNDLES_ENV, startBundlesMode }, { settingNames }] = await Promise.all([
     import('./bundles-mode.ts'),
-    import('#shared/config/config.ts'),
+    import('#shared/kernel/config.ts'),
   ]);
   const bundles = await startBundlesMode({
     ...input,

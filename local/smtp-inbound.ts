@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
-import { MAX_MAIL_BYTES } from '#shared/adapters/mailparser/parse-mail.ts';
+import { MAX_MAIL_BYTES } from '#shared/messaging/adapters/parse-mail.ts';
 import { reportKey, type InboundReport } from '#shared/messaging/inbound/report.ts';
 
 export interface SmtpInboundOptions {

@@ -1,6 +1,6 @@
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { QueueKey } from '#shared/resources/queues.ts';
-import { queueWorkers, scheduledWorkers } from '#shared/resources/workers.ts';
+import type { QueueKey } from '#shared/contract/queues.ts';
+import { queueWorkers, scheduledWorkers } from '#shared/contract/workers.ts';
 import { loadFunction } from './load-function.ts';
 import { startPoller, type SqsHandler } from './poller.ts';
 import { startSchedule, type ScheduledHandler } from './scheduler.ts';

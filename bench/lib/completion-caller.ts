@@ -1,7 +1,7 @@
-import { dynamoDocumentClient } from '#shared/adapters/aws/clients.ts';
-import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
-import { config } from '#shared/config/config.ts';
-import { newId } from '#shared/ids/ids.ts';
+import { dynamoDocumentClient } from '#shared/kernel/aws/clients.ts';
+import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
+import { config } from '#shared/kernel/config.ts';
+import { newId } from '#shared/kernel/ids.ts';
 import type { RunningService } from '#local/service.ts';
 import { adminApi } from './harness.ts';
 

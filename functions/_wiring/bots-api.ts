@@ -1,9 +1,9 @@
-import { DynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
-import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
-import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
-import type { Config } from '#shared/config/config.ts';
+import { DynamoRateLimiter } from '#shared/ratelimit/adapters/dynamo-rate-limiter.ts';
+import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
+import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import type { Config } from '#shared/kernel/config.ts';
 import type { BotsApiAuthPorts } from '#shared/http/presets.ts';
-import type { Metrics } from '#shared/observability/metrics.ts';
+import type { Metrics } from '#shared/kernel/metrics.ts';
 import { gcraParams } from '#shared/ratelimit/gcra.ts';
 import { meteredRateLimiter } from './metered.ts';
 

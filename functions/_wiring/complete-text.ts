@@ -1,12 +1,12 @@
-import { readOptionalSecret } from '#shared/adapters/aws/secrets.ts';
-import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
-import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
-import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
-import { modelRouterFromConfig } from '#shared/adapters/models/model-router.ts';
+import { readOptionalSecret } from '#shared/kernel/aws/secrets.ts';
+import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
+import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
+import { modelRouterFromConfig } from '#shared/models/adapters/model-router-from-config.ts';
 import { makeCompleteText } from '#shared/completion/complete-text.ts';
-import type { Config } from '#shared/config/config.ts';
-import type { Logger } from '#shared/logging/logger.ts';
-import type { Metrics } from '#shared/observability/metrics.ts';
+import type { Config } from '#shared/kernel/config.ts';
+import type { Logger } from '#shared/kernel/logger.ts';
+import type { Metrics } from '#shared/kernel/metrics.ts';
 import { knowledgeSearchFromConfig } from './knowledge.ts';
 import { meteredCreditLedger, meteredModelRouter } from './metered.ts';
 

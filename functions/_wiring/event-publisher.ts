@@ -1,9 +1,9 @@
-import { s3PayloadStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
-import { sqsClient } from '#shared/adapters/sqs/clients.ts';
-import { SqsEventQueue } from '#shared/adapters/sqs/webhook-queues.ts';
-import { requiredSetting, type Config } from '#shared/config/config.ts';
-import type { EventPublisher } from '#shared/webhooks/events.ts';
-import { makeEventPublisher } from '#shared/webhooks/publish.ts';
+import { s3PayloadStoreOnFirstUse } from '#shared/kernel/aws/on-first-use.ts';
+import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
+import { SqsEventQueue } from '#shared/webhooks/adapters/sqs-webhook-queues.ts';
+import { requiredSetting, type Config } from '#shared/kernel/config.ts';
+import type { EventPublisher } from '#shared/events/envelope.ts';
+import { makeEventPublisher } from '#shared/events/publish-event.ts';
 
 /**
  * The deployment's EventPublisher (SQS `events` queue, large bodies in the transfer bucket). Call at module scope

@@ -1,8 +1,8 @@
-import { DynamoIdempotencyStore } from '#shared/adapters/dynamodb/idempotency-store.ts';
-import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
+import { DynamoIdempotencyStore } from '#shared/idempotency/adapters/dynamo-idempotency-store.ts';
+import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import type { ScopedIdempotency } from '#shared/http/presets.ts';
-import { idempotency } from '#shared/http/idempotency.ts';
-import type { Logger } from '#shared/logging/logger.ts';
+import { idempotency } from '#shared/idempotency/api/idempotency-middleware.ts';
+import type { Logger } from '#shared/kernel/logger.ts';
 
 /**
  * `Idempotency-Key` on DynamoDB for a preset, which gives the scope (the caller's project, integration, or the

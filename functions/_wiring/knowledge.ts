@@ -1,10 +1,10 @@
-import { bedrockRuntimeClient } from '#shared/adapters/bedrock/bedrock-model.ts';
-import { BedrockTitanEmbeddings } from '#shared/adapters/embeddings/bedrock-titan-embeddings.ts';
-import { OpenAiCompatibleEmbeddings } from '#shared/adapters/embeddings/openai-embeddings.ts';
-import { s3KnowledgeObjectStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
+import { bedrockRuntimeClient } from '#shared/models/adapters/bedrock-model.ts';
+import { BedrockTitanEmbeddings } from '#shared/knowledge/adapters/bedrock-titan-embeddings.ts';
+import { OpenAiCompatibleEmbeddings } from '#shared/knowledge/adapters/openai-embeddings.ts';
+import { s3KnowledgeObjectStoreOnFirstUse } from '#shared/kernel/aws/on-first-use.ts';
 import type { BotStore } from '#shared/bots/bot.ts';
-import type { Config } from '#shared/config/config.ts';
-import type { Logger } from '#shared/logging/logger.ts';
+import type { Config } from '#shared/kernel/config.ts';
+import type { Logger } from '#shared/kernel/logger.ts';
 import type { EmbeddingsProvider } from '#shared/knowledge/embeddings.ts';
 import type { KnowledgeObjectStore } from '#shared/knowledge/knowledge-files.ts';
 import type { KnowledgeSearch } from '#shared/knowledge/knowledge-search.ts';

@@ -2,7 +2,7 @@ import type { CreditLedger } from '#shared/credits/credit-ledger.ts';
 import type { MessageProvider, MessageProviders } from '#shared/messaging/providers.ts';
 import type { ModelProvider, ModelStreamEvent } from '#shared/models/model-provider.ts';
 import type { ModelRouter } from '#shared/models/model-router.ts';
-import { metricNames, type Metrics } from '#shared/observability/metrics.ts';
+import { metricNames, type Metrics } from '#shared/kernel/metrics.ts';
 import type { OcrEngine } from '#shared/pdf/ocr.ts';
 import type { RateLimiter } from '#shared/ratelimit/gcra.ts';
 import type { WebhookSender } from '#shared/webhooks/ports.ts';

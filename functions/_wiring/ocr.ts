@@ -1,7 +1,7 @@
-import { TesseractOcrEngine } from '#shared/adapters/tesseract/tesseract-ocr.ts';
-import { textractClient, TextractOcrEngine } from '#shared/adapters/textract/textract-ocr.ts';
-import type { Config } from '#shared/config/config.ts';
-import type { Metrics } from '#shared/observability/metrics.ts';
+import { TesseractOcrEngine } from '#shared/pdf/adapters/tesseract-ocr.ts';
+import { textractClient, TextractOcrEngine } from '#shared/pdf/adapters/textract-ocr.ts';
+import type { Config } from '#shared/kernel/config.ts';
+import type { Metrics } from '#shared/kernel/metrics.ts';
 import type { OcrOptions } from '#shared/pdf/index.ts';
 import { meteredOcrEngine } from '#functions/_wiring/metered.ts';
 

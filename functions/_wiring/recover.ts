@@ -1,9 +1,9 @@
-import { DynamoFailedDeliveries } from '#shared/adapters/dynamodb/failed-deliveries.ts';
-import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
-import { sqsClient } from '#shared/adapters/sqs/clients.ts';
-import { SqsRecoverContinuation } from '#shared/adapters/sqs/recover-continuation.ts';
-import { SqsDeliveryQueue } from '#shared/adapters/sqs/webhook-queues.ts';
-import { requiredSetting, type Config } from '#shared/config/config.ts';
+import { DynamoFailedDeliveries } from '#shared/webhooks/adapters/dynamo-failed-deliveries.ts';
+import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
+import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
+import { SqsRecoverContinuation } from '#shared/webhooks/adapters/sqs-recover-continuation.ts';
+import { SqsDeliveryQueue } from '#shared/webhooks/adapters/sqs-webhook-queues.ts';
+import { requiredSetting, type Config } from '#shared/kernel/config.ts';
 import type { WebhookDirectory } from '#shared/webhooks/ports.ts';
 import { makeRecoverFailedDeliveries, type RecoverFailedDeliveries } from '#shared/webhooks/recover.ts';
 

@@ -1,6 +1,6 @@
-import { readSecret } from '#shared/adapters/aws/secrets.ts';
-import type { Config } from '#shared/config/config.ts';
-import { createSecretBox, type SecretBox } from '#shared/integrations/secret-box.ts';
+import { readSecret } from '#shared/kernel/aws/secrets.ts';
+import type { Config } from '#shared/kernel/config.ts';
+import { createSecretBox, type SecretBox } from '#shared/kernel/secret-box.ts';
 
 /**
  * The deployment's SecretBox: `SECRETS_KEY` when set (local runs generate one under DATA_DIR), else the key read

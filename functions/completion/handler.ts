@@ -1,12 +1,12 @@
-import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
-import { config } from '#shared/config/config.ts';
+import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
+import { config } from '#shared/kernel/config.ts';
 import type { CompletionOutput } from '#shared/completion/complete-text.ts';
-import { fontesOf } from '#shared/completion/fontes.ts';
-import { parseCompletionRequest } from '#shared/completion/completion-request.ts';
+import { fontesOf } from '#shared/completion/api/fontes.ts';
+import { parseCompletionRequest } from '#shared/completion/api/completion-request.ts';
 import { botsApiFunction, jsonObjectBody } from '#shared/http/presets.ts';
 import { json } from '#shared/http/types.ts';
-import { createLogger } from '#shared/logging/logger.ts';
-import { routes } from '#shared/resources/routes.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
+import { routes } from '#shared/contract/routes.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { completeTextFromConfig } from '#functions/_wiring/complete-text.ts';
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';

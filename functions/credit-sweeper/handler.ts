@@ -1,11 +1,11 @@
-import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
-import { config } from '#shared/config/config.ts';
-import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
-import { makeSweepOrphanedCharges } from '#shared/credits/sweep.ts';
-import { createLogger } from '#shared/logging/logger.ts';
+import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
+import { config } from '#shared/kernel/config.ts';
+import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { makeSweepOrphanedCharges } from '#shared/credits/sweep-orphaned-charges.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
 import { meteredCreditLedger } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
-import { workerFunction } from '#functions/_wiring/worker.ts';
+import { workerFunction } from '#shared/http/worker.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();

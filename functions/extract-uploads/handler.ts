@@ -1,14 +1,14 @@
-import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
-import { config, requiredSetting } from '#shared/config/config.ts';
-import { s3Client } from '#shared/adapters/s3/clients.ts';
-import { S3ExtractUploadStore } from '#shared/adapters/s3/extract-upload-store.ts';
+import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
+import { config, requiredSetting } from '#shared/kernel/config.ts';
+import { s3Client } from '#shared/kernel/aws/s3-client.ts';
+import { S3ExtractUploadStore } from '#shared/extract/adapters/s3-extract-upload-store.ts';
 import { MAX_PDF_BYTES } from '#shared/extract/extract-pdf.ts';
 import { makeCreateUpload } from '#shared/extract/uploads.ts';
 import { parseJsonObjectBody, validate } from '#shared/http/middleware.ts';
 import { botsApiFunction } from '#shared/http/presets.ts';
 import { json } from '#shared/http/types.ts';
-import { createLogger } from '#shared/logging/logger.ts';
-import * as z from '#shared/validation/zod.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
+import * as z from '#shared/kernel/validation/zod.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 

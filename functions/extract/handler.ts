@@ -1,19 +1,19 @@
-import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
-import { config } from '#shared/config/config.ts';
-import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
-import { s3ExtractUploadStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
+import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
+import { config } from '#shared/kernel/config.ts';
+import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { s3ExtractUploadStoreOnFirstUse } from '#shared/kernel/aws/on-first-use.ts';
 import { makeExtractPdf } from '#shared/extract/extract-pdf.ts';
 import { botsApiFunction } from '#shared/http/presets.ts';
 import { json } from '#shared/http/types.ts';
-import { createLogger } from '#shared/logging/logger.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
 import type { PdfPage } from '#shared/pdf/index.ts';
-import { routes } from '#shared/resources/routes.ts';
+import { routes } from '#shared/contract/routes.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { meteredCreditLedger } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { ocrFromConfig } from '#functions/_wiring/ocr.ts';
-import { readExtractRequest, type ExtractMode } from './request.ts';
+import { readExtractRequest, type ExtractMode } from '../../shared/extract/api/extract-request.ts';
 
 /** Time kept between the end of extraction and the Lambda's own timeout, for the refund and the answer. */
 const LAMBDA_MARGIN_MS = 3_000;

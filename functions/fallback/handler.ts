@@ -1,9 +1,9 @@
 import { HttpError } from '#shared/http/errors.ts';
 import { httpFunction } from '#shared/http/middleware.ts';
 import type { HttpEvent } from '#shared/http/types.ts';
-import { createLogger } from '#shared/logging/logger.ts';
-import { matchRoute } from '#shared/resources/route-match.ts';
-import { routes } from '#shared/resources/routes.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
+import { matchRoute } from '#shared/contract/route-match.ts';
+import { routes } from '#shared/contract/routes.ts';
 
 const logger = createLogger('fallback');
 

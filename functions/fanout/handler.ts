@@ -1,15 +1,15 @@
-import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
+import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
-import { sqsClient } from '#shared/adapters/sqs/clients.ts';
-import { SqsDeliveryQueue } from '#shared/adapters/sqs/webhook-queues.ts';
-import { config, requiredSetting } from '#shared/config/config.ts';
-import { createLogger } from '#shared/logging/logger.ts';
-import { metricNames } from '#shared/observability/metrics.ts';
+import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
+import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
+import { SqsDeliveryQueue } from '#shared/webhooks/adapters/sqs-webhook-queues.ts';
+import { config, requiredSetting } from '#shared/kernel/config.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
+import { metricNames } from '#shared/kernel/metrics.ts';
 import { makeFanout } from '#shared/webhooks/fanout.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
-import { workerFunction } from '#functions/_wiring/worker.ts';
+import { workerFunction } from '#shared/http/worker.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();

@@ -1,14 +1,14 @@
-import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
-import { config } from '#shared/config/config.ts';
-import { readOptionalSecret } from '#shared/adapters/aws/secrets.ts';
-import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
-import { modelProbe } from '#shared/adapters/models/model-probe.ts';
-import { bucketProbe } from '#shared/adapters/s3/bucket-probe.ts';
-import { s3Client } from '#shared/adapters/s3/clients.ts';
-import { makeGetHealth } from '#shared/health/health.ts';
+import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
+import { config } from '#shared/kernel/config.ts';
+import { readOptionalSecret } from '#shared/kernel/aws/secrets.ts';
+import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { modelProbe } from '#shared/models/adapters/model-probe.ts';
+import { bucketProbe } from '#shared/health/adapters/bucket-probe.ts';
+import { s3Client } from '#shared/kernel/aws/s3-client.ts';
+import { makeGetHealth } from '#shared/health/get-health.ts';
 import { botsApiFunction } from '#shared/http/presets.ts';
 import { json } from '#shared/http/types.ts';
-import { createLogger } from '#shared/logging/logger.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 

@@ -1,9 +1,9 @@
-import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
-import { config, requiredSetting } from '#shared/config/config.ts';
+import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
+import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { pathAndQuery } from '#shared/http/middleware.ts';
 import { providerFunction, rawBytesBody } from '#shared/http/presets.ts';
-import { createLogger } from '#shared/logging/logger.ts';
-import { routes } from '#shared/resources/routes.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
+import { routes } from '#shared/contract/routes.ts';
 import { acceptInboundFromConfig } from '#functions/_wiring/accept-inbound.ts';
 
 // Composition root: built once per cold start.

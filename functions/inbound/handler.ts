@@ -1,11 +1,11 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { DynamoChannelDirectory } from '#shared/adapters/dynamodb/channel-directory.ts';
-import { channelFromItem } from '#shared/adapters/dynamodb/channel-store.ts';
-import { DynamoMessageStatusStore } from '#shared/adapters/dynamodb/message-status-store.ts';
-import { parseMail } from '#shared/adapters/mailparser/parse-mail.ts';
-import { s3RawReportStoreOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
-import { config, requiredSetting } from '#shared/config/config.ts';
-import { createLogger } from '#shared/logging/logger.ts';
+import { DynamoChannelDirectory } from '#shared/messaging/adapters/dynamo-channel-directory.ts';
+import { channelFromItem } from '#shared/messaging/adapters/dynamo-channel-store.ts';
+import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
+import { parseMail } from '#shared/messaging/adapters/parse-mail.ts';
+import { s3RawReportStoreOnFirstUse } from '#shared/kernel/aws/on-first-use.ts';
+import { config, requiredSetting } from '#shared/kernel/config.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
 import { cacheChannels } from '#shared/messaging/inbound/channel-cache.ts';
 import { makeProcessInbound } from '#shared/messaging/inbound/process-inbound.ts';
 import type { InboundReport } from '#shared/messaging/inbound/report.ts';

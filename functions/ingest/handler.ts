@@ -1,18 +1,18 @@
-import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
+import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { config } from '#shared/config/config.ts';
-import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-file-store.ts';
-import { s3KnowledgeUploadInboxOnFirstUse } from '#shared/adapters/s3/on-first-use.ts';
+import { config } from '#shared/kernel/config.ts';
+import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
+import { s3KnowledgeUploadInboxOnFirstUse } from '#shared/kernel/aws/on-first-use.ts';
 import { makeAcceptArrival, objectsCreatedIn } from '#shared/knowledge/arrivals.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { makePdfPageReader, PDF_READ_BUDGET_MS } from '#shared/knowledge/pdf-reader.ts';
-import { createLogger } from '#shared/logging/logger.ts';
-import { queues } from '#shared/resources/queues.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
+import { queues } from '#shared/contract/queues.ts';
 import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#functions/_wiring/knowledge.ts';
 import { ocrFromConfig } from '#functions/_wiring/ocr.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
-import { workerFunction } from '#functions/_wiring/worker.ts';
+import { workerFunction } from '#shared/http/worker.ts';
 
 // Composition root: built once per cold start; analysed files stay cached between batches.
 const cfg = config();

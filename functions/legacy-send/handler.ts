@@ -1,7 +1,7 @@
 import { HttpError } from '#shared/http/errors.ts';
 import { httpFunction } from '#shared/http/middleware.ts';
 import type { HttpEvent } from '#shared/http/types.ts';
-import { createLogger } from '#shared/logging/logger.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
 
 const logger = createLogger('legacy-send');
 

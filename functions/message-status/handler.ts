@@ -1,9 +1,9 @@
-import { config } from '#shared/config/config.ts';
-import { DynamoMessageStatusStore } from '#shared/adapters/dynamodb/message-status-store.ts';
-import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
+import { config } from '#shared/kernel/config.ts';
+import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
+import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import { customTokenFunction } from '#shared/http/presets.ts';
 import { json } from '#shared/http/types.ts';
-import { createLogger } from '#shared/logging/logger.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
 import { makeGetMessage } from '#shared/messaging/get-message.ts';
 import { messageStatusView } from '#shared/messaging/message-status.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';

@@ -1,10 +1,10 @@
-import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
-import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
-import { config } from '#shared/config/config.ts';
-import { openAiErrors } from '#shared/http/openai-errors.ts';
+import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
+import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
+import { config } from '#shared/kernel/config.ts';
+import { openAiErrors } from '#shared/completion/api/openai/openai-errors.ts';
 import { botsApiFunction } from '#shared/http/presets.ts';
 import { json } from '#shared/http/types.ts';
-import { createLogger } from '#shared/logging/logger.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 

@@ -1,4 +1,4 @@
-import { DomainError } from '../errors/domain-error.ts';
+import { DomainError } from '../kernel/domain-error.ts';
 
 /**
  * Where a bot's knowledge stands, as the search needs it in the same read as the bot: the published index (one

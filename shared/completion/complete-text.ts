@@ -1,6 +1,6 @@
 import { resolveBotForProject, type Bot, type BotStore } from '../bots/bot.ts';
 import type { ChargeReceipt, CreditLedger } from '../credits/credit-ledger.ts';
-import { newId } from '../ids/ids.ts';
+import { newId } from '../kernel/ids.ts';
 import type { KnowledgeExcerpt, KnowledgeSearch } from '../knowledge/knowledge-search.ts';
 import {
   ModelError,
@@ -12,7 +12,7 @@ import {
   type ModelUsage,
 } from '../models/model-provider.ts';
 import type { ModelRouter, ResolvedModel } from '../models/model-router.ts';
-import { NoBotCreditsError } from '../errors/domain-error.ts';
+import { NoBotCreditsError } from '../kernel/domain-error.ts';
 import { GenerationFailedError, GenerationTimeoutError } from './errors.ts';
 import { parseJsonAnswer } from './json-answer.ts';
 import { composeSystemPrompt } from './system-prompt.ts';

@@ -1,4 +1,4 @@
-import { DomainError } from '../errors/domain-error.ts';
+import { DomainError } from '../kernel/domain-error.ts';
 
 /** The model failed or its answer was unusable; the credit was refunded. */
 export class GenerationFailedError extends DomainError {

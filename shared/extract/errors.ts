@@ -1,4 +1,4 @@
-import { DomainError, ValidationError } from '../errors/domain-error.ts';
+import { DomainError, ValidationError } from '../kernel/domain-error.ts';
 
 /** The file cannot be used: not a PDF, encrypted, corrupt, missing, or an upload the caller cannot use. */
 export class InvalidFileError extends ValidationError {

@@ -1,6 +1,6 @@
 import type { ChargeReceipt, CreditLedger } from '../credits/credit-ledger.ts';
-import { NoBotCreditsError } from '../errors/domain-error.ts';
-import { newId } from '../ids/ids.ts';
+import { NoBotCreditsError } from '../kernel/domain-error.ts';
+import { newId } from '../kernel/ids.ts';
 import {
   countLetters,
   OcrEngineError,

@@ -1,4 +1,4 @@
-import { newId } from '../ids/ids.ts';
+import { newId } from '../kernel/ids.ts';
 
 /**
  * Uploads for PDFs too large for a Lambda request (6 MB): the caller asks for an upload, sends the file straight to

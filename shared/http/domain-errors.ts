@@ -1,5 +1,5 @@
-import { DomainError, type DomainErrorCode } from '../errors/domain-error.ts';
-import type { ErrorCode } from '../openapi/error-codes.ts';
+import { DomainError, type DomainErrorCode } from '../kernel/domain-error.ts';
+import type { ErrorCode } from '../contract/error-codes.ts';
 import { HttpError } from './errors.ts';
 
 /** The contract's answer to one domain code: the status and the `error` code of the body. */

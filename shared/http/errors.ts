@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../validation/issues.ts';
+import type { ErrorDetail } from '../kernel/validation/issues.ts';
 
 /**
  * Errors that become the contract's error body: `{ success: false, error, message, details?, requestId }`.

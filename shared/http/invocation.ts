@@ -1,7 +1,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { MiddlewareObj } from '@middy/core';
-import type { Logger } from '../logging/logger.ts';
-import type { InvocationMetrics } from '../observability/metrics.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { InvocationMetrics } from '../kernel/metrics.ts';
 
 /**
  * What every function does around each invocation, first in its middleware chain (HTTP functions through

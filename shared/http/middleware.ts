@@ -1,15 +1,15 @@
 import middy, { type MiddlewareObj } from '@middy/core';
-import type * as z from '../validation/zod.ts';
+import type * as z from '../kernel/validation/zod.ts';
 import { asHttpError } from './domain-errors.ts';
 import { HttpError } from './errors.ts';
 import { isWellFormedRequestId, resolveRequestId } from './request-id.ts';
 import { json, type APIGatewayProxyEvent, type Context, type HttpEvent, type HttpResult } from './types.ts';
-import type { Logger } from '../logging/logger.ts';
-import type { InvocationMetrics } from '../observability/metrics.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { InvocationMetrics } from '../kernel/metrics.ts';
 import { observeInvocation } from './invocation.ts';
-import { zodIssuesToDetails, type UnknownFieldMessages } from '../validation/issues.ts';
+import { zodIssuesToDetails, type UnknownFieldMessages } from '../kernel/validation/issues.ts';
 
-export type { UnknownFieldMessages } from '../validation/issues.ts';
+export type { UnknownFieldMessages } from '../kernel/validation/issues.ts';
 
 /** The contract's JSON body limit: 10 MB, decided before the body is parsed. */
 export const JSON_BODY_LIMIT_BYTES = 10 * 1024 * 1024;

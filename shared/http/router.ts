@@ -1,5 +1,5 @@
 import middy, { type MiddlewareObj } from '@middy/core';
-import type * as z from '../validation/zod.ts';
+import type * as z from '../kernel/validation/zod.ts';
 import { HttpError } from './errors.ts';
 import { bodyBytes, jsonBody, validateBody, type UnknownFieldMessages } from './middleware.ts';
 import type { Context, HttpEvent, HttpResult } from './types.ts';

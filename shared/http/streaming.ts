@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import middy from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
-import type { Logger } from '../logging/logger.ts';
-import type { InvocationMetrics } from '../observability/metrics.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { InvocationMetrics } from '../kernel/metrics.ts';
 import { observeInvocation } from './invocation.ts';
 import { httpConventions } from './middleware.ts';
 import type { Context, HttpEvent, HttpResult } from './types.ts';

@@ -1,4 +1,4 @@
-import type { WebhookEventType } from '../webhooks/event-types.ts';
+import type { WebhookEventType } from '../events/event-types.ts';
 
 /**
  * Integrations of a project (spec section 1): a webhook pushes the project's events to a customer URL; a custom

@@ -1,4 +1,4 @@
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '../kernel/logger.ts';
 import {
   KNOWLEDGE_MAX_BYTES,
   parseIncomingKey,

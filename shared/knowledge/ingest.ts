@@ -1,4 +1,4 @@
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '../kernel/logger.ts';
 import type { EmbeddingsProvider } from './embeddings.ts';
 import { buildLexicalIndex, type IndexDocumentInput } from './index/lexical-index.ts';
 import {
@@ -8,7 +8,7 @@ import {
   type KnowledgeObjectStore,
 } from './knowledge-files.ts';
 import { detectLanguage, documentTerms, type Language } from './text/analyzer.ts';
-import { checkTimeBudget, startTimeBudget, TimeBudgetExceededError } from './text/budget.ts';
+import { checkTimeBudget, startTimeBudget, TimeBudgetExceededError } from '../kernel/time-budget.ts';
 import { chunkText, DEFAULT_CHUNKING, type ChunkOptions } from './text/chunker.ts';
 import { extractDocumentText, UnreadableDocumentError, type PdfPageReader } from './text/extract.ts';
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { INCOMING_UPLOAD_SUFFIX } from '../resources/buckets.ts';
+import { INCOMING_UPLOAD_SUFFIX } from '../contract/buckets.ts';
 
 /** Media types a knowledge file may have. */
 export const KNOWLEDGE_CONTENT_TYPES = ['text/plain', 'text/markdown', 'text/html', 'application/pdf'] as const;

@@ -1,6 +1,6 @@
 import type { Bot } from '../bots/bot.ts';
-import { DomainError, NotFoundError, TemporarilyUnavailableError, ValidationError } from '../errors/domain-error.ts';
-import type { Logger } from '../logging/logger.ts';
+import { DomainError, NotFoundError, TemporarilyUnavailableError, ValidationError } from '../kernel/domain-error.ts';
+import type { Logger } from '../kernel/logger.ts';
 import {
   fileKeyOf,
   fileNameProblem,

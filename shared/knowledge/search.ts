@@ -1,5 +1,5 @@
 import type { Bot, BotStore } from '../bots/bot.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '../kernel/logger.ts';
 import type { EmbeddingsProvider } from './embeddings.ts';
 import { compileFileFilters } from './file-pattern.ts';
 import { LexicalIndex, topExcerpts } from './index/lexical-index.ts';

@@ -1,4 +1,4 @@
-import { ConflictError, DomainError } from '../errors/domain-error.ts';
+import { ConflictError, DomainError } from '../kernel/domain-error.ts';
 import type { Channel } from './channel.ts';
 
 /** The channel a custom token, an integration or a reported event refers to does not exist in the project. */

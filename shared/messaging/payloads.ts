@@ -1,5 +1,5 @@
-import * as z from '../validation/zod.ts';
-import { zodIssuesToDetails, type ErrorDetail } from '../validation/issues.ts';
+import * as z from '../kernel/validation/zod.ts';
+import { zodIssuesToDetails, type ErrorDetail } from '../kernel/validation/issues.ts';
 import type { ChannelType } from './channel.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { CustomTokenGrant } from '../auth/token-store.ts';
-import { ValidationError } from '../errors/domain-error.ts';
-import { newId } from '../ids/ids.ts';
-import type { EventPublisher, WebhookEventType } from '../webhooks/events.ts';
+import { ValidationError } from '../kernel/domain-error.ts';
+import { newId } from '../kernel/ids.ts';
+import type { EventPublisher, WebhookEventType } from '../events/envelope.ts';
 import type { Channel, ChannelStore } from './channel.ts';
 import { ChannelNotFoundError, NoChannelCreditsError, ProviderFailedError } from './errors.ts';
 import type { MessageLog, MessageRecord } from './message.ts';

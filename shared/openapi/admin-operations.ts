@@ -1,5 +1,5 @@
-import { withMeta } from '../validation/meta.ts';
-import * as z from '../validation/zod.ts';
+import { withMeta } from '../kernel/validation/meta.ts';
+import * as z from '../kernel/validation/zod.ts';
 import type { RouteDoc } from './route-doc.ts';
 import * as s from './schemas.ts';
 

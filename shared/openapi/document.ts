@@ -1,6 +1,6 @@
-import type { RouteDefinition } from '../resources/routes.ts';
+import type { RouteDefinition } from '../contract/routes.ts';
 import { ADMIN_ROUTE_DOCS } from './admin-operations.ts';
-import { ERROR_CODES, mergeErrors, type ErrorsByStatus } from './error-codes.ts';
+import { ERROR_CODES, mergeErrors, type ErrorsByStatus } from '../contract/error-codes.ts';
 import {
   PUBLIC_OPERATION_DOCS,
   SCHEMA_OVERRIDES,
@@ -10,16 +10,16 @@ import {
 } from './public-operations.ts';
 import type { DocumentedRoute, RouteDoc } from './route-doc.ts';
 import { errorBody, openAiErrorBody } from './schemas.ts';
-import { openAiCodeFor } from '../openai-format/error-codes.ts';
+import { openAiCodeFor } from '../completion/api/openai/error-codes.ts';
 import { webhooksSection } from './webhooks.ts';
-import * as z from '../validation/zod.ts';
+import * as z from '../kernel/validation/zod.ts';
 
 type Json = Record<string, unknown>;
 
 export interface OpenApiInput {
-  /** The management API's route declarations (`functions/admin/routes.ts`), as the admin function's router serves them. */
+  /** The management API's route declarations (`shared/openapi/admin-routes.ts`), as the admin function's router serves them. */
   adminRoutes: readonly DocumentedRoute[];
-  /** The public route table (`shared/resources/routes.ts`). */
+  /** The public route table (`shared/contract/routes.ts`). */
   publicRoutes: readonly RouteDefinition[];
   /** Prefix of the management API routes. */
   adminPrefix?: string;

@@ -1,10 +1,10 @@
-import { completionRequest } from '../completion/completion-request.ts';
-import { chatCompletionRequest } from '../openai-format/chat-request.ts';
-import { searchRequest } from '../knowledge/search-request.ts';
+import { completionRequest } from '../completion/api/completion-request.ts';
+import { chatCompletionRequest } from '../completion/api/openai/chat-request.ts';
+import { searchRequest } from '../knowledge/api/search-request.ts';
 import { PAYLOAD_SCHEMAS } from '../messaging/payloads.ts';
-import { withMeta } from '../validation/meta.ts';
-import * as z from '../validation/zod.ts';
-import type { ErrorsByStatus } from './error-codes.ts';
+import { withMeta } from '../kernel/validation/meta.ts';
+import * as z from '../kernel/validation/zod.ts';
+import type { ErrorsByStatus } from '../contract/error-codes.ts';
 import * as s from './schemas.ts';
 
 /** Which credential a public route takes in `Authorization: Bearer …`. */
@@ -23,7 +23,7 @@ export interface PublicRequestBody {
   source: 'handler' | 'copy' | 'multipart' | 'provider';
 }
 
-/** Documentation of a public route of `shared/resources/routes.ts`, keyed by `METHOD path` as declared there. */
+/** Documentation of a public route of `shared/contract/routes.ts`, keyed by `METHOD path` as declared there. */
 export interface PublicOperationDoc {
   summary: string;
   description?: string;

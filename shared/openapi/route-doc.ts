@@ -1,4 +1,4 @@
-import type * as z from '../validation/zod.ts';
+import type * as z from '../kernel/validation/zod.ts';
 
 /**
  * Documentation of a route for the generated OpenAPI document. The request body schema is the route's own `body`;
@@ -20,7 +20,7 @@ export interface RouteDoc {
 
 /**
  * What the document reads of a management API route: `shared/http/router.ts`'s `RouteDeclaration` has this shape
- * (the admin function's `functions/admin/routes.ts`), and the document needs nothing else of it (no handler, no
+ * (the admin function's `shared/openapi/admin-routes.ts`), and the document needs nothing else of it (no handler, no
  * adapter).
  */
 export interface DocumentedRoute {

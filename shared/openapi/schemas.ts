@@ -1,6 +1,6 @@
 import { CHANNEL_TYPES } from '../messaging/channel.ts';
-import { withMeta } from '../validation/meta.ts';
-import * as z from '../validation/zod.ts';
+import { withMeta } from '../kernel/validation/meta.ts';
+import * as z from '../kernel/validation/zod.ts';
 
 /**
  * Answer bodies as the API returns them, written as zod schemas so the OpenAPI document shows them and tests can

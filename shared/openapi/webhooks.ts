@@ -1,6 +1,6 @@
-import { EVENT_CATALOG, envelopeSchemaOf, exampleEnvelopeOf } from '../webhooks/event-catalog.ts';
-import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.ts';
-import type * as z from '../validation/zod.ts';
+import { EVENT_CATALOG, envelopeSchemaOf, exampleEnvelopeOf } from '../events/event-catalog.ts';
+import { WEBHOOK_EVENT_TYPES } from '../events/envelope.ts';
+import type * as z from '../kernel/validation/zod.ts';
 
 type Json = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../errors/domain-error.ts';
+import { NotFoundError } from '../kernel/domain-error.ts';
 
 /** A customer project: the unit that owns channels, integrations, bots, the API token and bot credits. */
 export interface Project {

@@ -1,4 +1,4 @@
-import type { SecretBox } from '../integrations/secret-box.ts';
+import type { SecretBox } from '../kernel/secret-box.ts';
 import {
   type AttemptVerdict,
   attemptNumberOf,

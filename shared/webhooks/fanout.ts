@@ -1,5 +1,5 @@
 import type { WebhookTarget } from '../integrations/integration.ts';
-import type { SecretBox } from '../integrations/secret-box.ts';
+import type { SecretBox } from '../kernel/secret-box.ts';
 import { deliveryIdFor, deliveryJobFor, eventMessageSchema, type EventMessage } from './model.ts';
 import type { DeliveryQueue, QueuedJob, WebhookDirectory } from './ports.ts';
 import { sealSnapshot, snapshotOf } from './target-snapshot.ts';

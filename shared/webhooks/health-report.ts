@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from '../errors/domain-error.ts';
+import { NotFoundError, ValidationError } from '../kernel/domain-error.ts';
 import type { IntegrationStore } from '../integrations/integration.ts';
 import { requireProject, type Project } from '../projects/project.ts';
 import { type AttemptHour, hourLabel, medianFromBuckets, type WebhookAttemptStats } from './attempt-stats.ts';

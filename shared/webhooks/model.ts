@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import * as z from '../validation/zod.ts';
-import { WEBHOOK_EVENT_TYPES } from './events.ts';
+import * as z from '../kernel/validation/zod.ts';
+import { WEBHOOK_EVENT_TYPES } from '../events/envelope.ts';
 
 /**
  * The messages the webhook pipeline passes along (events queue → fan-out → deliveries queue → deliver) and the

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError } from '../errors/domain-error.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../kernel/domain-error.ts';
 import { deliveryJobFor, type DeliveryJob, type DeliveryRecord } from './model.ts';
 import type { DeliveryQueue, WebhookDirectory } from './ports.ts';
 

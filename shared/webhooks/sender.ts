@@ -1,4 +1,4 @@
-/** The port through which a delivery attempt leaves the service (adapter: `shared/adapters/http/webhook-sender.ts`). */
+/** The port through which a delivery attempt leaves the service (adapter: `shared/webhooks/adapters/http-webhook-sender.ts`). */
 
 /** One HTTP POST of a delivery. */
 export interface WebhookRequest {

@@ -1,5 +1,5 @@
 import type { WebhookTarget } from '../integrations/integration.ts';
-import type { SecretBox } from '../integrations/secret-box.ts';
+import type { SecretBox } from '../kernel/secret-box.ts';
 
 /**
  * What a delivery attempt needs of its webhook, as the fan-out read it a moment earlier. It travels sealed

@@ -8,7 +8,7 @@ import {
   signIn,
 } from '#test/console/browser.ts';
 import { ACCESSIBILITY_PROBLEMS } from '#test/console/in-page.ts';
-import { WEBHOOK_EVENT_TYPES } from '#shared/webhooks/events.ts';
+import { WEBHOOK_EVENT_TYPES } from '#shared/events/envelope.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import twilio from 'twilio';
 import { afterAll, describe, expect, it } from 'vitest';
-import { queueWorkers } from '#shared/resources/workers.ts';
+import { queueWorkers } from '#shared/contract/workers.ts';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { sleep, startReceiver } from './webhooks-support.ts';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
-import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
-import { hashToken } from '#shared/auth/tokens.ts';
-import { createSecretBox } from '#shared/integrations/secret-box.ts';
+import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
+import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import { hashToken } from '#shared/kernel/tokens.ts';
+import { createSecretBox } from '#shared/kernel/secret-box.ts';
 import { localDocumentClient } from '#test/support/dynamo.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 

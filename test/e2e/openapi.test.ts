@@ -3,12 +3,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { route, type RouteDeclaration } from '#shared/http/router.ts';
 import { buildOpenApiDocument } from '#shared/openapi/document.ts';
-import { ERROR_CODES } from '#shared/openapi/error-codes.ts';
+import { ERROR_CODES } from '#shared/contract/error-codes.ts';
 import * as S from '#shared/openapi/schemas.ts';
-import { routes } from '#shared/resources/routes.ts';
-import type * as z from '#shared/validation/zod.ts';
-import { parseCompletionRequest } from '#shared/completion/completion-request.ts';
-import { adminRoutes } from '#functions/admin/routes.ts';
+import { routes } from '#shared/contract/routes.ts';
+import type * as z from '#shared/kernel/validation/zod.ts';
+import { parseCompletionRequest } from '#shared/completion/api/completion-request.ts';
+import { adminRoutes } from '#shared/openapi/admin-routes.ts';
 import { ensureConsoleBuilt, hasChromium, launchBrowser } from '#test/console/browser.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 

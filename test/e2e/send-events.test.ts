@@ -3,8 +3,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { envelopeSchemaOf } from '#shared/webhooks/event-catalog.ts';
-import * as z from '#shared/validation/zod.ts';
+import { envelopeSchemaOf } from '#shared/events/event-catalog.ts';
+import * as z from '#shared/kernel/validation/zod.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startHttpDouble } from './send-doubles.ts';
 

@@ -88,7 +88,7 @@ describe('function bundles', () => {
     expect(r.stderr).toMatch(/Invalid configuration: TABLE_NAME: Invalid input: expected string, received undefined/);
   });
 
-  it('zod messages are selected once, English, in shared/validation/zod.ts (the bundles carry English only)', () => {
+  it('zod messages are selected once, English, in shared/kernel/validation/zod.ts (the bundles carry English only)', () => {
     const selecting: string[] = [];
     const visit = (dir: string) => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -100,7 +100,7 @@ describe('function bundles', () => {
     };
     visit(join(projectRoot, 'shared'));
     visit(join(projectRoot, 'functions'));
-    const setup = join(projectRoot, 'shared', 'validation', 'zod.ts');
+    const setup = join(projectRoot, 'shared', 'kernel', 'validation', 'zod.ts');
     expect(selecting).toEqual([setup]);
     expect(readFileSync(setup, 'utf8')).toMatch(/import \{ en \} from 'zod\/locales';\s+config\(en\(\)\);/);
     for (const spec of specs) {
@@ -215,10 +215,10 @@ describe('declared access matches what each function imports', () => {
       const imports = rule.packages.some((pkg) => bundled(fn, pkg));
       const declares = rule.declared(spec);
       if (declares && !imports)
-        problems.push(`declares ${rule.service} access but never imports its client: drop it from shared/resources`);
+        problems.push(`declares ${rule.service} access but never imports its client: drop it from shared/contract`);
       if (imports && !declares && !rule.mayBundleWithout?.(spec))
         problems.push(
-          `imports the ${rule.service} client but declares no ${rule.service} access: add it in shared/resources`,
+          `imports the ${rule.service} client but declares no ${rule.service} access: add it in shared/contract`,
         );
     }
     expect(problems).toEqual([]);

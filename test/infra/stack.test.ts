@@ -8,13 +8,13 @@ import { FAILED_ATTEMPT_LOG_MESSAGE } from '#infra/alarms.ts';
 import { defaultFloorInputs } from '#infra/cost.ts';
 import { entryPoint, projectRoot } from '#infra/bundling.ts';
 import { functionSpecs, sharedDefinitions, type FunctionSpec } from '#infra/functions.ts';
-import { buckets } from '#shared/resources/buckets.ts';
-import { queues, queueUrlEnv, type QueueKey } from '#shared/resources/queues.ts';
-import { binaryMediaTypes, fallbackFunction, routes } from '#shared/resources/routes.ts';
-import { mainTable } from '#shared/resources/table.ts';
-import { queueWorkers, scheduledWorkers } from '#shared/resources/workers.ts';
+import { buckets } from '#shared/contract/buckets.ts';
+import { queues, queueUrlEnv, type QueueKey } from '#shared/contract/queues.ts';
+import { binaryMediaTypes, fallbackFunction, routes } from '#shared/contract/routes.ts';
+import { mainTable } from '#shared/contract/table.ts';
+import { queueWorkers, scheduledWorkers } from '#shared/contract/workers.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS, RETRY_JITTER } from '#shared/webhooks/retry-schedule.ts';
-import { metricNames } from '#shared/observability/metrics.ts';
+import { metricNames } from '#shared/kernel/metrics.ts';
 import { synth, type Synthesized } from './synth.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any> };
@@ -213,7 +213,7 @@ describe('API', () => {
   });
 
   it(
-    'picks up a route added to shared/resources without any change in infra/',
+    'picks up a route added to shared/contract without any change in infra/',
     () => {
       const extra = {
         method: 'POST' as const,
@@ -610,7 +610,7 @@ describe('least privilege', () => {
     expect(JSON.stringify(bedrock.Resource)).toContain('foundation-model/amazon.nova-lite-v1:0');
   });
 
-  it('every function but the fallback declares what it touches (shared/resources: access)', () => {
+  it('every function but the fallback declares what it touches (shared/contract: access)', () => {
     const undeclared = specs.filter((x) => !x.accessDeclared && !x.isFallback).map((x) => x.fn);
     expect(
       undeclared,
@@ -733,6 +733,7 @@ describe('alarms', () => {
     expect(JSON.stringify(alarm!.Properties.Metrics)).toContain('NumberOfMessagesReceived');
     // The deliver code still logs the line the filter counts.
     const sources = readdirSync(join(projectRoot, 'shared', 'webhooks'))
+      .filter((f) => f.endsWith('.ts'))
       .map((f) => readFileSync(join(projectRoot, 'shared', 'webhooks', f), 'utf8'))
       .join('\n');
     expect(sources).toContain(`'${FAILED_ATTEMPT_LOG_MESSAGE}'`);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DynamoBotStore } from '#shared/adapters/dynamodb/bot-store.ts';
-import { DynamoKnowledgeFileStore } from '#shared/adapters/dynamodb/knowledge-file-store.ts';
-import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
+import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
+import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
+import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import type { Bot } from '#shared/bots/bot.ts';
 import {
   fileKeyOf,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDeliveryStore } from '#shared/adapters/dynamodb/delivery-store.ts';
-import { DynamoWebhookHealthStore } from '#shared/adapters/dynamodb/webhook-health-store.ts';
-import { newEventId } from '#shared/webhooks/events.ts';
+import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
+import { DynamoWebhookHealthStore } from '#shared/webhooks/adapters/dynamo-webhook-health-store.ts';
+import { newEventId } from '#shared/events/envelope.ts';
 import { deliveryIdFor } from '#shared/webhooks/model.ts';
 import type { AttemptWrite } from '#shared/webhooks/ports.ts';
 import { startTestTable } from '#test/support/dynamo.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
-import { SqsDeliveryQueue, SqsEventQueue } from '#shared/adapters/sqs/webhook-queues.ts';
+import { SqsDeliveryQueue, SqsEventQueue } from '#shared/webhooks/adapters/sqs-webhook-queues.ts';
 import type { DeliveryJob, EventMessage } from '#shared/webhooks/model.ts';
 
 let emulators: Emulators;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDeliveryStore } from '#shared/adapters/dynamodb/delivery-store.ts';
-import { DynamoFailedDeliveries } from '#shared/adapters/dynamodb/failed-deliveries.ts';
-import { DynamoWebhookPacer } from '#shared/adapters/dynamodb/webhook-pacer.ts';
-import { keys } from '#shared/adapters/dynamodb/keys.ts';
+import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
+import { DynamoFailedDeliveries } from '#shared/webhooks/adapters/dynamo-failed-deliveries.ts';
+import { DynamoWebhookPacer } from '#shared/webhooks/adapters/dynamo-webhook-pacer.ts';
+import { keys } from '#shared/contract/keys.ts';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { newEventId } from '#shared/webhooks/events.ts';
+import { newEventId } from '#shared/events/envelope.ts';
 import { deliveryIdFor } from '#shared/webhooks/model.ts';
 import { startSpacingMs } from '#shared/webhooks/pacing.ts';
 import type { AttemptWrite } from '#shared/webhooks/ports.ts';

@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { guardedLookup } from '#shared/adapters/http/guarded-lookup.ts';
-import { HttpWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
+import { guardedLookup } from '#shared/kernel/adapters/guarded-lookup.ts';
+import { HttpWebhookSender } from '#shared/webhooks/adapters/http-webhook-sender.ts';
 
 interface Received {
   path: string;

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
+import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import { startDynamoWithTable } from '#local/emulators.ts';
 
 /** A document client on a local dynalite (dummy credentials), marshalling as the service's own client does. */

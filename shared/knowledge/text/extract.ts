@@ -1,5 +1,5 @@
 import type { KnowledgeContentType } from '../knowledge-files.ts';
-import { checkTimeBudget, type TimeBudget, TimeBudgetExceededError } from './budget.ts';
+import { checkTimeBudget, type TimeBudget, TimeBudgetExceededError } from '../../kernel/time-budget.ts';
 import { htmlToText } from './html.ts';
 import { markdownToText } from './markdown.ts';
 

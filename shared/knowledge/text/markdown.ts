@@ -1,4 +1,4 @@
-import { checkTimeBudget, type TimeBudget } from './budget.ts';
+import { checkTimeBudget, type TimeBudget } from '../../kernel/time-budget.ts';
 
 /**
  * Lines longer than this are kept as they are (only table pipes become spaces): no Markdown writer produces them,

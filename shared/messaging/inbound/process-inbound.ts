@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EventEnvelope, EventPublisher } from '../../webhooks/events.ts';
+import type { EventEnvelope, EventPublisher } from '../../events/envelope.ts';
 import type { Channel } from '../channel.ts';
 import type { MessageStatusStore } from '../message-status.ts';
 import type { InboundReport, NormalisedReport, ReceivedMessage, StatusReport } from './report.ts';

@@ -1,6 +1,6 @@
-import { NotFoundError, ValidationError } from '../../errors/domain-error.ts';
-import { newId } from '../../ids/ids.ts';
-import type { EventEnvelope } from '../../webhooks/events.ts';
+import { NotFoundError, ValidationError } from '../../kernel/domain-error.ts';
+import { newId } from '../../kernel/ids.ts';
+import type { EventEnvelope } from '../../events/envelope.ts';
 import type { Channel } from '../channel.ts';
 import { NotSandboxChannelError } from '../errors.ts';
 import type { MessageStatusStore } from '../message-status.ts';

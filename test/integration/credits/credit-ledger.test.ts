@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
+import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
 import type { CreditAccount } from '#shared/credits/credit-ledger.ts';
-import { newId } from '#shared/ids/ids.ts';
+import { newId } from '#shared/kernel/ids.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 
 let env: Awaited<ReturnType<typeof startTestTable>>;

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { TesseractOcrEngine } from '#shared/adapters/tesseract/tesseract-ocr.ts';
+import { TesseractOcrEngine } from '#shared/pdf/adapters/tesseract-ocr.ts';
 import { extractPdfPages } from '#shared/pdf/index.ts';
 import { dotMatrixScanImage, mixedPdf } from '#test/support/pdf-fixtures.ts';
 

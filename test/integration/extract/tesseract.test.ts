@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TesseractOcrEngine } from '#shared/adapters/tesseract/tesseract-ocr.ts';
+import { TesseractOcrEngine } from '#shared/pdf/adapters/tesseract-ocr.ts';
 import { OcrEngineError, type PageImage } from '#shared/pdf/index.ts';
 import { testFont } from '#test/support/fonts.ts';
 

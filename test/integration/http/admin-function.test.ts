@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoIdempotencyStore } from '#shared/adapters/dynamodb/idempotency-store.ts';
-import { idempotency } from '#shared/http/idempotency.ts';
+import { DynamoIdempotencyStore } from '#shared/idempotency/adapters/dynamo-idempotency-store.ts';
+import { idempotency } from '#shared/idempotency/api/idempotency-middleware.ts';
 import { adminFunction } from '#shared/http/presets.ts';
 import { bindRoutes, route } from '#shared/http/router.ts';
 import { json } from '#shared/http/types.ts';
-import { createLogger } from '#shared/logging/logger.ts';
-import * as z from '#shared/validation/zod.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
+import * as z from '#shared/kernel/validation/zod.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 

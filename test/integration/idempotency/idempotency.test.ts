@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoIdempotencyStore } from '#shared/adapters/dynamodb/idempotency-store.ts';
+import { DynamoIdempotencyStore } from '#shared/idempotency/adapters/dynamo-idempotency-store.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { NoChannelCreditsError } from '#shared/messaging/errors.ts';
 import { httpFunction, jsonBody } from '#shared/http/middleware.ts';
 import { json, type HttpEvent } from '#shared/http/types.ts';
-import { idempotency } from '#shared/http/idempotency.ts';
-import { createLogger } from '#shared/logging/logger.ts';
+import { idempotency } from '#shared/idempotency/api/idempotency-middleware.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 

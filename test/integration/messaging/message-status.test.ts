@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
-import { DynamoMessageStatusStore } from '#shared/adapters/dynamodb/message-status-store.ts';
-import { newId } from '#shared/ids/ids.ts';
+import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
+import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
+import { newId } from '#shared/kernel/ids.ts';
 import type { MessageRecord } from '#shared/messaging/message.ts';
 import { canAdvance, type OutboundStatus } from '#shared/messaging/message-status.ts';
 import { startTestTable } from '#test/support/dynamo.ts';

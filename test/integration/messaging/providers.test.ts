@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeProviderPost } from '#shared/adapters/http/provider-client.ts';
-import { TwilioSmsSender } from '#shared/adapters/twilio/sms-sender.ts';
+import { makeProviderPost } from '#shared/messaging/adapters/provider-client.ts';
+import { TwilioSmsSender } from '#shared/messaging/adapters/twilio-sms-sender.ts';
 import type { Channel } from '#shared/messaging/channel.ts';
 import { ProviderError } from '#shared/messaging/providers.ts';
 import { startHttpDouble } from '../../e2e/send-doubles.ts';

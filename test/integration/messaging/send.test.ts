@@ -4,17 +4,17 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
-import { DynamoMessageLog } from '#shared/adapters/dynamodb/message-log.ts';
-import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
-import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
-import { sqsClient } from '#shared/adapters/sqs/clients.ts';
+import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
+import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
+import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
+import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { makeAuthenticateCustomToken } from '#shared/auth/authenticate.ts';
-import { generateToken, hashToken } from '#shared/auth/tokens.ts';
-import { parseConfig } from '#shared/config/config.ts';
+import { generateToken, hashToken } from '#shared/kernel/tokens.ts';
+import { parseConfig } from '#shared/kernel/config.ts';
 import { asHttpError } from '#shared/http/domain-errors.ts';
 import { HttpError } from '#shared/http/errors.ts';
-import { createSecretBox } from '#shared/integrations/secret-box.ts';
+import { createSecretBox } from '#shared/kernel/secret-box.ts';
 import type { Channel } from '#shared/messaging/channel.ts';
 import {
   ProviderError,
@@ -23,11 +23,11 @@ import {
   type MessageProviders,
 } from '#shared/messaging/providers.ts';
 import { makeSendMessage } from '#shared/messaging/send-message.ts';
-import type { EventEnvelope, EventPublisher, PublishEventInput } from '#shared/webhooks/events.ts';
+import type { EventEnvelope, EventPublisher, PublishEventInput } from '#shared/events/envelope.ts';
 import { eventMessageSchema } from '#shared/webhooks/model.ts';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
-import { SqsEventQueue } from '#shared/adapters/sqs/webhook-queues.ts';
-import { makeEventPublisher } from '#shared/webhooks/publish.ts';
+import { SqsEventQueue } from '#shared/webhooks/adapters/sqs-webhook-queues.ts';
+import { makeEventPublisher } from '#shared/events/publish-event.ts';
 
 let emulators: Emulators;
 let dataDir: string;

@@ -3,11 +3,11 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { hostname } from 'node:os';
 import { lookup } from 'node:dns/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { guardedLookup } from '#shared/adapters/http/guarded-lookup.ts';
-import { SmtpEmailSender, type SmtpEmailSenderOptions } from '#shared/adapters/smtp/smtp-sender.ts';
+import { guardedLookup } from '#shared/kernel/adapters/guarded-lookup.ts';
+import { SmtpEmailSender, type SmtpEmailSenderOptions } from '#shared/messaging/adapters/smtp-sender.ts';
 import type { Channel, SmtpProvider } from '#shared/messaging/channel.ts';
 import { ProviderError } from '#shared/messaging/providers.ts';
-import { forbiddenAddressReason } from '#shared/webhooks/destination-policy.ts';
+import { forbiddenAddressReason } from '#shared/kernel/destination-policy.ts';
 import { startSmtpDouble } from '../../e2e/send-doubles.ts';
 
 /** A loopback service that is not SMTP (a Redis-like cache): it greets with its own refusal, naming the host. */

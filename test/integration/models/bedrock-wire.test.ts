@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BedrockModelProvider, bedrockRuntimeClient } from '#shared/adapters/bedrock/bedrock-model.ts';
+import { BedrockModelProvider, bedrockRuntimeClient } from '#shared/models/adapters/bedrock-model.ts';
 import type { ModelRequest } from '#shared/models/model-provider.ts';
 
 /**

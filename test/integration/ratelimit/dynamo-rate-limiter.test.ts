@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
-import { newId } from '#shared/ids/ids.ts';
+import { DynamoRateLimiter } from '#shared/ratelimit/adapters/dynamo-rate-limiter.ts';
+import { newId } from '#shared/kernel/ids.ts';
 import { gcraParams, gcraStep } from '#shared/ratelimit/gcra.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFauxqsWithQueuesAndBuckets, type QueuesAndBuckets } from '#local/emulators.ts';
-import { S3ExtractUploadStore } from '#shared/adapters/s3/extract-upload-store.ts';
-import { S3KnowledgeObjectStore } from '#shared/adapters/s3/knowledge-object-store.ts';
-import { S3PayloadStore } from '#shared/adapters/s3/payload-store.ts';
+import { S3ExtractUploadStore } from '#shared/extract/adapters/s3-extract-upload-store.ts';
+import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
+import { S3PayloadStore } from '#shared/events/adapters/s3-payload-store.ts';
 
 /**
  * Every path that puts a large object, at 24 MB (under the 25 MB of the contract) against the local S3 stand-in,

@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoChannelStore } from '#shared/adapters/dynamodb/channel-store.ts';
-import { DynamoIntegrationStore } from '#shared/adapters/dynamodb/integration-store.ts';
-import { DynamoProjectStore } from '#shared/adapters/dynamodb/project-store.ts';
-import type { DynamoTable } from '#shared/adapters/dynamodb/table.ts';
-import { DynamoTokenStore } from '#shared/adapters/dynamodb/token-store.ts';
+import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
+import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
+import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
+import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
+import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import type { TokenStore } from '#shared/auth/token-store.ts';
 import type { CreditLedger } from '#shared/credits/credit-ledger.ts';
-import { createSecretBox } from '#shared/integrations/secret-box.ts';
-import { makeIntegrationUseCases } from '#shared/integrations/use-cases.ts';
-import { makeProjectUseCases } from '#shared/projects/use-cases.ts';
+import { createSecretBox } from '#shared/kernel/secret-box.ts';
+import { makeIntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
+import { makeProjectUseCases } from '#shared/projects/manage-projects.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 
 /**

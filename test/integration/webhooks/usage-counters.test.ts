@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCreditLedger } from '#shared/adapters/dynamodb/credit-ledger.ts';
-import { DynamoWebhookAttemptStats } from '#shared/adapters/dynamodb/webhook-attempt-stats.ts';
-import { newId } from '#shared/ids/ids.ts';
+import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoWebhookAttemptStats } from '#shared/webhooks/adapters/dynamo-webhook-attempt-stats.ts';
+import { newId } from '#shared/kernel/ids.ts';
 import { makeWebhookHealthReport } from '#shared/webhooks/health-report.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 

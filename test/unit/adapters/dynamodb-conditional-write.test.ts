@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { applied, conditionalWrite } from '#shared/adapters/dynamodb/table.ts';
+import { applied, conditionalWrite } from '#shared/kernel/aws/dynamo-table.ts';
 
 const conditionFailed = (item?: Record<string, unknown>) =>
   Object.assign(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }), {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backgroundIndex, collections, creditsKeyParts, inCollection, keys } from '#shared/adapters/dynamodb/keys.ts';
-import { mainTable } from '#shared/resources/table.ts';
+import { backgroundIndex, collections, creditsKeyParts, inCollection, keys } from '#shared/contract/keys.ts';
+import { mainTable } from '#shared/contract/table.ts';
 
 // The stored layout: a deployment reads what the previous one wrote, so any change here loses data.
 describe('DynamoDB item layout', () => {

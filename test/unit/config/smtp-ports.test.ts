@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '#shared/config/config.ts';
+import { parseConfig } from '#shared/kernel/config.ts';
 
 describe('SMTP_ALLOWED_PORTS', () => {
   it('defaults to the mail ports on AWS and to any port locally', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readExtractRequest } from '#functions/extract/request.ts';
+import { readExtractRequest } from '#shared/extract/api/extract-request.ts';
 import { asHttpError } from '#shared/http/domain-errors.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { MultipartError, parseMultipart } from '#shared/http/multipart.ts';

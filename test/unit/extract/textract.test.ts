@@ -1,7 +1,7 @@
 import { DetectDocumentTextCommand, TextractClient } from '@aws-sdk/client-textract';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TextractOcrEngine } from '#shared/adapters/textract/textract-ocr.ts';
+import { TextractOcrEngine } from '#shared/pdf/adapters/textract-ocr.ts';
 import { OcrEngineError, type PageImage } from '#shared/pdf/index.ts';
 
 /** No Textract stand-in speaks its protocol locally: the SDK client is mocked (aws-sdk-client-mock). */

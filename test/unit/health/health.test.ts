@@ -1,10 +1,10 @@
 import { AccessDeniedException, BedrockRuntimeClient, CountTokensCommand } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { modelProbe } from '#shared/adapters/models/model-probe.ts';
-import { parseConfig } from '#shared/config/config.ts';
+import { modelProbe } from '#shared/models/adapters/model-probe.ts';
+import { parseConfig } from '#shared/kernel/config.ts';
 import type { CreditLedger } from '#shared/credits/credit-ledger.ts';
-import { makeGetHealth, type DependencyProbe } from '#shared/health/health.ts';
+import { makeGetHealth, type DependencyProbe } from '#shared/health/get-health.ts';
 
 const grant = { kind: 'projectApi' as const, projectId: 'prj_1', companyId: 1042, monthlyBotCredits: 10 };
 const credits = { available: async () => 7 } as unknown as CreditLedger;

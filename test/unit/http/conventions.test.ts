@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { HttpError } from '#shared/http/errors.ts';
 import { httpFunction, jsonBody, JSON_BODY_LIMIT_BYTES, validateBody } from '#shared/http/middleware.ts';
 import { json, type HttpEvent } from '#shared/http/types.ts';
-import { createLogger } from '#shared/logging/logger.ts';
-import * as z from '#shared/validation/zod.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
+import * as z from '#shared/kernel/validation/zod.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 
 const schema = z.strictObject({

@@ -9,7 +9,7 @@ import {
   NotFoundError,
   TemporarilyUnavailableError,
   ValidationError,
-} from '#shared/errors/domain-error.ts';
+} from '#shared/kernel/domain-error.ts';
 import {
   ExtractionFailedError,
   ExtractionTimeoutError,
@@ -27,7 +27,7 @@ import {
   NotSandboxChannelError,
   ProviderFailedError,
 } from '#shared/messaging/errors.ts';
-import { createLogger } from '#shared/logging/logger.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 
 /** What the contract (§1-§4, §10) answers for each domain rule, written out here independently of the table. */

@@ -7,8 +7,8 @@ import { bindRoutes, createRouter, route } from '#shared/http/router.ts';
 import { json, type Context, type HttpEvent } from '#shared/http/types.ts';
 import { compileFilePattern } from '#shared/knowledge/file-pattern.ts';
 import { validateSendPayload } from '#shared/messaging/payloads.ts';
-import { matchRoute } from '#shared/resources/route-match.ts';
-import { routes } from '#shared/resources/routes.ts';
+import { matchRoute } from '#shared/contract/route-match.ts';
+import { routes } from '#shared/contract/routes.ts';
 
 /**
  * Every parser that takes text from the internet, fuzzed with a time budget per input: whatever arrives, each

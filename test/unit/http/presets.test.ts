@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { generateToken, hashToken } from '#shared/auth/tokens.ts';
+import { generateToken, hashToken } from '#shared/kernel/tokens.ts';
 import type { TokenGrant, TokenStore } from '#shared/auth/token-store.ts';
-import { idempotency } from '#shared/http/idempotency.ts';
+import { idempotency } from '#shared/idempotency/api/idempotency-middleware.ts';
 import {
   botsApiFunction,
   customTokenFunction,
@@ -19,9 +19,9 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from '#shared/idempotency/idempotency-store.ts';
-import { createLogger } from '#shared/logging/logger.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
 import type { RateLimiter } from '#shared/ratelimit/gcra.ts';
-import * as z from '#shared/validation/zod.ts';
+import * as z from '#shared/kernel/validation/zod.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 
 const logger = createLogger('test');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createSecretBox } from '#shared/integrations/secret-box.ts';
+import { createSecretBox } from '#shared/kernel/secret-box.ts';
 
 const box = createSecretBox(randomBytes(32).toString('base64'));
 

@@ -6,7 +6,7 @@ import type {
   KnowledgeObjectStore,
   StartUploadOutcome,
 } from '#shared/knowledge/knowledge-files.ts';
-import { createLogger } from '#shared/logging/logger.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
 
 /** In-memory stand-ins for the knowledge ports, with the same conditional semantics as the DynamoDB adapter. */
 export class MemoryKnowledge implements KnowledgeFileStore {

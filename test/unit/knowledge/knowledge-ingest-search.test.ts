@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { Logger } from '#shared/logging/logger.ts';
+import type { Logger } from '#shared/kernel/logger.ts';
 import { buildLexicalIndex, LexicalIndex, topExcerpts } from '#shared/knowledge/index/lexical-index.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import { newGeneration, type IngestJob } from '#shared/knowledge/knowledge-files.ts';

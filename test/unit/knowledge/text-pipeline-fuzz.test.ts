@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { detectLanguage, documentTerms } from '#shared/knowledge/text/analyzer.ts';
-import { startTimeBudget, TimeBudgetExceededError } from '#shared/knowledge/text/budget.ts';
+import { startTimeBudget, TimeBudgetExceededError } from '#shared/kernel/time-budget.ts';
 import { chunkText } from '#shared/knowledge/text/chunker.ts';
 import { htmlToText } from '#shared/knowledge/text/html.ts';
 import { markdownToText } from '#shared/knowledge/text/markdown.ts';

@@ -4,7 +4,7 @@ import {
   type ProviderCall,
   type ProviderClient,
   type ProviderPost,
-} from '#shared/adapters/http/provider-client.ts';
+} from '#shared/messaging/adapters/provider-client.ts';
 import { ProviderError } from '#shared/messaging/providers.ts';
 
 const client = (post: ProviderPost): ProviderClient => ({ timeoutMs: 1000, userAgent: 'Switchboard/test', post });

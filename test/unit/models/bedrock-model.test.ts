@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BedrockModelProvider, supportsStructuredOutput } from '#shared/adapters/bedrock/bedrock-model.ts';
+import { BedrockModelProvider, supportsStructuredOutput } from '#shared/models/adapters/bedrock-model.ts';
 import { ModelError, type ModelRequest } from '#shared/models/model-provider.ts';
 
 const bedrock = mockClient(BedrockRuntimeClient);

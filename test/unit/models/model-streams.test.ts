@@ -1,9 +1,9 @@
 import { BedrockRuntimeClient, ConverseStreamCommand, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BedrockModelProvider } from '#shared/adapters/bedrock/bedrock-model.ts';
-import { OfflineModelProvider } from '#shared/adapters/models/offline-model.ts';
-import { OpenAiModelProvider } from '#shared/adapters/openai/openai-model.ts';
+import { BedrockModelProvider } from '#shared/models/adapters/bedrock-model.ts';
+import { OfflineModelProvider } from '#shared/models/adapters/offline-model.ts';
+import { OpenAiModelProvider } from '#shared/models/adapters/openai-model.ts';
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '#shared/models/model-provider.ts';
 
 /** The streaming call of each model adapter, and the conversation turns they send. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OFFLINE_LABEL, OfflineModelProvider } from '#shared/adapters/models/offline-model.ts';
+import { OFFLINE_LABEL, OfflineModelProvider } from '#shared/models/adapters/offline-model.ts';
 import type { ModelRequest } from '#shared/models/model-provider.ts';
 
 const offline = new OfflineModelProvider();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OpenAiModelProvider } from '#shared/adapters/openai/openai-model.ts';
+import { OpenAiModelProvider } from '#shared/models/adapters/openai-model.ts';
 import type { ModelRequest } from '#shared/models/model-provider.ts';
 
 const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({

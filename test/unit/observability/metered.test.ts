@@ -5,10 +5,10 @@ import {
   meteredProviders,
   meteredRateLimiter,
 } from '#functions/_wiring/metered.ts';
-import { PowertoolsMetrics } from '#shared/adapters/powertools/powertools-metrics.ts';
+import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import type { MessageProviders, OutboundMessage } from '#shared/messaging/providers.ts';
 import type { ModelProvider, ModelRequest } from '#shared/models/model-provider.ts';
-import { type MetricDimensions, type Metrics, metricNames } from '#shared/observability/metrics.ts';
+import { type MetricDimensions, type Metrics, metricNames } from '#shared/kernel/metrics.ts';
 import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
 
 /** Records what was counted, as `name{dimension=value,...}` → total. */

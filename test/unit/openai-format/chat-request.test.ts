@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidChatRequestError, parseChatRequest } from '#shared/openai-format/chat-request.ts';
+import { InvalidChatRequestError, parseChatRequest } from '#shared/completion/api/openai/chat-request.ts';
 
 /** Contract §12's request rules, one by one, with OpenAI's `param` and `code` for each refusal. */
 const base = { model: 'bot_1', messages: [{ role: 'user', content: 'Hi' }] };

@@ -5,7 +5,7 @@ import {
   forbiddenHostReason,
   parseIPv4,
   parseIPv6,
-} from '#shared/webhooks/destination-policy.ts';
+} from '#shared/kernel/destination-policy.ts';
 
 describe('destination policy (SSRF guard)', () => {
   it.each([

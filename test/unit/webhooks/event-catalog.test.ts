@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '#shared/openapi/document.ts';
-import { checkEventData, EVENT_CATALOG, envelopeSchemaOf, exampleEnvelopeOf } from '#shared/webhooks/event-catalog.ts';
-import { buildEnvelope, newEventId, WEBHOOK_EVENT_TYPES } from '#shared/webhooks/events.ts';
-import * as z from '#shared/validation/zod.ts';
+import { checkEventData, EVENT_CATALOG, envelopeSchemaOf, exampleEnvelopeOf } from '#shared/events/event-catalog.ts';
+import { buildEnvelope, newEventId, WEBHOOK_EVENT_TYPES } from '#shared/events/envelope.ts';
+import * as z from '#shared/kernel/validation/zod.ts';
 
 describe('event catalog', () => {
   it('has an entry for every event type, whose example is a valid envelope of that type', () => {

@@ -1,5 +1,5 @@
 import type { WebhookTarget } from '#shared/integrations/integration.ts';
-import { createSecretBox } from '#shared/integrations/secret-box.ts';
+import { createSecretBox } from '#shared/kernel/secret-box.ts';
 import type { DeliveryRecord } from '#shared/webhooks/model.ts';
 import type {
   AttemptOutcome,

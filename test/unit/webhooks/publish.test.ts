@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EventMessage } from '#shared/webhooks/model.ts';
-import { makeEventPublisher } from '#shared/webhooks/publish.ts';
+import { makeEventPublisher } from '#shared/events/publish-event.ts';
 
 function fakes() {
   const sent: EventMessage[] = [];

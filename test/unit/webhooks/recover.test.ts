@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConflictError, ValidationError } from '#shared/errors/domain-error.ts';
+import { ConflictError, ValidationError } from '#shared/kernel/domain-error.ts';
 import type { DeliveryRecord } from '#shared/webhooks/model.ts';
 import type { QueuedJob } from '#shared/webhooks/ports.ts';
 import {

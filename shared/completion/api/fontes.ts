@@ -1,0 +1,11 @@
+import type { CompletionSource } from '../complete-text.ts';
+
+/** One item of the wire's `fontes` (contract §12): the native `/completion` and the OpenAI-format route send the same. */
+export interface Fonte {
+  procedencia: string;
+  score: number;
+}
+
+/** The sources under their wire names, in the same order (best first). */
+export const fontesOf = (sources: readonly CompletionSource[]): Fonte[] =>
+  sources.map((source) => ({ procedencia: source.fileName, score: source.score }));

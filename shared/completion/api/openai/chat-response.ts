@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import type { CompletionOutput } from '../../complete-text.ts';
+import { fontesOf } from '../fontes.ts';
+import type { ModelUsage } from '../../../models/model-provider.ts';
+
+/**
+ * OpenAI's Chat Completions answer shapes (contract §12): the whole completion, and the `chat.completion.chunk`
+ * events of a streamed one. `model` is the botId the caller named. `fontes` is this service's extension: the
+ * knowledge files the answer was grounded on, the same list the native `/completion` returns.
+ */
+
+export interface ChatIdentity {
+  id: string;
+  /** Unix seconds. */
+  created: number;
+  botId: string;
+}
+
+export const newChatIdentity = (botId: string, now = Date.now()): ChatIdentity => ({
+  id: `chatcmpl-${randomBytes(12).toString('base64url')}`,
+  created: Math.floor(now / 1000),
+  botId,
+});
+
+export const finishReason = (truncated: boolean) => (truncated ? 'length' : 'stop');
+
+export function chatUsage(usage: ModelUsage) {
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
+}
+
+/** The non-streamed answer. In JSON mode the content is the parsed value re-serialised (a code fence removed). */
+export function chatCompletion(chat: ChatIdentity, output: CompletionOutput): Record<string, unknown> {
+  const content = output.responseFormat === 'json' ? JSON.stringify(output.data) : output.text;
+  return {
+    id: chat.id,
+    object: 'chat.completion',
+    created: chat.created,
+    model: chat.botId,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, refusal: null },
+        logprobs: null,
+        finish_reason: finishReason(output.truncated),
+      },
+    ],
+    ...(output.usage ? { usage: chatUsage(output.usage) } : {}),
+    ...(output.sources.length ? { fontes: fontesOf(output.sources) } : {}),
+  };
+}
+
+/** One `chat.completion.chunk`; `choices` empty for the usage chunk. */
+export function chatChunk(
+  chat: ChatIdentity,
+  choice: { delta: Record<string, unknown>; finish_reason: string | null } | undefined,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    id: chat.id,
+    object: 'chat.completion.chunk',
+    created: chat.created,
+    model: chat.botId,
+    choices: choice ? [{ index: 0, delta: choice.delta, logprobs: null, finish_reason: choice.finish_reason }] : [],
+    ...extra,
+  };
+}

@@ -1,0 +1,101 @@
+import type { MiddlewareObj } from '@middy/core';
+import { CallerGone } from '../../complete-text.ts';
+import type { Logger } from '../../../kernel/logger.ts';
+import { ModelError } from '../../../models/model-provider.ts';
+import { InvalidChatRequestError } from './chat-request.ts';
+import { OPENAI_ERRORS_BY_CODE as BY_CODE } from './error-codes.ts';
+import { asHttpError } from '../../../http/domain-errors.ts';
+import { HttpError } from '../../../http/errors.ts';
+import { resolveRequestId } from '../../../http/request-id.ts';
+import { json, type HttpEvent, type HttpResult } from '../../../http/types.ts';
+
+/** OpenAI's error body: what every OpenAI client parses (the SDKs raise their typed errors from the status). */
+export interface OpenAiError {
+  message: string;
+  type: string;
+  param: string | null;
+  code: string | null;
+}
+
+/** An error as OpenAI's body with its status and headers (`Retry-After` when the error carries one). */
+export function toOpenAiError(failure: unknown): {
+  status: number;
+  error: OpenAiError;
+  headers: Record<string, string>;
+} {
+  // The same domain errors as every other route, mapped by the same table, then put in OpenAI's body.
+  const error = asHttpError(failure);
+  if (error instanceof InvalidChatRequestError) {
+    return {
+      status: 400,
+      error: { message: error.message, type: 'invalid_request_error', param: error.param, code: error.code },
+      headers: {},
+    };
+  }
+  if (error instanceof HttpError) {
+    // The model said the conversation does not fit its context window: the caller's request, not our failure.
+    if (error.cause instanceof ModelError && error.cause.kind === 'too-long') {
+      return {
+        status: 400,
+        error: {
+          message: `${error.cause.message} Nothing was charged.`,
+          type: 'invalid_request_error',
+          param: 'messages',
+          code: 'context_length_exceeded',
+        },
+        headers: {},
+      };
+    }
+    const known = BY_CODE[error.code];
+    return {
+      status: error.status,
+      error: {
+        message: error.message,
+        type: known?.type ?? (error.status < 500 ? 'invalid_request_error' : 'api_error'),
+        param: known?.param ?? error.details?.[0]?.path ?? null,
+        code: known?.code ?? error.code.toLowerCase(),
+      },
+      headers: error.headers,
+    };
+  }
+  return {
+    status: 500,
+    error: { message: 'An unexpected error occurred.', type: 'api_error', param: null, code: 'internal_error' },
+    headers: {},
+  };
+}
+
+/**
+ * Error answers in OpenAI's body for the OpenAI-format routes. Use it right after `httpConventions` (its `onError`
+ * then runs first and answers): the same request id, the same RateLimit-* headers, the same log lines.
+ */
+export function openAiErrors(logger: Logger): MiddlewareObj<HttpEvent, HttpResult> {
+  return {
+    name: 'openAiErrors',
+    onError: (request) => {
+      const event = request.event;
+      const requestId = event.requestId ?? resolveRequestId(undefined);
+      const failure = asHttpError(request.error);
+      const mapped = toOpenAiError(failure);
+      if (failure instanceof CallerGone) logger.info('caller went away before the answer was complete');
+      else if (!(failure instanceof HttpError) && !(failure instanceof InvalidChatRequestError))
+        logger.error('unexpected failure', { cause: describe(failure) });
+      else if (mapped.status >= 500)
+        logger.warn('request failed', {
+          status: mapped.status,
+          code: mapped.error.code,
+          cause: describe((failure as Error | undefined)?.cause),
+        });
+      return json(
+        mapped.status,
+        { error: mapped.error },
+        { ...(event.responseHeaders ?? {}), ...mapped.headers, 'x-request-id': requestId },
+      );
+    },
+  };
+}
+
+function describe(cause: unknown): unknown {
+  if (cause instanceof Error) return { name: cause.name, message: cause.message, stack: cause.stack };
+  return cause;
+}

@@ -1,0 +1,149 @@
+import { indexes } from './table.ts';
+
+/**
+ * Every item layout of the one table, in one place: the key of each item kind, the prefixes its listings query,
+ * and the entries it puts in the background index. Adapters never spell a `PRJ#`-style key themselves.
+ */
+
+const projectPartition = (projectId: string) => `PRJ#${projectId}`;
+const botPartition = (botId: string) => `BOT#${botId}`;
+const CREDITS_PREFIX = 'CREDITS#';
+/** Addresses compare case-insensitively. */
+const inboundAddressPartition = (address: string) => `INADDR#${address.trim().toLowerCase()}`;
+export const webhookStatsPartition = (projectId: string, integrationId: string) =>
+  `WHSTATS#${projectId}#${integrationId}`;
+
+/** The primary key of each item kind. */
+export const keys = {
+  project: (projectId: string) => ({ pk: projectPartition(projectId), sk: 'PRJ' }),
+  token: (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' }),
+  credits: (projectId: string, month: string) => ({ pk: projectPartition(projectId), sk: `${CREDITS_PREFIX}${month}` }),
+  rateLimit: (key: string) => ({ pk: `RL#${key}`, sk: 'RL' }),
+  idempotency: (scopedKeyHash: string) => ({ pk: `IDEM#${scopedKeyHash}`, sk: 'IDEM' }),
+  channel: (projectId: string, channelId: string) => ({ pk: projectPartition(projectId), sk: `CH#${channelId}` }),
+  integration: (projectId: string, integrationId: string) => ({
+    pk: projectPartition(projectId),
+    sk: `INT#${integrationId}`,
+  }),
+  /** Guard item: which webhook holds the project's one enabled-general-webhook slot. */
+  generalWebhook: (projectId: string) => ({ pk: projectPartition(projectId), sk: 'GENERAL_WEBHOOK' }),
+  /** A sent message, under its channel in time order (`sortableTime` sorts as text). Sandbox ones form the outbox. */
+  message: (projectId: string, channelId: string, sortableTime: string, messageId: string) => ({
+    pk: projectPartition(projectId),
+    sk: `MSG#${channelId}#${sortableTime}#${messageId}`,
+  }),
+  /** A message's status and history (contract §10), read by message id alone. */
+  messageStatus: (messageId: string) => ({ pk: `MSG#${messageId}`, sk: 'MSG' }),
+  /** Which message a provider's id belongs to: how a receipt finds the message a send recorded it for. */
+  providerMessageId: (provider: string, providerMessageId: string) => ({
+    pk: `PMID#${provider}#${providerMessageId}`,
+    sk: 'PMID',
+  }),
+  /** A copy of a channel item found by channel id alone (inbound URLs carry no project). */
+  channelById: (channelId: string) => ({ pk: `CHID#${channelId}`, sk: 'CHID' }),
+  /** An email channel listed under its mailbox (inbound mail carries only the address). */
+  inboundAddress: (address: string, projectId: string, channelId: string) => ({
+    pk: inboundAddressPartition(address),
+    sk: `CH#${projectId}#${channelId}`,
+  }),
+  /**
+   * A webhook delivery (one event for one webhook, attempts appended). Its own partition per webhook, not under
+   * `PRJ#`: every attempt writes it, and a busy project would otherwise put all its delivery writes on one key.
+   * Delivery ids start with the event time, so one Query lists a webhook's deliveries newest first.
+   */
+  delivery: (projectId: string, integrationId: string, deliveryId: string) => ({
+    pk: `DLV#${projectId}#${integrationId}`,
+    sk: deliveryId,
+  }),
+  /** When the next delivery attempt to a paced webhook may start (`rateLimitPerSecond`, shared/webhooks/pacing.ts). */
+  webhookPace: (projectId: string, integrationId: string) => ({ pk: `PACE#${projectId}#${integrationId}`, sk: 'PACE' }),
+  /** Whether a webhook has been failing and since when (written only when that changes). */
+  webhookHealth: (projectId: string, integrationId: string) => ({
+    pk: projectPartition(projectId),
+    sk: `WHHEALTH#${integrationId}`,
+  }),
+  /**
+   * One hour of a webhook's attempt counters (`hour` = `2026-11-24T06`, UTC). Its own partition per webhook, like the
+   * deliveries: every attempt writes it. One Query by hour range reads a day.
+   */
+  webhookHour: (projectId: string, integrationId: string, hour: string) => ({
+    pk: webhookStatsPartition(projectId, integrationId),
+    sk: hour,
+  }),
+  /**
+   * The bot itself, its project id, and its knowledge state (index version and key, the `current` upload generation
+   * per file and the `live` generation per searchable file). Keyed by bot id so the Bots API resolves a bot in one
+   * consistent GetItem and can tell another project's bot (403) from none (404).
+   */
+  bot: (botId: string) => ({ pk: botPartition(botId), sk: 'BOT' }),
+  /** One knowledge file of a bot (status, chunks, error). */
+  knowledgeFile: (botId: string, fileKey: string) => ({ pk: botPartition(botId), sk: `FILE#${fileKey}` }),
+  /** The project's listing entry for one of its bots. */
+  botEntry: (projectId: string, botId: string) => ({ pk: projectPartition(projectId), sk: `BOT#${botId}` }),
+};
+
+/** The items of one kind under one partition, as a Query reads them (`pk = :pk AND begins_with(sk, :prefix)`). */
+export interface Collection {
+  pk: string;
+  skPrefix: string;
+}
+
+/** A Query's key condition over a collection, with the further values the query's other expressions use. */
+export function inCollection(collection: Collection, values: Record<string, unknown> = {}) {
+  return {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.skPrefix, ...values },
+  };
+}
+
+/** What each listing queries. */
+export const collections = {
+  channels: (projectId: string): Collection => ({ pk: projectPartition(projectId), skPrefix: 'CH#' }),
+  integrations: (projectId: string): Collection => ({ pk: projectPartition(projectId), skPrefix: 'INT#' }),
+  botEntries: (projectId: string): Collection => ({ pk: projectPartition(projectId), skPrefix: 'BOT#' }),
+  knowledgeFiles: (botId: string): Collection => ({ pk: botPartition(botId), skPrefix: 'FILE#' }),
+  /** A channel's messages; the sort key after the prefix is time, then message id. */
+  messages: (projectId: string, channelId: string): Collection => ({
+    pk: projectPartition(projectId),
+    skPrefix: `MSG#${channelId}#`,
+  }),
+  /** The email channels (of any project) whose address this is. */
+  channelsAtAddress: (address: string): Collection => ({ pk: inboundAddressPartition(address), skPrefix: 'CH#' }),
+  /** A webhook's deliveries: the whole partition, sorted by delivery id. */
+  deliveries: (projectId: string, integrationId: string): Collection => ({
+    pk: keys.delivery(projectId, integrationId, '').pk,
+    skPrefix: '',
+  }),
+};
+
+/** Project and month of a credits item, read back from its key (the sweeper finds items through the index). */
+export function creditsKeyParts(item: Record<string, unknown>): { projectId: string; month: string } {
+  return {
+    projectId: String(item.pk).slice(projectPartition('').length),
+    month: String(item.sk).slice(CREDITS_PREFIX.length),
+  };
+}
+
+/** The background index: its attribute names and the partitions items join it under. */
+const CREDIT_SWEEP_PARTITION = 'CREDIT_SWEEP';
+const PROJECTS_PARTITION = 'PROJECTS';
+
+export const backgroundIndex = {
+  ...indexes.background,
+  /** Month items with open charges, sorted by the time of the oldest charge that may still be open. */
+  creditSweepPartition: CREDIT_SWEEP_PARTITION,
+  /** Every project, sorted by creation time. */
+  projectsPartition: PROJECTS_PARTITION,
+  /**
+   * A webhook's failed deliveries: a delivery is in it while it is `failed` (sparse), sorted by delivery id, which
+   * starts with the event time (entry: this partition, sort key = the delivery id); `recover` reads a window of failures as one key range (shared/webhooks/recover.ts).
+   */
+  failedDeliveriesPartition: (projectId: string, integrationId: string) => `DLVFAILED#${projectId}#${integrationId}`,
+  /** Epoch ms as a sort key that sorts as text. */
+  sortableMs: (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0'),
+  /** A project's entry in the project listing. */
+  projectEntry: (createdAt: string, projectId: string) => ({
+    [indexes.background.partitionKey]: PROJECTS_PARTITION,
+    [indexes.background.sortKey]: `${createdAt}#${projectId}`,
+  }),
+};

@@ -1,0 +1,180 @@
+import { withMeta } from '../kernel/validation/meta.ts';
+import * as z from '../kernel/validation/zod.ts';
+import type { EventEnvelope, WebhookEventType } from './envelope.ts';
+
+/**
+ * The schema of every webhook event (contract sections 5 and 10): the envelope and each type's `data`. The OpenAPI
+ * document's `webhooks` section (shared/openapi/webhooks.ts) and the console's event catalog are generated from
+ * here, and producers check what they publish against it (`checkEventData`).
+ *
+ * Adding an event type: one entry in {@link EVENT_CATALOG} (the compiler asks for it once the type is in
+ * `WEBHOOK_EVENT_TYPES`).
+ */
+
+const isoTime = withMeta(z.iso.datetime({ offset: true }), { description: 'ISO 8601.' });
+
+const eventChannel = withMeta(z.object({ id: z.string(), type: z.string(), address: z.string() }), {
+  id: 'EventChannel',
+  description: 'The channel the event happened on.',
+});
+
+/** Every event's envelope; `data` depends on `type`. */
+export const eventEnvelopeFields = {
+  id: withMeta(z.string(), { description: '`evt_…`; also the `webhook-id` header, the same on every retry.' }),
+  timestamp: withMeta(isoTime, { description: 'When the event was accepted (ISO 8601): the event time.' }),
+  projectId: z.string(),
+  companyId: z.number(),
+  channel: withMeta(z.nullable(eventChannel), {
+    description: 'Null only for a `webhook.test` sent to a general webhook.',
+  }),
+};
+
+const outboundData = z.object({
+  messageId: z.string(),
+  integrationId: withMeta(z.string(), { description: 'The custom integration that sent the message.' }),
+  status: z.enum(['sent', 'failed']),
+  to: z.unknown(),
+  provider: z.string(),
+  providerMessageIds: z.optional(z.array(z.string())),
+  error: z.optional(z.string()),
+  payload: withMeta(z.record(z.string(), z.unknown()), { description: 'What was sent (truncated when large).' }),
+  payloadTruncated: z.optional(z.boolean()),
+  sentAt: isoTime,
+});
+
+const providerStatusData = z.object({
+  messageId: z.string(),
+  providerMessageId: z.string(),
+  status: z.enum(['delivered', 'read', 'failed']),
+  at: isoTime,
+  error: z.optional(z.string()),
+});
+
+const inboundData = z.object({
+  messageId: z.string(),
+  direction: z.literal('inbound'),
+  provider: z.string(),
+  providerMessageId: z.string(),
+  from: z.string(),
+  to: z.string(),
+  text: z.string(),
+  contact: z.optional(z.object({ name: z.string() })),
+  media: z.optional(
+    z.array(
+      z.object({
+        contentType: z.string(),
+        url: z.optional(z.string()),
+        providerMediaId: z.optional(z.string()),
+      }),
+    ),
+  ),
+  receivedAt: isoTime,
+  subject: z.optional(z.string()),
+  html: z.optional(z.string()),
+  cc: z.optional(z.array(z.string())),
+  inReplyTo: z.optional(z.string()),
+  references: z.optional(z.array(z.string())),
+  attachments: z.optional(z.array(z.object({ fileName: z.string(), contentType: z.string(), bytes: z.number() }))),
+});
+
+const testData = z.object({ integrationId: z.string(), message: z.string() });
+
+export interface EventCatalogEntry {
+  description: string;
+  data: z.ZodMiniType;
+  /** A `data` as a receiver sees it (checked against `data` by a test). */
+  example: Record<string, unknown>;
+}
+
+const at = '2026-01-15T12:00:00.000Z';
+
+export const EVENT_CATALOG: Record<WebhookEventType, EventCatalogEntry> = {
+  'message.received': {
+    description: 'A contact wrote to one of the project’s channels.',
+    data: inboundData,
+    example: {
+      messageId: 'msg_01hq3x9k2m7c4v8b6n5p',
+      direction: 'inbound',
+      provider: 'twilio',
+      providerMessageId: 'SM0123456789abcdef0123456789abcdef',
+      from: '+5511988887777',
+      to: '+5511999990000',
+      text: 'Hi, is my order on its way?',
+      receivedAt: at,
+    },
+  },
+  'message.sent': {
+    description: 'A message sent through a custom integration left for the provider.',
+    data: outboundData,
+    example: {
+      messageId: 'msg_01hq3x9k2m7c4v8b6n5q',
+      integrationId: 'int_01hq3x9k2m7c4v8b6n5r',
+      status: 'sent',
+      to: '+5511988887777',
+      provider: 'twilio',
+      providerMessageIds: ['SM0123456789abcdef0123456789abcdee'],
+      payload: { to: '+5511988887777', text: 'Your order shipped.' },
+      sentAt: at,
+    },
+  },
+  'message.delivered': {
+    description: 'The provider reported a sent message delivered.',
+    data: providerStatusData,
+    example: {
+      messageId: 'msg_01hq3x9k2m7c4v8b6n5q',
+      providerMessageId: 'SM0123456789abcdef0123456789abcdee',
+      status: 'delivered',
+      at,
+    },
+  },
+  'message.read': {
+    description: 'The provider reported a sent message read.',
+    data: providerStatusData,
+    example: {
+      messageId: 'msg_01hq3x9k2m7c4v8b6n5q',
+      providerMessageId: 'SM0123456789abcdef0123456789abcdee',
+      status: 'read',
+      at,
+    },
+  },
+  'message.failed': {
+    description: 'A send failed, or the provider reported a sent message failed.',
+    data: z.union([outboundData, providerStatusData]),
+    example: {
+      messageId: 'msg_01hq3x9k2m7c4v8b6n5q',
+      providerMessageId: 'SM0123456789abcdef0123456789abcdee',
+      status: 'failed',
+      at,
+      error: 'undelivered: the handset is unreachable',
+    },
+  },
+  'webhook.test': {
+    description: 'Sent by `POST …/integrations/{i}/test` to one webhook.',
+    data: testData,
+    example: { integrationId: 'int_01hq3x9k2m7c4v8b6n5r', message: 'This is a test event sent from Switchboard.' },
+  },
+};
+
+/** The envelope of one event type, `data` included: what a receiver of that type is POSTed. */
+export function envelopeSchemaOf(type: WebhookEventType): z.ZodMiniObject {
+  return z.object({ ...eventEnvelopeFields, type: z.literal(type), data: EVENT_CATALOG[type].data });
+}
+
+/** An example envelope of one event type. */
+export function exampleEnvelopeOf(type: WebhookEventType): EventEnvelope {
+  return {
+    id: 'evt_0mkfj2k9sa1b2c3d4e5f6g7',
+    type,
+    timestamp: at,
+    projectId: 'prj_01hq3x9k2m7c4v8b6n5s',
+    companyId: 1042,
+    channel: { id: 'ch_01hq3x9k2m7c4v8b6n5t', type: 'sms', address: '+5511999990000' },
+    data: EVENT_CATALOG[type].example,
+  };
+}
+
+/** The problems of a `data` for its event type (empty when it matches the catalog). */
+export function checkEventData(type: WebhookEventType, data: unknown): string[] {
+  const result = z.safeParse(EVENT_CATALOG[type].data, data);
+  return result.success ? [] : result.error.issues.map((i) => `${i.path.join('.') || '(data)'}: ${i.message}`);
+}

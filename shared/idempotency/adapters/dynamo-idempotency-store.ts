@@ -1,0 +1,86 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { hashToken } from '../../kernel/tokens.ts';
+import type {
+  ClaimResult,
+  IdempotencyClaim,
+  IdempotencyStore,
+  StoredResponse,
+} from '../idempotency-store.ts';
+import { applied, deleteItem, type DynamoTable, putItem, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
+import { keys } from '../../contract/keys.ts';
+
+/** Responses larger than this (gzip-compressed) are not kept: DynamoDB items stop at 400 KB. */
+const MAX_STORED_BYTES = 350 * 1024;
+
+/**
+ * One item per (scope, key): `IDEM#<sha256(scope + key)>`. Claiming is one conditional put: it succeeds when the key
+ * is new, expired, or held by a request whose lock ran out with the same fingerprint. Only a lost claim pays a read
+ * to tell replay, mismatch and in-progress apart. Responses are stored gzip-compressed.
+ */
+export class DynamoIdempotencyStore implements IdempotencyStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  private key(claim: IdempotencyClaim) {
+    return keys.idempotency(hashToken(`${claim.scope}\n${claim.key}`));
+  }
+
+  async claim(claim: IdempotencyClaim): Promise<ClaimResult> {
+    const nowSec = Math.floor(claim.now / 1000);
+    const claimed = await applied(
+      putItem(this.table, {
+        Item: {
+          ...this.key(claim),
+          phase: 'in_progress',
+          fingerprint: claim.fingerprint,
+          owner: claim.owner,
+          lockedUntil: claim.now + claim.lockMs,
+          expiresAt: Math.ceil((claim.now + claim.retentionMs) / 1000),
+        },
+        ConditionExpression:
+          'attribute_not_exists(pk) OR expiresAt < :nowSec OR (phase = :inProgress AND lockedUntil < :now AND fingerprint = :fp)',
+        ExpressionAttributeValues: {
+          ':nowSec': nowSec,
+          ':inProgress': 'in_progress',
+          ':now': claim.now,
+          ':fp': claim.fingerprint,
+        },
+      }),
+    );
+    if (claimed) return { kind: 'claimed' };
+    const item = await readItem(this.table, this.key(claim));
+    if (!item) return this.claim(claim); // released between our write and read: try once more
+    if (item.fingerprint !== claim.fingerprint) return { kind: 'mismatch' };
+    if (item.phase === 'completed' && item.response) {
+      return {
+        kind: 'replay',
+        response: JSON.parse(gunzipSync(Buffer.from(item.response as Uint8Array)).toString('utf8')) as StoredResponse,
+      };
+    }
+    return { kind: 'in-progress' };
+  }
+
+  async complete(claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
+    const packed = gzipSync(JSON.stringify(response));
+    if (packed.length > MAX_STORED_BYTES) return this.release(claim);
+    await applied(
+      updateItem(this.table, {
+        Key: this.key(claim),
+        UpdateExpression: 'SET phase = :completed, #response = :response REMOVE lockedUntil',
+        ConditionExpression: '#owner = :owner',
+        ExpressionAttributeNames: { '#response': 'response', '#owner': 'owner' },
+        ExpressionAttributeValues: { ':completed': 'completed', ':response': packed, ':owner': claim.owner },
+      }),
+    );
+  }
+
+  async release(claim: IdempotencyClaim): Promise<void> {
+    await applied(
+      deleteItem(this.table, {
+        Key: this.key(claim),
+        ConditionExpression: '#owner = :owner',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':owner': claim.owner },
+      }),
+    );
+  }
+}

@@ -1,0 +1,222 @@
+import {
+  liveSigningSecrets,
+  type Integration,
+  type IntegrationStore,
+  type WebhookIntegration,
+  type WebhookTarget,
+} from '../integration.ts';
+import type { SecretBox } from '../../kernel/secret-box.ts';
+import {
+  applied,
+  conditionalWrite,
+  deleteItem,
+  type DynamoTable,
+  putItem,
+  queryAll,
+  readItem,
+  updateItem,
+} from '../../kernel/aws/dynamo-table.ts';
+import { collections, inCollection, keys } from '../../contract/keys.ts';
+
+/** What is stored for a webhook's secrets: each sealed (AES-256-GCM) and bound to its integration. */
+interface SealedWebhookSecrets {
+  signingSecret: string;
+  previousSigningSecret?: { sealed: string; expiresAt: string };
+  bearerToken?: string;
+}
+
+/**
+ * Integrations under their project: `PRJ#<projectId>` / `INT#<integrationId>`, so the fan-out lists a project's
+ * webhooks with one Query. Webhook secrets (signing secrets, bearer token) are stored sealed with the SecretBox;
+ * custom tokens are stored only as their SHA-256 (on the integration and as the TokenStore key).
+ *
+ * The project's one enabled general webhook is enforced with a guard item (`GENERAL_WEBHOOK`) taken with a
+ * conditional write: no transactions needed.
+ */
+export class DynamoIntegrationStore implements IntegrationStore {
+  constructor(
+    private readonly table: DynamoTable,
+    private readonly secrets: SecretBox,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async create(integration: Integration): Promise<void> {
+    await putItem(this.table, {
+      Item: this.toItem(integration),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
+  }
+
+  async get(projectId: string, integrationId: string): Promise<Integration | undefined> {
+    const item = await readItem(this.table, keys.integration(projectId, integrationId));
+    return item ? this.fromItem(item) : undefined;
+  }
+
+  async list(projectId: string): Promise<Integration[]> {
+    return (await this.query(projectId, false)).map((item) => this.fromItem(item));
+  }
+
+  async update(integration: Integration): Promise<boolean> {
+    return applied(
+      putItem(this.table, {
+        Item: this.toItem(integration),
+        ConditionExpression: '#version = :previous',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':previous': integration.version - 1 },
+      }),
+    );
+  }
+
+  async delete(projectId: string, integrationId: string, expectedVersion?: number): Promise<Integration | undefined> {
+    const write = await conditionalWrite(
+      deleteItem(this.table, {
+        Key: keys.integration(projectId, integrationId),
+        ReturnValues: 'ALL_OLD',
+        ...(expectedVersion === undefined
+          ? {}
+          : {
+              ConditionExpression: '#version = :expected',
+              ExpressionAttributeNames: { '#version': 'version' },
+              ExpressionAttributeValues: { ':expected': expectedVersion },
+            }),
+      }),
+    );
+    return write.applied && write.output.Attributes ? this.fromItem(write.output.Attributes) : undefined;
+  }
+
+  async listWebhooks(projectId: string): Promise<WebhookTarget[]> {
+    const at = this.now();
+    return (await this.query(projectId, true)).map((item) => toTarget(this.fromItem(item) as WebhookIntegration, at));
+  }
+
+  async getWebhook(projectId: string, integrationId: string): Promise<WebhookTarget | undefined> {
+    const integration = await this.get(projectId, integrationId);
+    return integration?.product === 'webhook' ? toTarget(integration, this.now()) : undefined;
+  }
+
+  async disableWebhook(projectId: string, integrationId: string, reason: string): Promise<boolean> {
+    const write = await conditionalWrite(
+      updateItem(this.table, {
+        Key: keys.integration(projectId, integrationId),
+        UpdateExpression:
+          'SET #i.enabled = :false, #i.disabledReason = :reason, #i.updatedAt = :at, #version = #version + :one',
+        ConditionExpression: 'attribute_exists(pk) AND #product = :webhook',
+        ExpressionAttributeNames: { '#version': 'version', '#i': 'integration', '#product': 'product' },
+        ExpressionAttributeValues: {
+          ':false': false,
+          ':reason': reason,
+          ':at': this.now().toISOString(),
+          ':one': 1,
+          ':webhook': 'webhook',
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    if (!write.applied) return false;
+    const scope = (write.output.Attributes?.integration as { scope?: string } | undefined)?.scope;
+    if (scope === 'general') await this.releaseGeneralWebhook(projectId, integrationId);
+    return true;
+  }
+
+  async generalWebhookHolder(projectId: string): Promise<{ integrationId: string; claimedAt: number } | undefined> {
+    const item = await readItem(this.table, keys.generalWebhook(projectId));
+    return item ? { integrationId: item.integrationId as string, claimedAt: item.claimedAt as number } : undefined;
+  }
+
+  async claimGeneralWebhook(projectId: string, integrationId: string, staleHolder?: string): Promise<boolean> {
+    return applied(
+      putItem(this.table, {
+        Item: { ...keys.generalWebhook(projectId), integrationId, claimedAt: this.now().getTime() },
+        ConditionExpression:
+          'attribute_not_exists(pk) OR integrationId = :mine' +
+          (staleHolder === undefined ? '' : ' OR integrationId = :stale'),
+        ExpressionAttributeValues: {
+          ':mine': integrationId,
+          ...(staleHolder === undefined ? {} : { ':stale': staleHolder }),
+        },
+      }),
+    );
+  }
+
+  async releaseGeneralWebhook(projectId: string, integrationId: string): Promise<void> {
+    await applied(
+      deleteItem(this.table, {
+        Key: keys.generalWebhook(projectId),
+        ConditionExpression: 'integrationId = :mine',
+        ExpressionAttributeValues: { ':mine': integrationId },
+      }),
+    );
+  }
+
+  private query(projectId: string, webhooksOnly: boolean): Promise<Record<string, unknown>[]> {
+    return queryAll(this.table, {
+      ...inCollection(collections.integrations(projectId), webhooksOnly ? { ':webhook': 'webhook' } : {}),
+      ...(webhooksOnly
+        ? { FilterExpression: '#product = :webhook', ExpressionAttributeNames: { '#product': 'product' } }
+        : {}),
+      ConsistentRead: true,
+    });
+  }
+
+  private context(integration: Pick<Integration, 'projectId' | 'integrationId'>, purpose: string): string {
+    return `integration:${integration.projectId}/${integration.integrationId}:${purpose}`;
+  }
+
+  private toItem(integration: Integration): Record<string, unknown> {
+    const base = {
+      ...keys.integration(integration.projectId, integration.integrationId),
+      product: integration.product,
+      version: integration.version,
+    };
+    if (integration.product === 'custom') return { ...base, integration };
+    const { signingSecret, previousSigningSecret, bearerToken, ...plain } = integration;
+    const sealed: SealedWebhookSecrets = {
+      signingSecret: this.secrets.seal(signingSecret, this.context(integration, 'signing')),
+    };
+    if (previousSigningSecret) {
+      sealed.previousSigningSecret = {
+        sealed: this.secrets.seal(previousSigningSecret.secret, this.context(integration, 'signing-previous')),
+        expiresAt: previousSigningSecret.expiresAt,
+      };
+    }
+    if (bearerToken !== null) sealed.bearerToken = this.secrets.seal(bearerToken, this.context(integration, 'bearer'));
+    return { ...base, integration: plain, sealed };
+  }
+
+  private fromItem(item: Record<string, unknown>): Integration {
+    const stored = item.integration as Record<string, unknown>;
+    const version = item.version as number;
+    if (item.product === 'custom') return { ...(stored as unknown as Integration), version };
+    const plain = stored as Omit<WebhookIntegration, 'signingSecret' | 'previousSigningSecret' | 'bearerToken'>;
+    const sealed = item.sealed as SealedWebhookSecrets;
+    return {
+      ...plain,
+      version,
+      signingSecret: this.secrets.open(sealed.signingSecret, this.context(plain, 'signing')),
+      previousSigningSecret: sealed.previousSigningSecret
+        ? {
+            secret: this.secrets.open(sealed.previousSigningSecret.sealed, this.context(plain, 'signing-previous')),
+            expiresAt: sealed.previousSigningSecret.expiresAt,
+          }
+        : null,
+      bearerToken: sealed.bearerToken ? this.secrets.open(sealed.bearerToken, this.context(plain, 'bearer')) : null,
+    };
+  }
+}
+
+function toTarget(webhook: WebhookIntegration, at: Date): WebhookTarget {
+  return {
+    projectId: webhook.projectId,
+    integrationId: webhook.integrationId,
+    scope: webhook.scope,
+    channelId: webhook.channelId,
+    url: webhook.url,
+    bearerToken: webhook.bearerToken,
+    eventTypes: webhook.eventTypes,
+    enabled: webhook.enabled,
+    disabledReason: webhook.disabledReason,
+    signingSecret: webhook.signingSecret,
+    previousSigningSecret: webhook.previousSigningSecret,
+    signingSecrets: liveSigningSecrets(webhook, at),
+  };
+}

@@ -1,0 +1,19 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { Config } from '../config.ts';
+import { localCredentials } from './clients.ts';
+
+let client: SQSClient | undefined;
+
+/**
+ * The SQS client, once per cold start. Locally the endpoint is explicit: fauxqs queue URLs name the host
+ * `sqs.<region>.localhost`, which the SDK would otherwise try to resolve.
+ */
+export function sqsClient(cfg: Config): SQSClient {
+  client ??= new SQSClient({
+    region: cfg.AWS_REGION,
+    ...(cfg.SQS_ENDPOINT ? { endpoint: cfg.SQS_ENDPOINT } : {}),
+    ...localCredentials(cfg.SQS_ENDPOINT),
+    maxAttempts: 3,
+  });
+  return client;
+}

@@ -1,0 +1,147 @@
+import * as z from './validation/zod.ts';
+
+const flag = (fallback: boolean) =>
+  z.pipe(
+    z.optional(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])),
+    z.transform((v) => (v === undefined ? fallback : ['true', '1', 'yes', 'on'].includes(v))),
+  );
+
+const nonEmpty = () => z.string().check(z.minLength(1));
+/** A whole number above 0 and at most `max`, from its text in the environment. */
+const positiveInt = (max: number) => z.coerce.number().check(z.int(), z.gt(0), z.lte(max));
+
+/**
+ * Settings from the environment, parsed once per cold start. A missing or malformed setting fails the cold start
+ * with a clear message instead of failing the first request.
+ */
+const schema = z.object({
+  /** `local` when the local runner hosts the functions; decides defaults that differ from AWS. */
+  SWITCHBOARD_RUNTIME: z._default(z.enum(['aws', 'local']), 'aws'),
+  AWS_REGION: z._default(nonEmpty(), 'us-east-1'),
+  TABLE_NAME: nonEmpty(),
+  DYNAMODB_ENDPOINT: z.optional(z.url()),
+  SQS_ENDPOINT: z.optional(z.url()),
+  S3_ENDPOINT: z.optional(z.url()),
+  BUCKET_KNOWLEDGE: z.optional(nonEmpty()),
+  BUCKET_TRANSFER: z.optional(nonEmpty()),
+  QUEUE_URL_EVENTS: z.optional(nonEmpty()),
+  QUEUE_URL_DELIVERIES: z.optional(nonEmpty()),
+  QUEUE_URL_INGEST: z.optional(nonEmpty()),
+  QUEUE_URL_INBOUND: z.optional(nonEmpty()),
+  /**
+   * The public base URL of the API (what Twilio and Meta call; Twilio signs it): inbound URLs on channel answers and
+   * the URL Twilio signatures are checked against. Locally the gateway's own base URL.
+   */
+  PUBLIC_BASE_URL: z.optional(z.url()),
+  /** Local SMTP listener for inbound mail (`npm start`): its port on 127.0.0.1; 0 picks a free one. */
+  SMTP_INBOUND_PORT: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(65535)), 2525),
+  /** Plain admin key (local runs); on AWS the key comes from Secrets Manager through ADMIN_KEY_SECRET_ARN. */
+  ADMIN_KEY: z.optional(z.string().check(z.minLength(16))),
+  ADMIN_KEY_SECRET_ARN: z.optional(nonEmpty()),
+  /** AES-256-GCM key (base64, 32 bytes) for secrets stored encrypted (webhook signing secrets); locally generated. */
+  SECRETS_KEY: z.optional(z.string().check(z.regex(/^[A-Za-z0-9+/_-]{43}=?$/, '32 bytes, base64'))),
+  SECRETS_KEY_SECRET_ARN: z.optional(nonEmpty()),
+  BOT_RATE_LIMIT_PER_MINUTE: z._default(positiveInt(100_000), 60),
+  CREDIT_SWEEP_AFTER_SECONDS: z._default(z.coerce.number().check(z.int(), z.gt(0)), 900),
+  MODEL_PROVIDER: z.optional(z.enum(['bedrock', 'openai', 'offline'])),
+  BEDROCK_MODEL_ID: z._default(nonEmpty(), 'amazon.nova-lite-v1:0'),
+  OPENAI_BASE_URL: z.optional(z.url()),
+  OPENAI_API_KEY: z.optional(z.string()),
+  /** On AWS the OpenAI-compatible server's key comes from Secrets Manager (read once per cold start). */
+  OPENAI_API_KEY_SECRET_ARN: z.optional(nonEmpty()),
+  OPENAI_MODEL: z.optional(nonEmpty()),
+  /** Knowledge search embeddings (hybrid with BM25): `none` (default: lexical only, offline), `bedrock` or `openai`. */
+  EMBEDDINGS_PROVIDER: z._default(z.enum(['none', 'bedrock', 'openai']), 'none'),
+  /** Default: amazon.titan-embed-text-v2:0 (bedrock), text-embedding-3-small (openai). */
+  EMBEDDINGS_MODEL: z.optional(nonEmpty()),
+  /** OpenAI-compatible server for embeddings; default OPENAI_BASE_URL. */
+  EMBEDDINGS_BASE_URL: z.optional(z.url()),
+  EMBEDDINGS_API_KEY: z.optional(z.string()),
+  /** Vector size: Titan V2 takes 256, 512 or 1024 (default 512); sent to OpenAI-compatible servers only when set. */
+  EMBEDDINGS_DIMENSIONS: z.optional(positiveInt(4096)),
+  WEBHOOK_ALLOW_PRIVATE: z.optional(flag(false)),
+  WEBHOOK_RETRY_SCHEDULE: z.optional(
+    z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds')),
+  ),
+  /** Deadline of one webhook delivery attempt (contract: 15 s); shorter only in tests. */
+  WEBHOOK_ATTEMPT_TIMEOUT_MS: z._default(positiveInt(60_000), 15_000),
+  /** Delivery attempts in flight at once to one destination, per deliver worker process (see endpoint-gate.ts). */
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z._default(positiveInt(1_000), 10),
+  /** An attempt unanswered this long marks its destination as slow: its further jobs are put back, not awaited. */
+  WEBHOOK_SLOW_AFTER_MS: z._default(positiveInt(60_000), 1_000),
+  /**
+   * Ports an SMTP channel may name: comma-separated, or `any`. Default: the mail submission and relay ports
+   * (25, 465, 587, 2525) on AWS, any port locally (like WEBHOOK_ALLOW_PRIVATE).
+   */
+  SMTP_ALLOWED_PORTS: z.optional(
+    z.string().check(
+      z.regex(/^\s*(any|\d{1,5}(\s*,\s*\d{1,5})*)\s*$/, '"any" or comma-separated port numbers'),
+      z.refine((v) => v.trim() === 'any' || v.split(',').every((p) => +p >= 1 && +p <= 65535), 'Ports are 1-65535'),
+    ),
+  ),
+  /** Deadline of each call to a channel's provider (SMTP, Twilio, WhatsApp Cloud); contract: 10 s. */
+  SEND_PROVIDER_TIMEOUT_MS: z._default(positiveInt(60_000), 10_000),
+  /** OCR for extract pages without a text layer: default `tesseract` locally, `textract` on AWS; `none` turns it off. */
+  OCR_ENGINE: z.optional(z.enum(['tesseract', 'textract', 'none'])),
+  /** Pages OCRed at once: tesseract worker threads (default 1), or Textract calls in flight (default 8). */
+  OCR_CONCURRENCY: z.optional(positiveInt(64)),
+  OCR_DPI: z._default(z.coerce.number().check(z.int(), z.gte(72), z.lte(600)), 200),
+  /** Time budget of one page's OCR; past it the page counts as unreadable. */
+  OCR_PAGE_TIMEOUT_MS: z._default(positiveInt(600_000), 60_000),
+  TEXTRACT_ENDPOINT: z.optional(z.url()),
+  /** Folder with `<lang>.traineddata.gz` for tesseract; default: the @tesseract.js-data packages. */
+  TESSERACT_LANG_PATH: z.optional(nonEmpty()),
+});
+
+export type RawConfig = z.output<typeof schema>;
+
+/** Every setting's variable name (the local runner's bundles mode passes the caller's values of these through). */
+export const settingNames: readonly string[] = Object.keys(schema.shape);
+
+export interface Config extends RawConfig {
+  modelProvider: 'bedrock' | 'openai' | 'offline';
+  webhookAllowPrivate: boolean;
+  smtpAllowedPorts: readonly number[] | 'any';
+}
+
+const MAIL_PORTS: readonly number[] = [25, 465, 587, 2525];
+
+function smtpAllowedPorts(setting: string | undefined, local: boolean): readonly number[] | 'any' {
+  if (setting === undefined) return local ? 'any' : MAIL_PORTS;
+  if (setting.trim() === 'any') return 'any';
+  return setting.split(',').map((port) => Number(port.trim()));
+}
+
+let cached: Config | undefined;
+
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const raw = result.data;
+  const local = raw.SWITCHBOARD_RUNTIME === 'local';
+  return {
+    ...raw,
+    modelProvider: raw.MODEL_PROVIDER ?? (local ? 'offline' : 'bedrock'),
+    webhookAllowPrivate: raw.WEBHOOK_ALLOW_PRIVATE ?? local,
+    smtpAllowedPorts: smtpAllowedPorts(raw.SMTP_ALLOWED_PORTS, local),
+  };
+}
+
+/** The configuration of this process, parsed on first use. */
+export function config(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}
+
+/** The settings a deployment may leave out: each function that needs one asks for it with {@link requiredSetting}. */
+type OptionalSetting = { [K in keyof RawConfig]-?: undefined extends RawConfig[K] ? K : never }[keyof RawConfig];
+
+/** A setting this function cannot run without (other functions can): its value, or the cold start fails naming it. */
+export function requiredSetting<K extends OptionalSetting>(cfg: Config, name: K): NonNullable<Config[K]> {
+  const value = cfg[name];
+  if (value === undefined) throw new Error(`Invalid configuration: ${name} is required`);
+  return value as NonNullable<Config[K]>;
+}

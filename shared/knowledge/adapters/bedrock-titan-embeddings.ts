@@ -1,0 +1,45 @@
+import { InvokeModelCommand, type BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import type { EmbeddingsProvider } from '../embeddings.ts';
+import { unitVector } from '../embeddings.ts';
+
+/**
+ * Amazon Titan Text Embeddings V2 on Bedrock (`amazon.titan-embed-text-v2:0`): one text per InvokeModel call
+ * (the model takes no batches), a few calls in flight at once, vectors of 256, 512 or 1024 dimensions normalised
+ * by the model. Titan V2 reads at most 8,192 tokens (about 50,000 characters), far above an excerpt.
+ */
+export class BedrockTitanEmbeddings implements EmbeddingsProvider {
+  constructor(
+    private readonly client: BedrockRuntimeClient,
+    readonly model: string,
+    private readonly dimensions: number,
+    private readonly concurrency = 8,
+  ) {}
+
+  async embed(texts: string[], _purpose: 'document' | 'query', signal?: AbortSignal): Promise<Float32Array[]> {
+    const out: Float32Array[] = new Array(texts.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < texts.length) {
+        const i = next++;
+        const response = await this.client.send(
+          new InvokeModelCommand({
+            modelId: this.model,
+            contentType: 'application/json',
+            accept: 'application/json',
+            body: JSON.stringify({
+              inputText: texts[i]!.slice(0, 40_000),
+              dimensions: this.dimensions,
+              normalize: true,
+            }),
+          }),
+          { abortSignal: signal },
+        );
+        const parsed = JSON.parse(new TextDecoder().decode(response.body)) as { embedding?: number[] };
+        if (!Array.isArray(parsed.embedding)) throw new Error('Titan embeddings answer without an embedding');
+        out[i] = unitVector(parsed.embedding);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, texts.length) }, worker));
+    return out;
+  }
+}

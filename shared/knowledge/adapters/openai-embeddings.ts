@@ -1,0 +1,54 @@
+import type { EmbeddingsProvider } from '../embeddings.ts';
+import { unitVector } from '../embeddings.ts';
+
+/**
+ * An OpenAI-compatible `POST {baseUrl}/embeddings` (OpenAI, Ollama, vLLM, llama.cpp, LiteLLM...): texts sent in
+ * batches, vectors put back in input order by their `index` and normalised here (not every server normalises).
+ * `dimensions` is sent only when configured: servers that cannot shorten vectors reject it.
+ */
+export class OpenAiCompatibleEmbeddings implements EmbeddingsProvider {
+  constructor(
+    private readonly options: {
+      baseUrl: string;
+      apiKey?: string;
+      model: string;
+      dimensions?: number;
+      timeoutMs?: number;
+      fetch?: typeof fetch;
+    },
+  ) {}
+
+  get model(): string {
+    return this.options.model;
+  }
+
+  async embed(texts: string[], _purpose: 'document' | 'query', signal?: AbortSignal): Promise<Float32Array[]> {
+    if (!texts.length) return [];
+    const deadline = AbortSignal.timeout(this.options.timeoutMs ?? 60_000);
+    const response = await (this.options.fetch ?? fetch)(`${this.options.baseUrl.replace(/\/+$/, '')}/embeddings`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
+      },
+      body: JSON.stringify({
+        model: this.options.model,
+        input: texts,
+        encoding_format: 'float',
+        ...(this.options.dimensions ? { dimensions: this.options.dimensions } : {}),
+      }),
+      signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+    });
+    if (!response.ok) throw new Error(`embeddings server answered HTTP ${response.status}`);
+    const body = (await response.json()) as { data?: { embedding?: number[]; index?: number }[] };
+    const data = body.data ?? [];
+    if (data.length !== texts.length)
+      throw new Error(`embeddings server returned ${data.length} vectors for ${texts.length} texts`);
+    const out: Float32Array[] = new Array(texts.length);
+    data.forEach((item, position) => {
+      if (!Array.isArray(item.embedding)) throw new Error('embeddings answer without an embedding');
+      out[item.index ?? position] = unitVector(item.embedding);
+    });
+    return out;
+  }
+}

@@ -1,0 +1,117 @@
+import type { ProviderKind } from '../channel.ts';
+import type { MessageRecord } from '../message.ts';
+import {
+  STATUS_RANK,
+  type MessageStatusRecord,
+  type MessageStatusStore,
+  type OutboundStatus,
+  type ProviderIdTarget,
+} from '../message-status.ts';
+import { keys } from '../../contract/keys.ts';
+import { applied, conditionalWrite, type DynamoTable, putItem, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
+
+/** Kept as long as the message records (90 days, DynamoDB TTL). */
+const RETENTION_SECONDS = 90 * 86400;
+
+function expiresAt(iso: string): number {
+  return Math.floor(Date.parse(iso) / 1000) + RETENTION_SECONDS;
+}
+
+/**
+ * The items a send writes besides its message record: the status record and one provider-id lookup per id the
+ * provider returned (how a receipt finds the message). Written in the same BatchWriteItem as the record.
+ */
+export function sentMessageItems(message: MessageRecord): Record<string, unknown>[] {
+  const status: MessageStatusRecord = {
+    messageId: message.messageId,
+    projectId: message.projectId,
+    channelId: message.channelId,
+    channelType: message.channelType,
+    direction: 'outbound',
+    provider: message.provider,
+    status: message.status,
+    to: message.to,
+    createdAt: message.sentAt,
+    history: [{ status: message.status, at: message.sentAt }],
+    ...(message.error === undefined ? {} : { error: message.error }),
+  };
+  const ttl = expiresAt(message.sentAt);
+  const target: ProviderIdTarget = {
+    messageId: message.messageId,
+    projectId: message.projectId,
+    channelId: message.channelId,
+  };
+  return [
+    { ...keys.messageStatus(message.messageId), ...status, rank: STATUS_RANK[message.status], expiresAt: ttl },
+    ...(message.providerMessageIds ?? []).map((id) => ({
+      ...keys.providerMessageId(message.provider, id),
+      ...target,
+      expiresAt: ttl,
+    })),
+  ];
+}
+
+function fromItem(item: Record<string, unknown>): MessageStatusRecord {
+  const { pk: _pk, sk: _sk, rank: _rank, expiresAt: _expiresAt, ...record } = item;
+  return record as unknown as MessageStatusRecord;
+}
+
+/**
+ * Message statuses in DynamoDB. Every change is one conditional write on the message's own item, so a provider's
+ * retries and concurrent workers move a message at most once per status: the write that loses the race changes
+ * nothing and tells its caller so.
+ */
+export class DynamoMessageStatusStore implements MessageStatusStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  async get(messageId: string): Promise<MessageStatusRecord | undefined> {
+    const item = await readItem(this.table, keys.messageStatus(messageId));
+    return item ? fromItem(item) : undefined;
+  }
+
+  async findByProviderId(provider: ProviderKind, providerMessageId: string): Promise<ProviderIdTarget | undefined> {
+    const item = await readItem(this.table, keys.providerMessageId(provider, providerMessageId));
+    if (!item) return undefined;
+    const { messageId, projectId, channelId } = item as unknown as ProviderIdTarget;
+    return { messageId, projectId, channelId };
+  }
+
+  async advance(
+    messageId: string,
+    change: { status: OutboundStatus; at: string; error?: string },
+  ): Promise<MessageStatusRecord | undefined> {
+    const write = await conditionalWrite(
+      updateItem(this.table, {
+        Key: keys.messageStatus(messageId),
+        UpdateExpression: `SET #status = :status, #rank = :rank, history = list_append(history, :change)${
+          change.error === undefined ? '' : ', #error = :error'
+        }`,
+        // Forward only: a lower or equal rank, or anything after read (failed is the highest rank), changes nothing.
+        ConditionExpression: 'attribute_exists(pk) AND #rank < :rank AND #status <> :read',
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          '#rank': 'rank',
+          ...(change.error === undefined ? {} : { '#error': 'error' }),
+        },
+        ExpressionAttributeValues: {
+          ':status': change.status,
+          ':rank': STATUS_RANK[change.status],
+          ':change': [{ status: change.status, at: change.at }],
+          ':read': 'read',
+          ...(change.error === undefined ? {} : { ':error': change.error }),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return write.applied && write.output.Attributes ? fromItem(write.output.Attributes) : undefined;
+  }
+
+  recordInbound(record: MessageStatusRecord): Promise<boolean> {
+    return applied(
+      putItem(this.table, {
+        Item: { ...keys.messageStatus(record.messageId), ...record, expiresAt: expiresAt(record.createdAt) },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+}

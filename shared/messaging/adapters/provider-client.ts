@@ -1,0 +1,151 @@
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { callTimeoutMs, describeFetchFailure, excerpt, ProviderError } from '../providers.ts';
+import { forbiddenAddressReason, isIpLiteral } from '../../kernel/destination-policy.ts';
+import { ForbiddenDestinationError, guardedLookup } from '../../kernel/adapters/guarded-lookup.ts';
+
+/** An HTTP answer from a channel provider (its body read up to a cap). */
+export interface ProviderHttpResponse {
+  status: number;
+  text: string;
+}
+
+/** POSTs to a provider API; rejects on timeout (`AbortError`), refused destination or network failure. */
+export type ProviderPost = (
+  url: string,
+  request: { headers: Record<string, string>; body: string; timeoutMs: number },
+) => Promise<ProviderHttpResponse>;
+
+/** Provider answers are small JSON documents; anything longer is cut (only an error excerpt is ever used). */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/**
+ * The HTTP client of the channel providers (Twilio, WhatsApp Cloud): keep-alive connections, a deadline on the
+ * whole exchange, no redirects, and the webhooks' SSRF guard on the address actually connected to (a base URL
+ * or a DNS name that leads into a private network is refused unless private destinations are allowed).
+ */
+export function makeProviderPost(options: { allowPrivate: boolean }): ProviderPost {
+  const lookup = guardedLookup({ allowPrivate: options.allowPrivate });
+  const agentOptions = { keepAlive: true, maxSockets: 64, lookup };
+  const httpAgent = new HttpAgent(agentOptions);
+  const httpsAgent = new HttpsAgent(agentOptions);
+
+  return (url, { headers, body, timeoutMs }) => {
+    const target = new URL(url);
+    const https = target.protocol === 'https:';
+    if (!options.allowPrivate && isIpLiteral(target.hostname)) {
+      const reason = forbiddenAddressReason(target.hostname);
+      if (reason) return Promise.reject(new ForbiddenDestinationError(target.hostname, reason));
+    }
+    return new Promise<ProviderHttpResponse>((resolve, reject) => {
+      const req = (https ? httpsRequest : httpRequest)(
+        target,
+        {
+          method: 'POST',
+          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+          agent: https ? httpsAgent : httpAgent,
+          signal: AbortSignal.timeout(timeoutMs),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
+            size += chunk.length;
+          });
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              text: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
+            }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  };
+}
+
+/** `{base}{path}` with the base URL's trailing slashes dropped (a channel may override a provider's base URL). */
+export function providerUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}${path}`;
+}
+
+/** What every provider sender is built with: its per-call limit, its user agent, and the HTTP client. */
+export interface ProviderClient {
+  /** Milliseconds one call may take (cut short by the send's deadline). */
+  timeoutMs: number;
+  userAgent: string;
+  post: ProviderPost;
+}
+
+/** One call to a provider's API, as a sender describes it. */
+export interface ProviderCall {
+  /** The provider's name in error messages ("Twilio", "WhatsApp Cloud API"). */
+  provider: string;
+  url: string;
+  /** The call's own headers (authorization, content type); JSON is always asked for. */
+  headers: Record<string, string>;
+  body: string;
+  /** Epoch ms past which the send may not wait (see {@link callTimeoutMs}). */
+  deadline: number;
+  /** Which call of a send made of several this is ("file 2 of 3"), named in error messages. */
+  part?: string;
+  /** Provider ids of what the same send already got out, kept on the error when this call fails. */
+  sentSoFar?: readonly string[];
+  /** Where the provider's error answer keeps its `{ code, message }` (Twilio: the body; Graph API: `error`). */
+  errorOf: (answer: Record<string, unknown>) => unknown;
+}
+
+/**
+ * Makes one provider call and reads its answer, the same way for every provider: not reaching the provider and a
+ * non-2xx answer throw a {@link ProviderError} that names the provider, the part, and for an answer its status and
+ * the provider's own code and message (an excerpt, never a credential). Resolves with the JSON answer (undefined
+ * when the body is not a JSON object).
+ */
+export async function callProvider(
+  client: ProviderClient,
+  call: ProviderCall,
+): Promise<Record<string, unknown> | undefined> {
+  const part = call.part === undefined ? '' : ` (${call.part})`;
+  const sentProviderMessageIds = [...(call.sentSoFar ?? [])];
+  let response: ProviderHttpResponse;
+  try {
+    response = await client.post(call.url, {
+      headers: { ...call.headers, accept: 'application/json', 'user-agent': client.userAgent },
+      body: call.body,
+      timeoutMs: callTimeoutMs(client.timeoutMs, call.deadline),
+    });
+  } catch (error) {
+    throw new ProviderError(`${describeFetchFailure(call.provider, error)}${part}`, {
+      cause: error,
+      sentProviderMessageIds,
+    });
+  }
+  const answer = jsonObject(response.text);
+  if (response.status < 200 || response.status > 299) {
+    const detail = answer ? providerErrorDetail(call.errorOf(answer)) : '';
+    throw new ProviderError(`${call.provider} answered HTTP ${response.status}${part}${detail}`, {
+      sentProviderMessageIds,
+    });
+  }
+  return answer;
+}
+
+function jsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `: <code> <message>` from a provider's error object; nothing when it carries no message. */
+function providerErrorDetail(error: unknown): string {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof message !== 'string') return '';
+  return `: ${excerpt(`${code === undefined ? '' : `${String(code)} `}${message}`)}`;
+}

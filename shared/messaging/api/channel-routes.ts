@@ -1,0 +1,126 @@
+import { route, type RouteHandlers } from '#shared/http/router.ts';
+import { json, noContent } from '#shared/http/types.ts';
+import { validationError } from '#shared/http/errors.ts';
+import { CHANNEL_TYPES, inboundView, providerView, type Channel } from '#shared/messaging/channel.ts';
+import type { ChannelUseCases } from '#shared/messaging/manage-channels.ts';
+import { withMeta } from '#shared/kernel/validation/meta.ts';
+import * as z from '#shared/kernel/validation/zod.ts';
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' }).check(z.maxLength(2048));
+
+const providerBody = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('sandbox') }),
+  z.strictObject({
+    kind: z.literal('smtp'),
+    host: z.string().check(z.trim(), z.minLength(1), z.maxLength(253)),
+    port: withMeta(z.number().check(z.int(), z.gte(1), z.lte(65535)), {
+      description: 'A deployment takes the mail ports 25, 465, 587 and 2525 unless configured otherwise.',
+    }),
+    secure: withMeta(z.optional(z.boolean()), {
+      description: 'Implicit TLS from the first byte (port 465). Without it the connection must upgrade with STARTTLS.',
+    }),
+    allowPlaintext: withMeta(z.optional(z.boolean()), {
+      description:
+        'Send without TLS when the server offers no STARTTLS (credentials and mail in clear). Default false: ' +
+        'a server without TLS fails the send with 502.',
+    }),
+    user: z.optional(z.string().check(z.minLength(1), z.maxLength(320))),
+    pass: z.optional(z.string().check(z.minLength(1), z.maxLength(1024))),
+  }),
+  z.strictObject({
+    kind: z.literal('twilio'),
+    accountSid: z.string().check(z.regex(/^[A-Za-z0-9]{1,64}$/, 'Letters and digits')),
+    authToken: z.string().check(z.minLength(1), z.maxLength(256)),
+    baseUrl: z.optional(httpUrl),
+  }),
+  z.strictObject({
+    kind: z.literal('whatsapp-cloud'),
+    phoneNumberId: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'Letters, digits, - and _')),
+    accessToken: z.string().check(z.minLength(1), z.maxLength(4096)),
+    baseUrl: z.optional(httpUrl),
+    appSecret: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  }),
+]);
+
+const ADDRESS_RULES = {
+  whatsapp: {
+    test: (a: string) => /^\+?\d{8,15}$/.test(a),
+    message: 'A phone number: 8 to 15 digits, optionally after +',
+  },
+  sms: {
+    test: (a: string) => /^\+\d{8,15}$/.test(a) || /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/.test(a),
+    message: 'A phone number in E.164 (+ then 8 to 15 digits) or an alphanumeric sender id (up to 11 characters)',
+  },
+  email: { test: (a: string) => z.email().safeParse(a).success, message: 'A valid email address' },
+} as const;
+
+const createChannelBody = z
+  .strictObject({
+    type: z.enum(CHANNEL_TYPES),
+    name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+    address: z.string().check(z.trim(), z.minLength(1), z.maxLength(320)),
+    provider: z.optional(providerBody),
+    credits: z.optional(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000))),
+  })
+  .check(
+    z.superRefine((body, ctx) => {
+      const rule = ADDRESS_RULES[body.type];
+      if (!rule.test(body.address)) ctx.addIssue({ code: 'custom', path: ['address'], message: rule.message });
+    }),
+  );
+
+const amountBody = z.strictObject({ amount: z.number().check(z.int(), z.gt(0), z.lte(1_000_000_000)) });
+
+/** The channel as the management API shows it: credentials never leave; `inbound` says where providers report. */
+export function channelView(channel: Channel, publicBaseUrl: string) {
+  const inbound = inboundView(channel, publicBaseUrl);
+  return {
+    channelId: channel.channelId,
+    type: channel.type,
+    name: channel.name,
+    address: channel.address,
+    provider: providerView(channel.provider),
+    ...(channel.credits === undefined ? {} : { credits: channel.credits }),
+    ...(inbound ? { inbound } : {}),
+    createdAt: channel.createdAt,
+  };
+}
+
+function pageQuery(query: Record<string, string>): { limit: number; cursor?: string } {
+  const limit = query.limit === undefined ? 100 : Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw validationError('limit must be an integer from 1 to 1000.', [
+      { path: 'limit', message: 'An integer from 1 to 1000', code: 'too_big' },
+    ]);
+  }
+  return { limit, ...(query.cursor ? { cursor: query.cursor } : {}) };
+}
+
+/** Channels: create, list, delete, top up credits, and the sandbox outbox. */
+export const channelRoutes = {
+  createChannel: route({ method: 'POST', path: '/projects/{projectId}/channels', body: createChannelBody }),
+  listChannels: route({ method: 'GET', path: '/projects/{projectId}/channels' }),
+  getChannel: route({ method: 'GET', path: '/projects/{projectId}/channels/{channelId}' }),
+  deleteChannel: route({ method: 'DELETE', path: '/projects/{projectId}/channels/{channelId}' }),
+  addCredits: route({ method: 'POST', path: '/projects/{projectId}/channels/{channelId}/credits', body: amountBody }),
+  outbox: route({ method: 'GET', path: '/projects/{projectId}/channels/{channelId}/outbox' }),
+};
+
+/** What serves the channel routes; `publicBaseUrl` (PUBLIC_BASE_URL) is where the inbound URLs shown point. */
+export function channelHandlers(channels: ChannelUseCases, publicBaseUrl: string): RouteHandlers<typeof channelRoutes> {
+  const view = (channel: Channel) => channelView(channel, publicBaseUrl);
+  return {
+    createChannel: async ({ params, body }) => json(201, view(await channels.create(params.projectId, body))),
+    listChannels: async ({ params }) => json(200, { items: (await channels.list(params.projectId)).map(view) }),
+    getChannel: async ({ params }) =>
+      json(200, view(await channels.requireChannel(params.projectId, params.channelId))),
+    deleteChannel: async ({ params }) => {
+      await channels.remove(params.projectId, params.channelId);
+      return noContent();
+    },
+    addCredits: async ({ params, body }) =>
+      json(200, view(await channels.addCredits(params.projectId, params.channelId, body.amount))),
+    outbox: async ({ params, query }) =>
+      json(200, await channels.outbox(params.projectId, params.channelId, pageQuery(query))),
+  };
+}

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { ConflictError, NotFoundError, ValidationError } from '../kernel/domain-error.ts';
+import { newId } from '../kernel/ids.ts';
+import { requireProject, type Project } from '../projects/project.ts';
+import type { ErrorDetail } from '../kernel/validation/issues.ts';
+import {
+  PROVIDERS_BY_CHANNEL_TYPE,
+  type Channel,
+  type ChannelStore,
+  type ChannelType,
+  type ProviderConfig,
+} from './channel.ts';
+import type { MessageLog, OutboxPage } from './message.ts';
+import { forbiddenHostReason } from '../kernel/destination-policy.ts';
+
+export interface ChannelDeps {
+  channels: ChannelStore;
+  messages: Pick<MessageLog, 'listOutbox'>;
+  projects: { get(projectId: string): Promise<Project | undefined> };
+  /** Whether providers may point at loopback/private hosts and plain-http base URLs (local runs and tests). */
+  allowPrivateDestinations: boolean;
+  /** Ports an SMTP provider may use (`SMTP_ALLOWED_PORTS`). */
+  smtpAllowedPorts: readonly number[] | 'any';
+  now?: () => Date;
+}
+
+export interface CreateChannelInput {
+  type: ChannelType;
+  name: string;
+  address: string;
+  provider?: ProviderConfig;
+  credits?: number;
+}
+
+/** Channels of a project: create (with a provider and optional credits), list, delete, top up, sandbox outbox. */
+export function makeChannelUseCases(deps: ChannelDeps) {
+  const now = deps.now ?? (() => new Date());
+
+  async function requireChannel(projectId: string, channelId: string): Promise<Channel> {
+    await requireProject(deps.projects, projectId);
+    const channel = await deps.channels.get(projectId, channelId);
+    if (!channel) throw new NotFoundError('channel', `Channel ${channelId} does not exist.`);
+    return channel;
+  }
+
+  /**
+   * Provider destinations this deployment refuses: SMTP ports outside `smtpAllowedPorts` and, without private
+   * destinations, hosts the address policy refuses by their text (the same policy as webhook URLs; names are
+   * checked again on the address connected to, at send time).
+   */
+  function destinationProblems(provider: ProviderConfig): ErrorDetail[] {
+    const problems: ErrorDetail[] = [];
+    const ports = deps.smtpAllowedPorts;
+    if (provider.kind === 'smtp' && ports !== 'any' && !ports.includes(provider.port))
+      problems.push({ path: 'provider.port', message: `Allowed SMTP ports: ${ports.join(', ')}`, code: 'custom' });
+    if (deps.allowPrivateDestinations) return problems;
+    if (provider.kind === 'smtp' && forbiddenHostReason(provider.host)) {
+      problems.push({
+        path: 'provider.host',
+        message: 'Private, loopback, link-local and metadata hosts are not allowed',
+        code: 'custom',
+      });
+    }
+    if ((provider.kind === 'twilio' || provider.kind === 'whatsapp-cloud') && provider.baseUrl !== undefined) {
+      const url = new URL(provider.baseUrl);
+      if (url.protocol !== 'https:')
+        problems.push({ path: 'provider.baseUrl', message: 'Must be an https:// URL', code: 'invalid_format' });
+      else if (forbiddenHostReason(url.hostname)) {
+        problems.push({
+          path: 'provider.baseUrl',
+          message: 'Private, loopback, link-local and metadata hosts are not allowed',
+          code: 'custom',
+        });
+      }
+    }
+    return problems;
+  }
+
+  return {
+    requireChannel,
+
+    async create(projectId: string, input: CreateChannelInput): Promise<Channel> {
+      const project = await requireProject(deps.projects, projectId);
+      const given = input.provider ?? { kind: 'sandbox' };
+      // Meta's subscription check presents this (contract §10); generated, never chosen by the caller.
+      const provider: ProviderConfig =
+        given.kind === 'whatsapp-cloud' ? { ...given, verifyToken: randomBytes(24).toString('base64url') } : given;
+      if (!PROVIDERS_BY_CHANNEL_TYPE[input.type].includes(provider.kind)) {
+        throw new ValidationError('This provider cannot serve this channel type.', [
+          {
+            path: 'provider.kind',
+            message: `A ${input.type} channel takes: ${PROVIDERS_BY_CHANNEL_TYPE[input.type].join(', ')}`,
+            code: 'custom',
+          },
+        ]);
+      }
+      const problems = destinationProblems(provider);
+      if (problems.length)
+        throw new ValidationError('The provider points at a destination this deployment does not allow.', problems);
+      const channel: Channel = {
+        channelId: newId('ch'),
+        projectId,
+        companyId: project.companyId,
+        type: input.type,
+        name: input.name,
+        address: input.address,
+        provider,
+        ...(input.credits === undefined ? {} : { credits: input.credits }),
+        createdAt: now().toISOString(),
+      };
+      await deps.channels.create(channel);
+      return channel;
+    },
+
+    async list(projectId: string): Promise<Channel[]> {
+      await requireProject(deps.projects, projectId);
+      return deps.channels.list(projectId);
+    },
+
+    /** Deletes a channel; custom tokens bound to it then answer 404 CHANNEL_NOT_FOUND on send. */
+    async remove(projectId: string, channelId: string): Promise<void> {
+      await requireProject(deps.projects, projectId);
+      if (!(await deps.channels.delete(projectId, channelId)))
+        throw new NotFoundError('channel', `Channel ${channelId} does not exist.`);
+    },
+
+    /** Adds message credits. An unmetered channel becomes metered with `amount` credits. */
+    async addCredits(projectId: string, channelId: string, amount: number): Promise<Channel> {
+      await requireProject(deps.projects, projectId);
+      const channel = await deps.channels.addCredits(projectId, channelId, amount);
+      if (!channel) throw new NotFoundError('channel', `Channel ${channelId} does not exist.`);
+      return channel;
+    },
+
+    /** A sandbox channel's outbox, newest first. */
+    async outbox(projectId: string, channelId: string, page: { limit: number; cursor?: string }): Promise<OutboxPage> {
+      const channel = await requireChannel(projectId, channelId);
+      if (channel.provider.kind !== 'sandbox') {
+        throw new ConflictError(
+          `Channel ${channelId} sends through ${channel.provider.kind}; only sandbox channels have an outbox.`,
+        );
+      }
+      return deps.messages.listOutbox(projectId, channelId, page);
+    },
+  };
+}
+
+export type ChannelUseCases = ReturnType<typeof makeChannelUseCases>;

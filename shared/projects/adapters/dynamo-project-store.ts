@@ -1,0 +1,101 @@
+import type { ApiTokenState, Project, ProjectPage, ProjectStore } from '../project.ts';
+import { applied, attributeValues, type DynamoTable, putItem, queryPage, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
+import { backgroundIndex, keys } from '../../contract/keys.ts';
+
+/**
+ * Projects: `PRJ#<id>` / `PRJ`, with the hash of the current API token as an attribute. The management listing
+ * reads them newest first through the GSI (`gsi1pk = PROJECTS`, `gsi1sk = createdAt#id`): an admin page, not a hot
+ * path, so one index partition is plenty.
+ */
+export class DynamoProjectStore implements ProjectStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  async create(project: Project): Promise<void> {
+    await putItem(this.table, {
+      Item: {
+        ...keys.project(project.projectId),
+        project,
+        ...backgroundIndex.projectEntry(project.createdAt, project.projectId),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
+  }
+
+  async get(projectId: string): Promise<Project | undefined> {
+    const item = await readItem(this.table, keys.project(projectId), {
+      ProjectionExpression: '#project',
+      ExpressionAttributeNames: { '#project': 'project' },
+    });
+    return item?.project as Project | undefined;
+  }
+
+  async list(limit: number, cursor?: string): Promise<ProjectPage> {
+    const gsi = backgroundIndex;
+    const out = await queryPage(this.table, {
+      IndexName: gsi.indexName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': gsi.partitionKey, '#project': 'project' },
+      ExpressionAttributeValues: { ':pk': gsi.projectsPartition },
+      ProjectionExpression: '#project',
+      ScanIndexForward: false,
+      Limit: limit,
+      ExclusiveStartKey: decodeCursor(cursor),
+    });
+    const items = (out.Items ?? []).map((i) => i.project as Project);
+    return out.LastEvaluatedKey
+      ? { items, nextCursor: Buffer.from(JSON.stringify(out.LastEvaluatedKey)).toString('base64url') }
+      : { items };
+  }
+
+  async apiTokenState(projectId: string): Promise<ApiTokenState> {
+    const item = await readItem(this.table, keys.project(projectId), {
+      ProjectionExpression: 'apiTokenHash, apiTokenIssuedAt',
+    });
+    return item?.apiTokenHash
+      ? { active: true, issuedAt: item.apiTokenIssuedAt as string | undefined }
+      : { active: false };
+  }
+
+  async currentApiTokenHash(projectId: string): Promise<string | undefined> {
+    const item = await readItem(this.table, keys.project(projectId), { ProjectionExpression: 'apiTokenHash' });
+    return item?.apiTokenHash as string | undefined;
+  }
+
+  async swapApiTokenHash(
+    projectId: string,
+    expected: string | undefined,
+    next: string | undefined,
+    at: Date,
+  ): Promise<boolean> {
+    const condition =
+      expected === undefined
+        ? 'attribute_exists(pk) AND attribute_not_exists(apiTokenHash)'
+        : 'apiTokenHash = :expected';
+    return applied(
+      updateItem(this.table, {
+        Key: keys.project(projectId),
+        UpdateExpression:
+          next === undefined
+            ? 'REMOVE apiTokenHash, apiTokenIssuedAt'
+            : 'SET apiTokenHash = :next, apiTokenIssuedAt = :at',
+        ConditionExpression: condition,
+        ExpressionAttributeValues: attributeValues({
+          ':expected': expected,
+          ':next': next,
+          ':at': next === undefined ? undefined : at.toISOString(),
+        }),
+      }),
+    );
+  }
+}
+
+/** A listing cursor is the opaque form of DynamoDB's LastEvaluatedKey; anything else starts from the top. */
+function decodeCursor(cursor: string | undefined): Record<string, unknown> | undefined {
+  if (!cursor) return undefined;
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    return key && typeof key === 'object' && !Array.isArray(key) ? (key as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,59 @@
+import { json, noContent } from '#shared/http/types.ts';
+import { route, type RouteHandlers } from '#shared/http/router.ts';
+import type { ProjectUseCases } from '#shared/projects/manage-projects.ts';
+import * as z from '#shared/kernel/validation/zod.ts';
+
+const createProjectBody = z.strictObject({
+  companyId: z.number().check(z.int(), z.gt(0)),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+  monthlyBotCredits: z._default(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000)), 0),
+});
+
+const amountBody = z.strictObject({ amount: z.number().check(z.int(), z.gt(0), z.lte(1_000_000_000)) });
+
+const projectView = (p: { projectId: string; companyId: number; name: string; monthlyBotCredits: number }) => ({
+  projectId: p.projectId,
+  companyId: p.companyId,
+  name: p.name,
+  monthlyBotCredits: p.monthlyBotCredits,
+});
+
+const creditsView = (c: { available: number; month: string }) => ({ disponivel: c.available, mes: c.month });
+
+/** Projects, the project API token and bot credits. */
+export const projectRoutes = {
+  createProject: route({ method: 'POST', path: '/projects', body: createProjectBody }),
+  listProjects: route({ method: 'GET', path: '/projects' }),
+  apiTokenState: route({ method: 'GET', path: '/projects/{projectId}/api-token' }),
+  getProject: route({ method: 'GET', path: '/projects/{projectId}' }),
+  issueApiToken: route({ method: 'POST', path: '/projects/{projectId}/api-token' }),
+  revokeApiToken: route({ method: 'DELETE', path: '/projects/{projectId}/api-token' }),
+  botCredits: route({ method: 'GET', path: '/projects/{projectId}/bot-credits' }),
+  grantBotCredits: route({ method: 'POST', path: '/projects/{projectId}/bot-credits', body: amountBody }),
+};
+
+/** What serves the project routes. */
+export function projectHandlers(projects: ProjectUseCases): RouteHandlers<typeof projectRoutes> {
+  return {
+    createProject: async ({ body }) => json(201, projectView(await projects.createProject(body))),
+    listProjects: async ({ query }) => {
+      const limit = Math.min(100, Math.max(1, Number.parseInt(query.limit ?? '50', 10) || 50));
+      const page = await projects.listProjects(limit, query.cursor);
+      return json(200, {
+        items: page.items.map(projectView),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      });
+    },
+    apiTokenState: async ({ params }) => json(200, await projects.apiTokenState(params.projectId)),
+    getProject: async ({ params }) => json(200, projectView(await projects.requireProject(params.projectId))),
+    issueApiToken: async ({ params }) =>
+      json(201, { token: await projects.issueApiToken(params.projectId) }, { 'cache-control': 'no-store' }),
+    revokeApiToken: async ({ params }) => {
+      await projects.revokeApiToken(params.projectId);
+      return noContent();
+    },
+    botCredits: async ({ params }) => json(200, creditsView(await projects.botCredits(params.projectId))),
+    grantBotCredits: async ({ params, body }) =>
+      json(200, creditsView(await projects.grantBotCredits(params.projectId, body.amount))),
+  };
+}

@@ -1,0 +1,164 @@
+import type { DeliveryRecord, DeliveryStatus } from '../model.ts';
+import type { AttemptWrite, DeliveryStore } from '../ports.ts';
+import { applied, conditionalWrite, type DynamoTable, queryPage, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
+import { backgroundIndex, collections, keys } from '../../contract/keys.ts';
+
+/** The index attributes of a failed delivery's entry (see `backgroundIndex.failedDeliveriesPartition`). */
+const INDEX_NAMES = { '#indexPk': backgroundIndex.partitionKey, '#indexSk': backgroundIndex.sortKey };
+
+/** Deliveries are kept this long after their last attempt (DynamoDB TTL). */
+export const DELIVERY_RETENTION_SECONDS = 30 * 86400;
+
+const LIST_FIELDS = 'deliveryId, projectId, integrationId, eventId, eventType, #status, attempts, nextAttemptAt';
+
+/**
+ * Delivery records (`DLV#<projectId>#<integrationId>` / `<deliveryId>`): one item per event and webhook, created
+ * by its first attempt. Each attempt is one UpdateItem that appends to `attempts` and sets the status: no read
+ * before the write, no transaction.
+ */
+export class DynamoDeliveryStore implements DeliveryStore {
+  constructor(
+    private readonly table: DynamoTable,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async recordAttempt(write: AttemptWrite): Promise<boolean> {
+    const nowMs = this.now();
+    const set = [
+      'attempts = list_append(if_not_exists(attempts, :empty), :attempt)',
+      '#status = :status',
+      'deliveryId = :deliveryId',
+      'projectId = :projectId',
+      'integrationId = :integrationId',
+      'eventId = :eventId',
+      'eventType = :eventType',
+      'createdAt = if_not_exists(createdAt, :now)',
+      'updatedAt = :now',
+      'expiresAt = :expiresAt',
+    ];
+    const values: Record<string, unknown> = {
+      ':empty': [],
+      ':attempt': [write.attempt],
+      ':status': write.status,
+      ':deliveryId': write.deliveryId,
+      ':projectId': write.projectId,
+      ':integrationId': write.integrationId,
+      ':eventId': write.eventId,
+      ':eventType': write.eventType,
+      ':now': nowMs,
+      ':expiresAt': Math.floor(nowMs / 1000) + DELIVERY_RETENTION_SECONDS,
+    };
+    if (write.nextAttemptAt !== undefined) {
+      set.push('nextAttemptAt = :next');
+      values[':next'] = write.nextAttemptAt;
+    }
+    if (write.body !== undefined) {
+      set.push('body = if_not_exists(body, :body)');
+      values[':body'] = write.body;
+    }
+    if (write.bodyRef !== undefined) {
+      set.push('bodyRef = if_not_exists(bodyRef, :bodyRef)');
+      values[':bodyRef'] = write.bodyRef;
+    }
+    // A failed delivery is listed in the failed-deliveries index (recover); any other status leaves it.
+    const remove = write.nextAttemptAt === undefined ? ['nextAttemptAt'] : [];
+    if (write.status === 'failed') {
+      set.push('#indexPk = :failedPk', '#indexSk = :failedSk');
+      Object.assign(values, {
+        ':failedPk': backgroundIndex.failedDeliveriesPartition(write.projectId, write.integrationId),
+        ':failedSk': write.deliveryId,
+      });
+    } else remove.push('#indexPk', '#indexSk');
+    let condition: string | undefined;
+    if (!write.manual) {
+      // A late duplicate of an automatic attempt never turns a succeeded delivery back into pending or failed.
+      condition = 'attribute_not_exists(#status) OR #status <> :succeeded';
+      values[':succeeded'] = 'succeeded';
+    }
+    return applied(
+      updateItem(this.table, {
+        Key: keys.delivery(write.projectId, write.integrationId, write.deliveryId),
+        UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+        ...(condition ? { ConditionExpression: condition } : {}),
+        ExpressionAttributeNames: { '#status': 'status', ...INDEX_NAMES },
+        ExpressionAttributeValues: values,
+      }),
+    );
+  }
+
+  async get(projectId: string, integrationId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
+    const item = await readItem(this.table, keys.delivery(projectId, integrationId, deliveryId));
+    return item ? deliveryRecordFromItem(item) : undefined;
+  }
+
+  async list(
+    projectId: string,
+    integrationId: string,
+    options: { status?: DeliveryStatus; limit: number; cursor?: string },
+  ): Promise<{ items: DeliveryRecord[]; nextCursor?: string }> {
+    const items: DeliveryRecord[] = [];
+    let startKey = options.cursor ? decodeCursor(options.cursor, projectId, integrationId) : undefined;
+    // A status filter applies after DynamoDB's page limit: read pages until the page is full or the data ends.
+    for (let page = 0; page < 20; page++) {
+      const out = await queryPage(this.table, {
+        KeyConditionExpression: 'pk = :pk',
+        ScanIndexForward: false,
+        Limit: options.limit - items.length,
+        ProjectionExpression: LIST_FIELDS,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': collections.deliveries(projectId, integrationId).pk,
+          ...(options.status ? { ':status': options.status } : {}),
+        },
+        ...(options.status ? { FilterExpression: '#status = :status' } : {}),
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      });
+      items.push(...(out.Items ?? []).map(deliveryRecordFromItem));
+      startKey = out.LastEvaluatedKey;
+      if (!startKey || items.length >= options.limit) break;
+    }
+    return { items, ...(startKey ? { nextCursor: Buffer.from(String(startKey.sk)).toString('base64url') } : {}) };
+  }
+
+  async markRetrying(
+    projectId: string,
+    integrationId: string,
+    deliveryId: string,
+  ): Promise<DeliveryRecord | undefined> {
+    const write = await conditionalWrite(
+      updateItem(this.table, {
+        Key: keys.delivery(projectId, integrationId, deliveryId),
+        UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE nextAttemptAt, #indexPk, #indexSk',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#status': 'status', ...INDEX_NAMES },
+        ExpressionAttributeValues: { ':pending': 'pending', ':now': this.now() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return write.applied && write.output.Attributes ? deliveryRecordFromItem(write.output.Attributes) : undefined;
+  }
+}
+
+/** A delivery item as the record the use cases see (also read by the failed-deliveries index). */
+export function deliveryRecordFromItem(item: Record<string, unknown>): DeliveryRecord {
+  return {
+    deliveryId: item.deliveryId as string,
+    projectId: item.projectId as string,
+    integrationId: item.integrationId as string,
+    eventId: item.eventId as string,
+    eventType: item.eventType as string,
+    status: item.status as DeliveryStatus,
+    attempts: (item.attempts as DeliveryRecord['attempts'] | undefined) ?? [],
+    ...(typeof item.nextAttemptAt === 'number' ? { nextAttemptAt: item.nextAttemptAt } : {}),
+    ...(typeof item.body === 'string' ? { body: item.body } : {}),
+    ...(typeof item.bodyRef === 'string' ? { bodyRef: item.bodyRef } : {}),
+  };
+}
+
+/** The cursor is the last delivery id of the page; only meaningful for the same webhook. */
+function decodeCursor(cursor: string, projectId: string, integrationId: string): Record<string, unknown> | undefined {
+  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^dlv_[0-9a-z]+$/.test(sk)) return undefined;
+  return keys.delivery(projectId, integrationId, sk);
+}

@@ -1,0 +1,97 @@
+import { deliveryRecordFromItem } from './dynamo-delivery-store.ts';
+import type { DeliveryRecord } from '../model.ts';
+import type { FailedDeliveries, FailedWindow } from '../recover.ts';
+import { backgroundIndex, keys } from '../../contract/keys.ts';
+import { applied, conditionalWrite, type DynamoTable, queryPage, updateItem } from '../../kernel/aws/dynamo-table.ts';
+
+/** Delivery ids start `dlv_` + the event time in base 36 over 9 characters (see `newEventId`, `deliveryIdFor`). */
+const idTime = (ms: number) => `dlv_${Math.max(0, ms).toString(36).padStart(9, '0')}`;
+
+/** The index attributes of a failed delivery's entry (see `backgroundIndex.failedDeliveriesPartition`). */
+const INDEX_NAMES = { '#indexPk': backgroundIndex.partitionKey, '#indexSk': backgroundIndex.sortKey };
+
+/**
+ * A webhook's failed deliveries through the sparse background-index entries the delivery store writes while a
+ * delivery is `failed` (`backgroundIndex.failedDeliveriesPartition`): a window of event time is one key range, no scan.
+ * Claims are conditional writes on the delivery record itself.
+ */
+export class DynamoFailedDeliveries implements FailedDeliveries {
+  constructor(
+    private readonly table: DynamoTable,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async page(
+    projectId: string,
+    integrationId: string,
+    window: FailedWindow,
+    cursor?: string,
+  ): Promise<{ deliveryIds: string[]; nextCursor?: string }> {
+    // `until` is exclusive: the last id of the millisecond before it, then any suffix ('~' sorts after [0-9a-z]).
+    const upper = window.until === undefined ? 'dlv_~' : `${idTime(window.until - 1)}~`;
+    const out = await queryPage(this.table, {
+      IndexName: backgroundIndex.indexName,
+      KeyConditionExpression: '#indexPk = :pk AND #indexSk BETWEEN :from AND :to',
+      ExpressionAttributeNames: INDEX_NAMES,
+      ExpressionAttributeValues: {
+        ':pk': backgroundIndex.failedDeliveriesPartition(projectId, integrationId),
+        ':from': idTime(window.since),
+        ':to': upper,
+      },
+      ProjectionExpression: 'sk',
+      Limit: 500,
+      ...(cursor ? { ExclusiveStartKey: decodeCursor(cursor) } : {}),
+    });
+    const deliveryIds = (out.Items ?? []).map((item) => item.sk as string);
+    return {
+      deliveryIds,
+      ...(out.LastEvaluatedKey
+        ? { nextCursor: Buffer.from(JSON.stringify(out.LastEvaluatedKey)).toString('base64url') }
+        : {}),
+    };
+  }
+
+  async claim(projectId: string, integrationId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
+    const write = await conditionalWrite(
+      updateItem(this.table, {
+        Key: keys.delivery(projectId, integrationId, deliveryId),
+        UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE nextAttemptAt, #indexPk, #indexSk',
+        ConditionExpression: '#status = :failed',
+        ExpressionAttributeNames: { '#status': 'status', ...INDEX_NAMES },
+        ExpressionAttributeValues: { ':pending': 'pending', ':failed': 'failed', ':now': this.now() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return write.applied && write.output.Attributes ? deliveryRecordFromItem(write.output.Attributes) : undefined;
+  }
+
+  async release(projectId: string, integrationId: string, deliveryId: string): Promise<void> {
+    // Refused when the delivery is no longer the claimed pending one (its attempt ran meanwhile): nothing to undo.
+    await applied(
+      updateItem(this.table, {
+        Key: keys.delivery(projectId, integrationId, deliveryId),
+        UpdateExpression: 'SET #status = :failed, #indexPk = :indexPk, #indexSk = :indexSk, updatedAt = :now',
+        ConditionExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status', ...INDEX_NAMES },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':failed': 'failed',
+          ':indexPk': backgroundIndex.failedDeliveriesPartition(projectId, integrationId),
+          ':indexSk': deliveryId,
+          ':now': this.now(),
+        },
+      }),
+    );
+  }
+}
+
+function decodeCursor(cursor: string): Record<string, unknown> | undefined {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    return typeof key[backgroundIndex.partitionKey] === 'string' && typeof key[backgroundIndex.sortKey] === 'string'
+      ? key
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
