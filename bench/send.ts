@@ -25,7 +25,7 @@ import { config } from '#shared/kernel/config.ts';
 import { newId } from '#shared/kernel/ids.ts';
 import { createSecretBox } from '#shared/kernel/secret-box.ts';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { SqsEventQueue } from '#shared/webhooks/adapters/sqs-webhook-queues.ts';
+import { SqsEventQueue } from '#shared/events/adapters/sqs-event-queue.ts';
 import { makeEventPublisher } from '#shared/events/publish-event.ts';
 import { startService } from '#local/service.ts';
 import { queueWorkers } from '#shared/contract/workers.ts';

@@ -8,7 +8,7 @@ import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { CfnSubscription, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { METRIC_NAMESPACE } from '#shared/kernel/metrics.ts';
+import { METRIC_NAMESPACE } from '#shared/contract/metrics.ts';
 import type { QueueKey } from '#shared/contract/queues.ts';
 import { pascal, type FunctionSpec } from './functions.ts';
 import type { DeploymentSettings } from './settings.ts';

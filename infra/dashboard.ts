@@ -5,7 +5,7 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { METRIC_NAMESPACE, metricNames, type MetricName } from '#shared/kernel/metrics.ts';
+import { METRIC_NAMESPACE, metricNames, type MetricName } from '#shared/contract/metrics.ts';
 import type { QueueKey } from '#shared/contract/queues.ts';
 import type { FunctionSpec } from './functions.ts';
 

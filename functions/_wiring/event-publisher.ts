@@ -1,6 +1,6 @@
-import { s3PayloadStoreOnFirstUse } from '#shared/kernel/aws/on-first-use.ts';
+import { s3PayloadStoreOnFirstUse } from '#shared/events/adapters/lazy-s3-payload-store.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
-import { SqsEventQueue } from '#shared/webhooks/adapters/sqs-webhook-queues.ts';
+import { SqsEventQueue } from '#shared/events/adapters/sqs-event-queue.ts';
 import { requiredSetting, type Config } from '#shared/kernel/config.ts';
 import type { EventPublisher } from '#shared/events/envelope.ts';
 import { makeEventPublisher } from '#shared/events/publish-event.ts';

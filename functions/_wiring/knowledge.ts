@@ -1,7 +1,7 @@
 import { bedrockRuntimeClient } from '#shared/models/adapters/bedrock-model.ts';
 import { BedrockTitanEmbeddings } from '#shared/knowledge/adapters/bedrock-titan-embeddings.ts';
 import { OpenAiCompatibleEmbeddings } from '#shared/knowledge/adapters/openai-embeddings.ts';
-import { s3KnowledgeObjectStoreOnFirstUse } from '#shared/kernel/aws/on-first-use.ts';
+import { s3KnowledgeObjectStoreOnFirstUse } from '#shared/knowledge/adapters/lazy-s3-knowledge-stores.ts';
 import type { BotStore } from '#shared/bots/bot.ts';
 import type { Config } from '#shared/kernel/config.ts';
 import type { Logger } from '#shared/kernel/logger.ts';

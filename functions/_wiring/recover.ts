@@ -2,7 +2,7 @@ import { DynamoFailedDeliveries } from '#shared/webhooks/adapters/dynamo-failed-
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { SqsRecoverContinuation } from '#shared/webhooks/adapters/sqs-recover-continuation.ts';
-import { SqsDeliveryQueue } from '#shared/webhooks/adapters/sqs-webhook-queues.ts';
+import { SqsDeliveryQueue } from '#shared/webhooks/adapters/sqs-delivery-queue.ts';
 import { requiredSetting, type Config } from '#shared/kernel/config.ts';
 import type { WebhookDirectory } from '#shared/webhooks/ports.ts';
 import { makeRecoverFailedDeliveries, type RecoverFailedDeliveries } from '#shared/webhooks/recover.ts';

@@ -13,13 +13,13 @@ import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import {
   s3KnowledgeObjectStoreOnFirstUse,
   s3KnowledgeUploadInboxOnFirstUse,
-} from '#shared/kernel/aws/on-first-use.ts';
+} from '#shared/knowledge/adapters/lazy-s3-knowledge-stores.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { SqsIngestQueue } from '#shared/knowledge/adapters/sqs-ingest-queue.ts';
-import { SqsDeliveryQueue } from '#shared/webhooks/adapters/sqs-webhook-queues.ts';
+import { SqsDeliveryQueue } from '#shared/webhooks/adapters/sqs-delivery-queue.ts';
 import { makeBotUseCases } from '#shared/bots/manage-bots.ts';
 import { HttpError } from '#shared/http/errors.ts';
-import { adminFunction } from '#shared/http/presets.ts';
+import { adminFunction } from '#shared/auth/api/presets.ts';
 import { bindRoutes } from '#shared/http/router.ts';
 import { makeIntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
 import { makeKnowledgeManagement, type KnowledgeManagement } from '#shared/knowledge/manage.ts';
@@ -37,16 +37,19 @@ import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
-import { ADMIN_PREFIX, adminRouteTable } from '../../shared/openapi/admin-routes.ts';
-import { botHandlers } from '../../shared/bots/api/admin-routes.ts';
-import { channelHandlers } from '../../shared/messaging/api/channel-routes.ts';
-import { deliveryHandlers } from '../../shared/webhooks/api/delivery-routes.ts';
-import { eventHandlers } from '../../shared/messaging/api/event-routes.ts';
-import { integrationHandlers } from '../../shared/integrations/api/admin-routes.ts';
-import { projectHandlers } from '../../shared/projects/api/admin-routes.ts';
-import { recoverHandlers } from '../../shared/webhooks/api/recover-routes.ts';
-import { sandboxHandlers } from '../../shared/messaging/api/sandbox-routes.ts';
-import { usageHandlers } from '../../shared/credits/api/admin-routes.ts';
+import { ADMIN_PREFIX, adminRouteTable } from '#shared/openapi/admin-routes.ts';
+import { botHandlers } from '#shared/bots/api/admin-routes.ts';
+import { channelHandlers } from '#shared/messaging/api/channel-routes.ts';
+import { deliveryHandlers } from '#shared/webhooks/api/delivery-routes.ts';
+import { eventHandlers } from '#shared/messaging/api/event-routes.ts';
+import { integrationHandlers } from '#shared/integrations/api/admin-routes.ts';
+import { projectHandlers } from '#shared/projects/api/admin-routes.ts';
+import { recoverHandlers } from '#shared/webhooks/api/recover-routes.ts';
+import { sandboxHandlers } from '#shared/messaging/api/sandbox-routes.ts';
+import { usageHandlers } from '#shared/credits/api/admin-routes.ts';
+import { knowledgeHandlers } from '#shared/knowledge/api/admin-routes.ts';
+import { webhookHealthHandlers } from '#shared/webhooks/api/health-routes.ts';
+import { makeReportEvent } from '#shared/messaging/report-event.ts';
 
 // Composition root: built once per cold start. Each store is built once and shared by the areas' use cases.
 const cfg = config();
@@ -68,7 +71,7 @@ const projects = makeProjectUseCases({
   tokens: tokenStore,
   credits: creditLedger,
 });
-const creditUsage = makeCreditUsage({ projects: projectStore, usage: creditLedger });
+const creditUsage = makeCreditUsage({ usage: creditLedger });
 const webhookHealth = makeWebhookHealthReport({
   projects: projectStore,
   webhooks: integrationStore,
@@ -151,15 +154,17 @@ export const handler = adminFunction({
   adminKey,
   prefix: ADMIN_PREFIX,
   routes: bindRoutes(adminRouteTable, {
-    ...eventHandlers(webhookAdmin),
+    ...eventHandlers(makeReportEvent({ projects: projectStore, channels: channelStore, events })),
     ...deliveryHandlers(webhookAdmin),
     ...recoverHandlers(recover),
-    ...usageHandlers({ webhookHealth, creditUsage }),
+    ...usageHandlers({ creditUsage, accountOf: projects.creditAccount }),
+    ...webhookHealthHandlers(webhookHealth),
     ...projectHandlers(projects),
     ...channelHandlers(channels, cfg.PUBLIC_BASE_URL ?? ''),
     ...sandboxHandlers(sandbox),
     ...integrationHandlers(integrations),
-    ...botHandlers(bots, knowledge),
+    ...botHandlers(bots),
+    ...knowledgeHandlers(knowledge),
   }),
   // Routes declared `idempotent` (event reports, test events) accept Idempotency-Key; the lock outlives the
   // function's 30 s timeout.

@@ -2,7 +2,8 @@ import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts
 import type { CompletionInput } from '#shared/completion/complete-text.ts';
 import { config } from '#shared/kernel/config.ts';
 import { openAiErrors, toOpenAiError } from '#shared/completion/api/openai/openai-errors.ts';
-import { botsApiFunction, jsonObjectBody } from '#shared/http/presets.ts';
+import { jsonObjectBody } from '#shared/http/presets.ts';
+import { botsApiFunction } from '#shared/auth/api/presets.ts';
 import { httpStreamingFunction, streamingResult } from '#shared/http/streaming.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';

@@ -9,7 +9,7 @@ import { HttpWebhookSender } from '#shared/webhooks/adapters/http-webhook-sender
 import { s3Client } from '#shared/kernel/aws/s3-client.ts';
 import { S3PayloadStore } from '#shared/events/adapters/s3-payload-store.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
-import { SqsDeliveryQueue } from '#shared/webhooks/adapters/sqs-webhook-queues.ts';
+import { SqsDeliveryQueue } from '#shared/webhooks/adapters/sqs-delivery-queue.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { makeDeliver } from '#shared/webhooks/deliver.ts';

@@ -5,7 +5,7 @@ import { S3ExtractUploadStore } from '#shared/extract/adapters/s3-extract-upload
 import { MAX_PDF_BYTES } from '#shared/extract/extract-pdf.ts';
 import { makeCreateUpload } from '#shared/extract/uploads.ts';
 import { parseJsonObjectBody, validate } from '#shared/http/middleware.ts';
-import { botsApiFunction } from '#shared/http/presets.ts';
+import { botsApiFunction } from '#shared/auth/api/presets.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import * as z from '#shared/kernel/validation/zod.ts';

@@ -1,9 +1,9 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import { config } from '#shared/kernel/config.ts';
 import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
-import { s3ExtractUploadStoreOnFirstUse } from '#shared/kernel/aws/on-first-use.ts';
+import { s3ExtractUploadStoreOnFirstUse } from '#shared/extract/adapters/lazy-s3-extract-upload-store.ts';
 import { makeExtractPdf } from '#shared/extract/extract-pdf.ts';
-import { botsApiFunction } from '#shared/http/presets.ts';
+import { botsApiFunction } from '#shared/auth/api/presets.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import type { PdfPage } from '#shared/pdf/index.ts';
@@ -13,7 +13,7 @@ import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { meteredCreditLedger } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { ocrFromConfig } from '#functions/_wiring/ocr.ts';
-import { readExtractRequest, type ExtractMode } from '../../shared/extract/api/extract-request.ts';
+import { readExtractRequest, type ExtractMode } from '#shared/extract/api/extract-request.ts';
 
 /** Time kept between the end of extraction and the Lambda's own timeout, for the refund and the answer. */
 const LAMBDA_MARGIN_MS = 3_000;

@@ -2,10 +2,10 @@ import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
-import { SqsDeliveryQueue } from '#shared/webhooks/adapters/sqs-webhook-queues.ts';
+import { SqsDeliveryQueue } from '#shared/webhooks/adapters/sqs-delivery-queue.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
-import { metricNames } from '#shared/kernel/metrics.ts';
+import { metricNames } from '#shared/contract/metrics.ts';
 import { makeFanout } from '#shared/webhooks/fanout.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';

@@ -6,7 +6,7 @@ import { modelProbe } from '#shared/models/adapters/model-probe.ts';
 import { bucketProbe } from '#shared/health/adapters/bucket-probe.ts';
 import { s3Client } from '#shared/kernel/aws/s3-client.ts';
 import { makeGetHealth } from '#shared/health/get-health.ts';
-import { botsApiFunction } from '#shared/http/presets.ts';
+import { botsApiFunction } from '#shared/auth/api/presets.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';

@@ -3,7 +3,7 @@ import { DynamoChannelDirectory } from '#shared/messaging/adapters/dynamo-channe
 import { channelFromItem } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { parseMail } from '#shared/messaging/adapters/parse-mail.ts';
-import { s3RawReportStoreOnFirstUse } from '#shared/kernel/aws/on-first-use.ts';
+import { s3RawReportStoreOnFirstUse } from '#shared/messaging/adapters/lazy-s3-raw-report-store.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { cacheChannels } from '#shared/messaging/inbound/channel-cache.ts';

@@ -2,7 +2,7 @@ import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '#shared/kernel/config.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
-import { s3KnowledgeUploadInboxOnFirstUse } from '#shared/kernel/aws/on-first-use.ts';
+import { s3KnowledgeUploadInboxOnFirstUse } from '#shared/knowledge/adapters/lazy-s3-knowledge-stores.ts';
 import { makeAcceptArrival, objectsCreatedIn } from '#shared/knowledge/arrivals.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';

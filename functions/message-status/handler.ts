@@ -1,7 +1,7 @@
 import { config } from '#shared/kernel/config.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
-import { customTokenFunction } from '#shared/http/presets.ts';
+import { customTokenFunction } from '#shared/auth/api/presets.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { makeGetMessage } from '#shared/messaging/get-message.ts';

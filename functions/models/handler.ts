@@ -2,7 +2,7 @@ import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts
 import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
 import { config } from '#shared/kernel/config.ts';
 import { openAiErrors } from '#shared/completion/api/openai/openai-errors.ts';
-import { botsApiFunction } from '#shared/http/presets.ts';
+import { botsApiFunction } from '#shared/auth/api/presets.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';

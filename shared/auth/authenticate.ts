@@ -1,4 +1,5 @@
-import { bearerToken, hashToken, isWellFormedToken } from '../kernel/tokens.ts';
+import { bearerToken, hashToken } from '../kernel/tokens.ts';
+import { isWellFormedToken } from './tokens.ts';
 import type { CustomTokenGrant, ProjectApiTokenGrant, TokenStore } from './token-store.ts';
 
 /** Why a Bots API request was not authenticated, with the contract's codes. */

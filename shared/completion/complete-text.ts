@@ -1,7 +1,7 @@
-import { resolveBotForProject, type Bot, type BotStore } from '../bots/bot.ts';
-import type { ChargeReceipt, CreditLedger } from '../credits/credit-ledger.ts';
+import { resolveBotForProject, type Bot, type BotStore } from '../bots/index.ts';
+import type { ChargeReceipt, CreditLedger } from '../credits/index.ts';
 import { newId } from '../kernel/ids.ts';
-import type { KnowledgeExcerpt, KnowledgeSearch } from '../knowledge/knowledge-search.ts';
+import type { KnowledgeExcerpt, KnowledgeSearch } from '../knowledge/index.ts';
 import {
   ModelError,
   stoppedAtLength,
@@ -10,9 +10,9 @@ import {
   type ModelRequest,
   type ModelStreamEvent,
   type ModelUsage,
-} from '../models/model-provider.ts';
-import type { ModelRouter, ResolvedModel } from '../models/model-router.ts';
-import { NoBotCreditsError } from '../kernel/domain-error.ts';
+} from '../models/index.ts';
+import type { ModelRouter, ResolvedModel } from '../models/index.ts';
+import { NoBotCreditsError } from '../credits/index.ts';
 import { GenerationFailedError, GenerationTimeoutError } from './errors.ts';
 import { parseJsonAnswer } from './json-answer.ts';
 import { composeSystemPrompt } from './system-prompt.ts';

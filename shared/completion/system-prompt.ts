@@ -1,4 +1,4 @@
-import type { GroundingExcerpt } from '../models/model-provider.ts';
+import type { GroundingExcerpt } from '../models/index.ts';
 
 /** The output rule added when the caller asked for `responseFormat: "json"`. */
 export const JSON_OUTPUT_RULE =

@@ -1,4 +1,3 @@
-import { requireProject, type Project } from '../projects/project.ts';
 import { monthLabel } from './month.ts';
 import type { CreditAccount } from './credit-ledger.ts';
 
@@ -26,20 +25,13 @@ export interface CreditUsageReader {
  * This month's bot credit use for the console's chart: the balance, the allowance, grants and, per UTC day up to
  * today, credits charged and refunded (from the counters each charge and refund adds to the month's item).
  */
-export function makeCreditUsage(deps: {
-  projects: { get(projectId: string): Promise<Project | undefined> };
-  usage: CreditUsageReader;
-  now?: () => Date;
-}) {
+export function makeCreditUsage(deps: { usage: CreditUsageReader; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());
   return {
-    async thisMonth(projectId: string) {
-      const project = await requireProject(deps.projects, projectId);
+    /** The account's use this month; the caller resolved the account (the projects area: its allowance). */
+    async thisMonth(account: CreditAccount) {
       const at = now();
-      const usage = await deps.usage.usage(
-        { projectId: project.projectId, monthlyAllowance: project.monthlyBotCredits },
-        at,
-      );
+      const usage = await deps.usage.usage(account, at);
       return { month: monthLabel(at), ...usage, available: Math.max(0, usage.available) };
     },
   };

@@ -5,8 +5,8 @@ import {
   type EventPublisher,
   type PublishEventInput,
 } from './envelope.ts';
-import { LARGE_PAYLOAD_BYTES, payloadKey, type EventMessage } from '../webhooks/model.ts';
-import type { EventQueue, PayloadStore } from '../webhooks/ports.ts';
+import { LARGE_PAYLOAD_BYTES, payloadKey, type EventMessage } from './event-message.ts';
+import type { EventQueue, PayloadStore } from './ports.ts';
 
 /**
  * The EventPublisher: 1. give the event its id and timestamp, 2. serialize the envelope once (these exact bytes

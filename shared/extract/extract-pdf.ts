@@ -1,5 +1,5 @@
-import type { ChargeReceipt, CreditLedger } from '../credits/credit-ledger.ts';
-import { NoBotCreditsError } from '../kernel/domain-error.ts';
+import type { ChargeReceipt, CreditLedger } from '../credits/index.ts';
+import { NoBotCreditsError } from '../credits/index.ts';
 import { newId } from '../kernel/ids.ts';
 import {
   countLetters,

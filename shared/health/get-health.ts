@@ -1,6 +1,6 @@
-import type { CreditLedger } from '../credits/credit-ledger.ts';
-import { monthLabel } from '../credits/month.ts';
-import type { ProjectApiTokenGrant } from '../auth/token-store.ts';
+import type { CreditLedger } from '../credits/index.ts';
+import { monthLabel } from '../credits/index.ts';
+import type { ProjectApiTokenGrant } from '../auth/index.ts';
 
 /** A cheap check that a dependency answers, without doing real work (no generation, no search). */
 export interface DependencyProbe {

@@ -1,4 +1,5 @@
-import { DomainError, type DomainErrorCode } from '../kernel/domain-error.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import type { DomainErrorCode } from '../contract/error-codes.ts';
 import type { ErrorCode } from '../contract/error-codes.ts';
 import { HttpError } from './errors.ts';
 

@@ -1,15 +1,8 @@
 import type { MiddlewareObj, MiddyfiedHandler } from '@middy/core';
-import { makeAuthenticateApiToken, makeAuthenticateCustomToken } from '../auth/authenticate.ts';
-import type { CustomTokenGrant, TokenStore } from '../auth/token-store.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { InvocationMetrics } from '../kernel/metrics.ts';
-import type { RateLimiter } from '../ratelimit/gcra.ts';
 import type * as z from '../kernel/validation/zod.ts';
-import { adminAuth } from '../auth/api/admin-auth.ts';
-import { botsApiAuth, type BotsApiCaller } from '../auth/api/bots-api-auth.ts';
-import { customTokenAuth } from '../auth/api/custom-token-auth.ts';
 import { httpFunction, jsonBody, rawBody, validateBody, type UnknownFieldMessages } from './middleware.ts';
-import { createRouter, type BoundRoute } from './router.ts';
 import type { Context, HttpEvent, HttpResult } from './types.ts';
 
 /**
@@ -48,76 +41,19 @@ export function rawBytesBody(limitBytes: number): BodyReading<Buffer> {
 }
 
 /**
- * `Idempotency-Key` support (`shared/http/idempotency.ts`) with its store and lock already chosen, given whose keys they are.
+ * `Idempotency-Key` support (`shared/idempotency/api/idempotency-middleware.ts`) with its store and lock already chosen, given whose keys they are.
  * Passed in rather than built here, so a function that takes no key bundles none of it.
  */
 export type ScopedIdempotency = <TEvent extends HttpEvent>(
   scope: (event: TEvent) => string,
 ) => MiddlewareObj<TEvent, HttpResult>;
 
-interface PresetOptions<TBody> {
+export interface PresetOptions<TBody> {
   logger: Logger;
   /** The function's metrics, published at the end of each invocation. */
   metrics?: InvocationMetrics;
   idempotency?: ScopedIdempotency;
   body?: BodyReading<TBody>;
-}
-
-/** A Bots API request once auth and the rate limit passed. */
-export type BotsApiEvent<TBody = unknown> = HttpEvent<TBody, BotsApiCaller>;
-/** A send-endpoint request once its custom token was recognised. */
-export type CustomTokenEvent<TBody = unknown> = HttpEvent<TBody, CustomTokenGrant>;
-
-/** The ports behind Bots API auth: the token store and the per-token rate limiter. */
-export interface BotsApiAuthPorts {
-  tokens: TokenStore;
-  limiter: RateLimiter;
-}
-
-/**
- * A `/api/v1/ai/*` function: project API token (401), rate limit (429, RateLimit-* headers), then
- * `Idempotency-Key` scoped to the caller's project, then the body.
- */
-export function botsApiFunction<TBody = unknown>(
-  options: PresetOptions<TBody> & {
-    auth: BotsApiAuthPorts;
-    /**
-     * The chain the preset starts from: `httpFunction` (default) or `httpStreamingFunction` for a route whose answer
-     * is streamed. Passed in, so a function that does not stream bundles no streaming code.
-     */
-    base?: <TEvent extends HttpEvent>(logger: Logger, metrics?: InvocationMetrics) => HttpHandler<TEvent>;
-    /** Runs on every error before the conventions answer it: the OpenAI-format routes' own error body. */
-    errorBody?: MiddlewareObj<HttpEvent, HttpResult>;
-  },
-): HttpHandler<BotsApiEvent<TBody>> {
-  const { logger } = options;
-  const fn = (options.base ?? httpFunction)<BotsApiEvent<TBody>>(logger, options.metrics);
-  if (options.errorBody) fn.use(options.errorBody);
-  fn.use(
-    botsApiAuth({
-      authenticate: makeAuthenticateApiToken({ tokens: options.auth.tokens }),
-      limiter: options.auth.limiter,
-      logger,
-    }),
-  );
-  if (options.idempotency) fn.use(options.idempotency((event: BotsApiEvent) => event.auth.grant.projectId));
-  return readBody(fn, options.body);
-}
-
-/**
- * The send function: a custom token bound to one channel (401 ERR_NO_PERMISSION), then `Idempotency-Key` scoped to
- * the token's integration, then the body.
- */
-export function customTokenFunction<TBody = unknown>(
-  options: PresetOptions<TBody> & { tokens: TokenStore },
-): HttpHandler<CustomTokenEvent<TBody>> {
-  const { logger } = options;
-  const fn = httpFunction<CustomTokenEvent<TBody>>(logger, options.metrics).use(
-    customTokenAuth({ authenticate: makeAuthenticateCustomToken({ tokens: options.tokens }), logger }),
-  );
-  // Custom tokens open one endpoint, send: its keys have been scoped `send:<integrationId>` from the start.
-  if (options.idempotency) fn.use(options.idempotency((event: CustomTokenEvent) => `send:${event.auth.integrationId}`));
-  return readBody(fn, options.body);
 }
 
 /**
@@ -132,25 +68,7 @@ export function providerFunction<TBody = unknown>(options: {
   return readBody(httpFunction<HttpEvent<TBody>>(options.logger, options.metrics), options.body);
 }
 
-/**
- * The management API: the admin key (401), then routing inside one function (404, 405 + Allow). Each route gets its
- * own chain: `Idempotency-Key` for the routes declared `idempotent` (one admin key per deployment, so one scope),
- * then its body as declared.
- */
-export function adminFunction(options: {
-  logger: Logger;
-  adminKey: string;
-  prefix: string;
-  routes: readonly BoundRoute[];
-  idempotency: ScopedIdempotency;
-}): HttpHandler<HttpEvent> {
-  const dispatch = createRouter(options.prefix, options.routes, { idempotency: options.idempotency(() => 'admin') });
-  return httpFunction(options.logger)
-    .use(adminAuth(options.adminKey))
-    .handler((event: HttpEvent, context: Context) => dispatch(event, context));
-}
-
-function readBody<TEvent extends HttpEvent>(
+export function readBody<TEvent extends HttpEvent>(
   fn: HttpHandler<TEvent>,
   body: BodyReading<unknown> | undefined,
 ): HttpHandler<TEvent> {

@@ -9,6 +9,9 @@ import type { WebhookEventType } from '../events/event-types.ts';
 export type WebhookScope = 'general' | 'channel';
 
 /** How long a rotated-away signing secret still signs deliveries (contract: 24 h). */
+/** The highest `rateLimitPerSecond` a webhook may ask for (contract §11). */
+export const MAX_WEBHOOK_RATE_PER_SECOND = 10_000;
+
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
 
 export interface WebhookIntegration {

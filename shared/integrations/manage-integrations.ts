@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { generateToken, hashToken } from '../kernel/tokens.ts';
-import type { TokenStore } from '../auth/token-store.ts';
+import { hashToken } from '../kernel/tokens.ts';
+import { generateToken } from '../auth/index.ts';
+import type { TokenStore } from '../auth/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../kernel/domain-error.ts';
 import { newId } from '../kernel/ids.ts';
-import type { ChannelStore } from '../messaging/channel.ts';
-import { ChannelNotFoundError } from '../messaging/errors.ts';
-import { requireProject, type Project } from '../projects/project.ts';
+import type { ChannelStore } from '../messaging/index.ts';
+import { ChannelNotFoundError } from '../messaging/index.ts';
+import { requireProject, type Project } from '../projects/index.ts';
 import { forbiddenHostReason } from '../kernel/destination-policy.ts';
 import type { WebhookEventType } from '../events/event-types.ts';
 import {

@@ -1,20 +1,18 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Opaque tokens: a type prefix then 43 base64url characters (32 random bytes). Only their SHA-256 is stored; the
- * plain token is shown once. A 256-bit random secret needs no slow hash: SHA-256 cannot be brute-forced back.
+ * Opaque secrets: a prefix then 43 base64url characters (32 random bytes). Only their SHA-256 is stored; the plain
+ * value is shown once. A 256-bit random secret needs no slow hash: SHA-256 cannot be brute-forced back.
  */
-export const TOKEN_PREFIX = { projectApi: 'sbk_', custom: 'sbc_' } as const;
-export type TokenKind = keyof typeof TOKEN_PREFIX;
-
 const BODY = /^[A-Za-z0-9_-]{43}$/;
 
-export function generateToken(kind: TokenKind): string {
-  return TOKEN_PREFIX[kind] + randomBytes(32).toString('base64url');
+/** `prefix` + 32 random bytes in base64url. */
+export function randomToken(prefix: string): string {
+  return prefix + randomBytes(32).toString('base64url');
 }
 
-export function isWellFormedToken(kind: TokenKind, token: string): boolean {
-  const prefix = TOKEN_PREFIX[kind];
+/** Whether `token` is `prefix` + 43 base64url characters (the shape {@link randomToken} makes). */
+export function hasTokenShape(prefix: string, token: string): boolean {
   return token.length === prefix.length + 43 && token.startsWith(prefix) && BODY.test(token.slice(prefix.length));
 }
 

@@ -1,4 +1,4 @@
-import type { Bot } from '../bots/bot.ts';
+import type { Bot } from '../bots/index.ts';
 
 /** File-name patterns (`%` = any run of characters, everything else literal, case-insensitive, whole name). */
 export interface FileFilters {

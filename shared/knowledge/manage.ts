@@ -1,4 +1,4 @@
-import type { Bot } from '../bots/bot.ts';
+import type { Bot } from '../bots/index.ts';
 import { DomainError, NotFoundError, TemporarilyUnavailableError, ValidationError } from '../kernel/domain-error.ts';
 import type { Logger } from '../kernel/logger.ts';
 import {

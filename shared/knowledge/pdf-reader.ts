@@ -1,4 +1,4 @@
-import { describeUnreadable } from '../extract/extract-pdf.ts';
+import { describeUnreadable } from '../extract/index.ts';
 import {
   countLetters,
   extractPdfPages,

@@ -1,4 +1,4 @@
-import type { Bot, BotStore } from '../bots/bot.ts';
+import type { Bot, BotStore } from '../bots/index.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { EmbeddingsProvider } from './embeddings.ts';
 import { compileFileFilters } from './file-pattern.ts';

@@ -1,4 +1,4 @@
-import type { CustomTokenGrant } from '../auth/token-store.ts';
+import type { CustomTokenGrant } from '../auth/index.ts';
 import { MessageNotFoundError } from './errors.ts';
 import type { MessageStatusRecord, MessageStatusStore } from './message-status.ts';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError } from '../kernel/domain-error.ts';
 import { newId } from '../kernel/ids.ts';
-import { requireProject, type Project } from '../projects/project.ts';
+import { requireProject, type Project } from '../projects/index.ts';
 import type { ErrorDetail } from '../kernel/validation/issues.ts';
 import {
   PROVIDERS_BY_CHANNEL_TYPE,

@@ -1,4 +1,4 @@
-import type { CustomTokenGrant } from '../auth/token-store.ts';
+import type { CustomTokenGrant } from '../auth/index.ts';
 import { ValidationError } from '../kernel/domain-error.ts';
 import { newId } from '../kernel/ids.ts';
 import type { EventPublisher, WebhookEventType } from '../events/envelope.ts';

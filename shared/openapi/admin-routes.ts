@@ -8,6 +8,8 @@ import { projectRoutes } from '../projects/api/admin-routes.ts';
 import { recoverRoutes } from '../webhooks/api/recover-routes.ts';
 import { sandboxRoutes } from '../messaging/api/sandbox-routes.ts';
 import { usageRoutes } from '../credits/api/admin-routes.ts';
+import { knowledgeRoutes } from '../knowledge/api/admin-routes.ts';
+import { webhookHealthRoutes } from '../webhooks/api/health-routes.ts';
 
 /** Prefix of every management API path. */
 export const ADMIN_PREFIX = '/admin/v1';
@@ -21,12 +23,14 @@ export const adminRouteTable = {
   ...eventRoutes,
   ...deliveryRoutes,
   ...recoverRoutes,
+  ...webhookHealthRoutes,
   ...usageRoutes,
   ...projectRoutes,
   ...channelRoutes,
   ...sandboxRoutes,
   ...integrationRoutes,
   ...botRoutes,
+  ...knowledgeRoutes,
 };
 
 export const adminRoutes: readonly RouteDeclaration[] = Object.values(adminRouteTable);

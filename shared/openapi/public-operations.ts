@@ -1,7 +1,7 @@
 import { completionRequest } from '../completion/api/completion-request.ts';
 import { chatCompletionRequest } from '../completion/api/openai/chat-request.ts';
 import { searchRequest } from '../knowledge/api/search-request.ts';
-import { PAYLOAD_SCHEMAS } from '../messaging/payloads.ts';
+import { PAYLOAD_SCHEMAS } from '../messaging/index.ts';
 import { withMeta } from '../kernel/validation/meta.ts';
 import * as z from '../kernel/validation/zod.ts';
 import type { ErrorsByStatus } from '../contract/error-codes.ts';

@@ -1,7 +1,8 @@
-import { generateToken, hashToken } from '../kernel/tokens.ts';
-import type { TokenStore } from '../auth/token-store.ts';
-import type { CreditLedger } from '../credits/credit-ledger.ts';
-import { monthLabel } from '../credits/month.ts';
+import { hashToken } from '../kernel/tokens.ts';
+import { generateToken } from '../auth/index.ts';
+import type { TokenStore } from '../auth/index.ts';
+import type { CreditLedger } from '../credits/index.ts';
+import { monthLabel } from '../credits/index.ts';
 import { ConflictError } from '../kernel/domain-error.ts';
 import { newId } from '../kernel/ids.ts';
 import { requireProject, type Project, type ProjectStore } from './project.ts';
@@ -21,6 +22,9 @@ export function makeProjectUseCases(deps: ProjectDeps) {
 
   return {
     requireProject: (projectId: string) => requireProject(deps.projects, projectId),
+
+    /** The project's bot credit account (its monthly allowance): what the credits area keys balances by. */
+    creditAccount: async (projectId: string) => account(await requireProject(deps.projects, projectId)),
 
     async createProject(input: { companyId: number; name: string; monthlyBotCredits: number }): Promise<Project> {
       const project: Project = { projectId: newId('prj'), ...input, createdAt: now().toISOString() };

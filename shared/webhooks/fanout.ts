@@ -1,6 +1,7 @@
-import type { WebhookTarget } from '../integrations/integration.ts';
+import type { WebhookTarget } from '../integrations/index.ts';
 import type { SecretBox } from '../kernel/secret-box.ts';
-import { deliveryIdFor, deliveryJobFor, eventMessageSchema, type EventMessage } from './model.ts';
+import { eventMessageSchema, type EventMessage } from '../events/index.ts';
+import { deliveryIdFor, deliveryJobFor } from './model.ts';
 import type { DeliveryQueue, QueuedJob, WebhookDirectory } from './ports.ts';
 import { sealSnapshot, snapshotOf } from './target-snapshot.ts';
 

@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError } from '../kernel/domain-error.ts';
-import type { IntegrationStore } from '../integrations/integration.ts';
-import { requireProject, type Project } from '../projects/project.ts';
+import type { IntegrationStore } from '../integrations/index.ts';
+import { requireProject, type Project } from '../projects/index.ts';
 import { type AttemptHour, hourLabel, medianFromBuckets, type WebhookAttemptStats } from './attempt-stats.ts';
 import type { WebhookDirectory } from './ports.ts';
 

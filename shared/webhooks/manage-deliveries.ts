@@ -1,9 +1,8 @@
-import type { Channel } from '../messaging/channel.ts';
-import { ChannelNotFoundError } from '../messaging/errors.ts';
+import type { Channel } from '../messaging/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../kernel/domain-error.ts';
-import type { IntegrationStore } from '../integrations/integration.ts';
-import { requireProject, type Project } from '../projects/project.ts';
-import type { EventPublisher, WebhookEventType } from '../events/envelope.ts';
+import type { IntegrationStore } from '../integrations/index.ts';
+import { requireProject, type Project } from '../projects/index.ts';
+import type { EventPublisher } from '../events/index.ts';
 import { deliveryJobFor, deliveryView, type DeliveryStatus } from './model.ts';
 import type { DeliveryQueue, DeliveryStore, WebhookDirectory } from './ports.ts';
 
@@ -18,8 +17,7 @@ export interface WebhookAdminDeps {
 }
 
 /**
- * What the management API offers around webhook events and deliveries:
- * - report a channel event (`POST /projects/{p}/events`): the channel must be the project's; queued, 202;
+ * What the management API offers around webhook deliveries:
  * - send a `webhook.test` to one webhook (`POST …/integrations/{i}/test`);
  * - list a webhook's deliveries, newest first, every attempt shown;
  * - retry a delivery by hand: one more attempt now, appended to the same delivery.
@@ -41,25 +39,6 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
   }
 
   return {
-    async reportEvent(
-      projectId: string,
-      input: { channelId: string; type: WebhookEventType; data: Record<string, unknown> },
-    ): Promise<{ eventId: string }> {
-      const channel = await deps.channels.get(projectId, input.channelId);
-      if (!channel) {
-        await requireProject(deps.projects, projectId);
-        throw new ChannelNotFoundError(input.channelId);
-      }
-      const envelope = await deps.events.publish({
-        type: input.type,
-        projectId,
-        companyId: channel.companyId,
-        channel: { id: channel.channelId, type: channel.type, address: channel.address },
-        data: input.data,
-      });
-      return { eventId: envelope.id };
-    },
-
     async sendTestEvent(projectId: string, integrationId: string): Promise<{ eventId: string }> {
       const webhook = await requireWebhook(projectId, integrationId);
       const [project, channel] = await Promise.all([

@@ -1,40 +1,13 @@
 import { createHash } from 'node:crypto';
 import * as z from '../kernel/validation/zod.ts';
-import { WEBHOOK_EVENT_TYPES } from '../events/envelope.ts';
+import { payloadBodyFields } from '../events/index.ts';
 
 /**
  * The messages the webhook pipeline passes along (events queue → fan-out → deliveries queue → deliver) and the
  * delivery record it keeps. Messages are versioned JSON so a deployment can drain old messages after a change.
  */
 
-/** Bodies larger than this go to S3 (transfer bucket, `payloads/`); messages and records carry the key. */
-export const LARGE_PAYLOAD_BYTES = 200 * 1024;
-
-/** S3 key of a large event body. */
-export const payloadKey = (eventId: string) => `payloads/${eventId}.json`;
-
 const nonEmpty = () => z.string().check(z.minLength(1));
-
-const bodyFields = {
-  /** The serialized envelope: exactly the bytes that are signed and POSTed. */
-  body: z.optional(z.string()),
-  /** S3 key of the serialized envelope when it is larger than {@link LARGE_PAYLOAD_BYTES}. */
-  bodyRef: z.optional(z.string()),
-};
-
-/** On the `events` queue: one event, with what the fan-out needs to route it without reading the body. */
-export const eventMessageSchema = z.object({
-  v: z.literal(1),
-  eventId: nonEmpty(),
-  eventType: z.enum(WEBHOOK_EVENT_TYPES),
-  projectId: nonEmpty(),
-  channelId: z.nullable(z.string()),
-  onlyIntegrationId: z.optional(z.string()),
-  /** Epoch ms when the producer accepted the event (latency is measured from here). */
-  acceptedAt: z.number(),
-  ...bodyFields,
-});
-export type EventMessage = z.output<typeof eventMessageSchema>;
 
 /** On the `deliveries` queue: one event for one webhook. */
 export const deliveryJobSchema = z.object({
@@ -45,7 +18,7 @@ export const deliveryJobSchema = z.object({
   eventId: nonEmpty(),
   eventType: nonEmpty(),
   acceptedAt: z.number(),
-  ...bodyFields,
+  ...payloadBodyFields,
   /** Attempts made before this message was sent (0 for a new delivery). */
   attemptsBefore: z.number().check(z.int(), z.gte(0)),
   /** A retry asked for by hand: one attempt, no automatic retries after it, may redo a succeeded delivery. */

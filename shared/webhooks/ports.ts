@@ -1,16 +1,13 @@
 /**
  * Ports of the webhook area: what the publisher, fan-out and delivery use cases need from the outside world.
- * Adapters live in `shared/adapters/<tech>/`; unit tests use in-memory fakes.
+ * Adapters live in `adapters/`; unit tests use in-memory fakes. The events queue and the payload store are the
+ * event vocabulary's (`shared/events`).
  */
-import type { WebhookTarget } from '../integrations/integration.ts';
-import type { DeliveryAttempt, DeliveryJob, DeliveryRecord, DeliveryStatus, EventMessage } from './model.ts';
+import type { WebhookTarget } from '../integrations/index.ts';
+import type { DeliveryAttempt, DeliveryJob, DeliveryRecord, DeliveryStatus } from './model.ts';
 
+export type { EventQueue, PayloadStore } from '../events/index.ts';
 export type { AttemptOutcome, WebhookRequest, WebhookSender } from './sender.ts';
-
-/** The `events` queue. */
-export interface EventQueue {
-  send(message: EventMessage): Promise<void>;
-}
 
 /** A job to enqueue, optionally delayed (at most 900 s, SQS's limit). */
 export interface QueuedJob {
@@ -68,13 +65,6 @@ export interface DeliveryStore {
   ): Promise<{ items: DeliveryRecord[]; nextCursor?: string }>;
   /** Marks a delivery pending for a manual retry and returns it; undefined when it does not exist. */
   markRetrying(projectId: string, integrationId: string, deliveryId: string): Promise<DeliveryRecord | undefined>;
-}
-
-/** Large bodies (over 200 KB) live in S3; messages and records carry the key. */
-export interface PayloadStore {
-  put(key: string, body: string): Promise<void>;
-  /** Undefined when the object is gone (expired by the bucket's lifecycle). */
-  get(key: string): Promise<string | undefined>;
 }
 
 /**

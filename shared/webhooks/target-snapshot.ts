@@ -1,4 +1,4 @@
-import type { WebhookTarget } from '../integrations/integration.ts';
+import type { WebhookTarget } from '../integrations/index.ts';
 import type { SecretBox } from '../kernel/secret-box.ts';
 
 /**

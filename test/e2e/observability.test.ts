@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METRIC_NAMESPACE, metricNames } from '#shared/kernel/metrics.ts';
+import { METRIC_NAMESPACE, metricNames } from '#shared/contract/metrics.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { spawnService, stopProcess, type ServiceProcess } from '#test/support/process.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';

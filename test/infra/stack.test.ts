@@ -14,7 +14,7 @@ import { binaryMediaTypes, fallbackFunction, routes } from '#shared/contract/rou
 import { mainTable } from '#shared/contract/table.ts';
 import { queueWorkers, scheduledWorkers } from '#shared/contract/workers.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS, RETRY_JITTER } from '#shared/webhooks/retry-schedule.ts';
-import { metricNames } from '#shared/kernel/metrics.ts';
+import { metricNames } from '#shared/contract/metrics.ts';
 import { synth, type Synthesized } from './synth.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any> };

@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
-import { SqsDeliveryQueue, SqsEventQueue } from '#shared/webhooks/adapters/sqs-webhook-queues.ts';
-import type { DeliveryJob, EventMessage } from '#shared/webhooks/model.ts';
+import { SqsEventQueue } from '#shared/events/adapters/sqs-event-queue.ts';
+import type { EventMessage } from '#shared/events/index.ts';
+import { SqsDeliveryQueue } from '#shared/webhooks/adapters/sqs-delivery-queue.ts';
+import type { DeliveryJob } from '#shared/webhooks/model.ts';
 
 let emulators: Emulators;
 let sqs: SQSClient;

@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { ApiTokenResult } from '../authenticate.ts';
 import type { ProjectApiTokenGrant } from '../token-store.ts';
 import type { Logger } from '../../kernel/logger.ts';
-import type { RateDecision, RateLimiter } from '../../ratelimit/gcra.ts';
+import type { RateDecision, RateLimiter } from '../../ratelimit/index.ts';
 import { HttpError } from '../../http/errors.ts';
 import type { HttpEvent, HttpResult } from '../../http/types.ts';
 

@@ -1,10 +1,8 @@
-import { parseModelSpec } from '#shared/models/model-spec.ts';
-import type { Bot } from '#shared/bots/bot.ts';
-import type { BotUseCases } from '#shared/bots/manage-bots.ts';
+import { parseModelSpec } from '#shared/models/index.ts';
+import type { Bot } from '../bot.ts';
+import type { BotUseCases } from '../manage-bots.ts';
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
-import type { KnowledgeFile } from '#shared/knowledge/knowledge-files.ts';
-import type { KnowledgeManagement } from '#shared/knowledge/manage.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
@@ -45,43 +43,17 @@ const botView = (b: Bot) => ({
   updatedAt: b.updatedAt,
 });
 
-const uploadUrlBody = z.strictObject({ contentType: z.string().check(z.minLength(1), z.maxLength(200)) });
-
-const fileView = (f: KnowledgeFile) => ({
-  fileName: f.fileName,
-  status: f.status,
-  chunks: f.chunks,
-  ...(f.error ? { error: f.error } : {}),
-  ...(f.ocrPages !== undefined ? { ocrPages: f.ocrPages } : {}),
-  contentType: f.contentType,
-  bytes: f.bytes,
-  uploadedAt: f.uploadedAt,
-  updatedAt: f.updatedAt,
-});
-
-/** Bots CRUD and their knowledge files. */
+/** Bots CRUD (their knowledge files: `shared/knowledge/api/admin-routes.ts`). */
 export const botRoutes = {
   createBot: route({ method: 'POST', path: '/projects/{projectId}/bots', body: createBotBody }),
   listBots: route({ method: 'GET', path: '/projects/{projectId}/bots' }),
   getBot: route({ method: 'GET', path: '/projects/{projectId}/bots/{botId}' }),
   patchBot: route({ method: 'PATCH', path: '/projects/{projectId}/bots/{botId}', body: patchBotBody }),
   deleteBot: route({ method: 'DELETE', path: '/projects/{projectId}/bots/{botId}' }),
-  listKnowledge: route({ method: 'GET', path: '/projects/{projectId}/bots/{botId}/knowledge' }),
-  uploadKnowledge: route({
-    method: 'PUT',
-    path: '/projects/{projectId}/bots/{botId}/knowledge/{fileName}',
-    body: 'raw',
-  }),
-  issueKnowledgeUploadUrl: route({
-    method: 'POST',
-    path: '/projects/{projectId}/bots/{botId}/knowledge/{fileName}/upload',
-    body: uploadUrlBody,
-  }),
-  deleteKnowledge: route({ method: 'DELETE', path: '/projects/{projectId}/bots/{botId}/knowledge/{fileName}' }),
 };
 
 /** What serves the bot routes. */
-export function botHandlers(bots: BotUseCases, knowledge: KnowledgeManagement): RouteHandlers<typeof botRoutes> {
+export function botHandlers(bots: BotUseCases): RouteHandlers<typeof botRoutes> {
   return {
     createBot: async ({ params, body }) => json(201, botView(await bots.create(params.projectId, body))),
     listBots: async ({ params }) => json(200, { items: (await bots.list(params.projectId)).map(botView) }),
@@ -89,25 +61,6 @@ export function botHandlers(bots: BotUseCases, knowledge: KnowledgeManagement): 
     patchBot: async ({ params, body }) => json(200, botView(await bots.update(params.projectId, params.botId, body))),
     deleteBot: async ({ params }) => {
       await bots.delete(params.projectId, params.botId);
-      return noContent();
-    },
-    listKnowledge: async ({ params }) =>
-      json(200, { items: (await knowledge.list(params.projectId, params.botId)).map(fileView) }),
-    uploadKnowledge: async ({ params, body, event }) =>
-      json(
-        202,
-        await knowledge.upload(
-          params.projectId,
-          params.botId,
-          params.fileName,
-          event.normalizedHeaders['content-type'],
-          body,
-        ),
-      ),
-    issueKnowledgeUploadUrl: async ({ params, body }) =>
-      json(201, await knowledge.issueUploadUrl(params.projectId, params.botId, params.fileName, body.contentType)),
-    deleteKnowledge: async ({ params }) => {
-      await knowledge.remove(params.projectId, params.botId, params.fileName);
       return noContent();
     },
   };

@@ -1,5 +1,5 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import type { PayloadStore } from '../../webhooks/ports.ts';
+import type { PayloadStore } from '../ports.ts';
 
 /** Large webhook bodies as objects of the transfer bucket (`payloads/<eventId>.json`). */
 export class S3PayloadStore implements PayloadStore {

@@ -1,11 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { hashToken } from '../../kernel/tokens.ts';
-import type {
-  ClaimResult,
-  IdempotencyClaim,
-  IdempotencyStore,
-  StoredResponse,
-} from '../idempotency-store.ts';
+import type { ClaimResult, IdempotencyClaim, IdempotencyStore, StoredResponse } from '../idempotency-store.ts';
 import { applied, deleteItem, type DynamoTable, putItem, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
 import { keys } from '../../contract/keys.ts';
 

@@ -2,7 +2,7 @@ import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { integrationView } from '#shared/integrations/integration.ts';
 import { WEBHOOK_EVENT_TYPES } from '#shared/events/event-types.ts';
-import { MAX_WEBHOOK_RATE_PER_SECOND } from '#shared/webhooks/pacing.ts';
+import { MAX_WEBHOOK_RATE_PER_SECOND } from '../integration.ts';
 import type { IntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 

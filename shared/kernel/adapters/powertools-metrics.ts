@@ -1,10 +1,6 @@
 import { Metrics as PowertoolsMetricsClient, MetricUnit } from '@aws-lambda-powertools/metrics';
-import {
-  METRIC_NAMESPACE,
-  type InvocationMetrics,
-  type MetricDimensions,
-  type MetricName,
-} from '../metrics.ts';
+import { METRIC_NAMESPACE } from '../../contract/metrics.ts';
+import type { InvocationMetrics, MetricDimensions, MetricName } from '../metrics.ts';
 
 /**
  * {@link Metrics} as CloudWatch embedded metric format (EMF) lines on stdout, through Powertools Metrics: on AWS

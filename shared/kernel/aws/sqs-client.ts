@@ -17,3 +17,9 @@ export function sqsClient(cfg: Config): SQSClient {
   });
   return client;
 }
+
+/** SQS allows 10 entries and 256 KiB per batch; the adapters keep a margin for attribute overhead. */
+export const SQS_MAX_BATCH_ENTRIES = 10;
+export const SQS_MAX_BATCH_BYTES = 240 * 1024;
+/** Every SQS call the adapters make has this deadline. */
+export const SQS_CALL_TIMEOUT_MS = 10_000;

@@ -1,12 +1,15 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type {
-  IndexState,
-  KnowledgeFile,
-  KnowledgeFileStore,
-  StartUploadOutcome,
-} from '../knowledge-files.ts';
+import type { IndexState, KnowledgeFile, KnowledgeFileStore, StartUploadOutcome } from '../knowledge-files.ts';
 import { collections, inCollection, keys } from '../../contract/keys.ts';
-import { applied, deleteItem, type DynamoTable, putItem, queryAll, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
+import {
+  applied,
+  deleteItem,
+  type DynamoTable,
+  putItem,
+  queryAll,
+  readItem,
+  updateItem,
+} from '../../kernel/aws/dynamo-table.ts';
 
 /**
  * Knowledge files (`BOT#<botId>` / `FILE#<fileKey>`) and the knowledge state on the bot item (`current` and `live`

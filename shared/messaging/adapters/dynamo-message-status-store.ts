@@ -8,7 +8,14 @@ import {
   type ProviderIdTarget,
 } from '../message-status.ts';
 import { keys } from '../../contract/keys.ts';
-import { applied, conditionalWrite, type DynamoTable, putItem, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
+import {
+  applied,
+  conditionalWrite,
+  type DynamoTable,
+  putItem,
+  readItem,
+  updateItem,
+} from '../../kernel/aws/dynamo-table.ts';
 
 /** Kept as long as the message records (90 days, DynamoDB TTL). */
 const RETENTION_SECONDS = 90 * 86400;

@@ -1,11 +1,6 @@
 import { callProvider, type ProviderClient, providerUrl } from './provider-client.ts';
 import type { TwilioProvider } from '../channel.ts';
-import {
-  ProviderError,
-  type MessageProvider,
-  type OutboundMessage,
-  type ProviderReceipt,
-} from '../providers.ts';
+import { ProviderError, type MessageProvider, type OutboundMessage, type ProviderReceipt } from '../providers.ts';
 
 const DEFAULT_BASE_URL = 'https://api.twilio.com';
 

@@ -1,11 +1,6 @@
 import { callProvider, type ProviderClient, providerUrl } from './provider-client.ts';
 import type { WhatsAppCloudProvider } from '../channel.ts';
-import {
-  ProviderError,
-  type MessageProvider,
-  type OutboundMessage,
-  type ProviderReceipt,
-} from '../providers.ts';
+import { ProviderError, type MessageProvider, type OutboundMessage, type ProviderReceipt } from '../providers.ts';
 
 const DEFAULT_BASE_URL = 'https://graph.facebook.com';
 const API_VERSION = 'v21.0';

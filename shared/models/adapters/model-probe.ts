@@ -1,5 +1,5 @@
 import type { Config } from '../../kernel/config.ts';
-import type { DependencyProbe } from '../../health/get-health.ts';
+import type { DependencyProbe } from '../../health/index.ts';
 
 /**
  * The model provider answers without generating anything:

@@ -1,5 +1,13 @@
 import type { ApiTokenState, Project, ProjectPage, ProjectStore } from '../project.ts';
-import { applied, attributeValues, type DynamoTable, putItem, queryPage, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
+import {
+  applied,
+  attributeValues,
+  type DynamoTable,
+  putItem,
+  queryPage,
+  readItem,
+  updateItem,
+} from '../../kernel/aws/dynamo-table.ts';
 import { backgroundIndex, keys } from '../../contract/keys.ts';
 
 /**

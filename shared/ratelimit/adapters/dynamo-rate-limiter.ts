@@ -1,11 +1,4 @@
-import {
-  admitted,
-  intervalMs,
-  refused,
-  type GcraParams,
-  type RateDecision,
-  type RateLimiter,
-} from '../gcra.ts';
+import { admitted, intervalMs, refused, type GcraParams, type RateDecision, type RateLimiter } from '../gcra.ts';
 import { conditionalWrite, type DynamoTable, updateItem } from '../../kernel/aws/dynamo-table.ts';
 import { keys } from '../../contract/keys.ts';
 

@@ -1,6 +1,13 @@
 import type { DeliveryRecord, DeliveryStatus } from '../model.ts';
 import type { AttemptWrite, DeliveryStore } from '../ports.ts';
-import { applied, conditionalWrite, type DynamoTable, queryPage, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
+import {
+  applied,
+  conditionalWrite,
+  type DynamoTable,
+  queryPage,
+  readItem,
+  updateItem,
+} from '../../kernel/aws/dynamo-table.ts';
 import { backgroundIndex, collections, keys } from '../../contract/keys.ts';
 
 /** The index attributes of a failed delivery's entry (see `backgroundIndex.failedDeliveriesPartition`). */

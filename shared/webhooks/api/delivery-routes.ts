@@ -1,8 +1,8 @@
 import { validate } from '#shared/http/middleware.ts';
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json } from '#shared/http/types.ts';
-import type { WebhookAdmin } from '#shared/webhooks/manage-deliveries.ts';
-import { DELIVERY_STATUSES } from '#shared/webhooks/model.ts';
+import type { WebhookAdmin } from '../manage-deliveries.ts';
+import { DELIVERY_STATUSES } from '../model.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 
 const listQuery = z.strictObject({
@@ -11,8 +11,13 @@ const listQuery = z.strictObject({
   cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
 });
 
-/** A webhook's deliveries (newest first, every attempt) and the manual retry. */
+/** A webhook's test event, its deliveries (newest first, every attempt) and the manual retry. */
 export const deliveryRoutes = {
+  sendTestEvent: route({
+    method: 'POST',
+    path: '/projects/{projectId}/integrations/{integrationId}/test',
+    idempotent: true,
+  }),
   listDeliveries: route({ method: 'GET', path: '/projects/{projectId}/integrations/{integrationId}/deliveries' }),
   retryDelivery: route({
     method: 'POST',
@@ -23,6 +28,7 @@ export const deliveryRoutes = {
 /** What serves the delivery routes. */
 export function deliveryHandlers(admin: WebhookAdmin): RouteHandlers<typeof deliveryRoutes> {
   return {
+    sendTestEvent: async ({ params }) => json(202, await admin.sendTestEvent(params.projectId, params.integrationId)),
     listDeliveries: async ({ params, query }) =>
       json(200, await admin.listDeliveries(params.projectId, params.integrationId, validate(listQuery, query))),
     retryDelivery: async ({ params }) =>

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoIdempotencyStore } from '#shared/idempotency/adapters/dynamo-idempotency-store.ts';
 import { idempotency } from '#shared/idempotency/api/idempotency-middleware.ts';
-import { adminFunction } from '#shared/http/presets.ts';
+import { adminFunction } from '#shared/auth/api/presets.ts';
 import { bindRoutes, route } from '#shared/http/router.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';

@@ -10,7 +10,8 @@ import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { makeAuthenticateCustomToken } from '#shared/auth/authenticate.ts';
-import { generateToken, hashToken } from '#shared/kernel/tokens.ts';
+import { hashToken } from '#shared/kernel/tokens.ts';
+import { generateToken } from '#shared/auth/tokens.ts';
 import { parseConfig } from '#shared/kernel/config.ts';
 import { asHttpError } from '#shared/http/domain-errors.ts';
 import { HttpError } from '#shared/http/errors.ts';
@@ -24,9 +25,9 @@ import {
 } from '#shared/messaging/providers.ts';
 import { makeSendMessage } from '#shared/messaging/send-message.ts';
 import type { EventEnvelope, EventPublisher, PublishEventInput } from '#shared/events/envelope.ts';
-import { eventMessageSchema } from '#shared/webhooks/model.ts';
+import { eventMessageSchema } from '#shared/events/index.ts';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
-import { SqsEventQueue } from '#shared/webhooks/adapters/sqs-webhook-queues.ts';
+import { SqsEventQueue } from '#shared/events/adapters/sqs-event-queue.ts';
 import { makeEventPublisher } from '#shared/events/publish-event.ts';
 
 let emulators: Emulators;

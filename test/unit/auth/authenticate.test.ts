@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeAuthenticateApiToken } from '#shared/auth/authenticate.ts';
 import type { TokenGrant, TokenStore } from '#shared/auth/token-store.ts';
-import { bearerToken, generateToken, hashToken, isWellFormedToken, secretsEqual } from '#shared/kernel/tokens.ts';
+import { bearerToken, hashToken, secretsEqual } from '#shared/kernel/tokens.ts';
+import { generateToken, isWellFormedToken } from '#shared/auth/tokens.ts';
 
 class MemoryTokens implements TokenStore {
   readonly items = new Map<string, TokenGrant>();

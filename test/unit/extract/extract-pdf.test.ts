@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
-import { NoBotCreditsError } from '#shared/kernel/domain-error.ts';
+import { NoBotCreditsError } from '#shared/credits/errors.ts';
 import { httpErrorFor } from '#shared/http/domain-errors.ts';
 import {
   ExtractionFailedError,

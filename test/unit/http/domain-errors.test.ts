@@ -4,12 +4,12 @@ import { GenerationFailedError, GenerationTimeoutError } from '#shared/completio
 import {
   ConflictError,
   type DomainError,
-  type DomainErrorCode,
-  NoBotCreditsError,
   NotFoundError,
   TemporarilyUnavailableError,
   ValidationError,
 } from '#shared/kernel/domain-error.ts';
+import type { DomainErrorCode } from '#shared/contract/error-codes.ts';
+import { NoBotCreditsError } from '#shared/credits/errors.ts';
 import {
   ExtractionFailedError,
   ExtractionTimeoutError,

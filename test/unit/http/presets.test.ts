@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { generateToken, hashToken } from '#shared/kernel/tokens.ts';
+import { hashToken } from '#shared/kernel/tokens.ts';
+import { generateToken } from '#shared/auth/tokens.ts';
 import type { TokenGrant, TokenStore } from '#shared/auth/token-store.ts';
 import { idempotency } from '#shared/idempotency/api/idempotency-middleware.ts';
 import {
-  botsApiFunction,
-  customTokenFunction,
   jsonObjectBody,
   providerFunction,
   rawBytesBody,
@@ -12,6 +11,7 @@ import {
   type HttpHandler,
   type ScopedIdempotency,
 } from '#shared/http/presets.ts';
+import { botsApiFunction, customTokenFunction } from '#shared/auth/api/presets.ts';
 import { json, type HttpEvent } from '#shared/http/types.ts';
 import type {
   ClaimResult,

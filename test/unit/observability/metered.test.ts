@@ -8,7 +8,8 @@ import {
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import type { MessageProviders, OutboundMessage } from '#shared/messaging/providers.ts';
 import type { ModelProvider, ModelRequest } from '#shared/models/model-provider.ts';
-import { type MetricDimensions, type Metrics, metricNames } from '#shared/kernel/metrics.ts';
+import type { MetricDimensions, Metrics } from '#shared/kernel/metrics.ts';
+import { metricNames } from '#shared/contract/metrics.ts';
 import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
 
 /** Records what was counted, as `name{dimension=value,...}` → total. */

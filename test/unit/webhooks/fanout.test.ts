@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applicableWebhooks, makeFanout } from '#shared/webhooks/fanout.ts';
-import type { EventMessage } from '#shared/webhooks/model.ts';
+import type { EventMessage } from '#shared/events/index.ts';
 import { openSnapshot } from '#shared/webhooks/target-snapshot.ts';
 import { FakeDirectory, FakeQueue, secretBox, webhook } from './fakes.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EventMessage } from '#shared/webhooks/model.ts';
+import type { EventMessage } from '#shared/events/index.ts';
 import { makeEventPublisher } from '#shared/events/publish-event.ts';
 
 function fakes() {

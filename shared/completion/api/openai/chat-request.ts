@@ -1,4 +1,4 @@
-import type { ConversationTurn } from '../../../models/model-provider.ts';
+import type { ConversationTurn } from '../../../models/index.ts';
 import { withMeta } from '../../../kernel/validation/meta.ts';
 import * as z from '../../../kernel/validation/zod.ts';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CompletionOutput } from '../../complete-text.ts';
 import { fontesOf } from '../fontes.ts';
-import type { ModelUsage } from '../../../models/model-provider.ts';
+import type { ModelUsage } from '../../../models/index.ts';
 
 /**
  * OpenAI's Chat Completions answer shapes (contract §12): the whole completion, and the `chat.completion.chunk`

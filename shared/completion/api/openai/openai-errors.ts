@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import { CallerGone } from '../../complete-text.ts';
 import type { Logger } from '../../../kernel/logger.ts';
-import { ModelError } from '../../../models/model-provider.ts';
+import { ModelError } from '../../../models/index.ts';
 import { InvalidChatRequestError } from './chat-request.ts';
 import { OPENAI_ERRORS_BY_CODE as BY_CODE } from './error-codes.ts';
 import { asHttpError } from '../../../http/domain-errors.ts';

@@ -1,0 +1,31 @@
+/**
+ * The event vocabulary every producer and the webhook pipeline share (contract §5, §15): the envelope a webhook
+ * receives, the event types and their catalog, what the `events` queue carries, and the publisher producers call.
+ * Delivery machinery (fan-out, attempts, retries) is the webhooks area's, not this one's.
+ */
+export {
+  buildEnvelope,
+  newEventId,
+  type EventChannel,
+  type EventEnvelope,
+  type EventPublisher,
+  type PublishEventInput,
+} from './envelope.ts';
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event-types.ts';
+export {
+  checkEventData,
+  envelopeSchemaOf,
+  EVENT_CATALOG,
+  eventEnvelopeFields,
+  exampleEnvelopeOf,
+  type EventCatalogEntry,
+} from './event-catalog.ts';
+export {
+  eventMessageSchema,
+  LARGE_PAYLOAD_BYTES,
+  payloadBodyFields,
+  payloadKey,
+  type EventMessage,
+} from './event-message.ts';
+export type { EventQueue, PayloadStore } from './ports.ts';
+export { makeEventPublisher } from './publish-event.ts';

@@ -1,0 +1,62 @@
+/** Knowledge: a bot's files, their ingestion into a searchable index, and search. */
+export {
+  type AcceptArrival,
+  type ArrivalDeps,
+  type ArrivedObject,
+  makeAcceptArrival,
+  objectsCreatedIn,
+} from './arrivals.ts';
+export { type EmbeddingsProvider, unitVector } from './embeddings.ts';
+export { compileFileFilters, compileFilePattern } from './file-pattern.ts';
+export {
+  buildLexicalIndex,
+  type IndexDocument,
+  type IndexDocumentInput,
+  LexicalIndex,
+  type ScoredExcerpt,
+  topExcerpts,
+} from './index/lexical-index.ts';
+export { type IngestDeps, type IngestKnowledge, makeIngestKnowledge } from './ingest.ts';
+export {
+  fileKeyOf,
+  fileNameProblem,
+  type IndexState,
+  type IngestJob,
+  type IngestQueue,
+  KNOWLEDGE_CONTENT_TYPES,
+  KNOWLEDGE_MAX_BYTES,
+  type KnowledgeContentType,
+  type KnowledgeFile,
+  type KnowledgeFileStatus,
+  type KnowledgeFileStore,
+  knowledgeObjectKeys,
+  type KnowledgeObjectStore,
+  type KnowledgeUploadInbox,
+  newGeneration,
+  parseIncomingKey,
+  type StartUploadOutcome,
+} from './knowledge-files.ts';
+export type { FileFilters, KnowledgeExcerpt, KnowledgeSearch, KnowledgeSearchRequest } from './knowledge-search.ts';
+export {
+  type KnowledgeManageDeps,
+  type KnowledgeManagement,
+  makeKnowledgeManagement,
+  parseContentType,
+  UnsupportedMediaTypeError,
+  UPLOAD_URL_SECONDS,
+  UploadTooLargeError,
+} from './manage.ts';
+export { makePdfPageReader, PDF_READ_BUDGET_MS } from './pdf-reader.ts';
+export { IndexCache, type KnowledgeSearchDeps, makeKnowledgeSearch } from './search.ts';
+export { detectLanguage, documentTerms, foldAccents, type Language, queryTermGroups, words } from './text/analyzer.ts';
+export { type ChunkOptions, chunkText, DEFAULT_CHUNKING, normalizeText } from './text/chunker.ts';
+export {
+  decodeText,
+  type DocumentText,
+  extractDocumentText,
+  type PdfPageReader,
+  type PdfText,
+  UnreadableDocumentError,
+} from './text/extract.ts';
+export { htmlToText } from './text/html.ts';
+export { MARKDOWN_MAX_LINE_CHARS, markdownToText } from './text/markdown.ts';

@@ -1,0 +1,104 @@
+/** Messaging: channels, sending through providers, message status, and what providers report back (inbound). */
+export {
+  type Channel,
+  CHANNEL_TYPES,
+  type ChannelStore,
+  type ChannelType,
+  inboundView,
+  type ProviderConfig,
+  type ProviderKind,
+  PROVIDERS_BY_CHANNEL_TYPE,
+  providerView,
+  type SandboxProvider,
+  type SmtpProvider,
+  type TwilioProvider,
+  type WhatsAppCloudProvider,
+} from './channel.ts';
+export {
+  ChannelNotFoundError,
+  InvalidSignatureError,
+  MessageNotFoundError,
+  NoChannelCreditsError,
+  NotSandboxChannelError,
+  ProviderFailedError,
+} from './errors.ts';
+export { makeGetMessage } from './get-message.ts';
+export { type AcceptInbound, type AcceptInboundDeps, makeAcceptInbound } from './inbound/accept-inbound.ts';
+export { cacheChannels } from './inbound/channel-cache.ts';
+export {
+  type ApplyReportsDeps,
+  inboundMessageId,
+  makeApplyReports,
+  makeProcessInbound,
+  type ProcessInbound,
+  type ProcessInboundDeps,
+  type SandboxStatusReport,
+} from './inbound/process-inbound.ts';
+export {
+  type InboundReport,
+  INLINE_REPORT_BYTES,
+  type NormalisedReport,
+  type ReceivedMessage,
+  reportKey,
+  type StatusReport,
+} from './inbound/report.ts';
+export {
+  makeSandboxSimulation,
+  type SandboxSimulation,
+  type SimulatedInbound,
+  type SimulatedStatus,
+} from './inbound/sandbox.ts';
+export { reportsFromSesNotification } from './inbound/ses.ts';
+export {
+  metaSignature,
+  sameBytes,
+  twilioSignature,
+  verifyMetaSignature,
+  verifyTwilioSignature,
+} from './inbound/signatures.ts';
+export { normaliseTwilio } from './inbound/twilio.ts';
+export { normaliseWhatsApp } from './inbound/whatsapp.ts';
+export {
+  type ChannelDeps,
+  type ChannelUseCases,
+  type CreateChannelInput,
+  makeChannelUseCases,
+} from './manage-channels.ts';
+export {
+  canAdvance,
+  type MessageStatus,
+  type MessageStatusRecord,
+  type MessageStatusStore,
+  messageStatusView,
+  type OutboundStatus,
+  type ProviderIdTarget,
+  STATUS_RANK,
+  type StatusChange,
+} from './message-status.ts';
+export type { MessageLog, MessageRecord, OutboxEntry, OutboxPage } from './message.ts';
+export {
+  emailPayload,
+  type EmailPayload,
+  PAYLOAD_SCHEMAS,
+  type PayloadValidation,
+  SEND_UNKNOWN_FIELD_MESSAGES,
+  type SendPayload,
+  smsPayload,
+  type SmsPayload,
+  validateSendPayload,
+  whatsappPayload,
+  type WhatsAppPayload,
+} from './payloads.ts';
+export {
+  callTimeoutMs,
+  describeFetchFailure,
+  excerpt,
+  type MessageProvider,
+  type MessageProviders,
+  type OutboundMessage,
+  ProviderError,
+  type ProviderReceipt,
+  sandboxProvider,
+} from './providers.ts';
+export { makeReportEvent, type ReportEvent, type ReportEventDeps } from './report-event.ts';
+export { fitPayload, makeSendMessage, type SendMessageDeps, type SendResult } from './send-message.ts';

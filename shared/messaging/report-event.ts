@@ -1,0 +1,37 @@
+import type { EventPublisher, WebhookEventType } from '../events/index.ts';
+import { requireProject, type Project } from '../projects/index.ts';
+import type { Channel } from './channel.ts';
+import { ChannelNotFoundError } from './errors.ts';
+
+export interface ReportEventDeps {
+  projects: { get(projectId: string): Promise<Project | undefined> };
+  channels: { get(projectId: string, channelId: string): Promise<Channel | undefined> };
+  events: EventPublisher;
+}
+
+/**
+ * A channel back end reports an event (`POST /projects/{p}/events`, contract §4): the channel must be the project's
+ * (404 CHANNEL_NOT_FOUND otherwise, 404 NOT_FOUND for an unknown project); the event is queued and its id returned.
+ */
+export function makeReportEvent(deps: ReportEventDeps) {
+  return async function reportEvent(
+    projectId: string,
+    input: { channelId: string; type: WebhookEventType; data: Record<string, unknown> },
+  ): Promise<{ eventId: string }> {
+    const channel = await deps.channels.get(projectId, input.channelId);
+    if (!channel) {
+      await requireProject(deps.projects, projectId);
+      throw new ChannelNotFoundError(input.channelId);
+    }
+    const envelope = await deps.events.publish({
+      type: input.type,
+      projectId,
+      companyId: channel.companyId,
+      channel: { id: channel.channelId, type: channel.type, address: channel.address },
+      data: input.data,
+    });
+    return { eventId: envelope.id };
+  };
+}
+
+export type ReportEvent = ReturnType<typeof makeReportEvent>;

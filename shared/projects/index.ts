@@ -1,0 +1,3 @@
+/** Projects: a project, its store port, its API token and its bot credit account. */
+export { makeProjectUseCases, type ProjectDeps, type ProjectUseCases } from './manage-projects.ts';
+export { type ApiTokenState, type Project, type ProjectPage, type ProjectStore, requireProject } from './project.ts';

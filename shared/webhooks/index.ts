@@ -1,0 +1,104 @@
+/** Webhooks: fan-out of events to webhooks, delivery attempts, retries, pacing, recovery and health. */
+export {
+  type AttemptHour,
+  hourLabel,
+  LATENCY_BUCKET_EDGES_MS,
+  LATENCY_BUCKETS,
+  latencyBucket,
+  medianFromBuckets,
+  type WebhookAttemptStats,
+} from './attempt-stats.ts';
+export { type DeliverDeps, DISABLE_AFTER_FAILING_MS, makeDeliver, type ReceivedMessage } from './deliver.ts';
+export {
+  attemptNumberOf,
+  type AttemptVerdict,
+  attemptWrite,
+  decideAttempt,
+  disabledWebhookWrite,
+  DONE,
+  endpointOf,
+  expiredPayloadWrite,
+  MAX_DELAY_SECONDS,
+  MAX_PARKINGS,
+  MAX_POSTPONE_SECONDS,
+  nextAttemptAtOf,
+  nextStepAfter,
+  type Outcome,
+  pacedBackJob,
+  PARKED_JOB_BASE_DELAY_SECONDS,
+  parkedJob,
+  parseDeliveryJob,
+  secondsUntilDue,
+  skipsDisabledWebhook,
+  unansweredOutcome,
+} from './delivery-steps.ts';
+export { EndpointGate, type EndpointGateOptions, type GateDecision } from './endpoint-gate.ts';
+export { applicableWebhooks, type FanoutDeps, makeFanout, type ReceivedEvent } from './fanout.ts';
+export {
+  HEALTH_HOURS,
+  type HealthHour,
+  makeWebhookHealthReport,
+  type WebhookHealthReport,
+  type WebhookHealthReportDeps,
+} from './health-report.ts';
+export { makeWebhookAdmin, type WebhookAdmin, type WebhookAdminDeps } from './manage-deliveries.ts';
+export {
+  DELIVERY_STATUSES,
+  type DeliveryAttempt,
+  deliveryIdFor,
+  type DeliveryJob,
+  deliveryJobFor,
+  deliveryJobSchema,
+  type DeliveryOf,
+  type DeliveryRecord,
+  type DeliveryStatus,
+  deliveryView,
+} from './model.ts';
+export {
+  ADMISSION_PATIENCE_MS,
+  IN_PROCESS_WAIT_MS,
+  makePacing,
+  type Pacing,
+  type PacingDecision,
+  type PacingDeps,
+  START_JITTER_ALLOWANCE_MS,
+  startSpacingMs,
+  type WebhookPacer,
+} from './pacing.ts';
+export type {
+  AttemptOutcome,
+  AttemptWrite,
+  DeliveryQueue,
+  DeliveryStore,
+  QueuedJob,
+  WebhookDirectory,
+  WebhookHealthStore,
+  WebhookRequest,
+  WebhookSender,
+} from './ports.ts';
+export {
+  type FailedDeliveries,
+  type FailedWindow,
+  isRecoverMessage,
+  makeRecoverFailedDeliveries,
+  RECOVER_MAX_AGE_MS,
+  type RecoverContinuation,
+  type RecoverDeps,
+  type RecoverFailedDeliveries,
+  type RecoverMessage,
+} from './recover.ts';
+export {
+  delayHonouringRetryAfter,
+  MAX_RETRY_AFTER_MS,
+  parseRetryAfterMs,
+  RETRY_AFTER_STATUSES,
+} from './retry-after.ts';
+export {
+  DEFAULT_RETRY_DELAYS_SECONDS,
+  parseRetrySchedule,
+  RETRY_JITTER,
+  retryDelaySeconds,
+  type RetrySchedule,
+} from './retry-schedule.ts';
+export { signatureHeader, signingKey, signPayload, standardWebhookHeaders } from './signature.ts';
+export { openSnapshot, sealSnapshot, snapshotOf, type TargetSnapshot } from './target-snapshot.ts';
