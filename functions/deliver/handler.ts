@@ -21,7 +21,7 @@ import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { meteredWebhookSender } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
-import { workerFunction } from '#shared/http/worker.ts';
+import { partialBatchResponse, processEach, workerFunction } from '#shared/http/worker.ts';
 import { USER_AGENT } from '#functions/_wiring/user-agent.ts';
 
 // Composition root: built once per cold start.
@@ -65,16 +65,11 @@ const recover = recoverOnDynamo(cfg, table, directory, 25_000);
 export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger, metrics).handler(async (event) => {
   // A recover too large for its request goes on here, one page set per message (shared/webhooks/recover.ts).
   const recovering = event.Records.filter((r) => isRecoverMessage(parseOrNull(r.body)));
-  const recoverFailed = await Promise.all(
-    recovering.map(async (r) => {
-      try {
-        await recover.resume(JSON.parse(r.body));
-        return undefined;
-      } catch (error) {
-        logger.error('recover continuation failed; it will be received again', { error: String(error) });
-        return r.messageId;
-      }
-    }),
+  const recoverFailed = await processEach(
+    recovering,
+    async (r) => void (await recover.resume(JSON.parse(r.body))),
+    logger,
+    'recover continuation (it will be received again)',
   );
   const jobs = event.Records.filter((r) => !recovering.includes(r));
   const failed = await deliver.deliverBatch(
@@ -85,11 +80,7 @@ export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger, metric
       receiveCount: Number(r.attributes.ApproximateReceiveCount) || 1,
     })),
   );
-  return {
-    batchItemFailures: [...failed, ...recoverFailed.filter((id) => id !== undefined)].map((itemIdentifier) => ({
-      itemIdentifier,
-    })),
-  };
+  return partialBatchResponse([...failed, ...recoverFailed]);
 });
 
 function parseOrNull(body: string): unknown {

@@ -9,7 +9,7 @@ import { metricNames } from '#shared/contract/metrics.ts';
 import { makeFanout } from '#shared/webhooks/fanout.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
-import { workerFunction } from '#shared/http/worker.ts';
+import { partialBatchResponse, workerFunction } from '#shared/http/worker.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
@@ -27,5 +27,5 @@ const fanout = makeFanout({
 export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger, metrics).handler(async (event) => {
   const failed = await fanout.fanoutBatch(event.Records.map((r) => ({ messageId: r.messageId, body: r.body })));
   metrics.count(metricNames.eventsFannedOut, event.Records.length - failed.length);
-  return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+  return partialBatchResponse(failed);
 });

@@ -13,6 +13,7 @@ import { reportsFromSesNotification } from '#shared/messaging/inbound/ses.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
+import { jsonMessage, partialBatchResponse, processEach, workerFunction } from '#shared/http/worker.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
@@ -34,31 +35,23 @@ const processInbound = makeProcessInbound({
 
 /**
  * `inbound` queue → normalised events on the channels' webhooks. Messages are the inbound functions' and the local
- * mailbox's reports, or SES receipt notifications (AWS inbound mail). A report that fails (DynamoDB or the events
- * queue unreachable) is retried alone (partial batch response); its conditional writes make the retry emit nothing
- * twice.
+ * mailbox's reports, or SES receipt notifications (inbound mail, on AWS and locally). A report that fails (DynamoDB
+ * or the events queue unreachable) is retried alone (partial batch response); its conditional writes make the retry
+ * emit nothing twice.
  */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const failed: string[] = [];
-  await Promise.all(
-    event.Records.map(async (record) => {
-      let body: unknown;
-      try {
-        body = JSON.parse(record.body);
-      } catch {
-        logger.warn('inbound queue message is not JSON: dropped', { messageId: record.messageId });
-        return;
-      }
-      try {
+export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger).handler(async (event) =>
+  partialBatchResponse(
+    await processEach(
+      event.Records,
+      async (record) => {
+        const body = jsonMessage(record.body);
         const reports = (await reportsFromSesNotification(body, (a) => channels.findByAddress(a))) ?? [
           body as InboundReport,
         ];
         for (const report of reports) await processInbound.process(report);
-      } catch (cause) {
-        logger.error('inbound report failed: retried', { messageId: record.messageId, cause: String(cause) });
-        failed.push(record.messageId);
-      }
-    }),
-  );
-  return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
-};
+      },
+      logger,
+      'inbound report',
+    ),
+  ),
+);

@@ -12,7 +12,7 @@ import { queues } from '#shared/contract/queues.ts';
 import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#functions/_wiring/knowledge.ts';
 import { ocrFromConfig } from '#functions/_wiring/ocr.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
-import { workerFunction } from '#shared/http/worker.ts';
+import { partialBatchResponse, workerFunction } from '#shared/http/worker.ts';
 
 // Composition root: built once per cold start; analysed files stay cached between batches.
 const cfg = config();
@@ -75,7 +75,7 @@ export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger, metric
       failures.push(...group.messageIds);
     }
   }
-  return { batchItemFailures: [...new Set(failures)].map((itemIdentifier) => ({ itemIdentifier })) };
+  return partialBatchResponse(failures);
 });
 
 class MalformedJobError extends Error {}

@@ -1,6 +1,5 @@
 import { resolveBotForProject, type Bot, type BotStore } from '../bots/index.ts';
-import type { ChargeReceipt, CreditLedger } from '../credits/index.ts';
-import { newId } from '../kernel/ids.ts';
+import { makeCharging, type Charge, type CreditLedger } from '../credits/index.ts';
 import type { KnowledgeExcerpt, KnowledgeSearch } from '../knowledge/index.ts';
 import {
   ModelError,
@@ -12,7 +11,6 @@ import {
   type ModelUsage,
 } from '../models/index.ts';
 import type { ModelRouter, ResolvedModel } from '../models/index.ts';
-import { NoBotCreditsError } from '../credits/index.ts';
 import { GenerationFailedError, GenerationTimeoutError } from './errors.ts';
 import { parseJsonAnswer } from './json-answer.ts';
 import { composeSystemPrompt } from './system-prompt.ts';
@@ -117,24 +115,29 @@ export interface CompleteTextDeps {
  */
 export function makeCompleteText(deps: CompleteTextDeps) {
   const now = deps.now ?? Date.now;
-  const newChargeId = deps.newChargeId ?? (() => newId('chg'));
+  const chargeCredit = makeCharging({
+    credits: deps.credits,
+    log: { error: (message, extra) => deps.log.error(message, extra ?? {}) },
+    now,
+    ...(deps.newChargeId ? { newChargeId: deps.newChargeId } : {}),
+  });
   const knowledgeBudgetMs = deps.knowledgeBudgetMs ?? 5_000;
 
   async function completeText(input: CompletionInput): Promise<CompletionOutput> {
-    const { bot, model, receipt } = await begin(input);
+    const { bot, model, charge } = await begin(input);
     let output: CompletionOutput;
     try {
       output = await generate(input, bot, model);
     } catch (error) {
-      await fail(receipt, error, bot);
+      await fail(charge, error, bot);
       throw toDomainError(error, input.timeoutMs);
     }
-    await settle(receipt);
+    await charge.settle();
     return output;
   }
 
   async function streamText(input: CompletionInput): Promise<CompletionStream> {
-    const { bot, model, receipt } = await begin(input);
+    const { bot, model, charge } = await begin(input);
     const call = generationCall(input);
     let sources: CompletionSource[];
     let events: AsyncIterator<ModelStreamEvent>;
@@ -148,7 +151,7 @@ export function makeCompleteText(deps: CompleteTextDeps) {
         throw new ModelError('failed', 'The model returned an empty answer.');
     } catch (error) {
       call.end();
-      await fail(receipt, error, bot);
+      await fail(charge, error, bot);
       throw toDomainError(error, input.timeoutMs);
     }
     return { sources, events: rest(first.value.text, events) };
@@ -157,7 +160,6 @@ export function makeCompleteText(deps: CompleteTextDeps) {
       firstText: string,
       more: AsyncIterator<ModelStreamEvent>,
     ): AsyncGenerator<CompletionStreamEvent> {
-      let outcome: 'running' | 'settled' | 'refunded' = 'running';
       let text = firstText;
       try {
         yield { type: 'text', text: firstText };
@@ -172,8 +174,7 @@ export function makeCompleteText(deps: CompleteTextDeps) {
           }
           if (input.responseFormat === 'json' && !parseJsonAnswer(text).ok)
             throw new ModelError('failed', 'the model did not answer with valid JSON.');
-          outcome = 'settled';
-          await settle(receipt);
+          await charge.settle();
           yield {
             type: 'end',
             model: event.model,
@@ -183,17 +184,13 @@ export function makeCompleteText(deps: CompleteTextDeps) {
           return;
         }
       } catch (error) {
-        if (outcome === 'running') {
-          outcome = 'refunded';
-          await fail(receipt, error, bot);
-        }
+        if (charge.state === 'open') await fail(charge, error, bot);
         throw toDomainError(error, input.timeoutMs);
       } finally {
         // Reached without a settle or a refund when the consumer stopped iterating: the caller went away.
-        if (outcome === 'running') {
-          outcome = 'refunded';
+        if (charge.state === 'open') {
           call.abort(new CallerGone());
-          await fail(receipt, new CallerGone(), bot);
+          await fail(charge, new CallerGone(), bot);
         }
         call.end();
         void more.return?.()?.catch(() => {});
@@ -204,7 +201,7 @@ export function makeCompleteText(deps: CompleteTextDeps) {
   return Object.assign(completeText, { stream: streamText });
 
   /** Steps 1 and 2: the bot, its model, the charge. Nothing is charged when any of them fails. */
-  async function begin(input: CompletionInput): Promise<{ bot?: Bot; model: ResolvedModel; receipt: ChargeReceipt }> {
+  async function begin(input: CompletionInput): Promise<{ bot?: Bot; model: ResolvedModel; charge: Charge }> {
     const bot =
       input.botId !== undefined
         ? await resolveBotForProject(deps.bots, input.botId, input.caller.projectId)
@@ -219,9 +216,8 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     if (now() >= input.deadline) throw new GenerationTimeoutError(input.timeoutMs);
 
     const account = { projectId: input.caller.projectId, monthlyAllowance: input.caller.monthlyBotCredits };
-    const outcome = await deps.credits.charge(account, newChargeId(), new Date(now()));
-    if (!outcome.charged) throw new NoBotCreditsError();
-    return { ...(bot ? { bot } : {}), model, receipt: outcome.receipt };
+    const charge = await chargeCredit(account, 'completion');
+    return { ...(bot ? { bot } : {}), model, charge };
   }
 
   /** The model call's signal: aborted at the deadline or when the caller goes away; `end` releases both. */
@@ -283,18 +279,8 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     };
   }
 
-  async function settle(receipt: ChargeReceipt): Promise<void> {
-    try {
-      await deps.credits.settle(receipt);
-    } catch (cause) {
-      // The answer exists and the caller gets it. The charge stays open; the sweeper will refund it later, so this
-      // completion may end up free: logged loudly, and never worth failing a request that already succeeded.
-      deps.log.error('completion charge not settled', { chargeId: receipt.chargeId, cause: String(cause) });
-    }
-  }
-
   /** Step 6 on failure: the provider's own answer to the log, the credit back. */
-  async function fail(receipt: ChargeReceipt, error: unknown, bot: Bot | undefined): Promise<void> {
+  async function fail(charge: Charge, error: unknown, bot: Bot | undefined): Promise<void> {
     if (error instanceof ModelError) {
       // The caller sees a safe sentence; the operator needs the provider's own answer (status, AWS error name).
       deps.log.warn('generation failed', {
@@ -304,7 +290,7 @@ export function makeCompleteText(deps: CompleteTextDeps) {
         cause: describe(error.cause),
       });
     }
-    await refund(receipt, error);
+    await charge.refund(error);
   }
 
   async function searchKnowledge(bot: Bot, prompt: string, deadline: AbortSignal): Promise<KnowledgeExcerpt[]> {
@@ -334,19 +320,6 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     } finally {
       clearTimeout(timer);
       deadline.removeEventListener('abort', onDeadline);
-    }
-  }
-
-  async function refund(receipt: ChargeReceipt, failure: unknown): Promise<void> {
-    try {
-      await deps.credits.refund(receipt);
-    } catch (cause) {
-      // The charge stays open and the sweeper refunds it after CREDIT_SWEEP_AFTER_SECONDS: still exactly once.
-      deps.log.error('completion refund failed; left to the sweeper', {
-        chargeId: receipt.chargeId,
-        failure: String(failure),
-        cause: String(cause),
-      });
     }
   }
 }

@@ -1,4 +1,5 @@
 /** Credits: monthly bot credits per project: the ledger port, the charge lifecycle, usage, and the orphaned-charge sweep. */
+export { type Charge, type ChargeCredit, type ChargingDeps, makeCharging } from './charge.ts';
 export type { ChargeOutcome, ChargeReceipt, CreditAccount, CreditLedger } from './credit-ledger.ts';
 export {
   type CreditDay,

@@ -1,6 +1,4 @@
-import type { ChargeReceipt, CreditLedger } from '../credits/index.ts';
-import { NoBotCreditsError } from '../credits/index.ts';
-import { newId } from '../kernel/ids.ts';
+import { makeCharging, type CreditLedger } from '../credits/index.ts';
 import {
   countLetters,
   OcrEngineError,
@@ -58,7 +56,12 @@ export interface ExtractPdfDeps {
  */
 export function makeExtractPdf(deps: ExtractPdfDeps) {
   const now = deps.now ?? Date.now;
-  const newChargeId = deps.newChargeId ?? (() => newId('chg'));
+  const chargeCredit = makeCharging({
+    credits: deps.credits,
+    log: deps.log,
+    now,
+    ...(deps.newChargeId ? { newChargeId: deps.newChargeId } : {}),
+  });
 
   return async function extractPdf(input: ExtractInput): Promise<PdfPage[]> {
     const controller = new AbortController();
@@ -69,9 +72,7 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
       const pdf = await open(bytes, signal);
       try {
         const account = { projectId: input.caller.projectId, monthlyAllowance: input.caller.monthlyBotCredits };
-        const outcome = await deps.credits.charge(account, newChargeId(), new Date(now()));
-        if (!outcome.charged) throw new NoBotCreditsError();
-        const receipt = outcome.receipt;
+        const charge = await chargeCredit(account, 'extract');
 
         let pages: PdfPage[];
         try {
@@ -79,10 +80,10 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
           if (!pages.some((p) => countLetters(p.text, 1) > 0))
             throw new ExtractionFailedError(describeUnreadable(pages));
         } catch (error) {
-          await refund(receipt, error);
+          await charge.refund(error);
           throw afterCharge(error, signal);
         }
-        await settle(receipt);
+        await charge.settle();
         if ('fileKey' in input.source) await forget(input.source.fileKey);
         return pages;
       } finally {
@@ -124,28 +125,6 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
     } catch (error) {
       if (error instanceof PdfError) throw new InvalidFileError(error.message, 'file', error.reason.replace('-', '_'));
       throw error;
-    }
-  }
-
-  async function refund(receipt: ChargeReceipt, failure: unknown): Promise<void> {
-    try {
-      await deps.credits.refund(receipt);
-    } catch (cause) {
-      // The charge stays open and the sweeper refunds it after CREDIT_SWEEP_AFTER_SECONDS: still exactly once.
-      deps.log.error('extract refund failed; left to the sweeper', {
-        chargeId: receipt.chargeId,
-        failure: String(failure),
-        cause: String(cause),
-      });
-    }
-  }
-
-  async function settle(receipt: ChargeReceipt): Promise<void> {
-    try {
-      await deps.credits.settle(receipt);
-    } catch (cause) {
-      // The text exists and the caller gets it; the open charge may be swept (this extraction free): logged loudly.
-      deps.log.error('extract charge not settled', { chargeId: receipt.chargeId, cause: String(cause) });
     }
   }
 

@@ -1,9 +1,32 @@
+import * as z from '../kernel/validation/zod.ts';
 /**
  * A channel: one WhatsApp number, email mailbox or SMS number of a project, with the provider that really sends
  * its messages and, optionally, a balance of message credits (absent = unmetered).
  */
 export const CHANNEL_TYPES = ['whatsapp', 'email', 'sms'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
+
+/**
+ * What a channel's `address` must look like, per type: the number a WhatsApp or SMS channel sends from (SMS: or an
+ * alphanumeric sender id), the mailbox of an email channel.
+ */
+const ADDRESS_RULES: Record<ChannelType, { test(address: string): boolean; message: string }> = {
+  whatsapp: {
+    test: (a: string) => /^\+?\d{8,15}$/.test(a),
+    message: 'A phone number: 8 to 15 digits, optionally after +',
+  },
+  sms: {
+    test: (a: string) => /^\+\d{8,15}$/.test(a) || /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/.test(a),
+    message: 'A phone number in E.164 (+ then 8 to 15 digits) or an alphanumeric sender id (up to 11 characters)',
+  },
+  email: { test: (a: string) => z.email().safeParse(a).success, message: 'A valid email address' },
+};
+
+/** Why `address` cannot be a channel of this type, or undefined when it can. */
+export function channelAddressProblem(type: ChannelType, address: string): string | undefined {
+  const rule = ADDRESS_RULES[type];
+  return rule.test(address) ? undefined : rule.message;
+}
 
 export type SandboxProvider = { kind: 'sandbox' };
 export type SmtpProvider = {

@@ -2,6 +2,7 @@
 export {
   type Channel,
   CHANNEL_TYPES,
+  channelAddressProblem,
   type ChannelStore,
   type ChannelType,
   inboundView,

@@ -4,6 +4,7 @@ import { newId } from '../kernel/ids.ts';
 import { requireProject, type Project } from '../projects/index.ts';
 import type { ErrorDetail } from '../kernel/validation/issues.ts';
 import {
+  channelAddressProblem,
   PROVIDERS_BY_CHANNEL_TYPE,
   type Channel,
   type ChannelStore,
@@ -80,6 +81,11 @@ export function makeChannelUseCases(deps: ChannelDeps) {
     requireChannel,
 
     async create(projectId: string, input: CreateChannelInput): Promise<Channel> {
+      const addressProblem = channelAddressProblem(input.type, input.address);
+      if (addressProblem)
+        throw new ValidationError('The address does not fit the channel type.', [
+          { path: 'address', message: addressProblem, code: 'custom' },
+        ]);
       const project = await requireProject(deps.projects, projectId);
       const given = input.provider ?? { kind: 'sandbox' };
       // Meta's subscription check presents this (contract §10); generated, never chosen by the caller.

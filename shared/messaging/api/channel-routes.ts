@@ -1,8 +1,8 @@
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { validationError } from '#shared/http/errors.ts';
-import { CHANNEL_TYPES, inboundView, providerView, type Channel } from '#shared/messaging/channel.ts';
-import type { ChannelUseCases } from '#shared/messaging/manage-channels.ts';
+import { CHANNEL_TYPES, channelAddressProblem, inboundView, providerView, type Channel } from '../channel.ts';
+import type { ChannelUseCases } from '../manage-channels.ts';
 import { withMeta } from '#shared/kernel/validation/meta.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 
@@ -42,18 +42,6 @@ const providerBody = z.discriminatedUnion('kind', [
   }),
 ]);
 
-const ADDRESS_RULES = {
-  whatsapp: {
-    test: (a: string) => /^\+?\d{8,15}$/.test(a),
-    message: 'A phone number: 8 to 15 digits, optionally after +',
-  },
-  sms: {
-    test: (a: string) => /^\+\d{8,15}$/.test(a) || /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/.test(a),
-    message: 'A phone number in E.164 (+ then 8 to 15 digits) or an alphanumeric sender id (up to 11 characters)',
-  },
-  email: { test: (a: string) => z.email().safeParse(a).success, message: 'A valid email address' },
-} as const;
-
 const createChannelBody = z
   .strictObject({
     type: z.enum(CHANNEL_TYPES),
@@ -64,8 +52,8 @@ const createChannelBody = z
   })
   .check(
     z.superRefine((body, ctx) => {
-      const rule = ADDRESS_RULES[body.type];
-      if (!rule.test(body.address)) ctx.addIssue({ code: 'custom', path: ['address'], message: rule.message });
+      const problem = channelAddressProblem(body.type, body.address);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['address'], message: problem });
     }),
   );
 

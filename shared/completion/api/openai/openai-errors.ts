@@ -3,8 +3,9 @@ import { CallerGone } from '../../complete-text.ts';
 import type { Logger } from '../../../kernel/logger.ts';
 import { ModelError } from '../../../models/index.ts';
 import { InvalidChatRequestError } from './chat-request.ts';
-import { OPENAI_ERRORS_BY_CODE as BY_CODE } from './error-codes.ts';
+import { OPENAI_DIALECT, OPENAI_EDGE_DIALECT, type OpenAiDialect } from './error-codes.ts';
 import { asHttpError } from '../../../http/domain-errors.ts';
+import { DomainError } from '../../../kernel/domain-error.ts';
 import { HttpError } from '../../../http/errors.ts';
 import { resolveRequestId } from '../../../http/request-id.ts';
 import { json, type HttpEvent, type HttpResult } from '../../../http/types.ts';
@@ -23,7 +24,8 @@ export function toOpenAiError(failure: unknown): {
   error: OpenAiError;
   headers: Record<string, string>;
 } {
-  // The same domain errors as every other route, mapped by the same table, then put in OpenAI's body.
+  // The same statuses as every other route (the domain-error table); the body in OpenAI's dialect, by domain code.
+  const dialect: OpenAiDialect | undefined = failure instanceof DomainError ? OPENAI_DIALECT[failure.code] : undefined;
   const error = asHttpError(failure);
   if (error instanceof InvalidChatRequestError) {
     return {
@@ -46,7 +48,7 @@ export function toOpenAiError(failure: unknown): {
         headers: {},
       };
     }
-    const known = BY_CODE[error.code];
+    const known = dialect ?? OPENAI_EDGE_DIALECT[error.code];
     return {
       status: error.status,
       error: {
