@@ -1,3 +1,4 @@
+import { SES_OBJECT_PREFIX } from '#shared/contract/buckets.ts';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { ReceiptRuleSet, TlsPolicy } from 'aws-cdk-lib/aws-ses';
 import { S3 } from 'aws-cdk-lib/aws-ses-actions';
@@ -6,8 +7,7 @@ import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 
-/** Where SES writes received mail: under the transfer bucket's expiring payloads, where the inbound worker reads. */
-export const SES_OBJECT_PREFIX = 'payloads/inbound/email/ses/';
+export { SES_OBJECT_PREFIX } from '#shared/contract/buckets.ts';
 
 /**
  * Inbound mail on AWS (contract §10): an SES receipt rule set whose rule stores each raw message (up to SES's

@@ -6,7 +6,7 @@ import { installLambdaStreamingGlobals } from './response-streaming.ts';
  * bundles mode (`LOCAL_FUNCTIONS=bundles`) run from the asset `cdk deploy` uploads (./load-bundle.ts).
  */
 export async function loadFunction(fn: string): Promise<unknown> {
-  if (process.env.LOCAL_FUNCTIONS === 'bundles') return (await import('./load-bundle.ts')).loadBundle(fn);
+  if (process.env.LOCAL_FUNCTIONS === 'bundles') return (await import('./bundles/load-bundle.ts')).loadBundle(fn);
   installLambdaStreamingGlobals();
   const mod = (await import(new URL(`../functions/${fn}/handler.ts`, import.meta.url).href)) as { handler?: unknown };
   if (typeof mod.handler !== 'function') throw new Error(`functions/${fn}/handler.ts does not export a handler`);

@@ -6,12 +6,12 @@ import { findChannelsByAddress } from '#shared/messaging/adapters/dynamo-channel
 import { S3RawReportStore } from '#shared/messaging/adapters/s3-raw-report-store.ts';
 import { SqsJsonQueue } from '#shared/kernel/aws/sqs-json-queue.ts';
 import { parseConfig } from '#shared/kernel/config.ts';
-import type { InboundReport } from '#shared/messaging/inbound/report.ts';
-import { startSmtpInbound, type RunningSmtpInbound } from './smtp-inbound.ts';
+import { startSmtpInbound, type RunningSmtpInbound, type SesReceiptNotification } from './smtp-inbound.ts';
 
 /**
  * The local inbound mailbox: the SMTP listener (./smtp-inbound.ts) wired to the stand-ins the way SES is wired on
- * AWS (the deployment's settings, already in process.env: table, transfer bucket, `inbound` queue).
+ * AWS (the deployment's settings, already in process.env: table, transfer bucket, `inbound` queue): the raw mail in
+ * the bucket and an SES receipt notification on the queue.
  */
 export async function startLocalMailbox(port: number, logErrors: boolean): Promise<RunningSmtpInbound> {
   const cfg = parseConfig(process.env);
@@ -32,13 +32,13 @@ export async function startLocalMailbox(port: number, logErrors: boolean): Promi
   const sqs = new SQSClient({ region, endpoint: cfg.SQS_ENDPOINT, credentials });
   const table = { client: dynamo, tableName: cfg.TABLE_NAME };
   const raw = new S3RawReportStore(s3, cfg.BUCKET_TRANSFER);
-  const queue = new SqsJsonQueue<InboundReport>(sqs, cfg.QUEUE_URL_INBOUND);
+  const queue = new SqsJsonQueue<SesReceiptNotification>(sqs, cfg.QUEUE_URL_INBOUND);
   const smtp = await startSmtpInbound({
     port,
     host: '127.0.0.1',
     findChannels: (address) => findChannelsByAddress(table, address),
     park: (key, body) => raw.put(key, body),
-    enqueue: (report) => queue.send(report),
+    enqueue: (notification) => queue.send(notification),
     onError: (error) => {
       if (logErrors) console.error('[smtp-inbound]', error);
     },

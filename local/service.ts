@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { buckets } from '#shared/contract/buckets.ts';
 import { queueUrlEnv, type QueueKey } from '#shared/contract/queues.ts';
 import { fallbackFunction, routes } from '#shared/contract/routes.ts';
-import type { BundlesMode } from './bundles-mode.ts';
+import type { BundlesMode } from './bundles/bundles-mode.ts';
 import { startEmulators, startFauxqsWithQueuesAndBuckets, type Emulators, type QueuesAndBuckets } from './emulators.ts';
 import { startThread } from './threads.ts';
 import type { HttpServerOptions, RunningHttpServer } from './http-server.ts';
@@ -19,20 +19,11 @@ export interface ServiceOptions {
   /** Log worker failures to stderr (on by default). */
   logWorkerErrors?: boolean;
   /**
-   * Run the queue and scheduled workers on a thread of their own (the default) or on the main thread with dynalite
-   * (`false`, or `LOCAL_WORKERS_THREAD=0`; with all three set to 0, one event loop, easier to step through).
+   * Run the gateway with the HTTP functions, the queue and scheduled workers, and the SQS + S3 stand-in each on a
+   * thread of their own (the default), or everything on the main thread with dynalite (`false`, or `LOCAL_THREADS=0`:
+   * one event loop, easier to step through in a debugger).
    */
-  workersThread?: boolean;
-  /**
-   * Run the SQS + S3 stand-in (fauxqs) on a thread of their own (the default) or on the main thread (`false`, or
-   * `LOCAL_QUEUES_THREAD=0`). dynalite stays on the main thread.
-   */
-  queuesThread?: boolean;
-  /**
-   * Run the gateway with the HTTP functions on a thread of their own (the default) or on the main thread with
-   * dynalite (`false`, or `LOCAL_HTTP_THREAD=0`).
-   */
-  httpThread?: boolean;
+  threads?: boolean;
   /** The queue workers to run (all by default): a benchmark's diagnostic may leave one out. */
   queueWorkerFns?: string[];
   /**
@@ -90,12 +81,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     setUp = resolve;
     setUpFailed = reject;
   });
-  const queuesThread = options.queuesThread ?? process.env.LOCAL_QUEUES_THREAD !== '0';
-  const emulatorsStarting = startEmulators(dataDir, queuesThread ? startQueuesThread : startFauxqsWithQueuesAndBuckets);
-  const workersThread = options.workersThread ?? process.env.LOCAL_WORKERS_THREAD !== '0';
-  const httpThread = options.httpThread ?? process.env.LOCAL_HTTP_THREAD !== '0';
-  const httpStarting = httpThread ? startHttpThread(standInsUp.then(() => httpOptions)) : undefined;
-  const workersStarting = workersThread
+  const threads = options.threads ?? process.env.LOCAL_THREADS !== '0';
+  const emulatorsStarting = startEmulators(dataDir, threads ? startQueuesThread : startFauxqsWithQueuesAndBuckets);
+  const httpStarting = threads ? startHttpThread(standInsUp.then(() => httpOptions)) : undefined;
+  const workersStarting = threads
     ? startWorkersThread(standInsUp.then((emulators) => workersOptionsFor(emulators, options)))
     : undefined;
   // The mailbox (SMTP, mail parsing, its own SDK clients) loads on this thread while it waits for the stand-ins.
@@ -199,10 +188,10 @@ function workersOptionsFor(emulators: Emulators, options: ServiceOptions): Worke
  * find how to start each bundle in the shared environment.
  */
 async function startBundles(
-  input: Omit<Parameters<typeof import('./bundles-mode.ts').startBundlesMode>[0], 'settings'>,
+  input: Omit<Parameters<typeof import('./bundles/bundles-mode.ts').startBundlesMode>[0], 'settings'>,
 ): Promise<BundlesMode> {
   const [{ BUNDLES_ENV, startBundlesMode }, { settingNames }] = await Promise.all([
-    import('./bundles-mode.ts'),
+    import('./bundles/bundles-mode.ts'),
     import('#shared/kernel/config.ts'),
   ]);
   const bundles = await startBundlesMode({

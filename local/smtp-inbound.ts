@@ -2,7 +2,23 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { MAX_MAIL_BYTES } from '#shared/messaging/adapters/parse-mail.ts';
-import { reportKey, type InboundReport } from '#shared/messaging/inbound/report.ts';
+import { SES_OBJECT_PREFIX } from '#shared/contract/buckets.ts';
+
+/** The fields of SES's receipt notification the inbound worker reads (the rest of SES's is not needed here). */
+export interface SesReceiptNotification {
+  notificationType: 'Received';
+  mail: { timestamp: string; messageId: string; destination: string[] };
+  receipt: {
+    timestamp: string;
+    recipients: string[];
+    spamVerdict: { status: string };
+    virusVerdict: { status: string };
+    spfVerdict: { status: string };
+    dkimVerdict: { status: string };
+    dmarcVerdict: { status: string };
+    action: { type: 'S3'; bucketName: string; objectKey: string };
+  };
+}
 
 export interface SmtpInboundOptions {
   port: number;
@@ -11,8 +27,8 @@ export interface SmtpInboundOptions {
   findChannels(address: string): Promise<{ projectId: string; channelId: string }[]>;
   /** Stores the raw message (the transfer bucket). */
   park(key: string, raw: Buffer): Promise<void>;
-  /** Queues one report per channel (the `inbound` queue). */
-  enqueue(report: InboundReport): Promise<void>;
+  /** Queues the SES-shaped receipt notification (the `inbound` queue). */
+  enqueue(notification: SesReceiptNotification): Promise<void>;
   onError?(error: unknown): void;
 }
 
@@ -21,7 +37,7 @@ export interface RunningSmtpInbound {
   stop(): Promise<void>;
 }
 
-type Session = SMTPServerSession & { channels?: { projectId: string; channelId: string }[] };
+type Session = SMTPServerSession & { recipients?: string[] };
 
 /**
  * The local stand-in for SES receiving: an SMTP listener on 127.0.0.1 that refuses recipients that are no email
@@ -45,9 +61,9 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Run
             refused.responseCode = 550;
             return callback(refused);
           }
-          const known = session.channels ?? [];
-          for (const c of found) if (!known.some((k) => k.channelId === c.channelId)) known.push(c);
-          session.channels = known;
+          const recipients = session.recipients ?? [];
+          if (!recipients.includes(address.address)) recipients.push(address.address);
+          session.recipients = recipients;
           callback();
         },
         (error: unknown) => {
@@ -71,7 +87,7 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Run
           tooLarge.responseCode = 552;
           return callback(tooLarge);
         }
-        store(Buffer.concat(chunks, size), session.channels ?? []).then(
+        store(Buffer.concat(chunks, size), session.recipients ?? []).then(
           () => callback(),
           (error: unknown) => {
             options.onError?.(error);
@@ -84,22 +100,31 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Run
     },
   });
 
-  async function store(raw: Buffer, channels: { projectId: string; channelId: string }[]): Promise<void> {
-    const receivedAt = Date.now();
-    const key = reportKey('email', `${receivedAt}-${randomBytes(12).toString('hex')}.eml`);
-    await options.park(key, raw);
-    await Promise.all(
-      channels.map((c) =>
-        options.enqueue({
-          v: 1,
-          source: 'email',
-          projectId: c.projectId,
-          channelId: c.channelId,
-          receivedAt,
-          bodyRef: key,
-        }),
-      ),
-    );
+  /**
+   * As SES receiving does on AWS (infra/inbound-mail.ts): the raw message under `SES_OBJECT_PREFIX` + its message id,
+   * then one receipt notification on the `inbound` queue naming the accepted recipients, so the inbound worker reads
+   * local mail exactly as it reads SES's. The local listener checks no SPF, DKIM or DMARC: its verdicts are `GRAY`.
+   */
+  async function store(raw: Buffer, recipients: string[]): Promise<void> {
+    const at = new Date();
+    const messageId = `local${at.getTime().toString(36)}${randomBytes(12).toString('hex')}`;
+    const objectKey = `${SES_OBJECT_PREFIX}${messageId}`;
+    await options.park(objectKey, raw);
+    const gray = { status: 'GRAY' };
+    await options.enqueue({
+      notificationType: 'Received',
+      mail: { timestamp: at.toISOString(), messageId, destination: recipients },
+      receipt: {
+        timestamp: at.toISOString(),
+        recipients,
+        spamVerdict: { status: 'PASS' },
+        virusVerdict: { status: 'PASS' },
+        spfVerdict: gray,
+        dkimVerdict: gray,
+        dmarcVerdict: gray,
+        action: { type: 'S3', bucketName: 'transfer', objectKey },
+      },
+    });
   }
 
   await new Promise<void>((resolve, reject) => {

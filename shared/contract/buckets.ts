@@ -16,6 +16,12 @@ export interface ObjectCreatedNotification {
 }
 
 /** The suffix of a browser upload's key in the knowledge bucket (shared/knowledge/knowledge-files.ts lays keys out). */
+/**
+ * Where received mail is stored (SES's receipt rule on AWS, the local SMTP listener locally): under the transfer
+ * bucket's expiring payloads, where the inbound worker reads it.
+ */
+export const SES_OBJECT_PREFIX = 'payloads/inbound/email/ses/';
+
 export const INCOMING_UPLOAD_SUFFIX = '.upload';
 
 /** S3 buckets. infra/ and local/ both build from this list. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionSpecs } from '#infra/functions.ts';
-import type { LocalDeployment } from '#infra/local-deployment.ts';
+import type { LocalDeployment } from '#local/bundles/local-deployment.ts';
 import { deniedCalls, unrequiredWildcards } from '#test/support/iam.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 

@@ -3,17 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
-// The runner's debugging mode: LOCAL_HTTP_THREAD=0, LOCAL_WORKERS_THREAD=0 and LOCAL_QUEUES_THREAD=0 put the gateway
+// The runner's debugging mode: LOCAL_THREADS=0 puts the gateway
 // with the HTTP functions, the queue workers and fauxqs on the main thread with dynalite: one event loop. The other
 // e2e suites run the default (four threads); this one proves the single-loop runner serves the same service.
 let svc: TestService;
 let receiver: TestReceiver;
 
 beforeAll(async () => {
-  [svc, receiver] = await Promise.all([
-    startTestService({ httpThread: false, workersThread: false, queuesThread: false }),
-    startReceiver(),
-  ]);
+  [svc, receiver] = await Promise.all([startTestService({ threads: false }), startReceiver()]);
 });
 afterAll(async () => {
   await Promise.all([svc?.close(), receiver?.close()]);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
-import type { CfnResourceJson, PolicyStatementJson } from '#infra/local-deployment.ts';
+import type { CfnResourceJson, PolicyStatementJson } from '#local/bundles/local-deployment.ts';
 import { reasons } from '#infra/acknowledgements.ts';
 import { projectRoot } from '#infra/bundling.ts';
 import { settingsFromContext } from '#infra/settings.ts';

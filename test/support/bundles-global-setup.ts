@@ -1,5 +1,5 @@
-import { localDeployment } from '#infra/local-deployment.ts';
-import { deploymentSettings } from '#local/bundles-mode.ts';
+import { localDeployment } from '#local/bundles/local-deployment.ts';
+import { deploymentSettings } from '#local/bundles/bundles-mode.ts';
 
 /**
  * The `bundles` project's global setup: bundles and synthesizes the local deployments once (or finds them in the

@@ -1,7 +1,7 @@
 import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
-import type { LocalDeployment } from '#infra/local-deployment.ts';
-import type { AwsCall } from '#local/aws-front.ts';
-import { LOCAL_ACCOUNT, rolePolicies, templateResolver, type LocalNames } from '#local/bundle-deployment.ts';
+import type { LocalDeployment } from '#local/bundles/local-deployment.ts';
+import type { AwsCall } from '#local/bundles/aws-front.ts';
+import { LOCAL_ACCOUNT, rolePolicies, templateResolver, type LocalNames } from '#local/bundles/bundle-deployment.ts';
 
 /**
  * The `*` resources a role may hold, by action: services whose actions have no resource type to scope to.

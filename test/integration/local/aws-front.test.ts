@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAwsFront, type AwsFront } from '#local/aws-front.ts';
+import { startAwsFront, type AwsFront } from '#local/bundles/aws-front.ts';
 
 /** The AWS front of bundles mode: what it records for each protocol, where it forwards, what it answers itself. */
 let upstream: Server;

@@ -7,14 +7,14 @@ import { buckets } from '#shared/contract/buckets.ts';
 import { queues } from '#shared/contract/queues.ts';
 import { secrets } from '#shared/contract/access.ts';
 import { mainTable } from '#shared/contract/table.ts';
-import { pascal } from './functions.ts';
+import { pascal } from '../../infra/functions.ts';
 import { writeLocalDeployment, type CfnTemplate, type LocalDeployment } from './local-deployment.ts';
-import type { DeploymentSettings } from './settings.ts';
-import { SwitchboardStack } from './stack.ts';
+import type { DeploymentSettings } from '../../infra/settings.ts';
+import { SwitchboardStack } from '../../infra/stack.ts';
 
 /**
- * `node --import tsx infra/synth-local-deployment.ts <out.json> <settings JSON>`: synthesizes the stack offline, as
- * `cdk synth` does, and writes what the local bundles mode and the IAM check read (infra/local-deployment.ts).
+ * `node --import tsx local/bundles/synth-local-deployment.ts <out.json> <settings JSON>`: synthesizes the stack offline, as
+ * `cdk synth` does, and writes what the local bundles mode and the IAM check read (local/bundles/local-deployment.ts).
  */
 const [out, settingsJson] = process.argv.slice(2);
 if (!out || !settingsJson) {

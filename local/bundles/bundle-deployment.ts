@@ -1,4 +1,4 @@
-import type { LocalDeployment, PolicyDocumentJson } from '#infra/local-deployment.ts';
+import type { LocalDeployment, PolicyDocumentJson } from '#local/bundles/local-deployment.ts';
 
 /** The account id local ARNs carry (the stand-ins' own, in their queue URLs and ARNs). */
 export const LOCAL_ACCOUNT = '000000000000';
@@ -12,7 +12,7 @@ export interface LocalNames {
   bucketNames: Record<string, string>;
 }
 
-/** The ARN a secret of the stack has locally (Secrets Manager is served by local/aws-front.ts). */
+/** The ARN a secret of the stack has locally (Secrets Manager is served by local/bundles/aws-front.ts). */
 export const localSecretArn = (region: string, key: string) =>
   `arn:aws:secretsmanager:${region}:${LOCAL_ACCOUNT}:secret:switchboard-${key}-local`;
 

@@ -1,4 +1,4 @@
-import { localBundleSettings, localDeployment, type LocalDeployment } from '#infra/local-deployment.ts';
+import { localBundleSettings, localDeployment, type LocalDeployment } from '#local/bundles/local-deployment.ts';
 import type { DeploymentSettings } from '#infra/settings.ts';
 import { startAwsFront, type AwsCall } from './aws-front.ts';
 import {
@@ -16,7 +16,7 @@ export const BUNDLES_ENV = 'LOCAL_BUNDLES';
 export interface BundlesMode {
   deployment: LocalDeployment;
   names: LocalNames;
-  /** Every AWS call the functions made (local/aws-front.ts). */
+  /** Every AWS call the functions made (local/bundles/aws-front.ts). */
   awsCalls: AwsCall[];
   launches: Record<string, BundleLaunch>;
   stop(): Promise<void>;

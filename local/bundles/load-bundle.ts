@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
-import { type LocalResponseStream, markStreaming } from './response-streaming.ts';
+import { type LocalResponseStream, markStreaming } from '../response-streaming.ts';
 
 /** How one function's bundle is started (prepared by ./bundles-mode.ts, read here from LOCAL_BUNDLES). */
 export interface BundleLaunch {

@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { BUNDLE_CACHE, projectRoot, sourceHash } from './bundling.ts';
-import { functionSpecs } from './functions.ts';
-import { defaultSettings, type DeploymentSettings } from './settings.ts';
+import { BUNDLE_CACHE, projectRoot, sourceHash } from '../../infra/bundling.ts';
+import { functionSpecs } from '../../infra/functions.ts';
+import { defaultSettings, type DeploymentSettings } from '../../infra/settings.ts';
 
 /**
  * What the local runner's bundles mode and the IAM check need from a synthesized stack: the CloudFormation template,
@@ -81,7 +81,13 @@ export function localDeployment(settings: DeploymentSettings = localBundleSettin
     const tmp = `${file}.tmp-${process.pid}`;
     const child = spawnSync(
       process.execPath,
-      ['--import', 'tsx', join(projectRoot, 'infra', 'synth-local-deployment.ts'), tmp, JSON.stringify(settings)],
+      [
+        '--import',
+        'tsx',
+        join(projectRoot, 'local', 'bundles', 'synth-local-deployment.ts'),
+        tmp,
+        JSON.stringify(settings),
+      ],
       { cwd: projectRoot, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NODE_OPTIONS: '' } },
     );
     if (child.status !== 0) throw new Error(`Synthesizing the stack failed:\n${child.stderr || child.stdout}`);
@@ -90,7 +96,7 @@ export function localDeployment(settings: DeploymentSettings = localBundleSettin
   return JSON.parse(readFileSync(file, 'utf8')) as LocalDeployment;
 }
 
-/** Writes {@link LocalDeployment} for a stack (used by infra/synth-local-deployment.ts, in a child process). */
+/** Writes {@link LocalDeployment} for a stack (used by ./synth-local-deployment.ts, in a child process). */
 export function writeLocalDeployment(file: string, deployment: LocalDeployment): void {
   writeFileSync(file, JSON.stringify(deployment));
 }
