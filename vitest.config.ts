@@ -1,44 +1,96 @@
+import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 /**
- * E2e files the `bundles` project runs again with LOCAL_FUNCTIONS=bundles (the functions from their deploy assets,
- * with the template's environment; each file's AWS calls are checked against the roles when its service closes).
- * Together with test/e2e/bundles-mode.test.ts they invoke every function at least once: health, admin (health),
- * completion (completion), send, fanout, deliver (webhooks), ingest, search (knowledge), legacy-send and the
- * fallback (send), extract and extract-uploads (extract), credit-sweeper (its schedule, in every file), models and
- * chat-completions, streamed (bundles-mode.test.ts); message-status (message-status), inbound-twilio,
- * inbound-whatsapp and the inbound worker (ingress).
+ * The test groups (docs/testing.md). Unit, integration and infra tests need no service. E2e files call a running
+ * service over HTTP, one service per group, booted once by the group's global setup (test/support/groups/*.ts) in a
+ * child process of its own; every test makes its own projects, so files of a group never share data by accident.
+ * The files in `own` start their own service because they restart it, crash it, count its DynamoDB calls or read
+ * its logs.
  */
-const bundlesModeFiles = [
-  'test/e2e/health.test.ts',
-  'test/e2e/completion.test.ts',
-  'test/e2e/webhooks.test.ts',
-  'test/e2e/knowledge.test.ts',
-  'test/e2e/send.test.ts',
-  'test/e2e/extract.test.ts',
-  'test/e2e/message-status.test.ts',
-  'test/e2e/ingress.test.ts',
-];
+const groups = {
+  e2e: [
+    'test/e2e/completion-offline.test.ts',
+    'test/e2e/console-webhooks.test.ts',
+    'test/e2e/conventions.test.ts',
+    'test/e2e/extract.test.ts',
+    'test/e2e/health.test.ts',
+    'test/e2e/ingress.test.ts',
+    'test/e2e/integrations.test.ts',
+    'test/e2e/message-status.test.ts',
+    'test/e2e/openapi-traffic.test.ts',
+    'test/e2e/openapi.test.ts',
+    'test/e2e/send-events.test.ts',
+    'test/e2e/send.test.ts',
+    'test/e2e/webhooks-pacing-recover.test.ts',
+    'test/e2e/webhooks.test.ts',
+  ],
+  model: [
+    'test/e2e/chat-completions.test.ts',
+    'test/e2e/completion-bots.test.ts',
+    'test/e2e/completion.test.ts',
+    'test/e2e/console-playground.test.ts',
+  ],
+  bulk: ['test/e2e/extract-fuzz.test.ts', 'test/e2e/knowledge-uploads.test.ts', 'test/e2e/knowledge.test.ts'],
+  strict: ['test/e2e/destinations.test.ts'],
+  own: [
+    'test/e2e/bundles-mode.test.ts',
+    // Lists every project of the deployment, a page at a time, in the browser.
+    'test/e2e/console.test.ts',
+    'test/e2e/hot-path-ops.test.ts',
+    'test/e2e/inbound-durability.test.ts',
+    'test/e2e/observability.test.ts',
+    'test/e2e/persistence.test.ts',
+    'test/e2e/single-loop.test.ts',
+    'test/e2e/webhooks-durability.test.ts',
+  ],
+  /**
+   * Run again against the deploy bundles (`LOCAL_FUNCTIONS=bundles`). With test/e2e/bundles-mode.test.ts they invoke
+   * every function at least once: send and legacy-send (send), fanout and deliver (webhooks), ingest and search
+   * (knowledge), extract and extract-uploads (extract), message-status, inbound-twilio, inbound-whatsapp and the
+   * inbound worker (ingress), completion (completion-offline), the credit sweeper (its schedule); health, admin,
+   * models, chat-completions, legacy-send and the fallback in bundles-mode.test.ts.
+   */
+  bundles: [
+    'test/e2e/completion-offline.test.ts',
+    'test/e2e/extract.test.ts',
+    'test/e2e/ingress.test.ts',
+    'test/e2e/knowledge.test.ts',
+    'test/e2e/message-status.test.ts',
+    'test/e2e/send.test.ts',
+    'test/e2e/webhooks.test.ts',
+  ],
+};
+
+// Every e2e file is in exactly one group (bundles aside): a file in none would silently never run.
+const grouped = [...groups.e2e, ...groups.model, ...groups.bulk, ...groups.strict, ...groups.own];
+const e2eFiles = readdirSync('test/e2e').filter((f) => f.endsWith('.test.ts')).map((f) => `test/e2e/${f}`);
+const misplaced = e2eFiles.filter((f) => grouped.filter((g) => g === f).length !== 1);
+if (misplaced.length) throw new Error(`e2e files in no group or in two (vitest.config.ts): ${misplaced.join(', ')}`);
 
 export default defineConfig({
   test: {
-    // Each file runs in its own process: the local service keeps per-process state (settings read once per
-    // "cold start", one dynalite per service), as each Lambda function does.
+    // Each file runs in its own process (per-process state, as each Lambda function has). E2e files mostly wait on
+    // their group's service, which does the work in its own process: more files at once than cores keeps both busy.
     pool: 'forks',
+    maxWorkers: 4,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Logs and EMF metric lines off: the tests that read them turn them on for their own service.
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
     projects: [
-      { extends: true, test: { name: 'sources', include: ['test/**/*.test.ts'] } },
       {
         extends: true,
-        test: {
-          name: 'bundles',
-          include: bundlesModeFiles,
-          env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', LOCAL_FUNCTIONS: 'bundles' },
-          globalSetup: ['test/support/bundles-global-setup.ts'],
-        },
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/infra/**/*.test.ts'] },
+      },
+      ...(['e2e', 'model', 'bulk', 'strict'] as const).map((name) => ({
+        extends: true,
+        test: { name, include: groups[name], globalSetup: [`test/support/groups/${name}.ts`] },
+      })),
+      { extends: true, test: { name: 'own', include: groups.own } },
+      {
+        extends: true,
+        test: { name: 'bundles', include: groups.bundles, globalSetup: ['test/support/groups/bundles.ts'] },
       },
     ],
   },

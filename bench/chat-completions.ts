@@ -1,6 +1,6 @@
 /**
  * The OpenAI-format route (issue 15's numbers), through the local gateway, with an OpenAI-compatible HTTP double as
- * the upstream model (test/e2e/completion-model-double.ts), so the whole chain is measured, streaming included:
+ * the upstream model (test/support/model-double.ts), so the whole chain is measured, streaming included:
  *  - streaming time to first byte, the double sending its first token 50 ms after the request (then one every
  *    50 ms): p50 at 1 and 16 connections; its overhead (TTFB − 50 ms) against the non-streaming overhead of
  *    POST /api/v1/ai/completion with the double answering at 50 ms (latency − 50 ms), same run;
@@ -15,7 +15,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startService } from '#local/service.ts';
-import { startModelDouble } from '#test/e2e/completion-model-double.ts';
+import { startModelDouble } from '#test/support/model-double.ts';
 import { adminApi, load, machine, median, type LoadResult } from './lib/harness.ts';
 
 const { values } = parseArgs({

@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOT_COMPLETION_OPERATIONS, recordDynamoCalls } from '#test/support/dynamo-calls.ts';
-import type { TestService } from '#test/support/service.ts';
-import { type ModelDouble, startServiceOnModelDouble } from './completion-model-double.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
+import { type SharedModelDouble, sharedModelDouble } from '#test/support/model-double.ts';
 
 /**
  * Completion with a bot, through the local runner: the bot's instructions and its top knowledge excerpts (each with
  * its file name) reach the model as the system prompt; bot resolution (403/404) happens before the balance is
  * touched; the bot's `model` picks the provider.
  */
-let svc: TestService;
-let model: ModelDouble;
+let svc: ServiceClient;
+let model: SharedModelDouble;
 let owner: { projectId: string; token: string };
 let botId: string;
 
@@ -46,10 +45,8 @@ let seq = 0;
 const marker = () => `m${++seq}x${Math.random().toString(36).slice(2, 7)}`;
 
 beforeAll(async () => {
-  ({ svc, model } = await startServiceOnModelDouble({
-    OPENAI_MODEL: 'deployment-default',
-    BOT_RATE_LIMIT_PER_MINUTE: '1000',
-  }));
+  svc = sharedService();
+  model = sharedModelDouble();
   owner = await svc.newProject({ monthlyBotCredits: 20 });
   botId = await createBot(owner.projectId, { temperature: 0.2 });
   for (const [fileName, body] of Object.entries(FILES)) await upload(owner.projectId, botId, fileName, body);
@@ -58,23 +55,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await svc?.close();
-  await model?.close();
-});
-
-// First, while nothing else runs in the background (a later test uploads knowledge, which the ingest worker processes).
-describe('DynamoDB operations per completion with a bot', () => {
-  it('5: token read, rate-limit write, bot read (with its index version), charge, settle', async () => {
-    // Counted on the wire (dynalite's server), whatever thread sends them; item operations only: the local credit
-    // sweeper's Query may run at any moment.
-    const dynamo = recordDynamoCalls(svc);
-    try {
-      const res = await complete(owner.token, { botId, prompt: `Que horas abre? ${marker()}` });
-      expect(res.status).toBe(200);
-      expect(dynamo.calls.filter((op) => op !== 'Query')).toEqual(BOT_COMPLETION_OPERATIONS);
-    } finally {
-      dynamo.stop();
-    }
-  });
 });
 
 describe('POST /api/v1/ai/completion with botId', () => {
@@ -91,14 +71,14 @@ describe('POST /api/v1/ai/completion with botId', () => {
     });
     expect(await balance(owner.projectId)).toBe(before - 1);
 
-    const [sent] = model.find(m);
+    const [sent] = await model.find(m);
     // fontes: the files whose excerpts the model was given, each once, best first (contract §12).
     const fontes = res.body.fontes as { procedencia: string; score: number }[];
     const given = [...sent!.system.matchAll(/^\[(\d+)\] File: (.+)$/gm)].map((x) => x[2]!);
     expect(fontes.map((f) => f.procedencia).sort()).toEqual([...new Set(given)].sort());
     expect(fontes[0]!.procedencia).toBe('horarios-loja.md');
     expect(fontes.map((f) => f.score)).toEqual(fontes.map((f) => f.score).sort((a, b) => b - a));
-    expect(sent!.body.model).toBe('deployment-default');
+    expect(sent!.body.model).toBe('test-model'); // the model group's OPENAI_MODEL
     expect(sent!.body.temperature).toBe(0.2);
     expect(sent!.system.startsWith('Você é o assistente da loja.')).toBe(true);
     const labels = [...sent!.system.matchAll(/^\[(\d+)\] File: (.+)$/gm)].map((x) => x[2]);
@@ -129,7 +109,7 @@ describe('POST /api/v1/ai/completion with botId', () => {
     expect(missing.status).toBe(404);
     expect(missing.body).toMatchObject({ success: false, error: 'BOT_NOT_FOUND' });
     expect(await balance(other.projectId)).toBe(3);
-    expect(model.find(m)).toHaveLength(0);
+    expect(await model.find(m)).toHaveLength(0);
   });
 
   it('bot resolution comes before the balance: an empty balance still gets 403/404 first', async () => {
@@ -144,7 +124,7 @@ describe('POST /api/v1/ai/completion with botId', () => {
     const customBot = await createBot(owner.projectId, { model: 'openai:llama3.1:8b' });
     const m = marker();
     expect((await complete(owner.token, { botId: customBot, prompt: m })).status).toBe(200);
-    expect(model.find(m)[0]!.body.model).toBe('llama3.1:8b');
+    expect((await model.find(m))[0]!.body.model).toBe('llama3.1:8b');
 
     const offlineBot = await createBot(owner.projectId, { model: 'offline' });
     await upload(owner.projectId, offlineBot, 'horarios-loja.md', FILES['horarios-loja.md']!);
@@ -155,7 +135,7 @@ describe('POST /api/v1/ai/completion with botId', () => {
     expect(res.body.result).toMatch(/^\[offline model\]/);
     expect(res.body.result).toContain('"horarios-loja.md"');
     expect(res.body.result).toContain('A loja abre às 9h');
-    expect(model.find(m2)).toHaveLength(0);
+    expect(await model.find(m2)).toHaveLength(0);
   });
 
   it('a model setting the completion endpoint could not use is refused when the bot is saved', async () => {

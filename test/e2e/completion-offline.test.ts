@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 /** The local default: no model configured, the offline provider answers, and the whole flow runs without network. */
-let svc: TestService;
+let svc: ServiceClient;
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = sharedService();
 });
 afterAll(async () => svc?.close());
 

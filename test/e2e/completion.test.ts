@@ -1,21 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
-import type { TestService } from '#test/support/service.ts';
-import { type ModelDouble, startServiceOnModelDouble } from './completion-model-double.ts';
+import { eventually } from '#test/support/eventually.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
+import { type SharedModelDouble, sharedModelDouble } from '#test/support/model-double.ts';
 
-let svc: TestService;
-let model: ModelDouble;
+let svc: ServiceClient;
+let model: SharedModelDouble;
 
 beforeAll(async () => {
-  ({ svc, model } = await startServiceOnModelDouble({
-    OPENAI_API_KEY: 'sk-test-key',
-    OPENAI_MODEL: 'test-model',
-    BOT_RATE_LIMIT_PER_MINUTE: '1000',
-  }));
+  svc = sharedService();
+  model = sharedModelDouble();
 });
 afterAll(async () => {
   await svc?.close();
-  await model?.close();
 });
 
 let seq = 0;
@@ -37,10 +33,10 @@ describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compat
       result: `Echo: Say hi ${m}`,
       usage: { inputTokens: 11, outputTokens: 7 },
     });
-    expect(res.headers.get('ratelimit-limit')).toBe('1000');
+    expect(res.headers.get('ratelimit-limit')).toBe('60');
     expect(await balance(projectId)).toBe(4);
 
-    const [sent] = model.find(m);
+    const [sent] = await model.find(m);
     expect(sent).toBeDefined();
     expect(sent!.system).toBe('You are terse. Answer in Portuguese.');
     expect(sent!.prompt).toBe(`Say hi ${m}`);
@@ -59,7 +55,7 @@ describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compat
       dados: { answer: 42, ok: true },
       usage: { inputTokens: 11, outputTokens: 7 },
     });
-    const [sent] = model.find(plain);
+    const [sent] = await model.find(plain);
     expect(sent!.body.response_format).toEqual({ type: 'json_object' });
     expect(sent!.system.startsWith('Extract.')).toBe(true);
     expect(sent!.system).toMatch(/exactly one JSON value/);
@@ -118,10 +114,7 @@ describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compat
     expect(elapsed).toBeLessThan(5000);
     expect(await balance(projectId)).toBe(2);
     // The service closed its connection to the model server: the call was aborted, not left running.
-    const deadline = Date.now() + 2000;
-    while (!model.abandoned.some((r) => r.prompt.includes(m)) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
-    expect(model.abandoned.some((r) => r.prompt.includes(m))).toBe(true);
+    await eventually(async () => (await model.abandoned(m)).length > 0, 2_000, 'the model call aborted');
 
     const slowButInTime = await complete(token, {
       prompt: `#slow=200 ${marker()}`,
@@ -139,7 +132,7 @@ describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compat
     expect(res.status).toBe(402);
     expect(res.body).toMatchObject({ success: false, error: 'ERR_NO_BOT_CREDITS' });
     expect(await balance(projectId)).toBe(0);
-    expect(model.find(m)).toHaveLength(0);
+    expect(await model.find(m)).toHaveLength(0);
 
     await svc.admin('POST', `/projects/${projectId}/bot-credits`, { amount: 1 });
     expect((await complete(token, { prompt: marker(), instructions: 'x' })).status).toBe(200);
@@ -230,32 +223,10 @@ describe('POST /api/v1/ai/completion with standalone instructions (OpenAI-compat
     expect(second.status).toBe(200);
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
-    expect(model.find(m)).toHaveLength(1);
+    expect(await model.find(m)).toHaveLength(1);
     expect(await balance(projectId)).toBe(4);
     const reused = await complete(token, { ...body, prompt: `Other ${m}` }, { 'idempotency-key': `k-${m}` });
     expect(reused.status).toBe(409);
     expect(reused.body.error).toBe('IDEMPOTENCY_KEY_REUSED');
-  });
-});
-
-describe('DynamoDB operations per completion', () => {
-  it('an instructions completion costs 4: token read, rate-limit write, charge, settle', async () => {
-    // Counted on the wire (dynalite's server), whatever thread sends them; item operations only: the local credit
-    // sweeper's Query may run at any moment.
-    const dynamo = recordDynamoCalls(svc);
-    try {
-      const { token } = await svc.newProject({ monthlyBotCredits: 3 });
-      dynamo.reset();
-      const res = await complete(token, { prompt: marker(), instructions: 'x' });
-      expect(res.status).toBe(200);
-      expect(dynamo.calls.filter((op) => op !== 'Query')).toEqual([
-        'GetItem',
-        'UpdateItem',
-        'UpdateItem',
-        'UpdateItem',
-      ]);
-    } finally {
-      dynamo.stop();
-    }
   });
 });

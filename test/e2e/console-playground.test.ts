@@ -11,16 +11,17 @@ import {
 } from '#test/console/browser.ts';
 import { SIDEWAYS_OVERFLOW } from '#test/console/in-page.ts';
 import { eventually } from '#test/support/eventually.ts';
-import type { TestService } from '#test/support/service.ts';
-import { type ModelDouble, startServiceOnModelDouble } from './completion-model-double.ts';
+import { E2E_ATTEMPTS } from '#test/support/groups/e2e.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
+import { type SharedModelDouble, sharedModelDouble } from '#test/support/model-double.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 // The console's "try and see" screens in Chromium against the whole local service: the bot playground (streamed
 // through the OpenAI-format route, from a model double that streams slowly), the search tester, the webhook health
 // chart and the credit use chart.
 describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester and charts'), () => {
-  let model: ModelDouble;
-  let svc: TestService;
+  let model: SharedModelDouble;
+  let svc: ServiceClient;
   let receiver: TestReceiver;
   let ui: ConsoleBrowser;
   let page: Page;
@@ -30,12 +31,8 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
   let webhookId = '';
 
   beforeAll(async () => {
-    ({ svc, model } = await startServiceOnModelDouble({
-      OPENAI_API_KEY: 'sk-upstream',
-      OPENAI_MODEL: 'upstream-model',
-      // Two attempts one second apart: a failing delivery is `failed` quickly.
-      WEBHOOK_RETRY_SCHEDULE: '1',
-    }));
+    svc = sharedService();
+  model = sharedModelDouble();
     receiver = await startReceiver();
     ui = await openConsoleBrowser();
     page = ui.page;
@@ -58,8 +55,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     await ui?.close();
     await receiver?.close();
     await svc?.close();
-    await model?.close();
-  });
+    });
 
   const base = () => `/projects/${projectId}`;
 
@@ -67,7 +63,8 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     await page.goto(`${svc.baseUrl}/console/#${base()}/bots`);
     await page.getByRole('heading', { level: 2, name: 'Playground' }).waitFor();
     await page.getByLabel('Project API token (kept in this tab only)').fill(token);
-    await page.getByLabel('Message').fill('A loja abre de segunda a sábado? #drip=200');
+    const asked = `A loja abre de segunda a sábado? #drip=200 ${Math.random().toString(36).slice(2, 10)}`;
+    await page.getByLabel('Message').fill(asked);
     await page.getByRole('button', { name: 'Send' }).click();
 
     // Sample the answer while it streams: it must grow through several partial texts before it is complete.
@@ -96,7 +93,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     await expectText(page.getByTestId('playground-balance'), '0', { exact: true });
     expect(await svc.botBalance(projectId)).toBe(0);
     // The upstream call was streamed: the console asked for a stream through the public route.
-    expect(model.received.at(-1)!.body.stream).toBe(true);
+    expect((await model.find(asked)).at(-1)!.body.stream).toBe(true);
 
     // The token lives in this tab's sessionStorage only.
     const stored = await page.evaluate(() => ({
@@ -168,7 +165,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     const ok = attempts.filter((a) => a.statusCode !== undefined && a.statusCode < 300).length;
     const failed = attempts.length - ok;
     expect(ok).toBe(4);
-    expect(failed).toBe(4); // two failing deliveries, two attempts each
+    expect(failed).toBe(2 * E2E_ATTEMPTS); // two failing deliveries, every attempt failed
 
     await page.goto(`${svc.baseUrl}/console/#${base()}/integrations/${webhookId}`);
     const chart = page.getByTestId('health-chart');

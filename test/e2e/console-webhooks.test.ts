@@ -10,20 +10,21 @@ import {
 import { ACCESSIBILITY_PROBLEMS } from '#test/console/in-page.ts';
 import { WEBHOOK_EVENT_TYPES } from '#shared/events/envelope.ts';
 import { eventually } from '#test/support/eventually.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { E2E_ATTEMPTS } from '#test/support/groups/e2e.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 // The console's webhook tools (contract section 11) in Debian's Chromium against the local service: the event
 // catalog, the rate limit on the webhook form, and recovering failed deliveries.
 describe.runIf(hasChromium)(browserSuiteTitle('console: event catalog, rate limit, recover'), () => {
-  let svc: TestService;
+  let svc: ServiceClient;
   let ui: ConsoleBrowser;
   let page: Page;
   let receiver: TestReceiver;
   let projectId: string;
 
   beforeAll(async () => {
-    svc = await startTestService({ env: { WEBHOOK_RETRY_SCHEDULE: '0.2' } });
+    svc = sharedService();
     receiver = await startReceiver();
     ui = await openConsoleBrowser();
     page = ui.page;
@@ -119,7 +120,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console: event catalog, rate limi
     await eventually(
       async () => {
         const [d] = (await svc.admin('GET', `${path}/deliveries`)).body.items;
-        return d.status === 'succeeded' && d.attempts.length === 3;
+        return d.status === 'succeeded' && d.attempts.length === E2E_ATTEMPTS + 1;
       },
       15_000,
       'the recovered delivery',

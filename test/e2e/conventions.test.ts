@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
-let svc: TestService;
+let svc: ServiceClient;
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = sharedService();
 });
 afterAll(async () => svc?.close());
 

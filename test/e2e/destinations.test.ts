@@ -1,16 +1,14 @@
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 /**
  * A deployment that does not allow private destinations (as on AWS): one address policy for webhook URLs, SMTP
  * hosts and provider base URLs, at creation by the host's text and at connect time by the resolved address.
  */
-let svc: TestService;
+let svc: ServiceClient;
 beforeAll(async () => {
-  svc = await startTestService({
-    env: { WEBHOOK_ALLOW_PRIVATE: '0', SMTP_ALLOWED_PORTS: '25,465,587,2525', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2' },
-  });
+  svc = sharedService();
 });
 afterAll(async () => svc?.close());
 

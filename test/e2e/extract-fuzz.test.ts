@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { textPdf } from '#test/support/pdf-fixtures.ts';
 
 /**
@@ -8,14 +8,14 @@ import { textPdf } from '#test/support/pdf-fixtures.ts';
  * carries an internal cause (stack, file path, library error name). The project has no credits, so every body is
  * either refused as invalid (400) or reaches the balance (402).
  */
-let svc: TestService;
+let svc: ServiceClient;
 let token: string;
 let projectId: string;
 let seed: Buffer;
 
 beforeAll(async () => {
   // Far more requests than the Bots API's 60 a minute: the limit is not what this test is about.
-  svc = await startTestService({ env: { BOT_RATE_LIMIT_PER_MINUTE: '100000' } });
+  svc = sharedService();
   ({ token, projectId } = await svc.newProject({ monthlyBotCredits: 0 }));
   const pdf = await textPdf(['Seed document for the fuzzer']);
   seed = Buffer.concat([

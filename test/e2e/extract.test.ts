@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import {
   blankPdf,
   encryptedPdf,
@@ -18,9 +18,9 @@ import {
  * POST /api/v1/ai/extract through the local runner, with PDFs built by the tests: the words that come back, the
  * status, and the month's balance after each request (1 credit per file, refunded when nothing is readable).
  */
-let svc: TestService;
+let svc: ServiceClient;
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = sharedService();
 });
 afterAll(async () => svc?.close());
 

@@ -1,23 +1,100 @@
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
+import { BOT_COMPLETION_OPERATIONS, recordDynamoCalls } from '#test/support/dynamo-calls.ts';
+import { eventually } from '#test/support/eventually.ts';
+import { type ModelDouble, startModelDouble } from '#test/support/model-double.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 
+/**
+ * What each hot-path request costs in DynamoDB operations, counted on the wire (dynalite's server, whatever thread
+ * sends them): a service of its own, since another file's requests would be counted too. Item operations only: the
+ * local credit sweeper's Query may run at any moment.
+ */
 let svc: TestService;
+let model: ModelDouble;
 beforeAll(async () => {
-  svc = await startTestService();
+  model = await startModelDouble();
+  svc = await startTestService({
+    env: { MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'test-model' },
+  });
 });
-afterAll(async () => svc?.close());
+afterAll(async () => {
+  await svc?.close();
+  await model?.close();
+});
+
+const items = (calls: string[]) => calls.filter((op) => op !== 'Query');
+
+async function projectWithBot() {
+  const project = await svc.newProject({ monthlyBotCredits: 5 });
+  const bot = await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'Store', instructions: 'Hi.' });
+  expect(bot.status).toBe(201);
+  return { ...project, botId: bot.body.botId as string };
+}
 
 describe('DynamoDB operations on the hot path', () => {
   it('health: token read, one or two rate-limit writes, balance read — at most 4', async () => {
     const { token } = await svc.newProject({ monthlyBotCredits: 5 });
     const recorder = recordDynamoCalls(svc);
-    for (let i = 0; i < 5; i++) {
-      recorder.reset();
-      const res = await fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } });
+    try {
+      for (let i = 0; i < 5; i++) {
+        recorder.reset();
+        const res = await fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } });
+        expect(res.status).toBe(200);
+        expect(recorder.calls.length).toBeLessThanOrEqual(4);
+        expect(recorder.calls.filter((c) => c === 'GetItem')).toHaveLength(2);
+      }
+    } finally {
+      recorder.stop();
+    }
+  });
+
+  it('an instructions completion costs 4: token read, rate-limit write, charge, settle', async () => {
+    const { token } = await svc.newProject({ monthlyBotCredits: 3 });
+    const dynamo = recordDynamoCalls(svc);
+    try {
+      const res = await svc.botsApi(token, 'completion', { prompt: 'Say hi', instructions: 'x' });
       expect(res.status).toBe(200);
-      expect(recorder.calls.length).toBeLessThanOrEqual(4);
-      expect(recorder.calls.filter((c) => c === 'GetItem')).toHaveLength(2);
+      expect(items(dynamo.calls)).toEqual(['GetItem', 'UpdateItem', 'UpdateItem', 'UpdateItem']);
+    } finally {
+      dynamo.stop();
+    }
+  });
+
+  it('a completion with a bot costs 5: token read, rate-limit write, bot read (with its index version), charge, settle', async () => {
+    const { token, botId } = await projectWithBot();
+    const dynamo = recordDynamoCalls(svc);
+    try {
+      const res = await svc.botsApi(token, 'completion', { botId, prompt: 'Que horas abre?' });
+      expect(res.status).toBe(200);
+      expect(items(dynamo.calls)).toEqual(BOT_COMPLETION_OPERATIONS);
+    } finally {
+      dynamo.stop();
+    }
+  });
+
+  it('a chat completion costs the same 5 as /completion, streamed or not', async () => {
+    const { token, botId } = await projectWithBot();
+    const openai = new OpenAI({ baseURL: `${svc.baseUrl}/api/v1/ai`, apiKey: token, maxRetries: 0 });
+    for (const stream of [false, true]) {
+      const dynamo = recordDynamoCalls(svc);
+      try {
+        if (stream) {
+          const chunks = await openai.chat.completions.create({
+            model: botId,
+            stream: true,
+            messages: [{ role: 'user', content: 'Hours?' }],
+          });
+          for await (const _ of chunks);
+        } else {
+          await openai.chat.completions.create({ model: botId, messages: [{ role: 'user', content: 'Hours?' }] });
+        }
+        // The settle write may land just after the stream's last byte.
+        await eventually(async () => items(dynamo.calls).length >= BOT_COMPLETION_OPERATIONS.length, 2_000, 'settle');
+        expect(items(dynamo.calls)).toEqual(BOT_COMPLETION_OPERATIONS);
+      } finally {
+        dynamo.stop();
+      }
     }
   });
 });

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -6,12 +8,12 @@ import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import { hashToken } from '#shared/kernel/tokens.ts';
 import { createSecretBox } from '#shared/kernel/secret-box.ts';
 import { localDocumentClient } from '#test/support/dynamo.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
-let svc: TestService;
+let svc: ServiceClient;
 let doc: DynamoDBDocumentClient;
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = sharedService();
   doc = localDocumentClient(svc.emulators.dynamoEndpoint);
 });
 afterAll(async () => {
@@ -35,7 +37,8 @@ async function setup() {
 }
 
 function store() {
-  const key = process.env.SECRETS_KEY!;
+  // The service's sealing key, as the local runner keeps it under DATA_DIR.
+  const key = readFileSync(join(svc.dataDir, 'secrets-key'), 'utf8').trim();
   return new DynamoIntegrationStore({ client: doc, tableName: svc.emulators.tableName }, createSecretBox(key));
 }
 
@@ -372,7 +375,7 @@ describe('webhook integrations', () => {
     // A day later only the new secret signs.
     const later = new DynamoIntegrationStore(
       { client: doc, tableName: svc.emulators.tableName },
-      createSecretBox(process.env.SECRETS_KEY!),
+      createSecretBox(readFileSync(join(svc.dataDir, 'secrets-key'), 'utf8').trim()),
       () => new Date(Date.now() + 24 * 3600_000 + 1000),
     );
     expect((await later.getWebhook(projectId, id))?.signingSecrets).toEqual([rotated.body.signingSecret]);

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { blankPdf, mixedPdf, pdfOfSize, scannedPdf, textPdf } from '#test/support/pdf-fixtures.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 /**
  * Browser uploads of knowledge files (§13): the panel asks for an upload URL, then posts the file as a form straight
  * to S3 (here the local stand-in), as a browser does; the object's arrival starts the ingestion.
  */
-let svc: TestService;
+let svc: ServiceClient;
 let project: { projectId: string; token: string };
 let botId: string;
 
@@ -59,7 +59,7 @@ async function searchSources(query: string) {
 }
 
 beforeAll(async () => {
-  svc = await startTestService({ env: { BOT_RATE_LIMIT_PER_MINUTE: '10000' } });
+  svc = sharedService();
   project = await svc.newProject();
   const bot = await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'Upload', instructions: 'x' });
   botId = bot.body.botId;

@@ -1,12 +1,12 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 /**
  * Bots and their knowledge over HTTP, as a customer uses them: documents in Portuguese and English uploaded to a
  * bot, processed by the ingest worker, then searched through POST /api/v1/ai/search.
  */
-let svc: TestService;
+let svc: ServiceClient;
 let project: { projectId: string; token: string };
 let botId: string;
 
@@ -66,7 +66,7 @@ async function settled(bot = botId) {
 }
 
 beforeAll(async () => {
-  svc = await startTestService({ env: { BOT_RATE_LIMIT_PER_MINUTE: '10000' } });
+  svc = sharedService();
   project = await svc.newProject();
   const bot = await svc.admin('POST', `/projects/${project.projectId}/bots`, {
     name: 'Atendimento',

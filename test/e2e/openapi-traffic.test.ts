@@ -9,7 +9,7 @@ import {
   type Exchange,
 } from '#test/support/openapi-traffic.ts';
 import { textPdf } from '#test/support/pdf-fixtures.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 /**
  * `/openapi.json` against live traffic: every documented operation is called once (plus the error answers clients
@@ -17,12 +17,12 @@ import { startTestService, type TestService } from '#test/support/service.ts';
  * (JSON Schema 2020-12, ajv). With OPENAPI_TRAFFIC_DIR set, the e2e suite's own traffic (recorded by
  * test/support/service.ts) is validated too: run the suite with it first, then this file.
  */
-let svc: TestService;
+let svc: ServiceClient;
 let document: any;
 let traffic: ReturnType<typeof recordTraffic>;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = sharedService();
   document = await (await fetch(`${svc.baseUrl}/openapi.json`)).json();
   traffic = recordTraffic(svc.baseUrl);
 });

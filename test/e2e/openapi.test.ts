@@ -10,7 +10,7 @@ import type * as z from '#shared/kernel/validation/zod.ts';
 import { parseCompletionRequest } from '#shared/completion/api/completion-request.ts';
 import { adminRoutes } from '#shared/openapi/admin-routes.ts';
 import { ensureConsoleBuilt, hasChromium, launchBrowser } from '#test/console/browser.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 // Every code the contract names (contract sections 1-4, spec section 7). When the spec folder sits beside the
 // repository (as in CI), the codes are also read from it, so a code added there fails this test until documented.
@@ -59,11 +59,11 @@ function codesFromSpec(): string[] {
   return [...found];
 }
 
-let svc: TestService;
+let svc: ServiceClient;
 let doc: any;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = sharedService();
   doc = await (await fetch(`${svc.baseUrl}/openapi.json`)).json();
 });
 afterAll(async () => svc?.close());

@@ -5,10 +5,10 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelopeSchemaOf } from '#shared/events/event-catalog.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { startHttpDouble } from './send-doubles.ts';
 
-let svc: TestService;
+let svc: ServiceClient;
 let receiver: Server;
 let receiverUrl: string;
 const received: { headers: IncomingHttpHeaders; body: string }[] = [];
@@ -27,7 +27,7 @@ beforeAll(async () => {
   await once(receiver, 'listening');
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   [svc, twilio] = await Promise.all([
-    startTestService({ env: { SEND_PROVIDER_TIMEOUT_MS: '1000', WEBHOOK_RETRY_SCHEDULE: '1,1' } }),
+    sharedService(),
     startHttpDouble({ reply: () => ({ status: 500, body: { code: 20500, message: 'Internal Server Error' } }) }),
   ]);
 });

@@ -1,19 +1,20 @@
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { startHttpDouble, startSmtpDouble } from './send-doubles.ts';
 
-let svc: TestService;
+let svc: ServiceClient;
 let smtp: Awaited<ReturnType<typeof startSmtpDouble>>;
 let twilio: Awaited<ReturnType<typeof startHttpDouble>>;
 let whatsapp: Awaited<ReturnType<typeof startHttpDouble>>;
 
+/** The e2e group's SEND_PROVIDER_TIMEOUT_MS (test/support/groups/e2e.ts). */
 const PROVIDER_TIMEOUT_MS = 800;
 
 beforeAll(async () => {
   [svc, smtp, twilio, whatsapp] = await Promise.all([
-    startTestService({ env: { SEND_PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) } }),
+    sharedService(),
     startSmtpDouble(),
     startHttpDouble({
       reply: (_req, i) => ({ status: 201, body: { sid: `SM${String(i).padStart(32, '0')}`, status: 'queued' } }),

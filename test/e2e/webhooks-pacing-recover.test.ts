@@ -1,17 +1,17 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '#test/support/eventually.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { E2E_ATTEMPTS } from '#test/support/groups/e2e.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { receiverPool, sleep, webhookHeaders } from './webhooks-support.ts';
 
 // Contract section 11: recover, rateLimitPerSecond, Retry-After. Receivers are real HTTP servers.
-let svc: TestService;
+let svc: ServiceClient;
 const receivers = receiverPool();
 const receiver = receivers.start;
 
 beforeAll(async () => {
-  // 3 attempts, 0.2 s apart, so failures become `failed` quickly.
-  svc = await startTestService({ env: { WEBHOOK_RETRY_SCHEDULE: '0.2,0.2', WEBHOOK_ATTEMPT_TIMEOUT_MS: '15000' } });
+  svc = sharedService();
 });
 afterAll(async () => {
   await receivers.closeAll();
@@ -167,7 +167,7 @@ describe('recover', () => {
       'six failed deliveries',
     );
     await sleep(300);
-    expect(r.received).toHaveLength(18);
+    expect(r.received).toHaveLength(6 * E2E_ATTEMPTS);
     healthy = true;
 
     const [a, b] = await Promise.all([
@@ -180,7 +180,7 @@ describe('recover', () => {
     await r.waitFor(24, 15_000);
     await sleep(1_000);
     expect(r.received).toHaveLength(24);
-    const again = r.received.slice(18);
+    const again = r.received.slice(6 * E2E_ATTEMPTS);
     expect(new Set(again.map((d) => d.headers['webhook-id']))).toEqual(new Set(events));
     for (const d of again) {
       expect(new Webhook(hook.signingSecret).verify(d.body, webhookHeaders(d))).toEqual(d.json);

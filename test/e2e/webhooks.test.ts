@@ -1,16 +1,16 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '#test/support/eventually.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { receiverPool, sleep, webhookHeaders } from './webhooks-support.ts';
 
-let svc: TestService;
+let svc: ServiceClient;
 const receivers = receiverPool();
 const receiver = receivers.start;
 
 beforeAll(async () => {
   // 4 attempts, 0.2 s apart: the contract's schedule is 5 s … 10 h; tests set their own (WEBHOOK_RETRY_SCHEDULE).
-  svc = await startTestService({ env: { WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2', WEBHOOK_ATTEMPT_TIMEOUT_MS: '15000' } });
+  svc = sharedService();
 });
 afterAll(async () => {
   await receivers.closeAll();

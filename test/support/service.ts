@@ -1,16 +1,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 import { startService, type RunningService, type ServiceOptions } from '#local/service.ts';
+import { eventually } from './eventually.ts';
 import { deniedCalls } from './iam.ts';
 import { recordTraffic, saveTraffic, TRAFFIC_DIR_ENV } from './openapi-traffic.ts';
+import type { HostedServiceInfo } from './service-host.ts';
 
-export interface TestService extends RunningService {
+/** What a test file knows of the service it calls: where it is, its admin key, its stand-ins' addresses. */
+export type ServiceInfo = Pick<HostedServiceInfo, 'baseUrl' | 'adminKey' | 'dataDir' | 'smtpPort' | 'emulators'>;
+
+/** A client of a running service, as a test calls it. */
+export interface ServiceClient extends ServiceInfo {
   /** Calls the management API with the admin key; JSON in, JSON out. */
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }>;
   /** Sends a message with a custom token: `POST /api/integration/generic`, JSON body. */
   send(token: string, body: unknown): Promise<Response>;
-  /** Creates a project and its API token. */
+  /** Creates a project (a tenant of its own: every test makes its own) and its API token. */
   newProject(input?: {
     companyId?: number;
     monthlyBotCredits?: number;
@@ -41,7 +48,15 @@ export interface TestService extends RunningService {
   ): Promise<{ status: number; body: any }>;
   /** Waits (up to 30 s) until the bot has at least `count` knowledge files, every one `ready`. */
   knowledgeReady(projectId: string, botId: string, count?: number): Promise<void>;
+  /** Ends this file's use of the service (saves recorded traffic); a service of its own also stops. */
   close(): Promise<void>;
+}
+
+/** A service this test file started itself (in its own process): the client, and the running service's internals. */
+export interface TestService extends ServiceClient {
+  emulators: RunningService['emulators'];
+  bundles?: RunningService['bundles'];
+  stop(): Promise<void>;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -57,34 +72,32 @@ async function jsonAnswer(response: Response) {
   return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
 }
 
-/** Starts the whole local service in this test process on a free port, with its data in a fresh temp folder. */
-export async function startTestService(options: ServiceOptions = {}): Promise<TestService> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-test-'));
-  const service = await startService({
-    port: 0,
-    ...options,
-    dataDir,
-    logWorkerErrors: options.logWorkerErrors ?? false,
-  });
-  const admin: TestService['admin'] = async (method, path, body) => {
-    const response = await fetch(`${service.baseUrl}/admin/v1${path}`, {
+/**
+ * Company ids of the projects a file creates: random per file, so files sharing a service never collide on one by
+ * chance (nothing enforces uniqueness, but a test reading `companyId` back expects its own).
+ */
+let companyId = 1000 + Math.floor(Math.random() * 1_000_000) * 100;
+
+/** A client for a running service. `onClose` runs when the file is done with it. */
+export function serviceClient(info: ServiceInfo, onClose: () => Promise<void> = async () => {}): ServiceClient {
+  const admin: ServiceClient['admin'] = async (method, path, body) => {
+    const response = await fetch(`${info.baseUrl}/admin/v1${path}`, {
       method,
       headers: {
-        authorization: `Bearer ${service.adminKey}`,
+        authorization: `Bearer ${info.adminKey}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return jsonAnswer(response);
   };
-  let companyId = 1000;
   // With OPENAPI_TRAFFIC_DIR set, every exchange with this service is saved for test/e2e/openapi-traffic.test.ts.
-  const traffic = process.env[TRAFFIC_DIR_ENV] ? recordTraffic(service.baseUrl) : undefined;
+  const traffic = process.env[TRAFFIC_DIR_ENV] ? recordTraffic(info.baseUrl) : undefined;
   return {
-    ...service,
+    ...info,
     admin,
     send: (token, body) =>
-      fetch(`${service.baseUrl}/api/integration/generic`, {
+      fetch(`${info.baseUrl}/api/integration/generic`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
@@ -101,7 +114,7 @@ export async function startTestService(options: ServiceOptions = {}): Promise<Te
     },
     botsApi: async (token, operation, body, headers = {}) =>
       jsonAnswer(
-        await fetch(`${service.baseUrl}/api/v1/ai/${operation}`, {
+        await fetch(`${info.baseUrl}/api/v1/ai/${operation}`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
           body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -115,11 +128,11 @@ export async function startTestService(options: ServiceOptions = {}): Promise<Te
     putKnowledge: async (projectId, botId, fileName, body, contentType) =>
       jsonAnswer(
         await fetch(
-          `${service.baseUrl}/admin/v1/projects/${projectId}/bots/${botId}/knowledge/${encodeURIComponent(fileName)}`,
+          `${info.baseUrl}/admin/v1/projects/${projectId}/bots/${botId}/knowledge/${encodeURIComponent(fileName)}`,
           {
             method: 'PUT',
             headers: {
-              authorization: `Bearer ${service.adminKey}`,
+              authorization: `Bearer ${info.adminKey}`,
               'content-type': contentType ?? CONTENT_TYPES[fileName.split('.').pop()!] ?? 'text/plain',
             },
             body,
@@ -127,15 +140,16 @@ export async function startTestService(options: ServiceOptions = {}): Promise<Te
         ),
       ),
     async knowledgeReady(projectId, botId, count = 1) {
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        const items = (await admin('GET', `/projects/${projectId}/bots/${botId}/knowledge`)).body.items as {
-          status: string;
-        }[];
-        if (items.length >= count && items.every((i) => i.status === 'ready')) return;
-        if (Date.now() > deadline) throw new Error(`knowledge not ready: ${JSON.stringify(items)}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await eventually(
+        async () => {
+          const items = (await admin('GET', `/projects/${projectId}/bots/${botId}/knowledge`)).body.items as {
+            status: string;
+          }[];
+          return items.length >= count && items.every((i) => i.status === 'ready');
+        },
+        30_000,
+        `${count} knowledge file(s) of ${botId} ready`,
+      );
     },
     async close() {
       if (traffic) {
@@ -143,6 +157,40 @@ export async function startTestService(options: ServiceOptions = {}): Promise<Te
         await traffic.settled();
         saveTraffic(traffic.exchanges);
       }
+      await onClose();
+    },
+  };
+}
+
+/**
+ * The service of this file's group (a Vitest project whose global setup started it, test/support/global-service.ts):
+ * one boot for many files. Each test makes its own projects (`newProject`), so files never share data by accident.
+ */
+export function sharedService(): ServiceClient {
+  return serviceClient(inject('service'));
+}
+
+/**
+ * Starts a whole local service in this test process on a free port, with its data in a fresh temp folder: for the
+ * files that need a service of their own (a restart, a crash, counting its DynamoDB calls, its log lines).
+ */
+export async function startTestService(options: ServiceOptions = {}): Promise<TestService> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-test-'));
+  const service = await startService({
+    port: 0,
+    ...options,
+    dataDir,
+    logWorkerErrors: options.logWorkerErrors ?? false,
+  });
+  const client = serviceClient(
+    {
+      baseUrl: service.baseUrl,
+      adminKey: service.adminKey,
+      dataDir: service.dataDir,
+      smtpPort: service.smtpPort,
+      emulators: service.emulators,
+    },
+    async () => {
       await service.stop();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
       // Bundles mode: every AWS call the functions made must be allowed by their roles in the synthesized stack.
@@ -152,5 +200,18 @@ export async function startTestService(options: ServiceOptions = {}): Promise<Te
         if (denied.length) throw new Error(`AWS calls the deployed roles would deny:\n${denied.join('\n')}`);
       }
     },
+  );
+  return {
+    ...client,
+    emulators: service.emulators,
+    ...(service.bundles ? { bundles: service.bundles } : {}),
+    stop: () => service.stop(),
   };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The group's service (test/support/global-service.ts). */
+    service: ServiceInfo;
+  }
 }

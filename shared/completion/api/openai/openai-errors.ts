@@ -78,7 +78,8 @@ export function openAiErrors(logger: Logger): MiddlewareObj<HttpEvent, HttpResul
       const event = request.event;
       const requestId = event.requestId ?? resolveRequestId(undefined);
       const failure = asHttpError(request.error);
-      const mapped = toOpenAiError(failure);
+      // The error as thrown: a domain error keeps its code for the dialect table.
+      const mapped = toOpenAiError(request.error);
       if (failure instanceof CallerGone) logger.info('caller went away before the answer was complete');
       else if (!(failure instanceof HttpError) && !(failure instanceof InvalidChatRequestError))
         logger.error('unexpected failure', { cause: describe(failure) });

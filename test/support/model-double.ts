@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { inject } from 'vitest';
 
 export interface ReceivedChatRequest {
   headers: IncomingHttpHeaders;
@@ -52,6 +52,7 @@ export async function startModelDouble(): Promise<ModelDouble> {
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.method === 'GET' && req.url?.startsWith('/__')) return control(req.url, res);
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
       res.writeHead(404).end();
       return;
@@ -120,6 +121,22 @@ export async function startModelDouble(): Promise<ModelDouble> {
         return answer(res, body.model, `Echo: ${prompt}`);
     }
   });
+  /** What test files in other processes ask of a shared double: `/__requests|__abandoned?marker=…`, `/__count`. */
+  function control(url: string, res: ServerResponse): void {
+    const { pathname, searchParams } = new URL(url, 'http://double');
+    const marker = searchParams.get('marker') ?? '';
+    const pick = (list: ReceivedChatRequest[]) => list.filter((r) => r.prompt.includes(marker));
+    const body =
+      pathname === '/__requests'
+        ? pick(received)
+        : pathname === '/__abandoned'
+          ? pick(abandoned)
+          : pathname === '/__count'
+            ? { count: received.length }
+            : undefined;
+    if (body === undefined) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  }
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -189,19 +206,34 @@ async function streamAnswer(
   res.end('data: [DONE]\n\n');
 }
 
-/**
- * The local service with a new double as its OpenAI-compatible model; `env` sets the rest (key, model name, limits).
- * Close both: the service, then the double.
- */
-export async function startServiceOnModelDouble(
-  env: Record<string, string>,
-): Promise<{ svc: TestService; model: ModelDouble }> {
-  const model = await startModelDouble();
-  try {
-    const svc = await startTestService({ env: { MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: model.baseUrl, ...env } });
-    return { svc, model };
-  } catch (error) {
-    await model.close();
-    throw error;
+/** A model double another process started (a group's global setup), asked over its control endpoints. */
+export interface SharedModelDouble {
+  baseUrl: string;
+  /** The requests whose last user message contains `marker`. */
+  find(marker: string): Promise<ReceivedChatRequest[]>;
+  /** Those whose client went away before an answer was sent. */
+  abandoned(marker: string): Promise<ReceivedChatRequest[]>;
+  /** How many requests it has received in all (from every file of the group). */
+  count(): Promise<number>;
+}
+
+/** The group's model double (test/support/groups/*.ts provide `modelDouble`). */
+export function sharedModelDouble(): SharedModelDouble {
+  const baseUrl = inject('modelDouble');
+  const root = baseUrl.replace(/\/v1$/, '');
+  const get = async (path: string) => (await fetch(`${root}${path}`)).json();
+  return {
+    baseUrl,
+    find: async (marker) => (await get(`/__requests?marker=${encodeURIComponent(marker)}`)) as ReceivedChatRequest[],
+    abandoned: async (marker) =>
+      (await get(`/__abandoned?marker=${encodeURIComponent(marker)}`)) as ReceivedChatRequest[],
+    count: async () => ((await get('/__count')) as { count: number }).count,
+  };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The group's OpenAI-compatible model double (its base URL, with `/v1`). */
+    modelDouble: string;
   }
 }

@@ -1,0 +1,88 @@
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ServiceOptions } from '#local/service.ts';
+import type { HostedServiceInfo } from './service-host.ts';
+
+/**
+ * One service for a group of e2e files: a Vitest project's global setup starts it in a child process
+ * (./service-host.ts) before the group's files run and stops it after; the files reach it through `inject('service')`
+ * (`sharedService()` in ./service.ts). Booting once per group instead of once per file is what keeps `npm test`
+ * short; every test still makes its own projects, so files never share data by accident.
+ */
+export interface HostedService {
+  info: HostedServiceInfo;
+  /** Stops the service; rejects when, in bundles mode, a function made an AWS call its role would deny. */
+  stop(): Promise<void>;
+}
+
+export async function hostService(options: ServiceOptions): Promise<HostedService> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-group-'));
+  const child = fork(new URL('./service-host.ts', import.meta.url), [], {
+    execArgv: [
+      '--import',
+      './local/typescript-hooks.mjs',
+      '--enable-source-maps',
+      '--disable-warning=ExperimentalWarning',
+      '--experimental-async-context-frame',
+    ],
+    env: {
+      ...process.env,
+      NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile',
+      SERVICE_HOST_OPTIONS: JSON.stringify({ ...options, dataDir }),
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const info = await new Promise<HostedServiceInfo>((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`the group's service exited (${code}) before it was ready`));
+    child.once('exit', onExit);
+    child.on('message', (message: { type: string; info?: HostedServiceInfo }) => {
+      if (message.type !== 'ready') return;
+      child.off('exit', onExit);
+      resolve(message.info!);
+    });
+  });
+  return {
+    info,
+    async stop() {
+      const stopped = new Promise<string[]>((resolve) => {
+        child.on('message', (message: { type: string; denied?: string[] }) => {
+          if (message.type === 'stopped') resolve(message.denied ?? []);
+        });
+        child.once('exit', () => resolve([]));
+      });
+      child.send({ type: 'stop' });
+      const denied = await Promise.race([
+        stopped,
+        new Promise<string[]>((resolve) => setTimeout(() => resolve([]), 30_000).unref()),
+      ]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (denied.length) throw new Error(`AWS calls the deployed roles would deny:\n${denied.join('\n')}`);
+    },
+  };
+}
+
+/**
+ * A group's global setup: `export default groupSetup({ env: {...} })` in test/support/groups/<group>.ts. `extra`
+ * starts what the service depends on first (a model double) and returns the settings that point at it.
+ */
+export function groupSetup(
+  options: ServiceOptions,
+  extra?: () => Promise<{ env: Record<string, string>; provide?: Record<string, unknown>; stop(): Promise<void> }>,
+) {
+  return async function setup(project: { provide(key: string, value: unknown): void }) {
+    const dependency = await extra?.();
+    const service = await hostService({ ...options, env: { ...options.env, ...dependency?.env } });
+    project.provide('service', service.info);
+    for (const [key, value] of Object.entries(dependency?.provide ?? {})) project.provide(key, value);
+    return async () => {
+      try {
+        await service.stop();
+      } finally {
+        await dependency?.stop();
+      }
+    };
+  };
+}

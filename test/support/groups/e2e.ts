@@ -1,0 +1,25 @@
+import { groupSetup } from '../global-service.ts';
+import { startModelDouble } from '../model-double.ts';
+
+/**
+ * The `e2e` group: the service as `npm start` runs it (the offline model by default), with webhook retries a few
+ * hundred ms apart and a short provider timeout so failures show quickly, and an OpenAI-compatible model double a bot
+ * can name (`model: "openai:<id>"`).
+ */
+export const E2E_RETRY_SCHEDULE = '0.2,0.2,0.2';
+/** Attempts a delivery gets under {@link E2E_RETRY_SCHEDULE} before it is `failed`: one per delay, plus the first. */
+export const E2E_ATTEMPTS = E2E_RETRY_SCHEDULE.split(',').length + 1;
+
+export default groupSetup(
+  {
+    env: {
+      WEBHOOK_RETRY_SCHEDULE: E2E_RETRY_SCHEDULE,
+      WEBHOOK_ATTEMPT_TIMEOUT_MS: '15000',
+      SEND_PROVIDER_TIMEOUT_MS: '800',
+    },
+  },
+  async () => {
+    const model = await startModelDouble();
+    return { env: { OPENAI_BASE_URL: model.baseUrl }, provide: { modelDouble: model.baseUrl }, stop: () => model.close() };
+  },
+);

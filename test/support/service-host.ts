@@ -1,0 +1,61 @@
+import { startService, type ServiceOptions } from '#local/service.ts';
+import { deniedCalls } from './iam.ts';
+
+/**
+ * A service of its own for a group of e2e files (./shared-service.ts starts this module as a child process): the
+ * whole local service, as `npm start` runs it, with the group's settings. A process per service, because the
+ * functions read their settings once per "cold start" and share one `process.env`: two services in one process would
+ * share them. It tells its parent what the test files need (base URL, admin key, the stand-ins' addresses) over IPC,
+ * stops when asked, and exits when its parent goes away.
+ */
+export interface HostedServiceInfo {
+  baseUrl: string;
+  adminKey: string;
+  dataDir: string;
+  smtpPort: number;
+  env: Record<string, string>;
+  emulators: {
+    region: string;
+    tableName: string;
+    dynamoEndpoint: string;
+    awsEndpoint: string;
+    queueUrls: Record<string, string>;
+    bucketNames: Record<string, string>;
+  };
+}
+
+const options = JSON.parse(process.env.SERVICE_HOST_OPTIONS ?? '{}') as ServiceOptions;
+const service = await startService({ port: 0, logWorkerErrors: false, ...options });
+const info: HostedServiceInfo = {
+  baseUrl: service.baseUrl,
+  adminKey: service.adminKey,
+  dataDir: service.dataDir,
+  smtpPort: service.smtpPort,
+  env: options.env ?? {},
+  emulators: {
+    region: service.emulators.region,
+    tableName: service.emulators.tableName,
+    dynamoEndpoint: service.emulators.dynamoEndpoint,
+    awsEndpoint: service.emulators.awsEndpoint,
+    queueUrls: { ...service.emulators.queueUrls },
+    bucketNames: { ...service.emulators.bucketNames },
+  },
+};
+process.send!({ type: 'ready', info });
+
+let stopping = false;
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  await service.stop();
+  // Bundles mode: every AWS call the functions made must have been allowed by their roles in the synthesized stack.
+  const denied = service.bundles
+    ? await deniedCalls(service.bundles.deployment, service.bundles.names, service.bundles.awsCalls)
+    : [];
+  process.send!({ type: 'stopped', denied }, () => process.exit(0));
+}
+process.on('message', (message: { type?: string }) => {
+  if (message.type === 'stop') void stop();
+});
+// The test run ended or crashed: nothing must outlive it.
+process.on('disconnect', () => process.exit(0));
