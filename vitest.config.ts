@@ -64,7 +64,9 @@ const groups = {
 
 // Every e2e file is in exactly one group (bundles aside): a file in none would silently never run.
 const grouped = [...groups.e2e, ...groups.model, ...groups.bulk, ...groups.strict, ...groups.own];
-const e2eFiles = readdirSync('test/e2e').filter((f) => f.endsWith('.test.ts')).map((f) => `test/e2e/${f}`);
+const e2eFiles = readdirSync('test/e2e')
+  .filter((f) => f.endsWith('.test.ts'))
+  .map((f) => `test/e2e/${f}`);
 const misplaced = e2eFiles.filter((f) => grouped.filter((g) => g === f).length !== 1);
 if (misplaced.length) throw new Error(`e2e files in no group or in two (vitest.config.ts): ${misplaced.join(', ')}`);
 
@@ -81,7 +83,10 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/infra/**/*.test.ts'] },
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/infra/**/*.test.ts'],
+        },
       },
       ...(['e2e', 'model', 'bulk', 'strict'] as const).map((name) => ({
         extends: true,

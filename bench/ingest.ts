@@ -21,7 +21,7 @@ import type { IngestJob, KnowledgeFileStore, KnowledgeObjectStore } from '#share
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { chunkText } from '#shared/knowledge/text/chunker.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
-import { MemoryKnowledge, MemoryObjects } from '#test/unit/knowledge/fakes.ts';
+import { MemoryKnowledge, MemoryObjects } from '#test/support/fakes/knowledge.ts';
 import { machine, median, numberArg } from './lib/harness.ts';
 import { makeDocument, makeVocabulary, seededRandom } from './search-corpus.ts';
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { consistently } from '#test/support/eventually.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionSpecs } from '#infra/functions.ts';
 import type { LocalDeployment } from '#local/bundles/local-deployment.ts';
@@ -78,8 +79,7 @@ describe('bundles mode', () => {
   it('runs the scheduled credit sweeper from its bundle', async () => {
     const deadline = Date.now() + 20_000;
     while (callsOf('credit-sweeper').length === 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 250));
-    expect(callsOf('credit-sweeper').length).toBeGreaterThan(0);
+      await consistently(() => expect(callsOf('credit-sweeper').length).toBeGreaterThan(0), 250);
   }, 30_000);
 });
 

@@ -32,7 +32,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
 
   beforeAll(async () => {
     svc = sharedService();
-  model = sharedModelDouble();
+    model = sharedModelDouble();
     receiver = await startReceiver();
     ui = await openConsoleBrowser();
     page = ui.page;
@@ -55,7 +55,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     await ui?.close();
     await receiver?.close();
     await svc?.close();
-    });
+  });
 
   const base = () => `/projects/${projectId}`;
 

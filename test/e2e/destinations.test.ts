@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { consistently, eventually } from '#test/support/eventually.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
@@ -105,17 +106,14 @@ describe('private destinations refused where they are not allowed', () => {
     const deliveries = async () =>
       (await svc.admin('GET', `/projects/${projectId}/integrations/${webhook.body.integrationId}/deliveries`)).body
         .items as any[];
-    const deadline = Date.now() + 15_000;
-    let items = await deliveries();
-    while (items[0]?.status !== 'failed' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      items = await deliveries();
-    }
+    const items = await eventually(async () => {
+      const listed = await deliveries();
+      return listed[0]?.status === 'failed' ? listed : undefined;
+    }, 15_000);
     expect(items[0]).toMatchObject({ status: 'failed' });
     expect(items[0].attempts).toHaveLength(1);
     expect(items[0].attempts[0].error).toMatch(/resolves to a (loopback|private) address; refused/);
     // The schedule would have retried within 0.6 s.
-    await new Promise((r) => setTimeout(r, 1_000));
-    expect((await deliveries())[0].attempts).toHaveLength(1);
+    await consistently(async () => expect((await deliveries())[0].attempts).toHaveLength(1), 1_000);
   });
 });

@@ -15,7 +15,12 @@ let model: ModelDouble;
 beforeAll(async () => {
   model = await startModelDouble();
   svc = await startTestService({
-    env: { MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'test-model' },
+    env: {
+      MODEL_PROVIDER: 'openai',
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_MODEL: 'test-model',
+    },
   });
 });
 afterAll(async () => {

@@ -3,7 +3,7 @@ import nodemailer from 'nodemailer';
 import { Webhook } from 'standardwebhooks';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '#test/support/eventually.ts';
+import { eventually, consistently } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { startHttpDouble } from './send-doubles.ts';
 import { sleep, startReceiver, type TestReceiver, webhookHeaders } from './webhooks-support.ts';
@@ -202,12 +202,15 @@ describe('Twilio', () => {
       expect(await answer.text()).toBe('<Response></Response>');
     }
     const got = await waitForEvents((e) => e.data.messageId === sent.messageId && e.type !== 'message.sent', 2);
-    await sleep(500);
-    expect(events((e) => e.data.messageId === sent.messageId).map((e) => e.type)).toEqual([
-      'message.sent',
-      'message.delivered',
-      'message.read',
-    ]);
+    await consistently(
+      () =>
+        expect(events((e) => e.data.messageId === sent.messageId).map((e) => e.type)).toEqual([
+          'message.sent',
+          'message.delivered',
+          'message.read',
+        ]),
+      500,
+    );
     expect(got[0]).toMatchObject({
       type: 'message.delivered',
       companyId: 7001,
@@ -231,11 +234,14 @@ describe('Twilio', () => {
     await postTwilio(channels.twilio.channelId, twilioStatus(sid, 'delivered'));
     const [failed] = await waitForEvents((e) => e.data.messageId === sent.messageId && e.type === 'message.failed', 1);
     expect(failed.data).toMatchObject({ status: 'failed', error: expect.stringContaining('30003') });
-    await sleep(500);
-    expect(events((e) => e.data.messageId === sent.messageId).map((e) => e.type)).toEqual([
-      'message.sent',
-      'message.failed',
-    ]);
+    await consistently(
+      () =>
+        expect(events((e) => e.data.messageId === sent.messageId).map((e) => e.type)).toEqual([
+          'message.sent',
+          'message.failed',
+        ]),
+      500,
+    );
   });
 
   it('an incoming SMS with media becomes message.received; a retry of it is no second event', async () => {
@@ -270,8 +276,10 @@ describe('Twilio', () => {
       media: [{ contentType: 'image/jpeg', url: inbound.MediaUrl0 }],
       receivedAt: expect.any(String),
     });
-    await sleep(500);
-    expect(events((e) => e.type === 'message.received' && e.data.provider === 'twilio')).toHaveLength(1);
+    await consistently(
+      () => expect(events((e) => e.type === 'message.received' && e.data.provider === 'twilio')).toHaveLength(1),
+      500,
+    );
     const record = (await (
       await fetch(`${svc.baseUrl}/api/integration/messages/${received.data.messageId}`, {
         headers: { authorization: `Bearer ${tokens.twilio}` },
@@ -307,8 +315,7 @@ describe('Twilio', () => {
     expect(huge.status).toBe(413);
     // A status for a provider id this service never sent: 200, dropped.
     expect((await postTwilio(channels.twilio.channelId, params)).status).toBe(200);
-    await sleep(700);
-    expect(events()).toHaveLength(before);
+    await consistently(() => expect(events()).toHaveLength(before), 700);
   });
 });
 
@@ -368,11 +375,14 @@ describe('WhatsApp Cloud', () => {
       status: 'read',
       at: new Date(1700000010 * 1000).toISOString(),
     });
-    await sleep(500);
-    expect(events((e) => e.data.messageId === sent.messageId).map((e) => e.type)).toEqual([
-      'message.sent',
-      'message.read',
-    ]);
+    await consistently(
+      () =>
+        expect(events((e) => e.data.messageId === sent.messageId).map((e) => e.type)).toEqual([
+          'message.sent',
+          'message.read',
+        ]),
+      500,
+    );
   });
 
   it('a failed status carries Meta’s error', async () => {
@@ -428,8 +438,11 @@ describe('WhatsApp Cloud', () => {
     // Meta retries the whole batch: no second events.
     expect((await postMeta(channels.whatsapp.channelId, payload)).status).toBe(200);
     const got = await waitForEvents((e) => e.type === 'message.received' && e.data.provider === 'whatsapp-cloud', 3);
-    await sleep(500);
-    expect(events((e) => e.type === 'message.received' && e.data.provider === 'whatsapp-cloud')).toHaveLength(3);
+    await consistently(
+      () =>
+        expect(events((e) => e.type === 'message.received' && e.data.provider === 'whatsapp-cloud')).toHaveLength(3),
+      500,
+    );
     const byId = Object.fromEntries(got.map((e) => [e.data.providerMessageId, e.data]));
     expect(byId['wamid.IN1']).toMatchObject({
       direction: 'inbound',
@@ -461,8 +474,7 @@ describe('WhatsApp Cloud', () => {
       (await postMeta(channels.whatsapp.channelId, '{"object": "whatsapp_business_account", "entry": [')).status,
     ).toBe(200);
     expect((await postMeta(channels.twilio.channelId, payload)).status).toBe(404);
-    await sleep(700);
-    expect(events()).toHaveLength(before);
+    await consistently(() => expect(events()).toHaveLength(before), 700);
   });
 });
 
@@ -514,12 +526,15 @@ describe('sandbox simulation', () => {
     });
     expect(failed.status).toBe(202);
     await waitForEvents((e) => e.data.messageId === sent.messageId && e.type === 'message.failed', 1);
-    await sleep(300);
-    expect(events((e) => e.data.messageId === sent.messageId).map((e) => [e.type, e.data.error])).toEqual([
-      ['message.sent', undefined],
-      ['message.delivered', undefined],
-      ['message.failed', 'handset off'],
-    ]);
+    await consistently(
+      () =>
+        expect(events((e) => e.data.messageId === sent.messageId).map((e) => [e.type, e.data.error])).toEqual([
+          ['message.sent', undefined],
+          ['message.delivered', undefined],
+          ['message.failed', 'handset off'],
+        ]),
+      300,
+    );
 
     expect((await svc.admin('POST', `${base}/status`, { messageId: 'msg_unknown', status: 'read' })).status).toBe(404);
     expect((await svc.admin('POST', `${base}/status`, { messageId: sent.messageId, status: 'bogus' })).status).toBe(
@@ -601,7 +616,9 @@ describe('inbound mail', () => {
     });
     const [latin] = await waitForEvents((e) => e.data.providerMessageId === '<latin1-1@example.org>', 1);
     expect(latin.data).toMatchObject({ subject: 'Solicitação', text: 'Não consigo acessar a conta.', attachments: [] });
-    await sleep(500);
-    expect(events((e) => e.data.providerMessageId === '<fatura-123@example.org>')).toHaveLength(1);
+    await consistently(
+      () => expect(events((e) => e.data.providerMessageId === '<fatura-123@example.org>')).toHaveLength(1),
+      500,
+    );
   });
 });

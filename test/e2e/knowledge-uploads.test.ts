@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { blankPdf, mixedPdf, pdfOfSize, scannedPdf, textPdf } from '#test/support/pdf-fixtures.ts';
+import { consistently, eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 /**
@@ -39,13 +40,14 @@ async function knowledge(bot = botId) {
 }
 
 async function settledFile(fileName: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const file = (await knowledge()).find((i) => i.fileName === fileName);
-    if (file && file.status !== 'processing') return file;
-    if (Date.now() > deadline) throw new Error(`still processing: ${JSON.stringify(file)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return eventually(
+    async () => {
+      const file = (await knowledge()).find((i) => i.fileName === fileName);
+      return file && file.status !== 'processing' ? file : undefined;
+    },
+    timeoutMs,
+    `${fileName} processed`,
+  );
 }
 
 async function searchSources(query: string) {
@@ -104,9 +106,11 @@ describe('POST .../knowledge/{fileName}/upload', () => {
     // The first URL, used after it was replaced; then the second one used again.
     expect((await postForm(first.body, 'Atendimento somente em feriados nacionais.', 'text/plain')).ok).toBe(true);
     expect((await postForm(second.body, 'Atendimento encerrado para sempre.', 'text/plain')).ok).toBe(true);
-    await new Promise((r) => setTimeout(r, 1500)); // the worker has had those arrivals
-    const files = (await knowledge()).filter((i) => i.fileName === 'horario.txt');
-    expect(files).toMatchObject([{ status: 'ready' }]);
+    // Stale uploads change nothing: the file stays as the second upload left it while the worker sees them.
+    await consistently(async () => {
+      const files = (await knowledge()).filter((i) => i.fileName === 'horario.txt');
+      expect(files).toMatchObject([{ status: 'ready' }]);
+    }, 1_500);
     expect((await searchSources('atendimento sabados'))[0]?.texto).toContain('sabados');
     const texts = (await searchSources('atendimento feriados nacionais encerrado')).map((t) => t.texto).join(' ');
     expect(texts).not.toContain('feriados');

@@ -1,5 +1,6 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 /**
@@ -56,13 +57,14 @@ async function knowledge(bot = botId) {
 
 /** Polls the knowledge list until no file is processing (deadline 30 s). */
 async function settled(bot = botId) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const items = await knowledge(bot);
-    if (items.every((i) => i.status !== 'processing')) return items;
-    if (Date.now() > deadline) throw new Error(`still processing: ${JSON.stringify(items)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return eventually(
+    async () => {
+      const items = await knowledge(bot);
+      return items.every((i) => i.status !== 'processing') ? items : undefined;
+    },
+    30_000,
+    'no knowledge file processing',
+  );
 }
 
 beforeAll(async () => {

@@ -9,6 +9,7 @@ import {
   type Exchange,
 } from '#test/support/openapi-traffic.ts';
 import { textPdf } from '#test/support/pdf-fixtures.ts';
+import { eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 /**
@@ -35,16 +36,6 @@ const bearer = (token: string, json?: unknown): RequestInit => ({
   headers: { authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
   ...(json === undefined ? {} : { body: JSON.stringify(json) }),
 });
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function driveEveryOperation(): Promise<void> {
   const api = (path: string, init: RequestInit = {}) => fetch(`${svc.baseUrl}${path}`, init);
@@ -79,7 +70,7 @@ async function driveEveryOperation(): Promise<void> {
   await svc.admin('POST', `${w}/rotate-secret`);
   await svc.admin('POST', `${w}/test`);
   await svc.admin('POST', `${p}/events`, { channelId: channel.channelId, type: 'message.sent', data: { id: 'm1' } });
-  const delivery = await waitFor(async () => (await svc.admin('GET', `${w}/deliveries`)).body.items?.[0]);
+  const delivery = await eventually(async () => (await svc.admin('GET', `${w}/deliveries`)).body.items?.[0]);
   await svc.admin('POST', `${w}/deliveries/${delivery.deliveryId}/retry`);
   await svc.admin('GET', `${w}/health`);
   await svc.admin('POST', `${w}/recover`, { since: new Date(Date.now() - 3600_000).toISOString() });

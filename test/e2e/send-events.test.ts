@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelopeSchemaOf } from '#shared/events/event-catalog.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
+import { eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { startHttpDouble } from './send-doubles.ts';
 
@@ -34,16 +35,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([svc?.close(), twilio?.close(), new Promise((r) => receiver?.close(r))]);
 });
-
-async function waitFor<T>(find: () => T | undefined, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const send = (token: string, body: unknown) => svc.send(token, body);
 
@@ -87,7 +78,7 @@ describe('events of the send endpoint', () => {
     expect((await send(failingToken, { to: '+5511988887777', body: 'will fail' })).status).toBe(502);
 
     const wh = new Webhook(webhook.body.signingSecret);
-    const events = await waitFor(() => {
+    const events = await eventually(async () => {
       const parsed = received
         .map((r) => ({ r, event: JSON.parse(r.body) }))
         .filter(({ event }) => event.projectId === projectId);

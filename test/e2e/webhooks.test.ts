@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '#test/support/eventually.ts';
+import { eventually, consistently } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { receiverPool, sleep, webhookHeaders } from './webhooks-support.ts';
 
@@ -59,8 +59,7 @@ describe('webhook delivery through the local runner', () => {
     const eventId = await p.event(sms.channelId, 'message.sent', { messageId: 'msg_123', to: '+5511888887777' });
     const [toGeneral] = await general.waitFor(1);
     const [toSms] = await forSms.waitFor(1);
-    await sleep(500);
-    expect(general.received).toHaveLength(1);
+    await consistently(() => expect(general.received).toHaveLength(1), 500);
     expect(forSms.received).toHaveLength(1);
     expect(forEmail.received).toHaveLength(0);
 
@@ -130,8 +129,7 @@ describe('webhook delivery through the local runner', () => {
     });
     expect(delivery.attempts[2].error).toBeUndefined();
     expect(delivery.nextAttemptAt).toBeUndefined();
-    await sleep(500);
-    expect(flaky.received).toHaveLength(3);
+    await consistently(() => expect(flaky.received).toHaveLength(3), 500);
   });
 
   it('disables a webhook whose receiver answers 410, and sends it nothing more', async () => {
@@ -149,8 +147,7 @@ describe('webhook delivery through the local runner', () => {
     const [delivery] = await p.deliveries(w.integrationId);
     expect(delivery).toMatchObject({ status: 'failed', attempts: [{ statusCode: 410 }] });
     await p.event(ch.channelId);
-    await sleep(800);
-    expect(gone.received).toHaveLength(1);
+    await consistently(() => expect(gone.received).toHaveLength(1), 800);
   });
 
   it('respects the event type filter', async () => {
@@ -161,8 +158,7 @@ describe('webhook delivery through the local runner', () => {
     await p.event(ch.channelId, 'message.sent');
     const read = await p.event(ch.channelId, 'message.read');
     const [got] = await r.waitFor(1);
-    await sleep(500);
-    expect(r.received).toHaveLength(1);
+    await consistently(() => expect(r.received).toHaveLength(1), 500);
     expect(got!.json).toMatchObject({ id: read, type: 'message.read' });
   });
 
@@ -188,8 +184,7 @@ describe('webhook delivery through the local runner', () => {
       channel: { id: ch.channelId },
     });
     expect(new Webhook(w.signingSecret).verify(got!.body, webhookHeaders(got!))).toBeTruthy();
-    await sleep(500);
-    expect(other.received).toHaveLength(0);
+    await consistently(() => expect(other.received).toHaveLength(0), 500);
     expect((await svc.admin('POST', `/projects/${p.projectId}/integrations/int_missing/test`)).status).toBe(404);
   });
 
@@ -208,8 +203,7 @@ describe('webhook delivery through the local runner', () => {
     expect(failed).toMatchObject({ eventId, status: 'failed' });
     expect(failed.attempts).toHaveLength(4);
     expect(failed.nextAttemptAt).toBeUndefined();
-    await sleep(600);
-    expect(down.received).toHaveLength(4);
+    await consistently(() => expect(down.received).toHaveLength(4), 600);
     expect(await p.deliveries(w.integrationId, '?status=succeeded')).toEqual([]);
 
     healthy = true;
@@ -263,8 +257,7 @@ describe('webhook delivery through the local runner', () => {
     await p.event(ch.channelId);
     await p.event(ch.channelId, 'message.delivered');
     await enabled.waitFor(2);
-    await sleep(500);
-    expect(disabled.received).toHaveLength(0);
+    await consistently(() => expect(disabled.received).toHaveLength(0), 500);
     expect(await p.deliveries(off.integrationId)).toEqual([]);
   });
 
@@ -362,8 +355,7 @@ describe('POST /projects/{p}/events', () => {
     expect(((await reused.json()) as { error: string }).error).toBe('IDEMPOTENCY_KEY_REUSED');
     const [delivered] = await rx.waitFor(1);
     expect(JSON.parse(delivered!.body).id).toBe(eventId);
-    await sleep(500);
-    expect(rx.received).toHaveLength(1);
+    await consistently(() => expect(rx.received).toHaveLength(1), 500);
   });
 
   it('validates the event and the channel', async () => {

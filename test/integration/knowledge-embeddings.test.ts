@@ -7,7 +7,7 @@ import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
-import { MemoryKnowledge, MemoryObjects, quietLogger } from '#test/unit/knowledge/fakes.ts';
+import { MemoryKnowledge, MemoryObjects, quietLogger } from '#test/support/fakes/knowledge.ts';
 
 /**
  * Hybrid search against an OpenAI-compatible `/embeddings` double over real HTTP. The double embeds by concepts

@@ -15,3 +15,17 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * Checks that `assertion` holds for all of `ms` (an absence: no second event, no delivery to the wrong webhook), and
+ * fails as soon as it does not. An absence can only be observed over time; this is the one place that waits for
+ * nothing to happen, every 25 ms, so a regression shows at once rather than after the whole wait.
+ */
+export async function consistently(assertion: () => unknown | Promise<unknown>, ms = 500): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    await assertion();
+    if (Date.now() >= deadline) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

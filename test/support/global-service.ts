@@ -35,7 +35,8 @@ export async function hostService(options: ServiceOptions): Promise<HostedServic
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const info = await new Promise<HostedServiceInfo>((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`the group's service exited (${code}) before it was ready`));
+    const onExit = (code: number | null) =>
+      reject(new Error(`the group's service exited (${code}) before it was ready`));
     child.once('exit', onExit);
     child.on('message', (message: { type: string; info?: HostedServiceInfo }) => {
       if (message.type !== 'ready') return;

@@ -20,6 +20,10 @@ export default groupSetup(
   },
   async () => {
     const model = await startModelDouble();
-    return { env: { OPENAI_BASE_URL: model.baseUrl }, provide: { modelDouble: model.baseUrl }, stop: () => model.close() };
+    return {
+      env: { OPENAI_BASE_URL: model.baseUrl },
+      provide: { modelDouble: model.baseUrl },
+      stop: () => model.close(),
+    };
   },
 );

@@ -4,21 +4,7 @@ import { makeAuthenticateApiToken } from '#shared/auth/authenticate.ts';
 import type { TokenGrant, TokenStore } from '#shared/auth/token-store.ts';
 import { bearerToken, hashToken, secretsEqual } from '#shared/kernel/tokens.ts';
 import { generateToken, isWellFormedToken } from '#shared/auth/tokens.ts';
-
-class MemoryTokens implements TokenStore {
-  readonly items = new Map<string, TokenGrant>();
-  fail = false;
-  async find(hash: string) {
-    if (this.fail) throw new Error('ECONNREFUSED');
-    return this.items.get(hash);
-  }
-  async put(hash: string, grant: TokenGrant) {
-    this.items.set(hash, grant);
-  }
-  async delete(hash: string) {
-    this.items.delete(hash);
-  }
-}
+import { MemoryTokens } from '#test/support/fakes/memory-tokens.ts';
 
 describe('tokens', () => {
   it('generates well-formed tokens of each kind, never equal, stored only by hash', () => {
@@ -60,7 +46,7 @@ describe('Bots API authentication', () => {
   const tokens = new MemoryTokens();
   const authenticate = makeAuthenticateApiToken({ tokens });
   const token = generateToken('projectApi');
-  tokens.items.set(hashToken(token), { kind: 'projectApi', projectId: 'prj_1', companyId: 1, monthlyBotCredits: 0 });
+  tokens.grants.set(hashToken(token), { kind: 'projectApi', projectId: 'prj_1', companyId: 1, monthlyBotCredits: 0 });
 
   it('gives the contract code for each failure', async () => {
     expect(await authenticate(undefined)).toMatchObject({ ok: false, failure: 'ERR_API_TOKEN_NOT_PROVIDED' });
@@ -89,7 +75,7 @@ describe('Bots API authentication', () => {
     });
     tokens.fail = false;
     const orphan = generateToken('projectApi');
-    tokens.items.set(hashToken(orphan), { kind: 'projectApi', projectId: '', companyId: 1, monthlyBotCredits: 0 });
+    tokens.grants.set(hashToken(orphan), { kind: 'projectApi', projectId: '', companyId: 1, monthlyBotCredits: 0 });
     expect(await authenticate(`Bearer ${orphan}`)).toMatchObject({
       ok: false,
       failure: 'ERR_API_TOKEN_AUTHENTICATION_FAILED',

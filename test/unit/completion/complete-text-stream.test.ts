@@ -8,7 +8,7 @@ import {
   type ModelRequest,
   type ModelStreamEvent,
 } from '#shared/models/model-provider.ts';
-import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
+import { MemoryCreditLedger } from '#test/support/fakes/memory-credit-ledger.ts';
 import { asHttpError } from '#shared/http/domain-errors.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
+import { MemoryCreditLedger } from '#test/support/fakes/memory-credit-ledger.ts';
 import { NoBotCreditsError } from '#shared/credits/errors.ts';
 import { httpErrorFor } from '#shared/http/domain-errors.ts';
 import {

@@ -23,21 +23,9 @@ import { createLogger } from '#shared/kernel/logger.ts';
 import type { RateLimiter } from '#shared/ratelimit/gcra.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
+import { MemoryTokens } from '#test/support/fakes/memory-tokens.ts';
 
 const logger = createLogger('test');
-
-class MemoryTokens implements TokenStore {
-  readonly grants = new Map<string, TokenGrant>();
-  async find(tokenHash: string) {
-    return this.grants.get(tokenHash);
-  }
-  async put(tokenHash: string, grant: TokenGrant) {
-    this.grants.set(tokenHash, grant);
-  }
-  async delete(tokenHash: string) {
-    this.grants.delete(tokenHash);
-  }
-}
 
 /** Keys by scope and key; no locks or expiry (one test process, one request at a time). */
 class MemoryIdempotency implements IdempotencyStore {

@@ -7,7 +7,7 @@ import { makePdfPageReader } from '#shared/knowledge/pdf-reader.ts';
 import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
 import { OcrEngineError, type OcrEngine } from '#shared/pdf/index.ts';
 import { mixedPdf, scannedPdf } from '#test/support/pdf-fixtures.ts';
-import { MemoryKnowledge, MemoryObjects, quietLogger } from './fakes.ts';
+import { MemoryKnowledge, MemoryObjects, quietLogger } from '#test/support/fakes/knowledge.ts';
 
 /** The bucket as the browser leaves it: objects with their stored Content-Type. */
 class MemoryInbox implements KnowledgeUploadInbox {

@@ -6,7 +6,7 @@ import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import { newGeneration, type IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
-import { MemoryKnowledge, MemoryObjects, quietLogger } from './fakes.ts';
+import { MemoryKnowledge, MemoryObjects, quietLogger } from '#test/support/fakes/knowledge.ts';
 
 function setup() {
   const logger = quietLogger();

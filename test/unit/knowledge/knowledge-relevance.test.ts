@@ -5,7 +5,7 @@ import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
-import { MemoryKnowledge, MemoryObjects, quietLogger } from './fakes.ts';
+import { MemoryKnowledge, MemoryObjects, quietLogger } from '#test/support/fakes/knowledge.ts';
 
 /**
  * Relevance on a labelled set: 12 documents (6 Portuguese, 6 English; Markdown, text and HTML) written for this

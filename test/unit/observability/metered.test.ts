@@ -10,7 +10,7 @@ import type { MessageProviders, OutboundMessage } from '#shared/messaging/provid
 import type { ModelProvider, ModelRequest } from '#shared/models/model-provider.ts';
 import type { MetricDimensions, Metrics } from '#shared/kernel/metrics.ts';
 import { metricNames } from '#shared/contract/metrics.ts';
-import { MemoryCreditLedger } from '#test/support/memory-credit-ledger.ts';
+import { MemoryCreditLedger } from '#test/support/fakes/memory-credit-ledger.ts';
 
 /** Records what was counted, as `name{dimension=value,...}` → total. */
 function recordingMetrics() {

@@ -8,7 +8,7 @@ import {
   type FailedWindow,
   type RecoverMessage,
 } from '#shared/webhooks/recover.ts';
-import { FakeDirectory, webhook } from './fakes.ts';
+import { FakeDirectory, webhook } from '#test/support/fakes/webhooks.ts';
 
 const NOW = Date.parse('2026-11-21T10:00:00.000Z');
 
