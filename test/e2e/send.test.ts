@@ -10,7 +10,7 @@ let twilio: Awaited<ReturnType<typeof startHttpDouble>>;
 let whatsapp: Awaited<ReturnType<typeof startHttpDouble>>;
 
 /** The e2e group's SEND_PROVIDER_TIMEOUT_MS (test/support/groups/e2e.ts). */
-const PROVIDER_TIMEOUT_MS = 800;
+const PROVIDER_TIMEOUT_MS = 2000;
 
 beforeAll(async () => {
   [svc, smtp, twilio, whatsapp] = await Promise.all([

@@ -13,7 +13,7 @@ const setup = groupSetup({
   env: {
     WEBHOOK_RETRY_SCHEDULE: E2E_RETRY_SCHEDULE,
     WEBHOOK_ATTEMPT_TIMEOUT_MS: '15000',
-    SEND_PROVIDER_TIMEOUT_MS: '800',
+    SEND_PROVIDER_TIMEOUT_MS: '2000',
     // knowledge.test.ts searches hundreds of times with one token.
     BOT_RATE_LIMIT_PER_MINUTE: '100000',
   },

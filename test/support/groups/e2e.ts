@@ -15,7 +15,7 @@ export default groupSetup(
     env: {
       WEBHOOK_RETRY_SCHEDULE: E2E_RETRY_SCHEDULE,
       WEBHOOK_ATTEMPT_TIMEOUT_MS: '15000',
-      SEND_PROVIDER_TIMEOUT_MS: '800',
+      SEND_PROVIDER_TIMEOUT_MS: '2000',
     },
   },
   async () => {
