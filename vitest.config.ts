@@ -35,6 +35,8 @@ const groups = {
   strict: ['test/e2e/destinations.test.ts'],
   own: [
     'test/e2e/bundles-mode.test.ts',
+    // Killed by their failpoints and restarted: processes of their own.
+    'test/e2e/crash-points-messaging.test.ts',
     // Lists every project of the deployment, a page at a time, in the browser.
     'test/e2e/console.test.ts',
     'test/e2e/hot-path-ops.test.ts',

@@ -19,6 +19,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
+import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
+import { markOf } from '#shared/events/index.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import { bearerToken, hashToken } from '#shared/kernel/tokens.ts';
 import { config } from '#shared/kernel/config.ts';
@@ -76,6 +78,7 @@ const table = { client: anchorClient, tableName: svc.emulators.tableName };
 const tokens = new DynamoTokenStore(table);
 const channels = new DynamoChannelStore(table, createSecretBox(config().SECRETS_KEY!));
 const messages = new DynamoMessageLog(table);
+const anchorStatuses = new DynamoMessageStatusStore(table);
 const anchorSqs = new SQSClient({
   region: 'us-east-1',
   endpoint: svc.emulators.awsEndpoint,
@@ -97,26 +100,36 @@ const anchor = createServer((req, res) => {
     if (!ch) return res.writeHead(404).end();
     if (!(await channels.chargeCredit(ch.projectId, ch.channelId))) return res.writeHead(402).end();
     const messageId = newId('msg');
-    await messages.record({
-      messageId,
-      projectId: ch.projectId,
-      channelId: ch.channelId,
-      channelType: ch.type,
-      integrationId: grant.integrationId,
-      provider: 'sandbox',
-      to: payload.to,
-      payload,
-      status: 'sent',
-      sentAt: new Date().toISOString(),
-    });
-    if (withEvent) {
-      await anchorEvents.publish({
+    const sentAt = new Date().toISOString();
+    const prepared = await anchorEvents.prepare(
+      {
         type: 'message.sent',
         projectId: ch.projectId,
         companyId: ch.companyId,
         channel: { id: ch.channelId, type: ch.type, address: ch.address },
         data: { messageId, status: 'sent', to: payload.to, payload },
-      });
+      },
+      { key: `sent:${messageId}` },
+    );
+    // As the send endpoint does: the record carries the event's mark; the event goes; the mark is cleared.
+    await messages.record(
+      {
+        messageId,
+        projectId: ch.projectId,
+        channelId: ch.channelId,
+        channelType: ch.type,
+        integrationId: grant.integrationId,
+        provider: 'sandbox',
+        to: payload.to,
+        payload,
+        status: 'sent',
+        sentAt,
+      },
+      markOf(prepared),
+    );
+    if (withEvent) {
+      await anchorEvents.send(prepared.message);
+      await anchorStatuses.clearEvent(messageId, prepared.message.eventId);
     }
     res
       .writeHead(200, { 'content-type': 'application/json' })

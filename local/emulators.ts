@@ -159,6 +159,7 @@ async function startFauxqs(dir: string) {
   // most the last transactions on a power cut; FULL costs ~8 ms of blocked event loop per SQS call (0.1 ms here).
   persistence.db?.exec('PRAGMA synchronous = NORMAL');
   const s3Persistence = new FileS3Persistence(join(dir, 's3'));
+  releaseMessagesHeldByTheLastRun(persistence.db);
   persistence.loadSqsAndSns(sqsStore, snsStore);
   s3Persistence.loadS3(s3Store);
   sqsStore.persistence = persistence;
@@ -180,6 +181,33 @@ async function startFauxqs(dir: string) {
   });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return { endpoint: address.replace('localhost', '127.0.0.1'), s3Store, close: () => app.close() };
+}
+
+/**
+ * Messages a worker of the previous run had received and not yet deleted when that run ended (a crash, `kill -9`):
+ * on AWS they come back once their visibility timeout passes (60 s for most queues); here the process that held them
+ * is certainly gone, so they are visible again at once and the work they carry resumes with the restart. Only
+ * receives are released: a message postponed further than its queue's visibility timeout (a webhook retry waiting
+ * for its schedule) keeps its time.
+ */
+function releaseMessagesHeldByTheLastRun(
+  db:
+    | { prepare(sql: string): { run(...values: unknown[]): unknown; all(...values: unknown[]): unknown[] } }
+    | undefined,
+): void {
+  if (!db) return;
+  const now = Date.now();
+  const queuesRows = db.prepare('SELECT name, attributes FROM sqs_queues').all() as {
+    name: string;
+    attributes: string;
+  }[];
+  const release = db.prepare(
+    'UPDATE sqs_messages SET visibility_deadline = 1 WHERE queue_name = ? AND receipt_handle IS NOT NULL AND visibility_deadline > ? AND visibility_deadline <= ?',
+  );
+  for (const row of queuesRows) {
+    const timeout = Number((JSON.parse(row.attributes) as Record<string, string>).VisibilityTimeout ?? 30);
+    release.run(row.name, now, now + timeout * 1000);
+  }
 }
 
 interface StoredObject {

@@ -21,7 +21,7 @@ export function recoverOnDynamo(
   const queueUrl = requiredSetting(cfg, 'QUEUE_URL_DELIVERIES');
   return makeRecoverFailedDeliveries({
     webhooks,
-    failed: new DynamoFailedDeliveries(table),
+    failed: new DynamoFailedDeliveries(table, Date.now, cfg.WEBHOOK_RECOVER_CLAIM_STALE_SECONDS * 1000),
     queue: new SqsDeliveryQueue(sqsClient(cfg), queueUrl),
     continuation: new SqsRecoverContinuation(sqsClient(cfg), queueUrl),
     budgetMs,

@@ -1,6 +1,7 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import { config } from '#shared/kernel/config.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
+import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import { SmtpEmailSender } from '#shared/messaging/adapters/smtp-sender.ts';
@@ -34,6 +35,7 @@ const post = makeProviderPost({ allowPrivate: cfg.webhookAllowPrivate });
 const sendMessage = makeSendMessage({
   channels: new DynamoChannelStore(table, secretBox),
   messages: new DynamoMessageLog(table),
+  statuses: new DynamoMessageStatusStore(table),
   providers: meteredProviders(
     {
       sandbox: sandboxProvider,

@@ -127,6 +127,7 @@ export function creditsKeyParts(item: Record<string, unknown>): { projectId: str
 /** The background index: its attribute names and the partitions items join it under. */
 const CREDIT_SWEEP_PARTITION = 'CREDIT_SWEEP';
 const PROJECTS_PARTITION = 'PROJECTS';
+const OUTBOX_PARTITION = 'OUTBOX';
 
 export const backgroundIndex = {
   ...indexes.background,
@@ -134,6 +135,8 @@ export const backgroundIndex = {
   creditSweepPartition: CREDIT_SWEEP_PARTITION,
   /** Every project, sorted by creation time. */
   projectsPartition: PROJECTS_PARTITION,
+  /** Items with events not yet published (outbox marks), sorted by when the first was written: the event sweep's. */
+  outboxPartition: OUTBOX_PARTITION,
   /**
    * A webhook's failed deliveries: a delivery is in it while it is `failed` (sparse), sorted by delivery id, which
    * starts with the event time (entry: this partition, sort key = the delivery id); `recover` reads a window of failures as one key range (shared/webhooks/recover.ts).

@@ -104,4 +104,13 @@ export const scheduledWorkers: ScheduledWorkerDefinition[] = [
     memoryMb: 512,
     access: { table: { read: true, write: true, indexes: ['gsi1'] } },
   },
+  // Events whose change was written but never published (a crash in between): published again, same id.
+  {
+    fn: 'event-sweeper',
+    everyMinutesOnAws: 1,
+    everySecondsLocally: 5,
+    timeoutSeconds: 60,
+    memoryMb: 512,
+    access: { table: { read: true, write: true, indexes: ['gsi1'] }, sendTo: ['events'] },
+  },
 ];

@@ -1,3 +1,4 @@
+import { failpoint } from '../kernel/failpoints.ts';
 import { newId } from '../kernel/ids.ts';
 import type { ChargeReceipt, CreditAccount, CreditLedger } from './credit-ledger.ts';
 import { NoBotCreditsError } from './errors.ts';
@@ -38,6 +39,7 @@ export function makeCharging(deps: ChargingDeps) {
   return async function charge(account: CreditAccount, work: string): Promise<Charge> {
     const outcome = await deps.credits.charge(account, newChargeId(), new Date(now()));
     if (!outcome.charged) throw new NoBotCreditsError();
+    failpoint('after-charge');
     return openCharge(outcome.receipt, work);
   };
 
@@ -64,6 +66,7 @@ export function makeCharging(deps: ChargingDeps) {
         state = 'refunded';
         try {
           await deps.credits.refund(receipt);
+          failpoint('after-refund');
         } catch (cause) {
           // The charge stays open and the sweeper refunds it after CREDIT_SWEEP_AFTER_SECONDS: still exactly once.
           deps.log.error(`${work} refund failed; left to the sweeper`, {

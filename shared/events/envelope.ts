@@ -5,7 +5,9 @@
  * The list of event types lives in `event-types.ts` (the console bundles it) and is re-exported here.
  */
 import { randomBytes } from 'node:crypto';
+import type { EventMessage } from './event-message.ts';
 import type { WebhookEventType } from './event-types.ts';
+import type { PreparedEvent } from './outbox.ts';
 
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event-types.ts';
 
@@ -46,7 +48,27 @@ export interface PublishEventInput {
  * a producer that must not fail because of webhooks (the send endpoint) catches and logs.
  */
 export interface EventPublisher {
-  publish(input: PublishEventInput): Promise<EventEnvelope>;
+  /**
+   * Queues an event that no state change of ours records (a channel back end's report, a test event). With
+   * `identity`, its id is fixed by it (an Idempotency-Key and when it was first seen): a retried request publishes the
+   * same id.
+   */
+  publish(input: PublishEventInput, identity?: EventIdentity): Promise<EventEnvelope>;
+  /**
+   * The event of a state change, ready to publish: id fixed by `identity`, envelope serialized once, a large body
+   * parked in S3. The change writes `markOf(prepared)` with itself, then calls `send`, then clears the mark.
+   */
+  prepare(input: PublishEventInput, identity: EventIdentity): Promise<PreparedEvent>;
+  /** Puts a prepared (or marked) event on the events queue. */
+  send(message: EventMessage): Promise<void>;
+}
+
+/** What fixes an event's id: what changed, and when the change was accepted. */
+export interface EventIdentity {
+  /** `received:<messageId>`, `status:<messageId>:<status>`, `sent:<messageId>`, `report:<scope>:<key>`... */
+  key: string;
+  /** When the change was accepted; default now. */
+  at?: Date;
 }
 
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';

@@ -8,6 +8,7 @@ export {
   newEventId,
   type EventChannel,
   type EventEnvelope,
+  type EventIdentity,
   type EventPublisher,
   type PublishEventInput,
 } from './envelope.ts';
@@ -28,4 +29,6 @@ export {
   type EventMessage,
 } from './event-message.ts';
 export type { EventQueue, PayloadStore } from './ports.ts';
+export { eventIdFor, markOf, messageOfMark, type OutboxMark, type PreparedEvent } from './outbox.ts';
 export { makeEventPublisher } from './publish-event.ts';
+export { makeSweepUnpublishedEvents, type UnpublishedEvents } from './sweep-unpublished.ts';

@@ -14,6 +14,11 @@ export interface HttpEvent<TBody = unknown, TAuth = unknown> extends APIGatewayP
   /** Added to the response, success or error (RateLimit-*, Idempotent-Replayed...). */
   responseHeaders: Record<string, string>;
   receivedAtMs: number;
+  /**
+   * Set when the request carries an `Idempotency-Key` and holds it: whose key, the key, and when it was first claimed
+   * (a retry after a crash sees the first attempt's time), so what the request produces can be identified by it.
+   */
+  idempotency?: { scope: string; key: string; firstClaimedAt: number };
 }
 
 export type HttpResult = APIGatewayProxyResult;

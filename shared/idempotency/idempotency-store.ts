@@ -11,7 +11,8 @@ export interface StoredResponse {
 }
 
 export type ClaimResult =
-  | { kind: 'claimed' }
+  /** `firstClaimedAt`: when this key was first claimed (kept when a retry takes over from a request that died). */
+  | { kind: 'claimed'; firstClaimedAt: number }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'in-progress' }
   | { kind: 'mismatch' };

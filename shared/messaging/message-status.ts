@@ -1,3 +1,4 @@
+import type { OutboxMark } from '../events/index.ts';
 import type { ChannelType, ProviderKind } from './channel.ts';
 
 /**
@@ -56,9 +57,18 @@ export interface MessageStatusStore {
   advance(
     messageId: string,
     change: { status: OutboundStatus; at: string; error?: string },
+    /** The change's event, written with it (contract §15: nothing accepted is lost). */
+    mark: OutboxMark,
   ): Promise<MessageStatusRecord | undefined>;
-  /** Records an inbound message once: false when a record with this id already exists (the same report again). */
-  recordInbound(record: MessageStatusRecord): Promise<boolean>;
+  /**
+   * Records an inbound message once, with its event's mark: false when a record with this id already exists (the same
+   * report again).
+   */
+  recordInbound(record: MessageStatusRecord, mark: OutboxMark): Promise<boolean>;
+  /** The events of this message's changes still marked unpublished (a crash came between the change and its publish). */
+  pendingEvents(messageId: string): Promise<{ eventId: string; message: string }[]>;
+  /** The event is on the queue: its mark goes. */
+  clearEvent(messageId: string, eventId: string): Promise<void>;
 }
 
 /** The answer of `GET /api/integration/messages/{messageId}` (contract §10). */

@@ -1,3 +1,4 @@
+import type { OutboxMark } from '../events/index.ts';
 import type { ChannelType, ProviderKind } from './channel.ts';
 
 /** A message sent (or attempted) on a channel, as recorded once the provider answered. */
@@ -38,7 +39,8 @@ export interface OutboxPage {
 
 /** Message records: one write per send. A sandbox channel's records are its outbox. */
 export interface MessageLog {
-  record(message: MessageRecord): Promise<void>;
+  /** Records a send with its event's mark (on the message's status item): one write. */
+  record(message: MessageRecord, mark: OutboxMark): Promise<void>;
   /** The channel's sandbox messages, newest first. */
   listOutbox(projectId: string, channelId: string, page: { limit: number; cursor?: string }): Promise<OutboxPage>;
 }

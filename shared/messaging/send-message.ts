@@ -1,7 +1,9 @@
 import type { CustomTokenGrant } from '../auth/index.ts';
 import { ValidationError } from '../kernel/domain-error.ts';
 import { newId } from '../kernel/ids.ts';
-import type { EventPublisher, WebhookEventType } from '../events/envelope.ts';
+import { markOf, type EventPublisher, type WebhookEventType } from '../events/index.ts';
+import { failpoint } from '../kernel/failpoints.ts';
+import type { MessageStatusStore } from './message-status.ts';
 import type { Channel, ChannelStore } from './channel.ts';
 import { ChannelNotFoundError, NoChannelCreditsError, ProviderFailedError } from './errors.ts';
 import type { MessageLog, MessageRecord } from './message.ts';
@@ -11,8 +13,10 @@ import { ProviderError, type MessageProviders, type ProviderReceipt } from './pr
 export interface SendMessageDeps {
   channels: Pick<ChannelStore, 'get' | 'chargeCredit' | 'refundCredit'>;
   messages: Pick<MessageLog, 'record'>;
+  /** Where the send's event mark is cleared once it is on the queue. */
+  statuses: Pick<MessageStatusStore, 'clearEvent'>;
   providers: MessageProviders;
-  events: EventPublisher;
+  events: Pick<EventPublisher, 'prepare' | 'send'>;
   /** Whole-send budget for the provider (each call also has its own deadline). */
   providerBudgetMs: number;
   /** Where failures that do not change the answer are reported (event queue down, record write failed). */
@@ -37,10 +41,10 @@ const EVENT_PAYLOAD_BYTES = 32 * 1024;
  * 2. the payload fits the channel's type (400 VALIDATION_ERROR, every problem in `details`);
  * 3. a metered channel has a credit (402 PROVIDER_ERROR, nothing charged) and 1 is taken with a conditional write;
  * 4. the channel's provider sends it (failure or timeout: 502 PROVIDER_ERROR, the credit given back);
- * 5. the message is recorded (for the sandbox this is the outbox) and `message.sent` / `message.failed` is
- *    queued for the channel's webhooks.
- * DynamoDB work per send: the channel read, the charge (metered channels only), the record write. The token read
- * happened in authentication.
+ * 5. the message is recorded (for the sandbox this is the outbox) with its `message.sent` / `message.failed` marked
+ *    in the same write, then the event is queued for the channel's webhooks and the mark cleared.
+ * DynamoDB work per send: the channel read, the charge (metered channels only), the record write, the mark's
+ * clearing. The token read happened in authentication.
  */
 export function makeSendMessage(deps: SendMessageDeps) {
   const now = deps.now ?? (() => new Date());
@@ -94,7 +98,7 @@ export function makeSendMessage(deps: SendMessageDeps) {
     return { messageId, status: 'sent', channel: { id: channel.channelId, type: channel.type } };
   };
 
-  /** Records the message and queues its event, side by side; neither failure changes what the provider did. */
+  /** Records the message with its event's mark, then queues the event; neither failure changes what the provider did. */
   async function finish(
     channel: Channel,
     grant: CustomTokenGrant,
@@ -123,9 +127,8 @@ export function makeSendMessage(deps: SendMessageDeps) {
     };
     const event = fitPayload(message.payload as Record<string, unknown>, EVENT_PAYLOAD_BYTES);
     const type: WebhookEventType = status === 'sent' ? 'message.sent' : 'message.failed';
-    const [recordOutcome] = await Promise.allSettled([
-      deps.messages.record(record),
-      deps.events.publish({
+    const prepared = await deps.events.prepare(
+      {
         type,
         projectId: channel.projectId,
         companyId: channel.companyId,
@@ -142,14 +145,28 @@ export function makeSendMessage(deps: SendMessageDeps) {
           ...(event.truncated ? { payloadTruncated: true } : {}),
           sentAt,
         },
-      }),
-    ]).then((outcomes) => {
-      outcomes.forEach((o, i) => {
-        if (o.status === 'rejected') deps.onBackgroundError(i === 0 ? 'message record' : 'event publish', o.reason);
-      });
-      return outcomes;
-    });
-    return recordOutcome!.status === 'fulfilled';
+      },
+      { key: `${status}:${messageId}`, at: now() },
+    );
+    // The record carries the event's mark (contract §15): a crash after it leaves the event to the sweep.
+    let recorded = true;
+    try {
+      await deps.messages.record(record, markOf(prepared));
+    } catch (cause) {
+      // The provider has sent it either way: the event still goes, unmarked (nothing to clear).
+      recorded = false;
+      deps.onBackgroundError('message record', cause);
+    }
+    failpoint('after-send-record');
+    try {
+      await deps.events.send(prepared.message);
+      failpoint('after-publish');
+      if (recorded) await deps.statuses.clearEvent(messageId, prepared.message.eventId);
+    } catch (cause) {
+      // Marked with the record: the sweep publishes it (same id) once the queue answers again.
+      deps.onBackgroundError('event publish', cause);
+    }
+    return recorded;
   }
 }
 

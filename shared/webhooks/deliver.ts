@@ -1,3 +1,4 @@
+import { failpoint } from '../kernel/failpoints.ts';
 import type { SecretBox } from '../kernel/secret-box.ts';
 import {
   type AttemptVerdict,
@@ -165,6 +166,7 @@ export function makeDeliver(deps: DeliverDeps) {
     let outcome: AttemptOutcome | undefined;
     try {
       outcome = await deps.sender.send({ url: target.url, headers: requestHeaders(job, target, body, at), body });
+      failpoint('after-attempt');
       return { at, outcome };
     } finally {
       // Released before the write: the destination's place is free as soon as it answered.
@@ -189,6 +191,7 @@ export function makeDeliver(deps: DeliverDeps) {
     finishedAt: number,
   ): Promise<void> {
     await deps.deliveries.recordAttempt(attemptWrite(job, attempt, verdict, nextAttemptAtOf(verdict, finishedAt)));
+    failpoint('after-attempt-record');
     if (attempt.outcome.kind !== 'success') {
       log('info', 'delivery attempt failed', {
         deliveryId: job.deliveryId,

@@ -5,6 +5,7 @@ import { requireProject, type Project } from '../projects/index.ts';
 import type { EventPublisher } from '../events/index.ts';
 import { deliveryJobFor, deliveryView, type DeliveryStatus } from './model.ts';
 import type { DeliveryQueue, DeliveryStore, WebhookDirectory } from './ports.ts';
+import { failpoint } from '../kernel/failpoints.ts';
 
 export interface WebhookAdminDeps {
   projects: { get(projectId: string): Promise<Project | undefined> };
@@ -39,20 +40,31 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
   }
 
   return {
-    async sendTestEvent(projectId: string, integrationId: string): Promise<{ eventId: string }> {
+    async sendTestEvent(
+      projectId: string,
+      integrationId: string,
+      idempotency?: { scope: string; key: string; firstClaimedAt: number },
+    ): Promise<{ eventId: string }> {
       const webhook = await requireWebhook(projectId, integrationId);
       const [project, channel] = await Promise.all([
         requireProject(deps.projects, projectId),
         webhook.channelId ? deps.channels.get(projectId, webhook.channelId) : Promise.resolve(undefined),
       ]);
-      const envelope = await deps.events.publish({
-        type: 'webhook.test',
-        projectId,
-        companyId: project.companyId,
-        channel: channel ? { id: channel.channelId, type: channel.type, address: channel.address } : null,
-        data: { integrationId, message: 'This is a test event sent from Switchboard.' },
-        onlyIntegrationId: integrationId,
-      });
+      const envelope = await deps.events.publish(
+        {
+          type: 'webhook.test',
+          projectId,
+          companyId: project.companyId,
+          channel: channel ? { id: channel.channelId, type: channel.type, address: channel.address } : null,
+          data: { integrationId, message: 'This is a test event sent from Switchboard.' },
+          onlyIntegrationId: integrationId,
+        },
+        // With an Idempotency-Key, a retry after a crash publishes the same event id (contract §15).
+        idempotency && {
+          key: `test:${idempotency.scope}:${idempotency.key}`,
+          at: new Date(idempotency.firstClaimedAt),
+        },
+      );
       return { eventId: envelope.id };
     },
 
@@ -72,7 +84,7 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
       deliveryId: string,
     ): Promise<{ deliveryId: string; status: 'pending' }> {
       await requireWebhook(projectId, integrationId);
-      const record = await deps.deliveries.markRetrying(projectId, integrationId, deliveryId);
+      const record = await deps.deliveries.get(projectId, integrationId, deliveryId);
       if (!record) throw new NotFoundError('delivery', `Delivery ${deliveryId} does not exist.`);
       const job = deliveryJobFor(
         { ...record, projectId, integrationId, deliveryId },
@@ -81,8 +93,12 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
       if (job.body === undefined && job.bodyRef === undefined) {
         throw new ConflictError('This delivery has no stored body to send again.');
       }
+      // Queued first, marked pending after (only if its attempt has not run yet): a crash in between leaves a queued
+      // job whose attempt records the outcome, never a delivery shown pending with nothing to attempt it.
       const notSent = await deps.queue.enqueue([{ job }]);
       if (notSent.size) throw new Error('The retry could not be queued');
+      failpoint('after-retry-enqueue');
+      await deps.deliveries.markRetrying(projectId, integrationId, deliveryId, record.attempts.length);
       return { deliveryId, status: 'pending' };
     },
   };

@@ -63,8 +63,11 @@ export interface DeliveryStore {
     integrationId: string,
     options: { status?: DeliveryStatus; limit: number; cursor?: string },
   ): Promise<{ items: DeliveryRecord[]; nextCursor?: string }>;
-  /** Marks a delivery pending for a manual retry and returns it; undefined when it does not exist. */
-  markRetrying(projectId: string, integrationId: string, deliveryId: string): Promise<DeliveryRecord | undefined>;
+  /**
+   * Marks a delivery pending for a manual retry already queued, unless its attempt ran meanwhile (it has more than
+   * `attemptsSeen` attempts): true when marked.
+   */
+  markRetrying(projectId: string, integrationId: string, deliveryId: string, attemptsSeen: number): Promise<boolean>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { failpoint } from '../kernel/failpoints.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../kernel/domain-error.ts';
 import { deliveryJobFor, type DeliveryJob, type DeliveryRecord } from './model.ts';
 import type { DeliveryQueue, WebhookDirectory } from './ports.ts';
@@ -100,6 +101,7 @@ export function makeRecoverFailedDeliveries(deps: RecoverDeps) {
         jobs.push(deliveryJobFor(record, { manual: true, acceptedAt: now(), attemptsBefore: record.attempts.length }));
       }
     }
+    failpoint('after-recover-claim');
     const notSent = await deps.queue.enqueue(jobs.map((job) => ({ job })));
     await Promise.all(
       [...notSent].map((index) => deps.failed.release(projectId, integrationId, jobs[index]!.deliveryId)),

@@ -88,12 +88,18 @@ describe('DynamoDeliveryStore against dynalite', () => {
     expect((await store.list('prj_1', 'int_other', { limit: 10 })).items).toEqual([]);
   });
 
-  it('marks a delivery pending for a manual retry and returns it with its body', async () => {
+  it('marks a delivery pending for a queued manual retry, unless its attempt already ran', async () => {
     const w = write('int_d', { status: 'failed', nextAttemptAt: undefined });
     await store.recordAttempt(w);
-    const record = await store.markRetrying('prj_1', 'int_d', w.deliveryId);
-    expect(record).toMatchObject({ status: 'pending', body: '{"id":"x"}', attempts: [w.attempt] });
-    expect(await store.markRetrying('prj_1', 'int_d', 'dlv_missing')).toBeUndefined();
+    // The retry's attempt ran before the mark (one more attempt than seen): the outcome it recorded stays.
+    expect(await store.markRetrying('prj_1', 'int_d', w.deliveryId, 0)).toBe(false);
+    expect(await store.markRetrying('prj_1', 'int_d', w.deliveryId, 1)).toBe(true);
+    expect(await store.get('prj_1', 'int_d', w.deliveryId)).toMatchObject({
+      status: 'pending',
+      body: '{"id":"x"}',
+      attempts: [w.attempt],
+    });
+    expect(await store.markRetrying('prj_1', 'int_d', 'dlv_missing', 0)).toBe(false);
   });
 });
 

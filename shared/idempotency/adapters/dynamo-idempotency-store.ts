@@ -9,8 +9,8 @@ const MAX_STORED_BYTES = 350 * 1024;
 
 /**
  * One item per (scope, key): `IDEM#<sha256(scope + key)>`. Claiming is one conditional put: it succeeds when the key
- * is new, expired, or held by a request whose lock ran out with the same fingerprint. Only a lost claim pays a read
- * to tell replay, mismatch and in-progress apart. Responses are stored gzip-compressed.
+ * is new or expired. Only a lost claim pays a read, to tell replay, mismatch and in-progress apart, and to take over
+ * a key whose request died holding it (same fingerprint, lock expired: one more conditional write). Responses are stored gzip-compressed.
  */
 export class DynamoIdempotencyStore implements IdempotencyStore {
   constructor(private readonly table: DynamoTable) {}
@@ -29,19 +29,14 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
           fingerprint: claim.fingerprint,
           owner: claim.owner,
           lockedUntil: claim.now + claim.lockMs,
+          firstClaimedAt: claim.now,
           expiresAt: Math.ceil((claim.now + claim.retentionMs) / 1000),
         },
-        ConditionExpression:
-          'attribute_not_exists(pk) OR expiresAt < :nowSec OR (phase = :inProgress AND lockedUntil < :now AND fingerprint = :fp)',
-        ExpressionAttributeValues: {
-          ':nowSec': nowSec,
-          ':inProgress': 'in_progress',
-          ':now': claim.now,
-          ':fp': claim.fingerprint,
-        },
+        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :nowSec',
+        ExpressionAttributeValues: { ':nowSec': nowSec },
       }),
     );
-    if (claimed) return { kind: 'claimed' };
+    if (claimed) return { kind: 'claimed', firstClaimedAt: claim.now };
     const item = await readItem(this.table, this.key(claim));
     if (!item) return this.claim(claim); // released between our write and read: try once more
     if (item.fingerprint !== claim.fingerprint) return { kind: 'mismatch' };
@@ -50,6 +45,25 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
         kind: 'replay',
         response: JSON.parse(gunzipSync(Buffer.from(item.response as Uint8Array)).toString('utf8')) as StoredResponse,
       };
+    }
+    if (item.phase === 'in_progress' && Number(item.lockedUntil) < claim.now) {
+      // The first request died holding the key: this one takes over, keeping when the key was first claimed (what
+      // fixes the id of an event it produces, so the retry publishes the same one).
+      const takenOver = await applied(
+        updateItem(this.table, {
+          Key: this.key(claim),
+          UpdateExpression: 'SET #owner = :owner, lockedUntil = :until',
+          ConditionExpression: '#owner = :previous AND phase = :inProgress',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: {
+            ':owner': claim.owner,
+            ':until': claim.now + claim.lockMs,
+            ':previous': item.owner,
+            ':inProgress': 'in_progress',
+          },
+        }),
+      );
+      if (takenOver) return { kind: 'claimed', firstClaimedAt: Number(item.firstClaimedAt ?? claim.now) };
     }
     return { kind: 'in-progress' };
   }

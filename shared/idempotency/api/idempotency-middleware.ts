@@ -79,6 +79,7 @@ export function idempotency<TEvent extends HttpEvent = HttpEvent>(
       switch (result.kind) {
         case 'claimed':
           claims.set(event, claim);
+          event.idempotency = { scope: claim.scope, key, firstClaimedAt: result.firstClaimedAt };
           return;
         case 'replay':
           return {

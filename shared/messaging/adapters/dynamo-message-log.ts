@@ -1,3 +1,4 @@
+import type { OutboxMark } from '../../events/index.ts';
 import type { MessageLog, MessageRecord, OutboxPage } from '../message.ts';
 import { sentMessageItems } from './dynamo-message-status-store.ts';
 import { type DynamoTable, queryPage, writeBatch } from '../../kernel/aws/dynamo-table.ts';
@@ -14,8 +15,11 @@ const RETENTION_SECONDS = 90 * 86400;
 export class DynamoMessageLog implements MessageLog {
   constructor(private readonly table: DynamoTable) {}
 
-  /** One BatchWriteItem: the record, its status item and its provider-id lookups (message-status-store.ts). */
-  async record(message: MessageRecord): Promise<void> {
+  /**
+   * One BatchWriteItem: the record, its status item (carrying the send's event mark) and its provider-id lookups
+   * (dynamo-message-status-store.ts).
+   */
+  async record(message: MessageRecord, mark: OutboxMark): Promise<void> {
     await writeBatch(
       this.table,
       [
@@ -24,7 +28,7 @@ export class DynamoMessageLog implements MessageLog {
           message,
           expiresAt: Math.floor(Date.parse(message.sentAt) / 1000) + RETENTION_SECONDS,
         },
-        ...sentMessageItems(message),
+        ...sentMessageItems(message, mark),
       ].map((Item) => ({ PutRequest: { Item } })),
     );
   }

@@ -8,6 +8,8 @@ import {
   type ProviderIdTarget,
 } from '../message-status.ts';
 import { keys } from '../../contract/keys.ts';
+import type { OutboxMark } from '../../events/index.ts';
+import { clearOutboxMark, marksOf, outboxItemAttributes, outboxUpdate } from '../../events/adapters/dynamo-outbox.ts';
 import {
   applied,
   conditionalWrite,
@@ -26,9 +28,10 @@ function expiresAt(iso: string): number {
 
 /**
  * The items a send writes besides its message record: the status record and one provider-id lookup per id the
- * provider returned (how a receipt finds the message). Written in the same BatchWriteItem as the record.
+ * provider returned (how a receipt finds the message). Written in the same BatchWriteItem as the record; the status
+ * item carries the send's event mark (`message.sent` / `message.failed`).
  */
-export function sentMessageItems(message: MessageRecord): Record<string, unknown>[] {
+export function sentMessageItems(message: MessageRecord, mark: OutboxMark): Record<string, unknown>[] {
   const status: MessageStatusRecord = {
     messageId: message.messageId,
     projectId: message.projectId,
@@ -49,7 +52,13 @@ export function sentMessageItems(message: MessageRecord): Record<string, unknown
     channelId: message.channelId,
   };
   return [
-    { ...keys.messageStatus(message.messageId), ...status, rank: STATUS_RANK[message.status], expiresAt: ttl },
+    {
+      ...keys.messageStatus(message.messageId),
+      ...status,
+      rank: STATUS_RANK[message.status],
+      expiresAt: ttl,
+      ...outboxItemAttributes(mark, keys.messageStatus(message.messageId).pk),
+    },
     ...(message.providerMessageIds ?? []).map((id) => ({
       ...keys.providerMessageId(message.provider, id),
       ...target,
@@ -60,6 +69,9 @@ export function sentMessageItems(message: MessageRecord): Record<string, unknown
 
 function fromItem(item: Record<string, unknown>): MessageStatusRecord {
   const { pk: _pk, sk: _sk, rank: _rank, expiresAt: _expiresAt, ...record } = item;
+  // The outbox's bookkeeping (marks, their count, the sweep's index) is not part of the record.
+  for (const name of Object.keys(record))
+    if (name.startsWith('ob_') || name === 'obCount' || name === 'gsi1pk' || name === 'gsi1sk') delete record[name];
   return record as unknown as MessageStatusRecord;
 }
 
@@ -86,21 +98,27 @@ export class DynamoMessageStatusStore implements MessageStatusStore {
   async advance(
     messageId: string,
     change: { status: OutboundStatus; at: string; error?: string },
+    mark: OutboxMark,
   ): Promise<MessageStatusRecord | undefined> {
+    const key = keys.messageStatus(messageId);
+    const outbox = outboxUpdate(mark, key.pk);
     const write = await conditionalWrite(
       updateItem(this.table, {
-        Key: keys.messageStatus(messageId),
+        Key: key,
+        // The change and its event's mark in one conditional write: applied together or not at all.
         UpdateExpression: `SET #status = :status, #rank = :rank, history = list_append(history, :change)${
           change.error === undefined ? '' : ', #error = :error'
-        }`,
+        }, ${outbox.set} ADD ${outbox.add}`,
         // Forward only: a lower or equal rank, or anything after read (failed is the highest rank), changes nothing.
         ConditionExpression: 'attribute_exists(pk) AND #rank < :rank AND #status <> :read',
         ExpressionAttributeNames: {
           '#status': 'status',
           '#rank': 'rank',
           ...(change.error === undefined ? {} : { '#error': 'error' }),
+          ...outbox.names,
         },
         ExpressionAttributeValues: {
+          ...outbox.values,
           ':status': change.status,
           ':rank': STATUS_RANK[change.status],
           ':change': [{ status: change.status, at: change.at }],
@@ -113,12 +131,26 @@ export class DynamoMessageStatusStore implements MessageStatusStore {
     return write.applied && write.output.Attributes ? fromItem(write.output.Attributes) : undefined;
   }
 
-  recordInbound(record: MessageStatusRecord): Promise<boolean> {
+  recordInbound(record: MessageStatusRecord, mark: OutboxMark): Promise<boolean> {
+    const key = keys.messageStatus(record.messageId);
     return applied(
       putItem(this.table, {
-        Item: { ...keys.messageStatus(record.messageId), ...record, expiresAt: expiresAt(record.createdAt) },
+        Item: {
+          ...key,
+          ...record,
+          expiresAt: expiresAt(record.createdAt),
+          ...outboxItemAttributes(mark, key.pk),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+  }
+
+  async pendingEvents(messageId: string): Promise<{ eventId: string; message: string }[]> {
+    return marksOf(await readItem(this.table, keys.messageStatus(messageId)));
+  }
+
+  clearEvent(messageId: string, eventId: string): Promise<void> {
+    return clearOutboxMark(this.table, keys.messageStatus(messageId), eventId);
   }
 }

@@ -24,6 +24,7 @@ export const eventRoutes = {
 /** What serves the event routes. */
 export function eventHandlers(reportEvent: ReportEvent): RouteHandlers<typeof eventRoutes> {
   return {
-    reportEvent: async ({ params, body }) => json(202, await reportEvent(params.projectId, body)),
+    reportEvent: async ({ params, body, event }) =>
+      json(202, await reportEvent(params.projectId, body, event.idempotency)),
   };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { EventEnvelope, EventPublisher } from '../../events/envelope.ts';
+import { markOf, messageOfMark, type EventPublisher, type PreparedEvent } from '../../events/index.ts';
+import { failpoint } from '../../kernel/failpoints.ts';
 import type { Channel } from '../channel.ts';
 import type { MessageStatusStore } from '../message-status.ts';
 import type { InboundReport, NormalisedReport, ReceivedMessage, StatusReport } from './report.ts';
@@ -7,9 +8,10 @@ import { normaliseTwilio } from './twilio.ts';
 import { normaliseWhatsApp } from './whatsapp.ts';
 
 export interface ApplyReportsDeps {
-  statuses: Pick<MessageStatusStore, 'findByProviderId' | 'advance' | 'recordInbound'>;
-  events: EventPublisher;
+  statuses: Pick<MessageStatusStore, 'findByProviderId' | 'advance' | 'recordInbound' | 'pendingEvents' | 'clearEvent'>;
+  events: Pick<EventPublisher, 'prepare' | 'send'>;
   log: { info(message: string, extra?: Record<string, unknown>): void };
+  now?: () => Date;
 }
 
 export interface ProcessInboundDeps extends ApplyReportsDeps {
@@ -33,16 +35,16 @@ export type SandboxStatusReport = StatusReport & { messageId: string };
  * The `inbound` worker's use case: a queued raw report → §5 events on the channel (contract §10).
  * 1. find the channel (gone, or not the provider of the report: dropped, logged);
  * 2. read the raw report (inline or parked in S3) and normalise it (unparsable: logged, nothing emitted);
- * 3. a received message is recorded once under an id derived from its provider id (a retry finds it there: no
- *    second event) and becomes `message.received`;
- * 4. a status finds the message its provider id was sent as, moves it forward with one conditional write, and
- *    becomes `message.delivered` / `.read` / `.failed` only when the write applied.
+ * 3. a received message is recorded once under an id derived from its provider id, its `message.received` marked
+ *    in the same write (a retry finds it there: no second event, unless its event was never published);
+ * 4. a status finds the message its provider id was sent as, moves it forward with one conditional write carrying
+ *    the `message.delivered` / `.read` / `.failed` mark, published only when the write applied (or still marked).
  * Returns the events published.
  */
 export function makeProcessInbound(deps: ProcessInboundDeps) {
   const apply = makeApplyReports(deps);
 
-  async function process(report: InboundReport): Promise<EventEnvelope[]> {
+  async function process(report: InboundReport): Promise<ReportedEvent[]> {
     const channel = await deps.channels.findById(report.channelId);
     const expected = report.source === 'email' ? undefined : report.source;
     if (!channel || channel.projectId !== report.projectId || (expected && channel.provider.kind !== expected)) {
@@ -101,57 +103,75 @@ export function makeProcessInbound(deps: ProcessInboundDeps) {
 
 export type ProcessInbound = ReturnType<typeof makeProcessInbound>;
 
+/** An event a report produced (or, after a crash, published again): its id and type. */
+export interface ReportedEvent {
+  id: string;
+  type: string;
+}
+
 /**
  * Steps 3 and 4 of {@link makeProcessInbound}: normalised reports applied to a channel, in order, and the events
  * published. Also what the sandbox's simulation routes call, so a simulated reply or receipt goes the same way.
+ *
+ * Each change writes its event's mark in the same conditional write (contract §15), then publishes, then clears the
+ * mark. A report whose change is found already applied publishes again what is still marked for it (a crash came
+ * between the write and the publish: same event id), and nothing otherwise (a provider's retry, a stale status).
  */
 export function makeApplyReports(deps: ApplyReportsDeps) {
+  const now = deps.now ?? (() => new Date());
+
   return async function apply(
     channel: Channel,
     items: (NormalisedReport | SandboxStatusReport)[],
-  ): Promise<EventEnvelope[]> {
-    const published: EventEnvelope[] = [];
+  ): Promise<ReportedEvent[]> {
+    const published: ReportedEvent[] = [];
     for (const item of items) {
-      const event = item.kind === 'message' ? await received(channel, item) : await status(channel, item);
-      if (event) published.push(event);
+      const events = item.kind === 'message' ? await received(channel, item) : await status(channel, item);
+      published.push(...events);
     }
     return published;
   };
 
-  async function received(channel: Channel, message: ReceivedMessage): Promise<EventEnvelope | undefined> {
+  async function received(channel: Channel, message: ReceivedMessage): Promise<ReportedEvent[]> {
     const messageId = inboundMessageId(channel.channelId, message.provider, message.providerMessageId);
-    const fresh = await deps.statuses.recordInbound({
-      messageId,
-      projectId: channel.projectId,
-      channelId: channel.channelId,
-      channelType: channel.type,
-      direction: 'inbound',
-      provider: message.provider,
-      status: 'received',
-      to: message.to || channel.address,
-      from: message.from,
-      createdAt: message.receivedAt,
-      history: [{ status: 'received', at: message.receivedAt }],
-    });
-    if (!fresh) {
-      deps.log.info('inbound message already received: no second event', { channelId: channel.channelId, messageId });
-      return undefined;
-    }
     const { kind: _kind, email, ...data } = message;
-    return deps.events.publish({
-      type: 'message.received',
-      projectId: channel.projectId,
-      companyId: channel.companyId,
-      channel: { id: channel.channelId, type: channel.type, address: channel.address },
-      data: { messageId, direction: 'inbound', ...data, to: message.to || channel.address, ...(email ?? {}) },
-    });
+    const prepared = await deps.events.prepare(
+      {
+        type: 'message.received',
+        projectId: channel.projectId,
+        companyId: channel.companyId,
+        channel: { id: channel.channelId, type: channel.type, address: channel.address },
+        data: { messageId, direction: 'inbound', ...data, to: message.to || channel.address, ...(email ?? {}) },
+      },
+      { key: `received:${messageId}`, at: now() },
+    );
+    const fresh = await deps.statuses.recordInbound(
+      {
+        messageId,
+        projectId: channel.projectId,
+        channelId: channel.channelId,
+        channelType: channel.type,
+        direction: 'inbound',
+        provider: message.provider,
+        status: 'received',
+        to: message.to || channel.address,
+        from: message.from,
+        createdAt: message.receivedAt,
+        history: [{ status: 'received', at: message.receivedAt }],
+      },
+      markOf(prepared),
+    );
+    failpoint('after-inbound-write');
+    if (!fresh) {
+      deps.log.info('inbound message already received', { channelId: channel.channelId, messageId });
+      return republish(messageId, 'message.received');
+    }
+    await publishMarked(messageId, prepared);
+    return [{ id: prepared.envelope.id, type: prepared.envelope.type }];
   }
 
-  async function status(
-    channel: Channel,
-    report: StatusReport | SandboxStatusReport,
-  ): Promise<EventEnvelope | undefined> {
-    if (report.status === 'ignored') return undefined;
+  async function status(channel: Channel, report: StatusReport | SandboxStatusReport): Promise<ReportedEvent[]> {
+    if (report.status === 'ignored') return [];
     const messageId =
       'messageId' in report
         ? report.messageId
@@ -167,27 +187,58 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
         channelId: channel.channelId,
         providerMessageId: report.providerMessageId,
       });
-      return undefined;
+      return [];
     }
-    const changed = await deps.statuses.advance(messageId, {
-      status: report.status,
-      at: report.at,
-      ...(report.error === undefined ? {} : { error: report.error }),
-    });
-    if (!changed) return undefined;
-    return deps.events.publish({
-      type: `message.${report.status}`,
-      projectId: channel.projectId,
-      companyId: channel.companyId,
-      channel: { id: channel.channelId, type: channel.type, address: channel.address },
-      data: {
-        messageId,
-        providerMessageId: report.providerMessageId,
-        status: report.status,
-        at: report.at,
-        ...(report.error === undefined ? {} : { error: report.error }),
+    const type = `message.${report.status}` as const;
+    const prepared = await deps.events.prepare(
+      {
+        type,
+        projectId: channel.projectId,
+        companyId: channel.companyId,
+        channel: { id: channel.channelId, type: channel.type, address: channel.address },
+        data: {
+          messageId,
+          providerMessageId: report.providerMessageId,
+          status: report.status,
+          at: report.at,
+          ...(report.error === undefined ? {} : { error: report.error }),
+        },
       },
-    });
+      { key: `status:${messageId}:${report.status}`, at: now() },
+    );
+    const changed = await deps.statuses.advance(
+      messageId,
+      { status: report.status, at: report.at, ...(report.error === undefined ? {} : { error: report.error }) },
+      markOf(prepared),
+    );
+    failpoint('after-status-write');
+    if (!changed) return republish(messageId, type);
+    await publishMarked(messageId, prepared);
+    return [{ id: prepared.envelope.id, type }];
+  }
+
+  /** On the queue, then the mark goes; a mark that cannot be cleared now is cleared by the sweep (same id again). */
+  async function publishMarked(messageId: string, prepared: PreparedEvent): Promise<void> {
+    await deps.events.send(prepared.message);
+    failpoint('after-publish');
+    await deps.statuses
+      .clearEvent(messageId, prepared.message.eventId)
+      .catch((cause: unknown) =>
+        deps.log.info('event mark not cleared: the sweep will', { messageId, cause: String(cause) }),
+      );
+  }
+
+  /** The change was already applied: what is still marked for it was never published (a crash), so it is now. */
+  async function republish(messageId: string, type: string): Promise<ReportedEvent[]> {
+    const pending = (await deps.statuses.pendingEvents(messageId))
+      .map((mark) => ({ mark, message: messageOfMark(mark) }))
+      .filter(({ message }) => message.eventType === type);
+    for (const { mark, message } of pending) {
+      deps.log.info('publishing an event its change left unpublished', { messageId, eventId: mark.eventId });
+      await deps.events.send(message);
+      await deps.statuses.clearEvent(messageId, mark.eventId);
+    }
+    return pending.map(({ message }) => ({ id: message.eventId, type: message.eventType }));
   }
 }
 

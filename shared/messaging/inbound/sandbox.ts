@@ -1,6 +1,6 @@
+import type { ReportedEvent } from './process-inbound.ts';
 import { NotFoundError, ValidationError } from '../../kernel/domain-error.ts';
 import { newId } from '../../kernel/ids.ts';
-import type { EventEnvelope } from '../../events/envelope.ts';
 import type { Channel } from '../channel.ts';
 import { NotSandboxChannelError } from '../errors.ts';
 import type { MessageStatusStore } from '../message-status.ts';
@@ -28,7 +28,7 @@ export interface SimulatedStatus {
 export function makeSandboxSimulation(deps: {
   requireChannel(projectId: string, channelId: string): Promise<Channel>;
   statuses: Pick<MessageStatusStore, 'get'>;
-  apply(channel: Channel, items: (ReceivedMessage | SandboxStatusReport)[]): Promise<EventEnvelope[]>;
+  apply(channel: Channel, items: (ReceivedMessage | SandboxStatusReport)[]): Promise<ReportedEvent[]>;
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());

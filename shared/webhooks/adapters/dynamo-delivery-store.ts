@@ -132,18 +132,17 @@ export class DynamoDeliveryStore implements DeliveryStore {
     projectId: string,
     integrationId: string,
     deliveryId: string,
-  ): Promise<DeliveryRecord | undefined> {
-    const write = await conditionalWrite(
+    attemptsSeen: number,
+  ): Promise<boolean> {
+    return applied(
       updateItem(this.table, {
         Key: keys.delivery(projectId, integrationId, deliveryId),
         UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE nextAttemptAt, #indexPk, #indexSk',
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: 'attribute_exists(pk) AND size(attempts) = :seen',
         ExpressionAttributeNames: { '#status': 'status', ...INDEX_NAMES },
-        ExpressionAttributeValues: { ':pending': 'pending', ':now': this.now() },
-        ReturnValues: 'ALL_NEW',
+        ExpressionAttributeValues: { ':pending': 'pending', ':now': this.now(), ':seen': attemptsSeen },
       }),
     );
-    return write.applied && write.output.Attributes ? deliveryRecordFromItem(write.output.Attributes) : undefined;
   }
 }
 

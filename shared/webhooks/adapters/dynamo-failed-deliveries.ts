@@ -11,6 +11,12 @@ const idTime = (ms: number) => `dlv_${Math.max(0, ms).toString(36).padStart(9, '
 const INDEX_NAMES = { '#indexPk': backgroundIndex.partitionKey, '#indexSk': backgroundIndex.sortKey };
 
 /**
+ * A recover claim older than this belongs to a recover that died before queueing its job (an API request lasts at
+ * most 29 s, a worker's continuation 40 s): the next recover may claim the delivery again.
+ */
+export const STALE_RECOVER_CLAIM_MS = 60_000;
+
+/**
  * A webhook's failed deliveries through the sparse background-index entries the delivery store writes while a
  * delivery is `failed` (`backgroundIndex.failedDeliveriesPartition`): a window of event time is one key range, no scan.
  * Claims are conditional writes on the delivery record itself.
@@ -19,6 +25,7 @@ export class DynamoFailedDeliveries implements FailedDeliveries {
   constructor(
     private readonly table: DynamoTable,
     private readonly now: () => number = Date.now,
+    private readonly staleClaimMs = STALE_RECOVER_CLAIM_MS,
   ) {}
 
   async page(
@@ -55,10 +62,17 @@ export class DynamoFailedDeliveries implements FailedDeliveries {
     const write = await conditionalWrite(
       updateItem(this.table, {
         Key: keys.delivery(projectId, integrationId, deliveryId),
-        UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE nextAttemptAt, #indexPk, #indexSk',
-        ConditionExpression: '#status = :failed',
-        ExpressionAttributeNames: { '#status': 'status', ...INDEX_NAMES },
-        ExpressionAttributeValues: { ':pending': 'pending', ':failed': 'failed', ':now': this.now() },
+        // Claimed, it stays listed among the failed until its attempt records the outcome: a recover that died
+        // between this claim and queueing the job leaves it for the next recover, once the claim is stale.
+        UpdateExpression: 'SET #status = :pending, updatedAt = :now, recoverClaimedAt = :now REMOVE nextAttemptAt',
+        ConditionExpression: '#status = :failed OR (#status = :pending AND recoverClaimedAt < :stale)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':failed': 'failed',
+          ':now': this.now(),
+          ':stale': this.now() - this.staleClaimMs,
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -70,7 +84,8 @@ export class DynamoFailedDeliveries implements FailedDeliveries {
     await applied(
       updateItem(this.table, {
         Key: keys.delivery(projectId, integrationId, deliveryId),
-        UpdateExpression: 'SET #status = :failed, #indexPk = :indexPk, #indexSk = :indexSk, updatedAt = :now',
+        UpdateExpression:
+          'SET #status = :failed, #indexPk = :indexPk, #indexSk = :indexSk, updatedAt = :now REMOVE recoverClaimedAt',
         ConditionExpression: '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status', ...INDEX_NAMES },
         ExpressionAttributeValues: {

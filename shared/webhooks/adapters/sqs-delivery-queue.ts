@@ -9,6 +9,7 @@ import {
   SQS_MAX_BATCH_BYTES as MAX_BATCH_BYTES,
   SQS_MAX_BATCH_ENTRIES as MAX_BATCH_ENTRIES,
 } from '../../kernel/aws/sqs-client.ts';
+import { failpoint } from '../../kernel/failpoints.ts';
 import type { DeliveryJob } from '../model.ts';
 import type { DeliveryQueue, QueuedJob } from '../ports.ts';
 
@@ -61,6 +62,8 @@ export class SqsDeliveryQueue implements DeliveryQueue {
             },
           );
           for (const f of out.Failed ?? []) failed.add(Number(f.Id));
+          // Tests only (local runner): a crash with some of a fan-out's jobs queued and others not.
+          failpoint('after-fanout-batch');
         } catch {
           for (const b of batch) failed.add(b.index);
         }

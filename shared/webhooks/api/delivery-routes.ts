@@ -28,7 +28,8 @@ export const deliveryRoutes = {
 /** What serves the delivery routes. */
 export function deliveryHandlers(admin: WebhookAdmin): RouteHandlers<typeof deliveryRoutes> {
   return {
-    sendTestEvent: async ({ params }) => json(202, await admin.sendTestEvent(params.projectId, params.integrationId)),
+    sendTestEvent: async ({ params, event }) =>
+      json(202, await admin.sendTestEvent(params.projectId, params.integrationId, event.idempotency)),
     listDeliveries: async ({ params, query }) =>
       json(200, await admin.listDeliveries(params.projectId, params.integrationId, validate(listQuery, query))),
     retryDelivery: async ({ params }) =>

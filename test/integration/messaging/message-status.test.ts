@@ -1,3 +1,4 @@
+import { eventIdFor, type OutboxMark } from '#shared/events/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
@@ -32,8 +33,15 @@ async function sent(providerMessageIds: string[] = [`SM${newId('x').slice(2)}`])
     providerMessageIds,
     sentAt: new Date().toISOString(),
   };
-  await log.record(record);
+  await log.record(record, mark(`sent:${record.messageId}`));
   return record;
+}
+
+/** An outbox mark as a change writes it (the queue message is opaque here). */
+function mark(key: string): OutboxMark {
+  const at = Date.now();
+  const eventId = eventIdFor(key, at);
+  return { eventId, at, message: JSON.stringify({ eventId }) };
 }
 
 describe('message status over DynamoDB', () => {
@@ -60,7 +68,7 @@ describe('message status over DynamoDB', () => {
   it('ten concurrent workers applying the same receipt move the message once', async () => {
     const record = await sent();
     const outcomes = await Promise.all(
-      Array.from({ length: 10 }, () => store.advance(record.messageId, { status: 'delivered', at: 't1' })),
+      Array.from({ length: 10 }, () => store.advance(record.messageId, { status: 'delivered', at: 't1' }, mark('d'))),
     );
     expect(outcomes.filter(Boolean)).toHaveLength(1);
     expect((await store.get(record.messageId))?.history.map((h) => h.status)).toEqual(['sent', 'delivered']);
@@ -74,7 +82,7 @@ describe('message status over DynamoDB', () => {
         let expected: OutboundStatus = 'sent';
         const history = ['sent'];
         for (const status of reports) {
-          const changed = await store.advance(record.messageId, { status, at: 'x' });
+          const changed = await store.advance(record.messageId, { status, at: 'x' }, mark(status));
           expect(Boolean(changed)).toBe(canAdvance(expected, status));
           if (changed) {
             expected = status;
@@ -103,11 +111,13 @@ describe('message status over DynamoDB', () => {
       createdAt: new Date().toISOString(),
       history: [{ status: 'received' as const, at: new Date().toISOString() }],
     };
-    expect(await Promise.all([store.recordInbound(record), store.recordInbound(record)])).toEqual(
+    expect(
+      await Promise.all([store.recordInbound(record, mark('r')), store.recordInbound(record, mark('r'))]),
+    ).toEqual(
       expect.arrayContaining([true, false]),
     );
     // A received message never moves.
-    expect(await store.advance(record.messageId, { status: 'read', at: 'x' })).toBeUndefined();
+    expect(await store.advance(record.messageId, { status: 'read', at: 'x' }, mark('x'))).toBeUndefined();
   });
 });
 

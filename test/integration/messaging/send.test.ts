@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { RecordingPublisher } from '#test/support/fakes/recording-publisher.ts';
+import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
@@ -74,15 +76,6 @@ afterAll(async () => {
 
 const secretBox = createSecretBox(randomBytes(32).toString('base64'));
 
-class RecordingPublisher implements EventPublisher {
-  readonly events: EventEnvelope[] = [];
-  async publish(input: PublishEventInput): Promise<EventEnvelope> {
-    const envelope: EventEnvelope = { id: `evt_${this.events.length}`, timestamp: new Date().toISOString(), ...input };
-    this.events.push(envelope);
-    return envelope;
-  }
-}
-
 async function setup(channelInput: Partial<Channel> = {}, provider: MessageProvider = sandboxProvider) {
   const channels = new DynamoChannelStore(table, secretBox);
   const tokens = new DynamoTokenStore(table);
@@ -117,6 +110,7 @@ async function setup(channelInput: Partial<Channel> = {}, provider: MessageProvi
   const sendMessage = makeSendMessage({
     channels,
     messages: new DynamoMessageLog(table),
+    statuses: new DynamoMessageStatusStore(table),
     providers,
     events,
     providerBudgetMs: 5000,
@@ -136,14 +130,21 @@ describe('send use case over DynamoDB', () => {
     const { request } = await setup({ credits: 5 });
     operations = [];
     await request({ to: '+5511988887777', body: 'hello' });
-    expect(operations).toEqual(['GetItemCommand', 'GetItemCommand', 'UpdateItemCommand', 'BatchWriteItemCommand']);
+    // Token, channel, charge, the record (carrying the event's mark), and the mark cleared once the event is queued.
+    expect(operations).toEqual([
+      'GetItemCommand',
+      'GetItemCommand',
+      'UpdateItemCommand',
+      'BatchWriteItemCommand',
+      'UpdateItemCommand',
+    ]);
   });
 
   it('skips the charge on an unmetered channel', async () => {
     const { request } = await setup();
     operations = [];
     await request({ to: '+5511988887777', body: 'hello' });
-    expect(operations).toEqual(['GetItemCommand', 'GetItemCommand', 'BatchWriteItemCommand']);
+    expect(operations).toEqual(['GetItemCommand', 'GetItemCommand', 'BatchWriteItemCommand', 'UpdateItemCommand']);
   });
 
   it('emits message.sent with the contract envelope', async () => {
@@ -191,6 +192,7 @@ describe('send use case over DynamoDB', () => {
       'UpdateItemCommand',
       'UpdateItemCommand',
       'BatchWriteItemCommand',
+      'UpdateItemCommand',
     ]);
     expect((await channels.get(channel.projectId, channel.channelId))?.credits).toBe(1);
     expect(events.events.map((e) => [e.type, e.data.status, e.data.error])).toEqual([

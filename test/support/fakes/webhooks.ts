@@ -97,10 +97,11 @@ export class FakeDeliveries implements DeliveryStore {
   async list() {
     return { items: [...this.records.values()] };
   }
-  async markRetrying(_p: string, _i: string, id: string) {
+  async markRetrying(_p: string, _i: string, id: string, attemptsSeen: number) {
     const r = this.records.get(id);
-    if (r) r.status = 'pending';
-    return r;
+    if (!r || r.attempts.length !== attemptsSeen) return false;
+    r.status = 'pending';
+    return true;
   }
 }
 

@@ -34,7 +34,7 @@ class MemoryIdempotency implements IdempotencyStore {
     const record = this.records.get(`${claim.scope}\n${claim.key}`);
     if (!record) {
       this.records.set(`${claim.scope}\n${claim.key}`, { fingerprint: claim.fingerprint });
-      return { kind: 'claimed' };
+      return { kind: 'claimed', firstClaimedAt: claim.now };
     }
     if (record.fingerprint !== claim.fingerprint) return { kind: 'mismatch' };
     return record.response ? { kind: 'replay', response: record.response } : { kind: 'in-progress' };

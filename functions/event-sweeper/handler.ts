@@ -1,0 +1,23 @@
+import { DynamoUnpublishedEvents } from '#shared/events/adapters/dynamo-outbox.ts';
+import { SqsEventQueue } from '#shared/events/adapters/sqs-event-queue.ts';
+import { makeSweepUnpublishedEvents } from '#shared/events/index.ts';
+import { workerFunction } from '#shared/http/worker.ts';
+import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
+import { config, requiredSetting } from '#shared/kernel/config.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
+import { dynamoTable } from '#functions/_wiring/table.ts';
+
+// Composition root: built once per cold start.
+const cfg = config();
+const logger = createLogger('event-sweeper');
+const sweep = makeSweepUnpublishedEvents({
+  outbox: new DynamoUnpublishedEvents(dynamoTable(cfg)),
+  queue: new SqsEventQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_EVENTS')),
+  sweepAfterMs: cfg.EVENT_SWEEP_AFTER_SECONDS * 1000,
+  log: { warn: (message, extra) => logger.warn(message, extra ?? {}) },
+});
+
+/** Scheduled (every minute on AWS, every 5 s locally): publishes events their changes left unpublished (a crash). */
+export const handler = workerFunction<unknown, { published: number }>(logger).handler(async () => ({
+  published: await sweep(),
+}));

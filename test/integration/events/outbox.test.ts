@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  clearOutboxMark,
+  DynamoUnpublishedEvents,
+  marksOf,
+  outboxItemAttributes,
+  outboxUpdate,
+} from '#shared/events/adapters/dynamo-outbox.ts';
+import { eventIdFor, makeSweepUnpublishedEvents, type OutboxMark } from '#shared/events/index.ts';
+import { type DynamoTable, putItem, readItem, updateItem } from '#shared/kernel/aws/dynamo-table.ts';
+import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
+import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
+import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
+import type { Channel } from '#shared/messaging/channel.ts';
+import { makeApplyReports } from '#shared/messaging/inbound/process-inbound.ts';
+import { sandboxProvider } from '#shared/messaging/providers.ts';
+import { makeSendMessage } from '#shared/messaging/send-message.ts';
+import { createSecretBox } from '#shared/kernel/secret-box.ts';
+import { startTestTable } from '#test/support/dynamo.ts';
+import { RecordingPublisher } from '#test/support/fakes/recording-publisher.ts';
+
+/**
+ * The outbox rule (contract §15) against dynalite: a change and its event's mark in one conditional write; the mark
+ * cleared once the event is queued; a retry or the sweep publishing what a crash left marked, under the same id.
+ */
+let env: { table: DynamoTable; close(): Promise<void> };
+beforeAll(async () => {
+  env = await startTestTable();
+});
+afterAll(async () => env?.close());
+
+const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+const mark = (key: string, at = Date.now()): OutboxMark => {
+  const eventId = eventIdFor(key, at);
+  const body = JSON.stringify({ id: eventId, type: 'message.sent', data: { marked: key } });
+  return { eventId, at, message: JSON.stringify({ v: 1, eventId, eventType: 'message.sent', acceptedAt: at, body }) };
+};
+
+describe('outbox marks on DynamoDB items', () => {
+  it('a mark written with an item is listed for the sweep once stale, and one UpdateItem clears it and the listing', async () => {
+    const key = { pk: `T#${randomBytes(4).toString('hex')}`, sk: 'T' };
+    const m = mark('a', Date.now() - 60_000);
+    await putItem(env.table, { Item: { ...key, v: 1, ...outboxItemAttributes(m, key.pk) } });
+    const outbox = new DynamoUnpublishedEvents(env.table);
+    expect((await outbox.stale(Date.now(), 100)).find((i) => i.key.pk === key.pk)?.marks).toEqual([
+      { eventId: m.eventId, message: m.message },
+    ]);
+    // Not yet stale for a sweep that waits longer.
+    expect((await outbox.stale(Date.now() - 120_000, 100)).some((i) => i.key.pk === key.pk)).toBe(false);
+    await clearOutboxMark(env.table, key, m.eventId);
+    const item = await readItem(env.table, key);
+    expect(marksOf(item)).toEqual([]);
+    expect(item).not.toHaveProperty('gsi1pk');
+    expect(item).not.toHaveProperty('obCount');
+    expect((await outbox.stale(Date.now(), 100)).some((i) => i.key.pk === key.pk)).toBe(false);
+    // Cleared twice (a retry, the sweep): no error, nothing changes.
+    await clearOutboxMark(env.table, key, m.eventId);
+  });
+
+  it('two pending marks on one item: clearing one keeps the other listed', async () => {
+    const key = { pk: `T#${randomBytes(4).toString('hex')}`, sk: 'T' };
+    const first = mark('delivered', Date.now() - 60_000);
+    const second = mark('read', Date.now() - 50_000);
+    await putItem(env.table, { Item: { ...key, ...outboxItemAttributes(first, key.pk) } });
+    const u = outboxUpdate(second, key.pk);
+    await updateItem(env.table, {
+      Key: key,
+      UpdateExpression: `SET ${u.set} ADD ${u.add}`,
+      ExpressionAttributeNames: u.names,
+      ExpressionAttributeValues: u.values,
+    });
+    expect(
+      marksOf(await readItem(env.table, key))
+        .map((m) => m.eventId)
+        .sort(),
+    ).toEqual([first.eventId, second.eventId].sort());
+    await clearOutboxMark(env.table, key, first.eventId);
+    const outbox = new DynamoUnpublishedEvents(env.table);
+    expect((await outbox.stale(Date.now(), 100)).find((i) => i.key.pk === key.pk)?.marks).toEqual([
+      { eventId: second.eventId, message: second.message },
+    ]);
+    await clearOutboxMark(env.table, key, second.eventId);
+    expect(await readItem(env.table, key)).not.toHaveProperty('gsi1pk');
+  });
+});
+
+const channel = (): Channel => ({
+  channelId: `ch_${randomBytes(5).toString('hex')}`,
+  projectId: `prj_${randomBytes(5).toString('hex')}`,
+  companyId: 1042,
+  type: 'sms',
+  name: 'Main',
+  address: '+5511999990000',
+  provider: { kind: 'sandbox' },
+  createdAt: new Date().toISOString(),
+});
+
+describe('a crash between a change and its publish loses nothing', () => {
+  it('a status whose publish never happened is published by the retry of the same report, with the same id, once', async () => {
+    const statuses = new DynamoMessageStatusStore(env.table);
+    const events = new RecordingPublisher();
+    const apply = makeApplyReports({ statuses, events, log: quiet });
+    const ch = channel();
+    // A message this channel sent (its send's own event is not under test here).
+    const messageId = `msg_${randomBytes(6).toString('hex')}`;
+    await new DynamoMessageLog(env.table).record(
+      {
+        messageId,
+        projectId: ch.projectId,
+        channelId: ch.channelId,
+        channelType: 'sms',
+        integrationId: 'int_1',
+        provider: 'sandbox',
+        to: '+5511988887777',
+        payload: {},
+        status: 'sent',
+        sentAt: new Date().toISOString(),
+      },
+      mark(`sent:${messageId}`),
+    );
+    const report = {
+      kind: 'status' as const,
+      messageId,
+      provider: 'sandbox' as const,
+      providerMessageId: 'p1',
+      status: 'delivered' as const,
+      at: new Date().toISOString(),
+    };
+    // First try: the write applies, then the process "dies" before the event reaches the queue.
+    events.failSends = 1;
+    await expect(apply(ch, [report])).rejects.toThrow();
+    expect(events.messages).toEqual([]);
+    expect((await statuses.get(messageId))?.status).toBe('delivered');
+    // The queue gives the report again: the change is there, still marked: published now.
+    const [again] = await apply(ch, [report]);
+    expect(events.events.map((e) => [e.id, e.type])).toEqual([[again!.id, 'message.delivered']]);
+    expect(
+      marksOf(await readItem(env.table, { pk: `MSG#${messageId}`, sk: 'MSG' })).map((m) => m.eventId),
+    ).not.toContain(again!.id);
+    // And once more: applied, no mark left: nothing.
+    expect(await apply(ch, [report])).toEqual([]);
+    expect(events.messages).toHaveLength(1);
+  });
+
+  it('a received message whose publish never happened is published by the retry with the id written with it', async () => {
+    const statuses = new DynamoMessageStatusStore(env.table);
+    const events = new RecordingPublisher();
+    const apply = makeApplyReports({ statuses, events, log: quiet });
+    const ch = channel();
+    const report = {
+      kind: 'message' as const,
+      provider: 'sandbox' as const,
+      providerMessageId: `SM${randomBytes(6).toString('hex')}`,
+      from: '+5511988887777',
+      to: ch.address,
+      text: 'Oi',
+      receivedAt: new Date().toISOString(),
+    };
+    events.failSends = 1;
+    await expect(apply(ch, [report])).rejects.toThrow();
+    const [first] = await apply(ch, [report]);
+    const [second] = await apply(ch, [report]);
+    expect(second).toBeUndefined();
+    expect(events.events.map((e) => [e.id, e.type, e.data.text])).toEqual([[first!.id, 'message.received', 'Oi']]);
+  });
+
+  it('a send whose event could not be queued answers 200, keeps the event marked, and the sweep publishes it with its id', async () => {
+    const channels = new DynamoChannelStore(env.table, createSecretBox(randomBytes(32).toString('base64')));
+    const ch = channel();
+    await channels.create(ch);
+    const events = new RecordingPublisher();
+    const statuses = new DynamoMessageStatusStore(env.table);
+    const errors: string[] = [];
+    const send = makeSendMessage({
+      channels,
+      messages: new DynamoMessageLog(env.table),
+      statuses,
+      providers: {
+        sandbox: sandboxProvider,
+        smtp: sandboxProvider,
+        twilio: sandboxProvider,
+        'whatsapp-cloud': sandboxProvider,
+      },
+      events,
+      providerBudgetMs: 5_000,
+      onBackgroundError: (what) => errors.push(what),
+    });
+    events.failSends = 1;
+    const sent = await send(
+      { kind: 'custom', projectId: ch.projectId, integrationId: 'int_1', channelId: ch.channelId },
+      {
+        to: '+5511988887777',
+        body: 'hello',
+      },
+    );
+    expect(errors).toEqual(['event publish']);
+    expect(events.messages).toEqual([]);
+    const [pending] = await statuses.pendingEvents(sent.messageId);
+    expect(pending).toBeDefined();
+
+    const sweep = makeSweepUnpublishedEvents({
+      outbox: new DynamoUnpublishedEvents(env.table),
+      queue: events,
+      sweepAfterMs: 0,
+      log: quiet,
+      now: () => Date.now() + 1,
+    });
+    expect(await sweep()).toBeGreaterThanOrEqual(1);
+    const published = events.events.filter((e) => e.data.messageId === sent.messageId);
+    expect(published.map((e) => [e.id, e.type])).toEqual([[pending!.eventId, 'message.sent']]);
+    expect(await statuses.pendingEvents(sent.messageId)).toEqual([]);
+    expect((await statuses.get(sent.messageId))?.status).toBe('sent');
+  });
+});

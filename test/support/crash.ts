@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnService, type ServiceProcess } from './process.ts';
+import { serviceClient, type ServiceClient } from './service.ts';
+
+/**
+ * A service run as `npm start` runs it (its own process, data under one DATA_DIR), that a named failpoint kills with
+ * SIGKILL (shared/kernel/failpoints.ts), and that starts again on the same data: for the durability audit's crash
+ * points (docs/durability.md). Sweeps run every 5 s and act on marks and charges older than a second, so what a
+ * crash leaves is repaired within seconds.
+ */
+export const CRASH_SETTINGS = {
+  WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2',
+  EVENT_SWEEP_AFTER_SECONDS: '1',
+  CREDIT_SWEEP_AFTER_SECONDS: '1',
+  WEBHOOK_RECOVER_CLAIM_STALE_SECONDS: '1',
+  BOT_RATE_LIMIT_PER_MINUTE: '100000',
+  POWERTOOLS_LOG_LEVEL: 'ERROR',
+};
+
+export interface CrashableService {
+  process: ServiceProcess;
+  client: ServiceClient;
+  /** Resolves when the process has died (a failpoint fired); rejects after `ms`. */
+  died(ms?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface CrashRun {
+  dataDir: string;
+  /** Starts the service on this run's data, with `failpoints` armed (comma-separated names, `name:n` for the nth). */
+  start(failpoints?: string, env?: Record<string, string>): Promise<CrashableService>;
+  /** Stops whatever is still running and removes the data. */
+  cleanUp(): Promise<void>;
+}
+
+export function crashRun(): CrashRun {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-crash-'));
+  const running: CrashableService[] = [];
+  return {
+    dataDir,
+    async start(failpoints, env = {}) {
+      const proc = await spawnService({
+        ...CRASH_SETTINGS,
+        DATA_DIR: dataDir,
+        ...(failpoints ? { FAILPOINTS: failpoints } : {}),
+        ...env,
+      });
+      const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
+      const service: CrashableService = {
+        process: proc,
+        client: serviceClient({
+          baseUrl: proc.baseUrl,
+          adminKey: proc.adminKey,
+          dataDir,
+          smtpPort: 0,
+          emulators: undefined as never,
+        }),
+        async died(ms = 20_000) {
+          await Promise.race([
+            exited,
+            new Promise((_, reject) =>
+              setTimeout(() => reject(new Error(`the service did not die within ${ms} ms:\n${proc.output()}`)), ms),
+            ),
+          ]);
+        },
+        async stop() {
+          if (proc.child.exitCode === null && proc.child.signalCode === null) {
+            proc.child.kill('SIGTERM');
+            await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+            if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
+          }
+        },
+      };
+      running.push(service);
+      return service;
+    },
+    async cleanUp() {
+      await Promise.all(running.map((s) => s.stop()));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
