@@ -37,6 +37,8 @@ const groups = {
     'test/e2e/bundles-mode.test.ts',
     // Killed by their failpoints and restarted: processes of their own.
     'test/e2e/crash-points-messaging.test.ts',
+    'test/e2e/crash-points-webhooks.test.ts',
+    'test/e2e/crash-ledger.test.ts',
     // Lists every project of the deployment, a page at a time, in the browser.
     'test/e2e/console.test.ts',
     'test/e2e/hot-path-ops.test.ts',

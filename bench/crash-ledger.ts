@@ -1,0 +1,430 @@
+/**
+ * The crash ledger (contract §15: nothing accepted is lost, through kill -9 at any instant).
+ *
+ * Drives, all at once and at full speed, what reaches the service from outside: sends (custom token, a Twilio
+ * double as the provider), Twilio status callbacks for those sends, signed Twilio inbound messages, signed WhatsApp
+ * Cloud inbound messages, inbound mail over SMTP and channel back ends' reports (`POST /events` with an
+ * Idempotency-Key). Kills the whole service with SIGKILL at random moments, restarts it on the same data, resends
+ * every input that was not acknowledged (as providers and careful clients do), then drains and accounts for every
+ * acknowledged input at the webhook:
+ *
+ *   acknowledged = delivered + pending + failed + lost; duplicates by the same webhook-id (allowed: receivers
+ *   dedupe); one change under two event ids (never allowed).
+ *
+ * Exits 1 on any loss or any change with two ids. `npx tsx bench/crash-ledger.ts --kills 20 --seconds 6`; a short
+ * run is part of `npm test` (test/e2e/crash-ledger.test.ts).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { createHash, createHmac } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import twilio from 'twilio';
+import { crashRun, type CrashableService } from '#test/support/crash.ts';
+import { startHttpDouble } from '#test/e2e/send-doubles.ts';
+import { startReceiver, type TestReceiver } from '#test/e2e/webhooks-support.ts';
+
+export interface LedgerOptions {
+  kills: number;
+  /** Seconds of traffic between kills (each interval is random, between half and one and a half of it). */
+  secondsBetweenKills: number;
+  /** Concurrent clients per kind of input. */
+  concurrency: number;
+  /** Longest wait for the last events after the last restart. */
+  drainSeconds: number;
+  log?: (line: string) => void;
+}
+
+export interface LedgerRow {
+  kind: string;
+  acknowledged: number;
+  delivered: number;
+  lost: number;
+  duplicatesSameId: number;
+  twoIds: number;
+}
+
+export interface Ledger {
+  rows: LedgerRow[];
+  kills: number;
+  duplicatesPerKill: number[];
+  lostKeys: string[];
+}
+
+/** An input whose acknowledgement promises an event: what identifies that event once it reaches the webhook. */
+interface Expected {
+  kind: string;
+  /** Matches the delivered envelope. */
+  key: string;
+}
+
+const sidOf = (body: string) => `SM${createHash('sha256').update(body).digest('hex').slice(0, 32)}`;
+
+const freePort = async (): Promise<number> => {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+};
+
+export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
+  const log = options.log ?? (() => {});
+  const receiver: TestReceiver = await startReceiver();
+  // Twilio's double names each message by its body, so a send's provider id is known from what was sent.
+  const twilioApi = await startHttpDouble({
+    reply: (req) => ({
+      status: 201,
+      body: { sid: sidOf(new URLSearchParams(req.body).get('Body') ?? ''), status: 'queued' },
+    }),
+  });
+  const run = crashRun();
+  const port = await freePort();
+  const smtpPort = await freePort();
+  const env = { PORT: String(port), SMTP_INBOUND_PORT: String(smtpPort), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` };
+  const base = `http://127.0.0.1:${port}`;
+
+  let service: CrashableService = await run.start(undefined, env);
+  const admin = () => service.client;
+  const { projectId } = await admin().newProject();
+  await admin().admin('POST', `/projects/${projectId}/integrations`, {
+    product: 'webhook',
+    scope: 'general',
+    url: receiver.url,
+  });
+  const twilioChannel = (
+    await admin().admin('POST', `/projects/${projectId}/channels`, {
+      type: 'sms',
+      name: 'Twilio',
+      address: '+15005550006',
+      provider: { kind: 'twilio', accountSid: 'AC1', authToken: 'tok', baseUrl: twilioApi.baseUrl },
+    })
+  ).body;
+  const whatsapp = (
+    await admin().admin('POST', `/projects/${projectId}/channels`, {
+      type: 'whatsapp',
+      name: 'WhatsApp',
+      address: '5511999990000',
+      provider: { kind: 'whatsapp-cloud', phoneNumberId: 'PN1', accessToken: 'at', appSecret: 'app-secret' },
+    })
+  ).body;
+  const mailbox = `crash-${Date.now()}@mail.example.com`;
+  await admin().admin('POST', `/projects/${projectId}/channels`, { type: 'email', name: 'Mail', address: mailbox });
+  const sendToken = (
+    await admin().admin('POST', `/projects/${projectId}/integrations`, {
+      product: 'custom',
+      channelId: twilioChannel.channelId,
+    })
+  ).body.token as string;
+
+  const expected: Expected[] = [];
+  const acknowledged = new Map<string, number>();
+  const ack = (kind: string, key: string) => {
+    expected.push({ kind, key });
+    acknowledged.set(kind, (acknowledged.get(kind) ?? 0) + 1);
+  };
+  /** Sent messages with their provider id, waiting for a status callback. */
+  const sentSids: { messageId: string; sid: string }[] = [];
+  let stopping = false;
+  let seq = 0;
+
+  /** Runs `attempt` until it is acknowledged (retrying across restarts, as a provider does), or the run ends. */
+  async function untilAcknowledged(attempt: () => Promise<boolean>): Promise<boolean> {
+    for (;;) {
+      try {
+        if (await attempt()) return true;
+      } catch {
+        // No answer: the service is down, or died mid-request. The sender tries again.
+      }
+      if (stopping) return false;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  const twilioPost = (path: string, params: Record<string, string>) => {
+    const url = `${base}${path}`;
+    return fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': twilio.getExpectedTwilioSignature('tok', url, params),
+      },
+      body: new URLSearchParams(params).toString(),
+      signal: AbortSignal.timeout(10_000),
+    });
+  };
+
+  const drivers: Record<string, () => Promise<void>> = {
+    async send() {
+      const n = ++seq;
+      const idempotencyKey = `send-${n}`;
+      let messageId = '';
+      const ok = await untilAcknowledged(async () => {
+        const res = await fetch(`${base}/api/integration/generic`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${sendToken}`,
+            'content-type': 'application/json',
+            'idempotency-key': idempotencyKey,
+          },
+          body: JSON.stringify({ to: '+5511988887777', body: `send ${n}` }),
+          signal: AbortSignal.timeout(15_000),
+        });
+        if (res.status !== 200) return false;
+        messageId = ((await res.json()) as { messageId: string }).messageId;
+        return true;
+      });
+      if (!ok) return;
+      ack('send → message.sent', `message.sent:${messageId}`);
+      sentSids.push({ messageId, sid: sidOf(`send ${n}`) });
+    },
+    async status() {
+      const sent = sentSids.shift();
+      if (!sent) return void (await new Promise((r) => setTimeout(r, 50)));
+      const ok = await untilAcknowledged(async () => {
+        const res = await twilioPost(`/inbound/twilio/${twilioChannel.channelId}`, {
+          AccountSid: 'AC1',
+          MessageSid: sent.sid,
+          MessageStatus: 'delivered',
+          To: '+5511988887777',
+          From: '+15005550006',
+        });
+        return res.status === 200;
+      });
+      if (ok) ack('status callback → message.delivered', `message.delivered:${sent.messageId}`);
+    },
+    async twilioInbound() {
+      const messageSid = `SMin${++seq}x${Date.now()}`;
+      const ok = await untilAcknowledged(async () => {
+        const res = await twilioPost(`/inbound/twilio/${twilioChannel.channelId}`, {
+          AccountSid: 'AC1',
+          MessageSid: messageSid,
+          From: '+5511988887777',
+          To: '+15005550006',
+          Body: 'hello',
+          NumMedia: '0',
+        });
+        return res.status === 200;
+      });
+      if (ok) ack('Twilio inbound → message.received', `message.received:${messageSid}`);
+    },
+    async whatsappInbound() {
+      const wamid = `wamid.crash${++seq}x${Date.now()}`;
+      const body = JSON.stringify({
+        object: 'whatsapp_business_account',
+        entry: [
+          {
+            id: 'WABA',
+            changes: [
+              {
+                field: 'messages',
+                value: {
+                  messaging_product: 'whatsapp',
+                  metadata: { display_phone_number: '5511999990000', phone_number_id: 'PN1' },
+                  contacts: [{ profile: { name: 'Ana' }, wa_id: '5511988887777' }],
+                  messages: [
+                    {
+                      from: '5511988887777',
+                      id: wamid,
+                      timestamp: String(Math.floor(Date.now() / 1000)),
+                      type: 'text',
+                      text: { body: 'oi' },
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        ],
+      });
+      const signature = `sha256=${createHmac('sha256', 'app-secret').update(body).digest('hex')}`;
+      const ok = await untilAcknowledged(async () => {
+        const res = await fetch(`${base}/inbound/whatsapp/${whatsapp.channelId}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+          body,
+          signal: AbortSignal.timeout(10_000),
+        });
+        return res.status === 200;
+      });
+      if (ok) ack('WhatsApp inbound → message.received', `message.received:${wamid}`);
+    },
+    async mail() {
+      const subject = `crash mail ${++seq} ${Date.now()}`;
+      // One SMTP transaction: 250 is the acknowledgement. A mail refused or cut off is sent again as a new mail
+      // (a transport retry is a new delivery), so only a 250 counts.
+      const ok = await untilAcknowledged(async () => {
+        const transport = nodemailer.createTransport({
+          host: '127.0.0.1',
+          port: smtpPort,
+          secure: false,
+          ignoreTLS: true,
+          connectionTimeout: 5_000,
+          socketTimeout: 10_000,
+        });
+        try {
+          await transport.sendMail({ from: 'ana@example.org', to: mailbox, subject, text: 'hello by mail' });
+          return true;
+        } finally {
+          transport.close();
+        }
+      });
+      if (ok) ack('mail → message.received', `message.received:subject:${subject}`);
+    },
+    async report() {
+      const marker = `report-${++seq}`;
+      const ok = await untilAcknowledged(async () => {
+        const res = await fetch(`${base}/admin/v1/projects/${projectId}/events`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${service.process.adminKey}`,
+            'content-type': 'application/json',
+            'idempotency-key': marker,
+          },
+          body: JSON.stringify({ channelId: twilioChannel.channelId, type: 'message.failed', data: { marker } }),
+          signal: AbortSignal.timeout(10_000),
+        });
+        return res.status === 202;
+      });
+      if (ok) ack('POST /events → event', `message.failed:marker:${marker}`);
+    },
+  };
+
+  const loops = Object.entries(drivers).flatMap(([, drive]) =>
+    Array.from({ length: options.concurrency }, async () => {
+      while (!stopping) await drive();
+    }),
+  );
+
+  const killedAt: number[] = [];
+  for (let kill = 1; kill <= options.kills; kill++) {
+    const wait = options.secondsBetweenKills * (0.5 + Math.random()) * 1000;
+    await new Promise((r) => setTimeout(r, wait));
+    service.process.child.kill('SIGKILL');
+    killedAt.push(Date.now());
+    await service.died();
+    log(`kill ${kill}: ${expected.length} acknowledged so far, ${receiver.received.length} deliveries`);
+    service = await run.start(undefined, env);
+  }
+  // Let the inputs in flight finish (acknowledged or not), then stop sending.
+  await new Promise((r) => setTimeout(r, options.secondsBetweenKills * 1000));
+  stopping = true;
+  await Promise.all(loops);
+
+  // Drain: until every acknowledged input has its event, or nothing new arrives for a while, or the deadline.
+  const keyOf = (json: { type: string; data: Record<string, unknown> }): string[] => {
+    const d = json.data;
+    const keys = [`${json.type}:${String(d.messageId)}`];
+    if (d.providerMessageId) keys.push(`${json.type}:${String(d.providerMessageId)}`);
+    if (d.subject) keys.push(`${json.type}:subject:${String(d.subject)}`);
+    if (d.marker) keys.push(`${json.type}:marker:${String(d.marker)}`);
+    return keys;
+  };
+  const deadline = Date.now() + options.drainSeconds * 1000;
+  for (;;) {
+    const seen = new Set(receiver.received.flatMap((r) => keyOf(r.json as never)));
+    const missing = expected.filter((e) => !seen.has(e.key));
+    if (missing.length === 0 || Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+
+  // The ledger.
+  const byKey = new Map<string, Set<string>>();
+  const copies = new Map<string, number>();
+  for (const delivery of receiver.received) {
+    const json = delivery.json as { id: string; type: string; data: Record<string, unknown> };
+    for (const key of keyOf(json)) {
+      const ids = byKey.get(key) ?? new Set();
+      ids.add(json.id);
+      byKey.set(key, ids);
+      copies.set(key, (copies.get(key) ?? 0) + 1);
+    }
+  }
+  const rows = new Map<string, LedgerRow>();
+  const lostKeys: string[] = [];
+  for (const e of expected) {
+    const row = rows.get(e.kind) ?? {
+      kind: e.kind,
+      acknowledged: 0,
+      delivered: 0,
+      lost: 0,
+      duplicatesSameId: 0,
+      twoIds: 0,
+    };
+    rows.set(e.kind, row);
+    row.acknowledged++;
+    const ids = byKey.get(e.key);
+    if (!ids) {
+      row.lost++;
+      lostKeys.push(e.key);
+      continue;
+    }
+    row.delivered++;
+    if (ids.size > 1) row.twoIds++;
+    row.duplicatesSameId += (copies.get(e.key) ?? 1) - ids.size;
+  }
+  // Duplicates per kill: a delivery of a webhook-id already delivered, counted against the last kill before it.
+  const duplicatesPerKill = killedAt.map(() => 0);
+  const delivered = new Set<string>();
+  for (const delivery of receiver.received) {
+    const id = String(delivery.headers['webhook-id']);
+    if (delivered.has(id)) {
+      const k = killedAt.findLastIndex((t) => t <= delivery.arrivedAt);
+      if (k >= 0) duplicatesPerKill[k]!++;
+    } else delivered.add(id);
+  }
+
+  await run.cleanUp();
+  await receiver.close();
+  await twilioApi.close();
+  return { rows: [...rows.values()], kills: options.kills, duplicatesPerKill, lostKeys };
+}
+
+/** The ledger as a table. */
+export function formatLedger(ledger: Ledger): string {
+  const header = ['input', 'acknowledged', 'delivered', 'lost', 'dup same id', 'two ids'];
+  const lines = ledger.rows.map((r) =>
+    [r.kind, r.acknowledged, r.delivered, r.lost, r.duplicatesSameId, r.twoIds].map(String),
+  );
+  const total = ledger.rows.reduce(
+    (t, r) => [
+      t[0]! + r.acknowledged,
+      t[1]! + r.delivered,
+      t[2]! + r.lost,
+      t[3]! + r.duplicatesSameId,
+      t[4]! + r.twoIds,
+    ],
+    [0, 0, 0, 0, 0],
+  );
+  lines.push(['all', ...total.map(String)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const fmt = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [
+    `${ledger.kills} kills; duplicates (same webhook-id) after each: ${ledger.duplicatesPerKill.join(', ')}`,
+    fmt(header),
+    ...lines.map(fmt),
+  ].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({
+    options: {
+      kills: { type: 'string', default: '20' },
+      seconds: { type: 'string', default: '6' },
+      concurrency: { type: 'string', default: '4' },
+      drain: { type: 'string', default: '100' },
+    },
+  });
+  const ledger = await runCrashLedger({
+    kills: Number(values.kills),
+    secondsBetweenKills: Number(values.seconds),
+    concurrency: Number(values.concurrency),
+    drainSeconds: Number(values.drain),
+    log: (line) => console.log(line),
+  });
+  console.log(formatLedger(ledger));
+  if (ledger.lostKeys.length) console.log(`lost: ${ledger.lostKeys.slice(0, 20).join(', ')}`);
+  const bad = ledger.rows.some((r) => r.lost > 0 || r.twoIds > 0);
+  process.exit(bad ? 1 : 0);
+}

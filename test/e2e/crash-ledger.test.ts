@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { formatLedger, runCrashLedger } from '../../bench/crash-ledger.ts';
+
+/**
+ * The crash ledger, short (bench/crash-ledger.ts runs the long one): every kind of input at once, the service killed
+ * with SIGKILL twice at random moments and restarted, unacknowledged inputs sent again; every acknowledged input's
+ * event reaches the webhook, and no change is published under two ids.
+ */
+describe('crash ledger', () => {
+  it('loses nothing acknowledged and gives no change two event ids across kill -9', async () => {
+    const ledger = await runCrashLedger({ kills: 2, secondsBetweenKills: 4, concurrency: 2, drainSeconds: 90 });
+    const all = ledger.rows.reduce((n, r) => n + r.acknowledged, 0);
+    expect(all, formatLedger(ledger)).toBeGreaterThan(100);
+    expect(ledger.rows.map((r) => r.kind).sort()).toHaveLength(6);
+    expect(ledger.lostKeys, formatLedger(ledger)).toEqual([]);
+    expect(ledger.rows.filter((r) => r.twoIds > 0), formatLedger(ledger)).toEqual([]);
+  }, 240_000);
+});
