@@ -107,6 +107,15 @@ describe('functions', () => {
     }
   });
 
+  it('no function on AWS honours failpoints: the stack never sets FAILPOINTS, and every function runs as `aws`', () => {
+    for (const fn of specs.map((x) => x.fn)) {
+      const env = resources[fnId(fn)]!.Properties.Environment.Variables as Record<string, unknown>;
+      expect(env, fn).not.toHaveProperty('FAILPOINTS');
+      expect(env.SWITCHBOARD_RUNTIME, fn).toBe('aws');
+    }
+    expect(JSON.stringify(s.template.toJSON())).not.toContain('FAILPOINTS');
+  });
+
   it('deploys every function folder that exists (a handler.ts no definition names would never reach AWS)', () => {
     const folders = readdirSync(join(projectRoot, 'functions'), { withFileTypes: true })
       .filter((d) => d.isDirectory() && existsSync(join(projectRoot, 'functions', d.name, 'handler.ts')))

@@ -41,12 +41,11 @@ export function crashRun(): CrashRun {
   return {
     dataDir,
     async start(failpoints, env = {}) {
-      const proc = await spawnService({
-        ...CRASH_SETTINGS,
-        DATA_DIR: dataDir,
-        ...(failpoints ? { FAILPOINTS: failpoints } : {}),
-        ...env,
-      });
+      // A generous start-up deadline: a restart right after a kill replays the stand-ins' logs on a busy machine.
+      const proc = await spawnService(
+        { ...CRASH_SETTINGS, DATA_DIR: dataDir, ...(failpoints ? { FAILPOINTS: failpoints } : {}), ...env },
+        60_000,
+      );
       const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
       const service: CrashableService = {
         process: proc,

@@ -96,6 +96,57 @@ const channel = (): Channel => ({
   createdAt: new Date().toISOString(),
 });
 
+describe('what the outbox costs', () => {
+  it('a status report: the provider-id read, the change with its mark, the mark cleared (one write more than before)', async () => {
+    const operations: string[] = [];
+    env.table.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        operations.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize', name: 'countOutboxOperations' },
+    );
+    try {
+      const statuses = new DynamoMessageStatusStore(env.table);
+      const ch = channel();
+      const messageId = `msg_${randomBytes(6).toString('hex')}`;
+      const sendMark = mark(`sent:${messageId}`);
+      await new DynamoMessageLog(env.table).record(
+        {
+          messageId,
+          projectId: ch.projectId,
+          channelId: ch.channelId,
+          channelType: 'sms',
+          integrationId: 'int_1',
+          provider: 'twilio',
+          to: '+5511988887777',
+          payload: {},
+          status: 'sent',
+          providerMessageIds: ['SMcost'],
+          sentAt: new Date().toISOString(),
+        },
+        sendMark,
+      );
+      // As the send does once its event is queued.
+      await statuses.clearEvent(messageId, sendMark.eventId);
+      const apply = makeApplyReports({ statuses, events: new RecordingPublisher(), log: quiet });
+      operations.length = 0;
+      await apply(ch, [
+        {
+          kind: 'status',
+          provider: 'twilio',
+          providerMessageId: 'SMcost',
+          status: 'delivered',
+          at: new Date().toISOString(),
+        },
+      ]);
+      expect(operations, JSON.stringify(operations)).toEqual(['GetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand']);
+    } finally {
+      env.table.client.middlewareStack.remove('countOutboxOperations');
+    }
+  });
+});
+
 describe('a crash between a change and its publish loses nothing', () => {
   it('a status whose publish never happened is published by the retry of the same report, with the same id, once', async () => {
     const statuses = new DynamoMessageStatusStore(env.table);
