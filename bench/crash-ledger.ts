@@ -30,8 +30,10 @@ export interface LedgerOptions {
   secondsBetweenKills: number;
   /** Concurrent clients per kind of input. */
   concurrency: number;
-  /** Longest wait for the last events after the last restart. */
+  /** After the last restart: how long without any new delivery before what is missing counts as lost. */
   drainSeconds: number;
+  /** Only these kinds of input (`send`, `status`, `twilioInbound`, `whatsappInbound`, `mail`, `report`). */
+  only?: string[];
   log?: (line: string) => void;
 }
 
@@ -41,6 +43,8 @@ export interface LedgerRow {
   delivered: number;
   lost: number;
   duplicatesSameId: number;
+  /** One input that became two changes: sent again after its acknowledgement was lost, both copies stored. */
+  resentTwice: number;
   twoIds: number;
 }
 
@@ -49,6 +53,8 @@ export interface Ledger {
   kills: number;
   duplicatesPerKill: number[];
   lostKeys: string[];
+  /** Changes published under more than one event id, with the ids. */
+  twoIdKeys: string[];
 }
 
 /** An input whose acknowledgement promises an event: what identifies that event once it reaches the webhook. */
@@ -251,6 +257,7 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     },
     async mail() {
       const subject = `crash mail ${++seq} ${Date.now()}`;
+      const messageId = `<${seq}.${Date.now()}@ledger.example.org>`;
       // One SMTP transaction: 250 is the acknowledgement. A mail refused or cut off is sent again as a new mail
       // (a transport retry is a new delivery), so only a 250 counts.
       const ok = await untilAcknowledged(async () => {
@@ -263,7 +270,8 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
           socketTimeout: 10_000,
         });
         try {
-          await transport.sendMail({ from: 'ana@example.org', to: mailbox, subject, text: 'hello by mail' });
+          // The same message each time, as an MTA retries it (same Message-ID): the transport may still store it twice.
+          await transport.sendMail({ from: 'ana@example.org', to: mailbox, subject, text: 'hello by mail', messageId });
           return true;
         } finally {
           transport.close();
@@ -290,11 +298,13 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     },
   };
 
-  const loops = Object.entries(drivers).flatMap(([, drive]) =>
-    Array.from({ length: options.concurrency }, async () => {
-      while (!stopping) await drive();
-    }),
-  );
+  const loops = Object.entries(drivers)
+    .filter(([name]) => !options.only || options.only.includes(name))
+    .flatMap(([, drive]) =>
+      Array.from({ length: options.concurrency }, async () => {
+        while (!stopping) await drive();
+      }),
+    );
 
   const killedAt: number[] = [];
   for (let kill = 1; kill <= options.kills; kill++) {
@@ -320,28 +330,43 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     if (d.marker) keys.push(`${json.type}:marker:${String(d.marker)}`);
     return keys;
   };
-  const deadline = Date.now() + options.drainSeconds * 1000;
+  // Drain: until every acknowledged input has its event, or nothing new arrived for `drainSeconds` (the backlog a
+  // run of kills leaves is worked through as long as deliveries keep coming), or half an hour.
+  const cap = Date.now() + 30 * 60_000;
+  let lastCount = -1;
+  let lastProgress = Date.now();
   for (;;) {
     const seen = new Set(receiver.received.flatMap((r) => keyOf(r.json as never)));
     const missing = expected.filter((e) => !seen.has(e.key));
-    if (missing.length === 0 || Date.now() > deadline) break;
+    if (missing.length === 0 || Date.now() > cap) break;
+    if (receiver.received.length !== lastCount) {
+      lastCount = receiver.received.length;
+      lastProgress = Date.now();
+    } else if (Date.now() - lastProgress > options.drainSeconds * 1000) break;
     await new Promise((r) => setTimeout(r, 500));
   }
-
-  // The ledger.
-  const byKey = new Map<string, Set<string>>();
+  // The ledger. What one event is about (its change) is its message (the id the service derived from the change), or
+  // for a reported event, its id (fixed by the Idempotency-Key). One change under two event ids is never allowed;
+  // one input that became two changes (a mail sent again after its 250 was lost, both copies stored: two deliveries
+  // to the transport) is counted apart.
+  const changeOf = (json: { id: string; type: string; data: Record<string, unknown> }) =>
+    json.data.messageId ? `${json.type}:${String(json.data.messageId)}` : `event:${json.id}`;
+  const byKey = new Map<string, Map<string, Set<string>>>();
   const copies = new Map<string, number>();
   for (const delivery of receiver.received) {
     const json = delivery.json as { id: string; type: string; data: Record<string, unknown> };
     for (const key of keyOf(json)) {
-      const ids = byKey.get(key) ?? new Set();
+      const changes = byKey.get(key) ?? new Map<string, Set<string>>();
+      const ids = changes.get(changeOf(json)) ?? new Set<string>();
       ids.add(json.id);
-      byKey.set(key, ids);
+      changes.set(changeOf(json), ids);
+      byKey.set(key, changes);
       copies.set(key, (copies.get(key) ?? 0) + 1);
     }
   }
   const rows = new Map<string, LedgerRow>();
   const lostKeys: string[] = [];
+  const twoIdKeys: string[] = [];
   for (const e of expected) {
     const row = rows.get(e.kind) ?? {
       kind: e.kind,
@@ -349,19 +374,26 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
       delivered: 0,
       lost: 0,
       duplicatesSameId: 0,
+      resentTwice: 0,
       twoIds: 0,
     };
     rows.set(e.kind, row);
     row.acknowledged++;
-    const ids = byKey.get(e.key);
-    if (!ids) {
+    const changes = byKey.get(e.key);
+    if (!changes) {
       row.lost++;
       lostKeys.push(e.key);
       continue;
     }
     row.delivered++;
-    if (ids.size > 1) row.twoIds++;
-    row.duplicatesSameId += (copies.get(e.key) ?? 1) - ids.size;
+    if (changes.size > 1) row.resentTwice++;
+    const ids = [...changes.values()].reduce((n, set) => n + set.size, 0);
+    for (const [change, set] of changes)
+      if (set.size > 1) {
+        row.twoIds++;
+        twoIdKeys.push(`${e.key} (${change}) → ${[...set].join(' ')}`);
+      }
+    row.duplicatesSameId += (copies.get(e.key) ?? 1) - ids;
   }
   // Duplicates per kill: a delivery of a webhook-id already delivered, counted against the last kill before it.
   const duplicatesPerKill = killedAt.map(() => 0);
@@ -377,14 +409,14 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
   await run.cleanUp();
   await receiver.close();
   await twilioApi.close();
-  return { rows: [...rows.values()], kills: options.kills, duplicatesPerKill, lostKeys };
+  return { rows: [...rows.values()], kills: options.kills, duplicatesPerKill, lostKeys, twoIdKeys };
 }
 
 /** The ledger as a table. */
 export function formatLedger(ledger: Ledger): string {
-  const header = ['input', 'acknowledged', 'delivered', 'lost', 'dup same id', 'two ids'];
+  const header = ['input', 'acknowledged', 'delivered', 'lost', 'dup same id', 'resent, both kept', 'two ids'];
   const lines = ledger.rows.map((r) =>
-    [r.kind, r.acknowledged, r.delivered, r.lost, r.duplicatesSameId, r.twoIds].map(String),
+    [r.kind, r.acknowledged, r.delivered, r.lost, r.duplicatesSameId, r.resentTwice, r.twoIds].map(String),
   );
   const total = ledger.rows.reduce(
     (t, r) => [
@@ -392,9 +424,10 @@ export function formatLedger(ledger: Ledger): string {
       t[1]! + r.delivered,
       t[2]! + r.lost,
       t[3]! + r.duplicatesSameId,
-      t[4]! + r.twoIds,
+      t[4]! + r.resentTwice,
+      t[5]! + r.twoIds,
     ],
-    [0, 0, 0, 0, 0],
+    [0, 0, 0, 0, 0, 0],
   );
   lines.push(['all', ...total.map(String)]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
@@ -414,6 +447,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       seconds: { type: 'string', default: '6' },
       concurrency: { type: 'string', default: '4' },
       drain: { type: 'string', default: '100' },
+      only: { type: 'string' },
     },
   });
   const ledger = await runCrashLedger({
@@ -421,10 +455,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     secondsBetweenKills: Number(values.seconds),
     concurrency: Number(values.concurrency),
     drainSeconds: Number(values.drain),
+    ...(values.only ? { only: values.only.split(',') } : {}),
     log: (line) => console.log(line),
   });
   console.log(formatLedger(ledger));
   if (ledger.lostKeys.length) console.log(`lost: ${ledger.lostKeys.slice(0, 20).join(', ')}`);
+  if (ledger.twoIdKeys.length) console.log(`two ids:\n${ledger.twoIdKeys.slice(0, 20).join('\n')}`);
   const bad = ledger.rows.some((r) => r.lost > 0 || r.twoIds > 0);
   process.exit(bad ? 1 : 0);
 }

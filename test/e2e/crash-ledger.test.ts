@@ -8,7 +8,7 @@ import { formatLedger, runCrashLedger } from '../../bench/crash-ledger.ts';
  */
 describe('crash ledger', () => {
   it('loses nothing acknowledged and gives no change two event ids across kill -9', async () => {
-    const ledger = await runCrashLedger({ kills: 2, secondsBetweenKills: 4, concurrency: 2, drainSeconds: 90 });
+    const ledger = await runCrashLedger({ kills: 2, secondsBetweenKills: 4, concurrency: 2, drainSeconds: 30 });
     const all = ledger.rows.reduce((n, r) => n + r.acknowledged, 0);
     expect(all, formatLedger(ledger)).toBeGreaterThan(100);
     expect(ledger.rows.map((r) => r.kind).sort()).toHaveLength(6);

@@ -1,6 +1,14 @@
 import { indexes } from '../../contract/table.ts';
 import { backgroundIndex } from '../../contract/keys.ts';
-import { applied, type DynamoTable, queryPage, updateItem } from '../../kernel/aws/dynamo-table.ts';
+import {
+  applied,
+  deleteItem,
+  type DynamoTable,
+  putItem,
+  queryPage,
+  readItem,
+  updateItem,
+} from '../../kernel/aws/dynamo-table.ts';
 import type { OutboxMark } from '../outbox.ts';
 import type { UnpublishedEvents } from '../sweep-unpublished.ts';
 
@@ -82,7 +90,14 @@ export async function clearOutboxMark(table: DynamoTable, key: { pk: string; sk:
   );
 }
 
-/** Items with marks written before `before` (epoch ms), oldest first: what the sweep publishes. */
+/**
+ * Items with marks written before `before` (epoch ms), oldest first: what the sweep publishes. The index finds them;
+ * the marks come from the item itself (a consistent read), never from the index's copy: a GSI lags its table on AWS
+ * (a mark already cleared would go out again), and dynalite writes an index entry before the item it belongs to, so
+ * a crash between the two leaves an entry whose item never existed. Publishing that entry's mark would give one
+ * change two ids (its report, retried, writes the item afresh); such an entry is put back and deleted instead, which
+ * takes it out of the index.
+ */
 export async function staleOutboxItems(
   table: DynamoTable,
   before: number,
@@ -98,10 +113,33 @@ export async function staleOutboxItems(
     },
     Limit: limit,
   });
-  return (page.Items ?? []).map((item) => ({
-    key: { pk: String(item.pk), sk: String(item.sk) },
-    marks: marksOf(item),
-  }));
+  const found = [];
+  for (const entry of page.Items ?? []) {
+    const key = { pk: String(entry.pk), sk: String(entry.sk) };
+    const item = await readItem(table, key);
+    if (!item) {
+      await removeOrphanEntry(table, entry);
+      continue;
+    }
+    const marks = marksOf(item);
+    if (marks.length) found.push({ key, marks });
+  }
+  return found;
+}
+
+/** An index entry with no item (a torn local write): the item is put back as the entry has it, then deleted. */
+async function removeOrphanEntry(table: DynamoTable, entry: Record<string, unknown>): Promise<void> {
+  const key = { pk: String(entry.pk), sk: String(entry.sk) };
+  const restored = await applied(putItem(table, { Item: entry, ConditionExpression: 'attribute_not_exists(pk)' }));
+  if (!restored) return; // the item exists now (its change was written afresh): nothing to remove
+  await applied(
+    deleteItem(table, {
+      Key: key,
+      ConditionExpression: '#obSk = :sk',
+      ExpressionAttributeNames: { '#obSk': BG.sortKey },
+      ExpressionAttributeValues: { ':sk': entry[BG.sortKey] },
+    }),
+  );
 }
 
 /** The sweep's view of the marks in the table. */
