@@ -1,8 +1,11 @@
 import { createHmac } from 'node:crypto';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import nodemailer from 'nodemailer';
 import { Webhook } from 'standardwebhooks';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SES_OBJECT_PREFIX } from '#shared/contract/buckets.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startHttpDouble } from './send-doubles.ts';
@@ -538,7 +541,7 @@ describe('inbound mail', () => {
     expect((error as { responseCode?: number }).responseCode).toBe(550);
   });
 
-  it('a multipart mail with an attachment and a Latin-1 body becomes message.received, once per Message-ID', async () => {
+  it('a multipart mail with an attachment and a Latin-1 body becomes message.received, once per mail sent', async () => {
     const mail = {
       from: '"José Álvares" <jose@example.org>',
       to: 'Support <support@inbound.example.com>',
@@ -554,13 +557,16 @@ describe('inbound mail', () => {
         { filename: 'fatura.pdf', content: Buffer.from('%PDF-1.4 fake invoice'), contentType: 'application/pdf' },
       ],
     };
-    // Sent twice (a client's retry): one event.
+    // Sent twice: two mails accepted (250 each), as SES would take them: two events, whatever their Message-ID says
+    // (contract §15). Only a redelivery of the same stored mail is one event (below).
     await transport().sendMail(mail);
     await transport().sendMail(mail);
-    const [received] = await waitForEvents(
+    const [received, again] = await waitForEvents(
       (e) => e.type === 'message.received' && e.channel.id === channels.mailbox.channelId,
-      1,
+      2,
     );
+    expect(again.data.messageId).not.toBe(received.data.messageId);
+    expect(again.data.providerMessageId).toBe('<fatura-123@example.org>');
     expect(received.data).toEqual({
       messageId: expect.stringMatching(/^msg_/),
       direction: 'inbound',
@@ -576,6 +582,8 @@ describe('inbound mail', () => {
       inReplyTo: '<our-first-mail@inbound.example.com>',
       references: ['<our-first-mail@inbound.example.com>'],
       attachments: [{ fileName: 'fatura.pdf', contentType: 'application/pdf', bytes: 21 }],
+      // The local listener checks nothing of the sender.
+      authentication: { spf: 'unknown', dkim: 'unknown', dmarc: 'unknown' },
     });
 
     const latin1 = [
@@ -597,6 +605,102 @@ describe('inbound mail', () => {
     const [latin] = await waitForEvents((e) => e.data.providerMessageId === '<latin1-1@example.org>', 1);
     expect(latin.data).toMatchObject({ subject: 'Solicitação', text: 'Não consigo acessar a conta.', attachments: [] });
     await sleep(500);
-    expect(events((e) => e.data.providerMessageId === '<fatura-123@example.org>')).toHaveLength(1);
+    expect(events((e) => e.data.providerMessageId === '<fatura-123@example.org>')).toHaveLength(2);
+  });
+
+  /**
+   * What SES does on AWS, done by hand: the raw mail stored under SES's prefix, then its receipt notification on the
+   * `inbound` queue (SNS to SQS delivers at least once, so the same notification may come twice).
+   */
+  async function deliverAsSes(
+    sesMessageId: string,
+    raw: string,
+    verdicts: Record<string, string> = {},
+  ): Promise<{ queue: () => Promise<void> }> {
+    const { region, awsEndpoint, bucketNames, queueUrls } = svc.emulators;
+    const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+    const objectKey = `${SES_OBJECT_PREFIX}${sesMessageId}`;
+    const s3 = new S3Client({ region, endpoint: awsEndpoint, credentials, forcePathStyle: true });
+    await s3.send(new PutObjectCommand({ Bucket: bucketNames.transfer, Key: objectKey, Body: raw }));
+    s3.destroy();
+    const notification = {
+      notificationType: 'Received',
+      mail: { timestamp: new Date().toISOString(), messageId: sesMessageId, destination: [channels.mailbox.address] },
+      receipt: {
+        timestamp: new Date().toISOString(),
+        recipients: [channels.mailbox.address],
+        ...Object.fromEntries(Object.entries(verdicts).map(([name, status]) => [`${name}Verdict`, { status }])),
+        action: { type: 'S3', bucketName: bucketNames.transfer, objectKey },
+      },
+    };
+    return {
+      async queue() {
+        const sqs = new SQSClient({ region, endpoint: awsEndpoint, credentials });
+        await sqs.send(
+          new SendMessageCommand({ QueueUrl: queueUrls.inbound, MessageBody: JSON.stringify(notification) }),
+        );
+        sqs.destroy();
+      },
+    };
+  }
+
+  const rawMail = (messageId: string, subject: string, from = 'carla@example.org') =>
+    [
+      `From: Carla <${from}>`,
+      `To: ${channels.mailbox.address}`,
+      `Subject: ${subject}`,
+      `Message-ID: ${messageId}`,
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      `${subject} body`,
+      '',
+    ].join('\r\n');
+
+  it('one SES delivery notified twice is one event; another delivery with the same Message-ID is another', async () => {
+    const first = await deliverAsSes('ses-redelivered-1', rawMail('<claimed@example.org>', 'Primeira'), {
+      spam: 'PASS',
+      virus: 'PASS',
+      spf: 'PASS',
+      dkim: 'PASS',
+      dmarc: 'PASS',
+    });
+    await first.queue();
+    await first.queue();
+    // A later genuine mail whose sender reused the Message-ID: not suppressed.
+    await (await deliverAsSes('ses-redelivered-2', rawMail('<claimed@example.org>', 'Segunda'))).queue();
+    const received = await waitForEvents((e) => e.data.providerMessageId === '<claimed@example.org>', 2);
+    expect(received.map((e) => e.data.subject).sort()).toEqual(['Primeira', 'Segunda']);
+    expect(received.find((e) => e.data.subject === 'Primeira').data.authentication).toEqual({
+      spf: 'pass',
+      dkim: 'pass',
+      dmarc: 'pass',
+    });
+    await sleep(1000);
+    expect(events((e) => e.data.providerMessageId === '<claimed@example.org>')).toHaveLength(2);
+  });
+
+  it('SES spam or virus FAIL: dropped, no event; a spoofed sender (SPF and DMARC FAIL) arrives flagged', async () => {
+    await (
+      await deliverAsSes('ses-spam-1', rawMail('<spam@example.org>', 'Ganhe'), { spam: 'FAIL', virus: 'PASS' })
+    ).queue();
+    await (
+      await deliverAsSes('ses-virus-1', rawMail('<virus@example.org>', 'Anexo'), { spam: 'PASS', virus: 'FAIL' })
+    ).queue();
+    await (
+      await deliverAsSes('ses-spoofed-1', rawMail('<spoof@example.org>', 'Banco', 'ceo@bank.example'), {
+        spam: 'PASS',
+        virus: 'PASS',
+        spf: 'FAIL',
+        dkim: 'GRAY',
+        dmarc: 'FAIL',
+      })
+    ).queue();
+    const [spoofed] = await waitForEvents((e) => e.data.providerMessageId === '<spoof@example.org>', 1);
+    expect(spoofed.data).toMatchObject({
+      from: 'ceo@bank.example',
+      authentication: { spf: 'fail', dkim: 'none', dmarc: 'fail' },
+    });
+    await sleep(1000);
+    expect(events((e) => ['<spam@example.org>', '<virus@example.org>'].includes(e.data.providerMessageId))).toEqual([]);
   });
 });
