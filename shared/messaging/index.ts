@@ -64,8 +64,10 @@ export {
   metaSignature,
   sameBytes,
   twilioSignature,
+  twilioUrlSpellings,
   verifyMetaSignature,
   verifyTwilioSignature,
+  verifyTwilioSignatureOfAny,
 } from './inbound/signatures.ts';
 export { normaliseTwilio } from './inbound/twilio.ts';
 export { normaliseWhatsApp } from './inbound/whatsapp.ts';

@@ -313,6 +313,40 @@ describe('Twilio', () => {
     await sleep(700);
     expect(events()).toHaveLength(before);
   });
+
+  it('checks the signature over the URL exactly as requested: %20, +, reserved and UTF-8 escapes in the query', async () => {
+    const base = `${svc.baseUrl}/inbound/twilio/${channels.twilio.channelId}`;
+    const params = twilioStatus('SM0000000000000000000000000000q001', 'sent');
+    const queries = [
+      '?tag=a%20b',
+      '?tag=a+b',
+      '?note=caf%C3%A9%20com%20leite&ref=%2Fpedidos%2F42%3Fx%3D1%26y%3D2',
+      '?next=/pedidos/42?x=1&at=user@example.org',
+      "?sym=!'()*~",
+      '?enc=%21%27%28%29%2A~',
+      '?flag&sp=%20',
+      '?empty=&sp=%20',
+      '?emoji=%F0%9F%98%80&pct=100%25',
+    ];
+    for (const query of queries) {
+      const url = base + query;
+      const signature = twilio.getExpectedTwilioSignature(AUTH_TOKEN, url, params);
+      expect(twilio.validateRequest(AUTH_TOKEN, signature, url, params), query).toBe(true);
+      const post = (sig: string) =>
+        fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': sig },
+          body: new URLSearchParams(params).toString(),
+        });
+      const answer = await post(signature);
+      expect(answer.status, query).toBe(200);
+      expect(await answer.text()).toBe('<Response></Response>');
+      // The same query, signed over another query or another token: still refused.
+      const otherQuery = twilio.getExpectedTwilioSignature(AUTH_TOKEN, `${url}&x=1`, params);
+      expect((await post(otherQuery)).status, query).toBe(403);
+      expect((await post(twilio.getExpectedTwilioSignature('another-token', url, params))).status).toBe(403);
+    }
+  });
 });
 
 describe('WhatsApp Cloud', () => {

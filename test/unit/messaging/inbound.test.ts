@@ -9,8 +9,10 @@ import { reportsFromSesNotification } from '#shared/messaging/inbound/ses.ts';
 import {
   metaSignature,
   twilioSignature,
+  twilioUrlSpellings,
   verifyMetaSignature,
   verifyTwilioSignature,
+  verifyTwilioSignatureOfAny,
 } from '#shared/messaging/inbound/signatures.ts';
 import { normaliseTwilio } from '#shared/messaging/inbound/twilio.ts';
 import { normaliseWhatsApp } from '#shared/messaging/inbound/whatsapp.ts';
@@ -36,6 +38,48 @@ describe('Twilio signatures', () => {
         },
       ),
     );
+  });
+
+  it('hold for the query as requested, in each common spelling, from the decoded pairs API Gateway passes', () => {
+    const base = 'https://api.example.com/prod/inbound/twilio/ch_abc';
+    const rfc3986 = (t: string) =>
+      encodeURIComponent(t).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    const spellings: ((pairs: [string, string][]) => string)[] = [
+      (pairs) => pairs.map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`).join('&'),
+      (pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&'),
+      (pairs) => new URLSearchParams(pairs).toString(),
+    ];
+    const text = fc.string({ unit: 'grapheme', maxLength: 12 });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(
+          fc.tuple(
+            text.filter((k) => k.length > 0),
+            text,
+          ),
+          { selector: ([k]) => k, maxLength: 4 },
+        ),
+        fc.nat(spellings.length - 1),
+        (query, which) => {
+          const params = { Body: 'hi', MessageSid: 'SM1' };
+          const url = query.length ? `${base}?${spellings[which]!(query)}` : base;
+          // What API Gateway hands the function: the query parsed, decoded.
+          const decoded = [...new URL(url).searchParams];
+          const signature = twilio.getExpectedTwilioSignature('tok', url, params);
+          const urls = twilioUrlSpellings(base, decoded);
+          expect(urls.length).toBeLessThanOrEqual(8);
+          expect(verifyTwilioSignatureOfAny('tok', urls, Object.entries(params), signature)).toBe(true);
+          expect(verifyTwilioSignatureOfAny('other', urls, Object.entries(params), signature)).toBe(false);
+          const otherQuery = twilio.getExpectedTwilioSignature('tok', `${base}?x=${which}${url.length}`, params);
+          expect(verifyTwilioSignatureOfAny('tok', urls, Object.entries(params), otherQuery)).toBe(false);
+        },
+      ),
+    );
+    // The case reported: `%20` in the query, which the form encoding would re-spell as `+`.
+    const url = `${base}?tag=a%20b`;
+    const signature = twilio.getExpectedTwilioSignature('tok', url, {});
+    expect(verifyTwilioSignatureOfAny('tok', twilioUrlSpellings(base, [['tag', 'a b']]), [], signature)).toBe(true);
+    expect(twilioUrlSpellings(base, [])).toEqual([base]);
   });
 
   it('refuses a missing, short or long signature without throwing', () => {
