@@ -1,18 +1,24 @@
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRoutes } from '#shared/openapi/admin-routes.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 
 /**
  * Hostile input the local service answers with the contract's codes (contract §15): ids in paths over 200
- * characters.
+ * characters; and its data folder kept to its owner.
  */
 let svc: TestService;
+// A DATA_DIR that already exists, readable by everyone (as `mkdir` with a usual umask leaves it).
+const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bounded-'));
+chmodSync(dataDir, 0o755);
 let projectId: string;
 let customToken: string;
 let channelId: string;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ dataDir });
   ({ projectId } = await svc.newProject());
   const channel = await svc.admin('POST', `/projects/${projectId}/channels`, {
     type: 'sms',
@@ -23,7 +29,16 @@ beforeAll(async () => {
   customToken = (await svc.admin('POST', `/projects/${projectId}/integrations`, { product: 'custom', channelId })).body
     .token;
 });
-afterAll(() => svc?.close());
+afterAll(async () => {
+  await svc?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('DATA_DIR', () => {
+  it('is 0700 after start although it already existed as 0755', () => {
+    expect((statSync(dataDir).mode & 0o777).toString(8)).toBe('700');
+  });
+});
 
 describe('ids in paths longer than 200 characters', () => {
   const long = (length: number) => `x${'a'.repeat(length - 1)}`;
