@@ -1,5 +1,6 @@
 import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRoutes } from '#shared/openapi/admin-routes.ts';
@@ -7,7 +8,7 @@ import { startTestService, type TestService } from '#test/support/service.ts';
 
 /**
  * Hostile input the local service answers with the contract's codes (contract §15): ids in paths over 200
- * characters; and its data folder kept to its owner.
+ * characters, requests whose headers or body trickle in; and its data folder kept to its owner.
  */
 let svc: TestService;
 // A DATA_DIR that already exists, readable by everyone (as `mkdir` with a usual umask leaves it).
@@ -107,4 +108,105 @@ describe('ids in paths longer than 200 characters', () => {
       expect(((await answer.json()) as { error: string }).error).toBe('CHANNEL_NOT_FOUND');
     }
   });
+});
+
+/**
+ * A raw HTTP/1.1 client that writes `head` at once, then one byte of `drip` every `everyMs`; resolves with what the
+ * server answered and when the connection closed (ms after it opened).
+ */
+function trickle(port: number, head: string, drip: string, everyMs: number) {
+  return new Promise<{ answer: string; closedAfterMs: number }>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const opened = Date.now();
+    let answer = '';
+    let sent = 0;
+    let timer: NodeJS.Timeout | undefined;
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      answer += chunk;
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve({ answer, closedAfterMs: Date.now() - opened });
+    });
+    socket.once('connect', () => {
+      socket.write(head);
+      const next = () => {
+        if (socket.destroyed || sent >= drip.length) return;
+        socket.write(drip[sent++]!);
+      };
+      next();
+      timer = setInterval(next, everyMs);
+    });
+    setTimeout(() => {
+      socket.destroy();
+      reject(new Error('the server kept the connection open for 40 s'));
+    }, 40_000).unref();
+  });
+}
+
+describe('requests that trickle in (the local gateway)', () => {
+  it('a body sent one byte every 20 s, or headers that never end, are cut with 408 REQUEST_TIMEOUT', async () => {
+    const port = Number(new URL(svc.baseUrl).port);
+    const [body, headers] = await Promise.all([
+      trickle(
+        port,
+        `POST /admin/v1/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${svc.adminKey}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n',
+        '{"companyId":1,"name":"slow"}',
+        20_000,
+      ),
+      trickle(port, 'GET /api/v1/ai/health HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'X-Slow: 1\r\n', 20_000),
+    ]);
+    for (const [what, cut] of Object.entries({ body, headers })) {
+      expect(cut.answer, what).toMatch(/^HTTP\/1\.1 408 /);
+      expect(cut.answer, what).toMatch(/connection: close/i);
+      expect(JSON.parse(cut.answer.slice(cut.answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+        success: false,
+        error: 'REQUEST_TIMEOUT',
+        requestId: expect.any(String),
+      });
+      // Cut within the limit (15 s without a byte of body; 15 s for the headers, checked every second).
+      expect(cut.closedAfterMs, what).toBeGreaterThan(14_000);
+      expect(cut.closedAfterMs, what).toBeLessThan(18_000);
+    }
+  }, 45_000);
+
+  it('a 25 MB upload sent steadily in small pieces is read whole (answered, not timed out)', async () => {
+    const bot = await svc.admin('POST', `/projects/${projectId}/bots`, { name: 'Slow upload', instructions: 'x' });
+    const size = 25 * 1024 * 1024 + 1;
+    const port = Number(new URL(svc.baseUrl).port);
+    const started = Date.now();
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+        if (text.includes('\r\n\r\n')) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on('error', reject);
+      socket.once('connect', async () => {
+        socket.write(
+          `PUT /admin/v1/projects/${projectId}/bots/${bot.body.botId}/knowledge/big.txt HTTP/1.1\r\n` +
+            `Host: 127.0.0.1\r\nAuthorization: Bearer ${svc.adminKey}\r\nContent-Type: text/plain\r\n` +
+            `Content-Length: ${size}\r\n\r\n`,
+        );
+        // 512 KB every 50 ms (~10 MB/s): steady, never idle, about 2.5 s for the whole body.
+        const piece = Buffer.alloc(512 * 1024, 'a');
+        for (let sent = 0; sent < size; sent += piece.length) {
+          socket.write(piece.subarray(0, Math.min(piece.length, size - sent)));
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      });
+    });
+    expect(Date.now() - started).toBeGreaterThan(2_000);
+    expect(answer).not.toMatch(/^HTTP\/1\.1 408 /);
+    // The file is over 25 MB: the route read it all and refused it for its size.
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+  }, 30_000);
 });
