@@ -45,6 +45,7 @@ describe('the local SMTP listener', () => {
     for (let i = 0; i < 100; i++) expect((await client.send(`RCPT TO:<r${i}@inbound.example.com>`)).code).toBe(250);
     const refused = await client.send('RCPT TO:<r100@inbound.example.com>');
     expect(refused.code).toBe(452);
+    expect(refused.text).toMatch(/Too many recipients/);
     expect((await client.send('RCPT TO:<r101@inbound.example.com>')).code).toBe(452);
     expect((await client.send('DATA')).code).toBe(354);
     const accepted = await client.send('Subject: many\r\n\r\nhello\r\n.');
