@@ -23,7 +23,11 @@ import { machine, median, numberArg } from './lib/harness.ts';
 
 const ROUNDS = numberArg('rounds', 7);
 const MB25 = 25 * 1024 * 1024;
-console.log(`${machine()}, load ${loadavg().map((l) => l.toFixed(1)).join(' / ')}, ${new Date().toISOString()}`);
+console.log(
+  `${machine()}, load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ')}, ${new Date().toISOString()}`,
+);
 
 // 1. The POST policy check on a 25 MB form.
 const dir = mkdtempSync(join(tmpdir(), 'sb-bench-limits-'));
