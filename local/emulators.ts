@@ -17,6 +17,7 @@ import type { buildApp } from 'fauxqs';
 import { buckets } from '#shared/contract/buckets.ts';
 import { deadLetterName, queues, type QueueKey } from '#shared/contract/queues.ts';
 import { mainTable } from '#shared/contract/table.ts';
+import type { S3Refusal } from './s3-post-policy.ts';
 
 const REGION = 'us-east-1';
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -174,6 +175,7 @@ async function startFauxqs(dir: string) {
     stores: { sqsStore, snsStore, s3Store },
   });
   acceptLargeObjects(app);
+  enforcePostPolicies(app, await import('./s3-post-policy.ts'));
   answerBrowsers(app);
   app.addHook('preClose', () => {
     persistence.close();
@@ -291,6 +293,64 @@ function answerBrowsers(app: ReturnType<typeof buildApp>): void {
       .header('access-control-max-age', '3600')
       .status(200)
       .send();
+  });
+}
+
+/**
+ * Presigned POST policies enforced as S3 does (./s3-post-policy.ts): fauxqs stores any form posted to a bucket, so
+ * each browser upload (a multipart POST to `/<bucket>`) is checked first, against the stand-in's one secret
+ * (`local`, whatever the access key id: bundles mode gives each function its own id) and region, and refused with
+ * S3's status, code and XML when S3 would refuse it. A body over the stand-in's limit is S3's `EntityTooLarge` too.
+ */
+function enforcePostPolicies(
+  app: ReturnType<typeof buildApp>,
+  { checkPostPolicy, readPostForm, s3ErrorXml }: typeof import('./s3-post-policy.ts'),
+): void {
+  app.addHook('preHandler', async (request, reply) => {
+    const contentType = request.headers['content-type'] ?? '';
+    const params = request.params as { bucket?: string; '*'?: string };
+    const isUpload =
+      request.method === 'POST' &&
+      /multipart\/form-data/i.test(contentType) &&
+      params.bucket !== undefined &&
+      !params['*'] &&
+      Object.keys((request.query as object | undefined) ?? {}).length === 0;
+    if (!isUpload) return;
+    let refusal: S3Refusal | undefined;
+    try {
+      const form = await readPostForm(request.body as Buffer, contentType);
+      refusal = checkPostPolicy(form, {
+        bucket: params.bucket!,
+        region: REGION,
+        secretFor: () => credentials.secretAccessKey,
+        now: new Date(),
+      });
+    } catch {
+      refusal = {
+        status: 400,
+        code: 'MalformedPOSTRequest',
+        message: 'The body of your POST request is not well-formed multipart/form-data.',
+      };
+    }
+    if (refusal)
+      return reply.status(refusal.status).header('content-type', 'application/xml').send(s3ErrorXml(refusal));
+  });
+  app.setErrorHandler((error: Error & { code?: string }, request, reply) => {
+    const contentType = request.headers['content-type'] ?? '';
+    const s3 = !/application\/x-amz-json-1\.0|application\/x-www-form-urlencoded/.test(contentType);
+    if (s3 && error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return reply
+        .status(400)
+        .header('content-type', 'application/xml')
+        .send(
+          s3ErrorXml({
+            status: 400,
+            code: 'EntityTooLarge',
+            message: 'Your proposed upload exceeds the maximum allowed size',
+            extra: { MaxSizeAllowed: LOCAL_S3_BODY_LIMIT_BYTES },
+          }),
+        );
+    throw error;
   });
 }
 

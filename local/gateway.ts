@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { matchRoute } from '#shared/contract/route-match.ts';
 import { binaryMediaTypes, fallbackFunction, routes, type RouteDefinition } from '#shared/contract/routes.ts';
@@ -13,6 +14,21 @@ export type LocalRoute = (req: IncomingMessage, res: ServerResponse, url: URL) =
 
 /** Largest body the local gateway buffers: the 25 MB extract upload plus multipart framing. */
 export const LOCAL_MAX_BODY_BYTES = 27 * 1024 * 1024;
+
+/**
+ * How long a client may take to send what it sends (contract §15: nothing stalls the service for free). A request
+ * whose headers are not complete 15 s after its first byte, whose body stops for 15 s, or that is not all received
+ * within 5 minutes is answered 408 REQUEST_TIMEOUT and its connection closed. A browser or SDK sends headers in one
+ * packet and a body without pauses: the idle limit never cuts a steady upload however slow the machine (25 MB
+ * over loopback takes well under a second), and the 5-minute bound, Node's default, still lets a 25 MB body in at
+ * 0.7 Mbit/s. Node checks the header and whole-request limits once per second.
+ */
+export const GATEWAY_TIMEOUTS = {
+  headersMs: 15_000,
+  bodyIdleMs: 15_000,
+  requestMs: 300_000,
+  checkEveryMs: 1_000,
+} as const;
 
 export interface GatewayOptions {
   handlers: Record<string, ProxyHandler>;
@@ -28,15 +44,59 @@ export interface GatewayOptions {
  * the REST API does for an integration whose response transfer mode is STREAM.
  */
 export function createGateway(options: GatewayOptions): Server {
-  const server = createServer((req, res) => {
-    handle(req, res, options).catch((error) => {
-      if (!res.headersSent) sendGatewayError(res, 500, 'INTERNAL_ERROR', 'The gateway failed to handle the request.');
-      else res.destroy(error as Error);
-    });
-  });
+  const server = createServer(
+    {
+      headersTimeout: GATEWAY_TIMEOUTS.headersMs,
+      requestTimeout: GATEWAY_TIMEOUTS.requestMs,
+      connectionsCheckingInterval: GATEWAY_TIMEOUTS.checkEveryMs,
+    },
+    (req, res) => {
+      handle(req, res, options).catch((error) => {
+        if (error instanceof BodyTimeoutError) return sendRequestTimeout(res);
+        if (!res.headersSent) sendGatewayError(res, 500, 'INTERNAL_ERROR', 'The gateway failed to handle the request.');
+        else res.destroy(error as Error);
+      });
+    },
+  );
   server.keepAliveTimeout = 65_000;
-  server.requestTimeout = 0;
+  server.on('clientError', answerClientError);
   return server;
+}
+
+class BodyTimeoutError extends Error {}
+
+/** 408 with the contract's error body, then the connection closes (the rest of the body is never read). */
+function sendRequestTimeout(res: ServerResponse): void {
+  if (res.headersSent) return void res.destroy();
+  res.shouldKeepAlive = false;
+  sendGatewayError(res, 408, 'REQUEST_TIMEOUT', 'The request did not arrive in time.', {
+    headers: { connection: 'close' },
+  });
+  res.once('finish', () => res.socket?.destroySoon());
+}
+
+/**
+ * What Node answers a request it could not parse or that ran out of time (headers or whole-request limit), with the
+ * contract's error body for the time limits; Node's own bare answers for the rest.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) return void socket.destroy();
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    const body = JSON.stringify({
+      success: false,
+      error: 'REQUEST_TIMEOUT',
+      message: 'The request did not arrive in time.',
+      requestId: randomUUID(),
+    });
+    socket.end(
+      `HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    return;
+  }
+  if (error.code === 'ECONNRESET') return void socket.destroy();
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: GatewayOptions): Promise<void> {
@@ -104,18 +164,47 @@ async function streamResult(
   }
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      return 'too-large';
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks, size);
+/**
+ * The body, read up to `limit` bytes. A pause of {@link GATEWAY_TIMEOUTS}`.bodyIdleMs` stops the reading and throws
+ * BodyTimeoutError (the socket stays open for the 408).
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let idle: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(idle);
+      req.off('data', onData).off('end', onEnd).off('error', onError);
+    };
+    const arm = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        done();
+        req.pause();
+        reject(new BodyTimeoutError('the body stopped arriving'));
+      }, GATEWAY_TIMEOUTS.bodyIdleMs);
+    };
+    const onData = (chunk: Buffer) => {
+      arm();
+      size += chunk.length;
+      if (size > limit) {
+        done();
+        req.resume();
+        resolve('too-large');
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(error);
+    };
+    req.on('data', onData).on('end', onEnd).on('error', onError);
+    arm();
+  });
 }
 
 function isBinary(contentType: string | undefined): boolean {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buckets } from '#shared/contract/buckets.ts';
 import { queueUrlEnv, type QueueKey } from '#shared/contract/queues.ts';
@@ -58,8 +58,10 @@ export interface RunningService {
  */
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? '.data');
-  // Owner-only: it holds message bodies, phone numbers, webhook URLs and the local keys.
+  // Owner-only: it holds message bodies, phone numbers, webhook URLs and the local keys. `mode` applies only to a
+  // folder mkdir creates (and passes through the umask): one that was already there is tightened (contract §15).
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
   // PUBLIC_BASE_URL: the caller's, else the gateway's own base URL (set by the HTTP server once it listens).
   const publicBaseUrl =
     options.env?.PUBLIC_BASE_URL ??

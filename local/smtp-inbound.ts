@@ -20,6 +20,22 @@ export interface SesReceiptNotification {
   };
 }
 
+/** Recipients one message may have (contract §15); the next `RCPT TO` gets 452, as RFC 5321 §4.5.3.1.10 says. */
+export const MAX_RECIPIENTS_PER_MESSAGE = 100;
+
+/**
+ * Connections the listener holds at once; one more is answered `421` and closed. Local mail comes from a developer's
+ * client or a test, a handful at a time: 100 is far above that and bounds the sockets and sessions kept.
+ */
+export const MAX_SMTP_CONNECTIONS = 100;
+
+/**
+ * A connection with nothing said for this long is closed (`421`). RFC 5321 §4.5.3.2.7 asks a server for 5 minutes
+ * between commands; a local listener's clients are on the same machine, so one minute (smtp-server's default,
+ * written down here) frees an abandoned connection sooner without cutting any real client.
+ */
+export const SMTP_IDLE_TIMEOUT_MS = 60_000;
+
 export interface SmtpInboundOptions {
   port: number;
   host: string;
@@ -30,6 +46,8 @@ export interface SmtpInboundOptions {
   /** Queues the SES-shaped receipt notification (the `inbound` queue). */
   enqueue(notification: SesReceiptNotification): Promise<void>;
   onError?(error: unknown): void;
+  /** Idle time before a connection is closed (default {@link SMTP_IDLE_TIMEOUT_MS}). */
+  idleTimeoutMs?: number;
 }
 
 export interface RunningSmtpInbound {
@@ -41,9 +59,10 @@ type Session = SMTPServerSession & { recipients?: string[] };
 
 /**
  * The local stand-in for SES receiving: an SMTP listener on 127.0.0.1 that refuses recipients that are no email
- * channel's address (550 at RCPT), takes messages up to 25 MB, and does what the SES rule set does on AWS: the raw
- * message into the transfer bucket and a report on the `inbound` queue, so the same worker parses it. The mail is
- * accepted (250) only once both are stored.
+ * channel's address (550 at RCPT), takes messages up to 25 MB (552 above) with at most 100 recipients (452 after),
+ * holds at most 100 connections (421 beyond) and closes idle ones, and does what the SES rule set does on AWS: the
+ * raw message into the transfer bucket and a report on the `inbound` queue, so the same worker parses it. The mail
+ * is accepted (250) only once both are stored.
  */
 export async function startSmtpInbound(options: SmtpInboundOptions): Promise<RunningSmtpInbound> {
   const server = new SMTPServer({
@@ -52,8 +71,17 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Run
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: MAX_MAIL_BYTES,
+    maxClients: MAX_SMTP_CONNECTIONS,
+    socketTimeout: options.idleTimeoutMs ?? SMTP_IDLE_TIMEOUT_MS,
     logger: false,
     onRcptTo(address, session: Session, callback) {
+      if ((session.recipients?.length ?? 0) >= MAX_RECIPIENTS_PER_MESSAGE) {
+        const tooMany = new Error(`Too many recipients: at most ${MAX_RECIPIENTS_PER_MESSAGE} per message`) as Error & {
+          responseCode: number;
+        };
+        tooMany.responseCode = 452;
+        return callback(tooMany);
+      }
       options.findChannels(address.address).then(
         (found) => {
           if (!found.length) {
@@ -101,27 +129,29 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Run
   });
 
   /**
-   * As SES receiving does on AWS (infra/inbound-mail.ts): the raw message under `SES_OBJECT_PREFIX` + its message id,
-   * then one receipt notification on the `inbound` queue naming the accepted recipients, so the inbound worker reads
-   * local mail exactly as it reads SES's. The local listener checks no SPF, DKIM or DMARC: its verdicts are `GRAY`.
+   * As SES receiving does on AWS (infra/inbound-mail.ts): the raw message under `SES_OBJECT_PREFIX` + its message id
+   * (new for each message accepted, as SES's), then one receipt notification on the `inbound` queue naming the
+   * accepted recipients, so the inbound worker reads local mail exactly as it reads SES's. The local listener scans
+   * nothing and checks no SPF, DKIM or DMARC: every verdict is `DISABLED` (what SES says of a check it did not run),
+   * which the worker reads as `unknown` and never as a reason to drop.
    */
   async function store(raw: Buffer, recipients: string[]): Promise<void> {
     const at = new Date();
     const messageId = `local${at.getTime().toString(36)}${randomBytes(12).toString('hex')}`;
     const objectKey = `${SES_OBJECT_PREFIX}${messageId}`;
     await options.park(objectKey, raw);
-    const gray = { status: 'GRAY' };
+    const notChecked = { status: 'DISABLED' };
     await options.enqueue({
       notificationType: 'Received',
       mail: { timestamp: at.toISOString(), messageId, destination: recipients },
       receipt: {
         timestamp: at.toISOString(),
         recipients,
-        spamVerdict: { status: 'PASS' },
-        virusVerdict: { status: 'PASS' },
-        spfVerdict: gray,
-        dkimVerdict: gray,
-        dmarcVerdict: gray,
+        spamVerdict: notChecked,
+        virusVerdict: notChecked,
+        spfVerdict: notChecked,
+        dkimVerdict: notChecked,
+        dmarcVerdict: notChecked,
         action: { type: 'S3', bucketName: 'transfer', objectKey },
       },
     });

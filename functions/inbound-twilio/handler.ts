@@ -1,6 +1,6 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
-import { pathAndQuery } from '#shared/http/middleware.ts';
+import { queryPairs } from '#shared/http/middleware.ts';
 import { providerFunction, rawBytesBody } from '#shared/http/presets.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { routes } from '#shared/contract/routes.ts';
@@ -10,7 +10,7 @@ import { acceptInboundFromConfig } from '#functions/_wiring/accept-inbound.ts';
 const cfg = config();
 const logger = createLogger('inbound-twilio');
 const metrics = new PowertoolsMetrics('inbound-twilio');
-// Twilio signs the URL it called: PUBLIC_BASE_URL + the request's path and query.
+// Twilio signs the URL it called: PUBLIC_BASE_URL + the request's path and query, as it spelled them.
 const accept = await acceptInboundFromConfig(cfg, requiredSetting(cfg, 'PUBLIC_BASE_URL'), metrics);
 const route = routes.find((r) => r.fn === 'inbound-twilio')!;
 
@@ -22,7 +22,8 @@ export const handler = providerFunction({ logger, metrics, body: rawBytesBody(ro
   async (event) => {
     await accept.twilio({
       channelId: event.pathParameters?.channelId ?? '',
-      pathAndQuery: pathAndQuery(event),
+      path: event.path,
+      query: queryPairs(event),
       rawBody: event.parsedBody,
       signature: event.normalizedHeaders['x-twilio-signature'],
     });

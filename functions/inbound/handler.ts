@@ -33,6 +33,9 @@ const processInbound = makeProcessInbound({
   },
 });
 
+// Mail SES judged spam or infected is dropped; the log says which and why (contract §15).
+const sesLog = { info: (message: string, extra?: Record<string, unknown>) => logger.info(message, extra ?? {}) };
+
 /**
  * `inbound` queue → normalised events on the channels' webhooks. Messages are the inbound functions' and the local
  * mailbox's reports, or SES receipt notifications (inbound mail, on AWS and locally). A report that fails (DynamoDB
@@ -45,7 +48,7 @@ export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger).handle
       event.Records,
       async (record) => {
         const body = jsonMessage(record.body);
-        const reports = (await reportsFromSesNotification(body, (a) => channels.findByAddress(a))) ?? [
+        const reports = (await reportsFromSesNotification(body, (a) => channels.findByAddress(a), sesLog)) ?? [
           body as InboundReport,
         ];
         for (const report of reports) await processInbound.process(report);

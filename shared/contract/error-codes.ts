@@ -36,6 +36,8 @@ export const ERROR_CODES = {
   EXTRACTION_FAILED:
     'Nothing readable came out of the PDF; the credit was refunded. Resending the same file does not help.',
   GATEWAY_TIMEOUT: 'The work did not finish in time (`timeoutMs`); the credit was refunded.',
+  REQUEST_TIMEOUT:
+    'The request itself did not arrive in time (headers unfinished after 15 s, or its body paused 15 s); nothing was done.',
   SERVICE_UNAVAILABLE: 'A dependency the route needs is not configured or not reachable; retry later.',
   INTERNAL_ERROR: 'Unexpected failure; the cause is logged with the request id, never returned.',
 } as const;

@@ -50,6 +50,20 @@ const providerStatusData = z.object({
   error: z.optional(z.string()),
 });
 
+const authenticationResult = z.enum(['pass', 'fail', 'none', 'unknown']);
+
+const mailAuthentication = withMeta(
+  z.object({ spf: authenticationResult, dkim: authenticationResult, dmarc: authenticationResult }),
+  {
+    id: 'MailAuthentication',
+    description:
+      'Email only, on every email `message.received`: what the receiving side checked of the sender. SES verdicts ' +
+      '`PASS` → `pass`, `FAIL` → `fail`, `GRAY` (no SPF record, no DKIM signature, no DMARC policy) → `none`; ' +
+      'not checked or not checkable (`PROCESSING_FAILED`, the local SMTP listener, the sandbox) → `unknown`. Mail ' +
+      'SES judged spam or infected is dropped and never becomes an event.',
+  },
+);
+
 const inboundData = z.object({
   messageId: z.string(),
   direction: z.literal('inbound'),
@@ -75,6 +89,7 @@ const inboundData = z.object({
   inReplyTo: z.optional(z.string()),
   references: z.optional(z.array(z.string())),
   attachments: z.optional(z.array(z.object({ fileName: z.string(), contentType: z.string(), bytes: z.number() }))),
+  authentication: z.optional(mailAuthentication),
 });
 
 const testData = z.object({ integrationId: z.string(), message: z.string() });

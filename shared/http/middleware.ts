@@ -108,15 +108,14 @@ export function bodyBytes(event: APIGatewayProxyEvent): Buffer {
 }
 
 /**
- * The request's path and query as the caller sent them (REST proxy events carry the query parsed): what a provider
- * signs together with the base URL (Twilio).
+ * The request's query as decoded name/value pairs, each name's values in the order sent. A REST proxy event carries
+ * no raw query string: API Gateway decodes it (`%20` and `+` alike become a space) and groups values by name.
  */
-export function pathAndQuery(event: APIGatewayProxyEvent): string {
-  const query = new URLSearchParams();
+export function queryPairs(event: APIGatewayProxyEvent): [string, string][] {
+  const pairs: [string, string][] = [];
   for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {}))
-    for (const value of values ?? []) query.append(name, value);
-  const text = query.toString();
-  return text ? `${event.path}?${text}` : event.path;
+    for (const value of values ?? []) pairs.push([name, value]);
+  return pairs;
 }
 
 function bodyByteLength(event: APIGatewayProxyEvent): number {

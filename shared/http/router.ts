@@ -92,7 +92,18 @@ interface Compiled {
 }
 
 /**
- * Matches `{prefix}/...` paths to routes: 404 NOT_FOUND for unknown paths, 405 with `Allow` for a wrong method.
+ * The longest id a path may name (contract §15). Every id this service issues is far shorter; a longer one names
+ * nothing, and is answered 404 before any body is read or any key is built from it (DynamoDB refuses keys over
+ * 2 KB with an error that would otherwise surface as a 500).
+ */
+export const MAX_PATH_ID_CHARS = 200;
+
+/** A path parameter that names a resource by id (`{projectId}`, `{botId}`...), as opposed to a name (`{fileName}`). */
+const isId = (name: string) => name.endsWith('Id');
+
+/**
+ * Matches `{prefix}/...` paths to routes: 404 NOT_FOUND for unknown paths and for ids over {@link MAX_PATH_ID_CHARS}
+ * characters, 405 with `Allow` for a wrong method.
  * Each route runs behind a middy chain of its own, built once: `idempotency` (shared/idempotency) for the routes
  * marked `idempotent`, then its body (JSON validated against its schema, or raw bytes).
  */
@@ -124,6 +135,8 @@ export function createRouter(
         allowed.add(candidate.route.method);
         continue;
       }
+      if (Object.entries(params).some(([name, value]) => isId(name) && value.length > MAX_PATH_ID_CHARS))
+        throw new HttpError(404, 'NOT_FOUND', `No resource has an id longer than ${MAX_PATH_ID_CHARS} characters.`);
       return candidate.serve(Object.assign(event, { routeParams: params }), context);
     }
     if (allowed.size) {

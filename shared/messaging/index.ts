@@ -33,14 +33,18 @@ export {
   makeProcessInbound,
   type ProcessInbound,
   type ProcessInboundDeps,
+  receivedIdentity,
   type SandboxStatusReport,
 } from './inbound/process-inbound.ts';
 export {
+  type AuthenticationResult,
   type InboundReport,
   INLINE_REPORT_BYTES,
+  type MailAuthentication,
   type NormalisedReport,
   type ReceivedMessage,
   reportKey,
+  type SesReceipt,
   type StatusReport,
 } from './inbound/report.ts';
 export {
@@ -49,13 +53,21 @@ export {
   type SimulatedInbound,
   type SimulatedStatus,
 } from './inbound/sandbox.ts';
-export { reportsFromSesNotification } from './inbound/ses.ts';
+export {
+  authenticationResult,
+  reportsFromSesNotification,
+  type SesNotificationLog,
+  UNCHECKED_MAIL,
+  withDelivery,
+} from './inbound/ses.ts';
 export {
   metaSignature,
   sameBytes,
   twilioSignature,
+  twilioUrlSpellings,
   verifyMetaSignature,
   verifyTwilioSignature,
+  verifyTwilioSignatureOfAny,
 } from './inbound/signatures.ts';
 export { normaliseTwilio } from './inbound/twilio.ts';
 export { normaliseWhatsApp } from './inbound/whatsapp.ts';

@@ -13,6 +13,9 @@ describe('crash ledger', () => {
     expect(all, formatLedger(ledger)).toBeGreaterThan(100);
     expect(ledger.rows.map((r) => r.kind).sort()).toHaveLength(6);
     expect(ledger.lostKeys, formatLedger(ledger)).toEqual([]);
-    expect(ledger.rows.filter((r) => r.twoIds > 0), formatLedger(ledger)).toEqual([]);
+    expect(
+      ledger.rows.filter((r) => r.twoIds > 0),
+      formatLedger(ledger),
+    ).toEqual([]);
   }, 240_000);
 });

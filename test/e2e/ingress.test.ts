@@ -1,9 +1,12 @@
 import { createHmac } from 'node:crypto';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import nodemailer from 'nodemailer';
 import { Webhook } from 'standardwebhooks';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, consistently } from '#test/support/eventually.ts';
+import { SES_OBJECT_PREFIX } from '#shared/contract/buckets.ts';
+import { consistently, eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { startHttpDouble } from './send-doubles.ts';
 import { sleep, startReceiver, type TestReceiver, webhookHeaders } from './webhooks-support.ts';
@@ -317,6 +320,40 @@ describe('Twilio', () => {
     expect((await postTwilio(channels.twilio.channelId, params)).status).toBe(200);
     await consistently(() => expect(events()).toHaveLength(before), 700);
   });
+
+  it('checks the signature over the URL exactly as requested: %20, +, reserved and UTF-8 escapes in the query', async () => {
+    const base = `${svc.baseUrl}/inbound/twilio/${channels.twilio.channelId}`;
+    const params = twilioStatus('SM0000000000000000000000000000q001', 'sent');
+    const queries = [
+      '?tag=a%20b',
+      '?tag=a+b',
+      '?note=caf%C3%A9%20com%20leite&ref=%2Fpedidos%2F42%3Fx%3D1%26y%3D2',
+      '?next=/pedidos/42?x=1&at=user@example.org',
+      "?sym=!'()*~",
+      '?enc=%21%27%28%29%2A~',
+      '?flag&sp=%20',
+      '?empty=&sp=%20',
+      '?emoji=%F0%9F%98%80&pct=100%25',
+    ];
+    for (const query of queries) {
+      const url = base + query;
+      const signature = twilio.getExpectedTwilioSignature(AUTH_TOKEN, url, params);
+      expect(twilio.validateRequest(AUTH_TOKEN, signature, url, params), query).toBe(true);
+      const post = (sig: string) =>
+        fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': sig },
+          body: new URLSearchParams(params).toString(),
+        });
+      const answer = await post(signature);
+      expect(answer.status, query).toBe(200);
+      expect(await answer.text()).toBe('<Response></Response>');
+      // The same query, signed over another query or another token: still refused.
+      const otherQuery = twilio.getExpectedTwilioSignature(AUTH_TOKEN, `${url}&x=1`, params);
+      expect((await post(otherQuery)).status, query).toBe(403);
+      expect((await post(twilio.getExpectedTwilioSignature('another-token', url, params))).status).toBe(403);
+    }
+  });
 });
 
 describe('WhatsApp Cloud', () => {
@@ -558,7 +595,7 @@ describe('inbound mail', () => {
     expect((error as { responseCode?: number }).responseCode).toBe(550);
   });
 
-  it('a multipart mail with an attachment and a Latin-1 body becomes message.received, once per Message-ID', async () => {
+  it('a multipart mail with an attachment and a Latin-1 body becomes message.received, once per mail sent', async () => {
     const mail = {
       from: '"José Álvares" <jose@example.org>',
       to: 'Support <support@inbound.example.com>',
@@ -574,13 +611,16 @@ describe('inbound mail', () => {
         { filename: 'fatura.pdf', content: Buffer.from('%PDF-1.4 fake invoice'), contentType: 'application/pdf' },
       ],
     };
-    // Sent twice (a client's retry): one event.
+    // Sent twice: two mails accepted (250 each), as SES would take them: two events, whatever their Message-ID says
+    // (contract §15). Only a redelivery of the same stored mail is one event (below).
     await transport().sendMail(mail);
     await transport().sendMail(mail);
-    const [received] = await waitForEvents(
+    const [received, again] = await waitForEvents(
       (e) => e.type === 'message.received' && e.channel.id === channels.mailbox.channelId,
-      1,
+      2,
     );
+    expect(again.data.messageId).not.toBe(received.data.messageId);
+    expect(again.data.providerMessageId).toBe('<fatura-123@example.org>');
     expect(received.data).toEqual({
       messageId: expect.stringMatching(/^msg_/),
       direction: 'inbound',
@@ -596,6 +636,8 @@ describe('inbound mail', () => {
       inReplyTo: '<our-first-mail@inbound.example.com>',
       references: ['<our-first-mail@inbound.example.com>'],
       attachments: [{ fileName: 'fatura.pdf', contentType: 'application/pdf', bytes: 21 }],
+      // The local listener checks nothing of the sender.
+      authentication: { spf: 'unknown', dkim: 'unknown', dmarc: 'unknown' },
     });
 
     const latin1 = [
@@ -616,9 +658,113 @@ describe('inbound mail', () => {
     });
     const [latin] = await waitForEvents((e) => e.data.providerMessageId === '<latin1-1@example.org>', 1);
     expect(latin.data).toMatchObject({ subject: 'Solicitação', text: 'Não consigo acessar a conta.', attachments: [] });
+    // Sent twice over SMTP: two deliveries to the transport, two events (contract §15: not deduplicated on Message-ID).
     await consistently(
-      () => expect(events((e) => e.data.providerMessageId === '<fatura-123@example.org>')).toHaveLength(1),
+      () => expect(events((e) => e.data.providerMessageId === '<fatura-123@example.org>')).toHaveLength(2),
       500,
+    );
+  });
+
+  /**
+   * What SES does on AWS, done by hand: the raw mail stored under SES's prefix, then its receipt notification on the
+   * `inbound` queue (SNS to SQS delivers at least once, so the same notification may come twice).
+   */
+  async function deliverAsSes(
+    sesMessageId: string,
+    raw: string,
+    verdicts: Record<string, string> = {},
+  ): Promise<{ queue: () => Promise<void> }> {
+    const { region, awsEndpoint, bucketNames, queueUrls } = svc.emulators;
+    const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+    const objectKey = `${SES_OBJECT_PREFIX}${sesMessageId}`;
+    const s3 = new S3Client({ region, endpoint: awsEndpoint, credentials, forcePathStyle: true });
+    await s3.send(new PutObjectCommand({ Bucket: bucketNames.transfer, Key: objectKey, Body: raw }));
+    s3.destroy();
+    const notification = {
+      notificationType: 'Received',
+      mail: { timestamp: new Date().toISOString(), messageId: sesMessageId, destination: [channels.mailbox.address] },
+      receipt: {
+        timestamp: new Date().toISOString(),
+        recipients: [channels.mailbox.address],
+        ...Object.fromEntries(Object.entries(verdicts).map(([name, status]) => [`${name}Verdict`, { status }])),
+        action: { type: 'S3', bucketName: bucketNames.transfer, objectKey },
+      },
+    };
+    return {
+      async queue() {
+        const sqs = new SQSClient({ region, endpoint: awsEndpoint, credentials });
+        await sqs.send(
+          new SendMessageCommand({ QueueUrl: queueUrls.inbound, MessageBody: JSON.stringify(notification) }),
+        );
+        sqs.destroy();
+      },
+    };
+  }
+
+  const rawMail = (messageId: string, subject: string, from = 'carla@example.org') =>
+    [
+      `From: Carla <${from}>`,
+      `To: ${channels.mailbox.address}`,
+      `Subject: ${subject}`,
+      `Message-ID: ${messageId}`,
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      `${subject} body`,
+      '',
+    ].join('\r\n');
+
+  it('one SES delivery notified twice is one event; another delivery with the same Message-ID is another', async () => {
+    const first = await deliverAsSes('ses-redelivered-1', rawMail('<claimed@example.org>', 'Primeira'), {
+      spam: 'PASS',
+      virus: 'PASS',
+      spf: 'PASS',
+      dkim: 'PASS',
+      dmarc: 'PASS',
+    });
+    await first.queue();
+    await first.queue();
+    // A later genuine mail whose sender reused the Message-ID: not suppressed.
+    await (await deliverAsSes('ses-redelivered-2', rawMail('<claimed@example.org>', 'Segunda'))).queue();
+    const received = await waitForEvents((e) => e.data.providerMessageId === '<claimed@example.org>', 2);
+    expect(received.map((e) => e.data.subject).sort()).toEqual(['Primeira', 'Segunda']);
+    expect(received.find((e) => e.data.subject === 'Primeira').data.authentication).toEqual({
+      spf: 'pass',
+      dkim: 'pass',
+      dmarc: 'pass',
+    });
+    await consistently(
+      () => expect(events((e) => e.data.providerMessageId === '<claimed@example.org>')).toHaveLength(2),
+      1_000,
+    );
+  });
+
+  it('SES spam or virus FAIL: dropped, no event; a spoofed sender (SPF and DMARC FAIL) arrives flagged', async () => {
+    await (
+      await deliverAsSes('ses-spam-1', rawMail('<spam@example.org>', 'Ganhe'), { spam: 'FAIL', virus: 'PASS' })
+    ).queue();
+    await (
+      await deliverAsSes('ses-virus-1', rawMail('<virus@example.org>', 'Anexo'), { spam: 'PASS', virus: 'FAIL' })
+    ).queue();
+    await (
+      await deliverAsSes('ses-spoofed-1', rawMail('<spoof@example.org>', 'Banco', 'ceo@bank.example'), {
+        spam: 'PASS',
+        virus: 'PASS',
+        spf: 'FAIL',
+        dkim: 'GRAY',
+        dmarc: 'FAIL',
+      })
+    ).queue();
+    const [spoofed] = await waitForEvents((e) => e.data.providerMessageId === '<spoof@example.org>', 1);
+    expect(spoofed.data).toMatchObject({
+      from: 'ceo@bank.example',
+      authentication: { spf: 'fail', dkim: 'none', dmarc: 'fail' },
+    });
+    await consistently(
+      () =>
+        expect(events((e) => ['<spam@example.org>', '<virus@example.org>'].includes(e.data.providerMessageId))).toEqual(
+          [],
+        ),
+      1_000,
     );
   });
 });

@@ -116,19 +116,50 @@ describe('POST .../knowledge/{fileName}/upload', () => {
     expect(texts).not.toContain('feriados');
   });
 
-  test('an object of another type than declared, or over 25 MB, fails the file and is never searchable', async () => {
-    // S3 refuses both on AWS (the POST policy); the local stand-in stores them, and the worker refuses them.
+  test('the storage refuses what the upload URL does not allow, with S3’s codes: another type, over 25 MB, another project’s key, no signature', async () => {
+    // S3 itself checks the POST policy on AWS; the local stand-in checks it the same way (contract §15).
+    const refused = async (answer: Response, status: number, code: string) => {
+      expect(answer.status).toBe(status);
+      expect(await answer.text()).toContain(`<Code>${code}</Code>`);
+    };
     const typed = await askUploadUrl('tabela.txt', 'text/plain');
     const otherType = { ...typed.body.fields, 'Content-Type': 'text/html' };
-    await postForm(typed.body, '<p>tabela de precos zircônio</p>', 'text/html', otherType);
-    expect(await settledFile('tabela.txt')).toMatchObject({
-      status: 'failed',
-      error: expect.stringMatching(/text\/html.*text\/plain/),
-    });
+    await refused(
+      await postForm(typed.body, '<p>tabela de precos zircônio</p>', 'text/html', otherType),
+      403,
+      'AccessDenied',
+    );
     const big = await askUploadUrl('enorme.pdf', 'application/pdf');
-    await postForm(big.body, await pdfOfSize(25 * 1024 * 1024 + 1, 'arquivo enorme de tungstenio'), 'application/pdf');
-    expect(await settledFile('enorme.pdf')).toMatchObject({ status: 'failed', error: expect.stringMatching(/25 MB/) });
-    expect(await searchSources('zirconio tungstenio')).toEqual([]);
+    await refused(
+      await postForm(
+        big.body,
+        await pdfOfSize(25 * 1024 * 1024 + 1, 'arquivo enorme de tungstenio'),
+        'application/pdf',
+      ),
+      400,
+      'EntityTooLarge',
+    );
+    // Another project's bot: its upload key, under its own prefix, put into this project's form.
+    const other = await svc.newProject();
+    const otherBot = await svc.admin('POST', `/projects/${other.projectId}/bots`, { name: 'Other', instructions: 'x' });
+    const theirs = await askUploadUrl('alheio.txt', 'text/plain', otherBot.body.botId, other.projectId);
+    expect(theirs.body.fields.key).not.toBe(typed.body.fields.key);
+    await refused(
+      await postForm(typed.body, 'texto de berilio', 'text/plain', {
+        ...typed.body.fields,
+        key: theirs.body.fields.key,
+      }),
+      403,
+      'AccessDenied',
+    );
+    const { 'X-Amz-Signature': _signature, ...unsigned } = typed.body.fields;
+    await refused(await postForm(typed.body, 'texto de berilio', 'text/plain', unsigned), 400, 'InvalidArgument');
+    await new Promise((r) => setTimeout(r, 1000)); // the worker would have had any arrival by now
+    expect(await searchSources('zirconio tungstenio berilio')).toEqual([]);
+    expect((await knowledge()).find((i) => i.fileName === 'tabela.txt')?.status).toBe('processing');
+    // The form as issued still works.
+    expect((await postForm(typed.body, 'Tabela de precos do zirconio.', 'text/plain')).ok).toBe(true);
+    expect(await settledFile('tabela.txt')).toMatchObject({ status: 'ready' });
   }, 60_000);
 
   test("bad name 400, other type 415, unknown or another project's bot 404, as for PUT", async () => {

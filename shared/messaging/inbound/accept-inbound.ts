@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Channel } from '../channel.ts';
 import { ChannelNotFoundError, InvalidSignatureError } from '../errors.ts';
 import { INLINE_REPORT_BYTES, reportKey, type InboundReport } from './report.ts';
-import { sameBytes, verifyMetaSignature, verifyTwilioSignature } from './signatures.ts';
+import { sameBytes, twilioUrlSpellings, verifyMetaSignature, verifyTwilioSignatureOfAny } from './signatures.ts';
 
 export interface AcceptInboundDeps {
   channels: { findById(channelId: string): Promise<Channel | undefined> };
@@ -45,13 +45,23 @@ export function makeAcceptInbound(deps: AcceptInboundDeps) {
   }
 
   return {
-    /** `POST /inbound/twilio/{channelId}`: `pathAndQuery` as the request came (`/inbound/twilio/ch_…?x=y`). */
-    async twilio(input: { channelId: string; pathAndQuery: string; rawBody: Buffer; signature?: string }) {
+    /**
+     * `POST /inbound/twilio/{channelId}`: `path` as requested (`/inbound/twilio/ch_…`), `query` its decoded pairs
+     * (what API Gateway passes). Twilio signed the URL as it requested it; API Gateway hands over the query decoded,
+     * so the URL is checked as each common way of writing that query spells it (./signatures.ts).
+     */
+    async twilio(input: {
+      channelId: string;
+      path: string;
+      query: [string, string][];
+      rawBody: Buffer;
+      signature?: string;
+    }) {
       const channel = await channelOf(input.channelId, 'twilio');
       if (channel.provider.kind !== 'twilio') throw notThisProvider(input.channelId);
       const params = [...new URLSearchParams(input.rawBody.toString('utf8'))];
-      const url = deps.publicBaseUrl + input.pathAndQuery;
-      if (!verifyTwilioSignature(channel.provider.authToken, url, params, input.signature))
+      const urls = twilioUrlSpellings(deps.publicBaseUrl + input.path, input.query);
+      if (!verifyTwilioSignatureOfAny(channel.provider.authToken, urls, params, input.signature))
         throw new InvalidSignatureError();
       await enqueue(channel, 'twilio', input.rawBody);
     },

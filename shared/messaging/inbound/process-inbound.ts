@@ -4,6 +4,7 @@ import { failpoint } from '../../kernel/failpoints.ts';
 import type { Channel } from '../channel.ts';
 import type { MessageStatusStore } from '../message-status.ts';
 import type { InboundReport, NormalisedReport, ReceivedMessage, StatusReport } from './report.ts';
+import { withDelivery } from './ses.ts';
 import { normaliseTwilio } from './twilio.ts';
 import { normaliseWhatsApp } from './whatsapp.ts';
 
@@ -35,7 +36,8 @@ export type SandboxStatusReport = StatusReport & { messageId: string };
  * The `inbound` worker's use case: a queued raw report → §5 events on the channel (contract §10).
  * 1. find the channel (gone, or not the provider of the report: dropped, logged);
  * 2. read the raw report (inline or parked in S3) and normalise it (unparsable: logged, nothing emitted);
- * 3. a received message is recorded once under an id derived from its provider id, its `message.received` marked
+ * 3. a received message is recorded once under an id derived from its identity (the provider's
+ *    id, or for mail the SES message id), its `message.received` marked
  *    in the same write (a retry finds it there: no second event, unless its event was never published);
  * 4. a status finds the message its provider id was sent as, moves it forward with one conditional write carrying
  *    the `message.delivered` / `.read` / `.failed` mark, published only when the write applied (or still marked).
@@ -56,7 +58,7 @@ export function makeProcessInbound(deps: ProcessInboundDeps) {
     const receivedAt = new Date(report.receivedAt).toISOString();
     let items: NormalisedReport[];
     try {
-      items = await normalise(report.source, channel, raw, receivedAt);
+      items = await normalise(report, channel, raw, receivedAt);
     } catch (cause) {
       deps.log.warn('signed inbound report does not parse: nothing emitted', {
         channelId: channel.channelId,
@@ -75,12 +77,12 @@ export function makeProcessInbound(deps: ProcessInboundDeps) {
   }
 
   async function normalise(
-    source: InboundReport['source'],
+    report: InboundReport,
     channel: Channel,
     raw: Buffer,
     receivedAt: string,
   ): Promise<NormalisedReport[]> {
-    switch (source) {
+    switch (report.source) {
       case 'twilio': {
         const fields = new URLSearchParams(raw.toString('utf8'));
         const account = fields.get('AccountSid');
@@ -94,7 +96,7 @@ export function makeProcessInbound(deps: ProcessInboundDeps) {
         return normaliseWhatsApp(JSON.parse(raw.toString('utf8')), phoneNumberId);
       }
       case 'email':
-        return [await deps.parseMail(raw, channel.address)];
+        return [withDelivery(await deps.parseMail(raw, channel.address), report)];
     }
   }
 
@@ -133,8 +135,8 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
   };
 
   async function received(channel: Channel, message: ReceivedMessage): Promise<ReportedEvent[]> {
-    const messageId = inboundMessageId(channel.channelId, message.provider, message.providerMessageId);
-    const { kind: _kind, email, ...data } = message;
+    const messageId = inboundMessageId(channel.channelId, message.provider, receivedIdentity(message));
+    const { kind: _kind, transportId: _transportId, email, ...data } = message;
     const prepared = await deps.events.prepare(
       {
         type: 'message.received',
@@ -245,11 +247,20 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
 
 /**
- * The id of a received message, derived from its provider id within the channel: the same report received twice
- * gets the same id, so its record's conditional write is the dedupe (a resent mail with the same Message-ID too).
+ * What makes a received message the same one again (contract §15): what the transport guarantees per delivery
+ * (mail: the SES message id, see ./ses.ts), else the provider's id (Twilio's SID, WhatsApp's wamid: the provider
+ * assigns them). Never a header the sender writes: two mails with the same `Message-ID` are two messages.
  */
-export function inboundMessageId(channelId: string, provider: string, providerMessageId: string): string {
-  const digest = createHash('sha256').update(`${channelId}\n${provider}\n${providerMessageId}`).digest();
+export function receivedIdentity(message: Pick<ReceivedMessage, 'providerMessageId' | 'transportId'>): string {
+  return message.transportId ?? message.providerMessageId;
+}
+
+/**
+ * The id of a received message, derived from its identity ({@link receivedIdentity}) within the channel: the same
+ * report received twice gets the same id, so its record's conditional write is the dedupe.
+ */
+export function inboundMessageId(channelId: string, provider: string, identity: string): string {
+  const digest = createHash('sha256').update(`${channelId}\n${provider}\n${identity}`).digest();
   let id = '';
   for (let i = 0; i < 20; i++) id += BASE36[digest[i]! % 36];
   return `msg_${id}`;

@@ -15,6 +15,28 @@ export interface InboundReport {
   body?: string;
   /** Else where it was parked: a key of the transfer bucket (always so for mail). */
   bodyRef?: string;
+  /** Mail: what SES's receipt notification says of this delivery (see ./ses.ts). */
+  ses?: SesReceipt;
+}
+
+/**
+ * One received mail as SES delivered it: its SES message id, unique per delivery and the same on a redelivered
+ * notification (the mail's identity for deduplication, never the sender-chosen `Message-ID`), and SES's verdicts
+ * on its sender as {@link MailAuthentication}.
+ */
+export interface SesReceipt {
+  messageId: string;
+  authentication: MailAuthentication;
+}
+
+/** One sender check's result as `message.received` carries it (contract §15). */
+export type AuthenticationResult = 'pass' | 'fail' | 'none' | 'unknown';
+
+/** SPF, DKIM and DMARC results of a received mail (`data.authentication`). */
+export interface MailAuthentication {
+  spf: AuthenticationResult;
+  dkim: AuthenticationResult;
+  dmarc: AuthenticationResult;
 }
 
 /** Reports above this travel by reference (SQS takes 256 KB per message). */
@@ -33,6 +55,11 @@ export interface ReceivedMessage {
   provider: ProviderKind;
   /** The provider's id of the message (Twilio's SID, WhatsApp's wamid, the mail's Message-ID). */
   providerMessageId: string;
+  /**
+   * What the transport guarantees to be one per delivery, when it is not `providerMessageId` (mail: the SES message
+   * id, because a sender writes the Message-ID). The received message's identity; never in the event.
+   */
+  transportId?: string;
   from: string;
   to: string;
   text: string;
@@ -47,6 +74,8 @@ export interface ReceivedMessage {
     inReplyTo?: string;
     references?: string[];
     attachments: { fileName: string; contentType: string; bytes: number }[];
+    /** What the receiving side checked of the sender (all `unknown` where nothing was checked). */
+    authentication?: MailAuthentication;
   };
 }
 

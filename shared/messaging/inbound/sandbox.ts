@@ -6,6 +6,7 @@ import { NotSandboxChannelError } from '../errors.ts';
 import type { MessageStatusStore } from '../message-status.ts';
 import type { SandboxStatusReport } from './process-inbound.ts';
 import type { ReceivedMessage } from './report.ts';
+import { UNCHECKED_MAIL } from './ses.ts';
 
 export interface SimulatedInbound {
   from: string;
@@ -61,6 +62,8 @@ export function makeSandboxSimulation(deps: {
                 subject: input.subject ?? '',
                 ...(input.html === undefined ? {} : { html: input.html }),
                 attachments: [],
+                // The sandbox checks no sender: every email message.received carries the results (contract §15).
+                authentication: UNCHECKED_MAIL,
               },
             }
           : {}),

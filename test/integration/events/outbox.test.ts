@@ -140,7 +140,11 @@ describe('what the outbox costs', () => {
           at: new Date().toISOString(),
         },
       ]);
-      expect(operations, JSON.stringify(operations)).toEqual(['GetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand']);
+      expect(operations, JSON.stringify(operations)).toEqual([
+        'GetItemCommand',
+        'UpdateItemCommand',
+        'UpdateItemCommand',
+      ]);
     } finally {
       env.table.client.middlewareStack.remove('countOutboxOperations');
     }

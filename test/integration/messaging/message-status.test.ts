@@ -111,9 +111,7 @@ describe('message status over DynamoDB', () => {
       createdAt: new Date().toISOString(),
       history: [{ status: 'received' as const, at: new Date().toISOString() }],
     };
-    expect(
-      await Promise.all([store.recordInbound(record, mark('r')), store.recordInbound(record, mark('r'))]),
-    ).toEqual(
+    expect(await Promise.all([store.recordInbound(record, mark('r')), store.recordInbound(record, mark('r'))])).toEqual(
       expect.arrayContaining([true, false]),
     );
     // A received message never moves.

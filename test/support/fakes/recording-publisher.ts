@@ -1,4 +1,9 @@
-import { makeEventPublisher, type EventEnvelope, type EventMessage, type EventPublisher } from '#shared/events/index.ts';
+import {
+  makeEventPublisher,
+  type EventEnvelope,
+  type EventMessage,
+  type EventPublisher,
+} from '#shared/events/index.ts';
 
 /**
  * The real event publisher over an in-memory events queue and payload store: what producers queued, as messages and
@@ -7,6 +12,8 @@ import { makeEventPublisher, type EventEnvelope, type EventMessage, type EventPu
  */
 export class RecordingPublisher implements EventPublisher {
   readonly messages: EventMessage[] = [];
+  /** The envelopes queued so far, in order (kept as they are queued: the same array all along). */
+  readonly envelopes: EventEnvelope[] = [];
   readonly payloads = new Map<string, string>();
   failSends = 0;
   private readonly publisher: EventPublisher;
@@ -20,6 +27,7 @@ export class RecordingPublisher implements EventPublisher {
             throw new Error('the events queue cannot be reached');
           }
           this.messages.push(message);
+          this.envelopes.push(JSON.parse(message.body ?? this.payloads.get(message.bodyRef!)!) as EventEnvelope);
         },
       },
       payloads: {
@@ -32,7 +40,7 @@ export class RecordingPublisher implements EventPublisher {
 
   /** The envelopes queued so far, in order (bodies parked in the payload store read back). */
   get events(): EventEnvelope[] {
-    return this.messages.map((m) => JSON.parse(m.body ?? this.payloads.get(m.bodyRef!)!) as EventEnvelope);
+    return this.envelopes;
   }
 
   publish: EventPublisher['publish'] = (input, identity) => this.publisher.publish(input, identity);

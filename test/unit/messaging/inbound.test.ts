@@ -1,16 +1,19 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import twilio from 'twilio';
+import { RecordingPublisher } from '#test/support/fakes/recording-publisher.ts';
 import { describe, expect, it } from 'vitest';
 import type { Channel } from '#shared/messaging/channel.ts';
 import { cacheChannels } from '#shared/messaging/inbound/channel-cache.ts';
-import { inboundMessageId } from '#shared/messaging/inbound/process-inbound.ts';
+import { inboundMessageId, makeProcessInbound } from '#shared/messaging/inbound/process-inbound.ts';
 import { reportsFromSesNotification } from '#shared/messaging/inbound/ses.ts';
 import {
   metaSignature,
   twilioSignature,
+  twilioUrlSpellings,
   verifyMetaSignature,
   verifyTwilioSignature,
+  verifyTwilioSignatureOfAny,
 } from '#shared/messaging/inbound/signatures.ts';
 import { normaliseTwilio } from '#shared/messaging/inbound/twilio.ts';
 import { normaliseWhatsApp } from '#shared/messaging/inbound/whatsapp.ts';
@@ -36,6 +39,48 @@ describe('Twilio signatures', () => {
         },
       ),
     );
+  });
+
+  it('hold for the query as requested, in each common spelling, from the decoded pairs API Gateway passes', () => {
+    const base = 'https://api.example.com/prod/inbound/twilio/ch_abc';
+    const rfc3986 = (t: string) =>
+      encodeURIComponent(t).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    const spellings: ((pairs: [string, string][]) => string)[] = [
+      (pairs) => pairs.map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`).join('&'),
+      (pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&'),
+      (pairs) => new URLSearchParams(pairs).toString(),
+    ];
+    const text = fc.string({ unit: 'grapheme', maxLength: 12 });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(
+          fc.tuple(
+            text.filter((k) => k.length > 0),
+            text,
+          ),
+          { selector: ([k]) => k, maxLength: 4 },
+        ),
+        fc.nat(spellings.length - 1),
+        (query, which) => {
+          const params = { Body: 'hi', MessageSid: 'SM1' };
+          const url = query.length ? `${base}?${spellings[which]!(query)}` : base;
+          // What API Gateway hands the function: the query parsed, decoded.
+          const decoded = [...new URL(url).searchParams];
+          const signature = twilio.getExpectedTwilioSignature('tok', url, params);
+          const urls = twilioUrlSpellings(base, decoded);
+          expect(urls.length).toBeLessThanOrEqual(8);
+          expect(verifyTwilioSignatureOfAny('tok', urls, Object.entries(params), signature)).toBe(true);
+          expect(verifyTwilioSignatureOfAny('other', urls, Object.entries(params), signature)).toBe(false);
+          const otherQuery = twilio.getExpectedTwilioSignature('tok', `${base}?x=${which}${url.length}`, params);
+          expect(verifyTwilioSignatureOfAny('tok', urls, Object.entries(params), otherQuery)).toBe(false);
+        },
+      ),
+    );
+    // The case reported: `%20` in the query, which the form encoding would re-spell as `+`.
+    const url = `${base}?tag=a%20b`;
+    const signature = twilio.getExpectedTwilioSignature('tok', url, {});
+    expect(verifyTwilioSignatureOfAny('tok', twilioUrlSpellings(base, [['tag', 'a b']]), [], signature)).toBe(true);
+    expect(twilioUrlSpellings(base, [])).toEqual([base]);
   });
 
   it('refuses a missing, short or long signature without throwing', () => {
@@ -194,6 +239,7 @@ describe('SES receipt notifications (inbound mail on AWS)', () => {
         channelId: 'ch_1',
         receivedAt: Date.parse('2026-01-02T03:04:05.000Z'),
         bodyRef: 'payloads/inbound/email/ses/ses-1',
+        ses: { messageId: 'ses-1', authentication: { spf: 'unknown', dkim: 'unknown', dmarc: 'unknown' } },
       },
     ];
     expect(await reportsFromSesNotification(notification, find)).toEqual(expected);
@@ -204,5 +250,140 @@ describe('SES receipt notifications (inbound mail on AWS)', () => {
   it('leave anything else alone', async () => {
     for (const body of [{ v: 1, source: 'twilio' }, null, { notificationType: 'Bounce' }])
       expect(await reportsFromSesNotification(body, find)).toBeUndefined();
+  });
+
+  const withVerdicts = (verdicts: Record<string, string | undefined>) => ({
+    ...notification,
+    receipt: {
+      ...notification.receipt,
+      ...Object.fromEntries(
+        Object.entries(verdicts)
+          .filter(([, status]) => status !== undefined)
+          .map(([name, status]) => [`${name}Verdict`, { status }]),
+      ),
+    },
+  });
+
+  it('carry SPF, DKIM and DMARC as pass / fail / none / unknown (GRAY: nothing to check; not checked: unknown)', async () => {
+    const cases: [string | undefined, string][] = [
+      ['PASS', 'pass'],
+      ['FAIL', 'fail'],
+      ['GRAY', 'none'],
+      ['PROCESSING_FAILED', 'unknown'],
+      ['DISABLED', 'unknown'],
+      [undefined, 'unknown'],
+      ['SOMETHING_NEW', 'unknown'],
+    ];
+    for (const [status, expected] of cases) {
+      const [report] = (await reportsFromSesNotification(
+        withVerdicts({ spam: 'PASS', virus: 'PASS', spf: status, dkim: status, dmarc: status }),
+        find,
+      ))!;
+      expect(report!.ses!.authentication, String(status)).toEqual({ spf: expected, dkim: expected, dmarc: expected });
+    }
+    const [mixed] = (await reportsFromSesNotification(
+      withVerdicts({ spf: 'FAIL', dkim: 'PASS', dmarc: 'GRAY' }),
+      find,
+    ))!;
+    expect(mixed!.ses!.authentication).toEqual({ spf: 'fail', dkim: 'pass', dmarc: 'none' });
+  });
+
+  it('a mail SES judged spam or infected gives no report and is logged; GRAY or disabled scans do not drop', async () => {
+    for (const verdicts of [{ spam: 'FAIL' }, { virus: 'FAIL' }, { spam: 'FAIL', virus: 'FAIL', spf: 'PASS' }]) {
+      const logged: [string, Record<string, unknown> | undefined][] = [];
+      const reports = await reportsFromSesNotification(withVerdicts(verdicts), find, {
+        info: (message, extra) => logged.push([message, extra]),
+      });
+      expect(reports, JSON.stringify(verdicts)).toEqual([]);
+      expect(logged).toEqual([
+        [expect.stringMatching(/spam or infected/), expect.objectContaining({ sesMessageId: 'ses-1' })],
+      ]);
+    }
+    for (const status of ['PASS', 'GRAY', 'PROCESSING_FAILED', 'DISABLED'])
+      expect(await reportsFromSesNotification(withVerdicts({ spam: status, virus: status }), find)).toHaveLength(1);
+  });
+});
+
+describe('received mail: identified by its delivery, never by its Message-ID', () => {
+  const channel = {
+    channelId: 'ch_mail',
+    projectId: 'prj_1',
+    companyId: 1,
+    type: 'email',
+    address: 'support@inbound.example.com',
+    provider: { kind: 'smtp' },
+  } as unknown as Channel;
+
+  function worker() {
+    const recorded = new Set<string>();
+    const events = new RecordingPublisher();
+    const process = makeProcessInbound({
+      channels: { findById: async (id) => (id === channel.channelId ? channel : undefined) },
+      statuses: {
+        findByProviderId: async () => undefined,
+        advance: async () => undefined,
+        recordInbound: async (record) => {
+          if (recorded.has(record.messageId)) return false;
+          recorded.add(record.messageId);
+          return true;
+        },
+        pendingEvents: async () => [],
+        clearEvent: async () => {},
+      },
+      events,
+      rawReports: { get: async (key) => Buffer.from(key) },
+      // Every mail claims the same Message-ID (the sender writes it).
+      parseMail: async (_raw, to) => ({
+        kind: 'message',
+        provider: 'smtp',
+        providerMessageId: '<same@example.org>',
+        from: 'a@example.org',
+        to,
+        text: 'hi',
+        receivedAt: '2026-01-01T00:00:00.000Z',
+        email: { subject: 's', attachments: [] },
+      }),
+      log: { info: () => {}, warn: () => {} },
+    }).process;
+    return { process, published: events.envelopes };
+  }
+
+  async function reportsFor(sesMessageId: string, verdicts: Record<string, string> = {}) {
+    return (await reportsFromSesNotification(
+      {
+        notificationType: 'Received',
+        mail: { timestamp: '2026-01-02T03:04:05.000Z', messageId: sesMessageId },
+        receipt: {
+          recipients: [channel.address],
+          ...Object.fromEntries(Object.entries(verdicts).map(([k, status]) => [`${k}Verdict`, { status }])),
+          action: { type: 'S3', bucketName: 'transfer', objectKey: `payloads/inbound/email/ses/${sesMessageId}` },
+        },
+      },
+      async () => [{ projectId: channel.projectId, channelId: channel.channelId }],
+    ))!;
+  }
+
+  it('two deliveries with the same Message-ID are two message.received; a redelivered notification is one', async () => {
+    const { process, published } = worker();
+    const first = await reportsFor('ses-a');
+    for (const report of [...first, ...first]) await process(report);
+    for (const report of await reportsFor('ses-b')) await process(report);
+    expect(published.map((e) => e.type)).toEqual(['message.received', 'message.received']);
+    expect(published[0]!.data.messageId).not.toBe(published[1]!.data.messageId);
+    expect(published.map((e) => e.data.providerMessageId)).toEqual(['<same@example.org>', '<same@example.org>']);
+    expect(published[0]!.data).not.toHaveProperty('transportId');
+  });
+
+  it('carries data.authentication from the verdicts, unknown where nothing was checked', async () => {
+    const { process, published } = worker();
+    for (const report of await reportsFor('ses-c', { spam: 'PASS', virus: 'PASS', spf: 'FAIL', dkim: 'GRAY' }))
+      await process(report);
+    // A report queued before receipts were carried: identified by its stored object, nothing known of the sender.
+    await process({ v: 1, source: 'email', projectId: 'prj_1', channelId: 'ch_mail', receivedAt: 0, bodyRef: 'k1' });
+    await process({ v: 1, source: 'email', projectId: 'prj_1', channelId: 'ch_mail', receivedAt: 0, bodyRef: 'k1' });
+    expect(published.map((e) => e.data.authentication)).toEqual([
+      { spf: 'fail', dkim: 'none', dmarc: 'unknown' },
+      { spf: 'unknown', dkim: 'unknown', dmarc: 'unknown' },
+    ]);
   });
 });

@@ -54,4 +54,21 @@ describe('OpenAPI webhooks section', () => {
     const sentData = webhooks['message.sent'].post.requestBody.content['application/json'].schema.properties.data;
     expect(sentData.required).toEqual(expect.arrayContaining(['messageId', 'status', 'sentAt']));
   });
+
+  it('shows an email message.received’s authentication: spf, dkim and dmarc, each pass, fail, none or unknown', () => {
+    const media = webhooks['message.received'].post.requestBody.content['application/json'];
+    const resolve = (schema: any): any =>
+      schema?.$ref ? resolve((document.components as any)?.schemas?.[schema.$ref.split('/').pop()]) : schema;
+    const authentication = resolve(resolve(media.schema.properties.data).properties.authentication);
+    expect(authentication.required).toEqual(['spf', 'dkim', 'dmarc']);
+    for (const check of ['spf', 'dkim', 'dmarc'])
+      expect(resolve(authentication.properties[check]).enum).toEqual(['pass', 'fail', 'none', 'unknown']);
+    expect(authentication.description).toMatch(/GRAY/);
+    const data = {
+      ...EVENT_CATALOG['message.received'].example,
+      authentication: { spf: 'fail', dkim: 'none', dmarc: 'unknown' },
+    };
+    expect(checkEventData('message.received', data)).toEqual([]);
+    expect(checkEventData('message.received', { ...data, authentication: { spf: 'softfail' } })).not.toEqual([]);
+  });
 });
