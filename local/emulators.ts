@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -159,6 +159,7 @@ async function startFauxqs(dir: string) {
   // WAL with synchronous=NORMAL: a committed message survives the process dying (kill -9 included) and loses at
   // most the last transactions on a power cut; FULL costs ~8 ms of blocked event loop per SQS call (0.1 ms here).
   persistence.db?.exec('PRAGMA synchronous = NORMAL');
+  dropTornObjectWrites(join(dir, 's3'));
   const s3Persistence = new FileS3Persistence(join(dir, 's3'));
   releaseMessagesHeldByTheLastRun(persistence.db);
   persistence.loadSqsAndSns(sqsStore, snsStore);
@@ -210,6 +211,29 @@ function releaseMessagesHeldByTheLastRun(
     const timeout = Number((JSON.parse(row.attributes) as Record<string, string>).VisibilityTimeout ?? 30);
     release.run(row.name, now, now + timeout * 1000);
   }
+}
+
+/**
+ * fauxqs writes an object's data, then its `.meta.json`, before answering the PUT; a process killed in between leaves
+ * a meta file that is empty or cut short, and fauxqs then refuses to start at all. Such a PUT was never answered (so
+ * never acknowledged): its files go, and the stand-in starts with every object whose write completed.
+ */
+function dropTornObjectWrites(root: string): void {
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.meta.json')) {
+        try {
+          JSON.parse(readFileSync(path, 'utf8'));
+        } catch {
+          rmSync(path, { force: true });
+          rmSync(path.slice(0, -'.meta.json'.length), { force: true });
+        }
+      }
+    }
+  };
+  if (existsSync(root)) walk(root);
 }
 
 interface StoredObject {
