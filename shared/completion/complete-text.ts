@@ -203,12 +203,25 @@ export function makeCompleteText(deps: CompleteTextDeps) {
       await fail(charge, error, bot);
       throw toDomainError(error, input.timeoutMs);
     }
+    // A caller gone before anyone took the first piece: the events may never be iterated, so the credit goes back here.
+    let started = false;
+    const goneEarly = () => {
+      if (started || charge.state !== 'open') return;
+      call.abort(new CallerGone());
+      call.end();
+      void events.return?.()?.catch(() => {});
+      void fail(charge, new CallerGone(), bot);
+    };
+    input.callerGone?.addEventListener('abort', goneEarly, { once: true });
     return { sources, events: rest(first.value, events) };
 
     async function* rest(
       firstEvent: ModelStreamEvent,
       more: AsyncIterator<ModelStreamEvent>,
     ): AsyncGenerator<CompletionStreamEvent> {
+      started = true;
+      input.callerGone?.removeEventListener('abort', goneEarly);
+      if (charge.state !== 'open') throw toDomainError(new CallerGone(), input.timeoutMs);
       let text = '';
       let calls = 0;
       /** A piece was taken by the consumer: written to the caller, so the credit is final (contract §15). */

@@ -95,9 +95,11 @@ function sampleString(schema: Schema, word: string): string {
 function sampleNumber(schema: Schema, integer: boolean): number {
   const min = numberOr(schema.minimum, numberOr(schema.exclusiveMinimum, undefined, integer ? 1 : 0.5));
   const max = numberOr(schema.maximum, numberOr(schema.exclusiveMaximum, undefined, integer ? -1 : -0.5));
-  let value = min ?? (max !== undefined ? Math.min(1, max) : 1);
+  // 1 when the bounds allow it (zod writes ±2^53 bounds on every integer), else the nearest bound.
+  let value = 1;
+  if (min !== undefined && value < min) value = min;
   if (max !== undefined && value > max) value = max;
-  if (integer) value = min !== undefined ? Math.ceil(value) : Math.floor(value);
+  if (integer) value = min !== undefined && value === min ? Math.ceil(value) : Math.floor(value);
   const step = typeof schema.multipleOf === 'number' && schema.multipleOf > 0 ? schema.multipleOf : undefined;
   if (step) value = Math.ceil(value / step) * step;
   return value;

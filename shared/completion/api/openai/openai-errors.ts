@@ -93,7 +93,8 @@ export function openAiErrors(logger: Logger): MiddlewareObj<HttpEvent, HttpResul
       const event = request.event;
       const requestId = event.requestId ?? resolveRequestId(undefined);
       const failure = asHttpError(request.error);
-      const mapped = toOpenAiError(failure);
+      // The raw error: its domain code picks the dialect (a 404 for a bot is `model_not_found`, not `not_found`).
+      const mapped = toOpenAiError(request.error);
       if (failure instanceof CallerGone) logger.info('caller went away before the answer was complete');
       else if (!(failure instanceof HttpError) && !(failure instanceof InvalidChatRequestError))
         logger.error('unexpected failure', { cause: describe(failure) });
