@@ -11,7 +11,7 @@ import { botsApiFunction } from '#shared/auth/api/presets.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
-import { embeddingsFromConfig } from '#functions/_wiring/knowledge.ts';
+import { embeddingsFromConfig } from '#functions/_wiring/embeddings.ts';
 import { meteredCreditLedger } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
