@@ -276,8 +276,39 @@ export function makeCompleteText(deps: CompleteTextDeps) {
    * answer is a plain 502 with the credit back; then sent in pieces.
    */
   async function streamValidated(input: CompletionInput): Promise<CompletionStream> {
-    const output = await completeText(input);
-    return { sources: output.sources, events: piecesOf(output) };
+    const { bot, model, charge } = await begin(input);
+    let output: CompletionOutput;
+    try {
+      output = await generateValidated(input, bot, model);
+    } catch (error) {
+      await fail(charge, error, bot);
+      throw toDomainError(error, input.timeoutMs);
+    }
+    // The same billing as a live stream: final once a piece was taken, refunded if the caller left before.
+    let started = false;
+    const goneEarly = () => {
+      if (!started) void fail(charge, new CallerGone(), bot);
+    };
+    input.callerGone?.addEventListener('abort', goneEarly, { once: true });
+    async function* deliver(): AsyncGenerator<CompletionStreamEvent> {
+      started = true;
+      input.callerGone?.removeEventListener('abort', goneEarly);
+      if (charge.state !== 'open') throw toDomainError(new CallerGone(), input.timeoutMs);
+      let delivered = false;
+      try {
+        for await (const event of piecesOf(output)) {
+          if (event.type === 'end') await charge.settle();
+          yield event;
+          delivered = true;
+        }
+      } finally {
+        if (charge.state === 'open') {
+          if (delivered) await charge.settle();
+          else await fail(charge, new CallerGone(), bot);
+        }
+      }
+    }
+    return { sources: output.sources, events: deliver() };
   }
 
   return Object.assign(completeText, { stream: streamText });

@@ -339,4 +339,28 @@ describe('completeText', () => {
     expect((error as { details?: { path: string }[] }).details?.[0]?.path).toBe('tool_choice');
     expect(ledger).toMatchObject({ balance: 5, refunds: 1 });
   });
+
+  it('a streamed JSON Schema answer is validated before its first piece; billed as a stream once a piece is taken', async () => {
+    const jsonSchema = { name: 'p', schema: { type: 'object', required: ['a'] } };
+    const { complete, input, ledger, model } = setup({ model: async () => reply('{"a":1}') });
+    const stream = await complete.stream(input({ responseFormat: 'json', jsonSchema }));
+    expect(model.requests).toHaveLength(1);
+    expect(ledger).toMatchObject({ settles: 0, refunds: 0 });
+    const pieces: string[] = [];
+    for await (const event of stream.events) if (event.type === 'text') pieces.push(event.text);
+    expect(JSON.parse(pieces.join(''))).toEqual({ a: 1 });
+    expect(ledger).toMatchObject({ balance: 4, settles: 1, refunds: 0 });
+
+    const left = setup({ model: async () => reply('{"a":1}') });
+    const gone = new AbortController();
+    await left.complete.stream(left.input({ responseFormat: 'json', jsonSchema, callerGone: gone.signal }));
+    gone.abort();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(left.ledger).toMatchObject({ balance: 5, settles: 0, refunds: 1 });
+
+    const bad = setup({ model: async () => reply('{}') });
+    const error = await bad.complete.stream(bad.input({ responseFormat: 'json', jsonSchema })).catch((e: unknown) => e);
+    expect(asHttpError(error)).toMatchObject({ status: 502 });
+    expect(bad.ledger).toMatchObject({ balance: 5, refunds: 1 });
+  });
 });
