@@ -473,6 +473,18 @@ export function mapBedrockError(error: unknown, signal: AbortSignal): ModelError
           param: 'tool_choice',
         });
       }
+      if (/toolSpec|inputSchema|tool schema|toolConfig/i.test(message)) {
+        return new ModelError('unsupported', "This bot's model does not take these tool definitions.", {
+          cause: error,
+          param: 'tools',
+        });
+      }
+      if (/outputConfig|textFormat|structured output|json_schema/i.test(message)) {
+        return new ModelError('unsupported', "This bot's model does not take this JSON Schema.", {
+          cause: error,
+          param: 'response_format',
+        });
+      }
       if (/serviceTier|service tier/i.test(message)) {
         return new ModelError('unsupported', "This bot's model does not take this service_tier.", {
           cause: error,

@@ -171,6 +171,39 @@ describe('Bedrock Converse: toolConfig, toolUse and toolResult blocks', () => {
     });
   });
 
+  it('a model that refuses the tool definitions or the schema: `unsupported` naming tools / response_format', async () => {
+    bedrock
+      .on(ConverseCommand)
+      .rejects(
+        new ValidationException({
+          message: 'The value at toolConfig.tools.0.toolSpec.inputSchema is invalid.',
+          $metadata: {},
+        }),
+      );
+    await expect(provider().generate(request({ tools: [weather] }))).rejects.toMatchObject({
+      kind: 'unsupported',
+      param: 'tools',
+    });
+    bedrock.reset();
+    bedrock
+      .on(ConverseCommand)
+      .rejects(
+        new ValidationException({
+          message: 'outputConfig.textFormat: unsupported keyword patternProperties',
+          $metadata: {},
+        }),
+      );
+    await expect(
+      provider().generate(
+        request({
+          model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+          responseFormat: 'json',
+          jsonSchema: { name: 'p', schema: { type: 'object' } },
+        }),
+      ),
+    ).rejects.toMatchObject({ kind: 'unsupported', param: 'response_format' });
+  });
+
   it('structured output without native support: a forced tool whose input is the answer', async () => {
     bedrock.on(ConverseCommand).resolves({
       output: {
