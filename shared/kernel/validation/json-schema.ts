@@ -19,8 +19,32 @@ export interface CompiledJsonSchema {
 
 export type JsonSchemaCompilation = { ok: true; schema: CompiledJsonSchema } | { ok: false; message: string };
 
-/** Longest schema (its JSON text) compiled: ajv's compile time grows with it. */
+/** Longest schema (its JSON text) compiled. */
 export const JSON_SCHEMA_MAX_CHARS = 100_000;
+/**
+ * Most nodes (objects and arrays) and deepest nesting of a schema compiled: ajv's code generation grows faster than
+ * the node count (300 string properties: about 100 ms on this machine, 1,000: over a second) and recurses with the
+ * depth, so both are bounded before it runs. Real schemas are far smaller (a function's arguments: tens of nodes).
+ */
+export const JSON_SCHEMA_MAX_NODES = 300;
+export const JSON_SCHEMA_MAX_DEPTH = 32;
+
+/**
+ * Where a JSON value is over a node count or a depth: walked without recursion, so a hostile value cannot overflow
+ * the stack here (or in `JSON.stringify` after it). Undefined when within both.
+ */
+export function jsonShapeProblem(value: unknown, limits: { nodes: number; depth: number }): string | undefined {
+  const stack: [unknown, number][] = [[value, 1]];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (++nodes > limits.nodes) return `it has more than ${limits.nodes} objects and arrays`;
+    if (depth > limits.depth) return `it is nested deeper than ${limits.depth} levels`;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return undefined;
+}
 
 /** ajv's regular-expression engine option: RE2 semantics, linear in the input. */
 const re2 = Object.assign((pattern: string, _flags: string) => RE2JS.compile(pattern), {
@@ -63,6 +87,8 @@ const cache = new Map<string, JsonSchemaCompilation>();
 export function compileJsonSchema(schema: unknown): JsonSchemaCompilation {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
     return { ok: false, message: 'a JSON Schema must be an object' };
+  const shape = jsonShapeProblem(schema, { nodes: JSON_SCHEMA_MAX_NODES, depth: JSON_SCHEMA_MAX_DEPTH });
+  if (shape) return { ok: false, message: `the schema is too large: ${shape}` };
   const text = JSON.stringify(schema);
   if (text.length > JSON_SCHEMA_MAX_CHARS)
     return { ok: false, message: `the schema is over ${JSON_SCHEMA_MAX_CHARS} characters of JSON` };

@@ -172,27 +172,23 @@ describe('Bedrock Converse: toolConfig, toolUse and toolResult blocks', () => {
   });
 
   it('a model that refuses the tool definitions or the schema: `unsupported` naming tools / response_format', async () => {
-    bedrock
-      .on(ConverseCommand)
-      .rejects(
-        new ValidationException({
-          message: 'The value at toolConfig.tools.0.toolSpec.inputSchema is invalid.',
-          $metadata: {},
-        }),
-      );
+    bedrock.on(ConverseCommand).rejects(
+      new ValidationException({
+        message: 'The value at toolConfig.tools.0.toolSpec.inputSchema is invalid.',
+        $metadata: {},
+      }),
+    );
     await expect(provider().generate(request({ tools: [weather] }))).rejects.toMatchObject({
       kind: 'unsupported',
       param: 'tools',
     });
     bedrock.reset();
-    bedrock
-      .on(ConverseCommand)
-      .rejects(
-        new ValidationException({
-          message: 'outputConfig.textFormat: unsupported keyword patternProperties',
-          $metadata: {},
-        }),
-      );
+    bedrock.on(ConverseCommand).rejects(
+      new ValidationException({
+        message: 'outputConfig.textFormat: unsupported keyword patternProperties',
+        $metadata: {},
+      }),
+    );
     await expect(
       provider().generate(
         request({

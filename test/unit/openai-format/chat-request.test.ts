@@ -175,6 +175,42 @@ describe('parseChatRequest', () => {
     ).not.toThrow();
   });
 
+  it('hostile shapes are 400s, never a stack overflow: deep schemas and arguments, huge schemas', () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 20_000; i++) deep = { type: 'object', properties: { a: deep } };
+    expect(
+      refusal({ ...base, tools: [{ type: 'function', function: { name: 'f', parameters: deep } }] }),
+    ).toMatchObject({
+      param: 'tools',
+      code: 'invalid_value',
+    });
+    expect(
+      refusal({ ...base, response_format: { type: 'json_schema', json_schema: { name: 'x', schema: deep } } }),
+    ).toMatchObject({ param: 'response_format.json_schema.schema', code: 'invalid_value' });
+    // Over one schema's 300 nodes, within the request's 2,000: refused before ajv compiles it.
+    const properties = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`p${i}`, { type: 'string' }]));
+    const started = performance.now();
+    expect(
+      refusal({
+        ...base,
+        tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties } } }],
+      }),
+    ).toMatchObject({ param: 'tools[0].function.parameters', code: 'invalid_value' });
+    expect(performance.now() - started).toBeLessThan(200);
+    const args = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+    expect(
+      refusal({
+        ...base,
+        tools: [weather],
+        messages: [
+          { role: 'user', content: 'x' },
+          callTurn('call_1', args),
+          { role: 'tool', tool_call_id: 'call_1', content: 'r' },
+        ],
+      }),
+    ).toMatchObject({ param: 'messages[1].tool_calls[0].function.arguments', code: 'invalid_value' });
+  });
+
   it.each([
     [{ functions: [{ name: 'f' }] }, 'functions', 'unsupported_parameter'],
     [{ n: 3 }, 'n', 'unsupported_parameter'],

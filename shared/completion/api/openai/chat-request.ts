@@ -11,7 +11,8 @@ import * as z from '../../../kernel/validation/zod.ts';
 import {
   callArguments,
   checkConversationBudget,
-  checkToolList,
+  checkToolListSize,
+  checkToolNames,
   checkToolResults,
   functionDefinition,
   generationParameters,
@@ -234,6 +235,7 @@ export function parseChatRequest(body: Record<string, unknown>, limits: { maxOut
 
   // Tools first: the messages' tool calls and the tool choice refer to them.
   const rawTools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
+  checkToolListSize(rawTools, 'tools');
   const tools = rawTools.map((tool, i) => {
     const t = tool as Record<string, unknown>;
     onlyKnownFields(t, ['type', 'function'], `tools[${i}]`);
@@ -241,7 +243,7 @@ export function parseChatRequest(body: Record<string, unknown>, limits: { maxOut
     onlyKnownFields(fn, ['name', 'description', 'parameters', 'strict'], `tools[${i}].function`);
     return functionDefinition(fn, `tools[${i}].function`);
   });
-  checkToolList(tools, rawTools, 'tools');
+  checkToolNames(tools, 'tools');
   const toolChoice = toolChoiceOf(body.tool_choice, tools, (value) => {
     const fn = value.function as { name?: unknown } | undefined;
     return value.type === 'function' && typeof fn?.name === 'string' ? fn.name : undefined;

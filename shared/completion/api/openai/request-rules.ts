@@ -1,4 +1,4 @@
-import { compileJsonSchema, JSON_SCHEMA_MAX_CHARS } from '../../../kernel/validation/json-schema.ts';
+import { compileJsonSchema, JSON_SCHEMA_MAX_CHARS, jsonShapeProblem } from '../../../kernel/validation/json-schema.ts';
 import type {
   ConversationTurn,
   JsonSchemaFormat,
@@ -138,11 +138,23 @@ export function functionDefinition(fn: Record<string, unknown>, at: string): Too
   };
 }
 
-/** The whole list: at most {@link MAX_TOOLS}, names unique, {@link TOOLS_MAX_CHARS} of JSON in all. */
-export function checkToolList(tools: readonly ToolDefinition[], raw: unknown[], param: string): void {
+/** All function definitions of a request together, as objects and arrays: what compiling them costs is bounded. */
+export const TOOLS_MAX_NODES = 2_000;
+
+/**
+ * The whole list, before any definition is compiled: at most {@link MAX_TOOLS} functions, {@link TOOLS_MAX_NODES}
+ * nodes and {@link TOOLS_MAX_CHARS} characters of JSON in all.
+ */
+export function checkToolListSize(raw: unknown[], param: string): void {
   if (raw.length > MAX_TOOLS) throw invalid(param, `'${param}' holds at most ${MAX_TOOLS} functions.`);
+  const shape = jsonShapeProblem(raw, { nodes: TOOLS_MAX_NODES, depth: 40 });
+  if (shape) throw invalid(param, `'${param}' is too large: ${shape}.`);
   if (JSON.stringify(raw).length > TOOLS_MAX_CHARS)
     throw invalid(param, `'${param}' is over ${TOOLS_MAX_CHARS} characters of JSON.`);
+}
+
+/** Function names are unique in a request. */
+export function checkToolNames(tools: readonly ToolDefinition[], param: string): void {
   const names = new Set<string>();
   for (const [i, tool] of tools.entries()) {
     if (names.has(tool.name)) throw invalid(`${param}[${i}]`, `Duplicate function name '${tool.name}' in '${param}'.`);
@@ -186,6 +198,9 @@ export function callArguments(value: unknown, param: string): string {
     throw invalid(param, `Invalid '${param}': the arguments are not valid JSON.`);
   }
   if (!isObject(parsed)) throw invalid(param, `Invalid '${param}': the arguments must be a JSON object.`);
+  // Providers take arguments as a document (Bedrock) and serialise it recursively: bounded here.
+  const shape = jsonShapeProblem(parsed, { nodes: 10_000, depth: 64 });
+  if (shape) throw invalid(param, `Invalid '${param}': ${shape}.`);
   return value;
 }
 
@@ -284,6 +299,8 @@ export function generationParameters(body: Record<string, unknown>): ModelParame
     const value = body[name];
     if (!present(value)) continue;
     if (!isObject(value)) throw invalid(name, `Invalid '${name}': an object is expected.`);
+    const shape = jsonShapeProblem(value, { nodes: 1_000, depth: 16 });
+    if (shape) throw invalid(name, `Invalid '${name}': ${shape}.`);
     out[name] = value;
   }
   return out;

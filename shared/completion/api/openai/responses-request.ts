@@ -6,7 +6,8 @@ import type { ChatRequest } from './chat-request.ts';
 import {
   callArguments,
   checkConversationBudget,
-  checkToolList,
+  checkToolListSize,
+  checkToolNames,
   checkToolResults,
   CONVERSATION_MAX_CHARS,
   functionDefinition,
@@ -180,11 +181,12 @@ export function parseResponsesRequest(
   const request = shape.data;
 
   const rawTools = Array.isArray(body.tools) ? (body.tools as Record<string, unknown>[]) : [];
+  checkToolListSize(rawTools, 'tools');
   const tools: ToolDefinition[] = rawTools.map((tool, i) => {
     onlyKnownFields(tool, ['type', 'name', 'description', 'parameters', 'strict'], `tools[${i}]`);
     return functionDefinition(tool, `tools[${i}]`);
   });
-  checkToolList(tools, rawTools, 'tools');
+  checkToolNames(tools, 'tools');
   const toolChoice = toolChoiceOf(body.tool_choice, tools, (value) =>
     value.type === 'function' && typeof value.name === 'string' ? value.name : undefined,
   );
