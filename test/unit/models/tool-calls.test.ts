@@ -224,6 +224,45 @@ describe('Bedrock Converse: toolConfig, toolUse and toolResult blocks', () => {
     expect(input.outputConfig).toBeUndefined();
   });
 
+  it('streamed structured output by the forced tool comes as text; parallel_tool_calls false drops a second call', async () => {
+    async function* events(list: Record<string, unknown>[]) {
+      for (const event of list) yield event;
+    }
+    bedrock.on(ConverseStreamCommand).resolves({
+      stream: events([
+        { contentBlockStart: { contentBlockIndex: 0, start: { toolUse: { toolUseId: 'a', name: 'person' } } } },
+        { contentBlockDelta: { contentBlockIndex: 0, delta: { toolUse: { input: '{"name":' } } } },
+        { contentBlockDelta: { contentBlockIndex: 0, delta: { toolUse: { input: '"Ada"}' } } } },
+        { contentBlockStop: { contentBlockIndex: 0 } },
+        { messageStop: { stopReason: 'tool_use' } },
+      ]) as never,
+    });
+    const schema = { type: 'object', properties: { name: { type: 'string' } } };
+    expect(
+      await collect(provider().stream(request({ responseFormat: 'json', jsonSchema: { name: 'person', schema } }))),
+    ).toEqual([
+      { type: 'text', text: '{"name":' },
+      { type: 'text', text: '"Ada"}' },
+      { type: 'end', model: 'bedrock:amazon.nova-lite-v1:0', stopReason: 'end_turn' },
+    ]);
+    bedrock.on(ConverseStreamCommand).resolves({
+      stream: events([
+        { contentBlockStart: { contentBlockIndex: 0, start: { toolUse: { toolUseId: 't1', name: 'get_weather' } } } },
+        { contentBlockDelta: { contentBlockIndex: 0, delta: { toolUse: { input: '{}' } } } },
+        { contentBlockStop: { contentBlockIndex: 0 } },
+        { contentBlockStart: { contentBlockIndex: 1, start: { toolUse: { toolUseId: 't2', name: 'get_time' } } } },
+        { contentBlockDelta: { contentBlockIndex: 1, delta: { toolUse: { input: '{}' } } } },
+        { contentBlockStop: { contentBlockIndex: 1 } },
+        { messageStop: { stopReason: 'tool_use' } },
+      ]) as never,
+    });
+    const single = await collect(provider().stream(request({ tools: [weather, time], parallelToolCalls: false })));
+    expect(single.filter((e) => e.type === 'tool-call')).toEqual([
+      { type: 'tool-call', index: 0, id: 't1', name: 'get_weather' },
+    ]);
+    expect(single.filter((e) => e.type === 'tool-arguments')).toHaveLength(1);
+  });
+
   it('streamed: toolUse block starts and input deltas become calls numbered 0, 1 (text blocks do not count)', async () => {
     async function* events(list: Record<string, unknown>[]) {
       for (const event of list) yield event;
