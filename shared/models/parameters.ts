@@ -110,7 +110,7 @@ export function refusedParameter(
   for (const [name, value] of Object.entries(request.parameters ?? {})) {
     if (value === undefined) continue;
     const rule = PARAMETER_RULES[name as ModelParameterName]?.[provider];
-    if (!rule || !rule.accepts(value))
+    if (!rule?.accepts(value))
       return {
         param: name,
         message: `${name} is not supported by this bot's model (${provider})${rule && rule.doc !== '400' ? `: ${rule.doc}` : ''}.`,
