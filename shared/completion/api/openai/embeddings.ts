@@ -47,6 +47,13 @@ export function parseEmbeddingsRequest(body: Record<string, unknown>): Embedding
   const tokens = (v: unknown) => typeof v === 'number' || (Array.isArray(v) && v.every((x) => typeof x === 'number'));
   if (Array.isArray(input) && input.length > 0 && input.every(tokens))
     throw unsupported('input', 'Token-id input (send the text itself)');
+  // The documented shape (the same schema /openapi.json shows), then the limits.
+  const shape = embeddingsRequest.safeParse(body);
+  if (!shape.success) {
+    const issue = shape.error.issues[0]!;
+    const param = issue.path.map(String).join('.') || null;
+    throw invalid(param, `Invalid value for '${param}': ${issue.message}.`);
+  }
   const texts = typeof input === 'string' ? [input] : input;
   if (!Array.isArray(texts) || texts.length === 0 || !texts.every((t) => typeof t === 'string'))
     throw invalid('input', "Invalid 'input': a string or a non-empty array of strings.");
