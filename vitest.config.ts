@@ -31,10 +31,17 @@ const groups = {
     'test/e2e/completion.test.ts',
     'test/e2e/console-playground.test.ts',
   ],
-  bulk: ['test/e2e/extract-fuzz.test.ts', 'test/e2e/knowledge-uploads.test.ts', 'test/e2e/knowledge.test.ts'],
+  bulk: [
+    'test/e2e/ai-ecosystem-offline.test.ts',
+    'test/e2e/extract-fuzz.test.ts',
+    'test/e2e/knowledge-uploads.test.ts',
+    'test/e2e/knowledge.test.ts',
+  ],
   strict: ['test/e2e/destinations.test.ts'],
   own: [
     'test/e2e/bundles-mode.test.ts',
+    // Its own tool-calling model double as the deployment's model and embeddings.
+    'test/e2e/ai-ecosystem.test.ts',
     // Starts on a DATA_DIR of its own (made 0755 first) and times the gateway out.
     'test/e2e/bounded-input.test.ts',
     // Killed by their failpoints and restarted: processes of their own.

@@ -1,5 +1,5 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
-import type { CompletionInput } from '#shared/completion/complete-text.ts';
+import { completionInputOf } from '#shared/completion/api/openai/completion-input.ts';
 import { config } from '#shared/kernel/config.ts';
 import { openAiErrors, toOpenAiError } from '#shared/completion/api/openai/openai-errors.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
@@ -33,8 +33,9 @@ const SSE_HEADERS = {
 };
 
 /**
- * `POST /api/v1/ai/chat/completions`: OpenAI's Chat Completions over a project's bots (`model` is the botId), 1 bot
- * credit per generation, refunded if it fails (also mid-stream) or the caller disconnects. With `stream: true`
+ * `POST /api/v1/ai/chat/completions`: OpenAI's Chat Completions over a project's bots (`model` is the botId), with the
+ * caller's functions (tools) and JSON Schema answers, 1 bot credit per request; refunded when the model fails or
+ * nothing of the answer reached the caller (contract §15). With `stream: true`
  * the answer is sent as Server-Sent Events as the model produces it; the status line leaves with the first piece,
  * so a failure before it still gets its own status. Errors use OpenAI's body.
  */
@@ -46,24 +47,18 @@ export const handler = botsApiFunction({
   auth: botsApiAuthFromConfig(cfg, table, metrics),
   body: jsonObjectBody(),
 }).handler(async (event, context) => {
-  const request = parseChatRequest(event.parsedBody);
+  const request = parseChatRequest(event.parsedBody, { maxOutputTokens: cfg.BOT_MAX_OUTPUT_TOKENS });
   const chat = newChatIdentity(request.botId);
-  const budgetMs = context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS;
-  const input: CompletionInput = {
-    caller: { projectId: event.auth.grant.projectId, monthlyBotCredits: event.auth.grant.monthlyBotCredits },
-    botId: request.botId,
-    prompt: request.prompt,
-    turns: request.turns,
-    ...(request.extraInstructions === undefined ? {} : { extraInstructions: request.extraInstructions }),
-    responseFormat: request.responseFormat,
-    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-    ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
-    timeoutMs: budgetMs,
-    deadline: Date.now() + budgetMs,
-  };
+  const caller = { projectId: event.auth.grant.projectId, monthlyBotCredits: event.auth.grant.monthlyBotCredits };
+  const input = completionInputOf(caller, request, context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS);
   if (!request.stream) {
     const output = await completeText(input);
-    logger.info('chat completion', { model: output.model, stream: false, ...(output.usage ?? {}) });
+    logger.info('chat completion', {
+      model: output.model,
+      stream: false,
+      toolCalls: output.toolCalls.length,
+      ...(output.usage ?? {}),
+    });
     return json(200, chatCompletion(chat, output));
   }
   const callerGone = new AbortController();

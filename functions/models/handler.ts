@@ -1,5 +1,6 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
+import { BotNotFoundError, type Bot } from '#shared/bots/bot.ts';
 import { config } from '#shared/kernel/config.ts';
 import { openAiErrors } from '#shared/completion/api/openai/openai-errors.ts';
 import { botsApiFunction } from '#shared/auth/api/presets.ts';
@@ -15,9 +16,21 @@ const metrics = new PowertoolsMetrics('models');
 const table = dynamoTable(cfg);
 const bots = new DynamoBotStore(table);
 
+/** Longest id looked up (contract §15): a longer one cannot be a bot id, and would be over the table's key size. */
+const MAX_ID_CHARS = 200;
+
+const modelObject = (bot: Bot) => ({
+  id: bot.botId,
+  object: 'model',
+  created: Math.floor(Date.parse(bot.createdAt) / 1000),
+  owned_by: bot.projectId,
+});
+
 /**
  * `GET /api/v1/ai/models`: the project's bots as OpenAI's model list, so `client.models.list()` shows what `model`
- * may name. Free; counted by the rate limit. Errors use OpenAI's body.
+ * may name; `GET /api/v1/ai/models/{id}`: one of them (`client.models.retrieve(botId)`). A bot that does not exist,
+ * or is another project's, is 404 `model_not_found`, as OpenAI answers a model the key cannot use. Free; counted by
+ * the rate limit. Errors use OpenAI's body.
  */
 export const handler = botsApiFunction({
   logger,
@@ -26,14 +39,13 @@ export const handler = botsApiFunction({
   auth: botsApiAuthFromConfig(cfg, table, metrics),
 }).handler(async (event) => {
   const projectId = event.auth.grant.projectId;
+  const id = event.pathParameters?.id;
+  if (id !== undefined) {
+    const botId = id;
+    const bot = botId.length <= MAX_ID_CHARS ? await bots.get(botId) : undefined;
+    if (!bot || bot.projectId !== projectId) throw new BotNotFoundError(botId.slice(0, MAX_ID_CHARS));
+    return json(200, modelObject(bot));
+  }
   const list = await bots.listByProject(projectId);
-  return json(200, {
-    object: 'list',
-    data: list.map((bot) => ({
-      id: bot.botId,
-      object: 'model',
-      created: Math.floor(Date.parse(bot.createdAt) / 1000),
-      owned_by: projectId,
-    })),
-  });
+  return json(200, { object: 'list', data: list.map(modelObject) });
 });

@@ -1,14 +1,22 @@
 import { resolveBotForProject, type Bot, type BotStore } from '../bots/index.ts';
 import { makeCharging, type Charge, type CreditLedger } from '../credits/index.ts';
 import type { KnowledgeExcerpt, KnowledgeSearch } from '../knowledge/index.ts';
+import { ValidationError } from '../kernel/domain-error.ts';
+import { compileJsonSchema } from '../kernel/validation/json-schema.ts';
 import {
   ModelError,
+  refusedParameter,
   stoppedAtLength,
   type ConversationTurn,
+  type JsonSchemaFormat,
+  type ModelParameters,
   type ModelReply,
   type ModelRequest,
   type ModelStreamEvent,
   type ModelUsage,
+  type ToolCall,
+  type ToolChoice,
+  type ToolDefinition,
 } from '../models/index.ts';
 import type { ModelRouter, ResolvedModel } from '../models/index.ts';
 import { GenerationFailedError, GenerationTimeoutError } from './errors.ts';
@@ -43,7 +51,18 @@ export interface CompletionInput {
   /** Overrides the bot's temperature. */
   temperature?: number;
   maxOutputTokens?: number;
-  /** Fires when the caller went away: the model call is aborted and the credit refunded. */
+  /** With `responseFormat: json`: the schema the answer must be valid against (retried once, then 502, refunded). */
+  jsonSchema?: JsonSchemaFormat;
+  /** The caller's functions the model may call (OpenAI-format routes). */
+  tools?: ToolDefinition[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  /** The caller's other generation parameters: refused before the charge when the bot's provider does not take one. */
+  parameters?: ModelParameters;
+  /**
+   * Fires when the caller went away: the model call is aborted; the credit is refunded if nothing of the answer was
+   * written to the caller yet, and final otherwise.
+   */
   callerGone?: AbortSignal;
 }
 
@@ -60,23 +79,36 @@ interface CompletionFacts {
   sources: CompletionSource[];
   /** True when generation stopped at the output token limit rather than at a natural end. */
   truncated: boolean;
+  /** The calls of the caller's functions the model asked for (empty when it answered with text). */
+  toolCalls: ToolCall[];
+  /** `tool_calls` when the model asked for calls, `length` when cut at the token limit, else `stop`. */
+  finishReason: FinishReason;
 }
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
 
 export type CompletionOutput =
   | ({ responseFormat: 'text'; text: string } & CompletionFacts)
   | ({ responseFormat: 'json'; data: unknown; text: string } & CompletionFacts);
 
-/** A streamed completion: text pieces as the model yields them, then one `end` once the charge is settled. */
+/**
+ * A streamed completion: text pieces and the model's calls (`tool-call` opens call `index` with its id and name,
+ * `tool-arguments` pieces follow) as the model yields them, then one `end` once the charge is settled.
+ */
 export type CompletionStreamEvent =
   | { type: 'text'; text: string }
-  | { type: 'end'; usage?: ModelUsage; model: string; truncated: boolean };
+  | { type: 'tool-call'; index: number; id: string; name: string }
+  | { type: 'tool-arguments'; index: number; text: string }
+  | { type: 'end'; usage?: ModelUsage; model: string; truncated: boolean; finishReason: FinishReason };
 
 export interface CompletionStream {
   /** Known before the first piece (the knowledge search ran before generation). */
   sources: CompletionSource[];
   /**
-   * The rest of the completion; the first piece has already arrived. A failure while it runs is thrown after the
-   * credit was refunded; ending the iteration early counts as the caller going away (aborted, refunded).
+   * The rest of the completion; the first piece has already arrived. Once the consumer has taken a piece (asked for
+   * the next one), it counts as written to the caller and the credit is final (contract §15). A model failure while
+   * it runs is thrown after the credit was refunded; ending the iteration early counts as the caller going away
+   * (aborted; refunded only if no piece was taken).
    */
   events: AsyncIterable<CompletionStreamEvent>;
 }
@@ -110,8 +142,13 @@ export interface CompleteTextDeps {
  *    502 GENERATION_FAILED (model failure, unusable answer), 504 GATEWAY_TIMEOUT (deadline) or the unexpected error.
  *
  * `completeText.stream` runs the same steps with the model's streaming call: it returns once the first piece of the
- * answer arrived (a failure before that is thrown as above), and settles when the stream ends; a failure during the
- * stream, or a caller who goes away, refunds the charge exactly once and aborts the model call.
+ * answer arrived (a failure before that is thrown as above). Billing (contract §15): the credit is final once a piece
+ * of the answer was written to the caller and the model finished, or the caller went away after receiving a piece;
+ * it is refunded when the model fails (also mid-stream) or nothing was written. A JSON Schema answer is produced
+ * whole and validated (retried once) before its first piece, so an invalid one is a 502 with the credit back.
+ *
+ * The caller's parameters are checked against the bot's provider (`refusedParameter`) before the charge: a
+ * parameter the provider does not take is a 400 naming it, nothing charged.
  */
 export function makeCompleteText(deps: CompleteTextDeps) {
   const now = deps.now ?? Date.now;
@@ -127,7 +164,7 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     const { bot, model, charge } = await begin(input);
     let output: CompletionOutput;
     try {
-      output = await generate(input, bot, model);
+      output = await generateValidated(input, bot, model);
     } catch (error) {
       await fail(charge, error, bot);
       throw toDomainError(error, input.timeoutMs);
@@ -136,7 +173,19 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     return output;
   }
 
+  /** Generates; an answer the JSON Schema refuses is asked for once more, and a second refusal fails. */
+  async function generateValidated(input: CompletionInput, bot: Bot | undefined, model: ResolvedModel) {
+    try {
+      return await generate(input, bot, model);
+    } catch (error) {
+      if (!(error instanceof InvalidAnswer) || input.jsonSchema === undefined) throw error;
+      deps.log.warn('answer refused by its JSON Schema; asking once more', { reason: error.message });
+      return generate(input, bot, model);
+    }
+  }
+
   async function streamText(input: CompletionInput): Promise<CompletionStream> {
+    if (input.responseFormat === 'json' && input.jsonSchema !== undefined) return streamValidated(input);
     const { bot, model, charge } = await begin(input);
     const call = generationCall(input);
     let sources: CompletionSource[];
@@ -147,55 +196,119 @@ export function makeCompleteText(deps: CompleteTextDeps) {
       sources = sourcesOf(request.excerpts);
       events = model.provider.stream(request)[Symbol.asyncIterator]();
       first = await untilAborted(events.next(), call.signal);
-      if (first.done || first.value.type !== 'text')
+      if (first.done || (first.value.type !== 'text' && first.value.type !== 'tool-call'))
         throw new ModelError('failed', 'The model returned an empty answer.');
     } catch (error) {
       call.end();
       await fail(charge, error, bot);
       throw toDomainError(error, input.timeoutMs);
     }
-    return { sources, events: rest(first.value.text, events) };
+    // A caller gone before anyone took the first piece: the events may never be iterated, so the credit goes back here.
+    let started = false;
+    const goneEarly = () => {
+      if (started || charge.state !== 'open') return;
+      call.abort(new CallerGone());
+      call.end();
+      void events.return?.()?.catch(() => {});
+      void fail(charge, new CallerGone(), bot);
+    };
+    input.callerGone?.addEventListener('abort', goneEarly, { once: true });
+    return { sources, events: rest(first.value, events) };
 
     async function* rest(
-      firstText: string,
+      firstEvent: ModelStreamEvent,
       more: AsyncIterator<ModelStreamEvent>,
     ): AsyncGenerator<CompletionStreamEvent> {
-      let text = firstText;
+      started = true;
+      input.callerGone?.removeEventListener('abort', goneEarly);
+      if (charge.state !== 'open') throw toDomainError(new CallerGone(), input.timeoutMs);
+      let text = '';
+      let calls = 0;
+      /** A piece was taken by the consumer: written to the caller, so the credit is final (contract §15). */
+      let delivered = false;
       try {
-        yield { type: 'text', text: firstText };
+        let event: ModelStreamEvent = firstEvent;
         for (;;) {
+          if (event.type === 'end') {
+            if (input.responseFormat === 'json' && calls === 0 && !parseJsonAnswer(text).ok) {
+              // The whole answer was produced and written: the credit stays spent; the caller is told it is not JSON.
+              await charge.settle();
+              throw new ModelError('failed', 'the model did not answer with valid JSON.');
+            }
+            await charge.settle();
+            yield {
+              type: 'end',
+              model: event.model,
+              truncated: stoppedAtLength(event.stopReason),
+              finishReason: finishReasonOf(event.stopReason, calls > 0),
+              ...(event.usage ? { usage: event.usage } : {}),
+            };
+            return;
+          }
+          if (event.type === 'text') text += event.text;
+          if (event.type === 'tool-call') calls++;
+          yield event;
+          delivered = true;
           const next = await untilAborted(more.next(), call.signal);
           if (next.done) throw new ModelError('failed', 'The model stream ended without finishing the answer.');
-          const event = next.value;
-          if (event.type === 'text') {
-            text += event.text;
-            yield { type: 'text', text: event.text };
-            continue;
-          }
-          if (input.responseFormat === 'json' && !parseJsonAnswer(text).ok)
-            throw new ModelError('failed', 'the model did not answer with valid JSON.');
-          await charge.settle();
-          yield {
-            type: 'end',
-            model: event.model,
-            truncated: stoppedAtLength(event.stopReason),
-            ...(event.usage ? { usage: event.usage } : {}),
-          };
-          return;
+          event = next.value;
         }
       } catch (error) {
-        if (charge.state === 'open') await fail(charge, error, bot);
+        if (error instanceof CallerGone && delivered) await charge.settle();
+        else if (charge.state === 'open') await fail(charge, error, bot);
         throw toDomainError(error, input.timeoutMs);
       } finally {
-        // Reached without a settle or a refund when the consumer stopped iterating: the caller went away.
+        // Reached without a settle or a refund when the consumer stopped iterating: the caller went away, charged if
+        // it had received a piece.
         if (charge.state === 'open') {
           call.abort(new CallerGone());
-          await fail(charge, new CallerGone(), bot);
+          if (delivered) await charge.settle();
+          else await fail(charge, new CallerGone(), bot);
         }
         call.end();
         void more.return?.()?.catch(() => {});
       }
     }
+  }
+
+  /**
+   * A streamed JSON Schema answer: produced whole and validated (retried once) before anything is sent, so a refused
+   * answer is a plain 502 with the credit back; then sent in pieces.
+   */
+  async function streamValidated(input: CompletionInput): Promise<CompletionStream> {
+    const { bot, model, charge } = await begin(input);
+    let output: CompletionOutput;
+    try {
+      output = await generateValidated(input, bot, model);
+    } catch (error) {
+      await fail(charge, error, bot);
+      throw toDomainError(error, input.timeoutMs);
+    }
+    // The same billing as a live stream: final once a piece was taken, refunded if the caller left before.
+    let started = false;
+    const goneEarly = () => {
+      if (!started) void fail(charge, new CallerGone(), bot);
+    };
+    input.callerGone?.addEventListener('abort', goneEarly, { once: true });
+    async function* deliver(): AsyncGenerator<CompletionStreamEvent> {
+      started = true;
+      input.callerGone?.removeEventListener('abort', goneEarly);
+      if (charge.state !== 'open') throw toDomainError(new CallerGone(), input.timeoutMs);
+      let delivered = false;
+      try {
+        for await (const event of piecesOf(output)) {
+          if (event.type === 'end') await charge.settle();
+          yield event;
+          delivered = true;
+        }
+      } finally {
+        if (charge.state === 'open') {
+          if (delivered) await charge.settle();
+          else await fail(charge, new CallerGone(), bot);
+        }
+      }
+    }
+    return { sources: output.sources, events: deliver() };
   }
 
   return Object.assign(completeText, { stream: streamText });
@@ -213,6 +326,8 @@ export function makeCompleteText(deps: CompleteTextDeps) {
       // Nothing is charged yet: a deployment that cannot reach the bot's provider fails without touching the balance.
       throw toDomainError(error, input.timeoutMs);
     }
+    const refused = refusedParameter(model.provider.name, input);
+    if (refused) throw unsupportedParameter(refused.param, refused.message);
     if (now() >= input.deadline) throw new GenerationTimeoutError(input.timeoutMs);
 
     const account = { projectId: input.caller.projectId, monthlyAllowance: input.caller.monthlyBotCredits };
@@ -246,7 +361,7 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     try {
       const request = await modelRequest(input, bot, model, call.signal);
       const reply = await untilAborted(model.provider.generate(request), call.signal);
-      return toOutput(reply, input.responseFormat, sourcesOf(request.excerpts));
+      return toOutput(reply, input, sourcesOf(request.excerpts));
     } finally {
       call.end();
     }
@@ -272,8 +387,13 @@ export function makeCompleteText(deps: CompleteTextDeps) {
       prompt: input.prompt,
       ...(input.turns === undefined ? {} : { turns: input.turns }),
       responseFormat: input.responseFormat,
+      ...(input.jsonSchema === undefined ? {} : { jsonSchema: input.jsonSchema }),
+      ...(input.tools === undefined || input.tools.length === 0 ? {} : { tools: input.tools }),
+      ...(input.toolChoice === undefined ? {} : { toolChoice: input.toolChoice }),
+      ...(input.parallelToolCalls === undefined ? {} : { parallelToolCalls: input.parallelToolCalls }),
       ...(temperature === undefined ? {} : { temperature }),
       ...(input.maxOutputTokens === undefined ? {} : { maxOutputTokens: input.maxOutputTokens }),
+      ...(input.parameters === undefined ? {} : { parameters: input.parameters }),
       excerpts,
       signal,
     };
@@ -324,17 +444,66 @@ export function makeCompleteText(deps: CompleteTextDeps) {
   }
 }
 
-function toOutput(reply: ModelReply, responseFormat: 'text' | 'json', sources: CompletionSource[]): CompletionOutput {
+function toOutput(
+  reply: ModelReply,
+  input: Pick<CompletionInput, 'responseFormat' | 'jsonSchema'>,
+  sources: CompletionSource[],
+): CompletionOutput {
+  const toolCalls = reply.toolCalls ?? [];
   const facts: CompletionFacts = {
     model: reply.model,
     sources,
     truncated: stoppedAtLength(reply.stopReason),
+    toolCalls,
+    finishReason: finishReasonOf(reply.stopReason, toolCalls.length > 0),
     ...(reply.usage ? { usage: reply.usage } : {}),
   };
-  if (responseFormat === 'text') return { responseFormat, text: reply.text, ...facts };
+  // An answer of calls has no JSON to check: the caller runs them and asks again.
+  if (input.responseFormat === 'text' || toolCalls.length > 0)
+    return { responseFormat: 'text', text: reply.text, ...facts };
   const parsed = parseJsonAnswer(reply.text);
-  if (!parsed.ok) throw new ModelError('failed', 'the model did not answer with valid JSON.');
-  return { responseFormat, data: parsed.value, text: reply.text, ...facts };
+  if (!parsed.ok) throw new InvalidAnswer('the model did not answer with valid JSON.');
+  if (input.jsonSchema) {
+    const compiled = compileJsonSchema(input.jsonSchema.schema);
+    const problem = compiled.ok ? compiled.schema.validate(parsed.value) : compiled.message;
+    if (problem !== undefined)
+      throw new InvalidAnswer(`the model's answer does not match the JSON Schema (${problem}).`);
+  }
+  return { responseFormat: 'json', data: parsed.value, text: reply.text, ...facts };
+}
+
+/** A finished answer as stream events: text a word at a time, or its calls, then the end. */
+async function* piecesOf(output: CompletionOutput): AsyncGenerator<CompletionStreamEvent> {
+  const text = output.responseFormat === 'json' ? JSON.stringify(output.data) : output.text;
+  for (const piece of text.match(/\s*\S+\s*/g) ?? []) yield { type: 'text', text: piece };
+  for (const [index, call] of output.toolCalls.entries()) {
+    yield { type: 'tool-call', index, id: call.id, name: call.name };
+    yield { type: 'tool-arguments', index, text: call.arguments };
+  }
+  yield {
+    type: 'end',
+    model: output.model,
+    truncated: output.truncated,
+    finishReason: output.finishReason,
+    ...(output.usage ? { usage: output.usage } : {}),
+  };
+}
+
+function finishReasonOf(stopReason: string | undefined, calls: boolean): FinishReason {
+  if (calls) return 'tool_calls';
+  return stoppedAtLength(stopReason) ? 'length' : 'stop';
+}
+
+/** An answer the model produced that the caller's format refuses (not JSON, or not valid against the schema). */
+class InvalidAnswer extends ModelError {
+  constructor(message: string) {
+    super('failed', message);
+  }
+}
+
+/** A caller's parameter the bot's model does not take: 400 naming it, as OpenAI's `unsupported_parameter`. */
+function unsupportedParameter(param: string, message: string): ValidationError {
+  return new ValidationError(message, [{ path: param, message, code: 'unsupported_parameter' }]);
 }
 
 /** One entry per file, with its best excerpt's score, best first (ties by name, so the order is stable). */
@@ -352,8 +521,11 @@ function toDomainError(error: unknown, timeoutMs: number): unknown {
   if (error instanceof DeadlineReached) return new GenerationTimeoutError(timeoutMs);
   if (error instanceof ModelError) {
     if (error.kind === 'timeout') return new GenerationTimeoutError(timeoutMs, error);
+    if (error.kind === 'unsupported')
+      return unsupportedParameter(error.param ?? 'model', `${sentence(error.message)} Nothing was charged.`);
     return new GenerationFailedError(sentence(error.message), {
       cause: error,
+      invalidAnswer: error instanceof InvalidAnswer,
       ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
     });
   }

@@ -3,10 +3,14 @@ import { DomainError } from '../kernel/domain-error.ts';
 /** The model failed or its answer was unusable; the credit was refunded. */
 export class GenerationFailedError extends DomainError {
   readonly code = 'GENERATION_FAILED';
+  /** The model answered, but not in the format asked for (not JSON, or not valid against the JSON Schema). */
+  readonly invalidAnswer: boolean;
 
-  constructor(reason: string, options: { retryAfterSeconds?: number; cause?: unknown } = {}) {
-    super(`Generation failed: ${reason} The credit was refunded.`, options);
+  constructor(reason: string, options: { retryAfterSeconds?: number; cause?: unknown; invalidAnswer?: boolean } = {}) {
+    const { invalidAnswer, ...rest } = options;
+    super(`Generation failed: ${reason} The credit was refunded.`, rest);
     this.name = 'GenerationFailedError';
+    this.invalidAnswer = invalidAnswer === true;
   }
 }
 

@@ -9,6 +9,7 @@ export {
   type CompletionSource,
   type CompletionStream,
   type CompletionStreamEvent,
+  type FinishReason,
   KNOWLEDGE_EXCERPTS,
   KNOWLEDGE_QUERY_CHARS,
   makeCompleteText,

@@ -81,6 +81,21 @@ export const routes: RouteDefinition[] = [
       secrets: ['modelApiKey'],
     },
   },
+  // OpenAI's Responses API over the same use case, streamed as chat is (contract §16).
+  {
+    method: 'POST',
+    path: '/api/v1/ai/responses',
+    fn: 'responses',
+    timeoutSeconds: 300,
+    memoryMb: 1024,
+    responseStreaming: true,
+    access: {
+      table: { read: true, write: true },
+      buckets: { knowledge: { read: [''] } },
+      bedrock: { invoke: true },
+      secrets: ['modelApiKey'],
+    },
+  },
   {
     method: 'GET',
     path: '/api/v1/ai/models',
@@ -88,6 +103,23 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 10,
     memoryMb: 512,
     access: { table: { read: true, write: true } },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/ai/models/{id}',
+    fn: 'models',
+    timeoutSeconds: 10,
+    memoryMb: 512,
+    access: { table: { read: true, write: true } },
+  },
+  // Up to 2,048 inputs per request and credit; Titan takes one text per call (8 in flight): 60 s covers the most.
+  {
+    method: 'POST',
+    path: '/api/v1/ai/embeddings',
+    fn: 'embeddings',
+    timeoutSeconds: 60,
+    memoryMb: 1024,
+    access: { table: { read: true, write: true }, bedrock: { invoke: true } },
   },
   // Search loads a bot's index (CPU-bound gunzip) on a cold start: 1,769 MB is one full vCPU.
   {

@@ -26,7 +26,9 @@ export function httpStreamingFunction<TEvent extends HttpEvent = HttpEvent>(
 
 /**
  * A result whose body is a stream of text pieces, each written as soon as it is produced. When the reader goes away
- * (the client disconnected: the runtime destroys the response stream), `onClosedEarly` runs so the work stops.
+ * (the client disconnected: the runtime destroys the response stream), `onClosedEarly` runs so the work stops. A
+ * piece is taken from `pieces` only while the response stream is alive, and the next one only once the previous was
+ * handed on: taking a second piece means the first was written out (what the credit rule of contract §15 counts).
  */
 export function streamingResult(
   statusCode: number,
@@ -36,9 +38,17 @@ export function streamingResult(
 ): HttpResult {
   const iterator = pieces[Symbol.asyncIterator]();
   let ended = false;
+  let started = false;
   const body = new Readable({
     async read() {
       try {
+        if (!started) {
+          started = true;
+          // One turn first: a reader that left while the answer was being prepared (the response stream is already
+          // destroyed) is seen before any piece is taken, so nothing counts as written to it.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (this.destroyed) return;
+        }
         const next = await iterator.next();
         if (next.done) ended = true;
         this.push(next.done ? null : next.value);
@@ -47,7 +57,11 @@ export function streamingResult(
       }
     },
     destroy(error, callback) {
-      if (!ended) onClosedEarly();
+      if (!ended) {
+        onClosedEarly();
+        // Lets the producer finish its own way (its `finally`), even when it is waiting at a piece nobody took.
+        void Promise.resolve(iterator.return?.()).catch(() => {});
+      }
       callback(error);
     },
   });

@@ -54,6 +54,11 @@ const schema = z.object({
   /** On AWS the OpenAI-compatible server's key comes from Secrets Manager (read once per cold start). */
   OPENAI_API_KEY_SECRET_ARN: z.optional(nonEmpty()),
   OPENAI_MODEL: z.optional(nonEmpty()),
+  /**
+   * Largest output the OpenAI-format routes ask a model for: a caller's `max_tokens` / `max_completion_tokens` /
+   * `max_output_tokens` above it is clamped to it (contract §15), so one credit buys a bounded answer.
+   */
+  BOT_MAX_OUTPUT_TOKENS: z._default(positiveInt(1_000_000), 4096),
   /** Knowledge search embeddings (hybrid with BM25): `none` (default: lexical only, offline), `bedrock` or `openai`. */
   EMBEDDINGS_PROVIDER: z._default(z.enum(['none', 'bedrock', 'openai']), 'none'),
   /** Default: amazon.titan-embed-text-v2:0 (bedrock), text-embedding-3-small (openai). */

@@ -5,8 +5,18 @@
 export interface EmbeddingsProvider {
   /** Model id recorded in the index; an index made by another model is searched lexically only. */
   readonly model: string;
-  /** One unit-length vector per text, in order. Throws on failure or when `signal` aborts. */
-  embed(texts: string[], purpose: 'document' | 'query', signal?: AbortSignal): Promise<Float32Array[]>;
+  /**
+   * One unit-length vector per text, in order. `options.dimensions` asks for vectors of that size (the
+   * `/embeddings` route); without it, the provider's configured size. Throws on failure or when `signal` aborts.
+   */
+  embed(
+    texts: string[],
+    purpose: 'document' | 'query',
+    signal?: AbortSignal,
+    options?: { dimensions?: number },
+  ): Promise<Float32Array[]>;
+  /** Whether vectors of `dimensions` can be asked for (a caller's `dimensions` is refused otherwise). */
+  supportsDimensions(dimensions: number): boolean;
 }
 
 /** Scales a vector to unit length (cosine similarity becomes a dot product). */

@@ -6,6 +6,14 @@ export {
   makeAcceptArrival,
   objectsCreatedIn,
 } from './arrivals.ts';
+export {
+  EMBEDDING_INPUTS_PER_CREDIT,
+  EmbeddingFailedError,
+  type EmbedTexts,
+  type EmbedTextsInput,
+  type EmbedTextsOutput,
+  makeEmbedTexts,
+} from './embed-texts.ts';
 export { type EmbeddingsProvider, unitVector } from './embeddings.ts';
 export { compileFileFilters, compileFilePattern } from './file-pattern.ts';
 export {

@@ -1,9 +1,10 @@
-/** Models: the model provider port, model specs (which model answers a bot) and the router. */
+/** Models: the model provider port, model specs (which model answers a bot), the parameter table and the router. */
 export {
   conversationOf,
   type ConversationTurn,
   deadlineError,
   type GroundingExcerpt,
+  type JsonSchemaFormat,
   ModelError,
   type ModelFailureKind,
   type ModelProvider,
@@ -12,6 +13,10 @@ export {
   type ModelStreamEvent,
   type ModelUsage,
   stoppedAtLength,
+  stoppedForTools,
+  type ToolCall,
+  type ToolChoice,
+  type ToolDefinition,
 } from './model-provider.ts';
 export type { ModelRouter, ResolvedModel } from './model-router.ts';
 export {
@@ -23,3 +28,13 @@ export {
   type ModelSpecResult,
   parseModelSpec,
 } from './model-spec.ts';
+export {
+  type ModelParameterName,
+  type ModelParameters,
+  PARAMETER_RULES,
+  type ParameterRow,
+  parameterTable,
+  parameterTableMarkdown,
+  refusedParameter,
+  TEMPERATURE_RULES,
+} from './parameters.ts';

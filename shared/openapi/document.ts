@@ -94,6 +94,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
         '',
         'Every response carries `x-request-id`. Every answer with status >= 400 has the body `{ success: false, error, message, details?, requestId }`.',
         'Unknown paths answer 404 `NOT_FOUND`; a known path with the wrong method answers 405 `METHOD_NOT_ALLOWED` with `Allow`.',
+        'Under the OpenAI-format routes (`/api/v1/ai/chat/…`, `/api/v1/ai/responses…`, `/api/v1/ai/models…`, `/api/v1/ai/embeddings…`) every error, those 404 and 405 included, has OpenAI’s body `{ error: { message, type, param, code } }` (`OpenAiError`).',
         'Unknown fields in a body are rejected (400 `VALIDATION_ERROR`, one `details[]` entry each).',
       ].join('\n'),
     },

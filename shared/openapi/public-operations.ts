@@ -1,5 +1,8 @@
 import { completionRequest } from '../completion/api/completion-request.ts';
 import { chatCompletionRequest } from '../completion/api/openai/chat-request.ts';
+import { embeddingsRequest } from '../completion/api/openai/embeddings.ts';
+import { responsesRequest } from '../completion/api/openai/responses-request.ts';
+import { parameterTableMarkdown } from '../models/index.ts';
 import { searchRequest } from '../knowledge/api/search-request.ts';
 import { PAYLOAD_SCHEMAS } from '../messaging/index.ts';
 import { withMeta } from '../kernel/validation/meta.ts';
@@ -215,12 +218,16 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     description:
       'Any OpenAI client works with base URL `{base_url}/api/v1/ai` and the project API token as its key. `model` is a ' +
       "botId: its instructions (then the request's `system` / `developer` messages), its knowledge (top excerpts " +
-      'for the last user message) and its model. `messages` reach the model as turns. Same order as completion: ' +
-      'auth → rate limit → body → validation (400) → bot (403/404) → balance (402) → charge 1 → generate; a failure ' +
-      'after the charge, also mid-stream or a client that disconnects, refunds it once. `stream: true` answers ' +
-      'Server-Sent Events from the first token. Refused (400 `unsupported_parameter`): `tools`, `functions`, images, ' +
-      'audio, `n` > 1. Accepted and ignored: `user`, `store`, `metadata`, `seed`…. A prompt over the model context: ' +
-      '400 `context_length_exceeded`, nothing charged. Errors use OpenAI’s body (`error.code` in OpenAI’s terms).',
+      'for the last user message) and its model. `messages` reach the model as turns, with assistant `tool_calls` and ' +
+      '`tool` results. `tools` (functions), `tool_choice`, `parallel_tool_calls`: the model’s calls come back as ' +
+      '`message.tool_calls` with `finish_reason: "tool_calls"` (streamed as `delta.tool_calls`). `response_format` ' +
+      '`json_schema`: the answer is validated against the schema (ajv), asked for once more if it is not, then 502 ' +
+      '`server_error`, refunded. Order: auth → rate limit → body → validation (400) → bot (403/404) → parameters the ' +
+      "bot's provider does not take (400 `unsupported_parameter`) → balance (402) → charge 1 → generate. The credit is " +
+      'final once text of the answer was written; refunded when the model fails or nothing reached the client. All ' +
+      'messages together: at most 120,000 characters (400 `context_length_exceeded`); `max_tokens` above ' +
+      '`BOT_MAX_OUTPUT_TOKENS` is clamped. Every parameter, per provider of the bot’s model:\n\n' +
+      parameterTableMarkdown(),
     tags: ['Bots API'],
     security: 'apiToken',
     rateLimited: true,
@@ -243,6 +250,61 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       504: ['GATEWAY_TIMEOUT'],
     },
   },
+  'POST /api/v1/ai/responses': {
+    summary: "OpenAI's Responses API with a bot as the model, stateless (1 bot credit)",
+    description:
+      '`input` is a string or items (messages, `function_call`, `function_call_output`; an `item_reference` to a ' +
+      'non-streamed answer’s message, whose id carries its text); `instructions`, function `tools`, `tool_choice`, ' +
+      '`text.format` (`text`, `json_object`, `json_schema`), `max_output_tokens` (clamped to `BOT_MAX_OUTPUT_TOKENS`), ' +
+      '`temperature`, `top_p`, `stream` (OpenAI’s named events, `response.created` first, `response.completed` last). ' +
+      'Nothing is stored: `previous_response_id`, `store: true`, `background`, `conversation` and built-in tools are ' +
+      '400 `unsupported_parameter`. Same auth, rate limit, credits, bot resolution, knowledge, parameter rules and ' +
+      'refunds as chat completions.',
+    tags: ['Bots API'],
+    security: 'apiToken',
+    rateLimited: true,
+    errorFormat: 'openai',
+    requestBodies: [{ contentType: 'application/json', schema: responsesRequest, source: 'handler' }],
+    responses: {
+      200: {
+        description: 'The response; with `stream: true`, `text/event-stream` of named events.',
+        body: s.responseObject,
+        eventStream: s.responseStreamEvent,
+      },
+    },
+    errors: {
+      ...jsonBodyErrors,
+      ...botsApiAuthErrors,
+      402: ['ERR_NO_BOT_CREDITS'],
+      403: ['BOT_FORBIDDEN'],
+      404: ['BOT_NOT_FOUND'],
+      502: ['GENERATION_FAILED'],
+      504: ['GATEWAY_TIMEOUT'],
+    },
+  },
+  'POST /api/v1/ai/embeddings': {
+    summary: "OpenAI's Embeddings (1 bot credit per request of up to 2,048 inputs)",
+    description:
+      '`model` is a botId of the project or `default`: both embed with the deployment’s embeddings model (the one ' +
+      'knowledge indexes use: `EMBEDDINGS_PROVIDER`), or, when it has none, the deterministic hashed embedding ' +
+      '(`hashed-ngrams-v1`, 256 dimensions). `input` a string or up to 2,048 strings (each at most 32,768 characters, ' +
+      '1,200,000 in all; token arrays: 400). `encoding_format` `float` or `base64`; `dimensions` where the model can. ' +
+      'Refunded when the model fails.',
+    tags: ['Bots API'],
+    security: 'apiToken',
+    rateLimited: true,
+    errorFormat: 'openai',
+    requestBodies: [{ contentType: 'application/json', schema: embeddingsRequest, source: 'handler' }],
+    responses: { 200: { description: 'One vector per input, in input order.', body: s.embeddingsResult } },
+    errors: {
+      ...jsonBodyErrors,
+      ...botsApiAuthErrors,
+      402: ['ERR_NO_BOT_CREDITS'],
+      403: ['BOT_FORBIDDEN'],
+      404: ['BOT_NOT_FOUND'],
+      502: ['GENERATION_FAILED'],
+    },
+  },
   'GET /api/v1/ai/models': {
     summary: "The project's bots as OpenAI's model list (free)",
     description:
@@ -253,6 +315,18 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     errorFormat: 'openai',
     responses: { 200: { description: "The project's bots.", body: s.modelList } },
     errors: botsApiAuthErrors,
+  },
+  'GET /api/v1/ai/models/{id}': {
+    summary: 'One bot as an OpenAI model object (free)',
+    description:
+      'What `client.models.retrieve(botId)` returns. A bot that does not exist or is another project’s: 404 ' +
+      '`model_not_found`, as OpenAI answers a model the key cannot use. Counted by the rate limit.',
+    tags: ['Bots API'],
+    security: 'apiToken',
+    rateLimited: true,
+    errorFormat: 'openai',
+    responses: { 200: { description: 'The bot.', body: s.modelObject } },
+    errors: { ...botsApiAuthErrors, 404: ['BOT_NOT_FOUND'] },
   },
   'POST /api/v1/ai/search': {
     summary: "Search a bot's knowledge (free)",

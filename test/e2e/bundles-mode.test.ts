@@ -42,7 +42,7 @@ describe('bundles mode', () => {
   });
 
   it('serves the API from the bundles: the admin key is read from the Secrets Manager stand-in, routes answer', async () => {
-    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 3 });
+    const { projectId, token } = await svc.newProject({ monthlyBotCredits: 5 });
     expect(callsOf('admin').map((c) => c.action)).toContain('secretsmanager:GetSecretValue');
     const health = await fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } });
     expect(health.status).toBe(200);
@@ -70,6 +70,27 @@ describe('bundles mode', () => {
     const events = (await chat.text()).split('\n\n').filter((e) => e.startsWith('data: '));
     expect(events.length).toBeGreaterThan(2);
     expect(events.at(-1)).toBe('data: [DONE]');
+    // Issue 28's routes from their bundles: Responses (streamed, named events), a model by id, embeddings.
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const response = await fetch(`${svc.baseUrl}/api/v1/ai/responses`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ model: bot.botId, stream: true, input: 'Hello, bundle.' }),
+    });
+    expect(response.status).toBe(200);
+    const named = (await response.text()).split('\n\n').filter(Boolean);
+    expect(named[0]).toMatch(/^event: response\.created\n/);
+    expect(named.at(-1)).toMatch(/^event: response\.completed\n/);
+    const retrieved = await fetch(`${svc.baseUrl}/api/v1/ai/models/${bot.botId}`, { headers: auth });
+    expect(((await retrieved.json()) as { id: string }).id).toBe(bot.botId);
+    const embeddings = await fetch(`${svc.baseUrl}/api/v1/ai/embeddings`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ model: 'default', input: ['one', 'two'] }),
+    });
+    const embeddingsBody = await embeddings.text();
+    expect(embeddings.status, embeddingsBody).toBe(200);
+    expect((JSON.parse(embeddingsBody) as { data: unknown[] }).data).toHaveLength(2);
     expect(((await fetch(`${svc.baseUrl}/api/integration/send`, { method: 'POST' })) as Response).status).toBe(410);
     const unknown = await fetch(`${svc.baseUrl}/no/such/route`);
     expect(unknown.status).toBe(404);

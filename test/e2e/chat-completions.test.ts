@@ -140,7 +140,7 @@ describe('POST /api/v1/ai/chat/completions (openai client)', () => {
     expect(JSON.parse(text)).toEqual({ answer: 42, ok: true });
   });
 
-  it('a client that disconnects mid-stream: the upstream call is aborted and the credit refunded', {
+  it('a client that disconnects mid-stream after receiving text: the upstream call is aborted, the credit is spent (§15)', {
     retry: 2,
   }, async () => {
     const { projectId, botId, openai } = await projectWithBot();
@@ -155,10 +155,12 @@ describe('POST /api/v1/ai/chat/completions (openai client)', () => {
       break; // leaving the loop aborts the HTTP request
     }
     await eventually(
-      async () => (await model.abandoned(m)).length > 0 && (await balance(projectId)) === 5,
+      async () => (await model.abandoned(m)).length > 0 && (await balance(projectId)) === 4,
       10_000,
-      'the upstream call aborted and the credit refunded',
+      'the upstream call aborted',
     );
+    // It received text: the credit is final (contract §15), not refunded to a reader who hangs up.
+    expect(await balance(projectId)).toBe(4);
   });
 
   it('a failure after the stream began ends it with an error event and no [DONE]; the credit is refunded', async () => {
@@ -328,11 +330,7 @@ describe('errors as the openai client raises them', () => {
     const cases: [Record<string, unknown>, string, string | null][] = [
       [{ messages: [{ role: 'system', content: 'only instructions' }] }, 'missing_required_parameter', 'messages'],
       [{ n: 2 }, 'unsupported_parameter', 'n'],
-      [
-        { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] },
-        'unsupported_parameter',
-        'tools',
-      ],
+      [{ logprobs: true }, 'unsupported_parameter', 'logprobs'],
       [
         {
           messages: [

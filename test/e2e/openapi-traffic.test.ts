@@ -150,6 +150,34 @@ async function driveEveryOperation(): Promise<void> {
   await (
     await api('/api/v1/ai/chat/completions', { method: 'POST', ...bearer(token, { ...chat, stream: true }) })
   ).text();
+  await api(`/api/v1/ai/models/${bot.botId}`, bearer(token));
+  await api('/api/v1/ai/models/bot_missing', bearer(token));
+  const weather = {
+    type: 'function',
+    function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+  };
+  await api('/api/v1/ai/chat/completions', {
+    method: 'POST',
+    ...bearer(token, { ...chat, tools: [weather], tool_choice: 'required' }),
+  });
+  await api('/api/v1/ai/chat/completions', { method: 'POST', ...bearer(token, { ...chat, n: 2 }) });
+  await api('/api/v1/ai/responses', { method: 'POST', ...bearer(token, { model: bot.botId, input: 'Trocas?' }) });
+  await (
+    await api('/api/v1/ai/responses', {
+      method: 'POST',
+      ...bearer(token, { model: bot.botId, input: 'Oi', stream: true }),
+    })
+  ).text();
+  await api('/api/v1/ai/responses', {
+    method: 'POST',
+    ...bearer(token, { model: bot.botId, input: 'x', store: true }),
+  });
+  await api('/api/v1/ai/embeddings', { method: 'POST', ...bearer(token, { model: 'default', input: ['a', 'b'] }) });
+  await api('/api/v1/ai/embeddings', {
+    method: 'POST',
+    ...bearer(token, { model: bot.botId, input: 'a', encoding_format: 'base64' }),
+  });
+  await api('/api/v1/ai/responses/resp_1', bearer(token));
   const form = new FormData();
   form.set('mode', 'pages');
   form.set('file', new Blob([await textPdf(['Uma página.'])], { type: 'application/pdf' }), 'a.pdf');

@@ -147,6 +147,9 @@ interface Operation {
  */
 const DOCUMENTED_PREFIXES = ['/api/', '/admin/v1/', '/inbound/'];
 
+/** The OpenAI-format routes' neighbourhood: their 404 and 405 have OpenAI's error body (the document says so). */
+const OPENAI_FORMAT = /^\/api\/v1\/ai\/(chat(\/|$)|responses(\/|$)|models(\/|$)|embeddings(\/|$))/;
+
 /**
  * A checker for exchanges against an OpenAPI 3.1 document. `check` answers the problems of one exchange (empty when
  * it conforms) and the operation it exercised:
@@ -169,6 +172,7 @@ export function openApiChecker(document: Json) {
     return v;
   };
   const errorSchema = { $ref: '#/components/schemas/Error' };
+  const openAiErrorSchema = { $ref: '#/components/schemas/OpenAiError' };
 
   const operations: Operation[] = [];
   for (const [template, item] of Object.entries<Json>(document.paths)) {
@@ -214,7 +218,13 @@ export function openApiChecker(document: Json) {
       const expected = pathKnown ? 405 : 404;
       if (exchange.status !== expected) problems.push(`${label}: not a documented operation (expected ${expected})`);
       else if (exchange.responseBody?.kind === 'json')
-        problems.push(...schemaProblems(`${label}: error body`, errorSchema, exchange.responseBody.value));
+        problems.push(
+          ...schemaProblems(
+            `${label}: error body`,
+            OPENAI_FORMAT.test(pathname) ? openAiErrorSchema : errorSchema,
+            exchange.responseBody.value,
+          ),
+        );
       return { problems };
     }
     const documented = operation.op.responses?.[String(exchange.status)] ?? operation.op.responses?.default;

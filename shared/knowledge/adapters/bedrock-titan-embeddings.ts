@@ -15,7 +15,18 @@ export class BedrockTitanEmbeddings implements EmbeddingsProvider {
     private readonly concurrency = 8,
   ) {}
 
-  async embed(texts: string[], _purpose: 'document' | 'query', signal?: AbortSignal): Promise<Float32Array[]> {
+  /** Titan Text Embeddings V2 makes vectors of 256, 512 or 1024 dimensions. */
+  supportsDimensions(dimensions: number): boolean {
+    return dimensions === 256 || dimensions === 512 || dimensions === 1024;
+  }
+
+  async embed(
+    texts: string[],
+    _purpose: 'document' | 'query',
+    signal?: AbortSignal,
+    options: { dimensions?: number } = {},
+  ): Promise<Float32Array[]> {
+    const dimensions = options.dimensions ?? this.dimensions;
     const out: Float32Array[] = new Array(texts.length);
     let next = 0;
     const worker = async () => {
@@ -28,7 +39,7 @@ export class BedrockTitanEmbeddings implements EmbeddingsProvider {
             accept: 'application/json',
             body: JSON.stringify({
               inputText: texts[i]!.slice(0, 40_000),
-              dimensions: this.dimensions,
+              dimensions,
               normalize: true,
             }),
           }),

@@ -22,8 +22,19 @@ export class OpenAiCompatibleEmbeddings implements EmbeddingsProvider {
     return this.options.model;
   }
 
-  async embed(texts: string[], _purpose: 'document' | 'query', signal?: AbortSignal): Promise<Float32Array[]> {
+  /** Sent to the server as asked; a server (or model) that cannot shorten vectors refuses it. */
+  supportsDimensions(dimensions: number): boolean {
+    return Number.isInteger(dimensions) && dimensions >= 1;
+  }
+
+  async embed(
+    texts: string[],
+    _purpose: 'document' | 'query',
+    signal?: AbortSignal,
+    options: { dimensions?: number } = {},
+  ): Promise<Float32Array[]> {
     if (!texts.length) return [];
+    const dimensions = options.dimensions ?? this.options.dimensions;
     const deadline = AbortSignal.timeout(this.options.timeoutMs ?? 60_000);
     const response = await (this.options.fetch ?? fetch)(`${this.options.baseUrl.replace(/\/+$/, '')}/embeddings`, {
       method: 'POST',
@@ -35,7 +46,7 @@ export class OpenAiCompatibleEmbeddings implements EmbeddingsProvider {
         model: this.options.model,
         input: texts,
         encoding_format: 'float',
-        ...(this.options.dimensions ? { dimensions: this.options.dimensions } : {}),
+        ...(dimensions ? { dimensions } : {}),
       }),
       signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
     });

@@ -5,6 +5,8 @@ import {
   type ConverseCommandInput,
   type ConverseCommandOutput,
   type ConverseStreamOutput,
+  type ContentBlock,
+  type Tool,
 } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import {
@@ -16,6 +18,9 @@ import {
   type ModelRequest,
   type ModelStreamEvent,
   type ModelUsage,
+  type ToolCall,
+  type ConversationTurn,
+  type JsonSchemaFormat,
 } from '../model-provider.ts';
 
 /** Suggested wait after Bedrock throttles; it sends no Retry-After of its own. */
@@ -68,6 +73,8 @@ export class BedrockModelProvider implements ModelProvider {
     const modelId = request.model ?? this.options.defaultModelId;
     return toReply(
       modelId,
+      request,
+      answerToolOf(modelId, request),
       await this.adapting(modelId, request, (input) =>
         this.options.client.send(new ConverseCommand(input), { abortSignal: request.signal }),
       ),
@@ -80,12 +87,51 @@ export class BedrockModelProvider implements ModelProvider {
       this.options.client.send(new ConverseStreamCommand(input), { abortSignal: request.signal }),
     );
     if (!output.stream) throw new ModelError('failed', 'The model service answered without a stream.');
+    const answerTool = answerToolOf(modelId, request);
     let stopReason: string | undefined;
     let usage: ModelUsage | undefined;
     let sawText = false;
+    // Converse numbers content blocks (text ones too); OpenAI numbers the calls: block index → call index, and the
+    // blocks of the answer tool (structured output by a forced tool), whose input is the answer's text.
+    const calls = new Map<number, { index: number; sawArguments: boolean }>();
+    const answerBlocks = new Set<number>();
     try {
       for await (const event of output.stream) {
-        const text = event.contentBlockDelta?.delta?.text;
+        const start = event.contentBlockStart;
+        const use = start?.start?.toolUse;
+        if (start && use) {
+          const block = start.contentBlockIndex ?? -1;
+          if (answerTool && use.name === answerTool.name) answerBlocks.add(block);
+          // parallel_tool_calls: false: a second call is dropped (its deltas then match no call).
+          else if (request.parallelToolCalls !== false || calls.size === 0) {
+            const index = calls.size;
+            calls.set(block, { index, sawArguments: false });
+            yield { type: 'tool-call', index, id: use.toolUseId ?? `call_${index}`, name: use.name ?? '' };
+          }
+        }
+        const delta = event.contentBlockDelta;
+        const input = delta?.delta?.toolUse?.input;
+        if (delta && typeof input === 'string' && input) {
+          const block = delta.contentBlockIndex ?? -1;
+          const call = calls.get(block);
+          if (answerBlocks.has(block)) {
+            sawText ||= input.trim().length > 0;
+            yield { type: 'text', text: input };
+          } else if (call) {
+            call.sawArguments = true;
+            yield { type: 'tool-arguments', index: call.index, text: input };
+          }
+        }
+        const stop = event.contentBlockStop;
+        if (stop) {
+          const call = calls.get(stop.contentBlockIndex ?? -1);
+          // A call without arguments still has an arguments object.
+          if (call && !call.sawArguments) {
+            call.sawArguments = true;
+            yield { type: 'tool-arguments', index: call.index, text: '{}' };
+          }
+        }
+        const text = delta?.delta?.text;
         if (text) {
           sawText ||= text.trim().length > 0;
           yield { type: 'text', text };
@@ -104,7 +150,9 @@ export class BedrockModelProvider implements ModelProvider {
     } catch (error) {
       throw mapBedrockError(error, request.signal);
     }
-    if (!sawText) throw new ModelError('failed', 'The model returned an empty answer.');
+    if (!sawText && calls.size === 0) throw new ModelError('failed', 'The model returned an empty answer.');
+    // The answer tool's call is the answer, not a call for the caller to run: it ended the turn.
+    if (answerBlocks.size > 0 && calls.size === 0 && stopReason === 'tool_use') stopReason = 'end_turn';
     yield {
       type: 'end',
       model: `bedrock:${modelId}`,
@@ -149,9 +197,23 @@ export class BedrockModelProvider implements ModelProvider {
 
   private nativeJsonSchema(modelId: string, request: ModelRequest): Record<string, unknown> | undefined {
     if (request.responseFormat !== 'json' || !supportsStructuredOutput(modelId)) return undefined;
-    if (request.jsonSchema) return request.jsonSchema;
+    if (request.jsonSchema) return request.jsonSchema.schema;
     return this.closedSchemaOnly.has(modelId) ? undefined : OPEN_JSON_SCHEMA;
   }
+}
+
+/**
+ * Structured output on a model without native structured output: a tool whose input schema is the answer's schema,
+ * which the model is made to call; its input is the answer. Named after the schema, unless one of the caller's
+ * functions has that name.
+ */
+function answerToolOf(modelId: string, request: ModelRequest): JsonSchemaFormat | undefined {
+  const format = request.jsonSchema;
+  if (request.responseFormat !== 'json' || !format || supportsStructuredOutput(modelId)) return undefined;
+  const taken = new Set((request.tools ?? []).map((t) => t.name));
+  let name = format.name;
+  while (taken.has(name)) name = `${name}_answer`;
+  return { ...format, name };
 }
 
 /** An exception Bedrock sent inside the stream, as the error {@link mapBedrockError} expects. */
@@ -190,41 +252,117 @@ export function converseInput(
   jsonSchema: Record<string, unknown> | undefined,
   options: { inlineSystem?: boolean } = {},
 ): ConverseCommandInput {
-  const messages = converseMessages(request);
+  const answerTool = answerToolOf(modelId, request);
+  const callerTools = request.toolChoice === 'none' ? [] : (request.tools ?? []);
+  const tools: Tool[] = [...callerTools, ...(answerTool ? [answerTool] : [])].map((tool) => ({
+    toolSpec: {
+      name: tool.name,
+      ...(tool.description ? { description: tool.description } : {}),
+      inputSchema: { json: withoutSchemaKeyword('parameters' in tool ? tool.parameters : tool.schema) as never },
+      ...(tool.strict === undefined ? {} : { strict: tool.strict }),
+    },
+  }));
+  // Converse refuses tool blocks in the history without a toolConfig: with no tools to offer, they are told as text.
+  const messages = converseMessages(request, tools.length > 0);
   const input: ConverseCommandInput = options.inlineSystem
     ? { modelId, messages: inlineSystemPrompt(request.system, messages) }
     : { modelId, system: [{ text: request.system }], messages };
   const inference: NonNullable<ConverseCommandInput['inferenceConfig']> = {};
-  // Converse models take 0..1; OpenAI's scale (the OpenAI-format route) goes to 2: above 1 is sent as 1.
+  // Converse models take 0..1 (a caller's value above 1 is refused before this; a bot's is at most 1).
   if (request.temperature !== undefined) inference.temperature = Math.min(1, request.temperature);
   if (request.maxOutputTokens !== undefined) inference.maxTokens = request.maxOutputTokens;
+  const parameters = request.parameters ?? {};
+  if (parameters.top_p !== undefined) inference.topP = parameters.top_p;
+  if (parameters.stop !== undefined && parameters.stop.length > 0) inference.stopSequences = parameters.stop;
   if (Object.keys(inference).length) input.inferenceConfig = inference;
+  const metadata = {
+    ...(parameters.metadata ?? {}),
+    ...(parameters.user === undefined ? {} : { user: parameters.user }),
+  };
+  if (Object.keys(metadata).length) input.requestMetadata = metadata;
+  if (parameters.service_tier === 'flex' || parameters.service_tier === 'priority')
+    input.serviceTier = { type: parameters.service_tier };
+  if (tools.length > 0) {
+    const choice = request.toolChoice;
+    input.toolConfig = {
+      tools,
+      ...(answerTool
+        ? { toolChoice: typeof choice === 'object' ? { tool: { name: choice.name } } : { any: {} } }
+        : choice === 'required'
+          ? { toolChoice: { any: {} } }
+          : typeof choice === 'object'
+            ? { toolChoice: { tool: { name: choice.name } } }
+            : {}),
+    };
+  }
   if (jsonSchema) {
     input.outputConfig = {
       textFormat: {
         type: 'json_schema',
-        structure: { jsonSchema: { name: 'answer', schema: JSON.stringify(jsonSchema) } },
+        structure: { jsonSchema: { name: request.jsonSchema?.name ?? 'answer', schema: JSON.stringify(jsonSchema) } },
       },
     };
   }
   return input;
 }
 
+/** A caller's schema as Converse takes it: without the `$schema` dialect marker clients add (some models refuse it). */
+function withoutSchemaKeyword(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _, ...rest } = schema;
+  return rest;
+}
+
 type ConverseMessages = NonNullable<ConverseCommandInput['messages']>;
 
 /**
  * The conversation as Converse takes it: it must start with a user turn and alternate, so consecutive turns of one
- * role are joined, and a conversation that opens with the assistant gets an empty-handed user turn before it.
+ * role are joined (the results of parallel calls become one user turn of `toolResult` blocks), and a conversation
+ * that opens with the assistant gets an empty-handed user turn before it. Without tools on offer (`withTools`
+ * false), calls and results are written as text.
  */
-function converseMessages(request: ModelRequest): ConverseMessages {
+function converseMessages(request: ModelRequest, withTools: boolean): ConverseMessages {
   const messages: ConverseMessages = [];
   for (const turn of conversationOf(request)) {
+    const role = turn.role === 'tool' ? 'user' : turn.role;
+    const blocks = contentBlocks(turn, withTools);
+    if (blocks.length === 0) continue;
     const last = messages.at(-1);
-    if (last?.role === turn.role) last.content!.push({ text: turn.text });
-    else messages.push({ role: turn.role, content: [{ text: turn.text }] });
+    if (last?.role === role) last.content!.push(...blocks);
+    else messages.push({ role, content: blocks });
   }
   if (messages[0]?.role === 'assistant') messages.unshift({ role: 'user', content: [{ text: '(conversation)' }] });
   return messages;
+}
+
+function contentBlocks(turn: ConversationTurn, withTools: boolean): ContentBlock[] {
+  if (turn.role === 'tool') {
+    return withTools
+      ? [{ toolResult: { toolUseId: turn.toolCallId, content: [{ text: turn.text || '(empty)' }] } }]
+      : [{ text: `(result of call ${turn.toolCallId}: ${turn.text})` }];
+  }
+  const blocks: ContentBlock[] = turn.text ? [{ text: turn.text }] : [];
+  if (turn.role === 'assistant') {
+    for (const call of turn.toolCalls ?? []) {
+      blocks.push(
+        withTools
+          ? { toolUse: { toolUseId: call.id, name: call.name, input: argumentsObject(call.arguments) as never } }
+          : { text: `(called ${call.name} ${call.arguments} as ${call.id})` },
+      );
+    }
+  }
+  return blocks.length > 0 ? blocks : [{ text: '(empty)' }];
+}
+
+/** A call's JSON arguments as the document Converse takes (the edge checked they parse to an object). */
+function argumentsObject(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
 }
 
 /** For models that take no system prompt: the instructions go first in the first user turn. */
@@ -245,12 +383,36 @@ function refuseStop(stopReason: string | undefined): void {
   if (stopReason === 'malformed_model_output') throw new ModelError('failed', 'The model produced a malformed answer.');
 }
 
-function toReply(modelId: string, output: ConverseCommandOutput): ModelReply {
-  const stopReason = output.stopReason;
+function toReply(
+  modelId: string,
+  request: ModelRequest,
+  answerTool: JsonSchemaFormat | undefined,
+  output: ConverseCommandOutput,
+): ModelReply {
+  let stopReason: string | undefined = output.stopReason;
   refuseStop(stopReason);
-  const text = (output.output?.message?.content ?? []).map((block) => block.text ?? '').join('');
-  if (!text.trim()) throw new ModelError('failed', 'The model returned an empty answer.');
+  const content = output.output?.message?.content ?? [];
+  let text = content.map((block) => block.text ?? '').join('');
+  const toolCalls: ToolCall[] = [];
+  for (const block of content) {
+    const use = block.toolUse;
+    if (!use?.name) continue;
+    if (answerTool && use.name === answerTool.name) {
+      // The forced answer tool: its input is the structured answer.
+      text = JSON.stringify(use.input ?? {});
+      continue;
+    }
+    if (request.parallelToolCalls === false && toolCalls.length > 0) continue;
+    toolCalls.push({
+      id: use.toolUseId ?? `call_${toolCalls.length}`,
+      name: use.name,
+      arguments: JSON.stringify(use.input ?? {}),
+    });
+  }
+  if (!text.trim() && toolCalls.length === 0) throw new ModelError('failed', 'The model returned an empty answer.');
+  if (toolCalls.length === 0 && stopReason === 'tool_use') stopReason = 'end_turn';
   const reply: ModelReply = { text, model: `bedrock:${modelId}` };
+  if (toolCalls.length > 0) reply.toolCalls = toolCalls;
   if (stopReason) reply.stopReason = stopReason;
   const usage = output.usage;
   if (usage && typeof usage.inputTokens === 'number' && typeof usage.outputTokens === 'number') {
@@ -305,6 +467,30 @@ export function mapBedrockError(error: unknown, signal: AbortSignal): ModelError
     case 'UnrecognizedClientException':
       return new ModelError('misconfigured', 'The model is not available to this deployment.', { cause: error });
     case 'ValidationException':
+      if (/toolChoice|tool_choice|tool choice/i.test(message)) {
+        return new ModelError('unsupported', "This bot's model does not take this tool_choice.", {
+          cause: error,
+          param: 'tool_choice',
+        });
+      }
+      if (/toolSpec|inputSchema|tool schema|toolConfig/i.test(message)) {
+        return new ModelError('unsupported', "This bot's model does not take these tool definitions.", {
+          cause: error,
+          param: 'tools',
+        });
+      }
+      if (/outputConfig|textFormat|structured output|json_schema/i.test(message)) {
+        return new ModelError('unsupported', "This bot's model does not take this JSON Schema.", {
+          cause: error,
+          param: 'response_format',
+        });
+      }
+      if (/serviceTier|service tier/i.test(message)) {
+        return new ModelError('unsupported', "This bot's model does not take this service_tier.", {
+          cause: error,
+          param: 'service_tier',
+        });
+      }
       if (/too long|too many (input )?tokens|context (window|length)|input length|max.*tokens/i.test(message)) {
         return new ModelError('too-long', "The prompt and instructions are too long for the model's context window.", {
           cause: error,

@@ -7,6 +7,7 @@ import {
   type ModelReply,
   type ModelRequest,
   type ModelStreamEvent,
+  type ToolCall,
 } from '../model-provider.ts';
 
 /** Largest model-server answer read into memory; a bigger one is a failure, not an out-of-memory crash. */
@@ -73,7 +74,11 @@ export class OpenAiModelProvider implements ModelProvider {
       }
       if (!response.ok) throw httpFailure(response, raw);
       const reply = toReply(raw, model);
-      yield { type: 'text', text: reply.text };
+      if (reply.text) yield { type: 'text', text: reply.text };
+      for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+        yield { type: 'tool-call', index, id: call.id, name: call.name };
+        yield { type: 'tool-arguments', index, text: call.arguments };
+      }
       yield endOf(reply);
       return;
     }
@@ -127,9 +132,11 @@ function toReply(raw: string, model: string): ModelReply {
   if (choice.finish_reason === 'content_filter')
     throw new ModelError('rejected', "The model's content filter blocked the answer.");
   const text = contentText(message.content);
-  if (!text.trim()) throw new ModelError('failed', 'The model returned an empty answer.');
+  const toolCalls = toolCallsOf(message.tool_calls);
+  if (!text.trim() && toolCalls.length === 0) throw new ModelError('failed', 'The model returned an empty answer.');
 
   const reply: ModelReply = { text, model: `openai:${parsed.model ?? model}` };
+  if (toolCalls.length > 0) reply.toolCalls = toolCalls;
   if (choice.finish_reason) reply.stopReason = choice.finish_reason;
   const usage = parsed.usage;
   if (usage && Number.isFinite(usage.prompt_tokens) && Number.isFinite(usage.completion_tokens)) {
@@ -145,9 +152,35 @@ const endOf = (reply: ModelReply): ModelStreamEvent => ({
   ...(reply.stopReason ? { stopReason: reply.stopReason } : {}),
 });
 
+/** The calls of a whole answer; a call without a name is not one (some servers send empty placeholders). */
+function toolCallsOf(value: unknown): ToolCall[] {
+  if (!Array.isArray(value)) return [];
+  const calls: ToolCall[] = [];
+  for (const [i, item] of value.entries()) {
+    const fn = (item as { function?: { name?: unknown; arguments?: unknown } })?.function;
+    if (typeof fn?.name !== 'string' || !fn.name) continue;
+    const id = (item as { id?: unknown }).id;
+    calls.push({
+      id: typeof id === 'string' && id ? id : `call_${i}`,
+      name: fn.name,
+      arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
+    });
+  }
+  return calls;
+}
+
+interface ChunkToolCall {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
 interface ChatCompletionChunk {
   model?: string;
-  choices?: { delta?: { content?: unknown; refusal?: unknown }; finish_reason?: string | null }[];
+  choices?: {
+    delta?: { content?: unknown; refusal?: unknown; tool_calls?: ChunkToolCall[] };
+    finish_reason?: string | null;
+  }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
   error?: { message?: string };
 }
@@ -173,6 +206,8 @@ async function* streamedReply(
   let size = 0;
   let sawText = false;
   let done = false;
+  // The server's call index → ours (0, 1, 2… in the order calls started): servers may number them otherwise.
+  const calls = new Map<number, number>();
   try {
     while (!done) {
       let read: Awaited<ReturnType<typeof reader.read>>;
@@ -218,6 +253,18 @@ async function* streamedReply(
           sawText ||= text.trim().length > 0;
           yield { type: 'text', text };
         }
+        for (const [position, piece] of (choice?.delta?.tool_calls ?? []).entries()) {
+          const key = typeof piece.index === 'number' ? piece.index : position;
+          let index = calls.get(key);
+          if (index === undefined) {
+            if (!piece.function?.name) continue;
+            index = calls.size;
+            calls.set(key, index);
+            yield { type: 'tool-call', index, id: piece.id || `call_${index}`, name: piece.function.name };
+          }
+          const args = piece.function?.arguments;
+          if (typeof args === 'string' && args) yield { type: 'tool-arguments', index, text: args };
+        }
         const u = chunk.usage;
         if (u && Number.isFinite(u.prompt_tokens) && Number.isFinite(u.completion_tokens)) {
           usage = { inputTokens: u.prompt_tokens!, outputTokens: u.completion_tokens! };
@@ -228,7 +275,7 @@ async function* streamedReply(
     if (!done) await reader.cancel().catch(() => {});
   }
   if (signal.aborted) throw failure(signal.reason);
-  if (!sawText) throw new ModelError('failed', 'The model returned an empty answer.');
+  if (!sawText && calls.size === 0) throw new ModelError('failed', 'The model returned an empty answer.');
   yield {
     type: 'end',
     model: `openai:${answered}`,
@@ -239,7 +286,10 @@ async function* streamedReply(
 
 interface ChatCompletion {
   model?: string;
-  choices?: { message?: { content?: unknown; refusal?: unknown }; finish_reason?: string | null }[];
+  choices?: {
+    message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown };
+    finish_reason?: string | null;
+  }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
 
@@ -251,10 +301,7 @@ export function chatCompletionBody(
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
-    messages: [
-      { role: 'system', content: request.system },
-      ...conversationOf(request).map((turn) => ({ role: turn.role, content: turn.text })),
-    ],
+    messages: [{ role: 'system', content: request.system }, ...conversationOf(request).map(chatMessage)],
     stream: options.stream === true,
   };
   if (options.stream) body.stream_options = { include_usage: true };
@@ -262,11 +309,54 @@ export function chatCompletionBody(
   // `max_tokens` rather than OpenAI's newer `max_completion_tokens`: every compatible server understands it.
   if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
   if (request.responseFormat === 'json') {
-    body.response_format = request.jsonSchema
-      ? { type: 'json_schema', json_schema: { name: 'answer', schema: request.jsonSchema, strict: true } }
+    const format = request.jsonSchema;
+    body.response_format = format
+      ? {
+          type: 'json_schema',
+          json_schema: {
+            name: format.name,
+            ...(format.description === undefined ? {} : { description: format.description }),
+            schema: format.schema,
+            ...(format.strict === undefined ? {} : { strict: format.strict }),
+          },
+        }
       : { type: 'json_object' };
   }
+  if (request.tools && request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      type: 'function',
+      function: {
+        name: tool.name,
+        ...(tool.description === undefined ? {} : { description: tool.description }),
+        parameters: tool.parameters,
+        ...(tool.strict === undefined ? {} : { strict: tool.strict }),
+      },
+    }));
+    const choice = request.toolChoice;
+    if (choice !== undefined)
+      body.tool_choice = typeof choice === 'object' ? { type: 'function', function: { name: choice.name } } : choice;
+    if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  }
+  // The caller's other parameters, by their OpenAI names: this provider takes them all (see parameters.ts).
+  for (const [name, value] of Object.entries(request.parameters ?? {})) if (value !== undefined) body[name] = value;
   return body;
+}
+
+/** A conversation turn as a Chat Completions message. */
+function chatMessage(turn: ReturnType<typeof conversationOf>[number]): Record<string, unknown> {
+  if (turn.role === 'tool') return { role: 'tool', tool_call_id: turn.toolCallId, content: turn.text };
+  if (turn.role === 'assistant' && turn.toolCalls && turn.toolCalls.length > 0) {
+    return {
+      role: 'assistant',
+      content: turn.text || null,
+      tool_calls: turn.toolCalls.map((call) => ({
+        id: call.id,
+        type: 'function',
+        function: { name: call.name, arguments: call.arguments },
+      })),
+    };
+  }
+  return { role: turn.role, content: turn.text };
 }
 
 /** `content` is a string on every server we target; tolerate the array-of-parts form some gateways return. */

@@ -94,7 +94,13 @@ describe('completeText.stream', () => {
       { type: 'text', text: 'We ' },
       { type: 'text', text: 'open ' },
       { type: 'text', text: 'at 9.' },
-      { type: 'end', model: 'scripted:m', usage: { inputTokens: 9, outputTokens: 3 }, truncated: false },
+      {
+        type: 'end',
+        model: 'scripted:m',
+        usage: { inputTokens: 9, outputTokens: 3 },
+        truncated: false,
+        finishReason: 'stop',
+      },
     ]);
     expect(ledger).toMatchObject({ balance: 2, charges: 1, settles: 1, refunds: 0 });
   });
@@ -138,7 +144,7 @@ describe('completeText.stream', () => {
     expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
   });
 
-  it('a caller who goes away mid-stream aborts the model call and gets the credit back, once', async () => {
+  it('a caller who goes away after receiving text aborts the model call and is charged (contract §15)', async () => {
     let modelSignal: AbortSignal | undefined;
     const { completion, input, ledger } = setup((request) => {
       modelSignal = request.signal;
@@ -148,15 +154,57 @@ describe('completeText.stream', () => {
     const stream = await completion.stream(input({ callerGone: gone.signal }));
     const iterator = stream.events[Symbol.asyncIterator]();
     expect(await iterator.next()).toEqual({ done: false, value: { type: 'text', text: 'a ' } });
+    const next = iterator.next().catch(() => undefined);
     gone.abort();
-    await iterator.next().catch(() => undefined);
+    await next;
     expect(modelSignal?.aborted).toBe(true);
-    expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
+    expect(ledger).toMatchObject({ balance: 2, settles: 1, refunds: 0 });
     await iterator.return?.(undefined);
-    expect(ledger.refunds).toBe(1);
+    expect(ledger.refunds).toBe(0);
   });
 
-  it('a consumer that stops iterating counts as gone: aborted and refunded, never settled', async () => {
+  it('the reviewer’s case: a whole 200-word answer read, the caller gone before the model’s end event: charged', async () => {
+    const words = Array.from({ length: 200 }, (_, i) => `word${i} `);
+    let release: () => void = () => {};
+    const { completion, input, ledger } = setup(() =>
+      (async function* () {
+        for (const text of words) yield { type: 'text', text } as const;
+        // The model's end event comes long after the text.
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        yield { type: 'end', model: 'scripted:m', stopReason: 'stop' } as const;
+      })(),
+    );
+    const gone = new AbortController();
+    const stream = await completion.stream(input({ callerGone: gone.signal }));
+    const iterator = stream.events[Symbol.asyncIterator]();
+    let text = '';
+    for (let i = 0; i < words.length; i++) text += ((await iterator.next()).value as { text: string }).text;
+    expect(text).toBe(words.join(''));
+    const pending = iterator.next().catch((e: unknown) => e);
+    gone.abort();
+    await pending;
+    release();
+    expect(ledger).toMatchObject({ balance: 2, settles: 1, refunds: 0 });
+  });
+
+  it('a caller who goes away before any text is refunded', async () => {
+    const gone = new AbortController();
+    const { completion, input, ledger } = setup(() =>
+      (async function* () {
+        await new Promise((r) => setTimeout(r, 50));
+        yield { type: 'text', text: 'late' } as const;
+        yield { type: 'end', model: 'scripted:m' } as const;
+      })(),
+    );
+    setTimeout(() => gone.abort(), 10);
+    const failure = await completion.stream(input({ callerGone: gone.signal })).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(Error);
+    expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
+  });
+
+  it('a consumer that takes one piece and never asks for more wrote nothing out: aborted and refunded', async () => {
     let modelSignal: AbortSignal | undefined;
     const { completion, input, ledger } = setup((request) => {
       modelSignal = request.signal;
@@ -168,12 +216,44 @@ describe('completeText.stream', () => {
     expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
   });
 
-  it('JSON: an answer that does not parse fails at the end of the stream and is refunded', async () => {
+  it('JSON mode: an answer streamed whole that does not parse ends with an error, and stays charged (it was read)', async () => {
     const { completion, input, ledger } = setup(() => pieces(['{"a":', ' 1']));
     const stream = await completion.stream(input({ responseFormat: 'json' }));
     const failure = await collect(stream.events).catch((e: unknown) => e);
     expect(asHttpError(failure)).toMatchObject({ status: 502, code: 'GENERATION_FAILED' });
-    expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
+    expect(ledger).toMatchObject({ balance: 2, settles: 1, refunds: 0 });
+  });
+
+  it('tool calls stream as they come, the end says tool_calls', async () => {
+    const { completion, input, ledger } = setup(() =>
+      (async function* () {
+        yield { type: 'tool-call', index: 0, id: 'call_a', name: 'get_weather' } as const;
+        yield { type: 'tool-arguments', index: 0, text: '{"city":' } as const;
+        yield { type: 'tool-arguments', index: 0, text: '"Lisbon"}' } as const;
+        yield { type: 'tool-call', index: 1, id: 'call_b', name: 'get_time' } as const;
+        yield { type: 'tool-arguments', index: 1, text: '{}' } as const;
+        yield { type: 'end', model: 'scripted:m', stopReason: 'tool_calls' } as const;
+      })(),
+    );
+    const stream = await completion.stream(
+      input({
+        tools: [
+          { name: 'get_weather', parameters: { type: 'object' } },
+          { name: 'get_time', parameters: { type: 'object' } },
+        ],
+      }),
+    );
+    const events = await collect(stream.events);
+    expect(events.map((e) => (e as { type: string }).type)).toEqual([
+      'tool-call',
+      'tool-arguments',
+      'tool-arguments',
+      'tool-call',
+      'tool-arguments',
+      'end',
+    ]);
+    expect(events.at(-1)).toMatchObject({ finishReason: 'tool_calls' });
+    expect(ledger).toMatchObject({ balance: 2, settles: 1 });
   });
 
   it('a prompt over the context window is refunded, the model’s reason kept as the cause', async () => {

@@ -106,6 +106,8 @@ describe('completeText', () => {
       usage: { inputTokens: 3, outputTokens: 2 },
       sources: [],
       truncated: false,
+      toolCalls: [],
+      finishReason: 'stop',
     });
     expect(model.requests[0]!.system).toBe('Be brief.');
     expect(model.requests[0]!.excerpts).toEqual([]);
@@ -271,5 +273,94 @@ describe('completeText', () => {
     });
     expect(await failure(complete(input()))).toMatchObject({ status: 502, code: 'GENERATION_FAILED' });
     expect(ledger.charges).toBe(0);
+  });
+
+  it('tools go to the model with the choice; its calls come back with finish_reason tool_calls, one credit', async () => {
+    const tools = [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+    const { complete, input, ledger, model } = setup({
+      model: async () => ({
+        text: '',
+        toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Lisbon"}' }],
+        model: 'fake:m',
+        stopReason: 'tool_use',
+      }),
+    });
+    const out = await complete(input({ tools, toolChoice: 'required', parallelToolCalls: false }));
+    expect(out).toMatchObject({
+      finishReason: 'tool_calls',
+      toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Lisbon"}' }],
+    });
+    expect(model.requests[0]).toMatchObject({ tools, toolChoice: 'required', parallelToolCalls: false });
+    expect(ledger).toMatchObject({ balance: 4, settles: 1 });
+  });
+
+  it('a JSON Schema answer that does not validate is asked for once more; twice invalid: 502, refunded', async () => {
+    const jsonSchema = {
+      name: 'person',
+      schema: { type: 'object', properties: { age: { type: 'integer' } }, required: ['age'] },
+    };
+    const answers = ['{"age":"old"}', '{"age":41}'];
+    const { complete, input, ledger, model } = setup({ model: async () => reply(answers.shift() ?? '{}') });
+    const out = await complete(input({ responseFormat: 'json', jsonSchema }));
+    expect(out).toMatchObject({ responseFormat: 'json', data: { age: 41 } });
+    expect(model.requests).toHaveLength(2);
+    expect(model.requests[0]!.jsonSchema).toEqual(jsonSchema);
+    expect(ledger).toMatchObject({ balance: 4, settles: 1, refunds: 0 });
+
+    const bad = setup({ model: async () => reply('{"age":"old"}') });
+    const error = await bad.complete(bad.input({ responseFormat: 'json', jsonSchema })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'GENERATION_FAILED', invalidAnswer: true });
+    expect(asHttpError(error)).toMatchObject({ status: 502 });
+    expect(bad.model.requests).toHaveLength(2);
+    expect(bad.ledger).toMatchObject({ balance: 5, refunds: 1 });
+  });
+
+  it('a parameter the bot’s provider does not take is a 400 naming it, before anything is charged', async () => {
+    const offline = { name: 'offline', generate: async () => reply('x'), stream: () => ({}) as never };
+    const { complete, input, ledger } = setup({ resolve: () => ({ provider: offline }) });
+    const error = await failure(complete(input({ parameters: { logit_bias: { '42': 5 } } })));
+    expect(error).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    expect((error as { details?: unknown }).details).toEqual([
+      expect.objectContaining({ path: 'logit_bias', code: 'unsupported_parameter' }),
+    ]);
+    expect(await failure(complete(input({ temperature: 0.7 })))).toMatchObject({ status: 400 });
+    expect((await complete(input({ temperature: 0, parameters: { seed: 1, stop: ['x'] } }))).text).toBe('x');
+    expect(ledger.charges).toBe(1);
+  });
+
+  it('a model that refuses a parameter (unsupported) is a 400 naming it; the credit comes back', async () => {
+    const { complete, input, ledger } = setup({
+      model: async () => {
+        throw new ModelError('unsupported', 'This model does not take this tool_choice.', { param: 'tool_choice' });
+      },
+    });
+    const error = await failure(complete(input()));
+    expect(error).toMatchObject({ status: 400 });
+    expect((error as { details?: { path: string }[] }).details?.[0]?.path).toBe('tool_choice');
+    expect(ledger).toMatchObject({ balance: 5, refunds: 1 });
+  });
+
+  it('a streamed JSON Schema answer is validated before its first piece; billed as a stream once a piece is taken', async () => {
+    const jsonSchema = { name: 'p', schema: { type: 'object', required: ['a'] } };
+    const { complete, input, ledger, model } = setup({ model: async () => reply('{"a":1}') });
+    const stream = await complete.stream(input({ responseFormat: 'json', jsonSchema }));
+    expect(model.requests).toHaveLength(1);
+    expect(ledger).toMatchObject({ settles: 0, refunds: 0 });
+    const pieces: string[] = [];
+    for await (const event of stream.events) if (event.type === 'text') pieces.push(event.text);
+    expect(JSON.parse(pieces.join(''))).toEqual({ a: 1 });
+    expect(ledger).toMatchObject({ balance: 4, settles: 1, refunds: 0 });
+
+    const left = setup({ model: async () => reply('{"a":1}') });
+    const gone = new AbortController();
+    await left.complete.stream(left.input({ responseFormat: 'json', jsonSchema, callerGone: gone.signal }));
+    gone.abort();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(left.ledger).toMatchObject({ balance: 5, settles: 0, refunds: 1 });
+
+    const bad = setup({ model: async () => reply('{}') });
+    const error = await bad.complete.stream(bad.input({ responseFormat: 'json', jsonSchema })).catch((e: unknown) => e);
+    expect(asHttpError(error)).toMatchObject({ status: 502 });
+    expect(bad.ledger).toMatchObject({ balance: 5, refunds: 1 });
   });
 });

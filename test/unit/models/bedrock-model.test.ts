@@ -90,7 +90,7 @@ describe('BedrockModelProvider: request mapping', () => {
       request({
         responseFormat: 'json',
         model: 'global.anthropic.claude-sonnet-4-5-20250929-v1:0',
-        jsonSchema: schema,
+        jsonSchema: { name: 'answer', schema },
       }),
     );
     const [open, nova, closed] = bedrock.commandCalls(ConverseCommand).map((c) => c.args[0].input);

@@ -62,7 +62,9 @@ describe('OpenAiModelProvider', () => {
   it('asks for json_object, or json_schema when a schema is given; the bot’s model wins over the default', async () => {
     const { calls, provider: p } = provider(() => completion('{}'));
     await p.generate(request({ responseFormat: 'json', model: 'llama3.1:8b' }));
-    await p.generate(request({ responseFormat: 'json', jsonSchema: { type: 'object' } }));
+    await p.generate(
+      request({ responseFormat: 'json', jsonSchema: { name: 'answer', schema: { type: 'object' }, strict: true } }),
+    );
     expect(calls[0]!.body.model).toBe('llama3.1:8b');
     expect(calls[0]!.body.response_format).toEqual({ type: 'json_object' });
     expect(calls[1]!.body.response_format).toEqual({

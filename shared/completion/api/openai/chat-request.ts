@@ -1,36 +1,98 @@
-import type { ConversationTurn } from '../../../models/index.ts';
+import type {
+  ConversationTurn,
+  JsonSchemaFormat,
+  ModelParameters,
+  ToolCall,
+  ToolChoice,
+  ToolDefinition,
+} from '../../../models/index.ts';
 import { withMeta } from '../../../kernel/validation/meta.ts';
 import * as z from '../../../kernel/validation/zod.ts';
+import {
+  callArguments,
+  checkConversationBudget,
+  checkToolListSize,
+  checkToolNames,
+  checkToolResults,
+  functionDefinition,
+  generationParameters,
+  InvalidChatRequestError,
+  invalid,
+  jsonSchemaFormat,
+  missing,
+  onlyKnownFields,
+  outputTokens,
+  present,
+  refuseUnsupportedEverywhere,
+  temperatureOf,
+  toolChoiceOf,
+  unsupported,
+} from './request-rules.ts';
+
+export { InvalidChatRequestError } from './request-rules.ts';
 
 /**
- * `POST /api/v1/ai/chat/completions`: OpenAI's Chat Completions request, the part this service honours (contract
- * §12). Fields OpenAI defines that change nothing here (`user`, `store`, `metadata`, `seed`, `top_p`…) are accepted
- * and ignored, so any OpenAI client works unchanged; what would silently change the meaning of a request (tools,
- * images, audio, n > 1) is refused.
+ * `POST /api/v1/ai/chat/completions`: OpenAI's Chat Completions request (contract §12, §16). Every parameter OpenAI
+ * defines is either honoured (forwarded to the bot's model provider, or refused per provider once the bot is known:
+ * `shared/models/parameters.ts`) or refused here with `unsupported_parameter`; a field OpenAI does not define is
+ * `unknown_parameter`. Fields clients echo back from our own answers (`refusal`, `annotations` on an assistant
+ * message, `name` on a tool message, `content: ""` beside `tool_calls`) are taken.
  */
 
-/** The largest conversation accepted, in characters of text: the JSON body limit (10 MB) bounds it anyway. */
-export const CHAT_LIMITS = { messages: 1_000, maxTokens: 1_000_000 } as const;
+/** At most this many messages; their text together is bounded by the conversation budget (contract §15). */
+export const CHAT_LIMITS = { messages: 1_000 } as const;
 
 const nullable = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
 
 const contentPart = withMeta(
   z.looseObject({
-    type: withMeta(z.string(), { description: 'Only `text` is supported; images, audio and files are refused.' }),
+    type: withMeta(z.string(), {
+      description: '`text` (and `refusal` on assistant messages); images, audio, files: 400.',
+    }),
     text: z.optional(z.string()),
   }),
   { id: 'ChatContentPart' },
 );
 
+const toolCall = withMeta(
+  z.object({
+    id: z.string(),
+    type: z.literal('function'),
+    function: z.object({
+      name: z.string(),
+      arguments: withMeta(z.string(), { description: 'JSON text of an object.' }),
+    }),
+  }),
+  { id: 'ChatToolCall' },
+);
+
 const message = withMeta(
   z.looseObject({
     role: withMeta(z.string(), {
-      description: '`system` / `developer` (appended to the bot’s instructions), `user`, `assistant`.',
+      description:
+        '`system` / `developer` (appended to the bot’s instructions), `user`, `assistant` (with `tool_calls`), `tool` (with `tool_call_id`).',
     }),
     content: nullable(z.union([z.string(), z.array(contentPart)])),
+    tool_calls: z.optional(z.array(toolCall)),
+    tool_call_id: z.optional(z.string()),
     name: z.optional(z.string()),
+    refusal: nullable(z.string()),
+    annotations: z.optional(z.array(z.unknown())),
   }),
   { id: 'ChatMessage' },
+);
+
+const functionTool = withMeta(
+  z.looseObject({
+    type: withMeta(z.string(), { description: '`function` only.' }),
+    function: z.object({
+      name: z.string(),
+      description: z.optional(z.string()),
+      parameters: withMeta(z.optional(z.record(z.string(), z.unknown())), { description: 'JSON Schema (an object).' }),
+      strict: nullable(z.boolean()),
+    }),
+  }),
+  { id: 'ChatTool' },
 );
 
 /** The request body as documented and as the handler first checks its shape; {@link parseChatRequest} does the rest. */
@@ -40,15 +102,39 @@ export const chatCompletionRequest = withMeta(
       description: 'The botId: its instructions, knowledge and model answer.',
     }),
     messages: z.array(message).check(z.minLength(1, 'messages must not be empty')),
-    response_format: nullable(z.looseObject({ type: z.string() })),
+    tools: nullable(z.array(functionTool)),
+    tool_choice: nullable(
+      withMeta(z.union([z.string(), z.looseObject({ type: z.string() })]), {
+        description: '`auto`, `none`, `required` or `{"type":"function","function":{"name"}}`.',
+      }),
+    ),
+    parallel_tool_calls: nullable(z.boolean()),
+    response_format: nullable(
+      withMeta(z.looseObject({ type: z.string() }), {
+        description:
+          '`{"type":"text"}`, `{"type":"json_object"}` or `{"type":"json_schema","json_schema":{"name","schema","strict"?}}`.',
+      }),
+    ),
     temperature: nullable(z.number()),
+    top_p: nullable(z.number()),
     max_tokens: nullable(z.number()),
     max_completion_tokens: nullable(z.number()),
+    stop: nullable(z.union([z.string(), z.array(z.string())])),
+    seed: nullable(z.number()),
+    presence_penalty: nullable(z.number()),
+    frequency_penalty: nullable(z.number()),
+    logit_bias: nullable(z.record(z.string(), z.number())),
+    user: nullable(z.string()),
+    metadata: nullable(z.record(z.string(), z.string())),
     n: nullable(z.number()),
     stream: nullable(z.boolean()),
     stream_options: nullable(z.looseObject({ include_usage: z.optional(z.boolean()) })),
   }),
-  { id: 'ChatCompletionRequest' },
+  {
+    id: 'ChatCompletionRequest',
+    description:
+      'Every other OpenAI parameter is forwarded to the bot’s provider or refused (400 `unsupported_parameter`) as the parameter table says; an unknown field is 400 `unknown_parameter`.',
+  },
 );
 
 export interface ChatRequest {
@@ -60,91 +146,160 @@ export interface ChatRequest {
   /** `system` / `developer` messages, in order, joined. */
   extraInstructions?: string;
   responseFormat: 'text' | 'json';
+  jsonSchema?: JsonSchemaFormat;
+  tools?: ToolDefinition[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
   temperature?: number;
   maxOutputTokens?: number;
+  parameters: ModelParameters;
   stream: boolean;
   includeUsage: boolean;
 }
 
-/**
- * A request OpenAI would refuse or that this service cannot honour: 400 with OpenAI's `param` and `code`
- * (`unsupported_parameter` for tools, images, audio, n > 1; `invalid_value` / `missing_required_parameter`…).
- */
-export class InvalidChatRequestError extends Error {
-  readonly param: string | null;
-  readonly code: string;
+const TOP_LEVEL = [
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'max_completion_tokens',
+  'n',
+  'response_format',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'stop',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'logit_bias',
+  'logprobs',
+  'top_logprobs',
+  'user',
+  'metadata',
+  'service_tier',
+  'reasoning_effort',
+  'verbosity',
+  'prediction',
+  'web_search_options',
+  'prompt_cache_key',
+  'safety_identifier',
+  'store',
+  'modalities',
+  'audio',
+  'functions',
+  'function_call',
+] as const;
 
-  constructor(message: string, param: string | null, code: string) {
-    super(message);
-    this.name = 'InvalidChatRequestError';
-    this.param = param;
-    this.code = code;
-  }
-}
-
-const unsupported = (param: string, what: string) =>
-  new InvalidChatRequestError(`${what} is not supported by this API.`, param, 'unsupported_parameter');
-const invalid = (param: string | null, message: string) => new InvalidChatRequestError(message, param, 'invalid_value');
-
-const present = (value: unknown) => value !== undefined && value !== null;
+const MESSAGE_FIELDS: Record<string, readonly string[]> = {
+  system: ['role', 'content', 'name'],
+  developer: ['role', 'content', 'name'],
+  user: ['role', 'content', 'name'],
+  // What our own answers carry, echoed back by clients (`refusal`, `annotations`, `audio: null`, `function_call: null`).
+  assistant: ['role', 'content', 'name', 'tool_calls', 'refusal', 'annotations', 'audio', 'function_call'],
+  tool: ['role', 'content', 'tool_call_id', 'name'],
+};
 
 /** Validates a Chat Completions body; the first problem is reported, as OpenAI does. */
-export function parseChatRequest(body: Record<string, unknown>): ChatRequest {
-  for (const param of ['tools', 'functions'] as const) {
-    const value = body[param];
-    if (present(value) && !(Array.isArray(value) && value.length === 0)) throw unsupported(param, `\`${param}\``);
-  }
-  if (present(body.audio)) throw unsupported('audio', 'Audio output');
-  if (Array.isArray(body.modalities) && body.modalities.some((m) => m !== 'text'))
-    throw unsupported('modalities', 'Output other than text');
+export function parseChatRequest(body: Record<string, unknown>, limits: { maxOutputTokens: number }): ChatRequest {
+  onlyKnownFields(body, TOP_LEVEL, '');
+  refuseUnsupportedEverywhere(body);
+  if (Array.isArray(body.tools))
+    for (const [i, tool] of body.tools.entries()) {
+      const type = (tool as { type?: unknown } | null)?.type;
+      if (type !== 'function') throw unsupported(`tools[${i}].type`, `Tools of type '${String(type)}'`);
+    }
 
   const shape = chatCompletionRequest.safeParse(body);
   if (!shape.success) {
     const issue = shape.error.issues[0]!;
     const param = issue.path.map(String).join('.') || null;
-    const missing = issue.code === 'invalid_type' && issue.input === undefined;
+    const absent = issue.code === 'invalid_type' && issue.input === undefined;
     throw new InvalidChatRequestError(
-      missing ? `Missing required parameter: '${param}'.` : `Invalid value for '${param}': ${issue.message}.`,
+      absent ? `Missing required parameter: '${param}'.` : `Invalid value for '${param}': ${issue.message}.`,
       param,
-      missing ? 'missing_required_parameter' : 'invalid_value',
+      absent ? 'missing_required_parameter' : 'invalid_value',
     );
   }
   const request = shape.data;
   if (request.messages.length > CHAT_LIMITS.messages)
     throw invalid('messages', `messages must hold at most ${CHAT_LIMITS.messages} messages.`);
 
-  if (present(request.n) && request.n !== 1) throw unsupported('n', 'Generating more than one choice (`n` > 1)');
-  const temperature = request.temperature ?? undefined;
-  if (temperature !== undefined && !(temperature >= 0 && temperature <= 2))
-    throw invalid('temperature', `Invalid 'temperature': ${temperature}. Expected a value between 0 and 2.`);
+  const temperature = temperatureOf(request.temperature);
   const maxTokensParam = present(request.max_completion_tokens) ? 'max_completion_tokens' : 'max_tokens';
-  const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? undefined;
-  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens >= 1 && maxTokens <= CHAT_LIMITS.maxTokens))
-    throw invalid(maxTokensParam, `Invalid '${maxTokensParam}': ${maxTokens}. Expected a whole number of at least 1.`);
+  const maxTokens = outputTokens(body[maxTokensParam], maxTokensParam, limits.maxOutputTokens);
+  const parameters = generationParameters(body);
 
-  const format = request.response_format?.type ?? 'text';
-  if (format !== 'text' && format !== 'json_object') {
-    throw format === 'json_schema'
-      ? unsupported('response_format', '`response_format` of type `json_schema` (use `json_object`)')
-      : invalid('response_format.type', `Invalid 'response_format.type': '${format}'.`);
-  }
+  // Tools first: the messages' tool calls and the tool choice refer to them.
+  const rawTools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
+  checkToolListSize(rawTools, 'tools');
+  const tools = rawTools.map((tool, i) => {
+    const t = tool as Record<string, unknown>;
+    onlyKnownFields(t, ['type', 'function'], `tools[${i}]`);
+    const fn = t.function as Record<string, unknown>;
+    onlyKnownFields(fn, ['name', 'description', 'parameters', 'strict'], `tools[${i}].function`);
+    return functionDefinition(fn, `tools[${i}].function`);
+  });
+  checkToolNames(tools, 'tools');
+  const toolChoice = toolChoiceOf(body.tool_choice, tools, (value) => {
+    const fn = value.function as { name?: unknown } | undefined;
+    return value.type === 'function' && typeof fn?.name === 'string' ? fn.name : undefined;
+  });
+  if (present(body.parallel_tool_calls) && tools.length === 0)
+    throw invalid('parallel_tool_calls', "'parallel_tool_calls' is only allowed when 'tools' are given.");
+
+  const { responseFormat, jsonSchema } = responseFormatOf(body.response_format);
+  if (present(request.stream_options) && request.stream !== true)
+    throw invalid('stream_options', "'stream_options' is only allowed when 'stream' is true.");
+  const streamOptions = (request.stream_options ?? {}) as Record<string, unknown>;
+  onlyKnownFields(streamOptions, ['include_usage', 'include_obfuscation'], 'stream_options');
+  if (present(streamOptions.include_obfuscation) && streamOptions.include_obfuscation !== false)
+    throw unsupported('stream_options.include_obfuscation', 'Stream obfuscation');
 
   const turns: ConversationTurn[] = [];
+  const origins: string[] = [];
   const instructions: string[] = [];
-  for (const [i, m] of request.messages.entries()) {
+  for (const [i, raw] of request.messages.entries()) {
     const at = `messages[${i}]`;
-    if (m.role === 'tool' || m.role === 'function') throw unsupported(`${at}.role`, `Messages of role \`${m.role}\``);
-    if (present(m.tool_calls) || present(m.function_call)) throw unsupported(`${at}.tool_calls`, 'Tool calls');
+    const m = raw as Record<string, unknown> & { role: string };
+    if (m.role === 'function') throw unsupported(`${at}.role`, 'Messages of role `function` (use `tool`)');
+    const fields = MESSAGE_FIELDS[m.role];
+    if (!fields) throw invalid(`${at}.role`, `Invalid value for '${at}.role': '${m.role}'.`);
+    onlyKnownFields(m, fields, at);
+    if (present(m.name) && m.role !== 'tool') throw unsupported(`${at}.name`, 'Participant names on messages (`name`)');
     if (present(m.audio)) throw unsupported(`${at}.audio`, 'Audio');
-    if (!['system', 'developer', 'user', 'assistant'].includes(m.role))
-      throw invalid(`${at}.role`, `Invalid value for '${at}.role': '${m.role}'.`);
-    const text = messageText(m.content ?? null, at);
+    if (present(m.function_call)) throw unsupported(`${at}.function_call`, '`function_call` (use `tool_calls`)');
+    const text = messageText(m.content as Content, at, m.role === 'assistant');
     if (m.role === 'system' || m.role === 'developer') {
       if (text.trim()) instructions.push(text);
-    } else {
-      turns.push({ role: m.role as 'user' | 'assistant', text });
+      continue;
     }
+    if (m.role === 'tool') {
+      if (typeof m.tool_call_id !== 'string' || !m.tool_call_id) throw missing(`${at}.tool_call_id`);
+      turns.push({ role: 'tool', toolCallId: m.tool_call_id, text });
+      origins.push(`${at}.tool_call_id`);
+      continue;
+    }
+    if (m.role === 'assistant') {
+      const calls: ToolCall[] = (
+        (m.tool_calls ?? []) as { id: string; function: { name: string; arguments: unknown } }[]
+      ).map((call, j) => ({
+        id: call.id,
+        name: call.function.name,
+        arguments: callArguments(call.function.arguments, `${at}.tool_calls[${j}].function.arguments`),
+      }));
+      turns.push(calls.length > 0 ? { role: 'assistant', text, toolCalls: calls } : { role: 'assistant', text });
+      origins.push(at);
+      continue;
+    }
+    turns.push({ role: 'user', text });
+    origins.push(at);
   }
+  checkToolResults(turns, origins);
+  checkConversationBudget(turns, instructions);
   const lastUser = turns.findLast((t) => t.role === 'user');
   if (!lastUser?.text.trim())
     throw new InvalidChatRequestError(
@@ -158,23 +313,61 @@ export function parseChatRequest(body: Record<string, unknown>): ChatRequest {
     turns,
     prompt: lastUser.text,
     ...(instructions.length ? { extraInstructions: instructions.join('\n\n') } : {}),
-    responseFormat: format === 'json_object' ? 'json' : 'text',
+    responseFormat,
+    ...(jsonSchema ? { jsonSchema } : {}),
+    ...(tools.length ? { tools } : {}),
+    ...(toolChoice === undefined ? {} : { toolChoice }),
+    ...(typeof body.parallel_tool_calls === 'boolean' ? { parallelToolCalls: body.parallel_tool_calls } : {}),
     ...(temperature === undefined ? {} : { temperature }),
     ...(maxTokens === undefined ? {} : { maxOutputTokens: maxTokens }),
+    parameters,
     stream: request.stream === true,
     includeUsage: request.stream === true && request.stream_options?.include_usage === true,
   };
 }
 
+function responseFormatOf(value: unknown): { responseFormat: 'text' | 'json'; jsonSchema?: JsonSchemaFormat } {
+  if (!present(value)) return { responseFormat: 'text' };
+  const format = value as Record<string, unknown>;
+  switch (format.type) {
+    case 'text':
+      onlyKnownFields(format, ['type'], 'response_format');
+      return { responseFormat: 'text' };
+    case 'json_object':
+      onlyKnownFields(format, ['type'], 'response_format');
+      return { responseFormat: 'json' };
+    case 'json_schema': {
+      onlyKnownFields(format, ['type', 'json_schema'], 'response_format');
+      const spec = format.json_schema;
+      if (typeof spec !== 'object' || spec === null) throw missing('response_format.json_schema');
+      onlyKnownFields(
+        spec as Record<string, unknown>,
+        ['name', 'description', 'schema', 'strict'],
+        'response_format.json_schema',
+      );
+      return {
+        responseFormat: 'json',
+        jsonSchema: jsonSchemaFormat(spec as Record<string, unknown>, 'response_format.json_schema'),
+      };
+    }
+    default:
+      throw invalid('response_format.type', `Invalid 'response_format.type': '${String(format.type)}'.`);
+  }
+}
+
+type Content = string | { type: string; text?: string | undefined; refusal?: string }[] | null | undefined;
+
 /** A message's text: a string, or its `text` parts joined; any other part (image, audio, file) is refused. */
-function messageText(content: string | { type: string; text?: string | undefined }[] | null, at: string): string {
-  if (content === null) return '';
+function messageText(content: Content, at: string, assistant: boolean): string {
+  if (content === null || content === undefined) return '';
   if (typeof content === 'string') return content;
   return content
     .map((part, j) => {
       if (part.type === 'image_url') throw unsupported(`${at}.content[${j}]`, 'Image input');
       if (part.type === 'input_audio') throw unsupported(`${at}.content[${j}]`, 'Audio input');
       if (part.type === 'file') throw unsupported(`${at}.content[${j}]`, 'File input');
+      // An assistant's earlier refusal, echoed: it was said, so it stays in the conversation.
+      if (assistant && part.type === 'refusal' && typeof part.refusal === 'string') return part.refusal;
       if (part.type !== 'text' || typeof part.text !== 'string')
         throw unsupported(`${at}.content[${j}].type`, `Content parts of type \`${part.type}\``);
       return part.text;

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { CompletionOutput } from '../../complete-text.ts';
+import type { CompletionOutput, FinishReason } from '../../complete-text.ts';
 import { fontesOf } from '../fontes.ts';
-import type { ModelUsage } from '../../../models/index.ts';
+import type { ModelUsage, ToolCall } from '../../../models/index.ts';
 
 /**
- * OpenAI's Chat Completions answer shapes (contract §12): the whole completion, and the `chat.completion.chunk`
+ * OpenAI's Chat Completions answer shapes (contract §12, §16): the whole completion, and the `chat.completion.chunk`
  * events of a streamed one. `model` is the botId the caller named. `fontes` is this service's extension: the
  * knowledge files the answer was grounded on, the same list the native `/completion` returns.
  */
@@ -22,8 +22,6 @@ export const newChatIdentity = (botId: string, now = Date.now()): ChatIdentity =
   botId,
 });
 
-export const finishReason = (truncated: boolean) => (truncated ? 'length' : 'stop');
-
 export function chatUsage(usage: ModelUsage) {
   return {
     prompt_tokens: usage.inputTokens,
@@ -32,9 +30,19 @@ export function chatUsage(usage: ModelUsage) {
   };
 }
 
-/** The non-streamed answer. In JSON mode the content is the parsed value re-serialised (a code fence removed). */
+export const wireToolCall = (call: ToolCall) => ({
+  id: call.id,
+  type: 'function' as const,
+  function: { name: call.name, arguments: call.arguments },
+});
+
+/**
+ * The non-streamed answer. In JSON mode the content is the parsed value re-serialised (a code fence removed). With
+ * tool calls, `content` is the text the model wrote beside them, or null.
+ */
 export function chatCompletion(chat: ChatIdentity, output: CompletionOutput): Record<string, unknown> {
-  const content = output.responseFormat === 'json' ? JSON.stringify(output.data) : output.text;
+  const text = output.responseFormat === 'json' ? JSON.stringify(output.data) : output.text;
+  const calls = output.toolCalls;
   return {
     id: chat.id,
     object: 'chat.completion',
@@ -43,9 +51,15 @@ export function chatCompletion(chat: ChatIdentity, output: CompletionOutput): Re
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content, refusal: null },
+        message: {
+          role: 'assistant',
+          content: calls.length > 0 && !text ? null : text,
+          ...(calls.length > 0 ? { tool_calls: calls.map(wireToolCall) } : {}),
+          refusal: null,
+          annotations: [],
+        },
         logprobs: null,
-        finish_reason: finishReason(output.truncated),
+        finish_reason: output.finishReason,
       },
     ],
     ...(output.usage ? { usage: chatUsage(output.usage) } : {}),
@@ -56,7 +70,7 @@ export function chatCompletion(chat: ChatIdentity, output: CompletionOutput): Re
 /** One `chat.completion.chunk`; `choices` empty for the usage chunk. */
 export function chatChunk(
   chat: ChatIdentity,
-  choice: { delta: Record<string, unknown>; finish_reason: string | null } | undefined,
+  choice: { delta: Record<string, unknown>; finish_reason: FinishReason | null } | undefined,
   extra: Record<string, unknown> = {},
 ): Record<string, unknown> {
   return {

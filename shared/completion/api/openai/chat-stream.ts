@@ -1,12 +1,13 @@
 import type { CompletionStream } from '../../complete-text.ts';
 import { fontesOf } from '../fontes.ts';
-import { chatChunk, chatUsage, finishReason, type ChatIdentity } from './chat-response.ts';
+import { chatChunk, chatUsage, type ChatIdentity } from './chat-response.ts';
 
 /**
- * A streamed completion as OpenAI's Server-Sent Events (contract §12): a `chat.completion.chunk` per piece (the
- * first delta carries `role`), a last chunk with `finish_reason` (and this service's `fontes`), with
- * `include_usage` a chunk with empty `choices` and `usage`, then `data: [DONE]`. A failure after the stream began
- * ends it with `data: {"error": …}` and no `[DONE]`.
+ * A streamed completion as OpenAI's Server-Sent Events (contract §12, §16): a `chat.completion.chunk` per piece (the
+ * first delta carries `role`), tool calls as `delta.tool_calls` pieces (the first piece of a call with its `index`,
+ * `id`, `type` and `function.name`, later ones with `index` and more `function.arguments`), a last chunk with
+ * `finish_reason` (and this service's `fontes`), with `include_usage` a chunk with empty `choices` and `usage`, then
+ * `data: [DONE]`. A failure after the stream began ends it with `data: {"error": …}` and no `[DONE]`.
  */
 export async function* chatEventStream(
   chat: ChatIdentity,
@@ -14,19 +15,50 @@ export async function* chatEventStream(
   options: { includeUsage: boolean; errorBody: (error: unknown) => Record<string, unknown> },
 ): AsyncGenerator<string> {
   let first = true;
+  // With include_usage, OpenAI puts `usage: null` on every chunk but the last.
+  const usageNull = options.includeUsage ? { usage: null } : {};
+  const delta = (fields: Record<string, unknown>) => {
+    const out = first ? { role: 'assistant', ...fields } : fields;
+    first = false;
+    return out;
+  };
   try {
     for await (const event of stream.events) {
-      if (event.type === 'text') {
-        const delta = first ? { role: 'assistant', content: event.text } : { content: event.text };
-        first = false;
-        yield sse(chatChunk(chat, { delta, finish_reason: null }));
-        continue;
+      switch (event.type) {
+        case 'text':
+          yield sse(chatChunk(chat, { delta: delta({ content: event.text }), finish_reason: null }, usageNull));
+          continue;
+        case 'tool-call': {
+          const piece = {
+            index: event.index,
+            id: event.id,
+            type: 'function',
+            function: { name: event.name, arguments: '' },
+          };
+          const fields = first ? { content: null, tool_calls: [piece] } : { tool_calls: [piece] };
+          yield sse(chatChunk(chat, { delta: delta(fields), finish_reason: null }, usageNull));
+          continue;
+        }
+        case 'tool-arguments':
+          yield sse(
+            chatChunk(
+              chat,
+              {
+                delta: delta({ tool_calls: [{ index: event.index, function: { arguments: event.text } }] }),
+                finish_reason: null,
+              },
+              usageNull,
+            ),
+          );
+          continue;
+        case 'end': {
+          const fontes = stream.sources.length ? { fontes: fontesOf(stream.sources) } : {};
+          yield sse(chatChunk(chat, { delta: {}, finish_reason: event.finishReason }, { ...usageNull, ...fontes }));
+          if (options.includeUsage)
+            yield sse(chatChunk(chat, undefined, { usage: event.usage ? chatUsage(event.usage) : null }));
+          yield 'data: [DONE]\n\n';
+        }
       }
-      const fontes = stream.sources.length ? { fontes: fontesOf(stream.sources) } : {};
-      yield sse(chatChunk(chat, { delta: {}, finish_reason: finishReason(event.truncated) }, fontes));
-      if (options.includeUsage)
-        yield sse(chatChunk(chat, undefined, { usage: event.usage ? chatUsage(event.usage) : null }));
-      yield 'data: [DONE]\n\n';
     }
   } catch (error) {
     yield sse(options.errorBody(error));

@@ -1,14 +1,18 @@
 import type { MiddlewareObj } from '@middy/core';
 import { CallerGone } from '../../complete-text.ts';
+import { GenerationFailedError } from '../../errors.ts';
 import type { Logger } from '../../../kernel/logger.ts';
 import { ModelError } from '../../../models/index.ts';
-import { InvalidChatRequestError } from './chat-request.ts';
+import { InvalidChatRequestError } from './request-rules.ts';
 import { OPENAI_DIALECT, OPENAI_EDGE_DIALECT, type OpenAiDialect } from './error-codes.ts';
 import { asHttpError } from '../../../http/domain-errors.ts';
 import { DomainError } from '../../../kernel/domain-error.ts';
 import { HttpError } from '../../../http/errors.ts';
 import { resolveRequestId } from '../../../http/request-id.ts';
 import { json, type HttpEvent, type HttpResult } from '../../../http/types.ts';
+
+/** Detail codes that are OpenAI's own `code` values (a use case's 400 about one parameter). */
+const OPENAI_DETAIL_CODES = new Set(['unsupported_parameter', 'invalid_value', 'context_length_exceeded']);
 
 /** OpenAI's error body: what every OpenAI client parses (the SDKs raise their typed errors from the status). */
 export interface OpenAiError {
@@ -25,7 +29,13 @@ export function toOpenAiError(failure: unknown): {
   headers: Record<string, string>;
 } {
   // The same statuses as every other route (the domain-error table); the body in OpenAI's dialect, by domain code.
-  const dialect: OpenAiDialect | undefined = failure instanceof DomainError ? OPENAI_DIALECT[failure.code] : undefined;
+  // An answer that is not valid against the caller's JSON Schema (after one retry): OpenAI's `server_error`.
+  const dialect: OpenAiDialect | undefined =
+    failure instanceof GenerationFailedError && failure.invalidAnswer
+      ? { type: 'server_error', code: 'server_error' }
+      : failure instanceof DomainError
+        ? OPENAI_DIALECT[failure.code]
+        : undefined;
   const error = asHttpError(failure);
   if (error instanceof InvalidChatRequestError) {
     return {
@@ -49,21 +59,26 @@ export function toOpenAiError(failure: unknown): {
       };
     }
     const known = dialect ?? OPENAI_EDGE_DIALECT[error.code];
+    // A use case's refusal of one parameter (the bot's provider does not take it) names it, in OpenAI's words.
+    const detail = error.details?.[0];
+    const detailCode = detail && OPENAI_DETAIL_CODES.has(detail.code) ? detail.code : undefined;
     return {
       status: error.status,
       error: {
         message: error.message,
         type: known?.type ?? (error.status < 500 ? 'invalid_request_error' : 'api_error'),
-        param: known?.param ?? error.details?.[0]?.path ?? null,
-        code: known?.code ?? error.code.toLowerCase(),
+        param: known?.param ?? detail?.path ?? null,
+        code: detailCode ?? known?.code ?? error.code.toLowerCase(),
       },
-      headers: error.headers,
+      // The openai SDK retries 5xx twice unless told not to: a failed generation was refunded, a retry is the
+      // caller's choice (every retry is a new charge).
+      headers: error.status >= 500 ? { ...error.headers, 'x-should-retry': 'false' } : error.headers,
     };
   }
   return {
     status: 500,
     error: { message: 'An unexpected error occurred.', type: 'api_error', param: null, code: 'internal_error' },
-    headers: {},
+    headers: { 'x-should-retry': 'false' },
   };
 }
 
@@ -78,7 +93,7 @@ export function openAiErrors(logger: Logger): MiddlewareObj<HttpEvent, HttpResul
       const event = request.event;
       const requestId = event.requestId ?? resolveRequestId(undefined);
       const failure = asHttpError(request.error);
-      // The error as thrown: a domain error keeps its code for the dialect table.
+      // The raw error: its domain code picks the dialect (a 404 for a bot is `model_not_found`, not `not_found`).
       const mapped = toOpenAiError(request.error);
       if (failure instanceof CallerGone) logger.info('caller went away before the answer was complete');
       else if (!(failure instanceof HttpError) && !(failure instanceof InvalidChatRequestError))
