@@ -1,4 +1,5 @@
 import type { ChannelType, ProviderKind } from './channel.ts';
+import type { Page, PageRequest } from '../kernel/page.ts';
 
 /** A message sent (or attempted) on a channel, as recorded once the provider answered. */
 export interface MessageRecord {
@@ -30,15 +31,12 @@ export interface OutboxEntry {
   sentAt: string;
 }
 
-export interface OutboxPage {
-  items: OutboxEntry[];
-  /** Opaque; pass back as `cursor` for the next (older) page. */
-  nextCursor?: string;
-}
+/** A page of the outbox; `nextCursor` (opaque) continues with older messages. */
+export type OutboxPage = Page<OutboxEntry>;
 
 /** Message records: one write per send. A sandbox channel's records are its outbox. */
 export interface MessageLog {
   record(message: MessageRecord): Promise<void>;
   /** The channel's sandbox messages, newest first. */
-  listOutbox(projectId: string, channelId: string, page: { limit: number; cursor?: string }): Promise<OutboxPage>;
+  listOutbox(projectId: string, channelId: string, page: PageRequest): Promise<OutboxPage>;
 }

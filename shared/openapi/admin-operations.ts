@@ -70,7 +70,7 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   'GET /projects/{projectId}/channels': {
     summary: 'List channels',
     tags: ['Channels'],
-    responses: { 200: { description: "The project's channels.", body: s.list(s.channel, 'ChannelList') } },
+    responses: { 200: { description: "The project's channels.", body: s.channelPage } },
   },
   'GET /projects/{projectId}/channels/{channelId}': {
     summary: 'Get a channel',
@@ -134,7 +134,7 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     responses: {
       200: {
         description: 'Every integration of the project, without secrets.',
-        body: s.list(s.integration, 'IntegrationList'),
+        body: s.integrationPage,
       },
     },
   },
@@ -242,7 +242,7 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   'GET /projects/{projectId}/bots': {
     summary: 'List bots',
     tags: ['Bots'],
-    responses: { 200: { description: "The project's bots.", body: s.list(s.bot, 'BotList') } },
+    responses: { 200: { description: "The project's bots.", body: s.botPage } },
   },
   'GET /projects/{projectId}/bots/{botId}': {
     summary: 'Get a bot',
