@@ -108,7 +108,9 @@ const PAGINATED: Record<string, () => Promise<Listing>> = {
     const custom = (await svc.admin('POST', `/projects/${p}/integrations`, { product: 'custom', channelId: ch })).body;
     const ids: string[] = [];
     for (let i = 0; i < 3; i++)
-      ids.push((await (await svc.send(custom.token, { to: '+5511988887777', body: `m${i}` })).json()).messageId);
+      ids.push(
+        ((await (await svc.send(custom.token, { to: '+5511988887777', body: `m${i}` })).json()) as any).messageId,
+      );
     return { path: `/projects/${p}/channels/${ch}/outbox`, expected: ids.reverse(), idOf: byId('messageId') };
   },
   async listDeliveries() {

@@ -168,7 +168,10 @@ export function openApiChecker(document: Json) {
     }
     return v;
   };
-  const errorSchema = { $ref: '#/components/schemas/Error' };
+  const errorSchema = { $ref: '#/components/schemas/ErrorResponse' };
+  // Shared answers and named request bodies are `$ref`s into `components`.
+  const resolve = (node: Json | undefined, kind: 'responses' | 'requestBodies'): Json | undefined =>
+    typeof node?.$ref === 'string' ? document.components?.[kind]?.[node.$ref.split('/').pop()!] : node;
 
   const operations: Operation[] = [];
   for (const [template, item] of Object.entries<Json>(document.paths)) {
@@ -217,7 +220,10 @@ export function openApiChecker(document: Json) {
         problems.push(...schemaProblems(`${label}: error body`, errorSchema, exchange.responseBody.value));
       return { problems };
     }
-    const documented = operation.op.responses?.[String(exchange.status)] ?? operation.op.responses?.default;
+    const documented = resolve(
+      operation.op.responses?.[String(exchange.status)] ?? operation.op.responses?.default,
+      'responses',
+    );
     if (!documented) problems.push(`${label}: status ${exchange.status} not documented for ${operation.key}`);
     else problems.push(...responseProblems(label, documented, exchange));
     if (exchange.status >= 200 && exchange.status < 300) problems.push(...requestProblems(label, operation, exchange));
@@ -237,7 +243,7 @@ export function openApiChecker(document: Json) {
   }
 
   function requestProblems(label: string, operation: Operation, exchange: Exchange): string[] {
-    const requestBody = operation.op.requestBody as Json | undefined;
+    const requestBody = resolve(operation.op.requestBody as Json | undefined, 'requestBodies');
     const body = exchange.requestBody;
     if (!requestBody) return body ? [`${label}: accepted a request body ${operation.key} does not document`] : [];
     if (!body) return requestBody.required ? [`${label}: accepted no body where the document requires one`] : [];
