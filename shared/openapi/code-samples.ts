@@ -1,3 +1,4 @@
+// biome-ignore lint/suspicious/noExplicitAny: JSON Schema and OpenAPI objects, walked by key.
 type Json = Record<string, any>;
 
 /** The environment variables the samples read (the README's quickstart sets the same). */

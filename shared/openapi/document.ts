@@ -16,6 +16,7 @@ import { exampleOf } from './example-of.ts';
 import { codeSamples } from './code-samples.ts';
 import * as z from '../kernel/validation/zod.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON Schema and OpenAPI objects, walked by key.
 type Json = Record<string, any>;
 
 export interface OpenApiInput {
@@ -578,7 +579,10 @@ function sdkSurface(full: Json): Json {
 function pruneComponents(doc: Json): void {
   const used = new Set<string>();
   const collect = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(collect);
+    if (Array.isArray(node)) {
+      node.forEach(collect);
+      return;
+    }
     if (!node || typeof node !== 'object') return;
     for (const [k, v] of Object.entries(node)) {
       if (k === '$ref' && typeof v === 'string') used.add(v);

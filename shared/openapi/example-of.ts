@@ -1,3 +1,4 @@
+// biome-ignore lint/suspicious/noExplicitAny: JSON Schema and OpenAPI objects, walked by key.
 type Json = Record<string, any>;
 
 /** A time every composed example uses (the named examples use the same). */

@@ -125,7 +125,10 @@ describe('request shapes every generator gets right with its default options', (
   function requestComponents(doc: Json): Set<string> {
     const found = new Set<string>();
     const walk = (node: unknown): void => {
-      if (Array.isArray(node)) return node.forEach(walk);
+      if (Array.isArray(node)) {
+        node.forEach(walk);
+        return;
+      }
       if (!node || typeof node !== 'object') return;
       for (const [k, v] of Object.entries(node)) {
         if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')) {
