@@ -46,6 +46,7 @@ export type RequestOf<K extends OperationId> = MaybeOptionalInit<paths[Path<K>],
 type Args<K extends OperationId> = undefined extends RequestOf<K> ? [request?: RequestOf<K>] : [request: RequestOf<K>];
 type OperationOf<K extends OperationId> = NonNullable<paths[Path<K>][Method<K>]>;
 type Success<K extends OperationId> =
+  // biome-ignore lint/suspicious/noExplicitAny: openapi-fetch's own constraint on an operation.
   OperationOf<K> extends Record<string | number, any>
     ? Exclude<FetchResponse<OperationOf<K>, RequestOf<K>, 'application/json'>['data'], undefined>
     : never;
@@ -203,6 +204,7 @@ export async function unwrap<T>(
   const { data, error, response } = await call;
   if (response.ok) return data as T;
   const requestId = response.headers.get('x-request-id') ?? undefined;
+  // biome-ignore lint/suspicious/noExplicitAny: an error body in either format, read field by field.
   const body = error as Record<string, any> | string | undefined;
   if (body && typeof body === 'object' && typeof body.error === 'string')
     throw new SwitchboardError(response.status, body.error, String(body.message), requestId, body.details ?? [], body);
