@@ -1,8 +1,8 @@
 /**
  * The official TypeScript client of the Switchboard API. The types come from the SDK document (`openapi.json`) through
  * openapi-typescript (`generated/schema.d.ts`), the requests go through openapi-fetch; this file is the thin
- * hand-written face: one method per operationId with the right credential, typed errors, a paginator, file bodies,
- * and webhook signature verification (Standard Webhooks).
+ * hand-written face: one method per operationId with the right credential, typed errors, a paginator and file
+ * bodies. Webhook signature verification is `@switchboard/sdk/webhooks`.
  *
  * ```ts
  * const sb = createSwitchboard({ baseUrl: 'http://127.0.0.1:3000', adminKey: process.env.SWITCHBOARD_ADMIN_KEY });
@@ -11,12 +11,14 @@
  * ```
  */
 import createClient, { type Client, type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { components, paths, webhooks } from './generated/schema.d.ts';
 import { DOCUMENT_SHA256, OPERATIONS, type OperationId } from './generated/operations.ts';
 
 export type { components, paths, webhooks, OperationId };
-export { DOCUMENT_SHA256, OPERATIONS, Webhook, WebhookVerificationError };
+export { DOCUMENT_SHA256, OPERATIONS };
+// Webhook verification (Standard Webhooks) is its own entry, `@switchboard/sdk/webhooks`: an app that only calls
+// the API does not bundle it.
+export type { WebhookEvent } from './webhooks.ts';
 
 /** The API's named schemas: `Schemas['Project']`, `Schemas['Delivery']`… */
 export type Schemas = components['schemas'];
@@ -60,15 +62,6 @@ export type PaginatedOperationId = {
 /** One item of a paginated operation's answer. */
 export type ItemOf<K extends PaginatedOperationId> =
   NonNullable<ResponseOf<K>> extends { items: (infer T)[] } ? T : never;
-
-/** A webhook request's body, by event type (`message.received`…). */
-export type WebhookEvent = {
-  [T in keyof webhooks]: NonNullable<webhooks[T]['post']>['requestBody'] extends {
-    content: { 'application/json': infer E };
-  }
-    ? E
-    : never;
-}[keyof webhooks];
 
 /** The client: one method per operationId, plus the paginator, the upload form of extract and the raw client. */
 export type Switchboard = {
@@ -225,19 +218,4 @@ export async function unwrap<T>(
     [],
     body,
   );
-}
-
-/**
- * Checks a webhook request's Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`)
- * with the webhook's `whsec_` signing secret, over the raw body as received, and answers the typed event; throws
- * {@link WebhookVerificationError} when the signature or the timestamp (5 minutes of tolerance) is wrong.
- */
-export function verifyWebhook(
-  signingSecret: string,
-  rawBody: string | Uint8Array,
-  headers: Record<string, string> | Headers,
-): WebhookEvent {
-  const plain = headers instanceof Headers ? Object.fromEntries(headers) : headers;
-  const text = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
-  return new Webhook(signingSecret).verify(text, plain) as WebhookEvent;
 }

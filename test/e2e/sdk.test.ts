@@ -1,13 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  createSwitchboard,
-  SwitchboardError,
-  verifyWebhook,
-  WebhookVerificationError,
-  type Switchboard,
-  type WebhookEvent,
-} from '@switchboard/sdk';
+import { createSwitchboard, SwitchboardError, type Switchboard } from '@switchboard/sdk';
+import { verifyWebhook, WebhookVerificationError, type WebhookEvent } from '@switchboard/sdk/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '#test/support/eventually.ts';
 import { textPdf } from '#test/support/pdf-fixtures.ts';
@@ -30,7 +24,7 @@ beforeAll(async () => {
     let body = '';
     for await (const chunk of req) body += chunk;
     try {
-      received.push({ event: verifyWebhook(signingSecret, body, req.headers as Record<string, string>) });
+      received.push({ event: verifyWebhook(signingSecret, body, req.headers) });
       res.writeHead(204).end();
     } catch (error) {
       received.push({ failure: (error as Error).name });
