@@ -40,9 +40,11 @@ export function recordTraffic(baseUrl: string): { exchanges: Exchange[]; settled
   const reading: Promise<void>[] = [];
   const original = globalThis.fetch;
   const recording: typeof fetch = async (input, init) => {
-    const request = new Request(input, init);
+    // A Request given as input (openapi-fetch sends those) is read from a clone: its own body is the caller's to send.
+    const given = input instanceof Request ? input : undefined;
+    const request = given ? given.clone() : new Request(input, init);
     if (!request.url.startsWith(baseUrl)) return original(input, init);
-    const requestBody = await recordRequestBody(init?.body, request);
+    const requestBody = await recordRequestBody(given ? (request.body ? request : undefined) : init?.body, request);
     const response = await original(input, init);
     const url = new URL(request.url);
     const exchange: Exchange = {
