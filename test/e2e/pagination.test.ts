@@ -25,6 +25,8 @@ interface Listing {
   idOf: (item: any) => string;
   /** Other tests' items share the list (the project listing is global): only the order of ours is checked. */
   shared?: boolean;
+  /** The list's order is not this test's to know: only the set of items is checked. */
+  unordered?: boolean;
 }
 
 /** Walks a list `limit` items at a time: every page, its items, and whether each page carried a cursor. */
@@ -135,14 +137,28 @@ const PAGINATED: Record<string, () => Promise<Listing>> = {
     );
     return { path, expected: all.map((d) => d.deliveryId), idOf: byId('deliveryId') };
   },
+  async listKnowledgeFiles() {
+    const p = await project();
+    const bot = (await svc.admin('POST', `/projects/${p}/bots`, { name: 'B', instructions: 'Be brief.' })).body.botId;
+    const names = ['a.md', 'b.md', 'c.md'];
+    for (const name of names) await svc.putKnowledge(p, bot, name, `# ${name}\n\nSome text.`);
+    return { path: `/projects/${p}/bots/${bot}/knowledge`, expected: names, idOf: byId('fileName'), unordered: true };
+  },
 };
+
+/**
+ * The knowledge files listing joins the pattern with its re-implementation (issue 31): until its operation is marked
+ * `x-pagination`, its walk is skipped (and reported as skipped), never passed.
+ */
+const PENDING = new Set(['listKnowledgeFiles']);
 
 describe('every list pages the same way', () => {
   it('the document marks exactly these lists as paginated, with the same parameters and bounds', () => {
     const paginated: Record<string, any> = {};
     for (const item of Object.values<any>(doc.paths))
       for (const op of Object.values<any>(item)) if (op['x-pagination']) paginated[op.operationId] = op;
-    expect(Object.keys(paginated).sort()).toEqual(Object.keys(PAGINATED).sort());
+    const expected = Object.keys(PAGINATED).filter((id) => !PENDING.has(id) || paginated[id]);
+    expect(Object.keys(paginated).sort()).toEqual(expected.sort());
     for (const [id, op] of Object.entries(paginated)) {
       const param = (name: string) => op.parameters.find((p: any) => p.name === name && p.in === 'query');
       expect(param('limit')?.schema, id).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 50 });
@@ -157,14 +173,19 @@ describe('every list pages the same way', () => {
   });
 
   for (const [operationId, setUp] of Object.entries(PAGINATED)) {
-    it(`${operationId}: two at a time past the first page, every item once, no empty last page`, async () => {
+    it(`${operationId}: two at a time past the first page, every item once, no empty last page`, async (ctx) => {
+      const marked = Object.values<any>(doc.paths).some((item) =>
+        Object.values<any>(item).some((op) => op.operationId === operationId && op['x-pagination']),
+      );
+      if (!marked && PENDING.has(operationId)) ctx.skip();
       const list = await setUp();
       for (const limit of [2, 1]) {
         const pages = await walk(list.path, limit);
         const ids = pages.flatMap((p) => p.items.map(list.idOf));
         expect(new Set(ids).size, 'no item twice').toBe(ids.length);
         const ours = list.shared ? ids.filter((id) => list.expected.includes(id)) : ids;
-        expect(ours).toEqual(list.expected);
+        if (list.unordered) expect([...ours].sort()).toEqual([...list.expected].sort());
+        else expect(ours).toEqual(list.expected);
         expect(pages.length).toBeGreaterThan(1);
         expect(pages.slice(0, -1).every((p) => p.nextCursor && p.items.length === limit)).toBe(true);
         const last = pages.at(-1)!;
