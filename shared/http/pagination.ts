@@ -8,6 +8,9 @@ import * as z from '../kernel/validation/zod.ts';
  */
 export const PAGE_LIMIT = { default: 50, max: 100 } as const;
 
+/** What a cursor looks like (opaque: base64url of the list's tag and the last item's key). */
+const CURSOR_EXAMPLE = 'WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0';
+
 /** Cursors are opaque; this bounds what a request can make the service decode. */
 export const MAX_CURSOR_LENGTH = 512;
 
@@ -20,7 +23,7 @@ const cursor = withMeta(z.optional(z.string().check(z.minLength(1), z.maxLength(
   description:
     "The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers " +
     '400 `VALIDATION_ERROR`.',
-  examples: ['WyJDSCNjaF8wbzFrNWRwMnE5Ynh3M3ZtOHQ0YSJd'],
+  examples: [CURSOR_EXAMPLE],
 });
 
 /** `?limit&cursor`, nothing else (an unknown parameter answers 400, as an unknown body field does). */
@@ -38,6 +41,7 @@ export function pageOf<T extends z.ZodMiniType>(item: T, id: string, what: strin
       items: withMeta(z.array(item), { description: `${what}, at most \`limit\`.` }),
       nextCursor: withMeta(z.optional(z.nullable(z.string())), {
         description: 'Pass as `cursor` for the next page; absent (or null) on the last page.',
+        examples: [CURSOR_EXAMPLE],
       }),
     }),
     { id, description: `A page of ${what.toLowerCase()}.` },

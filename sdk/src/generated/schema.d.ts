@@ -975,7 +975,10 @@ export interface components {
         BotPage: {
             /** @description Bots, in id order, at most `limit`. */
             items: components["schemas"]["Bot"][];
-            /** @description Pass as `cursor` for the next page; absent (or null) on the last page. */
+            /**
+             * @description Pass as `cursor` for the next page; absent (or null) on the last page.
+             * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+             */
             nextCursor?: string | null;
         };
         /**
@@ -1024,7 +1027,10 @@ export interface components {
         ChannelPage: {
             /** @description Channels, in id order, at most `limit`. */
             items: components["schemas"]["Channel"][];
-            /** @description Pass as `cursor` for the next page; absent (or null) on the last page. */
+            /**
+             * @description Pass as `cursor` for the next page; absent (or null) on the last page.
+             * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+             */
             nextCursor?: string | null;
         };
         /**
@@ -1274,7 +1280,10 @@ export interface components {
         DeliveryPage: {
             /** @description Deliveries, newest first, at most `limit`. */
             items: components["schemas"]["Delivery"][];
-            /** @description Pass as `cursor` for the next page; absent (or null) on the last page. */
+            /**
+             * @description Pass as `cursor` for the next page; absent (or null) on the last page.
+             * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+             */
             nextCursor?: string | null;
         };
         /**
@@ -1480,7 +1489,10 @@ export interface components {
         IntegrationPage: {
             /** @description Integrations without secrets, in id order, at most `limit`. */
             items: components["schemas"]["Integration"][];
-            /** @description Pass as `cursor` for the next page; absent (or null) on the last page. */
+            /**
+             * @description Pass as `cursor` for the next page; absent (or null) on the last page.
+             * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+             */
             nextCursor?: string | null;
         };
         /**
@@ -1690,7 +1702,10 @@ export interface components {
         OutboxPage: {
             /** @description Messages the sandbox sent, newest first, at most `limit`. */
             items: components["schemas"]["OutboxMessage"][];
-            /** @description Pass as `cursor` for the next page; absent (or null) on the last page. */
+            /**
+             * @description Pass as `cursor` for the next page; absent (or null) on the last page.
+             * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+             */
             nextCursor?: string | null;
         };
         /**
@@ -1711,7 +1726,10 @@ export interface components {
         ProjectPage: {
             /** @description Projects, newest first, at most `limit`. */
             items: components["schemas"]["Project"][];
-            /** @description Pass as `cursor` for the next page; absent (or null) on the last page. */
+            /**
+             * @description Pass as `cursor` for the next page; absent (or null) on the last page.
+             * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+             */
             nextCursor?: string | null;
         };
         /**
@@ -2780,7 +2798,7 @@ export interface operations {
                 limit?: number;
                 /**
                  * @description The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers 400 `VALIDATION_ERROR`.
-                 * @example WyJDSCNjaF8wbzFrNWRwMnE5Ynh3M3ZtOHQ0YSJd
+                 * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
                  */
                 cursor?: string;
             };
@@ -2806,7 +2824,8 @@ export interface operations {
                      *           "name": "Acme",
                      *           "monthlyBotCredits": 100
                      *         }
-                     *       ]
+                     *       ],
+                     *       "nextCursor": "WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0"
                      *     }
                      */
                     "application/json": components["schemas"]["ProjectPage"];
@@ -3149,7 +3168,7 @@ export interface operations {
                 limit?: number;
                 /**
                  * @description The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers 400 `VALIDATION_ERROR`.
-                 * @example WyJDSCNjaF8wbzFrNWRwMnE5Ynh3M3ZtOHQ0YSJd
+                 * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
                  */
                 cursor?: string;
             };
@@ -3185,7 +3204,8 @@ export interface operations {
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "nextCursor": "WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0"
                      *     }
                      */
                     "application/json": components["schemas"]["BotPage"];
@@ -3627,7 +3647,7 @@ export interface operations {
                 limit?: number;
                 /**
                  * @description The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers 400 `VALIDATION_ERROR`.
-                 * @example WyJDSCNjaF8wbzFrNWRwMnE5Ynh3M3ZtOHQ0YSJd
+                 * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
                  */
                 cursor?: string;
             };
@@ -3664,7 +3684,8 @@ export interface operations {
                      *           "credits": 100,
                      *           "createdAt": "2026-11-21T10:00:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "nextCursor": "WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0"
                      *     }
                      */
                     "application/json": components["schemas"]["ChannelPage"];
@@ -3922,7 +3943,7 @@ export interface operations {
                 limit?: number;
                 /**
                  * @description The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers 400 `VALIDATION_ERROR`.
-                 * @example WyJDSCNjaF8wbzFrNWRwMnE5Ynh3M3ZtOHQ0YSJd
+                 * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
                  */
                 cursor?: string;
             };
@@ -3962,7 +3983,8 @@ export interface operations {
                      *           },
                      *           "sentAt": "2026-11-21T10:00:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "nextCursor": "WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0"
                      *     }
                      */
                     "application/json": components["schemas"]["OutboxPage"];
@@ -4168,7 +4190,7 @@ export interface operations {
                 limit?: number;
                 /**
                  * @description The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers 400 `VALIDATION_ERROR`.
-                 * @example WyJDSCNjaF8wbzFrNWRwMnE5Ynh3M3ZtOHQ0YSJd
+                 * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
                  */
                 cursor?: string;
             };
@@ -4208,7 +4230,8 @@ export interface operations {
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "nextCursor": "WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0"
                      *     }
                      */
                     "application/json": components["schemas"]["IntegrationPage"];
@@ -4470,7 +4493,7 @@ export interface operations {
                 limit?: number;
                 /**
                  * @description The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers 400 `VALIDATION_ERROR`.
-                 * @example WyJDSCNjaF8wbzFrNWRwMnE5Ynh3M3ZtOHQ0YSJd
+                 * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
                  */
                 cursor?: string;
             };
@@ -4514,7 +4537,8 @@ export interface operations {
                      *             }
                      *           ]
                      *         }
-                     *       ]
+                     *       ],
+                     *       "nextCursor": "WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0"
                      *     }
                      */
                     "application/json": components["schemas"]["DeliveryPage"];
