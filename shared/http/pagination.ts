@@ -12,7 +12,7 @@ export const PAGE_LIMIT = { default: 50, max: 100 } as const;
 const CURSOR_EXAMPLE = 'WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0';
 
 /** Cursors are opaque; this bounds what a request can make the service decode. */
-export const MAX_CURSOR_LENGTH = 512;
+export const MAX_CURSOR_LENGTH = 2048;
 
 const limit = withMeta(
   z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(PAGE_LIMIT.max)), PAGE_LIMIT.default),
