@@ -1,19 +1,27 @@
-// Writes the OpenAPI document to a file (default console/dist/openapi.json), for static hosting beside the console
-// (S3 + CloudFront). The document comes from the running code: the local service is started with a throwaway data
-// folder and asked for /openapi.json, exactly what `GET /openapi.json` serves locally.
+// Writes the OpenAPI documents, built in-process from the code (what `GET /openapi.json` serves; no service start):
+//   tsx scripts/write-openapi.ts [target]   the full document (default console/dist/openapi.json), for static
+//                                           hosting beside the console (S3 + CloudFront)
+//   tsx scripts/write-openapi.ts --sdk      the SDK document, sdk/openapi.json (then `npm run sdk:generate`)
+// `PUBLIC_BASE_URL`, when set, is listed first in `servers` (a deployment's own document).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestService } from '#test/support/service.ts';
+import { routes } from '#shared/contract/routes.ts';
+import { adminRoutes } from '#shared/openapi/admin-routes.ts';
+import { buildOpenApiDocument } from '#shared/openapi/document.ts';
 
-const target = resolve(process.argv[2] ?? fileURLToPath(new URL('../console/dist/openapi.json', import.meta.url)));
-const svc = await startTestService();
-try {
-  const response = await fetch(`${svc.baseUrl}/openapi.json`);
-  if (!response.ok) throw new Error(`/openapi.json answered ${response.status}`);
-  mkdirSync(dirname(target), { recursive: true });
-  writeFileSync(target, await response.text());
-  console.log(`wrote ${target}`);
-} finally {
-  await svc.close();
-}
+const sdk = process.argv.includes('--sdk');
+const target = resolve(
+  process.argv.slice(2).find((a) => !a.startsWith('--')) ??
+    fileURLToPath(new URL(sdk ? '../sdk/openapi.json' : '../console/dist/openapi.json', import.meta.url)),
+);
+const { document, undocumented } = buildOpenApiDocument({
+  adminRoutes,
+  publicRoutes: routes,
+  audience: sdk ? 'sdk' : 'full',
+  ...(process.env.PUBLIC_BASE_URL && !sdk ? { serverUrl: process.env.PUBLIC_BASE_URL } : {}),
+});
+if (undocumented.length) throw new Error(`Routes without documentation: ${undocumented.join(', ')}`);
+mkdirSync(dirname(target), { recursive: true });
+writeFileSync(target, `${JSON.stringify(document, null, 2)}\n`);
+console.log(`wrote ${target}`);

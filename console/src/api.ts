@@ -57,7 +57,23 @@ export function createApi(adminKey: string, onUnauthorized: () => void, base = '
     }
     return parsed as T;
   }
+  /** Every item of a list, page after page (`?limit&cursor` → `{ items, nextCursor? }`, the API's one pattern). */
+  async function all<T>(path: string): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | null | undefined;
+    const sep = path.includes('?') ? '&' : '?';
+    do {
+      const page = await call<{ items: T[]; nextCursor?: string | null }>(
+        'GET',
+        `${path}${sep}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      items.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return items;
+  }
   return {
+    all,
     get: <T>(path: string) => call<T>('GET', path),
     post: <T>(path: string, body?: unknown) => call<T>('POST', path, body),
     patch: <T>(path: string, body: unknown) => call<T>('PATCH', path, body),

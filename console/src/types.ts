@@ -1,28 +1,26 @@
-import type { z } from 'zod';
-import { CHANNEL_TYPES as CHANNEL_TYPE_VALUES } from '../../shared/messaging/channel.ts';
-import type * as S from '../../shared/openapi/schemas.ts';
+import type { Schemas } from '@switchboard/sdk';
 
-// The console's view of the management API: the answer schemas of the OpenAPI document (types only, no runtime).
-export type Project = z.infer<typeof S.project>;
-export type ProjectPage = z.infer<typeof S.projectPage>;
-export type ApiTokenState = z.infer<typeof S.apiTokenState>;
-export type BotCredits = z.infer<typeof S.botCredits>;
-export type Channel = z.infer<typeof S.channel>;
-export type Integration = z.infer<typeof S.integration>;
-export type CreatedIntegration = z.infer<typeof S.createdIntegration>;
-export type Delivery = z.infer<typeof S.delivery>;
-export type DeliveryPage = z.infer<typeof S.deliveryPage>;
-export type Bot = z.infer<typeof S.bot>;
-export type KnowledgeFile = z.infer<typeof S.knowledgeFile>;
+// The console's view of the management API: the official client's types (sdk/), generated from the same OpenAPI
+// document the API reference shows. Types only: nothing of the SDK is bundled.
+export type Project = Schemas['Project'];
+export type ProjectPage = Schemas['ProjectPage'];
+export type ApiTokenState = Schemas['ApiTokenState'];
+export type BotCredits = Schemas['BotCredits'];
+export type Channel = Schemas['Channel'];
+export type Integration = Schemas['Integration'];
+export type CreatedIntegration = Schemas['CreatedIntegration'];
+export type Delivery = Schemas['Delivery'];
+export type DeliveryPage = Schemas['DeliveryPage'];
+export type Bot = Schemas['Bot'];
+export type KnowledgeFile = Schemas['KnowledgeFile'];
 export type ChannelType = Channel['type'];
+export type WebhookHealth = Schemas['WebhookHealth'];
+export type BotCreditUsage = Schemas['BotCreditUsage'];
 
+// Every channel type of the API, by the type's own union: a new type does not compile until it has a label.
 const CHANNEL_LABELS: Record<ChannelType, string> = { whatsapp: 'WhatsApp', email: 'Email', sms: 'SMS' };
 
-/** The channel types the API accepts, in its order, with their labels. */
-export const CHANNEL_TYPES: { value: ChannelType; label: string }[] = CHANNEL_TYPE_VALUES.map((value) => ({
-  value,
-  label: CHANNEL_LABELS[value],
-}));
-
-export type WebhookHealth = z.infer<typeof S.webhookHealth>;
-export type BotCreditUsage = z.infer<typeof S.botCreditUsage>;
+/** The channel types the API accepts, with their labels. */
+export const CHANNEL_TYPES: { value: ChannelType; label: string }[] = (
+  Object.entries(CHANNEL_LABELS) as [ChannelType, string][]
+).map(([value, label]) => ({ value, label }));

@@ -1,4 +1,5 @@
 import { DomainError } from '../kernel/domain-error.ts';
+import type { Page, PageRequest } from '../kernel/page.ts';
 
 /**
  * Where a bot's knowledge stands, as the search needs it in the same read as the bot: the published index (one
@@ -60,6 +61,8 @@ export interface BotStore {
   delete(projectId: string, botId: string): Promise<boolean>;
   /** The project's bots, oldest first. */
   listByProject(projectId: string): Promise<Bot[]>;
+  /** A page of the project's bots, in id order. */
+  pageByProject(projectId: string, page: PageRequest): Promise<Page<Bot>>;
 }
 
 /** The bot a Bots API request names does not exist. */

@@ -1,6 +1,7 @@
 import { NotFoundError } from '../kernel/domain-error.ts';
 import { newId } from '../kernel/ids.ts';
 import type { Bot, BotFields, BotPatch, BotStore } from './bot.ts';
+import type { Page, PageRequest } from '../kernel/page.ts';
 
 export interface BotDeps {
   bots: BotStore;
@@ -57,10 +58,11 @@ export function makeBotUseCases(deps: BotDeps) {
       await deps.purgeKnowledge(botId);
     },
 
-    async list(projectId: string): Promise<Bot[]> {
+    /** A page of the project's bots. */
+    async list(projectId: string, page: PageRequest): Promise<Page<Bot>> {
       if (!(await deps.projectExists(projectId)))
         throw new NotFoundError('project', `Project ${projectId} does not exist.`);
-      return deps.bots.listByProject(projectId);
+      return deps.bots.pageByProject(projectId, page);
     },
   };
 }

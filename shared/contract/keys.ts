@@ -96,6 +96,18 @@ export function inCollection(collection: Collection, values: Record<string, unkn
   };
 }
 
+/**
+ * How a collection's items are keyed for paged listings (`queryPageOf`): the partition is fixed, a cursor carries
+ * the sort key, and only a sort key inside the collection is accepted.
+ */
+export function pageKeyOf(collection: Collection) {
+  return {
+    attributes: ['pk', 'sk'],
+    fixed: { pk: collection.pk },
+    accepts: (key: Readonly<Record<string, string>>) => key.sk!.startsWith(collection.skPrefix),
+  };
+}
+
 /** What each listing queries. */
 export const collections = {
   channels: (projectId: string): Collection => ({ pk: projectPartition(projectId), skPrefix: 'CH#' }),

@@ -1,7 +1,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type * as z from '../kernel/validation/zod.ts';
 import { HttpError } from './errors.ts';
-import { bodyBytes, jsonBody, validateBody, type UnknownFieldMessages } from './middleware.ts';
+import { bodyBytes, jsonBody, validate, validateBody, type UnknownFieldMessages } from './middleware.ts';
 import type { Context, HttpEvent, HttpResult } from './types.ts';
 
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -16,11 +16,17 @@ export type PathParams<P extends string> = P extends `${string}{${infer Name}}${
  * for the router and for the OpenAPI document (`shared/openapi`), and built without any adapter. `body` says how the
  * body is read: a zod schema (JSON, validated), `raw` (bytes, e.g. knowledge uploads) or nothing (ignored).
  */
-export interface RouteDeclaration<P extends string = string, TBody = unknown> {
+export interface RouteDeclaration<P extends string = string, TBody = unknown, TQuery = unknown> {
   method: RouteMethod;
   /** Path below the router's prefix, with `{name}` segments: `/projects/{projectId}`. */
   path: P;
   body?: z.ZodMiniType<TBody> | 'raw';
+  /**
+   * The query string's schema (an object of string-coercing fields): validated before the handler runs (400
+   * `VALIDATION_ERROR`, one `details[]` entry per problem), and the parameters the OpenAPI document lists. Without
+   * it the handler gets the raw parameters.
+   */
+  query?: z.ZodMiniType<TQuery>;
   unknownFieldMessages?: UnknownFieldMessages;
   /**
    * Accepts `Idempotency-Key` (the router's `idempotency` middleware): a retry with the same key and body gets the
@@ -32,36 +38,43 @@ export interface RouteDeclaration<P extends string = string, TBody = unknown> {
 
 type Options = Pick<RouteDeclaration, 'unknownFieldMessages' | 'idempotent'> & { method: RouteMethod };
 
-/** Declares a route, its path parameters and body type inferred from the path and the schema. */
-export function route<const P extends string, S extends z.ZodMiniType>(
-  r: Options & { path: P; body: S },
-): RouteDeclaration<P, z.output<S>>;
-export function route<const P extends string>(r: Options & { path: P; body: 'raw' }): RouteDeclaration<P, Buffer>;
-export function route<const P extends string>(r: Options & { path: P }): RouteDeclaration<P, undefined>;
+/** Declares a route, its path parameters, body and query types inferred from the path and the schemas. */
+export function route<const P extends string, S extends z.ZodMiniType, Q extends z.ZodMiniType = never>(
+  r: Options & { path: P; body: S; query?: Q },
+): RouteDeclaration<P, z.output<S>, QueryOf<Q>>;
+export function route<const P extends string, Q extends z.ZodMiniType = never>(
+  r: Options & { path: P; body: 'raw'; query?: Q },
+): RouteDeclaration<P, Buffer, QueryOf<Q>>;
+export function route<const P extends string, Q extends z.ZodMiniType = never>(
+  r: Options & { path: P; query?: Q },
+): RouteDeclaration<P, undefined, QueryOf<Q>>;
 export function route(r: RouteDeclaration): RouteDeclaration {
   return r;
 }
 
+/** The handler's `query`: the schema's output when the route declares one, else the raw parameters. */
+type QueryOf<Q> = [Q] extends [never] ? Record<string, string> : Q extends z.ZodMiniType ? z.output<Q> : never;
+
 /** What a route's handler receives: the path parameters, the query string, the body as its declaration reads it. */
-export interface RouteRequest<TParams = Record<string, string>, TBody = unknown> {
+export interface RouteRequest<TParams = Record<string, string>, TBody = unknown, TQuery = Record<string, string>> {
   event: HttpEvent<TBody>;
   params: TParams;
-  query: Record<string, string>;
+  query: TQuery;
   body: TBody;
   requestId: string;
 }
 
 /** One handler per declared route, keyed as the declarations are: a route without its handler does not compile. */
 export type RouteHandlers<D extends Record<string, RouteDeclaration>> = {
-  [K in keyof D]: D[K] extends RouteDeclaration<infer P, infer B>
-    ? (request: RouteRequest<PathParams<P>, B>) => Promise<HttpResult>
+  [K in keyof D]: D[K] extends RouteDeclaration<infer P, infer B, infer Q>
+    ? (request: RouteRequest<PathParams<P>, B, Q>) => Promise<HttpResult>
     : never;
 };
 
 /** A declared route with its handler. */
 export interface BoundRoute extends RouteDeclaration {
   // Method syntax: each route's handler takes its own params and body; the router hands it what its chain read.
-  handle(request: RouteRequest): Promise<HttpResult>;
+  handle(request: RouteRequest<Record<string, string>, unknown, unknown>): Promise<HttpResult>;
 }
 
 /** Pairs each declaration with its handler (same keys), in the declarations' order. */
@@ -154,8 +167,9 @@ function routeChain(r: BoundRoute, options: { idempotency?: MiddlewareObj<HttpEv
   if (r.body === 'raw') chain.use(rawBody);
   else if (r.body) chain.use(jsonBody()).use(validateBody(r.body, r.unknownFieldMessages));
   return chain.handler(async (event: RoutedEvent) => {
-    const query: Record<string, string> = {};
-    for (const [k, v] of Object.entries(event.queryStringParameters ?? {})) if (v !== undefined) query[k] = v;
+    const raw: Record<string, string> = {};
+    for (const [k, v] of Object.entries(event.queryStringParameters ?? {})) if (v !== undefined) raw[k] = v;
+    const query = r.query ? validate(r.query, raw) : raw;
     return r.handle({ event, params: event.routeParams, query, body: event.parsedBody, requestId: event.requestId });
   });
 }

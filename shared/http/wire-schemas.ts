@@ -33,7 +33,7 @@ export const errorBody = withMeta(
     ),
     requestId: withMeta(z.string(), { description: 'The `x-request-id` of the request.' }),
   }),
-  { id: 'Error' },
+  { id: 'ErrorResponse' },
 );
 
 export const list = <T extends z.ZodMiniType>(item: T, id: string) =>

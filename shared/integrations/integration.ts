@@ -1,4 +1,5 @@
 import type { WebhookEventType } from '../events/event-types.ts';
+import type { Page, PageRequest } from '../kernel/page.ts';
 
 /**
  * Integrations of a project (spec section 1): a webhook pushes the project's events to a customer URL; a custom
@@ -81,7 +82,8 @@ export interface IntegrationStore {
   /** Writes a new integration; fails if the id exists. */
   create(integration: Integration): Promise<void>;
   get(projectId: string, integrationId: string): Promise<Integration | undefined>;
-  list(projectId: string): Promise<Integration[]>;
+  /** A page of the project's integrations, in id order. */
+  list(projectId: string, page: PageRequest): Promise<Page<Integration>>;
   /** Replaces the integration if its stored `version` is still `integration.version - 1`. False when it changed. */
   update(integration: Integration): Promise<boolean>;
   /**

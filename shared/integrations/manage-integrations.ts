@@ -17,6 +17,7 @@ import {
   type WebhookIntegration,
   type WebhookScope,
 } from './integration.ts';
+import type { Page, PageRequest } from '../kernel/page.ts';
 
 export interface IntegrationDeps {
   integrations: IntegrationStore;
@@ -130,9 +131,10 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
   }
 
   return {
-    async list(projectId: string): Promise<Integration[]> {
+    /** A page of the project's integrations. */
+    async list(projectId: string, page: PageRequest): Promise<Page<Integration>> {
       await requireProject(deps.projects, projectId);
-      return store.list(projectId);
+      return store.list(projectId, page);
     },
 
     get: requireIntegration,

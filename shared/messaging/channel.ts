@@ -1,4 +1,5 @@
 import * as z from '../kernel/validation/zod.ts';
+import type { Page, PageRequest } from '../kernel/page.ts';
 /**
  * A channel: one WhatsApp number, email mailbox or SMS number of a project, with the provider that really sends
  * its messages and, optionally, a balance of message credits (absent = unmetered).
@@ -82,7 +83,8 @@ export interface Channel {
 export interface ChannelStore {
   create(channel: Channel): Promise<void>;
   get(projectId: string, channelId: string): Promise<Channel | undefined>;
-  list(projectId: string): Promise<Channel[]>;
+  /** A page of the project's channels, in id order. */
+  list(projectId: string, page: PageRequest): Promise<Page<Channel>>;
   /** True when a channel was deleted. */
   delete(projectId: string, channelId: string): Promise<boolean>;
   /** Adds credits (an unmetered channel becomes metered); undefined when the channel does not exist. */

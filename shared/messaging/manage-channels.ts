@@ -13,6 +13,7 @@ import {
 } from './channel.ts';
 import type { MessageLog, OutboxPage } from './message.ts';
 import { forbiddenHostReason } from '../kernel/destination-policy.ts';
+import type { Page, PageRequest } from '../kernel/page.ts';
 
 export interface ChannelDeps {
   channels: ChannelStore;
@@ -118,9 +119,10 @@ export function makeChannelUseCases(deps: ChannelDeps) {
       return channel;
     },
 
-    async list(projectId: string): Promise<Channel[]> {
+    /** A page of the project's channels. */
+    async list(projectId: string, page: PageRequest): Promise<Page<Channel>> {
       await requireProject(deps.projects, projectId);
-      return deps.channels.list(projectId);
+      return deps.channels.list(projectId, page);
     },
 
     /** Deletes a channel; custom tokens bound to it then answer 404 CHANNEL_NOT_FOUND on send. */
@@ -139,7 +141,7 @@ export function makeChannelUseCases(deps: ChannelDeps) {
     },
 
     /** A sandbox channel's outbox, newest first. */
-    async outbox(projectId: string, channelId: string, page: { limit: number; cursor?: string }): Promise<OutboxPage> {
+    async outbox(projectId: string, channelId: string, page: PageRequest): Promise<OutboxPage> {
       const channel = await requireChannel(projectId, channelId);
       if (channel.provider.kind !== 'sandbox') {
         throw new ConflictError(

@@ -1,5 +1,6 @@
 import type { OutboxMark } from '../events/index.ts';
 import type { ChannelType, ProviderKind } from './channel.ts';
+import type { Page, PageRequest } from '../kernel/page.ts';
 
 /** A message sent (or attempted) on a channel, as recorded once the provider answered. */
 export interface MessageRecord {
@@ -31,16 +32,13 @@ export interface OutboxEntry {
   sentAt: string;
 }
 
-export interface OutboxPage {
-  items: OutboxEntry[];
-  /** Opaque; pass back as `cursor` for the next (older) page. */
-  nextCursor?: string;
-}
+/** A page of the outbox; `nextCursor` (opaque) continues with older messages. */
+export type OutboxPage = Page<OutboxEntry>;
 
 /** Message records: one write per send. A sandbox channel's records are its outbox. */
 export interface MessageLog {
   /** Records a send with its event's mark (on the message's status item): one write. */
   record(message: MessageRecord, mark: OutboxMark): Promise<void>;
   /** The channel's sandbox messages, newest first. */
-  listOutbox(projectId: string, channelId: string, page: { limit: number; cursor?: string }): Promise<OutboxPage>;
+  listOutbox(projectId: string, channelId: string, page: PageRequest): Promise<OutboxPage>;
 }

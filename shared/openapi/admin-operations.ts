@@ -1,5 +1,5 @@
-import { withMeta } from '../kernel/validation/meta.ts';
 import * as z from '../kernel/validation/zod.ts';
+import { EXAMPLE_IDS } from './examples.ts';
 import type { RouteDoc } from './route-doc.ts';
 import * as s from './schemas.ts';
 
@@ -10,33 +10,37 @@ import * as s from './schemas.ts';
  */
 export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   'POST /projects': {
+    operationId: 'createProject',
     summary: 'Create a project',
+    description:
+      'A project holds channels, integrations, bots and one API token. `monthlyBotCredits` is the monthly bot credit allowance (default 0).',
     tags: ['Projects'],
     responses: { 201: { description: 'The project.', body: s.project } },
   },
   'GET /projects': {
+    operationId: 'listProjects',
     summary: 'List projects, newest first',
+    description:
+      'Every project of the deployment, newest first, a page at a time (`limit`, then `cursor` = `nextCursor`).',
     tags: ['Projects'],
-    query: z.object({
-      limit: withMeta(z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))), {
-        description: 'Page size (default 50).',
-      }),
-      cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
-    }),
     responses: { 200: { description: 'A page of projects.', body: s.projectPage } },
   },
   'GET /projects/{projectId}/api-token': {
+    operationId: 'getApiTokenStatus',
     summary: 'Whether the project has an API token',
     description: 'Never returns the token: it was shown once, when created.',
     tags: ['Projects'],
     responses: { 200: { description: 'The token state.', body: s.apiTokenState } },
   },
   'GET /projects/{projectId}': {
+    operationId: 'getProject',
     summary: 'Get a project',
+    description: 'The project by id; 404 `NOT_FOUND` when there is none.',
     tags: ['Projects'],
     responses: { 200: { description: 'The project.', body: s.project } },
   },
   'POST /projects/{projectId}/api-token': {
+    operationId: 'createApiToken',
     summary: 'Create or replace the project API token (shown once)',
     description:
       'Issues a new `sbk_` token for the Bots API and the other public APIs; any earlier token stops working at once.',
@@ -45,22 +49,28 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     errors: { 409: ['CONFLICT'] },
   },
   'DELETE /projects/{projectId}/api-token': {
+    operationId: 'revokeApiToken',
     summary: 'Revoke the project API token',
     description: 'The token answers 401 `ERR_API_TOKEN_INVALID` from the next request on.',
     tags: ['Projects'],
     responses: { 204: { description: 'Revoked (or there was none).' } },
   },
   'GET /projects/{projectId}/bot-credits': {
+    operationId: 'getBotCredits',
     summary: 'Bot credits left this month',
+    description: "The month's bot credits left (`disponivel`) and the month (`MM/YYYY`, UTC).",
     tags: ['Projects'],
     responses: { 200: { description: "The month's balance.", body: s.botCredits } },
   },
   'POST /projects/{projectId}/bot-credits': {
+    operationId: 'grantBotCredits',
     summary: 'Grant bot credits for the current month',
+    description: "Adds `amount` credits to the current month's balance only; the monthly allowance is unchanged.",
     tags: ['Projects'],
     responses: { 200: { description: "The month's balance after the grant.", body: s.botCredits } },
   },
   'POST /projects/{projectId}/channels': {
+    operationId: 'createChannel',
     summary: 'Create a channel',
     description:
       'A WhatsApp number, an email mailbox or an SMS sender, with the provider that sends on it (sandbox by default).',
@@ -68,57 +78,70 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     responses: { 201: { description: 'The channel (credentials are never returned).', body: s.channel } },
   },
   'GET /projects/{projectId}/channels': {
+    operationId: 'listChannels',
     summary: 'List channels',
+    description: "The project's channels, a page at a time; credentials are never returned.",
     tags: ['Channels'],
-    responses: { 200: { description: "The project's channels.", body: s.list(s.channel, 'ChannelList') } },
+    responses: { 200: { description: 'A page of channels.', body: s.channelPage } },
   },
   'GET /projects/{projectId}/channels/{channelId}': {
+    operationId: 'getChannel',
     summary: 'Get a channel',
+    description: 'The channel by id; credentials are never returned.',
     tags: ['Channels'],
     responses: { 200: { description: 'The channel.', body: s.channel } },
   },
   'DELETE /projects/{projectId}/channels/{channelId}': {
+    operationId: 'deleteChannel',
     summary: 'Delete a channel',
     description: 'Custom tokens bound to it then answer 404 `CHANNEL_NOT_FOUND` on the send endpoint.',
     tags: ['Channels'],
     responses: { 204: { description: 'Deleted.' } },
   },
   'POST /projects/{projectId}/channels/{channelId}/credits': {
+    operationId: 'addChannelCredits',
     summary: 'Add channel credits',
+    description: 'Adds `amount` send credits to the channel (a send costs one); an unmetered channel becomes metered.',
     tags: ['Channels'],
     responses: { 200: { description: 'The channel with its new balance.', body: s.channel } },
   },
   'GET /projects/{projectId}/channels/{channelId}/outbox': {
+    operationId: 'listOutboxMessages',
     summary: 'Messages recorded by a sandbox channel',
+    description:
+      'Sandbox channels only (409 `CONFLICT` otherwise): what a real provider would have sent, newest first, a page at a time.',
     tags: ['Channels'],
-    query: z.object({
-      limit: withMeta(z.optional(z.number().check(z.int(), z.gte(1), z.lte(1000))), {
-        description: 'Page size (default 100).',
-      }),
-      cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
-    }),
-    responses: { 200: { description: 'Newest first.', body: s.outboxPage } },
+    responses: { 200: { description: 'A page of messages, newest first.', body: s.outboxPage } },
     errors: { 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/channels/{channelId}/sandbox/inbound': {
+    operationId: 'simulateInboundMessage',
     summary: 'Simulate a message received on a sandbox channel',
     description:
       '`{ from, text }` for SMS and WhatsApp, `{ from, subject, text, html? }` for email: emits `message.received` ' +
       'as a real provider report would.',
     tags: ['Channels'],
-    responses: { 202: { description: 'The event id.', body: z.object({ eventId: z.string() }) } },
+    responses: { 202: { description: 'The event id.', body: s.eventAccepted } },
     errors: { 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/channels/{channelId}/sandbox/status': {
+    operationId: 'simulateDeliveryStatus',
     summary: 'Simulate a delivery receipt on a sandbox channel',
     description:
       "A status for one of the channel's sent messages, under the same rules as a provider's: forward only " +
       '(sent < delivered < read; read and failed final), once each. `eventId` is absent when nothing changed.',
     tags: ['Channels'],
-    responses: { 202: { description: 'Accepted.', body: z.object({ eventId: z.optional(z.string()) }) } },
+    responses: {
+      202: {
+        description: 'Accepted; `eventId` of the event it emitted, absent when the status did not move.',
+        body: z.object({ eventId: z.optional(z.string()) }),
+        example: { eventId: EXAMPLE_IDS.eventId },
+      },
+    },
     errors: { 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations': {
+    operationId: 'createIntegration',
     summary: 'Create an integration (webhook or custom)',
     description:
       "A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel). " +
@@ -129,33 +152,37 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     errors: { 404: ['CHANNEL_NOT_FOUND'], 409: ['CONFLICT'] },
   },
   'GET /projects/{projectId}/integrations': {
+    operationId: 'listIntegrations',
     summary: 'List integrations',
+    description: "The project's webhooks and custom integrations, a page at a time, without secrets.",
     tags: ['Integrations'],
-    responses: {
-      200: {
-        description: 'Every integration of the project, without secrets.',
-        body: s.list(s.integration, 'IntegrationList'),
-      },
-    },
+    responses: { 200: { description: 'A page of integrations, without secrets.', body: s.integrationPage } },
   },
   'GET /projects/{projectId}/integrations/{integrationId}': {
+    operationId: 'getIntegration',
     summary: 'Get an integration',
+    description: 'The integration by id, without secrets.',
     tags: ['Integrations'],
     responses: { 200: { description: 'The integration, without secrets.', body: s.integration } },
   },
   'PATCH /projects/{projectId}/integrations/{integrationId}': {
+    operationId: 'updateIntegration',
     summary: 'Change a webhook (url, bearer token, event types, enabled)',
+    description:
+      'Webhooks only: `url`, `bearerToken`, `eventTypes`, `rateLimitPerSecond`, `enabled`; a field not sent is unchanged, `null` clears `bearerToken` and `eventTypes`.',
     tags: ['Integrations'],
     responses: { 200: { description: 'The integration after the change.', body: s.integration } },
     errors: { 409: ['CONFLICT'] },
   },
   'DELETE /projects/{projectId}/integrations/{integrationId}': {
+    operationId: 'deleteIntegration',
     summary: 'Delete an integration',
     description: "A custom integration's token stops working at once.",
     tags: ['Integrations'],
     responses: { 204: { description: 'Deleted.' } },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/rotate-token': {
+    operationId: 'rotateIntegrationToken',
     summary: "Rotate a custom integration's token (shown once)",
     description: 'The previous token answers 401 `ERR_NO_PERMISSION` at once.',
     tags: ['Integrations'],
@@ -164,6 +191,7 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/rotate-secret': {
+    operationId: 'rotateWebhookSecret',
     summary: "Rotate a webhook's signing secret (shown once)",
     description:
       'For 24 h deliveries carry signatures under both secrets, so receivers can switch without losing events.',
@@ -173,6 +201,7 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/test': {
+    operationId: 'sendTestEvent',
     summary: 'Send a test event to one webhook',
     description: 'Queues a `webhook.test` event delivered to this webhook only; follow it in the delivery log.',
     tags: ['Webhook deliveries'],
@@ -181,20 +210,15 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     errors: { 400: ['VALIDATION_ERROR'] },
   },
   'GET /projects/{projectId}/integrations/{integrationId}/deliveries': {
+    operationId: 'listDeliveries',
     summary: "A webhook's delivery log",
     description: 'Newest first; every attempt with its time, status code, duration and error.',
     tags: ['Webhook deliveries'],
-    query: z.object({
-      status: z.optional(z.enum(['pending', 'succeeded', 'failed'])),
-      limit: withMeta(z.optional(z.number().check(z.int(), z.gte(1), z.lte(100))), {
-        description: 'Page size (default 50).',
-      }),
-      cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
-    }),
     responses: { 200: { description: 'Deliveries, newest first.', body: s.deliveryPage } },
     errors: { 400: ['VALIDATION_ERROR'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/deliveries/{deliveryId}/retry': {
+    operationId: 'retryDelivery',
     summary: 'Retry a delivery now',
     description: 'One more attempt, appended to the same delivery (same `webhook-id`).',
     tags: ['Webhook deliveries'],
@@ -202,6 +226,7 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations/{integrationId}/recover': {
+    operationId: 'recoverDeliveries',
     summary: 'Retry every failed delivery of a webhook in a window of event time',
     description:
       'Each failed delivery whose event `timestamp` is in [since, until) is retried: the same delivery, body and ' +
@@ -212,6 +237,7 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     errors: { 409: ['CONFLICT'] },
   },
   'GET /projects/{projectId}/integrations/{integrationId}/health': {
+    operationId: 'getWebhookHealth',
     summary: "A webhook's last 24 hours, per hour",
     description:
       'Attempts succeeded and failed and the median attempt latency per hour, from counters each attempt updates ' +
@@ -221,12 +247,14 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     errors: { 400: ['VALIDATION_ERROR'] },
   },
   'GET /projects/{projectId}/bot-credits/usage': {
+    operationId: 'getBotCreditUsage',
     summary: 'Bot credits used per day this month',
     description: 'Credits charged and refunded per UTC day up to today, with the balance, the allowance and grants.',
     tags: ['Projects'],
     responses: { 200: { description: "The month's use.", body: s.botCreditUsage } },
   },
   'POST /projects/{projectId}/events': {
+    operationId: 'reportEvent',
     summary: 'Report a channel event',
     description:
       "How channel back ends report events; each is delivered to every webhook that applies (the general one plus the channel's).",
@@ -235,41 +263,57 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     errors: { 404: ['CHANNEL_NOT_FOUND'] },
   },
   'POST /projects/{projectId}/bots': {
+    operationId: 'createBot',
     summary: 'Create a bot',
+    description:
+      'A bot is instructions, an optional model and temperature, and knowledge files; use its `botId` in the Bots API.',
     tags: ['Bots'],
     responses: { 201: { description: 'The bot.', body: s.bot } },
   },
   'GET /projects/{projectId}/bots': {
+    operationId: 'listBots',
     summary: 'List bots',
+    description: "The project's bots, a page at a time.",
     tags: ['Bots'],
-    responses: { 200: { description: "The project's bots.", body: s.list(s.bot, 'BotList') } },
+    responses: { 200: { description: 'A page of bots.', body: s.botPage } },
   },
   'GET /projects/{projectId}/bots/{botId}': {
+    operationId: 'getBot',
     summary: 'Get a bot',
+    description: 'The bot by id: its instructions, model and temperature (null = the defaults).',
     tags: ['Bots'],
     responses: { 200: { description: 'The bot.', body: s.bot } },
   },
   'PATCH /projects/{projectId}/bots/{botId}': {
+    operationId: 'updateBot',
     summary: 'Change a bot',
+    description:
+      'Changes only the fields sent (at least one); `model` and `temperature` take `null` to go back to the defaults.',
     tags: ['Bots'],
     responses: { 200: { description: 'The bot after the change.', body: s.bot } },
   },
   'DELETE /projects/{projectId}/bots/{botId}': {
+    operationId: 'deleteBot',
     summary: 'Delete a bot and its knowledge',
+    description: 'Deletes the bot and every knowledge file; its excerpts leave search at once.',
     tags: ['Bots'],
     responses: { 204: { description: 'Deleted.' } },
   },
   'GET /projects/{projectId}/bots/{botId}/knowledge': {
+    operationId: 'listKnowledgeFiles',
     summary: "A bot's knowledge files and their status",
+    description: 'Every file of the bot with its ingestion status (`processing`, `ready`, `failed`).',
     tags: ['Bots'],
-    responses: { 200: { description: 'Files by name.', body: s.list(s.knowledgeFile, 'KnowledgeFileList') } },
+    // Not paginated yet: the knowledge listing is being re-implemented with the one page shape (issue 31).
+    responses: { 200: { description: 'Every file, by name.', body: s.list(s.knowledgeFile, 'KnowledgeFileList') } },
   },
   'PUT /projects/{projectId}/bots/{botId}/knowledge/{fileName}': {
+    operationId: 'uploadKnowledgeFile',
     summary: 'Upload a knowledge file',
     description:
       'Raw bytes, 25 MB at most. The same name replaces the file. Ingestion runs in the background: poll the list until `ready`.',
     tags: ['Bots'],
-    rawContentTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'],
+    rawContentTypes: ['text/markdown', 'text/plain', 'text/html', 'application/pdf'],
     responses: { 202: { description: 'Accepted; ingestion is running.', body: s.knowledgeUploadAccepted } },
     // 400 VALIDATION_ERROR: an empty file or a bad file name.
     errors: {
@@ -279,6 +323,7 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /projects/{projectId}/bots/{botId}/knowledge/{fileName}/upload': {
+    operationId: 'createKnowledgeUploadUrl',
     summary: 'Ask for a browser upload URL',
     description:
       'A presigned S3 POST for files past the 6 MB a request can carry: post every `fields` entry, then `file`, as ' +
@@ -289,6 +334,7 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     errors: { 415: ['UNSUPPORTED_MEDIA_TYPE'], 503: ['SERVICE_UNAVAILABLE'] },
   },
   'DELETE /projects/{projectId}/bots/{botId}/knowledge/{fileName}': {
+    operationId: 'deleteKnowledgeFile',
     summary: 'Delete a knowledge file',
     description: 'Its excerpts leave search at once.',
     tags: ['Bots'],

@@ -6,15 +6,18 @@ import {
   SCHEMA_OVERRIDES,
   type PublicOperationDoc,
   type PublicSecurity,
-  type SuccessAnswer,
 } from './public-operations.ts';
-import type { DocumentedRoute, RouteDoc } from './route-doc.ts';
+import { INTERNAL_TAGS, TAGS, type DocumentedRoute, type RouteDoc, type SuccessAnswer, type Tag } from './route-doc.ts';
 import { errorBody, openAiErrorBody } from './schemas.ts';
 import { openAiCodeFor } from '../completion/api/openai/error-codes.ts';
 import { webhooksSection } from './webhooks.ts';
+import { PATH_PARAMETERS, REQUEST_EXAMPLES, SCHEMA_EXAMPLES } from './examples.ts';
+import { exampleOf } from './example-of.ts';
+import { codeSamples } from './code-samples.ts';
 import * as z from '../kernel/validation/zod.ts';
 
-type Json = Record<string, unknown>;
+// biome-ignore lint/suspicious/noExplicitAny: JSON Schema and OpenAPI objects, walked by key.
+type Json = Record<string, any>;
 
 export interface OpenApiInput {
   /** The management API's route declarations (`shared/openapi/admin-routes.ts`), as the admin function's router serves them. */
@@ -24,8 +27,14 @@ export interface OpenApiInput {
   /** Prefix of the management API routes. */
   adminPrefix?: string;
   version?: string;
-  /** `servers[0].url`; omitted: relative to where the document is served. */
+  /** A deployment's own base URL (its `PUBLIC_BASE_URL`): listed first in `servers` when given. */
   serverUrl?: string;
+  /**
+   * `full` (default): every route, the provider callbacks and the retired route flagged `x-internal` (what
+   * `/openapi.json` serves, for operators and the API reference). `sdk`: the surface a client is generated from
+   * (`sdk/openapi.json`): no `x-internal` operation or tag, no media type marked `sdk: false`, no component left unused.
+   */
+  audience?: 'full' | 'sdk';
 }
 
 export interface OpenApiResult {
@@ -37,10 +46,58 @@ export interface OpenApiResult {
 const ADMIN_PREFIX = '/admin/v1';
 const SCHEMA_REF = '#/components/schemas/';
 
+/** Where the service runs: locally (`npm start`), and a deployment on AWS (API Gateway's stage URL, `ApiBaseUrl`). */
+const SERVERS = [
+  { url: 'http://127.0.0.1:3000', description: 'The local service (`npm start`; `PORT` changes the port).' },
+  {
+    url: 'https://{apiId}.execute-api.{region}.amazonaws.com/prod',
+    description: 'A deployment on AWS: the stack output `ApiBaseUrl` (or the custom domain in front of it).',
+    variables: {
+      apiId: { default: 'a1b2c3d4e5', description: 'The REST API id (first label of `ApiBaseUrl`).' },
+      region: { default: 'us-east-1', description: 'The AWS region of the stack.' },
+    },
+  },
+];
+
+/** How a list pages (contract §17's precision): every operation whose query has `limit` and `cursor` carries it. */
+const PAGINATION = { limitParam: 'limit', cursorParam: 'cursor', cursorField: 'nextCursor', itemsField: 'items' };
+
+const SECURITY_SCHEMES = {
+  adminKey: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'sba_…',
+    description: 'The admin key of the deployment (`npm start` prints it): the management API (`/admin/v1`).',
+  },
+  apiToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'sbk_…',
+    description:
+      'The project API token (`sbk_…`), from `createApiToken`: the Bots API (`/api/v1/ai`), 60 requests per minute.',
+  },
+  customToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'sbc_…',
+    description: 'A custom integration token (`sbc_…`), bound to one channel: `sendMessage` and `getMessage`.',
+  },
+  webhookBearerToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'What Switchboard sends to your webhook receiver when the webhook has a `bearerToken`; the Standard Webhooks ' +
+      'signature (`webhook-signature`) is what proves the sender.',
+  },
+};
+
 /**
  * Builds the OpenAPI 3.1 document of the whole API from the code: every route of the public route table and of
- * the management API router, with the request body schemas the handlers validate with (converted by zod's JSON
- * Schema support), the answers, and every error code each route can give.
+ * the management API router, with the request body and query schemas the handlers validate with (converted by
+ * zod's JSON Schema support), the answers, every error code each route can give, and an example of each request and
+ * answer. Shaped for client generators: short verb-first `operationId`s, one tag per product, per-operation
+ * security, defaulted request fields optional (named request bodies under `components.requestBodies`), raw uploads
+ * as media types without a JSON type, `x-pagination` on every list.
  */
 export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
   const schemas: Record<string, Json> = {};
@@ -61,7 +118,8 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
       continue;
     }
     // `ANY` answers every method the same way: documented once, as POST.
-    addOperation(route.path, route.method === 'ANY' ? 'POST' : route.method, publicOperation(route, doc, convert));
+    const method = route.method === 'ANY' ? 'POST' : route.method;
+    addOperation(route.path, method, publicOperation(route, method, doc, convert));
   }
 
   const prefix = input.adminPrefix ?? ADMIN_PREFIX;
@@ -72,17 +130,33 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
       undocumented.push(`${route.method} ${prefix}${route.path}`);
       continue;
     }
-    addOperation(`${prefix}${route.path}`, route.method, adminOperation(route, doc, convert));
+    addOperation(`${prefix}${route.path}`, route.method, adminOperation(route, `${prefix}${route.path}`, doc, convert));
   }
 
-  schemas.Error = toJsonSchemaInline(errorBody);
+  const errorResponse = toJsonSchemaInline(errorBody);
+  errorResponse.properties.error = { ...errorResponse.properties.error, $ref: `${SCHEMA_REF}ErrorCode` };
+  delete errorResponse.properties.error.type;
+  schemas.ErrorResponse = errorResponse;
   schemas.OpenAiError = toJsonSchemaInline(openAiErrorBody);
   schemas.ErrorCode = {
     type: 'string',
-    description: 'Every `error` code the API gives.',
+    description: 'Every `error` code the API gives (each operation lists the ones it can give, by status).',
     enum: Object.keys(ERROR_CODES),
     'x-enum-descriptions': ERROR_CODES,
   };
+  const webhooks = webhooksSection(convert);
+  for (const [name, example] of Object.entries(SCHEMA_EXAMPLES)) if (schemas[name]) schemas[name].examples = [example];
+
+  const components: Json = {
+    schemas,
+    requestBodies: {},
+    responses: {},
+    securitySchemes: SECURITY_SCHEMES,
+    headers: HEADERS,
+  };
+  shareErrorAnswers(paths, components);
+  nameRequestBodies(paths, components);
+  addExamples(paths, components);
 
   const document: Json = {
     openapi: '3.1.0',
@@ -92,84 +166,130 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
       description: [
         'Webhooks, channel sends and the Bots API. Generated from the code: request schemas are the ones the handlers validate with.',
         '',
-        'Every response carries `x-request-id`. Every answer with status >= 400 has the body `{ success: false, error, message, details?, requestId }`.',
+        'Every response carries `x-request-id`. Every answer with status >= 400 has the body `{ success: false, error, message, details?, requestId }` (`ErrorResponse`; the OpenAI-format routes answer OpenAI’s `{ error: { message, type, param, code } }`).',
         'Unknown paths answer 404 `NOT_FOUND`; a known path with the wrong method answers 405 `METHOD_NOT_ALLOWED` with `Allow`.',
         'Under the OpenAI-format routes (`/api/v1/ai/chat/…`, `/api/v1/ai/responses…`, `/api/v1/ai/models…`, `/api/v1/ai/embeddings…`) every error, those 404 and 405 included, has OpenAI’s body `{ error: { message, type, param, code } }` (`OpenAiError`).',
-        'Unknown fields in a body are rejected (400 `VALIDATION_ERROR`, one `details[]` entry each).',
+        'Unknown fields in a body, and unknown query parameters of a list, are rejected (400 `VALIDATION_ERROR`, one `details[]` entry each).',
+        'Lists page one way: `?limit` (1 to 100, default 50) and `?cursor` (the previous page’s `nextCursor`) → `{ items, nextCursor? }`, `nextCursor` absent on the last page (`x-pagination`).',
+        '',
+        'Operations tagged `Inbound` and `Legacy` are `x-internal`: provider callbacks and a retired route, documented for operators and left out of the SDK document (`sdk/openapi.json`).',
       ].join('\n'),
+      contact: { name: 'Switchboard', url: 'https://github.com/switchboard-api/switchboard' },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    ...(input.serverUrl ? { servers: [{ url: input.serverUrl }] } : {}),
-    tags: [
-      { name: 'Send', description: 'Send a message on one channel with a custom token (`sbc_…`).' },
-      {
-        name: 'Bots API',
-        description: 'AI bots from your code with the project API token (`sbk_…`); 60 requests per minute per token.',
-      },
-      { name: 'Projects', description: 'Management API: projects, the project API token, bot credits.' },
-      { name: 'Channels', description: 'Management API: WhatsApp numbers, mailboxes and SMS senders.' },
-      {
-        name: 'Integrations',
-        description: 'Management API: webhooks and custom integrations (Settings → Integrations).',
-      },
-      { name: 'Webhook deliveries', description: 'Management API: events, test events, the delivery log and retries.' },
-      { name: 'Bots', description: 'Management API: bots and their knowledge files.' },
-      { name: 'Webhook events', description: 'What webhooks receive: one request per event type.' },
+    servers: [...(input.serverUrl ? [{ url: input.serverUrl, description: 'This deployment.' }] : []), ...SERVERS],
+    tags: Object.entries(TAGS).map(([name, description]) => ({
+      name,
+      description,
+      ...(INTERNAL_TAGS.includes(name as Tag) ? { 'x-internal': true } : {}),
+    })),
+    'x-tagGroups': [
+      { name: 'Platform', tags: ['Projects'] },
+      { name: 'Messaging', tags: ['Channels', 'Integrations', 'Messages'] },
+      { name: 'Webhooks', tags: ['Webhook deliveries', 'Webhook events'] },
+      { name: 'Bots', tags: ['Bots', 'AI'] },
+      { name: 'Provider callbacks', tags: [...INTERNAL_TAGS] },
     ],
-    paths: sortPaths(paths),
-    webhooks: webhooksSection(convert),
+    paths: sortKeys(paths),
+    webhooks,
     components: {
-      schemas: sortKeys(schemas),
-      securitySchemes: {
-        adminKey: { type: 'http', scheme: 'bearer', description: 'The admin key (`npm start` prints it).' },
-        apiToken: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'The project API token (`sbk_…`), from `POST /admin/v1/projects/{projectId}/api-token`.',
-        },
-        customToken: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'A custom integration token (`sbc_…`), bound to one channel.',
-        },
-      },
-      headers: {
-        'x-request-id': {
-          description: "The caller's `x-request-id` when it matches `^[A-Za-z0-9._:-]{1,128}$`, else a new id.",
-          schema: { type: 'string' },
-        },
-        'RateLimit-Limit': { description: 'Requests per minute allowed for the token.', schema: { type: 'integer' } },
-        'RateLimit-Remaining': { description: 'Requests left right now.', schema: { type: 'integer' } },
-        'RateLimit-Reset': { description: 'Seconds until the bucket is full again.', schema: { type: 'integer' } },
-        'Retry-After': { description: 'Seconds until the next request would pass.', schema: { type: 'integer' } },
-        'Idempotent-Replayed': {
-          description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key`.',
-          schema: { type: 'string' },
-        },
-      },
+      ...components,
+      schemas: sortKeys(components.schemas),
+      requestBodies: sortKeys(components.requestBodies),
+      responses: sortKeys(components.responses),
     },
   };
-  return { document, undocumented };
+  return { document: input.audience === 'sdk' ? sdkSurface(document) : document, undocumented };
 }
 
 type Convert = (schema: z.ZodMiniType, io: 'input' | 'output') => Json;
 
-function publicOperation(route: RouteDefinition, doc: PublicOperationDoc, convert: Convert): Json {
+const HEADERS = {
+  'x-request-id': {
+    description: "The caller's `x-request-id` when it matches `^[A-Za-z0-9._:-]{1,128}$`, else a new id.",
+    schema: { type: 'string' },
+    example: 'req_5b8c2d1e9f7a',
+  },
+  'RateLimit-Limit': {
+    description: 'Requests per minute allowed for the token.',
+    schema: { type: 'integer' },
+    example: 60,
+  },
+  'RateLimit-Remaining': { description: 'Requests left right now.', schema: { type: 'integer' }, example: 59 },
+  'RateLimit-Reset': {
+    description: 'Seconds until the bucket is full again.',
+    schema: { type: 'integer' },
+    example: 1,
+  },
+  'Retry-After': { description: 'Seconds until the next request would pass.', schema: { type: 'integer' }, example: 1 },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string' },
+    example: 'true',
+  },
+};
+
+const idempotencyKeyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Same key and same body within 24 h: the stored answer is returned (`Idempotent-Replayed: true`) and nothing runs or is charged again.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  example: 'order-1042-shipped',
+};
+
+function pathParameters(path: string): Json[] {
+  return [...path.matchAll(/\{([^}+]+)\}/g)].map((m) => {
+    const name = m[1]!;
+    const known = PATH_PARAMETERS[name];
+    if (!known) throw new Error(`No description for the path parameter ${name} (shared/openapi/examples.ts)`);
+    return {
+      name,
+      in: 'path',
+      required: true,
+      description: known.description,
+      schema: { type: 'string' },
+      example: known.example,
+    };
+  });
+}
+
+/** Query parameters from a JSON Schema object: each property one parameter, its first example as the example. */
+function queryParameters(query: Json): Json[] {
+  const required = new Set((query.required ?? []) as string[]);
+  return Object.entries((query.properties ?? {}) as Record<string, Json>).map(([name, schema]) => {
+    const { description, examples, example, ...rest } = schema;
+    const value = example ?? examples?.[0] ?? rest.default;
+    return {
+      name,
+      in: 'query',
+      required: required.has(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+      ...(value === undefined ? {} : { example: value }),
+    };
+  });
+}
+
+function publicOperation(route: RouteDefinition, method: string, doc: PublicOperationDoc, convert: Convert): Json {
   const errors = mergeErrors(doc.errors, { 500: ['INTERNAL_ERROR'] });
   const headers = responseHeaders(doc.rateLimited ?? false, doc.idempotent ?? false);
+  const internal = INTERNAL_TAGS.includes(doc.tags[0]);
   const operation: Json = {
-    operationId: operationId(route.method === 'ANY' ? 'POST' : route.method, route.path),
+    operationId: doc.operationId,
     summary: doc.summary,
-    ...(doc.description ? { description: doc.description } : {}),
+    description: doc.description,
     tags: doc.tags,
     security: securityOf(doc.security),
+    ...(doc.deprecated ? { deprecated: true } : {}),
+    ...(internal ? { 'x-internal': true } : {}),
   };
-  const pathParameters = [...route.path.matchAll(/\{([^}+]+)\}/g)].map((m) => ({
-    name: m[1]!,
-    in: 'path',
-    required: true,
-    schema: { type: 'string' },
-  }));
-  const parameters = [...pathParameters, ...(doc.idempotent ? [idempotencyKeyParameter] : [])];
+  const parameters = [
+    ...pathParameters(route.path),
+    ...(doc.query ? queryParameters(doc.query) : []),
+    ...(doc.idempotent ? [idempotencyKeyParameter] : []),
+  ];
   if (parameters.length) operation.parameters = parameters;
   if (doc.requestBodies?.length) {
     const content: Json = {};
@@ -177,6 +297,10 @@ function publicOperation(route: RouteDefinition, doc: PublicOperationDoc, conver
       const schema = body.schema instanceof z.ZodMiniType ? convert(body.schema, 'input') : body.schema;
       content[body.contentType] = {
         schema: body.source === 'copy' ? { ...schema, 'x-schema-source': 'documentation copy' } : schema,
+        ...(body.contentType === 'multipart/form-data'
+          ? { encoding: { file: { contentType: 'application/pdf' } } }
+          : {}),
+        ...(body.sdk === false ? { 'x-sdk': false } : {}),
       };
     }
     operation.requestBody = {
@@ -189,57 +313,49 @@ function publicOperation(route: RouteDefinition, doc: PublicOperationDoc, conver
   }
   operation.responses = responses(doc.responses, errors, convert, headers, doc.rateLimited ?? false, doc.errorFormat);
   if (route.method === 'ANY') operation['x-any-method'] = true;
+  operation['x-codeSamples'] = codeSamples({
+    method,
+    path: route.path,
+    operation,
+    security: doc.security,
+    example: REQUEST_EXAMPLES[doc.operationId],
+  });
   return operation;
 }
 
-function adminOperation(route: DocumentedRoute, doc: RouteDoc, convert: Convert): Json {
+function adminOperation(route: DocumentedRoute, path: string, doc: RouteDoc, convert: Convert): Json {
   const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
   const common: ErrorsByStatus = { 401: ['UNAUTHORIZED'], 500: ['INTERNAL_ERROR'] };
   if (pathParams.length) common[404] = ['NOT_FOUND'];
   if (route.body && route.body !== 'raw') common[400] = ['INVALID_JSON', 'VALIDATION_ERROR'];
   if (route.body && route.body !== 'raw') common[413] = ['PAYLOAD_TOO_LARGE'];
-  if (doc.query) common[400] = [...(common[400] ?? []), 'VALIDATION_ERROR'];
+  if (route.query) common[400] = [...(common[400] ?? []), 'VALIDATION_ERROR'];
   if (route.idempotent) common[409] = ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS'];
   const errors = mergeErrors(common, (doc.errors ?? {}) as ErrorsByStatus);
 
-  const parameters: Json[] = pathParams.map((name) => ({
-    name,
-    in: 'path',
-    required: true,
-    schema: { type: 'string' },
-  }));
-  if (route.idempotent) parameters.push(idempotencyKeyParameter);
-  if (doc.query) {
-    const query = convert(doc.query, 'input');
-    const properties = (query.properties ?? {}) as Record<string, Json>;
-    const required = new Set((query.required ?? []) as string[]);
-    for (const [name, schema] of Object.entries(properties)) {
-      const { description, ...rest } = schema;
-      parameters.push({
-        name,
-        in: 'query',
-        required: required.has(name),
-        ...(description ? { description } : {}),
-        schema: rest,
-      });
-    }
-  }
+  const query = route.query ? convert(route.query, 'input') : undefined;
+  const parameters: Json[] = [
+    ...pathParameters(route.path),
+    ...(route.idempotent ? [idempotencyKeyParameter] : []),
+    ...(query ? queryParameters(query) : []),
+  ];
+  const paginated = parameters.some((p) => p.name === 'limit') && parameters.some((p) => p.name === 'cursor');
   const operation: Json = {
-    operationId: operationId(route.method, route.path),
+    operationId: doc.operationId,
     summary: doc.summary,
-    ...(doc.description ? { description: doc.description } : {}),
-    tags: doc.tags ?? ['Management'],
+    description: doc.description,
+    tags: doc.tags,
     security: [{ adminKey: [] }],
     ...(parameters.length ? { parameters } : {}),
+    ...(paginated ? { 'x-pagination': PAGINATION } : {}),
   };
   if (route.body === 'raw') {
+    // A media type and no JSON type: generators take the bytes as they are (a Blob), never as JSON text.
     operation.requestBody = {
       required: true,
+      description: "The file's bytes, with its media type as `Content-Type`.",
       content: Object.fromEntries(
-        (doc.rawContentTypes ?? ['application/octet-stream']).map((t) => [
-          t,
-          { schema: { type: 'string', contentMediaType: t } },
-        ]),
+        (doc.rawContentTypes ?? ['application/octet-stream']).map((t) => [t, { schema: { contentMediaType: t } }]),
       ),
     };
   } else if (route.body) {
@@ -255,17 +371,15 @@ function adminOperation(route: DocumentedRoute, doc: RouteDoc, convert: Convert)
     responseHeaders(false, route.idempotent ?? false),
     false,
   );
+  operation['x-codeSamples'] = codeSamples({
+    method: route.method,
+    path,
+    operation,
+    security: 'adminKey',
+    example: REQUEST_EXAMPLES[doc.operationId],
+  });
   return operation;
 }
-
-const idempotencyKeyParameter = {
-  name: 'Idempotency-Key',
-  in: 'header',
-  required: false,
-  description:
-    'Same key and same body within 24 h: the stored answer is returned (`Idempotent-Replayed: true`) and nothing runs or is charged again.',
-  schema: { type: 'string', minLength: 1, maxLength: 255 },
-};
 
 function responseHeaders(rateLimited: boolean, idempotent: boolean): Json {
   const headers: Json = { 'x-request-id': { $ref: '#/components/headers/x-request-id' } };
@@ -287,64 +401,225 @@ function responses(
   const out: Json = {};
   for (const [status, answer] of Object.entries(success)) {
     const content: Json = {};
-    if (answer.body) content['application/json'] = { schema: convert(answer.body, 'output') };
+    const example = answer.example === undefined ? {} : { example: answer.example };
+    if (answer.body) content['application/json'] = { schema: convert(answer.body, 'output'), ...example };
     if (answer.eventStream) content['text/event-stream'] = { schema: convert(answer.eventStream, 'output') };
-    if (answer.text) content[answer.text] = { schema: { type: 'string' } };
+    if (answer.text) content[answer.text] = { schema: { type: 'string' }, ...example };
     out[status] = {
       description: answer.description,
       headers,
       ...(Object.keys(content).length ? { content } : {}),
     };
   }
-  if (errorFormat === 'openai') {
-    for (const [status, codes] of Object.entries(errors).sort(([a], [b]) => Number(a) - Number(b))) {
-      if (!codes?.length) continue;
-      const errorHeaders: Json = { 'x-request-id': { $ref: '#/components/headers/x-request-id' } };
-      if (status === '429' && rateLimited) errorHeaders['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
-      out[status] = {
-        description: codes.map((code) => `\`${openAiCodeFor(code)}\` (${code}): ${ERROR_CODES[code]}`).join('\n\n'),
-        headers: errorHeaders,
-        content: { 'application/json': { schema: { $ref: `${SCHEMA_REF}OpenAiError` } } },
-        'x-error-codes': [...codes],
-      };
-    }
-    return out;
-  }
   for (const [status, codes] of Object.entries(errors).sort(([a], [b]) => Number(a) - Number(b))) {
     if (!codes?.length) continue;
     const errorHeaders: Json = { 'x-request-id': { $ref: '#/components/headers/x-request-id' } };
     if (status === '429' && rateLimited) errorHeaders['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     if (status === '405') errorHeaders.Allow = { schema: { type: 'string' } };
-    out[status] = {
-      description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code]}`).join('\n\n'),
-      headers: errorHeaders,
-      content: {
-        'application/json': {
-          schema: {
-            allOf: [
-              { $ref: `${SCHEMA_REF}Error` },
-              { type: 'object', properties: { error: { type: 'string', enum: [...codes] } } },
-            ],
-          },
-        },
-      },
-      'x-error-codes': [...codes],
-    };
+    out[status] =
+      errorFormat === 'openai'
+        ? {
+            description: codes.map((code) => `\`${openAiCodeFor(code)}\` (${code}): ${ERROR_CODES[code]}`).join('\n\n'),
+            headers: errorHeaders,
+            content: {
+              'application/json': {
+                schema: { $ref: `${SCHEMA_REF}OpenAiError` },
+                example: {
+                  error: {
+                    message: ERROR_CODES[codes[0]!],
+                    type: 'invalid_request_error',
+                    param: null,
+                    code: openAiCodeFor(codes[0]!),
+                  },
+                },
+              },
+            },
+            'x-error-codes': [...codes],
+          }
+        : {
+            description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code]}`).join('\n\n'),
+            headers: errorHeaders,
+            content: {
+              'application/json': {
+                schema: {
+                  allOf: [
+                    { $ref: `${SCHEMA_REF}ErrorResponse` },
+                    {
+                      type: 'object',
+                      properties: { error: { type: 'string', enum: [...codes] } },
+                      required: ['error'],
+                    },
+                  ],
+                },
+                example: {
+                  success: false,
+                  error: codes[0],
+                  message: ERROR_CODES[codes[0]!],
+                  requestId: 'req_5b8c2d1e9f7a',
+                },
+              },
+            },
+            'x-error-codes': [...codes],
+          };
   }
   return out;
+}
+
+/**
+ * Error answers repeat across operations (the same status, codes and headers): each distinct one becomes a
+ * `components.responses` entry, named by its status and codes, and operations refer to it. Halves the document.
+ */
+function shareErrorAnswers(paths: Record<string, Record<string, Json>>, components: Json): void {
+  const byKey = new Map<string, string>();
+  for (const item of Object.values(paths))
+    for (const op of Object.values(item)) {
+      for (const [status, answer] of Object.entries<Json>(op.responses)) {
+        if (Number(status) < 400 || !answer['x-error-codes']) continue;
+        const key = JSON.stringify(answer);
+        let name = byKey.get(key);
+        if (!name) {
+          const openAi = answer.content?.['application/json']?.schema?.$ref === `${SCHEMA_REF}OpenAiError`;
+          const list = answer['x-error-codes'] as string[];
+          // A long set is named by what its codes share (the four API-token failures: `ErrApiToken`).
+          const shared = commonPrefix(list).replace(/_+$/, '');
+          const codes = list.length > 2 && shared.length >= 4 ? pascal(shared) : list.map(pascal).join('Or');
+          const extra = answer.headers?.['Retry-After'] ? 'RetryAfter' : '';
+          name = `${openAi ? 'OpenAi' : ''}Error${status}${codes}${extra}`;
+          if (components.responses[name]) throw new Error(`Two different error answers named ${name}`);
+          components.responses[name] = answer;
+          byKey.set(key, name);
+        }
+        op.responses[status] = { $ref: `#/components/responses/${name}` };
+      }
+    }
+}
+
+/**
+ * A request body that is one named schema becomes `components.requestBodies.<name>` with the schema inline: a
+ * defaulted field of a schema under `components.schemas` is typed required by openapi-typescript's default output
+ * (`responseFormat`, `topK`), and optional everywhere under `requestBodies`.
+ */
+function nameRequestBodies(paths: Record<string, Record<string, Json>>, components: Json): void {
+  const json = JSON.stringify({ paths, schemas: components.schemas });
+  for (const item of Object.values(paths))
+    for (const op of Object.values(item)) {
+      const content = op.requestBody?.content as Json | undefined;
+      if (!content || Object.keys(content).length !== 1) continue;
+      const [media] = Object.values<Json>(content);
+      const ref = media!.schema?.$ref as string | undefined;
+      if (!ref?.startsWith(SCHEMA_REF) || Object.keys(media!.schema).length !== 1) continue;
+      const name = ref.slice(SCHEMA_REF.length);
+      // Only a schema nothing else refers to moves.
+      if (json.split(`"${ref}"`).length !== 2) continue;
+      media!.schema = components.schemas[name];
+      delete components.schemas[name];
+      components.requestBodies[name] = op.requestBody;
+      op.requestBody = { $ref: `#/components/requestBodies/${name}` };
+    }
+}
+
+/** Request examples by operation; answer examples composed from the schemas (named ones carry theirs). */
+function addExamples(paths: Record<string, Record<string, Json>>, components: Json): void {
+  const resolve = (node: Json, kind: 'requestBodies' | 'responses') =>
+    node.$ref ? components[kind][node.$ref.split('/').pop()] : node;
+  for (const item of Object.values(paths))
+    for (const op of Object.values(item)) {
+      if (op.requestBody) {
+        const body = resolve(op.requestBody, 'requestBodies');
+        const [first, ...others] = Object.entries<Json>(body.content);
+        const example = REQUEST_EXAMPLES[op.operationId];
+        if (first && example !== undefined && first[1].example === undefined) first[1].example = example;
+        for (const [type, media] of others) {
+          const other = REQUEST_EXAMPLES[`${op.operationId} ${type}`];
+          if (other !== undefined) media.example = other;
+        }
+      }
+      for (const answer of Object.values<Json>(op.responses)) {
+        const content = resolve(answer, 'responses').content as Json | undefined;
+        for (const [type, media] of Object.entries<Json>(content ?? {})) {
+          if (media.example !== undefined || type === 'text/event-stream') continue;
+          const example = exampleOf(media.schema, components.schemas);
+          if (example !== undefined) media.example = example;
+        }
+      }
+    }
+}
+
+/** The SDK surface of a full document: no `x-internal` operation or tag, no `x-sdk: false` media type, no orphan. */
+function sdkSurface(full: Json): Json {
+  const doc = structuredClone(full);
+  for (const [path, item] of Object.entries<Json>(doc.paths)) {
+    for (const [method, op] of Object.entries<Json>(item)) {
+      if (op['x-internal']) {
+        delete item[method];
+        continue;
+      }
+      const body = op.requestBody?.$ref ? undefined : op.requestBody;
+      for (const [type, media] of Object.entries<Json>(body?.content ?? {}))
+        if (media['x-sdk'] === false) delete body.content[type];
+      if (body?.content && Object.keys(body.content).length === 1) {
+        const [only] = Object.values<Json>(body.content);
+        if (only!.description === undefined && body.description === undefined) delete body.description;
+      }
+    }
+    if (!Object.keys(item).length) delete doc.paths[path];
+  }
+  doc.tags = doc.tags.filter((t: Json) => !t['x-internal']);
+  doc['x-tagGroups'] = doc['x-tagGroups']
+    .map((g: Json) => ({ ...g, tags: g.tags.filter((t: string) => doc.tags.some((d: Json) => d.name === t)) }))
+    .filter((g: Json) => g.tags.length);
+  doc.info.description = doc.info.description.replace(
+    /\n\nOperations tagged `Inbound`.*$/s,
+    '\n\nThe SDK surface: the provider callbacks and the retired route (`x-internal`) are documented in the full document, `/openapi.json`.',
+  );
+  pruneComponents(doc);
+  return doc;
+}
+
+/** Drops the components nothing refers to, directly or through other components (after operations were left out). */
+function pruneComponents(doc: Json): void {
+  const used = new Set<string>();
+  const collect = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      node.forEach(collect);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string') used.add(v);
+      else collect(v);
+    }
+  };
+  collect(doc.paths);
+  collect(doc.webhooks);
+  for (let before = -1; before !== used.size; ) {
+    before = used.size;
+    for (const ref of [...used]) {
+      const [, , kind, name] = ref.split('/');
+      collect(doc.components[kind!]?.[name!]);
+    }
+  }
+  for (const kind of ['schemas', 'responses', 'requestBodies', 'headers'])
+    for (const name of Object.keys(doc.components[kind] ?? {}))
+      if (!used.has(`#/components/${kind}/${name}`)) delete doc.components[kind][name];
 }
 
 function securityOf(security: PublicSecurity): Json[] {
   return security === 'none' ? [] : [{ [security]: [] }];
 }
 
-function operationId(method: string, path: string): string {
-  const words = path
-    .replace(/^\/(admin\/v1|api)\//, '/')
-    .split(/[/{}-]+/)
-    .filter(Boolean)
-    .map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1)));
-  return `${method.toLowerCase()}${words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}`;
+function commonPrefix(codes: string[]): string {
+  let prefix = codes[0]!;
+  for (const code of codes) while (!code.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  return prefix;
+}
+
+function pascal(code: string): string {
+  return code
+    .toLowerCase()
+    .split('_')
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
 }
 
 /**
@@ -378,6 +653,7 @@ function toJsonSchemaInline(schema: z.ZodMiniType): Json {
   const copy = { ...root };
   delete copy.$schema;
   delete copy.$defs;
+  delete copy.id;
   return tidy(copy);
 }
 
@@ -404,10 +680,6 @@ function tidy(value: Json): Json {
   return walk(value) as Json;
 }
 
-function sortPaths(paths: Record<string, Record<string, Json>>): Json {
-  return Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-
-function sortKeys(record: Record<string, Json>): Json {
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

@@ -8,6 +8,7 @@ import { PAYLOAD_SCHEMAS } from '../messaging/index.ts';
 import { withMeta } from '../kernel/validation/meta.ts';
 import * as z from '../kernel/validation/zod.ts';
 import type { ErrorsByStatus } from '../contract/error-codes.ts';
+import type { SuccessAnswer, Tag } from './route-doc.ts';
 import * as s from './schemas.ts';
 
 /** Which credential a public route takes in `Authorization: Bearer …`. */
@@ -24,14 +25,26 @@ export interface PublicRequestBody {
   description?: string;
   schema: z.ZodMiniType | Record<string, unknown>;
   source: 'handler' | 'copy' | 'multipart' | 'provider';
+  /**
+   * `false`: left out of the SDK document (the operation keeps its other media types there). For a second form of
+   * one operation that generators cannot tell apart from the first (they keep one media type, or send a union as
+   * JSON); the SDK's face covers it by hand.
+   */
+  sdk?: false;
 }
 
 /** Documentation of a public route of `shared/contract/routes.ts`, keyed by `METHOD path` as declared there. */
 export interface PublicOperationDoc {
+  /** Stable, short, verb-first (`sendMessage`, `createChatCompletion`): the SDK's method name. Never change it. */
+  operationId: string;
   summary: string;
-  description?: string;
-  tags: string[];
+  description: string;
+  tags: [Tag];
   security: PublicSecurity;
+  /** Retired: answers only an error now (kept for old callers). */
+  deprecated?: boolean;
+  /** Query parameters the handler reads, as a JSON Schema object (a provider's, documented for operators). */
+  query?: { properties: Record<string, Record<string, unknown>>; required?: string[] };
   /** Accepts the `Idempotency-Key` header. */
   idempotent?: boolean;
   /** Answers carry the Bots API rate limit headers. */
@@ -45,14 +58,7 @@ export interface PublicOperationDoc {
   errors: ErrorsByStatus;
 }
 
-/** A success answer: a JSON body, an event stream, or text of a media type (what a provider expects back). */
-export interface SuccessAnswer {
-  description: string;
-  body?: z.ZodMiniType;
-  eventStream?: z.ZodMiniType;
-  /** The media type of a text answer (`text/xml`, `text/plain`). */
-  text?: string;
-}
+export type { SuccessAnswer };
 
 // A copy of a request schema the extract handler keeps private (functions/extract/request.ts); flagged in the document.
 const extractJsonRequestCopy = withMeta(
@@ -66,11 +72,12 @@ const extractJsonRequestCopy = withMeta(
 // The extract-uploads handler takes no parameters: no body, or an empty JSON object (copy of its private schema).
 const extractUploadRequestCopy = withMeta(z.strictObject({}), { id: 'ExtractUploadRequest' });
 
+// `file` has a media type and no JSON type: generators type it as a Blob (hey-api, orval) or `unknown`
+// (openapi-typescript), and send it as a file part; `type: string` would make it text.
 const extractMultipart = {
   type: 'object',
   properties: {
     file: {
-      type: 'string',
       contentMediaType: 'application/pdf',
       description: 'The PDF (starts with `%PDF-`), 25 MB at most.',
     },
@@ -95,12 +102,13 @@ const idempotencyErrors: ErrorsByStatus = { 409: ['IDEMPOTENCY_KEY_REUSED', 'IDE
 /** The public routes (everything but `/admin/v1`). */
 export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
   'POST /api/integration/generic': {
+    operationId: 'sendMessage',
     summary: "Send a message on the token's channel",
     description:
       "The body's shape depends on the channel the custom token is bound to (WhatsApp, email or SMS); never send " +
       '`channelType`. Checks: token (401) → JSON (400/413) → channel (404) → payload (400) → channel credits (402, ' +
       'nothing charged) → provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks.',
-    tags: ['Send'],
+    tags: ['Messages'],
     security: 'customToken',
     idempotent: true,
     requestBodies: [
@@ -126,16 +134,18 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     },
   },
   'GET /api/integration/messages/{messageId}': {
+    operationId: 'getMessage',
     summary: "A message's status and history",
     description:
       "For messages of the custom token's channel: sent ones (`sent` < `delivered` < `read`, or `failed`; forward " +
       "only, as the provider reports it) and received ones (`received`). Another channel's message answers 404.",
-    tags: ['Send'],
+    tags: ['Messages'],
     security: 'customToken',
     responses: { 200: { description: 'The message.', body: s.messageStatus } },
     errors: { 401: ['ERR_NO_PERMISSION'], 404: ['MESSAGE_NOT_FOUND'] },
   },
   'POST /inbound/twilio/{channelId}': {
+    operationId: 'receiveTwilioCallback',
     summary: "Twilio's status callbacks and incoming messages for a channel",
     description:
       "Give this URL (the channel's `inbound.url`) to Twilio as status callback and incoming-message webhook. " +
@@ -152,19 +162,39 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
         source: 'provider',
       },
     ],
-    responses: { 200: { description: 'Queued; empty TwiML `<Response></Response>`.', text: 'text/xml' } },
+    responses: {
+      200: {
+        description: 'Queued; empty TwiML `<Response></Response>`.',
+        text: 'text/xml',
+        example: '<Response></Response>',
+      },
+    },
     errors: { 403: ['INVALID_SIGNATURE'], 404: ['CHANNEL_NOT_FOUND'], 413: ['PAYLOAD_TOO_LARGE'] },
   },
   'GET /inbound/whatsapp/{channelId}': {
+    operationId: 'verifyWhatsAppSubscription',
     summary: "Meta's webhook subscription check",
     description:
       "`hub.mode=subscribe` with the channel's `verifyToken` as `hub.verify_token`: answers `hub.challenge` as text/plain.",
     tags: ['Inbound'],
     security: 'none',
-    responses: { 200: { description: 'The challenge, exactly.', text: 'text/plain' } },
+    query: {
+      properties: {
+        'hub.mode': { type: 'string', const: 'subscribe', description: 'Always `subscribe`.', example: 'subscribe' },
+        'hub.verify_token': {
+          type: 'string',
+          description: "The channel's `verifyToken` (`inbound.verifyToken` of the channel).",
+          example: 'vt_3k9v0q2m7x1c',
+        },
+        'hub.challenge': { type: 'string', description: 'Echoed back as the answer.', example: '1158201444' },
+      },
+      required: ['hub.mode', 'hub.verify_token', 'hub.challenge'],
+    },
+    responses: { 200: { description: 'The challenge, exactly.', text: 'text/plain', example: '1158201444' } },
     errors: { 403: ['INVALID_SIGNATURE'], 404: ['CHANNEL_NOT_FOUND'] },
   },
   'POST /inbound/whatsapp/{channelId}': {
+    operationId: 'receiveWhatsAppWebhook',
     summary: "WhatsApp Cloud's webhooks for a channel",
     description:
       "Meta's JSON, checked against `X-Hub-Signature-256` (HMAC-SHA256 of the raw bytes with the channel's " +
@@ -180,23 +210,27 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
         source: 'provider',
       },
     ],
-    responses: { 200: { description: 'Queued.', text: 'text/plain' } },
+    responses: { 200: { description: 'Queued.', text: 'text/plain', example: 'OK' } },
     errors: { 403: ['INVALID_SIGNATURE'], 404: ['CHANNEL_NOT_FOUND'], 413: ['PAYLOAD_TOO_LARGE'] },
   },
   'ANY /api/integration/send': {
+    operationId: 'legacySend',
     summary: 'Deprecated legacy send endpoint',
-    description: 'Answers 410 `GONE` to any method; use `POST /api/integration/generic`.',
-    tags: ['Send'],
+    description:
+      'Answers 410 `GONE` to any method (documented once, as POST); use `POST /api/integration/generic` (`sendMessage`).',
+    tags: ['Legacy'],
     security: 'none',
+    deprecated: true,
     responses: {},
     errors: { 410: ['GONE'] },
   },
   'POST /api/v1/ai/completion': {
+    operationId: 'createCompletion',
     summary: 'Generate text with a bot or standalone instructions (1 bot credit)',
     description:
       'Order: auth → rate limit → body → validation (400) → bot (403/404) → balance (402, nothing charged) → charge 1 → ' +
       'generate; any failure after the charge (502, 504, 500) refunds it once. `responseFormat: "json"` answers `dados`.',
-    tags: ['Bots API'],
+    tags: ['AI'],
     security: 'apiToken',
     idempotent: true,
     rateLimited: true,
@@ -214,6 +248,7 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     },
   },
   'POST /api/v1/ai/chat/completions': {
+    operationId: 'createChatCompletion',
     summary: "OpenAI's Chat Completions with a bot as the model (1 bot credit)",
     description:
       'Any OpenAI client works with base URL `{base_url}/api/v1/ai` and the project API token as its key. `model` is a ' +
@@ -228,7 +263,7 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       'messages together: at most 120,000 characters (400 `context_length_exceeded`); `max_tokens` above ' +
       '`BOT_MAX_OUTPUT_TOKENS` is clamped. Every parameter, per provider of the bot’s model:\n\n' +
       parameterTableMarkdown(),
-    tags: ['Bots API'],
+    tags: ['AI'],
     security: 'apiToken',
     rateLimited: true,
     errorFormat: 'openai',
@@ -260,7 +295,8 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       'Nothing is stored: `previous_response_id`, `store: true`, `background`, `conversation` and built-in tools are ' +
       '400 `unsupported_parameter`. Same auth, rate limit, credits, bot resolution, knowledge, parameter rules and ' +
       'refunds as chat completions.',
-    tags: ['Bots API'],
+    operationId: 'createResponse',
+    tags: ['AI'],
     security: 'apiToken',
     rateLimited: true,
     errorFormat: 'openai',
@@ -290,7 +326,8 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       '(`hashed-ngrams-v1`, 256 dimensions). `input` a string or up to 2,048 strings (each at most 32,768 characters, ' +
       '1,200,000 in all; token arrays: 400). `encoding_format` `float` or `base64`; `dimensions` where the model can. ' +
       'Refunded when the model fails.',
-    tags: ['Bots API'],
+    operationId: 'createEmbeddings',
+    tags: ['AI'],
     security: 'apiToken',
     rateLimited: true,
     errorFormat: 'openai',
@@ -306,10 +343,11 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     },
   },
   'GET /api/v1/ai/models': {
+    operationId: 'listModels',
     summary: "The project's bots as OpenAI's model list (free)",
     description:
       'What `client.models.list()` shows: each bot a model whose `id` is the botId. Counted by the rate limit.',
-    tags: ['Bots API'],
+    tags: ['AI'],
     security: 'apiToken',
     rateLimited: true,
     errorFormat: 'openai',
@@ -321,7 +359,8 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     description:
       'What `client.models.retrieve(botId)` returns. A bot that does not exist or is another project’s: 404 ' +
       '`model_not_found`, as OpenAI answers a model the key cannot use. Counted by the rate limit.',
-    tags: ['Bots API'],
+    operationId: 'retrieveModel',
+    tags: ['AI'],
     security: 'apiToken',
     rateLimited: true,
     errorFormat: 'openai',
@@ -329,10 +368,11 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     errors: { ...botsApiAuthErrors, 404: ['BOT_NOT_FOUND'] },
   },
   'POST /api/v1/ai/search': {
+    operationId: 'searchKnowledge',
     summary: "Search a bot's knowledge (free)",
     description:
       'Excerpts only, no generation. A bot with no ready documents, or a failing index, answers 200 with `trechos: []`.',
-    tags: ['Bots API'],
+    tags: ['AI'],
     security: 'apiToken',
     rateLimited: true,
     requestBodies: [{ contentType: 'application/json', schema: searchRequest, source: 'handler' }],
@@ -340,11 +380,12 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     errors: { ...jsonBodyErrors, ...botsApiAuthErrors, 403: ['BOT_FORBIDDEN'], 404: ['BOT_NOT_FOUND'] },
   },
   'POST /api/v1/ai/extract': {
+    operationId: 'extractPdf',
     summary: 'Extract the text of a PDF (1 bot credit)',
     description:
       'Pages with a text layer are read as text, the others with OCR. Send the PDF as multipart `file` (25 MB at most; ' +
       'on AWS about 4.5 MB, above that use `POST /api/v1/ai/extract/uploads` then JSON `{ fileKey }`).',
-    tags: ['Bots API'],
+    tags: ['AI'],
     security: 'apiToken',
     idempotent: true,
     rateLimited: true,
@@ -355,6 +396,8 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
         description: 'A PDF uploaded with `POST /api/v1/ai/extract/uploads`.',
         schema: extractJsonRequestCopy,
         source: 'copy',
+        // The SDK sends this form with `extractFromUpload` (sdk/src/index.ts).
+        sdk: false,
       },
     ],
     responses: { 200: { description: 'The text (`mode: text`) or the pages (`mode: pages`).', body: s.extractResult } },
@@ -369,9 +412,10 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     },
   },
   'POST /api/v1/ai/extract/uploads': {
+    operationId: 'createExtractUpload',
     summary: 'Get an upload slot for a large PDF (free)',
     description: 'A presigned S3 POST for one PDF of up to 25 MB, usable for 15 minutes. No body (or `{}`).',
-    tags: ['Bots API'],
+    tags: ['AI'],
     security: 'apiToken',
     rateLimited: true,
     requestBodies: [
@@ -387,10 +431,11 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     errors: { ...jsonBodyErrors, ...botsApiAuthErrors },
   },
   'GET /api/v1/ai/health': {
+    operationId: 'getAiHealth',
     summary: "Diagnostics and the month's bot credits (free)",
     description:
       'Never calls the model to generate. `botrag.ok: false` means the AI service is down (retry later); `success` stays true.',
-    tags: ['Bots API'],
+    tags: ['AI'],
     security: 'apiToken',
     rateLimited: true,
     responses: { 200: { description: 'The diagnostics.', body: s.healthResult } },

@@ -18,15 +18,23 @@ export function webhooksSection(convert: (schema: z.ZodMiniType, io: 'input' | '
         '`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, space-separated when two secrets are live (Standard Webhooks).',
     },
   ].map((h) => ({ in: 'header', required: true, schema: { type: 'string' }, ...h }));
+  const examples: Record<string, string> = {
+    'webhook-id': 'evt_0mkfj2k9sa1b2c3d4e5f6g7',
+    'webhook-timestamp': '1795341600',
+    'webhook-signature': 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  };
+  for (const header of signatureHeaders) Object.assign(header, { example: examples[header.name] });
   return Object.fromEntries(
     WEBHOOK_EVENT_TYPES.map((type) => [
       type,
       {
         post: {
-          operationId: `event.${type}`,
+          operationId: `${camel(type)}Event`,
           summary: type,
           description: EVENT_CATALOG[type].description,
           tags: ['Webhook events'],
+          // A bearer token only when the webhook has one; the signature headers are what prove the sender.
+          security: [{}, { webhookBearerToken: [] }],
           parameters: signatureHeaders,
           requestBody: {
             required: true,
@@ -50,4 +58,9 @@ export function webhooksSection(convert: (schema: z.ZodMiniType, io: 'input' | '
       },
     ]),
   );
+}
+
+/** `message.received` → `messageReceived`. */
+function camel(type: string): string {
+  return type.replace(/[._]([a-z])/g, (_, c: string) => c.toUpperCase());
 }

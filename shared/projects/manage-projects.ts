@@ -5,6 +5,7 @@ import type { CreditLedger } from '../credits/index.ts';
 import { monthLabel } from '../credits/index.ts';
 import { ConflictError } from '../kernel/domain-error.ts';
 import { newId } from '../kernel/ids.ts';
+import type { PageRequest } from '../kernel/page.ts';
 import { requireProject, type Project, type ProjectStore } from './project.ts';
 
 export interface ProjectDeps {
@@ -78,8 +79,8 @@ export function makeProjectUseCases(deps: ProjectDeps) {
       return deps.projects.apiTokenState(projectId);
     },
 
-    listProjects(limit: number, cursor?: string) {
-      return deps.projects.list(limit, cursor);
+    listProjects(page: PageRequest) {
+      return deps.projects.list(page);
     },
 
     async botCredits(projectId: string) {

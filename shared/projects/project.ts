@@ -1,4 +1,5 @@
 import { NotFoundError } from '../kernel/domain-error.ts';
+import type { Page, PageRequest } from '../kernel/page.ts';
 
 /** A customer project: the unit that owns channels, integrations, bots, the API token and bot credits. */
 export interface Project {
@@ -15,16 +16,13 @@ export interface ApiTokenState {
   issuedAt?: string;
 }
 
-export interface ProjectPage {
-  items: Project[];
-  nextCursor?: string;
-}
+export type ProjectPage = Page<Project>;
 
 export interface ProjectStore {
   create(project: Project): Promise<void>;
   get(projectId: string): Promise<Project | undefined>;
   /** Projects, newest first. */
-  list(limit: number, cursor?: string): Promise<ProjectPage>;
+  list(page: PageRequest): Promise<ProjectPage>;
   /** Hash of the project's current API token, if any. */
   currentApiTokenHash(projectId: string): Promise<string | undefined>;
   apiTokenState(projectId: string): Promise<ApiTokenState>;

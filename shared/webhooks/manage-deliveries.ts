@@ -6,6 +6,7 @@ import type { EventPublisher } from '../events/index.ts';
 import { deliveryJobFor, deliveryView, type DeliveryStatus } from './model.ts';
 import type { DeliveryQueue, DeliveryStore, WebhookDirectory } from './ports.ts';
 import { failpoint } from '../kernel/failpoints.ts';
+import type { PageRequest } from '../kernel/page.ts';
 
 export interface WebhookAdminDeps {
   projects: { get(projectId: string): Promise<Project | undefined> };
@@ -68,14 +69,10 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
       return { eventId: envelope.id };
     },
 
-    async listDeliveries(
-      projectId: string,
-      integrationId: string,
-      options: { status?: DeliveryStatus; limit: number; cursor?: string },
-    ) {
+    async listDeliveries(projectId: string, integrationId: string, options: { status?: DeliveryStatus } & PageRequest) {
       await requireWebhook(projectId, integrationId);
       const page = await deps.deliveries.list(projectId, integrationId, options);
-      return { items: page.items.map(deliveryView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      return { ...page, items: page.items.map(deliveryView) };
     },
 
     async retryDelivery(

@@ -5,6 +5,7 @@
  */
 import type { WebhookTarget } from '../integrations/index.ts';
 import type { DeliveryAttempt, DeliveryJob, DeliveryRecord, DeliveryStatus } from './model.ts';
+import type { Page, PageRequest } from '../kernel/page.ts';
 
 export type { EventQueue, PayloadStore } from '../events/index.ts';
 export type { AttemptOutcome, WebhookRequest, WebhookSender } from './sender.ts';
@@ -61,8 +62,8 @@ export interface DeliveryStore {
   list(
     projectId: string,
     integrationId: string,
-    options: { status?: DeliveryStatus; limit: number; cursor?: string },
-  ): Promise<{ items: DeliveryRecord[]; nextCursor?: string }>;
+    options: { status?: DeliveryStatus } & PageRequest,
+  ): Promise<Page<DeliveryRecord>>;
   /**
    * Marks a delivery pending for a manual retry already queued, unless its attempt ran meanwhile (it has more than
    * `attemptsSeen` attempts): true when marked.

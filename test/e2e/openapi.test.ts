@@ -68,6 +68,15 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.close());
 
+/** A shared answer or named request body (`$ref` into `components`) as the operation sees it. */
+const resolveRef = (node: any) =>
+  node?.$ref
+    ? node.$ref
+        .split('/')
+        .slice(1)
+        .reduce((o: any, k: string) => o[k], doc)
+    : node;
+
 const operationKeys = (d: any) =>
   Object.entries(d.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
     Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
@@ -125,7 +134,7 @@ describe('GET /openapi.json', () => {
     for (const item of Object.values<any>(doc.paths)) {
       for (const op of Object.values<any>(item)) {
         for (const answer of Object.values<any>(op.responses))
-          for (const code of answer['x-error-codes'] ?? []) used.add(code);
+          for (const code of resolveRef(answer)['x-error-codes'] ?? []) used.add(code);
       }
     }
     const expected = new Set([...CONTRACT_CODES, ...codesFromSpec()]);
@@ -139,8 +148,9 @@ describe('GET /openapi.json', () => {
   });
 
   it("takes request schemas from the code: the admin routes' own zod schemas and the send payload validators", () => {
-    const create =
-      doc.paths['/admin/v1/projects/{projectId}/integrations'].post.requestBody.content['application/json'].schema;
+    const create = resolveRef(doc.paths['/admin/v1/projects/{projectId}/integrations'].post.requestBody).content[
+      'application/json'
+    ].schema;
     expect(create.oneOf.map((v: any) => v.properties.product.const)).toEqual(['webhook', 'custom']);
     expect(create.oneOf[0].additionalProperties).toBe(false);
     const send = doc.paths['/api/integration/generic'].post.requestBody.content['application/json'].schema;
@@ -174,7 +184,7 @@ describe('the documented answers are the real ones', () => {
       credits: 5,
     });
     conforms(S.channel, channel.body);
-    conforms(S.list(S.channel, 'ChannelList'), (await svc.admin('GET', `${p}/channels`)).body);
+    conforms(S.channelPage, (await svc.admin('GET', `${p}/channels`)).body);
     const custom = await svc.admin('POST', `${p}/integrations`, {
       product: 'custom',
       channelId: channel.body.channelId,
@@ -186,7 +196,7 @@ describe('the documented answers are the real ones', () => {
       url: 'http://127.0.0.1:9/hook',
     });
     conforms(S.createdIntegration, webhook.body);
-    conforms(S.list(S.integration, 'IntegrationList'), (await svc.admin('GET', `${p}/integrations`)).body);
+    conforms(S.integrationPage, (await svc.admin('GET', `${p}/integrations`)).body);
     conforms(
       S.shownOnceToken,
       (await svc.admin('POST', `${p}/integrations/${custom.body.integrationId}/rotate-token`)).body,
@@ -224,11 +234,11 @@ describe('the documented answers are the real ones', () => {
 });
 
 describe('request schemas in the document are the ones the handlers validate with', () => {
-  const jsonBody = (path: string) => doc.paths[path].post.requestBody.content['application/json'].schema;
+  const jsonBody = (path: string) => resolveRef(doc.paths[path].post.requestBody).content['application/json'].schema;
 
   it("completion: the documented schema and the handler's parser accept and refuse the same bodies", () => {
     expect(jsonBody('/api/v1/ai/completion')['x-schema-source']).toBeUndefined();
-    const props = doc.components.schemas.CompletionRequest.properties;
+    const props = jsonBody('/api/v1/ai/completion').properties;
     expect(props.prompt.maxLength).toBe(120_000);
     expect(props.instructions.maxLength).toBe(60_000);
     expect([props.timeoutMs.minimum, props.timeoutMs.maximum, props.timeoutMs.default]).toEqual([
@@ -262,7 +272,7 @@ describe('request schemas in the document are the ones the handlers validate wit
           body: JSON.stringify(body),
         })
       ).status;
-    const props = doc.components.schemas.SearchRequest.properties;
+    const props = jsonBody('/api/v1/ai/search').properties;
     expect([props.topK.minimum, props.topK.maximum, props.query.maxLength]).toEqual([1, 8, 2000]);
     expect(
       await search({ botId: bot.botId, query: 'q'.repeat(2000), topK: 8, filters: { incluirArquivos: ['%.pdf'] } }),

@@ -40,9 +40,11 @@ export function recordTraffic(baseUrl: string): { exchanges: Exchange[]; settled
   const reading: Promise<void>[] = [];
   const original = globalThis.fetch;
   const recording: typeof fetch = async (input, init) => {
-    const request = new Request(input, init);
+    // A Request given as input (openapi-fetch sends those) is read from a clone: its own body is the caller's to send.
+    const given = input instanceof Request ? input : undefined;
+    const request = given ? given.clone() : new Request(input, init);
     if (!request.url.startsWith(baseUrl)) return original(input, init);
-    const requestBody = await recordRequestBody(init?.body, request);
+    const requestBody = await recordRequestBody(given ? (request.body ? request : undefined) : init?.body, request);
     const response = await original(input, init);
     const url = new URL(request.url);
     const exchange: Exchange = {
@@ -171,7 +173,10 @@ export function openApiChecker(document: Json) {
     }
     return v;
   };
-  const errorSchema = { $ref: '#/components/schemas/Error' };
+  const errorSchema = { $ref: '#/components/schemas/ErrorResponse' };
+  // Shared answers and named request bodies are `$ref`s into `components`.
+  const resolve = (node: Json | undefined, kind: 'responses' | 'requestBodies'): Json | undefined =>
+    typeof node?.$ref === 'string' ? document.components?.[kind]?.[node.$ref.split('/').pop()!] : node;
   const openAiErrorSchema = { $ref: '#/components/schemas/OpenAiError' };
 
   const operations: Operation[] = [];
@@ -227,7 +232,10 @@ export function openApiChecker(document: Json) {
         );
       return { problems };
     }
-    const documented = operation.op.responses?.[String(exchange.status)] ?? operation.op.responses?.default;
+    const documented = resolve(
+      operation.op.responses?.[String(exchange.status)] ?? operation.op.responses?.default,
+      'responses',
+    );
     if (!documented) problems.push(`${label}: status ${exchange.status} not documented for ${operation.key}`);
     else problems.push(...responseProblems(label, documented, exchange));
     if (exchange.status >= 200 && exchange.status < 300) problems.push(...requestProblems(label, operation, exchange));
@@ -247,7 +255,7 @@ export function openApiChecker(document: Json) {
   }
 
   function requestProblems(label: string, operation: Operation, exchange: Exchange): string[] {
-    const requestBody = operation.op.requestBody as Json | undefined;
+    const requestBody = resolve(operation.op.requestBody as Json | undefined, 'requestBodies');
     const body = exchange.requestBody;
     if (!requestBody) return body ? [`${label}: accepted a request body ${operation.key} does not document`] : [];
     if (!body) return requestBody.required ? [`${label}: accepted no body where the document requires one`] : [];

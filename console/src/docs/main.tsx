@@ -96,13 +96,18 @@ function Docs() {
 
 function Operation({ method, path, op, doc }: { method: string; path: string; op: Json; doc: Json }) {
   const security = (op.security ?? []).flatMap((s: Json) => Object.keys(s));
+  const requestBody = op.requestBody ? component(op.requestBody, doc) : undefined;
   return (
     <article class="op" id={op.operationId} aria-labelledby={`${op.operationId}-h`}>
       <h3 id={`${op.operationId}-h`}>
         <span class={`method m-${method}`}>{op['x-any-method'] ? 'ANY' : method.toUpperCase()}</span>{' '}
         <code class="path">{path}</code>
       </h3>
-      <p class="summary">{op.summary}</p>
+      <p class="summary">
+        {op.summary}
+        {op.deprecated ? <span class="req"> deprecated</span> : null}
+        {op['x-internal'] ? <span class="muted"> (internal: for operators, not in the SDK)</span> : null}
+      </p>
       {op.description ? <Markdown text={op.description} /> : null}
       <p class="small">
         <strong>Auth: </strong>
@@ -144,11 +149,11 @@ function Operation({ method, path, op, doc }: { method: string; path: string; op
           </table>
         </>
       ) : null}
-      {op.requestBody ? (
+      {requestBody ? (
         <>
           <h4>Request body</h4>
-          {op.requestBody.description ? <Markdown text={op.requestBody.description} /> : null}
-          {Object.entries<Json>(op.requestBody.content ?? {}).map(([type, media]) => (
+          {requestBody.description ? <Markdown text={requestBody.description} /> : null}
+          {Object.entries<Json>(requestBody.content ?? {}).map(([type, media]) => (
             <div key={type}>
               <p class="small">
                 <code>{type}</code>
@@ -163,36 +168,53 @@ function Operation({ method, path, op, doc }: { method: string; path: string; op
       ) : null}
       <h4>Responses</h4>
       <ul class="responses">
-        {Object.entries<Json>(op.responses ?? {}).map(([status, r]) => (
-          <li key={status}>
-            <span class={`status s-${status[0]}`}>{status}</span>
-            {r['x-error-codes'] ? (
-              <ul class="codes">
-                {r['x-error-codes'].map((code: string) => (
-                  <li key={code}>
-                    <code>{code}</code>{' '}
-                    <span class="muted">{doc.components?.schemas?.ErrorCode?.['x-enum-descriptions']?.[code]}</span>
-                  </li>
-                ))}
-              </ul>
-            ) : (
-              <>
-                {' '}
-                <Markdown text={r.description ?? ''} inline />
-                {r.content?.['application/json']?.schema ? (
-                  <Schema schema={r.content['application/json'].schema} doc={doc} depth={0} />
-                ) : null}
-              </>
-            )}
-          </li>
-        ))}
+        {Object.entries<Json>(op.responses ?? {})
+          .map(([status, answer]) => ({ status, r: component(answer, doc) }))
+          .map(({ status, r }) => (
+            <li key={status}>
+              <span class={`status s-${status[0]}`}>{status}</span>
+              {r['x-error-codes'] ? (
+                <ul class="codes">
+                  {r['x-error-codes'].map((code: string) => (
+                    <li key={code}>
+                      <code>{code}</code>{' '}
+                      <span class="muted">{doc.components?.schemas?.ErrorCode?.['x-enum-descriptions']?.[code]}</span>
+                    </li>
+                  ))}
+                </ul>
+              ) : (
+                <>
+                  {' '}
+                  <Markdown text={r.description ?? ''} inline />
+                  {r.content?.['application/json']?.schema ? (
+                    <Schema schema={r.content['application/json'].schema} doc={doc} depth={0} />
+                  ) : null}
+                </>
+              )}
+            </li>
+          ))}
       </ul>
+      {op['x-codeSamples']?.[0] ? (
+        <>
+          <h4>Example</h4>
+          <pre>
+            <code>{op['x-codeSamples'][0].source}</code>
+          </pre>
+        </>
+      ) : null}
     </article>
   );
 }
 
 function refName(ref: string) {
   return ref.split('/').pop()!;
+}
+
+/** A shared answer or a named request body (`$ref` into `components`), as the operation uses it. */
+function component(node: Json, doc: Json): Json {
+  if (!node?.$ref) return node;
+  const [, , kind, name] = String(node.$ref).split('/');
+  return doc.components?.[kind!]?.[name!] ?? {};
 }
 
 function resolve(schema: Json, doc: Json): Json {

@@ -55,7 +55,7 @@ function fileBadge(f: KnowledgeFile) {
 export function BotsPage({ api, projectId }: { api: Api; projectId: string }) {
   const base = `/projects/${enc(projectId)}`;
   const bots = useLoad(async () => {
-    const list = (await api.get<{ items: Bot[] }>(`${base}/bots`)).items;
+    const list = await api.all<Bot>(`${base}/bots`);
     const files = await Promise.all(
       list.map((b) =>
         api.get<{ items: KnowledgeFile[] }>(`${base}/bots/${enc(b.botId)}/knowledge`).then((r) => r.items),

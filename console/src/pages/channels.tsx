@@ -12,10 +12,7 @@ const ADDRESS_HINT: Record<ChannelType, string> = {
 /** The project's channels (WhatsApp instances, mailboxes, SMS numbers); new ones use the sandbox provider. */
 export function ChannelsPage({ api, projectId }: { api: Api; projectId: string }) {
   const base = `/projects/${enc(projectId)}`;
-  const channels = useLoad(
-    () => api.get<{ items: Channel[] }>(`${base}/channels`).then((r) => r.items),
-    [api, projectId],
-  );
+  const channels = useLoad(() => api.all<Channel>(`${base}/channels`), [api, projectId]);
   const [form, setForm] = useState<{ type: ChannelType; name: string; address: string; credits: string }>({
     type: 'whatsapp',
     name: '',

@@ -32,9 +32,9 @@ export function IntegrationDetail({
   const data = useLoad(async () => {
     const [integration, channels] = await Promise.all([
       api.get<Integration>(path),
-      api.get<{ items: Channel[] }>(`${base}/channels`),
+      api.all<Channel>(`${base}/channels`),
     ]);
-    return { integration, channels: channels.items };
+    return { integration, channels };
   }, [api, path]);
   const action = useAction();
   const [secret, setSecret] = useState<{ kind: 'token' | 'signingSecret'; value: string }>();
@@ -222,7 +222,7 @@ function DeliveryLog({ api, path, version }: { api: Api; path: string; version: 
   const page = useLoad(async () => {
     const r = await api.get<DeliveryPage>(`${path}/deliveries${filter ? `?status=${filter}` : ''}`);
     setExtra([]);
-    setCursor(r.nextCursor);
+    setCursor(r.nextCursor ?? undefined);
     return r;
   }, [api, path, filter, version]);
   const retry = useAction();
@@ -316,7 +316,7 @@ function DeliveryLog({ api, path, version }: { api: Api; path: string; version: 
               `${path}/deliveries?cursor=${enc(cursor)}${filter ? `&status=${filter}` : ''}`,
             );
             setExtra((x) => [...x, ...r.items]);
-            setCursor(r.nextCursor);
+            setCursor(r.nextCursor ?? undefined);
           }}
         >
           Load older deliveries

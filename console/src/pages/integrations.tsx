@@ -26,10 +26,10 @@ export function IntegrationsPage({ api, projectId }: { api: Api; projectId: stri
   const base = `/projects/${enc(projectId)}`;
   const data = useLoad(async () => {
     const [integrations, channels] = await Promise.all([
-      api.get<{ items: Integration[] }>(`${base}/integrations`),
-      api.get<{ items: Channel[] }>(`${base}/channels`),
+      api.all<Integration>(`${base}/integrations`),
+      api.all<Channel>(`${base}/channels`),
     ]);
-    return { integrations: integrations.items, channels: channels.items };
+    return { integrations, channels };
   }, [api, projectId]);
   return (
     <section>

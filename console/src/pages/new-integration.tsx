@@ -10,10 +10,7 @@ type Scope = 'general' | 'channel';
 /** Settings → Integrations → New integration (spec section 1). */
 export function NewIntegration({ api, projectId }: { api: Api; projectId: string }) {
   const base = `/projects/${enc(projectId)}`;
-  const channels = useLoad(
-    () => api.get<{ items: Channel[] }>(`${base}/channels`).then((r) => r.items),
-    [api, projectId],
-  );
+  const channels = useLoad(() => api.all<Channel>(`${base}/channels`), [api, projectId]);
   const [product, setProduct] = useState<Product>('webhook');
   const [scope, setScope] = useState<Scope>('general');
   const [channelType, setChannelType] = useState<ChannelType | ''>('');

@@ -14,7 +14,7 @@ export function ProjectPicker({ api }: { api: Api }) {
   const first = useLoad(async () => {
     const page = await api.get<ProjectPage>(`/projects?limit=${PAGE_SIZE}`);
     setExtra([]);
-    setCursor(page.nextCursor);
+    setCursor(page.nextCursor ?? undefined);
     return page;
   }, [api]);
   const more = useAction();
@@ -64,7 +64,7 @@ export function ProjectPicker({ api }: { api: Api }) {
                 );
                 if (page) {
                   setExtra((x) => [...x, ...page.items]);
-                  setCursor(page.nextCursor);
+                  setCursor(page.nextCursor ?? undefined);
                   setListStatus(`${page.items.length} more projects shown.`);
                 }
               }}

@@ -7,10 +7,12 @@ import {
   type DynamoTable,
   putItem,
   queryAll,
+  queryPageOf,
   readItem,
   updateItem,
 } from '../../kernel/aws/dynamo-table.ts';
-import { collections, inCollection, keys } from '../../contract/keys.ts';
+import { collections, inCollection, keys, pageKeyOf } from '../../contract/keys.ts';
+import type { Page, PageRequest } from '../../kernel/page.ts';
 
 const BOT_ATTRIBUTES = [
   'botId',
@@ -117,8 +119,24 @@ export class DynamoBotStore implements BotStore {
 
   async listByProject(projectId: string): Promise<Bot[]> {
     const entries = await queryAll(this.table, inCollection(collections.botEntries(projectId)));
-    const ids = entries.map((item) => item.botId as string);
+    const bots = await this.readBots(
+      projectId,
+      entries.map((item) => item.botId as string),
+    );
+    return bots.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.botId.localeCompare(b.botId));
+  }
 
+  async pageByProject(projectId: string, page: PageRequest): Promise<Page<Bot>> {
+    const collection = collections.botEntries(projectId);
+    const entries = await queryPageOf(this.table, inCollection(collection), page, pageKeyOf(collection));
+    const ids = entries.items.map((item) => item.botId as string);
+    const byId = new Map((await this.readBots(projectId, ids)).map((bot) => [bot.botId, bot]));
+    // A bot deleted between the two reads is left out of its page.
+    return { ...entries, items: ids.flatMap((id) => byId.get(id) ?? []) };
+  }
+
+  /** The bots of `projectId` among `ids` (BatchGetItem, 100 keys per call), in no particular order. */
+  private async readBots(projectId: string, ids: string[]): Promise<Bot[]> {
     const bots: Bot[] = [];
     for (let i = 0; i < ids.length; i += 100) {
       let pending: Record<string, unknown>[] | undefined = ids.slice(i, i + 100).map((id) => keys.bot(id));
@@ -142,7 +160,7 @@ export class DynamoBotStore implements BotStore {
         pending = out.UnprocessedKeys?.[this.table.tableName]?.Keys as Record<string, unknown>[] | undefined;
       }
     }
-    return bots.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.botId.localeCompare(b.botId));
+    return bots;
   }
 }
 

@@ -4,6 +4,7 @@ import type { BotUseCases } from '../manage-bots.ts';
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
+import { pageQuery } from '#shared/http/pagination.ts';
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
 const instructions = z.string().check(z.minLength(1), z.maxLength(60_000));
@@ -46,7 +47,7 @@ const botView = (b: Bot) => ({
 /** Bots CRUD (their knowledge files: `shared/knowledge/api/admin-routes.ts`). */
 export const botRoutes = {
   createBot: route({ method: 'POST', path: '/projects/{projectId}/bots', body: createBotBody }),
-  listBots: route({ method: 'GET', path: '/projects/{projectId}/bots' }),
+  listBots: route({ method: 'GET', path: '/projects/{projectId}/bots', query: pageQuery }),
   getBot: route({ method: 'GET', path: '/projects/{projectId}/bots/{botId}' }),
   patchBot: route({ method: 'PATCH', path: '/projects/{projectId}/bots/{botId}', body: patchBotBody }),
   deleteBot: route({ method: 'DELETE', path: '/projects/{projectId}/bots/{botId}' }),
@@ -56,7 +57,10 @@ export const botRoutes = {
 export function botHandlers(bots: BotUseCases): RouteHandlers<typeof botRoutes> {
   return {
     createBot: async ({ params, body }) => json(201, botView(await bots.create(params.projectId, body))),
-    listBots: async ({ params }) => json(200, { items: (await bots.list(params.projectId)).map(botView) }),
+    listBots: async ({ params, query }) => {
+      const page = await bots.list(params.projectId, query);
+      return json(200, { ...page, items: page.items.map(botView) });
+    },
     getBot: async ({ params }) => json(200, botView(await bots.requireBot(params.projectId, params.botId))),
     patchBot: async ({ params, body }) => json(200, botView(await bots.update(params.projectId, params.botId, body))),
     deleteBot: async ({ params }) => {

@@ -1,6 +1,7 @@
 import { withMeta } from '../../kernel/validation/meta.ts';
 import * as z from '../../kernel/validation/zod.ts';
 import { isoTime } from '../../http/wire-schemas.ts';
+import { pageOf } from '../../http/pagination.ts';
 
 /** Answer bodies of this area as the API returns them (the OpenAPI document shows them; tests check answers). */
 
@@ -17,3 +18,5 @@ export const bot = withMeta(
   }),
   { id: 'Bot' },
 );
+
+export const botPage = pageOf(bot, 'BotPage', 'Bots, in id order');

@@ -13,10 +13,12 @@ import {
   type DynamoTable,
   putItem,
   queryAll,
+  queryPageOf,
   readItem,
   updateItem,
 } from '../../kernel/aws/dynamo-table.ts';
-import { collections, inCollection, keys } from '../../contract/keys.ts';
+import { collections, inCollection, keys, pageKeyOf } from '../../contract/keys.ts';
+import type { Page, PageRequest } from '../../kernel/page.ts';
 
 /** What is stored for a webhook's secrets: each sealed (AES-256-GCM) and bound to its integration. */
 interface SealedWebhookSecrets {
@@ -52,8 +54,15 @@ export class DynamoIntegrationStore implements IntegrationStore {
     return item ? this.fromItem(item) : undefined;
   }
 
-  async list(projectId: string): Promise<Integration[]> {
-    return (await this.query(projectId, false)).map((item) => this.fromItem(item));
+  async list(projectId: string, page: PageRequest): Promise<Page<Integration>> {
+    const collection = collections.integrations(projectId);
+    const out = await queryPageOf(
+      this.table,
+      { ...inCollection(collection), ConsistentRead: true },
+      page,
+      pageKeyOf(collection),
+    );
+    return { ...out, items: out.items.map((item) => this.fromItem(item)) };
   }
 
   async update(integration: Integration): Promise<boolean> {

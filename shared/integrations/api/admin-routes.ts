@@ -5,6 +5,7 @@ import { WEBHOOK_EVENT_TYPES } from '#shared/events/event-types.ts';
 import { MAX_WEBHOOK_RATE_PER_SECOND } from '../integration.ts';
 import type { IntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
+import { pageQuery } from '#shared/http/pagination.ts';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
@@ -79,7 +80,7 @@ const patchIntegrationBody = z.strictObject({
  */
 export const integrationRoutes = {
   createIntegration: route({ method: 'POST', path: '/projects/{projectId}/integrations', body: createIntegrationBody }),
-  listIntegrations: route({ method: 'GET', path: '/projects/{projectId}/integrations' }),
+  listIntegrations: route({ method: 'GET', path: '/projects/{projectId}/integrations', query: pageQuery }),
   getIntegration: route({ method: 'GET', path: '/projects/{projectId}/integrations/{integrationId}' }),
   patchIntegration: route({
     method: 'PATCH',
@@ -99,8 +100,10 @@ export function integrationHandlers(integrations: IntegrationUseCases): RouteHan
       const secret = created.token !== undefined ? { token: created.token } : { signingSecret: created.signingSecret };
       return json(201, { ...integrationView(created.integration), ...secret }, NO_STORE);
     },
-    listIntegrations: async ({ params }) =>
-      json(200, { items: (await integrations.list(params.projectId)).map(integrationView) }),
+    listIntegrations: async ({ params, query }) => {
+      const page = await integrations.list(params.projectId, query);
+      return json(200, { ...page, items: page.items.map(integrationView) });
+    },
     getIntegration: async ({ params }) =>
       json(200, integrationView(await integrations.get(params.projectId, params.integrationId))),
     patchIntegration: async ({ params, body }) =>

@@ -1,6 +1,7 @@
 import { withMeta } from '../../kernel/validation/meta.ts';
 import * as z from '../../kernel/validation/zod.ts';
 import { isoTime } from '../../http/wire-schemas.ts';
+import { pageOf } from '../../http/pagination.ts';
 
 /** Answer bodies of this area as the API returns them (the OpenAPI document shows them; tests check answers). */
 
@@ -27,6 +28,8 @@ export const integration = withMeta(
   }),
   { id: 'Integration' },
 );
+
+export const integrationPage = pageOf(integration, 'IntegrationPage', 'Integrations without secrets, in id order');
 
 export const createdIntegration = withMeta(
   z.extend(integration, {

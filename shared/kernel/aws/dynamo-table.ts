@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
@@ -13,6 +14,8 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { ValidationError } from '../domain-error.ts';
+import type { Page, PageRequest } from '../page.ts';
 
 /** The table and client every DynamoDB adapter works with. */
 export interface DynamoTable {
@@ -129,4 +132,95 @@ export function deleteItem(table: DynamoTable, input: WithoutTable<DeleteCommand
 /** One page of a Query on the table (see {@link queryAll} for every page). */
 export function queryPage(table: DynamoTable, input: WithoutTable<QueryCommandInput>) {
   return table.client.send(new QueryCommand({ TableName: table.tableName, ...input }));
+}
+
+/** How a listing's items are keyed, so its cursors can be made and checked. */
+export interface PageKey {
+  /** The key attributes of an item as the query reads it: the index's, then the table's for an index query. */
+  attributes: readonly string[];
+  /** The attributes every item of the listing shares (the partition queried): checked, never carried in a cursor. */
+  fixed: Readonly<Record<string, string>>;
+  /** Whether a key decoded from a cursor can be one of this listing's (the sort key's prefix, an id's form). */
+  accepts?: (key: Readonly<Record<string, string>>) => boolean;
+}
+
+/** At most this many Query calls fill one page when a filter drops items (the rest of the page comes next time). */
+const MAX_QUERIES_PER_PAGE = 20;
+
+/**
+ * One page of a Query in key order. Reads one item more than it returns, so `nextCursor` is given only when another
+ * item exists (a full last page is not followed by an empty one); with a `FilterExpression` it queries again until the
+ * page is full or {@link MAX_QUERIES_PER_PAGE} calls were made. The cursor is the opaque form (base64url JSON) of the
+ * last item's key without the partition, tagged with the partition's digest; a cursor that does not decode to a key of this listing is the caller's
+ * mistake: a {@link ValidationError} on `cursor` (400 `VALIDATION_ERROR`), never a read elsewhere.
+ */
+export async function queryPageOf(
+  table: DynamoTable,
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Limit'>,
+  page: PageRequest,
+  key: PageKey,
+): Promise<Page<Record<string, unknown>>> {
+  const carried = key.attributes.filter((a) => !(a in key.fixed));
+  let startKey = page.cursor === undefined ? undefined : decodePageCursor(page.cursor, carried, key);
+  const projection = input.ProjectionExpression
+    ? {
+        ProjectionExpression: [input.ProjectionExpression, ...key.attributes.map((_, i) => `#pageKey${i}`)].join(', '),
+        ExpressionAttributeNames: {
+          ...input.ExpressionAttributeNames,
+          ...Object.fromEntries(key.attributes.map((a, i) => [`#pageKey${i}`, a])),
+        },
+      }
+    : {};
+  const items: Record<string, unknown>[] = [];
+  for (let call = 0; call < MAX_QUERIES_PER_PAGE; call++) {
+    const out = await queryPage(table, {
+      ...input,
+      ...projection,
+      Limit: page.limit + 1 - items.length,
+      ExclusiveStartKey: startKey,
+    });
+    items.push(...((out.Items ?? []) as Record<string, unknown>[]));
+    startKey = out.LastEvaluatedKey;
+    if (!startKey || items.length > page.limit) break;
+  }
+  if (items.length > page.limit) {
+    items.length = page.limit;
+    return { items, nextCursor: encodePageCursor(items[page.limit - 1]!, carried, key) };
+  }
+  return startKey ? { items, nextCursor: encodePageCursor(startKey, carried, key) } : { items };
+}
+
+/** The listing a cursor belongs to (its partition), so a cursor of another list or project is refused. */
+function listingTag(key: PageKey): string {
+  return createHash('sha256').update(JSON.stringify(key.fixed)).digest('base64url').slice(0, 8);
+}
+
+function encodePageCursor(item: Record<string, unknown>, carried: readonly string[], key: PageKey): string {
+  return Buffer.from(JSON.stringify([listingTag(key), ...carried.map((a) => item[a])]), 'utf8').toString('base64url');
+}
+
+function decodePageCursor(cursor: string, carried: readonly string[], key: PageKey): Record<string, string> {
+  let values: unknown;
+  try {
+    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    values = undefined;
+  }
+  const decoded =
+    Array.isArray(values) &&
+    values.length === carried.length + 1 &&
+    values[0] === listingTag(key) &&
+    values.every((v) => typeof v === 'string' && v)
+      ? { ...key.fixed, ...Object.fromEntries(carried.map((a, i) => [a, values[i + 1] as string])) }
+      : undefined;
+  if (!decoded || (key.accepts && !key.accepts(decoded))) {
+    throw new ValidationError('The cursor is not one this list gave.', [
+      {
+        path: 'cursor',
+        message: "Not a cursor of this list: pass the previous page's nextCursor unchanged",
+        code: 'invalid_cursor',
+      },
+    ]);
+  }
+  return decoded;
 }

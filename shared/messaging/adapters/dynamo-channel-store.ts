@@ -6,12 +6,13 @@ import {
   deleteItem,
   type DynamoTable,
   putItem,
-  queryAll,
+  queryPageOf,
   readItem,
   updateItem,
 } from '../../kernel/aws/dynamo-table.ts';
 import { writeDirectory } from './dynamo-channel-directory.ts';
-import { collections, inCollection, keys } from '../../contract/keys.ts';
+import { collections, inCollection, keys, pageKeyOf } from '../../contract/keys.ts';
+import type { Page, PageRequest } from '../../kernel/page.ts';
 
 /**
  * Channels under their project: `PRJ#<projectId>` / `CH#<channelId>`. The message credits are an attribute of the
@@ -45,12 +46,15 @@ export class DynamoChannelStore implements ChannelStore {
     return item ? this.fromItem(item) : undefined;
   }
 
-  async list(projectId: string): Promise<Channel[]> {
-    const items = await queryAll(this.table, {
-      ...inCollection(collections.channels(projectId)),
-      ConsistentRead: true,
-    });
-    return items.map((item) => this.fromItem(item));
+  async list(projectId: string, page: PageRequest): Promise<Page<Channel>> {
+    const collection = collections.channels(projectId);
+    const out = await queryPageOf(
+      this.table,
+      { ...inCollection(collection), ConsistentRead: true },
+      page,
+      pageKeyOf(collection),
+    );
+    return { ...out, items: out.items.map((item) => this.fromItem(item)) };
   }
 
   async delete(projectId: string, channelId: string): Promise<boolean> {

@@ -1,8 +1,9 @@
 import type { OutboxMark } from '../../events/index.ts';
 import type { MessageLog, MessageRecord, OutboxPage } from '../message.ts';
 import { sentMessageItems } from './dynamo-message-status-store.ts';
-import { type DynamoTable, queryPage, writeBatch } from '../../kernel/aws/dynamo-table.ts';
-import { collections, inCollection, keys } from '../../contract/keys.ts';
+import { type DynamoTable, queryPageOf, writeBatch } from '../../kernel/aws/dynamo-table.ts';
+import { collections, inCollection, keys, pageKeyOf } from '../../contract/keys.ts';
+import type { PageRequest } from '../../kernel/page.ts';
 
 /** Message records are kept 90 days (DynamoDB TTL), the outbox with them. */
 const RETENTION_SECONDS = 90 * 86400;
@@ -33,40 +34,20 @@ export class DynamoMessageLog implements MessageLog {
     );
   }
 
-  async listOutbox(
-    projectId: string,
-    channelId: string,
-    page: { limit: number; cursor?: string },
-  ): Promise<OutboxPage> {
-    const out = await queryPage(this.table, {
-      ...inCollection(collections.messages(projectId, channelId)),
-      ScanIndexForward: false,
-      Limit: page.limit,
-      ConsistentRead: true,
-      ExclusiveStartKey: decodeCursor(page.cursor, projectId, channelId),
-    });
-    const items = (out.Items ?? []).map((item) => {
-      const m = item.message as MessageRecord;
-      return { messageId: m.messageId, to: m.to, payload: m.payload, sentAt: m.sentAt };
-    });
+  async listOutbox(projectId: string, channelId: string, page: PageRequest): Promise<OutboxPage> {
+    const collection = collections.messages(projectId, channelId);
+    const out = await queryPageOf(
+      this.table,
+      { ...inCollection(collection), ScanIndexForward: false, ConsistentRead: true },
+      page,
+      pageKeyOf(collection),
+    );
     return {
-      items,
-      ...(out.LastEvaluatedKey
-        ? { nextCursor: Buffer.from(String(out.LastEvaluatedKey.sk), 'utf8').toString('base64url') }
-        : {}),
+      ...out,
+      items: out.items.map((item) => {
+        const m = item.message as MessageRecord;
+        return { messageId: m.messageId, to: m.to, payload: m.payload, sentAt: m.sentAt };
+      }),
     };
   }
-}
-
-/** A cursor is the last sort key seen, only ever accepted inside the same channel's outbox. */
-function decodeCursor(
-  cursor: string | undefined,
-  projectId: string,
-  channelId: string,
-): Record<string, unknown> | undefined {
-  if (!cursor) return undefined;
-  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
-  const messages = collections.messages(projectId, channelId);
-  if (!sk.startsWith(messages.skPrefix)) return undefined;
-  return { pk: messages.pk, sk };
 }

@@ -1,6 +1,6 @@
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
-import { validationError } from '#shared/http/errors.ts';
+import { pageQuery } from '#shared/http/pagination.ts';
 import { CHANNEL_TYPES, channelAddressProblem, inboundView, providerView, type Channel } from '../channel.ts';
 import type { ChannelUseCases } from '../manage-channels.ts';
 import { withMeta } from '#shared/kernel/validation/meta.ts';
@@ -74,24 +74,14 @@ export function channelView(channel: Channel, publicBaseUrl: string) {
   };
 }
 
-function pageQuery(query: Record<string, string>): { limit: number; cursor?: string } {
-  const limit = query.limit === undefined ? 100 : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-    throw validationError('limit must be an integer from 1 to 1000.', [
-      { path: 'limit', message: 'An integer from 1 to 1000', code: 'too_big' },
-    ]);
-  }
-  return { limit, ...(query.cursor ? { cursor: query.cursor } : {}) };
-}
-
 /** Channels: create, list, delete, top up credits, and the sandbox outbox. */
 export const channelRoutes = {
   createChannel: route({ method: 'POST', path: '/projects/{projectId}/channels', body: createChannelBody }),
-  listChannels: route({ method: 'GET', path: '/projects/{projectId}/channels' }),
+  listChannels: route({ method: 'GET', path: '/projects/{projectId}/channels', query: pageQuery }),
   getChannel: route({ method: 'GET', path: '/projects/{projectId}/channels/{channelId}' }),
   deleteChannel: route({ method: 'DELETE', path: '/projects/{projectId}/channels/{channelId}' }),
   addCredits: route({ method: 'POST', path: '/projects/{projectId}/channels/{channelId}/credits', body: amountBody }),
-  outbox: route({ method: 'GET', path: '/projects/{projectId}/channels/{channelId}/outbox' }),
+  outbox: route({ method: 'GET', path: '/projects/{projectId}/channels/{channelId}/outbox', query: pageQuery }),
 };
 
 /** What serves the channel routes; `publicBaseUrl` (PUBLIC_BASE_URL) is where the inbound URLs shown point. */
@@ -99,7 +89,10 @@ export function channelHandlers(channels: ChannelUseCases, publicBaseUrl: string
   const view = (channel: Channel) => channelView(channel, publicBaseUrl);
   return {
     createChannel: async ({ params, body }) => json(201, view(await channels.create(params.projectId, body))),
-    listChannels: async ({ params }) => json(200, { items: (await channels.list(params.projectId)).map(view) }),
+    listChannels: async ({ params, query }) => {
+      const page = await channels.list(params.projectId, query);
+      return json(200, { ...page, items: page.items.map(view) });
+    },
     getChannel: async ({ params }) =>
       json(200, view(await channels.requireChannel(params.projectId, params.channelId))),
     deleteChannel: async ({ params }) => {
@@ -108,7 +101,6 @@ export function channelHandlers(channels: ChannelUseCases, publicBaseUrl: string
     },
     addCredits: async ({ params, body }) =>
       json(200, view(await channels.addCredits(params.projectId, params.channelId, body.amount))),
-    outbox: async ({ params, query }) =>
-      json(200, await channels.outbox(params.projectId, params.channelId, pageQuery(query))),
+    outbox: async ({ params, query }) => json(200, await channels.outbox(params.projectId, params.channelId, query)),
   };
 }

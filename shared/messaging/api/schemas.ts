@@ -1,6 +1,7 @@
 import { withMeta } from '../../kernel/validation/meta.ts';
 import * as z from '../../kernel/validation/zod.ts';
 import { int, isoTime } from '../../http/wire-schemas.ts';
+import { pageOf } from '../../http/pagination.ts';
 import { CHANNEL_TYPES } from '../channel.ts';
 
 /** Answer bodies of this area as the API returns them (the OpenAPI document shows them; tests check answers). */
@@ -39,20 +40,19 @@ export const channel = withMeta(
   { id: 'Channel' },
 );
 
-export const outboxPage = withMeta(
+export const channelPage = pageOf(channel, 'ChannelPage', 'Channels, in id order');
+
+export const outboxMessage = withMeta(
   z.object({
-    items: z.array(
-      z.object({
-        messageId: z.string(),
-        to: z.union([z.string(), z.array(z.string())]),
-        payload: z.record(z.string(), z.unknown()),
-        sentAt: isoTime,
-      }),
-    ),
-    nextCursor: z.optional(z.string()),
+    messageId: z.string(),
+    to: z.union([z.string(), z.array(z.string())]),
+    payload: withMeta(z.record(z.string(), z.unknown()), { description: 'The send request as the provider got it.' }),
+    sentAt: isoTime,
   }),
-  { id: 'OutboxPage' },
+  { id: 'OutboxMessage' },
 );
+
+export const outboxPage = pageOf(outboxMessage, 'OutboxPage', 'Messages the sandbox sent, newest first');
 
 export const eventAccepted = withMeta(z.object({ eventId: z.string() }), { id: 'EventAccepted' });
 

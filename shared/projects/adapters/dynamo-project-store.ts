@@ -1,10 +1,11 @@
 import type { ApiTokenState, Project, ProjectPage, ProjectStore } from '../project.ts';
+import type { PageRequest } from '../../kernel/page.ts';
 import {
   applied,
   attributeValues,
   type DynamoTable,
   putItem,
-  queryPage,
+  queryPageOf,
   readItem,
   updateItem,
 } from '../../kernel/aws/dynamo-table.ts';
@@ -37,22 +38,31 @@ export class DynamoProjectStore implements ProjectStore {
     return item?.project as Project | undefined;
   }
 
-  async list(limit: number, cursor?: string): Promise<ProjectPage> {
+  async list(page: PageRequest): Promise<ProjectPage> {
     const gsi = backgroundIndex;
-    const out = await queryPage(this.table, {
-      IndexName: gsi.indexName,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': gsi.partitionKey, '#project': 'project' },
-      ExpressionAttributeValues: { ':pk': gsi.projectsPartition },
-      ProjectionExpression: '#project',
-      ScanIndexForward: false,
-      Limit: limit,
-      ExclusiveStartKey: decodeCursor(cursor),
-    });
-    const items = (out.Items ?? []).map((i) => i.project as Project);
-    return out.LastEvaluatedKey
-      ? { items, nextCursor: Buffer.from(JSON.stringify(out.LastEvaluatedKey)).toString('base64url') }
-      : { items };
+    const out = await queryPageOf(
+      this.table,
+      {
+        IndexName: gsi.indexName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': gsi.partitionKey, '#project': 'project' },
+        ExpressionAttributeValues: { ':pk': gsi.projectsPartition },
+        ProjectionExpression: '#project',
+        ScanIndexForward: false,
+      },
+      page,
+      {
+        attributes: [gsi.partitionKey, gsi.sortKey, 'pk', 'sk'],
+        fixed: { [gsi.partitionKey]: gsi.projectsPartition },
+        // The entry's sort key ends with the project id its table key names (`<createdAt>#<projectId>`).
+        accepts: (key) => {
+          const projectId = key[gsi.sortKey]!.split('#').pop()!;
+          const expected = keys.project(projectId);
+          return key.pk === expected.pk && key.sk === expected.sk;
+        },
+      },
+    );
+    return { ...out, items: out.items.map((i) => i.project as Project) };
   }
 
   async apiTokenState(projectId: string): Promise<ApiTokenState> {
@@ -94,16 +104,5 @@ export class DynamoProjectStore implements ProjectStore {
         }),
       }),
     );
-  }
-}
-
-/** A listing cursor is the opaque form of DynamoDB's LastEvaluatedKey; anything else starts from the top. */
-function decodeCursor(cursor: string | undefined): Record<string, unknown> | undefined {
-  if (!cursor) return undefined;
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    return key && typeof key === 'object' && !Array.isArray(key) ? (key as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -2,6 +2,7 @@ import { json, noContent } from '#shared/http/types.ts';
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import type { ProjectUseCases } from '#shared/projects/manage-projects.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
+import { pageQuery } from '#shared/http/pagination.ts';
 
 const createProjectBody = z.strictObject({
   companyId: z.number().check(z.int(), z.gt(0)),
@@ -23,7 +24,7 @@ const creditsView = (c: { available: number; month: string }) => ({ disponivel: 
 /** Projects, the project API token and bot credits. */
 export const projectRoutes = {
   createProject: route({ method: 'POST', path: '/projects', body: createProjectBody }),
-  listProjects: route({ method: 'GET', path: '/projects' }),
+  listProjects: route({ method: 'GET', path: '/projects', query: pageQuery }),
   apiTokenState: route({ method: 'GET', path: '/projects/{projectId}/api-token' }),
   getProject: route({ method: 'GET', path: '/projects/{projectId}' }),
   issueApiToken: route({ method: 'POST', path: '/projects/{projectId}/api-token' }),
@@ -37,12 +38,8 @@ export function projectHandlers(projects: ProjectUseCases): RouteHandlers<typeof
   return {
     createProject: async ({ body }) => json(201, projectView(await projects.createProject(body))),
     listProjects: async ({ query }) => {
-      const limit = Math.min(100, Math.max(1, Number.parseInt(query.limit ?? '50', 10) || 50));
-      const page = await projects.listProjects(limit, query.cursor);
-      return json(200, {
-        items: page.items.map(projectView),
-        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
-      });
+      const page = await projects.listProjects(query);
+      return json(200, { ...page, items: page.items.map(projectView) });
     },
     apiTokenState: async ({ params }) => json(200, await projects.apiTokenState(params.projectId)),
     getProject: async ({ params }) => json(200, projectView(await projects.requireProject(params.projectId))),

@@ -1,6 +1,7 @@
 import { withMeta } from '../../kernel/validation/meta.ts';
 import * as z from '../../kernel/validation/zod.ts';
 import { int } from '../../http/wire-schemas.ts';
+import { pageOf } from '../../http/pagination.ts';
 
 /** Answer bodies of this area as the API returns them (the OpenAPI document shows them; tests check answers). */
 
@@ -9,13 +10,7 @@ export const project = withMeta(
   { id: 'Project' },
 );
 
-export const projectPage = withMeta(
-  z.object({
-    items: z.array(project),
-    nextCursor: withMeta(z.optional(z.string()), { description: 'Pass as `cursor` for the next page.' }),
-  }),
-  { id: 'ProjectPage' },
-);
+export const projectPage = pageOf(project, 'ProjectPage', 'Projects, newest first');
 
 export const apiTokenState = withMeta(
   z.object({

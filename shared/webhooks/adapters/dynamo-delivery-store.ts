@@ -4,17 +4,21 @@ import {
   applied,
   conditionalWrite,
   type DynamoTable,
-  queryPage,
+  queryPageOf,
   readItem,
   updateItem,
 } from '../../kernel/aws/dynamo-table.ts';
 import { backgroundIndex, collections, keys } from '../../contract/keys.ts';
+import type { Page, PageRequest } from '../../kernel/page.ts';
 
 /** The index attributes of a failed delivery's entry (see `backgroundIndex.failedDeliveriesPartition`). */
 const INDEX_NAMES = { '#indexPk': backgroundIndex.partitionKey, '#indexSk': backgroundIndex.sortKey };
 
 /** Deliveries are kept this long after their last attempt (DynamoDB TTL). */
 export const DELIVERY_RETENTION_SECONDS = 30 * 86400;
+
+/** A delivery's sort key: its id. */
+const DELIVERY_ID = /^dlv_[0-9a-z]+$/;
 
 const LIST_FIELDS = 'deliveryId, projectId, integrationId, eventId, eventType, #status, attempts, nextAttemptAt';
 
@@ -101,31 +105,25 @@ export class DynamoDeliveryStore implements DeliveryStore {
   async list(
     projectId: string,
     integrationId: string,
-    options: { status?: DeliveryStatus; limit: number; cursor?: string },
-  ): Promise<{ items: DeliveryRecord[]; nextCursor?: string }> {
-    const items: DeliveryRecord[] = [];
-    let startKey = options.cursor ? decodeCursor(options.cursor, projectId, integrationId) : undefined;
-    // A status filter applies after DynamoDB's page limit: read pages until the page is full or the data ends.
-    for (let page = 0; page < 20; page++) {
-      const out = await queryPage(this.table, {
+    options: { status?: DeliveryStatus } & PageRequest,
+  ): Promise<Page<DeliveryRecord>> {
+    const partition = collections.deliveries(projectId, integrationId).pk;
+    // A status filter applies after DynamoDB's page limit: queryPageOf reads on until the page is full.
+    const out = await queryPageOf(
+      this.table,
+      {
         KeyConditionExpression: 'pk = :pk',
         ScanIndexForward: false,
-        Limit: options.limit - items.length,
         ProjectionExpression: LIST_FIELDS,
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':pk': collections.deliveries(projectId, integrationId).pk,
-          ...(options.status ? { ':status': options.status } : {}),
-        },
+        ExpressionAttributeValues: { ':pk': partition, ...(options.status ? { ':status': options.status } : {}) },
         ...(options.status ? { FilterExpression: '#status = :status' } : {}),
-        ExclusiveStartKey: startKey,
         ConsistentRead: true,
-      });
-      items.push(...(out.Items ?? []).map(deliveryRecordFromItem));
-      startKey = out.LastEvaluatedKey;
-      if (!startKey || items.length >= options.limit) break;
-    }
-    return { items, ...(startKey ? { nextCursor: Buffer.from(String(startKey.sk)).toString('base64url') } : {}) };
+      },
+      options,
+      { attributes: ['pk', 'sk'], fixed: { pk: partition }, accepts: (key) => DELIVERY_ID.test(key.sk!) },
+    );
+    return { ...out, items: out.items.map(deliveryRecordFromItem) };
   }
 
   async markRetrying(
@@ -160,11 +158,4 @@ export function deliveryRecordFromItem(item: Record<string, unknown>): DeliveryR
     ...(typeof item.body === 'string' ? { body: item.body } : {}),
     ...(typeof item.bodyRef === 'string' ? { bodyRef: item.bodyRef } : {}),
   };
-}
-
-/** The cursor is the last delivery id of the page; only meaningful for the same webhook. */
-function decodeCursor(cursor: string, projectId: string, integrationId: string): Record<string, unknown> | undefined {
-  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^dlv_[0-9a-z]+$/.test(sk)) return undefined;
-  return keys.delivery(projectId, integrationId, sk);
 }

@@ -1,14 +1,16 @@
-import { validate } from '#shared/http/middleware.ts';
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json } from '#shared/http/types.ts';
 import type { WebhookAdmin } from '../manage-deliveries.ts';
 import { DELIVERY_STATUSES } from '../model.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
+import { withMeta } from '#shared/kernel/validation/meta.ts';
+import { pageQueryWith } from '#shared/http/pagination.ts';
 
-const listQuery = z.strictObject({
-  status: z.optional(z.enum(DELIVERY_STATUSES as ['pending', 'succeeded', 'failed'])),
-  limit: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(100)), 50),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+const listQuery = pageQueryWith({
+  status: withMeta(z.optional(z.enum(DELIVERY_STATUSES as ['pending', 'succeeded', 'failed'])), {
+    description: 'Only deliveries in this state.',
+    examples: ['failed'],
+  }),
 });
 
 /** A webhook's test event, its deliveries (newest first, every attempt) and the manual retry. */
@@ -18,7 +20,11 @@ export const deliveryRoutes = {
     path: '/projects/{projectId}/integrations/{integrationId}/test',
     idempotent: true,
   }),
-  listDeliveries: route({ method: 'GET', path: '/projects/{projectId}/integrations/{integrationId}/deliveries' }),
+  listDeliveries: route({
+    method: 'GET',
+    path: '/projects/{projectId}/integrations/{integrationId}/deliveries',
+    query: listQuery,
+  }),
   retryDelivery: route({
     method: 'POST',
     path: '/projects/{projectId}/integrations/{integrationId}/deliveries/{deliveryId}/retry',
@@ -31,7 +37,7 @@ export function deliveryHandlers(admin: WebhookAdmin): RouteHandlers<typeof deli
     sendTestEvent: async ({ params, event }) =>
       json(202, await admin.sendTestEvent(params.projectId, params.integrationId, event.idempotency)),
     listDeliveries: async ({ params, query }) =>
-      json(200, await admin.listDeliveries(params.projectId, params.integrationId, validate(listQuery, query))),
+      json(200, await admin.listDeliveries(params.projectId, params.integrationId, query)),
     retryDelivery: async ({ params }) =>
       json(202, await admin.retryDelivery(params.projectId, params.integrationId, params.deliveryId)),
   };

@@ -1,6 +1,7 @@
 import { withMeta } from '../../kernel/validation/meta.ts';
 import * as z from '../../kernel/validation/zod.ts';
 import { int, isoTime } from '../../http/wire-schemas.ts';
+import { pageOf } from '../../http/pagination.ts';
 
 /** Answer bodies of this area as the API returns them (the OpenAPI document shows them; tests check answers). */
 
@@ -25,9 +26,7 @@ export const delivery = withMeta(
   { id: 'Delivery' },
 );
 
-export const deliveryPage = withMeta(z.object({ items: z.array(delivery), nextCursor: z.optional(z.string()) }), {
-  id: 'DeliveryPage',
-});
+export const deliveryPage = pageOf(delivery, 'DeliveryPage', 'Deliveries, newest first');
 
 export const recoverAccepted = withMeta(
   z.object({

@@ -1,0 +1,266 @@
+/**
+ * Examples for the OpenAPI document, in one place: one per named answer schema (the document puts it on the
+ * component and composes every answer's example from them), the path parameters by name, and one request per
+ * operation that takes a body. `test/unit/openapi-document.test.ts` checks each against its schema, so an example
+ * that drifts from the code fails there. The ids are of the shapes the service makes (`prj_` + 20 base-36
+ * characters...), shared with the event catalog's examples.
+ */
+
+export const EXAMPLE_IDS = {
+  projectId: 'prj_01hq3x9k2m7c4v8b6n5s',
+  channelId: 'ch_01hq3x9k2m7c4v8b6n5t',
+  integrationId: 'int_4f8k2m9q1w7e3r5t6y0u',
+  customIntegrationId: 'int_9z8x7c6v5b4n3m2l1k0j',
+  botId: 'bot_7h2j4k6l8m0n1b3v5c7x',
+  messageId: 'msg_2w4e6r8t0y1u3i5o7p9a',
+  eventId: 'evt_0mkfj2k9sa1b2c3d4e5f6g7',
+  deliveryId: 'dlv_0mkfj2k9sa1b2c3d4e5f6g7x3kq9a',
+  fileName: 'refunds.md',
+} as const;
+
+const ids = EXAMPLE_IDS;
+const at = '2026-11-21T10:00:00.000Z';
+const later = '2026-11-21T10:05:00.000Z';
+
+/** Path parameters by name: what they are and one value. */
+export const PATH_PARAMETERS: Record<string, { description: string; example: string }> = {
+  projectId: { description: 'The project id (`prj_…`).', example: ids.projectId },
+  channelId: { description: 'The channel id (`ch_…`).', example: ids.channelId },
+  integrationId: { description: 'The integration id (`int_…`).', example: ids.integrationId },
+  deliveryId: { description: 'The delivery id (`dlv_…`), from the delivery log.', example: ids.deliveryId },
+  botId: { description: 'The bot id (`bot_…`).', example: ids.botId },
+  messageId: { description: 'The message id (`msg_…`) the send answered.', example: ids.messageId },
+  fileName: {
+    description: 'The knowledge file name (as `procedencia` shows it in search results); URL-encoded.',
+    example: ids.fileName,
+  },
+};
+
+const project = { projectId: ids.projectId, companyId: 1042, name: 'Acme', monthlyBotCredits: 100 };
+const channel = {
+  channelId: ids.channelId,
+  type: 'sms',
+  name: 'Alerts',
+  address: '+5511977776666',
+  provider: { kind: 'sandbox' },
+  credits: 100,
+  createdAt: at,
+};
+const integration = {
+  integrationId: ids.integrationId,
+  product: 'webhook',
+  scope: 'general',
+  channelId: null,
+  url: 'https://example.com/webhooks/switchboard',
+  eventTypes: null,
+  rateLimitPerSecond: null,
+  enabled: true,
+  disabledReason: null,
+  hasBearerToken: true,
+  createdAt: at,
+  updatedAt: at,
+};
+const delivery = {
+  deliveryId: ids.deliveryId,
+  eventId: ids.eventId,
+  eventType: 'message.sent',
+  status: 'succeeded',
+  attempts: [{ at, statusCode: 200, durationMs: 84 }],
+};
+const bot = {
+  botId: ids.botId,
+  projectId: ids.projectId,
+  name: 'Support',
+  instructions: 'Answer in one short sentence using the knowledge base.',
+  model: null,
+  temperature: null,
+  createdAt: at,
+  updatedAt: at,
+};
+const knowledgeFile = {
+  fileName: ids.fileName,
+  status: 'ready',
+  chunks: 3,
+  contentType: 'text/markdown',
+  bytes: 2048,
+  uploadedAt: at,
+  updatedAt: later,
+};
+const fontes = [{ procedencia: ids.fileName, score: 0.82 }];
+
+/** One example per named schema of the document (`components.schemas`), keyed by its name. */
+export const SCHEMA_EXAMPLES: Record<string, unknown> = {
+  Project: project,
+  ApiTokenState: { active: true, issuedAt: at },
+  ShownOnceToken: { token: 'sbk_3Jx9QmT2vLw8rK4pZ7nB1cY6dF0hG5sA' },
+  BotCredits: { disponivel: 95, mes: '11/2026' },
+  BotCreditUsage: {
+    mes: '11/2026',
+    disponivel: 95,
+    allowance: 100,
+    granted: 0,
+    days: [
+      { day: 1, charged: 3, refunded: 0 },
+      { day: 2, charged: 2, refunded: 0 },
+    ],
+  },
+  Channel: channel,
+  OutboxMessage: {
+    messageId: ids.messageId,
+    to: '+5511988887777',
+    payload: { to: '+5511988887777', body: 'Your order has shipped' },
+    sentAt: at,
+  },
+  EventAccepted: { eventId: ids.eventId },
+  SendResult: { success: true, messageId: ids.messageId, status: 'sent', channel: { id: ids.channelId, type: 'sms' } },
+  MessageStatus: {
+    success: true,
+    messageId: ids.messageId,
+    direction: 'outbound',
+    status: 'delivered',
+    channel: { id: ids.channelId, type: 'sms' },
+    to: '+5511988887777',
+    createdAt: at,
+    history: [
+      { status: 'sent', at },
+      { status: 'delivered', at: later },
+    ],
+  },
+  Integration: integration,
+  CreatedIntegration: { ...integration, signingSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+  SigningSecret: { signingSecret: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD' },
+  Delivery: delivery,
+  RecoverAccepted: { recovered: 12 },
+  RetryAccepted: { deliveryId: ids.deliveryId, status: 'pending' },
+  WebhookHealth: {
+    succeeded: 41,
+    failed: 1,
+    hours: [
+      { hour: '2026-11-21T09:00:00.000Z', succeeded: 20, failed: 1, medianLatencyMs: 100 },
+      { hour: '2026-11-21T10:00:00.000Z', succeeded: 21, failed: 0, medianLatencyMs: 50 },
+    ],
+  },
+  Bot: bot,
+  KnowledgeFile: knowledgeFile,
+  KnowledgeFileList: { items: [knowledgeFile] },
+  KnowledgeUploadAccepted: { fileName: ids.fileName, status: 'processing' },
+  KnowledgeUploadUrl: {
+    uploadUrl: 'https://switchboard-uploads.s3.amazonaws.com/',
+    method: 'POST',
+    fields: {
+      key: `knowledge/${ids.botId}/catalog.pdf`,
+      'Content-Type': 'application/pdf',
+      Policy: 'eyJleHBpcmF0aW9uIjoi…',
+    },
+    expiresAt: '2026-11-21T10:15:00.000Z',
+    maxBytes: 26214400,
+  },
+  SearchResult: {
+    success: true,
+    trechos: [
+      { texto: 'Refunds take five business days after the return arrives.', procedencia: ids.fileName, score: 0.82 },
+    ],
+  },
+  Fontes: fontes,
+  CompletionResult: {
+    success: true,
+    result: 'Refunds take five business days after the return arrives.',
+    usage: { inputTokens: 412, outputTokens: 14 },
+    fontes,
+  },
+  ChatCompletion: {
+    id: 'chatcmpl-9f2k4m6q8w0e',
+    object: 'chat.completion',
+    created: 1795341600,
+    model: ids.botId,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: 'Five business days after the return arrives.', refusal: null },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
+    usage: { prompt_tokens: 412, completion_tokens: 11, total_tokens: 423 },
+    fontes,
+  },
+  ChatCompletionChunk: {
+    id: 'chatcmpl-9f2k4m6q8w0e',
+    object: 'chat.completion.chunk',
+    created: 1795341600,
+    model: ids.botId,
+    choices: [{ index: 0, delta: { content: 'Five business' }, logprobs: null, finish_reason: null }],
+  },
+  ModelList: {
+    object: 'list',
+    data: [{ id: ids.botId, object: 'model', created: 1795341600, owned_by: ids.projectId }],
+  },
+  ExtractResult: { success: true, result: 'Invoice 42\nTotal: R$ 100,00' },
+  ExtractUpload: {
+    success: true,
+    uploadUrl: 'https://switchboard-uploads.s3.amazonaws.com/',
+    method: 'POST',
+    fields: {
+      key: `extract/${ids.projectId}/5f2c9e.pdf`,
+      'Content-Type': 'application/pdf',
+      Policy: 'eyJleHBpcmF0aW9uIjoi…',
+    },
+    fileKey: `extract/${ids.projectId}/5f2c9e.pdf`,
+    expiresAt: '2026-11-21T10:15:00.000Z',
+    maxBytes: 26214400,
+  },
+  Health: {
+    success: true,
+    companyId: 1042,
+    botrag: { ok: true, latenciaMs: 12 },
+    creditos: { disponivel: 95, mes: '11/2026' },
+    checkedAt: at,
+  },
+  ErrorResponse: {
+    success: false,
+    error: 'VALIDATION_ERROR',
+    message: 'The request is invalid.',
+    details: [{ path: 'name', message: 'Too small: expected string to have >=1 characters', code: 'too_small' }],
+    requestId: 'req_5b8c2d1e9f7a',
+  },
+  OpenAiError: {
+    error: {
+      message: 'The model `bot_missing` does not exist.',
+      type: 'invalid_request_error',
+      param: 'model',
+      code: 'model_not_found',
+    },
+  },
+};
+
+/** One request body per operation that takes one (JSON unless the operation says otherwise), by operationId. */
+export const REQUEST_EXAMPLES: Record<string, unknown> = {
+  createProject: { companyId: 1042, name: 'Acme', monthlyBotCredits: 100 },
+  grantBotCredits: { amount: 50 },
+  createChannel: { type: 'sms', name: 'Alerts', address: '+5511977776666', credits: 100 },
+  addChannelCredits: { amount: 100 },
+  simulateInboundMessage: { from: '+5511988887777', text: 'Where is my order?' },
+  simulateDeliveryStatus: { messageId: ids.messageId, status: 'delivered' },
+  createIntegration: {
+    product: 'webhook',
+    scope: 'general',
+    url: 'https://example.com/webhooks/switchboard',
+    bearerToken: 'my-receiver-token',
+  },
+  updateIntegration: { eventTypes: ['message.received', 'message.failed'], enabled: true },
+  recoverDeliveries: { since: '2026-11-20T00:00:00.000Z', until: '2026-11-21T00:00:00.000Z' },
+  reportEvent: { channelId: ids.channelId, type: 'message.sent', data: { messageId: ids.messageId } },
+  createBot: { name: 'Support', instructions: 'Answer in one short sentence using the knowledge base.' },
+  updateBot: { temperature: 0.2 },
+  uploadKnowledgeFile: '# Refunds\n\nRefunds take five business days after the return arrives.\n',
+  createKnowledgeUploadUrl: { contentType: 'application/pdf' },
+  sendMessage: { to: '+5511988887777', body: 'Your order has shipped' },
+  createCompletion: { botId: ids.botId, prompt: 'How long do refunds take?' },
+  createChatCompletion: { model: ids.botId, messages: [{ role: 'user', content: 'How long do refunds take?' }] },
+  searchKnowledge: { botId: ids.botId, query: 'how long do refunds take', topK: 3 },
+  extractPdf: { file: '(the PDF bytes)', mode: 'text' },
+  createExtractUpload: {},
+  receiveTwilioCallback: { AccountSid: 'AC0123456789', MessageSid: 'SM0123456789', MessageStatus: 'delivered' },
+  receiveWhatsAppWebhook: { object: 'whatsapp_business_account', entry: [] },
+  'extractPdf application/json': { fileKey: `extract/${ids.projectId}/5f2c9e.pdf`, mode: 'pages' },
+};
