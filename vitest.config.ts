@@ -20,6 +20,8 @@ const groups = {
     'test/e2e/message-status.test.ts',
     'test/e2e/openapi-traffic.test.ts',
     'test/e2e/openapi.test.ts',
+    'test/e2e/pagination.test.ts',
+    'test/e2e/sdk.test.ts',
     'test/e2e/send-events.test.ts',
     'test/e2e/send.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',

@@ -30,6 +30,7 @@ export const PATH_PARAMETERS: Record<string, { description: string; example: str
   deliveryId: { description: 'The delivery id (`dlv_…`), from the delivery log.', example: ids.deliveryId },
   botId: { description: 'The bot id (`bot_…`).', example: ids.botId },
   messageId: { description: 'The message id (`msg_…`) the send answered.', example: ids.messageId },
+  id: { description: 'The model id: a bot id (`bot_…`) of the token’s project.', example: ids.botId },
   fileName: {
     description: 'The knowledge file name (as `procedencia` shows it in search results); URL-encoded.',
     example: ids.fileName,
@@ -176,7 +177,12 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: 'Five business days after the return arrives.', refusal: null },
+        message: {
+          role: 'assistant',
+          content: 'Five business days after the return arrives.',
+          refusal: null,
+          annotations: [],
+        },
         logprobs: null,
         finish_reason: 'stop',
       },
@@ -194,6 +200,44 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   ModelList: {
     object: 'list',
     data: [{ id: ids.botId, object: 'model', created: 1795341600, owned_by: ids.projectId }],
+  },
+  Model: { id: ids.botId, object: 'model', created: 1795341600, owned_by: ids.projectId },
+  EmbeddingList: {
+    object: 'list',
+    data: [
+      { object: 'embedding', index: 0, embedding: [0.0132, -0.0841, 0.0457] },
+      { object: 'embedding', index: 1, embedding: [-0.0211, 0.0093, 0.0718] },
+    ],
+    model: 'default',
+    usage: { prompt_tokens: 8, total_tokens: 8 },
+  },
+  Response: {
+    id: 'resp_9f2k4m6q8w0e',
+    object: 'response',
+    created_at: 1795341600,
+    status: 'completed',
+    error: null,
+    incomplete_details: null,
+    model: ids.botId,
+    output: [
+      {
+        id: 'msg_9f2k4m6q8w0e',
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [
+          { type: 'output_text', text: 'Five business days after the return arrives.', annotations: [], logprobs: [] },
+        ],
+      },
+    ],
+    store: false,
+    usage: {
+      input_tokens: 412,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 11,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 423,
+    },
   },
   ExtractResult: { success: true, result: 'Invoice 42\nTotal: R$ 100,00' },
   ExtractUpload: {
@@ -258,6 +302,8 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   createCompletion: { botId: ids.botId, prompt: 'How long do refunds take?' },
   createChatCompletion: { model: ids.botId, messages: [{ role: 'user', content: 'How long do refunds take?' }] },
   searchKnowledge: { botId: ids.botId, query: 'how long do refunds take', topK: 3 },
+  createResponse: { model: ids.botId, input: 'How long do refunds take?' },
+  createEmbeddings: { model: 'default', input: ['refund policy', 'shipping times'] },
   extractPdf: { file: '(the PDF bytes)', mode: 'text' },
   createExtractUpload: {},
   receiveTwilioCallback: { AccountSid: 'AC0123456789', MessageSid: 'SM0123456789', MessageStatus: 'delivered' },

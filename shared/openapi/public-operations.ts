@@ -359,7 +359,7 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     description:
       'What `client.models.retrieve(botId)` returns. A bot that does not exist or is another project’s: 404 ' +
       '`model_not_found`, as OpenAI answers a model the key cannot use. Counted by the rate limit.',
-    operationId: 'retrieveModel',
+    operationId: 'getModel',
     tags: ['AI'],
     security: 'apiToken',
     rateLimited: true,

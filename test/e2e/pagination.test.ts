@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '#test/support/eventually.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 /**
  * One pagination pattern on every list (contract §17's precision): `?limit&cursor` → `{ items, nextCursor? }`, the
@@ -8,11 +8,11 @@ import { startTestService, type TestService } from '#test/support/service.ts';
  * own and is walked two at a time past its first page; `PAGINATED` is checked against the document's
  * `x-pagination` operations, so a new list without a walk here fails.
  */
-let svc: TestService;
+let svc: ServiceClient;
 let doc: any;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = sharedService();
   doc = await (await fetch(`${svc.baseUrl}/openapi.json`)).json();
 });
 afterAll(async () => svc?.close());

@@ -5,7 +5,7 @@ import { verifyWebhook, WebhookVerificationError, type WebhookEvent } from '@swi
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '#test/support/eventually.ts';
 import { textPdf } from '#test/support/pdf-fixtures.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 /**
  * The official client (`sdk/`) drives the README's whole flow against the running service, as a customer's code
@@ -13,13 +13,13 @@ import { startTestService, type TestService } from '#test/support/service.ts';
  * paginator, a raw knowledge upload, a multipart PDF, typed errors in both error formats, and webhooks verified with
  * the re-exported Standard Webhooks.
  */
-let svc: TestService;
+let svc: ServiceClient;
 let receiver: Server;
 const received: { event?: WebhookEvent; failure?: string }[] = [];
 let signingSecret = '';
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = sharedService();
   receiver = createServer(async (req, res) => {
     let body = '';
     for await (const chunk of req) body += chunk;

@@ -627,7 +627,38 @@ export interface paths {
         put?: never;
         /**
          * OpenAI's Chat Completions with a bot as the model (1 bot credit)
-         * @description Any OpenAI client works with base URL `{base_url}/api/v1/ai` and the project API token as its key. `model` is a botId: its instructions (then the request's `system` / `developer` messages), its knowledge (top excerpts for the last user message) and its model. `messages` reach the model as turns. Same order as completion: auth → rate limit → body → validation (400) → bot (403/404) → balance (402) → charge 1 → generate; a failure after the charge, also mid-stream or a client that disconnects, refunds it once. `stream: true` answers Server-Sent Events from the first token. Refused (400 `unsupported_parameter`): `tools`, `functions`, images, audio, `n` > 1. Accepted and ignored: `user`, `store`, `metadata`, `seed`…. A prompt over the model context: 400 `context_length_exceeded`, nothing charged. Errors use OpenAI’s body (`error.code` in OpenAI’s terms).
+         * @description Any OpenAI client works with base URL `{base_url}/api/v1/ai` and the project API token as its key. `model` is a botId: its instructions (then the request's `system` / `developer` messages), its knowledge (top excerpts for the last user message) and its model. `messages` reach the model as turns, with assistant `tool_calls` and `tool` results. `tools` (functions), `tool_choice`, `parallel_tool_calls`: the model’s calls come back as `message.tool_calls` with `finish_reason: "tool_calls"` (streamed as `delta.tool_calls`). `response_format` `json_schema`: the answer is validated against the schema (ajv), asked for once more if it is not, then 502 `server_error`, refunded. Order: auth → rate limit → body → validation (400) → bot (403/404) → parameters the bot's provider does not take (400 `unsupported_parameter`) → balance (402) → charge 1 → generate. The credit is final once text of the answer was written; refunded when the model fails or nothing reached the client. All messages together: at most 120,000 characters (400 `context_length_exceeded`); `max_tokens` above `BOT_MAX_OUTPUT_TOKENS` is clamped. Every parameter, per provider of the bot’s model:
+         *
+         *     | parameter | `bedrock` | `openai` | `offline` |
+         *     | --- | --- | --- | --- |
+         *     | `model`, `messages` | the bot (its instructions, knowledge and model) and the conversation | the bot (its instructions, knowledge and model) and the conversation | the bot (its instructions, knowledge and model) and the conversation |
+         *     | `stream`, `stream_options.include_usage` | honoured | honoured | honoured |
+         *     | `tools`, `tool_choice` | `toolConfig` (`required` → `any`, a name → `tool`; `none`: no tools sent) | forwarded | honoured: a deterministic call of the first (or the named) function |
+         *     | `parallel_tool_calls` | `false`: only the first call is kept | forwarded | honoured (it makes one call) |
+         *     | `response_format` | `json_schema`: `outputConfig.textFormat` where the model has it, else a forced tool; validated | forwarded; `json_schema` answers validated | honoured: a value generated from the schema |
+         *     | `max_tokens`, `max_completion_tokens` | `inferenceConfig.maxTokens`, at most `BOT_MAX_OUTPUT_TOKENS` | forwarded as `max_tokens`, at most `BOT_MAX_OUTPUT_TOKENS` | honoured (about 4 characters a token) |
+         *     | `temperature` | `inferenceConfig.temperature`; above 1: 400 | forwarded | 400 unless 0 (it is deterministic) |
+         *     | `top_p` | `inferenceConfig.topP` | forwarded | 400 unless 1 (it does not sample) |
+         *     | `stop` | `inferenceConfig.stopSequences` | forwarded | honoured: the answer ends before the first stop sequence |
+         *     | `seed` | 400 | forwarded | honoured: every answer is deterministic |
+         *     | `presence_penalty` | 400 unless 0 | forwarded | 400 unless 0 |
+         *     | `frequency_penalty` | 400 unless 0 | forwarded | 400 unless 0 |
+         *     | `logit_bias` | 400 unless `{}` | forwarded | 400 unless `{}` |
+         *     | `user` | `requestMetadata.user` (invocation logs) | forwarded | 400 |
+         *     | `metadata` | `requestMetadata` (invocation logs) | forwarded | 400 |
+         *     | `service_tier` | `auto` / `default`: the standard tier; `flex`, `priority`: `serviceTier`; others 400 | forwarded | 400 unless `auto` or `default` |
+         *     | `reasoning_effort` | 400 | forwarded | 400 |
+         *     | `verbosity` | 400 | forwarded | 400 |
+         *     | `prediction` | 400 | forwarded | 400 |
+         *     | `web_search_options` | 400 | forwarded | 400 |
+         *     | `prompt_cache_key` | 400 | forwarded | 400 |
+         *     | `safety_identifier` | 400 | forwarded | 400 |
+         *     | `n` | 1 only (400 above: one credit buys one answer) | 1 only (400 above: one credit buys one answer) | 1 only (400 above: one credit buys one answer) |
+         *     | `logprobs`, `top_logprobs` | 400 unless `false` / `0` | 400 unless `false` / `0` | 400 unless `false` / `0` |
+         *     | `store` | 400 unless `false` (nothing is stored) | 400 unless `false` (nothing is stored) | 400 unless `false` (nothing is stored) |
+         *     | `modalities`, `audio` | 400 unless `["text"]` | 400 unless `["text"]` | 400 unless `["text"]` |
+         *     | `functions`, `function_call` | 400 (use `tools`, `tool_choice`) | 400 (use `tools`, `tool_choice`) | 400 (use `tools`, `tool_choice`) |
+         *     | any other field | 400 `unknown_parameter` | 400 `unknown_parameter` | 400 `unknown_parameter` |
          */
         post: operations["createChatCompletion"];
         delete?: never;
@@ -650,6 +681,26 @@ export interface paths {
          * @description Order: auth → rate limit → body → validation (400) → bot (403/404) → balance (402, nothing charged) → charge 1 → generate; any failure after the charge (502, 504, 500) refunds it once. `responseFormat: "json"` answers `dados`.
          */
         post: operations["createCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ai/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenAI's Embeddings (1 bot credit per request of up to 2,048 inputs)
+         * @description `model` is a botId of the project or `default`: both embed with the deployment’s embeddings model (the one knowledge indexes use: `EMBEDDINGS_PROVIDER`), or, when it has none, the deterministic hashed embedding (`hashed-ngrams-v1`, 256 dimensions). `input` a string or up to 2,048 strings (each at most 32,768 characters, 1,200,000 in all; token arrays: 400). `encoding_format` `float` or `base64`; `dimensions` where the model can. Refunded when the model fails.
+         */
+        post: operations["createEmbeddings"];
         delete?: never;
         options?: never;
         head?: never;
@@ -730,6 +781,46 @@ export interface paths {
         get: operations["listModels"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ai/models/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One bot as an OpenAI model object (free)
+         * @description What `client.models.retrieve(botId)` returns. A bot that does not exist or is another project’s: 404 `model_not_found`, as OpenAI answers a model the key cannot use. Counted by the rate limit.
+         */
+        get: operations["getModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ai/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenAI's Responses API with a bot as the model, stateless (1 bot credit)
+         * @description `input` is a string or items (messages, `function_call`, `function_call_output`; an `item_reference` to a non-streamed answer’s message, whose id carries its text); `instructions`, function `tools`, `tool_choice`, `text.format` (`text`, `json_object`, `json_schema`), `max_output_tokens` (clamped to `BOT_MAX_OUTPUT_TOKENS`), `temperature`, `top_p`, `stream` (OpenAI’s named events, `response.created` first, `response.completed` last). Nothing is stored: `previous_response_id`, `store: true`, `background`, `conversation` and built-in tools are 400 `unsupported_parameter`. Same auth, rate limit, credits, bot resolution, knowledge, parameter rules and refunds as chat completions.
+         */
+        post: operations["createResponse"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1045,7 +1136,8 @@ export interface components {
          *           "message": {
          *             "role": "assistant",
          *             "content": "Five business days after the return arrives.",
-         *             "refusal": null
+         *             "refusal": null,
+         *             "annotations": []
          *           },
          *           "logprobs": null,
          *           "finish_reason": "stop"
@@ -1079,12 +1171,24 @@ export interface components {
                 message: {
                     /** @constant */
                     role: "assistant";
-                    content: string;
+                    /** @description Null when the answer is tool calls only. */
+                    content: string | null;
+                    tool_calls?: {
+                        id: string;
+                        /** @constant */
+                        type: "function";
+                        function: {
+                            name: string;
+                            /** @description JSON text of an object. */
+                            arguments: string;
+                        };
+                    }[];
                     refusal: null;
+                    annotations: unknown[];
                 };
                 logprobs: null;
                 /** @enum {string} */
-                finish_reason: "stop" | "length";
+                finish_reason: "stop" | "length" | "tool_calls";
             }[];
             usage?: {
                 prompt_tokens: number;
@@ -1125,10 +1229,21 @@ export interface components {
                 delta: {
                     /** @constant */
                     role?: "assistant";
-                    content?: string;
+                    content?: string | null;
+                    /** @description The first piece of a call has its `index`, `id`, `type` and `function.name`; later ones `index` and more `function.arguments`. */
+                    tool_calls?: {
+                        index: number;
+                        id?: string;
+                        /** @constant */
+                        type?: "function";
+                        function: {
+                            name?: string;
+                            arguments: string;
+                        };
+                    }[];
                 };
                 logprobs: null;
-                finish_reason: ("stop" | "length") | null;
+                finish_reason: ("stop" | "length" | "tool_calls") | null;
             }[];
             usage?: {
                 prompt_tokens: number;
@@ -1139,19 +1254,48 @@ export interface components {
             fontes?: components["schemas"]["Fontes"];
         };
         ChatContentPart: {
-            /** @description Only `text` is supported; images, audio and files are refused. */
+            /** @description `text` (and `refusal` on assistant messages); images, audio, files: 400. */
             type: string;
             text?: string;
         } & {
             [key: string]: unknown;
         };
         ChatMessage: {
-            /** @description `system` / `developer` (appended to the bot’s instructions), `user`, `assistant`. */
+            /** @description `system` / `developer` (appended to the bot’s instructions), `user`, `assistant` (with `tool_calls`), `tool` (with `tool_call_id`). */
             role: string;
             content?: (string | components["schemas"]["ChatContentPart"][]) | null;
+            tool_calls?: components["schemas"]["ChatToolCall"][];
+            tool_call_id?: string;
             name?: string;
+            refusal?: string | null;
+            annotations?: unknown[];
         } & {
             [key: string]: unknown;
+        };
+        ChatTool: {
+            /** @description `function` only. */
+            type: string;
+            function: {
+                name: string;
+                description?: string;
+                /** @description JSON Schema (an object). */
+                parameters?: {
+                    [key: string]: unknown;
+                };
+                strict?: boolean | null;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ChatToolCall: {
+            id: string;
+            /** @constant */
+            type: "function";
+            function: {
+                name: string;
+                /** @description JSON text of an object. */
+                arguments: string;
+            };
         };
         /**
          * @example {
@@ -1287,10 +1431,58 @@ export interface components {
             nextCursor?: string | null;
         };
         /**
+         * @example {
+         *       "object": "list",
+         *       "data": [
+         *         {
+         *           "object": "embedding",
+         *           "index": 0,
+         *           "embedding": [
+         *             0.0132,
+         *             -0.0841,
+         *             0.0457
+         *           ]
+         *         },
+         *         {
+         *           "object": "embedding",
+         *           "index": 1,
+         *           "embedding": [
+         *             -0.0211,
+         *             0.0093,
+         *             0.0718
+         *           ]
+         *         }
+         *       ],
+         *       "model": "default",
+         *       "usage": {
+         *         "prompt_tokens": 8,
+         *         "total_tokens": 8
+         *       }
+         *     }
+         */
+        EmbeddingList: {
+            /** @constant */
+            object: "list";
+            data: {
+                /** @constant */
+                object: "embedding";
+                index: number;
+                /** @description Numbers, or with `encoding_format: base64` the little-endian float32 bytes in base64. */
+                embedding: number[] | string;
+            }[];
+            /** @description The `model` asked for. */
+            model: string;
+            /** @description Estimated: about 4 characters a token. */
+            usage: {
+                prompt_tokens: number;
+                total_tokens: number;
+            };
+        };
+        /**
          * @description Every `error` code the API gives (each operation lists the ones it can give, by status).
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNAUTHORIZED" | "ERR_NO_PERMISSION" | "CHANNEL_NOT_FOUND" | "INVALID_SIGNATURE" | "MESSAGE_NOT_FOUND" | "PROVIDER_ERROR" | "GONE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "ERR_API_TOKEN_NOT_PROVIDED" | "ERR_API_TOKEN_INVALID_FORMAT" | "ERR_API_TOKEN_INVALID" | "ERR_API_TOKEN_AUTHENTICATION_FAILED" | "ERR_PUBLIC_AI_RATE_LIMIT" | "ERR_NO_BOT_CREDITS" | "BOT_FORBIDDEN" | "BOT_NOT_FOUND" | "GENERATION_FAILED" | "EXTRACTION_FAILED" | "GATEWAY_TIMEOUT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNAUTHORIZED" | "ERR_NO_PERMISSION" | "CHANNEL_NOT_FOUND" | "INVALID_SIGNATURE" | "MESSAGE_NOT_FOUND" | "PROVIDER_ERROR" | "GONE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "ERR_API_TOKEN_NOT_PROVIDED" | "ERR_API_TOKEN_INVALID_FORMAT" | "ERR_API_TOKEN_INVALID" | "ERR_API_TOKEN_AUTHENTICATION_FAILED" | "ERR_PUBLIC_AI_RATE_LIMIT" | "ERR_NO_BOT_CREDITS" | "BOT_FORBIDDEN" | "BOT_NOT_FOUND" | "GENERATION_FAILED" | "EXTRACTION_FAILED" | "GATEWAY_TIMEOUT" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
         /**
          * @example {
          *       "success": false,
@@ -1582,6 +1774,15 @@ export interface components {
             expiresAt: string;
             maxBytes: number;
         };
+        /** @description Email only, on every email `message.received`: what the receiving side checked of the sender. SES verdicts `PASS` → `pass`, `FAIL` → `fail`, `GRAY` (no SPF record, no DKIM signature, no DMARC policy) → `none`; not checked or not checkable (`PROCESSING_FAILED`, the local SMTP listener, the sandbox) → `unknown`. Mail SES judged spam or infected is dropped and never becomes an event. */
+        MailAuthentication: {
+            /** @enum {string} */
+            spf: "pass" | "fail" | "none" | "unknown";
+            /** @enum {string} */
+            dkim: "pass" | "fail" | "none" | "unknown";
+            /** @enum {string} */
+            dmarc: "pass" | "fail" | "none" | "unknown";
+        };
         /**
          * @example {
          *       "success": true,
@@ -1627,6 +1828,24 @@ export interface components {
                 at: string;
             }[];
             error?: string;
+        };
+        /**
+         * @example {
+         *       "id": "bot_7h2j4k6l8m0n1b3v5c7x",
+         *       "object": "model",
+         *       "created": 1795341600,
+         *       "owned_by": "prj_01hq3x9k2m7c4v8b6n5s"
+         *     }
+         */
+        Model: {
+            /** @description The botId. */
+            id: string;
+            /** @constant */
+            object: "model";
+            /** @description Unix seconds: when the bot was created. */
+            created: number;
+            /** @description The projectId. */
+            owned_by: string;
         };
         /**
          * @example {
@@ -1742,6 +1961,126 @@ export interface components {
             recovered: number;
             /** @description true when more failed deliveries were left to a worker to re-queue (very large windows). */
             continued?: boolean;
+        };
+        /**
+         * @description OpenAI’s `response` object; the request’s settings are echoed (`instructions`, `tools`, `tool_choice`, `text`, `temperature`…).
+         * @example {
+         *       "id": "resp_9f2k4m6q8w0e",
+         *       "object": "response",
+         *       "created_at": 1795341600,
+         *       "status": "completed",
+         *       "error": null,
+         *       "incomplete_details": null,
+         *       "model": "bot_7h2j4k6l8m0n1b3v5c7x",
+         *       "output": [
+         *         {
+         *           "id": "msg_9f2k4m6q8w0e",
+         *           "type": "message",
+         *           "status": "completed",
+         *           "role": "assistant",
+         *           "content": [
+         *             {
+         *               "type": "output_text",
+         *               "text": "Five business days after the return arrives.",
+         *               "annotations": [],
+         *               "logprobs": []
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "store": false,
+         *       "usage": {
+         *         "input_tokens": 412,
+         *         "input_tokens_details": {
+         *           "cached_tokens": 0
+         *         },
+         *         "output_tokens": 11,
+         *         "output_tokens_details": {
+         *           "reasoning_tokens": 0
+         *         },
+         *         "total_tokens": 423
+         *       }
+         *     }
+         */
+        Response: {
+            /** @description `resp_…` (not stored: it cannot be retrieved later). */
+            id: string;
+            /** @constant */
+            object: "response";
+            /** @description Unix seconds. */
+            created_at: number;
+            /** @enum {string} */
+            status: "in_progress" | "completed" | "incomplete";
+            error: null;
+            incomplete_details: {
+                /** @constant */
+                reason: "max_output_tokens";
+            } | null;
+            /** @description The botId. */
+            model: string;
+            output: ({
+                /** @description `msg_…`; a non-streamed answer’s id carries its text, so an `item_reference` to it works. */
+                id: string;
+                /** @constant */
+                type: "message";
+                /** @enum {string} */
+                status: "in_progress" | "completed";
+                /** @constant */
+                role: "assistant";
+                content: {
+                    /** @constant */
+                    type: "output_text";
+                    annotations: unknown[];
+                    logprobs: unknown[];
+                    text: string;
+                }[];
+            } | {
+                /** @description `fc_…` */
+                id: string;
+                /** @constant */
+                type: "function_call";
+                /** @enum {string} */
+                status: "in_progress" | "completed";
+                arguments: string;
+                call_id: string;
+                name: string;
+            })[];
+            /** @constant */
+            store: false;
+            usage: {
+                input_tokens: number;
+                input_tokens_details: {
+                    cached_tokens: number;
+                };
+                output_tokens: number;
+                output_tokens_details: {
+                    reasoning_tokens: number;
+                };
+                total_tokens: number;
+            } | null;
+            fontes?: components["schemas"]["Fontes"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One `event: <type>` / `data: {…}` pair of the stream, in OpenAI’s order; no `[DONE]`. */
+        ResponseStreamEvent: {
+            /** @description `response.created`, `response.in_progress`, `response.output_item.added`, `response.content_part.added`, `response.output_text.delta`, `response.output_text.done`, `response.content_part.done`, `response.function_call_arguments.delta`, `response.function_call_arguments.done`, `response.output_item.done`, `response.completed` / `response.incomplete`, or `error`. */
+            type: string;
+            sequence_number: number;
+        } & {
+            [key: string]: unknown;
+        };
+        ResponsesFunctionTool: {
+            /** @description `function` only; built-in tools are refused. */
+            type: string;
+            name?: string;
+            description?: string | null;
+            parameters?: {
+                [key: string]: unknown;
+            } | null;
+            strict?: boolean | null;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * @example {
@@ -2680,14 +3019,33 @@ export interface components {
                     /** @description The botId: its instructions, knowledge and model answer. */
                     model: string;
                     messages: components["schemas"]["ChatMessage"][];
+                    tools?: components["schemas"]["ChatTool"][] | null;
+                    tool_choice?: (string | ({
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    })) | null;
+                    parallel_tool_calls?: boolean | null;
                     response_format?: ({
                         type: string;
                     } & {
                         [key: string]: unknown;
                     }) | null;
                     temperature?: number | null;
+                    top_p?: number | null;
                     max_tokens?: number | null;
                     max_completion_tokens?: number | null;
+                    stop?: (string | string[]) | null;
+                    seed?: number | null;
+                    presence_penalty?: number | null;
+                    frequency_penalty?: number | null;
+                    logit_bias?: {
+                        [key: string]: number;
+                    } | null;
+                    user?: string | null;
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
                     n?: number | null;
                     stream?: boolean | null;
                     stream_options?: ({
@@ -2725,6 +3083,69 @@ export interface components {
                      * @default 30000
                      */
                     timeoutMs?: number;
+                };
+            };
+        };
+        EmbeddingsRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "default",
+                 *       "input": [
+                 *         "refund policy",
+                 *         "shipping times"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A botId of the project (its embeddings model: the deployment’s) or `default`. */
+                    model: string;
+                    /** @description A string or up to 2048 strings (token arrays: 400). */
+                    input: string | string[];
+                    encoding_format?: ("float" | "base64") | null;
+                    dimensions?: number | null;
+                };
+            };
+        };
+        ResponsesRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "bot_7h2j4k6l8m0n1b3v5c7x",
+                 *       "input": "How long do refunds take?"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The botId. */
+                    model: string;
+                    /** @description A string (one user message) or items: messages (`role`, `content` string or `input_text` / `output_text` parts), `function_call`, `function_call_output`, `item_reference` to a non-streamed message of ours. */
+                    input: string | {
+                        [key: string]: unknown;
+                    }[];
+                    instructions?: string | null;
+                    tools?: components["schemas"]["ResponsesFunctionTool"][] | null;
+                    tool_choice?: (string | ({
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    })) | null;
+                    parallel_tool_calls?: boolean | null;
+                    text?: ({
+                        format?: ({
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
+                    max_output_tokens?: number | null;
+                    temperature?: number | null;
+                    top_p?: number | null;
+                    stream?: boolean | null;
+                    store?: boolean | null;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };
@@ -4988,7 +5409,8 @@ export interface operations {
                      *           "message": {
                      *             "role": "assistant",
                      *             "content": "Five business days after the return arrives.",
-                     *             "refusal": null
+                     *             "refusal": null,
+                     *             "annotations": []
                      *           },
                      *           "logprobs": null,
                      *           "finish_reason": "stop"
@@ -5079,6 +5501,69 @@ export interface operations {
             500: components["responses"]["Error500InternalError"];
             502: components["responses"]["Error502GenerationFailed"];
             504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    createEmbeddings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["EmbeddingsRequest"];
+        responses: {
+            /** @description One vector per input, in input order. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "embedding",
+                     *           "index": 0,
+                     *           "embedding": [
+                     *             0.0132,
+                     *             -0.0841,
+                     *             0.0457
+                     *           ]
+                     *         },
+                     *         {
+                     *           "object": "embedding",
+                     *           "index": 1,
+                     *           "embedding": [
+                     *             -0.0211,
+                     *             0.0093,
+                     *             0.0718
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "model": "default",
+                     *       "usage": {
+                     *         "prompt_tokens": 8,
+                     *         "total_tokens": 8
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmbeddingList"];
+                };
+            };
+            400: components["responses"]["OpenAiError400InvalidJsonOrValidationError"];
+            401: components["responses"]["OpenAiError401ErrApiToken"];
+            402: components["responses"]["OpenAiError402ErrNoBotCredits"];
+            403: components["responses"]["OpenAiError403BotForbidden"];
+            404: components["responses"]["OpenAiError404BotNotFound"];
+            413: components["responses"]["OpenAiError413PayloadTooLarge"];
+            429: components["responses"]["OpenAiError429ErrPublicAiRateLimitRetryAfter"];
+            500: components["responses"]["OpenAiError500InternalError"];
+            502: components["responses"]["OpenAiError502GenerationFailed"];
         };
     };
     extractPdf: {
@@ -5277,6 +5762,122 @@ export interface operations {
             500: components["responses"]["OpenAiError500InternalError"];
         };
     };
+    getModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The model id: a bot id (`bot_…`) of the token’s project.
+                 * @example bot_7h2j4k6l8m0n1b3v5c7x
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bot. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bot_7h2j4k6l8m0n1b3v5c7x",
+                     *       "object": "model",
+                     *       "created": 1795341600,
+                     *       "owned_by": "prj_01hq3x9k2m7c4v8b6n5s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            401: components["responses"]["OpenAiError401ErrApiToken"];
+            404: components["responses"]["OpenAiError404BotNotFound"];
+            429: components["responses"]["OpenAiError429ErrPublicAiRateLimitRetryAfter"];
+            500: components["responses"]["OpenAiError500InternalError"];
+        };
+    };
+    createResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ResponsesRequest"];
+        responses: {
+            /** @description The response; with `stream: true`, `text/event-stream` of named events. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "resp_9f2k4m6q8w0e",
+                     *       "object": "response",
+                     *       "created_at": 1795341600,
+                     *       "status": "completed",
+                     *       "error": null,
+                     *       "incomplete_details": null,
+                     *       "model": "bot_7h2j4k6l8m0n1b3v5c7x",
+                     *       "output": [
+                     *         {
+                     *           "id": "msg_9f2k4m6q8w0e",
+                     *           "type": "message",
+                     *           "status": "completed",
+                     *           "role": "assistant",
+                     *           "content": [
+                     *             {
+                     *               "type": "output_text",
+                     *               "text": "Five business days after the return arrives.",
+                     *               "annotations": [],
+                     *               "logprobs": []
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "store": false,
+                     *       "usage": {
+                     *         "input_tokens": 412,
+                     *         "input_tokens_details": {
+                     *           "cached_tokens": 0
+                     *         },
+                     *         "output_tokens": 11,
+                     *         "output_tokens_details": {
+                     *           "reasoning_tokens": 0
+                     *         },
+                     *         "total_tokens": 423
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Response"];
+                    "text/event-stream": components["schemas"]["ResponseStreamEvent"];
+                };
+            };
+            400: components["responses"]["OpenAiError400InvalidJsonOrValidationError"];
+            401: components["responses"]["OpenAiError401ErrApiToken"];
+            402: components["responses"]["OpenAiError402ErrNoBotCredits"];
+            403: components["responses"]["OpenAiError403BotForbidden"];
+            404: components["responses"]["OpenAiError404BotNotFound"];
+            413: components["responses"]["OpenAiError413PayloadTooLarge"];
+            429: components["responses"]["OpenAiError429ErrPublicAiRateLimitRetryAfter"];
+            500: components["responses"]["OpenAiError500InternalError"];
+            502: components["responses"]["OpenAiError502GenerationFailed"];
+            504: components["responses"]["OpenAiError504GatewayTimeout"];
+        };
+    };
     searchKnowledge: {
         parameters: {
             query?: never;
@@ -5415,6 +6016,7 @@ export interface operations {
                             contentType: string;
                             bytes: number;
                         }[];
+                        authentication?: components["schemas"]["MailAuthentication"];
                     };
                 };
             };
