@@ -8,7 +8,8 @@ import type { Logger } from '#shared/kernel/logger.ts';
 import type { EmbeddingsProvider } from '#shared/knowledge/embeddings.ts';
 import type { KnowledgeObjectStore } from '#shared/knowledge/knowledge-files.ts';
 import type { KnowledgeSearch } from '#shared/knowledge/knowledge-search.ts';
-import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 
 /**
  * The knowledge bucket as an object store, with the S3 client loaded on first use (`s3KnowledgeObjectStoreOnFirstUse`);
@@ -50,7 +51,7 @@ export function embeddingsFromConfig(cfg: Config): EmbeddingsProvider | undefine
 }
 
 /**
- * The `KnowledgeSearch` over the function's bot store and the knowledge bucket, with its in-memory index cache: build
+ * The `KnowledgeSearch` over the function's bot store and the knowledge bucket, with its in-memory segment cache: build
  * it once per cold start (module scope). What the search endpoint and the completion endpoint use.
  */
 export function knowledgeSearchFromConfig(
@@ -59,7 +60,7 @@ export function knowledgeSearchFromConfig(
 ): KnowledgeSearch {
   return makeKnowledgeSearch({
     bots: deps.bots,
-    indexes: new IndexCache(deps.objects ?? knowledgeObjectsFromConfig(cfg)),
+    segments: new SegmentCache(deps.objects ?? knowledgeObjectsFromConfig(cfg)),
     logger: deps.logger,
     embeddings: embeddingsFromConfig(cfg),
   });

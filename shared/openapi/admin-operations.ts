@@ -260,9 +260,19 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     responses: { 204: { description: 'Deleted.' } },
   },
   'GET /projects/{projectId}/bots/{botId}/knowledge': {
-    summary: "A bot's knowledge files and their status",
+    summary: "A bot's knowledge files and their status, a page at a time",
+    description:
+      'Files by name (byte order of the UTF-8 name), `limit` per page; pass `nextCursor` back as `cursor` for the ' +
+      'next page, until a page comes without one. A bot holds any number of files.',
     tags: ['Bots'],
-    responses: { 200: { description: 'Files by name.', body: s.list(s.knowledgeFile, 'KnowledgeFileList') } },
+    query: z.object({
+      limit: withMeta(z.optional(z.number().check(z.int(), z.gte(1), z.lte(1000))), {
+        description: 'Page size (default 100).',
+      }),
+      cursor: withMeta(z.optional(z.string()), { description: '`nextCursor` of the previous page.' }),
+    }),
+    responses: { 200: { description: 'A page of files, by name.', body: s.knowledgeFilePage } },
+    errors: { 400: ['VALIDATION_ERROR'] },
   },
   'PUT /projects/{projectId}/bots/{botId}/knowledge/{fileName}': {
     summary: 'Upload a knowledge file',
@@ -290,7 +300,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'DELETE /projects/{projectId}/bots/{botId}/knowledge/{fileName}': {
     summary: 'Delete a knowledge file',
-    description: 'Its excerpts leave search at once.',
+    description:
+      'Its excerpts leave search at once (before the answer). An upload of the same name that lands meanwhile is newer and proceeds.',
     tags: ['Bots'],
     responses: { 204: { description: 'Deleted.' } },
   },

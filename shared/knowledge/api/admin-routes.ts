@@ -1,8 +1,15 @@
+import { validate } from '#shared/http/middleware.ts';
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 import type { KnowledgeFile } from '../knowledge-files.ts';
 import type { KnowledgeManagement } from '../manage.ts';
+
+/** The listing's query: the project's one pagination pattern (`?limit&cursor`, answer `{ items, nextCursor }`). */
+export const knowledgeListQuery = z.strictObject({
+  limit: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(1000)), 100),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+});
 
 const uploadUrlBody = z.strictObject({ contentType: z.string().check(z.minLength(1), z.maxLength(200)) });
 
@@ -37,8 +44,10 @@ export const knowledgeRoutes = {
 /** What serves the knowledge routes. */
 export function knowledgeHandlers(knowledge: KnowledgeManagement): RouteHandlers<typeof knowledgeRoutes> {
   return {
-    listKnowledge: async ({ params }) =>
-      json(200, { items: (await knowledge.list(params.projectId, params.botId)).map(fileView) }),
+    listKnowledge: async ({ params, query }) => {
+      const page = await knowledge.list(params.projectId, params.botId, validate(knowledgeListQuery, query));
+      return json(200, { items: page.items.map(fileView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) });
+    },
     uploadKnowledge: async ({ params, body, event }) =>
       json(
         202,

@@ -19,6 +19,14 @@ export const knowledgeFile = withMeta(
   { id: 'KnowledgeFile' },
 );
 
+export const knowledgeFilePage = withMeta(
+  z.object({
+    items: z.array(knowledgeFile),
+    nextCursor: withMeta(z.optional(z.string()), { description: 'Pass as `cursor` for the next page.' }),
+  }),
+  { id: 'KnowledgeFilePage' },
+);
+
 export const knowledgeUploadAccepted = withMeta(z.object({ fileName: z.string(), status: z.literal('processing') }), {
   id: 'KnowledgeUploadAccepted',
 });

@@ -173,6 +173,11 @@ export class KnowledgeView {
     this.windowTf = new Float32Array(N);
   }
 
+  /** Whether document `doc` of segment `segment` (positions in {@link segments}) is searchable. */
+  isLive(segment: number, doc: number): boolean {
+    return this.docs[this.docBase[segment]! + doc]!.live;
+  }
+
   /** The searchable documents, each file once. */
   liveDocs(): ViewDoc[] {
     return this.docs.filter((d) => d.live);

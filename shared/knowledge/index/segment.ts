@@ -60,6 +60,8 @@ export interface SegmentDoc {
 export interface DeleteMarker {
   fileKey: string;
   generation: string;
+  /** When the delete happened (epoch ms): merges keep a marker at least a while (see compaction.ts). */
+  at?: number;
 }
 
 interface SegmentMeta {
