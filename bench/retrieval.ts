@@ -29,7 +29,7 @@ import {
   type Engine,
   fileInput,
   miniSearchEngine,
-  ProjectEngine,
+  type ProjectEngine,
   projectEngine,
   winkEngine,
 } from './lib/retrieval/engines.ts';
@@ -148,7 +148,7 @@ function measure(c: Collection, key: string, engine: Engine, build: () => void):
 }
 
 const rows: Row[] = [];
-const only = argValue("only")?.split(",");
+const only = argValue('only')?.split(',');
 for (const name of collections) {
   const c = loadCollection(name);
   console.error(`${name}: ${c.docs.length} documents, ${c.queries.length} queries`);
@@ -162,7 +162,7 @@ for (const name of collections) {
   }
   if (per.has('before'))
     for (const row of rows.filter((r) => r.collection === name && r.key !== 'before'))
-    row.delta = pairedRandomisation(per.get('before')!.perQuery, per.get(row.key)!.perQuery, 'ndcg@10');
+      row.delta = pairedRandomisation(per.get('before')!.perQuery, per.get(row.key)!.perQuery, 'ndcg@10');
 }
 
 // Long files: the project's choices where a file holds many excerpts (SciFact abstracts packed G to a file).
@@ -243,7 +243,8 @@ function shuffled<T>(xs: T[], seed: number): T[] {
 }
 
 const f = (x: number) => x.toFixed(3);
-const delta = (r: Row) => (r.delta ? `${r.delta.diff >= 0 ? '+' : ''}${r.delta.diff.toFixed(3)} (p ${r.delta.p.toFixed(3)})` : '—');
+const delta = (r: Row) =>
+  r.delta ? `${r.delta.diff >= 0 ? '+' : ''}${r.delta.diff.toFixed(3)} (p ${r.delta.p.toFixed(3)})` : '—';
 console.log(
   `machine: ${machine()}; load average ${loadavg()
     .map((l) => l.toFixed(1))
@@ -269,4 +270,8 @@ for (const name of collections) {
     `${name}: project ${mine['ndcg@10 (8)'].toFixed(4)} vs best plain BM25 engine in this run (${best.engine}) ${best['ndcg@10 (8)'].toFixed(4)} at depth 8: ${mine['ndcg@10 (8)'] >= best['ndcg@10 (8)'] ? 'at or above' : 'BELOW'}`,
   );
 }
-if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), machine: machine(), rows, longRows }, null, 2));
+if (jsonOut)
+  writeFileSync(
+    jsonOut,
+    JSON.stringify({ date: new Date().toISOString(), machine: machine(), rows, longRows }, null, 2),
+  );

@@ -90,7 +90,9 @@ export function makeCompaction(deps: CompactionDeps) {
     if (!first) return false;
     const now = clock().getTime();
     await dropRetired(botId, first.retired, now);
-    const wanted = options.force ? first.segments.length > 1 || first.segments.some((s) => s.markers > 0) : byTiers(first.segments).length > 0;
+    const wanted = options.force
+      ? first.segments.length > 1 || first.segments.some((s) => s.markers > 0)
+      : byTiers(first.segments).length > 0;
     if (!wanted) return false;
     if (!(await deps.index.claimMerge(botId, now, now + leaseMs))) return false;
     try {

@@ -111,7 +111,11 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       };
     } catch (error) {
       if (error instanceof UnreadableDocumentError || error instanceof TimeBudgetExceededError) {
-        deps.logger.info('knowledge file unreadable', { botId: file.botId, fileKey: file.fileKey, reason: error.message });
+        deps.logger.info('knowledge file unreadable', {
+          botId: file.botId,
+          fileKey: file.fileKey,
+          reason: error.message,
+        });
         return { kind: 'failed', file, reason: error.message };
       }
       throw error;
@@ -139,7 +143,8 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       bytes: bytes.length,
     });
     if (!listed) await deps.objects.delete([key]).catch(() => undefined);
-    else deps.logger.info('knowledge segment published', { botId, segment: id, docs: docs.length, bytes: bytes.length });
+    else
+      deps.logger.info('knowledge segment published', { botId, segment: id, docs: docs.length, bytes: bytes.length });
     return listed;
   }
 
@@ -198,7 +203,14 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       if (!listed) return; // the bot was deleted
       for (const o of outcomes) {
         if (o.kind === 'ready')
-          await deps.files.markReady(botId, o.file.fileName, o.file.generation, o.doc.excerpts.length, clock(), o.settled);
+          await deps.files.markReady(
+            botId,
+            o.file.fileName,
+            o.file.generation,
+            o.doc.excerpts.length,
+            clock(),
+            o.settled,
+          );
         else await deps.files.markFailed(botId, o.file.fileName, o.file.generation, o.reason, clock());
       }
     }

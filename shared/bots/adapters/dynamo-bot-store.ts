@@ -162,4 +162,3 @@ function toBot(item: Record<string, unknown>): Bot {
     },
   };
 }
-

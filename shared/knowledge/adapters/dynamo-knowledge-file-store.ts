@@ -44,7 +44,9 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
       ...inCollection(files),
       Limit: options.limit,
       ConsistentRead: true,
-      ExclusiveStartKey: options.cursor ? { pk: files.pk, sk: decodeCursor(options.cursor, files.skPrefix) } : undefined,
+      ExclusiveStartKey: options.cursor
+        ? { pk: files.pk, sk: decodeCursor(options.cursor, files.skPrefix) }
+        : undefined,
     });
     const items = (out.Items ?? []).map(toFile);
     // DynamoDB may end a full page with a key although nothing follows; one more read would tell, the next page
@@ -87,12 +89,18 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   }
 
   markFailed(botId: string, fileName: string, generation: string, reason: string, at: Date): Promise<boolean> {
-    return this.settle(botId, fileName, generation, 'SET #status = :status, chunks = :chunks, #error = :error, updatedAt = :at', {
-      ':status': 'failed',
-      ':chunks': 0,
-      ':error': reason.slice(0, 1000),
-      ':at': at.toISOString(),
-    });
+    return this.settle(
+      botId,
+      fileName,
+      generation,
+      'SET #status = :status, chunks = :chunks, #error = :error, updatedAt = :at',
+      {
+        ':status': 'failed',
+        ':chunks': 0,
+        ':error': reason.slice(0, 1000),
+        ':at': at.toISOString(),
+      },
+    );
   }
 
   private async settle(

@@ -46,7 +46,10 @@ export function knowledgeHandlers(knowledge: KnowledgeManagement): RouteHandlers
   return {
     listKnowledge: async ({ params, query }) => {
       const page = await knowledge.list(params.projectId, params.botId, validate(knowledgeListQuery, query));
-      return json(200, { items: page.items.map(fileView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) });
+      return json(200, {
+        items: page.items.map(fileView),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      });
     },
     uploadKnowledge: async ({ params, body, event }) =>
       json(

@@ -63,7 +63,8 @@ export class MemoryKnowledge implements KnowledgeFileStore, KnowledgeIndexStore 
       .filter((f) => f.botId === botId)
       .sort((a, b) => Buffer.compare(Buffer.from(a.fileName), Buffer.from(b.fileName)));
     const after = options.cursor === undefined ? undefined : Buffer.from(options.cursor, 'base64url').toString();
-    const rest = after === undefined ? all : all.filter((f) => Buffer.compare(Buffer.from(f.fileName), Buffer.from(after)) > 0);
+    const rest =
+      after === undefined ? all : all.filter((f) => Buffer.compare(Buffer.from(f.fileName), Buffer.from(after)) > 0);
     const items = rest.slice(0, options.limit).map((f) => ({ ...f }));
     return items.length === options.limit && rest.length > options.limit
       ? { items, nextCursor: Buffer.from(items.at(-1)!.fileName).toString('base64url') }
@@ -126,15 +127,21 @@ export class MemoryKnowledge implements KnowledgeFileStore, KnowledgeIndexStore 
     b.knowledge.version++;
     return true;
   }
-  async replaceSegments(botId: string, removed: KnowledgeSegmentRef[], added: KnowledgeSegmentRef | undefined, at: number) {
+  async replaceSegments(
+    botId: string,
+    removed: KnowledgeSegmentRef[],
+    added: KnowledgeSegmentRef | undefined,
+    at: number,
+  ) {
     const b = this.bots.get(botId);
     if (!b) return false;
     const ids = new Set(b.knowledge.segments.map((s) => s.id));
     if (removed.some((r) => !ids.has(r.id))) return false;
     const gone = new Set(removed.map((r) => r.id));
-    b.knowledge.segments = [...b.knowledge.segments.filter((s) => !gone.has(s.id)), ...(added ? [{ ...added }] : [])].sort(
-      (x, y) => (x.id < y.id ? -1 : 1),
-    );
+    b.knowledge.segments = [
+      ...b.knowledge.segments.filter((s) => !gone.has(s.id)),
+      ...(added ? [{ ...added }] : []),
+    ].sort((x, y) => (x.id < y.id ? -1 : 1));
     for (const r of removed) b.retired[r.key] = at;
     b.knowledge.version++;
     return true;

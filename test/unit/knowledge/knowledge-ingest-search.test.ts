@@ -243,7 +243,10 @@ describe('index format', () => {
     const sims = view.scoreVector(new Float32Array([0, 1]), 'm', view.allowed());
     expect(sims.map((x) => Math.round(x.similarity * 10) / 10)).toEqual([0, 1, 0.8]);
     expect(view.scoreVector(new Float32Array([0, 1]), 'other-model', view.allowed())).toEqual([]);
-    const { matched } = view.score('mundo', view.allowed((name) => name === 'á.txt'));
+    const { matched } = view.score(
+      'mundo',
+      view.allowed((name) => name === 'á.txt'),
+    );
     expect(matched).toEqual([0]);
     expect(() => Segment.load(Buffer.from('garbage'))).toThrow();
   });
