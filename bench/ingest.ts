@@ -1,7 +1,7 @@
 /**
  * Knowledge ingestion benchmark (issue 5): ~5 MB of text in 10 files (Markdown, plain text, HTML) uploaded to one
- * bot and ingested by the real use case: read from S3, extract, chunk, analyse, build and publish the index, mark
- * ready. Once against the local stand-ins (fauxqs S3 + dynalite), once with in-memory stores (CPU only).
+ * bot and ingested by the real use case: read from S3, extract, chunk, analyse, write and list the batch's segment,
+ * mark ready. Once against the local stand-ins (fauxqs S3 + dynalite), once with in-memory stores (CPU only).
  * Target: >= 2 MB of text per second per worker. Anchor in the same run: MiniSearch indexing the same excerpts.
  * Usage: npx tsx bench/ingest.ts [--rounds 3]
  */
@@ -15,9 +15,16 @@ import MiniSearch from 'minisearch';
 import { startEmulators } from '#local/emulators.ts';
 import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
+import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
+import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
-import type { IngestJob, KnowledgeFileStore, KnowledgeObjectStore } from '#shared/knowledge/knowledge-files.ts';
+import type {
+  IngestJob,
+  KnowledgeFileStore,
+  KnowledgeIndexStore,
+  KnowledgeObjectStore,
+} from '#shared/knowledge/knowledge-files.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { chunkText } from '#shared/knowledge/text/chunker.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
@@ -59,6 +66,7 @@ const textBytes = files.reduce((n, f) => n + Buffer.byteLength(f.body), 0);
 
 async function ingestOnce(
   store: KnowledgeFileStore,
+  index: KnowledgeIndexStore,
   objects: KnowledgeObjectStore,
   botId: string,
   projectId: string,
@@ -67,16 +75,18 @@ async function ingestOnce(
   const manage = makeKnowledgeManagement({
     requireBot: async () => ({}) as never,
     files: store,
+    index,
     objects,
     queue: { enqueue: async (j) => void jobs.push(j) },
     logger,
   });
   for (const f of files) await manage.upload(projectId, botId, f.name, f.type, Buffer.from(f.body));
-  const ingest = makeIngestKnowledge({ files: store, objects, logger }); // fresh worker: nothing cached
+  // A fresh worker: nothing cached.
+  const ingest = makeIngestKnowledge({ files: store, index, objects, segments: new SegmentCache(objects), logger });
   const t = performance.now();
   await ingest(botId, jobs, { finalAttempt: false });
   const ms = performance.now() - t;
-  const ready = (await store.list(botId)).filter((x) => x.status === 'ready').length;
+  const ready = (await store.page(botId, { limit: 1000 })).items.filter((x) => x.status === 'ready').length;
   if (ready !== files.length) throw new Error(`only ${ready} files ready`);
   return ms;
 }
@@ -109,17 +119,18 @@ for (let r = 0; r < ROUNDS; r++) {
     instructions: 'x',
     createdAt: '',
     updatedAt: '',
-    knowledge: { indexVersion: 0, liveGenerations: {} },
+    knowledge: { version: 0, segments: [] },
   });
   const localStackMs = await ingestOnce(
     new DynamoKnowledgeFileStore(table),
+    new DynamoKnowledgeIndexStore(table),
     new S3KnowledgeObjectStore(s3, emulators.bucketNames.knowledge),
     botId,
     'prj_bench',
   );
   const memory = new MemoryKnowledge();
   memory.addBot('bot_mem', 'prj_bench');
-  const memoryMs = await ingestOnce(memory, new MemoryObjects(), 'bot_mem', 'prj_bench');
+  const memoryMs = await ingestOnce(memory, memory, new MemoryObjects(), 'bot_mem', 'prj_bench');
   const excerpts = files.flatMap((f) => chunkText(f.body));
   const t = performance.now();
   const mini = new MiniSearch({ fields: ['text'] });
