@@ -39,7 +39,7 @@ export interface TestService extends RunningService {
     body: string | Uint8Array,
     contentType?: string,
   ): Promise<{ status: number; body: any }>;
-  /** Waits (up to 30 s) until the bot has at least `count` knowledge files, every one `ready`. */
+  /** Waits (up to 30 s) until the bot has at least `count` knowledge files (every page), every one `ready`. */
   knowledgeReady(projectId: string, botId: string, count?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -129,9 +129,16 @@ export async function startTestService(options: ServiceOptions = {}): Promise<Te
     async knowledgeReady(projectId, botId, count = 1) {
       const deadline = Date.now() + 30_000;
       for (;;) {
-        const items = (await admin('GET', `/projects/${projectId}/bots/${botId}/knowledge`)).body.items as {
-          status: string;
-        }[];
+        const items: { status: string }[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await admin(
+            'GET',
+            `/projects/${projectId}/bots/${botId}/knowledge?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+          );
+          items.push(...page.body.items);
+          cursor = page.body.nextCursor;
+        } while (cursor);
         if (items.length >= count && items.every((i) => i.status === 'ready')) return;
         if (Date.now() > deadline) throw new Error(`knowledge not ready: ${JSON.stringify(items)}`);
         await new Promise((r) => setTimeout(r, 100));
