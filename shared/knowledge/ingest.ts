@@ -157,12 +157,12 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       const seen = latest.get(fileName);
       if (!seen || seen < job.generation) latest.set(fileName, job.generation);
     }
-    const pending: KnowledgeFile[] = [];
-    for (const [fileName, generation] of latest) {
-      const file = await deps.files.get(botId, fileName);
-      // Replaced, deleted or already settled (a job delivered twice).
-      if (file && file.generation === generation && file.status === 'processing') pending.push(file);
-    }
+    const records = await mapLimited([...latest], 10, ([fileName]) => deps.files.get(botId, fileName));
+    // Replaced, deleted or already settled (a job delivered twice) are skipped.
+    const pending = records.filter(
+      (file, i): file is KnowledgeFile =>
+        !!file && file.generation === [...latest][i]![1] && file.status === 'processing',
+    );
     let outcomes: Outcome[];
     try {
       outcomes = await mapLimited(pending, deps.fileConcurrency ?? 4, analyse);

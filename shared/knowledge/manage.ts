@@ -149,7 +149,8 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
         throw new ValidationError('The file is empty.', [
           { path: 'body', message: 'The file is empty.', code: 'too_small' },
         ]);
-      await deps.requireBot(projectId, botId);
+      // The bot check and the earlier upload's record in one round trip.
+      const [, previous] = await Promise.all([deps.requireBot(projectId, botId), deps.files.get(botId, fileName)]);
 
       const at = now();
       const generation = newGeneration(at);
@@ -167,7 +168,6 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
         uploadedAt: at.toISOString(),
         updatedAt: at.toISOString(),
       };
-      const previous = await deps.files.get(botId, fileName);
       await deps.objects.put(file.objectKey, bytes, type);
       const outcome = await deps.files.startUpload(file);
       if (outcome === 'started') {

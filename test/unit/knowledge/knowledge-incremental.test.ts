@@ -76,9 +76,9 @@ describe('incremental indexing', () => {
     const s = setup({ mergeFactor: 1000 });
     const written: number[] = [];
     const put = s.objects.put.bind(s.objects);
-    s.objects.put = async (key, bytes, type) => {
+    s.objects.put = async (key: string, bytes: Uint8Array) => {
       if (key.includes('/segments/')) written.push(bytes.length);
-      return put(key, bytes, type);
+      return put(key, bytes);
     };
     for (let i = 0; i < 60; i++) {
       await s.put(`artigo-${i}.md`, `Artigo ${i}: como configurar o recurso ${token(i % 10, i % 10)} passo a passo.`);
