@@ -14,6 +14,7 @@ export type Delivery = z.infer<typeof S.delivery>;
 export type DeliveryPage = z.infer<typeof S.deliveryPage>;
 export type Bot = z.infer<typeof S.bot>;
 export type KnowledgeFile = z.infer<typeof S.knowledgeFile>;
+export type KnowledgeFilePage = z.infer<typeof S.knowledgeFilePage>;
 export type ChannelType = Channel['type'];
 
 const CHANNEL_LABELS: Record<ChannelType, string> = { whatsapp: 'WhatsApp', email: 'Email', sms: 'SMS' };
