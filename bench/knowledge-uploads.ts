@@ -16,6 +16,9 @@
  * - search over HTTP on that bot: p50 / p99 of sequential `POST /api/v1/ai/search` (target p50 < 15 ms);
  * - cold index load: a fresh segment cache reading every segment of the bot from S3 (the stand-in) and building the
  *   view, as the first search after a cold start does (target < 300 ms); the bot's segment count and index size.
+ * Anchors in the same run (the machine is shared; see BENCHMARKS.md): search over HTTP on a bot with one file (the
+ * gateway, auth, rate limit and bot read without the index), and issue 5's MiniSearch `loadJSON` of 5,000 excerpts
+ * (~280 ms on a quiet machine).
  * Usage: npx tsx bench/knowledge-uploads.ts --files 10000 [--concurrency 8] [--queries 300]
  */
 import { randomBytes } from 'node:crypto';
@@ -29,7 +32,8 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
 import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 import { adminApi, machine, median, numberArg } from './lib/harness.ts';
-import { makeDocument, makeVocabulary, seededRandom } from './search-corpus.ts';
+import MiniSearch from 'minisearch';
+import { makeDocument, makePassage, makeVocabulary, seededRandom } from './search-corpus.ts';
 
 const ROUNDS = numberArg('rounds', 1);
 const QUERIES = numberArg('queries', 300);
@@ -241,8 +245,32 @@ async function burst(): Promise<void> {
   times.sort((a, b) => a - b);
   const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
+  // Anchor: the same searches on a bot holding one file.
+  const small = await admin('POST', `/projects/${project.projectId}/bots`, { name: 'one file', instructions: 'x' });
+  await fetch(`${svc.baseUrl}/admin/v1/projects/${project.projectId}/bots/${small.botId}/knowledge/one.md`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'text/markdown' },
+    body: texts[0],
+  });
+  for (;;) {
+    const page = await admin('GET', `/projects/${project.projectId}/bots/${small.botId}/knowledge`);
+    if (page.items[0]?.status === 'ready') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const anchorTimes: number[] = [];
+  for (let i = 0; i < QUERIES + 20; i++) {
+    const t = performance.now();
+    const res = await fetch(`${svc.baseUrl}/api/v1/ai/search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ botId: small.botId, query: queries[i % queries.length], topK: 8 }),
+    });
+    await res.arrayBuffer();
+    if (i >= 20) anchorTimes.push(performance.now() - t);
+  }
+  anchorTimes.sort((a, b) => a - b);
+
   // Cold index load: every segment of the bot read from S3 by a fresh cache, and the view built.
-  const botItem = await admin('GET', `/projects/${project.projectId}/bots/${bot.botId}`);
   const refs = await segmentRefs(bot.botId);
   const loads: number[] = [];
   for (let r = 0; r < 5; r++) {
@@ -260,6 +288,25 @@ async function burst(): Promise<void> {
     await new SegmentCache(store).view(bot.botId, refs);
     loads.push(performance.now() - t);
     s3.destroy();
+  }
+
+  // Anchor: issue 5's MiniSearch loadJSON of 5,000 excerpts (~280 ms quiet).
+  const anchorRandom = seededRandom(42);
+  const anchorVocabulary = makeVocabulary(40_000, anchorRandom);
+  const mini = new MiniSearch({ fields: ['text'], storeFields: ['file'] });
+  mini.addAll(
+    Array.from({ length: 5000 }, (_, id) => ({
+      id,
+      text: makePassage(1000, id % 2 ? 'en' : 'pt', anchorVocabulary, anchorRandom),
+      file: `f${id % 50}`,
+    })),
+  );
+  const miniJson = JSON.stringify(mini);
+  const miniLoads: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    const t = performance.now();
+    MiniSearch.loadJSON(miniJson, { fields: ['text'], storeFields: ['file'] });
+    miniLoads.push(performance.now() - t);
   }
 
   console.log(
@@ -294,11 +341,14 @@ async function burst(): Promise<void> {
         uploadToReadyMaxS: Number((waits.at(-1)! / 1000).toFixed(2)),
         searchHttpP50Ms: Number(pct(times, 50).toFixed(2)),
         searchHttpP99Ms: Number(pct(times, 99).toFixed(2)),
+        anchorSearchHttpOneFileBotP50Ms: Number(pct(anchorTimes, 50).toFixed(2)),
+        anchorSearchHttpOneFileBotP99Ms: Number(pct(anchorTimes, 99).toFixed(2)),
         segments: refs.length,
         indexMB: Number((refs.reduce((n, r) => n + r.bytes, 0) / 1e6).toFixed(2)),
         coldIndexLoadMsMedian: Number(median(loads).toFixed(1)),
         coldIndexLoadMs: loads.map((l) => Number(l.toFixed(1))),
-        botUpdatedAt: botItem.updatedAt,
+        anchorMiniSearchLoadJsonMsMedian: Number(median(miniLoads).toFixed(1)),
+        coldLoadOverAnchor: Number((median(loads) / median(miniLoads)).toFixed(2)),
       },
       null,
       2,

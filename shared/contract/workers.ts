@@ -62,10 +62,12 @@ export const queueWorkers: QueueWorkerDefinition[] = [
   // Sized for a 100-page scan read with OCR as the extract route does (Textract, 8 pages at a time, 200 DPI renders):
   // about 0.3-0.5 s of rendering per page on ~1.2 vCPU (2048 MB) plus Textract's 1-2 s, so ~1-2 minutes; the PDF
   // read gets 480 s (shared/knowledge/pdf-reader.ts) and the rest of the 600 s is left for the index rebuild.
+  // Batches of up to 20 (gathered within the 1 s window): each batch is one index segment and a few fixed round trips,
+  // so a burst of small files is ingested at about twice the rate of batches of 10 (BENCHMARKS.md, issue 31).
   {
     fn: 'ingest',
     queue: 'ingest',
-    batchSize: 10,
+    batchSize: 20,
     batchWindowSeconds: 1,
     timeoutSeconds: 600,
     memoryMb: 2048,

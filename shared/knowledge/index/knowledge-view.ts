@@ -85,7 +85,7 @@ export class KnowledgeView {
   private readonly windowNorm: Float32Array;
   // Scratch space for scoring (searches run one at a time on the event loop).
   private readonly scratchExcerpt: Uint32Array;
-  private readonly scratchTf: Uint16Array;
+  private readonly scratchTf: Uint8Array;
   private readonly bestExcerpt: Float32Array;
   private readonly bestWindow: Float32Array;
   private readonly windowTf: Float32Array;
@@ -167,7 +167,7 @@ export class KnowledgeView {
       this.windowNorm[e] = BM25_K1 * (1 - BM25_B + (BM25_B * windowLength[e]!) / avgWindow);
     }
     this.scratchExcerpt = new Uint32Array(N);
-    this.scratchTf = new Uint16Array(N);
+    this.scratchTf = new Uint8Array(N);
     this.bestExcerpt = new Float32Array(N);
     this.bestWindow = new Float32Array(N);
     this.windowTf = new Float32Array(N);
