@@ -12,7 +12,8 @@
  *
  * Data: never committed (see bench/lib/retrieval/collections.ts). `RETRIEVAL_DATA_DIR` = the SciFact folder
  * (default ../shared/data/scifact beside the repository); without it the bench says so and exits 0.
- * Usage: npx tsx bench/retrieval.ts [--collections scifact] [--long 10,50] [--ablations] [--json out.json]
+ * Usage: npx tsx bench/retrieval.ts [--collections scifact,cisi,cranfield] [--long 10,50] [--ablations]
+ *        [--engines project,before,wink,minisearch] [--json out.json]
  */
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -86,7 +87,8 @@ function engines(): [string, () => Engine][] {
     ['wink', winkEngine],
     ['minisearch', miniSearchEngine],
   ];
-  if (process.env.ONLY) return list.filter(([k]) => process.env.ONLY!.split(',').includes(k));
+  const only = argValue('engines')?.split(',');
+  if (only) return list.filter(([k]) => only.includes(k));
   if (ablations)
     list.push(
       ['no-qtf', () => projectEngine('project without query term frequency', { queryTermFrequency: false })],

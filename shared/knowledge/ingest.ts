@@ -157,11 +157,11 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       const seen = latest.get(fileName);
       if (!seen || seen < job.generation) latest.set(fileName, job.generation);
     }
-    const records = await mapLimited([...latest], 10, ([fileName]) => deps.files.get(botId, fileName));
+    const wanted = [...latest];
+    const records = await mapLimited(wanted, 10, ([fileName]) => deps.files.get(botId, fileName));
     // Replaced, deleted or already settled (a job delivered twice) are skipped.
     const pending = records.filter(
-      (file, i): file is KnowledgeFile =>
-        !!file && file.generation === [...latest][i]![1] && file.status === 'processing',
+      (file, i): file is KnowledgeFile => !!file && file.generation === wanted[i]![1] && file.status === 'processing',
     );
     let outcomes: Outcome[];
     try {

@@ -89,6 +89,10 @@ export class KnowledgeView {
   private readonly bestExcerpt: Float32Array;
   private readonly bestWindow: Float32Array;
   private readonly windowTf: Float32Array;
+  /** 1 when the next excerpt belongs to the same document. */
+  private readonly sameNext: Uint8Array;
+  private readonly touched: Uint32Array;
+  private readonly touchedWindows: Uint32Array;
 
   constructor(segments: LoadedSegment[]) {
     this.segments = [...segments].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -171,6 +175,11 @@ export class KnowledgeView {
     this.bestExcerpt = new Float32Array(N);
     this.bestWindow = new Float32Array(N);
     this.windowTf = new Float32Array(N);
+    this.sameNext = new Uint8Array(N);
+    for (let e = 0; e + 1 < N; e++) this.sameNext[e] = this.excerptDoc[e] === this.excerptDoc[e + 1] ? 1 : 0;
+    // A word's variants together touch each excerpt at most twice, each window at most 3 times per variant.
+    this.touched = new Uint32Array(2 * N);
+    this.touchedWindows = new Uint32Array(3 * N);
   }
 
   /** Whether document `doc` of segment `segment` (positions in {@link segments}) is searchable. */
@@ -238,22 +247,33 @@ export class KnowledgeView {
     const windowScores = context > 0 ? new Float32Array(this.excerptCount) : undefined;
     const N = this.liveExcerpts;
     const missingIdf = Math.log(1 + (N + 0.5) / 0.5);
-    const { scratchExcerpt, scratchTf, bestExcerpt, bestWindow, windowTf, live, norm, windowNorm, excerptDoc } = this;
+    const { scratchExcerpt, scratchTf, bestExcerpt, bestWindow, windowTf, live, norm, windowNorm, sameNext } = this;
+    const { touched, touchedWindows } = this;
+    // Every excerpt searchable and none filtered out (the common case): a term's df is its postings count.
+    const everything = allowed === live && this.liveExcerpts === this.excerptCount;
     const seen = new Uint8Array(this.excerptCount);
     let ceiling = 0;
     for (const { variants, count } of terms) {
       const weight = qtf ? count : 1;
       let groupIdf = 0;
-      const touched: number[] = [];
-      const touchedWindows: number[] = [];
+      let nTouched = 0;
+      let nWindows = 0;
       for (const variant of variants) {
         let df = 0;
         let n = 0;
+        const ranges: [Segment, number, number, number][] = [];
         this.segments.forEach(({ segment }, s) => {
           const id = segment.termId(variant);
           if (id < 0) return;
+          const start = segment.postingStart[id]!;
+          const end = segment.postingStart[id + 1]!;
           const base = this.excerptBase[s]!;
-          for (let p = segment.postingStart[id]!, end = segment.postingStart[id + 1]!; p < end; p++) {
+          if (everything) {
+            df += end - start;
+            ranges.push([segment, base, start, end]);
+            return;
+          }
+          for (let p = start; p < end; p++) {
             const e = base + segment.postingExcerpt[p]!;
             if (!live[e]) continue;
             df++;
@@ -264,34 +284,49 @@ export class KnowledgeView {
           }
         });
         if (!df) continue;
+        if (everything) {
+          for (const [segment, base, start, end] of ranges)
+            for (let p = start; p < end; p++) {
+              scratchExcerpt[n] = base + segment.postingExcerpt[p]!;
+              scratchTf[n] = segment.postingTf[p]!;
+              n++;
+            }
+        }
         const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
         if (idf > groupIdf) groupIdf = idf;
+        const top = idf * (BM25_K1 + 1);
         for (let i = 0; i < n; i++) {
           const e = scratchExcerpt[i]!;
           const tf = scratchTf[i]!;
-          const w = (idf * tf * (BM25_K1 + 1)) / (tf + norm[e]!);
-          if (bestExcerpt[e] === 0) touched.push(e);
+          const w = (top * tf) / (tf + norm[e]!);
+          if (bestExcerpt[e] === 0) touched[nTouched++] = e;
           if (w > bestExcerpt[e]!) bestExcerpt[e] = w;
           if (!windowScores) continue;
           // The excerpt's occurrences count in its own neighbourhood and in its neighbours' (same file only).
-          const doc = excerptDoc[e]!;
-          for (let x = e - 1; x <= e + 1; x++) {
-            if (x < 0 || x >= this.excerptCount || excerptDoc[x] !== doc) continue;
-            if (windowTf[x] === 0) touchedWindows.push(x);
-            windowTf[x]! += tf;
+          if (windowTf[e] === 0) touchedWindows[nWindows++] = e;
+          windowTf[e]! += tf;
+          if (e > 0 && sameNext[e - 1]) {
+            if (windowTf[e - 1] === 0) touchedWindows[nWindows++] = e - 1;
+            windowTf[e - 1]! += tf;
+          }
+          if (sameNext[e]) {
+            if (windowTf[e + 1] === 0) touchedWindows[nWindows++] = e + 1;
+            windowTf[e + 1]! += tf;
           }
         }
         if (!windowScores) continue;
-        for (const x of touchedWindows) {
+        for (let i = 0; i < nWindows; i++) {
+          const x = touchedWindows[i]!;
           const tf = windowTf[x]!;
           if (tf === 0) continue;
-          const w = (idf * tf * (BM25_K1 + 1)) / (tf + windowNorm[x]!);
+          const w = (top * tf) / (tf + windowNorm[x]!);
           if (w > bestWindow[x]!) bestWindow[x] = w;
           windowTf[x] = 0;
         }
       }
       ceiling += weight * (BM25_K1 + 1) * (groupIdf || missingIdf);
-      for (const e of touched) {
+      for (let i = 0; i < nTouched; i++) {
+        const e = touched[i]!;
         scores[e]! += weight * bestExcerpt[e]!;
         bestExcerpt[e] = 0;
         if (!seen[e]) {
@@ -300,7 +335,8 @@ export class KnowledgeView {
         }
       }
       if (windowScores)
-        for (const x of touchedWindows) {
+        for (let i = 0; i < nWindows; i++) {
+          const x = touchedWindows[i]!;
           windowScores[x]! += weight * bestWindow[x]!;
           bestWindow[x] = 0;
         }
