@@ -150,7 +150,6 @@ function measure(c: Collection, key: string, engine: Engine, build: () => void):
 }
 
 const rows: Row[] = [];
-const only = argValue('only')?.split(',');
 for (const name of collections) {
   const c = loadCollection(name);
   console.error(`${name}: ${c.docs.length} documents, ${c.queries.length} queries`);
