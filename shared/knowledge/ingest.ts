@@ -37,7 +37,10 @@ export interface IngestDeps {
    * function gives 480 s, a 100-page scan); the PDF reader's own limits bound the parsing.
    */
   pdfBudgetMs?: number;
-  /** Files of one batch read and analysed at once (default 4): their reads overlap, their CPU work does not. */
+  /**
+   * Text files of one batch read and analysed at once (default 4): their reads overlap, their CPU work does not.
+   * PDFs go one at a time, as before (OCR runs a PDF's pages in parallel already).
+   */
   fileConcurrency?: number;
   /** Milliseconds clock for the time budget (default `Date.now`). */
   now?: () => number;
@@ -165,7 +168,13 @@ export function makeIngestKnowledge(deps: IngestDeps) {
     );
     let outcomes: Outcome[];
     try {
-      outcomes = await mapLimited(pending, deps.fileConcurrency ?? 4, analyse);
+      // Text files overlap their reads; PDFs go one at a time (OCR already runs pages in parallel).
+      const pdfs = pending.filter((f) => f.contentType === 'application/pdf');
+      const others = pending.filter((f) => f.contentType !== 'application/pdf');
+      outcomes = [
+        ...(await mapLimited(others, deps.fileConcurrency ?? 4, analyse)),
+        ...(await mapLimited(pdfs, 1, analyse)),
+      ];
     } catch (error) {
       if (!options.finalAttempt) throw error;
       deps.logger.error('knowledge files failed on their last attempt', { botId, cause: String(error) });
