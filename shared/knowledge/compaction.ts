@@ -116,7 +116,7 @@ export function makeCompaction(deps: CompactionDeps) {
         const at = clock();
         const id = newSegmentId(at);
         const key = knowledgeObjectKeys.segment(botId, id);
-        const bytes = mergeSegments(
+        const bytes = await mergeSegments(
           inputPositions.map((s) => view.segments[s]!.segment),
           keep,
           { markers, builtAt: at },
