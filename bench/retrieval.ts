@@ -122,7 +122,11 @@ function measure(c: Collection, key: string, engine: Engine, build: () => void):
     const seen = new Set<string>();
     slots.set(
       q.id,
-      r.slots.map((d, i) => (seen.has(d) ? `\u0000repeat${i}` : (seen.add(d), d))),
+      r.slots.map((d, i) => {
+        if (seen.has(d)) return `\u0000repeat${i}`;
+        seen.add(d);
+        return d;
+      }),
     );
   }
   const es = evaluate(shallow, c.qrels, [ndcgAt(10), recallAt(8)]);

@@ -33,7 +33,7 @@ export function makeKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearch 
     async search(request: KnowledgeSearchRequest): Promise<KnowledgeExcerpt[]> {
       try {
         const bot: Bot | undefined = request.bot ?? (await deps.bots.get(request.botId));
-        if (!bot || !bot.knowledge.segments.length) return [];
+        if (!bot?.knowledge.segments.length) return [];
         const view = await deps.segments.view(bot.botId, bot.knowledge.segments);
         if (!view.liveExcerpts) return [];
         const filtered = request.filters?.include?.length || request.filters?.exclude?.length;

@@ -64,7 +64,10 @@ function read(path: string): string {
 
 function addQrel(qrels: Qrels, q: string, d: string, grade: number): void {
   let m = qrels.get(q);
-  if (!m) qrels.set(q, (m = new Map()));
+  if (!m) {
+    m = new Map();
+    qrels.set(q, m);
+  }
   m.set(d, Math.max(grade, m.get(d) ?? Number.NEGATIVE_INFINITY));
 }
 

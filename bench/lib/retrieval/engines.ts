@@ -58,7 +58,7 @@ export function winkEngine(): Engine {
       docs = all;
       engine.defineConfig({ fldWeights: { body: 1 }, bm25Params: { k1: 1.2, b: 0.75, k: 1 } });
       engine.definePrepTasks([nlp.string.lowerCase, nlp.string.tokenize0, nlp.tokens.removeWords, nlp.tokens.stem]);
-      all.forEach((d, i) => engine.addDoc({ body: fileText(d) }, i));
+      for (const [i, d] of all.entries()) engine.addDoc({ body: fileText(d) }, i);
       engine.consolidate();
     },
     search(query) {

@@ -527,9 +527,9 @@ export async function mergeSegments(
       }
       if (!kept) continue;
       const term = segment.term(id);
-      let list = perTerm.get(term);
-      if (!list) perTerm.set(term, (list = []));
-      list.push({ segment: s, id });
+      const list = perTerm.get(term);
+      if (list) list.push({ segment: s, id });
+      else perTerm.set(term, [{ segment: s, id }]);
     }
   });
   const terms = [...perTerm.keys()].sort();
@@ -552,7 +552,7 @@ export async function mergeSegments(
     postingStart[t + 1] = excerptsOut.length;
   }
   const vectors = new Int8Array(dims ? vectorRows.length * dims : 0);
-  if (dims) vectorRows.forEach((row, e) => row && vectors.set(row, e * dims));
+  if (dims) for (const [e, row] of vectorRows.entries()) if (row) vectors.set(row, e * dims);
   return writeSegmentAsync(
     { docs, markers: options.markers ?? [], dims, embeddingModel: model, builtAt: options.builtAt },
     {
