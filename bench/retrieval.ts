@@ -10,12 +10,18 @@
  * bench/lib/retrieval/metrics.ts), and Δ nDCG@10 (depth 8) against the project with every ranking choice off (the
  * search before issue 31) with a paired randomisation test. No parameter is tuned on these queries: BM25 k1 1.2, b 0.75.
  *
+ * With `--hybrid` and an embeddings model configured as for the service (`EMBEDDINGS_PROVIDER`, EMBEDDINGS_*), the
+ * hybrid engine (lexical + dense, reciprocal rank fusion, as the search route) runs beside them; without a model it
+ * is skipped, saying so.
+ *
  * Data: never committed (see bench/lib/retrieval/collections.ts). `RETRIEVAL_DATA_DIR` = the SciFact folder
  * (default ../shared/data/scifact beside the repository); without it the bench says so and exits 0.
  * Usage: npx tsx bench/retrieval.ts [--collections scifact,cisi,cranfield] [--long 10,50] [--ablations]
  *        [--engines project,before,wink,minisearch] [--json out.json]
  */
 import { writeFileSync } from 'node:fs';
+import { embeddingsFromConfig } from '#functions/_wiring/knowledge.ts';
+import { parseConfig } from '#shared/kernel/config.ts';
 import { loadavg } from 'node:os';
 import { argValue, machine } from './lib/harness.ts';
 import {
@@ -29,6 +35,7 @@ import {
   API_TOP_K,
   type Engine,
   fileInput,
+  HybridEngine,
   miniSearchEngine,
   type ProjectEngine,
   projectEngine,
@@ -44,6 +51,13 @@ const collections = (argValue('collections') ?? 'scifact').split(',');
 const longGroups = (argValue('long') ?? '10,50').split(',').filter(Boolean).map(Number);
 const ablations = process.argv.includes('--ablations');
 const jsonOut = argValue('json');
+// The service's embeddings settings (EMBEDDINGS_*) read as the functions read them; the rest of the configuration
+// does not matter to the bench.
+const hybridModel = process.argv.includes('--hybrid')
+  ? embeddingsFromConfig(parseConfig({ TABLE_NAME: 'unused', ...process.env }))
+  : undefined;
+if (process.argv.includes('--hybrid') && !hybridModel)
+  console.error('hybrid engine skipped: no embeddings model configured (set EMBEDDINGS_PROVIDER and its settings)');
 
 const missing = collections.filter((c) => !collectionAvailable(c));
 if (missing.length) {
@@ -87,6 +101,7 @@ function engines(): [string, () => Engine][] {
     ['wink', winkEngine],
     ['minisearch', miniSearchEngine],
   ];
+  if (hybridModel) list.push(['hybrid', () => new HybridEngine(hybridModel)]);
   const only = argValue('engines')?.split(',');
   if (only) return list.filter(([k]) => only.includes(k));
   if (ablations)
@@ -104,9 +119,14 @@ function quantile(xs: number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 }
 
-function measure(c: Collection, key: string, engine: Engine, build: () => void): { row: Row; per: Evaluation } {
+async function measure(
+  c: Collection,
+  key: string,
+  engine: Engine,
+  build: () => void | Promise<void>,
+): Promise<{ row: Row; per: Evaluation }> {
   const t0 = performance.now();
-  build();
+  await build();
   const buildS = (performance.now() - t0) / 1000;
   const shallow = new Map<string, string[]>();
   const slots = new Map<string, string[]>();
@@ -114,7 +134,7 @@ function measure(c: Collection, key: string, engine: Engine, build: () => void):
   const times: number[] = [];
   for (const q of c.queries.filter((x) => c.qrels.has(x.id))) {
     const s = performance.now();
-    const r = engine.search(q.text);
+    const r = await engine.search(q.text);
     times.push(performance.now() - s);
     shallow.set(q.id, r.shallow);
     deep.set(q.id, r.deep);
@@ -160,7 +180,7 @@ for (const name of collections) {
   const per = new Map<string, Evaluation>();
   for (const [key, make] of engines()) {
     const engine = make();
-    const { row, per: e } = measure(c, key, engine, () => engine.build(c.docs));
+    const { row, per: e } = await measure(c, key, engine, () => engine.build(c.docs));
     per.set(key, e);
     rows.push(row);
     console.error(`  ${row.engine.padEnd(52)} nDCG@10 (8) ${row['ndcg@10 (8)'].toFixed(3)}`);
@@ -177,9 +197,9 @@ if (longGroups.length) {
   for (const G of longGroups) {
     const { inputs, unit } = packedFiles(c, G);
     const per = new Map<string, Evaluation>();
-    for (const [key, make] of engines().filter(([k]) => k !== 'wink' && k !== 'minisearch')) {
+    for (const [key, make] of engines().filter(([k]) => !['wink', 'minisearch', 'hybrid'].includes(k))) {
       const engine = make() as ProjectEngine;
-      const { row, per: e } = measure({ ...c, name: `scifact, ${G} abstracts per file` }, key, engine, () => {
+      const { row, per: e } = await measure({ ...c, name: `scifact, ${G} abstracts per file` }, key, engine, () => {
         engine.buildFrom(inputs);
         engine.unitOf = (x) => unit(engine, x);
       });
@@ -270,7 +290,8 @@ for (const name of collections) {
   const mine = rows.find((r) => r.collection === name && r.key === 'project')!;
   const best = rows
     .filter((r) => r.collection === name && (r.key === 'wink' || r.key === 'minisearch'))
-    .sort((a, b) => b['ndcg@10 (8)'] - a['ndcg@10 (8)'])[0]!;
+    .sort((a, b) => b['ndcg@10 (8)'] - a['ndcg@10 (8)'])[0];
+  if (!best) continue;
   console.log(
     `${name}: project ${mine['ndcg@10 (8)'].toFixed(4)} vs best plain BM25 engine in this run (${best.engine}) ${best['ndcg@10 (8)'].toFixed(4)} at depth 8: ${mine['ndcg@10 (8)'] >= best['ndcg@10 (8)'] ? 'at or above' : 'BELOW'}`,
   );

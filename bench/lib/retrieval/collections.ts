@@ -38,7 +38,7 @@ export interface Collection {
  */
 export function scifactDir(): string {
   const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-  return resolve(repo, process.env.RETRIEVAL_DATA_DIR ?? '../shared/data/scifact');
+  return resolve(repo, process.env.RETRIEVAL_DATA_DIR || '../shared/data/scifact');
 }
 
 /** The collection's files are there (the bench skips, saying why, when they are not). */

@@ -8,7 +8,9 @@
  */
 import { createRequire } from 'node:module';
 import { fileKeyOf } from '#shared/knowledge/knowledge-files.ts';
+import type { EmbeddingsProvider } from '#shared/knowledge/embeddings.ts';
 import { KnowledgeView, type RankingOptions } from '#shared/knowledge/index/knowledge-view.ts';
+import { fuseRankings } from '#shared/knowledge/search.ts';
 import { buildSegment, Segment, type SegmentDocumentInput } from '#shared/knowledge/index/segment.ts';
 import { detectLanguage } from '#shared/knowledge/text/analyzer.ts';
 import { chunkText } from '#shared/knowledge/text/chunker.ts';
@@ -27,8 +29,8 @@ export interface SearchResult {
 
 export interface Engine {
   name: string;
-  build(docs: Doc[]): void;
-  search(query: string): SearchResult;
+  build(docs: Doc[]): void | Promise<void>;
+  search(query: string): SearchResult | Promise<SearchResult>;
 }
 
 function firstOccurrences(ids: Iterable<string>, limit: number): string[] {
@@ -149,6 +151,53 @@ export class ProjectEngine implements Engine {
       shallow: firstOccurrences(top.map(this.unitOf), API_TOP_K),
       slots: top.map(this.unitOf),
       deep: firstOccurrences(ranked.map(this.unitOf), DEEP),
+    };
+  }
+}
+
+/**
+ * Hybrid retrieval as the search route runs it with `EMBEDDINGS_PROVIDER` set: every excerpt embedded (batches of
+ * 32, as ingestion does), the query embedded, lexical and vector rankings fused by reciprocal rank, then the same
+ * top-K selection. Needs a reachable model.
+ */
+export class HybridEngine implements Engine {
+  readonly name: string;
+  view!: KnowledgeView;
+  unitOf!: (excerpt: number) => string;
+  constructor(private readonly model: EmbeddingsProvider) {
+    this.name = `project, hybrid with ${model.model}`;
+  }
+
+  async build(all: Doc[]): Promise<void> {
+    const inputs = all.map((d) => ({ ...fileInput(`${d.id}.txt`, fileText(d)), generation: d.id }));
+    for (const input of inputs) {
+      const vectors: Float32Array[] = [];
+      for (let i = 0; i < input.excerpts.length; i += 32)
+        vectors.push(...(await this.model.embed(input.excerpts.slice(i, i + 32), 'document')));
+      Object.assign(input, { vectors });
+    }
+    this.view = new KnowledgeView([
+      {
+        id: '0',
+        segment: Segment.load(buildSegment(inputs, { builtAt: new Date(0), embeddingModel: this.model.model })),
+      },
+    ]);
+    const ids = new Map(all.map((d) => [`${d.id}.txt`, d.id]));
+    this.unitOf = (e) => ids.get(this.view.docOf(e).fileName)!;
+  }
+
+  async search(query: string): Promise<SearchResult> {
+    const allowed = this.view.allowed();
+    const { scores, matched } = this.view.score(query, allowed);
+    const [vector] = await this.model.embed([query], 'query');
+    const similarities = this.view.scoreVector(vector!, this.model.model, allowed);
+    const top = fuseRankings(this.view, matched, scores, similarities, API_TOP_K).map((r) => r.excerpt);
+    // The deep list: lexical scores and similarities fused over every candidate.
+    const deep = fuseRankings(this.view, matched, scores, similarities, DEEP).map((r) => r.excerpt);
+    return {
+      shallow: firstOccurrences(top.map(this.unitOf), API_TOP_K),
+      slots: top.map(this.unitOf),
+      deep: firstOccurrences(deep.map(this.unitOf), DEEP),
     };
   }
 }
