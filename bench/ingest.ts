@@ -4,9 +4,16 @@
  * mark ready. Once against the local stand-ins (fauxqs S3 + dynalite), once with in-memory stores (CPU only).
  * Target: >= 2 MB of text per second per worker. Anchor in the same run: MiniSearch indexing the same excerpts.
  * Usage: npx tsx bench/ingest.ts [--rounds 3]
+ *
+ * With `--files N` (issue 31) it measures how ingestion scales with the bot instead: N one-article files (the help
+ * center of bench/knowledge-uploads.ts) ingested in batches of 20 by the real use case over in-memory stores, so the
+ * time is the worker's own work (extraction, analysis, the batch's segment, merges), not the upload pace or I/O.
+ * Reports the rate of the first and the last 1,000 files (target: last ≥ 80 % of first), the slowest batch, the
+ * merges and the segments left.
+ * Usage: npx tsx bench/ingest.ts --files 10000
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -33,6 +40,7 @@ import { machine, median, numberArg } from './lib/harness.ts';
 import { makeDocument, makeVocabulary, seededRandom } from './search-corpus.ts';
 
 const ROUNDS = numberArg('rounds', 3);
+const SCALE_FILES = numberArg('files', 0);
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const logger = createLogger('bench');
 
@@ -89,6 +97,80 @@ async function ingestOnce(
   const ready = (await store.page(botId, { limit: 1000 })).items.filter((x) => x.status === 'ready').length;
   if (ready !== files.length) throw new Error(`only ${ready} files ready`);
   return ms;
+}
+
+if (SCALE_FILES > 0) {
+  await scale(SCALE_FILES);
+  process.exit(0);
+}
+
+/** `--files N`: see the header. */
+async function scale(count: number): Promise<void> {
+  const store = new MemoryKnowledge();
+  store.addBot('bot_scale', 'prj_bench');
+  const objects = new MemoryObjects();
+  const jobs: IngestJob[] = [];
+  const manage = makeKnowledgeManagement({
+    requireBot: async () => ({}) as never,
+    files: store,
+    index: store,
+    objects,
+    queue: { enqueue: async (j) => void jobs.push(j) },
+    logger,
+  });
+  let merges = 0;
+  const countingLogger = { ...logger, info: (message: string) => void (message.includes('merged') && merges++) };
+  const ingest = makeIngestKnowledge({
+    files: store,
+    index: store,
+    objects,
+    segments: new SegmentCache(objects),
+    logger: countingLogger as typeof logger,
+  });
+  const help = seededRandom(31);
+  const words = makeVocabulary(20_000, help);
+  const batchMs: number[] = [];
+  for (let i = 0; i < count; i += 20) {
+    for (let j = i; j < Math.min(count, i + 20); j++)
+      await manage.upload(
+        'prj_bench',
+        'bot_scale',
+        `article-${String(j).padStart(5, '0')}.md`,
+        'text/markdown',
+        Buffer.from(
+          `# Article ${j}: how to fix issue kb${j}zx\n\n${makeDocument(1_800, j % 3 ? 'en' : 'pt', words, help)}`,
+        ),
+      );
+    const t = performance.now();
+    await ingest('bot_scale', jobs.splice(0), { finalAttempt: false });
+    batchMs.push(performance.now() - t);
+  }
+  const per = 1000 / 20;
+  const rate = (ms: number[]) => 1000 / (ms.reduce((a, b) => a + b, 0) / 1000);
+  const first = rate(batchMs.slice(0, per));
+  const last = rate(batchMs.slice(-per));
+  const ready = store.list('bot_scale').filter((f) => f.status === 'ready').length;
+  console.log(
+    JSON.stringify(
+      {
+        machine: machine(),
+        loadAverage: loadavg().map((l) => Number(l.toFixed(1))),
+        files: count,
+        ready,
+        batchesOf20: batchMs.length,
+        filesPerSecondFirst1000: Number(first.toFixed(1)),
+        filesPerSecondLast1000: Number(last.toFixed(1)),
+        lastOverFirst: Number((last / first).toFixed(2)),
+        batchMsMedian: Number(median(batchMs).toFixed(1)),
+        slowestBatchMs: Number(Math.max(...batchMs).toFixed(1)),
+        merges,
+        segmentsLeft: store.bot('bot_scale')!.knowledge.segments.length,
+        totalSeconds: Number((batchMs.reduce((a, b) => a + b, 0) / 1000).toFixed(1)),
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
