@@ -36,6 +36,7 @@ const groups = {
   bulk: [
     'test/e2e/ai-ecosystem-offline.test.ts',
     'test/e2e/extract-fuzz.test.ts',
+    'test/e2e/knowledge-scale.test.ts',
     'test/e2e/knowledge-uploads.test.ts',
     'test/e2e/knowledge.test.ts',
   ],
