@@ -63,6 +63,10 @@ export interface Ledger {
   lostKeys: string[];
   /** Changes published under more than one event id, with the ids. */
   twoIdKeys: string[];
+  /** Deliveries still pending (an automatic attempt to come) when the drain stopped. */
+  pendingDeliveries: number;
+  /** Deliveries that had used up their automatic attempts, sent again by hand. */
+  failedDeliveries: number;
 }
 
 /** An input whose acknowledgement promises an event: what identifies that event once it reaches the webhook. */
@@ -374,16 +378,21 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     attempts: { statusCode?: number; error?: string }[];
   }[] = [];
   let recoveredFrom = Number.POSITIVE_INFINITY;
-  if ((await drain()) > 0) {
+  const deliveriesIn = async (status: 'failed' | 'pending') => {
+    const found: typeof failedDeliveries = [];
     let cursor: string | undefined;
     do {
       const page = await admin().admin(
         'GET',
-        `/projects/${projectId}/integrations/${webhookId}/deliveries?status=failed&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        `/projects/${projectId}/integrations/${webhookId}/deliveries?status=${status}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
       );
-      failedDeliveries.push(...(page.body.items ?? []));
+      found.push(...(page.body.items ?? []));
       cursor = page.body.nextCursor;
     } while (cursor);
+    return found;
+  };
+  if ((await drain()) > 0) {
+    failedDeliveries.push(...(await deliveriesIn('failed')));
     if (failedDeliveries.length) {
       const why = new Map<string, number>();
       for (const d of failedDeliveries) {
@@ -467,6 +476,8 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     } else delivered.add(id);
   }
 
+  // Deliveries still waiting for an automatic attempt when the drain stopped (each one an event not yet at the webhook).
+  const pendingDeliveries = (await deliveriesIn('pending')).length;
   keepOutput('last');
   if (options.keep) {
     await service.stop();
@@ -474,7 +485,15 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
   } else await run.cleanUp();
   await receiver.close();
   await twilioApi.close();
-  return { rows: [...rows.values()], kills: options.kills, duplicatesPerKill, lostKeys, twoIdKeys };
+  return {
+    rows: [...rows.values()],
+    kills: options.kills,
+    duplicatesPerKill,
+    lostKeys,
+    twoIdKeys,
+    pendingDeliveries,
+    failedDeliveries: failedDeliveries.length,
+  };
 }
 
 /** The ledger as a table. */
@@ -506,6 +525,7 @@ export function formatLedger(ledger: Ledger): string {
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [
     `${ledger.kills} kills; duplicates (same webhook-id) after each: ${ledger.duplicatesPerKill.join(', ')}`,
+    `deliveries failed (sent again by hand): ${ledger.failedDeliveries}; still pending when the drain stopped: ${ledger.pendingDeliveries}`,
     fmt(header),
     ...lines.map(fmt),
   ].join('\n');
