@@ -7,6 +7,7 @@ import {
   PdfTooLargeError,
   type OcrOptions,
   type OpenPdf,
+  type PdfOpener,
   type PdfPage,
   type UnreadableReason,
 } from '../pdf/index.ts';
@@ -37,6 +38,8 @@ export interface ExtractPdfDeps {
   ocr?: OcrOptions;
   /** Needed for `fileKey` sources. */
   uploads?: UploadStore;
+  /** How PDFs are opened: in this thread by default, or in a sandbox thread. */
+  openPdf?: PdfOpener;
   log: ExtractLog;
   now?: () => number;
   newChargeId?: () => string;
@@ -123,7 +126,7 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
 
   async function open(bytes: Uint8Array, signal: AbortSignal): Promise<OpenPdf> {
     try {
-      return await openPdf(bytes, { signal });
+      return await (deps.openPdf ?? openPdf)(bytes, { signal });
     } catch (error) {
       if (error instanceof PdfError) throw new InvalidFileError(error.message, 'file', error.reason.replace('-', '_'));
       throw error;

@@ -10,7 +10,12 @@ import {
 import { detectLanguage, documentTerms, type Language } from './text/analyzer.ts';
 import { checkTimeBudget, startTimeBudget, TimeBudgetExceededError } from '../kernel/time-budget.ts';
 import { chunkText, DEFAULT_CHUNKING, type ChunkOptions } from './text/chunker.ts';
-import { extractDocumentText, UnreadableDocumentError, type PdfPageReader } from './text/extract.ts';
+import {
+  type DocumentReader,
+  extractDocumentText,
+  UnreadableDocumentError,
+  type PdfPageReader,
+} from './text/extract.ts';
 
 /** A file's excerpts as stored next to the upload (`bots/<botId>/excerpts/<generation>.json`). */
 interface StoredExcerpts {
@@ -33,6 +38,11 @@ export interface IngestDeps {
   objects: KnowledgeObjectStore;
   logger: Logger;
   readPdf?: PdfPageReader;
+  /**
+   * How a file's bytes become text (default {@link extractDocumentText} in this thread; the local runner reads HTML
+   * and Markdown in a sandbox thread, functions/_wiring/untrusted-parsing.ts).
+   */
+  readText?: DocumentReader;
   embeddings?: EmbeddingsProvider;
   chunking?: ChunkOptions;
   clock?: () => Date;
@@ -191,7 +201,7 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       try {
         const bytes = await deps.objects.get(file.objectKey);
         const budget = startTimeBudget(budgetFor(file.contentType), deps.now);
-        const { text, ocrPages } = await extractDocumentText(bytes, file.contentType, {
+        const { text, ocrPages } = await (deps.readText ?? extractDocumentText)(bytes, file.contentType, {
           charset: file.charset,
           readPdf: deps.readPdf,
           budget,

@@ -38,13 +38,13 @@ export class CorruptPdfError extends PdfError {
 
 /**
  * The PDF expands beyond a limit of `PdfLimits`: its decoded content (a stream, an image, a page's decoding, the
- * document's, its objects, a filter whose output cannot be bounded, the time a page takes: {@link decoding} is true),
- * or its text (found while pages are read).
+ * document's, its objects, a filter whose output cannot be bounded, the time a page takes, the memory of the sandbox
+ * reading it: {@link decoding} is true), or its text (found while pages are read).
  */
 export class PdfTooLargeError extends PdfError {
   readonly reason = 'too-large';
   constructor(
-    readonly limit: 'text' | 'page-text' | Exclude<DecodeLimitKind, 'unbounded'>,
+    readonly limit: 'text' | 'page-text' | 'memory' | Exclude<DecodeLimitKind, 'unbounded'>,
     message: string,
     options?: { cause?: unknown },
   ) {

@@ -54,6 +54,12 @@ export interface OpenPdfOptions {
   limits?: Partial<PdfLimits>;
 }
 
+/**
+ * How a PDF is opened: {@link openPdf} in this thread, or the same in a sandbox thread (the local runner's
+ * `UNTRUSTED_PARSING=thread`, functions/_wiring/untrusted-parsing.ts).
+ */
+export type PdfOpener = (bytes: Uint8Array, options?: OpenPdfOptions) => Promise<OpenPdf>;
+
 /** A PDF that parsed: its page count is known; its pages are read by {@link OpenPdf.extract}. */
 export interface OpenPdf {
   readonly pageCount: number;
@@ -83,8 +89,9 @@ export function startsLikePdf(bytes: Uint8Array): boolean {
 export async function extractPdfPages(
   bytes: Uint8Array,
   options: ExtractPdfOptions & OpenPdfOptions = {},
+  open: PdfOpener = openPdf,
 ): Promise<PdfPages> {
-  const pdf = await openPdf(bytes, { signal: options.signal, limits: options.limits });
+  const pdf = await open(bytes, { signal: options.signal, limits: options.limits });
   try {
     return await pdf.extract(options);
   } finally {
