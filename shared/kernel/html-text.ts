@@ -137,7 +137,8 @@ export function htmlToText(html: string, options: HtmlTextOptions = {}): HtmlTex
       },
       onselfclosingtag() {
         open(openName);
-        close(openName);
+        // `<br/>` is one line break; `<svg/>` and `<p/>` open and close.
+        if (openName !== 'br' && openName !== 'hr') close(openName);
       },
       onclosetag(start, end) {
         close(name(start, end));
@@ -163,7 +164,7 @@ export function htmlToText(html: string, options: HtmlTextOptions = {}): HtmlTex
     checkTimeBudget(options.budget);
     tokenizer.write(input.slice(at, at + CHUNK_CHARS));
     // Folding whitespace only shortens: past the ceiling before folding may still fit after it, so read on to twice.
-    if (produced > 2 * maxText) {
+    if (produced > 2 * maxText && at + CHUNK_CHARS < input.length) {
       truncated = true;
       break;
     }
