@@ -24,15 +24,7 @@
  */
 import { brotliCompressSync, brotliDecompressSync, constants, deflateSync, inflateSync } from 'node:zlib';
 import { currentBudget, activeBudget, DecodeBudget, DecodeLimitError, orphanDecodes } from './decode-budget.ts';
-import {
-  ccittBytes,
-  declaredImageBytes,
-  type DictLike,
-  jbig2Bytes,
-  jpegSamples,
-  jpxSamples,
-  safeGet,
-} from './image-sizes.ts';
+import { ccittBytes, type DictLike, jbig2Bytes, jpegSamples, jpxSamples, safeGet } from './image-sizes.ts';
 
 /** pdfjs versions the adversarial corpus was run against with this module; others only log a warning. */
 export const TESTED_PDFJS_VERSIONS = ['6.5.438'];
@@ -50,6 +42,7 @@ interface PdfjsStream {
 
 /** A pdfjs `DecodeStream` (every decoder) as the patches use it. */
 interface Decoder extends PdfjsStream {
+  getImageData(length: number, options: unknown): Promise<Uint8Array>;
   buffer: Uint8Array;
   bufferLength: number;
   eof: boolean;
@@ -243,37 +236,62 @@ function probePdf(): Uint8Array {
 
 /** Cross-reference stream dictionaries → the most their data may decode to (entries × entry width). */
 const xrefStreamLimits = new WeakMap<object, number>();
+/**
+ * Decoders pdfjs reads as image data (`getImageData(length)`, called only by its image code) → the most they may
+ * produce: the length pdfjs itself computed from the image's width, height and depth (it never reads more), within the
+ * image limit. A stream is an image by how pdfjs reads it, not by what its dictionary says: a content stream given
+ * `/Subtype /Image /Width 6000 /Height 6000` is still read as content, under the stream limit.
+ */
+const imageReads = new WeakMap<object, number>();
 
 function isName(value: unknown, name: string): boolean {
   return (value as { name?: unknown } | null | undefined)?.name === name;
 }
 
-/**
- * The ceiling of one stream: an image's is the image limit, lowered to what its dictionary declares when that is
- * known (so a content stream that pretends to be an image gains little); a cross-reference stream's is what its
- * entries take; any other stream's is the stream limit.
- */
+/** The ceiling of one decoder's output: an image read's, a cross-reference stream's, or the stream limit. */
 function limitFor(stream: { dict?: DictLike }, budget: DecodeBudget): { limit: number; image: boolean } {
+  const image = imageReads.get(stream);
+  if (image !== undefined) return { limit: Math.min(image, 2 * budget.limits.maxImageBytes), image: true };
   const dict = stream.dict;
-  const { maxStreamBytes, maxImageBytes } = budget.limits;
-  if (!dict || typeof dict.get !== 'function') return { limit: maxStreamBytes, image: false };
-  const xref = xrefStreamLimits.get(dict);
-  if (xref !== undefined) return { limit: Math.min(xref, maxStreamBytes), image: false };
-  const image = isName(safeGet(dict, 'Subtype'), 'Image') || dict.has('W') || dict.has('Width');
-  if (!image) return { limit: maxStreamBytes, image: false };
-  const declared = declaredImageBytes(dict);
-  return { limit: declared === undefined ? maxImageBytes : Math.min(maxImageBytes, declared + 4096), image: true };
+  const xref = dict ? xrefStreamLimits.get(dict) : undefined;
+  if (xref !== undefined) return { limit: Math.min(xref, budget.limits.maxStreamBytes), image: false };
+  return { limit: budget.limits.maxStreamBytes, image: false };
 }
 
 function patch(internals: PdfjsInternals): void {
   const decodeStream = internals.decodeStreamPrototype;
   const vetted = new Set<unknown>([...internals.decoderPrototypes.values(), internals.nullStreamPrototype]);
+  patchImageReads([decodeStream, ...internals.decoderPrototypes.values()]);
   const boundedEnsureBuffer = patchEnsureBuffer(decodeStream);
   patchNativeDecode(decodeStream);
   patchBrotli(internals.decoderPrototypes.get('BrotliDecode')!);
   patchImageDecoders(internals.decoderPrototypes);
   patchMakeFilter(internals.parserPrototype, vetted, boundedEnsureBuffer);
   patchGetObj(internals.parserPrototype);
+}
+
+/**
+ * `getImageData(length)` is how pdfjs reads an image's data (image XObjects, inline images, masks, soft masks): the
+ * decoder is marked with the length pdfjs expects, and the decoders under it in a chain (`/Filter [/AHx /Fl]`) with
+ * twice that (a hex layer is twice the image).
+ */
+function patchImageReads(prototypes: Proto[]): void {
+  for (const prototype of new Set(prototypes)) {
+    if (!Object.hasOwn(prototype, 'getImageData')) continue;
+    const getImageData = prototype.getImageData as (this: Decoder, length: number, ...rest: unknown[]) => unknown;
+    prototype.getImageData = function boundedImageRead(this: Decoder, length: number, ...rest: unknown[]) {
+      const max = activeBudget()?.limits.maxImageBytes ?? 0;
+      const expected = Number.isFinite(length) && length > 0 ? length : max;
+      imageReads.set(this, Math.min(expected + 4096, max));
+      for (
+        let inner = this.stream as Decoder | undefined;
+        inner && 'bufferLength' in inner;
+        inner = inner.stream as Decoder
+      )
+        imageReads.set(inner, Math.min(2 * expected + 4096, 2 * max));
+      return getImageData.call(this, length, ...rest);
+    };
+  }
 }
 
 /**
@@ -505,8 +523,15 @@ async function selfTest(internals: PdfjsInternals): Promise<void> {
           .decodeImage(null, 0, {}),
     ],
     ['unknown filter', () => tools.filter('Foo', flate)],
+    ['image read past its length', () => tools.filter('FlateDecode', flate, image('')).getImageData(1000, {})],
+    // Read as content, a stream is held to the stream limit whatever its dictionary claims.
+    [
+      'content with an image dictionary',
+      () => tools.filter('FlateDecode', flate, image('/BitsPerComponent 8')).getBytes(),
+    ],
   ];
-  const limits = { maxStreamBytes: 256 * 1024, maxImageBytes: 256 * 1024, maxPageBytes: 8 * 1024 * 1024 };
+  // Images get a larger limit than streams here, so the case above shows which one applied.
+  const limits = { maxStreamBytes: 256 * 1024, maxImageBytes: 4 * 1024 * 1024, maxPageBytes: 8 * 1024 * 1024 };
   const failures: string[] = [];
   for (const [label, run] of cases) {
     const budget = new DecodeBudget(limits);
@@ -517,6 +542,8 @@ async function selfTest(internals: PdfjsInternals): Promise<void> {
       outcome = error;
     }
     if (!(outcome instanceof DecodeLimitError)) failures.push(`${label}: not refused (${String(outcome)})`);
+    else if (label === 'content with an image dictionary' && outcome.kind !== 'stream')
+      failures.push(`${label}: refused as ${outcome.kind}, not under the stream limit`);
   }
   const before = orphanDecodes.count;
   try {

@@ -101,49 +101,9 @@ export function ccittBytes(
   return Math.ceil(width / 8) * height;
 }
 
-const COMPONENTS: Record<string, number> = {
-  DeviceGray: 1,
-  G: 1,
-  CalGray: 1,
-  Indexed: 1,
-  I: 1,
-  Separation: 1,
-  Pattern: 1,
-  DeviceRGB: 3,
-  RGB: 3,
-  CalRGB: 3,
-  Lab: 3,
-  DeviceCMYK: 4,
-  CMYK: 4,
-};
-
-/**
- * What an image dictionary declares its raw samples to take (`/Width`, `/Height`, bits per component, colour
- * components; inline images' abbreviations too): pdfjs never reads more of an image stream than this. A missing bit
- * depth counts 16 bits, so the answer is an upper bound. Undefined when it cannot be known here: no numeric width and
- * height, or a colour space whose component count needs resolving (ICC profiles, named resources, DeviceN).
- */
-export function declaredImageBytes(dict: DictLike): number | undefined {
-  const width = numberIn(dict, 'Width', 'W');
-  const height = numberIn(dict, 'Height', 'H');
-  if (!(width > 0) || !(height > 0)) return undefined;
-  const mask = safeGet(dict, 'ImageMask', 'IM') === true;
-  const bits = mask ? 1 : numberIn(dict, 'BitsPerComponent', 'BPC') || 16;
-  const space = safeGet(dict, 'ColorSpace', 'CS');
-  const name = nameOf(Array.isArray(space) ? space[0] : space);
-  const components = mask ? 1 : name ? COMPONENTS[name] : undefined;
-  if (components === undefined) return undefined;
-  return Math.ceil((width * components * Math.min(bits, 16)) / 8) * height;
-}
-
 function numberIn(dict: DictLike | undefined, ...keys: string[]): number {
   const value = dict ? safeGet(dict, ...keys) : undefined;
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-function nameOf(value: unknown): string | undefined {
-  const name = (value as { name?: unknown } | null | undefined)?.name;
-  return typeof name === 'string' ? name : undefined;
 }
 
 /** `dict.get` that cannot throw (an indirect value that does not resolve reads as undefined). */

@@ -28,6 +28,16 @@ export const MAIL_LIMITS = {
  */
 export async function parseMail(raw: Buffer, to: string): Promise<ReceivedMessage> {
   if (raw.length > MAX_MAIL_BYTES) throw new Error('the message is larger than 25 MB');
+  try {
+    return await readMail(raw, to);
+  } catch {
+    // Accepted mail is never lost (contract §15): MIME the parser refuses (a header block over its 2 MB ceiling,
+    // say) still arrives, as its first headers with `truncated: true`.
+    return parseMailHeaders(raw, to);
+  }
+}
+
+async function readMail(raw: Buffer, to: string): Promise<ReceivedMessage> {
   // mailparser's own HTML-to-text (html-to-text, on htmlparser2's Parser) is quadratic in nesting and wraps lines:
   // the HTML is read as text here instead.
   const mail = await simpleParser(raw, {
@@ -71,9 +81,9 @@ export async function parseMail(raw: Buffer, to: string): Promise<ReceivedMessag
 const HEADER_BYTES = 64 * 1024;
 
 /**
- * A mail whose parsing passed its time or memory ceiling (the parsing sandbox stopped it): its headers only (sender,
- * subject, threading), no text and no attachments, and `truncated: true`, so the accepted mail still arrives as
- * `message.received` (contract §15). Reads at most the first 64 KB.
+ * A mail whose parsing failed or passed its time or memory ceiling (the parsing sandbox stopped it): its headers only
+ * (sender, subject, threading), no text and no attachments, and `truncated: true`, so the accepted mail still arrives
+ * as `message.received` (contract §15). Reads at most the first 64 KB.
  */
 export async function parseMailHeaders(raw: Buffer, to: string): Promise<ReceivedMessage> {
   const head = raw.subarray(0, HEADER_BYTES);
@@ -82,7 +92,18 @@ export async function parseMailHeaders(raw: Buffer, to: string): Promise<Receive
   const end = [crlf, lf].filter((at) => at >= 0).sort((a, b) => a - b)[0] ?? head.length;
   // The header block alone, as a mail with an empty body.
   const headers = Buffer.concat([head.subarray(0, end), Buffer.from('\r\n\r\n')]);
-  const message = await parseMail(headers, to);
+  const message = await readMail(headers, to).catch(
+    (): ReceivedMessage => ({
+      kind: 'message',
+      provider: 'smtp',
+      providerMessageId: 'sha256:',
+      from: '',
+      to,
+      text: '',
+      receivedAt: new Date().toISOString(),
+      email: { subject: '', attachments: [] },
+    }),
+  );
   const { html: _html, ...email } = message.email!;
   return {
     ...message,

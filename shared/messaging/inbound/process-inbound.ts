@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EventEnvelope, EventPublisher } from '../../events/envelope.ts';
+import { parseBoundedJson } from '../../kernel/json-shape.ts';
 import type { Channel } from '../channel.ts';
 import type { MessageStatusStore } from '../message-status.ts';
 import type { InboundReport, NormalisedReport, ReceivedMessage, StatusReport } from './report.ts';
@@ -89,7 +90,7 @@ export function makeProcessInbound(deps: ProcessInboundDeps) {
       }
       case 'whatsapp-cloud': {
         const phoneNumberId = channel.provider.kind === 'whatsapp-cloud' ? channel.provider.phoneNumberId : '';
-        return normaliseWhatsApp(JSON.parse(raw.toString('utf8')), phoneNumberId);
+        return normaliseWhatsApp(parseBoundedJson(raw.toString('utf8')), phoneNumberId);
       }
       case 'email':
         return [await deps.parseMail(raw, channel.address)];

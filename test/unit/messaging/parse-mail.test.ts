@@ -114,6 +114,17 @@ describe('parseMail: parts over their ceilings are cut and say so', () => {
   });
 });
 
+describe('parseMail: MIME the parser refuses is not lost', () => {
+  it('a header block past the parser’s ceiling (found by the mail fuzzer) arrives as its first headers, truncated', async () => {
+    const flood = Array.from({ length: 150_000 }, (_, i) => `X-H${i}: ${i}\r\n`).join('');
+    const raw = Buffer.from(
+      `From: ana@example.org\r\nTo: ${TO}\r\nSubject: Flood\r\n${flood}Content-Type: text/plain\r\n\r\nbody\r\n`,
+    );
+    const message = await parseMail(raw, TO);
+    expect(message).toMatchObject({ from: 'ana@example.org', text: '', truncated: true, email: { subject: 'Flood' } });
+  });
+});
+
 describe('parseMailHeaders (a mail whose parsing passed its sandbox)', () => {
   it('gives the sender, subject and ids, no text, and truncated', async () => {
     const message = await parseMailHeaders(mail([{ type: 'text/html', body: '<p>never read</p>' }]), TO);

@@ -66,6 +66,16 @@ describe('PDF decode bound: every adversarial file is refused where pdfjs decode
     expect(cpuMs).toBeLessThan(6_000);
   });
 
+  it('holds a content stream to the stream limit even when its dictionary claims to be a large image', async () => {
+    const decoy =
+      '/Filter /FlateDecode /Subtype /Image /Width 6000 /Height 6000 /ColorSpace /DeviceRGB /BitsPerComponent 8';
+    const error = await extractPdfPages(pageWithContent(decoy, await deflatedZeros(32 * 1024 * 1024))).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(PdfTooLargeError);
+    expect((error as PdfTooLargeError).limit).toBe('stream');
+  });
+
   it('refuses a filter pdfjs does not know (it would have passed the bytes through as they are)', async () => {
     const error = await extractPdfPages(pageWithContent('/Filter /Foo', Buffer.from(MARKER, 'latin1'))).catch(
       (e: unknown) => e,
