@@ -22,6 +22,7 @@ const groups = {
     'test/e2e/openapi.test.ts',
     'test/e2e/send-events.test.ts',
     'test/e2e/send.test.ts',
+    'test/e2e/untrusted-input.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',
     'test/e2e/webhooks.test.ts',
   ],
@@ -58,6 +59,7 @@ const groups = {
     'test/e2e/knowledge.test.ts',
     'test/e2e/message-status.test.ts',
     'test/e2e/send.test.ts',
+    'test/e2e/untrusted-input.test.ts',
     'test/e2e/webhooks.test.ts',
   ],
 };
