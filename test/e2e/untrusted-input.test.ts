@@ -72,9 +72,9 @@ describe('knowledge files that decode past a ceiling', () => {
     const bot = await svc.admin('POST', `/projects/${projectId}/bots`, { name: 'Bombas', instructions: 'x' });
     expect(bot.status).toBe(201);
     for (const name of ISSUE_BOMBS)
-      expect((await svc.putKnowledge(projectId, bot.body.botId, `${name}.pdf`, await pdfBomb(name).make())).status).toBe(
-        202,
-      );
+      expect(
+        (await svc.putKnowledge(projectId, bot.body.botId, `${name}.pdf`, await pdfBomb(name).make())).status,
+      ).toBe(202);
     const items = await eventually(
       async () => {
         const res = await svc.admin('GET', `/projects/${projectId}/bots/${bot.body.botId}/knowledge`);
@@ -108,7 +108,8 @@ describe('a mail whose only part is 320,000 "<" (sent over SMTP)', () => {
       url: receiver.url,
     });
     expect(webhook.status).toBe(201);
-    const mine = (type: string) => receiver.received.filter((d) => d.json?.projectId === projectId && d.json.type === type);
+    const mine = (type: string) =>
+      receiver.received.filter((d) => d.json?.projectId === projectId && d.json.type === type);
 
     // multipart/mixed with one text/html part: the path that ran two quadratic regexes (65 s before).
     const raw = Buffer.from(
@@ -116,7 +117,12 @@ describe('a mail whose only part is 320,000 "<" (sent over SMTP)', () => {
         `MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=B\r\n\r\n--B\r\nContent-Type: text/html\r\n\r\n` +
         `${'<'.repeat(320_000)}\r\n--B--\r\n`,
     );
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: svc.smtpPort, secure: false, ignoreTLS: true });
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: svc.smtpPort,
+      secure: false,
+      ignoreTLS: true,
+    });
     const sent = performance.now();
     await transport.sendMail({ envelope: { from: 'attacker@example.org', to: [address] }, raw });
     const test = await svc.admin('POST', `/projects/${projectId}/integrations/${webhook.body.integrationId}/test`);
@@ -135,7 +141,11 @@ describe('a mail whose only part is 320,000 "<" (sent over SMTP)', () => {
     // machine running the tests is shared. Before, 65 s for both.
     expect(mailDelivered).toBeLessThan(10_000);
     expect(testDelivered).toBeLessThan(5_000);
-    expect(received!.json.data).toMatchObject({ from: 'attacker@example.org', subject: 'lt', text: '<'.repeat(320_000) });
+    expect(received!.json.data).toMatchObject({
+      from: 'attacker@example.org',
+      subject: 'lt',
+      text: '<'.repeat(320_000),
+    });
     expect(received!.json.data).not.toHaveProperty('truncated');
   }, 60_000);
 });
