@@ -152,7 +152,15 @@ const extractRows: ExtractRow[] = [];
 const creditsBefore = await balance();
 for (const name of ISSUE_BOMBS) {
   const file = await pdfBomb(name).make(name === 'brotli' ? undefined : { decoded: GiB });
-  const row: ExtractRow = { name, bytes: file.length, answers: '', ms: [], growthMb: [], healthzP99: [], healthzMax: [] };
+  const row: ExtractRow = {
+    name,
+    bytes: file.length,
+    answers: '',
+    ms: [],
+    growthMb: [],
+    healthzP99: [],
+    healthzMax: [],
+  };
   for (let r = 0; r < rounds; r++) {
     const before = rssMb();
     const t = performance.now();
@@ -189,7 +197,11 @@ for (const name of ISSUE_BOMBS) {
 
 // ---------------------------------------------------------------- 3. mail
 const address = 'bench-mail@inbound.example.com';
-const channel = await admin('POST', `/projects/${project.projectId}/channels`, { name: 'mail', type: 'email', address });
+const channel = await admin('POST', `/projects/${project.projectId}/channels`, {
+  name: 'mail',
+  type: 'email',
+  address,
+});
 const webhook = await admin('POST', `/projects/${project.projectId}/integrations`, {
   product: 'webhook',
   scope: 'general',
@@ -227,7 +239,11 @@ rmSync(dataDir, { recursive: true, force: true });
 
 // ---------------------------------------------------------------- report
 const f = (n: number) => Math.round(n).toLocaleString('en');
-console.log(`\n${machine()}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${new Date().toISOString()}`);
+console.log(
+  `\n${machine()}; load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}; ${new Date().toISOString()}`,
+);
 console.log(`npx tsx bench/untrusted-input.ts --rounds ${rounds} (medians of ${rounds})\n`);
 console.log(
   `Anchor (same run): an ordinary 1-page PDF extracted in ${f(median(anchorRuns))} ms; /healthz p99 ${p99(idle.healthz).toFixed(1)} ms with nothing else running.\n`,
