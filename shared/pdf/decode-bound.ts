@@ -72,7 +72,6 @@ export interface PdfjsOpener {
 }
 
 let installing: Promise<void> | undefined;
-let installed = false;
 
 /**
  * Finds pdfjs's decoders, patches them and proves the patches work; once per process, before any untrusted PDF is
@@ -84,7 +83,6 @@ export function installDecodeBound(pdfjs: PdfjsOpener): Promise<void> {
     const internals = await new DecodeBudget().run(() => captureInternals(pdfjs));
     patch(internals);
     await selfTest(internals);
-    installed = true;
     if (!TESTED_PDFJS_VERSIONS.includes(pdfjs.version))
       console.warn(
         `pdfjs decode bound: pdfjs ${pdfjs.version} was not run against the adversarial corpus ` +
@@ -94,10 +92,6 @@ export function installDecodeBound(pdfjs: PdfjsOpener): Promise<void> {
   return installing;
 }
 
-/** Throws unless {@link installDecodeBound} completed. */
-export function assertDecodeBoundInstalled(): void {
-  if (!installed) throw new DecodeLimitError('unbounded', 'The PDF decode bound is not installed; PDFs are refused.');
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // 1. Reaching pdfjs's internals

@@ -161,7 +161,7 @@ export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): 
         try {
           return await extractOpen(doc, pdfjs.OPS, extractOptions, limits, budget);
         } catch (error) {
-          throw readError(error, budget);
+          throw readError(error, budget, extractOptions.signal ?? options.signal);
         }
       }),
     close,
@@ -182,11 +182,14 @@ function openError(error: unknown, budget: DecodeBudget, signal: AbortSignal | u
 }
 
 /**
- * Why reading pages failed: a refusal by the decode budget wins over what pdfjs made of it (often "damaged");
- * everything else is already typed by the reading code.
+ * Why reading pages failed: a refusal by the decode budget wins over what pdfjs made of it (often "damaged"), then an
+ * abort; everything else is already typed by the reading code.
  */
-function readError(error: unknown, budget: DecodeBudget): unknown {
-  return budgetRefusal(error, budget) ?? error;
+function readError(error: unknown, budget: DecodeBudget, signal: AbortSignal | undefined): unknown {
+  const refusal = budgetRefusal(error, budget);
+  if (refusal) return refusal;
+  // The budget throws the signal's reason inside pdfjs, which may wrap it: the abort stays the abort.
+  return signal?.aborted ? signal.reason : error;
 }
 
 function budgetRefusal(error: unknown, budget: DecodeBudget): Error | undefined {
