@@ -24,6 +24,7 @@ const groups = {
     'test/e2e/sdk.test.ts',
     'test/e2e/send-events.test.ts',
     'test/e2e/send.test.ts',
+    'test/e2e/untrusted-input.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',
     'test/e2e/webhooks.test.ts',
   ],
@@ -74,6 +75,7 @@ const groups = {
     'test/e2e/knowledge.test.ts',
     'test/e2e/message-status.test.ts',
     'test/e2e/send.test.ts',
+    'test/e2e/untrusted-input.test.ts',
     'test/e2e/webhooks.test.ts',
   ],
 };

@@ -15,7 +15,12 @@ import {
 import type { SegmentCache } from './segment-cache.ts';
 import { detectLanguage, documentTerms } from './text/analyzer.ts';
 import { type ChunkOptions, chunkText, DEFAULT_CHUNKING } from './text/chunker.ts';
-import { extractDocumentText, type PdfPageReader, UnreadableDocumentError } from './text/extract.ts';
+import {
+  type DocumentReader,
+  extractDocumentText,
+  type PdfPageReader,
+  UnreadableDocumentError,
+} from './text/extract.ts';
 
 export interface IngestDeps {
   files: KnowledgeFileStore;
@@ -25,6 +30,11 @@ export interface IngestDeps {
   segments: SegmentCache;
   logger: Logger;
   readPdf?: PdfPageReader;
+  /**
+   * How a file's bytes become text (default {@link extractDocumentText} in this thread; the local runner reads HTML
+   * and Markdown in a sandbox thread, functions/_wiring/untrusted-parsing.ts).
+   */
+  readText?: DocumentReader;
   embeddings?: EmbeddingsProvider;
   chunking?: ChunkOptions;
   clock?: () => Date;
@@ -88,7 +98,7 @@ export function makeIngestKnowledge(deps: IngestDeps) {
     try {
       const bytes = await deps.objects.get(file.objectKey);
       const budget = startTimeBudget(budgetFor(file.contentType), deps.now);
-      const { text, ocrPages } = await extractDocumentText(bytes, file.contentType, {
+      const { text, ocrPages } = await (deps.readText ?? extractDocumentText)(bytes, file.contentType, {
         charset: file.charset,
         readPdf: deps.readPdf,
         budget,
