@@ -6038,6 +6038,11 @@ export interface operations {
                             bytes: number;
                         }[];
                         authentication?: components["schemas"]["MailAuthentication"];
+                        /**
+                         * @description Present when a part of the received message was over its ceiling and was cut: for email, `text` over 1,000,000 characters, `html` over 5,000,000, `subject` over 2,000, or more than 100 `cc`, `references` or `attachments`. What is there is the start of the part.
+                         * @constant
+                         */
+                        truncated?: true;
                     };
                 };
             };
