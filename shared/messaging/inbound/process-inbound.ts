@@ -14,8 +14,6 @@ export interface ApplyReportsDeps {
   events: Pick<EventPublisher, 'prepare' | 'send'>;
   log: { info(message: string, extra?: Record<string, unknown>): void };
   now?: () => Date;
-  /** How the worker waits for a concurrent worker's publish to land (tests pass a clock of their own). */
-  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface ProcessInboundDeps extends ApplyReportsDeps {
@@ -124,7 +122,6 @@ export interface ReportedEvent {
  */
 export function makeApplyReports(deps: ApplyReportsDeps) {
   const now = deps.now ?? (() => new Date());
-  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
   return async function apply(
     channel: Channel,
@@ -223,22 +220,6 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
     return [{ id: prepared.envelope.id, type }];
   }
 
-  /**
-   * What is still marked after a short wait. A change found applied with its mark pending is either a crash's (the
-   * mark stays: publish it) or another worker's still publishing it (a provider's retry processed at the same moment:
-   * its mark goes within milliseconds). Waiting up to about 1.5 s tells the two apart, so the retry does not deliver
-   * the event a second time; a crash's event goes out that much later.
-   */
-  async function settled<T>(read: () => Promise<T[]>): Promise<T[]> {
-    let pending = await read();
-    for (const ms of SETTLE_WAITS_MS) {
-      if (!pending.length) break;
-      await sleep(ms);
-      pending = await read();
-    }
-    return pending;
-  }
-
   /** On the queue, then the mark goes; a mark that cannot be cleared now is cleared by the sweep (same id again). */
   async function publishMarked(messageId: string, prepared: PreparedEvent): Promise<void> {
     await deps.events.send(prepared.message);
@@ -252,11 +233,16 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
 
   /** The change was already applied: what is still marked for it was never published (a crash), so it is now. */
   async function republish(messageId: string, type: string): Promise<ReportedEvent[]> {
-    const marked = async () =>
-      (await deps.statuses.pendingEvents(messageId))
-        .map((mark) => ({ mark, message: messageOfMark(mark) }))
-        .filter(({ message }) => message.eventType === type);
-    const pending = await settled(marked);
+    const at = now().getTime();
+    const marked = (await deps.statuses.pendingEvents(messageId))
+      .map((mark) => ({ mark, message: messageOfMark(mark) }))
+      .filter(({ message }) => message.eventType === type);
+    // A mark written moments ago is most likely another worker's still publishing (a provider's retry processed at
+    // the same moment): publishing it here would deliver the event twice. It is left to that worker, or, if that
+    // worker died, to the sweep (EVENT_SWEEP_AFTER_SECONDS). Older marks are a crash's: published now.
+    const pending = marked.filter(({ mark }) => mark.writtenAt === undefined || at - mark.writtenAt >= FRESH_MARK_MS);
+    if (pending.length < marked.length)
+      deps.log.info('a fresh event mark left to its writer or the sweep', { messageId, type });
     for (const { mark, message } of pending) {
       deps.log.info('publishing an event its change left unpublished', { messageId, eventId: mark.eventId });
       await deps.events.send(message);
@@ -266,8 +252,11 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
   }
 }
 
-/** The waits before a retry publishes what it finds still marked (see `settled`). */
-const SETTLE_WAITS_MS = [50, 200, 500, 750];
+/**
+ * How old a mark must be before a retry republishes it (see `republish`). Well past the milliseconds a publish takes,
+ * even on a loaded machine; below the inbound queue's visibility timeout on AWS, so a crash's retry publishes at once.
+ */
+const FRESH_MARK_MS = 10_000;
 
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
 
