@@ -126,7 +126,9 @@ describe('custom token rotation and delete under concurrency', () => {
       ),
       { numRuns: 60 },
     );
-  });
+    // 60 runs of a dozen DynamoDB round trips each against dynalite: about 10 s alone, three times that on a loaded
+    // machine.
+  }, 90_000);
 });
 
 describe('project API token issue and revoke under concurrency', () => {
@@ -160,5 +162,7 @@ describe('project API token issue and revoke under concurrency', () => {
       ),
       { numRuns: 60 },
     );
-  });
+    // 60 runs of a dozen DynamoDB round trips each against dynalite: about 10 s alone, three times that on a loaded
+    // machine.
+  }, 90_000);
 });
