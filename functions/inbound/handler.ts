@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoChannelDirectory } from '#shared/messaging/adapters/dynamo-channel-directory.ts';
 import { channelFromItem } from '#shared/messaging/adapters/dynamo-channel-store.ts';
+import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { parseMail } from '#shared/messaging/adapters/parse-mail.ts';
 import { s3RawReportStoreOnFirstUse } from '#shared/messaging/adapters/lazy-s3-raw-report-store.ts';
@@ -13,16 +14,22 @@ import { reportsFromSesNotification } from '#shared/messaging/inbound/ses.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
+import { inboundMediaFromConfig } from '#functions/_wiring/media.ts';
 import { jsonMessage, partialBatchResponse, processEach, workerFunction } from '#shared/http/worker.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('inbound');
 const table = dynamoTable(cfg);
-const channels = DynamoChannelDirectory.over(table, await secretBoxFromConfig(cfg), channelFromItem);
+const secretBox = await secretBoxFromConfig(cfg);
+const channels = DynamoChannelDirectory.over(table, secretBox, channelFromItem);
 const processInbound = makeProcessInbound({
   channels: cacheChannels(channels),
   statuses: new DynamoMessageStatusStore(table),
+  // Windows, mail threads and opt-outs (contract §17).
+  conversations: new DynamoConversationStore(table, secretBox),
+  // Media fetched once with the channel's credentials, stored in the transfer bucket, offered as presigned GETs.
+  media: inboundMediaFromConfig(cfg),
   // The webhooks area's publisher: the same event path as every other producer.
   events: eventPublisherFromConfig(cfg),
   rawReports: s3RawReportStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER')),
