@@ -23,7 +23,7 @@ export const conversationRoutes = {
     method: 'GET',
     path: '/projects/{projectId}/channels/{channelId}/conversations/{contact}',
   }),
-  listChannelConversationMessages: route({
+  listChannelMessages: route({
     method: 'GET',
     path: '/projects/{projectId}/channels/{channelId}/conversations/{contact}/messages',
     query: pageQuery,
@@ -48,7 +48,7 @@ export function conversationHandlers(
     },
     getChannelConversation: async ({ params }) =>
       json(200, await conversations.conversation(await channelOf(params), params.contact)),
-    listChannelConversationMessages: async ({ params, query }) =>
+    listChannelMessages: async ({ params, query }) =>
       json(200, await conversations.messages(await channelOf(params), params.contact, query)),
   };
 }
