@@ -270,14 +270,14 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
     channel: Channel,
     message: ReceivedMessage,
     contact: string,
-  ): Promise<{ contact: string; suppression?: Suppression }[]> {
+  ): Promise<SuppressionStep[]> {
     const at = message.receivedAt;
     const intent = keywordIntent(channel, message.text);
     if (intent)
       return [
         intent.intent === 'opt_out'
           ? { contact, suppression: { contact, reason: 'keyword', at, keyword: intent.keyword } }
-          : { contact },
+          : { contact, keyword: intent.keyword },
       ];
     const email = message.email;
     if (!email) return [];
@@ -308,7 +308,7 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
     channel: Channel,
     causeId: string,
     at: string,
-    change: { contact: string; suppression?: Suppression },
+    change: SuppressionStep,
   ): Promise<ReportedEvent[]> {
     const type: WebhookEventType = change.suppression ? 'contact.opted_out' : 'contact.opted_in';
     const prepared = await deps.events.prepare(
@@ -321,7 +321,9 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
           contact: change.contact,
           conversationId: conversationIdOf(channel.channelId, change.contact),
           reason: change.suppression?.reason ?? 'keyword',
-          ...(change.suppression?.keyword ? { keyword: change.suppression.keyword } : {}),
+          ...((change.suppression?.keyword ?? change.keyword)
+            ? { keyword: change.suppression?.keyword ?? change.keyword }
+            : {}),
         },
       },
       { key: `${type}:${channel.channelId}:${change.contact}:${causeId}`, at: now() },
@@ -423,6 +425,14 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
 }
 
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** A change of a contact's suppression a received message asks for: opt out (`suppression`) or back in (`keyword`). */
+interface SuppressionStep {
+  contact: string;
+  suppression?: Suppression;
+  /** The opt-in keyword the contact wrote. */
+  keyword?: string;
+}
 
 /** Where nothing was stored there is nothing to sign (only error items reach it). */
 const UNSIGNED: Pick<MediaStore, 'url'> = {
