@@ -23,7 +23,8 @@ export async function openWhatsAppWindow(svc: ServiceClient, target: WhatsAppTar
       `/projects/${target.projectId}/channels/${target.channelId}/sandbox/inbound`,
       { from: number, text: 'Oi' },
     );
-    if (reply.status !== 202) throw new Error(`sandbox inbound answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+    if (reply.status !== 202)
+      throw new Error(`sandbox inbound answered ${reply.status}: ${JSON.stringify(reply.body)}`);
     return;
   }
   const raw = Buffer.from(

@@ -41,6 +41,8 @@ export interface ApplyReportsDeps {
   events: Pick<EventPublisher, 'prepare' | 'send'>;
   log: { info(message: string, extra?: Record<string, unknown>): void };
   now?: () => Date;
+  /** How the worker waits for a concurrent worker's publish to land (tests pass a clock of their own). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface ProcessInboundDeps extends ApplyReportsDeps {
@@ -149,6 +151,7 @@ export interface ReportedEvent {
  */
 export function makeApplyReports(deps: ApplyReportsDeps) {
   const now = deps.now ?? (() => new Date());
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
   return async function apply(
     channel: Channel,
@@ -344,7 +347,7 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
         .catch((cause: unknown) => deps.log.info('event mark not cleared: the sweep will', { cause: String(cause) }));
       return [{ id: prepared.envelope.id, type }];
     }
-    const pending = await deps.conversations.pendingSuppressionEvents(...key);
+    const pending = await settled(() => deps.conversations.pendingSuppressionEvents(...key));
     for (const mark of pending) {
       await deps.events.send(messageOfMark(mark));
       await deps.conversations.clearSuppressionEvent(...key, mark.eventId);
@@ -399,6 +402,22 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
     return [{ id: prepared.envelope.id, type }];
   }
 
+  /**
+   * What is still marked after a short wait. A change found applied with its mark pending is either a crash's (the
+   * mark stays: publish it) or another worker's still publishing it (a provider's retry processed at the same moment:
+   * its mark goes within milliseconds). Waiting up to about 1.5 s tells the two apart, so the retry does not deliver
+   * the event a second time; a crash's event goes out that much later.
+   */
+  async function settled<T>(read: () => Promise<T[]>): Promise<T[]> {
+    let pending = await read();
+    for (const ms of SETTLE_WAITS_MS) {
+      if (!pending.length) break;
+      await sleep(ms);
+      pending = await read();
+    }
+    return pending;
+  }
+
   /** On the queue, then the mark goes; a mark that cannot be cleared now is cleared by the sweep (same id again). */
   async function publishMarked(messageId: string, prepared: PreparedEvent): Promise<void> {
     await deps.events.send(prepared.message);
@@ -412,9 +431,11 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
 
   /** The change was already applied: what is still marked for it was never published (a crash), so it is now. */
   async function republish(messageId: string, type: string): Promise<ReportedEvent[]> {
-    const pending = (await deps.statuses.pendingEvents(messageId))
-      .map((mark) => ({ mark, message: messageOfMark(mark) }))
-      .filter(({ message }) => message.eventType === type);
+    const marked = async () =>
+      (await deps.statuses.pendingEvents(messageId))
+        .map((mark) => ({ mark, message: messageOfMark(mark) }))
+        .filter(({ message }) => message.eventType === type);
+    const pending = await settled(marked);
     for (const { mark, message } of pending) {
       deps.log.info('publishing an event its change left unpublished', { messageId, eventId: mark.eventId });
       await deps.events.send(message);
@@ -425,6 +446,9 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
 }
 
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** The waits before a retry publishes what it finds still marked (see `settled`). */
+const SETTLE_WAITS_MS = [50, 200, 500, 750];
 
 /** A change of a contact's suppression a received message asks for: opt out (`suppression`) or back in (`keyword`). */
 interface SuppressionStep {
