@@ -10,7 +10,7 @@ import { consistently, eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { openWhatsAppWindow } from '#test/support/whatsapp-window.ts';
 import { startHttpDouble } from './send-doubles.ts';
-import { sleep, startReceiver, type TestReceiver, webhookHeaders } from './webhooks-support.ts';
+import { startReceiver, type TestReceiver, webhookHeaders } from './webhooks-support.ts';
 
 /**
  * Channel ingress (contract §10) as providers and customers see it: Twilio requests signed with Twilio's own

@@ -27,7 +27,6 @@ import {
   type MessageProviders,
 } from '#shared/messaging/providers.ts';
 import { makeSendMessage } from '#shared/messaging/send-message.ts';
-import type { EventEnvelope, EventPublisher, PublishEventInput } from '#shared/events/envelope.ts';
 import { eventMessageSchema } from '#shared/events/index.ts';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
 import { SqsEventQueue } from '#shared/events/adapters/sqs-event-queue.ts';

@@ -105,7 +105,7 @@ export class MemoryConversations implements ConversationStore {
       });
       return true;
     }
-    if (!item || item.state !== 'suppressed' || (!change.force && !newer)) return false;
+    if (item?.state !== 'suppressed' || (!change.force && !newer)) return false;
     item.state = 'lifted';
     item.order = change.order;
     item.marks.set(change.mark.eventId, change.mark.message);
