@@ -180,8 +180,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A bot's knowledge files and their status
-         * @description Every file of the bot with its ingestion status (`processing`, `ready`, `failed`).
+         * A bot's knowledge files and their status, a page at a time
+         * @description Files by name (byte order of the UTF-8 name) with their ingestion status (`processing`, `ready`, `failed`), a page at a time. A bot holds any number of files.
          */
         get: operations["listKnowledgeFiles"];
         put?: never;
@@ -208,7 +208,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a knowledge file
-         * @description Its excerpts leave search at once.
+         * @description Its excerpts leave search at once (before the answer). An upload of the same name that lands meanwhile is newer and proceeds.
          */
         delete: operations["deleteKnowledgeFile"];
         options?: never;
@@ -2033,6 +2033,7 @@ export interface components {
             updatedAt: string;
         };
         /**
+         * @description A page of the bot's knowledge files, by name.
          * @example {
          *       "items": [
          *         {
@@ -2044,11 +2045,18 @@ export interface components {
          *           "uploadedAt": "2026-11-21T10:00:00.000Z",
          *           "updatedAt": "2026-11-21T10:05:00.000Z"
          *         }
-         *       ]
+         *       ],
+         *       "nextCursor": "WyJGSUxFI2ZhcS5tZCJd"
          *     }
          */
-        KnowledgeFileList: {
+        KnowledgeFilePage: {
+            /** @description The bot's knowledge files, by name, at most `limit`. */
             items: components["schemas"]["KnowledgeFile"][];
+            /**
+             * @description Pass as `cursor` for the next page; absent (or null) on the last page.
+             * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+             */
+            nextCursor?: string | null;
         };
         /**
          * @example {
@@ -4316,7 +4324,18 @@ export interface operations {
     };
     listKnowledgeFiles: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Items per page, 1 to 100 (default 50).
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers 400 `VALIDATION_ERROR`.
+                 * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+                 */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 /**
@@ -4334,7 +4353,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every file, by name. */
+            /** @description A page of files, by name. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4353,12 +4372,14 @@ export interface operations {
                      *           "uploadedAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:05:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "nextCursor": "WyJGSUxFI2ZhcS5tZCJd"
                      *     }
                      */
-                    "application/json": components["schemas"]["KnowledgeFileList"];
+                    "application/json": components["schemas"]["KnowledgeFilePage"];
                 };
             };
+            400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
@@ -6974,6 +6995,11 @@ export interface operations {
                             bytes: number;
                         }[];
                         authentication?: components["schemas"]["MailAuthentication"];
+                        /**
+                         * @description Present when a part of the received message was over its ceiling and was cut: for email, `text` over 1,000,000 characters, `html` over 5,000,000, `subject` over 2,000, or more than 100 `cc`, `references` or `attachments`. What is there is the start of the part.
+                         * @constant
+                         */
+                        truncated?: true;
                     };
                 };
             };

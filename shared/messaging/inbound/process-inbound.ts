@@ -7,6 +7,7 @@ import {
   type WebhookEventType,
 } from '../../events/index.ts';
 import { failpoint } from '../../kernel/failpoints.ts';
+import { parseBoundedJson } from '../../kernel/json-shape.ts';
 import type { Channel } from '../channel.ts';
 import {
   type ConversationStore,
@@ -123,7 +124,7 @@ export function makeProcessInbound(deps: ProcessInboundDeps) {
       }
       case 'whatsapp-cloud': {
         const phoneNumberId = channel.provider.kind === 'whatsapp-cloud' ? channel.provider.phoneNumberId : '';
-        return normaliseWhatsApp(JSON.parse(raw.toString('utf8')), phoneNumberId);
+        return normaliseWhatsApp(parseBoundedJson(raw.toString('utf8')), phoneNumberId);
       }
       case 'email':
         return [withDelivery(await deps.parseMail(raw, channel.address), report)];

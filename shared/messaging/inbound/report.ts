@@ -70,6 +70,8 @@ export interface ReceivedMessage {
   media?: MediaReference[];
   /** ISO 8601. */
   receivedAt: string;
+  /** Set when a part of the message was over its ceiling and was cut (contract §15; mail: `MAIL_LIMITS`). */
+  truncated?: true;
   email?: {
     subject: string;
     html?: string;
