@@ -149,9 +149,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
 
   // The settings are in place: the workers and the HTTP functions load, each on their thread, and the mailbox starts.
   setUp(emulators);
+  // On one loop the HTTP functions load first: they and the workers share one process's configuration, read once
+  // (`config()`), and PUBLIC_BASE_URL is known only once the gateway listens.
+  const httpLoaded = httpStarting ?? import('./http-server.ts').then((m) => m.startHttpServer(httpOptions));
   const [workers, http, mailbox] = await Promise.all([
-    workersStarting ?? import('./workers.ts').then((m) => m.startWorkers(workersOptionsFor(emulators, options))),
-    httpStarting ?? import('./http-server.ts').then((m) => m.startHttpServer(httpOptions)),
+    workersStarting ??
+      httpLoaded.then(() => import('./workers.ts').then((m) => m.startWorkers(workersOptionsFor(emulators, options)))),
+    httpLoaded,
     mailboxLoading.then((m) => m.startLocalMailbox(options.smtpInboundPort ?? 0, options.logWorkerErrors !== false)),
   ]);
   if (!publicBaseUrl) derivedPublicBaseUrl = process.env.PUBLIC_BASE_URL;

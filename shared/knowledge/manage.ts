@@ -258,7 +258,8 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
      */
     async remove(projectId: string, botId: string, fileName: string): Promise<void> {
       await deps.requireBot(projectId, botId);
-      const file = await deps.files.get(botId, fileName);
+      // A name the API would never have accepted names no file (and past 255 characters would not fit a key).
+      const file = fileNameProblem(fileName) ? undefined : await deps.files.get(botId, fileName);
       if (!file) throw new NotFoundError('knowledge-file', `Bot ${botId} has no knowledge file named "${fileName}".`);
       const at = now();
       const id = newSegmentId(at);

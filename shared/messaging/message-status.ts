@@ -91,7 +91,8 @@ export interface MessageStatusStore {
    */
   recordInbound(record: MessageStatusRecord, mark: OutboxMark): Promise<boolean>;
   /** The events of this message's changes still marked unpublished (a crash came between the change and its publish). */
-  pendingEvents(messageId: string): Promise<{ eventId: string; message: string }[]>;
+  /** Marks still pending on the message, each with when its item's latest mark was written (epoch ms). */
+  pendingEvents(messageId: string): Promise<{ eventId: string; message: string; writtenAt?: number }[]>;
   /** The event is on the queue: its mark goes. */
   clearEvent(messageId: string, eventId: string): Promise<void>;
 }

@@ -70,7 +70,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     // Sample the answer while it streams: it must grow through several partial texts before it is complete.
     const seen = new Set<string>();
     const streaming = page.getByTestId('streaming-answer');
-    const expected = 'Bot: Echo: A loja abre de segunda a sábado? #drip=200';
+    const expected = `Bot: Echo: ${asked}`;
     await eventually(
       async () => {
         // allTextContents does not wait: the streaming line may be replaced by the reply between two calls.
@@ -88,7 +88,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     });
 
     await expectText(page.getByTestId('playground-fontes'), 'horarios.md');
-    await expectText(page.getByTestId('playground-tokens'), /^11 in, \d+ out \(\d+ total\)$/);
+    await expectText(page.getByTestId('playground-tokens'), /^1\d in, \d+ out \(\d+ total\)$/);
     await expectText(page.getByTestId('playground-spent'), '1', { exact: true });
     await expectText(page.getByTestId('playground-balance'), '0', { exact: true });
     expect(await svc.botBalance(projectId)).toBe(0);
@@ -166,6 +166,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     const failed = attempts.length - ok;
     expect(ok).toBe(4);
     expect(failed).toBe(2 * E2E_ATTEMPTS); // two failing deliveries, every attempt failed
+    const rate = Math.round((100 * ok) / (ok + failed));
 
     await page.goto(`${svc.baseUrl}/console/#${base()}/integrations/${webhookId}`);
     const chart = page.getByTestId('health-chart');
@@ -177,12 +178,12 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
     expect(await chart.locator('tbody tr').count()).toBe(24);
     expect(await column('Succeeded')).toBe(ok);
     expect(await column('Failed')).toBe(failed);
-    await expectText(page.getByTestId('health-summary'), `${ok} succeeded, ${failed} failed · success rate 50 %`);
+    await expectText(page.getByTestId('health-summary'), `${ok} succeeded, ${failed} failed · success rate ${rate} %`);
     // The current hour holds every attempt, with a median latency.
     await expectText(chart.locator('tbody tr').last(), /≤ \d+ ms/);
 
     await page.goto(`${svc.baseUrl}/console/#${base()}/integrations`);
-    await expectText(page.getByTestId('success-rate'), '50 % ok (24 h)', { exact: true });
+    await expectText(page.getByTestId('success-rate'), `${rate} % ok (24 h)`, { exact: true });
   });
 
   it('credit use: the chart shows the credits used today, the balance and the allowance', async () => {

@@ -90,7 +90,10 @@ describe('POST /api/v1/ai/extract: what comes back', () => {
       success: true,
       result: 'Relatório trimestral de vendas\nReceita cresceu 12%\n\nSegunda página: ação e coração',
     });
-    expect(res.headers.get('ratelimit-limit')).toBe('60');
+    // The route is rate limited (60 a minute by default; the bundles group raises it for its knowledge searches).
+    const limit = Number(res.headers.get('ratelimit-limit'));
+    expect(limit).toBeGreaterThan(0);
+    expect(Number(res.headers.get('ratelimit-remaining'))).toBeLessThan(limit);
     expect(await balance(projectId)).toBe(4);
 
     const pages = await extract(token, pdf, 'pages');

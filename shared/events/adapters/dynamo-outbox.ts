@@ -32,6 +32,7 @@ export function outboxItemAttributes(mark: OutboxMark, pk: string): Record<strin
   return {
     [attributeOf(mark.eventId)]: mark.message,
     obCount: 1,
+    obWrittenAt: Date.now(),
     [BG.partitionKey]: backgroundIndex.outboxPartition,
     [BG.sortKey]: sortKeyOf(mark.at, pk),
   };
@@ -43,7 +44,7 @@ export function outboxItemAttributes(mark: OutboxMark, pk: string): Record<strin
  */
 export function outboxUpdate(mark: OutboxMark, pk: string) {
   return {
-    set: `#obMark = :obMark, #obPk = :obPk, #obSk = if_not_exists(#obSk, :obSk)`,
+    set: `#obMark = :obMark, obWrittenAt = :obWrittenAt, #obPk = :obPk, #obSk = if_not_exists(#obSk, :obSk)`,
     add: `obCount :obOne`,
     names: { '#obMark': attributeOf(mark.eventId), '#obPk': BG.partitionKey, '#obSk': BG.sortKey },
     values: {
@@ -51,16 +52,29 @@ export function outboxUpdate(mark: OutboxMark, pk: string) {
       ':obPk': backgroundIndex.outboxPartition,
       ':obSk': sortKeyOf(mark.at, pk),
       ':obOne': 1,
+      ':obWrittenAt': Date.now(),
     },
   };
 }
 
-/** The marks an item holds (pending events). */
-export function marksOf(item: Record<string, unknown> | undefined): { eventId: string; message: string }[] {
+/**
+ * The marks an item holds (pending events), each with when the item's latest mark was written (epoch ms; absent on
+ * marks written before it was recorded).
+ */
+export function marksOf(item: Record<string, unknown> | undefined): PendingMark[] {
   if (!item) return [];
+  const writtenAt = typeof item.obWrittenAt === 'number' ? { writtenAt: item.obWrittenAt } : {};
   return Object.entries(item)
     .filter(([name, value]) => name.startsWith(PREFIX) && typeof value === 'string')
-    .map(([name, value]) => ({ eventId: name.slice(PREFIX.length), message: value as string }));
+    .map(([name, value]) => ({ eventId: name.slice(PREFIX.length), message: value as string, ...writtenAt }));
+}
+
+/** A mark as read back from its item. */
+export interface PendingMark {
+  eventId: string;
+  message: string;
+  /** When the item's latest mark was written, epoch ms. */
+  writtenAt?: number;
 }
 
 /**
@@ -72,7 +86,7 @@ export async function clearOutboxMark(table: DynamoTable, key: { pk: string; sk:
   const last = await applied(
     updateItem(table, {
       Key: key,
-      UpdateExpression: 'REMOVE #obMark, #obPk, #obSk, obCount',
+      UpdateExpression: 'REMOVE #obMark, #obPk, #obSk, obCount, obWrittenAt',
       ConditionExpression: 'attribute_exists(#obMark) AND obCount = :one',
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: { ':one': 1 },

@@ -40,20 +40,25 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
 
   async page(botId: string, options: { limit: number; cursor?: string }): Promise<Page<KnowledgeFile>> {
     const files = collections.knowledgeFiles(botId);
+    const cursorOf = (sk: unknown) => Buffer.from(String(sk), 'utf8').toString('base64url');
+    // One item more than the page: a cursor only when another file follows (a full last page is not followed by an
+    // empty one, the pagination rule of every list).
     const out = await queryPage(this.table, {
       ...inCollection(files),
-      Limit: options.limit,
+      Limit: options.limit + 1,
       ConsistentRead: true,
       ExclusiveStartKey: options.cursor
         ? { pk: files.pk, sk: decodeCursor(options.cursor, files.skPrefix) }
         : undefined,
     });
-    const items = (out.Items ?? []).map(toFile);
-    // DynamoDB may end a full page with a key although nothing follows; one more read would tell, the next page
-    // (empty, no cursor) tells as well.
+    const found = out.Items ?? [];
+    if (found.length > options.limit) {
+      const page = found.slice(0, options.limit);
+      return { items: page.map(toFile), nextCursor: cursorOf(page.at(-1)!.sk) };
+    }
     return out.LastEvaluatedKey
-      ? { items, nextCursor: Buffer.from(String(out.LastEvaluatedKey.sk), 'utf8').toString('base64url') }
-      : { items };
+      ? { items: found.map(toFile), nextCursor: cursorOf(out.LastEvaluatedKey.sk) }
+      : { items: found.map(toFile) };
   }
 
   async rememberName(botId: string, fileKey: string, fileName: string): Promise<void> {

@@ -182,7 +182,7 @@ export class DynamoMessageStatusStore implements MessageStatusStore {
     );
   }
 
-  async pendingEvents(messageId: string): Promise<{ eventId: string; message: string }[]> {
+  async pendingEvents(messageId: string): Promise<{ eventId: string; message: string; writtenAt?: number }[]> {
     return marksOf(await readItem(this.table, keys.messageStatus(messageId)));
   }
 

@@ -432,11 +432,16 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
 
   /** The change was already applied: what is still marked for it was never published (a crash), so it is now. */
   async function republish(messageId: string, type: string): Promise<ReportedEvent[]> {
-    const marked = async () =>
-      (await deps.statuses.pendingEvents(messageId))
-        .map((mark) => ({ mark, message: messageOfMark(mark) }))
-        .filter(({ message }) => message.eventType === type);
-    const pending = await settled(marked);
+    const at = now().getTime();
+    const marked = (await deps.statuses.pendingEvents(messageId))
+      .map((mark) => ({ mark, message: messageOfMark(mark) }))
+      .filter(({ message }) => message.eventType === type);
+    // A mark written moments ago is most likely another worker's still publishing (a provider's retry processed at
+    // the same moment): publishing it here would deliver the event twice. It is left to that worker, or, if that
+    // worker died, to the sweep (EVENT_SWEEP_AFTER_SECONDS). Older marks are a crash's: published now.
+    const pending = marked.filter(({ mark }) => mark.writtenAt === undefined || at - mark.writtenAt >= FRESH_MARK_MS);
+    if (pending.length < marked.length)
+      deps.log.info('a fresh event mark left to its writer or the sweep', { messageId, type });
     for (const { mark, message } of pending) {
       deps.log.info('publishing an event its change left unpublished', { messageId, eventId: mark.eventId });
       await deps.events.send(message);
@@ -445,6 +450,12 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
     return pending.map(({ message }) => ({ id: message.eventId, type: message.eventType }));
   }
 }
+
+/**
+ * How old a mark must be before a retry republishes it (see `republish`). Well past the milliseconds a publish takes,
+ * even on a loaded machine; below the inbound queue's visibility timeout on AWS, so a crash's retry publishes at once.
+ */
+const FRESH_MARK_MS = 10_000;
 
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
 
