@@ -13,6 +13,7 @@ const groups = {
     'test/e2e/completion-offline.test.ts',
     'test/e2e/console-webhooks.test.ts',
     'test/e2e/conventions.test.ts',
+    'test/e2e/conversations.test.ts',
     'test/e2e/extract.test.ts',
     'test/e2e/health.test.ts',
     'test/e2e/ingress.test.ts',

@@ -124,6 +124,8 @@ const anchor = createServer((req, res) => {
         payload,
         status: 'sent',
         sentAt,
+        conversationId: 'conv_anchor',
+        contact: payload.to,
       },
       markOf(prepared),
     );

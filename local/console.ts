@@ -36,23 +36,23 @@ export const CONSOLE_SECURITY_HEADERS = {
 };
 
 /**
- * The console's headers when the browser also uploads knowledge files straight to the object store (§13): its
- * origin joins `connect-src`, nothing else changes. Locally that is the S3 stand-in; on AWS the knowledge bucket's
- * regional endpoint, which the CloudFront response headers policy must list the same way.
+ * The console's headers when the browser also talks to the object store: it uploads knowledge files straight to it
+ * (§13: its origin joins `connect-src`) and shows received images from their presigned URLs (§17: it joins
+ * `img-src`); nothing else changes. Locally that is the S3 stand-in; on AWS the buckets' regional endpoints, which
+ * the CloudFront response headers policy must list the same way.
  */
 export function consoleSecurityHeaders(uploadOrigins: readonly string[] = []): Record<string, string> {
   if (!uploadOrigins.length) return CONSOLE_SECURITY_HEADERS;
   return {
     ...CONSOLE_SECURITY_HEADERS,
-    'content-security-policy': CONSOLE_SECURITY_HEADERS['content-security-policy'].replace(
-      "connect-src 'self'",
-      `connect-src 'self' ${uploadOrigins.join(' ')}`,
-    ),
+    'content-security-policy': CONSOLE_SECURITY_HEADERS['content-security-policy']
+      .replace("connect-src 'self'", `connect-src 'self' ${uploadOrigins.join(' ')}`)
+      .replace("img-src 'self' data:", `img-src 'self' data: ${uploadOrigins.join(' ')}`),
   };
 }
 
 export interface ConsoleRouteOptions {
-  /** Origins the browser posts knowledge uploads to (the S3 endpoint of the upload URLs). */
+  /** Origins of the object store: where the browser posts knowledge uploads and loads media previews from. */
   uploadOrigins?: readonly string[];
   distDir?: string;
   /** The management API's route declarations (`shared/openapi/admin-routes.ts`), loaded when the document is first asked for. */

@@ -17,6 +17,10 @@ export type KnowledgeFilePage = Schemas['KnowledgeFilePage'];
 export type ChannelType = Channel['type'];
 export type WebhookHealth = Schemas['WebhookHealth'];
 export type BotCreditUsage = Schemas['BotCreditUsage'];
+export type Conversation = Schemas['Conversation'];
+export type ConversationMessage = Schemas['ConversationMessage'];
+export type ConversationMessagePage = Schemas['ConversationMessagePage'];
+export type Suppression = Schemas['Suppression'];
 
 // Every channel type of the API, by the type's own union: a new type does not compile until it has a label.
 const CHANNEL_LABELS: Record<ChannelType, string> = { whatsapp: 'WhatsApp', email: 'Email', sms: 'SMS' };

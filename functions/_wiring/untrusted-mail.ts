@@ -24,11 +24,17 @@ export function sandboxedMailParser(
   return async (raw, to) => {
     const data = new Uint8Array(raw);
     try {
-      return await sandbox.run<ReceivedMessage>(
+      const mail = await sandbox.run<ReceivedMessage>(
         'mail.parse',
         { raw: data, to },
         { deadlineMs, transfer: [data.buffer] },
       );
+      // Attachments' bytes (media, contract §17) cross the thread as plain Uint8Arrays: Buffers again here.
+      if (mail.media)
+        mail.media = mail.media.map((m) =>
+          m.bytes ? { ...m, bytes: Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength) } : m,
+        );
+      return mail;
     } catch (error) {
       if (error instanceof SandboxLimitError && error.kind !== 'crash') return parseMailHeaders(raw, to);
       if (error instanceof SandboxTaskError) throw new Error(`${error.remoteName}: ${error.message}`);

@@ -2,6 +2,7 @@ import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { readSecret } from '#shared/kernel/aws/secrets.ts';
 import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
+import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
@@ -26,6 +27,9 @@ import { makeIntegrationUseCases } from '#shared/integrations/manage-integration
 import { makeKnowledgeManagement, type KnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { makeChannelUseCases } from '#shared/messaging/manage-channels.ts';
+import { makeConversationQueries } from '#shared/messaging/conversations.ts';
+import { conversationHandlers } from '#shared/messaging/api/conversation-routes.ts';
+import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
 import { makeApplyReports } from '#shared/messaging/inbound/process-inbound.ts';
 import { makeSandboxSimulation } from '#shared/messaging/inbound/sandbox.ts';
 import { makeProjectUseCases } from '#shared/projects/manage-projects.ts';
@@ -103,10 +107,24 @@ const channels = makeChannelUseCases({
 
 // The sandbox stands in for a provider: a simulated reply or receipt goes the way a provider's report does.
 const statuses = new DynamoMessageStatusStore(table);
+const conversationStore = new DynamoConversationStore(table, secretBox);
 const sandbox = makeSandboxSimulation({
   requireChannel: channels.requireChannel,
   statuses,
-  apply: makeApplyReports({ statuses, events, log: { info: (m, extra) => logger.info(m, extra ?? {}) } }),
+  apply: makeApplyReports({
+    statuses,
+    conversations: conversationStore,
+    events,
+    log: { info: (m, extra) => logger.info(m, extra ?? {}) },
+  }),
+});
+
+// Suppressions, and the conversations the console shows (media URLs signed with this function's credentials).
+const conversations = makeConversationQueries({
+  conversations: conversationStore,
+  media: mediaStoreFromConfig(cfg),
+  events,
+  onBackgroundError: (what, cause) => logger.error(`${what} failed`, { cause: String(cause) }),
 });
 
 const integrations = makeIntegrationUseCases({
@@ -163,6 +181,7 @@ export const handler = adminFunction({
     ...webhookHealthHandlers(webhookHealth),
     ...projectHandlers(projects),
     ...channelHandlers(channels, cfg.PUBLIC_BASE_URL ?? ''),
+    ...conversationHandlers(channels.requireChannel, conversations),
     ...sandboxHandlers(sandbox),
     ...integrationHandlers(integrations),
     ...botHandlers(bots),

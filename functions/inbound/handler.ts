@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoChannelDirectory } from '#shared/messaging/adapters/dynamo-channel-directory.ts';
 import { channelFromItem } from '#shared/messaging/adapters/dynamo-channel-store.ts';
+import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { s3RawReportStoreOnFirstUse } from '#shared/messaging/adapters/lazy-s3-raw-report-store.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
@@ -12,6 +13,7 @@ import { reportsFromSesNotification } from '#shared/messaging/inbound/ses.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
+import { inboundMediaFromConfig } from '#functions/_wiring/media.ts';
 import { mailParserFromConfig } from '#functions/_wiring/untrusted-mail.ts';
 import { jsonMessage, partialBatchResponse, processEach, workerFunction } from '#shared/http/worker.ts';
 
@@ -19,10 +21,15 @@ import { jsonMessage, partialBatchResponse, processEach, workerFunction } from '
 const cfg = config();
 const logger = createLogger('inbound');
 const table = dynamoTable(cfg);
-const channels = DynamoChannelDirectory.over(table, await secretBoxFromConfig(cfg), channelFromItem);
+const secretBox = await secretBoxFromConfig(cfg);
+const channels = DynamoChannelDirectory.over(table, secretBox, channelFromItem);
 const processInbound = makeProcessInbound({
   channels: cacheChannels(channels),
   statuses: new DynamoMessageStatusStore(table),
+  // Windows, mail threads and opt-outs (contract §17).
+  conversations: new DynamoConversationStore(table, secretBox),
+  // Media fetched once with the channel's credentials, stored in the transfer bucket, offered as presigned GETs.
+  media: inboundMediaFromConfig(cfg),
   // The webhooks area's publisher: the same event path as every other producer.
   events: eventPublisherFromConfig(cfg),
   rawReports: s3RawReportStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER')),

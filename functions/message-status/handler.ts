@@ -7,17 +7,24 @@ import { createLogger } from '#shared/kernel/logger.ts';
 import { makeGetMessage } from '#shared/messaging/get-message.ts';
 import { messageStatusView } from '#shared/messaging/message-status.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
+import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
 const logger = createLogger('message-status');
 const table = dynamoTable(cfg);
 const getMessage = makeGetMessage({ messages: new DynamoMessageStatusStore(table) });
+// Media URLs are signed afresh on every read (valid 7 days from it): the function may read `media/`.
+const media = mediaStoreFromConfig(cfg);
 
 /**
- * `GET /api/integration/messages/{messageId}`: a message's status and history, for the custom token's channel.
+ * `GET /api/integration/messages/{messageId}`: a message's status and history, its conversation, what was said and
+ * its media (URLs re-signed, valid 7 days from this read), for the custom token's channel.
  * 401 ERR_NO_PERMISSION as on send; 404 MESSAGE_NOT_FOUND for an unknown id or another channel's message.
  */
 export const handler = customTokenFunction({ logger, tokens: new DynamoTokenStore(table) }).handler(async (event) =>
-  json(200, messageStatusView(await getMessage(event.auth, event.pathParameters?.messageId ?? ''))),
+  json(
+    200,
+    await messageStatusView(await getMessage(event.auth, event.pathParameters?.messageId ?? ''), media, new Date()),
+  ),
 );

@@ -1,6 +1,7 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import { config } from '#shared/kernel/config.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
+import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
@@ -33,6 +34,8 @@ const route = routes.find((r) => r.fn === 'send')!;
 const post = makeProviderPost({ allowPrivate: cfg.webhookAllowPrivate });
 
 const sendMessage = makeSendMessage({
+  // The channel with its contacts' window, suppression and mail-thread items: one BatchGetItem (contract §17).
+  conversations: new DynamoConversationStore(table, secretBox),
   channels: new DynamoChannelStore(table, secretBox),
   messages: new DynamoMessageLog(table),
   statuses: new DynamoMessageStatusStore(table),
@@ -62,8 +65,8 @@ const sendMessage = makeSendMessage({
 
 /**
  * `POST /api/integration/generic`: sends one message on the channel bound to the custom token. Checks in the
- * contract's order: token (401) → JSON body (400/413) → channel (404) → payload (400) → credits (402) → provider
- * (502, refunded) → 200. `Idempotency-Key` replays the first answer and never sends twice.
+ * contract's order: token (401) → JSON body (400/413) → channel (404) → payload (400) → opted out (409
+ * RECIPIENT_OPTED_OUT) → WhatsApp window (409 WINDOW_CLOSED) → credits (402) → provider (502, refunded) → 200. `Idempotency-Key` replays the first answer and never sends twice.
  */
 export const handler = customTokenFunction({
   logger,

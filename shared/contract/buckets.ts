@@ -36,8 +36,8 @@ export const buckets = {
     objectCreatedNotifications: [{ suffix: INCOMING_UPLOAD_SUFFIX, queue: 'ingest' }] as ObjectCreatedNotification[],
   },
   /**
-   * Presigned extract uploads (read once, within minutes: a day is plenty) and large webhook payloads, which must
-   * outlive the 30 days a delivery stays listed and retryable by hand.
+   * Presigned extract uploads (read once, within minutes: a day is plenty), large webhook payloads, which must
+   * outlive the 30 days a delivery stays listed and retryable by hand, and inbound media (90 days, as the messages).
    */
   transfer: {
     key: 'transfer',
@@ -46,6 +46,8 @@ export const buckets = {
     expiringPrefixes: [
       { prefix: 'uploads/', days: 1 },
       { prefix: 'payloads/', days: 31 },
+      // Media contacts sent (contract §17): as long as the message records that sign their URLs.
+      { prefix: 'media/', days: 90 },
     ] as ExpiringPrefix[],
     objectCreatedNotifications: [] as ObjectCreatedNotification[],
   },

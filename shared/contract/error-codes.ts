@@ -17,6 +17,11 @@ export const ERROR_CODES = {
   INVALID_SIGNATURE:
     "Inbound addresses: the provider's signature (or Meta's verify token) is missing or wrong; nothing was recorded.",
   MESSAGE_NOT_FOUND: "No message with this id on the custom token's channel (unknown, expired or another channel's).",
+  RECIPIENT_OPTED_OUT:
+    'A recipient opted out of this channel (a keyword, a hard bounce); nothing was sent or charged. `details[]` names each.',
+  WINDOW_CLOSED:
+    "WhatsApp: the contact's last message is older than 24 h (or there is none), so only a `template` can be sent; " +
+    '`closedAt` says when the window closed (null: never open). Nothing was sent or charged.',
   PROVIDER_ERROR:
     '402: no credits left on the channel (nothing charged); 502: the email, SMS or WhatsApp provider failed (the credit was refunded).',
   GONE: 'The deprecated legacy endpoint; use `POST /api/integration/generic`.',
@@ -99,6 +104,10 @@ export type DomainErrorCode =
   | 'INVALID_SIGNATURE'
   /** The message a status request names is unknown, expired, or another channel's. */
   | 'MESSAGE_NOT_FOUND'
+  /** A recipient of a send opted out of the channel; nothing was sent or charged. */
+  | 'RECIPIENT_OPTED_OUT'
+  /** A free-form WhatsApp message outside the contact's 24-hour window; nothing was sent or charged. */
+  | 'WINDOW_CLOSED'
   /** The upload is of a kind this use case does not take. */
   | 'UNSUPPORTED_MEDIA_TYPE'
   /** A dependency (a queue, a store) refused the work for now; a retry may succeed. */

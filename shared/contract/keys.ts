@@ -8,6 +8,8 @@ import { indexes } from './table.ts';
 const projectPartition = (projectId: string) => `PRJ#${projectId}`;
 const botPartition = (botId: string) => `BOT#${botId}`;
 const CREDITS_PREFIX = 'CREDITS#';
+const suppressionPartition = (projectId: string, channelId: string) => `SUPP#${projectId}#${channelId}`;
+const SUPPRESSION_PREFIX = 'S#';
 /** Addresses compare case-insensitively. */
 const inboundAddressPartition = (address: string) => `INADDR#${address.trim().toLowerCase()}`;
 export const webhookStatsPartition = (projectId: string, integrationId: string) =>
@@ -88,6 +90,21 @@ export const keys = {
    * when the browser's object lands (its S3 key carries the file key, not the name).
    */
   knowledgeFileName: (botId: string, fileKey: string) => ({ pk: botPartition(botId), sk: `FKEY#${fileKey}` }),
+  /**
+   * A conversation of a channel with one contact (contract §17): the contact's last inbound time (WhatsApp's window).
+   * Its own partition: every inbound message of the contact updates it, and the send reads it with the channel.
+   */
+  conversation: (channelId: string, contact: string) => ({ pk: `CONV#${channelId}#${contact}`, sk: 'CONV' }),
+  /** A contact's opt-out on a channel, listed under the channel (`…/suppressions`). */
+  suppression: (projectId: string, channelId: string, contact: string) => ({
+    pk: suppressionPartition(projectId, channelId),
+    sk: `${SUPPRESSION_PREFIX}${contact}`,
+  }),
+  /** Which conversation a mail (by its Message-ID, as written in headers) belongs to: how a reply finds its thread. */
+  mailThread: (channelId: string, messageIdHeader: string) => ({
+    pk: `THREAD#${channelId}#${messageIdHeader}`,
+    sk: 'THREAD',
+  }),
   /** The project's listing entry for one of its bots. */
   botEntry: (projectId: string, botId: string) => ({ pk: projectPartition(projectId), sk: `BOT#${botId}` }),
 };
@@ -132,6 +149,11 @@ export const collections = {
     pk: projectPartition(projectId),
     skPrefix: `MSG#${channelId}#`,
   }),
+  /** A channel's suppressions, in contact order. */
+  suppressions: (projectId: string, channelId: string): Collection => ({
+    pk: suppressionPartition(projectId, channelId),
+    skPrefix: SUPPRESSION_PREFIX,
+  }),
   /** The email channels (of any project) whose address this is. */
   channelsAtAddress: (address: string): Collection => ({ pk: inboundAddressPartition(address), skPrefix: 'CH#' }),
   /** A webhook's deliveries: the whole partition, sorted by delivery id. */
@@ -173,5 +195,18 @@ export const backgroundIndex = {
   projectEntry: (createdAt: string, projectId: string) => ({
     [indexes.background.partitionKey]: PROJECTS_PARTITION,
     [indexes.background.sortKey]: `${createdAt}#${projectId}`,
+  }),
+};
+
+/**
+ * The conversation index: a message's status item joins its conversation (channel and contact) under its time, so one
+ * Query lists a conversation's messages newest first.
+ */
+export const conversationIndex = {
+  ...indexes.conversations,
+  partition: (projectId: string, channelId: string, contact: string) => `CONVMSG#${projectId}#${channelId}#${contact}`,
+  entry: (projectId: string, channelId: string, contact: string, createdAt: string, messageId: string) => ({
+    [indexes.conversations.partitionKey]: `CONVMSG#${projectId}#${channelId}#${contact}`,
+    [indexes.conversations.sortKey]: `${createdAt}#${messageId}`,
   }),
 };

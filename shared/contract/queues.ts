@@ -38,7 +38,8 @@ export const queues = {
   inbound: {
     key: 'inbound',
     localName: 'switchboard-inbound',
-    visibilityTimeoutSeconds: 60,
+    // Above the inbound worker's 120 s (media fetched within it).
+    visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
     retentionSeconds: 14 * 86400,
   },

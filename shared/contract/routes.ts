@@ -164,13 +164,14 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 30,
     memoryMb: 1024,
     access: {
-      // gsi1: a webhook's failed deliveries (recover).
-      table: { read: true, write: true, indexes: ['gsi1'] },
+      // gsi1: a webhook's failed deliveries (recover); gsi2: a conversation's messages (the console).
+      table: { read: true, write: true, indexes: ['gsi1', 'gsi2'] },
       secrets: ['adminKey', 'secretsKey'],
       sendTo: ['ingest', 'events', 'deliveries'],
       buckets: {
         knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'], list: true },
-        transfer: { write: ['payloads/'] },
+        // media/: the console's media previews are presigned here.
+        transfer: { write: ['payloads/'], read: ['media/'] },
       },
     },
   },
@@ -190,13 +191,39 @@ export const routes: RouteDefinition[] = [
   },
   { method: 'ANY', path: '/api/integration/send', fn: 'legacy-send', timeoutSeconds: 5, memoryMb: 256, access: {} },
   // Channel ingress (contract §10): message status for the send API.
+  // Signs media URLs afresh: a presigned GET works only if its signer may read the object.
   {
     method: 'GET',
     path: '/api/integration/messages/{messageId}',
     fn: 'message-status',
     timeoutSeconds: 10,
     memoryMb: 256,
-    access: { table: { read: true } },
+    access: { table: { read: true }, buckets: { transfer: { read: ['media/'] } } },
+  },
+  // Conversations (contract §17): a contact's window and opt-out, and its messages (the conversation index).
+  {
+    method: 'GET',
+    path: '/api/integration/conversations/{contact}',
+    fn: 'conversations',
+    timeoutSeconds: 10,
+    memoryMb: 256,
+    access: {
+      table: { read: true, indexes: ['gsi2'] },
+      buckets: { transfer: { read: ['media/'] } },
+      secrets: ['secretsKey'],
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/integration/conversations/{contact}/messages',
+    fn: 'conversations',
+    timeoutSeconds: 10,
+    memoryMb: 256,
+    access: {
+      table: { read: true, indexes: ['gsi2'] },
+      buckets: { transfer: { read: ['media/'] } },
+      secrets: ['secretsKey'],
+    },
   },
   // Public inbound addresses: the provider's signature is the authentication. One GetItem + one SQS send per request.
   {

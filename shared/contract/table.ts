@@ -8,8 +8,14 @@
 /** Sparse index for background work (credit charges the sweeper must look at, the management listing of projects). */
 const backgroundIndex = { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' } as const;
 
+/**
+ * A channel's messages per contact, newest first (`GET /api/integration/conversations/{contact}/messages`): each
+ * message's status item carries its entry, so the listing costs no write of its own.
+ */
+const conversationIndex = { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' } as const;
+
 /** The table's global secondary indexes, by what they serve: adapters name the index they query. */
-export const indexes = { background: backgroundIndex } as const;
+export const indexes = { background: backgroundIndex, conversations: conversationIndex } as const;
 
 export const mainTable = {
   /** CDK construct id; the physical name comes from the TABLE_NAME environment variable. */
@@ -19,7 +25,7 @@ export const mainTable = {
   sortKey: 'sk',
   /** Epoch seconds; DynamoDB deletes the item some time after it passes. */
   ttlAttribute: 'expiresAt',
-  globalSecondaryIndexes: [backgroundIndex],
+  globalSecondaryIndexes: [backgroundIndex, conversationIndex],
 } as const;
 
 export type GsiName = (typeof mainTable.globalSecondaryIndexes)[number]['indexName'];

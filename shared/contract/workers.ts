@@ -86,13 +86,14 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     queue: 'inbound',
     batchSize: 10,
     batchWindowSeconds: 0,
-    timeoutSeconds: 30,
-    memoryMb: 512,
+    // Media (contract §17): up to 10 items of 16 MB per message, 30 s each, fetched once and stored here.
+    timeoutSeconds: 120,
+    memoryMb: 1024,
     maxConcurrency: 4,
     access: {
       table: { read: true, write: true },
       sendTo: ['events'],
-      buckets: { transfer: { read: ['payloads/inbound/'], write: ['payloads/'] } },
+      buckets: { transfer: { read: ['payloads/inbound/', 'media/'], write: ['payloads/', 'media/'] } },
       secrets: ['secretsKey'],
     },
   },

@@ -29,8 +29,15 @@ export const eventEnvelopeFields = {
   }),
 };
 
+const conversationId = withMeta(z.string(), {
+  description:
+    'The conversation (`conv_…`): the same for every message event of a channel and contact; for email, the thread ' +
+    'found by `In-Reply-To` / `References`, else the contact.',
+});
+
 const outboundData = z.object({
   messageId: z.string(),
+  conversationId,
   integrationId: withMeta(z.string(), { description: 'The custom integration that sent the message.' }),
   status: z.enum(['sent', 'failed']),
   to: z.unknown(),
@@ -44,6 +51,9 @@ const outboundData = z.object({
 
 const providerStatusData = z.object({
   messageId: z.string(),
+  conversationId: withMeta(z.optional(z.string()), {
+    description: 'The conversation of the message (absent only for messages sent before conversations existed).',
+  }),
   providerMessageId: z.string(),
   status: z.enum(['delivered', 'read', 'failed']),
   at: isoTime,
@@ -64,8 +74,38 @@ const mailAuthentication = withMeta(
   },
 );
 
+const mediaItem = withMeta(
+  z.union([
+    z.object({
+      contentType: z.string(),
+      size: withMeta(z.number(), { description: 'Bytes.' }),
+      sha256: withMeta(z.string(), { description: 'Lowercase hex.' }),
+      url: withMeta(z.string(), {
+        description:
+          'A presigned GET of the stored copy, valid 7 days (`expiresAt`); `GET /api/integration/messages/{id}` signs a fresh one.',
+      }),
+      expiresAt: isoTime,
+      fileName: z.optional(z.string()),
+      providerMediaId: withMeta(z.optional(z.string()), { description: "WhatsApp's media id." }),
+      providerUrl: withMeta(z.optional(z.string()), { description: "Twilio's `MediaUrl`." }),
+    }),
+    z.object({
+      contentType: z.optional(z.string()),
+      error: withMeta(z.string(), {
+        description:
+          'Why this item could not be fetched or stored (the provider refused, over 16 MB, a type not accepted); the message is delivered all the same.',
+      }),
+      fileName: z.optional(z.string()),
+      providerMediaId: z.optional(z.string()),
+      providerUrl: z.optional(z.string()),
+    }),
+  ]),
+  { id: 'MessageMedia', description: 'A media item a contact sent: stored and offered as a URL, or why not.' },
+);
+
 const inboundData = z.object({
   messageId: z.string(),
+  conversationId,
   direction: z.literal('inbound'),
   provider: z.string(),
   providerMessageId: z.string(),
@@ -73,15 +113,10 @@ const inboundData = z.object({
   to: z.string(),
   text: z.string(),
   contact: z.optional(z.object({ name: z.string() })),
-  media: z.optional(
-    z.array(
-      z.object({
-        contentType: z.string(),
-        url: z.optional(z.string()),
-        providerMediaId: z.optional(z.string()),
-      }),
-    ),
-  ),
+  media: withMeta(z.optional(z.array(mediaItem)), {
+    description:
+      'WhatsApp images, documents, audio, video and stickers, Twilio MMS, mail attachments: at most 10, each at most 16 MB.',
+  }),
   receivedAt: isoTime,
   subject: z.optional(z.string()),
   html: z.optional(z.string()),
@@ -102,6 +137,18 @@ const inboundData = z.object({
 
 const testData = z.object({ integrationId: z.string(), message: z.string() });
 
+const contactData = z.object({
+  contact: withMeta(z.string(), {
+    description: 'As the channel writes addresses (WhatsApp digits, SMS E.164, email).',
+  }),
+  conversationId: z.string(),
+  reason: withMeta(z.enum(['keyword', 'bounce', 'admin']), {
+    description:
+      '`keyword`: the contact wrote one of the channel’s keywords (or mailed `unsubscribe`); `bounce`: mail to it bounced for good; `admin`: the suppression was removed through the management API.',
+  }),
+  keyword: z.optional(z.string()),
+});
+
 export interface EventCatalogEntry {
   description: string;
   data: z.ZodMiniType;
@@ -117,6 +164,7 @@ export const EVENT_CATALOG: Record<WebhookEventType, EventCatalogEntry> = {
     data: inboundData,
     example: {
       messageId: 'msg_01hq3x9k2m7c4v8b6n5p',
+      conversationId: 'conv_4k2m7c4v8b6n5p01hq3x',
       direction: 'inbound',
       provider: 'twilio',
       providerMessageId: 'SM0123456789abcdef0123456789abcdef',
@@ -131,6 +179,7 @@ export const EVENT_CATALOG: Record<WebhookEventType, EventCatalogEntry> = {
     data: outboundData,
     example: {
       messageId: 'msg_01hq3x9k2m7c4v8b6n5q',
+      conversationId: 'conv_4k2m7c4v8b6n5p01hq3x',
       integrationId: 'int_01hq3x9k2m7c4v8b6n5r',
       status: 'sent',
       to: '+5511988887777',
@@ -145,6 +194,7 @@ export const EVENT_CATALOG: Record<WebhookEventType, EventCatalogEntry> = {
     data: providerStatusData,
     example: {
       messageId: 'msg_01hq3x9k2m7c4v8b6n5q',
+      conversationId: 'conv_4k2m7c4v8b6n5p01hq3x',
       providerMessageId: 'SM0123456789abcdef0123456789abcdee',
       status: 'delivered',
       at,
@@ -155,6 +205,7 @@ export const EVENT_CATALOG: Record<WebhookEventType, EventCatalogEntry> = {
     data: providerStatusData,
     example: {
       messageId: 'msg_01hq3x9k2m7c4v8b6n5q',
+      conversationId: 'conv_4k2m7c4v8b6n5p01hq3x',
       providerMessageId: 'SM0123456789abcdef0123456789abcdee',
       status: 'read',
       at,
@@ -165,10 +216,33 @@ export const EVENT_CATALOG: Record<WebhookEventType, EventCatalogEntry> = {
     data: z.union([outboundData, providerStatusData]),
     example: {
       messageId: 'msg_01hq3x9k2m7c4v8b6n5q',
+      conversationId: 'conv_4k2m7c4v8b6n5p01hq3x',
       providerMessageId: 'SM0123456789abcdef0123456789abcdee',
       status: 'failed',
       at,
       error: 'undelivered: the handset is unreachable',
+    },
+  },
+  'contact.opted_out': {
+    description:
+      'A contact opted out of a channel (an opt-out keyword, the List-Unsubscribe mailto, a hard bounce): sends to it answer 409 `RECIPIENT_OPTED_OUT` until it opts back in.',
+    data: contactData,
+    example: {
+      contact: '+5511988887777',
+      conversationId: 'conv_4k2m7c4v8b6n5p01hq3x',
+      reason: 'keyword',
+      keyword: 'STOP',
+    },
+  },
+  'contact.opted_in': {
+    description:
+      'A contact opted back in (an opt-in keyword), or its suppression was removed through the management API (`reason: "admin"`).',
+    data: contactData,
+    example: {
+      contact: '+5511988887777',
+      conversationId: 'conv_4k2m7c4v8b6n5p01hq3x',
+      reason: 'keyword',
+      keyword: 'START',
     },
   },
   'webhook.test': {

@@ -9,6 +9,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'message.delivered',
   'message.read',
   'message.failed',
+  'contact.opted_out',
+  'contact.opted_in',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -32,6 +32,8 @@ export const HTTP_ANSWERS: { readonly [C in DomainErrorCode]: HttpAnswer } = {
   UPLOAD_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
   INVALID_SIGNATURE: { status: 403, code: 'INVALID_SIGNATURE' },
   MESSAGE_NOT_FOUND: { status: 404, code: 'MESSAGE_NOT_FOUND' },
+  RECIPIENT_OPTED_OUT: { status: 409, code: 'RECIPIENT_OPTED_OUT' },
+  WINDOW_CLOSED: { status: 409, code: 'WINDOW_CLOSED' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
   TEMPORARILY_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
 };
@@ -42,6 +44,7 @@ export function httpErrorFor(error: DomainError): HttpError {
   return new HttpError(answer.status, answer.code, error.message, {
     ...(error.details === undefined ? {} : { details: error.details }),
     ...(error.retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(error.retryAfterSeconds) } }),
+    ...(error.fields === undefined ? {} : { fields: error.fields }),
     cause: error.cause,
   });
 }

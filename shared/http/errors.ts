@@ -12,12 +12,19 @@ export class HttpError extends Error {
   readonly code: string;
   readonly details?: ErrorDetail[];
   readonly headers: Record<string, string>;
+  /** Top-level fields of the error body beside the contract's five (`closedAt` of `WINDOW_CLOSED`). */
+  readonly fields?: Readonly<Record<string, unknown>>;
 
   constructor(
     status: number,
     code: string,
     message: string,
-    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
+    options: {
+      details?: ErrorDetail[];
+      headers?: Record<string, string>;
+      cause?: unknown;
+      fields?: Readonly<Record<string, unknown>>;
+    } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'HttpError';
@@ -25,6 +32,7 @@ export class HttpError extends Error {
     this.code = code;
     this.details = options.details;
     this.headers = options.headers ?? {};
+    if (options.fields !== undefined) this.fields = options.fields;
   }
 }
 

@@ -98,6 +98,8 @@ function describeCause(cause: unknown): unknown {
 export function errorResponse(error: HttpError, requestId: string, headers: Record<string, string> = {}): HttpResult {
   const body: Record<string, unknown> = { success: false, error: error.code, message: error.message };
   if (error.details) body.details = error.details;
+  for (const [name, value] of Object.entries(error.fields ?? {}))
+    if (!(name in body) && name !== 'requestId') body[name] = value;
   body.requestId = requestId;
   return json(error.status, body, { ...headers, 'x-request-id': requestId });
 }

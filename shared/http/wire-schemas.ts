@@ -31,6 +31,10 @@ export const errorBody = withMeta(
       ),
       { description: 'Validation errors: one entry per problem, all at once.' },
     ),
+    closedAt: withMeta(z.optional(z.nullable(z.string())), {
+      description:
+        '`WINDOW_CLOSED` only: when the WhatsApp window closed (ISO 8601), or null when the contact never wrote.',
+    }),
     requestId: withMeta(z.string(), { description: 'The `x-request-id` of the request.' }),
   }),
   { id: 'ErrorResponse' },

@@ -11,11 +11,22 @@ export abstract class DomainError extends Error {
   readonly details?: ErrorDetail[];
   /** Whole seconds after which a retry may succeed, when the failure says so (a provider asking to slow down). */
   readonly retryAfterSeconds?: number;
+  /** Fields the contract puts at the top of this error's body (`closedAt` of `WINDOW_CLOSED`). */
+  readonly fields?: Readonly<Record<string, unknown>>;
 
-  constructor(message: string, options: { cause?: unknown; details?: ErrorDetail[]; retryAfterSeconds?: number } = {}) {
+  constructor(
+    message: string,
+    options: {
+      cause?: unknown;
+      details?: ErrorDetail[];
+      retryAfterSeconds?: number;
+      fields?: Readonly<Record<string, unknown>>;
+    } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     if (options.details !== undefined) this.details = options.details;
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+    if (options.fields !== undefined) this.fields = options.fields;
   }
 }
 

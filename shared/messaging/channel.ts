@@ -76,6 +76,10 @@ export interface Channel {
   provider: ProviderConfig;
   /** Message credits left; undefined = unmetered. */
   credits?: number;
+  /** SMS and WhatsApp: what a contact writes to opt out (the whole message, any case); absent = the defaults. */
+  optOutKeywords?: string[];
+  /** SMS and WhatsApp: what a contact writes to opt back in; absent = the defaults. */
+  optInKeywords?: string[];
   createdAt: string;
 }
 
@@ -93,6 +97,18 @@ export interface ChannelStore {
   chargeCredit(projectId: string, channelId: string): Promise<boolean>;
   /** Gives one charged credit back (the provider failed); a channel deleted meanwhile is left alone. */
   refundCredit(projectId: string, channelId: string): Promise<void>;
+  /**
+   * Changes a channel's settings (name, keyword lists; `null` restores a list's defaults); undefined when the channel
+   * does not exist.
+   */
+  update(projectId: string, channelId: string, change: ChannelChange): Promise<Channel | undefined>;
+}
+
+/** What `PATCH /channels/{c}` may change. */
+export interface ChannelChange {
+  name?: string;
+  optOutKeywords?: string[] | null;
+  optInKeywords?: string[] | null;
 }
 
 /** The provider as the management API shows it: everything but the credentials. */

@@ -1,4 +1,5 @@
 import { ConflictError, DomainError } from '../kernel/domain-error.ts';
+import type { ErrorDetail } from '../kernel/validation/issues.ts';
 import type { Channel } from './channel.ts';
 
 /** The channel a custom token, an integration or a reported event refers to does not exist in the project. */
@@ -58,5 +59,38 @@ export class NotSandboxChannelError extends ConflictError {
   constructor(channel: Pick<Channel, 'channelId' | 'provider'>) {
     super(`Channel ${channel.channelId} sends through ${channel.provider.kind}; only sandbox channels simulate.`);
     this.name = 'NotSandboxChannelError';
+  }
+}
+
+/** A recipient of a send opted out of the channel (contract §17): nothing was sent, nothing charged. */
+export class RecipientOptedOutError extends DomainError {
+  readonly code = 'RECIPIENT_OPTED_OUT';
+
+  constructor(details: ErrorDetail[]) {
+    super(
+      details.length === 1
+        ? 'The recipient opted out of this channel.'
+        : `${details.length} recipients opted out of this channel.`,
+      { details },
+    );
+    this.name = 'RecipientOptedOutError';
+  }
+}
+
+/**
+ * A free-form WhatsApp message outside the contact's 24-hour window (contract §17): only a template may be sent.
+ * `closedAt` (top level of the error body) is when the window closed, or null when the contact never wrote.
+ */
+export class WindowClosedError extends DomainError {
+  readonly code = 'WINDOW_CLOSED';
+
+  constructor(closedAt: string | null) {
+    super(
+      closedAt
+        ? `The contact's 24-hour window closed at ${closedAt}: send a template instead.`
+        : 'The contact has not written to this channel, so no free-form message may be sent: send a template instead.',
+      { fields: { closedAt } },
+    );
+    this.name = 'WindowClosedError';
   }
 }

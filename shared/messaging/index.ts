@@ -1,6 +1,7 @@
 /** Messaging: channels, sending through providers, message status, and what providers report back (inbound). */
 export {
   type Channel,
+  type ChannelChange,
   CHANNEL_TYPES,
   channelAddressProblem,
   type ChannelStore,
@@ -16,16 +17,46 @@ export {
   type WhatsAppCloudProvider,
 } from './channel.ts';
 export {
+  type ConversationMessage,
+  type ConversationStore,
+  type ConversationWindow,
+  conversationIdOf,
+  DEFAULT_OPT_IN_KEYWORDS,
+  DEFAULT_OPT_OUT_KEYWORDS,
+  KEYWORD_CHANNEL_TYPES,
+  keywordIntent,
+  keywordListProblem,
+  keywordsOf,
+  normaliseContact,
+  type SendLookup,
+  type SendLookupKeys,
+  type Suppression,
+  type SuppressionChange,
+  type SuppressionReason,
+  WINDOW_MS,
+  windowOf,
+} from './conversation.ts';
+export {
+  type ConversationQueries,
+  type ConversationQueriesDeps,
+  type ConversationView,
+  makeConversationQueries,
+} from './conversations.ts';
+export {
   ChannelNotFoundError,
   InvalidSignatureError,
   MessageNotFoundError,
   NoChannelCreditsError,
   NotSandboxChannelError,
   ProviderFailedError,
+  RecipientOptedOutError,
+  WindowClosedError,
 } from './errors.ts';
 export { makeGetMessage } from './get-message.ts';
 export { type AcceptInbound, type AcceptInboundDeps, makeAcceptInbound } from './inbound/accept-inbound.ts';
 export { cacheChannels } from './inbound/channel-cache.ts';
+export { type CollectMedia, type CollectMediaDeps, makeCollectMedia } from './inbound/collect-media.ts';
+export { type DeliveryStatusReport, type HardBounce, parseDeliveryStatus } from './inbound/dsn.ts';
 export {
   type ApplyReportsDeps,
   inboundMessageId,
@@ -35,6 +66,7 @@ export {
   type ProcessInboundDeps,
   receivedIdentity,
   type SandboxStatusReport,
+  UNSUBSCRIBE_SUBJECT,
 } from './inbound/process-inbound.ts';
 export {
   type AuthenticationResult,
@@ -77,12 +109,34 @@ export {
   type CreateChannelInput,
   makeChannelUseCases,
 } from './manage-channels.ts';
+export { messageIdsIn } from './mail-threads.ts';
+export {
+  allowedMediaType,
+  bareContentType,
+  type FetchedMedia,
+  MAX_MEDIA_BYTES,
+  MAX_MEDIA_ITEMS,
+  MEDIA_RETENTION_DAYS,
+  MEDIA_URL_SECONDS,
+  MediaFetchError,
+  type MediaFetcher,
+  mediaKey,
+  type MediaReference,
+  type MediaStore,
+  type MediaView,
+  mediaView,
+  safeFileName,
+  type StoredMedia,
+} from './media.ts';
 export {
   canAdvance,
   type MessageStatus,
   type MessageStatusRecord,
   type MessageStatusStore,
   messageStatusView,
+  messageView,
+  PREVIEW_CHARS,
+  previewOf,
   type OutboundStatus,
   type ProviderIdTarget,
   STATUS_RANK,
@@ -101,6 +155,7 @@ export {
   validateSendPayload,
   whatsappPayload,
   type WhatsAppPayload,
+  whatsappTemplate,
 } from './payloads.ts';
 export {
   callTimeoutMs,
@@ -114,4 +169,4 @@ export {
   sandboxProvider,
 } from './providers.ts';
 export { makeReportEvent, type ReportEvent, type ReportEventDeps } from './report-event.ts';
-export { fitPayload, makeSendMessage, type SendMessageDeps, type SendResult } from './send-message.ts';
+export { fitPayload, makeSendMessage, type SendMessageDeps, type SendResult, sendLookupKeys } from './send-message.ts';

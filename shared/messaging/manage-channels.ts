@@ -7,11 +7,13 @@ import {
   channelAddressProblem,
   PROVIDERS_BY_CHANNEL_TYPE,
   type Channel,
+  type ChannelChange,
   type ChannelStore,
   type ChannelType,
   type ProviderConfig,
 } from './channel.ts';
 import type { MessageLog, OutboxPage } from './message.ts';
+import { keywordsOf } from './conversation.ts';
 import { forbiddenHostReason } from '../kernel/destination-policy.ts';
 import type { Page, PageRequest } from '../kernel/page.ts';
 
@@ -32,6 +34,8 @@ export interface CreateChannelInput {
   address: string;
   provider?: ProviderConfig;
   credits?: number;
+  optOutKeywords?: string[];
+  optInKeywords?: string[];
 }
 
 /** Channels of a project: create (with a provider and optional credits), list, delete, top up, sandbox outbox. */
@@ -113,6 +117,8 @@ export function makeChannelUseCases(deps: ChannelDeps) {
         address: input.address,
         provider,
         ...(input.credits === undefined ? {} : { credits: input.credits }),
+        ...(input.optOutKeywords ? { optOutKeywords: input.optOutKeywords } : {}),
+        ...(input.optInKeywords ? { optInKeywords: input.optInKeywords } : {}),
         createdAt: now().toISOString(),
       };
       await deps.channels.create(channel);
@@ -123,6 +129,34 @@ export function makeChannelUseCases(deps: ChannelDeps) {
     async list(projectId: string, page: PageRequest): Promise<Page<Channel>> {
       await requireProject(deps.projects, projectId);
       return deps.channels.list(projectId, page);
+    },
+
+    /**
+     * Changes a channel's name or keyword lists (`null` restores the defaults). Email channels take no keywords; a
+     * keyword in both lists is refused.
+     */
+    async update(projectId: string, channelId: string, change: ChannelChange): Promise<Channel> {
+      const channel = await requireChannel(projectId, channelId);
+      const keywords = change.optOutKeywords !== undefined || change.optInKeywords !== undefined;
+      if (keywords && channel.type === 'email')
+        throw new ValidationError('Email channels take no keywords.', [
+          {
+            path: change.optOutKeywords !== undefined ? 'optOutKeywords' : 'optInKeywords',
+            message: 'Email channels take no keywords (their contacts unsubscribe by mail, and bounces suppress)',
+            code: 'custom',
+          },
+        ]);
+      const optOut = change.optOutKeywords === undefined ? channel.optOutKeywords : change.optOutKeywords;
+      const optIn = change.optInKeywords === undefined ? channel.optInKeywords : change.optInKeywords;
+      const out = new Set(keywordsOf({ optOutKeywords: optOut ?? undefined }).optOut.map((k) => k.toUpperCase()));
+      const clash = keywordsOf({ optInKeywords: optIn ?? undefined }).optIn.find((k) => out.has(k.toUpperCase()));
+      if (clash)
+        throw new ValidationError('A keyword cannot both opt out and opt in.', [
+          { path: 'optInKeywords', message: `"${clash}" is also an opt-out keyword`, code: 'custom' },
+        ]);
+      const updated = await deps.channels.update(projectId, channelId, change);
+      if (!updated) throw new NotFoundError('channel', `Channel ${channelId} does not exist.`);
+      return updated;
     },
 
     /** Deletes a channel; custom tokens bound to it then answer 404 CHANNEL_NOT_FOUND on send. */

@@ -1,5 +1,6 @@
 import type { OutboxMark } from '../events/index.ts';
 import type { ChannelType, ProviderKind } from './channel.ts';
+import { type MediaStore, mediaView, type StoredMedia } from './media.ts';
 
 /**
  * A message's status as the customer sees it (contract §10). Outbound messages move forward only:
@@ -36,6 +37,28 @@ export interface MessageStatusRecord {
   createdAt: string;
   history: StatusChange[];
   error?: string;
+  /** The conversation (contract §17); absent on messages recorded before conversations existed. */
+  conversationId?: string;
+  /** The contact the message was with, as the channel writes addresses (its conversation listing's key). */
+  contact?: string;
+  /** What was said, cut at {@link PREVIEW_CHARS} (`textTruncated`): the text, an SMS body, a mail's plain text. */
+  text?: string;
+  textTruncated?: boolean;
+  /** Email: the subject. */
+  subject?: string;
+  /** WhatsApp: the template sent instead of a free-form message. */
+  template?: { name: string; language: string };
+  /** Inbound: the media received, stored (re-signed on every read) or with why not. */
+  media?: StoredMedia[];
+}
+
+/** How much of a message's text its status record keeps (WhatsApp's own limit for a text message). */
+export const PREVIEW_CHARS = 4096;
+
+/** A text as the status record keeps it. */
+export function previewOf(text: string | undefined): { text?: string; textTruncated?: boolean } {
+  if (text === undefined || text === '') return {};
+  return text.length > PREVIEW_CHARS ? { text: text.slice(0, PREVIEW_CHARS), textTruncated: true } : { text };
 }
 
 /** Where a provider's id points: the message it belongs to, on its channel. */
@@ -43,6 +66,8 @@ export interface ProviderIdTarget {
   messageId: string;
   projectId: string;
   channelId: string;
+  /** Absent on lookups written before conversations existed. */
+  conversationId?: string;
 }
 
 /** Message status records and the provider-id lookups that match receipts to them. */
@@ -72,18 +97,32 @@ export interface MessageStatusStore {
   clearEvent(messageId: string, eventId: string): Promise<void>;
 }
 
-/** The answer of `GET /api/integration/messages/{messageId}` (contract §10). */
-export function messageStatusView(record: MessageStatusRecord) {
+/**
+ * A message as the message and conversation routes show it (contract §10, §17): status and history, its conversation,
+ * what was said, and its media with URLs signed now (valid 7 days from this read).
+ */
+export async function messageView(record: MessageStatusRecord, media: Pick<MediaStore, 'url'>, now: Date) {
   return {
-    success: true,
     messageId: record.messageId,
+    ...(record.conversationId === undefined ? {} : { conversationId: record.conversationId }),
     direction: record.direction,
     status: record.status,
     channel: { id: record.channelId, type: record.channelType },
     to: record.to,
     ...(record.from === undefined ? {} : { from: record.from }),
+    ...(record.contact === undefined ? {} : { contact: record.contact }),
+    ...(record.subject === undefined ? {} : { subject: record.subject }),
+    ...(record.text === undefined ? {} : { text: record.text }),
+    ...(record.textTruncated ? { textTruncated: true } : {}),
+    ...(record.template === undefined ? {} : { template: record.template }),
+    ...(record.media?.length ? { media: await Promise.all(record.media.map((m) => mediaView(m, media, now))) } : {}),
     createdAt: record.createdAt,
     history: record.history,
     ...(record.error === undefined ? {} : { error: record.error }),
   };
+}
+
+/** The answer of `GET /api/integration/messages/{messageId}` (contract §10): `success` and the message. */
+export async function messageStatusView(record: MessageStatusRecord, media: Pick<MediaStore, 'url'>, now: Date) {
+  return { success: true, ...(await messageView(record, media, now)) };
 }

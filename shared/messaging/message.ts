@@ -22,6 +22,15 @@ export interface MessageRecord {
   /** Why the provider failed (for the record and the `message.failed` event; never a credential). */
   error?: string;
   sentAt: string;
+  /** The conversation (contract §17) and its contact (the first recipient). */
+  conversationId: string;
+  contact: string;
+  /** What the status record keeps of what was said. */
+  text?: string;
+  subject?: string;
+  template?: { name: string; language: string };
+  /** Email: the Message-IDs the provider gave, remembered with the conversation so replies find their thread. */
+  threadIds?: string[];
 }
 
 /** An entry of a sandbox channel's outbox, as the management API lists it. */

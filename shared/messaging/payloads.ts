@@ -125,17 +125,57 @@ const requiredAddressList = (field: string, max: number) =>
 const headerText = (max: number) =>
   z.string().check(z.minLength(1), z.maxLength(max), z.regex(NO_LINE_BREAKS, 'Must not contain CR or LF'));
 
-export const whatsappPayload = z.strictObject({
-  number: z.string(required('number')).check(z.regex(/^\d{8,15}$/, 'E.164 without "+": 8 to 15 digits, no spaces')),
-  message: z
-    .string(required('message'))
-    .check(z.minLength(1, 'message must not be empty'), z.maxLength(4096, 'At most 4096 characters')),
-  name: z.optional(z.string().check(z.maxLength(200))),
-  email: z.optional(emailAddress),
-  url: z.optional(httpUrl),
-  files: z.optional(z.array(httpUrl).check(z.maxLength(10, 'At most 10 files'))),
-  sector: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+/**
+ * A WhatsApp message template approved by Meta (contract §17): its name, its language code (`pt_BR`, `en_US`,
+ * `en`), and the body's `{{1}}`, `{{2}}`… values in order. Whether they fit the template is Meta's to say (502).
+ */
+export const whatsappTemplate = z.strictObject({
+  name: z
+    .string(required('template.name'))
+    .check(z.regex(/^[a-z0-9_]{1,512}$/, 'Lowercase letters, digits and _, as Meta names templates')),
+  language: z
+    .string(required('template.language'))
+    .check(z.regex(/^[a-z]{2,3}(_[A-Za-z0-9]{2,4})?$/, 'A language code as Meta lists it: pt_BR, en_US, en')),
+  variables: z.optional(
+    z
+      .array(z.string().check(z.minLength(1, 'Must not be empty'), z.maxLength(1024, 'At most 1024 characters')))
+      .check(z.maxLength(100, 'At most 100 variables')),
+  ),
 });
+
+export const whatsappPayload = z
+  .strictObject({
+    number: z.string(required('number')).check(z.regex(/^\d{8,15}$/, 'E.164 without "+": 8 to 15 digits, no spaces')),
+    message: z.optional(
+      z.string().check(z.minLength(1, 'message must not be empty'), z.maxLength(4096, 'At most 4096 characters')),
+    ),
+    template: z.optional(whatsappTemplate),
+    name: z.optional(z.string().check(z.maxLength(200))),
+    email: z.optional(emailAddress),
+    url: z.optional(httpUrl),
+    files: z.optional(z.array(httpUrl).check(z.maxLength(10, 'At most 10 files'))),
+    sector: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+  })
+  .check(
+    z.superRefine(
+      (value, ctx) => {
+        // Runs even when other fields failed, so that every problem is reported at once; the input may be anything.
+        const input = value as unknown as Record<string, unknown> | null;
+        if (!input || typeof input !== 'object') return;
+        if (input.message === undefined && input.template === undefined)
+          ctx.addIssue({ code: 'custom', path: ['message'], message: 'One of message or template is required' });
+        if (input.message !== undefined && input.template !== undefined)
+          ctx.addIssue({ code: 'custom', path: ['template'], message: 'Give message or template, not both' });
+        if (input.template !== undefined && input.files !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['files'],
+            message: 'files go with a message; a template is sent alone',
+          });
+      },
+      { when: () => true },
+    ),
+  );
 
 export const emailPayload = z
   .strictObject({

@@ -1,17 +1,35 @@
 import type { CustomTokenGrant } from '../auth/index.ts';
 import { ValidationError } from '../kernel/domain-error.ts';
 import { newId } from '../kernel/ids.ts';
+import type { ErrorDetail } from '../kernel/validation/issues.ts';
 import { markOf, type EventPublisher, type WebhookEventType } from '../events/index.ts';
 import { failpoint } from '../kernel/failpoints.ts';
 import type { MessageStatusStore } from './message-status.ts';
 import type { Channel, ChannelStore } from './channel.ts';
-import { ChannelNotFoundError, NoChannelCreditsError, ProviderFailedError } from './errors.ts';
+import {
+  type ConversationStore,
+  conversationIdOf,
+  normaliseContact,
+  type SendLookup,
+  type SendLookupKeys,
+  windowOf,
+} from './conversation.ts';
+import {
+  ChannelNotFoundError,
+  NoChannelCreditsError,
+  ProviderFailedError,
+  RecipientOptedOutError,
+  WindowClosedError,
+} from './errors.ts';
 import type { MessageLog, MessageRecord } from './message.ts';
+import { messageIdsIn } from './mail-threads.ts';
 import { validateSendPayload, type SendPayload } from './payloads.ts';
 import { ProviderError, type MessageProviders, type ProviderReceipt } from './providers.ts';
 
 export interface SendMessageDeps {
-  channels: Pick<ChannelStore, 'get' | 'chargeCredit' | 'refundCredit'>;
+  /** The channel and its contacts' conversation, suppression and thread items, in one read. */
+  conversations: Pick<ConversationStore, 'lookupForSend'>;
+  channels: Pick<ChannelStore, 'chargeCredit' | 'refundCredit'>;
   messages: Pick<MessageLog, 'record'>;
   /** Where the send's event mark is cleared once it is on the queue. */
   statuses: Pick<MessageStatusStore, 'clearEvent'>;
@@ -36,27 +54,40 @@ const RECORD_PAYLOAD_BYTES = 300 * 1024;
 const EVENT_PAYLOAD_BYTES = 32 * 1024;
 
 /**
- * Sends one message on the channel bound to a custom token, in the contract's order:
+ * Sends one message on the channel bound to a custom token, in the contract's order (§2, §17):
  * 1. the channel exists (404 CHANNEL_NOT_FOUND: deleted after the token was created);
  * 2. the payload fits the channel's type (400 VALIDATION_ERROR, every problem in `details`);
- * 3. a metered channel has a credit (402 PROVIDER_ERROR, nothing charged) and 1 is taken with a conditional write;
- * 4. the channel's provider sends it (failure or timeout: 502 PROVIDER_ERROR, the credit given back);
- * 5. the message is recorded (for the sandbox this is the outbox) with its `message.sent` / `message.failed` marked
+ * 3. no recipient opted out of the channel (409 RECIPIENT_OPTED_OUT, each one in `details`);
+ * 4. WhatsApp: a free-form `message` only inside the contact's 24-hour window (409 WINDOW_CLOSED with `closedAt`);
+ *    a `template` at any time;
+ * 5. a metered channel has a credit (402 PROVIDER_ERROR, nothing charged) and 1 is taken with a conditional write;
+ * 6. the channel's provider sends it (failure or timeout: 502 PROVIDER_ERROR, the credit given back);
+ * 7. the message is recorded (for the sandbox this is the outbox) with its `message.sent` / `message.failed` marked
  *    in the same write, then the event is queued for the channel's webhooks and the mark cleared.
- * DynamoDB work per send: the channel read, the charge (metered channels only), the record write, the mark's
- * clearing. The token read happened in authentication.
+ * DynamoDB work per send: one BatchGetItem (the channel with the conversation, suppression and mail-thread items of
+ * the addresses the body names: the checks of 3 and 4 cost no round trip of their own), the charge (metered channels
+ * only), the record write, the mark's clearing. The token read happened in authentication.
  */
 export function makeSendMessage(deps: SendMessageDeps) {
   const now = deps.now ?? (() => new Date());
 
   return async function sendMessage(grant: CustomTokenGrant, body: unknown): Promise<SendResult> {
-    const channel = await deps.channels.get(grant.projectId, grant.channelId);
-    if (!channel) throw new ChannelNotFoundError(grant.channelId, 'The channel of this token was deleted.');
+    const lookup = await deps.conversations.lookupForSend(grant.projectId, grant.channelId, sendLookupKeys(body));
+    if (!lookup) throw new ChannelNotFoundError(grant.channelId, 'The channel of this token was deleted.');
+    const channel = lookup.channel;
 
     const validation = validateSendPayload(channel.type, body);
     if (!validation.ok)
       throw new ValidationError(`The payload is invalid for a ${channel.type} channel.`, validation.details);
     const message = validation.value;
+    const conversation = conversationOf(channel, message, lookup);
+
+    const optedOut = optedOutRecipients(channel, message, lookup);
+    if (optedOut.length) throw new RecipientOptedOutError(optedOut);
+    if (message.type === 'whatsapp' && message.payload.template === undefined) {
+      const window = windowOf(lookup.lastInbound.get(conversation.contact), now());
+      if (!window.open) throw new WindowClosedError(window.closesAt);
+    }
 
     const metered = channel.credits !== undefined;
     if (
@@ -82,11 +113,11 @@ export function makeSendMessage(deps: SendMessageDeps) {
           .refundCredit(channel.projectId, channel.channelId)
           .catch((cause) => deps.onBackgroundError('credit refund', cause));
       const sentIds = error instanceof ProviderError ? error.sentProviderMessageIds : [];
-      await finish(channel, grant, message, messageId, 'failed', sentIds, reason);
+      await finish(channel, grant, message, conversation, messageId, 'failed', sentIds, reason);
       throw new ProviderFailedError(`The ${channel.type} provider failed: ${reason}.`, error);
     }
 
-    const recorded = await finish(channel, grant, message, messageId, 'sent', receipt.providerMessageIds);
+    const recorded = await finish(channel, grant, message, conversation, messageId, 'sent', receipt.providerMessageIds);
     // For the sandbox the record is the delivery: without it nothing was "sent".
     if (!recorded && channel.provider.kind === 'sandbox') {
       if (metered)
@@ -103,6 +134,7 @@ export function makeSendMessage(deps: SendMessageDeps) {
     channel: Channel,
     grant: CustomTokenGrant,
     message: SendPayload,
+    conversation: { conversationId: string; contact: string },
     messageId: string,
     status: 'sent' | 'failed',
     providerMessageIds: string[],
@@ -124,6 +156,12 @@ export function makeSendMessage(deps: SendMessageDeps) {
       ...(providerMessageIds.length ? { providerMessageIds } : {}),
       ...(error ? { error } : {}),
       sentAt,
+      ...conversation,
+      ...said(message),
+      // A mail's Message-ID joins its conversation, so the contact's reply (In-Reply-To) finds the thread.
+      ...(message.type === 'email' && providerMessageIds.length
+        ? { threadIds: providerMessageIds.flatMap(messageIdsIn) }
+        : {}),
     };
     const event = fitPayload(message.payload as Record<string, unknown>, EVENT_PAYLOAD_BYTES);
     const type: WebhookEventType = status === 'sent' ? 'message.sent' : 'message.failed';
@@ -135,6 +173,7 @@ export function makeSendMessage(deps: SendMessageDeps) {
         channel: { id: channel.channelId, type: channel.type, address: channel.address },
         data: {
           messageId,
+          conversationId: conversation.conversationId,
           integrationId: grant.integrationId,
           status,
           to: record.to,
@@ -167,6 +206,119 @@ export function makeSendMessage(deps: SendMessageDeps) {
       deps.onBackgroundError('event publish', cause);
     }
     return recorded;
+  }
+}
+
+/** The longest list of addresses a send may name (email: 50 `to` and 50 `bcc`). */
+const MAX_LOOKUP_CONTACTS = 101;
+/** Threads looked up per send: `inReplyTo` and the last `references` (the nearest ancestors). */
+const MAX_LOOKUP_THREADS = 20;
+
+/**
+ * What the send reads with the channel, from the body as it came (its channel type is not known yet: the token says
+ * only which channel): `number` (WhatsApp) for its window and suppression, `to` / `bcc` for suppressions, and the
+ * Message-IDs a mail replies to. Keys of the wrong type for the channel are read for nothing, in the same request.
+ */
+export function sendLookupKeys(body: unknown): SendLookupKeys {
+  const input = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const strings = (value: unknown): string[] =>
+    (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string' && v.length <= 320);
+  const windowContacts: string[] = [];
+  const suppressionContacts = new Set<string>();
+  for (const number of strings(input.number)) {
+    const contact = normaliseContact('whatsapp', number);
+    if (contact) {
+      windowContacts.push(contact);
+      suppressionContacts.add(contact);
+    }
+  }
+  for (const address of [...strings(input.to), ...strings(input.bcc)]) {
+    const contact = normaliseContact(address.includes('@') ? 'email' : 'sms', address);
+    if (contact) suppressionContacts.add(contact);
+  }
+  const threadIds = [
+    ...strings(input.inReplyTo).flatMap(messageIdsIn),
+    ...strings(input.references).flatMap(messageIdsIn).reverse(),
+  ].slice(0, MAX_LOOKUP_THREADS);
+  return {
+    windowContacts: windowContacts.slice(0, 1),
+    suppressionContacts: [...suppressionContacts].slice(0, MAX_LOOKUP_CONTACTS),
+    threadIds: [...new Set(threadIds)],
+  };
+}
+
+/** Every address the message goes to, as the channel writes contacts. */
+function recipientContacts(channel: Channel, message: SendPayload): { path: string; contact: string }[] {
+  const out: { path: string; contact: string }[] = [];
+  const add = (path: string, raw: string) => {
+    const contact = normaliseContact(channel.type, raw);
+    if (contact) out.push({ path, contact });
+  };
+  switch (message.type) {
+    case 'whatsapp':
+      add('number', message.payload.number);
+      break;
+    case 'sms':
+      add('to', message.payload.to);
+      break;
+    case 'email':
+      for (const field of ['to', 'bcc'] as const) {
+        const list = message.payload[field] ?? [];
+        for (const [i, address] of list.entries()) add(list.length > 1 ? `${field}.${i}` : field, address);
+      }
+      break;
+  }
+  return out;
+}
+
+/** Each recipient that opted out of the channel, as a `details[]` entry. */
+function optedOutRecipients(channel: Channel, message: SendPayload, lookup: SendLookup): ErrorDetail[] {
+  return recipientContacts(channel, message).flatMap(({ path, contact }) => {
+    const suppression = lookup.suppressed.get(contact);
+    if (!suppression) return [];
+    const why = suppression.reason === 'bounce' ? 'mail to it bounced' : `it opted out (${suppression.reason})`;
+    return [
+      { path, message: `${contact} is suppressed on this channel: ${why} at ${suppression.at}`, code: 'opted_out' },
+    ];
+  });
+}
+
+/**
+ * The send's conversation (contract §17): the contact is the first recipient; a mail that replies to one this channel
+ * knows (`inReplyTo`, then `references` nearest first) joins that mail's conversation.
+ */
+function conversationOf(
+  channel: Channel,
+  message: SendPayload,
+  lookup: SendLookup,
+): { conversationId: string; contact: string } {
+  const first = recipientContacts(channel, message)[0];
+  const raw = recipient(message);
+  const contact = first?.contact ?? (Array.isArray(raw) ? raw[0]! : raw);
+  if (message.type === 'email') {
+    const replyTo = [
+      ...(message.payload.inReplyTo ? messageIdsIn(message.payload.inReplyTo) : []),
+      ...(message.payload.references ?? []).flatMap(messageIdsIn).reverse(),
+    ];
+    for (const id of replyTo) {
+      const conversationId = lookup.threads.get(id);
+      if (conversationId) return { conversationId, contact };
+    }
+  }
+  return { conversationId: conversationIdOf(channel.channelId, contact), contact };
+}
+
+/** What the status record keeps of what was said. */
+function said(message: SendPayload): Pick<MessageRecord, 'text' | 'subject' | 'template'> {
+  switch (message.type) {
+    case 'whatsapp': {
+      const t = message.payload.template;
+      return t ? { template: { name: t.name, language: t.language } } : { text: message.payload.message };
+    }
+    case 'sms':
+      return { text: message.payload.body };
+    case 'email':
+      return { subject: message.payload.subject, text: message.payload.text ?? message.payload.body };
   }
 }
 

@@ -91,6 +91,58 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     tags: ['Channels'],
     responses: { 200: { description: 'The channel.', body: s.channel } },
   },
+  'PATCH /projects/{projectId}/channels/{channelId}': {
+    operationId: 'updateChannel',
+    summary: 'Rename a channel or change its opt-out keywords',
+    description:
+      'Changes `name`, `optOutKeywords` and `optInKeywords` (SMS and WhatsApp; `null` restores the defaults). A ' +
+      'keyword in both lists, or keywords on an email channel, is 400.',
+    tags: ['Channels'],
+    responses: { 200: { description: 'The channel.', body: s.channel } },
+  },
+  'GET /projects/{projectId}/channels/{channelId}/suppressions': {
+    operationId: 'listSuppressions',
+    summary: 'Contacts the channel does not send to',
+    description:
+      'Contacts that opted out (an opt-out keyword, the List-Unsubscribe mailto) or whose mail bounced for good, in ' +
+      'contact order, a page at a time. A send to one answers 409 `RECIPIENT_OPTED_OUT`.',
+    tags: ['Channels'],
+    responses: { 200: { description: 'A page of suppressions.', body: s.suppressionPage } },
+  },
+  'GET /projects/{projectId}/channels/{channelId}/suppressions/{contact}': {
+    operationId: 'getSuppression',
+    summary: 'Whether a contact is suppressed, and why',
+    description: '404 `NOT_FOUND` when the contact is not suppressed; 400 for a contact the channel cannot write.',
+    tags: ['Channels'],
+    responses: { 200: { description: 'The suppression.', body: s.suppression } },
+  },
+  'DELETE /projects/{projectId}/channels/{channelId}/suppressions/{contact}': {
+    operationId: 'deleteSuppression',
+    summary: 'Send to a suppressed contact again',
+    description:
+      'Lifts the suppression and emits `contact.opted_in` with `reason: "admin"`. 404 `NOT_FOUND` when the contact ' +
+      'is not suppressed.',
+    tags: ['Channels'],
+    responses: { 204: { description: 'Lifted.' } },
+  },
+  'GET /projects/{projectId}/channels/{channelId}/conversations/{contact}': {
+    operationId: 'getChannelConversation',
+    summary: "A contact's conversation: window and opt-out",
+    description:
+      'What `GET /api/integration/conversations/{contact}` answers a custom token of this channel: the conversation ' +
+      'id, the WhatsApp 24-hour window, and whether the contact opted out.',
+    tags: ['Channels'],
+    responses: { 200: { description: 'The conversation.', body: s.conversation } },
+  },
+  'GET /projects/{projectId}/channels/{channelId}/conversations/{contact}/messages': {
+    operationId: 'listChannelMessages',
+    summary: "A contact's messages on the channel",
+    description:
+      'Both directions, newest first, a page at a time; media URLs are signed by this read (valid 7 days). What ' +
+      '`GET /api/integration/conversations/{contact}/messages` answers a custom token.',
+    tags: ['Channels'],
+    responses: { 200: { description: 'A page of messages, newest first.', body: s.conversationMessagePage } },
+  },
   'DELETE /projects/{projectId}/channels/{channelId}': {
     operationId: 'deleteChannel',
     summary: 'Delete a channel',

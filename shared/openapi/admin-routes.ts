@@ -1,6 +1,7 @@
 import type { RouteDeclaration } from '#shared/http/router.ts';
 import { botRoutes } from '../bots/api/admin-routes.ts';
 import { channelRoutes } from '../messaging/api/channel-routes.ts';
+import { conversationRoutes } from '../messaging/api/conversation-routes.ts';
 import { deliveryRoutes } from '../webhooks/api/delivery-routes.ts';
 import { eventRoutes } from '../messaging/api/event-routes.ts';
 import { integrationRoutes } from '../integrations/api/admin-routes.ts';
@@ -27,6 +28,7 @@ export const adminRouteTable = {
   ...usageRoutes,
   ...projectRoutes,
   ...channelRoutes,
+  ...conversationRoutes,
   ...sandboxRoutes,
   ...integrationRoutes,
   ...botRoutes,

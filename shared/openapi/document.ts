@@ -15,6 +15,7 @@ import { PATH_PARAMETERS, REQUEST_EXAMPLES, SCHEMA_EXAMPLES } from './examples.t
 import { exampleOf } from './example-of.ts';
 import { codeSamples } from './code-samples.ts';
 import * as z from '../kernel/validation/zod.ts';
+import { pageQuery } from '../http/pagination.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON Schema and OpenAPI objects, walked by key.
 type Json = Record<string, any>;
@@ -288,9 +289,11 @@ function publicOperation(route: RouteDefinition, method: string, doc: PublicOper
   const parameters = [
     ...pathParameters(route.path),
     ...(doc.query ? queryParameters(doc.query) : []),
+    ...(doc.paged ? queryParameters(convert(pageQuery, 'input')) : []),
     ...(doc.idempotent ? [idempotencyKeyParameter] : []),
   ];
   if (parameters.length) operation.parameters = parameters;
+  if (doc.paged) operation['x-pagination'] = PAGINATION;
   if (doc.requestBodies?.length) {
     const content: Json = {};
     for (const body of doc.requestBodies) {

@@ -35,6 +35,36 @@ export const PATH_PARAMETERS: Record<string, { description: string; example: str
     description: 'The knowledge file name (as `procedencia` shows it in search results); URL-encoded.',
     example: ids.fileName,
   },
+  contact: {
+    description:
+      'The contact as the channel writes addresses: WhatsApp digits (a leading `+` is dropped), SMS E.164 (`%2B5511…`), an email address.',
+    example: '5511988887777',
+  },
+};
+
+const conversationId = 'conv_4k2m7c4v8b6n5p01hq3x';
+const receivedMessage = {
+  messageId: 'msg_7q2w9e4r6t1y3u5i8o0p',
+  conversationId,
+  direction: 'inbound',
+  status: 'received',
+  channel: { id: ids.channelId, type: 'whatsapp' },
+  to: '5511977776666',
+  from: '5511988887777',
+  contact: '5511988887777',
+  text: 'Here is the receipt',
+  media: [
+    {
+      contentType: 'image/jpeg',
+      size: 48213,
+      sha256: '9f2c4e8a1b7d3f6e0a5c9b2d8e4f1a7c3b6d0e9f2a5c8b1d4e7f0a3c6b9d2e5f',
+      url: 'https://switchboard-transfer.s3.amazonaws.com/media/ch_01hq3x9k2m7c4v8b6n5t/msg_7q2w9e4r6t1y3u5i8o0p/0?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=604800',
+      expiresAt: '2026-11-28T10:00:00.000Z',
+      providerMediaId: '1234567890123456',
+    },
+  ],
+  createdAt: at,
+  history: [{ status: 'received', at }],
 };
 
 const project = { projectId: ids.projectId, companyId: 1042, name: 'Acme', monthlyBotCredits: 100 };
@@ -117,16 +147,30 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   MessageStatus: {
     success: true,
     messageId: ids.messageId,
+    conversationId,
     direction: 'outbound',
     status: 'delivered',
     channel: { id: ids.channelId, type: 'sms' },
     to: '+5511988887777',
+    contact: '+5511988887777',
+    text: 'Your order has shipped',
     createdAt: at,
     history: [
       { status: 'sent', at },
       { status: 'delivered', at: later },
     ],
   },
+  StoredMessageMedia: receivedMessage.media[0],
+  ConversationMessage: receivedMessage,
+  ConversationMessagePage: { items: [receivedMessage] },
+  Conversation: {
+    conversationId,
+    contact: '5511988887777',
+    window: { open: true, closesAt: '2026-11-22T10:00:00.000Z' },
+    optedOut: false,
+  },
+  Suppression: { contact: '+5511988887777', reason: 'keyword', at, keyword: 'STOP' },
+  SuppressionPage: { items: [{ contact: '+5511988887777', reason: 'keyword', at, keyword: 'STOP' }] },
   Integration: integration,
   CreatedIntegration: { ...integration, signingSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
   SigningSecret: { signingSecret: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD' },
@@ -283,6 +327,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   grantBotCredits: { amount: 50 },
   createChannel: { type: 'sms', name: 'Alerts', address: '+5511977776666', credits: 100 },
   addChannelCredits: { amount: 100 },
+  updateChannel: { optOutKeywords: ['STOP', 'SAIR', 'PARE'], optInKeywords: ['VOLTAR'] },
   simulateInboundMessage: { from: '+5511988887777', text: 'Where is my order?' },
   simulateDeliveryStatus: { messageId: ids.messageId, status: 'delivered' },
   createIntegration: {

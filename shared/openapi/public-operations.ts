@@ -45,6 +45,8 @@ export interface PublicOperationDoc {
   deprecated?: boolean;
   /** Query parameters the handler reads, as a JSON Schema object (a provider's, documented for operators). */
   query?: { properties: Record<string, Record<string, unknown>>; required?: string[] };
+  /** A list: takes `?limit&cursor` (the one pagination pattern) and answers a page. */
+  paged?: boolean;
   /** Accepts the `Idempotency-Key` header. */
   idempotent?: boolean;
   /** Answers carry the Bots API rate limit headers. */
@@ -106,8 +108,10 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     summary: "Send a message on the token's channel",
     description:
       "The body's shape depends on the channel the custom token is bound to (WhatsApp, email or SMS); never send " +
-      '`channelType`. Checks: token (401) → JSON (400/413) → channel (404) → payload (400) → channel credits (402, ' +
-      'nothing charged) → provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks.',
+      '`channelType`. Checks: token (401) → JSON (400/413) → channel (404) → payload (400) → a recipient opted out ' +
+      '(409 `RECIPIENT_OPTED_OUT`) → WhatsApp: a `message` outside the contact’s 24-hour window (409 ' +
+      '`WINDOW_CLOSED` with `closedAt`; a `template` goes at any time) → channel credits (402, nothing charged) → ' +
+      'provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks.',
     tags: ['Messages'],
     security: 'customToken',
     idempotent: true,
@@ -129,16 +133,41 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       ...jsonBodyErrors,
       402: ['PROVIDER_ERROR'],
       404: ['CHANNEL_NOT_FOUND'],
-      ...idempotencyErrors,
+      409: ['RECIPIENT_OPTED_OUT', 'WINDOW_CLOSED', ...(idempotencyErrors[409] ?? [])],
       502: ['PROVIDER_ERROR'],
     },
+  },
+  'GET /api/integration/conversations/{contact}': {
+    operationId: 'getConversation',
+    summary: 'A contact’s conversation: window and opt-out',
+    description:
+      "For the custom token's channel: the conversation id every message event with this contact carries, the " +
+      'WhatsApp 24-hour window (whether a free-form `message` may be sent now, and until when), and whether the ' +
+      'contact opted out. `contact` as the channel writes addresses (URL-encode a leading `+`).',
+    tags: ['Messages'],
+    security: 'customToken',
+    responses: { 200: { description: 'The conversation.', body: s.conversation } },
+    errors: { 401: ['ERR_NO_PERMISSION'], 400: ['VALIDATION_ERROR'], 404: ['CHANNEL_NOT_FOUND'] },
+  },
+  'GET /api/integration/conversations/{contact}/messages': {
+    operationId: 'listConversationMessages',
+    summary: 'A contact’s messages, newest first',
+    description:
+      "For the custom token's channel: the messages sent to and received from the contact, newest first, a page at " +
+      'a time; media URLs signed by this read (valid 7 days).',
+    tags: ['Messages'],
+    security: 'customToken',
+    paged: true,
+    responses: { 200: { description: 'A page of messages.', body: s.conversationMessagePage } },
+    errors: { 401: ['ERR_NO_PERMISSION'], 400: ['VALIDATION_ERROR'], 404: ['CHANNEL_NOT_FOUND'] },
   },
   'GET /api/integration/messages/{messageId}': {
     operationId: 'getMessage',
     summary: "A message's status and history",
     description:
       "For messages of the custom token's channel: sent ones (`sent` < `delivered` < `read`, or `failed`; forward " +
-      "only, as the provider reports it) and received ones (`received`). Another channel's message answers 404.",
+      'only, as the provider reports it) and received ones (`received`), with their conversation and media (each ' +
+      "URL signed by this read, valid 7 days). Another channel's message answers 404.",
     tags: ['Messages'],
     security: 'customToken',
     responses: { 200: { description: 'The message.', body: s.messageStatus } },

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import nodemailer from 'nodemailer';
 import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -161,6 +163,64 @@ describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
       .getByRole('status')
       .filter({ hasText: /Event evt_\w+ sent to the webhooks\./ })
       .waitFor();
+  });
+
+  it('shows a channel’s suppressions (and lifts one), the WhatsApp window, and received images as previews', async () => {
+    // A contact opts out of the SMS channel; another writes to the mailbox with a photo attached.
+    await svc.admin('POST', `${base()}/channels/${channels.sms}/sandbox/inbound`, {
+      from: '+5511955553333',
+      text: 'SAIR',
+    });
+    const photo = readFileSync(new URL('../../docs/screenshots/10-channels.png', import.meta.url));
+    await nodemailer
+      .createTransport({ host: '127.0.0.1', port: svc.smtpPort, secure: false, ignoreTLS: true })
+      .sendMail({
+        from: 'ana@example.org',
+        to: 'support@example.com',
+        subject: 'Foto do produto',
+        text: 'Veio quebrado',
+        attachments: [{ filename: 'produto.png', content: photo, contentType: 'image/png' }],
+      });
+    await page.reload();
+    const panel = page.getByRole('region', { name: 'Conversations and opt-outs' });
+    await panel.getByLabel('Conversations on').selectOption(channels.sms);
+    const suppressed = panel.getByRole('table', { name: 'Suppressed contacts' });
+    await expectText(suppressed, '+5511955553333');
+    await expectText(suppressed, 'Wrote “SAIR”');
+    await suppressed.getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('button', { name: 'Remove suppression' }).click();
+    await panel.getByRole('status').filter({ hasText: '+5511955553333 can be sent to again.' }).waitFor();
+    expect((await svc.admin('GET', `${base()}/channels/${channels.sms}/suppressions`)).body.items).toEqual([]);
+
+    // The WhatsApp window of a contact who never wrote: templates only.
+    await panel.getByLabel('Conversations on').selectOption(channels.whatsapp);
+    await panel.getByLabel('Contact', { exact: true }).fill('5511944443333');
+    await panel.getByRole('button', { name: 'Show' }).click();
+    await expectText(panel, 'Never wrote: templates only');
+
+    // The mail with its image: shown from the bucket's presigned URL (the console's CSP lets the store's origin in).
+    await panel.getByLabel('Conversations on').selectOption(channels.email);
+    await eventually(
+      async () =>
+        (await svc.admin('GET', `${base()}/channels/${channels.email}/conversations/ana%40example.org/messages`)).body
+          .items?.length === 1,
+      15_000,
+      'the mail with the photo',
+    );
+    await panel.getByLabel('Contact', { exact: true }).fill('ana@example.org');
+    await panel.getByRole('button', { name: 'Show' }).click();
+    const preview = panel.getByRole('img', { name: 'produto.png' });
+    await preview.waitFor();
+    await eventually(
+      async () =>
+        (await preview.evaluate((img) => {
+          const i = img as unknown as { complete: boolean; naturalWidth: number };
+          return i.complete ? i.naturalWidth : 0;
+        })) > 0,
+      10_000,
+      'the preview to load',
+    );
+    await expectText(panel, 'Veio quebrado');
   });
 
   let customToken = '';

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SES_OBJECT_PREFIX } from '#shared/contract/buckets.ts';
 import { consistently, eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
+import { openWhatsAppWindow } from '#test/support/whatsapp-window.ts';
 import { startHttpDouble } from './send-doubles.ts';
-import { sleep, startReceiver, type TestReceiver, webhookHeaders } from './webhooks-support.ts';
+import { startReceiver, type TestReceiver, webhookHeaders } from './webhooks-support.ts';
 
 /**
  * Channel ingress (contract §10) as providers and customers see it: Twilio requests signed with Twilio's own
@@ -256,7 +257,9 @@ describe('Twilio', () => {
       FromCity: 'SAO PAULO',
       FromCountry: 'BR',
       MediaContentType0: 'image/jpeg',
-      MediaUrl0: 'https://api.twilio.com/2010-04-01/Accounts/AC0123456789abcdef/Messages/MM1/Media/ME1',
+      // Twilio's media URL on the Twilio double, which answers JSON: fetched, and refused for its type (the media
+      // themselves are test/e2e/conversations.test.ts's).
+      MediaUrl0: `${twilioApi.baseUrl}/2010-04-01/Accounts/AC0123456789abcdef/Messages/MM1/Media/ME1`,
       MessageSid: 'MM11111111111111111111111111111111',
       NumMedia: '1',
       NumSegments: '1',
@@ -270,13 +273,20 @@ describe('Twilio', () => {
     const [received] = await waitForEvents((e) => e.type === 'message.received' && e.data.provider === 'twilio', 1);
     expect(received.data).toEqual({
       messageId: expect.stringMatching(/^msg_/),
+      conversationId: expect.stringMatching(/^conv_/),
       direction: 'inbound',
       provider: 'twilio',
       providerMessageId: 'MM11111111111111111111111111111111',
       from: '+5511988887777',
       to: '+15005550006',
       text: 'Photo of the receipt',
-      media: [{ contentType: 'image/jpeg', url: inbound.MediaUrl0 }],
+      media: [
+        {
+          contentType: 'application/json',
+          error: 'Media of type application/json are not accepted',
+          providerUrl: inbound.MediaUrl0,
+        },
+      ],
       receivedAt: expect.any(String),
     });
     await consistently(
@@ -374,6 +384,17 @@ describe('WhatsApp Cloud', () => {
   });
 
   it('read before delivered: message.read only; duplicates and later statuses emit nothing', async () => {
+    // The contact wrote first: free-form messages go inside their 24-hour window (contract §17).
+    await openWhatsAppWindow(
+      svc,
+      {
+        projectId,
+        channelId: channels.whatsapp.channelId,
+        token: tokens.whatsapp!,
+        cloud: { appSecret: APP_SECRET, phoneNumberId: PHONE_NUMBER_ID },
+      },
+      '5511988887777',
+    );
     const sent = (await (
       await svc.send(tokens.whatsapp!, { number: '5511988887777', message: 'hello' })
     ).json()) as any;
@@ -408,6 +429,7 @@ describe('WhatsApp Cloud', () => {
     }
     expect(read.data).toEqual({
       messageId: sent.messageId,
+      conversationId: expect.stringMatching(/^conv_/),
       providerMessageId: wamid,
       status: 'read',
       at: new Date(1700000010 * 1000).toISOString(),
@@ -474,12 +496,9 @@ describe('WhatsApp Cloud', () => {
     expect((await postMeta(channels.whatsapp.channelId, payload)).status).toBe(200);
     // Meta retries the whole batch: no second events.
     expect((await postMeta(channels.whatsapp.channelId, payload)).status).toBe(200);
-    const got = await waitForEvents((e) => e.type === 'message.received' && e.data.provider === 'whatsapp-cloud', 3);
-    await consistently(
-      () =>
-        expect(events((e) => e.type === 'message.received' && e.data.provider === 'whatsapp-cloud')).toHaveLength(3),
-      500,
-    );
+    const fromMaria = (e: any) => e.type === 'message.received' && e.data.from === '5511977776666';
+    const got = await waitForEvents(fromMaria, 3);
+    await consistently(() => expect(events(fromMaria)).toHaveLength(3), 500);
     const byId = Object.fromEntries(got.map((e) => [e.data.providerMessageId, e.data]));
     expect(byId['wamid.IN1']).toMatchObject({
       direction: 'inbound',
@@ -489,11 +508,14 @@ describe('WhatsApp Cloud', () => {
       contact: { name: 'Maria Souza' },
       receivedAt: new Date(1700000200 * 1000).toISOString(),
     });
+    // The Graph API double knows no media: each item says why it is missing (fetching is conversations.test.ts's).
     expect(byId['wamid.IN2']).toMatchObject({
       text: 'the invoice',
-      media: [{ contentType: 'image/jpeg', providerMediaId: '1479537139650973' }],
+      media: [{ contentType: 'image/jpeg', error: expect.any(String), providerMediaId: '1479537139650973' }],
     });
-    expect(byId['wamid.IN3'].media).toEqual([{ contentType: 'application/pdf', providerMediaId: '4004' }]);
+    expect(byId['wamid.IN3'].media).toEqual([
+      { contentType: 'application/pdf', error: expect.any(String), fileName: 'contract.pdf', providerMediaId: '4004' },
+    ]);
   });
 
   it('bad signatures are refused; signed JSON that does not parse is 200 and emits nothing', async () => {
@@ -623,6 +645,7 @@ describe('inbound mail', () => {
     expect(again.data.providerMessageId).toBe('<fatura-123@example.org>');
     expect(received.data).toEqual({
       messageId: expect.stringMatching(/^msg_/),
+      conversationId: expect.stringMatching(/^conv_/),
       direction: 'inbound',
       provider: 'smtp',
       providerMessageId: '<fatura-123@example.org>',
@@ -636,6 +659,16 @@ describe('inbound mail', () => {
       inReplyTo: '<our-first-mail@inbound.example.com>',
       references: ['<our-first-mail@inbound.example.com>'],
       attachments: [{ fileName: 'fatura.pdf', contentType: 'application/pdf', bytes: 21 }],
+      media: [
+        {
+          contentType: 'application/pdf',
+          size: 21,
+          sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+          url: expect.any(String),
+          expiresAt: expect.any(String),
+          fileName: 'fatura.pdf',
+        },
+      ],
       // The local listener checks nothing of the sender.
       authentication: { spf: 'unknown', dkim: 'unknown', dmarc: 'unknown' },
     });

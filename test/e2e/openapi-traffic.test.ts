@@ -84,6 +84,19 @@ async function driveEveryOperation(): Promise<void> {
   await svc.admin('POST', `${c}/sandbox/inbound`, { from: '+5511977776666', text: 'Oi' });
   await svc.admin('POST', `${c}/sandbox/status`, { messageId: sent.messageId, status: 'delivered' });
   await api(`/api/integration/messages/${sent.messageId}`, bearer(sendToken));
+  // Conversations (contract §17): keywords, a suppression and its removal, a contact's window and messages.
+  await svc.admin('PATCH', c, { optOutKeywords: ['STOP', 'PARE'] });
+  await svc.admin('POST', `${c}/sandbox/inbound`, { from: '+5511977776655', text: 'PARE' });
+  await svc.admin('GET', `${c}/suppressions`);
+  await svc.admin('GET', `${c}/suppressions/${encodeURIComponent('+5511977776655')}`);
+  await svc.admin('DELETE', `${c}/suppressions/${encodeURIComponent('+5511977776655')}`);
+  await svc.admin('GET', `${c}/conversations/${encodeURIComponent('+5511977776666')}`);
+  await svc.admin('GET', `${c}/conversations/${encodeURIComponent('+5511977776666')}/messages`);
+  await api(`/api/integration/conversations/${encodeURIComponent('+5511988887777')}`, bearer(sendToken));
+  await api(
+    `/api/integration/conversations/${encodeURIComponent('+5511988887777')}/messages?limit=5`,
+    bearer(sendToken),
+  );
   const twilioChannel = (
     await svc.admin('POST', `${p}/channels`, {
       type: 'sms',

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
+import { openWhatsAppWindow } from '#test/support/whatsapp-window.ts';
 import { startHttpDouble, startSmtpDouble } from './send-doubles.ts';
 
 let svc: ServiceClient;
@@ -78,8 +79,10 @@ const whatsappProvider = () => ({
   kind: 'whatsapp-cloud',
   phoneNumberId: '1098765',
   accessToken: 'wa-access-token',
+  appSecret: 'wa-app-secret',
   baseUrl: whatsapp.baseUrl,
 });
+const cloud = { appSecret: 'wa-app-secret', phoneNumberId: '1098765' };
 // The double speaks SMTP without STARTTLS: the channel must say so explicitly (TLS is required by default).
 const smtpProvider = () => ({
   kind: 'smtp',
@@ -120,7 +123,10 @@ describe('sandbox provider', () => {
   });
 
   it('keeps WhatsApp contact and routing data with the message, newest first', async () => {
-    const { projectId, channelId, token } = await channelWithToken({ type: 'whatsapp', address: '5511999990000' });
+    const target = await channelWithToken({ type: 'whatsapp', address: '5511999990000' });
+    const { projectId, channelId, token } = target;
+    // Free-form messages go inside the contact's 24-hour window (contract §17): the contact writes first.
+    await openWhatsAppWindow(svc, target, '5511988887777');
     const first = await send(token, { number: '5511988887777', message: 'first' });
     const second = await send(token, {
       number: '5511988887777',
@@ -321,11 +327,13 @@ describe('Twilio provider', () => {
 
 describe('WhatsApp Cloud provider', () => {
   it('sends the text, then one document or image message per file, with the access token', async () => {
-    const { token } = await channelWithToken({
+    const target = await channelWithToken({
       type: 'whatsapp',
       address: '5511999990000',
       provider: whatsappProvider(),
     });
+    const { token } = target;
+    await openWhatsAppWindow(svc, { ...target, cloud }, '5511988887777');
     const res = await send(token, {
       number: '5511988887777',
       message: 'Here are your documents',
@@ -368,12 +376,14 @@ describe('WhatsApp Cloud provider', () => {
   });
 
   it('answers 502 and refunds when a file message fails after the text went out', async () => {
-    const { projectId, channelId, token } = await channelWithToken({
+    const target = await channelWithToken({
       type: 'whatsapp',
       address: '5511999990000',
       provider: whatsappProvider(),
       credits: 1,
     });
+    const { projectId, channelId, token } = target;
+    await openWhatsAppWindow(svc, { ...target, cloud }, '5511988887777');
     whatsapp.setMode('fail', {
       status: 400,
       body: { error: { message: 'Invalid parameter', type: 'OAuthException', code: 100 } },
@@ -392,11 +402,13 @@ describe('WhatsApp Cloud provider', () => {
   });
 
   it('answers 502 when the API hangs', async () => {
-    const { token } = await channelWithToken({
+    const target = await channelWithToken({
       type: 'whatsapp',
       address: '5511999990000',
       provider: whatsappProvider(),
     });
+    const { token } = target;
+    await openWhatsAppWindow(svc, { ...target, cloud }, '5511988887777');
     whatsapp.setMode('hang');
     const res = await send(token, { number: '5511988887777', message: 'hi' });
     expect(res.status).toBe(502);

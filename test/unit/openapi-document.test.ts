@@ -42,7 +42,7 @@ describe('names, tags, security and servers', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) {
       expect(id).toMatch(
-        /^(create|list|get|update|delete|revoke|grant|add|simulate|report|rotate|send|retry|recover|upload|search|extract|verify|receive|legacy|message|webhook)[A-Z][A-Za-z]*$/,
+        /^(create|list|get|update|delete|revoke|grant|add|simulate|report|rotate|send|retry|recover|upload|search|extract|verify|receive|legacy|message|contact|webhook)[A-Z][A-Za-z]*$/,
       );
       expect(id.length, id).toBeLessThanOrEqual(28);
     }

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
 import { CHANNEL_TYPES, type Channel, type ChannelType } from '../types.ts';
 import { ErrorNotice, Loading, ResponsiveTable, StatusMessage, useAction, useLoad } from '../ui.tsx';
+import { ConversationsPanel } from './conversations.tsx';
 
 const ADDRESS_HINT: Record<ChannelType, string> = {
   whatsapp: 'The WhatsApp number, digits only (e.g. 5511999990000).',
@@ -49,6 +50,8 @@ export function ChannelsPage({ api, projectId }: { api: Api; projectId: string }
           ))}
         </ResponsiveTable>
       ) : null}
+
+      {channels.data?.length ? <ConversationsPanel api={api} base={base} channels={channels.data} /> : null}
 
       {channels.data?.some((c) => c.provider.kind === 'sandbox') ? (
         <SimulateForm api={api} base={base} channels={channels.data.filter((c) => c.provider.kind === 'sandbox')} />

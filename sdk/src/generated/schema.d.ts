@@ -281,6 +281,50 @@ export interface paths {
         delete: operations["deleteChannel"];
         options?: never;
         head?: never;
+        /**
+         * Rename a channel or change its opt-out keywords
+         * @description Changes `name`, `optOutKeywords` and `optInKeywords` (SMS and WhatsApp; `null` restores the defaults). A keyword in both lists, or keywords on an email channel, is 400.
+         */
+        patch: operations["updateChannel"];
+        trace?: never;
+    };
+    "/admin/v1/projects/{projectId}/channels/{channelId}/conversations/{contact}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact's conversation: window and opt-out
+         * @description What `GET /api/integration/conversations/{contact}` answers a custom token of this channel: the conversation id, the WhatsApp 24-hour window, and whether the contact opted out.
+         */
+        get: operations["getChannelConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/projects/{projectId}/channels/{channelId}/conversations/{contact}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact's messages on the channel
+         * @description Both directions, newest first, a page at a time; media URLs are signed by this read (valid 7 days). What `GET /api/integration/conversations/{contact}/messages` answers a custom token.
+         */
+        get: operations["listChannelMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -359,6 +403,50 @@ export interface paths {
          */
         post: operations["simulateDeliveryStatus"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/projects/{projectId}/channels/{channelId}/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Contacts the channel does not send to
+         * @description Contacts that opted out (an opt-out keyword, the List-Unsubscribe mailto) or whose mail bounced for good, in contact order, a page at a time. A send to one answers 409 `RECIPIENT_OPTED_OUT`.
+         */
+        get: operations["listSuppressions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/projects/{projectId}/channels/{channelId}/suppressions/{contact}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether a contact is suppressed, and why
+         * @description 404 `NOT_FOUND` when the contact is not suppressed; 400 for a contact the channel cannot write.
+         */
+        get: operations["getSuppression"];
+        put?: never;
+        post?: never;
+        /**
+         * Send to a suppressed contact again
+         * @description Lifts the suppression and emits `contact.opted_in` with `reason: "admin"`. 404 `NOT_FOUND` when the contact is not suppressed.
+         */
+        delete: operations["deleteSuppression"];
         options?: never;
         head?: never;
         patch?: never;
@@ -576,6 +664,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/integration/conversations/{contact}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact’s conversation: window and opt-out
+         * @description For the custom token's channel: the conversation id every message event with this contact carries, the WhatsApp 24-hour window (whether a free-form `message` may be sent now, and until when), and whether the contact opted out. `contact` as the channel writes addresses (URL-encode a leading `+`).
+         */
+        get: operations["getConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integration/conversations/{contact}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact’s messages, newest first
+         * @description For the custom token's channel: the messages sent to and received from the contact, newest first, a page at a time; media URLs signed by this read (valid 7 days).
+         */
+        get: operations["listConversationMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/integration/generic": {
         parameters: {
             query?: never;
@@ -587,7 +715,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message on the token's channel
-         * @description The body's shape depends on the channel the custom token is bound to (WhatsApp, email or SMS); never send `channelType`. Checks: token (401) → JSON (400/413) → channel (404) → payload (400) → channel credits (402, nothing charged) → provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks.
+         * @description The body's shape depends on the channel the custom token is bound to (WhatsApp, email or SMS); never send `channelType`. Checks: token (401) → JSON (400/413) → channel (404) → payload (400) → a recipient opted out (409 `RECIPIENT_OPTED_OUT`) → WhatsApp: a `message` outside the contact’s 24-hour window (409 `WINDOW_CLOSED` with `closedAt`; a `template` goes at any time) → channel credits (402, nothing charged) → provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks.
          */
         post: operations["sendMessage"];
         delete?: never;
@@ -605,7 +733,7 @@ export interface paths {
         };
         /**
          * A message's status and history
-         * @description For messages of the custom token's channel: sent ones (`sent` < `delivered` < `read`, or `failed`; forward only, as the provider reports it) and received ones (`received`). Another channel's message answers 404.
+         * @description For messages of the custom token's channel: sent ones (`sent` < `delivered` < `read`, or `failed`; forward only, as the provider reports it) and received ones (`received`), with their conversation and media (each URL signed by this read, valid 7 days). Another channel's message answers 404.
          */
         get: operations["getMessage"];
         put?: never;
@@ -949,6 +1077,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "contact.opted_out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.opted_out
+         * @description A contact opted out of a channel (an opt-out keyword, the List-Unsubscribe mailto, a hard bounce): sends to it answer 409 `RECIPIENT_OPTED_OUT` until it opts back in.
+         */
+        post: operations["contactOptedOutEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.opted_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.opted_in
+         * @description A contact opted back in (an opt-in keyword), or its suppression was removed through the management API (`reason: "admin"`).
+         */
+        post: operations["contactOptedInEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1101,6 +1269,10 @@ export interface components {
             };
             /** @description Channel credits left; absent = unmetered. */
             credits?: number;
+            /** @description SMS and WhatsApp: what a contact writes (the whole message, any case) to opt out: the channel’s list, or the defaults `STOP`, `PARAR`, `SAIR`, `CANCELAR`, `UNSUBSCRIBE`. */
+            optOutKeywords?: string[];
+            /** @description SMS and WhatsApp: what a contact writes to opt back in (defaults `START`, `VOLTAR`). */
+            optInKeywords?: string[];
             /** @description Where the provider reports back: the URL to give Twilio or Meta (with the `verifyToken` for Meta), or the mailbox of an email channel. Absent for sandbox SMS and WhatsApp channels. */
             inbound?: {
                 url: string;
@@ -1336,6 +1508,146 @@ export interface components {
         };
         /**
          * @example {
+         *       "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
+         *       "contact": "5511988887777",
+         *       "window": {
+         *         "open": true,
+         *         "closesAt": "2026-11-22T10:00:00.000Z"
+         *       },
+         *       "optedOut": false
+         *     }
+         */
+        Conversation: {
+            /** @description The conversation of this channel and contact (`conv_…`); every message event carries it. */
+            conversationId: string;
+            /** @description As the channel writes addresses. */
+            contact: string;
+            /** @description WhatsApp only: whether a free-form `message` may be sent now (24 h after the contact’s last message), and when that window closes (or closed; null when the contact never wrote). Templates may be sent at any time. */
+            window?: {
+                open: boolean;
+                closesAt: string | null;
+            };
+            /** @description Sends to the contact answer 409 `RECIPIENT_OPTED_OUT`. */
+            optedOut: boolean;
+        };
+        /**
+         * @example {
+         *       "messageId": "msg_7q2w9e4r6t1y3u5i8o0p",
+         *       "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
+         *       "direction": "inbound",
+         *       "status": "received",
+         *       "channel": {
+         *         "id": "ch_01hq3x9k2m7c4v8b6n5t",
+         *         "type": "whatsapp"
+         *       },
+         *       "to": "5511977776666",
+         *       "from": "5511988887777",
+         *       "contact": "5511988887777",
+         *       "text": "Here is the receipt",
+         *       "media": [
+         *         {
+         *           "contentType": "image/jpeg",
+         *           "size": 48213,
+         *           "sha256": "9f2c4e8a1b7d3f6e0a5c9b2d8e4f1a7c3b6d0e9f2a5c8b1d4e7f0a3c6b9d2e5f",
+         *           "url": "https://switchboard-transfer.s3.amazonaws.com/media/ch_01hq3x9k2m7c4v8b6n5t/msg_7q2w9e4r6t1y3u5i8o0p/0?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=604800",
+         *           "expiresAt": "2026-11-28T10:00:00.000Z",
+         *           "providerMediaId": "1234567890123456"
+         *         }
+         *       ],
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "history": [
+         *         {
+         *           "status": "received",
+         *           "at": "2026-11-21T10:00:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        ConversationMessage: {
+            messageId: string;
+            /** @description The conversation (`conv_…`); absent only on messages recorded before conversations existed. */
+            conversationId?: string;
+            /** @enum {string} */
+            direction: "outbound" | "inbound";
+            /** @enum {string} */
+            status: "sent" | "delivered" | "read" | "failed" | "received";
+            channel: {
+                id: string;
+                /** @enum {string} */
+                type: "whatsapp" | "email" | "sms";
+            };
+            to: string | string[];
+            from?: string;
+            /** @description The contact, as the channel writes addresses. */
+            contact?: string;
+            /** @description Email: the subject. */
+            subject?: string;
+            /** @description What was said, up to 4,096 characters (`textTruncated`). */
+            text?: string;
+            textTruncated?: boolean;
+            /** @description WhatsApp: the template sent instead of a message. */
+            template?: {
+                name: string;
+                language: string;
+            };
+            /** @description Received media, each URL signed afresh by this read (valid 7 days). */
+            media?: components["schemas"]["StoredMessageMedia"][];
+            createdAt: string;
+            history: {
+                status: string;
+                at: string;
+            }[];
+            error?: string;
+        };
+        /**
+         * @description A page of messages of the conversation, both directions, newest first.
+         * @example {
+         *       "items": [
+         *         {
+         *           "messageId": "msg_7q2w9e4r6t1y3u5i8o0p",
+         *           "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
+         *           "direction": "inbound",
+         *           "status": "received",
+         *           "channel": {
+         *             "id": "ch_01hq3x9k2m7c4v8b6n5t",
+         *             "type": "whatsapp"
+         *           },
+         *           "to": "5511977776666",
+         *           "from": "5511988887777",
+         *           "contact": "5511988887777",
+         *           "text": "Here is the receipt",
+         *           "media": [
+         *             {
+         *               "contentType": "image/jpeg",
+         *               "size": 48213,
+         *               "sha256": "9f2c4e8a1b7d3f6e0a5c9b2d8e4f1a7c3b6d0e9f2a5c8b1d4e7f0a3c6b9d2e5f",
+         *               "url": "https://switchboard-transfer.s3.amazonaws.com/media/ch_01hq3x9k2m7c4v8b6n5t/msg_7q2w9e4r6t1y3u5i8o0p/0?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=604800",
+         *               "expiresAt": "2026-11-28T10:00:00.000Z",
+         *               "providerMediaId": "1234567890123456"
+         *             }
+         *           ],
+         *           "createdAt": "2026-11-21T10:00:00.000Z",
+         *           "history": [
+         *             {
+         *               "status": "received",
+         *               "at": "2026-11-21T10:00:00.000Z"
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        ConversationMessagePage: {
+            /** @description Messages of the conversation, both directions, newest first, at most `limit`. */
+            items: components["schemas"]["ConversationMessage"][];
+            /**
+             * @description Pass as `cursor` for the next page; absent (or null) on the last page.
+             * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+             */
+            nextCursor?: string | null;
+        };
+        /**
+         * @example {
          *       "integrationId": "int_4f8k2m9q1w7e3r5t6y0u",
          *       "product": "webhook",
          *       "scope": "general",
@@ -1482,7 +1794,7 @@ export interface components {
          * @description Every `error` code the API gives (each operation lists the ones it can give, by status).
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNAUTHORIZED" | "ERR_NO_PERMISSION" | "CHANNEL_NOT_FOUND" | "INVALID_SIGNATURE" | "MESSAGE_NOT_FOUND" | "PROVIDER_ERROR" | "GONE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "ERR_API_TOKEN_NOT_PROVIDED" | "ERR_API_TOKEN_INVALID_FORMAT" | "ERR_API_TOKEN_INVALID" | "ERR_API_TOKEN_AUTHENTICATION_FAILED" | "ERR_PUBLIC_AI_RATE_LIMIT" | "ERR_NO_BOT_CREDITS" | "BOT_FORBIDDEN" | "BOT_NOT_FOUND" | "GENERATION_FAILED" | "EXTRACTION_FAILED" | "GATEWAY_TIMEOUT" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNAUTHORIZED" | "ERR_NO_PERMISSION" | "CHANNEL_NOT_FOUND" | "INVALID_SIGNATURE" | "MESSAGE_NOT_FOUND" | "RECIPIENT_OPTED_OUT" | "WINDOW_CLOSED" | "PROVIDER_ERROR" | "GONE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "ERR_API_TOKEN_NOT_PROVIDED" | "ERR_API_TOKEN_INVALID_FORMAT" | "ERR_API_TOKEN_INVALID" | "ERR_API_TOKEN_AUTHENTICATION_FAILED" | "ERR_PUBLIC_AI_RATE_LIMIT" | "ERR_NO_BOT_CREDITS" | "BOT_FORBIDDEN" | "BOT_NOT_FOUND" | "GENERATION_FAILED" | "EXTRACTION_FAILED" | "GATEWAY_TIMEOUT" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
         /**
          * @example {
          *       "success": false,
@@ -1513,6 +1825,8 @@ export interface components {
                 /** @description The zod issue code (`invalid_type`, `too_big`, `unrecognized_keys`, `custom`, ...). */
                 code: string;
             }[];
+            /** @description `WINDOW_CLOSED` only: when the WhatsApp window closed (ISO 8601), or null when the contact never wrote. */
+            closedAt?: string | null;
             /** @description The `x-request-id` of the request. */
             requestId: string;
         };
@@ -1791,10 +2105,38 @@ export interface components {
             /** @enum {string} */
             dmarc: "pass" | "fail" | "none" | "unknown";
         };
+        /** @description A media item a contact sent: stored and offered as a URL, or why not. */
+        MessageMedia: {
+            contentType: string;
+            /** @description Bytes. */
+            size: number;
+            /** @description Lowercase hex. */
+            sha256: string;
+            /** @description A presigned GET of the stored copy, valid 7 days (`expiresAt`); `GET /api/integration/messages/{id}` signs a fresh one. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601.
+             */
+            expiresAt: string;
+            fileName?: string;
+            /** @description WhatsApp's media id. */
+            providerMediaId?: string;
+            /** @description Twilio's `MediaUrl`. */
+            providerUrl?: string;
+        } | {
+            contentType?: string;
+            /** @description Why this item could not be fetched or stored (the provider refused, over 16 MB, a type not accepted); the message is delivered all the same. */
+            error: string;
+            fileName?: string;
+            providerMediaId?: string;
+            providerUrl?: string;
+        };
         /**
          * @example {
          *       "success": true,
          *       "messageId": "msg_2w4e6r8t0y1u3i5o7p9a",
+         *       "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
          *       "direction": "outbound",
          *       "status": "delivered",
          *       "channel": {
@@ -1802,6 +2144,8 @@ export interface components {
          *         "type": "sms"
          *       },
          *       "to": "+5511988887777",
+         *       "contact": "+5511988887777",
+         *       "text": "Your order has shipped",
          *       "createdAt": "2026-11-21T10:00:00.000Z",
          *       "history": [
          *         {
@@ -1819,6 +2163,8 @@ export interface components {
             /** @constant */
             success: true;
             messageId: string;
+            /** @description The conversation (`conv_…`); absent only on messages recorded before conversations existed. */
+            conversationId?: string;
             /** @enum {string} */
             direction: "outbound" | "inbound";
             /** @enum {string} */
@@ -1830,6 +2176,20 @@ export interface components {
             };
             to: string | string[];
             from?: string;
+            /** @description The contact, as the channel writes addresses. */
+            contact?: string;
+            /** @description Email: the subject. */
+            subject?: string;
+            /** @description What was said, up to 4,096 characters (`textTruncated`). */
+            text?: string;
+            textTruncated?: boolean;
+            /** @description WhatsApp: the template sent instead of a message. */
+            template?: {
+                name: string;
+                language: string;
+            };
+            /** @description Received media, each URL signed afresh by this read (valid 7 days). */
+            media?: components["schemas"]["StoredMessageMedia"][];
             createdAt: string;
             history: {
                 status: string;
@@ -2172,7 +2532,12 @@ export interface components {
         /** whatsapp channel */
         SendWhatsAppPayload: {
             number: string;
-            message: string;
+            message?: string;
+            template?: {
+                name: string;
+                language: string;
+                variables?: string[];
+            };
             name?: string;
             /** Format: email */
             email?: string;
@@ -2197,6 +2562,86 @@ export interface components {
         SigningSecret: {
             /** @description The new `whsec_` secret, shown once. The previous one keeps signing for 24 h. */
             signingSecret: string;
+        };
+        /**
+         * @example {
+         *       "contentType": "image/jpeg",
+         *       "size": 48213,
+         *       "sha256": "9f2c4e8a1b7d3f6e0a5c9b2d8e4f1a7c3b6d0e9f2a5c8b1d4e7f0a3c6b9d2e5f",
+         *       "url": "https://switchboard-transfer.s3.amazonaws.com/media/ch_01hq3x9k2m7c4v8b6n5t/msg_7q2w9e4r6t1y3u5i8o0p/0?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=604800",
+         *       "expiresAt": "2026-11-28T10:00:00.000Z",
+         *       "providerMediaId": "1234567890123456"
+         *     }
+         */
+        StoredMessageMedia: {
+            contentType: string;
+            /** @description Bytes. */
+            size: number;
+            /** @description Lowercase hex. */
+            sha256: string;
+            /** @description A presigned GET of the stored copy, valid until `expiresAt` (7 days). */
+            url: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp (UTC).
+             */
+            expiresAt: string;
+            fileName?: string;
+            /** @description WhatsApp's media id. */
+            providerMediaId?: string;
+            /** @description Twilio's `MediaUrl`. */
+            providerUrl?: string;
+        } | {
+            contentType?: string;
+            /** @description Why this item could not be fetched or stored. */
+            error: string;
+            fileName?: string;
+            providerMediaId?: string;
+            providerUrl?: string;
+        };
+        /**
+         * @example {
+         *       "contact": "+5511988887777",
+         *       "reason": "keyword",
+         *       "at": "2026-11-21T10:00:00.000Z",
+         *       "keyword": "STOP"
+         *     }
+         */
+        Suppression: {
+            contact: string;
+            /**
+             * @description `keyword`: the contact wrote an opt-out keyword (or mailed `unsubscribe`); `bounce`: mail to it bounced for good.
+             * @enum {string}
+             */
+            reason: "keyword" | "bounce" | "admin";
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp (UTC).
+             */
+            at: string;
+            keyword?: string;
+        };
+        /**
+         * @description A page of suppressed contacts, in contact order.
+         * @example {
+         *       "items": [
+         *         {
+         *           "contact": "+5511988887777",
+         *           "reason": "keyword",
+         *           "at": "2026-11-21T10:00:00.000Z",
+         *           "keyword": "STOP"
+         *         }
+         *       ]
+         *     }
+         */
+        SuppressionPage: {
+            /** @description Suppressed contacts, in contact order, at most `limit`. */
+            items: components["schemas"]["Suppression"][];
+            /**
+             * @description Pass as `cursor` for the next page; absent (or null) on the last page.
+             * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+             */
+            nextCursor?: string | null;
         };
         /**
          * @example {
@@ -2622,6 +3067,35 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"] & {
                     /** @enum {string} */
                     error: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS";
+                };
+            };
+        };
+        /**
+         * @description `RECIPIENT_OPTED_OUT`: A recipient opted out of this channel (a keyword, a hard bounce); nothing was sent or charged. `details[]` names each.
+         *
+         *     `WINDOW_CLOSED`: WhatsApp: the contact's last message is older than 24 h (or there is none), so only a `template` can be sent; `closedAt` says when the window closed (null: never open). Nothing was sent or charged.
+         *
+         *     `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used within 24 h with another body.
+         *
+         *     `IDEMPOTENCY_IN_PROGRESS`: The first request with this `Idempotency-Key` is still running.
+         */
+        Error409RecipientOptedOutOrWindowClosedOrIdempotencyKeyReusedOrIdempotencyInProgress: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "RECIPIENT_OPTED_OUT",
+                 *       "message": "A recipient opted out of this channel (a keyword, a hard bounce); nothing was sent or charged. `details[]` names each.",
+                 *       "requestId": "req_5b8c2d1e9f7a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"] & {
+                    /** @enum {string} */
+                    error: "RECIPIENT_OPTED_OUT" | "WINDOW_CLOSED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS";
                 };
             };
         };
@@ -4199,6 +4673,10 @@ export interface operations {
                         appSecret?: string;
                     };
                     credits?: number;
+                    /** @description SMS and WhatsApp: what a contact writes, as the whole message in any case, to opt out. Replaces the defaults (STOP, PARAR, SAIR, CANCELAR, UNSUBSCRIBE). */
+                    optOutKeywords?: string[];
+                    /** @description SMS and WhatsApp: what a contact writes, as the whole message in any case, to opt back in. Replaces the defaults (START, VOLTAR). */
+                    optInKeywords?: string[];
                 };
             };
         };
@@ -4309,6 +4787,216 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Error401Unauthorized"];
+            404: components["responses"]["Error404NotFound"];
+            500: components["responses"]["Error500InternalError"];
+        };
+    };
+    updateChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+                /**
+                 * @description The channel id (`ch_…`).
+                 * @example ch_01hq3x9k2m7c4v8b6n5t
+                 */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "optOutKeywords": [
+                 *         "STOP",
+                 *         "SAIR",
+                 *         "PARE"
+                 *       ],
+                 *       "optInKeywords": [
+                 *         "VOLTAR"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    optOutKeywords?: string[] | null;
+                    optInKeywords?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The channel. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "channelId": "ch_01hq3x9k2m7c4v8b6n5t",
+                     *       "type": "sms",
+                     *       "name": "Alerts",
+                     *       "address": "+5511977776666",
+                     *       "provider": {
+                     *         "kind": "sandbox"
+                     *       },
+                     *       "credits": 100,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            400: components["responses"]["Error400InvalidJsonOrValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            404: components["responses"]["Error404NotFound"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            500: components["responses"]["Error500InternalError"];
+        };
+    };
+    getChannelConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+                /**
+                 * @description The channel id (`ch_…`).
+                 * @example ch_01hq3x9k2m7c4v8b6n5t
+                 */
+                channelId: string;
+                /**
+                 * @description The contact as the channel writes addresses: WhatsApp digits (a leading `+` is dropped), SMS E.164 (`%2B5511…`), an email address.
+                 * @example 5511988887777
+                 */
+                contact: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
+                     *       "contact": "5511988887777",
+                     *       "window": {
+                     *         "open": true,
+                     *         "closesAt": "2026-11-22T10:00:00.000Z"
+                     *       },
+                     *       "optedOut": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            401: components["responses"]["Error401Unauthorized"];
+            404: components["responses"]["Error404NotFound"];
+            500: components["responses"]["Error500InternalError"];
+        };
+    };
+    listChannelMessages: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page, 1 to 100 (default 50).
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers 400 `VALIDATION_ERROR`.
+                 * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+                /**
+                 * @description The channel id (`ch_…`).
+                 * @example ch_01hq3x9k2m7c4v8b6n5t
+                 */
+                channelId: string;
+                /**
+                 * @description The contact as the channel writes addresses: WhatsApp digits (a leading `+` is dropped), SMS E.164 (`%2B5511…`), an email address.
+                 * @example 5511988887777
+                 */
+                contact: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages, newest first. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "messageId": "msg_7q2w9e4r6t1y3u5i8o0p",
+                     *           "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
+                     *           "direction": "inbound",
+                     *           "status": "received",
+                     *           "channel": {
+                     *             "id": "ch_01hq3x9k2m7c4v8b6n5t",
+                     *             "type": "whatsapp"
+                     *           },
+                     *           "to": "5511977776666",
+                     *           "from": "5511988887777",
+                     *           "contact": "5511988887777",
+                     *           "text": "Here is the receipt",
+                     *           "media": [
+                     *             {
+                     *               "contentType": "image/jpeg",
+                     *               "size": 48213,
+                     *               "sha256": "9f2c4e8a1b7d3f6e0a5c9b2d8e4f1a7c3b6d0e9f2a5c8b1d4e7f0a3c6b9d2e5f",
+                     *               "url": "https://switchboard-transfer.s3.amazonaws.com/media/ch_01hq3x9k2m7c4v8b6n5t/msg_7q2w9e4r6t1y3u5i8o0p/0?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=604800",
+                     *               "expiresAt": "2026-11-28T10:00:00.000Z",
+                     *               "providerMediaId": "1234567890123456"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "history": [
+                     *             {
+                     *               "status": "received",
+                     *               "at": "2026-11-21T10:00:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConversationMessagePage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
@@ -4557,6 +5245,151 @@ export interface operations {
             500: components["responses"]["Error500InternalError"];
         };
     };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page, 1 to 100 (default 50).
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers 400 `VALIDATION_ERROR`.
+                 * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+                /**
+                 * @description The channel id (`ch_…`).
+                 * @example ch_01hq3x9k2m7c4v8b6n5t
+                 */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of suppressions. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "contact": "+5511988887777",
+                     *           "reason": "keyword",
+                     *           "at": "2026-11-21T10:00:00.000Z",
+                     *           "keyword": "STOP"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuppressionPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            404: components["responses"]["Error404NotFound"];
+            500: components["responses"]["Error500InternalError"];
+        };
+    };
+    getSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+                /**
+                 * @description The channel id (`ch_…`).
+                 * @example ch_01hq3x9k2m7c4v8b6n5t
+                 */
+                channelId: string;
+                /**
+                 * @description The contact as the channel writes addresses: WhatsApp digits (a leading `+` is dropped), SMS E.164 (`%2B5511…`), an email address.
+                 * @example 5511988887777
+                 */
+                contact: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suppression. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "contact": "+5511988887777",
+                     *       "reason": "keyword",
+                     *       "at": "2026-11-21T10:00:00.000Z",
+                     *       "keyword": "STOP"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            401: components["responses"]["Error401Unauthorized"];
+            404: components["responses"]["Error404NotFound"];
+            500: components["responses"]["Error500InternalError"];
+        };
+    };
+    deleteSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+                /**
+                 * @description The channel id (`ch_…`).
+                 * @example ch_01hq3x9k2m7c4v8b6n5t
+                 */
+                channelId: string;
+                /**
+                 * @description The contact as the channel writes addresses: WhatsApp digits (a leading `+` is dropped), SMS E.164 (`%2B5511…`), an email address.
+                 * @example 5511988887777
+                 */
+                contact: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lifted. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401Unauthorized"];
+            404: components["responses"]["Error404NotFound"];
+            500: components["responses"]["Error500InternalError"];
+        };
+    };
     reportEvent: {
         parameters: {
             query?: never;
@@ -4717,7 +5550,7 @@ export interface operations {
                     /** Format: uri */
                     url: string;
                     bearerToken?: string;
-                    eventTypes?: ("message.received" | "message.sent" | "message.delivered" | "message.read" | "message.failed" | "webhook.test")[];
+                    eventTypes?: ("message.received" | "message.sent" | "message.delivered" | "message.read" | "message.failed" | "contact.opted_out" | "contact.opted_in" | "webhook.test")[];
                     rateLimitPerSecond?: number | null;
                 } | {
                     /** @constant */
@@ -4879,7 +5712,7 @@ export interface operations {
                     /** Format: uri */
                     url?: string;
                     bearerToken?: string | null;
-                    eventTypes?: ("message.received" | "message.sent" | "message.delivered" | "message.read" | "message.failed" | "webhook.test")[] | null;
+                    eventTypes?: ("message.received" | "message.sent" | "message.delivered" | "message.read" | "message.failed" | "contact.opted_out" | "contact.opted_in" | "webhook.test")[] | null;
                     rateLimitPerSecond?: number | null;
                     enabled?: boolean;
                 };
@@ -5287,6 +6120,127 @@ export interface operations {
             500: components["responses"]["Error500InternalError"];
         };
     };
+    getConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The contact as the channel writes addresses: WhatsApp digits (a leading `+` is dropped), SMS E.164 (`%2B5511…`), an email address.
+                 * @example 5511988887777
+                 */
+                contact: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
+                     *       "contact": "5511988887777",
+                     *       "window": {
+                     *         "open": true,
+                     *         "closesAt": "2026-11-22T10:00:00.000Z"
+                     *       },
+                     *       "optedOut": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401ErrNoPermission"];
+            404: components["responses"]["Error404ChannelNotFound"];
+            500: components["responses"]["Error500InternalError"];
+        };
+    };
+    listConversationMessages: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page, 1 to 100 (default 50).
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers 400 `VALIDATION_ERROR`.
+                 * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The contact as the channel writes addresses: WhatsApp digits (a leading `+` is dropped), SMS E.164 (`%2B5511…`), an email address.
+                 * @example 5511988887777
+                 */
+                contact: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "messageId": "msg_7q2w9e4r6t1y3u5i8o0p",
+                     *           "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
+                     *           "direction": "inbound",
+                     *           "status": "received",
+                     *           "channel": {
+                     *             "id": "ch_01hq3x9k2m7c4v8b6n5t",
+                     *             "type": "whatsapp"
+                     *           },
+                     *           "to": "5511977776666",
+                     *           "from": "5511988887777",
+                     *           "contact": "5511988887777",
+                     *           "text": "Here is the receipt",
+                     *           "media": [
+                     *             {
+                     *               "contentType": "image/jpeg",
+                     *               "size": 48213,
+                     *               "sha256": "9f2c4e8a1b7d3f6e0a5c9b2d8e4f1a7c3b6d0e9f2a5c8b1d4e7f0a3c6b9d2e5f",
+                     *               "url": "https://switchboard-transfer.s3.amazonaws.com/media/ch_01hq3x9k2m7c4v8b6n5t/msg_7q2w9e4r6t1y3u5i8o0p/0?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=604800",
+                     *               "expiresAt": "2026-11-28T10:00:00.000Z",
+                     *               "providerMediaId": "1234567890123456"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "history": [
+                     *             {
+                     *               "status": "received",
+                     *               "at": "2026-11-21T10:00:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConversationMessagePage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401ErrNoPermission"];
+            404: components["responses"]["Error404ChannelNotFound"];
+            500: components["responses"]["Error500InternalError"];
+        };
+    };
     sendMessage: {
         parameters: {
             query?: never;
@@ -5339,7 +6293,7 @@ export interface operations {
             401: components["responses"]["Error401ErrNoPermission"];
             402: components["responses"]["Error402ProviderError"];
             404: components["responses"]["Error404ChannelNotFound"];
-            409: components["responses"]["Error409IdempotencyKeyReusedOrIdempotencyInProgress"];
+            409: components["responses"]["Error409RecipientOptedOutOrWindowClosedOrIdempotencyKeyReusedOrIdempotencyInProgress"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
             502: components["responses"]["Error402ProviderError"];
@@ -5371,6 +6325,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "messageId": "msg_2w4e6r8t0y1u3i5o7p9a",
+                     *       "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
                      *       "direction": "outbound",
                      *       "status": "delivered",
                      *       "channel": {
@@ -5378,6 +6333,8 @@ export interface operations {
                      *         "type": "sms"
                      *       },
                      *       "to": "+5511988887777",
+                     *       "contact": "+5511988887777",
+                     *       "text": "Your order has shipped",
                      *       "createdAt": "2026-11-21T10:00:00.000Z",
                      *       "history": [
                      *         {
@@ -5981,6 +6938,7 @@ export interface operations {
                  *       },
                  *       "data": {
                  *         "messageId": "msg_01hq3x9k2m7c4v8b6n5p",
+                 *         "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
                  *         "direction": "inbound",
                  *         "provider": "twilio",
                  *         "providerMessageId": "SM0123456789abcdef0123456789abcdef",
@@ -6007,6 +6965,8 @@ export interface operations {
                     type: "message.received";
                     data: {
                         messageId: string;
+                        /** @description The conversation (`conv_…`): the same for every message event of a channel and contact; for email, the thread found by `In-Reply-To` / `References`, else the contact. */
+                        conversationId: string;
                         /** @constant */
                         direction: "inbound";
                         provider: string;
@@ -6017,11 +6977,8 @@ export interface operations {
                         contact?: {
                             name: string;
                         };
-                        media?: {
-                            contentType: string;
-                            url?: string;
-                            providerMediaId?: string;
-                        }[];
+                        /** @description WhatsApp images, documents, audio, video and stickers, Twilio MMS, mail attachments: at most 10, each at most 16 MB. */
+                        media?: components["schemas"]["MessageMedia"][];
                         /**
                          * Format: date-time
                          * @description ISO 8601.
@@ -6124,6 +7081,7 @@ export interface operations {
                  *       },
                  *       "data": {
                  *         "messageId": "msg_01hq3x9k2m7c4v8b6n5q",
+                 *         "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
                  *         "integrationId": "int_01hq3x9k2m7c4v8b6n5r",
                  *         "status": "sent",
                  *         "to": "+5511988887777",
@@ -6155,6 +7113,8 @@ export interface operations {
                     type: "message.sent";
                     data: {
                         messageId: string;
+                        /** @description The conversation (`conv_…`): the same for every message event of a channel and contact; for email, the thread found by `In-Reply-To` / `References`, else the contact. */
+                        conversationId: string;
                         /** @description The custom integration that sent the message. */
                         integrationId: string;
                         /** @enum {string} */
@@ -6254,6 +7214,7 @@ export interface operations {
                  *       },
                  *       "data": {
                  *         "messageId": "msg_01hq3x9k2m7c4v8b6n5q",
+                 *         "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
                  *         "providerMessageId": "SM0123456789abcdef0123456789abcdee",
                  *         "status": "delivered",
                  *         "at": "2026-01-15T12:00:00.000Z"
@@ -6276,6 +7237,8 @@ export interface operations {
                     type: "message.delivered";
                     data: {
                         messageId: string;
+                        /** @description The conversation of the message (absent only for messages sent before conversations existed). */
+                        conversationId?: string;
                         providerMessageId: string;
                         /** @enum {string} */
                         status: "delivered" | "read" | "failed";
@@ -6366,6 +7329,7 @@ export interface operations {
                  *       },
                  *       "data": {
                  *         "messageId": "msg_01hq3x9k2m7c4v8b6n5q",
+                 *         "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
                  *         "providerMessageId": "SM0123456789abcdef0123456789abcdee",
                  *         "status": "read",
                  *         "at": "2026-01-15T12:00:00.000Z"
@@ -6388,6 +7352,8 @@ export interface operations {
                     type: "message.read";
                     data: {
                         messageId: string;
+                        /** @description The conversation of the message (absent only for messages sent before conversations existed). */
+                        conversationId?: string;
                         providerMessageId: string;
                         /** @enum {string} */
                         status: "delivered" | "read" | "failed";
@@ -6478,6 +7444,7 @@ export interface operations {
                  *       },
                  *       "data": {
                  *         "messageId": "msg_01hq3x9k2m7c4v8b6n5q",
+                 *         "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
                  *         "providerMessageId": "SM0123456789abcdef0123456789abcdee",
                  *         "status": "failed",
                  *         "at": "2026-01-15T12:00:00.000Z",
@@ -6501,6 +7468,8 @@ export interface operations {
                     type: "message.failed";
                     data: {
                         messageId: string;
+                        /** @description The conversation (`conv_…`): the same for every message event of a channel and contact; for email, the thread found by `In-Reply-To` / `References`, else the contact. */
+                        conversationId: string;
                         /** @description The custom integration that sent the message. */
                         integrationId: string;
                         /** @enum {string} */
@@ -6521,6 +7490,8 @@ export interface operations {
                         sentAt: string;
                     } | {
                         messageId: string;
+                        /** @description The conversation of the message (absent only for messages sent before conversations existed). */
+                        conversationId?: string;
                         providerMessageId: string;
                         /** @enum {string} */
                         status: "delivered" | "read" | "failed";
@@ -6530,6 +7501,228 @@ export interface operations {
                          */
                         at: string;
                         error?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Busy: retried no sooner than `Retry-After` (seconds or an HTTP date, at most 24 h). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unavailable: retried no sooner than `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    contactOptedOutEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every retry.
+                 * @example evt_0mkfj2k9sa1b2c3d4e5f6g7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt.
+                 * @example 1795341600
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, space-separated when two secrets are live (Standard Webhooks).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0mkfj2k9sa1b2c3d4e5f6g7",
+                 *       "type": "contact.opted_out",
+                 *       "timestamp": "2026-01-15T12:00:00.000Z",
+                 *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
+                 *       "companyId": 1042,
+                 *       "channel": {
+                 *         "id": "ch_01hq3x9k2m7c4v8b6n5t",
+                 *         "type": "sms",
+                 *         "address": "+5511999990000"
+                 *       },
+                 *       "data": {
+                 *         "contact": "+5511988887777",
+                 *         "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
+                 *         "reason": "keyword",
+                 *         "keyword": "STOP"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description `evt_…`; also the `webhook-id` header, the same on every retry. */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event was accepted (ISO 8601): the event time.
+                     */
+                    timestamp: string;
+                    projectId: string;
+                    companyId: number;
+                    /** @description Null only for a `webhook.test` sent to a general webhook. */
+                    channel: components["schemas"]["EventChannel"] | null;
+                    /** @constant */
+                    type: "contact.opted_out";
+                    data: {
+                        /** @description As the channel writes addresses (WhatsApp digits, SMS E.164, email). */
+                        contact: string;
+                        conversationId: string;
+                        /**
+                         * @description `keyword`: the contact wrote one of the channel’s keywords (or mailed `unsubscribe`); `bounce`: mail to it bounced for good; `admin`: the suppression was removed through the management API.
+                         * @enum {string}
+                         */
+                        reason: "keyword" | "bounce" | "admin";
+                        keyword?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Busy: retried no sooner than `Retry-After` (seconds or an HTTP date, at most 24 h). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unavailable: retried no sooner than `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    contactOptedInEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every retry.
+                 * @example evt_0mkfj2k9sa1b2c3d4e5f6g7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt.
+                 * @example 1795341600
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, space-separated when two secrets are live (Standard Webhooks).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0mkfj2k9sa1b2c3d4e5f6g7",
+                 *       "type": "contact.opted_in",
+                 *       "timestamp": "2026-01-15T12:00:00.000Z",
+                 *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
+                 *       "companyId": 1042,
+                 *       "channel": {
+                 *         "id": "ch_01hq3x9k2m7c4v8b6n5t",
+                 *         "type": "sms",
+                 *         "address": "+5511999990000"
+                 *       },
+                 *       "data": {
+                 *         "contact": "+5511988887777",
+                 *         "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
+                 *         "reason": "keyword",
+                 *         "keyword": "START"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description `evt_…`; also the `webhook-id` header, the same on every retry. */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event was accepted (ISO 8601): the event time.
+                     */
+                    timestamp: string;
+                    projectId: string;
+                    companyId: number;
+                    /** @description Null only for a `webhook.test` sent to a general webhook. */
+                    channel: components["schemas"]["EventChannel"] | null;
+                    /** @constant */
+                    type: "contact.opted_in";
+                    data: {
+                        /** @description As the channel writes addresses (WhatsApp digits, SMS E.164, email). */
+                        contact: string;
+                        conversationId: string;
+                        /**
+                         * @description `keyword`: the contact wrote one of the channel’s keywords (or mailed `unsubscribe`); `bounce`: mail to it bounced for good; `admin`: the suppression was removed through the management API.
+                         * @enum {string}
+                         */
+                        reason: "keyword" | "bounce" | "admin";
+                        keyword?: string;
                     };
                 };
             };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
   type DeleteCommandInput,
@@ -80,6 +81,40 @@ export async function writeBatch(table: DynamoTable, requests: BatchWriteRequest
     const out = await table.client.send(new BatchWriteCommand({ RequestItems: { [table.tableName]: pending } }));
     pending = (out.UnprocessedItems?.[table.tableName] ?? []) as BatchWriteRequest[];
   }
+}
+
+/** BatchGetItem takes at most this many keys per request. */
+const BATCH_GET_KEYS = 100;
+
+/**
+ * The items under `keys`, strongly consistent, in one BatchGetItem (more than 100 keys: several, in parallel, so still
+ * one round trip's wait). Keys DynamoDB leaves unprocessed are asked again with backoff; after five tries it fails.
+ * Returned in no particular order; missing items are simply absent. Duplicate keys are asked once.
+ */
+export async function readBatch(
+  table: DynamoTable,
+  keys: readonly { pk: string; sk: string }[],
+): Promise<Record<string, unknown>[]> {
+  const unique = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, k])).values()];
+  const chunks: { pk: string; sk: string }[][] = [];
+  for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) chunks.push(unique.slice(i, i + BATCH_GET_KEYS));
+  const found = await Promise.all(
+    chunks.map(async (chunk) => {
+      const items: Record<string, unknown>[] = [];
+      let pending: Record<string, unknown>[] = chunk;
+      for (let attempt = 0; pending.length; attempt++) {
+        if (attempt === 5) throw new Error('DynamoDB left batch keys unprocessed');
+        if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+        const out = await table.client.send(
+          new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        items.push(...((out.Responses?.[table.tableName] ?? []) as Record<string, unknown>[]));
+        pending = (out.UnprocessedKeys?.[table.tableName]?.Keys ?? []) as Record<string, unknown>[];
+      }
+      return items;
+    }),
+  );
+  return found.flat();
 }
 
 /** Every item a Query returns, page after page. */

@@ -1,5 +1,5 @@
 import type { SecretBox } from '../../kernel/secret-box.ts';
-import type { Channel, ChannelStore, ProviderConfig } from '../channel.ts';
+import type { Channel, ChannelChange, ChannelStore, ProviderConfig } from '../channel.ts';
 import {
   applied,
   conditionalWrite,
@@ -99,6 +99,48 @@ export class DynamoChannelStore implements ChannelStore {
         ExpressionAttributeValues: { ':one': 1 },
       }),
     );
+  }
+
+  /** One conditional UpdateItem on the channel item, then its directory copy rewritten (inbound reads the copy). */
+  async update(projectId: string, channelId: string, change: ChannelChange): Promise<Channel | undefined> {
+    const set: string[] = [];
+    const remove: string[] = [];
+    const values: Record<string, unknown> = {};
+    const names: Record<string, string> = { '#channel': 'channel' };
+    if (change.name !== undefined) {
+      set.push('#channel.#name = :name');
+      names['#name'] = 'name';
+      values[':name'] = change.name;
+    }
+    for (const field of ['optOutKeywords', 'optInKeywords'] as const) {
+      const value = change[field];
+      if (value === undefined) continue;
+      names[`#${field}`] = field;
+      if (value === null) remove.push(`#channel.#${field}`);
+      else {
+        set.push(`#channel.#${field} = :${field}`);
+        values[`:${field}`] = value;
+      }
+    }
+    if (!set.length && !remove.length) return this.get(projectId, channelId);
+    const write = await conditionalWrite(
+      updateItem(this.table, {
+        Key: keys.channel(projectId, channelId),
+        UpdateExpression: [
+          set.length ? `SET ${set.join(', ')}` : '',
+          remove.length ? `REMOVE ${remove.join(', ')}` : '',
+        ]
+          .filter(Boolean)
+          .join(' '),
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    if (!write.applied || !write.output.Attributes) return undefined;
+    await writeDirectory(this.table, write.output.Attributes, 'put');
+    return this.fromItem(write.output.Attributes);
   }
 
   private fromItem(item: Record<string, unknown>): Channel {

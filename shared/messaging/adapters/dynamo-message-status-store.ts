@@ -1,13 +1,14 @@
 import type { ProviderKind } from '../channel.ts';
 import type { MessageRecord } from '../message.ts';
 import {
+  previewOf,
   STATUS_RANK,
   type MessageStatusRecord,
   type MessageStatusStore,
   type OutboundStatus,
   type ProviderIdTarget,
 } from '../message-status.ts';
-import { keys } from '../../contract/keys.ts';
+import { conversationIndex, keys } from '../../contract/keys.ts';
 import type { OutboxMark } from '../../events/index.ts';
 import { clearOutboxMark, marksOf, outboxItemAttributes, outboxUpdate } from '../../events/adapters/dynamo-outbox.ts';
 import {
@@ -44,12 +45,18 @@ export function sentMessageItems(message: MessageRecord, mark: OutboxMark): Reco
     createdAt: message.sentAt,
     history: [{ status: message.status, at: message.sentAt }],
     ...(message.error === undefined ? {} : { error: message.error }),
+    conversationId: message.conversationId,
+    contact: message.contact,
+    ...previewOf(message.text),
+    ...(message.subject === undefined ? {} : { subject: message.subject }),
+    ...(message.template === undefined ? {} : { template: message.template }),
   };
   const ttl = expiresAt(message.sentAt);
   const target: ProviderIdTarget = {
     messageId: message.messageId,
     projectId: message.projectId,
     channelId: message.channelId,
+    conversationId: message.conversationId,
   };
   return [
     {
@@ -57,6 +64,7 @@ export function sentMessageItems(message: MessageRecord, mark: OutboxMark): Reco
       ...status,
       rank: STATUS_RANK[message.status],
       expiresAt: ttl,
+      ...conversationEntry(status),
       ...outboxItemAttributes(mark, keys.messageStatus(message.messageId).pk),
     },
     ...(message.providerMessageIds ?? []).map((id) => ({
@@ -64,16 +72,43 @@ export function sentMessageItems(message: MessageRecord, mark: OutboxMark): Reco
       ...target,
       expiresAt: ttl,
     })),
+    ...(message.threadIds ?? []).map((id) => threadItem(message.channelId, id, message.conversationId, message.sentAt)),
   ];
 }
 
-function fromItem(item: Record<string, unknown>): MessageStatusRecord {
+/** The item that ties a mail's Message-ID to its conversation (also written by a send, with its record). */
+export function threadItem(
+  channelId: string,
+  messageIdHeader: string,
+  conversationId: string,
+  at: string,
+): Record<string, unknown> {
+  return {
+    ...keys.mailThread(channelId, messageIdHeader),
+    messageIdHeader,
+    conversationId,
+    expiresAt: expiresAt(at),
+  };
+}
+
+/** A status item's place in its conversation's listing (none for a record without a contact). */
+function conversationEntry(record: MessageStatusRecord): Record<string, unknown> {
+  return record.contact === undefined
+    ? {}
+    : conversationIndex.entry(record.projectId, record.channelId, record.contact, record.createdAt, record.messageId);
+}
+
+const BOOKKEEPING = new Set(['obCount', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk']);
+
+/** A status record from its item (or its conversation index entry). */
+export function statusRecordOf(item: Record<string, unknown>): MessageStatusRecord {
   const { pk: _pk, sk: _sk, rank: _rank, expiresAt: _expiresAt, ...record } = item;
-  // The outbox's bookkeeping (marks, their count, the sweep's index) is not part of the record.
-  for (const name of Object.keys(record))
-    if (name.startsWith('ob_') || name === 'obCount' || name === 'gsi1pk' || name === 'gsi1sk') delete record[name];
+  // The outbox's bookkeeping (marks, their count, the sweep's index) and the index entries are not part of the record.
+  for (const name of Object.keys(record)) if (name.startsWith('ob_') || BOOKKEEPING.has(name)) delete record[name];
   return record as unknown as MessageStatusRecord;
 }
+
+const fromItem = statusRecordOf;
 
 /**
  * Message statuses in DynamoDB. Every change is one conditional write on the message's own item, so a provider's
@@ -91,8 +126,8 @@ export class DynamoMessageStatusStore implements MessageStatusStore {
   async findByProviderId(provider: ProviderKind, providerMessageId: string): Promise<ProviderIdTarget | undefined> {
     const item = await readItem(this.table, keys.providerMessageId(provider, providerMessageId));
     if (!item) return undefined;
-    const { messageId, projectId, channelId } = item as unknown as ProviderIdTarget;
-    return { messageId, projectId, channelId };
+    const { messageId, projectId, channelId, conversationId } = item as unknown as ProviderIdTarget;
+    return { messageId, projectId, channelId, ...(conversationId === undefined ? {} : { conversationId }) };
   }
 
   async advance(
@@ -139,6 +174,7 @@ export class DynamoMessageStatusStore implements MessageStatusStore {
           ...key,
           ...record,
           expiresAt: expiresAt(record.createdAt),
+          ...conversationEntry(record),
           ...outboxItemAttributes(mark, key.pk),
         },
         ConditionExpression: 'attribute_not_exists(pk)',

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { simpleParser, type AddressObject } from 'mailparser';
 import { htmlToText } from '../../kernel/html-text.ts';
 import type { ReceivedMessage } from '../inbound/report.ts';
+import { parseDeliveryStatus } from '../inbound/dsn.ts';
+import { MAX_MEDIA_ITEMS } from '../media.ts';
 
 /** Raw messages above this are not parsed (contract §10: up to 25 MB). */
 export const MAX_MAIL_BYTES = 25 * 1024 * 1024;
@@ -22,8 +24,9 @@ export const MAIL_LIMITS = {
 /**
  * A raw MIME message (RFC 5322) as the received message of an email channel, with mailparser: charsets decoded,
  * the plain part as `text` (or the HTML as text when there is none, ../../kernel/html-text.ts: one linear pass), the
- * HTML kept as sent (stored, never rendered here), threading headers and attachment metadata (names, types and
- * sizes; the bytes stay in the raw message). Parts over {@link MAIL_LIMITS} are cut and `truncated` set.
+ * HTML kept as sent (stored, never rendered here), threading headers, attachment metadata (names, types and sizes),
+ * the first ten attachments' bytes as media (stored by the worker), and what a delivery status notification says
+ * bounced. Parts over {@link MAIL_LIMITS} are cut and `truncated` set.
  * A mail without a Message-ID is identified by the digest of its bytes.
  */
 export async function parseMail(raw: Buffer, to: string): Promise<ReceivedMessage> {
@@ -57,6 +60,15 @@ async function readMail(raw: Buffer, to: string): Promise<ReceivedMessage> {
     contentType: a.contentType,
     bytes: a.size,
   }));
+  const deliveryStatus = parseDeliveryStatus(
+    raw,
+    mail.headers.get('content-type') as { value: string; params: Record<string, string> } | undefined,
+  );
+  // Attachments a person attached become media (the parts of a bounce report do not): the first ten, bytes and all.
+  const media = mail.attachments
+    .filter((a) => !/^(message\/|text\/rfc822-headers)/i.test(a.contentType))
+    .slice(0, MAX_MEDIA_ITEMS)
+    .map((a) => ({ contentType: a.contentType, ...(a.filename ? { fileName: a.filename } : {}), bytes: a.content }));
   return {
     kind: 'message',
     provider: 'smtp',
@@ -65,6 +77,7 @@ async function readMail(raw: Buffer, to: string): Promise<ReceivedMessage> {
     to,
     text: text.trimEnd(),
     receivedAt: (mail.date ?? new Date()).toISOString(),
+    ...(media.length ? { media } : {}),
     ...(cut.truncated ? { truncated: true as const } : {}),
     email: {
       subject: cut.text(mail.subject ?? '', MAIL_LIMITS.subjectChars),
@@ -73,6 +86,7 @@ async function readMail(raw: Buffer, to: string): Promise<ReceivedMessage> {
       ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
       ...(references.length ? { references } : {}),
       attachments,
+      ...(deliveryStatus ? { deliveryStatus } : {}),
     },
   };
 }

@@ -69,6 +69,88 @@ export function makeProviderPost(options: { allowPrivate: boolean }): ProviderPo
   };
 }
 
+/** A GET answer from a provider's media host: status, headers, and the body (at most `maxBytes`). */
+export interface ProviderGetResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** GETs from a provider (media downloads); rejects on timeout, refused destination, network failure or a body over `maxBytes`. */
+export type ProviderGet = (
+  url: string,
+  request: { headers: Record<string, string>; timeoutMs: number; maxBytes: number },
+) => Promise<ProviderGetResponse>;
+
+/** A download stopped because its body passed the caller's cap (`Content-Length` or the bytes counted). */
+export class ResponseTooLargeError extends Error {
+  readonly code = 'ERESPONSETOOLARGE';
+  constructor(readonly maxBytes: number) {
+    super(`The response is larger than ${maxBytes} bytes`);
+    this.name = 'ResponseTooLargeError';
+  }
+}
+
+/**
+ * The GET side of the provider client, for media: the same guarded agents (SSRF checked on the address connected to),
+ * a deadline on the whole exchange, no redirects followed (the caller decides where credentials may go), and the body
+ * counted as it streams: a declared or counted size over `maxBytes` stops the download.
+ */
+export function makeProviderGet(options: { allowPrivate: boolean }): ProviderGet {
+  const lookup = guardedLookup({ allowPrivate: options.allowPrivate });
+  const agentOptions = { keepAlive: true, maxSockets: 16, lookup };
+  const httpAgent = new HttpAgent(agentOptions);
+  const httpsAgent = new HttpsAgent(agentOptions);
+
+  return (url, { headers, timeoutMs, maxBytes }) => {
+    const target = new URL(url);
+    const https = target.protocol === 'https:';
+    if (target.protocol !== 'https:' && target.protocol !== 'http:')
+      return Promise.reject(new Error(`Unsupported protocol ${target.protocol}`));
+    if (!options.allowPrivate && isIpLiteral(target.hostname.replace(/^\[|\]$/g, ''))) {
+      const reason = forbiddenAddressReason(target.hostname.replace(/^\[|\]$/g, ''));
+      if (reason) return Promise.reject(new ForbiddenDestinationError(target.hostname, reason));
+    }
+    return new Promise<ProviderGetResponse>((resolve, reject) => {
+      const req = (https ? httpsRequest : httpRequest)(
+        target,
+        {
+          method: 'GET',
+          headers,
+          agent: https ? httpsAgent : httpAgent,
+          signal: AbortSignal.timeout(timeoutMs),
+        },
+        (res) => {
+          const declared = Number(res.headers['content-length']);
+          if (Number.isFinite(declared) && declared > maxBytes) {
+            res.destroy();
+            req.destroy();
+            return reject(new ResponseTooLargeError(maxBytes));
+          }
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > maxBytes) {
+              res.destroy();
+              req.destroy();
+              reject(new ResponseTooLargeError(maxBytes));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks, size) }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  };
+}
+
 /** `{base}{path}` with the base URL's trailing slashes dropped (a channel may override a provider's base URL). */
 export function providerUrl(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, '')}${path}`;

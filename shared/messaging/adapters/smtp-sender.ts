@@ -28,6 +28,7 @@ export interface SmtpEmailSenderOptions {
  * - `From`: `"<fromName>" <channel address>` (just the address without `fromName`);
  * - `To` and `Bcc` as given (Bcc goes in the envelope, never in the headers the recipients see);
  * - `In-Reply-To` and `References` as given, so the reply threads;
+ * - `List-Unsubscribe: <mailto:{channel address}?subject=unsubscribe>` (contract §17);
  * - the text/plain part is `text` when given, else `body`; the text/html part is `html`. With both, the mail is
  *   multipart/alternative.
  *
@@ -95,6 +96,9 @@ export class SmtpEmailSender implements MessageProvider {
         ...(p.html !== undefined ? { html: p.html } : {}),
         ...(p.inReplyTo ? { inReplyTo: p.inReplyTo } : {}),
         ...(p.references ? { references: p.references } : {}),
+        // RFC 2369: mail clients offer "unsubscribe"; the mail it makes arrives on this channel and suppresses its
+        // sender (shared/messaging/inbound/process-inbound.ts).
+        headers: { 'List-Unsubscribe': `<mailto:${channel.address}?subject=unsubscribe>` },
       });
       const info = await Promise.race([sending, deadline]);
       return { providerMessageIds: info.messageId ? [info.messageId] : [] };

@@ -1,5 +1,8 @@
 import { callProvider, type ProviderClient, providerUrl } from './provider-client.ts';
 import type { WhatsAppCloudProvider } from '../channel.ts';
+import type { WhatsAppPayload } from '../payloads.ts';
+
+type WhatsAppTemplate = NonNullable<WhatsAppPayload['template']>;
 import { ProviderError, type MessageProvider, type OutboundMessage, type ProviderReceipt } from '../providers.ts';
 
 const DEFAULT_BASE_URL = 'https://graph.facebook.com';
@@ -8,7 +11,7 @@ const IMAGE_EXTENSIONS = /\.(jpe?g|png)$/i;
 
 /**
  * WhatsApp through the Cloud API: `POST {baseUrl}/v21.0/{phoneNumberId}/messages` with the access token as bearer:
- * the text message first, then one message per file URL (an `image` for .jpg/.jpeg/.png, else a `document` named
+ * the text message (or the template) first, then one message per file URL (an `image` for .jpg/.jpeg/.png, else a `document` named
  * after the URL's last path segment), in order, each call with its own deadline. A failure midway stops there
  * (the ids of what went out are kept on the error).
  */
@@ -25,12 +28,16 @@ export class WhatsAppCloudSender implements MessageProvider {
       `/${API_VERSION}/${encodeURIComponent(provider.phoneNumberId)}/messages`,
     );
     const to = message.payload.number;
-    const bodies: Record<string, unknown>[] = [{ type: 'text', text: { body: message.payload.message } }];
+    const template = message.payload.template;
+    const bodies: Record<string, unknown>[] = [
+      template ? templateMessage(template) : { type: 'text', text: { body: message.payload.message ?? '' } },
+    ];
     for (const file of message.payload.files ?? []) bodies.push(fileMessage(file));
 
     const ids: string[] = [];
     for (const [index, body] of bodies.entries()) {
-      const part = index === 0 ? 'the text message' : `file ${index} of ${bodies.length - 1}`;
+      const first = template ? `the template ${template.name}` : 'the text message';
+      const part = index === 0 ? first : `file ${index} of ${bodies.length - 1}`;
       ids.push(
         await this.post(
           url,
@@ -70,6 +77,23 @@ export class WhatsAppCloudSender implements MessageProvider {
     const id = (answer?.messages as { id?: unknown }[] | undefined)?.[0]?.id;
     return typeof id === 'string' ? id : '';
   }
+}
+
+/**
+ * Meta's template message: the template by name and language, its body's variables as text parameters in order
+ * (`{{1}}`, `{{2}}`…). A template without variables has no components.
+ */
+function templateMessage(template: WhatsAppTemplate): Record<string, unknown> {
+  return {
+    type: 'template',
+    template: {
+      name: template.name,
+      language: { code: template.language },
+      ...(template.variables?.length
+        ? { components: [{ type: 'body', parameters: template.variables.map((text) => ({ type: 'text', text })) }] }
+        : {}),
+    },
+  };
 }
 
 function fileMessage(fileUrl: string): Record<string, unknown> {

@@ -2,6 +2,13 @@ import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { CHANNEL_TYPES, channelAddressProblem, inboundView, providerView, type Channel } from '../channel.ts';
+import {
+  DEFAULT_OPT_IN_KEYWORDS,
+  DEFAULT_OPT_OUT_KEYWORDS,
+  KEYWORD_CHANNEL_TYPES,
+  keywordListProblem,
+  keywordsOf,
+} from '../conversation.ts';
 import type { ChannelUseCases } from '../manage-channels.ts';
 import { withMeta } from '#shared/kernel/validation/meta.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
@@ -42,6 +49,45 @@ const providerBody = z.discriminatedUnion('kind', [
   }),
 ]);
 
+/** A keyword list (contract §17): 1 to 20 keywords of 1 to 30 characters, none twice (case aside). */
+const keywordList = (what: string) =>
+  withMeta(
+    z
+      .array(
+        z
+          .string()
+          .check(
+            z.trim(),
+            z.minLength(1, 'A keyword must not be empty'),
+            z.maxLength(30, 'At most 30 characters'),
+            z.regex(/^\S(.*\S)?$/, 'No leading or trailing spaces'),
+          ),
+      )
+      .check(
+        z.minLength(1, 'At least one keyword (null restores the defaults)'),
+        z.maxLength(20, 'At most 20 keywords'),
+        z.superRefine((list, ctx) => {
+          const problem = keywordListProblem(list);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      ),
+    {
+      description:
+        `SMS and WhatsApp: what a contact writes, as the whole message in any case, to ${what}. Replaces the defaults ` +
+        `(${what === 'opt out' ? DEFAULT_OPT_OUT_KEYWORDS.join(', ') : DEFAULT_OPT_IN_KEYWORDS.join(', ')}).`,
+    },
+  );
+
+/** Both lists together: a keyword in both would be read as an opt-out. */
+function keywordOverlap(
+  body: { optOutKeywords?: string[] | null; optInKeywords?: string[] | null },
+  ctx: { addIssue(issue: { code: 'custom'; path: string[]; message: string }): void },
+) {
+  const out = new Set((body.optOutKeywords ?? []).map((k) => k.toUpperCase()));
+  const both = (body.optInKeywords ?? []).find((k) => out.has(k.toUpperCase()));
+  if (both) ctx.addIssue({ code: 'custom', path: ['optInKeywords'], message: `"${both}" is also an opt-out keyword` });
+}
+
 const createChannelBody = z
   .strictObject({
     type: z.enum(CHANNEL_TYPES),
@@ -49,13 +95,30 @@ const createChannelBody = z
     address: z.string().check(z.trim(), z.minLength(1), z.maxLength(320)),
     provider: z.optional(providerBody),
     credits: z.optional(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000))),
+    optOutKeywords: z.optional(keywordList('opt out')),
+    optInKeywords: z.optional(keywordList('opt back in')),
   })
   .check(
     z.superRefine((body, ctx) => {
       const problem = channelAddressProblem(body.type, body.address);
       if (problem) ctx.addIssue({ code: 'custom', path: ['address'], message: problem });
+      if (body.type === 'email' && (body.optOutKeywords || body.optInKeywords))
+        ctx.addIssue({
+          code: 'custom',
+          path: [body.optOutKeywords ? 'optOutKeywords' : 'optInKeywords'],
+          message: 'Email channels take no keywords (their contacts unsubscribe by mail, and bounces suppress)',
+        });
+      keywordOverlap(body, ctx);
     }),
   );
+
+const updateChannelBody = z
+  .strictObject({
+    name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))),
+    optOutKeywords: z.optional(z.nullable(keywordList('opt out'))),
+    optInKeywords: z.optional(z.nullable(keywordList('opt back in'))),
+  })
+  .check(z.superRefine((body, ctx) => keywordOverlap(body, ctx)));
 
 const amountBody = z.strictObject({ amount: z.number().check(z.int(), z.gt(0), z.lte(1_000_000_000)) });
 
@@ -70,15 +133,23 @@ export function channelView(channel: Channel, publicBaseUrl: string) {
     provider: providerView(channel.provider),
     ...(channel.credits === undefined ? {} : { credits: channel.credits }),
     ...(inbound ? { inbound } : {}),
+    ...(KEYWORD_CHANNEL_TYPES.includes(channel.type)
+      ? { optOutKeywords: [...keywordsOf(channel).optOut], optInKeywords: [...keywordsOf(channel).optIn] }
+      : {}),
     createdAt: channel.createdAt,
   };
 }
 
-/** Channels: create, list, delete, top up credits, and the sandbox outbox. */
+/** Channels: create, list, change, delete, top up credits, and the sandbox outbox. */
 export const channelRoutes = {
   createChannel: route({ method: 'POST', path: '/projects/{projectId}/channels', body: createChannelBody }),
   listChannels: route({ method: 'GET', path: '/projects/{projectId}/channels', query: pageQuery }),
   getChannel: route({ method: 'GET', path: '/projects/{projectId}/channels/{channelId}' }),
+  updateChannel: route({
+    method: 'PATCH',
+    path: '/projects/{projectId}/channels/{channelId}',
+    body: updateChannelBody,
+  }),
   deleteChannel: route({ method: 'DELETE', path: '/projects/{projectId}/channels/{channelId}' }),
   addCredits: route({ method: 'POST', path: '/projects/{projectId}/channels/{channelId}/credits', body: amountBody }),
   outbox: route({ method: 'GET', path: '/projects/{projectId}/channels/{channelId}/outbox', query: pageQuery }),
@@ -95,6 +166,8 @@ export function channelHandlers(channels: ChannelUseCases, publicBaseUrl: string
     },
     getChannel: async ({ params }) =>
       json(200, view(await channels.requireChannel(params.projectId, params.channelId))),
+    updateChannel: async ({ params, body }) =>
+      json(200, view(await channels.update(params.projectId, params.channelId, body))),
     deleteChannel: async ({ params }) => {
       await channels.remove(params.projectId, params.channelId);
       return noContent();

@@ -1,9 +1,25 @@
 import { createHash } from 'node:crypto';
-import { markOf, messageOfMark, type EventPublisher, type PreparedEvent } from '../../events/index.ts';
+import {
+  markOf,
+  messageOfMark,
+  type EventPublisher,
+  type PreparedEvent,
+  type WebhookEventType,
+} from '../../events/index.ts';
 import { failpoint } from '../../kernel/failpoints.ts';
 import { parseBoundedJson } from '../../kernel/json-shape.ts';
 import type { Channel } from '../channel.ts';
-import type { MessageStatusStore } from '../message-status.ts';
+import {
+  type ConversationStore,
+  conversationIdOf,
+  keywordIntent,
+  normaliseContact,
+  type Suppression,
+} from '../conversation.ts';
+import { messageIdsIn } from '../mail-threads.ts';
+import { type MediaStore, mediaView, type StoredMedia } from '../media.ts';
+import { type MessageStatusStore, previewOf } from '../message-status.ts';
+import type { CollectMedia } from './collect-media.ts';
 import type { InboundReport, NormalisedReport, ReceivedMessage, StatusReport } from './report.ts';
 import { withDelivery } from './ses.ts';
 import { normaliseTwilio } from './twilio.ts';
@@ -11,9 +27,23 @@ import { normaliseWhatsApp } from './whatsapp.ts';
 
 export interface ApplyReportsDeps {
   statuses: Pick<MessageStatusStore, 'findByProviderId' | 'advance' | 'recordInbound' | 'pendingEvents' | 'clearEvent'>;
+  /** Windows, mail threads and opt-outs (contract §17). */
+  conversations: Pick<
+    ConversationStore,
+    | 'touchInbound'
+    | 'threads'
+    | 'rememberThread'
+    | 'changeSuppression'
+    | 'pendingSuppressionEvents'
+    | 'clearSuppressionEvent'
+  >;
+  /** Fetches and stores a received message's media, and signs their URLs; absent where no media can arrive. */
+  media?: { collect: CollectMedia; store: Pick<MediaStore, 'url'> };
   events: Pick<EventPublisher, 'prepare' | 'send'>;
   log: { info(message: string, extra?: Record<string, unknown>): void };
   now?: () => Date;
+  /** How the worker waits for a concurrent worker's publish to land (tests pass a clock of their own). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface ProcessInboundDeps extends ApplyReportsDeps {
@@ -30,8 +60,8 @@ export interface ProcessInboundDeps extends ApplyReportsDeps {
   };
 }
 
-/** A status report the sandbox makes: it names our message id, there is no provider id to look up. */
-export type SandboxStatusReport = StatusReport & { messageId: string };
+/** A status report the sandbox makes: it names our message id (and its conversation), there is no provider id to look up. */
+export type SandboxStatusReport = StatusReport & { messageId: string; conversationId?: string };
 
 /**
  * The `inbound` worker's use case: a queued raw report → §5 events on the channel (contract §10).
@@ -122,6 +152,7 @@ export interface ReportedEvent {
  */
 export function makeApplyReports(deps: ApplyReportsDeps) {
   const now = deps.now ?? (() => new Date());
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
   return async function apply(
     channel: Channel,
@@ -135,16 +166,39 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
     return published;
   };
 
+  /**
+   * A received message (contract §10, §17): 1. WhatsApp: the contact's window moves to this message (before its
+   * event is out, so a reply sent on `message.received` finds the window open); 2. its conversation (mail: the thread
+   * its `In-Reply-To` / `References` name, remembered under its own Message-ID for the replies to come); 3. its media
+   * fetched and stored; 4. recorded once with `message.received` marked; 5. an opt-out or opt-in keyword, the
+   * List-Unsubscribe mailto or a hard bounce changes the contact's suppression, each change with its own event.
+   * Each step is safe to repeat: a retried report redoes 1-3 to the same result and republishes only what is marked.
+   */
   async function received(channel: Channel, message: ReceivedMessage): Promise<ReportedEvent[]> {
     const messageId = inboundMessageId(channel.channelId, message.provider, receivedIdentity(message));
-    const { kind: _kind, transportId: _transportId, email, ...data } = message;
+    const contact = normaliseContact(channel.type, message.from) ?? message.from.trim();
+    if (channel.type === 'whatsapp' && contact)
+      await deps.conversations.touchInbound(channel.channelId, contact, message.receivedAt);
+    const conversationId = await conversationOfMail(channel, message, contact);
+    const stored = await storeMedia(channel, messageId, message);
+    const media = await Promise.all(stored.map((m) => mediaView(m, deps.media?.store ?? UNSIGNED, now())));
+    const { kind: _kind, transportId: _transportId, email, media: _references, ...data } = message;
+    const { deliveryStatus: _deliveryStatus, ...mail } = email ?? {};
     const prepared = await deps.events.prepare(
       {
         type: 'message.received',
         projectId: channel.projectId,
         companyId: channel.companyId,
         channel: { id: channel.channelId, type: channel.type, address: channel.address },
-        data: { messageId, direction: 'inbound', ...data, to: message.to || channel.address, ...(email ?? {}) },
+        data: {
+          messageId,
+          conversationId,
+          direction: 'inbound',
+          ...data,
+          to: message.to || channel.address,
+          ...(media.length ? { media } : {}),
+          ...(email ? mail : {}),
+        },
       },
       { key: `received:${messageId}`, at: now() },
     );
@@ -161,30 +215,158 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
         from: message.from,
         createdAt: message.receivedAt,
         history: [{ status: 'received', at: message.receivedAt }],
+        conversationId,
+        ...(contact ? { contact } : {}),
+        ...previewOf(message.text),
+        ...(email ? { subject: email.subject } : {}),
+        ...(stored.length ? { media: stored } : {}),
       },
       markOf(prepared),
     );
     failpoint('after-inbound-write');
+    const published: ReportedEvent[] = [];
     if (!fresh) {
       deps.log.info('inbound message already received', { channelId: channel.channelId, messageId });
-      return republish(messageId, 'message.received');
+      published.push(...(await republish(messageId, 'message.received')));
+    } else {
+      await publishMarked(messageId, prepared);
+      published.push({ id: prepared.envelope.id, type: prepared.envelope.type });
     }
-    await publishMarked(messageId, prepared);
-    return [{ id: prepared.envelope.id, type: prepared.envelope.type }];
+    for (const change of await suppressionChanges(channel, message, contact))
+      published.push(...(await changeSuppression(channel, messageId, message.receivedAt, change)));
+    return published;
+  }
+
+  /**
+   * The conversation of a received message: the contact's, or for mail the thread its `In-Reply-To` and `References`
+   * name (nearest first) when this channel knows one of them; the mail's own Message-ID then joins that conversation.
+   */
+  async function conversationOfMail(channel: Channel, message: ReceivedMessage, contact: string): Promise<string> {
+    const own = conversationIdOf(channel.channelId, contact);
+    if (!message.email) return own;
+    const ancestors = [
+      ...(message.email.inReplyTo ? messageIdsIn(message.email.inReplyTo) : []),
+      ...(message.email.references ?? []).flatMap(messageIdsIn).reverse(),
+    ].slice(0, 20);
+    const known = ancestors.length ? await deps.conversations.threads(channel.channelId, ancestors) : new Map();
+    const conversationId = ancestors.map((id) => known.get(id)).find((c) => c !== undefined) ?? own;
+    const ownId = messageIdsIn(message.providerMessageId)[0];
+    if (ownId) await deps.conversations.rememberThread(channel.channelId, ownId, conversationId, message.receivedAt);
+    return conversationId;
+  }
+
+  async function storeMedia(channel: Channel, messageId: string, message: ReceivedMessage): Promise<StoredMedia[]> {
+    const references = message.media ?? [];
+    if (!references.length) return [];
+    if (deps.media) return deps.media.collect(channel, messageId, references);
+    return references.map((r) => ({
+      ...(r.contentType ? { contentType: r.contentType } : {}),
+      error: 'Media are not fetched on this path',
+    }));
+  }
+
+  /**
+   * What a received message changes in its channel's suppressions: an opt-out or opt-in keyword (SMS, WhatsApp), the
+   * List-Unsubscribe mailto (a mail whose subject is `unsubscribe`), and the hard bounces of a delivery status
+   * notification about a mail this channel sent (a report about any other mail is not believed: anyone can write one).
+   */
+  async function suppressionChanges(
+    channel: Channel,
+    message: ReceivedMessage,
+    contact: string,
+  ): Promise<SuppressionStep[]> {
+    const at = message.receivedAt;
+    const intent = keywordIntent(channel, message.text);
+    if (intent)
+      return [
+        intent.intent === 'opt_out'
+          ? { contact, suppression: { contact, reason: 'keyword', at, keyword: intent.keyword } }
+          : { contact, keyword: intent.keyword },
+      ];
+    const email = message.email;
+    if (!email) return [];
+    if (email.subject.trim().toLowerCase() === UNSUBSCRIBE_SUBJECT && !email.deliveryStatus)
+      return [{ contact, suppression: { contact, reason: 'keyword', at, keyword: UNSUBSCRIBE_SUBJECT } }];
+    const report = email.deliveryStatus;
+    if (!report?.hardBounces.length) return [];
+    const original = report.originalMessageId;
+    const sentHere = original ? (await deps.conversations.threads(channel.channelId, [original])).has(original) : false;
+    if (!sentHere) {
+      deps.log.info('bounce report about a mail this channel did not send: no suppression', {
+        channelId: channel.channelId,
+        recipients: report.hardBounces.length,
+      });
+      return [];
+    }
+    return report.hardBounces.map(({ recipient }) => ({
+      contact: recipient,
+      suppression: { contact: recipient, reason: 'bounce' as const, at },
+    }));
+  }
+
+  /**
+   * One change of a contact's opt-out, written with its `contact.opted_out` / `contact.opted_in` mark; published when
+   * it applied, and when it did not (already in that state, or a later change won) what a crash left marked for it.
+   */
+  async function changeSuppression(
+    channel: Channel,
+    causeId: string,
+    at: string,
+    change: SuppressionStep,
+  ): Promise<ReportedEvent[]> {
+    const type: WebhookEventType = change.suppression ? 'contact.opted_out' : 'contact.opted_in';
+    const prepared = await deps.events.prepare(
+      {
+        type,
+        projectId: channel.projectId,
+        companyId: channel.companyId,
+        channel: { id: channel.channelId, type: channel.type, address: channel.address },
+        data: {
+          contact: change.contact,
+          conversationId: conversationIdOf(channel.channelId, change.contact),
+          reason: change.suppression?.reason ?? 'keyword',
+          ...((change.suppression?.keyword ?? change.keyword)
+            ? { keyword: change.suppression?.keyword ?? change.keyword }
+            : {}),
+        },
+      },
+      { key: `${type}:${channel.channelId}:${change.contact}:${causeId}`, at: now() },
+    );
+    const key = [channel.projectId, channel.channelId, change.contact] as const;
+    const changed = await deps.conversations.changeSuppression({
+      projectId: channel.projectId,
+      channelId: channel.channelId,
+      contact: change.contact,
+      ...(change.suppression ? { suppression: change.suppression } : {}),
+      order: `${at}#${causeId}`,
+      mark: markOf(prepared),
+    });
+    if (changed) {
+      await deps.events.send(prepared.message);
+      await deps.conversations
+        .clearSuppressionEvent(...key, prepared.message.eventId)
+        .catch((cause: unknown) => deps.log.info('event mark not cleared: the sweep will', { cause: String(cause) }));
+      return [{ id: prepared.envelope.id, type }];
+    }
+    const pending = await settled(() => deps.conversations.pendingSuppressionEvents(...key));
+    for (const mark of pending) {
+      await deps.events.send(messageOfMark(mark));
+      await deps.conversations.clearSuppressionEvent(...key, mark.eventId);
+    }
+    return pending.map((mark) => ({ id: mark.eventId, type: messageOfMark(mark).eventType }));
   }
 
   async function status(channel: Channel, report: StatusReport | SandboxStatusReport): Promise<ReportedEvent[]> {
     if (report.status === 'ignored') return [];
-    const messageId =
+    const target =
       'messageId' in report
-        ? report.messageId
+        ? { messageId: report.messageId, conversationId: report.conversationId }
         : await deps.statuses
             .findByProviderId(report.provider, report.providerMessageId)
-            .then((target) =>
-              target?.channelId === channel.channelId && target.projectId === channel.projectId
-                ? target.messageId
-                : undefined,
+            .then((found) =>
+              found?.channelId === channel.channelId && found.projectId === channel.projectId ? found : undefined,
             );
+    const messageId = target?.messageId;
     if (!messageId) {
       deps.log.info('status for a provider id this channel never sent: dropped', {
         channelId: channel.channelId,
@@ -201,6 +383,7 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
         channel: { id: channel.channelId, type: channel.type, address: channel.address },
         data: {
           messageId,
+          ...(target.conversationId ? { conversationId: target.conversationId } : {}),
           providerMessageId: report.providerMessageId,
           status: report.status,
           at: report.at,
@@ -218,6 +401,22 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
     if (!changed) return republish(messageId, type);
     await publishMarked(messageId, prepared);
     return [{ id: prepared.envelope.id, type }];
+  }
+
+  /**
+   * What is still marked after a short wait. A change found applied with its mark pending is either a crash's (the
+   * mark stays: publish it) or another worker's still publishing it (a provider's retry processed at the same moment:
+   * its mark goes within milliseconds). Waiting up to about 1.5 s tells the two apart, so the retry does not deliver
+   * the event a second time; a crash's event goes out that much later.
+   */
+  async function settled<T>(read: () => Promise<T[]>): Promise<T[]> {
+    let pending = await read();
+    for (const ms of SETTLE_WAITS_MS) {
+      if (!pending.length) break;
+      await sleep(ms);
+      pending = await read();
+    }
+    return pending;
   }
 
   /** On the queue, then the mark goes; a mark that cannot be cleared now is cleared by the sweep (same id again). */
@@ -259,6 +458,25 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
 const FRESH_MARK_MS = 10_000;
 
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** The waits before a retry publishes what it finds still marked (see `settled`). */
+const SETTLE_WAITS_MS = [50, 200, 500, 750];
+
+/** A change of a contact's suppression a received message asks for: opt out (`suppression`) or back in (`keyword`). */
+interface SuppressionStep {
+  contact: string;
+  suppression?: Suppression;
+  /** The opt-in keyword the contact wrote. */
+  keyword?: string;
+}
+
+/** Where nothing was stored there is nothing to sign (only error items reach it). */
+const UNSIGNED: Pick<MediaStore, 'url'> = {
+  url: () => Promise.reject(new Error('no media store on this path')),
+};
+
+/** The subject of the mail a `List-Unsubscribe` mailto makes (the send's headers ask for it). */
+export const UNSUBSCRIBE_SUBJECT = 'unsubscribe';
 
 /**
  * What makes a received message the same one again (contract §15): what the transport guarantees per delivery

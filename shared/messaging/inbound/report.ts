@@ -1,4 +1,6 @@
 import type { ProviderKind } from '../channel.ts';
+import type { MediaReference } from '../media.ts';
+import type { DeliveryStatusReport } from './dsn.ts';
 
 /**
  * What an inbound function puts on the `inbound` queue once the provider's signature checked out: the provider's
@@ -64,7 +66,8 @@ export interface ReceivedMessage {
   to: string;
   text: string;
   contact?: { name: string };
-  media?: { contentType: string; url?: string; providerMediaId?: string }[];
+  /** Media the message carries, as the provider names them; fetched and stored by the worker (contract §17). */
+  media?: MediaReference[];
   /** ISO 8601. */
   receivedAt: string;
   /** Set when a part of the message was over its ceiling and was cut (contract §15; mail: `MAIL_LIMITS`). */
@@ -78,6 +81,8 @@ export interface ReceivedMessage {
     attachments: { fileName: string; contentType: string; bytes: number }[];
     /** What the receiving side checked of the sender (all `unknown` where nothing was checked). */
     authentication?: MailAuthentication;
+    /** The mail is a delivery status notification: who bounced, and which mail. */
+    deliveryStatus?: DeliveryStatusReport;
   };
 }
 

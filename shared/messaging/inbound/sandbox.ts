@@ -86,6 +86,7 @@ export function makeSandboxSimulation(deps: {
           kind: 'status',
           provider: 'sandbox',
           messageId: input.messageId,
+          ...(record.conversationId ? { conversationId: record.conversationId } : {}),
           providerMessageId: input.messageId,
           status: input.status,
           at: now().toISOString(),

@@ -19,11 +19,12 @@ export function normaliseTwilio(fields: URLSearchParams, receivedAt: string): No
   const incoming = status === null || status === 'received' ? fields.has('Body') || fields.has('NumMedia') : false;
   if (incoming) {
     const count = Math.min(Number(fields.get('NumMedia') ?? 0) || 0, 10);
-    const media = [];
+    const media: { contentType?: string; providerUrl: string }[] = [];
     for (let i = 0; i < count; i++) {
       const url = fields.get(`MediaUrl${i}`);
       if (!url) continue;
-      media.push({ contentType: fields.get(`MediaContentType${i}`) ?? 'application/octet-stream', url });
+      const contentType = fields.get(`MediaContentType${i}`);
+      media.push({ ...(contentType ? { contentType } : {}), providerUrl: url });
     }
     return {
       kind: 'message',

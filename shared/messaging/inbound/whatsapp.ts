@@ -68,8 +68,12 @@ function whatsAppMessage(m: Json, to: string, names: Map<string, string>): Recei
   else if ((MEDIA_TYPES as readonly string[]).includes(type)) {
     const content = m[type] as Json | undefined;
     text = String(content?.caption ?? '');
-    if (content?.id)
-      media.push({ contentType: String(content.mime_type ?? 'application/octet-stream'), providerMediaId: content.id });
+    if (typeof content?.id === 'string')
+      media.push({
+        ...(typeof content.mime_type === 'string' ? { contentType: content.mime_type } : {}),
+        providerMediaId: content.id,
+        ...(typeof content.filename === 'string' ? { fileName: content.filename } : {}),
+      });
   } else if (type === 'button') text = String(m.button?.text ?? '');
   else if (type === 'interactive')
     text = String(m.interactive?.button_reply?.title ?? m.interactive?.list_reply?.title ?? '');

@@ -10,6 +10,7 @@ import {
 import { eventIdFor, makeSweepUnpublishedEvents, type OutboxMark } from '#shared/events/index.ts';
 import { type DynamoTable, putItem, readItem, updateItem } from '#shared/kernel/aws/dynamo-table.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
+import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import type { Channel } from '#shared/messaging/channel.ts';
@@ -31,6 +32,8 @@ beforeAll(async () => {
 afterAll(async () => env?.close());
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+const conversationsOf = () =>
+  new DynamoConversationStore(env.table, createSecretBox(randomBytes(32).toString('base64')));
 const mark = (key: string, at = Date.now()): OutboxMark => {
   const eventId = eventIdFor(key, at);
   const body = JSON.stringify({ id: eventId, type: 'message.sent', data: { marked: key } });
@@ -125,12 +128,19 @@ describe('what the outbox costs', () => {
           status: 'sent',
           providerMessageIds: ['SMcost'],
           sentAt: new Date().toISOString(),
+          conversationId: 'conv_1',
+          contact: '+5511988887777',
         },
         sendMark,
       );
       // As the send does once its event is queued.
       await statuses.clearEvent(messageId, sendMark.eventId);
-      const apply = makeApplyReports({ statuses, events: new RecordingPublisher(), log: quiet });
+      const apply = makeApplyReports({
+        statuses,
+        conversations: conversationsOf(),
+        events: new RecordingPublisher(),
+        log: quiet,
+      });
       operations.length = 0;
       await apply(ch, [
         {
@@ -158,7 +168,13 @@ describe('a crash between a change and its publish loses nothing', () => {
     const events = new RecordingPublisher();
     // The queue gives a report back after its visibility timeout: the retry runs that much later.
     let clock = Date.now();
-    const apply = makeApplyReports({ statuses, events, log: quiet, now: () => new Date(clock) });
+    const apply = makeApplyReports({
+      statuses,
+      conversations: conversationsOf(),
+      events,
+      log: quiet,
+      now: () => new Date(clock),
+    });
     const ch = channel();
     // A message this channel sent (its send's own event is not under test here).
     const messageId = `msg_${randomBytes(6).toString('hex')}`;
@@ -174,6 +190,8 @@ describe('a crash between a change and its publish loses nothing', () => {
         payload: {},
         status: 'sent',
         sentAt: new Date().toISOString(),
+        conversationId: 'conv_1',
+        contact: '+5511988887777',
       },
       mark(`sent:${messageId}`),
     );
@@ -210,7 +228,13 @@ describe('a crash between a change and its publish loses nothing', () => {
     const statuses = new DynamoMessageStatusStore(env.table);
     const events = new RecordingPublisher();
     let clock = Date.now();
-    const apply = makeApplyReports({ statuses, events, log: quiet, now: () => new Date(clock) });
+    const apply = makeApplyReports({
+      statuses,
+      conversations: conversationsOf(),
+      events,
+      log: quiet,
+      now: () => new Date(clock),
+    });
     const ch = channel();
     const report = {
       kind: 'message' as const,
@@ -231,13 +255,15 @@ describe('a crash between a change and its publish loses nothing', () => {
   });
 
   it('a send whose event could not be queued answers 200, keeps the event marked, and the sweep publishes it with its id', async () => {
-    const channels = new DynamoChannelStore(env.table, createSecretBox(randomBytes(32).toString('base64')));
+    const secretBox = createSecretBox(randomBytes(32).toString('base64'));
+    const channels = new DynamoChannelStore(env.table, secretBox);
     const ch = channel();
     await channels.create(ch);
     const events = new RecordingPublisher();
     const statuses = new DynamoMessageStatusStore(env.table);
     const errors: string[] = [];
     const send = makeSendMessage({
+      conversations: new DynamoConversationStore(env.table, secretBox),
       channels,
       messages: new DynamoMessageLog(env.table),
       statuses,

@@ -32,6 +32,8 @@ async function sent(providerMessageIds: string[] = [`SM${newId('x').slice(2)}`])
     status: 'sent',
     providerMessageIds,
     sentAt: new Date().toISOString(),
+    conversationId: 'conv_1',
+    contact: '+5511988887777',
   };
   await log.record(record, mark(`sent:${record.messageId}`));
   return record;
@@ -58,6 +60,7 @@ describe('message status over DynamoDB', () => {
         messageId: record.messageId,
         projectId: 'prj_1',
         channelId: 'ch_1',
+        conversationId: 'conv_1',
       });
     expect(await store.findByProviderId('whatsapp-cloud', 'SMaaa')).toBeUndefined();
     expect((await log.listOutbox('prj_1', 'ch_1', { limit: 10 })).items.map((i) => i.messageId)).toContain(

@@ -7,6 +7,7 @@ import { RecordingPublisher } from '#test/support/fakes/recording-publisher.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
+import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
@@ -26,7 +27,6 @@ import {
   type MessageProviders,
 } from '#shared/messaging/providers.ts';
 import { makeSendMessage } from '#shared/messaging/send-message.ts';
-import type { EventEnvelope, EventPublisher, PublishEventInput } from '#shared/events/envelope.ts';
 import { eventMessageSchema } from '#shared/events/index.ts';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
 import { SqsEventQueue } from '#shared/events/adapters/sqs-event-queue.ts';
@@ -107,7 +107,9 @@ async function setup(channelInput: Partial<Channel> = {}, provider: MessageProvi
     twilio: provider,
     'whatsapp-cloud': provider,
   };
+  const conversations = new DynamoConversationStore(table, secretBox);
   const sendMessage = makeSendMessage({
+    conversations,
     channels,
     messages: new DynamoMessageLog(table),
     statuses: new DynamoMessageStatusStore(table),
@@ -122,18 +124,19 @@ async function setup(channelInput: Partial<Channel> = {}, provider: MessageProvi
     const grant = await authenticate(`Bearer ${token}`);
     return sendMessage(grant!, body);
   };
-  return { channel, channels, events, errors, request };
+  return { channel, channels, conversations, events, errors, request };
 }
 
 describe('send use case over DynamoDB', () => {
-  it('costs exactly token, channel, charge and record on a metered channel', async () => {
+  it("costs exactly token, channel (with its contact's suppression), charge and record on a metered channel", async () => {
     const { request } = await setup({ credits: 5 });
     operations = [];
     await request({ to: '+5511988887777', body: 'hello' });
-    // Token, channel, charge, the record (carrying the event's mark), and the mark cleared once the event is queued.
+    // Token, channel (one BatchGetItem with the suppression and window items: contract §17 adds no round trip),
+    // charge, the record (carrying the event's mark), and the mark cleared once the event is queued.
     expect(operations).toEqual([
       'GetItemCommand',
-      'GetItemCommand',
+      'BatchGetItemCommand',
       'UpdateItemCommand',
       'BatchWriteItemCommand',
       'UpdateItemCommand',
@@ -144,7 +147,7 @@ describe('send use case over DynamoDB', () => {
     const { request } = await setup();
     operations = [];
     await request({ to: '+5511988887777', body: 'hello' });
-    expect(operations).toEqual(['GetItemCommand', 'GetItemCommand', 'BatchWriteItemCommand', 'UpdateItemCommand']);
+    expect(operations).toEqual(['GetItemCommand', 'BatchGetItemCommand', 'BatchWriteItemCommand', 'UpdateItemCommand']);
   });
 
   it('emits message.sent with the contract envelope', async () => {
@@ -188,7 +191,7 @@ describe('send use case over DynamoDB', () => {
     // token, channel, charge, refund, failed record.
     expect(operations).toEqual([
       'GetItemCommand',
-      'GetItemCommand',
+      'BatchGetItemCommand',
       'UpdateItemCommand',
       'UpdateItemCommand',
       'BatchWriteItemCommand',
@@ -205,7 +208,7 @@ describe('send use case over DynamoDB', () => {
     operations = [];
     const error = asHttpError(await request({ to: '+5511988887777', body: 'hello' }).catch((e: unknown) => e));
     expect((error as HttpError).status).toBe(402);
-    expect(operations).toEqual(['GetItemCommand', 'GetItemCommand']);
+    expect(operations).toEqual(['GetItemCommand', 'BatchGetItemCommand']);
     expect(events.events).toEqual([]);
   });
 

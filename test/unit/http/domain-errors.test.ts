@@ -26,6 +26,8 @@ import {
   NoChannelCreditsError,
   NotSandboxChannelError,
   ProviderFailedError,
+  RecipientOptedOutError,
+  WindowClosedError,
 } from '#shared/messaging/errors.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
@@ -50,6 +52,8 @@ const CONTRACT: Record<DomainErrorCode, [status: number, code: string]> = {
   UNSUPPORTED_MEDIA_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE'],
   INVALID_SIGNATURE: [403, 'INVALID_SIGNATURE'],
   MESSAGE_NOT_FOUND: [404, 'MESSAGE_NOT_FOUND'],
+  RECIPIENT_OPTED_OUT: [409, 'RECIPIENT_OPTED_OUT'],
+  WINDOW_CLOSED: [409, 'WINDOW_CLOSED'],
   TEMPORARILY_UNAVAILABLE: [503, 'SERVICE_UNAVAILABLE'],
 };
 
@@ -76,6 +80,8 @@ const THROWN: DomainError[] = [
   new UnsupportedMediaTypeError('Knowledge files must be sent as text/plain; got image/png.'),
   new InvalidSignatureError(),
   new MessageNotFoundError('msg_1'),
+  new RecipientOptedOutError([{ path: 'to', message: '+5511988887777 is suppressed', code: 'opted_out' }]),
+  new WindowClosedError('2026-01-15T12:00:00.000Z'),
   new NotSandboxChannelError({ channelId: 'ch_1', provider: { kind: 'smtp', host: 'mx.example.com', port: 587 } }),
   new TemporarilyUnavailableError('The file could not be queued for processing; try again.', new Error('SQS down')),
 ];
@@ -110,8 +116,18 @@ describe('domain errors at the HTTP edge', () => {
       error: code,
       message: error.message,
       ...(error.details ? { details: error.details } : {}),
+      ...error.fields,
       requestId: 'req-1',
     });
+  });
+
+  it("puts WINDOW_CLOSED's closedAt at the top of the body (null when the contact never wrote)", async () => {
+    expect((await answerTo(new WindowClosedError('2026-01-15T12:00:00.000Z'))).body.closedAt).toBe(
+      '2026-01-15T12:00:00.000Z',
+    );
+    const never = await answerTo(new WindowClosedError(null));
+    expect(never.status).toBe(409);
+    expect(never.body).toHaveProperty('closedAt', null);
   });
 
   it('keeps the details of a validation error and the Retry-After of a throttled generation', async () => {

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import twilio from 'twilio';
+import { MemoryConversations } from '#test/support/fakes/memory-conversations.ts';
 import { RecordingPublisher } from '#test/support/fakes/recording-publisher.ts';
 import { describe, expect, it } from 'vitest';
 import type { Channel } from '#shared/messaging/channel.ts';
@@ -138,8 +139,8 @@ describe('normalising Twilio', () => {
       kind: 'message',
       text: '',
       media: [
-        { contentType: 'image/png', url: 'https://m/0' },
-        { contentType: 'application/pdf', url: 'https://m/1' },
+        { contentType: 'image/png', providerUrl: 'https://m/0' },
+        { contentType: 'application/pdf', providerUrl: 'https://m/1' },
       ],
     });
   });
@@ -330,6 +331,7 @@ describe('received mail: identified by its delivery, never by its Message-ID', (
         pendingEvents: async () => [],
         clearEvent: async () => {},
       },
+      conversations: new MemoryConversations(),
       events,
       rawReports: { get: async (key) => Buffer.from(key) },
       // Every mail claims the same Message-ID (the sender writes it).

@@ -30,6 +30,8 @@ export const OPENAI_DIALECT: { readonly [C in DomainErrorCode]: OpenAiDialect } 
   UPLOAD_TOO_LARGE: { type: 'invalid_request_error', code: 'request_too_large' },
   INVALID_SIGNATURE: { type: 'authentication_error', code: 'invalid_signature' },
   MESSAGE_NOT_FOUND: { type: 'invalid_request_error', code: 'not_found' },
+  RECIPIENT_OPTED_OUT: { type: 'invalid_request_error', code: 'recipient_opted_out' },
+  WINDOW_CLOSED: { type: 'invalid_request_error', code: 'window_closed' },
   UNSUPPORTED_MEDIA_TYPE: { type: 'invalid_request_error', code: 'unsupported_media_type' },
   TEMPORARILY_UNAVAILABLE: { type: 'api_error', code: 'service_unavailable' },
 };
