@@ -40,6 +40,10 @@ describe('GET /api/integration/messages/{messageId}', () => {
       status: 'sent',
       channel: { id: a.channelId, type: 'sms' },
       to: '+5511988887777',
+      // Its conversation (contract §16): the contact, the conversation's id, what was sent.
+      contact: '+5511988887777',
+      conversationId: expect.stringMatching(/^conv_/),
+      text: 'hello',
       createdAt: expect.any(String),
       history: [{ status: 'sent', at: body.createdAt }],
     });

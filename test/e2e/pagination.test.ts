@@ -27,18 +27,24 @@ interface Listing {
   shared?: boolean;
   /** The list's order is not this test's to know: only the set of items is checked. */
   unordered?: boolean;
+  /** A list of the integration API (a channel's token), not of the management API: its token. */
+  token?: string;
+}
+
+/** GET on the management API, or on the integration API with a channel's token. */
+async function get(path: string, token?: string): Promise<{ status: number; body: any }> {
+  if (!token) return svc.admin('GET', path);
+  const res = await fetch(`${svc.baseUrl}/api/integration${path}`, { headers: { authorization: `Bearer ${token}` } });
+  return { status: res.status, body: await res.json() };
 }
 
 /** Walks a list `limit` items at a time: every page, its items, and whether each page carried a cursor. */
-async function walk(path: string, limit: number) {
+async function walk(path: string, limit: number, token?: string) {
   const pages: { items: any[]; nextCursor?: string }[] = [];
   let cursor: string | undefined;
   do {
     const sep = path.includes('?') ? '&' : '?';
-    const res = await svc.admin(
-      'GET',
-      `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-    );
+    const res = await get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, token);
     expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
     expect(Object.keys(res.body).every((k) => k === 'items' || k === 'nextCursor')).toBe(true);
     expect(res.body.items.length).toBeLessThanOrEqual(limit);
@@ -56,6 +62,21 @@ const byId =
 
 async function project() {
   return (await svc.admin('POST', '/projects', { companyId: 7000, name: 'Pages' })).body.projectId as string;
+}
+
+/** Three messages sent to one contact on a new SMS channel (its conversation), with the channel's token. */
+async function threeSent() {
+  const projectId = await project();
+  const channelId = (
+    await svc.admin('POST', `/projects/${projectId}/channels`, { type: 'sms', name: 'S', address: '+5511999990000' })
+  ).body.channelId;
+  const token = (await svc.admin('POST', `/projects/${projectId}/integrations`, { product: 'custom', channelId })).body
+    .token as string;
+  const contact = '+5511988887777';
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++)
+    ids.push(((await (await svc.send(token, { to: contact, body: `m${i}` })).json()) as any).messageId);
+  return { ch: { projectId, channelId, token }, contact, ids };
 }
 
 /** Each paginated operation of the document, and how to give it three items of this test's own. */
@@ -137,6 +158,38 @@ const PAGINATED: Record<string, () => Promise<Listing>> = {
     );
     return { path, expected: all.map((d) => d.deliveryId), idOf: byId('deliveryId') };
   },
+  async listSuppressions() {
+    const p = await project();
+    const ch = (await svc.admin('POST', `/projects/${p}/channels`, { type: 'sms', name: 'S', address: '+15005550041' }))
+      .body.channelId;
+    const contacts = ['+5511977770001', '+5511977770002', '+5511977770003'];
+    for (const from of contacts)
+      await svc.admin('POST', `/projects/${p}/channels/${ch}/sandbox/inbound`, { from, text: 'STOP' });
+    const path = `/projects/${p}/channels/${ch}/suppressions`;
+    await eventually(
+      async () => ((await svc.admin('GET', `${path}?limit=100`)).body.items?.length === 3 ? true : undefined),
+      15_000,
+      'three suppressions',
+    );
+    return { path, expected: contacts, idOf: byId('contact') };
+  },
+  async listChannelMessages() {
+    const { ch, contact, ids } = await threeSent();
+    return {
+      path: `/projects/${ch.projectId}/channels/${ch.channelId}/conversations/${encodeURIComponent(contact)}/messages`,
+      expected: ids.reverse(),
+      idOf: byId('messageId'),
+    };
+  },
+  async listConversationMessages() {
+    const { ch, contact, ids } = await threeSent();
+    return {
+      path: `/conversations/${encodeURIComponent(contact)}/messages`,
+      expected: ids.reverse(),
+      idOf: byId('messageId'),
+      token: ch.token,
+    };
+  },
   async listKnowledgeFiles() {
     const p = await project();
     const bot = (await svc.admin('POST', `/projects/${p}/bots`, { name: 'B', instructions: 'Be brief.' })).body.botId;
@@ -180,7 +233,7 @@ describe('every list pages the same way', () => {
       if (!marked && PENDING.has(operationId)) ctx.skip();
       const list = await setUp();
       for (const limit of [2, 1]) {
-        const pages = await walk(list.path, limit);
+        const pages = await walk(list.path, limit, list.token);
         const ids = pages.flatMap((p) => p.items.map(list.idOf));
         expect(new Set(ids).size, 'no item twice').toBe(ids.length);
         const ours = list.shared ? ids.filter((id) => list.expected.includes(id)) : ids;
@@ -193,7 +246,7 @@ describe('every list pages the same way', () => {
         expect(last.items.length).toBeGreaterThan(0);
       }
       // The default page holds all three; the bounds and the cursor are checked, never ignored.
-      expect((await svc.admin('GET', list.path)).body.items.length).toBeGreaterThanOrEqual(3);
+      expect((await get(list.path, list.token)).body.items.length).toBeGreaterThanOrEqual(3);
       const sep = list.path.includes('?') ? '&' : '?';
       for (const bad of [
         'limit=0',
@@ -204,10 +257,10 @@ describe('every list pages the same way', () => {
         'cursor=not-a-cursor',
         'page=2',
       ]) {
-        const res = await svc.admin('GET', `${list.path}${sep}${bad}`);
+        const res = await get(`${list.path}${sep}${bad}`, list.token);
         expect([res.status, res.body.error], bad).toEqual([400, 'VALIDATION_ERROR']);
       }
-      expect((await svc.admin('GET', `${list.path}${sep}cursor=${'x'.repeat(2049)}`)).status).toBe(400);
+      expect((await get(`${list.path}${sep}cursor=${'x'.repeat(2049)}`, list.token)).status).toBe(400);
     });
   }
 
