@@ -114,6 +114,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: 'Whether a contact is suppressed, and why',
     description: '404 `NOT_FOUND` when the contact is not suppressed; 400 for a contact the channel cannot write.',
     tags: ['Channels'],
+    // A contact the channel cannot write (not a phone number on SMS and WhatsApp, not an address on email): 400.
+    errors: { 400: ['VALIDATION_ERROR'] },
     responses: { 200: { description: 'The suppression.', body: s.suppression } },
   },
   'DELETE /projects/{projectId}/channels/{channelId}/suppressions/{contact}': {
@@ -123,6 +125,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       'Lifts the suppression and emits `contact.opted_in` with `reason: "admin"`. 404 `NOT_FOUND` when the contact ' +
       'is not suppressed.',
     tags: ['Channels'],
+    // A contact the channel cannot write (not a phone number on SMS and WhatsApp, not an address on email): 400.
+    errors: { 400: ['VALIDATION_ERROR'] },
     responses: { 204: { description: 'Lifted.' } },
   },
   'GET /projects/{projectId}/channels/{channelId}/conversations/{contact}': {
@@ -132,6 +136,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       'What `GET /api/integration/conversations/{contact}` answers a custom token of this channel: the conversation ' +
       'id, the WhatsApp 24-hour window, and whether the contact opted out.',
     tags: ['Channels'],
+    // A contact the channel cannot write (not a phone number on SMS and WhatsApp, not an address on email): 400.
+    errors: { 400: ['VALIDATION_ERROR'] },
     responses: { 200: { description: 'The conversation.', body: s.conversation } },
   },
   'GET /projects/{projectId}/channels/{channelId}/conversations/{contact}/messages': {
@@ -141,6 +147,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       'Both directions, newest first, a page at a time; media URLs are signed by this read (valid 7 days). What ' +
       '`GET /api/integration/conversations/{contact}/messages` answers a custom token.',
     tags: ['Channels'],
+    // A contact the channel cannot write (not a phone number on SMS and WhatsApp, not an address on email): 400.
+    errors: { 400: ['VALIDATION_ERROR'] },
     responses: { 200: { description: 'A page of messages, newest first.', body: s.conversationMessagePage } },
   },
   'DELETE /projects/{projectId}/channels/{channelId}': {

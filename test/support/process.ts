@@ -8,7 +8,9 @@ export interface ServiceProcess {
 }
 
 /** Starts `local/main.ts` (what `npm start` runs) as a separate process and waits for its banner. */
-export async function spawnService(env: Record<string, string>, timeoutMs = 20_000): Promise<ServiceProcess> {
+// 60 s: a start is ~2 s here, but a fresh clone's first starts transform every TypeScript file while the other test
+// files' services start beside them (nothing was printed after 20 s under a load of 13).
+export async function spawnService(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
   // Node itself, as `npm start` runs it (not the tsx CLI, which would run the service in a grandchild that a kill misses).
   const child = spawn(
     process.execPath,

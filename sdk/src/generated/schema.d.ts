@@ -4908,6 +4908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
+            400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
@@ -5347,6 +5348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Suppression"];
                 };
             };
+            400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
@@ -5385,6 +5387,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
