@@ -445,7 +445,7 @@ function mailBytes(c: MailCase): Buffer {
         : p.body;
     return `Content-Type: ${p.type}\r\nContent-Transfer-Encoding: ${p.encoding}\r\n\r\n${body}`;
   };
-  let inner = c.parts.map((p, i) => `--${c.boundary}${i}\r\n${part(p)}\r\n`).join('') + `--${c.boundary}0--\r\n`;
+  let inner = `${c.parts.map((p, i) => `--${c.boundary}${i}\r\n${part(p)}\r\n`).join('')}--${c.boundary}0--\r\n`;
   let content = `Content-Type: multipart/mixed; boundary="${c.boundary}0"\r\n\r\n${inner}`;
   for (let d = 0; d < c.depth; d++) {
     // Each level's boundary is a prefix of the next one's: the hardest case for a boundary search.

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeAuthenticateApiToken } from '#shared/auth/authenticate.ts';
-import type { TokenGrant, TokenStore } from '#shared/auth/token-store.ts';
 import { bearerToken, hashToken, secretsEqual } from '#shared/kernel/tokens.ts';
 import { generateToken, isWellFormedToken } from '#shared/auth/tokens.ts';
 import { MemoryTokens } from '#test/support/fakes/memory-tokens.ts';

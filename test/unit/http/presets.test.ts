@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashToken } from '#shared/kernel/tokens.ts';
 import { generateToken } from '#shared/auth/tokens.ts';
-import type { TokenGrant, TokenStore } from '#shared/auth/token-store.ts';
 import { idempotency } from '#shared/idempotency/api/idempotency-middleware.ts';
 import {
   jsonObjectBody,
