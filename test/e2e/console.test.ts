@@ -545,7 +545,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
       status: 'ready',
       bytes: big.length,
     });
-  });
+  }, 90_000); // two uploads past 6 MB and an OCR pass: ~10 s alone, 30 s and more beside the other files under load
 
   it('pages through a bot with more files than one page: the first 50, then the rest on "Load more files"', async () => {
     const bot = (await svc.admin('POST', `${base()}/bots`, { name: 'Help center', instructions: 'Answer.' })).body;
