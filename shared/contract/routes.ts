@@ -167,7 +167,7 @@ export const routes: RouteDefinition[] = [
       // gsi1: a webhook's failed deliveries (recover).
       table: { read: true, write: true, indexes: ['gsi1'] },
       secrets: ['adminKey', 'secretsKey'],
-      sendTo: ['ingest', 'events', 'deliveries'],
+      sendTo: ['ingest', 'events', 'deliveries', 'deliveriesOrdered'],
       buckets: {
         knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'], list: true },
         transfer: { write: ['payloads/'] },

@@ -10,5 +10,19 @@ export const WEBHOOK_EVENT_TYPES = [
   'message.read',
   'message.failed',
   'webhook.test',
+  'webhook.failing',
+  'webhook.disabled',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Operational notices about a project's webhooks (contract §18): emitted by the service, never on a channel. */
+export const NOTICE_EVENT_TYPES = [
+  'webhook.failing',
+  'webhook.disabled',
+] as const satisfies readonly WebhookEventType[];
+
+/** What a channel back end may report on `POST /projects/{p}/events`: every type but the service's own notices. */
+export const REPORTABLE_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter(
+  (t): t is Exclude<WebhookEventType, (typeof NOTICE_EVENT_TYPES)[number]> =>
+    !(NOTICE_EVENT_TYPES as readonly string[]).includes(t),
+);

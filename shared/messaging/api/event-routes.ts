@@ -1,12 +1,15 @@
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json } from '#shared/http/types.ts';
-import { WEBHOOK_EVENT_TYPES } from '#shared/events/index.ts';
+import { REPORTABLE_EVENT_TYPES } from '#shared/events/index.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 import type { ReportEvent } from '../report-event.ts';
 
 const reportEventBody = z.strictObject({
   channelId: z.string().check(z.minLength(1), z.maxLength(100)),
-  type: z.enum(WEBHOOK_EVENT_TYPES),
+  // The service's own notices (webhook.failing, webhook.disabled) are not a channel's to report.
+  type: z.enum(REPORTABLE_EVENT_TYPES as [string, ...string[]]) as z.ZodMiniType<
+    (typeof REPORTABLE_EVENT_TYPES)[number]
+  >,
   data: z.record(z.string(), z.unknown()),
 });
 

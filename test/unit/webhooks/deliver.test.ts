@@ -97,7 +97,9 @@ describe('deliver', () => {
       'webhook-timestamp': String(T0 / 1000),
     });
     expect(request!.headers.authorization).toBeUndefined();
-    expect(request!.headers['webhook-signature']).toBe(signPayload(webhook().signingSecret, 'evt_1', T0 / 1000, body));
+    expect(request!.headers['webhook-signature']).toBe(
+      signPayload(webhook().signingSecrets[0]!, 'evt_1', T0 / 1000, body),
+    );
     expect(t.deliveries.writes).toHaveLength(1);
     expect(t.deliveries.writes[0]).toMatchObject({
       status: 'succeeded',
@@ -188,14 +190,18 @@ describe('deliver', () => {
     expect(t.deliveries.writes[0]).not.toHaveProperty('nextAttemptAt');
   });
 
-  it('disables a webhook that has failed every delivery for 5 days, writing health only when it changes', async () => {
+  it('disables a webhook that has failed every delivery for 5 days, one health write per failing batch', async () => {
     const t = setup({
       sender: new FakeSender(() => ({ kind: 'network', durationMs: 1, error: 'connection refused' })),
     });
     await t.deliver.deliverBatch([message(job())]);
     expect(t.health.writes).toBe(1);
-    await t.deliver.deliverBatch([message(job({ eventId: 'evt_2', deliveryId: 'dlv_2' }))]);
-    expect(t.health.writes).toBe(1); // known failing: no write
+    await t.deliver.deliverBatch([
+      message(job({ eventId: 'evt_2', deliveryId: 'dlv_2' })),
+      message(job({ eventId: 'evt_5', deliveryId: 'dlv_5' })),
+    ]);
+    expect(t.health.writes).toBe(2); // the batch's two failures folded into one write
+    expect(t.health.state.get('int_1')).toMatchObject({ consecutiveFailures: 3, failingSince: T0 });
     t.advance(DISABLE_AFTER_FAILING_MS - 1000);
     await t.deliver.deliverBatch([message(job({ eventId: 'evt_3', deliveryId: 'dlv_3', targetReadAt: t.at() }))]);
     expect(t.directory.disabled).toEqual([]);

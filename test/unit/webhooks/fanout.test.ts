@@ -95,6 +95,7 @@ describe('fanout', () => {
       url: 'https://s.example.com',
       bearerToken: 'tok',
       signingSecrets: smsHook.signingSecrets,
+      signingKeys: [],
       enabled: true,
     });
   });
