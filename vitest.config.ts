@@ -24,6 +24,7 @@ const groups = {
     'test/e2e/sdk.test.ts',
     'test/e2e/send-events.test.ts',
     'test/e2e/send.test.ts',
+    'test/e2e/webhooks-conversations.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',
     'test/e2e/webhooks.test.ts',
   ],

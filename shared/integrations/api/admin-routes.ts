@@ -73,10 +73,22 @@ const filter = z
       .check(z.minLength(1), z.maxLength(MAX_FILTER_CONDITIONS)),
   })
   .check(
-    z.superRefine((value, ctx) => {
-      for (const problem of filterProblems(value))
-        ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message, input: value });
-    }),
+    // Run even when the shape is wrong (`when`), so every problem of every condition is reported at once; a path
+    // the shape already reported is not reported twice.
+    z.superRefine(
+      (value, ctx) => {
+        const reported = new Set(
+          ((ctx as unknown as { issues?: { path?: PropertyKey[] }[] }).issues ?? []).map((i) =>
+            (i.path ?? []).join('.'),
+          ),
+        );
+        for (const problem of filterProblems(value)) {
+          if (reported.has(problem.path.join('.')) || problem.message === 'Unknown field') continue;
+          ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message, input: value });
+        }
+      },
+      { when: () => true },
+    ),
   );
 const nullableFilter = z.nullable(filter) as z.ZodMiniType<WebhookFilter | null>;
 
