@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { crashRun, type CrashRun } from '#test/support/crash.ts';
 import { consistently, eventually } from '#test/support/eventually.ts';
 import type { ServiceClient } from '#test/support/service.ts';

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, consistently } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
-import { receiverPool, sleep, webhookHeaders } from './webhooks-support.ts';
+import { receiverPool, webhookHeaders } from './webhooks-support.ts';
 
 let svc: ServiceClient;
 const receivers = receiverPool();

@@ -1,13 +1,6 @@
 import type { DeliveryRecord, DeliveryStatus } from '../model.ts';
 import type { AttemptWrite, DeliveryStore } from '../ports.ts';
-import {
-  applied,
-  conditionalWrite,
-  type DynamoTable,
-  queryPageOf,
-  readItem,
-  updateItem,
-} from '../../kernel/aws/dynamo-table.ts';
+import { applied, type DynamoTable, queryPageOf, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
 import { backgroundIndex, collections, keys } from '../../contract/keys.ts';
 import type { Page, PageRequest } from '../../kernel/page.ts';
 
