@@ -24,6 +24,7 @@ const groups = {
     'test/e2e/sdk.test.ts',
     'test/e2e/send-events.test.ts',
     'test/e2e/send.test.ts',
+    'test/e2e/untrusted-input.test.ts',
     'test/e2e/webhooks-conversations.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',
     'test/e2e/webhooks.test.ts',
@@ -37,6 +38,7 @@ const groups = {
   bulk: [
     'test/e2e/ai-ecosystem-offline.test.ts',
     'test/e2e/extract-fuzz.test.ts',
+    'test/e2e/knowledge-scale.test.ts',
     'test/e2e/knowledge-uploads.test.ts',
     'test/e2e/knowledge.test.ts',
   ],
@@ -76,6 +78,7 @@ const groups = {
     'test/e2e/knowledge.test.ts',
     'test/e2e/message-status.test.ts',
     'test/e2e/send.test.ts',
+    'test/e2e/untrusted-input.test.ts',
     'test/e2e/webhooks.test.ts',
   ],
 };

@@ -8,8 +8,8 @@
  * every input that was not acknowledged (as providers and careful clients do), then drains and accounts for every
  * acknowledged input at the webhook:
  *
- *   acknowledged = delivered + pending + failed + lost; duplicates by the same webhook-id (allowed: receivers
- *   dedupe); one change under two event ids (never allowed).
+ *   acknowledged = delivered + failed (its automatic attempts used up; sent again by hand, then delivered) + lost;
+ *   duplicates by the same webhook-id (allowed: receivers dedupe); one change under two event ids (never allowed).
  *
  * Exits 1 on any loss or any change with two ids. `npx tsx bench/crash-ledger.ts --kills 20 --seconds 6`; a short
  * run is part of `npm test` (test/e2e/crash-ledger.test.ts).
@@ -18,6 +18,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createHash, createHmac } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import twilio from 'twilio';
 import { crashRun, type CrashableService } from '#test/support/crash.ts';
@@ -34,6 +36,10 @@ export interface LedgerOptions {
   drainSeconds: number;
   /** Only these kinds of input (`send`, `status`, `twilioInbound`, `whatsappInbound`, `mail`, `report`). */
   only?: string[];
+  /** Keeps the data directory, with each run's service output beside it (`service-<n>.log`), to look into a loss. */
+  keep?: boolean;
+  /** Settings for the service on top of the crash settings (`POWERTOOLS_LOG_LEVEL=INFO` to see every step). */
+  env?: Record<string, string>;
   log?: (line: string) => void;
 }
 
@@ -42,6 +48,8 @@ export interface LedgerRow {
   acknowledged: number;
   delivered: number;
   lost: number;
+  /** Delivered only once its failed delivery was sent again by hand (all automatic attempts had failed). */
+  failed: number;
   duplicatesSameId: number;
   /** One input that became two changes: sent again after its acknowledgement was lost, both copies stored. */
   resentTwice: number;
@@ -55,6 +63,10 @@ export interface Ledger {
   lostKeys: string[];
   /** Changes published under more than one event id, with the ids. */
   twoIdKeys: string[];
+  /** Deliveries still pending (an automatic attempt to come) when the drain stopped. */
+  pendingDeliveries: number;
+  /** Deliveries that had used up their automatic attempts, sent again by hand. */
+  failedDeliveries: number;
 }
 
 /** An input whose acknowledgement promises an event: what identifies that event once it reaches the webhook. */
@@ -87,17 +99,27 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
   const run = crashRun();
   const port = await freePort();
   const smtpPort = await freePort();
-  const env = { PORT: String(port), SMTP_INBOUND_PORT: String(smtpPort), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` };
+  const env = {
+    PORT: String(port),
+    SMTP_INBOUND_PORT: String(smtpPort),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    ...options.env,
+  };
   const base = `http://127.0.0.1:${port}`;
 
   let service: CrashableService = await run.start(undefined, env);
+  const keepOutput = (n: number | string) => {
+    if (options.keep) writeFileSync(join(run.dataDir, `service-${n}.log`), service.process.output());
+  };
   const admin = () => service.client;
   const { projectId } = await admin().newProject();
-  await admin().admin('POST', `/projects/${projectId}/integrations`, {
-    product: 'webhook',
-    scope: 'general',
-    url: receiver.url,
-  });
+  const webhookId = (
+    await admin().admin('POST', `/projects/${projectId}/integrations`, {
+      product: 'webhook',
+      scope: 'general',
+      url: receiver.url,
+    })
+  ).body.integrationId as string;
   const twilioChannel = (
     await admin().admin('POST', `/projects/${projectId}/channels`, {
       type: 'sms',
@@ -313,6 +335,7 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     service.process.child.kill('SIGKILL');
     killedAt.push(Date.now());
     await service.died();
+    keepOutput(kill);
     log(`kill ${kill}: ${expected.length} acknowledged so far, ${receiver.received.length} deliveries`);
     service = await run.start(undefined, env);
   }
@@ -321,7 +344,6 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
   stopping = true;
   await Promise.all(loops);
 
-  // Drain: until every acknowledged input has its event, or nothing new arrives for a while, or the deadline.
   const keyOf = (json: { type: string; data: Record<string, unknown> }): string[] => {
     const d = json.data;
     const keys = [`${json.type}:${String(d.messageId)}`];
@@ -332,18 +354,63 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
   };
   // Drain: until every acknowledged input has its event, or nothing new arrived for `drainSeconds` (the backlog a
   // run of kills leaves is worked through as long as deliveries keep coming), or half an hour.
-  const cap = Date.now() + 30 * 60_000;
-  let lastCount = -1;
-  let lastProgress = Date.now();
-  for (;;) {
-    const seen = new Set(receiver.received.flatMap((r) => keyOf(r.json as never)));
-    const missing = expected.filter((e) => !seen.has(e.key));
-    if (missing.length === 0 || Date.now() > cap) break;
-    if (receiver.received.length !== lastCount) {
-      lastCount = receiver.received.length;
-      lastProgress = Date.now();
-    } else if (Date.now() - lastProgress > options.drainSeconds * 1000) break;
-    await new Promise((r) => setTimeout(r, 500));
+  const drain = async (): Promise<number> => {
+    const cap = Date.now() + 30 * 60_000;
+    let lastCount = -1;
+    let lastProgress = Date.now();
+    for (;;) {
+      const seen = new Set(receiver.received.flatMap((r) => keyOf(r.json as never)));
+      const missing = expected.filter((e) => !seen.has(e.key)).length;
+      if (missing === 0 || Date.now() > cap) return missing;
+      if (receiver.received.length !== lastCount) {
+        lastCount = receiver.received.length;
+        lastProgress = Date.now();
+      } else if (Date.now() - lastProgress > options.drainSeconds * 1000) return missing;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+  // A delivery that used up its automatic attempts is `failed`, not lost: kept with every attempt, and sent again on
+  // request (contract §11). With events still missing, the failed deliveries are sent again by hand, as an operator
+  // would, and what arrives then counts as failed (recovered), never as delivered.
+  const failedDeliveries: {
+    deliveryId: string;
+    eventType: string;
+    attempts: { statusCode?: number; error?: string }[];
+  }[] = [];
+  let recoveredFrom = Number.POSITIVE_INFINITY;
+  const deliveriesIn = async (status: 'failed' | 'pending') => {
+    const found: typeof failedDeliveries = [];
+    let cursor: string | undefined;
+    do {
+      const page = await admin().admin(
+        'GET',
+        `/projects/${projectId}/integrations/${webhookId}/deliveries?status=${status}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      found.push(...(page.body.items ?? []));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    return found;
+  };
+  if ((await drain()) > 0) {
+    failedDeliveries.push(...(await deliveriesIn('failed')));
+    if (failedDeliveries.length) {
+      const why = new Map<string, number>();
+      for (const d of failedDeliveries) {
+        const last = d.attempts.at(-1);
+        const reason = last?.error ?? `HTTP ${last?.statusCode ?? '?'}`;
+        why.set(reason, (why.get(reason) ?? 0) + 1);
+      }
+      log(
+        `${failedDeliveries.length} failed deliveries (last attempt: ${[...why].map(([r, n]) => `${n}× ${r}`).join('; ')}): sent again`,
+      );
+      recoveredFrom = receiver.received.length;
+      for (const d of failedDeliveries)
+        await admin().admin(
+          'POST',
+          `/projects/${projectId}/integrations/${webhookId}/deliveries/${d.deliveryId}/retry`,
+        );
+      await drain();
+    }
   }
   // The ledger. What one event is about (its change) is its message (the id the service derived from the change), or
   // for a reported event, its id (fixed by the Idempotency-Key). One change under two event ids is never allowed;
@@ -353,6 +420,7 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     json.data.messageId ? `${json.type}:${String(json.data.messageId)}` : `event:${json.id}`;
   const byKey = new Map<string, Map<string, Set<string>>>();
   const copies = new Map<string, number>();
+  const beforeRecovery = new Set(receiver.received.slice(0, recoveredFrom).flatMap((r) => keyOf(r.json as never)));
   for (const delivery of receiver.received) {
     const json = delivery.json as { id: string; type: string; data: Record<string, unknown> };
     for (const key of keyOf(json)) {
@@ -373,6 +441,7 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
       acknowledged: 0,
       delivered: 0,
       lost: 0,
+      failed: 0,
       duplicatesSameId: 0,
       resentTwice: 0,
       twoIds: 0,
@@ -385,7 +454,8 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
       lostKeys.push(e.key);
       continue;
     }
-    row.delivered++;
+    if (beforeRecovery.has(e.key)) row.delivered++;
+    else row.failed++;
     if (changes.size > 1) row.resentTwice++;
     const ids = [...changes.values()].reduce((n, set) => n + set.size, 0);
     for (const [change, set] of changes)
@@ -406,35 +476,56 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     } else delivered.add(id);
   }
 
-  await run.cleanUp();
+  // Deliveries still waiting for an automatic attempt when the drain stopped (each one an event not yet at the webhook).
+  const pendingDeliveries = (await deliveriesIn('pending')).length;
+  keepOutput('last');
+  if (options.keep) {
+    await service.stop();
+    log(`data and service output kept in ${run.dataDir}`);
+  } else await run.cleanUp();
   await receiver.close();
   await twilioApi.close();
-  return { rows: [...rows.values()], kills: options.kills, duplicatesPerKill, lostKeys, twoIdKeys };
+  return {
+    rows: [...rows.values()],
+    kills: options.kills,
+    duplicatesPerKill,
+    lostKeys,
+    twoIdKeys,
+    pendingDeliveries,
+    failedDeliveries: failedDeliveries.length,
+  };
 }
 
 /** The ledger as a table. */
 export function formatLedger(ledger: Ledger): string {
-  const header = ['input', 'acknowledged', 'delivered', 'lost', 'dup same id', 'resent, both kept', 'two ids'];
-  const lines = ledger.rows.map((r) =>
-    [r.kind, r.acknowledged, r.delivered, r.lost, r.duplicatesSameId, r.resentTwice, r.twoIds].map(String),
-  );
-  const total = ledger.rows.reduce(
-    (t, r) => [
-      t[0]! + r.acknowledged,
-      t[1]! + r.delivered,
-      t[2]! + r.lost,
-      t[3]! + r.duplicatesSameId,
-      t[4]! + r.resentTwice,
-      t[5]! + r.twoIds,
-    ],
-    [0, 0, 0, 0, 0, 0],
-  );
+  const header = [
+    'input',
+    'acknowledged',
+    'delivered',
+    'failed, recovered',
+    'lost',
+    'dup same id',
+    'resent, both kept',
+    'two ids',
+  ];
+  const cells = (r: LedgerRow) => [
+    r.acknowledged,
+    r.delivered,
+    r.failed,
+    r.lost,
+    r.duplicatesSameId,
+    r.resentTwice,
+    r.twoIds,
+  ];
+  const lines = ledger.rows.map((r) => [r.kind, ...cells(r)].map(String));
+  const total = ledger.rows.reduce((t, r) => cells(r).map((n, i) => t[i]! + n), [0, 0, 0, 0, 0, 0, 0]);
   lines.push(['all', ...total.map(String)]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [
     `${ledger.kills} kills; duplicates (same webhook-id) after each: ${ledger.duplicatesPerKill.join(', ')}`,
+    `deliveries failed (sent again by hand): ${ledger.failedDeliveries}; still pending when the drain stopped: ${ledger.pendingDeliveries}`,
     fmt(header),
     ...lines.map(fmt),
   ].join('\n');
@@ -448,6 +539,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       concurrency: { type: 'string', default: '4' },
       drain: { type: 'string', default: '100' },
       only: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      'log-level': { type: 'string' },
     },
   });
   const ledger = await runCrashLedger({
@@ -456,6 +549,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     concurrency: Number(values.concurrency),
     drainSeconds: Number(values.drain),
     ...(values.only ? { only: values.only.split(',') } : {}),
+    keep: values.keep,
+    ...(values['log-level'] ? { env: { POWERTOOLS_LOG_LEVEL: values['log-level'] } } : {}),
     log: (line) => console.log(line),
   });
   console.log(formatLedger(ledger));

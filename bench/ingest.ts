@@ -1,12 +1,19 @@
 /**
  * Knowledge ingestion benchmark (issue 5): ~5 MB of text in 10 files (Markdown, plain text, HTML) uploaded to one
- * bot and ingested by the real use case: read from S3, extract, chunk, analyse, build and publish the index, mark
- * ready. Once against the local stand-ins (fauxqs S3 + dynalite), once with in-memory stores (CPU only).
+ * bot and ingested by the real use case: read from S3, extract, chunk, analyse, write and list the batch's segment,
+ * mark ready. Once against the local stand-ins (fauxqs S3 + dynalite), once with in-memory stores (CPU only).
  * Target: >= 2 MB of text per second per worker. Anchor in the same run: MiniSearch indexing the same excerpts.
  * Usage: npx tsx bench/ingest.ts [--rounds 3]
+ *
+ * With `--files N` (issue 31) it measures how ingestion scales with the bot instead: N one-article files (the help
+ * center of bench/knowledge-uploads.ts) ingested in batches of 20 by the real use case over in-memory stores, so the
+ * time is the worker's own work (extraction, analysis, the batch's segment, merges), not the upload pace or I/O.
+ * Reports the rate of the first and the last 1,000 files (target: last ≥ 80 % of first), the slowest batch, the
+ * merges and the segments left.
+ * Usage: npx tsx bench/ingest.ts --files 10000
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -15,9 +22,16 @@ import MiniSearch from 'minisearch';
 import { startEmulators } from '#local/emulators.ts';
 import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
+import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
+import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
-import type { IngestJob, KnowledgeFileStore, KnowledgeObjectStore } from '#shared/knowledge/knowledge-files.ts';
+import type {
+  IngestJob,
+  KnowledgeFileStore,
+  KnowledgeIndexStore,
+  KnowledgeObjectStore,
+} from '#shared/knowledge/knowledge-files.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { chunkText } from '#shared/knowledge/text/chunker.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
@@ -26,6 +40,7 @@ import { machine, median, numberArg } from './lib/harness.ts';
 import { makeDocument, makeVocabulary, seededRandom } from './search-corpus.ts';
 
 const ROUNDS = numberArg('rounds', 3);
+const SCALE_FILES = numberArg('files', 0);
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const logger = createLogger('bench');
 
@@ -59,6 +74,7 @@ const textBytes = files.reduce((n, f) => n + Buffer.byteLength(f.body), 0);
 
 async function ingestOnce(
   store: KnowledgeFileStore,
+  index: KnowledgeIndexStore,
   objects: KnowledgeObjectStore,
   botId: string,
   projectId: string,
@@ -67,18 +83,94 @@ async function ingestOnce(
   const manage = makeKnowledgeManagement({
     requireBot: async () => ({}) as never,
     files: store,
+    index,
     objects,
     queue: { enqueue: async (j) => void jobs.push(j) },
     logger,
   });
   for (const f of files) await manage.upload(projectId, botId, f.name, f.type, Buffer.from(f.body));
-  const ingest = makeIngestKnowledge({ files: store, objects, logger }); // fresh worker: nothing cached
+  // A fresh worker: nothing cached.
+  const ingest = makeIngestKnowledge({ files: store, index, objects, segments: new SegmentCache(objects), logger });
   const t = performance.now();
   await ingest(botId, jobs, { finalAttempt: false });
   const ms = performance.now() - t;
-  const ready = (await store.list(botId)).filter((x) => x.status === 'ready').length;
+  const ready = (await store.page(botId, { limit: 1000 })).items.filter((x) => x.status === 'ready').length;
   if (ready !== files.length) throw new Error(`only ${ready} files ready`);
   return ms;
+}
+
+if (SCALE_FILES > 0) {
+  await scale(SCALE_FILES);
+  process.exit(0);
+}
+
+/** `--files N`: see the header. */
+async function scale(count: number): Promise<void> {
+  const store = new MemoryKnowledge();
+  store.addBot('bot_scale', 'prj_bench');
+  const objects = new MemoryObjects();
+  const jobs: IngestJob[] = [];
+  const manage = makeKnowledgeManagement({
+    requireBot: async () => ({}) as never,
+    files: store,
+    index: store,
+    objects,
+    queue: { enqueue: async (j) => void jobs.push(j) },
+    logger,
+  });
+  let merges = 0;
+  const countingLogger = { ...logger, info: (message: string) => void (message.includes('merged') && merges++) };
+  const ingest = makeIngestKnowledge({
+    files: store,
+    index: store,
+    objects,
+    segments: new SegmentCache(objects),
+    logger: countingLogger as typeof logger,
+  });
+  const help = seededRandom(31);
+  const words = makeVocabulary(20_000, help);
+  const batchMs: number[] = [];
+  for (let i = 0; i < count; i += 20) {
+    for (let j = i; j < Math.min(count, i + 20); j++)
+      await manage.upload(
+        'prj_bench',
+        'bot_scale',
+        `article-${String(j).padStart(5, '0')}.md`,
+        'text/markdown',
+        Buffer.from(
+          `# Article ${j}: how to fix issue kb${j}zx\n\n${makeDocument(1_800, j % 3 ? 'en' : 'pt', words, help)}`,
+        ),
+      );
+    const t = performance.now();
+    await ingest('bot_scale', jobs.splice(0), { finalAttempt: false });
+    batchMs.push(performance.now() - t);
+  }
+  const per = 1000 / 20;
+  const rate = (ms: number[]) => 1000 / (ms.reduce((a, b) => a + b, 0) / 1000);
+  const first = rate(batchMs.slice(0, per));
+  const last = rate(batchMs.slice(-per));
+  const ready = store.list('bot_scale').filter((f) => f.status === 'ready').length;
+  console.log(
+    JSON.stringify(
+      {
+        machine: machine(),
+        loadAverage: loadavg().map((l) => Number(l.toFixed(1))),
+        files: count,
+        ready,
+        batchesOf20: batchMs.length,
+        filesPerSecondFirst1000: Number(first.toFixed(1)),
+        filesPerSecondLast1000: Number(last.toFixed(1)),
+        lastOverFirst: Number((last / first).toFixed(2)),
+        batchMsMedian: Number(median(batchMs).toFixed(1)),
+        slowestBatchMs: Number(Math.max(...batchMs).toFixed(1)),
+        merges,
+        segmentsLeft: store.bot('bot_scale')!.knowledge.segments.length,
+        totalSeconds: Number((batchMs.reduce((a, b) => a + b, 0) / 1000).toFixed(1)),
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
@@ -109,17 +201,18 @@ for (let r = 0; r < ROUNDS; r++) {
     instructions: 'x',
     createdAt: '',
     updatedAt: '',
-    knowledge: { indexVersion: 0, liveGenerations: {} },
+    knowledge: { version: 0, segments: [] },
   });
   const localStackMs = await ingestOnce(
     new DynamoKnowledgeFileStore(table),
+    new DynamoKnowledgeIndexStore(table),
     new S3KnowledgeObjectStore(s3, emulators.bucketNames.knowledge),
     botId,
     'prj_bench',
   );
   const memory = new MemoryKnowledge();
   memory.addBot('bot_mem', 'prj_bench');
-  const memoryMs = await ingestOnce(memory, new MemoryObjects(), 'bot_mem', 'prj_bench');
+  const memoryMs = await ingestOnce(memory, memory, new MemoryObjects(), 'bot_mem', 'prj_bench');
   const excerpts = files.flatMap((f) => chunkText(f.body));
   const t = performance.now();
   const mini = new MiniSearch({ fields: ['text'] });

@@ -1,5 +1,6 @@
 /**
- * Knowledge search benchmark (issue 5): a bot with 5,000 excerpts of ~1,000 characters (~5 MB of text).
+ * Knowledge search benchmark (issues 5 and 31): a bot with 5,000 excerpts of ~1,000 characters (~5 MB of text), its
+ * index in `--segments` segments (default 8: what incremental ingestion and its merges leave, at most a few dozen).
  * - cached search: p50 / p99 of the KnowledgeSearch use case with the index in memory (target < 15 ms / < 50 ms);
  * - cold load: the index fetched from S3 (the local stand-in) and opened, as the first search after a cold start
  *   does (target < 300 ms), with a fresh S3 client and a fresh cache each round;
@@ -9,14 +10,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { S3Client } from '@aws-sdk/client-s3';
 import MiniSearch from 'minisearch';
 import { startEmulators } from '#local/emulators.ts';
 import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
 import type { Bot } from '#shared/bots/bot.ts';
-import { buildLexicalIndex, type IndexDocumentInput } from '#shared/knowledge/index/lexical-index.ts';
-import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { buildSegment, Segment, type SegmentDocumentInput } from '#shared/knowledge/index/segment.ts';
+import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { machine, median, numberArg } from './lib/harness.ts';
 import { makePassage, makeVocabulary, seededRandom } from './search-corpus.ts';
@@ -24,12 +25,14 @@ import { makePassage, makeVocabulary, seededRandom } from './search-corpus.ts';
 const ROUNDS = numberArg('rounds', 5);
 const QUERIES = numberArg('queries', 2000);
 const EXCERPTS = 5000;
+const SEGMENTS = numberArg('segments', 8);
 const FILES = 50;
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const random = seededRandom(42);
 const vocabulary = makeVocabulary(40_000, random);
-const documents: IndexDocumentInput[] = Array.from({ length: FILES }, (_, f) => ({
+const documents: SegmentDocumentInput[] = Array.from({ length: FILES }, (_, f) => ({
+  fileKey: `k${f}`,
   fileName: `manual-${String(f).padStart(2, '0')}.${f % 3 === 0 ? 'pdf' : 'md'}`,
   generation: `gen${f}`,
   language: f % 2 ? 'en' : 'pt',
@@ -38,9 +41,22 @@ const documents: IndexDocumentInput[] = Array.from({ length: FILES }, (_, f) => 
 const textBytes = documents.reduce((n, d) => n + d.excerpts.reduce((m, e) => m + Buffer.byteLength(e), 0), 0);
 
 let t = performance.now();
-const indexBytes = buildLexicalIndex(documents);
+const per = Math.ceil(FILES / SEGMENTS);
+const segments = Array.from({ length: Math.ceil(FILES / per) }, (_, i) =>
+  buildSegment(documents.slice(i * per, (i + 1) * per)),
+);
 const buildMs = performance.now() - t;
-const rawBytes = gunzipSync(indexBytes).length;
+const indexBytes = { length: segments.reduce((n, b) => n + b.length, 0) };
+// In memory after a load: the decompressed core plus the text blocks still compressed.
+const rawBytes = segments.reduce((n, b) => n + Segment.load(b).byteLength, 0);
+const refs = segments.map((b, i) => ({
+  id: `seg${String(i).padStart(4, '0')}`,
+  key: `bots/bot_bench/segments/seg${i}.sbks`,
+  docs: per,
+  excerpts: per * (EXCERPTS / FILES),
+  markers: 0,
+  bytes: b.length,
+}));
 
 const bot: Bot = {
   botId: 'bot_bench',
@@ -49,11 +65,7 @@ const bot: Bot = {
   instructions: '',
   createdAt: '',
   updatedAt: '',
-  knowledge: {
-    indexVersion: 1,
-    indexKey: 'bots/bot_bench/index/1.sbkx',
-    liveGenerations: Object.fromEntries(documents.map((d, i) => [`k${i}`, d.generation])),
-  },
+  knowledge: { version: refs.length, segments: refs },
 };
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-search-'));
@@ -69,9 +81,10 @@ const newS3 = () =>
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
 const setupS3 = newS3();
-await new S3KnowledgeObjectStore(setupS3, bucket).put(bot.knowledge.indexKey!, indexBytes, 'application/octet-stream');
+for (const [i, ref] of refs.entries())
+  await new S3KnowledgeObjectStore(setupS3, bucket).put(ref.key, segments[i]!, 'application/octet-stream');
 // Warm the SDK's code paths once (on Lambda this is part of module init, not of the first search).
-await new S3KnowledgeObjectStore(setupS3, bucket).get(bot.knowledge.indexKey!);
+await new S3KnowledgeObjectStore(setupS3, bucket).get(refs[0]!.key);
 
 const logger = createLogger('bench');
 const queries = Array.from({ length: QUERIES }, (_, i) => {
@@ -94,14 +107,14 @@ const miniJson = JSON.stringify(mini);
 
 for (let r = 0; r < ROUNDS; r++) {
   const s3 = newS3();
-  const cache = new IndexCache(new S3KnowledgeObjectStore(s3, bucket));
-  const search = makeKnowledgeSearch({ bots: { get: async () => bot }, indexes: cache, logger });
+  const cache = new SegmentCache(new S3KnowledgeObjectStore(s3, bucket));
+  const search = makeKnowledgeSearch({ bots: { get: async () => bot }, segments: cache, logger });
   t = performance.now();
-  await cache.get(bot.botId, bot.knowledge.indexVersion, bot.knowledge.indexKey!);
+  await cache.view(bot.botId, bot.knowledge.segments);
   const coldLoadMs = performance.now() - t;
   const cold = makeKnowledgeSearch({
     bots: { get: async () => bot },
-    indexes: new IndexCache(new S3KnowledgeObjectStore(s3, bucket)),
+    segments: new SegmentCache(new S3KnowledgeObjectStore(s3, bucket)),
     logger,
   });
   t = performance.now();
@@ -136,9 +149,10 @@ const med = (k: keyof (typeof rounds)[number]) => Number(median(rounds.map((r) =
 const result = {
   machine: machine(),
   excerpts: EXCERPTS,
+  segments: refs.length,
   textMB: Number((textBytes / 1e6).toFixed(2)),
   indexGzipMB: Number((indexBytes.length / 1e6).toFixed(2)),
-  indexRawMB: Number((rawBytes / 1e6).toFixed(2)),
+  indexInMemoryMB: Number((rawBytes / 1e6).toFixed(2)),
   buildMs: Math.round(buildMs),
   rounds: ROUNDS,
   queriesPerRound: QUERIES,

@@ -31,7 +31,9 @@ export function startPoller(opts: {
 }): { stop(): Promise<void> } {
   const abort = new AbortController();
   let stopped = false;
-  const maxBatch = Math.min(10, opts.worker.batchSize);
+  // SQS hands out at most 10 messages per receive; a larger batch (Lambda allows up to 10,000 with a batch window)
+  // is gathered from several receives within the window, as Lambda's pollers do.
+  const maxBatch = Math.max(1, opts.worker.batchSize);
   const slots = Math.max(1, opts.worker.maxConcurrency);
   const running = new Set<Promise<void>>();
 
@@ -55,11 +57,11 @@ export function startPoller(opts: {
       if (stopped) return;
       let messages: Message[];
       try {
-        messages = await receive(maxBatch, 1);
+        messages = await receive(Math.min(10, maxBatch), 1);
         // A partial batch waits up to the batch window to fill (long polls of 1 s: SQS waits in whole seconds).
         const windowEnds = Date.now() + opts.worker.batchWindowSeconds * 1000;
         while (messages.length && messages.length < maxBatch && Date.now() < windowEnds && !stopped) {
-          messages = messages.concat(await receive(maxBatch - messages.length, 1));
+          messages = messages.concat(await receive(Math.min(10, maxBatch - messages.length), 1));
         }
       } catch (error) {
         if (stopped) return;
@@ -92,15 +94,17 @@ export function startPoller(opts: {
     }
     const done = messages.filter((m) => !failed.has(m.MessageId!));
     if (!done.length) return;
-    try {
-      await opts.sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: opts.queueUrl,
-          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
-        }),
-      );
-    } catch (error) {
-      opts.onError?.(error);
+    for (let i = 0; i < done.length; i += 10) {
+      try {
+        await opts.sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: opts.queueUrl,
+            Entries: done.slice(i, i + 10).map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle! })),
+          }),
+        );
+      } catch (error) {
+        opts.onError?.(error);
+      }
     }
   }
 

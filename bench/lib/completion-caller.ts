@@ -26,7 +26,7 @@ export async function completionCaller(
     instructions: "You are the store's assistant. Answer briefly.",
     createdAt: at,
     updatedAt: at,
-    knowledge: { indexVersion: 0, liveGenerations: {} },
+    knowledge: { version: 0, segments: [] },
   });
   return { token, botId };
 }

@@ -13,6 +13,7 @@ export type Delivery = Schemas['Delivery'];
 export type DeliveryPage = Schemas['DeliveryPage'];
 export type Bot = Schemas['Bot'];
 export type KnowledgeFile = Schemas['KnowledgeFile'];
+export type KnowledgeFilePage = Schemas['KnowledgeFilePage'];
 export type ChannelType = Channel['type'];
 export type WebhookHealth = Schemas['WebhookHealth'];
 export type BotCreditUsage = Schemas['BotCreditUsage'];

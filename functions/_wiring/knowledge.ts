@@ -4,7 +4,8 @@ import type { Config } from '#shared/kernel/config.ts';
 import type { Logger } from '#shared/kernel/logger.ts';
 import type { KnowledgeObjectStore } from '#shared/knowledge/knowledge-files.ts';
 import type { KnowledgeSearch } from '#shared/knowledge/knowledge-search.ts';
-import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 import { embeddingsFromConfig } from './embeddings.ts';
 
 export { embeddingsFromConfig } from './embeddings.ts';
@@ -22,7 +23,7 @@ export function knowledgeObjectsFromConfig(cfg: Config): KnowledgeObjectStore {
 }
 
 /**
- * The `KnowledgeSearch` over the function's bot store and the knowledge bucket, with its in-memory index cache: build
+ * The `KnowledgeSearch` over the function's bot store and the knowledge bucket, with its in-memory segment cache: build
  * it once per cold start (module scope). What the search endpoint and the completion endpoint use.
  */
 export function knowledgeSearchFromConfig(
@@ -31,7 +32,7 @@ export function knowledgeSearchFromConfig(
 ): KnowledgeSearch {
   return makeKnowledgeSearch({
     bots: deps.bots,
-    indexes: new IndexCache(deps.objects ?? knowledgeObjectsFromConfig(cfg)),
+    segments: new SegmentCache(deps.objects ?? knowledgeObjectsFromConfig(cfg)),
     logger: deps.logger,
     embeddings: embeddingsFromConfig(cfg),
   });

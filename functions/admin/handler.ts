@@ -6,6 +6,7 @@ import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledge
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
+import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
@@ -141,6 +142,7 @@ const bots = makeBotUseCases({
 knowledge = makeKnowledgeManagement({
   requireBot: bots.requireBot,
   files: new DynamoKnowledgeFileStore(table),
+  index: new DynamoKnowledgeIndexStore(table),
   objects: knowledgeObjects,
   queue: ingestQueue,
   // Browser uploads (presigned POST): without a bucket, asking for an upload URL answers 503 like an upload.

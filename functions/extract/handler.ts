@@ -13,6 +13,7 @@ import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { meteredCreditLedger } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { ocrFromConfig } from '#functions/_wiring/ocr.ts';
+import { pdfOpenerFromConfig } from '#functions/_wiring/untrusted-pdf.ts';
 import { readExtractRequest, type ExtractMode } from '#shared/extract/api/extract-request.ts';
 
 /** Time kept between the end of extraction and the Lambda's own timeout, for the refund and the answer. */
@@ -26,6 +27,8 @@ const table = dynamoTable(cfg);
 const lockSeconds = (routes.find((r) => r.fn === 'extract')?.timeoutSeconds ?? 120) + 10;
 const extractPdf = makeExtractPdf({
   credits: meteredCreditLedger(new DynamoCreditLedger(table), metrics),
+  // In-process on AWS; in a sandbox thread locally (UNTRUSTED_PARSING).
+  openPdf: pdfOpenerFromConfig(cfg),
   ocr: ocrFromConfig(cfg, metrics),
   ...(cfg.BUCKET_TRANSFER ? { uploads: s3ExtractUploadStoreOnFirstUse(cfg, cfg.BUCKET_TRANSFER) } : {}),
   log: logger,

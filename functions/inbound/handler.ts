@@ -2,7 +2,6 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoChannelDirectory } from '#shared/messaging/adapters/dynamo-channel-directory.ts';
 import { channelFromItem } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
-import { parseMail } from '#shared/messaging/adapters/parse-mail.ts';
 import { s3RawReportStoreOnFirstUse } from '#shared/messaging/adapters/lazy-s3-raw-report-store.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
@@ -13,6 +12,7 @@ import { reportsFromSesNotification } from '#shared/messaging/inbound/ses.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
+import { mailParserFromConfig } from '#functions/_wiring/untrusted-mail.ts';
 import { jsonMessage, partialBatchResponse, processEach, workerFunction } from '#shared/http/worker.ts';
 
 // Composition root: built once per cold start.
@@ -26,7 +26,8 @@ const processInbound = makeProcessInbound({
   // The webhooks area's publisher: the same event path as every other producer.
   events: eventPublisherFromConfig(cfg),
   rawReports: s3RawReportStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER')),
-  parseMail,
+  // In-process on AWS; in a sandbox thread locally (UNTRUSTED_PARSING).
+  parseMail: mailParserFromConfig(cfg),
   log: {
     info: (message, extra) => logger.info(message, extra ?? {}),
     warn: (message, extra) => logger.warn(message, extra ?? {}),

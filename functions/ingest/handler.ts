@@ -2,6 +2,8 @@ import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '#shared/kernel/config.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
+import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
+import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 import { s3KnowledgeUploadInboxOnFirstUse } from '#shared/knowledge/adapters/lazy-s3-knowledge-stores.ts';
 import { makeAcceptArrival, objectsCreatedIn } from '#shared/knowledge/arrivals.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
@@ -11,10 +13,12 @@ import { createLogger } from '#shared/kernel/logger.ts';
 import { queues } from '#shared/contract/queues.ts';
 import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#functions/_wiring/knowledge.ts';
 import { ocrFromConfig } from '#functions/_wiring/ocr.ts';
+import { pdfOpenerFromConfig } from '#functions/_wiring/untrusted-pdf.ts';
+import { documentReaderFromConfig } from '#functions/_wiring/untrusted-text.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { partialBatchResponse, workerFunction } from '#shared/http/worker.ts';
 
-// Composition root: built once per cold start; analysed files stay cached between batches.
+// Composition root: built once per cold start; segments stay cached between batches (merges read them from memory).
 const cfg = config();
 const logger = createLogger('ingest');
 const metrics = new PowertoolsMetrics('ingest');
@@ -26,9 +30,13 @@ const acceptArrival = cfg.BUCKET_KNOWLEDGE
   : undefined;
 const ingest = makeIngestKnowledge({
   files,
+  index: new DynamoKnowledgeIndexStore(table),
   objects,
+  segments: new SegmentCache(objects, 256 * 1024 * 1024),
   // The extract route's OCR: same engine choice, DPI and per-page time limit (OCR_* settings).
-  readPdf: makePdfPageReader(ocrFromConfig(cfg, metrics)),
+  readPdf: makePdfPageReader(ocrFromConfig(cfg, metrics), PDF_READ_BUDGET_MS, pdfOpenerFromConfig(cfg)),
+  // HTML and Markdown: in-process on AWS, in a sandbox thread locally (UNTRUSTED_PARSING), as PDFs.
+  readText: documentReaderFromConfig(cfg),
   // Text files keep the default 120 s; a PDF may be a scan read page by page by OCR (sized for 100 pages).
   pdfBudgetMs: PDF_READ_BUDGET_MS,
   embeddings: embeddingsFromConfig(cfg),
@@ -36,9 +44,9 @@ const ingest = makeIngestKnowledge({
 });
 
 /**
- * The `ingest` queue worker. A message is an ingest job (a PUT upload, a delete's rebuild) or an S3 event
+ * The `ingest` queue worker. A message is an ingest job (a PUT upload, a delete's merge request) or an S3 event
  * notification (a browser upload landed: ../../shared/knowledge/arrivals.ts decides whether it becomes a job).
- * Jobs are grouped by bot so a batch of uploads to one bot rebuilds its index once. A bot whose jobs fail
+ * Jobs are grouped by bot so a batch of uploads to one bot becomes one segment of its index. A bot whose jobs fail
  * transiently reports its records as batch item failures (they come back after the visibility timeout); on the last
  * receive the use case marks the files `failed` instead of throwing.
  */

@@ -54,6 +54,8 @@ const NOT_OVERRIDABLE = new Set([
   'ADMIN_KEY',
   'SECRETS_KEY',
   'OPENAI_API_KEY',
+  // A bundle runs as on Lambda, parsing in-process: its thread is the function's sandbox here.
+  'UNTRUSTED_PARSING',
 ]);
 
 /** Names the template sets to resources and per-function values: the template's always win. */

@@ -1,19 +1,43 @@
 import { DomainError } from '../kernel/domain-error.ts';
 import type { Page, PageRequest } from '../kernel/page.ts';
 
+/** One segment of a bot's search index: an immutable S3 object (see shared/knowledge/index/segment.ts). */
+export interface KnowledgeSegmentRef {
+  /** Time-ordered: a later segment has a greater id. */
+  id: string;
+  /** S3 key of the segment object. */
+  key: string;
+  /** Documents (file versions), excerpts and delete markers it holds, and its compressed size. */
+  docs: number;
+  excerpts: number;
+  markers: number;
+  bytes: number;
+}
+
 /**
- * Where a bot's knowledge stands, as the search needs it in the same read as the bot: the published index (one
- * versioned S3 object) and the generations of the files whose excerpts may be shown. An excerpt in the index whose
- * file generation is not in `liveGenerations` is invisible, which is how a delete or a replacement takes effect at
- * once, before the index is rebuilt.
+ * Where a bot's knowledge stands, as the search needs it in the same read as the bot: the segments of its index.
+ * Which file versions are searchable follows from the segments alone (the newest generation of each file that no
+ * delete marker covers), so this one small read is a consistent state: a file is in it whole or not at all.
+ * The list stays short (segments are merged in the background), whatever the number of files.
  */
 export interface BotKnowledgeState {
-  /** 0 until the first index is published. */
-  indexVersion: number;
-  /** S3 key of the published index; absent before the first publish. */
-  indexKey?: string;
-  /** fileKey → generation of the files that are ready and searchable. */
-  liveGenerations: Record<string, string>;
+  /** Counts changes to the segment list (0 before the first). */
+  version: number;
+  segments: KnowledgeSegmentRef[];
+}
+
+/** A stored segment map (id → ref without its id), as a list in id order. */
+export function segmentRefs(map: unknown): KnowledgeSegmentRef[] {
+  return Object.entries((map as Record<string, Omit<KnowledgeSegmentRef, 'id'>> | undefined) ?? {})
+    .map(([id, ref]) => ({
+      id,
+      key: ref.key,
+      docs: Number(ref.docs ?? 0),
+      excerpts: Number(ref.excerpts ?? 0),
+      markers: Number(ref.markers ?? 0),
+      bytes: Number(ref.bytes ?? 0),
+    }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** A bot: instructions and knowledge that belong to one project. */

@@ -7,6 +7,8 @@ export {
   BotNotFoundError,
   type BotPatch,
   type BotStore,
+  type KnowledgeSegmentRef,
   resolveBotForProject,
+  segmentRefs,
 } from './bot.ts';
 export { type BotDeps, type BotUseCases, makeBotUseCases } from './manage-bots.ts';

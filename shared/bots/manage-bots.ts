@@ -39,7 +39,7 @@ export function makeBotUseCases(deps: BotDeps) {
         ...(fields.temperature !== undefined ? { temperature: fields.temperature } : {}),
         createdAt: at,
         updatedAt: at,
-        knowledge: { indexVersion: 0, liveGenerations: {} },
+        knowledge: { version: 0, segments: [] },
       };
       await deps.bots.create(bot);
       return bot;

@@ -71,13 +71,23 @@ export const keys = {
     sk: hour,
   }),
   /**
-   * The bot itself, its project id, and its knowledge state (index version and key, the `current` upload generation
-   * per file and the `live` generation per searchable file). Keyed by bot id so the Bots API resolves a bot in one
-   * consistent GetItem and can tell another project's bot (403) from none (404).
+   * The bot itself, its project id, and its knowledge state: the segments of its search index (`ksegs`, a map of
+   * segment id → S3 key and counts, kept short by background merges), `kver` (counts changes), `kmerge` (until when
+   * a merge holds the bot), `kretired` (merged-away segment objects, deleted a while later). Nothing per file:
+   * files are their own items. Keyed by bot id so the Bots API resolves a bot in one consistent GetItem and can tell
+   * another project's bot (403) from none (404).
    */
   bot: (botId: string) => ({ pk: botPartition(botId), sk: 'BOT' }),
-  /** One knowledge file of a bot (status, chunks, error). */
-  knowledgeFile: (botId: string, fileKey: string) => ({ pk: botPartition(botId), sk: `FILE#${fileKey}` }),
+  /**
+   * One knowledge file of a bot (status, chunks, error), keyed by its name so the listing pages through a bot's
+   * files by name (a name is at most 255 UTF-16 units, at most 765 bytes of UTF-8: within the 1,024-byte sort key).
+   */
+  knowledgeFile: (botId: string, fileName: string) => ({ pk: botPartition(botId), sk: `FILE#${fileName}` }),
+  /**
+   * Which file name a file key stands for (`fileKeyOf(name)`, a hash): written when an upload URL is issued, read
+   * when the browser's object lands (its S3 key carries the file key, not the name).
+   */
+  knowledgeFileName: (botId: string, fileKey: string) => ({ pk: botPartition(botId), sk: `FKEY#${fileKey}` }),
   /** The project's listing entry for one of its bots. */
   botEntry: (projectId: string, botId: string) => ({ pk: projectPartition(projectId), sk: `BOT#${botId}` }),
 };
@@ -113,7 +123,10 @@ export const collections = {
   channels: (projectId: string): Collection => ({ pk: projectPartition(projectId), skPrefix: 'CH#' }),
   integrations: (projectId: string): Collection => ({ pk: projectPartition(projectId), skPrefix: 'INT#' }),
   botEntries: (projectId: string): Collection => ({ pk: projectPartition(projectId), skPrefix: 'BOT#' }),
+  /** A bot's knowledge files, by name (byte order of the UTF-8 name). */
   knowledgeFiles: (botId: string): Collection => ({ pk: botPartition(botId), skPrefix: 'FILE#' }),
+  /** A bot's file-key → name entries. */
+  knowledgeFileNames: (botId: string): Collection => ({ pk: botPartition(botId), skPrefix: 'FKEY#' }),
   /** A channel's messages; the sort key after the prefix is time, then message id. */
   messages: (projectId: string, channelId: string): Collection => ({
     pk: projectPartition(projectId),

@@ -80,18 +80,21 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     maxConcurrency: 20,
     access: deliverAccess,
   },
-  // Knowledge ingestion: a batch groups uploads per bot so each bot's index is rebuilt once per batch.
+  // Knowledge ingestion: a batch groups uploads per bot so each bot gets one index segment per batch.
   // Sized for a 100-page scan read with OCR as the extract route does (Textract, 8 pages at a time, 200 DPI renders):
   // about 0.3-0.5 s of rendering per page on ~1.2 vCPU (2048 MB) plus Textract's 1-2 s, so ~1-2 minutes; the PDF
-  // read gets 480 s (shared/knowledge/pdf-reader.ts) and the rest of the 600 s is left for the index rebuild.
+  // read gets 480 s (shared/knowledge/pdf-reader.ts); the rest of the 600 s is left for the batch's segment.
+  // Batches of up to 20 (gathered within the 1 s window): each batch is one index segment and a few fixed round trips.
+  // 4 batches at once (issue 31): ingestion keeps pace with 8 concurrent uploaders (BENCHMARKS.md); batches of one
+  // bot never conflict (each adds its own segment), and a PDF's OCR still runs one PDF per batch at a time.
   {
     fn: 'ingest',
     queue: 'ingest',
-    batchSize: 10,
+    batchSize: 20,
     batchWindowSeconds: 1,
     timeoutSeconds: 600,
     memoryMb: 2048,
-    maxConcurrency: 2,
+    maxConcurrency: 4,
     access: {
       textract: true,
       table: { read: true, write: true },

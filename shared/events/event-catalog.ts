@@ -92,6 +92,14 @@ const inboundData = z.object({
   references: z.optional(z.array(z.string())),
   attachments: z.optional(z.array(z.object({ fileName: z.string(), contentType: z.string(), bytes: z.number() }))),
   authentication: z.optional(mailAuthentication),
+  truncated: z.optional(
+    withMeta(z.literal(true), {
+      description:
+        'Present when a part of the received message was over its ceiling and was cut: for email, `text` over ' +
+        '1,000,000 characters, `html` over 5,000,000, `subject` over 2,000, or more than 100 `cc`, `references` or ' +
+        '`attachments`. What is there is the start of the part.',
+    }),
+  ),
 });
 
 const testData = z.object({ integrationId: z.string(), message: z.string() });

@@ -7,6 +7,7 @@ import {
   PdfTooLargeError,
   type OcrOptions,
   type OpenPdf,
+  type PdfOpener,
   type PdfPage,
   type UnreadableReason,
 } from '../pdf/index.ts';
@@ -37,6 +38,8 @@ export interface ExtractPdfDeps {
   ocr?: OcrOptions;
   /** Needed for `fileKey` sources. */
   uploads?: UploadStore;
+  /** How PDFs are opened: in this thread by default, or in a sandbox thread. */
+  openPdf?: PdfOpener;
   log: ExtractLog;
   now?: () => number;
   newChargeId?: () => string;
@@ -46,13 +49,15 @@ export interface ExtractPdfDeps {
  * `POST /api/v1/ai/extract`, after auth, rate limit and body parsing, for both ways the file arrives:
  * 1. get the bytes: the multipart file, or the caller's own upload (400 for another project's key or a missing one,
  *    400 FILE_TOO_LARGE above 25 MB);
- * 2. validate: `%PDF-` at byte 0, then the PDF's structure parses, needs no password and holds no compressed
- *    stream that expands beyond the limits (400 VALIDATION_ERROR);
+ * 2. validate: `%PDF-` at byte 0, then the PDF's structure parses, needs no password, and what opening decodes
+ *    (cross-reference and object streams) stays within the decode limits (400 VALIDATION_ERROR);
  * 3. charge 1 bot credit; a spent balance fails the conditional charge: 402 ERR_NO_BOT_CREDITS, nothing charged;
  * 4. read every page: text layer, else render + OCR;
  * 5. nothing readable anywhere, or more text than an answer can carry (5 MB): 502 EXTRACTION_FAILED saying why;
- * 6. settle; on any failure after the charge (400 for a page that turns out damaged, 502, 504, unexpected 500),
- *    refund exactly once.
+ *    a page whose decoding passes a ceiling (a stream, an image, the page's total, its time; contract §15) or that
+ *    turns out damaged: 400 VALIDATION_ERROR, as if refused before the charge;
+ * 6. settle; on any failure after the charge (400, 502, 504, unexpected 500), refund exactly once: refused work is
+ *    never charged.
  */
 export function makeExtractPdf(deps: ExtractPdfDeps) {
   const now = deps.now ?? Date.now;
@@ -121,7 +126,7 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
 
   async function open(bytes: Uint8Array, signal: AbortSignal): Promise<OpenPdf> {
     try {
-      return await openPdf(bytes, { signal });
+      return await (deps.openPdf ?? openPdf)(bytes, { signal });
     } catch (error) {
       if (error instanceof PdfError) throw new InvalidFileError(error.message, 'file', error.reason.replace('-', '_'));
       throw error;
@@ -144,6 +149,9 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
 function afterCharge(error: unknown, signal: AbortSignal): unknown {
   if (error instanceof ExtractionFailedError) return error;
   if (signal.aborted && error === signal.reason) return new ExtractionTimeoutError(true);
+  // Decoding a page passed a ceiling (contract §15): the file is refused as at opening, 400, the credit refunded.
+  if (error instanceof PdfTooLargeError && error.decoding)
+    return new InvalidFileError(error.message, 'file', 'too_large', error);
   // The file was valid and is read; its text is more than one answer can carry: the extraction failed (refunded).
   if (error instanceof PdfTooLargeError) return new ExtractionFailedError(error.message, error);
   if (error instanceof PdfError) return new InvalidFileError(error.message, 'file', error.reason);

@@ -4,6 +4,7 @@ import { asHttpError } from './domain-errors.ts';
 import { HttpError } from './errors.ts';
 import { isWellFormedRequestId, resolveRequestId } from './request-id.ts';
 import { json, type APIGatewayProxyEvent, type Context, type HttpEvent, type HttpResult } from './types.ts';
+import { JsonShapeError, parseBoundedJson } from '../kernel/json-shape.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { InvocationMetrics } from '../kernel/metrics.ts';
 import { observeInvocation } from './invocation.ts';
@@ -127,8 +128,10 @@ function bodyByteLength(event: APIGatewayProxyEvent): number {
 }
 
 /**
- * Parses a JSON object body: 413 PAYLOAD_TOO_LARGE over the limit (measured before parsing), 400 INVALID_JSON when
- * it does not parse, 400 VALIDATION_ERROR when the top level is not an object.
+ * Parses a JSON object body: 413 PAYLOAD_TOO_LARGE over the limit (measured before parsing), 400 VALIDATION_ERROR when
+ * it nests deeper than 64 levels or holds more than 100,000 objects and arrays (checked before parsing:
+ * ../kernel/json-shape.ts), 400 INVALID_JSON when it does not parse, 400 VALIDATION_ERROR when the top level is not
+ * an object.
  */
 export function parseJsonObjectBody(
   event: APIGatewayProxyEvent,
@@ -140,8 +143,13 @@ export function parseJsonObjectBody(
   const text = event.isBase64Encoded ? bodyBytes(event).toString('utf8') : (event.body ?? '');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
-  } catch {
+    parsed = parseBoundedJson(text);
+  } catch (error) {
+    // Valid JSON past a shape ceiling (contract §15): a validation error, as for any other field over its limit.
+    if (error instanceof JsonShapeError)
+      throw new HttpError(400, 'VALIDATION_ERROR', error.message, {
+        details: [{ path: '', message: error.message, code: 'too_big' }],
+      });
     throw new HttpError(400, 'INVALID_JSON', 'The request body is not valid JSON.');
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {

@@ -103,6 +103,16 @@ const schema = z.object({
   SEND_PROVIDER_TIMEOUT_MS: z._default(positiveInt(60_000), 10_000),
   /** OCR for extract pages without a text layer: default `tesseract` locally, `textract` on AWS; `none` turns it off. */
   OCR_ENGINE: z.optional(z.enum(['tesseract', 'textract', 'none'])),
+  /**
+   * Where untrusted bytes (PDFs, mail, HTML and Markdown knowledge files) are parsed: `inline` (AWS: the Lambda's
+   * memory and timeout are the sandbox) or `thread` (the local runner's default: a worker thread with a heap ceiling
+   * and a deadline, off the threads that serve every other request).
+   */
+  UNTRUSTED_PARSING: z.optional(z.enum(['inline', 'thread'])),
+  /** `thread` parsing: V8 heap of one parsing worker, MB. */
+  SANDBOX_MEMORY_MB: z._default(z.coerce.number().check(z.int(), z.gte(64), z.lte(8192)), 512),
+  /** `thread` parsing: parsing workers busy at once per function; more files wait their turn. */
+  SANDBOX_THREADS: z._default(positiveInt(16), 2),
   /** Pages OCRed at once: tesseract worker threads (default 1), or Textract calls in flight (default 8). */
   OCR_CONCURRENCY: z.optional(positiveInt(64)),
   OCR_DPI: z._default(z.coerce.number().check(z.int(), z.gte(72), z.lte(600)), 200),
@@ -122,6 +132,7 @@ export interface Config extends RawConfig {
   modelProvider: 'bedrock' | 'openai' | 'offline';
   webhookAllowPrivate: boolean;
   smtpAllowedPorts: readonly number[] | 'any';
+  untrustedParsing: 'inline' | 'thread';
 }
 
 const MAIL_PORTS: readonly number[] = [25, 465, 587, 2525];
@@ -147,6 +158,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     modelProvider: raw.MODEL_PROVIDER ?? (local ? 'offline' : 'bedrock'),
     webhookAllowPrivate: raw.WEBHOOK_ALLOW_PRIVATE ?? local,
     smtpAllowedPorts: smtpAllowedPorts(raw.SMTP_ALLOWED_PORTS, local),
+    untrustedParsing: raw.UNTRUSTED_PARSING ?? (local ? 'thread' : 'inline'),
   };
 }
 

@@ -37,9 +37,9 @@ export interface ArrivalDeps {
 export function makeAcceptArrival(deps: ArrivalDeps) {
   const clock = deps.clock ?? (() => new Date());
 
-  async function refuse(botId: string, fileKey: string, generation: string, key: string, reason: string) {
-    deps.logger.info('knowledge upload refused', { botId, fileKey, reason });
-    await deps.files.markFailed(botId, fileKey, generation, reason, clock());
+  async function refuse(botId: string, fileName: string, generation: string, key: string, reason: string) {
+    deps.logger.info('knowledge upload refused', { botId, fileName, reason });
+    await deps.files.markFailed(botId, fileName, generation, reason, clock());
     await deps.objects.delete([key]).catch(() => undefined);
   }
 
@@ -50,7 +50,8 @@ export function makeAcceptArrival(deps: ArrivalDeps) {
       return undefined;
     }
     const { botId, fileKey, generation } = bound;
-    const file = await deps.files.get(botId, fileKey);
+    const fileName = await deps.files.nameOf(botId, fileKey);
+    const file = fileName === undefined ? undefined : await deps.files.get(botId, fileName);
     if (!file || file.generation !== generation || file.objectKey !== arrived.key) {
       deps.logger.info('upload for a replaced or deleted generation dropped', { botId, fileKey, generation });
       if (!file || file.objectKey !== arrived.key) await deps.objects.delete([arrived.key]).catch(() => undefined);
@@ -60,7 +61,7 @@ export function makeAcceptArrival(deps: ArrivalDeps) {
     if (file.uploadExpiresAt && arrived.at.getTime() > Date.parse(file.uploadExpiresAt)) {
       await refuse(
         botId,
-        fileKey,
+        file.fileName,
         generation,
         arrived.key,
         'The upload URL had expired when the file arrived; ask for a new one.',
@@ -72,7 +73,7 @@ export function makeAcceptArrival(deps: ArrivalDeps) {
     if (object.bytes > KNOWLEDGE_MAX_BYTES || object.bytes === 0) {
       await refuse(
         botId,
-        fileKey,
+        file.fileName,
         generation,
         arrived.key,
         object.bytes === 0
@@ -85,14 +86,14 @@ export function makeAcceptArrival(deps: ArrivalDeps) {
     if (arrivedType !== file.contentType) {
       await refuse(
         botId,
-        fileKey,
+        file.fileName,
         generation,
         arrived.key,
         `The uploaded file was sent as ${arrivedType || 'no type'}, not the declared ${file.contentType}.`,
       );
       return undefined;
     }
-    return { kind: 'file', botId, fileKey, generation };
+    return { kind: 'file', botId, fileKey, fileName: file.fileName, generation };
   };
 }
 

@@ -16,14 +16,27 @@ export {
 } from './embed-texts.ts';
 export { type EmbeddingsProvider, unitVector } from './embeddings.ts';
 export { compileFileFilters, compileFilePattern } from './file-pattern.ts';
+export { type CompactionDeps, type CompactionOptions, makeCompaction } from './compaction.ts';
 export {
-  buildLexicalIndex,
-  type IndexDocument,
-  type IndexDocumentInput,
-  LexicalIndex,
+  BM25_B,
+  BM25_K1,
+  KnowledgeView,
+  type LoadedSegment,
+  newestMarkers,
+  type RankingOptions,
   type ScoredExcerpt,
   topExcerpts,
-} from './index/lexical-index.ts';
+  type ViewDoc,
+} from './index/knowledge-view.ts';
+export {
+  buildSegment,
+  type DeleteMarker,
+  mergeSegments,
+  Segment,
+  type SegmentDoc,
+  type SegmentDocumentInput,
+  type SegmentOptions,
+} from './index/segment.ts';
 export { type IngestDeps, type IngestKnowledge, makeIngestKnowledge } from './ingest.ts';
 export {
   fileKeyOf,
@@ -37,10 +50,13 @@ export {
   type KnowledgeFile,
   type KnowledgeFileStatus,
   type KnowledgeFileStore,
+  type KnowledgeIndexStore,
   knowledgeObjectKeys,
   type KnowledgeObjectStore,
   type KnowledgeUploadInbox,
   newGeneration,
+  newSegmentId,
+  type Page,
   parseIncomingKey,
   type StartUploadOutcome,
 } from './knowledge-files.ts';
@@ -55,8 +71,18 @@ export {
   UploadTooLargeError,
 } from './manage.ts';
 export { makePdfPageReader, PDF_READ_BUDGET_MS } from './pdf-reader.ts';
-export { IndexCache, type KnowledgeSearchDeps, makeKnowledgeSearch } from './search.ts';
-export { detectLanguage, documentTerms, foldAccents, type Language, queryTermGroups, words } from './text/analyzer.ts';
+export { fuseRankings, type KnowledgeSearchDeps, makeKnowledgeSearch } from './search.ts';
+export { SegmentCache } from './segment-cache.ts';
+export {
+  detectLanguage,
+  documentTerms,
+  foldAccents,
+  type Language,
+  type QueryTerm,
+  queryTermGroups,
+  queryTerms,
+  words,
+} from './text/analyzer.ts';
 export { type ChunkOptions, chunkText, DEFAULT_CHUNKING, normalizeText } from './text/chunker.ts';
 export {
   decodeText,

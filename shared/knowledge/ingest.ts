@@ -1,45 +1,43 @@
 import type { Logger } from '../kernel/logger.ts';
-import type { EmbeddingsProvider } from './embeddings.ts';
-import { buildLexicalIndex, type IndexDocumentInput } from './index/lexical-index.ts';
-import {
-  knowledgeObjectKeys,
-  type IngestJob,
-  type KnowledgeFileStore,
-  type KnowledgeObjectStore,
-} from './knowledge-files.ts';
-import { detectLanguage, documentTerms, type Language } from './text/analyzer.ts';
 import { checkTimeBudget, startTimeBudget, TimeBudgetExceededError } from '../kernel/time-budget.ts';
-import { chunkText, DEFAULT_CHUNKING, type ChunkOptions } from './text/chunker.ts';
-import { extractDocumentText, UnreadableDocumentError, type PdfPageReader } from './text/extract.ts';
-
-/** A file's excerpts as stored next to the upload (`bots/<botId>/excerpts/<generation>.json`). */
-interface StoredExcerpts {
-  fileName: string;
-  language: Language;
-  excerpts: string[];
-  embeddingModel?: string;
-  /** Float32 vectors, concatenated, base64. */
-  vectors?: string;
-}
-
-interface AnalyzedFile extends IndexDocumentInput {
-  terms: string[][];
-  chars: number;
-  embeddingModel?: string;
-}
+import { type CompactionOptions, makeCompaction } from './compaction.ts';
+import type { EmbeddingsProvider } from './embeddings.ts';
+import { buildSegment, type DeleteMarker, Segment, type SegmentDocumentInput } from './index/segment.ts';
+import {
+  type IngestJob,
+  type KnowledgeFile,
+  type KnowledgeFileStore,
+  type KnowledgeIndexStore,
+  type KnowledgeObjectStore,
+  knowledgeObjectKeys,
+  newSegmentId,
+} from './knowledge-files.ts';
+import type { SegmentCache } from './segment-cache.ts';
+import { detectLanguage, documentTerms } from './text/analyzer.ts';
+import { type ChunkOptions, chunkText, DEFAULT_CHUNKING } from './text/chunker.ts';
+import {
+  type DocumentReader,
+  extractDocumentText,
+  type PdfPageReader,
+  UnreadableDocumentError,
+} from './text/extract.ts';
 
 export interface IngestDeps {
   files: KnowledgeFileStore;
+  index: KnowledgeIndexStore;
   objects: KnowledgeObjectStore;
+  /** Segments in memory: a new segment is kept there, so the merge that may follow reads nothing back. */
+  segments: SegmentCache;
   logger: Logger;
   readPdf?: PdfPageReader;
+  /**
+   * How a file's bytes become text (default {@link extractDocumentText} in this thread; the local runner reads HTML
+   * and Markdown in a sandbox thread, functions/_wiring/untrusted-parsing.ts).
+   */
+  readText?: DocumentReader;
   embeddings?: EmbeddingsProvider;
   chunking?: ChunkOptions;
   clock?: () => Date;
-  /** Analysed files kept in memory between rebuilds, in characters of text (default 64 M). */
-  cacheChars?: number;
-  /** Publish attempts when concurrent rebuilds of the same bot conflict (default 6). */
-  maxPublishAttempts?: number;
   /** Texts per embeddings request (default 32). */
   embeddingBatchSize?: number;
   /** Time one file may take from bytes to excerpts (default 120 s); past it the file is `failed`, not retried. */
@@ -49,19 +47,33 @@ export interface IngestDeps {
    * function gives 480 s, a 100-page scan); the PDF reader's own limits bound the parsing.
    */
   pdfBudgetMs?: number;
+  /**
+   * Text files of one batch read and analysed at once (default 4): their reads overlap, their CPU work does not.
+   * PDFs go one at a time, as before (OCR runs a PDF's pages in parallel already).
+   */
+  fileConcurrency?: number;
   /** Milliseconds clock for the time budget (default `Date.now`). */
   now?: () => number;
+  compaction?: CompactionOptions;
 }
 
+/** What one file of a batch came to. */
+type Outcome =
+  | { kind: 'ready'; file: KnowledgeFile; doc: SegmentDocumentInput; settled: { bytes: number; ocrPages?: number } }
+  | { kind: 'failed'; file: KnowledgeFile; reason: string };
+
 /**
- * Ingestion of a bot's knowledge, for the ingest worker. For each new upload:
- * 1. skip it if a newer upload or a delete replaced it; 2. read its bytes and extract the text (PDF text layer,
- * HTML without scripts and styles, Markdown without markup); an unreadable file is marked `failed` with the reason;
- * 3. split the text into excerpts, detect its language, embed the excerpts when a model is configured, and store
- * the excerpts next to the upload; 4. rebuild the bot's index from every searchable file plus the new ones and
- * publish it (conditional on nothing having changed meanwhile, else rebuild again), which makes the new files
- * searchable; 5. mark them `ready`. Transient failures throw (the queue retries); on the last attempt the file is
- * marked `failed` instead, so no file stays `processing` for ever.
+ * Ingestion of a bot's knowledge, for the ingest worker. For each batch of uploads to one bot:
+ * 1. the newest upload of each name that is still `processing` (a newer upload or a delete wins over an older one);
+ * 2. read its bytes and extract the text (PDF text layer or OCR, HTML without scripts and styles, Markdown without
+ *    markup); split it into excerpts, detect its language, embed the excerpts when a model is configured; an
+ *    unreadable file becomes a delete marker (an older version of it leaves search) and `failed` with the reason;
+ * 3. write one segment with the batch's files and markers and list it on the bot item: from that one write the new
+ *    versions are searchable and the old ones are not (work proportional to the batch, not to the bot's knowledge);
+ * 4. mark the files `ready` (or `failed`);
+ * 5. merge segments in the background when they have become many (./compaction.ts).
+ * Transient failures throw (the queue retries); on the last attempt the files are marked `failed` instead, so no
+ * file stays `processing` for ever. A merge failure never fails the batch.
  */
 export function makeIngestKnowledge(deps: IngestDeps) {
   const clock = deps.clock ?? (() => new Date());
@@ -69,27 +81,7 @@ export function makeIngestKnowledge(deps: IngestDeps) {
   const budgetFor = (contentType: string) =>
     contentType === 'application/pdf' ? (deps.pdfBudgetMs ?? fileBudgetMs) : fileBudgetMs;
   const chunking = deps.chunking ?? DEFAULT_CHUNKING;
-  const cache = new AnalyzedCache(deps.cacheChars ?? 64_000_000);
-  const maxAttempts = deps.maxPublishAttempts ?? 6;
-
-  function analyze(
-    fileName: string,
-    generation: string,
-    language: Language,
-    excerpts: string[],
-    vectors?: Float32Array[],
-    embeddingModel?: string,
-  ): AnalyzedFile {
-    return {
-      fileName,
-      generation,
-      language,
-      excerpts,
-      terms: excerpts.map((e) => documentTerms(e, language)),
-      chars: excerpts.reduce((n, e) => n + e.length, 0),
-      ...(vectors ? { vectors, embeddingModel } : {}),
-    };
-  }
+  const compaction = makeCompaction({ ...deps, options: deps.compaction });
 
   async function embed(excerpts: string[]): Promise<Float32Array[] | undefined> {
     if (!deps.embeddings) return undefined;
@@ -101,198 +93,167 @@ export function makeIngestKnowledge(deps: IngestDeps) {
     return out;
   }
 
-  async function loadAnalyzed(botId: string, generation: string): Promise<AnalyzedFile | undefined> {
-    const cached = cache.get(generation);
-    if (cached) return cached;
-    let stored: StoredExcerpts;
+  /** One file from bytes to excerpts; unreadable (or over its time budget) is an outcome, anything else throws. */
+  async function analyse(file: KnowledgeFile): Promise<Outcome> {
     try {
-      stored = JSON.parse(
-        Buffer.from(await deps.objects.get(knowledgeObjectKeys.excerpts(botId, generation))).toString('utf8'),
-      ) as StoredExcerpts;
-    } catch (error) {
-      deps.logger.error('excerpts of a searchable file could not be read; left out of this index', {
-        botId,
-        generation,
-        cause: String(error),
+      const bytes = await deps.objects.get(file.objectKey);
+      const budget = startTimeBudget(budgetFor(file.contentType), deps.now);
+      const { text, ocrPages } = await (deps.readText ?? extractDocumentText)(bytes, file.contentType, {
+        charset: file.charset,
+        readPdf: deps.readPdf,
+        budget,
       });
-      return undefined;
+      const excerpts = chunkText(text, chunking);
+      if (!excerpts.length) throw new UnreadableDocumentError('The file has no readable text.');
+      checkTimeBudget(budget);
+      const language = detectLanguage(text);
+      const vectors = await embed(excerpts);
+      return {
+        kind: 'ready',
+        file,
+        doc: {
+          fileKey: file.fileKey,
+          fileName: file.fileName,
+          generation: file.generation,
+          language,
+          excerpts,
+          terms: excerpts.map((e) => documentTerms(e, language)),
+          ...(vectors ? { vectors } : {}),
+        },
+        settled: { bytes: bytes.length, ...(ocrPages !== undefined ? { ocrPages } : {}) },
+      };
+    } catch (error) {
+      if (error instanceof UnreadableDocumentError || error instanceof TimeBudgetExceededError) {
+        deps.logger.info('knowledge file unreadable', {
+          botId: file.botId,
+          fileKey: file.fileKey,
+          reason: error.message,
+        });
+        return { kind: 'failed', file, reason: error.message };
+      }
+      throw error;
     }
-    const vectors = stored.vectors
-      ? splitVectors(Buffer.from(stored.vectors, 'base64'), stored.excerpts.length)
-      : undefined;
-    const analyzed = analyze(
-      stored.fileName,
-      generation,
-      stored.language,
-      stored.excerpts,
-      vectors,
-      stored.embeddingModel,
-    );
-    cache.set(generation, analyzed);
-    return analyzed;
   }
 
-  /** Builds and publishes the bot's index with `added` (fileKey → generation) made searchable. */
-  async function publish(botId: string, added: Map<string, AnalyzedFile>): Promise<Map<string, AnalyzedFile>> {
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const state = await deps.files.indexState(botId);
-      if (!state) return new Map(); // the bot was deleted
-      const stillCurrent = new Map([...added].filter(([fileKey, file]) => state.current[fileKey] === file.generation));
-      const documents: IndexDocumentInput[] = [];
-      for (const [fileKey, generation] of Object.entries(state.live)) {
-        if (stillCurrent.has(fileKey)) continue;
-        const doc = await loadAnalyzed(botId, generation);
-        if (doc) documents.push(doc);
-      }
-      documents.push(...stillCurrent.values());
-      const model = deps.embeddings?.model;
-      const lexicalOnly = !model || documents.some((d) => !d.vectors || (d as AnalyzedFile).embeddingModel !== model);
-      const bytes = buildLexicalIndex(lexicalOnly ? documents.map((d) => ({ ...d, vectors: undefined })) : documents, {
-        builtAt: clock(),
-        ...(lexicalOnly ? {} : { embeddingModel: model }),
-      });
-      const key = knowledgeObjectKeys.index(botId, state.version + 1);
-      await deps.objects.put(key, bytes, 'application/octet-stream');
-      const published = await deps.files.publishIndex(botId, {
-        expectedVersion: state.version,
-        key,
-        previousKey: state.key,
-        added: Object.fromEntries([...stillCurrent].map(([k, f]) => [k, f.generation])),
-      });
-      if (published) {
-        // The index before the previous one: no search can still be loading it (they read the bot first).
-        if (state.previousKey) await deps.objects.delete([state.previousKey]).catch(() => undefined);
-        deps.logger.info('knowledge index published', {
-          botId,
-          version: state.version + 1,
-          documents: documents.length,
-          bytes: bytes.length,
-        });
-        return stillCurrent;
-      }
-      await deps.objects.delete([key]).catch(() => undefined);
-    }
-    throw new Error(`index of bot ${botId} could not be published: ${maxAttempts} conflicting rebuilds`);
+  /** Writes the batch's segment and lists it; false when the bot is gone. */
+  async function publish(botId: string, docs: SegmentDocumentInput[], markers: DeleteMarker[]): Promise<boolean> {
+    const at = clock();
+    const id = newSegmentId(at);
+    const key = knowledgeObjectKeys.segment(botId, id);
+    const bytes = buildSegment(docs, {
+      markers,
+      builtAt: at,
+      ...(deps.embeddings ? { embeddingModel: deps.embeddings.model } : {}),
+    });
+    await deps.objects.put(key, bytes, 'application/octet-stream');
+    deps.segments.remember(key, Segment.load(bytes));
+    const listed = await deps.index.addSegment(botId, {
+      id,
+      key,
+      docs: docs.length,
+      excerpts: docs.reduce((n, d) => n + d.excerpts.length, 0),
+      markers: markers.length,
+      bytes: bytes.length,
+    });
+    if (!listed) await deps.objects.delete([key]).catch(() => undefined);
+    else
+      deps.logger.info('knowledge segment published', { botId, segment: id, docs: docs.length, bytes: bytes.length });
+    return listed;
   }
 
   return async function ingestBot(botId: string, jobs: IngestJob[], options: { finalAttempt: boolean }): Promise<void> {
     const latest = new Map<string, string>();
     for (const job of jobs) {
       if (job.kind !== 'file') continue;
-      const seen = latest.get(job.fileKey);
-      if (!seen || seen < job.generation) latest.set(job.fileKey, job.generation);
+      const fileName = job.fileName ?? (await deps.files.nameOf(botId, job.fileKey));
+      if (fileName === undefined) continue;
+      const seen = latest.get(fileName);
+      if (!seen || seen < job.generation) latest.set(fileName, job.generation);
     }
-    const added = new Map<string, AnalyzedFile>();
-    /** What the listing shows of each file once ready: its size, and for PDFs how many pages came from OCR. */
-    const settled = new Map<string, { bytes: number; ocrPages?: number }>();
-    for (const [fileKey, generation] of latest) {
-      const file = await deps.files.get(botId, fileKey);
-      if (!file || file.generation !== generation || file.status !== 'processing') continue; // replaced, deleted or done
-      try {
-        const bytes = await deps.objects.get(file.objectKey);
-        const budget = startTimeBudget(budgetFor(file.contentType), deps.now);
-        const { text, ocrPages } = await extractDocumentText(bytes, file.contentType, {
-          charset: file.charset,
-          readPdf: deps.readPdf,
-          budget,
-        });
-        const excerpts = chunkText(text, chunking);
-        if (!excerpts.length) throw new UnreadableDocumentError('The file has no readable text.');
-        checkTimeBudget(budget);
-        const language = detectLanguage(text);
-        const vectors = await embed(excerpts);
-        const stored: StoredExcerpts = {
-          fileName: file.fileName,
-          language,
-          excerpts,
-          ...(vectors ? { embeddingModel: deps.embeddings!.model, vectors: joinVectors(vectors) } : {}),
-        };
-        await deps.objects.put(
-          knowledgeObjectKeys.excerpts(botId, generation),
-          Buffer.from(JSON.stringify(stored)),
-          'application/json',
-        );
-        const analyzed = analyze(file.fileName, generation, language, excerpts, vectors, deps.embeddings?.model);
-        cache.set(generation, analyzed);
-        added.set(fileKey, analyzed);
-        settled.set(fileKey, { bytes: bytes.length, ...(ocrPages !== undefined ? { ocrPages } : {}) });
-      } catch (error) {
-        if (error instanceof UnreadableDocumentError || error instanceof TimeBudgetExceededError) {
-          deps.logger.info('knowledge file unreadable', { botId, fileKey, reason: error.message });
-          await deps.files.markFailed(botId, fileKey, generation, error.message, clock());
-          continue;
-        }
-        if (!options.finalAttempt) throw error;
-        deps.logger.error('knowledge file failed on its last attempt', { botId, fileKey, cause: String(error) });
-        await deps.files.markFailed(
-          botId,
-          fileKey,
-          generation,
-          'The file could not be processed after several attempts; upload it again.',
-          clock(),
-        );
-      }
-    }
-    const rebuildAsked = jobs.some((j) => j.kind === 'rebuild');
-    if (!added.size && !rebuildAsked) return;
-    let published: Map<string, AnalyzedFile>;
+    const wanted = [...latest];
+    const records = await mapLimited(wanted, 10, ([fileName]) => deps.files.get(botId, fileName));
+    // Replaced, deleted or already settled (a job delivered twice) are skipped.
+    const pending = records.filter(
+      (file, i): file is KnowledgeFile => !!file && file.generation === wanted[i]![1] && file.status === 'processing',
+    );
+    let outcomes: Outcome[];
     try {
-      published = await publish(botId, added);
+      // Text files overlap their reads; PDFs go one at a time (OCR already runs pages in parallel).
+      const pdfs = pending.filter((f) => f.contentType === 'application/pdf');
+      const others = pending.filter((f) => f.contentType !== 'application/pdf');
+      outcomes = [
+        ...(await mapLimited(others, deps.fileConcurrency ?? 4, analyse)),
+        ...(await mapLimited(pdfs, 1, analyse)),
+      ];
     } catch (error) {
       if (!options.finalAttempt) throw error;
-      deps.logger.error('knowledge index failed on its last attempt', { botId, cause: String(error) });
-      for (const [fileKey, file] of added) {
-        await deps.files.markFailed(
-          botId,
-          fileKey,
-          file.generation,
-          'The search index could not be rebuilt after several attempts; upload the file again.',
-          clock(),
-        );
-      }
-      return;
+      deps.logger.error('knowledge files failed on their last attempt', { botId, cause: String(error) });
+      outcomes = await mapLimited(pending, 1, (file) =>
+        analyse(file).catch(() => ({
+          kind: 'failed' as const,
+          file,
+          reason: 'The file could not be processed after several attempts; upload it again.',
+        })),
+      );
     }
-    for (const [fileKey, file] of published)
-      await deps.files.markReady(botId, fileKey, file.generation, file.excerpts.length, clock(), settled.get(fileKey));
+
+    if (outcomes.length) {
+      const docs = outcomes.flatMap((o) => (o.kind === 'ready' ? [o.doc] : []));
+      // A failed upload takes any older version of its file out of search, as the listing will say `failed`.
+      const markers = outcomes.flatMap((o) =>
+        o.kind === 'failed' ? [{ fileKey: o.file.fileKey, generation: o.file.generation, at: clock().getTime() }] : [],
+      );
+      let listed: boolean;
+      try {
+        listed = await publish(botId, docs, markers);
+      } catch (error) {
+        if (!options.finalAttempt) throw error;
+        deps.logger.error('knowledge segment failed on its last attempt', { botId, cause: String(error) });
+        for (const o of outcomes)
+          await deps.files.markFailed(
+            botId,
+            o.file.fileName,
+            o.file.generation,
+            'The search index could not be updated after several attempts; upload the file again.',
+            clock(),
+          );
+        return;
+      }
+      if (!listed) return; // the bot was deleted
+      for (const o of outcomes) {
+        if (o.kind === 'ready')
+          await deps.files.markReady(
+            botId,
+            o.file.fileName,
+            o.file.generation,
+            o.doc.excerpts.length,
+            clock(),
+            o.settled,
+          );
+        else await deps.files.markFailed(botId, o.file.fileName, o.file.generation, o.reason, clock());
+      }
+    }
+    const mergeAsked = jobs.some((j) => j.kind !== 'file');
+    if (outcomes.length || mergeAsked)
+      await compaction(botId).catch((error) =>
+        deps.logger.warn('knowledge segments not merged; the next batch tries again', { botId, cause: String(error) }),
+      );
   };
 }
 
 export type IngestKnowledge = ReturnType<typeof makeIngestKnowledge>;
 
-function joinVectors(vectors: Float32Array[]): string {
-  const dims = vectors[0]?.length ?? 0;
-  const all = new Float32Array(vectors.length * dims);
-  for (const [i, v] of vectors.entries()) all.set(v, i * dims);
-  return Buffer.from(all.buffer).toString('base64');
-}
-
-function splitVectors(bytes: Buffer, count: number): Float32Array[] {
-  const all = new Float32Array(new Uint8Array(bytes).buffer);
-  const dims = count ? all.length / count : 0;
-  return Array.from({ length: count }, (_, i) => all.subarray(i * dims, (i + 1) * dims));
-}
-
-/** Least-recently-used analysed files, bounded by their text size. Generations never change, so entries never go stale. */
-class AnalyzedCache {
-  private readonly entries = new Map<string, AnalyzedFile>();
-  private chars = 0;
-  constructor(private readonly limit: number) {}
-  get(generation: string): AnalyzedFile | undefined {
-    const hit = this.entries.get(generation);
-    if (hit) {
-      this.entries.delete(generation);
-      this.entries.set(generation, hit);
-    }
-    return hit;
-  }
-  set(generation: string, file: AnalyzedFile): void {
-    if (this.entries.has(generation)) return;
-    this.entries.set(generation, file);
-    this.chars += file.chars;
-    for (const [key, value] of this.entries) {
-      if (this.chars <= this.limit || this.entries.size <= 1) break;
-      this.entries.delete(key);
-      this.chars -= value.chars;
-    }
-  }
+/** `fn` over `items`, at most `limit` at once, results in order. */
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!);
+      }
+    }),
+  );
+  return out;
 }

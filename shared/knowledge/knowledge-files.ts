@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { KnowledgeSegmentRef } from '../bots/index.ts';
 import { INCOMING_UPLOAD_SUFFIX } from '../contract/buckets.ts';
 
 /** Media types a knowledge file may have. */
@@ -35,51 +36,79 @@ export interface KnowledgeFile {
   updatedAt: string;
 }
 
-/** Where the bot's index stands, read consistently before a rebuild. */
-export interface IndexState {
-  version: number;
-  key?: string;
-  previousKey?: string;
-  /** fileKey → generation of the latest upload of each file (any status). */
-  current: Record<string, string>;
-  /** fileKey → generation of the searchable files. */
-  live: Record<string, string>;
+export type StartUploadOutcome = 'started' | 'superseded';
+
+/** A page of a listing: the project's one pagination shape (`?limit&cursor` in, `{ items, nextCursor }` out). */
+export interface Page<T> {
+  items: T[];
+  /** Pass back as `cursor` for the next page; absent on the last page. */
+  nextCursor?: string;
 }
 
-export type StartUploadOutcome = 'started' | 'bot-not-found' | 'superseded';
-
 /**
- * Knowledge file records and the bot's knowledge state (DynamoDB). All writes are single-item and conditional on
- * generations, so concurrent uploads, deletes and rebuilds settle on the latest upload without transactions.
+ * Knowledge file records (DynamoDB, one item per file, keyed by name). Writes are single-item and conditional on
+ * generations, so concurrent uploads and deletes of one name settle on the latest upload without transactions.
  */
 export interface KnowledgeFileStore {
-  /** Records a new upload: the file item (processing) and the bot's `current` generation; the old one leaves search. */
-  startUpload(projectId: string, file: KnowledgeFile): Promise<StartUploadOutcome>;
-  get(botId: string, fileKey: string): Promise<KnowledgeFile | undefined>;
-  list(botId: string): Promise<KnowledgeFile[]>;
+  /** Records a new upload (processing) unless a newer upload of the name is already recorded. */
+  startUpload(file: KnowledgeFile): Promise<StartUploadOutcome>;
+  get(botId: string, fileName: string): Promise<KnowledgeFile | undefined>;
+  /** A page of the bot's files by name; `cursor` is a page's `nextCursor`. Throws ValidationError on a bad cursor. */
+  page(botId: string, options: { limit: number; cursor?: string }): Promise<Page<KnowledgeFile>>;
+  /** Remembers which name a file key stands for (browser uploads: their object key holds the file key only). */
+  rememberName(botId: string, fileKey: string, fileName: string): Promise<void>;
+  nameOf(botId: string, fileKey: string): Promise<string | undefined>;
   /** True when the file was still at that generation. */
   markReady(
     botId: string,
-    fileKey: string,
+    fileName: string,
     generation: string,
     chunks: number,
     at: Date,
     details?: { ocrPages?: number; bytes?: number },
   ): Promise<boolean>;
-  markFailed(botId: string, fileKey: string, generation: string, reason: string, at: Date): Promise<boolean>;
-  /** Takes the file out of search at once and deletes its record; the removed record, or undefined. */
-  remove(projectId: string, botId: string, fileKey: string): Promise<KnowledgeFile | undefined>;
-  /** Deletes every file record of a bot (the bot itself is gone); returns what was removed. */
-  removeAll(botId: string): Promise<KnowledgeFile[]>;
-  indexState(botId: string): Promise<IndexState | undefined>;
+  markFailed(botId: string, fileName: string, generation: string, reason: string, at: Date): Promise<boolean>;
+  /** Deletes the record if it is still at `generation`; true when it did. */
+  remove(botId: string, fileName: string, generation: string): Promise<boolean>;
+  /** Deletes every file record of a bot (the bot itself is gone). */
+  removeAll(botId: string): Promise<void>;
+}
+
+/** Where a bot's index stands, read consistently (the bot item's knowledge fields). */
+export interface IndexState {
+  version: number;
+  segments: KnowledgeSegmentRef[];
+  /** Until when (epoch ms) a merge holds the bot; 0 when none does. */
+  mergeUntil: number;
+  /** Merged-away segment objects and when they left the list (epoch ms): deleted once no search can still read them. */
+  retired: Record<string, number>;
+}
+
+/**
+ * The bot item's knowledge fields. A segment is added with one write that needs no version check (segments never
+ * conflict: which file version is searchable follows from their contents), so ingest batches and deletes never retry
+ * against each other; a merge replaces its inputs only while they are all still listed.
+ */
+export interface KnowledgeIndexStore {
+  /** Undefined when the bot does not exist. */
+  state(botId: string): Promise<IndexState | undefined>;
+  /** Lists a new segment; false when the bot does not exist (any more). */
+  addSegment(botId: string, segment: KnowledgeSegmentRef): Promise<boolean>;
   /**
-   * Publishes a new index: only if the bot's index is still at `expectedVersion` and every added file is still at
-   * the given generation; makes those files searchable. False when something changed meanwhile.
+   * Replaces `removed` by `added` (none: they simply leave) if every one of `removed` is still listed; their keys are
+   * recorded as retired at `at`. False when one of them is gone (another merge took it) or the bot is.
    */
-  publishIndex(
+  replaceSegments(
     botId: string,
-    update: { expectedVersion: number; key: string; previousKey?: string; added: Record<string, string> },
+    removed: KnowledgeSegmentRef[],
+    added: KnowledgeSegmentRef | undefined,
+    at: number,
   ): Promise<boolean>;
+  /** Takes the bot's merge lease until `until` if no one holds it at `now`; true when taken. */
+  claimMerge(botId: string, now: number, until: number): Promise<boolean>;
+  releaseMerge(botId: string): Promise<void>;
+  /** Forgets retired keys (their objects were deleted). */
+  forgetRetired(botId: string, keys: string[]): Promise<void>;
 }
 
 /** Bytes in the knowledge bucket. */
@@ -102,10 +131,13 @@ export interface KnowledgeUploadInbox {
   describe(key: string): Promise<{ bytes: number; contentType?: string } | undefined>;
 }
 
-/** A job for the ingest worker. */
+/**
+ * A job for the ingest worker: a file to ingest, or a merge of the bot's segments (`rebuild`, the name earlier
+ * versions used for it, is taken as a merge). `fileName` is absent only in jobs queued before files were keyed by name.
+ */
 export type IngestJob =
-  | { kind: 'file'; botId: string; fileKey: string; generation: string }
-  | { kind: 'rebuild'; botId: string };
+  | { kind: 'file'; botId: string; fileKey: string; fileName?: string; generation: string }
+  | { kind: 'merge' | 'rebuild'; botId: string };
 
 export interface IngestQueue {
   enqueue(job: IngestJob): Promise<void>;
@@ -121,9 +153,9 @@ export const knowledgeObjectKeys = {
    */
   incoming: (botId: string, fileKey: string, generation: string) =>
     `bots/${botId}/incoming/${fileKey}/${generation}${INCOMING_SUFFIX}`,
+  /** Excerpts of one upload, as versions before segments stored them (deleted with the upload). */
   excerpts: (botId: string, generation: string) => `bots/${botId}/excerpts/${generation}.json`,
-  index: (botId: string, version: number) =>
-    `bots/${botId}/index/${String(version).padStart(10, '0')}-${randomBytes(4).toString('hex')}.sbkx`,
+  segment: (botId: string, segmentId: string) => `bots/${botId}/segments/${segmentId}.sbks`,
 };
 
 /** The suffix of browser uploads' keys: the S3 notification to the ingest queue (and its local stand-in) filter on it. */
@@ -141,6 +173,11 @@ export function fileKeyOf(fileName: string): string {
 }
 
 let lastGenerationMs = 0;
+
+/** A segment id: time-ordered like a generation, so a later segment sorts after. */
+export function newSegmentId(at: Date): string {
+  return newGeneration(at);
+}
 
 /**
  * A generation id: time-ordered (base-36 milliseconds, fixed width) then random, so later uploads sort after.

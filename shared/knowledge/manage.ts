@@ -1,19 +1,24 @@
 import type { Bot } from '../bots/index.ts';
 import { DomainError, NotFoundError, TemporarilyUnavailableError, ValidationError } from '../kernel/domain-error.ts';
 import type { Logger } from '../kernel/logger.ts';
+import { buildSegment } from './index/segment.ts';
 import {
   fileKeyOf,
   fileNameProblem,
+  type IngestJob,
+  type IngestQueue,
   KNOWLEDGE_CONTENT_TYPES,
   KNOWLEDGE_MAX_BYTES,
-  knowledgeObjectKeys,
-  newGeneration,
-  type IngestQueue,
   type KnowledgeContentType,
   type KnowledgeFile,
   type KnowledgeFileStore,
+  type KnowledgeIndexStore,
   type KnowledgeObjectStore,
+  knowledgeObjectKeys,
   type KnowledgeUploadInbox,
+  newGeneration,
+  newSegmentId,
+  type Page,
 } from './knowledge-files.ts';
 
 /** How long an upload URL stays usable. */
@@ -23,8 +28,12 @@ export interface KnowledgeManageDeps {
   /** The bot when it exists in the project; throws 404 otherwise. */
   requireBot(projectId: string, botId: string): Promise<Bot>;
   files: KnowledgeFileStore;
+  /** The bot item's segment list: a delete publishes its marker there. */
+  index: KnowledgeIndexStore;
   objects: KnowledgeObjectStore;
   queue: IngestQueue;
+  /** Pauses between attempts to queue an ingest job (default 100 ms, 400 ms, 1.6 s). */
+  enqueueBackoffMs?: number[];
   /** Upload URLs for browsers (presigned POST into the knowledge bucket); without it, no upload URLs. */
   inbox?: KnowledgeUploadInbox;
   logger: Logger;
@@ -80,12 +89,30 @@ function checkNameAndType(
 export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
   const now = deps.now ?? (() => new Date());
 
-  /** The replaced upload is out of search already; its bytes and excerpts are no longer needed. */
+  const backoff = deps.enqueueBackoffMs ?? [100, 400, 1600];
+
+  /**
+   * The replaced upload's bytes are no longer needed (search reads segments, which keep its excerpts until the new
+   * version replaces them).
+   */
   async function dropReplaced(botId: string, previous: KnowledgeFile | undefined): Promise<void> {
     if (!previous) return;
     await deps.objects
       .delete([previous.objectKey, knowledgeObjectKeys.excerpts(botId, previous.generation)])
       .catch((error) => deps.logger.warn('replaced knowledge objects not deleted', { botId, cause: String(error) }));
+  }
+
+  /** Queues a job, trying again after short pauses: a burst of uploads must not fail on a momentary refusal. */
+  async function enqueue(job: IngestJob): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await deps.queue.enqueue(job);
+      } catch (error) {
+        if (attempt >= backoff.length) throw error;
+        deps.logger.warn('ingest job not queued; trying again', { botId: job.botId, attempt, cause: String(error) });
+        await new Promise((r) => setTimeout(r, backoff[attempt]));
+      }
+    }
   }
 
   /**
@@ -98,7 +125,7 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
     if (at.getTime() <= Date.parse(file.uploadExpiresAt)) return file;
     if (await deps.inbox.describe(file.objectKey)) return file;
     const error = 'No file was posted to the upload URL before it expired; ask for a new one.';
-    if (!(await deps.files.markFailed(file.botId, file.fileKey, file.generation, error, at))) return file;
+    if (!(await deps.files.markFailed(file.botId, file.fileName, file.generation, error, at))) return file;
     return { ...file, status: 'failed', error, updatedAt: at.toISOString() };
   }
 
@@ -122,7 +149,8 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
         throw new ValidationError('The file is empty.', [
           { path: 'body', message: 'The file is empty.', code: 'too_small' },
         ]);
-      await deps.requireBot(projectId, botId);
+      // The bot check and the earlier upload's record in one round trip.
+      const [, previous] = await Promise.all([deps.requireBot(projectId, botId), deps.files.get(botId, fileName)]);
 
       const at = now();
       const generation = newGeneration(at);
@@ -140,22 +168,17 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
         uploadedAt: at.toISOString(),
         updatedAt: at.toISOString(),
       };
-      const previous = await deps.files.get(botId, file.fileKey);
       await deps.objects.put(file.objectKey, bytes, type);
-      const outcome = await deps.files.startUpload(projectId, file);
-      if (outcome === 'bot-not-found') {
-        await deps.objects.delete([file.objectKey]).catch(() => undefined);
-        throw new NotFoundError('bot', `Bot ${botId} does not exist in project ${projectId}.`);
-      }
+      const outcome = await deps.files.startUpload(file);
       if (outcome === 'started') {
         await dropReplaced(botId, previous);
         try {
-          await deps.queue.enqueue({ kind: 'file', botId, fileKey: file.fileKey, generation });
+          await enqueue({ kind: 'file', botId, fileKey: file.fileKey, fileName, generation });
         } catch (error) {
           deps.logger.error('ingest job could not be queued', { botId, fileKey: file.fileKey, cause: String(error) });
           await deps.files.markFailed(
             botId,
-            file.fileKey,
+            fileName,
             generation,
             'The file could not be queued for processing; upload it again.',
             now(),
@@ -187,8 +210,9 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
         maxBytes: KNOWLEDGE_MAX_BYTES,
         expiresInSeconds: UPLOAD_URL_SECONDS,
       });
-      const previous = await deps.files.get(botId, fileKey);
-      const outcome = await deps.files.startUpload(projectId, {
+      const previous = await deps.files.get(botId, fileName);
+      await deps.files.rememberName(botId, fileKey, fileName);
+      const outcome = await deps.files.startUpload({
         botId,
         fileName,
         fileKey,
@@ -203,8 +227,6 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
         uploadedAt: at.toISOString(),
         updatedAt: at.toISOString(),
       });
-      if (outcome === 'bot-not-found')
-        throw new NotFoundError('bot', `Bot ${botId} does not exist in project ${projectId}.`);
       if (outcome === 'started') await dropReplaced(botId, previous);
       return {
         uploadUrl: url,
@@ -215,25 +237,47 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
       };
     },
 
-    /** The bot's files by name. An upload URL that expired with nothing posted to it leaves its file `failed`. */
-    async list(projectId: string, botId: string): Promise<KnowledgeFile[]> {
+    /**
+     * A page of the bot's files by name (`limit` 1..1000, `cursor` from the previous page). An upload URL that expired
+     * with nothing posted to it leaves its file `failed`.
+     */
+    async list(
+      projectId: string,
+      botId: string,
+      page: { limit: number; cursor?: string },
+    ): Promise<Page<KnowledgeFile>> {
       await deps.requireBot(projectId, botId);
-      const files = await Promise.all((await deps.files.list(botId)).map(settleAbandonedUpload));
-      return files.sort((a, b) => (a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0));
+      const { items, nextCursor } = await deps.files.page(botId, page);
+      return { items: await Promise.all(items.map(settleAbandonedUpload)), ...(nextCursor ? { nextCursor } : {}) };
     },
 
-    /** Takes the file out of search at once, deletes its record and bytes, and queues an index compaction. */
+    /**
+     * Takes the file out of search at once: a delete marker (every version up to the current upload) is listed on
+     * the bot before the answer, then the record and the bytes go. An upload of the same name that lands meanwhile
+     * is newer than the marker and proceeds.
+     */
     async remove(projectId: string, botId: string, fileName: string): Promise<void> {
       await deps.requireBot(projectId, botId);
-      const removed = await deps.files.remove(projectId, botId, fileKeyOf(fileName));
-      if (!removed)
-        throw new NotFoundError('knowledge-file', `Bot ${botId} has no knowledge file named "${fileName}".`);
+      const file = await deps.files.get(botId, fileName);
+      if (!file) throw new NotFoundError('knowledge-file', `Bot ${botId} has no knowledge file named "${fileName}".`);
+      const at = now();
+      const id = newSegmentId(at);
+      const key = knowledgeObjectKeys.segment(botId, id);
+      const bytes = buildSegment([], {
+        markers: [{ fileKey: file.fileKey, generation: file.generation, at: at.getTime() }],
+        builtAt: at,
+      });
+      await deps.objects.put(key, bytes, 'application/octet-stream');
+      if (!(await deps.index.addSegment(botId, { id, key, docs: 0, excerpts: 0, markers: 1, bytes: bytes.length })))
+        throw new NotFoundError('bot', `Bot ${botId} does not exist in project ${projectId}.`);
+      await deps.files.remove(botId, fileName, file.generation);
       await deps.objects
-        .delete([removed.objectKey, knowledgeObjectKeys.excerpts(botId, removed.generation)])
+        .delete([file.objectKey, knowledgeObjectKeys.excerpts(botId, file.generation)])
         .catch((error) => deps.logger.warn('knowledge objects not deleted', { botId, cause: String(error) }));
+      // Deletes add small segments; the worker merges them when they have become many.
       await deps.queue
-        .enqueue({ kind: 'rebuild', botId })
-        .catch((error) => deps.logger.warn('index compaction not queued', { botId, cause: String(error) }));
+        .enqueue({ kind: 'merge', botId })
+        .catch((error) => deps.logger.warn('segment merge not queued', { botId, cause: String(error) }));
     },
 
     /** Everything a deleted bot had: file records and every object under its prefix. */

@@ -3,8 +3,10 @@ import {
   countLetters,
   extractPdfPages,
   OcrEngineError,
+  openPdf,
   PdfError,
   type OcrOptions,
+  type PdfOpener,
   type PdfPage,
 } from '../pdf/index.ts';
 import { UnreadableDocumentError, type PdfPageReader } from './text/extract.ts';
@@ -12,7 +14,6 @@ import { UnreadableDocumentError, type PdfPageReader } from './text/extract.ts';
 /** Time for reading one knowledge PDF, OCR included: a 100-page scan within the ingest worker's 600 s. */
 export const PDF_READ_BUDGET_MS = 480_000;
 
-/**
 /**
  * The PDF reader for knowledge files: the same code, size limits and OCR settings the extract endpoint uses
  * (`shared/pdf`, `ocrFromConfig`): text layers read, pages that are pictures of text rendered and OCRed with the
@@ -26,13 +27,17 @@ export const PDF_READ_BUDGET_MS = 480_000;
  * An OCR engine failure (Textract throttled past the SDK's adaptive retries, say) fails the file naming the cause:
  * the retries happened inside this invocation, and another receive of the job would meet the same quota.
  */
-export function makePdfPageReader(ocr?: OcrOptions, budgetMs = PDF_READ_BUDGET_MS): PdfPageReader {
+export function makePdfPageReader(
+  ocr?: OcrOptions,
+  budgetMs = PDF_READ_BUDGET_MS,
+  open: PdfOpener = openPdf,
+): PdfPageReader {
   return async (bytes, options = {}) => {
     let pages: PdfPage[];
     const budget = AbortSignal.timeout(budgetMs);
     const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
     try {
-      ({ pages } = await extractPdfPages(bytes, { ...(ocr ? { ocr } : {}), signal }));
+      ({ pages } = await extractPdfPages(bytes, { ...(ocr ? { ocr } : {}), signal }, open));
     } catch (error) {
       if (options.signal?.aborted) throw error;
       if (budget.aborted && error === budget.reason)

@@ -316,11 +316,12 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'GET /projects/{projectId}/bots/{botId}/knowledge': {
     operationId: 'listKnowledgeFiles',
-    summary: "A bot's knowledge files and their status",
-    description: 'Every file of the bot with its ingestion status (`processing`, `ready`, `failed`).',
+    summary: "A bot's knowledge files and their status, a page at a time",
+    description:
+      'Files by name (byte order of the UTF-8 name) with their ingestion status (`processing`, `ready`, `failed`), ' +
+      'a page at a time. A bot holds any number of files.',
     tags: ['Bots'],
-    // Not paginated yet: the knowledge listing is being re-implemented with the one page shape (issue 31).
-    responses: { 200: { description: 'Every file, by name.', body: s.list(s.knowledgeFile, 'KnowledgeFileList') } },
+    responses: { 200: { description: 'A page of files, by name.', body: s.knowledgeFilePage } },
   },
   'PUT /projects/{projectId}/bots/{botId}/knowledge/{fileName}': {
     operationId: 'uploadKnowledgeFile',
@@ -351,7 +352,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   'DELETE /projects/{projectId}/bots/{botId}/knowledge/{fileName}': {
     operationId: 'deleteKnowledgeFile',
     summary: 'Delete a knowledge file',
-    description: 'Its excerpts leave search at once.',
+    description:
+      'Its excerpts leave search at once (before the answer). An upload of the same name that lands meanwhile is newer and proceeds.',
     tags: ['Bots'],
     responses: { 204: { description: 'Deleted.' } },
   },

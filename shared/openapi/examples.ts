@@ -161,7 +161,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   },
   Bot: bot,
   KnowledgeFile: knowledgeFile,
-  KnowledgeFileList: { items: [knowledgeFile] },
+  KnowledgeFilePage: { items: [knowledgeFile], nextCursor: 'WyJGSUxFI2ZhcS5tZCJd' },
   KnowledgeUploadAccepted: { fileName: ids.fileName, status: 'processing' },
   KnowledgeUploadUrl: {
     uploadUrl: 'https://switchboard-uploads.s3.amazonaws.com/',

@@ -1,3 +1,5 @@
+import type { DecodeLimitKind } from './decode-budget.ts';
+
 /**
  * Why a PDF could not be read. Callers map these to their own answers (the extract endpoint: 400 VALIDATION_ERROR,
  * or 502 EXTRACTION_FAILED for text over its limit found after the charge;
@@ -35,16 +37,23 @@ export class CorruptPdfError extends PdfError {
 }
 
 /**
- * The PDF expands beyond a limit of `PdfLimits`: a compressed stream (found when the file is opened, before any
- * charge) or its text (found while pages are read).
+ * The PDF expands beyond a limit of `PdfLimits`: its decoded content (a stream, an image, a page's decoding, the
+ * document's, its objects, a filter whose output cannot be bounded, the time a page takes, the memory of the sandbox
+ * reading it: {@link decoding} is true), or its text (found while pages are read).
  */
 export class PdfTooLargeError extends PdfError {
   readonly reason = 'too-large';
   constructor(
-    readonly limit: 'stream' | 'text' | 'page-text',
+    readonly limit: 'text' | 'page-text' | 'memory' | Exclude<DecodeLimitKind, 'unbounded'>,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'PdfTooLargeError';
+  }
+
+  /** True when decoding the file passed a ceiling (the file is refused), false when its text did (too much to answer). */
+  get decoding(): boolean {
+    return this.limit !== 'text' && this.limit !== 'page-text';
   }
 }

@@ -1,6 +1,7 @@
 import type { PDFDocumentLoadingTask, PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { CorruptPdfError, EncryptedPdfError, NotPdfError, PdfError } from './errors.ts';
-import { checkInflatedStreams, DEFAULT_PDF_LIMITS, type PdfLimits, TextAllowance } from './limits.ts';
+import { DecodeBudget, DecodeLimitError } from './decode-budget.ts';
+import { CorruptPdfError, EncryptedPdfError, NotPdfError, PdfError, PdfTooLargeError } from './errors.ts';
+import { DEFAULT_PDF_LIMITS, type PdfLimits, TextAllowance } from './limits.ts';
 import type { OcrEngine, OcrText } from './ocr.ts';
 import { OcrEngineError } from './ocr.ts';
 import { inThreadWorker, loadPdfjs, pdfjsAssets } from './pdfjs.ts';
@@ -53,6 +54,12 @@ export interface OpenPdfOptions {
   limits?: Partial<PdfLimits>;
 }
 
+/**
+ * How a PDF is opened: {@link openPdf} in this thread, or the same in a sandbox thread (the local runner's
+ * `UNTRUSTED_PARSING=thread`, functions/_wiring/untrusted-parsing.ts).
+ */
+export type PdfOpener = (bytes: Uint8Array, options?: OpenPdfOptions) => Promise<OpenPdf>;
+
 /** A PDF that parsed: its page count is known; its pages are read by {@link OpenPdf.extract}. */
 export interface OpenPdf {
   readonly pageCount: number;
@@ -82,8 +89,9 @@ export function startsLikePdf(bytes: Uint8Array): boolean {
 export async function extractPdfPages(
   bytes: Uint8Array,
   options: ExtractPdfOptions & OpenPdfOptions = {},
+  open: PdfOpener = openPdf,
 ): Promise<PdfPages> {
-  const pdf = await openPdf(bytes, { signal: options.signal, limits: options.limits });
+  const pdf = await open(bytes, { signal: options.signal, limits: options.limits });
   try {
     return await pdf.extract(options);
   } finally {
@@ -98,7 +106,8 @@ const EOF_WINDOW = 1024;
 /**
  * Parses a PDF's structure (header, cross-reference data, page count) without reading its pages. This is the check
  * the extract endpoint runs before it charges: everything that makes a file unreadable as a PDF fails here, and so
- * does a compressed stream that expands beyond the limits.
+ * does decoding past a limit found while opening (object and cross-reference streams). The document's decode budget
+ * (./decode-budget.ts) starts here and bounds every later read of it.
  */
 export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): Promise<OpenPdf> {
   if (!startsLikePdf(bytes)) throw new NotPdfError();
@@ -109,33 +118,37 @@ export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): 
     throw new CorruptPdfError('The PDF is truncated or damaged: it has no end-of-file marker.');
   options.signal?.throwIfAborted();
   const limits = { ...DEFAULT_PDF_LIMITS, ...options.limits };
-  await checkInflatedStreams(bytes, limits, options.signal);
 
   const pdfjs = await loadPdfjs();
   const { worker, dispose } = await inThreadWorker();
-  const task: PDFDocumentLoadingTask = pdfjs.getDocument({
-    worker,
-    // pdfjs may take ownership of the buffer it is given; it gets a copy so the caller's bytes stay usable.
-    data: new Uint8Array(bytes),
-    ...pdfjsAssets(),
-    cMapPacked: true,
-    disableFontFace: true,
-    // Decompression bombs: images above 40 megapixels (A4 at 600 DPI is 35) are skipped, not decoded.
-    maxImageSize: 40_000_000,
-    useSystemFonts: false,
-    enableXfa: false,
-    verbosity: pdfjs.VerbosityLevel.ERRORS,
-  });
+  const budget = new DecodeBudget(limits, options.signal);
+  const task: PDFDocumentLoadingTask = budget.run(() =>
+    pdfjs.getDocument({
+      worker,
+      // pdfjs may take ownership of the buffer it is given; it gets a copy so the caller's bytes stay usable.
+      data: new Uint8Array(bytes),
+      ...pdfjsAssets(),
+      cMapPacked: true,
+      disableFontFace: true,
+      // Images declaring more than 40 megapixels (A4 at 600 DPI is 35) are skipped by pdfjs, not decoded; the decode
+      // bound refuses smaller ones that decode past the image limit.
+      maxImageSize: 40_000_000,
+      useSystemFonts: false,
+      enableXfa: false,
+      verbosity: pdfjs.VerbosityLevel.ERRORS,
+    }),
+  );
   const close = async () => {
     await task.destroy().catch(() => undefined);
     dispose();
   };
   let doc: PDFDocumentProxy;
   try {
-    doc = await task.promise;
+    doc = await budget.run(() => task.promise);
+    budget.throwIfTripped();
   } catch (error) {
     await close();
-    throw asPdfError(error);
+    throw openError(error, budget, options.signal);
   }
   if (doc.numPages < 1) {
     await close();
@@ -143,16 +156,48 @@ export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): 
   }
   return {
     pageCount: doc.numPages,
-    extract: (extractOptions = {}) => extractOpen(doc, pdfjs.OPS, extractOptions, limits),
+    extract: (extractOptions = {}) =>
+      budget.run(async () => {
+        try {
+          return await extractOpen(doc, pdfjs.OPS, extractOptions, limits, budget);
+        } catch (error) {
+          throw readError(error, budget, extractOptions.signal ?? options.signal);
+        }
+      }),
     close,
   };
 }
 
-function asPdfError(error: unknown): Error {
+/**
+ * Why opening failed: a refusal by the decode budget (even one pdfjs caught and replaced with its own error) is the
+ * file passing a limit; the signal's abort stays the abort; a password is needed; anything else is a damaged file.
+ */
+function openError(error: unknown, budget: DecodeBudget, signal: AbortSignal | undefined): unknown {
+  const refusal = budgetRefusal(error, budget);
+  if (refusal) return refusal;
+  if (signal?.aborted) return signal.reason;
   if (error instanceof PdfError) return error;
-  const name = (error as { name?: string } | undefined)?.name;
-  if (name === 'PasswordException') return new EncryptedPdfError();
+  if ((error as { name?: string } | undefined)?.name === 'PasswordException') return new EncryptedPdfError();
   return new CorruptPdfError('The PDF is damaged and could not be parsed.', { cause: error });
+}
+
+/**
+ * Why reading pages failed: a refusal by the decode budget wins over what pdfjs made of it (often "damaged"), then an
+ * abort; everything else is already typed by the reading code.
+ */
+function readError(error: unknown, budget: DecodeBudget, signal: AbortSignal | undefined): unknown {
+  const refusal = budgetRefusal(error, budget);
+  if (refusal) return refusal;
+  // The budget throws the signal's reason inside pdfjs, which may wrap it: the abort stays the abort.
+  return signal?.aborted ? signal.reason : error;
+}
+
+function budgetRefusal(error: unknown, budget: DecodeBudget): Error | undefined {
+  const refusal = budget.tripped ?? (error instanceof DecodeLimitError ? error : undefined);
+  if (!refusal) return undefined;
+  // A decode outside any budget is this code's fault, not the file's: an internal error, never a 400.
+  if (refusal.kind === 'unbounded') return refusal;
+  return new PdfTooLargeError(refusal.kind, refusal.message, { cause: error });
 }
 
 const CLEANUP_EVERY_PAGES = 100;
@@ -177,6 +222,7 @@ async function extractOpen(
   ops: Record<string, number>,
   options: ExtractPdfOptions,
   limits: PdfLimits,
+  budget: DecodeBudget,
 ): Promise<PdfPages> {
   const { signal, ocr } = options;
   const pages: PdfPage[] = new Array(doc.numPages);
@@ -190,19 +236,27 @@ async function extractOpen(
     for (let number = 1; number <= doc.numPages; number++) {
       signal?.throwIfAborted();
       ocrRun?.throwIfFailed();
+      // pdfjs carries on past errors it catches (a font that fails, an image it skips): the budget's first refusal
+      // is checked after each step, so a refusal inside a font or an image still refuses the document.
+      budget.startPage();
       const page = await loadPage(doc, number);
       try {
+        budget.throwIfTripped();
         const text = await textLayer(page, number, allowance, signal);
+        budget.throwIfTripped();
         const kind = await classifyPage(page, ops, number, text);
+        budget.throwIfTripped();
         if (kind === 'text') record({ page: number, text, ocr: false });
         else if (kind === 'blank') record(readable(number, text, false, 'blank'));
         else if (!ocrRun) record(readable(number, text, false, 'needs-ocr'));
         else await ocrRun.start(page, number, text);
+        budget.throwIfTripped();
       } finally {
         await releasePage(doc, page, number);
       }
     }
     await ocrRun?.finish();
+    budget.throwIfTripped();
     signal?.throwIfAborted();
     return { pages };
   } catch (error) {
@@ -437,6 +491,7 @@ async function pictureCoverage(
   const stack: Matrix[] = [];
   let imageArea = 0;
   let paths = 0;
+  const images = new Set<string>();
   for (let i = 0; i < list.fnArray.length; i++) {
     const fn = list.fnArray[i];
     const args = list.argsArray[i] as unknown[] | null;
@@ -448,10 +503,46 @@ async function pictureCoverage(
       if (Array.isArray(args?.[0])) ctm = multiply(ctm, args[0] as Matrix);
     } else if (fn === ops.paintFormXObjectEnd) ctm = stack.pop() ?? ctm;
     else if (fn === ops.constructPath) paths++;
-    else if (imageOps.has(fn)) imageArea += Math.abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]);
+    else if (imageOps.has(fn)) {
+      imageArea += Math.abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]);
+      if (typeof args?.[0] === 'string') images.add(args[0]);
+    }
   }
+  await decodedImages(page, images);
   return { imageCoverage: Math.min(1, imageArea / pageArea), paths };
 }
+
+/**
+ * pdfjs resolves `getOperatorList()` before the page's images are decoded, and goes on decoding them: waiting for
+ * each image object (decoded, or dropped by pdfjs) makes a refusal by the decode budget land on this page, every
+ * time, rather than after the document was answered. Pages that are pictures need the images next anyway.
+ */
+async function decodedImages(page: PDFPageProxy, ids: Set<string>): Promise<void> {
+  if (!ids.size) return;
+  const pools = page as unknown as Record<
+    'objs' | 'commonObjs',
+    { get(id: string, ok: () => void, failed: () => void): void }
+  >;
+  let timer: NodeJS.Timeout | undefined;
+  // Never a reason to hang: pdfjs resolves every image it was asked to paint, but a page read goes on regardless.
+  const patience = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, IMAGE_WAIT_MS);
+  });
+  await Promise.race([
+    patience,
+    Promise.all(
+      [...ids].map(
+        (id) =>
+          new Promise<void>((resolve) =>
+            (id.startsWith('g_') ? pools.commonObjs : pools.objs).get(id, resolve, resolve),
+          ),
+      ),
+    ),
+  ]);
+  clearTimeout(timer);
+}
+
+const IMAGE_WAIT_MS = 15_000;
 
 type Matrix = [number, number, number, number, number, number];
 

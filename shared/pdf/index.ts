@@ -11,6 +11,7 @@ export {
   type OcrOptions,
   type OpenPdf,
   type OpenPdfOptions,
+  type PdfOpener,
   type PdfPage,
   type PdfPages,
   type UnreadableReason,

@@ -1,30 +1,23 @@
-import { constants, inflateSync } from 'node:zlib';
+import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from './decode-budget.ts';
 import { PdfTooLargeError } from './errors.ts';
 
 /**
- * How much a PDF may expand into. A 25 MB file can hold gigabytes once decompressed (Flate reaches 1:1000) and
- * megabytes of text drawn in an invisible font: without bounds one request grows the process by hundreds of MB and
- * answers more than Lambda can return (6 MB).
+ * How much a PDF may expand into. A 25 MB file can hold gigabytes once decoded (Flate and Brotli reach 1:1000 and
+ * more) and megabytes of text drawn in an invisible font: without bounds one request grows the process by gigabytes
+ * and answers more than Lambda can return (6 MB). The decode limits are enforced inside pdfjs's decoders
+ * (./decode-bound.ts); the text limits while pages are read.
  */
-export interface PdfLimits {
+export interface PdfLimits extends DecodeLimits {
   /** Text of the whole document, in bytes of its JSON encoding (5 MiB: the answer fits Lambda's 6 MB response). */
   maxTextBytes: number;
   /** Text of one page, in bytes of its JSON encoding (1 MiB: a dense page in a small font holds about 10 KB). */
   maxPageTextBytes: number;
-  /** One decompressed Flate stream that is not an image (content streams, fonts, object streams): 32 MiB. */
-  maxInflatedStreamBytes: number;
-  /** One decompressed Flate image (40 megapixels of 4 bytes, pdfjs's `maxImageSize` below): 160 MiB. */
-  maxInflatedImageBytes: number;
-  /** All decompressed Flate streams of the file together: 1 GiB. */
-  maxInflatedTotalBytes: number;
 }
 
 export const DEFAULT_PDF_LIMITS: PdfLimits = {
+  ...DEFAULT_DECODE_LIMITS,
   maxTextBytes: 5 * 1024 * 1024,
   maxPageTextBytes: 1024 * 1024,
-  maxInflatedStreamBytes: 32 * 1024 * 1024,
-  maxInflatedImageBytes: 160 * 1024 * 1024,
-  maxInflatedTotalBytes: 1024 * 1024 * 1024,
 };
 
 /** Bytes a page adds to the answer beyond its text (`{"page":1234,"text":"","ocr":false},` in `mode=pages`). */
@@ -81,81 +74,4 @@ export function jsonBytes(text: string): number {
     else if (c < 0x20) bytes += 5;
   }
   return bytes;
-}
-
-const STREAM_KEYWORD = Buffer.from('stream', 'latin1');
-const END_STREAM = Buffer.from('endstream', 'latin1');
-/** Inflating runs on the request's thread: it lets other work through this often. */
-const YIELD_EVERY_BYTES = 16 * 1024 * 1024;
-/** How far before `stream` the object's dictionary is looked for. */
-const DICTIONARY_WINDOW = 4096;
-
-/**
- * Refuses a PDF whose Flate streams decompress beyond the limits, before pdfjs is given it: pdfjs has no such
- * limit and decodes a whole stream into memory. Each `stream ... endstream` body whose dictionary names
- * `/FlateDecode` is inflated with a ceiling (the output is dropped); bodies that do not inflate (other filters,
- * encrypted files, damage) are left to pdfjs, so this is a bound on the common case, not a PDF parser.
- * Throws {@link PdfTooLargeError}; yields to the event loop every few MB inflated, and stops when `signal` aborts.
- */
-export async function checkInflatedStreams(bytes: Uint8Array, limits: PdfLimits, signal?: AbortSignal): Promise<void> {
-  const file = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let total = 0;
-  let sinceYield = 0;
-  let at = file.indexOf(STREAM_KEYWORD);
-  while (at >= 0) {
-    if (sinceYield > YIELD_EVERY_BYTES) {
-      sinceYield = 0;
-      await new Promise((resolve) => setImmediate(resolve));
-      signal?.throwIfAborted();
-    }
-    const bodyStart = afterEndOfLine(file, at + STREAM_KEYWORD.length);
-    const isKeyword = bodyStart > 0 && !isEndStream(file, at);
-    if (!isKeyword) {
-      at = file.indexOf(STREAM_KEYWORD, at + STREAM_KEYWORD.length);
-      continue;
-    }
-    let bodyEnd = file.indexOf(END_STREAM, bodyStart);
-    if (bodyEnd < 0) bodyEnd = file.length;
-    const dictionary = file.subarray(Math.max(0, at - DICTIONARY_WINDOW), at).toString('latin1');
-    const own = dictionary.slice(dictionary.lastIndexOf('obj') + 1);
-    if (/\/FlateDecode\b/.test(own)) {
-      const image = /\/Subtype\s*\/Image\b/.test(own);
-      const ceiling = image ? limits.maxInflatedImageBytes : limits.maxInflatedStreamBytes;
-      const inflated = inflatedSize(file.subarray(bodyStart, bodyEnd), ceiling);
-      if (inflated === 'over')
-        throw new PdfTooLargeError(
-          'stream',
-          `The PDF holds a compressed ${image ? 'image' : 'stream'} that expands beyond ${mb(ceiling)}; it was not read.`,
-        );
-      total += inflated;
-      sinceYield += inflated;
-      if (total > limits.maxInflatedTotalBytes)
-        throw new PdfTooLargeError(
-          'stream',
-          `The PDF's compressed streams expand beyond ${mb(limits.maxInflatedTotalBytes)} in all; it was not read.`,
-        );
-    }
-    at = file.indexOf(STREAM_KEYWORD, bodyEnd + END_STREAM.length);
-  }
-}
-
-/** Where a stream body starts: after `stream` and its end of line (CRLF or LF; a lone CR is tolerated). -1 if none. */
-function afterEndOfLine(file: Buffer, at: number): number {
-  if (file[at] === 0x0d) return file[at + 1] === 0x0a ? at + 2 : at + 1;
-  if (file[at] === 0x0a) return at + 1;
-  return -1;
-}
-
-function isEndStream(file: Buffer, at: number): boolean {
-  return at >= 3 && file.toString('latin1', at - 3, at) === 'end';
-}
-
-/** Decompressed size of a zlib body, or `over` past `ceiling`; 0 when it does not inflate at all. */
-function inflatedSize(body: Buffer, ceiling: number): number | 'over' {
-  try {
-    return inflateSync(body, { maxOutputLength: ceiling, finishFlush: constants.Z_SYNC_FLUSH }).length;
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return 'over';
-    return 0;
-  }
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installDecodeBound } from './decode-bound.ts';
 
 type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 type PdfjsWorkerModule = typeof import('pdfjs-dist/legacy/build/pdf.worker.mjs');
@@ -10,9 +11,11 @@ let loading: Promise<Pdfjs> | undefined;
 let workerModule: PdfjsWorkerModule | undefined;
 
 /**
- * pdfjs-dist's legacy (Node) build, loaded once. Its worker module is imported here and handed to pdfjs through
- * `globalThis.pdfjsWorker`, so pdfjs runs it on this thread and never resolves a worker file path at run time:
- * a bundler sees a static import and the bundle works (a separate worker file is what breaks bundles).
+ * pdfjs-dist's legacy (Node) build, loaded once, with the decode bound installed (./decode-bound.ts): no document is
+ * opened before its self-test passed, and if it fails every later call rejects (PDFs are refused, never read
+ * unbounded). Its worker module is imported here and handed to pdfjs through `globalThis.pdfjsWorker`, so pdfjs runs
+ * it on this thread and never resolves a worker file path at run time: a bundler sees a static import and the bundle
+ * works (a separate worker file is what breaks bundles).
  */
 export function loadPdfjs(): Promise<Pdfjs> {
   loading ??= (async () => {
@@ -22,6 +25,23 @@ export function loadPdfjs(): Promise<Pdfjs> {
     ]);
     (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker ??= worker;
     workerModule = worker;
+    await installDecodeBound({
+      version: pdfjs.version,
+      async openAndClose(bytes) {
+        const { worker: probeWorker, dispose } = workerOnThisThread(pdfjs, worker);
+        const task = pdfjs.getDocument({
+          worker: probeWorker,
+          data: bytes,
+          verbosity: pdfjs.VerbosityLevel.ERRORS,
+        });
+        try {
+          await (await task.promise).getPage(1);
+        } finally {
+          await task.destroy();
+          dispose();
+        }
+      },
+    });
     return pdfjs;
   })();
   return loading;
@@ -68,10 +88,15 @@ export function pdfjsAssets(): PdfjsAssets {
  */
 export async function inThreadWorker(): Promise<{ worker: InstanceType<Pdfjs['PDFWorker']>; dispose(): void }> {
   const pdfjs = await loadPdfjs();
+  return workerOnThisThread(pdfjs, workerModule!);
+}
+
+function workerOnThisThread(
+  pdfjs: Pdfjs,
+  module: PdfjsWorkerModule,
+): { worker: InstanceType<Pdfjs['PDFWorker']>; dispose(): void } {
   const port = new CopyingLoopbackPort();
-  (workerModule!.WorkerMessageHandler as unknown as { initializeFromPort(port: unknown): void }).initializeFromPort(
-    port,
-  );
+  (module.WorkerMessageHandler as unknown as { initializeFromPort(port: unknown): void }).initializeFromPort(port);
   const worker = new pdfjs.PDFWorker({ port: port as never, verbosity: pdfjs.VerbosityLevel.ERRORS });
   return {
     worker,

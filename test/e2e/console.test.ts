@@ -487,6 +487,23 @@ describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
     });
   });
 
+  it('pages through a bot with more files than one page: the first 50, then the rest on "Load more files"', async () => {
+    const bot = (await svc.admin('POST', `${base()}/bots`, { name: 'Help center', instructions: 'Answer.' })).body;
+    const names = Array.from({ length: 57 }, (_, i) => `article-${String(i).padStart(2, '0')}.md`);
+    for (const name of names)
+      expect((await svc.putKnowledge(projectId, bot.botId, name, `# ${name}\n\nText.`)).status).toBe(202);
+    await svc.knowledgeReady(projectId, bot.botId, names.length);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const card = page.getByRole('article').filter({ has: page.getByRole('heading', { name: 'Help center' }) });
+    const rows = card.getByRole('table', { name: 'Knowledge files of Help center' }).getByRole('row');
+    await eventually(async () => (await rows.count()) === 51, 15_000, 'first page of files'); // with the header row
+    await expectText(rows.nth(50), 'article-49.md');
+    await card.getByRole('button', { name: /Load more files \(50 shown\)/ }).click();
+    await eventually(async () => (await rows.count()) === 58, 15_000, 'second page of files');
+    await expectText(rows.nth(57), 'article-56.md');
+    expect(await card.getByRole('button', { name: /Load more files/ }).count()).toBe(0);
+  });
+
   it('is usable at phone width: no sideways scrolling, tables as labelled cards', async () => {
     const phone = await ui.browser.newContext(PHONE);
     const p = await phone.newPage();

@@ -165,9 +165,9 @@ describe('POST /api/v1/ai/extract: nothing readable (502, refunded)', () => {
 });
 
 describe('POST /api/v1/ai/extract: files that expand beyond the limits', () => {
-  it('answers 502 EXTRACTION_FAILED, refunded, for 20 MB of text in an invisible font (was 200 with 20 MB)', async () => {
+  it('answers 502 EXTRACTION_FAILED, refunded, for 12 MB of text in an invisible font (was 200 with 12 MB)', async () => {
     const { projectId, token } = await svc.newProject({ monthlyBotCredits: 3 });
-    const bomb = await invisibleTextPdf(20_000_000);
+    const bomb = await invisibleTextPdf(12_000_000);
     const res = await extract(token, bomb);
     expect(res.status).toBe(502);
     expect(res.body).toMatchObject({ success: false, error: 'EXTRACTION_FAILED' });
@@ -175,7 +175,7 @@ describe('POST /api/v1/ai/extract: files that expand beyond the limits', () => {
     expect(await balance(projectId)).toBe(3);
   }, 60_000);
 
-  it('refuses a stream that decompresses beyond 32 MB with 400 VALIDATION_ERROR, nothing charged', async () => {
+  it('refuses a stream that decompresses beyond 16 MB with 400 VALIDATION_ERROR, nothing charged', async () => {
     const { projectId, token } = await svc.newProject({ monthlyBotCredits: 3 });
     const res = await extract(token, await inflationBombPdf(64 * 1024 * 1024));
     expect(res.status).toBe(400);

@@ -6,7 +6,8 @@ import { OpenAiCompatibleEmbeddings } from '#shared/knowledge/adapters/openai-em
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
-import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 import { MemoryKnowledge, MemoryObjects, quietLogger } from '#test/support/fakes/knowledge.ts';
 
 /**
@@ -85,6 +86,7 @@ describe('OpenAI-compatible embeddings', () => {
     const manage = makeKnowledgeManagement({
       requireBot: async (_p, id) => store.bot(id)!,
       files: store,
+      index: store,
       objects,
       queue: { enqueue: async (j) => void jobs.push(j) },
       logger,
@@ -104,20 +106,27 @@ describe('OpenAI-compatible embeddings', () => {
       'text/plain',
       Buffer.from('Para trocar a senha, use o link do e-mail.'),
     );
-    await makeIngestKnowledge({ files: store, objects, logger, embeddings: provider })('bot_h', jobs, {
+    await makeIngestKnowledge({
+      files: store,
+      index: store,
+      segments: new SegmentCache(objects),
+      objects,
+      logger,
+      embeddings: provider,
+    })('bot_h', jobs, {
       finalAttempt: false,
     });
 
     const lexicalOnly = makeKnowledgeSearch({
       bots: { get: async (id) => store.bot(id) },
-      indexes: new IndexCache(objects),
+      segments: new SegmentCache(objects),
       logger,
     });
     expect(await lexicalOnly.search({ botId: 'bot_h', query: 'how do I get my money back', topK: 3 })).toEqual([]);
 
     const hybrid = makeKnowledgeSearch({
       bots: { get: async (id) => store.bot(id) },
-      indexes: new IndexCache(objects),
+      segments: new SegmentCache(objects),
       logger,
       embeddings: provider,
     });

@@ -1,17 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
-import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
-import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import type { Bot } from '#shared/bots/bot.ts';
+import { keys } from '#shared/contract/keys.ts';
+import { type DynamoTable, updateItem } from '#shared/kernel/aws/dynamo-table.ts';
+import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
+import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
 import {
   fileKeyOf,
+  type KnowledgeFile,
   knowledgeObjectKeys,
   newGeneration,
-  type KnowledgeFile,
 } from '#shared/knowledge/knowledge-files.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 
-/** The bot and knowledge-file adapters against dynalite: the conditional writes that replace transactions. */
+/** The bot and knowledge adapters against dynalite: conditional writes, the segment map, paging by name. */
 let table: DynamoTable;
 let close: () => Promise<void>;
 beforeAll(async () => ({ table, close } = await startTestTable()));
@@ -24,7 +26,7 @@ const newBot = (botId: string, projectId = 'prj_a'): Bot => ({
   instructions: 'x',
   createdAt: new Date().toISOString(),
   updatedAt: new Date().toISOString(),
-  knowledge: { indexVersion: 0, liveGenerations: {} },
+  knowledge: { version: 0, segments: [] },
 });
 
 const file = (botId: string, fileName: string, generation: string): KnowledgeFile => ({
@@ -41,6 +43,15 @@ const file = (botId: string, fileName: string, generation: string): KnowledgeFil
   updatedAt: new Date().toISOString(),
 });
 
+const ref = (id: string, excerpts = 1) => ({
+  id,
+  key: `bots/x/segments/${id}.sbks`,
+  docs: 1,
+  excerpts,
+  markers: 0,
+  bytes: 10,
+});
+
 describe('DynamoBotStore', () => {
   test('get returns the project and knowledge state; update and delete only inside the project', async () => {
     const bots = new DynamoBotStore(table);
@@ -49,7 +60,7 @@ describe('DynamoBotStore', () => {
     expect(await bots.get('bot_1')).toMatchObject({
       botId: 'bot_1',
       projectId: 'prj_a',
-      knowledge: { indexVersion: 0, liveGenerations: {} },
+      knowledge: { version: 0, segments: [] },
     });
     expect(await bots.get('bot_nope')).toBeUndefined();
     expect(await bots.update('prj_b', 'bot_1', { name: 'x' }, new Date())).toBeUndefined();
@@ -65,65 +76,99 @@ describe('DynamoBotStore', () => {
 });
 
 describe('DynamoKnowledgeFileStore', () => {
-  test('uploads, publish conditions, delete and listing', async () => {
-    const bots = new DynamoBotStore(table);
+  test('uploads settle on the newest generation; ready and failed only for the current one; delete by generation', async () => {
     const files = new DynamoKnowledgeFileStore(table);
-    await bots.create(newBot('bot_k'));
     const t0 = new Date('2026-01-01T00:00:00Z');
     const g1 = newGeneration(t0);
     const g2 = newGeneration(new Date(t0.getTime() + 1000));
     const name = 'Política de "reembolso" #1.md';
-    const key = fileKeyOf(name);
 
-    expect(await files.startUpload('prj_other', file('bot_k', name, g1))).toBe('bot-not-found');
-    expect(await files.startUpload('prj_a', file('bot_nope', name, g1))).toBe('bot-not-found');
-    expect(await files.startUpload('prj_a', file('bot_k', name, g2))).toBe('started');
-    // An older upload arriving late loses to the newer one, on the bot and on the file record.
-    expect(await files.startUpload('prj_a', file('bot_k', name, g1))).toBe('superseded');
-    expect((await files.get('bot_k', key))!.generation).toBe(g2);
+    expect(await files.startUpload(file('bot_k', name, g2))).toBe('started');
+    // An older upload arriving late loses to the newer one.
+    expect(await files.startUpload(file('bot_k', name, g1))).toBe('superseded');
+    expect((await files.get('bot_k', name))!.generation).toBe(g2);
+    expect(await files.markReady('bot_k', name, g1, 3, new Date())).toBe(false);
+    expect(await files.markReady('bot_k', name, g2, 3, new Date(), { bytes: 42 })).toBe(true);
+    expect(await files.get('bot_k', name)).toMatchObject({ status: 'ready', chunks: 3, bytes: 42 });
+    expect(await files.markFailed('bot_k', name, g2, 'The PDF is corrupt.', new Date())).toBe(true);
+    expect(await files.get('bot_k', name)).toMatchObject({ status: 'failed', error: 'The PDF is corrupt.', chunks: 0 });
 
-    // Publishing the stale generation is refused; the current one goes live with the new index.
-    expect(await files.publishIndex('bot_k', { expectedVersion: 0, key: 'idx/1', added: { [key]: g1 } })).toBe(false);
-    expect(await files.publishIndex('bot_k', { expectedVersion: 0, key: 'idx/1', added: { [key]: g2 } })).toBe(true);
-    expect(await files.publishIndex('bot_k', { expectedVersion: 0, key: 'idx/1b', added: {} })).toBe(false); // version moved on
-    expect((await bots.get('bot_k'))!.knowledge).toEqual({
-      indexVersion: 1,
-      indexKey: 'idx/1',
-      liveGenerations: { [key]: g2 },
-    });
-    expect(await files.markReady('bot_k', key, g1, 3, new Date())).toBe(false);
-    expect(await files.markReady('bot_k', key, g2, 3, new Date())).toBe(true);
-    expect((await files.list('bot_k')).map((f) => [f.fileName, f.status, f.chunks])).toEqual([[name, 'ready', 3]]);
+    // The file key of a browser upload leads back to the name.
+    await files.rememberName('bot_k', fileKeyOf(name), name);
+    expect(await files.nameOf('bot_k', fileKeyOf(name))).toBe(name);
+    expect(await files.nameOf('bot_k', fileKeyOf('other'))).toBeUndefined();
 
-    // A rebuild keeps the previous key for cleanup.
-    expect(
-      await files.publishIndex('bot_k', { expectedVersion: 1, key: 'idx/2', previousKey: 'idx/1', added: {} }),
-    ).toBe(true);
-    expect(await files.indexState('bot_k')).toEqual({
-      version: 2,
-      key: 'idx/2',
-      previousKey: 'idx/1',
-      current: { [key]: g2 },
-      live: { [key]: g2 },
-    });
+    expect(await files.remove('bot_k', name, g1)).toBe(false); // a newer upload is recorded: it stays
+    expect(await files.remove('bot_k', name, g2)).toBe(true);
+    expect(await files.get('bot_k', name)).toBeUndefined();
 
-    // Delete: out of search at once, record gone; from another project nothing happens.
-    expect(await files.remove('prj_other', 'bot_k', key)).toBeUndefined();
-    expect((await files.remove('prj_a', 'bot_k', key))!.generation).toBe(g2);
-    expect((await bots.get('bot_k'))!.knowledge.liveGenerations).toEqual({});
-    expect(await files.list('bot_k')).toEqual([]);
-    expect(await files.remove('prj_a', 'bot_k', key)).toBeUndefined();
+    await files.startUpload(file('bot_k', 'x.pdf', g1));
+    await files.removeAll('bot_k');
+    expect((await files.page('bot_k', { limit: 10 })).items).toEqual([]);
+    expect(await files.nameOf('bot_k', fileKeyOf(name))).toBeUndefined();
+  });
 
-    // Failure with a reason; removeAll empties the bot's files.
-    const g3 = newGeneration(new Date(t0.getTime() + 2000));
-    expect(await files.startUpload('prj_a', file('bot_k', 'x.pdf', g3))).toBe('started');
-    expect(await files.markFailed('bot_k', fileKeyOf('x.pdf'), g3, 'The PDF is corrupt.', new Date())).toBe(true);
-    expect(await files.get('bot_k', fileKeyOf('x.pdf'))).toMatchObject({
-      status: 'failed',
-      error: 'The PDF is corrupt.',
-      chunks: 0,
-    });
-    expect((await files.removeAll('bot_k')).map((f) => f.fileName)).toEqual(['x.pdf']);
-    expect(await files.list('bot_k')).toEqual([]);
+  test('pages walk every file by name, past the first page, each once; a foreign cursor is refused', async () => {
+    const files = new DynamoKnowledgeFileStore(table);
+    const names = Array.from(
+      { length: 250 },
+      (_, i) => `artigo-${String(i).padStart(4, '0')}${i % 7 === 0 ? ' é' : ''}.md`,
+    );
+    for (const n of [...names].reverse()) await files.startUpload(file('bot_p', n, newGeneration(new Date())));
+    await files.startUpload(file('bot_other', 'zzz.md', newGeneration(new Date())));
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await files.page('bot_p', { limit: 100, ...(cursor ? { cursor } : {}) });
+      expect(page.items.length).toBeLessThanOrEqual(100);
+      seen.push(...page.items.map((f) => f.fileName));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBeGreaterThanOrEqual(3);
+    expect(seen).toEqual([...names].sort());
+    await expect(
+      files.page('bot_p', { limit: 10, cursor: Buffer.from('BOT#bot_other').toString('base64url') }),
+    ).rejects.toThrow(/cursor/);
+  });
+});
+
+describe('DynamoKnowledgeIndexStore', () => {
+  test('segments are added without conflicts, merged only while all inputs are listed; the merge lease is exclusive', async () => {
+    const bots = new DynamoBotStore(table);
+    const index = new DynamoKnowledgeIndexStore(table);
+    await bots.create(newBot('bot_s'));
+    expect(await index.addSegment('bot_nope', ref('a'))).toBe(false);
+    await Promise.all(['s1', 's2', 's3', 's4'].map((id) => index.addSegment('bot_s', ref(id))));
+    const bot = await bots.get('bot_s');
+    expect(bot!.knowledge.segments.map((s) => s.id)).toEqual(['s1', 's2', 's3', 's4']);
+    expect(bot!.knowledge.version).toBe(4);
+
+    expect(await index.replaceSegments('bot_s', [ref('s1'), ref('s2')], ref('m1', 2), 1000)).toBe(true);
+    // A second merge of an input already merged away is refused, and changes nothing.
+    expect(await index.replaceSegments('bot_s', [ref('s2'), ref('s3')], ref('m2', 2), 1000)).toBe(false);
+    const state = await index.state('bot_s');
+    expect(state!.segments.map((s) => s.id)).toEqual(['m1', 's3', 's4']);
+    expect(state!.retired).toEqual({ [ref('s1').key]: 1000, [ref('s2').key]: 1000 });
+    await index.forgetRetired('bot_s', [ref('s1').key]);
+    expect(Object.keys((await index.state('bot_s'))!.retired)).toEqual([ref('s2').key]);
+
+    expect(await index.claimMerge('bot_s', 5000, 6000)).toBe(true);
+    expect(await index.claimMerge('bot_s', 5500, 6500)).toBe(false);
+    expect(await index.claimMerge('bot_s', 6001, 7000)).toBe(true); // the first holder's lease ran out
+    await index.releaseMerge('bot_s');
+    expect(await index.claimMerge('bot_s', 6002, 7000)).toBe(true);
+  });
+
+  test('a bot made before segments (no segment map) gets one on its first segment', async () => {
+    const bots = new DynamoBotStore(table);
+    const index = new DynamoKnowledgeIndexStore(table);
+    await bots.create(newBot('bot_old'));
+    await updateItem(table, { Key: keys.bot('bot_old'), UpdateExpression: 'REMOVE ksegs, kretired, kver' });
+    expect((await bots.get('bot_old'))!.knowledge).toEqual({ version: 0, segments: [] });
+    expect(await index.addSegment('bot_old', ref('s1'))).toBe(true);
+    expect(await index.replaceSegments('bot_old', [ref('s1')], ref('m1'), 5)).toBe(true);
+    expect((await bots.get('bot_old'))!.knowledge.segments.map((s) => s.id)).toEqual(['m1']);
   });
 });

@@ -46,7 +46,7 @@ export interface ServiceClient extends ServiceInfo {
     body: string | Uint8Array,
     contentType?: string,
   ): Promise<{ status: number; body: any }>;
-  /** Waits (up to 30 s) until the bot has at least `count` knowledge files, every one `ready`. */
+  /** Waits (up to 30 s) until the bot has at least `count` knowledge files (every page), every one `ready`. */
   knowledgeReady(projectId: string, botId: string, count?: number): Promise<void>;
   /** Ends this file's use of the service (saves recorded traffic); a service of its own also stops. */
   close(): Promise<void>;
@@ -142,9 +142,16 @@ export function serviceClient(info: ServiceInfo, onClose: () => Promise<void> = 
     async knowledgeReady(projectId, botId, count = 1) {
       await eventually(
         async () => {
-          const items = (await admin('GET', `/projects/${projectId}/bots/${botId}/knowledge`)).body.items as {
-            status: string;
-          }[];
+          const items: { status: string }[] = [];
+          let cursor: string | undefined;
+          do {
+            const page = await admin(
+              'GET',
+              `/projects/${projectId}/bots/${botId}/knowledge?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+            );
+            items.push(...page.body.items);
+            cursor = page.body.nextCursor;
+          } while (cursor);
           return items.length >= count && items.every((i) => i.status === 'ready');
         },
         30_000,

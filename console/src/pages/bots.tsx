@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
-import type { Bot, KnowledgeFile } from '../types.ts';
+import type { Bot, KnowledgeFile, KnowledgeFilePage } from '../types.ts';
 import { Badge, ErrorNotice, formatTime, Loading, ResponsiveTable, StatusMessage, useAction, useLoad } from '../ui.tsx';
 import { BotTryOut } from './bot-playground.tsx';
 
@@ -51,31 +51,27 @@ function fileBadge(f: KnowledgeFile) {
   return <Badge tone="neutral">Processing</Badge>;
 }
 
-/** The project's bots with their knowledge files and each file's ingestion status. */
+/** Knowledge files per page of a bot's listing; "Load more files" fetches the next page. */
+const FILES_PAGE = 50;
+
+/** The project's bots; each bot's knowledge files are listed a page at a time (a bot can hold thousands). */
 export function BotsPage({ api, projectId }: { api: Api; projectId: string }) {
   const base = `/projects/${enc(projectId)}`;
-  const bots = useLoad(async () => {
-    const list = await api.all<Bot>(`${base}/bots`);
-    const files = await Promise.all(
-      list.map((b) =>
-        api.get<{ items: KnowledgeFile[] }>(`${base}/bots/${enc(b.botId)}/knowledge`).then((r) => r.items),
-      ),
-    );
-    return list.map((bot, n) => ({ bot, files: files[n]! }));
-  }, [api, projectId]);
-  // While a file is processing, its status is polled until it settles.
-  const processing = bots.data?.some(({ files }) => files.some((f) => f.status === 'processing'));
-  useEffect(() => {
-    if (!processing) return;
-    const timer = setTimeout(() => bots.reload(), 2000);
-    return () => clearTimeout(timer);
-  }, [bots.data]);
+  const [refreshed, setRefreshed] = useState(0);
+  const bots = useLoad(async () => api.all<Bot>(`${base}/bots`), [api, projectId]);
 
   return (
     <section>
       <div class="row-between">
         <h1>Bots</h1>
-        <button type="button" onClick={() => bots.reload()} disabled={bots.loading}>
+        <button
+          type="button"
+          onClick={() => {
+            setRefreshed((n) => n + 1);
+            void bots.reload();
+          }}
+          disabled={bots.loading}
+        >
           Refresh
         </button>
       </div>
@@ -87,7 +83,7 @@ export function BotsPage({ api, projectId }: { api: Api; projectId: string }) {
           No bots yet (create them with <code>POST /admin/v1/projects/{'{projectId}'}/bots</code>).
         </p>
       ) : null}
-      {bots.data?.map(({ bot, files }) => (
+      {bots.data?.map((bot) => (
         <article class="card" key={bot.botId} aria-labelledby={`bot-${bot.botId}`}>
           <h2 id={`bot-${bot.botId}`}>{bot.name}</h2>
           <dl class="facts">
@@ -102,39 +98,112 @@ export function BotsPage({ api, projectId }: { api: Api; projectId: string }) {
             <summary>Instructions</summary>
             <pre class="instructions">{bot.instructions}</pre>
           </details>
-          <h3>Knowledge files</h3>
-          {files.length === 0 ? (
-            <p class="muted">No knowledge files.</p>
-          ) : (
-            <ResponsiveTable
-              label={`Knowledge files of ${bot.name}`}
-              columns={['File', 'Status', 'Chunks', 'OCR pages', 'Updated']}
-            >
-              {files.map((f) => (
-                <tr key={f.fileName}>
-                  <td data-label="File" class="break">
-                    {f.fileName}
-                  </td>
-                  <td data-label="Status">
-                    {fileBadge(f)}
-                    {f.error ? <div class="small muted">{f.error}</div> : null}
-                  </td>
-                  <td data-label="Chunks">{f.chunks}</td>
-                  <td data-label="OCR pages">{f.ocrPages ?? '—'}</td>
-                  <td data-label="Updated">{formatTime(f.updatedAt)}</td>
-                </tr>
-              ))}
-            </ResponsiveTable>
-          )}
-          <KnowledgeUpload
+          <KnowledgeFiles
             api={api}
             path={`${base}/bots/${enc(bot.botId)}/knowledge`}
-            onUploaded={() => bots.reload()}
+            botName={bot.name}
+            refreshed={refreshed}
           />
         </article>
       ))}
-      {bots.data ? <BotTryOut projectId={projectId} bots={bots.data.map((b) => b.bot)} /> : null}
+      {bots.data ? <BotTryOut projectId={projectId} bots={bots.data} /> : null}
     </section>
+  );
+}
+
+/**
+ * One bot's knowledge files by name, a page at a time through the listing's cursor. While a shown file is
+ * processing, the shown pages are read again every 2 s until it settles.
+ */
+function KnowledgeFiles({
+  api,
+  path,
+  botName,
+  refreshed,
+}: {
+  api: Api;
+  path: string;
+  botName: string;
+  /** Bumped by the page's Refresh button: the shown pages are read again. */
+  refreshed: number;
+}) {
+  /** The pages shown: where each started (undefined = the first), its files, and the cursor after it. */
+  const [pages, setPages] = useState<{ from?: string; items: KnowledgeFile[]; next?: string }[]>([]);
+  const [error, setError] = useState<unknown>();
+  const more = useAction();
+  const readPage = async (from?: string) => {
+    const page = await api.get<KnowledgeFilePage>(`${path}?limit=${FILES_PAGE}${from ? `&cursor=${enc(from)}` : ''}`);
+    return { ...(from ? { from } : {}), items: page.items, ...(page.nextCursor ? { next: page.nextCursor } : {}) };
+  };
+  const reload = async (starts: (string | undefined)[]) => {
+    try {
+      setPages(await Promise.all(starts.map(readPage)));
+      setError(undefined);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  useEffect(() => {
+    void reload([undefined]);
+  }, [api, path]);
+  useEffect(() => {
+    if (refreshed) void reload(pages.length ? pages.map((p) => p.from) : [undefined]);
+  }, [refreshed]);
+  const files = pages.flatMap((p) => p.items);
+  const next = pages.at(-1)?.next;
+  const processing = files.some((f) => f.status === 'processing');
+  useEffect(() => {
+    if (!processing) return;
+    const timer = setTimeout(() => void reload(pages.map((p) => p.from)), 2000);
+    return () => clearTimeout(timer);
+  }, [pages]);
+
+  return (
+    <>
+      <h3>Knowledge files</h3>
+      <ErrorNotice error={error ?? more.error} />
+      {pages.length === 0 && !error ? <Loading what="knowledge files" /> : null}
+      {pages.length > 0 && files.length === 0 ? (
+        <p class="muted">No knowledge files.</p>
+      ) : files.length ? (
+        <ResponsiveTable
+          label={`Knowledge files of ${botName}`}
+          columns={['File', 'Status', 'Chunks', 'OCR pages', 'Updated']}
+        >
+          {files.map((f) => (
+            <tr key={f.fileName}>
+              <td data-label="File" class="break">
+                {f.fileName}
+              </td>
+              <td data-label="Status">
+                {fileBadge(f)}
+                {f.error ? <div class="small muted">{f.error}</div> : null}
+              </td>
+              <td data-label="Chunks">{f.chunks}</td>
+              <td data-label="OCR pages">{f.ocrPages ?? '—'}</td>
+              <td data-label="Updated">{formatTime(f.updatedAt)}</td>
+            </tr>
+          ))}
+        </ResponsiveTable>
+      ) : null}
+      {next ? (
+        <button
+          type="button"
+          disabled={more.busy}
+          onClick={async () => {
+            const page = await more.run(() => readPage(next));
+            if (page) setPages((shown) => [...shown, page]);
+          }}
+        >
+          {more.busy ? 'Loading…' : `Load more files (${files.length} shown)`}
+        </button>
+      ) : null}
+      <KnowledgeUpload
+        api={api}
+        path={path}
+        onUploaded={() => void reload(pages.length ? pages.map((p) => p.from) : [undefined])}
+      />
+    </>
   );
 }
 

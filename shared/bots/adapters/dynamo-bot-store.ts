@@ -1,5 +1,5 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Bot, BotPatch, BotStore } from '../bot.ts';
+import { type Bot, type BotPatch, type BotStore, segmentRefs } from '../bot.ts';
 import {
   applied,
   conditionalWrite,
@@ -23,9 +23,8 @@ const BOT_ATTRIBUTES = [
   'temperature',
   'createdAt',
   'updatedAt',
-  'indexVersion',
-  'indexKey',
-  'live',
+  'kver',
+  'ksegs',
 ];
 const BOT_ATTRIBUTE_NAMES = { '#name': 'name' };
 
@@ -59,9 +58,10 @@ export class DynamoBotStore implements BotStore {
         temperature: bot.temperature,
         createdAt: bot.createdAt,
         updatedAt: bot.updatedAt,
-        indexVersion: bot.knowledge.indexVersion,
-        current: {},
-        live: { ...bot.knowledge.liveGenerations },
+        // The knowledge state (shared/knowledge/adapters/dynamo-knowledge-index-store.ts writes it from here on).
+        kver: bot.knowledge.version,
+        ksegs: Object.fromEntries(bot.knowledge.segments.map(({ id, ...ref }) => [id, ref])),
+        kretired: {},
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     });
@@ -175,9 +175,8 @@ function toBot(item: Record<string, unknown>): Bot {
     createdAt: item.createdAt as string,
     updatedAt: item.updatedAt as string,
     knowledge: {
-      indexVersion: (item.indexVersion as number | undefined) ?? 0,
-      ...(item.indexKey !== undefined ? { indexKey: item.indexKey as string } : {}),
-      liveGenerations: (item.live as Record<string, string> | undefined) ?? {},
+      version: (item.kver as number | undefined) ?? 0,
+      segments: segmentRefs(item.ksegs),
     },
   };
 }

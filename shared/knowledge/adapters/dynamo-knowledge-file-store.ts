@@ -1,5 +1,4 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { IndexState, KnowledgeFile, KnowledgeFileStore, StartUploadOutcome } from '../knowledge-files.ts';
+import type { KnowledgeFile, KnowledgeFileStore, Page, StartUploadOutcome } from '../knowledge-files.ts';
 import { collections, inCollection, keys } from '../../contract/keys.ts';
 import {
   applied,
@@ -7,62 +6,67 @@ import {
   type DynamoTable,
   putItem,
   queryAll,
+  queryPage,
   readItem,
   updateItem,
+  writeBatch,
 } from '../../kernel/aws/dynamo-table.ts';
+import { ValidationError } from '../../kernel/domain-error.ts';
 
 /**
- * Knowledge files (`BOT#<botId>` / `FILE#<fileKey>`) and the knowledge state on the bot item (`current` and `live`
- * maps keyed by fileKey, `indexVersion`, `indexKey`, `previousIndexKey`). Generations are time-ordered strings, so
- * "only if mine is newer" is a plain `<` in a condition: concurrent uploads of one name settle on the latest.
+ * Knowledge files, one item each (`BOT#<botId>` / `FILE#<fileName>`), and the file-key → name entries browser
+ * uploads need (`FKEY#<fileKey>`). Generations are time-ordered strings, so "only if mine is newer" is a plain `<`
+ * in a condition: concurrent uploads of one name settle on the latest. Nothing is written on the bot item: a bot
+ * takes as many files as its partition holds.
  */
 export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   constructor(private readonly table: DynamoTable) {}
 
-  async startUpload(projectId: string, file: KnowledgeFile): Promise<StartUploadOutcome> {
-    // The bot first: from here the old generation is out of search and only this one may be published.
-    const current = await applied(
-      updateItem(this.table, {
-        Key: keys.bot(file.botId),
-        UpdateExpression: 'SET #current.#k = :g REMOVE #live.#k',
-        ConditionExpression: 'projectId = :p AND (attribute_not_exists(#current.#k) OR #current.#k < :g)',
-        ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': file.fileKey },
-        ExpressionAttributeValues: { ':g': file.generation, ':p': projectId },
+  async startUpload(file: KnowledgeFile): Promise<StartUploadOutcome> {
+    const started = await applied(
+      putItem(this.table, {
+        Item: { ...keys.knowledgeFile(file.botId, file.fileName), ...file },
+        ConditionExpression: 'attribute_not_exists(generation) OR generation < :g',
+        ExpressionAttributeValues: { ':g': file.generation },
       }),
     );
-    if (!current) {
-      const bot = await readItem(this.table, keys.bot(file.botId), { ProjectionExpression: 'projectId' });
-      return bot?.projectId === projectId ? 'superseded' : 'bot-not-found';
-    }
-    if (
-      !(await applied(
-        putItem(this.table, {
-          Item: { ...keys.knowledgeFile(file.botId, file.fileKey), ...file },
-          ConditionExpression: 'attribute_not_exists(generation) OR generation < :g',
-          ExpressionAttributeValues: { ':g': file.generation },
-        }),
-      ))
-    )
-      return 'superseded';
-    return 'started';
+    return started ? 'started' : 'superseded';
   }
 
-  async get(botId: string, fileKey: string): Promise<KnowledgeFile | undefined> {
-    const item = await readItem(this.table, keys.knowledgeFile(botId, fileKey));
+  async get(botId: string, fileName: string): Promise<KnowledgeFile | undefined> {
+    const item = await readItem(this.table, keys.knowledgeFile(botId, fileName));
     return item ? toFile(item) : undefined;
   }
 
-  async list(botId: string): Promise<KnowledgeFile[]> {
-    const items = await queryAll(this.table, {
-      ...inCollection(collections.knowledgeFiles(botId)),
+  async page(botId: string, options: { limit: number; cursor?: string }): Promise<Page<KnowledgeFile>> {
+    const files = collections.knowledgeFiles(botId);
+    const out = await queryPage(this.table, {
+      ...inCollection(files),
+      Limit: options.limit,
       ConsistentRead: true,
+      ExclusiveStartKey: options.cursor
+        ? { pk: files.pk, sk: decodeCursor(options.cursor, files.skPrefix) }
+        : undefined,
     });
-    return items.map(toFile);
+    const items = (out.Items ?? []).map(toFile);
+    // DynamoDB may end a full page with a key although nothing follows; one more read would tell, the next page
+    // (empty, no cursor) tells as well.
+    return out.LastEvaluatedKey
+      ? { items, nextCursor: Buffer.from(String(out.LastEvaluatedKey.sk), 'utf8').toString('base64url') }
+      : { items };
+  }
+
+  async rememberName(botId: string, fileKey: string, fileName: string): Promise<void> {
+    await putItem(this.table, { Item: { ...keys.knowledgeFileName(botId, fileKey), fileName } });
+  }
+
+  async nameOf(botId: string, fileKey: string): Promise<string | undefined> {
+    return (await readItem(this.table, keys.knowledgeFileName(botId, fileKey)))?.fileName as string | undefined;
   }
 
   markReady(
     botId: string,
-    fileKey: string,
+    fileName: string,
     generation: string,
     chunks: number,
     at: Date,
@@ -71,7 +75,7 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
     const extra = Object.entries(details).filter(([, v]) => v !== undefined);
     return this.settle(
       botId,
-      fileKey,
+      fileName,
       generation,
       `SET #status = :status, chunks = :chunks, updatedAt = :at${extra.map(([k]) => `, #${k} = :${k}`).join('')} REMOVE #error`,
       {
@@ -84,10 +88,10 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
     );
   }
 
-  markFailed(botId: string, fileKey: string, generation: string, reason: string, at: Date): Promise<boolean> {
+  markFailed(botId: string, fileName: string, generation: string, reason: string, at: Date): Promise<boolean> {
     return this.settle(
       botId,
-      fileKey,
+      fileName,
       generation,
       'SET #status = :status, chunks = :chunks, #error = :error, updatedAt = :at',
       {
@@ -101,7 +105,7 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
 
   private async settle(
     botId: string,
-    fileKey: string,
+    fileName: string,
     generation: string,
     update: string,
     values: Record<string, unknown>,
@@ -109,7 +113,7 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
   ): Promise<boolean> {
     return applied(
       updateItem(this.table, {
-        Key: keys.knowledgeFile(botId, fileKey),
+        Key: keys.knowledgeFile(botId, fileName),
         UpdateExpression: update,
         ConditionExpression: 'generation = :g',
         ExpressionAttributeNames: { ...names, '#status': 'status', '#error': 'error' },
@@ -118,90 +122,40 @@ export class DynamoKnowledgeFileStore implements KnowledgeFileStore {
     );
   }
 
-  async remove(projectId: string, botId: string, fileKey: string): Promise<KnowledgeFile | undefined> {
-    // Out of search first: from this write on, no search shows its excerpts and no rebuild can make it live.
-    const outOfSearch = await applied(
-      updateItem(this.table, {
-        Key: keys.bot(botId),
-        UpdateExpression: 'REMOVE #current.#k, #live.#k',
-        ConditionExpression: 'projectId = :p',
-        ExpressionAttributeNames: { '#current': 'current', '#live': 'live', '#k': fileKey },
-        ExpressionAttributeValues: { ':p': projectId },
-      }),
-    );
-    if (!outOfSearch) return undefined;
-    const out = await deleteItem(this.table, {
-      Key: keys.knowledgeFile(botId, fileKey),
-      ReturnValues: 'ALL_OLD',
-    });
-    return out.Attributes ? toFile(out.Attributes) : undefined;
-  }
-
-  async removeAll(botId: string): Promise<KnowledgeFile[]> {
-    const files = await this.list(botId);
-    for (let i = 0; i < files.length; i += 25) {
-      let requests: unknown[] | undefined = files
-        .slice(i, i + 25)
-        .map((f) => ({ DeleteRequest: { Key: keys.knowledgeFile(botId, f.fileKey) } }));
-      for (let attempt = 0; requests?.length && attempt < 5; attempt++) {
-        const out: { UnprocessedItems?: Record<string, unknown[]> } = await this.table.client.send(
-          new BatchWriteCommand({ RequestItems: { [this.table.tableName]: requests as never } }),
-        );
-        requests = out.UnprocessedItems?.[this.table.tableName];
-      }
-    }
-    return files;
-  }
-
-  async indexState(botId: string): Promise<IndexState | undefined> {
-    const item = await readItem(this.table, keys.bot(botId), {
-      ProjectionExpression: 'indexVersion, indexKey, previousIndexKey, #current, #live',
-      ExpressionAttributeNames: { '#current': 'current', '#live': 'live' },
-    });
-    if (!item) return undefined;
-    return {
-      version: (item.indexVersion as number | undefined) ?? 0,
-      ...(item.indexKey ? { key: item.indexKey as string } : {}),
-      ...(item.previousIndexKey ? { previousKey: item.previousIndexKey as string } : {}),
-      current: (item.current as Record<string, string> | undefined) ?? {},
-      live: (item.live as Record<string, string> | undefined) ?? {},
-    };
-  }
-
-  async publishIndex(
-    botId: string,
-    update: { expectedVersion: number; key: string; previousKey?: string; added: Record<string, string> },
-  ): Promise<boolean> {
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = {
-      ':v': update.expectedVersion,
-      ':next': update.expectedVersion + 1,
-      ':key': update.key,
-    };
-    const sets = ['indexVersion = :next', 'indexKey = :key'];
-    const conditions = ['indexVersion = :v'];
-    if (update.previousKey) {
-      sets.push('previousIndexKey = :previous');
-      values[':previous'] = update.previousKey;
-    }
-    Object.entries(update.added).forEach(([fileKey, generation], i) => {
-      names['#current'] = 'current';
-      names['#live'] = 'live';
-      names[`#k${i}`] = fileKey;
-      values[`:g${i}`] = generation;
-      sets.push(`#live.#k${i} = :g${i}`);
-      conditions.push(`#current.#k${i} = :g${i}`);
-    });
+  remove(botId: string, fileName: string, generation: string): Promise<boolean> {
     return applied(
-      updateItem(this.table, {
-        Key: keys.bot(botId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: conditions.join(' AND '),
-        ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-        ExpressionAttributeValues: values,
+      deleteItem(this.table, {
+        Key: keys.knowledgeFile(botId, fileName),
+        ConditionExpression: 'generation = :g',
+        ExpressionAttributeValues: { ':g': generation },
       }),
     );
   }
+
+  async removeAll(botId: string): Promise<void> {
+    for (const collection of [collections.knowledgeFiles(botId), collections.knowledgeFileNames(botId)]) {
+      const items = await queryAll(this.table, {
+        ...inCollection(collection),
+        ProjectionExpression: 'pk, sk',
+        ConsistentRead: true,
+      });
+      for (let i = 0; i < items.length; i += 25)
+        await writeBatch(
+          this.table,
+          items.slice(i, i + 25).map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } })),
+        );
+    }
+  }
+}
+
+/** A cursor is the last sort key of the page, only ever accepted inside the same bot's files. */
+function decodeCursor(cursor: string, prefix: string): string {
+  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!sk.startsWith(prefix) || Buffer.from(sk, 'utf8').toString('base64url') !== cursor)
+    throw new ValidationError('The cursor is not one this listing returned.', [
+      { path: 'cursor', message: 'Pass the nextCursor of the previous page.', code: 'invalid_format' },
+    ]);
+  return sk;
 }
 
 function toFile(item: Record<string, unknown>): KnowledgeFile {

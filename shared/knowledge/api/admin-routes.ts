@@ -1,3 +1,4 @@
+import { pageQuery } from '#shared/http/pagination.ts';
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
@@ -20,7 +21,7 @@ const fileView = (f: KnowledgeFile) => ({
 
 /** A bot's knowledge files: list, upload (raw or through a presigned browser upload), delete. */
 export const knowledgeRoutes = {
-  listKnowledge: route({ method: 'GET', path: '/projects/{projectId}/bots/{botId}/knowledge' }),
+  listKnowledge: route({ method: 'GET', path: '/projects/{projectId}/bots/{botId}/knowledge', query: pageQuery }),
   uploadKnowledge: route({
     method: 'PUT',
     path: '/projects/{projectId}/bots/{botId}/knowledge/{fileName}',
@@ -37,8 +38,13 @@ export const knowledgeRoutes = {
 /** What serves the knowledge routes. */
 export function knowledgeHandlers(knowledge: KnowledgeManagement): RouteHandlers<typeof knowledgeRoutes> {
   return {
-    listKnowledge: async ({ params }) =>
-      json(200, { items: (await knowledge.list(params.projectId, params.botId)).map(fileView) }),
+    listKnowledge: async ({ params, query }) => {
+      const page = await knowledge.list(params.projectId, params.botId, query);
+      return json(200, {
+        items: page.items.map(fileView),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      });
+    },
     uploadKnowledge: async ({ params, body, event }) =>
       json(
         202,

@@ -1,3 +1,4 @@
+import { pageOf } from '../../http/pagination.ts';
 import { withMeta } from '../../kernel/validation/meta.ts';
 import * as z from '../../kernel/validation/zod.ts';
 import { int, isoTime } from '../../http/wire-schemas.ts';
@@ -18,6 +19,8 @@ export const knowledgeFile = withMeta(
   }),
   { id: 'KnowledgeFile' },
 );
+
+export const knowledgeFilePage = pageOf(knowledgeFile, 'KnowledgeFilePage', "The bot's knowledge files, by name");
 
 export const knowledgeUploadAccepted = withMeta(z.object({ fileName: z.string(), status: z.literal('processing') }), {
   id: 'KnowledgeUploadAccepted',

@@ -111,22 +111,33 @@ function stemmed(folded: string, language: Language): string {
   return language === 'pt' ? stemPortuguese(folded) : stemEnglish(folded);
 }
 
+/** One word of a query: its Portuguese and English terms (one when they agree), and how often the query says it. */
+export interface QueryTerm {
+  variants: string[];
+  count: number;
+}
+
 /**
- * The terms of a query, one group per word: its Portuguese and English terms (one when they agree). A query made
- * only of stop words keeps them, so "o que é" still searches something.
+ * The terms of a query, one entry per distinct word with its count (a word said twice weighs twice, as Lucene's
+ * and most BM25 engines' query term frequency does). A query made only of stop words keeps them, so "o que é" still
+ * searches something.
  */
-export function queryTermGroups(query: string): string[][] {
+export function queryTerms(query: string): QueryTerm[] {
   const all = words(query).filter((w) => w.length <= MAX_TOKEN_LENGTH);
   const kept = all.filter((w) => !FOLDED_STOPWORDS.has(w));
   const source = kept.length ? kept : all;
-  const groups: string[][] = [];
-  const seen = new Set<string>();
+  const byKey = new Map<string, QueryTerm>();
   for (const w of source) {
     const variants = [...new Set([stemmed(w, 'pt'), stemmed(w, 'en')])];
     const key = variants.join('\u0000');
-    if (seen.has(key)) continue;
-    seen.add(key);
-    groups.push(variants);
+    const seen = byKey.get(key);
+    if (seen) seen.count++;
+    else byKey.set(key, { variants, count: 1 });
   }
-  return groups;
+  return [...byKey.values()];
+}
+
+/** The terms of a query, one group per distinct word (see {@link queryTerms}, which also counts them). */
+export function queryTermGroups(query: string): string[][] {
+  return queryTerms(query).map((t) => t.variants);
 }

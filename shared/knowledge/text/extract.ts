@@ -31,6 +31,13 @@ export interface DocumentText {
   ocrPages?: number;
 }
 
+/** How a knowledge file's bytes become text: {@link extractDocumentText}, here or in a sandbox thread. */
+export type DocumentReader = (
+  bytes: Uint8Array,
+  contentType: KnowledgeContentType,
+  options?: { charset?: string; readPdf?: PdfPageReader; budget?: TimeBudget },
+) => Promise<DocumentText>;
+
 /**
  * The readable text of an uploaded knowledge file. Throws {@link UnreadableDocumentError} when there is none and
  * {@link TimeBudgetExceededError} when `budget` runs out.
@@ -66,7 +73,7 @@ export async function extractDocumentText(
     throw new UnreadableDocumentError(`The file is declared ${contentType} but holds binary data.`);
   text = decodeText(bytes, options.charset);
   checkTimeBudget(options.budget);
-  if (contentType === 'text/html') text = htmlToText(text);
+  if (contentType === 'text/html') text = htmlToText(text, options.budget);
   else if (contentType === 'text/markdown') text = markdownToText(text, options.budget);
   checkTimeBudget(options.budget);
   if (!text.trim()) throw new UnreadableDocumentError('The file has no readable text.');

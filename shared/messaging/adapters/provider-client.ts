@@ -3,6 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { callTimeoutMs, describeFetchFailure, excerpt, ProviderError } from '../providers.ts';
 import { forbiddenAddressReason, isIpLiteral } from '../../kernel/destination-policy.ts';
 import { ForbiddenDestinationError, guardedLookup } from '../../kernel/adapters/guarded-lookup.ts';
+import { parseBoundedJson } from '../../kernel/json-shape.ts';
 
 /** An HTTP answer from a channel provider (its body read up to a cap). */
 export interface ProviderHttpResponse {
@@ -136,7 +137,7 @@ export async function callProvider(
 
 function jsonObject(text: string): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = parseBoundedJson(text);
     return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { markOf, messageOfMark, type EventPublisher, type PreparedEvent } from '../../events/index.ts';
 import { failpoint } from '../../kernel/failpoints.ts';
+import { parseBoundedJson } from '../../kernel/json-shape.ts';
 import type { Channel } from '../channel.ts';
 import type { MessageStatusStore } from '../message-status.ts';
 import type { InboundReport, NormalisedReport, ReceivedMessage, StatusReport } from './report.ts';
@@ -93,7 +94,7 @@ export function makeProcessInbound(deps: ProcessInboundDeps) {
       }
       case 'whatsapp-cloud': {
         const phoneNumberId = channel.provider.kind === 'whatsapp-cloud' ? channel.provider.phoneNumberId : '';
-        return normaliseWhatsApp(JSON.parse(raw.toString('utf8')), phoneNumberId);
+        return normaliseWhatsApp(parseBoundedJson(raw.toString('utf8')), phoneNumberId);
       }
       case 'email':
         return [withDelivery(await deps.parseMail(raw, channel.address), report)];

@@ -67,6 +67,8 @@ export interface ReceivedMessage {
   media?: { contentType: string; url?: string; providerMediaId?: string }[];
   /** ISO 8601. */
   receivedAt: string;
+  /** Set when a part of the message was over its ceiling and was cut (contract §15; mail: `MAIL_LIMITS`). */
+  truncated?: true;
   email?: {
     subject: string;
     html?: string;

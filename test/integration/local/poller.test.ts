@@ -99,3 +99,41 @@ describe('local SQS poller (Lambda event source mapping semantics)', () => {
     expect(dead.Messages?.map((m) => m.Body)).toEqual(['fail-1']);
   });
 });
+
+describe('batches larger than one receive', () => {
+  it('gathers up to batchSize messages from several receives within the window, and deletes them all', async () => {
+    // Visibility longer than the batch window, as on the real queues (the other test uses 1 s to see redeliveries).
+    const url = (
+      await sqs.send(new CreateQueueCommand({ QueueName: 'poller-big-batch', Attributes: { VisibilityTimeout: '30' } }))
+    ).QueueUrl!;
+    const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] })))
+      .Attributes!.QueueArn!;
+    const q = { url, arn };
+    for (let i = 0; i < 25; i++) await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: `m-${i}` }));
+    const batches: number[] = [];
+    const poller = startPoller({
+      sqs,
+      queueUrl: q.url,
+      queueArn: q.arn,
+      region: emu.region,
+      worker: {
+        fn: 'test',
+        queue: 'events',
+        batchSize: 20,
+        batchWindowSeconds: 2,
+        timeoutSeconds: 5,
+        memoryMb: 128,
+        maxConcurrency: 1,
+      },
+      handler: async (event: SQSEvent) => {
+        batches.push(event.Records.length);
+        return { batchItemFailures: [] };
+      },
+    });
+    await until(() => batches.reduce((n, b) => n + b, 0) >= 25, 10_000);
+    await new Promise((r) => setTimeout(r, 1_500)); // nothing comes back: all 25 were deleted
+    await poller.stop();
+    expect(batches[0]).toBe(20);
+    expect(batches.reduce((n, b) => n + b, 0)).toBe(25);
+  });
+});

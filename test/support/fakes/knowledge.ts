@@ -1,16 +1,27 @@
-import type { Bot } from '#shared/bots/bot.ts';
+import type { Bot, KnowledgeSegmentRef } from '#shared/bots/bot.ts';
 import type {
   IndexState,
   KnowledgeFile,
   KnowledgeFileStore,
+  KnowledgeIndexStore,
   KnowledgeObjectStore,
+  Page,
   StartUploadOutcome,
 } from '#shared/knowledge/knowledge-files.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 
-/** In-memory stand-ins for the knowledge ports, with the same conditional semantics as the DynamoDB adapter. */
-export class MemoryKnowledge implements KnowledgeFileStore {
-  readonly bots = new Map<string, Bot & { current: Record<string, string>; previousIndexKey?: string }>();
+interface MemoryBot extends Bot {
+  mergeUntil: number;
+  retired: Record<string, number>;
+  fileNames: Map<string, string>;
+}
+
+/**
+ * In-memory stand-ins for the knowledge ports, with the same conditional semantics as the DynamoDB adapters: file
+ * records by name, the bot's segment map.
+ */
+export class MemoryKnowledge implements KnowledgeFileStore, KnowledgeIndexStore {
+  readonly bots = new Map<string, MemoryBot>();
   readonly files = new Map<string, KnowledgeFile>();
 
   addBot(botId: string, projectId = 'prj_1'): void {
@@ -22,93 +33,132 @@ export class MemoryKnowledge implements KnowledgeFileStore {
       instructions: 'x',
       createdAt: at,
       updatedAt: at,
-      knowledge: { indexVersion: 0, liveGenerations: {} },
-      current: {},
+      knowledge: { version: 0, segments: [] },
+      mergeUntil: 0,
+      retired: {},
+      fileNames: new Map(),
     });
   }
 
   bot(botId: string): Bot | undefined {
     const b = this.bots.get(botId);
-    return b && structuredClone({ ...b, current: undefined, previousIndexKey: undefined });
+    if (!b) return undefined;
+    const { mergeUntil: _m, retired: _r, fileNames: _f, ...bot } = b;
+    return structuredClone(bot);
   }
 
-  async startUpload(projectId: string, file: KnowledgeFile): Promise<StartUploadOutcome> {
-    const bot = this.bots.get(file.botId);
-    if (!bot || bot.projectId !== projectId) return 'bot-not-found';
-    const cur = bot.current[file.fileKey];
-    if (cur !== undefined && !(cur < file.generation)) return 'superseded';
-    bot.current[file.fileKey] = file.generation;
-    delete bot.knowledge.liveGenerations[file.fileKey];
-    const key = `${file.botId}/${file.fileKey}`;
+  async startUpload(file: KnowledgeFile): Promise<StartUploadOutcome> {
+    const key = `${file.botId}/${file.fileName}`;
     const existing = this.files.get(key);
     if (existing && !(existing.generation < file.generation)) return 'superseded';
     this.files.set(key, { ...file });
     return 'started';
   }
-  async get(botId: string, fileKey: string) {
-    const f = this.files.get(`${botId}/${fileKey}`);
+  async get(botId: string, fileName: string) {
+    const f = this.files.get(`${botId}/${fileName}`);
     return f && { ...f };
   }
-  async list(botId: string) {
-    return [...this.files.values()].filter((f) => f.botId === botId).map((f) => ({ ...f }));
+  async page(botId: string, options: { limit: number; cursor?: string }): Promise<Page<KnowledgeFile>> {
+    const all = [...this.files.values()]
+      .filter((f) => f.botId === botId)
+      .sort((a, b) => Buffer.compare(Buffer.from(a.fileName), Buffer.from(b.fileName)));
+    const after = options.cursor === undefined ? undefined : Buffer.from(options.cursor, 'base64url').toString();
+    const rest =
+      after === undefined ? all : all.filter((f) => Buffer.compare(Buffer.from(f.fileName), Buffer.from(after)) > 0);
+    const items = rest.slice(0, options.limit).map((f) => ({ ...f }));
+    return items.length === options.limit && rest.length > options.limit
+      ? { items, nextCursor: Buffer.from(items.at(-1)!.fileName).toString('base64url') }
+      : { items };
+  }
+  async rememberName(botId: string, fileKey: string, fileName: string) {
+    this.bots.get(botId)?.fileNames.set(fileKey, fileName);
+  }
+  async nameOf(botId: string, fileKey: string) {
+    return this.bots.get(botId)?.fileNames.get(fileKey);
   }
   async markReady(
     botId: string,
-    fileKey: string,
+    fileName: string,
     generation: string,
     chunks: number,
     at: Date,
     details: { ocrPages?: number; bytes?: number } = {},
   ) {
-    const f = this.files.get(`${botId}/${fileKey}`);
+    const f = this.files.get(`${botId}/${fileName}`);
     if (!f || f.generation !== generation) return false;
     Object.assign(f, { status: 'ready', chunks, updatedAt: at.toISOString() }, JSON.parse(JSON.stringify(details)));
     delete f.error;
     return true;
   }
-  async markFailed(botId: string, fileKey: string, generation: string, reason: string, at: Date) {
-    const f = this.files.get(`${botId}/${fileKey}`);
+  async markFailed(botId: string, fileName: string, generation: string, reason: string, at: Date) {
+    const f = this.files.get(`${botId}/${fileName}`);
     if (!f || f.generation !== generation) return false;
     Object.assign(f, { status: 'failed', chunks: 0, error: reason, updatedAt: at.toISOString() });
     return true;
   }
-  async remove(projectId: string, botId: string, fileKey: string) {
-    const bot = this.bots.get(botId);
-    if (!bot || bot.projectId !== projectId) return undefined;
-    delete bot.current[fileKey];
-    delete bot.knowledge.liveGenerations[fileKey];
-    const f = this.files.get(`${botId}/${fileKey}`);
-    this.files.delete(`${botId}/${fileKey}`);
-    return f;
+  async remove(botId: string, fileName: string, generation: string) {
+    const f = this.files.get(`${botId}/${fileName}`);
+    if (!f || f.generation !== generation) return false;
+    this.files.delete(`${botId}/${fileName}`);
+    return true;
   }
   async removeAll(botId: string) {
-    const all = await this.list(botId);
-    for (const f of all) this.files.delete(`${botId}/${f.fileKey}`);
-    return all;
+    for (const [key, f] of this.files) if (f.botId === botId) this.files.delete(key);
   }
-  async indexState(botId: string): Promise<IndexState | undefined> {
+  /** Every file of a bot, by name (test helper). */
+  list(botId: string): KnowledgeFile[] {
+    return [...this.files.values()].filter((f) => f.botId === botId).sort((a, b) => (a.fileName < b.fileName ? -1 : 1));
+  }
+
+  async state(botId: string): Promise<IndexState | undefined> {
     const b = this.bots.get(botId);
     if (!b) return undefined;
     return structuredClone({
-      version: b.knowledge.indexVersion,
-      ...(b.knowledge.indexKey ? { key: b.knowledge.indexKey } : {}),
-      ...(b.previousIndexKey ? { previousKey: b.previousIndexKey } : {}),
-      current: b.current,
-      live: b.knowledge.liveGenerations,
+      version: b.knowledge.version,
+      segments: b.knowledge.segments,
+      mergeUntil: b.mergeUntil,
+      retired: b.retired,
     });
   }
-  async publishIndex(
+  async addSegment(botId: string, segment: KnowledgeSegmentRef) {
+    const b = this.bots.get(botId);
+    if (!b) return false;
+    b.knowledge.segments = [...b.knowledge.segments, { ...segment }].sort((x, y) => (x.id < y.id ? -1 : 1));
+    b.knowledge.version++;
+    return true;
+  }
+  async replaceSegments(
     botId: string,
-    update: { expectedVersion: number; key: string; previousKey?: string; added: Record<string, string> },
+    removed: KnowledgeSegmentRef[],
+    added: KnowledgeSegmentRef | undefined,
+    at: number,
   ) {
     const b = this.bots.get(botId);
-    if (!b || b.knowledge.indexVersion !== update.expectedVersion) return false;
-    if (Object.entries(update.added).some(([k, g]) => b.current[k] !== g)) return false;
-    b.knowledge.indexVersion++;
-    b.knowledge.indexKey = update.key;
-    b.previousIndexKey = update.previousKey;
-    Object.assign(b.knowledge.liveGenerations, update.added);
+    if (!b) return false;
+    const ids = new Set(b.knowledge.segments.map((s) => s.id));
+    if (removed.some((r) => !ids.has(r.id))) return false;
+    const gone = new Set(removed.map((r) => r.id));
+    b.knowledge.segments = [
+      ...b.knowledge.segments.filter((s) => !gone.has(s.id)),
+      ...(added ? [{ ...added }] : []),
+    ].sort((x, y) => (x.id < y.id ? -1 : 1));
+    for (const r of removed) b.retired[r.key] = at;
+    b.knowledge.version++;
     return true;
+  }
+  async claimMerge(botId: string, now: number, until: number) {
+    const b = this.bots.get(botId);
+    if (!b || b.mergeUntil >= now) return false;
+    b.mergeUntil = until;
+    return true;
+  }
+  async releaseMerge(botId: string) {
+    const b = this.bots.get(botId);
+    if (b) b.mergeUntil = 0;
+  }
+  async forgetRetired(botId: string, keys: string[]) {
+    const b = this.bots.get(botId);
+    if (b) for (const k of keys) delete b.retired[k];
   }
 }
 

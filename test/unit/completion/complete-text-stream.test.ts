@@ -23,7 +23,7 @@ const bot: Bot = {
   temperature: 0.3,
   createdAt: '2026-11-01T00:00:00.000Z',
   updatedAt: '2026-11-01T00:00:00.000Z',
-  knowledge: { indexVersion: 1, liveGenerations: {} },
+  knowledge: { version: 0, segments: [] },
 };
 
 const excerpts: KnowledgeExcerpt[] = [

@@ -30,7 +30,7 @@ const bot = (overrides: Partial<Bot> = {}): Bot => ({
   instructions: 'You answer questions about the store.',
   createdAt: '2026-11-01T00:00:00.000Z',
   updatedAt: '2026-11-01T00:00:00.000Z',
-  knowledge: { indexVersion: 1, liveGenerations: {} },
+  knowledge: { version: 0, segments: [] },
   ...overrides,
 });
 

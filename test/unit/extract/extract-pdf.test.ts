@@ -19,6 +19,7 @@ import {
   scannedPdf,
   textPdf,
 } from '#test/support/pdf-fixtures.ts';
+import { ISSUE_BOMBS, pdfBomb } from '#test/support/pdf-bombs.ts';
 
 class MemoryUploads implements UploadStore {
   readonly objects = new Map<string, Buffer>();
@@ -169,11 +170,11 @@ describe('extract use case: charging', () => {
 });
 
 describe('extract use case: size limits', () => {
-  it('answers 502 EXTRACTION_FAILED, refunded once, for a page of 20 MB of invisible text (never a 20 MB answer)', async () => {
+  it('answers 502 EXTRACTION_FAILED, refunded once, for a page of 12 MB of invisible text (never a 12 MB answer)', async () => {
     const { credits, extractPdf } = setup(2);
     const error = await extractPdf({
       caller,
-      source: { bytes: await invisibleTextPdf(20_000_000) },
+      source: { bytes: await invisibleTextPdf(12_000_000) },
       deadline: soon(),
     }).catch((e) => e);
     expect(error).toBeInstanceOf(ExtractionFailedError);
@@ -186,16 +187,21 @@ describe('extract use case: size limits', () => {
     });
   });
 
-  it('refuses a decompression bomb with 400 VALIDATION_ERROR before charging', async () => {
+  it.each([
+    { name: '64 MB of drawing operators', make: () => inflationBombPdf(64 * 1024 * 1024) },
+    ...[...ISSUE_BOMBS, 'lzw', 'object-stream', 'image-flate'].map((name) => ({
+      name,
+      make: () => pdfBomb(name).make(),
+    })),
+  ])('refuses $name with 400 VALIDATION_ERROR, nothing charged (contract §15)', async ({ make }) => {
     const { credits, extractPdf } = setup(2);
-    const error = await extractPdf({
-      caller,
-      source: { bytes: await inflationBombPdf(64 * 1024 * 1024) },
-      deadline: soon(),
-    }).catch((e) => e);
+    const error = await extractPdf({ caller, source: { bytes: await make() }, deadline: soon() }).catch((e) => e);
     expect(error).toBeInstanceOf(InvalidFileError);
+    expect(httpErrorFor(error).status).toBe(400);
     expect(error.details).toEqual([expect.objectContaining({ path: 'file', code: 'too_large' })]);
-    expect(credits.charges).toBe(0);
+    // Refused when opening, or while reading a page (charged, then refunded): the balance is whole either way.
+    expect(credits.balance).toBe(2);
+    expect(credits.refunds).toBe(credits.charges);
   });
 });
 

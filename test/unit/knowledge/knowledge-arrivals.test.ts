@@ -4,7 +4,8 @@ import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import type { IngestJob, KnowledgeUploadInbox } from '#shared/knowledge/knowledge-files.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { makePdfPageReader } from '#shared/knowledge/pdf-reader.ts';
-import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 import { OcrEngineError, type OcrEngine } from '#shared/pdf/index.ts';
 import { mixedPdf, scannedPdf } from '#test/support/pdf-fixtures.ts';
 import { MemoryKnowledge, MemoryObjects, quietLogger } from '#test/support/fakes/knowledge.ts';
@@ -39,21 +40,29 @@ function setup(readPdf?: Parameters<typeof makeIngestKnowledge>[0]['readPdf']) {
   const manage = makeKnowledgeManagement({
     requireBot: async (_p, id) => store.bot(id)!,
     files: store,
+    index: store,
     objects,
     inbox,
     queue: { enqueue: async (j) => void jobs.push(j) },
     logger,
     now: () => clock,
   });
-  const list = () => manage.list('prj_1', 'bot_a');
+  const list = async () => (await manage.list('prj_1', 'bot_a', { limit: 1000 })).items;
   const accept = makeAcceptArrival({ files: store, objects, inbox, logger });
-  const ingest = makeIngestKnowledge({ files: store, objects, logger, ...(readPdf ? { readPdf } : {}) });
+  const ingest = makeIngestKnowledge({
+    files: store,
+    index: store,
+    segments: new SegmentCache(objects),
+    objects,
+    logger,
+    ...(readPdf ? { readPdf } : {}),
+  });
   const search = makeKnowledgeSearch({
     bots: { get: async (id) => store.bot(id) },
-    indexes: new IndexCache(objects),
+    segments: new SegmentCache(objects),
     logger,
   });
-  const file = async (name: string) => (await store.list('bot_a')).find((f) => f.fileName === name);
+  const file = async (name: string) => store.list('bot_a').find((f) => f.fileName === name);
   const arrive = async (arrived: { key: string; at: Date }) => {
     const job = await accept(arrived);
     if (job) await ingest('bot_a', [...jobs.splice(0), job], { finalAttempt: false });

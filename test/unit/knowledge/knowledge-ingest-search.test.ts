@@ -1,11 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Logger } from '#shared/kernel/logger.ts';
-import { buildLexicalIndex, LexicalIndex, topExcerpts } from '#shared/knowledge/index/lexical-index.ts';
+import { KnowledgeView, topExcerpts } from '#shared/knowledge/index/knowledge-view.ts';
+import { buildSegment, Segment } from '#shared/knowledge/index/segment.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import { newGeneration, type IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
-import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 import { MemoryKnowledge, MemoryObjects, quietLogger } from '#test/support/fakes/knowledge.ts';
 
 function setup() {
@@ -17,6 +19,7 @@ function setup() {
   const manage = makeKnowledgeManagement({
     requireBot: async (_p, id) => store.bot(id)!,
     files: store,
+    index: store,
     objects,
     queue: { enqueue: async (j) => void jobs.push(j) },
     logger,
@@ -30,17 +33,22 @@ function setup() {
   } as unknown as Logger;
   const ingest = makeIngestKnowledge({
     files: store,
+    index: store,
     objects,
+    segments: new SegmentCache(objects),
     logger: spyLogger,
     readPdf: async () => ({ pages: ['texto do pdf sobre contratos'], ocrPages: 0, skippedPages: 0 }),
   });
-  const indexes = new IndexCache(objects);
-  const search = makeKnowledgeSearch({ bots: { get: async (id) => store.bot(id) }, indexes, logger: spyLogger });
+  const search = makeKnowledgeSearch({
+    bots: { get: async (id) => store.bot(id) },
+    segments: new SegmentCache(objects),
+    logger: spyLogger,
+  });
   const drain = async (finalAttempt = false) => {
     const batch = jobs.splice(0);
     await ingest('bot_a', batch, { finalAttempt });
   };
-  const files = async () => Object.fromEntries((await store.list('bot_a')).map((f) => [f.fileName, f]));
+  const files = async () => Object.fromEntries(store.list('bot_a').map((f) => [f.fileName, f]));
   return { store, objects, jobs, manage, ingest, search, drain, files, errors };
 }
 
@@ -53,10 +61,9 @@ describe('ingestion', () => {
     expect((await s.files())['a.txt']).toMatchObject({ status: 'ready', chunks: 1 });
     expect(await s.search.search({ botId: 'bot_a', query: 'garantia', topK: 5 })).toEqual([]);
     expect((await s.search.search({ botId: 'bot_a', query: 'reembolso', topK: 5 }))[0]!.text).toContain('nova');
-    // The replaced upload's bytes are deleted; only the current upload and its excerpts remain.
+    // The replaced upload's bytes are deleted; only the current upload remains.
     const keys = [...s.objects.objects.keys()];
     expect(keys.filter((k) => k.includes('/files/'))).toHaveLength(1);
-    expect(keys.filter((k) => k.includes('/excerpts/'))).toHaveLength(1);
   });
 
   test('a file deleted while its job waits never becomes searchable', async () => {
@@ -99,7 +106,7 @@ describe('ingestion', () => {
     s.objects.get = original;
   });
 
-  test('concurrent rebuilds of one bot: a conflicting publish rebuilds and both files end up searchable', async () => {
+  test('concurrent batches of one bot: both segments are listed and both files end up searchable', async () => {
     const s = setup();
     await s.manage.upload('prj_1', 'bot_a', 'a.txt', 'text/plain', Buffer.from('alfa contratos'));
     const first = s.jobs.splice(0);
@@ -112,8 +119,7 @@ describe('ingestion', () => {
     expect(Object.values(await s.files()).map((f) => f.status)).toEqual(['ready', 'ready']);
     expect((await s.search.search({ botId: 'bot_a', query: 'alfa', topK: 5 }))[0]!.fileName).toBe('a.txt');
     expect((await s.search.search({ botId: 'bot_a', query: 'beta', topK: 5 }))[0]!.fileName).toBe('b.txt');
-    // Old index versions are cleaned up: at most the current and the previous one remain.
-    expect([...s.objects.objects.keys()].filter((k) => k.includes('/index/')).length).toBeLessThanOrEqual(2);
+    expect(s.store.bot('bot_a')!.knowledge.segments).toHaveLength(2);
   });
 
   test('a file over its time budget fails with the reason instead of holding the worker; it is not retried', async () => {
@@ -121,6 +127,8 @@ describe('ingestion', () => {
     let clock = 0;
     const slowClock = makeIngestKnowledge({
       files: s.store,
+      index: s.store,
+      segments: new SegmentCache(s.objects),
       objects: s.objects,
       logger: quietLogger(),
       fileBudgetMs: 1_000,
@@ -135,6 +143,8 @@ describe('ingestion', () => {
 
     const hangingPdf = makeIngestKnowledge({
       files: s.store,
+      index: s.store,
+      segments: new SegmentCache(s.objects),
       objects: s.objects,
       logger: quietLogger(),
       fileBudgetMs: 100,
@@ -151,7 +161,7 @@ describe('ingestion', () => {
 });
 
 describe('search', () => {
-  test('loads the index once per version and reloads only when the version changes', async () => {
+  test('loads each segment once; a new batch costs the search one read of the new segment only', async () => {
     const s = setup();
     await s.manage.upload('prj_1', 'bot_a', 'a.txt', 'text/plain', Buffer.from('primeiro documento'));
     await s.drain();
@@ -171,7 +181,7 @@ describe('search', () => {
     const s = setup();
     await s.manage.upload('prj_1', 'bot_a', 'a.txt', 'text/plain', Buffer.from('documento'));
     await s.drain();
-    const key = s.store.bot('bot_a')!.knowledge.indexKey!;
+    const key = s.store.bot('bot_a')!.knowledge.segments[0]!.key;
     s.objects.objects.set(key, Buffer.from('not an index'));
     expect(await s.search.search({ botId: 'bot_a', query: 'documento', topK: 5 })).toEqual([]);
     expect(s.errors.some((e) => String(e[0]).includes('knowledge search failed'))).toBe(true);
@@ -200,10 +210,11 @@ describe('search', () => {
 });
 
 describe('index format', () => {
-  test('round-trips documents, texts and vectors; rejects what is not an index', () => {
-    const bytes = buildLexicalIndex(
+  test('round-trips documents, texts and vectors; rejects what is not a segment', () => {
+    const bytes = buildSegment(
       [
         {
+          fileKey: 'k1',
           fileName: 'á.txt',
           generation: 'g1',
           language: 'pt',
@@ -211,6 +222,7 @@ describe('index format', () => {
           vectors: [new Float32Array([1, 0]), new Float32Array([0, 1])],
         },
         {
+          fileKey: 'k2',
           fileName: 'b.txt',
           generation: 'g2',
           language: 'en',
@@ -220,18 +232,23 @@ describe('index format', () => {
       ],
       { embeddingModel: 'm' },
     );
-    const index = LexicalIndex.load(bytes);
-    expect(index.docs).toEqual([
-      { fileName: 'á.txt', generation: 'g1' },
-      { fileName: 'b.txt', generation: 'g2' },
+    const segment = Segment.load(bytes);
+    expect(segment.docs.map((d) => [d.fileName, d.generation, d.first, d.count])).toEqual([
+      ['á.txt', 'g1', 0, 2],
+      ['b.txt', 'g2', 2, 1],
     ]);
-    expect([0, 1, 2].map((e) => index.text(e))).toEqual(['Olá mundo 🌍', 'segunda parte', 'hello world']);
-    expect(index.embeddingModel).toBe('m');
-    const sims = index.scoreVector(new Float32Array([0, 1]), new Uint8Array([1, 1]));
-    expect(sims.map((s) => Math.round(s.similarity * 10) / 10)).toEqual([0, 1, 0.8]);
-    const { matched } = index.scoreQuery('mundo', new Uint8Array([1, 0]));
+    expect([0, 1, 2].map((e) => segment.text(e))).toEqual(['Olá mundo 🌍', 'segunda parte', 'hello world']);
+    expect(segment.embeddingModel).toBe('m');
+    const view = new KnowledgeView([{ id: 's1', segment }]);
+    const sims = view.scoreVector(new Float32Array([0, 1]), 'm', view.allowed());
+    expect(sims.map((x) => Math.round(x.similarity * 10) / 10)).toEqual([0, 1, 0.8]);
+    expect(view.scoreVector(new Float32Array([0, 1]), 'other-model', view.allowed())).toEqual([]);
+    const { matched } = view.score(
+      'mundo',
+      view.allowed((name) => name === 'á.txt'),
+    );
     expect(matched).toEqual([0]);
-    expect(() => LexicalIndex.load(Buffer.from('garbage'))).toThrow();
+    expect(() => Segment.load(Buffer.from('garbage'))).toThrow();
   });
 
   test('top-k selection equals a full sort (score desc, then excerpt order)', () => {

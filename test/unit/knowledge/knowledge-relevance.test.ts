@@ -3,7 +3,8 @@ import { extname, join } from 'node:path';
 import { expect, test } from 'vitest';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
-import { IndexCache, makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { MemoryKnowledge, MemoryObjects, quietLogger } from '#test/support/fakes/knowledge.ts';
 
@@ -28,6 +29,7 @@ test('recall@1 and recall@5 on the labelled set', async () => {
   const manage = makeKnowledgeManagement({
     requireBot: async (_p, botId) => store.bot(botId)!,
     files: store,
+    index: store,
     objects,
     queue: { enqueue: async (job) => void jobs.push(job) },
     logger,
@@ -36,12 +38,16 @@ test('recall@1 and recall@5 on the labelled set', async () => {
   expect(docs.length).toBeGreaterThanOrEqual(10);
   for (const name of docs)
     await manage.upload('prj_1', 'bot_rel', name, types[extname(name)], readFileSync(join(fixtures, 'docs', name)));
-  await makeIngestKnowledge({ files: store, objects, logger })('bot_rel', jobs, { finalAttempt: false });
-  expect((await store.list('bot_rel')).every((f) => f.status === 'ready')).toBe(true);
+  await makeIngestKnowledge({ files: store, index: store, segments: new SegmentCache(objects), objects, logger })(
+    'bot_rel',
+    jobs,
+    { finalAttempt: false },
+  );
+  expect(store.list('bot_rel').every((f) => f.status === 'ready')).toBe(true);
 
   const search = makeKnowledgeSearch({
     bots: { get: async (id) => store.bot(id) },
-    indexes: new IndexCache(objects),
+    segments: new SegmentCache(objects),
     logger,
   });
   const queries = JSON.parse(readFileSync(join(fixtures, 'queries.json'), 'utf8')) as {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UnreadableDocumentError } from '#shared/knowledge/text/extract.ts';
 import { makePdfPageReader } from '#shared/knowledge/pdf-reader.ts';
-import { extractPdfPages, openPdf, PdfTooLargeError } from '#shared/pdf/index.ts';
+import { extractPdfPages, PdfTooLargeError } from '#shared/pdf/index.ts';
 import { tidy } from '#shared/pdf/extract-pages.ts';
 import { jsonBytes } from '#shared/pdf/limits.ts';
 import { inflationBombPdf, invisibleTextPdf, textPdf } from '#test/support/pdf-fixtures.ts';
@@ -20,8 +20,8 @@ async function rejection(promise: Promise<unknown>): Promise<PdfTooLargeError> {
 }
 
 describe('PDF size limits', () => {
-  it('stops reading a page drawn with 20 MB of invisible text at the page limit (1 MB)', async () => {
-    const bomb = await invisibleTextPdf(20_000_000);
+  it('stops reading a page drawn with 12 MB of invisible text at the page limit (1 MB)', async () => {
+    const bomb = await invisibleTextPdf(12_000_000);
     expect(bomb.length).toBeLessThan(100_000);
     const error = await rejection(extractPdfPages(bomb));
     expect(error.limit).toBe('page-text');
@@ -34,12 +34,13 @@ describe('PDF size limits', () => {
     expect(error.message).toMatch(/more than 5 MB of text \(reached at page 7\)/);
   });
 
-  it('refuses, when opening, a content stream that decompresses beyond 32 MB', async () => {
+  it('refuses a content stream that decodes beyond 16 MB: a file limit, not a text one', async () => {
     const bomb = await inflationBombPdf(64 * 1024 * 1024);
     expect(bomb.length).toBeLessThan(1_000_000);
-    const error = await rejection(openPdf(bomb));
+    const error = await rejection(extractPdfPages(bomb));
     expect(error.limit).toBe('stream');
-    expect(error.message).toMatch(/expands beyond 32 MB/);
+    expect(error.decoding).toBe(true);
+    expect(error.message).toMatch(/a stream that decodes to more than 16 MB/);
   });
 
   it('reads ordinary files as before, and the limits can be set per call', async () => {
