@@ -26,6 +26,7 @@ const groups = {
     'test/e2e/send-events.test.ts',
     'test/e2e/send.test.ts',
     'test/e2e/untrusted-input.test.ts',
+    'test/e2e/webhooks-conversations.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',
     'test/e2e/webhooks.test.ts',
   ],
@@ -61,6 +62,8 @@ const groups = {
     'test/e2e/persistence.test.ts',
     'test/e2e/single-loop.test.ts',
     'test/e2e/webhooks-durability.test.ts',
+    // A test SMTP server as NOTICE_SMTP_URL and WEBHOOK_FAILING_AFTER=3.
+    'test/e2e/webhook-notices.test.ts',
   ],
   /**
    * Run again against the deploy bundles (`LOCAL_FUNCTIONS=bundles`). With test/e2e/bundles-mode.test.ts they invoke

@@ -26,7 +26,7 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { secrets as secretDefinitions, type SecretKey } from '#shared/contract/access.ts';
 import { buckets as bucketDefinitions, type BucketKey } from '#shared/contract/buckets.ts';
@@ -275,10 +275,21 @@ function createQueues(scope: Construct) {
   for (const key of Object.keys(queueDefinitions) as QueueKey[]) {
     const q = queueDefinitions[key];
     const name = pascal(key);
+    // FIFO queues in high-throughput mode: ordering, deduplication and the throughput limit per message group (a
+    // conversation, a webhook's conversation), not per queue.
+    const fifo =
+      'fifo' in q && q.fifo
+        ? {
+            fifo: true,
+            deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
+            fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+          }
+        : {};
     deadLetterQueues[key] = new Queue(scope, `${name}DeadLetterQueue`, {
       retentionPeriod: Duration.days(14),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
+      ...(fifo.fifo ? { fifo: true } : {}),
     });
     queues[key] = new Queue(scope, `${name}Queue`, {
       visibilityTimeout: Duration.seconds(q.visibilityTimeoutSeconds),
@@ -286,6 +297,7 @@ function createQueues(scope: Construct) {
       deadLetterQueue: { queue: deadLetterQueues[key], maxReceiveCount: q.maxReceiveCount },
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
+      ...fifo,
     });
   }
   return { queues, deadLetterQueues };

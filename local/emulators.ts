@@ -439,10 +439,11 @@ async function ensureQueues(sqs: SQSClient) {
   await Promise.all(
     (Object.keys(queues) as QueueKey[]).map(async (key) => {
       const q = queues[key];
+      const fifo = 'fifo' in q && q.fifo ? { FifoQueue: 'true' } : {};
       const dlq = await sqs.send(
         new CreateQueueCommand({
           QueueName: deadLetterName(q),
-          Attributes: { MessageRetentionPeriod: String(14 * 86400) },
+          Attributes: { MessageRetentionPeriod: String(14 * 86400), ...fifo },
         }),
       );
       const dlqArn = (
@@ -455,6 +456,7 @@ async function ensureQueues(sqs: SQSClient) {
             VisibilityTimeout: String(q.visibilityTimeoutSeconds),
             MessageRetentionPeriod: String(q.retentionSeconds),
             RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: q.maxReceiveCount }),
+            ...fifo,
           },
         }),
       );

@@ -140,6 +140,10 @@ function toRecord(m: Message, queueArn: string, region: string): SQSRecord {
       SentTimestamp: attrs.SentTimestamp ?? String(Date.now()),
       SenderId: attrs.SenderId ?? 'local',
       ApproximateFirstReceiveTimestamp: attrs.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+      // FIFO queues: the message's group and place in it, as Lambda hands them over.
+      ...(attrs.MessageGroupId ? { MessageGroupId: attrs.MessageGroupId } : {}),
+      ...(attrs.SequenceNumber ? { SequenceNumber: attrs.SequenceNumber } : {}),
+      ...(attrs.MessageDeduplicationId ? { MessageDeduplicationId: attrs.MessageDeduplicationId } : {}),
     },
     messageAttributes,
     md5OfBody: m.MD5OfBody ?? '',

@@ -1,4 +1,4 @@
-import { config, requiredSetting } from '#shared/kernel/config.ts';
+import { config } from '#shared/kernel/config.ts';
 import { readSecret } from '#shared/kernel/aws/secrets.ts';
 import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
@@ -18,7 +18,7 @@ import {
 } from '#shared/knowledge/adapters/lazy-s3-knowledge-stores.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { SqsIngestQueue } from '#shared/knowledge/adapters/sqs-ingest-queue.ts';
-import { SqsDeliveryQueue } from '#shared/webhooks/adapters/sqs-delivery-queue.ts';
+import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
 import { makeBotUseCases } from '#shared/bots/manage-bots.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { adminFunction } from '#shared/auth/api/presets.ts';
@@ -91,7 +91,7 @@ const webhookAdmin = makeWebhookAdmin({
   webhooks: integrationStore,
   deliveries: new DynamoDeliveryStore(table),
   events,
-  queue: new SqsDeliveryQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_DELIVERIES')),
+  queue: deliveryQueueFromConfig(cfg),
 });
 
 // API Gateway gives a request 29 s; the rest of a very large recover goes on in the deliver worker.

@@ -1,14 +1,17 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
-import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
-import { SqsDeliveryQueue } from '#shared/webhooks/adapters/sqs-delivery-queue.ts';
+import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
+import { s3PayloadStoreOnFirstUse } from '#shared/events/adapters/lazy-s3-payload-store.ts';
+import { SmtpNoticeMailer } from '#shared/webhooks/adapters/smtp-notice-mailer.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { metricNames } from '#shared/contract/metrics.ts';
 import { makeFanout } from '#shared/webhooks/fanout.ts';
+import { makeNoticeEmails } from '#shared/webhooks/notice-emails.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
+import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
 import { partialBatchResponse, workerFunction } from '#shared/http/worker.ts';
 
 // Composition root: built once per cold start.
@@ -16,16 +19,35 @@ const cfg = config();
 const logger = createLogger('fanout');
 const metrics = new PowertoolsMetrics('fanout');
 const secrets = await secretBoxFromConfig(cfg);
+const table = dynamoTable(cfg);
+const log = (level: 'info' | 'warn' | 'error', message: string, details: Record<string, unknown>) =>
+  logger[level](message, details);
 const fanout = makeFanout({
-  directory: new DynamoIntegrationStore(dynamoTable(cfg), secrets),
-  queue: new SqsDeliveryQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_DELIVERIES')),
+  directory: new DynamoIntegrationStore(table, secrets),
+  queue: deliveryQueueFromConfig(cfg),
   secrets,
-  log: (level, message, details) => logger[level](message, details),
+  // A filter on a large event (its body parked in S3) reads the body; nothing else does.
+  payloads: s3PayloadStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER')),
+  sideEffects: makeNoticeEmails({
+    projects: new DynamoProjectStore(table),
+    ...(cfg.NOTICE_SMTP_URL ? { mailer: new SmtpNoticeMailer(cfg.NOTICE_SMTP_URL, cfg.NOTICE_EMAIL_FROM) } : {}),
+    log,
+  }),
+  log,
 });
 
-/** `events` queue → one delivery job per applicable webhook on the `deliveries` queue (partial batch response). */
+/**
+ * FIFO `events` queue → one delivery job per applicable webhook on the deliveries queues (partial batch response);
+ * a notice event also mails the project's contact.
+ */
 export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger, metrics).handler(async (event) => {
-  const failed = await fanout.fanoutBatch(event.Records.map((r) => ({ messageId: r.messageId, body: r.body })));
+  const failed = await fanout.fanoutBatch(
+    event.Records.map((r) => ({
+      messageId: r.messageId,
+      body: r.body,
+      ...(r.attributes.MessageGroupId ? { groupId: r.attributes.MessageGroupId } : {}),
+    })),
+  );
   metrics.count(metricNames.eventsFannedOut, event.Records.length - failed.length);
   return partialBatchResponse(failed);
 });

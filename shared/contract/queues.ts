@@ -10,15 +10,25 @@ export interface QueueDefinition {
   /** Receives before a message moves to the dead-letter queue. */
   maxReceiveCount: number;
   retentionSeconds: number;
+  /**
+   * A FIFO queue (its name ends in `.fifo`, its dead-letter queue is FIFO too): messages of one message group are
+   * received in the order they were sent, one group's next message only once the previous one is deleted. Each send
+   * names its group and a deduplication id (a repeat within 5 minutes is dropped). On AWS in high-throughput mode
+   * (deduplication and the throughput limit per message group).
+   */
+  fifo?: boolean;
 }
 
 export const queues = {
+  // FIFO, grouped by conversation (else channel, else project): the fan-out sees one key's events in the order they
+  // were accepted, which is what lets an ordered webhook receive them in that order (contract §18).
   events: {
     key: 'events',
-    localName: 'switchboard-events',
+    localName: 'switchboard-events.fifo',
     visibilityTimeoutSeconds: 60,
     maxReceiveCount: 5,
     retentionSeconds: 14 * 86400,
+    fifo: true,
   },
   deliveries: {
     key: 'deliveries',
@@ -26,6 +36,18 @@ export const queues = {
     visibilityTimeoutSeconds: 60,
     maxReceiveCount: 30,
     retentionSeconds: 14 * 86400,
+  },
+  // Deliveries to webhooks with `ordering: "conversation"`: one message group per webhook and conversation, so one
+  // key's deliveries start one after another while other keys flow. A delivery waiting for its retry stays in place
+  // (postponed, never re-sent), holding back only its group. Receives include those put back without an attempt
+  // (the endpoint gate, pacing), hence SQS's highest maxReceiveCount.
+  deliveriesOrdered: {
+    key: 'deliveriesOrdered',
+    localName: 'switchboard-deliveries-ordered.fifo',
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 1000,
+    retentionSeconds: 14 * 86400,
+    fifo: true,
   },
   ingest: {
     key: 'ingest',
@@ -48,10 +70,10 @@ export const queues = {
 export type QueueKey = keyof typeof queues;
 
 export function deadLetterName(q: QueueDefinition): string {
-  return `${q.localName}-dlq`;
+  return q.fifo ? `${q.localName.slice(0, -'.fifo'.length)}-dlq.fifo` : `${q.localName}-dlq`;
 }
 
-/** Environment variable that carries a queue's URL into a function. */
+/** Environment variable that carries a queue's URL into a function (`deliveriesOrdered` → `QUEUE_URL_DELIVERIES_ORDERED`). */
 export function queueUrlEnv(key: QueueKey): string {
-  return `QUEUE_URL_${key.toUpperCase()}`;
+  return `QUEUE_URL_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
 }

@@ -167,7 +167,7 @@ export const routes: RouteDefinition[] = [
       // gsi1: a webhook's failed deliveries (recover); gsi2: a conversation's messages (the console).
       table: { read: true, write: true, indexes: ['gsi1', 'gsi2'] },
       secrets: ['adminKey', 'secretsKey'],
-      sendTo: ['ingest', 'events', 'deliveries'],
+      sendTo: ['ingest', 'events', 'deliveries', 'deliveriesOrdered'],
       buckets: {
         knowledge: { read: ['bots/'], write: ['bots/'], delete: ['bots/'], list: true },
         // media/: the console's media previews are presigned here.

@@ -28,6 +28,16 @@ export interface ScheduledWorkerDefinition {
   access?: FunctionAccess;
 }
 
+/** What a deliver worker touches (both queues: a recover continuation or a re-sent job may go to either). */
+const deliverAccess: FunctionAccess = {
+  // gsi1: a webhook's failed deliveries, when a recover goes on here (shared/webhooks/recover.ts).
+  table: { read: true, write: true, indexes: ['gsi1'] },
+  // events: the webhook notices (`webhook.failing`, `webhook.disabled`), published by the worker that noticed.
+  sendTo: ['deliveries', 'deliveriesOrdered', 'events'],
+  buckets: { transfer: { read: ['payloads/'], write: ['payloads/'] } },
+  secrets: ['secretsKey'],
+};
+
 export const queueWorkers: QueueWorkerDefinition[] = [
   // Webhooks: events → fan-out (one Query per batch, at most one per event) → one job per webhook → deliver (one HTTP call and one write
   // per attempt). Deliver runs many batches at once: a batch is held by its slowest attempt (up to 15 s), and the
@@ -40,7 +50,13 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     timeoutSeconds: 30,
     memoryMb: 512,
     maxConcurrency: 4,
-    access: { table: { read: true }, sendTo: ['deliveries'], secrets: ['secretsKey'] },
+    access: {
+      table: { read: true },
+      sendTo: ['deliveries', 'deliveriesOrdered'],
+      // A webhook filter on an event whose body is parked in S3 reads it.
+      buckets: { transfer: { read: ['payloads/'] } },
+      secrets: ['secretsKey'],
+    },
   },
   {
     fn: 'deliver',
@@ -50,13 +66,19 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     timeoutSeconds: 40,
     memoryMb: 512,
     maxConcurrency: 20,
-    access: {
-      // gsi1: a webhook's failed deliveries, when a recover goes on here (shared/webhooks/recover.ts).
-      table: { read: true, write: true, indexes: ['gsi1'] },
-      sendTo: ['deliveries'],
-      buckets: { transfer: { read: ['payloads/'] } },
-      secrets: ['secretsKey'],
-    },
+    access: deliverAccess,
+  },
+  // Webhooks with `ordering: "conversation"` (contract §18): the same use case on the FIFO queue, one message group
+  // per webhook and conversation. Batches are spread over groups, so the concurrency works across conversations.
+  {
+    fn: 'deliver-ordered',
+    queue: 'deliveriesOrdered',
+    batchSize: 10,
+    batchWindowSeconds: 0,
+    timeoutSeconds: 40,
+    memoryMb: 512,
+    maxConcurrency: 20,
+    access: deliverAccess,
   },
   // Knowledge ingestion: a batch groups uploads per bot so each bot gets one index segment per batch.
   // Sized for a 100-page scan read with OCR as the extract route does (Textract, 8 pages at a time, 200 DPI renders):

@@ -40,6 +40,8 @@ export interface PublishEventInput {
   data: Record<string, unknown>;
   /** Deliver to this webhook only, whatever its filter (`POST /integrations/{i}/test`). */
   onlyIntegrationId?: string;
+  /** Deliver to every webhook that applies but this one (a notice about that webhook). */
+  exceptIntegrationId?: string;
 }
 
 /**

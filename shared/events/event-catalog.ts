@@ -1,6 +1,7 @@
 import { withMeta } from '../kernel/validation/meta.ts';
 import * as z from '../kernel/validation/zod.ts';
 import type { EventEnvelope, WebhookEventType } from './envelope.ts';
+import { NOTICE_EVENT_TYPES } from './event-types.ts';
 
 /**
  * The schema of every webhook event (contract sections 5 and 10): the envelope and each type's `data`. The OpenAPI
@@ -25,7 +26,8 @@ export const eventEnvelopeFields = {
   projectId: z.string(),
   companyId: z.number(),
   channel: withMeta(z.nullable(eventChannel), {
-    description: 'Null only for a `webhook.test` sent to a general webhook.',
+    description:
+      'Null for a `webhook.test` sent to a general webhook and for the notices (`webhook.failing`, `.disabled`).',
   }),
 };
 
@@ -149,6 +151,21 @@ const contactData = z.object({
   keyword: z.optional(z.string()),
 });
 
+const failingData = z.object({
+  integrationId: withMeta(z.string(), { description: 'The webhook that is failing.' }),
+  consecutiveFailures: withMeta(z.number().check(z.int(), z.gte(1)), {
+    description: 'Delivery attempts to it that failed in a row when the notice was sent (`WEBHOOK_FAILING_AFTER`).',
+  }),
+  since: withMeta(isoTime, { description: 'When the first failure of this streak happened.' }),
+});
+
+const disabledData = z.object({
+  integrationId: withMeta(z.string(), { description: 'The webhook that was disabled.' }),
+  reason: withMeta(z.enum(['gone', 'failing']), {
+    description: '`gone`: its receiver answered 410; `failing`: every attempt failed for 5 days.',
+  }),
+});
+
 export interface EventCatalogEntry {
   description: string;
   data: z.ZodMiniType;
@@ -250,6 +267,21 @@ export const EVENT_CATALOG: Record<WebhookEventType, EventCatalogEntry> = {
     data: testData,
     example: { integrationId: 'int_01hq3x9k2m7c4v8b6n5r', message: 'This is a test event sent from Switchboard.' },
   },
+  'webhook.failing': {
+    description:
+      'Another webhook of the project has failed `WEBHOOK_FAILING_AFTER` (20) delivery attempts in a row: once per ' +
+      'failing streak (a success ends it). No channel; general webhooks receive it. The project’s `contactEmail` ' +
+      'gets an email too.',
+    data: failingData,
+    example: { integrationId: 'int_01hq3x9k2m7c4v8b6n5r', consecutiveFailures: 20, since: at },
+  },
+  'webhook.disabled': {
+    description:
+      'Another webhook of the project was disabled by the service: its receiver answered 410, or every attempt ' +
+      'failed for 5 days. No channel; general webhooks receive it. The project’s `contactEmail` gets an email too.',
+    data: disabledData,
+    example: { integrationId: 'int_01hq3x9k2m7c4v8b6n5r', reason: 'gone' },
+  },
 };
 
 /** The envelope of one event type, `data` included: what a receiver of that type is POSTed. */
@@ -265,7 +297,9 @@ export function exampleEnvelopeOf(type: WebhookEventType): EventEnvelope {
     timestamp: at,
     projectId: 'prj_01hq3x9k2m7c4v8b6n5s',
     companyId: 1042,
-    channel: { id: 'ch_01hq3x9k2m7c4v8b6n5t', type: 'sms', address: '+5511999990000' },
+    channel: (NOTICE_EVENT_TYPES as readonly string[]).includes(type)
+      ? null
+      : { id: 'ch_01hq3x9k2m7c4v8b6n5t', type: 'sms', address: '+5511999990000' },
     data: EVENT_CATALOG[type].example,
   };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as z from '../kernel/validation/zod.ts';
 import { WEBHOOK_EVENT_TYPES } from './event-types.ts';
 
@@ -30,8 +31,33 @@ export const eventMessageSchema = z.object({
   projectId: nonEmpty(),
   channelId: z.nullable(z.string()),
   onlyIntegrationId: z.optional(z.string()),
+  /** Delivered to every webhook that applies but this one (a notice about it: contract §18). */
+  exceptIntegrationId: z.optional(z.string()),
+  /** The envelope's `data.conversationId` when it is a string: what orders deliveries (contract §18). */
+  conversationId: z.optional(z.string()),
   /** Epoch ms when the producer accepted the event (latency is measured from here). */
   acceptedAt: z.number(),
   ...payloadBodyFields,
 });
 export type EventMessage = z.output<typeof eventMessageSchema>;
+
+/**
+ * What orders an event among its project's events (contract §18): its conversation, or for an event without one its
+ * channel, or for one without a channel (notices, a general webhook's test) the project itself. The events queue
+ * (FIFO) keeps the events of one key in the order they were accepted, and an ordered webhook's deliveries of one key
+ * start one after another.
+ */
+export function orderingKeyOf(message: Pick<EventMessage, 'conversationId' | 'channelId'>): string {
+  if (message.conversationId !== undefined) return `conversation:${message.conversationId}`;
+  if (message.channelId !== null) return `channel:${message.channelId}`;
+  return 'project';
+}
+
+/**
+ * An SQS FIFO message group id for a key under an owner (a project, a webhook): the owner, a dot, then 22 base64url
+ * characters of the key's SHA-256, so any key (a conversation id is the producer's text) fits the 128 characters
+ * and the characters SQS allows.
+ */
+export function messageGroupIdOf(owner: string, key: string): string {
+  return `${owner}.${createHash('sha256').update(key).digest('base64url').slice(0, 22)}`;
+}

@@ -12,5 +12,23 @@ export const WEBHOOK_EVENT_TYPES = [
   'contact.opted_out',
   'contact.opted_in',
   'webhook.test',
+  'webhook.failing',
+  'webhook.disabled',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Operational notices about a project's webhooks (contract §18): emitted by the service, never on a channel. */
+export const NOTICE_EVENT_TYPES = [
+  'webhook.failing',
+  'webhook.disabled',
+] as const satisfies readonly WebhookEventType[];
+
+/**
+ * What a channel back end may report on `POST /projects/{p}/events` (contract §5's list): message events and
+ * `webhook.test`. Contact events follow a suppression this service keeps, and notices are about its webhooks: both
+ * are the service's own.
+ */
+export const REPORTABLE_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter(
+  (t): t is Extract<WebhookEventType, `message.${string}` | 'webhook.test'> =>
+    t.startsWith('message.') || t === 'webhook.test',
+);

@@ -12,7 +12,12 @@ export {
   type EventPublisher,
   type PublishEventInput,
 } from './envelope.ts';
-export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event-types.ts';
+export {
+  NOTICE_EVENT_TYPES,
+  REPORTABLE_EVENT_TYPES,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from './event-types.ts';
 export {
   checkEventData,
   envelopeSchemaOf,
@@ -24,6 +29,8 @@ export {
 export {
   eventMessageSchema,
   LARGE_PAYLOAD_BYTES,
+  messageGroupIdOf,
+  orderingKeyOf,
   payloadBodyFields,
   payloadKey,
   type EventMessage,

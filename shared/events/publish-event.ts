@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   buildEnvelope,
   newEventId,
@@ -8,6 +9,13 @@ import {
 import { eventIdFor, type PreparedEvent } from './outbox.ts';
 import { LARGE_PAYLOAD_BYTES, payloadKey, type EventMessage } from './event-message.ts';
 import type { EventQueue, PayloadStore } from './ports.ts';
+
+/** A producer's conversation id as the queue message carries it: as it is, or its digest when long. */
+function conversationKeyOf(conversationId: string): string {
+  return conversationId.length <= 256
+    ? conversationId
+    : `sha256:${createHash('sha256').update(conversationId).digest('base64url')}`;
+}
 
 /**
  * The EventPublisher: 1. give the event its id (fixed by the change when one is given) and timestamp, 2. serialize
@@ -34,6 +42,10 @@ export function makeEventPublisher(deps: {
       channelId: envelope.channel?.id ?? null,
       acceptedAt: at.getTime(),
       ...(input.onlyIntegrationId ? { onlyIntegrationId: input.onlyIntegrationId } : {}),
+      ...(input.exceptIntegrationId ? { exceptIntegrationId: input.exceptIntegrationId } : {}),
+      ...(typeof input.data.conversationId === 'string'
+        ? { conversationId: conversationKeyOf(input.data.conversationId) }
+        : {}),
     };
     // Measured as it travels (escaped inside the message JSON), so the message stays under SQS's 256 KB.
     if (Buffer.byteLength(JSON.stringify(body)) > LARGE_PAYLOAD_BYTES) {

@@ -1,5 +1,8 @@
 import type { WebhookEventType } from '../events/event-types.ts';
+import type { OutboxMark } from '../events/index.ts';
 import type { Page, PageRequest } from '../kernel/page.ts';
+import { publicKeyOf } from './signing-keys.ts';
+import type { WebhookFilter } from './webhook-filter.ts';
 
 /**
  * Integrations of a project (spec section 1): a webhook pushes the project's events to a customer URL; a custom
@@ -8,11 +11,17 @@ import type { Page, PageRequest } from '../kernel/page.ts';
  */
 
 export type WebhookScope = 'general' | 'channel';
+/** Contract §18: `conversation` delivers the events of one conversation one after another, in order. */
+export type WebhookOrdering = 'none' | 'conversation';
+export const WEBHOOK_ORDERINGS: readonly WebhookOrdering[] = ['none', 'conversation'];
+/** Contract §18: `v1` HMAC-SHA256 under a shared secret, `v1a` ed25519 (the receiver holds only a public key). */
+export type SignatureScheme = 'v1' | 'v1a';
+export const SIGNATURE_SCHEMES: readonly SignatureScheme[] = ['v1', 'v1a'];
 
-/** How long a rotated-away signing secret still signs deliveries (contract: 24 h). */
 /** The highest `rateLimitPerSecond` a webhook may ask for (contract §11). */
 export const MAX_WEBHOOK_RATE_PER_SECOND = 10_000;
 
+/** How long a rotated-away signing secret or key still signs deliveries (contract: 24 h). */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
 
 export interface WebhookIntegration {
@@ -32,10 +41,22 @@ export interface WebhookIntegration {
   enabled: boolean;
   /** Why it was disabled: `manual` (PATCH), `gone` (the receiver answered 410), or the fan-out's own reasons. */
   disabledReason: string | null;
-  /** `whsec_…`, stored encrypted. */
+  /** `none` (default) or `conversation` (contract §18); webhooks stored before it existed have none. */
+  ordering: WebhookOrdering;
+  /** Which signatures deliveries carry (contract §18): `v1` (default) or `v1a`. */
+  signature: SignatureScheme;
+  /** Only matching events are delivered (contract §18); null: every event of the subscribed types. */
+  filter: WebhookFilter | null;
+  /** `whsec_…`, stored encrypted. Signs while `signature` is `v1`. */
   signingSecret: string;
-  /** The secret replaced by the last rotation, still signing until `expiresAt` (ISO 8601). */
+  /**
+   * The secret replaced by the last rotation (or by a switch to `v1a`), still signing until `expiresAt` (ISO 8601).
+   */
   previousSigningSecret: { secret: string; expiresAt: string } | null;
+  /** `whsk_…` ed25519 secret key, stored encrypted; signs while `signature` is `v1a`. Null until first needed. */
+  signingKey: string | null;
+  /** The key replaced by the last rotation (or by a switch back to `v1`), still signing until `expiresAt`. */
+  previousSigningKey: { key: string; expiresAt: string } | null;
   createdAt: string;
   updatedAt: string;
   /** Optimistic-concurrency counter: every update is conditional on it. */
@@ -70,11 +91,14 @@ export interface WebhookTarget {
   url: string;
   bearerToken: string | null;
   eventTypes: WebhookEventType[] | null;
+  ordering: WebhookOrdering;
+  filter: WebhookFilter | null;
   enabled: boolean;
   disabledReason: string | null;
-  signingSecret: string;
-  previousSigningSecret: { secret: string; expiresAt: string } | null;
+  /** HMAC secrets that sign now (`v1` entries), current first. */
   signingSecrets: string[];
+  /** Ed25519 secret keys that sign now (`v1a` entries), current first. */
+  signingKeys: string[];
 }
 
 /** Integration persistence (one item per integration, plus a guard item for the project's general webhook). */
@@ -97,10 +121,13 @@ export interface IntegrationStore {
   /** One webhook with decrypted secrets (deliveries, retries, `/test`); undefined if absent or not a webhook. */
   getWebhook(projectId: string, integrationId: string): Promise<WebhookTarget | undefined>;
   /**
-   * Disables a webhook with a reason (`gone` after a 410, or the fan-out's reason after days of failures).
-   * Frees the project's general-webhook slot. False when the webhook does not exist.
+   * Disables an enabled webhook with a reason (`gone` after a 410, `failing` after 5 days of failures), writing
+   * `mark` (its `webhook.disabled` event, shared/events/outbox.ts) in the same conditional write. Frees the
+   * project's general-webhook slot. False when the webhook does not exist or is already disabled.
    */
-  disableWebhook(projectId: string, integrationId: string, reason: string): Promise<boolean>;
+  disableWebhook(projectId: string, integrationId: string, reason: string, mark?: OutboxMark): Promise<boolean>;
+  /** Clears a published `webhook.disabled` mark. */
+  clearDisabledMark(projectId: string, integrationId: string, eventId: string): Promise<void>;
 
   /** The webhook holding the project's one enabled-general-webhook slot, if any, and when it took it (epoch ms). */
   generalWebhookHolder(projectId: string): Promise<{ integrationId: string; claimedAt: number } | undefined>;
@@ -113,14 +140,28 @@ export interface IntegrationStore {
   releaseGeneralWebhook(projectId: string, integrationId: string): Promise<void>;
 }
 
-/** The secrets that sign at `now`: current first, then the previous one during its grace period. */
-export function liveSigningSecrets(
-  webhook: Pick<WebhookIntegration, 'signingSecret' | 'previousSigningSecret'>,
-  now: Date,
-): string[] {
-  const live = [webhook.signingSecret];
+type SigningMaterial = Pick<
+  WebhookIntegration,
+  'signature' | 'signingSecret' | 'previousSigningSecret' | 'signingKey' | 'previousSigningKey'
+>;
+
+/**
+ * The HMAC secrets that sign at `now`: under `v1` the current one, then the previous one during its grace period;
+ * under `v1a` only a previous one still in its grace (the 24 h after a switch from `v1`, so receivers move over
+ * without a gap).
+ */
+export function liveSigningSecrets(webhook: SigningMaterial, now: Date): string[] {
+  const live = (webhook.signature ?? 'v1') === 'v1' ? [webhook.signingSecret] : [];
   const previous = webhook.previousSigningSecret;
   if (previous && Date.parse(previous.expiresAt) > now.getTime()) live.push(previous.secret);
+  return live;
+}
+
+/** The ed25519 keys that sign at `now`: the same rule as {@link liveSigningSecrets}, for `v1a`. */
+export function liveSigningKeys(webhook: SigningMaterial, now: Date): string[] {
+  const live = webhook.signature === 'v1a' && webhook.signingKey ? [webhook.signingKey] : [];
+  const previous = webhook.previousSigningKey;
+  if (previous && Date.parse(previous.expiresAt) > now.getTime()) live.push(previous.key);
   return live;
 }
 
@@ -135,6 +176,10 @@ export function integrationView(integration: Integration) {
       url: null,
       eventTypes: null,
       rateLimitPerSecond: null,
+      ordering: null,
+      signature: null,
+      publicKey: null,
+      filter: null,
       enabled: true,
       disabledReason: null,
       hasBearerToken: false,
@@ -151,6 +196,10 @@ export function integrationView(integration: Integration) {
     eventTypes: integration.eventTypes,
     // Webhooks stored before the limit existed have none.
     rateLimitPerSecond: integration.rateLimitPerSecond ?? null,
+    ordering: integration.ordering ?? 'none',
+    signature: integration.signature ?? 'v1',
+    publicKey: integration.signature === 'v1a' && integration.signingKey ? publicKeyOf(integration.signingKey) : null,
+    filter: integration.filter ?? null,
     enabled: integration.enabled,
     disabledReason: integration.disabledReason,
     hasBearerToken: integration.bearerToken !== null,

@@ -14,9 +14,13 @@ import {
   type CustomIntegration,
   type Integration,
   type IntegrationStore,
+  type SignatureScheme,
   type WebhookIntegration,
+  type WebhookOrdering,
   type WebhookScope,
 } from './integration.ts';
+import { generateSigningKey, publicKeyOf } from './signing-keys.ts';
+import type { WebhookFilter } from './webhook-filter.ts';
 import type { Page, PageRequest } from '../kernel/page.ts';
 
 export interface IntegrationDeps {
@@ -38,6 +42,9 @@ export type CreateIntegrationInput =
       bearerToken?: string;
       eventTypes?: WebhookEventType[];
       rateLimitPerSecond?: number | null;
+      ordering?: WebhookOrdering;
+      signature?: SignatureScheme;
+      filter?: WebhookFilter | null;
     }
   | { product: 'custom'; channelId: string };
 
@@ -49,8 +56,16 @@ export interface PatchWebhookInput {
   eventTypes?: WebhookEventType[] | null;
   /** null removes the limit. */
   rateLimitPerSecond?: number | null;
+  ordering?: WebhookOrdering;
+  /** A switch keeps the other scheme's credentials signing for 24 h beside the new ones. */
+  signature?: SignatureScheme;
+  /** null removes it. */
+  filter?: WebhookFilter | null;
   enabled?: boolean;
 }
+
+/** What rotating a webhook's signing credentials shows: the new `v1` secret (once), or the new `v1a` public key. */
+export type RotatedCredentials = { signingSecret: string } | { publicKey: string };
 
 /** A general-webhook slot claimed by a create that has not written its integration yet is not stolen before this. */
 const SLOT_CLAIM_GRACE_MS = 60_000;
@@ -125,6 +140,29 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     throw new ConflictError('This project already has an enabled general webhook; disable or delete it first.');
   }
 
+  /**
+   * Applies a change of signature scheme to `next` (in place): the scheme left keeps signing for 24 h as the previous
+   * credential, so receivers move over without a gap; the new one gets fresh credentials. Returns the new `v1`
+   * secret, to show once.
+   */
+  function switchScheme(
+    next: WebhookIntegration,
+    current: WebhookIntegration,
+    scheme: SignatureScheme | undefined,
+  ): string | undefined {
+    if (scheme === undefined || scheme === current.signature) return undefined;
+    const expiresAt = new Date(now().getTime() + PREVIOUS_SECRET_GRACE_MS).toISOString();
+    next.signature = scheme;
+    if (scheme === 'v1a') {
+      next.previousSigningSecret = { secret: current.signingSecret, expiresAt };
+      next.signingKey = generateSigningKey();
+      return undefined;
+    }
+    if (current.signingKey) next.previousSigningKey = { key: current.signingKey, expiresAt };
+    next.signingSecret = generateSigningSecret();
+    return next.signingSecret;
+  }
+
   async function saveOr409(integration: Integration): Promise<void> {
     if (!(await store.update(integration)))
       throw new ConflictError('The integration was changed by another request at the same time; try again.');
@@ -176,6 +214,9 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
 
       if (input.scope === 'channel') await requireChannel(projectId, input.channelId!);
       checkUrl(input.url);
+      const signature = input.signature ?? 'v1';
+      // A v1a webhook also holds an HMAC secret (never shown, never signing): the record always has one, and a switch
+      // to v1 replaces it with a fresh one shown by that PATCH.
       const signingSecret = generateSigningSecret();
       const integration: WebhookIntegration = {
         product: 'webhook',
@@ -187,10 +228,15 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
         bearerToken: input.bearerToken ?? null,
         eventTypes: input.eventTypes ?? null,
         rateLimitPerSecond: input.rateLimitPerSecond ?? null,
+        ordering: input.ordering ?? 'none',
+        signature,
+        filter: input.filter ?? null,
         enabled: true,
         disabledReason: null,
         signingSecret,
         previousSigningSecret: null,
+        signingKey: signature === 'v1a' ? generateSigningKey() : null,
+        previousSigningKey: null,
         createdAt: at,
         updatedAt: at,
         version: 1,
@@ -202,11 +248,19 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
         if (integration.scope === 'general') await store.releaseGeneralWebhook(projectId, integrationId);
         throw error;
       }
-      return { integration, signingSecret };
+      // A v1a webhook's receivers need only its public key, on the integration itself.
+      return signature === 'v1' ? { integration, signingSecret } : { integration };
     },
 
-    /** Changes a webhook's URL, bearer token, event filter or enabled flag. */
-    async patch(projectId: string, integrationId: string, input: PatchWebhookInput): Promise<Integration> {
+    /**
+     * Changes a webhook's URL, bearer token, event types, limit, ordering, signature scheme, filter or enabled flag.
+     * A switch to `v1` answers with a fresh signing secret, shown once.
+     */
+    async patch(
+      projectId: string,
+      integrationId: string,
+      input: PatchWebhookInput,
+    ): Promise<{ integration: Integration; signingSecret?: string }> {
       const current = await requireIntegration(projectId, integrationId);
       if (current.product !== 'webhook') {
         throw new ValidationError('A custom integration has nothing to change: rotate its token or delete it.', [
@@ -220,9 +274,12 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
         ...(input.bearerToken !== undefined ? { bearerToken: input.bearerToken } : {}),
         ...(input.eventTypes !== undefined ? { eventTypes: input.eventTypes } : {}),
         ...(input.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),
+        ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
+        ...(input.filter !== undefined ? { filter: input.filter } : {}),
         updatedAt: now().toISOString(),
         version: current.version + 1,
       };
+      const shownSecret = switchScheme(next, current, input.signature);
       const enabling = input.enabled === true && !current.enabled;
       const disabling = input.enabled === false && current.enabled;
       if (enabling) Object.assign(next, { enabled: true, disabledReason: null });
@@ -236,7 +293,7 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
         throw error;
       }
       if (disabling && next.scope === 'general') await store.releaseGeneralWebhook(projectId, integrationId);
-      return next;
+      return shownSecret === undefined ? { integration: next } : { integration: next, signingSecret: shownSecret };
     },
 
     /**
@@ -291,8 +348,11 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       return token;
     },
 
-    /** Replaces a webhook's signing secret, shown once; the previous one keeps signing for 24 h. */
-    async rotateSecret(projectId: string, integrationId: string): Promise<string> {
+    /**
+     * Replaces a webhook's signing credentials; the previous ones keep signing for 24 h. `v1`: a new secret, shown
+     * once. `v1a`: a new key pair, whose public key is shown (and stays on the webhook).
+     */
+    async rotateSecret(projectId: string, integrationId: string): Promise<RotatedCredentials> {
       const current = await requireIntegration(projectId, integrationId);
       if (current.product !== 'webhook') {
         throw new ValidationError(
@@ -301,18 +361,16 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
         );
       }
       const at = now();
+      const expiresAt = new Date(at.getTime() + PREVIOUS_SECRET_GRACE_MS).toISOString();
+      const base = { ...current, updatedAt: at.toISOString(), version: current.version + 1 };
+      if (current.signature === 'v1a' && current.signingKey) {
+        const signingKey = generateSigningKey();
+        await saveOr409({ ...base, signingKey, previousSigningKey: { key: current.signingKey, expiresAt } });
+        return { publicKey: publicKeyOf(signingKey) };
+      }
       const signingSecret = generateSigningSecret();
-      await saveOr409({
-        ...current,
-        signingSecret,
-        previousSigningSecret: {
-          secret: current.signingSecret,
-          expiresAt: new Date(at.getTime() + PREVIOUS_SECRET_GRACE_MS).toISOString(),
-        },
-        updatedAt: at.toISOString(),
-        version: current.version + 1,
-      });
-      return signingSecret;
+      await saveOr409({ ...base, signingSecret, previousSigningSecret: { secret: current.signingSecret, expiresAt } });
+      return { signingSecret };
     },
   };
 }

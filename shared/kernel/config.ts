@@ -26,6 +26,7 @@ const schema = z.object({
   BUCKET_TRANSFER: z.optional(nonEmpty()),
   QUEUE_URL_EVENTS: z.optional(nonEmpty()),
   QUEUE_URL_DELIVERIES: z.optional(nonEmpty()),
+  QUEUE_URL_DELIVERIES_ORDERED: z.optional(nonEmpty()),
   QUEUE_URL_INGEST: z.optional(nonEmpty()),
   QUEUE_URL_INBOUND: z.optional(nonEmpty()),
   /**
@@ -72,6 +73,16 @@ const schema = z.object({
   WEBHOOK_RETRY_SCHEDULE: z.optional(
     z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds')),
   ),
+  /** A webhook failing this many delivery attempts in a row gets a `webhook.failing` notice (contract §18). */
+  WEBHOOK_FAILING_AFTER: z._default(positiveInt(1_000_000), 20),
+  /**
+   * SMTP server for the webhook notices' emails to a project's `contactEmail` (contract §18): `smtp://` (STARTTLS when
+   * offered) or `smtps://`, `host:port`, optional `user:pass@` (on AWS, SES's SMTP endpoint and SMTP credentials).
+   * Unset: the notice is logged, not mailed.
+   */
+  NOTICE_SMTP_URL: z.optional(z.url({ protocol: /^smtps?$/, error: 'smtp:// or smtps:// URL' })),
+  /** The notices' `From`. */
+  NOTICE_EMAIL_FROM: z._default(nonEmpty(), 'Switchboard <notices@switchboard.invalid>'),
   /** Deadline of one webhook delivery attempt (contract: 15 s); shorter only in tests. */
   WEBHOOK_ATTEMPT_TIMEOUT_MS: z._default(positiveInt(60_000), 15_000),
   /** Delivery attempts in flight at once to one destination, per deliver worker process (see endpoint-gate.ts). */

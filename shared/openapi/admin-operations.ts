@@ -39,6 +39,15 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     tags: ['Projects'],
     responses: { 200: { description: 'The project.', body: s.project } },
   },
+  'PATCH /projects/{projectId}': {
+    operationId: 'updateProject',
+    summary: "Change a project's name or contact email",
+    description:
+      '`name`, `contactEmail` (where the webhook notices `webhook.failing` and `webhook.disabled` are mailed; `null` ' +
+      'removes it); a field not sent is unchanged.',
+    tags: ['Projects'],
+    responses: { 200: { description: 'The project after the change.', body: s.project } },
+  },
   'POST /projects/{projectId}/api-token': {
     operationId: 'createApiToken',
     summary: 'Create or replace the project API token (shown once)',
@@ -206,7 +215,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     description:
       "A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel). " +
       'A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`. ' +
-      "The answer carries the webhook's `signingSecret` or the custom `token`, shown once.",
+      "The answer carries a `v1` webhook's `signingSecret` or the custom `token`, shown once; a `v1a` webhook's " +
+      '`publicKey` is on the integration itself. `ordering`, `signature` and `filter`: contract §18.',
     tags: ['Integrations'],
     responses: { 201: { description: 'The integration with its secret, shown once.', body: s.createdIntegration } },
     errors: { 404: ['CHANNEL_NOT_FOUND'], 409: ['CONFLICT'] },
@@ -227,11 +237,14 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'PATCH /projects/{projectId}/integrations/{integrationId}': {
     operationId: 'updateIntegration',
-    summary: 'Change a webhook (url, bearer token, event types, enabled)',
+    summary: 'Change a webhook (url, bearer token, event types, ordering, signature, filter, enabled)',
     description:
-      'Webhooks only: `url`, `bearerToken`, `eventTypes`, `rateLimitPerSecond`, `enabled`; a field not sent is unchanged, `null` clears `bearerToken` and `eventTypes`.',
+      'Webhooks only: `url`, `bearerToken`, `eventTypes`, `rateLimitPerSecond`, `ordering`, `signature`, `filter`, ' +
+      '`enabled`; a field not sent is unchanged, `null` clears `bearerToken`, `eventTypes`, `rateLimitPerSecond` and ' +
+      '`filter`. A switch of `signature` keeps the previous scheme signing for 24 h beside the new one; a switch to ' +
+      '`v1` answers with a new `signingSecret`, shown once.',
     tags: ['Integrations'],
-    responses: { 200: { description: 'The integration after the change.', body: s.integration } },
+    responses: { 200: { description: 'The integration after the change.', body: s.updatedIntegration } },
     errors: { 409: ['CONFLICT'] },
   },
   'DELETE /projects/{projectId}/integrations/{integrationId}': {
@@ -252,11 +265,13 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'POST /projects/{projectId}/integrations/{integrationId}/rotate-secret': {
     operationId: 'rotateWebhookSecret',
-    summary: "Rotate a webhook's signing secret (shown once)",
+    summary: "Rotate a webhook's signing secret or key",
     description:
-      'For 24 h deliveries carry signatures under both secrets, so receivers can switch without losing events.',
+      'For 24 h deliveries carry signatures under both the new and the previous secret (`v1`) or key (`v1a`), so ' +
+      'receivers can switch without losing events. `v1`: the new `signingSecret`, shown once; `v1a`: the new ' +
+      '`publicKey`.',
     tags: ['Integrations'],
-    responses: { 200: { description: 'The new secret, shown once.', body: s.signingSecret } },
+    responses: { 200: { description: 'The new secret (shown once) or public key.', body: s.signingSecret } },
     // A custom integration has no signing secret: 400.
     errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
   },

@@ -67,7 +67,13 @@ const receivedMessage = {
   history: [{ status: 'received', at }],
 };
 
-const project = { projectId: ids.projectId, companyId: 1042, name: 'Acme', monthlyBotCredits: 100 };
+const project = {
+  projectId: ids.projectId,
+  companyId: 1042,
+  name: 'Acme',
+  monthlyBotCredits: 100,
+  contactEmail: 'ops@acme.example',
+};
 const channel = {
   channelId: ids.channelId,
   type: 'sms',
@@ -85,6 +91,10 @@ const integration = {
   url: 'https://example.com/webhooks/switchboard',
   eventTypes: null,
   rateLimitPerSecond: null,
+  ordering: 'conversation',
+  signature: 'v1a',
+  publicKey: 'whpk_mSyqOYs0eNxyU6LBbM2rdq4QgwcqXF2LTbr5Ux4cWZM=',
+  filter: { all: [{ field: 'channel.type', op: 'in', value: ['whatsapp', 'sms'] }] },
   enabled: true,
   disabledReason: null,
   hasBearerToken: true,
@@ -172,7 +182,15 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   Suppression: { contact: '+5511988887777', reason: 'keyword', at, keyword: 'STOP' },
   SuppressionPage: { items: [{ contact: '+5511988887777', reason: 'keyword', at, keyword: 'STOP' }] },
   Integration: integration,
-  CreatedIntegration: { ...integration, signingSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+  CreatedIntegration: {
+    ...integration,
+    ordering: 'none',
+    signature: 'v1',
+    publicKey: null,
+    filter: null,
+    signingSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  },
+  UpdatedIntegration: integration,
   SigningSecret: { signingSecret: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD' },
   Delivery: delivery,
   RecoverAccepted: { recovered: 12 },
@@ -323,7 +341,8 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
 
 /** One request body per operation that takes one (JSON unless the operation says otherwise), by operationId. */
 export const REQUEST_EXAMPLES: Record<string, unknown> = {
-  createProject: { companyId: 1042, name: 'Acme', monthlyBotCredits: 100 },
+  createProject: { companyId: 1042, name: 'Acme', monthlyBotCredits: 100, contactEmail: 'ops@acme.example' },
+  updateProject: { contactEmail: 'oncall@acme.example' },
   grantBotCredits: { amount: 50 },
   createChannel: { type: 'sms', name: 'Alerts', address: '+5511977776666', credits: 100 },
   addChannelCredits: { amount: 100 },
@@ -336,7 +355,13 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     url: 'https://example.com/webhooks/switchboard',
     bearerToken: 'my-receiver-token',
   },
-  updateIntegration: { eventTypes: ['message.received', 'message.failed'], enabled: true },
+  updateIntegration: {
+    eventTypes: ['message.received', 'message.failed'],
+    ordering: 'conversation',
+    signature: 'v1a',
+    filter: { all: [{ field: 'channel.type', op: 'in', value: ['whatsapp', 'sms'] }] },
+    enabled: true,
+  },
   recoverDeliveries: { since: '2026-11-20T00:00:00.000Z', until: '2026-11-21T00:00:00.000Z' },
   reportEvent: { channelId: ids.channelId, type: 'message.sent', data: { messageId: ids.messageId } },
   createBot: { name: 'Support', instructions: 'Answer in one short sentence using the knowledge base.' },

@@ -6,7 +6,8 @@ import { monthLabel } from '../credits/index.ts';
 import { ConflictError } from '../kernel/domain-error.ts';
 import { newId } from '../kernel/ids.ts';
 import type { PageRequest } from '../kernel/page.ts';
-import { requireProject, type Project, type ProjectStore } from './project.ts';
+import { NotFoundError } from '../kernel/domain-error.ts';
+import { requireProject, type Project, type ProjectChanges, type ProjectStore } from './project.ts';
 
 export interface ProjectDeps {
   projects: ProjectStore;
@@ -27,9 +28,21 @@ export function makeProjectUseCases(deps: ProjectDeps) {
     /** The project's bot credit account (its monthly allowance): what the credits area keys balances by. */
     creditAccount: async (projectId: string) => account(await requireProject(deps.projects, projectId)),
 
-    async createProject(input: { companyId: number; name: string; monthlyBotCredits: number }): Promise<Project> {
+    async createProject(input: {
+      companyId: number;
+      name: string;
+      monthlyBotCredits: number;
+      contactEmail?: string;
+    }): Promise<Project> {
       const project: Project = { projectId: newId('prj'), ...input, createdAt: now().toISOString() };
       await deps.projects.create(project);
+      return project;
+    },
+
+    /** Changes a project's name or `contactEmail` (null removes it). */
+    async updateProject(projectId: string, changes: ProjectChanges): Promise<Project> {
+      const project = await deps.projects.update(projectId, changes);
+      if (!project) throw new NotFoundError('project', `Project ${projectId} does not exist.`);
       return project;
     },
 

@@ -7,7 +7,15 @@ export interface Project {
   companyId: number;
   name: string;
   monthlyBotCredits: number;
+  /** Where the webhook notices are mailed (contract §18); absent: nobody is mailed. */
+  contactEmail?: string;
   createdAt: string;
+}
+
+/** What `PATCH /projects/{p}` may change; `contactEmail: null` removes it. */
+export interface ProjectChanges {
+  name?: string;
+  contactEmail?: string | null;
 }
 
 /** Whether a project has an API token, and since when; never the token or its hash. */
@@ -21,6 +29,8 @@ export type ProjectPage = Page<Project>;
 export interface ProjectStore {
   create(project: Project): Promise<void>;
   get(projectId: string): Promise<Project | undefined>;
+  /** Applies changes to an existing project and returns it; undefined when it does not exist. */
+  update(projectId: string, changes: ProjectChanges): Promise<Project | undefined>;
   /** Projects, newest first. */
   list(page: PageRequest): Promise<ProjectPage>;
   /** Hash of the project's current API token, if any. */

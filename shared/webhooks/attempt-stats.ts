@@ -1,7 +1,8 @@
 /**
  * Hourly counters of a webhook's delivery attempts, for the console's health chart: attempts succeeded and failed,
- * and a latency histogram from which the hour's median is read. Counters, not a scan of the deliveries: each
- * attempt adds to its hour with one atomic update.
+ * and a latency histogram from which the hour's median is read. Counters, not a scan of the deliveries: a deliver
+ * batch folds its attempts per webhook and hour ({@link foldAttempts}) and adds each fold with one atomic update, so
+ * an attempt costs its delivery write and a share of one counter write (issue 32: one write per attempt again).
  */
 
 /**
@@ -47,14 +48,60 @@ export interface AttemptHour {
   latencyBuckets: number[];
 }
 
+/** One attempt as the counters take it. */
+export interface CountedAttempt {
+  projectId: string;
+  integrationId: string;
+  at: number;
+  succeeded: boolean;
+  durationMs: number;
+}
+
+/** What one counter update adds to one webhook's hour. */
+export interface AttemptFold {
+  projectId: string;
+  integrationId: string;
+  hour: string;
+  succeeded: number;
+  failed: number;
+  /** Attempts per latency bucket (index as {@link latencyBucket}); zeros left out. */
+  latencyBuckets: Map<number, number>;
+  /** The latest attempt folded (epoch ms): the counters' retention runs from it. */
+  lastAt: number;
+}
+
+/** Attempts folded per webhook and hour: what a batch adds to the counters, one update per entry. */
+export function foldAttempts(attempts: readonly CountedAttempt[]): AttemptFold[] {
+  const folds = new Map<string, AttemptFold>();
+  for (const a of attempts) {
+    const hour = hourLabel(a.at);
+    const key = `${a.projectId}\u0000${a.integrationId}\u0000${hour}`;
+    let fold = folds.get(key);
+    if (!fold) {
+      fold = {
+        projectId: a.projectId,
+        integrationId: a.integrationId,
+        hour,
+        succeeded: 0,
+        failed: 0,
+        latencyBuckets: new Map(),
+        lastAt: a.at,
+      };
+      folds.set(key, fold);
+    }
+    if (a.succeeded) fold.succeeded++;
+    else fold.failed++;
+    const bucket = latencyBucket(a.durationMs);
+    fold.latencyBuckets.set(bucket, (fold.latencyBuckets.get(bucket) ?? 0) + 1);
+    fold.lastAt = Math.max(fold.lastAt, a.at);
+  }
+  return [...folds.values()];
+}
+
 /** Where the hourly counters live. */
 export interface WebhookAttemptStats {
-  /** Adds one attempt to its hour (one atomic update, no read). */
-  record(
-    projectId: string,
-    integrationId: string,
-    attempt: { at: number; succeeded: boolean; durationMs: number },
-  ): Promise<void>;
+  /** Adds a batch's attempts to their hours: one atomic update (no read) per webhook and hour. */
+  add(attempts: readonly CountedAttempt[]): Promise<void>;
   /** The hours between `fromHour` and `toHour` (labels, inclusive) that had attempts, oldest first. */
   hours(projectId: string, integrationId: string, fromHour: string, toHour: string): Promise<AttemptHour[]>;
 }

@@ -11,6 +11,8 @@ import {
   expiredPayloadWrite,
   nextAttemptAtOf,
   nextStepAfter,
+  orderedReceive,
+  orderedStep,
   type Outcome,
   parkedJob,
   pacedBackJob,
@@ -19,7 +21,7 @@ import {
   skipsDisabledWebhook,
   unansweredOutcome,
 } from './delivery-steps.ts';
-import type { WebhookAttemptStats } from './attempt-stats.ts';
+import type { CountedAttempt, WebhookAttemptStats } from './attempt-stats.ts';
 import type { EndpointGate } from './endpoint-gate.ts';
 import type { DeliveryJob } from './model.ts';
 import type { Pacing } from './pacing.ts';
@@ -27,6 +29,7 @@ import type {
   AttemptOutcome,
   DeliveryQueue,
   DeliveryStore,
+  HealthFold,
   PayloadStore,
   QueuedJob,
   WebhookDirectory,
@@ -36,13 +39,19 @@ import type {
 import type { RetrySchedule } from './retry-schedule.ts';
 import { standardWebhookHeaders } from './signature.ts';
 import { openSnapshot, snapshotOf, type TargetSnapshot } from './target-snapshot.ts';
+import type { WebhookNotices } from './notices.ts';
 
 /** A webhook failing every delivery for this long in a row is disabled (contract section 5). */
 export const DISABLE_AFTER_FAILING_MS = 5 * 86400 * 1000;
 /** Snapshots older than this are not trusted: the webhook is read again. */
 const SNAPSHOT_MAX_AGE_MS = 60_000;
-/** How long the health state learnt from the store is trusted before it is written again. */
+/** How long "this webhook is not failing", learnt from the store, spares a success its health write. */
 const HEALTH_CACHE_MS = 60_000;
+/**
+ * A deliver batch holding several messages of one FIFO group (AWS may hand over up to 10) attempts them one after
+ * another; past this much of the batch's time the rest wait for the next receive (Lambda gives the batch 40 s).
+ */
+export const ORDERED_GROUP_BUDGET_MS = 20_000;
 
 export interface ReceivedMessage {
   messageId: string;
@@ -50,14 +59,18 @@ export interface ReceivedMessage {
   body: string;
   /** SQS ApproximateReceiveCount of this receive. */
   receiveCount: number;
+  /** The FIFO message group (ordered webhooks' queue); absent on the standard queue. */
+  groupId?: string;
 }
 
 export interface DeliverDeps {
   directory: WebhookDirectory;
   deliveries: DeliveryStore;
   health: WebhookHealthStore;
-  /** Hourly attempt counters for the console's health chart (one atomic update per attempt). */
+  /** Hourly attempt counters for the console's health chart (folded per batch: one update per webhook and hour). */
   attemptStats?: WebhookAttemptStats;
+  /** `webhook.failing` / `webhook.disabled` (contract §18); without it a webhook is disabled with no notice. */
+  notices?: WebhookNotices;
   queue: DeliveryQueue;
   payloads: PayloadStore;
   sender: WebhookSender;
@@ -72,11 +85,15 @@ export interface DeliverDeps {
   log?: (level: 'info' | 'warn' | 'error', message: string, details: Record<string, unknown>) => void;
 }
 
+/** What a batch's attempts add up to, written once the batch is done. */
+type Tally = CountedAttempt[];
+
 /**
- * The deliver worker's use case, for one batch of jobs from the `deliveries` queue. For each job, concurrently:
+ * The deliver worker's use case, for one batch of jobs from the deliveries queues. For each job, concurrently (the
+ * jobs of one FIFO group one after another, in order):
  *
  * 1. due (`secondsUntilDue`): wait in the queue if the job is not due yet (a wait longer than SQS visibility
- *    allows);
+ *    allows); an ordered job reads its delivery record instead (`orderedReceive`), as its message is never re-sent;
  * 2. target (`resolveTarget`): the sealed snapshot the fan-out put in the job (first receive, under a minute old),
  *    else a fresh read (retries, manual retries); a deleted webhook ends the delivery; a disabled one fails it
  *    unsent;
@@ -86,15 +103,20 @@ export interface DeliverDeps {
  *    that is hanging or has too many attempts in flight gets the job back on the queue with a delay, without an
  *    attempt (after half an hour of that, the attempt fails unsent and the retry schedule runs on);
  * 5. attempt: POST the body with `Authorization: Bearer` when configured and the Standard Webhooks headers
- *    (`webhook-id` = the event id on every attempt, signatures under every live secret), within the sender's 15 s
- *    deadline;
+ *    (`webhook-id` = the event id on every attempt, `v1` / `v1a` signatures under every live secret and key), within
+ *    the sender's 15 s deadline;
  * 6. decide and record (`decideAttempt`, `record`): write the attempt (one UpdateItem) with the status: succeeded
  *    (2xx); failed (410, a destination the SSRF guard refused, the last attempt, or a manual retry that did not
  *    succeed); else pending with the next attempt time from the retry schedule, no sooner than a 429 or 503
  *    answer's `Retry-After` asks;
- * 7. 410 disables the webhook (`gone`); a webhook failing every delivery for 5 days is disabled (`failing`);
+ * 7. 410 disables the webhook (`gone`, with its `webhook.disabled` notice);
  * 8. schedule (`nextStepAfter`): a pending delivery's message is postponed (ChangeMessageVisibility) to the next
- *    attempt time, or re-sent with a delay when the wait is longer than a received message may stay invisible.
+ *    attempt time, or re-sent with a delay when the wait is longer than a received message may stay invisible (an
+ *    ordered job is postponed in place instead, `orderedStep`).
+ *
+ * Once the batch is done (`settle`): its attempts are folded per webhook and hour into the chart's counters (one
+ * update each), and per webhook into its failing streak (one update, skipped for a webhook known not to be failing
+ * that only succeeded), which may notice it (`webhook.failing`) or disable it after 5 days (`failing`).
  *
  * The rules are pure functions in `delivery-steps.ts`; this file does the reading and writing. Returns the ids of
  * the messages to leave on the queue (partial batch response).
@@ -103,47 +125,79 @@ export function makeDeliver(deps: DeliverDeps) {
   const now = deps.now ?? Date.now;
   const random = deps.random ?? Math.random;
   const log = deps.log ?? (() => {});
-  const healthCache = new Map<string, { failingSince: number | null; checkedAt: number }>();
+  /** Webhooks known (from the store, within {@link HEALTH_CACHE_MS}) not to be failing. */
+  const notFailing = new Map<string, number>();
 
-  async function deliverOne(message: ReceivedMessage): Promise<Outcome> {
+  async function deliverOne(message: ReceivedMessage, tally: Tally): Promise<Outcome> {
     const job = parseDeliveryJob(message.body);
     if (!job) {
       log('error', 'unreadable delivery job; left for the dead-letter queue', { messageId: message.messageId });
-      return { kind: 'fail' };
+      // A FIFO group waits behind its message: come back soon, so it reaches the dead-letter queue soon.
+      return message.groupId === undefined ? { kind: 'fail' } : { kind: 'postpone', seconds: 1 };
     }
     const startedAt = now();
-    const wait = secondsUntilDue(job, startedAt);
-    if (wait !== undefined) return { kind: 'postpone', seconds: wait };
-    const attemptNumber = attemptNumberOf(job, message.receiveCount);
+    let attemptNumber = attemptNumberOf(job, message.receiveCount);
+    let deferrals = job.deferrals;
+    if (job.ordered && (message.receiveCount > 1 || job.manual)) {
+      const record = await deps.deliveries.get(job.projectId, job.integrationId, job.deliveryId);
+      const receive = orderedReceive(job, record, message.receiveCount, startedAt);
+      if (receive.kind === 'done') return DONE;
+      if (receive.kind === 'postpone') return receive;
+      ({ attemptNumber, deferrals } = receive);
+    } else {
+      const wait = secondsUntilDue(job, startedAt);
+      if (wait !== undefined) return { kind: 'postpone', seconds: wait };
+    }
+    const outcome = await attemptJob({ ...job, deferrals }, message, attemptNumber, startedAt, tally);
+    return job.ordered ? orderedStep(outcome.step, outcome.retryInSeconds) : outcome.step;
+  }
 
+  async function attemptJob(
+    job: DeliveryJob,
+    message: ReceivedMessage,
+    attemptNumber: number,
+    startedAt: number,
+    tally: Tally,
+  ): Promise<{ step: Outcome; retryInSeconds?: number }> {
     const target = await resolveTarget(job, message.receiveCount, startedAt);
-    if (!target) return DONE; // the webhook was deleted: nothing to deliver, nobody to show it to
+    if (!target) return { step: DONE }; // the webhook was deleted: nothing to deliver, nobody to show it to
     if (!target.enabled && skipsDisabledWebhook(job)) {
       await deps.deliveries.recordAttempt(disabledWebhookWrite(job, startedAt, attemptNumber));
-      return DONE;
+      return { step: DONE };
     }
     const body = job.body ?? (await deps.payloads.get(job.bodyRef!));
     if (body === undefined) {
       await deps.deliveries.recordAttempt(expiredPayloadWrite(job, startedAt));
-      return DONE;
+      return { step: DONE };
     }
 
     const paced = await deps.pacing?.pace(job);
-    if (paced && !paced.go) return { kind: 'requeue', queued: pacedBackJob(paced, attemptNumber) };
+    if (paced && !paced.go) return { step: { kind: 'requeue', queued: pacedBackJob(paced, attemptNumber) } };
 
     const attempt = await attemptThroughGate(job, target, body, attemptNumber);
-    if ('parked' in attempt) return { kind: 'requeue', queued: attempt.parked };
+    if ('parked' in attempt) return { step: { kind: 'requeue', queued: attempt.parked } };
 
     const finishedAt = now();
     const verdict = decideAttempt(job, attempt.outcome, attemptNumber, deps.schedule, random, finishedAt);
     await record(job, { ...attempt, number: attemptNumber }, verdict, finishedAt);
-    await updateHealth(job, attempt.outcome.kind === 'success', finishedAt);
-    await countAttempt(job, attempt.outcome, finishedAt);
-    if (verdict.status === 'failed' && verdict.webhookGone) {
-      await deps.directory.disableWebhook(job.projectId, job.integrationId, 'gone');
-      healthCache.delete(job.integrationId);
-    }
-    return nextStepAfter(job, verdict, attemptNumber, { startedAt, finishedAt });
+    tally.push({
+      projectId: job.projectId,
+      integrationId: job.integrationId,
+      at: finishedAt,
+      succeeded: attempt.outcome.kind === 'success',
+      durationMs: attempt.outcome.durationMs,
+    });
+    if (verdict.status === 'failed' && verdict.webhookGone) await disable(job, 'gone');
+    return {
+      step: nextStepAfter(job, verdict, attemptNumber, { startedAt, finishedAt }),
+      ...(verdict.status === 'pending' ? { retryInSeconds: verdict.retryInSeconds } : {}),
+    };
+  }
+
+  async function disable(job: Pick<DeliveryJob, 'projectId' | 'integrationId'>, reason: 'gone' | 'failing') {
+    notFailing.delete(job.integrationId);
+    if (deps.notices) await deps.notices.disable(job.projectId, job.integrationId, reason);
+    else await deps.directory.disableWebhook(job.projectId, job.integrationId, reason);
   }
 
   /**
@@ -178,7 +232,12 @@ export function makeDeliver(deps: DeliverDeps) {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': deps.userAgent,
-      ...standardWebhookHeaders(target.signingSecrets, job.eventId, Math.floor(at / 1000), body),
+      ...standardWebhookHeaders(
+        { secrets: target.signingSecrets, keys: target.signingKeys ?? [] },
+        job.eventId,
+        Math.floor(at / 1000),
+        body,
+      ),
     };
     if (target.bearerToken) headers.authorization = `Bearer ${target.bearerToken}`;
     return headers;
@@ -225,54 +284,71 @@ export function makeDeliver(deps: DeliverDeps) {
     return fresh ? snapshotOf(fresh) : undefined;
   }
 
+  /** The chart's counters: one update per webhook and hour for the whole batch. */
+  async function countAttempts(tally: Tally): Promise<void> {
+    if (!deps.attemptStats || !tally.length) return;
+    try {
+      await deps.attemptStats.add(tally);
+    } catch (error) {
+      // The counters never fail deliveries that already happened (the delivery log stays exact).
+      log('warn', 'webhook attempt counters not updated', { attempts: tally.length, error: String(error) });
+    }
+  }
+
   /**
-   * Tracks "failing since" per webhook with writes only when it changes: the state read back from the store is
-   * trusted for a minute, so a healthy or a dead receiver costs no health write per attempt.
+   * Each webhook's failing streak, folded from the batch's attempts in the order they ended: one update per webhook,
+   * none for a webhook known not to be failing whose attempts all succeeded. A streak long enough is noticed once; a
+   * streak 5 days old disables the webhook.
    */
-  async function updateHealth(job: DeliveryJob, succeeded: boolean, at: number): Promise<void> {
-    const cached = healthCache.get(job.integrationId);
-    const fresh = cached !== undefined && at - cached.checkedAt < HEALTH_CACHE_MS;
-    try {
-      if (succeeded) {
-        if (fresh && cached.failingSince === null) return;
-        await deps.health.recordSuccess(job.projectId, job.integrationId, at);
-        healthCache.set(job.integrationId, { failingSince: null, checkedAt: at });
-        return;
+  async function updateHealth(tally: Tally, at: number): Promise<void> {
+    const byWebhook = new Map<string, { projectId: string; integrationId: string; fold: HealthFold }>();
+    for (const a of [...tally].sort((x, y) => x.at - y.at)) {
+      let entry = byWebhook.get(a.integrationId);
+      if (!entry) {
+        entry = { projectId: a.projectId, integrationId: a.integrationId, fold: { failuresAfter: 0 } };
+        byWebhook.set(a.integrationId, entry);
       }
-      if (fresh && cached.failingSince !== null && at - cached.failingSince < DISABLE_AFTER_FAILING_MS) return;
-      const failingSince = await deps.health.recordFailure(job.projectId, job.integrationId, at);
-      healthCache.set(job.integrationId, { failingSince, checkedAt: at });
-      if (at - failingSince >= DISABLE_AFTER_FAILING_MS) {
-        log('warn', 'webhook failing for 5 days: disabled', {
-          integrationId: job.integrationId,
-          failingSince: new Date(failingSince).toISOString(),
-        });
-        await deps.directory.disableWebhook(job.projectId, job.integrationId, 'failing');
-        healthCache.delete(job.integrationId);
+      if (a.succeeded) entry.fold = { lastSuccessAt: a.at, failuresAfter: 0 };
+      else {
+        entry.fold.failuresAfter++;
+        entry.fold.firstFailureAt ??= a.at;
       }
-    } catch (error) {
-      // Health bookkeeping never fails a delivery that already happened.
-      log('warn', 'webhook health not updated', { integrationId: job.integrationId, error: String(error) });
     }
+    await Promise.all(
+      [...byWebhook.values()].map(async ({ projectId, integrationId, fold }) => {
+        try {
+          const knownHealthy = at - (notFailing.get(integrationId) ?? -Infinity) < HEALTH_CACHE_MS;
+          if (fold.failuresAfter === 0 && knownHealthy) return;
+          const streak = await deps.health.fold(projectId, integrationId, fold, at);
+          if (streak.failingSince === null) {
+            notFailing.set(integrationId, at);
+            if (notFailing.size > 10_000) notFailing.clear();
+            return;
+          }
+          notFailing.delete(integrationId);
+          if (at - streak.failingSince >= DISABLE_AFTER_FAILING_MS) {
+            log('warn', 'webhook failing for 5 days: disabled', {
+              integrationId,
+              failingSince: new Date(streak.failingSince).toISOString(),
+            });
+            await disable({ projectId, integrationId }, 'failing');
+          } else if (deps.notices && !streak.noticed && streak.consecutiveFailures >= deps.notices.failingAfter) {
+            await deps.notices.failing(projectId, integrationId, {
+              consecutiveFailures: streak.consecutiveFailures,
+              failingSince: streak.failingSince,
+            });
+          }
+        } catch (error) {
+          // Health bookkeeping never fails deliveries that already happened.
+          log('warn', 'webhook health not updated', { integrationId, error: String(error) });
+        }
+      }),
+    );
   }
 
-  /** Adds the attempt to its hour's counters; like the health state, never fails a delivery that happened. */
-  async function countAttempt(job: DeliveryJob, outcome: AttemptOutcome, at: number): Promise<void> {
-    if (!deps.attemptStats) return;
+  async function deliverOrFail(message: ReceivedMessage, tally: Tally): Promise<Outcome> {
     try {
-      await deps.attemptStats.record(job.projectId, job.integrationId, {
-        at,
-        succeeded: outcome.kind === 'success',
-        durationMs: outcome.durationMs,
-      });
-    } catch (error) {
-      log('warn', 'webhook attempt counters not updated', { integrationId: job.integrationId, error: String(error) });
-    }
-  }
-
-  async function deliverOrFail(message: ReceivedMessage): Promise<Outcome> {
-    try {
-      return await deliverOne(message);
+      return await deliverOne(message, tally);
     } catch (error) {
       log('error', 'delivery job failed; it will be received again', {
         messageId: message.messageId,
@@ -282,11 +358,46 @@ export function makeDeliver(deps: DeliverDeps) {
     }
   }
 
+  /**
+   * The batch's messages, concurrently, but those of one FIFO group one after another in the order received: once
+   * one of them is not done (waiting for its retry, put back, failed), the later ones of its group wait as long
+   * without an attempt (they must not overtake it), and so do those left when the group's time budget is spent.
+   */
+  async function runAll(messages: ReceivedMessage[], tally: Tally): Promise<Outcome[]> {
+    const outcomes: Outcome[] = new Array(messages.length);
+    const groups = new Map<string, number[]>();
+    messages.forEach((m, i) => {
+      const key = m.groupId === undefined ? `\u0000${i}` : `g${m.groupId}`;
+      groups.set(key, [...(groups.get(key) ?? []), i]);
+    });
+    const batchStartedAt = now();
+    await Promise.all(
+      [...groups.values()].map(async (indexes) => {
+        let blocked: Outcome | undefined;
+        for (const i of indexes) {
+          if (!blocked && indexes.length > 1 && now() - batchStartedAt > ORDERED_GROUP_BUDGET_MS)
+            blocked = { kind: 'postpone', seconds: 1 };
+          if (blocked) {
+            outcomes[i] = blocked;
+            continue;
+          }
+          outcomes[i] = await deliverOrFail(messages[i]!, tally);
+          if (outcomes[i]!.kind !== 'done') blocked = outcomes[i];
+        }
+      }),
+    );
+    return outcomes;
+  }
+
   /** Postpones the messages whose next attempt waits in place; every one of them stays on the queue. */
   async function postponeAll(postponed: { message: ReceivedMessage; seconds: number }[]): Promise<string[]> {
     if (!postponed.length) return [];
     const notPostponed = await deps.queue.postpone(
-      postponed.map((p) => ({ receiptHandle: p.message.receiptHandle, seconds: p.seconds })),
+      postponed.map((p) => ({
+        receiptHandle: p.message.receiptHandle,
+        seconds: p.seconds,
+        ...(p.message.groupId !== undefined ? { ordered: true } : {}),
+      })),
     );
     // Every postponed message stays on the queue: that is how it comes back. One that could not be postponed
     // comes back after the queue's visibility timeout instead, a little early but not lost.
@@ -304,7 +415,8 @@ export function makeDeliver(deps: DeliverDeps) {
 
   return {
     async deliverBatch(messages: ReceivedMessage[]): Promise<string[]> {
-      const outcomes = await Promise.all(messages.map(deliverOrFail));
+      const tally: Tally = [];
+      const outcomes = await runAll(messages, tally);
       const postponed: { message: ReceivedMessage; seconds: number }[] = [];
       const requeued: { message: ReceivedMessage; queued: QueuedJob }[] = [];
       const failed = new Set<string>();
@@ -314,6 +426,8 @@ export function makeDeliver(deps: DeliverDeps) {
         else if (outcome.kind === 'requeue') requeued.push({ message, queued: outcome.queued });
         else if (outcome.kind === 'fail') failed.add(message.messageId);
       });
+      // The batch's bookkeeping before its messages are acknowledged: counters, then the failing streaks.
+      await Promise.all([countAttempts(tally), updateHealth(tally, now())]);
       const kept = [...(await postponeAll(postponed)), ...(await requeueAll(requeued))];
       return [...new Set([...kept, ...failed])];
     },

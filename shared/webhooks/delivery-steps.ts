@@ -1,5 +1,5 @@
 import type { GateDecision } from './endpoint-gate.ts';
-import { deliveryJobSchema, type DeliveryJob, type DeliveryStatus } from './model.ts';
+import { deliveryJobSchema, type DeliveryJob, type DeliveryRecord, type DeliveryStatus } from './model.ts';
 import type { PacingDecision } from './pacing.ts';
 import type { AttemptOutcome, AttemptWrite, QueuedJob } from './ports.ts';
 import { delayHonouringRetryAfter } from './retry-after.ts';
@@ -217,7 +217,54 @@ function recordKeys(job: DeliveryJob) {
 }
 
 /** The body goes on the record with the first attempt, so it can be retried by hand after the message is gone. */
-function bodyFields(job: DeliveryJob, attemptNumber: number): { body?: string; bodyRef?: string } {
+function bodyFields(job: DeliveryJob, attemptNumber: number): { body?: string; bodyRef?: string; orderKey?: string } {
   if (attemptNumber !== 1 || job.manual) return {};
-  return job.bodyRef ? { bodyRef: job.bodyRef } : { body: job.body };
+  return {
+    ...(job.bodyRef ? { bodyRef: job.bodyRef } : { body: job.body }),
+    ...(job.orderKey !== undefined ? { orderKey: job.orderKey } : {}),
+  };
+}
+
+/**
+ * What a received ordered job (`job.ordered`, FIFO queue) is about to do, read from its delivery record: an ordered
+ * job is never re-sent (it would lose its place in its group), so its message keeps the body it was sent with and the
+ * record says where the delivery stands. Done: it succeeded (a late duplicate), ended `failed`, or its manual attempt
+ * already ran (a crash after recording it). Not due: its next attempt is later than this receive (a wait longer than
+ * a message may stay invisible is postponed in steps). Otherwise the attempt's number, and how many times the message
+ * was put back without an attempt (the endpoint gate's parking count).
+ */
+export function orderedReceive(
+  job: DeliveryJob,
+  record: Pick<DeliveryRecord, 'status' | 'attempts' | 'nextAttemptAt'> | undefined,
+  receiveCount: number,
+  at: number,
+):
+  | { kind: 'done' }
+  | { kind: 'postpone'; seconds: number }
+  | { kind: 'attempt'; attemptNumber: number; deferrals: number } {
+  const recorded = record?.attempts.length ?? 0;
+  const byThisMessage = Math.max(0, recorded - job.attemptsBefore);
+  if (job.manual) {
+    if (byThisMessage > 0) return { kind: 'done' };
+  } else if (record?.status === 'succeeded' || record?.status === 'failed') {
+    return { kind: 'done' };
+  } else if (record?.nextAttemptAt !== undefined && record.nextAttemptAt - at > 1_000) {
+    return { kind: 'postpone', seconds: Math.min(MAX_POSTPONE_SECONDS, Math.ceil((record.nextAttemptAt - at) / 1000)) };
+  }
+  return {
+    kind: 'attempt',
+    attemptNumber: (job.manual ? job.attemptsBefore : Math.max(recorded, job.attemptsBefore)) + 1,
+    deferrals: Math.max(0, receiveCount - 1 - byThisMessage),
+  };
+}
+
+/**
+ * An ordered job's next step: what would re-send a job (put back by the gate or the pacer, a retry longer than a
+ * message may stay invisible) postpones its message in place instead, for as long (at most
+ * {@link MAX_POSTPONE_SECONDS}; the record's `nextAttemptAt` holds back an early receive).
+ */
+export function orderedStep(outcome: Outcome, retryInSeconds?: number): Outcome {
+  if (outcome.kind !== 'requeue') return outcome;
+  const seconds = retryInSeconds ?? outcome.queued.delaySeconds ?? 1;
+  return { kind: 'postpone', seconds: Math.min(MAX_POSTPONE_SECONDS, Math.max(1, Math.ceil(seconds))) };
 }

@@ -1,6 +1,9 @@
 /** Webhooks: fan-out of events to webhooks, delivery attempts, retries, pacing, recovery and health. */
 export {
+  type AttemptFold,
   type AttemptHour,
+  type CountedAttempt,
+  foldAttempts,
   hourLabel,
   LATENCY_BUCKET_EDGES_MS,
   LATENCY_BUCKETS,
@@ -8,7 +11,13 @@ export {
   medianFromBuckets,
   type WebhookAttemptStats,
 } from './attempt-stats.ts';
-export { type DeliverDeps, DISABLE_AFTER_FAILING_MS, makeDeliver, type ReceivedMessage } from './deliver.ts';
+export {
+  type DeliverDeps,
+  DISABLE_AFTER_FAILING_MS,
+  makeDeliver,
+  ORDERED_GROUP_BUDGET_MS,
+  type ReceivedMessage,
+} from './deliver.ts';
 export {
   attemptNumberOf,
   type AttemptVerdict,
@@ -23,6 +32,8 @@ export {
   MAX_POSTPONE_SECONDS,
   nextAttemptAtOf,
   nextStepAfter,
+  orderedReceive,
+  orderedStep,
   type Outcome,
   pacedBackJob,
   PARKED_JOB_BASE_DELAY_SECONDS,
@@ -33,7 +44,13 @@ export {
   unansweredOutcome,
 } from './delivery-steps.ts';
 export { EndpointGate, type EndpointGateOptions, type GateDecision } from './endpoint-gate.ts';
-export { applicableWebhooks, type FanoutDeps, makeFanout, type ReceivedEvent } from './fanout.ts';
+export {
+  applicableWebhooks,
+  type EventSideEffects,
+  type FanoutDeps,
+  makeFanout,
+  type ReceivedEvent,
+} from './fanout.ts';
 export {
   HEALTH_HOURS,
   type HealthHour,
@@ -53,7 +70,22 @@ export {
   type DeliveryRecord,
   type DeliveryStatus,
   deliveryView,
+  orderKeyOfRecord,
 } from './model.ts';
+export {
+  makeNoticeEmails,
+  type NoticeEmail,
+  noticeEmailOf,
+  type NoticeEmailsDeps,
+  type NoticeMailer,
+} from './notice-emails.ts';
+export {
+  DEFAULT_FAILING_AFTER,
+  type DisabledReason,
+  makeWebhookNotices,
+  type WebhookNotices,
+  type WebhookNoticesDeps,
+} from './notices.ts';
 export {
   ADMISSION_PATIENCE_MS,
   IN_PROCESS_WAIT_MS,
@@ -70,8 +102,11 @@ export type {
   AttemptWrite,
   DeliveryQueue,
   DeliveryStore,
+  HealthFold,
+  PostponedMessage,
   QueuedJob,
   WebhookDirectory,
+  WebhookHealthState,
   WebhookHealthStore,
   WebhookRequest,
   WebhookSender,
@@ -100,5 +135,12 @@ export {
   retryDelaySeconds,
   type RetrySchedule,
 } from './retry-schedule.ts';
-export { signatureHeader, signingKey, signPayload, standardWebhookHeaders } from './signature.ts';
+export {
+  type SigningCredentials,
+  signatureHeader,
+  signingKey,
+  signPayload,
+  signPayloadEd25519,
+  standardWebhookHeaders,
+} from './signature.ts';
 export { openSnapshot, sealSnapshot, snapshotOf, type TargetSnapshot } from './target-snapshot.ts';

@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../kernel/domain-
 import type { IntegrationStore } from '../integrations/index.ts';
 import { requireProject, type Project } from '../projects/index.ts';
 import type { EventPublisher } from '../events/index.ts';
-import { deliveryJobFor, deliveryView, type DeliveryStatus } from './model.ts';
+import { deliveryJobFor, deliveryView, orderKeyOfRecord, type DeliveryStatus } from './model.ts';
 import type { DeliveryQueue, DeliveryStore, WebhookDirectory } from './ports.ts';
 import { failpoint } from '../kernel/failpoints.ts';
 import type { PageRequest } from '../kernel/page.ts';
@@ -80,12 +80,18 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
       integrationId: string,
       deliveryId: string,
     ): Promise<{ deliveryId: string; status: 'pending' }> {
-      await requireWebhook(projectId, integrationId);
+      const webhook = await requireWebhook(projectId, integrationId);
       const record = await deps.deliveries.get(projectId, integrationId, deliveryId);
       if (!record) throw new NotFoundError('delivery', `Delivery ${deliveryId} does not exist.`);
+      // An ordered webhook's retry queues behind its conversation's deliveries in flight, never beside them.
       const job = deliveryJobFor(
-        { ...record, projectId, integrationId, deliveryId },
-        { manual: true, acceptedAt: now(), attemptsBefore: record.attempts.length },
+        { ...record, projectId, integrationId, deliveryId, orderKey: orderKeyOfRecord(record) },
+        {
+          manual: true,
+          acceptedAt: now(),
+          attemptsBefore: record.attempts.length,
+          ordered: webhook.ordering === 'conversation',
+        },
       );
       if (job.body === undefined && job.bodyRef === undefined) {
         throw new ConflictError('This delivery has no stored body to send again.');

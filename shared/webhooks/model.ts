@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from '../kernel/validation/zod.ts';
-import { payloadBodyFields } from '../events/index.ts';
+import { orderingKeyOf, payloadBodyFields } from '../events/index.ts';
 
 /**
  * The messages the webhook pipeline passes along (events queue → fan-out → deliveries queue → deliver) and the
@@ -32,6 +32,13 @@ export const deliveryJobSchema = z.object({
   /** The webhook as the fan-out read it (sealed: it holds the signing secrets), and when (epoch ms). */
   sealedTarget: z.optional(z.string()),
   targetReadAt: z.optional(z.number()),
+  /** The event's ordering key (`orderingKeyOf`: conversation, else channel, else project). */
+  orderKey: z.optional(z.string()),
+  /**
+   * The webhook delivers in order (contract §18): the job travels on the FIFO queue in its webhook and key's group,
+   * and waits in place (postponed, never re-sent) until its attempt.
+   */
+  ordered: z.optional(z.boolean()),
 });
 export type DeliveryJob = z.output<typeof deliveryJobSchema>;
 
@@ -44,6 +51,8 @@ export interface DeliveryOf {
   eventType: string;
   body?: string;
   bodyRef?: string;
+  /** The event's ordering key; undefined for deliveries recorded before it was kept. */
+  orderKey?: string;
 }
 
 /**
@@ -53,8 +62,8 @@ export interface DeliveryOf {
 export function deliveryJobFor(
   delivery: DeliveryOf,
   start:
-    | { manual: false; acceptedAt: number; sealedTarget: string; targetReadAt: number }
-    | { manual: true; acceptedAt: number; attemptsBefore: number },
+    | { manual: false; acceptedAt: number; sealedTarget: string; targetReadAt: number; ordered: boolean }
+    | { manual: true; acceptedAt: number; attemptsBefore: number; ordered: boolean },
 ): DeliveryJob {
   return {
     v: 1,
@@ -70,6 +79,8 @@ export function deliveryJobFor(
     manual: start.manual,
     deferrals: 0,
     ...(start.manual ? {} : { sealedTarget: start.sealedTarget, targetReadAt: start.targetReadAt }),
+    ...(delivery.orderKey !== undefined ? { orderKey: delivery.orderKey } : {}),
+    ...(start.ordered ? { ordered: true } : {}),
   };
 }
 
@@ -97,6 +108,8 @@ export interface DeliveryRecord {
   nextAttemptAt?: number;
   body?: string;
   bodyRef?: string;
+  /** The event's ordering key, kept with the first attempt (a manual retry of an ordered webhook queues by it). */
+  orderKey?: string;
 }
 
 /**
@@ -112,6 +125,28 @@ export function deliveryIdFor(eventId: string, integrationId: string): string {
     .slice(0, 6)
     .toLowerCase();
   return `dlv_${eventPart}${webhookPart}`;
+}
+
+/**
+ * The ordering key of a recorded delivery (a manual retry or a recover of an ordered webhook queues it under that
+ * key): kept on the record with its first attempt; for a record from before, read from its stored body.
+ */
+export function orderKeyOfRecord(record: Pick<DeliveryRecord, 'orderKey' | 'body'>): string {
+  if (record.orderKey !== undefined) return record.orderKey;
+  try {
+    const envelope = JSON.parse(record.body ?? 'null') as {
+      channel?: { id?: unknown };
+      data?: { conversationId?: unknown };
+    };
+    const conversationId = envelope?.data?.conversationId;
+    const channelId = envelope?.channel?.id;
+    return orderingKeyOf({
+      ...(typeof conversationId === 'string' ? { conversationId } : {}),
+      channelId: typeof channelId === 'string' ? channelId : null,
+    });
+  } catch {
+    return 'project';
+  }
 }
 
 /** The contract's view of a delivery (`GET …/deliveries`). */

@@ -6,6 +6,7 @@
 import type { WebhookTarget } from '../integrations/index.ts';
 import type { DeliveryAttempt, DeliveryJob, DeliveryRecord, DeliveryStatus } from './model.ts';
 import type { Page, PageRequest } from '../kernel/page.ts';
+import type { OutboxMark } from '../events/index.ts';
 
 export type { EventQueue, PayloadStore } from '../events/index.ts';
 export type { AttemptOutcome, WebhookRequest, WebhookSender } from './sender.ts';
@@ -16,15 +17,25 @@ export interface QueuedJob {
   delaySeconds?: number;
 }
 
-/** The `deliveries` queue. */
+/** A received message to make visible again later; `ordered`: it came from the FIFO queue of ordered webhooks. */
+export interface PostponedMessage {
+  receiptHandle: string;
+  seconds: number;
+  ordered?: boolean;
+}
+
+/** The deliveries queues: `deliveries`, and the FIFO one for ordered webhooks (`job.ordered`). */
 export interface DeliveryQueue {
-  /** Enqueues jobs (batched by the adapter); resolves with the indexes of the jobs that could not be enqueued. */
+  /**
+   * Enqueues jobs (batched by the adapter; an ordered job in its webhook and conversation's group, after the earlier
+   * ones of that group in the call); resolves with the indexes of the jobs that could not be enqueued.
+   */
   enqueue(jobs: QueuedJob[]): Promise<Set<number>>;
   /**
    * Makes received messages visible again after `seconds` (at most 12 h): the retry of a failed attempt waits in
    * the queue, not in a worker. Resolves with the indexes that could not be postponed.
    */
-  postpone(items: { receiptHandle: string; seconds: number }[]): Promise<Set<number>>;
+  postpone(items: PostponedMessage[]): Promise<Set<number>>;
 }
 
 /** The webhook records of the integrations store (issue 3) that the workers read, and the one write they make. */
@@ -32,7 +43,13 @@ export interface WebhookDirectory {
   /** The project's webhooks with their live signing secrets: one Query. */
   listWebhooks(projectId: string): Promise<WebhookTarget[]>;
   getWebhook(projectId: string, integrationId: string): Promise<WebhookTarget | undefined>;
-  disableWebhook(projectId: string, integrationId: string, reason: string): Promise<boolean>;
+  /**
+   * Disables an enabled webhook with a reason, writing `mark` (its `webhook.disabled` event) in the same conditional
+   * write; false when it was already disabled or does not exist (nothing written, nothing to publish).
+   */
+  disableWebhook(projectId: string, integrationId: string, reason: string, mark?: OutboxMark): Promise<boolean>;
+  /** Clears a published mark the disabling wrote. */
+  clearDisabledMark(projectId: string, integrationId: string, eventId: string): Promise<void>;
 }
 
 /** What one attempt writes on its delivery record (one UpdateItem). */
@@ -49,6 +66,8 @@ export interface AttemptWrite {
   /** The signed body (or its S3 key when large), stored with the first attempt so it can be retried by hand. */
   body?: string;
   bodyRef?: string;
+  /** The event's ordering key, stored with the first attempt (manual retries of an ordered webhook queue by it). */
+  orderKey?: string;
   /** Manual attempts may overwrite a `succeeded` record; automatic ones never do (a late duplicate). */
   manual: boolean;
 }
@@ -71,13 +90,44 @@ export interface DeliveryStore {
   markRetrying(projectId: string, integrationId: string, deliveryId: string, attemptsSeen: number): Promise<boolean>;
 }
 
+/** A deliver batch's attempts to one webhook, folded in the order they ended. */
+export interface HealthFold {
+  /** The last success of the batch (epoch ms): the streak before it is over. */
+  lastSuccessAt?: number;
+  /** Failed attempts after the last success (all of them without one). */
+  failuresAfter: number;
+  /** When the first of those failed (epoch ms). */
+  firstFailureAt?: number;
+}
+
+/** A webhook's failing streak after a fold. */
+export interface WebhookHealthState {
+  /** Failed attempts in a row (0: not failing). */
+  consecutiveFailures: number;
+  /** When the streak began (epoch ms); null when not failing. */
+  failingSince: number | null;
+  /** Whether this streak's `webhook.failing` notice was written. */
+  noticed: boolean;
+}
+
 /**
- * Whether a webhook has been failing, kept per webhook so that one failing for 5 days in a row is disabled.
- * Written only when the state changes (first failure, first success after failures).
+ * A webhook's failing streak (contract §5 and §18): failed attempts in a row and since when, so that one failing
+ * for 5 days is disabled and one failing `WEBHOOK_FAILING_AFTER` times in a row is noticed once.
  */
 export interface WebhookHealthStore {
-  /** Records a failure; returns since when the webhook has been failing (epoch ms), this failure included. */
-  recordFailure(projectId: string, integrationId: string, at: number): Promise<number>;
-  /** Records a success: the webhook is no longer failing. */
-  recordSuccess(projectId: string, integrationId: string, at: number): Promise<void>;
+  /** Applies a batch's attempts to one webhook (one UpdateItem) and returns the streak after them. */
+  fold(projectId: string, integrationId: string, fold: HealthFold, at: number): Promise<WebhookHealthState>;
+  /**
+   * Records this streak's `webhook.failing` notice with its outbox mark, once per streak: false when the streak was
+   * already noticed, or has ended, or is shorter than `atLeast`.
+   */
+  markFailingNotice(
+    projectId: string,
+    integrationId: string,
+    atLeast: number,
+    mark: OutboxMark,
+    at: number,
+  ): Promise<boolean>;
+  /** Clears a published notice mark. */
+  clearMark(projectId: string, integrationId: string, eventId: string): Promise<void>;
 }

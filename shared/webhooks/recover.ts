@@ -1,6 +1,6 @@
 import { failpoint } from '../kernel/failpoints.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../kernel/domain-error.ts';
-import { deliveryJobFor, type DeliveryJob, type DeliveryRecord } from './model.ts';
+import { deliveryJobFor, type DeliveryJob, type DeliveryRecord, orderKeyOfRecord } from './model.ts';
 import type { DeliveryQueue, WebhookDirectory } from './ports.ts';
 
 /** How far back a recover may reach (contract section 11; deliveries are kept 30 days). */
@@ -85,7 +85,12 @@ export interface RecoverDeps {
 export function makeRecoverFailedDeliveries(deps: RecoverDeps) {
   const now = deps.now ?? Date.now;
 
-  async function requeue(projectId: string, integrationId: string, deliveryIds: string[]): Promise<number> {
+  async function requeue(
+    projectId: string,
+    integrationId: string,
+    deliveryIds: string[],
+    ordered: boolean,
+  ): Promise<number> {
     const jobs: DeliveryJob[] = [];
     for (let i = 0; i < deliveryIds.length; i += CLAIM_CONCURRENCY) {
       const claimed = await Promise.all(
@@ -98,7 +103,13 @@ export function makeRecoverFailedDeliveries(deps: RecoverDeps) {
           await deps.failed.release(projectId, integrationId, record.deliveryId);
           continue;
         }
-        jobs.push(deliveryJobFor(record, { manual: true, acceptedAt: now(), attemptsBefore: record.attempts.length }));
+        // Pages come oldest first: an ordered webhook's recovered deliveries queue in event order per conversation.
+        jobs.push(
+          deliveryJobFor(
+            { ...record, orderKey: orderKeyOfRecord(record) },
+            { manual: true, acceptedAt: now(), attemptsBefore: record.attempts.length, ordered },
+          ),
+        );
       }
     }
     failpoint('after-recover-claim');
@@ -109,14 +120,14 @@ export function makeRecoverFailedDeliveries(deps: RecoverDeps) {
     return jobs.length - notSent.size;
   }
 
-  async function run(message: RecoverMessage): Promise<{ recovered: number; continued: boolean }> {
+  async function run(message: RecoverMessage, ordered: boolean): Promise<{ recovered: number; continued: boolean }> {
     const stopAt = now() + deps.budgetMs;
     const window = { since: message.since, ...(message.until !== undefined ? { until: message.until } : {}) };
     let cursor = message.cursor;
     let recovered = 0;
     do {
       const page = await deps.failed.page(message.projectId, message.integrationId, window, cursor);
-      recovered += await requeue(message.projectId, message.integrationId, page.deliveryIds);
+      recovered += await requeue(message.projectId, message.integrationId, page.deliveryIds, ordered);
       cursor = page.nextCursor;
       if (cursor && now() >= stopAt) {
         await deps.continuation.continueLater({ ...message, cursor });
@@ -143,14 +154,17 @@ export function makeRecoverFailedDeliveries(deps: RecoverDeps) {
       const webhook = await deps.webhooks.getWebhook(projectId, integrationId);
       if (!webhook) throw new NotFoundError('integration', `Webhook ${integrationId} does not exist.`);
       if (!webhook.enabled) throw new ConflictError('The webhook is disabled: enable it before recovering deliveries.');
-      return run({ v: 1, kind: 'recover', projectId, integrationId, since, ...(until !== undefined ? { until } : {}) });
+      return run(
+        { v: 1, kind: 'recover', projectId, integrationId, since, ...(until !== undefined ? { until } : {}) },
+        webhook.ordering === 'conversation',
+      );
     },
 
     /** Goes on with a recover handed over by `continueLater` (deliver worker). */
     async resume(message: RecoverMessage): Promise<number> {
       const webhook = await deps.webhooks.getWebhook(message.projectId, message.integrationId);
       if (!webhook?.enabled) return 0; // deleted or disabled since: nothing more to send
-      return (await run(message)).recovered;
+      return (await run(message, webhook.ordering === 'conversation')).recovered;
     },
   };
 }

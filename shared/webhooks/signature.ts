@@ -1,9 +1,12 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, type KeyObject, sign } from 'node:crypto';
+import { signingKeyObject } from '../integrations/index.ts';
 
 /**
- * Standard Webhooks signing (https://www.standardwebhooks.com): `v1,<base64 HMAC-SHA256>` of `"{id}.{timestamp}.{body}"`
- * under the secret's bytes (the base64 after `whsec_`). Receivers verify with any Standard Webhooks library, e.g.
- * `new Webhook(secret).verify(body, headers)` from the `standardwebhooks` package.
+ * Standard Webhooks signing (https://www.standardwebhooks.com), over `"{id}.{timestamp}.{body}"`:
+ * - `v1,<base64 HMAC-SHA256>` under a secret's bytes (the base64 after `whsec_`). Receivers verify with any Standard
+ *   Webhooks library, e.g. `new Webhook(secret).verify(body, headers)` from the `standardwebhooks` package;
+ * - `v1a,<base64 ed25519 signature>` under a `whsk_` key (contract §18). Receivers verify with the webhook's `whpk_`
+ *   public key (node:crypto `verify(null, …)`, Python `cryptography`'s `Ed25519PublicKey.verify`: README).
  */
 const SECRET_PREFIX = 'whsec_';
 
@@ -28,23 +31,59 @@ export function signPayload(
   return `v1,${mac.digest('base64')}`;
 }
 
-/**
- * The `webhook-signature` header value: one entry per live secret, space-separated (during a rotation both the new
- * and the previous secret sign, so receivers holding either one verify).
- */
-export function signatureHeader(
-  secrets: readonly string[],
+/** Key objects by `whsk_` key: parsing one costs more than a signature, and a worker signs for few webhooks. */
+const keyObjects = new Map<string, KeyObject>();
+
+function keyObjectOf(secretKey: string): KeyObject {
+  let key = keyObjects.get(secretKey);
+  if (!key) {
+    if (keyObjects.size >= 1_000) keyObjects.clear();
+    key = signingKeyObject(secretKey);
+    keyObjects.set(secretKey, key);
+  }
+  return key;
+}
+
+/** One `v1a,<signature>` entry (ed25519) for a message. */
+export function signPayloadEd25519(
+  secretKey: string,
   messageId: string,
   timestampSeconds: number,
   body: string | Buffer,
 ): string {
-  if (!secrets.length) throw new Error('No signing secret');
-  return secrets.map((s) => signPayload(s, messageId, timestampSeconds, body)).join(' ');
+  const signed = Buffer.concat([Buffer.from(`${messageId}.${timestampSeconds}.`), Buffer.from(body)]);
+  return `v1a,${sign(null, signed, keyObjectOf(secretKey)).toString('base64')}`;
+}
+
+/** What signs a delivery: the live HMAC secrets (`v1`) and ed25519 keys (`v1a`), current first. */
+export interface SigningCredentials {
+  secrets: readonly string[];
+  keys: readonly string[];
+}
+
+/**
+ * The `webhook-signature` header value: one entry per live secret and key, space-separated (during a rotation or a
+ * switch of scheme the new and the previous credential both sign, so receivers holding either one verify).
+ */
+export function signatureHeader(
+  credentials: SigningCredentials | readonly string[],
+  messageId: string,
+  timestampSeconds: number,
+  body: string | Buffer,
+): string {
+  const { secrets, keys } = Array.isArray(credentials)
+    ? { secrets: credentials as readonly string[], keys: [] as readonly string[] }
+    : (credentials as SigningCredentials);
+  if (!secrets.length && !keys.length) throw new Error('No signing secret');
+  return [
+    ...secrets.map((s) => signPayload(s, messageId, timestampSeconds, body)),
+    ...keys.map((k) => signPayloadEd25519(k, messageId, timestampSeconds, body)),
+  ].join(' ');
 }
 
 /** The Standard Webhooks headers of one delivery attempt. */
 export function standardWebhookHeaders(
-  secrets: readonly string[],
+  credentials: SigningCredentials | readonly string[],
   messageId: string,
   timestampSeconds: number,
   body: string | Buffer,
@@ -52,6 +91,6 @@ export function standardWebhookHeaders(
   return {
     'webhook-id': messageId,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': signatureHeader(secrets, messageId, timestampSeconds, body),
+    'webhook-signature': signatureHeader(credentials, messageId, timestampSeconds, body),
   };
 }

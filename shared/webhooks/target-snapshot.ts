@@ -10,6 +10,8 @@ export interface TargetSnapshot {
   url: string;
   bearerToken: string | null;
   signingSecrets: string[];
+  /** Ed25519 `whsk_` keys that sign (`v1a`); absent in jobs queued before they existed. */
+  signingKeys?: string[];
   enabled: boolean;
 }
 
@@ -18,6 +20,7 @@ export function snapshotOf(target: WebhookTarget): TargetSnapshot {
     url: target.url,
     bearerToken: target.bearerToken,
     signingSecrets: target.signingSecrets,
+    signingKeys: target.signingKeys,
     enabled: target.enabled,
   };
 }

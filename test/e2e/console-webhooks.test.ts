@@ -15,7 +15,7 @@ import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 // The console's webhook tools (contract section 11) in Debian's Chromium against the local service: the event
-// catalog, the rate limit on the webhook form, and recovering failed deliveries.
+// catalog, the rate limit on the webhook form, recovering failed deliveries, and §18's settings and filter tryout.
 describe.runIf(hasChromium)(browserSuiteTitle('console: event catalog, rate limit, recover'), () => {
   let svc: ServiceClient;
   let ui: ConsoleBrowser;
@@ -133,5 +133,50 @@ describe.runIf(hasChromium)(browserSuiteTitle('console: event catalog, rate limi
       10_000,
       'the log to show it',
     );
+  });
+
+  it('shows ordering, signature and public key; tries a filter on a sample event, then saves it (a bad one is refused)', async () => {
+    const own = (await svc.newProject({ companyId: 9 })).projectId;
+    const created = await svc.admin('POST', `/projects/${own}/integrations`, {
+      product: 'webhook',
+      scope: 'general',
+      url: `${receiver.url}/filtered`,
+      ordering: 'conversation',
+      signature: 'v1a',
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const path = `/projects/${own}/integrations/${created.body.integrationId}`;
+    await page.goto(`${svc.baseUrl}/console/#${path}`);
+    await page.getByRole('heading', { level: 1, name: 'Webhook' }).waitFor();
+    const facts = page.locator('dl.facts');
+    await facts.getByText('In order per conversation').waitFor();
+    await facts.getByText('v1a (ed25519)').waitFor();
+    await facts.getByText(created.body.publicKey).waitFor();
+
+    const filter = page.getByLabel('Filter (JSON)');
+    const verdict = page.locator('form[aria-label="Filter"] p[role="status"]').first();
+    await filter.fill('{ "all": [ { "field": "channel.type", "op": "eq", "value": "whatsapp" } ] }');
+    await page.getByRole('button', { name: 'Try on the sample' }).click();
+    expect(await verdict.textContent()).toBe('Matches: this event would be delivered.');
+    await filter.fill('{ "all": [ { "field": "channel.type", "op": "in", "value": ["sms", "email"] } ] }');
+    await page.getByRole('button', { name: 'Try on the sample' }).click();
+    expect(await verdict.textContent()).toBe('Does not match: this event would not be delivered.');
+    await filter.fill('{ "all": [ { "field": "headers.x", "op": "eq", "value": 1 } ] }');
+    await page.getByRole('button', { name: 'Try on the sample' }).click();
+    expect(await verdict.textContent()).toMatch(/^filter\.all\.0\.field: /);
+    // Saving it anyway: the API answers 400, the page shows it, and the filter stays unset.
+    const refused = page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().endsWith(path));
+    await page.getByRole('button', { name: 'Save filter' }).click();
+    expect((await refused).status()).toBe(400);
+    await page.locator('form[aria-label="Filter"] [role="alert"]').first().waitFor();
+    expect((await svc.admin('GET', path)).body.filter).toBeNull();
+
+    await filter.fill('{ "all": [ { "field": "data.from", "op": "prefix", "value": "+55" } ] }');
+    await page.getByRole('button', { name: 'Save filter' }).click();
+    await page.getByText('Filter saved.').waitFor();
+    expect((await svc.admin('GET', path)).body.filter).toEqual({
+      all: [{ field: 'data.from', op: 'prefix', value: '+55' }],
+    });
+    expect(await page.evaluate(ACCESSIBILITY_PROBLEMS)).toEqual([]);
   });
 });

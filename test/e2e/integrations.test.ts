@@ -369,7 +369,9 @@ describe('webhook integrations', () => {
     expect(rotated.body.signingSecret).not.toBe(created.body.signingSecret);
     const target = await store().getWebhook(projectId, id);
     expect(target?.signingSecrets).toEqual([rotated.body.signingSecret, created.body.signingSecret]);
-    const expiresIn = Date.parse(target!.previousSigningSecret!.expiresAt) - Date.now();
+    const stored = await store().get(projectId, id);
+    const previous = stored?.product === 'webhook' ? stored.previousSigningSecret : null;
+    const expiresIn = Date.parse(previous!.expiresAt) - Date.now();
     expect(expiresIn).toBeGreaterThan(23.9 * 3600_000);
     expect(expiresIn).toBeLessThanOrEqual(24 * 3600_000);
     // A day later only the new secret signs.

@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 describe('webhook pipeline costs', () => {
-  it('fans out with at most one Query per event, whatever the number of webhooks, and writes twice per attempt (record, hourly counters)', async () => {
+  it('fans out with at most one Query per event, whatever the number of webhooks, and at most twice per attempt (the record; the hourly counters folded per batch)', async () => {
     const { projectId } = await svc.newProject();
     const channel = (
       await svc.admin('POST', `/projects/${projectId}/channels`, {
@@ -65,7 +65,7 @@ describe('webhook pipeline costs', () => {
     await Promise.all(rs.map((r) => r.waitFor(1 + events)));
     const count = (op: string) => dynamo.calls.filter((c) => c === op).length;
     // Each attempt's write follows its receiver's answer: wait for them, then for anything extra to show up.
-    await eventually(async () => (count('UpdateItem') >= 2 * events * rs.length ? true : undefined));
+    await eventually(async () => (count('UpdateItem') >= events * rs.length ? true : undefined));
     await sleep(500);
     dynamo.stop();
     // The attempts made: one per event and webhook, more only if one was retried (a loaded machine can time an
@@ -76,12 +76,16 @@ describe('webhook pipeline costs', () => {
     const sweeps = 2 * Math.ceil((Date.now() - started) / 5_000);
     // POST /events reads the channel (GetItem); fan-out: one Query per batch of events, so at most one per event
     // (events of one project received together share it); deliver: per attempt, one UpdateItem for the delivery
-    // record and one atomic ADD to the webhook's hourly counters (the console's health chart), nothing else.
+    // record; per batch, one atomic ADD per webhook and hour to the hourly counters (the console's health chart,
+    // contract §18: folded, so a batch of several attempts to one webhook writes them once). These events come one
+    // at a time, each to 4 webhooks: a batch holds at most one attempt per webhook, so the fold saves nothing here
+    // (test/unit/webhooks/deliver-attempt-stats.test.ts shows it does with several); never more than that.
     expect(count('Query')).toBeGreaterThanOrEqual(1);
     expect(count('Query')).toBeLessThanOrEqual(events + sweeps);
-    expect(count('UpdateItem')).toBe(2 * attempts);
+    expect(count('UpdateItem')).toBeGreaterThanOrEqual(attempts + rs.length);
+    expect(count('UpdateItem')).toBeLessThanOrEqual(2 * attempts);
     expect(count('GetItem')).toBe(events);
-    expect(dynamo.calls.length).toBe(events + 2 * attempts + count('Query'));
+    expect(dynamo.calls.length).toBe(events + count('UpdateItem') + count('Query'));
   });
 });
 

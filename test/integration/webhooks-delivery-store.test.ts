@@ -5,6 +5,9 @@ import { newEventId } from '#shared/events/envelope.ts';
 import { deliveryIdFor } from '#shared/webhooks/model.ts';
 import type { AttemptWrite } from '#shared/webhooks/ports.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
+import { readItem } from '#shared/kernel/aws/dynamo-table.ts';
+import { keys } from '#shared/contract/keys.ts';
+import { marksOf } from '#shared/events/adapters/dynamo-outbox.ts';
 
 let env: Awaited<ReturnType<typeof startTestTable>>;
 let store: DynamoDeliveryStore;
@@ -104,12 +107,47 @@ describe('DynamoDeliveryStore against dynalite', () => {
 });
 
 describe('DynamoWebhookHealthStore against dynalite', () => {
-  it('keeps the first failure time until a success clears it', async () => {
+  it('counts failures in a row from the first one until a success ends the streak', async () => {
     const health = new DynamoWebhookHealthStore(env.table);
-    expect(await health.recordFailure('prj_1', 'int_h', 1000)).toBe(1000);
-    expect(await health.recordFailure('prj_1', 'int_h', 5000)).toBe(1000);
-    await health.recordSuccess('prj_1', 'int_h', 6000);
-    await health.recordSuccess('prj_1', 'int_h', 6500);
-    expect(await health.recordFailure('prj_1', 'int_h', 7000)).toBe(7000);
+    expect(await health.fold('prj_1', 'int_h', { failuresAfter: 2, firstFailureAt: 1000 }, 1500)).toEqual({
+      consecutiveFailures: 2,
+      failingSince: 1000,
+      noticed: false,
+    });
+    expect(await health.fold('prj_1', 'int_h', { failuresAfter: 3, firstFailureAt: 5000 }, 5500)).toEqual({
+      consecutiveFailures: 5,
+      failingSince: 1000,
+      noticed: false,
+    });
+    // A batch that succeeded at 6000 and failed once after: the next streak has begun.
+    expect(
+      await health.fold('prj_1', 'int_h', { lastSuccessAt: 6000, failuresAfter: 1, firstFailureAt: 6200 }, 6300),
+    ).toEqual({ consecutiveFailures: 1, failingSince: 6200, noticed: false });
+    expect(await health.fold('prj_1', 'int_h', { lastSuccessAt: 6500, failuresAfter: 0 }, 6500)).toEqual({
+      consecutiveFailures: 0,
+      failingSince: null,
+      noticed: false,
+    });
+  });
+
+  it('notices a streak once, with its outbox mark, and a new streak again', async () => {
+    const health = new DynamoWebhookHealthStore(env.table);
+    const mark = (eventId: string) => ({ eventId, at: 1, message: JSON.stringify({ eventId }) });
+    await health.fold('prj_1', 'int_n', { failuresAfter: 2, firstFailureAt: 1000 }, 1000);
+    expect(await health.markFailingNotice('prj_1', 'int_n', 3, mark('evt_a'), 1100)).toBe(false);
+    await health.fold('prj_1', 'int_n', { failuresAfter: 1, firstFailureAt: 1200 }, 1200);
+    const [first, second] = await Promise.all([
+      health.markFailingNotice('prj_1', 'int_n', 3, mark('evt_a'), 1300),
+      health.markFailingNotice('prj_1', 'int_n', 3, mark('evt_b'), 1300),
+    ]);
+    expect([first, second].filter(Boolean)).toHaveLength(1);
+    expect((await health.fold('prj_1', 'int_n', { failuresAfter: 1, firstFailureAt: 1400 }, 1400)).noticed).toBe(true);
+    const item = await readItem(env.table, keys.webhookHealth('prj_1', 'int_n'));
+    expect(marksOf(item).map((m) => m.eventId)).toEqual([first ? 'evt_a' : 'evt_b']);
+    await health.clearMark('prj_1', 'int_n', first ? 'evt_a' : 'evt_b');
+    expect(marksOf(await readItem(env.table, keys.webhookHealth('prj_1', 'int_n')))).toEqual([]);
+    // A success ends the streak; the next one is noticed again.
+    await health.fold('prj_1', 'int_n', { lastSuccessAt: 1500, failuresAfter: 3, firstFailureAt: 1600 }, 1700);
+    expect(await health.markFailingNotice('prj_1', 'int_n', 3, mark('evt_c'), 1800)).toBe(true);
   });
 });

@@ -15,7 +15,7 @@ import {
 } from '../ui.tsx';
 import { channelLabel, integrationStatus } from './integrations.tsx';
 import { WebhookHealthChart } from './usage-charts.tsx';
-import { RateLimitEditor, RecoverFailed } from './webhook-tools.tsx';
+import { FilterEditor, RateLimitEditor, RecoverFailed } from './webhook-tools.tsx';
 
 /** One integration: its settings and actions, and for a webhook its delivery log. */
 export function IntegrationDetail({
@@ -111,6 +111,16 @@ export function IntegrationDetail({
             <dd>{i.eventTypes?.length ? i.eventTypes.join(', ') : 'All'}</dd>
             <dt>Rate limit</dt>
             <dd>{i.rateLimitPerSecond === null ? 'None' : `${i.rateLimitPerSecond} per second`}</dd>
+            <dt>Ordering</dt>
+            <dd>{i.ordering === 'conversation' ? 'In order per conversation' : 'None (in parallel)'}</dd>
+            <dt>Signature</dt>
+            <dd>{i.signature === 'v1a' ? 'v1a (ed25519)' : 'v1 (HMAC-SHA256)'}</dd>
+            {i.publicKey ? (
+              <>
+                <dt>Public key</dt>
+                <dd class="mono break">{i.publicKey}</dd>
+              </>
+            ) : null}
           </>
         ) : (
           <>
@@ -155,8 +165,14 @@ export function IntegrationDetail({
               confirmLabel="Rotate secret"
               disabled={action.busy}
               onConfirm={async () => {
-                const r = await action.run(() => api.post<{ signingSecret: string }>(`${path}/rotate-secret`));
-                if (r) setSecret({ kind: 'signingSecret', value: r.signingSecret });
+                const r = await action.run(() =>
+                  api.post<{ signingSecret?: string; publicKey?: string }>(`${path}/rotate-secret`),
+                );
+                if (r?.signingSecret) setSecret({ kind: 'signingSecret', value: r.signingSecret });
+                else if (r) {
+                  setStatus('New signing key: the previous one keeps signing beside it for 24 hours.');
+                  await data.reload();
+                }
               }}
             />
           </>
@@ -198,6 +214,7 @@ export function IntegrationDetail({
             version={deliveriesVersion}
           />
           <RateLimitEditor api={api} path={path} webhook={i} onSaved={() => void data.reload()} />
+          <FilterEditor api={api} path={path} webhook={i} onSaved={() => void data.reload()} />
           {i.enabled ? (
             <RecoverFailed api={api} path={path} onRecovered={() => setDeliveriesVersion((v) => v + 1)} />
           ) : null}

@@ -45,7 +45,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a project's name or contact email
+         * @description `name`, `contactEmail` (where the webhook notices `webhook.failing` and `webhook.disabled` are mailed; `null` removes it); a field not sent is unchanged.
+         */
+        patch: operations["updateProject"];
         trace?: never;
     };
     "/admin/v1/projects/{projectId}/api-token": {
@@ -487,7 +491,7 @@ export interface paths {
         put?: never;
         /**
          * Create an integration (webhook or custom)
-         * @description A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel). A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`. The answer carries the webhook's `signingSecret` or the custom `token`, shown once.
+         * @description A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel). A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`. The answer carries a `v1` webhook's `signingSecret` or the custom `token`, shown once; a `v1a` webhook's `publicKey` is on the integration itself. `ordering`, `signature` and `filter`: contract §18.
          */
         post: operations["createIntegration"];
         delete?: never;
@@ -518,8 +522,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a webhook (url, bearer token, event types, enabled)
-         * @description Webhooks only: `url`, `bearerToken`, `eventTypes`, `rateLimitPerSecond`, `enabled`; a field not sent is unchanged, `null` clears `bearerToken` and `eventTypes`.
+         * Change a webhook (url, bearer token, event types, ordering, signature, filter, enabled)
+         * @description Webhooks only: `url`, `bearerToken`, `eventTypes`, `rateLimitPerSecond`, `ordering`, `signature`, `filter`, `enabled`; a field not sent is unchanged, `null` clears `bearerToken`, `eventTypes`, `rateLimitPerSecond` and `filter`. A switch of `signature` keeps the previous scheme signing for 24 h beside the new one; a switch to `v1` answers with a new `signingSecret`, shown once.
          */
         patch: operations["updateIntegration"];
         trace?: never;
@@ -614,8 +618,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate a webhook's signing secret (shown once)
-         * @description For 24 h deliveries carry signatures under both secrets, so receivers can switch without losing events.
+         * Rotate a webhook's signing secret or key
+         * @description For 24 h deliveries carry signatures under both the new and the previous secret (`v1`) or key (`v1a`), so receivers can switch without losing events. `v1`: the new `signingSecret`, shown once; `v1a`: the new `publicKey`.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -1131,6 +1135,46 @@ export interface webhooks {
          * @description Sent by `POST …/integrations/{i}/test` to one webhook.
          */
         post: operations["webhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.failing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.failing
+         * @description Another webhook of the project has failed `WEBHOOK_FAILING_AFTER` (20) delivery attempts in a row: once per failing streak (a success ends it). No channel; general webhooks receive it. The project’s `contactEmail` gets an email too.
+         */
+        post: operations["webhookFailingEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.disabled
+         * @description Another webhook of the project was disabled by the service: its receiver answered 410, or every attempt failed for 5 days. No channel; general webhooks receive it. The project’s `contactEmail` gets an email too.
+         */
+        post: operations["webhookDisabledEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1655,6 +1699,10 @@ export interface components {
          *       "url": "https://example.com/webhooks/switchboard",
          *       "eventTypes": null,
          *       "rateLimitPerSecond": null,
+         *       "ordering": "none",
+         *       "signature": "v1",
+         *       "publicKey": null,
+         *       "filter": null,
          *       "enabled": true,
          *       "disabledReason": null,
          *       "hasBearerToken": true,
@@ -1675,6 +1723,14 @@ export interface components {
             eventTypes: string[] | null;
             /** @description Most delivery attempts started in any one-second interval (1 to 10,000); null = no limit. */
             rateLimitPerSecond: number | null;
+            /** @description `conversation`: deliveries of events sharing `data.conversationId` (events without one share their channel) start only after the previous one of that key succeeded or ended `failed`. Null for custom. */
+            ordering: ("none" | "conversation") | null;
+            /** @description `v1`: HMAC-SHA256 signatures; `v1a`: ed25519 (verify with `publicKey`). Null for custom. */
+            signature: ("v1" | "v1a") | null;
+            /** @description `v1a` webhooks: the `whpk_` ed25519 public key that verifies deliveries; null otherwise. */
+            publicKey: string | null;
+            /** @description Only events matching every condition are delivered; null: every event of `eventTypes`. */
+            filter: components["schemas"]["WebhookFilter"] | null;
             enabled: boolean;
             /** @description `manual`, `gone` (the receiver answered 410), `failing` (5 days of failures). */
             disabledReason: string | null;
@@ -1691,7 +1747,7 @@ export interface components {
             updatedAt: string;
             /** @description Custom integrations: the `sbc_` token, shown once. */
             token?: string;
-            /** @description Webhooks: the `whsec_` signing secret, shown once. */
+            /** @description `v1` webhooks: the `whsec_` signing secret, shown once (`v1a` ones show `publicKey` instead). */
             signingSecret?: string;
         };
         /**
@@ -1957,6 +2013,21 @@ export interface components {
          *       "url": "https://example.com/webhooks/switchboard",
          *       "eventTypes": null,
          *       "rateLimitPerSecond": null,
+         *       "ordering": "conversation",
+         *       "signature": "v1a",
+         *       "publicKey": "whpk_mSyqOYs0eNxyU6LBbM2rdq4QgwcqXF2LTbr5Ux4cWZM=",
+         *       "filter": {
+         *         "all": [
+         *           {
+         *             "field": "channel.type",
+         *             "op": "in",
+         *             "value": [
+         *               "whatsapp",
+         *               "sms"
+         *             ]
+         *           }
+         *         ]
+         *       },
          *       "enabled": true,
          *       "disabledReason": null,
          *       "hasBearerToken": true,
@@ -1976,6 +2047,14 @@ export interface components {
             eventTypes: string[] | null;
             /** @description Most delivery attempts started in any one-second interval (1 to 10,000); null = no limit. */
             rateLimitPerSecond: number | null;
+            /** @description `conversation`: deliveries of events sharing `data.conversationId` (events without one share their channel) start only after the previous one of that key succeeded or ended `failed`. Null for custom. */
+            ordering: ("none" | "conversation") | null;
+            /** @description `v1`: HMAC-SHA256 signatures; `v1a`: ed25519 (verify with `publicKey`). Null for custom. */
+            signature: ("v1" | "v1a") | null;
+            /** @description `v1a` webhooks: the `whpk_` ed25519 public key that verifies deliveries; null otherwise. */
+            publicKey: string | null;
+            /** @description Only events matching every condition are delivered; null: every event of `eventTypes`. */
+            filter: components["schemas"]["WebhookFilter"] | null;
             enabled: boolean;
             /** @description `manual`, `gone` (the receiver answered 410), `failing` (5 days of failures). */
             disabledReason: string | null;
@@ -2300,7 +2379,8 @@ export interface components {
          *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
          *       "companyId": 1042,
          *       "name": "Acme",
-         *       "monthlyBotCredits": 100
+         *       "monthlyBotCredits": 100,
+         *       "contactEmail": "ops@acme.example"
          *     }
          */
         Project: {
@@ -2308,6 +2388,8 @@ export interface components {
             companyId: number;
             name: string;
             monthlyBotCredits: number;
+            /** @description Where the webhook notices (`webhook.failing`, `webhook.disabled`) are mailed; null: nobody. */
+            contactEmail: string | null;
         };
         /** @description A page of projects, newest first. */
         ProjectPage: {
@@ -2560,8 +2642,10 @@ export interface components {
          *     }
          */
         SigningSecret: {
-            /** @description The new `whsec_` secret, shown once. The previous one keeps signing for 24 h. */
-            signingSecret: string;
+            /** @description `v1` webhooks: the new `whsec_` secret, shown once. The previous one keeps signing for 24 h. */
+            signingSecret?: string;
+            /** @description `v1a` webhooks: the new `whpk_` public key. The previous key keeps signing for 24 h. */
+            publicKey?: string;
         };
         /**
          * @example {
@@ -2642,6 +2726,88 @@ export interface components {
              * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
              */
             nextCursor?: string | null;
+        };
+        /**
+         * @example {
+         *       "integrationId": "int_4f8k2m9q1w7e3r5t6y0u",
+         *       "product": "webhook",
+         *       "scope": "general",
+         *       "channelId": null,
+         *       "url": "https://example.com/webhooks/switchboard",
+         *       "eventTypes": null,
+         *       "rateLimitPerSecond": null,
+         *       "ordering": "conversation",
+         *       "signature": "v1a",
+         *       "publicKey": "whpk_mSyqOYs0eNxyU6LBbM2rdq4QgwcqXF2LTbr5Ux4cWZM=",
+         *       "filter": {
+         *         "all": [
+         *           {
+         *             "field": "channel.type",
+         *             "op": "in",
+         *             "value": [
+         *               "whatsapp",
+         *               "sms"
+         *             ]
+         *           }
+         *         ]
+         *       },
+         *       "enabled": true,
+         *       "disabledReason": null,
+         *       "hasBearerToken": true,
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "updatedAt": "2026-11-21T10:00:00.000Z"
+         *     }
+         */
+        UpdatedIntegration: {
+            integrationId: string;
+            /** @enum {string} */
+            product: "webhook" | "custom";
+            /** @enum {string} */
+            scope: "general" | "channel";
+            channelId: string | null;
+            url: string | null;
+            /** @description Subscribed event types; null = every type. */
+            eventTypes: string[] | null;
+            /** @description Most delivery attempts started in any one-second interval (1 to 10,000); null = no limit. */
+            rateLimitPerSecond: number | null;
+            /** @description `conversation`: deliveries of events sharing `data.conversationId` (events without one share their channel) start only after the previous one of that key succeeded or ended `failed`. Null for custom. */
+            ordering: ("none" | "conversation") | null;
+            /** @description `v1`: HMAC-SHA256 signatures; `v1a`: ed25519 (verify with `publicKey`). Null for custom. */
+            signature: ("v1" | "v1a") | null;
+            /** @description `v1a` webhooks: the `whpk_` ed25519 public key that verifies deliveries; null otherwise. */
+            publicKey: string | null;
+            /** @description Only events matching every condition are delivered; null: every event of `eventTypes`. */
+            filter: components["schemas"]["WebhookFilter"] | null;
+            enabled: boolean;
+            /** @description `manual`, `gone` (the receiver answered 410), `failing` (5 days of failures). */
+            disabledReason: string | null;
+            hasBearerToken: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp (UTC).
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp (UTC).
+             */
+            updatedAt: string;
+            /** @description Only after a switch to `signature: "v1"`: the new `whsec_` secret, shown once. */
+            signingSecret?: string;
+        };
+        /** @description Every condition must hold (at most 10). */
+        WebhookFilter: {
+            all: components["schemas"]["WebhookFilterCondition"][];
+        };
+        WebhookFilterCondition: {
+            /** @description A dotted path in the envelope (`channel.type`, `data.from`, `data.media.0.contentType`). */
+            field: string;
+            /**
+             * @description `eq` equal to `value`; `in` one of `value` (a list); `prefix` a string starting with `value`; `exists` present and not null (`value: false`: absent or null).
+             * @enum {string}
+             */
+            op: "eq" | "in" | "prefix" | "exists";
+            value?: (string | number | boolean | null) | (string | number | boolean | null)[];
         };
         /**
          * @example {
@@ -3725,7 +3891,8 @@ export interface operations {
                      *           "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
                      *           "companyId": 1042,
                      *           "name": "Acme",
-                     *           "monthlyBotCredits": 100
+                     *           "monthlyBotCredits": 100,
+                     *           "contactEmail": "ops@acme.example"
                      *         }
                      *       ],
                      *       "nextCursor": "WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0"
@@ -3752,7 +3919,8 @@ export interface operations {
                  * @example {
                  *       "companyId": 1042,
                  *       "name": "Acme",
-                 *       "monthlyBotCredits": 100
+                 *       "monthlyBotCredits": 100,
+                 *       "contactEmail": "ops@acme.example"
                  *     }
                  */
                 "application/json": {
@@ -3760,6 +3928,8 @@ export interface operations {
                     name: string;
                     /** @default 0 */
                     monthlyBotCredits?: number;
+                    /** Format: email */
+                    contactEmail?: string;
                 };
             };
         };
@@ -3776,7 +3946,8 @@ export interface operations {
                      *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
                      *       "companyId": 1042,
                      *       "name": "Acme",
-                     *       "monthlyBotCredits": 100
+                     *       "monthlyBotCredits": 100,
+                     *       "contactEmail": "ops@acme.example"
                      *     }
                      */
                     "application/json": components["schemas"]["Project"];
@@ -3815,7 +3986,8 @@ export interface operations {
                      *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
                      *       "companyId": 1042,
                      *       "name": "Acme",
-                     *       "monthlyBotCredits": 100
+                     *       "monthlyBotCredits": 100,
+                     *       "contactEmail": "ops@acme.example"
                      *     }
                      */
                     "application/json": components["schemas"]["Project"];
@@ -3823,6 +3995,59 @@ export interface operations {
             };
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
+            500: components["responses"]["Error500InternalError"];
+        };
+    };
+    updateProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contactEmail": "oncall@acme.example"
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    contactEmail?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The project after the change. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
+                     *       "companyId": 1042,
+                     *       "name": "Acme",
+                     *       "monthlyBotCredits": 100,
+                     *       "contactEmail": "ops@acme.example"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            400: components["responses"]["Error400InvalidJsonOrValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            404: components["responses"]["Error404NotFound"];
+            413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
         };
     };
@@ -5502,6 +5727,21 @@ export interface operations {
                      *           "url": "https://example.com/webhooks/switchboard",
                      *           "eventTypes": null,
                      *           "rateLimitPerSecond": null,
+                     *           "ordering": "conversation",
+                     *           "signature": "v1a",
+                     *           "publicKey": "whpk_mSyqOYs0eNxyU6LBbM2rdq4QgwcqXF2LTbr5Ux4cWZM=",
+                     *           "filter": {
+                     *             "all": [
+                     *               {
+                     *                 "field": "channel.type",
+                     *                 "op": "in",
+                     *                 "value": [
+                     *                   "whatsapp",
+                     *                   "sms"
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
                      *           "enabled": true,
                      *           "disabledReason": null,
                      *           "hasBearerToken": true,
@@ -5553,8 +5793,20 @@ export interface operations {
                     /** Format: uri */
                     url: string;
                     bearerToken?: string;
-                    eventTypes?: ("message.received" | "message.sent" | "message.delivered" | "message.read" | "message.failed" | "contact.opted_out" | "contact.opted_in" | "webhook.test")[];
+                    eventTypes?: ("message.received" | "message.sent" | "message.delivered" | "message.read" | "message.failed" | "contact.opted_out" | "contact.opted_in" | "webhook.test" | "webhook.failing" | "webhook.disabled")[];
                     rateLimitPerSecond?: number | null;
+                    /** @enum {string} */
+                    ordering?: "none" | "conversation";
+                    /** @enum {string} */
+                    signature?: "v1" | "v1a";
+                    filter?: {
+                        all: {
+                            field: string;
+                            /** @enum {string} */
+                            op: "eq" | "in" | "prefix" | "exists";
+                            value?: (string | number | boolean | null) | (string | number | boolean | null)[];
+                        }[];
+                    } | null;
                 } | {
                     /** @constant */
                     product: "custom";
@@ -5579,6 +5831,10 @@ export interface operations {
                      *       "url": "https://example.com/webhooks/switchboard",
                      *       "eventTypes": null,
                      *       "rateLimitPerSecond": null,
+                     *       "ordering": "none",
+                     *       "signature": "v1",
+                     *       "publicKey": null,
+                     *       "filter": null,
                      *       "enabled": true,
                      *       "disabledReason": null,
                      *       "hasBearerToken": true,
@@ -5634,6 +5890,21 @@ export interface operations {
                      *       "url": "https://example.com/webhooks/switchboard",
                      *       "eventTypes": null,
                      *       "rateLimitPerSecond": null,
+                     *       "ordering": "conversation",
+                     *       "signature": "v1a",
+                     *       "publicKey": "whpk_mSyqOYs0eNxyU6LBbM2rdq4QgwcqXF2LTbr5Ux4cWZM=",
+                     *       "filter": {
+                     *         "all": [
+                     *           {
+                     *             "field": "channel.type",
+                     *             "op": "in",
+                     *             "value": [
+                     *               "whatsapp",
+                     *               "sms"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
                      *       "enabled": true,
                      *       "disabledReason": null,
                      *       "hasBearerToken": true,
@@ -5708,6 +5979,20 @@ export interface operations {
                  *         "message.received",
                  *         "message.failed"
                  *       ],
+                 *       "ordering": "conversation",
+                 *       "signature": "v1a",
+                 *       "filter": {
+                 *         "all": [
+                 *           {
+                 *             "field": "channel.type",
+                 *             "op": "in",
+                 *             "value": [
+                 *               "whatsapp",
+                 *               "sms"
+                 *             ]
+                 *           }
+                 *         ]
+                 *       },
                  *       "enabled": true
                  *     }
                  */
@@ -5715,8 +6000,20 @@ export interface operations {
                     /** Format: uri */
                     url?: string;
                     bearerToken?: string | null;
-                    eventTypes?: ("message.received" | "message.sent" | "message.delivered" | "message.read" | "message.failed" | "contact.opted_out" | "contact.opted_in" | "webhook.test")[] | null;
+                    eventTypes?: ("message.received" | "message.sent" | "message.delivered" | "message.read" | "message.failed" | "contact.opted_out" | "contact.opted_in" | "webhook.test" | "webhook.failing" | "webhook.disabled")[] | null;
                     rateLimitPerSecond?: number | null;
+                    /** @enum {string} */
+                    ordering?: "none" | "conversation";
+                    /** @enum {string} */
+                    signature?: "v1" | "v1a";
+                    filter?: {
+                        all: {
+                            field: string;
+                            /** @enum {string} */
+                            op: "eq" | "in" | "prefix" | "exists";
+                            value?: (string | number | boolean | null) | (string | number | boolean | null)[];
+                        }[];
+                    } | null;
                     enabled?: boolean;
                 };
             };
@@ -5738,6 +6035,21 @@ export interface operations {
                      *       "url": "https://example.com/webhooks/switchboard",
                      *       "eventTypes": null,
                      *       "rateLimitPerSecond": null,
+                     *       "ordering": "conversation",
+                     *       "signature": "v1a",
+                     *       "publicKey": "whpk_mSyqOYs0eNxyU6LBbM2rdq4QgwcqXF2LTbr5Ux4cWZM=",
+                     *       "filter": {
+                     *         "all": [
+                     *           {
+                     *             "field": "channel.type",
+                     *             "op": "in",
+                     *             "value": [
+                     *               "whatsapp",
+                     *               "sms"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
                      *       "enabled": true,
                      *       "disabledReason": null,
                      *       "hasBearerToken": true,
@@ -5745,7 +6057,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-21T10:00:00.000Z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Integration"];
+                    "application/json": components["schemas"]["UpdatedIntegration"];
                 };
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
@@ -6010,7 +6322,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The new secret, shown once. */
+            /** @description The new secret (shown once) or public key. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6962,7 +7274,7 @@ export interface operations {
                     timestamp: string;
                     projectId: string;
                     companyId: number;
-                    /** @description Null only for a `webhook.test` sent to a general webhook. */
+                    /** @description Null for a `webhook.test` sent to a general webhook and for the notices (`webhook.failing`, `.disabled`). */
                     channel: components["schemas"]["EventChannel"] | null;
                     /** @constant */
                     type: "message.received";
@@ -7110,7 +7422,7 @@ export interface operations {
                     timestamp: string;
                     projectId: string;
                     companyId: number;
-                    /** @description Null only for a `webhook.test` sent to a general webhook. */
+                    /** @description Null for a `webhook.test` sent to a general webhook and for the notices (`webhook.failing`, `.disabled`). */
                     channel: components["schemas"]["EventChannel"] | null;
                     /** @constant */
                     type: "message.sent";
@@ -7234,7 +7546,7 @@ export interface operations {
                     timestamp: string;
                     projectId: string;
                     companyId: number;
-                    /** @description Null only for a `webhook.test` sent to a general webhook. */
+                    /** @description Null for a `webhook.test` sent to a general webhook and for the notices (`webhook.failing`, `.disabled`). */
                     channel: components["schemas"]["EventChannel"] | null;
                     /** @constant */
                     type: "message.delivered";
@@ -7349,7 +7661,7 @@ export interface operations {
                     timestamp: string;
                     projectId: string;
                     companyId: number;
-                    /** @description Null only for a `webhook.test` sent to a general webhook. */
+                    /** @description Null for a `webhook.test` sent to a general webhook and for the notices (`webhook.failing`, `.disabled`). */
                     channel: components["schemas"]["EventChannel"] | null;
                     /** @constant */
                     type: "message.read";
@@ -7465,7 +7777,7 @@ export interface operations {
                     timestamp: string;
                     projectId: string;
                     companyId: number;
-                    /** @description Null only for a `webhook.test` sent to a general webhook. */
+                    /** @description Null for a `webhook.test` sent to a general webhook and for the notices (`webhook.failing`, `.disabled`). */
                     channel: components["schemas"]["EventChannel"] | null;
                     /** @constant */
                     type: "message.failed";
@@ -7601,7 +7913,7 @@ export interface operations {
                     timestamp: string;
                     projectId: string;
                     companyId: number;
-                    /** @description Null only for a `webhook.test` sent to a general webhook. */
+                    /** @description Null for a `webhook.test` sent to a general webhook and for the notices (`webhook.failing`, `.disabled`). */
                     channel: components["schemas"]["EventChannel"] | null;
                     /** @constant */
                     type: "contact.opted_out";
@@ -7712,7 +8024,7 @@ export interface operations {
                     timestamp: string;
                     projectId: string;
                     companyId: number;
-                    /** @description Null only for a `webhook.test` sent to a general webhook. */
+                    /** @description Null for a `webhook.test` sent to a general webhook and for the notices (`webhook.failing`, `.disabled`). */
                     channel: components["schemas"]["EventChannel"] | null;
                     /** @constant */
                     type: "contact.opted_in";
@@ -7821,13 +8133,222 @@ export interface operations {
                     timestamp: string;
                     projectId: string;
                     companyId: number;
-                    /** @description Null only for a `webhook.test` sent to a general webhook. */
+                    /** @description Null for a `webhook.test` sent to a general webhook and for the notices (`webhook.failing`, `.disabled`). */
                     channel: components["schemas"]["EventChannel"] | null;
                     /** @constant */
                     type: "webhook.test";
                     data: {
                         integrationId: string;
                         message: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Busy: retried no sooner than `Retry-After` (seconds or an HTTP date, at most 24 h). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unavailable: retried no sooner than `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookFailingEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every retry.
+                 * @example evt_0mkfj2k9sa1b2c3d4e5f6g7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt.
+                 * @example 1795341600
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, space-separated when two secrets are live (Standard Webhooks).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0mkfj2k9sa1b2c3d4e5f6g7",
+                 *       "type": "webhook.failing",
+                 *       "timestamp": "2026-01-15T12:00:00.000Z",
+                 *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
+                 *       "companyId": 1042,
+                 *       "channel": null,
+                 *       "data": {
+                 *         "integrationId": "int_01hq3x9k2m7c4v8b6n5r",
+                 *         "consecutiveFailures": 20,
+                 *         "since": "2026-01-15T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description `evt_…`; also the `webhook-id` header, the same on every retry. */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event was accepted (ISO 8601): the event time.
+                     */
+                    timestamp: string;
+                    projectId: string;
+                    companyId: number;
+                    /** @description Null for a `webhook.test` sent to a general webhook and for the notices (`webhook.failing`, `.disabled`). */
+                    channel: components["schemas"]["EventChannel"] | null;
+                    /** @constant */
+                    type: "webhook.failing";
+                    data: {
+                        /** @description The webhook that is failing. */
+                        integrationId: string;
+                        /** @description Delivery attempts to it that failed in a row when the notice was sent (`WEBHOOK_FAILING_AFTER`). */
+                        consecutiveFailures: number;
+                        /**
+                         * Format: date-time
+                         * @description When the first failure of this streak happened.
+                         */
+                        since: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Busy: retried no sooner than `Retry-After` (seconds or an HTTP date, at most 24 h). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unavailable: retried no sooner than `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer within 15 s. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookDisabledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every retry.
+                 * @example evt_0mkfj2k9sa1b2c3d4e5f6g7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt.
+                 * @example 1795341600
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, space-separated when two secrets are live (Standard Webhooks).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0mkfj2k9sa1b2c3d4e5f6g7",
+                 *       "type": "webhook.disabled",
+                 *       "timestamp": "2026-01-15T12:00:00.000Z",
+                 *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
+                 *       "companyId": 1042,
+                 *       "channel": null,
+                 *       "data": {
+                 *         "integrationId": "int_01hq3x9k2m7c4v8b6n5r",
+                 *         "reason": "gone"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description `evt_…`; also the `webhook-id` header, the same on every retry. */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event was accepted (ISO 8601): the event time.
+                     */
+                    timestamp: string;
+                    projectId: string;
+                    companyId: number;
+                    /** @description Null for a `webhook.test` sent to a general webhook and for the notices (`webhook.failing`, `.disabled`). */
+                    channel: components["schemas"]["EventChannel"] | null;
+                    /** @constant */
+                    type: "webhook.disabled";
+                    data: {
+                        /** @description The webhook that was disabled. */
+                        integrationId: string;
+                        /**
+                         * @description `gone`: its receiver answered 410; `failing`: every attempt failed for 5 days.
+                         * @enum {string}
+                         */
+                        reason: "gone" | "failing";
                     };
                 };
             };

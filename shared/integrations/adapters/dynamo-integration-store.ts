@@ -1,4 +1,5 @@
 import {
+  liveSigningKeys,
   liveSigningSecrets,
   type Integration,
   type IntegrationStore,
@@ -18,12 +19,16 @@ import {
   updateItem,
 } from '../../kernel/aws/dynamo-table.ts';
 import { collections, inCollection, keys, pageKeyOf } from '../../contract/keys.ts';
+import type { OutboxMark } from '../../events/index.ts';
+import { clearOutboxMark, outboxUpdate } from '../../events/adapters/dynamo-outbox.ts';
 import type { Page, PageRequest } from '../../kernel/page.ts';
 
 /** What is stored for a webhook's secrets: each sealed (AES-256-GCM) and bound to its integration. */
 interface SealedWebhookSecrets {
   signingSecret: string;
   previousSigningSecret?: { sealed: string; expiresAt: string };
+  signingKey?: string;
+  previousSigningKey?: { sealed: string; expiresAt: string };
   bearerToken?: string;
 }
 
@@ -66,12 +71,28 @@ export class DynamoIntegrationStore implements IntegrationStore {
   }
 
   async update(integration: Integration): Promise<boolean> {
+    // An UpdateItem of the record's own attributes, not a PutItem: a `webhook.disabled` mark still pending on the item
+    // (shared/events/outbox.ts) survives a PATCH that lands before it is cleared.
+    const { pk: _pk, sk: _sk, ...attributes } = this.toItem(integration);
+    const names: Record<string, string> = { '#version': 'version' };
+    const values: Record<string, unknown> = { ':previous': integration.version - 1 };
+    const set: string[] = [];
+    const remove: string[] = [];
+    for (const name of ['product', 'version', 'integration', 'sealed']) {
+      names[`#${name}`] = name;
+      if (attributes[name] === undefined) remove.push(`#${name}`);
+      else {
+        set.push(`#${name} = :${name}`);
+        values[`:${name}`] = attributes[name];
+      }
+    }
     return applied(
-      putItem(this.table, {
-        Item: this.toItem(integration),
+      updateItem(this.table, {
+        Key: keys.integration(integration.projectId, integration.integrationId),
+        UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
         ConditionExpression: '#version = :previous',
-        ExpressionAttributeNames: { '#version': 'version' },
-        ExpressionAttributeValues: { ':previous': integration.version - 1 },
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
       }),
     );
   }
@@ -103,20 +124,31 @@ export class DynamoIntegrationStore implements IntegrationStore {
     return integration?.product === 'webhook' ? toTarget(integration, this.now()) : undefined;
   }
 
-  async disableWebhook(projectId: string, integrationId: string, reason: string): Promise<boolean> {
+  async disableWebhook(projectId: string, integrationId: string, reason: string, mark?: OutboxMark): Promise<boolean> {
+    const key = keys.integration(projectId, integrationId);
+    const outbox = mark ? outboxUpdate(mark, key.pk) : undefined;
     const write = await conditionalWrite(
       updateItem(this.table, {
-        Key: keys.integration(projectId, integrationId),
+        Key: key,
         UpdateExpression:
-          'SET #i.enabled = :false, #i.disabledReason = :reason, #i.updatedAt = :at, #version = #version + :one',
-        ConditionExpression: 'attribute_exists(pk) AND #product = :webhook',
-        ExpressionAttributeNames: { '#version': 'version', '#i': 'integration', '#product': 'product' },
+          'SET #i.enabled = :false, #i.disabledReason = :reason, #i.updatedAt = :at, #version = #version + :one' +
+          (outbox ? `, ${outbox.set} ADD ${outbox.add}` : ''),
+        // Only an enabled webhook is disabled: the change (and its `webhook.disabled` event) happens once.
+        ConditionExpression: 'attribute_exists(pk) AND #product = :webhook AND #i.enabled = :true',
+        ExpressionAttributeNames: {
+          '#version': 'version',
+          '#i': 'integration',
+          '#product': 'product',
+          ...outbox?.names,
+        },
         ExpressionAttributeValues: {
           ':false': false,
+          ':true': true,
           ':reason': reason,
           ':at': this.now().toISOString(),
           ':one': 1,
           ':webhook': 'webhook',
+          ...outbox?.values,
         },
         ReturnValues: 'ALL_NEW',
       }),
@@ -125,6 +157,10 @@ export class DynamoIntegrationStore implements IntegrationStore {
     const scope = (write.output.Attributes?.integration as { scope?: string } | undefined)?.scope;
     if (scope === 'general') await this.releaseGeneralWebhook(projectId, integrationId);
     return true;
+  }
+
+  clearDisabledMark(projectId: string, integrationId: string, eventId: string): Promise<void> {
+    return clearOutboxMark(this.table, keys.integration(projectId, integrationId), eventId);
   }
 
   async generalWebhookHolder(projectId: string): Promise<{ integrationId: string; claimedAt: number } | undefined> {
@@ -178,7 +214,7 @@ export class DynamoIntegrationStore implements IntegrationStore {
       version: integration.version,
     };
     if (integration.product === 'custom') return { ...base, integration };
-    const { signingSecret, previousSigningSecret, bearerToken, ...plain } = integration;
+    const { signingSecret, previousSigningSecret, signingKey, previousSigningKey, bearerToken, ...plain } = integration;
     const sealed: SealedWebhookSecrets = {
       signingSecret: this.secrets.seal(signingSecret, this.context(integration, 'signing')),
     };
@@ -186,6 +222,13 @@ export class DynamoIntegrationStore implements IntegrationStore {
       sealed.previousSigningSecret = {
         sealed: this.secrets.seal(previousSigningSecret.secret, this.context(integration, 'signing-previous')),
         expiresAt: previousSigningSecret.expiresAt,
+      };
+    }
+    if (signingKey) sealed.signingKey = this.secrets.seal(signingKey, this.context(integration, 'signing-key'));
+    if (previousSigningKey) {
+      sealed.previousSigningKey = {
+        sealed: this.secrets.seal(previousSigningKey.key, this.context(integration, 'signing-key-previous')),
+        expiresAt: previousSigningKey.expiresAt,
       };
     }
     if (bearerToken !== null) sealed.bearerToken = this.secrets.seal(bearerToken, this.context(integration, 'bearer'));
@@ -196,16 +239,30 @@ export class DynamoIntegrationStore implements IntegrationStore {
     const stored = item.integration as Record<string, unknown>;
     const version = item.version as number;
     if (item.product === 'custom') return { ...(stored as unknown as Integration), version };
-    const plain = stored as Omit<WebhookIntegration, 'signingSecret' | 'previousSigningSecret' | 'bearerToken'>;
+    const plain = stored as Omit<
+      WebhookIntegration,
+      'signingSecret' | 'previousSigningSecret' | 'signingKey' | 'previousSigningKey' | 'bearerToken'
+    >;
     const sealed = item.sealed as SealedWebhookSecrets;
     return {
       ...plain,
+      // Webhooks stored before contract §18 have none of these: the defaults.
+      ordering: plain.ordering ?? 'none',
+      signature: plain.signature ?? 'v1',
+      filter: plain.filter ?? null,
       version,
       signingSecret: this.secrets.open(sealed.signingSecret, this.context(plain, 'signing')),
       previousSigningSecret: sealed.previousSigningSecret
         ? {
             secret: this.secrets.open(sealed.previousSigningSecret.sealed, this.context(plain, 'signing-previous')),
             expiresAt: sealed.previousSigningSecret.expiresAt,
+          }
+        : null,
+      signingKey: sealed.signingKey ? this.secrets.open(sealed.signingKey, this.context(plain, 'signing-key')) : null,
+      previousSigningKey: sealed.previousSigningKey
+        ? {
+            key: this.secrets.open(sealed.previousSigningKey.sealed, this.context(plain, 'signing-key-previous')),
+            expiresAt: sealed.previousSigningKey.expiresAt,
           }
         : null,
       bearerToken: sealed.bearerToken ? this.secrets.open(sealed.bearerToken, this.context(plain, 'bearer')) : null,
@@ -222,10 +279,11 @@ function toTarget(webhook: WebhookIntegration, at: Date): WebhookTarget {
     url: webhook.url,
     bearerToken: webhook.bearerToken,
     eventTypes: webhook.eventTypes,
+    ordering: webhook.ordering,
+    filter: webhook.filter,
     enabled: webhook.enabled,
     disabledReason: webhook.disabledReason,
-    signingSecret: webhook.signingSecret,
-    previousSigningSecret: webhook.previousSigningSecret,
     signingSecrets: liveSigningSecrets(webhook, at),
+    signingKeys: liveSigningKeys(webhook, at),
   };
 }

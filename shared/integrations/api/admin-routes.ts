@@ -2,7 +2,16 @@ import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { integrationView } from '#shared/integrations/integration.ts';
 import { WEBHOOK_EVENT_TYPES } from '#shared/events/event-types.ts';
-import { MAX_WEBHOOK_RATE_PER_SECOND } from '../integration.ts';
+import { MAX_WEBHOOK_RATE_PER_SECOND, SIGNATURE_SCHEMES, WEBHOOK_ORDERINGS } from '../integration.ts';
+import {
+  FILTER_OPS,
+  filterProblems,
+  MAX_FIELD_LENGTH,
+  MAX_FILTER_CONDITIONS,
+  MAX_FILTER_STRING_LENGTH,
+  MAX_IN_VALUES,
+  type WebhookFilter,
+} from '../webhook-filter.ts';
 import type { IntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
@@ -37,6 +46,52 @@ const rateLimitPerSecond = z.nullable(
 
 const channelId = z.string().check(z.minLength(1), z.maxLength(100));
 
+const ordering = z.enum(WEBHOOK_ORDERINGS as ['none', 'conversation']);
+const signature = z.enum(SIGNATURE_SCHEMES as ['v1', 'v1a']);
+
+const filterScalar = z.union([
+  z.string().check(z.maxLength(MAX_FILTER_STRING_LENGTH)),
+  z.number(),
+  z.boolean(),
+  z.null(),
+]);
+
+/**
+ * Contract §18's filter. The shape is checked here (and documented from here); what depends on `op` (which values it
+ * takes, which fields exist) by `filterProblems`, the same rules the console applies when it tries a filter.
+ */
+const filter = z
+  .strictObject({
+    all: z
+      .array(
+        z.strictObject({
+          field: z.string().check(z.minLength(1), z.maxLength(MAX_FIELD_LENGTH)),
+          op: z.enum(FILTER_OPS),
+          value: z.optional(z.union([filterScalar, z.array(filterScalar).check(z.maxLength(MAX_IN_VALUES))])),
+        }),
+      )
+      .check(z.minLength(1), z.maxLength(MAX_FILTER_CONDITIONS)),
+  })
+  .check(
+    // Run even when the shape is wrong (`when`), so every problem of every condition is reported at once; a path
+    // the shape already reported is not reported twice.
+    z.superRefine(
+      (value, ctx) => {
+        const reported = new Set(
+          ((ctx as unknown as { issues?: { path?: PropertyKey[] }[] }).issues ?? []).map((i) =>
+            (i.path ?? []).join('.'),
+          ),
+        );
+        for (const problem of filterProblems(value)) {
+          if (reported.has(problem.path.join('.')) || problem.message === 'Unknown field') continue;
+          ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message, input: value });
+        }
+      },
+      { when: () => true },
+    ),
+  );
+const nullableFilter = z.nullable(filter) as z.ZodMiniType<WebhookFilter | null>;
+
 const createIntegrationBody = z
   .discriminatedUnion('product', [
     z.strictObject({
@@ -47,6 +102,9 @@ const createIntegrationBody = z
       bearerToken: z.optional(bearerToken),
       eventTypes: z.optional(eventTypes),
       rateLimitPerSecond: z.optional(rateLimitPerSecond),
+      ordering: z.optional(ordering),
+      signature: z.optional(signature),
+      filter: z.optional(nullableFilter),
     }),
     z.strictObject({ product: z.literal('custom'), channelId }),
   ])
@@ -71,6 +129,9 @@ const patchIntegrationBody = z.strictObject({
   bearerToken: z.optional(z.nullable(bearerToken)),
   eventTypes: z.optional(z.nullable(eventTypes)),
   rateLimitPerSecond: z.optional(rateLimitPerSecond),
+  ordering: z.optional(ordering),
+  signature: z.optional(signature),
+  filter: z.optional(nullableFilter),
   enabled: z.optional(z.boolean()),
 });
 
@@ -97,7 +158,12 @@ export function integrationHandlers(integrations: IntegrationUseCases): RouteHan
   return {
     createIntegration: async ({ params, body }) => {
       const created = await integrations.create(params.projectId, body);
-      const secret = created.token !== undefined ? { token: created.token } : { signingSecret: created.signingSecret };
+      const secret =
+        created.token !== undefined
+          ? { token: created.token }
+          : created.signingSecret !== undefined
+            ? { signingSecret: created.signingSecret }
+            : {};
       return json(201, { ...integrationView(created.integration), ...secret }, NO_STORE);
     },
     listIntegrations: async ({ params, query }) => {
@@ -106,8 +172,11 @@ export function integrationHandlers(integrations: IntegrationUseCases): RouteHan
     },
     getIntegration: async ({ params }) =>
       json(200, integrationView(await integrations.get(params.projectId, params.integrationId))),
-    patchIntegration: async ({ params, body }) =>
-      json(200, integrationView(await integrations.patch(params.projectId, params.integrationId, body))),
+    patchIntegration: async ({ params, body }) => {
+      const patched = await integrations.patch(params.projectId, params.integrationId, body);
+      const secret = patched.signingSecret === undefined ? {} : { signingSecret: patched.signingSecret };
+      return json(200, { ...integrationView(patched.integration), ...secret }, secret.signingSecret ? NO_STORE : {});
+    },
     deleteIntegration: async ({ params }) => {
       await integrations.remove(params.projectId, params.integrationId);
       return noContent();
@@ -115,6 +184,6 @@ export function integrationHandlers(integrations: IntegrationUseCases): RouteHan
     rotateToken: async ({ params }) =>
       json(200, { token: await integrations.rotateToken(params.projectId, params.integrationId) }, NO_STORE),
     rotateSecret: async ({ params }) =>
-      json(200, { signingSecret: await integrations.rotateSecret(params.projectId, params.integrationId) }, NO_STORE),
+      json(200, await integrations.rotateSecret(params.projectId, params.integrationId), NO_STORE),
   };
 }

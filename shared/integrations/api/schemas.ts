@@ -5,6 +5,30 @@ import { pageOf } from '../../http/pagination.ts';
 
 /** Answer bodies of this area as the API returns them (the OpenAPI document shows them; tests check answers). */
 
+const filterScalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+export const webhookFilter = withMeta(
+  z.object({
+    all: z.array(
+      withMeta(
+        z.object({
+          field: withMeta(z.string(), {
+            description: 'A dotted path in the envelope (`channel.type`, `data.from`, `data.media.0.contentType`).',
+          }),
+          op: withMeta(z.enum(['eq', 'in', 'prefix', 'exists']), {
+            description:
+              '`eq` equal to `value`; `in` one of `value` (a list); `prefix` a string starting with `value`; ' +
+              '`exists` present and not null (`value: false`: absent or null).',
+          }),
+          value: z.optional(z.union([filterScalar, z.array(filterScalar)])),
+        }),
+        { id: 'WebhookFilterCondition' },
+      ),
+    ),
+  }),
+  { id: 'WebhookFilter', description: 'Every condition must hold (at most 10).' },
+);
+
 export const integration = withMeta(
   z.object({
     integrationId: z.string(),
@@ -17,6 +41,20 @@ export const integration = withMeta(
     }),
     rateLimitPerSecond: withMeta(z.nullable(z.number().check(z.int())), {
       description: 'Most delivery attempts started in any one-second interval (1 to 10,000); null = no limit.',
+    }),
+    ordering: withMeta(z.nullable(z.enum(['none', 'conversation'])), {
+      description:
+        '`conversation`: deliveries of events sharing `data.conversationId` (events without one share their ' +
+        'channel) start only after the previous one of that key succeeded or ended `failed`. Null for custom.',
+    }),
+    signature: withMeta(z.nullable(z.enum(['v1', 'v1a'])), {
+      description: '`v1`: HMAC-SHA256 signatures; `v1a`: ed25519 (verify with `publicKey`). Null for custom.',
+    }),
+    publicKey: withMeta(z.nullable(z.string()), {
+      description: '`v1a` webhooks: the `whpk_` ed25519 public key that verifies deliveries; null otherwise.',
+    }),
+    filter: withMeta(z.nullable(webhookFilter), {
+      description: 'Only events matching every condition are delivered; null: every event of `eventTypes`.',
     }),
     enabled: z.boolean(),
     disabledReason: withMeta(z.nullable(z.string()), {
@@ -35,16 +73,28 @@ export const createdIntegration = withMeta(
   z.extend(integration, {
     token: withMeta(z.optional(z.string()), { description: 'Custom integrations: the `sbc_` token, shown once.' }),
     signingSecret: withMeta(z.optional(z.string()), {
-      description: 'Webhooks: the `whsec_` signing secret, shown once.',
+      description: '`v1` webhooks: the `whsec_` signing secret, shown once (`v1a` ones show `publicKey` instead).',
     }),
   }),
   { id: 'CreatedIntegration' },
 );
 
+export const updatedIntegration = withMeta(
+  z.extend(integration, {
+    signingSecret: withMeta(z.optional(z.string()), {
+      description: 'Only after a switch to `signature: "v1"`: the new `whsec_` secret, shown once.',
+    }),
+  }),
+  { id: 'UpdatedIntegration' },
+);
+
 export const signingSecret = withMeta(
   z.object({
-    signingSecret: withMeta(z.string(), {
-      description: 'The new `whsec_` secret, shown once. The previous one keeps signing for 24 h.',
+    signingSecret: withMeta(z.optional(z.string()), {
+      description: '`v1` webhooks: the new `whsec_` secret, shown once. The previous one keeps signing for 24 h.',
+    }),
+    publicKey: withMeta(z.optional(z.string()), {
+      description: '`v1a` webhooks: the new `whpk_` public key. The previous key keeps signing for 24 h.',
     }),
   }),
   { id: 'SigningSecret' },

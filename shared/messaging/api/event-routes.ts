@@ -1,18 +1,15 @@
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json } from '#shared/http/types.ts';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '#shared/events/index.ts';
+import { REPORTABLE_EVENT_TYPES } from '#shared/events/index.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 import type { ReportEvent } from '../report-event.ts';
 
-/**
- * What a channel back end may report (contract §5's list): message events and `webhook.test`. Contact events are this
- * service's own (they follow a suppression it keeps), so a report cannot claim one.
- */
-const REPORTABLE_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter((t) => t.startsWith('message.') || t === 'webhook.test');
-
 const reportEventBody = z.strictObject({
   channelId: z.string().check(z.minLength(1), z.maxLength(100)),
-  type: z.enum(REPORTABLE_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]),
+  // The service's own events (contact.*, webhook.failing, webhook.disabled) are not a channel's to report.
+  type: z.enum(REPORTABLE_EVENT_TYPES as [string, ...string[]]) as z.ZodMiniType<
+    (typeof REPORTABLE_EVENT_TYPES)[number]
+  >,
   data: z.record(z.string(), z.unknown()),
 });
 

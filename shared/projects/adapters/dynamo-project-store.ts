@@ -1,8 +1,9 @@
-import type { ApiTokenState, Project, ProjectPage, ProjectStore } from '../project.ts';
+import type { ApiTokenState, Project, ProjectChanges, ProjectPage, ProjectStore } from '../project.ts';
 import type { PageRequest } from '../../kernel/page.ts';
 import {
   applied,
   attributeValues,
+  conditionalWrite,
   type DynamoTable,
   putItem,
   queryPageOf,
@@ -36,6 +37,39 @@ export class DynamoProjectStore implements ProjectStore {
       ExpressionAttributeNames: { '#project': 'project' },
     });
     return item?.project as Project | undefined;
+  }
+
+  async update(projectId: string, changes: ProjectChanges): Promise<Project | undefined> {
+    const set: string[] = [];
+    const remove: string[] = [];
+    const names: Record<string, string> = { '#project': 'project' };
+    const values: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(changes) as [keyof ProjectChanges, unknown][]) {
+      if (value === undefined) continue;
+      names[`#${field}`] = field;
+      if (value === null) remove.push(`#project.#${field}`);
+      else {
+        set.push(`#project.#${field} = :${field}`);
+        values[`:${field}`] = value;
+      }
+    }
+    if (!set.length && !remove.length) return this.get(projectId);
+    const write = await conditionalWrite(
+      updateItem(this.table, {
+        Key: keys.project(projectId),
+        UpdateExpression: [
+          set.length ? `SET ${set.join(', ')}` : '',
+          remove.length ? `REMOVE ${remove.join(', ')}` : '',
+        ]
+          .filter(Boolean)
+          .join(' '),
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return write.applied ? (write.output.Attributes?.project as Project | undefined) : undefined;
   }
 
   async list(page: PageRequest): Promise<ProjectPage> {

@@ -4,19 +4,36 @@ import type { ProjectUseCases } from '#shared/projects/manage-projects.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 
+const projectName = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
+/** Contract §18: where the webhook notices are mailed. */
+const contactEmail = z.email({ error: 'An email address' }).check(z.maxLength(254));
+
 const createProjectBody = z.strictObject({
   companyId: z.number().check(z.int(), z.gt(0)),
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+  name: projectName,
   monthlyBotCredits: z._default(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000)), 0),
+  contactEmail: z.optional(contactEmail),
+});
+
+const patchProjectBody = z.strictObject({
+  name: z.optional(projectName),
+  contactEmail: z.optional(z.nullable(contactEmail)),
 });
 
 const amountBody = z.strictObject({ amount: z.number().check(z.int(), z.gt(0), z.lte(1_000_000_000)) });
 
-const projectView = (p: { projectId: string; companyId: number; name: string; monthlyBotCredits: number }) => ({
+const projectView = (p: {
+  projectId: string;
+  companyId: number;
+  name: string;
+  monthlyBotCredits: number;
+  contactEmail?: string;
+}) => ({
   projectId: p.projectId,
   companyId: p.companyId,
   name: p.name,
   monthlyBotCredits: p.monthlyBotCredits,
+  contactEmail: p.contactEmail ?? null,
 });
 
 const creditsView = (c: { available: number; month: string }) => ({ disponivel: c.available, mes: c.month });
@@ -27,6 +44,7 @@ export const projectRoutes = {
   listProjects: route({ method: 'GET', path: '/projects', query: pageQuery }),
   apiTokenState: route({ method: 'GET', path: '/projects/{projectId}/api-token' }),
   getProject: route({ method: 'GET', path: '/projects/{projectId}' }),
+  updateProject: route({ method: 'PATCH', path: '/projects/{projectId}', body: patchProjectBody }),
   issueApiToken: route({ method: 'POST', path: '/projects/{projectId}/api-token' }),
   revokeApiToken: route({ method: 'DELETE', path: '/projects/{projectId}/api-token' }),
   botCredits: route({ method: 'GET', path: '/projects/{projectId}/bot-credits' }),
@@ -43,6 +61,8 @@ export function projectHandlers(projects: ProjectUseCases): RouteHandlers<typeof
     },
     apiTokenState: async ({ params }) => json(200, await projects.apiTokenState(params.projectId)),
     getProject: async ({ params }) => json(200, projectView(await projects.requireProject(params.projectId))),
+    updateProject: async ({ params, body }) =>
+      json(200, projectView(await projects.updateProject(params.projectId, body))),
     issueApiToken: async ({ params }) =>
       json(201, { token: await projects.issueApiToken(params.projectId) }, { 'cache-control': 'no-store' }),
     revokeApiToken: async ({ params }) => {

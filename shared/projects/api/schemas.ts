@@ -6,7 +6,15 @@ import { pageOf } from '../../http/pagination.ts';
 /** Answer bodies of this area as the API returns them (the OpenAPI document shows them; tests check answers). */
 
 export const project = withMeta(
-  z.object({ projectId: z.string(), companyId: int(), name: z.string(), monthlyBotCredits: int() }),
+  z.object({
+    projectId: z.string(),
+    companyId: int(),
+    name: z.string(),
+    monthlyBotCredits: int(),
+    contactEmail: withMeta(z.nullable(z.string()), {
+      description: 'Where the webhook notices (`webhook.failing`, `webhook.disabled`) are mailed; null: nobody.',
+    }),
+  }),
   { id: 'Project' },
 );
 

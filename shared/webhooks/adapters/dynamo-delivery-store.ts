@@ -64,6 +64,10 @@ export class DynamoDeliveryStore implements DeliveryStore {
       set.push('bodyRef = if_not_exists(bodyRef, :bodyRef)');
       values[':bodyRef'] = write.bodyRef;
     }
+    if (write.orderKey !== undefined) {
+      set.push('orderKey = if_not_exists(orderKey, :orderKey)');
+      values[':orderKey'] = write.orderKey;
+    }
     // A failed delivery is listed in the failed-deliveries index (recover); any other status leaves it.
     const remove = write.nextAttemptAt === undefined ? ['nextAttemptAt'] : [];
     if (write.status === 'failed') {
@@ -150,5 +154,6 @@ export function deliveryRecordFromItem(item: Record<string, unknown>): DeliveryR
     ...(typeof item.nextAttemptAt === 'number' ? { nextAttemptAt: item.nextAttemptAt } : {}),
     ...(typeof item.body === 'string' ? { body: item.body } : {}),
     ...(typeof item.bodyRef === 'string' ? { bodyRef: item.bodyRef } : {}),
+    ...(typeof item.orderKey === 'string' ? { orderKey: item.orderKey } : {}),
   };
 }

@@ -1,8 +1,8 @@
 import {
   type AttemptHour,
-  hourLabel,
+  type CountedAttempt,
+  foldAttempts,
   LATENCY_BUCKETS,
-  latencyBucket,
   type WebhookAttemptStats,
 } from '../attempt-stats.ts';
 import { type DynamoTable, queryAll, updateItem } from '../../kernel/aws/dynamo-table.ts';
@@ -14,27 +14,36 @@ const BUCKET_ATTR = 'l';
 
 /**
  * One item per webhook and UTC hour (`WHSTATS#<projectId>#<integrationId>` / `2026-11-24T06`): `succeeded`,
- * `failed` and `l<n>` attempts per latency bucket. Each attempt is one UpdateItem of ADDs (atomic, no condition
- * needed: ADD creates what is missing); a day is one Query over the hour range.
+ * `failed` and `l<n>` attempts per latency bucket. A batch's attempts are folded per webhook and hour and each fold
+ * is one UpdateItem of ADDs (atomic, no condition needed: ADD creates what is missing; concurrent batches add up);
+ * a day is one Query over the hour range.
  */
 export class DynamoWebhookAttemptStats implements WebhookAttemptStats {
   constructor(private readonly table: DynamoTable) {}
 
-  async record(
-    projectId: string,
-    integrationId: string,
-    attempt: { at: number; succeeded: boolean; durationMs: number },
-  ): Promise<void> {
-    const hour = hourLabel(attempt.at);
-    await updateItem(this.table, {
-      Key: keys.webhookHour(projectId, integrationId, hour),
-      UpdateExpression: 'ADD #outcome :one, #bucket :one SET expiresAt = :exp',
-      ExpressionAttributeNames: {
-        '#outcome': attempt.succeeded ? 'succeeded' : 'failed',
-        '#bucket': BUCKET_ATTR + latencyBucket(attempt.durationMs),
-      },
-      ExpressionAttributeValues: { ':one': 1, ':exp': Math.floor(attempt.at / 1000) + HOUR_RETENTION_SECONDS },
-    });
+  async add(attempts: readonly CountedAttempt[]): Promise<void> {
+    await Promise.all(
+      foldAttempts(attempts).map((fold) => {
+        const adds: string[] = [];
+        const names: Record<string, string> = {};
+        const values: Record<string, unknown> = { ':exp': Math.floor(fold.lastAt / 1000) + HOUR_RETENTION_SECONDS };
+        const add = (attribute: string, n: number) => {
+          const i = adds.length;
+          adds.push(`#a${i} :n${i}`);
+          names[`#a${i}`] = attribute;
+          values[`:n${i}`] = n;
+        };
+        if (fold.succeeded) add('succeeded', fold.succeeded);
+        if (fold.failed) add('failed', fold.failed);
+        for (const [bucket, n] of fold.latencyBuckets) add(BUCKET_ATTR + bucket, n);
+        return updateItem(this.table, {
+          Key: keys.webhookHour(fold.projectId, fold.integrationId, fold.hour),
+          UpdateExpression: `ADD ${adds.join(', ')} SET expiresAt = :exp`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        });
+      }),
+    );
   }
 
   async hours(projectId: string, integrationId: string, fromHour: string, toHour: string): Promise<AttemptHour[]> {

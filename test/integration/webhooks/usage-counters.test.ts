@@ -12,27 +12,30 @@ beforeAll(async () => {
 afterAll(async () => env?.close());
 
 describe('DynamoWebhookAttemptStats against dynalite', () => {
-  it('counts concurrent attempts per hour exactly, and the report gives 24 hours with the median per hour', async () => {
+  it('adds concurrent folds per hour exactly, and the report gives 24 hours with the median per hour', async () => {
     const stats = new DynamoWebhookAttemptStats(env.table);
     const projectId = newId('prj');
     const integrationId = newId('int');
     const now = Date.parse('2026-11-24T06:30:00Z');
     const hourAgo = now - 3_600_000;
-    // 20 concurrent attempts this hour (15 succeeded ≤ 25 ms, 5 failed at 900 ms), 3 failed an hour ago at 3 s.
-    await Promise.all([
-      ...Array.from({ length: 15 }, () =>
-        stats.record(projectId, integrationId, { at: now, succeeded: true, durationMs: 20 }),
-      ),
-      ...Array.from({ length: 5 }, () =>
-        stats.record(projectId, integrationId, { at: now, succeeded: false, durationMs: 900 }),
-      ),
-      ...Array.from({ length: 3 }, () =>
-        stats.record(projectId, integrationId, { at: hourAgo, succeeded: false, durationMs: 3000 }),
-      ),
+    const attempt = (at: number, succeeded: boolean, durationMs: number, id = integrationId) => ({
+      projectId,
+      integrationId: id,
+      at,
+      succeeded,
+      durationMs,
+    });
+    // 20 attempts this hour (15 succeeded ≤ 25 ms, 5 failed at 900 ms), 3 failed an hour ago at 3 s, added by
+    // concurrent batches of mixed webhooks and hours (each batch one update per webhook and hour).
+    const attempts = [
+      ...Array.from({ length: 15 }, () => attempt(now, true, 20)),
+      ...Array.from({ length: 5 }, () => attempt(now, false, 900)),
+      ...Array.from({ length: 3 }, () => attempt(hourAgo, false, 3000)),
       // Another webhook and a day-old hour are not in the report.
-      stats.record(projectId, newId('int'), { at: now, succeeded: true, durationMs: 5 }),
-      stats.record(projectId, integrationId, { at: now - 24 * 3_600_000, succeeded: true, durationMs: 5 }),
-    ]);
+      attempt(now, true, 5, newId('int')),
+      attempt(now - 24 * 3_600_000, true, 5),
+    ];
+    await Promise.all(Array.from({ length: 5 }, (_, b) => stats.add(attempts.filter((_, i) => i % 5 === b))));
     const report = makeWebhookHealthReport({
       projects: { get: async () => undefined },
       webhooks: { getWebhook: async () => ({}) as never, get: async () => undefined },

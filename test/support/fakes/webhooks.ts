@@ -1,11 +1,14 @@
 import type { WebhookTarget } from '#shared/integrations/integration.ts';
 import { createSecretBox } from '#shared/kernel/secret-box.ts';
 import type { DeliveryRecord } from '#shared/webhooks/model.ts';
+import type { OutboxMark } from '#shared/events/index.ts';
 import type {
   AttemptOutcome,
   AttemptWrite,
   DeliveryQueue,
   DeliveryStore,
+  HealthFold,
+  WebhookHealthState,
   QueuedJob,
   WebhookDirectory,
   WebhookHealthStore,
@@ -25,11 +28,12 @@ export function webhook(overrides: Partial<WebhookTarget> = {}): WebhookTarget {
     url: 'https://hooks.example.com/a',
     bearerToken: null,
     eventTypes: null,
+    ordering: 'none',
+    filter: null,
     enabled: true,
     disabledReason: null,
-    signingSecret: secret,
-    previousSigningSecret: null,
     signingSecrets: [secret],
+    signingKeys: [],
     ...overrides,
   };
 }
@@ -47,11 +51,17 @@ export class FakeDirectory implements WebhookDirectory {
     this.gets++;
     return this.webhooks.find((w) => w.projectId === projectId && w.integrationId === integrationId);
   }
-  async disableWebhook(_p: string, integrationId: string, reason: string) {
-    this.disabled.push({ integrationId, reason });
+  marks: { integrationId: string; eventId: string }[] = [];
+  async disableWebhook(_p: string, integrationId: string, reason: string, mark?: OutboxMark) {
     const w = this.webhooks.find((x) => x.integrationId === integrationId);
-    if (w) Object.assign(w, { enabled: false, disabledReason: reason });
-    return Boolean(w);
+    if (!w?.enabled) return false;
+    this.disabled.push({ integrationId, reason });
+    Object.assign(w, { enabled: false, disabledReason: reason });
+    if (mark) this.marks.push({ integrationId, eventId: mark.eventId });
+    return true;
+  }
+  async clearDisabledMark(_p: string, integrationId: string, eventId: string) {
+    this.marks = this.marks.filter((m) => !(m.integrationId === integrationId && m.eventId === eventId));
   }
 }
 
@@ -105,17 +115,45 @@ export class FakeDeliveries implements DeliveryStore {
   }
 }
 
+/** The health store's fold, as DynamoWebhookHealthStore applies it, in memory. */
 export class FakeHealth implements WebhookHealthStore {
-  failingSince = new Map<string, number>();
+  state = new Map<string, { consecutiveFailures: number; failingSince: number | null; noticedAt?: number }>();
+  marks: { integrationId: string; eventId: string }[] = [];
   writes = 0;
-  async recordFailure(_p: string, id: string, at: number) {
+  async fold(_p: string, id: string, fold: HealthFold, at: number): Promise<WebhookHealthState> {
     this.writes++;
-    if (!this.failingSince.has(id)) this.failingSince.set(id, at);
-    return this.failingSince.get(id)!;
+    const current = this.state.get(id) ?? { consecutiveFailures: 0, failingSince: null };
+    const next =
+      fold.lastSuccessAt !== undefined
+        ? {
+            consecutiveFailures: fold.failuresAfter,
+            failingSince: fold.failuresAfter ? (fold.firstFailureAt ?? at) : null,
+          }
+        : {
+            ...current,
+            consecutiveFailures: current.consecutiveFailures + fold.failuresAfter,
+            failingSince: current.failingSince ?? fold.firstFailureAt ?? at,
+          };
+    this.state.set(id, next);
+    return {
+      consecutiveFailures: next.consecutiveFailures,
+      failingSince: next.consecutiveFailures ? next.failingSince : null,
+      noticed: 'noticedAt' in next && next.noticedAt !== undefined,
+    };
   }
-  async recordSuccess(_p: string, id: string) {
-    this.writes++;
-    this.failingSince.delete(id);
+  async markFailingNotice(_p: string, id: string, atLeast: number, mark: OutboxMark, at: number) {
+    const current = this.state.get(id);
+    if (!current || current.noticedAt !== undefined || current.consecutiveFailures < atLeast) return false;
+    current.noticedAt = at;
+    this.marks.push({ integrationId: id, eventId: mark.eventId });
+    return true;
+  }
+  async clearMark(_p: string, id: string, eventId: string) {
+    this.marks = this.marks.filter((m) => !(m.integrationId === id && m.eventId === eventId));
+  }
+  /** Since when the webhook has been failing (undefined: not failing). */
+  failingSince(id: string): number | undefined {
+    return this.state.get(id)?.failingSince ?? undefined;
   }
 }
 

@@ -68,10 +68,14 @@ function message(eventId: string, id: string) {
 }
 
 describe('deliver: hourly attempt counters', () => {
-  it('adds every attempt, succeeded or failed, with its duration, to the counters', async () => {
+  it('adds every attempt, succeeded or failed, with its duration, to the counters: one call per batch', async () => {
     const recorded: Recorded[] = [];
+    let calls = 0;
     const stats: WebhookAttemptStats = {
-      record: async (_p, integrationId, attempt) => void recorded.push({ integrationId, ...attempt }),
+      add: async (attempts) => {
+        calls++;
+        for (const { projectId: _, ...a } of attempts) recorded.push(a);
+      },
       hours: async () => [],
     };
     const sender = new FakeSender((request) =>
@@ -85,11 +89,12 @@ describe('deliver: hourly attempt counters', () => {
       { integrationId: webhook().integrationId, at: T0, succeeded: true, durationMs: 12 },
       { integrationId: webhook().integrationId, at: T0, succeeded: false, durationMs: 340 },
     ]);
+    expect(calls).toBe(1);
   });
 
   it('a counter store that fails never fails the delivery that happened', async () => {
     const stats: WebhookAttemptStats = {
-      record: async () => {
+      add: async () => {
         throw new Error('throttled');
       },
       hours: async () => [],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DISABLE_AFTER_FAILING_MS, makeDeliver } from '#shared/webhooks/deliver.ts';
+import { MAX_POSTPONE_SECONDS } from '#shared/webhooks/delivery-steps.ts';
 import { EndpointGate } from '#shared/webhooks/endpoint-gate.ts';
 import { deliveryIdFor, type DeliveryJob } from '#shared/webhooks/model.ts';
 import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
@@ -97,7 +98,9 @@ describe('deliver', () => {
       'webhook-timestamp': String(T0 / 1000),
     });
     expect(request!.headers.authorization).toBeUndefined();
-    expect(request!.headers['webhook-signature']).toBe(signPayload(webhook().signingSecret, 'evt_1', T0 / 1000, body));
+    expect(request!.headers['webhook-signature']).toBe(
+      signPayload(webhook().signingSecrets[0]!, 'evt_1', T0 / 1000, body),
+    );
     expect(t.deliveries.writes).toHaveLength(1);
     expect(t.deliveries.writes[0]).toMatchObject({
       status: 'succeeded',
@@ -188,14 +191,18 @@ describe('deliver', () => {
     expect(t.deliveries.writes[0]).not.toHaveProperty('nextAttemptAt');
   });
 
-  it('disables a webhook that has failed every delivery for 5 days, writing health only when it changes', async () => {
+  it('disables a webhook that has failed every delivery for 5 days, one health write per failing batch', async () => {
     const t = setup({
       sender: new FakeSender(() => ({ kind: 'network', durationMs: 1, error: 'connection refused' })),
     });
     await t.deliver.deliverBatch([message(job())]);
     expect(t.health.writes).toBe(1);
-    await t.deliver.deliverBatch([message(job({ eventId: 'evt_2', deliveryId: 'dlv_2' }))]);
-    expect(t.health.writes).toBe(1); // known failing: no write
+    await t.deliver.deliverBatch([
+      message(job({ eventId: 'evt_2', deliveryId: 'dlv_2' })),
+      message(job({ eventId: 'evt_5', deliveryId: 'dlv_5' })),
+    ]);
+    expect(t.health.writes).toBe(2); // the batch's two failures folded into one write
+    expect(t.health.state.get('int_1')).toMatchObject({ consecutiveFailures: 3, failingSince: T0 });
     t.advance(DISABLE_AFTER_FAILING_MS - 1000);
     await t.deliver.deliverBatch([message(job({ eventId: 'evt_3', deliveryId: 'dlv_3', targetReadAt: t.at() }))]);
     expect(t.directory.disabled).toEqual([]);
@@ -325,5 +332,100 @@ describe('deliver', () => {
     expect(
       await t.deliver.deliverBatch([{ messageId: 'bad', receiptHandle: 'rh', body: '{"v":2}', receiveCount: 1 }]),
     ).toEqual(['bad']);
+  });
+});
+
+describe('deliver: ordered jobs (FIFO queue)', () => {
+  const ordered = (overrides: Partial<DeliveryJob> = {}) =>
+    job({ ordered: true, orderKey: 'conversation:c1', ...overrides });
+  const fifoMessage = (j: DeliveryJob, receiveCount = 1, id = 'm1', groupId = 'int_1.g1') => ({
+    ...message(j, receiveCount, id),
+    groupId,
+  });
+
+  it('waits for a retry in place, never as a new message, even past what a message may stay invisible', async () => {
+    const t = setup({
+      schedule: '50000',
+      sender: new FakeSender(() => ({ kind: 'http-error', statusCode: 500, durationMs: 1, error: 'HTTP 500' })),
+    });
+    await t.deliver.deliverBatch([fifoMessage(ordered())]);
+    expect(t.queue.enqueued).toEqual([]);
+    expect(t.queue.postponed).toEqual([{ receiptHandle: 'rh-m1', seconds: MAX_POSTPONE_SECONDS, ordered: true }]);
+    // Received again before its time: the record says when; postponed again without an attempt.
+    t.advance(MAX_POSTPONE_SECONDS * 1000);
+    await t.deliver.deliverBatch([fifoMessage(ordered(), 2)]);
+    expect(t.sender.requests).toHaveLength(1);
+    expect(t.queue.postponed.at(-1)!.seconds).toBe(50_000 - MAX_POSTPONE_SECONDS);
+    // Due: the second attempt, numbered from the record, not from the receive count.
+    t.advance(50_000 * 1000);
+    await t.deliver.deliverBatch([fifoMessage(ordered(), 3)]);
+    expect(t.sender.requests).toHaveLength(2);
+    expect(t.deliveries.writes.at(-1)).toMatchObject({ status: 'failed' });
+  });
+
+  it('a re-received job whose delivery already succeeded or failed sends nothing', async () => {
+    const t = setup();
+    await t.deliver.deliverBatch([fifoMessage(ordered())]);
+    expect(t.sender.requests).toHaveLength(1);
+    expect(await t.deliver.deliverBatch([fifoMessage(ordered(), 2)])).toEqual([]);
+    expect(t.sender.requests).toHaveLength(1);
+  });
+
+  it('keeps the first attempt’s ordering key on the record, for a manual retry to queue by', async () => {
+    const t = setup();
+    await t.deliver.deliverBatch([fifoMessage(ordered())]);
+    expect(t.deliveries.writes[0]).toMatchObject({ orderKey: 'conversation:c1' });
+  });
+
+  it('attempts one group’s messages one after another; after one that is not done the rest wait as long', async () => {
+    const order: string[] = [];
+    const t = setup({
+      schedule: '7',
+      sender: new FakeSender((request) => {
+        order.push(request.headers['webhook-id']!);
+        return request.headers['webhook-id'] === 'evt_2'
+          ? { kind: 'http-error', statusCode: 503, durationMs: 1, error: 'HTTP 503' }
+          : { kind: 'success', statusCode: 200, durationMs: 1 };
+      }),
+    });
+    const kept = await t.deliver.deliverBatch([
+      fifoMessage(ordered({ eventId: 'evt_1', deliveryId: 'dlv_1' }), 1, 'a'),
+      fifoMessage(ordered({ eventId: 'evt_2', deliveryId: 'dlv_2' }), 1, 'b'),
+      fifoMessage(ordered({ eventId: 'evt_3', deliveryId: 'dlv_3' }), 1, 'c'),
+      fifoMessage(ordered({ eventId: 'evt_4', deliveryId: 'dlv_4' }), 1, 'd', 'int_1.g2'),
+    ]);
+    expect(order.sort()).toEqual(['evt_1', 'evt_2', 'evt_4']);
+    expect(kept.sort()).toEqual(['b', 'c']);
+    expect(t.queue.postponed).toEqual([
+      { receiptHandle: 'rh-b', seconds: 7, ordered: true },
+      { receiptHandle: 'rh-c', seconds: 7, ordered: true },
+    ]);
+  });
+
+  it('a job the endpoint gate turns away waits in place', async () => {
+    const hangs: (() => void)[] = [];
+    const t = setup({
+      now: Date.now,
+      sender: new FakeSender(
+        () => new Promise((resolve) => hangs.push(() => resolve({ kind: 'timeout', durationMs: 15_000, error: 'x' }))),
+      ),
+    });
+    const fresh = (id: string) =>
+      fifoMessage(
+        ordered({ eventId: `evt_${id}`, deliveryId: `dlv_${id}`, targetReadAt: Date.now() }),
+        1,
+        id,
+        `g-${id}`,
+      );
+    const batch = t.deliver.deliverBatch(['a', 'b', 'c'].map(fresh));
+    await new Promise((r) => setTimeout(r, 150));
+    for (const h of hangs) h();
+    await batch;
+    // Two attempts hang (the gate's limit here), the third job is turned away: postponed in place, not re-sent.
+    expect(t.sender.requests).toHaveLength(2);
+    expect(t.queue.enqueued).toEqual([]);
+    expect(t.queue.postponed.filter((p) => p.receiptHandle === 'rh-c')).toEqual([
+      { receiptHandle: 'rh-c', seconds: expect.any(Number), ordered: true },
+    ]);
   });
 });

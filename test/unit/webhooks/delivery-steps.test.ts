@@ -29,7 +29,13 @@ const delivery = {
   body: '{"id":"evt_1"}',
 };
 const newJob = (overrides: Partial<DeliveryJob> = {}): DeliveryJob => ({
-  ...deliveryJobFor(delivery, { manual: false, acceptedAt: T0, sealedTarget: 'sealed', targetReadAt: T0 }),
+  ...deliveryJobFor(delivery, {
+    manual: false,
+    acceptedAt: T0,
+    sealedTarget: 'sealed',
+    targetReadAt: T0,
+    ordered: false,
+  }),
   ...overrides,
 });
 
@@ -62,7 +68,7 @@ describe('deliveryJobFor', () => {
     const { body: _, ...withoutBody } = delivery;
     const job = deliveryJobFor(
       { ...withoutBody, bodyRef: 'payloads/evt_1.json' },
-      { manual: true, acceptedAt: T0, attemptsBefore: 3 },
+      { manual: true, acceptedAt: T0, attemptsBefore: 3, ordered: false },
     );
     expect(job).toEqual({
       v: 1,

@@ -95,6 +95,7 @@ describe('fanout', () => {
       url: 'https://s.example.com',
       bearerToken: 'tok',
       signingSecrets: smsHook.signingSecrets,
+      signingKeys: [],
       enabled: true,
     });
   });
@@ -123,5 +124,94 @@ describe('fanout', () => {
         { messageId: 'm2', body: JSON.stringify(event({ eventId: 'evt_2', channelId: null })) },
       ]),
     ).toEqual(['m1']);
+  });
+});
+
+describe('fanout: §18', () => {
+  const envelopeOf = (channelType: string, data: Record<string, unknown>) =>
+    JSON.stringify({ id: 'evt_x', type: 'message.received', channel: { id: 'ch_sms', type: channelType }, data });
+
+  it('applies each webhook’s filter to the envelope, parsing it only when a filter asks', async () => {
+    const filtered = webhook({
+      integrationId: 'int_f',
+      filter: { all: [{ field: 'channel.type', op: 'eq', value: 'whatsapp' }] },
+    });
+    const queue = new FakeQueue();
+    const fanout = makeFanout({ directory: new FakeDirectory([general, filtered]), queue, secrets: secretBox });
+    await fanout.fanoutBatch([
+      { messageId: 'm1', body: JSON.stringify(event({ eventId: 'evt_1', body: envelopeOf('sms', {}) })) },
+      { messageId: 'm2', body: JSON.stringify(event({ eventId: 'evt_2', body: envelopeOf('whatsapp', {}) })) },
+    ]);
+    expect(queue.enqueued.map((q) => [q.job.eventId, q.job.integrationId])).toEqual([
+      ['evt_1', 'int_g'],
+      ['evt_2', 'int_g'],
+      ['evt_2', 'int_f'],
+    ]);
+    // A large body is read from the payload store for the filter.
+    const large = new FakeQueue();
+    const payloads = { get: async () => envelopeOf('whatsapp', {}) };
+    await makeFanout({
+      directory: new FakeDirectory([filtered]),
+      queue: large,
+      secrets: secretBox,
+      payloads,
+    }).fanoutBatch([
+      {
+        messageId: 'm3',
+        body: JSON.stringify(event({ eventId: 'evt_3', body: undefined, bodyRef: 'payloads/evt_3.json' })),
+      },
+    ]);
+    expect(large.enqueued).toHaveLength(1);
+  });
+
+  it('marks the jobs of ordered webhooks with the event’s ordering key; a test is never ordered', async () => {
+    const ordered = webhook({ integrationId: 'int_o', ordering: 'conversation' });
+    const queue = new FakeQueue();
+    const fanout = makeFanout({ directory: new FakeDirectory([ordered, smsHook]), queue, secrets: secretBox });
+    await fanout.fanoutBatch([
+      { messageId: 'm1', body: JSON.stringify(event({ eventId: 'evt_1', conversationId: 'c-9' })) },
+      { messageId: 'm2', body: JSON.stringify(event({ eventId: 'evt_2' })) },
+      {
+        messageId: 'm3',
+        body: JSON.stringify(event({ eventId: 'evt_3', eventType: 'webhook.test', onlyIntegrationId: 'int_o' })),
+      },
+    ]);
+    expect(queue.enqueued.map((q) => [q.job.eventId, q.job.integrationId, q.job.ordered, q.job.orderKey])).toEqual([
+      ['evt_1', 'int_o', true, 'conversation:c-9'],
+      ['evt_1', 'int_s', undefined, 'conversation:c-9'],
+      ['evt_2', 'int_o', true, 'channel:ch_sms'],
+      ['evt_2', 'int_s', undefined, 'channel:ch_sms'],
+      ['evt_3', 'int_o', undefined, 'channel:ch_sms'],
+    ]);
+  });
+
+  it('leaves out the webhook a notice is about', () => {
+    expect(
+      applicableWebhooks(all, event({ eventType: 'webhook.failing', channelId: null, exceptIntegrationId: 'int_g' })),
+    ).toEqual([]);
+    expect(
+      applicableWebhooks(
+        all,
+        event({ eventType: 'webhook.failing', channelId: null, exceptIntegrationId: 'int_s' }),
+      ).map((w) => w.integrationId),
+    ).toEqual(['int_g']);
+  });
+
+  it('fails every later event of a conversation after one that failed, so none overtakes it', async () => {
+    const filtered = webhook({ integrationId: 'int_f', filter: { all: [{ field: 'id', op: 'exists' }] } });
+    const queue = new FakeQueue();
+    // Without a payload store a large body cannot be read for the filter: that event fails.
+    const fanout = makeFanout({ directory: new FakeDirectory([filtered]), queue, secrets: secretBox });
+    const failed = await fanout.fanoutBatch([
+      {
+        messageId: 'm1',
+        body: JSON.stringify(event({ eventId: 'evt_1', conversationId: 'a', body: undefined, bodyRef: 'x' })),
+      },
+      { messageId: 'm2', body: JSON.stringify(event({ eventId: 'evt_2', conversationId: 'a' })) },
+      { messageId: 'm3', body: JSON.stringify(event({ eventId: 'evt_3', conversationId: 'b' })) },
+      { messageId: 'm4', body: JSON.stringify(event({ eventId: 'evt_4', conversationId: 'a' })) },
+    ]);
+    expect(failed.sort()).toEqual(['m1', 'm2', 'm4']);
+    expect(queue.enqueued.map((q) => q.job.eventId)).toEqual(['evt_3']);
   });
 });

@@ -1,0 +1,108 @@
+import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
+import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
+import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
+import { DynamoWebhookAttemptStats } from '#shared/webhooks/adapters/dynamo-webhook-attempt-stats.ts';
+import { DynamoWebhookHealthStore } from '#shared/webhooks/adapters/dynamo-webhook-health-store.ts';
+import { DynamoWebhookPacer } from '#shared/webhooks/adapters/dynamo-webhook-pacer.ts';
+import { HttpWebhookSender } from '#shared/webhooks/adapters/http-webhook-sender.ts';
+import { s3Client } from '#shared/kernel/aws/s3-client.ts';
+import { S3PayloadStore } from '#shared/events/adapters/s3-payload-store.ts';
+import { config, requiredSetting } from '#shared/kernel/config.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
+import { makeDeliver } from '#shared/webhooks/deliver.ts';
+import { EndpointGate } from '#shared/webhooks/endpoint-gate.ts';
+import { makeWebhookNotices } from '#shared/webhooks/notices.ts';
+import { makePacing } from '#shared/webhooks/pacing.ts';
+import { isRecoverMessage } from '#shared/webhooks/recover.ts';
+import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
+import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
+import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
+import { meteredWebhookSender } from '#functions/_wiring/metered.ts';
+import { dynamoTable } from '#functions/_wiring/table.ts';
+import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
+import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
+import { partialBatchResponse, processEach, workerFunction } from '#shared/http/worker.ts';
+import { USER_AGENT } from '#functions/_wiring/user-agent.ts';
+
+/**
+ * A deliver worker's handler, for the `deliveries` queue (`deliver`) or the FIFO `deliveriesOrdered` one
+ * (`deliver-ordered`): the same use case, its adapters built once per cold start. On the FIFO queue each record
+ * carries its message group, which keeps one conversation's jobs of a batch in order.
+ */
+export async function deliverHandler(fn: 'deliver' | 'deliver-ordered') {
+  const cfg = config();
+  const logger = createLogger(fn);
+  const metrics = new PowertoolsMetrics(fn);
+  const table = dynamoTable(cfg);
+  const secrets = await secretBoxFromConfig(cfg);
+  const directory = new DynamoIntegrationStore(table, secrets);
+  const health = new DynamoWebhookHealthStore(table);
+  const log = (level: 'info' | 'warn' | 'error', message: string, details: Record<string, unknown>) =>
+    logger[level](message, details);
+  const deliver = makeDeliver({
+    directory,
+    deliveries: new DynamoDeliveryStore(table),
+    health,
+    attemptStats: new DynamoWebhookAttemptStats(table),
+    notices: makeWebhookNotices({
+      publisher: eventPublisherFromConfig(cfg),
+      projects: new DynamoProjectStore(table),
+      directory,
+      health,
+      failingAfter: cfg.WEBHOOK_FAILING_AFTER,
+      log,
+    }),
+    queue: deliveryQueueFromConfig(cfg),
+    payloads: new S3PayloadStore(s3Client(cfg), requiredSetting(cfg, 'BUCKET_TRANSFER')),
+    sender: meteredWebhookSender(
+      new HttpWebhookSender({ timeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS, allowPrivate: cfg.webhookAllowPrivate }),
+      metrics,
+    ),
+    pacing: makePacing({ pacer: new DynamoWebhookPacer(table) }),
+    gate: new EndpointGate({
+      maxInFlight: cfg.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
+      slowAfterMs: cfg.WEBHOOK_SLOW_AFTER_MS,
+      maxWaitMs: 2 * cfg.WEBHOOK_SLOW_AFTER_MS,
+      attemptTimeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS,
+    }),
+    secrets,
+    schedule: parseRetrySchedule(cfg.WEBHOOK_RETRY_SCHEDULE),
+    userAgent: USER_AGENT,
+    log,
+  });
+  // Recovers too large for their request go on here (on `deliveries`); well inside the function's 40 s timeout,
+  // the rest goes on in the next message.
+  const recover = recoverOnDynamo(cfg, table, directory, 25_000);
+
+  return workerFunction<SQSEvent, SQSBatchResponse>(logger, metrics).handler(async (event) => {
+    // A recover too large for its request goes on here, one page set per message (shared/webhooks/recover.ts).
+    const recovering = event.Records.filter((r) => isRecoverMessage(parseOrNull(r.body)));
+    const recoverFailed = await processEach(
+      recovering,
+      async (r) => void (await recover.resume(JSON.parse(r.body))),
+      logger,
+      'recover continuation (it will be received again)',
+    );
+    const jobs = event.Records.filter((r) => !recovering.includes(r));
+    const failed = await deliver.deliverBatch(
+      jobs.map((r) => ({
+        messageId: r.messageId,
+        receiptHandle: r.receiptHandle,
+        body: r.body,
+        receiveCount: Number(r.attributes.ApproximateReceiveCount) || 1,
+        ...(r.attributes.MessageGroupId ? { groupId: r.attributes.MessageGroupId } : {}),
+      })),
+    );
+    return partialBatchResponse([...failed, ...recoverFailed]);
+  });
+}
+
+function parseOrNull(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return null;
+  }
+}
