@@ -46,6 +46,7 @@ describe('the local gateway and the management API', () => {
       companyId: 7,
       name: 'Acme',
       monthlyBotCredits: 0,
+      contactEmail: null,
     });
     expect((await svc.admin('GET', `/projects/${created.body.projectId}`)).body).toEqual(created.body);
     expect((await svc.admin('GET', '/projects/prj_missing')).status).toBe(404);

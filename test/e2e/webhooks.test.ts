@@ -272,7 +272,10 @@ describe('webhook delivery through the local runner', () => {
     const events = 60;
     await Promise.all(
       Array.from({ length: 6 }, async (_, producer) => {
-        for (let i = 0; i < events / 6; i++) await p.event(ch.channelId, 'message.sent', { producer, i });
+        // Each producer its own conversation, as a chat back end's traffic is: events without one share their
+        // channel's order key (contract §18), and one key's events are fanned out one batch after another.
+        for (let i = 0; i < events / 6; i++)
+          await p.event(ch.channelId, 'message.sent', { producer, i, conversationId: `conv_producer${producer}` });
       }),
     );
     await healthy.waitFor(events, 12_000);
