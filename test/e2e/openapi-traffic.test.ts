@@ -43,6 +43,7 @@ async function driveEveryOperation(): Promise<void> {
   const p = `/projects/${created.body.projectId}`;
   await svc.admin('GET', '/projects');
   await svc.admin('GET', p);
+  await svc.admin('PATCH', p, { contactEmail: 'ops@example.com' });
   await svc.admin('POST', `${p}/api-token`);
   await svc.admin('GET', `${p}/api-token`);
   await svc.admin('DELETE', `${p}/api-token`);
