@@ -104,7 +104,13 @@ describe('rateLimitPerSecond', () => {
     for (const d of got.slice(0, 5)) {
       expect(new Webhook(hook.signingSecret).verify(d.body, webhookHeaders(d))).toEqual(d.json);
     }
-    expect(busiestSecond(r.received.map((d) => d.arrivedAt))).toBeLessThanOrEqual(5);
+    // Starts are spaced (1000 + 150) / 5 ms apart (webhooks/pacing.ts), so no sliding second holds 6 starts; at the
+    // receiver an arrival can also be late by the loopback and a loaded event loop. The strict bound under late
+    // workers and queues is test/unit/webhooks/pacing.test.ts's; here: the pace over the whole run, and at most one
+    // arrival past the limit in any second (an arrival more than the 150 ms allowance late, seen on a loaded CI).
+    const arrivals = r.received.map((d) => d.arrivedAt).sort((a, b) => a - b);
+    expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThanOrEqual(99 * 200);
+    expect(busiestSecond(arrivals)).toBeLessThanOrEqual(6);
     // Held back, not failed: one attempt each, all succeeded.
     const list = await eventually(async () => {
       const items = await p.deliveries(hook.integrationId, '?limit=100');
@@ -127,7 +133,14 @@ describe('rateLimitPerSecond changes', () => {
     await sleep(2_500);
     await Promise.all(Array.from({ length: 8 }, (_, i) => p.event(i + 1)));
     const got = await r.waitFor(9, 30_000);
-    expect(busiestSecond(got.slice(1).map((d) => d.arrivedAt))).toBeLessThanOrEqual(2);
+    // The new pace over the 8 (7 gaps of at least 1000 / 2 ms), and at most one arrival past it in any second (see
+    // the 5/s test on arrivals late by more than the allowance).
+    const arrivals = got
+      .slice(1)
+      .map((d) => d.arrivedAt)
+      .sort((a, b) => a - b);
+    expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThanOrEqual(7 * 500);
+    expect(busiestSecond(arrivals)).toBeLessThanOrEqual(3);
   }, 45_000);
 });
 
