@@ -22,11 +22,15 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '100' },
     seconds: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '3' },
+    // How many contacts write (each its own conversation, so its own order key, contract §18). 1: every report in
+    // one conversation, the worst case for ordering (one FIFO group, fanned out one batch after another).
+    contacts: { type: 'string', default: '100' },
   },
 });
 const rate = Number(values.rate);
 const seconds = Number(values.seconds);
 const warmup = Number(values.warmup);
+const contacts = Number(values.contacts);
 
 const received = new Map<string, number>();
 const receiver = createServer((req, res) => {
@@ -71,7 +75,7 @@ function prepare(count: number, prefix: string) {
       AccountSid: 'ACbench',
       ApiVersion: '2010-04-01',
       Body: `Reply number ${i}`,
-      From: '+5511988887777',
+      From: `+55119${String(88887777 + (i % contacts)).padStart(8, '0')}`,
       MessageSid: sid,
       NumMedia: '0',
       SmsStatus: 'received',
@@ -146,7 +150,7 @@ const lost = measured.filter((m) => result.accepted.has(m.sid) && !received.has(
 const f = (x: number) => x.toFixed(0);
 console.log(`machine: ${machine()}; load average at start of window: ${load}`);
 console.log(
-  `date: ${new Date().toISOString()}; command: npx tsx bench/inbound.ts --rate ${rate} --seconds ${seconds} --warmup ${warmup}`,
+  `date: ${new Date().toISOString()}; command: npx tsx bench/inbound.ts --rate ${rate} --seconds ${seconds} --warmup ${warmup} --contacts ${contacts}`,
 );
 console.log(
   `${measured.length} reports at ${rate}/s (sent over ${result.sendSeconds.toFixed(1)} s), ${result.accepted.size} accepted, ${result.failed} refused/failed, ${lost} accepted but never received`,
