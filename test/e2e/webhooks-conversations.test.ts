@@ -132,7 +132,15 @@ describe('ordering: "conversation"', () => {
     // c0's third event was tried every attempt before its fourth was tried at all.
     const c0 = arrivals.get('c0')!;
     expect(c0.filter((n) => n === 2)).toHaveLength(E2E_ATTEMPTS);
-    const listed = await p.deliveries(hook.integrationId);
+    // Each record is written right after its receiver answered: the last one may still be on its way.
+    const listed = await eventually(
+      async () => {
+        const items = await p.deliveries(hook.integrationId);
+        return items.filter((d) => d.status === 'succeeded').length === 4 * perConversation - 1 ? items : undefined;
+      },
+      10_000,
+      'every delivery recorded',
+    );
     expect(listed.filter((d) => d.status === 'failed')).toHaveLength(1);
     expect(listed.filter((d) => d.status === 'succeeded')).toHaveLength(4 * perConversation - 1);
   });
