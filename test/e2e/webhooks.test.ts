@@ -144,7 +144,11 @@ describe('webhook delivery through the local runner', () => {
       return res.body.enabled === false ? res.body : undefined;
     });
     expect(integration).toMatchObject({ enabled: false, disabledReason: 'gone' });
-    const [delivery] = await p.deliveries(w.integrationId);
+    // The delivery's record and the webhook's disabling are two writes after the 410: either may land first.
+    const delivery = await eventually(async () => {
+      const [item] = await p.deliveries(w.integrationId);
+      return item?.status === 'failed' ? item : undefined;
+    });
     expect(delivery).toMatchObject({ status: 'failed', attempts: [{ statusCode: 410 }] });
     await p.event(ch.channelId);
     await consistently(() => expect(gone.received).toHaveLength(1), 800);
