@@ -78,6 +78,34 @@ const svc = await startService({
   env: { BOT_RATE_LIMIT_PER_MINUTE: '100000' },
 });
 const admin = adminApi(svc);
+
+/** A bot's knowledge files, walked 100 a page (the API's bound). */
+async function listedFiles(filesPath: string): Promise<{ fileName: string; status: string; updatedAt: string }[]> {
+  const files = [];
+  let cursor: string | undefined;
+  do {
+    const page = await admin('GET', `${filesPath}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    files.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return files;
+}
+
+/** `QUERIES` sequential `POST /api/v1/ai/search` after 20 unmeasured ones: each one's milliseconds, sorted. */
+async function timeSearches(token: string, botId: string, queries: string[], topK: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < QUERIES + 20; i++) {
+    const t = performance.now();
+    const res = await fetch(`${svc.baseUrl}/api/v1/ai/search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ botId, query: queries[i % queries.length], topK }),
+    });
+    await res.arrayBuffer();
+    if (i >= 20) times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b);
+}
 if (FILES > 0) {
   try {
     await burst();
@@ -124,18 +152,7 @@ try {
   }
 
   const queries = ['conveyor belt tension', 'pump model K7 valve', 'maintenance step 4512', 'no defects found line 3'];
-  const times: number[] = [];
-  for (let i = 0; i < QUERIES + 20; i++) {
-    const t = performance.now();
-    const res = await fetch(`${svc.baseUrl}/api/v1/ai/search`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ botId: bot.botId, query: queries[i % queries.length], topK: 5 }),
-    });
-    await res.arrayBuffer();
-    if (i >= 20) times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
+  const times = await timeSearches(token, bot.botId, queries, 5);
   const pct = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]!;
 
   console.log(
@@ -182,16 +199,8 @@ async function burst(): Promise<void> {
   // When a file became ready is the `updatedAt` the worker wrote, so the interval only delays the end of the run.
   const watcher = (async () => {
     while (uploading || readyAt.size < uploadedAt.size) {
-      let cursor: string | undefined;
-      do {
-        const page = await admin(
-          'GET',
-          `${filesPath}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-        );
-        for (const f of page.items as { fileName: string; status: string; updatedAt: string }[])
-          if (f.status !== 'processing' && !readyAt.has(f.fileName)) readyAt.set(f.fileName, Date.parse(f.updatedAt));
-        cursor = page.nextCursor;
-      } while (cursor);
+      for (const f of await listedFiles(filesPath))
+        if (f.status !== 'processing' && !readyAt.has(f.fileName)) readyAt.set(f.fileName, Date.parse(f.updatedAt));
       await new Promise((r) => setTimeout(r, 5000));
     }
   })();
@@ -228,31 +237,14 @@ async function burst(): Promise<void> {
   const rate = (from: number) => window / ((readyTimes[from + window - 1]! - readyTimes[from]!) / 1000 || 1e-9);
   const firstRate = rate(0);
   const lastRate = rate(readyTimes.length - window);
-  let failed = 0;
-  let cursor: string | undefined;
-  do {
-    const page = await admin('GET', `${filesPath}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    failed += page.items.filter((f: { status: string }) => f.status === 'failed').length;
-    cursor = page.nextCursor;
-  } while (cursor);
+  const failed = (await listedFiles(filesPath)).filter((f) => f.status === 'failed').length;
 
   // Search over HTTP on the loaded bot.
   const queries = Array.from({ length: 50 }, (_, i) => {
     const words = texts[(i * 197) % texts.length]!.split(/\s+/).filter((w) => w.length > 4);
     return words.slice(5 + (i % 7), 9 + (i % 7)).join(' ');
   });
-  const times: number[] = [];
-  for (let i = 0; i < QUERIES + 20; i++) {
-    const t = performance.now();
-    const res = await fetch(`${svc.baseUrl}/api/v1/ai/search`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ botId: bot.botId, query: queries[i % queries.length], topK: 8 }),
-    });
-    await res.arrayBuffer();
-    if (i >= 20) times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
+  const times = await timeSearches(token, bot.botId, queries, 8);
   const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
   // Anchor: the same searches on a bot holding one file.
@@ -267,18 +259,7 @@ async function burst(): Promise<void> {
     if (page.items[0]?.status === 'ready') break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  const anchorTimes: number[] = [];
-  for (let i = 0; i < QUERIES + 20; i++) {
-    const t = performance.now();
-    const res = await fetch(`${svc.baseUrl}/api/v1/ai/search`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ botId: small.botId, query: queries[i % queries.length], topK: 8 }),
-    });
-    await res.arrayBuffer();
-    if (i >= 20) anchorTimes.push(performance.now() - t);
-  }
-  anchorTimes.sort((a, b) => a - b);
+  const anchorTimes = await timeSearches(token, small.botId, queries, 8);
 
   // Cold index load: every segment of the bot read from S3 by a fresh cache, and the view built.
   const refs = await segmentRefs(bot.botId);
