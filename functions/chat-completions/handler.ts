@@ -4,7 +4,7 @@ import { config } from '#shared/kernel/config.ts';
 import { openAiErrors, toOpenAiError } from '#shared/completion/api/openai/openai-errors.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { botsApiFunction } from '#shared/auth/api/presets.ts';
-import { httpStreamingFunction, streamingResult } from '#shared/http/streaming.ts';
+import { httpStreamingFunction, SSE_HEADERS, streamingResult } from '#shared/http/streaming.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { parseChatRequest } from '#shared/completion/api/openai/chat-request.ts';
@@ -24,13 +24,6 @@ const completeText = await completeTextFromConfig(cfg, { table, logger, metrics 
 
 /** Time kept between the end of generation and the Lambda's own timeout, for the refund and the answer. */
 const LAMBDA_MARGIN_MS = 2_000;
-
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  // Proxies that buffer (nginx) would hold the tokens back.
-  'x-accel-buffering': 'no',
-};
 
 /**
  * `POST /api/v1/ai/chat/completions`: OpenAI's Chat Completions over a project's bots (`model` is the botId), with the

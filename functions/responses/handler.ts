@@ -10,7 +10,7 @@ import {
 } from '#shared/completion/api/openai/responses-response.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { botsApiFunction } from '#shared/auth/api/presets.ts';
-import { httpStreamingFunction, streamingResult } from '#shared/http/streaming.ts';
+import { httpStreamingFunction, SSE_HEADERS, streamingResult } from '#shared/http/streaming.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
@@ -27,12 +27,6 @@ const completeText = await completeTextFromConfig(cfg, { table, logger, metrics 
 
 /** Time kept between the end of generation and the Lambda's own timeout, for the refund and the answer. */
 const LAMBDA_MARGIN_MS = 2_000;
-
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  'x-accel-buffering': 'no',
-};
 
 /**
  * `POST /api/v1/ai/responses`: OpenAI's Responses API over a project's bots, stateless (contract §16): the same use

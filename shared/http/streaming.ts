@@ -68,3 +68,11 @@ export function streamingResult(
   // middy's streaming mode takes a Readable as the body; HttpResult types the buffered form only.
   return { statusCode, headers, body: body as unknown as string };
 }
+
+/** The headers of a Server-Sent Events answer (the OpenAI-format routes' streams). */
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  // Proxies that buffer (nginx) would hold the tokens back.
+  'x-accel-buffering': 'no',
+} as const;
