@@ -28,6 +28,17 @@ async function projectWithWebhook(svc: ServiceClient) {
   return projectId;
 }
 
+/** An SMS channel (sandbox) of the project and a custom token bound to it. */
+async function smsChannelWithToken(svc: ServiceClient, projectId: string) {
+  const channel = (
+    await svc.admin('POST', `/projects/${projectId}/channels`, { type: 'sms', name: 's', address: '+5511999990000' })
+  ).body;
+  const token = (
+    await svc.admin('POST', `/projects/${projectId}/integrations`, { product: 'custom', channelId: channel.channelId })
+  ).body.token as string;
+  return { channel, token };
+}
+
 /** The deliveries of one event type for one message, by event id. */
 const idsOf = (type: string, messageId: string) => [
   ...new Set(
@@ -40,19 +51,7 @@ describe('crash points of messaging', { timeout: 90_000 }, () => {
     run = crashRun();
     const first = await run.start('after-status-write');
     const projectId = await projectWithWebhook(first.client);
-    const channel = (
-      await first.client.admin('POST', `/projects/${projectId}/channels`, {
-        type: 'sms',
-        name: 's',
-        address: '+5511999990000',
-      })
-    ).body;
-    const token = (
-      await first.client.admin('POST', `/projects/${projectId}/integrations`, {
-        product: 'custom',
-        channelId: channel.channelId,
-      })
-    ).body.token;
+    const { channel, token } = await smsChannelWithToken(first.client, projectId);
     const sent = (await (await first.client.send(token, { to: '+5511988887777', body: 'hi' })).json()) as {
       messageId: string;
     };
@@ -146,19 +145,7 @@ describe('crash points of messaging', { timeout: 90_000 }, () => {
     run = crashRun();
     const first = await run.start('after-send-record');
     const projectId = await projectWithWebhook(first.client);
-    const channel = (
-      await first.client.admin('POST', `/projects/${projectId}/channels`, {
-        type: 'sms',
-        name: 's',
-        address: '+5511999990000',
-      })
-    ).body;
-    const token = (
-      await first.client.admin('POST', `/projects/${projectId}/integrations`, {
-        product: 'custom',
-        channelId: channel.channelId,
-      })
-    ).body.token;
+    const { channel, token } = await smsChannelWithToken(first.client, projectId);
     await expect(first.client.send(token, { to: '+5511988887777', body: 'crash after record' })).rejects.toThrow();
     await first.died();
 
