@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/support/sequencer.ts';
 
 /**
  * The test groups (docs/testing.md). Unit, integration and infra tests need no service. E2e files call a running
@@ -100,6 +101,8 @@ export default defineConfig({
     maxWorkers: 4,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Longest files first across all projects, so the two cores stay busy to the end (test/support/sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     // Logs and EMF metric lines off: the tests that read them turn them on for their own service.
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
     projects: [

@@ -57,7 +57,9 @@ export function startPoller(opts: {
       if (stopped) return;
       let messages: Message[];
       try {
-        messages = await receive(Math.min(10, maxBatch), 1);
+        // Idle, the loop waits as Lambda's pollers do (20 s long polls): a message that arrives ends the wait at once,
+        // and an idle service no longer asks every queue each second (BENCHMARKS.md, issue 25: the idle CPU).
+        messages = await receive(Math.min(10, maxBatch), IDLE_WAIT_SECONDS);
         // A partial batch waits up to the batch window to fill (long polls of 1 s: SQS waits in whole seconds).
         const windowEnds = Date.now() + opts.worker.batchWindowSeconds * 1000;
         while (messages.length && messages.length < maxBatch && Date.now() < windowEnds && !stopped) {
@@ -152,5 +154,8 @@ function toRecord(m: Message, queueArn: string, region: string): SQSRecord {
     awsRegion: region,
   };
 }
+
+/** The longest long poll SQS allows. */
+const IDLE_WAIT_SECONDS = 20;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
