@@ -10,17 +10,17 @@
  *    in this process; each event's URL is then opened and its bytes compared.
  * Run: npx tsx bench/conversations.ts [--part send|media|both] [--rounds 5] [--seconds 5] [--images 20] [--baseline integration]
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { crc32 } from 'node:zlib';
-import { stopProcess } from '#test/support/process.ts';
-import { adminApi, load, machine, median } from './lib/harness.ts';
+import { spawnService, stopProcess } from '#test/support/process.ts';
+import { adminApi, load, machine, median, processCpuMs } from './lib/harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -43,53 +43,15 @@ interface Service {
   adminKey: string;
 }
 
-/** `local/main.ts` in `cwd`, as `npm start` runs it (as test/support/process.ts does, with a working directory). */
+/** `local/main.ts` in `cwd`, as `npm start` runs it, with a data directory of its own. */
 async function spawnIn(name: string, cwd: string): Promise<Service> {
   const dataDir = join(scratch, `data-${name}`);
   mkdirSync(dataDir);
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      './local/typescript-hooks.mjs',
-      '--disable-warning=ExperimentalWarning',
-      '--experimental-async-context-frame',
-      'local/main.ts',
-    ],
-    {
-      cwd,
-      env: {
-        ...process.env,
-        PORT: '0',
-        SMTP_INBOUND_PORT: '0',
-        DATA_DIR: dataDir,
-        POWERTOOLS_LOG_LEVEL: 'SILENT',
-        NODE_COMPILE_CACHE: join(cwd, 'node_modules/.cache/switchboard-compile'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const base = /Base URL:\s+(\S+)/.exec(out);
-    const key = /Admin key:\s+(\S+)/.exec(out);
-    if (base && key) return { name, child, baseUrl: base[1]!, adminKey: key[1]! };
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`${name} did not start:\n${out}`);
+  const svc = await spawnService({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT' }, 60_000, { cwd });
+  return { name, ...svc };
 }
 
-/** User + system CPU of a process, every thread, in ms. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
+const cpuMs = processCpuMs;
 
 // ---------------------------------------------------------------------------------------------------------------
 

@@ -8,14 +8,14 @@
  * git archive, this tree's node_modules linked, as bench/conversations.ts does). Rounds alternate the order.
  * Run: npx tsx bench/profile-send.ts --trees base=git:869dce3,this=. [--sends 1500] [--rounds 2] [--top 40]
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { stopProcess } from '#test/support/process.ts';
-import { adminApi, machine } from './lib/harness.ts';
+import { spawnService, stopProcess } from '#test/support/process.ts';
+import { adminApi, machine, processCpuMs } from './lib/harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -53,51 +53,15 @@ interface Service {
 
 async function spawnIn(cwd: string, profileDir: string): Promise<Service> {
   const dataDir = mkdtempSync(join(scratch, 'data-'));
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      hook,
-      '--import',
-      './local/typescript-hooks.mjs',
-      '--disable-warning=ExperimentalWarning',
-      '--experimental-async-context-frame',
-      'local/main.ts',
-    ],
-    {
-      cwd,
-      env: {
-        ...process.env,
-        PORT: '0',
-        SMTP_INBOUND_PORT: '0',
-        DATA_DIR: dataDir,
-        LOCAL_THREADS: '0',
-        PROFILE_DIR: profileDir,
-        POWERTOOLS_LOG_LEVEL: 'SILENT',
-        NODE_COMPILE_CACHE: join(cwd, 'node_modules/.cache/switchboard-compile'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  const svc = await spawnService(
+    { DATA_DIR: dataDir, LOCAL_THREADS: '0', PROFILE_DIR: profileDir, POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    60_000,
+    { cwd, nodeArgs: ['--import', hook] },
   );
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const base = /Base URL:\s+(\S+)/.exec(out);
-    const key = /Admin key:\s+(\S+)/.exec(out);
-    if (base && key) return { child, baseUrl: base[1]!, adminKey: key[1]!, out: () => out };
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`${cwd} did not start:\n${out}`);
+  return { ...svc, out: svc.output };
 }
 
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
+const cpuMs = processCpuMs;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 function post(url: string, token: string, body: string): Promise<number> {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 
@@ -98,4 +99,10 @@ export async function inProcess(
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
   return { rps: latencies.length / elapsed, p50: pct(50), p99: pct(99) };
+}
+
+/** User + system CPU of a process, every thread, in ms (Linux `/proc/<pid>/stat`: utime and stime, 100 ticks/s). */
+export function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }

@@ -10,11 +10,17 @@ export interface ServiceProcess {
 /** Starts `local/main.ts` (what `npm start` runs) as a separate process and waits for its banner. */
 // 60 s: a start is ~2 s here, but a fresh clone's first starts transform every TypeScript file while the other test
 // files' services start beside them (nothing was printed after 20 s under a load of 13).
-export async function spawnService(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
+export async function spawnService(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  /** Another checkout to run (a benchmark's baseline tree), and Node arguments before the service's own. */
+  options: { cwd?: string; nodeArgs?: string[] } = {},
+): Promise<ServiceProcess> {
   // Node itself, as `npm start` runs it (not the tsx CLI, which would run the service in a grandchild that a kill misses).
   const child = spawn(
     process.execPath,
     [
+      ...(options.nodeArgs ?? []),
       '--import',
       './local/typescript-hooks.mjs',
       '--enable-source-maps',
@@ -23,7 +29,8 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 60_0
       'local/main.ts',
     ],
     {
-      // As `npm start` runs it, V8's compile cache included.
+      cwd: options.cwd,
+      // As `npm start` runs it, V8's compile cache included (relative: the checkout's own).
       // SMTP on a free port too: test files run side by side.
       env: {
         ...process.env,
@@ -47,7 +54,7 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 60_0
     await new Promise((r) => setTimeout(r, 50));
   }
   child.kill('SIGKILL');
-  throw new Error(`service did not start:\n${out}`);
+  throw new Error(`service${options.cwd ? ` in ${options.cwd}` : ''} did not start:\n${out}`);
 }
 
 export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
