@@ -8,14 +8,14 @@
  *
  * Run: npx tsx bench/webhooks-one-channel.ts [--mode channel|conversations] [--seconds 8]
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startReceiver } from '#test/e2e/webhooks-support.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
-import { machine } from './lib/harness.ts';
+import { machine, processCpuMs } from './lib/harness.ts';
 
 const { values } = parseArgs({
   options: { mode: { type: 'string', default: 'channel' }, seconds: { type: 'string', default: '8' } },
@@ -49,10 +49,7 @@ const call = (method: string, path: string, body?: unknown) =>
     req.end(payload);
   });
 /** User + system CPU seconds of the service process so far (all its threads). */
-const runnerCpu = () => {
-  const fields = readFileSync(`/proc/${svc.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
+const runnerCpu = () => processCpuMs(svc.child.pid!) / 1000;
 
 const receiver = await startReceiver();
 const project = (await call('POST', '/projects', { companyId: 1042, name: 'bench' })).json;
