@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import { GroupServiceReleaser } from './test/support/group-lifetime.ts';
 import { SlowFirstSequencer } from './test/support/sequencer.ts';
 
 /**
@@ -85,6 +86,9 @@ const groups = {
   ],
 };
 
+/** Unit files that need a process of their own: they break a once-per-process installation on purpose. */
+const unitFilesAlone = ['test/unit/pdf/decode-bound-fail-closed.test.ts'];
+
 // Every e2e file is in exactly one group (bundles aside): a file in none would silently never run.
 const grouped = [...groups.e2e, ...groups.model, ...groups.bulk, ...groups.strict, ...groups.own];
 const e2eFiles = readdirSync('test/e2e')
@@ -103,6 +107,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Longest files first across all projects, so the two cores stay busy to the end (test/support/sequencer.ts).
     sequence: { sequencer: SlowFirstSequencer },
+    // Each group's service stops after the group's last file, not at the end of the run.
+    reporters: ['default', new GroupServiceReleaser()],
     // Logs and EMF metric lines off: the tests that read them turn them on for their own service.
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
     projects: [
@@ -111,8 +117,15 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/infra/**/*.test.ts'],
+          exclude: unitFilesAlone,
+          // Files share their worker's modules (the AWS SDK, pdfjs, zod are imported once per worker, not once per
+          // file): ~60 s less CPU per run (BENCHMARKS.md, issue 25). They build their own adapters and fakes and
+          // leave no process state behind; a file that cannot share goes in `unitFilesAlone`.
+          isolate: false,
         },
       },
+      { extends: true, test: { name: 'unit-alone', include: unitFilesAlone } },
+
       ...(['e2e', 'model', 'bulk', 'strict'] as const).map((name) => ({
         extends: true,
         test: { name, include: groups[name], globalSetup: [`test/support/groups/${name}.ts`] },

@@ -48,7 +48,7 @@ const idsOf = (type: string, messageId: string) => [
 
 describe('crash points of messaging', { timeout: 90_000 }, () => {
   it('after-status-write (sandbox receipt, a synchronous route): the event sweep publishes it, one id', async () => {
-    run = crashRun();
+    run = crashRun({ threads: false });
     const first = await run.start('after-status-write');
     const projectId = await projectWithWebhook(first.client);
     const { channel, token } = await smsChannelWithToken(first.client, projectId);
@@ -74,7 +74,7 @@ describe('crash points of messaging', { timeout: 90_000 }, () => {
   });
 
   it('after-inbound-write (a signed Twilio message, answered 200): the queue gives it again, the same id is published', async () => {
-    run = crashRun();
+    run = crashRun({ threads: false });
     const first = await run.start('after-inbound-write');
     const projectId = await projectWithWebhook(first.client);
     const channel = (
@@ -116,7 +116,7 @@ describe('crash points of messaging', { timeout: 90_000 }, () => {
   });
 
   it('after-publish (queued, mark not yet cleared): published again with the same id; the receiver may see it twice, never two ids', async () => {
-    run = crashRun();
+    run = crashRun({ threads: false });
     const first = await run.start('after-publish');
     const projectId = await projectWithWebhook(first.client);
     const channel = (
@@ -142,7 +142,7 @@ describe('crash points of messaging', { timeout: 90_000 }, () => {
   });
 
   it('after-send-record (the send recorded, its event not yet queued): the sweep publishes message.sent, one id', async () => {
-    run = crashRun();
+    run = crashRun({ threads: false });
     const first = await run.start('after-send-record');
     const projectId = await projectWithWebhook(first.client);
     const { channel, token } = await smsChannelWithToken(first.client, projectId);

@@ -34,7 +34,7 @@ const report = (svc: ServiceClient, projectId: string, channelId: string, marker
 
 describe('crash points of the webhook pipeline', { timeout: 120_000 }, () => {
   it('after-fanout-batch (some of an event’s jobs queued, the rest not): every webhook still gets it', async () => {
-    run = crashRun();
+    run = crashRun({ threads: false });
     const first = await run.start('after-fanout-batch');
     const { projectId } = await first.client.newProject();
     const channelId = await smsChannel(first.client, projectId);
@@ -57,7 +57,7 @@ describe('crash points of the webhook pipeline', { timeout: 120_000 }, () => {
   });
 
   it('after-attempt (the receiver got it, the attempt not recorded): attempted again with the same webhook-id, logged once succeeded', async () => {
-    run = crashRun();
+    run = crashRun({ threads: false });
     const first = await run.start('after-attempt');
     const { projectId } = await first.client.newProject();
     const channelId = await smsChannel(first.client, projectId);
@@ -89,7 +89,7 @@ describe('crash points of the webhook pipeline', { timeout: 120_000 }, () => {
   });
 
   it('after-retry-enqueue (a manual retry queued, not yet marked pending): the attempt runs and its outcome is what the log shows', async () => {
-    run = crashRun();
+    run = crashRun({ threads: false });
     let healthy = false;
     const r = await receiver(() => (healthy ? 200 : 500));
     const first = await run.start('after-retry-enqueue');
@@ -130,7 +130,7 @@ describe('crash points of the webhook pipeline', { timeout: 120_000 }, () => {
   });
 
   it('after-recover-claim (failed deliveries claimed, not yet queued): the next recover takes them again', async () => {
-    run = crashRun();
+    run = crashRun({ threads: false });
     let healthy = false;
     const r = await receiver(() => (healthy ? 200 : 500));
     const first = await run.start('after-recover-claim');
@@ -179,7 +179,7 @@ describe('crash points of the webhook pipeline', { timeout: 120_000 }, () => {
 
 describe('crash points of the credits', { timeout: 120_000 }, () => {
   it('after-charge (charged, the work never ran): the sweeper refunds it, once', async () => {
-    run = crashRun();
+    run = crashRun({ threads: false });
     const first = await run.start('after-charge');
     const { projectId, token } = await first.client.newProject({ monthlyBotCredits: 3 });
     await expect(first.client.botsApi(token, 'completion', { prompt: 'hi', instructions: 'x' })).rejects.toThrow();
@@ -191,7 +191,7 @@ describe('crash points of the credits', { timeout: 120_000 }, () => {
   });
 
   it('after-refund (refunded, the answer never sent): refunded once, the sweeper does not refund again', async () => {
-    run = crashRun();
+    run = crashRun({ threads: false });
     const first = await run.start('after-refund');
     const { projectId, token } = await first.client.newProject({ monthlyBotCredits: 3 });
     // A PDF that parses but holds nothing readable: charged, then refunded (502 EXTRACTION_FAILED) — and the process

@@ -4,8 +4,10 @@ import { startTestService, type TestService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 // The runner's debugging mode: LOCAL_THREADS=0 puts the gateway
-// with the HTTP functions, the queue workers and fauxqs on the main thread with dynalite: one event loop. The other
-// e2e suites run the default (four threads); this one proves the single-loop runner serves the same service.
+// with the HTTP functions, the queue workers and fauxqs on the main thread with dynalite: one event loop. The groups'
+// shared services and most files with services of their own run the default (four threads), the crash-point files
+// this mode (cheaper to start); this one proves the single-loop runner serves the whole path, a signed webhook
+// included.
 let svc: TestService;
 let receiver: TestReceiver;
 
