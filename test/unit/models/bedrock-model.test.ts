@@ -13,7 +13,7 @@ import {
   ValidationException,
 } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BedrockModelProvider, supportsStructuredOutput } from '#shared/models/adapters/bedrock-model.ts';
 import { ModelError, type ModelRequest } from '#shared/models/model-provider.ts';
 
@@ -28,6 +28,8 @@ beforeEach(() => {
   });
 });
 afterEach(() => bedrock.reset());
+// The stub patches the client class for the whole process: undone for the files that share this worker.
+afterAll(() => bedrock.restore());
 
 const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
   system: 'You are a helpful bot.',

@@ -5,7 +5,7 @@ import {
   ValidationException,
 } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BedrockModelProvider } from '#shared/models/adapters/bedrock-model.ts';
 import { OfflineModelProvider } from '#shared/models/adapters/offline-model.ts';
 import { OpenAiModelProvider } from '#shared/models/adapters/openai-model.ts';
@@ -61,6 +61,8 @@ describe('Bedrock Converse: toolConfig, toolUse and toolResult blocks', () => {
     });
   beforeEach(() => bedrock.reset());
   afterEach(() => bedrock.reset());
+  // The stub patches the client class for the whole process: undone for the files that share this worker.
+  afterAll(() => bedrock.restore());
 
   it('sends the functions and the choice; calls and their results become toolUse / toolResult blocks', async () => {
     bedrock.on(ConverseCommand).resolves({
