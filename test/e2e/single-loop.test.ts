@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
-// The runner's debugging mode: LOCAL_THREADS=0 puts the gateway
-// with the HTTP functions, the queue workers and fauxqs on the main thread with dynalite: one event loop. The groups'
-// shared services and most files with services of their own run the default (four threads), the crash-point files
-// this mode (cheaper to start); this one proves the single-loop runner serves the whole path, a signed webhook
-// included.
+// LOCAL_THREADS=0 puts the gateway with the HTTP functions, the queue workers and fauxqs on the main thread with
+// dynalite: one event loop. The e2e groups' shared services and the crash-point files run this mode (cheaper in CPU);
+// the `bundles` group, the other files with services of their own and the crash ledger run the default (four
+// threads), as `npm start` does. This file holds the mode's own promise on a service of its own: the whole path, a
+// signed webhook included.
 let svc: TestService;
 let receiver: TestReceiver;
 

@@ -10,6 +10,7 @@ import { E2E_RETRY_SCHEDULE } from './e2e.ts';
  */
 const setup = groupSetup({
   functions: 'bundles',
+  threads: true,
   env: {
     WEBHOOK_RETRY_SCHEDULE: E2E_RETRY_SCHEDULE,
     WEBHOOK_ATTEMPT_TIMEOUT_MS: '15000',
