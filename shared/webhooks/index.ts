@@ -89,6 +89,7 @@ export {
 export {
   ADMISSION_PATIENCE_MS,
   IN_PROCESS_WAIT_MS,
+  LIMIT_CACHE_MS,
   makePacing,
   type Pacing,
   type PacingDecision,

@@ -33,7 +33,8 @@ export const START_JITTER_ALLOWANCE_MS = 150;
 export const IN_PROCESS_WAIT_MS = 1_000;
 /** How long a job whose start came keeps asking for admission in the worker before it goes back on the queue. */
 export const ADMISSION_PATIENCE_MS = 1_000;
-const LIMIT_CACHE_MS = 2_000;
+/** How old the webhook's rate limit a worker paces by may be (one GetItem per webhook and worker at most this often). */
+export const LIMIT_CACHE_MS = 2_000;
 /** SQS's longest message delay. */
 const MAX_DELAY_SECONDS = 900;
 

@@ -19,7 +19,7 @@ let customToken: string;
 let channelId: string;
 
 beforeAll(async () => {
-  svc = await startTestService({ dataDir });
+  svc = await startTestService({ dataDir, threads: false });
   ({ projectId } = await svc.newProject());
   const channel = await svc.admin('POST', `/projects/${projectId}/channels`, {
     type: 'sms',

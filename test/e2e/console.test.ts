@@ -32,7 +32,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
 
   beforeAll(async () => {
     // Two attempts one second apart: a failing delivery is `failed` quickly.
-    svc = await startTestService({ env: { WEBHOOK_RETRY_SCHEDULE: '1' } });
+    svc = await startTestService({ threads: false, env: { WEBHOOK_RETRY_SCHEDULE: '1' } });
     receiver = await startReceiver();
     ui = await openConsoleBrowser();
     page = ui.page;

@@ -4,9 +4,9 @@ import { startTestService, type TestService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 // LOCAL_THREADS=0 puts the gateway with the HTTP functions, the queue workers and fauxqs on the main thread with
-// dynalite: one event loop. The e2e groups' shared services and the crash-point files run this mode (cheaper in CPU);
-// the `bundles` group, the other files with services of their own and the crash ledger run the default (four
-// threads), as `npm start` does. This file holds the mode's own promise on a service of its own: the whole path, a
+// dynalite: one event loop. The `model`, `bulk` and `strict` groups' services, the crash-point files and a few other
+// files with services of their own run this mode (cheaper in CPU); the `e2e` and `bundles` groups, the files that
+// restart or count their service and the crash ledger run the default (four threads), as `npm start` does. This file holds the mode's own promise on a service of its own: the whole path, a
 // signed webhook included.
 let svc: TestService;
 let receiver: TestReceiver;

@@ -227,6 +227,7 @@ export async function startServiceOnToolDouble(
   const model = await startToolModelDouble();
   try {
     const svc = await startTestService({
+      threads: false,
       env: {
         MODEL_PROVIDER: 'openai',
         OPENAI_BASE_URL: model.baseUrl,

@@ -17,6 +17,7 @@ const receivers = receiverPool();
 beforeAll(async () => {
   smtp = await startSmtpDouble();
   svc = await startTestService({
+    threads: false,
     env: {
       WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2',
       WEBHOOK_FAILING_AFTER: '3',

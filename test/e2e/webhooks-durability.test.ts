@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIMIT_CACHE_MS } from '#shared/webhooks/index.ts';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
 import { eventually } from '#test/support/eventually.ts';
@@ -93,8 +94,12 @@ describe('webhook pipeline costs', () => {
     expect(count('Query')).toBeLessThanOrEqual(events + sweeps);
     expect(count('UpdateItem')).toBeGreaterThanOrEqual(attempts + rs.length);
     expect(count('UpdateItem')).toBeLessThanOrEqual(2 * attempts);
-    expect(count('GetItem')).toBe(events);
-    expect(dynamo.calls.length).toBe(events + count('UpdateItem') + count('Query'));
+    // GetItem: the channel, once per event; and each webhook's rate limit, which the deliver worker paces by, read
+    // again once its copy is LIMIT_CACHE_MS old (a loaded machine can stretch these 5 events past it).
+    const limitReads = rs.length * Math.ceil((Date.now() - started) / LIMIT_CACHE_MS);
+    expect(count('GetItem')).toBeGreaterThanOrEqual(events);
+    expect(count('GetItem')).toBeLessThanOrEqual(events + limitReads);
+    expect(dynamo.calls.length).toBe(count('GetItem') + count('UpdateItem') + count('Query'));
   });
 });
 

@@ -82,8 +82,8 @@ export function groupSetup(
     const dependency = await extra?.();
     // On one event loop unless the group asks for threads: the files of a group keep both cores busy themselves,
     // and without the runner's threads a group service spends ~15 % less CPU on the same files and starts on half
-    // (BENCHMARKS.md, issue 25). The threaded runner, `npm start`'s default, is what the `bundles` group, the `own`
-    // files' services and the crash ledger run.
+    // (BENCHMARKS.md, issue 25). The threaded runner, `npm start`'s default, is what the `e2e` and `bundles` groups,
+    // most `own` files' services and the crash ledger run.
     const service = await hostService({ threads: false, ...options, env: { ...options.env, ...dependency?.env } });
     project.provide('service', service.info);
     for (const [key, value] of Object.entries(dependency?.provide ?? {})) project.provide(key, value);
