@@ -1,7 +1,7 @@
 // Preload (`node --import`) for a service a benchmark starts: counts the HTTP requests its threads send, by AWS
 // operation (`X-Amz-Target`: `AmazonSQS.SendMessageBatch`, `DynamoDB_20120810.UpdateItem`...) or else by method and
 // host (a webhook delivery is `POST 127.0.0.1:<port>`), and writes the counts to `$WIRE_COUNT_DIR/<pid>-<thread>.json`
-// every 200 ms. The runner's threads (local/threads.ts) are started with an `execArgv` of their own: this module adds
+// every second. The runner's threads (local/threads.ts) are started with an `execArgv` of their own: this module adds
 // itself to it, so every thread counts (and, with `WIRE_CPU_PROF_DIR`, writes a CPU profile there). Nothing of the service is changed: a baseline tree is counted the same way.
 import { subscribe } from 'node:diagnostics_channel';
 import { writeFileSync } from 'node:fs';
@@ -38,7 +38,7 @@ if (dir) {
   }
   const file = join(dir, `${process.pid}-${threadId}.json`);
   const flush = () => writeFileSync(file, JSON.stringify(counts));
-  setInterval(flush, 200).unref();
+  setInterval(flush, 1000).unref();
 
   const require = createRequire(import.meta.url);
   const threads = require('node:worker_threads');
