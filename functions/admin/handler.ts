@@ -55,6 +55,7 @@ import { usageHandlers } from '#shared/credits/api/admin-routes.ts';
 import { knowledgeHandlers } from '#shared/knowledge/api/admin-routes.ts';
 import { webhookHealthHandlers } from '#shared/webhooks/api/health-routes.ts';
 import { makeReportEvent } from '#shared/messaging/report-event.ts';
+import { rememberChannels } from '#shared/messaging/recent-channels.ts';
 
 // Composition root: built once per cold start. Each store is built once and shared by the areas' use cases.
 const cfg = config();
@@ -97,8 +98,12 @@ const webhookAdmin = makeWebhookAdmin({
 // API Gateway gives a request 29 s; the rest of a very large recover goes on in the deliver worker.
 const recover = recoverOnDynamo(cfg, table, integrationStore, 15_000);
 
+// Event reports trust a channel they read for a few seconds (one read per burst, not per event); a channel deleted
+// here is forgotten at once (shared/messaging/recent-channels.ts).
+const reportChannels = rememberChannels(channelStore);
 const channels = makeChannelUseCases({
   channels: channelStore,
+  forgetChannel: reportChannels.forget,
   messages: new DynamoMessageLog(table),
   projects: projectStore,
   allowPrivateDestinations: cfg.webhookAllowPrivate,
@@ -174,7 +179,7 @@ export const handler = adminFunction({
   adminKey,
   prefix: ADMIN_PREFIX,
   routes: bindRoutes(adminRouteTable, {
-    ...eventHandlers(makeReportEvent({ projects: projectStore, channels: channelStore, events })),
+    ...eventHandlers(makeReportEvent({ projects: projectStore, channels: reportChannels, events })),
     ...deliveryHandlers(webhookAdmin),
     ...recoverHandlers(recover),
     ...usageHandlers({ creditUsage, accountOf: projects.creditAccount }),

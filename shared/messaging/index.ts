@@ -168,5 +168,11 @@ export {
   type ProviderReceipt,
   sandboxProvider,
 } from './providers.ts';
+export {
+  RECENT_CHANNEL_TTL_MS,
+  RECENT_CHANNELS_MAX,
+  type RecentChannels,
+  rememberChannels,
+} from './recent-channels.ts';
 export { makeReportEvent, type ReportEvent, type ReportEventDeps } from './report-event.ts';
 export { fitPayload, makeSendMessage, type SendMessageDeps, type SendResult, sendLookupKeys } from './send-message.ts';

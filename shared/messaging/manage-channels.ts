@@ -25,6 +25,8 @@ export interface ChannelDeps {
   allowPrivateDestinations: boolean;
   /** Ports an SMTP provider may use (`SMTP_ALLOWED_PORTS`). */
   smtpAllowedPorts: readonly number[] | 'any';
+  /** Told when a channel is deleted: what remembers channels in this instance forgets it at once (recent-channels.ts). */
+  forgetChannel?: (projectId: string, channelId: string) => void;
   now?: () => Date;
 }
 
@@ -162,8 +164,9 @@ export function makeChannelUseCases(deps: ChannelDeps) {
     /** Deletes a channel; custom tokens bound to it then answer 404 CHANNEL_NOT_FOUND on send. */
     async remove(projectId: string, channelId: string): Promise<void> {
       await requireProject(deps.projects, projectId);
-      if (!(await deps.channels.delete(projectId, channelId)))
-        throw new NotFoundError('channel', `Channel ${channelId} does not exist.`);
+      const deleted = await deps.channels.delete(projectId, channelId);
+      deps.forgetChannel?.(projectId, channelId);
+      if (!deleted) throw new NotFoundError('channel', `Channel ${channelId} does not exist.`);
     },
 
     /** Adds message credits. An unmetered channel becomes metered with `amount` credits. */

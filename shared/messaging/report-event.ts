@@ -6,6 +6,7 @@ import { failpoint } from '../kernel/failpoints.ts';
 
 export interface ReportEventDeps {
   projects: { get(projectId: string): Promise<Project | undefined> };
+  /** The channel as read within the last few seconds (recent-channels.ts): one read per burst of reports. */
   channels: { get(projectId: string, channelId: string): Promise<Channel | undefined> };
   events: EventPublisher;
 }

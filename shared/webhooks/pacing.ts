@@ -74,16 +74,21 @@ export interface PacingDeps {
 export function makePacing(deps: PacingDeps) {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const limits = new Map<string, { limit: number | null; readAt: number }>();
+  const limits = new Map<string, { limit: Promise<number | null>; readAt: number }>();
 
-  async function limitOf(job: DeliveryJob): Promise<number | null> {
+  /**
+   * The webhook's limit, read at most every {@link LIMIT_CACHE_MS}: the jobs of a batch that find it stale share one
+   * read (each of them reading it was ~1 GetItem per batch at saturation, issue 32); a failed read is not kept.
+   */
+  function limitOf(job: DeliveryJob): Promise<number | null> {
     const cached = limits.get(job.integrationId);
     const at = now();
     if (cached && at - cached.readAt < LIMIT_CACHE_MS) return cached.limit;
-    const limit = await deps.pacer.limitOf(job.projectId, job.integrationId);
     if (limits.size > 10_000) limits.clear();
-    limits.set(job.integrationId, { limit, readAt: at });
-    return limit;
+    const entry = { limit: deps.pacer.limitOf(job.projectId, job.integrationId), readAt: at };
+    limits.set(job.integrationId, entry);
+    entry.limit.catch(() => void (limits.get(job.integrationId) === entry && limits.delete(job.integrationId)));
+    return entry.limit;
   }
 
   /** Back on the queue until about its reserved start (SQS delays are whole seconds; admission decides on return). */

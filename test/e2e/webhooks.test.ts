@@ -365,6 +365,32 @@ describe('POST /projects/{p}/events', () => {
     await consistently(() => expect(rx.received).toHaveLength(1), 500);
   });
 
+  it('takes reports on a channel created a moment ago, and none once it is deleted (one instance: at once)', async () => {
+    const p = await project();
+    const rx = await receiver();
+    await p.webhook({ scope: 'general', url: rx.url });
+    const ch = await p.channel();
+    const eventId = await p.event(ch.channelId, 'message.sent', { n: 1 });
+    await p.event(ch.channelId, 'message.sent', { n: 2 }); // the channel as remembered by the first report
+    expect((await svc.admin('DELETE', `/projects/${p.projectId}/channels/${ch.channelId}`)).status).toBe(204);
+    const late = await svc.admin('POST', `/projects/${p.projectId}/events`, {
+      channelId: ch.channelId,
+      type: 'message.sent',
+      data: { n: 3 },
+    });
+    expect(late.status).toBe(404);
+    expect(late.body.error).toBe('CHANNEL_NOT_FOUND');
+    const next = await p.channel();
+    await p.event(next.channelId, 'message.sent', { n: 4 });
+    const got = await rx.waitFor(3);
+    expect(got.map((d) => d.json.data.n).sort()).toEqual([1, 2, 4]);
+    expect(got.find((d) => d.json.data.n === 1)!.json).toMatchObject({
+      id: eventId,
+      channel: { id: ch.channelId, type: 'sms', address: '+5511999990000' },
+    });
+    await consistently(() => expect(rx.received).toHaveLength(3), 300);
+  });
+
   it('validates the event and the channel', async () => {
     const p = await project();
     const ch = await p.channel();

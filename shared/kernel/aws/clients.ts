@@ -10,16 +10,30 @@ export function localCredentials(endpoint: string | undefined) {
   return endpoint ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {};
 }
 
+/**
+ * Takes the SDK's logger middleware off a client. Decision (issue 32, BENCHMARKS.md): we never give the SDK a logger,
+ * yet that middleware still walks every call's input and output through the schema's sensitive-data filter (a deep
+ * copy) to hand them to its no-op logger: ~2 % of a deliver worker's CPU at saturation, for nothing. Nothing else
+ * reads those copies; errors still reach the caller as before.
+ */
+export function withoutSdkLogging<T extends { middlewareStack: { remove(name: string): boolean } }>(client: T): T {
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
+}
+
 let documentClient: DynamoDBDocumentClient | undefined;
 
 export function dynamoDocumentClient(cfg: Config): DynamoDBDocumentClient {
+  // The document client shares the client's middleware stack: one removal serves both.
   documentClient ??= DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      region: cfg.AWS_REGION,
-      ...(cfg.DYNAMODB_ENDPOINT ? { endpoint: cfg.DYNAMODB_ENDPOINT } : {}),
-      ...localCredentials(cfg.DYNAMODB_ENDPOINT),
-      maxAttempts: 3,
-    }),
+    withoutSdkLogging(
+      new DynamoDBClient({
+        region: cfg.AWS_REGION,
+        ...(cfg.DYNAMODB_ENDPOINT ? { endpoint: cfg.DYNAMODB_ENDPOINT } : {}),
+        ...localCredentials(cfg.DYNAMODB_ENDPOINT),
+        maxAttempts: 3,
+      }),
+    ),
     { marshallOptions: { removeUndefinedValues: true } },
   );
   return documentClient;

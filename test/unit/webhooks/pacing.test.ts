@@ -145,6 +145,31 @@ describe('pacing (rateLimitPerSecond)', () => {
     expect(pacer.reads).toBe(2);
   });
 
+  it('the jobs of a batch that find the limit stale share one read; a failed read is asked again', async () => {
+    const pacer = new MemoryPacer(null);
+    let clock = T0;
+    const pacing = makePacing({ pacer, now: () => clock });
+    const batch = () => Promise.all(Array.from({ length: 10 }, (_, i) => pacing.pace(job(i))));
+    expect(await batch()).toEqual(Array.from({ length: 10 }, () => ({ go: true })));
+    expect(pacer.reads).toBe(1);
+    clock += 2_500;
+    await batch();
+    expect(pacer.reads).toBe(2);
+
+    clock += 2_500;
+    const failing = Object.assign(new MemoryPacer(null), {
+      async limitOf(): Promise<number | null> {
+        failing.reads++;
+        if (failing.reads === 1) throw new Error('throttled');
+        return null;
+      },
+    });
+    const afterFailure = makePacing({ pacer: failing, now: () => clock });
+    await expect(afterFailure.pace(job(1))).rejects.toThrow('throttled');
+    expect(await afterFailure.pace(job(2))).toEqual({ go: true });
+    expect(failing.reads).toBe(2);
+  });
+
   it('a limit change applies within seconds, whatever the job carries', async () => {
     const pacer = new MemoryPacer(null);
     let clock = T0;
