@@ -13,13 +13,12 @@
  * Run: npx tsx bench/webhooks-calls.ts [--events 3000] [--cwd /path/to/other/checkout]
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startReceiver, type TestReceiver } from '#test/e2e/webhooks-support.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
-import { machine, processCpuMs } from './lib/harness.ts';
+import { keepAliveAdminApi, machine, processCpuMs } from './lib/harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -56,29 +55,7 @@ const svc = await spawnService(
     ],
   },
 );
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-const call = (method: string, path: string, body?: unknown) =>
-  new Promise<{ status: number; json: any }>((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      `${svc.baseUrl}/admin/v1${path}`,
-      {
-        method,
-        agent,
-        headers: {
-          authorization: `Bearer ${svc.adminKey}`,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+const { call, close: closeAdminApi } = keepAliveAdminApi(svc);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The runner's requests so far, summed over its threads, with the deliveries' hosts folded into one key. */
@@ -190,7 +167,7 @@ try {
     ),
   );
 } finally {
-  agent.destroy();
+  closeAdminApi();
   // A profiled runner stops as `npm start` does on Ctrl-C: its threads write their profiles as they end.
   await stopProcess(svc.child, profile ? 'SIGTERM' : 'SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });

@@ -9,13 +9,12 @@
  * Run: npx tsx bench/webhooks-one-channel.ts [--mode channel|conversations] [--seconds 8]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startReceiver } from '#test/e2e/webhooks-support.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
-import { machine, processCpuMs } from './lib/harness.ts';
+import { keepAliveAdminApi, machine, processCpuMs } from './lib/harness.ts';
 
 const { values } = parseArgs({
   options: { mode: { type: 'string', default: 'channel' }, seconds: { type: 'string', default: '8' } },
@@ -25,29 +24,7 @@ const seconds = Number(values.seconds);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-one-channel-'));
 const svc = await spawnService({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT' }, 30_000);
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-const call = (method: string, path: string, body?: unknown) =>
-  new Promise<{ status: number; json: any }>((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      `${svc.baseUrl}/admin/v1${path}`,
-      {
-        method,
-        agent,
-        headers: {
-          authorization: `Bearer ${svc.adminKey}`,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+const { call, close: closeAdminApi } = keepAliveAdminApi(svc);
 /** User + system CPU seconds of the service process so far (all its threads). */
 const runnerCpu = () => processCpuMs(svc.child.pid!) / 1000;
 
@@ -99,7 +76,7 @@ console.log(
     2,
   ),
 );
-agent.destroy();
+closeAdminApi();
 await receiver.close();
 await stopProcess(svc.child, 'SIGKILL');
 rmSync(dataDir, { recursive: true, force: true });

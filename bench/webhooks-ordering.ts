@@ -20,7 +20,6 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,7 +27,7 @@ import { generateSigningKey } from '#shared/integrations/signing-keys.ts';
 import { signPayload, signPayloadEd25519 } from '#shared/webhooks/signature.ts';
 import { startReceiver, type TestReceiver } from '#test/e2e/webhooks-support.ts';
 import { type ServiceProcess, spawnService, stopProcess } from '#test/support/process.ts';
-import { machine, median } from './lib/harness.ts';
+import { keepAliveAdminApi, machine, median } from './lib/harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -64,31 +63,13 @@ function failsFirst(eventId: string): boolean {
 }
 
 class Driver {
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  constructor(private readonly svc: ServiceProcess) {}
+  private readonly adminApi: ReturnType<typeof keepAliveAdminApi>;
+  constructor(private readonly svc: ServiceProcess) {
+    this.adminApi = keepAliveAdminApi(svc);
+  }
 
   call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = request(
-        `${this.svc.baseUrl}/admin/v1${path}`,
-        {
-          method,
-          agent: this.agent,
-          headers: {
-            authorization: `Bearer ${this.svc.adminKey}`,
-            ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-          },
-        },
-        (res) => {
-          let text = '';
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }));
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
+    return this.adminApi.call(method, path, body);
   }
 
   runnerCpuSeconds(): number {
@@ -97,7 +78,7 @@ class Driver {
   }
 
   close() {
-    this.agent.destroy();
+    this.adminApi.close();
   }
 }
 

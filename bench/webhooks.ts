@@ -35,7 +35,7 @@ import {
 import { startEmulators } from '#local/emulators.ts';
 import { startReceiver, type TestReceiver } from '#test/e2e/webhooks-support.ts';
 import { spawnService, stopProcess, type ServiceProcess } from '#test/support/process.ts';
-import { machine, median } from './lib/harness.ts';
+import { keepAliveAdminApi, machine, median } from './lib/harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -206,31 +206,13 @@ async function closedLoop(concurrency: number, durationS: number, fn: (i: number
 // ---------------------------------------------------------------------------------------------- the service
 
 class Driver {
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  constructor(private readonly svc: ServiceProcess) {}
+  private readonly adminApi: ReturnType<typeof keepAliveAdminApi>;
+  constructor(private readonly svc: ServiceProcess) {
+    this.adminApi = keepAliveAdminApi(svc);
+  }
 
   call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = request(
-        `${this.svc.baseUrl}/admin/v1${path}`,
-        {
-          method,
-          agent: this.agent,
-          headers: {
-            authorization: `Bearer ${this.svc.adminKey}`,
-            ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-          },
-        },
-        (res) => {
-          let text = '';
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }));
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
+    return this.adminApi.call(method, path, body);
   }
 
   async setup(webhooks: { scope: 'general' | 'channel'; url: string }[]) {
@@ -270,7 +252,7 @@ class Driver {
   }
 
   close() {
-    this.agent.destroy();
+    this.adminApi.close();
   }
 }
 
