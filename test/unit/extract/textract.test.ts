@@ -1,14 +1,11 @@
 import { DetectDocumentTextCommand, TextractClient } from '@aws-sdk/client-textract';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { mockAwsClient } from '#test/support/aws-client-mock.ts';
+import { describe, expect, it } from 'vitest';
 import { TextractOcrEngine } from '#shared/pdf/adapters/textract-ocr.ts';
 import { OcrEngineError, type PageImage } from '#shared/pdf/index.ts';
 
 /** No Textract stand-in speaks its protocol locally: the SDK client is mocked (aws-sdk-client-mock). */
-const textract = mockClient(TextractClient);
-afterEach(() => textract.reset());
-// The stub patches the client class for the whole process: undone for the files that share this worker.
-afterAll(() => textract.restore());
+const textract = mockAwsClient(TextractClient);
 
 const image: PageImage = {
   page: 3,

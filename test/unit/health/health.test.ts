@@ -1,6 +1,6 @@
 import { AccessDeniedException, BedrockRuntimeClient, CountTokensCommand } from '@aws-sdk/client-bedrock-runtime';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { mockAwsClient } from '#test/support/aws-client-mock.ts';
+import { describe, expect, it } from 'vitest';
 import { modelProbe } from '#shared/models/adapters/model-probe.ts';
 import { parseConfig } from '#shared/kernel/config.ts';
 import type { CreditLedger } from '#shared/credits/credit-ledger.ts';
@@ -63,10 +63,7 @@ describe('health use case', () => {
 });
 
 describe('health detail', () => {
-  const bedrock = mockClient(BedrockRuntimeClient);
-  afterEach(() => bedrock.reset());
-  // The stub patches the client class for the whole process: undone for the files that share this worker.
-  afterAll(() => bedrock.restore());
+  const bedrock = mockAwsClient(BedrockRuntimeClient);
 
   it('tells the caller which dependency failed, and keeps the model id and the cloud error for the log', async () => {
     bedrock

@@ -12,12 +12,12 @@ import {
   ThrottlingException,
   ValidationException,
 } from '@aws-sdk/client-bedrock-runtime';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mockAwsClient } from '#test/support/aws-client-mock.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { BedrockModelProvider, supportsStructuredOutput } from '#shared/models/adapters/bedrock-model.ts';
 import { ModelError, type ModelRequest } from '#shared/models/model-provider.ts';
 
-const bedrock = mockClient(BedrockRuntimeClient);
+const bedrock = mockAwsClient(BedrockRuntimeClient);
 let provider: BedrockModelProvider;
 
 beforeEach(() => {
@@ -27,9 +27,6 @@ beforeEach(() => {
     defaultModelId: 'amazon.nova-lite-v1:0',
   });
 });
-afterEach(() => bedrock.reset());
-// The stub patches the client class for the whole process: undone for the files that share this worker.
-afterAll(() => bedrock.restore());
 
 const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
   system: 'You are a helpful bot.',

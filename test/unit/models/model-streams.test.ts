@@ -1,6 +1,6 @@
 import { BedrockRuntimeClient, ConverseStreamCommand, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { mockAwsClient } from '#test/support/aws-client-mock.ts';
+import { describe, expect, it } from 'vitest';
 import { BedrockModelProvider } from '#shared/models/adapters/bedrock-model.ts';
 import { OfflineModelProvider } from '#shared/models/adapters/offline-model.ts';
 import { OpenAiModelProvider } from '#shared/models/adapters/openai-model.ts';
@@ -165,10 +165,7 @@ describe('OpenAiModelProvider.stream', () => {
 });
 
 describe('BedrockModelProvider.stream', () => {
-  const bedrock = mockClient(BedrockRuntimeClient);
-  afterEach(() => bedrock.reset());
-  // The stub patches the client class for the whole process: undone for the files that share this worker.
-  afterAll(() => bedrock.restore());
+  const bedrock = mockAwsClient(BedrockRuntimeClient);
   const provider = () =>
     new BedrockModelProvider({
       client: new BedrockRuntimeClient({ region: 'us-east-1' }),

@@ -4,8 +4,8 @@ import {
   ConverseStreamCommand,
   ValidationException,
 } from '@aws-sdk/client-bedrock-runtime';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mockAwsClient } from '#test/support/aws-client-mock.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { BedrockModelProvider } from '#shared/models/adapters/bedrock-model.ts';
 import { OfflineModelProvider } from '#shared/models/adapters/offline-model.ts';
 import { OpenAiModelProvider } from '#shared/models/adapters/openai-model.ts';
@@ -53,16 +53,13 @@ async function collect(events: AsyncIterable<ModelStreamEvent>) {
 }
 
 describe('Bedrock Converse: toolConfig, toolUse and toolResult blocks', () => {
-  const bedrock = mockClient(BedrockRuntimeClient);
+  const bedrock = mockAwsClient(BedrockRuntimeClient);
   const provider = () =>
     new BedrockModelProvider({
       client: new BedrockRuntimeClient({ region: 'us-east-1' }),
       defaultModelId: 'amazon.nova-lite-v1:0',
     });
   beforeEach(() => bedrock.reset());
-  afterEach(() => bedrock.reset());
-  // The stub patches the client class for the whole process: undone for the files that share this worker.
-  afterAll(() => bedrock.restore());
 
   it('sends the functions and the choice; calls and their results become toolUse / toolResult blocks', async () => {
     bedrock.on(ConverseCommand).resolves({
