@@ -4,7 +4,7 @@ import { groupSetup } from '../global-service.ts';
 import { E2E_RETRY_SCHEDULE } from './e2e.ts';
 
 /**
- * The `bundles` group: the same e2e files again, against the functions as `cdk deploy` uploads them
+ * The `bundles` group: eight e2e files (vitest.config.ts), against the functions as `cdk deploy` uploads them
  * (`LOCAL_FUNCTIONS=bundles`, each function on a thread with the template's environment). When it stops, every AWS
  * call the functions made is checked against their roles in the synthesized stack.
  */

@@ -12,9 +12,8 @@ export const E2E_ATTEMPTS = E2E_RETRY_SCHEDULE.split(',').length + 1;
 
 export default groupSetup(
   {
-    // The threaded runner, as `npm start` runs it: webhooks.test.ts times healthy deliveries beside a receiver that
-    // hangs (p95 under 3 s), which on one event loop shared with the gateway and the SQS stand-in went past 3 s when
-    // the machine was loaded (3.4 s at a load average of 13).
+    // The threaded runner, as `npm start` runs it. (On one event loop the group's files cost the same CPU since its
+    // heaviest files moved to the `bundles` group: 39.0 s threaded, 39.0 s on one loop, BENCHMARKS.md issue 25.)
     threads: true,
     env: {
       WEBHOOK_RETRY_SCHEDULE: E2E_RETRY_SCHEDULE,
