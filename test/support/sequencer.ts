@@ -13,7 +13,7 @@ export const slowFiles: Record<string, number> = {
   'own:test/e2e/crash-points-messaging.test.ts': 92,
   'unit:test/infra/stack.test.ts': 130,
   'own:test/e2e/console.test.ts': 70,
-  'own:test/e2e/crash-ledger.test.ts': 53,
+  'own:test/e2e/crash-ledger.test.ts': 18,
   'e2e:test/e2e/webhooks-pacing-recover.test.ts': 47,
   'bulk:test/e2e/knowledge-uploads.test.ts': 36,
   'e2e:test/e2e/webhooks-conversations.test.ts': 35,
