@@ -39,7 +39,6 @@ const groups = {
   ],
   strict: ['test/e2e/destinations.test.ts'],
   own: [
-    'test/e2e/bundles-mode.test.ts',
     // Its own tool-calling model double as the deployment's model and embeddings.
     'test/e2e/ai-ecosystem.test.ts',
     // Starts on a DATA_DIR of its own (made 0755 first) and times the gateway out.
@@ -64,13 +63,14 @@ const groups = {
    * thread of its own with the template's environment, every AWS call held against its role when the group stops).
    * These files ran twice until issue 25's last cut (in-process and again from the bundles): the code is the same,
    * only its packaging differs, and the bundles are what runs on AWS, so they now run once, here. With
-   * test/e2e/bundles-mode.test.ts they invoke every function at least once: send and legacy-send (send), fanout and
+   * test/e2e/bundles-mode.test.ts (the mode itself and the IAM check's teeth) they invoke every function at least once: send and legacy-send (send), fanout and
    * deliver (webhooks), ingest and search (knowledge), extract and extract-uploads (extract), message-status,
    * inbound-twilio, inbound-whatsapp and the inbound worker (ingress), completion (completion-offline), the credit
    * sweeper (its schedule); health, admin, models, chat-completions, legacy-send and the fallback in
    * bundles-mode.test.ts.
    */
   bundles: [
+    'test/e2e/bundles-mode.test.ts',
     'test/e2e/completion-offline.test.ts',
     'test/e2e/extract.test.ts',
     'test/e2e/ingress.test.ts',

@@ -5,31 +5,35 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionSpecs } from '#infra/functions.ts';
 import type { LocalDeployment } from '#local/bundles/local-deployment.ts';
 import { deniedCalls, unrequiredWildcards } from '#test/support/iam.ts';
-import { startTestService, type TestService } from '#test/support/service.ts';
+import type { HostedBundles } from '#test/support/service-host.ts';
+import { type ServiceClient, sharedBundles, sharedService } from '#test/support/service.ts';
 
 /**
  * `LOCAL_FUNCTIONS=bundles`: the functions run from the assets `cdk deploy` uploads, with the template's environment,
  * and every AWS call they make is held against their roles in the synthesized stack. The contract's behaviour in
- * this mode is asserted by the e2e files the `bundles` vitest project re-runs (vitest.config.ts); this file checks
- * the mode itself and the IAM check's teeth.
+ * this mode is asserted by the other e2e files of the `bundles` vitest project (vitest.config.ts), on the same
+ * service; this file checks the mode itself and the IAM check's teeth.
  */
-let svc: TestService;
+let svc: ServiceClient;
+let bundles: HostedBundles;
 beforeAll(async () => {
-  svc = await startTestService({ functions: 'bundles' });
-}, 300_000);
+  svc = sharedService();
+  bundles = await sharedBundles();
+});
 afterAll(async () => svc?.close());
 
-const callsOf = (fn: string) => svc.bundles!.awsCalls.filter((c) => c.fn === fn);
+/** The AWS calls `fn` made so far (read again: the group's other files call the service meanwhile). */
+const callsOf = async (fn: string) => (await sharedBundles()).awsCalls.filter((c) => c.fn === fn);
 
 describe('bundles mode', () => {
   it('runs each function from its deploy asset, with the environment the template gives it', () => {
-    const deployment = svc.bundles!.deployment;
+    const deployment = bundles.deployment;
     expect(Object.keys(deployment.functions).sort()).toEqual(
       functionSpecs()
         .map((s) => s.fn)
         .sort(),
     );
-    for (const [fn, launch] of Object.entries(svc.bundles!.launches)) {
+    for (const [fn, launch] of Object.entries(bundles.launches)) {
       expect(readFileSync(join(launch.dir, 'index.mjs'), 'utf8').length, fn).toBeGreaterThan(0);
       // What the template sets, resolved to the stand-ins: the service name, the table, no plain secret.
       expect(launch.env.POWERTOOLS_SERVICE_NAME).toBe(fn);
@@ -38,12 +42,12 @@ describe('bundles mode', () => {
       expect(launch.env.ADMIN_KEY).toBeUndefined();
       expect(launch.env.AWS_ACCESS_KEY_ID).toBe(fn);
     }
-    expect(svc.bundles!.launches.admin!.env.ADMIN_KEY_SECRET_ARN).toMatch(/^arn:aws:secretsmanager:/);
+    expect(bundles.launches.admin!.env.ADMIN_KEY_SECRET_ARN).toMatch(/^arn:aws:secretsmanager:/);
   });
 
   it('serves the API from the bundles: the admin key is read from the Secrets Manager stand-in, routes answer', async () => {
     const { projectId, token } = await svc.newProject({ monthlyBotCredits: 5 });
-    expect(callsOf('admin').map((c) => c.action)).toContain('secretsmanager:GetSecretValue');
+    expect((await callsOf('admin')).map((c) => c.action)).toContain('secretsmanager:GetSecretValue');
     const health = await fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } });
     expect(health.status).toBe(200);
     expect(((await health.json()) as { success: boolean }).success).toBe(true);
@@ -99,20 +103,23 @@ describe('bundles mode', () => {
 
   it('runs the scheduled credit sweeper from its bundle', async () => {
     // Every 5 s locally: its first run's AWS calls, recorded under its name.
-    await eventually(async () => (callsOf('credit-sweeper').length > 0 ? true : undefined), 20_000, 'a sweeper run');
-    expect(callsOf('credit-sweeper').length).toBeGreaterThan(0);
+    await eventually(
+      async () => ((await callsOf('credit-sweeper')).length > 0 ? true : undefined),
+      20_000,
+      'a sweeper run',
+    );
   }, 30_000);
 });
 
 describe('IAM checked against the calls the bundles make', () => {
   it('every recorded call is allowed by the calling function role', async () => {
-    const { deployment, names, awsCalls } = svc.bundles!;
+    const { deployment, names, awsCalls } = await sharedBundles();
     expect(awsCalls.length).toBeGreaterThan(0);
     expect(await deniedCalls(deployment, names, awsCalls)).toEqual([]);
   });
 
   it('fails naming function, action and resource when one permission is removed from one role', async () => {
-    const { deployment, names, awsCalls } = svc.bundles!;
+    const { deployment, names, awsCalls } = await sharedBundles();
     const tableRead = awsCalls.find((c) => c.fn === 'admin' && c.action === 'dynamodb:GetItem');
     expect(tableRead).toBeDefined();
     const without = withoutAction(deployment, 'admin', 'dynamodb:GetItem');
@@ -122,7 +129,7 @@ describe('IAM checked against the calls the bundles make', () => {
   });
 
   it('no role grants an action on * that its service does not require', () => {
-    const { deployment, names } = svc.bundles!;
+    const { deployment, names } = bundles;
     expect(unrequiredWildcards(deployment, names)).toEqual([]);
     const widened = structuredClone(deployment);
     const policy = Object.values(widened.template.Resources).find(

@@ -32,7 +32,7 @@ export const slowFiles: Record<string, number> = {
   'model:test/e2e/console-playground.test.ts': 18,
   'unit:test/unit/openapi-document.test.ts': 18,
   'bulk:test/e2e/knowledge-scale.test.ts': 18,
-  'own:test/e2e/bundles-mode.test.ts': 17,
+  'bundles:test/e2e/bundles-mode.test.ts': 12,
   'own:test/e2e/inbound-durability.test.ts': 15,
   'bundles:test/e2e/ingress.test.ts': 14,
   'e2e:test/e2e/conversations.test.ts': 14,

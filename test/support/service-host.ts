@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startService, type ServiceOptions } from '#local/service.ts';
 import { deniedCalls } from './iam.ts';
 
@@ -14,6 +16,12 @@ export interface HostedServiceInfo {
   dataDir: string;
   smtpPort: number;
   env: Record<string, string>;
+  /**
+   * Bundles mode: where the group's files read what the service knows of its bundles (`GET` answers
+   * {@link HostedBundles} as JSON, the AWS calls recorded so far included), as a file's own service gives it in
+   * `svc.bundles`.
+   */
+  bundlesUrl?: string;
   emulators: {
     region: string;
     tableName: string;
@@ -24,14 +32,19 @@ export interface HostedServiceInfo {
   };
 }
 
+/** What a bundles-mode service knows of its bundles, as the group's files read it (`bundlesUrl`). */
+export type HostedBundles = Omit<NonNullable<Awaited<ReturnType<typeof startService>>['bundles']>, 'stop'>;
+
 const options = JSON.parse(process.env.SERVICE_HOST_OPTIONS ?? '{}') as ServiceOptions;
 const service = await startService({ port: 0, logWorkerErrors: false, ...options });
+const bundlesUrl = service.bundles ? await serveBundles(service.bundles) : undefined;
 const info: HostedServiceInfo = {
   baseUrl: service.baseUrl,
   adminKey: service.adminKey,
   dataDir: service.dataDir,
   smtpPort: service.smtpPort,
   env: options.env ?? {},
+  ...(bundlesUrl ? { bundlesUrl } : {}),
   emulators: {
     region: service.emulators.region,
     tableName: service.emulators.tableName,
@@ -59,3 +72,15 @@ process.on('message', (message: { type?: string }) => {
 });
 // The test run ended or crashed: nothing must outlive it.
 process.on('disconnect', () => process.exit(0));
+
+/** Answers every GET with the bundles' deployment, names, launches and the AWS calls recorded so far (127.0.0.1). */
+async function serveBundles(bundles: HostedBundles): Promise<string> {
+  const server = createServer((_req, res) => {
+    const { deployment, names, launches, awsCalls } = bundles;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ deployment, names, launches, awsCalls }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}

@@ -6,7 +6,7 @@ import { startService, type RunningService, type ServiceOptions } from '#local/s
 import { eventually } from './eventually.ts';
 import { deniedCalls } from './iam.ts';
 import { recordTraffic, saveTraffic, TRAFFIC_DIR_ENV } from './openapi-traffic.ts';
-import type { HostedServiceInfo } from './service-host.ts';
+import type { HostedBundles, HostedServiceInfo } from './service-host.ts';
 
 /** What a test file knows of the service it calls: where it is, its admin key, its stand-ins' addresses. */
 export type ServiceInfo = Pick<HostedServiceInfo, 'baseUrl' | 'adminKey' | 'dataDir' | 'smtpPort' | 'emulators'>;
@@ -178,6 +178,16 @@ export function sharedService(): ServiceClient {
 }
 
 /**
+ * The `bundles` group's service's bundles (deployment, names, launches) and every AWS call its functions made so
+ * far: read again at each call.
+ */
+export async function sharedBundles(): Promise<HostedBundles> {
+  const url = inject('service').bundlesUrl;
+  if (!url) throw new Error("this file's group service does not run the deploy bundles (vitest.config.ts, `bundles`)");
+  return (await fetch(url)).json() as Promise<HostedBundles>;
+}
+
+/**
  * Starts a whole local service in this test process on a free port, with its data in a fresh temp folder: for the
  * files that need a service of their own (a restart, a crash, counting its DynamoDB calls, its log lines).
  */
@@ -219,6 +229,6 @@ export async function startTestService(options: ServiceOptions = {}): Promise<Te
 declare module 'vitest' {
   export interface ProvidedContext {
     /** The group's service (test/support/global-service.ts). */
-    service: ServiceInfo;
+    service: ServiceInfo & Pick<HostedServiceInfo, 'bundlesUrl'>;
   }
 }
