@@ -28,7 +28,14 @@ export function synth(options: SynthOptions = {}): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'switchboard-cdk-'));
   // The functions are bundled once per source state (infra/bundling.ts caches the build across processes).
   // Assets are referenced where the build left them, not copied into the assembly (the PDF functions ship ~100 MB).
-  const app = new App({ outdir, context: { 'aws:cdk:disable-asset-staging': true } });
+  // Without aws-cdk-lib's built-in CloudFormation schema validation: it costs ~4.5 s of CPU in a process's first
+  // synthesis and ~1 s in each after (a WebAssembly engine), and reports warnings only. The `npx cdk synth` of
+  // ./nag.suite.ts runs it, as an operator's synth does.
+  const app = new App({
+    outdir,
+    context: { 'aws:cdk:disable-asset-staging': true },
+    builtinCloudFormationValidation: false,
+  });
   const stack = new SwitchboardStack(app, 'Switchboard', {
     ...options.props,
     settings: {
