@@ -7,14 +7,16 @@ import { startTestService, type TestService } from '#test/support/service.ts';
 
 /**
  * What each hot-path request costs in DynamoDB operations, counted on the wire (dynalite's server, whatever thread
- * sends them): a service of its own, since another file's requests would be counted too. Item operations only: the
- * local credit sweeper's Query may run at any moment.
+ * sends them): a service of its own, since another file's requests would be counted too, on one event loop (the count
+ * does not depend on the runner's threads; a start costs half the CPU). Item operations only: the local credit
+ * sweeper's Query may run at any moment.
  */
 let svc: TestService;
 let model: ModelDouble;
 beforeAll(async () => {
   model = await startModelDouble();
   svc = await startTestService({
+    threads: false,
     env: {
       MODEL_PROVIDER: 'openai',
       OPENAI_BASE_URL: model.baseUrl,

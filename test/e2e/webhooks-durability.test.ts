@@ -16,8 +16,10 @@ const receivers = receiverPool();
 const receiver = receivers.start;
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-webhooks-'));
 
+// On one event loop (`threads: false`): the calls are counted on dynalite's wire whatever thread sends them, and a
+// SIGKILL takes the whole process either way; a start costs half the CPU (BENCHMARKS.md, issue 25).
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ threads: false });
 });
 afterAll(async () => {
   await receivers.closeAll();
@@ -111,7 +113,7 @@ describe('webhook deliveries survive a crash', () => {
   it('delivers after a kill -9 what was accepted before it', async () => {
     let up = false;
     const r = await receiver(() => (up ? 200 : 503));
-    const env = { DATA_DIR: dataDir, WEBHOOK_RETRY_SCHEDULE: '2,2,2,2,2,2' };
+    const env = { DATA_DIR: dataDir, WEBHOOK_RETRY_SCHEDULE: '2,2,2,2,2,2', LOCAL_THREADS: '0' };
     const first = await spawnService(env);
     const admin = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${first.baseUrl}/admin/v1${path}`, {
