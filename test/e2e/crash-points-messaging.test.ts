@@ -1,5 +1,5 @@
 import twilio from 'twilio';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crashRun, type CrashRun } from '#test/support/crash.ts';
 import { consistently, eventually } from '#test/support/eventually.ts';
 import type { ServiceClient } from '#test/support/service.ts';
@@ -10,12 +10,17 @@ import { startReceiver, type TestReceiver } from './webhooks-support.ts';
  * same data: every change's event reaches the webhook, under one id, whatever instant the process died at.
  */
 let receiver: TestReceiver;
+// One run (one DATA_DIR) for the file: the service restarted after a crash point is armed for the next one
+// (`run.armed`), so each crash point costs one start instead of two. Every test makes its own project.
 let run: CrashRun;
 beforeAll(async () => {
   receiver = await startReceiver();
+  run = crashRun({ threads: false });
 });
-afterAll(async () => receiver?.close());
-afterEach(async () => run?.cleanUp());
+afterAll(async () => {
+  await run?.cleanUp();
+  await receiver?.close();
+});
 
 async function projectWithWebhook(svc: ServiceClient) {
   const { projectId } = await svc.newProject();
@@ -48,8 +53,7 @@ const idsOf = (type: string, messageId: string) => [
 
 describe('crash points of messaging', { timeout: 90_000 }, () => {
   it('after-status-write (sandbox receipt, a synchronous route): the event sweep publishes it, one id', async () => {
-    run = crashRun({ threads: false });
-    const first = await run.start('after-status-write');
+    const first = await run.armed('after-status-write');
     const projectId = await projectWithWebhook(first.client);
     const { channel, token } = await smsChannelWithToken(first.client, projectId);
     const sent = (await (await first.client.send(token, { to: '+5511988887777', body: 'hi' })).json()) as {
@@ -74,8 +78,7 @@ describe('crash points of messaging', { timeout: 90_000 }, () => {
   });
 
   it('after-inbound-write (a signed Twilio message, answered 200): the queue gives it again, the same id is published', async () => {
-    run = crashRun({ threads: false });
-    const first = await run.start('after-inbound-write');
+    const first = await run.armed('after-inbound-write');
     const projectId = await projectWithWebhook(first.client);
     const channel = (
       await first.client.admin('POST', `/projects/${projectId}/channels`, {
@@ -116,8 +119,7 @@ describe('crash points of messaging', { timeout: 90_000 }, () => {
   });
 
   it('after-publish (queued, mark not yet cleared): published again with the same id; the receiver may see it twice, never two ids', async () => {
-    run = crashRun({ threads: false });
-    const first = await run.start('after-publish');
+    const first = await run.armed('after-publish');
     const projectId = await projectWithWebhook(first.client);
     const channel = (
       await first.client.admin('POST', `/projects/${projectId}/channels`, {
@@ -142,8 +144,7 @@ describe('crash points of messaging', { timeout: 90_000 }, () => {
   });
 
   it('after-send-record (the send recorded, its event not yet queued): the sweep publishes message.sent, one id', async () => {
-    run = crashRun({ threads: false });
-    const first = await run.start('after-send-record');
+    const first = await run.armed('after-send-record');
     const projectId = await projectWithWebhook(first.client);
     const { channel, token } = await smsChannelWithToken(first.client, projectId);
     await expect(first.client.send(token, { to: '+5511988887777', body: 'crash after record' })).rejects.toThrow();

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { crashRun, type CrashRun } from '#test/support/crash.ts';
 import { consistently, eventually } from '#test/support/eventually.ts';
 import type { ServiceClient } from '#test/support/service.ts';
@@ -10,12 +10,18 @@ import { startReceiver, type TestReceiver } from './webhooks-support.ts';
  * a credit is refunded exactly once.
  */
 let receivers: TestReceiver[] = [];
+// One run (one DATA_DIR) for the file: the service restarted after a crash point is armed for the next one
+// (`run.armed`), so each crash point costs one start instead of two. Every test makes its own project, and waits
+// until what it started has settled; `after-attempt` goes first, before any other test's deliveries exist.
 let run: CrashRun;
+beforeAll(() => {
+  run = crashRun({ threads: false });
+});
 afterEach(async () => {
-  await run?.cleanUp();
   await Promise.all(receivers.map((r) => r.close()));
   receivers = [];
 });
+afterAll(async () => run?.cleanUp());
 
 async function receiver(answer?: Parameters<typeof startReceiver>[0]) {
   const r = await startReceiver(answer);
@@ -33,32 +39,8 @@ const report = (svc: ServiceClient, projectId: string, channelId: string, marker
   svc.admin('POST', `/projects/${projectId}/events`, { channelId, type: 'message.sent', data: { marker } });
 
 describe('crash points of the webhook pipeline', { timeout: 120_000 }, () => {
-  it('after-fanout-batch (some of an event’s jobs queued, the rest not): every webhook still gets it', async () => {
-    run = crashRun({ threads: false });
-    const first = await run.start('after-fanout-batch');
-    const { projectId } = await first.client.newProject();
-    const channelId = await smsChannel(first.client, projectId);
-    // 12 webhooks: more than one SendMessageBatch (10 jobs) of the fan-out.
-    const rs = await Promise.all(Array.from({ length: 12 }, () => receiver()));
-    for (const r of rs)
-      await first.client.admin('POST', `/projects/${projectId}/integrations`, {
-        product: 'webhook',
-        scope: 'channel',
-        channelId,
-        url: r.url,
-      });
-    expect((await report(first.client, projectId, channelId, 'fanout')).status).toBe(202);
-    await first.died();
-
-    await run.start();
-    await eventually(async () => rs.every((r) => r.received.length > 0), 30_000, 'every webhook reached');
-    const ids = new Set(rs.flatMap((r) => r.received.map((d) => d.headers['webhook-id'])));
-    expect(ids.size).toBe(1);
-  });
-
   it('after-attempt (the receiver got it, the attempt not recorded): attempted again with the same webhook-id, logged once succeeded', async () => {
-    run = crashRun({ threads: false });
-    const first = await run.start('after-attempt');
+    const first = await run.armed('after-attempt');
     const { projectId } = await first.client.newProject();
     const channelId = await smsChannel(first.client, projectId);
     const r = await receiver();
@@ -88,11 +70,32 @@ describe('crash points of the webhook pipeline', { timeout: 120_000 }, () => {
     expect(delivery.attempts).toHaveLength(1);
   });
 
+  it('after-fanout-batch (some of an event’s jobs queued, the rest not): every webhook still gets it', async () => {
+    const first = await run.armed('after-fanout-batch');
+    const { projectId } = await first.client.newProject();
+    const channelId = await smsChannel(first.client, projectId);
+    // 12 webhooks: more than one SendMessageBatch (10 jobs) of the fan-out.
+    const rs = await Promise.all(Array.from({ length: 12 }, () => receiver()));
+    for (const r of rs)
+      await first.client.admin('POST', `/projects/${projectId}/integrations`, {
+        product: 'webhook',
+        scope: 'channel',
+        channelId,
+        url: r.url,
+      });
+    expect((await report(first.client, projectId, channelId, 'fanout')).status).toBe(202);
+    await first.died();
+
+    await run.start();
+    await eventually(async () => rs.every((r) => r.received.length > 0), 30_000, 'every webhook reached');
+    const ids = new Set(rs.flatMap((r) => r.received.map((d) => d.headers['webhook-id'])));
+    expect(ids.size).toBe(1);
+  });
+
   it('after-retry-enqueue (a manual retry queued, not yet marked pending): the attempt runs and its outcome is what the log shows', async () => {
-    run = crashRun({ threads: false });
     let healthy = false;
     const r = await receiver(() => (healthy ? 200 : 500));
-    const first = await run.start('after-retry-enqueue');
+    const first = await run.armed('after-retry-enqueue');
     const { projectId } = await first.client.newProject();
     const channelId = await smsChannel(first.client, projectId);
     const hook = (
@@ -130,10 +133,9 @@ describe('crash points of the webhook pipeline', { timeout: 120_000 }, () => {
   });
 
   it('after-recover-claim (failed deliveries claimed, not yet queued): the next recover takes them again', async () => {
-    run = crashRun({ threads: false });
     let healthy = false;
     const r = await receiver(() => (healthy ? 200 : 500));
-    const first = await run.start('after-recover-claim');
+    const first = await run.armed('after-recover-claim');
     const { projectId } = await first.client.newProject();
     const channelId = await smsChannel(first.client, projectId);
     const hook = (
@@ -179,8 +181,7 @@ describe('crash points of the webhook pipeline', { timeout: 120_000 }, () => {
 
 describe('crash points of the credits', { timeout: 120_000 }, () => {
   it('after-charge (charged, the work never ran): the sweeper refunds it, once', async () => {
-    run = crashRun({ threads: false });
-    const first = await run.start('after-charge');
+    const first = await run.armed('after-charge');
     const { projectId, token } = await first.client.newProject({ monthlyBotCredits: 3 });
     await expect(first.client.botsApi(token, 'completion', { prompt: 'hi', instructions: 'x' })).rejects.toThrow();
     await first.died();
@@ -191,8 +192,7 @@ describe('crash points of the credits', { timeout: 120_000 }, () => {
   });
 
   it('after-refund (refunded, the answer never sent): refunded once, the sweeper does not refund again', async () => {
-    run = crashRun({ threads: false });
-    const first = await run.start('after-refund');
+    const first = await run.armed('after-refund');
     const { projectId, token } = await first.client.newProject({ monthlyBotCredits: 3 });
     // A PDF that parses but holds nothing readable: charged, then refunded (502 EXTRACTION_FAILED) — and the process
     // dies right after the refund.

@@ -9,8 +9,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * a file in the queue, it never changes what runs.
  */
 export const slowFiles: Record<string, number> = {
-  'own:test/e2e/crash-points-webhooks.test.ts': 144,
-  'own:test/e2e/crash-points-messaging.test.ts': 92,
+  'own:test/e2e/crash-points-webhooks.test.ts': 80,
+  'own:test/e2e/crash-points-messaging.test.ts': 55,
   'unit:test/infra/stack.test.ts': 130,
   'own:test/e2e/console.test.ts': 70,
   'own:test/e2e/crash-ledger.test.ts': 18,
