@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test suite's time as CI sees it (issue 25): clones this checkout at REV (default HEAD) into a temp folder, runs
 # `CI=true bash .ci/run` there under /usr/bin/time, and samples the machine's busy cores from /proc/stat every 2 s.
-# Prints Vitest's Duration for `npm test`, `.ci/run`'s wall and CPU, and the cores kept busy during `npm test`.
+# Prints Vitest's Duration for `npm test`, `.ci/run`'s wall and CPU, and the cores kept busy during `npm test` (in all
+# and by 30 s window); the run's log is left in /tmp/suite-time-ci.log.
 # Run it on an otherwise quiet machine; alternate two revisions for a same-session anchor.
 #
 # Run: bash bench/suite-time.sh [REV]
@@ -16,6 +17,9 @@ git -C "$work/clone" checkout -q "$rev"
 sampler=$!
 (cd "$work/clone" && CI=true /usr/bin/time -v bash .ci/run > "$work/ci.log" 2>&1) || { tail -50 "$work/ci.log"; exit 1; }
 kill "$sampler"
+# Kept for a look at the files' times (Vitest's report) and the busy cores over time.
+cp "$work/ci.log" /tmp/suite-time-ci.log
+cp "$work/stat.log" /tmp/suite-time-stat.log
 duration="$(sed 's/\x1b\[[0-9;]*m//g' "$work/ci.log" | grep -m1 -oE 'Duration +[0-9.]+s' | grep -oE '[0-9.]+')"
 echo "rev $(git -C "$work/clone" rev-parse --short HEAD), $(nproc) cores, $(date -u +%FT%TZ)"
 echo "npm test (Vitest's Duration): ${duration} s"
@@ -35,4 +39,9 @@ for (t0, a), (t1, b) in zip(pts, pts[1:]):
         busy.append(1 - idle / total)
 import os
 print(f"cores busy during npm test: {os.cpu_count() * sum(busy) / len(busy):.2f} of {os.cpu_count()}")
+# By 30 s window: where the cores were left idle (the start, the last files).
+window = 15
+for i in range(0, len(busy), window):
+    part = busy[i:i + window]
+    print(f"  {i * 2:4d}-{(i + len(part)) * 2:4d} s: {os.cpu_count() * sum(part) / len(part):.2f}")
 PY

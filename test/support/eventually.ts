@@ -1,6 +1,8 @@
 /**
- * Polls `check` every 50 ms until it returns a value other than undefined or false, and returns that value; fails
- * after `timeoutMs`, naming `what` it waited for.
+ * Polls `check` until it returns a value other than undefined or false, and returns that value; fails after
+ * `timeoutMs`, naming `what` it waited for. Every 50 ms at first, then less often, up to every 250 ms: most checks
+ * call the service (an admin read: HTTP, DynamoDB, JSON on both sides), and a wait of seconds at 50 ms cost the
+ * suite's two cores more than the condition's later sighting costs its file (BENCHMARKS.md, issue 25).
  */
 export async function eventually<T>(
   check: () => Promise<T | undefined | false>,
@@ -8,24 +10,24 @@ export async function eventually<T>(
   what = 'condition',
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  for (let pause = 50; ; pause = Math.min(pause * 1.5, 250)) {
     const value = await check();
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, pause));
   }
 }
 
 /**
  * Checks that `assertion` holds for all of `ms` (an absence: no second event, no delivery to the wrong webhook), and
  * fails as soon as it does not. An absence can only be observed over time; this is the one place that waits for
- * nothing to happen, every 25 ms, so a regression shows at once rather than after the whole wait.
+ * nothing to happen, every 100 ms, so a regression shows at once rather than after the whole wait.
  */
 export async function consistently(assertion: () => unknown | Promise<unknown>, ms = 500): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
     await assertion();
     if (Date.now() >= deadline) return;
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
