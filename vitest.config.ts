@@ -124,20 +124,19 @@ export default defineConfig({
 
       // A group's files call its service over HTTP and share no state but their worker's modules (imported once per
       // worker, not once per file: ~25 s less CPU for the e2e group alone, BENCHMARKS.md issue 25).
-      ...(['e2e', 'model', 'bulk', 'strict'] as const).map((name) => ({
-        extends: true,
-        test: { name, include: groups[name], globalSetup: [`test/support/groups/${name}.ts`], isolate: false },
-      })),
-      { extends: true, test: { name: 'own', include: groups.own } },
-      {
+      // A file's first hook waits for its group's service to boot (test/support/service.ts, `sharedService`): the
+      // groups boot side by side at the start of the run, the bundles group building the deploy bundles first.
+      ...(['e2e', 'model', 'bulk', 'strict', 'bundles'] as const).map((name) => ({
         extends: true,
         test: {
-          name: 'bundles',
-          include: groups.bundles,
-          globalSetup: ['test/support/groups/bundles.ts'],
+          name,
+          include: groups[name],
+          globalSetup: [`test/support/groups/${name}.ts`],
           isolate: false,
+          hookTimeout: 240_000,
         },
-      },
+      })),
+      { extends: true, test: { name: 'own', include: groups.own } },
     ],
   },
 });

@@ -12,7 +12,7 @@ import { type ServiceClient, sharedService } from '#test/support/service.ts';
 let svc: ServiceClient;
 
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
 }, 60_000);
 afterAll(async () => {
   await svc?.close();

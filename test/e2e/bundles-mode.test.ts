@@ -17,7 +17,7 @@ import { type ServiceClient, sharedBundles, sharedService } from '#test/support/
 let svc: ServiceClient;
 let bundles: HostedBundles;
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
   bundles = await sharedBundles();
 });
 afterAll(async () => svc?.close());

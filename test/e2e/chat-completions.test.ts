@@ -23,7 +23,7 @@ let model: SharedModelDouble;
 const RATE_LIMIT = 60;
 
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
   model = sharedModelDouble();
 }, 60_000);
 afterAll(async () => {

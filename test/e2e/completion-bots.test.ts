@@ -45,7 +45,7 @@ let seq = 0;
 const marker = () => `m${++seq}x${Math.random().toString(36).slice(2, 7)}`;
 
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
   model = sharedModelDouble();
   owner = await svc.newProject({ monthlyBotCredits: 20 });
   botId = await createBot(owner.projectId, { temperature: 0.2 });

@@ -4,7 +4,7 @@ import { type ServiceClient, sharedService } from '#test/support/service.ts';
 /** The local default: no model configured, the offline provider answers, and the whole flow runs without network. */
 let svc: ServiceClient;
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
 });
 afterAll(async () => svc?.close());
 

@@ -7,7 +7,7 @@ let svc: ServiceClient;
 let model: SharedModelDouble;
 
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
   model = sharedModelDouble();
 });
 afterAll(async () => {

@@ -31,7 +31,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester
   let webhookId = '';
 
   beforeAll(async () => {
-    svc = sharedService();
+    svc = await sharedService();
     model = sharedModelDouble();
     receiver = await startReceiver();
     ui = await openConsoleBrowser();

@@ -24,7 +24,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console: event catalog, rate limi
   let projectId: string;
 
   beforeAll(async () => {
-    svc = sharedService();
+    svc = await sharedService();
     receiver = await startReceiver();
     ui = await openConsoleBrowser();
     page = ui.page;

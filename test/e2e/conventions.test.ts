@@ -3,7 +3,7 @@ import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 let svc: ServiceClient;
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
 });
 afterAll(async () => svc?.close());
 

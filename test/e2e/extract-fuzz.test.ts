@@ -15,7 +15,7 @@ let seed: Buffer;
 
 beforeAll(async () => {
   // Far more requests than the Bots API's 60 a minute: the limit is not what this test is about.
-  svc = sharedService();
+  svc = await sharedService();
   ({ token, projectId } = await svc.newProject({ monthlyBotCredits: 0 }));
   const pdf = await textPdf(['Seed document for the fuzzer']);
   seed = Buffer.concat([

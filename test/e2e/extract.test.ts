@@ -20,7 +20,7 @@ import {
  */
 let svc: ServiceClient;
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
 });
 afterAll(async () => svc?.close());
 

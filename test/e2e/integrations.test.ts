@@ -13,7 +13,7 @@ import { type ServiceClient, sharedService } from '#test/support/service.ts';
 let svc: ServiceClient;
 let doc: DynamoDBDocumentClient;
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
   doc = localDocumentClient(svc.emulators.dynamoEndpoint);
 });
 afterAll(async () => {

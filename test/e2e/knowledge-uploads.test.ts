@@ -61,7 +61,7 @@ async function searchSources(query: string) {
 }
 
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
   project = await svc.newProject();
   const bot = await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'Upload', instructions: 'x' });
   botId = bot.body.botId;

@@ -68,7 +68,7 @@ async function settled(bot = botId) {
 }
 
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
   project = await svc.newProject();
   const bot = await svc.admin('POST', `/projects/${project.projectId}/bots`, {
     name: 'Atendimento',

@@ -23,7 +23,7 @@ let document: any;
 let traffic: ReturnType<typeof recordTraffic>;
 
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
   document = await (await fetch(`${svc.baseUrl}/openapi.json`)).json();
   traffic = recordTraffic(svc.baseUrl);
 });

@@ -63,7 +63,7 @@ let svc: ServiceClient;
 let doc: any;
 
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
   doc = await (await fetch(`${svc.baseUrl}/openapi.json`)).json();
 });
 afterAll(async () => svc?.close());

@@ -19,7 +19,7 @@ const received: { event?: WebhookEvent; failure?: string }[] = [];
 let signingSecret = '';
 
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
   receiver = createServer(async (req, res) => {
     let body = '';
     for await (const chunk of req) body += chunk;

@@ -14,8 +14,8 @@ let svc: ServiceClient;
 const receivers = receiverPool();
 const receiver = receivers.start;
 
-beforeAll(() => {
-  svc = sharedService();
+beforeAll(async () => {
+  svc = await sharedService();
 });
 afterAll(async () => {
   await receivers.closeAll();

@@ -11,7 +11,7 @@ const receivers = receiverPool();
 const receiver = receivers.start;
 
 beforeAll(async () => {
-  svc = sharedService();
+  svc = await sharedService();
 });
 afterAll(async () => {
   await receivers.closeAll();

@@ -10,7 +10,7 @@ const receiver = receivers.start;
 
 beforeAll(async () => {
   // 4 attempts, 0.2 s apart: the contract's schedule is 5 s … 10 h; tests set their own (WEBHOOK_RETRY_SCHEDULE).
-  svc = sharedService();
+  svc = await sharedService();
 });
 afterAll(async () => {
   await receivers.closeAll();

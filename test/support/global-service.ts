@@ -1,25 +1,34 @@
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ServiceOptions } from '#local/service.ts';
 import { registerGroupService } from './group-lifetime.ts';
 import type { HostedServiceInfo } from './service-host.ts';
 
 /**
  * One service for a group of e2e files: a Vitest project's global setup starts it in a child process
- * (./service-host.ts) before the group's files run and stops it after; the files reach it through `inject('service')`
- * (`sharedService()` in ./service.ts). Booting once per group instead of once per file is what keeps `npm test`
- * short; every test still makes its own projects, so files never share data by accident.
+ * (./service-host.ts) and stops it after the group's files; the files reach it through `sharedService()` in
+ * ./service.ts, which waits for the file the host writes once the service answers. Booting once per group instead of
+ * once per file is what keeps `npm test` short; every test still makes its own projects, so files never share data
+ * by accident.
+ *
+ * The setup does not wait for the boot: Vitest runs the projects' global setups one after another before any file,
+ * so five services (the bundles group's first build of the deploy bundles among them) booted in turn while the
+ * cores had nothing else to do. Now they boot beside each other and beside the first unit files, and a group's
+ * files wait for their own service only (BENCHMARKS.md, issue 25).
  */
 export interface HostedService {
-  info: HostedServiceInfo;
+  /** Where the host writes {@link HostedServiceInfo} once the service answers, or `{ "error": … }` if it died first. */
+  infoFile: string;
+  ready: Promise<HostedServiceInfo>;
   /** Stops the service; rejects when, in bundles mode, a function made an AWS call its role would deny. */
   stop(): Promise<void>;
 }
 
-export async function hostService(options: ServiceOptions): Promise<HostedService> {
+export function hostService(options: ServiceOptions): HostedService {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-group-'));
+  const infoFile = join(mkdtempSync(join(tmpdir(), 'switchboard-group-info-')), 'service.json');
   const child = fork(new URL('./service-host.ts', import.meta.url), [], {
     execArgv: [
       '--import',
@@ -36,12 +45,17 @@ export async function hostService(options: ServiceOptions): Promise<HostedServic
       ...process.env,
       NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile',
       SERVICE_HOST_OPTIONS: JSON.stringify({ ...options, dataDir }),
+      SERVICE_HOST_INFO_FILE: infoFile,
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const info = await new Promise<HostedServiceInfo>((resolve, reject) => {
-    const onExit = (code: number | null) =>
-      reject(new Error(`the group's service exited (${code}) before it was ready`));
+  const ready = new Promise<HostedServiceInfo>((resolve, reject) => {
+    const onExit = (code: number | null) => {
+      const error = `the group's service exited (${code}) before it was ready`;
+      // The group's files are waiting on the file: they fail with this instead of timing out.
+      writeFileSync(infoFile, JSON.stringify({ error }));
+      reject(new Error(error));
+    };
     child.once('exit', onExit);
     child.on('message', (message: { type: string; info?: HostedServiceInfo }) => {
       if (message.type !== 'ready') return;
@@ -49,22 +63,27 @@ export async function hostService(options: ServiceOptions): Promise<HostedServic
       resolve(message.info!);
     });
   });
+  // A boot that fails is reported by the files that wait for it (and by `stop`), not as an unhandled rejection.
+  ready.catch(() => {});
   return {
-    info,
+    infoFile,
+    ready,
     async stop() {
+      await ready.catch(() => {});
       const stopped = new Promise<string[]>((resolve) => {
         child.on('message', (message: { type: string; denied?: string[] }) => {
           if (message.type === 'stopped') resolve(message.denied ?? []);
         });
         child.once('exit', () => resolve([]));
       });
-      child.send({ type: 'stop' });
+      if (child.connected) child.send({ type: 'stop' });
       const denied = await Promise.race([
         stopped,
         new Promise<string[]>((resolve) => setTimeout(() => resolve([]), 30_000).unref()),
       ]);
       if (child.exitCode === null) child.kill('SIGKILL');
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      rmSync(dirname(infoFile), { recursive: true, force: true });
       if (denied.length) throw new Error(`AWS calls the deployed roles would deny:\n${denied.join('\n')}`);
     },
   };
@@ -84,8 +103,8 @@ export function groupSetup(
     // and without the runner's threads a group service spends ~15 % less CPU on the same files and starts on half
     // (BENCHMARKS.md, issue 25). The threaded runner, `npm start`'s default, is what the `e2e` and `bundles` groups,
     // most `own` files' services and the crash ledger run.
-    const service = await hostService({ threads: false, ...options, env: { ...options.env, ...dependency?.env } });
-    project.provide('service', service.info);
+    const service = hostService({ threads: false, ...options, env: { ...options.env, ...dependency?.env } });
+    project.provide('service', { infoFile: service.infoFile });
     for (const [key, value] of Object.entries(dependency?.provide ?? {})) project.provide(key, value);
     // Stopped after the group's last file (./group-lifetime.ts) or at the end of the run, whichever comes first.
     const stop = registerGroupService(project.name, async () => {

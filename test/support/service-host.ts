@@ -1,14 +1,15 @@
+import { renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startService, type ServiceOptions } from '#local/service.ts';
 import { deniedCalls } from './iam.ts';
 
 /**
- * A service of its own for a group of e2e files (./shared-service.ts starts this module as a child process): the
+ * A service of its own for a group of e2e files (./global-service.ts starts this module as a child process): the
  * whole local service, as `npm start` runs it, with the group's settings. A process per service, because the
  * functions read their settings once per "cold start" and share one `process.env`: two services in one process would
- * share them. It tells its parent what the test files need (base URL, admin key, the stand-ins' addresses) over IPC,
- * stops when asked, and exits when its parent goes away.
+ * share them. It writes what the test files need (base URL, admin key, the stand-ins' addresses) to the file its
+ * parent named, stops when asked, and exits when its parent goes away.
  */
 export interface HostedServiceInfo {
   baseUrl: string;
@@ -54,6 +55,10 @@ const info: HostedServiceInfo = {
     bucketNames: { ...service.emulators.bucketNames },
   },
 };
+// The group's files wait for this file (./service.ts, `sharedService`): written whole, once the service answers.
+const infoFile = process.env.SERVICE_HOST_INFO_FILE!;
+writeFileSync(`${infoFile}.tmp`, JSON.stringify(info));
+renameSync(`${infoFile}.tmp`, infoFile);
 process.send!({ type: 'ready', info });
 
 let stopping = false;

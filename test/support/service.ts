@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
@@ -169,12 +169,34 @@ export function serviceClient(info: ServiceInfo, onClose: () => Promise<void> = 
   };
 }
 
+/** How long a file waits for its group's service to boot (the bundles group's first build of the bundles included). */
+const GROUP_BOOT_TIMEOUT_MS = 180_000;
+
+let groupInfo: Promise<HostedServiceInfo> | undefined;
+
+/** The group's service's info, once the host has written it (./global-service.ts): read once per file. */
+function groupServiceInfo(): Promise<HostedServiceInfo> {
+  groupInfo ??= (async () => {
+    const { infoFile } = inject('service');
+    const deadline = Date.now() + GROUP_BOOT_TIMEOUT_MS;
+    for (let pause = 20; !existsSync(infoFile); pause = Math.min(pause * 1.5, 200)) {
+      if (Date.now() > deadline) throw new Error(`the group's service did not start within ${GROUP_BOOT_TIMEOUT_MS} ms`);
+      await new Promise((r) => setTimeout(r, pause));
+    }
+    const info = JSON.parse(readFileSync(infoFile, 'utf8')) as HostedServiceInfo | { error: string };
+    if ('error' in info) throw new Error(info.error);
+    return info;
+  })();
+  return groupInfo;
+}
+
 /**
  * The service of this file's group (a Vitest project whose global setup started it, test/support/global-service.ts):
- * one boot for many files. Each test makes its own projects (`newProject`), so files never share data by accident.
+ * one boot for many files, waited for here (the groups boot side by side while the first files run). Each test makes
+ * its own projects (`newProject`), so files never share data by accident.
  */
-export function sharedService(): ServiceClient {
-  return serviceClient(inject('service'));
+export async function sharedService(): Promise<ServiceClient> {
+  return serviceClient(await groupServiceInfo());
 }
 
 /**
@@ -182,7 +204,7 @@ export function sharedService(): ServiceClient {
  * far: read again at each call.
  */
 export async function sharedBundles(): Promise<HostedBundles> {
-  const url = inject('service').bundlesUrl;
+  const url = (await groupServiceInfo()).bundlesUrl;
   if (!url) throw new Error("this file's group service does not run the deploy bundles (vitest.config.ts, `bundles`)");
   return (await fetch(url)).json() as Promise<HostedBundles>;
 }
@@ -229,6 +251,6 @@ export async function startTestService(options: ServiceOptions = {}): Promise<Te
 declare module 'vitest' {
   export interface ProvidedContext {
     /** The group's service (test/support/global-service.ts). */
-    service: ServiceInfo & Pick<HostedServiceInfo, 'bundlesUrl'>;
+    service: { infoFile: string };
   }
 }

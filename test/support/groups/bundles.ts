@@ -1,14 +1,13 @@
-import { deploymentSettings } from '#local/bundles/bundles-mode.ts';
-import { localDeployment } from '#local/bundles/local-deployment.ts';
 import { groupSetup } from '../global-service.ts';
 import { E2E_RETRY_SCHEDULE } from './e2e.ts';
 
 /**
  * The `bundles` group: eight e2e files (vitest.config.ts), against the functions as `cdk deploy` uploads them
  * (`LOCAL_FUNCTIONS=bundles`, each function on a thread with the template's environment). When it stops, every AWS
- * call the functions made is checked against their roles in the synthesized stack.
+ * call the functions made is checked against their roles in the synthesized stack. The first build of the bundles
+ * (a fresh clone, changed sources) happens in the service's own boot, beside the first files of the other projects.
  */
-const setup = groupSetup({
+export default groupSetup({
   functions: 'bundles',
   threads: true,
   env: {
@@ -19,9 +18,3 @@ const setup = groupSetup({
     BOT_RATE_LIMIT_PER_MINUTE: '100000',
   },
 });
-
-export default async function bundlesSetup(project: Parameters<typeof setup>[0]) {
-  // Built or found in the cache before the service starts, so its start does not pay the first build.
-  localDeployment(deploymentSettings({}));
-  return setup(project);
-}
