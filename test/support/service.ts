@@ -180,7 +180,8 @@ function groupServiceInfo(): Promise<HostedServiceInfo> {
     const { infoFile } = inject('service');
     const deadline = Date.now() + GROUP_BOOT_TIMEOUT_MS;
     for (let pause = 20; !existsSync(infoFile); pause = Math.min(pause * 1.5, 200)) {
-      if (Date.now() > deadline) throw new Error(`the group's service did not start within ${GROUP_BOOT_TIMEOUT_MS} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`the group's service did not start within ${GROUP_BOOT_TIMEOUT_MS} ms`);
       await new Promise((r) => setTimeout(r, pause));
     }
     const info = JSON.parse(readFileSync(infoFile, 'utf8')) as HostedServiceInfo | { error: string };
