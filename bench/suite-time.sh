@@ -20,6 +20,7 @@ kill "$sampler"
 # Kept for a look at the files' times (Vitest's report) and the busy cores over time.
 cp "$work/ci.log" /tmp/suite-time-ci.log
 cp "$work/stat.log" /tmp/suite-time-stat.log
+cp "$work/ci.log" "/tmp/suite-time-$(git -C "$work/clone" rev-parse --short HEAD)-$(date -u +%H%M).log"
 duration="$(sed 's/\x1b\[[0-9;]*m//g' "$work/ci.log" | grep -m1 -oE 'Duration +[0-9.]+s' | grep -oE '[0-9.]+')"
 echo "rev $(git -C "$work/clone" rev-parse --short HEAD), $(nproc) cores, $(date -u +%FT%TZ)"
 echo "npm test (Vitest's Duration): ${duration} s"

@@ -133,7 +133,11 @@ export async function startBundlesMode(input: {
         // The runner's machine may have an AWS profile: the functions must not read it.
         AWS_CONFIG_FILE: '/dev/null',
         AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
+        // The runner's own log level and metrics switch reach the bundles too (a test run turns both off).
         ...(process.env.POWERTOOLS_LOG_LEVEL ? { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL } : {}),
+        ...(process.env.POWERTOOLS_METRICS_DISABLED
+          ? { POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED }
+          : {}),
         ...template,
         ...settings,
       },
