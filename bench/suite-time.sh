@@ -13,6 +13,12 @@ work="$(mktemp -d)"
 trap 'kill "${sampler:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
 git clone -q "$root" "$work/clone"
 git -C "$work/clone" checkout -q "$rev"
+# A same-run anchor: a fixed piece of single-threaded JavaScript work (400 JSON round trips of 2,000 objects), timed
+# before and after the run. This machine's speed moves between runs; compare runs by their ratio to it.
+anchor() {
+  node -e "const t=process.hrtime.bigint();let o={a:[...Array(2000).keys()].map(i=>({i,s:'x'+i,n:{v:i*1.5}}))};for(let k=0;k<400;k++)o=JSON.parse(JSON.stringify(o));console.log(Number(process.hrtime.bigint()-t)/1e6|0)"
+}
+anchor_before="$(anchor)"
 (while true; do echo "$(date +%s) $(head -1 /proc/stat)"; sleep 2; done) > "$work/stat.log" &
 sampler=$!
 (cd "$work/clone" && CI=true /usr/bin/time -v bash .ci/run > "$work/ci.log" 2>&1) || { tail -50 "$work/ci.log"; exit 1; }
@@ -24,6 +30,7 @@ cp "$work/ci.log" "/tmp/suite-time-$(git -C "$work/clone" rev-parse --short HEAD
 duration="$(sed 's/\x1b\[[0-9;]*m//g' "$work/ci.log" | grep -m1 -oE 'Duration +[0-9.]+s' | grep -oE '[0-9.]+')"
 echo "rev $(git -C "$work/clone" rev-parse --short HEAD), $(nproc) cores, $(date -u +%FT%TZ)"
 echo "npm test (Vitest's Duration): ${duration} s"
+echo "anchor (400 JSON round trips, ms): before ${anchor_before}, after $(anchor)"
 grep -E 'Elapsed|User time|System time' "$work/ci.log" | sed 's/^\s*//'
 # `npm test` is followed by the OpenAPI traffic check and the dependency check (~20 s): its window ends there.
 python3 - "$work/stat.log" "$duration" <<'PY'
