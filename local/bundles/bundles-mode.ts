@@ -103,6 +103,12 @@ export async function startBundlesMode(input: {
       ...Object.fromEntries(Object.entries(input.settings).filter(([, v]) => v !== undefined)),
     }).filter((e): e is [string, string] => e[1] !== undefined && !NOT_OVERRIDABLE.has(e[0]) && !WIRING.test(e[0])),
   );
+  const passedThrough = Object.fromEntries(
+    ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED'].flatMap((name) => {
+      const value = process.env[name];
+      return value ? [[name, value]] : [];
+    }),
+  );
   const launches: Record<string, BundleLaunch> = {};
   for (const [fn, f] of Object.entries(deployment.functions)) {
     const template = templateEnvironment(deployment, fn, resolve);
@@ -134,10 +140,7 @@ export async function startBundlesMode(input: {
         AWS_CONFIG_FILE: '/dev/null',
         AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
         // The runner's own log level and metrics switch reach the bundles too (a test run turns both off).
-        ...(process.env.POWERTOOLS_LOG_LEVEL ? { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL } : {}),
-        ...(process.env.POWERTOOLS_METRICS_DISABLED
-          ? { POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED }
-          : {}),
+        ...passedThrough,
         ...template,
         ...settings,
       },

@@ -172,23 +172,29 @@ export function serviceClient(info: ServiceInfo, onClose: () => Promise<void> = 
 /** How long a file waits for its group's service to boot (the bundles group's first build of the bundles included). */
 const GROUP_BOOT_TIMEOUT_MS = 180_000;
 
-let groupInfo: Promise<HostedServiceInfo> | undefined;
+/** By info file: a worker that runs files of several groups reads each group's once. */
+const groupInfos = new Map<string, Promise<HostedServiceInfo>>();
 
-/** The group's service's info, once the host has written it (./global-service.ts): read once per file. */
+/** The group's service's info, once the host has written it (./global-service.ts). */
 function groupServiceInfo(): Promise<HostedServiceInfo> {
-  groupInfo ??= (async () => {
-    const { infoFile } = inject('service');
-    const deadline = Date.now() + GROUP_BOOT_TIMEOUT_MS;
-    for (let pause = 20; !existsSync(infoFile); pause = Math.min(pause * 1.5, 200)) {
-      if (Date.now() > deadline)
-        throw new Error(`the group's service did not start within ${GROUP_BOOT_TIMEOUT_MS} ms`);
-      await new Promise((r) => setTimeout(r, pause));
-    }
-    const info = JSON.parse(readFileSync(infoFile, 'utf8')) as HostedServiceInfo | { error: string };
-    if ('error' in info) throw new Error(info.error);
-    return info;
-  })();
-  return groupInfo;
+  const { infoFile } = inject('service');
+  let info = groupInfos.get(infoFile);
+  if (!info) {
+    info = readWhenWritten(infoFile);
+    groupInfos.set(infoFile, info);
+  }
+  return info;
+}
+
+async function readWhenWritten(infoFile: string): Promise<HostedServiceInfo> {
+  const deadline = Date.now() + GROUP_BOOT_TIMEOUT_MS;
+  for (let pause = 20; !existsSync(infoFile); pause = Math.min(pause * 1.5, 200)) {
+    if (Date.now() > deadline) throw new Error(`the group's service did not start within ${GROUP_BOOT_TIMEOUT_MS} ms`);
+    await new Promise((r) => setTimeout(r, pause));
+  }
+  const info = JSON.parse(readFileSync(infoFile, 'utf8')) as HostedServiceInfo | { error: string };
+  if ('error' in info) throw new Error(info.error);
+  return info;
 }
 
 /**
