@@ -148,6 +148,7 @@ export function attemptWrite(
     ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
     ...bodyFields(job, attempt.number),
     manual: job.manual,
+    ...(attempt.number === 1 && !job.manual ? { first: true } : {}),
   };
 }
 

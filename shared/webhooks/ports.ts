@@ -70,6 +70,11 @@ export interface AttemptWrite {
   orderKey?: string;
   /** Manual attempts may overwrite a `succeeded` record; automatic ones never do (a late duplicate). */
   manual: boolean;
+  /**
+   * The delivery's first automatic attempt: no record exists yet, unless a duplicate job of the same delivery made
+   * one (the fan-out run again after a crash, a duplicate SQS message).
+   */
+  first?: boolean;
 }
 
 /** Delivery records: one item per (event, webhook), attempts appended. */

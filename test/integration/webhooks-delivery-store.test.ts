@@ -151,3 +151,83 @@ describe('DynamoWebhookHealthStore against dynalite', () => {
     expect(await health.markFailingNotice('prj_1', 'int_n', 3, mark('evt_c'), 1800)).toBe(true);
   });
 });
+
+describe('a first attempt that succeeded', () => {
+  /**
+   * The operations the store's client sends, by name, from now on; `overlap` is the most calls naming `watched` in
+   * their input that were under way at once.
+   */
+  function recordOperations(watched = '\u0000'): string[] & { overlap: number } {
+    const ops = Object.assign([] as string[], { overlap: 0 });
+    let open = 0;
+    env.table.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        ops.push(context.commandName ?? '');
+        const watching = JSON.stringify(args.input).includes(watched);
+        if (watching) ops.overlap = Math.max(ops.overlap, ++open);
+        try {
+          return await next(args);
+        } finally {
+          if (watching) open--;
+        }
+      },
+      { step: 'initialize', name: `record-operations-${seq}` },
+    );
+    return ops;
+  }
+
+  it('creates the same record as an update would, and ten ending together share three calls', async () => {
+    const succeeded = (integrationId: string, first: boolean) =>
+      write(integrationId, {
+        attempt: { at: '2026-11-21T10:00:00.000Z', statusCode: 200, durationMs: 9 },
+        status: 'succeeded',
+        nextAttemptAt: undefined,
+        orderKey: 'ch_1:+5511999990000',
+        ...(first ? { first: true } : {}),
+      });
+    const updated = succeeded('int_update', false);
+    await store.recordAttempt(updated);
+
+    const ops = recordOperations();
+    const puts = Array.from({ length: 10 }, () => succeeded('int_put', true));
+    expect(await Promise.all(puts.map((w) => store.recordAttempt(w)))).toEqual(Array(10).fill(true));
+    // Two calls at most under way: the first two puts leave alone, the eight that queued behind them together.
+    expect([...ops]).toEqual(['BatchWriteItemCommand', 'BatchWriteItemCommand', 'BatchWriteItemCommand']);
+
+    const same = (item: Record<string, unknown> | undefined) => {
+      const { pk, sk, deliveryId, eventId, integrationId, createdAt, updatedAt, expiresAt, ...rest } = item ?? {};
+      return { keys: Object.keys(item ?? {}).sort(), rest };
+    };
+    const byUpdate = await readItem(env.table, keys.delivery('prj_1', 'int_update', updated.deliveryId));
+    for (const put of puts) {
+      const byPut = await readItem(env.table, keys.delivery('prj_1', 'int_put', put.deliveryId));
+      expect(same(byPut)).toEqual(same(byUpdate));
+      expect(await store.get('prj_1', 'int_put', put.deliveryId)).toMatchObject({
+        status: 'succeeded',
+        attempts: [put.attempt],
+        body: '{"id":"x"}',
+        orderKey: 'ch_1:+5511999990000',
+      });
+    }
+    // A late automatic attempt of the same delivery still leaves it succeeded.
+    expect(await store.recordAttempt({ ...puts[0]!, status: 'pending', first: undefined, body: undefined })).toBe(
+      false,
+    );
+  });
+
+  it('puts of one delivery never share a call nor run side by side: the later one lands last', async () => {
+    const ops = recordOperations('int_twice');
+    const first = write('int_twice', {
+      attempt: { at: '2026-11-21T10:00:00.000Z', statusCode: 200, durationMs: 5 },
+      status: 'succeeded',
+      nextAttemptAt: undefined,
+      first: true,
+    });
+    const again = { ...first, attempt: { at: '2026-11-21T10:00:01.000Z', statusCode: 204, durationMs: 6 } };
+    const blockers = [1, 2].map(() => store.recordAttempt({ ...write('int_other'), status: 'succeeded', first: true }));
+    await Promise.all([...blockers, store.recordAttempt(first), store.recordAttempt(again)]);
+    expect(ops.filter((op) => op === 'BatchWriteItemCommand')).toHaveLength(4);
+    expect(ops.overlap).toBe(1);
+    expect((await store.get('prj_1', 'int_twice', first.deliveryId))?.attempts).toEqual([again.attempt]);
+  });
+});

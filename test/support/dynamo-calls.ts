@@ -12,6 +12,11 @@ export function recordDynamoCalls(service: RunningService) {
    * PRJ/CH`: a channel under its project; `UpdateItem DLV`: a delivery record), filled in once its body is read.
    */
   const items: string[] = [];
+  /**
+   * Each item written, by the partition key's prefix (`DLV`: a delivery record), once its call's body is read: one
+   * per PutItem, UpdateItem or DeleteItem, one per request of a BatchWriteItem.
+   */
+  const written: string[] = [];
   let generation = 0;
   const listener = (req: IncomingMessage) => {
     const target = String(req.headers['x-amz-target'] ?? '');
@@ -19,27 +24,47 @@ export function recordDynamoCalls(service: RunningService) {
     const index = calls.push(op) - 1;
     const recordedIn = generation;
     items[index] = op;
+    // A batch's items are counted from its whole body; other calls need only their keys.
+    const limit = op === 'BatchWriteItem' ? 16 * 1024 * 1024 : 4096;
     let body = '';
     req.on('data', (chunk: Buffer) => {
-      if (body.length < 4096) body += chunk;
+      if (body.length < limit) body += chunk;
     });
     req.on('end', () => {
+      if (recordedIn !== generation) return;
       const kinds = [...body.matchAll(/"S":"([A-Za-z_]+)#/g)].slice(0, 2).map((m) => m[1]);
-      if (recordedIn === generation) items[index] = `${op} ${kinds.join('/')}`;
+      items[index] = `${op} ${kinds.join('/')}`;
+      if (['PutItem', 'UpdateItem', 'DeleteItem'].includes(op)) written.push(kinds[0] ?? '');
+      if (op === 'BatchWriteItem') written.push(...batchWriteKinds(body));
     });
   };
   service.emulators.dynamoServer.on('request', listener);
   return {
     calls,
     items,
+    written,
     reset: () => {
       generation++;
       calls.splice(0);
       items.splice(0);
+      written.splice(0);
     },
     stop: () => void service.emulators.dynamoServer.off('request', listener),
   };
 }
+
+/** The partition key prefix of each request in a BatchWriteItem body. */
+function batchWriteKinds(body: string): string[] {
+  const requests = Object.values(
+    (JSON.parse(body) as { RequestItems: Record<string, Record<string, { Item?: KeyedItem; Key?: KeyedItem }>[]> })
+      .RequestItems,
+  ).flat();
+  return requests.map((r) => {
+    const key = (r.PutRequest?.Item ?? r.DeleteRequest?.Key)?.pk?.S ?? '';
+    return key.slice(0, Math.max(0, key.indexOf('#')));
+  });
+}
+type KeyedItem = { pk?: { S?: string } };
 
 /**
  * The item operations of one generation with a bot, on `/completion` and `/chat/completions` alike: token GetItem,

@@ -3,6 +3,7 @@ import type { AttemptWrite, DeliveryStore } from '../ports.ts';
 import { applied, type DynamoTable, queryPageOf, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
 import { backgroundIndex, collections, keys } from '../../contract/keys.ts';
 import type { Page, PageRequest } from '../../kernel/page.ts';
+import { GroupedPuts } from '../../kernel/aws/grouped-puts.ts';
 
 /** The index attributes of a failed delivery's entry (see `backgroundIndex.failedDeliveriesPartition`). */
 const INDEX_NAMES = { '#indexPk': backgroundIndex.partitionKey, '#indexSk': backgroundIndex.sortKey };
@@ -17,17 +18,34 @@ const LIST_FIELDS = 'deliveryId, projectId, integrationId, eventId, eventType, #
 
 /**
  * Delivery records (`DLV#<projectId>#<integrationId>` / `<deliveryId>`): one item per event and webhook, created
- * by its first attempt. Each attempt is one UpdateItem that appends to `attempts` and sets the status: no read
- * before the write, no transaction.
+ * by its first attempt. Each attempt is one item write, no read before it, no transaction:
+ *
+ * - a first attempt that succeeded (most deliveries) creates the whole record with a put, and the puts of attempts
+ *   that end together share BatchWriteItem calls (`GroupedPuts`: one call per put when they come one at a time);
+ * - any other attempt is one UpdateItem that appends to `attempts` and sets the status, never turning a succeeded
+ *   delivery back into pending or failed.
+ *
+ * Decision (issue 32, measured in BENCHMARKS "Issue 32"): the put carries no condition (BatchWriteItem takes none).
+ * It writes `succeeded`, so it never undoes a success either; what it can overwrite is a record a duplicate job of
+ * the same delivery made first (the fan-out run again after a crash): the delivery ends succeeded as before, and its
+ * log shows this attempt instead of both. Per delivery at saturation that is 0.1 DynamoDB calls instead of 1.
  */
 export class DynamoDeliveryStore implements DeliveryStore {
+  private readonly firstSuccesses: GroupedPuts;
+
   constructor(
     private readonly table: DynamoTable,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.firstSuccesses = new GroupedPuts(table);
+  }
 
   async recordAttempt(write: AttemptWrite): Promise<boolean> {
     const nowMs = this.now();
+    if (write.first && write.status === 'succeeded' && !write.manual) {
+      await this.firstSuccesses.put(this.succeededRecord(write, nowMs));
+      return true;
+    }
     const set = [
       'attempts = list_append(if_not_exists(attempts, :empty), :attempt)',
       '#status = :status',
@@ -92,6 +110,26 @@ export class DynamoDeliveryStore implements DeliveryStore {
         ExpressionAttributeValues: values,
       }),
     );
+  }
+
+  /** The record a first attempt that succeeded creates: what the UpdateItem below would leave on a new item. */
+  private succeededRecord(write: AttemptWrite, nowMs: number) {
+    return {
+      ...keys.delivery(write.projectId, write.integrationId, write.deliveryId),
+      attempts: [write.attempt],
+      status: write.status,
+      deliveryId: write.deliveryId,
+      projectId: write.projectId,
+      integrationId: write.integrationId,
+      eventId: write.eventId,
+      eventType: write.eventType,
+      createdAt: nowMs,
+      updatedAt: nowMs,
+      expiresAt: Math.floor(nowMs / 1000) + DELIVERY_RETENTION_SECONDS,
+      ...(write.body !== undefined ? { body: write.body } : {}),
+      ...(write.bodyRef !== undefined ? { bodyRef: write.bodyRef } : {}),
+      ...(write.orderKey !== undefined ? { orderKey: write.orderKey } : {}),
+    };
   }
 
   async get(projectId: string, integrationId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
