@@ -8,6 +8,7 @@ import { startTestTable } from '#test/support/dynamo.ts';
 import { readItem } from '#shared/kernel/aws/dynamo-table.ts';
 import { keys } from '#shared/contract/keys.ts';
 import { marksOf } from '#shared/events/adapters/dynamo-outbox.ts';
+import { GroupedPuts } from '#shared/kernel/aws/grouped-puts.ts';
 
 let env: Awaited<ReturnType<typeof startTestTable>>;
 let store: DynamoDeliveryStore;
@@ -229,5 +230,19 @@ describe('a first attempt that succeeded', () => {
     expect(ops.filter((op) => op === 'BatchWriteItemCommand')).toHaveLength(4);
     expect(ops.overlap).toBe(1);
     expect((await store.get('prj_1', 'int_twice', first.deliveryId))?.attempts).toEqual([again.attempt]);
+  });
+});
+
+describe('puts grouped in one call', () => {
+  it('one item DynamoDB refuses fails alone: the others of its call are written one by one', async () => {
+    const puts = new GroupedPuts(env.table);
+    const item = (sk: string, text = 'ok') => ({ pk: 'TEST#grouped', sk, text });
+    const blockers = [puts.put(item('a')), puts.put(item('b'))];
+    const queued = [puts.put(item('c')), puts.put(item('too-large', 'x'.repeat(410 * 1024))), puts.put(item('d'))];
+    const results = await Promise.allSettled([...blockers, ...queued]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(String((results[3] as PromiseRejectedResult).reason)).toMatch(/size/i);
+    for (const sk of ['a', 'b', 'c', 'd']) expect(await readItem(env.table, { pk: 'TEST#grouped', sk })).toBeDefined();
+    expect(await readItem(env.table, { pk: 'TEST#grouped', sk: 'too-large' })).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import { type BatchWriteRequest, type DynamoTable, writeBatch } from './dynamo-table.ts';
+import { type BatchWriteRequest, type DynamoTable, putItem, writeBatch } from './dynamo-table.ts';
 
 /** BatchWriteItem takes at most this many requests. */
 const MAX_BATCH_ITEMS = 25;
@@ -15,6 +15,8 @@ interface Waiting {
  * pays one call per put, and a busy one a call per batch. A put resolves once DynamoDB has its item.
  * Two puts of one key never share a call (DynamoDB rejects the batch) nor run side by side (either could land
  * last): the later one leaves once the earlier one's call has ended, so the later put is the one that stays.
+ * A call DynamoDB refuses as a whole (one item too large, say) is tried again one put at a time, so one bad item
+ * fails alone and the others are written.
  */
 export class GroupedPuts {
   private readonly waiting: Waiting[] = [];
@@ -54,21 +56,31 @@ export class GroupedPuts {
       if (!batch.length) return;
       for (const key of keys) this.keysInFlight.add(key);
       this.inFlight++;
-      const requests: BatchWriteRequest[] = batch.map((w) => ({ PutRequest: { Item: w.item } }));
-      writeBatch(this.table, requests)
-        .then(
-          () => {
-            for (const w of batch) w.resolve();
-          },
-          (error) => {
-            for (const w of batch) w.reject(error);
-          },
-        )
-        .finally(() => {
-          for (const key of keys) this.keysInFlight.delete(key);
-          this.inFlight--;
-          this.flush();
-        });
+      this.write(batch).finally(() => {
+        for (const key of keys) this.keysInFlight.delete(key);
+        this.inFlight--;
+        this.flush();
+      });
     }
   }
+
+  private async write(batch: Waiting[]): Promise<void> {
+    const requests: BatchWriteRequest[] = batch.map((w) => ({ PutRequest: { Item: w.item } }));
+    try {
+      await writeBatch(this.table, requests);
+      for (const w of batch) w.resolve();
+      return;
+    } catch (error) {
+      if (batch.length === 1 || !isRequestRefused(error)) {
+        for (const w of batch) w.reject(error);
+        return;
+      }
+    }
+    await Promise.all(batch.map((w) => putItem(this.table, { Item: w.item }).then(() => w.resolve(), w.reject)));
+  }
+}
+
+/** DynamoDB refused the request itself (400 ValidationException), as opposed to throttling or a network failure. */
+function isRequestRefused(error: unknown): boolean {
+  return (error as { name?: string } | null)?.name === 'ValidationException';
 }
