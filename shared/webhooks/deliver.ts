@@ -105,7 +105,7 @@ type Tally = CountedAttempt[];
  * 5. attempt: POST the body with `Authorization: Bearer` when configured and the Standard Webhooks headers
  *    (`webhook-id` = the event id on every attempt, `v1` / `v1a` signatures under every live secret and key), within
  *    the sender's 15 s deadline;
- * 6. decide and record (`decideAttempt`, `record`): write the attempt (one UpdateItem) with the status: succeeded
+ * 6. decide and record (`decideAttempt`, `record`): write the attempt (one item write) with the status: succeeded
  *    (2xx); failed (410, a destination the SSRF guard refused, the last attempt, or a manual retry that did not
  *    succeed); else pending with the next attempt time from the retry schedule, no sooner than a 429 or 503
  *    answer's `Retry-After` asks;

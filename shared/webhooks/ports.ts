@@ -52,7 +52,7 @@ export interface WebhookDirectory {
   clearDisabledMark(projectId: string, integrationId: string, eventId: string): Promise<void>;
 }
 
-/** What one attempt writes on its delivery record (one UpdateItem). */
+/** What one attempt writes on its delivery record (one item write). */
 export interface AttemptWrite {
   projectId: string;
   integrationId: string;
