@@ -191,7 +191,7 @@ export const scenarios: Scenario[] = [
     name: 'Webhook delivery (first attempt succeeds)',
     assumptions:
       'fan-out: 1 event → 1 delivery, batches of 10, 50 ms per batch, 1 Query; deliver: 200 ms billed per attempt (batch of 1, ' +
-      'the worst case), 2 writes (attempt, webhook health); SQS: send + receive + delete on both queues',
+      'the worst case), 2 writes (the attempt record, the hourly counters); SQS: send + receive + delete on both queues',
     unit: {
       lambda: [
         { fn: 'fanout', billedMs: 50, perInvocation: 10 },
