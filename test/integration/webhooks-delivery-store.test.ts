@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { DynamoWebhookHealthStore } from '#shared/webhooks/adapters/dynamo-webhook-health-store.ts';
 import { newEventId } from '#shared/events/envelope.ts';
@@ -172,8 +172,9 @@ describe('a first attempt that succeeded', () => {
           if (watching) open--;
         }
       },
-      { step: 'initialize', name: `record-operations-${seq}` },
+      { step: 'initialize', name: 'record-operations' },
     );
+    onTestFinished(() => void env.table.client.middlewareStack.remove('record-operations'));
     return ops;
   }
 
