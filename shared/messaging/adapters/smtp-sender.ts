@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { isIPv6, type LookupFunction } from 'node:net';
+import type { ListUnsubscribe } from '../list-unsubscribe.ts';
+import type { EmailPayload } from '../payloads.ts';
 import type { SmtpProvider } from '../channel.ts';
 import {
   callTimeoutMs,
@@ -20,15 +23,19 @@ export interface SmtpEmailSenderOptions {
   allowedPorts: readonly number[] | 'any';
   /** For tests: a resolver in place of the system DNS (it still goes through the address policy). */
   lookup?: LookupFunction;
+  /** Each recipient's `List-Unsubscribe` (its own address: an unsubscribe by mail is believed only from it). */
+  unsubscribe: Pick<ListUnsubscribe, 'headers'>;
 }
 
 /**
  * Email over SMTP with nodemailer, from the channel's address. The payload is mapped the way a mail client
  * expects:
  * - `From`: `"<fromName>" <channel address>` (just the address without `fromName`);
- * - `To` and `Bcc` as given (Bcc goes in the envelope, never in the headers the recipients see);
+ * - `To` as given; one copy per recipient (`to` and `bcc`), each with that recipient alone in the envelope (a Bcc
+ *   address is never in the headers the recipients see), all under one Message-ID;
  * - `In-Reply-To` and `References` as given, so the reply threads;
- * - `List-Unsubscribe: <mailto:{channel address}?subject=unsubscribe>` (contract §17);
+ * - `List-Unsubscribe: <mailto:{the channel's unsubscribe address for this recipient}?subject=unsubscribe>`
+ *   (../list-unsubscribe.ts), which is why each recipient gets a copy of its own;
  * - the text/plain part is `text` when given, else `body`; the text/html part is `html`. With both, the mail is
  *   multipart/alternative.
  *
@@ -64,6 +71,7 @@ export class SmtpEmailSender implements MessageProvider {
     });
     deadline.catch(() => {});
     let transport: import('nodemailer').Transporter | undefined;
+    const progress: CopiesSent = { messageId: newMessageId(channel.address), accepted: 0 };
     try {
       const [address, nodemailer] = await Promise.race([
         Promise.all([this.checkedAddress(provider.host), SmtpEmailSender.nodemailer]),
@@ -82,32 +90,68 @@ export class SmtpEmailSender implements MessageProvider {
         greetingTimeout: timeout,
         socketTimeout: timeout,
         dnsTimeout: timeout,
+        // One connection carries every recipient's copy, one after the other.
+        pool: true,
+        maxConnections: 1,
         disableFileAccess: true,
         disableUrlAccess: true,
       });
-      const p = message.payload;
-      const text = p.text ?? p.body;
-      const sending = transport.sendMail({
-        from: p.fromName ? { name: p.fromName, address: channel.address } : channel.address,
-        to: p.to,
-        ...(p.bcc ? { bcc: p.bcc } : {}),
-        subject: p.subject,
-        ...(text !== undefined ? { text } : {}),
-        ...(p.html !== undefined ? { html: p.html } : {}),
-        ...(p.inReplyTo ? { inReplyTo: p.inReplyTo } : {}),
-        ...(p.references ? { references: p.references } : {}),
-        // RFC 2369: mail clients offer "unsubscribe"; the mail it makes arrives on this channel and suppresses its
-        // sender (shared/messaging/inbound/process-inbound.ts).
-        headers: { 'List-Unsubscribe': `<mailto:${channel.address}?subject=unsubscribe>` },
-      });
-      const info = await Promise.race([sending, deadline]);
-      return { providerMessageIds: info.messageId ? [info.messageId] : [] };
+      const sending = this.sendCopies(transport, outbound, progress);
+      // Past the deadline the copies still on their way fail when the transport closes: nobody waits for them.
+      sending.catch(() => {});
+      return await Promise.race([sending, deadline]);
     } catch (error) {
-      throw new ProviderError(describeSmtpFailure(error), { cause: error });
+      if (error instanceof ProviderError) throw error;
+      const sentProviderMessageIds = progress.accepted ? [progress.messageId] : [];
+      throw new ProviderError(describeSmtpFailure(error), { cause: error, sentProviderMessageIds });
     } finally {
       clearTimeout(timer);
       transport?.close();
     }
+  }
+
+  /**
+   * One copy per recipient (`to` and `bcc`), each with that recipient alone in the envelope and its own
+   * `List-Unsubscribe`; the headers every recipient sees (`To`, the Message-ID) are the same in every copy. A copy the
+   * server refuses (a recipient or the content: 5xx, 4xx) does not stop the others, as one transaction to several
+   * recipients would not; the send fails when no copy was accepted, or when the connection fails (what had already
+   * gone out is reported with the error).
+   */
+  private async sendCopies(
+    transport: import('nodemailer').Transporter,
+    { channel, message }: OutboundMessage,
+    progress: CopiesSent,
+  ): Promise<ProviderReceipt> {
+    if (message.type !== 'email') throw new ProviderError('The channel is not an SMTP email channel');
+    const p = message.payload;
+    const text = p.text ?? p.body;
+    const { messageId } = progress;
+    const common = {
+      from: p.fromName ? { name: p.fromName, address: channel.address } : channel.address,
+      to: p.to,
+      subject: p.subject,
+      messageId,
+      ...(text !== undefined ? { text } : {}),
+      ...(p.html !== undefined ? { html: p.html } : {}),
+      ...(p.inReplyTo ? { inReplyTo: p.inReplyTo } : {}),
+      ...(p.references ? { references: p.references } : {}),
+    };
+    let refused: unknown;
+    for (const recipient of mailRecipients(p)) {
+      try {
+        await transport.sendMail({
+          ...common,
+          envelope: { from: channel.address, to: [recipient] },
+          headers: this.options.unsubscribe.headers(channel, recipient),
+        });
+        progress.accepted++;
+      } catch (error) {
+        if (!refusedCopy(error)) throw error;
+        refused ??= error;
+      }
+    }
+    if (!progress.accepted) throw new ProviderError(describeSmtpFailure(refused), { cause: refused });
+    return { providerMessageIds: [messageId] };
   }
 
   /** The address to connect to: an IP literal as itself (normalised), a name through the guarded lookup. */
@@ -122,6 +166,34 @@ export class SmtpEmailSender implements MessageProvider {
       this.lookup(bare, { all: false }, (error, address) => (error ? reject(error) : resolve(address as string)));
     });
   }
+}
+
+/** How far the copies of one mail got. */
+interface CopiesSent {
+  messageId: string;
+  accepted: number;
+}
+
+/** A new Message-ID at the channel's domain, the same in every copy (how bounces and replies name the mail). */
+function newMessageId(channelAddress: string): string {
+  return `<${randomUUID()}@${channelAddress.slice(channelAddress.lastIndexOf('@') + 1)}>`;
+}
+
+/** Every address a mail goes to (`to`, then `bcc`), each once whatever its case. */
+export function mailRecipients(payload: EmailPayload): string[] {
+  const seen = new Set<string>();
+  return [...payload.to, ...(payload.bcc ?? [])].filter((address) => {
+    const key = address.trim().toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The server refused this copy (its recipient or its content) and kept the connection: the next copy may go. */
+function refusedCopy(error: unknown): boolean {
+  const e = error as { code?: string; responseCode?: number } | null;
+  return (e?.code === 'EENVELOPE' || e?.code === 'EMESSAGE') && e.responseCode !== undefined && e.responseCode !== 421;
 }
 
 /** `127.1`, `2130706433` and `0x7f000001` are what `inet_aton` reads as 127.0.0.1: connect to that. */
