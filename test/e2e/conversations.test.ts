@@ -753,7 +753,12 @@ describe('email: threads, List-Unsubscribe, bounces', () => {
       5_000,
       `the mail (got ${smtp.mails.map((m) => m.rcptTo.join(',')).join('; ')})`,
     );
-    expect(mail.headers['list-unsubscribe']).toBe(`<mailto:${ch.address}?subject=unsubscribe>`);
+    // The recipient's own unsubscribe address: the channel's mailbox with a tag only this recipient's copy carries.
+    const [local, domain] = ch.address.split('@');
+    const unsubscribeAddress = new RegExp(
+      `^<mailto:(${local}\\+unsub-[a-z2-7]{26}@${domain})\\?subject=unsubscribe>$`,
+    ).exec(mail.headers['list-unsubscribe'] ?? '')?.[1];
+    expect(unsubscribeAddress, mail.headers['list-unsubscribe']).toBeDefined();
     const [sentEvent] = await p.waitFor((e) => e.type === 'message.sent');
     const messageId = mail.headers['message-id']!;
 
@@ -780,8 +785,8 @@ describe('email: threads, List-Unsubscribe, bounces', () => {
       (await api(ch.token, '/conversations/financeiro@example.org')).body.conversationId,
     );
 
-    // The List-Unsubscribe mailto: the contact is suppressed.
-    await mailer().sendMail({ from: 'cliente@example.org', to: ch.address, subject: 'unsubscribe', text: '' });
+    // The List-Unsubscribe mailto, as a mail client follows it: the contact is suppressed.
+    await mailer().sendMail({ from: 'cliente@example.org', to: unsubscribeAddress, subject: 'unsubscribe', text: '' });
     const [optedOut] = await p.waitFor((e) => e.type === 'contact.opted_out');
     expect(optedOut.data).toMatchObject({ contact: 'cliente@example.org', reason: 'keyword', keyword: 'unsubscribe' });
     const refused = await send(ch.token, { to: ['ok@example.org', 'CLIENTE@example.org'], subject: 'x', body: 'x' });
