@@ -7,6 +7,8 @@
  * 2. the same files as knowledge uploads: the time until `failed`, and the reason;
  * 3. a mail whose only part is 320,000 `<`, sent over SMTP to an email channel's address, with a `webhook.test` queued
  *    right after it: the time to `message.received` and to the `webhook.test` at a real receiver;
+ * 4. forged opt-outs (bench/lib/forged-mail.ts): a spoofed unsubscribe, a planted Message-ID then a bounce report, a
+ *    report naming addresses a sent mail never went to, 200 RCPT TO in one session: what each changed;
  * and an anchor from the same run: an ordinary PDF's extract time and `/healthz` p99 with nothing else running.
  *
  *   npx tsx bench/untrusted-input.ts [--rounds 3]
@@ -21,6 +23,7 @@ import nodemailer from 'nodemailer';
 import { GiB, ISSUE_BOMBS, pdfBomb } from '#test/support/pdf-bombs.ts';
 import { textPdf } from '#test/support/pdf-fixtures.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
+import { type ForgedMailRow, forgedMail, forgedMailReport } from './lib/forged-mail.ts';
 import { adminApi, machine, median, numberArg } from './lib/harness.ts';
 
 const rounds = numberArg('rounds', 3);
@@ -34,13 +37,13 @@ const freePort = () =>
   });
 
 // A webhook receiver: when each event type arrived.
-const arrivals: { type: string; at: number; eventId: string }[] = [];
+const arrivals: { type: string; at: number; eventId: string; channelId?: string }[] = [];
 const receiver = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    arrivals.push({ type: event.type, at: performance.now(), eventId: event.id });
+    arrivals.push({ type: event.type, at: performance.now(), eventId: event.id, channelId: event.channel?.id });
     res.writeHead(204).end();
   });
 });
@@ -233,6 +236,21 @@ for (let r = 0; r < rounds + 1; r++) {
 }
 void channel;
 
+// ---------------------------------------------------------------- 4. forged opt-outs (bench/lib/forged-mail.ts)
+const forgedRounds: ForgedMailRow[][] = [];
+for (let r = 0; r < rounds; r++)
+  forgedRounds.push(
+    await forgedMail({
+      baseUrl: svc.baseUrl,
+      smtpPort,
+      projectId: project.projectId,
+      admin,
+      arrivals,
+      observed,
+      rssMb,
+    }),
+  );
+
 await stopProcess(svc.child, 'SIGTERM');
 receiver.close();
 rmSync(dataDir, { recursive: true, force: true });
@@ -264,3 +282,4 @@ console.log(
     `(${mailRows.map((m) => f(m.received)).join(', ')}); the webhook.test queued beside it delivered after ` +
     `${f(median(mailRows.map((m) => m.test)))} ms (${mailRows.map((m) => f(m.test)).join(', ')}).`,
 );
+console.log(`\nForged opt-outs (medians of ${rounds}):\n\n${forgedMailReport(forgedRounds)}`);
