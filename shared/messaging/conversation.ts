@@ -18,7 +18,7 @@ export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'PARAR', 'SAIR', 'CANCELAR', 'U
 /** Opt-in keywords when a channel sets none. */
 export const DEFAULT_OPT_IN_KEYWORDS = ['START', 'VOLTAR'] as const;
 
-/** The channel types whose contacts opt out by keyword (email contacts by bounce or the List-Unsubscribe mailto). */
+/** The channel types whose contacts opt out by keyword (email contacts by bounce or by mail to their own List-Unsubscribe address). */
 export const KEYWORD_CHANNEL_TYPES: readonly ChannelType[] = ['sms', 'whatsapp'];
 
 /**
