@@ -14,9 +14,7 @@
  *   npx tsx bench/untrusted-input.ts [--rounds 3]
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { type AddressInfo, createServer as createTcpServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
@@ -25,30 +23,13 @@ import { textPdf } from '#test/support/pdf-fixtures.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
 import { type ForgedMailRow, forgedMail, forgedMailReport } from './lib/forged-mail.ts';
 import { adminApi, machine, median, numberArg } from './lib/harness.ts';
+import { freePort, startArrivalReceiver, watchService } from './lib/service-watch.ts';
 
 const rounds = numberArg('rounds', 3);
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createTcpServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-
 // A webhook receiver: when each event type arrived.
-const arrivals: { type: string; at: number; eventId: string; channelId?: string }[] = [];
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    arrivals.push({ type: event.type, at: performance.now(), eventId: event.id, channelId: event.channel?.id });
-    res.writeHead(204).end();
-  });
-});
-receiver.listen(0, '127.0.0.1');
-await new Promise((r) => receiver.once('listening', r));
+const receiver = await startArrivalReceiver();
+const { arrivals } = receiver;
 
 const smtpPort = await freePort();
 const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-untrusted-'));
@@ -67,34 +48,7 @@ const project = await admin('POST', '/projects', { companyId: 1042, name: 'bench
 const { token } = await admin('POST', `/projects/${project.projectId}/api-token`);
 const balance = async () => (await admin('GET', `/projects/${project.projectId}/bot-credits`)).disponivel as number;
 
-/** The service's resident set, MB (all its threads: gateway, workers, parsing sandbox). */
-const rssMb = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-
-/** While `work` runs: the peak RSS (every 5 ms) and /healthz latencies (one probe every 20 ms, one at a time). */
-async function observed<T>(work: () => Promise<T>): Promise<{ value: T; peakMb: number; healthz: number[] }> {
-  let peakMb = rssMb();
-  let running = true;
-  const sampler = setInterval(() => {
-    peakMb = Math.max(peakMb, rssMb());
-  }, 5);
-  const healthz: number[] = [];
-  const prober = (async () => {
-    while (running) {
-      const t = performance.now();
-      await fetch(`${svc.baseUrl}/healthz`).then((r) => r.arrayBuffer());
-      healthz.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
-  try {
-    const value = await work();
-    return { value, peakMb: Math.max(peakMb, rssMb()), healthz };
-  } finally {
-    running = false;
-    clearInterval(sampler);
-    await prober;
-  }
-}
+const { rssMb, observed } = watchService(svc.baseUrl, pid);
 
 const p99 = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -208,7 +162,7 @@ const channel = await admin('POST', `/projects/${project.projectId}/channels`, {
 const webhook = await admin('POST', `/projects/${project.projectId}/integrations`, {
   product: 'webhook',
   scope: 'general',
-  url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+  url: receiver.url,
 });
 const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
 const mailRows: { received: number; test: number }[] = [];

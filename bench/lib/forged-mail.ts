@@ -3,7 +3,9 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
+import { dsnMail } from '#test/support/dsn-mail.ts';
 import { RawSmtp } from '#test/support/smtp-client.ts';
+import type { Arrival } from './service-watch.ts';
 
 /**
  * Forged opt-outs against a running service, for bench/untrusted-input.ts: each attack as the issue reproduced it,
@@ -20,8 +22,8 @@ export interface ForgedMailContext {
   smtpPort: number;
   projectId: string;
   admin(method: string, path: string, body?: unknown): Promise<any>;
-  /** Each event at the webhook receiver: its type, when it arrived (performance.now()), its channel. */
-  arrivals: { type: string; at: number; eventId: string; channelId?: string }[];
+  /** Each event at the webhook receiver. */
+  arrivals: Arrival[];
   observed<T>(work: () => Promise<T>): Promise<{ value: T; peakMb: number; healthz: number[] }>;
   rssMb(): number;
 }
@@ -151,7 +153,7 @@ export async function forgedMail(ctx: ForgedMailContext): Promise<ForgedMailRow[
         text: 'x',
         messageId: planted,
       });
-      await transport.sendMail({ envelope: { from: '', to: [address] }, raw: dsn(address, planted, victims) });
+      await transport.sendMail({ envelope: { from: '', to: [address] }, raw: dsnMail(address, planted, victims) });
       return arrived;
     },
     victims,
@@ -166,7 +168,7 @@ export async function forgedMail(ctx: ForgedMailContext): Promise<ForgedMailRow[
       const arrived = received(1);
       await transport.sendMail({
         envelope: { from: '', to: [address] },
-        raw: dsn(address, real.messageId, ['real@customer.example.org', ...strangers]),
+        raw: dsnMail(address, real.messageId, ['real@customer.example.org', ...strangers]),
       });
       return arrived;
     },
@@ -214,29 +216,4 @@ export function forgedMailReport(rounds: ForgedMailRow[][]): string {
     );
   }
   return lines.join('\n');
-}
-
-function dsn(channelAddress: string, originalMessageId: string, recipients: string[]): string {
-  return [
-    'From: Mail Delivery System <MAILER-DAEMON@mx.customer.example.org>',
-    `To: ${channelAddress}`,
-    'Subject: Undelivered Mail Returned to Sender',
-    `Message-ID: <dsn-${randomBytes(6).toString('hex')}@mx.customer.example.org>`,
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/report; report-type=delivery-status; boundary="RPT"',
-    '',
-    '--RPT',
-    'Content-Type: message/delivery-status',
-    '',
-    'Reporting-MTA: dns; mx.customer.example.org',
-    ...recipients.flatMap((r) => ['', `Final-Recipient: rfc822; ${r}`, 'Action: failed', 'Status: 5.1.1']),
-    '',
-    '--RPT',
-    'Content-Type: text/rfc822-headers',
-    '',
-    `Message-ID: ${originalMessageId}`,
-    '',
-    '--RPT--',
-    '',
-  ].join('\r\n');
 }

@@ -1,10 +1,11 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consistently, eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { RawSmtp } from '#test/support/smtp-client.ts';
 import { startSmtpDouble } from './send-doubles.ts';
+import { dsnMail, postMetaWebhook, projectWithWebhook } from './channel-support.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 /**
@@ -27,38 +28,7 @@ afterAll(async () => {
 
 const APP_SECRET = 'meta-app-secret-mail-trust';
 
-/** A project with a general webhook to the receiver, and its events as they arrive. */
-async function project() {
-  const { projectId } = await svc.newProject();
-  const webhook = await svc.admin('POST', `/projects/${projectId}/integrations`, {
-    product: 'webhook',
-    scope: 'general',
-    url: receiver.url,
-  });
-  expect(webhook.status).toBe(201);
-  const events = (filter: (e: any) => boolean = () => true) =>
-    receiver.received
-      .map((d) => d.json)
-      .filter((e) => e?.projectId === projectId)
-      .filter(filter);
-  const waitFor = (filter: (e: any) => boolean, count = 1) =>
-    eventually(async () => {
-      const found = events(filter);
-      return found.length >= count ? found : undefined;
-    }, 15_000);
-  async function channel(body: Record<string, unknown>) {
-    const created = await svc.admin('POST', `/projects/${projectId}/channels`, { name: 'Channel', ...body });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const token = (
-      await svc.admin('POST', `/projects/${projectId}/integrations`, {
-        product: 'custom',
-        channelId: created.body.channelId,
-      })
-    ).body.token as string;
-    return { ...created.body, token } as Record<string, any> & { channelId: string; token: string };
-  }
-  return { projectId, events, waitFor, channel };
-}
+const project = () => projectWithWebhook(svc, receiver);
 
 let seq = 0;
 async function mailChannel(p: Awaited<ReturnType<typeof project>>) {
@@ -83,46 +53,6 @@ const copyTo = (recipient: string, channelAddress: string) =>
     async () => smtp.mails.find((m) => m.rcptTo.includes(recipient) && m.headers.from?.includes(channelAddress)),
     5_000,
   );
-
-/** A delivery status report (RFC 3464) to the channel: hard bounces for `recipients`, about `originalMessageId`. */
-function dsn(channelAddress: string, originalMessageId: string, recipients: string[]): string {
-  return [
-    'From: Mail Delivery System <MAILER-DAEMON@mx.customer.example.org>',
-    `To: ${channelAddress}`,
-    'Subject: Undelivered Mail Returned to Sender',
-    `Message-ID: <dsn-${randomBytes(6).toString('hex')}@mx.customer.example.org>`,
-    `Date: ${new Date().toUTCString()}`,
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/report; report-type=delivery-status; boundary="RPT"',
-    '',
-    '--RPT',
-    'Content-Type: text/plain; charset=us-ascii',
-    '',
-    'Your message could not be delivered.',
-    '',
-    '--RPT',
-    'Content-Type: message/delivery-status',
-    '',
-    'Reporting-MTA: dns; mx.customer.example.org',
-    ...recipients.flatMap((r) => [
-      '',
-      `Final-Recipient: rfc822; ${r}`,
-      'Action: failed',
-      'Status: 5.1.1',
-      `Diagnostic-Code: smtp; 550 5.1.1 <${r}>: Recipient address rejected`,
-    ]),
-    '',
-    '--RPT',
-    'Content-Type: text/rfc822-headers',
-    '',
-    `From: ${channelAddress}`,
-    'Subject: Pedido',
-    `Message-ID: ${originalMessageId}`,
-    '',
-    '--RPT--',
-    '',
-  ].join('\r\n');
-}
 
 const suppressions = async (p: { projectId: string }, ch: { channelId: string }) =>
   (await svc.admin('GET', `/projects/${p.projectId}/channels/${ch.channelId}/suppressions`)).body.items.map(
@@ -154,7 +84,7 @@ describe('mail that would change a suppression', () => {
     });
     await p.waitFor((e) => e.type === 'message.received');
     const victims = ['a@victim.example.org', 'b@victim.example.org', 'c@victim.example.org'];
-    await mailer().sendMail({ envelope: { from: '', to: [ch.address] }, raw: dsn(ch.address, planted, victims) });
+    await mailer().sendMail({ envelope: { from: '', to: [ch.address] }, raw: dsnMail(ch.address, planted, victims) });
     await p.waitFor((e) => e.type === 'message.received', 2);
     await consistently(() => expect(p.events((e) => e.type === 'contact.opted_out')).toEqual([]), 500);
     expect(await suppressions(p, ch)).toEqual([]);
@@ -175,7 +105,7 @@ describe('mail that would change a suppression', () => {
     const messageId = (await copyTo('gone@customer.example.org', ch.address)).headers['message-id']!;
     await mailer().sendMail({
       envelope: { from: '', to: [ch.address] },
-      raw: dsn(ch.address, messageId, [
+      raw: dsnMail(ch.address, messageId, [
         'gone@customer.example.org',
         'bystander@customer.example.org',
         'audit@customer.example.org',
@@ -246,33 +176,8 @@ describe('mail that would change a suppression', () => {
 });
 
 describe('an opt-out and an opt-in at the same provider time', () => {
-  async function postMeta(channelId: string, phoneNumberId: string, messages: unknown[]) {
-    const raw = Buffer.from(
-      JSON.stringify({
-        object: 'whatsapp_business_account',
-        entry: [
-          {
-            id: '102290129340398',
-            changes: [
-              {
-                field: 'messages',
-                value: { messaging_product: 'whatsapp', metadata: { phone_number_id: phoneNumberId }, messages },
-              },
-            ],
-          },
-        ],
-      }),
-    );
-    const res = await fetch(`${svc.baseUrl}/inbound/whatsapp/${channelId}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`,
-      },
-      body: raw,
-    });
-    expect(res.status).toBe(200);
-  }
+  const postMeta = (channelId: string, phoneNumberId: string, messages: unknown[]) =>
+    postMetaWebhook(svc.baseUrl, { channelId, phoneNumberId, appSecret: APP_SECRET }, { messages });
 
   it('the opt-out wins whichever is delivered first; otherwise the later provider time wins', async () => {
     const p = await project();
