@@ -90,9 +90,9 @@ export class SmtpEmailSender implements MessageProvider {
         greetingTimeout: timeout,
         socketTimeout: timeout,
         dnsTimeout: timeout,
-        // One connection carries every recipient's copy, one after the other.
+        // The recipients' copies share a few connections: one copy after another on each.
         pool: true,
-        maxConnections: 1,
+        maxConnections: Math.min(COPY_CONNECTIONS, mailRecipients(message.payload).length),
         disableFileAccess: true,
         disableUrlAccess: true,
       });
@@ -114,7 +114,7 @@ export class SmtpEmailSender implements MessageProvider {
    * One copy per recipient (`to` and `bcc`), each with that recipient alone in the envelope and its own
    * `List-Unsubscribe`; the headers every recipient sees (`To`, the Message-ID) are the same in every copy. A copy the
    * server refuses (a recipient or the content: 5xx, 4xx) does not stop the others, as one transaction to several
-   * recipients would not; the send fails when no copy was accepted, or when the connection fails (what had already
+   * recipients would not; the send fails when no copy was accepted, or when a connection fails (what had already
    * gone out is reported with the error).
    */
   private async sendCopies(
@@ -136,21 +136,27 @@ export class SmtpEmailSender implements MessageProvider {
       ...(p.inReplyTo ? { inReplyTo: p.inReplyTo } : {}),
       ...(p.references ? { references: p.references } : {}),
     };
-    let refused: unknown;
-    for (const recipient of mailRecipients(p)) {
-      try {
+    const recipients = mailRecipients(p);
+    // Composed once; each copy differs only in its List-Unsubscribe value (same length: the token is fixed-size).
+    const headersOf = (recipient: string) => this.options.unsubscribe.headers(channel, recipient);
+    const first = await composeMail({ ...common, headers: headersOf(recipients[0]!) });
+    const copyFor = async (recipient: string) =>
+      withHeaderValues(first, headersOf(recipients[0]!), headersOf(recipient)) ??
+      (await composeMail({ ...common, headers: headersOf(recipient) }));
+    // All queued at once: the pool sends them over its connections as they free up.
+    const results = await Promise.allSettled(
+      recipients.map(async (recipient) => {
         await transport.sendMail({
-          ...common,
           envelope: { from: channel.address, to: [recipient] },
-          headers: this.options.unsubscribe.headers(channel, recipient),
+          raw: await copyFor(recipient),
         });
         progress.accepted++;
-      } catch (error) {
-        if (!refusedCopy(error)) throw error;
-        refused ??= error;
-      }
-    }
-    if (!progress.accepted) throw new ProviderError(describeSmtpFailure(refused), { cause: refused });
+      }),
+    );
+    const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    const broken = failures.find((error) => !refusedCopy(error));
+    if (broken !== undefined) throw broken;
+    if (!progress.accepted) throw new ProviderError(describeSmtpFailure(failures[0]), { cause: failures[0] });
     return { providerMessageIds: [messageId] };
   }
 
@@ -168,6 +174,13 @@ export class SmtpEmailSender implements MessageProvider {
   }
 }
 
+/**
+ * Connections the copies of one mail share at most. SMTP servers limit connections per client (often to a handful);
+ * a few in parallel keep 100 copies within the send's deadline over a real network, where each copy costs a few
+ * round trips.
+ */
+const COPY_CONNECTIONS = 4;
+
 /** How far the copies of one mail got. */
 interface CopiesSent {
   messageId: string;
@@ -177,6 +190,31 @@ interface CopiesSent {
 /** A new Message-ID at the channel's domain, the same in every copy (how bounces and replies name the mail). */
 function newMessageId(channelAddress: string): string {
   return `<${randomUUID()}@${channelAddress.slice(channelAddress.lastIndexOf('@') + 1)}>`;
+}
+
+/** The mail as nodemailer writes it (MIME, headers folded), loaded on the first email like nodemailer itself. */
+async function composeMail(options: import('nodemailer/lib/mailer').Options): Promise<Buffer> {
+  const { default: MailComposer } = await import('nodemailer/lib/mail-composer');
+  return new Promise((resolve, reject) =>
+    new MailComposer(options).compile().build((error, raw) => (error ? reject(error) : resolve(raw))),
+  );
+}
+
+/**
+ * `raw` with each header value of `from` replaced by the same header's value in `to`, in the header block: undefined
+ * when a value is not found there or differs in length (then the copy is composed on its own).
+ */
+function withHeaderValues(raw: Buffer, from: Record<string, string>, to: Record<string, string>): Buffer | undefined {
+  const end = raw.indexOf('\r\n\r\n');
+  const copy = Buffer.from(raw);
+  for (const [name, value] of Object.entries(from)) {
+    const next = to[name];
+    if (next === undefined || next.length !== value.length) return undefined;
+    const at = raw.indexOf(value, 0, 'latin1');
+    if (at < 0 || at > end) return undefined;
+    copy.write(next, at, 'latin1');
+  }
+  return copy;
 }
 
 /** Every address a mail goes to (`to`, then `bcc`), each once whatever its case. */

@@ -12,7 +12,7 @@ import { parseHeaders } from '../../e2e/send-doubles.ts';
 
 /**
  * A channel's mail over SMTP carries each recipient's own `List-Unsubscribe` address: one copy per recipient (`to`
- * and `bcc`) over one connection, the same Message-ID and visible headers in each, and a refused recipient does not
+ * and `bcc`) over a few connections, the same Message-ID and visible headers in each, and a refused recipient does not
  * stop the others. The server is smtp-server, the client the service's own sender (nodemailer).
  */
 interface Received {
@@ -86,14 +86,15 @@ async function send(ch: Channel, payload: { to: string[]; bcc?: string[] }) {
 const mailtoOf = (header: string | undefined) => /<mailto:([^?>]+)\?subject=unsubscribe>/.exec(header ?? '')?.[1];
 
 describe('the SMTP sender', () => {
-  it('sends each recipient a copy of its own with its own List-Unsubscribe address, one Message-ID, over one connection', async () => {
+  it('sends each recipient a copy of its own with its own List-Unsubscribe address, under one Message-ID', async () => {
     const ch = channel();
     const { receipt, mails } = await send(ch, {
       to: ['ana@example.org', 'bruno@example.org', 'ANA@example.org'],
       bcc: ['audit@example.net'],
     });
-    expect(mails.map((m) => m.rcptTo)).toEqual([['ana@example.org'], ['bruno@example.org'], ['audit@example.net']]);
-    expect(new Set(mails.map((m) => m.connection)).size).toBe(1);
+    const byRecipient = (a: Received, b: Received) => (a.rcptTo[0]! < b.rcptTo[0]! ? -1 : 1);
+    mails.sort(byRecipient);
+    expect(mails.map((m) => m.rcptTo)).toEqual([['ana@example.org'], ['audit@example.net'], ['bruno@example.org']]);
     expect(new Set(mails.map((m) => m.headers['message-id'])).size).toBe(1);
     expect(receipt.providerMessageIds).toEqual([mails[0]!.headers['message-id']]);
     expect(mails[0]!.headers['message-id']).toMatch(/^<[0-9a-f-]{36}@Shop\.example\.com>$/);
@@ -103,7 +104,7 @@ describe('the SMTP sender', () => {
     }
     const addresses = mails.map((m) => mailtoOf(m.headers['list-unsubscribe']));
     expect(new Set(addresses).size).toBe(3);
-    for (const [i, recipient] of ['ana@example.org', 'bruno@example.org', 'audit@example.net'].entries()) {
+    for (const [i, recipient] of ['ana@example.org', 'audit@example.net', 'bruno@example.org'].entries()) {
       const address = addresses[i]!;
       expect(address).toMatch(/^Support\+unsub-[a-z2-7]{26}@Shop\.example\.com$/);
       expect(mailboxOf(address)).toBe('Support@Shop.example.com');
@@ -113,6 +114,38 @@ describe('the SMTP sender', () => {
       expect(unsubscribe.isAddressOf(ch, addresses[(i + 1) % 3]!, recipient)).toBe(false);
       expect(unsubscribe.isAddressOf(channel(), address, recipient)).toBe(false);
     }
+  });
+
+  it('100 recipients: 100 copies over at most 4 connections', async () => {
+    const to = Array.from({ length: 50 }, (_, i) => `to${i}@example.org`);
+    const bcc = Array.from({ length: 50 }, (_, i) => `bcc${i}@example.org`);
+    const { mails } = await send(channel(), { to, bcc });
+    expect(mails.map((m) => m.rcptTo[0]).sort()).toEqual([...to, ...bcc].sort());
+    expect(new Set(mails.map((m) => m.connection)).size).toBeLessThanOrEqual(4);
+    expect(new Set(mails.map((m) => m.headers['list-unsubscribe'])).size).toBe(100);
+  });
+
+  it('composes a copy on its own when its header cannot take the first copy’s place (another length)', async () => {
+    const ch = channel();
+    ch.provider = { kind: 'smtp', host: '127.0.0.1', port, allowPlaintext: true };
+    const before = received.length;
+    const byName = new SmtpEmailSender({
+      timeoutMs: 5_000,
+      allowPrivate: true,
+      allowedPorts: 'any',
+      unsubscribe: { headers: (_c, recipient) => ({ 'List-Unsubscribe': `<mailto:leave-${recipient}>` }) },
+    });
+    await byName.send({
+      channel: ch,
+      message: {
+        type: 'email',
+        payload: { to: ['a@example.org', 'longer.name@example.org'], subject: 'S', body: 'B' },
+      },
+      deadline: Date.now() + 10_000,
+    });
+    const mails = received.slice(before);
+    for (const mail of mails) expect(mail.headers['list-unsubscribe']).toBe(`<mailto:leave-${mail.rcptTo[0]}>`);
+    expect(mails).toHaveLength(2);
   });
 
   it('a refused recipient does not stop the others; the send fails only when every copy was refused', async () => {
