@@ -32,6 +32,8 @@ beforeAll(async () => {
 afterAll(async () => env?.close());
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+/** These reports carry no mail: no unsubscribe address is ever asked about. */
+const NO_UNSUBSCRIBES = { isAddressOf: () => false };
 const conversationsOf = () =>
   new DynamoConversationStore(env.table, createSecretBox(randomBytes(32).toString('base64')));
 const mark = (key: string, at = Date.now()): OutboxMark => {
@@ -138,6 +140,7 @@ describe('what the outbox costs', () => {
       const apply = makeApplyReports({
         statuses,
         conversations: conversationsOf(),
+        unsubscribe: NO_UNSUBSCRIBES,
         events: new RecordingPublisher(),
         log: quiet,
       });
@@ -171,6 +174,7 @@ describe('a crash between a change and its publish loses nothing', () => {
     const apply = makeApplyReports({
       statuses,
       conversations: conversationsOf(),
+      unsubscribe: NO_UNSUBSCRIBES,
       events,
       log: quiet,
       now: () => new Date(clock),
@@ -231,6 +235,7 @@ describe('a crash between a change and its publish loses nothing', () => {
     const apply = makeApplyReports({
       statuses,
       conversations: conversationsOf(),
+      unsubscribe: NO_UNSUBSCRIBES,
       events,
       log: quiet,
       now: () => new Date(clock),
