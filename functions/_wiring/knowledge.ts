@@ -19,7 +19,15 @@ export function knowledgeObjectsFromConfig(cfg: Config): KnowledgeObjectStore {
   const missing = async (): Promise<never> => {
     throw new Error('BUCKET_KNOWLEDGE is not configured');
   };
-  return { put: missing, get: missing, delete: missing, deletePrefix: missing };
+  return {
+    put: missing,
+    putStream: missing,
+    get: missing,
+    getRange: missing,
+    getTail: missing,
+    delete: missing,
+    deletePrefix: missing,
+  };
 }
 
 /**

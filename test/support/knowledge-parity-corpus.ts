@@ -26,7 +26,9 @@ function seeded(seed: number): () => number {
 
 const PT = 'de a o que e do da em um para com não uma os no se na por mais as dos como mas ao ele'.split(' ');
 const EN = 'the of and to in a is that for it as was with be by on not he this are or his from at'.split(' ');
-const SYLLABLES = 'ca ri to men ção pa ge lo sa vi ra do tra ble ment in ter con pro ões ing ed ly ar es ta mo'.split(' ');
+const SYLLABLES = 'ca ri to men ção pa ge lo sa vi ra do tra ble ment in ter con pro ões ing ed ly ar es ta mo'.split(
+  ' ',
+);
 
 export interface ParitySegment {
   id: string;
@@ -47,7 +49,7 @@ export function paritySegments(): ParitySegment[] {
       vocabulary.push(w);
     }
   }
-  const pick = (list: string[]) => list[Math.min(list.length - 1, Math.floor(list.length ** random() ** 1.6) - 1)]!;
+  const pick = (list: string[]) => list[Math.min(list.length - 1, Math.floor(list.length ** (random() ** 1.6)) - 1)]!;
   const passage = (language: 'pt' | 'en', chars: number) => {
     const common = language === 'pt' ? PT : EN;
     let out = '';
@@ -138,7 +140,6 @@ export function parityQueries(segments = paritySegments()): Omit<KnowledgeSearch
 /** What a search answered, compared across formats: file, which text (a digest), score to 4 decimals. */
 export function answerDigest(results: { text: string; fileName: string; score: number }[]): string[] {
   return results.map(
-    (r) =>
-      `${r.fileName} ${createHash('sha256').update(r.text).digest('hex').slice(0, 12)} ${r.score.toFixed(4)}`,
+    (r) => `${r.fileName} ${createHash('sha256').update(r.text).digest('hex').slice(0, 12)} ${r.score.toFixed(4)}`,
   );
 }

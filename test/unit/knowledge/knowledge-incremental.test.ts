@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { makeCompaction } from '#shared/knowledge/compaction.ts';
 import { KnowledgeView } from '#shared/knowledge/index/knowledge-view.ts';
-import { buildSegment, Segment } from '#shared/knowledge/index/segment.ts';
+import { buildSegment, segmentFromBytes } from '#shared/knowledge/index/segment.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
@@ -253,28 +253,28 @@ describe('incremental indexing', () => {
     expect(refs.length).toBeLessThanOrEqual(4 * 3);
     // The same documents built as one segment from scratch rank exactly alike.
     const view = await s.segments.view('bot_a', refs);
-    const fresh = new KnowledgeView([
+    const fresh = await KnowledgeView.open([
       {
         id: 'x',
-        segment: Segment.load(
+        segment: await segmentFromBytes(
           buildSegment(
-            view.liveDocs().map((d) => ({
-              fileKey: d.fileKey,
-              fileName: d.fileName,
-              generation: d.generation,
-              language: d.language,
-              excerpts: Array.from({ length: d.count }, (_, i) => view.text(excerptIdOf(view, d, i))),
-            })),
+            await Promise.all(
+              view.liveDocs().map(async (d) => ({
+                fileKey: d.fileKey,
+                fileName: d.fileName,
+                generation: d.generation,
+                language: d.language,
+                excerpts: await view.texts(Array.from({ length: d.count }, (_, i) => excerptIdOf(view, d, i))),
+              })),
+            ),
           ),
         ),
       },
     ]);
     for (const q of [token(3, 0), token(2, 1), `${token(5, 2)} documento`, 'documento revisto']) {
-      const a = view.score(q, view.allowed());
-      const b = fresh.score(q, fresh.allowed());
-      const top = (v: KnowledgeView, r: typeof a) =>
-        v.select(r.matched, r.scores, 8).map((x) => `${v.docOf(x.excerpt).fileName} ${x.score.toFixed(5)}`);
-      expect(top(view, a)).toEqual(top(fresh, b));
+      const top = async (v: KnowledgeView) =>
+        v.select(await v.rank(q, { limit: 32 }), 8).map((x) => `${v.docOf(x.excerpt).fileName} ${x.score.toFixed(5)}`);
+      expect(await top(view)).toEqual(await top(fresh));
     }
     // A full merge leaves only searchable excerpts.
     const merge = makeCompaction({
