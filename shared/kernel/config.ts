@@ -119,6 +119,8 @@ const schema = z.object({
   /** Time budget of one page's OCR; past it the page counts as unreadable. */
   OCR_PAGE_TIMEOUT_MS: z._default(positiveInt(600_000), 60_000),
   TEXTRACT_ENDPOINT: z.optional(z.url()),
+  /** Set by Lambda (and by the local runner's bundles mode): the function's memory, MB. Sizes its caches. */
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: z.optional(positiveInt(10_240)),
   /** Folder with `<lang>.traineddata.gz` for tesseract; default: the @tesseract.js-data packages. */
   TESSERACT_LANG_PATH: z.optional(nonEmpty()),
 });

@@ -102,12 +102,13 @@ export function makeCompaction(deps: CompactionDeps) {
     const at = clock();
     const id = newSegmentId(at);
     const key = knowledgeObjectKeys.segment(botId, id);
-    let expected = { docs: 0, excerpts: 0 };
-    inputs.forEach((segment, s) =>
-      segment.docs.forEach((doc, d) => {
-        if (keep(s, d)) expected = { docs: expected.docs + 1, excerpts: expected.excerpts + doc.count };
-      }),
-    );
+    const expected = { docs: 0, excerpts: 0 };
+    for (const [s, segment] of inputs.entries())
+      for (const [d, doc] of segment.docs.entries())
+        if (keep(s, d)) {
+          expected.docs++;
+          expected.excerpts += doc.count;
+        }
     const bytes = await deps.objects.putStream(
       key,
       mergeSegments(inputs, keep, { markers, builtAt: at }),

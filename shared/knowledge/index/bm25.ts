@@ -185,16 +185,20 @@ export function rankBm25(
   const normTable = normTables.own.for(stats.avgLength);
   const windowNormTable = normTables.window.for(stats.avgWindow);
   const norm = (length: number) => {
-    const n = normTable[length]!;
-    return n === n
-      ? n
-      : (normTable[length] = Math.fround(BM25_K1 * (1 - BM25_B + (BM25_B * length) / stats.avgLength)));
+    let n = normTable[length]!;
+    if (Number.isNaN(n)) {
+      n = Math.fround(BM25_K1 * (1 - BM25_B + (BM25_B * length) / stats.avgLength));
+      normTable[length] = n;
+    }
+    return n;
   };
   const windowNorm = (length: number) => {
-    const n = windowNormTable[length]!;
-    return n === n
-      ? n
-      : (windowNormTable[length] = Math.fround(BM25_K1 * (1 - BM25_B + (BM25_B * length) / stats.avgWindow)));
+    let n = windowNormTable[length]!;
+    if (Number.isNaN(n)) {
+      n = Math.fround(BM25_K1 * (1 - BM25_B + (BM25_B * length) / stats.avgWindow));
+      windowNormTable[length] = n;
+    }
+    return n;
   };
   const top = new TopExcerpts(limit);
   for (const s of segments) {

@@ -138,7 +138,7 @@ export class SegmentWriter {
     this.write(compressed);
     if (this.dims) {
       const rows = new Int8Array(count * this.dims);
-      this.blockVectors.forEach((v, i) => rows.set(v, i * this.dims));
+      for (const [i, v] of this.blockVectors.entries()) rows.set(v, i * this.dims);
       const bytes = new Uint8Array(rows.buffer);
       this.vectorCrc.push(checksum(bytes));
       this.write(bytes);

@@ -6,7 +6,6 @@ import {
   decodeTail,
   decodeTrailer,
   FORMAT_VERSION,
-  type SegmentDoc,
   SegmentFormatError,
   TRAILER_BYTES,
 } from './segment-format.ts';
