@@ -145,7 +145,8 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       builtAt: at,
       ...(deps.embeddings ? { embeddingModel: deps.embeddings.model } : {}),
     });
-    await deps.objects.put(key, bytes, 'application/octet-stream');
+    // A batch of large files makes a segment past one request's size: streamed in parts.
+    await deps.objects.putStream(key, [bytes], 'application/octet-stream');
     const listed = await deps.index.addSegment(botId, {
       id,
       key,

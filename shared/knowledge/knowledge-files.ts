@@ -118,7 +118,11 @@ export interface KnowledgeObjectStore {
    * Stores what `chunks` yields as one object, holding only a part at a time (a multipart upload on S3); returns its
    * size. Nothing is stored when `chunks` throws.
    */
-  putStream(key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<number>;
+  putStream(
+    key: string,
+    chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    contentType: string,
+  ): Promise<number>;
   /** The object's bytes; throws when it is missing or unreadable. */
   get(key: string, signal?: AbortSignal): Promise<Uint8Array>;
   /** Bytes `[start, end)` of the object (fewer when it is shorter); a ranged GET. */

@@ -74,7 +74,11 @@ export class S3KnowledgeObjectStore implements KnowledgeObjectStore, KnowledgeUp
    * A multipart upload fed part by part (one part in memory, one in flight); an object smaller than one part is a
    * single PUT. Any failure aborts the upload, so no part is left behind.
    */
-  async putStream(key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<number> {
+  async putStream(
+    key: string,
+    chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    contentType: string,
+  ): Promise<number> {
     const signal = () => AbortSignal.timeout(120_000);
     let pending: Uint8Array[] = [];
     let pendingBytes = 0;
@@ -107,9 +111,13 @@ export class S3KnowledgeObjectStore implements KnowledgeObjectStore, KnowledgeUp
         pendingBytes += chunk.length;
         total += chunk.length;
         if (pendingBytes >= PART_BYTES) {
-          await sendPart(Buffer.concat(pending));
-          pending = [];
-          pendingBytes = 0;
+          // Parts of one size whatever the chunks' sizes (a batch's segment arrives as one chunk).
+          const joined = Buffer.concat(pending);
+          let at = 0;
+          for (; joined.length - at >= PART_BYTES; at += PART_BYTES)
+            await sendPart(joined.subarray(at, at + PART_BYTES));
+          pending = at < joined.length ? [joined.subarray(at)] : [];
+          pendingBytes = joined.length - at;
         }
       }
       if (!uploadId) {

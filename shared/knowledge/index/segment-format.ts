@@ -10,8 +10,10 @@ import type { Language } from '../text/analyzer.ts';
  *   texts    per block of whole excerpts (about 64 KB of text): gzip(u32 count, u32 offsets[count+1], UTF-8 texts),
  *            then, with embeddings, the block's vectors (int8, count × dims)
  *   terms    per block of up to 128 terms (sorted by UTF-16 code units): the dictionary block (varint count, then per
- *            term: varint byte length, UTF-8 term, varint df, varint postings bytes, u32 CRC-32 of its postings), then
- *            the postings of those terms: varint excerpt id gaps (the first from 0), then one tf byte per posting
+ *            term: varint bytes shared with the previous term, varint bytes not shared, those UTF-8 bytes, varint df,
+ *            varint postings bytes, then the postings themselves when they are at most 24 bytes, else the u32 CRC-32
+ *            of the postings that follow the block), then the longer postings of those terms in order. Postings:
+ *            varint excerpt id gaps (the first from 0), then one tf byte per posting
  *   lengths  u16 per excerpt: index terms in it
  *   tail     u32 meta length, meta JSON (documents, markers, counts, where the lengths are), then the block indexes
  *            (typed arrays, 8-byte aligned, see {@link TailLayout})
@@ -32,6 +34,8 @@ export const TEXT_BLOCK_BYTES = 64 * 1024;
 export const TERM_BLOCK_TERMS = 128;
 export const TERM_BLOCK_POSTINGS_BYTES = 256 * 1024;
 export const TF_MAX = 255;
+/** Postings up to this many bytes live in their dictionary entry (a rare term costs no read of its own). */
+export const INLINE_POSTINGS_BYTES = 24;
 export const U16_MAX = 65_535;
 
 /** A segment's bytes are not what the writer stored: truncated, damaged, or not a segment at all. */

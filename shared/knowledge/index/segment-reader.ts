@@ -6,6 +6,7 @@ import {
   decodePostings,
   decodeTail,
   HEADER_BYTES,
+  INLINE_POSTINGS_BYTES,
   type Postings,
   type SegmentDoc,
   SegmentFormatError,
@@ -88,13 +89,17 @@ export function decodeTextBlock(compressed: Uint8Array, count: number): TextBloc
   return { offsets, data: body };
 }
 
-/** A dictionary block, parsed: terms in order, and where each one's postings are after the block. */
+/**
+ * A dictionary block, parsed: terms in order, each one's postings either inline (small ones) or where they are after
+ * the block, with their checksum.
+ */
 interface DictBlock {
   terms: string[];
   df: Uint32Array;
   offset: Float64Array;
   length: Uint32Array;
   crc: Uint32Array;
+  inline: (Uint8Array | undefined)[];
 }
 
 function decodeDict(raw: Uint8Array): DictBlock {
@@ -107,15 +112,30 @@ function decodeDict(raw: Uint8Array): DictBlock {
     offset: new Float64Array(count),
     length: new Uint32Array(count),
     crc: new Uint32Array(count),
+    inline: [],
   };
   let offset = 0;
+  let previous = new Uint8Array(0);
   for (let i = 0; i < count; i++) {
-    block.terms.push(Buffer.from(cursor.take(cursor.varint())).toString('utf8'));
+    const shared = cursor.varint();
+    const rest = cursor.take(cursor.varint());
+    if (shared > previous.length) throw new SegmentFormatError('knowledge segment dictionary block is damaged');
+    const bytes = new Uint8Array(shared + rest.length);
+    bytes.set(previous.subarray(0, shared));
+    bytes.set(rest, shared);
+    previous = bytes;
+    block.terms.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
     block.df[i] = cursor.varint();
-    block.length[i] = cursor.varint();
+    const length = cursor.varint();
+    block.length[i] = length;
+    if (length <= INLINE_POSTINGS_BYTES) {
+      block.inline.push(cursor.take(length));
+      continue;
+    }
+    block.inline.push(undefined);
     block.crc[i] = cursor.u32();
     block.offset[i] = offset;
-    offset += block.length[i]!;
+    offset += length;
   }
   return block;
 }
@@ -257,9 +277,11 @@ export class RangedSegment implements SegmentReader {
         const block = await this.dict(b);
         const i = lastAtMost(block.terms.length, (j) => block.terms[j]!, term);
         if (i < 0 || block.terms[i] !== term) return undefined;
+        const df = block.df[i]!;
+        const inline = block.inline[i];
+        if (inline) return decodePostings(inline, df, this.excerptCount);
         const start = this.layout.dictAt[b]! + this.layout.dictBytes[b]! + block.offset[i]!;
         const length = block.length[i]!;
-        const df = block.df[i]!;
         return this.pieces.piece(
           `${this.key}#p${start}`,
           () => this.read(start, start + length),
@@ -356,8 +378,11 @@ export class RangedSegment implements SegmentReader {
         throw new SegmentFormatError('knowledge segment dictionary block is damaged');
       const block = decodeDict(raw);
       for (let i = 0; i < block.terms.length; i++) {
-        const bytes = await reader.take(block.length[i]!);
-        if (checksum(bytes) !== block.crc[i]) throw new SegmentFormatError('knowledge segment postings are damaged');
+        let bytes = block.inline[i];
+        if (!bytes) {
+          bytes = await reader.take(block.length[i]!);
+          if (checksum(bytes) !== block.crc[i]) throw new SegmentFormatError('knowledge segment postings are damaged');
+        }
         yield { term: block.terms[i]!, postings: decodePostings(bytes, block.df[i]!, this.excerptCount) };
       }
     }

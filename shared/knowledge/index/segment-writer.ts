@@ -7,6 +7,7 @@ import {
   encodeTail,
   encodeTrailer,
   HEADER_BYTES,
+  INLINE_POSTINGS_BYTES,
   type SegmentDoc,
   TERM_BLOCK_POSTINGS_BYTES,
   TERM_BLOCK_TERMS,
@@ -70,7 +71,8 @@ export class SegmentWriter {
   private lastTerm: string | undefined;
   private readonly dict = new ByteSink();
   private readonly postings = new ByteSink();
-  private readonly one = new ByteSink();
+  private readonly encoder = new TextEncoder();
+  private previousTermBytes = new Uint8Array(0);
   private blockTerms = 0;
   private blockFirstTerm = '';
   private readonly firstTerms: Uint8Array[] = [];
@@ -160,26 +162,38 @@ export class SegmentWriter {
     if (this.lastTerm !== undefined && !(this.lastTerm < term)) throw new Error('terms must come in sorted order');
     this.lastTerm = term;
     if (!count) return;
-    const one = this.one;
+    // The postings, encoded at the end of the block's postings (moved into the dictionary entry when small).
+    const sink = this.postings;
+    const start = sink.length;
     let previous = 0;
     for (let i = 0; i < count; i++) {
-      one.varint(excerpts[i]! - previous);
+      sink.varint(excerpts[i]! - previous);
       previous = excerpts[i]!;
     }
-    for (let i = 0; i < count; i++) one.byte(Math.min(TF_MAX, tfs[i]!));
-    const postings = one.take();
-    if (!this.blockTerms) this.blockFirstTerm = term;
-    const termBytes = Buffer.from(term, 'utf8');
-    this.dict.varint(termBytes.length);
-    this.dict.append(termBytes);
-    this.dict.varint(count);
-    this.dict.varint(postings.length);
-    this.dict.u32(checksum(postings));
-    this.postings.append(postings);
+    for (let i = 0; i < count; i++) sink.byte(Math.min(TF_MAX, tfs[i]!));
+    const length = sink.length - start;
+    if (!this.blockTerms) {
+      this.blockFirstTerm = term;
+      this.previousTermBytes = new Uint8Array(0);
+    }
+    // Front coding: the bytes shared with the previous term of the block are not repeated.
+    const termBytes = this.encoder.encode(term);
+    const shared = sharedPrefix(this.previousTermBytes, termBytes);
+    this.previousTermBytes = termBytes;
+    const dict = this.dict;
+    dict.varint(shared);
+    dict.varint(termBytes.length - shared);
+    dict.append(termBytes.subarray(shared));
+    dict.varint(count);
+    dict.varint(length);
+    if (length <= INLINE_POSTINGS_BYTES) {
+      dict.append(sink.bytes.subarray(start, start + length));
+      sink.length = start;
+    } else dict.u32(checksum(sink.bytes.subarray(start, start + length)));
     this.blockTerms++;
     this.termCount++;
     this.postingCount += count;
-    if (this.blockTerms >= TERM_BLOCK_TERMS || this.postings.length >= TERM_BLOCK_POSTINGS_BYTES) this.flushTermBlock();
+    if (this.blockTerms >= TERM_BLOCK_TERMS || sink.length >= TERM_BLOCK_POSTINGS_BYTES) this.flushTermBlock();
   }
 
   private flushTermBlock(): void {
@@ -251,6 +265,13 @@ export class SegmentWriter {
     this.emit(bytes);
     this.at += bytes.length;
   }
+}
+
+function sharedPrefix(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length, 255);
+  let i = 0;
+  while (i < n && a[i] === b[i]) i++;
+  return i;
 }
 
 /** Where the texts start (after the header): a reader's first text block. */

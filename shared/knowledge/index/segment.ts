@@ -61,7 +61,12 @@ export function buildSegment(documents: SegmentDocumentInput[], options: Segment
     ...(options.embeddingModel ? { embeddingModel: options.embeddingModel } : {}),
     ...(options.builtAt ? { builtAt: options.builtAt } : {}),
   });
-  const postings = new Map<string, { excerpts: number[]; tfs: number[] }>();
+  // Each excerpt's distinct terms as (term id, excerpt, tf) pairs, in excerpt order.
+  const termIds = new Map<string, number>();
+  const termNames: string[] = [];
+  const pairTerm: number[] = [];
+  const pairExcerpt: number[] = [];
+  const pairTf: number[] = [];
   const encoder = new TextEncoder();
   let excerpt = 0;
   for (const doc of documents) {
@@ -74,23 +79,54 @@ export function buildSegment(documents: SegmentDocumentInput[], options: Segment
     });
     doc.excerpts.forEach((text, i) => {
       const terms = docTerms[i]!;
-      const counts = new Map<string, number>();
-      for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
-      for (const [t, tf] of counts) {
-        const list = postings.get(t);
-        if (list) {
-          list.excerpts.push(excerpt);
-          list.tfs.push(tf);
-        } else postings.set(t, { excerpts: [excerpt], tfs: [tf] });
+      const ids = new Uint32Array(terms.length);
+      for (let j = 0; j < terms.length; j++) {
+        let id = termIds.get(terms[j]!);
+        if (id === undefined) {
+          id = termNames.length;
+          termIds.set(terms[j]!, id);
+          termNames.push(terms[j]!);
+        }
+        ids[j] = id;
+      }
+      ids.sort(); // typed-array sort is numeric and native
+      for (let j = 0; j < ids.length; ) {
+        let k = j + 1;
+        while (k < ids.length && ids[k] === ids[j]) k++;
+        pairTerm.push(ids[j]!);
+        pairExcerpt.push(excerpt);
+        pairTf.push(k - j);
+        j = k;
       }
       writer.addExcerpt(encoder.encode(text), terms.length, quantise(doc.vectors?.[i], dims));
       excerpt++;
     });
   }
-  for (const term of [...postings.keys()].sort()) {
-    const list = postings.get(term)!;
-    writer.addTerm(term, list.excerpts, list.tfs);
+  // Terms in sorted order (UTF-16 code units, as readers compare), postings grouped by a counting sort: pairs are in
+  // excerpt order, so each term's postings come out ascending.
+  const order = [...termNames].sort().map((t) => termIds.get(t)!);
+  const rank = new Uint32Array(termNames.length);
+  order.forEach((id, r) => {
+    rank[id] = r;
+  });
+  const start = new Uint32Array(order.length + 1);
+  for (const t of pairTerm) start[rank[t]! + 1]!++;
+  for (let r = 0; r < order.length; r++) start[r + 1]! += start[r]!;
+  const fill = start.slice(0, order.length);
+  const postingExcerpt = new Uint32Array(pairTerm.length);
+  const postingTf = new Uint8Array(pairTerm.length);
+  for (let p = 0; p < pairTerm.length; p++) {
+    const slot = fill[rank[pairTerm[p]!]!]!++;
+    postingExcerpt[slot] = pairExcerpt[p]!;
+    postingTf[slot] = Math.min(255, pairTf[p]!);
   }
+  order.forEach((id, r) => {
+    writer.addTerm(
+      termNames[id]!,
+      postingExcerpt.subarray(start[r]!, start[r + 1]!),
+      postingTf.subarray(start[r]!, start[r + 1]!),
+    );
+  });
   writer.finish();
   return Buffer.concat(chunks);
 }

@@ -69,6 +69,10 @@ describe('knowledge segments in the local S3 stand-in', () => {
       big.length,
     );
     expect(Buffer.compare(Buffer.from(await store.get('bots/b/segments/big.sbks')), Buffer.from(big))).toBe(0);
+    // One chunk larger than a part (a batch's segment built in memory) goes in parts too: the stand-in caps a request.
+    const whole = bytesOf(40 * 1024 * 1024, 5);
+    await store.putStream('bots/b/segments/whole.sbks', [whole], 'application/octet-stream');
+    expect(Buffer.compare(Buffer.from(await store.get('bots/b/segments/whole.sbks')), Buffer.from(whole))).toBe(0);
     const small = bytesOf(5000, 3);
     await store.putStream('bots/b/segments/small.sbks', chunksOf(small, 1000), 'application/octet-stream');
     expect(await store.get('bots/b/segments/small.sbks')).toEqual(small);

@@ -172,7 +172,7 @@ export class MemoryObjects implements KnowledgeObjectStore {
   async put(key: string, bytes: Uint8Array) {
     this.objects.set(key, new Uint8Array(bytes));
   }
-  async putStream(key: string, chunks: AsyncIterable<Uint8Array>) {
+  async putStream(key: string, chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>) {
     const parts: Uint8Array[] = [];
     for await (const c of chunks) parts.push(c);
     const bytes = Buffer.concat(parts);

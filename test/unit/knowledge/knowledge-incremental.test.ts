@@ -75,10 +75,11 @@ describe('incremental indexing', () => {
   test('each batch writes one segment of its own files: the work does not grow with the bot', async () => {
     const s = setup({ mergeFactor: 1000 });
     const written: number[] = [];
-    const put = s.objects.put.bind(s.objects);
-    s.objects.put = async (key: string, bytes: Uint8Array) => {
-      if (key.includes('/segments/')) written.push(bytes.length);
-      return put(key, bytes);
+    const putStream = s.objects.putStream.bind(s.objects);
+    s.objects.putStream = async (key, chunks) => {
+      const size = await putStream(key, chunks);
+      if (key.includes('/segments/')) written.push(size);
+      return size;
     };
     for (let i = 0; i < 60; i++) {
       await s.put(`artigo-${i}.md`, `Artigo ${i}: como configurar o recurso ${token(i % 10, i % 10)} passo a passo.`);
