@@ -8,8 +8,11 @@
  * it) is listed on a bot of its own. Then, per size:
  * - warm search: the search function alone in a process of its own (bench/lib/search-server.ts, the local gateway,
  *   the function's memory setting of 1,769 MB given as Lambda gives it), `--queries` sequential
- *   `POST /api/v1/ai/search` (topK 5) after 100 unmeasured: p50 / p99 per response; its resident memory sampled
- *   throughout (max VmRSS) and its peak (VmHWM) (targets: p50 <= 20 ms, p99 <= 100 ms, memory <= 400 MB at every size);
+ *   `POST /api/v1/ai/search` (topK 5) after 100 unmeasured: p50 / p99 per response, the process's CPU per query, the
+ *   bucket reads per query (pieces not cached yet); its resident memory sampled throughout (max VmRSS) and its peak
+ *   (VmHWM) (targets: p50 <= 20 ms, p99 <= 100 ms, memory <= 400 MB at every size);
+ * - the anchor, in the same run: the same on a bot of one small file (gateway, authentication, rate limit and bot read
+ *   without an index to speak of), since the machine is shared;
  * - cold search: `--cold` fresh processes, each answering one query with empty caches: p50 / p99, and the requests
  *   and bytes it read from the bucket (through a counting proxy in front of the S3 stand-in), from which its time on
  *   S3 follows (target p99 <= 2 s here);
