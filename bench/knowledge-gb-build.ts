@@ -3,13 +3,15 @@
  * (it talks to the parent's stand-ins through the environment the local runner set: DYNAMODB_ENDPOINT, S3_ENDPOINT,
  * TABLE_NAME, BUCKET_KNOWLEDGE).
  *
- *   build --bot <id> --stages 100,500,1000 --stage-bots a,b,c   grows one bot through the ingest path to each size
- *                                                               (MB of text), lists each stage's segments on a bot
- *   merge --bot <id>                                            merges every segment of a bot into one (forced)
+ *   build --bot <id> --files-done n --text-done bytes --until MB --stage-bot <id>
+ *       grows one bot through the ingest path to `--until` MB of text, then lists its segments on `--stage-bot`
+ *   prune --bot <id> --keep a,b,c   deletes the grown bot's objects that none of the bots listed still lists
+ *   merge --bot <id>                merges every segment of a bot into one (forced)
  *
  * What the build runs is the ingest worker's path from text to a listed segment: the chunker, language detection,
  * the analyzer's terms, the batch's segment (buildSegment, 20 files a batch), its PUT to the bucket, its listing on
  * the bot item, then the size-tiered merges (makeCompaction, streaming its output to the bucket and reading it back).
+ * Batches are made on two worker threads (bench/lib/knowledge-gb-batches.ts) while the main thread stores and merges.
  * Bypassed, because other benches measure them and they do not change what is stored: the upload API and the queue,
  * the upload's own GET from the bucket, text extraction (the files are plain text), and the file records. The
  * analyzer's terms come from the production `documentTerms`, memoised per distinct word here without its 200,000-word
@@ -25,12 +27,10 @@ import { createLogger } from '#shared/kernel/logger.ts';
 import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
 import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
 import { makeCompaction } from '#shared/knowledge/compaction.ts';
-import { buildSegment, SEGMENT_FORMAT, type SegmentDocumentInput } from '#shared/knowledge/index/segment.ts';
-import { fileKeyOf, knowledgeObjectKeys, newGeneration, newSegmentId } from '#shared/knowledge/knowledge-files.ts';
+import { SEGMENT_FORMAT } from '#shared/knowledge/index/segment.ts';
+import { knowledgeObjectKeys, newSegmentId } from '#shared/knowledge/knowledge-files.ts';
 import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
-import { detectLanguage, documentTerms, type Language } from '#shared/knowledge/text/analyzer.ts';
-import { chunkText } from '#shared/knowledge/text/chunker.ts';
-import { corpusFile } from './lib/zipf-corpus.ts';
+import { Worker } from 'node:worker_threads';
 
 const args = process.argv.slice(2);
 const arg = (name: string) => {
@@ -71,89 +71,127 @@ function peakRssMb(): number {
   return Math.round(Number(hwm) / 1024);
 }
 
-/** documentTerms, word by word, memoised without a limit (same terms: the analyzer works word by word). */
-const memo: Record<Language, Map<string, string>> = { pt: new Map(), en: new Map() };
-const WORD = /[\p{L}\p{N}]+/gu;
-function terms(text: string, language: Language): string[] {
-  const out: string[] = [];
-  const cache = memo[language];
-  for (const word of text.toLowerCase().match(WORD) ?? []) {
-    let t = cache.get(word);
-    if (t === undefined) {
-      t = documentTerms(word, language)[0] ?? '';
-      cache.set(word, t);
-    }
-    if (t) out.push(t);
-  }
-  return out;
+interface Batch {
+  first: number;
+  bytes: Uint8Array;
+  textBytes: number;
+  excerpts: number;
+  docs: number;
+  at: number;
 }
 
+/** Batches made by two worker threads (bench/lib/knowledge-gb-batches.ts), handed out in order. */
+function batchMaker() {
+  const workers = [0, 1].map(
+    () =>
+      new Worker(new URL('./lib/knowledge-gb-batches.ts', import.meta.url), {
+        execArgv: [...process.execArgv],
+      }),
+  );
+  const pending = new Map<number, { resolve: (b: Batch) => void; reject: (e: Error) => void }>();
+  for (const w of workers) {
+    w.on('message', (b: Batch) => {
+      pending.get(b.first)?.resolve(b);
+      pending.delete(b.first);
+    });
+    w.on('error', (e) => {
+      for (const p of pending.values()) p.reject(e);
+    });
+  }
+  let turn = 0;
+  return {
+    make(first: number, count: number): Promise<Batch> {
+      const worker = workers[turn++ % workers.length]!;
+      return new Promise((resolve, reject) => {
+        pending.set(first, { resolve, reject });
+        worker.postMessage({ first, count });
+      });
+    },
+    stop: () => Promise.all(workers.map((w) => w.terminate())),
+  };
+}
+
+/** Grows the bot from `--files-done` files to `--until` MB of text, then lists its segments on `--stage-bot`. */
 async function build(): Promise<void> {
-  const stages = arg('stages')!.split(',').map(Number);
-  const stageBots = arg('stage-bots')!.split(',');
+  const untilBytes = Number(arg('until')) * 1e6;
+  const stageBot = arg('stage-bot')!;
+  let n = Number(arg('files-done') ?? 0);
+  let textBytes = Number(arg('text-done') ?? 0);
   const started = performance.now();
-  let textBytes = 0;
+  const startBytes = textBytes;
   let excerpts = 0;
-  let n = 0;
-  let ingestMs = 0;
+  let storeMs = 0;
   let mergeMs = 0;
   let merges = 0;
-  const snapshots: { mb: number; segments: number; bytes: number }[] = [];
-  for (const [s, stageMb] of stages.entries()) {
-    while (textBytes < stageMb * 1e6) {
+  const maker = batchMaker();
+  // Two batches in the making while one is stored and merged.
+  const ahead: Promise<Batch>[] = [];
+  const queue = () => {
+    ahead.push(maker.make(n, 20));
+    n += 20;
+  };
+  let queuedBytes = 0;
+  try {
+    queue();
+    queue();
+    for (;;) {
+      const batch = await ahead.shift()!;
+      textBytes += batch.textBytes;
+      queuedBytes = textBytes;
+      if (queuedBytes < untilBytes) queue();
+      else n -= 20 * ahead.length; // batches made beyond the target are not stored
       const t0 = performance.now();
-      const docs: SegmentDocumentInput[] = [];
-      for (let i = 0; i < 20; i++, n++) {
-        const file = corpusFile(n);
-        textBytes += Buffer.byteLength(file.text);
-        const chunks = chunkText(file.text);
-        const language = detectLanguage(file.text);
-        const fileTerms = chunks.map((c) => terms(c, language));
-        if (fileTerms[0]!.join(' ') !== documentTerms(chunks[0]!, language).join(' '))
-          throw new Error(`terms differ from documentTerms in ${file.name}`);
-        excerpts += chunks.length;
-        docs.push({
-          fileKey: fileKeyOf(file.name),
-          fileName: file.name,
-          generation: newGeneration(new Date()),
-          language,
-          excerpts: chunks,
-          terms: fileTerms,
-        });
-      }
-      const at = new Date();
+      const at = new Date(batch.at);
       const id = newSegmentId(at);
       const key = knowledgeObjectKeys.segment(botId, id);
-      const bytes = buildSegment(docs, { builtAt: at });
-      await objects.putStream(key, [bytes], 'application/octet-stream');
+      await objects.putStream(key, [batch.bytes], 'application/octet-stream');
       await index.addSegment(botId, {
         id,
         key,
-        docs: docs.length,
-        excerpts: docs.reduce((x, d) => x + d.excerpts.length, 0),
+        docs: batch.docs,
+        excerpts: batch.excerpts,
         markers: 0,
-        bytes: bytes.length,
+        bytes: batch.bytes.length,
         format: SEGMENT_FORMAT,
       });
+      excerpts += batch.excerpts;
       const t1 = performance.now();
-      ingestMs += t1 - t0;
+      storeMs += t1 - t0;
       while (await compact(botId)) merges++;
       mergeMs += performance.now() - t1;
       process.stderr.write(
-        `\r${(textBytes / 1e6).toFixed(0)} MB, ${n} files, ${merges} merges, ${((performance.now() - started) / 1000).toFixed(0)} s   `,
+        `\r${(textBytes / 1e6).toFixed(0)} MB, ${batch.first + 20} files, ${merges} merges, ${((performance.now() - started) / 1000).toFixed(0)} s   `,
       );
+      if (textBytes >= untilBytes) break;
     }
-    const state = (await index.state(botId))!;
-    for (const ref of state.segments) await index.addSegment(stageBots[s]!, ref);
-    snapshots.push({
-      mb: Math.round(textBytes / 1e6),
-      segments: state.segments.length,
-      bytes: state.segments.reduce((x, r) => x + r.bytes, 0),
-    });
+  } finally {
+    await maker.stop();
   }
-  // Objects no stage lists (merged away in between) are removed: the stand-in holds every object in memory.
-  const listed = new Set<string>();
-  for (const stageBot of stageBots) for (const r of (await index.state(stageBot))!.segments) listed.add(r.key);
+  const state = (await index.state(botId))!;
+  for (const ref of state.segments) await index.addSegment(stageBot, ref);
+  const seconds = (performance.now() - started) / 1000;
+  console.log(
+    JSON.stringify({
+      filesDone: n,
+      textDone: textBytes,
+      textMB: Math.round(textBytes / 1e6),
+      excerptsAdded: excerpts,
+      segments: state.segments.length,
+      indexMB: Math.round(state.segments.reduce((x, r) => x + r.bytes, 0) / 1e6),
+      merges,
+      mergeSeconds: Math.round(mergeMs / 1000),
+      storeSeconds: Math.round(storeMs / 1000),
+      // Text to listed, merged segments, batches made on two threads meanwhile.
+      MBps: Number(((textBytes - startBytes) / 1e6 / seconds).toFixed(2)),
+      peakRssMB: peakRssMb(),
+    }),
+  );
+}
+
+/** Deletes the grown bot's objects that no bot lists any more (the stand-in holds every object in memory). */
+async function prune(): Promise<void> {
+  const keep = new Set<string>();
+  for (const bot of arg('keep')!.split(',')) for (const r of (await index.state(bot))!.segments) keep.add(r.key);
   let token: string | undefined;
   let removed = 0;
   do {
@@ -164,27 +202,13 @@ async function build(): Promise<void> {
         ContinuationToken: token,
       }),
     );
-    const gone = (page.Contents ?? []).map((o) => o.Key!).filter((k) => !listed.has(k));
+    const gone = (page.Contents ?? []).map((o) => o.Key!).filter((k) => !keep.has(k));
     if (gone.length)
       await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: gone.map((Key) => ({ Key })) } }));
     removed += gone.length;
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
-  console.log(
-    JSON.stringify({
-      textMB: Math.round(textBytes / 1e6),
-      files: n,
-      excerpts,
-      snapshots,
-      merges,
-      objectsRemoved: removed,
-      // Text to listed segments, without the merges; then everything.
-      batchesMBps: Number((textBytes / 1e6 / (ingestMs / 1000)).toFixed(2)),
-      overallMBps: Number((textBytes / 1e6 / ((ingestMs + mergeMs) / 1000)).toFixed(2)),
-      mergeSeconds: Math.round(mergeMs / 1000),
-      peakRssMB: peakRssMb(),
-    }),
-  );
+  console.log(JSON.stringify({ removed }));
 }
 
 async function merge(): Promise<void> {
@@ -207,6 +231,7 @@ async function merge(): Promise<void> {
 
 try {
   if (mode === 'build') await build();
+  else if (mode === 'prune') await prune();
   else if (mode === 'merge') await merge();
   else throw new Error('usage: build|merge --bot <id> ...');
 } finally {

@@ -18,7 +18,9 @@
  *   S3 follows (target p99 <= 2 s here);
  * - a merge of the whole 1 GB bot into one segment in a process of its own: time and peak RSS (target <= 512 MB);
  *   the merged bot is searched too ("1000, one segment").
+ * Each size is built, then measured, before the next is built; the build resumes where a cached one stopped.
  * Usage: npx tsx bench/knowledge-gb.ts [--sizes 100,500,1000] [--queries 300] [--cold 20] [--data DIR] [--rebuild]
+ *   [--no-merge]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +30,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startService } from '#local/service.ts';
 import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
+import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
+import { buildSegment, SEGMENT_FORMAT } from '#shared/knowledge/index/segment.ts';
+import { S3Client } from '@aws-sdk/client-s3';
 import { countingProxy } from './lib/counting-proxy.ts';
 import { adminApi, machine, median, numberArg } from './lib/harness.ts';
 import { corpusQueries } from './lib/zipf-corpus.ts';
@@ -51,26 +56,25 @@ const NODE_ARGS = [
 
 interface Manifest {
   version: number;
-  sizes: number[];
   projectId: string;
   token: string;
+  /** The bot that grows through the sizes, and how far it has grown. */
+  growing: string;
+  filesDone: number;
+  textDone: number;
+  /** Each measured bot by label, and how each size was built. */
   bots: Record<string, string>;
-  build: unknown;
-  merge: unknown;
+  stages: Record<string, unknown>;
+  merge?: unknown;
 }
 
 const manifestPath = join(DATA, 'manifest.json');
-let manifest: Manifest | undefined = existsSync(manifestPath)
+let kept: Manifest | undefined = existsSync(manifestPath)
   ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest)
   : undefined;
-if (
-  args.includes('--rebuild') ||
-  !manifest ||
-  manifest.version !== BUILD_VERSION ||
-  manifest.sizes.join() !== SIZES.join()
-) {
+if (args.includes('--rebuild') || kept?.version !== BUILD_VERSION) {
   rmSync(DATA, { recursive: true, force: true });
-  manifest = undefined;
+  kept = undefined;
 }
 mkdirSync(DATA, { recursive: true });
 
@@ -90,13 +94,13 @@ const ddb = DynamoDBDocumentClient.from(
 const index = new DynamoKnowledgeIndexStore({ client: ddb, tableName: svc.emulators.tableName });
 
 /** Runs a node script of the repository; resolves with the last line it printed (JSON). */
-function runScript(script: string, scriptArgs: string[], env: Record<string, string> = {}): Promise<any> {
+function runScript(script: string, scriptArgs: string[]): Promise<any> {
   return new Promise((done, fail) => {
     // Not a function: no per-invocation scope for the logger (the runner set it for its own functions).
     const { AWS_LAMBDA_MAX_CONCURRENCY: _scoped, ...inherited } = process.env;
     const child = spawn(process.execPath, [...NODE_ARGS, script, ...scriptArgs], {
       cwd: repo,
-      env: { ...inherited, ...env },
+      env: inherited,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -107,47 +111,84 @@ function runScript(script: string, scriptArgs: string[], env: Record<string, str
   });
 }
 
-async function build(): Promise<Manifest> {
+async function newProject(): Promise<Manifest> {
   const project = await admin('POST', '/projects', { companyId: 4242, name: 'knowledge-gb', monthlyBotCredits: 0 });
   const { token } = await admin('POST', `/projects/${project.projectId}/api-token`);
-  const newBot = async (name: string) =>
-    (await admin('POST', `/projects/${project.projectId}/bots`, { name, instructions: 'x' })).botId as string;
-  const growing = await newBot('growing');
-  const bots: Record<string, string> = {};
-  for (const size of SIZES) bots[String(size)] = await newBot(`knowledge ${size} MB`);
-  console.error(`building ${SIZES.at(-1)} MB of text (once; kept in ${DATA})`);
+  return {
+    version: BUILD_VERSION,
+    projectId: project.projectId,
+    token,
+    growing: await newBot(project.projectId, 'growing'),
+    filesDone: 0,
+    textDone: 0,
+    bots: {},
+    stages: {},
+  };
+}
+
+async function newBot(projectId: string, name: string): Promise<string> {
+  return (await admin('POST', `/projects/${projectId}/bots`, { name, instructions: 'x' })).botId as string;
+}
+
+const manifest: Manifest = kept ?? (await newProject());
+const save = () => writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+save();
+
+/** Grows the bot to `size` MB (unless a earlier run did) and lists that state on a bot of its own. */
+async function stage(size: number): Promise<string> {
+  const label = String(size);
+  if (manifest.bots[label]) return manifest.bots[label];
+  const bot = await newBot(manifest.projectId, `knowledge ${size} MB`);
+  console.error(`building ${size} MB of text (kept in ${DATA})`);
   const built = await runScript('bench/knowledge-gb-build.ts', [
     'build',
     '--bot',
-    growing,
-    '--stages',
-    SIZES.join(','),
-    '--stage-bots',
-    SIZES.map((s) => bots[String(s)]).join(','),
+    manifest.growing,
+    '--files-done',
+    String(manifest.filesDone),
+    '--text-done',
+    String(manifest.textDone),
+    '--until',
+    String(size),
+    '--stage-bot',
+    bot,
   ]);
   console.error(`\nbuilt: ${JSON.stringify(built)}`);
-  const largest = String(SIZES.at(-1));
-  const merged = await newBot(`knowledge ${largest} MB, one segment`);
-  for (const ref of (await index.state(bots[largest]!))!.segments) await index.addSegment(merged, ref);
-  const merge = await runScript('bench/knowledge-gb-build.ts', ['merge', '--bot', merged]);
-  console.error(`merged: ${JSON.stringify(merge)}`);
-  bots[`${largest}, one segment`] = merged;
-  const out = { version: BUILD_VERSION, sizes: SIZES, projectId: project.projectId, token, bots, build: built, merge };
-  writeFileSync(manifestPath, `${JSON.stringify(out, null, 2)}\n`);
-  return out;
+  Object.assign(manifest, { filesDone: built.filesDone, textDone: built.textDone });
+  manifest.bots[label] = bot;
+  manifest.stages[label] = built;
+  save();
+  await runScript('bench/knowledge-gb-build.ts', [
+    'prune',
+    '--bot',
+    manifest.growing,
+    '--keep',
+    [manifest.growing, ...Object.values(manifest.bots)].join(','),
+  ]);
+  return bot;
 }
 
-manifest ??= await build();
+/** The largest size's segments merged into one, in a process of its own. */
+async function mergedStage(): Promise<string> {
+  const label = `${SIZES.at(-1)}, one segment`;
+  if (manifest.bots[label]) return manifest.bots[label];
+  const merged = await newBot(manifest.projectId, label);
+  for (const ref of (await index.state(manifest.bots[String(SIZES.at(-1))]!))!.segments)
+    await index.addSegment(merged, ref);
+  const result = await runScript('bench/knowledge-gb-build.ts', ['merge', '--bot', merged]);
+  console.error(`merged: ${JSON.stringify(result)}`);
+  manifest.bots[label] = merged;
+  manifest.merge = result;
+  save();
+  return merged;
+}
+
 const proxy = await countingProxy(svc.emulators.awsEndpoint);
 
 // The anchor, measured in the same run: a bot of one small file, so the gateway, authentication, rate limit and bot
 // read (DynamoDB on this loaded machine) are seen apart from what the index costs.
-{
-  const anchor = (await admin('POST', `/projects/${manifest.projectId}/bots`, { name: 'anchor', instructions: 'x' }))
-    .botId as string;
-  const { S3KnowledgeObjectStore } = await import('#shared/knowledge/adapters/s3-knowledge-object-store.ts');
-  const { S3Client } = await import('@aws-sdk/client-s3');
-  const { buildSegment, SEGMENT_FORMAT } = await import('#shared/knowledge/index/segment.ts');
+async function anchorBot(): Promise<string> {
+  const anchor = await newBot(manifest.projectId, 'anchor');
   const s3 = new S3Client({
     region: svc.emulators.region,
     endpoint: svc.emulators.awsEndpoint,
@@ -169,7 +210,7 @@ const proxy = await countingProxy(svc.emulators.awsEndpoint);
     format: SEGMENT_FORMAT,
   });
   s3.destroy();
-  manifest.bots = { 'anchor: one file': anchor, ...manifest.bots };
+  return anchor;
 }
 
 interface SearchProcess {
@@ -227,11 +268,11 @@ async function search(port: number, botId: string, query: string): Promise<{ ms:
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 const round = (x: number, d = 1) => Number(x.toFixed(d));
-const rows = [];
+const rows: Record<string, unknown>[] = [];
 const warmQueries = corpusQueries(100 + QUERIES, 11);
 const coldQueries = corpusQueries(COLD, 23);
 
-for (const [label, botId] of Object.entries(manifest.bots)) {
+async function measure(label: string, botId: string) {
   const refs = (await index.state(botId))!.segments;
   // Warm: one process, every query after the first 100.
   const p = await startSearch();
@@ -292,7 +333,12 @@ for (const [label, botId] of Object.entries(manifest.bots)) {
   };
   console.error(JSON.stringify(row));
   rows.push(row);
+  writeFileSync(join(DATA, 'rows.json'), `${JSON.stringify(rows, null, 2)}\n`);
 }
+
+await measure('anchor: one file', await anchorBot());
+for (const size of SIZES) await measure(String(size), await stage(size));
+if (!args.includes('--no-merge')) await measure(`${SIZES.at(-1)}, one segment`, await mergedStage());
 
 await proxy.stop();
 ddb.destroy();
@@ -305,7 +351,7 @@ console.log(
       functionMemoryMB: FUNCTION_MEMORY_MB,
       queries: QUERIES,
       coldQueries: COLD,
-      build: manifest.build,
+      stages: manifest.stages,
       merge: manifest.merge,
       rows,
     },

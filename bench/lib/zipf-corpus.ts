@@ -107,7 +107,7 @@ export function corpusFile(n: number): CorpusFile {
       let sentence = wordAt(language, random);
       sentence = sentence[0]!.toUpperCase() + sentence.slice(1);
       for (let w = 1; w < words; w++) sentence += ` ${wordAt(language, random)}`;
-      paragraph += (s ? ' ' : '') + sentence + '.';
+      paragraph += `${s ? ' ' : ''}${sentence}.`;
     }
     parts.push(paragraph);
     length += paragraph.length + 2;
