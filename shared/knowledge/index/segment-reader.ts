@@ -155,6 +155,9 @@ function lastAtMost(count: number, valueAt: (i: number) => string | number, targ
   return found;
 }
 
+/** A dictionary block is read with its postings when both together are at most this long. */
+const BLOCK_READ_BYTES = 32 * 1024;
+
 /** Bytes per sequential read while a merge or a check walks a segment. */
 const WINDOW_BYTES = 4 * 1024 * 1024;
 
@@ -255,16 +258,28 @@ export class RangedSegment implements SegmentReader {
     );
   }
 
-  private dict(b: number): Promise<DictBlock> {
+  /**
+   * Dictionary block `b`; when its postings are short too (most blocks: rare terms), they come in the same read, so a
+   * query term costs one request, not two.
+   */
+  private dict(b: number): Promise<DictBlock & { postings?: Uint8Array }> {
     const at = this.layout.dictAt[b]!;
     const bytes = this.layout.dictBytes[b]!;
+    const withPostings = bytes + this.layout.postingsBytes[b]! <= BLOCK_READ_BYTES;
+    const end = at + bytes + (withPostings ? this.layout.postingsBytes[b]! : 0);
     return this.pieces.piece(
       `${this.key}#d${b}`,
-      () => this.read(at, at + bytes),
+      () => this.read(at, end),
       (raw) => {
-        if (raw.length !== bytes || checksum(raw) !== this.layout.dictCrc[b])
+        if (raw.length !== end - at) throw new SegmentFormatError('knowledge segment dictionary block is short');
+        const head = raw.subarray(0, bytes);
+        if (checksum(head) !== this.layout.dictCrc[b])
           throw new SegmentFormatError('knowledge segment dictionary block is damaged');
-        return { value: decodeDict(raw), bytes: 4 * raw.length + 64 };
+        const block = decodeDict(head);
+        return {
+          value: withPostings ? { ...block, postings: raw.slice(bytes) } : block,
+          bytes: 4 * bytes + raw.length + 64,
+        };
       },
     );
   }
@@ -280,8 +295,14 @@ export class RangedSegment implements SegmentReader {
         const df = block.df[i]!;
         const inline = block.inline[i];
         if (inline) return decodePostings(inline, df, this.excerptCount);
-        const start = this.layout.dictAt[b]! + this.layout.dictBytes[b]! + block.offset[i]!;
         const length = block.length[i]!;
+        if (block.postings) {
+          const raw = block.postings.subarray(block.offset[i]!, block.offset[i]! + length);
+          if (raw.length !== length || checksum(raw) !== block.crc[i])
+            throw new SegmentFormatError('knowledge segment postings are damaged');
+          return decodePostings(raw, df, this.excerptCount);
+        }
+        const start = this.layout.dictAt[b]! + this.layout.dictBytes[b]! + block.offset[i]!;
         return this.pieces.piece(
           `${this.key}#p${start}`,
           () => this.read(start, start + length),
