@@ -63,6 +63,32 @@ describe('knowledge segments in the local S3 stand-in', () => {
     expect(await store.getTail('bots/b/segments/s.sbks', 4096)).toEqual({ bytes: small, size: 100 });
   });
 
+  it('after a restart (bodies on disk) a ranged read still returns exactly its bytes, read from the file', async () => {
+    const bytes = bytesOf(2_000_000, 11);
+    await store.put('bots/b/segments/disk.sbks', bytes, 'application/octet-stream');
+    await aws.stop();
+    aws = await startFauxqsWithQueuesAndBuckets(dir);
+    s3.destroy();
+    s3 = new S3Client({
+      region: 'us-east-1',
+      endpoint: aws.awsEndpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+    store = new S3KnowledgeObjectStore(s3, aws.bucketNames.knowledge);
+    expect(await store.getRange('bots/b/segments/disk.sbks', 1_500_000, 1_500_100)).toEqual(
+      bytes.subarray(1_500_000, 1_500_100),
+    );
+    expect(await store.getRange('bots/b/segments/disk.sbks', 1_999_990, 3_000_000)).toEqual(bytes.subarray(1_999_990));
+    expect(await store.getTail('bots/b/segments/disk.sbks', 1000)).toEqual({
+      bytes: bytes.subarray(2_000_000 - 1000),
+      size: 2_000_000,
+    });
+    expect(await store.getTail('bots/b/segments/disk.sbks', 5_000_000)).toEqual({ bytes, size: 2_000_000 });
+  });
+
   it('a streamed upload of several parts is stored whole; a small one is a single object', async () => {
     const big = bytesOf(19 * 1024 * 1024 + 123, 7);
     expect(await store.putStream('bots/b/segments/big.sbks', chunksOf(big, 700_000), 'application/octet-stream')).toBe(
