@@ -2,6 +2,7 @@ import type { KnowledgeSegmentRef } from '../bots/index.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { KnowledgeView } from './index/knowledge-view.ts';
 import type { SegmentReader } from './index/segment-reader.ts';
+import { crc32 } from 'node:zlib';
 import {
   type DeleteMarker,
   openSegment,
@@ -9,7 +10,8 @@ import {
   SegmentFormatError,
   unboundedPieces,
 } from './index/segment.ts';
-import { checkSegment, mergeSegments } from './index/segment-merge.ts';
+import { mergeSegments } from './index/segment-merge.ts';
+import { SequentialReader } from './index/segment-reader.ts';
 import {
   type KnowledgeIndexStore,
   type KnowledgeObjectStore,
@@ -109,14 +111,24 @@ export function makeCompaction(deps: CompactionDeps) {
           expected.docs++;
           expected.excerpts += doc.count;
         }
-    const bytes = await deps.objects.putStream(
-      key,
-      mergeSegments(inputs, keep, { markers, builtAt: at }),
-      'application/octet-stream',
-    );
+    // The object's CRC-32 as it is written; the same must come back from the bucket.
+    let written = 0;
+    const stream = async function* () {
+      for await (const chunk of mergeSegments(inputs, keep, { markers, builtAt: at })) {
+        written = crc32(chunk, written);
+        yield chunk;
+      }
+    };
+    const bytes = await deps.objects.putStream(key, stream(), 'application/octet-stream');
     try {
       const timeout = () => AbortSignal.timeout(30_000);
-      const written = await openSegment(
+      const read = (start: number, end: number) => deps.objects.getRange(key, start, end, timeout());
+      const back = new SequentialReader(read, 0, bytes);
+      let crc = 0;
+      for (let at = 0; at < bytes; at += READ_BACK_BYTES)
+        crc = crc32(await back.take(Math.min(READ_BACK_BYTES, bytes - at)), crc);
+      if (crc !== written) throw new SegmentFormatError('the stored object differs from what was written');
+      const segment = await openSegment(
         key,
         {
           getRange: (k, start, end) => deps.objects.getRange(k, start, end, timeout()),
@@ -124,7 +136,9 @@ export function makeCompaction(deps: CompactionDeps) {
         },
         unboundedPieces(),
       );
-      await checkSegment(written, expected);
+      await segment.lengths();
+      if (segment.docs.length !== expected.docs || segment.excerptCount !== expected.excerpts)
+        throw new SegmentFormatError('the stored segment does not hold what was written');
     } catch (error) {
       await deps.objects.delete([key]).catch(() => undefined);
       deps.logger.error('merged knowledge segment failed its read-back check; not published', {
@@ -202,6 +216,9 @@ export function makeCompaction(deps: CompactionDeps) {
     }
   };
 }
+
+/** A merged object is read back in pieces of this size (a window of the sequential reader). */
+const READ_BACK_BYTES = 1024 * 1024;
 
 /** Written before segments were read by range: rewritten by the next merge. */
 function isLegacy(ref: KnowledgeSegmentRef): boolean {

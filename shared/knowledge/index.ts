@@ -40,7 +40,7 @@ export {
   type SegmentOptions,
   type SegmentReader,
 } from './index/segment.ts';
-export { checkSegment, mergeSegments } from './index/segment-merge.ts';
+export { mergeSegments } from './index/segment-merge.ts';
 export { type IngestDeps, type IngestKnowledge, makeIngestKnowledge } from './ingest.ts';
 export {
   fileKeyOf,

@@ -1,5 +1,4 @@
 import type { SegmentOptions } from './segment.ts';
-import { SegmentFormatError } from './segment-format.ts';
 import type { SegmentReader } from './segment-reader.ts';
 import { SegmentWriter } from './segment-writer.ts';
 
@@ -112,28 +111,4 @@ export async function* mergeSegments(
   }
   writer.finish();
   yield* out.splice(0);
-}
-
-/**
- * Reads a whole segment back and checks every piece (checksums, block layout, counts, term order), holding one
- * window at a time: a merge publishes only what passes. Throws {@link SegmentFormatError} otherwise.
- */
-export async function checkSegment(reader: SegmentReader, expected: { docs: number; excerpts: number }): Promise<void> {
-  if (reader.docs.length !== expected.docs || reader.excerptCount !== expected.excerpts)
-    throw new SegmentFormatError('knowledge segment does not hold what was written');
-  let excerpts = 0;
-  for await (const block of reader.excerptBlocks()) {
-    if (block.first !== excerpts) throw new SegmentFormatError('knowledge segment text blocks are out of order');
-    excerpts += block.texts.length;
-  }
-  if (excerpts !== reader.excerptCount) throw new SegmentFormatError('knowledge segment texts are missing');
-  await reader.lengths();
-  let previous: string | undefined;
-  let n = 0;
-  for await (const { term } of reader.termPostings()) {
-    if (previous !== undefined && !(previous < term))
-      throw new SegmentFormatError('knowledge segment terms are out of order');
-    previous = term;
-    if (++n % YIELD_EVERY === 0) await breathe();
-  }
 }
