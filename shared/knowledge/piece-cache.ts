@@ -117,7 +117,13 @@ class DiskTier {
       const dir =
         this.givenDir ?? join(tmpdir(), `knowledge-pieces-${process.pid}-${Math.random().toString(36).slice(2)}`);
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      if (!this.givenDir) process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+      // Best effort: a write still in flight at exit may refill it.
+      if (!this.givenDir)
+        process.once('exit', () => {
+          try {
+            rmSync(dir, { recursive: true, force: true });
+          } catch {}
+        });
       this.dir = dir;
     }
     return this.dir;
