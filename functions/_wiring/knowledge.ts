@@ -34,7 +34,7 @@ export function knowledgeObjectsFromConfig(cfg: Config): KnowledgeObjectStore {
 /**
  * Bounds of a function's knowledge caches (segment tails, views, postings and text pieces): a tenth of the function's
  * memory, 64 to 192 MB (128 MB where the memory is not known: the local runner), and 384 MB of its /tmp (Lambda
- * gives 512 MB by default). Search at 1,769 MB then holds 177 MB, completion, chat and responses at 1,024 MB 102 MB,
+ * gives 512 MB by default). Search at 1,769 MB then holds 176 MB, completion, chat and responses at 1,024 MB 102 MB,
  * whatever the bot's size: the rest is the runtime and one query's working set.
  */
 export function knowledgeCacheFromConfig(cfg: Config): SegmentCacheOptions {

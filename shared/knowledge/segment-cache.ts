@@ -62,6 +62,11 @@ export class SegmentCache {
     };
   }
 
+  /** Bytes held in memory: opened segments, views and decoded pieces (what the bound given limits). */
+  get memoryBytes(): number {
+    return this.structureBytes + this.pieces.memoryBytes;
+  }
+
   /** The view over `refs` (the bot's listed segments), opening the segments not open yet, in parallel. */
   async view(botId: string, refs: KnowledgeSegmentRef[]): Promise<KnowledgeView> {
     const signature = `${refs.map((r) => r.key).join('\n')}|${refs.filter((r) => this.unreadable.has(r.key)).length}`;
