@@ -20,6 +20,8 @@
  * - a merge of the whole 1 GB bot into one segment in a process of its own: time and peak RSS (target <= 512 MB);
  *   the merged bot is searched too ("1000, one segment").
  * Each size is built, then measured, before the next is built; the build resumes where a cached one stopped.
+ * `--memory` is the function memory the search process is given (default 1,769, the search function's; 1,024 is
+ * completion's, chat's and responses', whose knowledge caches are sized from it).
  * Usage: npx tsx bench/knowledge-gb.ts [--sizes 100,500,1000] [--queries 300] [--cold 20] [--data DIR] [--rebuild]
  *   [--no-merge]
  */
@@ -46,7 +48,7 @@ const COLD = numberArg('cold', 20);
 const DATA = resolve(option('data') ?? '.bench-data/knowledge-gb');
 /** Bump when the corpus, the segment format or the build changes: a cached build of another version is rebuilt. */
 const BUILD_VERSION = 1;
-const FUNCTION_MEMORY_MB = 1769;
+const FUNCTION_MEMORY_MB = numberArg('memory', 1769);
 const repo = resolve(import.meta.dirname, '..');
 const NODE_ARGS = [
   '--import',
