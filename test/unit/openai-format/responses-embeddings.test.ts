@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseEmbeddingsRequest, embeddingsResponse } from '#shared/completion/api/openai/embeddings.ts';
+import { RequestBudget } from '#shared/completion/api/openai/request-budget.ts';
 import { InvalidChatRequestError } from '#shared/completion/api/openai/request-rules.ts';
 import {
   messageTextOfId,
@@ -69,9 +70,9 @@ describe('parseResponsesRequest', () => {
 
   it('text.format json_schema; an item_reference to a self-contained id is its text', () => {
     const id = selfContainedMessageId('Hello! ✓');
-    expect(messageTextOfId(id)).toBe('Hello! ✓');
-    expect(messageTextOfId('msg_abc')).toBeUndefined();
-    expect(messageTextOfId('msg_z_!!!')).toBeUndefined();
+    expect(messageTextOfId(id, new RequestBudget())).toBe('Hello! ✓');
+    expect(messageTextOfId('msg_abc', new RequestBudget())).toBeUndefined();
+    expect(messageTextOfId('msg_z_!!!', new RequestBudget())).toBeUndefined();
     const request = parseResponsesRequest(
       {
         model: 'bot_1',
