@@ -7,9 +7,11 @@
  * 2. the same files as knowledge uploads: the time until `failed`, and the reason;
  * 3. a mail whose only part is 320,000 `<`, sent over SMTP to an email channel's address, with a `webhook.test` queued
  *    right after it: the time to `message.received` and to the `webhook.test` at a real receiver;
+ * 4. the OpenAI-format requests built to swell the service or buy model work for free, and how soon a model call is
+ *    aborted after its caller leaves (`bench/lib/untrusted-ai.ts`);
  * and an anchor from the same run: an ordinary PDF's extract time and `/healthz` p99 with nothing else running.
  *
- *   npx tsx bench/untrusted-input.ts [--rounds 3]
+ *   npx tsx bench/untrusted-input.ts [--rounds 3] [--only pdf,knowledge,mail,ai] [--abort-trials 20] [--ai-skip <name;name>]
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -21,9 +23,15 @@ import nodemailer from 'nodemailer';
 import { GiB, ISSUE_BOMBS, pdfBomb } from '#test/support/pdf-bombs.ts';
 import { textPdf } from '#test/support/pdf-fixtures.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
-import { adminApi, machine, median, numberArg } from './lib/harness.ts';
+import { startModelDouble } from '#test/support/model-double.ts';
+import { adminApi, argValue, machine, median, numberArg } from './lib/harness.ts';
+import { abortLatency, aiReproductions, type AbortRow, type AiRow } from './lib/untrusted-ai.ts';
 
 const rounds = numberArg('rounds', 3);
+const sections = new Set((argValue('only') ?? 'pdf,knowledge,mail,ai').split(','));
+const abortTrials = numberArg('abort-trials', 20);
+const aiSkip = new Set((argValue('ai-skip') ?? '').split(';').filter(Boolean));
+const double = await startModelDouble();
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -55,6 +63,8 @@ const svc = await spawnService(
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     SMTP_INBOUND_PORT: String(smtpPort),
     BOT_RATE_LIMIT_PER_MINUTE: '100000',
+    OPENAI_BASE_URL: double.baseUrl,
+    OPENAI_MODEL: 'bench-model',
   },
   60_000,
 );
@@ -78,8 +88,13 @@ async function observed<T>(work: () => Promise<T>): Promise<{ value: T; peakMb: 
   const prober = (async () => {
     while (running) {
       const t = performance.now();
-      await fetch(`${svc.baseUrl}/healthz`).then((r) => r.arrayBuffer());
-      healthz.push(performance.now() - t);
+      // A service that died answers nothing: counted as an infinitely slow probe, not a crash of the bench.
+      const ok = await fetch(`${svc.baseUrl}/healthz`).then(
+        (r) => r.arrayBuffer().then(() => true),
+        () => false,
+      );
+      healthz.push(ok ? performance.now() - t : Number.POSITIVE_INFINITY);
+      if (!ok) await new Promise((r) => setTimeout(r, 200));
       await new Promise((r) => setTimeout(r, 20));
     }
   })();
@@ -150,7 +165,7 @@ interface ExtractRow {
 }
 const extractRows: ExtractRow[] = [];
 const creditsBefore = await balance();
-for (const name of ISSUE_BOMBS) {
+for (const name of sections.has('pdf') ? ISSUE_BOMBS : []) {
   const file = await pdfBomb(name).make(name === 'brotli' ? undefined : { decoded: GiB });
   const row: ExtractRow = {
     name,
@@ -178,7 +193,7 @@ const creditsAfter = await balance();
 
 // ---------------------------------------------------------------- 2. knowledge
 const knowledgeRows: { name: string; ms: number; status: string; error: string }[] = [];
-for (const name of ISSUE_BOMBS) {
+for (const name of sections.has('knowledge') ? ISSUE_BOMBS : []) {
   const file = await pdfBomb(name).make(name === 'brotli' ? undefined : { decoded: GiB });
   const t = performance.now();
   await putKnowledge(`${name}.pdf`, file);
@@ -209,7 +224,7 @@ const webhook = await admin('POST', `/projects/${project.projectId}/integrations
 });
 const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
 const mailRows: { received: number; test: number }[] = [];
-for (let r = 0; r < rounds + 1; r++) {
+for (let r = 0; sections.has('mail') && r < rounds + 1; r++) {
   const raw = Buffer.from(
     `From: a@example.org\r\nTo: ${address}\r\nSubject: lt\r\nMessage-ID: <lt-${randomBytes(6).toString('hex')}@example.org>\r\n` +
       `MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=B\r\n\r\n--B\r\nContent-Type: text/html\r\n\r\n` +
@@ -233,7 +248,31 @@ for (let r = 0; r < rounds + 1; r++) {
 }
 void channel;
 
+// ---------------------------------------------------------------- 4. OpenAI-format requests
+let aiRows: AiRow[] = [];
+let abortRows: AbortRow[] = [];
+if (sections.has('ai')) {
+  const openaiBot = (
+    await admin('POST', `/projects/${project.projectId}/bots`, { name: 'o', instructions: 'x', model: 'openai' })
+  ).botId as string;
+  const ai = {
+    baseUrl: svc.baseUrl,
+    rounds,
+    token,
+    offlineBot: botId,
+    openaiBot,
+    double,
+    balance,
+    rssMb,
+    observed,
+    p99,
+  };
+  aiRows = await aiReproductions(ai, aiSkip);
+  abortRows = await abortLatency(ai, abortTrials);
+}
+
 await stopProcess(svc.child, 'SIGTERM');
+await double.close();
 receiver.close();
 rmSync(dataDir, { recursive: true, force: true });
 
@@ -248,19 +287,38 @@ console.log(`npx tsx bench/untrusted-input.ts --rounds ${rounds} (medians of ${r
 console.log(
   `Anchor (same run): an ordinary 1-page PDF extracted in ${f(median(anchorRuns))} ms; /healthz p99 ${p99(idle.healthz).toFixed(1)} ms with nothing else running.\n`,
 );
-console.log('| file | bytes | answer | time ms | service RSS growth MB | /healthz p99 ms (max) |');
-console.log('|---|---|---|---|---|---|');
-for (const r of extractRows)
+if (sections.has('pdf') || sections.has('knowledge') || sections.has('mail')) {
+  console.log('| file | bytes | answer | time ms | service RSS growth MB | /healthz p99 ms (max) |');
+  console.log('|---|---|---|---|---|---|');
+  for (const r of extractRows)
+    console.log(
+      `| ${r.name} | ${f(r.bytes)} | ${r.answers} | ${f(median(r.ms))} | ${f(median(r.growthMb))} | ` +
+        `${median(r.healthzP99).toFixed(1)} (${median(r.healthzMax).toFixed(1)}) |`,
+    );
+  console.log(`\nBot credits before the bombs: ${creditsBefore}, after: ${creditsAfter}.\n`);
+  console.log('| knowledge file | until settled ms | status | reason |');
+  console.log('|---|---|---|---|');
+  for (const r of knowledgeRows) console.log(`| ${r.name}.pdf | ${f(r.ms)} | ${r.status} | ${r.error} |`);
   console.log(
-    `| ${r.name} | ${f(r.bytes)} | ${r.answers} | ${f(median(r.ms))} | ${f(median(r.growthMb))} | ` +
-      `${median(r.healthzP99).toFixed(1)} (${median(r.healthzMax).toFixed(1)}) |`,
+    `\n320,000 "<" mail: message.received after ${f(median(mailRows.map((m) => m.received)))} ms ` +
+      `(${mailRows.map((m) => f(m.received)).join(', ')}); the webhook.test queued beside it delivered after ` +
+      `${f(median(mailRows.map((m) => m.test)))} ms (${mailRows.map((m) => f(m.test)).join(', ')}).`,
   );
-console.log(`\nBot credits before the bombs: ${creditsBefore}, after: ${creditsAfter}.\n`);
-console.log('| knowledge file | until settled ms | status | reason |');
-console.log('|---|---|---|---|');
-for (const r of knowledgeRows) console.log(`| ${r.name}.pdf | ${f(r.ms)} | ${r.status} | ${r.error} |`);
-console.log(
-  `\n320,000 "<" mail: message.received after ${f(median(mailRows.map((m) => m.received)))} ms ` +
-    `(${mailRows.map((m) => f(m.received)).join(', ')}); the webhook.test queued beside it delivered after ` +
-    `${f(median(mailRows.map((m) => m.test)))} ms (${mailRows.map((m) => f(m.test)).join(', ')}).`,
-);
+}
+if (aiRows.length) {
+  console.log(
+    '\n| OpenAI-format request | answer | time ms | service RSS growth MB | /healthz p99 ms | credits charged |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  for (const r of aiRows)
+    console.log(
+      `| ${r.name} | ${r.answer} | ${f(median(r.ms))} | ${f(median(r.growthMb))} | ${median(r.healthzP99).toFixed(1)} | ` +
+        `${r.credits.join(', ')} |`,
+    );
+  console.log(
+    "\n| caller leaves, the model's first token 10 s away | model call aborted after, p50 ms | p99 ms | charged |",
+  );
+  console.log('|---|---|---|---|');
+  for (const r of abortRows)
+    console.log(`| ${r.route} | ${f(median(r.latencies))} | ${f(p99(r.latencies))} | ${r.charged} of ${r.trials} |`);
+}
