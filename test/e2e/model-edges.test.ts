@@ -88,6 +88,41 @@ describe('the character budget has no side doors', () => {
   );
 });
 
+describe('schemas: checked cheaply while reading, compiled only once the bot is known', () => {
+  const wide = (seed: number) => ({
+    type: 'object',
+    properties: Object.fromEntries(Array.from({ length: 280 }, (_, i) => [`p${seed}_${i}`, { type: 'string' }])),
+  });
+  const body = (model: string, m: string) => ({
+    model,
+    messages: [{ role: 'user', content: m }],
+    tools: Array.from({ length: 6 }, (_, i) => ({
+      type: 'function',
+      function: { name: `f${i}`, parameters: wide(i) },
+    })),
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: 'x', schema: { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } } },
+    },
+  });
+
+  it('an unknown bot is 404 whatever its schemas; a known one gets the 400 only compiling finds, nothing charged', async () => {
+    const { projectId, token, botId } = await projectWithBot(3);
+    const m = marker();
+    const unknown = await post(token, 'chat/completions', body('bot_unknown', m));
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: unknown }).error).toMatchObject({ code: 'model_not_found' });
+    const known = await post(token, 'chat/completions', body(botId, m));
+    expect(known.status).toBe(400);
+    expect(((await known.json()) as { error: unknown }).error).toMatchObject({
+      param: 'response_format.json_schema.schema',
+      code: 'invalid_value',
+    });
+    expect(await model.find(m)).toEqual([]);
+    expect(await svc.botBalance(projectId)).toBe(3);
+  });
+});
+
 describe('the output ceiling is always sent', () => {
   it('chat, responses and the native completion without a limit send BOT_MAX_OUTPUT_TOKENS; a smaller ask is kept', async () => {
     const { token, botId } = await projectWithBot(5);
