@@ -271,7 +271,9 @@ describe('openai SDK: Chat Completions with tools and structured output', () => 
       expect(error?.status).toBe(502);
       expect(error?.error).toMatchObject({ type: 'server_error', code: 'server_error' });
       // The schema rule broken, never what the model wrote.
-      expect((error?.error as { message: string }).message).toMatch(/#\/required: must have required property 'name'/);
+      expect((error?.error as { message?: string } | undefined)?.message).toMatch(
+        /#\/required: must have required property 'name'/,
+      );
       expect(error?.headers?.get('x-should-retry')).toBe('false');
     }
     // The model answered twice each time; the caller's own schema refused it: both requests are charged.
