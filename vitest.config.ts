@@ -31,6 +31,7 @@ const groups = {
     'test/e2e/completion-bots.test.ts',
     'test/e2e/completion.test.ts',
     'test/e2e/console-playground.test.ts',
+    'test/e2e/model-edges.test.ts',
   ],
   bulk: [
     'test/e2e/ai-ecosystem-offline.test.ts',

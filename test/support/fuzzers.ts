@@ -15,6 +15,7 @@ import { dsnFuzzer } from './dsn-fuzzer.ts';
 import { deflatedZeros, lzwZeros, MARKER } from './pdf-bombs.ts';
 import { ABBREVIATIONS, COMPRESSING, encode, encodeChain, FILTERS, type FilterName } from './pdf-encoders.ts';
 import { onePage, pdfStream, writePdf } from './pdf-writer.ts';
+import { openAiRequestFuzzer, schemaSampleFuzzer } from './fuzzers-openai.ts';
 
 /**
  * Fuzzers for every parser of untrusted bytes (contract §15), shared by the tests (test/unit/untrusted-input-fuzz.test.ts:
@@ -593,4 +594,6 @@ export const FUZZERS: Fuzzer[] = [
   multipartFuzzer,
   jsonFuzzer,
   providerFuzzer,
+  openAiRequestFuzzer,
+  schemaSampleFuzzer,
 ];

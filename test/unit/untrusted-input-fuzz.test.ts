@@ -23,6 +23,8 @@ const RUNS: Record<string, number> = {
   Multipart: 40,
   'JSON bodies': 30,
   'Provider payloads': 40,
+  'OpenAI-format requests': 40,
+  'Offline model schemas': 60,
 };
 
 describe('untrusted input fuzzing', () => {
