@@ -21,7 +21,9 @@ beforeAll(async () => {
     env: {
       WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2',
       WEBHOOK_FAILING_AFTER: '3',
-      NOTICE_SMTP_URL: `smtp://notices:s3cret@127.0.0.1:${smtp.port}`,
+      // The double offers no STARTTLS: sending to it in clear is this test's explicit choice.
+      NOTICE_SMTP_URL: `smtp://notices:s3cret@127.0.0.1:${smtp.port}?allowPlaintext=true`,
+      NOTICE_EMAIL_RETRY_SCHEDULE: Array(20).fill('1').join(','),
       NOTICE_EMAIL_FROM: 'Switchboard <notices@example.com>',
     },
   });
@@ -156,5 +158,35 @@ describe('webhook notices', () => {
       expect(onlyNotices.received).toHaveLength(0);
       expect(mailsTo(contact)).toHaveLength(0);
     }, 1_500);
+  });
+
+  it('a mail server refusing the notice email holds neither the notice nor any other event of the project', async () => {
+    const contact = `refused+${Date.now()}@acme.example`;
+    const p = await setup(contact);
+    const general = await receivers.start();
+    const failing = await receivers.start(() => 500);
+    const g = await p.webhook({ scope: 'general', url: general.url });
+    await p.webhook({ scope: 'channel', channelId: p.channelId, url: failing.url });
+    smtp.setRefuse(true);
+    try {
+      await p.event(1);
+      // The notice reaches the general webhook although its email is refused (as SES's sandbox refuses an
+      // unverified recipient), and the email is tried again on its own.
+      await eventually(async () => notices(general, 'webhook.failing').length === 1, 20_000, 'webhook.failing');
+      await eventually(async () => smtp.refused.filter((r) => r === contact).length >= 2, 20_000, 'refused twice');
+      // An event of the same project sent meanwhile (a test, which shares the notices' order key) is not held.
+      const sentAt = Date.now();
+      expect((await svc.admin('POST', `/projects/${p.projectId}/integrations/${g}/test`)).status).toBe(202);
+      await eventually(async () => notices(general, 'webhook.test').length === 1, 20_000, 'the test event');
+      const latencyMs = Date.now() - sentAt;
+      expect(latencyMs).toBeLessThan(20_000);
+      expect(mailsTo(contact)).toHaveLength(0);
+    } finally {
+      smtp.setRefuse(false);
+    }
+    // The mail server takes it again: the email arrives on its next attempt, once.
+    await eventually(async () => mailsTo(contact).length === 1, 20_000, 'the failing email, once accepted');
+    await consistently(() => expect(mailsTo(contact)).toHaveLength(1), 2_000);
+    expect(notices(general, 'webhook.failing')).toHaveLength(1);
   });
 });
