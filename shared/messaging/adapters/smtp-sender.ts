@@ -10,6 +10,7 @@ import {
 } from '../providers.ts';
 import { forbiddenAddressReason, isIpLiteral, parseIPv4 } from '../../kernel/destination-policy.ts';
 import { ForbiddenDestinationError, guardedLookup } from '../../kernel/adapters/guarded-lookup.ts';
+import { loadNodemailer, smtpTransportOptions } from '../../kernel/adapters/smtp-transport.ts';
 
 export interface SmtpEmailSenderOptions {
   /** Deadline of one send, connect to the server's last answer. */
@@ -45,9 +46,6 @@ export class SmtpEmailSender implements MessageProvider {
     this.lookup = options.lookup ?? guardedLookup({ allowPrivate: options.allowPrivate });
   }
 
-  /** nodemailer is loaded on the first email, not at cold start: most sends are SMS or WhatsApp. */
-  private static nodemailer?: Promise<typeof import('nodemailer')>;
-
   async send(outbound: OutboundMessage): Promise<ProviderReceipt> {
     const { channel, message } = outbound;
     if (message.type !== 'email' || channel.provider.kind !== 'smtp')
@@ -57,7 +55,6 @@ export class SmtpEmailSender implements MessageProvider {
     if (allowedPorts !== 'any' && !allowedPorts.includes(provider.port))
       throw new ProviderError(`SMTP port ${provider.port} is not allowed; use one of ${allowedPorts.join(', ')}`);
     const timeout = callTimeoutMs(this.options.timeoutMs, outbound.deadline);
-    SmtpEmailSender.nodemailer ??= import('nodemailer');
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(Object.assign(new Error('SMTP deadline'), { code: 'ETIMEDOUT' })), timeout);
@@ -66,25 +63,23 @@ export class SmtpEmailSender implements MessageProvider {
     let transport: import('nodemailer').Transporter | undefined;
     try {
       const [address, nodemailer] = await Promise.race([
-        Promise.all([this.checkedAddress(provider.host), SmtpEmailSender.nodemailer]),
+        Promise.all([this.checkedAddress(provider.host), loadNodemailer()]),
         deadline,
       ]);
-      const secure = provider.secure ?? false;
-      transport = nodemailer.default.createTransport({
-        host: address,
-        // TLS checks the certificate against the name the customer gave, not the address it resolved to.
-        ...(isIpLiteral(provider.host) ? {} : { servername: provider.host }),
-        port: provider.port,
-        secure,
-        requireTLS: !secure && !provider.allowPlaintext,
-        ...(provider.user ? { auth: { user: provider.user, pass: provider.pass ?? '' } } : {}),
-        connectionTimeout: timeout,
-        greetingTimeout: timeout,
-        socketTimeout: timeout,
-        dnsTimeout: timeout,
-        disableFileAccess: true,
-        disableUrlAccess: true,
-      });
+      // Connects to the checked address; TLS checks the certificate against the name the customer gave.
+      transport = nodemailer.default.createTransport(
+        smtpTransportOptions(
+          {
+            host: provider.host,
+            port: provider.port,
+            secure: provider.secure ?? false,
+            allowPlaintext: provider.allowPlaintext ?? false,
+            ...(provider.user ? { user: provider.user, pass: provider.pass ?? '' } : {}),
+          },
+          timeout,
+          address,
+        ),
+      );
       const p = message.payload;
       const text = p.text ?? p.body;
       const sending = transport.sendMail({
