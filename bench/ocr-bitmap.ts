@@ -35,6 +35,7 @@ const anchorDir = argValue('anchor');
 const only = argValue('only');
 
 const DPI = 200;
+const PAGE_TIMEOUT_MS = 60_000;
 const WIDTH = Math.round(8.5 * DPI);
 const HEIGHT = Math.round(11 * DPI);
 
@@ -193,8 +194,17 @@ async function read(pdf: Uint8Array, render: Render): Promise<{ text: string; se
     const page = await budget.run(() => doc.getPage(1));
     const started = performance.now();
     const rendered = await budget.run(() => render(page, 1, DPI));
+    // A page tesseract cannot finish within extract's 60 s page budget reads as nothing, as it would in extract.
     const text =
-      rendered.verdict === 'text' ? (await engine.recognize(rendered.image, AbortSignal.timeout(120_000))).text : '';
+      rendered.verdict === 'text'
+        ? await engine
+            .recognize(rendered.image, AbortSignal.timeout(PAGE_TIMEOUT_MS))
+            .then((r) => r.text)
+            .catch((error: unknown) => {
+              if ((error as Error).name === 'TimeoutError') return '';
+              throw error;
+            })
+        : '';
     return { text, seconds: (performance.now() - started) / 1000 };
   } finally {
     await task.destroy();

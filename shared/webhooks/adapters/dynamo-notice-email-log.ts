@@ -15,7 +15,11 @@ export class DynamoNoticeEmailLog implements NoticeEmailLog {
 
   async markSent(projectId: string, eventId: string, at: number): Promise<void> {
     await putItem(this.table, {
-      Item: { ...keys.noticeEmail(projectId, eventId), sentAt: at, expiresAt: Math.floor(at / 1000) + RETENTION_SECONDS },
+      Item: {
+        ...keys.noticeEmail(projectId, eventId),
+        sentAt: at,
+        expiresAt: Math.floor(at / 1000) + RETENTION_SECONDS,
+      },
     });
   }
 }

@@ -241,7 +241,12 @@ describe('notice email jobs (the deliver worker)', () => {
         wasSent: async (p, e) => sentLog.has(`${p}/${e}`),
         markSent: async (p, e, at) => void sentLog.set(`${p}/${e}`, at),
       },
-      queue: { postpone: async (items) => (postponed.push(...items), new Set<number>()) },
+      queue: {
+        postpone: async (items) => {
+          postponed.push(...items);
+          return new Set<number>();
+        },
+      },
       schedule: parseRetrySchedule(options.schedule, DEFAULT_NOTICE_EMAIL_DELAYS_SECONDS),
       random: () => 0,
       now: () => T0,
