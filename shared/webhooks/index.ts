@@ -85,6 +85,8 @@ export {
 export {
   DEFAULT_NOTICE_EMAIL_DELAYS_SECONDS,
   makeNoticeEmailSender,
+  NOTICE_EMAIL_CLAIM_MS,
+  type NoticeEmailClaim,
   type NoticeEmailLog,
   type NoticeEmailSender,
   type NoticeEmailSenderDeps,

@@ -1,4 +1,5 @@
 import { type EventEnvelope, type EventMessage, NOTICE_EVENT_TYPES } from '../events/index.ts';
+import { failpoint } from '../kernel/failpoints.ts';
 import type { Project } from '../projects/index.ts';
 import type { EventSideEffects } from './fanout.ts';
 
@@ -123,6 +124,7 @@ export function makeNoticeEmails(deps: NoticeEmailsDeps): EventSideEffects {
         eventId: event.eventId,
         email: noticeEmailOf(parsed, project, to, deps.consoleUrl),
       });
+      failpoint('after-notice-email-queued');
     },
   };
 }

@@ -9,11 +9,23 @@ import { retryDelaySeconds, type RetrySchedule } from './retry-schedule.ts';
  */
 export const DEFAULT_NOTICE_EMAIL_DELAYS_SECONDS: readonly number[] = [60, 300, 900, 1800, 3600, 7200, 14400, 28800];
 
-/** Which notices' emails were sent: a repeated job (the fan-out run again, a duplicate message) sends nothing. */
+/** What a job finds when it claims a notice's email: its own to send, already sent, or being sent by another job. */
+export type NoticeEmailClaim = 'mine' | 'sent' | 'another';
+
+/**
+ * Who sends a notice's email, and whether it was sent: a repeated job (the fan-out run again, a duplicate message)
+ * finds it sent, or held by the job that sends it, and sends nothing. A claim lasts a lease, so a job that died while
+ * sending leaves it to its own message's next receive (or, after the lease, to any copy).
+ */
 export interface NoticeEmailLog {
-  wasSent(projectId: string, eventId: string): Promise<boolean>;
-  markSent(projectId: string, eventId: string, at: number): Promise<void>;
+  claim(projectId: string, eventId: string, holder: string, now: number, leaseMs: number): Promise<NoticeEmailClaim>;
+  markSent(projectId: string, eventId: string, holder: string, at: number): Promise<void>;
+  /** Gives a claim up (the mail server refused; the holder's own message tries again later). */
+  release(projectId: string, eventId: string, holder: string): Promise<void>;
 }
+
+/** Longer than one send may take (10 s per SMTP phase). */
+export const NOTICE_EMAIL_CLAIM_MS = 60_000;
 
 /** A received notice-email job (its message on the `deliveries` queue). */
 export interface ReceivedNoticeEmail {
@@ -40,10 +52,11 @@ type Step = { kind: 'done' } | { kind: 'retry'; seconds: number } | { kind: 'kee
 /**
  * The deliver worker's use case for notice emails, one batch at a time, each email on its own:
  *
- * 1. skip an email already sent (the log says so);
+ * 1. claim the email (`NoticeEmailLog`): one already sent, or being sent by another job, is left alone;
  * 2. send it through the mailer; on success note it as sent (a failure to note it only risks a second copy);
- * 3. a mail server that refuses or does not answer: the message waits in the queue for the next attempt of the
- *    schedule (its visibility postponed), and after the last one the email is given up with an error log.
+ * 3. a mail server that refuses or does not answer: the claim is given up and the message waits in the queue for the
+ *    next attempt of the schedule (its visibility postponed); after the last one the email is given up with an error
+ *    log.
  *
  * Nothing here touches the event or its deliveries, which went their own way at the fan-out. Returns the ids of the
  * messages to leave on the queue (partial batch response).
@@ -53,16 +66,22 @@ export function makeNoticeEmailSender(deps: NoticeEmailSenderDeps) {
   const random = deps.random ?? Math.random;
   const log = deps.log ?? (() => {});
 
-  async function sendOne({ job, receiveCount }: ReceivedNoticeEmail): Promise<Step> {
+  async function sendOne({ job, receiveCount, messageId }: ReceivedNoticeEmail): Promise<Step> {
     const details = { eventId: job.eventId, projectId: job.projectId, subject: job.email.subject };
     if (!deps.mailer) {
       log('warn', 'webhook notice not mailed: NOTICE_SMTP_URL is not set', { ...details, to: job.email.to });
       return { kind: 'done' };
     }
-    if (await deps.sent.wasSent(job.projectId, job.eventId)) return { kind: 'done' };
+    // The holder is the queue message: the same across its receives, another for a repeated job.
+    const claim = await deps.sent.claim(job.projectId, job.eventId, messageId, now(), NOTICE_EMAIL_CLAIM_MS);
+    if (claim !== 'mine') {
+      log('info', 'webhook notice email already sent or being sent by another job', { ...details, claim });
+      return { kind: 'done' };
+    }
     try {
       await deps.mailer.send(job.email);
     } catch (error) {
+      await deps.sent.release(job.projectId, job.eventId, messageId).catch(() => undefined);
       const seconds = retryDelaySeconds(deps.schedule, receiveCount, random);
       if (seconds === undefined) {
         log('error', 'webhook notice email not sent after its last attempt; given up', {
@@ -81,7 +100,7 @@ export function makeNoticeEmailSender(deps: NoticeEmailSenderDeps) {
       return { kind: 'retry', seconds };
     }
     try {
-      await deps.sent.markSent(job.projectId, job.eventId, now());
+      await deps.sent.markSent(job.projectId, job.eventId, messageId, now());
     } catch (error) {
       log('warn', 'webhook notice mailed but not noted as sent', { ...details, error: String(error) });
     }

@@ -225,6 +225,7 @@ describe('notice email jobs (the deliver worker)', () => {
     const mails: NoticeEmail[] = [];
     const postponed: { receiptHandle: string; seconds: number }[] = [];
     const sentLog = new Map<string, number>();
+    const claims = new Map<string, string>();
     const logs: [string, string][] = [];
     const use = makeNoticeEmailSender({
       ...(options.mailer === false
@@ -238,8 +239,18 @@ describe('notice email jobs (the deliver worker)', () => {
             },
           }),
       sent: {
-        wasSent: async (p, e) => sentLog.has(`${p}/${e}`),
-        markSent: async (p, e, at) => void sentLog.set(`${p}/${e}`, at),
+        claim: async (p, e, holder) => {
+          const key = `${p}/${e}`;
+          if (sentLog.has(key)) return 'sent';
+          const holding = claims.get(key);
+          if (holding !== undefined && holding !== holder) return 'another';
+          claims.set(key, holder);
+          return 'mine';
+        },
+        markSent: async (p, e, _holder, at) => void sentLog.set(`${p}/${e}`, at),
+        release: async (p, e, holder) => {
+          if (claims.get(`${p}/${e}`) === holder) claims.delete(`${p}/${e}`);
+        },
       },
       queue: {
         postpone: async (items) => {
@@ -261,6 +272,10 @@ describe('notice email jobs (the deliver worker)', () => {
     expect(await t.use.sendBatch([received(1, 'm2')])).toEqual([]);
     expect(t.mails).toEqual([job.email]);
     expect(t.sentLog.get('prj_1/evt_9')).toBe(T0);
+    // Two copies in one batch: one sends, the other finds it held.
+    const u = sender();
+    expect(await u.use.sendBatch([received(1, 'a'), received(1, 'b')])).toEqual([]);
+    expect(u.mails).toHaveLength(1);
   });
 
   it('a refused email waits in the queue for its next attempt, on its own schedule, and is given up after the last', async () => {
