@@ -5,8 +5,8 @@
  *
  *   npx tsx bench/ocr-bitmap.ts [--anchor /path/to/other/worktree] [--runs 1] [--only bitmap|fonts]
  *
- * `--anchor`: a checkout whose `shared/pdf/render.ts` reads the "before" column (default: this tree with the page
- * preparation off). Every page is read before then after, alternately, by one tesseract.js worker (offline, por+eng,
+ * `--anchor`: a checkout whose `shared/pdf/prepare.ts` prepares the pages of the "before" column, inside this tree's
+ * rendering (default: this tree with the page preparation off). Every page is read before then after, alternately, by one tesseract.js worker (offline, por+eng,
  * the same engine for both), so both see the same machine load.
  * Pages: US Letter at 200 DPI, greyscale, the only content of a PDF page (no text layer), read as extract and
  * ingestion read them (pdfjs → render.ts → tesseract). "Scanned": the page turned 0.4°, blurred (σ ≈ 0.8 px), printed
@@ -173,10 +173,14 @@ function pages(): BenchPage[] {
   return out;
 }
 
-type Render = typeof renderPage;
-const anchorRender: Render = anchorDir
-  ? ((await import(pathToFileURL(`${anchorDir}/shared/pdf/render.ts`).href)) as { renderPage: Render }).renderPage
-  : (page, n, dpi) => renderPage(page, n, dpi, { prepare: false });
+type Render = (...args: Parameters<typeof renderPage>) => ReturnType<typeof renderPage>;
+type Prepare = typeof import('#shared/pdf/prepare.ts').prepareForOcr;
+// The anchor's preparation runs inside this tree's rendering (one pdfjs and one canvas library for both).
+const anchorPrepare = anchorDir
+  ? ((await import(pathToFileURL(`${anchorDir}/shared/pdf/prepare.ts`).href)) as { prepareForOcr: Prepare })
+      .prepareForOcr
+  : undefined;
+const anchorRender: Render = (page, n, dpi) => renderPage(page, n, dpi, { prepare: anchorPrepare ?? false });
 
 const engine = new TesseractOcrEngine({ workers: 1, idleMs: 600_000 });
 const pdfjs = await loadPdfjs();
