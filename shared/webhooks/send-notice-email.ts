@@ -24,7 +24,7 @@ export interface NoticeEmailLog {
   release(projectId: string, eventId: string, holder: string): Promise<void>;
 }
 
-/** Longer than one send may take (10 s per SMTP phase). */
+/** Longer than one send may take (the mailer's deadline), and than the deliver worker's batch (40 s). */
 export const NOTICE_EMAIL_CLAIM_MS = 60_000;
 
 /** A received notice-email job (its message on the `deliveries` queue). */

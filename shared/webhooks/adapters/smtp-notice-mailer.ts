@@ -10,8 +10,8 @@ import type { NoticeEmail, NoticeMailer } from '../notice-emails.ts';
  * Notice emails through the operator's SMTP server (`NOTICE_SMTP_URL`; on AWS, SES's SMTP endpoint): `smtps://`
  * (TLS from the first byte) or `smtp://` with STARTTLS required before the login and the mail, as for channels'
  * SMTP servers, unless the URL says `?allowPlaintext=true`; `user:pass@` when it asks for a login. One connection per
- * email: notices are rare. Connection, greeting and socket timeouts bound a server that does not answer (the job is
- * tried again later).
+ * email: notices are rare. A deadline over the whole exchange (and each phase's timeout) bounds a server that does not
+ * answer, well inside the deliver worker's batch time (the job is tried again later).
  */
 export class SmtpNoticeMailer implements NoticeMailer {
   private readonly server: SmtpServer;
@@ -28,15 +28,22 @@ export class SmtpNoticeMailer implements NoticeMailer {
   async send(email: NoticeEmail): Promise<void> {
     const nodemailer = await loadNodemailer();
     const transport = nodemailer.default.createTransport(smtpTransportOptions(this.server, this.timeoutMs));
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await transport.sendMail({
-        from: this.from,
-        to: email.to,
-        subject: email.subject,
-        text: email.text,
-        messageId: email.messageId,
-      });
+      await Promise.race([
+        transport.sendMail({
+          from: this.from,
+          to: email.to,
+          subject: email.subject,
+          text: email.text,
+          messageId: email.messageId,
+        }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('the SMTP server did not finish in time')), this.timeoutMs);
+        }),
+      ]);
     } finally {
+      clearTimeout(timer);
       transport.close();
     }
   }
