@@ -81,7 +81,16 @@ const schema = z.object({
    * to a server that offers none), `host:port`, optional `user:pass@` (on AWS, SES's SMTP endpoint and SMTP
    * credentials). Unset: the notice is logged, not mailed.
    */
-  NOTICE_SMTP_URL: z.optional(z.url({ protocol: /^smtps?$/, error: 'smtp:// or smtps:// URL' })),
+  NOTICE_SMTP_URL: z.optional(
+    z
+      .url({ protocol: /^smtps?$/, error: 'smtp:// or smtps:// URL' })
+      .check(
+        z.refine(
+          (v) => [null, 'true', 'false'].includes(new URL(v).searchParams.get('allowPlaintext')),
+          'allowPlaintext is true or false',
+        ),
+      ),
+  ),
   /** The notices' `From`. */
   NOTICE_EMAIL_FROM: z._default(nonEmpty(), 'Switchboard <notices@switchboard.invalid>'),
   /** Delays between a notice email's attempts (seconds, comma separated; default 1 min up to 8 h: 9 attempts in ~16 h). */
