@@ -16,13 +16,11 @@
 import { cpus, loadavg } from 'node:os';
 import { createCanvas } from '@napi-rs/canvas';
 import { TesseractOcrEngine } from '#shared/pdf/adapters/tesseract-ocr.ts';
-import { DecodeBudget } from '#shared/pdf/decode-budget.ts';
-import { inThreadWorker, loadPdfjs, pdfjsAssets } from '#shared/pdf/pdfjs.ts';
-import { renderPage } from '#shared/pdf/render.ts';
 import { drawDotMatrixText } from '#test/support/dot-matrix.ts';
 import { debianFonts, TEST_SANS, useTestFonts } from '#test/support/fonts.ts';
 import { type GreyImage, mixedPdf } from '#test/support/pdf-fixtures.ts';
 import { median, numberArg } from './lib/harness.ts';
+import { readScannedPage } from './lib/ocr-read.ts';
 import { wordsFound } from './lib/ocr-score.ts';
 
 const runs = numberArg('runs', 1);
@@ -100,30 +98,9 @@ function pages(): BenchPage[] {
 }
 
 const engine = new TesseractOcrEngine({ workers: 1, idleMs: 600_000 });
-const pdfjs = await loadPdfjs();
 
 /** Render (prepared or not) and recognize page 1 of `pdf`, as extract does for a page without a text layer. */
-async function read(pdf: Uint8Array, prepare: boolean): Promise<{ text: string; seconds: number }> {
-  // As extract reads a PDF: on an in-thread worker, every decode charged to a budget (pdfjs refuses to decode
-  // outside one).
-  const { worker, dispose } = await inThreadWorker();
-  const budget = new DecodeBudget({ pageTimeoutMs: 600_000 });
-  const task = budget.run(() =>
-    pdfjs.getDocument({ worker, data: pdf.slice(), ...pdfjsAssets(), cMapPacked: true, disableFontFace: true }),
-  );
-  try {
-    const doc = await budget.run(() => task.promise);
-    const page = await budget.run(() => doc.getPage(1));
-    const started = performance.now();
-    const rendered = await budget.run(() => renderPage(page, 1, DPI, { prepare }));
-    const text =
-      rendered.verdict === 'text' ? (await engine.recognize(rendered.image, AbortSignal.timeout(120_000))).text : '';
-    return { text, seconds: (performance.now() - started) / 1000 };
-  } finally {
-    await task.destroy();
-    dispose();
-  }
-}
+const read = (pdf: Uint8Array, prepare: boolean) => readScannedPage(engine, pdf, DPI, { prepare });
 
 console.log(
   `# bench/ocr-accuracy.ts — ${new Date().toISOString()} — ${cpus().length} cores (${cpus()[0]?.model}), node ${process.version}, load ${loadavg()

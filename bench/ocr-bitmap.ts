@@ -17,13 +17,11 @@ import { cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { createCanvas } from '@napi-rs/canvas';
 import { TesseractOcrEngine } from '#shared/pdf/adapters/tesseract-ocr.ts';
-import { DecodeBudget } from '#shared/pdf/decode-budget.ts';
-import { inThreadWorker, loadPdfjs, pdfjsAssets } from '#shared/pdf/pdfjs.ts';
-import { renderPage } from '#shared/pdf/render.ts';
 import { drawDotMatrixText } from '#test/support/dot-matrix.ts';
 import { debianFonts, TEST_SANS, useTestFonts } from '#test/support/fonts.ts';
 import { type GreyImage, mixedPdf } from '#test/support/pdf-fixtures.ts';
 import { median, numberArg } from './lib/harness.ts';
+import { readScannedPage } from './lib/ocr-read.ts';
 import { wordsFound } from './lib/ocr-score.ts';
 
 const runs = numberArg('runs', 1);
@@ -35,7 +33,6 @@ const anchorDir = argValue('anchor');
 const only = argValue('only');
 
 const DPI = 200;
-const PAGE_TIMEOUT_MS = 60_000;
 const WIDTH = Math.round(8.5 * DPI);
 const HEIGHT = Math.round(11 * DPI);
 
@@ -173,48 +170,16 @@ function pages(): BenchPage[] {
   return out;
 }
 
-type Render = (...args: Parameters<typeof renderPage>) => ReturnType<typeof renderPage>;
 type Prepare = typeof import('#shared/pdf/prepare.ts').prepareForOcr;
 // The anchor's preparation runs inside this tree's rendering (one pdfjs and one canvas library for both).
 const anchorPrepare = anchorDir
   ? ((await import(pathToFileURL(`${anchorDir}/shared/pdf/prepare.ts`).href)) as { prepareForOcr: Prepare })
       .prepareForOcr
   : undefined;
-const anchorRender: Render = (page, n, dpi) => renderPage(page, n, dpi, { prepare: anchorPrepare ?? false });
 
 const engine = new TesseractOcrEngine({ workers: 1, idleMs: 600_000 });
-const pdfjs = await loadPdfjs();
-
-async function read(pdf: Uint8Array, render: Render): Promise<{ text: string; seconds: number }> {
-  // As extract reads a PDF: on an in-thread worker, every decode charged to a budget (pdfjs refuses to decode
-  // outside one).
-  const { worker, dispose } = await inThreadWorker();
-  const budget = new DecodeBudget({ pageTimeoutMs: 600_000 });
-  const task = budget.run(() =>
-    pdfjs.getDocument({ worker, data: pdf.slice(), ...pdfjsAssets(), cMapPacked: true, disableFontFace: true }),
-  );
-  try {
-    const doc = await budget.run(() => task.promise);
-    const page = await budget.run(() => doc.getPage(1));
-    const started = performance.now();
-    const rendered = await budget.run(() => render(page, 1, DPI));
-    // A page tesseract cannot finish within extract's 60 s page budget reads as nothing, as it would in extract.
-    const text =
-      rendered.verdict === 'text'
-        ? await engine
-            .recognize(rendered.image, AbortSignal.timeout(PAGE_TIMEOUT_MS))
-            .then((r) => r.text)
-            .catch((error: unknown) => {
-              if ((error as Error).name === 'TimeoutError') return '';
-              throw error;
-            })
-        : '';
-    return { text, seconds: (performance.now() - started) / 1000 };
-  } finally {
-    await task.destroy();
-    dispose();
-  }
-}
+const readBefore = (pdf: Uint8Array) => readScannedPage(engine, pdf, DPI, { prepare: anchorPrepare ?? false });
+const readAfter = (pdf: Uint8Array) => readScannedPage(engine, pdf, DPI, {});
 
 console.log(
   `# bench/ocr-bitmap.ts — ${new Date().toISOString()} — ${cpus().length} cores, node ${process.version}, load ${loadavg()
@@ -223,7 +188,7 @@ console.log(
 );
 const set = pages();
 const pdfs = await Promise.all(set.map((p) => mixedPdf([{ image: p.image }])));
-await read(pdfs[0]!, renderPage); // worker start-up, not measured
+await readAfter(pdfs[0]!); // worker start-up, not measured
 
 const sums = new Map<string, { before: number; after: number; total: number; sBefore: number[]; sAfter: number[] }>();
 console.log('\n| face | size | scan | words | found before | found after | s/page before | s/page after |');
@@ -235,8 +200,8 @@ for (let i = 0; i < set.length; i++) {
   const timing = { before: [] as number[], after: [] as number[] };
   let texts = { before: '', after: '' };
   for (let run = 0; run < runs; run++) {
-    const before = await read(pdfs[i]!, anchorRender);
-    const after = await read(pdfs[i]!, renderPage);
+    const before = await readBefore(pdfs[i]!);
+    const after = await readAfter(pdfs[i]!);
     counts.before.push(wordsFound(truth, before.text).found);
     counts.after.push(wordsFound(truth, after.text).found);
     timing.before.push(before.seconds);
