@@ -92,6 +92,14 @@ describe('GET /openapi.json', () => {
     expect((await fetch(`${svc.baseUrl}/openapi.json`, { method: 'POST' })).status).toBe(405);
   });
 
+  it("lists the serving service's own base URL first in servers (a generated client's default)", () => {
+    // The group's service listens on a port of its own choosing, never 3000.
+    expect(new URL(svc.baseUrl).port).not.toBe('3000');
+    expect(doc.servers[0]).toEqual({ url: svc.baseUrl, description: 'This service.' });
+    expect(doc.servers.filter((s: { url: string }) => s.url === svc.baseUrl)).toHaveLength(1);
+    expect(doc.servers.map((s: { url: string }) => s.url)).toContain('http://127.0.0.1:3000');
+  });
+
   it('documents every route of the public route table and of the management API router', () => {
     const { undocumented } = buildOpenApiDocument({ adminRoutes, publicRoutes: routes });
     expect(undocumented).toEqual([]);
