@@ -54,6 +54,8 @@ const groups = {
     'test/e2e/observability.test.ts',
     'test/e2e/persistence.test.ts',
     'test/e2e/single-loop.test.ts',
+    // Starts a second service beside its first on the same port, SMTP port and DATA_DIR.
+    'test/e2e/startup-errors.test.ts',
     'test/e2e/webhooks-durability.test.ts',
     // A test SMTP server as NOTICE_SMTP_URL and WEBHOOK_FAILING_AFTER=3.
     'test/e2e/webhook-notices.test.ts',

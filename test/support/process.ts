@@ -7,6 +7,39 @@ export interface ServiceProcess {
   output: () => string;
 }
 
+/** Node's arguments for `local/main.ts` as `npm start` gives them. */
+const MAIN_ARGS = [
+  '--import',
+  './local/typescript-hooks.mjs',
+  '--enable-source-maps',
+  '--disable-warning=ExperimentalWarning',
+  '--experimental-async-context-frame',
+  'local/main.ts',
+];
+
+/**
+ * Runs `local/main.ts` with `env` until it exits by itself (a start that must fail), and gives its exit code and
+ * output; kills it and fails after `timeoutMs`.
+ */
+export async function runServiceToExit(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, MAIN_ARGS, {
+    env: { ...process.env, NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  if (code === null) throw new Error(`local/main.ts did not exit within ${timeoutMs} ms:\n${stdout}${stderr}`);
+  return { code, stdout, stderr };
+}
+
 /** Starts `local/main.ts` (what `npm start` runs) as a separate process and waits for its banner. */
 // 60 s: a start is ~2 s here, but a fresh clone's first starts transform every TypeScript file while the other test
 // files' services start beside them (nothing was printed after 20 s under a load of 13).
@@ -17,31 +50,19 @@ export async function spawnService(
   options: { cwd?: string; nodeArgs?: string[] } = {},
 ): Promise<ServiceProcess> {
   // Node itself, as `npm start` runs it (not the tsx CLI, which would run the service in a grandchild that a kill misses).
-  const child = spawn(
-    process.execPath,
-    [
-      ...(options.nodeArgs ?? []),
-      '--import',
-      './local/typescript-hooks.mjs',
-      '--enable-source-maps',
-      '--disable-warning=ExperimentalWarning',
-      '--experimental-async-context-frame',
-      'local/main.ts',
-    ],
-    {
-      cwd: options.cwd,
-      // As `npm start` runs it, V8's compile cache included (relative: the checkout's own).
-      // SMTP on a free port too: test files run side by side.
-      env: {
-        ...process.env,
-        PORT: '0',
-        SMTP_INBOUND_PORT: '0',
-        NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...MAIN_ARGS], {
+    cwd: options.cwd,
+    // As `npm start` runs it, V8's compile cache included (relative: the checkout's own).
+    // SMTP on a free port too: test files run side by side.
+    env: {
+      ...process.env,
+      PORT: '0',
+      SMTP_INBOUND_PORT: '0',
+      NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile',
+      ...env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
