@@ -84,3 +84,76 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): 
   child.kill(signal);
   return exited;
 }
+
+/** A long-running child process (an example's server), its output kept and searchable. */
+export interface RunningChild {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the first match of `pattern` in the output; fails if the process exits first or after `timeoutMs`. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  stop(): Promise<void>;
+}
+
+export function startChild(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): RunningChild {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: npm start's child (tsx, then node) stops with it.
+    detached: true,
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    output: () => out,
+    async waitForOutput(pattern, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = pattern.exec(out);
+        if (match) return match;
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(
+            `${command} ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before ${pattern}:\n${out}`,
+          );
+        if (Date.now() > deadline)
+          throw new Error(`no ${pattern} from ${command} ${args.join(' ')} within ${timeoutMs} ms:\n${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        child.kill('SIGTERM');
+      }
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+      if (child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {}
+        await exited;
+      }
+    },
+  };
+}
+
+/** Runs a command to its end: its exit code and output (stdout and stderr together). */
+export async function runCommand(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+): Promise<{ code: number | null; output: string }> {
+  const running = startChild(command, args, options);
+  const timer = setTimeout(() => void running.stop(), options.timeoutMs ?? 120_000);
+  const code = await new Promise<number | null>((resolve) => running.child.once('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, output: running.output() };
+}
