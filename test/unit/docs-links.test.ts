@@ -11,6 +11,7 @@ import { projectRoot } from '#infra/bundling.ts';
 const markdownFiles = [
   'README.md',
   'CHANGELOG.md',
+  'BENCHMARKS.md',
   'sdk/README.md',
   ...walk('docs'),
   ...walk('examples'),
