@@ -11,7 +11,8 @@ try {
   });
 } catch (error) {
   // A setting to change: one line that names it, no stack. Anything else is a bug, reported with its stack.
-  if (error instanceof StartupError) console.error(`Switchboard could not start. ${error.message}`);
+  const setting = settingProblem(error);
+  if (setting) console.error(`Switchboard could not start. ${setting}`);
   else console.error('Switchboard could not start:', error);
   process.exit(1);
 }
@@ -40,4 +41,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       },
     );
   });
+}
+
+/**
+ * The one line to print for a failure the user fixes with a setting: a {@link StartupError}, or a setting the
+ * functions refused when they read their configuration (on whichever thread loaded them first).
+ */
+function settingProblem(error: unknown): string | undefined {
+  if (error instanceof StartupError) return error.message;
+  const invalid = /Invalid configuration: ([^\n]+)/.exec(error instanceof Error ? error.message : String(error));
+  return invalid ? `A setting is not valid: ${invalid[1]}` : undefined;
 }

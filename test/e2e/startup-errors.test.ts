@@ -96,6 +96,20 @@ describe('start-up errors name the setting to change', () => {
     60_000,
   );
 
+  it('a setting the functions refuse (ADMIN_KEY too short, a malformed retry schedule)', async () => {
+    const line = refusal(
+      await runServiceToExit({
+        PORT: '0',
+        SMTP_INBOUND_PORT: '0',
+        DATA_DIR: join(parentDir, 'bad-settings'),
+        ADMIN_KEY: 'short',
+        WEBHOOK_RETRY_SCHEDULE: 'soon',
+      }),
+    );
+    expect(line).toContain('A setting is not valid: ADMIN_KEY: ');
+    expect(line).toContain('WEBHOOK_RETRY_SCHEDULE: ');
+  }, 60_000);
+
   it('prints the console and the API reference URLs at start', () => {
     expect(running.output()).toContain(`Console:   ${running.baseUrl}/console`);
     expect(running.output()).toContain(`API docs:  ${running.baseUrl}/docs`);
