@@ -6,14 +6,14 @@
 //    (it does on some mirrors and proxies), this prints a warning and goes on.
 // 2. `npm outdated --omit=dev`: fails when a runtime dependency is a major or minor release behind the registry's
 //    `latest`, unless scripts/runtime-deps-allow.json explains why. Patch lag is allowed.
-// A registry that does not answer is retried, then reported as a warning: a network hiccup never fails CI.
+// A registry that does not answer is retried, then reported as NOT CHECKED: a network hiccup never fails CI, and the
+// summary never claims a check that did not run.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const allow = JSON.parse(readFileSync(join(root, 'scripts/runtime-deps-allow.json'), 'utf8'));
 const ATTEMPTS = 3;
 const TIMEOUT_MS = 60_000;
 
@@ -38,48 +38,73 @@ async function npmWithRetries(args, usable, attempts = ATTEMPTS) {
   return undefined;
 }
 
-const warnings = [];
-const failures = [];
-
-// 1. Advisories. One attempt: a registry that refuses the advisory call refuses it every time.
-const audit = await npmWithRetries(['audit', '--omit=dev'], (r) => r.json?.metadata?.vulnerabilities !== undefined, 1);
-if (!audit) {
-  warnings.push('npm audit: the registry did not answer the advisory call; advisories were not checked.');
-} else {
-  const { high = 0, critical = 0 } = audit.metadata.vulnerabilities;
-  if (high + critical > 0) {
-    const names = Object.entries(audit.vulnerabilities ?? {})
-      .filter(([, v]) => ['high', 'critical'].includes(v.severity))
-      .map(([name, v]) => `${name} (${v.severity})`);
-    failures.push(
-      `npm audit: ${high} high and ${critical} critical advisories in runtime dependencies: ${names.join(', ')}`,
-    );
+/**
+ * What the two answers say: the failures (exit 1), the warnings and the summary line. `audit` or `outdated` undefined:
+ * the registry did not answer that check, and the summary says it was not checked.
+ */
+export function verdict({ audit, outdated, allow }) {
+  const warnings = [];
+  const failures = [];
+  if (!audit) {
+    warnings.push('npm audit: the registry did not answer the advisory call; advisories were NOT checked.');
+  } else {
+    const { high = 0, critical = 0 } = audit.metadata.vulnerabilities;
+    if (high + critical > 0) {
+      const names = Object.entries(audit.vulnerabilities ?? {})
+        .filter(([, v]) => ['high', 'critical'].includes(v.severity))
+        .map(([name, v]) => `${name} (${v.severity})`);
+      failures.push(
+        `npm audit: ${high} high and ${critical} critical advisories in runtime dependencies: ${names.join(', ')}`,
+      );
+    }
   }
+  if (!outdated) {
+    warnings.push('npm outdated: the registry did not answer; runtime dependency versions were NOT checked.');
+  } else {
+    for (const [name, info] of Object.entries(outdated)) {
+      const lag = lagOf(info.current, info.latest);
+      if (lag === 'none' || lag === 'patch') continue;
+      const allowed = allowanceFor(allow, name);
+      if (allowed && (allowed.lag === 'major' || allowed.lag === lag)) continue;
+      failures.push(
+        `${name}: ${info.current} is a ${lag} release behind ${info.latest} (allow it in scripts/runtime-deps-allow.json with the reason, or upgrade)`,
+      );
+    }
+  }
+  const advisories = audit
+    ? failures.some((f) => f.startsWith('npm audit'))
+      ? 'high or critical advisories found'
+      : 'no high or critical advisory'
+    : 'advisories NOT CHECKED (no answer from the registry)';
+  const releases = outdated
+    ? failures.some((f) => !f.startsWith('npm audit'))
+      ? 'releases behind'
+      : 'no release lag beyond the allow-list'
+    : 'release lag NOT CHECKED (no answer from the registry)';
+  return { warnings, failures, summary: `runtime dependencies: ${advisories}; ${releases}` };
 }
 
-// 2. Releases behind.
-const outdated = await npmWithRetries(
-  ['outdated', '--omit=dev'],
-  (r) => r.json !== undefined && r.json !== null && typeof r.json === 'object' && !r.json.error,
-);
-if (!outdated) {
-  warnings.push('npm outdated: the registry did not answer; runtime dependency versions were not checked.');
-} else {
-  for (const [name, info] of Object.entries(outdated)) {
-    const lag = lagOf(info.current, info.latest);
-    if (lag === 'none' || lag === 'patch') continue;
-    const allowed = allowanceFor(name);
-    if (allowed && (allowed.lag === 'major' || allowed.lag === lag)) continue;
-    failures.push(
-      `${name}: ${info.current} is a ${lag} release behind ${info.latest} (allow it in scripts/runtime-deps-allow.json with the reason, or upgrade)`,
-    );
-  }
+async function main() {
+  const allow = JSON.parse(readFileSync(join(root, 'scripts/runtime-deps-allow.json'), 'utf8'));
+  // 1. Advisories. One attempt: a registry that refuses the advisory call refuses it every time.
+  const audit = await npmWithRetries(
+    ['audit', '--omit=dev'],
+    (r) => r.json?.metadata?.vulnerabilities !== undefined,
+    1,
+  );
+  // 2. Releases behind.
+  const outdated = await npmWithRetries(
+    ['outdated', '--omit=dev'],
+    (r) => r.json !== undefined && r.json !== null && typeof r.json === 'object' && !r.json.error,
+  );
+  const { warnings, failures, summary } = verdict({ audit, outdated, allow });
+  for (const w of warnings) console.warn(`warning: ${w}`);
+  for (const f of failures) console.error(`error: ${f}`);
+  console.log(summary);
+  process.exit(failures.length ? 1 : 0);
 }
 
-for (const w of warnings) console.warn(`warning: ${w}`);
-for (const f of failures) console.error(`error: ${f}`);
-if (!failures.length) console.log('runtime dependencies: no advisory and no release lag beyond the allow-list');
-process.exit(failures.length ? 1 : 0);
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
 
 /** How far `current` is behind `latest`; `none` when it is not behind (a `latest` tag older than what we use). */
 function lagOf(current, latest) {
@@ -92,7 +117,7 @@ function lagOf(current, latest) {
   return 'none';
 }
 
-function allowanceFor(name) {
+function allowanceFor(allow, name) {
   if (allow[name]) return allow[name];
   const scope = Object.keys(allow).find((k) => k.endsWith('/*') && name.startsWith(k.slice(0, -1)));
   return scope ? allow[scope] : undefined;

@@ -9,7 +9,8 @@ import { routes } from '#shared/contract/routes.ts';
 import type * as z from '#shared/kernel/validation/zod.ts';
 import { parseCompletionRequest } from '#shared/completion/api/completion-request.ts';
 import { adminRoutes } from '#shared/openapi/admin-routes.ts';
-import { ensureConsoleBuilt, hasChromium, launchBrowser } from '#test/console/browser.ts';
+import { chromium, ensureConsoleBuilt, launchBrowser } from '#test/console/browser.ts';
+import { describeNeeding } from '#test/support/prerequisites.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 // Every code the contract names (contract sections 1-4, spec section 7). When the spec folder sits beside the
@@ -291,7 +292,7 @@ describe('request schemas in the document are the ones the handlers validate wit
   });
 });
 
-describe.runIf(hasChromium)('GET /docs', () => {
+describeNeeding(chromium, 'GET /docs', () => {
   it('renders every operation offline, from the document only', async () => {
     await ensureConsoleBuilt();
     const browser = await launchBrowser();
