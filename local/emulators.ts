@@ -7,6 +7,7 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  GetItemCommand,
   ResourceNotFoundException,
   type GlobalSecondaryIndex,
 } from '@aws-sdk/client-dynamodb';
@@ -18,6 +19,7 @@ import { buckets } from '#shared/contract/buckets.ts';
 import { deadLetterName, queues, type QueueKey } from '#shared/contract/queues.ts';
 import { mainTable } from '#shared/contract/table.ts';
 import type { S3Refusal } from './s3-post-policy.ts';
+import { BYPASS_HEADER, throttleDynamo, throttleQueues } from './throttle.ts';
 
 const REGION = 'us-east-1';
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -114,13 +116,51 @@ export async function startDynalite(
   const server = dynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const indexKeys = indexKeysReader(endpoint);
+  throttleDynamo(server, indexKeys.read);
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint,
     server,
     close: async () => {
+      indexKeys.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/**
+ * How the throttle (./throttle.ts) reads an item's index keys before a write: a consistent GetItem of those attributes
+ * alone, marked so the throttle lets it through. The client is made on the first read (an armed index rule).
+ */
+function indexKeysReader(endpoint: string) {
+  let client: DynamoDBClient | undefined;
+  const attributes = [...new Set(mainTable.globalSecondaryIndexes.map((g) => g.partitionKey))];
+  return {
+    read: async (key: Record<string, unknown>) => {
+      if (!client) {
+        client = new DynamoDBClient({ region: REGION, endpoint, credentials });
+        client.middlewareStack.add(
+          (next) => (args) => {
+            (args.request as { headers: Record<string, string> }).headers[BYPASS_HEADER] = '1';
+            return next(args);
+          },
+          { step: 'build', name: 'localThrottleBypass' },
+        );
+      }
+      const out = await client.send(
+        new GetItemCommand({
+          TableName: mainTable.localName,
+          Key: key as never,
+          ConsistentRead: true,
+          ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
+          ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a])),
+        }),
+      );
+      return out.Item as never;
+    },
+    destroy: () => client?.destroy(),
   };
 }
 
@@ -176,6 +216,7 @@ async function startFauxqs(dir: string) {
     stores: { sqsStore, snsStore, s3Store },
   });
   acceptLargeObjects(app);
+  throttleQueues(app as never);
   enforcePostPolicies(app, await import('./s3-post-policy.ts'));
   answerBrowsers(app);
   app.addHook('preClose', () => {

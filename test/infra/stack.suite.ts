@@ -107,13 +107,16 @@ describe('functions', () => {
     }
   });
 
-  it('no function on AWS honours failpoints: the stack never sets FAILPOINTS, and every function runs as `aws`', () => {
+  it('no function on AWS honours failpoints or throttles: the stack sets neither, and every function runs as `aws`', () => {
     for (const fn of specs.map((x) => x.fn)) {
       const env = resources[fnId(fn)]!.Properties.Environment.Variables as Record<string, unknown>;
       expect(env, fn).not.toHaveProperty('FAILPOINTS');
+      expect(env, fn).not.toHaveProperty('THROTTLES');
+      expect(env, fn).not.toHaveProperty('THROTTLES_FILE');
       expect(env.SWITCHBOARD_RUNTIME, fn).toBe('aws');
     }
     expect(JSON.stringify(s.template.toJSON())).not.toContain('FAILPOINTS');
+    expect(JSON.stringify(s.template.toJSON())).not.toContain('THROTTLES');
   });
 
   it('deploys every function folder that exists (a handler.ts no definition names would never reach AWS)', () => {
