@@ -1,4 +1,5 @@
 import { DomainError } from '../kernel/domain-error.ts';
+import { isOverload, OVERLOAD_RETRY_AFTER_SECONDS } from '../kernel/overload.ts';
 import type { DomainErrorCode } from '../contract/error-codes.ts';
 import type { ErrorCode } from '../contract/error-codes.ts';
 import { HttpError } from './errors.ts';
@@ -50,9 +51,23 @@ export function httpErrorFor(error: DomainError): HttpError {
 }
 
 /**
- * What the error middleware answers with: a domain error becomes its HttpError; an HttpError, or anything else
- * (a hidden 500), passes through unchanged.
+ * A store or queue that throttled the request's read or write, or could not take it: 503 with `Retry-After`. Nothing
+ * the request would have done was recorded as done, so the caller retries.
+ */
+export function overloadHttpError(cause: unknown): HttpError {
+  return new HttpError(503, 'SERVICE_UNAVAILABLE', 'The service is busy right now; retry after a moment.', {
+    headers: { 'Retry-After': String(OVERLOAD_RETRY_AFTER_SECONDS) },
+    cause,
+  });
+}
+
+/**
+ * What the error middleware answers with: a domain error becomes its HttpError; an overload (a throttled store or
+ * queue, however an adapter wrapped it) becomes 503; an HttpError, or anything else (a hidden 500), passes through
+ * unchanged. A domain error keeps its own answer even when an overload caused it (a use case decided what it means).
  */
 export function asHttpError(error: unknown): unknown {
-  return error instanceof DomainError ? httpErrorFor(error) : error;
+  if (error instanceof DomainError) return httpErrorFor(error);
+  if (!(error instanceof HttpError) && isOverload(error)) return overloadHttpError(error);
+  return error;
 }
