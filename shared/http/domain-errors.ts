@@ -37,6 +37,7 @@ export const HTTP_ANSWERS: { readonly [C in DomainErrorCode]: HttpAnswer } = {
   WINDOW_CLOSED: { status: 409, code: 'WINDOW_CLOSED' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
   TEMPORARILY_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  RATE_LIMITED: { status: 429, code: 'RATE_LIMITED' },
 };
 
 /** A domain error as the HttpError the contract answers with: its message, `details` and `Retry-After` kept. */

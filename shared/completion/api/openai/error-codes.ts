@@ -34,6 +34,7 @@ export const OPENAI_DIALECT: { readonly [C in DomainErrorCode]: OpenAiDialect } 
   WINDOW_CLOSED: { type: 'invalid_request_error', code: 'window_closed' },
   UNSUPPORTED_MEDIA_TYPE: { type: 'invalid_request_error', code: 'unsupported_media_type' },
   TEMPORARILY_UNAVAILABLE: { type: 'server_error', code: 'service_unavailable' },
+  RATE_LIMITED: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
 };
 
 /**
