@@ -52,6 +52,8 @@ const groups = {
     'test/e2e/hot-path-ops.test.ts',
     'test/e2e/inbound-durability.test.ts',
     'test/e2e/observability.test.ts',
+    // Throttles its own stand-ins (local/throttle.ts) and restarts on its data.
+    'test/e2e/overload.test.ts',
     'test/e2e/persistence.test.ts',
     'test/e2e/single-loop.test.ts',
     'test/e2e/webhooks-durability.test.ts',

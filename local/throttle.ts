@@ -14,6 +14,7 @@ import { mainTable } from '#shared/contract/table.ts';
  * service is armed and disarmed by writing the file). Rules are comma- or newline-separated, each
  * `<where>:<pattern>[:read|write]`:
  * - `table:RL#*`: calls on table items whose partition key matches (`*` matches any run of characters);
+ *   `table:PRJ#p1/MSG#*` narrows it to sort keys matching the part after `/`;
  * - `gsi1:CREDIT_SWEEP*`: queries of that index under a matching partition key, and table writes that change an item
  *   the index holds under one (a throttled index throttles the table's writes, as on AWS);
  * - `queue:switchboard-events`: SendMessage and SendMessageBatch to queues whose name matches.
@@ -29,6 +30,8 @@ export interface ThrottleRule {
   /** `table`, an index name, or `queue`. */
   where: string;
   pattern: RegExp;
+  /** Table rules only: the sort keys it throttles (all when absent). */
+  sortPattern?: RegExp;
   ops: 'read' | 'write' | 'all';
 }
 
@@ -67,8 +70,19 @@ export function parseThrottles(text: string): ThrottleRule[] {
       const [, where, glob, ops] = match as unknown as [string, string, string, 'read' | 'write' | undefined];
       const known = ['table', 'queue', ...mainTable.globalSecondaryIndexes.map((g) => g.indexName)];
       if (!known.includes(where)) throw new Error(`throttle rule "${entry}": where must be one of ${known.join(', ')}`);
-      return { where, pattern: globPattern(glob), ops: ops ?? 'all' };
+      const [partition, sort] = where === 'table' ? splitSortKey(glob) : [glob, undefined];
+      return {
+        where,
+        pattern: globPattern(partition),
+        ...(sort === undefined ? {} : { sortPattern: globPattern(sort) }),
+        ops: ops ?? 'all',
+      };
     });
+}
+
+function splitSortKey(glob: string): [string, string | undefined] {
+  const at = glob.indexOf('/');
+  return at < 0 ? [glob, undefined] : [glob.slice(0, at), glob.slice(at + 1)];
 }
 
 function globPattern(glob: string): RegExp {
@@ -244,7 +258,10 @@ async function anyHit(
   const applies = rules.filter((r) => r.ops === 'all' || r.ops === op);
   for (const item of touched) {
     const pk = text(item.key?.[mainTable.partitionKey]);
-    if (pk !== undefined && applies.some((r) => r.where === 'table' && r.pattern.test(pk))) return true;
+    const sk = text(item.key?.[mainTable.sortKey]) ?? '';
+    const tableHit = (r: ThrottleRule) =>
+      r.where === 'table' && r.pattern.test(pk!) && (r.sortPattern?.test(sk) ?? true);
+    if (pk !== undefined && applies.some(tableHit)) return true;
     if (!write) continue;
     const indexRules = applies.filter((r) => r.where !== 'table');
     if (!indexRules.length) continue;

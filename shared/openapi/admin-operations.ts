@@ -45,7 +45,7 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: "Change a project's name, contact email or limits",
     description:
       '`name`, `contactEmail` (where the webhook notices `webhook.failing` and `webhook.disabled` are mailed; `null` ' +
-      'removes it), `limits` (each limit sent is set, `null` gives it back to the deployment\'s default, `limits: null` ' +
+      "removes it), `limits` (each limit sent is set, `null` gives it back to the deployment's default, `limits: null` " +
       'gives all of them back; a change reaches every request within 10 seconds); a field not sent is unchanged.',
     tags: ['Projects'],
     responses: { 200: { description: 'The project after the change.', body: s.project } },

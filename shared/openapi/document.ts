@@ -223,7 +223,8 @@ const HEADERS = {
     example: 1,
   },
   'Retry-After': {
-    description: 'Seconds to wait before retrying: until the next request would pass (429), or the service is busy (503).',
+    description:
+      'Seconds to wait before retrying: until the next request would pass (429), or the service is busy (503).',
     schema: { type: 'integer' },
     example: 1,
   },
@@ -415,7 +416,8 @@ function responses(
   for (const [status, codes] of Object.entries(errors).sort(([a], [b]) => Number(a) - Number(b))) {
     if (!codes?.length) continue;
     const errorHeaders: Json = { 'x-request-id': { $ref: '#/components/headers/x-request-id' } };
-    if (status === '429' || status === '503') errorHeaders['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    if (status === '429' || status === '503')
+      errorHeaders['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     if (status === '405') errorHeaders.Allow = { schema: { type: 'string' } };
     out[status] =
       errorFormat === 'openai'

@@ -149,7 +149,12 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     tags: ['Messages'],
     security: 'customToken',
     responses: { 200: { description: 'The conversation.', body: s.conversation } },
-    errors: { 401: ['ERR_NO_PERMISSION'], 400: ['VALIDATION_ERROR'], 404: ['CHANNEL_NOT_FOUND'], 429: ['RATE_LIMITED'] },
+    errors: {
+      401: ['ERR_NO_PERMISSION'],
+      400: ['VALIDATION_ERROR'],
+      404: ['CHANNEL_NOT_FOUND'],
+      429: ['RATE_LIMITED'],
+    },
   },
   'GET /api/integration/conversations/{contact}/messages': {
     operationId: 'listConversationMessages',
@@ -161,7 +166,12 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     security: 'customToken',
     paged: true,
     responses: { 200: { description: 'A page of messages.', body: s.conversationMessagePage } },
-    errors: { 401: ['ERR_NO_PERMISSION'], 400: ['VALIDATION_ERROR'], 404: ['CHANNEL_NOT_FOUND'], 429: ['RATE_LIMITED'] },
+    errors: {
+      401: ['ERR_NO_PERMISSION'],
+      400: ['VALIDATION_ERROR'],
+      404: ['CHANNEL_NOT_FOUND'],
+      429: ['RATE_LIMITED'],
+    },
   },
   'GET /api/integration/messages/{messageId}': {
     operationId: 'getMessage',

@@ -64,6 +64,14 @@ describe('table rules', () => {
     expect(await errorName(doc.send(new PutCommand({ TableName, Item: { pk: 'RL#a', sk: 'RL' } })))).toBe('ok');
   });
 
+  it('`pk/sk` narrows a table rule to matching sort keys', async () => {
+    throttles.arm('table:PRJ#n/MSG#*');
+    expect(await errorName(doc.send(new PutCommand({ TableName, Item: { pk: 'PRJ#n', sk: 'MSG#1' } })))).toBe(
+      THROTTLED,
+    );
+    expect(await errorName(doc.send(new PutCommand({ TableName, Item: { pk: 'PRJ#n', sk: 'CH#1' } })))).toBe('ok');
+  });
+
   it('`:write` throttles writes only', async () => {
     throttles.arm('table:TOKEN#*:write');
     await expect(
