@@ -198,7 +198,8 @@ export const routes: RouteDefinition[] = [
     fn: 'message-status',
     timeoutSeconds: 10,
     memoryMb: 256,
-    access: { table: { read: true }, buckets: { transfer: { read: ['media/'] } } },
+    // Writes its custom token's rate-limit bucket.
+    access: { table: { read: true, write: true }, buckets: { transfer: { read: ['media/'] } } },
   },
   // Conversations (contract §17): a contact's window and opt-out, and its messages (the conversation index).
   {
@@ -208,7 +209,8 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 10,
     memoryMb: 256,
     access: {
-      table: { read: true, indexes: ['gsi2'] },
+      // Writes its custom token's rate-limit bucket.
+      table: { read: true, write: true, indexes: ['gsi2'] },
       buckets: { transfer: { read: ['media/'] } },
       secrets: ['secretsKey'],
     },
@@ -220,7 +222,8 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 10,
     memoryMb: 256,
     access: {
-      table: { read: true, indexes: ['gsi2'] },
+      // Writes its custom token's rate-limit bucket.
+      table: { read: true, write: true, indexes: ['gsi2'] },
       buckets: { transfer: { read: ['media/'] } },
       secrets: ['secretsKey'],
     },

@@ -44,7 +44,12 @@ export function makeTenantLimiter(deps: {
       }
       const field = FIELD[kind];
       const perSecond = limits?.[field] ?? deps.defaults[field];
-      const decision = await deps.store.admit(`${kind}#${projectId}`, at, perSecondParams(perSecond));
+      let decision: RateDecision;
+      try {
+        decision = await deps.store.admit(`${kind}#${projectId}`, at, perSecondParams(perSecond));
+      } catch (cause) {
+        throw new DependencyOverloadedError("The project's limit could not be checked", { cause });
+      }
       if (!decision.allowed)
         throw new RateLimitedError(
           `This project's limit of ${perSecond} ${NOUN[kind]} a second was reached; retry after ${decision.retryAfterSeconds ?? 1} s.`,

@@ -1,18 +1,37 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoRateLimiter } from '#shared/ratelimit/adapters/dynamo-rate-limiter.ts';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoRateLimiter, DynamoRateLimitStore } from '#shared/ratelimit/adapters/dynamo-rate-limiter.ts';
 import { newId } from '#shared/kernel/ids.ts';
-import { gcraParams, gcraStep } from '#shared/ratelimit/gcra.ts';
+import { DependencyOverloadedError } from '#shared/kernel/overload.ts';
+import { gcraParams, gcraStep, perSecondParams } from '#shared/ratelimit/gcra.ts';
+import { shardCount } from '#shared/ratelimit/shards.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
+import { throttleFile } from '#test/support/throttles.ts';
 
 let env: Awaited<ReturnType<typeof startTestTable>>;
 let limiter: DynamoRateLimiter;
+/** A client that does not retry: a throttle fails at once (the SDK's backoff is not what is tested). */
+let oneAttempt: DynamoDBDocumentClient;
 const p = gcraParams(60);
 beforeAll(async () => {
   env = await startTestTable();
   limiter = new DynamoRateLimiter(env.table, p);
+  const endpoint = await (env.table.client.config.endpoint as () => Promise<{ hostname: string; port?: number }>)();
+  oneAttempt = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: `http://${endpoint.hostname}:${endpoint.port}`,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+    }),
+  );
 });
-afterAll(async () => env?.close());
+afterAll(async () => {
+  oneAttempt?.destroy();
+  await env?.close();
+});
 
 describe('DynamoRateLimiter against dynalite', () => {
   it('admits exactly 60 of 200 simultaneous requests on one token', async () => {
@@ -127,5 +146,92 @@ describe('DynamoRateLimiter against dynalite', () => {
       ),
       { numRuns: 6 },
     );
+  });
+});
+
+describe('a bucket over 250 requests a second, spread over items', () => {
+  const fast = perSecondParams(500);
+
+  it('takes two items for 500 a second, one up to 250', () => {
+    expect(shardCount(perSecondParams(250))).toBe(1);
+    expect(shardCount(fast)).toBe(2);
+    expect(shardCount(perSecondParams(1_000))).toBe(4);
+    expect(shardCount(gcraParams(60))).toBe(1);
+  });
+
+  it('admits no more than the whole bucket at once, and nearly all of it, over both items', async () => {
+    const store = new DynamoRateLimitStore(env.table);
+    const key = newId('prj');
+    const now = Date.now();
+    const decisions = await Promise.all(Array.from({ length: 560 }, () => store.admit(key, now, fast)));
+    const admitted = decisions.filter((d) => d.allowed).length;
+    expect(admitted).toBeLessThanOrEqual(500);
+    expect(admitted).toBeGreaterThanOrEqual(480);
+    for (const d of decisions.filter((x) => !x.allowed)) expect(d.retryAfterSeconds).toBe(1);
+    expect(decisions[0]!.limit).toBe(500);
+  });
+
+  it('across instances and arrival times never admits more than the bucket plus its refill since the first request', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 1, max: 80 }), fc.nat(2)), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        async (bursts) => {
+          const instances = [0, 1, 2].map(() => new DynamoRateLimitStore(env.table));
+          const key = newId('prj');
+          const base = 1_700_000_000_000;
+          let admitted = 0;
+          for (const [offset, size, instance] of [...bursts].sort((a, b) => a[0] - b[0])) {
+            const now = base + offset;
+            const decisions = await Promise.all(
+              Array.from({ length: size }, () => instances[instance]!.admit(key, now, perSecondParams(300))),
+            );
+            admitted += decisions.filter((d) => d.allowed).length;
+            // A bucket of 300, refilled at 300 a second, from the first request on.
+            expect(admitted).toBeLessThanOrEqual(300 + Math.floor((offset * 300) / 1000));
+          }
+        },
+      ),
+      { numRuns: 5 },
+    );
+  });
+
+  it('a caller hammering a full bucket costs its items no writes once this instance saw it full', async () => {
+    const store = new DynamoRateLimitStore(env.table);
+    const key = newId('tok');
+    const now = Date.now();
+    const one = perSecondParams(5);
+    for (let i = 0; i < 5; i++) expect((await store.admit(key, now, one)).allowed).toBe(true);
+    let writes = 0;
+    env.table.client.middlewareStack.add(
+      (next) => async (args) => {
+        writes++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countFullWrites' },
+    );
+    try {
+      for (let i = 0; i < 50; i++) expect((await store.admit(key, now + i, one)).allowed).toBe(false);
+      expect(writes).toBe(0);
+    } finally {
+      env.table.client.middlewareStack.remove('countFullWrites');
+    }
+  });
+
+  it('a bucket that cannot be written refuses to decide: the caller answers 503, never admits', async () => {
+    const throttles = throttleFile();
+    process.env.THROTTLES_FILE = throttles.env.THROTTLES_FILE;
+    try {
+      throttles.arm('table:RL#*');
+      const store = new DynamoRateLimitStore({ ...env.table, client: oneAttempt });
+      await expect(store.admit(newId('tok'), Date.now(), gcraParams(60))).rejects.toBeInstanceOf(
+        DependencyOverloadedError,
+      );
+    } finally {
+      delete process.env.THROTTLES_FILE;
+      throttles.remove();
+    }
   });
 });
