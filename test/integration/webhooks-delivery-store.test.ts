@@ -133,7 +133,12 @@ describe('DynamoWebhookHealthStore against dynalite', () => {
 
   it('notices a streak once, with its outbox mark, and a new streak again', async () => {
     const health = new DynamoWebhookHealthStore(env.table);
-    const mark = (eventId: string) => ({ eventId, at: 1, message: JSON.stringify({ eventId }) });
+    const mark = (eventId: string) => ({
+      eventId,
+      at: 1,
+      message: JSON.stringify({ eventId }),
+      orderGroup: 'prj_1/project',
+    });
     await health.fold('prj_1', 'int_n', { failuresAfter: 2, firstFailureAt: 1000 }, 1000);
     expect(await health.markFailingNotice('prj_1', 'int_n', 3, mark('evt_a'), 1100)).toBe(false);
     await health.fold('prj_1', 'int_n', { failuresAfter: 1, firstFailureAt: 1200 }, 1200);
