@@ -70,7 +70,11 @@ export async function queryMerged(
     const out = await queryPage(table, {
       ...(query.indexName ? { IndexName: query.indexName } : {}),
       KeyConditionExpression: condition.expression,
-      ExpressionAttributeNames: { ...query.names, '#mqPk': query.partitionKey, '#mqSk': sortKey },
+      ExpressionAttributeNames: {
+        ...query.names,
+        '#mqPk': query.partitionKey,
+        ...(condition.usesSortKey || query.projection ? { '#mqSk': sortKey } : {}),
+      },
       ExpressionAttributeValues: { ...query.values, ...condition.values, ':mqPk': p.pk },
       ...(query.filter ? { FilterExpression: query.filter } : {}),
       // The sort key is always read back: the merge orders by it.
@@ -120,7 +124,9 @@ export async function queryMerged(
  * `#mqPk = :mqPk` and the sort key's range: the bounds, narrowed by where the previous page stopped (inclusive; the
  * item at `after` itself is dropped from the results). Undefined when the range is empty.
  */
-function keyCondition(query: MergedQuery): { expression: string; values: Record<string, unknown> } | undefined {
+function keyCondition(
+  query: MergedQuery,
+): { expression: string; values: Record<string, unknown>; usesSortKey: boolean } | undefined {
   let { from, to } = query;
   if (query.after !== undefined) {
     if (query.descending) to = to === undefined || query.after < to ? query.after : to;
@@ -129,9 +135,14 @@ function keyCondition(query: MergedQuery): { expression: string; values: Record<
   const pk = '#mqPk = :mqPk';
   if (from !== undefined && to !== undefined && from > to) return undefined; // an empty range
   if (from !== undefined && to !== undefined) {
-    return { expression: `${pk} AND #mqSk BETWEEN :mqFrom AND :mqTo`, values: { ':mqFrom': from, ':mqTo': to } };
+    return {
+      expression: `${pk} AND #mqSk BETWEEN :mqFrom AND :mqTo`,
+      values: { ':mqFrom': from, ':mqTo': to },
+      usesSortKey: true,
+    };
   }
-  if (from !== undefined) return { expression: `${pk} AND #mqSk >= :mqFrom`, values: { ':mqFrom': from } };
-  if (to !== undefined) return { expression: `${pk} AND #mqSk <= :mqTo`, values: { ':mqTo': to } };
-  return { expression: pk, values: {} };
+  if (from !== undefined)
+    return { expression: `${pk} AND #mqSk >= :mqFrom`, values: { ':mqFrom': from }, usesSortKey: true };
+  if (to !== undefined) return { expression: `${pk} AND #mqSk <= :mqTo`, values: { ':mqTo': to }, usesSortKey: true };
+  return { expression: pk, values: {}, usesSortKey: false };
 }

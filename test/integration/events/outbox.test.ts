@@ -8,7 +8,15 @@ import {
   outboxUpdate,
 } from '#shared/events/adapters/dynamo-outbox.ts';
 import { eventIdFor, makeSweepUnpublishedEvents, type OutboxMark, type StaleItem } from '#shared/events/index.ts';
-import { type DynamoTable, putItem, readItem, updateItem } from '#shared/kernel/aws/dynamo-table.ts';
+import { backgroundIndex, workIndex } from '#shared/contract/keys.ts';
+import {
+  type DynamoTable,
+  putItem,
+  queryPage,
+  readItem,
+  updateItem,
+  writeBatch,
+} from '#shared/kernel/aws/dynamo-table.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
@@ -105,6 +113,96 @@ describe('outbox marks on DynamoDB items', () => {
     ]);
     await clearOutboxMark(env.table, key, second.eventId);
     expect(await readItem(env.table, key)).not.toHaveProperty('gsi3pk');
+  });
+});
+
+describe('the outbox in the work index', () => {
+  it('lists an item once, by keys only, in the shard of its order key, whatever its size and later marks', async () => {
+    const key = { pk: `T#${randomBytes(4).toString('hex')}`, sk: 'T' };
+    const first = mark('big', Date.now() - 60_000, 'prj_1/conversation:c-big');
+    await putItem(env.table, { Item: { ...key, history: 'x'.repeat(20_000), ...outboxItemAttributes(first, key.pk) } });
+    const second = mark('big-2', Date.now() - 50_000, 'prj_1/conversation:c-big');
+    const u = outboxUpdate(second, key.pk);
+    await updateItem(env.table, {
+      Key: key,
+      UpdateExpression: `SET ${u.set} ADD ${u.add}`,
+      ExpressionAttributeNames: u.names,
+      ExpressionAttributeValues: u.values,
+    });
+    const shard = workIndex.outboxPartitionOf('prj_1/conversation:c-big');
+    const entries = (
+      await queryPage(env.table, {
+        IndexName: workIndex.indexName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': workIndex.partitionKey },
+        ExpressionAttributeValues: { ':pk': shard },
+      })
+    ).Items!.filter((entry) => entry.pk === key.pk);
+    // One entry, keys only: neither the marks nor the item's 20 KB reach the index.
+    expect(entries).toEqual([{ ...key, gsi3pk: shard, gsi3sk: workIndex.outboxSortKey(first.at, key.pk) }]);
+    const outbox = new DynamoUnpublishedEvents(env.table);
+    const found = (await staleItems(outbox, Date.now())).filter((i) => i.key.pk === key.pk);
+    expect(found.map((i) => i.marks.map((m) => m.eventId).sort())).toEqual([[first.eventId, second.eventId].sort()]);
+    await clearOutboxMark(env.table, key, first.eventId);
+    await clearOutboxMark(env.table, key, second.eventId);
+  });
+
+  it('drains a backlog of 3,000 marks over every shard in one run, each event once, and leaves none listed', async () => {
+    const at = Date.now() - 120_000;
+    const ours = new Set<string>();
+    const items = Array.from({ length: 3_000 }, (_, n) => {
+      const key = { pk: `BACKLOG#${randomBytes(6).toString('hex')}`, sk: 'T' };
+      const m = mark(`backlog-${n}`, at + n, `prj_b/conversation:${n % 500}`);
+      ours.add(m.eventId);
+      return { PutRequest: { Item: { ...key, ...outboxItemAttributes(m, key.pk), obWrittenAt: at + n } } };
+    });
+    for (let i = 0; i < items.length; i += 25) await writeBatch(env.table, items.slice(i, i + 25));
+    const queue = new RecordingPublisher();
+    const sweep = makeSweepUnpublishedEvents({
+      outbox: new DynamoUnpublishedEvents(env.table),
+      queue,
+      sweepAfterMs: 30_000,
+      log: quiet,
+      budgetMs: 120_000,
+    });
+    const started = performance.now();
+    await sweep();
+    const published = queue.messages.map((m) => m.eventId).filter((id) => ours.has(id));
+    expect(published).toHaveLength(3_000);
+    expect(new Set(published).size).toBe(3_000);
+    const left = (await staleItems(new DynamoUnpublishedEvents(env.table), Date.now())).filter((i) =>
+      i.key.pk.startsWith('BACKLOG#'),
+    );
+    expect(left).toEqual([]);
+    console.log(`3,000 marks swept in ${Math.round(performance.now() - started)} ms`);
+  });
+
+  it('publishes a mark the previous layout listed under the one OUTBOX key, and takes the item out of that index', async () => {
+    const key = { pk: `T#${randomBytes(4).toString('hex')}`, sk: 'T' };
+    const m = mark('legacy', Date.now() - 60_000);
+    // As the previous version wrote a marked item: its whole self in the background index under OUTBOX.
+    await putItem(env.table, {
+      Item: {
+        ...key,
+        [`ob_${m.eventId}`]: m.message,
+        obCount: 1,
+        obWrittenAt: m.at,
+        gsi1pk: 'OUTBOX',
+        gsi1sk: `${backgroundIndex.sortableMs(m.at)}#${key.pk}`,
+      },
+    });
+    const queue = new RecordingPublisher();
+    await makeSweepUnpublishedEvents({
+      outbox: new DynamoUnpublishedEvents(env.table),
+      queue,
+      sweepAfterMs: 30_000,
+      log: quiet,
+    })();
+    expect(queue.messages.filter((e) => e.eventId === m.eventId)).toHaveLength(1);
+    const item = await readItem(env.table, key);
+    expect(marksOf(item)).toEqual([]);
+    expect(item).not.toHaveProperty('gsi1pk');
+    expect(item).not.toHaveProperty('gsi1sk');
   });
 });
 
