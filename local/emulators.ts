@@ -19,6 +19,7 @@ import { buckets } from '#shared/contract/buckets.ts';
 import { deadLetterName, queues, type QueueKey } from '#shared/contract/queues.ts';
 import { mainTable } from '#shared/contract/table.ts';
 import type { S3Refusal } from './s3-post-policy.ts';
+import { hasContractIndexes, rebuildWithContractIndexes } from './table-upgrade.ts';
 import { BYPASS_HEADER, throttleDynamo, throttleQueues } from './throttle.ts';
 
 const REGION = 'us-east-1';
@@ -441,18 +442,23 @@ function acceptLargeObjects(app: ReturnType<typeof buildApp>): void {
 
 async function ensureTable(ddb: DynamoDBClient): Promise<void> {
   try {
-    await ddb.send(new DescribeTableCommand({ TableName: mainTable.localName }));
+    const { Table } = await ddb.send(new DescribeTableCommand({ TableName: mainTable.localName }));
+    if (Table && !hasContractIndexes(Table)) await rebuildWithContractIndexes(ddb, () => createTable(ddb));
     return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
+  await createTable(ddb);
+}
+
+async function createTable(ddb: DynamoDBClient): Promise<void> {
   const gsis: GlobalSecondaryIndex[] = mainTable.globalSecondaryIndexes.map((g) => ({
     IndexName: g.indexName,
     KeySchema: [
       { AttributeName: g.partitionKey, KeyType: 'HASH' },
       { AttributeName: g.sortKey, KeyType: 'RANGE' },
     ],
-    Projection: { ProjectionType: 'ALL' },
+    Projection: { ProjectionType: g.projection },
   }));
   const attributes = new Set<string>([
     mainTable.partitionKey,

@@ -164,8 +164,9 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 30,
     memoryMb: 1024,
     access: {
-      // gsi1: a webhook's failed deliveries (recover); gsi2: a conversation's messages (the console).
-      table: { read: true, write: true, indexes: ['gsi1', 'gsi2'] },
+      // gsi1: the project listing; gsi2: a conversation's messages (the console); gsi3: a webhook's failed
+      // deliveries (recover).
+      table: { read: true, write: true, indexes: ['gsi1', 'gsi2', 'gsi3'] },
       secrets: ['adminKey', 'secretsKey'],
       sendTo: ['ingest', 'events', 'deliveries', 'deliveriesOrdered'],
       buckets: {

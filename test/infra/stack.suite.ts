@@ -409,7 +409,7 @@ describe('data', () => {
             { AttributeName: g.partitionKey, KeyType: 'HASH' },
             { AttributeName: g.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: { ProjectionType: g.projection },
         })),
       },
     });
@@ -838,6 +838,23 @@ describe('observability', () => {
     const throttles = alarms.find((a) => JSON.stringify(a.Metrics ?? []).includes('WriteThrottleEvents'));
     expect(JSON.stringify(throttles?.Metrics)).toContain('ReadThrottleEvents');
     expect(JSON.stringify(throttles?.Metrics)).toContain(table);
+    // Each index has its own throttle alarm (the table's counts leave its indexes out).
+    for (const index of mainTable.globalSecondaryIndexes) {
+      const indexAlarm = alarms.find((a) =>
+        (a.Metrics ?? []).some(
+          (m: { MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } }) =>
+            m.MetricStat?.Metric.MetricName === 'WriteThrottleEvents' &&
+            m.MetricStat.Metric.Dimensions.some(
+              (d) => d.Name === 'GlobalSecondaryIndexName' && d.Value === index.indexName,
+            ),
+        ),
+      );
+      expect(indexAlarm, index.indexName).toBeDefined();
+      expect(JSON.stringify(indexAlarm?.Metrics)).toContain('ReadThrottleEvents');
+      expect(JSON.stringify(indexAlarm?.Metrics)).toContain(table);
+      expect(indexAlarm?.Threshold).toBe(1);
+      expect(indexAlarm?.AlarmActions, index.indexName).toHaveLength(1);
+    }
     expect(alarms.some((a) => JSON.stringify(a.Metrics ?? []).includes('"4XXError"'))).toBe(true);
     expect(alarms.some((a) => a.MetricName === 'Latency' && a.Namespace === 'AWS/ApiGateway')).toBe(true);
   });

@@ -261,3 +261,22 @@ function decodePageCursor(cursor: string, carried: readonly string[], key: PageK
   }
   return decoded;
 }
+
+/**
+ * Cursors of a listing read as one list across partitions (`queryMerged`): the same opaque form as
+ * {@link queryPageOf}'s, carrying the position (a sort key) instead of a partition's key, tagged with `listing` (the
+ * attributes that name the list, e.g. its owner), so a cursor of another list is refused.
+ */
+export const positionCursor = {
+  encode(listing: Readonly<Record<string, string>>, position: string): string {
+    return encodePageCursor({ position }, ['position'], { attributes: ['position'], fixed: listing });
+  },
+  /** The position, or a {@link ValidationError} on `cursor` when it is not one this listing gave. */
+  decode(cursor: string, listing: Readonly<Record<string, string>>, accepts: (position: string) => boolean): string {
+    return decodePageCursor(cursor, ['position'], {
+      attributes: ['position'],
+      fixed: listing,
+      accepts: (key) => accepts(key.position!),
+    }).position!;
+  },
+};

@@ -43,7 +43,7 @@ async function sent(providerMessageIds: string[] = [`SM${newId('x').slice(2)}`])
 function mark(key: string): OutboxMark {
   const at = Date.now();
   const eventId = eventIdFor(key, at);
-  return { eventId, at, message: JSON.stringify({ eventId }) };
+  return { eventId, at, message: JSON.stringify({ eventId }), orderGroup: `prj_1/conversation:${key}` };
 }
 
 describe('message status over DynamoDB', () => {
