@@ -204,8 +204,11 @@ const PROJECTS_PARTITION = 'PROJECTS';
 
 export const backgroundIndex = {
   ...indexes.background,
-  /** Month items with open charges, sorted by the time of the oldest charge that may still be open. */
-  creditSweepPartition: CREDIT_SWEEP_PARTITION,
+  /**
+   * Where the previous layout listed month items with open charges (every project's, on one key, the whole item
+   * projected): only read, by the credit sweep, until the last of them is moved (`workIndex.creditSweepPartitions`).
+   */
+  legacyCreditSweepPartition: CREDIT_SWEEP_PARTITION,
   /** Every project, sorted by creation time. */
   projectsPartition: PROJECTS_PARTITION,
   /**
@@ -236,6 +239,12 @@ export const conversationIndex = {
 
 /** The outbox's shards: two keys-only index writes per event, so 64 shards take 32,000 events a second. */
 const OUTBOX_SHARDS = 64;
+/**
+ * The credit sweep's shards. A month item joins its shard on its first open charge and is moved or removed by the
+ * sweep; charges in between write nothing here (keys only, keys unchanged): a few index writes per project and sweep
+ * run, so 16 shards take the sweep marks of 100,000 busy projects a minute at a sixth of a partition each.
+ */
+const CREDIT_SWEEP_SHARDS = 16;
 
 /**
  * The work index (keys only, sparse): what background jobs find, each kind spread over shards so that no partition
@@ -265,4 +274,14 @@ export const workIndex = {
   }),
   failedDeliveriesPartitions: (projectId: string, integrationId: string) =>
     webhookPartitions((shard) => `DLVFAILED#${projectId}#${integrationId}#${shard}`),
+  /** Every shard of the credit sweep: month items with charges that may still be open, oldest charge first. */
+  creditSweepPartitions: Array.from(
+    { length: CREDIT_SWEEP_SHARDS },
+    (_, shard) => `${CREDIT_SWEEP_PARTITION}#${shardSuffix(shard)}`,
+  ),
+  /** The credit sweep's shard of a project's month items. */
+  creditSweepPartitionOf: (projectId: string) =>
+    `${CREDIT_SWEEP_PARTITION}#${shardSuffix(shardOf(projectId, CREDIT_SWEEP_SHARDS))}`,
+  /** The entry's sort key: the time of the item's oldest charge that may still be open. */
+  creditSweepSortKey: sortableMs,
 };

@@ -128,7 +128,8 @@ export const scheduledWorkers: ScheduledWorkerDefinition[] = [
     everySecondsLocally: 5,
     timeoutSeconds: 60,
     memoryMb: 512,
-    access: { table: { read: true, write: true, indexes: ['gsi1'] } },
+    // gsi3: the sweep's shards; gsi1: the previous layout's one key, read until it is empty.
+    access: { table: { read: true, write: true, indexes: ['gsi1', 'gsi3'] } },
   },
   // Events whose change was written but never published (a crash in between): published again, same id.
   {

@@ -130,7 +130,10 @@ async function setup(channelInput: Partial<Channel> = {}, provider: MessageProvi
 describe('send use case over DynamoDB', () => {
   it("costs exactly token, channel (with its contact's suppression), charge and record on a metered channel", async () => {
     const provider: MessageProvider = { send: async () => ({ providerMessageIds: ['SM1'] }) };
-    const { request } = await setup({ credits: 5, provider: { kind: 'twilio', accountSid: 'AC1', authToken: 't' } }, provider);
+    const { request } = await setup(
+      { credits: 5, provider: { kind: 'twilio', accountSid: 'AC1', authToken: 't' } },
+      provider,
+    );
     operations = [];
     await request({ to: '+5511988887777', body: 'hello' });
     // Token, channel (one BatchGetItem with the suppression and window items: contract §17 adds no round trip),

@@ -73,7 +73,7 @@ describe('DynamoDB item layout', () => {
       [backgroundIndex.partitionKey]: 'PROJECTS',
       [backgroundIndex.sortKey]: '2026-11-21T10:00:00.000Z#p1',
     });
-    expect(backgroundIndex.creditSweepPartition).toBe('CREDIT_SWEEP');
+    expect(backgroundIndex.legacyCreditSweepPartition).toBe('CREDIT_SWEEP');
     const times = [5, 1_700_000_000_000, 99, 0];
     const sorted = times.map(backgroundIndex.sortableMs).sort();
     expect(sorted).toEqual([0, 5, 99, 1_700_000_000_000].map(backgroundIndex.sortableMs));
