@@ -55,6 +55,8 @@ const groups = {
     'test/e2e/observability.test.ts',
     // Throttles its own stand-ins (local/throttle.ts) and restarts on its data.
     'test/e2e/overload.test.ts',
+    // Times one project's sends beside another's flood: a service no other file loads.
+    'test/e2e/limits-flood.test.ts',
     'test/e2e/persistence.test.ts',
     'test/e2e/single-loop.test.ts',
     'test/e2e/webhooks-durability.test.ts',

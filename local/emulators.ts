@@ -20,6 +20,7 @@ import { deadLetterName, queues, type QueueKey } from '#shared/contract/queues.t
 import { mainTable } from '#shared/contract/table.ts';
 import type { S3Refusal } from './s3-post-policy.ts';
 import { hasContractIndexes, rebuildWithContractIndexes } from './table-upgrade.ts';
+import { returnItemOnConditionFailure } from './dynalite-fidelity.ts';
 import { BYPASS_HEADER, throttleDynamo, throttleQueues } from './throttle.ts';
 
 const REGION = 'us-east-1';
@@ -118,13 +119,15 @@ export async function startDynalite(
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const indexKeys = indexKeysReader(endpoint);
-  throttleDynamo(server, indexKeys.read);
+  const items = itemReader(endpoint);
+  const indexKeyNames = [...new Set(mainTable.globalSecondaryIndexes.map((g) => g.partitionKey))];
+  throttleDynamo(server, (key) => items.read(key, indexKeyNames));
+  returnItemOnConditionFailure(server, (key) => items.read(key));
   return {
     endpoint,
     server,
     close: async () => {
-      indexKeys.destroy();
+      items.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
@@ -132,14 +135,13 @@ export async function startDynalite(
 }
 
 /**
- * How the throttle (./throttle.ts) reads an item's index keys before a write: a consistent GetItem of those attributes
- * alone, marked so the throttle lets it through. The client is made on the first read (an armed index rule).
+ * How the stand-in's own layers read an item as it is now: a consistent GetItem (of `attributes` alone when given),
+ * marked so the throttle lets it through and call counters leave it out. The client is made on the first read.
  */
-function indexKeysReader(endpoint: string) {
+function itemReader(endpoint: string) {
   let client: DynamoDBClient | undefined;
-  const attributes = [...new Set(mainTable.globalSecondaryIndexes.map((g) => g.partitionKey))];
   return {
-    read: async (key: Record<string, unknown>) => {
+    read: async (key: Record<string, unknown>, attributes?: readonly string[]) => {
       if (!client) {
         client = new DynamoDBClient({ region: REGION, endpoint, credentials });
         client.middlewareStack.add(
@@ -155,8 +157,12 @@ function indexKeysReader(endpoint: string) {
           TableName: mainTable.localName,
           Key: key as never,
           ConsistentRead: true,
-          ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
-          ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a])),
+          ...(attributes
+            ? {
+                ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
+                ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a])),
+              }
+            : {}),
         }),
       );
       return out.Item as never;

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { CustomTokenGrant } from '../token-store.ts';
-import type { RateLimiter, TenantLimiter } from '../../ratelimit/index.ts';
+import type { RateDecision, RateLimiter, TenantLimiter } from '../../ratelimit/index.ts';
 import { HttpError } from '../../http/errors.ts';
 import { overloadHttpError } from '../../http/domain-errors.ts';
 import type { HttpEvent, HttpResult } from '../../http/types.ts';
@@ -18,9 +18,10 @@ export const customTokenLimitKey = (grant: CustomTokenGrant) => `custom#${grant.
 
 /**
  * A custom token's limits, counted right after authentication and before anything else (a refused request claims no
- * `Idempotency-Key` and does nothing): over the token's limit or the project's sends a second, 429 `RATE_LIMITED`
- * with `Retry-After`. A limit that cannot be checked refuses (503), never admits. Both buckets are asked at once:
- * one round trip of waiting, not two.
+ * `Idempotency-Key` and does nothing): over the project's sends a second or the token's own limit, 429
+ * `RATE_LIMITED` with `Retry-After`. A limit that cannot be checked refuses (503), never admits. The project's bucket
+ * is asked first: a project flooding past its limit is refused from what this instance already knows of its full
+ * bucket, without a write to either bucket, so its flood costs the service (and the other tenants) little.
  */
 export function customTokenLimits(
   ports: CustomTokenLimitPorts,
@@ -30,24 +31,27 @@ export function customTokenLimits(
     before: async (request) => {
       const event = request.event;
       const grant = event.auth;
-      // Arrival time as API Gateway stamped it: requests that arrive together are judged together.
-      const at = event.requestContext?.requestTimeEpoch ?? Date.now();
-      const [token, sends] = await Promise.allSettled([
-        ports.token.admit(customTokenLimitKey(grant), at),
-        ports.sends?.admit(grant.projectId, 'sends', at),
-      ]);
-      if (token.status === 'rejected') throw overloadHttpError(token.reason);
-      if (!token.value.allowed) {
-        const wait = token.value.retryAfterSeconds ?? 1;
+      // Judged when the check runs, not when API Gateway stamped the arrival: a bucket of one second's worth would
+      // refuse a request that waited longer than its window behind later arrivals (a cold start, a loaded host),
+      // since those moved the bucket past its time.
+      const at = Date.now();
+      // The project's refusal is a domain error (429 RATE_LIMITED) or an overload (503): the edge answers either.
+      await ports.sends?.admit(grant.projectId, 'sends', at);
+      let token: RateDecision;
+      try {
+        token = await ports.token.admit(customTokenLimitKey(grant), at);
+      } catch (cause) {
+        throw overloadHttpError(cause);
+      }
+      if (!token.allowed) {
+        const wait = token.retryAfterSeconds ?? 1;
         throw new HttpError(
           429,
           'RATE_LIMITED',
-          `This token's limit of ${token.value.limit} requests a second was reached; retry after ${wait} s.`,
+          `This token's limit of ${token.limit} requests a second was reached; retry after ${wait} s.`,
           { headers: { 'Retry-After': String(wait) } },
         );
       }
-      // The project's refusal is a domain error (429 RATE_LIMITED) or an overload (503): the edge answers either.
-      if (sends.status === 'rejected') throw sends.reason;
     },
   };
 }

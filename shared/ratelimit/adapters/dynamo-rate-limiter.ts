@@ -14,6 +14,11 @@ import { keys } from '../../contract/keys.ts';
 
 /** Keys whose last known bucket state this instance remembers (an order hint only; see below). */
 const MAX_HINTS = 10_000;
+/**
+ * A request's time further back than this is not a wait behind other work but a time given on purpose (a replay, a
+ * test's clock): its refusal stands.
+ */
+const STALE_AFTER_MS = 300_000;
 
 type Step = { kind: 'admitted'; tat: number } | { kind: 'refused'; tat: number | undefined };
 
@@ -43,6 +48,7 @@ export class DynamoRateLimitStore implements RateLimitStore {
   constructor(
     private readonly table: DynamoTable,
     private readonly random: () => number = Math.random,
+    private readonly clock: () => number = Date.now,
   ) {}
 
   async admit(key: string, now: number, params: GcraParams): Promise<RateDecision> {
@@ -59,7 +65,22 @@ export class DynamoRateLimitStore implements RateLimitStore {
     return wholeBucket(soonest, params, shards);
   }
 
+  /**
+   * One item's decision at `now`; a refusal of a request whose `now` is already more than an interval old (it
+   * waited behind other work, or the SDK retried its write) is judged again at the current time, once. Others judged
+   * at later times moved the bucket past a stale `now`, and a bucket of one second's worth would otherwise refuse a
+   * request that merely waited a second. (Judging it later is judging it as arriving later: the bucket's bound holds.)
+   */
   private async admitShard(key: string, now: number, p: GcraParams): Promise<RateDecision> {
+    const decision = await this.decideShard(key, now, p);
+    if (decision.allowed) return decision;
+    const later = this.clock();
+    const waited = later - now;
+    if (waited <= intervalMs(p) || waited > STALE_AFTER_MS) return decision;
+    return this.decideShard(key, later, p);
+  }
+
+  private async decideShard(key: string, now: number, p: GcraParams): Promise<RateDecision> {
     const hint = this.lastTat.get(key);
     const t = intervalMs(p);
     if (hint !== undefined && hint > now + p.windowMs - t) return refused(hint, now, p);
@@ -100,7 +121,8 @@ export class DynamoRateLimitStore implements RateLimitStore {
 
   /**
    * Bucket busy and one more fits (now < TAT <= now + window - interval): TAT := TAT + interval. On a refusal
-   * DynamoDB returns the item, so the caller knows whether it was full or idle; dynalite does not (`tat` unknown).
+   * DynamoDB returns the item, so the caller knows whether it was full or idle (the local stand-in does too,
+   * local/dynalite-fidelity.ts); a store that does not leaves `tat` unknown.
    */
   private async busy(key: string, now: number, p: GcraParams): Promise<Step> {
     const t = intervalMs(p);
@@ -139,8 +161,9 @@ export class DynamoRateLimiter implements RateLimiter {
   constructor(
     table: DynamoTable,
     private readonly params: GcraParams,
+    clock: () => number = Date.now,
   ) {
-    this.store = new DynamoRateLimitStore(table);
+    this.store = new DynamoRateLimitStore(table, Math.random, clock);
   }
 
   admit(key: string, now: number): Promise<RateDecision> {

@@ -247,6 +247,39 @@ describe('queues', () => {
   });
 });
 
+describe('what dynalite leaves out', () => {
+  it('a refused conditional write that asks for ALL_OLD carries the item as it was, as DynamoDB answers', async () => {
+    await doc.send(new PutCommand({ TableName, Item: { pk: 'OLD#1', sk: 'x', n: 7 } }));
+    const refused = await doc
+      .send(
+        new UpdateCommand({
+          TableName,
+          Key: { pk: 'OLD#1', sk: 'x' },
+          UpdateExpression: 'SET n = :n',
+          ConditionExpression: 'n = :other',
+          ExpressionAttributeValues: { ':n': 8, ':other': 1 },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      )
+      .catch((e) => e);
+    expect(refused.name).toBe('ConditionalCheckFailedException');
+    expect(refused.Item).toEqual({ pk: { S: 'OLD#1' }, sk: { S: 'x' }, n: { N: '7' } });
+    const without = await doc
+      .send(
+        new UpdateCommand({
+          TableName,
+          Key: { pk: 'OLD#1', sk: 'x' },
+          UpdateExpression: 'SET n = :n',
+          ConditionExpression: 'n = :other',
+          ExpressionAttributeValues: { ':n': 8, ':other': 1 },
+        }),
+      )
+      .catch((e) => e);
+    expect(without.name).toBe('ConditionalCheckFailedException');
+    expect(without.Item).toBeUndefined();
+  });
+});
+
 describe('rules', () => {
   it('parses where, glob and the read/write narrowing; a malformed rule is an error, not a silent no-op', () => {
     const [rule] = parseThrottles('gsi1:OUTBOX#*:write');

@@ -37,7 +37,9 @@ describe('DynamoRateLimiter against dynalite', () => {
   it('admits exactly 60 of 200 simultaneous requests on one token', async () => {
     const key = newId('tok');
     const now = Date.now();
-    const decisions = await Promise.all(Array.from({ length: 200 }, () => limiter.admit(key, now)));
+    // Simultaneous: however long dynalite takes, it is still `now` (a later time would refill the bucket).
+    const frozen = new DynamoRateLimiter(env.table, p, () => now);
+    const decisions = await Promise.all(Array.from({ length: 200 }, () => frozen.admit(key, now)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(60);
     for (const refused of decisions.filter((d) => !d.allowed)) expect(refused.retryAfterSeconds).toBe(1);
   });
@@ -97,6 +99,36 @@ describe('DynamoRateLimiter against dynalite', () => {
       ),
       { numRuns: 15 },
     );
+  });
+
+  it('requests that find an idle bucket together, each guessing busy, are all admitted while it has room', async () => {
+    const store = new DynamoRateLimitStore(env.table);
+    const key = newId('tok');
+    let t = 1_700_000_000_000;
+    // The instance last saw the bucket busy; by now it is idle (its TAT passed): every guess is wrong at once.
+    expect((await store.admit(key, t, p)).allowed).toBe(true);
+    for (let round = 0; round < 5; round++) {
+      t += 120_000;
+      const decisions = await Promise.all(Array.from({ length: 4 }, () => store.admit(key, t, p)));
+      expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true]);
+    }
+  });
+
+  it('a request that waited behind later ones is judged again when its own time is stale, not refused for waiting', async () => {
+    let clock = 1_700_000_000_000;
+    const store = new DynamoRateLimitStore(env.table, Math.random, () => clock);
+    const key = newId('tok');
+    const second = perSecondParams(5);
+    // Five requests judged at 2 s fill the bucket of five; one stamped at 0 s is only written now, at 2 s.
+    for (let i = 0; i < 5; i++) expect((await store.admit(key, clock + 2_000, second)).allowed).toBe(true);
+    clock += 2_000;
+    // Judged at its stale time it would be refused (the bucket moved two seconds past it); judged now, the
+    // bucket is full all the same: refused, with an honest wait.
+    const stale = await store.admit(key, clock - 2_000, second);
+    expect(stale.allowed).toBe(false);
+    // A second later the bucket has room again: a request stamped a second ago passes once judged now.
+    clock += 1_000;
+    expect((await store.admit(key, clock - 1_000, second)).allowed).toBe(true);
   });
 
   it('a busy token pays one conditional write per admitted request', async () => {
@@ -160,9 +192,9 @@ describe('a bucket over 250 requests a second, spread over items', () => {
   });
 
   it('admits no more than the whole bucket at once, and nearly all of it, over both items', async () => {
-    const store = new DynamoRateLimitStore(env.table);
-    const key = newId('prj');
     const now = Date.now();
+    const store = new DynamoRateLimitStore(env.table, Math.random, () => now);
+    const key = newId('prj');
     const decisions = await Promise.all(Array.from({ length: 560 }, () => store.admit(key, now, fast)));
     const admitted = decisions.filter((d) => d.allowed).length;
     expect(admitted).toBeLessThanOrEqual(500);
