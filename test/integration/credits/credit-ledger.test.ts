@@ -139,7 +139,10 @@ describe('DynamoCreditLedger against dynalite', () => {
 describe('the credit sweep, over the shards of the work index', () => {
   /** Each test's charges at their own time, so a sweep's cutoff reaches them and nothing of the other tests. */
   let clock = Date.parse('2026-12-02T00:00:00Z');
-  const tick = () => new Date((clock += 3_600_000));
+  const tick = () => {
+    clock += 3_600_000;
+    return new Date(clock);
+  };
 
   it('finds open charges of many projects across its shards and refunds each once, with two sweeps at once', async () => {
     const when = tick();
