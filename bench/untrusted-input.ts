@@ -7,45 +7,29 @@
  * 2. the same files as knowledge uploads: the time until `failed`, and the reason;
  * 3. a mail whose only part is 320,000 `<`, sent over SMTP to an email channel's address, with a `webhook.test` queued
  *    right after it: the time to `message.received` and to the `webhook.test` at a real receiver;
+ * 4. forged opt-outs (bench/lib/forged-mail.ts): a spoofed unsubscribe, a planted Message-ID then a bounce report, a
+ *    report naming addresses a sent mail never went to, 200 RCPT TO in one session: what each changed;
  * and an anchor from the same run: an ordinary PDF's extract time and `/healthz` p99 with nothing else running.
  *
  *   npx tsx bench/untrusted-input.ts [--rounds 3]
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { type AddressInfo, createServer as createTcpServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { GiB, ISSUE_BOMBS, pdfBomb } from '#test/support/pdf-bombs.ts';
 import { textPdf } from '#test/support/pdf-fixtures.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
+import { type ForgedMailRow, forgedMail, forgedMailReport } from './lib/forged-mail.ts';
 import { adminApi, machine, median, numberArg } from './lib/harness.ts';
+import { freePort, startArrivalReceiver, watchService } from './lib/service-watch.ts';
 
 const rounds = numberArg('rounds', 3);
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createTcpServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-
 // A webhook receiver: when each event type arrived.
-const arrivals: { type: string; at: number; eventId: string }[] = [];
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    arrivals.push({ type: event.type, at: performance.now(), eventId: event.id });
-    res.writeHead(204).end();
-  });
-});
-receiver.listen(0, '127.0.0.1');
-await new Promise((r) => receiver.once('listening', r));
+const receiver = await startArrivalReceiver();
+const { arrivals } = receiver;
 
 const smtpPort = await freePort();
 const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-untrusted-'));
@@ -64,34 +48,7 @@ const project = await admin('POST', '/projects', { companyId: 1042, name: 'bench
 const { token } = await admin('POST', `/projects/${project.projectId}/api-token`);
 const balance = async () => (await admin('GET', `/projects/${project.projectId}/bot-credits`)).disponivel as number;
 
-/** The service's resident set, MB (all its threads: gateway, workers, parsing sandbox). */
-const rssMb = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-
-/** While `work` runs: the peak RSS (every 5 ms) and /healthz latencies (one probe every 20 ms, one at a time). */
-async function observed<T>(work: () => Promise<T>): Promise<{ value: T; peakMb: number; healthz: number[] }> {
-  let peakMb = rssMb();
-  let running = true;
-  const sampler = setInterval(() => {
-    peakMb = Math.max(peakMb, rssMb());
-  }, 5);
-  const healthz: number[] = [];
-  const prober = (async () => {
-    while (running) {
-      const t = performance.now();
-      await fetch(`${svc.baseUrl}/healthz`).then((r) => r.arrayBuffer());
-      healthz.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
-  try {
-    const value = await work();
-    return { value, peakMb: Math.max(peakMb, rssMb()), healthz };
-  } finally {
-    running = false;
-    clearInterval(sampler);
-    await prober;
-  }
-}
+const { rssMb, observed } = watchService(svc.baseUrl, pid);
 
 const p99 = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -205,7 +162,7 @@ const channel = await admin('POST', `/projects/${project.projectId}/channels`, {
 const webhook = await admin('POST', `/projects/${project.projectId}/integrations`, {
   product: 'webhook',
   scope: 'general',
-  url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+  url: receiver.url,
 });
 const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
 const mailRows: { received: number; test: number }[] = [];
@@ -232,6 +189,21 @@ for (let r = 0; r < rounds + 1; r++) {
   if (r > 0) mailRows.push({ received: received - sent, test: tested - queued });
 }
 void channel;
+
+// ---------------------------------------------------------------- 4. forged opt-outs (bench/lib/forged-mail.ts)
+const forgedRounds: ForgedMailRow[][] = [];
+for (let r = 0; r < rounds; r++)
+  forgedRounds.push(
+    await forgedMail({
+      baseUrl: svc.baseUrl,
+      smtpPort,
+      projectId: project.projectId,
+      admin,
+      arrivals,
+      observed,
+      rssMb,
+    }),
+  );
 
 await stopProcess(svc.child, 'SIGTERM');
 receiver.close();
@@ -264,3 +236,4 @@ console.log(
     `(${mailRows.map((m) => f(m.received)).join(', ')}); the webhook.test queued beside it delivered after ` +
     `${f(median(mailRows.map((m) => m.test)))} ms (${mailRows.map((m) => f(m.test)).join(', ')}).`,
 );
+console.log(`\nForged opt-outs (medians of ${rounds}):\n\n${forgedMailReport(forgedRounds)}`);

@@ -11,6 +11,7 @@ import { normaliseWhatsApp } from '#shared/messaging/inbound/whatsapp.ts';
 import { parseBoundedJson, JsonShapeError } from '#shared/kernel/json-shape.ts';
 import { extractPdfPages, PdfError, PdfTooLargeError } from '#shared/pdf/index.ts';
 import { deflateSync } from 'node:zlib';
+import { dsnFuzzer } from './dsn-fuzzer.ts';
 import { deflatedZeros, lzwZeros, MARKER } from './pdf-bombs.ts';
 import { ABBREVIATIONS, COMPRESSING, encode, encodeChain, FILTERS, type FilterName } from './pdf-encoders.ts';
 import { onePage, pdfStream, writePdf } from './pdf-writer.ts';
@@ -586,6 +587,7 @@ export const FUZZERS: Fuzzer[] = [
   pdfFilterFuzzer,
   pdfGraphFuzzer,
   mailFuzzer,
+  dsnFuzzer,
   htmlFuzzer,
   markdownFuzzer,
   multipartFuzzer,
