@@ -35,6 +35,7 @@ export function customTokenLimitsFromConfig(
 ): CustomTokenLimitPorts {
   return {
     token: new DynamoRateLimiter(table, perSecondParams(cfg.CUSTOM_TOKEN_RATE_LIMIT_PER_SECOND)),
+    tokenPerSecond: cfg.CUSTOM_TOKEN_RATE_LIMIT_PER_SECOND,
     ...(options.sends ? { sends: tenantLimiterFromConfig(cfg, table) } : {}),
   };
 }

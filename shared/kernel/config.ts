@@ -44,7 +44,7 @@ const schema = z.object({
   SECRETS_KEY_SECRET_ARN: z.optional(nonEmpty()),
   BOT_RATE_LIMIT_PER_MINUTE: z._default(positiveInt(100_000), 60),
   /** A project's sends per second when its `limits.sendsPerSecond` is not set (the send routes answer 429 above). */
-  PROJECT_SENDS_PER_SECOND: z._default(positiveInt(1_000), 100),
+  PROJECT_SENDS_PER_SECOND: z._default(positiveInt(500), 100),
   /** A project's reported events per second when its `limits.eventsPerSecond` is not set (`POST …/events`). */
   PROJECT_EVENTS_PER_SECOND: z._default(positiveInt(10_000), 1_000),
   /** Requests per second one custom token may make on the routes it opens (sends and the message reads). */

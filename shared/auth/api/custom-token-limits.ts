@@ -9,6 +9,8 @@ import type { HttpEvent, HttpResult } from '../../http/types.ts';
 export interface CustomTokenLimitPorts {
   /** Each custom token's own requests a second, on every route it opens. */
   token: RateLimiter;
+  /** The token's limit, requests a second. */
+  tokenPerSecond: number;
   /** The project's sends a second (`limits.sendsPerSecond`): the send routes only. */
   sends?: TenantLimiter;
 }
@@ -21,7 +23,9 @@ export const customTokenLimitKey = (grant: CustomTokenGrant) => `custom#${grant.
  * `Idempotency-Key` and does nothing): over the project's sends a second or the token's own limit, 429
  * `RATE_LIMITED` with `Retry-After`. A limit that cannot be checked refuses (503), never admits. The project's bucket
  * is asked first: a project flooding past its limit is refused from what this instance already knows of its full
- * bucket, without a write to either bucket, so its flood costs the service (and the other tenants) little.
+ * bucket, without a write to either bucket, so its flood costs the service (and the other tenants) little. When the
+ * project's limit is no higher than the token's, the token's bucket could never refuse a send the project's admitted
+ * (a token is one project's), so a send writes the project's bucket alone.
  */
 export function customTokenLimits(
   ports: CustomTokenLimitPorts,
@@ -36,7 +40,8 @@ export function customTokenLimits(
       // since those moved the bucket past its time.
       const at = Date.now();
       // The project's refusal is a domain error (429 RATE_LIMITED) or an overload (503): the edge answers either.
-      await ports.sends?.admit(grant.projectId, 'sends', at);
+      const project = await ports.sends?.admit(grant.projectId, 'sends', at);
+      if (project && project.limit <= ports.tokenPerSecond) return;
       let token: RateDecision;
       try {
         token = await ports.token.admit(customTokenLimitKey(grant), at);

@@ -5,8 +5,12 @@ import { pageOf } from '../../http/pagination.ts';
 
 /** Answer bodies of this area as the API returns them (the OpenAPI document shows them; tests check answers). */
 
-/** The highest limits the operator may set on one project (requests a second). */
-export const MAX_LIMITS = { sendsPerSecond: 1_000, eventsPerSecond: 10_000 } as const;
+/**
+ * The highest limits the operator may set on one project (requests a second): a metered channel's credit is charged on
+ * the project's partition on every send (one write unit), so 500 sends keep it under half of that partition's 1,000;
+ * a reported event writes nothing of the project's but its limit's buckets (40 items at 10,000).
+ */
+export const MAX_LIMITS = { sendsPerSecond: 500, eventsPerSecond: 10_000 } as const;
 
 function projectLimits() {
   return withMeta(

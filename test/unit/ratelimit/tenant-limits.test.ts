@@ -111,7 +111,7 @@ describe("a custom token's limits on its routes", () => {
   });
 
   it("over the token's own limit: 429 RATE_LIMITED with Retry-After, the handler never runs", async () => {
-    const res = await call({ token: tokenBucket({ allowed: false, retryAfterSeconds: 2 }) });
+    const res = await call({ token: tokenBucket({ allowed: false, retryAfterSeconds: 2 }), tokenPerSecond: 100 });
     expect(res.status).toBe(429);
     expect(res.headers['Retry-After']).toBe('2');
     expect(res.body).toMatchObject({ success: false, error: 'RATE_LIMITED' });
@@ -124,16 +124,40 @@ describe("a custom token's limits on its routes", () => {
       limits: limitsOf({ prj_a: { sendsPerSecond: 1 } }),
       defaults,
     });
-    expect((await call({ token: tokenBucket({}), sends })).status).toBe(200);
-    const res = await call({ token: tokenBucket({}), sends });
+    expect((await call({ token: tokenBucket({}), tokenPerSecond: 100, sends })).status).toBe(200);
+    const res = await call({ token: tokenBucket({}), tokenPerSecond: 100, sends });
     expect(res.status).toBe(429);
     expect(Number(res.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
     expect(res.ran).toBe(false);
   });
 
+  it("a send writes the token's bucket only when the project's limit is above the token's", async () => {
+    let asked = 0;
+    const counting: RateLimiter = {
+      admit: async () => {
+        asked++;
+        return { allowed: true, limit: 100, remaining: 99, resetSeconds: 1 };
+      },
+    };
+    const projects = limitsOf({ prj_a: { sendsPerSecond: 100 } });
+    const sends = makeTenantLimiter({ store: new MemoryStore(), limits: projects, defaults });
+    expect((await call({ token: counting, tokenPerSecond: 100, sends })).status).toBe(200);
+    expect(asked).toBe(0);
+    const above = makeTenantLimiter({
+      store: new MemoryStore(),
+      limits: limitsOf({ prj_a: { sendsPerSecond: 400 } }),
+      defaults,
+    });
+    expect((await call({ token: counting, tokenPerSecond: 100, sends: above })).status).toBe(200);
+    expect(asked).toBe(1);
+    // Without a project bucket (the message reads), the token's is always asked.
+    expect((await call({ token: counting, tokenPerSecond: 100 })).status).toBe(200);
+    expect(asked).toBe(2);
+  });
+
   it('a bucket that cannot be checked refuses with 503 and Retry-After, the handler never runs', async () => {
     const broken: RateLimiter = { admit: async () => Promise.reject(new Error('ProvisionedThroughputExceeded')) };
-    const res = await call({ token: broken });
+    const res = await call({ token: broken, tokenPerSecond: 100 });
     expect(res.status).toBe(503);
     expect(res.headers['Retry-After']).toBe('1');
     expect(res.body.error).toBe('SERVICE_UNAVAILABLE');
@@ -143,7 +167,7 @@ describe("a custom token's limits on its routes", () => {
       limits: limitsOf({}),
       defaults,
     });
-    const viaProject = await call({ token: tokenBucket({}), sends: brokenSends });
+    const viaProject = await call({ token: tokenBucket({}), tokenPerSecond: 100, sends: brokenSends });
     expect(viaProject.status).toBe(503);
     expect(viaProject.ran).toBe(false);
   });
