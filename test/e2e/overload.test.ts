@@ -8,6 +8,7 @@ import { consistently, eventually } from '#test/support/eventually.ts';
 import { crashRun, type CrashableService } from '#test/support/crash.ts';
 import type { ServiceClient } from '#test/support/service.ts';
 import { throttleFile } from '#test/support/throttles.ts';
+import { textPdf } from '#test/support/pdf-fixtures.ts';
 import { startHttpDouble } from './send-doubles.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
@@ -237,7 +238,7 @@ describe('the Bots API', () => {
     expectBusy(await call('/api/v1/ai/health', { token: apiToken }));
   });
 
-  it('a credit charge that cannot be written is 503 and charges nothing: /completion and the OpenAI routes', async () => {
+  it('a credit charge that cannot be written is 503 and charges nothing, on every route that charges', async () => {
     const { projectId, apiToken } = await sendingProject();
     const bot = await svc.admin('POST', `/projects/${projectId}/bots`, { name: 'Store', instructions: 'Hi.' });
     const month = keys.credits(projectId, monthKey(new Date())).pk;
@@ -258,6 +259,17 @@ describe('the Bots API', () => {
     expect(chat.error).toMatchObject({ type: 'server_error', code: 'service_unavailable' });
     const responses = await openai.responses.create({ model: bot.body.botId, input: 'Hours?' }).catch((e) => e);
     expect(responses.status).toBe(503);
+    const embeddings = await openai.embeddings.create({ model: 'default', input: ['store hours'] }).catch((e) => e);
+    expect(embeddings.status).toBe(503);
+    expect(embeddings.error).toMatchObject({ type: 'server_error', code: 'service_unavailable' });
+    const form = new FormData();
+    form.append('file', new Blob([await textPdf(['Opening hours: 9 to 6.'])], { type: 'application/pdf' }), 'a.pdf');
+    const extract = await fetch(`${svc.baseUrl}/api/v1/ai/extract`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiToken}` },
+      body: form,
+    });
+    expectBusy({ status: extract.status, headers: extract.headers, body: await extract.json() });
     throttles.clear();
     expect(await svc.botBalance(projectId)).toBe(5);
   });
