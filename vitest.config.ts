@@ -18,6 +18,7 @@ const groups = {
     'test/e2e/examples.test.ts',
     'test/e2e/health.test.ts',
     'test/e2e/integrations.test.ts',
+    'test/e2e/limits.test.ts',
     'test/e2e/mail-trust.test.ts',
     'test/e2e/openapi-traffic.test.ts',
     'test/e2e/openapi.test.ts',
@@ -56,6 +57,10 @@ const groups = {
     'test/e2e/hot-path-ops.test.ts',
     'test/e2e/inbound-durability.test.ts',
     'test/e2e/observability.test.ts',
+    // Throttles its own stand-ins (local/throttle.ts) and restarts on its data.
+    'test/e2e/overload.test.ts',
+    // Times one project's sends beside another's flood: a service no other file loads.
+    'test/e2e/limits-flood.test.ts',
     'test/e2e/persistence.test.ts',
     'test/e2e/single-loop.test.ts',
     // Starts a second service beside its first on the same port, SMTP port and DATA_DIR.

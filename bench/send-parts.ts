@@ -80,6 +80,7 @@ const mark = (): OutboxMark => ({
   eventId: newId('evt'),
   at: Date.now(),
   message: JSON.stringify({ pad: 'x'.repeat(1000) }),
+  orderGroup: `${projectId}/channel:${sms.channelId}`,
 });
 
 /** A send's record as issue 30 writes it, or (`withConversation: false`) as it was before. */

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { queues } from '#shared/contract/queues.ts';
 import { scheduledWorkers } from '#shared/contract/workers.ts';
+import { mainTable } from '#shared/contract/table.ts';
 import { architectureFor, buildFunctionsSync } from './bundling.ts';
 import { functionSpecs, type FunctionSpec } from './functions.ts';
 
@@ -231,7 +232,7 @@ export function idleFloor(options: { alarmMetrics: number; secrets: number; swee
  * Alarm metrics of the default deployment (infra/alarms.ts): per queue, its dead-letter queue and the age of its
  * oldest message; per function, throttles and duration; per worker, errors; per scheduled worker, "not running" and
  * its schedule's dead-letter queue; the API's 5xx rate, 4xx rate (two) and latency; DynamoDB read and write
- * throttles; and the webhook failure rate's two (failed attempts, receives).
+ * throttles, of the table and of each index; and the webhook failure rate's two (failed attempts, receives).
  */
 export function defaultFloorInputs() {
   const specs = functionSpecs();
@@ -240,7 +241,7 @@ export function defaultFloorInputs() {
   const scheduled = specs.filter((s) => s.scheduledWorker).length;
   const deliver = specs.some((s) => s.queueWorker?.queue === 'deliveries');
   const api = 1 + 2 + 1;
-  const table = 2;
+  const table = 2 * (1 + mainTable.globalSecondaryIndexes.length);
   return {
     alarmMetrics: 2 * queueCount + 2 * specs.length + workers + 2 * scheduled + api + table + (deliver ? 2 : 0),
     secrets: 2,

@@ -263,7 +263,7 @@ function createTable(scope: Construct): Table {
       indexName: gsi.indexName,
       partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },
       sortKey: { name: gsi.sortKey, type: AttributeType.STRING },
-      projectionType: ProjectionType.ALL,
+      projectionType: ProjectionType[gsi.projection],
     });
   }
   return table;

@@ -7,6 +7,7 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  GetItemCommand,
   ResourceNotFoundException,
   type GlobalSecondaryIndex,
 } from '@aws-sdk/client-dynamodb';
@@ -18,6 +19,9 @@ import { buckets } from '#shared/contract/buckets.ts';
 import { deadLetterName, queues, type QueueKey } from '#shared/contract/queues.ts';
 import { mainTable } from '#shared/contract/table.ts';
 import type { S3Refusal } from './s3-post-policy.ts';
+import { hasContractIndexes, rebuildWithContractIndexes } from './table-upgrade.ts';
+import { returnItemOnConditionFailure } from './dynalite-fidelity.ts';
+import { BYPASS_HEADER, throttleDynamo, throttleQueues } from './throttle.ts';
 
 const REGION = 'us-east-1';
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -114,13 +118,56 @@ export async function startDynalite(
   const server = dynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const items = itemReader(endpoint);
+  const indexKeyNames = [...new Set(mainTable.globalSecondaryIndexes.map((g) => g.partitionKey))];
+  throttleDynamo(server, (key) => items.read(key, indexKeyNames));
+  returnItemOnConditionFailure(server, (key) => items.read(key));
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint,
     server,
     close: async () => {
+      items.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/**
+ * How the stand-in's own layers read an item as it is now: a consistent GetItem (of `attributes` alone when given),
+ * marked so the throttle lets it through and call counters leave it out. The client is made on the first read.
+ */
+function itemReader(endpoint: string) {
+  let client: DynamoDBClient | undefined;
+  return {
+    read: async (key: Record<string, unknown>, attributes?: readonly string[]) => {
+      if (!client) {
+        client = new DynamoDBClient({ region: REGION, endpoint, credentials });
+        client.middlewareStack.add(
+          (next) => (args) => {
+            (args.request as { headers: Record<string, string> }).headers[BYPASS_HEADER] = '1';
+            return next(args);
+          },
+          { step: 'build', name: 'localThrottleBypass' },
+        );
+      }
+      const out = await client.send(
+        new GetItemCommand({
+          TableName: mainTable.localName,
+          Key: key as never,
+          ConsistentRead: true,
+          ...(attributes
+            ? {
+                ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
+                ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a])),
+              }
+            : {}),
+        }),
+      );
+      return out.Item as never;
+    },
+    destroy: () => client?.destroy(),
   };
 }
 
@@ -176,6 +223,7 @@ async function startFauxqs(dir: string) {
     stores: { sqsStore, snsStore, s3Store },
   });
   acceptLargeObjects(app);
+  throttleQueues(app as never);
   enforcePostPolicies(app, await import('./s3-post-policy.ts'));
   answerBrowsers(app);
   app.addHook('preClose', () => {
@@ -400,18 +448,23 @@ function acceptLargeObjects(app: ReturnType<typeof buildApp>): void {
 
 async function ensureTable(ddb: DynamoDBClient): Promise<void> {
   try {
-    await ddb.send(new DescribeTableCommand({ TableName: mainTable.localName }));
+    const { Table } = await ddb.send(new DescribeTableCommand({ TableName: mainTable.localName }));
+    if (Table && !hasContractIndexes(Table)) await rebuildWithContractIndexes(ddb, () => createTable(ddb));
     return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
+  await createTable(ddb);
+}
+
+async function createTable(ddb: DynamoDBClient): Promise<void> {
   const gsis: GlobalSecondaryIndex[] = mainTable.globalSecondaryIndexes.map((g) => ({
     IndexName: g.indexName,
     KeySchema: [
       { AttributeName: g.partitionKey, KeyType: 'HASH' },
       { AttributeName: g.sortKey, KeyType: 'RANGE' },
     ],
-    Projection: { ProjectionType: 'ALL' },
+    Projection: { ProjectionType: g.projection },
   }));
   const attributes = new Set<string>([
     mainTable.partitionKey,

@@ -68,7 +68,10 @@ export async function deliverHandler(fn: 'deliver' | 'deliver-ordered') {
       new HttpWebhookSender({ timeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS, allowPrivate: cfg.webhookAllowPrivate }),
       metrics,
     ),
-    pacing: makePacing({ pacer: new DynamoWebhookPacer(table) }),
+    pacing: makePacing({
+      pacer: new DynamoWebhookPacer(table),
+      log: (message, details) => log('warn', message, details),
+    }),
     gate: new EndpointGate({
       maxInFlight: cfg.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
       slowAfterMs: cfg.WEBHOOK_SLOW_AFTER_MS,

@@ -29,8 +29,8 @@ export function meteredCreditLedger(ledger: CreditLedger, metrics: Metrics): Cre
       if (refunded) metrics.count(metricNames.creditsRefunded);
       return refunded;
     },
-    async sweep(openBefore) {
-      const swept = await ledger.sweep(openBefore);
+    async sweep(openBefore, budgetMs) {
+      const swept = await ledger.sweep(openBefore, budgetMs);
       if (swept > 0) metrics.count(metricNames.creditsSwept, swept);
       return swept;
     },

@@ -57,6 +57,7 @@ import { knowledgeHandlers } from '#shared/knowledge/api/admin-routes.ts';
 import { webhookHealthHandlers } from '#shared/webhooks/api/health-routes.ts';
 import { makeReportEvent } from '#shared/messaging/report-event.ts';
 import { rememberChannels } from '#shared/messaging/recent-channels.ts';
+import { tenantLimiterFromConfig } from '#functions/_wiring/limits.ts';
 
 // Composition root: built once per cold start. Each store is built once and shared by the areas' use cases.
 const cfg = config();
@@ -181,7 +182,14 @@ export const handler = adminFunction({
   adminKey,
   prefix: ADMIN_PREFIX,
   routes: bindRoutes(adminRouteTable, {
-    ...eventHandlers(makeReportEvent({ projects: projectStore, channels: reportChannels, events })),
+    ...eventHandlers(
+      makeReportEvent({
+        projects: projectStore,
+        channels: reportChannels,
+        events,
+        limits: tenantLimiterFromConfig(cfg, table),
+      }),
+    ),
     ...deliveryHandlers(webhookAdmin),
     ...recoverHandlers(recover),
     ...usageHandlers({ creditUsage, accountOf: projects.creditAccount }),

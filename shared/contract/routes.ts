@@ -164,8 +164,9 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 30,
     memoryMb: 1024,
     access: {
-      // gsi1: a webhook's failed deliveries (recover); gsi2: a conversation's messages (the console).
-      table: { read: true, write: true, indexes: ['gsi1', 'gsi2'] },
+      // gsi1: the project listing; gsi2: a conversation's messages (the console); gsi3: a webhook's failed
+      // deliveries (recover).
+      table: { read: true, write: true, indexes: ['gsi1', 'gsi2', 'gsi3'] },
       secrets: ['adminKey', 'secretsKey'],
       sendTo: ['ingest', 'events', 'deliveries', 'deliveriesOrdered'],
       buckets: {
@@ -198,7 +199,8 @@ export const routes: RouteDefinition[] = [
     fn: 'message-status',
     timeoutSeconds: 10,
     memoryMb: 256,
-    access: { table: { read: true }, buckets: { transfer: { read: ['media/'] } } },
+    // Writes its custom token's rate-limit bucket.
+    access: { table: { read: true, write: true }, buckets: { transfer: { read: ['media/'] } } },
   },
   // Conversations (contract §17): a contact's window and opt-out, and its messages (the conversation index).
   {
@@ -208,7 +210,8 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 10,
     memoryMb: 256,
     access: {
-      table: { read: true, indexes: ['gsi2'] },
+      // Writes its custom token's rate-limit bucket.
+      table: { read: true, write: true, indexes: ['gsi2'] },
       buckets: { transfer: { read: ['media/'] } },
       secrets: ['secretsKey'],
     },
@@ -220,7 +223,8 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 10,
     memoryMb: 256,
     access: {
-      table: { read: true, indexes: ['gsi2'] },
+      // Writes its custom token's rate-limit bucket.
+      table: { read: true, write: true, indexes: ['gsi2'] },
       buckets: { transfer: { read: ['media/'] } },
       secrets: ['secretsKey'],
     },

@@ -30,8 +30,8 @@ export interface ScheduledWorkerDefinition {
 
 /** What a deliver worker touches (both queues: a recover continuation or a re-sent job may go to either). */
 const deliverAccess: FunctionAccess = {
-  // gsi1: a webhook's failed deliveries, when a recover goes on here (shared/webhooks/recover.ts).
-  table: { read: true, write: true, indexes: ['gsi1'] },
+  // gsi3: a webhook's failed deliveries, when a recover goes on here (shared/webhooks/recover.ts).
+  table: { read: true, write: true, indexes: ['gsi3'] },
   // events: the webhook notices (`webhook.failing`, `webhook.disabled`), published by the worker that noticed.
   sendTo: ['deliveries', 'deliveriesOrdered', 'events'],
   buckets: { transfer: { read: ['payloads/'], write: ['payloads/'] } },
@@ -128,7 +128,8 @@ export const scheduledWorkers: ScheduledWorkerDefinition[] = [
     everySecondsLocally: 5,
     timeoutSeconds: 60,
     memoryMb: 512,
-    access: { table: { read: true, write: true, indexes: ['gsi1'] } },
+    // gsi3: the sweep's shards; gsi1: the previous layout's one key, read until it is empty.
+    access: { table: { read: true, write: true, indexes: ['gsi1', 'gsi3'] } },
   },
   // Events whose change was written but never published (a crash in between): published again, same id.
   {
@@ -137,6 +138,7 @@ export const scheduledWorkers: ScheduledWorkerDefinition[] = [
     everySecondsLocally: 5,
     timeoutSeconds: 60,
     memoryMb: 512,
-    access: { table: { read: true, write: true, indexes: ['gsi1'] }, sendTo: ['events'] },
+    // gsi3: the outbox's shards; gsi1: the previous layout's one outbox key, until it is empty.
+    access: { table: { read: true, write: true, indexes: ['gsi1', 'gsi3'] }, sendTo: ['events'] },
   },
 ];

@@ -38,4 +38,9 @@ export {
 export type { EventQueue, PayloadStore } from './ports.ts';
 export { eventIdFor, markOf, messageOfMark, type OutboxMark, type PreparedEvent } from './outbox.ts';
 export { makeEventPublisher } from './publish-event.ts';
-export { makeSweepUnpublishedEvents, type UnpublishedEvents } from './sweep-unpublished.ts';
+export {
+  makeSweepUnpublishedEvents,
+  type StaleItem,
+  type StalePage,
+  type UnpublishedEvents,
+} from './sweep-unpublished.ts';

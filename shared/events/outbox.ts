@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EventEnvelope } from './envelope.ts';
-import type { EventMessage } from './event-message.ts';
+import { type EventMessage, orderingKeyOf } from './event-message.ts';
 
 /**
  * Nothing accepted is lost (contract §15): every state change that produces an event writes, in the same
@@ -24,6 +24,8 @@ export interface OutboxMark {
   at: number;
   /** The `EventMessage` as JSON: republished byte for byte. */
   message: string;
+  /** The event's order key within its project (`orderingKeyOf`): marks of one key are listed together, in order. */
+  orderGroup: string;
 }
 
 export function markOf(prepared: PreparedEvent): OutboxMark {
@@ -31,6 +33,7 @@ export function markOf(prepared: PreparedEvent): OutboxMark {
     eventId: prepared.message.eventId,
     at: prepared.message.acceptedAt,
     message: JSON.stringify(prepared.message),
+    orderGroup: `${prepared.message.projectId}/${orderingKeyOf(prepared.message)}`,
   };
 }
 

@@ -13,7 +13,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     operationId: 'createProject',
     summary: 'Create a project',
     description:
-      'A project holds channels, integrations, bots and one API token. `monthlyBotCredits` is the monthly bot credit allowance (default 0).',
+      'A project holds channels, integrations, bots and one API token. `monthlyBotCredits` is the monthly bot credit allowance (default 0). ' +
+      "`limits` (`sendsPerSecond`, `eventsPerSecond`) caps the project's sends and reported events a second; a limit left out or null is the deployment's default (100 and 1,000).",
     tags: ['Projects'],
     responses: { 201: { description: 'The project.', body: s.project } },
   },
@@ -41,10 +42,11 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'PATCH /projects/{projectId}': {
     operationId: 'updateProject',
-    summary: "Change a project's name or contact email",
+    summary: "Change a project's name, contact email or limits",
     description:
       '`name`, `contactEmail` (where the webhook notices `webhook.failing` and `webhook.disabled` are mailed; `null` ' +
-      'removes it); a field not sent is unchanged.',
+      "removes it), `limits` (each limit sent is set, `null` gives it back to the deployment's default, `limits: null` " +
+      'gives all of them back; a change reaches every request within 10 seconds); a field not sent is unchanged.',
     tags: ['Projects'],
     responses: { 200: { description: 'The project after the change.', body: s.project } },
   },
@@ -332,10 +334,11 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     operationId: 'reportEvent',
     summary: 'Report a channel event',
     description:
-      "How channel back ends report events; each is delivered to every webhook that applies (the general one plus the channel's).",
+      "How channel back ends report events; each is delivered to every webhook that applies (the general one plus the channel's). " +
+      "Over the project's `limits.eventsPerSecond`: 429 `RATE_LIMITED` with `Retry-After`, nothing queued.",
     tags: ['Webhook deliveries'],
     responses: { 202: { description: 'Queued.', body: s.eventAccepted } },
-    errors: { 404: ['CHANNEL_NOT_FOUND'] },
+    errors: { 404: ['CHANNEL_NOT_FOUND'], 429: ['RATE_LIMITED'] },
   },
   'POST /projects/{projectId}/bots': {
     operationId: 'createBot',

@@ -232,7 +232,12 @@ const HEADERS = {
     schema: { type: 'integer' },
     example: 1,
   },
-  'Retry-After': { description: 'Seconds until the next request would pass.', schema: { type: 'integer' }, example: 1 },
+  'Retry-After': {
+    description:
+      'Seconds to wait before retrying: until the next request would pass (429), or the service is busy (503).',
+    schema: { type: 'integer' },
+    example: 1,
+  },
   'Idempotent-Replayed': {
     description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key`.',
     schema: { type: 'string' },
@@ -284,7 +289,8 @@ function queryParameters(query: Json): Json[] {
 }
 
 function publicOperation(route: RouteDefinition, method: string, doc: PublicOperationDoc, convert: Convert): Json {
-  const errors = mergeErrors(doc.errors, { 500: ['INTERNAL_ERROR'] });
+  // Any route may meet a throttled store or queue: 503 with Retry-After, nothing done.
+  const errors = mergeErrors(doc.errors, { 500: ['INTERNAL_ERROR'], 503: ['SERVICE_UNAVAILABLE'] });
   const headers = responseHeaders(doc.rateLimited ?? false, doc.idempotent ?? false);
   const internal = INTERNAL_TAGS.includes(doc.tags[0]);
   const operation: Json = {
@@ -324,7 +330,7 @@ function publicOperation(route: RouteDefinition, method: string, doc: PublicOper
         : {}),
     };
   }
-  operation.responses = responses(doc.responses, errors, convert, headers, doc.rateLimited ?? false, doc.errorFormat);
+  operation.responses = responses(doc.responses, errors, convert, headers, doc.errorFormat);
   if (route.method === 'ANY') operation['x-any-method'] = true;
   operation['x-codeSamples'] = codeSamples({
     method,
@@ -338,7 +344,7 @@ function publicOperation(route: RouteDefinition, method: string, doc: PublicOper
 
 function adminOperation(route: DocumentedRoute, path: string, doc: RouteDoc, convert: Convert): Json {
   const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-  const common: ErrorsByStatus = { 401: ['UNAUTHORIZED'], 500: ['INTERNAL_ERROR'] };
+  const common: ErrorsByStatus = { 401: ['UNAUTHORIZED'], 500: ['INTERNAL_ERROR'], 503: ['SERVICE_UNAVAILABLE'] };
   if (pathParams.length) common[404] = ['NOT_FOUND'];
   if (route.body && route.body !== 'raw') common[400] = ['INVALID_JSON', 'VALIDATION_ERROR'];
   if (route.body && route.body !== 'raw') common[413] = ['PAYLOAD_TOO_LARGE'];
@@ -377,13 +383,7 @@ function adminOperation(route: DocumentedRoute, path: string, doc: RouteDoc, con
       content: { 'application/json': { schema: convert(route.body, 'input') } },
     };
   }
-  operation.responses = responses(
-    doc.responses,
-    errors,
-    convert,
-    responseHeaders(false, route.idempotent ?? false),
-    false,
-  );
+  operation.responses = responses(doc.responses, errors, convert, responseHeaders(false, route.idempotent ?? false));
   operation['x-codeSamples'] = codeSamples({
     method: route.method,
     path,
@@ -408,7 +408,6 @@ function responses(
   errors: ErrorsByStatus,
   convert: Convert,
   headers: Json,
-  rateLimited: boolean,
   errorFormat?: 'openai',
 ): Json {
   const out: Json = {};
@@ -427,7 +426,8 @@ function responses(
   for (const [status, codes] of Object.entries(errors).sort(([a], [b]) => Number(a) - Number(b))) {
     if (!codes?.length) continue;
     const errorHeaders: Json = { 'x-request-id': { $ref: '#/components/headers/x-request-id' } };
-    if (status === '429' && rateLimited) errorHeaders['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    if (status === '429' || status === '503')
+      errorHeaders['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     if (status === '405') errorHeaders.Allow = { schema: { type: 'string' } };
     out[status] =
       errorFormat === 'openai'

@@ -111,7 +111,8 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       '`channelType`. Checks: token (401) → JSON (400/413) → channel (404) → payload (400) → a recipient opted out ' +
       '(409 `RECIPIENT_OPTED_OUT`) → WhatsApp: a `message` outside the contact’s 24-hour window (409 ' +
       '`WINDOW_CLOSED` with `closedAt`; a `template` goes at any time) → channel credits (402, nothing charged) → ' +
-      'provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks.',
+      'provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks. Over the project’s ' +
+      '`limits.sendsPerSecond` or the token’s own limit: 429 `RATE_LIMITED` with `Retry-After`, nothing sent.',
     tags: ['Messages'],
     security: 'customToken',
     idempotent: true,
@@ -134,6 +135,7 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       402: ['PROVIDER_ERROR'],
       404: ['CHANNEL_NOT_FOUND'],
       409: ['RECIPIENT_OPTED_OUT', 'WINDOW_CLOSED', ...(idempotencyErrors[409] ?? [])],
+      429: ['RATE_LIMITED'],
       502: ['PROVIDER_ERROR'],
     },
   },
@@ -147,7 +149,12 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     tags: ['Messages'],
     security: 'customToken',
     responses: { 200: { description: 'The conversation.', body: s.conversation } },
-    errors: { 401: ['ERR_NO_PERMISSION'], 400: ['VALIDATION_ERROR'], 404: ['CHANNEL_NOT_FOUND'] },
+    errors: {
+      401: ['ERR_NO_PERMISSION'],
+      400: ['VALIDATION_ERROR'],
+      404: ['CHANNEL_NOT_FOUND'],
+      429: ['RATE_LIMITED'],
+    },
   },
   'GET /api/integration/conversations/{contact}/messages': {
     operationId: 'listConversationMessages',
@@ -159,7 +166,12 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     security: 'customToken',
     paged: true,
     responses: { 200: { description: 'A page of messages.', body: s.conversationMessagePage } },
-    errors: { 401: ['ERR_NO_PERMISSION'], 400: ['VALIDATION_ERROR'], 404: ['CHANNEL_NOT_FOUND'] },
+    errors: {
+      401: ['ERR_NO_PERMISSION'],
+      400: ['VALIDATION_ERROR'],
+      404: ['CHANNEL_NOT_FOUND'],
+      429: ['RATE_LIMITED'],
+    },
   },
   'GET /api/integration/messages/{messageId}': {
     operationId: 'getMessage',
@@ -171,7 +183,7 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     tags: ['Messages'],
     security: 'customToken',
     responses: { 200: { description: 'The message.', body: s.messageStatus } },
-    errors: { 401: ['ERR_NO_PERMISSION'], 404: ['MESSAGE_NOT_FOUND'] },
+    errors: { 401: ['ERR_NO_PERMISSION'], 404: ['MESSAGE_NOT_FOUND'], 429: ['RATE_LIMITED'] },
   },
   'POST /inbound/twilio/{channelId}': {
     operationId: 'receiveTwilioCallback',

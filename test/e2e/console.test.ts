@@ -80,10 +80,17 @@ describeNeeding(chromium, 'console in a browser', () => {
 
   it('refuses a wrong admin key, then signs in and lists the projects created through the API, a page at a time', async () => {
     // One more than the console's page (20), so the last one needs "Load more".
+    // The newest (the one opened below) with a sends limit of its own, its reported events at the default.
     for (let n = 1; n <= 21; n++)
-      expect((await svc.admin('POST', '/projects', { companyId: 7000 + n, name: `API project ${n}` })).status).toBe(
-        201,
-      );
+      expect(
+        (
+          await svc.admin('POST', '/projects', {
+            companyId: 7000 + n,
+            name: `API project ${n}`,
+            ...(n === 21 ? { limits: { sendsPerSecond: 250 } } : {}),
+          })
+        ).status,
+      ).toBe(201);
     const listed = (await svc.admin('GET', '/projects?limit=100')).body.items as { projectId: string; name: string }[];
     expect(listed).toHaveLength(21);
 
@@ -109,6 +116,8 @@ describeNeeding(chromium, 'console in a browser', () => {
     await page.getByRole('link', { name: listed[0]!.name, exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Integrations' }).waitFor();
     await expectText(page.locator('.project-line'), listed[0]!.projectId);
+    await expectText(page.locator('.project-line [data-limits]'), '250 sends a second');
+    await expectText(page.locator('.project-line [data-limits]'), "reported events: the deployment's default");
   });
 
   it('creates a project, which then heads the list', async () => {

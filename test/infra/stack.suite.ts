@@ -107,13 +107,16 @@ describe('functions', () => {
     }
   });
 
-  it('no function on AWS honours failpoints: the stack never sets FAILPOINTS, and every function runs as `aws`', () => {
+  it('no function on AWS honours failpoints or throttles: the stack sets neither, and every function runs as `aws`', () => {
     for (const fn of specs.map((x) => x.fn)) {
       const env = resources[fnId(fn)]!.Properties.Environment.Variables as Record<string, unknown>;
       expect(env, fn).not.toHaveProperty('FAILPOINTS');
+      expect(env, fn).not.toHaveProperty('THROTTLES');
+      expect(env, fn).not.toHaveProperty('THROTTLES_FILE');
       expect(env.SWITCHBOARD_RUNTIME, fn).toBe('aws');
     }
     expect(JSON.stringify(s.template.toJSON())).not.toContain('FAILPOINTS');
+    expect(JSON.stringify(s.template.toJSON())).not.toContain('THROTTLES');
   });
 
   it('deploys every function folder that exists (a handler.ts no definition names would never reach AWS)', () => {
@@ -406,7 +409,7 @@ describe('data', () => {
             { AttributeName: g.partitionKey, KeyType: 'HASH' },
             { AttributeName: g.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: { ProjectionType: g.projection },
         })),
       },
     });
@@ -835,6 +838,23 @@ describe('observability', () => {
     const throttles = alarms.find((a) => JSON.stringify(a.Metrics ?? []).includes('WriteThrottleEvents'));
     expect(JSON.stringify(throttles?.Metrics)).toContain('ReadThrottleEvents');
     expect(JSON.stringify(throttles?.Metrics)).toContain(table);
+    // Each index has its own throttle alarm (the table's counts leave its indexes out).
+    for (const index of mainTable.globalSecondaryIndexes) {
+      const indexAlarm = alarms.find((a) =>
+        (a.Metrics ?? []).some(
+          (m: { MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } }) =>
+            m.MetricStat?.Metric.MetricName === 'WriteThrottleEvents' &&
+            m.MetricStat.Metric.Dimensions.some(
+              (d) => d.Name === 'GlobalSecondaryIndexName' && d.Value === index.indexName,
+            ),
+        ),
+      );
+      expect(indexAlarm, index.indexName).toBeDefined();
+      expect(JSON.stringify(indexAlarm?.Metrics)).toContain('ReadThrottleEvents');
+      expect(JSON.stringify(indexAlarm?.Metrics)).toContain(table);
+      expect(indexAlarm?.Threshold).toBe(1);
+      expect(indexAlarm?.AlarmActions, index.indexName).toHaveLength(1);
+    }
     expect(alarms.some((a) => JSON.stringify(a.Metrics ?? []).includes('"4XXError"'))).toBe(true);
     expect(alarms.some((a) => a.MetricName === 'Latency' && a.Namespace === 'AWS/ApiGateway')).toBe(true);
   });

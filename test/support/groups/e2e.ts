@@ -19,6 +19,8 @@ export default groupSetup(
       WEBHOOK_RETRY_SCHEDULE: E2E_RETRY_SCHEDULE,
       WEBHOOK_ATTEMPT_TIMEOUT_MS: '15000',
       SEND_PROVIDER_TIMEOUT_MS: '2000',
+      // A project's limits changed by PATCH reach the send function within this (test/e2e/limits.test.ts).
+      PROJECT_LIMITS_CACHE_SECONDS: '2',
     },
   },
   async () => {

@@ -135,6 +135,27 @@ describe('webhook.failing', () => {
   });
 });
 
+describe('a failing webhook already noticed', () => {
+  it('writes its streak at most once a minute per worker, until a success ends it', async () => {
+    let ok = false;
+    const t = setup({ answer: () => (ok ? 200 : 500) });
+    await t.batch(3); // noticed
+    await t.batch(3); // the worker learns it is noticed
+    const writes = t.health.writes;
+    for (let i = 0; i < 20; i++) await t.batch(10);
+    expect(t.health.writes).toBe(writes);
+    t.advance(61_000);
+    await t.batch(10);
+    expect(t.health.writes).toBe(writes + 1);
+    // A success is always written: it ends the streak.
+    ok = true;
+    await t.batch(1);
+    expect(t.health.writes).toBe(writes + 2);
+    expect(t.health.failingSince('int_1')).toBeUndefined();
+    expect(t.publisher.events.filter((e) => e.type === 'webhook.failing')).toHaveLength(1);
+  });
+});
+
 describe('webhook.disabled', () => {
   it('is published by the write that disables the webhook, once, with the reason', async () => {
     const t = setup({ answer: () => 410 });
