@@ -1,4 +1,4 @@
-import { describeUnreadable } from '../extract/index.ts';
+import { describeUnreadable } from '../pdf/index.ts';
 import {
   countLetters,
   extractPdfPages,

@@ -16,6 +16,7 @@ export {
   type PdfPages,
   type UnreadableReason,
 } from './extract-pages.ts';
+export { describeUnreadable } from './describe-unreadable.ts';
 export { CorruptPdfError, EncryptedPdfError, NotPdfError, PdfError, PdfTooLargeError } from './errors.ts';
 export { DEFAULT_PDF_LIMITS, type PdfLimits } from './limits.ts';
 export { OcrEngineError, type OcrEngine, type OcrText, type PageImage } from './ocr.ts';
