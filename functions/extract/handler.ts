@@ -5,7 +5,7 @@ import { routes } from '#shared/contract/routes.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { meteredCreditLedger } from '#functions/_wiring/metered.ts';
-import { ocrFromConfig } from '#functions/_wiring/ocr.ts';
+import { ocrFromSettings } from '#shared/pdf/index.ts';
 import { meteredPlatform } from '#functions/_wiring/platform.ts';
 import { pdfOpenerFromConfig } from '#functions/_wiring/untrusted-pdf.ts';
 
@@ -25,6 +25,6 @@ export const handler = botsApiFunction({
     credits: meteredCreditLedger(new DynamoCreditLedger(table), metrics),
     // In-process on AWS; in a sandbox thread locally (UNTRUSTED_PARSING).
     openPdf: pdfOpenerFromConfig(cfg),
-    ocr: ocrFromConfig(cfg, metrics),
+    ocr: ocrFromSettings(platform, metrics),
   }),
 );

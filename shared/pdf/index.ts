@@ -20,3 +20,5 @@ export { describeUnreadable } from './describe-unreadable.ts';
 export { CorruptPdfError, EncryptedPdfError, NotPdfError, PdfError, PdfTooLargeError } from './errors.ts';
 export { DEFAULT_PDF_LIMITS, type PdfLimits } from './limits.ts';
 export { OcrEngineError, type OcrEngine, type OcrText, type PageImage } from './ocr.ts';
+export { pdfSettings } from './settings.ts';
+export { ocrFromSettings } from './wiring.ts';
