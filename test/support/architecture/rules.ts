@@ -1,86 +1,15 @@
 import type { Import, Repo } from './repo.ts';
 import { withoutComments } from './repo.ts';
+import { selfExplaining, sizes } from './area-quality.ts';
+import { areasOf, type Folder, isConverted, KNOWN_CYCLES, type Layer, NOT_YET_CONVERTED, placeOf } from './places.ts';
+
+export { areasOf, isConverted, KNOWN_CYCLES, NOT_YET_CONVERTED, placeOf } from './places.ts';
+export { selfExplaining, sizes, topLevelFunctions } from './area-quality.ts';
 
 /**
  * The rules docs/architecture.md states, each a function of the repository that returns its violations (empty when
  * the rule holds), so each can be shown failing on a made-up repository (test/unit/architecture-rules.test.ts).
  */
-
-/** Folders of `shared/` that are libraries: every file is public, so they have no face. */
-export const LIBRARIES = ['kernel', 'contract', 'http', 'openapi'];
-
-/**
- * Areas whose conversion to the target shape (one face, routes with their docs, settings, wiring, sizes, comments,
- * tests mirrored; docs/architecture.md "Converting an area") has not happened yet. For them the old rules still
- * hold: other areas reach them through `index.ts` or `api/index.ts`, and folders outside `shared/` reach in anywhere.
- * This list only shrinks: the test fails when a listed area already meets the target, and the final state is empty.
- */
-export const NOT_YET_CONVERTED: readonly string[] = [
-  'auth',
-  'completion',
-  'credits',
-  'events',
-  'idempotency',
-  'integrations',
-  'knowledge',
-  'messaging',
-  'models',
-  'pdf',
-  'projects',
-  'ratelimit',
-  'webhooks',
-];
-
-/**
- * File-level import cycles not broken yet (each: its files, sorted, joined by ` <-> `). Only shrinks; empty is the
- * target. A cycle found that is not listed fails.
- */
-export const KNOWN_CYCLES: readonly string[] = [
-  // events (being reworked by its own change): the envelope and the outbox name each other's types.
-  'shared/events/envelope.ts <-> shared/events/outbox.ts',
-  // completion: the OpenAI request rules and the request budget share an error and a type both ways.
-  'shared/completion/api/openai/request-budget.ts <-> shared/completion/api/openai/request-rules.ts',
-];
-
-export type Folder = 'shared' | 'functions' | 'local' | 'infra' | 'console' | 'bench' | 'scripts' | 'test' | 'other';
-export type Layer = 'face' | 'wiring' | 'settings' | 'api' | 'adapters' | 'core';
-
-export interface Place {
-  folder: Folder;
-  /** For `shared/<x>/…`: `x`. */
-  top?: string;
-  /** For an area's file: its layer inside the area. */
-  layer?: Layer;
-  isArea: boolean;
-}
-
-const FOLDERS: Folder[] = ['shared', 'functions', 'local', 'infra', 'bench', 'scripts', 'test'];
-
-export function placeOf(path: string): Place {
-  if (path.startsWith('console/')) return { folder: 'console', isArea: false };
-  const [first = '', top, second, ...rest] = path.split('/');
-  const folder = (FOLDERS as string[]).includes(first) ? (first as Folder) : 'other';
-  if (folder !== 'shared' || top === undefined) return { folder, isArea: false };
-  if (LIBRARIES.includes(top)) return { folder, top, isArea: false };
-  const layer: Layer =
-    second === 'api'
-      ? 'api'
-      : second === 'adapters'
-        ? 'adapters'
-        : rest.length === 0 && second === 'index.ts'
-          ? 'face'
-          : rest.length === 0 && second === 'wiring.ts'
-            ? 'wiring'
-            : rest.length === 0 && second === 'settings.ts'
-              ? 'settings'
-              : 'core';
-  return { folder, top, layer, isArea: true };
-}
-
-export const areasOf = (repo: Repo): string[] =>
-  [...new Set(repo.files.map(placeOf).flatMap((p) => (p.isArea && p.top ? [p.top] : [])))].sort();
-
-export const isConverted = (area: string, notYet: readonly string[] = NOT_YET_CONVERTED) => !notYet.includes(area);
 
 const describe = (i: Import, why?: string) => `${i.file} -> ${i.specifier}${why ? ` (${why})` : ''}`;
 const sorted = (items: Iterable<string>) => [...new Set(items)].sort();
@@ -301,66 +230,6 @@ export function areaCycles(repo: Repo): string[] {
     graph.set(from.top!, [...(graph.get(from.top!) ?? []), to.top!]);
   }
   return cyclesOf(graph).map((cycle) => cycle.join(' <-> '));
-}
-
-const MAX_FILE_LINES = 400;
-const MAX_FUNCTION_LINES = 120;
-
-/** Top-level functions (`function name` or `const name = (…) =>` at column 0) and their length in lines. */
-export function topLevelFunctions(source: string): { name: string; lines: number }[] {
-  const lines = source.split('\n');
-  const found: { name: string; lines: number }[] = [];
-  for (let at = 0; at < lines.length; at++) {
-    const m =
-      /^(?:export\s+)?(?:async\s+)?function\*?\s+([\w$]+)|^(?:export\s+)?const\s+([\w$]+)\s*=\s*(?:async\s*)?\(/.exec(
-        lines[at]!,
-      );
-    if (!m) continue;
-    // It ends on the first line back at column 0: that line when it closes the function, else the line before.
-    let next = at + 1;
-    while (next < lines.length && !/^\S/.test(lines[next]!)) next++;
-    let end = next < lines.length && /^[}\])]/.test(lines[next]!) ? next : next - 1;
-    while (end > at && lines[end]!.trim() === '') end--;
-    found.push({ name: m[1] ?? m[2]!, lines: end - at + 1 });
-  }
-  return found;
-}
-
-/** A converted area: files of at most 400 lines, top-level functions (use cases, their factories) of at most 120. */
-export function sizes(repo: Repo, notYet: readonly string[] = NOT_YET_CONVERTED): string[] {
-  const found: string[] = [];
-  for (const file of repo.files) {
-    const place = placeOf(file);
-    if (!place.isArea || !isConverted(place.top!, notYet)) continue;
-    const source = repo.source(file);
-    const count = source.split('\n').length - (source.endsWith('\n') ? 1 : 0);
-    if (count > MAX_FILE_LINES) found.push(`${file}: ${count} lines (at most ${MAX_FILE_LINES})`);
-    for (const fn of topLevelFunctions(source))
-      if (fn.lines > MAX_FUNCTION_LINES)
-        found.push(`${file}: ${fn.name} is ${fn.lines} lines (at most ${MAX_FUNCTION_LINES})`);
-  }
-  return sorted(found);
-}
-
-/**
- * Comments that send the reader to a document the repository does not have: "contract §N", an issue number,
- * BENCHMARKS. A comment gives the reason, or links into docs/.
- */
-const OUTSIDE_REFERENCES = [/§\s*\d/, /\bcontract\s*§/i, /\bissues?\s*#?\d+/i, /\bBENCHMARKS\b/];
-
-export function selfExplaining(repo: Repo, notYet: readonly string[] = NOT_YET_CONVERTED): string[] {
-  const found: string[] = [];
-  for (const file of repo.files) {
-    const place = placeOf(file);
-    if (!place.isArea || !isConverted(place.top!, notYet)) continue;
-    repo
-      .source(file)
-      .split('\n')
-      .forEach((line, n) => {
-        if (OUTSIDE_REFERENCES.some((pattern) => pattern.test(line))) found.push(`${file}:${n + 1}: ${line.trim()}`);
-      });
-  }
-  return found;
 }
 
 /**
