@@ -1,4 +1,4 @@
-import type { PdfPage, UnreadableReason } from './extract-pages.ts';
+import type { PdfPage, UnreadableReason } from './pdf-page.ts';
 
 const REASONS: Record<UnreadableReason, [string, string]> = {
   blank: ['is blank', 'are blank'],

@@ -3,7 +3,7 @@ import type { Platform } from '../kernel/platform.ts';
 import type { Metrics } from '../kernel/metrics.ts';
 import { TesseractOcrEngine } from './adapters/tesseract-ocr.ts';
 import { textractClient, TextractOcrEngine } from './adapters/textract-ocr.ts';
-import type { OcrOptions } from './extract-pages.ts';
+import type { OcrOptions } from './pdf-page.ts';
 import type { OcrEngine } from './ocr.ts';
 import { pdfSettings, type PdfSettings } from './settings.ts';
 

@@ -19,7 +19,6 @@ export const NOT_YET_CONVERTED: readonly string[] = [
   'knowledge',
   'messaging',
   'models',
-  'pdf',
   'projects',
   'ratelimit',
   'webhooks',
