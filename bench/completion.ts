@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { localDocumentClient } from '#test/support/dynamo.ts';
-import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
+import { DynamoBotStore } from '#shared/bots/index.ts';
 import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
 import { DynamoRateLimiter } from '#shared/ratelimit/adapters/dynamo-rate-limiter.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';

@@ -20,7 +20,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import MiniSearch from 'minisearch';
 import { startEmulators } from '#local/emulators.ts';
-import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
+import { DynamoBotStore } from '#shared/bots/index.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
 import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
 import { SegmentCache } from '#shared/knowledge/segment-cache.ts';

@@ -349,7 +349,7 @@ async function burst(): Promise<void> {
 
 /** The bot's listed segments, read from the table the way the search function reads the bot. */
 async function segmentRefs(botId: string) {
-  const { DynamoBotStore } = await import('#shared/bots/adapters/dynamo-bot-store.ts');
+  const { DynamoBotStore } = await import('#shared/bots/index.ts');
   const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
   const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
   const client = DynamoDBDocumentClient.from(

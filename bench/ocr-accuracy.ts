@@ -15,7 +15,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { createCanvas } from '@napi-rs/canvas';
-import { TesseractOcrEngine } from '#shared/pdf/adapters/tesseract-ocr.ts';
+import { TesseractOcrEngine } from '#shared/pdf/index.ts';
 import { drawDotMatrixText } from '#test/support/dot-matrix.ts';
 import { debianFonts, TEST_SANS, useTestFonts } from '#test/support/fonts.ts';
 import { type GreyImage, mixedPdf } from '#test/support/pdf-fixtures.ts';

@@ -16,7 +16,7 @@
 import { cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { createCanvas } from '@napi-rs/canvas';
-import { TesseractOcrEngine } from '#shared/pdf/adapters/tesseract-ocr.ts';
+import { TesseractOcrEngine } from '#shared/pdf/index.ts';
 import { drawDotMatrixText } from '#test/support/dot-matrix.ts';
 import { debianFonts, TEST_SANS, useTestFonts } from '#test/support/fonts.ts';
 import { type GreyImage, mixedPdf } from '#test/support/pdf-fixtures.ts';
@@ -170,7 +170,7 @@ function pages(): BenchPage[] {
   return out;
 }
 
-type Prepare = typeof import('#shared/pdf/prepare.ts').prepareForOcr;
+type Prepare = typeof import('#shared/pdf/index.ts').prepareForOcr;
 // The anchor's preparation runs inside this tree's rendering (one pdfjs and one canvas library for both).
 const anchorPrepare = anchorDir
   ? ((await import(pathToFileURL(`${anchorDir}/shared/pdf/prepare.ts`).href)) as { prepareForOcr: Prepare })

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { routes } from '#shared/contract/routes.ts';
-import { adminRoutes } from '#shared/openapi/admin-routes.ts';
+import { adminRoutes } from '#functions/admin/routes.ts';
 import { buildOpenApiDocument } from '#shared/openapi/document.ts';
 import { textPdf } from '#test/support/pdf-fixtures.ts';
 import { startTestService } from '#test/support/service.ts';

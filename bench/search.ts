@@ -14,7 +14,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import MiniSearch from 'minisearch';
 import { startEmulators } from '#local/emulators.ts';
 import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
-import type { Bot } from '#shared/bots/bot.ts';
+import type { Bot } from '#shared/bots/index.ts';
 import { buildSegment, Segment, type SegmentDocumentInput } from '#shared/knowledge/index/segment.ts';
 import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
 import { SegmentCache } from '#shared/knowledge/segment-cache.ts';

@@ -153,7 +153,7 @@ export function consoleRoutes(options: ConsoleRouteOptions = {}): LocalRoute[] {
 
 /** The declarations only: building the document constructs no adapter and needs no configuration. */
 async function defaultAdminRoutes(): Promise<readonly RouteDeclaration[]> {
-  return (await import('#shared/openapi/admin-routes.ts')).adminRoutes;
+  return (await import('#functions/admin/routes.ts')).adminRoutes;
 }
 
 function readOnly(method: string | undefined, res: ServerResponse): boolean {

@@ -230,7 +230,7 @@ async function startBundles(
 ): Promise<BundlesMode> {
   const [{ BUNDLES_ENV, startBundlesMode }, { settingNames }] = await Promise.all([
     import('./bundles/bundles-mode.ts'),
-    import('#shared/kernel/config.ts'),
+    import('./settings.ts'),
   ]);
   const bundles = await startBundlesMode({
     ...input,

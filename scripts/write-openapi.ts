@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { routes } from '#shared/contract/routes.ts';
-import { adminRoutes } from '#shared/openapi/admin-routes.ts';
+import { adminRoutes } from '#functions/admin/routes.ts';
 import { buildOpenApiDocument } from '#shared/openapi/document.ts';
 
 const sdk = process.argv.includes('--sdk');

@@ -1,7 +1,12 @@
-import type { OcrEngine } from '#shared/pdf/ocr.ts';
-import { DecodeBudget } from '#shared/pdf/decode-budget.ts';
-import { inThreadWorker, loadPdfjs, pdfjsAssets } from '#shared/pdf/pdfjs.ts';
-import { type RenderOptions, renderPage } from '#shared/pdf/render.ts';
+import {
+  DecodeBudget,
+  inThreadWorker,
+  loadPdfjs,
+  type OcrEngine,
+  pdfjsAssets,
+  type RenderOptions,
+  renderPage,
+} from '#shared/pdf/index.ts';
 
 /** Extract's budget for one page's OCR: a page past it reads as nothing there, and here. */
 const PAGE_TIMEOUT_MS = 60_000;

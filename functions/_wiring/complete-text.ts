@@ -1,5 +1,5 @@
 import { readOptionalSecret } from '#shared/kernel/aws/secrets.ts';
-import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
+import { DynamoBotStore } from '#shared/bots/index.ts';
 import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import { modelRouterFromConfig } from '#shared/models/adapters/model-router-from-config.ts';

@@ -1,6 +1,4 @@
-import { config } from '#shared/kernel/config.ts';
 import { readSecret } from '#shared/kernel/aws/secrets.ts';
-import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
@@ -19,13 +17,11 @@ import {
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { SqsIngestQueue } from '#shared/knowledge/adapters/sqs-ingest-queue.ts';
 import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
-import { makeBotUseCases } from '#shared/bots/manage-bots.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { adminFunction } from '#shared/auth/api/presets.ts';
 import { bindRoutes } from '#shared/http/router.ts';
 import { makeIntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
 import { makeKnowledgeManagement, type KnowledgeManagement } from '#shared/knowledge/manage.ts';
-import { createLogger } from '#shared/kernel/logger.ts';
 import { makeChannelUseCases } from '#shared/messaging/manage-channels.ts';
 import { makeConversationQueries } from '#shared/messaging/conversations.ts';
 import { conversationHandlers } from '#shared/messaging/api/conversation-routes.ts';
@@ -42,9 +38,9 @@ import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts'
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
-import { dynamoTable } from '#functions/_wiring/table.ts';
-import { ADMIN_PREFIX, adminRouteTable } from '#shared/openapi/admin-routes.ts';
-import { botHandlers } from '#shared/bots/api/admin-routes.ts';
+import { platform as adminPlatform } from '#functions/_wiring/platform.ts';
+import { ADMIN_PREFIX, adminRouteTable } from './routes.ts';
+import { wireBotAdmin } from '#shared/bots/index.ts';
 import { channelHandlers } from '#shared/messaging/api/channel-routes.ts';
 import { deliveryHandlers } from '#shared/webhooks/api/delivery-routes.ts';
 import { eventHandlers } from '#shared/messaging/api/event-routes.ts';
@@ -60,13 +56,12 @@ import { rememberChannels } from '#shared/messaging/recent-channels.ts';
 import { tenantLimiterFromConfig } from '#functions/_wiring/limits.ts';
 
 // Composition root: built once per cold start. Each store is built once and shared by the areas' use cases.
-const cfg = config();
-const logger = createLogger('admin');
+const platform = adminPlatform('admin');
+const { cfg, logger, table } = platform;
 const adminKey =
   cfg.ADMIN_KEY ?? (cfg.ADMIN_KEY_SECRET_ARN ? await readSecret(cfg.ADMIN_KEY_SECRET_ARN, cfg.AWS_REGION) : undefined);
 if (!adminKey) throw new Error('Invalid configuration: ADMIN_KEY or ADMIN_KEY_SECRET_ARN is required');
 
-const table = dynamoTable(cfg);
 const secretBox = await secretBoxFromConfig(cfg);
 const projectStore = new DynamoProjectStore(table);
 const tokenStore = new DynamoTokenStore(table);
@@ -160,13 +155,12 @@ const ingestQueue = cfg.QUEUE_URL_INGEST
   ? new SqsIngestQueue(sqsClient(cfg), cfg.QUEUE_URL_INGEST)
   : { enqueue: unconfigured('QUEUE_URL_INGEST') };
 let knowledge: KnowledgeManagement;
-const bots = makeBotUseCases({
-  bots: new DynamoBotStore(table),
+const botAdmin = wireBotAdmin(platform, {
   projectExists: async (projectId) => (await projectStore.get(projectId)) !== undefined,
   purgeKnowledge: (botId) => knowledge.purgeBot(botId),
 });
 knowledge = makeKnowledgeManagement({
-  requireBot: bots.requireBot,
+  requireBot: botAdmin.bots.requireBot,
   files: new DynamoKnowledgeFileStore(table),
   index: new DynamoKnowledgeIndexStore(table),
   objects: knowledgeObjects,
@@ -199,7 +193,7 @@ export const handler = adminFunction({
     ...conversationHandlers(channels.requireChannel, conversations),
     ...sandboxHandlers(sandbox),
     ...integrationHandlers(integrations),
-    ...botHandlers(bots),
+    ...botAdmin.handlers,
     ...knowledgeHandlers(knowledge),
   }),
   // Routes declared `idempotent` (event reports, test events) accept Idempotency-Key; the lock outlives the

@@ -1,5 +1,5 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
-import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
+import { DynamoBotStore } from '#shared/bots/index.ts';
 import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
 import { config } from '#shared/kernel/config.ts';
 import { openAiErrors } from '#shared/completion/api/openai/openai-errors.ts';

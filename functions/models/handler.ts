@@ -1,6 +1,5 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
-import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
-import { BotNotFoundError, type Bot } from '#shared/bots/bot.ts';
+import { BotNotFoundError, DynamoBotStore, type Bot } from '#shared/bots/index.ts';
 import { config } from '#shared/kernel/config.ts';
 import { openAiErrors } from '#shared/completion/api/openai/openai-errors.ts';
 import { botsApiFunction } from '#shared/auth/api/presets.ts';

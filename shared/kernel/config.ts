@@ -1,18 +1,11 @@
+import { flag, invalidConfiguration, nonEmpty, positiveInt } from './settings.ts';
 import * as z from './validation/zod.ts';
 
-const flag = (fallback: boolean) =>
-  z.pipe(
-    z.optional(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])),
-    z.transform((v) => (v === undefined ? fallback : ['true', '1', 'yes', 'on'].includes(v))),
-  );
-
-const nonEmpty = () => z.string().check(z.minLength(1));
-/** A whole number above 0 and at most `max`, from its text in the environment. */
-const positiveInt = (max: number) => z.coerce.number().check(z.int(), z.gt(0), z.lte(max));
-
 /**
- * Settings from the environment, parsed once per cold start. A missing or malformed setting fails the cold start
- * with a clear message instead of failing the first request.
+ * The kernel's settings from the environment, parsed once per cold start: the generic ones (runtime, region,
+ * endpoints, the table, buckets, queues, secrets, untrusted parsing) and those of the areas that do not declare
+ * their own yet (an area's own: `shared/<area>/settings.ts`, see ./settings.ts). A missing or malformed setting
+ * fails the cold start with a clear message instead of failing the first request.
  */
 const schema = z.object({
   /** `local` when the local runner hosts the functions; decides defaults that differ from AWS. */
@@ -123,8 +116,6 @@ const schema = z.object({
   ),
   /** Deadline of each call to a channel's provider (SMTP, Twilio, WhatsApp Cloud); contract: 10 s. */
   SEND_PROVIDER_TIMEOUT_MS: z._default(positiveInt(60_000), 10_000),
-  /** OCR for extract pages without a text layer: default `tesseract` locally, `textract` on AWS; `none` turns it off. */
-  OCR_ENGINE: z.optional(z.enum(['tesseract', 'textract', 'none'])),
   /**
    * Where untrusted bytes (PDFs, mail, HTML and Markdown knowledge files) are parsed: `inline` (AWS: the Lambda's
    * memory and timeout are the sandbox) or `thread` (the local runner's default: a worker thread with a heap ceiling
@@ -135,19 +126,12 @@ const schema = z.object({
   SANDBOX_MEMORY_MB: z._default(z.coerce.number().check(z.int(), z.gte(64), z.lte(8192)), 512),
   /** `thread` parsing: parsing workers busy at once per function; more files wait their turn. */
   SANDBOX_THREADS: z._default(positiveInt(16), 2),
-  /** Pages OCRed at once: tesseract worker threads (default 1), or Textract calls in flight (default 8). */
-  OCR_CONCURRENCY: z.optional(positiveInt(64)),
-  OCR_DPI: z._default(z.coerce.number().check(z.int(), z.gte(72), z.lte(600)), 200),
-  /** Time budget of one page's OCR; past it the page counts as unreadable. */
-  OCR_PAGE_TIMEOUT_MS: z._default(positiveInt(600_000), 60_000),
   TEXTRACT_ENDPOINT: z.optional(z.url()),
-  /** Folder with `<lang>.traineddata.gz` for tesseract; default: the @tesseract.js-data packages. */
-  TESSERACT_LANG_PATH: z.optional(nonEmpty()),
 });
 
 export type RawConfig = z.output<typeof schema>;
 
-/** Every setting's variable name (the local runner's bundles mode passes the caller's values of these through). */
+/** The kernel's settings' names (with the areas' own, local/settings.ts: what the local runner checks and passes on). */
 export const settingNames: readonly string[] = Object.keys(schema.shape);
 
 export interface Config extends RawConfig {
@@ -169,10 +153,7 @@ let cached: Config | undefined;
 
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const result = schema.safeParse(env);
-  if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`Invalid configuration: ${problems}`);
-  }
+  if (!result.success) throw invalidConfiguration(result.error.issues);
   const raw = result.data;
   const local = raw.SWITCHBOARD_RUNTIME === 'local';
   return {

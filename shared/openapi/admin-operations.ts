@@ -1,6 +1,6 @@
 import * as z from '../kernel/validation/zod.ts';
 import { EXAMPLE_IDS } from './examples.ts';
-import type { RouteDoc } from './route-doc.ts';
+import type { RouteDoc } from '../contract/api-docs.ts';
 import * as s from './schemas.ts';
 
 /**
@@ -339,43 +339,6 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     tags: ['Webhook deliveries'],
     responses: { 202: { description: 'Queued.', body: s.eventAccepted } },
     errors: { 404: ['CHANNEL_NOT_FOUND'], 429: ['RATE_LIMITED'] },
-  },
-  'POST /projects/{projectId}/bots': {
-    operationId: 'createBot',
-    summary: 'Create a bot',
-    description:
-      'A bot is instructions, an optional model and temperature, and knowledge files; use its `botId` in the Bots API.',
-    tags: ['Bots'],
-    responses: { 201: { description: 'The bot.', body: s.bot } },
-  },
-  'GET /projects/{projectId}/bots': {
-    operationId: 'listBots',
-    summary: 'List bots',
-    description: "The project's bots, a page at a time.",
-    tags: ['Bots'],
-    responses: { 200: { description: 'A page of bots.', body: s.botPage } },
-  },
-  'GET /projects/{projectId}/bots/{botId}': {
-    operationId: 'getBot',
-    summary: 'Get a bot',
-    description: 'The bot by id: its instructions, model and temperature (null = the defaults).',
-    tags: ['Bots'],
-    responses: { 200: { description: 'The bot.', body: s.bot } },
-  },
-  'PATCH /projects/{projectId}/bots/{botId}': {
-    operationId: 'updateBot',
-    summary: 'Change a bot',
-    description:
-      'Changes only the fields sent (at least one); `model` and `temperature` take `null` to go back to the defaults.',
-    tags: ['Bots'],
-    responses: { 200: { description: 'The bot after the change.', body: s.bot } },
-  },
-  'DELETE /projects/{projectId}/bots/{botId}': {
-    operationId: 'deleteBot',
-    summary: 'Delete a bot and its knowledge',
-    description: 'Deletes the bot and every knowledge file; its excerpts leave search at once.',
-    tags: ['Bots'],
-    responses: { 204: { description: 'Deleted.' } },
   },
   'GET /projects/{projectId}/bots/{botId}/knowledge': {
     operationId: 'listKnowledgeFiles',

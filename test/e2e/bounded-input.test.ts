@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminRoutes } from '#shared/openapi/admin-routes.ts';
+import { adminRoutes } from '#functions/admin/routes.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 
 /**

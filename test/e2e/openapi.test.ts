@@ -8,7 +8,7 @@ import * as S from '#shared/openapi/schemas.ts';
 import { routes } from '#shared/contract/routes.ts';
 import type * as z from '#shared/kernel/validation/zod.ts';
 import { parseCompletionRequest } from '#shared/completion/api/completion-request.ts';
-import { adminRoutes } from '#shared/openapi/admin-routes.ts';
+import { adminRoutes } from '#functions/admin/routes.ts';
 import { chromium, ensureConsoleBuilt, launchBrowser } from '#test/console/browser.ts';
 import { describeNeeding } from '#test/support/prerequisites.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';

@@ -110,6 +110,18 @@ describe('start-up errors name the setting to change', () => {
     expect(line).toContain('WEBHOOK_RETRY_SCHEDULE: ');
   }, 60_000);
 
+  it("a setting an area declares (the pdf area's OCR_DPI), refused when the functions that read it load", async () => {
+    const line = refusal(
+      await runServiceToExit({
+        PORT: '0',
+        SMTP_INBOUND_PORT: '0',
+        DATA_DIR: join(parentDir, 'bad-area-setting'),
+        OCR_DPI: '7',
+      }),
+    );
+    expect(line).toContain('A setting is not valid: OCR_DPI: ');
+  }, 60_000);
+
   it('prints the console and the API reference URLs at start', () => {
     expect(running.output()).toContain(`Console:   ${running.baseUrl}/console`);
     expect(running.output()).toContain(`API docs:  ${running.baseUrl}/docs`);

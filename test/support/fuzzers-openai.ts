@@ -6,7 +6,7 @@ import { CONVERSATION_MAX_CHARS, jsonChars } from '#shared/completion/api/openai
 import { InvalidChatRequestError } from '#shared/completion/api/openai/request-rules.ts';
 import { parseResponsesRequest, selfContainedMessageId } from '#shared/completion/api/openai/responses-request.ts';
 import { boundedSample } from '#shared/models/adapters/schema-sample.ts';
-import type { Fuzzer } from './fuzzers.ts';
+import type { Fuzzer } from './fuzzer.ts';
 
 /**
  * Fuzzers for what the OpenAI-format routes decode and what the offline model generates from a caller's schema:

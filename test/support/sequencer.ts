@@ -60,7 +60,7 @@ export const slowFiles: Record<string, number> = {
   'model:test/e2e/completion.test.ts': 7,
   'unit:test/unit/knowledge/knowledge-arrivals.test.ts': 7,
   'bundles:test/e2e/completion-offline.test.ts': 7,
-  'unit:test/integration/extract/dot-matrix-ocr.test.ts': 7,
+  'unit:test/integration/pdf/dot-matrix-ocr.test.ts': 7,
   'unit:test/integration/s3/large-objects.test.ts': 6,
   'unit:test/integration/ratelimit/dynamo-rate-limiter.test.ts': 6,
   'unit:test/integration/completion/complete-text-credits.test.ts': 5,

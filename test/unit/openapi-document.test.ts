@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { routes } from '#shared/contract/routes.ts';
-import { adminRoutes } from '#shared/openapi/admin-routes.ts';
+import { adminRoutes } from '#functions/admin/routes.ts';
 import { buildOpenApiDocument } from '#shared/openapi/document.ts';
 import { REQUEST_EXAMPLES, SCHEMA_EXAMPLES } from '#shared/openapi/examples.ts';
 

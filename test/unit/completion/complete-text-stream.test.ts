@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Bot } from '#shared/bots/bot.ts';
+import type { Bot } from '#shared/bots/index.ts';
 import { makeCompleteText, sourcesOf, type CompletionInput } from '#shared/completion/complete-text.ts';
 import type { KnowledgeExcerpt } from '#shared/knowledge/knowledge-search.ts';
 import {

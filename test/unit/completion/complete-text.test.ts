@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Bot } from '#shared/bots/bot.ts';
+import type { Bot } from '#shared/bots/index.ts';
 import { makeCompleteText, type CompleteTextDeps, type CompletionInput } from '#shared/completion/complete-text.ts';
 import { asHttpError } from '#shared/http/domain-errors.ts';
 import { streamOfReply } from '#test/support/model-stream.ts';

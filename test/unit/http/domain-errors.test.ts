@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BotForbiddenError, BotNotFoundError } from '#shared/bots/bot.ts';
+import { BotForbiddenError, BotNotFoundError } from '#shared/bots/index.ts';
 import { GenerationFailedError, GenerationTimeoutError } from '#shared/completion/errors.ts';
 import {
   ConflictError,
@@ -15,7 +15,7 @@ import {
   ExtractionTimeoutError,
   FileTooLargeError,
   InvalidFileError,
-} from '#shared/extract/errors.ts';
+} from '#shared/extract/index.ts';
 import { HTTP_ANSWERS } from '#shared/http/domain-errors.ts';
 import { httpFunction } from '#shared/http/middleware.ts';
 import { UnsupportedMediaTypeError, UploadTooLargeError } from '#shared/knowledge/manage.ts';
