@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 
 /** The account every stand-in answers for (fauxqs's too): the ARNs they make name it. */
 export const LOCAL_ACCOUNT = '000000000000';
@@ -69,16 +70,40 @@ export async function listenStandIn(options: StandInServerOptions): Promise<Stan
     service ??= options.load();
     return service;
   };
-  const server = createServer((req, res) => {
-    serve(req, res, options, loaded).catch((error: unknown) => {
+  const handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
+    serve(req as IncomingMessage, res as ServerResponse, options, loaded).catch((error: unknown) => {
       const failure =
         error instanceof AwsError ? error : new AwsError(500, 'InternalFailure', 'The stand-in failed to answer.');
       if (!(error instanceof AwsError)) console.error(`[local ${options.signingName}]`, error);
       if (res.headersSent) return void res.destroy();
-      writeError(res, options.protocol, failure);
+      writeError(res as ServerResponse, options.protocol, failure);
     });
+  };
+  const http1 = createServer(handler);
+  http1.keepAliveTimeout = 65_000;
+  const http2 = createHttp2Server(handler);
+  // Some SDK clients speak HTTP/2 without TLS (Kinesis's, for SubscribeToShard), most HTTP/1.1: one port takes
+  // both, told apart by HTTP/2's connection preface.
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      if (head.length < HTTP2_PREFACE.length && HTTP2_PREFACE.startsWith(head.toString('latin1'))) return;
+      socket.off('data', onData);
+      socket.pause();
+      socket.unshift(head);
+      // HTTP/2 takes the bytes already read from the socket's buffer, then reads its handle itself.
+      if (HTTP2_PREFACE.startsWith(head.toString('latin1', 0, HTTP2_PREFACE.length))) http2.emit('connection', socket);
+      else {
+        http1.emit('connection', socket);
+        socket.resume();
+      }
+    };
+    socket.on('data', onData);
   });
-  server.keepAliveTimeout = 65_000;
   server.listen(options.port, '127.0.0.1');
   await Promise.race([
     once(server, 'listening'),
@@ -89,10 +114,12 @@ export async function listenStandIn(options: StandInServerOptions): Promise<Stan
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       }),
   };
 }
+
+const HTTP2_PREFACE = 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n';
 
 async function serve(
   req: IncomingMessage,
