@@ -125,16 +125,19 @@ export async function newQueue(sqs: SQSClient, name: string): Promise<{ url: str
   return { url, arn };
 }
 
-/** Receives (and deletes) messages from a queue until `count` have arrived or `timeoutMs` passes. */
+/**
+ * Receives (and deletes) messages from a queue until `count` have arrived or `timeoutMs` passes (at least one
+ * receive: with 0, what is there now).
+ */
 export async function receiveMessages(sqs: SQSClient, url: string, count: number, timeoutMs = 10_000): Promise<Message[]> {
   const got: Message[] = [];
   const deadline = Date.now() + timeoutMs;
-  while (got.length < count && Date.now() < deadline) {
+  do {
     const { Messages = [] } = await sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: url,
         MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 1,
+        WaitTimeSeconds: timeoutMs > 0 ? 1 : 0,
         MessageAttributeNames: ['All'],
         MessageSystemAttributeNames: ['All'],
       }),
@@ -143,6 +146,6 @@ export async function receiveMessages(sqs: SQSClient, url: string, count: number
       got.push(m);
       await sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle! }));
     }
-  }
+  } while (got.length < count && Date.now() < deadline);
   return got;
 }
