@@ -81,7 +81,8 @@ export function createSes(options: SesOptions): StandInService {
     if (!recipients.length) throw new AwsError(400, 'BadRequestException', 'Missing final destination: no recipients.');
     if (recipients.length > MAX_RECIPIENTS)
       throw new AwsError(400, 'BadRequestException', `Recipient count exceeds ${MAX_RECIPIENTS}.`);
-    const bad = [message.from, ...recipients].find((a) => !/^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$/.test(a));
+    const sender = bareAddress(message.from);
+    const bad = [sender, ...recipients].find((a) => !/^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$/.test(a));
     if (bad) throw new AwsError(400, 'BadRequestException', `Illegal address: ${bad}`);
 
     const sentAt = new Date();
@@ -92,7 +93,7 @@ export function createSes(options: SesOptions): StandInService {
       source: message.from,
       sourceArn:
         (input.FromEmailAddressIdentityArn as string | undefined) ??
-        `arn:aws:ses:${region}:${LOCAL_ACCOUNT}:identity/${message.from}`,
+        `arn:aws:ses:${region}:${LOCAL_ACCOUNT}:identity/${sender}`,
       destination: recipients,
       headers: message.headers,
       configurationSet: configurationSet ?? '',
@@ -108,7 +109,7 @@ export function createSes(options: SesOptions): StandInService {
     const events = eventsFor(mail, rejected ? 'rejected' : outcomes, sentAt);
     const record = {
       messageId,
-      from: message.from,
+      from: sender,
       to: message.to,
       cc: message.cc,
       bcc: message.bcc,
@@ -130,7 +131,7 @@ export function createSes(options: SesOptions): StandInService {
       publish(configurationSet, events, sentAt.getTime());
     });
     if (relayed.length)
-      void relayMail(options.relaySmtpUrl!, message.from, relayed, message.raw).then(
+      void relayMail(options.relaySmtpUrl!, sender, relayed, message.raw).then(
         (relayOutcomes) => publish(configurationSet, eventsFor(mail, relayOutcomes, new Date()).slice(1), Date.now()),
         options.onError,
       );
@@ -189,6 +190,11 @@ export function createSes(options: SesOptions): StandInService {
       return { mails };
     },
   };
+}
+
+/** `Name <a@b.c>` → `a@b.c`. */
+function bareAddress(address: string): string {
+  return (/<([^<>]+)>\s*$/.exec(address)?.[1] ?? address).trim();
 }
 
 interface ComposedMessage {
