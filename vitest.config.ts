@@ -18,6 +18,7 @@ const groups = {
     'test/e2e/examples.test.ts',
     'test/e2e/health.test.ts',
     'test/e2e/integrations.test.ts',
+    'test/e2e/local-aws.test.ts',
     'test/e2e/mail-trust.test.ts',
     'test/e2e/openapi-traffic.test.ts',
     'test/e2e/openapi.test.ts',
