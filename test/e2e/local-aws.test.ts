@@ -59,7 +59,7 @@ describe('GET /local/aws', () => {
     const post = await fetch(`${svc.baseUrl}/local/aws`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET');
-    expect((await post.json()).error).toBe('METHOD_NOT_ALLOWED');
+    expect(((await post.json()) as { error: string }).error).toBe('METHOD_NOT_ALLOWED');
     const head = await fetch(`${svc.baseUrl}/local/aws`, { method: 'HEAD' });
     expect(head.status).toBe(200);
   });

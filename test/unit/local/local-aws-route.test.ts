@@ -21,7 +21,7 @@ describe('/local/aws on AWS', () => {
     try {
       const response = await fetch(`${gateway.base}/local/aws`);
       expect(response.status).toBe(404);
-      expect((await response.json()).error).toBe('NOT_FOUND');
+      expect(((await response.json()) as { error: string }).error).toBe('NOT_FOUND');
     } finally {
       await gateway.close();
     }
