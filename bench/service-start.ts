@@ -46,11 +46,9 @@ for (let round = 0; round < rounds; round++) {
       svc.child.kill('SIGKILL');
       await new Promise((r) => svc.child.once('exit', r));
       rmSync(dataDir, { recursive: true, force: true });
-      const series = (results[`${mode}${checkout === 'against' ? ' (against)' : ''}`] ??= {
-        readyMs: [],
-        cpuMs: [],
-        idleCpuMs: [],
-      });
+      const name = `${mode}${checkout === 'against' ? ' (against)' : ''}`;
+      results[name] ??= { readyMs: [], cpuMs: [], idleCpuMs: [] };
+      const series = results[name];
       series.readyMs.push(readyMs);
       series.cpuMs.push(cpuAtReady);
       series.idleCpuMs.push(idle);

@@ -57,7 +57,9 @@ export interface LocalAws {
   endpoints: Record<'dynamodb' | 'sqs' | 's3' | 'sns' | StandInName, string>;
 }
 
-export function localAws(emulators: Pick<Emulators, 'region' | 'dynamoEndpoint' | 'awsEndpoint' | 'standInEndpoints'>): LocalAws {
+export function localAws(
+  emulators: Pick<Emulators, 'region' | 'dynamoEndpoint' | 'awsEndpoint' | 'standInEndpoints'>,
+): LocalAws {
   return {
     region: emulators.region,
     endpoints: {

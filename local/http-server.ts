@@ -33,9 +33,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const handlers: Record<string, ProxyHandler> = {};
 
   let ready = false;
-  const healthz = getOnly('/healthz', () => ({ status: ready ? 200 : 503, body: ready ? { ok: true } : { ok: false } }));
+  const healthz = getOnly('/healthz', () => ({
+    status: ready ? 200 : 503,
+    body: ready ? { ok: true } : { ok: false },
+  }));
   // The stand-ins a test or a developer points an AWS SDK client at: the runner's own, so no credentials asked.
-  const localAwsRoute = options.localAws ? [getOnly('/local/aws', () => ({ status: 200, body: options.localAws }))] : [];
+  const localAwsRoute = options.localAws
+    ? [getOnly('/local/aws', () => ({ status: 200, body: options.localAws }))]
+    : [];
   // The console, /openapi.json and /docs: static files and the document built from the loaded admin routes.
   // The browser posts knowledge uploads to the S3 stand-in (the upload URLs' origin): the console's CSP allows it.
   const uploadOrigins = process.env.S3_ENDPOINT ? [new URL(process.env.S3_ENDPOINT).origin] : [];

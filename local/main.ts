@@ -11,7 +11,10 @@ try {
     smtpInboundPort: portSetting('SMTP_INBOUND_PORT', process.env.SMTP_INBOUND_PORT, 2525),
     awsStandIns: {
       ports: Object.fromEntries(
-        STAND_IN_SERVICES.map((name) => [name, portSetting(standInPortSetting(name), process.env[standInPortSetting(name)], 0)]),
+        STAND_IN_SERVICES.map((name) => [
+          name,
+          portSetting(standInPortSetting(name), process.env[standInPortSetting(name)], 0),
+        ]),
       ),
       ...(process.env.LOCAL_SES_RELAY_SMTP_URL ? { sesRelaySmtpUrl: process.env.LOCAL_SES_RELAY_SMTP_URL } : {}),
     },

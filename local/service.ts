@@ -120,7 +120,9 @@ async function startServiceOn(
     options.awsStandIns,
   ).catch((error: unknown) => {
     const standIn = standInOfFailure(error);
-    throw standIn ? listenFailure(standInPortSetting(standIn), options.awsStandIns?.ports?.[standIn] ?? 0, error) : error;
+    throw standIn
+      ? listenFailure(standInPortSetting(standIn), options.awsStandIns?.ports?.[standIn] ?? 0, error)
+      : error;
   });
   const httpStarting = threads
     ? startHttpThread(standInsUp.then((emulators) => ({ ...httpOptions, localAws: localAws(emulators) }))).catch(

@@ -18,7 +18,8 @@ export function parseEventPattern(text: string): EventPattern {
   } catch {
     throw new InvalidEventPatternError('Event pattern is not valid. Reason: Filter is not valid JSON');
   }
-  if (!isObject(pattern)) throw new InvalidEventPatternError('Event pattern is not valid. Reason: Filter is not an object');
+  if (!isObject(pattern))
+    throw new InvalidEventPatternError('Event pattern is not valid. Reason: Filter is not an object');
   checkObject(pattern, '');
   return pattern;
 }
@@ -147,9 +148,13 @@ function anythingButExcludes(operand: unknown, value: unknown): boolean {
 function numeric(operand: (string | number)[], value: number): boolean {
   for (let i = 0; i < operand.length; i += 2) {
     const bound = operand[i + 1] as number;
-    const holds = { '<': value < bound, '<=': value <= bound, '=': value === bound, '>': value > bound, '>=': value >= bound }[
-      operand[i] as '<'
-    ];
+    const holds = {
+      '<': value < bound,
+      '<=': value <= bound,
+      '=': value === bound,
+      '>': value > bound,
+      '>=': value >= bound,
+    }[operand[i] as '<'];
     if (!holds) return false;
   }
   return true;

@@ -1,5 +1,10 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { InvalidEventPatternError, matchesEventPattern, parseEventPattern, type EventPattern } from './event-pattern.ts';
+import {
+  InvalidEventPatternError,
+  matchesEventPattern,
+  parseEventPattern,
+  type EventPattern,
+} from './event-pattern.ts';
 import type { Delivery } from './outbox.ts';
 import { arnResource, AwsError, LOCAL_ACCOUNT, optionalString, requiredString } from './wire.ts';
 
@@ -51,7 +56,8 @@ export function createEventBridgeRules({
     const busName = bus(optionalString(input, 'EventBusName'));
     const name = requiredString(input, member);
     const row = findRule.get(busName, name) as RuleRow | undefined;
-    if (!row) throw new AwsError(400, 'ResourceNotFoundException', `Rule ${name} does not exist on EventBus ${busName}.`);
+    if (!row)
+      throw new AwsError(400, 'ResourceNotFoundException', `Rule ${name} does not exist on EventBus ${busName}.`);
     return row;
   }
   const describe = (row: RuleRow) => ({
@@ -92,7 +98,9 @@ export function createEventBridgeRules({
     ListRules(input) {
       const busName = bus(optionalString(input, 'EventBusName'));
       const prefix = optionalString(input, 'NamePrefix') ?? '';
-      const rows = db.prepare('SELECT * FROM eb_rules WHERE bus = ? ORDER BY name').all(busName) as unknown as RuleRow[];
+      const rows = db
+        .prepare('SELECT * FROM eb_rules WHERE bus = ? ORDER BY name')
+        .all(busName) as unknown as RuleRow[];
       return { Rules: rows.filter((r) => r.name.startsWith(prefix)).map(describe) };
     },
     DeleteRule(input) {
@@ -114,14 +122,16 @@ export function createEventBridgeRules({
         'INSERT INTO eb_targets (bus, rule, id, target) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET target = excluded.target',
       );
       for (const target of targets as Target[]) {
-        const refusal = !target?.Id || !target.Arn
-          ? 'A target needs an Id and an Arn.'
-          : !DELIVERABLE.test(target.Arn)
-            ? 'The local stand-in delivers to SQS queues, SNS topics and event buses only.'
-            : 'InputTransformer' in target
-              ? 'The local stand-in does not apply input transformers.'
-              : undefined;
-        if (refusal) failed.push({ TargetId: String(target?.Id), ErrorCode: 'ValidationException', ErrorMessage: refusal });
+        const refusal =
+          !target?.Id || !target.Arn
+            ? 'A target needs an Id and an Arn.'
+            : !DELIVERABLE.test(target.Arn)
+              ? 'The local stand-in delivers to SQS queues, SNS topics and event buses only.'
+              : 'InputTransformer' in target
+                ? 'The local stand-in does not apply input transformers.'
+                : undefined;
+        if (refusal)
+          failed.push({ TargetId: String(target?.Id), ErrorCode: 'ValidationException', ErrorMessage: refusal });
         else upsert.run(row.bus, row.name, target.Id, JSON.stringify(target));
       }
       return { FailedEntryCount: failed.length, FailedEntries: failed };
@@ -143,8 +153,8 @@ export function createEventBridgeRules({
     const deliveries: Delivery[] = [];
     for (const row of enabledRules.all(busName) as unknown as RuleRow[]) {
       const key = `${row.bus}/${row.name}/${row.pattern}`;
-      let pattern = patterns.get(key);
-      if (!pattern) patterns.set(key, (pattern = parsePattern(row.pattern!)));
+      const pattern = patterns.get(key) ?? parsePattern(row.pattern!);
+      patterns.set(key, pattern);
       if (!matchesEventPattern(pattern, event)) continue;
       for (const { target } of targetsOf.all(row.bus, row.name) as { target: string }[])
         deliveries.push(deliveryTo(JSON.parse(target) as Target, event));
@@ -164,8 +174,7 @@ export function createEventBridgeRules({
 
 /** What a target receives: the event (or its `Input` / `InputPath`), as AWS sends it to that kind of target. */
 function deliveryTo(target: Target, event: Record<string, unknown> & { id: string }): Delivery {
-  const payload =
-    target.Input ?? JSON.stringify(target.InputPath ? pick(event, target.InputPath) : event);
+  const payload = target.Input ?? JSON.stringify(target.InputPath ? pick(event, target.InputPath) : event);
   const service = target.Arn.split(':')[2];
   if (service === 'sns') return { kind: 'sns', topicArn: target.Arn, message: payload };
   if (service === 'events')
@@ -189,7 +198,10 @@ function deliveryTo(target: Target, event: Record<string, unknown> & { id: strin
 /** `$.detail.order` of the event (the JSONPath subset targets use). */
 function pick(event: Record<string, unknown>, path: string): unknown {
   let value: unknown = event;
-  for (const key of path.replace(/^\$\.?/, '').split('.').filter(Boolean))
+  for (const key of path
+    .replace(/^\$\.?/, '')
+    .split('.')
+    .filter(Boolean))
     value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
   return value ?? null;
 }
@@ -199,8 +211,8 @@ export function parsePattern(text: string): EventPattern {
   try {
     return parseEventPattern(text);
   } catch (error) {
-    if (error instanceof InvalidEventPatternError) throw new AwsError(400, 'InvalidEventPatternException', error.message);
+    if (error instanceof InvalidEventPatternError)
+      throw new AwsError(400, 'InvalidEventPatternException', error.message);
     throw error;
   }
 }
-

@@ -88,7 +88,9 @@ export function createEventBridge({ db, outbox, region }: EventBridgeOptions): S
   }
 
   function toEvent(entry: Record<string, unknown>, caller: string) {
-    const missing = (['Source', 'DetailType', 'Detail'] as const).find((m) => typeof entry[m] !== 'string' || !entry[m]);
+    const missing = (['Source', 'DetailType', 'Detail'] as const).find(
+      (m) => typeof entry[m] !== 'string' || !entry[m],
+    );
     if (missing)
       return {
         ErrorCode: 'InvalidArgument',
@@ -134,7 +136,8 @@ export function createEventBridge({ db, outbox, region }: EventBridgeOptions): S
       const name = requiredString(input, 'Name');
       if (!/^[/.\-_A-Za-z0-9]{1,256}$/.test(name) || name === 'default' || name.startsWith('aws.'))
         throw new AwsError(400, 'ValidationException', `Event bus name ${name} is not valid.`);
-      if (findBus.get(name)) throw new AwsError(400, 'ResourceAlreadyExistsException', `Event bus ${name} already exists.`);
+      if (findBus.get(name))
+        throw new AwsError(400, 'ResourceAlreadyExistsException', `Event bus ${name} already exists.`);
       db.prepare('INSERT INTO eb_buses (name, description, created_at) VALUES (?, ?, ?)').run(
         name,
         optionalString(input, 'Description') ?? null,
@@ -179,15 +182,18 @@ export function createEventBridge({ db, outbox, region }: EventBridgeOptions): S
   return {
     handle(request: AwsRequest) {
       const operation = operations[targetOperation(request, 'AWSEvents')];
-      if (!operation) throw new AwsError(400, 'UnknownOperationException', 'The stand-in does not serve this operation.');
+      if (!operation)
+        throw new AwsError(400, 'UnknownOperationException', 'The stand-in does not serve this operation.');
       return { json: operation(jsonBody(request), request.accessKeyId) };
     },
     inspect(path, query) {
       if (path !== 'received') return undefined;
       const name = busName(query.get('eventBusName') ?? undefined);
-      const rows = db
-        .prepare('SELECT event, caller, at FROM eb_received WHERE bus = ? ORDER BY seq')
-        .all(name) as { event: string; caller: string; at: number }[];
+      const rows = db.prepare('SELECT event, caller, at FROM eb_received WHERE bus = ? ORDER BY seq').all(name) as {
+        event: string;
+        caller: string;
+        at: number;
+      }[];
       return {
         events: rows.map((r) => ({
           event: JSON.parse(r.event) as unknown,
@@ -198,4 +204,3 @@ export function createEventBridge({ db, outbox, region }: EventBridgeOptions): S
     },
   };
 }
-

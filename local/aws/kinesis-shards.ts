@@ -16,7 +16,11 @@ export function shardFor(partitionKey: string, explicitHashKey: string | undefin
   let hash: bigint;
   if (explicitHashKey !== undefined) {
     if (!/^\d{1,39}$/.test(explicitHashKey) || BigInt(explicitHashKey) >= HASH_SPACE)
-      throw new AwsError(400, 'InvalidArgumentException', `Invalid ExplicitHashKey. ExplicitHashKey must be in the range: [0, 2^128-1]. Specified value was ${explicitHashKey}`);
+      throw new AwsError(
+        400,
+        'InvalidArgumentException',
+        `Invalid ExplicitHashKey. ExplicitHashKey must be in the range: [0, 2^128-1]. Specified value was ${explicitHashKey}`,
+      );
     hash = BigInt(explicitHashKey);
   } else hash = BigInt(`0x${createHash('md5').update(partitionKey, 'utf8').digest('hex')}`);
   const index = Number(hash / (HASH_SPACE / BigInt(count)));
@@ -41,7 +45,11 @@ export function sequenceNumber(shard: number, seq: number): string {
 
 export function parseSequenceNumber(text: string): { shard: number; seq: number } {
   if (!/^4\d{55}$/.test(text))
-    throw new AwsError(400, 'InvalidArgumentException', `StartingSequenceNumber ${text} used in GetShardIterator on shard is not a valid sequence number.`);
+    throw new AwsError(
+      400,
+      'InvalidArgumentException',
+      `StartingSequenceNumber ${text} used in GetShardIterator on shard is not a valid sequence number.`,
+    );
   return { shard: Number(text.slice(1, 5)), seq: Number(text.slice(5)) };
 }
 

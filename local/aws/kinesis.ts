@@ -68,10 +68,19 @@ export function createKinesis({ db, region }: { db: DatabaseSync; region: string
     if (!name && !arn)
       throw new AwsError(400, 'InvalidArgumentException', 'Either StreamName or StreamARN should be provided.');
     const resolved = name ?? arnResource(arn!, 'kinesis', 'stream');
-    if (!resolved) throw new AwsError(400, 'ValidationException', `Value '${arn}' at 'streamARN' failed to satisfy constraint: Member must be a stream ARN`);
+    if (!resolved)
+      throw new AwsError(
+        400,
+        'ValidationException',
+        `Value '${arn}' at 'streamARN' failed to satisfy constraint: Member must be a stream ARN`,
+      );
     const row = findStream.get(resolved) as StreamRow | undefined;
     if (!row)
-      throw new AwsError(400, 'ResourceNotFoundException', `Stream ${resolved} under account ${LOCAL_ACCOUNT} not found.`);
+      throw new AwsError(
+        400,
+        'ResourceNotFoundException',
+        `Stream ${resolved} under account ${LOCAL_ACCOUNT} not found.`,
+      );
     return row;
   }
 
@@ -85,12 +94,24 @@ export function createKinesis({ db, region }: { db: DatabaseSync; region: string
   function put(row: StreamRow, record: Record<string, unknown>, caller: string, now: number) {
     const key = record.PartitionKey;
     if (typeof key !== 'string' || key.length < 1 || key.length > 256)
-      throw new AwsError(400, 'ValidationException', `1 validation error detected: Value at 'partitionKey' failed to satisfy constraint: Member must have length between 1 and 256`);
+      throw new AwsError(
+        400,
+        'ValidationException',
+        `1 validation error detected: Value at 'partitionKey' failed to satisfy constraint: Member must have length between 1 and 256`,
+      );
     if (typeof record.Data !== 'string')
-      throw new AwsError(400, 'ValidationException', "1 validation error detected: Value null at 'data' failed to satisfy constraint: Member must not be null");
+      throw new AwsError(
+        400,
+        'ValidationException',
+        "1 validation error detected: Value null at 'data' failed to satisfy constraint: Member must not be null",
+      );
     const data = Buffer.from(record.Data, 'base64');
     if (data.length + Buffer.byteLength(key) > MAX_RECORD_BYTES)
-      throw new AwsError(400, 'ValidationException', `1 validation error detected: Value at 'data' failed to satisfy constraint: Member must have length less than or equal to ${MAX_RECORD_BYTES}`);
+      throw new AwsError(
+        400,
+        'ValidationException',
+        `1 validation error detected: Value at 'data' failed to satisfy constraint: Member must have length less than or equal to ${MAX_RECORD_BYTES}`,
+      );
     const shard = shardFor(key, optionalString(record, 'ExplicitHashKey'), row.shard_count);
     const seq = nextSeq(row.name, shard);
     insertRecord.run(row.name, shard, seq, now, key, data, caller);
@@ -102,7 +123,10 @@ export function createKinesis({ db, region }: { db: DatabaseSync; region: string
     writesSinceTrim += writes;
     if (writesSinceTrim < 500) return;
     writesSinceTrim = 0;
-    db.prepare('DELETE FROM kin_records WHERE stream = ? AND at < ?').run(row.name, now - row.retention_hours * 3600_000);
+    db.prepare('DELETE FROM kin_records WHERE stream = ? AND at < ?').run(
+      row.name,
+      now - row.retention_hours * 3600_000,
+    );
   }
 
   function shards(row: StreamRow) {
@@ -136,14 +160,25 @@ export function createKinesis({ db, region }: { db: DatabaseSync; region: string
     CreateStream(input) {
       const name = optionalString(input, 'StreamName') ?? '';
       if (!/^[a-zA-Z0-9_.-]{1,128}$/.test(name))
-        throw new AwsError(400, 'ValidationException', `1 validation error detected: Value '${name}' at 'streamName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+`);
+        throw new AwsError(
+          400,
+          'ValidationException',
+          `1 validation error detected: Value '${name}' at 'streamName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+`,
+        );
       const mode = (input.StreamModeDetails as { StreamMode?: string } | undefined)?.StreamMode;
-      const count = mode === 'ON_DEMAND' || input.ShardCount === undefined ? ON_DEMAND_SHARDS : Number(input.ShardCount);
+      const count =
+        mode === 'ON_DEMAND' || input.ShardCount === undefined ? ON_DEMAND_SHARDS : Number(input.ShardCount);
       if (!Number.isInteger(count) || count < 1 || count > MAX_SHARDS)
         throw new AwsError(400, 'InvalidArgumentException', `ShardCount must be between 1 and ${MAX_SHARDS}.`);
       if (findStream.get(name))
-        throw new AwsError(400, 'ResourceInUseException', `Stream ${name} under account ${LOCAL_ACCOUNT} already exists.`);
-      db.prepare('INSERT INTO kin_streams (name, shard_count, mode, created_at, retention_hours) VALUES (?, ?, ?, ?, 24)').run(
+        throw new AwsError(
+          400,
+          'ResourceInUseException',
+          `Stream ${name} under account ${LOCAL_ACCOUNT} already exists.`,
+        );
+      db.prepare(
+        'INSERT INTO kin_streams (name, shard_count, mode, created_at, retention_hours) VALUES (?, ?, ?, ?, 24)',
+      ).run(
         name,
         count,
         mode === 'ON_DEMAND' || input.ShardCount === undefined ? 'ON_DEMAND' : 'PROVISIONED',
@@ -185,7 +220,9 @@ export function createKinesis({ db, region }: { db: DatabaseSync; region: string
     },
     ListShards(input) {
       const token = optionalString(input, 'NextToken');
-      const from = token ? (JSON.parse(Buffer.from(token, 'base64').toString()) as { s: string; a: string }) : undefined;
+      const from = token
+        ? (JSON.parse(Buffer.from(token, 'base64').toString()) as { s: string; a: string })
+        : undefined;
       const row = stream(from ? { StreamName: from.s } : input);
       const list = after(shards(row), from?.a ?? optionalString(input, 'ExclusiveStartShardId'));
       const limit = Number(input.MaxResults ?? 1000);
@@ -208,7 +245,11 @@ export function createKinesis({ db, region }: { db: DatabaseSync; region: string
       const row = stream(input);
       const records = input.Records;
       if (!Array.isArray(records) || records.length < 1 || records.length > MAX_PUT_RECORDS)
-        throw new AwsError(400, 'ValidationException', `1 validation error detected: Value at 'records' failed to satisfy constraint: Member must have length between 1 and ${MAX_PUT_RECORDS}`);
+        throw new AwsError(
+          400,
+          'ValidationException',
+          `1 validation error detected: Value at 'records' failed to satisfy constraint: Member must have length between 1 and ${MAX_PUT_RECORDS}`,
+        );
       const size = records.reduce(
         (sum: number, r: { Data?: string; PartitionKey?: string }) =>
           sum + Math.floor(((r?.Data?.length ?? 0) * 3) / 4) + Buffer.byteLength(String(r?.PartitionKey ?? '')),
@@ -226,7 +267,11 @@ export function createKinesis({ db, region }: { db: DatabaseSync; region: string
       const id = optionalString(input, 'ShardId') ?? '';
       const shard = shardIndex(id, row.shard_count);
       if (shard === undefined)
-        throw new AwsError(400, 'ResourceNotFoundException', `Shard ${id} in stream ${row.name} under account ${LOCAL_ACCOUNT} does not exist`);
+        throw new AwsError(
+          400,
+          'ResourceNotFoundException',
+          `Shard ${id} in stream ${row.name} under account ${LOCAL_ACCOUNT} does not exist`,
+        );
       const type = optionalString(input, 'ShardIteratorType');
       const latest = Number((lastSeq.get(row.name, shard) as { seq: number | null }).seq ?? 0) + 1;
       const bySequence = () => {
@@ -242,13 +287,21 @@ export function createKinesis({ db, region }: { db: DatabaseSync; region: string
       else if (type === 'AFTER_SEQUENCE_NUMBER') next = bySequence() + 1;
       else if (type === 'AT_TIMESTAMP') {
         if (typeof input.Timestamp !== 'number')
-          throw new AwsError(400, 'InvalidArgumentException', 'Must specify timestampInMillis parameter for iterator of type AT_TIMESTAMP.');
+          throw new AwsError(
+            400,
+            'InvalidArgumentException',
+            'Must specify timestampInMillis parameter for iterator of type AT_TIMESTAMP.',
+          );
         const first = db
           .prepare('SELECT MIN(seq) AS seq FROM kin_records WHERE stream = ? AND shard = ? AND at >= ?')
           .get(row.name, shard, Math.round(input.Timestamp * 1000)) as { seq: number | null };
         next = first.seq ?? latest;
       } else
-        throw new AwsError(400, 'ValidationException', `1 validation error detected: Value '${type}' at 'shardIteratorType' failed to satisfy constraint: Member must satisfy enum value set: [AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER, TRIM_HORIZON, LATEST, AT_TIMESTAMP]`);
+        throw new AwsError(
+          400,
+          'ValidationException',
+          `1 validation error detected: Value '${type}' at 'shardIteratorType' failed to satisfy constraint: Member must satisfy enum value set: [AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER, TRIM_HORIZON, LATEST, AT_TIMESTAMP]`,
+        );
       return { ShardIterator: encodeIterator({ stream: row.name, shard, next, issuedAt: Date.now() }) };
     },
     GetRecords(input) {
@@ -256,7 +309,11 @@ export function createKinesis({ db, region }: { db: DatabaseSync; region: string
       const position = decodeIterator(optionalString(input, 'ShardIterator') ?? '', now);
       const limit = Number(input.Limit ?? MAX_GET_RECORDS);
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_GET_RECORDS)
-        throw new AwsError(400, 'ValidationException', `1 validation error detected: Value '${limit}' at 'limit' failed to satisfy constraint: Member must have value between 1 and ${MAX_GET_RECORDS}`);
+        throw new AwsError(
+          400,
+          'ValidationException',
+          `1 validation error detected: Value '${limit}' at 'limit' failed to satisfy constraint: Member must have value between 1 and ${MAX_GET_RECORDS}`,
+        );
       const row = stream({ StreamName: position.stream });
       const rows = db
         .prepare(
@@ -268,8 +325,14 @@ export function createKinesis({ db, region }: { db: DatabaseSync; region: string
         partition_key: string;
         data: Uint8Array;
       }[];
+      // Whole records up to 10 MiB (always the first, as a record is at most 1 MiB).
+      const taken: typeof rows = [];
       let bytes = 0;
-      const taken = rows.filter((r) => (bytes += r.data.length) <= MAX_GET_BYTES || r === rows[0]);
+      for (const r of rows) {
+        bytes += r.data.length;
+        if (bytes > MAX_GET_BYTES && taken.length) break;
+        taken.push(r);
+      }
       const last = taken.at(-1);
       const latest = Number((lastSeq.get(row.name, position.shard) as { seq: number | null }).seq ?? 0);
       return {
@@ -288,15 +351,28 @@ export function createKinesis({ db, region }: { db: DatabaseSync; region: string
   return {
     handle(request: AwsRequest) {
       const operation = operations[targetOperation(request, 'Kinesis_20131202')];
-      if (!operation) throw new AwsError(400, 'UnknownOperationException', 'The stand-in does not serve this operation.');
+      if (!operation)
+        throw new AwsError(400, 'UnknownOperationException', 'The stand-in does not serve this operation.');
       return { json: operation(jsonBody(request), request.accessKeyId) };
     },
     inspect(path, query) {
       if (path !== 'received') return undefined;
-      const row = stream({ StreamName: query.get('streamName') ?? undefined, StreamARN: query.get('streamArn') ?? undefined });
+      const row = stream({
+        StreamName: query.get('streamName') ?? undefined,
+        StreamARN: query.get('streamArn') ?? undefined,
+      });
       const rows = db
-        .prepare('SELECT shard, seq, at, partition_key, data, caller FROM kin_records WHERE stream = ? ORDER BY at, shard, seq LIMIT 10000')
-        .all(row.name) as { shard: number; seq: number; at: number; partition_key: string; data: Uint8Array; caller: string }[];
+        .prepare(
+          'SELECT shard, seq, at, partition_key, data, caller FROM kin_records WHERE stream = ? ORDER BY at, shard, seq LIMIT 10000',
+        )
+        .all(row.name) as {
+        shard: number;
+        seq: number;
+        at: number;
+        partition_key: string;
+        data: Uint8Array;
+        caller: string;
+      }[];
       return {
         records: rows.map((r) => ({
           shardId: shardId(r.shard),

@@ -51,7 +51,10 @@ export function createOutbox(db: DatabaseSync, onDropped: (delivery: Delivery, r
   const wake = (delayMs = 0) => {
     if (!endpoints || stopped || running) return;
     clearTimeout(timer);
-    timer = setTimeout(() => void drain().catch((error: unknown) => console.error('[local aws outbox]', error)), Math.max(0, delayMs));
+    timer = setTimeout(
+      () => void drain().catch((error: unknown) => console.error('[local aws outbox]', error)),
+      Math.max(0, delayMs),
+    );
     timer.unref();
   };
 
@@ -129,8 +132,13 @@ async function send(delivery: Delivery, at: OutboxEndpoints, queueUrls: Map<stri
     return outcome(
       await fetch(at.eventBridge, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'AWSEvents.PutEvents',
-          ...SIGNED('events', delivery.source.startsWith('aws.') ? `${delivery.source.slice(4)}.amazonaws.com` : undefined),
+        headers: {
+          'content-type': 'application/x-amz-json-1.1',
+          'x-amz-target': 'AWSEvents.PutEvents',
+          ...SIGNED(
+            'events',
+            delivery.source.startsWith('aws.') ? `${delivery.source.slice(4)}.amazonaws.com` : undefined,
+          ),
         },
         body: JSON.stringify({
           Entries: [
@@ -150,12 +158,18 @@ async function send(delivery: Delivery, at: OutboxEndpoints, queueUrls: Map<stri
   const sqs = (operation: string, input: unknown) =>
     fetch(at.queuesAndTopics, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${operation}`, ...SIGNED('sqs') },
+      headers: {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': `AmazonSQS.${operation}`,
+        ...SIGNED('sqs'),
+      },
       body: JSON.stringify(input),
     });
   let queueUrl = queueUrls.get(delivery.queueArn);
   if (!queueUrl) {
-    const response = await sqs('GetQueueUrl', { QueueName: arnResource(delivery.queueArn, 'sqs') ?? delivery.queueArn });
+    const response = await sqs('GetQueueUrl', {
+      QueueName: arnResource(delivery.queueArn, 'sqs') ?? delivery.queueArn,
+    });
     const found = await outcome(response.clone());
     if (!('sent' in found)) return found;
     queueUrl = ((await response.json()) as { QueueUrl: string }).QueueUrl;

@@ -13,7 +13,6 @@ export interface EventDestination {
 
 type Route = [string, RegExp, (match: string[], input: Record<string, unknown>) => AwsAnswer];
 
-
 /**
  * SES v2's configuration sets and their event destinations (see ./ses.ts): create, get, list, delete a set; create,
  * list, update, delete its destinations. A destination is an SNS topic or the default event bus (as on AWS, where
@@ -24,7 +23,9 @@ export function createSesConfigurationSets(db: DatabaseSync) {
     CREATE TABLE IF NOT EXISTS ses_event_destinations (configuration_set TEXT NOT NULL, name TEXT NOT NULL,
       destination TEXT NOT NULL, PRIMARY KEY (configuration_set, name));`);
   const find = db.prepare('SELECT options FROM ses_configuration_sets WHERE name = ?');
-  const destinations = db.prepare('SELECT destination FROM ses_event_destinations WHERE configuration_set = ? ORDER BY name');
+  const destinations = db.prepare(
+    'SELECT destination FROM ses_event_destinations WHERE configuration_set = ? ORDER BY name',
+  );
   const findDestination = db.prepare('SELECT 1 FROM ses_event_destinations WHERE configuration_set = ? AND name = ?');
   const upsert = db.prepare(
     `INSERT INTO ses_event_destinations (configuration_set, name, destination) VALUES (?, ?, ?)
@@ -43,9 +44,14 @@ export function createSesConfigurationSets(db: DatabaseSync) {
     const given = (input.EventDestination ?? {}) as Partial<EventDestination> & Record<string, unknown>;
     const types = given.MatchingEventTypes;
     if (!Array.isArray(types) || !types.length || !types.every((t) => t in EVENT_TYPES))
-      throw new AwsError(400, 'BadRequestException', `MatchingEventTypes must name at least one of ${Object.keys(EVENT_TYPES).join(', ')}.`);
+      throw new AwsError(
+        400,
+        'BadRequestException',
+        `MatchingEventTypes must name at least one of ${Object.keys(EVENT_TYPES).join(', ')}.`,
+      );
     const kinds = Object.keys(given).filter((k) => k.endsWith('Destination'));
-    if (kinds.length !== 1) throw new AwsError(400, 'BadRequestException', 'An event destination needs exactly one destination.');
+    if (kinds.length !== 1)
+      throw new AwsError(400, 'BadRequestException', 'An event destination needs exactly one destination.');
     if (given.SnsDestination) {
       if (!arnResource(String(given.SnsDestination.TopicArn), 'sns'))
         throw new AwsError(400, 'BadRequestException', `Invalid SNS topic ARN: ${given.SnsDestination.TopicArn}`);
@@ -53,13 +59,19 @@ export function createSesConfigurationSets(db: DatabaseSync) {
       if (arnResource(String(given.EventBridgeDestination.EventBusArn), 'events', 'event-bus') !== 'default')
         throw new AwsError(400, 'BadRequestException', 'Only the default event bus is supported.');
     } else
-      throw new AwsError(400, 'BadRequestException', 'The local stand-in publishes to SNS topics and the default event bus only.');
+      throw new AwsError(
+        400,
+        'BadRequestException',
+        'The local stand-in publishes to SNS topics and the default event bus only.',
+      );
     return {
       Name: name,
       Enabled: given.Enabled ?? false,
       MatchingEventTypes: types,
       ...(given.SnsDestination ? { SnsDestination: { TopicArn: given.SnsDestination.TopicArn } } : {}),
-      ...(given.EventBridgeDestination ? { EventBridgeDestination: { EventBusArn: given.EventBridgeDestination.EventBusArn } } : {}),
+      ...(given.EventBridgeDestination
+        ? { EventBridgeDestination: { EventBusArn: given.EventBridgeDestination.EventBusArn } }
+        : {}),
     };
   }
 
@@ -71,9 +83,13 @@ export function createSesConfigurationSets(db: DatabaseSync) {
         const name = String(input.ConfigurationSetName ?? '');
         if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name))
           throw new AwsError(400, 'BadRequestException', `Invalid configuration set name <${name}>.`);
-        if (find.get(name)) throw new AwsError(400, 'AlreadyExistsException', `Configuration set <${name}> already exists.`);
+        if (find.get(name))
+          throw new AwsError(400, 'AlreadyExistsException', `Configuration set <${name}> already exists.`);
         const { ConfigurationSetName: _, ...options } = input;
-        db.prepare('INSERT INTO ses_configuration_sets (name, options) VALUES (?, ?)').run(name, JSON.stringify(options));
+        db.prepare('INSERT INTO ses_configuration_sets (name, options) VALUES (?, ?)').run(
+          name,
+          JSON.stringify(options),
+        );
         return { json: {} };
       },
     ],
@@ -82,13 +98,17 @@ export function createSesConfigurationSets(db: DatabaseSync) {
       /^\/v2\/email\/configuration-sets$/,
       () => ({
         json: {
-          ConfigurationSets: (db.prepare('SELECT name FROM ses_configuration_sets ORDER BY name').all() as { name: string }[]).map(
-            (r) => r.name,
-          ),
+          ConfigurationSets: (
+            db.prepare('SELECT name FROM ses_configuration_sets ORDER BY name').all() as { name: string }[]
+          ).map((r) => r.name),
         },
       }),
     ],
-    ['GET', /^\/v2\/email\/configuration-sets\/([^/]+)$/, ([name]) => ({ json: { ConfigurationSetName: name, ...get(name!) } })],
+    [
+      'GET',
+      /^\/v2\/email\/configuration-sets\/([^/]+)$/,
+      ([name]) => ({ json: { ConfigurationSetName: name, ...get(name!) } }),
+    ],
     [
       'DELETE',
       /^\/v2\/email\/configuration-sets\/([^/]+)$/,

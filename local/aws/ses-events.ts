@@ -108,7 +108,7 @@ export function mailObject(input: {
     'ses:from-domain': [fromDomain],
     'ses:caller-identity': [input.callerAccessKeyId],
   };
-  for (const tag of input.emailTags) (tags[tag.Name] ??= []).push(tag.Value);
+  for (const tag of input.emailTags) tags[tag.Name] = [...(tags[tag.Name] ?? []), tag.Value];
   return {
     timestamp: input.sentAt.toISOString(),
     source: input.source,
@@ -149,9 +149,14 @@ export function eventsFor(
   const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
   if (outcomes === 'rejected')
     return [{ event: { eventType: 'Reject', mail, reject: { reason: 'Bad content' } }, offsetMs: 0 }];
-  const events: { event: SesEvent; offsetMs: number }[] = [{ event: { eventType: 'Send', mail, send: {} }, offsetMs: 0 }];
+  const events: { event: SesEvent; offsetMs: number }[] = [
+    { event: { eventType: 'Send', mail, send: {} }, offsetMs: 0 },
+  ];
   const delivered = [...outcomes].filter(([, o]) => o.kind === 'delivered');
-  const bounced = [...outcomes].filter(([, o]) => o.kind === 'bounced') as [string, Extract<Outcome, { kind: 'bounced' }>][];
+  const bounced = [...outcomes].filter(([, o]) => o.kind === 'bounced') as [
+    string,
+    Extract<Outcome, { kind: 'bounced' }>,
+  ][];
   if (delivered.length)
     events.push({
       offsetMs: 1,

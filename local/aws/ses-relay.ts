@@ -21,7 +21,8 @@ export async function relayMail(url: string, from: string, to: string[], raw: Bu
     });
   try {
     const info = await transport.sendMail({ envelope: { from, to }, raw });
-    for (const address of info.accepted) outcomes.set(String(address), { kind: 'delivered', smtpResponse: info.response });
+    for (const address of info.accepted)
+      outcomes.set(String(address), { kind: 'delivered', smtpResponse: info.response });
     for (const address of info.rejected) bounce(String(address), 550, info.response);
   } catch (error) {
     const failure = error as { responseCode?: number; response?: string; message?: string };

@@ -3,7 +3,16 @@ import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from './database.ts';
 import type { Delivery, Outbox } from './outbox.ts';
 import { createSesConfigurationSets } from './ses-configuration-sets.ts';
-import { EICAR, EVENT_TYPES, DETAIL_TYPES, eventsFor, mailObject, simulatorOutcome, type Outcome, type SesEvent } from './ses-events.ts';
+import {
+  EICAR,
+  EVENT_TYPES,
+  DETAIL_TYPES,
+  eventsFor,
+  mailObject,
+  simulatorOutcome,
+  type Outcome,
+  type SesEvent,
+} from './ses-events.ts';
 import { relayMail } from './ses-relay.ts';
 import { AwsError, LOCAL_ACCOUNT, type AwsAnswer, type AwsRequest, type StandInService } from './wire.ts';
 
@@ -105,7 +114,8 @@ export function createSes(options: SesOptions): StandInService {
     const relayed = rejected || !options.relaySmtpUrl ? [] : recipients.filter((r) => !simulatorOutcome(r));
     const outcomes = new Map<string, Outcome>();
     for (const r of recipients)
-      if (!relayed.includes(r)) outcomes.set(r, simulatorOutcome(r) ?? { kind: 'delivered', smtpResponse: '250 2.6.0 Message received' });
+      if (!relayed.includes(r))
+        outcomes.set(r, simulatorOutcome(r) ?? { kind: 'delivered', smtpResponse: '250 2.6.0 Message received' });
     const events = eventsFor(mail, rejected ? 'rejected' : outcomes, sentAt);
     const record = {
       messageId,
@@ -138,7 +148,11 @@ export function createSes(options: SesOptions): StandInService {
     return { json: { MessageId: messageId } };
   }
 
-  const routes: [string, RegExp, (match: string[], input: Record<string, unknown>, caller: string) => AwsAnswer | Promise<AwsAnswer>][] = [
+  const routes: [
+    string,
+    RegExp,
+    (match: string[], input: Record<string, unknown>, caller: string) => AwsAnswer | Promise<AwsAnswer>,
+  ][] = [
     ['POST', /^\/v2\/email\/outbound-emails$/, (_m, input, caller) => sendEmail(input, caller)],
     [
       'GET',
@@ -214,7 +228,11 @@ interface ComposedMessage {
 /** The message as SES would send it: simple content composed into MIME, raw content as given; its headers read back. */
 async function composeMessage(input: Record<string, unknown>): Promise<ComposedMessage> {
   const content = (input.Content ?? {}) as {
-    Simple?: { Subject?: { Data?: string }; Body?: { Text?: { Data?: string }; Html?: { Data?: string } }; Headers?: { Name: string; Value: string }[] };
+    Simple?: {
+      Subject?: { Data?: string };
+      Body?: { Text?: { Data?: string }; Html?: { Data?: string } };
+      Headers?: { Name: string; Value: string }[];
+    };
     Raw?: { Data?: string };
     Template?: unknown;
   };
@@ -245,15 +263,28 @@ async function composeMessage(input: Record<string, unknown>): Promise<ComposedM
         .build((error, built) => (error ? reject(error) : resolve(built))),
     );
   } else {
-    if (typeof content.Raw?.Data !== 'string') throw new AwsError(400, 'BadRequestException', 'Raw content needs Data.');
+    if (typeof content.Raw?.Data !== 'string')
+      throw new AwsError(400, 'BadRequestException', 'Raw content needs Data.');
     raw = Buffer.from(content.Raw.Data, 'base64');
   }
-  if (raw.length > MAX_MESSAGE_BYTES) throw new AwsError(400, 'BadRequestException', 'Message length is more than 40 MB.');
+  if (raw.length > MAX_MESSAGE_BYTES)
+    throw new AwsError(400, 'BadRequestException', 'Message length is more than 40 MB.');
   const { simpleParser } = await import('mailparser');
-  const parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true });
+  const parsed = await simpleParser(raw, {
+    skipHtmlToText: true,
+    skipTextToHtml: true,
+    skipImageLinks: true,
+    skipTextLinks: true,
+  });
   const headers = parsed.headerLines.map(({ line }) => {
     const colon = line.indexOf(':');
-    return { name: line.slice(0, colon), value: line.slice(colon + 1).replace(/\r?\n[ \t]+/g, ' ').trim() };
+    return {
+      name: line.slice(0, colon),
+      value: line
+        .slice(colon + 1)
+        .replace(/\r?\n[ \t]+/g, ' ')
+        .trim(),
+    };
   });
   const addresses = (field: unknown) =>
     (Array.isArray(field) ? field : field ? [field] : []).flatMap((a: { value: { address?: string }[] }) =>
@@ -262,9 +293,11 @@ async function composeMessage(input: Record<string, unknown>): Promise<ComposedM
   const sender = from ?? addresses(parsed.from)[0];
   if (!sender) throw new AwsError(400, 'BadRequestException', "Missing required header 'From'.");
   const given = destination.ToAddresses || destination.CcAddresses || destination.BccAddresses;
-  const carriesEicar = [parsed.text, parsed.html || undefined, ...parsed.attachments.map((a) => a.content.toString('latin1'))].some(
-    (part) => typeof part === 'string' && part.includes(EICAR),
-  );
+  const carriesEicar = [
+    parsed.text,
+    parsed.html || undefined,
+    ...parsed.attachments.map((a) => a.content.toString('latin1')),
+  ].some((part) => typeof part === 'string' && part.includes(EICAR));
   return {
     from: sender,
     to: given ? (destination.ToAddresses ?? []) : addresses(parsed.to),

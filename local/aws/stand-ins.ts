@@ -35,7 +35,12 @@ const MAX_BODY_BYTES: Record<StandInName, number> = {
   ses: 56 * 1024 * 1024,
 };
 
-const SIGNING_NAMES: Record<StandInName, string> = { sts: 'sts', eventbridge: 'events', kinesis: 'kinesis', ses: 'ses' };
+const SIGNING_NAMES: Record<StandInName, string> = {
+  sts: 'sts',
+  eventbridge: 'events',
+  kinesis: 'kinesis',
+  ses: 'ses',
+};
 
 /**
  * STS, EventBridge, Kinesis and SES v2 on 127.0.0.1, each speaking its service's wire protocol so the AWS SDK's own

@@ -94,9 +94,7 @@ export function createSts(db: DatabaseSync): StandInService {
       if (path !== 'assume-role-calls') return undefined;
       const role = query.get('roleArn');
       const rows = db
-        .prepare(
-          `SELECT * FROM sts_calls ${role ? 'WHERE role_arn = ?' : ''} ORDER BY seq DESC LIMIT 1000`,
-        )
+        .prepare(`SELECT * FROM sts_calls ${role ? 'WHERE role_arn = ?' : ''} ORDER BY seq DESC LIMIT 1000`)
         .all(...(role ? [role] : [])) as Record<string, string | number | null>[];
       return {
         calls: rows.reverse().map((r) => ({

@@ -142,7 +142,13 @@ async function serve(
   }
   const body = await readBody(req, options.maxBodyBytes);
   const accessKeyId = signer(req.headers, options.signingName);
-  const answer = await (await loaded()).handle({ method: req.method ?? 'GET', url, headers: req.headers, body, accessKeyId });
+  const answer = await (await loaded()).handle({
+    method: req.method ?? 'GET',
+    url,
+    headers: req.headers,
+    body,
+    accessKeyId,
+  });
   writeAnswer(res, options.protocol, answer);
 }
 
@@ -176,7 +182,11 @@ function signer(headers: IncomingHttpHeaders, service: string): string {
   if (!credential) throw new AwsError(403, 'MissingAuthenticationToken', 'Missing Authentication Token');
   const [accessKeyId, , , scope] = credential.split('/');
   if (scope !== service)
-    throw new AwsError(403, 'InvalidSignatureException', `Credential should be scoped to correct service: '${service}'.`);
+    throw new AwsError(
+      403,
+      'InvalidSignatureException',
+      `Credential should be scoped to correct service: '${service}'.`,
+    );
   return accessKeyId ?? '';
 }
 
@@ -198,11 +208,13 @@ function writeError(res: ServerResponse, protocol: Protocol, error: AwsError): v
   const requestId = randomUUID();
   if (protocol === 'query') {
     const type = error.status >= 500 ? 'Receiver' : 'Sender';
-    res.writeHead(error.status, { 'content-type': 'text/xml', 'x-amzn-requestid': requestId }).end(
-      `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>${type}</Type>` +
-        `<Code>${xmlEscape(error.code)}</Code><Message>${xmlEscape(error.message)}</Message></Error>` +
-        `<RequestId>${requestId}</RequestId></ErrorResponse>`,
-    );
+    res
+      .writeHead(error.status, { 'content-type': 'text/xml', 'x-amzn-requestid': requestId })
+      .end(
+        `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>${type}</Type>` +
+          `<Code>${xmlEscape(error.code)}</Code><Message>${xmlEscape(error.message)}</Message></Error>` +
+          `<RequestId>${requestId}</RequestId></ErrorResponse>`,
+      );
     return;
   }
   const json = protocol === 'json';

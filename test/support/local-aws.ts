@@ -2,7 +2,14 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  type Message,
+} from '@aws-sdk/client-sqs';
 import { STSClient } from '@aws-sdk/client-sts';
 import type { LocalAws } from '#local/emulators.ts';
 
@@ -51,7 +58,14 @@ export async function topicMessages(info: LocalAws, topicArn: string): Promise<T
 }
 
 export interface BusEvent {
-  event: { id: string; source: string; 'detail-type': string; detail: unknown; resources: string[]; time: string } & Record<string, unknown>;
+  event: {
+    id: string;
+    source: string;
+    'detail-type': string;
+    detail: unknown;
+    resources: string[];
+    time: string;
+  } & Record<string, unknown>;
   callerAccessKeyId: string;
   receivedAt: string;
 }
@@ -119,9 +133,10 @@ export async function assumeRoleCalls(info: LocalAws, roleArn?: string): Promise
 /** A new SQS queue (standard, or FIFO for a `.fifo` name): its URL and ARN. */
 export async function newQueue(sqs: SQSClient, name: string): Promise<{ url: string; arn: string }> {
   const fifo = name.endsWith('.fifo') ? { FifoQueue: 'true' } : undefined;
-  const url = (await sqs.send(new CreateQueueCommand({ QueueName: name, ...(fifo ? { Attributes: fifo } : {}) }))).QueueUrl!;
-  const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes!
-    .QueueArn!;
+  const url = (await sqs.send(new CreateQueueCommand({ QueueName: name, ...(fifo ? { Attributes: fifo } : {}) })))
+    .QueueUrl!;
+  const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] })))
+    .Attributes!.QueueArn!;
   return { url, arn };
 }
 
@@ -129,7 +144,12 @@ export async function newQueue(sqs: SQSClient, name: string): Promise<{ url: str
  * Receives (and deletes) messages from a queue until `count` have arrived or `timeoutMs` passes (at least one
  * receive: with 0, what is there now).
  */
-export async function receiveMessages(sqs: SQSClient, url: string, count: number, timeoutMs = 10_000): Promise<Message[]> {
+export async function receiveMessages(
+  sqs: SQSClient,
+  url: string,
+  count: number,
+  timeoutMs = 10_000,
+): Promise<Message[]> {
   const got: Message[] = [];
   const deadline = Date.now() + timeoutMs;
   do {

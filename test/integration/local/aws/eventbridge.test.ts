@@ -44,7 +44,11 @@ describe('the EventBridge stand-in', () => {
       }),
     );
     const targets = await aws.eventBridge.send(
-      new PutTargetsCommand({ Rule: 'delivered', EventBusName: 'customer-bus', Targets: [{ Id: 'q', Arn: queue.arn }] }),
+      new PutTargetsCommand({
+        Rule: 'delivered',
+        EventBusName: 'customer-bus',
+        Targets: [{ Id: 'q', Arn: queue.arn }],
+      }),
     );
     expect(targets.FailedEntryCount).toBe(0);
 
@@ -84,7 +88,12 @@ describe('the EventBridge stand-in', () => {
     const { TopicArn } = await aws.sns.send(new CreateTopicCommand({ Name: 'from-bus' }));
     const viaTopic = await newQueue(aws.sqs, 'from-bus-topic');
     await aws.sns.send(
-      new SubscribeCommand({ TopicArn, Protocol: 'sqs', Endpoint: viaTopic.arn, Attributes: { RawMessageDelivery: 'true' } }),
+      new SubscribeCommand({
+        TopicArn,
+        Protocol: 'sqs',
+        Endpoint: viaTopic.arn,
+        Attributes: { RawMessageDelivery: 'true' },
+      }),
     );
     const fifo = await newQueue(aws.sqs, 'from-bus.fifo');
     await aws.eventBridge.send(
@@ -116,9 +125,9 @@ describe('the EventBridge stand-in', () => {
       .catch((e: unknown) => e);
     expect(rule).toBeInstanceOf(ResourceNotFoundException);
     await aws.eventBridge.send(new CreateEventBusCommand({ Name: 'once' }));
-    expect(await aws.eventBridge.send(new CreateEventBusCommand({ Name: 'once' })).catch((e: unknown) => e)).toBeInstanceOf(
-      ResourceAlreadyExistsException,
-    );
+    expect(
+      await aws.eventBridge.send(new CreateEventBusCommand({ Name: 'once' })).catch((e: unknown) => e),
+    ).toBeInstanceOf(ResourceAlreadyExistsException);
     const pattern = await aws.eventBridge
       .send(new PutRuleCommand({ Name: 'bad', EventPattern: '{"source":"not-a-list"}' }))
       .catch((e: unknown) => e);

@@ -45,10 +45,16 @@ describe('the Kinesis stand-in', () => {
       RetentionPeriodHours: 24,
     });
     const shards = StreamDescription!.Shards!;
-    expect(shards.map((s) => s.ShardId)).toEqual(['shardId-000000000000', 'shardId-000000000001', 'shardId-000000000002']);
+    expect(shards.map((s) => s.ShardId)).toEqual([
+      'shardId-000000000000',
+      'shardId-000000000001',
+      'shardId-000000000002',
+    ]);
     expect(shards[0]!.HashKeyRange!.StartingHashKey).toBe('0');
     expect(shards[2]!.HashKeyRange!.EndingHashKey).toBe(String(2n ** 128n - 1n));
-    expect(BigInt(shards[1]!.HashKeyRange!.StartingHashKey!)).toBe(BigInt(shards[0]!.HashKeyRange!.EndingHashKey!) + 1n);
+    expect(BigInt(shards[1]!.HashKeyRange!.StartingHashKey!)).toBe(
+      BigInt(shards[0]!.HashKeyRange!.EndingHashKey!) + 1n,
+    );
 
     const keys = ['chan-a', 'chan-b', 'chan-c', 'chan-d', 'chan-e', 'chan-f'];
     const single = await aws.kinesis.send(
@@ -76,7 +82,11 @@ describe('the Kinesis stand-in', () => {
     await aws.kinesis.send(new CreateStreamCommand({ StreamName: 'ordered', ShardCount: 1 }));
     const put = [];
     for (const n of [1, 2, 3])
-      put.push(await aws.kinesis.send(new PutRecordCommand({ StreamName: 'ordered', PartitionKey: 'k', Data: Buffer.from(`m${n}`) })));
+      put.push(
+        await aws.kinesis.send(
+          new PutRecordCommand({ StreamName: 'ordered', PartitionKey: 'k', Data: Buffer.from(`m${n}`) }),
+        ),
+      );
     const iterator = async (input: Partial<ConstructorParameters<typeof GetShardIteratorCommand>[0]>) =>
       (
         await aws.kinesis.send(
@@ -98,17 +108,19 @@ describe('the Kinesis stand-in', () => {
     expect(second.Records!.map((r) => text(r.Data))).toEqual(['m3']);
     expect(second.MillisBehindLatest).toBe(0);
 
-    const after = await iterator({ ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', StartingSequenceNumber: put[0]!.SequenceNumber });
-    expect((await aws.kinesis.send(new GetRecordsCommand({ ShardIterator: after }))).Records!.map((r) => text(r.Data))).toEqual([
-      'm2',
-      'm3',
-    ]);
+    const after = await iterator({
+      ShardIteratorType: 'AFTER_SEQUENCE_NUMBER',
+      StartingSequenceNumber: put[0]!.SequenceNumber,
+    });
+    expect(
+      (await aws.kinesis.send(new GetRecordsCommand({ ShardIterator: after }))).Records!.map((r) => text(r.Data)),
+    ).toEqual(['m2', 'm3']);
     const latest = await iterator({ ShardIteratorType: 'LATEST' });
     expect((await aws.kinesis.send(new GetRecordsCommand({ ShardIterator: latest }))).Records).toEqual([]);
     await aws.kinesis.send(new PutRecordCommand({ StreamName: 'ordered', PartitionKey: 'k', Data: Buffer.from('m4') }));
-    expect((await aws.kinesis.send(new GetRecordsCommand({ ShardIterator: latest }))).Records!.map((r) => text(r.Data))).toEqual([
-      'm4',
-    ]);
+    expect(
+      (await aws.kinesis.send(new GetRecordsCommand({ ShardIterator: latest }))).Records!.map((r) => text(r.Data)),
+    ).toEqual(['m4']);
   });
 
   it('answers with the exceptions the SDK names: unknown stream, existing stream, bad iterator, bad key', async () => {
@@ -123,10 +135,14 @@ describe('the Kinesis stand-in', () => {
     expect(byArn).toBeInstanceOf(ResourceNotFoundException);
 
     await aws.kinesis.send(new CreateStreamCommand({ StreamName: 'twice', ShardCount: 1 }));
-    const again = await aws.kinesis.send(new CreateStreamCommand({ StreamName: 'twice', ShardCount: 1 })).catch((e: unknown) => e);
+    const again = await aws.kinesis
+      .send(new CreateStreamCommand({ StreamName: 'twice', ShardCount: 1 }))
+      .catch((e: unknown) => e);
     expect(again).toBeInstanceOf(ResourceInUseException);
 
-    const forged = await aws.kinesis.send(new GetRecordsCommand({ ShardIterator: 'bm90LWFuLWl0ZXJhdG9y' })).catch((e: unknown) => e);
+    const forged = await aws.kinesis
+      .send(new GetRecordsCommand({ ShardIterator: 'bm90LWFuLWl0ZXJhdG9y' }))
+      .catch((e: unknown) => e);
     expect(forged).toBeInstanceOf(InvalidArgumentException);
     const stale = Buffer.from(JSON.stringify(['twice', 0, 0, Date.now() - 301_000])).toString('base64');
     const expired = await aws.kinesis.send(new GetRecordsCommand({ ShardIterator: stale })).catch((e: unknown) => e);
@@ -141,7 +157,9 @@ describe('the Kinesis stand-in', () => {
   it('keeps streams and their records across a restart', async () => {
     const own = await startStandIns();
     await own.kinesis.send(new CreateStreamCommand({ StreamName: 'kept', ShardCount: 2 }));
-    const put = await own.kinesis.send(new PutRecordCommand({ StreamName: 'kept', PartitionKey: 'p', Data: Buffer.from('before') }));
+    const put = await own.kinesis.send(
+      new PutRecordCommand({ StreamName: 'kept', PartitionKey: 'p', Data: Buffer.from('before') }),
+    );
     await own.stop(true);
     const again = await startStandIns({}, own.dir);
     try {
@@ -155,7 +173,9 @@ describe('the Kinesis stand-in', () => {
       );
       const read = await again.kinesis.send(new GetRecordsCommand({ ShardIterator: it.ShardIterator }));
       expect(read.Records!.map((r) => text(r.Data))).toEqual(['before']);
-      const next = await again.kinesis.send(new PutRecordCommand({ StreamName: 'kept', PartitionKey: 'p', Data: Buffer.from('after') }));
+      const next = await again.kinesis.send(
+        new PutRecordCommand({ StreamName: 'kept', PartitionKey: 'p', Data: Buffer.from('after') }),
+      );
       expect(next.SequenceNumber! > put.SequenceNumber!).toBe(true);
     } finally {
       await again.stop();

@@ -33,7 +33,11 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const toTopic = (message: string): Delivery => ({ kind: 'sns', topicArn: 'arn:aws:sns:us-east-1:000000000000:t', message });
+const toTopic = (message: string): Delivery => ({
+  kind: 'sns',
+  topicArn: 'arn:aws:sns:us-east-1:000000000000:t',
+  message,
+});
 
 describe('the stand-ins outbox', () => {
   it('retries a receiver that fails, keeps the delivery across a restart, and sends it once the receiver answers', async () => {
@@ -43,7 +47,9 @@ describe('the stand-ins outbox', () => {
     const outbox = createOutbox(first, (_d, reason) => dropped.push(reason));
     outbox.start({ queuesAndTopics: endpoint, eventBridge: endpoint });
     outbox.add(toTopic('kept'));
-    await eventually(async () => (first.prepare('SELECT attempts FROM outbox').get() as { attempts: number }).attempts >= 1);
+    await eventually(
+      async () => (first.prepare('SELECT attempts FROM outbox').get() as { attempts: number }).attempts >= 1,
+    );
     outbox.stop();
     first.close();
     expect(received).toEqual([]);

@@ -1,4 +1,9 @@
-import { PutRuleCommand, PutTargetsCommand, CreateEventBusCommand, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import {
+  PutRuleCommand,
+  PutTargetsCommand,
+  CreateEventBusCommand,
+  PutEventsCommand,
+} from '@aws-sdk/client-eventbridge';
 import {
   CreateConfigurationSetCommand,
   CreateConfigurationSetEventDestinationCommand,
@@ -17,7 +22,12 @@ describe('the AWS stand-ins after a restart', () => {
     const { TopicArn } = await first.sns.send(new CreateTopicCommand({ Name: 'kept-topic' }));
     const fromTopic = await newQueue(first.sqs, 'kept-from-topic');
     await first.sns.send(
-      new SubscribeCommand({ TopicArn, Protocol: 'sqs', Endpoint: fromTopic.arn, Attributes: { RawMessageDelivery: 'true' } }),
+      new SubscribeCommand({
+        TopicArn,
+        Protocol: 'sqs',
+        Endpoint: fromTopic.arn,
+        Attributes: { RawMessageDelivery: 'true' },
+      }),
     );
     await first.eventBridge.send(new CreateEventBusCommand({ Name: 'kept-bus' }));
     const fromBus = await newQueue(first.sqs, 'kept-from-bus');
@@ -36,16 +46,24 @@ describe('the AWS stand-ins after a restart', () => {
       }),
     );
     await first.sts.send(
-      new AssumeRoleCommand({ RoleArn: 'arn:aws:iam::123456789012:role/kept', RoleSessionName: 'session', ExternalId: 'e-1' }),
+      new AssumeRoleCommand({
+        RoleArn: 'arn:aws:iam::123456789012:role/kept',
+        RoleSessionName: 'session',
+        ExternalId: 'e-1',
+      }),
     );
     await first.stop(true);
 
     const again = await startStandIns({}, first.dir);
     try {
       await again.eventBridge.send(
-        new PutEventsCommand({ Entries: [{ EventBusName: 'kept-bus', Source: 'app', DetailType: 't', Detail: '{"n":1}' }] }),
+        new PutEventsCommand({
+          Entries: [{ EventBusName: 'kept-bus', Source: 'app', DetailType: 't', Detail: '{"n":1}' }],
+        }),
       );
-      expect((await receiveMessages(again.sqs, fromBus.url, 1)).map((m) => JSON.parse(m.Body!).detail)).toEqual([{ n: 1 }]);
+      expect((await receiveMessages(again.sqs, fromBus.url, 1)).map((m) => JSON.parse(m.Body!).detail)).toEqual([
+        { n: 1 },
+      ]);
       const { MessageId } = await again.ses.send(
         new SendEmailCommand({
           FromEmailAddress: 'a@acme.example',

@@ -30,7 +30,11 @@ beforeAll(async () => {
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
     onRcptTo(address, _session, callback) {
-      callback(address.address.startsWith('nobody@') ? Object.assign(new Error('No such user'), { responseCode: 550 }) : undefined);
+      callback(
+        address.address.startsWith('nobody@')
+          ? Object.assign(new Error('No such user'), { responseCode: 550 })
+          : undefined,
+      );
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
@@ -55,7 +59,9 @@ const simple = (to: string, configurationSet: string, subject = 'Hello'): SendEm
   FromEmailAddress: 'Acme <news@acme.example>',
   Destination: { ToAddresses: [to] },
   ConfigurationSetName: configurationSet,
-  Content: { Simple: { Subject: { Data: subject }, Body: { Text: { Data: 'Hi there' }, Html: { Data: '<p>Hi there</p>' } } } },
+  Content: {
+    Simple: { Subject: { Data: subject }, Body: { Text: { Data: 'Hi there' }, Html: { Data: '<p>Hi there</p>' } } },
+  },
   EmailTags: [{ Name: 'channel', Value: 'ch_1' }],
 });
 
@@ -63,7 +69,8 @@ const simple = (to: string, configurationSet: string, subject = 'Hello'): SendEm
 async function eventsByMessage(url: string, count: number, unwrap: (body: any) => any) {
   const bodies = (await receiveMessages(aws.sqs, url, count)).map((m) => unwrap(JSON.parse(m.Body!)));
   const byMessage = new Map<string, any[]>();
-  for (const record of bodies) byMessage.set(record.mail.messageId, [...(byMessage.get(record.mail.messageId) ?? []), record]);
+  for (const record of bodies)
+    byMessage.set(record.mail.messageId, [...(byMessage.get(record.mail.messageId) ?? []), record]);
   return byMessage;
 }
 
@@ -82,8 +89,9 @@ describe('the SES stand-in', () => {
     );
     const ids: Record<string, string> = {};
     for (const scenario of ['success', 'bounce', 'complaint', 'suppressionlist'])
-      ids[scenario] = (await aws.ses.send(new SendEmailCommand(simple(`${scenario}@simulator.amazonses.com`, 'via-sns'))))
-        .MessageId!;
+      ids[scenario] = (
+        await aws.ses.send(new SendEmailCommand(simple(`${scenario}@simulator.amazonses.com`, 'via-sns')))
+      ).MessageId!;
     // SNS's envelope around each record: the record is its Message.
     const events = await eventsByMessage(queue.url, 2 + 2 + 3 + 2, (envelope) => {
       expect(envelope.Type).toBe('Notification');
@@ -112,9 +120,15 @@ describe('the SES stand-in', () => {
       tags: { 'ses:configuration-set': ['via-sns'], channel: ['ch_1'] },
     });
     expect(bounce.mail.headers.map((h: { name: string }) => h.name)).toContain('Subject');
-    expect(events.get(ids.suppressionlist!)![1].bounce).toMatchObject({ bounceType: 'Permanent', bounceSubType: 'Suppressed' });
+    expect(events.get(ids.suppressionlist!)![1].bounce).toMatchObject({
+      bounceType: 'Permanent',
+      bounceSubType: 'Suppressed',
+    });
     const [, delivery, complaint] = events.get(ids.complaint!)!;
-    expect(delivery.delivery).toMatchObject({ recipients: ['complaint@simulator.amazonses.com'], smtpResponse: expect.stringMatching(/^250 /) });
+    expect(delivery.delivery).toMatchObject({
+      recipients: ['complaint@simulator.amazonses.com'],
+      smtpResponse: expect.stringMatching(/^250 /),
+    });
     expect(complaint.complaint).toMatchObject({
       complainedRecipients: [{ emailAddress: 'complaint@simulator.amazonses.com' }],
       complaintFeedbackType: 'abuse',
@@ -126,7 +140,10 @@ describe('the SES stand-in', () => {
     await aws.eventBridge.send(
       new PutRuleCommand({
         Name: 'ses-verdicts',
-        EventPattern: JSON.stringify({ source: ['aws.ses'], 'detail-type': ['Email Delivered', 'Email Bounced', 'Email Complaint Received'] }),
+        EventPattern: JSON.stringify({
+          source: ['aws.ses'],
+          'detail-type': ['Email Delivered', 'Email Bounced', 'Email Complaint Received'],
+        }),
       }),
     );
     await aws.eventBridge.send(new PutTargetsCommand({ Rule: 'ses-verdicts', Targets: [{ Id: 'q', Arn: queue.arn }] }));
@@ -174,12 +191,22 @@ describe('the SES stand-in', () => {
     ].join('\r\n');
     const sent = await aws.ses.send(new SendEmailCommand({ Content: { Raw: { Data: Buffer.from(raw) } } }));
     const [mail] = await sentMails(aws.info, { messageId: sent.MessageId });
-    expect(mail).toMatchObject({ from: 'help@acme.example', to: ['customer@example.net'], subject: 'Raw one', text: 'Plain body\n' });
+    expect(mail).toMatchObject({
+      from: 'help@acme.example',
+      to: ['customer@example.net'],
+      subject: 'Raw one',
+      text: 'Plain body\n',
+    });
     expect(mail!.raw).toContain('Subject: Raw one');
-    await expect.poll(() => relayed.find((r) => r.raw.includes('Subject: Raw one'))?.rcptTo).toEqual(['customer@example.net']);
+    await expect
+      .poll(() => relayed.find((r) => r.raw.includes('Subject: Raw one'))?.rcptTo)
+      .toEqual(['customer@example.net']);
 
     const virus = await aws.ses.send(
-      new SendEmailCommand({ ...simple('success@simulator.amazonses.com', 'via-sns'), Content: { Simple: { Subject: { Data: 'x' }, Body: { Text: { Data: EICAR } } } } }),
+      new SendEmailCommand({
+        ...simple('success@simulator.amazonses.com', 'via-sns'),
+        Content: { Simple: { Subject: { Data: 'x' }, Body: { Text: { Data: EICAR } } } },
+      }),
     );
     expect((await sentMails(aws.info, { messageId: virus.MessageId }))[0]!.events).toEqual(['Reject']);
     const simulated = await sentMails(aws.info, { to: 'success@simulator.amazonses.com' });
@@ -202,10 +229,14 @@ describe('the SES stand-in', () => {
   });
 
   it('answers with the exceptions the SDK names', async () => {
-    const unknown = await aws.ses.send(new SendEmailCommand(simple('success@simulator.amazonses.com', 'no-such-set'))).catch((e: unknown) => e);
+    const unknown = await aws.ses
+      .send(new SendEmailCommand(simple('success@simulator.amazonses.com', 'no-such-set')))
+      .catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(NotFoundException);
     expect((unknown as NotFoundException).$metadata.httpStatusCode).toBe(404);
-    const twice = await aws.ses.send(new CreateConfigurationSetCommand({ ConfigurationSetName: 'via-sns' })).catch((e: unknown) => e);
+    const twice = await aws.ses
+      .send(new CreateConfigurationSetCommand({ ConfigurationSetName: 'via-sns' }))
+      .catch((e: unknown) => e);
     expect(twice).toBeInstanceOf(AlreadyExistsException);
     const otherBus = await aws.ses
       .send(
@@ -221,7 +252,9 @@ describe('the SES stand-in', () => {
       )
       .catch((e: unknown) => e);
     expect(otherBus).toBeInstanceOf(BadRequestException);
-    const badAddress = await aws.ses.send(new SendEmailCommand(simple('not-an-address', 'via-sns'))).catch((e: unknown) => e);
+    const badAddress = await aws.ses
+      .send(new SendEmailCommand(simple('not-an-address', 'via-sns')))
+      .catch((e: unknown) => e);
     expect(badAddress).toBeInstanceOf(BadRequestException);
     const missing = await aws.ses
       .send(new GetConfigurationSetEventDestinationsCommand({ ConfigurationSetName: 'nope' }))

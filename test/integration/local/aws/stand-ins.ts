@@ -8,7 +8,10 @@ import { localAwsClients } from '#test/support/local-aws.ts';
  * The runner's AWS stand-ins as the runner starts them (fauxqs with SQS, S3 and SNS, and STS, EventBridge, Kinesis and
  * SES beside it), persisted in a folder of their own, without DynamoDB: what these files test talks to them alone.
  */
-export async function startStandIns(settings: StandInSettings = {}, dir = mkdtempSync(join(tmpdir(), 'switchboard-aws-'))) {
+export async function startStandIns(
+  settings: StandInSettings = {},
+  dir = mkdtempSync(join(tmpdir(), 'switchboard-aws-')),
+) {
   const running = await startFauxqsWithQueuesAndBuckets(join(dir, 'fauxqs'), { ...settings, dir: join(dir, 'aws') });
   const info: LocalAws = localAws({
     region: 'us-east-1',

@@ -16,7 +16,12 @@ describe('the STS stand-in', () => {
   it('assumes any role with an external id: temporary credentials that expire, the session named as AWS names it', async () => {
     const before = Date.now();
     const out = await aws.sts.send(
-      new AssumeRoleCommand({ RoleArn: ROLE, RoleSessionName: 'delivery-1', ExternalId: 'ext-123', DurationSeconds: 900 }),
+      new AssumeRoleCommand({
+        RoleArn: ROLE,
+        RoleSessionName: 'delivery-1',
+        ExternalId: 'ext-123',
+        DurationSeconds: 900,
+      }),
     );
     expect(out.Credentials?.AccessKeyId).toMatch(/^ASIA[0-9A-F]{16}$/);
     expect(out.Credentials?.SecretAccessKey?.length).toBeGreaterThan(30);
@@ -62,7 +67,10 @@ describe('the STS stand-in', () => {
     expect((error as STSServiceException).name).toBe('AccessDenied');
     expect((error as STSServiceException).$metadata.httpStatusCode).toBe(403);
     expect((error as Error).message).toContain(`sts:AssumeRole on resource: ${roleArn}`);
-    expect((await assumeRoleCalls(aws.info, roleArn)).at(-1)).toMatchObject({ externalId: 'ext-9', refused: 'AccessDenied' });
+    expect((await assumeRoleCalls(aws.info, roleArn)).at(-1)).toMatchObject({
+      externalId: 'ext-9',
+      refused: 'AccessDenied',
+    });
   });
 
   it('answers a malformed call with ValidationError, as STS does', async () => {
@@ -85,7 +93,8 @@ describe('the STS stand-in', () => {
       method: 'POST',
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
-        authorization: 'AWS4-HMAC-SHA256 Credential=k/20260101/us-east-1/sns/aws4_request, SignedHeaders=host, Signature=0',
+        authorization:
+          'AWS4-HMAC-SHA256 Credential=k/20260101/us-east-1/sns/aws4_request, SignedHeaders=host, Signature=0',
       },
       body: 'Action=GetCallerIdentity&Version=2011-06-15',
     });
