@@ -154,7 +154,7 @@ describe('the Kinesis stand-in', () => {
     expect((longKey as Error).name).toBe('ValidationException');
   });
 
-  it('keeps streams and their records across a restart', async () => {
+  it('keeps streams and their records across a restart', { timeout: 90_000 }, async () => {
     const own = await startStandIns();
     await own.kinesis.send(new CreateStreamCommand({ StreamName: 'kept', ShardCount: 2 }));
     const put = await own.kinesis.send(

@@ -17,7 +17,10 @@ import { startStandIns } from './stand-ins.ts';
 
 /** What the stand-ins keep across a restart on the same folder: topics and subscriptions, buses and rules, SES sets. */
 describe('the AWS stand-ins after a restart', () => {
-  it('keep topics, subscriptions, buses, rules, targets, configuration sets and what was received', async () => {
+  // Two starts of the stand-ins (each creating the service's queues and buckets): seconds on a loaded machine.
+  it('keep topics, subscriptions, buses, rules, targets, configuration sets and what was received', {
+    timeout: 90_000,
+  }, async () => {
     const first = await startStandIns();
     const { TopicArn } = await first.sns.send(new CreateTopicCommand({ Name: 'kept-topic' }));
     const fromTopic = await newQueue(first.sqs, 'kept-from-topic');

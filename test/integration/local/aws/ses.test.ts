@@ -199,7 +199,7 @@ describe('the SES stand-in', () => {
     });
     expect(mail!.raw).toContain('Subject: Raw one');
     await expect
-      .poll(() => relayed.find((r) => r.raw.includes('Subject: Raw one'))?.rcptTo)
+      .poll(() => relayed.find((r) => r.raw.includes('Subject: Raw one'))?.rcptTo, { timeout: 10_000 })
       .toEqual(['customer@example.net']);
 
     const virus = await aws.ses.send(
@@ -216,11 +216,13 @@ describe('the SES stand-in', () => {
     const refused = await aws.ses.send(new SendEmailCommand(simple('nobody@example.net', 'via-sns')));
     const topicArn = 'arn:aws:sns:us-east-1:000000000000:ses-events';
     await expect
-      .poll(async () =>
-        (await topicMessages(aws.info, topicArn))
-          .map((m) => JSON.parse(m.message))
-          .filter((e) => e.mail.messageId === refused.MessageId)
-          .map((e) => [e.eventType, e.bounce?.bounceType, e.bounce?.bouncedRecipients[0].diagnosticCode]),
+      .poll(
+        async () =>
+          (await topicMessages(aws.info, topicArn))
+            .map((m) => JSON.parse(m.message))
+            .filter((e) => e.mail.messageId === refused.MessageId)
+            .map((e) => [e.eventType, e.bounce?.bounceType, e.bounce?.bouncedRecipients[0].diagnosticCode]),
+        { timeout: 10_000 },
       )
       .toEqual([
         ['Send', undefined, undefined],
