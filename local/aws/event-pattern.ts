@@ -118,7 +118,7 @@ function matchesValue(condition: unknown, value: unknown): boolean {
     case 'equals-ignore-case':
       return text !== undefined && text.toLowerCase() === (operand as string).toLowerCase();
     case 'wildcard':
-      return text !== undefined && wildcard(operand as string).test(text);
+      return text !== undefined && wildcardMatches(operand as string, text);
     case 'numeric':
       return typeof value === 'number' && numeric(operand as (string | number)[], value);
     case 'anything-but':
@@ -160,9 +160,29 @@ function numeric(operand: (string | number)[], value: number): boolean {
   return true;
 }
 
-function wildcard(pattern: string): RegExp {
-  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
-  return new RegExp(`^${escaped}$`, 's');
+/**
+ * `*` as any run of characters: the two-pointer glob match, which backtracks only to the last star (time at most
+ * pattern × text), where a regular expression of `.*`s could take exponential time on a hostile pattern.
+ */
+function wildcardMatches(pattern: string, text: string): boolean {
+  let p = 0;
+  let t = 0;
+  let star = -1;
+  let resume = 0;
+  while (t < text.length) {
+    if (p < pattern.length && pattern[p] !== '*' && pattern[p] === text[t]) {
+      p++;
+      t++;
+    } else if (p < pattern.length && pattern[p] === '*') {
+      star = p++;
+      resume = t;
+    } else if (star >= 0) {
+      p = star + 1;
+      t = ++resume;
+    } else return false;
+  }
+  while (pattern[p] === '*') p++;
+  return p === pattern.length;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

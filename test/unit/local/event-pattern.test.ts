@@ -44,6 +44,9 @@ describe('EventBridge event patterns', () => {
     expect(matches({ detail: { state: [{ 'equals-ignore-case': 'RUNNING' }] } })).toBe(true);
     expect(matches({ detail: { location: { zone: [{ wildcard: 'eu-*-1a' }] } } })).toBe(true);
     expect(matches({ detail: { location: { zone: [{ wildcard: 'us-*' }] } } })).toBe(false);
+    expect(matches({ detail: { location: { zone: [{ wildcard: '*1a' }] } } })).toBe(true);
+    expect(matches({ detail: { location: { zone: [{ wildcard: 'eu-west-1a*' }] } } })).toBe(true);
+    expect(matches({ detail: { location: { zone: [{ wildcard: 'eu.*' }] } } })).toBe(false);
     expect(matches({ detail: { state: [{ 'anything-but': 'stopped' }] } })).toBe(true);
     expect(matches({ detail: { state: [{ 'anything-but': ['running', 'stopped'] }] } })).toBe(false);
     expect(matches({ detail: { state: [{ 'anything-but': { prefix: 'run' } }] } })).toBe(false);
@@ -54,6 +57,14 @@ describe('EventBridge event patterns', () => {
     expect(matches({ detail: { missing: [{ exists: true }] } })).toBe(false);
     expect(matches({ detail: { missing: [{ exists: false }] } })).toBe(true);
     expect(matches({ detail: { state: [{ exists: false }] } })).toBe(false);
+  });
+
+  it('matches a hostile wildcard in time linear-ish in its size, where a regular expression would not end', () => {
+    const long = { ...event, detail: { ...event.detail, state: 'a'.repeat(5000) } };
+    const pattern = parseEventPattern(JSON.stringify({ detail: { state: [{ wildcard: `${'a*'.repeat(40)}b` }] } }));
+    const started = performance.now();
+    expect(matchesEventPattern(pattern, long)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 
   it('matches $or at any level', () => {
