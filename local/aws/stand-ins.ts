@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStandInDatabase } from './database.ts';
 import type { Outbox } from './outbox.ts';
@@ -45,11 +46,12 @@ const SIGNING_NAMES: Record<StandInName, string> = {
 /**
  * STS, EventBridge, Kinesis and SES v2 on 127.0.0.1, each speaking its service's wire protocol so the AWS SDK's own
  * clients work against it (signatures are not verified). Only the listeners start here: a service's module, and the
- * database, load on its first request (or, for the outbox, just after start-up, to send what a previous run left).
+ * database, load on its first request (the outbox also half a second after a restart, to send what the previous run left).
  */
 export async function startAwsStandIns(options: AwsStandInsOptions): Promise<AwsStandIns> {
   let db: Promise<DatabaseSync> | undefined;
-  const database = () => (db ??= openStandInDatabase(options.dir ? join(options.dir, 'stand-ins.sqlite') : undefined));
+  const path = options.dir ? join(options.dir, 'stand-ins.sqlite') : undefined;
+  const database = () => (db ??= openStandInDatabase(path));
   let outbox: Promise<Outbox> | undefined;
   let queuesAndTopics: string | undefined;
   const endpoints = {} as Record<StandInName, string>;
@@ -104,8 +106,10 @@ export async function startAwsStandIns(options: AwsStandInsOptions): Promise<Aws
     database,
     connect(at) {
       queuesAndTopics = at;
-      // What a previous run accepted and did not send goes now, off the start-up path.
-      setImmediate(() => void theOutbox().catch((error: unknown) => console.error('[local aws]', error)));
+      // What a previous run accepted and did not send goes a moment after start-up, off its path (a first run has
+      // no database, and nothing to send).
+      if (path && existsSync(path))
+        setTimeout(() => void theOutbox().catch((error: unknown) => console.error('[local aws]', error)), 500);
     },
     async stop() {
       (await outbox?.catch(() => undefined))?.stop();
