@@ -4,7 +4,8 @@ import type { buildApp } from 'fauxqs';
 /** What a topic keeps for a test to read: its latest messages. */
 const RECEIVED_KEPT_PER_TOPIC = 1000;
 
-interface Published {
+/** One message a topic received, as `GET /_local/received` lists it (with the caller's key and when). */
+export interface Published {
   topicArn: string;
   messageId: string;
   message: string;

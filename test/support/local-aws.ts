@@ -11,6 +11,7 @@ import {
   type Message,
 } from '@aws-sdk/client-sqs';
 import { STSClient } from '@aws-sdk/client-sts';
+import type { Published } from '#local/aws/sns-received.ts';
 import type { LocalAws } from '#local/emulators.ts';
 
 /**
@@ -40,17 +41,7 @@ async function read<T>(endpoint: string, path: string, query: Record<string, str
   return (await response.json()) as T;
 }
 
-export interface TopicMessage {
-  topicArn: string;
-  messageId: string;
-  message: string;
-  subject?: string;
-  messageAttributes: Record<string, { DataType: string; StringValue?: string; BinaryValue?: string }>;
-  messageGroupId?: string;
-  messageDeduplicationId?: string;
-  callerAccessKeyId: string;
-  receivedAt: string;
-}
+export type TopicMessage = Published & { callerAccessKeyId: string; receivedAt: string };
 
 /** What an SNS topic received (each Publish / PublishBatch entry), oldest first. */
 export async function topicMessages(info: LocalAws, topicArn: string): Promise<TopicMessage[]> {
