@@ -19,6 +19,7 @@ const groups = {
     'test/e2e/health.test.ts',
     'test/e2e/integrations.test.ts',
     'test/e2e/limits.test.ts',
+    'test/e2e/local-aws.test.ts',
     'test/e2e/mail-trust.test.ts',
     'test/e2e/openapi-traffic.test.ts',
     'test/e2e/openapi.test.ts',

@@ -297,6 +297,12 @@ describe('API', () => {
     expect(health.map((m) => m.method).sort()).toEqual(['ANY', 'GET']);
   });
 
+  it("has no resource under /local: the local runner's own paths (GET /local/aws) reach the fallback on AWS", () => {
+    const paths = ofType('AWS::ApiGateway::Resource').map(([id]) => resourcePath(id));
+    expect(paths.filter((p) => p === '/local' || p.startsWith('/local/'))).toEqual([]);
+    expect(methods().find((m) => m.path === '/{proxy+}')?.target).toBe(fnId(fallbackFunction));
+  });
+
   it("customizes API Gateway's own answers with the contract's error body and codes", () => {
     const responses = ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
     const expected: Record<string, [string | undefined, string]> = {
