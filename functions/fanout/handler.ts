@@ -4,6 +4,7 @@ import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-int
 import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
 import { s3PayloadStoreOnFirstUse } from '#shared/events/adapters/lazy-s3-payload-store.ts';
 import { SmtpNoticeMailer } from '#shared/webhooks/adapters/smtp-notice-mailer.ts';
+import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { metricNames } from '#shared/contract/metrics.ts';
@@ -25,6 +26,7 @@ const log = (level: 'info' | 'warn' | 'error', message: string, details: Record<
 const fanout = makeFanout({
   directory: new DynamoIntegrationStore(table, secrets),
   queue: deliveryQueueFromConfig(cfg),
+  bodies: new DynamoEventBodies(table),
   secrets,
   // A filter on a large event (its body parked in S3) reads the body; nothing else does.
   payloads: s3PayloadStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER')),

@@ -51,7 +51,8 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     memoryMb: 512,
     maxConcurrency: 4,
     access: {
-      table: { read: true },
+      // write: the event's body, stored once for all its deliveries.
+      table: { read: true, write: true },
       sendTo: ['deliveries', 'deliveriesOrdered'],
       // A webhook filter on an event whose body is parked in S3 reads it.
       buckets: { transfer: { read: ['payloads/'] } },

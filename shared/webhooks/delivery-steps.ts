@@ -217,11 +217,14 @@ function recordKeys(job: DeliveryJob) {
   };
 }
 
-/** The body goes on the record with the first attempt, so it can be retried by hand after the message is gone. */
-function bodyFields(job: DeliveryJob, attemptNumber: number): { body?: string; bodyRef?: string; orderKey?: string } {
+/**
+ * What the first attempt keeps on the record for a retry by hand after the message is gone: a large body's key and
+ * the ordering key (an inline body is stored once per event by the fan-out, not in every record).
+ */
+function bodyFields(job: DeliveryJob, attemptNumber: number): { bodyRef?: string; orderKey?: string } {
   if (attemptNumber !== 1 || job.manual) return {};
   return {
-    ...(job.bodyRef ? { bodyRef: job.bodyRef } : { body: job.body }),
+    ...(job.bodyRef ? { bodyRef: job.bodyRef } : {}),
     ...(job.orderKey !== undefined ? { orderKey: job.orderKey } : {}),
   };
 }

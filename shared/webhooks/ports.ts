@@ -63,8 +63,7 @@ export interface AttemptWrite {
   status: DeliveryStatus;
   /** Epoch ms of the next automatic attempt (status pending). */
   nextAttemptAt?: number;
-  /** The signed body (or its S3 key when large), stored with the first attempt so it can be retried by hand. */
-  body?: string;
+  /** The S3 key of a large body, stored with the first attempt (an inline body is stored once per event instead). */
   bodyRef?: string;
   /** The event's ordering key, stored with the first attempt (manual retries of an ordered webhook queue by it). */
   orderKey?: string;
@@ -75,6 +74,17 @@ export interface AttemptWrite {
    * one (the fan-out run again after a crash, a duplicate SQS message).
    */
   first?: boolean;
+}
+
+/**
+ * Event bodies stored once per event for all its webhooks, by the fan-out before it queues the jobs (the jobs carry
+ * the body themselves): what a retry by hand and `recover` send again. A body parked in the payload store (large)
+ * is not stored here; its records keep its key.
+ */
+export interface EventBodies {
+  put(eventId: string, body: string): Promise<void>;
+  /** The bodies still stored, by event id (one past its retention is absent). */
+  get(eventIds: readonly string[]): Promise<Map<string, string>>;
 }
 
 /** Delivery records: one item per (event, webhook), attempts appended. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { DynamoWebhookHealthStore } from '#shared/webhooks/adapters/dynamo-webhook-health-store.ts';
+import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { newEventId } from '#shared/events/envelope.ts';
 import { deliveryIdFor } from '#shared/webhooks/model.ts';
 import type { AttemptWrite } from '#shared/webhooks/ports.ts';
@@ -30,7 +31,6 @@ function write(integrationId: string, overrides: Partial<AttemptWrite> = {}): At
     attempt: { at: '2026-11-21T10:00:00.000Z', statusCode: 500, durationMs: 12, error: 'HTTP 500' },
     status: 'pending',
     nextAttemptAt: 1_800_000_000_000,
-    body: '{"id":"x"}',
     manual: false,
     ...overrides,
   };
@@ -46,7 +46,6 @@ describe('DynamoDeliveryStore against dynalite', () => {
         attempt: { at: '2026-11-21T10:00:05.000Z', statusCode: 200, durationMs: 8 },
         status: 'succeeded',
         nextAttemptAt: undefined,
-        body: undefined,
       }),
     ).toBe(true);
     const record = await store.get('prj_1', 'int_a', first.deliveryId);
@@ -58,7 +57,6 @@ describe('DynamoDeliveryStore against dynalite', () => {
       eventType: 'message.sent',
       status: 'succeeded',
       attempts: [first.attempt, { at: '2026-11-21T10:00:05.000Z', statusCode: 200, durationMs: 8 }],
-      body: '{"id":"x"}',
     });
   });
 
@@ -134,10 +132,27 @@ describe('DynamoDeliveryStore against dynalite', () => {
     expect(await store.markRetrying('prj_1', 'int_d', w.deliveryId, 1)).toBe(true);
     expect(await store.get('prj_1', 'int_d', w.deliveryId)).toMatchObject({
       status: 'pending',
-      body: '{"id":"x"}',
       attempts: [w.attempt],
     });
     expect(await store.markRetrying('prj_1', 'int_d', 'dlv_missing', 0)).toBe(false);
+  });
+});
+
+describe('DynamoEventBodies against dynalite', () => {
+  it("stores an event's body once, apart from its records, and reads many back in one call", async () => {
+    const bodies = new DynamoEventBodies(env.table);
+    const events = Array.from({ length: 30 }, (_, n) => newEventId(Date.parse('2026-11-21T11:00:00Z') + n));
+    await Promise.all(events.map((id, n) => bodies.put(id, `{"id":"${id}","n":${n}}`)));
+    const found = await bodies.get([...events, 'evt_absent']);
+    expect(found.size).toBe(30);
+    expect(found.get(events[7]!)).toBe(`{"id":"${events[7]}","n":7}`);
+    expect(found.has('evt_absent')).toBe(false);
+    // A record written by a first attempt holds no body: its size does not grow with the event's.
+    const w = write('int_bodies', { status: 'succeeded', nextAttemptAt: undefined, first: true });
+    await store.recordAttempt(w);
+    const item = await readItem(env.table, keys.delivery('prj_1', 'int_bodies', w.deliveryId));
+    expect(item).toBeDefined();
+    expect(item).not.toHaveProperty('body');
   });
 });
 
@@ -246,14 +261,11 @@ describe('a first attempt that succeeded', () => {
       expect(await store.get('prj_1', 'int_put', put.deliveryId)).toMatchObject({
         status: 'succeeded',
         attempts: [put.attempt],
-        body: '{"id":"x"}',
         orderKey: 'ch_1:+5511999990000',
       });
     }
     // A late automatic attempt of the same delivery still leaves it succeeded.
-    expect(await store.recordAttempt({ ...puts[0]!, status: 'pending', first: undefined, body: undefined })).toBe(
-      false,
-    );
+    expect(await store.recordAttempt({ ...puts[0]!, status: 'pending', first: undefined })).toBe(false);
   });
 
   it('puts of one delivery never share a call nor run side by side: the later one lands last', async () => {
