@@ -137,7 +137,9 @@ export const scheduledWorkers: ScheduledWorkerDefinition[] = [
     everyMinutesOnAws: 1,
     everySecondsLocally: 5,
     timeoutSeconds: 60,
-    memoryMb: 512,
+    // A whole vCPU: draining a backlog is bound by the run's CPU (one conditional write per mark), and an idle run
+    // lasts a few Queries.
+    memoryMb: 1769,
     // gsi3: the outbox's shards; gsi1: the previous layout's one outbox key, until it is empty.
     access: { table: { read: true, write: true, indexes: ['gsi1', 'gsi3'] }, sendTo: ['events'] },
   },
