@@ -115,7 +115,9 @@ const published = await sweep();
 const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
 const cpuMsPerMark = (cpu.user + cpu.system) / 1000 / published;
-const callsPerMark = Object.fromEntries([...calls].map(([name, n]) => [name.replace(/Command$/, ''), +(n / published).toFixed(3)]));
+const callsPerMark = Object.fromEntries(
+  [...calls].map(([name, n]) => [name.replace(/Command$/, ''), +(n / published).toFixed(3)]),
+);
 
 // On AWS: DynamoDB and SQS do their own work; the run's Lambda spends the sweeper's CPU (a vCPU at the sweeper's
 // 1,769 MB, counted as one core here). The latency bound: 8 shards at once, each page of 100 one Query, one

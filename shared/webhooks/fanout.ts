@@ -7,7 +7,7 @@ import {
   messageGroupIdOf,
   orderingKeyOf,
 } from '../events/index.ts';
-import { deliveryIdFor, deliveryJobFor } from './model.ts';
+import { bodyStoredOncePerEvent, deliveryIdFor, deliveryJobFor } from './model.ts';
 import type { DeliveryQueue, EventBodies, PayloadStore, QueuedJob, WebhookDirectory } from './ports.ts';
 import { sealSnapshot, snapshotOf } from './target-snapshot.ts';
 
@@ -63,9 +63,10 @@ export function applicableWebhooks(
  * The fan-out worker's use case, for one batch of events: one Query per project (per event at most) for its
  * webhooks, then one delivery job per applicable webhook whose filter the event passes, sent in batches to the
  * deliveries queues (an ordered webhook's jobs to the FIFO one, in its conversation's group). Each job carries the
- * body exactly as it will be signed and a sealed snapshot of its webhook, so the first attempt needs no read; the body
- * is also stored once for the event (not in each delivery record) for retries by hand and `recover`, the puts of a
- * batch sharing calls. The body is parsed only when a filter or a side effect needs the envelope.
+ * body exactly as it will be signed and a sealed snapshot of its webhook, so the first attempt needs no read; a body
+ * too large to sit in each delivery record is also stored once for the event, for retries by hand and `recover`
+ * (`bodyStoredOncePerEvent`; the puts of a batch share calls). The body is parsed only when a filter or a side effect
+ * needs the envelope.
  *
  * The events queue is FIFO by conversation: a batch may hold several events of one key, in order. Their jobs are
  * queued in that order, and once one of them fails every later one of its key fails too (received again after it),
@@ -121,7 +122,9 @@ export function makeFanout(deps: FanoutDeps) {
       targets = targets.filter((t) => matchesFilter(t.filter, parsed));
     }
     // Stored before any job is queued: a retry by hand or a recover of any of its deliveries reads it here.
-    if (targets.length && event.body !== undefined) await deps.bodies.put(event.eventId, event.body);
+    if (targets.length && event.body !== undefined && bodyStoredOncePerEvent(event.body)) {
+      await deps.bodies.put(event.eventId, event.body);
+    }
     const readAt = now();
     const orderKey = orderingKeyOf(event);
     return targets.map((target) => {

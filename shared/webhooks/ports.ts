@@ -63,7 +63,11 @@ export interface AttemptWrite {
   status: DeliveryStatus;
   /** Epoch ms of the next automatic attempt (status pending). */
   nextAttemptAt?: number;
-  /** The S3 key of a large body, stored with the first attempt (an inline body is stored once per event instead). */
+  /**
+   * Stored with the first attempt so it can be retried by hand: a small body itself, or a large one's S3 key (a body
+   * in between is stored once per event by the fan-out).
+   */
+  body?: string;
   bodyRef?: string;
   /** The event's ordering key, stored with the first attempt (manual retries of an ordered webhook queue by it). */
   orderKey?: string;
@@ -78,8 +82,8 @@ export interface AttemptWrite {
 
 /**
  * Event bodies stored once per event for all its webhooks, by the fan-out before it queues the jobs (the jobs carry
- * the body themselves): what a retry by hand and `recover` send again. A body parked in the payload store (large)
- * is not stored here; its records keep its key.
+ * the body themselves): what a retry by hand and `recover` send again. A small body stays in each record instead, and
+ * one parked in the payload store (over 200 KB) is not stored here: its records keep its key.
  */
 export interface EventBodies {
   put(eventId: string, body: string): Promise<void>;

@@ -52,11 +52,12 @@ describe('webhook pipeline costs', () => {
         url: r.url,
       });
     }
+    // Events of an ordinary message's size: too large to copy into each webhook's delivery record.
     const post = () =>
       svc.admin('POST', `/projects/${projectId}/events`, {
         channelId: channel.channelId,
         type: 'message.sent',
-        data: {},
+        data: { text: 'Olá! '.repeat(120) },
       });
     // Warm-up: the deliver worker learns each webhook's health once (one write per webhook, then cached). Its writes
     // (per webhook: the record, the health fold, a share of the counters) end after the receivers answered, later

@@ -31,6 +31,7 @@ function write(integrationId: string, overrides: Partial<AttemptWrite> = {}): At
     attempt: { at: '2026-11-21T10:00:00.000Z', statusCode: 500, durationMs: 12, error: 'HTTP 500' },
     status: 'pending',
     nextAttemptAt: 1_800_000_000_000,
+    body: '{"id":"x"}',
     manual: false,
     ...overrides,
   };
@@ -46,6 +47,7 @@ describe('DynamoDeliveryStore against dynalite', () => {
         attempt: { at: '2026-11-21T10:00:05.000Z', statusCode: 200, durationMs: 8 },
         status: 'succeeded',
         nextAttemptAt: undefined,
+        body: undefined,
       }),
     ).toBe(true);
     const record = await store.get('prj_1', 'int_a', first.deliveryId);
@@ -57,6 +59,7 @@ describe('DynamoDeliveryStore against dynalite', () => {
       eventType: 'message.sent',
       status: 'succeeded',
       attempts: [first.attempt, { at: '2026-11-21T10:00:05.000Z', statusCode: 200, durationMs: 8 }],
+      body: '{"id":"x"}',
     });
   });
 
@@ -132,6 +135,7 @@ describe('DynamoDeliveryStore against dynalite', () => {
     expect(await store.markRetrying('prj_1', 'int_d', w.deliveryId, 1)).toBe(true);
     expect(await store.get('prj_1', 'int_d', w.deliveryId)).toMatchObject({
       status: 'pending',
+      body: '{"id":"x"}',
       attempts: [w.attempt],
     });
     expect(await store.markRetrying('prj_1', 'int_d', 'dlv_missing', 0)).toBe(false);
@@ -147,12 +151,10 @@ describe('DynamoEventBodies against dynalite', () => {
     expect(found.size).toBe(30);
     expect(found.get(events[7]!)).toBe(`{"id":"${events[7]}","n":7}`);
     expect(found.has('evt_absent')).toBe(false);
-    // A record written by a first attempt holds no body: its size does not grow with the event's.
-    const w = write('int_bodies', { status: 'succeeded', nextAttemptAt: undefined, first: true });
-    await store.recordAttempt(w);
-    const item = await readItem(env.table, keys.delivery('prj_1', 'int_bodies', w.deliveryId));
-    expect(item).toBeDefined();
-    expect(item).not.toHaveProperty('body');
+    expect(await readItem(env.table, keys.eventBody(events[0]!))).toMatchObject({
+      body: `{"id":"${events[0]}","n":0}`,
+      expiresAt: expect.any(Number),
+    });
   });
 });
 
@@ -261,11 +263,14 @@ describe('a first attempt that succeeded', () => {
       expect(await store.get('prj_1', 'int_put', put.deliveryId)).toMatchObject({
         status: 'succeeded',
         attempts: [put.attempt],
+        body: '{"id":"x"}',
         orderKey: 'ch_1:+5511999990000',
       });
     }
     // A late automatic attempt of the same delivery still leaves it succeeded.
-    expect(await store.recordAttempt({ ...puts[0]!, status: 'pending', first: undefined })).toBe(false);
+    expect(await store.recordAttempt({ ...puts[0]!, status: 'pending', first: undefined, body: undefined })).toBe(
+      false,
+    );
   });
 
   it('puts of one delivery never share a call nor run side by side: the later one lands last', async () => {

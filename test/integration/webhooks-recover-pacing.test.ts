@@ -32,6 +32,7 @@ function attemptAt(integrationId: string, eventMs: number, status: AttemptWrite[
     eventType: 'message.sent',
     attempt: { at: new Date(eventMs).toISOString(), statusCode: 500, durationMs: 3, error: 'HTTP 500' },
     status,
+    body: `{"id":"${eventId}"}`,
     manual: false,
   };
 }
@@ -56,7 +57,7 @@ describe('failed deliveries in the work index, against dynalite', () => {
     const ids = await allInWindow('int_w', T0 + 1_000, T0 + 4_000);
     expect(ids).toEqual([writes[1]!.deliveryId, writes[2]!.deliveryId, writes[3]!.deliveryId]);
     // A delivery that succeeds later leaves the index.
-    await store.recordAttempt({ ...writes[2]!, status: 'succeeded', manual: true });
+    await store.recordAttempt({ ...writes[2]!, status: 'succeeded', manual: true, body: undefined });
     expect(await allInWindow('int_w', T0)).toEqual(
       [writes[0]!, writes[1]!, writes[3]!, writes[4]!].map((w) => w.deliveryId),
     );
@@ -75,7 +76,7 @@ describe('failed deliveries in the work index, against dynalite', () => {
     const claimedB = b.filter(Boolean).length;
     expect(claimedA + claimedB).toBe(40);
     const record = a[0] ?? b[0]!;
-    expect(record).toMatchObject({ status: 'pending', attempts: [writes[0]!.attempt] });
+    expect(record).toMatchObject({ status: 'pending', body: writes[0]!.body, attempts: [writes[0]!.attempt] });
     // Still listed (a recover that died before queueing its jobs must not lose them), but not claimable again...
     expect(await allInWindow('int_race', T0)).toHaveLength(40);
     expect((await Promise.all(ids.map((id) => failed.claim('prj_r', 'int_race', id)))).filter(Boolean)).toEqual([]);

@@ -173,10 +173,12 @@ function identityOf(write: AttemptWrite) {
   return { deliveryId, projectId, integrationId, eventId, eventType };
 }
 
-/** A large body's S3 key, and the ordering key, which only a first attempt carries. */
+/** A small body or a large one's S3 key, and the ordering key, which only a first attempt carries. */
 function keptFromFirstAttempt(write: AttemptWrite): Record<string, string> {
   return Object.fromEntries(
-    (['bodyRef', 'orderKey'] as const).flatMap((name) => (write[name] !== undefined ? [[name, write[name]]] : [])),
+    (['body', 'bodyRef', 'orderKey'] as const).flatMap((name) =>
+      write[name] !== undefined ? [[name, write[name]]] : [],
+    ),
   );
 }
 
@@ -191,7 +193,6 @@ export function deliveryRecordFromItem(item: Record<string, unknown>): DeliveryR
     status: item.status as DeliveryStatus,
     attempts: (item.attempts as DeliveryRecord['attempts'] | undefined) ?? [],
     ...(typeof item.nextAttemptAt === 'number' ? { nextAttemptAt: item.nextAttemptAt } : {}),
-    // Records written before bodies were stored once per event keep theirs.
     ...(typeof item.body === 'string' ? { body: item.body } : {}),
     ...(typeof item.bodyRef === 'string' ? { bodyRef: item.bodyRef } : {}),
     ...(typeof item.orderKey === 'string' ? { orderKey: item.orderKey } : {}),

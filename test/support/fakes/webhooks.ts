@@ -111,6 +111,7 @@ export class FakeDeliveries implements DeliveryStore {
     record.attempts.push(write.attempt);
     record.status = write.status;
     record.nextAttemptAt = write.nextAttemptAt;
+    record.body ??= write.body;
     record.bodyRef ??= write.bodyRef;
     this.records.set(write.deliveryId, record);
     return true;

@@ -200,7 +200,17 @@ describe('delivery steps', () => {
     expect(parkedJob(newJob({ deferrals: MAX_PARKINGS, manual: true }), stuck, 1, noJitter)).toBeDefined();
   });
 
-  it("record: the first attempt keeps a large body's key and the order key, never the body (stored once per event)", () => {
+  it('record: the first attempt stores a small body for manual retries, not one stored once per event; later ones do not', () => {
+    const larger = { ...newJob(), body: JSON.stringify({ id: 'evt_1', pad: 'x'.repeat(600) }) };
+    const once = attemptWrite(larger, { at: T0, outcome: success, number: 1 }, { status: 'succeeded' }, undefined);
+    expect(once).not.toHaveProperty('body');
+    const parked = attemptWrite(
+      { ...newJob(), body: undefined, bodyRef: 'payloads/evt_1' },
+      { at: T0, outcome: success, number: 1 },
+      { status: 'succeeded' },
+      undefined,
+    );
+    expect(parked).toMatchObject({ bodyRef: 'payloads/evt_1' });
     const first = attemptWrite(
       newJob(),
       { at: T0, outcome: httpError(500), number: 1 },
@@ -211,18 +221,11 @@ describe('delivery steps', () => {
       attempt: { at: '2026-11-21T10:00:00.000Z', statusCode: 500, durationMs: 30, error: 'HTTP 500' },
       status: 'pending',
       nextAttemptAt: T0 + 5_000,
+      body: delivery.body,
       manual: false,
     });
-    expect(first).not.toHaveProperty('body');
-    const large = attemptWrite(
-      { ...newJob(), body: undefined, bodyRef: 'payloads/evt_1' },
-      { at: T0, outcome: httpError(500), number: 1 },
-      { status: 'pending', retryInSeconds: 5 },
-      T0 + 5_000,
-    );
-    expect(large).toMatchObject({ bodyRef: 'payloads/evt_1' });
     const second = attemptWrite(newJob(), { at: T0, outcome: success, number: 2 }, { status: 'succeeded' }, undefined);
-    expect(second).not.toHaveProperty('bodyRef');
+    expect(second).not.toHaveProperty('body');
     expect(second).not.toHaveProperty('nextAttemptAt');
     expect(second.attempt).toEqual({ at: '2026-11-21T10:00:00.000Z', statusCode: 204, durationMs: 12 });
   });

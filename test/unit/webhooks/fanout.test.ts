@@ -64,6 +64,8 @@ describe('applicableWebhooks', () => {
   });
 });
 
+const large = JSON.stringify({ id: 'evt_2', data: { text: 'x'.repeat(600) } });
+
 describe('fanout', () => {
   it('makes one job per applicable webhook with the body and a sealed snapshot, one query per project', async () => {
     const directory = new FakeDirectory(all);
@@ -72,7 +74,10 @@ describe('fanout', () => {
     const fanout = makeFanout({ directory, queue, bodies, secrets: secretBox, now: () => 5 });
     const failed = await fanout.fanoutBatch([
       { messageId: 'm1', body: JSON.stringify(event()) },
-      { messageId: 'm2', body: JSON.stringify(event({ eventId: 'evt_2', channelId: 'ch_email' })) },
+      {
+        messageId: 'm2',
+        body: JSON.stringify(event({ eventId: 'evt_2', channelId: 'ch_email', body: large })),
+      },
       { messageId: 'm3', body: 'not json' },
     ]);
     expect(failed).toEqual(['m3']);
@@ -92,9 +97,11 @@ describe('fanout', () => {
       targetReadAt: 5,
     });
     expect(JSON.stringify(smsJob)).not.toContain('tok');
-    // Each event's body is stored once, whatever the number of its webhooks.
-    expect(bodies.puts).toBe(2);
-    expect(bodies.stored.get('evt_1')).toBe('{"id":"evt_1"}');
+    // A body too large for each delivery record is stored once, whatever the number of its webhooks; a small one
+    // stays in the records.
+    expect(bodies.puts).toBe(1);
+    expect(bodies.stored.get('evt_2')).toBe(large);
+    expect(queue.enqueued[2]!.job.body).toBe(large);
     expect(openSnapshot(secretBox, smsJob.deliveryId, smsJob.sealedTarget!)).toEqual({
       url: 'https://s.example.com',
       bearerToken: 'tok',
