@@ -53,6 +53,17 @@ const mark = (key: string, at = Date.now(), orderGroup = `prj_1/conversation:${k
   };
 };
 
+/** Another mark on an item, as a change's UpdateItem adds it. */
+async function addMark(key: { pk: string; sk: string }, m: OutboxMark) {
+  const u = outboxUpdate(m, key.pk);
+  await updateItem(env.table, {
+    Key: key,
+    UpdateExpression: `SET ${u.set} ADD ${u.add}`,
+    ExpressionAttributeNames: u.names,
+    ExpressionAttributeValues: u.values,
+  });
+}
+
 /** Every item the sweep would find, every shard read to its end. */
 async function staleItems(outbox: DynamoUnpublishedEvents, before: number): Promise<StaleItem[]> {
   const items: StaleItem[] = [];
@@ -94,13 +105,7 @@ describe('outbox marks on DynamoDB items', () => {
     const first = mark('delivered', Date.now() - 60_000);
     const second = mark('read', Date.now() - 50_000);
     await putItem(env.table, { Item: { ...key, ...outboxItemAttributes(first, key.pk) } });
-    const u = outboxUpdate(second, key.pk);
-    await updateItem(env.table, {
-      Key: key,
-      UpdateExpression: `SET ${u.set} ADD ${u.add}`,
-      ExpressionAttributeNames: u.names,
-      ExpressionAttributeValues: u.values,
-    });
+    await addMark(key, second);
     expect(
       marksOf(await readItem(env.table, key))
         .map((m) => m.eventId)
@@ -122,13 +127,7 @@ describe('the outbox in the work index', () => {
     const first = mark('big', Date.now() - 60_000, 'prj_1/conversation:c-big');
     await putItem(env.table, { Item: { ...key, history: 'x'.repeat(20_000), ...outboxItemAttributes(first, key.pk) } });
     const second = mark('big-2', Date.now() - 50_000, 'prj_1/conversation:c-big');
-    const u = outboxUpdate(second, key.pk);
-    await updateItem(env.table, {
-      Key: key,
-      UpdateExpression: `SET ${u.set} ADD ${u.add}`,
-      ExpressionAttributeNames: u.names,
-      ExpressionAttributeValues: u.values,
-    });
+    await addMark(key, second);
     const shard = workIndex.outboxPartitionOf('prj_1/conversation:c-big');
     const entries = (
       await queryPage(env.table, {
