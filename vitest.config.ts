@@ -15,11 +15,14 @@ const groups = {
     'test/e2e/console-webhooks.test.ts',
     'test/e2e/conventions.test.ts',
     'test/e2e/conversations.test.ts',
+    'test/e2e/examples.test.ts',
     'test/e2e/health.test.ts',
     'test/e2e/integrations.test.ts',
+    'test/e2e/mail-trust.test.ts',
     'test/e2e/openapi-traffic.test.ts',
     'test/e2e/openapi.test.ts',
     'test/e2e/pagination.test.ts',
+    'test/e2e/readme.test.ts',
     'test/e2e/sdk.test.ts',
     'test/e2e/send-events.test.ts',
     'test/e2e/webhooks-conversations.test.ts',
@@ -30,6 +33,7 @@ const groups = {
     'test/e2e/completion-bots.test.ts',
     'test/e2e/completion.test.ts',
     'test/e2e/console-playground.test.ts',
+    'test/e2e/model-edges.test.ts',
   ],
   bulk: [
     'test/e2e/ai-ecosystem-offline.test.ts',
@@ -54,6 +58,8 @@ const groups = {
     'test/e2e/observability.test.ts',
     'test/e2e/persistence.test.ts',
     'test/e2e/single-loop.test.ts',
+    // Starts a second service beside its first on the same port, SMTP port and DATA_DIR.
+    'test/e2e/startup-errors.test.ts',
     'test/e2e/webhooks-durability.test.ts',
     // A test SMTP server as NOTICE_SMTP_URL and WEBHOOK_FAILING_AFTER=3.
     'test/e2e/webhook-notices.test.ts',

@@ -7,45 +7,37 @@
  * 2. the same files as knowledge uploads: the time until `failed`, and the reason;
  * 3. a mail whose only part is 320,000 `<`, sent over SMTP to an email channel's address, with a `webhook.test` queued
  *    right after it: the time to `message.received` and to the `webhook.test` at a real receiver;
+ * 4. forged opt-outs (bench/lib/forged-mail.ts): a spoofed unsubscribe, a planted Message-ID then a bounce report, a
+ *    report naming addresses a sent mail never went to, 200 RCPT TO in one session: what each changed;
+ * 5. the OpenAI-format requests built to swell the service or buy model work for free, and how soon a model call is
+ *    aborted after its caller leaves (`bench/lib/untrusted-ai.ts`);
  * and an anchor from the same run: an ordinary PDF's extract time and `/healthz` p99 with nothing else running.
  *
- *   npx tsx bench/untrusted-input.ts [--rounds 3]
+ *   npx tsx bench/untrusted-input.ts [--rounds 3] [--only pdf,knowledge,mail,ai] [--abort-trials 20] [--ai-skip <name;name>]
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { type AddressInfo, createServer as createTcpServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { GiB, ISSUE_BOMBS, pdfBomb } from '#test/support/pdf-bombs.ts';
 import { textPdf } from '#test/support/pdf-fixtures.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
-import { adminApi, machine, median, numberArg } from './lib/harness.ts';
+import { startModelDouble } from '#test/support/model-double.ts';
+import { type ForgedMailRow, forgedMail, forgedMailReport } from './lib/forged-mail.ts';
+import { adminApi, argValue, machine, median, numberArg } from './lib/harness.ts';
+import { freePort, startArrivalReceiver, watchService } from './lib/service-watch.ts';
+import { abortLatency, aiReproductions, type AbortRow, type AiRow } from './lib/untrusted-ai.ts';
 
 const rounds = numberArg('rounds', 3);
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createTcpServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
+const sections = new Set((argValue('only') ?? 'pdf,knowledge,mail,ai').split(','));
+const abortTrials = numberArg('abort-trials', 20);
+const aiSkip = new Set((argValue('ai-skip') ?? '').split(';').filter(Boolean));
+const double = await startModelDouble();
 
 // A webhook receiver: when each event type arrived.
-const arrivals: { type: string; at: number; eventId: string }[] = [];
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    arrivals.push({ type: event.type, at: performance.now(), eventId: event.id });
-    res.writeHead(204).end();
-  });
-});
-receiver.listen(0, '127.0.0.1');
-await new Promise((r) => receiver.once('listening', r));
+const receiver = await startArrivalReceiver();
+const { arrivals } = receiver;
 
 const smtpPort = await freePort();
 const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-untrusted-'));
@@ -55,6 +47,8 @@ const svc = await spawnService(
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     SMTP_INBOUND_PORT: String(smtpPort),
     BOT_RATE_LIMIT_PER_MINUTE: '100000',
+    OPENAI_BASE_URL: double.baseUrl,
+    OPENAI_MODEL: 'bench-model',
   },
   60_000,
 );
@@ -64,34 +58,7 @@ const project = await admin('POST', '/projects', { companyId: 1042, name: 'bench
 const { token } = await admin('POST', `/projects/${project.projectId}/api-token`);
 const balance = async () => (await admin('GET', `/projects/${project.projectId}/bot-credits`)).disponivel as number;
 
-/** The service's resident set, MB (all its threads: gateway, workers, parsing sandbox). */
-const rssMb = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-
-/** While `work` runs: the peak RSS (every 5 ms) and /healthz latencies (one probe every 20 ms, one at a time). */
-async function observed<T>(work: () => Promise<T>): Promise<{ value: T; peakMb: number; healthz: number[] }> {
-  let peakMb = rssMb();
-  let running = true;
-  const sampler = setInterval(() => {
-    peakMb = Math.max(peakMb, rssMb());
-  }, 5);
-  const healthz: number[] = [];
-  const prober = (async () => {
-    while (running) {
-      const t = performance.now();
-      await fetch(`${svc.baseUrl}/healthz`).then((r) => r.arrayBuffer());
-      healthz.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
-  try {
-    const value = await work();
-    return { value, peakMb: Math.max(peakMb, rssMb()), healthz };
-  } finally {
-    running = false;
-    clearInterval(sampler);
-    await prober;
-  }
-}
+const { rssMb, observed } = watchService(svc.baseUrl, pid);
 
 const p99 = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -150,7 +117,7 @@ interface ExtractRow {
 }
 const extractRows: ExtractRow[] = [];
 const creditsBefore = await balance();
-for (const name of ISSUE_BOMBS) {
+for (const name of sections.has('pdf') ? ISSUE_BOMBS : []) {
   const file = await pdfBomb(name).make(name === 'brotli' ? undefined : { decoded: GiB });
   const row: ExtractRow = {
     name,
@@ -178,7 +145,7 @@ const creditsAfter = await balance();
 
 // ---------------------------------------------------------------- 2. knowledge
 const knowledgeRows: { name: string; ms: number; status: string; error: string }[] = [];
-for (const name of ISSUE_BOMBS) {
+for (const name of sections.has('knowledge') ? ISSUE_BOMBS : []) {
   const file = await pdfBomb(name).make(name === 'brotli' ? undefined : { decoded: GiB });
   const t = performance.now();
   await putKnowledge(`${name}.pdf`, file);
@@ -205,11 +172,11 @@ const channel = await admin('POST', `/projects/${project.projectId}/channels`, {
 const webhook = await admin('POST', `/projects/${project.projectId}/integrations`, {
   product: 'webhook',
   scope: 'general',
-  url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+  url: receiver.url,
 });
 const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
 const mailRows: { received: number; test: number }[] = [];
-for (let r = 0; r < rounds + 1; r++) {
+for (let r = 0; sections.has('mail') && r < rounds + 1; r++) {
   const raw = Buffer.from(
     `From: a@example.org\r\nTo: ${address}\r\nSubject: lt\r\nMessage-ID: <lt-${randomBytes(6).toString('hex')}@example.org>\r\n` +
       `MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=B\r\n\r\n--B\r\nContent-Type: text/html\r\n\r\n` +
@@ -233,7 +200,46 @@ for (let r = 0; r < rounds + 1; r++) {
 }
 void channel;
 
+// ---------------------------------------------------------------- 4. forged opt-outs (bench/lib/forged-mail.ts)
+const forgedRounds: ForgedMailRow[][] = [];
+for (let r = 0; sections.has('mail') && r < rounds; r++)
+  forgedRounds.push(
+    await forgedMail({
+      baseUrl: svc.baseUrl,
+      smtpPort,
+      projectId: project.projectId,
+      admin,
+      arrivals,
+      observed,
+      rssMb,
+    }),
+  );
+
+// ---------------------------------------------------------------- 5. OpenAI-format requests
+let aiRows: AiRow[] = [];
+let abortRows: AbortRow[] = [];
+if (sections.has('ai')) {
+  const openaiBot = (
+    await admin('POST', `/projects/${project.projectId}/bots`, { name: 'o', instructions: 'x', model: 'openai' })
+  ).botId as string;
+  const ai = {
+    baseUrl: svc.baseUrl,
+    rounds,
+    token,
+    offlineBot: botId,
+    openaiBot,
+    double,
+    balance,
+    rssMb,
+    observed,
+    p99,
+  };
+  aiRows = await aiReproductions(ai, aiSkip);
+  abortRows = await abortLatency(ai, abortTrials);
+}
+
 await stopProcess(svc.child, 'SIGTERM');
+await double.close();
 receiver.close();
 rmSync(dataDir, { recursive: true, force: true });
 
@@ -248,19 +254,39 @@ console.log(`npx tsx bench/untrusted-input.ts --rounds ${rounds} (medians of ${r
 console.log(
   `Anchor (same run): an ordinary 1-page PDF extracted in ${f(median(anchorRuns))} ms; /healthz p99 ${p99(idle.healthz).toFixed(1)} ms with nothing else running.\n`,
 );
-console.log('| file | bytes | answer | time ms | service RSS growth MB | /healthz p99 ms (max) |');
-console.log('|---|---|---|---|---|---|');
-for (const r of extractRows)
+if (sections.has('pdf') || sections.has('knowledge') || sections.has('mail')) {
+  console.log('| file | bytes | answer | time ms | service RSS growth MB | /healthz p99 ms (max) |');
+  console.log('|---|---|---|---|---|---|');
+  for (const r of extractRows)
+    console.log(
+      `| ${r.name} | ${f(r.bytes)} | ${r.answers} | ${f(median(r.ms))} | ${f(median(r.growthMb))} | ` +
+        `${median(r.healthzP99).toFixed(1)} (${median(r.healthzMax).toFixed(1)}) |`,
+    );
+  console.log(`\nBot credits before the bombs: ${creditsBefore}, after: ${creditsAfter}.\n`);
+  console.log('| knowledge file | until settled ms | status | reason |');
+  console.log('|---|---|---|---|');
+  for (const r of knowledgeRows) console.log(`| ${r.name}.pdf | ${f(r.ms)} | ${r.status} | ${r.error} |`);
   console.log(
-    `| ${r.name} | ${f(r.bytes)} | ${r.answers} | ${f(median(r.ms))} | ${f(median(r.growthMb))} | ` +
-      `${median(r.healthzP99).toFixed(1)} (${median(r.healthzMax).toFixed(1)}) |`,
+    `\n320,000 "<" mail: message.received after ${f(median(mailRows.map((m) => m.received)))} ms ` +
+      `(${mailRows.map((m) => f(m.received)).join(', ')}); the webhook.test queued beside it delivered after ` +
+      `${f(median(mailRows.map((m) => m.test)))} ms (${mailRows.map((m) => f(m.test)).join(', ')}).`,
   );
-console.log(`\nBot credits before the bombs: ${creditsBefore}, after: ${creditsAfter}.\n`);
-console.log('| knowledge file | until settled ms | status | reason |');
-console.log('|---|---|---|---|');
-for (const r of knowledgeRows) console.log(`| ${r.name}.pdf | ${f(r.ms)} | ${r.status} | ${r.error} |`);
-console.log(
-  `\n320,000 "<" mail: message.received after ${f(median(mailRows.map((m) => m.received)))} ms ` +
-    `(${mailRows.map((m) => f(m.received)).join(', ')}); the webhook.test queued beside it delivered after ` +
-    `${f(median(mailRows.map((m) => m.test)))} ms (${mailRows.map((m) => f(m.test)).join(', ')}).`,
-);
+}
+if (sections.has('mail')) console.log(`\nForged opt-outs (medians of ${rounds}):\n\n${forgedMailReport(forgedRounds)}`);
+if (aiRows.length) {
+  console.log(
+    '\n| OpenAI-format request | answer | time ms | service RSS growth MB | /healthz p99 ms | credits charged |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  for (const r of aiRows)
+    console.log(
+      `| ${r.name} | ${r.answer} | ${f(median(r.ms))} | ${f(median(r.growthMb))} | ${median(r.healthzP99).toFixed(1)} | ` +
+        `${r.credits.join(', ')} |`,
+    );
+  console.log(
+    "\n| caller leaves, the model's first token 10 s away | model call aborted after, p50 ms | p99 ms | charged |",
+  );
+  console.log('|---|---|---|---|');
+  for (const r of abortRows)
+    console.log(`| ${r.route} | ${f(median(r.latencies))} | ${f(p99(r.latencies))} | ${r.charged} of ${r.trials} |`);
+}

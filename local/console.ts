@@ -57,6 +57,11 @@ export interface ConsoleRouteOptions {
   distDir?: string;
   /** The management API's route declarations (`shared/openapi/admin-routes.ts`), loaded when the document is first asked for. */
   adminRoutes?: () => Promise<readonly RouteDeclaration[]>;
+  /**
+   * This service's own base URL (its PUBLIC_BASE_URL, else where it listens), known once it listens: the document
+   * lists it first in `servers`, so a client generated from it calls this service by default.
+   */
+  baseUrl?: () => string | undefined;
 }
 
 /**
@@ -72,8 +77,13 @@ export function consoleRoutes(options: ConsoleRouteOptions = {}): LocalRoute[] {
   const openApi: LocalRoute = async (req, res, url) => {
     if (url.pathname !== '/openapi.json') return false;
     if (!readOnly(req.method, res)) return true;
+    const serverUrl = options.baseUrl?.();
     documentJson ??= loadAdminRoutes().then((adminRoutes) =>
-      JSON.stringify(buildOpenApiDocument({ adminRoutes, publicRoutes: routes }).document, null, 2),
+      JSON.stringify(
+        buildOpenApiDocument({ adminRoutes, publicRoutes: routes, ...(serverUrl ? { serverUrl } : {}) }).document,
+        null,
+        2,
+      ),
     );
     let body: string;
     try {

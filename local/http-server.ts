@@ -54,7 +54,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   // The console, /openapi.json and /docs: static files and the document built from the loaded admin routes.
   // The browser posts knowledge uploads to the S3 stand-in (the upload URLs' origin): the console's CSP allows it.
   const uploadOrigins = process.env.S3_ENDPOINT ? [new URL(process.env.S3_ENDPOINT).origin] : [];
-  const server = createGateway({ handlers, localRoutes: [healthz, ...consoleRoutes({ uploadOrigins })] });
+  let baseUrl: string | undefined;
+  const server = createGateway({
+    handlers,
+    localRoutes: [healthz, ...consoleRoutes({ uploadOrigins, baseUrl: () => baseUrl })],
+  });
   server.listen(options.port, options.host);
   await Promise.race([
     once(server, 'listening'),
@@ -63,7 +67,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const port = (server.address() as AddressInfo).port;
   // The functions read PUBLIC_BASE_URL on their cold start: listen first (with a free port known), then load them.
   // Until they are loaded /healthz says 503 and the gateway answers 500 "not loaded".
-  process.env.PUBLIC_BASE_URL = options.publicBaseUrl ?? `http://${options.host}:${port}`;
+  baseUrl = options.publicBaseUrl ?? `http://${options.host}:${port}`;
+  process.env.PUBLIC_BASE_URL = baseUrl;
   await Promise.all(options.fns.map(async (fn) => (handlers[fn] = (await loadFunction(fn)) as ProxyHandler)));
   return {
     port,

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buckets } from '#shared/contract/buckets.ts';
 import { queueUrlEnv, type QueueKey } from '#shared/contract/queues.ts';
 import { fallbackFunction, routes } from '#shared/contract/routes.ts';
 import type { BundlesMode } from './bundles/bundles-mode.ts';
 import { startEmulators, startFauxqsWithQueuesAndBuckets, type Emulators, type QueuesAndBuckets } from './emulators.ts';
+import { claimDataDir, listenFailure } from './startup-errors.ts';
 import { startThread } from './threads.ts';
 import type { HttpServerOptions, RunningHttpServer } from './http-server.ts';
 import type { WorkersOptions } from './workers.ts';
@@ -58,10 +59,21 @@ export interface RunningService {
  */
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? '.data');
-  // Owner-only: it holds message bodies, phone numbers, webhook URLs and the local keys. `mode` applies only to a
-  // folder mkdir creates (and passes through the umask): one that was already there is tightened (contract §15).
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  chmodSync(dataDir, 0o700);
+  // Created owner-only, writable, and held by this service alone (a second one is refused naming DATA_DIR).
+  const dataDirClaim = claimDataDir(dataDir);
+  try {
+    return await startServiceOn(dataDir, dataDirClaim, options);
+  } catch (error) {
+    dataDirClaim.release();
+    throw error;
+  }
+}
+
+async function startServiceOn(
+  dataDir: string,
+  dataDirClaim: { release(): void },
+  options: ServiceOptions,
+): Promise<RunningService> {
   // PUBLIC_BASE_URL: the caller's, else the gateway's own base URL (set by the HTTP server once it listens).
   const publicBaseUrl =
     options.env?.PUBLIC_BASE_URL ??
@@ -85,7 +97,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   });
   const threads = options.threads ?? process.env.LOCAL_THREADS !== '0';
   const emulatorsStarting = startEmulators(dataDir, threads ? startQueuesThread : startFauxqsWithQueuesAndBuckets);
-  const httpStarting = threads ? startHttpThread(standInsUp.then(() => httpOptions)) : undefined;
+  // A port in use or not allowed is the user's to fix: the error names the setting (PORT, SMTP_INBOUND_PORT).
+  const portFailure = (setting: string, port: number) => (error: unknown) => {
+    throw listenFailure(setting, port, error);
+  };
+  const httpStarting = threads
+    ? startHttpThread(standInsUp.then(() => httpOptions)).catch(portFailure('PORT', httpOptions.port))
+    : undefined;
   const workersStarting = threads
     ? startWorkersThread(standInsUp.then((emulators) => workersOptionsFor(emulators, options)))
     : undefined;
@@ -151,13 +169,26 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   setUp(emulators);
   // On one loop the HTTP functions load first: they and the workers share one process's configuration, read once
   // (`config()`), and PUBLIC_BASE_URL is known only once the gateway listens.
-  const httpLoaded = httpStarting ?? import('./http-server.ts').then((m) => m.startHttpServer(httpOptions));
-  const [workers, http, mailbox] = await Promise.all([
+  const httpLoaded =
+    httpStarting ??
+    import('./http-server.ts').then((m) => m.startHttpServer(httpOptions)).catch(portFailure('PORT', httpOptions.port));
+  const parts = await Promise.allSettled([
     workersStarting ??
       httpLoaded.then(() => import('./workers.ts').then((m) => m.startWorkers(workersOptionsFor(emulators, options)))),
     httpLoaded,
-    mailboxLoading.then((m) => m.startLocalMailbox(options.smtpInboundPort ?? 0, options.logWorkerErrors !== false)),
+    mailboxLoading
+      .then((m) => m.startLocalMailbox(options.smtpInboundPort ?? 0, options.logWorkerErrors !== false))
+      .catch(portFailure('SMTP_INBOUND_PORT', options.smtpInboundPort ?? 0)),
   ]);
+  const [workersPart, httpPart, mailboxPart] = parts;
+  if (workersPart.status === 'rejected' || httpPart.status === 'rejected' || mailboxPart.status === 'rejected') {
+    // What did start stops (threads, listeners, the stand-ins' files) before the first failure is reported.
+    for (const part of parts) if (part.status === 'fulfilled') await part.value.stop().catch(() => {});
+    await bundles?.stop().catch(() => {});
+    await emulators.stop().catch(() => {});
+    throw parts.find((part) => part.status === 'rejected')?.reason;
+  }
+  const [workers, http, mailbox] = [workersPart.value, httpPart.value, mailboxPart.value];
   if (!publicBaseUrl) derivedPublicBaseUrl = process.env.PUBLIC_BASE_URL;
   await http.setReady(true);
 
@@ -175,6 +206,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       await workers.stop();
       await bundles?.stop();
       await emulators.stop();
+      dataDirClaim.release();
     },
   };
 }

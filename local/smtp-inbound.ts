@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
 import { MAX_MAIL_BYTES } from '#shared/messaging/adapters/parse-mail.ts';
 import { SES_OBJECT_PREFIX } from '#shared/contract/buckets.ts';
 
@@ -20,7 +20,10 @@ export interface SesReceiptNotification {
   };
 }
 
-/** Recipients one message may have (contract §15); the next `RCPT TO` gets 452, as RFC 5321 §4.5.3.1.10 says. */
+/**
+ * RCPT commands one message may carry; the next gets 452, as RFC 5321 §4.5.3.1.10 says. Counted per message (a
+ * session may send several), every command: a repeated or refused recipient too.
+ */
 export const MAX_RECIPIENTS_PER_MESSAGE = 100;
 
 /**
@@ -55,8 +58,6 @@ export interface RunningSmtpInbound {
   stop(): Promise<void>;
 }
 
-type Session = SMTPServerSession & { recipients?: string[] };
-
 /**
  * The local stand-in for SES receiving: an SMTP listener on 127.0.0.1 that refuses recipients that are no email
  * channel's address (550 at RCPT), takes messages up to 25 MB (552 above) with at most 100 recipients (452 after),
@@ -65,6 +66,8 @@ type Session = SMTPServerSession & { recipients?: string[] };
  * is accepted (250) only once both are stored.
  */
 export async function startSmtpInbound(options: SmtpInboundOptions): Promise<RunningSmtpInbound> {
+  /** RCPT commands said so far in each message (its envelope), refused and repeated ones included. */
+  const rcptCommands = new WeakMap<SMTPServerEnvelope, number>();
   const server = new SMTPServer({
     name: 'switchboard.local',
     banner: 'Switchboard inbound mail',
@@ -74,8 +77,12 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Run
     maxClients: MAX_SMTP_CONNECTIONS,
     socketTimeout: options.idleTimeoutMs ?? SMTP_IDLE_TIMEOUT_MS,
     logger: false,
-    onRcptTo(address, session: Session, callback) {
-      if ((session.recipients?.length ?? 0) >= MAX_RECIPIENTS_PER_MESSAGE) {
+    onRcptTo(address, session, callback) {
+      // Every RCPT of the message counts, a repeated or refused one too: each costs a lookup, and the cap bounds it.
+      // The envelope is new for each message (MAIL FROM, RSET, HELO), so the count starts again with it.
+      const said = (rcptCommands.get(session.envelope) ?? 0) + 1;
+      rcptCommands.set(session.envelope, said);
+      if (said > MAX_RECIPIENTS_PER_MESSAGE) {
         const tooMany = new Error(`Too many recipients: at most ${MAX_RECIPIENTS_PER_MESSAGE} per message`) as Error & {
           responseCode: number;
         };
@@ -89,9 +96,7 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Run
             refused.responseCode = 550;
             return callback(refused);
           }
-          const recipients = session.recipients ?? [];
-          if (!recipients.includes(address.address)) recipients.push(address.address);
-          session.recipients = recipients;
+          // Accepted: smtp-server adds it to this message's envelope (once, however often it is named).
           callback();
         },
         (error: unknown) => {
@@ -102,7 +107,7 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Run
         },
       );
     },
-    onData(stream, session: Session, callback) {
+    onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       let size = 0;
       stream.on('data', (chunk: Buffer) => {
@@ -115,7 +120,10 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Run
           tooLarge.responseCode = 552;
           return callback(tooLarge);
         }
-        store(Buffer.concat(chunks, size), session.recipients ?? []).then(
+        store(
+          Buffer.concat(chunks, size),
+          session.envelope.rcptTo.map((r) => r.address),
+        ).then(
           () => callback(),
           (error: unknown) => {
             options.onError?.(error);

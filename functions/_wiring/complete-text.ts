@@ -32,6 +32,7 @@ export async function completeTextFromConfig(
     knowledge: knowledgeSearchFromConfig(cfg, { bots, logger }),
     credits: meteredCreditLedger(new DynamoCreditLedger(table), metrics),
     models: meteredModelRouter(modelRouterFromConfig(cfg, openAiApiKey === undefined ? {} : { openAiApiKey }), metrics),
+    maxOutputTokens: cfg.BOT_MAX_OUTPUT_TOKENS,
     log: logger,
   });
 }

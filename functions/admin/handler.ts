@@ -32,6 +32,7 @@ import { makeConversationQueries } from '#shared/messaging/conversations.ts';
 import { conversationHandlers } from '#shared/messaging/api/conversation-routes.ts';
 import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
 import { makeApplyReports } from '#shared/messaging/inbound/process-inbound.ts';
+import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
 import { makeSandboxSimulation } from '#shared/messaging/inbound/sandbox.ts';
 import { makeProjectUseCases } from '#shared/projects/manage-projects.ts';
 import { makeWebhookAdmin } from '#shared/webhooks/manage-deliveries.ts';
@@ -121,6 +122,7 @@ const sandbox = makeSandboxSimulation({
   apply: makeApplyReports({
     statuses,
     conversations: conversationStore,
+    unsubscribe: makeListUnsubscribe(secretBox),
     events,
     log: { info: (m, extra) => logger.info(m, extra ?? {}) },
   }),

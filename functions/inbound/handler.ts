@@ -8,6 +8,7 @@ import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { cacheChannels } from '#shared/messaging/inbound/channel-cache.ts';
 import { makeProcessInbound } from '#shared/messaging/inbound/process-inbound.ts';
+import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
 import type { InboundReport } from '#shared/messaging/inbound/report.ts';
 import { reportsFromSesNotification } from '#shared/messaging/inbound/ses.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
@@ -28,6 +29,8 @@ const processInbound = makeProcessInbound({
   statuses: new DynamoMessageStatusStore(table),
   // Windows, mail threads and opt-outs (contract §17).
   conversations: new DynamoConversationStore(table, secretBox),
+  // A mailed unsubscribe is believed when sent to the sender's own unsubscribe address (keyed per channel).
+  unsubscribe: makeListUnsubscribe(secretBox),
   // Media fetched once with the channel's credentials, stored in the transfer bucket, offered as presigned GETs.
   media: inboundMediaFromConfig(cfg),
   // The webhooks area's publisher: the same event path as every other producer.

@@ -10,7 +10,7 @@ import {
 } from '#shared/completion/api/openai/responses-response.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { botsApiFunction } from '#shared/auth/api/presets.ts';
-import { httpStreamingFunction, SSE_HEADERS, streamingResult } from '#shared/http/streaming.ts';
+import { callerGoneSignal, httpStreamingFunction, SSE_HEADERS, streamingResult } from '#shared/http/streaming.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
@@ -44,7 +44,11 @@ export const handler = botsApiFunction({
   const request = parseResponsesRequest(event.parsedBody, { maxOutputTokens: cfg.BOT_MAX_OUTPUT_TOKENS });
   const identity = newResponseIdentity();
   const caller = { projectId: event.auth.grant.projectId, monthlyBotCredits: event.auth.grant.monthlyBotCredits };
-  const input = completionInputOf(caller, request, context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS);
+  const callerGone = callerGoneSignal(context);
+  const input = {
+    ...completionInputOf(caller, request, context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS),
+    ...(callerGone ? { callerGone } : {}),
+  };
   if (!request.stream) {
     const output = await completeText(input);
     logger.info('response', {
@@ -55,11 +59,10 @@ export const handler = botsApiFunction({
     });
     return json(200, responseOf(identity, request, output));
   }
-  const callerGone = new AbortController();
-  const stream = await completeText.stream({ ...input, callerGone: callerGone.signal });
+  const stream = await completeText.stream(input);
   const events = responseEventStream(identity, request, stream, (error) => {
     const { error: body } = toOpenAiError(error);
     return { code: body.code, message: body.message, param: body.param };
   });
-  return streamingResult(200, SSE_HEADERS, events, () => callerGone.abort());
+  return streamingResult(200, SSE_HEADERS, events);
 });

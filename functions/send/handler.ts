@@ -6,6 +6,7 @@ import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-mess
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import { SmtpEmailSender } from '#shared/messaging/adapters/smtp-sender.ts';
+import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
 import { makeProviderPost } from '#shared/messaging/adapters/provider-client.ts';
 import { TwilioSmsSender } from '#shared/messaging/adapters/twilio-sms-sender.ts';
 import { WhatsAppCloudSender } from '#shared/messaging/adapters/whatsapp-cloud-sender.ts';
@@ -46,6 +47,8 @@ const sendMessage = makeSendMessage({
         timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS,
         allowPrivate: cfg.webhookAllowPrivate,
         allowedPorts: cfg.smtpAllowedPorts,
+        // Each recipient's own unsubscribe address, keyed per channel by the deployment's key.
+        unsubscribe: makeListUnsubscribe(secretBox),
       }),
       twilio: new TwilioSmsSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent: USER_AGENT, post }),
       'whatsapp-cloud': new WhatsAppCloudSender({

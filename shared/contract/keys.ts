@@ -102,6 +102,8 @@ export const keys = {
     pk: webhookStatsPartition(projectId, integrationId, shardSuffix(shard % WEBHOOK_PARTITIONS)),
     sk: hour,
   }),
+  /** That a notice's email was sent (`shared/webhooks/send-notice-email.ts`): a repeated job sends nothing. */
+  noticeEmail: (projectId: string, eventId: string) => ({ pk: `NOTICEMAIL#${projectId}#${eventId}`, sk: 'NOTICEMAIL' }),
   /**
    * The bot itself, its project id, and its knowledge state: the segments of its search index (`ksegs`, a map of
    * segment id → S3 key and counts, kept short by background merges), `kver` (counts changes), `kmerge` (until when

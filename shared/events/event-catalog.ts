@@ -146,7 +146,7 @@ const contactData = z.object({
   conversationId: z.string(),
   reason: withMeta(z.enum(['keyword', 'bounce', 'admin']), {
     description:
-      '`keyword`: the contact wrote one of the channel’s keywords (or mailed `unsubscribe`); `bounce`: mail to it bounced for good; `admin`: the suppression was removed through the management API.',
+      '`keyword`: the contact wrote one of the channel’s keywords, or unsubscribed by mail (to its own `List-Unsubscribe` address, or as a sender the receiving side verified); `bounce`: a mail this channel sent to it bounced for good; `admin`: the suppression was removed through the management API.',
   }),
   keyword: z.optional(z.string()),
 });
@@ -242,7 +242,7 @@ export const EVENT_CATALOG: Record<WebhookEventType, EventCatalogEntry> = {
   },
   'contact.opted_out': {
     description:
-      'A contact opted out of a channel (an opt-out keyword, the List-Unsubscribe mailto, a hard bounce): sends to it answer 409 `RECIPIENT_OPTED_OUT` until it opts back in.',
+      'A contact opted out of a channel (an opt-out keyword, its own List-Unsubscribe address, a hard bounce of a mail this channel sent it): sends to it answer 409 `RECIPIENT_OPTED_OUT` until it opts back in.',
     data: contactData,
     example: {
       contact: '+5511988887777',

@@ -76,13 +76,27 @@ const schema = z.object({
   /** A webhook failing this many delivery attempts in a row gets a `webhook.failing` notice (contract §18). */
   WEBHOOK_FAILING_AFTER: z._default(positiveInt(1_000_000), 20),
   /**
-   * SMTP server for the webhook notices' emails to a project's `contactEmail` (contract §18): `smtp://` (STARTTLS when
-   * offered) or `smtps://`, `host:port`, optional `user:pass@` (on AWS, SES's SMTP endpoint and SMTP credentials).
-   * Unset: the notice is logged, not mailed.
+   * SMTP server for the webhook notices' emails to a project's `contactEmail`: `smtps://` (TLS from the first byte) or
+   * `smtp://` (STARTTLS required before anything is sent, credentials included; `?allowPlaintext=true` sends in clear
+   * to a server that offers none), `host:port`, optional `user:pass@` (on AWS, SES's SMTP endpoint and SMTP
+   * credentials). Unset: the notice is logged, not mailed.
    */
-  NOTICE_SMTP_URL: z.optional(z.url({ protocol: /^smtps?$/, error: 'smtp:// or smtps:// URL' })),
+  NOTICE_SMTP_URL: z.optional(
+    z
+      .url({ protocol: /^smtps?$/, error: 'smtp:// or smtps:// URL' })
+      .check(
+        z.refine(
+          (v) => [null, 'true', 'false'].includes(new URL(v).searchParams.get('allowPlaintext')),
+          'allowPlaintext is true or false',
+        ),
+      ),
+  ),
   /** The notices' `From`. */
   NOTICE_EMAIL_FROM: z._default(nonEmpty(), 'Switchboard <notices@switchboard.invalid>'),
+  /** Delays between a notice email's attempts (seconds, comma separated; default 1 min up to 8 h: 9 attempts in ~16 h). */
+  NOTICE_EMAIL_RETRY_SCHEDULE: z.optional(
+    z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds')),
+  ),
   /** Deadline of one webhook delivery attempt (contract: 15 s); shorter only in tests. */
   WEBHOOK_ATTEMPT_TIMEOUT_MS: z._default(positiveInt(60_000), 15_000),
   /** Delivery attempts in flight at once to one destination, per deliver worker process (see endpoint-gate.ts). */

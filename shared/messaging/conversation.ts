@@ -18,7 +18,7 @@ export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'PARAR', 'SAIR', 'CANCELAR', 'U
 /** Opt-in keywords when a channel sets none. */
 export const DEFAULT_OPT_IN_KEYWORDS = ['START', 'VOLTAR'] as const;
 
-/** The channel types whose contacts opt out by keyword (email contacts by bounce or the List-Unsubscribe mailto). */
+/** The channel types whose contacts opt out by keyword (email contacts by bounce or by mail to their own List-Unsubscribe address). */
 export const KEYWORD_CHANNEL_TYPES: readonly ChannelType[] = ['sms', 'whatsapp'];
 
 /**
@@ -186,11 +186,17 @@ export interface ConversationStore {
   touchInbound(channelId: string, contact: string, at: string): Promise<void>;
   /** The conversation ids of mail threads by their Message-IDs (those known on this channel). */
   threads(channelId: string, messageIds: string[]): Promise<Map<string, string>>;
+  /**
+   * The addresses a mail this channel sent under this Message-ID went to; undefined when the channel sent no mail
+   * under it (a received mail's Message-ID included).
+   */
+  sentMail(channelId: string, messageId: string): Promise<string[] | undefined>;
   /** Records that a mail with this Message-ID belongs to a conversation (for replies to find it). */
   rememberThread(channelId: string, messageId: string, conversationId: string, at: string): Promise<void>;
   /**
    * Applies an opt-out (or lifts one) with its event's mark in the same conditional write: false when nothing changed
-   * (already in that state, or a later change was applied).
+   * (already in that state, or a later change was applied). A change that finds the contact already in its state
+   * still records its order when it is the later one, so an older change delivered after it does not apply.
    */
   changeSuppression(change: SuppressionChange): Promise<boolean>;
   /** The marks still pending on a contact's suppression item (a crash came between a change and its publish). */

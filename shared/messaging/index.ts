@@ -66,8 +66,8 @@ export {
   type ProcessInboundDeps,
   receivedIdentity,
   type SandboxStatusReport,
-  UNSUBSCRIBE_SUBJECT,
 } from './inbound/process-inbound.ts';
+export { type ListUnsubscribe, makeListUnsubscribe, mailboxOf, UNSUBSCRIBE_SUBJECT } from './list-unsubscribe.ts';
 export {
   type AuthenticationResult,
   type InboundReport,

@@ -31,6 +31,11 @@ export interface MessageRecord {
   template?: { name: string; language: string };
   /** Email: the Message-IDs the provider gave, remembered with the conversation so replies find their thread. */
   threadIds?: string[];
+  /**
+   * Email: every address the mail went to (`to` and `bcc`, as contacts), remembered with its Message-ID: a bounce
+   * report naming that Message-ID is believed for these addresses only.
+   */
+  mailRecipients?: string[];
 }
 
 /** An entry of a sandbox channel's outbox, as the management API lists it. */

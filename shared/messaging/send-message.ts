@@ -160,7 +160,10 @@ export function makeSendMessage(deps: SendMessageDeps) {
       ...said(message),
       // A mail's Message-ID joins its conversation, so the contact's reply (In-Reply-To) finds the thread.
       ...(message.type === 'email' && providerMessageIds.length
-        ? { threadIds: providerMessageIds.flatMap(messageIdsIn) }
+        ? {
+            threadIds: providerMessageIds.flatMap(messageIdsIn),
+            mailRecipients: [...new Set(recipientContacts(channel, message).map((r) => r.contact))],
+          }
         : {}),
     };
     const event = fitPayload(message.payload as Record<string, unknown>, EVENT_PAYLOAD_BYTES);

@@ -113,7 +113,7 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     operationId: 'listSuppressions',
     summary: 'Contacts the channel does not send to',
     description:
-      'Contacts that opted out (an opt-out keyword, the List-Unsubscribe mailto) or whose mail bounced for good, in ' +
+      'Contacts that opted out (an opt-out keyword, their own List-Unsubscribe address) or whose mail bounced for good, in ' +
       'contact order, a page at a time. A send to one answers 409 `RECIPIENT_OPTED_OUT`.',
     tags: ['Channels'],
     responses: { 200: { description: 'A page of suppressions.', body: s.suppressionPage } },

@@ -28,7 +28,10 @@ export interface OpenApiInput {
   /** Prefix of the management API routes. */
   adminPrefix?: string;
   version?: string;
-  /** A deployment's own base URL (its `PUBLIC_BASE_URL`): listed first in `servers` when given. */
+  /**
+   * The base URL of the service serving the document (its `PUBLIC_BASE_URL`; locally, where it listens): listed first
+   * in `servers` when given, so a client generated from the document calls that service by default.
+   */
   serverUrl?: string;
   /**
    * `full` (default): every route, the provider callbacks and the retired route flagged `x-internal` (what
@@ -59,6 +62,13 @@ const SERVERS = [
     },
   },
 ];
+
+/** `SERVERS`, with the serving service's own base URL first (and not again further down). */
+function serversFor(serverUrl: string | undefined): Json[] {
+  if (!serverUrl) return SERVERS;
+  const own = serverUrl.replace(/\/+$/, '');
+  return [{ url: own, description: 'This service.' }, ...SERVERS.filter((s) => s.url !== own)];
+}
 
 /** How a list pages (contract §17's precision): every operation whose query has `limit` and `cursor` carries it. */
 const PAGINATION = { limitParam: 'limit', cursorParam: 'cursor', cursorField: 'nextCursor', itemsField: 'items' };
@@ -178,7 +188,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
       contact: { name: 'Switchboard', url: 'https://github.com/switchboard-api/switchboard' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [...(input.serverUrl ? [{ url: input.serverUrl, description: 'This deployment.' }] : []), ...SERVERS],
+    servers: serversFor(input.serverUrl),
     tags: Object.entries(TAGS).map(([name, description]) => ({
       name,
       description,

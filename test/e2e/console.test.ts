@@ -2,14 +2,13 @@ import { readFileSync } from 'node:fs';
 import nodemailer from 'nodemailer';
 import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
-  browserSuiteTitle,
   type ConsoleBrowser,
   consoleJsGzipBytes,
   expectCount,
   expectText,
-  hasChromium,
+  chromium,
   openConsoleBrowser,
   PHONE,
   signIn,
@@ -17,12 +16,13 @@ import {
 import { ACCESSIBILITY_PROBLEMS, FIRST_SCREEN_TIMING, FOCUSED, SIDEWAYS_OVERFLOW } from '#test/console/in-page.ts';
 import { pdfOfSize, scannedPdf } from '#test/support/pdf-fixtures.ts';
 import { eventually } from '#test/support/eventually.ts';
+import { describeNeeding } from '#test/support/prerequisites.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 // The console driven in Debian's Chromium against the whole local service: what a user does in Settings →
 // Integrations, checked through the management API and the public endpoints.
-describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
+describeNeeding(chromium, 'console in a browser', () => {
   let svc: TestService;
   let ui: ConsoleBrowser;
   let page: Page;

@@ -1,16 +1,16 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { deflateSync } from 'node:zlib';
 import nodemailer from 'nodemailer';
-import { Webhook } from 'standardwebhooks';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consistently, eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { startHttpDouble, startSmtpDouble } from './send-doubles.ts';
-import { startReceiver, type TestReceiver, webhookHeaders } from './webhooks-support.ts';
+import { dsnMail, postMetaWebhook, projectWithWebhook } from './channel-support.ts';
+import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 /**
  * Conversations as a messaging platform runs them (contract §17), seen from outside: sends answered by the service,
@@ -150,44 +150,7 @@ function crc32(data: Buffer): number {
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** A project with a general webhook to the receiver; its events, verified, in arrival order. */
-async function project() {
-  const { projectId } = await svc.newProject();
-  const webhook = await svc.admin('POST', `/projects/${projectId}/integrations`, {
-    product: 'webhook',
-    scope: 'general',
-    url: receiver.url,
-  });
-  const wh = new Webhook(webhook.body.signingSecret);
-  const events = (filter: (e: any) => boolean = () => true) =>
-    receiver.received
-      .filter((d) => d.json?.projectId === projectId)
-      .map((d) => {
-        wh.verify(d.body, webhookHeaders(d));
-        return d.json;
-      })
-      .filter(filter);
-  const waitFor = (filter: (e: any) => boolean, count = 1, what = 'events') =>
-    eventually(
-      async () => {
-        const found = events(filter);
-        return found.length >= count ? found : undefined;
-      },
-      15_000,
-      what,
-    );
-  async function channel(body: Record<string, unknown>) {
-    const created = await svc.admin('POST', `/projects/${projectId}/channels`, { name: 'Channel', ...body });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const token = (
-      await svc.admin('POST', `/projects/${projectId}/integrations`, {
-        product: 'custom',
-        channelId: created.body.channelId,
-      })
-    ).body.token as string;
-    return { ...created.body, token } as Record<string, any> & { channelId: string; token: string };
-  }
-  return { projectId, events, waitFor, channel };
-}
+const project = () => projectWithWebhook(svc, receiver);
 
 async function send(token: string, body: unknown) {
   const res = await svc.send(token, body);
@@ -199,36 +162,8 @@ async function api(token: string, path: string) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
-async function postMeta(channelId: string, phoneNumberId: string, value: Record<string, unknown>) {
-  const raw = Buffer.from(
-    JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: '102290129340398',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: '15551230000', phone_number_id: phoneNumberId },
-                ...value,
-              },
-            },
-          ],
-        },
-      ],
-    }),
-  );
-  const res = await fetch(`${svc.baseUrl}/inbound/whatsapp/${channelId}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`,
-    },
-    body: raw,
-  });
-  expect(res.status).toBe(200);
+function postMeta(channelId: string, phoneNumberId: string, value: Record<string, unknown>) {
+  return postMetaWebhook(svc.baseUrl, { channelId, phoneNumberId, appSecret: APP_SECRET }, value);
 }
 
 async function postTwilio(channelId: string, params: Record<string, string>) {
@@ -753,7 +688,12 @@ describe('email: threads, List-Unsubscribe, bounces', () => {
       5_000,
       `the mail (got ${smtp.mails.map((m) => m.rcptTo.join(',')).join('; ')})`,
     );
-    expect(mail.headers['list-unsubscribe']).toBe(`<mailto:${ch.address}?subject=unsubscribe>`);
+    // The recipient's own unsubscribe address: the channel's mailbox with a tag only this recipient's copy carries.
+    const [local, domain] = ch.address.split('@');
+    const unsubscribeAddress = new RegExp(
+      `^<mailto:(${local}\\+unsub-[a-z2-7]{26}@${domain})\\?subject=unsubscribe>$`,
+    ).exec(mail.headers['list-unsubscribe'] ?? '')?.[1];
+    expect(unsubscribeAddress, mail.headers['list-unsubscribe']).toBeDefined();
     const [sentEvent] = await p.waitFor((e) => e.type === 'message.sent');
     const messageId = mail.headers['message-id']!;
 
@@ -780,8 +720,8 @@ describe('email: threads, List-Unsubscribe, bounces', () => {
       (await api(ch.token, '/conversations/financeiro@example.org')).body.conversationId,
     );
 
-    // The List-Unsubscribe mailto: the contact is suppressed.
-    await mailer().sendMail({ from: 'cliente@example.org', to: ch.address, subject: 'unsubscribe', text: '' });
+    // The List-Unsubscribe mailto, as a mail client follows it: the contact is suppressed.
+    await mailer().sendMail({ from: 'cliente@example.org', to: unsubscribeAddress, subject: 'unsubscribe', text: '' });
     const [optedOut] = await p.waitFor((e) => e.type === 'contact.opted_out');
     expect(optedOut.data).toMatchObject({ contact: 'cliente@example.org', reason: 'keyword', keyword: 'unsubscribe' });
     const refused = await send(ch.token, { to: ['ok@example.org', 'CLIENTE@example.org'], subject: 'x', body: 'x' });
@@ -800,43 +740,7 @@ describe('email: threads, List-Unsubscribe, bounces', () => {
       async () => smtp.mails.find((m) => m.rcptTo.includes('gone@customer.example.org') && m.raw.includes(ch.address)),
       5_000,
     );
-    const dsn = (originalMessageId: string, recipient: string) =>
-      [
-        'From: Mail Delivery System <MAILER-DAEMON@mx.customer.example.org>',
-        `To: ${ch.address}`,
-        'Subject: Undelivered Mail Returned to Sender',
-        `Message-ID: <dsn-${randomBytes(6).toString('hex')}@mx.customer.example.org>`,
-        `Date: ${new Date().toUTCString()}`,
-        'MIME-Version: 1.0',
-        'Content-Type: multipart/report; report-type=delivery-status; boundary="RPT"',
-        '',
-        '--RPT',
-        'Content-Type: text/plain; charset=us-ascii',
-        '',
-        'This is the mail system at host mx.customer.example.org. Your message could not be delivered.',
-        '',
-        '--RPT',
-        'Content-Type: message/delivery-status',
-        '',
-        'Reporting-MTA: dns; mx.customer.example.org',
-        '',
-        `Final-Recipient: rfc822; ${recipient}`,
-        `Original-Recipient: rfc822;${recipient}`,
-        'Action: failed',
-        'Status: 5.1.1',
-        `Diagnostic-Code: smtp; 550 5.1.1 <${recipient}>: Recipient address rejected: User unknown`,
-        '',
-        '--RPT',
-        'Content-Type: text/rfc822-headers',
-        '',
-        `From: ${ch.address}`,
-        `To: ${recipient}`,
-        'Subject: Pedido',
-        `Message-ID: ${originalMessageId}`,
-        '',
-        '--RPT--',
-        '',
-      ].join('\r\n');
+    const dsn = (originalMessageId: string, recipient: string) => dsnMail(ch.address, originalMessageId, [recipient]);
     // A forged report about a mail this channel never sent: received, but nobody is suppressed.
     await mailer().sendMail({
       envelope: { from: '', to: [ch.address] },

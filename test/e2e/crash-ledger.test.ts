@@ -19,6 +19,12 @@ describe('crash ledger', () => {
       formatLedger(ledger),
     ).toEqual([]);
     expect(ledger.lostKeys, formatLedger(ledger)).toEqual([]);
+    // The receiver always answers 200: every event arrives through the automatic attempts, none needs a hand retry.
+    expect(ledger.failedDeliveries, formatLedger(ledger)).toBe(0);
+    expect(
+      ledger.rows.filter((r) => r.failed > 0),
+      formatLedger(ledger),
+    ).toEqual([]);
     expect(
       ledger.rows.filter((r) => r.twoIds > 0),
       formatLedger(ledger),

@@ -174,15 +174,26 @@ describe('SMTP provider', () => {
       references: ['<ticket-122@mail.example.org>', '<ticket-123@mail.example.org>'],
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(smtp.mails).toHaveLength(1);
+    // One copy per recipient (each carries its own List-Unsubscribe address), all under one Message-ID.
+    expect(smtp.mails.map((m) => m.rcptTo.join()).sort()).toEqual([
+      'ana@example.org',
+      'audit@example.net',
+      'bruno@example.org',
+    ]);
+    expect(new Set(smtp.mails.map((m) => m.headers['message-id'])).size).toBe(1);
+    expect(new Set(smtp.mails.map((m) => m.headers['list-unsubscribe'])).size).toBe(3);
+    for (const copy of smtp.mails) {
+      expect(copy.headers.to).toBe('ana@example.org, bruno@example.org');
+      expect(copy.headers).not.toHaveProperty('bcc');
+      expect(copy.raw).not.toContain('audit@example.net');
+      expect(copy.headers['list-unsubscribe']).toMatch(
+        /^<mailto:support\+unsub-[a-z2-7]{26}@example\.com\?subject=unsubscribe>$/,
+      );
+    }
     const mail = smtp.mails[0]!;
     expect(mail.auth).toEqual({ username: 'mailer', password: 'smtp-pass' });
     expect(mail.mailFrom).toBe('support@example.com');
-    expect(mail.rcptTo.sort()).toEqual(['ana@example.org', 'audit@example.net', 'bruno@example.org']);
     expect(mail.headers.from).toMatch(/^"?Support Team"? <support@example\.com>$/);
-    expect(mail.headers.to).toBe('ana@example.org, bruno@example.org');
-    expect(mail.headers).not.toHaveProperty('bcc');
-    expect(mail.raw).not.toContain('audit@example.net');
     expect(mail.headers.subject).toBe('Re: your ticket 123');
     expect(mail.headers['in-reply-to']).toBe('<ticket-123@mail.example.org>');
     expect(mail.headers.references).toBe('<ticket-122@mail.example.org> <ticket-123@mail.example.org>');

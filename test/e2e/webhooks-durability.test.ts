@@ -8,7 +8,7 @@ import { RECENT_CHANNEL_TTL_MS } from '#shared/messaging/index.ts';
 import { LIMIT_CACHE_MS } from '#shared/webhooks/index.ts';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
-import { eventually } from '#test/support/eventually.ts';
+import { eventually, settled } from '#test/support/eventually.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { receiverPool, sleep, webhookHeaders } from './webhooks-support.ts';
 
@@ -65,12 +65,8 @@ describe('webhook pipeline costs', () => {
     const warm = recordDynamoCalls(svc);
     await post();
     await Promise.all(rs.map((r) => r.waitFor(1)));
-    const warmWrites = () => warm.written.length;
-    await eventually(async () => {
-      const before = warmWrites();
-      await sleep(300);
-      return before >= 2 * rs.length && warmWrites() === before ? true : undefined;
-    });
+    await eventually(async () => warm.written.length >= 2 * rs.length);
+    await settled(() => warm.written.length);
     warm.stop();
 
     const dynamo = recordDynamoCalls(svc);
@@ -82,7 +78,7 @@ describe('webhook pipeline costs', () => {
     const records = () => dynamo.written.filter((kind) => kind === 'DLV').length;
     // Each attempt's write follows its receiver's answer: wait for them, then for anything extra to show up.
     await eventually(async () => (records() >= events * rs.length ? true : undefined));
-    await sleep(500);
+    await settled(() => dynamo.written.length, 500);
     dynamo.stop();
     // The attempts made: one per event and webhook, more only if one was retried (a loaded machine can time an
     // attempt out after the receiver got it). Each attempt the receivers saw, past the warm-up.

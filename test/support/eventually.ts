@@ -31,3 +31,20 @@ export async function consistently(assertion: () => unknown | Promise<unknown>, 
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * Waits until `read()` has given the same value for `quietMs` (a count of writes that stopped growing: every write a
+ * burst caused has landed), and returns it; fails after `timeoutMs`. For work that ends with no event to wait on.
+ */
+export async function settled<T>(read: () => T | Promise<T>, quietMs = 300, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  let since = Date.now();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 50));
+    const now = await read();
+    if (now !== value) [value, since] = [now, Date.now()];
+    else if (Date.now() - since >= quietMs) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for the value to settle`);
+  }
+}

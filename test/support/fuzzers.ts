@@ -11,9 +11,11 @@ import { normaliseWhatsApp } from '#shared/messaging/inbound/whatsapp.ts';
 import { parseBoundedJson, JsonShapeError } from '#shared/kernel/json-shape.ts';
 import { extractPdfPages, PdfError, PdfTooLargeError } from '#shared/pdf/index.ts';
 import { deflateSync } from 'node:zlib';
+import { dsnFuzzer } from './dsn-fuzzer.ts';
 import { deflatedZeros, lzwZeros, MARKER } from './pdf-bombs.ts';
 import { ABBREVIATIONS, COMPRESSING, encode, encodeChain, FILTERS, type FilterName } from './pdf-encoders.ts';
 import { onePage, pdfStream, writePdf } from './pdf-writer.ts';
+import { openAiRequestFuzzer, schemaSampleFuzzer } from './fuzzers-openai.ts';
 
 /**
  * Fuzzers for every parser of untrusted bytes (contract §15), shared by the tests (test/unit/untrusted-input-fuzz.test.ts:
@@ -586,9 +588,12 @@ export const FUZZERS: Fuzzer[] = [
   pdfFilterFuzzer,
   pdfGraphFuzzer,
   mailFuzzer,
+  dsnFuzzer,
   htmlFuzzer,
   markdownFuzzer,
   multipartFuzzer,
   jsonFuzzer,
   providerFuzzer,
+  openAiRequestFuzzer,
+  schemaSampleFuzzer,
 ];

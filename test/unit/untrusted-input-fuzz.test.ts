@@ -5,7 +5,7 @@ import { FUZZERS, runWithinBudget } from '#test/support/fuzzers.ts';
 /**
  * Fuzzing every parser of untrusted bytes (contract §15) with inputs built to hurt: PDF filter names, escapes,
  * abbreviations, chains, indirect objects and parameters, PDF object graphs with cycles and fan-out, MIME structure
- * around hostile HTML, nested and unterminated markup, long Markdown lines, multipart bodies, JSON and provider
+ * around hostile HTML, delivery status reports that lie about whom a mail went to, nested and unterminated markup, long Markdown lines, multipart bodies, JSON and provider
  * payloads made of huge runs. Each input must give an outcome its parser may give, within the fuzzer's time and
  * memory budget (test/support/fuzzers.ts). These would have found issue 27's holes: the `/Fl` and Brotli bombs, the
  * quadratic HTML in mail and knowledge, `**a ` in Markdown, 10 MB of `[` in a JSON body.
@@ -17,11 +17,14 @@ const RUNS: Record<string, number> = {
   'PDF filters': 12,
   'PDF object graphs': 3,
   'Mail (MIME)': 25,
+  'Delivery status reports': 30,
   'HTML to text': 40,
   'Markdown to text': 40,
   Multipart: 40,
   'JSON bodies': 30,
   'Provider payloads': 40,
+  'OpenAI-format requests': 40,
+  'Offline model schemas': 60,
 };
 
 describe('untrusted input fuzzing', () => {

@@ -421,7 +421,7 @@ export interface paths {
         };
         /**
          * Contacts the channel does not send to
-         * @description Contacts that opted out (an opt-out keyword, the List-Unsubscribe mailto) or whose mail bounced for good, in contact order, a page at a time. A send to one answers 409 `RECIPIENT_OPTED_OUT`.
+         * @description Contacts that opted out (an opt-out keyword, their own List-Unsubscribe address) or whose mail bounced for good, in contact order, a page at a time. A send to one answers 409 `RECIPIENT_OPTED_OUT`.
          */
         get: operations["listSuppressions"];
         put?: never;
@@ -1092,7 +1092,7 @@ export interface webhooks {
         put?: never;
         /**
          * contact.opted_out
-         * @description A contact opted out of a channel (an opt-out keyword, the List-Unsubscribe mailto, a hard bounce): sends to it answer 409 `RECIPIENT_OPTED_OUT` until it opts back in.
+         * @description A contact opted out of a channel (an opt-out keyword, its own List-Unsubscribe address, a hard bounce of a mail this channel sent it): sends to it answer 409 `RECIPIENT_OPTED_OUT` until it opts back in.
          */
         post: operations["contactOptedOutEvent"];
         delete?: never;
@@ -2694,7 +2694,7 @@ export interface components {
         Suppression: {
             contact: string;
             /**
-             * @description `keyword`: the contact wrote an opt-out keyword (or mailed `unsubscribe`); `bounce`: mail to it bounced for good.
+             * @description `keyword`: the contact wrote an opt-out keyword (or unsubscribed by mail through its own `List-Unsubscribe` address); `bounce`: a mail this channel sent to it bounced for good.
              * @enum {string}
              */
             reason: "keyword" | "bounce" | "admin";
@@ -7922,7 +7922,7 @@ export interface operations {
                         contact: string;
                         conversationId: string;
                         /**
-                         * @description `keyword`: the contact wrote one of the channel’s keywords (or mailed `unsubscribe`); `bounce`: mail to it bounced for good; `admin`: the suppression was removed through the management API.
+                         * @description `keyword`: the contact wrote one of the channel’s keywords, or unsubscribed by mail (to its own `List-Unsubscribe` address, or as a sender the receiving side verified); `bounce`: a mail this channel sent to it bounced for good; `admin`: the suppression was removed through the management API.
                          * @enum {string}
                          */
                         reason: "keyword" | "bounce" | "admin";
@@ -8033,7 +8033,7 @@ export interface operations {
                         contact: string;
                         conversationId: string;
                         /**
-                         * @description `keyword`: the contact wrote one of the channel’s keywords (or mailed `unsubscribe`); `bounce`: mail to it bounced for good; `admin`: the suppression was removed through the management API.
+                         * @description `keyword`: the contact wrote one of the channel’s keywords, or unsubscribed by mail (to its own `List-Unsubscribe` address, or as a sender the receiving side verified); `bounce`: a mail this channel sent to it bounced for good; `admin`: the suppression was removed through the management API.
                          * @enum {string}
                          */
                         reason: "keyword" | "bounce" | "admin";

@@ -1,5 +1,6 @@
 import type { SecretBox } from '../../kernel/secret-box.ts';
 import type { Channel } from '../channel.ts';
+import { mailboxOf } from '../list-unsubscribe.ts';
 import { collections, inCollection, keys } from '../../contract/keys.ts';
 import { type DynamoTable, queryPage, readItem, writeBatch } from '../../kernel/aws/dynamo-table.ts';
 
@@ -63,11 +64,15 @@ export class DynamoChannelDirectory {
   }
 }
 
-/** The email channels whose address this is (any project): one Query. */
+/**
+ * The email channels whose mailbox this address reaches (any project): one Query. A channel's unsubscribe address
+ * (`local+unsub-<token>@domain`, ../list-unsubscribe.ts) reaches the mailbox `local@domain`.
+ */
 export async function findChannelsByAddress(
   table: DynamoTable,
   address: string,
 ): Promise<{ projectId: string; channelId: string }[]> {
-  const out = await queryPage(table, { ...inCollection(collections.channelsAtAddress(address)), Limit: 25 });
+  const mailbox = collections.channelsAtAddress(mailboxOf(address));
+  const out = await queryPage(table, { ...inCollection(mailbox), Limit: 25 });
   return (out.Items ?? []).map((i) => ({ projectId: String(i.projectId), channelId: String(i.channelId) }));
 }

@@ -36,7 +36,8 @@ const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
  * - `SUPP#<projectId>#<channelId>` / `S#<contact>`: the contact's opt-out, `state` `suppressed` or `lifted`, each
  *   change with its event's mark in the same conditional write (contract §15), ordered so that a late report never
  *   undoes a later change; lifted ones expire after 30 days;
- * - `THREAD#<channelId>#<Message-ID>`: the conversation a mail belongs to.
+ * - `THREAD#<channelId>#<Message-ID>`: the conversation a mail belongs to, and for a mail the channel sent, whom it
+ *   went to (`sentTo`).
  * The send reads the channel item and its contacts' items with one BatchGetItem.
  */
 export class DynamoConversationStore implements ConversationStore {
@@ -102,6 +103,11 @@ export class DynamoConversationStore implements ConversationStore {
     return new Map(items.map((i) => [String(i.messageIdHeader), String(i.conversationId)]));
   }
 
+  async sentMail(channelId: string, messageId: string): Promise<string[] | undefined> {
+    const item = await readItem(this.table, keys.mailThread(channelId, messageId));
+    return Array.isArray(item?.sentTo) ? item.sentTo.map(String) : undefined;
+  }
+
   async rememberThread(channelId: string, messageId: string, conversationId: string, at: string): Promise<void> {
     // The first mail to claim a Message-ID keeps it: a resent or forged one does not move a thread.
     await applied(
@@ -126,7 +132,7 @@ export class DynamoConversationStore implements ConversationStore {
       ...outbox.names,
     };
     if (s) {
-      return applied(
+      const suppressed = await applied(
         updateItem(this.table, {
           Key: key,
           UpdateExpression:
@@ -148,8 +154,10 @@ export class DynamoConversationStore implements ConversationStore {
           },
         }),
       );
+      if (!suppressed) await this.advanceOrder(change, 'suppressed');
+      return suppressed;
     }
-    return applied(
+    const lifted = await applied(
       updateItem(this.table, {
         Key: key,
         UpdateExpression: `SET #state = :lifted, #order = :order, expiresAt = :ttl, ${outbox.set} ADD ${outbox.add}`,
@@ -163,6 +171,44 @@ export class DynamoConversationStore implements ConversationStore {
           ':ttl': Math.floor(change.mark.at / 1000) + LIFTED_RETENTION_SECONDS,
         },
       }),
+    );
+    if (!lifted && !change.force) await this.advanceOrder(change, 'lifted');
+    return lifted;
+  }
+
+  /**
+   * A change that found the contact already in its state still moves the order forward (no event: nothing changed
+   * for the contact), so an older change that arrives after it does not apply: a START the provider timestamped after
+   * a STOP wins even when the STOP is delivered later, and so does a second STOP over a START between them. A second
+   * conditional write, only on that path; a retried report (same order) changes nothing.
+   */
+  private async advanceOrder(change: SuppressionChange, state: 'suppressed' | 'lifted'): Promise<void> {
+    const names = { '#state': 'state', '#order': 'changeOrder' };
+    await applied(
+      updateItem(
+        this.table,
+        state === 'suppressed'
+          ? {
+              Key: keys.suppression(change.projectId, change.channelId, change.contact),
+              UpdateExpression: 'SET #order = :order',
+              ConditionExpression: '#state = :suppressed AND #order < :order',
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: { ':suppressed': 'suppressed', ':order': change.order },
+            }
+          : {
+              Key: keys.suppression(change.projectId, change.channelId, change.contact),
+              UpdateExpression: 'SET #state = :lifted, #contact = :contact, #order = :order, expiresAt = :ttl',
+              ConditionExpression:
+                '(attribute_not_exists(#state) OR #state = :lifted) AND (attribute_not_exists(#order) OR #order < :order)',
+              ExpressionAttributeNames: { ...names, '#contact': 'contact' },
+              ExpressionAttributeValues: {
+                ':lifted': 'lifted',
+                ':contact': change.contact,
+                ':order': change.order,
+                ':ttl': Math.floor(change.mark.at / 1000) + LIFTED_RETENTION_SECONDS,
+              },
+            },
+      ),
     );
   }
 

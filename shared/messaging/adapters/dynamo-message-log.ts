@@ -24,7 +24,16 @@ export class DynamoMessageLog implements MessageLog {
     // The record keeps what was sent (the outbox lists it); the conversation and what was said (`text`, `subject`,
     // `template`) are the status item's, and the mail thread ids go to their own items: not copied here as well
     // (they were, since issue 30: ~150 bytes more per send to marshal, sign, parse and store, read by nothing).
-    const { conversationId: _c, contact: _k, text: _t, subject: _s, template: _p, threadIds: _i, ...sent } = message;
+    const {
+      conversationId: _c,
+      contact: _k,
+      text: _t,
+      subject: _s,
+      template: _p,
+      threadIds: _i,
+      mailRecipients: _r,
+      ...sent
+    } = message;
     await writeBatch(
       this.table,
       [

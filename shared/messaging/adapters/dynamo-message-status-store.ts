@@ -72,21 +72,29 @@ export function sentMessageItems(message: MessageRecord, mark: OutboxMark): Reco
       ...target,
       expiresAt: ttl,
     })),
-    ...(message.threadIds ?? []).map((id) => threadItem(message.channelId, id, message.conversationId, message.sentAt)),
+    ...(message.threadIds ?? []).map((id) =>
+      threadItem(message.channelId, id, message.conversationId, message.sentAt, message.mailRecipients ?? []),
+    ),
   ];
 }
 
-/** The item that ties a mail's Message-ID to its conversation (also written by a send, with its record). */
+/**
+ * The item that ties a mail's Message-ID to its conversation. A send writes it with its record and `sentTo` (every
+ * address the mail went to): only such an item makes the Message-ID one this channel sent. A received mail's item
+ * (written by the inbound worker, never over an existing one) has no `sentTo`.
+ */
 export function threadItem(
   channelId: string,
   messageIdHeader: string,
   conversationId: string,
   at: string,
+  sentTo?: string[],
 ): Record<string, unknown> {
   return {
     ...keys.mailThread(channelId, messageIdHeader),
     messageIdHeader,
     conversationId,
+    ...(sentTo ? { sentTo } : {}),
     expiresAt: expiresAt(at),
   };
 }

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { isIPv6, type LookupFunction } from 'node:net';
+import type { ListUnsubscribe } from '../list-unsubscribe.ts';
+import type { EmailPayload } from '../payloads.ts';
 import type { SmtpProvider } from '../channel.ts';
 import {
   callTimeoutMs,
@@ -10,6 +13,7 @@ import {
 } from '../providers.ts';
 import { forbiddenAddressReason, isIpLiteral, parseIPv4 } from '../../kernel/destination-policy.ts';
 import { ForbiddenDestinationError, guardedLookup } from '../../kernel/adapters/guarded-lookup.ts';
+import { loadNodemailer, smtpTransportOptions } from '../../kernel/adapters/smtp-transport.ts';
 
 export interface SmtpEmailSenderOptions {
   /** Deadline of one send, connect to the server's last answer. */
@@ -20,15 +24,19 @@ export interface SmtpEmailSenderOptions {
   allowedPorts: readonly number[] | 'any';
   /** For tests: a resolver in place of the system DNS (it still goes through the address policy). */
   lookup?: LookupFunction;
+  /** Each recipient's `List-Unsubscribe` (its own address: an unsubscribe by mail is believed only from it). */
+  unsubscribe: Pick<ListUnsubscribe, 'headers'>;
 }
 
 /**
  * Email over SMTP with nodemailer, from the channel's address. The payload is mapped the way a mail client
  * expects:
  * - `From`: `"<fromName>" <channel address>` (just the address without `fromName`);
- * - `To` and `Bcc` as given (Bcc goes in the envelope, never in the headers the recipients see);
+ * - `To` as given; one copy per recipient (`to` and `bcc`), each with that recipient alone in the envelope (a Bcc
+ *   address is never in the headers the recipients see), all under one Message-ID;
  * - `In-Reply-To` and `References` as given, so the reply threads;
- * - `List-Unsubscribe: <mailto:{channel address}?subject=unsubscribe>` (contract §17);
+ * - `List-Unsubscribe: <mailto:{the channel's unsubscribe address for this recipient}?subject=unsubscribe>`
+ *   (../list-unsubscribe.ts), which is why each recipient gets a copy of its own;
  * - the text/plain part is `text` when given, else `body`; the text/html part is `html`. With both, the mail is
  *   multipart/alternative.
  *
@@ -45,9 +53,6 @@ export class SmtpEmailSender implements MessageProvider {
     this.lookup = options.lookup ?? guardedLookup({ allowPrivate: options.allowPrivate });
   }
 
-  /** nodemailer is loaded on the first email, not at cold start: most sends are SMS or WhatsApp. */
-  private static nodemailer?: Promise<typeof import('nodemailer')>;
-
   async send(outbound: OutboundMessage): Promise<ProviderReceipt> {
     const { channel, message } = outbound;
     if (message.type !== 'email' || channel.provider.kind !== 'smtp')
@@ -57,57 +62,97 @@ export class SmtpEmailSender implements MessageProvider {
     if (allowedPorts !== 'any' && !allowedPorts.includes(provider.port))
       throw new ProviderError(`SMTP port ${provider.port} is not allowed; use one of ${allowedPorts.join(', ')}`);
     const timeout = callTimeoutMs(this.options.timeoutMs, outbound.deadline);
-    SmtpEmailSender.nodemailer ??= import('nodemailer');
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(Object.assign(new Error('SMTP deadline'), { code: 'ETIMEDOUT' })), timeout);
     });
     deadline.catch(() => {});
     let transport: import('nodemailer').Transporter | undefined;
+    const progress: CopiesSent = { messageId: newMessageId(channel.address), accepted: 0 };
     try {
       const [address, nodemailer] = await Promise.race([
-        Promise.all([this.checkedAddress(provider.host), SmtpEmailSender.nodemailer]),
+        Promise.all([this.checkedAddress(provider.host), loadNodemailer()]),
         deadline,
       ]);
-      const secure = provider.secure ?? false;
+      // Connects to the checked address; TLS checks the certificate against the name the customer gave.
       transport = nodemailer.default.createTransport({
-        host: address,
-        // TLS checks the certificate against the name the customer gave, not the address it resolved to.
-        ...(isIpLiteral(provider.host) ? {} : { servername: provider.host }),
-        port: provider.port,
-        secure,
-        requireTLS: !secure && !provider.allowPlaintext,
-        ...(provider.user ? { auth: { user: provider.user, pass: provider.pass ?? '' } } : {}),
-        connectionTimeout: timeout,
-        greetingTimeout: timeout,
-        socketTimeout: timeout,
-        dnsTimeout: timeout,
-        disableFileAccess: true,
-        disableUrlAccess: true,
+        ...smtpTransportOptions(
+          {
+            host: provider.host,
+            port: provider.port,
+            secure: provider.secure ?? false,
+            allowPlaintext: provider.allowPlaintext ?? false,
+            ...(provider.user ? { user: provider.user, pass: provider.pass ?? '' } : {}),
+          },
+          timeout,
+          address,
+        ),
+        // The recipients' copies share a few connections: one copy after another on each.
+        pool: true,
+        maxConnections: Math.min(COPY_CONNECTIONS, mailRecipients(message.payload).length),
       });
-      const p = message.payload;
-      const text = p.text ?? p.body;
-      const sending = transport.sendMail({
-        from: p.fromName ? { name: p.fromName, address: channel.address } : channel.address,
-        to: p.to,
-        ...(p.bcc ? { bcc: p.bcc } : {}),
-        subject: p.subject,
-        ...(text !== undefined ? { text } : {}),
-        ...(p.html !== undefined ? { html: p.html } : {}),
-        ...(p.inReplyTo ? { inReplyTo: p.inReplyTo } : {}),
-        ...(p.references ? { references: p.references } : {}),
-        // RFC 2369: mail clients offer "unsubscribe"; the mail it makes arrives on this channel and suppresses its
-        // sender (shared/messaging/inbound/process-inbound.ts).
-        headers: { 'List-Unsubscribe': `<mailto:${channel.address}?subject=unsubscribe>` },
-      });
-      const info = await Promise.race([sending, deadline]);
-      return { providerMessageIds: info.messageId ? [info.messageId] : [] };
+      const sending = this.sendCopies(transport, outbound, progress);
+      // Past the deadline the copies still on their way fail when the transport closes: nobody waits for them.
+      sending.catch(() => {});
+      return await Promise.race([sending, deadline]);
     } catch (error) {
-      throw new ProviderError(describeSmtpFailure(error), { cause: error });
+      if (error instanceof ProviderError) throw error;
+      const sentProviderMessageIds = progress.accepted ? [progress.messageId] : [];
+      throw new ProviderError(describeSmtpFailure(error), { cause: error, sentProviderMessageIds });
     } finally {
       clearTimeout(timer);
       transport?.close();
     }
+  }
+
+  /**
+   * One copy per recipient (`to` and `bcc`), each with that recipient alone in the envelope and its own
+   * `List-Unsubscribe`; the headers every recipient sees (`To`, the Message-ID) are the same in every copy. A copy the
+   * server refuses (a recipient or the content: 5xx, 4xx) does not stop the others, as one transaction to several
+   * recipients would not; the send fails when no copy was accepted, or when a connection fails (what had already
+   * gone out is reported with the error).
+   */
+  private async sendCopies(
+    transport: import('nodemailer').Transporter,
+    { channel, message }: OutboundMessage,
+    progress: CopiesSent,
+  ): Promise<ProviderReceipt> {
+    if (message.type !== 'email') throw new ProviderError('The channel is not an SMTP email channel');
+    const p = message.payload;
+    const text = p.text ?? p.body;
+    const { messageId } = progress;
+    const common = {
+      from: p.fromName ? { name: p.fromName, address: channel.address } : channel.address,
+      to: p.to,
+      subject: p.subject,
+      messageId,
+      ...(text !== undefined ? { text } : {}),
+      ...(p.html !== undefined ? { html: p.html } : {}),
+      ...(p.inReplyTo ? { inReplyTo: p.inReplyTo } : {}),
+      ...(p.references ? { references: p.references } : {}),
+    };
+    const recipients = mailRecipients(p);
+    // Composed once; each copy differs only in its List-Unsubscribe value (same length: the token is fixed-size).
+    const headersOf = (recipient: string) => this.options.unsubscribe.headers(channel, recipient);
+    const first = await composeMail({ ...common, headers: headersOf(recipients[0]!) });
+    const copyFor = async (recipient: string) =>
+      withHeaderValues(first, headersOf(recipients[0]!), headersOf(recipient)) ??
+      (await composeMail({ ...common, headers: headersOf(recipient) }));
+    // All queued at once: the pool sends them over its connections as they free up.
+    const results = await Promise.allSettled(
+      recipients.map(async (recipient) => {
+        await transport.sendMail({
+          envelope: { from: channel.address, to: [recipient] },
+          raw: await copyFor(recipient),
+        });
+        progress.accepted++;
+      }),
+    );
+    const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    const broken = failures.find((error) => !refusedCopy(error));
+    if (broken !== undefined) throw broken;
+    if (!progress.accepted) throw new ProviderError(describeSmtpFailure(failures[0]), { cause: failures[0] });
+    return { providerMessageIds: [messageId] };
   }
 
   /** The address to connect to: an IP literal as itself (normalised), a name through the guarded lookup. */
@@ -122,6 +167,66 @@ export class SmtpEmailSender implements MessageProvider {
       this.lookup(bare, { all: false }, (error, address) => (error ? reject(error) : resolve(address as string)));
     });
   }
+}
+
+/**
+ * Connections the copies of one mail share at most. SMTP servers limit connections per client (often to a handful);
+ * a few in parallel keep 100 copies within the send's deadline over a real network, where each copy costs a few
+ * round trips.
+ */
+const COPY_CONNECTIONS = 4;
+
+/** How far the copies of one mail got. */
+interface CopiesSent {
+  messageId: string;
+  accepted: number;
+}
+
+/** A new Message-ID at the channel's domain, the same in every copy (how bounces and replies name the mail). */
+function newMessageId(channelAddress: string): string {
+  return `<${randomUUID()}@${channelAddress.slice(channelAddress.lastIndexOf('@') + 1)}>`;
+}
+
+/** The mail as nodemailer writes it (MIME, headers folded), loaded on the first email like nodemailer itself. */
+async function composeMail(options: import('nodemailer/lib/mailer').Options): Promise<Buffer> {
+  const { default: MailComposer } = await import('nodemailer/lib/mail-composer');
+  return new Promise((resolve, reject) =>
+    new MailComposer(options).compile().build((error, raw) => (error ? reject(error) : resolve(raw))),
+  );
+}
+
+/**
+ * `raw` with each header value of `from` replaced by the same header's value in `to`, in the header block: undefined
+ * when a value is not found there or differs in length (then the copy is composed on its own).
+ */
+function withHeaderValues(raw: Buffer, from: Record<string, string>, to: Record<string, string>): Buffer | undefined {
+  const end = raw.indexOf('\r\n\r\n');
+  const copy = Buffer.from(raw);
+  for (const [name, value] of Object.entries(from)) {
+    const next = to[name];
+    if (next === undefined || next.length !== value.length) return undefined;
+    const at = raw.indexOf(value, 0, 'latin1');
+    if (at < 0 || at > end) return undefined;
+    copy.write(next, at, 'latin1');
+  }
+  return copy;
+}
+
+/** Every address a mail goes to (`to`, then `bcc`), each once whatever its case. */
+export function mailRecipients(payload: EmailPayload): string[] {
+  const seen = new Set<string>();
+  return [...payload.to, ...(payload.bcc ?? [])].filter((address) => {
+    const key = address.trim().toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The server refused this copy (its recipient or its content) and kept the connection: the next copy may go. */
+function refusedCopy(error: unknown): boolean {
+  const e = error as { code?: string; responseCode?: number } | null;
+  return (e?.code === 'EENVELOPE' || e?.code === 'EMESSAGE') && e.responseCode !== undefined && e.responseCode !== 421;
 }
 
 /** `127.1`, `2130706433` and `0x7f000001` are what `inet_aton` reads as 127.0.0.1: connect to that. */

@@ -157,7 +157,7 @@ export const suppression = withMeta(
     contact: z.string(),
     reason: withMeta(z.enum(['keyword', 'bounce', 'admin']), {
       description:
-        '`keyword`: the contact wrote an opt-out keyword (or mailed `unsubscribe`); `bounce`: mail to it bounced for good.',
+        '`keyword`: the contact wrote an opt-out keyword (or unsubscribed by mail through its own `List-Unsubscribe` address); `bounce`: a mail this channel sent to it bounced for good.',
     }),
     at: isoTime,
     keyword: z.optional(z.string()),

@@ -6,8 +6,10 @@
 
 /** A recipient the report says failed for good (`Action: failed`, `Status: 5.x.x`): a hard bounce. */
 export interface HardBounce {
-  /** The `Final-Recipient` address, lowercased. */
+  /** The `Final-Recipient` address (else the `Original-Recipient`), lowercased. */
   recipient: string;
+  /** The `Original-Recipient` address, lowercased, when the report gives one: the address the sender wrote. */
+  originalRecipient?: string;
   /** The enhanced status code (`5.1.1`). */
   status: string;
 }
@@ -50,8 +52,10 @@ export function parseDeliveryStatus(
         const f = fields(group);
         const action = (f.get('action') ?? '').trim().toLowerCase();
         const status = /\b([245]\.\d{1,3}\.\d{1,3})\b/.exec(f.get('status') ?? '')?.[1];
-        const recipient = addressOf(f.get('final-recipient') ?? f.get('original-recipient'));
-        if (action === 'failed' && status?.startsWith('5.') && recipient) hardBounces.push({ recipient, status });
+        const original = addressOf(f.get('original-recipient'));
+        const recipient = addressOf(f.get('final-recipient')) ?? original;
+        if (action === 'failed' && status?.startsWith('5.') && recipient)
+          hardBounces.push({ recipient, status, ...(original ? { originalRecipient: original } : {}) });
       }
     } else if (type === 'text/rfc822-headers' || type === 'message/rfc822' || type === 'message/global-headers') {
       const end = /\r?\n\r?\n/.exec(body);

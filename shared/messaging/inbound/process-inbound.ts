@@ -9,17 +9,13 @@ import {
 import { failpoint } from '../../kernel/failpoints.ts';
 import { parseBoundedJson } from '../../kernel/json-shape.ts';
 import type { Channel } from '../channel.ts';
-import {
-  type ConversationStore,
-  conversationIdOf,
-  keywordIntent,
-  normaliseContact,
-  type Suppression,
-} from '../conversation.ts';
+import { type ConversationStore, conversationIdOf, normaliseContact } from '../conversation.ts';
+import type { ListUnsubscribe } from '../list-unsubscribe.ts';
 import { messageIdsIn } from '../mail-threads.ts';
 import { type MediaStore, mediaView, type StoredMedia } from '../media.ts';
 import { type MessageStatusStore, previewOf } from '../message-status.ts';
 import type { CollectMedia } from './collect-media.ts';
+import { makeSuppressionChanges, type SuppressionStep, suppressionOrder, withArrival } from './opt-outs.ts';
 import type { InboundReport, NormalisedReport, ReceivedMessage, StatusReport } from './report.ts';
 import { withDelivery } from './ses.ts';
 import { normaliseTwilio } from './twilio.ts';
@@ -32,11 +28,14 @@ export interface ApplyReportsDeps {
     ConversationStore,
     | 'touchInbound'
     | 'threads'
+    | 'sentMail'
     | 'rememberThread'
     | 'changeSuppression'
     | 'pendingSuppressionEvents'
     | 'clearSuppressionEvent'
   >;
+  /** Recognises the channel's per-recipient unsubscribe addresses (an unsubscribe by mail is believed only so). */
+  unsubscribe: Pick<ListUnsubscribe, 'isAddressOf'>;
   /** Fetches and stores a received message's media, and signs their URLs; absent where no media can arrive. */
   media?: { collect: CollectMedia; store: Pick<MediaStore, 'url'> };
   events: Pick<EventPublisher, 'prepare' | 'send'>;
@@ -98,7 +97,7 @@ export function makeProcessInbound(deps: ProcessInboundDeps) {
       });
       return [];
     }
-    return apply(channel, items);
+    return apply(channel, withArrival(items, report.receivedAt));
   }
 
   async function readParked(report: InboundReport): Promise<Buffer | undefined> {
@@ -153,6 +152,7 @@ export interface ReportedEvent {
 export function makeApplyReports(deps: ApplyReportsDeps) {
   const now = deps.now ?? (() => new Date());
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const suppressionChanges = makeSuppressionChanges(deps);
 
   return async function apply(
     channel: Channel,
@@ -170,8 +170,9 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
    * A received message (contract §10, §17): 1. WhatsApp: the contact's window moves to this message (before its
    * event is out, so a reply sent on `message.received` finds the window open); 2. its conversation (mail: the thread
    * its `In-Reply-To` / `References` name, remembered under its own Message-ID for the replies to come); 3. its media
-   * fetched and stored; 4. recorded once with `message.received` marked; 5. an opt-out or opt-in keyword, the
-   * List-Unsubscribe mailto or a hard bounce changes the contact's suppression, each change with its own event.
+   * fetched and stored; 4. recorded once with `message.received` marked; 5. an opt-out or opt-in keyword, a mailed
+   * unsubscribe or a hard bounce changes a suppression when it is believable (./opt-outs.ts), each change with its
+   * own event.
    * Each step is safe to repeat: a retried report redoes 1-3 to the same result and republishes only what is marked.
    */
   async function received(channel: Channel, message: ReceivedMessage): Promise<ReportedEvent[]> {
@@ -182,8 +183,8 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
     const conversationId = await conversationOfMail(channel, message, contact);
     const stored = await storeMedia(channel, messageId, message);
     const media = await Promise.all(stored.map((m) => mediaView(m, deps.media?.store ?? UNSIGNED, now())));
-    const { kind: _kind, transportId: _transportId, email, media: _references, ...data } = message;
-    const { deliveryStatus: _deliveryStatus, ...mail } = email ?? {};
+    const { kind: _kind, transportId: _transportId, arrival: _arrival, email, media: _references, ...data } = message;
+    const { deliveryStatus: _deliveryStatus, signedBy: _signedBy, envelopeTo: _envelopeTo, ...mail } = email ?? {};
     const prepared = await deps.events.prepare(
       {
         type: 'message.received',
@@ -233,7 +234,9 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
       published.push({ id: prepared.envelope.id, type: prepared.envelope.type });
     }
     for (const change of await suppressionChanges(channel, message, contact))
-      published.push(...(await changeSuppression(channel, messageId, message.receivedAt, change)));
+      published.push(
+        ...(await changeSuppression(channel, messageId, suppressionOrder(message, change, messageId), change)),
+      );
     return published;
   }
 
@@ -266,52 +269,13 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
   }
 
   /**
-   * What a received message changes in its channel's suppressions: an opt-out or opt-in keyword (SMS, WhatsApp), the
-   * List-Unsubscribe mailto (a mail whose subject is `unsubscribe`), and the hard bounces of a delivery status
-   * notification about a mail this channel sent (a report about any other mail is not believed: anyone can write one).
-   */
-  async function suppressionChanges(
-    channel: Channel,
-    message: ReceivedMessage,
-    contact: string,
-  ): Promise<SuppressionStep[]> {
-    const at = message.receivedAt;
-    const intent = keywordIntent(channel, message.text);
-    if (intent)
-      return [
-        intent.intent === 'opt_out'
-          ? { contact, suppression: { contact, reason: 'keyword', at, keyword: intent.keyword } }
-          : { contact, keyword: intent.keyword },
-      ];
-    const email = message.email;
-    if (!email) return [];
-    if (email.subject.trim().toLowerCase() === UNSUBSCRIBE_SUBJECT && !email.deliveryStatus)
-      return [{ contact, suppression: { contact, reason: 'keyword', at, keyword: UNSUBSCRIBE_SUBJECT } }];
-    const report = email.deliveryStatus;
-    if (!report?.hardBounces.length) return [];
-    const original = report.originalMessageId;
-    const sentHere = original ? (await deps.conversations.threads(channel.channelId, [original])).has(original) : false;
-    if (!sentHere) {
-      deps.log.info('bounce report about a mail this channel did not send: no suppression', {
-        channelId: channel.channelId,
-        recipients: report.hardBounces.length,
-      });
-      return [];
-    }
-    return report.hardBounces.map(({ recipient }) => ({
-      contact: recipient,
-      suppression: { contact: recipient, reason: 'bounce' as const, at },
-    }));
-  }
-
-  /**
    * One change of a contact's opt-out, written with its `contact.opted_out` / `contact.opted_in` mark; published when
    * it applied, and when it did not (already in that state, or a later change won) what a crash left marked for it.
    */
   async function changeSuppression(
     channel: Channel,
     causeId: string,
-    at: string,
+    order: string,
     change: SuppressionStep,
   ): Promise<ReportedEvent[]> {
     const type: WebhookEventType = change.suppression ? 'contact.opted_out' : 'contact.opted_in';
@@ -338,7 +302,7 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
       channelId: channel.channelId,
       contact: change.contact,
       ...(change.suppression ? { suppression: change.suppression } : {}),
-      order: `${at}#${causeId}`,
+      order,
       mark: markOf(prepared),
     });
     if (changed) {
@@ -462,21 +426,10 @@ const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
 /** The waits before a retry publishes what it finds still marked (see `settled`). */
 const SETTLE_WAITS_MS = [50, 200, 500, 750];
 
-/** A change of a contact's suppression a received message asks for: opt out (`suppression`) or back in (`keyword`). */
-interface SuppressionStep {
-  contact: string;
-  suppression?: Suppression;
-  /** The opt-in keyword the contact wrote. */
-  keyword?: string;
-}
-
 /** Where nothing was stored there is nothing to sign (only error items reach it). */
 const UNSIGNED: Pick<MediaStore, 'url'> = {
   url: () => Promise.reject(new Error('no media store on this path')),
 };
-
-/** The subject of the mail a `List-Unsubscribe` mailto makes (the send's headers ask for it). */
-export const UNSUBSCRIBE_SUBJECT = 'unsubscribe';
 
 /**
  * What makes a received message the same one again (contract §15): what the transport guarantees per delivery

@@ -19,6 +19,8 @@ export interface InboundReport {
   bodyRef?: string;
   /** Mail: what SES's receipt notification says of this delivery (see ./ses.ts). */
   ses?: SesReceipt;
+  /** Mail: the envelope recipients that reached this channel (its mailbox, or its unsubscribe addresses). */
+  recipients?: string[];
 }
 
 /**
@@ -70,6 +72,11 @@ export interface ReceivedMessage {
   media?: MediaReference[];
   /** ISO 8601. */
   receivedAt: string;
+  /**
+   * Where the report stands in the order the service accepted reports (when it was accepted, then the message's place
+   * in it): orders two changes of a contact's opt-out given the same provider time. Never in the event.
+   */
+  arrival?: string;
   /** Set when a part of the message was over its ceiling and was cut (contract §15; mail: `MAIL_LIMITS`). */
   truncated?: true;
   email?: {
@@ -83,6 +90,13 @@ export interface ReceivedMessage {
     authentication?: MailAuthentication;
     /** The mail is a delivery status notification: who bounced, and which mail. */
     deliveryStatus?: DeliveryStatusReport;
+    /**
+     * The domain of each DKIM signature the mail carries (`d=`; empty where it names none): with the receiving side's
+     * DKIM verdict, whether a signature of the sender's own domain vouches for `From`. Never in the event.
+     */
+    signedBy?: string[];
+    /** The addresses the mail was delivered to (the SMTP envelope, as SES received it) on this channel. Never in the event. */
+    envelopeTo?: string[];
   };
 }
 

@@ -74,18 +74,34 @@ export async function reportsFromSesNotification(
   const recipients: string[] = Array.isArray(receipt.recipients) ? receipt.recipients : [];
   const receivedAt = Date.parse(notification.mail?.timestamp ?? '') || Date.now();
   const reports: InboundReport[] = [];
-  for (const recipient of recipients) {
-    for (const c of await findChannels(recipient))
-      if (!reports.some((r) => r.channelId === c.channelId))
-        reports.push({ v: 1, source: 'email', ...c, receivedAt, bodyRef: action.objectKey, ses });
+  for (const recipient of recipients.slice(0, MAX_RECIPIENTS)) {
+    if (typeof recipient !== 'string') continue;
+    for (const c of await findChannels(recipient)) {
+      const report = reports.find((r) => r.channelId === c.channelId);
+      if (report) report.recipients!.push(recipient);
+      else
+        reports.push({
+          v: 1,
+          source: 'email',
+          ...c,
+          receivedAt,
+          bodyRef: action.objectKey,
+          ses,
+          recipients: [recipient],
+        });
+    }
   }
   return reports;
 }
 
+/** Recipients read from one notification (SES and the local listener take 100 per message). */
+const MAX_RECIPIENTS = 100;
+
 /**
  * A parsed mail with what its delivery says: identified by the SES message id (a redelivered notification is the
- * same message; two mails with the same `Message-ID` are two), and SES's verdicts as `authentication`. A report
- * without a receipt (queued before receipts were carried) is identified by its stored object.
+ * same message; two mails with the same `Message-ID` are two), SES's verdicts as `authentication`, and the envelope
+ * recipients that reached the channel. A report without a receipt (queued before receipts were carried) is identified
+ * by its stored object.
  */
 export function withDelivery(message: ReceivedMessage, report: InboundReport): ReceivedMessage {
   const transportId = report.ses ? `ses:${report.ses.messageId}` : report.bodyRef && `object:${report.bodyRef}`;
@@ -93,7 +109,13 @@ export function withDelivery(message: ReceivedMessage, report: InboundReport): R
     ...message,
     ...(transportId ? { transportId } : {}),
     ...(message.email
-      ? { email: { ...message.email, authentication: report.ses?.authentication ?? UNCHECKED_MAIL } }
+      ? {
+          email: {
+            ...message.email,
+            authentication: report.ses?.authentication ?? UNCHECKED_MAIL,
+            ...(report.recipients ? { envelopeTo: report.recipients } : {}),
+          },
+        }
       : {}),
   };
 }

@@ -40,6 +40,8 @@ beforeAll(async () => {
 afterAll(async () => env?.close());
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+/** These reports carry no mail: no unsubscribe address is ever asked about. */
+const NO_UNSUBSCRIBES = { isAddressOf: () => false };
 const conversationsOf = () =>
   new DynamoConversationStore(env.table, createSecretBox(randomBytes(32).toString('base64')));
 const mark = (key: string, at = Date.now(), orderGroup = `prj_1/conversation:${key}`): OutboxMark => {
@@ -254,6 +256,7 @@ describe('what the outbox costs', () => {
       const apply = makeApplyReports({
         statuses,
         conversations: conversationsOf(),
+        unsubscribe: NO_UNSUBSCRIBES,
         events: new RecordingPublisher(),
         log: quiet,
       });
@@ -287,6 +290,7 @@ describe('a crash between a change and its publish loses nothing', () => {
     const apply = makeApplyReports({
       statuses,
       conversations: conversationsOf(),
+      unsubscribe: NO_UNSUBSCRIBES,
       events,
       log: quiet,
       now: () => new Date(clock),
@@ -347,6 +351,7 @@ describe('a crash between a change and its publish loses nothing', () => {
     const apply = makeApplyReports({
       statuses,
       conversations: conversationsOf(),
+      unsubscribe: NO_UNSUBSCRIBES,
       events,
       log: quiet,
       now: () => new Date(clock),

@@ -24,4 +24,19 @@ describe('OCR of dot-matrix print (receipts, old invoices)', () => {
       expect(page.text, `page ${page.page}`).toContain('CASH PAYMENT RECEIVED');
     }
   });
+
+  it('reads INVOICE TOTAL in larger bitmap faces: square pixels, and round dots that touch', async () => {
+    const pdf = await mixedPdf([
+      // A bitmap face of square pixels, 11 pt caps: read as "INUDICE TOTAL", "CASH PAYMEMT" with the 1-pixel blur.
+      { image: dotMatrixScanImage(RECEIPT, { pitch: 4.5, dot: 1, shape: 'square' }) },
+      // Round dots that touch, 11 pt caps: read as "IHJOICE TOTAL", "CASH PRAYMEMT".
+      { image: dotMatrixScanImage(RECEIPT, { pitch: 4.5, dot: 0.9 }) },
+    ]);
+    const { pages } = await extractPdfPages(pdf, { ocr: { engine, pageTimeoutMs: 30_000 } });
+    for (const page of pages) {
+      expect(page, `page ${page.page}`).toMatchObject({ ocr: true });
+      expect(page.text, `page ${page.page}`).toContain('INVOICE TOTAL');
+      expect(page.text, `page ${page.page}`).toContain('CASH PAYMENT RECEIVED');
+    }
+  });
 });

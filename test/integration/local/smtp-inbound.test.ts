@@ -5,8 +5,8 @@ import { type RunningSmtpInbound, type SesReceiptNotification, startSmtpInbound 
 import { RawSmtp } from '#test/support/smtp-client.ts';
 
 /**
- * The local SMTP listener's limits (contract §15), spoken to as a mail client would: at most 100 recipients per
- * message (452 after), 25 MB per message (552), a bounded number of connections (421 beyond) and no idle
+ * The local SMTP listener's limits, spoken to as a mail client would: at most 100 RCPT commands per message (452
+ * from the 101st, counted afresh for each message of a session), 25 MB per message (552), a bounded number of connections (421 beyond) and no idle
  * connection kept forever.
  */
 const parked = new Map<string, Buffer>();
@@ -55,11 +55,36 @@ describe('the local SMTP listener', () => {
     client.close();
   });
 
-  it('an unknown recipient does not count towards the 100 (550 for it, as before)', async () => {
+  it('counts every RCPT of a message: the 101st answers 452, whether earlier ones repeated an address or were refused', async () => {
     const client = await session();
     for (let i = 0; i < 5; i++) expect((await client.send(`RCPT TO:<nobody${i}@inbound.example.com>`)).code).toBe(550);
-    for (let i = 0; i < 100; i++) expect((await client.send(`RCPT TO:<s${i}@inbound.example.com>`)).code).toBe(250);
-    expect((await client.send('RCPT TO:<s100@inbound.example.com>')).code).toBe(452);
+    for (let i = 0; i < 95; i++) expect((await client.send('RCPT TO:<same@inbound.example.com>')).code).toBe(250);
+    expect((await client.send('RCPT TO:<same@inbound.example.com>')).code).toBe(452);
+    expect((await client.send('RCPT TO:<other@inbound.example.com>')).code).toBe(452);
+    client.close();
+  });
+
+  it('counts per message in one session: a second message starts from zero and names only its own recipients', async () => {
+    const client = await session();
+    for (let i = 0; i < 100; i++) expect((await client.send(`RCPT TO:<first${i}@inbound.example.com>`)).code).toBe(250);
+    expect((await client.send('RCPT TO:<first100@inbound.example.com>')).code).toBe(452);
+    expect((await client.send('DATA')).code).toBe(354);
+    expect((await client.send('Subject: one\r\n\r\nhello\r\n.')).code).toBe(250);
+    expect(queued.at(-1)!.receipt.recipients).toHaveLength(100);
+
+    expect((await client.send('MAIL FROM:<sender@example.org>')).code).toBe(250);
+    for (let i = 0; i < 100; i++) expect((await client.send('RCPT TO:<second@inbound.example.com>')).code).toBe(250);
+    expect((await client.send('RCPT TO:<second@inbound.example.com>')).code).toBe(452);
+    expect((await client.send('DATA')).code).toBe(354);
+    expect((await client.send('Subject: two\r\n\r\nhello\r\n.')).code).toBe(250);
+    expect(queued.at(-1)!.receipt.recipients).toEqual(['second@inbound.example.com']);
+
+    // RSET ends a message too.
+    expect((await client.send('MAIL FROM:<sender@example.org>')).code).toBe(250);
+    for (let i = 0; i < 100; i++) expect((await client.send('RCPT TO:<third@inbound.example.com>')).code).toBe(250);
+    expect((await client.send('RSET')).code).toBe(250);
+    expect((await client.send('MAIL FROM:<sender@example.org>')).code).toBe(250);
+    expect((await client.send('RCPT TO:<fourth@inbound.example.com>')).code).toBe(250);
     client.close();
   });
 

@@ -1,10 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { lookup } from 'node:dns/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardedLookup } from '#shared/kernel/adapters/guarded-lookup.ts';
+import { createSecretBox } from '#shared/kernel/secret-box.ts';
 import { SmtpEmailSender, type SmtpEmailSenderOptions } from '#shared/messaging/adapters/smtp-sender.ts';
+import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
 import type { Channel, SmtpProvider } from '#shared/messaging/channel.ts';
 import { ProviderError } from '#shared/messaging/providers.ts';
 import { forbiddenAddressReason } from '#shared/kernel/destination-policy.ts';
@@ -46,7 +49,13 @@ const channel = (provider: Partial<SmtpProvider>): Channel => ({
 const email = { type: 'email' as const, payload: { to: ['ana@example.com'], subject: 'Hi', body: 'Hello' } };
 
 async function sendThrough(options: Partial<SmtpEmailSenderOptions>, provider: Partial<SmtpProvider>) {
-  const sender = new SmtpEmailSender({ timeoutMs: 2_000, allowPrivate: false, allowedPorts: 'any', ...options });
+  const sender = new SmtpEmailSender({
+    timeoutMs: 2_000,
+    allowPrivate: false,
+    allowedPorts: 'any',
+    unsubscribe: makeListUnsubscribe(createSecretBox(randomBytes(32).toString('base64'))),
+    ...options,
+  });
   return sender.send({ channel: channel(provider), message: email, deadline: Date.now() + 5_000 });
 }
 

@@ -26,6 +26,8 @@ export class MemoryConversations implements ConversationStore {
   readonly lastInbound = new Map<string, string>();
   readonly suppressionItems = new Map<string, SuppressionItem>();
   readonly threadItems = new Map<string, string>();
+  /** `<channelId>/<Message-ID>` → the addresses a mail the channel sent went to. */
+  readonly sentMails = new Map<string, string[]>();
   readonly messages: ConversationMessage[] = [];
   lookups = 0;
 
@@ -84,6 +86,10 @@ export class MemoryConversations implements ConversationStore {
     return out;
   }
 
+  async sentMail(channelId: string, messageId: string) {
+    return this.sentMails.get(`${channelId}/${messageId}`);
+  }
+
   async rememberThread(channelId: string, messageId: string, conversationId: string) {
     const key = `${channelId}/${messageId}`;
     if (!this.threadItems.has(key)) this.threadItems.set(key, conversationId);
@@ -94,7 +100,11 @@ export class MemoryConversations implements ConversationStore {
     const item = this.suppressionItems.get(key);
     const newer = !item || item.order < change.order;
     if (change.suppression) {
-      if (item && (item.state === 'suppressed' || !newer)) return false;
+      if (item && (item.state === 'suppressed' || !newer)) {
+        // Already suppressed: the order still moves forward (as the DynamoDB adapter's second write does).
+        if (item.state === 'suppressed' && newer) item.order = change.order;
+        return false;
+      }
       const marks = item?.marks ?? new Map<string, string>();
       marks.set(change.mark.eventId, change.mark.message);
       this.suppressionItems.set(key, {
@@ -105,7 +115,11 @@ export class MemoryConversations implements ConversationStore {
       });
       return true;
     }
-    if (item?.state !== 'suppressed' || (!change.force && !newer)) return false;
+    if (item?.state !== 'suppressed' || (!change.force && !newer)) {
+      if (!change.force && newer && item?.state !== 'suppressed')
+        this.suppressionItems.set(key, { state: 'lifted', order: change.order, marks: item?.marks ?? new Map() });
+      return false;
+    }
     item.state = 'lifted';
     item.order = change.order;
     item.marks.set(change.mark.eventId, change.mark.message);

@@ -22,3 +22,15 @@ describe('secret box (AES-256-GCM)', () => {
     }
   });
 });
+
+describe('secret box keyed digests', () => {
+  it('are the same for the same value and context, and differ across contexts, values and deployment keys', () => {
+    const a = box.mac('ana@example.org', 'list-unsubscribe\nch_1');
+    expect(a).toHaveLength(32);
+    expect(box.mac('ana@example.org', 'list-unsubscribe\nch_1').equals(a)).toBe(true);
+    expect(box.mac('ana@example.org', 'list-unsubscribe\nch_2').equals(a)).toBe(false);
+    expect(box.mac('bia@example.org', 'list-unsubscribe\nch_1').equals(a)).toBe(false);
+    const other = createSecretBox(randomBytes(32).toString('base64'));
+    expect(other.mac('ana@example.org', 'list-unsubscribe\nch_1').equals(a)).toBe(false);
+  });
+});

@@ -231,7 +231,7 @@ describe('SES receipt notifications (inbound mail on AWS)', () => {
   const find = async (address: string) =>
     address.toLowerCase() === 'support@inbound.example.com' ? [{ projectId: 'prj_1', channelId: 'ch_1' }] : [];
 
-  it('become one report per email channel of the recipients, raw or wrapped by SNS', async () => {
+  it('become one report per email channel of the recipients (naming them), raw or wrapped by SNS', async () => {
     const expected = [
       {
         v: 1,
@@ -241,6 +241,8 @@ describe('SES receipt notifications (inbound mail on AWS)', () => {
         receivedAt: Date.parse('2026-01-02T03:04:05.000Z'),
         bodyRef: 'payloads/inbound/email/ses/ses-1',
         ses: { messageId: 'ses-1', authentication: { spf: 'unknown', dkim: 'unknown', dmarc: 'unknown' } },
+        // The envelope recipients that reached the channel: a mailed unsubscribe counts by them.
+        recipients: ['Support@Inbound.example.com'],
       },
     ];
     expect(await reportsFromSesNotification(notification, find)).toEqual(expected);
@@ -332,6 +334,7 @@ describe('received mail: identified by its delivery, never by its Message-ID', (
         clearEvent: async () => {},
       },
       conversations: new MemoryConversations(),
+      unsubscribe: { isAddressOf: () => false },
       events,
       rawReports: { get: async (key) => Buffer.from(key) },
       // Every mail claims the same Message-ID (the sender writes it).

@@ -138,3 +138,24 @@ describe('parseMailHeaders (a mail whose parsing passed its sandbox)', () => {
     expect(message.email).not.toHaveProperty('html');
   });
 });
+
+describe('parseMail: DKIM signature domains', () => {
+  const signature = (d: string) =>
+    `DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed;\r\n d=${d}; s=s1;\r\n h=from:to:subject; bh=abc=; b=def=\r\n`;
+
+  it('reads each signature’s d= (folded, any case), and none when the mail is not signed', async () => {
+    const signed = await parseMail(
+      mail([{ type: 'text/plain', body: 'oi' }], signature('Example.ORG') + signature('esp.example.net')),
+      TO,
+    );
+    expect(signed.email?.signedBy).toEqual(['example.org', 'esp.example.net']);
+    expect((await parseMail(mail([{ type: 'text/plain', body: 'oi' }]), TO)).email?.signedBy).toEqual([]);
+  });
+
+  it('past ten signatures, an unnamed one stands for the rest (so none is taken as aligned unseen)', async () => {
+    const many = Array.from({ length: 12 }, () => signature('example.org')).join('');
+    const message = await parseMail(mail([{ type: 'text/plain', body: 'oi' }], many), TO);
+    expect(message.email?.signedBy).toHaveLength(11);
+    expect(message.email?.signedBy?.at(-1)).toBe('');
+  });
+});

@@ -1,0 +1,91 @@
+import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { expect } from 'vitest';
+import { eventually } from '#test/support/eventually.ts';
+import type { ServiceClient } from '#test/support/service.ts';
+import { type TestReceiver, webhookHeaders } from './webhooks-support.ts';
+
+export { dsnMail } from '#test/support/dsn-mail.ts';
+
+/**
+ * A project of its own with a general webhook to `receiver`: its events (signatures verified) in arrival order, a
+ * wait for them, and channels made with a custom token each. Shared by the conversation and mail e2e files.
+ */
+export async function projectWithWebhook(svc: ServiceClient, receiver: TestReceiver) {
+  const { projectId } = await svc.newProject();
+  const webhook = await svc.admin('POST', `/projects/${projectId}/integrations`, {
+    product: 'webhook',
+    scope: 'general',
+    url: receiver.url,
+  });
+  const wh = new Webhook(webhook.body.signingSecret);
+  const events = (filter: (e: any) => boolean = () => true) =>
+    receiver.received
+      .filter((d) => d.json?.projectId === projectId)
+      .map((d) => {
+        wh.verify(d.body, webhookHeaders(d));
+        return d.json;
+      })
+      .filter(filter);
+  const waitFor = (filter: (e: any) => boolean, count = 1, what = 'events') =>
+    eventually(
+      async () => {
+        const found = events(filter);
+        return found.length >= count ? found : undefined;
+      },
+      15_000,
+      what,
+    );
+  async function channel(body: Record<string, unknown>) {
+    const created = await svc.admin('POST', `/projects/${projectId}/channels`, { name: 'Channel', ...body });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const token = (
+      await svc.admin('POST', `/projects/${projectId}/integrations`, {
+        product: 'custom',
+        channelId: created.body.channelId,
+      })
+    ).body.token as string;
+    return { ...created.body, token } as Record<string, any> & { channelId: string; token: string };
+  }
+  return { projectId, events, waitFor, channel };
+}
+
+/**
+ * Posts a WhatsApp Cloud webhook as Meta does (`X-Hub-Signature-256` over the raw body with the app secret): one
+ * change of `field: "messages"` with `value` (messages, statuses, contacts) for `phoneNumberId`. Expects 200.
+ */
+export async function postMetaWebhook(
+  baseUrl: string,
+  channel: { channelId: string; phoneNumberId: string; appSecret: string },
+  value: Record<string, unknown>,
+): Promise<void> {
+  const raw = Buffer.from(
+    JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '102290129340398',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '15551230000', phone_number_id: channel.phoneNumberId },
+                ...value,
+              },
+            },
+          ],
+        },
+      ],
+    }),
+  );
+  const res = await fetch(`${baseUrl}/inbound/whatsapp/${channel.channelId}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-hub-signature-256': `sha256=${createHmac('sha256', channel.appSecret).update(raw).digest('hex')}`,
+    },
+    body: raw,
+  });
+  expect(res.status).toBe(200);
+}
