@@ -127,7 +127,7 @@ const cpuBoundPerSecond = (lambdaVcpu * 1000) / cpuMsPerMark;
 const roundTripsPerPage = 1 + 1 + Math.ceil(100 / 10 / 16) + Math.ceil(100 / 5);
 const latencyBoundPerSecond = (8 * 100) / (roundTripsPerPage * 0.01);
 const perSecond = Math.min(cpuBoundPerSecond, latencyBoundPerSecond);
-const runSeconds = 50;
+const runSeconds = 40;
 console.log(
   JSON.stringify(
     {
