@@ -59,7 +59,10 @@ export function makeSweepUnpublishedEvents(deps: {
   const now = deps.now ?? Date.now;
   const batch = deps.batch ?? 100;
 
-  /** Publishes a page's marks, then clears those the queue took; false when the queue refused any. */
+  /**
+   * Publishes a page's marks, then clears those the queue took (a clear that fails leaves its mark to be published
+   * again, same id); returns how many went out and the queue's refusals.
+   */
   async function publishPage(items: StaleItem[], before: number): Promise<{ published: number; refused: unknown[] }> {
     // An item whose latest mark is recent may be in its change's own hands (publishing it now): left for a later run.
     const settled = items.filter((item) => item.writtenAt === undefined || item.writtenAt < before);
