@@ -51,7 +51,8 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     memoryMb: 512,
     maxConcurrency: 4,
     access: {
-      table: { read: true },
+      // write: the event's body, stored once for all its deliveries.
+      table: { read: true, write: true },
       sendTo: ['deliveries', 'deliveriesOrdered'],
       // A webhook filter on an event whose body is parked in S3 reads it.
       buckets: { transfer: { read: ['payloads/'] } },
@@ -137,7 +138,9 @@ export const scheduledWorkers: ScheduledWorkerDefinition[] = [
     everyMinutesOnAws: 1,
     everySecondsLocally: 5,
     timeoutSeconds: 60,
-    memoryMb: 512,
+    // A whole vCPU: draining a backlog is bound by the run's CPU (one conditional write per mark), and an idle run
+    // lasts a few Queries.
+    memoryMb: 1769,
     // gsi3: the outbox's shards; gsi1: the previous layout's one outbox key, until it is empty.
     access: { table: { read: true, write: true, indexes: ['gsi1', 'gsi3'] }, sendTo: ['events'] },
   },
