@@ -16,6 +16,7 @@ const groups = {
     'test/e2e/conventions.test.ts',
     'test/e2e/conversations.test.ts',
     'test/e2e/health.test.ts',
+    'test/e2e/inbound-order.test.ts',
     'test/e2e/integrations.test.ts',
     'test/e2e/openapi-traffic.test.ts',
     'test/e2e/openapi.test.ts',
