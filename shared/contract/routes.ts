@@ -235,7 +235,7 @@ export const routes: RouteDefinition[] = [
     maxBodyBytes: 1024 * 1024,
     access: {
       table: { read: true },
-      sendTo: ['inbound'],
+      sendTo: ['inboundOrdered'],
       buckets: { transfer: { write: ['payloads/inbound/'] } },
       secrets: ['secretsKey'],
     },
@@ -258,7 +258,7 @@ export const routes: RouteDefinition[] = [
     maxBodyBytes: 3 * 1024 * 1024,
     access: {
       table: { read: true },
-      sendTo: ['inbound'],
+      sendTo: ['inboundOrdered'],
       buckets: { transfer: { write: ['payloads/inbound/'] } },
       secrets: ['secretsKey'],
     },

@@ -38,6 +38,16 @@ const deliverAccess: FunctionAccess = {
   secrets: ['secretsKey'],
 };
 
+/** What an inbound worker touches; `sendTo` names the events queue and the other lane. */
+function inboundAccess(sendTo: QueueKey[]): FunctionAccess {
+  return {
+    table: { read: true, write: true },
+    sendTo,
+    buckets: { transfer: { read: ['payloads/inbound/', 'media/'], write: ['payloads/', 'media/'] } },
+    secrets: ['secretsKey'],
+  };
+}
+
 export const queueWorkers: QueueWorkerDefinition[] = [
   // Webhooks: events → fan-out (one Query per batch, at most one per event) → one job per webhook → deliver (one HTTP call and one write
   // per attempt). Deliver runs many batches at once: a batch is held by its slowest attempt (up to 15 s), and the
@@ -102,22 +112,30 @@ export const queueWorkers: QueueWorkerDefinition[] = [
       bedrock: { invoke: true },
     },
   },
-  // Channel ingress: raw provider reports → normalised, deduplicated, forward-only → the `events` queue.
+  // Channel ingress: raw provider reports → normalised, deduplicated, forward-only → the `events` queue. The FIFO
+  // lane takes every report in acknowledgement order, one contact's one after another (a batch is worked group by
+  // group, groups at once); more batches at once than the unordered lane, since a batch is often one contact's.
   {
-    fn: 'inbound',
-    queue: 'inbound',
+    fn: 'inbound-ordered',
+    queue: 'inboundOrdered',
     batchSize: 10,
     batchWindowSeconds: 0,
     // Media (contract §17): up to 10 items of 16 MB per message, 30 s each, fetched once and stored here.
     timeoutSeconds: 120,
     memoryMb: 1024,
+    maxConcurrency: 10,
+    access: inboundAccess(['events', 'inbound']),
+  },
+  // The unordered lane: SES's notifications forwarded to the FIFO lane, and reports set aside from it.
+  {
+    fn: 'inbound',
+    queue: 'inbound',
+    batchSize: 10,
+    batchWindowSeconds: 0,
+    timeoutSeconds: 120,
+    memoryMb: 1024,
     maxConcurrency: 4,
-    access: {
-      table: { read: true, write: true },
-      sendTo: ['events'],
-      buckets: { transfer: { read: ['payloads/inbound/', 'media/'], write: ['payloads/', 'media/'] } },
-      secrets: ['secretsKey'],
-    },
+    access: inboundAccess(['events', 'inboundOrdered']),
   },
 ];
 

@@ -24,6 +24,7 @@ import type { InboundReport, NormalisedReport, ReceivedMessage, StatusReport } f
 import { withDelivery } from './ses.ts';
 import { normaliseTwilio } from './twilio.ts';
 import { normaliseWhatsApp } from './whatsapp.ts';
+import { isFor } from './order.ts';
 
 export interface ApplyReportsDeps {
   statuses: Pick<MessageStatusStore, 'findByProviderId' | 'advance' | 'recordInbound' | 'pendingEvents' | 'clearEvent'>;
@@ -44,6 +45,12 @@ export interface ApplyReportsDeps {
   now?: () => Date;
   /** How the worker waits for a concurrent worker's publish to land (tests pass a clock of their own). */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * No other worker works these reports' contact at the same time (the ordered lane: one message group per contact).
+   * A mark found pending is then a crash's, published at once: waiting for its writer, or leaving it to the sweep,
+   * would let the contact's next report publish first.
+   */
+  exclusive?: boolean;
 }
 
 export interface ProcessInboundDeps extends ApplyReportsDeps {
@@ -98,7 +105,7 @@ export function makeProcessInbound(deps: ProcessInboundDeps) {
       });
       return [];
     }
-    return apply(channel, items);
+    return apply(channel, report.contact === undefined ? items : items.filter((i) => isFor(report, channel, i)));
   }
 
   async function readParked(report: InboundReport): Promise<Buffer | undefined> {
@@ -411,7 +418,7 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
    */
   async function settled<T>(read: () => Promise<T[]>): Promise<T[]> {
     let pending = await read();
-    for (const ms of SETTLE_WAITS_MS) {
+    for (const ms of deps.exclusive ? [] : SETTLE_WAITS_MS) {
       if (!pending.length) break;
       await sleep(ms);
       pending = await read();
@@ -439,7 +446,9 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
     // A mark written moments ago is most likely another worker's still publishing (a provider's retry processed at
     // the same moment): publishing it here would deliver the event twice. It is left to that worker, or, if that
     // worker died, to the sweep (EVENT_SWEEP_AFTER_SECONDS). Older marks are a crash's: published now.
-    const pending = marked.filter(({ mark }) => mark.writtenAt === undefined || at - mark.writtenAt >= FRESH_MARK_MS);
+    const pending = marked.filter(
+      ({ mark }) => deps.exclusive || mark.writtenAt === undefined || at - mark.writtenAt >= FRESH_MARK_MS,
+    );
     if (pending.length < marked.length)
       deps.log.info('a fresh event mark left to its writer or the sweep', { messageId, type });
     for (const { mark, message } of pending) {
