@@ -48,6 +48,7 @@ const groups = {
     'test/e2e/crash-points-messaging.test.ts',
     'test/e2e/crash-points-webhooks.test.ts',
     'test/e2e/crash-ledger.test.ts',
+    'test/e2e/inbound-order-crash.test.ts',
     // Lists every project of the deployment, a page at a time, in the browser.
     'test/e2e/console.test.ts',
     'test/e2e/hot-path-ops.test.ts',
