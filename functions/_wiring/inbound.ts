@@ -64,6 +64,7 @@ export async function inboundHandler(fn: 'inbound' | 'inbound-ordered') {
       work: (report) => processInbound.process(report),
       setAside: (report) => unordered.send(report),
       postpone: (entries) => queue.postpone(entries),
+      commit: (receiptHandles) => queue.delete(receiptHandles),
       log,
     });
     return workerFunction<SQSEvent, SQSBatchResponse>(logger).handler(async (event, context: Context) =>

@@ -1,4 +1,9 @@
-import { ChangeMessageVisibilityBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { SQS_CALL_TIMEOUT_MS, SQS_MAX_BATCH_ENTRIES } from '../../kernel/aws/sqs-client.ts';
 import { type OrderedReport, orderedDeduplicationId, orderedGroupId } from '../inbound/order.ts';
 
@@ -26,6 +31,21 @@ export class SqsOrderedInboundQueue {
         ),
       ),
     );
+  }
+
+  /** Messages received from the lane, deleted (worked). */
+  async delete(receiptHandles: readonly string[]): Promise<void> {
+    for (let i = 0; i < receiptHandles.length; i += SQS_MAX_BATCH_ENTRIES) {
+      await this.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: this.queueUrl,
+          Entries: receiptHandles
+            .slice(i, i + SQS_MAX_BATCH_ENTRIES)
+            .map((ReceiptHandle, j) => ({ Id: String(j), ReceiptHandle })),
+        }),
+        { abortSignal: AbortSignal.timeout(SQS_CALL_TIMEOUT_MS) },
+      );
+    }
   }
 
   /**

@@ -19,6 +19,9 @@ export interface OrderedLaneDeps {
   setAside(report: InboundReport): Promise<void>;
   /** Makes received messages visible again after their `seconds`. */
   postpone(entries: { receiptHandle: string; seconds: number }[]): Promise<void>;
+  /** Deletes messages worked, before the batch ends (the batch's end deletes the rest, and these again: harmless). */
+  commit(receiptHandles: string[]): Promise<void>;
+  now?: () => number;
   log: {
     warn(message: string, extra?: Record<string, unknown>): void;
     error(message: string, extra?: Record<string, unknown>): void;
@@ -35,6 +38,14 @@ export const INBOUND_SET_ASIDE_UNTRIED_AFTER = 20;
 /** A group's next report is not started with less than this left of the invocation (a media fetch takes up to 30 s). */
 export const INBOUND_START_RESERVE_MS = 35_000;
 
+/**
+ * A batch running longer than this deletes what it has worked so far (and again each time this passes): a batch is
+ * one contact's reports one after another, and a worker that dies before the batch ends would otherwise give every
+ * one of them back, so a slow, crashing worker would redo the same reports without end. A batch done sooner (the
+ * usual case) costs no extra call.
+ */
+export const INBOUND_COMMIT_EVERY_MS = 1_000;
+
 /** How long a failed report waits before its next try: 5 s, doubling, at most 5 minutes (about 10 minutes in all). */
 export function retryDelaySeconds(receiveCount: number): number {
   return Math.min(300, 5 * 2 ** Math.max(0, receiveCount - 1));
@@ -49,6 +60,8 @@ export function retryDelaySeconds(receiveCount: number): number {
  * holds its conversation about ten minutes, never for good, and is not lost. Returns the ids to receive again.
  */
 export function makeOrderedLane(deps: OrderedLaneDeps) {
+  const now = deps.now ?? Date.now;
+
   async function setAside(m: LaneMessage, report: InboundReport, cause: string): Promise<boolean> {
     try {
       await deps.setAside(report);
@@ -94,11 +107,14 @@ export function makeOrderedLane(deps: OrderedLaneDeps) {
   }
 
   /** One group, in order; what is left when a report fails (or time runs short) comes back, in the same order. */
-  async function workGroup(group: LaneMessage[], remainingMs: () => number) {
+  async function workGroup(group: LaneMessage[], remainingMs: () => number, worked: (m: LaneMessage) => Promise<void>) {
     for (const [i, m] of group.entries()) {
       const rest = group.slice(i + 1);
       if (remainingMs() < INBOUND_START_RESERVE_MS) return leftOver(group.slice(i), 1);
-      if (await workOne(m)) continue;
+      if (await workOne(m)) {
+        await worked(m);
+        continue;
+      }
       return {
         again: [m.messageId, ...rest.map((r) => r.messageId)],
         postpone: [
@@ -113,7 +129,21 @@ export function makeOrderedLane(deps: OrderedLaneDeps) {
   return async function workBatch(messages: readonly LaneMessage[], remainingMs: () => number): Promise<string[]> {
     const groups = new Map<string, LaneMessage[]>();
     for (const m of messages) groups.set(m.groupId, [...(groups.get(m.groupId) ?? []), m]);
-    const outcomes = await Promise.all([...groups.values()].map((group) => workGroup(group, remainingMs)));
+    let committedAt = now();
+    const uncommitted: string[] = [];
+    const worked = async (m: LaneMessage) => {
+      uncommitted.push(m.receiptHandle);
+      if (now() - committedAt < INBOUND_COMMIT_EVERY_MS) return;
+      committedAt = now();
+      await deps
+        .commit(uncommitted.splice(0))
+        .catch((cause: unknown) =>
+          deps.log.warn('worked inbound reports not deleted yet: the batch’s end deletes them', {
+            cause: String(cause),
+          }),
+        );
+    };
+    const outcomes = await Promise.all([...groups.values()].map((group) => workGroup(group, remainingMs, worked)));
     const postpone = outcomes.flatMap((o) => o.postpone);
     if (postpone.length)
       await deps

@@ -231,10 +231,13 @@ describe('the ordered lane’s worker', () => {
     receiveCount,
   });
 
-  function lane(fail: (body: string) => boolean = () => false, setAsideFails = false) {
+  /** `slowMs`: how long each report takes on the lane's clock. */
+  function lane(fail: (body: string) => boolean = () => false, setAsideFails = false, slowMs = 10) {
     const log: string[] = [];
     const setAside: string[] = [];
     const postponed: { receiptHandle: string; seconds: number }[] = [];
+    const committed: string[] = [];
+    let clock = 0;
     let running = 0;
     let overlapInGroup = false;
     const runningGroups = new Set<string>();
@@ -246,6 +249,7 @@ describe('the ordered lane’s worker', () => {
         running++;
         log.push(`start ${report.body}`);
         await new Promise((r) => setTimeout(r, 5));
+        clock += slowMs;
         running--;
         runningGroups.delete(group);
         log.push(`end ${report.body}`);
@@ -256,9 +260,11 @@ describe('the ordered lane’s worker', () => {
         setAside.push(report.body!);
       },
       postpone: async (entries) => void postponed.push(...entries),
+      commit: async (handles) => void committed.push(...handles),
+      now: () => clock,
       log: { warn: () => {}, error: () => {} },
     });
-    return { workBatch, log, setAside, postponed, overlap: () => overlapInGroup, running: () => running };
+    return { workBatch, log, setAside, postponed, committed, overlap: () => overlapInGroup, running: () => running };
   }
 
   it('works a contact’s reports one after another, in the batch’s order, and contacts at once', async () => {
@@ -327,6 +333,19 @@ describe('the ordered lane’s worker', () => {
     expect(await l.workBatch([message('a', 1), message('a', 2)], () => 10_000)).toEqual(['a1', 'a2']);
     expect(l.log).toEqual([]);
     expect(l.postponed.map((p) => p.seconds)).toEqual([1, 1]);
+  });
+
+  it('a slow batch deletes what it worked every second, so a worker that dies keeps what it did', async () => {
+    const slow = lane(() => false, false, 400);
+    await slow.workBatch(
+      [message('a', 1), message('a', 2), message('a', 3), message('a', 4), message('a', 5)],
+      () => 60_000,
+    );
+    // 400 ms a report: at the 3rd (1.2 s) the first three; the last two (0.8 s later) are left to the batch's end.
+    expect(slow.committed).toEqual(['rh-a1', 'rh-a2', 'rh-a3']);
+    const quick = lane();
+    await quick.workBatch([message('a', 1), message('a', 2)], () => 60_000);
+    expect(quick.committed).toEqual([]);
   });
 
   it('drops a message that is not JSON and goes on', async () => {
