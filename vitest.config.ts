@@ -67,7 +67,7 @@ const groups = {
    * only its packaging differs, and the bundles are what runs on AWS, so they now run once, here. With
    * test/e2e/bundles-mode.test.ts (the mode itself and the IAM check's teeth) they invoke every function at least once: send and legacy-send (send), fanout and
    * deliver (webhooks), ingest and search (knowledge), extract and extract-uploads (extract), message-status,
-   * inbound-twilio, inbound-whatsapp and the inbound worker (ingress), completion (completion-offline), the credit
+   * inbound-twilio, inbound-whatsapp and both inbound workers (ingress), completion (completion-offline), the credit
    * sweeper (its schedule); health, admin, models, chat-completions, legacy-send and the fallback in
    * bundles-mode.test.ts.
    */

@@ -18,7 +18,6 @@
  * run is part of `npm test` (test/e2e/crash-ledger.test.ts).
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createHash, createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -87,12 +86,22 @@ export const MAIL_KIND = 'mail → message.received';
 
 const sidOf = (body: string) => `SM${createHash('sha256').update(body).digest('hex').slice(0, 32)}`;
 
+/**
+ * A free port below the system's ephemeral range: the service keeps it across restarts, and a port from that range
+ * may be handed to another process's `listen(0)` while the service is down (seen on a busy shared machine).
+ */
 const freePort = async (): Promise<number> => {
-  const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    const server: Server = createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!free) continue;
+    await new Promise((resolve) => server.close(resolve));
+    return port;
+  }
 };
 
 export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
