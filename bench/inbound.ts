@@ -5,9 +5,10 @@
  * worker, the `events` queue, fan-out and delivery to a real HTTP receiver. Each report has its own MessageSid, so
  * each is one `message.received`; requests are signed with Twilio's own library beforehand. The service runs as
  * `npm start` does, in a child process; this process only sends the reports and receives the events.
- * Throughput: at a rate above what the service keeps up with, the reports queue and the events come out as fast as
- * the path allows; `throughput` is the events received per second, from the first report sent to the last event.
- * Run: npx tsx bench/inbound.ts [--rate 100] [--seconds 10] [--warmup 3] [--contacts 100]
+ * Throughput (`--concurrency C --count N`): closed loop instead, C senders each posting its next report once the last
+ * was answered, so the service takes reports as fast as it acknowledges them without a pile of open requests;
+ * `throughput` is the events received per second, from the first report sent to the last event received.
+ * Run: npx tsx bench/inbound.ts [--rate 100] [--seconds 10] [--warmup 3] [--contacts 100] [--concurrency 16 --count 3000]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -27,8 +28,11 @@ const { values } = parseArgs({
     // How many contacts write (each its own conversation, so its own order key, contract §18). 1: every report in
     // one conversation, the worst case for ordering (one FIFO group, fanned out one batch after another).
     contacts: { type: 'string', default: '100' },
+    concurrency: { type: 'string' },
+    count: { type: 'string', default: '3000' },
   },
 });
+const closed = values.concurrency === undefined ? undefined : Number(values.concurrency);
 const rate = Number(values.rate);
 const seconds = Number(values.seconds);
 const warmup = Number(values.warmup);
@@ -91,35 +95,45 @@ function prepare(count: number, prefix: string) {
   });
 }
 
-/** Fires the requests open loop at `rate`/s; accepted time (200 received) per sid, and failures. */
+/**
+ * Fires the requests open loop at `rate`/s, or closed loop with `closed` senders; accepted time (200 received) per
+ * sid, and failures.
+ */
 async function run(requests: ReturnType<typeof prepare>) {
   const accepted = new Map<string, number>();
   const httpMs: number[] = [];
   let failed = 0;
   const start = performance.now();
   const pending: Promise<void>[] = [];
-  for (let i = 0; i < requests.length; i++) {
-    const due = start + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  let next = 0;
+  const sender = async () => {
+    while (next < requests.length) await post(next++);
+  };
+  if (closed !== undefined) pending.push(...Array.from({ length: closed }, sender));
+  else
+    for (let i = 0; i < requests.length; i++) {
+      const due = start + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      pending.push(post(i));
+    }
+  function post(i: number): Promise<void> {
     const { sid, body, signature } = requests[i]!;
     const sentAt = performance.now();
-    pending.push(
-      fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
-        body,
-      }).then(
-        async (res) => {
-          await res.arrayBuffer();
-          const at = performance.now();
-          if (res.status === 200) {
-            accepted.set(sid, at);
-            httpMs.push(at - sentAt);
-          } else failed++;
-        },
-        () => void failed++,
-      ),
+    return fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+      body,
+    }).then(
+      async (res) => {
+        await res.arrayBuffer();
+        const at = performance.now();
+        if (res.status === 200) {
+          accepted.set(sid, at);
+          httpMs.push(at - sentAt);
+        } else failed++;
+      },
+      () => void failed++,
     );
   }
   await Promise.all(pending);
@@ -141,7 +155,7 @@ await run(warm);
 await settle(warm.map((w) => w.sid));
 
 const load = loadavg()[0]!.toFixed(1);
-const measured = prepare(Math.round(rate * seconds), 'm');
+const measured = prepare(closed === undefined ? Math.round(rate * seconds) : Number(values.count), 'm');
 const result = await run(measured);
 await settle(measured.map((m) => m.sid));
 const latencies = measured
@@ -154,10 +168,10 @@ const lastEvent = Math.max(...measured.filter((m) => received.has(m.sid)).map((m
 const throughput = latencies.length / ((lastEvent - result.start) / 1000);
 console.log(`machine: ${machine()}; load average at start of window: ${load}`);
 console.log(
-  `date: ${new Date().toISOString()}; command: npx tsx bench/inbound.ts --rate ${rate} --seconds ${seconds} --warmup ${warmup} --contacts ${contacts}`,
+  `date: ${new Date().toISOString()}; command: npx tsx bench/inbound.ts --rate ${rate} --seconds ${seconds} --warmup ${warmup} --contacts ${contacts}${closed === undefined ? '' : ` --concurrency ${closed} --count ${values.count}`}`,
 );
 console.log(
-  `${measured.length} reports at ${rate}/s (sent over ${result.sendSeconds.toFixed(1)} s), ${result.accepted.size} accepted, ${result.failed} refused/failed, ${lost} accepted but never received`,
+  `${measured.length} reports ${closed === undefined ? `at ${rate}/s` : `by ${closed} senders`} (sent over ${result.sendSeconds.toFixed(1)} s), ${result.accepted.size} accepted, ${result.failed} refused/failed, ${lost} accepted but never received`,
 );
 console.log(`inbound request (send → 200): p50 ${f(pct(result.httpMs, 50))} ms, p99 ${f(pct(result.httpMs, 99))} ms`);
 console.log(

@@ -42,7 +42,7 @@ export async function inboundHandler(fn: 'inbound' | 'inbound-ordered') {
   const processInbound = makeProcessInbound({
     channels: cacheChannels(channels),
     statuses: new DynamoMessageStatusStore(table),
-    // Windows, mail threads and opt-outs (contract §17).
+    // Windows, mail threads and opt-outs.
     conversations: new DynamoConversationStore(table, secretBox),
     // Media fetched once with the channel's credentials, stored in the transfer bucket, offered as presigned GETs.
     media: inboundMediaFromConfig(cfg),
@@ -84,7 +84,7 @@ export async function inboundHandler(fn: 'inbound' | 'inbound-ordered') {
   }
 
   const forwardTo = orderedQueue();
-  // Mail SES judged spam or infected is dropped; the log says which and why (contract §15).
+  // Mail SES judged spam or infected is dropped; the log says which and why.
   const workOne = makeUnorderedLane({
     mailReports: (body) => reportsFromSesNotification(body, (a) => channels.findByAddress(a), log),
     forward: (copies) => forwardTo.send(copies),

@@ -114,16 +114,18 @@ export const queueWorkers: QueueWorkerDefinition[] = [
   },
   // Channel ingress: raw provider reports → normalised, deduplicated, forward-only → the `events` queue. The FIFO
   // lane takes every report in acknowledgement order, one contact's one after another (a batch is worked group by
-  // group, groups at once); more batches at once than the unordered lane, since a batch is often one contact's.
+  // group, groups at once). A FIFO receive hands over as many of one group's messages as it can, so a batch is often
+  // one contact's, worked in sequence: the reports in flight come from more batches at once (40, where the unordered
+  // lane's 4 batches worked all of their 10 at once; fewer halved the throughput over 100 contacts here).
   {
     fn: 'inbound-ordered',
     queue: 'inboundOrdered',
     batchSize: 10,
     batchWindowSeconds: 0,
-    // Media (contract §17): up to 10 items of 16 MB per message, 30 s each, fetched once and stored here.
+    // Media: up to 10 items of 16 MB per message, 30 s each, fetched once and stored here.
     timeoutSeconds: 120,
     memoryMb: 1024,
-    maxConcurrency: 10,
+    maxConcurrency: 40,
     access: inboundAccess(['events', 'inbound']),
   },
   // The unordered lane: SES's notifications forwarded to the FIFO lane, and reports set aside from it.

@@ -105,7 +105,10 @@ export function makeProcessInbound(deps: ProcessInboundDeps) {
       });
       return [];
     }
-    return apply(channel, report.contact === undefined ? items : items.filter((i) => isFor(report, channel, i)));
+    return apply(
+      channel,
+      items.filter((i) => isFor(report, channel, i)),
+    );
   }
 
   async function readParked(report: InboundReport): Promise<Buffer | undefined> {
