@@ -135,13 +135,11 @@ export function makeOrderedLane(deps: OrderedLaneDeps) {
       uncommitted.push(m.receiptHandle);
       if (now() - committedAt < INBOUND_COMMIT_EVERY_MS) return;
       committedAt = now();
-      await deps
-        .commit(uncommitted.splice(0))
-        .catch((cause: unknown) =>
-          deps.log.warn('worked inbound reports not deleted yet: the batch’s end deletes them', {
-            cause: String(cause),
-          }),
-        );
+      await deps.commit(uncommitted.splice(0)).catch((cause: unknown) =>
+        deps.log.warn('worked inbound reports not deleted yet: the batch’s end deletes them', {
+          cause: String(cause),
+        }),
+      );
     };
     const outcomes = await Promise.all([...groups.values()].map((group) => workGroup(group, remainingMs, worked)));
     const postpone = outcomes.flatMap((o) => o.postpone);
