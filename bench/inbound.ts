@@ -7,10 +7,12 @@
  * `npm start` does, in a child process; this process only sends the reports and receives the events.
  * Throughput (`--concurrency C --count N`): closed loop instead, C senders each posting its next report once the last
  * was answered, so the service takes reports as fast as it acknowledges them without a pile of open requests;
- * `throughput` is the events received per second, from the first report sent to the last event received.
+ * `throughput` is the events received per second, from the first report sent to the last event received. On a shared
+ * machine that swings with the neighbours' load; `service CPU` (the service process's user + system time over the same
+ * window, all its threads) per report does much less, and is what bounds the throughput once the cores are busy.
  * Run: npx tsx bench/inbound.ts [--rate 100] [--seconds 10] [--warmup 3] [--contacts 100] [--concurrency 16 --count 3000]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -150,14 +152,23 @@ const pct = (xs: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : Number.NaN;
 };
 
+/** CPU seconds the service process has used so far (Linux: utime + stime of /proc/<pid>/stat, all its threads). */
+function serviceCpuSeconds(): number {
+  const stat = readFileSync(`/proc/${svc.child.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 const warm = prepare(Math.round(rate * warmup), 'w');
 await run(warm);
 await settle(warm.map((w) => w.sid));
 
 const load = loadavg()[0]!.toFixed(1);
+const cpuBefore = serviceCpuSeconds();
 const measured = prepare(closed === undefined ? Math.round(rate * seconds) : Number(values.count), 'm');
 const result = await run(measured);
 await settle(measured.map((m) => m.sid));
+const cpu = serviceCpuSeconds() - cpuBefore;
 const latencies = measured
   .filter((m) => result.accepted.has(m.sid) && received.has(m.sid))
   .map((m) => received.get(m.sid)! - result.accepted.get(m.sid)!);
@@ -176,6 +187,9 @@ console.log(
 console.log(`inbound request (send → 200): p50 ${f(pct(result.httpMs, 50))} ms, p99 ${f(pct(result.httpMs, 99))} ms`);
 console.log(
   `throughput: ${latencies.length} events in ${((lastEvent - result.start) / 1000).toFixed(1)} s = ${throughput.toFixed(1)} events/s (first report sent → last event received)`,
+);
+console.log(
+  `service CPU: ${cpu.toFixed(1)} s for ${measured.length} reports = ${((cpu * 1000) / measured.length).toFixed(2)} ms a report (until the last event, settling included)`,
 );
 console.log(
   `accepted → event received: p50 ${f(pct(latencies, 50))} ms, p95 ${f(pct(latencies, 95))} ms, p99 ${f(pct(latencies, 99))} ms, max ${f(Math.max(...latencies))} ms`,
