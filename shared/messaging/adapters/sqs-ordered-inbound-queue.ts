@@ -33,19 +33,46 @@ export class SqsOrderedInboundQueue {
     );
   }
 
-  /** Messages received from the lane, deleted (worked). */
-  async delete(receiptHandles: readonly string[]): Promise<void> {
-    for (let i = 0; i < receiptHandles.length; i += SQS_MAX_BATCH_ENTRIES) {
-      await this.sqs.send(
+  /** Deletions waiting for the call under way to end. */
+  private readonly deleting: { receiptHandle: string; done: () => void; failed: (error: unknown) => void }[] = [];
+  private deleteUnderWay = false;
+
+  /**
+   * Messages received from the lane, deleted (worked). One call at a time: what is asked for meanwhile (the batches of
+   * other contacts worked beside this one) leaves together in the next calls, up to 10 a call.
+   */
+  delete(receiptHandles: readonly string[]): Promise<void> {
+    const deleted = receiptHandles.map(
+      (receiptHandle) => new Promise<void>((done, failed) => this.deleting.push({ receiptHandle, done, failed })),
+    );
+    this.deleteNext();
+    return Promise.all(deleted).then(() => {});
+  }
+
+  private deleteNext(): void {
+    if (this.deleteUnderWay || !this.deleting.length) return;
+    this.deleteUnderWay = true;
+    const batch = this.deleting.splice(0, SQS_MAX_BATCH_ENTRIES);
+    this.sqs
+      .send(
         new DeleteMessageBatchCommand({
           QueueUrl: this.queueUrl,
-          Entries: receiptHandles
-            .slice(i, i + SQS_MAX_BATCH_ENTRIES)
-            .map((ReceiptHandle, j) => ({ Id: String(j), ReceiptHandle })),
+          Entries: batch.map((d, i) => ({ Id: String(i), ReceiptHandle: d.receiptHandle })),
         }),
         { abortSignal: AbortSignal.timeout(SQS_CALL_TIMEOUT_MS) },
-      );
-    }
+      )
+      .then(
+        () => {
+          for (const d of batch) d.done();
+        },
+        (error: unknown) => {
+          for (const d of batch) d.failed(error);
+        },
+      )
+      .finally(() => {
+        this.deleteUnderWay = false;
+        this.deleteNext();
+      });
   }
 
   /**
