@@ -39,6 +39,8 @@ export async function inboundHandler(fn: 'inbound' | 'inbound-ordered') {
     warn: (message: string, extra?: Record<string, unknown>) => logger.warn(message, extra ?? {}),
     error: (message: string, extra?: Record<string, unknown>) => logger.error(message, extra ?? {}),
   };
+  // Ordered lane: the marks' clearing goes on beside the contact's next report; awaited before a batch ends.
+  const clearing = new Set<Promise<unknown>>();
   const processInbound = makeProcessInbound({
     channels: cacheChannels(channels),
     statuses: new DynamoMessageStatusStore(table),
@@ -53,6 +55,14 @@ export async function inboundHandler(fn: 'inbound' | 'inbound-ordered') {
     parseMail: mailParserFromConfig(cfg),
     log,
     exclusive: ordered,
+    ...(ordered
+      ? {
+          meanwhile: (step: Promise<unknown>) => {
+            clearing.add(step);
+            void step.finally(() => clearing.delete(step));
+          },
+        }
+      : {}),
   });
   const orderedQueue = () =>
     new SqsOrderedInboundQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_INBOUND_ORDERED'));
@@ -67,20 +77,20 @@ export async function inboundHandler(fn: 'inbound' | 'inbound-ordered') {
       commit: (receiptHandles) => queue.delete(receiptHandles),
       log,
     });
-    return workerFunction<SQSEvent, SQSBatchResponse>(logger).handler(async (event, context: Context) =>
-      partialBatchResponse(
-        await workBatch(
-          event.Records.map((r) => ({
-            messageId: r.messageId,
-            receiptHandle: r.receiptHandle,
-            body: r.body,
-            groupId: r.attributes.MessageGroupId ?? r.messageId,
-            receiveCount: Number(r.attributes.ApproximateReceiveCount) || 1,
-          })),
-          () => context.getRemainingTimeInMillis(),
-        ),
-      ),
-    );
+    return workerFunction<SQSEvent, SQSBatchResponse>(logger).handler(async (event, context: Context) => {
+      const again = await workBatch(
+        event.Records.map((r) => ({
+          messageId: r.messageId,
+          receiptHandle: r.receiptHandle,
+          body: r.body,
+          groupId: r.attributes.MessageGroupId ?? r.messageId,
+          receiveCount: Number(r.attributes.ApproximateReceiveCount) || 1,
+        })),
+        () => context.getRemainingTimeInMillis(),
+      );
+      await Promise.allSettled([...clearing]);
+      return partialBatchResponse(again);
+    });
   }
 
   const forwardTo = orderedQueue();

@@ -51,6 +51,12 @@ export interface ApplyReportsDeps {
    * would let the contact's next report publish first.
    */
   exclusive?: boolean;
+  /**
+   * Takes the clearing of a published event's mark instead of awaiting it, so the contact's next report need not wait
+   * for it (the ordered lane awaits these before its batch ends). A mark a crash leaves uncleared is published again
+   * by the sweep: a duplicate under the same id.
+   */
+  meanwhile?: (step: Promise<unknown>) => void;
 }
 
 export interface ProcessInboundDeps extends ApplyReportsDeps {
@@ -433,11 +439,13 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
   async function publishMarked(messageId: string, prepared: PreparedEvent): Promise<void> {
     await deps.events.send(prepared.message);
     failpoint('after-publish');
-    await deps.statuses
+    const clearing = deps.statuses
       .clearEvent(messageId, prepared.message.eventId)
       .catch((cause: unknown) =>
         deps.log.info('event mark not cleared: the sweep will', { messageId, cause: String(cause) }),
       );
+    if (deps.meanwhile) deps.meanwhile(clearing);
+    else await clearing;
   }
 
   /** The change was already applied: what is still marked for it was never published (a crash), so it is now. */
