@@ -1,8 +1,8 @@
-import { createHmac } from 'node:crypto';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CrashableService, crashRun, type CrashRun } from '#test/support/crash.ts';
 import { eventually } from '#test/support/eventually.ts';
+import { metaSignature, metaWebhookBody } from '#test/support/meta-webhook.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 /**
@@ -127,30 +127,16 @@ describe('inbound order through a crash', { timeout: 150_000 }, () => {
     );
     const sent = await sendAll(svc, async (baseUrl, n) => {
       const id = `wamid.crashorder${n}`;
-      const raw = JSON.stringify({
-        object: 'whatsapp_business_account',
-        entry: [
-          {
-            id: 'WABA',
-            changes: [
-              {
-                field: 'messages',
-                value: {
-                  metadata: { display_phone_number: '15551230026', phone_number_id: 'PNcrash' },
-                  messages: [
-                    { from: '5511977770002', id, timestamp: '1767225600', type: 'text', text: { body: `${n}` } },
-                  ],
-                },
-              },
-            ],
-          },
-        ],
+      const raw = metaWebhookBody({
+        phoneNumberId: 'PNcrash',
+        displayNumber: '15551230026',
+        messages: [{ from: '5511977770002', id }],
       });
       const res = await fetch(`${baseUrl}/inbound/whatsapp/${channelId}`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          'x-hub-signature-256': `sha256=${createHmac('sha256', 'crash-secret').update(raw).digest('hex')}`,
+          'x-hub-signature-256': metaSignature('crash-secret', raw),
         },
         body: raw,
         signal: AbortSignal.timeout(10_000),

@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '#test/support/eventually.ts';
+import { metaSignature, metaWebhookBody } from '#test/support/meta-webhook.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
@@ -67,42 +67,14 @@ async function postTwilio(sid: string, from: string, body: string): Promise<numb
 
 /** Meta's webhook with these messages (`[from, wamid]`), in this order, in one callback. */
 async function postMeta(messages: [string, string][]): Promise<number> {
-  const raw = Buffer.from(
-    JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: 'WABA',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: '15551234599', phone_number_id: PHONE_NUMBER_ID },
-                contacts: [...new Set(messages.map(([from]) => from))].map((wa_id) => ({
-                  profile: { name: 'Ana' },
-                  wa_id,
-                })),
-                messages: messages.map(([from, id]) => ({
-                  from,
-                  id,
-                  timestamp: String(Math.floor(Date.now() / 1000)),
-                  type: 'text',
-                  text: { body: id },
-                })),
-              },
-            },
-          ],
-        },
-      ],
-    }),
-  );
+  const raw = metaWebhookBody({
+    phoneNumberId: PHONE_NUMBER_ID,
+    displayNumber: '15551234599',
+    messages: messages.map(([from, id]) => ({ from, id })),
+  });
   const res = await fetch(`${svc.baseUrl}/inbound/whatsapp/${channels.whatsapp}`, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`,
-    },
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': metaSignature(APP_SECRET, raw) },
     body: raw,
   });
   await res.arrayBuffer();

@@ -19,6 +19,7 @@ import { makeProcessInbound } from '#shared/messaging/inbound/process-inbound.ts
 import type { InboundReport } from '#shared/messaging/inbound/report.ts';
 import { fromHeader } from '#local/smtp-inbound.ts';
 import { MemoryConversations } from '#test/support/fakes/memory-conversations.ts';
+import { metaWebhookBody } from '#test/support/meta-webhook.ts';
 import { RecordingPublisher } from '#test/support/fakes/recording-publisher.ts';
 
 const whatsapp = {
@@ -40,37 +41,12 @@ const sms = {
 
 /** A Meta callback with these messages (`[from, wamid]`) and statuses (`[recipient, wamid, status]`). */
 function meta(messages: [string, string][], statuses: [string, string, string][] = []): Buffer {
-  return Buffer.from(
-    JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: 'WABA',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                metadata: { display_phone_number: '15551234567', phone_number_id: 'PN1' },
-                messages: messages.map(([from, id]) => ({
-                  from,
-                  id,
-                  timestamp: '1767225600',
-                  type: 'text',
-                  text: { body: id },
-                })),
-                statuses: statuses.map(([recipient_id, id, status]) => ({
-                  id,
-                  status,
-                  recipient_id,
-                  timestamp: '1767225600',
-                })),
-              },
-            },
-          ],
-        },
-      ],
-    }),
-  );
+  return metaWebhookBody({
+    phoneNumberId: 'PN1',
+    displayNumber: '15551234567',
+    messages: messages.map(([from, id]) => ({ from, id })),
+    statuses: statuses.map(([recipient, id, status]) => ({ recipient, id, status })),
+  });
 }
 
 const reportOf = (channel: Channel, source: InboundReport['source'], raw: Buffer): InboundReport => ({
