@@ -248,7 +248,7 @@ interface FunctionContext {
   queues: Record<QueueKey, Queue>;
 }
 
-function createTable(scope: Construct): Table {
+export function createTable(scope: Construct): Table {
   const table = new Table(scope, mainTable.constructId, {
     partitionKey: { name: mainTable.partitionKey, type: AttributeType.STRING },
     sortKey: { name: mainTable.sortKey, type: AttributeType.STRING },
