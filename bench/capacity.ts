@@ -13,12 +13,15 @@
  *                                             infra/capacity-plan.ts read); commit it with the change that moved it
  *   npx tsx bench/capacity.ts --recorded      no workload: the committed infra/recorded-units.json against this tree's
  *                                             template
+ *   --readme                                  the README's "Limits" table, from the same figures
+ *   --default-quotas                          check the scenarios against a deployment on AWS's default quotas rather
+ *                                             than one sized for the target
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { RECORDED_UNITS_FILE, type RecordedUnits, recordedUnits } from '#infra/recorded-units.ts';
 import { synth } from '#test/infra/synth.ts';
-import { capacityReport, printReport } from './capacity/report.ts';
+import { capacityReport, limitsMarkdown, printReport } from './capacity/report.ts';
 import type { sharedKeys } from './capacity/shared-keys.ts';
 import { deploymentCaps, tableSchema } from './capacity/template.ts';
 import { recordUnits } from './capacity/record.ts';
@@ -30,15 +33,27 @@ const { values } = parseArgs({
     recorded: { type: 'boolean', default: false },
     'per-type': { type: 'string', default: '5' },
     all: { type: 'boolean', default: false },
+    'default-quotas': { type: 'boolean', default: false },
+    readme: { type: 'boolean', default: false },
   },
 });
 
 const log = (line: string) => {
   if (!values.json) console.error(line);
 };
-const template = synth().template.toJSON();
-const schema = tableSchema(template);
-const caps = deploymentCaps(template);
+// The deployment as it deploys by default (AWS's default quotas), and as sized for the target: the quotas the plan
+// says the target needs.
+const defaults = synth();
+const schema = tableSchema(defaults.template.toJSON());
+const quotas = defaults.stack.plan.quotasNeeded;
+const sized = synth({
+  settings: { lambdaConcurrencyQuota: quotas.lambdaConcurrency, apiRequestQuota: quotas.apiRequestsPerSecond },
+});
+const checked = values['default-quotas'] ? defaults : sized;
+const caps = deploymentCaps(checked.template.toJSON());
+const deployment = values['default-quotas']
+  ? "AWS's default quotas (1,000 concurrent, 10,000 requests/s)"
+  : `the plan for an account with ${quotas.lambdaConcurrency.toLocaleString('en-US')} concurrent executions and ${quotas.apiRequestsPerSecond.toLocaleString('en-US')} API requests/s`;
 
 let units: RecordedUnits;
 let shared: ReturnType<typeof sharedKeys> = [];
@@ -53,8 +68,13 @@ else {
   }
 }
 
-const report = capacityReport(units, caps);
-if (values.json) {
+const report = capacityReport(units, caps, deployment, {
+  atDefaultQuotas: defaults.stack.plan,
+  sized: sized.stack.plan,
+});
+if (values.readme) {
+  console.log(limitsMarkdown(report));
+} else if (values.json) {
   console.log(JSON.stringify({ ...report, sharedKeys: shared, units: values.recorded ? undefined : units }, null, 2));
 } else {
   console.log(printReport(report, { all: values.all }));

@@ -3,7 +3,7 @@ import { durationOf } from '#infra/durations.ts';
 import { pascal } from '#infra/functions.ts';
 import { routes } from '#shared/contract/routes.ts';
 import { PER_ITEM, placeholdersOf } from './key-class.ts';
-import type { MixEntry, Scenario, Spread } from './scenarios.ts';
+import type { MixEntry, Scenario, Spread } from '#infra/capacity-target.ts';
 import type { DeploymentCaps } from './template.ts';
 
 /**

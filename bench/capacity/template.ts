@@ -126,9 +126,10 @@ export function deploymentCaps(template: TemplateJson): DeploymentCaps {
     if (r.Type !== 'AWS::ApiGateway::Stage') continue;
     for (const m of (r.Properties?.MethodSettings ?? []) as any[]) {
       if (m.ThrottlingRateLimit === undefined) continue;
-      const path = String(m.ResourcePath).replace(/~1/g, '/');
+      // `/*` is every method; else `/` then the resource path with each `/` written `~1`.
+      const path = String(m.ResourcePath) === '/*' ? '/*' : String(m.ResourcePath).slice(1).replace(/~1/g, '/');
       apiThrottles.push({
-        method: path === '/*' && m.HttpMethod === '*' ? '*' : `${m.HttpMethod} ${path}`,
+        method: path === '/*' ? '*' : `${m.HttpMethod === '*' ? 'ANY' : m.HttpMethod} ${path}`,
         rate: m.ThrottlingRateLimit,
         burst: m.ThrottlingBurstLimit ?? m.ThrottlingRateLimit,
       });

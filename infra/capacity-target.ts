@@ -1,13 +1,12 @@
-import type { Placeholder } from './key-class.ts';
-
 /**
- * The named load scenarios the capacity model scales the recorded units to. Each is a mix of request types per
- * second, and how that load spreads: over how many distinct values of each placeholder (projects, webhooks,
- * conversations...) a request type's load divides. A key class whose partitions are per request (a message, an
- * event) takes a request's units once, whatever the rate.
+ * The load the deployment is sized for: named scenarios, each a mix of request types per second, and how that load
+ * spreads, over how many distinct values of each kind of id in a key (projects, webhooks, conversations...) a request
+ * type's load divides. The capacity model (bench/capacity.ts) scales the recorded units (./recorded-units.json) to
+ * them against every limit; ./capacity-plan.ts sizes concurrency and throttles for them.
  */
 
-export type Spread = Partial<Record<Placeholder, number>>;
+/** Distinct values per kind of id in a key (`project`, `webhook`, `conversation`...): how far a load spreads. */
+export type Spread = Partial<Record<string, number>>;
 
 export interface MixEntry {
   type: string;
@@ -126,11 +125,28 @@ export const oneConversation: Scenario = {
 };
 
 /** The project-level ceilings the README states, each as a scenario at 1/s of its unit. */
-export const ceilings: { name: string; unit: string; scenario: Scenario }[] = [
-  { name: 'events per conversation per second on an ordered webhook', unit: 'events/s', scenario: oneConversation },
+export const ceilings: { name: string; unit: string; per: string; scenario: Scenario }[] = [
+  {
+    name: 'events per second, the whole deployment',
+    unit: 'events/s',
+    per: 'event',
+    // S1's mix and spread at one event a second.
+    scenario: {
+      ...scenarios[0]!,
+      id: 'service',
+      mix: scenarios[0]!.mix.map((m) => ({ ...m, perSecond: m.perSecond / 10_000 })),
+    },
+  },
+  {
+    name: 'events per conversation per second on an ordered webhook',
+    unit: 'events/s',
+    per: 'event',
+    scenario: oneConversation,
+  },
   {
     name: 'deliveries per second per webhook',
     unit: 'deliveries/s',
+    per: 'delivery',
     scenario: {
       id: 'webhook',
       title: 'one webhook, its project sending every event to it, over many conversations',
@@ -142,6 +158,7 @@ export const ceilings: { name: string; unit: string; scenario: Scenario }[] = [
   {
     name: 'sends per second per project',
     unit: 'sends/s',
+    per: 'send',
     scenario: {
       id: 'sends',
       title: 'one project sending, each send fanned out to its 3 webhooks, over many conversations',
