@@ -21,6 +21,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { RECORDED_UNITS_FILE, type RecordedUnits, recordedUnits } from '#infra/recorded-units.ts';
 import { synth } from '#test/infra/synth.ts';
+import { defaultQuotas } from './capacity/load.ts';
 import { capacityReport, limitsMarkdown, printReport } from './capacity/report.ts';
 import type { sharedKeys } from './capacity/shared-keys.ts';
 import { deploymentCaps, tableSchema } from './capacity/template.ts';
@@ -52,8 +53,11 @@ const sized = synth({
 const checked = values['default-quotas'] ? defaults : sized;
 const caps = deploymentCaps(checked.template.toJSON());
 const deployment = values['default-quotas']
-  ? "AWS's default quotas (1,000 concurrent, 10,000 requests/s)"
-  : `the plan for an account with ${quotas.lambdaConcurrency.toLocaleString('en-US')} concurrent executions and ${quotas.apiRequestsPerSecond.toLocaleString('en-US')} API requests/s`;
+  ? { name: "AWS's default quotas (1,000 concurrent, 10,000 requests/s)", quotas: defaultQuotas }
+  : {
+      name: `the plan for an account with ${quotas.lambdaConcurrency.toLocaleString('en-US')} concurrent executions and ${quotas.apiRequestsPerSecond.toLocaleString('en-US')} API requests/s`,
+      quotas: { lambdaConcurrency: quotas.lambdaConcurrency, apiRequestsPerSecond: quotas.apiRequestsPerSecond },
+    };
 
 let units: RecordedUnits;
 let shared: ReturnType<typeof sharedKeys> = [];

@@ -172,9 +172,8 @@ export function capacityPlan(
       .filter((s) => !(isLongRoute(s) && settings.longRouteReservedConcurrency !== undefined))
       .map((s) => [s.fn, Math.max(isLongRoute(s) ? LONG_ROUTE_FLOOR : 1, planned(need(s.fn).need))]),
   );
-  const fixed = isFinite(settings.longRouteReservedConcurrency ?? Number.NaN)
-    ? reserving.filter(isLongRoute).length * settings.longRouteReservedConcurrency!
-    : 0;
+  const pinned = settings.longRouteReservedConcurrency;
+  const fixed = pinned === undefined ? 0 : reserving.filter(isLongRoute).length * pinned;
   const reservable = Math.min(settings.lambdaConcurrencyQuota * RESERVED_SHARE, settings.lambdaConcurrencyQuota - 100);
   const reservedConcurrency = waterFill(reservedNeeds, reservable - fixed);
   for (const s of reserving) {

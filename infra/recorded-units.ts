@@ -81,6 +81,11 @@ export interface RecordedUnits {
   /** Requests of each type per project in the recorded workload. */
   perType: number;
   requestTypes: RequestTypeUnits[];
+  /**
+   * Key classes spread over shards (`gsi3 OUTBOX#<shard>`): how many shards, as many as one reader (a sweep, a
+   * listing) was seen to read, or writers to write.
+   */
+  shards: Record<string, number>;
 }
 
 export const RECORDED_UNITS_FILE = new URL('./recorded-units.json', import.meta.url);

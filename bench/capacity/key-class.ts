@@ -21,7 +21,8 @@ export type Placeholder =
   | 'hash'
   | 'provider-id'
   | 'id'
-  | 'time';
+  | 'time'
+  | 'shard';
 
 /**
  * Placeholders whose values are new for (almost) every request: a message, an event, an idempotency key's hash, a
@@ -43,6 +44,8 @@ const PATTERNS: [RegExp, Placeholder][] = [
   [/^\+?\d{6,15}$/, 'contact'],
   [/^[^@\s]+@[^@\s]+$/, 'address'],
   [/^\d{4}-\d{2}(-\d{2}(T[\d:.]+Z?)?)?$/, 'time'],
+  // A shard suffix (`OUTBOX#07`, `DLV#…#03`): one of a fixed number of partitions a key is spread over.
+  [/^\d{1,3}$/, 'shard'],
   [/^\d{10,}$/, 'time'],
 ];
 
@@ -74,4 +77,11 @@ export function groupClass(group: string, known: KnownValues): string {
 /** The placeholders a class holds. */
 export function placeholdersOf(cls: string): Placeholder[] {
   return [...cls.matchAll(/<([a-z-]+)>/g)].map((m) => m[1] as Placeholder);
+}
+
+/** The class with its shard suffix put back to a value: `OUTBOX#<shard>` and `07` → which shard a key is. */
+export function shardOfKey(key: string, cls: string): string | undefined {
+  const segments = key.split('#');
+  const i = cls.split('#').indexOf('<shard>');
+  return i < 0 ? undefined : segments[i];
 }

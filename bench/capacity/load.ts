@@ -55,11 +55,18 @@ export interface ScenarioLoad {
 
 const spreadOf = (scenario: Scenario, entry: MixEntry): Spread => ({ ...scenario.spread, ...entry.spread });
 
-/** How many partitions a class's load divides over: the most numerous of its placeholders (1: none, all share it). */
-function partitionsOf(cls: string, spread: Spread): number | 'per item' {
-  const placeholders = placeholdersOf(cls);
+/**
+ * How many partitions a class's load divides over: the most numerous of its ids (1: none, every tenant shares it),
+ * times its shards. A key is sharded by something a writer knows (a conversation, an event, a project): its shards
+ * spread a load only as far as the scenario's conversations (or projects) do, so one conversation alone is taken to
+ * hit one shard.
+ */
+function partitionsOf(cls: string, spread: Spread, shards: number | undefined): number | 'per item' {
+  const placeholders = placeholdersOf(cls).filter((p) => p !== 'shard');
   if (placeholders.some((p) => PER_ITEM.has(p))) return 'per item';
-  return Math.max(1, ...placeholders.map((p) => spread[p] ?? 1));
+  const ids = Math.max(1, ...placeholders.map((p) => spread[p] ?? 1));
+  const sharded = shards ? Math.min(shards, Math.max(spread.conversation ?? 1, spread.project ?? 1)) : 1;
+  return ids * sharded;
 }
 
 const routeOf = (method: string) => {
@@ -88,7 +95,7 @@ export function scenarioLoad(
     const spread = spreadOf(scenario, entry);
     for (const k of type.dynamo) {
       const name = `${k.target} ${k.keyClass}`;
-      const n = partitionsOf(k.keyClass, spread);
+      const n = partitionsOf(k.keyClass, spread, units.shards?.[name]);
       if (n === 'per item') {
         const item = perItem.get(name) ?? { wcu: 0, rcu: 0 };
         item.wcu = Math.max(item.wcu, k.wcu / Math.max(1, k.partitions));
@@ -103,7 +110,7 @@ export function scenarioLoad(
       partitions.set(name, row);
     }
     for (const g of type.fifo) {
-      const n = partitionsOf(g.groupClass, spread);
+      const n = partitionsOf(g.groupClass, spread, undefined);
       if (n === 'per item') continue;
       // The event source mapping receives and deletes a group's messages in batches under load.
       const consumer = consumerOf(g.queue);

@@ -2,7 +2,7 @@ import type { RecordedUnits } from '#infra/recorded-units.ts';
 import { scheduledWorkers } from '#shared/contract/workers.ts';
 import { sharedKeys } from './shared-keys.ts';
 import type { TableSchema } from './template.ts';
-import { requestTypeUnits } from './units.ts';
+import { requestTypeUnits, shardCounts } from './units.ts';
 import { runWorkload, type WorkloadOptions } from './workload.ts';
 
 /** The sweepers run on a timer whatever the workload does: their calls are nobody's request. */
@@ -17,6 +17,7 @@ export async function recordUnits(schema: TableSchema, options: WorkloadOptions)
     table: schema,
     perType: options.perType,
     requestTypes: requestTypeUnits(schema, run, BACKGROUND),
+    shards: shardCounts(schema, run),
   };
   return { units, shared: sharedKeys(schema, run, BACKGROUND), run };
 }

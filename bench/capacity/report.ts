@@ -1,6 +1,6 @@
 import type { CapacityPlan } from '#infra/capacity-plan.ts';
 import type { RecordedUnits } from '#infra/recorded-units.ts';
-import { ceilingOf, fmt, limits, type LoadRow, type ScenarioLoad, scenarioLoad } from './load.ts';
+import { type AccountQuotas, ceilingOf, fmt, limits, type LoadRow, type ScenarioLoad, scenarioLoad } from './load.ts';
 import { ceilings, oneConversation, scaled, scenarios } from '#infra/capacity-target.ts';
 import type { DeploymentCaps } from './template.ts';
 
@@ -38,7 +38,7 @@ export interface CapacityReport {
 export function capacityReport(
   units: RecordedUnits,
   caps: DeploymentCaps,
-  deployment: string,
+  deployment: { name: string; quotas: AccountQuotas },
   plan: CapacityReport['plan'],
 ): CapacityReport {
   const found: Ceiling[] = ceilings.map(({ name, unit, per, scenario }) => {
@@ -58,7 +58,7 @@ export function capacityReport(
   });
   const conversation = found.find((c) => c.name.startsWith('events per conversation'))!;
   const all = [...scenarios, scaled(oneConversation, conversation.rate, 'S2b')].map((s) => {
-    const load = scenarioLoad(units, s, caps);
+    const load = scenarioLoad(units, s, caps, deployment.quotas);
     const worst = (kinds: string[]) => load.rows.find((r) => kinds.includes(r.kind))?.share ?? 0;
     return {
       ...load,
@@ -66,7 +66,7 @@ export function capacityReport(
       settingsVerdict: verdictOf(worst(['lambda', 'api'])),
     };
   });
-  return { target: limits.target, deployment, scenarios: all, ceilings: found, plan };
+  return { target: limits.target, deployment: deployment.name, scenarios: all, ceilings: found, plan };
 }
 
 const pct = (share: number) =>

@@ -8,7 +8,7 @@ import type {
   S3Units,
 } from '#infra/recorded-units.ts';
 import { dynamoLoads, emptyLoad, type PartitionLoad } from './dynamo-units.ts';
-import { groupClass, keyClass, type KnownValues } from './key-class.ts';
+import { groupClass, keyClass, type KnownValues, shardOfKey } from './key-class.ts';
 import { type DynamoCall, PROBE, type SdkCall, type WireCall } from './recorder.ts';
 import type { TableSchema } from './template.ts';
 import type { Phase, WorkloadRun } from './workload.ts';
@@ -248,5 +248,32 @@ export function writtenKeysByProject(schema: TableSchema, run: WorkloadRun, back
     }
     out.set(type, byProject);
   }
+  return out;
+}
+
+/**
+ * How many shards each sharded key class has: the most distinct shard values of one class (other ids fixed) that
+ * the whole recording touched, sweeps and listings included (they read every shard).
+ */
+export function shardCounts(schema: TableSchema, run: WorkloadRun): Record<string, number> {
+  const families = new Map<string, { cls: string; shards: Set<string> }>();
+  const calls = run.recording.calls.filter((c): c is DynamoCall => c.service === 'dynamodb');
+  for (const [target, partitions] of dynamoLoads(schema, calls)) {
+    for (const partition of partitions.keys()) {
+      const cls = `${target} ${keyClass(partition, run.known)}`;
+      const shard = shardOfKey(partition, cls.slice(target.length + 1));
+      if (shard === undefined) continue;
+      // The key without its shard: one tenant's (one webhook's) key, whose shards are counted together.
+      const family = `${target} ${partition
+        .split('#')
+        .filter((seg) => seg !== shard)
+        .join('#')}`;
+      const entry = families.get(family) ?? { cls, shards: new Set<string>() };
+      entry.shards.add(shard);
+      families.set(family, entry);
+    }
+  }
+  const out: Record<string, number> = {};
+  for (const { cls, shards } of families.values()) out[cls] = Math.max(out[cls] ?? 0, shards.size);
   return out;
 }

@@ -151,6 +151,7 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
             'webhook',
           );
           known.set(created.integrationId, 'webhook');
+          if (webhook.scope === 'general') p.webhookId = created.integrationId;
         });
       await control('create send token', async () => {
         const created = created201(
@@ -183,6 +184,8 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
       await phase('inbound message', p, n, (i) => traffic.twilioInbound(p, i), { events: n });
       await phase('inbound WhatsApp message', p, n, (i) => traffic.whatsappInbound(p, i), { events: n });
       await phase('reported event', p, n, (i) => traffic.reportedEvent(p, i), { events: n });
+      // A management read that reads every partition of a webhook's log: the log's shards show on the wire.
+      await phase('webhook deliveries listed', p, 1, () => traffic.listDeliveries(p));
       await phase('knowledge file ingested', p, n, (i) => traffic.knowledgeFile(p, i), { later: true });
       await phase('search', p, n, () => traffic.bots(p, 'search', { botId: p.botId, query: 'opening hours' }));
       await phase('completion', p, n, () => traffic.bots(p, 'completion', { botId: p.botId, prompt: 'Hours?' }));
@@ -214,6 +217,8 @@ export interface ProjectSetup {
   apiToken: string;
   sendToken: string;
   botId: string;
+  /** The general webhook (any order). */
+  webhookId: string;
   sms: { channelId: string; address: string };
   whatsapp: { channelId: string; address: string };
   /** Provider ids of the messages sent, for their status callbacks. */
@@ -341,6 +346,11 @@ class TrafficDrivers {
       data: { marker: `capacity-${p.label}-${i}` },
     });
     if (res.status !== 202) throw new Error(`reported event: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+
+  async listDeliveries(p: ProjectSetup) {
+    const res = await this.svc.admin('GET', `/projects/${p.projectId}/integrations/${p.webhookId}/deliveries`);
+    if (res.status !== 200) throw new Error(`deliveries: ${res.status} ${JSON.stringify(res.body)}`);
   }
 
   async knowledgeFile(p: ProjectSetup, i: number) {
