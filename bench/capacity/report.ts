@@ -51,9 +51,7 @@ export function capacityReport(
       rate,
       hardRate: rate / limits.target,
       binding: binding?.name ?? 'none',
-      why: binding
-        ? `${binding.name}: ${fmt(binding.load)} ${binding.unit.replace('/s', '')} per ${per}, ${fmt(binding.limit)} ${binding.unit} per ${binding.kind === 'fifo' ? 'message group' : 'partition'}${shared ? ', one key for every tenant' : ''}`
-        : '',
+      why: binding ? bindingText(binding, per, shared) : '',
     };
   });
   const conversation = found.find((c) => c.name.startsWith('events per conversation'))!;
@@ -141,11 +139,21 @@ function planTable(plan: CapacityReport['plan']): string[] {
   ];
 }
 
+/** `gsi3 OUTBOX#<shard>: 2 WCU per event over 64 partitions of 1,000 WCU/s`. */
+function bindingText(row: LoadRow, per: string, shared: boolean): string {
+  const unit = row.unit.replace('/s', '');
+  const what = row.kind === 'fifo' ? 'message group' : 'partition';
+  const over = row.partitions > 1 ? `over ${row.partitions.toLocaleString('en-US')} ${what}s` : `on one ${what}`;
+  const tenants = shared ? ' (one key for every tenant)' : '';
+  return `${row.name}: ${fmt(row.load * row.partitions)} ${unit} per ${per} ${over} of ${fmt(row.limit)} ${row.unit}${tenants}`;
+}
+
 /** The README's "Limits" table: each ceiling, at the target and at its limit, with the key that binds it. */
 export function limitsMarkdown(report: CapacityReport): string {
-  const rows = report.ceilings.map(
-    (c) => `| ${c.name} | ${fmt(c.rate)} | ${fmt(c.hardRate)} | ${c.why.replace(/</g, '`<').replace(/>/g, '>`')} |`,
-  );
+  const rows = report.ceilings.map((c) => {
+    const [key, ...rest] = c.why.split(': ');
+    return `| ${c.name} | ${fmt(c.rate)} | ${fmt(c.hardRate)} | \`${key}\`: ${rest.join(': ')} |`;
+  });
   return [
     `| ceiling | at most (${report.target * 100} % of the limit) | limit | what binds it |`,
     '|---|---:|---:|---|',
