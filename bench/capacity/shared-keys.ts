@@ -1,3 +1,4 @@
+import { keyClass } from './key-class.ts';
 import type { TableSchema } from './template.ts';
 import { writtenKeysByProject } from './units.ts';
 import type { WorkloadRun } from './workload.ts';
@@ -8,6 +9,11 @@ export interface SharedKey {
   controlPlane: boolean;
   /** `table PROJECTS`, `gsi1 OUTBOX`: target and partition key value. */
   keys: string[];
+  /**
+   * Shards of a key spread over a fixed number of partitions (`gsi3 OUTBOX#<shard>`, by class): every tenant's load
+   * shares the pool by design, and two tenants meet on a shard by chance; the scenarios check the pool's size.
+   */
+  sharded: string[];
 }
 
 /**
@@ -19,8 +25,11 @@ export function sharedKeys(schema: TableSchema, run: WorkloadRun, background: Re
   const out: SharedKey[] = [];
   for (const [requestType, byProject] of writtenKeysByProject(schema, run, background)) {
     const [a, b] = [byProject.get('A') ?? new Set<string>(), byProject.get('B') ?? new Set<string>()];
-    const keys = [...a].filter((k) => b.has(k)).sort();
-    if (keys.length) out.push({ requestType, controlPlane: controlPlane.has(requestType), keys });
+    const both = [...a].filter((k) => b.has(k)).sort();
+    const classOf = (k: string) => `${k.slice(0, k.indexOf(' '))} ${keyClass(k.slice(k.indexOf(' ') + 1), run.known)}`;
+    const keys = both.filter((k) => !classOf(k).includes('<shard>'));
+    const sharded = [...new Set(both.map(classOf).filter((c) => c.includes('<shard>')))];
+    if (both.length) out.push({ requestType, controlPlane: controlPlane.has(requestType), keys, sharded });
   }
   return out;
 }

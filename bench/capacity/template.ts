@@ -1,3 +1,5 @@
+import { pascal } from '#infra/functions.ts';
+import { queueWorkers } from '#shared/contract/workers.ts';
 import type { Projection } from './item-size.ts';
 
 /**
@@ -152,4 +154,22 @@ export async function synthesizeTable(): Promise<TemplateJson> {
   const stack = new Stack(app, 'Table');
   createTable(stack);
   return Template.fromStack(stack).toJSON() as TemplateJson;
+}
+
+/**
+ * The queue workers' event sources as the contract defines them (batch sizes; no throttles, no reservations): enough
+ * for a scenario's partition and message-group rows without synthesizing the whole stack.
+ */
+export function contractCaps(): DeploymentCaps {
+  return {
+    functions: queueWorkers.map((w) => ({
+      fn: w.fn,
+      memoryMb: w.memoryMb,
+      timeoutSeconds: w.timeoutSeconds,
+      architecture: 'arm64',
+      trigger: { queue: `${pascal(w.queue)}Queue`, batchSize: w.batchSize, maxConcurrency: w.maxConcurrency },
+    })),
+    fifoQueues: [],
+    apiThrottles: [],
+  };
 }

@@ -41,6 +41,8 @@ export interface WorkloadRun {
 export interface WorkloadOptions {
   /** Requests of each type per project. */
   perType: number;
+  /** Sends per project, if not `perType`: sent together, they race for the send limiters as a busy project's do. */
+  sends?: number;
   log?: (line: string) => void;
 }
 
@@ -183,7 +185,8 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
     cleanup.push(() => traffic.close());
     for (const p of projects) {
       const issued = sids.length;
-      await phase('send', p, n, (i) => traffic.send(p, i), { events: n });
+      const sends = Math.max(n, options.sends ?? n);
+      await phase('send', p, sends, (i) => traffic.send(p, i), { events: sends });
       p.sent = sids.slice(issued);
       await phase('status callback', p, n, (i) => traffic.statusCallback(p, i), { events: n });
       await phase('inbound message', p, n, (i) => traffic.twilioInbound(p, i), { events: n });
