@@ -84,9 +84,12 @@ if (values.readme) {
   console.log(printReport(report, { all: values.all }));
   if (!values.recorded) {
     console.log('', 'Keys written by requests of both projects (a ceiling shared by every tenant):');
-    for (const s of shared)
+    for (const s of shared.filter((x) => x.keys.length))
       console.log(`  ${s.requestType}${s.controlPlane ? ' (control plane)' : ''}: ${s.keys.join(', ')}`);
-    if (!shared.length) console.log('  none');
+    const pools = [...new Set(shared.flatMap((s) => s.sharded))];
+    if (pools.length)
+      console.log(`  (and shards of a pool every tenant spreads over, met by chance: ${pools.join(', ')})`);
+    if (!shared.some((s) => s.keys.length)) console.log('  none');
   }
 }
 process.exit(0);
