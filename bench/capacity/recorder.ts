@@ -244,7 +244,7 @@ export function startRecording(
   };
 
   let dynamoServer: Server | undefined;
-  let dynaliteHandler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  let handlers: ((req: IncomingMessage, res: ServerResponse) => void)[] = [];
   let wrapped: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
 
   // ---- SQS and S3: the SDK's send --------------------------------------------------------------------------------
@@ -286,8 +286,9 @@ export function startRecording(
     },
     attachDynamo(server: Server) {
       dynamoServer = server;
-      dynaliteHandler = server.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
-      server.removeListener('request', dynaliteHandler);
+      // Every listener (dynalite's, and any layer the runner puts in front of it), in order, within the call's scope.
+      handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+      server.removeAllListeners('request');
       wrapped = (req, res) => {
         const target = String(req.headers['x-amz-target'] ?? '');
         const who = bySocketPort.get(req.socket.remotePort ?? -1) ?? { phase: recording.phase, fn: 'client' };
@@ -312,10 +313,10 @@ export function startRecording(
           req.on = function (this: IncomingMessage, event: string, listener: (...args: any[]) => void) {
             return on.call(this, event, AsyncResource.bind(listener));
           } as typeof req.on;
-          dynaliteHandler!.call(server, req, res);
+          for (const handler of handlers) handler.call(server, req, res);
         });
       };
-      server.prependListener('request', wrapped);
+      server.on('request', wrapped);
     },
     stop() {
       invocations.start.unbindStore(fnScope);
@@ -323,9 +324,9 @@ export function startRecording(
       unsubscribe('http.client.request.start', onClientRequest as (m: unknown) => void);
       Object.assign(db, original);
       Client.prototype.send = send;
-      if (dynamoServer && wrapped && dynaliteHandler) {
+      if (dynamoServer && wrapped) {
         dynamoServer.removeListener('request', wrapped);
-        dynamoServer.prependListener('request', dynaliteHandler);
+        for (const handler of handlers) dynamoServer.on('request', handler);
       }
     },
   });
