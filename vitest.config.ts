@@ -50,6 +50,8 @@ const groups = {
     'test/e2e/ai-ecosystem.test.ts',
     // Starts on a DATA_DIR of its own (made 0755 first) and times the gateway out.
     'test/e2e/bounded-input.test.ts',
+    // Records every AWS call of its own service on one event loop (bench/capacity.ts on a small workload).
+    'test/e2e/capacity.test.ts',
     // Killed by their failpoints and restarted: processes of their own.
     'test/e2e/crash-points-messaging.test.ts',
     'test/e2e/crash-points-webhooks.test.ts',

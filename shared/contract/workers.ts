@@ -10,7 +10,10 @@ export interface QueueWorkerDefinition {
   batchWindowSeconds: number;
   timeoutSeconds: number;
   memoryMb: number;
-  /** Concurrent batches (Lambda's maximum concurrency on the event source; local pollers in parallel). */
+  /**
+   * Concurrent batches of the local runner's poller. On AWS the event source's maximum concurrency is the capacity
+   * plan's (infra/capacity-plan.ts), sized for the target load; this is its fallback.
+   */
   maxConcurrency: number;
   /** What the function touches besides consuming its queue: infra/ grants exactly this and sets the environment. */
   access?: FunctionAccess;
