@@ -15,6 +15,7 @@ export const assumedDurations: Record<string, AssumedDuration> = {
   'inbound-twilio': { ms: 40, why: 'a signature check, one read, one enqueue' },
   'inbound-whatsapp': { ms: 40, why: 'as inbound-twilio' },
   inbound: { ms: 200, why: 'a batch of 10 reports: reads and conditional writes per report, in parallel' },
+  'inbound-ordered': { ms: 200, why: 'a batch of 10 reports, each contact’s in turn, contacts in parallel' },
   fanout: { ms: 60, why: 'a batch of 10 events: one webhook Query per project, one enqueue per batch' },
   deliver: { ms: 400, why: 'a batch of 10 deliveries in parallel: the slowest receiver (~300 ms), then the writes' },
   'deliver-ordered': { ms: 400, why: 'as deliver' },
