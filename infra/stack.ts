@@ -116,7 +116,7 @@ export class SwitchboardStack extends Stack {
       settings,
       methodThrottles: this.plan.methodThrottles,
     });
-    // What Twilio signs and channel answers show (contract §10). The RestApi itself depends on no function, so the
+    // What Twilio signs and channel answers show. The RestApi itself depends on no function, so the
     // functions may reference its id; the stage name is a literal, not the Stage resource (which would be a cycle).
     const publicBaseUrl =
       settings.publicBaseUrl ??

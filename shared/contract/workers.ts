@@ -82,7 +82,7 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     maxConcurrency: 20,
     access: deliverAccess,
   },
-  // Webhooks with `ordering: "conversation"` (contract §18): the same use case on the FIFO queue, one message group
+  // Webhooks with `ordering: "conversation"`: the same use case on the FIFO queue, one message group
   // per webhook and conversation. Batches are spread over groups, so the concurrency works across conversations.
   {
     fn: 'deliver-ordered',
