@@ -113,7 +113,7 @@ async function sendPart() {
     const order = round % 2 ? [...targets].reverse() : targets;
     for (const t of order) {
       for (const kind of ['sms', 'whatsapp'] as const) {
-        // Each channel type's payload (contract §2): sms `to` / `body` / `metadata`, whatsapp `number` / `message`.
+        // Each channel type's payload: sms `to` / `body` / `metadata`, whatsapp `number` / `message`.
         const payload =
           kind === 'sms'
             ? { to: '+5511988887777', body: 'Your code is 123456', metadata: { orderId: 42 } }

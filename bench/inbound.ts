@@ -27,7 +27,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '100' },
     seconds: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '3' },
-    // How many contacts write (each its own conversation, so its own order key, contract §18). 1: every report in
+    // How many contacts write (each its own conversation, so its own order key). 1: every report in
     // one conversation, the worst case for ordering (one FIFO group, fanned out one batch after another).
     contacts: { type: 'string', default: '100' },
     concurrency: { type: 'string' },

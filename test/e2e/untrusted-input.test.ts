@@ -39,7 +39,7 @@ async function extract(token: string, pdf: Uint8Array) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
-describe('POST /api/v1/ai/extract: PDFs that decode past a ceiling (contract §15)', () => {
+describe('POST /api/v1/ai/extract: PDFs that decode past a ceiling', () => {
   it.each(ISSUE_BOMBS)('%s: 400 VALIDATION_ERROR within seconds, nothing charged', async (name) => {
     const { projectId, token } = await svc.newProject({ monthlyBotCredits: 3 });
     const bomb = await pdfBomb(name).make();

@@ -3,7 +3,7 @@ import { describe, it } from 'vitest';
 import { FUZZERS, runWithinBudget } from '#test/support/fuzzers.ts';
 
 /**
- * Fuzzing every parser of untrusted bytes (contract §15) with inputs built to hurt: PDF filter names, escapes,
+ * Fuzzing every parser of untrusted bytes with inputs built to hurt: PDF filter names, escapes,
  * abbreviations, chains, indirect objects and parameters, PDF object graphs with cycles and fan-out, MIME structure
  * around hostile HTML, delivery status reports that lie about whom a mail went to, nested and unterminated markup, long Markdown lines, multipart bodies, JSON and provider
  * payloads made of huge runs. Each input must give an outcome its parser may give, within the fuzzer's time and
