@@ -54,7 +54,7 @@ const RECORD_PAYLOAD_BYTES = 300 * 1024;
 const EVENT_PAYLOAD_BYTES = 32 * 1024;
 
 /**
- * Sends one message on the channel bound to a custom token, in the contract's order:
+ * Sends one message on the channel bound to a custom token, in this order:
  * 1. the channel exists (404 CHANNEL_NOT_FOUND: deleted after the token was created);
  * 2. the payload fits the channel's type (400 VALIDATION_ERROR, every problem in `details`);
  * 3. no recipient opted out of the channel (409 RECIPIENT_OPTED_OUT, each one in `details`);

@@ -20,7 +20,7 @@ export interface WebhookNoticesDeps {
 }
 
 /**
- * The operational notices of contract §18, as state changes that produce events: the change writes
+ * A project's webhook notices (`webhook.failing`, `webhook.disabled`), as state changes that produce events: the change writes
  * the event's outbox mark in its own conditional write, then the event is queued, then the mark cleared; a crash in
  * between leaves the mark for the event sweep. The events reach the project's other webhooks that take them (the
  * fan-out leaves out the one the notice is about) and, through the fan-out, the project's `contactEmail`.

@@ -38,7 +38,7 @@ export interface DeliveryQueue {
   postpone(items: PostponedMessage[]): Promise<Set<number>>;
 }
 
-/** The webhook records of the integrations store (issue 3) that the workers read, and the one write they make. */
+/** The webhook records of the integrations store that the workers read, and the one write they make. */
 export interface WebhookDirectory {
   /** The project's webhooks with their live signing secrets: one Query. */
   listWebhooks(projectId: string): Promise<WebhookTarget[]>;

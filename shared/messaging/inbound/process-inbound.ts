@@ -76,7 +76,7 @@ export interface ProcessInboundDeps extends ApplyReportsDeps {
 export type SandboxStatusReport = StatusReport & { messageId: string; conversationId?: string };
 
 /**
- * The `inbound` worker's use case: a queued raw report → §5 events on the channel.
+ * The `inbound` worker's use case: a queued raw report → message events on the channel.
  * 1. find the channel (gone, or not the provider of the report: dropped, logged);
  * 2. read the raw report (inline or parked in S3) and normalise it (unparsable: logged, nothing emitted);
  * 3. a received message is recorded once under an id derived from its identity (the provider's
