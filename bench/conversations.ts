@@ -1,5 +1,5 @@
 /**
- * Conversations, issue 30's numbers:
+ * Conversations (bench/history/2026-11-conversations.md):
  *  - `send`: POST /api/integration/generic p50 (1 connection) and the service's CPU per request, with the suppression
  *    read (sms) and the suppression + window read (whatsapp, a contact whose window is open), against a baseline tree
  *    (`--baseline <git ref>`, default `integration`: the mainline without this work) in the same run. Both services

@@ -1,5 +1,5 @@
 /**
- * Channel ingress, issue 19's number: a provider report accepted (the inbound function's 200) → the event received
+ * Channel ingress (bench/history/2026-11-channel-ingress.md): a provider report accepted (the inbound function's 200) → the event received
  * by the customer's webhook, at a fixed rate of reports (open loop: one Twilio incoming-SMS webhook every 1/rate s,
  * whatever the answers do), through the whole local service: the public inbound function, the `inbound` queue and
  * worker, the `events` queue, fan-out and delivery to a real HTTP receiver. Each report has its own MessageSid, so
