@@ -323,7 +323,7 @@ describe('errors as the openai client raises them', () => {
     expect(error.error).toMatchObject({ code: 'insufficient_quota' });
   });
 
-  it('400 BadRequestError for every §12 rule, nothing charged and nothing sent upstream', async () => {
+  it('400 BadRequestError for every request rule, nothing charged and nothing sent upstream', async () => {
     const { projectId, botId, token } = await projectWithBot(5);
     const openai = client(token);
     const m = marker();

@@ -200,7 +200,7 @@ const PAGINATED: Record<string, () => Promise<Listing>> = {
 };
 
 /**
- * The knowledge files listing joins the pattern with its re-implementation (issue 31): until its operation is marked
+ * The knowledge files listing joins the pattern with its re-implementation: until its operation is marked
  * `x-pagination`, its walk is skipped (and reported as skipped), never passed.
  */
 const PENDING = new Set(['listKnowledgeFiles']);
