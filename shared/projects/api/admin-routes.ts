@@ -7,7 +7,7 @@ import * as z from '#shared/kernel/validation/zod.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 
 const projectName = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
-/** Contract §18: where the webhook notices are mailed. */
+/** Where the webhook notices are mailed. */
 const contactEmail = z.email({ error: 'An email address' }).check(z.maxLength(254));
 
 /**
