@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
  */
 const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024;
 import { eventBodyChunks, parseMultipart } from '#shared/http/multipart.ts';
-import { TesseractOcrEngine } from '#shared/pdf/adapters/tesseract-ocr.ts';
+import { TesseractOcrEngine } from '#shared/pdf/index.ts';
 import { openPdf, type OcrEngine } from '#shared/pdf/index.ts';
 
 const file = process.argv[2]!;

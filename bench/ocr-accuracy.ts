@@ -15,13 +15,12 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { createCanvas } from '@napi-rs/canvas';
-import { TesseractOcrEngine } from '#shared/pdf/adapters/tesseract-ocr.ts';
-import { loadPdfjs, pdfjsAssets } from '#shared/pdf/pdfjs.ts';
-import { renderPage } from '#shared/pdf/render.ts';
+import { TesseractOcrEngine } from '#shared/pdf/index.ts';
 import { drawDotMatrixText } from '#test/support/dot-matrix.ts';
 import { debianFonts, TEST_SANS, useTestFonts } from '#test/support/fonts.ts';
 import { type GreyImage, mixedPdf } from '#test/support/pdf-fixtures.ts';
 import { median, numberArg } from './lib/harness.ts';
+import { readScannedPage } from './lib/ocr-read.ts';
 import { wordsFound } from './lib/ocr-score.ts';
 
 const runs = numberArg('runs', 1);
@@ -99,23 +98,9 @@ function pages(): BenchPage[] {
 }
 
 const engine = new TesseractOcrEngine({ workers: 1, idleMs: 600_000 });
-const pdfjs = await loadPdfjs();
 
 /** Render (prepared or not) and recognize page 1 of `pdf`, as extract does for a page without a text layer. */
-async function read(pdf: Uint8Array, prepare: boolean): Promise<{ text: string; seconds: number }> {
-  const task = pdfjs.getDocument({ data: pdf.slice(), ...pdfjsAssets(), cMapPacked: true, disableFontFace: true });
-  try {
-    const doc = await task.promise;
-    const page = await doc.getPage(1);
-    const started = performance.now();
-    const rendered = await renderPage(page, 1, DPI, { prepare });
-    const text =
-      rendered.verdict === 'text' ? (await engine.recognize(rendered.image, AbortSignal.timeout(120_000))).text : '';
-    return { text, seconds: (performance.now() - started) / 1000 };
-  } finally {
-    await task.destroy();
-  }
-}
+const read = (pdf: Uint8Array, prepare: boolean) => readScannedPage(engine, pdf, DPI, { prepare });
 
 console.log(
   `# bench/ocr-accuracy.ts — ${new Date().toISOString()} — ${cpus().length} cores (${cpus()[0]?.model}), node ${process.version}, load ${loadavg()

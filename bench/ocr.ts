@@ -14,7 +14,7 @@ import { cpus, loadavg } from 'node:os';
 import { deflateSync } from 'node:zlib';
 import { createCanvas } from '@napi-rs/canvas';
 import { concatTransformationMatrix, drawObject, PDFDocument, popGraphicsState, pushGraphicsState } from 'pdf-lib';
-import { TesseractOcrEngine } from '#shared/pdf/adapters/tesseract-ocr.ts';
+import { TesseractOcrEngine } from '#shared/pdf/index.ts';
 import { extractPdfPages } from '#shared/pdf/index.ts';
 import { median, numberArg } from './lib/harness.ts';
 import { wordsFound } from './lib/ocr-score.ts';

@@ -1,5 +1,5 @@
 /**
- * Knowledge search benchmark (issues 5 and 31): a bot with 5,000 excerpts of ~1,000 characters (~5 MB of text), its
+ * Knowledge search benchmark (bench/history/2026-11-knowledge-at-scale.md): a bot with 5,000 excerpts of ~1,000 characters (~5 MB of text), its
  * index in `--segments` segments (default 8: what incremental ingestion and its merges leave, at most a few dozen).
  * - cached search: p50 / p99 of the KnowledgeSearch use case with the index in memory (target < 15 ms / < 50 ms);
  * - cold load: the index opened from S3 (the local stand-in: each segment's tail read by range), as the first search
@@ -14,7 +14,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import MiniSearch from 'minisearch';
 import { startEmulators } from '#local/emulators.ts';
 import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
-import type { Bot } from '#shared/bots/bot.ts';
+import type { Bot } from '#shared/bots/index.ts';
 import { buildSegment, type SegmentDocumentInput } from '#shared/knowledge/index/segment.ts';
 import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
 import { SegmentCache } from '#shared/knowledge/segment-cache.ts';

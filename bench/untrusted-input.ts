@@ -1,5 +1,5 @@
 /**
- * Issue 27's numbers against a running service (`npm start` in a child process, its RSS read from /proc):
+ * Untrusted input (bench/history/2026-11-untrusted-input.md) against a running service (`npm start` in a child process, its RSS read from /proc):
  * 1. the PDFs the old text scan let through, full size (the 2 KB Brotli PDF holding 2 GiB, and 1 GiB of Flate under
  *    `/Fl`, `/Flat#65Decode`, a `/Filter` by reference, a dictionary past 4 KB), each sent to `POST /api/v1/ai/extract`:
  *    the answer and its time, the service's RSS growth (peak while it runs, sampled every 5 ms, minus before), and
@@ -9,9 +9,11 @@
  *    right after it: the time to `message.received` and to the `webhook.test` at a real receiver;
  * 4. forged opt-outs (bench/lib/forged-mail.ts): a spoofed unsubscribe, a planted Message-ID then a bounce report, a
  *    report naming addresses a sent mail never went to, 200 RCPT TO in one session: what each changed;
+ * 5. the OpenAI-format requests built to swell the service or buy model work for free, and how soon a model call is
+ *    aborted after its caller leaves (`bench/lib/untrusted-ai.ts`);
  * and an anchor from the same run: an ordinary PDF's extract time and `/healthz` p99 with nothing else running.
  *
- *   npx tsx bench/untrusted-input.ts [--rounds 3]
+ *   npx tsx bench/untrusted-input.ts [--rounds 3] [--only pdf,knowledge,mail,ai] [--abort-trials 20] [--ai-skip <name;name>]
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,11 +23,17 @@ import nodemailer from 'nodemailer';
 import { GiB, ISSUE_BOMBS, pdfBomb } from '#test/support/pdf-bombs.ts';
 import { textPdf } from '#test/support/pdf-fixtures.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
+import { startModelDouble } from '#test/support/model-double.ts';
 import { type ForgedMailRow, forgedMail, forgedMailReport } from './lib/forged-mail.ts';
-import { adminApi, machine, median, numberArg } from './lib/harness.ts';
+import { adminApi, argValue, machine, median, numberArg } from './lib/harness.ts';
 import { freePort, startArrivalReceiver, watchService } from './lib/service-watch.ts';
+import { abortLatency, aiReproductions, type AbortRow, type AiRow } from './lib/untrusted-ai.ts';
 
 const rounds = numberArg('rounds', 3);
+const sections = new Set((argValue('only') ?? 'pdf,knowledge,mail,ai').split(','));
+const abortTrials = numberArg('abort-trials', 20);
+const aiSkip = new Set((argValue('ai-skip') ?? '').split(';').filter(Boolean));
+const double = await startModelDouble();
 
 // A webhook receiver: when each event type arrived.
 const receiver = await startArrivalReceiver();
@@ -39,6 +47,8 @@ const svc = await spawnService(
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     SMTP_INBOUND_PORT: String(smtpPort),
     BOT_RATE_LIMIT_PER_MINUTE: '100000',
+    OPENAI_BASE_URL: double.baseUrl,
+    OPENAI_MODEL: 'bench-model',
   },
   60_000,
 );
@@ -107,7 +117,7 @@ interface ExtractRow {
 }
 const extractRows: ExtractRow[] = [];
 const creditsBefore = await balance();
-for (const name of ISSUE_BOMBS) {
+for (const name of sections.has('pdf') ? ISSUE_BOMBS : []) {
   const file = await pdfBomb(name).make(name === 'brotli' ? undefined : { decoded: GiB });
   const row: ExtractRow = {
     name,
@@ -135,7 +145,7 @@ const creditsAfter = await balance();
 
 // ---------------------------------------------------------------- 2. knowledge
 const knowledgeRows: { name: string; ms: number; status: string; error: string }[] = [];
-for (const name of ISSUE_BOMBS) {
+for (const name of sections.has('knowledge') ? ISSUE_BOMBS : []) {
   const file = await pdfBomb(name).make(name === 'brotli' ? undefined : { decoded: GiB });
   const t = performance.now();
   await putKnowledge(`${name}.pdf`, file);
@@ -166,7 +176,7 @@ const webhook = await admin('POST', `/projects/${project.projectId}/integrations
 });
 const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
 const mailRows: { received: number; test: number }[] = [];
-for (let r = 0; r < rounds + 1; r++) {
+for (let r = 0; sections.has('mail') && r < rounds + 1; r++) {
   const raw = Buffer.from(
     `From: a@example.org\r\nTo: ${address}\r\nSubject: lt\r\nMessage-ID: <lt-${randomBytes(6).toString('hex')}@example.org>\r\n` +
       `MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=B\r\n\r\n--B\r\nContent-Type: text/html\r\n\r\n` +
@@ -192,7 +202,7 @@ void channel;
 
 // ---------------------------------------------------------------- 4. forged opt-outs (bench/lib/forged-mail.ts)
 const forgedRounds: ForgedMailRow[][] = [];
-for (let r = 0; r < rounds; r++)
+for (let r = 0; sections.has('mail') && r < rounds; r++)
   forgedRounds.push(
     await forgedMail({
       baseUrl: svc.baseUrl,
@@ -205,7 +215,31 @@ for (let r = 0; r < rounds; r++)
     }),
   );
 
+// ---------------------------------------------------------------- 5. OpenAI-format requests
+let aiRows: AiRow[] = [];
+let abortRows: AbortRow[] = [];
+if (sections.has('ai')) {
+  const openaiBot = (
+    await admin('POST', `/projects/${project.projectId}/bots`, { name: 'o', instructions: 'x', model: 'openai' })
+  ).botId as string;
+  const ai = {
+    baseUrl: svc.baseUrl,
+    rounds,
+    token,
+    offlineBot: botId,
+    openaiBot,
+    double,
+    balance,
+    rssMb,
+    observed,
+    p99,
+  };
+  aiRows = await aiReproductions(ai, aiSkip);
+  abortRows = await abortLatency(ai, abortTrials);
+}
+
 await stopProcess(svc.child, 'SIGTERM');
+await double.close();
 receiver.close();
 rmSync(dataDir, { recursive: true, force: true });
 
@@ -220,20 +254,39 @@ console.log(`npx tsx bench/untrusted-input.ts --rounds ${rounds} (medians of ${r
 console.log(
   `Anchor (same run): an ordinary 1-page PDF extracted in ${f(median(anchorRuns))} ms; /healthz p99 ${p99(idle.healthz).toFixed(1)} ms with nothing else running.\n`,
 );
-console.log('| file | bytes | answer | time ms | service RSS growth MB | /healthz p99 ms (max) |');
-console.log('|---|---|---|---|---|---|');
-for (const r of extractRows)
+if (sections.has('pdf') || sections.has('knowledge') || sections.has('mail')) {
+  console.log('| file | bytes | answer | time ms | service RSS growth MB | /healthz p99 ms (max) |');
+  console.log('|---|---|---|---|---|---|');
+  for (const r of extractRows)
+    console.log(
+      `| ${r.name} | ${f(r.bytes)} | ${r.answers} | ${f(median(r.ms))} | ${f(median(r.growthMb))} | ` +
+        `${median(r.healthzP99).toFixed(1)} (${median(r.healthzMax).toFixed(1)}) |`,
+    );
+  console.log(`\nBot credits before the bombs: ${creditsBefore}, after: ${creditsAfter}.\n`);
+  console.log('| knowledge file | until settled ms | status | reason |');
+  console.log('|---|---|---|---|');
+  for (const r of knowledgeRows) console.log(`| ${r.name}.pdf | ${f(r.ms)} | ${r.status} | ${r.error} |`);
   console.log(
-    `| ${r.name} | ${f(r.bytes)} | ${r.answers} | ${f(median(r.ms))} | ${f(median(r.growthMb))} | ` +
-      `${median(r.healthzP99).toFixed(1)} (${median(r.healthzMax).toFixed(1)}) |`,
+    `\n320,000 "<" mail: message.received after ${f(median(mailRows.map((m) => m.received)))} ms ` +
+      `(${mailRows.map((m) => f(m.received)).join(', ')}); the webhook.test queued beside it delivered after ` +
+      `${f(median(mailRows.map((m) => m.test)))} ms (${mailRows.map((m) => f(m.test)).join(', ')}).`,
   );
-console.log(`\nBot credits before the bombs: ${creditsBefore}, after: ${creditsAfter}.\n`);
-console.log('| knowledge file | until settled ms | status | reason |');
-console.log('|---|---|---|---|');
-for (const r of knowledgeRows) console.log(`| ${r.name}.pdf | ${f(r.ms)} | ${r.status} | ${r.error} |`);
-console.log(
-  `\n320,000 "<" mail: message.received after ${f(median(mailRows.map((m) => m.received)))} ms ` +
-    `(${mailRows.map((m) => f(m.received)).join(', ')}); the webhook.test queued beside it delivered after ` +
-    `${f(median(mailRows.map((m) => m.test)))} ms (${mailRows.map((m) => f(m.test)).join(', ')}).`,
-);
-console.log(`\nForged opt-outs (medians of ${rounds}):\n\n${forgedMailReport(forgedRounds)}`);
+}
+if (sections.has('mail')) console.log(`\nForged opt-outs (medians of ${rounds}):\n\n${forgedMailReport(forgedRounds)}`);
+if (aiRows.length) {
+  console.log(
+    '\n| OpenAI-format request | answer | time ms | service RSS growth MB | /healthz p99 ms | credits charged |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  for (const r of aiRows)
+    console.log(
+      `| ${r.name} | ${r.answer} | ${f(median(r.ms))} | ${f(median(r.growthMb))} | ${median(r.healthzP99).toFixed(1)} | ` +
+        `${r.credits.join(', ')} |`,
+    );
+  console.log(
+    "\n| caller leaves, the model's first token 10 s away | model call aborted after, p50 ms | p99 ms | charged |",
+  );
+  console.log('|---|---|---|---|');
+  for (const r of abortRows)
+    console.log(`| ${r.route} | ${f(median(r.latencies))} | ${f(p99(r.latencies))} | ${r.charged} of ${r.trials} |`);
+}

@@ -9,11 +9,19 @@ import { CfnSubscription, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { METRIC_NAMESPACE } from '#shared/contract/metrics.ts';
+import { type GsiName, mainTable } from '#shared/contract/table.ts';
 import type { QueueKey } from '#shared/contract/queues.ts';
 import { pascal, type FunctionSpec } from './functions.ts';
 import type { DeploymentSettings } from './settings.ts';
 
 export { METRIC_NAMESPACE };
+
+/** What each index holds, for its throttle alarm's description. */
+const indexPurposes: Record<GsiName, string> = {
+  gsi1: 'the project listing and the credit sweep',
+  gsi2: "conversations' message listings",
+  gsi3: "the event outbox's shards and webhooks' failed deliveries",
+};
 
 /**
  * The line the deliver function logs for each failed attempt (shared/webhooks/deliver.ts, Powertools JSON). The
@@ -279,6 +287,29 @@ function serviceAlarms(scope: Construct, props: AlarmProps): Alarm[] {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     }),
   );
+
+  // The table's own throttle counts leave out its indexes, and a throttled index throttles the table's writes: each
+  // index gets its own alarm, so the one that names the hot key's index says where to look.
+  for (const index of mainTable.globalSecondaryIndexes) {
+    const dimensionsMap = { TableName: props.table.tableName, GlobalSecondaryIndexName: index.indexName };
+    alarms.push(
+      new Alarm(scope, `IndexThrottlesAlarm${pascal(index.indexName)}`, {
+        alarmDescription: `DynamoDB throttled the ${index.indexName} index (${indexPurposes[index.indexName]}): its writes hold back the table's writes that carry its keys. One of its partitions is hot: look for a key written for many tenants, or for one busy webhook, beyond its shards.`,
+        metric: new MathExpression({
+          expression: 'r + w',
+          usingMetrics: {
+            r: props.table.metric('ReadThrottleEvents', { period: fiveMinutes, statistic: 'Sum', dimensionsMap }),
+            w: props.table.metric('WriteThrottleEvents', { period: fiveMinutes, statistic: 'Sum', dimensionsMap }),
+          },
+          period: fiveMinutes,
+          label: `${index.indexName} throttle events`,
+        }),
+        threshold: 1,
+        ...once,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
 
   const fifteenMinutes = Duration.minutes(15);
   alarms.push(

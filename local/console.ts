@@ -37,7 +37,7 @@ export const CONSOLE_SECURITY_HEADERS = {
 
 /**
  * The console's headers when the browser also talks to the object store: it uploads knowledge files straight to it
- * (§13: its origin joins `connect-src`) and shows received images from their presigned URLs (§17: it joins
+ * (its origin joins `connect-src`) and shows received images from their presigned URLs (it joins
  * `img-src`); nothing else changes. Locally that is the S3 stand-in; on AWS the buckets' regional endpoints, which
  * the CloudFront response headers policy must list the same way.
  */
@@ -57,6 +57,11 @@ export interface ConsoleRouteOptions {
   distDir?: string;
   /** The management API's route declarations (`shared/openapi/admin-routes.ts`), loaded when the document is first asked for. */
   adminRoutes?: () => Promise<readonly RouteDeclaration[]>;
+  /**
+   * This service's own base URL (its PUBLIC_BASE_URL, else where it listens), known once it listens: the document
+   * lists it first in `servers`, so a client generated from it calls this service by default.
+   */
+  baseUrl?: () => string | undefined;
 }
 
 /**
@@ -72,8 +77,13 @@ export function consoleRoutes(options: ConsoleRouteOptions = {}): LocalRoute[] {
   const openApi: LocalRoute = async (req, res, url) => {
     if (url.pathname !== '/openapi.json') return false;
     if (!readOnly(req.method, res)) return true;
+    const serverUrl = options.baseUrl?.();
     documentJson ??= loadAdminRoutes().then((adminRoutes) =>
-      JSON.stringify(buildOpenApiDocument({ adminRoutes, publicRoutes: routes }).document, null, 2),
+      JSON.stringify(
+        buildOpenApiDocument({ adminRoutes, publicRoutes: routes, ...(serverUrl ? { serverUrl } : {}) }).document,
+        null,
+        2,
+      ),
     );
     let body: string;
     try {
@@ -143,7 +153,7 @@ export function consoleRoutes(options: ConsoleRouteOptions = {}): LocalRoute[] {
 
 /** The declarations only: building the document constructs no adapter and needs no configuration. */
 async function defaultAdminRoutes(): Promise<readonly RouteDeclaration[]> {
-  return (await import('#shared/openapi/admin-routes.ts')).adminRoutes;
+  return (await import('#functions/admin/routes.ts')).adminRoutes;
 }
 
 function readOnly(method: string | undefined, res: ServerResponse): boolean {

@@ -1,14 +1,40 @@
-import { startService } from './service.ts';
+import { STAND_IN_SERVICES, standInPortSetting } from './aws/stand-ins.ts';
+import { startService, type RunningService } from './service.ts';
+import { portSetting, StartupError } from './startup-errors.ts';
 
 /** `npm start`: the whole service on http://127.0.0.1:${PORT:-3000}, data under ${DATA_DIR:-.data}. */
 const started = performance.now();
-const service = await startService({ smtpInboundPort: Number(process.env.SMTP_INBOUND_PORT ?? 2525) });
+let service: RunningService;
+try {
+  service = await startService({
+    port: portSetting('PORT', process.env.PORT, 3000),
+    smtpInboundPort: portSetting('SMTP_INBOUND_PORT', process.env.SMTP_INBOUND_PORT, 2525),
+    awsStandIns: {
+      ports: Object.fromEntries(
+        STAND_IN_SERVICES.map((name) => [
+          name,
+          portSetting(standInPortSetting(name), process.env[standInPortSetting(name)], 0),
+        ]),
+      ),
+      ...(process.env.LOCAL_SES_RELAY_SMTP_URL ? { sesRelaySmtpUrl: process.env.LOCAL_SES_RELAY_SMTP_URL } : {}),
+    },
+  });
+} catch (error) {
+  // A setting to change: one line that names it, no stack. Anything else is a bug, reported with its stack.
+  const setting = settingProblem(error);
+  if (setting) console.error(`Switchboard could not start. ${setting}`);
+  else console.error('Switchboard could not start:', error);
+  process.exit(1);
+}
 const ms = Math.round(performance.now() - started);
 
 console.log(`Switchboard is running (ready in ${ms} ms)
   Base URL:  ${service.baseUrl}
   Admin key: ${service.adminKey}
+  Console:   ${service.baseUrl}/console (sign in with the admin key)
+  API docs:  ${service.baseUrl}/docs
   Inbound mail: smtp://127.0.0.1:${service.smtpPort}
+  AWS stand-ins: ${service.baseUrl}/local/aws
   Data:      ${service.dataDir}
 Try: curl -s ${service.baseUrl}/healthz`);
 
@@ -26,4 +52,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       },
     );
   });
+}
+
+/**
+ * The one line to print for a failure the user fixes with a setting: a {@link StartupError}, or a setting the
+ * functions refused when they read their configuration (on whichever thread loaded them first).
+ */
+function settingProblem(error: unknown): string | undefined {
+  if (error instanceof StartupError) return error.message;
+  const invalid = /Invalid configuration: ([^\n]+)/.exec(error instanceof Error ? error.message : String(error));
+  return invalid ? `A setting is not valid: ${invalid[1]}` : undefined;
 }

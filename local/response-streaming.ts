@@ -88,7 +88,8 @@ export type StreamingHandler = (event: unknown, responseStream: LocalResponseStr
 /**
  * Runs a streaming handler with the HTTP response as its destination: the prelude becomes the status line and
  * headers, each body write goes out at once (no buffering, no content-length: chunked). A client that goes away
- * destroys the handler's stream, as the Lambda runtime does, so the function can stop its work.
+ * destroys the handler's stream, as the Lambda runtime does, so the function can stop its work: at once, whether it
+ * left before the handler started, before the first byte was written, or mid-answer.
  */
 export async function serveStreaming(
   handler: StreamingHandler,
@@ -141,6 +142,8 @@ export async function serveStreaming(
     if (!res.writableFinished) stream.destroy();
   };
   res.on('close', onClientGone);
+  // A client that left while the request was read or routed: its 'close' has already been and gone.
+  if (res.destroyed) onClientGone();
   try {
     await handler(event, stream, context);
     if (!stream.writableFinished && !stream.destroyed) stream.end();

@@ -1,11 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buckets } from '#shared/contract/buckets.ts';
 import { queueUrlEnv, type QueueKey } from '#shared/contract/queues.ts';
 import { fallbackFunction, routes } from '#shared/contract/routes.ts';
 import type { BundlesMode } from './bundles/bundles-mode.ts';
-import { startEmulators, startFauxqsWithQueuesAndBuckets, type Emulators, type QueuesAndBuckets } from './emulators.ts';
+import { standInOfFailure, standInPortSetting } from './aws/stand-ins.ts';
+import {
+  localAws,
+  startEmulators,
+  startFauxqsWithQueuesAndBuckets,
+  type Emulators,
+  type QueuesAndBuckets,
+  type StandInSettings,
+} from './emulators.ts';
+import { claimDataDir, listenFailure } from './startup-errors.ts';
 import { startThread } from './threads.ts';
 import type { HttpServerOptions, RunningHttpServer } from './http-server.ts';
 import type { WorkersOptions } from './workers.ts';
@@ -36,6 +45,12 @@ export interface ServiceOptions {
    * `cdk deploy` uploads, each on a thread with the environment the synthesized template gives it (./bundles-mode.ts).
    */
   functions?: 'sources' | 'bundles';
+  /**
+   * The STS, EventBridge, Kinesis and SES stand-ins: fixed ports (0 = a free one, the default; `npm start` passes
+   * LOCAL_STS_PORT, LOCAL_EVENTBRIDGE_PORT, LOCAL_KINESIS_PORT, LOCAL_SES_PORT), and an SMTP server SES relays mail
+   * to (LOCAL_SES_RELAY_SMTP_URL).
+   */
+  awsStandIns?: StandInSettings;
 }
 
 export interface RunningService {
@@ -58,10 +73,21 @@ export interface RunningService {
  */
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? '.data');
-  // Owner-only: it holds message bodies, phone numbers, webhook URLs and the local keys. `mode` applies only to a
-  // folder mkdir creates (and passes through the umask): one that was already there is tightened (contract §15).
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  chmodSync(dataDir, 0o700);
+  // Created owner-only, writable, and held by this service alone (a second one is refused naming DATA_DIR).
+  const dataDirClaim = claimDataDir(dataDir);
+  try {
+    return await startServiceOn(dataDir, dataDirClaim, options);
+  } catch (error) {
+    dataDirClaim.release();
+    throw error;
+  }
+}
+
+async function startServiceOn(
+  dataDir: string,
+  dataDirClaim: { release(): void },
+  options: ServiceOptions,
+): Promise<RunningService> {
   // PUBLIC_BASE_URL: the caller's, else the gateway's own base URL (set by the HTTP server once it listens).
   const publicBaseUrl =
     options.env?.PUBLIC_BASE_URL ??
@@ -73,7 +99,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     ...(publicBaseUrl ? { publicBaseUrl } : {}),
   };
 
-  // Start-up order (measured, BENCHMARKS.md issue 2, start-up after issue 14): the functions read their settings
+  // Start-up order (measured: bench/history/2026-11-health-and-start-up.md): the functions read their settings
   // when they load, and the settings name the stand-ins' endpoints, so the functions load only once the stand-ins
   // are up. Everything that does not wait for that starts at once, on the other core: the HTTP and workers threads
   // load their modules while the stand-ins start, and this thread loads what it runs only when it runs it.
@@ -84,8 +110,25 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     setUpFailed = reject;
   });
   const threads = options.threads ?? process.env.LOCAL_THREADS !== '0';
-  const emulatorsStarting = startEmulators(dataDir, threads ? startQueuesThread : startFauxqsWithQueuesAndBuckets);
-  const httpStarting = threads ? startHttpThread(standInsUp.then(() => httpOptions)) : undefined;
+  // A port in use or not allowed is the user's to fix: the error names the setting (PORT, SMTP_INBOUND_PORT...).
+  const portFailure = (setting: string, port: number) => (error: unknown) => {
+    throw listenFailure(setting, port, error);
+  };
+  const emulatorsStarting = startEmulators(
+    dataDir,
+    threads ? startQueuesThread : startFauxqsWithQueuesAndBuckets,
+    options.awsStandIns,
+  ).catch((error: unknown) => {
+    const standIn = standInOfFailure(error);
+    throw standIn
+      ? listenFailure(standInPortSetting(standIn), options.awsStandIns?.ports?.[standIn] ?? 0, error)
+      : error;
+  });
+  const httpStarting = threads
+    ? startHttpThread(standInsUp.then((emulators) => ({ ...httpOptions, localAws: localAws(emulators) }))).catch(
+        portFailure('PORT', httpOptions.port),
+      )
+    : undefined;
   const workersStarting = threads
     ? startWorkersThread(standInsUp.then((emulators) => workersOptionsFor(emulators, options)))
     : undefined;
@@ -114,6 +157,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       DYNAMODB_ENDPOINT: emulators.dynamoEndpoint,
       SQS_ENDPOINT: emulators.awsEndpoint,
       S3_ENDPOINT: emulators.awsEndpoint,
+      SNS_ENDPOINT: emulators.awsEndpoint,
+      STS_ENDPOINT: emulators.standInEndpoints.sts,
+      EVENTBRIDGE_ENDPOINT: emulators.standInEndpoints.eventbridge,
+      KINESIS_ENDPOINT: emulators.standInEndpoints.kinesis,
+      SES_ENDPOINT: emulators.standInEndpoints.ses,
       ADMIN_KEY: adminKey,
       SECRETS_KEY: secretsKey,
       ...Object.fromEntries(Object.values(buckets).map((b) => [b.envVar, emulators.bucketNames[b.key]])),
@@ -151,13 +199,28 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   setUp(emulators);
   // On one loop the HTTP functions load first: they and the workers share one process's configuration, read once
   // (`config()`), and PUBLIC_BASE_URL is known only once the gateway listens.
-  const httpLoaded = httpStarting ?? import('./http-server.ts').then((m) => m.startHttpServer(httpOptions));
-  const [workers, http, mailbox] = await Promise.all([
+  const httpLoaded =
+    httpStarting ??
+    import('./http-server.ts')
+      .then((m) => m.startHttpServer({ ...httpOptions, localAws: localAws(emulators) }))
+      .catch(portFailure('PORT', httpOptions.port));
+  const parts = await Promise.allSettled([
     workersStarting ??
       httpLoaded.then(() => import('./workers.ts').then((m) => m.startWorkers(workersOptionsFor(emulators, options)))),
     httpLoaded,
-    mailboxLoading.then((m) => m.startLocalMailbox(options.smtpInboundPort ?? 0, options.logWorkerErrors !== false)),
+    mailboxLoading
+      .then((m) => m.startLocalMailbox(options.smtpInboundPort ?? 0, options.logWorkerErrors !== false))
+      .catch(portFailure('SMTP_INBOUND_PORT', options.smtpInboundPort ?? 0)),
   ]);
+  const [workersPart, httpPart, mailboxPart] = parts;
+  if (workersPart.status === 'rejected' || httpPart.status === 'rejected' || mailboxPart.status === 'rejected') {
+    // What did start stops (threads, listeners, the stand-ins' files) before the first failure is reported.
+    for (const part of parts) if (part.status === 'fulfilled') await part.value.stop().catch(() => {});
+    await bundles?.stop().catch(() => {});
+    await emulators.stop().catch(() => {});
+    throw parts.find((part) => part.status === 'rejected')?.reason;
+  }
+  const [workers, http, mailbox] = [workersPart.value, httpPart.value, mailboxPart.value];
   if (!publicBaseUrl) derivedPublicBaseUrl = process.env.PUBLIC_BASE_URL;
   await http.setReady(true);
 
@@ -175,6 +238,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       await workers.stop();
       await bundles?.stop();
       await emulators.stop();
+      dataDirClaim.release();
     },
   };
 }
@@ -198,7 +262,7 @@ async function startBundles(
 ): Promise<BundlesMode> {
   const [{ BUNDLES_ENV, startBundlesMode }, { settingNames }] = await Promise.all([
     import('./bundles/bundles-mode.ts'),
-    import('#shared/kernel/config.ts'),
+    import('./settings.ts'),
   ]);
   const bundles = await startBundlesMode({
     ...input,
@@ -212,7 +276,7 @@ async function startBundles(
 let derivedPublicBaseUrl: string | undefined;
 
 /**
- * The runner's threads. Decision (measured, BENCHMARKS.md issues 2, 3 and 4): with everything on one event loop the
+ * The runner's threads. Decision (measured: bench/history/2026-11-health-and-start-up.md, -send.md, -webhooks.md): with everything on one event loop the
  * runner used one core of two; with the stand-ins and the workers on threads of their own, the loop shared by the
  * gateway, the HTTP functions and dynalite was the bound while the other core idled. On AWS these are other
  * services and other Lambdas, each function in an environment of its own; here the gateway with the HTTP
@@ -233,8 +297,14 @@ async function startHttpThread(options: Promise<HttpServerOptions>): Promise<Run
   };
 }
 
-async function startQueuesThread(dir: string): Promise<QueuesAndBuckets & { stop(): Promise<void> }> {
-  const thread = await startThread<QueuesAndBuckets>('queues', new URL('./queues-thread.ts', import.meta.url), { dir });
+async function startQueuesThread(
+  dir: string,
+  standIns: StandInSettings & { dir: string },
+): Promise<QueuesAndBuckets & { stop(): Promise<void> }> {
+  const thread = await startThread<QueuesAndBuckets>('queues', new URL('./queues-thread.ts', import.meta.url), {
+    dir,
+    standIns,
+  });
   return { ...thread.info, stop: () => thread.stop() };
 }
 

@@ -51,8 +51,8 @@ export async function startThread<T>(
     );
   const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
   const reply = (types: string[]) =>
-    new Promise<{ type: string; info?: T; error?: string }>((resolve, reject) => {
-      const onMessage = (message: { type: string; info?: T; error?: string }) => {
+    new Promise<{ type: string; info?: T; error?: string; code?: string }>((resolve, reject) => {
+      const onMessage = (message: { type: string; info?: T; error?: string; code?: string }) => {
         if (!types.includes(message.type)) return;
         thread.off('message', onMessage);
         resolve(message);
@@ -64,7 +64,8 @@ export async function startThread<T>(
   const started = await reply(['ready', 'failed']);
   if (started.type === 'failed') {
     await thread.terminate();
-    throw new Error(`the ${name} thread failed to start: ${started.error}`);
+    // The system error's code (EADDRINUSE…) travels with it, so the caller can say which setting to change.
+    throw Object.assign(new Error(`the ${name} thread failed to start: ${started.error}`), { code: started.code });
   }
   // A thread that dies while the service runs (an uncaught exception in it) takes the process down, as it would have
   // on the main thread: a runner whose gateway or workers silently stopped would look alive and serve nothing.
@@ -132,6 +133,7 @@ export async function serveInThread<I, T>(
     port.postMessage({
       type: 'failed',
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      code: typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined,
     });
   }
 }

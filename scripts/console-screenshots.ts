@@ -3,12 +3,12 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { ensureConsoleBuilt, hasChromium, launchBrowser, signIn, CHROMIUM_PATH } from '#test/console/browser.ts';
+import { chromium, ensureConsoleBuilt, launchBrowser, signIn, CHROMIUM_PATH } from '#test/console/browser.ts';
 import { startReceiver } from '#test/e2e/webhooks-support.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { startTestService } from '#test/support/service.ts';
 
-if (!hasChromium) {
+if (!chromium.present) {
   console.error(`Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH).`);
   process.exit(1);
 }

@@ -2,12 +2,13 @@
 //   tsx scripts/write-openapi.ts [target]   the full document (default console/dist/openapi.json), for static
 //                                           hosting beside the console (S3 + CloudFront)
 //   tsx scripts/write-openapi.ts --sdk      the SDK document, sdk/openapi.json (then `npm run sdk:generate`)
-// `PUBLIC_BASE_URL`, when set, is listed first in `servers` (a deployment's own document).
+// `PUBLIC_BASE_URL`, when set, is listed first in `servers` (a deployment's own document: set it to the stack output
+// `ApiBaseUrl`, or the custom domain in front of it, when writing the file served beside the console).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { routes } from '#shared/contract/routes.ts';
-import { adminRoutes } from '#shared/openapi/admin-routes.ts';
+import { adminRoutes } from '#functions/admin/routes.ts';
 import { buildOpenApiDocument } from '#shared/openapi/document.ts';
 
 const sdk = process.argv.includes('--sdk');
@@ -25,3 +26,5 @@ if (undocumented.length) throw new Error(`Routes without documentation: ${undocu
 mkdirSync(dirname(target), { recursive: true });
 writeFileSync(target, `${JSON.stringify(document, null, 2)}\n`);
 console.log(`wrote ${target}`);
+if (!sdk && !process.env.PUBLIC_BASE_URL)
+  console.log('PUBLIC_BASE_URL is not set: `servers` starts with the local URL, not a deployment of yours');

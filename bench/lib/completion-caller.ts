@@ -1,5 +1,5 @@
 import { dynamoDocumentClient } from '#shared/kernel/aws/clients.ts';
-import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
+import { DynamoBotStore } from '#shared/bots/index.ts';
 import { config } from '#shared/kernel/config.ts';
 import { newId } from '#shared/kernel/ids.ts';
 import type { RunningService } from '#local/service.ts';

@@ -21,8 +21,13 @@ export function watchService(baseUrl: string, pid: number) {
     const prober = (async () => {
       while (running) {
         const t = performance.now();
-        await fetch(`${baseUrl}/healthz`).then((r) => r.arrayBuffer());
-        healthz.push(performance.now() - t);
+        // A service that died answers nothing: counted as an infinitely slow probe, not a crash of the bench.
+        const ok = await fetch(`${baseUrl}/healthz`).then(
+          (r) => r.arrayBuffer().then(() => true),
+          () => false,
+        );
+        healthz.push(ok ? performance.now() - t : Number.POSITIVE_INFINITY);
+        if (!ok) await new Promise((r) => setTimeout(r, 200));
         await new Promise((r) => setTimeout(r, 20));
       }
     })();

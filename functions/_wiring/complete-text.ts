@@ -1,5 +1,5 @@
 import { readOptionalSecret } from '#shared/kernel/aws/secrets.ts';
-import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
+import { DynamoBotStore } from '#shared/bots/index.ts';
 import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import { modelRouterFromConfig } from '#shared/models/adapters/model-router-from-config.ts';
@@ -32,6 +32,7 @@ export async function completeTextFromConfig(
     knowledge: knowledgeSearchFromConfig(cfg, { bots, logger, metrics }),
     credits: meteredCreditLedger(new DynamoCreditLedger(table), metrics),
     models: meteredModelRouter(modelRouterFromConfig(cfg, openAiApiKey === undefined ? {} : { openAiApiKey }), metrics),
+    maxOutputTokens: cfg.BOT_MAX_OUTPUT_TOKENS,
     log: logger,
   });
 }

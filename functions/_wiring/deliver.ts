@@ -1,5 +1,5 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
 import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
@@ -14,6 +14,14 @@ import { createLogger } from '#shared/kernel/logger.ts';
 import { makeDeliver } from '#shared/webhooks/deliver.ts';
 import { EndpointGate } from '#shared/webhooks/endpoint-gate.ts';
 import { makeWebhookNotices } from '#shared/webhooks/notices.ts';
+import { isNoticeEmailJob } from '#shared/webhooks/notice-emails.ts';
+import {
+  DEFAULT_NOTICE_EMAIL_DELAYS_SECONDS,
+  makeNoticeEmailSender,
+  type ReceivedNoticeEmail,
+} from '#shared/webhooks/send-notice-email.ts';
+import { DynamoNoticeEmailLog } from '#shared/webhooks/adapters/dynamo-notice-email-log.ts';
+import { SmtpNoticeMailer } from '#shared/webhooks/adapters/smtp-notice-mailer.ts';
 import { makePacing } from '#shared/webhooks/pacing.ts';
 import { isRecoverMessage } from '#shared/webhooks/recover.ts';
 import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
@@ -60,7 +68,10 @@ export async function deliverHandler(fn: 'deliver' | 'deliver-ordered') {
       new HttpWebhookSender({ timeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS, allowPrivate: cfg.webhookAllowPrivate }),
       metrics,
     ),
-    pacing: makePacing({ pacer: new DynamoWebhookPacer(table) }),
+    pacing: makePacing({
+      pacer: new DynamoWebhookPacer(table),
+      log: (message, details) => log('warn', message, details),
+    }),
     gate: new EndpointGate({
       maxInFlight: cfg.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
       slowAfterMs: cfg.WEBHOOK_SLOW_AFTER_MS,
@@ -72,31 +83,56 @@ export async function deliverHandler(fn: 'deliver' | 'deliver-ordered') {
     userAgent: USER_AGENT,
     log,
   });
+  // Notice emails (on `deliveries`), each a job with its own retries.
+  const noticeEmails = makeNoticeEmailSender({
+    ...(cfg.NOTICE_SMTP_URL ? { mailer: new SmtpNoticeMailer(cfg.NOTICE_SMTP_URL, cfg.NOTICE_EMAIL_FROM) } : {}),
+    sent: new DynamoNoticeEmailLog(table),
+    queue: deliveryQueueFromConfig(cfg),
+    schedule: parseRetrySchedule(cfg.NOTICE_EMAIL_RETRY_SCHEDULE, DEFAULT_NOTICE_EMAIL_DELAYS_SECONDS),
+    log,
+  });
   // Recovers too large for their request go on here (on `deliveries`); well inside the function's 40 s timeout,
   // the rest goes on in the next message.
   const recover = recoverOnDynamo(cfg, table, directory, 25_000);
 
   return workerFunction<SQSEvent, SQSBatchResponse>(logger, metrics).handler(async (event) => {
-    // A recover too large for its request goes on here, one page set per message (shared/webhooks/recover.ts).
-    const recovering = event.Records.filter((r) => isRecoverMessage(parseOrNull(r.body)));
-    const recoverFailed = await processEach(
-      recovering,
-      async (r) => void (await recover.resume(JSON.parse(r.body))),
-      logger,
-      'recover continuation (it will be received again)',
-    );
-    const jobs = event.Records.filter((r) => !recovering.includes(r));
-    const failed = await deliver.deliverBatch(
-      jobs.map((r) => ({
-        messageId: r.messageId,
-        receiptHandle: r.receiptHandle,
-        body: r.body,
-        receiveCount: Number(r.attributes.ApproximateReceiveCount) || 1,
-        ...(r.attributes.MessageGroupId ? { groupId: r.attributes.MessageGroupId } : {}),
-      })),
-    );
-    return partialBatchResponse([...failed, ...recoverFailed]);
+    // Three kinds of message share `deliveries`: delivery jobs, a recover too large for its request (one page set per
+    // message, shared/webhooks/recover.ts) and notice emails. Each kind runs beside the others.
+    const recovering: SQSRecord[] = [];
+    const emails: ReceivedNoticeEmail[] = [];
+    const jobs: SQSRecord[] = [];
+    for (const r of event.Records) {
+      const body = parseOrNull(r.body);
+      if (isRecoverMessage(body)) recovering.push(r);
+      else if (isNoticeEmailJob(body)) emails.push({ ...received(r), job: body });
+      else jobs.push(r);
+    }
+    const [recoverFailed, emailsKept, failed] = await Promise.all([
+      processEach(
+        recovering,
+        async (r) => void (await recover.resume(JSON.parse(r.body))),
+        logger,
+        'recover continuation (it will be received again)',
+      ),
+      noticeEmails.sendBatch(emails),
+      deliver.deliverBatch(
+        jobs.map((r) => ({
+          ...received(r),
+          body: r.body,
+          ...(r.attributes.MessageGroupId ? { groupId: r.attributes.MessageGroupId } : {}),
+        })),
+      ),
+    ]);
+    return partialBatchResponse([...failed, ...recoverFailed, ...emailsKept]);
   });
+}
+
+function received(r: SQSRecord) {
+  return {
+    messageId: r.messageId,
+    receiptHandle: r.receiptHandle,
+    receiveCount: Number(r.attributes.ApproximateReceiveCount) || 1,
+  };
 }
 
 function parseOrNull(body: string): unknown {

@@ -1,5 +1,5 @@
 import { s3KnowledgeObjectStoreOnFirstUse } from '#shared/knowledge/adapters/lazy-s3-knowledge-stores.ts';
-import type { BotStore } from '#shared/bots/bot.ts';
+import type { BotStore } from '#shared/bots/index.ts';
 import type { Config } from '#shared/kernel/config.ts';
 import type { Logger } from '#shared/kernel/logger.ts';
 import type { KnowledgeObjectStore } from '#shared/knowledge/knowledge-files.ts';

@@ -4,7 +4,6 @@ import type { ModelProvider, ModelStreamEvent } from '#shared/models/model-provi
 import type { ModelRouter } from '#shared/models/model-router.ts';
 import type { Metrics } from '#shared/kernel/metrics.ts';
 import { metricNames } from '#shared/contract/metrics.ts';
-import type { OcrEngine } from '#shared/pdf/ocr.ts';
 import type { RateLimiter } from '#shared/ratelimit/gcra.ts';
 import type { WebhookSender } from '#shared/webhooks/ports.ts';
 
@@ -29,8 +28,8 @@ export function meteredCreditLedger(ledger: CreditLedger, metrics: Metrics): Cre
       if (refunded) metrics.count(metricNames.creditsRefunded);
       return refunded;
     },
-    async sweep(openBefore) {
-      const swept = await ledger.sweep(openBefore);
+    async sweep(openBefore, budgetMs) {
+      const swept = await ledger.sweep(openBefore, budgetMs);
       if (swept > 0) metrics.count(metricNames.creditsSwept, swept);
       return swept;
     },
@@ -128,24 +127,6 @@ function meteredModel(provider: ModelProvider, metrics: Metrics): ModelProvider 
         }
       } finally {
         if (!ended) finished(startedAt, 'failed');
-      }
-    },
-  };
-}
-
-/** Pages read by OCR, by engine and outcome (read, failed). */
-export function meteredOcrEngine(engine: OcrEngine, metrics: Metrics): OcrEngine {
-  return {
-    name: engine.name,
-    concurrency: engine.concurrency,
-    async recognize(image, signal) {
-      try {
-        const text = await engine.recognize(image, signal);
-        metrics.count(metricNames.ocrPages, 1, { engine: engine.name, outcome: 'read' });
-        return text;
-      } catch (error) {
-        metrics.count(metricNames.ocrPages, 1, { engine: engine.name, outcome: 'failed' });
-        throw error;
       }
     },
   };

@@ -1,9 +1,8 @@
-import { config } from '#shared/kernel/config.ts';
 import { readSecret } from '#shared/kernel/aws/secrets.ts';
-import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
@@ -19,13 +18,11 @@ import {
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { SqsIngestQueue } from '#shared/knowledge/adapters/sqs-ingest-queue.ts';
 import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
-import { makeBotUseCases } from '#shared/bots/manage-bots.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { adminFunction } from '#shared/auth/api/presets.ts';
 import { bindRoutes } from '#shared/http/router.ts';
 import { makeIntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
 import { makeKnowledgeManagement, type KnowledgeManagement } from '#shared/knowledge/manage.ts';
-import { createLogger } from '#shared/kernel/logger.ts';
 import { makeChannelUseCases } from '#shared/messaging/manage-channels.ts';
 import { makeConversationQueries } from '#shared/messaging/conversations.ts';
 import { conversationHandlers } from '#shared/messaging/api/conversation-routes.ts';
@@ -42,9 +39,9 @@ import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts'
 import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
 import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
-import { dynamoTable } from '#functions/_wiring/table.ts';
-import { ADMIN_PREFIX, adminRouteTable } from '#shared/openapi/admin-routes.ts';
-import { botHandlers } from '#shared/bots/api/admin-routes.ts';
+import { platform as adminPlatform } from '#functions/_wiring/platform.ts';
+import { ADMIN_PREFIX, adminRouteTable } from './routes.ts';
+import { wireBotAdmin } from '#shared/bots/index.ts';
 import { channelHandlers } from '#shared/messaging/api/channel-routes.ts';
 import { deliveryHandlers } from '#shared/webhooks/api/delivery-routes.ts';
 import { eventHandlers } from '#shared/messaging/api/event-routes.ts';
@@ -57,15 +54,15 @@ import { knowledgeHandlers } from '#shared/knowledge/api/admin-routes.ts';
 import { webhookHealthHandlers } from '#shared/webhooks/api/health-routes.ts';
 import { makeReportEvent } from '#shared/messaging/report-event.ts';
 import { rememberChannels } from '#shared/messaging/recent-channels.ts';
+import { tenantLimiterFromConfig } from '#functions/_wiring/limits.ts';
 
 // Composition root: built once per cold start. Each store is built once and shared by the areas' use cases.
-const cfg = config();
-const logger = createLogger('admin');
+const platform = adminPlatform('admin');
+const { cfg, logger, table } = platform;
 const adminKey =
   cfg.ADMIN_KEY ?? (cfg.ADMIN_KEY_SECRET_ARN ? await readSecret(cfg.ADMIN_KEY_SECRET_ARN, cfg.AWS_REGION) : undefined);
 if (!adminKey) throw new Error('Invalid configuration: ADMIN_KEY or ADMIN_KEY_SECRET_ARN is required');
 
-const table = dynamoTable(cfg);
 const secretBox = await secretBoxFromConfig(cfg);
 const projectStore = new DynamoProjectStore(table);
 const tokenStore = new DynamoTokenStore(table);
@@ -92,6 +89,7 @@ const webhookAdmin = makeWebhookAdmin({
   channels: channelStore,
   webhooks: integrationStore,
   deliveries: new DynamoDeliveryStore(table),
+  bodies: new DynamoEventBodies(table),
   events,
   queue: deliveryQueueFromConfig(cfg),
 });
@@ -162,13 +160,12 @@ const ingestQueue = cfg.QUEUE_URL_INGEST
   ? new SqsIngestQueue(sqsClient(cfg), cfg.QUEUE_URL_INGEST)
   : { enqueue: unconfigured('QUEUE_URL_INGEST') };
 let knowledge: KnowledgeManagement;
-const bots = makeBotUseCases({
-  bots: new DynamoBotStore(table),
+const botAdmin = wireBotAdmin(platform, {
   projectExists: async (projectId) => (await projectStore.get(projectId)) !== undefined,
   purgeKnowledge: (botId) => knowledge.purgeBot(botId),
 });
 knowledge = makeKnowledgeManagement({
-  requireBot: bots.requireBot,
+  requireBot: botAdmin.bots.requireBot,
   files: new DynamoKnowledgeFileStore(table),
   index: new DynamoKnowledgeIndexStore(table),
   objects: knowledgeObjects,
@@ -184,7 +181,14 @@ export const handler = adminFunction({
   adminKey,
   prefix: ADMIN_PREFIX,
   routes: bindRoutes(adminRouteTable, {
-    ...eventHandlers(makeReportEvent({ projects: projectStore, channels: reportChannels, events })),
+    ...eventHandlers(
+      makeReportEvent({
+        projects: projectStore,
+        channels: reportChannels,
+        events,
+        limits: tenantLimiterFromConfig(cfg, table),
+      }),
+    ),
     ...deliveryHandlers(webhookAdmin),
     ...recoverHandlers(recover),
     ...usageHandlers({ creditUsage, accountOf: projects.creditAccount }),
@@ -194,7 +198,7 @@ export const handler = adminFunction({
     ...conversationHandlers(channels.requireChannel, conversations),
     ...sandboxHandlers(sandbox),
     ...integrationHandlers(integrations),
-    ...botHandlers(bots),
+    ...botAdmin.handlers,
     ...knowledgeHandlers(knowledge),
   }),
   // Routes declared `idempotent` (event reports, test events) accept Idempotency-Key; the lock outlives the

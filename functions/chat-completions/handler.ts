@@ -4,7 +4,7 @@ import { config } from '#shared/kernel/config.ts';
 import { openAiErrors, toOpenAiError } from '#shared/completion/api/openai/openai-errors.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { botsApiFunction } from '#shared/auth/api/presets.ts';
-import { httpStreamingFunction, SSE_HEADERS, streamingResult } from '#shared/http/streaming.ts';
+import { callerGoneSignal, httpStreamingFunction, SSE_HEADERS, streamingResult } from '#shared/http/streaming.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { parseChatRequest } from '#shared/completion/api/openai/chat-request.ts';
@@ -28,9 +28,9 @@ const LAMBDA_MARGIN_MS = 2_000;
 /**
  * `POST /api/v1/ai/chat/completions`: OpenAI's Chat Completions over a project's bots (`model` is the botId), with the
  * caller's functions (tools) and JSON Schema answers, 1 bot credit per request; refunded when the model fails or
- * nothing of the answer reached the caller (contract §15). With `stream: true`
- * the answer is sent as Server-Sent Events as the model produces it; the status line leaves with the first piece,
- * so a failure before it still gets its own status. Errors use OpenAI's body.
+ * produces nothing, kept once the model was called however the caller leaves (the call is then aborted at once).
+ * With `stream: true` the answer is sent as Server-Sent Events as the model produces it; the status line leaves with
+ * the first piece, so a failure before it still gets its own status. Errors use OpenAI's body.
  */
 export const handler = botsApiFunction({
   logger,
@@ -43,7 +43,11 @@ export const handler = botsApiFunction({
   const request = parseChatRequest(event.parsedBody, { maxOutputTokens: cfg.BOT_MAX_OUTPUT_TOKENS });
   const chat = newChatIdentity(request.botId);
   const caller = { projectId: event.auth.grant.projectId, monthlyBotCredits: event.auth.grant.monthlyBotCredits };
-  const input = completionInputOf(caller, request, context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS);
+  const callerGone = callerGoneSignal(context);
+  const input = {
+    ...completionInputOf(caller, request, context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS),
+    ...(callerGone ? { callerGone } : {}),
+  };
   if (!request.stream) {
     const output = await completeText(input);
     logger.info('chat completion', {
@@ -54,11 +58,10 @@ export const handler = botsApiFunction({
     });
     return json(200, chatCompletion(chat, output));
   }
-  const callerGone = new AbortController();
-  const stream = await completeText.stream({ ...input, callerGone: callerGone.signal });
+  const stream = await completeText.stream(input);
   const events = chatEventStream(chat, stream, {
     includeUsage: request.includeUsage,
     errorBody: (error) => ({ error: toOpenAiError(error).error }),
   });
-  return streamingResult(200, SSE_HEADERS, events, () => callerGone.abort());
+  return streamingResult(200, SSE_HEADERS, events);
 });

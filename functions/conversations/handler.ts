@@ -12,6 +12,7 @@ import { ChannelNotFoundError } from '#shared/messaging/errors.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
+import { customTokenLimitsFromConfig } from '#functions/_wiring/limits.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
@@ -33,10 +34,14 @@ const conversations = makeConversationQueries({
 /**
  * `GET /api/integration/conversations/{contact}` (the WhatsApp window and whether the contact opted out) and
  * `GET /api/integration/conversations/{contact}/messages?limit&cursor` (the conversation's messages, newest first),
- * for the custom token's channel (contract §17). 401 ERR_NO_PERMISSION as on send; 404 CHANNEL_NOT_FOUND when the
+ * for the custom token's channel. 401 ERR_NO_PERMISSION as on send; 404 CHANNEL_NOT_FOUND when the
  * token's channel was deleted; 400 VALIDATION_ERROR for a contact the channel cannot write, or a bad cursor.
  */
-export const handler = customTokenFunction({ logger, tokens: new DynamoTokenStore(table) }).handler(async (event) => {
+export const handler = customTokenFunction({
+  logger,
+  tokens: new DynamoTokenStore(table),
+  limits: customTokenLimitsFromConfig(cfg, table, { sends: false }),
+}).handler(async (event) => {
   const channel = await channels.get(event.auth.projectId, event.auth.channelId);
   if (!channel) throw new ChannelNotFoundError(event.auth.channelId, 'The channel of this token was deleted.');
   const contact = event.pathParameters?.contact ?? '';

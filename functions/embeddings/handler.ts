@@ -1,9 +1,13 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
-import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
+import { DynamoBotStore } from '#shared/bots/index.ts';
 import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
 import { config } from '#shared/kernel/config.ts';
 import { openAiErrors } from '#shared/completion/api/openai/openai-errors.ts';
-import { embeddingsResponse, parseEmbeddingsRequest } from '#shared/completion/api/openai/embeddings.ts';
+import {
+  checkEmbeddingsAnswerFits,
+  embeddingsResponse,
+  parseEmbeddingsRequest,
+} from '#shared/completion/api/openai/embeddings.ts';
 import { HashedEmbeddings } from '#shared/knowledge/adapters/hashed-embeddings.ts';
 import { makeEmbedTexts } from '#shared/knowledge/embed-texts.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
@@ -32,8 +36,9 @@ const embedTexts = makeEmbedTexts({
 const LAMBDA_MARGIN_MS = 2_000;
 
 /**
- * `POST /api/v1/ai/embeddings`: OpenAI's Embeddings (contract §16): 1 bot credit per request of up to 2,048 inputs,
- * refunded when the model fails. Errors use OpenAI's body.
+ * `POST /api/v1/ai/embeddings`: OpenAI's Embeddings: 1 bot credit per request of up to 2,048 inputs, refunded when the
+ * model fails; a batch whose answer would not fit the response limit is a 400 before the charge. Errors use OpenAI's
+ * body.
  */
 export const handler = botsApiFunction({
   logger,
@@ -48,6 +53,7 @@ export const handler = botsApiFunction({
     model: request.model,
     texts: request.texts,
     ...(request.dimensions === undefined ? {} : { dimensions: request.dimensions }),
+    checkBeforeCharge: (dimensions) => checkEmbeddingsAnswerFits(request, dimensions),
     deadline: Date.now() + context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS,
   });
   logger.info('embeddings', { inputs: request.texts.length, model: output.model });

@@ -3,12 +3,14 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
 import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
 import { s3PayloadStoreOnFirstUse } from '#shared/events/adapters/lazy-s3-payload-store.ts';
-import { SmtpNoticeMailer } from '#shared/webhooks/adapters/smtp-notice-mailer.ts';
+import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
+import { SqsJsonQueue } from '#shared/kernel/aws/sqs-json-queue.ts';
+import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { metricNames } from '#shared/contract/metrics.ts';
 import { makeFanout } from '#shared/webhooks/fanout.ts';
-import { makeNoticeEmails } from '#shared/webhooks/notice-emails.ts';
+import { makeNoticeEmails, type NoticeEmailJob } from '#shared/webhooks/notice-emails.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
@@ -25,20 +27,21 @@ const log = (level: 'info' | 'warn' | 'error', message: string, details: Record<
 const fanout = makeFanout({
   directory: new DynamoIntegrationStore(table, secrets),
   queue: deliveryQueueFromConfig(cfg),
+  bodies: new DynamoEventBodies(table),
   secrets,
   // A filter on a large event (its body parked in S3) reads the body; nothing else does.
   payloads: s3PayloadStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER')),
+  // A notice's email is a job of its own on `deliveries`, sent (and retried) by the deliver worker.
   sideEffects: makeNoticeEmails({
     projects: new DynamoProjectStore(table),
-    ...(cfg.NOTICE_SMTP_URL ? { mailer: new SmtpNoticeMailer(cfg.NOTICE_SMTP_URL, cfg.NOTICE_EMAIL_FROM) } : {}),
-    log,
+    queue: new SqsJsonQueue<NoticeEmailJob>(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_DELIVERIES')),
   }),
   log,
 });
 
 /**
  * FIFO `events` queue → one delivery job per applicable webhook on the deliveries queues (partial batch response);
- * a notice event also mails the project's contact.
+ * a notice event also queues its email to the project's contact.
  */
 export const handler = workerFunction<SQSEvent, SQSBatchResponse>(logger, metrics).handler(async (event) => {
   const failed = await fanout.fanoutBatch(

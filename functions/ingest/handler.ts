@@ -12,7 +12,7 @@ import { makePdfPageReader, PDF_READ_BUDGET_MS } from '#shared/knowledge/pdf-rea
 import { createLogger } from '#shared/kernel/logger.ts';
 import { queues } from '#shared/contract/queues.ts';
 import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#functions/_wiring/knowledge.ts';
-import { ocrFromConfig } from '#functions/_wiring/ocr.ts';
+import { ocrFromSettings } from '#shared/pdf/index.ts';
 import { pdfOpenerFromConfig } from '#functions/_wiring/untrusted-pdf.ts';
 import { documentReaderFromConfig } from '#functions/_wiring/untrusted-text.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
@@ -35,7 +35,7 @@ const ingest = makeIngestKnowledge({
   // Merges stream their inputs by range; the cache holds the views that decide what a merge keeps.
   segments: new SegmentCache(objects, { memoryBytes: 192 * 1024 * 1024, logger, metrics }),
   // The extract route's OCR: same engine choice, DPI and per-page time limit (OCR_* settings).
-  readPdf: makePdfPageReader(ocrFromConfig(cfg, metrics), PDF_READ_BUDGET_MS, pdfOpenerFromConfig(cfg)),
+  readPdf: makePdfPageReader(ocrFromSettings({ cfg }, metrics), PDF_READ_BUDGET_MS, pdfOpenerFromConfig(cfg)),
   // HTML and Markdown: in-process on AWS, in a sandbox thread locally (UNTRUSTED_PARSING), as PDFs.
   readText: documentReaderFromConfig(cfg),
   // Text files keep the default 120 s; a PDF may be a scan read page by page by OCR (sized for 100 pages).

@@ -8,6 +8,7 @@ import { makeGetMessage } from '#shared/messaging/get-message.ts';
 import { messageStatusView } from '#shared/messaging/message-status.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
+import { customTokenLimitsFromConfig } from '#functions/_wiring/limits.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
@@ -22,7 +23,11 @@ const media = mediaStoreFromConfig(cfg);
  * its media (URLs re-signed, valid 7 days from this read), for the custom token's channel.
  * 401 ERR_NO_PERMISSION as on send; 404 MESSAGE_NOT_FOUND for an unknown id or another channel's message.
  */
-export const handler = customTokenFunction({ logger, tokens: new DynamoTokenStore(table) }).handler(async (event) =>
+export const handler = customTokenFunction({
+  logger,
+  tokens: new DynamoTokenStore(table),
+  limits: customTokenLimitsFromConfig(cfg, table, { sends: false }),
+}).handler(async (event) =>
   json(
     200,
     await messageStatusView(await getMessage(event.auth, event.pathParameters?.messageId ?? ''), media, new Date()),

@@ -1,6 +1,5 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
-import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
-import { BotNotFoundError, type Bot } from '#shared/bots/bot.ts';
+import { BotNotFoundError, DynamoBotStore, type Bot } from '#shared/bots/index.ts';
 import { config } from '#shared/kernel/config.ts';
 import { openAiErrors } from '#shared/completion/api/openai/openai-errors.ts';
 import { botsApiFunction } from '#shared/auth/api/presets.ts';
@@ -16,7 +15,7 @@ const metrics = new PowertoolsMetrics('models');
 const table = dynamoTable(cfg);
 const bots = new DynamoBotStore(table);
 
-/** Longest id looked up (contract §15): a longer one cannot be a bot id, and would be over the table's key size. */
+/** Longest id looked up: a longer one cannot be a bot id, and would be over the table's key size. */
 const MAX_ID_CHARS = 200;
 
 const modelObject = (bot: Bot) => ({

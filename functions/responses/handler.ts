@@ -10,7 +10,7 @@ import {
 } from '#shared/completion/api/openai/responses-response.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { botsApiFunction } from '#shared/auth/api/presets.ts';
-import { httpStreamingFunction, SSE_HEADERS, streamingResult } from '#shared/http/streaming.ts';
+import { callerGoneSignal, httpStreamingFunction, SSE_HEADERS, streamingResult } from '#shared/http/streaming.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
@@ -29,7 +29,7 @@ const completeText = await completeTextFromConfig(cfg, { table, logger, metrics 
 const LAMBDA_MARGIN_MS = 2_000;
 
 /**
- * `POST /api/v1/ai/responses`: OpenAI's Responses API over a project's bots, stateless (contract §16): the same use
+ * `POST /api/v1/ai/responses`: OpenAI's Responses API over a project's bots, stateless: the same use
  * case, auth, rate limit, credits, bot resolution, knowledge and refunds as chat completions; streamed as OpenAI's
  * named events. Errors use OpenAI's body.
  */
@@ -44,7 +44,11 @@ export const handler = botsApiFunction({
   const request = parseResponsesRequest(event.parsedBody, { maxOutputTokens: cfg.BOT_MAX_OUTPUT_TOKENS });
   const identity = newResponseIdentity();
   const caller = { projectId: event.auth.grant.projectId, monthlyBotCredits: event.auth.grant.monthlyBotCredits };
-  const input = completionInputOf(caller, request, context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS);
+  const callerGone = callerGoneSignal(context);
+  const input = {
+    ...completionInputOf(caller, request, context.getRemainingTimeInMillis() - LAMBDA_MARGIN_MS),
+    ...(callerGone ? { callerGone } : {}),
+  };
   if (!request.stream) {
     const output = await completeText(input);
     logger.info('response', {
@@ -55,11 +59,10 @@ export const handler = botsApiFunction({
     });
     return json(200, responseOf(identity, request, output));
   }
-  const callerGone = new AbortController();
-  const stream = await completeText.stream({ ...input, callerGone: callerGone.signal });
+  const stream = await completeText.stream(input);
   const events = responseEventStream(identity, request, stream, (error) => {
     const { error: body } = toOpenAiError(error);
     return { code: body.code, message: body.message, param: body.param };
   });
-  return streamingResult(200, SSE_HEADERS, events, () => callerGone.abort());
+  return streamingResult(200, SSE_HEADERS, events);
 });

@@ -23,6 +23,7 @@ import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { meteredProviders } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { USER_AGENT } from '#functions/_wiring/user-agent.ts';
+import { customTokenLimitsFromConfig } from '#functions/_wiring/limits.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
@@ -35,7 +36,7 @@ const route = routes.find((r) => r.fn === 'send')!;
 const post = makeProviderPost({ allowPrivate: cfg.webhookAllowPrivate });
 
 const sendMessage = makeSendMessage({
-  // The channel with its contacts' window, suppression and mail-thread items: one BatchGetItem (contract §17).
+  // The channel with its contacts' window, suppression and mail-thread items: one BatchGetItem.
   conversations: new DynamoConversationStore(table, secretBox),
   channels: new DynamoChannelStore(table, secretBox),
   messages: new DynamoMessageLog(table),
@@ -75,6 +76,7 @@ export const handler = customTokenFunction({
   logger,
   metrics,
   tokens: new DynamoTokenStore(table),
+  limits: customTokenLimitsFromConfig(cfg, table, { sends: true }),
   idempotency: idempotencyOnDynamo(table, logger, route.timeoutSeconds + 10),
   body: jsonObjectBody(),
 }).handler(async (event) => json(200, { success: true, ...(await sendMessage(event.auth, event.parsedBody)) }));

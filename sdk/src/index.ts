@@ -94,6 +94,8 @@ export class SwitchboardError extends Error {
     readonly details: { path: string; message: string; code: string }[],
     /** The answer's body as it came. */
     readonly body: unknown,
+    /** Seconds the API asked to wait before retrying (`Retry-After`: 429 over a limit, 503 while it is busy). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -197,10 +199,20 @@ export async function unwrap<T>(
   const { data, error, response } = await call;
   if (response.ok) return data as T;
   const requestId = response.headers.get('x-request-id') ?? undefined;
+  const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
+  const wait = Number.isFinite(retryAfter) ? retryAfter : undefined;
   // biome-ignore lint/suspicious/noExplicitAny: an error body in either format, read field by field.
   const body = error as Record<string, any> | string | undefined;
   if (body && typeof body === 'object' && typeof body.error === 'string')
-    throw new SwitchboardError(response.status, body.error, String(body.message), requestId, body.details ?? [], body);
+    throw new SwitchboardError(
+      response.status,
+      body.error,
+      String(body.message),
+      requestId,
+      body.details ?? [],
+      body,
+      wait,
+    );
   if (body && typeof body === 'object' && body.error && typeof body.error === 'object')
     throw new SwitchboardError(
       response.status,
@@ -209,6 +221,7 @@ export async function unwrap<T>(
       requestId,
       [],
       body,
+      wait,
     );
   throw new SwitchboardError(
     response.status,
@@ -217,5 +230,6 @@ export async function unwrap<T>(
     requestId,
     [],
     body,
+    wait,
   );
 }

@@ -1,14 +1,17 @@
-/** Bots: a project's bots (instructions, model, temperature), their store port and their management. */
+/**
+ * Bots: a project's bots (instructions, model, temperature), their store, their management API and its
+ * documentation. The only way into the area from outside it.
+ */
 export {
   type Bot,
-  type BotFields,
   BotForbiddenError,
-  type BotKnowledgeState,
   BotNotFoundError,
-  type BotPatch,
   type BotStore,
   type KnowledgeSegmentRef,
   resolveBotForProject,
   segmentRefs,
 } from './bot.ts';
-export { type BotDeps, type BotUseCases, makeBotUseCases } from './manage-bots.ts';
+export { DynamoBotStore } from './adapters/dynamo-bot-store.ts';
+export { botRouteDocs, botRoutes } from './api/admin-routes.ts';
+export { bot, botPage } from './api/schemas.ts';
+export { wireBotAdmin } from './wiring.ts';

@@ -60,8 +60,13 @@ export interface CompletionInput {
   /** The caller's other generation parameters: refused before the charge when the bot's provider does not take one. */
   parameters?: ModelParameters;
   /**
-   * Fires when the caller went away: the model call is aborted; the credit is refunded if nothing of the answer was
-   * written to the caller yet, and final otherwise.
+   * The request's costly checks (compiling the caller's answer schema), run once the bot is resolved and before the
+   * charge: a request naming no bot of the caller's never pays for them. Throws the caller's 400.
+   */
+  checkBeforeCharge?: () => void;
+  /**
+   * Fires when the caller went away: the model call is aborted at once. Once the model was called the credit is final
+   * (the provider has the prompt); before that, nothing is asked of the model and the credit goes back.
    */
   callerGone?: AbortSignal;
 }
@@ -105,10 +110,9 @@ export interface CompletionStream {
   /** Known before the first piece (the knowledge search ran before generation). */
   sources: CompletionSource[];
   /**
-   * The rest of the completion; the first piece has already arrived. Once the consumer has taken a piece (asked for
-   * the next one), it counts as written to the caller and the credit is final (contract §15). A model failure while
-   * it runs is thrown after the credit was refunded; ending the iteration early counts as the caller going away
-   * (aborted; refunded only if no piece was taken).
+   * The rest of the completion; the first piece has already arrived, so the model was called and the credit is final
+   * however the caller leaves. A model failure while it runs is thrown after the credit was refunded; ending the
+   * iteration early counts as the caller going away (the model call aborted, the credit kept).
    */
   events: AsyncIterable<CompletionStreamEvent>;
 }
@@ -124,6 +128,8 @@ export interface CompleteTextDeps {
   knowledge: KnowledgeSearch;
   credits: CreditLedger;
   models: ModelRouter;
+  /** The deployment's output ceiling (`BOT_MAX_OUTPUT_TOKENS`): every model call is sent `min(asked, ceiling)`. */
+  maxOutputTokens: number;
   log: CompletionLog;
   now?: () => number;
   newChargeId?: () => string;
@@ -136,19 +142,23 @@ export interface CompleteTextDeps {
  * 1. resolve the bot inside the caller's project (404 BOT_NOT_FOUND, 403 BOT_FORBIDDEN), and its model provider;
  * 2. charge 1 bot credit (402 ERR_NO_BOT_CREDITS when the balance is spent: nothing charged);
  * 3. search the bot's knowledge for the prompt (top 5; a failed or slow search means no excerpts, not an error);
- * 4. generate with the instructions and excerpts as the system prompt, aborted at the deadline;
+ * 4. generate with the instructions and excerpts as the system prompt, never more than the output ceiling, aborted at
+ *    the deadline or as soon as the caller goes away;
  * 5. for JSON, parse the answer (one Markdown code fence tolerated);
- * 6. settle the charge; on any failure after the charge, refund it exactly once and answer
- *    502 GENERATION_FAILED (model failure, unusable answer), 504 GATEWAY_TIMEOUT (deadline) or the unexpected error.
+ * 6. settle the charge, or refund it exactly once (see billing) and answer 502 GENERATION_FAILED (model failure,
+ *    unusable answer), 504 GATEWAY_TIMEOUT (deadline) or the unexpected error.
  *
  * `completeText.stream` runs the same steps with the model's streaming call: it returns once the first piece of the
- * answer arrived (a failure before that is thrown as above). Billing (contract §15): the credit is final once a piece
- * of the answer was written to the caller and the model finished, or the caller went away after receiving a piece;
- * it is refunded when the model fails (also mid-stream) or nothing was written. A JSON Schema answer is produced
- * whole and validated (retried once) before its first piece, so an invalid one is a 502 with the credit back.
+ * answer arrived (a failure before that is thrown as above). A JSON Schema answer is produced whole and validated
+ * (retried once) before its first piece.
  *
- * The caller's parameters are checked against the bot's provider (`refusedParameter`) before the charge: a
- * parameter the provider does not take is a 400 naming it, nothing charged.
+ * Billing: once the model has been called, the credit is final when the caller leaves (before or after the first
+ * piece: the provider has the prompt), and when the answer fails the caller's own JSON Schema after the retry. It is
+ * refunded only when the model failed or produced nothing (a provider error, an empty or unparseable answer, the
+ * deadline), or when the service stopped before calling the model (the caller left during the knowledge search).
+ *
+ * The caller's parameters are checked against the bot's provider (`refusedParameter`) and its costly checks run
+ * (`checkBeforeCharge`) before the charge: a refusal is a 400 naming the parameter, nothing charged.
  */
 export function makeCompleteText(deps: CompleteTextDeps) {
   const now = deps.now ?? Date.now;
@@ -162,11 +172,12 @@ export function makeCompleteText(deps: CompleteTextDeps) {
 
   async function completeText(input: CompletionInput): Promise<CompletionOutput> {
     const { bot, model, charge } = await begin(input);
+    const progress = { modelCalled: false };
     let output: CompletionOutput;
     try {
-      output = await generateValidated(input, bot, model);
+      output = await generateValidated(input, bot, model, progress);
     } catch (error) {
-      await fail(charge, error, bot);
+      await close(charge, error, progress.modelCalled, bot);
       throw toDomainError(error, input.timeoutMs);
     }
     await charge.settle();
@@ -174,13 +185,18 @@ export function makeCompleteText(deps: CompleteTextDeps) {
   }
 
   /** Generates; an answer the JSON Schema refuses is asked for once more, and a second refusal fails. */
-  async function generateValidated(input: CompletionInput, bot: Bot | undefined, model: ResolvedModel) {
+  async function generateValidated(
+    input: CompletionInput,
+    bot: Bot | undefined,
+    model: ResolvedModel,
+    progress: { modelCalled: boolean },
+  ) {
     try {
-      return await generate(input, bot, model);
+      return await generate(input, bot, model, progress);
     } catch (error) {
       if (!(error instanceof InvalidAnswer) || input.jsonSchema === undefined) throw error;
       deps.log.warn('answer refused by its JSON Schema; asking once more', { reason: error.message });
-      return generate(input, bot, model);
+      return generate(input, bot, model, progress);
     }
   }
 
@@ -189,7 +205,7 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     const { bot, model, charge } = await begin(input);
     const call = generationCall(input);
     let sources: CompletionSource[];
-    let events: AsyncIterator<ModelStreamEvent>;
+    let events: AsyncIterator<ModelStreamEvent> | undefined;
     let first: IteratorResult<ModelStreamEvent>;
     try {
       const request = await modelRequest(input, bot, model, call.signal);
@@ -200,20 +216,22 @@ export function makeCompleteText(deps: CompleteTextDeps) {
         throw new ModelError('failed', 'The model returned an empty answer.');
     } catch (error) {
       call.end();
-      await fail(charge, error, bot);
+      void events?.return?.()?.catch(() => {});
+      await close(charge, error, events !== undefined, bot);
       throw toDomainError(error, input.timeoutMs);
     }
-    // A caller gone before anyone took the first piece: the events may never be iterated, so the credit goes back here.
+    const more = events;
+    // A caller gone before anyone took the first piece: the events may never be iterated, so the call ends here.
     let started = false;
     const goneEarly = () => {
       if (started || charge.state !== 'open') return;
       call.abort(new CallerGone());
       call.end();
-      void events.return?.()?.catch(() => {});
-      void fail(charge, new CallerGone(), bot);
+      void more.return?.()?.catch(() => {});
+      void charge.settle();
     };
     input.callerGone?.addEventListener('abort', goneEarly, { once: true });
-    return { sources, events: rest(first.value, events) };
+    return { sources, events: rest(first.value, more) };
 
     async function* rest(
       firstEvent: ModelStreamEvent,
@@ -224,17 +242,13 @@ export function makeCompleteText(deps: CompleteTextDeps) {
       if (charge.state !== 'open') throw toDomainError(new CallerGone(), input.timeoutMs);
       let text = '';
       let calls = 0;
-      /** A piece was taken by the consumer: written to the caller, so the credit is final (contract §15). */
-      let delivered = false;
       try {
         let event: ModelStreamEvent = firstEvent;
         for (;;) {
           if (event.type === 'end') {
-            if (input.responseFormat === 'json' && calls === 0 && !parseJsonAnswer(text).ok) {
+            if (input.responseFormat === 'json' && calls === 0 && !parseJsonAnswer(text).ok)
               // The whole answer was produced and written: the credit stays spent; the caller is told it is not JSON.
-              await charge.settle();
-              throw new ModelError('failed', 'the model did not answer with valid JSON.');
-            }
+              throw new InvalidAnswer('the model did not answer with valid JSON.', true);
             await charge.settle();
             yield {
               type: 'end',
@@ -248,22 +262,19 @@ export function makeCompleteText(deps: CompleteTextDeps) {
           if (event.type === 'text') text += event.text;
           if (event.type === 'tool-call') calls++;
           yield event;
-          delivered = true;
           const next = await untilAborted(more.next(), call.signal);
           if (next.done) throw new ModelError('failed', 'The model stream ended without finishing the answer.');
           event = next.value;
         }
       } catch (error) {
-        if (error instanceof CallerGone && delivered) await charge.settle();
-        else if (charge.state === 'open') await fail(charge, error, bot);
+        if (charge.state === 'open') await close(charge, error, true, bot);
         throw toDomainError(error, input.timeoutMs);
       } finally {
-        // Reached without a settle or a refund when the consumer stopped iterating: the caller went away, charged if
-        // it had received a piece.
+        // Reached without a settle or a refund when the consumer stopped iterating: the caller went away after the
+        // model was called, so the credit is final.
         if (charge.state === 'open') {
           call.abort(new CallerGone());
-          if (delivered) await charge.settle();
-          else await fail(charge, new CallerGone(), bot);
+          await charge.settle();
         }
         call.end();
         void more.return?.()?.catch(() => {});
@@ -273,39 +284,35 @@ export function makeCompleteText(deps: CompleteTextDeps) {
 
   /**
    * A streamed JSON Schema answer: produced whole and validated (retried once) before anything is sent, so a refused
-   * answer is a plain 502 with the credit back; then sent in pieces.
+   * answer is a plain 502; then sent in pieces.
    */
   async function streamValidated(input: CompletionInput): Promise<CompletionStream> {
     const { bot, model, charge } = await begin(input);
+    const progress = { modelCalled: false };
     let output: CompletionOutput;
     try {
-      output = await generateValidated(input, bot, model);
+      output = await generateValidated(input, bot, model, progress);
     } catch (error) {
-      await fail(charge, error, bot);
+      await close(charge, error, progress.modelCalled, bot);
       throw toDomainError(error, input.timeoutMs);
     }
-    // The same billing as a live stream: final once a piece was taken, refunded if the caller left before.
+    // The answer exists: the credit is final however the caller leaves.
     let started = false;
     const goneEarly = () => {
-      if (!started) void fail(charge, new CallerGone(), bot);
+      if (!started) void charge.settle();
     };
     input.callerGone?.addEventListener('abort', goneEarly, { once: true });
     async function* deliver(): AsyncGenerator<CompletionStreamEvent> {
       started = true;
       input.callerGone?.removeEventListener('abort', goneEarly);
       if (charge.state !== 'open') throw toDomainError(new CallerGone(), input.timeoutMs);
-      let delivered = false;
       try {
         for await (const event of piecesOf(output)) {
           if (event.type === 'end') await charge.settle();
           yield event;
-          delivered = true;
         }
       } finally {
-        if (charge.state === 'open') {
-          if (delivered) await charge.settle();
-          else await fail(charge, new CallerGone(), bot);
-        }
+        if (charge.state === 'open') await charge.settle();
       }
     }
     return { sources: output.sources, events: deliver() };
@@ -328,7 +335,9 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     }
     const refused = refusedParameter(model.provider.name, input);
     if (refused) throw unsupportedParameter(refused.param, refused.message);
+    input.checkBeforeCharge?.();
     if (now() >= input.deadline) throw new GenerationTimeoutError(input.timeoutMs);
+    if (input.callerGone?.aborted) throw new CallerGone();
 
     const account = { projectId: input.caller.projectId, monthlyAllowance: input.caller.monthlyBotCredits };
     const charge = await chargeCredit(account, 'completion');
@@ -356,10 +365,12 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     input: CompletionInput,
     bot: Bot | undefined,
     model: ResolvedModel,
+    progress: { modelCalled: boolean },
   ): Promise<CompletionOutput> {
     const call = generationCall(input);
     try {
       const request = await modelRequest(input, bot, model, call.signal);
+      progress.modelCalled = true;
       const reply = await untilAborted(model.provider.generate(request), call.signal);
       return toOutput(reply, input, sourcesOf(request.excerpts));
     } finally {
@@ -375,6 +386,8 @@ export function makeCompleteText(deps: CompleteTextDeps) {
     signal: AbortSignal,
   ): Promise<ModelRequest> {
     const excerpts = bot ? await searchKnowledge(bot, input.prompt, signal) : [];
+    // A caller gone (or a deadline passed) during the search: the model is not asked at all.
+    if (signal.aborted) throw abortReason(signal);
     const instructions = [bot?.instructions ?? input.instructions ?? '', input.extraInstructions ?? '']
       .map((part) => part.trim())
       .filter((part) => part.length > 0)
@@ -392,15 +405,20 @@ export function makeCompleteText(deps: CompleteTextDeps) {
       ...(input.toolChoice === undefined ? {} : { toolChoice: input.toolChoice }),
       ...(input.parallelToolCalls === undefined ? {} : { parallelToolCalls: input.parallelToolCalls }),
       ...(temperature === undefined ? {} : { temperature }),
-      ...(input.maxOutputTokens === undefined ? {} : { maxOutputTokens: input.maxOutputTokens }),
+      maxOutputTokens: Math.min(input.maxOutputTokens ?? deps.maxOutputTokens, deps.maxOutputTokens),
       ...(input.parameters === undefined ? {} : { parameters: input.parameters }),
       excerpts,
       signal,
     };
   }
 
-  /** Step 6 on failure: the provider's own answer to the log, the credit back. */
-  async function fail(charge: Charge, error: unknown, bot: Bot | undefined): Promise<void> {
+  /**
+   * Step 6 on failure. Kept: the caller left once the model was called, or the answer broke the caller's own JSON
+   * Schema after the retry (the model answered). Refunded: everything else (the model failed or produced nothing, the
+   * deadline passed, the service stopped before calling the model). The provider's own answer goes to the log.
+   */
+  async function close(charge: Charge, error: unknown, modelCalled: boolean, bot: Bot | undefined): Promise<void> {
+    if ((error instanceof CallerGone && modelCalled) || isChargedAnswer(error)) return void (await charge.settle());
     if (error instanceof ModelError) {
       // The caller sees a safe sentence; the operator needs the provider's own answer (status, AWS error name).
       deps.log.warn('generation failed', {
@@ -467,7 +485,7 @@ function toOutput(
     const compiled = compileJsonSchema(input.jsonSchema.schema);
     const problem = compiled.ok ? compiled.schema.validate(parsed.value) : compiled.message;
     if (problem !== undefined)
-      throw new InvalidAnswer(`the model's answer does not match the JSON Schema (${problem}).`);
+      throw new InvalidAnswer(`the model's answer breaks the JSON Schema's rule ${problem}.`, true);
   }
   return { responseFormat: 'json', data: parsed.value, text: reply.text, ...facts };
 }
@@ -496,10 +514,19 @@ function finishReasonOf(stopReason: string | undefined, calls: boolean): FinishR
 
 /** An answer the model produced that the caller's format refuses (not JSON, or not valid against the schema). */
 class InvalidAnswer extends ModelError {
-  constructor(message: string) {
+  /**
+   * True when the credit stays spent: the answer breaks the caller's own schema (a rule the caller chose), or it was
+   * already written to the caller.
+   */
+  readonly charged: boolean;
+
+  constructor(message: string, charged = false) {
     super('failed', message);
+    this.charged = charged;
   }
 }
+
+const isChargedAnswer = (error: unknown) => error instanceof InvalidAnswer && error.charged;
 
 /** A caller's parameter the bot's model does not take: 400 naming it, as OpenAI's `unsupported_parameter`. */
 function unsupportedParameter(param: string, message: string): ValidationError {
@@ -526,6 +553,7 @@ function toDomainError(error: unknown, timeoutMs: number): unknown {
     return new GenerationFailedError(sentence(error.message), {
       cause: error,
       invalidAnswer: error instanceof InvalidAnswer,
+      charged: isChargedAnswer(error),
       ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
     });
   }

@@ -1,14 +1,23 @@
 import { DomainError } from '../kernel/domain-error.ts';
 
-/** The model failed or its answer was unusable; the credit was refunded. */
+/**
+ * The model failed or its answer was unusable; the credit was refunded, unless `charged` (the model answered and the
+ * answer broke the caller's own JSON Schema, or was already written to the caller).
+ */
 export class GenerationFailedError extends DomainError {
   readonly code = 'GENERATION_FAILED';
   /** The model answered, but not in the format asked for (not JSON, or not valid against the JSON Schema). */
   readonly invalidAnswer: boolean;
 
-  constructor(reason: string, options: { retryAfterSeconds?: number; cause?: unknown; invalidAnswer?: boolean } = {}) {
-    const { invalidAnswer, ...rest } = options;
-    super(`Generation failed: ${reason} The credit was refunded.`, rest);
+  constructor(
+    reason: string,
+    options: { retryAfterSeconds?: number; cause?: unknown; invalidAnswer?: boolean; charged?: boolean } = {},
+  ) {
+    const { invalidAnswer, charged, ...rest } = options;
+    super(
+      `Generation failed: ${reason} ${charged ? 'The model answered, so the credit is spent.' : 'The credit was refunded.'}`,
+      rest,
+    );
     this.name = 'GenerationFailedError';
     this.invalidAnswer = invalidAnswer === true;
   }

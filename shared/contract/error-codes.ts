@@ -34,6 +34,8 @@ export const ERROR_CODES = {
     'Bots API: the token could not be checked (token store unreachable or project gone).',
   ERR_PUBLIC_AI_RATE_LIMIT:
     'Bots API: more than 60 requests per minute for this token; `Retry-After` says when to retry.',
+  RATE_LIMITED:
+    "More requests than the project's `limits` (sends or reported events per second) or the custom token's own limit allow; nothing was done. `Retry-After` says when to retry.",
   ERR_NO_BOT_CREDITS: 'No bot credits left this month; nothing was charged.',
   BOT_FORBIDDEN: 'The `botId` belongs to another project; nothing was charged.',
   BOT_NOT_FOUND: 'The `botId` does not exist; nothing was charged.',
@@ -43,7 +45,8 @@ export const ERROR_CODES = {
   GATEWAY_TIMEOUT: 'The work did not finish in time (`timeoutMs`); the credit was refunded.',
   REQUEST_TIMEOUT:
     'The request itself did not arrive in time (headers unfinished after 15 s, or its body paused 15 s); nothing was done.',
-  SERVICE_UNAVAILABLE: 'A dependency the route needs is not configured or not reachable; retry later.',
+  SERVICE_UNAVAILABLE:
+    'The service is busy (a store or queue the route needs is throttling) or a dependency is not configured; nothing was done. Retry after `Retry-After` seconds.',
   INTERNAL_ERROR: 'Unexpected failure; the cause is logged with the request id, never returned.',
 } as const;
 
@@ -111,4 +114,6 @@ export type DomainErrorCode =
   /** The upload is of a kind this use case does not take. */
   | 'UNSUPPORTED_MEDIA_TYPE'
   /** A dependency (a queue, a store) refused the work for now; a retry may succeed. */
-  | 'TEMPORARILY_UNAVAILABLE';
+  | 'TEMPORARILY_UNAVAILABLE'
+  /** More requests than the tenant's limit allows right now; nothing was done. */
+  | 'RATE_LIMITED';

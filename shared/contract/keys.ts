@@ -1,4 +1,5 @@
 import { indexes } from './table.ts';
+import { shardOf, shardSuffix } from '../kernel/shards.ts';
 
 /**
  * Every item layout of the one table, in one place: the key of each item kind, the prefixes its listings query,
@@ -12,8 +13,24 @@ const suppressionPartition = (projectId: string, channelId: string) => `SUPP#${p
 const SUPPRESSION_PREFIX = 'S#';
 /** Addresses compare case-insensitively. */
 const inboundAddressPartition = (address: string) => `INADDR#${address.trim().toLowerCase()}`;
-export const webhookStatsPartition = (projectId: string, integrationId: string) =>
-  `WHSTATS#${projectId}#${integrationId}`;
+
+/**
+ * A webhook's delivery records, failed-delivery entries and hourly counters are each spread over this many
+ * partitions: one webhook may take thousands of deliveries a second, and one partition takes 1,000 write units.
+ */
+export const WEBHOOK_PARTITIONS = 16;
+const webhookPartitions = (partition: (shard: string) => string) =>
+  Array.from({ length: WEBHOOK_PARTITIONS }, (_, shard) => partition(shardSuffix(shard)));
+/** The partition of a webhook's items that `id` (a delivery id) falls in. */
+const webhookShardOf = (id: string) => shardSuffix(shardOf(id, WEBHOOK_PARTITIONS));
+
+const deliveryPartition = (projectId: string, integrationId: string, shard: string) =>
+  `DLV#${projectId}#${integrationId}#${shard}`;
+const webhookStatsPartition = (projectId: string, integrationId: string, shard: string) =>
+  `WHSTATS#${projectId}#${integrationId}#${shard}`;
+/** Every partition of a webhook's hourly counters (a chart reads them all and adds them up). */
+export const webhookStatsPartitions = (projectId: string, integrationId: string) =>
+  webhookPartitions((shard) => webhookStatsPartition(projectId, integrationId, shard));
 
 /** The primary key of each item kind. */
 export const keys = {
@@ -34,7 +51,7 @@ export const keys = {
     pk: projectPartition(projectId),
     sk: `MSG#${channelId}#${sortableTime}#${messageId}`,
   }),
-  /** A message's status and history (contract §10), read by message id alone. */
+  /** A message's status and history, read by message id alone. */
   messageStatus: (messageId: string) => ({ pk: `MSG#${messageId}`, sk: 'MSG' }),
   /** Which message a provider's id belongs to: how a receipt finds the message a send recorded it for. */
   providerMessageId: (provider: string, providerMessageId: string) => ({
@@ -49,29 +66,44 @@ export const keys = {
     sk: `CH#${projectId}#${channelId}`,
   }),
   /**
-   * A webhook delivery (one event for one webhook, attempts appended). Its own partition per webhook, not under
-   * `PRJ#`: every attempt writes it, and a busy project would otherwise put all its delivery writes on one key.
-   * Delivery ids start with the event time, so one Query lists a webhook's deliveries newest first.
+   * A webhook delivery (one event for one webhook, attempts appended). Not under `PRJ#`, and not one partition per
+   * webhook either: every attempt writes one, so a webhook's records spread over {@link WEBHOOK_PARTITIONS}
+   * partitions by delivery id. Delivery ids start with the event time, so the listing merges those partitions'
+   * Queries newest first (`deliveryPartitions`).
    */
   delivery: (projectId: string, integrationId: string, deliveryId: string) => ({
-    pk: `DLV#${projectId}#${integrationId}`,
+    pk: deliveryPartition(projectId, integrationId, webhookShardOf(deliveryId)),
     sk: deliveryId,
   }),
-  /** When the next delivery attempt to a paced webhook may start (`rateLimitPerSecond`, shared/webhooks/pacing.ts). */
-  webhookPace: (projectId: string, integrationId: string) => ({ pk: `PACE#${projectId}#${integrationId}`, sk: 'PACE' }),
+  /**
+   * An event's body, stored once for every webhook it goes to (not in each delivery record): read by a retry by hand
+   * and by `recover`. Its own partition per event, written by the fan-out.
+   */
+  eventBody: (eventId: string) => ({ pk: `EVTBODY#${eventId}`, sk: 'BODY' }),
+  /**
+   * When the next delivery attempt to a paced webhook may start (`rateLimitPerSecond`, shared/webhooks/pacing.ts):
+   * one item per lane of its limit (lane 0 keeps the key a limit of one lane always had).
+   */
+  webhookPace: (projectId: string, integrationId: string, lane = 0) => ({
+    pk: `PACE#${projectId}#${integrationId}${lane ? `#${shardSuffix(lane)}` : ''}`,
+    sk: 'PACE',
+  }),
   /** Whether a webhook has been failing and since when (written only when that changes). */
   webhookHealth: (projectId: string, integrationId: string) => ({
     pk: projectPartition(projectId),
     sk: `WHHEALTH#${integrationId}`,
   }),
   /**
-   * One hour of a webhook's attempt counters (`hour` = `2026-11-24T06`, UTC). Its own partition per webhook, like the
-   * deliveries: every attempt writes it. One Query by hour range reads a day.
+   * One hour of a webhook's attempt counters (`hour` = `2026-11-24T06`, UTC) in one of its
+   * {@link WEBHOOK_PARTITIONS} counter partitions (`shard`, 0 to 15, any: each writer adds to the one it picked).
+   * A day is one Query by hour range per partition, added up.
    */
-  webhookHour: (projectId: string, integrationId: string, hour: string) => ({
-    pk: webhookStatsPartition(projectId, integrationId),
+  webhookHour: (projectId: string, integrationId: string, hour: string, shard: number) => ({
+    pk: webhookStatsPartition(projectId, integrationId, shardSuffix(shard % WEBHOOK_PARTITIONS)),
     sk: hour,
   }),
+  /** That a notice's email was sent (`shared/webhooks/send-notice-email.ts`): a repeated job sends nothing. */
+  noticeEmail: (projectId: string, eventId: string) => ({ pk: `NOTICEMAIL#${projectId}#${eventId}`, sk: 'NOTICEMAIL' }),
   /**
    * The bot itself, its project id, and its knowledge state: the segments of its search index (`ksegs`, a map of
    * segment id → S3 key and counts, kept short by background merges), `kver` (counts changes), `kmerge` (until when
@@ -91,7 +123,7 @@ export const keys = {
    */
   knowledgeFileName: (botId: string, fileKey: string) => ({ pk: botPartition(botId), sk: `FKEY#${fileKey}` }),
   /**
-   * A conversation of a channel with one contact (contract §17): the contact's last inbound time (WhatsApp's window).
+   * A conversation of a channel with one contact: the contact's last inbound time (WhatsApp's window).
    * Its own partition: every inbound message of the contact updates it, and the send reads it with the channel.
    */
   conversation: (channelId: string, contact: string) => ({ pk: `CONV#${channelId}#${contact}`, sk: 'CONV' }),
@@ -156,12 +188,11 @@ export const collections = {
   }),
   /** The email channels (of any project) whose address this is. */
   channelsAtAddress: (address: string): Collection => ({ pk: inboundAddressPartition(address), skPrefix: 'CH#' }),
-  /** A webhook's deliveries: the whole partition, sorted by delivery id. */
-  deliveries: (projectId: string, integrationId: string): Collection => ({
-    pk: keys.delivery(projectId, integrationId, '').pk,
-    skPrefix: '',
-  }),
 };
+
+/** Every partition of a webhook's delivery records, each sorted by delivery id (a listing merges them). */
+export const deliveryPartitions = (projectId: string, integrationId: string) =>
+  webhookPartitions((shard) => deliveryPartition(projectId, integrationId, shard));
 
 /** Project and month of a credits item, read back from its key (the sweeper finds items through the index). */
 export function creditsKeyParts(item: Record<string, unknown>): { projectId: string; month: string } {
@@ -171,26 +202,28 @@ export function creditsKeyParts(item: Record<string, unknown>): { projectId: str
   };
 }
 
+/** Epoch ms as a sort key that sorts as text. */
+const sortableMs = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
+
 /** The background index: its attribute names and the partitions items join it under. */
 const CREDIT_SWEEP_PARTITION = 'CREDIT_SWEEP';
 const PROJECTS_PARTITION = 'PROJECTS';
-const OUTBOX_PARTITION = 'OUTBOX';
 
 export const backgroundIndex = {
   ...indexes.background,
-  /** Month items with open charges, sorted by the time of the oldest charge that may still be open. */
-  creditSweepPartition: CREDIT_SWEEP_PARTITION,
+  /**
+   * Where the previous layout listed month items with open charges (every project's, on one key, the whole item
+   * projected): only read, by the credit sweep, until the last of them is moved (`workIndex.creditSweepPartitions`).
+   */
+  legacyCreditSweepPartition: CREDIT_SWEEP_PARTITION,
   /** Every project, sorted by creation time. */
   projectsPartition: PROJECTS_PARTITION,
-  /** Items with events not yet published (outbox marks), sorted by when the first was written: the event sweep's. */
-  outboxPartition: OUTBOX_PARTITION,
   /**
-   * A webhook's failed deliveries: a delivery is in it while it is `failed` (sparse), sorted by delivery id, which
-   * starts with the event time (entry: this partition, sort key = the delivery id); `recover` reads a window of failures as one key range (shared/webhooks/recover.ts).
+   * Where the previous layout listed items with events not yet published (every project's, on one key): only read,
+   * by the event sweep, until the last of them is published (`workIndex.outboxPartition` replaced it).
    */
-  failedDeliveriesPartition: (projectId: string, integrationId: string) => `DLVFAILED#${projectId}#${integrationId}`,
-  /** Epoch ms as a sort key that sorts as text. */
-  sortableMs: (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0'),
+  legacyOutboxPartition: 'OUTBOX',
+  sortableMs,
   /** A project's entry in the project listing. */
   projectEntry: (createdAt: string, projectId: string) => ({
     [indexes.background.partitionKey]: PROJECTS_PARTITION,
@@ -209,4 +242,53 @@ export const conversationIndex = {
     [indexes.conversations.partitionKey]: `CONVMSG#${projectId}#${channelId}#${contact}`,
     [indexes.conversations.sortKey]: `${createdAt}#${messageId}`,
   }),
+};
+
+/** The outbox's shards: two keys-only index writes per event, so 64 shards take 32,000 events a second. */
+const OUTBOX_SHARDS = 64;
+/**
+ * The credit sweep's shards. A month item joins its shard on its first open charge and is moved or removed by the
+ * sweep; charges in between write nothing here (keys only, keys unchanged): a few index writes per project and sweep
+ * run, so 16 shards take the sweep marks of 100,000 busy projects a minute at a sixth of a partition each.
+ */
+const CREDIT_SWEEP_SHARDS = 16;
+
+/**
+ * The work index (keys only, sparse): what background jobs find, each kind spread over shards so that no partition
+ * takes the writes of every tenant, or of one busy webhook.
+ */
+export const workIndex = {
+  ...indexes.work,
+  /** Every outbox shard: items with events not yet published, sorted by when their first mark was written. */
+  outboxPartitions: Array.from({ length: OUTBOX_SHARDS }, (_, shard) => `OUTBOX#${shardSuffix(shard)}`),
+  /**
+   * The outbox shard of an event's marks, chosen by its queue order key (`EventMessage`'s message group): the
+   * events of one conversation share a shard, so the sweep, reading each shard oldest first, publishes them in order.
+   */
+  outboxPartitionOf: (orderGroup: string) => `OUTBOX#${shardSuffix(shardOf(orderGroup, OUTBOX_SHARDS))}`,
+  /** The entry's sort key: when the item's first pending mark was written, then the item (unique). */
+  outboxSortKey: (atMs: number, pk: string) => `${sortableMs(atMs)}#${pk}`,
+  /** The bound a sweep reads up to (exclusive): entries written before `atMs`. */
+  outboxSortKeyBefore: (atMs: number) => sortableMs(atMs),
+  /**
+   * A webhook's failed deliveries (a delivery has an entry while it is `failed`), in the partition of its delivery
+   * record's shard, sorted by delivery id (which starts with the event time): `recover` reads a window of event time
+   * as one key range per partition and merges them oldest first (shared/webhooks/recover.ts).
+   */
+  failedDeliveriesEntry: (projectId: string, integrationId: string, deliveryId: string) => ({
+    [indexes.work.partitionKey]: `DLVFAILED#${projectId}#${integrationId}#${webhookShardOf(deliveryId)}`,
+    [indexes.work.sortKey]: deliveryId,
+  }),
+  failedDeliveriesPartitions: (projectId: string, integrationId: string) =>
+    webhookPartitions((shard) => `DLVFAILED#${projectId}#${integrationId}#${shard}`),
+  /** Every shard of the credit sweep: month items with charges that may still be open, oldest charge first. */
+  creditSweepPartitions: Array.from(
+    { length: CREDIT_SWEEP_SHARDS },
+    (_, shard) => `${CREDIT_SWEEP_PARTITION}#${shardSuffix(shard)}`,
+  ),
+  /** The credit sweep's shard of a project's month items. */
+  creditSweepPartitionOf: (projectId: string) =>
+    `${CREDIT_SWEEP_PARTITION}#${shardSuffix(shardOf(projectId, CREDIT_SWEEP_SHARDS))}`,
+  /** The entry's sort key: the time of the item's oldest charge that may still be open. */
+  creditSweepSortKey: sortableMs,
 };

@@ -83,7 +83,7 @@ export const routes: RouteDefinition[] = [
       secrets: ['modelApiKey'],
     },
   },
-  // OpenAI's Responses API over the same use case, streamed as chat is (contract §16).
+  // OpenAI's Responses API over the same use case, streamed as chat is.
   {
     method: 'POST',
     path: '/api/v1/ai/responses',
@@ -168,8 +168,9 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 30,
     memoryMb: 1024,
     access: {
-      // gsi1: a webhook's failed deliveries (recover); gsi2: a conversation's messages (the console).
-      table: { read: true, write: true, indexes: ['gsi1', 'gsi2'] },
+      // gsi1: the project listing; gsi2: a conversation's messages (the console); gsi3: a webhook's failed
+      // deliveries (recover).
+      table: { read: true, write: true, indexes: ['gsi1', 'gsi2', 'gsi3'] },
       secrets: ['adminKey', 'secretsKey'],
       sendTo: ['ingest', 'events', 'deliveries', 'deliveriesOrdered'],
       buckets: {
@@ -194,7 +195,7 @@ export const routes: RouteDefinition[] = [
     },
   },
   { method: 'ANY', path: '/api/integration/send', fn: 'legacy-send', timeoutSeconds: 5, memoryMb: 256, access: {} },
-  // Channel ingress (contract §10): message status for the send API.
+  // Channel ingress: message status for the send API.
   // Signs media URLs afresh: a presigned GET works only if its signer may read the object.
   {
     method: 'GET',
@@ -202,9 +203,10 @@ export const routes: RouteDefinition[] = [
     fn: 'message-status',
     timeoutSeconds: 10,
     memoryMb: 256,
-    access: { table: { read: true }, buckets: { transfer: { read: ['media/'] } } },
+    // Writes its custom token's rate-limit bucket.
+    access: { table: { read: true, write: true }, buckets: { transfer: { read: ['media/'] } } },
   },
-  // Conversations (contract §17): a contact's window and opt-out, and its messages (the conversation index).
+  // Conversations: a contact's window and opt-out, and its messages (the conversation index).
   {
     method: 'GET',
     path: '/api/integration/conversations/{contact}',
@@ -212,7 +214,8 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 10,
     memoryMb: 256,
     access: {
-      table: { read: true, indexes: ['gsi2'] },
+      // Writes its custom token's rate-limit bucket.
+      table: { read: true, write: true, indexes: ['gsi2'] },
       buckets: { transfer: { read: ['media/'] } },
       secrets: ['secretsKey'],
     },
@@ -224,7 +227,8 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 10,
     memoryMb: 256,
     access: {
-      table: { read: true, indexes: ['gsi2'] },
+      // Writes its custom token's rate-limit bucket.
+      table: { read: true, write: true, indexes: ['gsi2'] },
       buckets: { transfer: { read: ['media/'] } },
       secrets: ['secretsKey'],
     },
@@ -239,7 +243,7 @@ export const routes: RouteDefinition[] = [
     maxBodyBytes: 1024 * 1024,
     access: {
       table: { read: true },
-      sendTo: ['inbound'],
+      sendTo: ['inboundOrdered'],
       buckets: { transfer: { write: ['payloads/inbound/'] } },
       secrets: ['secretsKey'],
     },
@@ -262,7 +266,7 @@ export const routes: RouteDefinition[] = [
     maxBodyBytes: 3 * 1024 * 1024,
     access: {
       table: { read: true },
-      sendTo: ['inbound'],
+      sendTo: ['inboundOrdered'],
       buckets: { transfer: { write: ['payloads/inbound/'] } },
       secrets: ['secretsKey'],
     },

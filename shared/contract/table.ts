@@ -3,19 +3,27 @@
  * so names, keys and indexes cannot drift apart.
  *
  * Every item lives under a partition key derived from the request (a token hash, a project id), so reads that must
- * be current are strongly consistent GetItem/UpdateItem calls; the one GSI serves background listings only.
+ * be current are strongly consistent GetItem/UpdateItem calls; the indexes serve listings and background work.
  */
 /** Sparse index for background work (credit charges the sweeper must look at, the management listing of projects). */
-const backgroundIndex = { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' } as const;
+const backgroundIndex = { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' } as const;
 
 /**
  * A channel's messages per contact, newest first (`GET /api/integration/conversations/{contact}/messages`): each
  * message's status item carries its entry, so the listing costs no write of its own.
  */
-const conversationIndex = { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' } as const;
+const conversationIndex = { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'ALL' } as const;
+
+/**
+ * Work a background job must find on hot paths (events not yet published, failed deliveries): sparse, keys only (an
+ * entry costs one write unit whatever the item's size, and an update that keeps the entry's keys writes nothing
+ * here), and every partition is one shard of one kind of work, so no key takes the writes of every tenant. Readers
+ * read the items themselves (consistently) for anything beyond their keys.
+ */
+const workIndex = { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' } as const;
 
 /** The table's global secondary indexes, by what they serve: adapters name the index they query. */
-export const indexes = { background: backgroundIndex, conversations: conversationIndex } as const;
+export const indexes = { background: backgroundIndex, conversations: conversationIndex, work: workIndex } as const;
 
 export const mainTable = {
   /** CDK construct id; the physical name comes from the TABLE_NAME environment variable. */
@@ -25,7 +33,7 @@ export const mainTable = {
   sortKey: 'sk',
   /** Epoch seconds; DynamoDB deletes the item some time after it passes. */
   ttlAttribute: 'expiresAt',
-  globalSecondaryIndexes: [backgroundIndex, conversationIndex],
+  globalSecondaryIndexes: [backgroundIndex, conversationIndex, workIndex],
 } as const;
 
 export type GsiName = (typeof mainTable.globalSecondaryIndexes)[number]['indexName'];

@@ -27,6 +27,9 @@ export interface CreditLedger {
   refund(receipt: ChargeReceipt): Promise<boolean>;
   /** Closes the charge for good (the work succeeded). True when this call settled it. */
   settle(receipt: ChargeReceipt): Promise<boolean>;
-  /** Refunds every charge still open that was made before `openBefore`. Returns how many it refunded. */
-  sweep(openBefore: Date): Promise<number>;
+  /**
+   * Refunds every charge still open that was made before `openBefore`, within `budgetMs` (the rest on the next
+   * call). Returns how many it refunded.
+   */
+  sweep(openBefore: Date, budgetMs?: number): Promise<number>;
 }

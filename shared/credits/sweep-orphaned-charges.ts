@@ -6,7 +6,8 @@ import type { CreditLedger } from './credit-ledger.ts';
  */
 export function makeSweepOrphanedCharges(deps: { credits: CreditLedger; sweepAfterSeconds: number; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());
-  return async function sweepOrphanedCharges(): Promise<number> {
-    return deps.credits.sweep(new Date(now().getTime() - deps.sweepAfterSeconds * 1000));
+  /** `budgetMs`: how long this run may keep draining; what is left waits for the next run. */
+  return async function sweepOrphanedCharges(budgetMs?: number): Promise<number> {
+    return deps.credits.sweep(new Date(now().getTime() - deps.sweepAfterSeconds * 1000), budgetMs);
   };
 }

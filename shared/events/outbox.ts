@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { EventEnvelope } from './envelope.ts';
-import type { EventMessage } from './event-message.ts';
+import { type EventMessage, orderingKeyOf } from './event-message.ts';
 
 /**
- * Nothing accepted is lost (contract §15): every state change that produces an event writes, in the same
+ * Nothing accepted is lost: every state change that produces an event writes, in the same
  * conditional write, the event's id and a "not yet published" mark holding the exact message the events queue will
  * carry. The event is published, then the mark cleared. A retry that finds the change already applied and still
  * marked publishes the mark again (same id, same bytes: receivers dedupe on `webhook-id`); a sweep publishes marks
@@ -24,6 +24,8 @@ export interface OutboxMark {
   at: number;
   /** The `EventMessage` as JSON: republished byte for byte. */
   message: string;
+  /** The event's order key within its project (`orderingKeyOf`): marks of one key are listed together, in order. */
+  orderGroup: string;
 }
 
 export function markOf(prepared: PreparedEvent): OutboxMark {
@@ -31,6 +33,7 @@ export function markOf(prepared: PreparedEvent): OutboxMark {
     eventId: prepared.message.eventId,
     at: prepared.message.acceptedAt,
     message: JSON.stringify(prepared.message),
+    orderGroup: `${prepared.message.projectId}/${orderingKeyOf(prepared.message)}`,
   };
 }
 

@@ -1,6 +1,7 @@
 import { makeCharging, type CreditLedger } from '../credits/index.ts';
 import {
   countLetters,
+  describeUnreadable,
   OcrEngineError,
   openPdf,
   PdfError,
@@ -9,7 +10,6 @@ import {
   type OpenPdf,
   type PdfOpener,
   type PdfPage,
-  type UnreadableReason,
 } from '../pdf/index.ts';
 import { ExtractionFailedError, ExtractionTimeoutError, FileTooLargeError, InvalidFileError } from './errors.ts';
 import { isProjectUploadKey, type UploadStore } from './uploads.ts';
@@ -54,8 +54,8 @@ export interface ExtractPdfDeps {
  * 3. charge 1 bot credit; a spent balance fails the conditional charge: 402 ERR_NO_BOT_CREDITS, nothing charged;
  * 4. read every page: text layer, else render + OCR;
  * 5. nothing readable anywhere, or more text than an answer can carry (5 MB): 502 EXTRACTION_FAILED saying why;
- *    a page whose decoding passes a ceiling (a stream, an image, the page's total, its time; contract §15) or that
- *    turns out damaged: 400 VALIDATION_ERROR, as if refused before the charge;
+ *    a page whose decoding passes a ceiling (a stream, an image, the page's total, its time; see
+ *    docs/reference/limits.md) or that turns out damaged: 400 VALIDATION_ERROR, as if refused before the charge;
  * 6. settle; on any failure after the charge (400, 502, 504, unexpected 500), refund exactly once: refused work is
  *    never charged.
  */
@@ -149,7 +149,7 @@ export function makeExtractPdf(deps: ExtractPdfDeps) {
 function afterCharge(error: unknown, signal: AbortSignal): unknown {
   if (error instanceof ExtractionFailedError) return error;
   if (signal.aborted && error === signal.reason) return new ExtractionTimeoutError(true);
-  // Decoding a page passed a ceiling (contract §15): the file is refused as at opening, 400, the credit refunded.
+  // Decoding a page passed a ceiling (docs/reference/limits.md): the file is refused as at opening, 400, refunded.
   if (error instanceof PdfTooLargeError && error.decoding)
     return new InvalidFileError(error.message, 'file', 'too_large', error);
   // The file was valid and is read; its text is more than one answer can carry: the extraction failed (refunded).
@@ -158,33 +158,6 @@ function afterCharge(error: unknown, signal: AbortSignal): unknown {
   if (error instanceof OcrEngineError)
     return new ExtractionFailedError('Text recognition (OCR) failed for a scanned page; try again later.', error);
   return error;
-}
-
-const REASONS: Record<UnreadableReason, [string, string]> = {
-  blank: ['is blank', 'are blank'],
-  noise: [
-    'holds only specks or a picture with no recognisable text',
-    'hold only specks or pictures with no recognisable text',
-  ],
-  'low-confidence': ['is an image whose text could not be recognised', 'are images whose text could not be recognised'],
-  'ocr-timeout': ['took too long to recognise', 'took too long to recognise'],
-  'needs-ocr': ['is a scanned image and OCR is turned off', 'are scanned images and OCR is turned off'],
-};
-
-/** "No readable text in the PDF: 2 pages are blank; 1 page holds only specks..." */
-export function describeUnreadable(pages: PdfPage[]): string {
-  const counts = new Map<UnreadableReason, number>();
-  for (const page of pages) {
-    const reason = page.unreadable ?? 'blank';
-    counts.set(reason, (counts.get(reason) ?? 0) + 1);
-  }
-  const parts = [...counts].map(([reason, n]) => {
-    const [one, many] = REASONS[reason];
-    if (pages.length === 1) return `its only page ${one}`;
-    if (n === pages.length) return `all ${n} pages ${many}`;
-    return n === 1 ? `1 page ${one}` : `${n} pages ${many}`;
-  });
-  return `No readable text in the PDF: ${parts.join('; ')}.`;
 }
 
 /** The reason the deadline controller aborts with. */

@@ -1,12 +1,9 @@
-/** Extract: text out of a PDF for the Bots API (charged, refunded on failure), and browser uploads of large files. */
+/**
+ * Extract: text out of a PDF for the Bots API (charged, refunded on failure), and upload slots for large files. The
+ * only way into the area from outside it.
+ */
 export { ExtractionFailedError, ExtractionTimeoutError, FileTooLargeError, InvalidFileError } from './errors.ts';
-export {
-  describeUnreadable,
-  type ExtractInput,
-  type ExtractLog,
-  type ExtractPdfDeps,
-  type ExtractSource,
-  makeExtractPdf,
-  MAX_PDF_BYTES,
-} from './extract-pdf.ts';
-export { type CreatedUpload, isProjectUploadKey, makeCreateUpload, uploadKey, type UploadStore } from './uploads.ts';
+export { extractPdfDocs } from './api/extract-route.ts';
+export { extractUploadDocs } from './api/upload-route.ts';
+export { extractResult, extractUpload } from './api/schemas.ts';
+export { extractUploadStoreOnS3, wireExtract, wireExtractUploads } from './wiring.ts';

@@ -1,4 +1,5 @@
 import { DomainError } from '../kernel/domain-error.ts';
+import { isOverload, OVERLOAD_RETRY_AFTER_SECONDS } from '../kernel/overload.ts';
 import type { DomainErrorCode } from '../contract/error-codes.ts';
 import type { ErrorCode } from '../contract/error-codes.ts';
 import { HttpError } from './errors.ts';
@@ -10,7 +11,7 @@ export interface HttpAnswer {
 }
 
 /**
- * Every domain error's HTTP answer (contract §1-§4, §10), in one place. Some domain codes share a contract code on
+ * Every domain error's HTTP answer, in one place. Some domain codes share a contract code on
  * different statuses (402 and 502 PROVIDER_ERROR), and some contract codes serve several domain codes
  * (504 GATEWAY_TIMEOUT): the use cases say what happened, this table says how the contract spells it.
  */
@@ -36,6 +37,7 @@ export const HTTP_ANSWERS: { readonly [C in DomainErrorCode]: HttpAnswer } = {
   WINDOW_CLOSED: { status: 409, code: 'WINDOW_CLOSED' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
   TEMPORARILY_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  RATE_LIMITED: { status: 429, code: 'RATE_LIMITED' },
 };
 
 /** A domain error as the HttpError the contract answers with: its message, `details` and `Retry-After` kept. */
@@ -50,9 +52,23 @@ export function httpErrorFor(error: DomainError): HttpError {
 }
 
 /**
- * What the error middleware answers with: a domain error becomes its HttpError; an HttpError, or anything else
- * (a hidden 500), passes through unchanged.
+ * A store or queue that throttled the request's read or write, or could not take it: 503 with `Retry-After`. Nothing
+ * the request would have done was recorded as done, so the caller retries.
+ */
+export function overloadHttpError(cause: unknown): HttpError {
+  return new HttpError(503, 'SERVICE_UNAVAILABLE', 'The service is busy right now; retry after a moment.', {
+    headers: { 'Retry-After': String(OVERLOAD_RETRY_AFTER_SECONDS) },
+    cause,
+  });
+}
+
+/**
+ * What the error middleware answers with: a domain error becomes its HttpError; an overload (a throttled store or
+ * queue, however an adapter wrapped it) becomes 503; an HttpError, or anything else (a hidden 500), passes through
+ * unchanged. A domain error keeps its own answer even when an overload caused it (a use case decided what it means).
  */
 export function asHttpError(error: unknown): unknown {
-  return error instanceof DomainError ? httpErrorFor(error) : error;
+  if (error instanceof DomainError) return httpErrorFor(error);
+  if (!(error instanceof HttpError) && isOverload(error)) return overloadHttpError(error);
+  return error;
 }

@@ -22,6 +22,13 @@ export interface HttpEvent<TBody = unknown, TAuth = unknown> extends APIGatewayP
 }
 
 export type HttpResult = APIGatewayProxyResult;
+
+/**
+ * The largest answer a function may give: Lambda's response payload limit for a buffered invocation (6 MB), which
+ * holds the whole proxy result (status, headers, and the body as an escaped string). Locally the same, so what
+ * answers here answers on AWS.
+ */
+export const RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;
 export type { APIGatewayProxyEvent, APIGatewayProxyResult, Context };
 
 /** A JSON response. */

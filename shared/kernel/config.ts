@@ -1,18 +1,11 @@
+import { flag, invalidConfiguration, nonEmpty, positiveInt } from './settings.ts';
 import * as z from './validation/zod.ts';
 
-const flag = (fallback: boolean) =>
-  z.pipe(
-    z.optional(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])),
-    z.transform((v) => (v === undefined ? fallback : ['true', '1', 'yes', 'on'].includes(v))),
-  );
-
-const nonEmpty = () => z.string().check(z.minLength(1));
-/** A whole number above 0 and at most `max`, from its text in the environment. */
-const positiveInt = (max: number) => z.coerce.number().check(z.int(), z.gt(0), z.lte(max));
-
 /**
- * Settings from the environment, parsed once per cold start. A missing or malformed setting fails the cold start
- * with a clear message instead of failing the first request.
+ * The kernel's settings from the environment, parsed once per cold start: the generic ones (runtime, region,
+ * endpoints, the table, buckets, queues, secrets, untrusted parsing) and those of the areas that do not declare
+ * their own yet (an area's own: `shared/<area>/settings.ts`, see ./settings.ts). A missing or malformed setting
+ * fails the cold start with a clear message instead of failing the first request.
  */
 const schema = z.object({
   /** `local` when the local runner hosts the functions; decides defaults that differ from AWS. */
@@ -29,6 +22,7 @@ const schema = z.object({
   QUEUE_URL_DELIVERIES_ORDERED: z.optional(nonEmpty()),
   QUEUE_URL_INGEST: z.optional(nonEmpty()),
   QUEUE_URL_INBOUND: z.optional(nonEmpty()),
+  QUEUE_URL_INBOUND_ORDERED: z.optional(nonEmpty()),
   /**
    * The public base URL of the API (what Twilio and Meta call; Twilio signs it): inbound URLs on channel answers and
    * the URL Twilio signatures are checked against. Locally the gateway's own base URL.
@@ -43,6 +37,14 @@ const schema = z.object({
   SECRETS_KEY: z.optional(z.string().check(z.regex(/^[A-Za-z0-9+/_-]{43}=?$/, '32 bytes, base64'))),
   SECRETS_KEY_SECRET_ARN: z.optional(nonEmpty()),
   BOT_RATE_LIMIT_PER_MINUTE: z._default(positiveInt(100_000), 60),
+  /** A project's sends per second when its `limits.sendsPerSecond` is not set (the send routes answer 429 above). */
+  PROJECT_SENDS_PER_SECOND: z._default(positiveInt(500), 100),
+  /** A project's reported events per second when its `limits.eventsPerSecond` is not set (`POST …/events`). */
+  PROJECT_EVENTS_PER_SECOND: z._default(positiveInt(10_000), 1_000),
+  /** Requests per second one custom token may make on the routes it opens (sends and the message reads). */
+  CUSTOM_TOKEN_RATE_LIMIT_PER_SECOND: z._default(positiveInt(10_000), 100),
+  /** How long a function instance trusts a project's `limits` it read (a change applies within this). */
+  PROJECT_LIMITS_CACHE_SECONDS: z._default(z.coerce.number().check(z.gte(0), z.lte(3600)), 10),
   CREDIT_SWEEP_AFTER_SECONDS: z._default(z.coerce.number().check(z.int(), z.gt(0)), 900),
   /** A recover's claim on a failed delivery older than this was left by a recover that died: the next may take it. */
   WEBHOOK_RECOVER_CLAIM_STALE_SECONDS: z._default(z.coerce.number().check(z.gt(0)), 60),
@@ -57,7 +59,7 @@ const schema = z.object({
   OPENAI_MODEL: z.optional(nonEmpty()),
   /**
    * Largest output the OpenAI-format routes ask a model for: a caller's `max_tokens` / `max_completion_tokens` /
-   * `max_output_tokens` above it is clamped to it (contract §15), so one credit buys a bounded answer.
+   * `max_output_tokens` above it is clamped to it, so one credit buys a bounded answer.
    */
   BOT_MAX_OUTPUT_TOKENS: z._default(positiveInt(1_000_000), 4096),
   /** Knowledge search embeddings (hybrid with BM25): `none` (default: lexical only, offline), `bedrock` or `openai`. */
@@ -73,16 +75,30 @@ const schema = z.object({
   WEBHOOK_RETRY_SCHEDULE: z.optional(
     z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds')),
   ),
-  /** A webhook failing this many delivery attempts in a row gets a `webhook.failing` notice (contract §18). */
+  /** A webhook failing this many delivery attempts in a row gets a `webhook.failing` notice. */
   WEBHOOK_FAILING_AFTER: z._default(positiveInt(1_000_000), 20),
   /**
-   * SMTP server for the webhook notices' emails to a project's `contactEmail` (contract §18): `smtp://` (STARTTLS when
-   * offered) or `smtps://`, `host:port`, optional `user:pass@` (on AWS, SES's SMTP endpoint and SMTP credentials).
-   * Unset: the notice is logged, not mailed.
+   * SMTP server for the webhook notices' emails to a project's `contactEmail`: `smtps://` (TLS from the first byte) or
+   * `smtp://` (STARTTLS required before anything is sent, credentials included; `?allowPlaintext=true` sends in clear
+   * to a server that offers none), `host:port`, optional `user:pass@` (on AWS, SES's SMTP endpoint and SMTP
+   * credentials). Unset: the notice is logged, not mailed.
    */
-  NOTICE_SMTP_URL: z.optional(z.url({ protocol: /^smtps?$/, error: 'smtp:// or smtps:// URL' })),
+  NOTICE_SMTP_URL: z.optional(
+    z
+      .url({ protocol: /^smtps?$/, error: 'smtp:// or smtps:// URL' })
+      .check(
+        z.refine(
+          (v) => [null, 'true', 'false'].includes(new URL(v).searchParams.get('allowPlaintext')),
+          'allowPlaintext is true or false',
+        ),
+      ),
+  ),
   /** The notices' `From`. */
   NOTICE_EMAIL_FROM: z._default(nonEmpty(), 'Switchboard <notices@switchboard.invalid>'),
+  /** Delays between a notice email's attempts (seconds, comma separated; default 1 min up to 8 h: 9 attempts in ~16 h). */
+  NOTICE_EMAIL_RETRY_SCHEDULE: z.optional(
+    z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds')),
+  ),
   /** Deadline of one webhook delivery attempt (contract: 15 s); shorter only in tests. */
   WEBHOOK_ATTEMPT_TIMEOUT_MS: z._default(positiveInt(60_000), 15_000),
   /** Delivery attempts in flight at once to one destination, per deliver worker process (see endpoint-gate.ts). */
@@ -101,8 +117,6 @@ const schema = z.object({
   ),
   /** Deadline of each call to a channel's provider (SMTP, Twilio, WhatsApp Cloud); contract: 10 s. */
   SEND_PROVIDER_TIMEOUT_MS: z._default(positiveInt(60_000), 10_000),
-  /** OCR for extract pages without a text layer: default `tesseract` locally, `textract` on AWS; `none` turns it off. */
-  OCR_ENGINE: z.optional(z.enum(['tesseract', 'textract', 'none'])),
   /**
    * Where untrusted bytes (PDFs, mail, HTML and Markdown knowledge files) are parsed: `inline` (AWS: the Lambda's
    * memory and timeout are the sandbox) or `thread` (the local runner's default: a worker thread with a heap ceiling
@@ -113,21 +127,14 @@ const schema = z.object({
   SANDBOX_MEMORY_MB: z._default(z.coerce.number().check(z.int(), z.gte(64), z.lte(8192)), 512),
   /** `thread` parsing: parsing workers busy at once per function; more files wait their turn. */
   SANDBOX_THREADS: z._default(positiveInt(16), 2),
-  /** Pages OCRed at once: tesseract worker threads (default 1), or Textract calls in flight (default 8). */
-  OCR_CONCURRENCY: z.optional(positiveInt(64)),
-  OCR_DPI: z._default(z.coerce.number().check(z.int(), z.gte(72), z.lte(600)), 200),
-  /** Time budget of one page's OCR; past it the page counts as unreadable. */
-  OCR_PAGE_TIMEOUT_MS: z._default(positiveInt(600_000), 60_000),
   TEXTRACT_ENDPOINT: z.optional(z.url()),
   /** Set by Lambda (and by the local runner's bundles mode): the function's memory, MB. Sizes its caches. */
   AWS_LAMBDA_FUNCTION_MEMORY_SIZE: z.optional(positiveInt(10_240)),
-  /** Folder with `<lang>.traineddata.gz` for tesseract; default: the @tesseract.js-data packages. */
-  TESSERACT_LANG_PATH: z.optional(nonEmpty()),
 });
 
 export type RawConfig = z.output<typeof schema>;
 
-/** Every setting's variable name (the local runner's bundles mode passes the caller's values of these through). */
+/** The kernel's settings' names (with the areas' own, local/settings.ts: what the local runner checks and passes on). */
 export const settingNames: readonly string[] = Object.keys(schema.shape);
 
 export interface Config extends RawConfig {
@@ -149,10 +156,7 @@ let cached: Config | undefined;
 
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const result = schema.safeParse(env);
-  if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`Invalid configuration: ${problems}`);
-  }
+  if (!result.success) throw invalidConfiguration(result.error.issues);
   const raw = result.data;
   const local = raw.SWITCHBOARD_RUNTIME === 'local';
   return {

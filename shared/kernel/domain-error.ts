@@ -1,5 +1,6 @@
 import type { DomainErrorCode } from '../contract/error-codes.ts';
 import type { ErrorDetail } from './validation/issues.ts';
+import { isOverload, OVERLOAD_RETRY_AFTER_SECONDS } from './overload.ts';
 
 /**
  * An error a use case throws on purpose: a code from the contract's `DomainErrorCode` and a message fit for the caller.
@@ -65,12 +66,15 @@ export class ValidationError extends DomainError {
   }
 }
 
-/** A dependency refused the work for now (the ingest queue); the caller may try again. */
+/**
+ * A dependency refused the work for now (the ingest queue); the caller may try again, after `Retry-After` when the
+ * dependency was throttling.
+ */
 export class TemporarilyUnavailableError extends DomainError {
   readonly code = 'TEMPORARILY_UNAVAILABLE';
 
   constructor(message: string, cause?: unknown) {
-    super(message, { cause });
+    super(message, { cause, ...(isOverload(cause) ? { retryAfterSeconds: OVERLOAD_RETRY_AFTER_SECONDS } : {}) });
     this.name = 'TemporarilyUnavailableError';
   }
 }

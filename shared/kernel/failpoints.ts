@@ -19,6 +19,7 @@ export type FailpointName =
   | 'after-event-record'
   | 'after-publish'
   | 'after-fanout-batch'
+  | 'after-notice-email-queued'
   | 'after-attempt'
   | 'after-attempt-record'
   | 'after-retry-enqueue'

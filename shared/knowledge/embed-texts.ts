@@ -22,6 +22,11 @@ export interface EmbedTextsInput {
   model: string;
   texts: string[];
   dimensions?: number;
+  /**
+   * Refuses (throws the caller's 400) a request whose answer would not fit, given the size of the vectors it would get;
+   * run once that size is known and before the charge.
+   */
+  checkBeforeCharge?: (dimensions: number) => void;
   /** Epoch ms by which the vectors must be ready. */
   deadline: number;
 }
@@ -36,8 +41,10 @@ export interface EmbedTextsOutput {
 
 /**
  * `POST /api/v1/ai/embeddings`, after auth, rate limit and validation: the bot (unless `default`; 403/404), the
- * dimensions the model can make (400 `unsupported_parameter` otherwise, nothing charged), 1 credit for up to
- * {@link EMBEDDING_INPUTS_PER_CREDIT} inputs, the vectors in input order, and the credit back if the model fails.
+ * dimensions the model can make (400 `unsupported_parameter` otherwise, nothing charged), the answer's size for
+ * vectors of that many dimensions (`checkBeforeCharge`), 1 credit for up to {@link EMBEDDING_INPUTS_PER_CREDIT}
+ * inputs, the vectors in input order, and the credit back if the model fails (a vector longer than the size the
+ * answer was checked for is a failure).
  */
 export function makeEmbedTexts(deps: {
   bots: Pick<BotStore, 'get'>;
@@ -52,6 +59,8 @@ export function makeEmbedTexts(deps: {
       const message = `dimensions ${input.dimensions} is not supported by this deployment's embeddings model (${deps.embeddings.model}).`;
       throw new ValidationError(message, [{ path: 'dimensions', message, code: 'unsupported_parameter' }]);
     }
+    const dimensions = input.dimensions ?? deps.embeddings.defaultDimensions;
+    input.checkBeforeCharge?.(dimensions);
     const account = { projectId: input.caller.projectId, monthlyAllowance: input.caller.monthlyBotCredits };
     const credit = await charge(account, 'embeddings');
     const signal = AbortSignal.timeout(Math.max(1, input.deadline - Date.now()));
@@ -65,6 +74,8 @@ export function makeEmbedTexts(deps: {
       );
       if (vectors.length !== input.texts.length)
         throw new Error(`${vectors.length} vectors for ${input.texts.length} texts`);
+      if (vectors.some((vector) => vector.length > dimensions))
+        throw new Error(`vectors longer than the ${dimensions} dimensions the answer was sized for`);
     } catch (cause) {
       await credit.refund(cause);
       throw new EmbeddingFailedError(cause);

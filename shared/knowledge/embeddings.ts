@@ -17,6 +17,11 @@ export interface EmbeddingsProvider {
   ): Promise<Float32Array[]>;
   /** Whether vectors of `dimensions` can be asked for (a caller's `dimensions` is refused otherwise). */
   supportsDimensions(dimensions: number): boolean;
+  /**
+   * The size of the vectors made when no `dimensions` is asked for: exact where the model's size is known, else the
+   * largest a vector may have (an answer is sized by it before anything is charged; a longer vector is a failure).
+   */
+  readonly defaultDimensions: number;
 }
 
 /** Scales a vector to unit length (cosine similarity becomes a dot product). */

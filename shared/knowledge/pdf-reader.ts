@@ -1,4 +1,4 @@
-import { describeUnreadable } from '../extract/index.ts';
+import { describeUnreadable } from '../pdf/index.ts';
 import {
   countLetters,
   extractPdfPages,
@@ -16,7 +16,7 @@ export const PDF_READ_BUDGET_MS = 480_000;
 
 /**
  * The PDF reader for knowledge files: the same code, size limits and OCR settings the extract endpoint uses
- * (`shared/pdf`, `ocrFromConfig`): text layers read, pages that are pictures of text rendered and OCRed with the
+ * (`shared/pdf`, `ocrFromSettings`): text layers read, pages that are pictures of text rendered and OCRed with the
  * same page classification, engines and per-page time limit. Pages that stay unreadable are skipped and counted; a
  * file with none readable is unreadable, with the extract route's reason. Without `ocr`, scanned pages count as
  * unreadable (`needs-ocr`).

@@ -22,7 +22,7 @@ export interface MessageRecord {
   /** Why the provider failed (for the record and the `message.failed` event; never a credential). */
   error?: string;
   sentAt: string;
-  /** The conversation (contract §17) and its contact (the first recipient). */
+  /** The conversation and its contact (the first recipient). */
   conversationId: string;
   contact: string;
   /** What the status record keeps of what was said. */
@@ -49,10 +49,12 @@ export interface OutboxEntry {
 /** A page of the outbox; `nextCursor` (opaque) continues with older messages. */
 export type OutboxPage = Page<OutboxEntry>;
 
-/** Message records: one write per send. A sandbox channel's records are its outbox. */
+/** Message records: one write per send, and a sandbox channel's outbox. */
 export interface MessageLog {
   /** Records a send with its event's mark (on the message's status item): one write. */
   record(message: MessageRecord, mark: OutboxMark): Promise<void>;
+  /** What a sandbox channel "sends": the entry in its outbox (one write, under the channel in time order). */
+  deliverToOutbox(projectId: string, channelId: string, entry: OutboxEntry): Promise<void>;
   /** The channel's sandbox messages, newest first. */
   listOutbox(projectId: string, channelId: string, page: PageRequest): Promise<OutboxPage>;
 }

@@ -30,7 +30,7 @@ export interface SendMessageDeps {
   /** The channel and its contacts' conversation, suppression and thread items, in one read. */
   conversations: Pick<ConversationStore, 'lookupForSend'>;
   channels: Pick<ChannelStore, 'chargeCredit' | 'refundCredit'>;
-  messages: Pick<MessageLog, 'record'>;
+  messages: Pick<MessageLog, 'record' | 'deliverToOutbox'>;
   /** Where the send's event mark is cleared once it is on the queue. */
   statuses: Pick<MessageStatusStore, 'clearEvent'>;
   providers: MessageProviders;
@@ -54,16 +54,17 @@ const RECORD_PAYLOAD_BYTES = 300 * 1024;
 const EVENT_PAYLOAD_BYTES = 32 * 1024;
 
 /**
- * Sends one message on the channel bound to a custom token, in the contract's order (§2, §17):
+ * Sends one message on the channel bound to a custom token, in this order:
  * 1. the channel exists (404 CHANNEL_NOT_FOUND: deleted after the token was created);
  * 2. the payload fits the channel's type (400 VALIDATION_ERROR, every problem in `details`);
  * 3. no recipient opted out of the channel (409 RECIPIENT_OPTED_OUT, each one in `details`);
  * 4. WhatsApp: a free-form `message` only inside the contact's 24-hour window (409 WINDOW_CLOSED with `closedAt`);
  *    a `template` at any time;
  * 5. a metered channel has a credit (402 PROVIDER_ERROR, nothing charged) and 1 is taken with a conditional write;
- * 6. the channel's provider sends it (failure or timeout: 502 PROVIDER_ERROR, the credit given back);
- * 7. the message is recorded (for the sandbox this is the outbox) with its `message.sent` / `message.failed` marked
- *    in the same write, then the event is queued for the channel's webhooks and the mark cleared.
+ * 6. the channel's provider sends it (failure or timeout: 502 PROVIDER_ERROR, the credit given back); a sandbox
+ *    channel's "provider" is its outbox entry (a busy store: 503, the credit given back, nothing reported);
+ * 7. the message is recorded with its `message.sent` / `message.failed` marked in the same write, then the event is
+ *    queued for the channel's webhooks and the mark cleared.
  * DynamoDB work per send: one BatchGetItem (the channel with the conversation, suppression and mail-thread items of
  * the addresses the body names: the checks of 3 and 4 cost no round trip of their own), the charge (metered channels
  * only), the record write, the mark's clearing. The token read happened in authentication.
@@ -117,15 +118,24 @@ export function makeSendMessage(deps: SendMessageDeps) {
       throw new ProviderFailedError(`The ${channel.type} provider failed: ${reason}.`, error);
     }
 
-    const recorded = await finish(channel, grant, message, conversation, messageId, 'sent', receipt.providerMessageIds);
-    // For the sandbox the record is the delivery: without it nothing was "sent".
-    if (!recorded && channel.provider.kind === 'sandbox') {
-      if (metered)
-        await deps.channels
-          .refundCredit(channel.projectId, channel.channelId)
-          .catch((cause) => deps.onBackgroundError('credit refund', cause));
-      throw new Error('The sandbox outbox could not be written');
+    if (channel.provider.kind === 'sandbox') {
+      try {
+        // The sandbox's delivery: without its outbox entry nothing was "sent", so nothing is recorded or reported.
+        await deps.messages.deliverToOutbox(channel.projectId, channel.channelId, {
+          messageId,
+          to: recipient(message),
+          payload: fitPayload(message.payload as Record<string, unknown>, RECORD_PAYLOAD_BYTES).payload,
+          sentAt: now().toISOString(),
+        });
+      } catch (error) {
+        if (metered)
+          await deps.channels
+            .refundCredit(channel.projectId, channel.channelId)
+            .catch((cause) => deps.onBackgroundError('credit refund', cause));
+        throw new Error('The sandbox outbox could not be written', { cause: error });
+      }
     }
+    await finish(channel, grant, message, conversation, messageId, 'sent', receipt.providerMessageIds);
     return { messageId, status: 'sent', channel: { id: channel.channelId, type: channel.type } };
   };
 
@@ -139,7 +149,7 @@ export function makeSendMessage(deps: SendMessageDeps) {
     status: 'sent' | 'failed',
     providerMessageIds: string[],
     error?: string,
-  ): Promise<boolean> {
+  ): Promise<void> {
     const sentAt = now().toISOString();
     const stored = fitPayload(message.payload as Record<string, unknown>, RECORD_PAYLOAD_BYTES);
     const record: MessageRecord = {
@@ -190,7 +200,7 @@ export function makeSendMessage(deps: SendMessageDeps) {
       },
       { key: `${status}:${messageId}`, at: now() },
     );
-    // The record carries the event's mark (contract §15): a crash after it leaves the event to the sweep.
+    // The record carries the event's mark: a crash after it leaves the event to the sweep.
     let recorded = true;
     try {
       await deps.messages.record(record, markOf(prepared));
@@ -208,7 +218,6 @@ export function makeSendMessage(deps: SendMessageDeps) {
       // Marked with the record: the sweep publishes it (same id) once the queue answers again.
       deps.onBackgroundError('event publish', cause);
     }
-    return recorded;
   }
 }
 
@@ -287,7 +296,7 @@ function optedOutRecipients(channel: Channel, message: SendPayload, lookup: Send
 }
 
 /**
- * The send's conversation (contract §17): the contact is the first recipient; a mail that replies to one this channel
+ * The send's conversation: the contact is the first recipient; a mail that replies to one this channel
  * knows (`inReplyTo`, then `references` nearest first) joins that mail's conversation.
  */
 function conversationOf(

@@ -1,6 +1,6 @@
 import * as z from '../kernel/validation/zod.ts';
 import { EXAMPLE_IDS } from './examples.ts';
-import type { RouteDoc } from './route-doc.ts';
+import type { RouteDoc } from '../contract/api-docs.ts';
 import * as s from './schemas.ts';
 
 /**
@@ -13,7 +13,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     operationId: 'createProject',
     summary: 'Create a project',
     description:
-      'A project holds channels, integrations, bots and one API token. `monthlyBotCredits` is the monthly bot credit allowance (default 0).',
+      'A project holds channels, integrations, bots and one API token. `monthlyBotCredits` is the monthly bot credit allowance (default 0). ' +
+      "`limits` (`sendsPerSecond`, `eventsPerSecond`) caps the project's sends and reported events a second; a limit left out or null is the deployment's default (100 and 1,000).",
     tags: ['Projects'],
     responses: { 201: { description: 'The project.', body: s.project } },
   },
@@ -41,10 +42,11 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'PATCH /projects/{projectId}': {
     operationId: 'updateProject',
-    summary: "Change a project's name or contact email",
+    summary: "Change a project's name, contact email or limits",
     description:
       '`name`, `contactEmail` (where the webhook notices `webhook.failing` and `webhook.disabled` are mailed; `null` ' +
-      'removes it); a field not sent is unchanged.',
+      "removes it), `limits` (each limit sent is set, `null` gives it back to the deployment's default, `limits: null` " +
+      'gives all of them back; a change reaches every request within 10 seconds); a field not sent is unchanged.',
     tags: ['Projects'],
     responses: { 200: { description: 'The project after the change.', body: s.project } },
   },
@@ -216,7 +218,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       "A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel). " +
       'A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`. ' +
       "The answer carries a `v1` webhook's `signingSecret` or the custom `token`, shown once; a `v1a` webhook's " +
-      '`publicKey` is on the integration itself. `ordering`, `signature` and `filter`: contract §18.',
+      "`publicKey` is on the integration itself. `ordering` (`conversation`: one conversation's events in order), " +
+      '`signature` (`v1` or `v1a`) and `filter` (conditions an event must meet) are optional.',
     tags: ['Integrations'],
     responses: { 201: { description: 'The integration with its secret, shown once.', body: s.createdIntegration } },
     errors: { 404: ['CHANNEL_NOT_FOUND'], 409: ['CONFLICT'] },
@@ -332,47 +335,11 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     operationId: 'reportEvent',
     summary: 'Report a channel event',
     description:
-      "How channel back ends report events; each is delivered to every webhook that applies (the general one plus the channel's).",
+      "How channel back ends report events; each is delivered to every webhook that applies (the general one plus the channel's). " +
+      "Over the project's `limits.eventsPerSecond`: 429 `RATE_LIMITED` with `Retry-After`, nothing queued.",
     tags: ['Webhook deliveries'],
     responses: { 202: { description: 'Queued.', body: s.eventAccepted } },
-    errors: { 404: ['CHANNEL_NOT_FOUND'] },
-  },
-  'POST /projects/{projectId}/bots': {
-    operationId: 'createBot',
-    summary: 'Create a bot',
-    description:
-      'A bot is instructions, an optional model and temperature, and knowledge files; use its `botId` in the Bots API.',
-    tags: ['Bots'],
-    responses: { 201: { description: 'The bot.', body: s.bot } },
-  },
-  'GET /projects/{projectId}/bots': {
-    operationId: 'listBots',
-    summary: 'List bots',
-    description: "The project's bots, a page at a time.",
-    tags: ['Bots'],
-    responses: { 200: { description: 'A page of bots.', body: s.botPage } },
-  },
-  'GET /projects/{projectId}/bots/{botId}': {
-    operationId: 'getBot',
-    summary: 'Get a bot',
-    description: 'The bot by id: its instructions, model and temperature (null = the defaults).',
-    tags: ['Bots'],
-    responses: { 200: { description: 'The bot.', body: s.bot } },
-  },
-  'PATCH /projects/{projectId}/bots/{botId}': {
-    operationId: 'updateBot',
-    summary: 'Change a bot',
-    description:
-      'Changes only the fields sent (at least one); `model` and `temperature` take `null` to go back to the defaults.',
-    tags: ['Bots'],
-    responses: { 200: { description: 'The bot after the change.', body: s.bot } },
-  },
-  'DELETE /projects/{projectId}/bots/{botId}': {
-    operationId: 'deleteBot',
-    summary: 'Delete a bot and its knowledge',
-    description: 'Deletes the bot and every knowledge file; its excerpts leave search at once.',
-    tags: ['Bots'],
-    responses: { 204: { description: 'Deleted.' } },
+    errors: { 404: ['CHANNEL_NOT_FOUND'], 429: ['RATE_LIMITED'] },
   },
   'GET /projects/{projectId}/bots/{botId}/knowledge': {
     operationId: 'listKnowledgeFiles',

@@ -1,13 +1,18 @@
 import type { RouteDefinition } from '../contract/routes.ts';
 import { ADMIN_ROUTE_DOCS } from './admin-operations.ts';
+import { areaAdminDocs, areaPublicDocs } from './area-docs.ts';
 import { ERROR_CODES, mergeErrors, type ErrorsByStatus } from '../contract/error-codes.ts';
+import { PUBLIC_OPERATION_DOCS, SCHEMA_OVERRIDES } from './public-operations.ts';
 import {
-  PUBLIC_OPERATION_DOCS,
-  SCHEMA_OVERRIDES,
+  INTERNAL_TAGS,
+  TAGS,
+  type DocumentedRoute,
   type PublicOperationDoc,
   type PublicSecurity,
-} from './public-operations.ts';
-import { INTERNAL_TAGS, TAGS, type DocumentedRoute, type RouteDoc, type SuccessAnswer, type Tag } from './route-doc.ts';
+  type RouteDoc,
+  type SuccessAnswer,
+  type Tag,
+} from '../contract/api-docs.ts';
 import { errorBody, openAiErrorBody } from './schemas.ts';
 import { openAiCodeFor } from '../completion/api/openai/error-codes.ts';
 import { webhooksSection } from './webhooks.ts';
@@ -21,14 +26,17 @@ import { pageQuery } from '../http/pagination.ts';
 type Json = Record<string, any>;
 
 export interface OpenApiInput {
-  /** The management API's route declarations (`shared/openapi/admin-routes.ts`), as the admin function's router serves them. */
+  /** The management API's route declarations (`functions/admin/routes.ts`), as the admin function's router serves them. */
   adminRoutes: readonly DocumentedRoute[];
   /** The public route table (`shared/contract/routes.ts`). */
   publicRoutes: readonly RouteDefinition[];
   /** Prefix of the management API routes. */
   adminPrefix?: string;
   version?: string;
-  /** A deployment's own base URL (its `PUBLIC_BASE_URL`): listed first in `servers` when given. */
+  /**
+   * The base URL of the service serving the document (its `PUBLIC_BASE_URL`; locally, where it listens): listed first
+   * in `servers` when given, so a client generated from the document calls that service by default.
+   */
   serverUrl?: string;
   /**
    * `full` (default): every route, the provider callbacks and the retired route flagged `x-internal` (what
@@ -60,7 +68,14 @@ const SERVERS = [
   },
 ];
 
-/** How a list pages (contract §17's precision): every operation whose query has `limit` and `cursor` carries it. */
+/** `SERVERS`, with the serving service's own base URL first (and not again further down). */
+function serversFor(serverUrl: string | undefined): Json[] {
+  if (!serverUrl) return SERVERS;
+  const own = serverUrl.replace(/\/+$/, '');
+  return [{ url: own, description: 'This service.' }, ...SERVERS.filter((s) => s.url !== own)];
+}
+
+/** How a list pages: every operation whose query has `limit` and `cursor` carries it. */
 const PAGINATION = { limitParam: 'limit', cursorParam: 'cursor', cursorField: 'nextCursor', itemsField: 'items' };
 
 const SECURITY_SCHEMES = {
@@ -110,10 +125,12 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
     paths[path][method.toLowerCase()] = operation;
   };
 
+  const publicDocs = documentedOnce(PUBLIC_OPERATION_DOCS, areaPublicDocs());
+  const adminDocs = documentedOnce(ADMIN_ROUTE_DOCS, areaAdminDocs());
   for (const route of input.publicRoutes) {
     if (route.path.includes('{proxy+}')) continue;
     const key = `${route.method} ${route.path}`;
-    const doc = PUBLIC_OPERATION_DOCS[key];
+    const doc = publicDocs[key];
     if (!doc) {
       undocumented.push(key);
       continue;
@@ -126,7 +143,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
   const prefix = input.adminPrefix ?? ADMIN_PREFIX;
   for (const route of input.adminRoutes) {
     const key = `${route.method} ${route.path}`;
-    const doc = ADMIN_ROUTE_DOCS[key];
+    const doc = adminDocs[key];
     if (!doc) {
       undocumented.push(`${route.method} ${prefix}${route.path}`);
       continue;
@@ -178,7 +195,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
       contact: { name: 'Switchboard', url: 'https://github.com/switchboard-api/switchboard' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [...(input.serverUrl ? [{ url: input.serverUrl, description: 'This deployment.' }] : []), ...SERVERS],
+    servers: serversFor(input.serverUrl),
     tags: Object.entries(TAGS).map(([name, description]) => ({
       name,
       description,
@@ -205,6 +222,13 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
 
 type Convert = (schema: z.ZodMiniType, io: 'input' | 'output') => Json;
 
+/** The areas' docs with the ones still kept here (areas not converted yet): a route documented twice is a bug. */
+function documentedOnce<T>(central: Record<string, T>, areas: Record<string, T>): Record<string, T> {
+  const twice = Object.keys(areas).filter((key) => key in central);
+  if (twice.length) throw new Error(`Documented both by an area and in shared/openapi: ${twice.join(', ')}`);
+  return { ...central, ...areas };
+}
+
 const HEADERS = {
   'x-request-id': {
     description: "The caller's `x-request-id` when it matches `^[A-Za-z0-9._:-]{1,128}$`, else a new id.",
@@ -222,7 +246,12 @@ const HEADERS = {
     schema: { type: 'integer' },
     example: 1,
   },
-  'Retry-After': { description: 'Seconds until the next request would pass.', schema: { type: 'integer' }, example: 1 },
+  'Retry-After': {
+    description:
+      'Seconds to wait before retrying: until the next request would pass (429), or the service is busy (503).',
+    schema: { type: 'integer' },
+    example: 1,
+  },
   'Idempotent-Replayed': {
     description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key`.',
     schema: { type: 'string' },
@@ -274,7 +303,8 @@ function queryParameters(query: Json): Json[] {
 }
 
 function publicOperation(route: RouteDefinition, method: string, doc: PublicOperationDoc, convert: Convert): Json {
-  const errors = mergeErrors(doc.errors, { 500: ['INTERNAL_ERROR'] });
+  // Any route may meet a throttled store or queue: 503 with Retry-After, nothing done.
+  const errors = mergeErrors(doc.errors, { 500: ['INTERNAL_ERROR'], 503: ['SERVICE_UNAVAILABLE'] });
   const headers = responseHeaders(doc.rateLimited ?? false, doc.idempotent ?? false);
   const internal = INTERNAL_TAGS.includes(doc.tags[0]);
   const operation: Json = {
@@ -314,7 +344,7 @@ function publicOperation(route: RouteDefinition, method: string, doc: PublicOper
         : {}),
     };
   }
-  operation.responses = responses(doc.responses, errors, convert, headers, doc.rateLimited ?? false, doc.errorFormat);
+  operation.responses = responses(doc.responses, errors, convert, headers, doc.errorFormat);
   if (route.method === 'ANY') operation['x-any-method'] = true;
   operation['x-codeSamples'] = codeSamples({
     method,
@@ -328,7 +358,7 @@ function publicOperation(route: RouteDefinition, method: string, doc: PublicOper
 
 function adminOperation(route: DocumentedRoute, path: string, doc: RouteDoc, convert: Convert): Json {
   const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-  const common: ErrorsByStatus = { 401: ['UNAUTHORIZED'], 500: ['INTERNAL_ERROR'] };
+  const common: ErrorsByStatus = { 401: ['UNAUTHORIZED'], 500: ['INTERNAL_ERROR'], 503: ['SERVICE_UNAVAILABLE'] };
   if (pathParams.length) common[404] = ['NOT_FOUND'];
   if (route.body && route.body !== 'raw') common[400] = ['INVALID_JSON', 'VALIDATION_ERROR'];
   if (route.body && route.body !== 'raw') common[413] = ['PAYLOAD_TOO_LARGE'];
@@ -367,13 +397,7 @@ function adminOperation(route: DocumentedRoute, path: string, doc: RouteDoc, con
       content: { 'application/json': { schema: convert(route.body, 'input') } },
     };
   }
-  operation.responses = responses(
-    doc.responses,
-    errors,
-    convert,
-    responseHeaders(false, route.idempotent ?? false),
-    false,
-  );
+  operation.responses = responses(doc.responses, errors, convert, responseHeaders(false, route.idempotent ?? false));
   operation['x-codeSamples'] = codeSamples({
     method: route.method,
     path,
@@ -398,7 +422,6 @@ function responses(
   errors: ErrorsByStatus,
   convert: Convert,
   headers: Json,
-  rateLimited: boolean,
   errorFormat?: 'openai',
 ): Json {
   const out: Json = {};
@@ -417,7 +440,8 @@ function responses(
   for (const [status, codes] of Object.entries(errors).sort(([a], [b]) => Number(a) - Number(b))) {
     if (!codes?.length) continue;
     const errorHeaders: Json = { 'x-request-id': { $ref: '#/components/headers/x-request-id' } };
-    if (status === '429' && rateLimited) errorHeaders['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    if (status === '429' || status === '503')
+      errorHeaders['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     if (status === '405') errorHeaders.Allow = { schema: { type: 'string' } };
     out[status] =
       errorFormat === 'openai'

@@ -73,6 +73,7 @@ const project = {
   name: 'Acme',
   monthlyBotCredits: 100,
   contactEmail: 'ops@acme.example',
+  limits: { sendsPerSecond: 50, eventsPerSecond: null },
 };
 const channel = {
   channelId: ids.channelId,
@@ -342,7 +343,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
 /** One request body per operation that takes one (JSON unless the operation says otherwise), by operationId. */
 export const REQUEST_EXAMPLES: Record<string, unknown> = {
   createProject: { companyId: 1042, name: 'Acme', monthlyBotCredits: 100, contactEmail: 'ops@acme.example' },
-  updateProject: { contactEmail: 'oncall@acme.example' },
+  updateProject: { contactEmail: 'oncall@acme.example', limits: { sendsPerSecond: 50 } },
   grantBotCredits: { amount: 50 },
   createChannel: { type: 'sms', name: 'Alerts', address: '+5511977776666', credits: 100 },
   addChannelCredits: { amount: 100 },

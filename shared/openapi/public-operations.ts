@@ -7,102 +7,20 @@ import { searchRequest } from '../knowledge/api/search-request.ts';
 import { PAYLOAD_SCHEMAS } from '../messaging/index.ts';
 import { withMeta } from '../kernel/validation/meta.ts';
 import * as z from '../kernel/validation/zod.ts';
-import type { ErrorsByStatus } from '../contract/error-codes.ts';
-import type { SuccessAnswer, Tag } from './route-doc.ts';
+import {
+  BOTS_API_AUTH_ERRORS,
+  IDEMPOTENCY_ERRORS,
+  JSON_BODY_ERRORS,
+  type PublicOperationDocs,
+} from '../contract/api-docs.ts';
 import * as s from './schemas.ts';
 
-/** Which credential a public route takes in `Authorization: Bearer …`. */
-export type PublicSecurity = 'customToken' | 'apiToken' | 'none';
-
-/**
- * A request body: the zod schema the handler validates with (`source: 'handler'`), or, where the handler keeps its
- * schema private, a documentation copy (`source: 'copy'`, flagged in the document as `x-schema-source`) until the
- * handler exports it. A raw JSON Schema is for bodies no zod schema describes (multipart, and the bodies a provider
- * posts in its own format: the signature, not a schema, decides what is taken).
- */
-export interface PublicRequestBody {
-  contentType: string;
-  description?: string;
-  schema: z.ZodMiniType | Record<string, unknown>;
-  source: 'handler' | 'copy' | 'multipart' | 'provider';
-  /**
-   * `false`: left out of the SDK document (the operation keeps its other media types there). For a second form of
-   * one operation that generators cannot tell apart from the first (they keep one media type, or send a union as
-   * JSON); the SDK's face covers it by hand.
-   */
-  sdk?: false;
-}
-
-/** Documentation of a public route of `shared/contract/routes.ts`, keyed by `METHOD path` as declared there. */
-export interface PublicOperationDoc {
-  /** Stable, short, verb-first (`sendMessage`, `createChatCompletion`): the SDK's method name. Never change it. */
-  operationId: string;
-  summary: string;
-  description: string;
-  tags: [Tag];
-  security: PublicSecurity;
-  /** Retired: answers only an error now (kept for old callers). */
-  deprecated?: boolean;
-  /** Query parameters the handler reads, as a JSON Schema object (a provider's, documented for operators). */
-  query?: { properties: Record<string, Record<string, unknown>>; required?: string[] };
-  /** A list: takes `?limit&cursor` (the one pagination pattern) and answers a page. */
-  paged?: boolean;
-  /** Accepts the `Idempotency-Key` header. */
-  idempotent?: boolean;
-  /** Answers carry the Bots API rate limit headers. */
-  rateLimited?: boolean;
-  /** `openai`: errors use OpenAI's body (`{ error: { message, type, param, code } }`), not the contract's. */
-  errorFormat?: 'openai';
-  requestBodies?: PublicRequestBody[];
-  /** The body may be left out (it is still validated when sent). */
-  requestBodyOptional?: boolean;
-  responses: Record<number, SuccessAnswer>;
-  errors: ErrorsByStatus;
-}
-
-export type { SuccessAnswer };
-
-// A copy of a request schema the extract handler keeps private (functions/extract/request.ts); flagged in the document.
-const extractJsonRequestCopy = withMeta(
-  z.strictObject({
-    fileKey: z.string().check(z.minLength(1), z.maxLength(1024)),
-    mode: z._default(z.enum(['text', 'pages']), 'text'),
-  }),
-  { id: 'ExtractFromUploadRequest' },
-);
-
-// The extract-uploads handler takes no parameters: no body, or an empty JSON object (copy of its private schema).
-const extractUploadRequestCopy = withMeta(z.strictObject({}), { id: 'ExtractUploadRequest' });
-
-// `file` has a media type and no JSON type: generators type it as a Blob (hey-api, orval) or `unknown`
-// (openapi-typescript), and send it as a file part; `type: string` would make it text.
-const extractMultipart = {
-  type: 'object',
-  properties: {
-    file: {
-      contentMediaType: 'application/pdf',
-      description: 'The PDF (starts with `%PDF-`), 25 MB at most.',
-    },
-    mode: { type: 'string', enum: ['text', 'pages'], default: 'text' },
-  },
-  required: ['file'],
-  additionalProperties: false,
-};
-
-const botsApiAuthErrors: ErrorsByStatus = {
-  401: [
-    'ERR_API_TOKEN_NOT_PROVIDED',
-    'ERR_API_TOKEN_INVALID_FORMAT',
-    'ERR_API_TOKEN_INVALID',
-    'ERR_API_TOKEN_AUTHENTICATION_FAILED',
-  ],
-  429: ['ERR_PUBLIC_AI_RATE_LIMIT'],
-};
-const jsonBodyErrors: ErrorsByStatus = { 400: ['INVALID_JSON', 'VALIDATION_ERROR'], 413: ['PAYLOAD_TOO_LARGE'] };
-const idempotencyErrors: ErrorsByStatus = { 409: ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS'] };
+const botsApiAuthErrors = BOTS_API_AUTH_ERRORS;
+const jsonBodyErrors = JSON_BODY_ERRORS;
+const idempotencyErrors = IDEMPOTENCY_ERRORS;
 
 /** The public routes (everything but `/admin/v1`). */
-export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
+export const PUBLIC_OPERATION_DOCS: PublicOperationDocs = {
   'POST /api/integration/generic': {
     operationId: 'sendMessage',
     summary: "Send a message on the token's channel",
@@ -111,7 +29,8 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       '`channelType`. Checks: token (401) → JSON (400/413) → channel (404) → payload (400) → a recipient opted out ' +
       '(409 `RECIPIENT_OPTED_OUT`) → WhatsApp: a `message` outside the contact’s 24-hour window (409 ' +
       '`WINDOW_CLOSED` with `closedAt`; a `template` goes at any time) → channel credits (402, nothing charged) → ' +
-      'provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks.',
+      'provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks. Over the project’s ' +
+      '`limits.sendsPerSecond` or the token’s own limit: 429 `RATE_LIMITED` with `Retry-After`, nothing sent.',
     tags: ['Messages'],
     security: 'customToken',
     idempotent: true,
@@ -134,6 +53,7 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
       402: ['PROVIDER_ERROR'],
       404: ['CHANNEL_NOT_FOUND'],
       409: ['RECIPIENT_OPTED_OUT', 'WINDOW_CLOSED', ...(idempotencyErrors[409] ?? [])],
+      429: ['RATE_LIMITED'],
       502: ['PROVIDER_ERROR'],
     },
   },
@@ -147,7 +67,12 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     tags: ['Messages'],
     security: 'customToken',
     responses: { 200: { description: 'The conversation.', body: s.conversation } },
-    errors: { 401: ['ERR_NO_PERMISSION'], 400: ['VALIDATION_ERROR'], 404: ['CHANNEL_NOT_FOUND'] },
+    errors: {
+      401: ['ERR_NO_PERMISSION'],
+      400: ['VALIDATION_ERROR'],
+      404: ['CHANNEL_NOT_FOUND'],
+      429: ['RATE_LIMITED'],
+    },
   },
   'GET /api/integration/conversations/{contact}/messages': {
     operationId: 'listConversationMessages',
@@ -159,7 +84,12 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     security: 'customToken',
     paged: true,
     responses: { 200: { description: 'A page of messages.', body: s.conversationMessagePage } },
-    errors: { 401: ['ERR_NO_PERMISSION'], 400: ['VALIDATION_ERROR'], 404: ['CHANNEL_NOT_FOUND'] },
+    errors: {
+      401: ['ERR_NO_PERMISSION'],
+      400: ['VALIDATION_ERROR'],
+      404: ['CHANNEL_NOT_FOUND'],
+      429: ['RATE_LIMITED'],
+    },
   },
   'GET /api/integration/messages/{messageId}': {
     operationId: 'getMessage',
@@ -171,7 +101,7 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     tags: ['Messages'],
     security: 'customToken',
     responses: { 200: { description: 'The message.', body: s.messageStatus } },
-    errors: { 401: ['ERR_NO_PERMISSION'], 404: ['MESSAGE_NOT_FOUND'] },
+    errors: { 401: ['ERR_NO_PERMISSION'], 404: ['MESSAGE_NOT_FOUND'], 429: ['RATE_LIMITED'] },
   },
   'POST /inbound/twilio/{channelId}': {
     operationId: 'receiveTwilioCallback',
@@ -407,68 +337,6 @@ export const PUBLIC_OPERATION_DOCS: Record<string, PublicOperationDoc> = {
     requestBodies: [{ contentType: 'application/json', schema: searchRequest, source: 'handler' }],
     responses: { 200: { description: 'Best excerpts first, at most `topK`.', body: s.searchResult } },
     errors: { ...jsonBodyErrors, ...botsApiAuthErrors, 403: ['BOT_FORBIDDEN'], 404: ['BOT_NOT_FOUND'] },
-  },
-  'POST /api/v1/ai/extract': {
-    operationId: 'extractPdf',
-    summary: 'Extract the text of a PDF (1 bot credit)',
-    description:
-      'Pages with a text layer are read as text, the others with OCR. Send the PDF as multipart `file` (25 MB at most; ' +
-      'on AWS about 4.5 MB, above that use `POST /api/v1/ai/extract/uploads` then JSON `{ fileKey }`).',
-    tags: ['AI'],
-    security: 'apiToken',
-    idempotent: true,
-    rateLimited: true,
-    requestBodies: [
-      { contentType: 'multipart/form-data', schema: extractMultipart, source: 'multipart' },
-      {
-        contentType: 'application/json',
-        description: 'A PDF uploaded with `POST /api/v1/ai/extract/uploads`.',
-        schema: extractJsonRequestCopy,
-        source: 'copy',
-        // The SDK sends this form with `extractFromUpload` (sdk/src/index.ts).
-        sdk: false,
-      },
-    ],
-    responses: { 200: { description: 'The text (`mode: text`) or the pages (`mode: pages`).', body: s.extractResult } },
-    errors: {
-      ...jsonBodyErrors,
-      400: ['VALIDATION_ERROR', 'INVALID_JSON', 'FILE_TOO_LARGE'],
-      ...botsApiAuthErrors,
-      402: ['ERR_NO_BOT_CREDITS'],
-      ...idempotencyErrors,
-      502: ['EXTRACTION_FAILED'],
-      504: ['GATEWAY_TIMEOUT'],
-    },
-  },
-  'POST /api/v1/ai/extract/uploads': {
-    operationId: 'createExtractUpload',
-    summary: 'Get an upload slot for a large PDF (free)',
-    description: 'A presigned S3 POST for one PDF of up to 25 MB, usable for 15 minutes. No body (or `{}`).',
-    tags: ['AI'],
-    security: 'apiToken',
-    rateLimited: true,
-    requestBodies: [
-      {
-        contentType: 'application/json',
-        description: 'Optional: an empty object (any field is refused).',
-        schema: extractUploadRequestCopy,
-        source: 'copy',
-      },
-    ],
-    requestBodyOptional: true,
-    responses: { 200: { description: 'Where and how to upload.', body: s.extractUpload } },
-    errors: { ...jsonBodyErrors, ...botsApiAuthErrors },
-  },
-  'GET /api/v1/ai/health': {
-    operationId: 'getAiHealth',
-    summary: "Diagnostics and the month's bot credits (free)",
-    description:
-      'Never calls the model to generate. `botrag.ok: false` means the AI service is down (retry later); `success` stays true.',
-    tags: ['AI'],
-    security: 'apiToken',
-    rateLimited: true,
-    responses: { 200: { description: 'The diagnostics.', body: s.healthResult } },
-    errors: botsApiAuthErrors,
   },
 };
 

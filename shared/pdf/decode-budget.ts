@@ -30,8 +30,9 @@ export interface DecodeLimits {
 }
 
 /**
- * The limits every PDF is read with. Measured (BENCHMARKS.md, bench/pdf-bombs.ts): every adversarial file of
- * test/support/pdf-bombs.ts is refused within about a second of CPU and 60 MB of memory; ordinary files read the same.
+ * The limits every PDF is read with. Measured with bench/pdf-bombs.ts (bench/history/2026-11-untrusted-input.md):
+ * every adversarial file of test/support/pdf-bombs.ts is refused within about a second of CPU and 60 MB of memory;
+ * ordinary files read the same.
  * - 16 MiB per stream: a dense page's content is well under 1 MB; 16 (not 32) keeps the JavaScript decoders (LZW,
  *   RunLength), which grow their buffer by doubling, under 50 MB of memory and half a second when refusing.
  * - 64 MiB per image: a colour A4 scan at 400 DPI is 46 MB decoded, grey at 600 DPI 35 MB.

@@ -1,24 +1,42 @@
 /**
  * Page preparation before OCR, for every engine (the same rendering goes to tesseract and Textract): dark print on
- * light paper, smoothing sized to the print, and for dot-matrix print one black-and-white threshold (Otsu).
+ * light paper, smoothing sized to the print, and for bitmap faces one black-and-white threshold (Otsu).
  *
- * Why: print made of separate dots (dot-matrix receipts and invoices, coarse bitmap faces) reaches the engine as
- * clusters of dots rather than strokes. Tesseract read `INVOICE TOTAL` as `INUOICE TOTAL` when the dots touched and
- * nothing at all when they stood apart. A 1-pixel blur (at 200 DPI) smooths touching dots into strokes and costs
- * ordinary print nothing; dots that stand apart need a blur about half their pitch wide, which would merge the
- * letters of small ordinary print, so that width is used only where the page shows a dot pitch, and the threshold
- * then turns the blurred dots back into solid strokes.
- * bench/ocr-accuracy.ts measures the effect (BENCHMARKS.md).
+ * Why: print made of dots or pixels (dot-matrix receipts and invoices, thermal printers, bitmap screen faces) reaches
+ * the engine as clusters of dots or stair-stepped blocks rather than strokes. Tesseract read `INVOICE TOTAL` as
+ * `INUOICE TOTAL` or `IHJOICE TOTHL`, and nothing at all when the dots stood apart. A 1-pixel blur (at 200 DPI)
+ * smooths small dots into strokes and costs ordinary print nothing; larger dots and pixels need a blur sized to
+ * them, which would merge the letters of small ordinary print, so that width is used only where the page shows a
+ * bitmap face, and the threshold then turns the blurred print back into solid, rounded strokes. Three signs of one:
+ *
+ * - dots apart: the ink, looked at down a column, stops after each dot and comes back one pitch further;
+ * - dots that touch: the ink is continuous, but the edge of a stroke of round dots bulges at each dot, so the left
+ *   edges of the ink come back one pitch further down (the edges of an ordinary stroke run straight or slant away);
+ * - square pixels: every stroke is one pixel of the face wide, so most runs of ink across rows and columns have the
+ *   same length (in ordinary print two or three lengths share them, whatever the size or weight).
+ * bench/ocr-accuracy.ts and bench/ocr-bitmap.ts measure the effect (bench/history/).
  */
-
 /** Dot pitches (pixels) looked for; a page without a clear one is ordinary print. */
 const MAX_DOT_PITCH = 10;
+
+/** Of the runs of ink this long or shorter, a bitmap face of square pixels has one length hold this share at least. */
+const SQUARE_PIXEL_RUN_SHARE = 0.6;
+/** A face's stroke width over this is the blur radius for a bitmap face; 2 pixels and more, or it is left alone. */
+const STROKE_PER_BLUR_RADIUS = 2.5;
+const MAX_RUN = 63;
+
+/** The kind of bitmap face found on a page. */
+export type BitmapFace = 'dots apart' | 'dots touching' | 'square pixels';
 
 export interface PagePreparation {
   /** Box-blur radius used (applied twice, an approximate Gaussian); 1 for ordinary print. */
   blurRadius: number;
-  /** Dot pitch found on the page, in pixels; undefined for ordinary print. */
+  /** The bitmap face found; undefined for ordinary print. */
+  face?: BitmapFace;
+  /** Dot pitch found on the page, in pixels (dots apart, dots touching); undefined otherwise. */
   dotPitch?: number;
+  /** The face's stroke width in pixels (dots touching, square pixels); undefined otherwise. */
+  strokeWidth?: number;
   /** Grey level (0-255) at or below which a smoothed pixel became ink; undefined (kept grey) for ordinary print. */
   threshold?: number;
 }
@@ -39,39 +57,131 @@ export function prepareForOcr(
     const l = (rgba[p]! * 77 + rgba[p + 1]! * 150 + rgba[p + 2]! * 29) >> 8;
     grey[i] = inkIsDark ? l : 255 - l;
   }
-  const dotPitch = findDotPitch(grey, width, height);
-  const blurRadius = dotPitch === undefined ? 1 : Math.max(1, Math.floor(dotPitch / 2));
+  const found = findBitmapFace(grey, width, height);
+  const blurRadius = found?.blurRadius ?? 1;
   grey = boxBlur(boxBlur(grey, width, height, blurRadius), width, height, blurRadius);
-  // Dots blurred into strokes are grey and soft-edged: one threshold makes them solid. Ordinary print keeps its
-  // grey levels: the engines threshold it themselves, and a page-wide threshold broke the thin strokes of 7 pt print.
-  const threshold = dotPitch === undefined ? undefined : otsuThreshold(grey);
+  // Dots and pixels blurred into strokes are grey and soft-edged: one threshold makes them solid. Ordinary print keeps
+  // its grey levels: the engines threshold it themselves, and a page-wide threshold broke the thin strokes of 7 pt.
+  const threshold = found ? otsuThreshold(grey) : undefined;
   for (let i = 0, p = 0; i < total; i++, p += 4) {
     const value = threshold === undefined ? grey[i]! : grey[i]! <= threshold ? 0 : 255;
     rgba[p] = rgba[p + 1] = rgba[p + 2] = value;
     rgba[p + 3] = 255;
   }
-  return { blurRadius, dotPitch, threshold };
+  return { ...found, blurRadius, threshold };
+}
+
+/**
+ * The bitmap face of a page, if it is mostly one, with the blur radius that joins its dots or rounds its pixels into
+ * strokes: half the dot pitch for dots apart, the stroke width over {@link STROKE_PER_BLUR_RADIUS} otherwise. Small
+ * faces (a radius under 2) are left to the ordinary 1-pixel blur, which reads them as well.
+ */
+export function findBitmapFace(
+  grey: Uint8Array,
+  width: number,
+  height: number,
+): (Omit<PagePreparation, 'threshold'> & { face: BitmapFace }) | undefined {
+  const ink = inkMask(grey);
+  const dotPitch = pitchOf(ink, width, height);
+  if (dotPitch !== undefined)
+    return { face: 'dots apart', dotPitch, blurRadius: Math.max(1, Math.floor(dotPitch / 2)) };
+  const runs = inkRuns(ink, width, height);
+  const radius = (stroke: number) => Math.round(stroke / STROKE_PER_BLUR_RADIUS);
+  const beads = pitchOf(leftEdges(ink, width, height), width, height);
+  if (beads !== undefined && radius(runs.upperQuartile) >= 2)
+    return {
+      face: 'dots touching',
+      dotPitch: beads,
+      strokeWidth: runs.upperQuartile,
+      blurRadius: radius(runs.upperQuartile),
+    };
+  if (runs.commonShare >= SQUARE_PIXEL_RUN_SHARE && radius(runs.common) >= 2)
+    return { face: 'square pixels', strokeWidth: runs.common, blurRadius: radius(runs.common) };
+  return undefined;
+}
+
+/** 1 where the pixel is ink (at or below the page's Otsu threshold), 0 where it is paper. */
+function inkMask(grey: Uint8Array): Uint8Array {
+  const threshold = otsuThreshold(grey);
+  const ink = new Uint8Array(grey.length);
+  for (let i = 0; i < grey.length; i++) ink[i] = grey[i]! <= threshold ? 1 : 0;
+  return ink;
+}
+
+/**
+ * Runs of ink along rows and columns, up to {@link MAX_RUN} pixels: the most common length and its share, and the
+ * length three quarters of them do not exceed (a stroke's width, give or take).
+ */
+function inkRuns(ink: Uint8Array, width: number, height: number) {
+  const counts = new Float64Array(MAX_RUN + 1);
+  const count = (run: number) => {
+    if (run > 0 && run <= MAX_RUN) counts[run]!++;
+  };
+  const down = new Uint16Array(width);
+  for (let y = 0; y < height; y++) {
+    let across = 0;
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      if (ink[i]) {
+        across++;
+        down[x]!++;
+      } else {
+        count(across);
+        count(down[x]!);
+        across = 0;
+        down[x] = 0;
+      }
+    }
+    count(across);
+  }
+  for (let x = 0; x < width; x++) count(down[x]!);
+  let total = 0;
+  let common = 1;
+  for (let run = 1; run <= MAX_RUN; run++) {
+    total += counts[run]!;
+    if (counts[run]! > counts[common]!) common = run;
+  }
+  let upperQuartile = MAX_RUN;
+  for (let run = 1, seen = 0; run <= MAX_RUN; run++) {
+    seen += counts[run]!;
+    if (seen >= 0.75 * total) {
+      upperQuartile = run;
+      break;
+    }
+  }
+  return { common, commonShare: total ? counts[common]! / total : 0, upperQuartile };
+}
+
+/** The left edges of the ink (ink whose left neighbour is paper), as a mask of their own. */
+function leftEdges(ink: Uint8Array, width: number, height: number): Uint8Array {
+  const edges = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++)
+    for (let i = y * width + 1, end = (y + 1) * width; i < end; i++) edges[i] = ink[i]! & (ink[i - 1]! ^ 1);
+  return edges;
 }
 
 /**
  * The pitch of dot-matrix print, if the page is mostly that: down a column, a stroke of solid print stays inked from
  * one pixel to the next, while a column of dots is interrupted by the gap after each dot and inked again one pitch
  * further. So the chance that the pixel `d` below an ink pixel is ink, as `d` grows, falls and stays low for solid
- * print, but dips and comes back at the pitch for dots. Dots that touch show no dip: the 1-pixel blur suits them.
+ * print, but dips and comes back at the pitch for dots. Dots that touch show no dip in the ink, only in its edges.
  */
 export function findDotPitch(grey: Uint8Array, width: number, height: number): number | undefined {
-  const threshold = otsuThreshold(grey);
+  return pitchOf(inkMask(grey), width, height);
+}
+
+/** {@link findDotPitch} on a mask (1 = ink): the ink itself, or the left edges of the ink. */
+function pitchOf(mask: Uint8Array, width: number, height: number): number | undefined {
   const pairs = new Float64Array(MAX_DOT_PITCH + 1);
   const inked = new Float64Array(MAX_DOT_PITCH + 1);
   let ink = 0;
   for (let y = 0; y < height; y++) {
     const row = y * width;
     for (let x = 0; x < width; x++) {
-      if (grey[row + x]! > threshold) continue;
+      if (!mask[row + x]) continue;
       ink++;
       for (let d = 1; d <= MAX_DOT_PITCH && y + d < height; d++) {
         pairs[d]!++;
-        if (grey[row + x + d * width]! <= threshold) inked[d]!++;
+        inked[d]! += mask[row + x + d * width]!;
       }
     }
   }

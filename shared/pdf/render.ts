@@ -41,10 +41,11 @@ function returnCanvas(canvas: Canvas): void {
 
 export interface RenderOptions {
   /**
-   * Smooth and threshold the page for OCR (./prepare.ts). Default true; false sends the rendering as drawn, which
-   * bench/ocr-accuracy.ts uses to measure what the preparation is worth.
+   * Smooth and threshold the page for OCR (./prepare.ts). Default true; false sends the rendering as drawn, and a
+   * function prepares it in place instead: the OCR benchmarks measure what the preparation is worth, or another
+   * checkout's preparation against this one.
    */
-  prepare?: boolean;
+  prepare?: boolean | typeof prepareForOcr;
 }
 
 export interface RenderedPage {
@@ -92,7 +93,8 @@ export async function renderPage(
       };
     }
     if (options.prepare ?? true) {
-      prepareForOcr(pixelsData.data, width, height, assessment.inkIsDark);
+      const prepare = typeof options.prepare === 'function' ? options.prepare : prepareForOcr;
+      prepare(pixelsData.data, width, height, assessment.inkIsDark);
       context.putImageData(pixelsData, 0, 0);
     } else if (assessment.despeckled > 0) context.putImageData(pixelsData, 0, 0);
     // encode() runs off the main thread (toBuffer() would block it for the ~100 ms a page takes).

@@ -1,3 +1,10 @@
 /** Projects: a project, its store port, its API token and its bot credit account. */
 export { makeProjectUseCases, type ProjectDeps, type ProjectUseCases } from './manage-projects.ts';
-export { type ApiTokenState, type Project, type ProjectPage, type ProjectStore, requireProject } from './project.ts';
+export {
+  type ApiTokenState,
+  type Project,
+  type ProjectLimits,
+  type ProjectPage,
+  type ProjectStore,
+  requireProject,
+} from './project.ts';

@@ -7,7 +7,14 @@ import { ConflictError } from '../kernel/domain-error.ts';
 import { newId } from '../kernel/ids.ts';
 import type { PageRequest } from '../kernel/page.ts';
 import { NotFoundError } from '../kernel/domain-error.ts';
-import { requireProject, type Project, type ProjectChanges, type ProjectStore } from './project.ts';
+import {
+  changedLimits,
+  type Project,
+  type ProjectChanges,
+  type ProjectLimitsChange,
+  type ProjectStore,
+  requireProject,
+} from './project.ts';
 
 export interface ProjectDeps {
   projects: ProjectStore;
@@ -33,15 +40,31 @@ export function makeProjectUseCases(deps: ProjectDeps) {
       name: string;
       monthlyBotCredits: number;
       contactEmail?: string;
+      limits?: ProjectLimitsChange | null;
     }): Promise<Project> {
-      const project: Project = { projectId: newId('prj'), ...input, createdAt: now().toISOString() };
+      const { limits: asked, ...rest } = input;
+      const limits = asked === undefined ? undefined : changedLimits(undefined, asked);
+      const project: Project = {
+        projectId: newId('prj'),
+        ...rest,
+        ...(limits ? { limits } : {}),
+        createdAt: now().toISOString(),
+      };
       await deps.projects.create(project);
       return project;
     },
 
-    /** Changes a project's name or `contactEmail` (null removes it). */
+    /**
+     * Changes a project's name, `contactEmail` (null removes it) or `limits` (each limit sent is set, null gives it
+     * back to the deployment's default, `limits: null` gives all of them back).
+     */
     async updateProject(projectId: string, changes: ProjectChanges): Promise<Project> {
-      const project = await deps.projects.update(projectId, changes);
+      const { limits: limitsChange, ...rest } = changes;
+      const limits =
+        limitsChange === undefined
+          ? undefined
+          : (changedLimits((await requireProject(deps.projects, projectId)).limits, limitsChange) ?? null);
+      const project = await deps.projects.update(projectId, { ...rest, ...(limits === undefined ? {} : { limits }) });
       if (!project) throw new NotFoundError('project', `Project ${projectId} does not exist.`);
       return project;
     },

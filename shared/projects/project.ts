@@ -7,15 +7,40 @@ export interface Project {
   companyId: number;
   name: string;
   monthlyBotCredits: number;
-  /** Where the webhook notices are mailed (contract §18); absent: nobody is mailed. */
+  /** Where the webhook notices are mailed; absent: nobody is mailed. */
   contactEmail?: string;
+  /** The operator's own limits for this project; a limit not set is the deployment's default. */
+  limits?: ProjectLimits;
   createdAt: string;
 }
 
-/** What `PATCH /projects/{p}` may change; `contactEmail: null` removes it. */
+/** Requests a second the project may make, per kind; each absent one is the deployment's default. */
+export interface ProjectLimits {
+  sendsPerSecond?: number;
+  eventsPerSecond?: number;
+}
+
+/** Limits as a request changes them: a number sets one, null gives it back to the deployment's default. */
+export type ProjectLimitsChange = { [K in keyof ProjectLimits]?: number | null };
+
+/** What `PATCH /projects/{p}` may change; `contactEmail: null` removes it; `limits` change field by field. */
 export interface ProjectChanges {
   name?: string;
   contactEmail?: string | null;
+  limits?: ProjectLimitsChange | null;
+}
+
+/** The project's limits after `change` (null: all back to the defaults); undefined when none is left set. */
+export function changedLimits(
+  current: ProjectLimits | undefined,
+  change: ProjectLimitsChange | null,
+): ProjectLimits | undefined {
+  const next: ProjectLimits = change === null ? {} : { ...current };
+  for (const [field, value] of Object.entries(change ?? {}) as [keyof ProjectLimits, number | null | undefined][]) {
+    if (value === null) delete next[field];
+    else if (value !== undefined) next[field] = value;
+  }
+  return Object.keys(next).length ? next : undefined;
 }
 
 /** Whether a project has an API token, and since when; never the token or its hash. */
@@ -29,8 +54,14 @@ export type ProjectPage = Page<Project>;
 export interface ProjectStore {
   create(project: Project): Promise<void>;
   get(projectId: string): Promise<Project | undefined>;
-  /** Applies changes to an existing project and returns it; undefined when it does not exist. */
-  update(projectId: string, changes: ProjectChanges): Promise<Project | undefined>;
+  /**
+   * Applies changes to an existing project and returns it; undefined when it does not exist. `limits` is the whole
+   * new map (undefined: unchanged; null: none left).
+   */
+  update(
+    projectId: string,
+    changes: Omit<ProjectChanges, 'limits'> & { limits?: ProjectLimits | null },
+  ): Promise<Project | undefined>;
   /** Projects, newest first. */
   list(page: PageRequest): Promise<ProjectPage>;
   /** Hash of the project's current API token, if any. */

@@ -14,6 +14,11 @@ export function gcraParams(limitPerMinute: number): GcraParams {
   return { limit: limitPerMinute, windowMs: 60_000 };
 }
 
+/** A limit of `perSecond` requests a second: a bucket of one second's worth, refilled continuously. */
+export function perSecondParams(perSecond: number): GcraParams {
+  return { limit: perSecond, windowMs: 1_000 };
+}
+
 export const intervalMs = (p: GcraParams) => p.windowMs / p.limit;
 
 export interface RateDecision {
@@ -66,6 +71,16 @@ export function refused(tat: number | undefined, now: number, p: GcraParams): Ra
   };
 }
 
+/**
+ * A limit with its parameters fixed (the Bots API's per-token bucket). `admit` throws when the limit could not be
+ * read or written: the caller refuses the request (503), never admits it unchecked.
+ */
 export interface RateLimiter {
   admit(key: string, now: number): Promise<RateDecision>;
+}
+
+/** Buckets of any parameters, each named by a key (a token, a project's sends): where the limits keep their state. */
+export interface RateLimitStore {
+  /** Throws when the bucket could not be read or written (refuse the request, never admit it unchecked). */
+  admit(key: string, now: number, params: GcraParams): Promise<RateDecision>;
 }

@@ -1,11 +1,21 @@
-/** Rate limit: the per-token GCRA bucket (60 a minute) and its port. */
+/** Rate limits: GCRA buckets (the Bots API's per token, a project's sends and events, a custom token's) and ports. */
 export {
   admitted,
   gcraParams,
   type GcraParams,
   gcraStep,
   intervalMs,
+  perSecondParams,
   type RateDecision,
   type RateLimiter,
+  type RateLimitStore,
   refused,
 } from './gcra.ts';
+export { RateLimitedError } from './errors.ts';
+export {
+  makeTenantLimiter,
+  type TenantLimiter,
+  type TenantLimitKind,
+  type TenantLimits,
+  type TenantLimitsSource,
+} from './tenant-limits.ts';

@@ -69,7 +69,7 @@ export interface DeliverDeps {
   health: WebhookHealthStore;
   /** Hourly attempt counters for the console's health chart (folded per batch: one update per webhook and hour). */
   attemptStats?: WebhookAttemptStats;
-  /** `webhook.failing` / `webhook.disabled` (contract §18); without it a webhook is disabled with no notice. */
+  /** `webhook.failing` / `webhook.disabled`; without it a webhook is disabled with no notice. */
   notices?: WebhookNotices;
   queue: DeliveryQueue;
   payloads: PayloadStore;
@@ -127,6 +127,12 @@ export function makeDeliver(deps: DeliverDeps) {
   const log = deps.log ?? (() => {});
   /** Webhooks known (from the store, within {@link HEALTH_CACHE_MS}) not to be failing. */
   const notFailing = new Map<string, number>();
+  /**
+   * Webhooks known (from the store, within {@link HEALTH_CACHE_MS}) to be failing with their notice already written:
+   * more failures change nothing anyone reads until a success or the 5 days, so a batch of failures writes nothing
+   * (a dead endpoint at thousands of deliveries a second would otherwise write its project's partition per batch).
+   */
+  const failingNoticed = new Map<string, number>();
 
   async function deliverOne(message: ReceivedMessage, tally: Tally): Promise<Outcome> {
     const job = parseDeliveryJob(message.body);
@@ -196,6 +202,7 @@ export function makeDeliver(deps: DeliverDeps) {
 
   async function disable(job: Pick<DeliveryJob, 'projectId' | 'integrationId'>, reason: 'gone' | 'failing') {
     notFailing.delete(job.integrationId);
+    failingNoticed.delete(job.integrationId);
     if (deps.notices) await deps.notices.disable(job.projectId, job.integrationId, reason);
     else await deps.directory.disableWebhook(job.projectId, job.integrationId, reason);
   }
@@ -319,13 +326,20 @@ export function makeDeliver(deps: DeliverDeps) {
         try {
           const knownHealthy = at - (notFailing.get(integrationId) ?? -Infinity) < HEALTH_CACHE_MS;
           if (fold.failuresAfter === 0 && knownHealthy) return;
+          const knownNoticed = at - (failingNoticed.get(integrationId) ?? -Infinity) < HEALTH_CACHE_MS;
+          if (fold.lastSuccessAt === undefined && knownNoticed) return;
           const streak = await deps.health.fold(projectId, integrationId, fold, at);
           if (streak.failingSince === null) {
             notFailing.set(integrationId, at);
+            failingNoticed.delete(integrationId);
             if (notFailing.size > 10_000) notFailing.clear();
             return;
           }
           notFailing.delete(integrationId);
+          if (streak.noticed && at - streak.failingSince < DISABLE_AFTER_FAILING_MS - HEALTH_CACHE_MS) {
+            failingNoticed.set(integrationId, at);
+            if (failingNoticed.size > 10_000) failingNoticed.clear();
+          } else failingNoticed.delete(integrationId);
           if (at - streak.failingSince >= DISABLE_AFTER_FAILING_MS) {
             log('warn', 'webhook failing for 5 days: disabled', {
               integrationId,

@@ -73,12 +73,25 @@ export {
   orderKeyOfRecord,
 } from './model.ts';
 export {
+  isNoticeEmailJob,
   makeNoticeEmails,
   type NoticeEmail,
+  type NoticeEmailJob,
   noticeEmailOf,
+  type NoticeEmailQueue,
   type NoticeEmailsDeps,
   type NoticeMailer,
 } from './notice-emails.ts';
+export {
+  DEFAULT_NOTICE_EMAIL_DELAYS_SECONDS,
+  makeNoticeEmailSender,
+  NOTICE_EMAIL_CLAIM_MS,
+  type NoticeEmailClaim,
+  type NoticeEmailLog,
+  type NoticeEmailSender,
+  type NoticeEmailSenderDeps,
+  type ReceivedNoticeEmail,
+} from './send-notice-email.ts';
 export {
   DEFAULT_FAILING_AFTER,
   type DisabledReason,

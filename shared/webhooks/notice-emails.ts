@@ -1,4 +1,5 @@
 import { type EventEnvelope, type EventMessage, NOTICE_EVENT_TYPES } from '../events/index.ts';
+import { failpoint } from '../kernel/failpoints.ts';
 import type { Project } from '../projects/index.ts';
 import type { EventSideEffects } from './fanout.ts';
 
@@ -16,13 +17,44 @@ export interface NoticeMailer {
   send(email: NoticeEmail): Promise<void>;
 }
 
+/**
+ * A notice's email as a job of its own on the `deliveries` queue, sent by the deliver worker
+ * (`send-notice-email.ts`) with its own retries: the mail server's answer never holds the event's fan-out.
+ */
+export interface NoticeEmailJob {
+  v: 1;
+  kind: 'notice-email';
+  projectId: string;
+  eventId: string;
+  email: NoticeEmail;
+}
+
+/** Where the fan-out queues notice emails (adapter: `SqsJsonQueue` on `deliveries`). */
+export interface NoticeEmailQueue {
+  send(job: NoticeEmailJob): Promise<void>;
+}
+
+export function isNoticeEmailJob(value: unknown): value is NoticeEmailJob {
+  const job = value as Partial<NoticeEmailJob> | null;
+  const email = job?.email as Partial<NoticeEmail> | undefined;
+  return (
+    typeof job === 'object' &&
+    job !== null &&
+    job.kind === 'notice-email' &&
+    typeof job.projectId === 'string' &&
+    typeof job.eventId === 'string' &&
+    typeof email?.to === 'string' &&
+    typeof email.subject === 'string' &&
+    typeof email.text === 'string' &&
+    typeof email.messageId === 'string'
+  );
+}
+
 export interface NoticeEmailsDeps {
   projects: { get(projectId: string): Promise<Project | undefined> };
-  /** Undefined when `NOTICE_SMTP_URL` is unset: notices are logged, not mailed (contract §18). */
-  mailer?: NoticeMailer;
+  queue: NoticeEmailQueue;
   /** The console's base URL, linked from the email when known. */
   consoleUrl?: string;
-  log?: (level: 'info' | 'warn' | 'error', message: string, details: Record<string, unknown>) => void;
 }
 
 const isNotice = (type: string) => (NOTICE_EVENT_TYPES as readonly string[]).includes(type);
@@ -70,13 +102,13 @@ export function noticeEmailOf(envelope: EventEnvelope, project: Project, to: str
 }
 
 /**
- * A notice's email (contract §18): the fan-out of a `webhook.failing` or `webhook.disabled` event mails the project's
- * `contactEmail`, when it has one, before it queues the event's deliveries; a mail that cannot be sent has the event
- * received again (so it is retried as the deliveries are). Without a mailer (`NOTICE_SMTP_URL` unset) the notice is
- * logged instead.
+ * A notice's email: the fan-out of a `webhook.failing` or `webhook.disabled` event, for a project with a
+ * `contactEmail`, queues the email as a job of its own ({@link NoticeEmailJob}) before it queues the event's
+ * deliveries. Only a failure to queue it has the event received again; sending it, and retrying a mail server that
+ * refuses or does not answer, is the job's business, so the notice's deliveries and the project's later events never
+ * wait for the mail server.
  */
 export function makeNoticeEmails(deps: NoticeEmailsDeps): EventSideEffects {
-  const log = deps.log ?? (() => {});
   return {
     async handle(event: EventMessage, envelope: () => Promise<EventEnvelope | undefined>): Promise<void> {
       if (!isNotice(event.eventType)) return;
@@ -85,18 +117,14 @@ export function makeNoticeEmails(deps: NoticeEmailsDeps): EventSideEffects {
       if (!project || !to) return;
       const parsed = await envelope();
       if (!parsed) return;
-      const email = noticeEmailOf(parsed, project, to, deps.consoleUrl);
-      if (!deps.mailer) {
-        log('warn', 'webhook notice not mailed: NOTICE_SMTP_URL is not set', {
-          eventId: event.eventId,
-          type: event.eventType,
-          to,
-          subject: email.subject,
-        });
-        return;
-      }
-      await deps.mailer.send(email);
-      log('info', 'webhook notice mailed', { eventId: event.eventId, type: event.eventType });
+      await deps.queue.send({
+        v: 1,
+        kind: 'notice-email',
+        projectId: event.projectId,
+        eventId: event.eventId,
+        email: noticeEmailOf(parsed, project, to, deps.consoleUrl),
+      });
+      failpoint('after-notice-email-queued');
     },
   };
 }

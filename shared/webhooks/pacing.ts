@@ -1,4 +1,5 @@
 import type { DeliveryJob } from './model.ts';
+import { shardOf } from '../kernel/shards.ts';
 
 /**
  * A webhook's `rateLimitPerSecond` (contract section 11): attempts to it start at most that many times in any
@@ -21,6 +22,13 @@ import type { DeliveryJob } from './model.ts';
  *
  * The limit is read from the webhook at most {@link LIMIT_CACHE_MS} old per worker instance, not from the snapshot
  * the fan-out put in the job (up to a minute old), so a change applies within seconds.
+ *
+ * A limit above {@link STARTS_PER_LANE} is split into lanes, one schedule each (a delivery keeps its lane, chosen
+ * from its id): one item takes about 1,000 writes a second and every start writes its lane twice. The lanes' limits
+ * add up to the webhook's, and each lane keeps the spacing rule, so no second holds more starts than the limit.
+ *
+ * A schedule that cannot be read or written (a throttled or failed write) holds the job back: it goes back on the
+ * queue for a few seconds, not an attempt, never let through unpaced.
  */
 export { MAX_WEBHOOK_RATE_PER_SECOND } from '../integrations/index.ts';
 /** Measured: under a load average of 12 on 2 cores, 60 ms let 11 starts reach a receiver within one second at 10/s. */
@@ -28,7 +36,7 @@ export const START_JITTER_ALLOWANCE_MS = 150;
 /**
  * A job whose reserved start is this close waits in the worker; further away it waits in the queue. A wait holds the
  * worker's batch, but SQS delays count whole seconds: shorter (250 ms) made jobs miss their starts and a webhook
- * paced at 10/s got 2.5/s under load (BENCHMARKS.md, issue 16).
+ * paced at 10/s got 2.5/s under load (bench/history/2026-11-webhooks-recover-and-pacing.md).
  */
 export const IN_PROCESS_WAIT_MS = 1_000;
 /** How long a job whose start came keeps asking for admission in the worker before it goes back on the queue. */
@@ -37,6 +45,17 @@ export const ADMISSION_PATIENCE_MS = 1_000;
 export const LIMIT_CACHE_MS = 2_000;
 /** SQS's longest message delay. */
 const MAX_DELAY_SECONDS = 900;
+/** Starts a second one lane's schedule takes: two writes each, half of what one item takes. */
+export const STARTS_PER_LANE = 250;
+/** A job whose schedule could not be reached waits this long, plus up to as much again, before it asks again. */
+const UNREACHABLE_PACER_DELAY_SECONDS = 2;
+
+/** How many lanes a limit is split into, and the limit of each (they add up to `perSecond`). */
+export function lanesOf(perSecond: number): number[] {
+  const lanes = Math.max(1, Math.ceil(perSecond / STARTS_PER_LANE));
+  const base = Math.floor(perSecond / lanes);
+  return Array.from({ length: lanes }, (_, lane) => base + (lane < perSecond % lanes ? 1 : 0));
+}
 
 /** Milliseconds between two starts for a limit of `perSecond`. */
 export function startSpacingMs(perSecond: number): number {
@@ -48,15 +67,15 @@ export interface WebhookPacer {
   /** The webhook's `rateLimitPerSecond` as stored now; null when it has none (or no longer exists). */
   limitOf(projectId: string, integrationId: string): Promise<number | null>;
   /**
-   * Reserves the next start, no earlier than `now` and at least `spacingMs` after the previous reservation, and
-   * returns it (epoch ms). Atomic across every caller.
+   * Reserves the next start of a lane (0 when the limit has one), no earlier than `now` and at least `spacingMs`
+   * after the lane's previous reservation, and returns it (epoch ms). Atomic across every caller.
    */
-  reserve(projectId: string, integrationId: string, spacingMs: number, now: number): Promise<number>;
+  reserve(projectId: string, integrationId: string, spacingMs: number, now: number, lane?: number): Promise<number>;
   /**
-   * Admits a start at `now` when the last admitted start is at least `spacingMs` earlier (or none), recording it;
-   * false otherwise. Atomic across every caller.
+   * Admits a start at `now` on a lane when its last admitted start is at least `spacingMs` earlier (or none),
+   * recording it; false otherwise. Atomic across every caller.
    */
-  admit(projectId: string, integrationId: string, spacingMs: number, now: number): Promise<boolean>;
+  admit(projectId: string, integrationId: string, spacingMs: number, now: number, lane?: number): Promise<boolean>;
 }
 
 export type PacingDecision =
@@ -68,17 +87,20 @@ export interface PacingDeps {
   pacer: WebhookPacer;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  log?: (message: string, details: Record<string, unknown>) => void;
 }
 
 /** The pacing step of a delivery: `go` when the attempt may start now, or the job to put back on the queue. */
 export function makePacing(deps: PacingDeps) {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const random = deps.random ?? Math.random;
   const limits = new Map<string, { limit: Promise<number | null>; readAt: number }>();
 
   /**
    * The webhook's limit, read at most every {@link LIMIT_CACHE_MS}: the jobs of a batch that find it stale share one
-   * read (each of them reading it was ~1 GetItem per batch at saturation, issue 32); a failed read is not kept.
+   * read (each of them reading it was ~1 GetItem per batch at saturation); a failed read is not kept.
    */
   function limitOf(job: DeliveryJob): Promise<number | null> {
     const cached = limits.get(job.integrationId);
@@ -97,23 +119,42 @@ export function makePacing(deps: PacingDeps) {
     return { go: false, job: { ...job, pacedStartAt: slot }, delaySeconds };
   }
 
+  /** The job's turn under its webhook's limit: its lane's reserved start, waited for, then admitted. */
+  async function paceOrThrow(job: DeliveryJob): Promise<PacingDecision> {
+    const limit = await limitOf(job);
+    if (limit === null) return { go: true };
+    const lanes = lanesOf(limit);
+    const lane = lanes.length > 1 ? shardOf(job.deliveryId, lanes.length) : 0;
+    const spacing = startSpacingMs(lanes[lane]!);
+    const { projectId, integrationId } = job;
+    const slot = job.pacedStartAt ?? (await deps.pacer.reserve(projectId, integrationId, spacing, now(), lane));
+    const wait = slot - now();
+    if (wait > IN_PROCESS_WAIT_MS) return holdBack(job, slot);
+    if (wait > 0) await sleep(wait);
+    const giveUpAt = now() + ADMISSION_PATIENCE_MS;
+    for (;;) {
+      if (await deps.pacer.admit(projectId, integrationId, spacing, now(), lane)) return { go: true };
+      if (now() >= giveUpAt) {
+        const next = await deps.pacer.reserve(projectId, integrationId, spacing, now(), lane);
+        return holdBack(job, Math.max(next, now() + 1000));
+      }
+      await sleep(Math.min(spacing / 2, 50));
+    }
+  }
+
   return {
     async pace(job: DeliveryJob): Promise<PacingDecision> {
-      const limit = await limitOf(job);
-      if (limit === null) return { go: true };
-      const spacing = startSpacingMs(limit);
-      const slot = job.pacedStartAt ?? (await deps.pacer.reserve(job.projectId, job.integrationId, spacing, now()));
-      const wait = slot - now();
-      if (wait > IN_PROCESS_WAIT_MS) return holdBack(job, slot);
-      if (wait > 0) await sleep(wait);
-      const giveUpAt = now() + ADMISSION_PATIENCE_MS;
-      for (;;) {
-        if (await deps.pacer.admit(job.projectId, job.integrationId, spacing, now())) return { go: true };
-        if (now() >= giveUpAt) {
-          const next = await deps.pacer.reserve(job.projectId, job.integrationId, spacing, now());
-          return holdBack(job, Math.max(next, now() + 1000));
-        }
-        await sleep(Math.min(spacing / 2, 50));
+      try {
+        return await paceOrThrow(job);
+      } catch (error) {
+        // Fails closed: without its schedule the job cannot know its turn, so it waits and asks again.
+        deps.log?.('webhook pace unavailable; delivery held back', {
+          deliveryId: job.deliveryId,
+          error: String(error),
+        });
+        const { pacedStartAt: _reserved, ...unreserved } = job;
+        const delaySeconds = UNREACHABLE_PACER_DELAY_SECONDS + Math.floor(random() * UNREACHABLE_PACER_DELAY_SECONDS);
+        return { go: false, job: unreserved, delaySeconds };
       }
     },
   };

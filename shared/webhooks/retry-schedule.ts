@@ -16,12 +16,17 @@ export interface RetrySchedule {
   readonly maxAttempts: number;
 }
 
-/** Parses `WEBHOOK_RETRY_SCHEDULE` ("5,300,1800"); undefined or blank gives the contract's schedule. */
-export function parseRetrySchedule(text: string | undefined): RetrySchedule {
-  if (text === undefined || text.trim() === '')
-    return { delays: DEFAULT_RETRY_DELAYS_SECONDS, maxAttempts: DEFAULT_RETRY_DELAYS_SECONDS.length + 1 };
+/**
+ * Parses a schedule of delays ("5,300,1800": `WEBHOOK_RETRY_SCHEDULE`, `NOTICE_EMAIL_RETRY_SCHEDULE`); undefined or
+ * blank gives `defaults` (the contract's delivery schedule unless said).
+ */
+export function parseRetrySchedule(
+  text: string | undefined,
+  defaults: readonly number[] = DEFAULT_RETRY_DELAYS_SECONDS,
+): RetrySchedule {
+  if (text === undefined || text.trim() === '') return { delays: defaults, maxAttempts: defaults.length + 1 };
   const delays = text.split(',').map((part) => Number(part.trim()));
-  if (delays.some((d) => !Number.isFinite(d) || d < 0)) throw new Error(`Invalid WEBHOOK_RETRY_SCHEDULE: ${text}`);
+  if (delays.some((d) => !Number.isFinite(d) || d < 0)) throw new Error(`Invalid retry schedule: ${text}`);
   return { delays, maxAttempts: delays.length + 1 };
 }
 

@@ -1,21 +1,24 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium as playwrightChromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { buildConsole } from '../../scripts/build-console.mjs';
 import { CONSOLE_DIST } from '#local/console.ts';
 import { eventually } from '#test/support/eventually.ts';
+import type { Prerequisite } from '#test/support/prerequisites.ts';
 
-/** Debian's Chromium (`apt-get install chromium`); the browser tests run when it is there. */
+/**
+ * Debian's Chromium (`apt-get install chromium`): the browser suites run when it is there, skip elsewhere, and fail
+ * under CI without it (test/support/prerequisites.ts).
+ */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const hasChromium = existsSync(CHROMIUM_PATH);
-
-/** A browser suite's title, saying why it is skipped on a machine without Chromium. */
-export const browserSuiteTitle = (name: string) =>
-  hasChromium ? name : `${name} (skipped: no Chromium at CHROMIUM_PATH=${CHROMIUM_PATH}; apt-get install chromium)`;
+export const chromium: Prerequisite = {
+  present: existsSync(CHROMIUM_PATH),
+  missing: `no Chromium at CHROMIUM_PATH=${CHROMIUM_PATH}; apt-get install chromium, or set CHROMIUM_PATH`,
+};
 
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
+  return playwrightChromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: [

@@ -1,16 +1,9 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  browserSuiteTitle,
-  type ConsoleBrowser,
-  expectText,
-  hasChromium,
-  openConsoleBrowser,
-  PHONE,
-  signIn,
-} from '#test/console/browser.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type ConsoleBrowser, expectText, chromium, openConsoleBrowser, PHONE, signIn } from '#test/console/browser.ts';
 import { SIDEWAYS_OVERFLOW } from '#test/console/in-page.ts';
 import { eventually } from '#test/support/eventually.ts';
+import { describeNeeding } from '#test/support/prerequisites.ts';
 import { E2E_ATTEMPTS } from '#test/support/groups/e2e.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { type SharedModelDouble, sharedModelDouble } from '#test/support/model-double.ts';
@@ -19,7 +12,7 @@ import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 // The console's "try and see" screens in Chromium against the whole local service: the bot playground (streamed
 // through the OpenAI-format route, from a model double that streams slowly), the search tester, the webhook health
 // chart and the credit use chart.
-describe.runIf(hasChromium)(browserSuiteTitle('console playground, search tester and charts'), () => {
+describeNeeding(chromium, 'console playground, search tester and charts', () => {
   let model: SharedModelDouble;
   let svc: ServiceClient;
   let receiver: TestReceiver;

@@ -2,14 +2,13 @@ import { readFileSync } from 'node:fs';
 import nodemailer from 'nodemailer';
 import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
-  browserSuiteTitle,
   type ConsoleBrowser,
   consoleJsGzipBytes,
   expectCount,
   expectText,
-  hasChromium,
+  chromium,
   openConsoleBrowser,
   PHONE,
   signIn,
@@ -17,12 +16,13 @@ import {
 import { ACCESSIBILITY_PROBLEMS, FIRST_SCREEN_TIMING, FOCUSED, SIDEWAYS_OVERFLOW } from '#test/console/in-page.ts';
 import { pdfOfSize, scannedPdf } from '#test/support/pdf-fixtures.ts';
 import { eventually } from '#test/support/eventually.ts';
+import { describeNeeding } from '#test/support/prerequisites.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 // The console driven in Debian's Chromium against the whole local service: what a user does in Settings →
 // Integrations, checked through the management API and the public endpoints.
-describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
+describeNeeding(chromium, 'console in a browser', () => {
   let svc: TestService;
   let ui: ConsoleBrowser;
   let page: Page;
@@ -49,7 +49,7 @@ describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
 
   it('ships under 40 KB of gzipped JavaScript and is interactive in under 1 s', async () => {
     const js = consoleJsGzipBytes();
-    // The console's budget (issue 20): charts are hand-drawn SVG, not a library, to stay inside it.
+    // The console's budget: charts are hand-drawn SVG, not a library, to stay inside it.
     expect(js.total).toBeLessThan(40 * 1024);
 
     // Five cold loads (a fresh context each: empty cache); the median is judged, since the machine is shared by the
@@ -80,10 +80,17 @@ describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
 
   it('refuses a wrong admin key, then signs in and lists the projects created through the API, a page at a time', async () => {
     // One more than the console's page (20), so the last one needs "Load more".
+    // The newest (the one opened below) with a sends limit of its own, its reported events at the default.
     for (let n = 1; n <= 21; n++)
-      expect((await svc.admin('POST', '/projects', { companyId: 7000 + n, name: `API project ${n}` })).status).toBe(
-        201,
-      );
+      expect(
+        (
+          await svc.admin('POST', '/projects', {
+            companyId: 7000 + n,
+            name: `API project ${n}`,
+            ...(n === 21 ? { limits: { sendsPerSecond: 250 } } : {}),
+          })
+        ).status,
+      ).toBe(201);
     const listed = (await svc.admin('GET', '/projects?limit=100')).body.items as { projectId: string; name: string }[];
     expect(listed).toHaveLength(21);
 
@@ -109,6 +116,8 @@ describe.runIf(hasChromium)(browserSuiteTitle('console in a browser'), () => {
     await page.getByRole('link', { name: listed[0]!.name, exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Integrations' }).waitFor();
     await expectText(page.locator('.project-line'), listed[0]!.projectId);
+    await expectText(page.locator('.project-line [data-limits]'), '250 sends a second');
+    await expectText(page.locator('.project-line [data-limits]'), "reported events: the deployment's default");
   });
 
   it('creates a project, which then heads the list', async () => {

@@ -47,6 +47,7 @@ describe('the local gateway and the management API', () => {
       name: 'Acme',
       monthlyBotCredits: 0,
       contactEmail: null,
+      limits: { sendsPerSecond: null, eventsPerSecond: null },
     });
     expect((await svc.admin('GET', `/projects/${created.body.projectId}`)).body).toEqual(created.body);
     expect((await svc.admin('GET', '/projects/prj_missing')).status).toBe(404);

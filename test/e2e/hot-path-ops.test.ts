@@ -104,4 +104,35 @@ describe('DynamoDB operations on the hot path', () => {
       }
     }
   });
+
+  it("a send refused over its project's limit costs the token read alone: a full bucket is refused without a write", async () => {
+    const created = await svc.admin('POST', '/projects', {
+      companyId: 77,
+      name: 'Limited',
+      limits: { sendsPerSecond: 1 },
+    });
+    const projectId = created.body.projectId as string;
+    const channel = await svc.admin('POST', `/projects/${projectId}/channels`, {
+      name: 'SMS',
+      type: 'sms',
+      address: '+15005550006',
+    });
+    const custom = await svc.admin('POST', `/projects/${projectId}/integrations`, {
+      product: 'custom',
+      channelId: channel.body.channelId,
+    });
+    const send = () => svc.send(custom.body.token, { to: '+5511988887777', body: 'x' });
+    expect((await send()).status).toBe(200);
+    const dynamo = recordDynamoCalls(svc);
+    try {
+      for (let i = 0; i < 3; i++) {
+        dynamo.reset();
+        const refused = await send();
+        expect(refused.status).toBe(429);
+        expect(items(dynamo.items)).toEqual(['GetItem TOKEN']);
+      }
+    } finally {
+      dynamo.stop();
+    }
+  });
 });

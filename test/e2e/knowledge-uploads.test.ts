@@ -4,7 +4,7 @@ import { consistently, eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 /**
- * Browser uploads of knowledge files (§13): the panel asks for an upload URL, then posts the file as a form straight
+ * Browser uploads of knowledge files: the panel asks for an upload URL, then posts the file as a form straight
  * to S3 (here the local stand-in), as a browser does; the object's arrival starts the ingestion.
  */
 let svc: ServiceClient;
@@ -117,7 +117,7 @@ describe('POST .../knowledge/{fileName}/upload', () => {
   });
 
   test('the storage refuses what the upload URL does not allow, with S3’s codes: another type, over 25 MB, another project’s key, no signature', async () => {
-    // S3 itself checks the POST policy on AWS; the local stand-in checks it the same way (contract §15).
+    // S3 itself checks the POST policy on AWS; the local stand-in checks it the same way.
     const refused = async (answer: Response, status: number, code: string) => {
       expect(answer.status).toBe(status);
       expect(await answer.text()).toContain(`<Code>${code}</Code>`);
@@ -154,9 +154,12 @@ describe('POST .../knowledge/{fileName}/upload', () => {
     );
     const { 'X-Amz-Signature': _signature, ...unsigned } = typed.body.fields;
     await refused(await postForm(typed.body, 'texto de berilio', 'text/plain', unsigned), 400, 'InvalidArgument');
-    await new Promise((r) => setTimeout(r, 1000)); // the worker would have had any arrival by now
-    expect(await searchSources('zirconio tungstenio berilio')).toEqual([]);
-    expect((await knowledge()).find((i) => i.fileName === 'tabela.txt')?.status).toBe('processing');
+    // Nothing the storage refused reaches the bot: no excerpt, and the file still waits for its upload, throughout the
+    // time the ingest worker takes to pick up an arrival.
+    await consistently(async () => {
+      expect(await searchSources('zirconio tungstenio berilio')).toEqual([]);
+      expect((await knowledge()).find((i) => i.fileName === 'tabela.txt')?.status).toBe('processing');
+    }, 1000);
     // The form as issued still works.
     expect((await postForm(typed.body, 'Tabela de precos do zirconio.', 'text/plain')).ok).toBe(true);
     expect(await settledFile('tabela.txt')).toMatchObject({ status: 'ready' });

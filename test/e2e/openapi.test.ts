@@ -8,8 +8,9 @@ import * as S from '#shared/openapi/schemas.ts';
 import { routes } from '#shared/contract/routes.ts';
 import type * as z from '#shared/kernel/validation/zod.ts';
 import { parseCompletionRequest } from '#shared/completion/api/completion-request.ts';
-import { adminRoutes } from '#shared/openapi/admin-routes.ts';
-import { ensureConsoleBuilt, hasChromium, launchBrowser } from '#test/console/browser.ts';
+import { adminRoutes } from '#functions/admin/routes.ts';
+import { chromium, ensureConsoleBuilt, launchBrowser } from '#test/console/browser.ts';
+import { describeNeeding } from '#test/support/prerequisites.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 // Every code the contract names (contract sections 1-4, spec section 7). When the spec folder sits beside the
@@ -90,6 +91,14 @@ describe('GET /openapi.json', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.securitySchemes).toHaveProperty('adminKey');
     expect((await fetch(`${svc.baseUrl}/openapi.json`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it("lists the serving service's own base URL first in servers (a generated client's default)", () => {
+    // The group's service listens on a port of its own choosing, never 3000.
+    expect(new URL(svc.baseUrl).port).not.toBe('3000');
+    expect(doc.servers[0]).toEqual({ url: svc.baseUrl, description: 'This service.' });
+    expect(doc.servers.filter((s: { url: string }) => s.url === svc.baseUrl)).toHaveLength(1);
+    expect(doc.servers.map((s: { url: string }) => s.url)).toContain('http://127.0.0.1:3000');
   });
 
   it('documents every route of the public route table and of the management API router', () => {
@@ -283,7 +292,7 @@ describe('request schemas in the document are the ones the handlers validate wit
   });
 });
 
-describe.runIf(hasChromium)('GET /docs', () => {
+describeNeeding(chromium, 'GET /docs', () => {
   it('renders every operation offline, from the document only', async () => {
     await ensureConsoleBuilt();
     const browser = await launchBrowser();

@@ -82,6 +82,8 @@ export interface ReceivedMail {
 /** A real SMTP server (smtp-server) on 127.0.0.1 that keeps what it receives; can refuse recipients. */
 export async function startSmtpDouble() {
   const mails: ReceivedMail[] = [];
+  /** Recipients refused (one entry per refused RCPT TO). */
+  const refused: string[] = [];
   let refuse = false;
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
@@ -91,8 +93,11 @@ export async function startSmtpDouble() {
     onAuth(auth, _session, callback) {
       callback(null, { user: { username: auth.username, password: auth.password } });
     },
-    onRcptTo(_address, _session, callback) {
-      if (refuse) return callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
+    onRcptTo(address, _session, callback) {
+      if (refuse) {
+        refused.push(address.address);
+        return callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
+      }
       callback();
     },
     onData(stream, session, callback) {
@@ -117,6 +122,7 @@ export async function startSmtpDouble() {
   return {
     port: (server.server.address() as AddressInfo).port,
     mails,
+    refused,
     setRefuse(value: boolean) {
       refuse = value;
     },

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consistently, eventually } from '#test/support/eventually.ts';
+import { crashRun } from '#test/support/crash.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import { type ReceivedMail, startSmtpDouble } from './send-doubles.ts';
 import { receiverPool, type TestReceiver } from './webhooks-support.ts';
 
 /**
- * Contract §18's notices through the running service: `webhook.failing` after WEBHOOK_FAILING_AFTER failed attempts
+ * A project's webhook notices through the running service: `webhook.failing` after WEBHOOK_FAILING_AFTER failed attempts
  * in a row (3 here), once per streak, and `webhook.disabled`, to the project's other webhooks that take them and by
  * email to its `contactEmail` through a real SMTP server (NOTICE_SMTP_URL, with a login). A service of its own: it
  * needs those settings.
@@ -14,17 +15,18 @@ let svc: TestService;
 let smtp: Awaited<ReturnType<typeof startSmtpDouble>>;
 const receivers = receiverPool();
 
+const settings = () => ({
+  WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2',
+  WEBHOOK_FAILING_AFTER: '3',
+  // The double offers no STARTTLS: sending to it in clear is this test's explicit choice.
+  NOTICE_SMTP_URL: `smtp://notices:s3cret@127.0.0.1:${smtp.port}?allowPlaintext=true`,
+  NOTICE_EMAIL_RETRY_SCHEDULE: Array(20).fill('1').join(','),
+  NOTICE_EMAIL_FROM: 'Switchboard <notices@example.com>',
+});
+
 beforeAll(async () => {
   smtp = await startSmtpDouble();
-  svc = await startTestService({
-    threads: false,
-    env: {
-      WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2',
-      WEBHOOK_FAILING_AFTER: '3',
-      NOTICE_SMTP_URL: `smtp://notices:s3cret@127.0.0.1:${smtp.port}`,
-      NOTICE_EMAIL_FROM: 'Switchboard <notices@example.com>',
-    },
-  });
+  svc = await startTestService({ threads: false, env: settings() });
 });
 afterAll(async () => {
   await receivers.closeAll();
@@ -157,4 +159,73 @@ describe('webhook notices', () => {
       expect(mailsTo(contact)).toHaveLength(0);
     }, 1_500);
   });
+
+  it('a mail server refusing the notice email holds neither the notice nor any other event of the project', async () => {
+    const contact = `refused+${Date.now()}@acme.example`;
+    const p = await setup(contact);
+    const general = await receivers.start();
+    const failing = await receivers.start(() => 500);
+    const g = await p.webhook({ scope: 'general', url: general.url });
+    await p.webhook({ scope: 'channel', channelId: p.channelId, url: failing.url });
+    smtp.setRefuse(true);
+    try {
+      await p.event(1);
+      // The notice reaches the general webhook although its email is refused (as SES's sandbox refuses an
+      // unverified recipient), and the email is tried again on its own.
+      await eventually(async () => notices(general, 'webhook.failing').length === 1, 20_000, 'webhook.failing');
+      await eventually(async () => smtp.refused.filter((r) => r === contact).length >= 2, 20_000, 'refused twice');
+      // An event of the same project sent meanwhile (a test, which shares the notices' order key) is not held.
+      const sentAt = Date.now();
+      expect((await svc.admin('POST', `/projects/${p.projectId}/integrations/${g}/test`)).status).toBe(202);
+      await eventually(async () => notices(general, 'webhook.test').length === 1, 20_000, 'the test event');
+      const latencyMs = Date.now() - sentAt;
+      expect(latencyMs).toBeLessThan(20_000);
+      expect(mailsTo(contact)).toHaveLength(0);
+    } finally {
+      smtp.setRefuse(false);
+    }
+    // The mail server takes it again: the email arrives on its next attempt, once.
+    await eventually(async () => mailsTo(contact).length === 1, 20_000, 'the failing email, once accepted');
+    await consistently(() => expect(mailsTo(contact)).toHaveLength(1), 2_000);
+    expect(notices(general, 'webhook.failing')).toHaveLength(1);
+  });
+
+  it('killed right after queuing the notice email: the email is sent once and the notice still delivered', async () => {
+    const run = crashRun({ threads: false });
+    try {
+      const first = await run.start('after-notice-email-queued', settings());
+      const api = first.client;
+      const contact = `crash+${Date.now()}@acme.example`;
+      const { projectId } = await api.newProject();
+      expect((await api.admin('PATCH', `/projects/${projectId}`, { contactEmail: contact })).status).toBe(200);
+      const channel = await api.admin('POST', `/projects/${projectId}/channels`, {
+        type: 'sms',
+        name: 'sms',
+        address: '+5511999990000',
+      });
+      const general = await receivers.start();
+      const failing = await receivers.start(() => 500);
+      for (const hook of [
+        { scope: 'general', url: general.url },
+        { scope: 'channel', channelId: channel.body.channelId, url: failing.url },
+      ])
+        expect(
+          (await api.admin('POST', `/projects/${projectId}/integrations`, { product: 'webhook', ...hook })).status,
+        ).toBe(201);
+      await api.admin('POST', `/projects/${projectId}/events`, {
+        channelId: channel.body.channelId,
+        type: 'message.sent',
+        data: { n: 1 },
+      });
+      // The fan-out of the notice dies with the email queued and the deliveries not: the event comes back.
+      await first.died(60_000);
+      await run.start(undefined, settings());
+      await eventually(async () => mailsTo(contact).length === 1, 60_000, 'the email queued before the crash');
+      // The event's retry (after the queue's 60 s visibility timeout) delivers the notice and queues the email again.
+      await eventually(async () => notices(general, 'webhook.failing').length >= 1, 100_000, 'webhook.failing');
+      await consistently(() => expect(mailsTo(contact)).toHaveLength(1), 4_000);
+    } finally {
+      await run.cleanUp();
+    }
+  }, 240_000);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DynamoBotStore } from '#shared/bots/adapters/dynamo-bot-store.ts';
-import type { Bot } from '#shared/bots/bot.ts';
+import { DynamoBotStore } from '#shared/bots/index.ts';
+import type { Bot } from '#shared/bots/index.ts';
 import { keys } from '#shared/contract/keys.ts';
 import { type DynamoTable, updateItem } from '#shared/kernel/aws/dynamo-table.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { DynamoWebhookHealthStore } from '#shared/webhooks/adapters/dynamo-webhook-health-store.ts';
+import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { newEventId } from '#shared/events/envelope.ts';
 import { deliveryIdFor } from '#shared/webhooks/model.ts';
 import type { AttemptWrite } from '#shared/webhooks/ports.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 import { readItem } from '#shared/kernel/aws/dynamo-table.ts';
-import { keys } from '#shared/contract/keys.ts';
+import { keys, WEBHOOK_PARTITIONS, workIndex } from '#shared/contract/keys.ts';
 import { marksOf } from '#shared/events/adapters/dynamo-outbox.ts';
 import { GroupedPuts } from '#shared/kernel/aws/grouped-puts.ts';
 
@@ -92,6 +93,40 @@ describe('DynamoDeliveryStore against dynalite', () => {
     expect((await store.list('prj_1', 'int_other', { limit: 10 })).items).toEqual([]);
   });
 
+  it("spreads one webhook's records over its partitions and still lists them as one log, newest first", async () => {
+    const writes = Array.from({ length: 180 }, (_, n) =>
+      write('int_wide', n % 5 === 0 ? { status: 'failed', nextAttemptAt: undefined } : {}),
+    );
+    for (let i = 0; i < writes.length; i += 30)
+      await Promise.all(writes.slice(i, i + 30).map((w) => store.recordAttempt(w)));
+    const partitions = new Set(writes.map((w) => keys.delivery('prj_1', 'int_wide', w.deliveryId).pk));
+    expect(partitions.size).toBe(WEBHOOK_PARTITIONS);
+    const newestFirst = writes.map((w) => w.deliveryId).reverse();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await store.list('prj_1', 'int_wide', { limit: 50, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items.map((d) => d.deliveryId));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(newestFirst);
+    const failed = await store.list('prj_1', 'int_wide', { limit: 100, status: 'failed' });
+    expect(failed.items.map((d) => d.deliveryId)).toEqual(
+      writes
+        .filter((w) => w.status === 'failed')
+        .map((w) => w.deliveryId)
+        .reverse(),
+    );
+    // A failed record's index entry is in the work index, in its record's shard, keys only.
+    const one = writes[0]!;
+    expect(await readItem(env.table, keys.delivery('prj_1', 'int_wide', one.deliveryId))).toMatchObject(
+      workIndex.failedDeliveriesEntry('prj_1', 'int_wide', one.deliveryId),
+    );
+    // A cursor of another webhook's log is refused, not read elsewhere.
+    const other = await store.list('prj_1', 'int_c', { limit: 1 });
+    await expect(store.list('prj_1', 'int_wide', { limit: 1, cursor: other.nextCursor! })).rejects.toThrow(/cursor/);
+  });
+
   it('marks a delivery pending for a queued manual retry, unless its attempt already ran', async () => {
     const w = write('int_d', { status: 'failed', nextAttemptAt: undefined });
     await store.recordAttempt(w);
@@ -104,6 +139,22 @@ describe('DynamoDeliveryStore against dynalite', () => {
       attempts: [w.attempt],
     });
     expect(await store.markRetrying('prj_1', 'int_d', 'dlv_missing', 0)).toBe(false);
+  });
+});
+
+describe('DynamoEventBodies against dynalite', () => {
+  it("stores an event's body once, apart from its records, and reads many back in one call", async () => {
+    const bodies = new DynamoEventBodies(env.table);
+    const events = Array.from({ length: 30 }, (_, n) => newEventId(Date.parse('2026-11-21T11:00:00Z') + n));
+    await Promise.all(events.map((id, n) => bodies.put(id, `{"id":"${id}","n":${n}}`)));
+    const found = await bodies.get([...events, 'evt_absent']);
+    expect(found.size).toBe(30);
+    expect(found.get(events[7]!)).toBe(`{"id":"${events[7]}","n":7}`);
+    expect(found.has('evt_absent')).toBe(false);
+    expect(await readItem(env.table, keys.eventBody(events[0]!))).toMatchObject({
+      body: `{"id":"${events[0]}","n":0}`,
+      expiresAt: expect.any(Number),
+    });
   });
 });
 
@@ -133,7 +184,12 @@ describe('DynamoWebhookHealthStore against dynalite', () => {
 
   it('notices a streak once, with its outbox mark, and a new streak again', async () => {
     const health = new DynamoWebhookHealthStore(env.table);
-    const mark = (eventId: string) => ({ eventId, at: 1, message: JSON.stringify({ eventId }) });
+    const mark = (eventId: string) => ({
+      eventId,
+      at: 1,
+      message: JSON.stringify({ eventId }),
+      orderGroup: 'prj_1/project',
+    });
     await health.fold('prj_1', 'int_n', { failuresAfter: 2, firstFailureAt: 1000 }, 1000);
     expect(await health.markFailingNotice('prj_1', 'int_n', 3, mark('evt_a'), 1100)).toBe(false);
     await health.fold('prj_1', 'int_n', { failuresAfter: 1, firstFailureAt: 1200 }, 1200);

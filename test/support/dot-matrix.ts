@@ -63,6 +63,12 @@ export interface DotMatrixStyle {
   dot?: number;
   /** Fill colour of the dots. Default black. */
   color?: string;
+  /**
+   * `round` (default): each dot a filled circle, as a print head strikes it. `square`: each dot a filled square, as a
+   * bitmap (pixel) face is drawn on screen or by a thermal printer; with `dot` 1 neighbouring squares join into
+   * blocky strokes.
+   */
+  shape?: 'round' | 'square';
 }
 
 /** Minimal canvas surface used here (both @napi-rs/canvas and the DOM canvas have it). */
@@ -71,6 +77,7 @@ interface DrawingContext {
   beginPath(): void;
   arc(x: number, y: number, radius: number, start: number, end: number): void;
   fill(): void;
+  fillRect(x: number, y: number, width: number, height: number): void;
 }
 
 /**
@@ -87,8 +94,14 @@ export function drawDotMatrixText(ctx: DrawingContext, text: string, x: number, 
     rows.forEach((row, r) => {
       for (let c = 0; c < row.length; c++) {
         if (row[c] !== '#') continue;
+        const cx = left + c * pitch + pitch / 2;
+        const cy = y - (6 - r) * pitch - pitch / 2;
+        if (style.shape === 'square') {
+          ctx.fillRect(cx - radius, cy - radius, 2 * radius, 2 * radius);
+          continue;
+        }
         ctx.beginPath();
-        ctx.arc(left + c * pitch + pitch / 2, y - (6 - r) * pitch - pitch / 2, radius, 0, Math.PI * 2);
+        ctx.arc(cx, cy, radius, 0, Math.PI * 2);
         ctx.fill();
       }
     });

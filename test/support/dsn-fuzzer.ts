@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { Channel } from '#shared/messaging/channel.ts';
 import { MAIL_LIMITS, parseMail } from '#shared/messaging/adapters/parse-mail.ts';
 import { makeSuppressionChanges } from '#shared/messaging/inbound/opt-outs.ts';
-import type { Fuzzer } from './fuzzers.ts';
+import type { Fuzzer } from './fuzzer.ts';
 
 /**
  * Delivery status notifications (RFC 3464) built to hurt and to lie: per-recipient groups by the hundred, folded and

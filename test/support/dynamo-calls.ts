@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RunningService } from '#local/service.ts';
+import { BYPASS_HEADER } from '#local/throttle.ts';
 
 /**
  * Records the DynamoDB operations the service sends, as dynalite receives them (`X-Amz-Target`: `GetItem`,
@@ -19,6 +20,8 @@ export function recordDynamoCalls(service: RunningService) {
   const written: string[] = [];
   let generation = 0;
   const listener = (req: IncomingMessage) => {
+    // The stand-in's own reads (local/throttle.ts, local/dynalite-fidelity.ts) are not the service's calls.
+    if (req.headers[BYPASS_HEADER]) return;
     const target = String(req.headers['x-amz-target'] ?? '');
     const op = target.slice(target.indexOf('.') + 1);
     const index = calls.push(op) - 1;

@@ -2,7 +2,7 @@
  * Polls `check` until it returns a value other than undefined or false, and returns that value; fails after
  * `timeoutMs`, naming `what` it waited for. Every 50 ms at first, then less often, up to every 250 ms: most checks
  * call the service (an admin read: HTTP, DynamoDB, JSON on both sides), and a wait of seconds at 50 ms cost the
- * suite's two cores more than the condition's later sighting costs its file (BENCHMARKS.md, issue 25).
+ * suite's two cores more than the condition's later sighting costs its file (bench/history/2026-11-test-suite-time.md).
  */
 export async function eventually<T>(
   check: () => Promise<T | undefined | false>,
@@ -29,5 +29,22 @@ export async function consistently(assertion: () => unknown | Promise<unknown>, 
     await assertion();
     if (Date.now() >= deadline) return;
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Waits until `read()` has given the same value for `quietMs` (a count of writes that stopped growing: every write a
+ * burst caused has landed), and returns it; fails after `timeoutMs`. For work that ends with no event to wait on.
+ */
+export async function settled<T>(read: () => T | Promise<T>, quietMs = 300, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  let since = Date.now();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 50));
+    const now = await read();
+    if (now !== value) [value, since] = [now, Date.now()];
+    else if (Date.now() - since >= quietMs) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for the value to settle`);
   }
 }

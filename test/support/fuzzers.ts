@@ -15,28 +15,17 @@ import { dsnFuzzer } from './dsn-fuzzer.ts';
 import { deflatedZeros, lzwZeros, MARKER } from './pdf-bombs.ts';
 import { ABBREVIATIONS, COMPRESSING, encode, encodeChain, FILTERS, type FilterName } from './pdf-encoders.ts';
 import { onePage, pdfStream, writePdf } from './pdf-writer.ts';
+import { openAiRequestFuzzer, schemaSampleFuzzer } from './fuzzers-openai.ts';
+import type { Fuzzer } from './fuzzer.ts';
 
 /**
- * Fuzzers for every parser of untrusted bytes (contract §15), shared by the tests (test/unit/untrusted-input-fuzz.test.ts:
+ * Fuzzers for every parser of untrusted bytes, shared by the tests (test/unit/untrusted-input-fuzz.test.ts:
  * a few seconds each in `npm test`) and the bench (bench/fuzz.ts: longer, inputs per second and the slowest input).
  * Each builds inputs meant to hurt (filter names and their escapes, filter chains, indirect objects, nested and
  * unterminated markup, huge runs of special characters), runs the parser, and throws when the outcome is not one the
  * parser may give; the caller holds each input to the fuzzer's time and memory budget.
  */
-export interface Fuzzer<T = any, P = any> {
-  name: string;
-  inputs: fc.Arbitrary<T>;
-  /** Builds the bytes the parser is given (a PDF, a raw mail); not counted in the parser's budget. */
-  prepare(input: T): P | Promise<P>;
-  /** Runs the parser on what {@link prepare} built; throws if its outcome is not an allowed one. */
-  run(prepared: P, input: T): Promise<void>;
-  /** A short description of an input, for reports. */
-  describe(input: T): string;
-  /** What one input may cost: CPU milliseconds, and memory growth (heap + array buffers) in MB. */
-  budget: { ms: number; mb: number };
-  /** Loads what the parser loads once per process (pdfjs and its decode bound), so no input pays for it. */
-  warmUp?(): Promise<void>;
-}
+export type { Fuzzer } from './fuzzer.ts';
 
 const warmPdfjs = async () => {
   await extractPdfPages(writePdf(onePage())).catch(() => undefined);
@@ -593,4 +582,6 @@ export const FUZZERS: Fuzzer[] = [
   multipartFuzzer,
   jsonFuzzer,
   providerFuzzer,
+  openAiRequestFuzzer,
+  schemaSampleFuzzer,
 ];

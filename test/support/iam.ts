@@ -1,7 +1,8 @@
-import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
 import type { LocalDeployment } from '#local/bundles/local-deployment.ts';
 import type { AwsCall } from '#local/bundles/aws-front.ts';
-import { LOCAL_ACCOUNT, rolePolicies, templateResolver, type LocalNames } from '#local/bundles/bundle-deployment.ts';
+import { rolePolicies, templateResolver, type LocalNames } from '#local/bundles/bundle-deployment.ts';
+import { requestProblem } from './iam-actions.ts';
+import { evaluate } from './iam-policy.ts';
 
 /**
  * The `*` resources a role may hold, by action: services whose actions have no resource type to scope to.
@@ -15,13 +16,13 @@ export const WILDCARD_REQUIRED: Record<string, string> = {
   'xray:PutTelemetryRecords': 'X-Ray has no resource type; active tracing sends the segments with the role',
 };
 
-type Policy = Simulation['identityPolicies'][number]['policy'];
 type Statement = { Effect: string; Action: string | string[]; Resource: string | string[] };
 const list = <T>(v: T | T[]) => (Array.isArray(v) ? v : [v]);
 
 /**
- * Each distinct call the functions made, evaluated by an IAM policy simulator against the calling function's role
- * policies in the synthesized template (references resolved to the local names): one line per call IAM would deny.
+ * Each distinct call the functions made, evaluated (./iam-policy.ts) against the calling function's role policies
+ * in the synthesized template (references resolved to the local names): one line per call IAM would deny, or that
+ * cannot be judged (an action or resource ./iam-actions.ts does not know, a policy element the evaluator lacks).
  */
 export async function deniedCalls(deployment: LocalDeployment, names: LocalNames, calls: AwsCall[]): Promise<string[]> {
   const resolve = templateResolver(deployment, names);
@@ -34,29 +35,17 @@ export async function deniedCalls(deployment: LocalDeployment, names: LocalNames
       continue;
     }
     if (!policiesByFn.has(call.fn)) policiesByFn.set(call.fn, rolePolicies(deployment, call.fn, resolve));
-    const result = await runSimulation(
-      {
-        identityPolicies: policiesByFn
-          .get(call.fn)!
-          .map((policy, i) => ({ name: `${call.fn}-${i}`, policy: policy as unknown as Policy })),
-        serviceControlPolicies: [],
-        resourceControlPolicies: [],
-        request: {
-          action: call.action,
-          principal: `arn:aws:iam::${LOCAL_ACCOUNT}:role/${call.fn}`,
-          resource: { accountId: LOCAL_ACCOUNT, resource: call.resource },
-          contextVariables: {},
-        },
-      },
-      {},
-    );
-    if (result.resultType === 'error') {
-      denied.push(
-        `${call.fn}: ${call.action} on ${call.resource} could not be evaluated: ${JSON.stringify(result.errors)}`,
-      );
-    } else if (result.overallResult !== 'Allowed') {
-      denied.push(`${call.fn}: ${call.action} on ${call.resource} is ${result.overallResult} by its role`);
+    let decision: string;
+    try {
+      const problem = requestProblem(call.action, call.resource);
+      if (problem) throw new Error(problem);
+      decision = evaluate(policiesByFn.get(call.fn)!, call.action, call.resource);
+    } catch (error) {
+      denied.push(`${call.fn}: ${call.action} on ${call.resource} could not be evaluated: ${(error as Error).message}`);
+      continue;
     }
+    if (decision !== 'Allowed')
+      denied.push(`${call.fn}: ${call.action} on ${call.resource} is ${decision} by its role`);
   }
   return denied;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { hashedVector } from '#shared/knowledge/adapters/hashed-embeddings.ts';
-import type { Bot } from '#shared/bots/bot.ts';
+import type { Bot } from '#shared/bots/index.ts';
 import type { DeleteMarker, SegmentDocumentInput } from '#shared/knowledge/index/segment.ts';
 import type { KnowledgeSearchRequest } from '#shared/knowledge/knowledge-search.ts';
 

@@ -7,6 +7,39 @@ export interface ServiceProcess {
   output: () => string;
 }
 
+/** Node's arguments for `local/main.ts` as `npm start` gives them. */
+const MAIN_ARGS = [
+  '--import',
+  './local/typescript-hooks.mjs',
+  '--enable-source-maps',
+  '--disable-warning=ExperimentalWarning',
+  '--experimental-async-context-frame',
+  'local/main.ts',
+];
+
+/**
+ * Runs `local/main.ts` with `env` until it exits by itself (a start that must fail), and gives its exit code and
+ * output; kills it and fails after `timeoutMs`.
+ */
+export async function runServiceToExit(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, MAIN_ARGS, {
+    env: { ...process.env, NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  if (code === null) throw new Error(`local/main.ts did not exit within ${timeoutMs} ms:\n${stdout}${stderr}`);
+  return { code, stdout, stderr };
+}
+
 /** Starts `local/main.ts` (what `npm start` runs) as a separate process and waits for its banner. */
 // 60 s: a start is ~2 s here, but a fresh clone's first starts transform every TypeScript file while the other test
 // files' services start beside them (nothing was printed after 20 s under a load of 13).
@@ -17,31 +50,19 @@ export async function spawnService(
   options: { cwd?: string; nodeArgs?: string[] } = {},
 ): Promise<ServiceProcess> {
   // Node itself, as `npm start` runs it (not the tsx CLI, which would run the service in a grandchild that a kill misses).
-  const child = spawn(
-    process.execPath,
-    [
-      ...(options.nodeArgs ?? []),
-      '--import',
-      './local/typescript-hooks.mjs',
-      '--enable-source-maps',
-      '--disable-warning=ExperimentalWarning',
-      '--experimental-async-context-frame',
-      'local/main.ts',
-    ],
-    {
-      cwd: options.cwd,
-      // As `npm start` runs it, V8's compile cache included (relative: the checkout's own).
-      // SMTP on a free port too: test files run side by side.
-      env: {
-        ...process.env,
-        PORT: '0',
-        SMTP_INBOUND_PORT: '0',
-        NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...MAIN_ARGS], {
+    cwd: options.cwd,
+    // As `npm start` runs it, V8's compile cache included (relative: the checkout's own).
+    // SMTP on a free port too: test files run side by side.
+    env: {
+      ...process.env,
+      PORT: '0',
+      SMTP_INBOUND_PORT: '0',
+      NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile',
+      ...env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -62,4 +83,77 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): 
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.kill(signal);
   return exited;
+}
+
+/** A long-running child process (an example's server), its output kept and searchable. */
+export interface RunningChild {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the first match of `pattern` in the output; fails if the process exits first or after `timeoutMs`. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  stop(): Promise<void>;
+}
+
+export function startChild(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): RunningChild {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: npm start's child (tsx, then node) stops with it.
+    detached: true,
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    output: () => out,
+    async waitForOutput(pattern, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = pattern.exec(out);
+        if (match) return match;
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(
+            `${command} ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before ${pattern}:\n${out}`,
+          );
+        if (Date.now() > deadline)
+          throw new Error(`no ${pattern} from ${command} ${args.join(' ')} within ${timeoutMs} ms:\n${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        child.kill('SIGTERM');
+      }
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+      if (child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {}
+        await exited;
+      }
+    },
+  };
+}
+
+/** Runs a command to its end: its exit code and output (stdout and stderr together). */
+export async function runCommand(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+): Promise<{ code: number | null; output: string }> {
+  const running = startChild(command, args, options);
+  const timer = setTimeout(() => void running.stop(), options.timeoutMs ?? 120_000);
+  const code = await new Promise<number | null>((resolve) => running.child.once('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, output: running.output() };
 }

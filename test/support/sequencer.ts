@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Seconds each slow file took in a clean-clone `npm test` (BENCHMARKS.md, issue 25), by `<project>:<file>`: the
+ * Seconds each slow file took in a clean-clone `npm test` (bench/history/2026-11-test-suite-time.md), by `<project>:<file>`: the
  * estimate when Vitest has no timing of its own yet (a fresh clone, CI). Files under ~5 s are left out (they sort
  * after, larger files first). Refresh a line when a file's time changes a lot; an estimate that is off only moves
  * a file in the queue, it never changes what runs.
@@ -17,6 +17,9 @@ export const slowFiles: Record<string, number> = {
   'e2e:test/e2e/webhooks-pacing-recover.test.ts': 47,
   'bulk:test/e2e/knowledge-uploads.test.ts': 36,
   'e2e:test/e2e/webhooks-conversations.test.ts': 35,
+  'e2e:test/e2e/examples.test.ts': 30,
+  'own:test/e2e/startup-errors.test.ts': 30,
+  'e2e:test/e2e/readme.test.ts': 25,
   'bundles:test/e2e/extract.test.ts': 33,
   'own:test/e2e/bounded-input.test.ts': 31,
   'own:test/e2e/ai-ecosystem.test.ts': 28,
@@ -57,7 +60,7 @@ export const slowFiles: Record<string, number> = {
   'model:test/e2e/completion.test.ts': 7,
   'unit:test/unit/knowledge/knowledge-arrivals.test.ts': 7,
   'bundles:test/e2e/completion-offline.test.ts': 7,
-  'unit:test/integration/extract/dot-matrix-ocr.test.ts': 7,
+  'unit:test/integration/pdf/dot-matrix-ocr.test.ts': 7,
   'unit:test/integration/s3/large-objects.test.ts': 6,
   'unit:test/integration/ratelimit/dynamo-rate-limiter.test.ts': 6,
   'unit:test/integration/completion/complete-text-credits.test.ts': 5,

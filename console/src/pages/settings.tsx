@@ -50,6 +50,11 @@ export function ProjectSettings({ api, projectId, path }: { api: Api; projectId:
         <span class="muted">Project</span> <strong>{project.data.name}</strong>{' '}
         <span class="mono muted small">{project.data.projectId}</span>
         <span class="muted small"> · company {project.data.companyId}</span>
+        <span class="muted small" data-limits>
+          {' '}
+          · {limitText(project.data.limits.sendsPerSecond, 'sends')} ·{' '}
+          {limitText(project.data.limits.eventsPerSecond, 'reported events')}
+        </span>
       </p>
       <nav class="tabs" aria-label="Settings">
         <span class="tabs-title">Settings</span>
@@ -66,4 +71,11 @@ export function ProjectSettings({ api, projectId, path }: { api: Api; projectId:
       {screen}
     </div>
   );
+}
+
+/** A project's limit as the console shows it: the operator's number, or the deployment's default. */
+function limitText(perSecond: number | null, what: string): string {
+  return perSecond === null
+    ? `${what}: the deployment's default a second`
+    : `${perSecond.toLocaleString('en-US')} ${what} a second`;
 }

@@ -19,7 +19,7 @@ export interface paths {
         put?: never;
         /**
          * Create a project
-         * @description A project holds channels, integrations, bots and one API token. `monthlyBotCredits` is the monthly bot credit allowance (default 0).
+         * @description A project holds channels, integrations, bots and one API token. `monthlyBotCredits` is the monthly bot credit allowance (default 0). `limits` (`sendsPerSecond`, `eventsPerSecond`) caps the project's sends and reported events a second; a limit left out or null is the deployment's default (100 and 1,000).
          */
         post: operations["createProject"];
         delete?: never;
@@ -46,8 +46,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a project's name or contact email
-         * @description `name`, `contactEmail` (where the webhook notices `webhook.failing` and `webhook.disabled` are mailed; `null` removes it); a field not sent is unchanged.
+         * Change a project's name, contact email or limits
+         * @description `name`, `contactEmail` (where the webhook notices `webhook.failing` and `webhook.disabled` are mailed; `null` removes it), `limits` (each limit sent is set, `null` gives it back to the deployment's default, `limits: null` gives all of them back; a change reaches every request within 10 seconds); a field not sent is unchanged.
          */
         patch: operations["updateProject"];
         trace?: never;
@@ -467,7 +467,7 @@ export interface paths {
         put?: never;
         /**
          * Report a channel event
-         * @description How channel back ends report events; each is delivered to every webhook that applies (the general one plus the channel's).
+         * @description How channel back ends report events; each is delivered to every webhook that applies (the general one plus the channel's). Over the project's `limits.eventsPerSecond`: 429 `RATE_LIMITED` with `Retry-After`, nothing queued.
          */
         post: operations["reportEvent"];
         delete?: never;
@@ -491,7 +491,7 @@ export interface paths {
         put?: never;
         /**
          * Create an integration (webhook or custom)
-         * @description A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel). A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`. The answer carries a `v1` webhook's `signingSecret` or the custom `token`, shown once; a `v1a` webhook's `publicKey` is on the integration itself. `ordering`, `signature` and `filter`: contract §18.
+         * @description A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel). A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`. The answer carries a `v1` webhook's `signingSecret` or the custom `token`, shown once; a `v1a` webhook's `publicKey` is on the integration itself. `ordering` (`conversation`: one conversation's events in order), `signature` (`v1` or `v1a`) and `filter` (conditions an event must meet) are optional.
          */
         post: operations["createIntegration"];
         delete?: never;
@@ -719,7 +719,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message on the token's channel
-         * @description The body's shape depends on the channel the custom token is bound to (WhatsApp, email or SMS); never send `channelType`. Checks: token (401) → JSON (400/413) → channel (404) → payload (400) → a recipient opted out (409 `RECIPIENT_OPTED_OUT`) → WhatsApp: a `message` outside the contact’s 24-hour window (409 `WINDOW_CLOSED` with `closedAt`; a `template` goes at any time) → channel credits (402, nothing charged) → provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks.
+         * @description The body's shape depends on the channel the custom token is bound to (WhatsApp, email or SMS); never send `channelType`. Checks: token (401) → JSON (400/413) → channel (404) → payload (400) → a recipient opted out (409 `RECIPIENT_OPTED_OUT`) → WhatsApp: a `message` outside the contact’s 24-hour window (409 `WINDOW_CLOSED` with `closedAt`; a `template` goes at any time) → channel credits (402, nothing charged) → provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks. Over the project’s `limits.sendsPerSecond` or the token’s own limit: 429 `RATE_LIMITED` with `Retry-After`, nothing sent.
          */
         post: operations["sendMessage"];
         delete?: never;
@@ -1850,7 +1850,7 @@ export interface components {
          * @description Every `error` code the API gives (each operation lists the ones it can give, by status).
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNAUTHORIZED" | "ERR_NO_PERMISSION" | "CHANNEL_NOT_FOUND" | "INVALID_SIGNATURE" | "MESSAGE_NOT_FOUND" | "RECIPIENT_OPTED_OUT" | "WINDOW_CLOSED" | "PROVIDER_ERROR" | "GONE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "ERR_API_TOKEN_NOT_PROVIDED" | "ERR_API_TOKEN_INVALID_FORMAT" | "ERR_API_TOKEN_INVALID" | "ERR_API_TOKEN_AUTHENTICATION_FAILED" | "ERR_PUBLIC_AI_RATE_LIMIT" | "ERR_NO_BOT_CREDITS" | "BOT_FORBIDDEN" | "BOT_NOT_FOUND" | "GENERATION_FAILED" | "EXTRACTION_FAILED" | "GATEWAY_TIMEOUT" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNAUTHORIZED" | "ERR_NO_PERMISSION" | "CHANNEL_NOT_FOUND" | "INVALID_SIGNATURE" | "MESSAGE_NOT_FOUND" | "RECIPIENT_OPTED_OUT" | "WINDOW_CLOSED" | "PROVIDER_ERROR" | "GONE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "ERR_API_TOKEN_NOT_PROVIDED" | "ERR_API_TOKEN_INVALID_FORMAT" | "ERR_API_TOKEN_INVALID" | "ERR_API_TOKEN_AUTHENTICATION_FAILED" | "ERR_PUBLIC_AI_RATE_LIMIT" | "RATE_LIMITED" | "ERR_NO_BOT_CREDITS" | "BOT_FORBIDDEN" | "BOT_NOT_FOUND" | "GENERATION_FAILED" | "EXTRACTION_FAILED" | "GATEWAY_TIMEOUT" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
         /**
          * @example {
          *       "success": false,
@@ -2380,7 +2380,11 @@ export interface components {
          *       "companyId": 1042,
          *       "name": "Acme",
          *       "monthlyBotCredits": 100,
-         *       "contactEmail": "ops@acme.example"
+         *       "contactEmail": "ops@acme.example",
+         *       "limits": {
+         *         "sendsPerSecond": 50,
+         *         "eventsPerSecond": null
+         *       }
          *     }
          */
         Project: {
@@ -2390,6 +2394,14 @@ export interface components {
             monthlyBotCredits: number;
             /** @description Where the webhook notices (`webhook.failing`, `webhook.disabled`) are mailed; null: nobody. */
             contactEmail: string | null;
+            limits: components["schemas"]["ProjectLimits"];
+        };
+        /** @description The operator's limits on this project, in requests a second (a bucket of one second's worth, refilled continuously). Provider callbacks are never refused for them. */
+        ProjectLimits: {
+            /** @description Sends a second (`POST /api/integration/generic`) the project may make; above it: 429 `RATE_LIMITED` with `Retry-After`. null: the deployment's default (100). */
+            sendsPerSecond: number | null;
+            /** @description Events a second its channel back ends may report (`POST …/events`); above it: 429 `RATE_LIMITED`. null: the deployment's default (1,000). */
+            eventsPerSecond: number | null;
         };
         /** @description A page of projects, newest first. */
         ProjectPage: {
@@ -3329,6 +3341,28 @@ export interface components {
                 };
             };
         };
+        /** @description `RATE_LIMITED`: More requests than the project's `limits` (sends or reported events per second) or the custom token's own limit allow; nothing was done. `Retry-After` says when to retry. */
+        Error429RateLimitedRetryAfter: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "RATE_LIMITED",
+                 *       "message": "More requests than the project's `limits` (sends or reported events per second) or the custom token's own limit allow; nothing was done. `Retry-After` says when to retry.",
+                 *       "requestId": "req_5b8c2d1e9f7a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"] & {
+                    /** @enum {string} */
+                    error: "RATE_LIMITED";
+                };
+            };
+        };
         /** @description `INTERNAL_ERROR`: Unexpected failure; the cause is logged with the request id, never returned. */
         Error500InternalError: {
             headers: {
@@ -3392,10 +3426,11 @@ export interface components {
                 };
             };
         };
-        /** @description `SERVICE_UNAVAILABLE`: A dependency the route needs is not configured or not reachable; retry later. */
-        Error503ServiceUnavailable: {
+        /** @description `SERVICE_UNAVAILABLE`: The service is busy (a store or queue the route needs is throttling) or a dependency is not configured; nothing was done. Retry after `Retry-After` seconds. */
+        Error503ServiceUnavailableRetryAfter: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -3403,7 +3438,7 @@ export interface components {
                  * @example {
                  *       "success": false,
                  *       "error": "SERVICE_UNAVAILABLE",
-                 *       "message": "A dependency the route needs is not configured or not reachable; retry later.",
+                 *       "message": "The service is busy (a store or queue the route needs is throttling) or a dependency is not configured; nothing was done. Retry after `Retry-After` seconds.",
                  *       "requestId": "req_5b8c2d1e9f7a"
                  *     }
                  */
@@ -3627,6 +3662,27 @@ export interface components {
                 "application/json": components["schemas"]["OpenAiError"];
             };
         };
+        /** @description `service_unavailable` (SERVICE_UNAVAILABLE): The service is busy (a store or queue the route needs is throttling) or a dependency is not configured; nothing was done. Retry after `Retry-After` seconds. */
+        OpenAiError503ServiceUnavailableRetryAfter: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "The service is busy (a store or queue the route needs is throttling) or a dependency is not configured; nothing was done. Retry after `Retry-After` seconds.",
+                 *         "type": "invalid_request_error",
+                 *         "param": null,
+                 *         "code": "service_unavailable"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OpenAiError"];
+            };
+        };
         /** @description `timeout` (GATEWAY_TIMEOUT): The work did not finish in time (`timeoutMs`); the credit was refunded. */
         OpenAiError504GatewayTimeout: {
             headers: {
@@ -3843,7 +3899,7 @@ export interface components {
          */
         "RateLimit-Reset": number;
         /**
-         * @description Seconds until the next request would pass.
+         * @description Seconds to wait before retrying: until the next request would pass (429), or the service is busy (503).
          * @example 1
          */
         "Retry-After": number;
@@ -3892,7 +3948,11 @@ export interface operations {
                      *           "companyId": 1042,
                      *           "name": "Acme",
                      *           "monthlyBotCredits": 100,
-                     *           "contactEmail": "ops@acme.example"
+                     *           "contactEmail": "ops@acme.example",
+                     *           "limits": {
+                     *             "sendsPerSecond": 50,
+                     *             "eventsPerSecond": null
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": "WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0"
@@ -3904,6 +3964,7 @@ export interface operations {
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     createProject: {
@@ -3930,6 +3991,10 @@ export interface operations {
                     monthlyBotCredits?: number;
                     /** Format: email */
                     contactEmail?: string;
+                    limits?: {
+                        sendsPerSecond?: number | null;
+                        eventsPerSecond?: number | null;
+                    } | null;
                 };
             };
         };
@@ -3947,7 +4012,11 @@ export interface operations {
                      *       "companyId": 1042,
                      *       "name": "Acme",
                      *       "monthlyBotCredits": 100,
-                     *       "contactEmail": "ops@acme.example"
+                     *       "contactEmail": "ops@acme.example",
+                     *       "limits": {
+                     *         "sendsPerSecond": 50,
+                     *         "eventsPerSecond": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Project"];
@@ -3957,6 +4026,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     getProject: {
@@ -3987,7 +4057,11 @@ export interface operations {
                      *       "companyId": 1042,
                      *       "name": "Acme",
                      *       "monthlyBotCredits": 100,
-                     *       "contactEmail": "ops@acme.example"
+                     *       "contactEmail": "ops@acme.example",
+                     *       "limits": {
+                     *         "sendsPerSecond": 50,
+                     *         "eventsPerSecond": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Project"];
@@ -3996,6 +4070,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     updateProject: {
@@ -4015,12 +4090,19 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "contactEmail": "oncall@acme.example"
+                 *       "contactEmail": "oncall@acme.example",
+                 *       "limits": {
+                 *         "sendsPerSecond": 50
+                 *       }
                  *     }
                  */
                 "application/json": {
                     name?: string;
                     contactEmail?: string | null;
+                    limits?: {
+                        sendsPerSecond?: number | null;
+                        eventsPerSecond?: number | null;
+                    } | null;
                 };
             };
         };
@@ -4038,7 +4120,11 @@ export interface operations {
                      *       "companyId": 1042,
                      *       "name": "Acme",
                      *       "monthlyBotCredits": 100,
-                     *       "contactEmail": "ops@acme.example"
+                     *       "contactEmail": "ops@acme.example",
+                     *       "limits": {
+                     *         "sendsPerSecond": 50,
+                     *         "eventsPerSecond": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Project"];
@@ -4049,6 +4135,7 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     getApiTokenStatus: {
@@ -4085,6 +4172,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     createApiToken: {
@@ -4121,6 +4209,7 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     revokeApiToken: {
@@ -4149,6 +4238,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     getBotCredits: {
@@ -4185,6 +4275,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     grantBotCredits: {
@@ -4234,6 +4325,7 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     getBotCreditUsage: {
@@ -4284,6 +4376,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     listBots: {
@@ -4343,6 +4436,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     createBot: {
@@ -4402,6 +4496,7 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     getBot: {
@@ -4449,6 +4544,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     deleteBot: {
@@ -4482,6 +4578,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     updateBot: {
@@ -4545,6 +4642,7 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     listKnowledgeFiles: {
@@ -4608,6 +4706,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     uploadKnowledgeFile: {
@@ -4669,7 +4768,7 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             415: components["responses"]["Error415UnsupportedMediaType"];
             500: components["responses"]["Error500InternalError"];
-            503: components["responses"]["Error503ServiceUnavailable"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     deleteKnowledgeFile: {
@@ -4708,6 +4807,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     createKnowledgeUploadUrl: {
@@ -4775,7 +4875,7 @@ export interface operations {
             413: components["responses"]["Error413PayloadTooLarge"];
             415: components["responses"]["Error415UnsupportedMediaType"];
             500: components["responses"]["Error500InternalError"];
-            503: components["responses"]["Error503ServiceUnavailable"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     listChannels: {
@@ -4836,6 +4936,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     createChannel: {
@@ -4934,6 +5035,7 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     getChannel: {
@@ -4982,6 +5084,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     deleteChannel: {
@@ -5015,6 +5118,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     updateChannel: {
@@ -5085,6 +5189,7 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     getChannelConversation: {
@@ -5137,6 +5242,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     listChannelMessages: {
@@ -5226,6 +5332,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     addChannelCredits: {
@@ -5287,6 +5394,7 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     listOutboxMessages: {
@@ -5351,6 +5459,7 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     simulateInboundMessage: {
@@ -5409,6 +5518,7 @@ export interface operations {
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     simulateDeliveryStatus: {
@@ -5469,6 +5579,7 @@ export interface operations {
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     listSuppressions: {
@@ -5528,6 +5639,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     getSuppression: {
@@ -5577,6 +5689,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     deleteSuppression: {
@@ -5616,6 +5729,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     reportEvent: {
@@ -5680,7 +5794,9 @@ export interface operations {
             404: components["responses"]["Error404NotFoundOrChannelNotFound"];
             409: components["responses"]["Error409IdempotencyKeyReusedOrIdempotencyInProgress"];
             413: components["responses"]["Error413PayloadTooLarge"];
+            429: components["responses"]["Error429RateLimitedRetryAfter"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     listIntegrations: {
@@ -5759,6 +5875,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     createIntegration: {
@@ -5852,6 +5969,7 @@ export interface operations {
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     getIntegration: {
@@ -5918,6 +6036,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     deleteIntegration: {
@@ -5951,6 +6070,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     updateIntegration: {
@@ -6066,6 +6186,7 @@ export interface operations {
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     listDeliveries: {
@@ -6138,6 +6259,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     retryDelivery: {
@@ -6186,6 +6308,7 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     getWebhookHealth: {
@@ -6242,6 +6365,7 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     recoverDeliveries: {
@@ -6300,6 +6424,7 @@ export interface operations {
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     rotateWebhookSecret: {
@@ -6342,6 +6467,7 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     rotateIntegrationToken: {
@@ -6384,6 +6510,7 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     sendTestEvent: {
@@ -6433,6 +6560,7 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409IdempotencyKeyReusedOrIdempotencyInProgress"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     getConversation: {
@@ -6474,7 +6602,9 @@ export interface operations {
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401ErrNoPermission"];
             404: components["responses"]["Error404ChannelNotFound"];
+            429: components["responses"]["Error429RateLimitedRetryAfter"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     listConversationMessages: {
@@ -6553,7 +6683,9 @@ export interface operations {
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401ErrNoPermission"];
             404: components["responses"]["Error404ChannelNotFound"];
+            429: components["responses"]["Error429RateLimitedRetryAfter"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     sendMessage: {
@@ -6610,8 +6742,10 @@ export interface operations {
             404: components["responses"]["Error404ChannelNotFound"];
             409: components["responses"]["Error409RecipientOptedOutOrWindowClosedOrIdempotencyKeyReusedOrIdempotencyInProgress"];
             413: components["responses"]["Error413PayloadTooLarge"];
+            429: components["responses"]["Error429RateLimitedRetryAfter"];
             500: components["responses"]["Error500InternalError"];
             502: components["responses"]["Error402ProviderError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     getMessage: {
@@ -6668,7 +6802,9 @@ export interface operations {
             };
             401: components["responses"]["Error401ErrNoPermission"];
             404: components["responses"]["Error404MessageNotFound"];
+            429: components["responses"]["Error429RateLimitedRetryAfter"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     createChatCompletion: {
@@ -6735,6 +6871,7 @@ export interface operations {
             429: components["responses"]["OpenAiError429ErrPublicAiRateLimitRetryAfter"];
             500: components["responses"]["OpenAiError500InternalError"];
             502: components["responses"]["OpenAiError502GenerationFailed"];
+            503: components["responses"]["OpenAiError503ServiceUnavailableRetryAfter"];
             504: components["responses"]["OpenAiError504GatewayTimeout"];
         };
     };
@@ -6793,6 +6930,7 @@ export interface operations {
             429: components["responses"]["Error429ErrPublicAiRateLimitRetryAfter"];
             500: components["responses"]["Error500InternalError"];
             502: components["responses"]["Error502GenerationFailed"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
             504: components["responses"]["Error504GatewayTimeout"];
         };
     };
@@ -6857,6 +6995,7 @@ export interface operations {
             429: components["responses"]["OpenAiError429ErrPublicAiRateLimitRetryAfter"];
             500: components["responses"]["OpenAiError500InternalError"];
             502: components["responses"]["OpenAiError502GenerationFailed"];
+            503: components["responses"]["OpenAiError503ServiceUnavailableRetryAfter"];
         };
     };
     extractPdf: {
@@ -6920,6 +7059,7 @@ export interface operations {
             429: components["responses"]["Error429ErrPublicAiRateLimitRetryAfter"];
             500: components["responses"]["Error500InternalError"];
             502: components["responses"]["Error502ExtractionFailed"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
             504: components["responses"]["Error504GatewayTimeout"];
         };
     };
@@ -6971,6 +7111,7 @@ export interface operations {
             413: components["responses"]["Error413PayloadTooLarge"];
             429: components["responses"]["Error429ErrPublicAiRateLimitRetryAfter"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     getAiHealth: {
@@ -7013,6 +7154,7 @@ export interface operations {
             401: components["responses"]["Error401ErrApiToken"];
             429: components["responses"]["Error429ErrPublicAiRateLimitRetryAfter"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     listModels: {
@@ -7053,6 +7195,7 @@ export interface operations {
             401: components["responses"]["OpenAiError401ErrApiToken"];
             429: components["responses"]["OpenAiError429ErrPublicAiRateLimitRetryAfter"];
             500: components["responses"]["OpenAiError500InternalError"];
+            503: components["responses"]["OpenAiError503ServiceUnavailableRetryAfter"];
         };
     };
     getModel: {
@@ -7095,6 +7238,7 @@ export interface operations {
             404: components["responses"]["OpenAiError404BotNotFound"];
             429: components["responses"]["OpenAiError429ErrPublicAiRateLimitRetryAfter"];
             500: components["responses"]["OpenAiError500InternalError"];
+            503: components["responses"]["OpenAiError503ServiceUnavailableRetryAfter"];
         };
     };
     createResponse: {
@@ -7168,6 +7312,7 @@ export interface operations {
             429: components["responses"]["OpenAiError429ErrPublicAiRateLimitRetryAfter"];
             500: components["responses"]["OpenAiError500InternalError"];
             502: components["responses"]["OpenAiError502GenerationFailed"];
+            503: components["responses"]["OpenAiError503ServiceUnavailableRetryAfter"];
             504: components["responses"]["OpenAiError504GatewayTimeout"];
         };
     };
@@ -7212,6 +7357,7 @@ export interface operations {
             413: components["responses"]["Error413PayloadTooLarge"];
             429: components["responses"]["Error429ErrPublicAiRateLimitRetryAfter"];
             500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
     messageReceivedEvent: {

@@ -4,6 +4,8 @@ import type { ProjectApiTokenGrant } from '../token-store.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { RateDecision, RateLimiter } from '../../ratelimit/index.ts';
 import { HttpError } from '../../http/errors.ts';
+import { overloadHttpError } from '../../http/domain-errors.ts';
+import { isOverload } from '../../kernel/overload.ts';
 import type { HttpEvent, HttpResult } from '../../http/types.ts';
 
 /** What a Bots API handler knows about its caller once auth and the rate limit passed. */
@@ -37,6 +39,8 @@ export function botsApiAuth(deps: {
       const event = request.event;
       const result = await deps.authenticate(event.normalizedHeaders.authorization);
       if (!result.ok) {
+        // A throttled token store is the service busy, not a bad token: 503, and the caller retries.
+        if (isOverload(result.cause)) throw overloadHttpError(result.cause);
         if (result.cause) deps.logger.error('token store unreachable', { cause: String(result.cause) });
         throw new HttpError(401, result.failure, MESSAGES[result.failure]);
       }
@@ -46,9 +50,9 @@ export function botsApiAuth(deps: {
         // they then wait for a DynamoDB write.
         decision = await deps.limiter.admit(result.tokenHash, event.requestContext?.requestTimeEpoch ?? now());
       } catch (cause) {
-        // Fail closed would turn a DynamoDB hiccup into an outage for every customer; fail open for this request.
-        deps.logger.error('rate limiter unavailable; request admitted', { cause: String(cause) });
-        decision = { allowed: true, limit: 0, remaining: 0, resetSeconds: 0 };
+        // Fails closed: a limit that could not be checked admits nothing. The token's bucket is its own item, so a
+        // throttle there is this token's traffic, and every other caller is unaffected.
+        throw overloadHttpError(cause);
       }
       if (decision.limit > 0) {
         event.responseHeaders['RateLimit-Limit'] = String(decision.limit);

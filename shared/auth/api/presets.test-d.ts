@@ -37,7 +37,12 @@ botsApiFunction({ logger, auth: { tokens, limiter } }).handler(async (event) => 
 });
 
 // A send handler sees the custom token's channel; a JSON object body is a record.
-customTokenFunction({ logger, tokens, body: jsonObjectBody() }).handler(async (event) => {
+customTokenFunction({
+  logger,
+  tokens,
+  limits: { token: limiter, tokenPerSecond: 100 },
+  body: jsonObjectBody(),
+}).handler(async (event) => {
   expectTypeOf(event.auth.channelId).toEqualTypeOf<string>();
   expectTypeOf(event.auth.kind).toEqualTypeOf<'custom'>();
   expectTypeOf(event.parsedBody).toEqualTypeOf<Record<string, unknown>>();
@@ -47,7 +52,12 @@ customTokenFunction({ logger, tokens, body: jsonObjectBody() }).handler(async (e
 });
 
 // Raw bytes stay bytes.
-customTokenFunction({ logger, tokens, body: rawBytesBody(1024) }).handler(async (event) => {
+customTokenFunction({
+  logger,
+  tokens,
+  limits: { token: limiter, tokenPerSecond: 100 },
+  body: rawBytesBody(1024),
+}).handler(async (event) => {
   expectTypeOf(event.parsedBody).toEqualTypeOf<Buffer>();
   return ok;
 });

@@ -11,6 +11,7 @@ import type { CustomTokenGrant, TokenStore } from '../token-store.ts';
 import { adminAuth } from './admin-auth.ts';
 import { botsApiAuth, type BotsApiCaller } from './bots-api-auth.ts';
 import { customTokenAuth } from './custom-token-auth.ts';
+import { type CustomTokenLimitPorts, customTokenLimits } from './custom-token-limits.ts';
 
 /**
  * The product's presets, one per kind of caller (`shared/http/presets.ts` has the generic parts): each returns a
@@ -60,16 +61,17 @@ export function botsApiFunction<TBody = unknown>(
 }
 
 /**
- * The send function: a custom token bound to one channel (401 ERR_NO_PERMISSION), then `Idempotency-Key` scoped to
- * the token's integration, then the body.
+ * A custom-token function (send, message status, conversations): a custom token bound to one channel (401
+ * ERR_NO_PERMISSION), its limits (429 RATE_LIMITED: the token's own, and the project's sends on the send routes),
+ * then `Idempotency-Key` scoped to the token's integration, then the body.
  */
 export function customTokenFunction<TBody = unknown>(
-  options: PresetOptions<TBody> & { tokens: TokenStore },
+  options: PresetOptions<TBody> & { tokens: TokenStore; limits: CustomTokenLimitPorts },
 ): HttpHandler<CustomTokenEvent<TBody>> {
   const { logger } = options;
-  const fn = httpFunction<CustomTokenEvent<TBody>>(logger, options.metrics).use(
-    customTokenAuth({ authenticate: makeAuthenticateCustomToken({ tokens: options.tokens }), logger }),
-  );
+  const fn = httpFunction<CustomTokenEvent<TBody>>(logger, options.metrics)
+    .use(customTokenAuth({ authenticate: makeAuthenticateCustomToken({ tokens: options.tokens }), logger }))
+    .use(customTokenLimits(options.limits));
   // Custom tokens open one endpoint, send: its keys have been scoped `send:<integrationId>` from the start.
   if (options.idempotency) fn.use(options.idempotency((event: CustomTokenEvent) => `send:${event.auth.integrationId}`));
   return readBody(fn, options.body);

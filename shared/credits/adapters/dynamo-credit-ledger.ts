@@ -2,7 +2,8 @@ import type { ChargeOutcome, ChargeReceipt, CreditAccount, CreditLedger } from '
 import type { CreditUsage, CreditUsageReader } from '../credit-usage.ts';
 import { dayOfMonthFor, monthKey } from '../month.ts';
 import { applied, type DynamoTable, queryPage, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
-import { backgroundIndex, creditsKeyParts, keys } from '../../contract/keys.ts';
+import { forEachConcurrently } from '../../kernel/shards.ts';
+import { backgroundIndex, creditsKeyParts, keys, workIndex } from '../../contract/keys.ts';
 
 /** Prefix of the attributes that record open charges on a month item: `c_<chargeId>` = epoch ms of the charge. */
 const CHARGE_ATTR = 'c_';
@@ -10,6 +11,11 @@ const CHARGE_ATTR = 'c_';
 const DAY_CHARGED_ATTR = 'dc_';
 const DAY_REFUNDED_ATTR = 'dr_';
 const day2 = (day: number) => String(day).padStart(2, '0');
+/** The sweep: shards read at once, entries per page, items swept at once per shard, charges refunded per write. */
+const SHARDS_AT_ONCE = 8;
+const PAGE = 100;
+const ITEMS_AT_ONCE = 10;
+const REFUNDS_PER_WRITE = 50;
 
 /**
  * One item per project and UTC month holds the balance (`available`), its history (`allowance`, `granted`, `spent`,
@@ -17,8 +23,16 @@ const day2 = (day: number) => String(day).padStart(2, '0');
  * checks the balance and records the charge atomically, refund and settle remove the charge record, so each can
  * happen once. (No transactions: dynalite has none, and one item is half the cost of a two-item transaction.)
  *
- * The sweeper finds month items with open charges through a sparse GSI (`gsi1pk = CREDIT_SWEEP`, `gsi1sk` = time of
- * the oldest charge that may still be open), set on the first charge and cleared by the sweeper when none is left.
+ * The sweeper finds month items with open charges through the keys-only work index: the item joins its project's
+ * shard (`CREDIT_SWEEP#NN`, sort key = time of the oldest charge that may still be open) on its first charge, and
+ * the sweeper moves it along or takes it out when none is left. Later charges leave the index's keys as they are, so
+ * they write nothing there: the hot path's one write is the item's own.
+ *
+ * Why one item per project and month, not shards or leased blocks: a project's charges are bounded by its API
+ * token's rate limit (BOT_RATE_LIMIT_PER_MINUTE, 1 a second by default), two writes each (charge, then settle or
+ * refund), of 1 KB plus ~40 bytes per charge still open. At 10 charges a second with answers of 30 s (300 open:
+ * ~13 KB) that is 20 writes of 13 units, 260 of the partition's 1,000 (docs/decisions.md, "Credits and rate
+ * limits").
  */
 export class DynamoCreditLedger implements CreditLedger, CreditUsageReader {
   constructor(private readonly table: DynamoTable) {}
@@ -55,22 +69,22 @@ export class DynamoCreditLedger implements CreditLedger, CreditUsageReader {
         UpdateExpression:
           'SET available = if_not_exists(available, :allow) - :one, spent = if_not_exists(spent, :zero) + :one, ' +
           'allowance = if_not_exists(allowance, :allow), #charge = :at, seq = if_not_exists(seq, :zero) + :one, ' +
-          '#sweepPk = :sweepPk, #sweepSk = if_not_exists(#sweepSk, :sweepSk) ADD #day :one',
+          '#sweepPk = if_not_exists(#sweepPk, :sweepPk), #sweepSk = if_not_exists(#sweepSk, :sweepSk) ADD #day :one',
         ConditionExpression: `attribute_not_exists(#charge) AND ${balanceCondition}`,
         ExpressionAttributeNames: {
           '#charge': CHARGE_ATTR + chargeId,
           // The day's counter rides on the same write: the hot path keeps one charge write.
           '#day': DAY_CHARGED_ATTR + day2(at.getUTCDate()),
-          '#sweepPk': backgroundIndex.partitionKey,
-          '#sweepSk': backgroundIndex.sortKey,
+          '#sweepPk': workIndex.partitionKey,
+          '#sweepSk': workIndex.sortKey,
         },
         ExpressionAttributeValues: {
           ':allow': account.monthlyAllowance,
           ':one': 1,
           ':zero': 0,
           ':at': at.getTime(),
-          ':sweepPk': backgroundIndex.creditSweepPartition,
-          ':sweepSk': backgroundIndex.sortableMs(at.getTime()),
+          ':sweepPk': workIndex.creditSweepPartitionOf(account.projectId),
+          ':sweepSk': workIndex.creditSweepSortKey(at.getTime()),
         },
       }),
     );
@@ -132,55 +146,113 @@ export class DynamoCreditLedger implements CreditLedger, CreditUsageReader {
     );
   }
 
-  async sweep(openBefore: Date): Promise<number> {
-    const gsi = backgroundIndex;
+  /**
+   * Reads every shard of the sweep (and the previous layout's one key, until it is empty) in parallel, page after
+   * page, until nothing older than the cutoff is left or `budgetMs` has passed: the rest waits for the next run.
+   */
+  async sweep(openBefore: Date, budgetMs = 50_000): Promise<number> {
+    const startedAt = Date.now();
     const cutoff = openBefore.getTime();
     let refunded = 0;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await queryPage(this.table, {
-        IndexName: gsi.indexName,
-        KeyConditionExpression: '#pk = :pk AND #sk <= :cutoff',
-        ExpressionAttributeNames: { '#pk': gsi.partitionKey, '#sk': gsi.sortKey },
-        ExpressionAttributeValues: { ':pk': gsi.creditSweepPartition, ':cutoff': gsi.sortableMs(cutoff) },
-        ExclusiveStartKey: startKey,
-      });
-      for (const item of page.Items ?? []) refunded += await this.sweepItem(item, cutoff);
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const shards = [
+      ...workIndex.creditSweepPartitions.map((pk) => ({ index: workIndex, pk })),
+      { index: backgroundIndex, pk: backgroundIndex.legacyCreditSweepPartition },
+    ];
+    await forEachConcurrently(shards, SHARDS_AT_ONCE, async ({ index, pk }) => {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        if (Date.now() - startedAt >= budgetMs) return;
+        const page = await queryPage(this.table, {
+          IndexName: index.indexName,
+          KeyConditionExpression: '#pk = :pk AND #sk <= :cutoff',
+          ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+          ExpressionAttributeValues: { ':pk': pk, ':cutoff': workIndex.creditSweepSortKey(cutoff) },
+          Limit: PAGE,
+          ExclusiveStartKey: startKey,
+        });
+        await forEachConcurrently(page.Items ?? [], ITEMS_AT_ONCE, async (entry) => {
+          // Read, then added: `refunded += await …` would add to the total as it was before the wait.
+          const swept = await this.sweepItem({ pk: entry.pk as string, sk: entry.sk as string }, cutoff);
+          refunded += swept;
+        });
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+    });
     return refunded;
   }
 
-  /** Refunds the item's charges older than the cutoff, then moves its sweep mark to the oldest charge left. */
-  private async sweepItem(item: Record<string, unknown>, cutoff: number): Promise<number> {
+  /**
+   * Refunds the item's charges older than the cutoff (all in one write when none was closed meanwhile), then moves its
+   * sweep entry to the oldest charge left, or takes it out; an item of the previous layout moves to its shard.
+   */
+  private async sweepItem(key: { pk: string; sk: string }, cutoff: number): Promise<number> {
+    const item = await readItem(this.table, key);
+    if (!item) return 0;
     const { projectId, month } = creditsKeyParts(item);
-    let refunded = 0;
+    const old: string[] = [];
     let oldestLeft: number | undefined;
     for (const [name, value] of Object.entries(item)) {
       if (!name.startsWith(CHARGE_ATTR) || typeof value !== 'number') continue;
-      if (value <= cutoff) {
-        if (await this.refund({ projectId, month, chargeId: name.slice(CHARGE_ATTR.length) })) refunded++;
-      } else {
-        oldestLeft = oldestLeft === undefined ? value : Math.min(oldestLeft, value);
-      }
+      if (value <= cutoff) old.push(name.slice(CHARGE_ATTR.length));
+      else oldestLeft = oldestLeft === undefined ? value : Math.min(oldestLeft, value);
     }
-    const gsi = backgroundIndex;
-    // Only if no charge arrived since the read (seq unchanged); otherwise the mark stays and the next run looks again.
+    let refunded = 0;
+    for (let i = 0; i < old.length; i += REFUNDS_PER_WRITE) {
+      refunded += await this.refundAll({ projectId, month }, old.slice(i, i + REFUNDS_PER_WRITE));
+    }
+    const legacy = item[backgroundIndex.partitionKey] !== undefined;
+    const done = oldestLeft === undefined;
+    const removed = [...(done ? ['#pk', '#sk'] : []), ...(legacy ? ['#oldPk', '#oldSk'] : [])];
+    // Only if no charge arrived since the read (seq unchanged); otherwise the entry stays and the next run looks again.
     await applied(
       updateItem(this.table, {
-        Key: keys.credits(projectId, month),
-        UpdateExpression: oldestLeft === undefined ? 'REMOVE #pk, #sk' : 'SET #sk = :sk',
+        Key: key,
+        UpdateExpression: [done ? '' : 'SET #pk = :pk, #sk = :sk', removed.length ? `REMOVE ${removed.join(', ')}` : '']
+          .filter(Boolean)
+          .join(' '),
         ConditionExpression: 'seq = :seq',
         ExpressionAttributeNames: {
-          ...(oldestLeft === undefined ? { '#pk': gsi.partitionKey } : {}),
-          '#sk': gsi.sortKey,
+          '#pk': workIndex.partitionKey,
+          '#sk': workIndex.sortKey,
+          ...(legacy ? { '#oldPk': backgroundIndex.partitionKey, '#oldSk': backgroundIndex.sortKey } : {}),
         },
         ExpressionAttributeValues: {
           ':seq': item.seq,
-          ...(oldestLeft === undefined ? {} : { ':sk': gsi.sortableMs(oldestLeft) }),
+          ...(done
+            ? {}
+            : {
+                ':pk': workIndex.creditSweepPartitionOf(projectId),
+                ':sk': workIndex.creditSweepSortKey(oldestLeft!),
+              }),
         },
       }),
     );
+    return refunded;
+  }
+
+  /** Refunds several open charges of one item in one write; one by one when any of them was closed meanwhile. */
+  private async refundAll(where: { projectId: string; month: string }, chargeIds: string[]): Promise<number> {
+    if (chargeIds.length === 1) return (await this.refund({ ...where, chargeId: chargeIds[0]! })) ? 1 : 0;
+    const names = Object.fromEntries(chargeIds.map((id, i) => [`#c${i}`, CHARGE_ATTR + id]));
+    const together = await applied(
+      updateItem(this.table, {
+        Key: keys.credits(where.projectId, where.month),
+        UpdateExpression:
+          'SET available = available + :n, refunded = if_not_exists(refunded, :zero) + :n ADD #day :n ' +
+          `REMOVE ${Object.keys(names).join(', ')}`,
+        ConditionExpression: Object.keys(names)
+          .map((n) => `attribute_exists(${n})`)
+          .join(' AND '),
+        ExpressionAttributeNames: {
+          ...names,
+          '#day': DAY_REFUNDED_ATTR + day2(dayOfMonthFor(where.month, new Date())),
+        },
+        ExpressionAttributeValues: { ':n': chargeIds.length, ':zero': 0 },
+      }),
+    );
+    if (together) return chargeIds.length;
+    let refunded = 0;
+    for (const chargeId of chargeIds) if (await this.refund({ ...where, chargeId })) refunded++;
     return refunded;
   }
 }

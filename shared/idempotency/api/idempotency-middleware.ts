@@ -12,12 +12,12 @@ const RETENTION_MS = 24 * 3600 * 1000;
 
 /**
  * Which outcomes are kept for replay. As Stripe does: a request refused before any work (invalid JSON, validation,
- * body too large) is not kept, so a corrected retry with the same key goes through; a server-side failure (5xx)
- * is not kept either, so a retry runs again (nothing was sent or charged: failures after a charge are refunded).
- * Everything else (2xx, 402, 403, 404, 409...) is kept and replayed.
+ * body too large, over a rate limit) is not kept, so a corrected or later retry with the same key goes through; a
+ * server-side failure (5xx, a busy store's 503 included) is not kept either, so a retry runs again (nothing was sent
+ * or charged: failures after a charge are refunded). Everything else (2xx, 402, 403, 404, 409...) is kept and replayed.
  */
 function isReplayable(status: number): boolean {
-  return status < 500 && status !== 400 && status !== 413;
+  return status < 500 && status !== 400 && status !== 413 && status !== 429;
 }
 
 export interface IdempotencyOptions<TEvent extends HttpEvent = HttpEvent> {

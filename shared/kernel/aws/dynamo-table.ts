@@ -16,6 +16,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../domain-error.ts';
+import { DependencyOverloadedError } from '../overload.ts';
 import type { Page, PageRequest } from '../page.ts';
 
 /** The table and client every DynamoDB adapter works with. */
@@ -71,12 +72,13 @@ export type BatchWriteRequest =
 
 /**
  * Items written (or deleted) together in one BatchWriteItem (at most 25), not atomically: what DynamoDB leaves
- * unprocessed is sent again with backoff, and after five tries the write fails.
+ * unprocessed is sent again with backoff, and after five tries the write fails as an overload (DynamoDB leaves items
+ * unprocessed when their partitions are throttled).
  */
 export async function writeBatch(table: DynamoTable, requests: BatchWriteRequest[]): Promise<void> {
   let pending = requests;
   for (let attempt = 0; pending.length; attempt++) {
-    if (attempt === 5) throw new Error('DynamoDB left batch items unprocessed');
+    if (attempt === 5) throw new DependencyOverloadedError('DynamoDB left batch items unprocessed');
     if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
     const out = await table.client.send(new BatchWriteCommand({ RequestItems: { [table.tableName]: pending } }));
     pending = (out.UnprocessedItems?.[table.tableName] ?? []) as BatchWriteRequest[];
@@ -103,7 +105,7 @@ export async function readBatch(
       const items: Record<string, unknown>[] = [];
       let pending: Record<string, unknown>[] = chunk;
       for (let attempt = 0; pending.length; attempt++) {
-        if (attempt === 5) throw new Error('DynamoDB left batch keys unprocessed');
+        if (attempt === 5) throw new DependencyOverloadedError('DynamoDB left batch keys unprocessed');
         if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
         const out = await table.client.send(
           new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: pending, ConsistentRead: true } } }),
@@ -259,3 +261,22 @@ function decodePageCursor(cursor: string, carried: readonly string[], key: PageK
   }
   return decoded;
 }
+
+/**
+ * Cursors of a listing read as one list across partitions (`queryMerged`): the same opaque form as
+ * {@link queryPageOf}'s, carrying the position (a sort key) instead of a partition's key, tagged with `listing` (the
+ * attributes that name the list, e.g. its owner), so a cursor of another list is refused.
+ */
+export const positionCursor = {
+  encode(listing: Readonly<Record<string, string>>, position: string): string {
+    return encodePageCursor({ position }, ['position'], { attributes: ['position'], fixed: listing });
+  },
+  /** The position, or a {@link ValidationError} on `cursor` when it is not one this listing gave. */
+  decode(cursor: string, listing: Readonly<Record<string, string>>, accepts: (position: string) => boolean): string {
+    return decodePageCursor(cursor, ['position'], {
+      attributes: ['position'],
+      fixed: listing,
+      accepts: (key) => accepts(key.position!),
+    }).position!;
+  },
+};

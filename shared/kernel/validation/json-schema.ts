@@ -12,7 +12,11 @@ import { RE2JS } from 're2js';
  * Compiled schemas are kept (by their JSON text) for the next request with the same schema.
  */
 
-/** A schema that compiled: `validate` answers undefined for a valid value, else the first problem in words. */
+/**
+ * A schema that compiled: `validate` answers undefined for a valid value, else the first rule of the schema the value
+ * breaks, in words: where the rule is in the schema and what it asks. Nothing of the value itself is quoted (neither
+ * its text nor its keys): the value may be a model's answer, and the words go back to the caller.
+ */
 export interface CompiledJsonSchema {
   validate(value: unknown): string | undefined;
 }
@@ -34,16 +38,24 @@ export const JSON_SCHEMA_MAX_DEPTH = 32;
  * the stack here (or in `JSON.stringify` after it). Undefined when within both.
  */
 export function jsonShapeProblem(value: unknown, limits: { nodes: number; depth: number }): string | undefined {
+  return jsonShape(value, limits).problem;
+}
+
+/** {@link jsonShapeProblem}, with the nodes counted (up to the first one past the limit). */
+export function jsonShape(
+  value: unknown,
+  limits: { nodes: number; depth: number },
+): { nodes: number; problem?: string } {
   const stack: [unknown, number][] = [[value, 1]];
   let nodes = 0;
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
     if (typeof node !== 'object' || node === null) continue;
-    if (++nodes > limits.nodes) return `it has more than ${limits.nodes} objects and arrays`;
-    if (depth > limits.depth) return `it is nested deeper than ${limits.depth} levels`;
+    if (++nodes > limits.nodes) return { nodes, problem: `it has more than ${limits.nodes} objects and arrays` };
+    if (depth > limits.depth) return { nodes, problem: `it is nested deeper than ${limits.depth} levels` };
     for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
   }
-  return undefined;
+  return { nodes };
 }
 
 /** ajv's regular-expression engine option: RE2 semantics, linear in the input. */
@@ -83,6 +95,30 @@ function engine(dialect: string | undefined): Ajv {
 const CACHE_SIZE = 200;
 const cache = new Map<string, JsonSchemaCompilation>();
 
+/**
+ * Checks a caller's JSON Schema against its dialect's meta-schema without compiling it (no code is generated: linear
+ * in the schema, a few milliseconds where compiling costs a hundred). What only compiling finds (a `$ref` that does not
+ * resolve, a `pattern` RE2 cannot run) is left to {@link compileJsonSchema}. Bound its shape first.
+ */
+export function checkJsonSchema(schema: Record<string, unknown>): { ok: true } | { ok: false; message: string } {
+  const dialect = typeof schema.$schema === 'string' ? schema.$schema : undefined;
+  if (dialect !== undefined && !SUPPORTED_DIALECT.test(dialect)) return unsupportedDialect(dialect);
+  const ajv = engine(dialect);
+  try {
+    if (ajv.validateSchema(schema) === true) return { ok: true };
+  } catch (error) {
+    return { ok: false, message: firstLine(error instanceof Error ? error.message : String(error)) };
+  }
+  const [first] = ajv.errors ?? [];
+  return { ok: false, message: first ? `${first.instancePath || '/'} ${first.message ?? 'is invalid'}` : 'is invalid' };
+}
+
+const SUPPORTED_DIALECT = /json-schema\.org\/(draft-0[67]|draft\/2019-09|draft\/2020-12)\//;
+const unsupportedDialect = (dialect: string) => ({
+  ok: false as const,
+  message: `unsupported $schema "${dialect.slice(0, 100)}" (use draft-07, 2019-09 or 2020-12)`,
+});
+
 /** Compiles a caller's JSON Schema; a schema its dialect's meta-schema refuses, or ajv cannot compile, is not ok. */
 export function compileJsonSchema(schema: unknown): JsonSchemaCompilation {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
@@ -106,8 +142,7 @@ export function compileJsonSchema(schema: unknown): JsonSchemaCompilation {
 
 function compile(schema: Record<string, unknown>): JsonSchemaCompilation {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : undefined;
-  if (dialect !== undefined && !/json-schema\.org\/(draft-0[67]|draft\/2019-09|draft\/2020-12)\//.test(dialect))
-    return { ok: false, message: `unsupported $schema "${dialect.slice(0, 100)}" (use draft-07, 2019-09 or 2020-12)` };
+  if (dialect !== undefined && !SUPPORTED_DIALECT.test(dialect)) return unsupportedDialect(dialect);
   let validate: ValidateFunction;
   try {
     validate = engine(dialect).compile(schema);
@@ -120,7 +155,8 @@ function compile(schema: Record<string, unknown>): JsonSchemaCompilation {
       validate(value) {
         if (validate(value)) return undefined;
         const [first] = validate.errors ?? [];
-        return first ? `${first.instancePath || '/'} ${first.message ?? 'is invalid'}` : 'is invalid';
+        // ajv's messages are made from the schema's own keywords and values, never from the value validated.
+        return first ? `${first.schemaPath}: ${first.message ?? 'is invalid'}` : 'is invalid';
       },
     },
   };

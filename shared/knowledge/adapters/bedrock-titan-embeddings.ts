@@ -15,6 +15,10 @@ export class BedrockTitanEmbeddings implements EmbeddingsProvider {
     private readonly concurrency = 8,
   ) {}
 
+  get defaultDimensions(): number {
+    return this.dimensions;
+  }
+
   /** Titan Text Embeddings V2 makes vectors of 256, 512 or 1024 dimensions. */
   supportsDimensions(dimensions: number): boolean {
     return dimensions === 256 || dimensions === 512 || dimensions === 1024;

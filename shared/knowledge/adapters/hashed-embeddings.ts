@@ -16,6 +16,7 @@ const MAX_DIMENSIONS = 4096;
  */
 export class HashedEmbeddings implements EmbeddingsProvider {
   readonly model = 'hashed-ngrams-v1';
+  readonly defaultDimensions = HASHED_EMBEDDING_DIMENSIONS;
 
   supportsDimensions(dimensions: number): boolean {
     return Number.isInteger(dimensions) && dimensions >= 1 && dimensions <= MAX_DIMENSIONS;

@@ -1,6 +1,15 @@
 import type { EmbeddingsProvider } from '../embeddings.ts';
 import { unitVector } from '../embeddings.ts';
 
+/** OpenAI's embedding models and their vector sizes. */
+const KNOWN_DIMENSIONS: Record<string, number> = {
+  'text-embedding-3-small': 1536,
+  'text-embedding-3-large': 3072,
+  'text-embedding-ada-002': 1536,
+};
+/** A model of unknown size is sized as if it made vectors this long (no common embedding model makes longer ones). */
+const LARGEST_DIMENSIONS = 4096;
+
 /**
  * An OpenAI-compatible `POST {baseUrl}/embeddings` (OpenAI, Ollama, vLLM, llama.cpp, LiteLLM...): texts sent in
  * batches, vectors put back in input order by their `index` and normalised here (not every server normalises).
@@ -20,6 +29,11 @@ export class OpenAiCompatibleEmbeddings implements EmbeddingsProvider {
 
   get model(): string {
     return this.options.model;
+  }
+
+  /** The configured size, else the model's own where it is known, else the largest this service answers. */
+  get defaultDimensions(): number {
+    return this.options.dimensions ?? KNOWN_DIMENSIONS[this.options.model] ?? LARGEST_DIMENSIONS;
   }
 
   /** Sent to the server as asked; a server (or model) that cannot shorten vectors refuses it. */

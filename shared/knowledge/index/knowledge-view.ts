@@ -24,8 +24,9 @@ import type { SegmentReader } from './segment-reader.ts';
  * Ranking is BM25 over excerpts (./bm25.ts), with idf and the average excerpt length taken over the searchable
  * excerpts of every segment, at query time. Excerpts, not whole files, are the unit the statistics count: bots hold
  * few long files as often as many short ones, and file-level statistics collapse on long files (measured:
- * bench/retrieval.ts, the long-file rows). On top: a word the query repeats counts each time; each excerpt is also
- * scored as the middle of its neighbourhood; the top K skips an excerpt whose neighbourhood overlaps a chosen one's
+ * bench/retrieval.ts, the long-file rows; bench/history/2026-11-knowledge-at-scale.md). On top: a word the query
+ * repeats counts each time; each excerpt is also scored as the middle of its neighbourhood; the top K skips an
+ * excerpt whose neighbourhood overlaps a chosen one's
  * (within two excerpts of it in the same file: neighbours share the chunker's overlap and usually the same passage),
  * so one passage does not fill every slot, while distant sections of one long file still come through; skipped
  * excerpts fill what is left when there are not enough others (a search restricted to one file still gets its K).

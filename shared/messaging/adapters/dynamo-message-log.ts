@@ -1,7 +1,7 @@
 import type { OutboxMark } from '../../events/index.ts';
-import type { MessageLog, MessageRecord, OutboxPage } from '../message.ts';
+import type { MessageLog, MessageRecord, OutboxEntry, OutboxPage } from '../message.ts';
 import { sentMessageItems } from './dynamo-message-status-store.ts';
-import { type DynamoTable, queryPageOf, writeBatch } from '../../kernel/aws/dynamo-table.ts';
+import { type DynamoTable, putItem, queryPageOf, writeBatch } from '../../kernel/aws/dynamo-table.ts';
 import { collections, inCollection, keys, pageKeyOf } from '../../contract/keys.ts';
 import type { PageRequest } from '../../kernel/page.ts';
 
@@ -9,42 +9,30 @@ import type { PageRequest } from '../../kernel/page.ts';
 const RETENTION_SECONDS = 90 * 86400;
 
 /**
- * Message records under their project and channel in time order: `PRJ#<projectId>` /
- * `MSG#<channelId>#<sentAt>#<messageId>`. One BatchWriteItem per send; a sandbox channel's outbox is a Query of its
- * records, newest first.
+ * A send's record is its status item (`MSG#<messageId>`, carrying the event mark) with its provider-id and thread
+ * lookups (dynamo-message-status-store.ts), one BatchWriteItem. A sandbox channel's outbox is its own entries under
+ * the project and channel in time order (`PRJ#<projectId>` / `MSG#<channelId>#<sentAt>#<messageId>`), listed newest
+ * first; only sandbox sends write one. (Every send wrote one until the project's limits came: a copy of the payload,
+ * up to 300 KB, on the project's partition on every send, read by nothing but a sandbox's outbox.)
  */
 export class DynamoMessageLog implements MessageLog {
   constructor(private readonly table: DynamoTable) {}
 
-  /**
-   * One BatchWriteItem: the record, its status item (carrying the send's event mark) and its provider-id lookups
-   * (dynamo-message-status-store.ts).
-   */
   async record(message: MessageRecord, mark: OutboxMark): Promise<void> {
-    // The record keeps what was sent (the outbox lists it); the conversation and what was said (`text`, `subject`,
-    // `template`) are the status item's, and the mail thread ids go to their own items: not copied here as well
-    // (they were, since issue 30: ~150 bytes more per send to marshal, sign, parse and store, read by nothing).
-    const {
-      conversationId: _c,
-      contact: _k,
-      text: _t,
-      subject: _s,
-      template: _p,
-      threadIds: _i,
-      mailRecipients: _r,
-      ...sent
-    } = message;
     await writeBatch(
       this.table,
-      [
-        {
-          ...keys.message(message.projectId, message.channelId, message.sentAt, message.messageId),
-          message: sent,
-          expiresAt: Math.floor(Date.parse(message.sentAt) / 1000) + RETENTION_SECONDS,
-        },
-        ...sentMessageItems(message, mark),
-      ].map((Item) => ({ PutRequest: { Item } })),
+      sentMessageItems(message, mark).map((Item) => ({ PutRequest: { Item } })),
     );
+  }
+
+  async deliverToOutbox(projectId: string, channelId: string, entry: OutboxEntry): Promise<void> {
+    await putItem(this.table, {
+      Item: {
+        ...keys.message(projectId, channelId, entry.sentAt, entry.messageId),
+        message: entry,
+        expiresAt: Math.floor(Date.parse(entry.sentAt) / 1000) + RETENTION_SECONDS,
+      },
+    });
   }
 
   async listOutbox(projectId: string, channelId: string, page: PageRequest): Promise<OutboxPage> {
@@ -58,7 +46,7 @@ export class DynamoMessageLog implements MessageLog {
     return {
       ...out,
       items: out.items.map((item) => {
-        const m = item.message as MessageRecord;
+        const m = item.message as OutboxEntry;
         return { messageId: m.messageId, to: m.to, payload: m.payload, sentAt: m.sentAt };
       }),
     };

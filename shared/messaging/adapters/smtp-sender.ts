@@ -13,6 +13,7 @@ import {
 } from '../providers.ts';
 import { forbiddenAddressReason, isIpLiteral, parseIPv4 } from '../../kernel/destination-policy.ts';
 import { ForbiddenDestinationError, guardedLookup } from '../../kernel/adapters/guarded-lookup.ts';
+import { loadNodemailer, smtpTransportOptions } from '../../kernel/adapters/smtp-transport.ts';
 
 export interface SmtpEmailSenderOptions {
   /** Deadline of one send, connect to the server's last answer. */
@@ -52,9 +53,6 @@ export class SmtpEmailSender implements MessageProvider {
     this.lookup = options.lookup ?? guardedLookup({ allowPrivate: options.allowPrivate });
   }
 
-  /** nodemailer is loaded on the first email, not at cold start: most sends are SMS or WhatsApp. */
-  private static nodemailer?: Promise<typeof import('nodemailer')>;
-
   async send(outbound: OutboundMessage): Promise<ProviderReceipt> {
     const { channel, message } = outbound;
     if (message.type !== 'email' || channel.provider.kind !== 'smtp')
@@ -64,7 +62,6 @@ export class SmtpEmailSender implements MessageProvider {
     if (allowedPorts !== 'any' && !allowedPorts.includes(provider.port))
       throw new ProviderError(`SMTP port ${provider.port} is not allowed; use one of ${allowedPorts.join(', ')}`);
     const timeout = callTimeoutMs(this.options.timeoutMs, outbound.deadline);
-    SmtpEmailSender.nodemailer ??= import('nodemailer');
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(Object.assign(new Error('SMTP deadline'), { code: 'ETIMEDOUT' })), timeout);
@@ -74,27 +71,25 @@ export class SmtpEmailSender implements MessageProvider {
     const progress: CopiesSent = { messageId: newMessageId(channel.address), accepted: 0 };
     try {
       const [address, nodemailer] = await Promise.race([
-        Promise.all([this.checkedAddress(provider.host), SmtpEmailSender.nodemailer]),
+        Promise.all([this.checkedAddress(provider.host), loadNodemailer()]),
         deadline,
       ]);
-      const secure = provider.secure ?? false;
+      // Connects to the checked address; TLS checks the certificate against the name the customer gave.
       transport = nodemailer.default.createTransport({
-        host: address,
-        // TLS checks the certificate against the name the customer gave, not the address it resolved to.
-        ...(isIpLiteral(provider.host) ? {} : { servername: provider.host }),
-        port: provider.port,
-        secure,
-        requireTLS: !secure && !provider.allowPlaintext,
-        ...(provider.user ? { auth: { user: provider.user, pass: provider.pass ?? '' } } : {}),
-        connectionTimeout: timeout,
-        greetingTimeout: timeout,
-        socketTimeout: timeout,
-        dnsTimeout: timeout,
+        ...smtpTransportOptions(
+          {
+            host: provider.host,
+            port: provider.port,
+            secure: provider.secure ?? false,
+            allowPlaintext: provider.allowPlaintext ?? false,
+            ...(provider.user ? { user: provider.user, pass: provider.pass ?? '' } : {}),
+          },
+          timeout,
+          address,
+        ),
         // The recipients' copies share a few connections: one copy after another on each.
         pool: true,
         maxConnections: Math.min(COPY_CONNECTIONS, mailRecipients(message.payload).length),
-        disableFileAccess: true,
-        disableUrlAccess: true,
       });
       const sending = this.sendCopies(transport, outbound, progress);
       // Past the deadline the copies still on their way fail when the transport closes: nobody waits for them.

@@ -9,12 +9,14 @@ import {
   type ToolCall,
   type ToolDefinition,
 } from '../model-provider.ts';
-import { sampleFromSchema } from './schema-sample.ts';
+import { boundedSample } from './schema-sample.ts';
 
 /** Every offline answer starts with this label, so nobody mistakes it for a language model's answer. */
 export const OFFLINE_LABEL = '[offline model]';
 
 const EXCERPT_CHARS = 700;
+/** Used only when a request carries no ceiling (the service always sends one). */
+const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 const OUTLINE_ITEMS = 5;
 const OUTLINE_ITEM_CHARS = 120;
 
@@ -28,7 +30,8 @@ const OUTLINE_ITEM_CHARS = 120;
  * Tools: when the request carries functions and the conversation does not end with their results, it calls one
  * (the named one, else the first) with arguments generated from its schema (`schema-sample.ts`); after results, it
  * answers with text that quotes them. A JSON Schema answer is a value generated from the schema. `stop` cuts the
- * answer before the first stop sequence; `maxOutputTokens` cuts it at that many estimated tokens (`length`).
+ * answer before the first stop sequence; `maxOutputTokens` cuts it at that many estimated tokens (`length`). A value
+ * generated from a schema is bounded by the same ceiling however the schema nests: it stops growing there (`length`).
  */
 export class OfflineModelProvider implements ModelProvider {
   readonly name = 'offline';
@@ -41,26 +44,29 @@ export class OfflineModelProvider implements ModelProvider {
         conversationOf(request).reduce((sum, turn) => sum + estimateTokens(turn.text), 0),
       outputTokens: estimateTokens(text),
     });
+    const maxChars = (request.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS) * 4;
     const tool = toolToCall(request);
     if (tool) {
+      const args = boundedSample(tool.parameters, request.prompt, maxChars);
       const call: ToolCall = {
         id: `call_${createHash('sha256')
           .update(JSON.stringify([conversationOf(request), tool.name]))
           .digest('base64url')
           .slice(0, 24)}`,
         name: tool.name,
-        arguments: JSON.stringify(sampleFromSchema(tool.parameters, request.prompt)),
+        arguments: JSON.stringify(args.value),
       };
-      return { text: '', toolCalls: [call], model: 'offline', stopReason: 'tool_calls', usage: usage(call.arguments) };
+      const stopReason = args.complete ? 'tool_calls' : 'length';
+      return { text: '', toolCalls: [call], model: 'offline', stopReason, usage: usage(call.arguments) };
     }
     const answer = offlineAnswer(request);
-    let text =
-      request.responseFormat !== 'json'
-        ? answer.text
-        : JSON.stringify(
-            request.jsonSchema ? sampleFromSchema(request.jsonSchema.schema, request.prompt) : answer.json,
-          );
+    let text = answer.text;
     let stopReason = 'end_turn';
+    if (request.responseFormat === 'json' && request.jsonSchema) {
+      const sampled = boundedSample(request.jsonSchema.schema, request.prompt, maxChars);
+      text = JSON.stringify(sampled.value);
+      if (!sampled.complete) stopReason = 'length';
+    } else if (request.responseFormat === 'json') text = JSON.stringify(answer.json);
     for (const sequence of request.parameters?.stop ?? []) {
       const at = sequence ? text.indexOf(sequence) : -1;
       if (at !== -1) text = text.slice(0, at);

@@ -5,75 +5,175 @@
  * `$ref`s (`#/$defs/…`, `#/definitions/…`), objects with `properties` / `required`, arrays with `minItems` /
  * `maxItems`, string lengths and common `format`s, number bounds and `multipleOf`. A `pattern` it cannot satisfy
  * in general: the value is then invalid, and the caller's validation says so.
+ *
+ * Bounded however the schema nests: the value's JSON text never passes `maxChars` (a model's output ceiling), and
+ * the work done is linear in it. Arrays of arrays each asking for many items multiply; once the room is spent the
+ * value stops growing (shorter arrays, fewer properties, cut strings) and `complete` is false, as a model stops at
+ * its token limit.
  */
-export function sampleFromSchema(schema: unknown, seedText: string): unknown {
-  const word = seedWord(seedText);
-  return sample(schema, schema, word, 0, undefined);
+export function boundedSample(
+  schema: unknown,
+  seedText: string,
+  maxChars: number,
+): { value: unknown; complete: boolean } {
+  const room: Room = { left: maxChars, work: WORK_PER_CHAR * maxChars + BASE_WORK, complete: true };
+  const value = sample(schema, schema, seedWord(seedText), 0, undefined, room);
+  return value === NOTHING ? { value: null, complete: false } : { value, complete: room.complete };
 }
+
+/** {@link boundedSample} within a default room (what the default output ceiling allows), the value alone. */
+export function sampleFromSchema(schema: unknown, seedText: string): unknown {
+  return boundedSample(schema, seedText, DEFAULT_MAX_CHARS).value;
+}
+
+/** 4,096 tokens of about 4 characters. */
+const DEFAULT_MAX_CHARS = 16_384;
+/** Steps (schema nodes visited, keywords merged) allowed per character of room, plus a floor for tiny rooms. */
+const WORK_PER_CHAR = 8;
+const BASE_WORK = 10_000;
 
 /** Deep enough for any real schema; a recursive `$ref` stops here with the smallest value. */
 const MAX_DEPTH = 16;
 
 type Schema = Record<string, unknown>;
 
-function sample(node: unknown, root: unknown, word: string, depth: number, key: string | undefined): unknown {
-  if (node === true || node === undefined) return word;
-  if (typeof node !== 'object' || node === null) return null;
+/** What is left: characters of JSON text, steps of work; `complete` turns false at the first thing left out. */
+interface Room {
+  left: number;
+  work: number;
+  complete: boolean;
+}
+
+/** No room left for even the smallest value here. */
+const NOTHING = Symbol('nothing');
+type Sampled = unknown | typeof NOTHING;
+
+/** Takes `chars` of room, or leaves the room as it is and answers false. */
+function take(room: Room, chars: number): boolean {
+  if (chars > room.left) {
+    room.complete = false;
+    return false;
+  }
+  room.left -= chars;
+  return true;
+}
+
+/** A value that is written as it is (a `const`, an `enum` member, a number): it fits whole or not at all. */
+function literal(value: unknown, room: Room): Sampled {
+  return take(room, JSON.stringify(value)?.length ?? 4) ? value : NOTHING;
+}
+
+function sample(
+  node: unknown,
+  root: unknown,
+  word: string,
+  depth: number,
+  key: string | undefined,
+  room: Room,
+): Sampled {
+  if (--room.work < 0) {
+    room.complete = false;
+    return NOTHING;
+  }
+  if (node === true || node === undefined) return sampleString({}, word, room);
+  if (typeof node !== 'object' || node === null) return literal(null, room);
   const schema = node as Schema;
-  if (depth > MAX_DEPTH) return smallest(schema);
-  if (typeof schema.$ref === 'string') return sample(resolveRef(schema.$ref, root), root, word, depth + 1, key);
-  if ('const' in schema) return schema.const;
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  if (depth > MAX_DEPTH) return literal(smallest(schema), room);
+  if (typeof schema.$ref === 'string') return sample(resolveRef(schema.$ref, root), root, word, depth + 1, key, room);
+  if ('const' in schema) return literal(schema.const, room);
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return literal(schema.enum[0], room);
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     const options = schema[keyword];
     if (Array.isArray(options) && options.length > 0) {
       const preferred = options.find((o) => !isNullSchema(o)) ?? options[0];
-      return sample({ ...withoutKeyword(schema, keyword), ...(preferred as Schema) }, root, word, depth + 1, key);
+      const merged = { ...withoutKeyword(schema, keyword, room), ...(preferred as Schema) };
+      return sample(merged, root, word, depth + 1, key, room);
     }
   }
   if (Array.isArray(schema.allOf)) {
-    const merged: Schema = withoutKeyword(schema, 'allOf');
-    for (const part of schema.allOf) mergeInto(merged, (resolveMaybe(part, root) ?? {}) as Schema);
-    return sample(merged, root, word, depth + 1, key);
+    const merged: Schema = withoutKeyword(schema, 'allOf', room);
+    for (const part of schema.allOf) mergeInto(merged, (resolveMaybe(part, root) ?? {}) as Schema, room);
+    return sample(merged, root, word, depth + 1, key, room);
   }
   switch (typeOf(schema)) {
     case 'object':
-      return sampleObject(schema, root, word, depth);
-    case 'array': {
-      const min = typeof schema.minItems === 'number' ? schema.minItems : 1;
-      const max = typeof schema.maxItems === 'number' ? schema.maxItems : Math.max(min, 1);
-      const count = Math.min(Math.max(min, 1), max, 50);
-      if (Array.isArray(schema.prefixItems))
-        return schema.prefixItems.map((item, i) => sample(item, root, word, depth + 1, `${key}_${i}`));
-      return Array.from({ length: count }, (_, i) =>
-        sample(schema.items ?? {}, root, i === 0 ? word : `${word}${i + 1}`, depth + 1, key),
-      );
-    }
+      return sampleObject(schema, root, word, depth, room);
+    case 'array':
+      return sampleArray(schema, root, word, depth, key, room);
     case 'string':
-      return sampleString(schema, word);
+      return sampleString(schema, word, room);
     case 'integer':
-      return sampleNumber(schema, true);
+      return literal(sampleNumber(schema, true), room);
     case 'number':
-      return sampleNumber(schema, false);
+      return literal(sampleNumber(schema, false), room);
     case 'boolean':
-      return true;
+      return literal(true, room);
     case 'null':
-      return null;
+      return literal(null, room);
     default:
-      return word;
+      return sampleString({}, word, room);
   }
 }
 
-function sampleObject(schema: Schema, root: unknown, word: string, depth: number): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const properties = (schema.properties ?? {}) as Record<string, unknown>;
-  for (const [name, property] of Object.entries(properties)) out[name] = sample(property, root, word, depth + 1, name);
-  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-  for (const name of required) if (!(name in out)) out[name] = word;
+function sampleArray(
+  schema: Schema,
+  root: unknown,
+  word: string,
+  depth: number,
+  key: string | undefined,
+  room: Room,
+): Sampled {
+  if (!take(room, 2)) return NOTHING;
+  const items: { schema: unknown; word: string; key: string | undefined }[] = [];
+  if (Array.isArray(schema.prefixItems))
+    for (const [i, item] of schema.prefixItems.entries()) items.push({ schema: item, word, key: `${key}_${i}` });
+  else {
+    const min = typeof schema.minItems === 'number' ? schema.minItems : 1;
+    const max = typeof schema.maxItems === 'number' ? schema.maxItems : Math.max(min, 1);
+    const count = Math.min(Math.max(min, 1), max, 50);
+    for (let i = 0; i < count; i++)
+      items.push({ schema: schema.items ?? {}, word: i === 0 ? word : `${word}${i + 1}`, key });
+  }
+  const out: unknown[] = [];
+  for (const item of items) {
+    if (out.length > 0 && !take(room, 1)) break;
+    const value = sample(item.schema, root, item.word, depth + 1, item.key, room);
+    if (value === NOTHING) {
+      if (out.length > 0) room.left += 1;
+      break;
+    }
+    out.push(value);
+  }
   return out;
 }
 
-function sampleString(schema: Schema, word: string): string {
+function sampleObject(schema: Schema, root: unknown, word: string, depth: number, room: Room): Sampled {
+  if (!take(room, 2)) return NOTHING;
+  const out: Record<string, unknown> = {};
+  let first = true;
+  const add = (name: string, value: () => Sampled): boolean => {
+    // `"name":` and a comma before every property but the first.
+    const cost = JSON.stringify(name).length + 1 + (first ? 0 : 1);
+    if (!take(room, cost)) return false;
+    const made = value();
+    if (made === NOTHING) {
+      room.left += cost;
+      return false;
+    }
+    out[name] = made;
+    first = false;
+    return true;
+  };
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  for (const [name, property] of Object.entries(properties))
+    if (!add(name, () => sample(property, root, word, depth + 1, name, room))) return out;
+  const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
+  for (const name of required)
+    if (typeof name === 'string' && !(name in out) && !add(name, () => sampleString({}, word, room))) return out;
+  return out;
+}
+
+function sampleString(schema: Schema, word: string, room: Room): Sampled {
   const formats: Record<string, string> = {
     'date-time': '2026-01-01T00:00:00Z',
     date: '2026-01-01',
@@ -88,8 +188,22 @@ function sampleString(schema: Schema, word: string): string {
   let text = typeof schema.format === 'string' && formats[schema.format] ? formats[schema.format]! : word;
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : Number.POSITIVE_INFINITY;
-  while (text.length < min) text += text.length ? ` ${word}` : word || 'x';
-  return text.length > max ? text.slice(0, max) : text;
+  // Never longer than the room (a `minLength` of a billion asks for what no output ceiling allows).
+  const target = Math.min(min, Math.max(0, room.left - 2));
+  if (text.length < target) {
+    const unit = ` ${word || 'x'}`;
+    text = (text || 'x') + unit.repeat(Math.ceil((target - text.length) / unit.length));
+  }
+  if (text.length > max) text = text.slice(0, max);
+  if (text.length > room.left - 2) {
+    if (room.left < 2) {
+      room.complete = false;
+      return NOTHING;
+    }
+    text = text.slice(0, room.left - 2);
+    room.complete = false;
+  }
+  return take(room, JSON.stringify(text).length) ? text : NOTHING;
 }
 
 function sampleNumber(schema: Schema, integer: boolean): number {
@@ -142,18 +256,22 @@ function isNullSchema(schema: unknown): boolean {
   return typeof schema === 'object' && schema !== null && (schema as Schema).type === 'null';
 }
 
-function withoutKeyword(schema: Schema, keyword: string): Schema {
+function withoutKeyword(schema: Schema, keyword: string, room: Room): Schema {
+  room.work -= Object.keys(schema).length;
   const { [keyword]: _, ...rest } = schema;
   return rest;
 }
 
-function mergeInto(target: Schema, part: Schema): void {
+function mergeInto(target: Schema, part: Schema, room: Room): void {
   for (const [k, v] of Object.entries(part)) {
-    if (k === 'properties' && typeof v === 'object' && v)
+    room.work--;
+    if (k === 'properties' && typeof v === 'object' && v) {
+      room.work -= Object.keys(v).length;
       target.properties = { ...((target.properties ?? {}) as Schema), ...(v as Schema) };
-    else if (k === 'required' && Array.isArray(v))
+    } else if (k === 'required' && Array.isArray(v)) {
+      room.work -= v.length;
       target.required = [...new Set([...((target.required ?? []) as string[]), ...v])];
-    else target[k] = v;
+    } else target[k] = v;
   }
 }
 

@@ -1,39 +1,50 @@
 import { json, noContent } from '#shared/http/types.ts';
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import type { ProjectUseCases } from '#shared/projects/manage-projects.ts';
+import type { Project } from '#shared/projects/project.ts';
+import { MAX_LIMITS } from './schemas.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 
 const projectName = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
-/** Contract §18: where the webhook notices are mailed. */
+/** Where the webhook notices are mailed. */
 const contactEmail = z.email({ error: 'An email address' }).check(z.maxLength(254));
+
+/**
+ * The operator's limits on a project (requests a second): a number sets one, null (or leaving it out on create) is the
+ * deployment's default. The highest values are what the data layout takes for one project (docs/reference/limits.md).
+ */
+const perSecond = (max: number) => z.nullable(z.number().check(z.int(), z.gte(1), z.lte(max)));
+const limitsBody = z.nullable(
+  z.strictObject({
+    sendsPerSecond: z.optional(perSecond(MAX_LIMITS.sendsPerSecond)),
+    eventsPerSecond: z.optional(perSecond(MAX_LIMITS.eventsPerSecond)),
+  }),
+);
 
 const createProjectBody = z.strictObject({
   companyId: z.number().check(z.int(), z.gt(0)),
   name: projectName,
   monthlyBotCredits: z._default(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000)), 0),
   contactEmail: z.optional(contactEmail),
+  limits: z.optional(limitsBody),
 });
 
 const patchProjectBody = z.strictObject({
   name: z.optional(projectName),
   contactEmail: z.optional(z.nullable(contactEmail)),
+  limits: z.optional(limitsBody),
 });
 
 const amountBody = z.strictObject({ amount: z.number().check(z.int(), z.gt(0), z.lte(1_000_000_000)) });
 
-const projectView = (p: {
-  projectId: string;
-  companyId: number;
-  name: string;
-  monthlyBotCredits: number;
-  contactEmail?: string;
-}) => ({
+const projectView = (p: Project) => ({
   projectId: p.projectId,
   companyId: p.companyId,
   name: p.name,
   monthlyBotCredits: p.monthlyBotCredits,
   contactEmail: p.contactEmail ?? null,
+  limits: { sendsPerSecond: p.limits?.sendsPerSecond ?? null, eventsPerSecond: p.limits?.eventsPerSecond ?? null },
 });
 
 const creditsView = (c: { available: number; month: string }) => ({ disponivel: c.available, mes: c.month });

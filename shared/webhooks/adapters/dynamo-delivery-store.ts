@@ -1,12 +1,13 @@
 import type { DeliveryRecord, DeliveryStatus } from '../model.ts';
 import type { AttemptWrite, DeliveryStore } from '../ports.ts';
-import { applied, type DynamoTable, queryPageOf, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
-import { backgroundIndex, collections, keys } from '../../contract/keys.ts';
+import { applied, type DynamoTable, positionCursor, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
+import { deliveryPartitions, keys, workIndex } from '../../contract/keys.ts';
 import type { Page, PageRequest } from '../../kernel/page.ts';
 import { GroupedPuts } from '../../kernel/aws/grouped-puts.ts';
+import { queryMerged } from '../../kernel/aws/merged-query.ts';
 
-/** The index attributes of a failed delivery's entry (see `backgroundIndex.failedDeliveriesPartition`). */
-const INDEX_NAMES = { '#indexPk': backgroundIndex.partitionKey, '#indexSk': backgroundIndex.sortKey };
+/** The index attributes of a failed delivery's entry (see `workIndex.failedDeliveriesEntry`). */
+const INDEX_NAMES = { '#indexPk': workIndex.partitionKey, '#indexSk': workIndex.sortKey };
 
 /** Deliveries are kept this long after their last attempt (DynamoDB TTL). */
 export const DELIVERY_RETENTION_SECONDS = 30 * 86400;
@@ -17,15 +18,16 @@ const DELIVERY_ID = /^dlv_[0-9a-z]+$/;
 const LIST_FIELDS = 'deliveryId, projectId, integrationId, eventId, eventType, #status, attempts, nextAttemptAt';
 
 /**
- * Delivery records (`DLV#<projectId>#<integrationId>` / `<deliveryId>`): one item per event and webhook, created
- * by its first attempt. Each attempt is one item write, no read before it, no transaction:
+ * Delivery records (`DLV#<projectId>#<integrationId>#<shard>` / `<deliveryId>`, the shard from the delivery id, so a
+ * webhook's records spread over 16 partitions): one item per event and webhook, created by its first attempt. Each
+ * attempt is one item write, no read before it, no transaction:
  *
  * - a first attempt that succeeded (most deliveries) creates the whole record with a put, and the puts of attempts
  *   that end together share BatchWriteItem calls (`GroupedPuts`: one call per put when they come one at a time);
  * - any other attempt is one UpdateItem that appends to `attempts` and sets the status, never turning a succeeded
  *   delivery back into pending or failed.
  *
- * Decision (issue 32, measured in BENCHMARKS "Issue 32"): the put carries no condition (BatchWriteItem takes none).
+ * Decision (measured: bench/history/2026-11-webhooks-for-chat-back-ends.md): the put carries no condition (BatchWriteItem takes none).
  * It writes `succeeded`, so it never undoes a success either; what it can overwrite is a record a duplicate job of
  * the same delivery made first (the fan-out run again after a crash): the delivery ends succeeded as before, and its
  * log shows this attempt instead of both. Per delivery at saturation that is ~0.3 DynamoDB calls instead of 1.
@@ -86,11 +88,9 @@ export class DynamoDeliveryStore implements DeliveryStore {
     // A failed delivery is listed in the failed-deliveries index (recover); any other status leaves it.
     const remove = write.nextAttemptAt === undefined ? ['nextAttemptAt'] : [];
     if (write.status === 'failed') {
+      const entry = workIndex.failedDeliveriesEntry(write.projectId, write.integrationId, write.deliveryId);
       set.push('#indexPk = :failedPk', '#indexSk = :failedSk');
-      Object.assign(values, {
-        ':failedPk': backgroundIndex.failedDeliveriesPartition(write.projectId, write.integrationId),
-        ':failedSk': write.deliveryId,
-      });
+      Object.assign(values, { ':failedPk': entry[workIndex.partitionKey], ':failedSk': entry[workIndex.sortKey] });
     } else remove.push('#indexPk', '#indexSk');
     let condition: string | undefined;
     if (!write.manual) {
@@ -119,23 +119,29 @@ export class DynamoDeliveryStore implements DeliveryStore {
     integrationId: string,
     options: { status?: DeliveryStatus } & PageRequest,
   ): Promise<Page<DeliveryRecord>> {
-    const partition = collections.deliveries(projectId, integrationId).pk;
-    // A status filter applies after DynamoDB's page limit: queryPageOf reads on until the page is full.
-    const out = await queryPageOf(
-      this.table,
-      {
-        KeyConditionExpression: 'pk = :pk',
-        ScanIndexForward: false,
-        ProjectionExpression: LIST_FIELDS,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pk': partition, ...(options.status ? { ':status': options.status } : {}) },
-        ...(options.status ? { FilterExpression: '#status = :status' } : {}),
-        ConsistentRead: true,
-      },
-      options,
-      { attributes: ['pk', 'sk'], fixed: { pk: partition }, accepts: (key) => DELIVERY_ID.test(key.sk!) },
-    );
-    return { ...out, items: out.items.map(deliveryRecordFromItem) };
+    const listing = listingOf(projectId, integrationId);
+    const after =
+      options.cursor === undefined
+        ? undefined
+        : positionCursor.decode(options.cursor, listing, (position) => DELIVERY_ID.test(position));
+    // The webhook's partitions read as one list, newest first; a status filter applies after each Query's limit,
+    // so the merge reads on until the page is full (or its call budget ends it early, with a cursor).
+    const page = await queryMerged(this.table, {
+      partitions: deliveryPartitions(projectId, integrationId),
+      partitionKey: 'pk',
+      sortKey: 'sk',
+      descending: true,
+      ...(after !== undefined ? { after } : {}),
+      projection: LIST_FIELDS,
+      names: { '#status': 'status' },
+      ...(options.status ? { filter: '#status = :status', values: { ':status': options.status } } : {}),
+      consistent: true,
+      limit: options.limit,
+    });
+    return {
+      items: page.items.map(deliveryRecordFromItem),
+      ...(page.next !== undefined ? { nextCursor: positionCursor.encode(listing, page.next) } : {}),
+    };
   }
 
   async markRetrying(
@@ -156,13 +162,18 @@ export class DynamoDeliveryStore implements DeliveryStore {
   }
 }
 
+/** What a webhook's delivery-log cursors are tagged with (the form earlier cursors of the same log had). */
+function listingOf(projectId: string, integrationId: string) {
+  return { pk: `DLV#${projectId}#${integrationId}` };
+}
+
 /** The attributes naming the delivery, set by every attempt. */
 function identityOf(write: AttemptWrite) {
   const { deliveryId, projectId, integrationId, eventId, eventType } = write;
   return { deliveryId, projectId, integrationId, eventId, eventType };
 }
 
-/** The body (or its S3 key) and the ordering key, which only a first attempt carries. */
+/** A small body or a large one's S3 key, and the ordering key, which only a first attempt carries. */
 function keptFromFirstAttempt(write: AttemptWrite): Record<string, string> {
   return Object.fromEntries(
     (['body', 'bodyRef', 'orderKey'] as const).flatMap((name) =>

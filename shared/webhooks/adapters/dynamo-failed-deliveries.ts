@@ -1,14 +1,17 @@
 import { deliveryRecordFromItem } from './dynamo-delivery-store.ts';
 import type { DeliveryRecord } from '../model.ts';
 import type { FailedDeliveries, FailedWindow } from '../recover.ts';
-import { backgroundIndex, keys } from '../../contract/keys.ts';
-import { applied, conditionalWrite, type DynamoTable, queryPage, updateItem } from '../../kernel/aws/dynamo-table.ts';
+import { keys, workIndex } from '../../contract/keys.ts';
+import { applied, conditionalWrite, type DynamoTable, updateItem } from '../../kernel/aws/dynamo-table.ts';
+import { queryMerged } from '../../kernel/aws/merged-query.ts';
 
 /** Delivery ids start `dlv_` + the event time in base 36 over 9 characters (see `newEventId`, `deliveryIdFor`). */
 const idTime = (ms: number) => `dlv_${Math.max(0, ms).toString(36).padStart(9, '0')}`;
 
-/** The index attributes of a failed delivery's entry (see `backgroundIndex.failedDeliveriesPartition`). */
-const INDEX_NAMES = { '#indexPk': backgroundIndex.partitionKey, '#indexSk': backgroundIndex.sortKey };
+/** The index attributes of a failed delivery's entry (see `workIndex.failedDeliveriesEntry`). */
+const INDEX_NAMES = { '#indexPk': workIndex.partitionKey, '#indexSk': workIndex.sortKey };
+/** A recover cursor: the last delivery id a page returned. */
+const DELIVERY_ID = /^dlv_[0-9a-z]+$/;
 
 /**
  * A recover claim older than this belongs to a recover that died before queueing its job (an API request lasts at
@@ -17,9 +20,10 @@ const INDEX_NAMES = { '#indexPk': backgroundIndex.partitionKey, '#indexSk': back
 export const STALE_RECOVER_CLAIM_MS = 60_000;
 
 /**
- * A webhook's failed deliveries through the sparse background-index entries the delivery store writes while a
- * delivery is `failed` (`backgroundIndex.failedDeliveriesPartition`): a window of event time is one key range, no scan.
- * Claims are conditional writes on the delivery record itself.
+ * A webhook's failed deliveries through the sparse work-index entries the delivery store writes while a delivery is
+ * `failed` (`workIndex.failedDeliveriesEntry`, in 16 partitions per webhook like its records): a window of event time
+ * is one key range per partition, merged oldest first, no scan. Claims are conditional writes on the delivery record
+ * itself.
  */
 export class DynamoFailedDeliveries implements FailedDeliveries {
   constructor(
@@ -36,25 +40,21 @@ export class DynamoFailedDeliveries implements FailedDeliveries {
   ): Promise<{ deliveryIds: string[]; nextCursor?: string }> {
     // `until` is exclusive: the last id of the millisecond before it, then any suffix ('~' sorts after [0-9a-z]).
     const upper = window.until === undefined ? 'dlv_~' : `${idTime(window.until - 1)}~`;
-    const out = await queryPage(this.table, {
-      IndexName: backgroundIndex.indexName,
-      KeyConditionExpression: '#indexPk = :pk AND #indexSk BETWEEN :from AND :to',
-      ExpressionAttributeNames: INDEX_NAMES,
-      ExpressionAttributeValues: {
-        ':pk': backgroundIndex.failedDeliveriesPartition(projectId, integrationId),
-        ':from': idTime(window.since),
-        ':to': upper,
-      },
-      ProjectionExpression: 'sk',
-      Limit: 500,
-      ...(cursor ? { ExclusiveStartKey: decodeCursor(cursor) } : {}),
+    const after = cursor !== undefined && DELIVERY_ID.test(cursor) ? cursor : undefined;
+    const out = await queryMerged(this.table, {
+      partitions: workIndex.failedDeliveriesPartitions(projectId, integrationId),
+      indexName: workIndex.indexName,
+      partitionKey: workIndex.partitionKey,
+      sortKey: workIndex.sortKey,
+      descending: false,
+      from: idTime(window.since),
+      to: upper,
+      ...(after !== undefined ? { after } : {}),
+      limit: 500,
     });
-    const deliveryIds = (out.Items ?? []).map((item) => item.sk as string);
     return {
-      deliveryIds,
-      ...(out.LastEvaluatedKey
-        ? { nextCursor: Buffer.from(JSON.stringify(out.LastEvaluatedKey)).toString('base64url') }
-        : {}),
+      deliveryIds: out.items.map((item) => item[workIndex.sortKey] as string),
+      ...(out.next !== undefined ? { nextCursor: out.next } : {}),
     };
   }
 
@@ -81,6 +81,7 @@ export class DynamoFailedDeliveries implements FailedDeliveries {
 
   async release(projectId: string, integrationId: string, deliveryId: string): Promise<void> {
     // Refused when the delivery is no longer the claimed pending one (its attempt ran meanwhile): nothing to undo.
+    const entry = workIndex.failedDeliveriesEntry(projectId, integrationId, deliveryId);
     await applied(
       updateItem(this.table, {
         Key: keys.delivery(projectId, integrationId, deliveryId),
@@ -91,22 +92,11 @@ export class DynamoFailedDeliveries implements FailedDeliveries {
         ExpressionAttributeValues: {
           ':pending': 'pending',
           ':failed': 'failed',
-          ':indexPk': backgroundIndex.failedDeliveriesPartition(projectId, integrationId),
-          ':indexSk': deliveryId,
+          ':indexPk': entry[workIndex.partitionKey],
+          ':indexSk': entry[workIndex.sortKey],
           ':now': this.now(),
         },
       }),
     );
-  }
-}
-
-function decodeCursor(cursor: string): Record<string, unknown> | undefined {
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    return typeof key[backgroundIndex.partitionKey] === 'string' && typeof key[backgroundIndex.sortKey] === 'string'
-      ? key
-      : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -3,7 +3,8 @@ import { keys } from '../../contract/keys.ts';
 import { applied, conditionalWrite, type DynamoTable, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
 
 /**
- * Webhook pacing in DynamoDB: one item per paced webhook (`PACE#<projectId>#<integrationId>`) holding `next`, the
+ * Webhook pacing in DynamoDB: one item per paced webhook and lane (`PACE#<projectId>#<integrationId>`, `#<lane>`
+ * after the first) holding `next`, the
  * earliest start not yet reserved (epoch ms). A reservation is one conditional write, two when it guesses wrong:
  *  - idle (`next` <= now, or no item): the start is now, `next` := now + spacing;
  *  - busy (`next` > now): the start is `next`, `next` := `next` + spacing (the new value comes back with the write).
@@ -22,8 +23,8 @@ export class DynamoWebhookPacer implements WebhookPacer {
     return typeof limit === 'number' && limit > 0 ? limit : null;
   }
 
-  async reserve(projectId: string, integrationId: string, spacingMs: number, now: number): Promise<number> {
-    const key = keys.webhookPace(projectId, integrationId);
+  async reserve(projectId: string, integrationId: string, spacingMs: number, now: number, lane = 0): Promise<number> {
+    const key = keys.webhookPace(projectId, integrationId, lane);
     // Idle and busy can trade places between the two writes (another worker moved `next`): try again.
     for (let round = 0; ; round++) {
       const busy = await conditionalWrite(
@@ -51,10 +52,10 @@ export class DynamoWebhookPacer implements WebhookPacer {
     }
   }
 
-  admit(projectId: string, integrationId: string, spacingMs: number, now: number): Promise<boolean> {
+  admit(projectId: string, integrationId: string, spacingMs: number, now: number, lane = 0): Promise<boolean> {
     return applied(
       updateItem(this.table, {
-        Key: keys.webhookPace(projectId, integrationId),
+        Key: keys.webhookPace(projectId, integrationId, lane),
         UpdateExpression: 'SET #last = :now, expiresAt = if_not_exists(expiresAt, :exp)',
         ConditionExpression: 'attribute_not_exists(#last) OR #last <= :earliest',
         ExpressionAttributeNames: { '#last': 'last' },

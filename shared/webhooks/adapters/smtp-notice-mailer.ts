@@ -1,40 +1,49 @@
+import {
+  loadNodemailer,
+  type SmtpServer,
+  smtpServerFromUrl,
+  smtpTransportOptions,
+} from '../../kernel/adapters/smtp-transport.ts';
 import type { NoticeEmail, NoticeMailer } from '../notice-emails.ts';
 
 /**
- * Notice emails through the operator's SMTP server (`NOTICE_SMTP_URL`: `smtp://` with STARTTLS when the server offers
- * it, or `smtps://`; `user:pass@` when it asks for a login; on AWS, SES's SMTP endpoint). One connection per email:
- * notices are rare. Connection, greeting and socket timeouts keep a server that does not answer from holding the
- * fan-out (the event is received again and the mail retried).
+ * Notice emails through the operator's SMTP server (`NOTICE_SMTP_URL`; on AWS, SES's SMTP endpoint): `smtps://`
+ * (TLS from the first byte) or `smtp://` with STARTTLS required before the login and the mail, as for channels'
+ * SMTP servers, unless the URL says `?allowPlaintext=true`; `user:pass@` when it asks for a login. One connection per
+ * email: notices are rare. A deadline over the whole exchange (and each phase's timeout) bounds a server that does not
+ * answer, well inside the deliver worker's batch time (the job is tried again later).
  */
 export class SmtpNoticeMailer implements NoticeMailer {
-  /** nodemailer is loaded with the first notice, not at cold start. */
-  private static nodemailer?: Promise<typeof import('nodemailer')>;
+  private readonly server: SmtpServer;
 
+  /** Throws on a URL that is not `smtp://` or `smtps://` (at cold start, not at the first notice). */
   constructor(
-    private readonly url: string,
+    url: string,
     private readonly from: string,
     private readonly timeoutMs = 10_000,
-  ) {}
+  ) {
+    this.server = smtpServerFromUrl(url);
+  }
 
   async send(email: NoticeEmail): Promise<void> {
-    SmtpNoticeMailer.nodemailer ??= import('nodemailer');
-    const nodemailer = await SmtpNoticeMailer.nodemailer;
-    const transport = nodemailer.default.createTransport({
-      // The URL's host, port, `smtps:` (implicit TLS) and `user:pass@`, as nodemailer reads a connection URL.
-      url: this.url,
-      connectionTimeout: this.timeoutMs,
-      greetingTimeout: this.timeoutMs,
-      socketTimeout: this.timeoutMs,
-    } as import('nodemailer').TransportOptions);
+    const nodemailer = await loadNodemailer();
+    const transport = nodemailer.default.createTransport(smtpTransportOptions(this.server, this.timeoutMs));
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await transport.sendMail({
-        from: this.from,
-        to: email.to,
-        subject: email.subject,
-        text: email.text,
-        messageId: email.messageId,
-      });
+      await Promise.race([
+        transport.sendMail({
+          from: this.from,
+          to: email.to,
+          subject: email.subject,
+          text: email.text,
+          messageId: email.messageId,
+        }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('the SMTP server did not finish in time')), this.timeoutMs);
+        }),
+      ]);
     } finally {
+      clearTimeout(timer);
       transport.close();
     }
   }

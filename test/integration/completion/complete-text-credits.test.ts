@@ -25,6 +25,7 @@ beforeAll(async () => {
     knowledge: { search: async () => [] },
     credits: ledger,
     models: { resolve: () => ({ provider: model }) },
+    maxOutputTokens: 4096,
     log: { warn: () => {}, error: () => {} },
   });
 });

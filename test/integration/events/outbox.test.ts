@@ -7,8 +7,16 @@ import {
   outboxItemAttributes,
   outboxUpdate,
 } from '#shared/events/adapters/dynamo-outbox.ts';
-import { eventIdFor, makeSweepUnpublishedEvents, type OutboxMark } from '#shared/events/index.ts';
-import { type DynamoTable, putItem, readItem, updateItem } from '#shared/kernel/aws/dynamo-table.ts';
+import { eventIdFor, makeSweepUnpublishedEvents, type OutboxMark, type StaleItem } from '#shared/events/index.ts';
+import { backgroundIndex, workIndex } from '#shared/contract/keys.ts';
+import {
+  type DynamoTable,
+  putItem,
+  queryPage,
+  readItem,
+  updateItem,
+  writeBatch,
+} from '#shared/kernel/aws/dynamo-table.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
@@ -22,7 +30,7 @@ import { startTestTable } from '#test/support/dynamo.ts';
 import { RecordingPublisher } from '#test/support/fakes/recording-publisher.ts';
 
 /**
- * The outbox rule (contract §15) against dynalite: a change and its event's mark in one conditional write; the mark
+ * The outbox rule against dynalite: a change and its event's mark in one conditional write; the mark
  * cleared once the event is queued; a retry or the sweep publishing what a crash left marked, under the same id.
  */
 let env: { table: DynamoTable; close(): Promise<void> };
@@ -36,11 +44,41 @@ const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 const NO_UNSUBSCRIBES = { isAddressOf: () => false };
 const conversationsOf = () =>
   new DynamoConversationStore(env.table, createSecretBox(randomBytes(32).toString('base64')));
-const mark = (key: string, at = Date.now()): OutboxMark => {
+const mark = (key: string, at = Date.now(), orderGroup = `prj_1/conversation:${key}`): OutboxMark => {
   const eventId = eventIdFor(key, at);
   const body = JSON.stringify({ id: eventId, type: 'message.sent', data: { marked: key } });
-  return { eventId, at, message: JSON.stringify({ v: 1, eventId, eventType: 'message.sent', acceptedAt: at, body }) };
+  return {
+    eventId,
+    at,
+    message: JSON.stringify({ v: 1, eventId, eventType: 'message.sent', acceptedAt: at, body }),
+    orderGroup,
+  };
 };
+
+/** Another mark on an item, as a change's UpdateItem adds it. */
+async function addMark(key: { pk: string; sk: string }, m: OutboxMark) {
+  const u = outboxUpdate(m, key.pk);
+  await updateItem(env.table, {
+    Key: key,
+    UpdateExpression: `SET ${u.set} ADD ${u.add}`,
+    ExpressionAttributeNames: u.names,
+    ExpressionAttributeValues: u.values,
+  });
+}
+
+/** Every item the sweep would find, every shard read to its end. */
+async function staleItems(outbox: DynamoUnpublishedEvents, before: number): Promise<StaleItem[]> {
+  const items: StaleItem[] = [];
+  for (const shard of outbox.shards) {
+    let after: Record<string, unknown> | undefined;
+    do {
+      const page = await outbox.stale(shard, before, 100, after);
+      items.push(...page.items);
+      after = page.next;
+    } while (after);
+  }
+  return items;
+}
 
 describe('outbox marks on DynamoDB items', () => {
   it('a mark written with an item is listed for the sweep once stale, and one UpdateItem clears it and the listing', async () => {
@@ -48,18 +86,18 @@ describe('outbox marks on DynamoDB items', () => {
     const m = mark('a', Date.now() - 60_000);
     await putItem(env.table, { Item: { ...key, v: 1, ...outboxItemAttributes(m, key.pk) } });
     const outbox = new DynamoUnpublishedEvents(env.table);
-    expect((await outbox.stale(Date.now(), 100)).find((i) => i.key.pk === key.pk)?.marks).toEqual([
-      { eventId: m.eventId, message: m.message, writtenAt: expect.any(Number) },
+    expect((await staleItems(outbox, Date.now())).find((i) => i.key.pk === key.pk)?.marks).toEqual([
+      { eventId: m.eventId, message: m.message },
     ]);
     // Not yet stale for a sweep that waits longer.
-    expect((await outbox.stale(Date.now() - 120_000, 100)).some((i) => i.key.pk === key.pk)).toBe(false);
+    expect((await staleItems(outbox, Date.now() - 120_000)).some((i) => i.key.pk === key.pk)).toBe(false);
     await clearOutboxMark(env.table, key, m.eventId);
     const item = await readItem(env.table, key);
     expect(marksOf(item)).toEqual([]);
-    expect(item).not.toHaveProperty('gsi1pk');
+    expect(item).not.toHaveProperty('gsi3pk');
     expect(item).not.toHaveProperty('obCount');
     expect(item).not.toHaveProperty('obWrittenAt');
-    expect((await outbox.stale(Date.now(), 100)).some((i) => i.key.pk === key.pk)).toBe(false);
+    expect((await staleItems(outbox, Date.now())).some((i) => i.key.pk === key.pk)).toBe(false);
     // Cleared twice (a retry, the sweep): no error, nothing changes.
     await clearOutboxMark(env.table, key, m.eventId);
   });
@@ -69,13 +107,7 @@ describe('outbox marks on DynamoDB items', () => {
     const first = mark('delivered', Date.now() - 60_000);
     const second = mark('read', Date.now() - 50_000);
     await putItem(env.table, { Item: { ...key, ...outboxItemAttributes(first, key.pk) } });
-    const u = outboxUpdate(second, key.pk);
-    await updateItem(env.table, {
-      Key: key,
-      UpdateExpression: `SET ${u.set} ADD ${u.add}`,
-      ExpressionAttributeNames: u.names,
-      ExpressionAttributeValues: u.values,
-    });
+    await addMark(key, second);
     expect(
       marksOf(await readItem(env.table, key))
         .map((m) => m.eventId)
@@ -83,11 +115,99 @@ describe('outbox marks on DynamoDB items', () => {
     ).toEqual([first.eventId, second.eventId].sort());
     await clearOutboxMark(env.table, key, first.eventId);
     const outbox = new DynamoUnpublishedEvents(env.table);
-    expect((await outbox.stale(Date.now(), 100)).find((i) => i.key.pk === key.pk)?.marks).toEqual([
-      { eventId: second.eventId, message: second.message, writtenAt: expect.any(Number) },
+    expect((await staleItems(outbox, Date.now())).find((i) => i.key.pk === key.pk)?.marks).toEqual([
+      { eventId: second.eventId, message: second.message },
     ]);
     await clearOutboxMark(env.table, key, second.eventId);
-    expect(await readItem(env.table, key)).not.toHaveProperty('gsi1pk');
+    expect(await readItem(env.table, key)).not.toHaveProperty('gsi3pk');
+  });
+});
+
+describe('the outbox in the work index', () => {
+  it('lists an item once, by keys only, in the shard of its order key, whatever its size and later marks', async () => {
+    const key = { pk: `T#${randomBytes(4).toString('hex')}`, sk: 'T' };
+    const first = mark('big', Date.now() - 60_000, 'prj_1/conversation:c-big');
+    await putItem(env.table, { Item: { ...key, history: 'x'.repeat(20_000), ...outboxItemAttributes(first, key.pk) } });
+    const second = mark('big-2', Date.now() - 50_000, 'prj_1/conversation:c-big');
+    await addMark(key, second);
+    const shard = workIndex.outboxPartitionOf('prj_1/conversation:c-big');
+    const entries = (
+      await queryPage(env.table, {
+        IndexName: workIndex.indexName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': workIndex.partitionKey },
+        ExpressionAttributeValues: { ':pk': shard },
+      })
+    ).Items!.filter((entry) => entry.pk === key.pk);
+    // One entry, keys only: neither the marks nor the item's 20 KB reach the index.
+    expect(entries).toEqual([{ ...key, gsi3pk: shard, gsi3sk: workIndex.outboxSortKey(first.at, key.pk) }]);
+    const outbox = new DynamoUnpublishedEvents(env.table);
+    const found = (await staleItems(outbox, Date.now())).filter((i) => i.key.pk === key.pk);
+    expect(found.map((i) => i.marks.map((m) => m.eventId).sort())).toEqual([[first.eventId, second.eventId].sort()]);
+    await clearOutboxMark(env.table, key, first.eventId);
+    await clearOutboxMark(env.table, key, second.eventId);
+  });
+
+  it('drains a backlog of several pages per shard in one run, each event once, and leaves none listed', async () => {
+    const at = Date.now() - 120_000;
+    const ours = new Map<string, number>();
+    // Four conversations: four shards, each holding several pages of 40.
+    const items = Array.from({ length: 600 }, (_, n) => {
+      const key = { pk: `BACKLOG#${randomBytes(6).toString('hex')}`, sk: 'T' };
+      const m = mark(`backlog-${n}`, at + n, `prj_b/conversation:${n % 4}`);
+      ours.set(m.eventId, n);
+      return { PutRequest: { Item: { ...key, ...outboxItemAttributes(m, key.pk), obWrittenAt: at + n } } };
+    });
+    for (let i = 0; i < items.length; i += 25) await writeBatch(env.table, items.slice(i, i + 25));
+    const queue = new RecordingPublisher();
+    const sweep = makeSweepUnpublishedEvents({
+      outbox: new DynamoUnpublishedEvents(env.table),
+      queue,
+      sweepAfterMs: 30_000,
+      log: quiet,
+      batch: 40,
+    });
+    await sweep();
+    const published = queue.messages.map((m) => m.eventId).filter((id) => ours.has(id));
+    expect(published).toHaveLength(600);
+    expect(new Set(published).size).toBe(600);
+    // Each conversation's events went out oldest first.
+    for (let c = 0; c < 4; c++) {
+      const ofConversation = published.map((id) => ours.get(id)!).filter((n) => n % 4 === c);
+      expect(ofConversation).toEqual([...ofConversation].sort((x, y) => x - y));
+    }
+    const left = (await staleItems(new DynamoUnpublishedEvents(env.table), Date.now())).filter((i) =>
+      i.key.pk.startsWith('BACKLOG#'),
+    );
+    expect(left).toEqual([]);
+  });
+
+  it('publishes a mark the previous layout listed under the one OUTBOX key, and takes the item out of that index', async () => {
+    const key = { pk: `T#${randomBytes(4).toString('hex')}`, sk: 'T' };
+    const m = mark('legacy', Date.now() - 60_000);
+    // As the previous version wrote a marked item: its whole self in the background index under OUTBOX.
+    await putItem(env.table, {
+      Item: {
+        ...key,
+        [`ob_${m.eventId}`]: m.message,
+        obCount: 1,
+        obWrittenAt: m.at,
+        gsi1pk: 'OUTBOX',
+        gsi1sk: `${backgroundIndex.sortableMs(m.at)}#${key.pk}`,
+      },
+    });
+    const queue = new RecordingPublisher();
+    await makeSweepUnpublishedEvents({
+      outbox: new DynamoUnpublishedEvents(env.table),
+      queue,
+      sweepAfterMs: 30_000,
+      log: quiet,
+    })();
+    expect(queue.messages.filter((e) => e.eventId === m.eventId)).toHaveLength(1);
+    const item = await readItem(env.table, key);
+    expect(marksOf(item)).toEqual([]);
+    expect(item).not.toHaveProperty('gsi1pk');
+    expect(item).not.toHaveProperty('gsi1sk');
   });
 });
 

@@ -71,9 +71,14 @@ describe('Idempotency-Key', () => {
   it('answers 409 IDEMPOTENCY_IN_PROGRESS while the first request runs, and runs once under concurrency', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const h = countingHandler(() => gate);
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    const h = countingHandler(() => {
+      started();
+      return gate;
+    });
     const first = h.call('k-3', '{}');
-    await new Promise((r) => setTimeout(r, 100));
+    await running; // the first request holds the key and its work has begun
     const concurrent = await Promise.all(Array.from({ length: 5 }, () => h.call('k-3', '{}')));
     for (const c of concurrent) expect(JSON.parse(c.body).error).toBe('IDEMPOTENCY_IN_PROGRESS');
     release();

@@ -12,6 +12,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
 import { startPoller } from '#local/poller.ts';
+import { eventually } from '#test/support/eventually.ts';
 
 let emu: Emulators;
 let sqs: SQSClient;
@@ -50,10 +51,19 @@ async function queueWithDlq(name: string) {
   return { url, arn, dlq };
 }
 
-const until = async (check: () => boolean, ms: number) => {
-  const end = Date.now() + ms;
-  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-};
+/** Messages in the queue, visible or in flight: 0 once every one was deleted. */
+async function messagesIn(url: string): Promise<number> {
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return (
+    Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
+    Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
+  );
+}
 
 describe('local SQS poller (Lambda event source mapping semantics)', () => {
   it('deletes what succeeded, redelivers what failed, and dead-letters after maxReceiveCount', async () => {
@@ -88,15 +98,23 @@ describe('local SQS poller (Lambda event source mapping semantics)', () => {
     });
     for (const body of ['ok-1', 'ok-2', 'fail-1'])
       await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: body }));
-    await until(() => seen.filter((s) => s.body === 'fail-1').length >= 2, 8_000);
-    await new Promise((r) => setTimeout(r, 1_500));
+    // fail-1 reaches the dead-letter queue on its third receive, a visibility timeout (1 s) after its second: by then
+    // ok-1 and ok-2 would have come back had they not been deleted.
+    const dead = await eventually(
+      async () => {
+        const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: q.dlq, WaitTimeSeconds: 1 }));
+        return out.Messages?.length ? out.Messages : undefined;
+      },
+      15_000,
+      'fail-1 in the dead-letter queue',
+    );
     await poller.stop();
 
+    expect(dead.map((m) => m.Body)).toEqual(['fail-1']);
     expect(seen.filter((s) => s.body === 'ok-1')).toHaveLength(1);
     expect(seen.filter((s) => s.body === 'ok-2')).toHaveLength(1);
     expect(seen.filter((s) => s.body === 'fail-1').map((s) => s.receiveCount)).toEqual(['1', '2']);
-    const dead = await sqs.send(new ReceiveMessageCommand({ QueueUrl: q.dlq, WaitTimeSeconds: 2 }));
-    expect(dead.Messages?.map((m) => m.Body)).toEqual(['fail-1']);
+    expect(await messagesIn(q.url)).toBe(0);
   });
 });
 
@@ -130,8 +148,9 @@ describe('batches larger than one receive', () => {
         return { batchItemFailures: [] };
       },
     });
-    await until(() => batches.reduce((n, b) => n + b, 0) >= 25, 10_000);
-    await new Promise((r) => setTimeout(r, 1_500)); // nothing comes back: all 25 were deleted
+    await eventually(async () => batches.reduce((n, b) => n + b, 0) >= 25, 10_000, 'the 25 messages handled');
+    // Deleted, not left to come back after their visibility timeout (30 s, longer than this test).
+    await eventually(async () => (await messagesIn(q.url)) === 0, 10_000, 'the queue emptied');
     await poller.stop();
     expect(batches[0]).toBe(20);
     expect(batches.reduce((n, b) => n + b, 0)).toBe(25);

@@ -129,10 +129,14 @@ async function setup(channelInput: Partial<Channel> = {}, provider: MessageProvi
 
 describe('send use case over DynamoDB', () => {
   it("costs exactly token, channel (with its contact's suppression), charge and record on a metered channel", async () => {
-    const { request } = await setup({ credits: 5 });
+    const provider: MessageProvider = { send: async () => ({ providerMessageIds: ['SM1'] }) };
+    const { request } = await setup(
+      { credits: 5, provider: { kind: 'twilio', accountSid: 'AC1', authToken: 't' } },
+      provider,
+    );
     operations = [];
     await request({ to: '+5511988887777', body: 'hello' });
-    // Token, channel (one BatchGetItem with the suppression and window items: contract §17 adds no round trip),
+    // Token, channel (one BatchGetItem with the suppression and window items: the conversation checks add no round trip),
     // charge, the record (carrying the event's mark), and the mark cleared once the event is queued.
     expect(operations).toEqual([
       'GetItemCommand',
@@ -143,11 +147,17 @@ describe('send use case over DynamoDB', () => {
     ]);
   });
 
-  it('skips the charge on an unmetered channel', async () => {
+  it("skips the charge on an unmetered channel; a sandbox's send is its outbox entry, one put more", async () => {
     const { request } = await setup();
     operations = [];
     await request({ to: '+5511988887777', body: 'hello' });
-    expect(operations).toEqual(['GetItemCommand', 'BatchGetItemCommand', 'BatchWriteItemCommand', 'UpdateItemCommand']);
+    expect(operations).toEqual([
+      'GetItemCommand',
+      'BatchGetItemCommand',
+      'PutItemCommand',
+      'BatchWriteItemCommand',
+      'UpdateItemCommand',
+    ]);
   });
 
   it('emits message.sent with the contract envelope', async () => {

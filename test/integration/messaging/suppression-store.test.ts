@@ -23,7 +23,12 @@ afterAll(async () => env?.close());
 const mark = (key: string): OutboxMark => {
   const at = Date.now();
   const eventId = eventIdFor(key, at);
-  return { eventId, at, message: JSON.stringify({ v: 1, eventId, eventType: 'contact.opted_out', acceptedAt: at }) };
+  return {
+    eventId,
+    at,
+    message: JSON.stringify({ v: 1, eventId, eventType: 'contact.opted_out', acceptedAt: at }),
+    orderGroup: `prj_1/conversation:${key}`,
+  };
 };
 
 describe('suppression changes', () => {

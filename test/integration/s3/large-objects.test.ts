@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFauxqsWithQueuesAndBuckets, type QueuesAndBuckets } from '#local/emulators.ts';
-import { S3ExtractUploadStore } from '#shared/extract/adapters/s3-extract-upload-store.ts';
+import { extractUploadStoreOnS3 } from '#shared/extract/index.ts';
 import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
 import { S3PayloadStore } from '#shared/events/adapters/s3-payload-store.ts';
 
@@ -53,7 +53,7 @@ describe('24 MB objects through the local S3 stand-in', () => {
   }, 60_000);
 
   it('a presigned POST from a plain fetch form post stores the whole file', async () => {
-    const store = new S3ExtractUploadStore(s3, aws.bucketNames.transfer);
+    const store = await extractUploadStoreOnS3(s3, aws.bucketNames.transfer);
     const { url, fields } = await store.presignPost('uploads/big.pdf', 25 * 1024 * 1024, 900);
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.append(k, v);

@@ -1,4 +1,4 @@
-import type { Bot, KnowledgeSegmentRef } from '#shared/bots/bot.ts';
+import type { Bot, KnowledgeSegmentRef } from '#shared/bots/index.ts';
 import type {
   IndexState,
   KnowledgeFile,

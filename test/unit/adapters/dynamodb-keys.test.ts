@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { backgroundIndex, collections, creditsKeyParts, inCollection, keys } from '#shared/contract/keys.ts';
+import {
+  backgroundIndex,
+  collections,
+  creditsKeyParts,
+  deliveryPartitions,
+  inCollection,
+  keys,
+  WEBHOOK_PARTITIONS,
+  workIndex,
+} from '#shared/contract/keys.ts';
 import { mainTable } from '#shared/contract/table.ts';
 
 // The stored layout: a deployment reads what the previous one wrote, so any change here loses data.
@@ -14,7 +23,11 @@ describe('DynamoDB item layout', () => {
     expect(keys.integration('p1', 'i1')).toEqual({ pk: 'PRJ#p1', sk: 'INT#i1' });
     expect(keys.generalWebhook('p1')).toEqual({ pk: 'PRJ#p1', sk: 'GENERAL_WEBHOOK' });
     expect(keys.message('p1', 'c1', 't', 'm1')).toEqual({ pk: 'PRJ#p1', sk: 'MSG#c1#t#m1' });
-    expect(keys.delivery('p1', 'i1', 'dlv_1')).toEqual({ pk: 'DLV#p1#i1', sk: 'dlv_1' });
+    expect(keys.delivery('p1', 'i1', 'dlv_1')).toEqual({ pk: 'DLV#p1#i1#01', sk: 'dlv_1' });
+    expect(keys.delivery('p1', 'i1', 'dlv_2')).toEqual({ pk: 'DLV#p1#i1#08', sk: 'dlv_2' });
+    expect(keys.webhookHour('p1', 'i1', '2026-11-24T06', 3)).toEqual({ pk: 'WHSTATS#p1#i1#03', sk: '2026-11-24T06' });
+    expect(keys.webhookPace('p1', 'i1')).toEqual({ pk: 'PACE#p1#i1', sk: 'PACE' });
+    expect(keys.webhookPace('p1', 'i1', 7)).toEqual({ pk: 'PACE#p1#i1#07', sk: 'PACE' });
     expect(keys.webhookHealth('p1', 'i1')).toEqual({ pk: 'PRJ#p1', sk: 'WHHEALTH#i1' });
     expect(keys.bot('b1')).toEqual({ pk: 'BOT#b1', sk: 'BOT' });
     expect(keys.knowledgeFile('b1', 'f1')).toEqual({ pk: 'BOT#b1', sk: 'FILE#f1' });
@@ -42,7 +55,8 @@ describe('DynamoDB item layout', () => {
       for (const other of strangers) expect(other.sk.startsWith(collection.skPrefix), other.sk).toBe(false);
     }
     expect(collections.knowledgeFiles('b1')).toEqual({ pk: 'BOT#b1', skPrefix: 'FILE#' });
-    expect(collections.deliveries('p1', 'i1').pk).toBe(keys.delivery('p1', 'i1', 'x').pk);
+    expect(deliveryPartitions('p1', 'i1')).toContain(keys.delivery('p1', 'i1', 'x').pk);
+    expect(new Set(deliveryPartitions('p1', 'i1')).size).toBe(WEBHOOK_PARTITIONS);
     expect(inCollection(collections.channels('p1'), { ':x': 1 })).toEqual({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': 'PRJ#p1', ':prefix': 'CH#', ':x': 1 },
@@ -59,10 +73,29 @@ describe('DynamoDB item layout', () => {
       [backgroundIndex.partitionKey]: 'PROJECTS',
       [backgroundIndex.sortKey]: '2026-11-21T10:00:00.000Z#p1',
     });
-    expect(backgroundIndex.creditSweepPartition).toBe('CREDIT_SWEEP');
+    expect(backgroundIndex.legacyCreditSweepPartition).toBe('CREDIT_SWEEP');
     const times = [5, 1_700_000_000_000, 99, 0];
     const sorted = times.map(backgroundIndex.sortableMs).sort();
     expect(sorted).toEqual([0, 5, 99, 1_700_000_000_000].map(backgroundIndex.sortableMs));
     expect(backgroundIndex.sortableMs(1_700_000_000_000)).toBe('001700000000000');
+  });
+
+  it('spreads what background jobs find over shards of the keys-only work index', () => {
+    const work = mainTable.globalSecondaryIndexes.find((g) => g.indexName === workIndex.indexName);
+    expect(work?.projection).toBe('KEYS_ONLY');
+    expect(workIndex.outboxPartitions).toHaveLength(64);
+    expect(workIndex.outboxPartitionOf('prj_1/conversation:c1')).toBe('OUTBOX#03');
+    // One conversation's marks share a shard; many conversations use them all.
+    expect(workIndex.outboxPartitionOf('prj_1/conversation:c1')).toBe(
+      workIndex.outboxPartitionOf('prj_1/conversation:c1'),
+    );
+    const used = new Set(
+      Array.from({ length: 2000 }, (_, n) => workIndex.outboxPartitionOf(`prj_1/conversation:${n}`)),
+    );
+    expect(used.size).toBe(64);
+    // A failed delivery's entry is in the partition of its record's shard.
+    const entry = workIndex.failedDeliveriesEntry('p1', 'i1', 'dlv_1');
+    expect(entry).toEqual({ [workIndex.partitionKey]: 'DLVFAILED#p1#i1#01', [workIndex.sortKey]: 'dlv_1' });
+    expect(workIndex.failedDeliveriesPartitions('p1', 'i1')).toContain(entry[workIndex.partitionKey]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Bot } from '#shared/bots/bot.ts';
+import type { Bot } from '#shared/bots/index.ts';
 import { makeCompleteText, sourcesOf, type CompletionInput } from '#shared/completion/complete-text.ts';
 import type { KnowledgeExcerpt } from '#shared/knowledge/knowledge-search.ts';
 import {
@@ -52,6 +52,7 @@ function setup(script: Script, balance = 3) {
     knowledge: { search: async () => excerpts },
     credits: ledger,
     models: { resolve: () => ({ provider }) },
+    maxOutputTokens: 4096,
     log: { warn: () => {}, error: () => {} },
   });
   const input = (overrides: Partial<CompletionInput> = {}): CompletionInput => ({
@@ -144,7 +145,7 @@ describe('completeText.stream', () => {
     expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
   });
 
-  it('a caller who goes away after receiving text aborts the model call and is charged (contract §15)', async () => {
+  it('a caller who goes away after receiving text aborts the model call and is charged', async () => {
     let modelSignal: AbortSignal | undefined;
     const { completion, input, ledger } = setup((request) => {
       modelSignal = request.signal;
@@ -189,22 +190,74 @@ describe('completeText.stream', () => {
     expect(ledger).toMatchObject({ balance: 2, settles: 1, refunds: 0 });
   });
 
-  it('a caller who goes away before any text is refunded', async () => {
+  it('a caller who goes away before the first token: the model call is aborted at once, the credit is kept', async () => {
     const gone = new AbortController();
-    const { completion, input, ledger } = setup(() =>
-      (async function* () {
-        await new Promise((r) => setTimeout(r, 50));
+    let modelSignal: AbortSignal | undefined;
+    const { completion, input, ledger } = setup((request) => {
+      modelSignal = request.signal;
+      return (async function* () {
+        // A first token 10 s away: the caller must not wait for it, nor must the model call.
+        await new Promise((r) => setTimeout(r, 10_000).unref());
         yield { type: 'text', text: 'late' } as const;
         yield { type: 'end', model: 'scripted:m' } as const;
-      })(),
-    );
+      })();
+    });
     setTimeout(() => gone.abort(), 10);
+    const started = Date.now();
     const failure = await completion.stream(input({ callerGone: gone.signal })).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(1_000);
     expect(failure).toBeInstanceOf(Error);
+    expect(modelSignal?.aborted).toBe(true);
+    // The provider had the prompt: the credit is final.
+    expect(ledger).toMatchObject({ balance: 2, settles: 1, refunds: 0 });
+  });
+
+  it('a caller who goes away during the knowledge search: the model is never called, the credit comes back', async () => {
+    const gone = new AbortController();
+    const ledger = new MemoryCreditLedger(3);
+    let modelCalls = 0;
+    const completion = makeCompleteText({
+      bots: { get: async (id) => (id === bot.botId ? bot : undefined) },
+      knowledge: {
+        search: () => {
+          setTimeout(() => gone.abort(), 5);
+          return new Promise<KnowledgeExcerpt[]>((r) => setTimeout(() => r(excerpts), 200));
+        },
+      },
+      credits: ledger,
+      models: {
+        resolve: () => ({
+          provider: {
+            name: 'scripted',
+            generate: async () => {
+              modelCalls++;
+              throw new Error('not used');
+            },
+            stream: () => {
+              modelCalls++;
+              return pieces(['a']);
+            },
+          },
+        }),
+      },
+      maxOutputTokens: 4096,
+      log: { warn: () => {}, error: () => {} },
+    });
+    const request: CompletionInput = {
+      caller: { projectId: 'prj_1', monthlyBotCredits: 3 },
+      prompt: 'When do you open?',
+      botId: 'bot_1',
+      responseFormat: 'text',
+      timeoutMs: 2_000,
+      deadline: Date.now() + 2_000,
+      callerGone: gone.signal,
+    };
+    await expect(completion.stream(request)).rejects.toThrow();
+    expect(modelCalls).toBe(0);
     expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
   });
 
-  it('a consumer that takes one piece and never asks for more wrote nothing out: aborted and refunded', async () => {
+  it('a consumer that takes one piece and never asks for more: the model call is aborted, the credit kept', async () => {
     let modelSignal: AbortSignal | undefined;
     const { completion, input, ledger } = setup((request) => {
       modelSignal = request.signal;
@@ -213,7 +266,16 @@ describe('completeText.stream', () => {
     const stream = await completion.stream(input());
     for await (const _event of stream.events) break;
     expect(modelSignal?.aborted).toBe(true);
-    expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
+    expect(ledger).toMatchObject({ balance: 2, settles: 1, refunds: 0 });
+  });
+
+  it('the model is always sent an output ceiling: the deployment’s when none was asked, else the smaller', async () => {
+    const { completion, input, requests } = setup(() => pieces(['a']));
+    for (const asked of [undefined, 100, 100_000]) {
+      const stream = await completion.stream(input(asked === undefined ? {} : { maxOutputTokens: asked }));
+      await collect(stream.events);
+    }
+    expect(requests.map((r) => r.maxOutputTokens)).toEqual([4096, 100, 4096]);
   });
 
   it('JSON mode: an answer streamed whole that does not parse ends with an error, and stays charged (it was read)', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Bot } from '#shared/bots/bot.ts';
+import type { Bot } from '#shared/bots/index.ts';
 import { makeCompleteText, type CompleteTextDeps, type CompletionInput } from '#shared/completion/complete-text.ts';
 import { asHttpError } from '#shared/http/domain-errors.ts';
 import { streamOfReply } from '#test/support/model-stream.ts';
@@ -71,6 +71,7 @@ function setup(
           return { provider: model, ...(spec?.includes(':') ? { model: spec.split(':')[1] } : {}) };
         }),
     },
+    maxOutputTokens: 4096,
     log: { warn: (m) => logs.push(`warn: ${m}`), error: (m) => logs.push(`error: ${m}`) },
     ...(options.knowledgeBudgetMs === undefined ? {} : { knowledgeBudgetMs: options.knowledgeBudgetMs }),
   };
@@ -294,7 +295,7 @@ describe('completeText', () => {
     expect(ledger).toMatchObject({ balance: 4, settles: 1 });
   });
 
-  it('a JSON Schema answer that does not validate is asked for once more; twice invalid: 502, refunded', async () => {
+  it('a JSON Schema answer that does not validate is asked for once more; twice invalid: 502 naming the rule, charged', async () => {
     const jsonSchema = {
       name: 'person',
       schema: { type: 'object', properties: { age: { type: 'integer' } }, required: ['age'] },
@@ -307,12 +308,31 @@ describe('completeText', () => {
     expect(model.requests[0]!.jsonSchema).toEqual(jsonSchema);
     expect(ledger).toMatchObject({ balance: 4, settles: 1, refunds: 0 });
 
-    const bad = setup({ model: async () => reply('{"age":"old"}') });
+    // The model's answer carries its own key and text: neither may come back to the caller in the error.
+    const bad = setup({ model: async () => reply('{"age":"old","secret_key_x":"leaked text y"}') });
     const error = await bad.complete(bad.input({ responseFormat: 'json', jsonSchema })).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'GENERATION_FAILED', invalidAnswer: true });
     expect(asHttpError(error)).toMatchObject({ status: 502 });
+    const message = (error as Error).message;
+    expect(message).toContain('#/properties/age/type');
+    expect(message).toContain('must be integer');
+    expect(message).not.toMatch(/old|secret_key_x|leaked/);
+    expect(message).toMatch(/credit is spent/);
     expect(bad.model.requests).toHaveLength(2);
-    expect(bad.ledger).toMatchObject({ balance: 5, refunds: 1 });
+    // The model answered twice: the caller's own schema refused it, so the credit is final.
+    expect(bad.ledger).toMatchObject({ balance: 4, settles: 1, refunds: 0 });
+  });
+
+  it('a JSON Schema answer keyed by the model (additionalProperties, propertyNames) is refused without its keys', async () => {
+    const jsonSchema = {
+      name: 'map',
+      schema: { type: 'object', propertyNames: { pattern: '^[a-z]+$' }, additionalProperties: { type: 'number' } },
+    };
+    const bad = setup({ model: async () => reply('{"Bad Key 1":1,"other":"txt"}') });
+    const error = await bad.complete(bad.input({ responseFormat: 'json', jsonSchema })).catch((e: unknown) => e);
+    const message = (error as Error).message;
+    expect(message).toContain('#/propertyNames');
+    expect(message).not.toMatch(/Bad Key|other|txt/);
   });
 
   it('a parameter the bot’s provider does not take is a 400 naming it, before anything is charged', async () => {
@@ -340,7 +360,7 @@ describe('completeText', () => {
     expect(ledger).toMatchObject({ balance: 5, refunds: 1 });
   });
 
-  it('a streamed JSON Schema answer is validated before its first piece; billed as a stream once a piece is taken', async () => {
+  it('a streamed JSON Schema answer is validated before its first piece; charged once produced', async () => {
     const jsonSchema = { name: 'p', schema: { type: 'object', required: ['a'] } };
     const { complete, input, ledger, model } = setup({ model: async () => reply('{"a":1}') });
     const stream = await complete.stream(input({ responseFormat: 'json', jsonSchema }));
@@ -351,16 +371,17 @@ describe('completeText', () => {
     expect(JSON.parse(pieces.join(''))).toEqual({ a: 1 });
     expect(ledger).toMatchObject({ balance: 4, settles: 1, refunds: 0 });
 
+    // The answer was produced: a caller who leaves before its first piece still pays for it.
     const left = setup({ model: async () => reply('{"a":1}') });
     const gone = new AbortController();
     await left.complete.stream(left.input({ responseFormat: 'json', jsonSchema, callerGone: gone.signal }));
     gone.abort();
     await new Promise((r) => setTimeout(r, 0));
-    expect(left.ledger).toMatchObject({ balance: 5, settles: 0, refunds: 1 });
+    expect(left.ledger).toMatchObject({ balance: 4, settles: 1, refunds: 0 });
 
     const bad = setup({ model: async () => reply('{}') });
     const error = await bad.complete.stream(bad.input({ responseFormat: 'json', jsonSchema })).catch((e: unknown) => e);
     expect(asHttpError(error)).toMatchObject({ status: 502 });
-    expect(bad.ledger).toMatchObject({ balance: 5, refunds: 1 });
+    expect(bad.ledger).toMatchObject({ balance: 4, settles: 1, refunds: 0 });
   });
 });

@@ -8,7 +8,7 @@ import {
   FileTooLargeError,
   InvalidFileError,
 } from '#shared/extract/errors.ts';
-import { describeUnreadable, makeExtractPdf, MAX_PDF_BYTES, type ExtractPdfDeps } from '#shared/extract/extract-pdf.ts';
+import { makeExtractPdf, MAX_PDF_BYTES, type ExtractPdfDeps } from '#shared/extract/extract-pdf.ts';
 import { uploadKey, type UploadStore } from '#shared/extract/uploads.ts';
 import type { OcrEngine, OcrOptions } from '#shared/pdf/index.ts';
 import {
@@ -193,7 +193,7 @@ describe('extract use case: size limits', () => {
       name,
       make: () => pdfBomb(name).make(),
     })),
-  ])('refuses $name with 400 VALIDATION_ERROR, nothing charged (contract §15)', async ({ make }) => {
+  ])('refuses $name with 400 VALIDATION_ERROR, nothing charged', async ({ make }) => {
     const { credits, extractPdf } = setup(2);
     const error = await extractPdf({ caller, source: { bytes: await make() }, deadline: soon() }).catch((e) => e);
     expect(error).toBeInstanceOf(InvalidFileError);
@@ -241,25 +241,5 @@ describe('extract use case: uploads', () => {
     await expect(extractPdf({ caller, source: { fileKey: key }, deadline: soon() })).rejects.toBeInstanceOf(
       FileTooLargeError,
     );
-  });
-});
-
-describe('describeUnreadable', () => {
-  it('says why, page by page', () => {
-    expect(describeUnreadable([{ page: 1, text: '', ocr: false, unreadable: 'blank' }])).toBe(
-      'No readable text in the PDF: its only page is blank.',
-    );
-    expect(
-      describeUnreadable([
-        { page: 1, text: '', ocr: false, unreadable: 'blank' },
-        { page: 2, text: '', ocr: false, unreadable: 'noise' },
-        { page: 3, text: '', ocr: false, unreadable: 'noise' },
-      ]),
-    ).toBe(
-      'No readable text in the PDF: 1 page is blank; 2 pages hold only specks or pictures with no recognisable text.',
-    );
-    expect(
-      describeUnreadable([1, 2].map((page) => ({ page, text: '', ocr: true, unreadable: 'low-confidence' as const }))),
-    ).toBe('No readable text in the PDF: all 2 pages are images whose text could not be recognised.');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BotForbiddenError, BotNotFoundError } from '#shared/bots/bot.ts';
+import { BotForbiddenError, BotNotFoundError } from '#shared/bots/index.ts';
 import { GenerationFailedError, GenerationTimeoutError } from '#shared/completion/errors.ts';
 import {
   ConflictError,
@@ -15,7 +15,7 @@ import {
   ExtractionTimeoutError,
   FileTooLargeError,
   InvalidFileError,
-} from '#shared/extract/errors.ts';
+} from '#shared/extract/index.ts';
 import { HTTP_ANSWERS } from '#shared/http/domain-errors.ts';
 import { httpFunction } from '#shared/http/middleware.ts';
 import { UnsupportedMediaTypeError, UploadTooLargeError } from '#shared/knowledge/manage.ts';
@@ -30,9 +30,11 @@ import {
   WindowClosedError,
 } from '#shared/messaging/errors.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
+import { DependencyOverloadedError } from '#shared/kernel/overload.ts';
+import { RateLimitedError } from '#shared/ratelimit/index.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 
-/** What the contract (§1-§4, §10) answers for each domain rule, written out here independently of the table. */
+/** What the contract answers for each domain rule, written out here independently of the table. */
 const CONTRACT: Record<DomainErrorCode, [status: number, code: string]> = {
   NOT_FOUND: [404, 'NOT_FOUND'],
   CHANNEL_NOT_FOUND: [404, 'CHANNEL_NOT_FOUND'],
@@ -55,6 +57,7 @@ const CONTRACT: Record<DomainErrorCode, [status: number, code: string]> = {
   RECIPIENT_OPTED_OUT: [409, 'RECIPIENT_OPTED_OUT'],
   WINDOW_CLOSED: [409, 'WINDOW_CLOSED'],
   TEMPORARILY_UNAVAILABLE: [503, 'SERVICE_UNAVAILABLE'],
+  RATE_LIMITED: [429, 'RATE_LIMITED'],
 };
 
 /** One of every domain error a use case throws. */
@@ -84,6 +87,7 @@ const THROWN: DomainError[] = [
   new WindowClosedError('2026-01-15T12:00:00.000Z'),
   new NotSandboxChannelError({ channelId: 'ch_1', provider: { kind: 'smtp', host: 'mx.example.com', port: 587 } }),
   new TemporarilyUnavailableError('The file could not be queued for processing; try again.', new Error('SQS down')),
+  new RateLimitedError("This project's limit of 100 sends a second was reached; retry after 1 s.", 1),
 ];
 
 let toThrow: unknown;
@@ -144,5 +148,53 @@ describe('domain errors at the HTTP edge', () => {
     const hidden = await answerTo(new Error('connect ECONNREFUSED 10.0.0.7'));
     expect(hidden.status).toBe(500);
     expect(hidden.body).toMatchObject({ error: 'INTERNAL_ERROR', message: 'An unexpected error occurred.' });
+  });
+});
+
+/** An error as the AWS SDK throws it when a service throttles the call. */
+function awsError(name: string, message = 'Rate exceeded'): Error {
+  return Object.assign(new Error(message), { name, $fault: 'client', $metadata: { httpStatusCode: 400 } });
+}
+
+describe('overload at the HTTP edge', () => {
+  it.each([
+    'ProvisionedThroughputExceededException',
+    'ThrottlingException',
+    'RequestLimitExceeded',
+    'RequestThrottled',
+    'SlowDown',
+  ])(
+    '%s from a store or queue answers 503 SERVICE_UNAVAILABLE with Retry-After, naming nothing of AWS',
+    async (name) => {
+      const res = await answerTo(
+        awsError(name, 'The level of configured provisioned throughput for the table was exceeded'),
+      );
+      expect(res.status).toBe(503);
+      expect(res.headers['Retry-After']).toBe('1');
+      expect(res.body).toMatchObject({ success: false, error: 'SERVICE_UNAVAILABLE', requestId: 'req-1' });
+      expect(JSON.stringify(res.body)).not.toMatch(/throughput|Exception|Throttl/);
+    },
+  );
+
+  it('finds the throttle under an adapter that wrapped it, and in our own "left unprocessed" error', async () => {
+    const wrapped = new Error('message record failed', { cause: awsError('ProvisionedThroughputExceededException') });
+    expect((await answerTo(wrapped)).status).toBe(503);
+    expect((await answerTo(new DependencyOverloadedError('DynamoDB left batch items unprocessed'))).status).toBe(503);
+  });
+
+  it("AWS's InternalServerError is an overload; another library's error of that name is a hidden 500", async () => {
+    expect((await answerTo(Object.assign(awsError('InternalServerError'), { $fault: 'server' }))).status).toBe(503);
+    expect((await answerTo(Object.assign(new Error('boom'), { name: 'InternalServerError' }))).status).toBe(500);
+  });
+
+  it('a domain error keeps its own answer even when a throttle caused it; a refused queue gets Retry-After', async () => {
+    const refunded = new ProviderFailedError('The sms provider failed.', awsError('ThrottlingException'));
+    expect((await answerTo(refunded)).status).toBe(502);
+    const queue = await answerTo(new TemporarilyUnavailableError('Not queued.', awsError('RequestThrottled')));
+    expect(queue.status).toBe(503);
+    expect(queue.headers['Retry-After']).toBe('1');
+    const limited = await answerTo(new RateLimitedError('Over the limit.', 3));
+    expect(limited.status).toBe(429);
+    expect(limited.headers['Retry-After']).toBe('3');
   });
 });

@@ -115,6 +115,7 @@ describe('customTokenFunction', () => {
   const handler = customTokenFunction({
     logger,
     tokens,
+    limits: { token: unlimited, tokenPerSecond: 100 },
     idempotency: scoped(new MemoryIdempotency()),
     body: jsonObjectBody(),
   }).handler(async (event) =>

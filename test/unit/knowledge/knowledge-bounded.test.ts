@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { knowledgeCacheFromConfig } from '#functions/_wiring/knowledge.ts';
-import type { Bot, KnowledgeSegmentRef } from '#shared/bots/bot.ts';
+import type { Bot, KnowledgeSegmentRef } from '#shared/bots/index.ts';
 import { parseConfig } from '#shared/kernel/config.ts';
 import {
   buildSegment,

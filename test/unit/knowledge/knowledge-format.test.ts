@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { HashedEmbeddings } from '#shared/knowledge/adapters/hashed-embeddings.ts';
-import type { Bot } from '#shared/bots/bot.ts';
+import type { Bot } from '#shared/bots/index.ts';
 import type { Logger } from '#shared/kernel/logger.ts';
 import type { Metrics } from '#shared/kernel/metrics.ts';
 import { makeCompaction } from '#shared/knowledge/compaction.ts';

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { parseEmbeddingsRequest, embeddingsResponse } from '#shared/completion/api/openai/embeddings.ts';
+import {
+  checkEmbeddingsAnswerFits,
+  embeddingsAnswerBytes,
+  embeddingsResponse,
+  largestEmbeddingsBatch,
+  parseEmbeddingsRequest,
+} from '#shared/completion/api/openai/embeddings.ts';
+import { RequestBudget } from '#shared/completion/api/openai/request-budget.ts';
 import { InvalidChatRequestError } from '#shared/completion/api/openai/request-rules.ts';
 import {
   messageTextOfId,
@@ -69,9 +76,9 @@ describe('parseResponsesRequest', () => {
 
   it('text.format json_schema; an item_reference to a self-contained id is its text', () => {
     const id = selfContainedMessageId('Hello! ✓');
-    expect(messageTextOfId(id)).toBe('Hello! ✓');
-    expect(messageTextOfId('msg_abc')).toBeUndefined();
-    expect(messageTextOfId('msg_z_!!!')).toBeUndefined();
+    expect(messageTextOfId(id, new RequestBudget())).toBe('Hello! ✓');
+    expect(messageTextOfId('msg_abc', new RequestBudget())).toBeUndefined();
+    expect(messageTextOfId('msg_z_!!!', new RequestBudget())).toBeUndefined();
     const request = parseResponsesRequest(
       {
         model: 'bot_1',
@@ -185,5 +192,44 @@ describe('embeddings', () => {
     expect(cos(a!, a!)).toBeCloseTo(1, 5);
     expect(cos(a!, b!)).toBeGreaterThan(cos(a!, c!) + 0.2);
     expect((await new HashedEmbeddings().embed(['x'], 'document', undefined, { dimensions: 32 }))[0]).toHaveLength(32);
+  });
+
+  it('an answer is sized before the charge: its worst case never passes the response limit, the largest batch fits', () => {
+    const request = (inputs: number, base64: boolean) => ({
+      model: 'default',
+      texts: Array.from({ length: inputs }, (_, i) => `t${i}`),
+      base64,
+    });
+    // The issue's case: 2,048 inputs of 1,024 dimensions in base64, 11.3 MB.
+    expect(embeddingsAnswerBytes(2_048, 1_024, true)).toBeGreaterThan(11_000_000);
+    expect(refusal(() => checkEmbeddingsAnswerFits(request(2_048, true), 1_024))).toEqual({
+      param: 'input',
+      code: 'invalid_value',
+    });
+    for (const [dimensions, base64] of [
+      [256, false],
+      [1_024, true],
+      [1_024, false],
+      [4_096, true],
+    ] as const) {
+      const largest = largestEmbeddingsBatch(dimensions, base64);
+      expect(() => checkEmbeddingsAnswerFits(request(largest, base64), dimensions)).not.toThrow();
+      if (largest < 2_048)
+        expect(() => checkEmbeddingsAnswerFits(request(largest + 1, base64), dimensions)).toThrow(
+          InvalidChatRequestError,
+        );
+      // The real answer, as the function returns it (a proxy result whose body is the JSON text), of the most
+      // expensive numbers a float32 can be written as: within the limit.
+      const worst = new Float32Array(dimensions).fill(-0.0000012345678);
+      const body = JSON.stringify(
+        embeddingsResponse(request(largest, base64), {
+          vectors: Array.from({ length: largest }, () => worst),
+          model: 'default',
+          promptTokens: 1,
+        }),
+      );
+      const proxy = JSON.stringify({ statusCode: 200, headers: { 'content-type': 'application/json' }, body });
+      expect(Buffer.byteLength(proxy)).toBeLessThanOrEqual(6 * 1024 * 1024);
+    }
   });
 });

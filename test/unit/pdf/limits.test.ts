@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { UnreadableDocumentError } from '#shared/knowledge/text/extract.ts';
 import { makePdfPageReader } from '#shared/knowledge/pdf-reader.ts';
 import { extractPdfPages, PdfTooLargeError } from '#shared/pdf/index.ts';
-import { tidy } from '#shared/pdf/extract-pages.ts';
+import { tidy } from '#shared/pdf/page-text.ts';
 import { jsonBytes } from '#shared/pdf/limits.ts';
 import { inflationBombPdf, invisibleTextPdf, textPdf } from '#test/support/pdf-fixtures.ts';
 

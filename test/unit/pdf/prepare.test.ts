@@ -48,18 +48,47 @@ describe('prepareForOcr', () => {
     expect(new Set(Array.from(data.filter((_, i) => i % 4 !== 3)))).toEqual(new Set([0, 255]));
   });
 
-  it('leaves ordinary print of any size at the narrowest smoothing', () => {
+  it('leaves ordinary print of any size or weight at the narrowest smoothing', () => {
     for (const family of FACES)
-      for (const px of [16, 19, 25, 31, 40, 56]) {
-        const data = page((ctx) => {
-          ctx.fillStyle = '#000';
-          ctx.font = `${px}px "${family}"`;
-          for (let i = 0; i < 8; i++)
-            ctx.fillText('The board approved the budget: 1,234.50 minimum', 40, 60 + i * px * 1.5);
-        });
-        expect(findDotPitch(grey(data), W, H), `${family} ${px}px`).toBeUndefined();
-        expect(prepareForOcr(data, W, H).blurRadius, `${family} ${px}px`).toBe(1);
-      }
+      for (const [weight, sizes] of [
+        ['', [16, 19, 25, 31, 40, 56]],
+        ['bold ', [16, 25, 40]],
+      ] as const)
+        for (const px of sizes) {
+          const data = page((ctx) => {
+            ctx.fillStyle = '#000';
+            ctx.font = `${weight}${px}px "${family}"`;
+            for (let i = 0; i < 8; i++)
+              ctx.fillText('The board approved the budget: 1,234.50 minimum', 40, 60 + i * px * 1.5);
+          });
+          expect(findDotPitch(grey(data), W, H), `${family} ${weight}${px}px`).toBeUndefined();
+          expect(prepareForOcr(data, W, H), `${family} ${weight}${px}px`).toEqual({ blurRadius: 1 });
+        }
+  }, 60_000);
+
+  it('rounds bitmap faces of square pixels and of touching dots into strokes, sized to them', () => {
+    const receipt = ['INVOICE TOTAL 1,234.50', 'QUICK BROWN FOX JUMPS OVER THE LAZY DOG', 'CASH PAYMENT RECEIVED'];
+    const printed = (style: Parameters<typeof drawDotMatrixText>[4]) =>
+      page((ctx) => {
+        for (const [i, line] of receipt.entries()) drawDotMatrixText(ctx, line, 40, 80 + i * style.pitch * 12, style);
+      });
+    for (const pitch of [4.5, 5.5, 7]) {
+      const squares = prepareForOcr(printed({ pitch, dot: 1, shape: 'square' }), W, H);
+      expect(squares, `square pixels, pitch ${pitch}`).toMatchObject({
+        face: 'square pixels',
+        threshold: expect.any(Number),
+      });
+      expect(squares.strokeWidth).toBe(Math.round(pitch));
+      expect(squares.blurRadius).toBe(Math.round(Math.round(pitch) / 2.5));
+      const touching = prepareForOcr(printed({ pitch, dot: 0.9 }), W, H);
+      expect(touching, `dots touching, pitch ${pitch}`).toMatchObject({ face: 'dots touching' });
+      expect(touching.blurRadius).toBeGreaterThanOrEqual(2);
+    }
+    // Small faces keep the 1-pixel blur, which reads them as well as a wider one.
+    for (const pitch of [2, 2.5, 3]) {
+      expect(prepareForOcr(printed({ pitch, dot: 1, shape: 'square' }), W, H).blurRadius, `${pitch}`).toBe(1);
+      expect(prepareForOcr(printed({ pitch, dot: 0.9 }), W, H).blurRadius, `${pitch}`).toBe(1);
+    }
   });
 
   it('turns light print on a dark page into dark print on white', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eventually } from '#test/support/eventually.ts';
 import { DISABLE_AFTER_FAILING_MS, makeDeliver } from '#shared/webhooks/deliver.ts';
 import { MAX_POSTPONE_SECONDS } from '#shared/webhooks/delivery-steps.ts';
 import { EndpointGate } from '#shared/webhooks/endpoint-gate.ts';
@@ -275,9 +276,13 @@ describe('deliver', () => {
       ),
     ];
     const batch = t.deliver.deliverBatch(jobs);
-    await new Promise((r) => setTimeout(r, 150));
-    // The healthy receiver got everything at once; the hanging one holds only the limit (2).
-    expect(sender.requests.filter((r) => r.url.includes('ok'))).toHaveLength(5);
+    // The healthy receiver gets everything at once while the hanging one holds only the limit (2): a third attempt
+    // to it would start at once with the others, so this state is never reached when the limit does not hold.
+    await eventually(
+      async () => sender.requests.filter((r) => r.url.includes('ok')).length === 5 && hangs.length === 2,
+      10_000,
+      'five attempts to the healthy receiver and two hanging',
+    );
     expect(sender.requests.filter((r) => r.url.includes('hang'))).toHaveLength(2);
     for (const h of hangs) h();
     await batch;
@@ -418,7 +423,7 @@ describe('deliver: ordered jobs (FIFO queue)', () => {
         `g-${id}`,
       );
     const batch = t.deliver.deliverBatch(['a', 'b', 'c'].map(fresh));
-    await new Promise((r) => setTimeout(r, 150));
+    await eventually(async () => hangs.length === 2, 10_000, 'two attempts hanging');
     for (const h of hangs) h();
     await batch;
     // Two attempts hang (the gate's limit here), the third job is turned away: postponed in place, not re-sent.

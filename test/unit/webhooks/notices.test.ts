@@ -3,7 +3,13 @@ import { checkEventData } from '#shared/events/index.ts';
 import { makeDeliver } from '#shared/webhooks/deliver.ts';
 import { EndpointGate } from '#shared/webhooks/endpoint-gate.ts';
 import { deliveryIdFor, type DeliveryJob } from '#shared/webhooks/model.ts';
-import { makeNoticeEmails, type NoticeEmail } from '#shared/webhooks/notice-emails.ts';
+import {
+  isNoticeEmailJob,
+  makeNoticeEmails,
+  type NoticeEmail,
+  type NoticeEmailJob,
+} from '#shared/webhooks/notice-emails.ts';
+import { DEFAULT_NOTICE_EMAIL_DELAYS_SECONDS, makeNoticeEmailSender } from '#shared/webhooks/send-notice-email.ts';
 import { makeWebhookNotices } from '#shared/webhooks/notices.ts';
 import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
 import { RecordingPublisher } from '#test/support/fakes/recording-publisher.ts';
@@ -129,6 +135,27 @@ describe('webhook.failing', () => {
   });
 });
 
+describe('a failing webhook already noticed', () => {
+  it('writes its streak at most once a minute per worker, until a success ends it', async () => {
+    let ok = false;
+    const t = setup({ answer: () => (ok ? 200 : 500) });
+    await t.batch(3); // noticed
+    await t.batch(3); // the worker learns it is noticed
+    const writes = t.health.writes;
+    for (let i = 0; i < 20; i++) await t.batch(10);
+    expect(t.health.writes).toBe(writes);
+    t.advance(61_000);
+    await t.batch(10);
+    expect(t.health.writes).toBe(writes + 1);
+    // A success is always written: it ends the streak.
+    ok = true;
+    await t.batch(1);
+    expect(t.health.writes).toBe(writes + 2);
+    expect(t.health.failingSince('int_1')).toBeUndefined();
+    expect(t.publisher.events.filter((e) => e.type === 'webhook.failing')).toHaveLength(1);
+  });
+});
+
 describe('webhook.disabled', () => {
   it('is published by the write that disables the webhook, once, with the reason', async () => {
     const t = setup({ answer: () => 410 });
@@ -172,38 +199,135 @@ describe('notice emails', () => {
     body: JSON.stringify(envelope),
   };
 
-  it('mails the contact, logs instead without a mailer, and does nothing for other events or without a contact', async () => {
-    const sent: NoticeEmail[] = [];
-    const logs: string[] = [];
+  const email: NoticeEmail = {
+    to: 'ops@acme.example',
+    subject: '[Switchboard] Webhook int_1 was disabled',
+    text: expect.stringContaining('answered 410 Gone') as unknown as string,
+    messageId: '<evt_9@notices.switchboard>',
+  };
+
+  it('queues the email as a job of its own, and nothing for other events or without a contact', async () => {
+    const queued: NoticeEmailJob[] = [];
+    const queue = { send: async (job: NoticeEmailJob) => void queued.push(job) };
     const projects = { get: async () => project };
-    const mailer = { send: async (m: NoticeEmail) => void sent.push(m) };
-    await makeNoticeEmails({ projects, mailer }).handle(message, async () => envelope);
-    expect(sent).toEqual([
-      {
-        to: 'ops@acme.example',
-        subject: '[Switchboard] Webhook int_1 was disabled',
-        text: expect.stringContaining('answered 410 Gone'),
-        messageId: '<evt_9@notices.switchboard>',
-      },
-    ]);
-    await makeNoticeEmails({ projects, log: (_l, m) => void logs.push(m) }).handle(message, async () => envelope);
-    expect(logs).toEqual(['webhook notice not mailed: NOTICE_SMTP_URL is not set']);
-    await makeNoticeEmails({ projects, mailer }).handle(
-      { ...message, eventType: 'message.sent' },
-      async () => envelope,
-    );
+    await makeNoticeEmails({ projects, queue }).handle(message, async () => envelope);
+    expect(queued).toEqual([{ v: 1, kind: 'notice-email', projectId: 'prj_1', eventId: 'evt_9', email }]);
+    expect(isNoticeEmailJob(JSON.parse(JSON.stringify(queued[0])))).toBe(true);
+    await makeNoticeEmails({ projects, queue }).handle({ ...message, eventType: 'message.sent' }, async () => envelope);
     const noContact = { get: async () => ({ ...project, contactEmail: undefined }) };
-    await makeNoticeEmails({ projects: noContact, mailer }).handle(message, async () => envelope);
-    expect(sent).toHaveLength(1);
+    await makeNoticeEmails({ projects: noContact, queue }).handle(message, async () => envelope);
+    expect(queued).toHaveLength(1);
   });
 
-  it('a mail that cannot be sent fails the side effect (the fan-out receives the event again)', async () => {
-    const failing = { send: async () => Promise.reject(new Error('421 try later')) };
+  it('only a job that cannot be queued fails the side effect (the fan-out receives the event again)', async () => {
+    const queue = { send: async () => Promise.reject(new Error('SQS unavailable')) };
     await expect(
-      makeNoticeEmails({ projects: { get: async () => project }, mailer: failing }).handle(
-        message,
-        async () => envelope,
-      ),
-    ).rejects.toThrow('421');
+      makeNoticeEmails({ projects: { get: async () => project }, queue }).handle(message, async () => envelope),
+    ).rejects.toThrow('SQS unavailable');
+  });
+});
+
+describe('notice email jobs (the deliver worker)', () => {
+  const job: NoticeEmailJob = {
+    v: 1,
+    kind: 'notice-email',
+    projectId: 'prj_1',
+    eventId: 'evt_9',
+    email: { to: 'ops@acme.example', subject: 'Webhook int_1 was disabled', text: 'gone', messageId: '<evt_9@n>' },
+  };
+  const received = (receiveCount: number, id = 'm1') => ({
+    messageId: id,
+    receiptHandle: `rh-${id}`,
+    receiveCount,
+    job,
+  });
+
+  function sender(options: { refuse?: () => boolean; mailer?: false; schedule?: string } = {}) {
+    const mails: NoticeEmail[] = [];
+    const postponed: { receiptHandle: string; seconds: number }[] = [];
+    const sentLog = new Map<string, number>();
+    const claims = new Map<string, string>();
+    const logs: [string, string][] = [];
+    const use = makeNoticeEmailSender({
+      ...(options.mailer === false
+        ? {}
+        : {
+            mailer: {
+              send: async (m: NoticeEmail) => {
+                if (options.refuse?.()) throw new Error('554 Message rejected: Email address is not verified');
+                mails.push(m);
+              },
+            },
+          }),
+      sent: {
+        claim: async (p, e, holder) => {
+          const key = `${p}/${e}`;
+          if (sentLog.has(key)) return 'sent';
+          const holding = claims.get(key);
+          if (holding !== undefined && holding !== holder) return 'another';
+          claims.set(key, holder);
+          return 'mine';
+        },
+        markSent: async (p, e, _holder, at) => void sentLog.set(`${p}/${e}`, at),
+        release: async (p, e, holder) => {
+          if (claims.get(`${p}/${e}`) === holder) claims.delete(`${p}/${e}`);
+        },
+      },
+      queue: {
+        postpone: async (items) => {
+          postponed.push(...items);
+          return new Set<number>();
+        },
+      },
+      schedule: parseRetrySchedule(options.schedule, DEFAULT_NOTICE_EMAIL_DELAYS_SECONDS),
+      random: () => 0,
+      now: () => T0,
+      log: (level, m) => void logs.push([level, m]),
+    });
+    return { use, mails, postponed, sentLog, logs };
+  }
+
+  it('sends the email once: a repeated job (the fan-out run again, a duplicate message) sends nothing', async () => {
+    const t = sender();
+    expect(await t.use.sendBatch([received(1)])).toEqual([]);
+    expect(await t.use.sendBatch([received(1, 'm2')])).toEqual([]);
+    expect(t.mails).toEqual([job.email]);
+    expect(t.sentLog.get('prj_1/evt_9')).toBe(T0);
+    // Two copies in one batch: one sends, the other finds it held.
+    const u = sender();
+    expect(await u.use.sendBatch([received(1, 'a'), received(1, 'b')])).toEqual([]);
+    expect(u.mails).toHaveLength(1);
+  });
+
+  it('a refused email waits in the queue for its next attempt, on its own schedule, and is given up after the last', async () => {
+    const t = sender({ refuse: () => true });
+    expect(await t.use.sendBatch([received(1)])).toEqual(['m1']);
+    expect(await t.use.sendBatch([received(2)])).toEqual(['m1']);
+    expect(t.postponed).toEqual([
+      { receiptHandle: 'rh-m1', seconds: DEFAULT_NOTICE_EMAIL_DELAYS_SECONDS[0] },
+      { receiptHandle: 'rh-m1', seconds: DEFAULT_NOTICE_EMAIL_DELAYS_SECONDS[1] },
+    ]);
+    const last = DEFAULT_NOTICE_EMAIL_DELAYS_SECONDS.length + 1;
+    expect(await t.use.sendBatch([received(last)])).toEqual([]);
+    expect(t.postponed).toHaveLength(2);
+    expect(t.logs.at(-1)).toEqual(['error', 'webhook notice email not sent after its last attempt; given up']);
+    expect(t.mails).toEqual([]);
+  });
+
+  it('a mail server back in service gets the email on the next attempt; each email of a batch goes its own way', async () => {
+    let refusing = true;
+    const t = sender({ refuse: () => refusing, schedule: '2,2' });
+    expect(await t.use.sendBatch([received(1)])).toEqual(['m1']);
+    refusing = false;
+    const other = { ...received(1, 'm2'), job: { ...job, eventId: 'evt_10' } };
+    expect(await t.use.sendBatch([received(2), other])).toEqual([]);
+    expect(t.mails.map((m) => m.messageId)).toEqual(['<evt_9@n>', '<evt_9@n>']);
+    expect([...t.sentLog.keys()]).toEqual(['prj_1/evt_9', 'prj_1/evt_10']);
+  });
+
+  it('logs instead of mailing when no mail server is set', async () => {
+    const t = sender({ mailer: false });
+    expect(await t.use.sendBatch([received(1)])).toEqual([]);
+    expect(t.logs).toEqual([['warn', 'webhook notice not mailed: NOTICE_SMTP_URL is not set']]);
   });
 });

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { makeDeliver } from '#shared/webhooks/deliver.ts';
 import { EndpointGate } from '#shared/webhooks/endpoint-gate.ts';
 import { deliveryIdFor, type DeliveryJob } from '#shared/webhooks/model.ts';
-import { makePacing, START_JITTER_ALLOWANCE_MS, type WebhookPacer } from '#shared/webhooks/pacing.ts';
+import {
+  lanesOf,
+  makePacing,
+  START_JITTER_ALLOWANCE_MS,
+  STARTS_PER_LANE,
+  type WebhookPacer,
+} from '#shared/webhooks/pacing.ts';
 import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
 import {
   FakeDeliveries,
@@ -27,15 +33,19 @@ class MemoryPacer implements WebhookPacer {
     return this.limit;
   }
   last = new Map<string, number>();
-  async reserve(_p: string, integrationId: string, spacingMs: number, now: number) {
-    const slot = Math.max(now, this.next.get(integrationId) ?? 0);
-    this.next.set(integrationId, slot + spacingMs);
+  lanes = new Set<number>();
+  async reserve(_p: string, integrationId: string, spacingMs: number, now: number, lane = 0) {
+    this.lanes.add(lane);
+    const key = `${integrationId}#${lane}`;
+    const slot = Math.max(now, this.next.get(key) ?? 0);
+    this.next.set(key, slot + spacingMs);
     return slot;
   }
-  async admit(_p: string, integrationId: string, spacingMs: number, now: number) {
-    const last = this.last.get(integrationId);
+  async admit(_p: string, integrationId: string, spacingMs: number, now: number, lane = 0) {
+    const key = `${integrationId}#${lane}`;
+    const last = this.last.get(key);
     if (last !== undefined && last > now - spacingMs) return false;
-    this.last.set(integrationId, now);
+    this.last.set(key, now);
     return true;
   }
 }
@@ -74,6 +84,16 @@ function busiestSecond(starts: number[]): number {
  */
 async function simulate(limit: number, jobs: number, lateness: () => number, oversleep: () => number = () => 0) {
   const pacer = new MemoryPacer(limit);
+  const result = await simulateWith(pacer, jobs, lateness, oversleep);
+  return { ...result, lanes: pacer.lanes.size };
+}
+
+async function simulateWith(
+  pacer: MemoryPacer,
+  jobs: number,
+  lateness: () => number,
+  oversleep: () => number = () => 0,
+) {
   let clock = T0;
   const pacing = makePacing({
     pacer,
@@ -128,6 +148,22 @@ describe('pacing (rateLimitPerSecond)', () => {
     );
   });
 
+  it('splits a limit above one lane into lanes whose limits add up to it, and still keeps it in every second', async () => {
+    expect(lanesOf(250)).toEqual([250]);
+    expect(lanesOf(251)).toEqual([126, 125]);
+    expect(lanesOf(10_000)).toHaveLength(40);
+    for (const limit of [1, 249, 251, 999, 1000, 7_777, 10_000]) {
+      expect(lanesOf(limit).reduce((a, b) => a + b, 0)).toBe(limit);
+      expect(Math.max(...lanesOf(limit))).toBeLessThanOrEqual(STARTS_PER_LANE);
+    }
+    const { starts, lanes } = await simulate(1_000, 4_000, () => 0);
+    expect(lanes).toBe(4);
+    expect(starts).toHaveLength(4_000);
+    expect(busiestSecond(starts)).toBeLessThanOrEqual(1_000);
+    // Lanes taken together still run near the limit: 4,000 jobs in about 4.6 s (the spacing's allowance), not 4x it.
+    expect(Math.max(...starts) - T0).toBeLessThan(6_000);
+  });
+
   it('with a punctual queue, 100 jobs at 5/s take about 23 s: held back, never lost', async () => {
     const { starts } = await simulate(5, 100, () => 0);
     expect(Math.max(...starts) - T0).toBeLessThan(25_000);
@@ -165,7 +201,8 @@ describe('pacing (rateLimitPerSecond)', () => {
       },
     });
     const afterFailure = makePacing({ pacer: failing, now: () => clock });
-    await expect(afterFailure.pace(job(1))).rejects.toThrow('throttled');
+    // Not knowing the limit, the job is held back (never let through unpaced).
+    expect(await afterFailure.pace(job(1))).toMatchObject({ go: false });
     expect(await afterFailure.pace(job(2))).toEqual({ go: true });
     expect(failing.reads).toBe(2);
   });
@@ -208,27 +245,59 @@ describe('pacing when the worker wakes late', () => {
   });
 });
 
+/** The deliver use case at T0 with `pacer`'s schedule, and what it sends and writes. */
+function deliverPacedBy(pacer: WebhookPacer) {
+  const now = () => T0;
+  const queue = new FakeQueue();
+  const deliveries = new FakeDeliveries();
+  const sender = new FakeSender();
+  const deliver = makeDeliver({
+    directory: new FakeDirectory([webhook()]),
+    deliveries,
+    health: new FakeHealth(),
+    queue,
+    payloads: { put: async () => {}, get: async () => undefined },
+    sender,
+    gate: new EndpointGate({ maxInFlight: 10, slowAfterMs: 1000, maxWaitMs: 50, attemptTimeoutMs: 15_000, now }),
+    pacing: makePacing({ pacer, now, sleep: async () => {} }),
+    secrets: secretBox,
+    schedule: parseRetrySchedule(undefined),
+    userAgent: 'Switchboard/0.1.0',
+    now,
+  });
+  return { queue, deliveries, sender, deliver };
+}
+
 describe('deliver with pacing', () => {
+  it('holds a job back when its schedule cannot be written (a throttled write): no attempt, retried, never lost', async () => {
+    const pacer = Object.assign(new MemoryPacer(5), {
+      async reserve(): Promise<number> {
+        throw Object.assign(new Error('Rate of requests exceeds the allowed throughput'), {
+          name: 'ProvisionedThroughputExceededException',
+        });
+      },
+    });
+    const { queue, deliveries, sender, deliver } = deliverPacedBy(pacer);
+    const failed = await deliver.deliverBatch([
+      {
+        messageId: 'm0',
+        receiptHandle: 'rh0',
+        body: JSON.stringify({ ...job(0), attemptsBefore: 1 }),
+        receiveCount: 1,
+      },
+    ]);
+    expect(failed).toEqual([]);
+    expect(sender.requests).toHaveLength(0);
+    expect(deliveries.writes).toHaveLength(0);
+    expect(queue.enqueued).toHaveLength(1);
+    expect(queue.enqueued[0]!.job).toMatchObject({ deliveryId: job(0).deliveryId, attemptsBefore: 1 });
+    expect(queue.enqueued[0]!.job.pacedStartAt).toBeUndefined();
+    expect(queue.enqueued[0]!.delaySeconds).toBeGreaterThanOrEqual(2);
+  });
+
   it('puts a held-back job back on the queue with a delay: no attempt, no request, no change to its count', async () => {
     const pacer = new MemoryPacer(1);
-    const now = () => T0;
-    const queue = new FakeQueue();
-    const deliveries = new FakeDeliveries();
-    const sender = new FakeSender();
-    const deliver = makeDeliver({
-      directory: new FakeDirectory([webhook()]),
-      deliveries,
-      health: new FakeHealth(),
-      queue,
-      payloads: { put: async () => {}, get: async () => undefined },
-      sender,
-      gate: new EndpointGate({ maxInFlight: 10, slowAfterMs: 1000, maxWaitMs: 50, attemptTimeoutMs: 15_000, now }),
-      pacing: makePacing({ pacer, now, sleep: async () => {} }),
-      secrets: secretBox,
-      schedule: parseRetrySchedule(undefined),
-      userAgent: 'Switchboard/0.1.0',
-      now,
-    });
+    const { queue, deliveries, sender, deliver } = deliverPacedBy(pacer);
     const messages = [0, 1, 2].map((i) => ({
       messageId: `m${i}`,
       receiptHandle: `rh${i}`,

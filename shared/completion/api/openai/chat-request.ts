@@ -8,10 +8,11 @@ import type {
 } from '../../../models/index.ts';
 import { withMeta } from '../../../kernel/validation/meta.ts';
 import * as z from '../../../kernel/validation/zod.ts';
+import { RequestBudget } from './request-budget.ts';
 import {
   callArguments,
-  checkConversationBudget,
   checkToolListSize,
+  compileFormat,
   checkToolNames,
   checkToolResults,
   functionDefinition,
@@ -32,14 +33,14 @@ import {
 export { InvalidChatRequestError } from './request-rules.ts';
 
 /**
- * `POST /api/v1/ai/chat/completions`: OpenAI's Chat Completions request (contract §12, §16). Every parameter OpenAI
+ * `POST /api/v1/ai/chat/completions`: OpenAI's Chat Completions request. Every parameter OpenAI
  * defines is either honoured (forwarded to the bot's model provider, or refused per provider once the bot is known:
  * `shared/models/parameters.ts`) or refused here with `unsupported_parameter`; a field OpenAI does not define is
  * `unknown_parameter`. Fields clients echo back from our own answers (`refusal`, `annotations` on an assistant
  * message, `name` on a tool message, `content: ""` beside `tool_calls`) are taken.
  */
 
-/** At most this many messages; their text together is bounded by the conversation budget (contract §15). */
+/** At most this many messages; their text together is bounded by the conversation budget. */
 export const CHAT_LIMITS = { messages: 1_000 } as const;
 
 const nullable = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
@@ -153,6 +154,11 @@ export interface ChatRequest {
   temperature?: number;
   maxOutputTokens?: number;
   parameters: ModelParameters;
+  /**
+   * Compiles the answer format's JSON Schema (a 400 naming it when ajv cannot): costly, so run once the bot is known
+   * and before the charge, never for a request that names no bot of the caller's.
+   */
+  compileSchemas?: () => void;
   stream: boolean;
   includeUsage: boolean;
 }
@@ -232,16 +238,19 @@ export function parseChatRequest(body: Record<string, unknown>, limits: { maxOut
   const maxTokensParam = present(request.max_completion_tokens) ? 'max_completion_tokens' : 'max_tokens';
   const maxTokens = outputTokens(body[maxTokensParam], maxTokensParam, limits.maxOutputTokens);
   const parameters = generationParameters(body);
+  // Every caller string that reaches the model counts toward one budget, as it is read.
+  const budget = new RequestBudget();
+  if (parameters.prediction !== undefined) budget.spendJson(parameters.prediction);
 
   // Tools first: the messages' tool calls and the tool choice refer to them.
   const rawTools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
-  checkToolListSize(rawTools, 'tools');
+  checkToolListSize(rawTools, 'tools', budget);
   const tools = rawTools.map((tool, i) => {
     const t = tool as Record<string, unknown>;
     onlyKnownFields(t, ['type', 'function'], `tools[${i}]`);
     const fn = t.function as Record<string, unknown>;
     onlyKnownFields(fn, ['name', 'description', 'parameters', 'strict'], `tools[${i}].function`);
-    return functionDefinition(fn, `tools[${i}].function`);
+    return functionDefinition(fn, `tools[${i}].function`, budget);
   });
   checkToolNames(tools, 'tools');
   const toolChoice = toolChoiceOf(body.tool_choice, tools, (value) => {
@@ -251,7 +260,7 @@ export function parseChatRequest(body: Record<string, unknown>, limits: { maxOut
   if (present(body.parallel_tool_calls) && tools.length === 0)
     throw invalid('parallel_tool_calls', "'parallel_tool_calls' is only allowed when 'tools' are given.");
 
-  const { responseFormat, jsonSchema } = responseFormatOf(body.response_format);
+  const { responseFormat, jsonSchema } = responseFormatOf(body.response_format, budget);
   if (present(request.stream_options) && request.stream !== true)
     throw invalid('stream_options', "'stream_options' is only allowed when 'stream' is true.");
   const streamOptions = (request.stream_options ?? {}) as Record<string, unknown>;
@@ -272,7 +281,7 @@ export function parseChatRequest(body: Record<string, unknown>, limits: { maxOut
     if (present(m.name) && m.role !== 'tool') throw unsupported(`${at}.name`, 'Participant names on messages (`name`)');
     if (present(m.audio)) throw unsupported(`${at}.audio`, 'Audio');
     if (present(m.function_call)) throw unsupported(`${at}.function_call`, '`function_call` (use `tool_calls`)');
-    const text = messageText(m.content as Content, at, m.role === 'assistant');
+    const text = messageText(m.content as Content, at, m.role === 'assistant', budget);
     if (m.role === 'system' || m.role === 'developer') {
       if (text.trim()) instructions.push(text);
       continue;
@@ -286,11 +295,11 @@ export function parseChatRequest(body: Record<string, unknown>, limits: { maxOut
     if (m.role === 'assistant') {
       const calls: ToolCall[] = (
         (m.tool_calls ?? []) as { id: string; function: { name: string; arguments: unknown } }[]
-      ).map((call, j) => ({
-        id: call.id,
-        name: call.function.name,
-        arguments: callArguments(call.function.arguments, `${at}.tool_calls[${j}].function.arguments`),
-      }));
+      ).map((call, j) => {
+        budget.spend(call.function.name.length);
+        const args = callArguments(call.function.arguments, `${at}.tool_calls[${j}].function.arguments`, budget);
+        return { id: call.id, name: call.function.name, arguments: args };
+      });
       turns.push(calls.length > 0 ? { role: 'assistant', text, toolCalls: calls } : { role: 'assistant', text });
       origins.push(at);
       continue;
@@ -299,7 +308,6 @@ export function parseChatRequest(body: Record<string, unknown>, limits: { maxOut
     origins.push(at);
   }
   checkToolResults(turns, origins);
-  checkConversationBudget(turns, instructions);
   const lastUser = turns.findLast((t) => t.role === 'user');
   if (!lastUser?.text.trim())
     throw new InvalidChatRequestError(
@@ -314,7 +322,9 @@ export function parseChatRequest(body: Record<string, unknown>, limits: { maxOut
     prompt: lastUser.text,
     ...(instructions.length ? { extraInstructions: instructions.join('\n\n') } : {}),
     responseFormat,
-    ...(jsonSchema ? { jsonSchema } : {}),
+    ...(jsonSchema
+      ? { jsonSchema, compileSchemas: compileFormat(jsonSchema, 'response_format.json_schema.schema') }
+      : {}),
     ...(tools.length ? { tools } : {}),
     ...(toolChoice === undefined ? {} : { toolChoice }),
     ...(typeof body.parallel_tool_calls === 'boolean' ? { parallelToolCalls: body.parallel_tool_calls } : {}),
@@ -326,7 +336,10 @@ export function parseChatRequest(body: Record<string, unknown>, limits: { maxOut
   };
 }
 
-function responseFormatOf(value: unknown): { responseFormat: 'text' | 'json'; jsonSchema?: JsonSchemaFormat } {
+function responseFormatOf(
+  value: unknown,
+  budget: RequestBudget,
+): { responseFormat: 'text' | 'json'; jsonSchema?: JsonSchemaFormat } {
   if (!present(value)) return { responseFormat: 'text' };
   const format = value as Record<string, unknown>;
   switch (format.type) {
@@ -347,7 +360,7 @@ function responseFormatOf(value: unknown): { responseFormat: 'text' | 'json'; js
       );
       return {
         responseFormat: 'json',
-        jsonSchema: jsonSchemaFormat(spec as Record<string, unknown>, 'response_format.json_schema'),
+        jsonSchema: jsonSchemaFormat(spec as Record<string, unknown>, 'response_format.json_schema', budget),
       };
     }
     default:
@@ -357,19 +370,29 @@ function responseFormatOf(value: unknown): { responseFormat: 'text' | 'json'; js
 
 type Content = string | { type: string; text?: string | undefined; refusal?: string }[] | null | undefined;
 
-/** A message's text: a string, or its `text` parts joined; any other part (image, audio, file) is refused. */
-function messageText(content: Content, at: string, assistant: boolean): string {
+/**
+ * A message's text: a string, or its `text` parts joined; any other part (image, audio, file) is refused. Each piece
+ * is counted toward the budget before anything is joined.
+ */
+function messageText(content: Content, at: string, assistant: boolean, budget: RequestBudget): string {
   if (content === null || content === undefined) return '';
-  if (typeof content === 'string') return content;
+  if (typeof content === 'string') {
+    budget.spend(content.length);
+    return content;
+  }
   return content
     .map((part, j) => {
       if (part.type === 'image_url') throw unsupported(`${at}.content[${j}]`, 'Image input');
       if (part.type === 'input_audio') throw unsupported(`${at}.content[${j}]`, 'Audio input');
       if (part.type === 'file') throw unsupported(`${at}.content[${j}]`, 'File input');
       // An assistant's earlier refusal, echoed: it was said, so it stays in the conversation.
-      if (assistant && part.type === 'refusal' && typeof part.refusal === 'string') return part.refusal;
+      if (assistant && part.type === 'refusal' && typeof part.refusal === 'string') {
+        budget.spend(part.refusal.length);
+        return part.refusal;
+      }
       if (part.type !== 'text' || typeof part.text !== 'string')
         throw unsupported(`${at}.content[${j}].type`, `Content parts of type \`${part.type}\``);
+      budget.spend(part.text.length);
       return part.text;
     })
     .join('\n');

@@ -24,6 +24,7 @@ export function completionInputOf(
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
     parameters: request.parameters,
+    ...(request.compileSchemas === undefined ? {} : { checkBeforeCharge: request.compileSchemas }),
     timeoutMs: budgetMs,
     deadline: Date.now() + budgetMs,
   };

@@ -1,10 +1,11 @@
 import { withMeta } from '../../../kernel/validation/meta.ts';
 import * as z from '../../../kernel/validation/zod.ts';
+import { RESPONSE_LIMIT_BYTES } from '../../../http/types.ts';
 import { EMBEDDING_INPUTS_PER_CREDIT, type EmbedTextsOutput } from '../../../knowledge/index.ts';
 import { invalid, missing, onlyKnownFields, present, unsupported } from './request-rules.ts';
 
 /**
- * `POST /api/v1/ai/embeddings`: OpenAI's Embeddings request and answer (contract §16). `input` is a string or up to
+ * `POST /api/v1/ai/embeddings`: OpenAI's Embeddings request and answer. `input` is a string or up to
  * 2,048 strings (token-id arrays are refused: this service has no tokenizer to decode them); `encoding_format`
  * `float` (default) or `base64` (little-endian float32, as OpenAI's clients decode it); `dimensions` when the
  * deployment's model can make vectors of that size.
@@ -83,6 +84,45 @@ export function parseEmbeddingsRequest(body: Record<string, unknown>): Embedding
     base64: format === 'base64',
     ...(typeof dimensions === 'number' ? { dimensions } : {}),
   };
+}
+
+/**
+ * The most bytes an answer of `inputs` vectors of `dimensions` can take, counted on the worst case so that an answer
+ * checked here always fits: a float32 written as a JSON number takes at most 25 characters and its comma
+ * (`-0.0000012345678901234567`), base64 takes 4 characters per 3 bytes; each item adds its `{"object":"embedding",
+ * "index":…,"embedding":…}` with its quotes escaped once more inside the proxy result, and the whole adds its envelope
+ * and headers.
+ */
+export function embeddingsAnswerBytes(inputs: number, dimensions: number, base64: boolean): number {
+  const vector = base64 ? 4 * Math.ceil((4 * dimensions) / 3) + 4 : FLOAT_CHARS * dimensions;
+  return ENVELOPE_BYTES + inputs * (ITEM_BYTES + vector);
+}
+
+const FLOAT_CHARS = 26;
+const ITEM_BYTES = 96;
+const ENVELOPE_BYTES = 16 * 1024;
+
+/** The largest batch whose answer fits the response limit, for vectors of `dimensions` in the encoding (at most 2,048). */
+export function largestEmbeddingsBatch(dimensions: number, base64: boolean): number {
+  const per = embeddingsAnswerBytes(1, dimensions, base64) - ENVELOPE_BYTES;
+  return Math.max(0, Math.min(EMBEDDING_INPUTS_PER_CREDIT, Math.floor((RESPONSE_LIMIT_BYTES - ENVELOPE_BYTES) / per)));
+}
+
+/**
+ * Refuses, before anything is charged, a request whose answer would pass the response limit: 400 naming `input`, with
+ * the largest batch that fits.
+ */
+export function checkEmbeddingsAnswerFits(request: EmbeddingsRequest, dimensions: number): void {
+  if (embeddingsAnswerBytes(request.texts.length, dimensions, request.base64) <= RESPONSE_LIMIT_BYTES) return;
+  const encoding = request.base64 ? 'base64' : 'float';
+  const largest = largestEmbeddingsBatch(dimensions, request.base64);
+  const hint = request.base64 ? '' : ' (base64 answers are about 5 times smaller: encoding_format "base64")';
+  throw invalid(
+    'input',
+    `${request.texts.length} vectors of ${dimensions} dimensions in ${encoding} would be larger than the ` +
+      `${RESPONSE_LIMIT_BYTES / 2 ** 20} MB an answer may hold: send at most ${largest} inputs per request${hint}. ` +
+      'Nothing was charged.',
+  );
 }
 
 /** The answer: vectors in input order, as numbers or as base64 of little-endian float32. */

@@ -8,7 +8,7 @@ export interface OpenAiDialect {
 }
 
 /**
- * Every domain error in OpenAI's terms, for the OpenAI-format routes only (contract §12, §16): the status stays the
+ * Every domain error in OpenAI's terms, for the OpenAI-format routes only: the status stays the
  * one the domain-error table gives (`shared/http/domain-errors.ts`), the body says it the way OpenAI's clients
  * expect. Keyed by domain code and complete, so a new domain error cannot reach these routes without a decision.
  */
@@ -33,7 +33,8 @@ export const OPENAI_DIALECT: { readonly [C in DomainErrorCode]: OpenAiDialect } 
   RECIPIENT_OPTED_OUT: { type: 'invalid_request_error', code: 'recipient_opted_out' },
   WINDOW_CLOSED: { type: 'invalid_request_error', code: 'window_closed' },
   UNSUPPORTED_MEDIA_TYPE: { type: 'invalid_request_error', code: 'unsupported_media_type' },
-  TEMPORARILY_UNAVAILABLE: { type: 'api_error', code: 'service_unavailable' },
+  TEMPORARILY_UNAVAILABLE: { type: 'server_error', code: 'service_unavailable' },
+  RATE_LIMITED: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
 };
 
 /**
@@ -46,6 +47,7 @@ export const OPENAI_EDGE_DIALECT: Readonly<Record<string, OpenAiDialect>> = {
   ERR_API_TOKEN_INVALID: { type: 'authentication_error', code: 'invalid_api_key' },
   ERR_API_TOKEN_AUTHENTICATION_FAILED: { type: 'authentication_error', code: 'authentication_failed' },
   ERR_PUBLIC_AI_RATE_LIMIT: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+  SERVICE_UNAVAILABLE: { type: 'server_error', code: 'service_unavailable' },
   PAYLOAD_TOO_LARGE: { type: 'invalid_request_error', code: 'request_too_large' },
   INVALID_JSON: { type: 'invalid_request_error', code: 'invalid_json' },
   VALIDATION_ERROR: { type: 'invalid_request_error', code: 'invalid_value' },

@@ -71,8 +71,10 @@ export function toOpenAiError(failure: unknown): {
         code: detailCode ?? known?.code ?? error.code.toLowerCase(),
       },
       // The openai SDK retries 5xx twice unless told not to: a failed generation was refunded, a retry is the
-      // caller's choice (every retry is a new charge).
-      headers: error.status >= 500 ? { ...error.headers, 'x-should-retry': 'false' } : error.headers,
+      // caller's choice (every retry is a new charge). A 503 (the service busy) charged nothing: the SDK's retry
+      // after `Retry-After` is what it asks for.
+      headers:
+        error.status >= 500 && error.status !== 503 ? { ...error.headers, 'x-should-retry': 'false' } : error.headers,
     };
   }
   return {

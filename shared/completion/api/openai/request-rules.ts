@@ -1,4 +1,12 @@
-import { compileJsonSchema, JSON_SCHEMA_MAX_CHARS, jsonShapeProblem } from '../../../kernel/validation/json-schema.ts';
+import {
+  checkJsonSchema,
+  compileJsonSchema,
+  JSON_SCHEMA_MAX_DEPTH,
+  JSON_SCHEMA_MAX_NODES,
+  jsonShape,
+  jsonShapeProblem,
+} from '../../../kernel/validation/json-schema.ts';
+import type { RequestBudget } from './request-budget.ts';
 import type {
   ConversationTurn,
   JsonSchemaFormat,
@@ -8,17 +16,14 @@ import type {
 } from '../../../models/index.ts';
 
 /**
- * The rules the OpenAI-format routes (`/chat/completions`, `/responses`) share: the conversation budget (contract
- * §15), the output token ceiling, function definitions and JSON Schemas (compiled with ajv: a schema it refuses is the
- * caller's 400), and the generation parameters every provider is asked about (contract §16).
+ * The rules the OpenAI-format routes (`/chat/completions`, `/responses`) share: the output token ceiling, function
+ * definitions and JSON Schemas (checked against their dialect's meta-schema here, counted toward the request's budget
+ * (`request-budget.ts`); the answer format's schema compiled once the bot is known), and the generation parameters
+ * every provider is asked about.
  */
 
-/** All messages' text together, as `/completion`'s prompt (contract §15). */
-export const CONVERSATION_MAX_CHARS = 120_000;
 /** OpenAI's own limit on functions per request. */
 export const MAX_TOOLS = 128;
-/** All function definitions together, as JSON. */
-export const TOOLS_MAX_CHARS = JSON_SCHEMA_MAX_CHARS;
 const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
@@ -58,23 +63,7 @@ export function onlyKnownFields(value: Record<string, unknown>, allowed: readonl
   for (const key of Object.keys(value)) if (!allowed.includes(key)) throw unknownParameter(at ? `${at}.${key}` : key);
 }
 
-/** The conversation's text over the budget: OpenAI's `context_length_exceeded`, worded as clients recognise it. */
-export function checkConversationBudget(turns: readonly ConversationTurn[], instructions: readonly string[]): void {
-  let chars = instructions.reduce((sum, text) => sum + text.length, 0);
-  for (const turn of turns) {
-    chars += turn.text.length;
-    if (turn.role === 'assistant')
-      for (const call of turn.toolCalls ?? []) chars += call.name.length + call.arguments.length;
-  }
-  if (chars > CONVERSATION_MAX_CHARS)
-    throw new InvalidChatRequestError(
-      `This model's maximum context length is ${CONVERSATION_MAX_CHARS} characters of messages; the messages hold ${chars}. Shorten the conversation. Nothing was charged.`,
-      'messages',
-      'context_length_exceeded',
-    );
-}
-
-/** `max_tokens` and its aliases: a whole number ≥ 1, above the deployment's ceiling clamped to it (contract §15). */
+/** `max_tokens` and its aliases: a whole number ≥ 1, above the deployment's ceiling clamped to it. */
 export function outputTokens(value: unknown, param: string, ceiling: number): number | undefined {
   if (!present(value)) return undefined;
   if (!(typeof value === 'number' && Number.isInteger(value) && value >= 1))
@@ -89,16 +78,39 @@ export function temperatureOf(value: unknown): number | undefined {
   return value;
 }
 
-/** A caller's JSON Schema compiled (or the 400 that says why ajv refuses it). */
-export function checkedSchema(schema: unknown, param: string): Record<string, unknown> {
+/**
+ * A caller's JSON Schema, bounded and counted (its nodes toward the request's schema budget, its text toward the
+ * character budget) and checked against its dialect's meta-schema; a schema refused is the caller's 400 naming it.
+ * Compiling it (what ajv's code generation costs) is left to {@link compileFormat}, once the bot is known.
+ */
+export function checkedSchema(schema: unknown, param: string, budget: RequestBudget): Record<string, unknown> {
   if (!isObject(schema)) throw invalid(param, `Invalid '${param}': a JSON Schema object is expected.`);
-  const compiled = compileJsonSchema(schema);
-  if (!compiled.ok) throw invalid(param, `Invalid schema in '${param}': ${compiled.message}.`);
+  const shape = jsonShape(schema, { nodes: JSON_SCHEMA_MAX_NODES, depth: JSON_SCHEMA_MAX_DEPTH });
+  if (shape.problem) throw invalid(param, `Invalid schema in '${param}': the schema is too large: ${shape.problem}.`);
+  budget.spendSchemaNodes(shape.nodes, param);
+  budget.spendJson(schema);
+  const checked = checkJsonSchema(schema);
+  if (!checked.ok) throw invalid(param, `Invalid schema in '${param}': ${checked.message}.`);
   return schema;
 }
 
-/** `{ name, description?, schema, strict? }` as `response_format.json_schema` and Responses' `text.format` carry it. */
-export function jsonSchemaFormat(value: Record<string, unknown>, at: string): JsonSchemaFormat {
+/**
+ * Compiling an answer format's schema, for later: what it finds wrong that the meta-schema does not (a `$ref` that
+ * does not resolve, a `pattern` RE2 cannot run) is the caller's 400 naming `param`. The compiled schema is kept for
+ * validating the answer.
+ */
+export function compileFormat(format: JsonSchemaFormat, param: string): () => void {
+  return () => {
+    const compiled = compileJsonSchema(format.schema);
+    if (!compiled.ok) throw invalid(param, `Invalid schema in '${param}': ${compiled.message}.`);
+  };
+}
+
+/**
+ * `{ name, description?, schema, strict? }` as `response_format.json_schema` and Responses' `text.format` carry it;
+ * its name, description and schema count toward the request's budget.
+ */
+export function jsonSchemaFormat(value: Record<string, unknown>, at: string, budget: RequestBudget): JsonSchemaFormat {
   const name = value.name;
   if (typeof name !== 'string' || !FUNCTION_NAME.test(name))
     throw invalid(`${at}.name`, `Invalid '${at}.name': letters, digits, _ and -, at most 64 characters.`);
@@ -109,24 +121,29 @@ export function jsonSchemaFormat(value: Record<string, unknown>, at: string): Js
   const strict = value.strict;
   if (present(strict) && typeof strict !== 'boolean')
     throw invalid(`${at}.strict`, `Invalid '${at}.strict': a boolean is expected.`);
+  budget.spend(name.length + (typeof description === 'string' ? description.length : 0));
   return {
     name,
-    schema: checkedSchema(value.schema, `${at}.schema`),
+    schema: checkedSchema(value.schema, `${at}.schema`, budget),
     ...(typeof description === 'string' ? { description } : {}),
     ...(typeof strict === 'boolean' ? { strict } : {}),
   };
 }
 
-/** One function definition, from the fields both wire forms share (`name`, `description`, `parameters`, `strict`). */
-export function functionDefinition(fn: Record<string, unknown>, at: string): ToolDefinition {
+/**
+ * One function definition, from the fields both wire forms share (`name`, `description`, `parameters`, `strict`);
+ * its name, description and schema count toward the request's budget.
+ */
+export function functionDefinition(fn: Record<string, unknown>, at: string, budget: RequestBudget): ToolDefinition {
   if (typeof fn.name !== 'string' || !FUNCTION_NAME.test(fn.name))
     throw invalid(`${at}.name`, `Invalid '${at}.name': letters, digits, _ and -, at most 64 characters.`);
   if (present(fn.description) && typeof fn.description !== 'string')
     throw invalid(`${at}.description`, `Invalid '${at}.description': a string is expected.`);
   if (present(fn.strict) && typeof fn.strict !== 'boolean')
     throw invalid(`${at}.strict`, `Invalid '${at}.strict': a boolean is expected.`);
+  budget.spend(fn.name.length + (typeof fn.description === 'string' ? fn.description.length : 0));
   const parameters = present(fn.parameters)
-    ? checkedSchema(fn.parameters, `${at}.parameters`)
+    ? checkedSchema(fn.parameters, `${at}.parameters`, budget)
     : { type: 'object', properties: {} };
   if (present(parameters.type) && parameters.type !== 'object')
     throw invalid(`${at}.parameters`, `Invalid '${at}.parameters': a function's parameters must be an object schema.`);
@@ -138,19 +155,15 @@ export function functionDefinition(fn: Record<string, unknown>, at: string): Too
   };
 }
 
-/** All function definitions of a request together, as objects and arrays: what compiling them costs is bounded. */
-export const TOOLS_MAX_NODES = 2_000;
-
 /**
- * The whole list, before any definition is compiled: at most {@link MAX_TOOLS} functions, {@link TOOLS_MAX_NODES}
- * nodes and {@link TOOLS_MAX_CHARS} characters of JSON in all.
+ * The whole list, before any definition is read: at most {@link MAX_TOOLS} functions, and within the request's schema
+ * node budget and nesting as a whole (each definition is then counted exactly as it is read).
  */
-export function checkToolListSize(raw: unknown[], param: string): void {
+export function checkToolListSize(raw: unknown[], param: string, budget: RequestBudget): void {
   if (raw.length > MAX_TOOLS) throw invalid(param, `'${param}' holds at most ${MAX_TOOLS} functions.`);
-  const shape = jsonShapeProblem(raw, { nodes: TOOLS_MAX_NODES, depth: 40 });
+  // Each definition adds its own wrapper objects (`{ type, function }`) on top of its schema's nodes.
+  const shape = jsonShapeProblem(raw, { nodes: budget.remainingNodes + 3 * raw.length + 1, depth: 40 });
   if (shape) throw invalid(param, `'${param}' is too large: ${shape}.`);
-  if (JSON.stringify(raw).length > TOOLS_MAX_CHARS)
-    throw invalid(param, `'${param}' is over ${TOOLS_MAX_CHARS} characters of JSON.`);
 }
 
 /** Function names are unique in a request. */
@@ -188,9 +201,10 @@ export function toolChoiceOf(
   throw invalid('tool_choice', `Invalid 'tool_choice': ${JSON.stringify(value)}.`);
 }
 
-/** A call's arguments as the caller echoes them: JSON text of an object. */
-export function callArguments(value: unknown, param: string): string {
+/** A call's arguments as the caller echoes them: JSON text of an object, counted toward the budget before it is parsed. */
+export function callArguments(value: unknown, param: string, budget: RequestBudget): string {
   if (typeof value !== 'string') throw invalid(param, `Invalid '${param}': the arguments must be a JSON string.`);
+  budget.spend(value.length);
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
@@ -224,7 +238,7 @@ export function checkToolResults(turns: readonly ConversationTurn[], params: rea
 }
 
 /**
- * The generation parameters forwarded to the provider or refused per provider (contract §16), read and type-checked
+ * The generation parameters forwarded to the provider or refused per provider, read and type-checked
  * from the body; whether the bot's provider takes them is decided once the bot is known (`refusedParameter`).
  */
 export function generationParameters(body: Record<string, unknown>): ModelParameters {

@@ -1,15 +1,17 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { withMeta } from '../../../kernel/validation/meta.ts';
 import * as z from '../../../kernel/validation/zod.ts';
 import type { ConversationTurn, JsonSchemaFormat, ToolCall, ToolDefinition } from '../../../models/index.ts';
 import type { ChatRequest } from './chat-request.ts';
+import { RequestBudget } from './request-budget.ts';
+import { messageTextOfId } from './self-contained-ids.ts';
+
+export { messageTextOfId, selfContainedMessageId } from './self-contained-ids.ts';
 import {
   callArguments,
-  checkConversationBudget,
   checkToolListSize,
   checkToolNames,
   checkToolResults,
-  CONVERSATION_MAX_CHARS,
+  compileFormat,
   functionDefinition,
   generationParameters,
   invalid,
@@ -24,7 +26,7 @@ import {
 } from './request-rules.ts';
 
 /**
- * `POST /api/v1/ai/responses`: OpenAI's Responses API, stateless (contract §16). `input` is a string or items
+ * `POST /api/v1/ai/responses`: OpenAI's Responses API, stateless. `input` is a string or items
  * (messages with text parts, echoed `message` / `function_call` items, `function_call_output`); `instructions`,
  * function `tools`, `tool_choice`, `text.format`, `max_output_tokens`, `temperature`, `top_p` and the parameters
  * every provider is asked about. What needs stored state (`previous_response_id`, `store: true`, `background`,
@@ -34,8 +36,12 @@ import {
  * (it assumes OpenAI stored them). A non-streamed answer's message ids carry their own text (`msg_z_` + the text,
  * deflated, base64url), so such a reference is resolved without storage. A streamed message's id is announced before
  * its text exists, so it cannot; a reference to it (or to anything else) is a 400 that says to send the item itself
- * (Vercel: `providerOptions.openai.store = false`).
+ * (Vercel: `providerOptions.openai.store = false`). A reference is inflated only up to what is left of the request's
+ * character budget: a forged id that inflates past it is refused as the id is decoded.
  */
+
+/** Input items of one request. */
+export const RESPONSES_MAX_INPUT_ITEMS = 1_000;
 
 export interface ResponsesRequest extends Omit<ChatRequest, 'includeUsage'> {
   /** As sent, for the echo in the response object. */
@@ -171,6 +177,8 @@ export function parseResponsesRequest(
         );
     }
 
+  if (Array.isArray(body.input) && body.input.length > RESPONSES_MAX_INPUT_ITEMS)
+    throw invalid('input', `'input' holds at most ${RESPONSES_MAX_INPUT_ITEMS} items.`);
   const shape = responsesRequest.safeParse(body);
   if (!shape.success) {
     const issue = shape.error.issues[0]!;
@@ -180,11 +188,13 @@ export function parseResponsesRequest(
   }
   const request = shape.data;
 
+  // Every caller string that reaches the model counts toward one budget, as it is read.
+  const budget = new RequestBudget();
   const rawTools = Array.isArray(body.tools) ? (body.tools as Record<string, unknown>[]) : [];
-  checkToolListSize(rawTools, 'tools');
+  checkToolListSize(rawTools, 'tools', budget);
   const tools: ToolDefinition[] = rawTools.map((tool, i) => {
     onlyKnownFields(tool, ['type', 'name', 'description', 'parameters', 'strict'], `tools[${i}]`);
-    return functionDefinition(tool, `tools[${i}]`);
+    return functionDefinition(tool, `tools[${i}]`, budget);
   });
   checkToolNames(tools, 'tools');
   const toolChoice = toolChoiceOf(body.tool_choice, tools, (value) =>
@@ -200,17 +210,19 @@ export function parseResponsesRequest(
     if (typeof text.verbosity !== 'string') throw invalid('text.verbosity', "Invalid 'text.verbosity'.");
     parameters.verbosity = text.verbosity;
   }
-  const { responseFormat, jsonSchema } = textFormatOf(text.format);
+  const { responseFormat, jsonSchema } = textFormatOf(text.format, budget);
   const streamOptions = (body.stream_options ?? {}) as Record<string, unknown>;
   onlyKnownFields(streamOptions, ['include_obfuscation'], 'stream_options');
   if (present(streamOptions.include_obfuscation) && streamOptions.include_obfuscation !== false)
     throw unsupported('stream_options.include_obfuscation', 'Stream obfuscation');
 
   const instructions: string[] = [];
-  if (typeof request.instructions === 'string' && request.instructions.trim()) instructions.push(request.instructions);
-  const { turns, origins } = conversationOf(request.input as string | Record<string, unknown>[], instructions);
+  if (typeof request.instructions === 'string') {
+    budget.spend(request.instructions.length);
+    if (request.instructions.trim()) instructions.push(request.instructions);
+  }
+  const { turns, origins } = conversationOf(request.input as string | Record<string, unknown>[], instructions, budget);
   checkToolResults(turns, origins);
-  checkConversationBudget(turns, instructions);
   const lastUser = turns.findLast((t) => t.role === 'user');
   if (!lastUser?.text.trim()) throw invalid('input', 'input must contain a user message with text.');
   const temperature = temperatureOf(request.temperature);
@@ -222,7 +234,7 @@ export function parseResponsesRequest(
     prompt: lastUser.text,
     ...(instructions.length ? { extraInstructions: instructions.join('\n\n') } : {}),
     responseFormat,
-    ...(jsonSchema ? { jsonSchema } : {}),
+    ...(jsonSchema ? { jsonSchema, compileSchemas: compileFormat(jsonSchema, 'text.format.schema') } : {}),
     ...(tools.length ? { tools } : {}),
     ...(toolChoice === undefined ? {} : { toolChoice }),
     ...(typeof body.parallel_tool_calls === 'boolean' && tools.length
@@ -237,7 +249,10 @@ export function parseResponsesRequest(
   };
 }
 
-function textFormatOf(value: unknown): { responseFormat: 'text' | 'json'; jsonSchema?: JsonSchemaFormat } {
+function textFormatOf(
+  value: unknown,
+  budget: RequestBudget,
+): { responseFormat: 'text' | 'json'; jsonSchema?: JsonSchemaFormat } {
   if (!present(value)) return { responseFormat: 'text' };
   const format = value as Record<string, unknown>;
   switch (format.type) {
@@ -249,18 +264,25 @@ function textFormatOf(value: unknown): { responseFormat: 'text' | 'json'; jsonSc
       return { responseFormat: 'json' };
     case 'json_schema':
       onlyKnownFields(format, ['type', 'name', 'description', 'schema', 'strict'], 'text.format');
-      return { responseFormat: 'json', jsonSchema: jsonSchemaFormat(format, 'text.format') };
+      return { responseFormat: 'json', jsonSchema: jsonSchemaFormat(format, 'text.format', budget) };
     default:
       throw invalid('text.format.type', `Invalid 'text.format.type': '${String(format.type)}'.`);
   }
 }
 
-/** The turns of `input` (system / developer messages go to `instructions`), with where each came from. */
+/**
+ * The turns of `input` (system / developer messages go to `instructions`), with where each came from; every text is
+ * counted toward the budget as it is read (a reference's, as it is inflated).
+ */
 function conversationOf(
   input: string | Record<string, unknown>[],
   instructions: string[],
+  budget: RequestBudget,
 ): { turns: ConversationTurn[]; origins: string[] } {
-  if (typeof input === 'string') return { turns: [{ role: 'user', text: input }], origins: ['input'] };
+  if (typeof input === 'string') {
+    budget.spend(input.length);
+    return { turns: [{ role: 'user', text: input }], origins: ['input'] };
+  }
   const turns: ConversationTurn[] = [];
   const origins: string[] = [];
   const assistant = (text: string, call: ToolCall | undefined, at: string) => {
@@ -281,7 +303,7 @@ function conversationOf(
       case 'message': {
         onlyKnownFields(item, ['type', 'role', 'content', 'id', 'status'], at);
         const role = item.role;
-        const text = itemText(item.content, at, role === 'assistant');
+        const text = itemText(item.content, at, role === 'assistant', budget);
         if (role === 'system' || role === 'developer') {
           if (text.trim()) instructions.push(text);
         } else if (role === 'user') {
@@ -295,21 +317,26 @@ function conversationOf(
         onlyKnownFields(item, ['type', 'id', 'call_id', 'name', 'arguments', 'status'], at);
         if (typeof item.call_id !== 'string' || !item.call_id) throw missing(`${at}.call_id`);
         if (typeof item.name !== 'string' || !item.name) throw missing(`${at}.name`);
-        const call = { id: item.call_id, name: item.name, arguments: callArguments(item.arguments, `${at}.arguments`) };
+        budget.spend(item.name.length);
+        const call = {
+          id: item.call_id,
+          name: item.name,
+          arguments: callArguments(item.arguments, `${at}.arguments`, budget),
+        };
         assistant('', call, at);
         break;
       }
       case 'function_call_output': {
         onlyKnownFields(item, ['type', 'id', 'call_id', 'output', 'status'], at);
         if (typeof item.call_id !== 'string' || !item.call_id) throw missing(`${at}.call_id`);
-        const output = typeof item.output === 'string' ? item.output : itemText(item.output, `${at}.output`, false);
+        const output = itemText(item.output, `${at}.output`, false, budget);
         turns.push({ role: 'tool', toolCallId: item.call_id, text: output });
         origins.push(`${at}.call_id`);
         break;
       }
       case 'item_reference': {
         onlyKnownFields(item, ['type', 'id'], at);
-        const text = typeof item.id === 'string' ? messageTextOfId(item.id) : undefined;
+        const text = typeof item.id === 'string' ? messageTextOfId(item.id, budget) : undefined;
         if (text === undefined)
           throw unsupported(
             at,
@@ -325,40 +352,26 @@ function conversationOf(
   return { turns, origins };
 }
 
-/** An item's `content`: a string, or its text parts (`input_text`, `output_text`, `text`) joined. */
-function itemText(content: unknown, at: string, assistant: boolean): string {
+/** An item's `content`: a string, or its text parts (`input_text`, `output_text`, `text`) joined, each counted. */
+function itemText(content: unknown, at: string, assistant: boolean, budget: RequestBudget): string {
   if (content === null || content === undefined) return '';
-  if (typeof content === 'string') return content;
+  if (typeof content === 'string') {
+    budget.spend(content.length);
+    return content;
+  }
   if (!Array.isArray(content)) throw invalid(`${at}.content`, `Invalid '${at}.content': a string or parts.`);
   return content
     .map((part, j) => {
       const p = part as { type?: unknown; text?: unknown; refusal?: unknown };
-      if ((p.type === 'input_text' || p.type === 'output_text' || p.type === 'text') && typeof p.text === 'string')
-        return p.text;
-      if (assistant && p.type === 'refusal' && typeof p.refusal === 'string') return p.refusal;
-      throw unsupported(`${at}.content[${j}]`, `Content parts of type '${String(p.type)}'`);
+      const text =
+        (p.type === 'input_text' || p.type === 'output_text' || p.type === 'text') && typeof p.text === 'string'
+          ? p.text
+          : assistant && p.type === 'refusal' && typeof p.refusal === 'string'
+            ? p.refusal
+            : undefined;
+      if (text === undefined) throw unsupported(`${at}.content[${j}]`, `Content parts of type '${String(p.type)}'`);
+      budget.spend(text.length);
+      return text;
     })
     .join('\n');
-}
-
-/** Prefix of message ids that carry their own text (non-streamed answers). */
-const SELF_CONTAINED = 'msg_z_';
-
-/** A message id that carries its text: `item_reference` to it needs no storage. */
-export function selfContainedMessageId(text: string): string {
-  return `${SELF_CONTAINED}${deflateRawSync(Buffer.from(text, 'utf8')).toString('base64url')}`;
-}
-
-/** The text a self-contained id carries; undefined for any other id (or one that does not decode within bounds). */
-export function messageTextOfId(id: string): string | undefined {
-  if (!id.startsWith(SELF_CONTAINED)) return undefined;
-  try {
-    // Bounded where it is decoded: a forged id cannot inflate past the conversation budget.
-    const bytes = inflateRawSync(Buffer.from(id.slice(SELF_CONTAINED.length), 'base64url'), {
-      maxOutputLength: CONVERSATION_MAX_CHARS * 4,
-    });
-    return bytes.toString('utf8');
-  } catch {
-    return undefined;
-  }
 }

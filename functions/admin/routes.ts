@@ -1,0 +1,39 @@
+import type { RouteDeclaration } from '#shared/http/router.ts';
+import { botRoutes } from '#shared/bots/index.ts';
+import { channelRoutes } from '#shared/messaging/api/channel-routes.ts';
+import { conversationRoutes } from '#shared/messaging/api/conversation-routes.ts';
+import { deliveryRoutes } from '#shared/webhooks/api/delivery-routes.ts';
+import { eventRoutes } from '#shared/messaging/api/event-routes.ts';
+import { integrationRoutes } from '#shared/integrations/api/admin-routes.ts';
+import { projectRoutes } from '#shared/projects/api/admin-routes.ts';
+import { recoverRoutes } from '#shared/webhooks/api/recover-routes.ts';
+import { sandboxRoutes } from '#shared/messaging/api/sandbox-routes.ts';
+import { usageRoutes } from '#shared/credits/api/admin-routes.ts';
+import { knowledgeRoutes } from '#shared/knowledge/api/admin-routes.ts';
+import { webhookHealthRoutes } from '#shared/webhooks/api/health-routes.ts';
+
+/** Prefix of every management API path. */
+export const ADMIN_PREFIX = '/admin/v1';
+
+/**
+ * Every management API route by name, as each area declares it (method, path, body and query schemas), in matching
+ * order, without what serves them; names are unique across areas. The admin function binds each name to its
+ * handler (`bindRoutes`, ./handler.ts); the OpenAPI document is built from {@link adminRoutes} and the areas' docs
+ * without constructing an adapter.
+ */
+export const adminRouteTable = {
+  ...eventRoutes,
+  ...deliveryRoutes,
+  ...recoverRoutes,
+  ...webhookHealthRoutes,
+  ...usageRoutes,
+  ...projectRoutes,
+  ...channelRoutes,
+  ...conversationRoutes,
+  ...sandboxRoutes,
+  ...integrationRoutes,
+  ...botRoutes,
+  ...knowledgeRoutes,
+};
+
+export const adminRoutes: readonly RouteDeclaration[] = Object.values(adminRouteTable);

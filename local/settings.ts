@@ -1,0 +1,28 @@
+import { parseConfig, settingNames as kernelSettingNames } from '#shared/kernel/config.ts';
+import type { AreaSettings, Env } from '#shared/kernel/settings.ts';
+import { pdfSettings } from '#shared/pdf/index.ts';
+
+/**
+ * Every area's settings (`shared/<area>/settings.ts`, exported by the area's face), by area. A new area with
+ * settings adds one line here; test/unit/local/settings.test.ts fails until it does.
+ */
+export const AREA_SETTINGS: Readonly<Record<string, AreaSettings<unknown>>> = {
+  pdf: pdfSettings,
+};
+
+/** Every setting's name: the kernel's and the areas'. Bundles mode passes the caller's values of these through. */
+export const settingNames: readonly string[] = [
+  ...kernelSettingNames,
+  ...Object.values(AREA_SETTINGS).flatMap((settings) => settings.names),
+];
+
+/**
+ * Checks every setting in `env` as the functions' cold starts do (the kernel's, then each area's): throws
+ * `Invalid configuration: NAME: why`. The runner itself needs no call: each function reads its areas' settings when
+ * it loads, and `npm start` prints that failure as one line (local/main.ts); this is the whole list at once, for tools
+ * and tests. Loading it loads every area's face, so `npm start` imports it only in bundles mode (for the names).
+ */
+export function checkSettings(env: Env): void {
+  parseConfig(env);
+  for (const settings of Object.values(AREA_SETTINGS)) settings.parse(env);
+}

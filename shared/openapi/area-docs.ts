@@ -1,0 +1,27 @@
+import type { DocumentedRoute, PublicOperationDocs, RouteDoc } from '../contract/api-docs.ts';
+import { botRouteDocs, botRoutes } from '../bots/index.ts';
+import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
+import { healthOperationDocs } from '../health/index.ts';
+
+/**
+ * The documentation each area writes beside its routes, gathered for the document. Adding an area with routes:
+ * one line here (its management routes' docs by their declarations, or its public operations' docs).
+ * Areas not converted yet still have theirs in ./admin-operations.ts and ./public-operations.ts.
+ */
+
+/** Management routes' docs by `METHOD path` (below the `/admin/v1` prefix). */
+export function areaAdminDocs(): Record<string, RouteDoc> {
+  return { ...byKey(botRoutes, botRouteDocs()) };
+}
+
+/** Public routes' docs by `METHOD path`, as `shared/contract/routes.ts` declares them. */
+export function areaPublicDocs(): PublicOperationDocs {
+  return { ...extractPdfDocs(), ...extractUploadDocs(), ...healthOperationDocs() };
+}
+
+function byKey<D extends Record<string, DocumentedRoute>>(
+  routes: D,
+  docs: { [K in keyof D]: RouteDoc },
+): Record<string, RouteDoc> {
+  return Object.fromEntries(Object.entries(routes).map(([name, r]) => [`${r.method} ${r.path}`, docs[name]!]));
+}
