@@ -212,14 +212,15 @@ describe('bounded caches', () => {
     expect(objects.readKeys.slice(before)).toContain('bots/bot_0/segments/s.sbks');
   });
 
-  test('completion, chat and responses (1,024 MB) and search (1,769 MB) get caches sized from their memory', () => {
+  test('caches are a tenth of the function memory, 64 to 100 MB: search (1,769 MB), completion, chat and responses (1,024 MB) hold 100 MB', () => {
     const env = (memory?: string) =>
       parseConfig({ TABLE_NAME: 't', ...(memory ? { AWS_LAMBDA_FUNCTION_MEMORY_SIZE: memory } : {}) });
     const mb = (o: { memoryBytes?: number; diskBytes?: number }) => [o.memoryBytes! / 2 ** 20, o.diskBytes! / 2 ** 20];
-    expect(mb(knowledgeCacheFromConfig(env('1024')))).toEqual([102, 384]);
-    expect(mb(knowledgeCacheFromConfig(env('1769')))).toEqual([176, 384]);
+    expect(mb(knowledgeCacheFromConfig(env('1024')))).toEqual([100, 384]);
+    expect(mb(knowledgeCacheFromConfig(env('1769')))).toEqual([100, 384]);
+    expect(mb(knowledgeCacheFromConfig(env('768')))).toEqual([76, 384]);
     expect(mb(knowledgeCacheFromConfig(env('256')))).toEqual([64, 384]);
-    expect(mb(knowledgeCacheFromConfig(env('10240')))).toEqual([192, 384]);
+    expect(mb(knowledgeCacheFromConfig(env('10240')))).toEqual([100, 384]);
   });
 });
 
