@@ -74,6 +74,7 @@ const project = {
   monthlyBotCredits: 100,
   contactEmail: 'ops@acme.example',
   limits: { sendsPerSecond: 50, eventsPerSecond: null },
+  portal: { allowedOrigins: ['https://app.acme.example'] },
 };
 const channel = {
   channelId: ids.channelId,
