@@ -27,6 +27,8 @@ const groups = {
     'test/e2e/readme.test.ts',
     'test/e2e/sdk.test.ts',
     'test/e2e/send-events.test.ts',
+    'test/e2e/tenancy-matrix.test.ts',
+    'test/e2e/tenancy.test.ts',
     'test/e2e/webhooks-conversations.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',
   ],
