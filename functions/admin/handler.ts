@@ -203,7 +203,11 @@ export const handler = tenancy.serve({
       const own = projectScopeOf(request.event);
       if (own === undefined) return projectRouteHandlers.listProjects(request);
       const found = await projects.requireProject(own);
-      const answer = await projectRouteHandlers.getProject({ ...request, params: { projectId: found.projectId }, query: {} });
+      const answer = await projectRouteHandlers.getProject({
+        ...request,
+        params: { projectId: found.projectId },
+        query: {},
+      });
       return json(200, { items: [JSON.parse(answer.body)] });
     },
     ...channelHandlers(channels, cfg.PUBLIC_BASE_URL ?? ''),

@@ -146,7 +146,10 @@ export const keys = {
    * One audit entry of a project, in time order (`at` then the entry's id). Its own partition per project: only
    * management changes write here, and the log is read newest first a page at a time.
    */
-  auditEntry: (projectId: string, at: string, entryId: string) => ({ pk: `AUDIT#${projectId}`, sk: `${at}#${entryId}` }),
+  auditEntry: (projectId: string, at: string, entryId: string) => ({
+    pk: `AUDIT#${projectId}`,
+    sk: `${at}#${entryId}`,
+  }),
   /** The project's listing entry for one of its bots. */
   botEntry: (projectId: string, botId: string) => ({ pk: projectPartition(projectId), sk: `BOT#${botId}` }),
 };

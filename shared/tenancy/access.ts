@@ -25,6 +25,9 @@ export interface Access {
   operatorFields?: readonly string[];
 }
 
+/** Who may call each route of a function: a rule per route name; `anyone` for the one route that opens a session. */
+export type RouteAccess = Readonly<Record<string, Access | 'anyone'>>;
+
 const RANK: Record<Role, number> = { viewer: 0, developer: 1, admin: 2 };
 
 /** The caller is known but may not do this. */

@@ -122,8 +122,9 @@ function pathOf(template: string, projectId: string): string {
   return template.replace('{projectId}', projectId).replace(/\{(\w+)\}/g, (_, name: string) => `${name}-x`);
 }
 
-function bodyOf(route: { path: string; body?: unknown }): { body?: BodyInit; type?: string } {
-  if (route.path === '/portal/exchange') return { body: JSON.stringify({ code: 'sbp_not-a-code' }), type: 'application/json' };
+function bodyOf(route: { path: string; body?: unknown }): { body?: string; type?: string } {
+  if (route.path === '/portal/exchange')
+    return { body: JSON.stringify({ code: 'sbp_not-a-code' }), type: 'application/json' };
   if (route.body === 'raw') return { body: 'hello', type: 'text/plain' };
   if (route.body) return { body: '{}', type: 'application/json' };
   return {};

@@ -18,7 +18,7 @@ export async function openPortal(
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ code, ...(projectId ? { projectId } : {}) }),
   });
-  const body = await response.json();
+  const body = (await response.json()) as any;
   const setCookie = response.headers.get('set-cookie');
   const cookie = setCookie ? setCookie.split(';')[0] : undefined;
   return {

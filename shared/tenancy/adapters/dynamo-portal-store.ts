@@ -1,5 +1,12 @@
 import { keys } from '../../contract/keys.ts';
-import { type DynamoTable, putItem, readBatch, readItem, updateItem, deleteItem } from '../../kernel/aws/dynamo-table.ts';
+import {
+  type DynamoTable,
+  putItem,
+  readBatch,
+  readItem,
+  updateItem,
+  deleteItem,
+} from '../../kernel/aws/dynamo-table.ts';
 import type { Role } from '../access.ts';
 import type { PortalCode, PortalSession, PortalStore } from '../portal.ts';
 

@@ -1,10 +1,9 @@
 import type { BoundRoute, RouteRequest } from '../../http/router.ts';
 import type { HttpResult } from '../../http/types.ts';
 import type { Logger } from '../../kernel/logger.ts';
-import { authorizeBody } from '../access.ts';
+import { authorizeBody, type RouteAccess } from '../access.ts';
 import type { makeRecordAudit } from '../record-audit.ts';
 import type { Caller } from './caller.ts';
-import type { RouteAccess } from './management-function.ts';
 
 export type RecordAudit = ReturnType<typeof makeRecordAudit>;
 

@@ -6,14 +6,11 @@ import { type BoundRoute, createRouter } from '../../http/router.ts';
 import type { Context, HttpEvent, HttpResult } from '../../http/types.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { bearerToken, secretsEqual } from '../../kernel/tokens.ts';
-import { type Access, authorize } from '../access.ts';
+import { authorize, type RouteAccess } from '../access.ts';
 import type { ManageKeys } from '../manage-keys.ts';
 import type { PortalSessions } from '../portal-sessions.ts';
 import { type Caller, cookieValue, PORTAL_COOKIE } from './caller.ts';
 import { guardRoutes, type RecordAudit } from './guard-routes.ts';
-
-/** Who may call each route: a rule per route name; `anyone` for the one route that opens a session. */
-export type RouteAccess = Readonly<Record<string, Access | 'anyone'>>;
 
 export interface ManagementFunctionOptions {
   logger: Logger;
@@ -43,30 +40,38 @@ const unauthorized = () =>
  */
 export function managementFunction(options: ManagementFunctionOptions): HttpHandler<HttpEvent> {
   const openPaths = new Set(
-    options.routes.filter((r) => options.access[r.name ?? ''] === 'anyone').map((r) => `${r.method} ${options.prefix}${r.path}`),
+    options.routes
+      .filter((r) => options.access[r.name ?? ''] === 'anyone')
+      .map((r) => `${r.method} ${options.prefix}${r.path}`),
   );
-  const dispatch = createRouter(options.prefix, guardRoutes(options.prefix, options.routes, options.access, options.recordAudit, options.logger), {
-    idempotency: options.idempotency((event) => {
-      const actor = (event.auth as Caller | undefined)?.actor;
-      return !actor || actor.kind === 'admin' ? 'admin' : `project:${actor.projectId}`;
-    }),
-    authorize: (route, params, event) => {
-      const rule = options.access[route.name ?? ''];
-      // A route without a rule is refused to everyone: a new route is closed until someone says who may call it.
-      if (rule === undefined) throw new HttpError(403, 'FORBIDDEN', 'No caller may use this route.');
-      if (rule === 'anyone') return;
-      const caller = event.auth as Caller | undefined;
-      if (!caller) throw unauthorized();
-      authorize(caller.actor, rule, params.projectId);
+  const dispatch = createRouter(
+    options.prefix,
+    guardRoutes(options.prefix, options.routes, options.access, options.recordAudit, options.logger),
+    {
+      idempotency: options.idempotency((event) => {
+        const actor = (event.auth as Caller | undefined)?.actor;
+        return !actor || actor.kind === 'admin' ? 'admin' : `project:${actor.projectId}`;
+      }),
+      authorize: (route, params, event) => {
+        const rule = options.access[route.name ?? ''];
+        // A route without a rule is refused to everyone: a new route is closed until someone says who may call it.
+        if (rule === undefined) throw new HttpError(403, 'FORBIDDEN', 'No caller may use this route.');
+        if (rule === 'anyone') return;
+        const caller = event.auth as Caller | undefined;
+        if (!caller) throw unauthorized();
+        authorize(caller.actor, rule, params.projectId);
+      },
     },
-  });
+  );
   const recognise: MiddlewareObj<HttpEvent, HttpResult> = {
     name: 'managementCaller',
     before: async (request) => {
       const event = request.event;
       const open = openPaths.has(`${event.httpMethod.toUpperCase()} ${event.path}`);
       // Opening a link needs no caller: a stale cookie left from an ended session must not stand in its way.
-      const caller = open ? await recogniseCaller(event, options).catch(() => undefined) : await recogniseCaller(event, options);
+      const caller = open
+        ? await recogniseCaller(event, options).catch(() => undefined)
+        : await recogniseCaller(event, options);
       if (caller) event.auth = caller;
       else if (!open) throw unauthorized();
     },

@@ -9,7 +9,11 @@ import { exchangeBody, portalLink, portalSessionBody, sessionInfo } from './sche
 
 /** Portal links (the console for one project, one role) and what the console calls to open one. */
 export const portalRoutes = {
-  createPortalSession: route({ method: 'POST', path: '/projects/{projectId}/portal-sessions', body: portalSessionBody }),
+  createPortalSession: route({
+    method: 'POST',
+    path: '/projects/{projectId}/portal-sessions',
+    body: portalSessionBody,
+  }),
   endPortalSessions: route({ method: 'DELETE', path: '/projects/{projectId}/portal-sessions' }),
   exchangePortalCode: route({ method: 'POST', path: '/portal/exchange', body: exchangeBody }),
   whoAmI: route({ method: 'GET', path: '/session' }),
@@ -22,20 +26,20 @@ export function portalRouteDocs(): RouteDocs<typeof portalRoutes> {
       summary: 'Make a portal link',
       description:
         "A one-time link that opens the console on this project alone, with the role given, for the customer's " +
-        'own people: embed it in your app (the project\'s `portal.allowedOrigins` may frame it) or send it. Its ' +
+        "own people: embed it in your app (the project's `portal.allowedOrigins` may frame it) or send it. Its " +
         'code opens one session within 5 minutes; the session lasts `ttlSeconds` (60 to 86,400, default 3,600).',
       tags: ['Access'],
       responses: { 201: { description: 'The link.', body: portalLink } },
     },
     endPortalSessions: {
-      operationId: 'endPortalSessions',
+      operationId: 'revokePortalSessions',
       summary: 'End every portal session',
-      description: "Every open session and unused link of the project stops working at once.",
+      description: 'Every open session and unused link of the project stops working at once.',
       tags: ['Access'],
       responses: { 204: { description: 'Ended.' } },
     },
     exchangePortalCode: {
-      operationId: 'exchangePortalCode',
+      operationId: 'verifyPortalCode',
       summary: 'Open a portal link',
       description:
         "The console trades the link's code for a session cookie (HttpOnly) and the session's CSRF token. A code " +
@@ -74,14 +78,21 @@ export function portalHandlers(deps: PortalHandlerDeps): RouteHandlers<typeof po
       const maxAge = Math.max(0, Math.floor((Date.parse(opened.expiresAt) - Date.now()) / 1000));
       return json(
         200,
-        { kind: 'portal', projectId: opened.projectId, role: opened.role, expiresAt: opened.expiresAt, csrfToken: opened.csrfToken },
+        {
+          kind: 'portal',
+          projectId: opened.projectId,
+          role: opened.role,
+          expiresAt: opened.expiresAt,
+          csrfToken: opened.csrfToken,
+        },
         { 'cache-control': 'no-store', 'set-cookie': sessionCookie(opened.cookie, maxAge, deps.secure) },
       );
     },
     whoAmI: async ({ event }) => {
       const caller = callerOf(event);
       const { actor } = caller;
-      if (actor.kind === 'admin') return json(200, { kind: 'admin', role: 'operator' }, { 'cache-control': 'no-store' });
+      if (actor.kind === 'admin')
+        return json(200, { kind: 'admin', role: 'operator' }, { 'cache-control': 'no-store' });
       return json(
         200,
         { kind: actor.kind, projectId: actor.projectId, role: actor.role, ...caller.session },

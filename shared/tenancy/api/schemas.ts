@@ -52,7 +52,9 @@ export const keyPage = pageOf(managementKey, 'ManagementKeyPage', 'Project keys,
 
 export const portalLink = withMeta(
   z.object({
-    url: withMeta(z.string(), { description: 'Opens the console for this project; good for one use within 5 minutes.' }),
+    url: withMeta(z.string(), {
+      description: 'Opens the console for this project; good for one use within 5 minutes.',
+    }),
     expiresAt: isoTime,
   }),
   { id: 'PortalLink' },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BotForbiddenError, BotNotFoundError } from '#shared/bots/index.ts';
+import { ForbiddenError } from '#shared/tenancy/index.ts';
 import { GenerationFailedError, GenerationTimeoutError } from '#shared/completion/errors.ts';
 import {
   ConflictError,
@@ -67,6 +68,7 @@ const THROWN: DomainError[] = [
   new ChannelNotFoundError('ch_1'),
   new BotNotFoundError('bot_1'),
   new BotForbiddenError('bot_1'),
+  new ForbiddenError('The viewer role may not do this; it takes the developer role.'),
   new ConflictError('This project already has an enabled general webhook; disable or delete it first.'),
   new ValidationError('The webhook URL must use https://.', [
     { path: 'url', message: 'Must be an https:// URL', code: 'invalid_format' },
