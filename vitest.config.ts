@@ -12,6 +12,7 @@ import { SlowFirstSequencer } from './test/support/sequencer.ts';
  */
 const groups = {
   e2e: [
+    'test/e2e/console-portal.test.ts',
     'test/e2e/console-webhooks.test.ts',
     'test/e2e/conventions.test.ts',
     'test/e2e/conversations.test.ts',

@@ -1,6 +1,7 @@
 import { parseConfig, settingNames as kernelSettingNames } from '#shared/kernel/config.ts';
 import type { AreaSettings, Env } from '#shared/kernel/settings.ts';
 import { pdfSettings } from '#shared/pdf/index.ts';
+import { siteSettings } from '#shared/site/index.ts';
 import { tenancySettings } from '#shared/tenancy/index.ts';
 
 /**
@@ -9,6 +10,7 @@ import { tenancySettings } from '#shared/tenancy/index.ts';
  */
 export const AREA_SETTINGS: Readonly<Record<string, AreaSettings<unknown>>> = {
   pdf: pdfSettings,
+  site: siteSettings,
   tenancy: tenancySettings,
 };
 
