@@ -434,6 +434,12 @@ export function sourceHash(fns: readonly string[], options: BundleOptions = defa
   };
   for (const dir of ['functions', 'shared', 'infra']) visit(join(projectRoot, dir));
   for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(projectRoot, file)));
+  // The console function ships the built console: a new build of it is a new bundle.
+  const site = join(projectRoot, 'console', 'dist');
+  if (fns.includes('console') && existsSync(join(site, 'index.html')) && existsSync(join(site, 'assets'))) {
+    hash.update(readFileSync(join(site, 'index.html')));
+    hash.update(readdirSync(join(site, 'assets')).sort().join('\n'));
+  }
   return hash.digest('hex').slice(0, 20);
 }
 

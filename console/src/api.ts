@@ -1,3 +1,4 @@
+import { servicePrefix } from './prefix.ts';
 /** An error answer of the management API, in the contract's shape. */
 export class ApiError extends Error {
   constructor(
@@ -26,7 +27,11 @@ export type Credentials = { adminKey: string } | { csrfToken: string };
  * The management API client: every call carries the credentials; errors become ApiError. `onUnauthorized` runs on a
  * 401 (the key was changed or is wrong, the session ended) so the console can sign out.
  */
-export function createApi(credentials: Credentials | string, onUnauthorized: () => void, base = '/admin/v1') {
+export function createApi(
+  credentials: Credentials | string,
+  onUnauthorized: () => void,
+  base = `${servicePrefix()}/admin/v1`,
+) {
   const creds: Credentials = typeof credentials === 'string' ? { adminKey: credentials } : credentials;
   const authHeaders = (method: string): Record<string, string> =>
     'adminKey' in creds
@@ -97,7 +102,7 @@ export function createApi(credentials: Credentials | string, onUnauthorized: () 
 }
 
 /** Checks an admin key without side effects: the project listing answers 200 to a good key and 401 to a bad one. */
-export async function checkAdminKey(adminKey: string, base = '/admin/v1'): Promise<boolean> {
+export async function checkAdminKey(adminKey: string, base = `${servicePrefix()}/admin/v1`): Promise<boolean> {
   const response = await fetch(`${base}/projects?limit=1`, {
     headers: { authorization: `Bearer ${adminKey}` },
     cache: 'no-store',
@@ -122,7 +127,11 @@ export interface PortalSession {
  * Opens the portal: the link's one-time code (from the URL's fragment) is traded for the session cookie; without a
  * code (a reload), the session the cookie already holds. Undefined when neither works (used, expired, ended).
  */
-export async function openPortal(code: string | undefined, projectId: string | undefined, base = '/admin/v1') {
+export async function openPortal(
+  code: string | undefined,
+  projectId: string | undefined,
+  base = `${servicePrefix()}/admin/v1`,
+) {
   const response = code
     ? await fetch(`${base}/portal/exchange`, {
         method: 'POST',

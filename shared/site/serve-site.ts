@@ -43,10 +43,12 @@ const text = (status: number, body: string, headers: Record<string, string> = {}
  */
 export function makeServeSite(deps: ServeSiteDeps) {
   const plain = consoleHeaders({ uploadOrigins: deps.uploadOrigins ?? [] });
+  // API Gateway's own address carries the stage (`/prod`) in front of every path.
+  const prefix = deps.baseUrl ? new URL(deps.baseUrl).pathname.replace(/\/+$/, '') : '';
   const page = (name: string, headers: Record<string, string>): SiteAnswer => {
     const html = deps.files.read(name);
     if (!html) return text(503, 'The console is not built: run `npm run build:console` before deploying.');
-    const body = html.toString('utf8').replaceAll('"./assets/', '"/console/assets/');
+    const body = html.toString('utf8').replaceAll('"./assets/', `"${prefix}/console/assets/`);
     return {
       status: 200,
       headers: { 'content-type': TYPES.html!, 'cache-control': 'no-cache', ...headers },
@@ -55,7 +57,7 @@ export function makeServeSite(deps: ServeSiteDeps) {
   };
 
   return async (path: string, query: Readonly<Record<string, string | undefined>>): Promise<SiteAnswer> => {
-    if (path === '/console') return text(308, '', { location: '/console/' });
+    if (path === '/console') return text(308, '', { location: `${prefix}/console/` });
     if (path === '/docs' || path === '/docs/') return page('docs.html', plain);
     if (path === '/portal') {
       const projectId = query.project ?? '';

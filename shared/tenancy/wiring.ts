@@ -40,7 +40,12 @@ export function wireTenancy(
   const recordAudit = makeRecordAudit({ audit });
   const handlers = {
     ...keyHandlers(keys),
-    ...portalHandlers({ issueLink, sessions, secure: deps.publicBaseUrl.startsWith('https:') }),
+    ...portalHandlers({
+      issueLink,
+      sessions,
+      secure: deps.publicBaseUrl.startsWith('https:'),
+      cookiePath: `${deps.publicBaseUrl ? new URL(deps.publicBaseUrl).pathname.replace(/\/+$/, '') : ''}/admin/v1`,
+    }),
     ...auditHandlers(makeListAudit({ audit, projectExists: deps.projectExists })),
   };
   return {

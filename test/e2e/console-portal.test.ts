@@ -91,7 +91,7 @@ describeNeeding(chromium, 'console: portal links', () => {
       ['bots', 'Bots'],
     ] as const;
     for (const [screen, heading] of screens) {
-      await viewer.evaluate((hash) => (window.location.hash = hash), `${base}/${screen}`);
+      await viewer.evaluate((hash) => ((globalThis as any).location.hash = hash), `${base}/${screen}`);
       await viewer.getByRole('heading', { level: 1, name: heading }).first().waitFor();
       await viewer.waitForLoadState('networkidle');
       const forms = await viewer.locator('main form:not([method="dialog"]):not([data-read])').count();

@@ -62,6 +62,8 @@ export interface PortalHandlerDeps {
   sessions: PortalSessions;
   /** Whether the service is reached over HTTPS (the cookie is then `Secure` and may be sent in a frame). */
   secure: boolean;
+  /** The management API's path as browsers see it (`/admin/v1`, or `/prod/admin/v1` at API Gateway's address). */
+  cookiePath: string;
 }
 
 export function portalHandlers(deps: PortalHandlerDeps): RouteHandlers<typeof portalRoutes> {
@@ -85,7 +87,7 @@ export function portalHandlers(deps: PortalHandlerDeps): RouteHandlers<typeof po
           expiresAt: opened.expiresAt,
           csrfToken: opened.csrfToken,
         },
-        { 'cache-control': 'no-store', 'set-cookie': sessionCookie(opened.cookie, maxAge, deps.secure) },
+        { 'cache-control': 'no-store', 'set-cookie': sessionCookie(opened.cookie, maxAge, deps) },
       );
     },
     whoAmI: async ({ event }) => {
@@ -107,7 +109,7 @@ export function portalHandlers(deps: PortalHandlerDeps): RouteHandlers<typeof po
  * and `SameSite=None; Partitioned`, so an operator's page that frames the console (its `allowedOrigins`) keeps the
  * session in that frame, in a cookie jar of that site alone; over plain HTTP (a laptop) `SameSite=Lax`.
  */
-function sessionCookie(value: string, maxAge: number, secure: boolean): string {
-  const base = `${PORTAL_COOKIE}=${value}; Path=/admin/v1; Max-Age=${maxAge}; HttpOnly`;
-  return secure ? `${base}; Secure; SameSite=None; Partitioned` : `${base}; SameSite=Lax`;
+function sessionCookie(value: string, maxAge: number, where: { secure: boolean; cookiePath: string }): string {
+  const base = `${PORTAL_COOKIE}=${value}; Path=${where.cookiePath}; Max-Age=${maxAge}; HttpOnly`;
+  return where.secure ? `${base}; Secure; SameSite=None; Partitioned` : `${base}; SameSite=Lax`;
 }
