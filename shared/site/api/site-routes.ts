@@ -19,7 +19,9 @@ export function siteHandler(serve: ServeSite) {
   };
 }
 
-const page = (what: string) => ({ 200: { description: what, text: 'text/html' } });
+const page = (what: string) => ({
+  200: { description: what, text: 'text/html', example: '<!doctype html><html lang="en">…</html>' },
+});
 
 /** The site's routes in the API reference (documented for operators; not in the SDK). */
 export function siteOperationDocs(): PublicOperationDocs {
@@ -32,7 +34,11 @@ export function siteOperationDocs(): PublicOperationDocs {
         '`portal.allowedOrigins` (CSP `frame-ancestors`), by no page otherwise.',
       tags: ['Console'],
       security: 'none',
-      query: { properties: { project: { type: 'string', description: 'The project the link opens.' } } },
+      query: {
+        properties: {
+          project: { type: 'string', description: 'The project the link opens.', example: 'prj_01hq3x9k2m7c4v8b6n5s' },
+        },
+      },
       responses: page('The console page.'),
       errors: {},
     },
