@@ -129,7 +129,7 @@ describe('portal sessions', () => {
       ttlSeconds: 600,
     });
     expect(link.status).toBe(201);
-    expect(link.body.url.startsWith(svc.baseUrl) || link.body.url.startsWith('http')).toBe(true);
+    expect(link.body.url.startsWith(`${svc.baseUrl}/portal?project=${projectId}#code=`)).toBe(true);
     const code = codeOf(link.body.url);
     expect(code).toMatch(/^sbp_/);
 
