@@ -4,6 +4,9 @@
  *  - the service's CPU per management request: a read (`GET …/bots`) and a change (`PATCH …/bots/{botId}`, which now
  *    also reads the bot before and writes the audit entry) with the operator's admin key, both trees; the same read
  *    with a project key (`sbm_…`: one more GetItem) and with a portal session cookie (one BatchGetItem), this tree;
+ *  - the check alone, in this process: what a management request with a project key adds on the function's side
+ *    (the key's hash, its GetItem through the AWS SDK against the service's DynamoDB stand-in, the route's rule),
+ *    and with the admin key (the constant-time comparison and the rule), in CPU per request;
  *  - a portal link's first contentful paint in Chromium, from a fresh context each time (the code exchange included
  *    in what the page does next, not in the paint).
  * Both services run as `npm start` runs them, each in its own process; rounds alternate which goes first; CPU is the
@@ -16,6 +19,12 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '#shared/contract/keys.ts';
+import { mainTable } from '#shared/contract/table.ts';
+import { hashToken, secretsEqual } from '#shared/kernel/tokens.ts';
+import { authorize } from '#shared/tenancy/index.ts';
 import { launchBrowser } from '#test/console/browser.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
 import { adminApi, load, machine, median, processCpuMs } from './lib/harness.ts';
@@ -57,6 +66,7 @@ symlinkSync(join(here, 'node_modules'), join(baseDir, 'node_modules'));
 const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: here }).toString().trim();
 const services = [await spawnIn(`baseline ${commit}`, baseDir), await spawnIn(`this ${head}`, here)];
 
+let projectKey = { key: '', projectId: '' };
 type Kind = 'admin-get' | 'admin-patch' | 'key-get' | 'portal-get';
 type Request = { url: string; method: string; headers: Record<string, string>; body?: string };
 
@@ -77,6 +87,7 @@ async function requestsOf(svc: Service, withTenancy: boolean): Promise<Partial<R
   };
   if (!withTenancy) return requests;
   const { key } = await admin('POST', `/projects/${projectId}/keys`, { name: 'bench', role: 'developer' });
+  projectKey = { key, projectId };
   requests['key-get'] = { url: `${base}/bots`, method: 'GET', headers: bearer(key) };
   const { url } = await admin('POST', `/projects/${projectId}/portal-sessions`, { role: 'viewer' });
   const opened = await fetch(`${svc.baseUrl}/admin/v1/portal/exchange`, {
@@ -115,6 +126,50 @@ for (let round = 0; round < rounds; round++) {
       );
     }
   }
+}
+
+/** CPU (ms) per call of `check`, `n` calls in a row after a warm-up, in this process. */
+async function cpuPerCall(n: number, check: () => Promise<unknown> | unknown): Promise<number> {
+  for (let i = 0; i < 200; i++) await check();
+  const before = process.cpuUsage();
+  for (let i = 0; i < n; i++) await check();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / n;
+}
+const stand = (await (await fetch(`${services[1]!.baseUrl}/local/aws`)).json()) as {
+  region: string;
+  endpoints: { dynamodb: string };
+};
+const documents = DynamoDBDocumentClient.from(
+  new DynamoDBClient({
+    endpoint: stand.endpoints.dynamodb,
+    region: stand.region,
+    credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
+  }),
+);
+const actor = { kind: 'key' as const, id: 'key_bench', projectId: projectKey.projectId, role: 'developer' as const };
+const keyCheck: number[] = [];
+const adminCheck: number[] = [];
+for (let round = 0; round < rounds; round++) {
+  keyCheck.push(
+    await cpuPerCall(2000, async () => {
+      const found = await documents.send(
+        new GetCommand({
+          TableName: mainTable.localName,
+          Key: keys.managementKey(hashToken(projectKey.key)),
+          ConsistentRead: true,
+        }),
+      );
+      if (!found.Item) throw new Error('the bench key is not stored');
+      authorize(actor, { role: 'viewer' }, projectKey.projectId);
+    }),
+  );
+  adminCheck.push(
+    await cpuPerCall(20_000, () => {
+      if (!secretsEqual(services[1]!.adminKey, services[1]!.adminKey)) throw new Error('unequal');
+      authorize({ kind: 'admin' }, { role: 'viewer' }, projectKey.projectId);
+    }),
+  );
 }
 
 // A portal link's first paint: a new link and a fresh browser context each time.
