@@ -35,7 +35,7 @@ export const deliveryJobSchema = z.object({
   /** The event's ordering key (`orderingKeyOf`: conversation, else channel, else project). */
   orderKey: z.optional(z.string()),
   /**
-   * The webhook delivers in order (contract §18): the job travels on the FIFO queue in its webhook and key's group,
+   * The webhook delivers in order: the job travels on the FIFO queue in its webhook and key's group,
    * and waits in place (postponed, never re-sent) until its attempt.
    */
   ordered: z.optional(z.boolean()),
@@ -82,6 +82,18 @@ export function deliveryJobFor(
     ...(delivery.orderKey !== undefined ? { orderKey: delivery.orderKey } : {}),
     ...(start.ordered ? { ordered: true } : {}),
   };
+}
+
+/**
+ * A body up to this size stays in each delivery record: the record (about 0.45 KB without it) still takes one write
+ * unit, and storing it apart would cost a write per event for nothing. A larger body is stored once per event by the
+ * fan-out (`EventBodies`), so a record never grows with its event, for every webhook and every attempt.
+ */
+export const INLINE_BODY_MAX_BYTES = 512;
+
+/** Whether an event's inline body is stored once per event rather than in each of its delivery records. */
+export function bodyStoredOncePerEvent(body: string): boolean {
+  return body.length > INLINE_BODY_MAX_BYTES || Buffer.byteLength(body) > INLINE_BODY_MAX_BYTES;
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';

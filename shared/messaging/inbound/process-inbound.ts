@@ -20,10 +20,11 @@ import type { InboundReport, NormalisedReport, ReceivedMessage, StatusReport } f
 import { withDelivery } from './ses.ts';
 import { normaliseTwilio } from './twilio.ts';
 import { normaliseWhatsApp } from './whatsapp.ts';
+import { isFor } from './order.ts';
 
 export interface ApplyReportsDeps {
   statuses: Pick<MessageStatusStore, 'findByProviderId' | 'advance' | 'recordInbound' | 'pendingEvents' | 'clearEvent'>;
-  /** Windows, mail threads and opt-outs (contract §17). */
+  /** Windows, mail threads and opt-outs. */
   conversations: Pick<
     ConversationStore,
     | 'touchInbound'
@@ -43,6 +44,18 @@ export interface ApplyReportsDeps {
   now?: () => Date;
   /** How the worker waits for a concurrent worker's publish to land (tests pass a clock of their own). */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * No other worker works these reports' contact at the same time (the ordered lane: one message group per contact).
+   * A mark found pending is then a crash's, published at once: waiting for its writer, or leaving it to the sweep,
+   * would let the contact's next report publish first.
+   */
+  exclusive?: boolean;
+  /**
+   * Takes the clearing of a published event's mark instead of awaiting it, so the contact's next report need not wait
+   * for it (the ordered lane awaits these before its batch ends). A mark a crash leaves uncleared is published again
+   * by the sweep: a duplicate under the same id.
+   */
+  meanwhile?: (step: Promise<unknown>) => void;
 }
 
 export interface ProcessInboundDeps extends ApplyReportsDeps {
@@ -63,7 +76,7 @@ export interface ProcessInboundDeps extends ApplyReportsDeps {
 export type SandboxStatusReport = StatusReport & { messageId: string; conversationId?: string };
 
 /**
- * The `inbound` worker's use case: a queued raw report → §5 events on the channel (contract §10).
+ * The `inbound` worker's use case: a queued raw report → message events on the channel.
  * 1. find the channel (gone, or not the provider of the report: dropped, logged);
  * 2. read the raw report (inline or parked in S3) and normalise it (unparsable: logged, nothing emitted);
  * 3. a received message is recorded once under an id derived from its identity (the provider's
@@ -97,7 +110,13 @@ export function makeProcessInbound(deps: ProcessInboundDeps) {
       });
       return [];
     }
-    return apply(channel, withArrival(items, report.receivedAt));
+    return apply(
+      channel,
+      withArrival(
+        items.filter((i) => isFor(report, channel, i)),
+        report.receivedAt,
+      ),
+    );
   }
 
   async function readParked(report: InboundReport): Promise<Buffer | undefined> {
@@ -145,7 +164,7 @@ export interface ReportedEvent {
  * Steps 3 and 4 of {@link makeProcessInbound}: normalised reports applied to a channel, in order, and the events
  * published. Also what the sandbox's simulation routes call, so a simulated reply or receipt goes the same way.
  *
- * Each change writes its event's mark in the same conditional write (contract §15), then publishes, then clears the
+ * Each change writes its event's mark in the same conditional write, then publishes, then clears the
  * mark. A report whose change is found already applied publishes again what is still marked for it (a crash came
  * between the write and the publish: same event id), and nothing otherwise (a provider's retry, a stale status).
  */
@@ -167,7 +186,7 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
   };
 
   /**
-   * A received message (contract §10, §17): 1. WhatsApp: the contact's window moves to this message (before its
+   * A received message: 1. WhatsApp: the contact's window moves to this message (before its
    * event is out, so a reply sent on `message.received` finds the window open); 2. its conversation (mail: the thread
    * its `In-Reply-To` / `References` name, remembered under its own Message-ID for the replies to come); 3. its media
    * fetched and stored; 4. recorded once with `message.received` marked; 5. an opt-out or opt-in keyword, a mailed
@@ -375,7 +394,7 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
    */
   async function settled<T>(read: () => Promise<T[]>): Promise<T[]> {
     let pending = await read();
-    for (const ms of SETTLE_WAITS_MS) {
+    for (const ms of deps.exclusive ? [] : SETTLE_WAITS_MS) {
       if (!pending.length) break;
       await sleep(ms);
       pending = await read();
@@ -387,11 +406,13 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
   async function publishMarked(messageId: string, prepared: PreparedEvent): Promise<void> {
     await deps.events.send(prepared.message);
     failpoint('after-publish');
-    await deps.statuses
+    const clearing = deps.statuses
       .clearEvent(messageId, prepared.message.eventId)
       .catch((cause: unknown) =>
         deps.log.info('event mark not cleared: the sweep will', { messageId, cause: String(cause) }),
       );
+    if (deps.meanwhile) deps.meanwhile(clearing);
+    else await clearing;
   }
 
   /** The change was already applied: what is still marked for it was never published (a crash), so it is now. */
@@ -403,7 +424,9 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
     // A mark written moments ago is most likely another worker's still publishing (a provider's retry processed at
     // the same moment): publishing it here would deliver the event twice. It is left to that worker, or, if that
     // worker died, to the sweep (EVENT_SWEEP_AFTER_SECONDS). Older marks are a crash's: published now.
-    const pending = marked.filter(({ mark }) => mark.writtenAt === undefined || at - mark.writtenAt >= FRESH_MARK_MS);
+    const pending = marked.filter(
+      ({ mark }) => deps.exclusive || mark.writtenAt === undefined || at - mark.writtenAt >= FRESH_MARK_MS,
+    );
     if (pending.length < marked.length)
       deps.log.info('a fresh event mark left to its writer or the sweep', { messageId, type });
     for (const { mark, message } of pending) {
@@ -432,7 +455,7 @@ const UNSIGNED: Pick<MediaStore, 'url'> = {
 };
 
 /**
- * What makes a received message the same one again (contract §15): what the transport guarantees per delivery
+ * What makes a received message the same one again: what the transport guarantees per delivery
  * (mail: the SES message id, see ./ses.ts), else the provider's id (Twilio's SID, WhatsApp's wamid: the provider
  * assigns them). Never a header the sender writes: two mails with the same `Message-ID` are two messages.
  */

@@ -21,6 +21,12 @@ export interface InboundReport {
   ses?: SesReceipt;
   /** Mail: the envelope recipients that reached this channel (its mailbox, or its unsubscribe addresses). */
   recipients?: string[];
+  /**
+   * On the ordered lane: the contact whose message group carries this copy (normalised as the channel writes
+   * addresses; `''` for what names no contact). Only that contact's items of the report are worked from it: a
+   * callback naming several contacts is queued once for each. Absent: every item (a report queued before the lanes).
+   */
+  contact?: string;
 }
 
 /**
@@ -33,7 +39,7 @@ export interface SesReceipt {
   authentication: MailAuthentication;
 }
 
-/** One sender check's result as `message.received` carries it (contract §15). */
+/** One sender check's result as `message.received` carries it. */
 export type AuthenticationResult = 'pass' | 'fail' | 'none' | 'unknown';
 
 /** SPF, DKIM and DMARC results of a received mail (`data.authentication`). */
@@ -68,7 +74,7 @@ export interface ReceivedMessage {
   to: string;
   text: string;
   contact?: { name: string };
-  /** Media the message carries, as the provider names them; fetched and stored by the worker (contract §17). */
+  /** Media the message carries, as the provider names them; fetched and stored by the worker. */
   media?: MediaReference[];
   /** ISO 8601. */
   receivedAt: string;
@@ -77,7 +83,7 @@ export interface ReceivedMessage {
    * in it): orders two changes of a contact's opt-out given the same provider time. Never in the event.
    */
   arrival?: string;
-  /** Set when a part of the message was over its ceiling and was cut (contract §15; mail: `MAIL_LIMITS`). */
+  /** Set when a part of the message was over its ceiling and was cut (mail: `MAIL_LIMITS`). */
   truncated?: true;
   email?: {
     subject: string;
@@ -109,4 +115,6 @@ export interface StatusReport {
   /** ISO 8601, when the provider says it happened (else when it reached us). */
   at: string;
   error?: string;
+  /** Whom the message was sent to, as the provider writes it: the contact whose reports this one is ordered among. */
+  recipient?: string;
 }
