@@ -12,9 +12,6 @@ export const LIBRARIES = ['kernel', 'contract', 'http', 'openapi'];
 export const NOT_YET_CONVERTED: readonly string[] = [
   'auth',
   'completion',
-  'credits',
-  'events',
-  'idempotency',
   'integrations',
   'knowledge',
   'messaging',
