@@ -12,6 +12,8 @@ export const LIBRARIES = ['kernel', 'contract', 'http', 'openapi'];
 export const NOT_YET_CONVERTED: readonly string[] = [
   'auth',
   'completion',
+  'events',
+  'idempotency',
   'integrations',
   'knowledge',
   'messaging',
