@@ -35,7 +35,7 @@ import { makeWebhookAdmin } from '#shared/webhooks/manage-deliveries.ts';
 import { makeWebhookHealthReport } from '#shared/webhooks/health-report.ts';
 import { DynamoWebhookAttemptStats } from '#shared/webhooks/adapters/dynamo-webhook-attempt-stats.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
-import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
+import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
 import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { platform as adminPlatform } from '#functions/_wiring/platform.ts';

@@ -3,7 +3,7 @@ import { wireExtract } from '#shared/extract/index.ts';
 import { botsApiFunction } from '#shared/auth/api/presets.ts';
 import { routes } from '#shared/contract/routes.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
-import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
+import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
 import { ocrFromSettings } from '#shared/pdf/index.ts';
 import { meteredPlatform } from '#functions/_wiring/platform.ts';
 import { pdfOpenerFromConfig } from '#functions/_wiring/untrusted-pdf.ts';

@@ -13,7 +13,6 @@ export const NOT_YET_CONVERTED: readonly string[] = [
   'auth',
   'completion',
   'events',
-  'idempotency',
   'integrations',
   'knowledge',
   'messaging',
