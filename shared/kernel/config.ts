@@ -47,8 +47,6 @@ const schema = z.object({
   PROJECT_LIMITS_CACHE_SECONDS: z._default(z.coerce.number().check(z.gte(0), z.lte(3600)), 10),
   /** A recover's claim on a failed delivery older than this was left by a recover that died: the next may take it. */
   WEBHOOK_RECOVER_CLAIM_STALE_SECONDS: z._default(z.coerce.number().check(z.gt(0)), 60),
-  /** An event still marked unpublished this long after its change was written is published by the sweep. */
-  EVENT_SWEEP_AFTER_SECONDS: z._default(z.coerce.number().check(z.gt(0)), 30),
   MODEL_PROVIDER: z.optional(z.enum(['bedrock', 'openai', 'offline'])),
   BEDROCK_MODEL_ID: z._default(nonEmpty(), 'amazon.nova-lite-v1:0'),
   OPENAI_BASE_URL: z.optional(z.url()),
