@@ -1,7 +1,7 @@
 import { readSecret } from '#shared/kernel/aws/secrets.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
-import { wireCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
+import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
 import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
@@ -67,10 +67,11 @@ const tokenStore = new DynamoTokenStore(table);
 const channelStore = new DynamoChannelStore(table, secretBox);
 const integrationStore = new DynamoIntegrationStore(table, secretBox);
 
+const creditLedger = new DynamoCreditLedger(table);
 const projects = makeProjectUseCases({
   projects: projectStore,
   tokens: tokenStore,
-  credits: wireCreditLedger(platform),
+  credits: creditLedger,
 });
 const webhookHealth = makeWebhookHealthReport({
   projects: projectStore,
