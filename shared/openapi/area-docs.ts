@@ -1,5 +1,6 @@
 import type { DocumentedRoute, PublicOperationDocs, RouteDoc } from '../contract/api-docs.ts';
 import { botRouteDocs, botRoutes } from '../bots/index.ts';
+import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
 import { siteOperationDocs } from '../site/index.ts';
@@ -13,7 +14,11 @@ import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
 
 /** Management routes' docs by `METHOD path` (below the `/admin/v1` prefix). */
 export function areaAdminDocs(): Record<string, RouteDoc> {
-  return { ...byKey(botRoutes, botRouteDocs()), ...byKey(tenancyRoutes, tenancyRouteDocs()) };
+  return {
+    ...byKey(botRoutes, botRouteDocs()),
+    ...byKey(usageRoutes, usageRouteDocs()),
+    ...byKey(tenancyRoutes, tenancyRouteDocs()),
+  };
 }
 
 /** Public routes' docs by `METHOD path`, as `shared/contract/routes.ts` declares them. */
