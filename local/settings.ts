@@ -1,13 +1,21 @@
 import { parseConfig, settingNames as kernelSettingNames } from '#shared/kernel/config.ts';
 import type { AreaSettings, Env } from '#shared/kernel/settings.ts';
+import { creditsSettings } from '#shared/credits/index.ts';
+import { eventsSettings } from '#shared/events/index.ts';
 import { pdfSettings } from '#shared/pdf/index.ts';
+import { siteSettings } from '#shared/site/index.ts';
+import { tenancySettings } from '#shared/tenancy/index.ts';
 
 /**
  * Every area's settings (`shared/<area>/settings.ts`, exported by the area's face), by area. A new area with
  * settings adds one line here; test/unit/local/settings.test.ts fails until it does.
  */
 export const AREA_SETTINGS: Readonly<Record<string, AreaSettings<unknown>>> = {
+  credits: creditsSettings,
+  events: eventsSettings,
   pdf: pdfSettings,
+  site: siteSettings,
+  tenancy: tenancySettings,
 };
 
 /** Every setting's name: the kernel's and the areas'. Bundles mode passes the caller's values of these through. */

@@ -1,5 +1,6 @@
+import { servicePrefix } from './prefix.ts';
 import { useEffect, useState } from 'preact/hooks';
-import { WEBHOOK_EVENT_TYPES } from '../../shared/events/event-types.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../shared/contract/event-types.ts';
 
 /** One webhook event type as `/openapi.json`'s `webhooks` section describes it (shared/webhooks/event-catalog.ts). */
 export interface CatalogEvent {
@@ -25,7 +26,7 @@ let loading: Promise<CatalogEvent[]> | undefined;
 
 /** The event catalog, read once per page load from the same OpenAPI document the API reference shows. */
 export function loadEventCatalog(): Promise<CatalogEvent[]> {
-  loading ??= fetch('/openapi.json')
+  loading ??= fetch(`${servicePrefix()}/openapi.json`)
     .then((r) => {
       if (!r.ok) throw new Error(`The event catalog could not be loaded (HTTP ${r.status}).`);
       return r.json() as Promise<OpenApiWebhooks>;

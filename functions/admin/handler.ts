@@ -1,7 +1,7 @@
 import { readSecret } from '#shared/kernel/aws/secrets.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
-import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
 import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
@@ -19,7 +19,7 @@ import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { SqsIngestQueue } from '#shared/knowledge/adapters/sqs-ingest-queue.ts';
 import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
 import { HttpError } from '#shared/http/errors.ts';
-import { adminFunction } from '#shared/auth/api/presets.ts';
+import { json } from '#shared/http/types.ts';
 import { bindRoutes } from '#shared/http/router.ts';
 import { makeIntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
 import { makeKnowledgeManagement, type KnowledgeManagement } from '#shared/knowledge/manage.ts';
@@ -33,14 +33,15 @@ import { makeSandboxSimulation } from '#shared/messaging/inbound/sandbox.ts';
 import { makeProjectUseCases } from '#shared/projects/manage-projects.ts';
 import { makeWebhookAdmin } from '#shared/webhooks/manage-deliveries.ts';
 import { makeWebhookHealthReport } from '#shared/webhooks/health-report.ts';
-import { makeCreditUsage } from '#shared/credits/credit-usage.ts';
 import { DynamoWebhookAttemptStats } from '#shared/webhooks/adapters/dynamo-webhook-attempt-stats.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
-import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
+import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
 import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { platform as adminPlatform } from '#functions/_wiring/platform.ts';
 import { ADMIN_PREFIX, adminRouteTable } from './routes.ts';
+import { adminRouteAccess } from './access.ts';
+import { projectScopeOf, wireTenancy } from '#shared/tenancy/index.ts';
 import { wireBotAdmin } from '#shared/bots/index.ts';
 import { channelHandlers } from '#shared/messaging/api/channel-routes.ts';
 import { deliveryHandlers } from '#shared/webhooks/api/delivery-routes.ts';
@@ -49,7 +50,6 @@ import { integrationHandlers } from '#shared/integrations/api/admin-routes.ts';
 import { projectHandlers } from '#shared/projects/api/admin-routes.ts';
 import { recoverHandlers } from '#shared/webhooks/api/recover-routes.ts';
 import { sandboxHandlers } from '#shared/messaging/api/sandbox-routes.ts';
-import { usageHandlers } from '#shared/credits/api/admin-routes.ts';
 import { knowledgeHandlers } from '#shared/knowledge/api/admin-routes.ts';
 import { webhookHealthHandlers } from '#shared/webhooks/api/health-routes.ts';
 import { makeReportEvent } from '#shared/messaging/report-event.ts';
@@ -75,7 +75,6 @@ const projects = makeProjectUseCases({
   tokens: tokenStore,
   credits: creditLedger,
 });
-const creditUsage = makeCreditUsage({ usage: creditLedger });
 const webhookHealth = makeWebhookHealthReport({
   projects: projectStore,
   webhooks: integrationStore,
@@ -175,11 +174,18 @@ knowledge = makeKnowledgeManagement({
   logger,
 });
 
+// Who may call what: project keys, portal sessions, each route's rule, and the audit log of every change.
+const tenancy = wireTenancy(platform, {
+  projectExists: async (projectId) => (await projectStore.get(projectId)) !== undefined,
+  publicBaseUrl: cfg.PUBLIC_BASE_URL ?? '',
+});
+const projectRouteHandlers = projectHandlers(projects);
+
 /** The management API (`/admin/v1/*`): one function, routed inside. */
-export const handler = adminFunction({
-  logger,
+export const handler = tenancy.serve({
   adminKey,
   prefix: ADMIN_PREFIX,
+  access: adminRouteAccess,
   routes: bindRoutes(adminRouteTable, {
     ...eventHandlers(
       makeReportEvent({
@@ -191,15 +197,28 @@ export const handler = adminFunction({
     ),
     ...deliveryHandlers(webhookAdmin),
     ...recoverHandlers(recover),
-    ...usageHandlers({ creditUsage, accountOf: projects.creditAccount }),
+    ...wireCreditUsage(platform, { accountOf: projects.creditAccount }),
     ...webhookHealthHandlers(webhookHealth),
-    ...projectHandlers(projects),
+    ...projectRouteHandlers,
+    // A project key or portal session sees its own project alone in the listing.
+    listProjects: async (request) => {
+      const own = projectScopeOf(request.event);
+      if (own === undefined) return projectRouteHandlers.listProjects(request);
+      const found = await projects.requireProject(own);
+      const answer = await projectRouteHandlers.getProject({
+        ...request,
+        params: { projectId: found.projectId },
+        query: {},
+      });
+      return json(200, { items: [JSON.parse(answer.body)] });
+    },
     ...channelHandlers(channels, cfg.PUBLIC_BASE_URL ?? ''),
     ...conversationHandlers(channels.requireChannel, conversations),
     ...sandboxHandlers(sandbox),
     ...integrationHandlers(integrations),
     ...botAdmin.handlers,
     ...knowledgeHandlers(knowledge),
+    ...tenancy.handlers,
   }),
   // Routes declared `idempotent` (event reports, test events) accept Idempotency-Key; the lock outlives the
   // function's 30 s timeout.
