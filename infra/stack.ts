@@ -153,10 +153,15 @@ export class SwitchboardStack extends Stack {
     for (const spec of this.specs) {
       const worker = spec.queueWorker;
       if (!worker) continue;
+      // The plan's batch: the contract's, or larger where the target needs more batches than an event source takes.
+      const batching = this.plan.workerBatching[spec.fn] ?? {
+        batchSize: worker.batchSize,
+        windowSeconds: worker.batchWindowSeconds,
+      };
       this.functions[spec.fn]!.addEventSource(
         new SqsEventSource(queues[worker.queue], {
-          batchSize: worker.batchSize,
-          maxBatchingWindow: worker.batchWindowSeconds > 0 ? Duration.seconds(worker.batchWindowSeconds) : undefined,
+          batchSize: batching.batchSize,
+          maxBatchingWindow: batching.windowSeconds > 0 ? Duration.seconds(batching.windowSeconds) : undefined,
           maxConcurrency: this.plan.workerConcurrency[spec.fn] ?? worker.maxConcurrency,
           reportBatchItemFailures: true,
         }),
