@@ -31,7 +31,7 @@ import type { Construct } from 'constructs';
 import { secrets as secretDefinitions, type SecretKey } from '#shared/contract/access.ts';
 import { buckets as bucketDefinitions, type BucketKey } from '#shared/contract/buckets.ts';
 import { queues as queueDefinitions, queueUrlEnv, type QueueKey } from '#shared/contract/queues.ts';
-import { mainTable } from '#shared/contract/table.ts';
+import { mainTable, previousConversationIndex } from '#shared/contract/table.ts';
 import { createAlarms } from './alarms.ts';
 import { createApi, STAGE_NAME } from './api.ts';
 import { createDashboard } from './dashboard.ts';
@@ -75,7 +75,7 @@ export class SwitchboardStack extends Stack {
     const definitions = props.definitions ?? sharedDefinitions;
     Tags.of(this).add('app', 'switchboard');
 
-    const table = createTable(this);
+    const table = createTable(this, settings.keepPreviousConversationIndex === true);
     const { queues, deadLetterQueues } = createQueues(this);
     const buckets = createBuckets(this);
     notifyObjectsCreated(buckets, queues);
@@ -88,6 +88,7 @@ export class SwitchboardStack extends Stack {
       buckets,
       secrets,
       bedrockModelArns: bedrockModelArns(this, bedrockModelIds(settings)),
+      ...(settings.keepPreviousConversationIndex ? { previousConversationIndex: true } : {}),
     };
 
     // ---- Functions ----------------------------------------------------------------------------------------------
@@ -261,7 +262,7 @@ interface FunctionContext {
   queues: Record<QueueKey, Queue>;
 }
 
-export function createTable(scope: Construct): Table {
+export function createTable(scope: Construct, keepPreviousConversationIndex = false): Table {
   const table = new Table(scope, mainTable.constructId, {
     partitionKey: { name: mainTable.partitionKey, type: AttributeType.STRING },
     sortKey: { name: mainTable.sortKey, type: AttributeType.STRING },
@@ -271,7 +272,11 @@ export function createTable(scope: Construct): Table {
     deletionProtection: true,
     removalPolicy: RemovalPolicy.RETAIN,
   });
-  for (const gsi of mainTable.globalSecondaryIndexes) {
+  // The previous conversation index first, where it is kept: it is the one the deployment already has.
+  const indexes = keepPreviousConversationIndex
+    ? [previousConversationIndex, ...mainTable.globalSecondaryIndexes]
+    : mainTable.globalSecondaryIndexes;
+  for (const gsi of indexes) {
     table.addGlobalSecondaryIndex({
       indexName: gsi.indexName,
       partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },

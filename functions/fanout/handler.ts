@@ -25,7 +25,8 @@ const table = dynamoTable(cfg);
 const log = (level: 'info' | 'warn' | 'error', message: string, details: Record<string, unknown>) =>
   logger[level](message, details);
 const fanout = makeFanout({
-  directory: new DynamoIntegrationStore(table, secrets),
+  // Each project's webhooks remembered a few seconds per instance (WEBHOOK_LIST_TTL_MS says what that allows).
+  directory: new DynamoIntegrationStore(table, secrets, undefined, { rememberWebhookLists: true }),
   queue: deliveryQueueFromConfig(cfg),
   bodies: new DynamoEventBodies(table),
   secrets,
