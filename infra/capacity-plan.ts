@@ -187,7 +187,8 @@ export function capacityPlan(
       setting: `${w.fn}: event source maximum concurrency`,
       need: workerNeed[w.fn]!,
       neededBy: need(w.fn).by,
-      planned: planned(workerNeed[w.fn]!),
+      // An event source takes at least 2 (a lane without load in the target, such as SES's mail, keeps that).
+      planned: Math.max(EVENT_SOURCE_CONCURRENCY.min, planned(workerNeed[w.fn]!)),
       value: workerConcurrency[w.fn]!,
       unit: 'concurrent',
       why: `batches of ${batch.batchSize}${grown}, ${durationOf(w.fn).ms} ms each (${durationOf(w.fn).why})`,
