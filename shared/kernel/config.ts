@@ -59,7 +59,7 @@ const schema = z.object({
   OPENAI_MODEL: z.optional(nonEmpty()),
   /**
    * Largest output the OpenAI-format routes ask a model for: a caller's `max_tokens` / `max_completion_tokens` /
-   * `max_output_tokens` above it is clamped to it (contract §15), so one credit buys a bounded answer.
+   * `max_output_tokens` above it is clamped to it, so one credit buys a bounded answer.
    */
   BOT_MAX_OUTPUT_TOKENS: z._default(positiveInt(1_000_000), 4096),
   /** Knowledge search embeddings (hybrid with BM25): `none` (default: lexical only, offline), `bedrock` or `openai`. */
@@ -75,7 +75,7 @@ const schema = z.object({
   WEBHOOK_RETRY_SCHEDULE: z.optional(
     z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds')),
   ),
-  /** A webhook failing this many delivery attempts in a row gets a `webhook.failing` notice (contract §18). */
+  /** A webhook failing this many delivery attempts in a row gets a `webhook.failing` notice. */
   WEBHOOK_FAILING_AFTER: z._default(positiveInt(1_000_000), 20),
   /**
    * SMTP server for the webhook notices' emails to a project's `contactEmail`: `smtps://` (TLS from the first byte) or
