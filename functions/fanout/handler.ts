@@ -25,8 +25,7 @@ const table = dynamoTable(cfg);
 const log = (level: 'info' | 'warn' | 'error', message: string, details: Record<string, unknown>) =>
   logger[level](message, details);
 const fanout = makeFanout({
-  // Each project's webhooks remembered a few seconds per instance (WEBHOOK_LIST_TTL_MS says what that allows).
-  directory: new DynamoIntegrationStore(table, secrets, undefined, { rememberWebhookLists: true }),
+  directory: new DynamoIntegrationStore(table, secrets),
   queue: deliveryQueueFromConfig(cfg),
   bodies: new DynamoEventBodies(table),
   secrets,

@@ -22,25 +22,6 @@ import { collections, inCollection, keys, pageKeyOf } from '../../contract/keys.
 import type { OutboxMark } from '../../events/index.ts';
 import { clearOutboxMark, outboxUpdate } from '../../events/adapters/dynamo-outbox.ts';
 import type { Page, PageRequest } from '../../kernel/page.ts';
-import { recentlyRead } from '../../kernel/recently-read.ts';
-
-/**
- * How long a fan-out instance trusts a project's webhooks it listed. The list was one Query of the project's
- * partition per batch of events: at one project's 2,000 events a second, most of that partition's read units (the
- * capacity model, `bench/capacity.ts`). Remembered, it is one Query per instance every few seconds. What it can get
- * wrong, on AWS, for up to this long after a change made by another instance: a webhook created is not yet sent
- * events, one changed gets them as it was (each job carries the snapshot it was fanned out with, and a delivery
- * trusts a snapshot for a minute anyway), one deleted or disabled is still sent them. A test event names its webhook
- * and reads it when the list does not have it. Every write here forgets the project's list at once, so one process
- * (the local runner, where the management API and the fan-out share this module) never sees a stale one.
- */
-export const WEBHOOK_LIST_TTL_MS = 5_000;
-/** Projects whose webhook lists are remembered at most per instance; past that the oldest is dropped. */
-const WEBHOOK_LISTS_MAX = 10_000;
-const recentWebhookLists = recentlyRead<WebhookIntegration[]>({
-  ttlMs: WEBHOOK_LIST_TTL_MS,
-  maxEntries: WEBHOOK_LISTS_MAX,
-});
 
 /** What is stored for a webhook's secrets: each sealed (AES-256-GCM) and bound to its integration. */
 interface SealedWebhookSecrets {
@@ -64,19 +45,13 @@ export class DynamoIntegrationStore implements IntegrationStore {
     private readonly table: DynamoTable,
     private readonly secrets: SecretBox,
     private readonly now: () => Date = () => new Date(),
-    /** Remember each project's webhook list for {@link WEBHOOK_LIST_TTL_MS} (the fan-out's store). */
-    private readonly options: { rememberWebhookLists?: boolean } = {},
   ) {}
 
   async create(integration: Integration): Promise<void> {
-    try {
-      await putItem(this.table, {
-        Item: this.toItem(integration),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      });
-    } finally {
-      recentWebhookLists.forget(integration.projectId);
-    }
+    await putItem(this.table, {
+      Item: this.toItem(integration),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 
   async get(projectId: string, integrationId: string): Promise<Integration | undefined> {
@@ -119,7 +94,7 @@ export class DynamoIntegrationStore implements IntegrationStore {
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
-    ).finally(() => recentWebhookLists.forget(integration.projectId));
+    );
   }
 
   async delete(projectId: string, integrationId: string, expectedVersion?: number): Promise<Integration | undefined> {
@@ -135,19 +110,13 @@ export class DynamoIntegrationStore implements IntegrationStore {
               ExpressionAttributeValues: { ':expected': expectedVersion },
             }),
       }),
-    ).finally(() => recentWebhookLists.forget(projectId));
+    );
     return write.applied && write.output.Attributes ? this.fromItem(write.output.Attributes) : undefined;
   }
 
   async listWebhooks(projectId: string): Promise<WebhookTarget[]> {
-    const read = async () =>
-      (await this.query(projectId, true)).map((item) => this.fromItem(item) as WebhookIntegration);
-    const webhooks = this.options.rememberWebhookLists
-      ? ((await recentWebhookLists.get(projectId, read)) ?? [])
-      : await read();
-    // Targets made at the time of the call: which signing secrets are still live depends on it.
     const at = this.now();
-    return webhooks.map((webhook) => toTarget(webhook, at));
+    return (await this.query(projectId, true)).map((item) => toTarget(this.fromItem(item) as WebhookIntegration, at));
   }
 
   async getWebhook(projectId: string, integrationId: string): Promise<WebhookTarget | undefined> {
@@ -183,7 +152,7 @@ export class DynamoIntegrationStore implements IntegrationStore {
         },
         ReturnValues: 'ALL_NEW',
       }),
-    ).finally(() => recentWebhookLists.forget(projectId));
+    );
     if (!write.applied) return false;
     const scope = (write.output.Attributes?.integration as { scope?: string } | undefined)?.scope;
     if (scope === 'general') await this.releaseGeneralWebhook(projectId, integrationId);

@@ -13,6 +13,7 @@ const units: RecordedUnits = {
   recordedAt: '2026-12-02T00:00:00.000Z',
   table: {},
   perType: 1,
+  shards: {},
   requestTypes: [
     {
       name: 'send',

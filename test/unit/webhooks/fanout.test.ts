@@ -124,21 +124,6 @@ describe('fanout', () => {
     expect(queue.enqueued[0]!.job.deliveryId).toBe(queue.enqueued[2]!.job.deliveryId);
   });
 
-  it('sends a test event to a webhook a remembered list does not have yet (created a moment ago)', async () => {
-    const created = webhook({ integrationId: 'int_new', scope: 'general' });
-    const directory = new FakeDirectory([created]);
-    // The fan-out instance listed the project's webhooks before this one was created.
-    directory.listWebhooks = async () => [];
-    const queue = new FakeQueue();
-    const fanout = makeFanout({ directory, queue, bodies: new FakeBodies(), secrets: secretBox });
-    const test = event({ eventType: 'webhook.test', onlyIntegrationId: 'int_new', channelId: null });
-    expect(await fanout.fanoutBatch([{ messageId: 'm1', body: JSON.stringify(test) }])).toEqual([]);
-    expect(queue.enqueued.map((q) => q.job.integrationId)).toEqual(['int_new']);
-    // An ordinary event goes by the list alone (what the list does not have yet gets events a few seconds later).
-    await fanout.fanoutBatch([{ messageId: 'm2', body: JSON.stringify(event({ eventId: 'evt_9' })) }]);
-    expect(queue.enqueued).toHaveLength(1);
-  });
-
   it('receives an event again when its webhooks cannot be read or its jobs not enqueued', async () => {
     const directory = new FakeDirectory(all);
     directory.listWebhooks = async () => {
