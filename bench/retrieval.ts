@@ -199,10 +199,15 @@ if (longGroups.length) {
     const per = new Map<string, Evaluation>();
     for (const [key, make] of engines().filter(([k]) => !['wink', 'minisearch', 'hybrid'].includes(k))) {
       const engine = make() as ProjectEngine;
-      const { row, per: e } = await measure({ ...c, name: `scifact, ${G} abstracts per file` }, key, engine, () => {
-        engine.buildFrom(inputs);
-        engine.unitOf = (x) => unit(engine, x);
-      });
+      const { row, per: e } = await measure(
+        { ...c, name: `scifact, ${G} abstracts per file` },
+        key,
+        engine,
+        async () => {
+          await engine.buildFrom(inputs);
+          engine.unitOf = (x) => unit(engine, x);
+        },
+      );
       per.set(key, e);
       longRows.push(row);
       console.error(`  G=${G} ${row.engine.padEnd(48)} nDCG@10 (8) ${row['ndcg@10 (8)'].toFixed(3)}`);

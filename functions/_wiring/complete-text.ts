@@ -29,7 +29,7 @@ export async function completeTextFromConfig(
   const bots = new DynamoBotStore(table);
   return makeCompleteText({
     bots,
-    knowledge: knowledgeSearchFromConfig(cfg, { bots, logger }),
+    knowledge: knowledgeSearchFromConfig(cfg, { bots, logger, metrics }),
     credits: meteredCreditLedger(new DynamoCreditLedger(table), metrics),
     models: meteredModelRouter(modelRouterFromConfig(cfg, openAiApiKey === undefined ? {} : { openAiApiKey }), metrics),
     maxOutputTokens: cfg.BOT_MAX_OUTPUT_TOKENS,

@@ -125,6 +125,8 @@ const schema = z.object({
   /** `thread` parsing: parsing workers busy at once per function; more files wait their turn. */
   SANDBOX_THREADS: z._default(positiveInt(16), 2),
   TEXTRACT_ENDPOINT: z.optional(z.url()),
+  /** Set by Lambda (and by the local runner's bundles mode): the function's memory, MB. Sizes its caches. */
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: z.optional(positiveInt(10_240)),
 });
 
 export type RawConfig = z.output<typeof schema>;
