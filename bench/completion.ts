@@ -20,7 +20,7 @@ import { DynamoBotStore } from '#shared/bots/index.ts';
 import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
 import { DynamoRateLimiter } from '#shared/ratelimit/adapters/dynamo-rate-limiter.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
-import { OfflineModelProvider } from '#shared/models/adapters/offline-model.ts';
+import { OfflineModelProvider } from '#shared/model-providers/index.ts';
 import { hashToken } from '#shared/kernel/tokens.ts';
 import { composeSystemPrompt } from '#shared/completion/system-prompt.ts';
 import { newId } from '#shared/kernel/ids.ts';

@@ -6,9 +6,7 @@ import type { KnowledgeObjectStore } from '#shared/knowledge/knowledge-files.ts'
 import type { KnowledgeSearch } from '#shared/knowledge/knowledge-search.ts';
 import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
 import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
-import { embeddingsFromConfig } from './embeddings.ts';
-
-export { embeddingsFromConfig } from './embeddings.ts';
+import { embeddingsFromSettings } from '#shared/model-providers/index.ts';
 
 /**
  * The knowledge bucket as an object store, with the S3 client loaded on first use (`s3KnowledgeObjectStoreOnFirstUse`);
@@ -34,6 +32,6 @@ export function knowledgeSearchFromConfig(
     bots: deps.bots,
     segments: new SegmentCache(deps.objects ?? knowledgeObjectsFromConfig(cfg)),
     logger: deps.logger,
-    embeddings: embeddingsFromConfig(cfg),
+    embeddings: embeddingsFromSettings(cfg),
   });
 }

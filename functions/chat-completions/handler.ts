@@ -1,6 +1,7 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import { completionInputOf } from '#shared/completion/api/openai/completion-input.ts';
 import { config } from '#shared/kernel/config.ts';
+import { completionSettings } from '#shared/completion/index.ts';
 import { openAiErrors, toOpenAiError } from '#shared/completion/api/openai/openai-errors.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { botsApiFunction } from '#shared/auth/api/presets.ts';
@@ -20,7 +21,8 @@ const cfg = config();
 const logger = createLogger('chat-completions');
 const metrics = new PowertoolsMetrics('chat-completions');
 const table = dynamoTable(cfg);
-const completeText = await completeTextFromConfig(cfg, { table, logger, metrics });
+const limits = { maxOutputTokens: completionSettings.read().BOT_MAX_OUTPUT_TOKENS };
+const completeText = await completeTextFromConfig({ cfg, table, logger, metrics });
 
 /** Time kept between the end of generation and the Lambda's own timeout, for the refund and the answer. */
 const LAMBDA_MARGIN_MS = 2_000;
@@ -40,7 +42,7 @@ export const handler = botsApiFunction({
   auth: botsApiAuthFromConfig(cfg, table, metrics),
   body: jsonObjectBody(),
 }).handler(async (event, context) => {
-  const request = parseChatRequest(event.parsedBody, { maxOutputTokens: cfg.BOT_MAX_OUTPUT_TOKENS });
+  const request = parseChatRequest(event.parsedBody, limits);
   const chat = newChatIdentity(request.botId);
   const caller = { projectId: event.auth.grant.projectId, monthlyBotCredits: event.auth.grant.monthlyBotCredits };
   const callerGone = callerGoneSignal(context);

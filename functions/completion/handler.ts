@@ -23,7 +23,7 @@ const metrics = new PowertoolsMetrics('completion');
 const table = dynamoTable(cfg);
 // A retry may take over an Idempotency-Key only once this request can no longer be running: its timeout plus margin.
 const lockSeconds = (routes.find((r) => r.fn === 'completion')?.timeoutSeconds ?? 100) + 10;
-const completeText = await completeTextFromConfig(cfg, { table, logger, metrics });
+const completeText = await completeTextFromConfig({ cfg, table, logger, metrics });
 
 /** `POST /api/v1/ai/completion`: generation with a bot or standalone instructions, 1 bot credit, refunded on failure. */
 export const handler = botsApiFunction({

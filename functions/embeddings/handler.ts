@@ -8,6 +8,7 @@ import {
   embeddingsResponse,
   parseEmbeddingsRequest,
 } from '#shared/completion/api/openai/embeddings.ts';
+import { embeddingsFromSettings } from '#shared/model-providers/index.ts';
 import { HashedEmbeddings } from '#shared/knowledge/adapters/hashed-embeddings.ts';
 import { makeEmbedTexts } from '#shared/knowledge/embed-texts.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
@@ -15,7 +16,6 @@ import { botsApiFunction } from '#shared/auth/api/presets.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
-import { embeddingsFromConfig } from '#functions/_wiring/embeddings.ts';
 import { meteredCreditLedger } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
@@ -28,7 +28,7 @@ const table = dynamoTable(cfg);
 const embedTexts = makeEmbedTexts({
   bots: new DynamoBotStore(table),
   credits: meteredCreditLedger(new DynamoCreditLedger(table), metrics),
-  embeddings: embeddingsFromConfig(cfg) ?? new HashedEmbeddings(),
+  embeddings: embeddingsFromSettings(cfg) ?? new HashedEmbeddings(),
   log: { error: (message, extra) => logger.error(message, extra ?? {}) },
 });
 

@@ -1,5 +1,6 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import { config } from '#shared/kernel/config.ts';
+import { completionSettings } from '#shared/completion/index.ts';
 import { openAiErrors, toOpenAiError } from '#shared/completion/api/openai/openai-errors.ts';
 import { completionInputOf } from '#shared/completion/api/openai/completion-input.ts';
 import { parseResponsesRequest } from '#shared/completion/api/openai/responses-request.ts';
@@ -23,7 +24,8 @@ const cfg = config();
 const logger = createLogger('responses');
 const metrics = new PowertoolsMetrics('responses');
 const table = dynamoTable(cfg);
-const completeText = await completeTextFromConfig(cfg, { table, logger, metrics });
+const limits = { maxOutputTokens: completionSettings.read().BOT_MAX_OUTPUT_TOKENS };
+const completeText = await completeTextFromConfig({ cfg, table, logger, metrics });
 
 /** Time kept between the end of generation and the Lambda's own timeout, for the refund and the answer. */
 const LAMBDA_MARGIN_MS = 2_000;
@@ -41,7 +43,7 @@ export const handler = botsApiFunction({
   auth: botsApiAuthFromConfig(cfg, table, metrics),
   body: jsonObjectBody(),
 }).handler(async (event, context) => {
-  const request = parseResponsesRequest(event.parsedBody, { maxOutputTokens: cfg.BOT_MAX_OUTPUT_TOKENS });
+  const request = parseResponsesRequest(event.parsedBody, limits);
   const identity = newResponseIdentity();
   const caller = { projectId: event.auth.grant.projectId, monthlyBotCredits: event.auth.grant.monthlyBotCredits };
   const callerGone = callerGoneSignal(context);

@@ -18,3 +18,4 @@ export {
 export { GenerationFailedError, GenerationTimeoutError } from './errors.ts';
 export { type JsonAnswer, parseJsonAnswer } from './json-answer.ts';
 export { composeSystemPrompt, JSON_OUTPUT_RULE } from './system-prompt.ts';
+export { completionSettings } from './settings.ts';

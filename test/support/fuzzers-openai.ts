@@ -5,7 +5,7 @@ import type { OpenAiGeneration } from '#shared/completion/api/openai/completion-
 import { CONVERSATION_MAX_CHARS, jsonChars } from '#shared/completion/api/openai/request-budget.ts';
 import { InvalidChatRequestError } from '#shared/completion/api/openai/request-rules.ts';
 import { parseResponsesRequest, selfContainedMessageId } from '#shared/completion/api/openai/responses-request.ts';
-import { boundedSample } from '#shared/models/adapters/schema-sample.ts';
+import { boundedSample } from '#shared/model-providers/index.ts';
 import type { Fuzzer } from './fuzzer.ts';
 
 /**

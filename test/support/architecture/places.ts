@@ -18,7 +18,6 @@ export const NOT_YET_CONVERTED: readonly string[] = [
   'integrations',
   'knowledge',
   'messaging',
-  'models',
   'projects',
   'ratelimit',
   'webhooks',

@@ -8,7 +8,7 @@ import {
   type ModelStreamEvent,
   type ToolCall,
   type ToolDefinition,
-} from '../model-provider.ts';
+} from '../../models/index.ts';
 import { boundedSample } from './schema-sample.ts';
 
 /** Every offline answer starts with this label, so nobody mistakes it for a language model's answer. */

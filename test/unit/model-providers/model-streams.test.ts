@@ -1,10 +1,10 @@
 import { BedrockRuntimeClient, ConverseStreamCommand, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { mockAwsClient } from '#test/support/aws-client-mock.ts';
 import { describe, expect, it } from 'vitest';
-import { BedrockModelProvider } from '#shared/models/adapters/bedrock-model.ts';
-import { OfflineModelProvider } from '#shared/models/adapters/offline-model.ts';
-import { OpenAiModelProvider } from '#shared/models/adapters/openai-model.ts';
-import type { ModelProvider, ModelRequest, ModelStreamEvent } from '#shared/models/model-provider.ts';
+import { BedrockModelProvider } from '#shared/model-providers/adapters/bedrock-model.ts';
+import { OfflineModelProvider } from '#shared/model-providers/adapters/offline-model.ts';
+import { OpenAiModelProvider } from '#shared/model-providers/adapters/openai-model.ts';
+import type { ModelProvider, ModelRequest, ModelStreamEvent } from '#shared/models/index.ts';
 
 /** The streaming call of each model adapter, and the conversation turns they send. */
 const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({

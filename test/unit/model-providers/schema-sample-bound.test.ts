@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { OfflineModelProvider } from '#shared/models/adapters/offline-model.ts';
-import { boundedSample } from '#shared/models/adapters/schema-sample.ts';
-import type { ModelRequest } from '#shared/models/model-provider.ts';
+import { OfflineModelProvider } from '#shared/model-providers/adapters/offline-model.ts';
+import { boundedSample } from '#shared/model-providers/adapters/schema-sample.ts';
+import type { ModelRequest } from '#shared/models/index.ts';
 
 /**
  * The offline model's generated values are bounded by the output ceiling (about 4 characters a token) however the

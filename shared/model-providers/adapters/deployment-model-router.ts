@@ -1,65 +1,67 @@
-import type { Config } from '../../kernel/config.ts';
 import {
   ModelError,
   type ModelProvider,
   type ModelReply,
   type ModelRequest,
   type ModelStreamEvent,
-} from '../model-provider.ts';
-import type { ModelRouter, ResolvedModel } from '../model-router.ts';
-import { parseModelSpec, type ModelProviderName } from '../model-spec.ts';
-import { OpenAiModelProvider } from './openai-model.ts';
+} from '../../models/index.ts';
+import type { ModelRouter, ResolvedModel } from '../../models/index.ts';
+import { parseModelSpec, type ModelProviderName } from '../../models/index.ts';
 import { OfflineModelProvider } from './offline-model.ts';
+import { OpenAiModelProvider } from './openai-model.ts';
 
 /** Longest a Bedrock call may take: the largest `timeoutMs` plus a margin (the abort signal normally ends it first). */
 const BEDROCK_REQUEST_TIMEOUT_MS = 95_000;
 
+/** The deployment's models (../wiring.ts reads them from the settings). */
+export interface DeploymentModels {
+  region: string;
+  /** The provider of a bot that names none (`MODEL_PROVIDER`). */
+  defaultProvider: ModelProviderName;
+  /** Bedrock's model when a bot names only `bedrock`, or nothing. */
+  bedrockModelId: string;
+  /** The OpenAI-compatible server; absent: bots naming `openai` fail as misconfigured, nothing charged. */
+  openAi: { baseUrl?: string; apiKey?: string; model?: string };
+}
+
 /**
- * The deployment's model providers, built once per cold start and only when first used: Bedrock's SDK client is
- * imported lazily, so a local run on the offline provider never loads it.
+ * The deployment's model providers, each built on its first use: Bedrock's module and SDK client are loaded with
+ * `import()` then, so a function whose bots never ask Bedrock (a local run on the offline provider) never loads it.
  */
-export function modelRouterFromConfig(
-  cfg: Config,
-  options: {
-    /** The OpenAI-compatible server's key when it comes from a secret rather than OPENAI_API_KEY. */
-    openAiApiKey?: string;
-    /** Providers to use instead of the configured ones (tests). */
-    overrides?: Partial<Record<ModelProviderName, ModelProvider>>;
-  } = {},
-): ModelRouter {
-  const overrides = options.overrides ?? {};
+export function deploymentModelRouter(models: DeploymentModels): ModelRouter {
   const providers = new Map<ModelProviderName, ModelProvider>();
   const build = (name: ModelProviderName): ModelProvider => {
-    const override = overrides[name];
-    if (override) return override;
     switch (name) {
       case 'offline':
         return new OfflineModelProvider();
       case 'openai':
-        if (!cfg.OPENAI_BASE_URL) {
+        if (!models.openAi.baseUrl) {
           throw new ModelError(
             'misconfigured',
             'The OpenAI-compatible provider is not configured on this deployment (OPENAI_BASE_URL).',
           );
         }
         return new OpenAiModelProvider({
-          baseUrl: cfg.OPENAI_BASE_URL,
-          apiKey: options.openAiApiKey ?? cfg.OPENAI_API_KEY,
-          defaultModel: cfg.OPENAI_MODEL,
+          baseUrl: models.openAi.baseUrl,
+          apiKey: models.openAi.apiKey,
+          defaultModel: models.openAi.model,
         });
       case 'bedrock':
         return new LazyModelProvider('bedrock', async () => {
-          const { BedrockModelProvider, bedrockRuntimeClient } = await import('./bedrock-model.ts');
+          const [{ BedrockModelProvider }, { bedrockRuntimeClient }] = await Promise.all([
+            import('./bedrock-model.ts'),
+            import('./bedrock-client.ts'),
+          ]);
           return new BedrockModelProvider({
-            client: bedrockRuntimeClient({ region: cfg.AWS_REGION, requestTimeoutMs: BEDROCK_REQUEST_TIMEOUT_MS }),
-            defaultModelId: cfg.BEDROCK_MODEL_ID,
+            client: bedrockRuntimeClient({ region: models.region, requestTimeoutMs: BEDROCK_REQUEST_TIMEOUT_MS }),
+            defaultModelId: models.bedrockModelId,
           });
         });
     }
   };
   return {
     resolve(spec: string | undefined): ResolvedModel {
-      let name: ModelProviderName = cfg.modelProvider;
+      let name: ModelProviderName = models.defaultProvider;
       let model: string | undefined;
       if (spec !== undefined && spec !== '') {
         const parsed = parseModelSpec(spec);

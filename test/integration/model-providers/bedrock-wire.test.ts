@@ -2,8 +2,9 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BedrockModelProvider, bedrockRuntimeClient } from '#shared/models/adapters/bedrock-model.ts';
-import type { ModelRequest } from '#shared/models/model-provider.ts';
+import { bedrockRuntimeClient } from '#shared/model-providers/adapters/bedrock-client.ts';
+import { BedrockModelProvider } from '#shared/model-providers/adapters/bedrock-model.ts';
+import type { ModelRequest } from '#shared/models/index.ts';
 
 /**
  * The Bedrock adapter with the real SDK over HTTP against a stand-in that speaks the Converse wire format

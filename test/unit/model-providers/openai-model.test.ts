@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OpenAiModelProvider } from '#shared/models/adapters/openai-model.ts';
-import type { ModelRequest } from '#shared/models/model-provider.ts';
+import { OpenAiModelProvider } from '#shared/model-providers/adapters/openai-model.ts';
+import type { ModelRequest } from '#shared/models/index.ts';
 
 const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
   system: 'Be brief.',

@@ -1,5 +1,5 @@
-import type { EmbeddingsProvider } from '../embeddings.ts';
-import { unitVector } from '../embeddings.ts';
+import type { EmbeddingsProvider } from '../../models/index.ts';
+import { unitVector } from '../../models/index.ts';
 
 /** OpenAI's embedding models and their vector sizes. */
 const KNOWN_DIMENSIONS: Record<string, number> = {

@@ -14,8 +14,9 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { mockAwsClient } from '#test/support/aws-client-mock.ts';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { BedrockModelProvider, supportsStructuredOutput } from '#shared/models/adapters/bedrock-model.ts';
-import { ModelError, type ModelRequest } from '#shared/models/model-provider.ts';
+import { supportsStructuredOutput } from '#shared/model-providers/adapters/bedrock-converse.ts';
+import { BedrockModelProvider } from '#shared/model-providers/adapters/bedrock-model.ts';
+import { ModelError, type ModelRequest } from '#shared/models/index.ts';
 
 const bedrock = mockAwsClient(BedrockRuntimeClient);
 let provider: BedrockModelProvider;

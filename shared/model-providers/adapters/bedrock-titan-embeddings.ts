@@ -1,15 +1,20 @@
-import { InvokeModelCommand, type BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
-import type { EmbeddingsProvider } from '../embeddings.ts';
-import { unitVector } from '../embeddings.ts';
+import type { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { type EmbeddingsProvider, unitVector } from '../../models/index.ts';
+
+/** The vector sizes Titan Text Embeddings V2 makes. */
+const TITAN_V2_DIMENSIONS: readonly number[] = [256, 512, 1024];
 
 /**
  * Amazon Titan Text Embeddings V2 on Bedrock (`amazon.titan-embed-text-v2:0`): one text per InvokeModel call
  * (the model takes no batches), a few calls in flight at once, vectors of 256, 512 or 1024 dimensions normalised
  * by the model. Titan V2 reads at most 8,192 tokens (about 50,000 characters), far above an excerpt.
+ *
+ * The Bedrock SDK is loaded on the first `embed` (the client from `client()`, the command with `import()`): the
+ * functions that hold this model (search, completion, ingest, embeddings) do not load it at cold start.
  */
 export class BedrockTitanEmbeddings implements EmbeddingsProvider {
   constructor(
-    private readonly client: BedrockRuntimeClient,
+    private readonly client: () => Promise<BedrockRuntimeClient>,
     readonly model: string,
     private readonly dimensions: number,
     private readonly concurrency = 8,
@@ -19,9 +24,8 @@ export class BedrockTitanEmbeddings implements EmbeddingsProvider {
     return this.dimensions;
   }
 
-  /** Titan Text Embeddings V2 makes vectors of 256, 512 or 1024 dimensions. */
   supportsDimensions(dimensions: number): boolean {
-    return dimensions === 256 || dimensions === 512 || dimensions === 1024;
+    return TITAN_V2_DIMENSIONS.includes(dimensions);
   }
 
   async embed(
@@ -30,13 +34,17 @@ export class BedrockTitanEmbeddings implements EmbeddingsProvider {
     signal?: AbortSignal,
     options: { dimensions?: number } = {},
   ): Promise<Float32Array[]> {
+    const [client, { InvokeModelCommand }] = await Promise.all([
+      this.client(),
+      import('@aws-sdk/client-bedrock-runtime'),
+    ]);
     const dimensions = options.dimensions ?? this.dimensions;
     const out: Float32Array[] = new Array(texts.length);
     let next = 0;
     const worker = async () => {
       while (next < texts.length) {
         const i = next++;
-        const response = await this.client.send(
+        const response = await client.send(
           new InvokeModelCommand({
             modelId: this.model,
             contentType: 'application/json',

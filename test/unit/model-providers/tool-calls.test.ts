@@ -6,12 +6,12 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { mockAwsClient } from '#test/support/aws-client-mock.ts';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { BedrockModelProvider } from '#shared/models/adapters/bedrock-model.ts';
-import { OfflineModelProvider } from '#shared/models/adapters/offline-model.ts';
-import { OpenAiModelProvider } from '#shared/models/adapters/openai-model.ts';
-import { sampleFromSchema, seedWord } from '#shared/models/adapters/schema-sample.ts';
+import { BedrockModelProvider } from '#shared/model-providers/adapters/bedrock-model.ts';
+import { OfflineModelProvider } from '#shared/model-providers/adapters/offline-model.ts';
+import { OpenAiModelProvider } from '#shared/model-providers/adapters/openai-model.ts';
+import { sampleFromSchema, seedWord } from '#shared/model-providers/adapters/schema-sample.ts';
 import { compileJsonSchema } from '#shared/kernel/validation/json-schema.ts';
-import type { ConversationTurn, ModelRequest, ModelStreamEvent } from '#shared/models/model-provider.ts';
+import type { ConversationTurn, ModelRequest, ModelStreamEvent } from '#shared/models/index.ts';
 
 /** Tools, tool results and structured output through each adapter (contract §16). */
 const weather = {

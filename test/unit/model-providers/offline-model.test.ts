@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OFFLINE_LABEL, OfflineModelProvider } from '#shared/models/adapters/offline-model.ts';
-import type { ModelRequest } from '#shared/models/model-provider.ts';
+import { OFFLINE_LABEL, OfflineModelProvider } from '#shared/model-providers/adapters/offline-model.ts';
+import type { ModelRequest } from '#shared/models/index.ts';
 
 const offline = new OfflineModelProvider();
 const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
