@@ -22,7 +22,7 @@ import { DynamoRateLimiter } from '#shared/ratelimit/adapters/dynamo-rate-limite
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import { OfflineModelProvider } from '#shared/model-providers/index.ts';
 import { hashToken } from '#shared/kernel/tokens.ts';
-import { composeSystemPrompt } from '#shared/completion/system-prompt.ts';
+import { composeSystemPrompt } from '#shared/completion/index.ts';
 import { newId } from '#shared/kernel/ids.ts';
 import { gcraParams } from '#shared/ratelimit/gcra.ts';
 import { startService } from '#local/service.ts';

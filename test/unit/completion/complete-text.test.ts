@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Bot } from '#shared/bots/index.ts';
-import { makeCompleteText, type CompleteTextDeps, type CompletionInput } from '#shared/completion/complete-text.ts';
+import { makeCompleteText } from '#shared/completion/complete-text.ts';
+import type { CompleteTextDeps, CompletionInput } from '#shared/completion/completion.ts';
 import { asHttpError } from '#shared/http/domain-errors.ts';
 import { streamOfReply } from '#test/support/model-stream.ts';
 import { MemoryCreditLedger } from '#test/support/fakes/memory-credit-ledger.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BotForbiddenError, BotNotFoundError } from '#shared/bots/index.ts';
-import { GenerationFailedError, GenerationTimeoutError } from '#shared/completion/errors.ts';
+import { GenerationFailedError, GenerationTimeoutError } from '#shared/completion/index.ts';
 import {
   ConflictError,
   type DomainError,

@@ -7,12 +7,9 @@ import {
   parseEmbeddingsRequest,
 } from '#shared/completion/api/openai/embeddings.ts';
 import { RequestBudget } from '#shared/completion/api/openai/request-budget.ts';
-import { InvalidChatRequestError } from '#shared/completion/api/openai/request-rules.ts';
-import {
-  messageTextOfId,
-  parseResponsesRequest,
-  selfContainedMessageId,
-} from '#shared/completion/api/openai/responses-request.ts';
+import { OpenAiRequestError } from '#shared/completion/api/openai/request-errors.ts';
+import { parseResponsesRequest } from '#shared/completion/api/openai/responses-request.ts';
+import { messageTextOfId, selfContainedMessageId } from '#shared/completion/api/openai/self-contained-ids.ts';
 import { hashedVector, HashedEmbeddings } from '#shared/knowledge/adapters/hashed-embeddings.ts';
 
 const limits = { maxOutputTokens: 4096 };
@@ -20,7 +17,7 @@ const refusal = (work: () => unknown) => {
   try {
     work();
   } catch (error) {
-    if (error instanceof InvalidChatRequestError) return { param: error.param, code: error.code };
+    if (error instanceof OpenAiRequestError) return { param: error.param, code: error.code };
     throw error;
   }
   throw new Error('accepted');
@@ -60,7 +57,7 @@ describe('parseResponsesRequest', () => {
       },
       limits,
     );
-    expect(request.turns).toEqual([
+    expect(request.completion.turns).toEqual([
       { role: 'user', text: 'Weather in Lisbon?' },
       {
         role: 'assistant',
@@ -69,9 +66,9 @@ describe('parseResponsesRequest', () => {
       },
       { role: 'tool', toolCallId: 'call_1', text: '22 °C' },
     ]);
-    expect(request.extraInstructions).toBe('Be brief.\n\nAnswer in Portuguese.');
-    expect(request.maxOutputTokens).toBe(4096);
-    expect(request.tools).toEqual([{ name: 'get_weather', parameters: { type: 'object' } }]);
+    expect(request.completion.extraInstructions).toBe('Be brief.\n\nAnswer in Portuguese.');
+    expect(request.completion.maxOutputTokens).toBe(4096);
+    expect(request.completion.tools).toEqual([{ name: 'get_weather', parameters: { type: 'object' } }]);
   });
 
   it('text.format json_schema; an item_reference to a self-contained id is its text', () => {
@@ -91,8 +88,8 @@ describe('parseResponsesRequest', () => {
       },
       limits,
     );
-    expect(request.turns[1]).toEqual({ role: 'assistant', text: 'Hello! ✓' });
-    expect(request.jsonSchema).toEqual({ name: 'p', schema: { type: 'object' }, strict: true });
+    expect(request.completion.turns?.[1]).toEqual({ role: 'assistant', text: 'Hello! ✓' });
+    expect(request.completion.jsonSchema).toEqual({ name: 'p', schema: { type: 'object' }, strict: true });
   });
 
   it.each([
@@ -215,9 +212,7 @@ describe('embeddings', () => {
       const largest = largestEmbeddingsBatch(dimensions, base64);
       expect(() => checkEmbeddingsAnswerFits(request(largest, base64), dimensions)).not.toThrow();
       if (largest < 2_048)
-        expect(() => checkEmbeddingsAnswerFits(request(largest + 1, base64), dimensions)).toThrow(
-          InvalidChatRequestError,
-        );
+        expect(() => checkEmbeddingsAnswerFits(request(largest + 1, base64), dimensions)).toThrow(OpenAiRequestError);
       // The real answer, as the function returns it (a proxy result whose body is the JSON text), of the most
       // expensive numbers a float32 can be written as: within the limit.
       const worst = new Float32Array(dimensions).fill(-0.0000012345678);

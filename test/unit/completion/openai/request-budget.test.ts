@@ -2,8 +2,9 @@ import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseChatRequest } from '#shared/completion/api/openai/chat-request.ts';
 import { CONVERSATION_MAX_CHARS } from '#shared/completion/api/openai/request-budget.ts';
-import { InvalidChatRequestError } from '#shared/completion/api/openai/request-rules.ts';
-import { parseResponsesRequest, selfContainedMessageId } from '#shared/completion/api/openai/responses-request.ts';
+import { OpenAiRequestError } from '#shared/completion/api/openai/request-errors.ts';
+import { parseResponsesRequest } from '#shared/completion/api/openai/responses-request.ts';
+import { selfContainedMessageId } from '#shared/completion/api/openai/self-contained-ids.ts';
 
 /**
  * One character budget per request, across every caller string that reaches the model, counted while the request is
@@ -15,7 +16,7 @@ const refusal = (work: () => unknown) => {
   try {
     work();
   } catch (error) {
-    if (error instanceof InvalidChatRequestError) return { param: error.param, code: error.code };
+    if (error instanceof OpenAiRequestError) return { param: error.param, code: error.code };
     throw error;
   }
   throw new Error('accepted');
@@ -62,7 +63,7 @@ describe('item references', () => {
       },
       limits,
     );
-    expect(fits.turns[0]).toEqual({ role: 'assistant', text: 'r'.repeat(50_000) });
+    expect(fits.completion.turns?.[0]).toEqual({ role: 'assistant', text: 'r'.repeat(50_000) });
     expect(
       refusal(() =>
         parseResponsesRequest(
@@ -134,7 +135,7 @@ describe('side doors: every string that reaches the model counts', () => {
     });
     // The schema `{"type":"object"}` is 17 characters and the name 1.
     const room = CONVERSATION_MAX_CHARS - 100_000 - 17 - 1;
-    expect(parseChatRequest(format('d'.repeat(room)), limits).jsonSchema?.description).toHaveLength(room);
+    expect(parseChatRequest(format('d'.repeat(room)), limits).completion.jsonSchema?.description).toHaveLength(room);
     expect(refusal(() => parseChatRequest(format('d'.repeat(room + 1)), limits))).toEqual({
       param: 'messages',
       code: 'context_length_exceeded',
@@ -157,7 +158,7 @@ describe('schema nodes: functions and answer formats together', () => {
   it('at most 2,000 objects and arrays across every schema of the request', () => {
     // Seven functions of 280 nodes (1,960) pass; an answer schema of 50 more nodes is over.
     const tools = Array.from({ length: 7 }, (_, i) => tool(i, 280));
-    expect(parseChatRequest({ model: 'bot_1', messages: user, tools }, limits).tools).toHaveLength(7);
+    expect(parseChatRequest({ model: 'bot_1', messages: user, tools }, limits).completion.tools).toHaveLength(7);
     const format = tool(9, 50).function.parameters;
     expect(
       refusal(() =>
@@ -177,7 +178,7 @@ describe('schema nodes: functions and answer formats together', () => {
   it('six large functions are checked without compiling them: tens of milliseconds of CPU, not most of a second', () => {
     const tools = Array.from({ length: 6 }, (_, i) => tool(i + 100, 290));
     const cpu = process.cpuUsage();
-    expect(parseChatRequest({ model: 'bot_1', messages: user, tools }, limits).tools).toHaveLength(6);
+    expect(parseChatRequest({ model: 'bot_1', messages: user, tools }, limits).completion.tools).toHaveLength(6);
     const used = process.cpuUsage(cpu);
     expect((used.user + used.system) / 1000).toBeLessThan(200);
   });

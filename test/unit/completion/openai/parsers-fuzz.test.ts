@@ -2,12 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseChatRequest } from '#shared/completion/api/openai/chat-request.ts';
 import { parseEmbeddingsRequest } from '#shared/completion/api/openai/embeddings.ts';
-import { InvalidChatRequestError } from '#shared/completion/api/openai/request-rules.ts';
+import { OpenAiRequestError } from '#shared/completion/api/openai/request-errors.ts';
 import { parseResponsesRequest } from '#shared/completion/api/openai/responses-request.ts';
 
 /**
  * The OpenAI-format request parsers take untrusted JSON: whatever arrives, they answer a value or a 400
- * (`InvalidChatRequestError`), never another exception (a 500) and never slowly. Adversarial generators put arbitrary
+ * (`OpenAiRequestError`), never another exception (a 500) and never slowly. Adversarial generators put arbitrary
  * JSON where each structured field goes (tools and their schemas, messages and their parts, tool calls, input items).
  */
 const limits = { maxOutputTokens: 4096 };
@@ -159,7 +159,7 @@ function only400s(parse: (body: Record<string, unknown>) => unknown) {
     try {
       parse(body);
     } catch (error) {
-      if (!(error instanceof InvalidChatRequestError)) throw error;
+      if (!(error instanceof OpenAiRequestError)) throw error;
     }
     expect(performance.now() - started).toBeLessThan(1_000);
   };

@@ -1,17 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidChatRequestError, parseChatRequest } from '#shared/completion/api/openai/chat-request.ts';
+import { parseChatRequest } from '#shared/completion/api/openai/chat-request.ts';
 import { CONVERSATION_MAX_CHARS } from '#shared/completion/api/openai/request-budget.ts';
+import { OpenAiRequestError } from '#shared/completion/api/openai/request-errors.ts';
 
-/** Contract §12, §15 and §16's request rules, one by one, with OpenAI's `param` and `code` for each refusal. */
+/** The Chat Completions request rules, one by one, with OpenAI's `param` and `code` for each refusal. */
 const base = { model: 'bot_1', messages: [{ role: 'user', content: 'Hi' }] };
 const limits = { maxOutputTokens: 4096 };
-const parse = (body: Record<string, unknown>) => parseChatRequest(body, limits);
+/** The completion asked for and how it is sent, side by side, as the assertions read them. */
+const parse = (body: Record<string, unknown>) => {
+  const { completion, ...transport } = parseChatRequest(body, limits);
+  return { ...completion, ...transport };
+};
 const refusal = (body: Record<string, unknown>) => {
   try {
     parse(body);
   } catch (error) {
-    if (error instanceof InvalidChatRequestError)
-      return { param: error.param, code: error.code, message: error.message };
+    if (error instanceof OpenAiRequestError) return { param: error.param, code: error.code, message: error.message };
     throw error;
   }
   throw new Error('accepted');
