@@ -17,8 +17,10 @@ const groups = {
     'test/e2e/conversations.test.ts',
     'test/e2e/examples.test.ts',
     'test/e2e/health.test.ts',
+    'test/e2e/inbound-order.test.ts',
     'test/e2e/integrations.test.ts',
     'test/e2e/limits.test.ts',
+    'test/e2e/local-aws.test.ts',
     'test/e2e/mail-trust.test.ts',
     'test/e2e/openapi-traffic.test.ts',
     'test/e2e/openapi.test.ts',
@@ -48,10 +50,13 @@ const groups = {
     'test/e2e/ai-ecosystem.test.ts',
     // Starts on a DATA_DIR of its own (made 0755 first) and times the gateway out.
     'test/e2e/bounded-input.test.ts',
+    // Records every AWS call of its own service on one event loop (bench/capacity.ts on a small workload).
+    'test/e2e/capacity.test.ts',
     // Killed by their failpoints and restarted: processes of their own.
     'test/e2e/crash-points-messaging.test.ts',
     'test/e2e/crash-points-webhooks.test.ts',
     'test/e2e/crash-ledger.test.ts',
+    'test/e2e/inbound-order-crash.test.ts',
     // Lists every project of the deployment, a page at a time, in the browser.
     'test/e2e/console.test.ts',
     'test/e2e/hot-path-ops.test.ts',
@@ -76,7 +81,7 @@ const groups = {
    * only its packaging differs, and the bundles are what runs on AWS, so they now run once, here. With
    * test/e2e/bundles-mode.test.ts (the mode itself and the IAM check's teeth) they invoke every function at least once: send and legacy-send (send), fanout and
    * deliver (webhooks), ingest and search (knowledge), extract and extract-uploads (extract), message-status,
-   * inbound-twilio, inbound-whatsapp and the inbound worker (ingress), completion (completion-offline), the credit
+   * inbound-twilio, inbound-whatsapp and both inbound workers (ingress), completion (completion-offline), the credit
    * sweeper (its schedule); health, admin, models, chat-completions, legacy-send and the fallback in
    * bundles-mode.test.ts.
    */

@@ -11,11 +11,13 @@
  *   acknowledged = delivered + failed (its automatic attempts used up; sent again by hand, then delivered) + lost;
  *   duplicates by the same webhook-id (allowed: receivers dedupe); one change under two event ids (never allowed).
  *
- * Exits 1 on any loss or any change with two ids. `npx tsx bench/crash-ledger.ts --kills 20 --seconds 6`; a short
+ * Webhooks with `ordering: "conversation"` (one per channel) take the `message.received` events: per contact, an input posted
+ * after another was acknowledged must reach it after that one (bench/lib/order-ledger.ts counts those overtaken).
+ *
+ * Exits 1 on any loss, any change with two ids, or any Twilio or WhatsApp message out of order. `npx tsx bench/crash-ledger.ts --kills 20 --seconds 6`; a short
  * run is part of `npm test` (test/e2e/crash-ledger.test.ts).
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createHash, createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -25,6 +27,7 @@ import twilio from 'twilio';
 import { crashRun, type CrashableService } from '#test/support/crash.ts';
 import { startHttpDouble } from '#test/e2e/send-doubles.ts';
 import { startReceiver, type TestReceiver } from '#test/e2e/webhooks-support.ts';
+import { formatOrder, type OrderedInput, orderLedger, type OrderRow } from './lib/order-ledger.ts';
 
 export interface LedgerOptions {
   kills: number;
@@ -67,6 +70,8 @@ export interface Ledger {
   pendingDeliveries: number;
   /** Deliveries that had used up their automatic attempts, sent again by hand. */
   failedDeliveries: number;
+  /** `message.received` per contact at a second webhook, with `ordering: "conversation"`. */
+  order: OrderRow[];
 }
 
 /** An input whose acknowledgement promises an event: what identifies that event once it reaches the webhook. */
@@ -76,19 +81,34 @@ interface Expected {
   key: string;
 }
 
+/** Mail's row: its order is counted, but SES and SNS promise none before the mail reaches the ordered lane. */
+export const MAIL_KIND = 'mail → message.received';
+
 const sidOf = (body: string) => `SM${createHash('sha256').update(body).digest('hex').slice(0, 32)}`;
 
+/**
+ * A free port below the system's ephemeral range: the service keeps it across restarts, and a port from that range
+ * may be handed to another process's `listen(0)` while the service is down (seen on a busy shared machine).
+ */
 const freePort = async (): Promise<number> => {
-  const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    const server: Server = createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!free) continue;
+    await new Promise((resolve) => server.close(resolve));
+    return port;
+  }
 };
 
 export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
   const log = options.log ?? (() => {});
   const receiver: TestReceiver = await startReceiver();
+  // Webhooks ordered by conversation, for the received messages only: what order they reach them in.
+  const orderedReceiver: TestReceiver = await startReceiver();
   // Twilio's double names each message by its body, so a send's provider id is known from what was sent.
   const twilioApi = await startHttpDouble({
     reply: (req) => ({
@@ -137,7 +157,21 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     })
   ).body;
   const mailbox = `crash-${Date.now()}@mail.example.com`;
-  await admin().admin('POST', `/projects/${projectId}/channels`, { type: 'email', name: 'Mail', address: mailbox });
+  const mailChannel = (
+    await admin().admin('POST', `/projects/${projectId}/channels`, { type: 'email', name: 'Mail', address: mailbox })
+  ).body;
+  // Each channel's received messages also go to a webhook ordered by conversation (a project has one general webhook).
+  for (const { channelId } of [twilioChannel, whatsapp, mailChannel]) {
+    const ordered = await admin().admin('POST', `/projects/${projectId}/integrations`, {
+      product: 'webhook',
+      scope: 'channel',
+      channelId,
+      url: orderedReceiver.url,
+      ordering: 'conversation',
+      eventTypes: ['message.received'],
+    });
+    if (ordered.status !== 201) throw new Error(`ordered webhook: ${ordered.status} ${JSON.stringify(ordered.body)}`);
+  }
   const sendToken = (
     await admin().admin('POST', `/projects/${projectId}/integrations`, {
       product: 'custom',
@@ -147,9 +181,12 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
 
   const expected: Expected[] = [];
   const acknowledged = new Map<string, number>();
-  const ack = (kind: string, key: string) => {
+  const orderedInputs: OrderedInput[] = [];
+  /** An acknowledged input; a received message's contact and first attempt, for its place in the contact's order. */
+  const ack = (kind: string, key: string, order?: { contact: string; sentAt: number }) => {
     expected.push({ kind, key });
     acknowledged.set(kind, (acknowledged.get(kind) ?? 0) + 1);
+    if (order) orderedInputs.push({ kind, key, ...order, ackAt: Date.now() });
   };
   /** Sent messages with their provider id, waiting for a status callback. */
   const sentSids: { messageId: string; sid: string }[] = [];
@@ -223,6 +260,7 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     },
     async twilioInbound() {
       const messageSid = `SMin${++seq}x${Date.now()}`;
+      const sentAt = Date.now();
       const ok = await untilAcknowledged(async () => {
         const res = await twilioPost(`/inbound/twilio/${twilioChannel.channelId}`, {
           AccountSid: 'AC1',
@@ -234,7 +272,11 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
         });
         return res.status === 200;
       });
-      if (ok) ack('Twilio inbound → message.received', `message.received:${messageSid}`);
+      if (ok)
+        ack('Twilio inbound → message.received', `message.received:${messageSid}`, {
+          contact: 'twilio:+5511988887777',
+          sentAt,
+        });
     },
     async whatsappInbound() {
       const wamid = `wamid.crash${++seq}x${Date.now()}`;
@@ -266,6 +308,7 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
         ],
       });
       const signature = `sha256=${createHmac('sha256', 'app-secret').update(body).digest('hex')}`;
+      const sentAt = Date.now();
       const ok = await untilAcknowledged(async () => {
         const res = await fetch(`${base}/inbound/whatsapp/${whatsapp.channelId}`, {
           method: 'POST',
@@ -275,13 +318,18 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
         });
         return res.status === 200;
       });
-      if (ok) ack('WhatsApp inbound → message.received', `message.received:${wamid}`);
+      if (ok)
+        ack('WhatsApp inbound → message.received', `message.received:${wamid}`, {
+          contact: 'whatsapp:5511988887777',
+          sentAt,
+        });
     },
     async mail() {
       const subject = `crash mail ${++seq} ${Date.now()}`;
       const messageId = `<${seq}.${Date.now()}@ledger.example.org>`;
       // One SMTP transaction: 250 is the acknowledgement. A mail refused or cut off is sent again as a new mail
       // (a transport retry is a new delivery), so only a 250 counts.
+      const sentAt = Date.now();
       const ok = await untilAcknowledged(async () => {
         const transport = nodemailer.createTransport({
           host: '127.0.0.1',
@@ -299,7 +347,7 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
           transport.close();
         }
       });
-      if (ok) ack('mail → message.received', `message.received:subject:${subject}`);
+      if (ok) ack(MAIL_KIND, `message.received:subject:${subject}`, { contact: 'mail:ana', sentAt });
     },
     async report() {
       const marker = `report-${++seq}`;
@@ -352,18 +400,29 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     if (d.marker) keys.push(`${json.type}:marker:${String(d.marker)}`);
     return keys;
   };
-  // Drain: until every acknowledged input has its event, or nothing new arrived for `drainSeconds` (the backlog a
-  // run of kills leaves is worked through as long as deliveries keep coming), or half an hour.
+  /** Each event key with the time its first delivery reached the ordered webhook. */
+  const orderedArrivals = () => {
+    const first = new Map<string, number>();
+    for (const r of [...orderedReceiver.received].sort((a, b) => a.arrivedAt - b.arrivedAt))
+      for (const key of keyOf(r.json as never)) if (!first.has(key)) first.set(key, r.arrivedAt);
+    return first;
+  };
+  // Drain: until every acknowledged input has its event (and every received message its delivery to the ordered
+  // webhook), or nothing new arrived for `drainSeconds` (the backlog a run of kills leaves is worked through as long
+  // as deliveries keep coming), or half an hour.
   const drain = async (): Promise<number> => {
     const cap = Date.now() + 30 * 60_000;
     let lastCount = -1;
     let lastProgress = Date.now();
     for (;;) {
       const seen = new Set(receiver.received.flatMap((r) => keyOf(r.json as never)));
-      const missing = expected.filter((e) => !seen.has(e.key)).length;
+      const arrived = orderedArrivals();
+      const missing =
+        expected.filter((e) => !seen.has(e.key)).length + orderedInputs.filter((i) => !arrived.has(i.key)).length;
       if (missing === 0 || Date.now() > cap) return missing;
-      if (receiver.received.length !== lastCount) {
-        lastCount = receiver.received.length;
+      const count = receiver.received.length + orderedReceiver.received.length;
+      if (count !== lastCount) {
+        lastCount = count;
         lastProgress = Date.now();
       } else if (Date.now() - lastProgress > options.drainSeconds * 1000) return missing;
       await new Promise((r) => setTimeout(r, 500));
@@ -483,7 +542,9 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     await service.stop();
     log(`data and service output kept in ${run.dataDir}`);
   } else await run.cleanUp();
+  const order = orderLedger(orderedInputs, orderedArrivals());
   await receiver.close();
+  await orderedReceiver.close();
   await twilioApi.close();
   return {
     rows: [...rows.values()],
@@ -493,6 +554,7 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     twoIdKeys,
     pendingDeliveries,
     failedDeliveries: failedDeliveries.length,
+    order,
   };
 }
 
@@ -528,6 +590,8 @@ export function formatLedger(ledger: Ledger): string {
     `deliveries failed (sent again by hand): ${ledger.failedDeliveries}; still pending when the drain stopped: ${ledger.pendingDeliveries}`,
     fmt(header),
     ...lines.map(fmt),
+    '',
+    formatOrder(ledger.order),
   ].join('\n');
 }
 
@@ -556,6 +620,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(formatLedger(ledger));
   if (ledger.lostKeys.length) console.log(`lost: ${ledger.lostKeys.slice(0, 20).join(', ')}`);
   if (ledger.twoIdKeys.length) console.log(`two ids:\n${ledger.twoIdKeys.slice(0, 20).join('\n')}`);
-  const bad = ledger.rows.some((r) => r.lost > 0 || r.twoIds > 0);
+  const bad =
+    ledger.rows.some((r) => r.lost > 0 || r.twoIds > 0) ||
+    ledger.order.some((r) => r.outOfOrder > 0 && r.kind !== MAIL_KIND);
   process.exit(bad ? 1 : 0);
 }

@@ -14,6 +14,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { binaryMediaTypes } from '#shared/contract/routes.ts';
+import { CATCH_ALL_THROTTLE } from './capacity-plan.ts';
 import type { ResourceDefinitions } from './functions.ts';
 import type { DeploymentSettings } from './settings.ts';
 
@@ -100,6 +101,8 @@ export interface ApiProps {
   definitions: ResourceDefinitions;
   functions: Record<string, IFunction>;
   settings: DeploymentSettings;
+  /** `POST /api/integration/generic` → its method throttle (./capacity-plan.ts); a route not in it gets the settings'. */
+  methodThrottles?: Record<string, { rate: number; burst: number }>;
 }
 
 /**
@@ -124,8 +127,10 @@ export function createApi(scope: Construct, props: ApiProps): RestApi {
     cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
     deployOptions: {
       stageName: STAGE_NAME,
-      throttlingRateLimit: settings.throttleRateLimit,
-      throttlingBurstLimit: settings.throttleBurstLimit,
+      // The stage default is for the catch-alls only (404/405): every route has its own throttle, below.
+      throttlingRateLimit: CATCH_ALL_THROTTLE.rate,
+      throttlingBurstLimit: CATCH_ALL_THROTTLE.burst,
+      methodOptions: routeThrottles(props),
       accessLogDestination: new LogGroupLogDestination(accessLogs),
       accessLogFormat: AccessLogFormat.custom(
         JSON.stringify({
@@ -216,6 +221,24 @@ export function createApi(scope: Construct, props: ApiProps): RestApi {
 
   void stack;
   return api;
+}
+
+/**
+ * Each route's method throttle, by the key API Gateway's stage method settings take (`/path/METHOD`, `*` for ANY):
+ * a route's traffic never spends another route's, and the provider callbacks' throttles are theirs alone.
+ */
+function routeThrottles(
+  props: ApiProps,
+): Record<string, { throttlingRateLimit: number; throttlingBurstLimit: number }> {
+  const out: Record<string, { throttlingRateLimit: number; throttlingBurstLimit: number }> = {};
+  for (const route of props.definitions.routes) {
+    const planned = props.methodThrottles?.[`${route.method} ${route.path}`];
+    out[`${route.path}/${route.method === 'ANY' ? '*' : route.method}`] = {
+      throttlingRateLimit: planned?.rate ?? props.settings.throttleRateLimit,
+      throttlingBurstLimit: planned?.burst ?? props.settings.throttleBurstLimit,
+    };
+  }
+  return out;
 }
 
 function isResource(node: unknown): node is IResource {

@@ -1,14 +1,18 @@
 import { fileURLToPath } from 'node:url';
-import { queues } from '#shared/contract/queues.ts';
+import { queues, queues as queueDefinitions } from '#shared/contract/queues.ts';
 import { scheduledWorkers } from '#shared/contract/workers.ts';
 import { mainTable } from '#shared/contract/table.ts';
 import { architectureFor, buildFunctionsSync } from './bundling.ts';
+import { durationOf } from './durations.ts';
 import { functionSpecs, type FunctionSpec } from './functions.ts';
+import { type RecordedUnits, recordedUnits, unitsOf } from './recorded-units.ts';
 
 /**
- * What the deployed service costs, from AWS list prices and stated assumptions: per million Bots API requests, sends
- * and webhook deliveries, and the monthly floor when idle. Memory sizes come from shared/contract, so the numbers
- * follow the definitions. `npx tsx infra/cost.ts` prints the README's tables.
+ * What the deployed service costs, from AWS list prices and the units each request type was recorded using on the
+ * wire (./recorded-units.json, written by `npx tsx bench/capacity.ts --write`): per million requests of each route,
+ * with storage, and the monthly floor when idle. Memory sizes come from shared/contract and billed durations from
+ * ./durations.ts (stated assumptions); no unit count is written here. `npx tsx infra/cost.ts` prints the tables of
+ * docs/operations.md.
  */
 
 /** US East (N. Virginia) list prices in USD, on-demand, no free tier (checked 2026-11). */
@@ -23,8 +27,9 @@ export const prices = {
   dynamoReadUnit: 0.125 / 1e6,
   dynamoStorageGbMonth: 0.25,
   dynamoPitrGbMonth: 0.2,
-  /** SQS standard queue, per request (a 64 KB chunk of a message; a batch of 10 is one request). */
+  /** SQS, per request (a 64 KB chunk of a message; a batch of 10 is one request): standard and FIFO queues. */
   sqsRequest: 0.4 / 1e6,
+  sqsFifoRequest: 0.5 / 1e6,
   s3Get: 0.0004 / 1000,
   s3Put: 0.005 / 1000,
   s3StorageGbMonth: 0.023,
@@ -50,25 +55,13 @@ export const prices = {
   sesEmail: 0.0001,
 } as const;
 
-/** What one unit of work (one request, one send, one delivery) consumes. */
-export interface UnitAssumptions {
-  /** Function invocations: which function, how long it is billed (ms), how many units share one invocation. */
-  lambda: { fn: string; billedMs: number; perInvocation?: number }[];
-  apiRequests: number;
-  dynamoReads: number;
-  dynamoWrites: number;
-  sqsRequests: number;
-  s3Gets?: number;
-  s3Puts?: number;
-  /** Bytes of logs written (platform REPORT lines, API access log, application lines). */
-  logBytes: number;
-}
-
-export interface Scenario {
+/** A row of the cost table: one or more recorded request types (units per request, as recorded on the wire). */
+export interface CostRow {
   name: string;
-  /** What is assumed, in words (the README prints it). */
+  /** The recorded request types it adds up, each with how many of it one unit of this row makes. */
+  parts: { type: string; per?: number }[];
+  /** What is assumed beyond the recorded units (the durations come from infra/durations.ts), in words. */
   assumptions: string;
-  unit: UnitAssumptions;
   /** Costs outside this stack's infrastructure (model tokens, OCR pages, provider fees), per unit, with a label. */
   external?: { label: string; usd: number };
 }
@@ -80,130 +73,136 @@ export interface Breakdown {
   sqs: number;
   s3: number;
   logs: number;
+  /** Storage: what expires, over its life; what is kept for good, for one month (with PITR). */
+  storage: number;
   total: number;
 }
 
 const specsByFn = () => new Map(functionSpecs().map((s) => [s.fn, s]));
 
-/** Per-million cost of a scenario, by service. */
+/** Log bytes per HTTP request: Lambda's START/END/REPORT JSON lines (~700 B) and the API's JSON access log (~450 B). */
+const HTTP_LOG_BYTES = 1_150;
+/** Log bytes per worker invocation: Lambda's START/END/REPORT lines. */
+const INVOCATION_LOG_BYTES = 700;
+/** Messages a queue worker's event source takes per receive and deletes per call under load (SQS's 10 at most). */
+const POLLER_BATCH = 10;
+const GB = 1e9;
+
+/** Per-million cost of a row, by service, from the recorded units. */
 export function perMillion(
-  unit: UnitAssumptions,
+  row: CostRow,
+  units: RecordedUnits = recordedUnits(),
   specs: Map<string, FunctionSpec> = specsByFn(),
   architectures: Record<string, 'arm64' | 'x86_64'> = {},
 ): Breakdown {
-  let lambda = 0;
-  for (const call of unit.lambda) {
-    const spec = specs.get(call.fn);
-    if (!spec) throw new Error(`No function ${call.fn} in shared/contract`);
-    const share = 1 / (call.perInvocation ?? 1);
-    const gbSeconds = (spec.memoryMb / 1024) * (call.billedMs / 1000);
-    lambda += share * (gbSeconds * prices.lambdaGbSecond[architectures[call.fn] ?? 'arm64'] + prices.lambdaRequest);
+  const b = { lambda: 0, apiGateway: 0, dynamodb: 0, sqs: 0, s3: 0, logs: 0, storage: 0 };
+  for (const part of row.parts) {
+    const t = unitsOf(units, part.type);
+    const n = part.per ?? 1;
+    for (const f of t.functions) {
+      const spec = specs.get(f.fn);
+      if (!spec) throw new Error(`No function ${f.fn} in shared/contract`);
+      // A queue worker's duration is per full batch; an HTTP function's per request.
+      const batch = spec.queueWorker?.batchSize ?? 1;
+      const invocations = spec.queueWorker ? f.records / batch : f.invocations;
+      const gbSeconds = (spec.memoryMb / 1024) * (durationOf(f.fn).ms / 1000);
+      const arch = architectures[f.fn] ?? 'arm64';
+      b.lambda += n * invocations * (gbSeconds * prices.lambdaGbSecond[arch] + prices.lambdaRequest);
+      if (f.method) {
+        b.apiGateway += n * f.invocations * prices.apiRestRequest;
+        b.logs += (n * f.invocations * HTTP_LOG_BYTES * logPerByte()) / 1;
+      } else b.logs += n * invocations * INVOCATION_LOG_BYTES * logPerByte();
+    }
+    for (const d of t.dynamo) {
+      b.dynamodb += n * (d.wcu * prices.dynamoWriteUnit + d.rcu * prices.dynamoReadUnit);
+      const storagePerGbMonth = prices.dynamoStorageGbMonth + (d.target === 'table' ? prices.dynamoPitrGbMonth : 0);
+      b.storage += n * ((Math.max(0, d.storedBytes) + Math.max(0, d.expiringByteDays) / 30) / GB) * storagePerGbMonth;
+    }
+    for (const q of t.sqs) {
+      const price =
+        queueDefinitions[q.queue] && 'fifo' in queueDefinitions[q.queue] ? prices.sqsFifoRequest : prices.sqsRequest;
+      b.sqs += n * (q.byPoller ? q.messages / POLLER_BATCH : q.requests) * price;
+    }
+    for (const o of t.s3) {
+      b.s3 += n * o.requests * (o.op === 'PutObject' || o.op.startsWith('List') ? prices.s3Put : prices.s3Get);
+      if (o.op === 'PutObject') b.storage += n * (o.bytes / GB) * prices.s3StorageGbMonth;
+    }
   }
-  const apiGateway = unit.apiRequests * prices.apiRestRequest;
-  const dynamodb = unit.dynamoReads * prices.dynamoReadUnit + unit.dynamoWrites * prices.dynamoWriteUnit;
-  const sqs = unit.sqsRequests * prices.sqsRequest;
-  const s3 = (unit.s3Gets ?? 0) * prices.s3Get + (unit.s3Puts ?? 0) * prices.s3Put;
-  const logs = (unit.logBytes / 1e9) * (prices.logsIngestGb + prices.logsStorageGbMonth);
   const m = 1e6;
-  return {
-    lambda: lambda * m,
-    apiGateway: apiGateway * m,
-    dynamodb: dynamodb * m,
-    sqs: sqs * m,
-    s3: s3 * m,
-    logs: logs * m,
-    total: (lambda + apiGateway + dynamodb + sqs + s3 + logs) * m,
-  };
+  const out = Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v * m])) as Omit<Breakdown, 'total'>;
+  return { ...out, total: Object.values(out).reduce((a, v) => a + v, 0) };
 }
 
-/** Log bytes per HTTP request: Lambda's START/END/REPORT JSON lines (~700 B) and the API's JSON access log (~450 B). */
-const HTTP_LOG_BYTES = 1_150;
+const logPerByte = () => (prices.logsIngestGb + prices.logsStorageGbMonth) / GB;
 
-export const scenarios: Scenario[] = [
-  {
-    name: 'Bots API: health',
-    assumptions:
-      '50 ms billed; token GetItem, rate-limit UpdateItem, month balance GetItem; probes cached per instance',
-    unit: {
-      lambda: [{ fn: 'health', billedMs: 50 }],
-      apiRequests: 1,
-      dynamoReads: 2,
-      dynamoWrites: 1,
-      sqsRequests: 0,
-      logBytes: HTTP_LOG_BYTES,
-    },
-  },
-  {
-    name: 'Bots API: search',
-    assumptions: '60 ms billed (index cached in the instance); token, bot reads; rate-limit write',
-    unit: {
-      lambda: [{ fn: 'search', billedMs: 60 }],
-      apiRequests: 1,
-      dynamoReads: 2,
-      dynamoWrites: 1,
-      sqsRequests: 0,
-      logBytes: HTTP_LOG_BYTES,
-    },
-  },
+export const costRows: CostRow[] = [
+  { name: 'Bots API: health', parts: [{ type: 'health' }], assumptions: 'probes cached per instance' },
+  { name: 'Bots API: search', parts: [{ type: 'search' }], assumptions: "the bot's index cached in the instance" },
   {
     name: 'Bots API: completion',
-    assumptions: '2 s billed (the function waits for the model); token, bot reads; rate-limit, charge, settle writes',
-    unit: {
-      lambda: [{ fn: 'completion', billedMs: 2_000 }],
-      apiRequests: 1,
-      dynamoReads: 2,
-      dynamoWrites: 3,
-      sqsRequests: 0,
-      logBytes: HTTP_LOG_BYTES + 300,
-    },
+    parts: [{ type: 'completion' }],
+    assumptions: 'the function waits ~2 s for the model',
     external: {
       label: 'Nova Lite tokens (1,500 in, 300 out)',
       usd: 1.5 * prices.novaLiteInputPer1k + 0.3 * prices.novaLiteOutputPer1k,
     },
   },
   {
-    name: 'Bots API: extract (text-layer PDF, ~5 pages)',
-    assumptions: '1 s billed on x86_64 (native canvas); token read; rate-limit, charge, settle writes',
-    unit: {
-      lambda: [{ fn: 'extract', billedMs: 1_000 }],
-      apiRequests: 1,
-      dynamoReads: 1,
-      dynamoWrites: 3,
-      sqsRequests: 0,
-      logBytes: HTTP_LOG_BYTES + 300,
+    name: 'Bots API: chat completion',
+    parts: [{ type: 'chat completion' }],
+    assumptions: 'as completion, in the OpenAI wire format',
+    external: {
+      label: 'Nova Lite tokens (1,500 in, 300 out)',
+      usd: 1.5 * prices.novaLiteInputPer1k + 0.3 * prices.novaLiteOutputPer1k,
     },
+  },
+  {
+    name: 'Bots API: extract (text-layer PDF)',
+    parts: [{ type: 'extract' }],
+    assumptions: '1 s for ~5 pages on x86_64 (native canvas)',
     external: { label: 'Textract, only for scanned pages', usd: 0 },
   },
   {
     name: 'Send (`POST /api/integration/generic`)',
-    assumptions:
-      '300 ms billed (one provider call); token, channel reads; credit charge write; one SQS message (message.sent)',
-    unit: {
-      lambda: [{ fn: 'send', billedMs: 300 }],
-      apiRequests: 1,
-      dynamoReads: 2,
-      dynamoWrites: 1,
-      sqsRequests: 1,
-      logBytes: HTTP_LOG_BYTES,
-    },
+    parts: [{ type: 'send' }],
+    assumptions: 'one provider call (~300 ms); its event counted in the fan-out row',
     external: { label: 'SES, if the channel sends through it', usd: prices.sesEmail },
   },
   {
+    name: 'Status callback (Twilio)',
+    parts: [{ type: 'status callback' }],
+    assumptions: 'the callback accepted, then the inbound worker in batches of 10; its event in the fan-out row',
+  },
+  {
+    name: 'Inbound message (Twilio SMS)',
+    parts: [{ type: 'inbound message' }],
+    assumptions: 'as a status callback',
+  },
+  {
+    name: 'Inbound message (WhatsApp)',
+    parts: [{ type: 'inbound WhatsApp message' }],
+    assumptions: 'as a status callback',
+  },
+  { name: 'Reported event (`POST /events`)', parts: [{ type: 'reported event' }], assumptions: 'one enqueue' },
+  {
+    name: 'Event fanned out (per event)',
+    parts: [{ type: 'event fan-out' }],
+    assumptions: 'batches of 10 events',
+  },
+  {
     name: 'Webhook delivery (first attempt succeeds)',
-    assumptions:
-      'fan-out: 1 event → 1 delivery, batches of 10, 50 ms per batch, 1 Query; deliver: 200 ms billed per attempt (batch of 1, ' +
-      'the worst case), 2 writes (the attempt record, the hourly counters); SQS: send + receive + delete on both queues',
-    unit: {
-      lambda: [
-        { fn: 'fanout', billedMs: 50, perInvocation: 10 },
-        { fn: 'deliver', billedMs: 200 },
-      ],
-      apiRequests: 0,
-      dynamoReads: 1,
-      dynamoWrites: 2,
-      sqsRequests: 6,
-      logBytes: 900,
-    },
+    parts: [{ type: 'webhook delivery' }],
+    assumptions: 'batches of 10 deliveries, ~400 ms each',
+  },
+  {
+    name: 'Ordered webhook delivery',
+    parts: [{ type: 'ordered webhook delivery' }],
+    assumptions: 'as a delivery, on the FIFO queue',
+  },
+  {
+    name: 'Knowledge file ingested (text, through the API)',
+    parts: [{ type: 'knowledge file ingested' }],
+    assumptions: 'one file per ingestion batch (the most per file); ~3 s per batch',
   },
 ];
 
@@ -251,18 +250,18 @@ export function defaultFloorInputs() {
 const usd = (n: number) => (n >= 100 ? `$${n.toFixed(0)}` : n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(3)}`);
 
 /** The README tables (architectures: as the stack picks them, from what each bundle ships). */
-export function costTables(architectures: Record<string, 'arm64' | 'x86_64'>): string {
+export function costTables(architectures: Record<string, 'arm64' | 'x86_64'>, units = recordedUnits()): string {
   const lines = [
-    '| per million | Lambda | API Gateway | DynamoDB | SQS | logs | **total (AWS infra)** | outside the stack |',
-    '|---|---:|---:|---:|---:|---:|---:|---|',
+    '| per million | Lambda | API Gateway | DynamoDB | SQS | S3 | logs | storage | **total (AWS infra)** | outside the stack |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
-  for (const s of scenarios) {
-    const b = perMillion(s.unit, undefined, architectures);
-    const external = s.external
-      ? `${s.external.label}: ${s.external.usd ? usd(s.external.usd * 1e6) : 'per page'}`
+  for (const row of costRows) {
+    const b = perMillion(row, units, undefined, architectures);
+    const external = row.external
+      ? `${row.external.label}: ${row.external.usd ? usd(row.external.usd * 1e6) : 'per page'}`
       : '';
     lines.push(
-      `| ${s.name} | ${usd(b.lambda)} | ${usd(b.apiGateway)} | ${usd(b.dynamodb)} | ${usd(b.sqs)} | ${usd(b.logs)} | **${usd(b.total)}** | ${external} |`,
+      `| ${row.name} | ${usd(b.lambda)} | ${usd(b.apiGateway)} | ${usd(b.dynamodb)} | ${usd(b.sqs)} | ${usd(b.s3)} | ${usd(b.logs)} | ${usd(b.storage)} | **${usd(b.total)}** | ${external} |`,
     );
   }
   const floor = idleFloor();
@@ -288,8 +287,26 @@ export function costTables(architectures: Record<string, 'arm64' | 'x86_64'>): s
   return lines.join('\n');
 }
 
+/** Each row's recorded units and assumptions, as the tables' footnotes. */
+export function unitLines(units = recordedUnits()): string[] {
+  return costRows.map((row) => {
+    const sum = (f: (t: ReturnType<typeof unitsOf>) => number) =>
+      row.parts.reduce((n, p) => n + (p.per ?? 1) * f(unitsOf(units, p.type)), 0);
+    const wcu = sum((t) => t.dynamo.reduce((n, d) => n + d.wcu, 0));
+    const rcu = sum((t) => t.dynamo.reduce((n, d) => n + d.rcu, 0));
+    const sqs = sum((t) => t.sqs.reduce((n, q) => n + (q.byPoller ? q.messages / POLLER_BATCH : q.requests), 0));
+    const s3 = sum((t) => t.s3.reduce((n, o) => n + o.requests, 0));
+    const fns = [...new Set(row.parts.flatMap((p) => unitsOf(units, p.type).functions.map((f) => f.fn)))];
+    const durations = fns.map((fn) => `${fn} ${durationOf(fn).ms} ms`).join(', ');
+    return `- ${row.name}: ${num(wcu)} write and ${num(rcu)} read units, ${num(sqs)} SQS and ${num(s3)} S3 requests (recorded); ${durations}; ${row.assumptions}`;
+  });
+}
+
+const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const bundles = buildFunctionsSync(functionSpecs().map((s) => s.fn));
   console.log(costTables(Object.fromEntries([...bundles].map(([fn, b]) => [fn, architectureFor(b.unbundled)]))));
-  for (const s of scenarios) console.log(`- ${s.name}: ${s.assumptions}`);
+  console.log('');
+  for (const line of unitLines()) console.log(line);
 }

@@ -22,9 +22,19 @@ export interface DeploymentSettings {
   embeddingsBaseUrl?: string;
   /** Days CloudWatch keeps function and access logs. */
   logRetentionDays: number;
-  /** Stage-wide API Gateway throttle (requests per second, burst): a cost guard above the per-token limits. */
+  /**
+   * API Gateway throttle (requests per second, burst) of each route the capacity target puts no load on (the
+   * management API, message status...); the others get the capacity plan's (infra/capacity-plan.ts), never less.
+   */
   throttleRateLimit: number;
   throttleBurstLimit: number;
+  /**
+   * The account's Regional quotas: Lambda concurrency and API Gateway requests per second (AWS's defaults: 1,000 and
+   * 10,000). The capacity plan fits reservations, workers' concurrency and method throttles within them; the target
+   * (S1-S4) needs more (`npx tsx bench/capacity.ts` prints how much): raise the quotas, then these.
+   */
+  lambdaConcurrencyQuota: number;
+  apiRequestQuota: number;
   /** Address that gets alarm notifications (an SNS email subscription to confirm); none = alarms only in the console. */
   alarmEmail?: string;
   /**
@@ -40,11 +50,11 @@ export interface DeploymentSettings {
    */
   ocrEngine: 'textract' | 'tesseract';
   /**
-   * Reserved concurrency of the long-running routes (completion, extract): each may hold at most this many
-   * instances, so a burst on one cannot take the whole account's concurrency from the others. 0 = no reservation
-   * (accounts with the default 10-instance quota cannot reserve any).
+   * Reserved concurrency of each long-running route (completion, chat, responses, embeddings, extract), instead of
+   * the capacity plan's: each may hold at most this many instances, so a burst on one cannot take the account's
+   * concurrency from the others. 0 = no reservation (accounts with the 10-instance quota cannot reserve any).
    */
-  longRouteReservedConcurrency: number;
+  longRouteReservedConcurrency?: number;
   /** Extra settings for every function (BOT_RATE_LIMIT_PER_MINUTE, WEBHOOK_RETRY_SCHEDULE, ...): see shared/config. */
   environment: Record<string, string>;
 }
@@ -57,7 +67,8 @@ export const defaultSettings: DeploymentSettings = {
   throttleRateLimit: 200,
   throttleBurstLimit: 400,
   ocrEngine: 'textract',
-  longRouteReservedConcurrency: 20,
+  lambdaConcurrencyQuota: 1_000,
+  apiRequestQuota: 10_000,
   environment: {},
 };
 
@@ -77,8 +88,12 @@ export function settingsFromContext(value: unknown): DeploymentSettings {
     throw new Error('switchboard.openaiBaseUrl is required with modelProvider openai');
   if (!['textract', 'tesseract'].includes(settings.ocrEngine))
     throw new Error(`switchboard.ocrEngine must be textract or tesseract, not ${settings.ocrEngine}`);
-  if (!Number.isInteger(settings.longRouteReservedConcurrency) || settings.longRouteReservedConcurrency < 0)
+  const reserved = settings.longRouteReservedConcurrency;
+  if (reserved !== undefined && (!Number.isInteger(reserved) || reserved < 0))
     throw new Error('switchboard.longRouteReservedConcurrency must be a whole number, 0 or more');
+  for (const quota of ['lambdaConcurrencyQuota', 'apiRequestQuota'] as const)
+    if (!Number.isInteger(settings[quota]) || settings[quota] < 1)
+      throw new Error(`switchboard.${quota} must be a whole number, 1 or more`);
   if (!['none', 'bedrock', 'openai'].includes(settings.embeddingsProvider))
     throw new Error(`switchboard.embeddingsProvider must be none, bedrock or openai`);
   return settings;

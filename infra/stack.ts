@@ -39,7 +39,6 @@ import { createInboundMail } from './inbound-mail.ts';
 import { architectureFor, buildFunctionsSync, type BundleAnalysis } from './bundling.ts';
 import {
   functionSpecs,
-  isLongRoute,
   pascal,
   sharedDefinitions,
   specsForDeployment,
@@ -47,6 +46,7 @@ import {
   type ResourceDefinitions,
 } from './functions.ts';
 import { acknowledgeFindings, acknowledgeTracing } from './acknowledgements.ts';
+import { type CapacityPlan, capacityPlan } from './capacity-plan.ts';
 import { bedrockModelArns, statementsFor, type AccessTargets } from './permissions.ts';
 import { bedrockModelIds, defaultSettings, type DeploymentSettings } from './settings.ts';
 
@@ -66,6 +66,8 @@ export class SwitchboardStack extends Stack {
   readonly roles: Record<string, Role> = {};
   readonly specs: FunctionSpec[];
   readonly bundles: Map<string, BundleAnalysis>;
+  /** Concurrency and throttles sized for the capacity target within the account's quotas (./capacity-plan.ts). */
+  readonly plan: CapacityPlan;
 
   constructor(scope: Construct, id: string, props: SwitchboardStackProps = {}) {
     super(scope, id, props);
@@ -78,6 +80,7 @@ export class SwitchboardStack extends Stack {
     const buckets = createBuckets(this);
     notifyObjectsCreated(buckets, queues);
     this.specs = specsForDeployment(functionSpecs(definitions), settings);
+    this.plan = capacityPlan(settings);
     const secrets = createSecrets(this, new Set(this.specs.flatMap((s) => s.access.secrets ?? [])), settings);
     const targets: AccessTargets = {
       table,
@@ -107,7 +110,12 @@ export class SwitchboardStack extends Stack {
     const scheduleDeadLetterQueues = this.scheduleWorkers();
 
     // ---- API and alarms -----------------------------------------------------------------------------------------
-    const api = createApi(this, { definitions, functions: this.functions as Record<string, IFunction>, settings });
+    const api = createApi(this, {
+      definitions,
+      functions: this.functions as Record<string, IFunction>,
+      settings,
+      methodThrottles: this.plan.methodThrottles,
+    });
     // What Twilio signs and channel answers show (contract §10). The RestApi itself depends on no function, so the
     // functions may reference its id; the stage name is a literal, not the Stage resource (which would be a cycle).
     const publicBaseUrl =
@@ -149,7 +157,7 @@ export class SwitchboardStack extends Stack {
         new SqsEventSource(queues[worker.queue], {
           batchSize: worker.batchSize,
           maxBatchingWindow: worker.batchWindowSeconds > 0 ? Duration.seconds(worker.batchWindowSeconds) : undefined,
-          maxConcurrency: worker.maxConcurrency,
+          maxConcurrency: this.plan.workerConcurrency[spec.fn] ?? worker.maxConcurrency,
           reportBatchItemFailures: true,
         }),
       );
@@ -216,8 +224,8 @@ export class SwitchboardStack extends Stack {
       awsSdkConnectionReuse: false,
       // Lambda records each invocation's segment; no X-Ray SDK in the bundle (cold import, BENCHMARKS.md issue 21).
       tracing: Tracing.ACTIVE,
-      ...(isLongRoute(spec) && ctx.settings.longRouteReservedConcurrency > 0
-        ? { reservedConcurrentExecutions: ctx.settings.longRouteReservedConcurrency }
+      ...(this.plan.reservedConcurrency[spec.fn]
+        ? { reservedConcurrentExecutions: this.plan.reservedConcurrency[spec.fn] }
         : {}),
     });
   }
@@ -248,7 +256,7 @@ interface FunctionContext {
   queues: Record<QueueKey, Queue>;
 }
 
-function createTable(scope: Construct): Table {
+export function createTable(scope: Construct): Table {
   const table = new Table(scope, mainTable.constructId, {
     partitionKey: { name: mainTable.partitionKey, type: AttributeType.STRING },
     sortKey: { name: mainTable.sortKey, type: AttributeType.STRING },

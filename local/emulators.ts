@@ -18,6 +18,8 @@ import type { buildApp } from 'fauxqs';
 import { buckets } from '#shared/contract/buckets.ts';
 import { deadLetterName, queues, type QueueKey } from '#shared/contract/queues.ts';
 import { mainTable } from '#shared/contract/table.ts';
+import { startAwsStandIns, type AwsStandIns, type AwsStandInsOptions, type StandInName } from './aws/stand-ins.ts';
+import { recordTopicMessages } from './aws/sns-received.ts';
 import type { S3Refusal } from './s3-post-policy.ts';
 import { hasContractIndexes, rebuildWithContractIndexes } from './table-upgrade.ts';
 import { returnItemOnConditionFailure } from './dynalite-fidelity.ts';
@@ -36,11 +38,43 @@ export interface Emulators {
   queueUrls: Record<QueueKey, string>;
   dlqUrls: Record<QueueKey, string>;
   bucketNames: Record<keyof typeof buckets, string>;
+  /** The STS, EventBridge, Kinesis and SES v2 stand-ins' endpoints (./aws/stand-ins.ts). */
+  standInEndpoints: Record<StandInName, string>;
   stop(): Promise<void>;
 }
 
-/** What the SQS + S3 stand-in (fauxqs) serves: its endpoint and the queues and buckets it holds. */
-export type QueuesAndBuckets = Pick<Emulators, 'awsEndpoint' | 'queueUrls' | 'dlqUrls' | 'bucketNames'>;
+/**
+ * What the SQS + S3 + SNS stand-in (fauxqs) and the other AWS stand-ins beside it serve: their endpoints and the
+ * queues and buckets they hold.
+ */
+export type QueuesAndBuckets = Pick<
+  Emulators,
+  'awsEndpoint' | 'queueUrls' | 'dlqUrls' | 'bucketNames' | 'standInEndpoints'
+>;
+
+/** Settings of the AWS stand-ins beside fauxqs. */
+export type StandInSettings = Pick<AwsStandInsOptions, 'ports' | 'sesRelaySmtpUrl'>;
+
+/** Every AWS service the runner stands in for, with its endpoint: what `GET /local/aws` lists. */
+export interface LocalAws {
+  region: string;
+  endpoints: Record<'dynamodb' | 'sqs' | 's3' | 'sns' | StandInName, string>;
+}
+
+export function localAws(
+  emulators: Pick<Emulators, 'region' | 'dynamoEndpoint' | 'awsEndpoint' | 'standInEndpoints'>,
+): LocalAws {
+  return {
+    region: emulators.region,
+    endpoints: {
+      dynamodb: emulators.dynamoEndpoint,
+      sqs: emulators.awsEndpoint,
+      s3: emulators.awsEndpoint,
+      sns: emulators.awsEndpoint,
+      ...emulators.standInEndpoints,
+    },
+  };
+}
 
 /**
  * Starts the in-process stand-ins on 127.0.0.1 only: dynalite (DynamoDB) and fauxqs (SQS + S3), persisted under
@@ -51,12 +85,14 @@ export async function startEmulators(
   dataDir: string,
   startQueuesAndBuckets: (
     dir: string,
+    standIns: StandInSettings & { dir: string },
   ) => Promise<QueuesAndBuckets & { stop(): Promise<void> }> = startFauxqsWithQueuesAndBuckets,
+  standIns: StandInSettings = {},
 ): Promise<Emulators> {
   mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
   const [dynamo, aws] = await Promise.all([
     startDynalite(join(dataDir, 'dynamodb')),
-    startQueuesAndBuckets(join(dataDir, 'fauxqs')),
+    startQueuesAndBuckets(join(dataDir, 'fauxqs'), { ...standIns, dir: join(dataDir, 'aws') }),
   ]);
   const ddb = new DynamoDBClient({ region: REGION, endpoint: dynamo.endpoint, credentials });
   try {
@@ -78,17 +114,26 @@ export async function startEmulators(
   };
 }
 
-/** fauxqs (SQS + S3) persisted under `dir`, with the queues (and their dead-letter queues) and buckets created. */
+/**
+ * fauxqs (SQS + S3 + SNS) persisted under `dir`, with the queues (and their dead-letter queues) and buckets created,
+ * and the other AWS stand-ins (./aws/stand-ins.ts) beside it, persisted under `standIns.dir`.
+ */
 export async function startFauxqsWithQueuesAndBuckets(
   dir: string,
+  standIns: StandInSettings & { dir?: string } = {},
 ): Promise<QueuesAndBuckets & { stop(): Promise<void> }> {
   mkdirSync(join(dir, 's3'), { recursive: true });
+  const others = await startAwsStandIns({ ...standIns, region: REGION });
   // Loaded here, not with the module: the runner's main thread imports this module for dynalite only.
   const [fauxqs, sqsSdk, { S3Client }] = await Promise.all([
-    startFauxqs(dir),
+    startFauxqs(dir, others.database).catch(async (error: unknown) => {
+      await others.stop();
+      throw error;
+    }),
     import('@aws-sdk/client-sqs'),
     import('@aws-sdk/client-s3'),
   ]);
+  others.connect(fauxqs.endpoint);
   const sqs = new sqsSdk.SQSClient({ region: REGION, endpoint: fauxqs.endpoint, credentials });
   const s3 = new S3Client({ region: REGION, endpoint: fauxqs.endpoint, credentials, forcePathStyle: true });
   try {
@@ -100,9 +145,11 @@ export async function startFauxqsWithQueuesAndBuckets(
       bucketNames: Object.fromEntries(
         Object.entries(buckets).map(([k, b]) => [k, b.localName]),
       ) as Emulators['bucketNames'],
+      standInEndpoints: others.endpoints,
       stop: async () => {
         stopNotifying();
         await fauxqs.close();
+        await others.stop();
       },
     };
   } finally {
@@ -188,7 +235,7 @@ export async function startDynamoWithTable(): Promise<{ endpoint: string; tableN
  * same SQLite persistence `startFauxqs` would wire: queues, in-flight messages and their visibility deadlines,
  * and S3 objects as files. The stores are not in the package's exports, so they are loaded by file URL.
  */
-async function startFauxqs(dir: string) {
+async function startFauxqs(dir: string, standInDatabase: AwsStandIns['database']) {
   const { buildApp } = await import('fauxqs');
   const dist = new URL('.', import.meta.resolve('fauxqs'));
   const load = (path: string) => import(new URL(path, dist).href);
@@ -224,6 +271,7 @@ async function startFauxqs(dir: string) {
   });
   acceptLargeObjects(app);
   throttleQueues(app as never);
+  recordTopicMessages(app, standInDatabase);
   enforcePostPolicies(app, await import('./s3-post-policy.ts'));
   answerBrowsers(app);
   app.addHook('preClose', () => {

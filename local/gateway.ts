@@ -127,6 +127,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Gatewa
     result = await invokeWithTimeout(
       () => handler(event, lambdaContext(fn, timeoutSeconds, route?.memoryMb ?? 256)),
       timeoutSeconds,
+      { functionName: fn, event },
     );
   } catch (error) {
     if (error instanceof LambdaTimeoutError)
@@ -149,6 +150,7 @@ async function streamResult(
     await invokeWithTimeout(
       () => serveStreaming(handler, event, lambdaContext(fn, timeoutSeconds, route?.memoryMb ?? 256), res),
       timeoutSeconds,
+      { functionName: fn, event },
     );
   } catch (error) {
     // Once the status line is out, the only way left to say "failed" is to cut the connection, as API Gateway does.

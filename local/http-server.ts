@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { consoleRoutes } from './console.ts';
+import type { LocalAws } from './emulators.ts';
 import { resolveRequestId } from '#shared/http/request-id.ts';
 import { createGateway, type LocalRoute, type ProxyHandler, sendGatewayError } from './gateway.ts';
 import { loadFunction } from './load-function.ts';
@@ -12,6 +13,8 @@ export interface HttpServerOptions {
   fns: string[];
   /** PUBLIC_BASE_URL for the functions; default: this server's own base URL, known once it listens. */
   publicBaseUrl?: string;
+  /** The AWS services the runner stands in for, with their endpoints: `GET /local/aws`. */
+  localAws?: LocalAws;
 }
 
 export interface RunningHttpServer {
@@ -30,34 +33,21 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const handlers: Record<string, ProxyHandler> = {};
 
   let ready = false;
-  const healthz: LocalRoute = (req, res, url) => {
-    if (url.pathname !== '/healthz') return false;
-    const requestId = resolveRequestId(singleHeader(req.headers['x-request-id']));
-    // HEAD is GET without the body (HTTP lets any GET resource answer it); only GET is advertised, as §1 asks.
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      req.resume();
-      sendGatewayError(res, 405, 'METHOD_NOT_ALLOWED', `Method ${req.method} is not allowed on /healthz.`, {
-        requestId,
-        headers: { allow: 'GET' },
-      });
-      return true;
-    }
-    const body = JSON.stringify(ready ? { ok: true } : { ok: false });
-    res.writeHead(ready ? 200 : 503, {
-      'content-type': 'application/json; charset=utf-8',
-      'x-request-id': requestId,
-      'content-length': Buffer.byteLength(body),
-    });
-    res.end(req.method === 'HEAD' ? undefined : body);
-    return true;
-  };
+  const healthz = getOnly('/healthz', () => ({
+    status: ready ? 200 : 503,
+    body: ready ? { ok: true } : { ok: false },
+  }));
+  // The stand-ins a test or a developer points an AWS SDK client at: the runner's own, so no credentials asked.
+  const localAwsRoute = options.localAws
+    ? [getOnly('/local/aws', () => ({ status: 200, body: options.localAws }))]
+    : [];
   // The console, /openapi.json and /docs: static files and the document built from the loaded admin routes.
   // The browser posts knowledge uploads to the S3 stand-in (the upload URLs' origin): the console's CSP allows it.
   const uploadOrigins = process.env.S3_ENDPOINT ? [new URL(process.env.S3_ENDPOINT).origin] : [];
   let baseUrl: string | undefined;
   const server = createGateway({
     handlers,
-    localRoutes: [healthz, ...consoleRoutes({ uploadOrigins, baseUrl: () => baseUrl })],
+    localRoutes: [healthz, ...localAwsRoute, ...consoleRoutes({ uploadOrigins, baseUrl: () => baseUrl })],
   });
   server.listen(options.port, options.host);
   await Promise.race([
@@ -82,6 +72,34 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         server.closeAllConnections();
       });
     },
+  };
+}
+
+/**
+ * A JSON resource the runner answers itself, at `path`, for GET (and HEAD, which HTTP lets any GET resource answer);
+ * another method is 405 with `Allow: GET`.
+ */
+function getOnly(path: string, answer: () => { status: number; body: unknown }): LocalRoute {
+  return (req, res, url) => {
+    if (url.pathname !== path) return false;
+    const requestId = resolveRequestId(singleHeader(req.headers['x-request-id']));
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      req.resume();
+      sendGatewayError(res, 405, 'METHOD_NOT_ALLOWED', `Method ${req.method} is not allowed on ${path}.`, {
+        requestId,
+        headers: { allow: 'GET' },
+      });
+      return true;
+    }
+    const { status, body } = answer();
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'x-request-id': requestId,
+      'content-length': Buffer.byteLength(text),
+    });
+    res.end(req.method === 'HEAD' ? undefined : text);
+    return true;
   };
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { tracingChannel } from 'node:diagnostics_channel';
 import { InvokeStore } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
 
@@ -33,14 +34,36 @@ export function lambdaContext(functionName: string, timeoutSeconds: number, memo
   };
 }
 
-/** Runs a handler in an invocation scope of its own, with its timeout, as Lambda would: past it the invocation fails. */
-export async function invokeWithTimeout<T>(run: () => Promise<T>, timeoutSeconds: number): Promise<T> {
+/** What one invocation is: the function and the event it was given. */
+export interface Invocation {
+  functionName: string;
+  event: unknown;
+}
+
+/**
+ * Every invocation, as a tracing channel (start, end of its promise): a tool watching the runner (bench/capacity.ts)
+ * binds its own async context to it and so knows which function made each AWS call. Nothing is published to a channel
+ * nobody watches.
+ */
+export const invocations = tracingChannel<unknown, Invocation>('switchboard:local:invocation');
+
+/**
+ * Runs a handler in an invocation scope of its own, with its timeout, as Lambda would: past it the invocation fails.
+ * `invocation` names the function and its event for whoever watches `invocations`.
+ */
+export async function invokeWithTimeout<T>(
+  run: () => Promise<T>,
+  timeoutSeconds: number,
+  invocation?: Invocation,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new LambdaTimeoutError(timeoutSeconds)), timeoutSeconds * 1000);
   });
+  const scoped = () => invocationScopes.run({}, run);
   try {
-    return await Promise.race([invocationScopes.run({}, run), timeout]);
+    const running = invocation && invocations.hasSubscribers ? invocations.tracePromise(scoped, invocation) : scoped();
+    return await Promise.race([running, timeout]);
   } finally {
     clearTimeout(timer);
   }

@@ -1,3 +1,4 @@
+import { STAND_IN_SERVICES, standInPortSetting } from './aws/stand-ins.ts';
 import { startService, type RunningService } from './service.ts';
 import { portSetting, StartupError } from './startup-errors.ts';
 
@@ -8,6 +9,15 @@ try {
   service = await startService({
     port: portSetting('PORT', process.env.PORT, 3000),
     smtpInboundPort: portSetting('SMTP_INBOUND_PORT', process.env.SMTP_INBOUND_PORT, 2525),
+    awsStandIns: {
+      ports: Object.fromEntries(
+        STAND_IN_SERVICES.map((name) => [
+          name,
+          portSetting(standInPortSetting(name), process.env[standInPortSetting(name)], 0),
+        ]),
+      ),
+      ...(process.env.LOCAL_SES_RELAY_SMTP_URL ? { sesRelaySmtpUrl: process.env.LOCAL_SES_RELAY_SMTP_URL } : {}),
+    },
   });
 } catch (error) {
   // A setting to change: one line that names it, no stack. Anything else is a bug, reported with its stack.
@@ -24,6 +34,7 @@ console.log(`Switchboard is running (ready in ${ms} ms)
   Console:   ${service.baseUrl}/console (sign in with the admin key)
   API docs:  ${service.baseUrl}/docs
   Inbound mail: smtp://127.0.0.1:${service.smtpPort}
+  AWS stand-ins: ${service.baseUrl}/local/aws
   Data:      ${service.dataDir}
 Try: curl -s ${service.baseUrl}/healthz`);
 

@@ -81,13 +81,11 @@ export function startPoller(opts: {
     const records = messages.map((m) => toRecord(m, opts.queueArn, opts.region));
     let failed = new Set<string>();
     try {
+      const event = { Records: records };
       const result = await invokeWithTimeout(
-        () =>
-          opts.handler(
-            { Records: records },
-            lambdaContext(opts.worker.fn, opts.worker.timeoutSeconds, opts.worker.memoryMb),
-          ),
+        () => opts.handler(event, lambdaContext(opts.worker.fn, opts.worker.timeoutSeconds, opts.worker.memoryMb)),
         opts.worker.timeoutSeconds,
+        { functionName: opts.worker.fn, event },
       );
       failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch (error) {

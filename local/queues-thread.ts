@@ -1,8 +1,11 @@
-import { startFauxqsWithQueuesAndBuckets } from './emulators.ts';
+import { startFauxqsWithQueuesAndBuckets, type StandInSettings } from './emulators.ts';
 import { serveInThread } from './threads.ts';
 
-/** The SQS + S3 stand-in's thread: fauxqs with the queues and buckets (./emulators.ts), on 127.0.0.1. */
-await serveInThread(async ({ dir }: { dir: string }) => {
-  const { stop, ...info } = await startFauxqsWithQueuesAndBuckets(dir);
+/**
+ * The AWS stand-ins' thread: fauxqs (SQS, S3, SNS) with the queues and buckets (./emulators.ts), and STS,
+ * EventBridge, Kinesis and SES beside it, on 127.0.0.1.
+ */
+await serveInThread(async ({ dir, standIns }: { dir: string; standIns: StandInSettings & { dir: string } }) => {
+  const { stop, ...info } = await startFauxqsWithQueuesAndBuckets(dir, standIns);
   return { info, stop };
 });

@@ -21,6 +21,7 @@ export function startSchedule(
     running = invokeWithTimeout(
       () => handler(event, lambdaContext(worker.fn, worker.timeoutSeconds, worker.memoryMb)),
       worker.timeoutSeconds,
+      { functionName: worker.fn, event },
     )
       .then(() => undefined, onError)
       .finally(() => {

@@ -5,7 +5,15 @@ import { buckets } from '#shared/contract/buckets.ts';
 import { queueUrlEnv, type QueueKey } from '#shared/contract/queues.ts';
 import { fallbackFunction, routes } from '#shared/contract/routes.ts';
 import type { BundlesMode } from './bundles/bundles-mode.ts';
-import { startEmulators, startFauxqsWithQueuesAndBuckets, type Emulators, type QueuesAndBuckets } from './emulators.ts';
+import { standInOfFailure, standInPortSetting } from './aws/stand-ins.ts';
+import {
+  localAws,
+  startEmulators,
+  startFauxqsWithQueuesAndBuckets,
+  type Emulators,
+  type QueuesAndBuckets,
+  type StandInSettings,
+} from './emulators.ts';
 import { claimDataDir, listenFailure } from './startup-errors.ts';
 import { startThread } from './threads.ts';
 import type { HttpServerOptions, RunningHttpServer } from './http-server.ts';
@@ -37,6 +45,12 @@ export interface ServiceOptions {
    * `cdk deploy` uploads, each on a thread with the environment the synthesized template gives it (./bundles-mode.ts).
    */
   functions?: 'sources' | 'bundles';
+  /**
+   * The STS, EventBridge, Kinesis and SES stand-ins: fixed ports (0 = a free one, the default; `npm start` passes
+   * LOCAL_STS_PORT, LOCAL_EVENTBRIDGE_PORT, LOCAL_KINESIS_PORT, LOCAL_SES_PORT), and an SMTP server SES relays mail
+   * to (LOCAL_SES_RELAY_SMTP_URL).
+   */
+  awsStandIns?: StandInSettings;
 }
 
 export interface RunningService {
@@ -96,13 +110,24 @@ async function startServiceOn(
     setUpFailed = reject;
   });
   const threads = options.threads ?? process.env.LOCAL_THREADS !== '0';
-  const emulatorsStarting = startEmulators(dataDir, threads ? startQueuesThread : startFauxqsWithQueuesAndBuckets);
-  // A port in use or not allowed is the user's to fix: the error names the setting (PORT, SMTP_INBOUND_PORT).
+  // A port in use or not allowed is the user's to fix: the error names the setting (PORT, SMTP_INBOUND_PORT...).
   const portFailure = (setting: string, port: number) => (error: unknown) => {
     throw listenFailure(setting, port, error);
   };
+  const emulatorsStarting = startEmulators(
+    dataDir,
+    threads ? startQueuesThread : startFauxqsWithQueuesAndBuckets,
+    options.awsStandIns,
+  ).catch((error: unknown) => {
+    const standIn = standInOfFailure(error);
+    throw standIn
+      ? listenFailure(standInPortSetting(standIn), options.awsStandIns?.ports?.[standIn] ?? 0, error)
+      : error;
+  });
   const httpStarting = threads
-    ? startHttpThread(standInsUp.then(() => httpOptions)).catch(portFailure('PORT', httpOptions.port))
+    ? startHttpThread(standInsUp.then((emulators) => ({ ...httpOptions, localAws: localAws(emulators) }))).catch(
+        portFailure('PORT', httpOptions.port),
+      )
     : undefined;
   const workersStarting = threads
     ? startWorkersThread(standInsUp.then((emulators) => workersOptionsFor(emulators, options)))
@@ -132,6 +157,11 @@ async function startServiceOn(
       DYNAMODB_ENDPOINT: emulators.dynamoEndpoint,
       SQS_ENDPOINT: emulators.awsEndpoint,
       S3_ENDPOINT: emulators.awsEndpoint,
+      SNS_ENDPOINT: emulators.awsEndpoint,
+      STS_ENDPOINT: emulators.standInEndpoints.sts,
+      EVENTBRIDGE_ENDPOINT: emulators.standInEndpoints.eventbridge,
+      KINESIS_ENDPOINT: emulators.standInEndpoints.kinesis,
+      SES_ENDPOINT: emulators.standInEndpoints.ses,
       ADMIN_KEY: adminKey,
       SECRETS_KEY: secretsKey,
       ...Object.fromEntries(Object.values(buckets).map((b) => [b.envVar, emulators.bucketNames[b.key]])),
@@ -171,7 +201,9 @@ async function startServiceOn(
   // (`config()`), and PUBLIC_BASE_URL is known only once the gateway listens.
   const httpLoaded =
     httpStarting ??
-    import('./http-server.ts').then((m) => m.startHttpServer(httpOptions)).catch(portFailure('PORT', httpOptions.port));
+    import('./http-server.ts')
+      .then((m) => m.startHttpServer({ ...httpOptions, localAws: localAws(emulators) }))
+      .catch(portFailure('PORT', httpOptions.port));
   const parts = await Promise.allSettled([
     workersStarting ??
       httpLoaded.then(() => import('./workers.ts').then((m) => m.startWorkers(workersOptionsFor(emulators, options)))),
@@ -265,8 +297,14 @@ async function startHttpThread(options: Promise<HttpServerOptions>): Promise<Run
   };
 }
 
-async function startQueuesThread(dir: string): Promise<QueuesAndBuckets & { stop(): Promise<void> }> {
-  const thread = await startThread<QueuesAndBuckets>('queues', new URL('./queues-thread.ts', import.meta.url), { dir });
+async function startQueuesThread(
+  dir: string,
+  standIns: StandInSettings & { dir: string },
+): Promise<QueuesAndBuckets & { stop(): Promise<void> }> {
+  const thread = await startThread<QueuesAndBuckets>('queues', new URL('./queues-thread.ts', import.meta.url), {
+    dir,
+    standIns,
+  });
   return { ...thread.info, stop: () => thread.stop() };
 }
 

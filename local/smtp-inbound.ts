@@ -7,7 +7,14 @@ import { SES_OBJECT_PREFIX } from '#shared/contract/buckets.ts';
 /** The fields of SES's receipt notification the inbound worker reads (the rest of SES's is not needed here). */
 export interface SesReceiptNotification {
   notificationType: 'Received';
-  mail: { timestamp: string; messageId: string; destination: string[] };
+  /** `source`: the envelope sender (MAIL FROM), empty for a bounce's null sender; `commonHeaders.from` as written. */
+  mail: {
+    timestamp: string;
+    messageId: string;
+    source: string;
+    destination: string[];
+    commonHeaders: { from?: string[] };
+  };
   receipt: {
     timestamp: string;
     recipients: string[];
@@ -120,9 +127,11 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Run
           tooLarge.responseCode = 552;
           return callback(tooLarge);
         }
+        const mailFrom = session.envelope.mailFrom;
         store(
           Buffer.concat(chunks, size),
           session.envelope.rcptTo.map((r) => r.address),
+          mailFrom ? mailFrom.address : '',
         ).then(
           () => callback(),
           (error: unknown) => {
@@ -143,15 +152,22 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Run
    * nothing and checks no SPF, DKIM or DMARC: every verdict is `DISABLED` (what SES says of a check it did not run),
    * which the worker reads as `unknown` and never as a reason to drop.
    */
-  async function store(raw: Buffer, recipients: string[]): Promise<void> {
+  async function store(raw: Buffer, recipients: string[], source: string): Promise<void> {
     const at = new Date();
     const messageId = `local${at.getTime().toString(36)}${randomBytes(12).toString('hex')}`;
     const objectKey = `${SES_OBJECT_PREFIX}${messageId}`;
     await options.park(objectKey, raw);
     const notChecked = { status: 'DISABLED' };
+    const from = fromHeader(raw);
     await options.enqueue({
       notificationType: 'Received',
-      mail: { timestamp: at.toISOString(), messageId, destination: recipients },
+      mail: {
+        timestamp: at.toISOString(),
+        messageId,
+        source,
+        destination: recipients,
+        commonHeaders: from === undefined ? {} : { from: [from] },
+      },
       receipt: {
         timestamp: at.toISOString(),
         recipients,
@@ -177,4 +193,16 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Run
     port: (server.server.address() as AddressInfo).port,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * The `From` header as SES's notification lists it (`commonHeaders.from`), unfolded: looked for in the header block
+ * only, and only in the message's first 64 KB.
+ */
+export function fromHeader(raw: Buffer): string | undefined {
+  const head = raw.subarray(0, 64 * 1024).toString('latin1');
+  const end = head.search(/\r?\n\r?\n/);
+  const block = end < 0 ? head : head.slice(0, end);
+  const match = /^from:[ \t]*((?:.*)(?:\r?\n[ \t].*)*)/im.exec(block);
+  return match ? match[1]!.replace(/\r?\n[ \t]+/g, ' ').trim() : undefined;
 }

@@ -1,3 +1,4 @@
+import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { DynamoFailedDeliveries } from '#shared/webhooks/adapters/dynamo-failed-deliveries.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
@@ -10,7 +11,7 @@ import { makeRecoverFailedDeliveries, type RecoverFailedDeliveries } from '#shar
 /**
  * The recover use case on DynamoDB and the deliveries queues: the admin function starts a recover, the deliver
  * worker goes on with one handed over on `deliveries`. Both declare `sendTo: ['deliveries', 'deliveriesOrdered']`
- * and the table's background index in their access. `budgetMs`: how long one call works before handing the rest over.
+ * and the table's work index in their access. `budgetMs`: how long one call works before handing the rest over.
  */
 export function recoverOnDynamo(
   cfg: Config,
@@ -22,6 +23,7 @@ export function recoverOnDynamo(
   return makeRecoverFailedDeliveries({
     webhooks,
     failed: new DynamoFailedDeliveries(table, Date.now, cfg.WEBHOOK_RECOVER_CLAIM_STALE_SECONDS * 1000),
+    bodies: new DynamoEventBodies(table),
     queue: deliveryQueueFromConfig(cfg),
     continuation: new SqsRecoverContinuation(sqsClient(cfg), queueUrl),
     budgetMs,

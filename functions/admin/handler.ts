@@ -2,6 +2,7 @@ import { readSecret } from '#shared/kernel/aws/secrets.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
@@ -88,6 +89,7 @@ const webhookAdmin = makeWebhookAdmin({
   channels: channelStore,
   webhooks: integrationStore,
   deliveries: new DynamoDeliveryStore(table),
+  bodies: new DynamoEventBodies(table),
   events,
   queue: deliveryQueueFromConfig(cfg),
 });

@@ -3,6 +3,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
 import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
 import { s3PayloadStoreOnFirstUse } from '#shared/events/adapters/lazy-s3-payload-store.ts';
+import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { SqsJsonQueue } from '#shared/kernel/aws/sqs-json-queue.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
@@ -26,6 +27,7 @@ const log = (level: 'info' | 'warn' | 'error', message: string, details: Record<
 const fanout = makeFanout({
   directory: new DynamoIntegrationStore(table, secrets),
   queue: deliveryQueueFromConfig(cfg),
+  bodies: new DynamoEventBodies(table),
   secrets,
   // A filter on a large event (its body parked in S3) reads the body; nothing else does.
   payloads: s3PayloadStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER')),

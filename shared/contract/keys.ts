@@ -76,6 +76,11 @@ export const keys = {
     sk: deliveryId,
   }),
   /**
+   * An event's body, stored once for every webhook it goes to (not in each delivery record): read by a retry by hand
+   * and by `recover`. Its own partition per event, written by the fan-out.
+   */
+  eventBody: (eventId: string) => ({ pk: `EVTBODY#${eventId}`, sk: 'BODY' }),
+  /**
    * When the next delivery attempt to a paced webhook may start (`rateLimitPerSecond`, shared/webhooks/pacing.ts):
    * one item per lane of its limit (lane 0 keeps the key a limit of one lane always had).
    */

@@ -56,7 +56,9 @@ export const queues = {
     maxReceiveCount: 3,
     retentionSeconds: 4 * 86400,
   },
-  // Raw provider reports (Twilio, WhatsApp Cloud, inbound mail) waiting for the `inbound` worker.
+  // What reaches the `inbound` worker unordered: SES's receipt notifications (SNS delivers only to standard queues),
+  // which it forwards to `inboundOrdered`, and reports set aside from there after failing at the head of their
+  // conversation too often (processed here, out of line).
   inbound: {
     key: 'inbound',
     localName: 'switchboard-inbound',
@@ -64,6 +66,19 @@ export const queues = {
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
     retentionSeconds: 14 * 86400,
+  },
+  // Raw provider reports (Twilio, WhatsApp Cloud, inbound mail) in the order they were acknowledged: one message
+  // group per channel and contact, so one contact's reports are worked one after another and their events published
+  // in that order, while other contacts' go on at once. The worker retries a failing report with growing waits and
+  // sets it aside on `inbound` after `INBOUND_SET_ASIDE_AFTER` receives; the dead-letter queue only takes what kept
+  // killing the worker itself. Receives include those put back untried behind a failing report, hence the margin.
+  inboundOrdered: {
+    key: 'inboundOrdered',
+    localName: 'switchboard-inbound-ordered.fifo',
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 30,
+    retentionSeconds: 14 * 86400,
+    fifo: true,
   },
 } satisfies Record<string, QueueDefinition>;
 

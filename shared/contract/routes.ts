@@ -239,7 +239,7 @@ export const routes: RouteDefinition[] = [
     maxBodyBytes: 1024 * 1024,
     access: {
       table: { read: true },
-      sendTo: ['inbound'],
+      sendTo: ['inboundOrdered'],
       buckets: { transfer: { write: ['payloads/inbound/'] } },
       secrets: ['secretsKey'],
     },
@@ -262,7 +262,7 @@ export const routes: RouteDefinition[] = [
     maxBodyBytes: 3 * 1024 * 1024,
     access: {
       table: { read: true },
-      sendTo: ['inbound'],
+      sendTo: ['inboundOrdered'],
       buckets: { transfer: { write: ['payloads/inbound/'] } },
       secrets: ['secretsKey'],
     },

@@ -3,7 +3,7 @@
  * so names, keys and indexes cannot drift apart.
  *
  * Every item lives under a partition key derived from the request (a token hash, a project id), so reads that must
- * be current are strongly consistent GetItem/UpdateItem calls; the one GSI serves background listings only.
+ * be current are strongly consistent GetItem/UpdateItem calls; the indexes serve listings and background work.
  */
 /** Sparse index for background work (credit charges the sweeper must look at, the management listing of projects). */
 const backgroundIndex = { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' } as const;

@@ -10,7 +10,10 @@ export interface QueueWorkerDefinition {
   batchWindowSeconds: number;
   timeoutSeconds: number;
   memoryMb: number;
-  /** Concurrent batches (Lambda's maximum concurrency on the event source; local pollers in parallel). */
+  /**
+   * Concurrent batches of the local runner's poller. On AWS the event source's maximum concurrency is the capacity
+   * plan's (infra/capacity-plan.ts), sized for the target load; this is its fallback.
+   */
   maxConcurrency: number;
   /** What the function touches besides consuming its queue: infra/ grants exactly this and sets the environment. */
   access?: FunctionAccess;
@@ -38,6 +41,16 @@ const deliverAccess: FunctionAccess = {
   secrets: ['secretsKey'],
 };
 
+/** What an inbound worker touches; `sendTo` names the events queue and the other lane. */
+function inboundAccess(sendTo: QueueKey[]): FunctionAccess {
+  return {
+    table: { read: true, write: true },
+    sendTo,
+    buckets: { transfer: { read: ['payloads/inbound/', 'media/'], write: ['payloads/', 'media/'] } },
+    secrets: ['secretsKey'],
+  };
+}
+
 export const queueWorkers: QueueWorkerDefinition[] = [
   // Webhooks: events → fan-out (one Query per batch, at most one per event) → one job per webhook → deliver (one HTTP call and one write
   // per attempt). Deliver runs many batches at once: a batch is held by its slowest attempt (up to 15 s), and the
@@ -51,7 +64,8 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     memoryMb: 512,
     maxConcurrency: 4,
     access: {
-      table: { read: true },
+      // write: the event's body, stored once for all its deliveries.
+      table: { read: true, write: true },
       sendTo: ['deliveries', 'deliveriesOrdered'],
       // A webhook filter on an event whose body is parked in S3 reads it.
       buckets: { transfer: { read: ['payloads/'] } },
@@ -102,22 +116,32 @@ export const queueWorkers: QueueWorkerDefinition[] = [
       bedrock: { invoke: true },
     },
   },
-  // Channel ingress: raw provider reports → normalised, deduplicated, forward-only → the `events` queue.
+  // Channel ingress: raw provider reports → normalised, deduplicated, forward-only → the `events` queue. The FIFO
+  // lane takes every report in acknowledgement order, one contact's one after another (a batch is worked group by
+  // group, groups at once). A FIFO receive hands over as many of one group's messages as it can, so a batch is often
+  // one contact's, worked in sequence: the reports in flight come from more batches at once (40, where the unordered
+  // lane's 4 batches worked all of their 10 at once; fewer halved the throughput over 100 contacts here).
+  {
+    fn: 'inbound-ordered',
+    queue: 'inboundOrdered',
+    batchSize: 10,
+    batchWindowSeconds: 0,
+    // Media: up to 10 items of 16 MB per message, 30 s each, fetched once and stored here.
+    timeoutSeconds: 120,
+    memoryMb: 1024,
+    maxConcurrency: 40,
+    access: inboundAccess(['events', 'inbound']),
+  },
+  // The unordered lane: SES's notifications forwarded to the FIFO lane, and reports set aside from it.
   {
     fn: 'inbound',
     queue: 'inbound',
     batchSize: 10,
     batchWindowSeconds: 0,
-    // Media (contract §17): up to 10 items of 16 MB per message, 30 s each, fetched once and stored here.
     timeoutSeconds: 120,
     memoryMb: 1024,
     maxConcurrency: 4,
-    access: {
-      table: { read: true, write: true },
-      sendTo: ['events'],
-      buckets: { transfer: { read: ['payloads/inbound/', 'media/'], write: ['payloads/', 'media/'] } },
-      secrets: ['secretsKey'],
-    },
+    access: inboundAccess(['events', 'inboundOrdered']),
   },
 ];
 
@@ -137,7 +161,9 @@ export const scheduledWorkers: ScheduledWorkerDefinition[] = [
     everyMinutesOnAws: 1,
     everySecondsLocally: 5,
     timeoutSeconds: 60,
-    memoryMb: 512,
+    // A whole vCPU: draining a backlog is bound by the run's CPU (one conditional write per mark), and an idle run
+    // lasts a few Queries.
+    memoryMb: 1769,
     // gsi3: the outbox's shards; gsi1: the previous layout's one outbox key, until it is empty.
     access: { table: { read: true, write: true, indexes: ['gsi1', 'gsi3'] }, sendTo: ['events'] },
   },

@@ -25,9 +25,13 @@ export interface UnpublishedEvents {
   clear(key: { pk: string; sk: string }, eventId: string): Promise<void>;
 }
 
-/** Shards read at once, and marks cleared at once per shard (each clear is one conditional write). */
-const SHARD_CONCURRENCY = 16;
-const CLEAR_CONCURRENCY = 25;
+/**
+ * Shards read at once, and marks cleared at once per shard (each clear is one conditional write): 40 calls in flight
+ * at most, within the SDK's 50 sockets, and more than one Lambda's CPU can feed (its CPU, not DynamoDB, is the
+ * bound: bench/event-sweep.ts).
+ */
+const SHARD_CONCURRENCY = 8;
+const CLEAR_CONCURRENCY = 5;
 
 /**
  * The event sweep (scheduled: every minute on AWS, every 5 s locally): publishes every event whose change was written
@@ -55,7 +59,10 @@ export function makeSweepUnpublishedEvents(deps: {
   const now = deps.now ?? Date.now;
   const batch = deps.batch ?? 100;
 
-  /** Publishes a page's marks, then clears those the queue took; false when the queue refused any. */
+  /**
+   * Publishes a page's marks, then clears those the queue took (a clear that fails leaves its mark to be published
+   * again, same id); returns how many went out and the queue's refusals.
+   */
   async function publishPage(items: StaleItem[], before: number): Promise<{ published: number; refused: unknown[] }> {
     // An item whose latest mark is recent may be in its change's own hands (publishing it now): left for a later run.
     const settled = items.filter((item) => item.writtenAt === undefined || item.writtenAt < before);

@@ -1,5 +1,11 @@
 import type { GateDecision } from './endpoint-gate.ts';
-import { deliveryJobSchema, type DeliveryJob, type DeliveryRecord, type DeliveryStatus } from './model.ts';
+import {
+  bodyStoredOncePerEvent,
+  deliveryJobSchema,
+  type DeliveryJob,
+  type DeliveryRecord,
+  type DeliveryStatus,
+} from './model.ts';
 import type { PacingDecision } from './pacing.ts';
 import type { AttemptOutcome, AttemptWrite, QueuedJob } from './ports.ts';
 import { delayHonouringRetryAfter } from './retry-after.ts';
@@ -217,11 +223,15 @@ function recordKeys(job: DeliveryJob) {
   };
 }
 
-/** The body goes on the record with the first attempt, so it can be retried by hand after the message is gone. */
+/**
+ * What the first attempt keeps on the record for a retry by hand after the message is gone: a small body itself, a
+ * large one's S3 key (a body in between is stored once per event by the fan-out), and the ordering key.
+ */
 function bodyFields(job: DeliveryJob, attemptNumber: number): { body?: string; bodyRef?: string; orderKey?: string } {
   if (attemptNumber !== 1 || job.manual) return {};
   return {
-    ...(job.bodyRef ? { bodyRef: job.bodyRef } : { body: job.body }),
+    ...(job.bodyRef ? { bodyRef: job.bodyRef } : {}),
+    ...(job.body !== undefined && !bodyStoredOncePerEvent(job.body) ? { body: job.body } : {}),
     ...(job.orderKey !== undefined ? { orderKey: job.orderKey } : {}),
   };
 }

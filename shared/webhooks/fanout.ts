@@ -7,8 +7,8 @@ import {
   messageGroupIdOf,
   orderingKeyOf,
 } from '../events/index.ts';
-import { deliveryIdFor, deliveryJobFor } from './model.ts';
-import type { DeliveryQueue, PayloadStore, QueuedJob, WebhookDirectory } from './ports.ts';
+import { bodyStoredOncePerEvent, deliveryIdFor, deliveryJobFor } from './model.ts';
+import type { DeliveryQueue, EventBodies, PayloadStore, QueuedJob, WebhookDirectory } from './ports.ts';
 import { sealSnapshot, snapshotOf } from './target-snapshot.ts';
 
 /** What else an event sets off besides its deliveries: the notice email of a `webhook.failing` or `.disabled`. */
@@ -20,6 +20,8 @@ export interface EventSideEffects {
 export interface FanoutDeps {
   directory: WebhookDirectory;
   queue: DeliveryQueue;
+  /** Where an event's body is stored once for all its webhooks (their records do not copy it). */
+  bodies: EventBodies;
   secrets: SecretBox;
   /** Where a large event body is parked: read only when a webhook's filter or a side effect needs the envelope. */
   payloads?: Pick<PayloadStore, 'get'>;
@@ -61,8 +63,10 @@ export function applicableWebhooks(
  * The fan-out worker's use case, for one batch of events: one Query per project (per event at most) for its
  * webhooks, then one delivery job per applicable webhook whose filter the event passes, sent in batches to the
  * deliveries queues (an ordered webhook's jobs to the FIFO one, in its conversation's group). Each job carries the
- * body exactly as it will be signed and a sealed snapshot of its webhook, so the first attempt needs no read. The body
- * is parsed only when a filter or a side effect needs the envelope.
+ * body exactly as it will be signed and a sealed snapshot of its webhook, so the first attempt needs no read; a body
+ * too large to sit in each delivery record is also stored once for the event, for retries by hand and `recover`
+ * (`bodyStoredOncePerEvent`; the puts of a batch share calls). The body is parsed only when a filter or a side effect
+ * needs the envelope.
  *
  * The events queue is FIFO by conversation: a batch may hold several events of one key, in order. Their jobs are
  * queued in that order, and once one of them fails every later one of its key fails too (received again after it),
@@ -116,6 +120,10 @@ export function makeFanout(deps: FanoutDeps) {
       const parsed = await envelope();
       if (parsed === undefined) throw new Error('the event body is gone; its filters cannot be applied');
       targets = targets.filter((t) => matchesFilter(t.filter, parsed));
+    }
+    // Stored before any job is queued: a retry by hand or a recover of any of its deliveries reads it here.
+    if (targets.length && event.body !== undefined && bodyStoredOncePerEvent(event.body)) {
+      await deps.bodies.put(event.eventId, event.body);
     }
     const readAt = now();
     const orderKey = orderingKeyOf(event);

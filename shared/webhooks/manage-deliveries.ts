@@ -4,7 +4,8 @@ import type { IntegrationStore } from '../integrations/index.ts';
 import { requireProject, type Project } from '../projects/index.ts';
 import type { EventPublisher } from '../events/index.ts';
 import { deliveryJobFor, deliveryView, orderKeyOfRecord, type DeliveryStatus } from './model.ts';
-import type { DeliveryQueue, DeliveryStore, WebhookDirectory } from './ports.ts';
+import type { DeliveryQueue, DeliveryStore, EventBodies, WebhookDirectory } from './ports.ts';
+import { withStoredBodies } from './stored-bodies.ts';
 import { failpoint } from '../kernel/failpoints.ts';
 import type { PageRequest } from '../kernel/page.ts';
 
@@ -13,6 +14,7 @@ export interface WebhookAdminDeps {
   channels: { get(projectId: string, channelId: string): Promise<Channel | undefined> };
   webhooks: Pick<WebhookDirectory, 'getWebhook'> & Pick<IntegrationStore, 'get'>;
   deliveries: DeliveryStore;
+  bodies: EventBodies;
   events: EventPublisher;
   queue: DeliveryQueue;
   now?: () => number;
@@ -81,7 +83,9 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
       deliveryId: string,
     ): Promise<{ deliveryId: string; status: 'pending' }> {
       const webhook = await requireWebhook(projectId, integrationId);
-      const record = await deps.deliveries.get(projectId, integrationId, deliveryId);
+      const found = await deps.deliveries.get(projectId, integrationId, deliveryId);
+      if (!found) throw new NotFoundError('delivery', `Delivery ${deliveryId} does not exist.`);
+      const [record] = await withStoredBodies([found], deps.bodies);
       if (!record) throw new NotFoundError('delivery', `Delivery ${deliveryId} does not exist.`);
       // An ordered webhook's retry queues behind its conversation's deliveries in flight, never beside them.
       const job = deliveryJobFor(

@@ -84,6 +84,18 @@ export function deliveryJobFor(
   };
 }
 
+/**
+ * A body up to this size stays in each delivery record: the record (about 0.45 KB without it) still takes one write
+ * unit, and storing it apart would cost a write per event for nothing. A larger body is stored once per event by the
+ * fan-out (`EventBodies`), so a record never grows with its event, for every webhook and every attempt.
+ */
+export const INLINE_BODY_MAX_BYTES = 512;
+
+/** Whether an event's inline body is stored once per event rather than in each of its delivery records. */
+export function bodyStoredOncePerEvent(body: string): boolean {
+  return body.length > INLINE_BODY_MAX_BYTES || Buffer.byteLength(body) > INLINE_BODY_MAX_BYTES;
+}
+
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
 

@@ -63,7 +63,10 @@ export interface AttemptWrite {
   status: DeliveryStatus;
   /** Epoch ms of the next automatic attempt (status pending). */
   nextAttemptAt?: number;
-  /** The signed body (or its S3 key when large), stored with the first attempt so it can be retried by hand. */
+  /**
+   * Stored with the first attempt so it can be retried by hand: a small body itself, or a large one's S3 key (a body
+   * in between is stored once per event by the fan-out).
+   */
   body?: string;
   bodyRef?: string;
   /** The event's ordering key, stored with the first attempt (manual retries of an ordered webhook queue by it). */
@@ -75,6 +78,17 @@ export interface AttemptWrite {
    * one (the fan-out run again after a crash, a duplicate SQS message).
    */
   first?: boolean;
+}
+
+/**
+ * Event bodies stored once per event for all its webhooks, by the fan-out before it queues the jobs (the jobs carry
+ * the body themselves): what a retry by hand and `recover` send again. A small body stays in each record instead, and
+ * one parked in the payload store (over 200 KB) is not stored here: its records keep its key.
+ */
+export interface EventBodies {
+  put(eventId: string, body: string): Promise<void>;
+  /** The bodies still stored, by event id (one past its retention is absent). */
+  get(eventIds: readonly string[]): Promise<Map<string, string>>;
 }
 
 /** Delivery records: one item per (event, webhook), attempts appended. */

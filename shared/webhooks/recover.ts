@@ -1,7 +1,8 @@
 import { failpoint } from '../kernel/failpoints.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../kernel/domain-error.ts';
 import { deliveryJobFor, type DeliveryJob, type DeliveryRecord, orderKeyOfRecord } from './model.ts';
-import type { DeliveryQueue, WebhookDirectory } from './ports.ts';
+import type { DeliveryQueue, EventBodies, WebhookDirectory } from './ports.ts';
+import { withStoredBodies } from './stored-bodies.ts';
 
 /** How far back a recover may reach (contract section 11; deliveries are kept 30 days). */
 export const RECOVER_MAX_AGE_MS = 30 * 86400 * 1000;
@@ -64,6 +65,7 @@ export function isRecoverMessage(value: unknown): value is RecoverMessage {
 export interface RecoverDeps {
   webhooks: Pick<WebhookDirectory, 'getWebhook'>;
   failed: FailedDeliveries;
+  bodies: EventBodies;
   queue: DeliveryQueue;
   continuation: RecoverContinuation;
   /** How long one call works before handing the rest to a worker (a Lambda behind API Gateway has 29 s). */
@@ -96,10 +98,13 @@ export function makeRecoverFailedDeliveries(deps: RecoverDeps) {
       const claimed = await Promise.all(
         deliveryIds.slice(i, i + CLAIM_CONCURRENCY).map((id) => deps.failed.claim(projectId, integrationId, id)),
       );
-      for (const record of claimed) {
-        if (!record) continue;
+      const records = await withStoredBodies(
+        claimed.filter((r) => r !== undefined),
+        deps.bodies,
+      );
+      for (const record of records) {
         if (record.body === undefined && record.bodyRef === undefined) {
-          // Nothing stored to send again (never happens for a delivery that was attempted): leave it failed.
+          // Nothing stored to send again (its body is past its retention): leave it failed.
           await deps.failed.release(projectId, integrationId, record.deliveryId);
           continue;
         }

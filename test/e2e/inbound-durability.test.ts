@@ -25,7 +25,7 @@ async function queuedInbound(svc: TestService): Promise<number> {
   });
   const out = await sqs.send(
     new GetQueueAttributesCommand({
-      QueueUrl: svc.emulators.queueUrls.inbound,
+      QueueUrl: svc.emulators.queueUrls.inboundOrdered,
       AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
     }),
   );
@@ -39,10 +39,10 @@ async function queuedInbound(svc: TestService): Promise<number> {
 describe('inbound reports: cost before the 2xx, and durability', () => {
   it('one GetItem and one queued report per accepted request; a refused one queues nothing; after a restart the event arrives once', async () => {
     const receiver = await startReceiver();
-    // First run: no inbound worker, so the reports stay queued as if the service died right after answering.
+    // First run: no inbound workers, so the reports stay queued as if the service died right after answering.
     const first = await startTestService({
       dataDir,
-      queueWorkerFns: queueWorkers.filter((w) => w.fn !== 'inbound').map((w) => w.fn),
+      queueWorkerFns: queueWorkers.filter((w) => !w.fn.startsWith('inbound')).map((w) => w.fn),
     });
     const { projectId } = await first.newProject();
     await first.admin('POST', `/projects/${projectId}/integrations`, {

@@ -50,6 +50,20 @@ describe('start-up errors name the setting to change', () => {
     expect(line).toContain(`SMTP_INBOUND_PORT: port ${smtpPort} on 127.0.0.1 is already in use`);
   }, 60_000);
 
+  it('a second instance on the same port of an AWS stand-in (LOCAL_KINESIS_PORT)', async () => {
+    const info = (await (await fetch(`${running.baseUrl}/local/aws`)).json()) as { endpoints: { kinesis: string } };
+    const port = new URL(info.endpoints.kinesis).port;
+    const line = refusal(
+      await runServiceToExit({
+        PORT: '0',
+        SMTP_INBOUND_PORT: '0',
+        LOCAL_KINESIS_PORT: port,
+        DATA_DIR: join(parentDir, 'second-kinesis'),
+      }),
+    );
+    expect(line).toContain(`LOCAL_KINESIS_PORT: port ${port} on 127.0.0.1 is already in use`);
+  }, 60_000);
+
   it('a second instance on the same DATA_DIR, while the first one keeps running', async () => {
     const line = refusal(
       await runServiceToExit({ PORT: '0', SMTP_INBOUND_PORT: '0', DATA_DIR: join(parentDir, 'running') }),
@@ -80,6 +94,7 @@ describe('start-up errors name the setting to change', () => {
     ['PORT', 'abc'],
     ['PORT', '70000'],
     ['SMTP_INBOUND_PORT', '25x'],
+    ['LOCAL_SES_PORT', 'ses'],
   ])(
     '%s=%s is not a port number',
     async (setting, value) => {

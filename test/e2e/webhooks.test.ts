@@ -233,6 +233,39 @@ describe('webhook delivery through the local runner', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it("retries by hand a message-sized event's deliveries to two webhooks with the very bytes first sent", async () => {
+    const p = await project();
+    const ch = await p.channel();
+    let healthy = false;
+    const a = await receiver(() => (healthy ? 200 : 500));
+    const b = await receiver(() => (healthy ? 200 : 500));
+    const general = await p.webhook({ scope: 'general', url: a.url });
+    const scoped = await p.webhook({ scope: 'channel', channelId: ch.channelId, url: b.url });
+    // Larger than a delivery record keeps: the body is stored once for both webhooks.
+    const eventId = await p.event(ch.channelId, 'message.received', {
+      messageId: 'msg_big',
+      text: 'Olá! '.repeat(300),
+    });
+    await Promise.all([a.waitFor(4), b.waitFor(4)]);
+    healthy = true;
+    for (const [w, r] of [
+      [general, a],
+      [scoped, b],
+    ] as const) {
+      const failed = await eventually(async () => (await p.deliveries(w.integrationId, '?status=failed'))[0]);
+      const retry = await svc.admin(
+        'POST',
+        `/projects/${p.projectId}/integrations/${w.integrationId}/deliveries/${failed.deliveryId}/retry`,
+      );
+      expect(retry.status).toBe(202);
+      const got = await r.waitFor(5);
+      expect(got[4]!.headers['webhook-id']).toBe(eventId);
+      expect(got[4]!.body).toBe(got[0]!.body);
+      expect(JSON.parse(got[4]!.body).data.text).toBe('Olá! '.repeat(300));
+      expect(new Webhook(w.signingSecret).verify(got[4]!.body, webhookHeaders(got[4]!))).toBeTruthy();
+    }
+  });
+
   it('signs with both secrets after a rotation, so receivers holding either verify', async () => {
     const p = await project();
     const ch = await p.channel();

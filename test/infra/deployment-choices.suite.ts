@@ -61,9 +61,12 @@ describe('OCR engine', () => {
   });
 });
 
-describe('long routes', () => {
-  it('completion and extract have reserved concurrency; the short routes and workers do not', () => {
-    for (const fn of ['completion', 'extract']) expect(fnProps(textract, fn).ReservedConcurrentExecutions, fn).toBe(20);
+describe('long routes and provider callbacks', () => {
+  it("the long routes and the provider callbacks have the plan's reserved concurrency; the short routes and workers none", () => {
+    for (const fn of ['completion', 'chat-completions', 'extract', 'inbound-twilio', 'inbound-whatsapp']) {
+      expect(textract.stack.plan.reservedConcurrency[fn], fn).toBeGreaterThan(0);
+      expect(fnProps(textract, fn).ReservedConcurrentExecutions, fn).toBe(textract.stack.plan.reservedConcurrency[fn]);
+    }
     for (const fn of ['health', 'admin', 'send', 'search', 'fanout', 'deliver'])
       expect(fnProps(textract, fn).ReservedConcurrentExecutions, fn).toBeUndefined();
     textract.template.hasResourceProperties('AWS::Lambda::Function', {

@@ -5,6 +5,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { gatewayResponses, integrationTimeoutMs, INTEGRATION_MARGIN_MS } from '#infra/api.ts';
 import { BUCKET_NOTIFICATIONS_HANDLER } from '#infra/acknowledgements.ts';
 import { FAILED_ATTEMPT_LOG_MESSAGE } from '#infra/alarms.ts';
+import { CATCH_ALL_THROTTLE } from '#infra/capacity-plan.ts';
 import { defaultFloorInputs } from '#infra/cost.ts';
 import { entryPoint, projectRoot } from '#infra/bundling.ts';
 import { functionSpecs, sharedDefinitions, type FunctionSpec } from '#infra/functions.ts';
@@ -167,7 +168,7 @@ describe('functions', () => {
         EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
         BatchSize: worker.batchSize,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
-        ScalingConfig: { MaximumConcurrency: worker.maxConcurrency },
+        ScalingConfig: { MaximumConcurrency: s.stack.plan.workerConcurrency[worker.fn] },
       });
       if (worker.batchWindowSeconds > 0)
         expect(mapping!.Properties.MaximumBatchingWindowInSeconds).toBe(worker.batchWindowSeconds);
@@ -297,6 +298,12 @@ describe('API', () => {
     expect(health.map((m) => m.method).sort()).toEqual(['ANY', 'GET']);
   });
 
+  it("has no resource under /local: the local runner's own paths (GET /local/aws) reach the fallback on AWS", () => {
+    const paths = ofType('AWS::ApiGateway::Resource').map(([id]) => resourcePath(id));
+    expect(paths.filter((p) => p === '/local' || p.startsWith('/local/'))).toEqual([]);
+    expect(methods().find((m) => m.path === '/{proxy+}')?.target).toBe(fnId(fallbackFunction));
+  });
+
   it("customizes API Gateway's own answers with the contract's error body and codes", () => {
     const responses = ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
     const expected: Record<string, [string | undefined, string]> = {
@@ -324,18 +331,28 @@ describe('API', () => {
     expect(responses).toHaveLength(gatewayResponses.length);
   });
 
-  it('throttles the stage, writes JSON access logs and error execution logs', () => {
+  it('throttles each route on its own (the stage default only for the catch-alls), writes JSON access logs and error execution logs', () => {
     const stage = ofType('AWS::ApiGateway::Stage')[0]![1].Properties;
-    expect(stage.MethodSettings).toEqual([
+    expect(stage.MethodSettings[0]).toEqual(
       expect.objectContaining({
         HttpMethod: '*',
         ResourcePath: '/*',
         LoggingLevel: 'ERROR',
-        ThrottlingRateLimit: 200,
-        ThrottlingBurstLimit: 400,
+        ThrottlingRateLimit: CATCH_ALL_THROTTLE.rate,
+        ThrottlingBurstLimit: CATCH_ALL_THROTTLE.burst,
         DataTraceEnabled: false,
       }),
-    ]);
+    );
+    expect(stage.MethodSettings.slice(1)).toEqual(
+      routes.map((r) =>
+        expect.objectContaining({
+          HttpMethod: r.method === 'ANY' ? '*' : r.method,
+          ResourcePath: `/${r.path.replace(/\//g, '~1')}`,
+          ThrottlingRateLimit: s.stack.plan.methodThrottles[`${r.method} ${r.path}`]!.rate,
+          ThrottlingBurstLimit: s.stack.plan.methodThrottles[`${r.method} ${r.path}`]!.burst,
+        }),
+      ),
+    );
     expect(stage.AccessLogSetting.DestinationArn).toBeDefined();
     expect(JSON.parse(stage.AccessLogSetting.Format)).toMatchObject({
       requestId: '$context.requestId',

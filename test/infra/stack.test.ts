@@ -8,3 +8,4 @@ import './stack.suite.ts';
 import './nag.suite.ts';
 import './deployment-choices.suite.ts';
 import './bundles.suite.ts';
+import './capacity.suite.ts';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { DynamoWebhookHealthStore } from '#shared/webhooks/adapters/dynamo-webhook-health-store.ts';
+import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { newEventId } from '#shared/events/envelope.ts';
 import { deliveryIdFor } from '#shared/webhooks/model.ts';
 import type { AttemptWrite } from '#shared/webhooks/ports.ts';
@@ -138,6 +139,22 @@ describe('DynamoDeliveryStore against dynalite', () => {
       attempts: [w.attempt],
     });
     expect(await store.markRetrying('prj_1', 'int_d', 'dlv_missing', 0)).toBe(false);
+  });
+});
+
+describe('DynamoEventBodies against dynalite', () => {
+  it("stores an event's body once, apart from its records, and reads many back in one call", async () => {
+    const bodies = new DynamoEventBodies(env.table);
+    const events = Array.from({ length: 30 }, (_, n) => newEventId(Date.parse('2026-11-21T11:00:00Z') + n));
+    await Promise.all(events.map((id, n) => bodies.put(id, `{"id":"${id}","n":${n}}`)));
+    const found = await bodies.get([...events, 'evt_absent']);
+    expect(found.size).toBe(30);
+    expect(found.get(events[7]!)).toBe(`{"id":"${events[7]}","n":7}`);
+    expect(found.has('evt_absent')).toBe(false);
+    expect(await readItem(env.table, keys.eventBody(events[0]!))).toMatchObject({
+      body: `{"id":"${events[0]}","n":0}`,
+      expiresAt: expect.any(Number),
+    });
   });
 });
 

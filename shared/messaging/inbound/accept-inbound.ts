@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Channel } from '../channel.ts';
 import { ChannelNotFoundError, InvalidSignatureError } from '../errors.ts';
+import { type OrderedReport, orderedCopies } from './order.ts';
 import { INLINE_REPORT_BYTES, reportKey, type InboundReport } from './report.ts';
 import { sameBytes, twilioUrlSpellings, verifyMetaSignature, verifyTwilioSignatureOfAny } from './signatures.ts';
 
 export interface AcceptInboundDeps {
   channels: { findById(channelId: string): Promise<Channel | undefined> };
-  queue: { send(report: InboundReport): Promise<void> };
+  /** The ordered lane: each copy in its contact's message group (./order.ts). */
+  queue: { send(copies: OrderedReport[]): Promise<void> };
   /** Where a report too large for a queue message is parked first (the transfer bucket). */
   parked: { put(key: string, body: Buffer): Promise<void> };
   /** The URL Twilio calls is this + the request's path and query (PUBLIC_BASE_URL). */
@@ -16,8 +18,9 @@ export interface AcceptInboundDeps {
 
 /**
  * The public inbound addresses (contract §10): 1. the channel (one GetItem), 2. its provider's signature over
- * the raw request, in constant time, before anything is stored, 3. the raw report queued (one SQS send; a report
- * over 200 KB is parked in S3 first) — only then does the caller answer 2xx. The work happens in the worker.
+ * the raw request, in constant time, before anything is stored, 3. the raw report queued in its contact's order
+ * (one SQS send; one per contact when a callback names several; a report over 200 KB is parked in S3 first) — only
+ * then does the caller answer 2xx. The work happens in the worker.
  */
 export function makeAcceptInbound(deps: AcceptInboundDeps) {
   const now = deps.now ?? Date.now;
@@ -41,7 +44,7 @@ export function makeAcceptInbound(deps: AcceptInboundDeps) {
       report.bodyRef = reportKey(source, `${report.receivedAt}-${randomBytes(12).toString('hex')}`);
       await deps.parked.put(report.bodyRef, raw);
     }
-    await deps.queue.send(report);
+    await deps.queue.send(orderedCopies(report, channel, raw));
   }
 
   return {

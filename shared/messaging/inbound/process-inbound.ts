@@ -20,6 +20,7 @@ import type { InboundReport, NormalisedReport, ReceivedMessage, StatusReport } f
 import { withDelivery } from './ses.ts';
 import { normaliseTwilio } from './twilio.ts';
 import { normaliseWhatsApp } from './whatsapp.ts';
+import { isFor } from './order.ts';
 
 export interface ApplyReportsDeps {
   statuses: Pick<MessageStatusStore, 'findByProviderId' | 'advance' | 'recordInbound' | 'pendingEvents' | 'clearEvent'>;
@@ -43,6 +44,18 @@ export interface ApplyReportsDeps {
   now?: () => Date;
   /** How the worker waits for a concurrent worker's publish to land (tests pass a clock of their own). */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * No other worker works these reports' contact at the same time (the ordered lane: one message group per contact).
+   * A mark found pending is then a crash's, published at once: waiting for its writer, or leaving it to the sweep,
+   * would let the contact's next report publish first.
+   */
+  exclusive?: boolean;
+  /**
+   * Takes the clearing of a published event's mark instead of awaiting it, so the contact's next report need not wait
+   * for it (the ordered lane awaits these before its batch ends). A mark a crash leaves uncleared is published again
+   * by the sweep: a duplicate under the same id.
+   */
+  meanwhile?: (step: Promise<unknown>) => void;
 }
 
 export interface ProcessInboundDeps extends ApplyReportsDeps {
@@ -97,7 +110,13 @@ export function makeProcessInbound(deps: ProcessInboundDeps) {
       });
       return [];
     }
-    return apply(channel, withArrival(items, report.receivedAt));
+    return apply(
+      channel,
+      withArrival(
+        items.filter((i) => isFor(report, channel, i)),
+        report.receivedAt,
+      ),
+    );
   }
 
   async function readParked(report: InboundReport): Promise<Buffer | undefined> {
@@ -375,7 +394,7 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
    */
   async function settled<T>(read: () => Promise<T[]>): Promise<T[]> {
     let pending = await read();
-    for (const ms of SETTLE_WAITS_MS) {
+    for (const ms of deps.exclusive ? [] : SETTLE_WAITS_MS) {
       if (!pending.length) break;
       await sleep(ms);
       pending = await read();
@@ -387,11 +406,13 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
   async function publishMarked(messageId: string, prepared: PreparedEvent): Promise<void> {
     await deps.events.send(prepared.message);
     failpoint('after-publish');
-    await deps.statuses
+    const clearing = deps.statuses
       .clearEvent(messageId, prepared.message.eventId)
       .catch((cause: unknown) =>
         deps.log.info('event mark not cleared: the sweep will', { messageId, cause: String(cause) }),
       );
+    if (deps.meanwhile) deps.meanwhile(clearing);
+    else await clearing;
   }
 
   /** The change was already applied: what is still marked for it was never published (a crash), so it is now. */
@@ -403,7 +424,9 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
     // A mark written moments ago is most likely another worker's still publishing (a provider's retry processed at
     // the same moment): publishing it here would deliver the event twice. It is left to that worker, or, if that
     // worker died, to the sweep (EVENT_SWEEP_AFTER_SECONDS). Older marks are a crash's: published now.
-    const pending = marked.filter(({ mark }) => mark.writtenAt === undefined || at - mark.writtenAt >= FRESH_MARK_MS);
+    const pending = marked.filter(
+      ({ mark }) => deps.exclusive || mark.writtenAt === undefined || at - mark.writtenAt >= FRESH_MARK_MS,
+    );
     if (pending.length < marked.length)
       deps.log.info('a fresh event mark left to its writer or the sweep', { messageId, type });
     for (const { mark, message } of pending) {

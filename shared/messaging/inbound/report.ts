@@ -21,6 +21,12 @@ export interface InboundReport {
   ses?: SesReceipt;
   /** Mail: the envelope recipients that reached this channel (its mailbox, or its unsubscribe addresses). */
   recipients?: string[];
+  /**
+   * On the ordered lane: the contact whose message group carries this copy (normalised as the channel writes
+   * addresses; `''` for what names no contact). Only that contact's items of the report are worked from it: a
+   * callback naming several contacts is queued once for each. Absent: every item (a report queued before the lanes).
+   */
+  contact?: string;
 }
 
 /**
@@ -109,4 +115,6 @@ export interface StatusReport {
   /** ISO 8601, when the provider says it happened (else when it reached us). */
   at: string;
   error?: string;
+  /** Whom the message was sent to, as the provider writes it: the contact whose reports this one is ordered among. */
+  recipient?: string;
 }

@@ -41,12 +41,14 @@ export function normaliseTwilio(fields: URLSearchParams, receivedAt: string): No
   const mapped = TWILIO_STATUS[status];
   const code = fields.get('ErrorCode');
   const message = fields.get('ErrorMessage');
+  const recipient = fields.get('To');
   return {
     kind: 'status',
     provider: 'twilio',
     providerMessageId: sid,
     status: mapped ?? 'ignored',
     at: receivedAt,
+    ...(recipient ? { recipient } : {}),
     ...(mapped === 'failed'
       ? { error: [code ? `Twilio error ${code}` : `Twilio status ${status}`, message].filter(Boolean).join(': ') }
       : {}),

@@ -44,6 +44,7 @@ export function normaliseWhatsApp(body: unknown, phoneNumberId: string): Normali
           providerMessageId: s.id,
           status: mapped ?? 'ignored',
           at: unixTime(s.timestamp),
+          ...(typeof s.recipient_id === 'string' ? { recipient: s.recipient_id } : {}),
           ...(mapped === 'failed'
             ? {
                 error: error

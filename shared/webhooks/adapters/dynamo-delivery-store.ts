@@ -173,7 +173,7 @@ function identityOf(write: AttemptWrite) {
   return { deliveryId, projectId, integrationId, eventId, eventType };
 }
 
-/** The body (or its S3 key) and the ordering key, which only a first attempt carries. */
+/** A small body or a large one's S3 key, and the ordering key, which only a first attempt carries. */
 function keptFromFirstAttempt(write: AttemptWrite): Record<string, string> {
   return Object.fromEntries(
     (['body', 'bodyRef', 'orderKey'] as const).flatMap((name) =>

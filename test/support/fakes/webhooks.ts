@@ -7,6 +7,7 @@ import type {
   AttemptWrite,
   DeliveryQueue,
   DeliveryStore,
+  EventBodies,
   HealthFold,
   WebhookHealthState,
   QueuedJob,
@@ -78,6 +79,19 @@ export class FakeQueue implements DeliveryQueue {
   }
 }
 
+/** Event bodies stored once per event, in memory. */
+export class FakeBodies implements EventBodies {
+  stored = new Map<string, string>();
+  puts = 0;
+  async put(eventId: string, body: string) {
+    this.puts++;
+    this.stored.set(eventId, body);
+  }
+  async get(eventIds: readonly string[]) {
+    return new Map(eventIds.flatMap((id) => (this.stored.has(id) ? [[id, this.stored.get(id)!] as const] : [])));
+  }
+}
+
 export class FakeDeliveries implements DeliveryStore {
   writes: AttemptWrite[] = [];
   records = new Map<string, DeliveryRecord>();
@@ -98,6 +112,7 @@ export class FakeDeliveries implements DeliveryStore {
     record.status = write.status;
     record.nextAttemptAt = write.nextAttemptAt;
     record.body ??= write.body;
+    record.bodyRef ??= write.bodyRef;
     this.records.set(write.deliveryId, record);
     return true;
   }

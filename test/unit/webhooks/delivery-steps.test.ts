@@ -200,7 +200,17 @@ describe('delivery steps', () => {
     expect(parkedJob(newJob({ deferrals: MAX_PARKINGS, manual: true }), stuck, 1, noJitter)).toBeDefined();
   });
 
-  it('record: the first attempt stores the body for manual retries; later ones do not', () => {
+  it('record: the first attempt stores a small body for manual retries, not one stored once per event; later ones do not', () => {
+    const larger = { ...newJob(), body: JSON.stringify({ id: 'evt_1', pad: 'x'.repeat(600) }) };
+    const once = attemptWrite(larger, { at: T0, outcome: success, number: 1 }, { status: 'succeeded' }, undefined);
+    expect(once).not.toHaveProperty('body');
+    const parked = attemptWrite(
+      { ...newJob(), body: undefined, bodyRef: 'payloads/evt_1' },
+      { at: T0, outcome: success, number: 1 },
+      { status: 'succeeded' },
+      undefined,
+    );
+    expect(parked).toMatchObject({ bodyRef: 'payloads/evt_1' });
     const first = attemptWrite(
       newJob(),
       { at: T0, outcome: httpError(500), number: 1 },

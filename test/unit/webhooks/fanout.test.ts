@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applicableWebhooks, makeFanout } from '#shared/webhooks/fanout.ts';
 import type { EventMessage } from '#shared/events/index.ts';
 import { openSnapshot } from '#shared/webhooks/target-snapshot.ts';
-import { FakeDirectory, FakeQueue, secretBox, webhook } from '#test/support/fakes/webhooks.ts';
+import { FakeBodies, FakeDirectory, FakeQueue, secretBox, webhook } from '#test/support/fakes/webhooks.ts';
 
 const general = webhook({ integrationId: 'int_g', scope: 'general', url: 'https://g.example.com' });
 const smsHook = webhook({
@@ -64,14 +64,20 @@ describe('applicableWebhooks', () => {
   });
 });
 
+const large = JSON.stringify({ id: 'evt_2', data: { text: 'x'.repeat(600) } });
+
 describe('fanout', () => {
   it('makes one job per applicable webhook with the body and a sealed snapshot, one query per project', async () => {
     const directory = new FakeDirectory(all);
     const queue = new FakeQueue();
-    const fanout = makeFanout({ directory, queue, secrets: secretBox, now: () => 5 });
+    const bodies = new FakeBodies();
+    const fanout = makeFanout({ directory, queue, bodies, secrets: secretBox, now: () => 5 });
     const failed = await fanout.fanoutBatch([
       { messageId: 'm1', body: JSON.stringify(event()) },
-      { messageId: 'm2', body: JSON.stringify(event({ eventId: 'evt_2', channelId: 'ch_email' })) },
+      {
+        messageId: 'm2',
+        body: JSON.stringify(event({ eventId: 'evt_2', channelId: 'ch_email', body: large })),
+      },
       { messageId: 'm3', body: 'not json' },
     ]);
     expect(failed).toEqual(['m3']);
@@ -91,6 +97,11 @@ describe('fanout', () => {
       targetReadAt: 5,
     });
     expect(JSON.stringify(smsJob)).not.toContain('tok');
+    // A body too large for each delivery record is stored once, whatever the number of its webhooks; a small one
+    // stays in the records.
+    expect(bodies.puts).toBe(1);
+    expect(bodies.stored.get('evt_2')).toBe(large);
+    expect(queue.enqueued[2]!.job.body).toBe(large);
     expect(openSnapshot(secretBox, smsJob.deliveryId, smsJob.sealedTarget!)).toEqual({
       url: 'https://s.example.com',
       bearerToken: 'tok',
@@ -102,7 +113,12 @@ describe('fanout', () => {
 
   it('gives the same delivery id when an event is fanned out twice', async () => {
     const queue = new FakeQueue();
-    const fanout = makeFanout({ directory: new FakeDirectory(all), queue, secrets: secretBox });
+    const fanout = makeFanout({
+      directory: new FakeDirectory(all),
+      queue,
+      bodies: new FakeBodies(),
+      secrets: secretBox,
+    });
     await fanout.fanoutBatch([{ messageId: 'm1', body: JSON.stringify(event()) }]);
     await fanout.fanoutBatch([{ messageId: 'm1', body: JSON.stringify(event()) }]);
     expect(queue.enqueued[0]!.job.deliveryId).toBe(queue.enqueued[2]!.job.deliveryId);
@@ -113,11 +129,16 @@ describe('fanout', () => {
     directory.listWebhooks = async () => {
       throw new Error('throttled');
     };
-    const fanout = makeFanout({ directory, queue: new FakeQueue(), secrets: secretBox });
+    const fanout = makeFanout({ directory, queue: new FakeQueue(), bodies: new FakeBodies(), secrets: secretBox });
     expect(await fanout.fanoutBatch([{ messageId: 'm1', body: JSON.stringify(event()) }])).toEqual(['m1']);
     const queue = new FakeQueue();
     queue.enqueue = async (jobs) => new Set(jobs.map((_, i) => i).filter((i) => i === 1));
-    const partial = makeFanout({ directory: new FakeDirectory(all), queue, secrets: secretBox });
+    const partial = makeFanout({
+      directory: new FakeDirectory(all),
+      queue,
+      bodies: new FakeBodies(),
+      secrets: secretBox,
+    });
     expect(
       await partial.fanoutBatch([
         { messageId: 'm1', body: JSON.stringify(event()) },
@@ -137,7 +158,12 @@ describe('fanout: §18', () => {
       filter: { all: [{ field: 'channel.type', op: 'eq', value: 'whatsapp' }] },
     });
     const queue = new FakeQueue();
-    const fanout = makeFanout({ directory: new FakeDirectory([general, filtered]), queue, secrets: secretBox });
+    const fanout = makeFanout({
+      directory: new FakeDirectory([general, filtered]),
+      queue,
+      bodies: new FakeBodies(),
+      secrets: secretBox,
+    });
     await fanout.fanoutBatch([
       { messageId: 'm1', body: JSON.stringify(event({ eventId: 'evt_1', body: envelopeOf('sms', {}) })) },
       { messageId: 'm2', body: JSON.stringify(event({ eventId: 'evt_2', body: envelopeOf('whatsapp', {}) })) },
@@ -151,6 +177,7 @@ describe('fanout: §18', () => {
     const large = new FakeQueue();
     const payloads = { get: async () => envelopeOf('whatsapp', {}) };
     await makeFanout({
+      bodies: new FakeBodies(),
       directory: new FakeDirectory([filtered]),
       queue: large,
       secrets: secretBox,
@@ -167,7 +194,12 @@ describe('fanout: §18', () => {
   it('marks the jobs of ordered webhooks with the event’s ordering key; a test is never ordered', async () => {
     const ordered = webhook({ integrationId: 'int_o', ordering: 'conversation' });
     const queue = new FakeQueue();
-    const fanout = makeFanout({ directory: new FakeDirectory([ordered, smsHook]), queue, secrets: secretBox });
+    const fanout = makeFanout({
+      directory: new FakeDirectory([ordered, smsHook]),
+      queue,
+      bodies: new FakeBodies(),
+      secrets: secretBox,
+    });
     await fanout.fanoutBatch([
       { messageId: 'm1', body: JSON.stringify(event({ eventId: 'evt_1', conversationId: 'c-9' })) },
       { messageId: 'm2', body: JSON.stringify(event({ eventId: 'evt_2' })) },
@@ -201,7 +233,12 @@ describe('fanout: §18', () => {
     const filtered = webhook({ integrationId: 'int_f', filter: { all: [{ field: 'id', op: 'exists' }] } });
     const queue = new FakeQueue();
     // Without a payload store a large body cannot be read for the filter: that event fails.
-    const fanout = makeFanout({ directory: new FakeDirectory([filtered]), queue, secrets: secretBox });
+    const fanout = makeFanout({
+      directory: new FakeDirectory([filtered]),
+      queue,
+      bodies: new FakeBodies(),
+      secrets: secretBox,
+    });
     const failed = await fanout.fanoutBatch([
       {
         messageId: 'm1',

@@ -245,6 +245,29 @@ describe('pacing when the worker wakes late', () => {
   });
 });
 
+/** The deliver use case at T0 with `pacer`'s schedule, and what it sends and writes. */
+function deliverPacedBy(pacer: WebhookPacer) {
+  const now = () => T0;
+  const queue = new FakeQueue();
+  const deliveries = new FakeDeliveries();
+  const sender = new FakeSender();
+  const deliver = makeDeliver({
+    directory: new FakeDirectory([webhook()]),
+    deliveries,
+    health: new FakeHealth(),
+    queue,
+    payloads: { put: async () => {}, get: async () => undefined },
+    sender,
+    gate: new EndpointGate({ maxInFlight: 10, slowAfterMs: 1000, maxWaitMs: 50, attemptTimeoutMs: 15_000, now }),
+    pacing: makePacing({ pacer, now, sleep: async () => {} }),
+    secrets: secretBox,
+    schedule: parseRetrySchedule(undefined),
+    userAgent: 'Switchboard/0.1.0',
+    now,
+  });
+  return { queue, deliveries, sender, deliver };
+}
+
 describe('deliver with pacing', () => {
   it('holds a job back when its schedule cannot be written (a throttled write): no attempt, retried, never lost', async () => {
     const pacer = Object.assign(new MemoryPacer(5), {
@@ -254,24 +277,7 @@ describe('deliver with pacing', () => {
         });
       },
     });
-    const now = () => T0;
-    const queue = new FakeQueue();
-    const deliveries = new FakeDeliveries();
-    const sender = new FakeSender();
-    const deliver = makeDeliver({
-      directory: new FakeDirectory([webhook()]),
-      deliveries,
-      health: new FakeHealth(),
-      queue,
-      payloads: { put: async () => {}, get: async () => undefined },
-      sender,
-      gate: new EndpointGate({ maxInFlight: 10, slowAfterMs: 1000, maxWaitMs: 50, attemptTimeoutMs: 15_000, now }),
-      pacing: makePacing({ pacer, now, sleep: async () => {} }),
-      secrets: secretBox,
-      schedule: parseRetrySchedule(undefined),
-      userAgent: 'Switchboard/0.1.0',
-      now,
-    });
+    const { queue, deliveries, sender, deliver } = deliverPacedBy(pacer);
     const failed = await deliver.deliverBatch([
       {
         messageId: 'm0',
@@ -291,24 +297,7 @@ describe('deliver with pacing', () => {
 
   it('puts a held-back job back on the queue with a delay: no attempt, no request, no change to its count', async () => {
     const pacer = new MemoryPacer(1);
-    const now = () => T0;
-    const queue = new FakeQueue();
-    const deliveries = new FakeDeliveries();
-    const sender = new FakeSender();
-    const deliver = makeDeliver({
-      directory: new FakeDirectory([webhook()]),
-      deliveries,
-      health: new FakeHealth(),
-      queue,
-      payloads: { put: async () => {}, get: async () => undefined },
-      sender,
-      gate: new EndpointGate({ maxInFlight: 10, slowAfterMs: 1000, maxWaitMs: 50, attemptTimeoutMs: 15_000, now }),
-      pacing: makePacing({ pacer, now, sleep: async () => {} }),
-      secrets: secretBox,
-      schedule: parseRetrySchedule(undefined),
-      userAgent: 'Switchboard/0.1.0',
-      now,
-    });
+    const { queue, deliveries, sender, deliver } = deliverPacedBy(pacer);
     const messages = [0, 1, 2].map((i) => ({
       messageId: `m${i}`,
       receiptHandle: `rh${i}`,

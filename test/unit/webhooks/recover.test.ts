@@ -8,13 +8,15 @@ import {
   type FailedWindow,
   type RecoverMessage,
 } from '#shared/webhooks/recover.ts';
-import { FakeDirectory, webhook } from '#test/support/fakes/webhooks.ts';
+import { FakeBodies, FakeDirectory, webhook } from '#test/support/fakes/webhooks.ts';
 
 const NOW = Date.parse('2026-11-21T10:00:00.000Z');
 
 /** Failed deliveries in memory, pages of `pageSize`, claims as the conditional write would make them. */
 class MemoryFailed implements FailedDeliveries {
   records = new Map<string, DeliveryRecord & { eventTime: number }>();
+  /** Where the fan-out stored each event's body once. */
+  bodies = new FakeBodies();
   constructor(private readonly pageSize = 3) {}
   add(n: number, eventTime: number) {
     const id = `dlv_${String(n).padStart(4, '0')}`;
@@ -26,9 +28,9 @@ class MemoryFailed implements FailedDeliveries {
       eventType: 'message.sent',
       status: 'failed',
       attempts: [{ at: 'x', statusCode: 500, durationMs: 1 }],
-      body: `{"n":${n}}`,
       eventTime,
     });
+    this.bodies.stored.set(`evt_${n}`, `{"n":${n}}`);
   }
   async page(_p: string, _i: string, window: FailedWindow, cursor?: string) {
     const ids = [...this.records.values()]
@@ -65,6 +67,7 @@ function setup(options: { budgetMs?: number; failEnqueue?: (job: QueuedJob) => b
   const recover = makeRecoverFailedDeliveries({
     webhooks: directory,
     failed,
+    bodies: failed.bodies,
     queue: {
       async enqueue(jobs) {
         const notSent = new Set<number>();
@@ -99,6 +102,15 @@ describe('recover', () => {
     expect(t.enqueued[0]!.job).toMatchObject({ manual: true, attemptsBefore: 1, body: '{"n":2}', eventId: 'evt_2' });
     // Run again: nothing is failed in the window any more.
     expect((await t.recover.recover('prj_1', 'int_1', { since: new Date(NOW - 8_000) })).recovered).toBe(2);
+  });
+
+  it('leaves failed a delivery whose stored body is gone, and still recovers the others', async () => {
+    const t = setup();
+    for (let n = 0; n < 3; n++) t.failed.add(n, NOW - 1000);
+    t.failed.bodies.stored.delete('evt_1');
+    expect((await t.recover.recover('prj_1', 'int_1', { since: new Date(NOW - 60_000) })).recovered).toBe(2);
+    expect(t.enqueued.map((q) => q.job.body)).toEqual(['{"n":0}', '{"n":2}']);
+    expect(t.failed.records.get('dlv_0001')!.status).toBe('failed');
   });
 
   it('gives back what could not be queued: failed again, found by the next recover', async () => {

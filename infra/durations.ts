@@ -1,0 +1,44 @@
+/**
+ * How long each function runs per invocation on AWS: stated assumptions, not measurements (what a function waits for
+ * on AWS, a provider, a model, a receiver, is not on this machine). Unit counts come from the wire
+ * (./recorded-units.json); these durations turn invocations into concurrency (infra/capacity-plan.ts) and
+ * GB-seconds (infra/cost.ts). A queue worker's figure is per batch, full as batches are under load.
+ */
+export interface AssumedDuration {
+  ms: number;
+  why: string;
+}
+
+export const assumedDurations: Record<string, AssumedDuration> = {
+  send: { ms: 300, why: 'one provider API call (Twilio, Meta: ~200-300 ms)' },
+  'legacy-send': { ms: 300, why: 'as send' },
+  'inbound-twilio': { ms: 40, why: 'a signature check, one read, one enqueue' },
+  'inbound-whatsapp': { ms: 40, why: 'as inbound-twilio' },
+  inbound: { ms: 200, why: 'a batch of 10 reports: reads and conditional writes per report, in parallel' },
+  'inbound-ordered': { ms: 200, why: 'a batch of 10 reports, each contact’s in turn, contacts in parallel' },
+  fanout: { ms: 60, why: 'a batch of 10 events: one webhook Query per project, one enqueue per batch' },
+  deliver: { ms: 400, why: 'a batch of 10 deliveries in parallel: the slowest receiver (~300 ms), then the writes' },
+  'deliver-ordered': { ms: 400, why: 'as deliver' },
+  admin: { ms: 60, why: 'reads and writes of the management API' },
+  'message-status': { ms: 30, why: 'one read' },
+  conversations: { ms: 40, why: 'one Query' },
+  health: { ms: 50, why: 'token, rate limit, balance; probes cached per instance' },
+  models: { ms: 30, why: 'token, rate limit' },
+  search: { ms: 60, why: 'the bot index cached in the instance' },
+  completion: { ms: 2_000, why: 'waits for the model (~2 s for a short answer)' },
+  'chat-completions': { ms: 2_000, why: 'as completion' },
+  responses: { ms: 2_000, why: 'as completion' },
+  embeddings: { ms: 300, why: 'waits for the embeddings model' },
+  extract: { ms: 1_000, why: 'a ~5-page text-layer PDF' },
+  'extract-uploads': { ms: 50, why: 'signs an upload form' },
+  ingest: { ms: 3_000, why: 'a batch of files of one bot: read, chunk, index, one segment written' },
+  'credit-sweeper': { ms: 100, why: 'one index Query, nothing open' },
+  'event-sweeper': { ms: 100, why: 'one index Query, nothing marked' },
+  fallback: { ms: 20, why: 'answers 404/405 from the route table' },
+};
+
+export function durationOf(fn: string): AssumedDuration {
+  const d = assumedDurations[fn];
+  if (!d) throw new Error(`infra/durations.ts: no assumed duration for function ${fn}`);
+  return d;
+}
