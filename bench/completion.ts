@@ -1,5 +1,5 @@
 /**
- * Overhead of POST /api/v1/ai/completion excluding the model's own time (issue 6's numbers):
+ * Overhead of POST /api/v1/ai/completion excluding the model's own time (bench/history/2026-11-completion-overhead.md):
  *  - the offline provider (in-process, no network) through the local gateway, 1 and 16 connections;
  *  - the anchor: a bare node:http server doing the same DynamoDB operations (token read, rate-limit write, [bot read],
  *    charge, settle) with the same adapters on the same dynalite and the same offline generation, in the same run;

@@ -1,5 +1,5 @@
 /**
- * Bots API health path, issue 2's numbers:
+ * Bots API health path (bench/history/2026-11-health-and-start-up.md):
  *  - `npm start` to ready (fresh DATA_DIR and existing one), median of 5;
  *  - GET /api/v1/ai/health through the local gateway vs a bare node:http server doing the same DynamoDB operations
  *    (same adapters, same dynalite, same run) vs the handler called in-process without the gateway;

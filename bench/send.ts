@@ -1,5 +1,5 @@
 /**
- * Send endpoint, issue 3's numbers:
+ * Send endpoint (bench/history/2026-11-send.md):
  *  - POST /api/integration/generic with the sandbox provider through the local gateway: p50 at 1 connection;
  *  - requests/s at 32 connections against a bare node:http server doing the same DynamoDB operations (token read,
  *    channel read, credit charge, message record) with the same adapters on the same dynalite, in the same run;

@@ -36,7 +36,7 @@ const route = routes.find((r) => r.fn === 'send')!;
 const post = makeProviderPost({ allowPrivate: cfg.webhookAllowPrivate });
 
 const sendMessage = makeSendMessage({
-  // The channel with its contacts' window, suppression and mail-thread items: one BatchGetItem (contract §17).
+  // The channel with its contacts' window, suppression and mail-thread items: one BatchGetItem.
   conversations: new DynamoConversationStore(table, secretBox),
   channels: new DynamoChannelStore(table, secretBox),
   messages: new DynamoMessageLog(table),

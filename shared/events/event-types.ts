@@ -17,14 +17,14 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-/** Operational notices about a project's webhooks (contract §18): emitted by the service, never on a channel. */
+/** Operational notices about a project's webhooks: emitted by the service, never on a channel. */
 export const NOTICE_EVENT_TYPES = [
   'webhook.failing',
   'webhook.disabled',
 ] as const satisfies readonly WebhookEventType[];
 
 /**
- * What a channel back end may report on `POST /projects/{p}/events` (contract §5's list): message events and
+ * What a channel back end may report on `POST /projects/{p}/events`: message events and
  * `webhook.test`. Contact events follow a suppression this service keeps, and notices are about its webhooks: both
  * are the service's own.
  */

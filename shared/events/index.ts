@@ -1,5 +1,5 @@
 /**
- * The event vocabulary every producer and the webhook pipeline share (contract §5, §15): the envelope a webhook
+ * The event vocabulary every producer and the webhook pipeline share: the envelope a webhook
  * receives, the event types and their catalog, what the `events` queue carries, and the publisher producers call.
  * Delivery machinery (fan-out, attempts, retries) is the webhooks area's, not this one's.
  */

@@ -54,7 +54,7 @@ const schema = z.object({
   WEBHOOK_RETRY_SCHEDULE: z.optional(
     z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds')),
   ),
-  /** A webhook failing this many delivery attempts in a row gets a `webhook.failing` notice (contract §18). */
+  /** A webhook failing this many delivery attempts in a row gets a `webhook.failing` notice. */
   WEBHOOK_FAILING_AFTER: z._default(positiveInt(1_000_000), 20),
   /**
    * SMTP server for the webhook notices' emails to a project's `contactEmail`: `smtps://` (TLS from the first byte) or

@@ -246,7 +246,7 @@ export class DynamoIntegrationStore implements IntegrationStore {
     const sealed = item.sealed as SealedWebhookSecrets;
     return {
       ...plain,
-      // Webhooks stored before contract §18 have none of these: the defaults.
+      // Webhooks stored before ordering, signatures and filters existed have none of these: the defaults.
       ordering: plain.ordering ?? 'none',
       signature: plain.signature ?? 'v1',
       filter: plain.filter ?? null,

@@ -57,7 +57,7 @@ const filterScalar = z.union([
 ]);
 
 /**
- * Contract §18's filter. The shape is checked here (and documented from here); what depends on `op` (which values it
+ * A webhook's `filter` (docs/reference/webhooks.md). The shape is checked here (and documented from here); what depends on `op` (which values it
  * takes, which fields exist) by `filterProblems`, the same rules the console applies when it tries a filter.
  */
 const filter = z

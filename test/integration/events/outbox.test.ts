@@ -30,7 +30,7 @@ import { startTestTable } from '#test/support/dynamo.ts';
 import { RecordingPublisher } from '#test/support/fakes/recording-publisher.ts';
 
 /**
- * The outbox rule (contract §15) against dynalite: a change and its event's mark in one conditional write; the mark
+ * The outbox rule against dynalite: a change and its event's mark in one conditional write; the mark
  * cleared once the event is queued; a retry or the sweep publishing what a crash left marked, under the same id.
  */
 let env: { table: DynamoTable; close(): Promise<void> };

@@ -136,7 +136,7 @@ describe('send use case over DynamoDB', () => {
     );
     operations = [];
     await request({ to: '+5511988887777', body: 'hello' });
-    // Token, channel (one BatchGetItem with the suppression and window items: contract §17 adds no round trip),
+    // Token, channel (one BatchGetItem with the suppression and window items: the conversation checks add no round trip),
     // charge, the record (carrying the event's mark), and the mark cleared once the event is queued.
     expect(operations).toEqual([
       'GetItemCommand',

@@ -13,7 +13,7 @@ import { sampleFromSchema, seedWord } from '#shared/model-providers/adapters/sch
 import { compileJsonSchema } from '#shared/kernel/validation/json-schema.ts';
 import type { ConversationTurn, ModelRequest, ModelStreamEvent } from '#shared/models/index.ts';
 
-/** Tools, tool results and structured output through each adapter (contract §16). */
+/** Tools, tool results and structured output through each adapter. */
 const weather = {
   name: 'get_weather',
   description: 'Weather in a city',
