@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { localDocumentClient } from '#test/support/dynamo.ts';
 import { DynamoBotStore } from '#shared/bots/index.ts';
-import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoCreditLedger } from '#shared/credits/index.ts';
 import { DynamoRateLimiter } from '#shared/ratelimit/adapters/dynamo-rate-limiter.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import { OfflineModelProvider } from '#shared/model-providers/index.ts';

@@ -1,6 +1,8 @@
 import { parseConfig, settingNames as kernelSettingNames } from '#shared/kernel/config.ts';
 import type { AreaSettings, Env } from '#shared/kernel/settings.ts';
 import { completionSettings } from '#shared/completion/index.ts';
+import { creditsSettings } from '#shared/credits/index.ts';
+import { eventsSettings } from '#shared/events/index.ts';
 import { modelSettings } from '#shared/model-providers/index.ts';
 import { pdfSettings } from '#shared/pdf/index.ts';
 
@@ -10,6 +12,8 @@ import { pdfSettings } from '#shared/pdf/index.ts';
  */
 export const AREA_SETTINGS: Readonly<Record<string, AreaSettings<unknown>>> = {
   completion: completionSettings,
+  credits: creditsSettings,
+  events: eventsSettings,
   'model-providers': modelSettings,
   pdf: pdfSettings,
 };

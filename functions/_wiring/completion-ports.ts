@@ -1,10 +1,9 @@
 import { DynamoBotStore } from '#shared/bots/index.ts';
 import type { CompletionPorts } from '#shared/completion/index.ts';
-import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoCreditLedger, meteredCreditLedger } from '#shared/credits/index.ts';
 import type { MeteredPlatform } from '#shared/kernel/platform.ts';
 import { modelRouterFromSettings } from '#shared/model-providers/index.ts';
 import { knowledgeSearchFromConfig } from './knowledge.ts';
-import { meteredCreditLedger } from './metered.ts';
 
 /**
  * What `POST /api/v1/ai/completion`, `/chat/completions` and `/responses` run on: the project's bots, their

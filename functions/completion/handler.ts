@@ -4,7 +4,7 @@ import { routes } from '#shared/contract/routes.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { completionPorts } from '#functions/_wiring/completion-ports.ts';
-import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
+import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
 import { meteredPlatform } from '#functions/_wiring/platform.ts';
 
 // Composition root: built once per cold start.

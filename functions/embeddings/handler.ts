@@ -1,13 +1,12 @@
 import { botsApiFunction } from '#shared/auth/api/presets.ts';
 import { DynamoBotStore } from '#shared/bots/index.ts';
 import { openAiErrors, wireEmbeddings } from '#shared/completion/index.ts';
-import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoCreditLedger, meteredCreditLedger } from '#shared/credits/index.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { HashedEmbeddings } from '#shared/knowledge/adapters/hashed-embeddings.ts';
 import { makeEmbedTexts } from '#shared/knowledge/embed-texts.ts';
 import { embeddingsFromSettings } from '#shared/model-providers/index.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
-import { meteredCreditLedger } from '#functions/_wiring/metered.ts';
 import { meteredPlatform } from '#functions/_wiring/platform.ts';
 
 // Composition root, built once per cold start: the Bots API auth, the bots, the credit ledger and the deployment's

@@ -1,5 +1,5 @@
 import { s3Client } from '#shared/kernel/aws/s3-client.ts';
-import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoCreditLedger } from '#shared/credits/index.ts';
 import { modelProbeFromSettings } from '#shared/model-providers/index.ts';
 import { wireHealth } from '#shared/health/index.ts';
 import { botsApiFunction } from '#shared/auth/api/presets.ts';

@@ -1,5 +1,4 @@
-import type { WebhookEventType } from '../events/event-types.ts';
-import type { OutboxMark } from '../events/index.ts';
+import type { OutboxMark, WebhookEventType } from '../events/index.ts';
 import type { Page, PageRequest } from '../kernel/page.ts';
 import { publicKeyOf } from './signing-keys.ts';
 import type { WebhookFilter } from './webhook-filter.ts';

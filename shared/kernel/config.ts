@@ -45,11 +45,8 @@ const schema = z.object({
   CUSTOM_TOKEN_RATE_LIMIT_PER_SECOND: z._default(positiveInt(10_000), 100),
   /** How long a function instance trusts a project's `limits` it read (a change applies within this). */
   PROJECT_LIMITS_CACHE_SECONDS: z._default(z.coerce.number().check(z.gte(0), z.lte(3600)), 10),
-  CREDIT_SWEEP_AFTER_SECONDS: z._default(z.coerce.number().check(z.int(), z.gt(0)), 900),
   /** A recover's claim on a failed delivery older than this was left by a recover that died: the next may take it. */
   WEBHOOK_RECOVER_CLAIM_STALE_SECONDS: z._default(z.coerce.number().check(z.gt(0)), 60),
-  /** An event still marked unpublished this long after its change was written is published by the sweep. */
-  EVENT_SWEEP_AFTER_SECONDS: z._default(z.coerce.number().check(z.gt(0)), 30),
   WEBHOOK_ALLOW_PRIVATE: z.optional(flag(false)),
   WEBHOOK_RETRY_SCHEDULE: z.optional(
     z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds')),

@@ -324,13 +324,6 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     responses: { 200: { description: 'The last 24 hours, oldest first.', body: s.webhookHealth } },
     errors: { 400: ['VALIDATION_ERROR'] },
   },
-  'GET /projects/{projectId}/bot-credits/usage': {
-    operationId: 'getBotCreditUsage',
-    summary: 'Bot credits used per day this month',
-    description: 'Credits charged and refunded per UTC day up to today, with the balance, the allowance and grants.',
-    tags: ['Projects'],
-    responses: { 200: { description: "The month's use.", body: s.botCreditUsage } },
-  },
   'POST /projects/{projectId}/events': {
     operationId: 'reportEvent',
     summary: 'Report a channel event',

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ConsoleBrowser, chromium, openConsoleBrowser, signIn } from '#test/console/browser.ts';
 import { ACCESSIBILITY_PROBLEMS } from '#test/console/in-page.ts';
-import { WEBHOOK_EVENT_TYPES } from '#shared/events/envelope.ts';
+import { WEBHOOK_EVENT_TYPES } from '#shared/events/index.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { describeNeeding } from '#test/support/prerequisites.ts';
 import { E2E_ATTEMPTS } from '#test/support/groups/e2e.ts';

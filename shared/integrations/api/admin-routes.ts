@@ -1,7 +1,7 @@
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { integrationView } from '#shared/integrations/integration.ts';
-import { WEBHOOK_EVENT_TYPES } from '#shared/events/event-types.ts';
+import { WEBHOOK_EVENT_TYPES } from '#shared/events/index.ts';
 import { MAX_WEBHOOK_RATE_PER_SECOND, SIGNATURE_SCHEMES, WEBHOOK_ORDERINGS } from '../integration.ts';
 import {
   FILTER_OPS,

@@ -1,6 +1,6 @@
 import type { SecretBox } from '../../kernel/secret-box.ts';
 import { collections, conversationIndex, inCollection, keys, pageKeyOf } from '../../contract/keys.ts';
-import { clearOutboxMark, marksOf, outboxUpdate } from '../../events/adapters/dynamo-outbox.ts';
+import { clearOutboxMark, marksOf, outboxUpdate } from '../../events/index.ts';
 import {
   applied,
   type DynamoTable,

@@ -7,7 +7,8 @@ import {
   outboxItemAttributes,
   outboxUpdate,
 } from '#shared/events/adapters/dynamo-outbox.ts';
-import { eventIdFor, makeSweepUnpublishedEvents, type OutboxMark, type StaleItem } from '#shared/events/index.ts';
+import { eventIdFor, type OutboxMark } from '#shared/events/outbox.ts';
+import { makeSweepUnpublishedEvents, type StaleItem } from '#shared/events/sweep-unpublished.ts';
 import { backgroundIndex, workIndex } from '#shared/contract/keys.ts';
 import {
   type DynamoTable,

@@ -27,10 +27,8 @@ import {
   type MessageProviders,
 } from '#shared/messaging/providers.ts';
 import { makeSendMessage } from '#shared/messaging/send-message.ts';
-import { eventMessageSchema } from '#shared/events/index.ts';
+import { eventMessageSchema, makeEventPublisher, SqsEventQueue } from '#shared/events/index.ts';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
-import { SqsEventQueue } from '#shared/events/adapters/sqs-event-queue.ts';
-import { makeEventPublisher } from '#shared/events/publish-event.ts';
 
 let emulators: Emulators;
 let dataDir: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCreditLedger } from '#test/support/fakes/memory-credit-ledger.ts';
-import { NoBotCreditsError } from '#shared/credits/errors.ts';
+import { NoBotCreditsError } from '#shared/credits/index.ts';
 import { httpErrorFor } from '#shared/http/domain-errors.ts';
 import {
   ExtractionFailedError,

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { modelProbeFromSettings, modelSettings } from '#shared/model-providers/index.ts';
 import { parseConfig } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
-import type { CreditLedger } from '#shared/credits/credit-ledger.ts';
+import type { CreditLedger } from '#shared/credits/index.ts';
 import { makeGetHealth, type DependencyProbe } from '#shared/health/get-health.ts';
 
 const grant = { kind: 'projectApi' as const, projectId: 'prj_1', companyId: 1042, monthlyBotCredits: 10 };

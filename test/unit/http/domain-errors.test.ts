@@ -9,7 +9,7 @@ import {
   ValidationError,
 } from '#shared/kernel/domain-error.ts';
 import type { DomainErrorCode } from '#shared/contract/error-codes.ts';
-import { NoBotCreditsError } from '#shared/credits/errors.ts';
+import { NoBotCreditsError } from '#shared/credits/index.ts';
 import {
   ExtractionFailedError,
   ExtractionTimeoutError,
