@@ -121,8 +121,9 @@ export class SwitchboardStack extends Stack {
     const publicBaseUrl =
       settings.publicBaseUrl ??
       Fn.join('', ['https://', api.restApiId, '.execute-api.', this.region, '.', this.urlSuffix, '/', STAGE_NAME]);
+    // The console function: the document lists it first, and pages load their assets below its path.
     for (const spec of this.specs)
-      if (spec.routes.some((r) => r.path.startsWith('/inbound/') || r.path.startsWith('/admin/')))
+      if (spec.routes.some((r) => /^\/(inbound|admin|console)\//.test(r.path)))
         this.functions[spec.fn]!.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
     if (queues.inbound)
       createInboundMail(this, {

@@ -176,6 +176,18 @@ export const routes: RouteDefinition[] = [
       },
     },
   },
+  // The console, the portal page (framable by the project's allowed origins: one project read), the API reference
+  // and the OpenAPI document, served from the files shipped beside the function.
+  ...['/console', '/console/{proxy+}', '/portal', '/docs', '/openapi.json'].map(
+    (path): RouteDefinition => ({
+      method: 'GET',
+      path,
+      fn: 'console',
+      timeoutSeconds: 10,
+      memoryMb: 256,
+      access: { table: { read: true } },
+    }),
+  ),
   // Providers get 10 s per call (WhatsApp: a text then up to 10 files); 30 s covers a slow multi-part send.
   {
     method: 'POST',
