@@ -164,9 +164,9 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 30,
     memoryMb: 1024,
     access: {
-      // gsi1: the project listing; gsi2: a conversation's messages (the console); gsi3: a webhook's failed
+      // gsi1: the project listing; gsi4: a conversation's messages (the console); gsi3: a webhook's failed
       // deliveries (recover).
-      table: { read: true, write: true, indexes: ['gsi1', 'gsi2', 'gsi3'] },
+      table: { read: true, write: true, indexes: ['gsi1', 'gsi3', 'gsi4'] },
       secrets: ['adminKey', 'secretsKey'],
       sendTo: ['ingest', 'events', 'deliveries', 'deliveriesOrdered'],
       buckets: {
@@ -223,7 +223,7 @@ export const routes: RouteDefinition[] = [
     memoryMb: 256,
     access: {
       // Writes its custom token's rate-limit bucket.
-      table: { read: true, write: true, indexes: ['gsi2'] },
+      table: { read: true, write: true, indexes: ['gsi4'] },
       buckets: { transfer: { read: ['media/'] } },
       secrets: ['secretsKey'],
     },
@@ -236,7 +236,7 @@ export const routes: RouteDefinition[] = [
     memoryMb: 256,
     access: {
       // Writes its custom token's rate-limit bucket.
-      table: { read: true, write: true, indexes: ['gsi2'] },
+      table: { read: true, write: true, indexes: ['gsi4'] },
       buckets: { transfer: { read: ['media/'] } },
       secrets: ['secretsKey'],
     },
