@@ -20,8 +20,7 @@
  *        [--engines project,before,wink,minisearch] [--json out.json]
  */
 import { writeFileSync } from 'node:fs';
-import { embeddingsFromConfig } from '#functions/_wiring/knowledge.ts';
-import { parseConfig } from '#shared/kernel/config.ts';
+import { embeddingsFromSettings, modelSettings } from '#shared/model-providers/index.ts';
 import { loadavg } from 'node:os';
 import { argValue, machine } from './lib/harness.ts';
 import {
@@ -54,7 +53,7 @@ const jsonOut = argValue('json');
 // The service's embeddings settings (EMBEDDINGS_*) read as the functions read them; the rest of the configuration
 // does not matter to the bench.
 const hybridModel = process.argv.includes('--hybrid')
-  ? embeddingsFromConfig(parseConfig({ TABLE_NAME: 'unused', ...process.env }))
+  ? embeddingsFromSettings({ AWS_REGION: process.env.AWS_REGION ?? 'us-east-1' }, modelSettings.parse(process.env))
   : undefined;
 if (process.argv.includes('--hybrid') && !hybridModel)
   console.error('hybrid engine skipped: no embeddings model configured (set EMBEDDINGS_PROVIDER and its settings)');

@@ -7,9 +7,7 @@ import type { KnowledgeSearch } from '#shared/knowledge/knowledge-search.ts';
 import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
 import { SegmentCache, type SegmentCacheOptions } from '#shared/knowledge/segment-cache.ts';
 import type { Metrics } from '#shared/kernel/metrics.ts';
-import { embeddingsFromConfig } from './embeddings.ts';
-
-export { embeddingsFromConfig } from './embeddings.ts';
+import { embeddingsFromSettings } from '#shared/model-providers/index.ts';
 
 /**
  * The knowledge bucket as an object store, with the S3 client loaded on first use (`s3KnowledgeObjectStoreOnFirstUse`);
@@ -62,6 +60,6 @@ export function knowledgeSearchFromConfig(
       ...(deps.metrics ? { metrics: deps.metrics } : {}),
     }),
     logger: deps.logger,
-    embeddings: embeddingsFromConfig(cfg),
+    embeddings: embeddingsFromSettings(cfg),
   });
 }

@@ -11,7 +11,8 @@ import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { makePdfPageReader, PDF_READ_BUDGET_MS } from '#shared/knowledge/pdf-reader.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { queues } from '#shared/contract/queues.ts';
-import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#functions/_wiring/knowledge.ts';
+import { knowledgeObjectsFromConfig } from '#functions/_wiring/knowledge.ts';
+import { embeddingsFromSettings } from '#shared/model-providers/index.ts';
 import { ocrFromSettings } from '#shared/pdf/index.ts';
 import { pdfOpenerFromConfig } from '#functions/_wiring/untrusted-pdf.ts';
 import { documentReaderFromConfig } from '#functions/_wiring/untrusted-text.ts';
@@ -40,7 +41,7 @@ const ingest = makeIngestKnowledge({
   readText: documentReaderFromConfig(cfg),
   // Text files keep the default 120 s; a PDF may be a scan read page by page by OCR (sized for 100 pages).
   pdfBudgetMs: PDF_READ_BUDGET_MS,
-  embeddings: embeddingsFromConfig(cfg),
+  embeddings: embeddingsFromSettings(cfg),
   logger,
 });
 

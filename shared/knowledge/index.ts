@@ -14,7 +14,6 @@ export {
   type EmbedTextsOutput,
   makeEmbedTexts,
 } from './embed-texts.ts';
-export { type EmbeddingsProvider, unitVector } from './embeddings.ts';
 export { compileFileFilters, compileFilePattern } from './file-pattern.ts';
 export { type CompactionDeps, type CompactionOptions, makeCompaction } from './compaction.ts';
 export {

@@ -1,7 +1,7 @@
 import type { Logger } from '../kernel/logger.ts';
 import { checkTimeBudget, startTimeBudget, TimeBudgetExceededError } from '../kernel/time-budget.ts';
 import { type CompactionOptions, makeCompaction } from './compaction.ts';
-import type { EmbeddingsProvider } from './embeddings.ts';
+import type { EmbeddingsProvider } from '../models/index.ts';
 import { buildSegment, type DeleteMarker, SEGMENT_FORMAT, type SegmentDocumentInput } from './index/segment.ts';
 import {
   type IngestJob,

@@ -1,6 +1,6 @@
 import type { Bot, BotStore } from '../bots/index.ts';
 import type { Logger } from '../kernel/logger.ts';
-import type { EmbeddingsProvider } from './embeddings.ts';
+import type { EmbeddingsProvider } from '../models/index.ts';
 import { compileFileFilters } from './file-pattern.ts';
 import type { KnowledgeView, ScoredExcerpt } from './index/knowledge-view.ts';
 import { SegmentFormatError } from './index/segment-format.ts';

@@ -1,5 +1,6 @@
 import type { DocumentedRoute, PublicOperationDocs, RouteDoc } from '../contract/api-docs.ts';
 import { botRouteDocs, botRoutes } from '../bots/index.ts';
+import { completionPublicDocs } from '../completion/index.ts';
 import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
@@ -23,7 +24,13 @@ export function areaAdminDocs(): Record<string, RouteDoc> {
 
 /** Public routes' docs by `METHOD path`, as `shared/contract/routes.ts` declares them. */
 export function areaPublicDocs(): PublicOperationDocs {
-  return { ...extractPdfDocs(), ...extractUploadDocs(), ...healthOperationDocs(), ...siteOperationDocs() };
+  return {
+    ...completionPublicDocs(),
+    ...extractPdfDocs(),
+    ...extractUploadDocs(),
+    ...healthOperationDocs(),
+    ...siteOperationDocs(),
+  };
 }
 
 function byKey<D extends Record<string, DocumentedRoute>>(

@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { fileKeyOf } from '#shared/knowledge/knowledge-files.ts';
-import type { EmbeddingsProvider } from '#shared/knowledge/embeddings.ts';
+import type { EmbeddingsProvider } from '#shared/models/index.ts';
 import { KnowledgeView, type RankingOptions } from '#shared/knowledge/index/knowledge-view.ts';
 import { fuseRankings } from '#shared/knowledge/search.ts';
 import { buildSegment, segmentFromBytes, type SegmentDocumentInput } from '#shared/knowledge/index/segment.ts';
