@@ -30,6 +30,7 @@ const groups = {
     'test/e2e/send-events.test.ts',
     'test/e2e/webhooks-conversations.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',
+    'test/e2e/webhook-destinations.test.ts',
   ],
   model: [
     'test/e2e/chat-completions.test.ts',

@@ -2,6 +2,7 @@ import type { WebhookEventType } from '../events/event-types.ts';
 import type { OutboxMark } from '../events/index.ts';
 import type { Page, PageRequest } from '../kernel/page.ts';
 import { publicKeyOf } from './signing-keys.ts';
+import type { AwsDestination, WebhookDestination } from './destination.ts';
 import type { WebhookFilter } from './webhook-filter.ts';
 
 /**
@@ -31,7 +32,12 @@ export interface WebhookIntegration {
   scope: WebhookScope;
   /** The channel of a `channel`-scoped webhook; null for the general one. */
   channelId: string | null;
+  /** The receiver's URL (`http` destinations; empty for the others). */
   url: string;
+  /** Where deliveries go; absent (webhooks made before destinations existed) is `http`. */
+  destination?: WebhookDestination;
+  /** The project's external id, copied at create for roles assumed when delivering (it never changes). */
+  externalId?: string;
   /** Sent as `Authorization: Bearer …` on deliveries; write-only over the API, stored encrypted. */
   bearerToken: string | null;
   /** Subscribed event types; null = every type. */
@@ -89,6 +95,8 @@ export interface WebhookTarget {
   scope: WebhookScope;
   channelId: string | null;
   url: string;
+  /** A destination in the customer's AWS account, with the external id its role is assumed with; absent: `url`. */
+  aws?: { destination: AwsDestination; externalId: string };
   bearerToken: string | null;
   eventTypes: WebhookEventType[] | null;
   ordering: WebhookOrdering;
@@ -174,6 +182,7 @@ export function integrationView(integration: Integration) {
       scope: 'channel' as const,
       channelId: integration.channelId,
       url: null,
+      destination: null,
       eventTypes: null,
       rateLimitPerSecond: null,
       ordering: null,
@@ -192,7 +201,8 @@ export function integrationView(integration: Integration) {
     product: 'webhook' as const,
     scope: integration.scope,
     channelId: integration.channelId,
-    url: integration.url,
+    url: (integration.destination?.type ?? 'http') === 'http' ? integration.url : null,
+    destination: integration.destination ?? { type: 'http' as const },
     eventTypes: integration.eventTypes,
     // Webhooks stored before the limit existed have none.
     rateLimitPerSecond: integration.rateLimitPerSecond ?? null,

@@ -6,8 +6,9 @@ import { ConflictError, NotFoundError, ValidationError } from '../kernel/domain-
 import { newId } from '../kernel/ids.ts';
 import type { ChannelStore } from '../messaging/index.ts';
 import { ChannelNotFoundError } from '../messaging/index.ts';
-import { requireProject, type Project } from '../projects/index.ts';
-import { forbiddenHostReason } from '../kernel/destination-policy.ts';
+import { externalIdOf, requireProject, type Project } from '../projects/index.ts';
+import type { WebhookDestination } from './destination.ts';
+import { checkWebhookDestination, checkWebhookUrl } from './check-destination.ts';
 import type { WebhookEventType } from '../events/event-types.ts';
 import {
   PREVIOUS_SECRET_GRACE_MS,
@@ -38,7 +39,9 @@ export type CreateIntegrationInput =
       product: 'webhook';
       scope: WebhookScope;
       channelId?: string;
-      url: string;
+      /** Required for an `http` destination (the default); none for the others. */
+      url?: string;
+      destination?: WebhookDestination;
       bearerToken?: string;
       eventTypes?: WebhookEventType[];
       rateLimitPerSecond?: number | null;
@@ -50,6 +53,8 @@ export type CreateIntegrationInput =
 
 export interface PatchWebhookInput {
   url?: string;
+  /** Replaces the destination; a move to `http` needs a `url` (given or kept), a move away from it drops the URL. */
+  destination?: WebhookDestination;
   /** null removes it. */
   bearerToken?: string | null;
   /** null subscribes to every type. */
@@ -97,29 +102,9 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     if (!(await deps.channels.get(projectId, channelId))) throw new ChannelNotFoundError(channelId);
   }
 
-  /**
-   * Without private destinations: https only, and no host the address policy refuses by its text (loopback,
-   * private, link-local, metadata IP literals in any form, `localhost`). Names are judged again on the address
-   * connected to, at each delivery.
-   */
-  function checkUrl(url: string): void {
-    if (deps.allowPrivateDestinations) return;
-    if (!url.startsWith('https://')) {
-      throw new ValidationError('The webhook URL must use https://.', [
-        { path: 'url', message: 'Must be an https:// URL', code: 'invalid_format' },
-      ]);
-    }
-    const reason = forbiddenHostReason(new URL(url).hostname);
-    if (reason) {
-      throw new ValidationError('The webhook URL points at a destination this deployment does not allow.', [
-        {
-          path: 'url',
-          message: `The host is a ${reason} address; webhooks go to public addresses only`,
-          code: 'custom',
-        },
-      ]);
-    }
-  }
+  const checkUrl = (url: string) => checkWebhookUrl(url, deps.allowPrivateDestinations);
+  const checkDestination = (destination: WebhookDestination) =>
+    checkWebhookDestination(destination, deps.allowPrivateDestinations);
 
   /**
    * Takes the project's one enabled-general-webhook slot, or 409. A slot whose holder is gone, disabled, or no
@@ -163,6 +148,23 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     return next.signingSecret;
   }
 
+  /** The fields a PATCH of `destination` changes, checked. */
+  async function movedDestination(current: WebhookIntegration, input: PatchWebhookInput) {
+    const destination = input.destination!;
+    const kept = (current.destination?.type ?? 'http') === 'http' ? current.url : '';
+    if (destination.type === 'http') {
+      if (!(input.url ?? kept)) {
+        throw new ValidationError('An http destination needs a url.', [
+          { path: 'url', message: 'Required with destination type "http"', code: 'invalid_type' },
+        ]);
+      }
+      return { destination: undefined, url: input.url ?? kept };
+    }
+    checkDestination(destination);
+    const project = await requireProject(deps.projects, current.projectId);
+    return { destination, url: '', externalId: externalIdOf(project) };
+  }
+
   async function saveOr409(integration: Integration): Promise<void> {
     if (!(await store.update(integration)))
       throw new ConflictError('The integration was changed by another request at the same time; try again.');
@@ -182,7 +184,7 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       projectId: string,
       input: CreateIntegrationInput,
     ): Promise<{ integration: Integration; signingSecret?: string; token?: string }> {
-      await requireProject(deps.projects, projectId);
+      const project = await requireProject(deps.projects, projectId);
       const at = now().toISOString();
       const integrationId = newId('int');
 
@@ -213,7 +215,9 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       }
 
       if (input.scope === 'channel') await requireChannel(projectId, input.channelId!);
-      checkUrl(input.url);
+      const destination = input.destination ?? { type: 'http' };
+      if (destination.type === 'http') checkUrl(input.url ?? '');
+      else checkDestination(destination);
       const signature = input.signature ?? 'v1';
       // A v1a webhook also holds an HMAC secret (never shown, never signing): the record always has one, and a switch
       // to v1 replaces it with a fresh one shown by that PATCH.
@@ -224,7 +228,8 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
         projectId,
         scope: input.scope,
         channelId: input.scope === 'channel' ? input.channelId! : null,
-        url: input.url,
+        url: destination.type === 'http' ? (input.url ?? '') : '',
+        ...(destination.type === 'http' ? {} : { destination, externalId: externalIdOf(project) }),
         bearerToken: input.bearerToken ?? null,
         eventTypes: input.eventTypes ?? null,
         rateLimitPerSecond: input.rateLimitPerSecond ?? null,
@@ -268,9 +273,16 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
         ]);
       }
       if (input.url !== undefined) checkUrl(input.url);
+      if (input.url !== undefined && (input.destination?.type ?? current.destination?.type ?? 'http') !== 'http') {
+        throw new ValidationError('Only an http destination takes a url.', [
+          { path: 'url', message: 'Not allowed with this destination type', code: 'custom' },
+        ]);
+      }
+      const destination = input.destination === undefined ? undefined : await movedDestination(current, input);
       const next: WebhookIntegration = {
         ...current,
         ...(input.url !== undefined ? { url: input.url } : {}),
+        ...destination,
         ...(input.bearerToken !== undefined ? { bearerToken: input.bearerToken } : {}),
         ...(input.eventTypes !== undefined ? { eventTypes: input.eventTypes } : {}),
         ...(input.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),

@@ -277,6 +277,9 @@ function toTarget(webhook: WebhookIntegration, at: Date): WebhookTarget {
     scope: webhook.scope,
     channelId: webhook.channelId,
     url: webhook.url,
+    ...(webhook.destination && webhook.destination.type !== 'http'
+      ? { aws: { destination: webhook.destination, externalId: webhook.externalId ?? '' } }
+      : {}),
     bearerToken: webhook.bearerToken,
     eventTypes: webhook.eventTypes,
     ordering: webhook.ordering,

@@ -35,7 +35,28 @@ export const integration = withMeta(
     product: z.enum(['webhook', 'custom']),
     scope: z.enum(['general', 'channel']),
     channelId: z.nullable(z.string()),
-    url: z.nullable(z.string()),
+    url: withMeta(z.nullable(z.string()), { description: 'The receiver (`http` destinations); null otherwise.' }),
+    destination: withMeta(
+      z.nullable(
+        z.object({
+          type: z.enum(['http', 'sqs', 'sns', 'eventbridge', 'kinesis', 's3']),
+          roleArn: z.optional(z.string()),
+          queueUrl: z.optional(z.string()),
+          topicArn: z.optional(z.string()),
+          eventBusArn: z.optional(z.string()),
+          detailType: z.optional(z.string()),
+          streamArn: z.optional(z.string()),
+          bucket: z.optional(z.string()),
+          prefix: z.optional(z.string()),
+        }),
+      ),
+      {
+        id: 'WebhookDestination',
+        description:
+          'Where deliveries go: `http` (`url`), or a queue, topic, bus, stream or bucket in your AWS account, reached ' +
+          "by assuming `roleArn` with the project's `externalId`. Null for other products.",
+      },
+    ),
     eventTypes: withMeta(z.nullable(z.array(z.string())), {
       description: 'Subscribed event types; null = every type.',
     }),
