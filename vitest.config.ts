@@ -31,6 +31,7 @@ const groups = {
     'test/e2e/webhooks-conversations.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',
     'test/e2e/webhook-destinations.test.ts',
+    'test/e2e/poller.test.ts',
   ],
   model: [
     'test/e2e/chat-completions.test.ts',

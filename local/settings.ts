@@ -2,6 +2,7 @@ import { parseConfig, settingNames as kernelSettingNames } from '#shared/kernel/
 import type { AreaSettings, Env } from '#shared/kernel/settings.ts';
 import { pdfSettings } from '#shared/pdf/index.ts';
 import { webhookSettings } from '#shared/webhooks/index.ts';
+import { pollingSettings } from '#shared/polling/index.ts';
 
 /**
  * Every area's settings (`shared/<area>/settings.ts`, exported by the area's face), by area. A new area with
@@ -10,6 +11,7 @@ import { webhookSettings } from '#shared/webhooks/index.ts';
 export const AREA_SETTINGS: Readonly<Record<string, AreaSettings<unknown>>> = {
   pdf: pdfSettings,
   webhooks: webhookSettings,
+  polling: pollingSettings,
 };
 
 /** Every setting's name: the kernel's and the areas'. Bundles mode passes the caller's values of these through. */

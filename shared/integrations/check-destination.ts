@@ -1,6 +1,6 @@
 import { ValidationError } from '../kernel/domain-error.ts';
 import { forbiddenHostReason } from '../kernel/destination-policy.ts';
-import { destinationProblems, type WebhookDestination } from './destination.ts';
+import { type AwsDestination, destinationProblems, type WebhookDestination } from './destination.ts';
 
 /**
  * Without private destinations: https only, and no host the address policy refuses by its text (loopback,
@@ -42,4 +42,28 @@ export function checkWebhookDestination(destination: WebhookDestination, allowPr
     'The destination is malformed.',
     problems.map((p) => ({ path: `destination.${p.path}`, message: p.message, code: 'invalid_format' })),
   );
+}
+
+/**
+ * What a PATCH of `destination` changes: a move to `http` needs a `url` (sent, or kept from before); a move away drops
+ * the URL. A `url` sent with a destination other than `http` is refused.
+ */
+export function movedWebhookDestination(
+  current: { url: string; destination?: WebhookDestination },
+  destination: WebhookDestination,
+  url: string | undefined,
+  allowPrivateDestinations: boolean,
+): { destination: AwsDestination | undefined; url: string } {
+  if (destination.type !== 'http') {
+    if (url !== undefined) {
+      throw new ValidationError('Only an http destination takes a url.', [
+        { path: 'url', message: `Not allowed with destination type "${destination.type}"`, code: 'custom' },
+      ]);
+    }
+    checkWebhookDestination(destination, allowPrivateDestinations);
+    return { destination, url: '' };
+  }
+  const kept = (current.destination?.type ?? 'http') === 'http' ? current.url : '';
+  checkWebhookUrl(url ?? kept, allowPrivateDestinations);
+  return { destination: undefined, url: url ?? kept };
 }

@@ -82,7 +82,25 @@ export interface CustomIntegration {
   version: number;
 }
 
-export type Integration = WebhookIntegration | CustomIntegration;
+/**
+ * A poller: the project's events read with its own token (`GET /api/integration/events`), oldest first, through the
+ * same `eventTypes` and `filter` as a webhook's.
+ */
+export interface PollerIntegration {
+  product: 'poller';
+  integrationId: string;
+  projectId: string;
+  scope: 'general';
+  /** SHA-256 of the current `sbp_` token; the grant in the TokenStore is keyed by it. */
+  tokenHash: string;
+  eventTypes: WebhookEventType[] | null;
+  filter: WebhookFilter | null;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+}
+
+export type Integration = WebhookIntegration | CustomIntegration | PollerIntegration;
 
 /**
  * A webhook as the fan-out and delivery workers need it: everything to select, sign and send, with its signing
@@ -175,6 +193,27 @@ export function liveSigningKeys(webhook: SigningMaterial, now: Date): string[] {
 
 /** The management API's view of an integration: never a secret. */
 export function integrationView(integration: Integration) {
+  if (integration.product === 'poller') {
+    return {
+      integrationId: integration.integrationId,
+      product: 'poller' as const,
+      scope: 'general' as const,
+      channelId: null,
+      url: null,
+      destination: null,
+      eventTypes: integration.eventTypes,
+      rateLimitPerSecond: null,
+      ordering: null,
+      signature: null,
+      publicKey: null,
+      filter: integration.filter,
+      enabled: true,
+      disabledReason: null,
+      hasBearerToken: false,
+      createdAt: integration.createdAt,
+      updatedAt: integration.updatedAt,
+    };
+  }
   if (integration.product === 'custom') {
     return {
       integrationId: integration.integrationId,

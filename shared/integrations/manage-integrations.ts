@@ -8,11 +8,13 @@ import type { ChannelStore } from '../messaging/index.ts';
 import { ChannelNotFoundError } from '../messaging/index.ts';
 import { externalIdOf, requireProject, type Project } from '../projects/index.ts';
 import type { WebhookDestination } from './destination.ts';
-import { checkWebhookDestination, checkWebhookUrl } from './check-destination.ts';
+import { createPoller, patchedPoller, type PollerInput } from './manage-pollers.ts';
+import { checkWebhookDestination, checkWebhookUrl, movedWebhookDestination } from './check-destination.ts';
 import type { WebhookEventType } from '../events/event-types.ts';
 import {
   PREVIOUS_SECRET_GRACE_MS,
   type CustomIntegration,
+  type PollerIntegration,
   type Integration,
   type IntegrationStore,
   type SignatureScheme,
@@ -49,7 +51,8 @@ export type CreateIntegrationInput =
       signature?: SignatureScheme;
       filter?: WebhookFilter | null;
     }
-  | { product: 'custom'; channelId: string };
+  | { product: 'custom'; channelId: string }
+  | ({ product: 'poller' } & PollerInput);
 
 export interface PatchWebhookInput {
   url?: string;
@@ -150,19 +153,10 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
 
   /** The fields a PATCH of `destination` changes, checked. */
   async function movedDestination(current: WebhookIntegration, input: PatchWebhookInput) {
-    const destination = input.destination!;
-    const kept = (current.destination?.type ?? 'http') === 'http' ? current.url : '';
-    if (destination.type === 'http') {
-      if (!(input.url ?? kept)) {
-        throw new ValidationError('An http destination needs a url.', [
-          { path: 'url', message: 'Required with destination type "http"', code: 'invalid_type' },
-        ]);
-      }
-      return { destination: undefined, url: input.url ?? kept };
-    }
-    checkDestination(destination);
-    const project = await requireProject(deps.projects, current.projectId);
-    return { destination, url: '', externalId: externalIdOf(project) };
+    const target = input.destination ?? { type: 'http' as const };
+    const moved = movedWebhookDestination(current, target, input.url, deps.allowPrivateDestinations);
+    if (!moved.destination) return moved;
+    return { ...moved, externalId: externalIdOf(await requireProject(deps.projects, current.projectId)) };
   }
 
   async function saveOr409(integration: Integration): Promise<void> {
@@ -188,6 +182,8 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       const at = now().toISOString();
       const integrationId = newId('int');
 
+      if (input.product === 'poller')
+        return createPoller({ integrations: store, tokens: deps.tokens }, projectId, input, at);
       if (input.product === 'custom') {
         await requireChannel(projectId, input.channelId);
         const token = generateToken('custom');
@@ -267,18 +263,20 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       input: PatchWebhookInput,
     ): Promise<{ integration: Integration; signingSecret?: string }> {
       const current = await requireIntegration(projectId, integrationId);
+      if (current.product === 'poller') {
+        const next = patchedPoller(current, input, now().toISOString());
+        await saveOr409(next);
+        return { integration: next };
+      }
       if (current.product !== 'webhook') {
         throw new ValidationError('A custom integration has nothing to change: rotate its token or delete it.', [
           { path: '', message: 'Only webhook integrations can be patched', code: 'custom' },
         ]);
       }
-      if (input.url !== undefined) checkUrl(input.url);
-      if (input.url !== undefined && (input.destination?.type ?? current.destination?.type ?? 'http') !== 'http') {
-        throw new ValidationError('Only an http destination takes a url.', [
-          { path: 'url', message: 'Not allowed with this destination type', code: 'custom' },
-        ]);
-      }
-      const destination = input.destination === undefined ? undefined : await movedDestination(current, input);
+      const destination =
+        input.destination === undefined && input.url === undefined
+          ? undefined
+          : await movedDestination(current, { ...input, destination: input.destination ?? current.destination });
       const next: WebhookIntegration = {
         ...current,
         ...(input.url !== undefined ? { url: input.url } : {}),
@@ -316,7 +314,7 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     async remove(projectId: string, integrationId: string): Promise<void> {
       let current = await requireIntegration(projectId, integrationId);
       for (;;) {
-        if (current.product === 'custom') await deps.tokens.delete(current.tokenHash);
+        if (current.product !== 'webhook') await deps.tokens.delete(current.tokenHash);
         if (await store.delete(projectId, integrationId, current.version)) break;
         const changed = await store.get(projectId, integrationId);
         // Gone: whoever deleted it deleted the grant of the token it recorded.
@@ -336,21 +334,26 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
      */
     async rotateToken(projectId: string, integrationId: string): Promise<string> {
       const current = await requireIntegration(projectId, integrationId);
-      if (current.product !== 'custom') {
+      if (current.product === 'webhook') {
         throw new ValidationError(
-          'Only custom integrations have a token; webhooks rotate their signing secret (rotate-secret).',
+          'Only custom integrations and pollers have a token; webhooks rotate their signing secret (rotate-secret).',
           [{ path: '', message: 'Not a custom integration', code: 'custom' }],
         );
       }
       await deps.tokens.delete(current.tokenHash);
-      const token = generateToken('custom');
-      const next: CustomIntegration = {
+      const token = generateToken(current.product);
+      const next: CustomIntegration | PollerIntegration = {
         ...current,
         tokenHash: hashToken(token),
         updatedAt: now().toISOString(),
         version: current.version + 1,
       };
-      await deps.tokens.put(next.tokenHash, { kind: 'custom', projectId, integrationId, channelId: current.channelId });
+      await deps.tokens.put(
+        next.tokenHash,
+        current.product === 'custom'
+          ? { kind: 'custom', projectId, integrationId, channelId: current.channelId }
+          : { kind: 'poller', projectId, integrationId },
+      );
       try {
         await saveOr409(next);
       } catch (error) {

@@ -1,4 +1,5 @@
 import type { DocumentedRoute, PublicOperationDocs, RouteDoc } from '../contract/api-docs.ts';
+import { pollEventsDocs } from '../polling/index.ts';
 import { botRouteDocs, botRoutes } from '../bots/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
@@ -16,7 +17,7 @@ export function areaAdminDocs(): Record<string, RouteDoc> {
 
 /** Public routes' docs by `METHOD path`, as `shared/contract/routes.ts` declares them. */
 export function areaPublicDocs(): PublicOperationDocs {
-  return { ...extractPdfDocs(), ...extractUploadDocs(), ...healthOperationDocs() };
+  return { ...extractPdfDocs(), ...extractUploadDocs(), ...healthOperationDocs(), ...pollEventsDocs() };
 }
 
 function byKey<D extends Record<string, DocumentedRoute>>(

@@ -98,6 +98,12 @@ const SECURITY_SCHEMES = {
     bearerFormat: 'sbc_…',
     description: 'A custom integration token (`sbc_…`), bound to one channel: `sendMessage` and `getMessage`.',
   },
+  pollerToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'sbp_…',
+    description: "A poller integration's token (`sbp_…`): `pollEvents` only; any other route answers 401.",
+  },
   webhookBearerToken: {
     type: 'http',
     scheme: 'bearer',

@@ -213,7 +213,7 @@ export class DynamoIntegrationStore implements IntegrationStore {
       product: integration.product,
       version: integration.version,
     };
-    if (integration.product === 'custom') return { ...base, integration };
+    if (integration.product !== 'webhook') return { ...base, integration };
     const { signingSecret, previousSigningSecret, signingKey, previousSigningKey, bearerToken, ...plain } = integration;
     const sealed: SealedWebhookSecrets = {
       signingSecret: this.secrets.seal(signingSecret, this.context(integration, 'signing')),
@@ -238,7 +238,7 @@ export class DynamoIntegrationStore implements IntegrationStore {
   private fromItem(item: Record<string, unknown>): Integration {
     const stored = item.integration as Record<string, unknown>;
     const version = item.version as number;
-    if (item.product === 'custom') return { ...(stored as unknown as Integration), version };
+    if (item.product !== 'webhook') return { ...(stored as unknown as Integration), version };
     const plain = stored as Omit<
       WebhookIntegration,
       'signingSecret' | 'previousSigningSecret' | 'signingKey' | 'previousSigningKey' | 'bearerToken'

@@ -139,6 +139,11 @@ const createIntegrationBody = z
       filter: z.optional(nullableFilter),
     }),
     z.strictObject({ product: z.literal('custom'), channelId }),
+    z.strictObject({
+      product: z.literal('poller'),
+      eventTypes: z.optional(eventTypes),
+      filter: z.optional(nullableFilter),
+    }),
   ])
   .check(
     z.superRefine((body, ctx) => {

@@ -32,7 +32,7 @@ export const webhookFilter = withMeta(
 export const integration = withMeta(
   z.object({
     integrationId: z.string(),
-    product: z.enum(['webhook', 'custom']),
+    product: z.enum(['webhook', 'custom', 'poller']),
     scope: z.enum(['general', 'channel']),
     channelId: z.nullable(z.string()),
     url: withMeta(z.nullable(z.string()), { description: 'The receiver (`http` destinations); null otherwise.' }),
@@ -92,7 +92,9 @@ export const integrationPage = pageOf(integration, 'IntegrationPage', 'Integrati
 
 export const createdIntegration = withMeta(
   z.extend(integration, {
-    token: withMeta(z.optional(z.string()), { description: 'Custom integrations: the `sbc_` token, shown once.' }),
+    token: withMeta(z.optional(z.string()), {
+      description: 'Custom integrations: the `sbc_` token; pollers: the `sbp_` token. Shown once.',
+    }),
     signingSecret: withMeta(z.optional(z.string()), {
       description: '`v1` webhooks: the `whsec_` signing secret, shown once (`v1a` ones show `publicKey` instead).',
     }),
