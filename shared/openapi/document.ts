@@ -325,7 +325,8 @@ function publicOperation(route: RouteDefinition, method: string, doc: PublicOper
   const parameters = [
     ...pathParameters(route.path),
     ...(doc.query ? queryParameters(doc.query) : []),
-    ...(doc.paged ? queryParameters(convert(pageQuery, 'input')) : []),
+    // A paged operation with its own bounds documents them in `query`; the others take the one page query.
+    ...(doc.paged && !doc.query ? queryParameters(convert(pageQuery, 'input')) : []),
     ...(doc.idempotent ? [idempotencyKeyParameter] : []),
   ];
   if (parameters.length) operation.parameters = parameters;

@@ -34,7 +34,7 @@ async function project() {
 }
 
 async function poll(token: string, query: Record<string, string | number> = {}) {
-  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+  const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
   const res = await fetch(`${svc.baseUrl}/api/integration/events?${qs}`, {
     headers: { authorization: `Bearer ${token}` },
   });

@@ -25,10 +25,11 @@ const pollPage = withMeta(
     items: withMeta(z.array(z.record(z.string(), z.unknown())), {
       description: 'Event envelopes (as a webhook receives them), oldest first.',
     }),
-    nextCursor: withMeta(z.string(), {
+    // Always sent; optional here only so the page has the one page shape every list has (`items` required).
+    nextCursor: withMeta(z.optional(z.string()), {
       description: 'Where the next call goes on; always present (a caught-up consumer resumes from it later).',
     }),
-    done: withMeta(z.boolean(), { description: 'Caught up: nothing newer to read now.' }),
+    done: withMeta(z.optional(z.boolean()), { description: 'Caught up: nothing newer to read now. Always present.' }),
   }),
   { id: 'PolledEvents' },
 );
@@ -58,7 +59,7 @@ export function pollEventsHandler(deps: {
 export function pollEventsDocs(): PublicOperationDocs {
   return {
     'GET /api/integration/events': {
-      operationId: 'pollEvents',
+      operationId: 'listEvents',
       summary: "Read the project's events, oldest first (poller)",
       description:
         "For a `poller` integration's token: the project's events (kept 7 days) that pass the poller's `eventTypes` " +
@@ -67,10 +68,16 @@ export function pollEventsDocs(): PublicOperationDocs {
         'least once, as webhooks): deduplicate by `id`. A cursor this service did not issue for this poller: 400.',
       tags: ['Messages'],
       security: 'pollerToken',
+      paged: true,
       query: {
         properties: {
           limit: { type: 'integer', minimum: 1, maximum: MAX_POLL_LIMIT, default: 100 },
-          cursor: { type: 'string', maxLength: MAX_CURSOR_LENGTH },
+          cursor: {
+            type: 'string',
+            maxLength: MAX_CURSOR_LENGTH,
+            description: "The previous answer's `nextCursor`, unchanged; none: from the oldest kept event.",
+            examples: ['djEuY3Vyc29yLmV4YW1wbGU'],
+          },
         },
       },
       responses: { 200: { description: 'A page of events.', body: pollPage } },
