@@ -18,7 +18,7 @@ import { sandboxProvider } from '#shared/messaging/providers.ts';
 import { makeSendMessage } from '#shared/messaging/send-message.ts';
 import { routes } from '#shared/contract/routes.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
-import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
+import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { meteredProviders } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
@@ -36,7 +36,7 @@ const route = routes.find((r) => r.fn === 'send')!;
 const post = makeProviderPost({ allowPrivate: cfg.webhookAllowPrivate });
 
 const sendMessage = makeSendMessage({
-  // The channel with its contacts' window, suppression and mail-thread items: one BatchGetItem (contract §17).
+  // The channel with its contacts' window, suppression and mail-thread items: one BatchGetItem.
   conversations: new DynamoConversationStore(table, secretBox),
   channels: new DynamoChannelStore(table, secretBox),
   messages: new DynamoMessageLog(table),

@@ -51,7 +51,7 @@ export const keys = {
     pk: projectPartition(projectId),
     sk: `MSG#${channelId}#${sortableTime}#${messageId}`,
   }),
-  /** A message's status and history (contract §10), read by message id alone. */
+  /** A message's status and history, read by message id alone. */
   messageStatus: (messageId: string) => ({ pk: `MSG#${messageId}`, sk: 'MSG' }),
   /** Which message a provider's id belongs to: how a receipt finds the message a send recorded it for. */
   providerMessageId: (provider: string, providerMessageId: string) => ({
@@ -123,7 +123,7 @@ export const keys = {
    */
   knowledgeFileName: (botId: string, fileKey: string) => ({ pk: botPartition(botId), sk: `FKEY#${fileKey}` }),
   /**
-   * A conversation of a channel with one contact (contract §17): the contact's last inbound time (WhatsApp's window).
+   * A conversation of a channel with one contact: the contact's last inbound time (WhatsApp's window).
    * Its own partition: every inbound message of the contact updates it, and the send reads it with the channel.
    */
   conversation: (channelId: string, contact: string) => ({ pk: `CONV#${channelId}#${contact}`, sk: 'CONV' }),

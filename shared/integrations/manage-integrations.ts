@@ -10,7 +10,7 @@ import { externalIdOf, requireProject, type Project } from '../projects/index.ts
 import type { WebhookDestination } from './destination.ts';
 import { createPoller, patchedPoller, type PollerInput } from './manage-pollers.ts';
 import { checkWebhookDestination, checkWebhookUrl, movedWebhookDestination } from './check-destination.ts';
-import type { WebhookEventType } from '../events/event-types.ts';
+import type { WebhookEventType } from '../events/index.ts';
 import {
   PREVIOUS_SECRET_GRACE_MS,
   type CustomIntegration,

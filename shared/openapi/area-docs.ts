@@ -1,6 +1,7 @@
 import type { DocumentedRoute, PublicOperationDocs, RouteDoc } from '../contract/api-docs.ts';
 import { pollEventsDocs } from '../polling/index.ts';
 import { botRouteDocs, botRoutes } from '../bots/index.ts';
+import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
 
@@ -12,7 +13,7 @@ import { healthOperationDocs } from '../health/index.ts';
 
 /** Management routes' docs by `METHOD path` (below the `/admin/v1` prefix). */
 export function areaAdminDocs(): Record<string, RouteDoc> {
-  return { ...byKey(botRoutes, botRouteDocs()) };
+  return { ...byKey(botRoutes, botRouteDocs()), ...byKey(usageRoutes, usageRouteDocs()) };
 }
 
 /** Public routes' docs by `METHOD path`, as `shared/contract/routes.ts` declares them. */
