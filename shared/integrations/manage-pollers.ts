@@ -1,6 +1,6 @@
 import type { TokenStore } from '../auth/index.ts';
 import { generateToken } from '../auth/index.ts';
-import type { WebhookEventType } from '../events/event-types.ts';
+import type { WebhookEventType } from '../events/index.ts';
 import { newId } from '../kernel/ids.ts';
 import { hashToken } from '../kernel/tokens.ts';
 import type { IntegrationStore, PollerIntegration } from './integration.ts';
