@@ -136,6 +136,16 @@ describe('SQS destinations', () => {
     expect(await assumeRoleCalls(info, roleArn)).toHaveLength(1);
   });
 
+  it('takes a test event like an HTTP webhook (what the console sends)', async () => {
+    const p = await project();
+    const queue = await newQueue(aws.sqs, unique('tested'));
+    const hook = await p.webhook({ type: 'sqs', queueUrl: queue.url, roleArn: role() });
+    const tested = await svc.admin('POST', `/projects/${p.projectId}/integrations/${hook.integrationId}/test`);
+    expect(tested.status).toBe(202);
+    const [message] = await receiveMessages(aws.sqs, queue.url, 1);
+    expect(JSON.parse(message!.Body!)).toMatchObject({ id: tested.body.eventId, type: 'webhook.test' });
+  });
+
   it('groups a FIFO queue by the ordering key', async () => {
     const p = await project();
     const queue = await newQueue(aws.sqs, `${unique('ordered')}.fifo`);
