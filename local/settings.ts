@@ -5,6 +5,8 @@ import { eventsSettings } from '#shared/events/index.ts';
 import { pdfSettings } from '#shared/pdf/index.ts';
 import { webhookSettings } from '#shared/webhooks/index.ts';
 import { pollingSettings } from '#shared/polling/index.ts';
+import { siteSettings } from '#shared/site/index.ts';
+import { tenancySettings } from '#shared/tenancy/index.ts';
 
 /**
  * Every area's settings (`shared/<area>/settings.ts`, exported by the area's face), by area. A new area with
@@ -16,6 +18,8 @@ export const AREA_SETTINGS: Readonly<Record<string, AreaSettings<unknown>>> = {
   pdf: pdfSettings,
   webhooks: webhookSettings,
   polling: pollingSettings,
+  site: siteSettings,
+  tenancy: tenancySettings,
 };
 
 /** Every setting's name: the kernel's and the areas'. Bundles mode passes the caller's values of these through. */

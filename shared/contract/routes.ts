@@ -164,9 +164,9 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 30,
     memoryMb: 1024,
     access: {
-      // gsi1: the project listing; gsi2: a conversation's messages (the console); gsi3: a webhook's failed
+      // gsi1: the project listing; gsi4: a conversation's messages (the console); gsi3: a webhook's failed
       // deliveries (recover).
-      table: { read: true, write: true, indexes: ['gsi1', 'gsi2', 'gsi3'] },
+      table: { read: true, write: true, indexes: ['gsi1', 'gsi3', 'gsi4'] },
       secrets: ['adminKey', 'secretsKey'],
       sendTo: ['ingest', 'events', 'deliveries', 'deliveriesOrdered'],
       buckets: {
@@ -176,6 +176,18 @@ export const routes: RouteDefinition[] = [
       },
     },
   },
+  // The console, the portal page (framable by the project's allowed origins: one project read), the API reference
+  // and the OpenAPI document, served from the files shipped beside the function.
+  ...['/console', '/console/{proxy+}', '/portal', '/docs', '/openapi.json'].map(
+    (path): RouteDefinition => ({
+      method: 'GET',
+      path,
+      fn: 'console',
+      timeoutSeconds: 10,
+      memoryMb: 256,
+      access: { table: { read: true } },
+    }),
+  ),
   // Providers get 10 s per call (WhatsApp: a text then up to 10 files); 30 s covers a slow multi-part send.
   {
     method: 'POST',
@@ -224,7 +236,7 @@ export const routes: RouteDefinition[] = [
     memoryMb: 256,
     access: {
       // Writes its custom token's rate-limit bucket.
-      table: { read: true, write: true, indexes: ['gsi2'] },
+      table: { read: true, write: true, indexes: ['gsi4'] },
       buckets: { transfer: { read: ['media/'] } },
       secrets: ['secretsKey'],
     },
@@ -237,7 +249,7 @@ export const routes: RouteDefinition[] = [
     memoryMb: 256,
     access: {
       // Writes its custom token's rate-limit bucket.
-      table: { read: true, write: true, indexes: ['gsi2'] },
+      table: { read: true, write: true, indexes: ['gsi4'] },
       buckets: { transfer: { read: ['media/'] } },
       secrets: ['secretsKey'],
     },

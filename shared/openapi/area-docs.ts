@@ -4,6 +4,8 @@ import { botRouteDocs, botRoutes } from '../bots/index.ts';
 import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
+import { siteOperationDocs } from '../site/index.ts';
+import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
 
 /**
  * The documentation each area writes beside its routes, gathered for the document. Adding an area with routes:
@@ -13,12 +15,22 @@ import { healthOperationDocs } from '../health/index.ts';
 
 /** Management routes' docs by `METHOD path` (below the `/admin/v1` prefix). */
 export function areaAdminDocs(): Record<string, RouteDoc> {
-  return { ...byKey(botRoutes, botRouteDocs()), ...byKey(usageRoutes, usageRouteDocs()) };
+  return {
+    ...byKey(botRoutes, botRouteDocs()),
+    ...byKey(usageRoutes, usageRouteDocs()),
+    ...byKey(tenancyRoutes, tenancyRouteDocs()),
+  };
 }
 
 /** Public routes' docs by `METHOD path`, as `shared/contract/routes.ts` declares them. */
 export function areaPublicDocs(): PublicOperationDocs {
-  return { ...extractPdfDocs(), ...extractUploadDocs(), ...healthOperationDocs(), ...pollEventsDocs() };
+  return {
+    ...extractPdfDocs(),
+    ...extractUploadDocs(),
+    ...healthOperationDocs(),
+    ...siteOperationDocs(),
+    ...pollEventsDocs(),
+  };
 }
 
 function byKey<D extends Record<string, DocumentedRoute>>(

@@ -13,7 +13,14 @@ export interface Project {
   limits?: ProjectLimits;
   /** Named when the service assumes a role the customer granted it (see external-id.ts); absent on older projects. */
   externalId?: string;
+  /** The console's portal: which origins may frame it (none by default). */
+  portal?: ProjectPortal;
   createdAt: string;
+}
+
+/** Origins (`https://app.example.com`) whose pages may embed the console opened by a portal link. */
+export interface ProjectPortal {
+  allowedOrigins: string[];
 }
 
 /** Requests a second the project may make, per kind; each absent one is the deployment's default. */
@@ -28,6 +35,8 @@ export type ProjectLimitsChange = { [K in keyof ProjectLimits]?: number | null }
 /** What `PATCH /projects/{p}` may change; `contactEmail: null` removes it; `limits` change field by field. */
 export interface ProjectChanges {
   name?: string;
+  monthlyBotCredits?: number;
+  portal?: ProjectPortal | null;
   contactEmail?: string | null;
   limits?: ProjectLimitsChange | null;
 }

@@ -49,6 +49,9 @@ export const project = withMeta(
         'The external id the service names when it assumes a role you granted it (webhook destinations in your AWS ' +
         "account): require it in the role's trust policy. Made with the project; never changes.",
     }),
+    portal: withMeta(z.object({ allowedOrigins: z.array(z.string()) }), {
+      description: 'Origins whose pages may frame the console a portal link opens; none by default.',
+    }),
   }),
   { id: 'Project' },
 );

@@ -17,6 +17,7 @@ export const OPENAI_DIALECT: { readonly [C in DomainErrorCode]: OpenAiDialect } 
   CHANNEL_NOT_FOUND: { type: 'invalid_request_error', code: 'not_found' },
   BOT_NOT_FOUND: { type: 'invalid_request_error', code: 'model_not_found', param: 'model' },
   BOT_FORBIDDEN: { type: 'permission_error', code: 'model_forbidden', param: 'model' },
+  FORBIDDEN: { type: 'permission_error', code: 'forbidden' },
   CONFLICT: { type: 'invalid_request_error', code: 'conflict' },
   INVALID_INPUT: { type: 'invalid_request_error', code: 'invalid_value' },
   NO_BOT_CREDITS: { type: 'insufficient_quota', code: 'insufficient_quota' },
