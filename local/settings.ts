@@ -1,7 +1,9 @@
 import { parseConfig, settingNames as kernelSettingNames } from '#shared/kernel/config.ts';
 import type { AreaSettings, Env } from '#shared/kernel/settings.ts';
+import { completionSettings } from '#shared/completion/index.ts';
 import { creditsSettings } from '#shared/credits/index.ts';
 import { eventsSettings } from '#shared/events/index.ts';
+import { modelSettings } from '#shared/model-providers/index.ts';
 import { pdfSettings } from '#shared/pdf/index.ts';
 import { webhookSettings } from '#shared/webhooks/index.ts';
 import { pollingSettings } from '#shared/polling/index.ts';
@@ -13,8 +15,10 @@ import { tenancySettings } from '#shared/tenancy/index.ts';
  * settings adds one line here; test/unit/local/settings.test.ts fails until it does.
  */
 export const AREA_SETTINGS: Readonly<Record<string, AreaSettings<unknown>>> = {
+  completion: completionSettings,
   credits: creditsSettings,
   events: eventsSettings,
+  'model-providers': modelSettings,
   pdf: pdfSettings,
   webhooks: webhookSettings,
   polling: pollingSettings,

@@ -148,7 +148,10 @@ const knowledgeObjects = cfg.BUCKET_KNOWLEDGE
   ? s3KnowledgeObjectStoreOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE)
   : {
       put: unconfigured('BUCKET_KNOWLEDGE'),
+      putStream: unconfigured('BUCKET_KNOWLEDGE'),
       get: unconfigured('BUCKET_KNOWLEDGE'),
+      getRange: unconfigured('BUCKET_KNOWLEDGE'),
+      getTail: unconfigured('BUCKET_KNOWLEDGE'),
       delete: async () => {},
       deletePrefix: async () => {},
     };

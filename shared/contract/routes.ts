@@ -52,6 +52,8 @@ export const routes: RouteDefinition[] = [
     },
   },
   // timeoutMs goes up to 90 s: the Lambda gets 90 s + 10 s for the bot read, the charge, the refund and the answer.
+  // 1,024 MB (with chat and responses): the bot's knowledge comes through search's bounded path (caches of 102 MB),
+  // so the memory is the model call's and the answer's, whatever the bot's size.
   {
     method: 'POST',
     path: '/api/v1/ai/completion',
@@ -121,7 +123,9 @@ export const routes: RouteDefinition[] = [
     memoryMb: 1024,
     access: { table: { read: true, write: true }, bedrock: { invoke: true } },
   },
-  // Search loads a bot's index (CPU-bound gunzip) on a cold start: 1,769 MB is one full vCPU.
+  // Search reads a bot's index by range and holds at most its caches (a tenth of this memory, and 384 MB of /tmp)
+  // whatever the bot's size: under 400 MB in all at 1 GB of text (bench/knowledge-gb.ts). 1,769 MB is for the CPU
+  // (one full vCPU): scoring long posting lists and unpacking text blocks are CPU-bound.
   {
     method: 'POST',
     path: '/api/v1/ai/search',

@@ -1,6 +1,7 @@
 import type { DocumentedRoute, PublicOperationDocs, RouteDoc } from '../contract/api-docs.ts';
 import { pollEventsDocs } from '../polling/index.ts';
 import { botRouteDocs, botRoutes } from '../bots/index.ts';
+import { completionPublicDocs } from '../completion/index.ts';
 import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
@@ -25,6 +26,7 @@ export function areaAdminDocs(): Record<string, RouteDoc> {
 /** Public routes' docs by `METHOD path`, as `shared/contract/routes.ts` declares them. */
 export function areaPublicDocs(): PublicOperationDocs {
   return {
+    ...completionPublicDocs(),
     ...extractPdfDocs(),
     ...extractUploadDocs(),
     ...healthOperationDocs(),

@@ -14,7 +14,7 @@ import {
   type Tag,
 } from '../contract/api-docs.ts';
 import { errorBody, openAiErrorBody } from './schemas.ts';
-import { openAiCodeFor } from '../completion/api/openai/error-codes.ts';
+import { openAiCodeFor } from '../completion/index.ts';
 import { webhooksSection } from './webhooks.ts';
 import { PATH_PARAMETERS, REQUEST_EXAMPLES, SCHEMA_EXAMPLES } from './examples.ts';
 import { exampleOf } from './example-of.ts';

@@ -7,7 +7,7 @@ import { ERROR_CODES } from '#shared/contract/error-codes.ts';
 import * as S from '#shared/openapi/schemas.ts';
 import { routes } from '#shared/contract/routes.ts';
 import type * as z from '#shared/kernel/validation/zod.ts';
-import { parseCompletionRequest } from '#shared/completion/api/completion-request.ts';
+import { parseCompletionRequest } from '#shared/completion/index.ts';
 import { adminRoutes } from '#functions/admin/routes.ts';
 import { chromium, ensureConsoleBuilt, launchBrowser } from '#test/console/browser.ts';
 import { describeNeeding } from '#test/support/prerequisites.ts';

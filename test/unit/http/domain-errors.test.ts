@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BotForbiddenError, BotNotFoundError } from '#shared/bots/index.ts';
+import { GenerationFailedError, GenerationTimeoutError } from '#shared/completion/index.ts';
 import { ForbiddenError } from '#shared/tenancy/index.ts';
-import { GenerationFailedError, GenerationTimeoutError } from '#shared/completion/errors.ts';
 import {
   ConflictError,
   type DomainError,

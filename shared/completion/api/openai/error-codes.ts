@@ -8,8 +8,8 @@ export interface OpenAiDialect {
 }
 
 /**
- * Every domain error in OpenAI's terms, for the OpenAI-format routes only: the status stays the
- * one the domain-error table gives (`shared/http/domain-errors.ts`), the body says it the way OpenAI's clients
+ * Every domain error in OpenAI's terms, for the OpenAI-format routes only (docs/reference/errors.md): the status stays
+ * the one the domain-error table gives (`shared/http/domain-errors.ts`), the body says it the way OpenAI's clients
  * expect. Keyed by domain code and complete, so a new domain error cannot reach these routes without a decision.
  */
 export const OPENAI_DIALECT: { readonly [C in DomainErrorCode]: OpenAiDialect } = {
@@ -39,7 +39,7 @@ export const OPENAI_DIALECT: { readonly [C in DomainErrorCode]: OpenAiDialect } 
 };
 
 /**
- * The errors the HTTP edge raises before any use case runs (auth, the rate limit, body parsing), by the contract's
+ * The errors the HTTP edge raises before any use case runs (auth, the rate limit, body parsing), by their
  * wire code, in OpenAI's terms.
  */
 export const OPENAI_EDGE_DIALECT: Readonly<Record<string, OpenAiDialect>> = {
