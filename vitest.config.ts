@@ -33,6 +33,9 @@ const groups = {
     'test/e2e/tenancy.test.ts',
     'test/e2e/webhooks-conversations.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',
+    'test/e2e/webhook-destinations.test.ts',
+    'test/e2e/poller.test.ts',
+    'test/e2e/console-destinations.test.ts',
   ],
   model: [
     'test/e2e/chat-completions.test.ts',

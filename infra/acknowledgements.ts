@@ -58,6 +58,10 @@ export const reasons = {
   bucketNotificationsHandler:
     "CDK's own handler of the knowledge bucket's S3 event notification (a custom resource that runs only on deploy): " +
     'AWSLambdaBasicExecutionRole lets it write its logs; its one other permission is s3:PutBucketNotification on that bucket.',
+  customerRoles:
+    "Webhook destinations are in customers' own accounts, whose role ARNs are data, not known at deploy: sts:AssumeRole on " +
+    "any account's role, only with one of our external ids (sbx_*); the customer's trust policy names our account and " +
+    "their project's external id.",
   textract:
     "Textract's synchronous DetectDocumentText/AnalyzeDocument take the document in the request and have no resource type to scope to.",
 };
@@ -115,6 +119,12 @@ export function acknowledgeFindings(stack: Stack, targets: AcknowledgementTarget
     }
     if (spec.access.textract)
       Validations.of(role).acknowledge({ id: nag('IAM5[Resource::*]'), reason: reasons.textract });
+    if (spec.access.assumeCustomerRoles) {
+      Validations.of(role).acknowledge({
+        id: nag('IAM5[Resource::arn:aws:iam::*:role/*]'),
+        reason: reasons.customerRoles,
+      });
+    }
   }
 }
 

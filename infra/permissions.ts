@@ -84,6 +84,21 @@ export function statementsFor(access: FunctionAccess, targets: AccessTargets): P
   // Textract's synchronous APIs take the document in the request and have no resource type to scope to.
   if (access.textract) allow('Textract', TEXTRACT_ACTIONS, ['*']);
 
+  // Any account's role (the customer names it), only with one of our external ids: a role trusting our account
+  // without requiring its project's external id cannot be reached through us by another project's webhook.
+  if (access.assumeCustomerRoles) {
+    statements.push(
+      new PolicyStatement({
+        sid: 'AssumeCustomerRoles',
+        effect: Effect.ALLOW,
+        actions: ['sts:AssumeRole'],
+        // The commercial partition, written out: a customer's role is in the partition their account is in.
+        resources: ['arn:aws:iam::*:role/*'],
+        conditions: { StringLike: { 'sts:ExternalId': 'sbx_*' } },
+      }),
+    );
+  }
+
   const secretArns = (access.secrets ?? [])
     .map((key) => targets.secrets[key]?.secretArn)
     .filter((arn): arn is string => arn !== undefined);

@@ -33,6 +33,7 @@ import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
 import { partialBatchResponse, processEach, workerFunction } from '#shared/http/worker.ts';
 import { USER_AGENT } from '#functions/_wiring/user-agent.ts';
+import { wireDestinations } from '#shared/webhooks/wiring.ts';
 
 /**
  * A deliver worker's handler, for the `deliveries` queue (`deliver`) or the FIFO `deliveriesOrdered` one
@@ -68,6 +69,12 @@ export async function deliverHandler(fn: 'deliver' | 'deliver-ordered') {
       new HttpWebhookSender({ timeoutMs: cfg.WEBHOOK_ATTEMPT_TIMEOUT_MS, allowPrivate: cfg.webhookAllowPrivate }),
       metrics,
     ),
+    destinations: wireDestinations({
+      region: cfg.AWS_REGION,
+      sqsEndpoint: cfg.SQS_ENDPOINT,
+      s3Endpoint: cfg.S3_ENDPOINT,
+      allowPrivateDestinations: cfg.webhookAllowPrivate,
+    }),
     pacing: makePacing({
       pacer: new DynamoWebhookPacer(table),
       log: (message, details) => log('warn', message, details),

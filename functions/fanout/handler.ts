@@ -15,6 +15,7 @@ import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
 import { partialBatchResponse, workerFunction } from '#shared/http/worker.ts';
+import { eventLogOn } from '#shared/polling/index.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
@@ -36,6 +37,8 @@ const fanout = makeFanout({
     projects: new DynamoProjectStore(table),
     queue: new SqsJsonQueue<NoticeEmailJob>(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_DELIVERIES')),
   }),
+  // Every event, kept 7 days for pollers (GET /api/integration/events).
+  eventLog: eventLogOn(table),
   log,
 });
 

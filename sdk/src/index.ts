@@ -25,8 +25,8 @@ export type Schemas = components['schemas'];
 /** Every `error` code of the contract's error body. */
 export type ErrorCode = Schemas['ErrorCode'];
 
-/** The three credentials; each operation takes one of them (or none). */
-export type Credential = 'adminKey' | 'apiToken' | 'customToken';
+/** The four credentials; each operation takes one of them (or none). */
+export type Credential = 'adminKey' | 'apiToken' | 'customToken' | 'pollerToken';
 
 export interface SwitchboardOptions {
   /** The API's base URL: `http://127.0.0.1:3000` locally, the stack output `ApiBaseUrl` when deployed. */
@@ -37,6 +37,8 @@ export interface SwitchboardOptions {
   apiToken?: string | undefined;
   /** `sbc_…`: `sendMessage` and `getMessage` on the token's channel. */
   customToken?: string | undefined;
+  /** `sbp_…`: a poller's `listEvents`. */
+  pollerToken?: string | undefined;
   /** A `fetch` of your own (tests, proxies, retries). */
   fetch?: typeof globalThis.fetch;
 }

@@ -1,6 +1,6 @@
 import { bearerToken, hashToken } from '../kernel/tokens.ts';
 import { isWellFormedToken } from './tokens.ts';
-import type { CustomTokenGrant, ProjectApiTokenGrant, TokenStore } from './token-store.ts';
+import type { CustomTokenGrant, PollerTokenGrant, ProjectApiTokenGrant, TokenStore } from './token-store.ts';
 
 /** Why a Bots API request was not authenticated, with the contract's codes. */
 export type ApiTokenFailure =
@@ -48,5 +48,17 @@ export function makeAuthenticateCustomToken(deps: { tokens: TokenStore }) {
     if (token === undefined || !isWellFormedToken('custom', token)) return undefined;
     const grant = await deps.tokens.find(hashToken(token));
     return grant?.kind === 'custom' ? grant : undefined;
+  };
+}
+
+/** Authenticates a poller's request: an `sbp_` token whose grant is a poller's, else undefined (401). */
+export function makeAuthenticatePollerToken(deps: { tokens: TokenStore }) {
+  return async function authenticatePollerToken(
+    authorization: string | undefined,
+  ): Promise<PollerTokenGrant | undefined> {
+    const token = bearerToken(authorization);
+    if (token === undefined || !isWellFormedToken('poller', token)) return undefined;
+    const grant = await deps.tokens.find(hashToken(token));
+    return grant?.kind === 'poller' ? grant : undefined;
   };
 }

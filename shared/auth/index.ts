@@ -4,6 +4,13 @@ export {
   type ApiTokenResult,
   makeAuthenticateApiToken,
   makeAuthenticateCustomToken,
+  makeAuthenticatePollerToken,
 } from './authenticate.ts';
-export type { CustomTokenGrant, ProjectApiTokenGrant, TokenGrant, TokenStore } from './token-store.ts';
+export type {
+  CustomTokenGrant,
+  PollerTokenGrant,
+  ProjectApiTokenGrant,
+  TokenGrant,
+  TokenStore,
+} from './token-store.ts';
 export { generateToken, isWellFormedToken, TOKEN_PREFIX, type TokenKind } from './tokens.ts';

@@ -2,7 +2,7 @@
  * What a token grants, found by the SHA-256 of the token. Written when a token is created and deleted when it is
  * revoked, replaced or rotated, so a dead token fails on the very next request with one strongly consistent read.
  */
-export type TokenGrant = ProjectApiTokenGrant | CustomTokenGrant;
+export type TokenGrant = ProjectApiTokenGrant | CustomTokenGrant | PollerTokenGrant;
 
 /** A project API token (Bots API). Carries what the hot path needs so that no project read is needed. */
 export interface ProjectApiTokenGrant {
@@ -18,6 +18,13 @@ export interface CustomTokenGrant {
   projectId: string;
   integrationId: string;
   channelId: string;
+}
+
+/** A poller integration's token: reads the project's events (`GET /api/integration/events`) and nothing else. */
+export interface PollerTokenGrant {
+  kind: 'poller';
+  projectId: string;
+  integrationId: string;
 }
 
 export interface TokenStore {

@@ -1,7 +1,7 @@
 import { hasTokenShape, randomToken } from '../kernel/tokens.ts';
 
-/** The product's token kinds and their prefixes: project API tokens and custom (send) tokens. */
-export const TOKEN_PREFIX = { projectApi: 'sbk_', custom: 'sbc_' } as const;
+/** The product's token kinds and their prefixes: project API tokens, custom (send) tokens, poller tokens. */
+export const TOKEN_PREFIX = { projectApi: 'sbk_', custom: 'sbc_', poller: 'sbp_' } as const;
 export type TokenKind = keyof typeof TOKEN_PREFIX;
 
 export function generateToken(kind: TokenKind): string {

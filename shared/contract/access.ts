@@ -27,6 +27,11 @@ export interface FunctionAccess {
   textract?: boolean;
   /** Secrets read once per cold start. */
   secrets?: SecretKey[];
+  /**
+   * Assumes the roles customers grant for webhook destinations in their AWS accounts (sts:AssumeRole, only with an
+   * external id of ours: `sbx_…`; the customer's trust policy names our account and their project's external id).
+   */
+  assumeCustomerRoles?: boolean;
 }
 
 export interface BucketAccess {

@@ -85,7 +85,7 @@ export interface DocumentedRoute {
 }
 
 /** Which credential a public route takes in `Authorization: Bearer …`. */
-export type PublicSecurity = 'customToken' | 'apiToken' | 'none';
+export type PublicSecurity = 'customToken' | 'apiToken' | 'pollerToken' | 'none';
 
 /**
  * A request body: the zod schema the handler validates with (`source: 'handler'`), or, where the handler keeps its

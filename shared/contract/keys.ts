@@ -313,3 +313,25 @@ export const workIndex = {
   /** The entry's sort key: the time of the item's oldest charge that may still be open. */
   creditSweepSortKey: sortableMs,
 };
+
+/**
+ * A project's events kept for polling (`GET /api/integration/events`), spread over this many partitions: one project
+ * may report 2,000 events a second, and a partition takes 1,000 write units.
+ */
+export const POLL_PARTITIONS = 8;
+const pollPartition = (projectId: string, shard: number) => `POLL#${projectId}#${shardSuffix(shard)}`;
+
+/**
+ * The event log pollers walk: `POLL#<project>#<shard>` (the shard a hash of the event id) / `<stored at, ms>.<nnn>#<eventId>`:
+ * every partition sorts by the time the event was stored (then its place in the fan-out's batch), so the merged
+ * partitions read as one list in that order.
+ */
+export const pollLog = {
+  partitions: (projectId: string) => Array.from({ length: POLL_PARTITIONS }, (_, s) => pollPartition(projectId, s)),
+  entry: (projectId: string, eventId: string, storedAtMs: number, place: number) => ({
+    pk: pollPartition(projectId, shardOf(eventId, POLL_PARTITIONS)),
+    sk: `${String(Math.floor(storedAtMs)).padStart(15, '0')}.${String(place).padStart(4, '0')}#${eventId}`,
+  }),
+  /** The position just before anything stored at `atMs` or later. */
+  positionAt: (atMs: number) => String(Math.max(0, Math.floor(atMs))).padStart(15, '0'),
+};

@@ -218,6 +218,19 @@ export const routes: RouteDefinition[] = [
     // Writes its custom token's rate-limit bucket.
     access: { table: { read: true, write: true }, buckets: { transfer: { read: ['media/'] } } },
   },
+  // Polling: a poller's page of its project's events (one GetItem for its token, one for its rules, a few Queries).
+  {
+    method: 'GET',
+    path: '/api/integration/events',
+    fn: 'events-poll',
+    timeoutSeconds: 10,
+    memoryMb: 512,
+    access: {
+      table: { read: true },
+      buckets: { transfer: { read: ['payloads/'] } },
+      secrets: ['secretsKey'],
+    },
+  },
   // Conversations: a contact's window and opt-out, and its messages (the conversation index).
   {
     method: 'GET',

@@ -39,6 +39,8 @@ const deliverAccess: FunctionAccess = {
   sendTo: ['deliveries', 'deliveriesOrdered', 'events'],
   buckets: { transfer: { read: ['payloads/'], write: ['payloads/'] } },
   secrets: ['secretsKey'],
+  // Webhooks delivering to a queue, topic, bus, stream or bucket in the customer's account.
+  assumeCustomerRoles: true,
 };
 
 /** What an inbound worker touches; `sendTo` names the events queue and the other lane. */

@@ -25,6 +25,18 @@ export {
   type PatchWebhookInput,
   type RotatedCredentials,
 } from './manage-integrations.ts';
+export {
+  arnProblem,
+  type AwsDestination,
+  bucketNameProblem,
+  DESTINATION_TYPES,
+  type DestinationType,
+  destinationProblems,
+  parseArn,
+  type ParsedArn,
+  parseQueueUrl,
+  type WebhookDestination,
+} from './destination.ts';
 export { generateSigningKey, publicKeyOf, signingKeyObject } from './signing-keys.ts';
 export {
   FILTER_OPS,

@@ -1,6 +1,7 @@
 import type { OutboxMark, WebhookEventType } from '../events/index.ts';
 import type { Page, PageRequest } from '../kernel/page.ts';
 import { publicKeyOf } from './signing-keys.ts';
+import type { AwsDestination, WebhookDestination } from './destination.ts';
 import type { WebhookFilter } from './webhook-filter.ts';
 
 /**
@@ -30,7 +31,12 @@ export interface WebhookIntegration {
   scope: WebhookScope;
   /** The channel of a `channel`-scoped webhook; null for the general one. */
   channelId: string | null;
+  /** The receiver's URL (`http` destinations; empty for the others). */
   url: string;
+  /** Where deliveries go; absent (webhooks made before destinations existed) is `http`. */
+  destination?: WebhookDestination;
+  /** The project's external id, copied at create for roles assumed when delivering (it never changes). */
+  externalId?: string;
   /** Sent as `Authorization: Bearer …` on deliveries; write-only over the API, stored encrypted. */
   bearerToken: string | null;
   /** Subscribed event types; null = every type. */
@@ -75,7 +81,25 @@ export interface CustomIntegration {
   version: number;
 }
 
-export type Integration = WebhookIntegration | CustomIntegration;
+/**
+ * A poller: the project's events read with its own token (`GET /api/integration/events`), oldest first, through the
+ * same `eventTypes` and `filter` as a webhook's.
+ */
+export interface PollerIntegration {
+  product: 'poller';
+  integrationId: string;
+  projectId: string;
+  scope: 'general';
+  /** SHA-256 of the current `sbp_` token; the grant in the TokenStore is keyed by it. */
+  tokenHash: string;
+  eventTypes: WebhookEventType[] | null;
+  filter: WebhookFilter | null;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+}
+
+export type Integration = WebhookIntegration | CustomIntegration | PollerIntegration;
 
 /**
  * A webhook as the fan-out and delivery workers need it: everything to select, sign and send, with its signing
@@ -88,6 +112,8 @@ export interface WebhookTarget {
   scope: WebhookScope;
   channelId: string | null;
   url: string;
+  /** A destination in the customer's AWS account, with the external id its role is assumed with; absent: `url`. */
+  aws?: { destination: AwsDestination; externalId: string };
   bearerToken: string | null;
   eventTypes: WebhookEventType[] | null;
   ordering: WebhookOrdering;
@@ -166,6 +192,27 @@ export function liveSigningKeys(webhook: SigningMaterial, now: Date): string[] {
 
 /** The management API's view of an integration: never a secret. */
 export function integrationView(integration: Integration) {
+  if (integration.product === 'poller') {
+    return {
+      integrationId: integration.integrationId,
+      product: 'poller' as const,
+      scope: 'general' as const,
+      channelId: null,
+      url: null,
+      destination: null,
+      eventTypes: integration.eventTypes,
+      rateLimitPerSecond: null,
+      ordering: null,
+      signature: null,
+      publicKey: null,
+      filter: integration.filter,
+      enabled: true,
+      disabledReason: null,
+      hasBearerToken: false,
+      createdAt: integration.createdAt,
+      updatedAt: integration.updatedAt,
+    };
+  }
   if (integration.product === 'custom') {
     return {
       integrationId: integration.integrationId,
@@ -173,6 +220,7 @@ export function integrationView(integration: Integration) {
       scope: 'channel' as const,
       channelId: integration.channelId,
       url: null,
+      destination: null,
       eventTypes: null,
       rateLimitPerSecond: null,
       ordering: null,
@@ -191,7 +239,8 @@ export function integrationView(integration: Integration) {
     product: 'webhook' as const,
     scope: integration.scope,
     channelId: integration.channelId,
-    url: integration.url,
+    url: (integration.destination?.type ?? 'http') === 'http' ? integration.url : null,
+    destination: integration.destination ?? { type: 'http' as const },
     eventTypes: integration.eventTypes,
     // Webhooks stored before the limit existed have none.
     rateLimitPerSecond: integration.rateLimitPerSecond ?? null,

@@ -6,12 +6,15 @@ import { ConflictError, NotFoundError, ValidationError } from '../kernel/domain-
 import { newId } from '../kernel/ids.ts';
 import type { ChannelStore } from '../messaging/index.ts';
 import { ChannelNotFoundError } from '../messaging/index.ts';
-import { requireProject, type Project } from '../projects/index.ts';
-import { forbiddenHostReason } from '../kernel/destination-policy.ts';
+import { externalIdOf, requireProject, type Project } from '../projects/index.ts';
+import type { WebhookDestination } from './destination.ts';
+import { createPoller, patchedPoller, type PollerInput } from './manage-pollers.ts';
+import { checkWebhookDestination, checkWebhookUrl, movedWebhookDestination } from './check-destination.ts';
 import type { WebhookEventType } from '../events/index.ts';
 import {
   PREVIOUS_SECRET_GRACE_MS,
   type CustomIntegration,
+  type PollerIntegration,
   type Integration,
   type IntegrationStore,
   type SignatureScheme,
@@ -38,7 +41,9 @@ export type CreateIntegrationInput =
       product: 'webhook';
       scope: WebhookScope;
       channelId?: string;
-      url: string;
+      /** Required for an `http` destination (the default); none for the others. */
+      url?: string;
+      destination?: WebhookDestination;
       bearerToken?: string;
       eventTypes?: WebhookEventType[];
       rateLimitPerSecond?: number | null;
@@ -46,10 +51,13 @@ export type CreateIntegrationInput =
       signature?: SignatureScheme;
       filter?: WebhookFilter | null;
     }
-  | { product: 'custom'; channelId: string };
+  | { product: 'custom'; channelId: string }
+  | ({ product: 'poller' } & PollerInput);
 
 export interface PatchWebhookInput {
   url?: string;
+  /** Replaces the destination; a move to `http` needs a `url` (given or kept), a move away from it drops the URL. */
+  destination?: WebhookDestination;
   /** null removes it. */
   bearerToken?: string | null;
   /** null subscribes to every type. */
@@ -97,29 +105,9 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     if (!(await deps.channels.get(projectId, channelId))) throw new ChannelNotFoundError(channelId);
   }
 
-  /**
-   * Without private destinations: https only, and no host the address policy refuses by its text (loopback,
-   * private, link-local, metadata IP literals in any form, `localhost`). Names are judged again on the address
-   * connected to, at each delivery.
-   */
-  function checkUrl(url: string): void {
-    if (deps.allowPrivateDestinations) return;
-    if (!url.startsWith('https://')) {
-      throw new ValidationError('The webhook URL must use https://.', [
-        { path: 'url', message: 'Must be an https:// URL', code: 'invalid_format' },
-      ]);
-    }
-    const reason = forbiddenHostReason(new URL(url).hostname);
-    if (reason) {
-      throw new ValidationError('The webhook URL points at a destination this deployment does not allow.', [
-        {
-          path: 'url',
-          message: `The host is a ${reason} address; webhooks go to public addresses only`,
-          code: 'custom',
-        },
-      ]);
-    }
-  }
+  const checkUrl = (url: string) => checkWebhookUrl(url, deps.allowPrivateDestinations);
+  const checkDestination = (destination: WebhookDestination) =>
+    checkWebhookDestination(destination, deps.allowPrivateDestinations);
 
   /**
    * Takes the project's one enabled-general-webhook slot, or 409. A slot whose holder is gone, disabled, or no
@@ -163,6 +151,14 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     return next.signingSecret;
   }
 
+  /** The fields a PATCH of `destination` changes, checked. */
+  async function movedDestination(current: WebhookIntegration, input: PatchWebhookInput) {
+    const target = input.destination ?? { type: 'http' as const };
+    const moved = movedWebhookDestination(current, target, input.url, deps.allowPrivateDestinations);
+    if (!moved.destination) return moved;
+    return { ...moved, externalId: externalIdOf(await requireProject(deps.projects, current.projectId)) };
+  }
+
   async function saveOr409(integration: Integration): Promise<void> {
     if (!(await store.update(integration)))
       throw new ConflictError('The integration was changed by another request at the same time; try again.');
@@ -182,10 +178,12 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       projectId: string,
       input: CreateIntegrationInput,
     ): Promise<{ integration: Integration; signingSecret?: string; token?: string }> {
-      await requireProject(deps.projects, projectId);
+      const project = await requireProject(deps.projects, projectId);
       const at = now().toISOString();
       const integrationId = newId('int');
 
+      if (input.product === 'poller')
+        return createPoller({ integrations: store, tokens: deps.tokens }, projectId, input, at);
       if (input.product === 'custom') {
         await requireChannel(projectId, input.channelId);
         const token = generateToken('custom');
@@ -213,7 +211,9 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       }
 
       if (input.scope === 'channel') await requireChannel(projectId, input.channelId!);
-      checkUrl(input.url);
+      const destination = input.destination ?? { type: 'http' };
+      if (destination.type === 'http') checkUrl(input.url ?? '');
+      else checkDestination(destination);
       const signature = input.signature ?? 'v1';
       // A v1a webhook also holds an HMAC secret (never shown, never signing): the record always has one, and a switch
       // to v1 replaces it with a fresh one shown by that PATCH.
@@ -224,7 +224,8 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
         projectId,
         scope: input.scope,
         channelId: input.scope === 'channel' ? input.channelId! : null,
-        url: input.url,
+        url: destination.type === 'http' ? (input.url ?? '') : '',
+        ...(destination.type === 'http' ? {} : { destination, externalId: externalIdOf(project) }),
         bearerToken: input.bearerToken ?? null,
         eventTypes: input.eventTypes ?? null,
         rateLimitPerSecond: input.rateLimitPerSecond ?? null,
@@ -262,15 +263,24 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
       input: PatchWebhookInput,
     ): Promise<{ integration: Integration; signingSecret?: string }> {
       const current = await requireIntegration(projectId, integrationId);
+      if (current.product === 'poller') {
+        const next = patchedPoller(current, input, now().toISOString());
+        await saveOr409(next);
+        return { integration: next };
+      }
       if (current.product !== 'webhook') {
         throw new ValidationError('A custom integration has nothing to change: rotate its token or delete it.', [
           { path: '', message: 'Only webhook integrations can be patched', code: 'custom' },
         ]);
       }
-      if (input.url !== undefined) checkUrl(input.url);
+      const destination =
+        input.destination === undefined && input.url === undefined
+          ? undefined
+          : await movedDestination(current, { ...input, destination: input.destination ?? current.destination });
       const next: WebhookIntegration = {
         ...current,
         ...(input.url !== undefined ? { url: input.url } : {}),
+        ...destination,
         ...(input.bearerToken !== undefined ? { bearerToken: input.bearerToken } : {}),
         ...(input.eventTypes !== undefined ? { eventTypes: input.eventTypes } : {}),
         ...(input.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),
@@ -304,7 +314,7 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
     async remove(projectId: string, integrationId: string): Promise<void> {
       let current = await requireIntegration(projectId, integrationId);
       for (;;) {
-        if (current.product === 'custom') await deps.tokens.delete(current.tokenHash);
+        if (current.product !== 'webhook') await deps.tokens.delete(current.tokenHash);
         if (await store.delete(projectId, integrationId, current.version)) break;
         const changed = await store.get(projectId, integrationId);
         // Gone: whoever deleted it deleted the grant of the token it recorded.
@@ -324,21 +334,26 @@ export function makeIntegrationUseCases(deps: IntegrationDeps) {
      */
     async rotateToken(projectId: string, integrationId: string): Promise<string> {
       const current = await requireIntegration(projectId, integrationId);
-      if (current.product !== 'custom') {
+      if (current.product === 'webhook') {
         throw new ValidationError(
-          'Only custom integrations have a token; webhooks rotate their signing secret (rotate-secret).',
+          'Only custom integrations and pollers have a token; webhooks rotate their signing secret (rotate-secret).',
           [{ path: '', message: 'Not a custom integration', code: 'custom' }],
         );
       }
       await deps.tokens.delete(current.tokenHash);
-      const token = generateToken('custom');
-      const next: CustomIntegration = {
+      const token = generateToken(current.product);
+      const next: CustomIntegration | PollerIntegration = {
         ...current,
         tokenHash: hashToken(token),
         updatedAt: now().toISOString(),
         version: current.version + 1,
       };
-      await deps.tokens.put(next.tokenHash, { kind: 'custom', projectId, integrationId, channelId: current.channelId });
+      await deps.tokens.put(
+        next.tokenHash,
+        current.product === 'custom'
+          ? { kind: 'custom', projectId, integrationId, channelId: current.channelId }
+          : { kind: 'poller', projectId, integrationId },
+      );
       try {
         await saveOr409(next);
       } catch (error) {

@@ -213,10 +213,14 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'POST /projects/{projectId}/integrations': {
     operationId: 'createIntegration',
-    summary: 'Create an integration (webhook or custom)',
+    summary: 'Create an integration (webhook, custom or poller)',
     description:
-      "A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel). " +
-      'A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`. ' +
+      "A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel), or " +
+      'to a `destination` in your AWS account (an SQS queue, SNS topic, EventBridge bus, Kinesis stream or S3 ' +
+      "bucket) through `roleArn`, assumed with the project's `externalId` when delivering: a malformed ARN, queue " +
+      'URL or bucket name is 400, a role that cannot be assumed shows as failed attempts naming the error. ' +
+      'A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`; a ' +
+      '`poller` an `sbp_` token for `GET /api/integration/events`. ' +
       "The answer carries a `v1` webhook's `signingSecret` or the custom `token`, shown once; a `v1a` webhook's " +
       "`publicKey` is on the integration itself. `ordering` (`conversation`: one conversation's events in order), " +
       '`signature` (`v1` or `v1a`) and `filter` (conditions an event must meet) are optional.',
@@ -240,9 +244,9 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'PATCH /projects/{projectId}/integrations/{integrationId}': {
     operationId: 'updateIntegration',
-    summary: 'Change a webhook (url, bearer token, event types, ordering, signature, filter, enabled)',
+    summary: 'Change a webhook (url, destination, bearer token, event types, ordering, signature, filter, enabled)',
     description:
-      'Webhooks only: `url`, `bearerToken`, `eventTypes`, `rateLimitPerSecond`, `ordering`, `signature`, `filter`, ' +
+      'Pollers: `eventTypes`, `filter`. Webhooks: `url`, `destination` (a move to `http` needs a `url`), `bearerToken`, `eventTypes`, `rateLimitPerSecond`, `ordering`, `signature`, `filter`, ' +
       '`enabled`; a field not sent is unchanged, `null` clears `bearerToken`, `eventTypes`, `rateLimitPerSecond` and ' +
       '`filter`. A switch of `signature` keeps the previous scheme signing for 24 h beside the new one; a switch to ' +
       '`v1` answers with a new `signingSecret`, shown once.',
@@ -259,7 +263,7 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'POST /projects/{projectId}/integrations/{integrationId}/rotate-token': {
     operationId: 'rotateIntegrationToken',
-    summary: "Rotate a custom integration's token (shown once)",
+    summary: "Rotate a custom integration's or a poller's token (shown once)",
     description: 'The previous token answers 401 `ERR_NO_PERMISSION` at once.',
     tags: ['Integrations'],
     responses: { 200: { description: 'The new token, shown once.', body: s.shownOnceToken } },

@@ -1,4 +1,5 @@
 import type { DocumentedRoute, PublicOperationDocs, RouteDoc } from '../contract/api-docs.ts';
+import { pollEventsDocs } from '../polling/index.ts';
 import { botRouteDocs, botRoutes } from '../bots/index.ts';
 import { completionPublicDocs } from '../completion/index.ts';
 import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
@@ -30,6 +31,7 @@ export function areaPublicDocs(): PublicOperationDocs {
     ...extractUploadDocs(),
     ...healthOperationDocs(),
     ...siteOperationDocs(),
+    ...pollEventsDocs(),
   };
 }
 

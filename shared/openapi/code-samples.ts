@@ -6,6 +6,7 @@ const TOKEN_VARIABLES: Record<string, string> = {
   adminKey: 'SWITCHBOARD_ADMIN_KEY',
   apiToken: 'SWITCHBOARD_API_TOKEN',
   customToken: 'SWITCHBOARD_CUSTOM_TOKEN',
+  pollerToken: 'SWITCHBOARD_POLLER_TOKEN',
 };
 
 export interface SampleInput {

@@ -98,6 +98,12 @@ const SECURITY_SCHEMES = {
     bearerFormat: 'sbc_…',
     description: 'A custom integration token (`sbc_…`), bound to one channel: `sendMessage` and `getMessage`.',
   },
+  pollerToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'sbp_…',
+    description: "A poller integration's token (`sbp_…`): `pollEvents` only; any other route answers 401.",
+  },
   webhookBearerToken: {
     type: 'http',
     scheme: 'bearer',
@@ -319,7 +325,8 @@ function publicOperation(route: RouteDefinition, method: string, doc: PublicOper
   const parameters = [
     ...pathParameters(route.path),
     ...(doc.query ? queryParameters(doc.query) : []),
-    ...(doc.paged ? queryParameters(convert(pageQuery, 'input')) : []),
+    // A paged operation with its own bounds documents them in `query`; the others take the one page query.
+    ...(doc.paged && !doc.query ? queryParameters(convert(pageQuery, 'input')) : []),
     ...(doc.idempotent ? [idempotencyKeyParameter] : []),
   ];
   if (parameters.length) operation.parameters = parameters;

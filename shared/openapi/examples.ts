@@ -77,6 +77,7 @@ const project = {
   monthlyBotCredits: 100,
   contactEmail: 'ops@acme.example',
   limits: { sendsPerSecond: 50, eventsPerSecond: null },
+  externalId: 'sbx_q8Zt3kLw9xR2mV7nB4cY1dF6',
   portal: { allowedOrigins: ['https://app.acme.example'] },
 };
 const channel = {
@@ -94,6 +95,7 @@ const integration = {
   scope: 'general',
   channelId: null,
   url: 'https://example.com/webhooks/switchboard',
+  destination: { type: 'http' },
   eventTypes: null,
   rateLimitPerSecond: null,
   ordering: 'conversation',
@@ -194,6 +196,21 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   StoredMessageMedia: receivedMessage.media[0],
   ConversationMessage: receivedMessage,
   ConversationMessagePage: { items: [receivedMessage] },
+  PolledEvents: {
+    items: [
+      {
+        id: ids.eventId,
+        type: 'message.sent',
+        timestamp: at,
+        projectId: ids.projectId,
+        companyId: 1042,
+        channel: { id: ids.channelId, type: 'sms', address: '+5511977776666' },
+        data: { messageId: ids.messageId },
+      },
+    ],
+    nextCursor: 'djEuY3Vyc29yLmV4YW1wbGU',
+    done: true,
+  },
   Conversation: {
     conversationId,
     contact: '5511988887777',

@@ -1,3 +1,4 @@
+import { newExternalId } from './external-id.ts';
 import { hashToken } from '../kernel/tokens.ts';
 import { generateToken } from '../auth/index.ts';
 import type { TokenStore } from '../auth/index.ts';
@@ -48,6 +49,7 @@ export function makeProjectUseCases(deps: ProjectDeps) {
         projectId: newId('prj'),
         ...rest,
         ...(limits ? { limits } : {}),
+        externalId: newExternalId(),
         createdAt: now().toISOString(),
       };
       await deps.projects.create(project);

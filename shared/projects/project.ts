@@ -11,6 +11,8 @@ export interface Project {
   contactEmail?: string;
   /** The operator's own limits for this project; a limit not set is the deployment's default. */
   limits?: ProjectLimits;
+  /** Named when the service assumes a role the customer granted it (see external-id.ts); absent on older projects. */
+  externalId?: string;
   /** The console's portal: which origins may frame it (none by default). */
   portal?: ProjectPortal;
   createdAt: string;

@@ -38,6 +38,8 @@ import type {
 } from './ports.ts';
 import type { RetrySchedule } from './retry-schedule.ts';
 import { standardWebhookHeaders } from './signature.ts';
+import { destinationEndpoint, type DestinationSender } from './destination-sender.ts';
+import { orderKeyOfRecord } from './model.ts';
 import { openSnapshot, snapshotOf, type TargetSnapshot } from './target-snapshot.ts';
 import type { WebhookNotices } from './notices.ts';
 
@@ -74,6 +76,8 @@ export interface DeliverDeps {
   queue: DeliveryQueue;
   payloads: PayloadStore;
   sender: WebhookSender;
+  /** Queues, topics, buses, streams and buckets in customers' AWS accounts; without it such webhooks fail unsent. */
+  destinations?: DestinationSender;
   gate: EndpointGate;
   /** The webhook's `rateLimitPerSecond` (absent: no webhook is paced). */
   pacing?: Pacing;
@@ -217,7 +221,7 @@ export function makeDeliver(deps: DeliverDeps) {
     body: string,
     attemptNumber: number,
   ): Promise<{ at: number; outcome: AttemptOutcome } | { parked: QueuedJob }> {
-    const endpoint = endpointOf(target.url);
+    const endpoint = target.aws ? destinationEndpoint(target.aws.destination) : endpointOf(target.url);
     const decision = await deps.gate.enter(endpoint);
     const at = now();
     if (!decision.admitted) {
@@ -226,13 +230,37 @@ export function makeDeliver(deps: DeliverDeps) {
     }
     let outcome: AttemptOutcome | undefined;
     try {
-      outcome = await deps.sender.send({ url: target.url, headers: requestHeaders(job, target, body, at), body });
+      outcome = target.aws
+        ? await sendToAws(job, target, body, at)
+        : await deps.sender.send({ url: target.url, headers: requestHeaders(job, target, body, at), body });
       failpoint('after-attempt');
       return { at, outcome };
     } finally {
       // Released before the write: the destination's place is free as soon as it answered.
       decision.release(outcome?.kind ?? 'network');
     }
+  }
+
+  /** The same envelope and signatures, into the customer's AWS account. */
+  function sendToAws(job: DeliveryJob, target: TargetSnapshot, body: string, at: number) {
+    if (!deps.destinations || !target.aws) {
+      return Promise.resolve<AttemptOutcome>({ kind: 'network', durationMs: 0, error: 'AWS destinations unavailable' });
+    }
+    const headers = standardWebhookHeaders(
+      { secrets: target.signingSecrets, keys: target.signingKeys ?? [] },
+      job.eventId,
+      Math.floor(at / 1000),
+      body,
+    );
+    return deps.destinations.send({
+      ...target.aws,
+      projectId: job.projectId,
+      deliveryId: job.deliveryId,
+      eventId: job.eventId,
+      orderKey: job.orderKey ?? orderKeyOfRecord({ body }),
+      body,
+      headers,
+    });
   }
 
   function requestHeaders(job: DeliveryJob, target: TargetSnapshot, body: string, at: number) {

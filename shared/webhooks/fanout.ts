@@ -26,6 +26,15 @@ export interface FanoutDeps {
   /** Where a large event body is parked: read only when a webhook's filter or a side effect needs the envelope. */
   payloads?: Pick<PayloadStore, 'get'>;
   sideEffects?: EventSideEffects;
+  /**
+   * Every event of the batch is kept for pollers before any job is queued: a batch whose events were not all stored
+   * is received again (an event may then be stored twice; pollers read at least once, as webhooks deliver).
+   */
+  eventLog?: {
+    append(
+      events: { projectId: string; eventId: string; eventType: string; body?: string; bodyRef?: string }[],
+    ): Promise<void>;
+  };
   now?: () => number;
   log?: (level: 'info' | 'warn' | 'error', message: string, details: Record<string, unknown>) => void;
 }
@@ -167,6 +176,14 @@ export function makeFanout(deps: FanoutDeps) {
     async fanoutBatch(messages: ReceivedEvent[]): Promise<string[]> {
       const failed = new Set<string>();
       const { events, unreadable } = parseEvents(messages, failed);
+      if (deps.eventLog && events.length) {
+        try {
+          await deps.eventLog.append(events.map(({ event }) => loggedEventOf(event)));
+        } catch (error) {
+          log('warn', 'events not kept for pollers; the batch will be received again', { error: String(error) });
+          return messages.map((m) => m.messageId);
+        }
+      }
       const webhooksByProject = new Map<string, Promise<WebhookTarget[]>>();
       const results = await Promise.all(
         events.map(async ({ messageId, group, event }) => {
@@ -205,4 +222,14 @@ function failLaterOfFailedGroups(events: { messageId: string; group: string }[],
     if (failedGroups.has(e.group)) failed.add(e.messageId);
     else if (failed.has(e.messageId)) failedGroups.add(e.group);
   }
+}
+
+function loggedEventOf(event: EventMessage) {
+  return {
+    projectId: event.projectId,
+    eventId: event.eventId,
+    eventType: event.eventType,
+    ...(event.body !== undefined ? { body: event.body } : {}),
+    ...(event.bodyRef !== undefined ? { bodyRef: event.bodyRef } : {}),
+  };
 }

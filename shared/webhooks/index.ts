@@ -158,3 +158,10 @@ export {
   standardWebhookHeaders,
 } from './signature.ts';
 export { openSnapshot, sealSnapshot, snapshotOf, type TargetSnapshot } from './target-snapshot.ts';
+export {
+  type DestinationDelivery,
+  destinationEndpoint,
+  type DestinationSender,
+} from './destination-sender.ts';
+export { type WebhookSettings, webhookSettings } from './settings.ts';
+export { type DestinationPlatform, wireDestinations } from './wiring.ts';

@@ -8,6 +8,8 @@ import type { SecretBox } from '../kernel/secret-box.ts';
  */
 export interface TargetSnapshot {
   url: string;
+  /** A destination in the customer's AWS account (absent: `url`). */
+  aws?: WebhookTarget['aws'];
   bearerToken: string | null;
   signingSecrets: string[];
   /** Ed25519 `whsk_` keys that sign (`v1a`); absent in jobs queued before they existed. */
@@ -18,6 +20,7 @@ export interface TargetSnapshot {
 export function snapshotOf(target: WebhookTarget): TargetSnapshot {
   return {
     url: target.url,
+    ...(target.aws ? { aws: target.aws } : {}),
     bearerToken: target.bearerToken,
     signingSecrets: target.signingSecrets,
     signingKeys: target.signingKeys,

@@ -161,7 +161,7 @@ describe('GET /openapi.json', () => {
     const create = resolveRef(doc.paths['/admin/v1/projects/{projectId}/integrations'].post.requestBody).content[
       'application/json'
     ].schema;
-    expect(create.oneOf.map((v: any) => v.properties.product.const)).toEqual(['webhook', 'custom']);
+    expect(create.oneOf.map((v: any) => v.properties.product.const)).toEqual(['webhook', 'custom', 'poller']);
     expect(create.oneOf[0].additionalProperties).toBe(false);
     const send = doc.paths['/api/integration/generic'].post.requestBody.content['application/json'].schema;
     expect(send.anyOf.map((r: any) => r.$ref)).toEqual([

@@ -3,6 +3,7 @@ import { enc, type Api } from '../api.ts';
 import { useEventTypes } from '../catalog.ts';
 import { CHANNEL_TYPES, type Channel, type ChannelType, type CreatedIntegration } from '../types.ts';
 import { ErrorNotice, Loading, SecretOnce, useAction, useLoad } from '../ui.tsx';
+import { type DestinationDraft, DestinationFields, destinationBody } from './destination-fields.tsx';
 
 type Product = 'webhook' | 'custom';
 type Scope = 'general' | 'channel';
@@ -16,6 +17,7 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
   const [channelType, setChannelType] = useState<ChannelType | ''>('');
   const [channelId, setChannelId] = useState('');
   const [url, setUrl] = useState('');
+  const [destination, setDestination] = useState<DestinationDraft>({ type: 'http' });
   const [bearerToken, setBearerToken] = useState('');
   const [eventTypes, setEventTypes] = useState<string[]>([]);
   const [rateLimit, setRateLimit] = useState('');
@@ -68,8 +70,9 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
             product,
             scope,
             ...(scope === 'channel' ? { channelId } : {}),
-            url: url.trim(),
-            ...(bearerToken ? { bearerToken } : {}),
+            ...(destination.type === 'http'
+              ? { url: url.trim(), ...(bearerToken ? { bearerToken } : {}) }
+              : { destination: destinationBody(destination) }),
             ...(eventTypes.length ? { eventTypes } : {}),
             ...(rateLimit.trim() ? { rateLimitPerSecond: Number(rateLimit) } : {}),
           };
@@ -176,6 +179,12 @@ export function NewIntegration({ api, projectId }: { api: Api; projectId: string
         {product === 'webhook' ? (
           <fieldset>
             <legend>Destination</legend>
+            <DestinationFields value={destination} onChange={setDestination} />
+          </fieldset>
+        ) : null}
+        {product === 'webhook' && destination.type === 'http' ? (
+          <fieldset>
+            <legend>Endpoint</legend>
             <label for="webhook-url">URL</label>
             <input
               id="webhook-url"

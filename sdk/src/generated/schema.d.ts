@@ -530,8 +530,8 @@ export interface paths {
         get: operations["listIntegrations"];
         put?: never;
         /**
-         * Create an integration (webhook or custom)
-         * @description A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel). A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`. The answer carries a `v1` webhook's `signingSecret` or the custom `token`, shown once; a `v1a` webhook's `publicKey` is on the integration itself. `ordering` (`conversation`: one conversation's events in order), `signature` (`v1` or `v1a`) and `filter` (conditions an event must meet) are optional.
+         * Create an integration (webhook, custom or poller)
+         * @description A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel), or to a `destination` in your AWS account (an SQS queue, SNS topic, EventBridge bus, Kinesis stream or S3 bucket) through `roleArn`, assumed with the project's `externalId` when delivering: a malformed ARN, queue URL or bucket name is 400, a role that cannot be assumed shows as failed attempts naming the error. A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`; a `poller` an `sbp_` token for `GET /api/integration/events`. The answer carries a `v1` webhook's `signingSecret` or the custom `token`, shown once; a `v1a` webhook's `publicKey` is on the integration itself. `ordering` (`conversation`: one conversation's events in order), `signature` (`v1` or `v1a`) and `filter` (conditions an event must meet) are optional.
          */
         post: operations["createIntegration"];
         delete?: never;
@@ -562,8 +562,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a webhook (url, bearer token, event types, ordering, signature, filter, enabled)
-         * @description Webhooks only: `url`, `bearerToken`, `eventTypes`, `rateLimitPerSecond`, `ordering`, `signature`, `filter`, `enabled`; a field not sent is unchanged, `null` clears `bearerToken`, `eventTypes`, `rateLimitPerSecond` and `filter`. A switch of `signature` keeps the previous scheme signing for 24 h beside the new one; a switch to `v1` answers with a new `signingSecret`, shown once.
+         * Change a webhook (url, destination, bearer token, event types, ordering, signature, filter, enabled)
+         * @description Pollers: `eventTypes`, `filter`. Webhooks: `url`, `destination` (a move to `http` needs a `url`), `bearerToken`, `eventTypes`, `rateLimitPerSecond`, `ordering`, `signature`, `filter`, `enabled`; a field not sent is unchanged, `null` clears `bearerToken`, `eventTypes`, `rateLimitPerSecond` and `filter`. A switch of `signature` keeps the previous scheme signing for 24 h beside the new one; a switch to `v1` answers with a new `signingSecret`, shown once.
          */
         patch: operations["updateIntegration"];
         trace?: never;
@@ -678,7 +678,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate a custom integration's token (shown once)
+         * Rotate a custom integration's or a poller's token (shown once)
          * @description The previous token answers 401 `ERR_NO_PERMISSION` at once.
          */
         post: operations["rotateIntegrationToken"];
@@ -828,6 +828,26 @@ export interface paths {
          * @description For the custom token's channel: the messages sent to and received from the contact, newest first, a page at a time; media URLs signed by this read (valid 7 days).
          */
         get: operations["listConversationMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integration/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the project's events, oldest first (poller)
+         * @description For a `poller` integration's token: the project's events (kept 7 days) that pass the poller's `eventTypes` and `filter`, oldest first, from `cursor`. The cursor is the consumer's only state: keep the last `nextCursor` and call again with it; `done: true` means caught up for now. An event may come twice (at least once, as webhooks): deduplicate by `id`. A cursor this service did not issue for this poller: 400.
+         */
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1923,6 +1943,9 @@ export interface components {
          *       "scope": "general",
          *       "channelId": null,
          *       "url": "https://example.com/webhooks/switchboard",
+         *       "destination": {
+         *         "type": "http"
+         *       },
          *       "eventTypes": null,
          *       "rateLimitPerSecond": null,
          *       "ordering": "none",
@@ -1940,11 +1963,13 @@ export interface components {
         CreatedIntegration: {
             integrationId: string;
             /** @enum {string} */
-            product: "webhook" | "custom";
+            product: "webhook" | "custom" | "poller";
             /** @enum {string} */
             scope: "general" | "channel";
             channelId: string | null;
+            /** @description The receiver (`http` destinations); null otherwise. */
             url: string | null;
+            destination: components["schemas"]["WebhookDestination"];
             /** @description Subscribed event types; null = every type. */
             eventTypes: string[] | null;
             /** @description Most delivery attempts started in any one-second interval (1 to 10,000); null = no limit. */
@@ -1971,7 +1996,7 @@ export interface components {
              * @description ISO 8601 timestamp (UTC).
              */
             updatedAt: string;
-            /** @description Custom integrations: the `sbc_` token, shown once. */
+            /** @description Custom integrations: the `sbc_` token; pollers: the `sbp_` token. Shown once. */
             token?: string;
             /** @description `v1` webhooks: the `whsec_` signing secret, shown once (`v1a` ones show `publicKey` instead). */
             signingSecret?: string;
@@ -2237,6 +2262,9 @@ export interface components {
          *       "scope": "general",
          *       "channelId": null,
          *       "url": "https://example.com/webhooks/switchboard",
+         *       "destination": {
+         *         "type": "http"
+         *       },
          *       "eventTypes": null,
          *       "rateLimitPerSecond": null,
          *       "ordering": "conversation",
@@ -2264,11 +2292,13 @@ export interface components {
         Integration: {
             integrationId: string;
             /** @enum {string} */
-            product: "webhook" | "custom";
+            product: "webhook" | "custom" | "poller";
             /** @enum {string} */
             scope: "general" | "channel";
             channelId: string | null;
+            /** @description The receiver (`http` destinations); null otherwise. */
             url: string | null;
+            destination: components["schemas"]["WebhookDestination"];
             /** @description Subscribed event types; null = every type. */
             eventTypes: string[] | null;
             /** @description Most delivery attempts started in any one-second interval (1 to 10,000); null = no limit. */
@@ -2678,6 +2708,39 @@ export interface components {
         };
         /**
          * @example {
+         *       "items": [
+         *         {
+         *           "id": "evt_0mkfj2k9sa1b2c3d4e5f6g7",
+         *           "type": "message.sent",
+         *           "timestamp": "2026-11-21T10:00:00.000Z",
+         *           "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
+         *           "companyId": 1042,
+         *           "channel": {
+         *             "id": "ch_01hq3x9k2m7c4v8b6n5t",
+         *             "type": "sms",
+         *             "address": "+5511977776666"
+         *           },
+         *           "data": {
+         *             "messageId": "msg_2w4e6r8t0y1u3i5o7p9a"
+         *           }
+         *         }
+         *       ],
+         *       "nextCursor": "djEuY3Vyc29yLmV4YW1wbGU",
+         *       "done": true
+         *     }
+         */
+        PolledEvents: {
+            /** @description Event envelopes (as a webhook receives them), oldest first. */
+            items: {
+                [key: string]: unknown;
+            }[];
+            /** @description Where the next call goes on; always present (a caught-up consumer resumes from it later). */
+            nextCursor?: string;
+            /** @description Caught up: nothing newer to read now. Always present. */
+            done?: boolean;
+        };
+        /**
+         * @example {
          *       "url": "https://switchboard.acme.example/portal?project=prj_01hq3x9k2m7c4v8b6n5s#code=sbp_x2Vq0sJ9bQ1rT5uY8wZ3aC6dF0gH2jK4mN7pR9sT1vW",
          *       "expiresAt": "2026-11-21T11:00:00.000Z"
          *     }
@@ -2702,6 +2765,7 @@ export interface components {
          *         "sendsPerSecond": 50,
          *         "eventsPerSecond": null
          *       },
+         *       "externalId": "sbx_q8Zt3kLw9xR2mV7nB4cY1dF6",
          *       "portal": {
          *         "allowedOrigins": [
          *           "https://app.acme.example"
@@ -2717,6 +2781,8 @@ export interface components {
             /** @description Where the webhook notices (`webhook.failing`, `webhook.disabled`) are mailed; null: nobody. */
             contactEmail: string | null;
             limits: components["schemas"]["ProjectLimits"];
+            /** @description The external id the service names when it assumes a role you granted it (webhook destinations in your AWS account): require it in the role's trust policy. Made with the project; never changes. */
+            externalId: string;
             /** @description Origins whose pages may frame the console a portal link opens; none by default. */
             portal: {
                 allowedOrigins: string[];
@@ -3072,6 +3138,9 @@ export interface components {
          *       "scope": "general",
          *       "channelId": null,
          *       "url": "https://example.com/webhooks/switchboard",
+         *       "destination": {
+         *         "type": "http"
+         *       },
          *       "eventTypes": null,
          *       "rateLimitPerSecond": null,
          *       "ordering": "conversation",
@@ -3099,11 +3168,13 @@ export interface components {
         UpdatedIntegration: {
             integrationId: string;
             /** @enum {string} */
-            product: "webhook" | "custom";
+            product: "webhook" | "custom" | "poller";
             /** @enum {string} */
             scope: "general" | "channel";
             channelId: string | null;
+            /** @description The receiver (`http` destinations); null otherwise. */
             url: string | null;
+            destination: components["schemas"]["WebhookDestination"];
             /** @description Subscribed event types; null = every type. */
             eventTypes: string[] | null;
             /** @description Most delivery attempts started in any one-second interval (1 to 10,000); null = no limit. */
@@ -3133,6 +3204,19 @@ export interface components {
             /** @description Only after a switch to `signature: "v1"`: the new `whsec_` secret, shown once. */
             signingSecret?: string;
         };
+        /** @description Where deliveries go: `http` (`url`), or a queue, topic, bus, stream or bucket in your AWS account, reached by assuming `roleArn` with the project's `externalId`. Null for other products. */
+        WebhookDestination: {
+            /** @enum {string} */
+            type: "http" | "sqs" | "sns" | "eventbridge" | "kinesis" | "s3";
+            roleArn?: string;
+            queueUrl?: string;
+            topicArn?: string;
+            eventBusArn?: string;
+            detailType?: string;
+            streamArn?: string;
+            bucket?: string;
+            prefix?: string;
+        } | null;
         /** @description Every condition must hold (at most 10). */
         WebhookFilter: {
             all: components["schemas"]["WebhookFilterCondition"][];
@@ -4349,6 +4433,7 @@ export interface operations {
                      *             "sendsPerSecond": 50,
                      *             "eventsPerSecond": null
                      *           },
+                     *           "externalId": "sbx_q8Zt3kLw9xR2mV7nB4cY1dF6",
                      *           "portal": {
                      *             "allowedOrigins": [
                      *               "https://app.acme.example"
@@ -4419,6 +4504,7 @@ export interface operations {
                      *         "sendsPerSecond": 50,
                      *         "eventsPerSecond": null
                      *       },
+                     *       "externalId": "sbx_q8Zt3kLw9xR2mV7nB4cY1dF6",
                      *       "portal": {
                      *         "allowedOrigins": [
                      *           "https://app.acme.example"
@@ -4470,6 +4556,7 @@ export interface operations {
                      *         "sendsPerSecond": 50,
                      *         "eventsPerSecond": null
                      *       },
+                     *       "externalId": "sbx_q8Zt3kLw9xR2mV7nB4cY1dF6",
                      *       "portal": {
                      *         "allowedOrigins": [
                      *           "https://app.acme.example"
@@ -4543,6 +4630,7 @@ export interface operations {
                      *         "sendsPerSecond": 50,
                      *         "eventsPerSecond": null
                      *       },
+                     *       "externalId": "sbx_q8Zt3kLw9xR2mV7nB4cY1dF6",
                      *       "portal": {
                      *         "allowedOrigins": [
                      *           "https://app.acme.example"
@@ -6363,6 +6451,9 @@ export interface operations {
                      *           "scope": "general",
                      *           "channelId": null,
                      *           "url": "https://example.com/webhooks/switchboard",
+                     *           "destination": {
+                     *             "type": "http"
+                     *           },
                      *           "eventTypes": null,
                      *           "rateLimitPerSecond": null,
                      *           "ordering": "conversation",
@@ -6431,7 +6522,38 @@ export interface operations {
                     scope: "general" | "channel";
                     channelId?: string;
                     /** Format: uri */
-                    url: string;
+                    url?: string;
+                    destination?: {
+                        /** @constant */
+                        type: "http";
+                    } | {
+                        /** @constant */
+                        type: "sqs";
+                        roleArn: string;
+                        queueUrl: string;
+                    } | {
+                        /** @constant */
+                        type: "sns";
+                        roleArn: string;
+                        topicArn: string;
+                    } | {
+                        /** @constant */
+                        type: "eventbridge";
+                        roleArn: string;
+                        eventBusArn: string;
+                        detailType?: string;
+                    } | {
+                        /** @constant */
+                        type: "kinesis";
+                        roleArn: string;
+                        streamArn: string;
+                    } | {
+                        /** @constant */
+                        type: "s3";
+                        roleArn: string;
+                        bucket: string;
+                        prefix?: string;
+                    };
                     bearerToken?: string;
                     eventTypes?: ("message.received" | "message.sent" | "message.delivered" | "message.read" | "message.failed" | "contact.opted_out" | "contact.opted_in" | "webhook.test" | "webhook.failing" | "webhook.disabled")[];
                     rateLimitPerSecond?: number | null;
@@ -6451,6 +6573,18 @@ export interface operations {
                     /** @constant */
                     product: "custom";
                     channelId: string;
+                } | {
+                    /** @constant */
+                    product: "poller";
+                    eventTypes?: ("message.received" | "message.sent" | "message.delivered" | "message.read" | "message.failed" | "contact.opted_out" | "contact.opted_in" | "webhook.test" | "webhook.failing" | "webhook.disabled")[];
+                    filter?: {
+                        all: {
+                            field: string;
+                            /** @enum {string} */
+                            op: "eq" | "in" | "prefix" | "exists";
+                            value?: (string | number | boolean | null) | (string | number | boolean | null)[];
+                        }[];
+                    } | null;
                 };
             };
         };
@@ -6469,6 +6603,9 @@ export interface operations {
                      *       "scope": "general",
                      *       "channelId": null,
                      *       "url": "https://example.com/webhooks/switchboard",
+                     *       "destination": {
+                     *         "type": "http"
+                     *       },
                      *       "eventTypes": null,
                      *       "rateLimitPerSecond": null,
                      *       "ordering": "none",
@@ -6530,6 +6667,9 @@ export interface operations {
                      *       "scope": "general",
                      *       "channelId": null,
                      *       "url": "https://example.com/webhooks/switchboard",
+                     *       "destination": {
+                     *         "type": "http"
+                     *       },
                      *       "eventTypes": null,
                      *       "rateLimitPerSecond": null,
                      *       "ordering": "conversation",
@@ -6645,6 +6785,37 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url?: string;
+                    destination?: {
+                        /** @constant */
+                        type: "http";
+                    } | {
+                        /** @constant */
+                        type: "sqs";
+                        roleArn: string;
+                        queueUrl: string;
+                    } | {
+                        /** @constant */
+                        type: "sns";
+                        roleArn: string;
+                        topicArn: string;
+                    } | {
+                        /** @constant */
+                        type: "eventbridge";
+                        roleArn: string;
+                        eventBusArn: string;
+                        detailType?: string;
+                    } | {
+                        /** @constant */
+                        type: "kinesis";
+                        roleArn: string;
+                        streamArn: string;
+                    } | {
+                        /** @constant */
+                        type: "s3";
+                        roleArn: string;
+                        bucket: string;
+                        prefix?: string;
+                    };
                     bearerToken?: string | null;
                     eventTypes?: ("message.received" | "message.sent" | "message.delivered" | "message.read" | "message.failed" | "contact.opted_out" | "contact.opted_in" | "webhook.test" | "webhook.failing" | "webhook.disabled")[] | null;
                     rateLimitPerSecond?: number | null;
@@ -6679,6 +6850,9 @@ export interface operations {
                      *       "scope": "general",
                      *       "channelId": null,
                      *       "url": "https://example.com/webhooks/switchboard",
+                     *       "destination": {
+                     *         "type": "http"
+                     *       },
                      *       "eventTypes": null,
                      *       "rateLimitPerSecond": null,
                      *       "ordering": "conversation",
@@ -7491,6 +7665,62 @@ export interface operations {
             401: components["responses"]["Error401ErrNoPermission"];
             404: components["responses"]["Error404ChannelNotFound"];
             429: components["responses"]["Error429RateLimitedRetryAfter"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @example 100 */
+                limit?: number;
+                /**
+                 * @description The previous answer's `nextCursor`, unchanged; none: from the oldest kept event.
+                 * @example djEuY3Vyc29yLmV4YW1wbGU
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "evt_0mkfj2k9sa1b2c3d4e5f6g7",
+                     *           "type": "message.sent",
+                     *           "timestamp": "2026-11-21T10:00:00.000Z",
+                     *           "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
+                     *           "companyId": 1042,
+                     *           "channel": {
+                     *             "id": "ch_01hq3x9k2m7c4v8b6n5t",
+                     *             "type": "sms",
+                     *             "address": "+5511977776666"
+                     *           },
+                     *           "data": {
+                     *             "messageId": "msg_2w4e6r8t0y1u3i5o7p9a"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "djEuY3Vyc29yLmV4YW1wbGU",
+                     *       "done": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PolledEvents"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401ErrNoPermission"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };

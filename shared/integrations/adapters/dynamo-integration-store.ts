@@ -212,7 +212,7 @@ export class DynamoIntegrationStore implements IntegrationStore {
       product: integration.product,
       version: integration.version,
     };
-    if (integration.product === 'custom') return { ...base, integration };
+    if (integration.product !== 'webhook') return { ...base, integration };
     const { signingSecret, previousSigningSecret, signingKey, previousSigningKey, bearerToken, ...plain } = integration;
     const sealed: SealedWebhookSecrets = {
       signingSecret: this.secrets.seal(signingSecret, this.context(integration, 'signing')),
@@ -237,7 +237,7 @@ export class DynamoIntegrationStore implements IntegrationStore {
   private fromItem(item: Record<string, unknown>): Integration {
     const stored = item.integration as Record<string, unknown>;
     const version = item.version as number;
-    if (item.product === 'custom') return { ...(stored as unknown as Integration), version };
+    if (item.product !== 'webhook') return { ...(stored as unknown as Integration), version };
     const plain = stored as Omit<
       WebhookIntegration,
       'signingSecret' | 'previousSigningSecret' | 'signingKey' | 'previousSigningKey' | 'bearerToken'
@@ -276,6 +276,9 @@ function toTarget(webhook: WebhookIntegration, at: Date): WebhookTarget {
     scope: webhook.scope,
     channelId: webhook.channelId,
     url: webhook.url,
+    ...(webhook.destination && webhook.destination.type !== 'http'
+      ? { aws: { destination: webhook.destination, externalId: webhook.externalId ?? '' } }
+      : {}),
     bearerToken: webhook.bearerToken,
     eventTypes: webhook.eventTypes,
     ordering: webhook.ordering,

@@ -92,13 +92,45 @@ const filter = z
   );
 const nullableFilter = z.nullable(filter) as z.ZodMiniType<WebhookFilter | null>;
 
+const roleArn = z.string().check(z.minLength(1), z.maxLength(2048));
+const arnField = z.string().check(z.minLength(1), z.maxLength(2048));
+
+/**
+ * Where a webhook delivers. The resource fields' syntax (each service's ARN, SQS's queue URL, S3's bucket rules) is
+ * checked by the use case, so the console and the API report the same problems.
+ */
+const destination = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('http') }),
+  z.strictObject({ type: z.literal('sqs'), roleArn, queueUrl: arnField }),
+  z.strictObject({ type: z.literal('sns'), roleArn, topicArn: arnField }),
+  z.strictObject({
+    type: z.literal('eventbridge'),
+    roleArn,
+    eventBusArn: arnField,
+    detailType: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+  }),
+  z.strictObject({ type: z.literal('kinesis'), roleArn, streamArn: arnField }),
+  z.strictObject({
+    type: z.literal('s3'),
+    roleArn,
+    bucket: z.string().check(z.minLength(1), z.maxLength(63)),
+    prefix: z.optional(
+      z.string().check(
+        z.maxLength(512),
+        z.refine((p) => ![...p].some((c) => c < ' ' || c === '\u007f'), 'No control characters'),
+      ),
+    ),
+  }),
+]);
+
 const createIntegrationBody = z
   .discriminatedUnion('product', [
     z.strictObject({
       product: z.literal('webhook'),
       scope: z.enum(['general', 'channel']),
       channelId: z.optional(channelId),
-      url: webhookUrl,
+      url: z.optional(webhookUrl),
+      destination: z.optional(destination),
       bearerToken: z.optional(bearerToken),
       eventTypes: z.optional(eventTypes),
       rateLimitPerSecond: z.optional(rateLimitPerSecond),
@@ -107,10 +139,25 @@ const createIntegrationBody = z
       filter: z.optional(nullableFilter),
     }),
     z.strictObject({ product: z.literal('custom'), channelId }),
+    z.strictObject({
+      product: z.literal('poller'),
+      eventTypes: z.optional(eventTypes),
+      filter: z.optional(nullableFilter),
+    }),
   ])
   .check(
     z.superRefine((body, ctx) => {
       if (body.product !== 'webhook') return;
+      const type = body.destination?.type ?? 'http';
+      if (type === 'http' && body.url === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['url'], message: 'Required with destination type "http"' });
+      }
+      if (type !== 'http' && body.url !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['url'], message: `Not allowed with destination type "${type}"` });
+      }
+      if (type !== 'http' && body.bearerToken !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['bearerToken'], message: 'Only http destinations send a bearer token' });
+      }
       if (body.scope === 'channel' && body.channelId === undefined) {
         ctx.addIssue({ code: 'custom', path: ['channelId'], message: 'A channel-scoped webhook needs channelId' });
       }
@@ -126,6 +173,7 @@ const createIntegrationBody = z
 
 const patchIntegrationBody = z.strictObject({
   url: z.optional(webhookUrl),
+  destination: z.optional(destination),
   bearerToken: z.optional(z.nullable(bearerToken)),
   eventTypes: z.optional(z.nullable(eventTypes)),
   rateLimitPerSecond: z.optional(rateLimitPerSecond),

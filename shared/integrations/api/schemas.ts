@@ -32,10 +32,31 @@ export const webhookFilter = withMeta(
 export const integration = withMeta(
   z.object({
     integrationId: z.string(),
-    product: z.enum(['webhook', 'custom']),
+    product: z.enum(['webhook', 'custom', 'poller']),
     scope: z.enum(['general', 'channel']),
     channelId: z.nullable(z.string()),
-    url: z.nullable(z.string()),
+    url: withMeta(z.nullable(z.string()), { description: 'The receiver (`http` destinations); null otherwise.' }),
+    destination: withMeta(
+      z.nullable(
+        z.object({
+          type: z.enum(['http', 'sqs', 'sns', 'eventbridge', 'kinesis', 's3']),
+          roleArn: z.optional(z.string()),
+          queueUrl: z.optional(z.string()),
+          topicArn: z.optional(z.string()),
+          eventBusArn: z.optional(z.string()),
+          detailType: z.optional(z.string()),
+          streamArn: z.optional(z.string()),
+          bucket: z.optional(z.string()),
+          prefix: z.optional(z.string()),
+        }),
+      ),
+      {
+        id: 'WebhookDestination',
+        description:
+          'Where deliveries go: `http` (`url`), or a queue, topic, bus, stream or bucket in your AWS account, reached ' +
+          "by assuming `roleArn` with the project's `externalId`. Null for other products.",
+      },
+    ),
     eventTypes: withMeta(z.nullable(z.array(z.string())), {
       description: 'Subscribed event types; null = every type.',
     }),
@@ -71,7 +92,9 @@ export const integrationPage = pageOf(integration, 'IntegrationPage', 'Integrati
 
 export const createdIntegration = withMeta(
   z.extend(integration, {
-    token: withMeta(z.optional(z.string()), { description: 'Custom integrations: the `sbc_` token, shown once.' }),
+    token: withMeta(z.optional(z.string()), {
+      description: 'Custom integrations: the `sbc_` token; pollers: the `sbp_` token. Shown once.',
+    }),
     signingSecret: withMeta(z.optional(z.string()), {
       description: '`v1` webhooks: the `whsec_` signing secret, shown once (`v1a` ones show `publicKey` instead).',
     }),

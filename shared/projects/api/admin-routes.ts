@@ -1,3 +1,4 @@
+import { externalIdOf } from '../external-id.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import type { ProjectUseCases } from '#shared/projects/manage-projects.ts';
@@ -59,6 +60,7 @@ const projectView = (p: Project) => ({
   monthlyBotCredits: p.monthlyBotCredits,
   contactEmail: p.contactEmail ?? null,
   limits: { sendsPerSecond: p.limits?.sendsPerSecond ?? null, eventsPerSecond: p.limits?.eventsPerSecond ?? null },
+  externalId: externalIdOf(p),
   portal: { allowedOrigins: p.portal?.allowedOrigins ?? [] },
 });
 

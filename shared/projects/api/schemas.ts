@@ -44,6 +44,11 @@ export const project = withMeta(
       description: 'Where the webhook notices (`webhook.failing`, `webhook.disabled`) are mailed; null: nobody.',
     }),
     limits: projectLimits(),
+    externalId: withMeta(z.string(), {
+      description:
+        'The external id the service names when it assumes a role you granted it (webhook destinations in your AWS ' +
+        "account): require it in the role's trust policy. Made with the project; never changes.",
+    }),
     portal: withMeta(z.object({ allowedOrigins: z.array(z.string()) }), {
       description: 'Origins whose pages may frame the console a portal link opens; none by default.',
     }),

@@ -1,0 +1,25 @@
+import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import { pollerTokenFunction } from '#shared/auth/api/poller-token-auth.ts';
+import { s3PayloadStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-payload-store.ts';
+import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
+import { config, requiredSetting } from '#shared/kernel/config.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
+import { wirePolling } from '#shared/polling/index.ts';
+import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
+import { dynamoTable } from '#functions/_wiring/table.ts';
+
+// Composition root: built once per cold start.
+const cfg = config();
+const logger = createLogger('events-poll');
+const table = dynamoTable(cfg);
+const secrets = await secretBoxFromConfig(cfg);
+const payloads = s3PayloadStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER'));
+const polling = wirePolling({
+  table,
+  secrets,
+  integrations: new DynamoIntegrationStore(table, secrets),
+  bodyOf: (bodyRef) => payloads.get(bodyRef),
+});
+
+/** `GET /api/integration/events?cursor&limit` (a poller's `sbp_` token): its project's events, oldest first. */
+export const handler = pollerTokenFunction({ logger, tokens: new DynamoTokenStore(table) }).handler(polling.handler);
