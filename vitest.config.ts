@@ -28,6 +28,7 @@ const groups = {
     'test/e2e/readme.test.ts',
     'test/e2e/sdk.test.ts',
     'test/e2e/send-events.test.ts',
+    'test/e2e/volume.test.ts',
     'test/e2e/webhooks-conversations.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',
   ],

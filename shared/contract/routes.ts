@@ -185,10 +185,28 @@ export const routes: RouteDefinition[] = [
     memoryMb: 512,
     access: {
       table: { read: true, write: true },
-      sendTo: ['events'],
+      // outbound: a send with `sendAt` due within minutes is queued at once.
+      sendTo: ['events', 'outbound'],
       buckets: { transfer: { write: ['payloads/'] } },
       secrets: ['secretsKey'],
     },
+  },
+  // Up to 1,000 sends accepted at once (10 MB): each item checked, written and queued; none sent here.
+  {
+    method: 'POST',
+    path: '/api/integration/generic/batch',
+    fn: 'send-batch',
+    timeoutSeconds: 30,
+    memoryMb: 1024,
+    access: { table: { read: true, write: true }, sendTo: ['outbound'], secrets: ['secretsKey'] },
+  },
+  {
+    method: 'GET',
+    path: '/api/integration/batches/{batchId}',
+    fn: 'send-batch',
+    timeoutSeconds: 30,
+    memoryMb: 1024,
+    access: { table: { read: true, write: true }, sendTo: ['outbound'], secrets: ['secretsKey'] },
   },
   { method: 'ANY', path: '/api/integration/send', fn: 'legacy-send', timeoutSeconds: 5, memoryMb: 256, access: {} },
   // Channel ingress (contract §10): message status for the send API.
@@ -200,7 +218,28 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 10,
     memoryMb: 256,
     // Writes its custom token's rate-limit bucket.
-    access: { table: { read: true, write: true }, buckets: { transfer: { read: ['media/'] } } },
+    // Cancels and moves scheduled sends (a move due soon is queued at once).
+    access: { table: { read: true, write: true }, sendTo: ['outbound'], buckets: { transfer: { read: ['media/'] } } },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/integration/messages/{messageId}',
+    fn: 'message-status',
+    timeoutSeconds: 10,
+    memoryMb: 256,
+    // Writes its custom token's rate-limit bucket.
+    // Cancels and moves scheduled sends (a move due soon is queued at once).
+    access: { table: { read: true, write: true }, sendTo: ['outbound'], buckets: { transfer: { read: ['media/'] } } },
+  },
+  {
+    method: 'PATCH',
+    path: '/api/integration/messages/{messageId}',
+    fn: 'message-status',
+    timeoutSeconds: 10,
+    memoryMb: 256,
+    // Writes its custom token's rate-limit bucket.
+    // Cancels and moves scheduled sends (a move due soon is queued at once).
+    access: { table: { read: true, write: true }, sendTo: ['outbound'], buckets: { transfer: { read: ['media/'] } } },
   },
   // Conversations (contract §17): a contact's window and opt-out, and its messages (the conversation index).
   {

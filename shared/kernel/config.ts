@@ -23,6 +23,7 @@ const schema = z.object({
   QUEUE_URL_INGEST: z.optional(nonEmpty()),
   QUEUE_URL_INBOUND: z.optional(nonEmpty()),
   QUEUE_URL_INBOUND_ORDERED: z.optional(nonEmpty()),
+  QUEUE_URL_OUTBOUND: z.optional(nonEmpty()),
   /**
    * The public base URL of the API (what Twilio and Meta call; Twilio signs it): inbound URLs on channel answers and
    * the URL Twilio signatures are checked against. Locally the gateway's own base URL.

@@ -80,6 +80,8 @@ export interface Channel {
   optOutKeywords?: string[];
   /** SMS and WhatsApp: what a contact writes to opt back in; absent = the defaults. */
   optInKeywords?: string[];
+  /** How fast batch and scheduled sends leave it; absent = its type's default (volume/pace.ts). */
+  pace?: { perSecond: number };
   createdAt: string;
 }
 
@@ -109,6 +111,7 @@ export interface ChannelChange {
   name?: string;
   optOutKeywords?: string[] | null;
   optInKeywords?: string[] | null;
+  pace?: { perSecond: number } | null;
 }
 
 /** The provider as the management API shows it: everything but the credentials. */

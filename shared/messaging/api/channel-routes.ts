@@ -10,6 +10,7 @@ import {
   keywordsOf,
 } from '../conversation.ts';
 import type { ChannelUseCases } from '../manage-channels.ts';
+import { paceOf, paceSchema } from '../volume/pace.ts';
 import { withMeta } from '#shared/kernel/validation/meta.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 
@@ -97,6 +98,7 @@ const createChannelBody = z
     credits: z.optional(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000))),
     optOutKeywords: z.optional(keywordList('opt out')),
     optInKeywords: z.optional(keywordList('opt back in')),
+    pace: z.optional(paceSchema),
   })
   .check(
     z.superRefine((body, ctx) => {
@@ -117,6 +119,7 @@ const updateChannelBody = z
     name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))),
     optOutKeywords: z.optional(z.nullable(keywordList('opt out'))),
     optInKeywords: z.optional(z.nullable(keywordList('opt back in'))),
+    pace: z.optional(z.nullable(paceSchema)),
   })
   .check(z.superRefine((body, ctx) => keywordOverlap(body, ctx)));
 
@@ -136,6 +139,7 @@ export function channelView(channel: Channel, publicBaseUrl: string) {
     ...(KEYWORD_CHANNEL_TYPES.includes(channel.type)
       ? { optOutKeywords: [...keywordsOf(channel).optOut], optInKeywords: [...keywordsOf(channel).optIn] }
       : {}),
+    pace: paceOf(channel),
     createdAt: channel.createdAt,
   };
 }

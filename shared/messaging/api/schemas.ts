@@ -29,6 +29,11 @@ export const channel = withMeta(
     optInKeywords: withMeta(z.optional(z.array(z.string())), {
       description: 'SMS and WhatsApp: what a contact writes to opt back in (defaults `START`, `VOLTAR`).',
     }),
+    pace: withMeta(z.object({ perSecond: z.number() }), {
+      description:
+        'How fast batch items and scheduled sends leave the channel (never more than `perSecond` in any second); ' +
+        'defaults: whatsapp 80, sms 10, email 14. A single send is not paced.',
+    }),
     inbound: withMeta(
       z.optional(
         z.union([
