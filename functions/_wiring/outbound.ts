@@ -3,8 +3,8 @@ import { requiredSetting, type Config } from '#shared/kernel/config.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import type { Logger } from '#shared/kernel/logger.ts';
 import { makeAcceptDeferred } from '#shared/messaging/volume/accept-deferred.ts';
-import { DynamoDeferredStore } from '#shared/messaging/volume/adapters/dynamo-deferred-store.ts';
-import { SqsOutboundQueue } from '#shared/messaging/volume/adapters/sqs-outbound-queue.ts';
+import { DynamoDeferredStore } from '#shared/messaging/adapters/dynamo-deferred-store.ts';
+import { SqsOutboundQueue } from '#shared/messaging/adapters/sqs-outbound-queue.ts';
 import { DUE_LOOKAHEAD_MS } from '#shared/messaging/volume/deferred.ts';
 
 /**

@@ -7,7 +7,7 @@ import { createLogger } from '#shared/kernel/logger.ts';
 import { routes } from '#shared/contract/routes.ts';
 import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { makeAcceptBatch } from '#shared/messaging/volume/accept-batch.ts';
-import { DynamoBatchStore } from '#shared/messaging/volume/adapters/dynamo-batch-store.ts';
+import { DynamoBatchStore } from '#shared/messaging/adapters/dynamo-batch-store.ts';
 import { makeBatchProgress } from '#shared/messaging/volume/batch.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';

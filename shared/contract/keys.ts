@@ -34,7 +34,8 @@ export const webhookStatsPartitions = (projectId: string, integrationId: string)
 
 /** Partitions of one minute's due entries. */
 export const DUE_PARTITIONS = 8;
-const duePartition = (minuteMs: number, shard: string) => `DUE#${new Date(minuteMs).toISOString().slice(0, 16)}#${shard}`;
+const duePartition = (minuteMs: number, shard: string) =>
+  `DUE#${new Date(minuteMs).toISOString().slice(0, 16)}#${shard}`;
 /** Every partition of one minute's due entries (the sweep reads them all). */
 export const duePartitions = (minuteMs: number) =>
   Array.from({ length: DUE_PARTITIONS }, (_, shard) => duePartition(minuteMs, shardSuffix(shard)));

@@ -45,7 +45,12 @@ const outboundData = z.object({
   to: z.unknown(),
   provider: z.string(),
   providerMessageIds: z.optional(z.array(z.string())),
-  error: z.optional(z.string()),
+  error: withMeta(z.optional(z.union([z.string(), z.object({ code: z.string(), message: z.string() })])), {
+    description:
+      "Why it failed: the provider's words; for a batch item or scheduled send refused when it was to leave, " +
+      '`{ code, message }` with the code a send would have answered (`RECIPIENT_OPTED_OUT`, `WINDOW_CLOSED`, ' +
+      '`PROVIDER_ERROR` for no credits...).',
+  }),
   payload: withMeta(z.record(z.string(), z.unknown()), { description: 'What was sent (truncated when large).' }),
   payloadTruncated: z.optional(z.boolean()),
   sentAt: isoTime,

@@ -2,6 +2,7 @@ import type { DocumentedRoute, PublicOperationDocs, RouteDoc } from '../contract
 import { botRouteDocs, botRoutes } from '../bots/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
+import { volumeOperationDocs } from '../messaging/index.ts';
 
 /**
  * The documentation each area writes beside its routes, gathered for the document. Adding an area with routes:
@@ -16,7 +17,7 @@ export function areaAdminDocs(): Record<string, RouteDoc> {
 
 /** Public routes' docs by `METHOD path`, as `shared/contract/routes.ts` declares them. */
 export function areaPublicDocs(): PublicOperationDocs {
-  return { ...extractPdfDocs(), ...extractUploadDocs(), ...healthOperationDocs() };
+  return { ...extractPdfDocs(), ...extractUploadDocs(), ...healthOperationDocs(), ...volumeOperationDocs() };
 }
 
 function byKey<D extends Record<string, DocumentedRoute>>(

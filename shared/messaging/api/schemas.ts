@@ -111,7 +111,12 @@ const messageFields = {
     description: 'The conversation (`conv_…`); absent only on messages recorded before conversations existed.',
   }),
   direction: z.enum(['outbound', 'inbound']),
-  status: z.enum(['sent', 'delivered', 'read', 'failed', 'received']),
+  status: withMeta(z.enum(['sent', 'delivered', 'read', 'failed', 'received', 'queued', 'scheduled', 'canceled']), {
+    description:
+      '`queued`: a batch item waiting for its turn at the channel pace; `scheduled`: waiting for `sendAt`; ' +
+      '`canceled`: a scheduled message canceled before its time (never sent).',
+  }),
+  sendAt: withMeta(z.optional(z.string()), { description: 'A scheduled message: when it leaves (UTC).' }),
   channel: z.object({ id: z.string(), type: channelType }),
   to: z.union([z.string(), z.array(z.string())]),
   from: z.optional(z.string()),

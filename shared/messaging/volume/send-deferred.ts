@@ -52,7 +52,6 @@ export function makeSendDeferred(deps: SendDeferredDeps) {
           error: { code: refusal.code, message: refusal.message },
           payload: message.body,
           sentAt: at.toISOString(),
-          ...(message.batchId ? { batchId: message.batchId } : {}),
         },
       },
       { key: `failed:${message.messageId}`, at },

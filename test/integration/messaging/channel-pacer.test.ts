@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoChannelPacer } from '#shared/messaging/volume/adapters/dynamo-channel-pacer.ts';
+import { DynamoChannelPacer } from '#shared/messaging/adapters/dynamo-channel-pacer.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 
 let db: Awaited<ReturnType<typeof startTestTable>>;

@@ -1,6 +1,6 @@
-import { keys } from '../../../contract/keys.ts';
-import { applied, conditionalWrite, type DynamoTable, readItem, updateItem } from '../../../kernel/aws/dynamo-table.ts';
-import type { ChannelPacer } from '../pace.ts';
+import { keys } from '../../contract/keys.ts';
+import { applied, conditionalWrite, type DynamoTable, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
+import type { ChannelPacer } from '../volume/pace.ts';
 
 /**
  * A channel's pace in DynamoDB: one item per channel (`CHPACE#<channelId>`) holding `next`, the first instant not yet

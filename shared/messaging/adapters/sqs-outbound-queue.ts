@@ -1,7 +1,7 @@
 import { ChangeMessageVisibilityBatchCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { SQS_CALL_TIMEOUT_MS, SQS_MAX_BATCH_ENTRIES } from '../../../kernel/aws/sqs-client.ts';
-import { forEachConcurrently } from '../../../kernel/shards.ts';
-import type { OutboundJob, OutboundQueue } from '../deferred.ts';
+import { SQS_CALL_TIMEOUT_MS, SQS_MAX_BATCH_ENTRIES } from '../../kernel/aws/sqs-client.ts';
+import { forEachConcurrently } from '../../kernel/shards.ts';
+import type { OutboundJob, OutboundQueue } from '../volume/deferred.ts';
 
 /** The `outbound` queue: jobs sent 10 to a SendMessageBatch, each with its own delay; what fails is sent again once. */
 export class SqsOutboundQueue implements OutboundQueue {

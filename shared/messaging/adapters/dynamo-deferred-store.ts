@@ -1,6 +1,6 @@
-import type { OutboxMark } from '../../../events/index.ts';
-import { outboxUpdate } from '../../../events/adapters/dynamo-outbox.ts';
-import { duePartitions, keys } from '../../../contract/keys.ts';
+import type { OutboxMark } from '../../events/index.ts';
+import { outboxUpdate } from '../../events/adapters/dynamo-outbox.ts';
+import { duePartitions, keys } from '../../contract/keys.ts';
 import {
   applied,
   conditionalWrite,
@@ -11,9 +11,9 @@ import {
   readItem,
   updateItem,
   writeBatch,
-} from '../../../kernel/aws/dynamo-table.ts';
-import { forEachConcurrently } from '../../../kernel/shards.ts';
-import type { DeferredMessage, DeferredStatus, DeferredStore, DueEntry } from '../deferred.ts';
+} from '../../kernel/aws/dynamo-table.ts';
+import { forEachConcurrently } from '../../kernel/shards.ts';
+import type { DeferredMessage, DeferredStatus, DeferredStore, DueEntry } from '../volume/deferred.ts';
 
 /** Kept as long as message records (90 days after it was accepted). */
 const RETENTION_SECONDS = 90 * 86400;

@@ -1,6 +1,6 @@
-import { keys } from '../../../contract/keys.ts';
-import { type DynamoTable, putItem, readItem } from '../../../kernel/aws/dynamo-table.ts';
-import type { BatchRecord, BatchStore } from '../batch.ts';
+import { keys } from '../../contract/keys.ts';
+import { type DynamoTable, putItem, readItem } from '../../kernel/aws/dynamo-table.ts';
+import type { BatchRecord, BatchStore } from '../volume/batch.ts';
 
 /** Kept as long as its messages (90 days). */
 const RETENTION_SECONDS = 90 * 86400;
