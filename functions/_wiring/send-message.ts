@@ -10,6 +10,7 @@ import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.
 import { SmtpEmailSender } from '#shared/messaging/adapters/smtp-sender.ts';
 import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
 import { makeProviderPost } from '#shared/messaging/adapters/provider-client.ts';
+import { SesEmailSender } from '#shared/messaging/adapters/ses-email-sender.ts';
 import { TwilioSmsSender } from '#shared/messaging/adapters/twilio-sms-sender.ts';
 import { WhatsAppCloudSender } from '#shared/messaging/adapters/whatsapp-cloud-sender.ts';
 import { sandboxProvider } from '#shared/messaging/providers.ts';
@@ -49,6 +50,14 @@ export function sendMessageOn(
           allowedPorts: cfg.smtpAllowedPorts,
           // Each recipient's own unsubscribe address, keyed per channel by the deployment's key.
           unsubscribe: makeListUnsubscribe(secretBox),
+        }),
+        // The deployment's own credentials; the configuration set whose events come back to the inbound worker.
+        ses: new SesEmailSender({
+          // SES is AWS's own API, not a customer's host: its calls get the SDK's usual 10 s whatever the setting.
+          timeoutMs: 10_000,
+          region: cfg.AWS_REGION ?? 'us-east-1',
+          ...(cfg.SES_ENDPOINT ? { endpoint: cfg.SES_ENDPOINT } : {}),
+          ...(cfg.SES_CONFIGURATION_SET ? { configurationSet: cfg.SES_CONFIGURATION_SET } : {}),
         }),
         twilio: new TwilioSmsSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent: USER_AGENT, post }),
         'whatsapp-cloud': new WhatsAppCloudSender({

@@ -149,9 +149,9 @@ const contactData = z.object({
     description: 'As the channel writes addresses (WhatsApp digits, SMS E.164, email).',
   }),
   conversationId: z.string(),
-  reason: withMeta(z.enum(['keyword', 'bounce', 'admin']), {
+  reason: withMeta(z.enum(['keyword', 'bounce', 'complaint', 'admin']), {
     description:
-      '`keyword`: the contact wrote one of the channel’s keywords, or unsubscribed by mail (to its own `List-Unsubscribe` address, or as a sender the receiving side verified); `bounce`: a mail this channel sent to it bounced for good; `admin`: the suppression was removed through the management API.',
+      '`keyword`: the contact wrote one of the channel’s keywords, or unsubscribed by mail (to its own `List-Unsubscribe` address, or as a sender the receiving side verified); `bounce`: a mail this channel sent to it bounced for good; `complaint`: SES reported the contact marked a mail of this channel as spam; `admin`: the suppression was removed through the management API.',
   }),
   keyword: z.optional(z.string()),
 });

@@ -15,6 +15,13 @@ const schema = z.object({
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   SQS_ENDPOINT: z.optional(z.url()),
   S3_ENDPOINT: z.optional(z.url()),
+  /** The local SES v2 stand-in (absent on AWS). */
+  SES_ENDPOINT: z.optional(z.url()),
+  /**
+   * The deployment's SES configuration set: SES channels send in it unless they name their own, and its event
+   * destination brings Delivery, Bounce, Complaint and Reject back to the inbound worker.
+   */
+  SES_CONFIGURATION_SET: z.optional(nonEmpty()),
   BUCKET_KNOWLEDGE: z.optional(nonEmpty()),
   BUCKET_TRANSFER: z.optional(nonEmpty()),
   QUEUE_URL_EVENTS: z.optional(nonEmpty()),

@@ -53,14 +53,20 @@ export type WhatsAppCloudProvider = {
   verifyToken?: string;
 };
 
+/**
+ * Email through Amazon SES v2 with the deployment's own AWS credentials: `region` (default the deployment's),
+ * `configurationSet` (default the deployment's, whose events come back), `fromArn` (a sending-authorization identity).
+ */
+export type SesProvider = { kind: 'ses'; region?: string; configurationSet?: string; fromArn?: string };
+
 /** How a channel's messages leave the service (contract section 7). Credentials are stored encrypted. */
-export type ProviderConfig = SandboxProvider | SmtpProvider | TwilioProvider | WhatsAppCloudProvider;
+export type ProviderConfig = SandboxProvider | SmtpProvider | TwilioProvider | WhatsAppCloudProvider | SesProvider;
 export type ProviderKind = ProviderConfig['kind'];
 
 /** Which provider kinds can serve which channel type (sandbox serves all). */
 export const PROVIDERS_BY_CHANNEL_TYPE: Record<ChannelType, readonly ProviderKind[]> = {
   whatsapp: ['sandbox', 'whatsapp-cloud'],
-  email: ['sandbox', 'smtp'],
+  email: ['sandbox', 'smtp', 'ses'],
   sms: ['sandbox', 'twilio'],
 };
 
@@ -134,6 +140,13 @@ export function providerView(provider: ProviderConfig): Record<string, unknown> 
         kind: 'twilio',
         accountSid: provider.accountSid,
         ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}),
+      };
+    case 'ses':
+      return {
+        kind: 'ses',
+        ...(provider.region ? { region: provider.region } : {}),
+        ...(provider.configurationSet ? { configurationSet: provider.configurationSet } : {}),
+        ...(provider.fromArn ? { fromArn: provider.fromArn } : {}),
       };
     case 'whatsapp-cloud':
       return {

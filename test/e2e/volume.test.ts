@@ -1,4 +1,7 @@
+import { ListTopicsCommand, PublishCommand } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalAws } from '#local/emulators.ts';
+import { localAwsClients, sentMails } from '#test/support/local-aws.ts';
 import { consistently, eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { projectWithWebhook } from './channel-support.ts';
@@ -272,4 +275,69 @@ describe('scheduled sends', () => {
     expect(arrivals.filter((a) => a.body === `fires ${ch.channelId}`)).toHaveLength(1);
     expect((await svc.admin('GET', `/projects/${p.projectId}/channels/${ch.channelId}`)).body.credits).toBe(8);
   }, 120_000);
+});
+
+describe('email through SES', () => {
+  it('sends with SES v2 in the configuration set; Delivery, Bounce and Complaint become events and suppressions', async () => {
+    const p = await projectWithWebhook(svc, receiver);
+    const ch = await p.channel({ type: 'email', address: 'news@acme.example', provider: { kind: 'ses' } });
+    expect(ch.provider).toEqual({ kind: 'ses' });
+    const mail = (to: string) => svc.send(ch.token, { to: [to], subject: 'Hello', body: 'Hi there' });
+    const ok = (await (await mail('success@simulator.amazonses.com')).json()) as any;
+    const bounced = (await (await mail('bounce@simulator.amazonses.com')).json()) as any;
+    const complained = (await (await mail('complaint@simulator.amazonses.com')).json()) as any;
+    for (const r of [ok, bounced, complained]) expect(r.status, JSON.stringify(r)).toBe('sent');
+
+    const info = (await (await fetch(`${svc.baseUrl}/local/aws`)).json()) as LocalAws;
+    const sent = await sentMails(info, { to: 'success@simulator.amazonses.com' });
+    expect(sent.at(-1)).toMatchObject({ configurationSetName: 'switchboard', subject: 'Hello' });
+
+    await firstOf(p, (e) => e.type === 'message.delivered' && e.data.messageId === ok.messageId, 'delivered');
+    const [failed] = await firstOf(
+      p,
+      (e) => e.type === 'message.failed' && e.data.messageId === bounced.messageId,
+      'bounce',
+    );
+    expect(failed.data.error).toContain('bounced');
+    // The stand-in reports a complaint a while after its delivery, as SES does.
+    const optedOut = await eventually(
+      async () => {
+        const found = p.events((e) => e.type === 'contact.opted_out');
+        return found.length >= 2 ? found : undefined;
+      },
+      45_000,
+      'opt-outs',
+    );
+    expect(optedOut.map((e: any) => [e.data.contact, e.data.reason]).sort()).toEqual([
+      ['bounce@simulator.amazonses.com', 'bounce'],
+      ['complaint@simulator.amazonses.com', 'complaint'],
+    ]);
+    expect((await mail('bounce@simulator.amazonses.com')).status).toBe(409);
+    expect((await call('GET', `/api/integration/messages/${bounced.messageId}`, ch.token)).body.status).toBe('failed');
+
+    // An event about a mail this service did not send: logged, no suppression.
+    const clients = localAwsClients(info);
+    try {
+      const topics = await clients.sns.send(new ListTopicsCommand({}));
+      const topicArn = topics.Topics!.map((t) => t.TopicArn!).find((a) => a.endsWith(':switchboard-ses-events'))!;
+      await clients.sns.send(
+        new PublishCommand({
+          TopicArn: topicArn,
+          Message: JSON.stringify({
+            eventType: 'Bounce',
+            mail: { messageId: 'not-ours-0001', destination: ['victim@acme.example'] },
+            bounce: {
+              bounceType: 'Permanent',
+              bounceSubType: 'General',
+              bouncedRecipients: [{ emailAddress: 'victim@acme.example' }],
+            },
+          }),
+        }),
+      );
+    } finally {
+      clients.destroy();
+    }
+    await consistently(() => expect(p.events((e) => e.type === 'contact.opted_out')).toHaveLength(2), 2000);
+    expect((await mail('victim@acme.example')).status).toBe(200);
+  }, 60_000);
 });

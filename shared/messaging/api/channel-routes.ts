@@ -48,6 +48,14 @@ const providerBody = z.discriminatedUnion('kind', [
     baseUrl: z.optional(httpUrl),
     appSecret: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
   }),
+  z.strictObject({
+    kind: z.literal('ses'),
+    region: z.optional(z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'An AWS region, e.g. us-east-1'))),
+    configurationSet: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'Letters, digits, - and _'))),
+    fromArn: z.optional(
+      z.string().check(z.regex(/^arn:aws[a-z-]*:ses:[a-z0-9-]+:\d{12}:identity\/.{1,512}$/, 'An SES identity ARN')),
+    ),
+  }),
 ]);
 
 /** A keyword list (contract §17): 1 to 20 keywords of 1 to 30 characters, none twice (case aside). */

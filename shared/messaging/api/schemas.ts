@@ -15,7 +15,7 @@ export const channel = withMeta(
     name: z.string(),
     address: withMeta(z.string(), { description: 'Phone number, mailbox or SMS sender.' }),
     provider: withMeta(
-      z.catchall(z.object({ kind: z.enum(['sandbox', 'smtp', 'twilio', 'whatsapp-cloud']) }), z.unknown()),
+      z.catchall(z.object({ kind: z.enum(['sandbox', 'smtp', 'twilio', 'whatsapp-cloud', 'ses']) }), z.unknown()),
       {
         description:
           'The provider without its credentials (`hasPassword` instead of `pass`, `hasAppSecret` instead of `appSecret`).',
