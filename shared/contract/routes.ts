@@ -189,6 +189,7 @@ export const routes: RouteDefinition[] = [
       sendTo: ['events', 'outbound'],
       buckets: { transfer: { write: ['payloads/'] } },
       secrets: ['secretsKey'],
+      ses: { send: true },
     },
   },
   // Up to 1,000 sends accepted at once (10 MB): each item checked, written and queued; none sent here.

@@ -158,6 +158,7 @@ export const queueWorkers: QueueWorkerDefinition[] = [
       sendTo: ['events'],
       buckets: { transfer: { write: ['payloads/'] } },
       secrets: ['secretsKey'],
+      ses: { send: true },
     },
   },
 ];
