@@ -43,6 +43,11 @@ import { platform as adminPlatform } from '#functions/_wiring/platform.ts';
 import { ADMIN_PREFIX, adminRouteTable } from './routes.ts';
 import { wireBotAdmin } from '#shared/bots/index.ts';
 import { channelHandlers } from '#shared/messaging/api/channel-routes.ts';
+import { volumeHandlers } from '#shared/messaging/api/volume-routes.ts';
+import { DynamoBatchStore } from '#shared/messaging/adapters/dynamo-batch-store.ts';
+import { DynamoDeferredStore, listScheduled } from '#shared/messaging/adapters/dynamo-deferred-store.ts';
+import { makeBatchProgress } from '#shared/messaging/volume/batch.ts';
+import { makeChannelVolume } from '#shared/messaging/volume/channel-volume.ts';
 import { deliveryHandlers } from '#shared/webhooks/api/delivery-routes.ts';
 import { eventHandlers } from '#shared/messaging/api/event-routes.ts';
 import { integrationHandlers } from '#shared/integrations/api/admin-routes.ts';
@@ -172,6 +177,10 @@ knowledge = makeKnowledgeManagement({
   logger,
 });
 
+// A channel's scheduled messages and batches (the console).
+const deferredStore = new DynamoDeferredStore(table);
+const batchStore = new DynamoBatchStore(table);
+
 /** The management API (`/admin/v1/*`): one function, routed inside. */
 export const handler = adminFunction({
   logger,
@@ -192,6 +201,15 @@ export const handler = adminFunction({
     ...webhookHealthHandlers(webhookHealth),
     ...projectHandlers(projects),
     ...channelHandlers(channels, cfg.PUBLIC_BASE_URL ?? ''),
+    ...volumeHandlers(
+      makeChannelVolume({
+        requireChannel: channels.requireChannel,
+        scheduled: (channelId, page) => listScheduled(table, channelId, page),
+        batches: (channelId, page) => batchStore.list(channelId, page),
+        progress: makeBatchProgress({ batches: batchStore, messages: deferredStore }),
+        store: deferredStore,
+      }),
+    ),
     ...conversationHandlers(channels.requireChannel, conversations),
     ...sandboxHandlers(sandbox),
     ...integrationHandlers(integrations),

@@ -74,6 +74,16 @@ export const keys = {
   dueCursor: () => ({ pk: 'DUECURSOR', sk: 'DUECURSOR' }),
   /** A batch: its items' message ids and the refused ones' count (its progress is read from the items). */
   batch: (batchId: string) => ({ pk: `BATCH#${batchId}`, sk: 'BATCH' }),
+  /** A scheduled message listed under its channel by time (the console's list; the message item is the truth). */
+  channelScheduled: (channelId: string, sendAt: string, messageId: string) => ({
+    pk: `CHSCHED#${channelId}`,
+    sk: `S#${sendAt}#${messageId}`,
+  }),
+  /** A batch listed under its channel, newest last. */
+  channelBatch: (channelId: string, createdAt: string, batchId: string) => ({
+    pk: `CHBATCH#${channelId}`,
+    sk: `B#${createdAt}#${batchId}`,
+  }),
   /** The next free instant of a channel's pace (batch and scheduled sends). */
   channelPace: (channelId: string) => ({ pk: `CHPACE#${channelId}`, sk: 'PACE' }),
   /** Which message a provider's id belongs to: how a receipt finds the message a send recorded it for. */
@@ -209,6 +219,10 @@ export const collections = {
     pk: suppressionPartition(projectId, channelId),
     skPrefix: SUPPRESSION_PREFIX,
   }),
+  /** A channel's scheduled messages by time (entries of moved, sent or canceled ones are filtered when read). */
+  channelScheduled: (channelId: string): Collection => ({ pk: `CHSCHED#${channelId}`, skPrefix: 'S#' }),
+  /** A channel's batches by time. */
+  channelBatches: (channelId: string): Collection => ({ pk: `CHBATCH#${channelId}`, skPrefix: 'B#' }),
   /** The email channels (of any project) whose address this is. */
   channelsAtAddress: (address: string): Collection => ({ pk: inboundAddressPartition(address), skPrefix: 'CH#' }),
 };

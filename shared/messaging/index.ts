@@ -178,3 +178,4 @@ export { makeReportEvent, type ReportEvent, type ReportEventDeps } from './repor
 export { fitPayload, makeSendMessage, type SendMessageDeps, type SendResult, sendLookupKeys } from './send-message.ts';
 export { volumeOperationDocs } from './api/volume-docs.ts';
 export { scheduledResult } from './api/volume-docs.ts';
+export { volumeRouteDocs, volumeRoutes } from './api/volume-routes.ts';

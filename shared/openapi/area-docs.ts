@@ -2,7 +2,7 @@ import type { DocumentedRoute, PublicOperationDocs, RouteDoc } from '../contract
 import { botRouteDocs, botRoutes } from '../bots/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
-import { volumeOperationDocs } from '../messaging/index.ts';
+import { volumeOperationDocs, volumeRouteDocs, volumeRoutes } from '../messaging/index.ts';
 
 /**
  * The documentation each area writes beside its routes, gathered for the document. Adding an area with routes:
@@ -12,7 +12,7 @@ import { volumeOperationDocs } from '../messaging/index.ts';
 
 /** Management routes' docs by `METHOD path` (below the `/admin/v1` prefix). */
 export function areaAdminDocs(): Record<string, RouteDoc> {
-  return { ...byKey(botRoutes, botRouteDocs()) };
+  return { ...byKey(botRoutes, botRouteDocs()), ...byKey(volumeRoutes, volumeRouteDocs()) };
 }
 
 /** Public routes' docs by `METHOD path`, as `shared/contract/routes.ts` declares them. */

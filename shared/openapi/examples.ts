@@ -202,6 +202,10 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     optedOut: false,
   },
   Suppression: { contact: '+5511988887777', reason: 'keyword', at, keyword: 'STOP' },
+  ScheduledMessagePage: {
+    items: [{ messageId: ids.messageId, to: '+5511988887777', sendAt: '2026-12-24T12:00:00.000Z', createdAt: at }],
+  },
+  BatchPage: { items: [{ batchId: 'batch_3k5m7p9r1t3v5x7z9b1d', total: 2, createdAt: at }] },
   SuppressionPage: { items: [{ contact: '+5511988887777', reason: 'keyword', at, keyword: 'STOP' }] },
   Integration: integration,
   CreatedIntegration: {

@@ -1,12 +1,14 @@
 import type { OutboxMark } from '../../events/index.ts';
 import { outboxUpdate } from '../../events/adapters/dynamo-outbox.ts';
-import { duePartitions, keys } from '../../contract/keys.ts';
+import { collections, duePartitions, inCollection, keys, pageKeyOf } from '../../contract/keys.ts';
+import type { Page, PageRequest } from '../../kernel/page.ts';
 import {
   applied,
   conditionalWrite,
   type DynamoTable,
   putItem,
   queryPage,
+  queryPageOf,
   readBatch,
   readItem,
   updateItem,
@@ -54,6 +56,7 @@ export class DynamoDeferredStore implements DeferredStore {
         },
       },
       { PutRequest: { Item: { ...dueKey(dueOf(m)), ...dueOf(m), expiresAt: dueExpiry(dueOf(m)) } } },
+      ...(m.sendAt ? [{ PutRequest: { Item: scheduledEntry(m.channelId, m.sendAt, m.messageId) } }] : []),
     ]);
     const chunks: (typeof requests)[] = [];
     for (let i = 0; i < requests.length; i += 24) chunks.push(requests.slice(i, i + 24));
@@ -135,9 +138,12 @@ export class DynamoDeferredStore implements DeferredStore {
         ConditionExpression: '#status = :scheduled',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':scheduled': 'scheduled', ':sendAt': sendAt, ':at': at },
+        ReturnValues: 'ALL_NEW',
       }),
     );
     if (!write.applied) return { changed: false, status: (await this.get(messageId))?.status };
+    const channelId = String(write.output.Attributes?.channelId ?? '');
+    await putItem(this.table, { Item: scheduledEntry(channelId, sendAt, messageId) });
     // The old due entry (or job already on the queue) finds the message moved and does nothing.
     const entry: DueEntry = { messageId, dueAt: sendAt, sendAt };
     await putItem(this.table, { Item: { ...dueKey(entry), ...entry, expiresAt: dueExpiry(entry) } });
@@ -209,6 +215,44 @@ export class DynamoDeferredStore implements DeferredStore {
   async setSweepCursor(minuteMs: number): Promise<void> {
     await putItem(this.table, { Item: { ...keys.dueCursor(), minute: minuteMs } });
   }
+}
+
+/** The console's listing entry of a scheduled message (kept a day past its time; read through the message). */
+function scheduledEntry(channelId: string, sendAt: string, messageId: string): Record<string, unknown> {
+  return {
+    ...keys.channelScheduled(channelId, sendAt, messageId),
+    messageId,
+    sendAt,
+    expiresAt: dueExpiry({ messageId, dueAt: sendAt }),
+  };
+}
+
+/** A channel's messages still scheduled, by time: a page of listing entries, each checked against its message. */
+export async function listScheduled(
+  table: DynamoTable,
+  channelId: string,
+  page: PageRequest,
+): Promise<Page<DeferredMessage>> {
+  const collection = collections.channelScheduled(channelId);
+  const out = await queryPageOf(
+    table,
+    { ...inCollection(collection), ConsistentRead: true },
+    page,
+    pageKeyOf(collection),
+  );
+  const entries = out.items as { messageId: string; sendAt: string }[];
+  const messages = await readBatch(
+    table,
+    entries.map((e) => keys.messageStatus(e.messageId)),
+  );
+  const byId = new Map(messages.map((m) => [String(m.messageId), m]));
+  const items = entries.flatMap((e) => {
+    const m = byId.get(e.messageId);
+    if (!m || m.status !== 'scheduled' || m.sendAt !== e.sendAt) return [];
+    const { pk: _pk, sk: _sk, expiresAt: _x, history: _h, ...rest } = m;
+    return [rest as unknown as DeferredMessage];
+  });
+  return { ...out, items };
 }
 
 /** A due entry nobody enqueued goes away a day after it was due (its message stays, and shows it). */

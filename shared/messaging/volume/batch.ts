@@ -34,7 +34,10 @@ export function makeBatchProgress(deps: {
   batches: Pick<BatchStore, 'get'>;
   messages: Pick<DeferredStore, 'statuses'>;
 }) {
-  return async function batchProgress(grant: CustomTokenGrant, batchId: string): Promise<BatchProgress> {
+  return async function batchProgress(
+    grant: Pick<CustomTokenGrant, 'projectId' | 'channelId'>,
+    batchId: string,
+  ): Promise<BatchProgress> {
     const batch = /^batch_[a-z0-9]{1,64}$/.test(batchId) ? await deps.batches.get(batchId) : undefined;
     if (!batch || batch.projectId !== grant.projectId || batch.channelId !== grant.channelId)
       throw new NotFoundError('batch', `No batch ${batchId} on this token's channel.`);
