@@ -341,3 +341,29 @@ describe('email through SES', () => {
     expect((await mail('victim@acme.example')).status).toBe(200);
   }, 60_000);
 });
+
+describe('the management API behind the console', () => {
+  it("lists a channel's scheduled messages (cancel one) and its batches with their progress", async () => {
+    const p = await projectWithWebhook(svc, receiver);
+    const ch = await p.channel({ type: 'sms', address: '+15005550046' });
+    const base = `/projects/${p.projectId}/channels/${ch.channelId}`;
+    const later = inSeconds(3600);
+    const one = (await (await svc.send(ch.token, { to: '+5511988880003', body: 'x', sendAt: later })).json()) as any;
+    const sent = await batch(ch.token, { messages: [{ to: '+5511988880004', body: 'now' }] });
+    const listed = await svc.admin('GET', `${base}/scheduled`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.items).toEqual([expect.objectContaining({ messageId: one.messageId, sendAt: later })]);
+    expect((await svc.admin('DELETE', `${base}/scheduled/${one.messageId}`)).status).toBe(204);
+    expect((await svc.admin('GET', `${base}/scheduled`)).body.items).toEqual([]);
+    const again = await svc.admin('DELETE', `${base}/scheduled/${one.messageId}`);
+    expect([again.status, again.body.error]).toEqual([409, 'NOT_SCHEDULED']);
+    const batches = await svc.admin('GET', `${base}/batches`);
+    expect(batches.body.items).toEqual([expect.objectContaining({ batchId: sent.body.batchId, total: 1 })]);
+    const progress = await eventually(async () => {
+      const r = await svc.admin('GET', `${base}/batches/${sent.body.batchId}`);
+      return r.body.counts?.sent === 1 ? r : undefined;
+    });
+    expect(progress.body.counts).toMatchObject({ sent: 1, queued: 0 });
+    expect((await svc.admin('GET', `/projects/${p.projectId}/channels/ch_nope/batches`)).status).toBe(404);
+  });
+});
