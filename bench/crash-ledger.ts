@@ -624,7 +624,8 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
   }
   const providerTwice = [...bodies.values()].filter((c) => c > 1).length;
   const abandoned = receiver.received.filter(
-    (r) => (r.json as { type?: string; data?: { error?: { message?: string } } })?.type === 'message.failed' &&
+    (r) =>
+      (r.json as { type?: string; data?: { error?: { message?: string } } })?.type === 'message.failed' &&
       String((r.json as { data?: { error?: { message?: string } } }).data?.error?.message ?? '').includes('stopped'),
   ).length;
   await twilioApi.close();

@@ -40,7 +40,8 @@ const doubleUrl = `http://127.0.0.1:${(double.address() as AddressInfo).port}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-volume-'));
 const svc = await spawnService({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT' }, 120_000);
 const admin = adminApi(svc);
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
 let companyId = 0;
 async function channel(perSecond: number) {
@@ -55,8 +56,9 @@ async function channel(perSecond: number) {
     pace: { perSecond },
   });
   if (!ch.channelId) throw new Error(`channel: ${JSON.stringify(ch)}`);
-  const token = (await admin('POST', `/projects/${projectId}/integrations`, { product: 'custom', channelId: ch.channelId }))
-    .token as string;
+  const token = (
+    await admin('POST', `/projects/${projectId}/integrations`, { product: 'custom', channelId: ch.channelId })
+  ).token as string;
   return { channelId: ch.channelId as string, token };
 }
 
@@ -90,7 +92,11 @@ async function drained(prefix: string, count: number, timeoutMs: number) {
 }
 
 try {
-  const lines: string[] = [`machine: ${machine()}; load before: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`];
+  const lines: string[] = [
+    `machine: ${machine()}; load before: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  ];
   // 1. A batch of 1,000 answered.
   const answers: number[] = [];
   for (let run = 0; run < RUNS; run++) {
@@ -98,7 +104,9 @@ try {
     const messages = Array.from({ length: 1000 }, (_, i) => ({ to: '+5511988880000', body: `answer ${run} ${i}` }));
     answers.push((await postBatch(ch.token, messages)).ms);
   }
-  lines.push(`1,000-item batch answered: median ${median(answers).toFixed(0)} ms (runs: ${answers.map((a) => a.toFixed(0)).join(', ')})`);
+  lines.push(
+    `1,000-item batch answered: median ${median(answers).toFixed(0)} ms (runs: ${answers.map((a) => a.toFixed(0)).join(', ')})`,
+  );
 
   // 2. Drain at the pace.
   const paced = await channel(PACE);
@@ -150,7 +158,11 @@ try {
     `1,000 schedules over a minute: late p50 ${pct(late, 0.5)} ms, p99 ${pct(late, 0.99)} ms, max ${Math.max(...late)} ms, ` +
       `early ${late.filter((l) => l < 0).length}, lost ${fired.lost}, sent twice ${fired.twice}`,
   );
-  lines.push(`load after: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  lines.push(
+    `load after: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   console.log(lines.join('\n'));
 } finally {
   await stopProcess(svc.child, 'SIGTERM');

@@ -44,7 +44,10 @@ export function ChannelVolumePanel({ api, base, channels }: { api: Api; base: st
           </option>
         ))}
       </select>
-      <p class="muted small">Pace: {(channel as Channel & { pace?: { perSecond: number } }).pace?.perSecond ?? '—'} messages a second at most.</p>
+      <p class="muted small">
+        Pace: {(channel as Channel & { pace?: { perSecond: number } }).pace?.perSecond ?? '—'} messages a second at
+        most.
+      </p>
       <StatusMessage message={status} />
       <h3>Scheduled</h3>
       <ErrorNotice error={scheduled.error} />

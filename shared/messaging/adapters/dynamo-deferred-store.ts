@@ -248,7 +248,7 @@ export async function listScheduled(
   const byId = new Map(messages.map((m) => [String(m.messageId), m]));
   const items = entries.flatMap((e) => {
     const m = byId.get(e.messageId);
-    if (!m || m.status !== 'scheduled' || m.sendAt !== e.sendAt) return [];
+    if (m?.status !== 'scheduled' || m.sendAt !== e.sendAt) return [];
     const { pk: _pk, sk: _sk, expiresAt: _x, history: _h, ...rest } = m;
     return [rest as unknown as DeferredMessage];
   });
