@@ -1,5 +1,5 @@
 /**
- * Issue 28's numbers, through the local gateway, with the tool-calling OpenAI-compatible double as the bot's model
+ * The AI ecosystem's routes (bench/history/2026-11-ai-ecosystem.md), through the local gateway, with the tool-calling OpenAI-compatible double as the bot's model
  * and embeddings server (test/e2e/tool-model-double.ts), so the whole chain is measured:
  *  - tool-call round trip against plain chat, non-streaming, the double answering at once: a request with two
  *    function definitions that the model answers with a call, and the next request carrying the call and its result

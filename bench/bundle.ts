@@ -9,7 +9,7 @@
  * same run, interleaved with these: the report gives each function's import time against the baseline's, and each
  * Lambda asset's size on disk (the bundle with what ships beside it) in both.
  *
- * Targets (issue 8): every public-endpoint function under 1 MB (1,000,000 bytes) and at most 80 ms above the empty
+ * Targets (bench/history/2026-11-function-bundles.md): every public-endpoint function under 1 MB (1,000,000 bytes) and at most 80 ms above the empty
  * module. Every function gets a breakdown of what its bundle is made of, by package. On a loaded machine the deltas
  * are also given divided by the load inflation the calibration anchor shows (its quiet-machine delta is known).
  */

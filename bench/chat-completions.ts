@@ -1,5 +1,5 @@
 /**
- * The OpenAI-format route (issue 15's numbers), through the local gateway, with an OpenAI-compatible HTTP double as
+ * The OpenAI-format route (bench/history/2026-11-openai-format-route.md), through the local gateway, with an OpenAI-compatible HTTP double as
  * the upstream model (test/support/model-double.ts), so the whole chain is measured, streaming included:
  *  - streaming time to first byte, the double sending its first token 50 ms after the request (then one every
  *    50 ms): p50 at 1 and 16 connections; its overhead (TTFB − 50 ms) against the non-streaming overhead of

@@ -1,5 +1,5 @@
 /**
- * Overhead of POST /api/v1/ai/completion excluding the model's own time (issue 6's numbers):
+ * Overhead of POST /api/v1/ai/completion excluding the model's own time (bench/history/2026-11-completion-overhead.md):
  *  - the offline provider (in-process, no network) through the local gateway, 1 and 16 connections;
  *  - the anchor: a bare node:http server doing the same DynamoDB operations (token read, rate-limit write, [bot read],
  *    charge, settle) with the same adapters on the same dynalite and the same offline generation, in the same run;
@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { localDocumentClient } from '#test/support/dynamo.ts';
 import { DynamoBotStore } from '#shared/bots/index.ts';
-import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoCreditLedger } from '#shared/credits/index.ts';
 import { DynamoRateLimiter } from '#shared/ratelimit/adapters/dynamo-rate-limiter.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import { OfflineModelProvider } from '#shared/models/adapters/offline-model.ts';

@@ -1,5 +1,5 @@
 /**
- * Conversations, issue 30's numbers:
+ * Conversations (bench/history/2026-11-conversations.md):
  *  - `send`: POST /api/integration/generic p50 (1 connection) and the service's CPU per request, with the suppression
  *    read (sms) and the suppression + window read (whatsapp, a contact whose window is open), against a baseline tree
  *    (`--baseline <git ref>`, default `integration`: the mainline without this work) in the same run. Both services
@@ -113,7 +113,7 @@ async function sendPart() {
     const order = round % 2 ? [...targets].reverse() : targets;
     for (const t of order) {
       for (const kind of ['sms', 'whatsapp'] as const) {
-        // Each channel type's payload (contract §2): sms `to` / `body` / `metadata`, whatsapp `number` / `message`.
+        // Each channel type's payload: sms `to` / `body` / `metadata`, whatsapp `number` / `message`.
         const payload =
           kind === 'sms'
             ? { to: '+5511988887777', body: 'Your code is 123456', metadata: { orderId: 42 } }

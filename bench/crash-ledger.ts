@@ -1,5 +1,5 @@
 /**
- * The crash ledger (contract §15: nothing accepted is lost, through kill -9 at any instant).
+ * The crash ledger (nothing accepted is lost, through kill -9 at any instant).
  *
  * Drives, all at once and at full speed, what reaches the service from outside: sends (custom token, a Twilio
  * double as the provider), Twilio status callbacks for those sends, signed Twilio inbound messages, signed WhatsApp
@@ -500,7 +500,7 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     }
   };
   // A delivery that used up its automatic attempts is `failed`, not lost: kept with every attempt, and sent again on
-  // request (contract §11). With events still missing, the failed deliveries are sent again by hand, as an operator
+  // request. With events still missing, the failed deliveries are sent again by hand, as an operator
   // would, and what arrives then counts as failed (recovered), never as delivered.
   const failedDeliveries: {
     deliveryId: string;

@@ -16,9 +16,14 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoUnpublishedEvents, outboxItemAttributes } from '#shared/events/adapters/dynamo-outbox.ts';
-import { SqsEventQueue } from '#shared/events/adapters/sqs-event-queue.ts';
-import { eventIdFor, makeSweepUnpublishedEvents, type OutboxMark } from '#shared/events/index.ts';
+import {
+  DynamoUnpublishedEvents,
+  eventIdFor,
+  makeSweepUnpublishedEvents,
+  outboxItemAttributes,
+  type OutboxMark,
+  SqsEventQueue,
+} from '#shared/events/index.ts';
 import { withoutSdkLogging } from '#shared/kernel/aws/clients.ts';
 import { type DynamoTable, writeBatch } from '#shared/kernel/aws/dynamo-table.ts';
 import type { QueuesAndBuckets } from '#local/emulators.ts';

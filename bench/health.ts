@@ -1,5 +1,5 @@
 /**
- * Bots API health path, issue 2's numbers:
+ * Bots API health path (bench/history/2026-11-health-and-start-up.md):
  *  - `npm start` to ready (fresh DATA_DIR and existing one), median of 5;
  *  - GET /api/v1/ai/health through the local gateway vs a bare node:http server doing the same DynamoDB operations
  *    (same adapters, same dynalite, same run) vs the handler called in-process without the gateway;
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoCreditLedger } from '#shared/credits/index.ts';
 import { DynamoRateLimiter } from '#shared/ratelimit/adapters/dynamo-rate-limiter.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import { hashToken } from '#shared/kernel/tokens.ts';

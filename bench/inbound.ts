@@ -1,5 +1,5 @@
 /**
- * Channel ingress, issue 19's number: a provider report accepted (the inbound function's 200) → the event received
+ * Channel ingress (bench/history/2026-11-channel-ingress.md): a provider report accepted (the inbound function's 200) → the event received
  * by the customer's webhook, at a fixed rate of reports (open loop: one Twilio incoming-SMS webhook every 1/rate s,
  * whatever the answers do), through the whole local service: the public inbound function, the `inbound` queue and
  * worker, the `events` queue, fan-out and delivery to a real HTTP receiver. Each report has its own MessageSid, so
@@ -27,7 +27,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '100' },
     seconds: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '3' },
-    // How many contacts write (each its own conversation, so its own order key, contract §18). 1: every report in
+    // How many contacts write (each its own conversation, so its own order key). 1: every report in
     // one conversation, the worst case for ordering (one FIFO group, fanned out one batch after another).
     contacts: { type: 'string', default: '100' },
     concurrency: { type: 'string' },

@@ -1,11 +1,11 @@
 /**
- * Knowledge ingestion benchmark (issue 5): ~5 MB of text in 10 files (Markdown, plain text, HTML) uploaded to one
+ * Knowledge ingestion benchmark (bench/history/2026-11-knowledge-search-and-ingestion.md): ~5 MB of text in 10 files (Markdown, plain text, HTML) uploaded to one
  * bot and ingested by the real use case: read from S3, extract, chunk, analyse, write and list the batch's segment,
  * mark ready. Once against the local stand-ins (fauxqs S3 + dynalite), once with in-memory stores (CPU only).
  * Target: >= 2 MB of text per second per worker. Anchor in the same run: MiniSearch indexing the same excerpts.
  * Usage: npx tsx bench/ingest.ts [--rounds 3]
  *
- * With `--files N` (issue 31) it measures how ingestion scales with the bot instead: N one-article files (the help
+ * With `--files N` it measures how ingestion scales with the bot instead: N one-article files (the help
  * center of bench/knowledge-uploads.ts) ingested in batches of 20 by the real use case over in-memory stores, so the
  * time is the worker's own work (extraction, analysis, the batch's segment, merges), not the upload pace or I/O.
  * Reports the rate of the first and the last 1,000 files (target: last ≥ 80 % of first), the slowest batch, the

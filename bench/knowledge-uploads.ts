@@ -1,12 +1,12 @@
 /**
- * Browser uploads of knowledge files and OCR in ingestion (issue 17), against the whole local service:
+ * Browser uploads of knowledge files and OCR in ingestion (bench/history/2026-11-knowledge-uploads-and-ocr.md), against the whole local service:
  * - a 20 MB, 200-page text PDF: upload URL issued → form posted to the S3 stand-in → `ready` (target < 30 s);
  * - a 10-page scan read with tesseract.js: issued → `ready`, per page (target < 10 s per page);
  * - search latency over HTTP on the bot holding both indexes: per-response times of sequential
  *   `POST /api/v1/ai/search` (target p50 < 15 ms).
  * Usage: npx tsx bench/knowledge-uploads.ts [--rounds 1] [--queries 300]
  *
- * With `--files N` (issue 31) it measures a help center loaded into one bot instead: N one-article files (a few
+ * With `--files N` it measures a help center loaded into one bot instead: N one-article files (a few
  * hundred words each), uploaded with `PUT` `--concurrency` at a time (default 8), then:
  * - errors: any upload answer other than 202;
  * - ingestion rate: files per second becoming `ready` over the first 1,000 and over the last 1,000 (target: last
@@ -16,8 +16,8 @@
  * - search over HTTP on that bot: p50 / p99 of sequential `POST /api/v1/ai/search` (target p50 < 15 ms);
  * - cold index load: a fresh segment cache reading every segment of the bot from S3 (the stand-in) and building the
  *   view, as the first search after a cold start does (target < 300 ms); the bot's segment count and index size.
- * Anchors in the same run (the machine is shared; see BENCHMARKS.md): search over HTTP on a bot with one file (the
- * gateway, auth, rate limit and bot read without the index), and issue 5's MiniSearch `loadJSON` of 5,000 excerpts
+ * Anchors in the same run (the machine is shared): search over HTTP on a bot with one file (the
+ * gateway, auth, rate limit and bot read without the index), and the first search's MiniSearch `loadJSON` of 5,000 excerpts
  * (~280 ms on a quiet machine).
  * Usage: npx tsx bench/knowledge-uploads.ts --files 10000 [--concurrency 8] [--queries 300]
  */
@@ -281,7 +281,7 @@ async function burst(): Promise<void> {
     s3.destroy();
   }
 
-  // Anchor: issue 5's MiniSearch loadJSON of 5,000 excerpts (~280 ms quiet).
+  // Anchor: the first search's MiniSearch loadJSON of 5,000 excerpts (~280 ms quiet).
   const anchorRandom = seededRandom(42);
   const anchorVocabulary = makeVocabulary(40_000, anchorRandom);
   const mini = new MiniSearch({ fields: ['text'], storeFields: ['file'] });

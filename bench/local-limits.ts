@@ -1,5 +1,5 @@
 /**
- * What the local runner's input limits cost and how fast they cut (issue 27, contract §15), on the stand-ins alone:
+ * What the local runner's input limits cost and how fast they cut (bench/history/2026-11-local-input-limits.md), on the stand-ins alone:
  * - the S3 stand-in's presigned POST check on a 25 MB browser form: the check itself (parse the buffered form with
  *   busboy, verify the SigV4 signature and the policy) in-process, against the whole POST round trip (the anchor,
  *   same run), median of `--rounds`;

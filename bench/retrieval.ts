@@ -1,5 +1,5 @@
 /**
- * Retrieval quality of the knowledge search (issue 31), on public IR test collections with relevance judgements,
+ * Retrieval quality of the knowledge search (bench/history/2026-11-knowledge-at-scale.md), on public IR test collections with relevance judgements,
  * beside two well-kept JS BM25 engines run in the same process over the same documents:
  * - BEIR SciFact (5,183 abstracts, 300 test claims; published BM25 nDCG@10 0.665, BEIR paper, Elasticsearch);
  * - optionally CISI and Cranfield (`--collections scifact,cisi,cranfield`), internal checks;
@@ -8,7 +8,7 @@
  *   long files see, which the collections (1 to 3 excerpts per document) do not show.
  * Reports nDCG@10, MAP@100 and recall at the API's depth (topK 8) and at 100 (trec_eval definitions,
  * bench/lib/retrieval/metrics.ts), and Δ nDCG@10 (depth 8) against the project with every ranking choice off (the
- * search before issue 31) with a paired randomisation test. No parameter is tuned on these queries: BM25 k1 1.2, b 0.75.
+ * search before those choices) with a paired randomisation test. No parameter is tuned on these queries: BM25 k1 1.2, b 0.75.
  *
  * With `--hybrid` and an embeddings model configured as for the service (`EMBEDDINGS_PROVIDER`, EMBEDDINGS_*), the
  * hybrid engine (lexical + dense, reciprocal rank fusion, as the search route) runs beside them; without a model it
@@ -92,7 +92,7 @@ function engines(): [string, () => Engine][] {
     [
       'before',
       () =>
-        projectEngine('project, choices off (as before issue 31)', {
+        projectEngine('project, choices off (the search before them)', {
           queryTermFrequency: false,
           context: 0,
           diversity: false,

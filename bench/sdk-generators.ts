@@ -1,4 +1,4 @@
-// Issue 29's numbers: do the SDK generators people use make a working client from the SDK document with no hand
+// Generated SDKs (bench/history/2026-11-sdk-generators.md): do the SDK generators people use make a working client from the SDK document with no hand
 // edits? Each generator runs on sdk/openapi.json; the README's whole flow, written against each generated client
 // (bench/generators/flows/*.ts), must compile with `tsc --strict` (and with the repository's own compiler options)
 // and run to the end against a started service (`startTestService`). Then the sizes: both documents and the

@@ -1,5 +1,5 @@
 /**
- * Knowledge search benchmark (issues 5 and 31): a bot with 5,000 excerpts of ~1,000 characters (~5 MB of text), its
+ * Knowledge search benchmark (bench/history/2026-11-knowledge-at-scale.md): a bot with 5,000 excerpts of ~1,000 characters (~5 MB of text), its
  * index in `--segments` segments (default 8: what incremental ingestion and its merges leave, at most a few dozen).
  * - cached search: p50 / p99 of the KnowledgeSearch use case with the index in memory (target < 15 ms / < 50 ms);
  * - cold load: the index fetched from S3 (the local stand-in) and opened, as the first search after a cold start

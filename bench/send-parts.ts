@@ -1,8 +1,8 @@
 /**
  * The send's DynamoDB work, part by part, in one process against dynalite on disk (as `npm start` runs it): CPU of
  * this process (client: SDK marshalling, signing, HTTP; server: dynalite's parsing, validation, LevelDB) per
- * operation, for each variant of the read before the checks and of the record's write, so what issue 30's
- * suppression and window checks and conversation fields cost is measured without the rest of the service.
+ * operation, for each variant of the read before the checks and of the record's write, so what the conversation
+ * checks (suppression and window) and the record's conversation fields cost is measured without the rest of the service.
  * Variants run interleaved in rounds; medians of the rounds' CPU per operation.
  * Run: npx tsx bench/send-parts.ts [--ops 1000] [--rounds 5] [--only <words of a variant's name>]
  */
@@ -83,7 +83,7 @@ const mark = (): OutboxMark => ({
   orderGroup: `${projectId}/channel:${sms.channelId}`,
 });
 
-/** A send's record as issue 30 writes it, or (`withConversation: false`) as it was before. */
+/** A send's record with its conversation fields, or (`withConversation: false`) as it was before. */
 function record(withConversation: boolean): MessageRecord {
   const messageId = newId('msg');
   const full: MessageRecord = {
@@ -108,7 +108,7 @@ function record(withConversation: boolean): MessageRecord {
 }
 
 const variants: Record<string, () => Promise<unknown>> = {
-  'read: GetItem of the channel (before issue 30)': async () =>
+  'read: GetItem of the channel (before conversations)': async () =>
     channelFromItem((await readItem(table, keys.channel(projectId, sms.channelId)))!, secrets),
   'read: sms lookupForSend (channel + suppression)': () =>
     conversations.lookupForSend(projectId, sms.channelId, {
@@ -149,7 +149,7 @@ const variants: Record<string, () => Promise<unknown>> = {
         },
       }),
     ),
-  'write: record + clear mark, before issue 30': async () => {
+  'write: record + clear mark, before conversations': async () => {
     const r = record(false);
     const m = mark();
     await log.record(r, m);

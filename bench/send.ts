@@ -1,5 +1,5 @@
 /**
- * Send endpoint, issue 3's numbers:
+ * Send endpoint (bench/history/2026-11-send.md):
  *  - POST /api/integration/generic with the sandbox provider through the local gateway: p50 at 1 connection;
  *  - requests/s at 32 connections against a bare node:http server doing the same DynamoDB operations (token read,
  *    channel read, credit charge, message record) with the same adapters on the same dynalite, in the same run;
@@ -20,15 +20,13 @@ import { parseArgs } from 'node:util';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
-import { markOf } from '#shared/events/index.ts';
+import { makeEventPublisher, markOf, SqsEventQueue } from '#shared/events/index.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import { bearerToken, hashToken } from '#shared/kernel/tokens.ts';
 import { config } from '#shared/kernel/config.ts';
 import { newId } from '#shared/kernel/ids.ts';
 import { createSecretBox } from '#shared/kernel/secret-box.ts';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { SqsEventQueue } from '#shared/events/adapters/sqs-event-queue.ts';
-import { makeEventPublisher } from '#shared/events/publish-event.ts';
 import { startService } from '#local/service.ts';
 import { queueWorkers } from '#shared/contract/workers.ts';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';

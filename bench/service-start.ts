@@ -1,7 +1,7 @@
 /**
  * What one start of the local service costs in CPU, with the runner's threads (as `npm start` runs it) and on one
  * event loop (`LOCAL_THREADS=0`): the process's user + system time from launch to its banner, then over 5 s of idling.
- * Issue 25: the test files that start services of their own (the crash points start 20) run the one-loop runner.
+ * Why (bench/history/2026-11-test-suite-time.md): the test files that start services of their own (the crash points start 20) run the one-loop runner.
  *
  * With `--against <checkout>` each round also starts that checkout (a worktree of the commit before, its
  * node_modules linked) right after this one, and the ratios of the medians are printed: a same-run comparison.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test suite's time as CI sees it (issue 25): clones this checkout at REV (default HEAD) into a temp folder, runs
+# The test suite's time as CI sees it (bench/history/2026-11-test-suite-time.md): clones this checkout at REV (default HEAD) into a temp folder, runs
 # `CI=true bash .ci/run` there under /usr/bin/time, and samples the machine's busy cores from /proc/stat every 2 s.
 # Prints Vitest's Duration for `npm test`, `.ci/run`'s wall and CPU, and the cores kept busy during `npm test` (in all
 # and by 30 s window); the run's log is left in /tmp/suite-time-ci.log.

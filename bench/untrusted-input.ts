@@ -1,5 +1,5 @@
 /**
- * Issue 27's numbers against a running service (`npm start` in a child process, its RSS read from /proc):
+ * Untrusted input (bench/history/2026-11-untrusted-input.md) against a running service (`npm start` in a child process, its RSS read from /proc):
  * 1. the PDFs the old text scan let through, full size (the 2 KB Brotli PDF holding 2 GiB, and 1 GiB of Flate under
  *    `/Fl`, `/Flat#65Decode`, a `/Filter` by reference, a dictionary past 4 KB), each sent to `POST /api/v1/ai/extract`:
  *    the answer and its time, the service's RSS growth (peak while it runs, sampled every 5 ms, minus before), and

@@ -3,7 +3,7 @@
  * `npm start` runs it) for a 2 s warm-up and a measured window; one general webhook, a local receiver answering 200.
  * `--mode channel` posts events without `data.conversationId` (one FIFO group: the channel), `--mode conversations`
  * gives each a `conversationId` out of 500 (500 groups). Prints events posted/s, deliveries/s, the runner's CPU per
- * delivery (from /proc) and the backlog when the window closed. Issue 32's diagnosis: before the SQS stand-in
+ * delivery (from /proc) and the backlog when the window closed. The diagnosis (bench/history/2026-11-webhooks-for-chat-back-ends.md): before the SQS stand-in
  * received several messages of a group at once, `channel` delivered ~6× less than `conversations`.
  *
  * Run: npx tsx bench/webhooks-one-channel.ts [--mode channel|conversations] [--seconds 8]

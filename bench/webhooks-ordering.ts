@@ -1,5 +1,5 @@
 /**
- * Webhooks, issue 32's ordering numbers, through the local runner (`local/main.ts` in a process of its own, its own
+ * Ordered webhooks (bench/history/2026-11-webhooks-for-chat-back-ends.md), through the local runner (`local/main.ts` in a process of its own, its own
  * dynalite and fauxqs):
  *
  *  - `--events` events (10,000) over `--conversations` conversations (500), posted on the admin events route by 32

@@ -1,5 +1,5 @@
 /**
- * Webhooks past Svix, issue 16's numbers, through the local runner (`local/main.ts` in its own process):
+ * Webhooks past Svix (recover, pacing; bench/history/2026-11-webhooks-recover-and-pacing.md), through the local runner (`local/main.ts` in its own process):
  *
  *  - recover: `--failed` (10,000) events to a receiver answering 500 until every delivery is `failed`
  *    (WEBHOOK_RETRY_SCHEDULE=0: two attempts), then the receiver answers 200 and one `POST …/recover` runs:

@@ -1,5 +1,5 @@
 /**
- * Webhooks, issue 4's numbers, through the local runner (`npm start`: one process, its own dynalite and fauxqs):
+ * Webhooks (bench/history/2026-11-webhooks.md), through the local runner (`npm start`: one process, its own dynalite and fauxqs):
  *
  *  - throughput: deliveries/s sustained to a local receiver answering 200 at once, events posted by 32 concurrent
  *    producers on `POST /admin/v1/projects/{p}/events` (1 webhook per event, then 3 webhooks per event);

@@ -118,7 +118,7 @@ export function acknowledgeFindings(stack: Stack, targets: AcknowledgementTarget
   }
 }
 
-/** Why the findings that observability brings are accepted (issue 21). */
+/** Why the findings that observability brings are accepted (Powertools logs, metrics and active tracing). */
 export const observabilityReasons = {
   xray:
     'Active tracing: Lambda sends the function segment with xray:PutTraceSegments and xray:PutTelemetryRecords, which have no ' +

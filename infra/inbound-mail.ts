@@ -17,7 +17,7 @@ import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 export { SES_OBJECT_PREFIX } from '#shared/contract/buckets.ts';
 
 /**
- * Inbound mail on AWS (contract §10): an SES receipt rule set whose rule stores each raw message (up to SES's
+ * Inbound mail on AWS: an SES receipt rule set whose rule stores each raw message (up to SES's
  * 40 MB; the worker refuses over 25 MB) in the transfer bucket and notifies the `inbound` queue through SNS, so
  * the same worker as for the local SMTP listener parses it. `recipients` limits the rule to the channels' domains
  * (empty: every verified domain of the account). SES allows one active rule set per region: activate it after

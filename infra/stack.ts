@@ -116,7 +116,7 @@ export class SwitchboardStack extends Stack {
       settings,
       methodThrottles: this.plan.methodThrottles,
     });
-    // What Twilio signs and channel answers show (contract §10). The RestApi itself depends on no function, so the
+    // What Twilio signs and channel answers show. The RestApi itself depends on no function, so the
     // functions may reference its id; the stage name is a literal, not the Stage resource (which would be a cycle).
     const publicBaseUrl =
       settings.publicBaseUrl ??
@@ -224,7 +224,7 @@ export class SwitchboardStack extends Stack {
       applicationLogLevelV2: ApplicationLogLevel.INFO,
       environment: functionEnvironment(spec, ctx),
       awsSdkConnectionReuse: false,
-      // Lambda records each invocation's segment; no X-Ray SDK in the bundle (cold import, BENCHMARKS.md issue 21).
+      // Lambda records each invocation's segment; no X-Ray SDK in the bundle (cold import: bench/history/2026-11-observability.md).
       tracing: Tracing.ACTIVE,
       ...(this.plan.reservedConcurrency[spec.fn]
         ? { reservedConcurrentExecutions: this.plan.reservedConcurrency[spec.fn] }

@@ -37,7 +37,7 @@ export const CONSOLE_SECURITY_HEADERS = {
 
 /**
  * The console's headers when the browser also talks to the object store: it uploads knowledge files straight to it
- * (§13: its origin joins `connect-src`) and shows received images from their presigned URLs (§17: it joins
+ * (its origin joins `connect-src`) and shows received images from their presigned URLs (it joins
  * `img-src`); nothing else changes. Locally that is the S3 stand-in; on AWS the buckets' regional endpoints, which
  * the CloudFront response headers policy must list the same way.
  */

@@ -16,7 +16,7 @@ export type LocalRoute = (req: IncomingMessage, res: ServerResponse, url: URL) =
 export const LOCAL_MAX_BODY_BYTES = 27 * 1024 * 1024;
 
 /**
- * How long a client may take to send what it sends (contract §15: nothing stalls the service for free). A request
+ * How long a client may take to send what it sends (nothing stalls the service for free). A request
  * whose headers are not complete 15 s after its first byte, whose body stops for 15 s, or that is not all received
  * within 5 minutes is answered 408 REQUEST_TIMEOUT and its connection closed. A browser or SDK sends headers in one
  * packet and a body without pauses: the idle limit never cuts a steady upload however slow the machine (25 MB

@@ -9,7 +9,7 @@ import type { Context } from 'aws-lambda';
  * InvokeStore) and AWS_LAMBDA_MAX_CONCURRENCY tells Powertools to keep log keys, Lambda context and metrics in that
  * scope. Without it, the keys one request appends would show on another's log lines.
  * The runner's threads start with `--experimental-async-context-frame` (./threads.ts): the scope then costs next to
- * nothing, where Node 22's default AsyncLocalStorage hooks every promise (measured in BENCHMARKS.md, issue 14).
+ * nothing, where Node 22's default AsyncLocalStorage hooks every promise (measured: bench/history/2026-11-house-in-order-regressions.md).
  */
 process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
 const invocationScopes = await InvokeStore.getInstanceAsync(true);

@@ -13,8 +13,8 @@ export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatch
  * queue's redrive policy moves them to the dead-letter queue.
  *
  * One receive loop per queue, and up to `maxConcurrency` batches in the handler at once: the loop receives again as
- * soon as a batch is handed over, and waits only when every slot is busy. Decision (measured, BENCHMARKS.md issue 3
- * and 4): the first version ran `maxConcurrency` loops each long-polling; every arriving message then woke one idle
+ * soon as a batch is handed over, and waits only when every slot is busy. Decision (measured: bench/history/2026-11-send.md
+ * and 2026-11-webhooks.md): the first version ran `maxConcurrency` loops each long-polling; every arriving message then woke one idle
  * loop, so batches held one message and each event paid a receive, a delete and a fan-out Query of its own. With one
  * loop, what arrives while a receive or a slot is busy leaves in the next batch, so batches grow with the load
  * (Lambda's pollers do the same: they add pollers only while batches come back full). `batchWindowSeconds` is
@@ -58,7 +58,7 @@ export function startPoller(opts: {
       let messages: Message[];
       try {
         // Idle, the loop waits as Lambda's pollers do (20 s long polls): a message that arrives ends the wait at once,
-        // and an idle service no longer asks every queue each second (BENCHMARKS.md, issue 25: the idle CPU).
+        // and an idle service no longer asks every queue each second (bench/history/2026-11-test-suite-time.md: the idle CPU).
         messages = await receive(Math.min(10, maxBatch), IDLE_WAIT_SECONDS);
         // A partial batch waits up to the batch window to fill (long polls of 1 s: SQS waits in whole seconds).
         const windowEnds = Date.now() + opts.worker.batchWindowSeconds * 1000;

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import busboy from 'busboy';
 
 /**
- * Browser uploads to the local S3 stand-in checked as S3 checks them (contract §15), since fauxqs stores any form it
+ * Browser uploads to the local S3 stand-in checked as S3 checks them, since fauxqs stores any form it
  * is posted: the SigV4 signature over the policy, the policy's expiry and every condition (exact values,
  * `starts-with`, `content-length-range`, the bucket), and no form field the policy does not name. What S3 answers
  * when a check fails is answered here too: its status, its error code and its XML body.

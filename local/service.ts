@@ -100,7 +100,7 @@ async function startServiceOn(
     ...(publicBaseUrl ? { publicBaseUrl } : {}),
   };
 
-  // Start-up order (measured, BENCHMARKS.md issue 2, start-up after issue 14): the functions read their settings
+  // Start-up order (measured: bench/history/2026-11-health-and-start-up.md): the functions read their settings
   // when they load, and the settings name the stand-ins' endpoints, so the functions load only once the stand-ins
   // are up. Everything that does not wait for that starts at once, on the other core: the HTTP and workers threads
   // load their modules while the stand-ins start, and this thread loads what it runs only when it runs it.
@@ -278,7 +278,7 @@ async function startBundles(
 let derivedPublicBaseUrl: string | undefined;
 
 /**
- * The runner's threads. Decision (measured, BENCHMARKS.md issues 2, 3 and 4): with everything on one event loop the
+ * The runner's threads. Decision (measured: bench/history/2026-11-health-and-start-up.md, -send.md, -webhooks.md): with everything on one event loop the
  * runner used one core of two; with the stand-ins and the workers on threads of their own, the loop shared by the
  * gateway, the HTTP functions and dynalite was the bound while the other core idled. On AWS these are other
  * services and other Lambdas, each function in an environment of its own; here the gateway with the HTTP

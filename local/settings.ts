@@ -1,5 +1,7 @@
 import { parseConfig, settingNames as kernelSettingNames } from '#shared/kernel/config.ts';
 import type { AreaSettings, Env } from '#shared/kernel/settings.ts';
+import { creditsSettings } from '#shared/credits/index.ts';
+import { eventsSettings } from '#shared/events/index.ts';
 import { pdfSettings } from '#shared/pdf/index.ts';
 
 /**
@@ -7,6 +9,8 @@ import { pdfSettings } from '#shared/pdf/index.ts';
  * settings adds one line here; test/unit/local/settings.test.ts fails until it does.
  */
 export const AREA_SETTINGS: Readonly<Record<string, AreaSettings<unknown>>> = {
+  credits: creditsSettings,
+  events: eventsSettings,
   pdf: pdfSettings,
 };
 

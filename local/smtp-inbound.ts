@@ -28,7 +28,7 @@ export interface SesReceiptNotification {
 }
 
 /**
- * RCPT commands one message may carry; the next gets 452, as RFC 5321 §4.5.3.1.10 says. Counted per message (a
+ * RCPT commands one message may carry; the next gets 452, as RFC 5321 section 4.5.3.1.10 says. Counted per message (a
  * session may send several), every command: a repeated or refused recipient too.
  */
 export const MAX_RECIPIENTS_PER_MESSAGE = 100;
@@ -40,7 +40,7 @@ export const MAX_RECIPIENTS_PER_MESSAGE = 100;
 export const MAX_SMTP_CONNECTIONS = 100;
 
 /**
- * A connection with nothing said for this long is closed (`421`). RFC 5321 §4.5.3.2.7 asks a server for 5 minutes
+ * A connection with nothing said for this long is closed (`421`). RFC 5321 section 4.5.3.2.7 asks a server for 5 minutes
  * between commands; a local listener's clients are on the same machine, so one minute (smtp-server's default,
  * written down here) frees an abandoned connection sooner without cutting any real client.
  */

@@ -1,7 +1,7 @@
 // How the local runner loads the project's TypeScript (`npm start` with `--import`, and each of the runner's threads,
 // ./thread-bootstrap.mjs): Node's own type transform (`module.stripTypeScriptTypes`, transform mode: the code uses
 // parameter properties), in the loading thread itself (`module.registerHooks`), its output kept on disk by file.
-// Decision (measured, BENCHMARKS.md issue 2, start-up after issue 14): tsx's loader hooks run on a hooks thread of
+// Decision (measured: bench/history/2026-11-health-and-start-up.md): tsx's loader hooks run on a hooks thread of
 // their own, and every import of every thread (hundreds of modules each: the AWS SDK, fauxqs, the functions) made a
 // round trip to it; Node's `--experimental-transform-types` has no cache and spent ~0.9 s of CPU per start in its
 // WebAssembly transform (~0.5 s on the HTTP thread alone). The V8 compile cache (NODE_COMPILE_CACHE) then applies to

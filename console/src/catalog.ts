@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { WEBHOOK_EVENT_TYPES } from '../../shared/events/event-types.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../shared/contract/event-types.ts';
 
 /** One webhook event type as `/openapi.json`'s `webhooks` section describes it (shared/webhooks/event-catalog.ts). */
 export interface CatalogEvent {

@@ -1,6 +1,6 @@
 import { readOptionalSecret } from '#shared/kernel/aws/secrets.ts';
 import { DynamoBotStore } from '#shared/bots/index.ts';
-import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoCreditLedger, meteredCreditLedger } from '#shared/credits/index.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import { modelRouterFromConfig } from '#shared/models/adapters/model-router-from-config.ts';
 import { makeCompleteText } from '#shared/completion/complete-text.ts';
@@ -8,7 +8,7 @@ import type { Config } from '#shared/kernel/config.ts';
 import type { Logger } from '#shared/kernel/logger.ts';
 import type { Metrics } from '#shared/kernel/metrics.ts';
 import { knowledgeSearchFromConfig } from './knowledge.ts';
-import { meteredCreditLedger, meteredModelRouter } from './metered.ts';
+import { meteredModelRouter } from './metered.ts';
 
 /**
  * The generation use case as `POST /api/v1/ai/completion` and `POST /api/v1/ai/chat/completions` both run it: the

@@ -8,7 +8,7 @@ import { DynamoWebhookHealthStore } from '#shared/webhooks/adapters/dynamo-webho
 import { DynamoWebhookPacer } from '#shared/webhooks/adapters/dynamo-webhook-pacer.ts';
 import { HttpWebhookSender } from '#shared/webhooks/adapters/http-webhook-sender.ts';
 import { s3Client } from '#shared/kernel/aws/s3-client.ts';
-import { S3PayloadStore } from '#shared/events/adapters/s3-payload-store.ts';
+import { S3PayloadStore } from '#shared/kernel/aws/s3-payload-store.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { makeDeliver } from '#shared/webhooks/deliver.ts';

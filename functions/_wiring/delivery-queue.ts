@@ -4,7 +4,7 @@ import { requiredSetting, type Config } from '#shared/kernel/config.ts';
 
 /**
  * The deliveries queues as one port: unordered jobs on `deliveries`, those of webhooks with `ordering: "conversation"`
- * on the FIFO `deliveriesOrdered` (contract §18). A function that queues jobs declares `sendTo: ['deliveries',
+ * on the FIFO `deliveriesOrdered`. A function that queues jobs declares `sendTo: ['deliveries',
  * 'deliveriesOrdered']`.
  */
 export function deliveryQueueFromConfig(cfg: Config): SqsDeliveryQueue {

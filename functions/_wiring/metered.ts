@@ -1,4 +1,3 @@
-import type { CreditLedger } from '#shared/credits/credit-ledger.ts';
 import type { MessageProvider, MessageProviders } from '#shared/messaging/providers.ts';
 import type { ModelProvider, ModelStreamEvent } from '#shared/models/model-provider.ts';
 import type { ModelRouter } from '#shared/models/model-router.ts';
@@ -11,30 +10,6 @@ import type { WebhookSender } from '#shared/webhooks/ports.ts';
  * Metrics recorded at the ports: each wrapper is the port it wraps, plus one count or timing per call. The use
  * cases stay as they are and know nothing of metrics; the composition roots choose what is measured.
  */
-
-/** Bot credits charged, refunded after a failure, and settled by the sweeper. */
-export function meteredCreditLedger(ledger: CreditLedger, metrics: Metrics): CreditLedger {
-  return {
-    available: (account, at) => ledger.available(account, at),
-    grant: (account, amount, at) => ledger.grant(account, amount, at),
-    settle: (receipt) => ledger.settle(receipt),
-    async charge(account, chargeId, at) {
-      const outcome = await ledger.charge(account, chargeId, at);
-      if (outcome.charged) metrics.count(metricNames.creditsCharged);
-      return outcome;
-    },
-    async refund(receipt) {
-      const refunded = await ledger.refund(receipt);
-      if (refunded) metrics.count(metricNames.creditsRefunded);
-      return refunded;
-    },
-    async sweep(openBefore, budgetMs) {
-      const swept = await ledger.sweep(openBefore, budgetMs);
-      if (swept > 0) metrics.count(metricNames.creditsSwept, swept);
-      return swept;
-    },
-  };
-}
 
 /** Requests the per-token rate limit refused. */
 export function meteredRateLimiter(limiter: RateLimiter, metrics: Metrics): RateLimiter {

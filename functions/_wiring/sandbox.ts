@@ -2,7 +2,7 @@ import { ThreadSandbox } from '#shared/kernel/adapters/thread-sandbox.ts';
 import type { Config } from '#shared/kernel/config.ts';
 
 /**
- * Where a function parses untrusted bytes (contract §15): PDFs, mail, HTML and Markdown knowledge files.
+ * Where a function parses untrusted bytes: PDFs, mail, HTML and Markdown knowledge files.
  * - `inline` (AWS): in the function's own process; the Lambda's memory and timeout are the sandbox.
  * - `thread` (the local runner): in a worker thread with a heap ceiling (`SANDBOX_MEMORY_MB`) and a deadline, off the
  *   thread that serves every other function, so one tenant's file cannot stall another tenant's request.

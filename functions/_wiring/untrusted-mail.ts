@@ -9,7 +9,7 @@ const MAIL_DEADLINE_MS = 10_000;
 
 /**
  * How this function parses mail (./sandbox.ts): in-process, or in the sandbox, where a mail past its time or memory
- * ceiling still arrives, as its headers with `truncated: true` (accepted mail is never lost, contract §15).
+ * ceiling still arrives, as its headers with `truncated: true` (accepted mail is never lost).
  */
 export function mailParserFromConfig(cfg: Config): (raw: Buffer, to: string) => Promise<ReceivedMessage> {
   const sandbox = parsingSandbox(cfg);
@@ -29,7 +29,7 @@ export function sandboxedMailParser(
         { raw: data, to },
         { deadlineMs, transfer: [data.buffer] },
       );
-      // Attachments' bytes (media, contract §17) cross the thread as plain Uint8Arrays: Buffers again here.
+      // Attachments' bytes (media) cross the thread as plain Uint8Arrays: Buffers again here.
       if (mail.media)
         mail.media = mail.media.map((m) =>
           m.bytes ? { ...m, bytes: Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength) } : m,

@@ -1,7 +1,7 @@
 import { readSecret } from '#shared/kernel/aws/secrets.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
-import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
 import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
@@ -33,10 +33,9 @@ import { makeSandboxSimulation } from '#shared/messaging/inbound/sandbox.ts';
 import { makeProjectUseCases } from '#shared/projects/manage-projects.ts';
 import { makeWebhookAdmin } from '#shared/webhooks/manage-deliveries.ts';
 import { makeWebhookHealthReport } from '#shared/webhooks/health-report.ts';
-import { makeCreditUsage } from '#shared/credits/credit-usage.ts';
 import { DynamoWebhookAttemptStats } from '#shared/webhooks/adapters/dynamo-webhook-attempt-stats.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
-import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
+import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
 import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { platform as adminPlatform } from '#functions/_wiring/platform.ts';
@@ -54,7 +53,6 @@ import { integrationHandlers } from '#shared/integrations/api/admin-routes.ts';
 import { projectHandlers } from '#shared/projects/api/admin-routes.ts';
 import { recoverHandlers } from '#shared/webhooks/api/recover-routes.ts';
 import { sandboxHandlers } from '#shared/messaging/api/sandbox-routes.ts';
-import { usageHandlers } from '#shared/credits/api/admin-routes.ts';
 import { knowledgeHandlers } from '#shared/knowledge/api/admin-routes.ts';
 import { webhookHealthHandlers } from '#shared/webhooks/api/health-routes.ts';
 import { makeReportEvent } from '#shared/messaging/report-event.ts';
@@ -80,7 +78,6 @@ const projects = makeProjectUseCases({
   tokens: tokenStore,
   credits: creditLedger,
 });
-const creditUsage = makeCreditUsage({ usage: creditLedger });
 const webhookHealth = makeWebhookHealthReport({
   projects: projectStore,
   webhooks: integrationStore,
@@ -197,7 +194,7 @@ export const handler = adminFunction({
     ),
     ...deliveryHandlers(webhookAdmin),
     ...recoverHandlers(recover),
-    ...usageHandlers({ creditUsage, accountOf: projects.creditAccount }),
+    ...wireCreditUsage(platform, { accountOf: projects.creditAccount }),
     ...webhookHealthHandlers(webhookHealth),
     ...projectHandlers(projects),
     ...channelHandlers(channels, cfg.PUBLIC_BASE_URL ?? ''),

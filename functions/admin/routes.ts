@@ -9,7 +9,7 @@ import { integrationRoutes } from '#shared/integrations/api/admin-routes.ts';
 import { projectRoutes } from '#shared/projects/api/admin-routes.ts';
 import { recoverRoutes } from '#shared/webhooks/api/recover-routes.ts';
 import { sandboxRoutes } from '#shared/messaging/api/sandbox-routes.ts';
-import { usageRoutes } from '#shared/credits/api/admin-routes.ts';
+import { usageRoutes } from '#shared/credits/index.ts';
 import { knowledgeRoutes } from '#shared/knowledge/api/admin-routes.ts';
 import { webhookHealthRoutes } from '#shared/webhooks/api/health-routes.ts';
 

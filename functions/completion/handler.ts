@@ -10,7 +10,7 @@ import { createLogger } from '#shared/kernel/logger.ts';
 import { routes } from '#shared/contract/routes.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { completeTextFromConfig } from '#functions/_wiring/complete-text.ts';
-import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
+import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
 /** Time kept between the end of generation and the Lambda's own timeout, for the refund and the answer. */

@@ -34,7 +34,7 @@ const conversations = makeConversationQueries({
 /**
  * `GET /api/integration/conversations/{contact}` (the WhatsApp window and whether the contact opted out) and
  * `GET /api/integration/conversations/{contact}/messages?limit&cursor` (the conversation's messages, newest first),
- * for the custom token's channel (contract §17). 401 ERR_NO_PERMISSION as on send; 404 CHANNEL_NOT_FOUND when the
+ * for the custom token's channel. 401 ERR_NO_PERMISSION as on send; 404 CHANNEL_NOT_FOUND when the
  * token's channel was deleted; 400 VALIDATION_ERROR for a contact the channel cannot write, or a bad cursor.
  */
 export const handler = customTokenFunction({

@@ -1,6 +1,6 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import { DynamoBotStore } from '#shared/bots/index.ts';
-import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoCreditLedger, meteredCreditLedger } from '#shared/credits/index.ts';
 import { config } from '#shared/kernel/config.ts';
 import { openAiErrors } from '#shared/completion/api/openai/openai-errors.ts';
 import {
@@ -16,7 +16,6 @@ import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { embeddingsFromConfig } from '#functions/_wiring/embeddings.ts';
-import { meteredCreditLedger } from '#functions/_wiring/metered.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
 // Composition root, built once per cold start: the Bots API auth, the bots, the credit ledger and the deployment's

@@ -1,10 +1,9 @@
-import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { wireCreditLedger } from '#shared/credits/index.ts';
 import { wireExtract } from '#shared/extract/index.ts';
 import { botsApiFunction } from '#shared/auth/api/presets.ts';
 import { routes } from '#shared/contract/routes.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
-import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
-import { meteredCreditLedger } from '#functions/_wiring/metered.ts';
+import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
 import { ocrFromSettings } from '#shared/pdf/index.ts';
 import { meteredPlatform } from '#functions/_wiring/platform.ts';
 import { pdfOpenerFromConfig } from '#functions/_wiring/untrusted-pdf.ts';
@@ -22,7 +21,7 @@ export const handler = botsApiFunction({
   idempotency: idempotencyOnDynamo(table, logger, lockSeconds),
 }).handler(
   wireExtract(platform, {
-    credits: meteredCreditLedger(new DynamoCreditLedger(table), metrics),
+    credits: wireCreditLedger(platform),
     // In-process on AWS; in a sandbox thread locally (UNTRUSTED_PARSING).
     openPdf: pdfOpenerFromConfig(cfg),
     ocr: ocrFromSettings(platform, metrics),

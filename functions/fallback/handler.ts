@@ -7,7 +7,7 @@ import { routes } from '#shared/contract/routes.ts';
 
 const logger = createLogger('fallback');
 
-/** The OpenAI-format routes' neighbourhood: what OpenAI's clients call, answered in OpenAI's error body (§16). */
+/** The OpenAI-format routes' neighbourhood: what OpenAI's clients call, answered in OpenAI's error body. */
 const OPENAI_FORMAT = /^\/api\/v1\/ai\/(chat(\/|$)|responses(\/|$)|models(\/|$)|embeddings(\/|$))/;
 
 /**

@@ -1,6 +1,6 @@
 import { readOptionalSecret } from '#shared/kernel/aws/secrets.ts';
 import { s3Client } from '#shared/kernel/aws/s3-client.ts';
-import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoCreditLedger } from '#shared/credits/index.ts';
 import { modelProbe } from '#shared/models/adapters/model-probe.ts';
 import { wireHealth } from '#shared/health/index.ts';
 import { botsApiFunction } from '#shared/auth/api/presets.ts';

@@ -15,7 +15,7 @@ const metrics = new PowertoolsMetrics('models');
 const table = dynamoTable(cfg);
 const bots = new DynamoBotStore(table);
 
-/** Longest id looked up (contract §15): a longer one cannot be a bot id, and would be over the table's key size. */
+/** Longest id looked up: a longer one cannot be a bot id, and would be over the table's key size. */
 const MAX_ID_CHARS = 200;
 
 const modelObject = (bot: Bot) => ({

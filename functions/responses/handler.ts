@@ -29,7 +29,7 @@ const completeText = await completeTextFromConfig(cfg, { table, logger, metrics 
 const LAMBDA_MARGIN_MS = 2_000;
 
 /**
- * `POST /api/v1/ai/responses`: OpenAI's Responses API over a project's bots, stateless (contract §16): the same use
+ * `POST /api/v1/ai/responses`: OpenAI's Responses API over a project's bots, stateless: the same use
  * case, auth, rate limit, credits, bot resolution, knowledge and refunds as chat completions; streamed as OpenAI's
  * named events. Errors use OpenAI's body.
  */

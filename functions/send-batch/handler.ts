@@ -11,7 +11,7 @@ import { DynamoBatchStore } from '#shared/messaging/adapters/dynamo-batch-store.
 import { makeBatchProgress } from '#shared/messaging/volume/batch.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
-import { idempotencyOnDynamo } from '#functions/_wiring/idempotency.ts';
+import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
 import { customTokenLimitsFromConfig } from '#functions/_wiring/limits.ts';
 import { deferredSendsOn } from '#functions/_wiring/outbound.ts';
 

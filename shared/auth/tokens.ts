@@ -1,6 +1,6 @@
 import { hasTokenShape, randomToken } from '../kernel/tokens.ts';
 
-/** The product's token kinds and their prefixes (contract §1): project API tokens and custom (send) tokens. */
+/** The product's token kinds and their prefixes: project API tokens and custom (send) tokens. */
 export const TOKEN_PREFIX = { projectApi: 'sbk_', custom: 'sbc_' } as const;
 export type TokenKind = keyof typeof TOKEN_PREFIX;
 

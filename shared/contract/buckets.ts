@@ -46,7 +46,7 @@ export const buckets = {
     expiringPrefixes: [
       { prefix: 'uploads/', days: 1 },
       { prefix: 'payloads/', days: 31 },
-      // Media contacts sent (contract §17): as long as the message records that sign their URLs.
+      // Media contacts sent: as long as the message records that sign their URLs.
       { prefix: 'media/', days: 90 },
     ] as ExpiringPrefix[],
     objectCreatedNotifications: [] as ObjectCreatedNotification[],

@@ -59,7 +59,7 @@ export const keys = {
     pk: projectPartition(projectId),
     sk: `MSG#${channelId}#${sortableTime}#${messageId}`,
   }),
-  /** A message's status and history (contract §10), read by message id alone. */
+  /** A message's status and history, read by message id alone. */
   messageStatus: (messageId: string) => ({ pk: `MSG#${messageId}`, sk: 'MSG' }),
   /**
    * A deferred message waiting to be put on the outbound queue, under the minute it is due in, spread over
@@ -156,7 +156,7 @@ export const keys = {
    */
   knowledgeFileName: (botId: string, fileKey: string) => ({ pk: botPartition(botId), sk: `FKEY#${fileKey}` }),
   /**
-   * A conversation of a channel with one contact (contract §17): the contact's last inbound time (WhatsApp's window).
+   * A conversation of a channel with one contact: the contact's last inbound time (WhatsApp's window).
    * Its own partition: every inbound message of the contact updates it, and the send reads it with the channel.
    */
   conversation: (channelId: string, contact: string) => ({ pk: `CONV#${channelId}#${contact}`, sk: 'CONV' }),

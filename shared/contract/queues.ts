@@ -21,7 +21,7 @@ export interface QueueDefinition {
 
 export const queues = {
   // FIFO, grouped by conversation (else channel, else project): the fan-out sees one key's events in the order they
-  // were accepted, which is what lets an ordered webhook receive them in that order (contract §18).
+  // were accepted, which is what lets an ordered webhook receive them in that order.
   events: {
     key: 'events',
     localName: 'switchboard-events.fifo',

@@ -81,7 +81,7 @@ export const routes: RouteDefinition[] = [
       secrets: ['modelApiKey'],
     },
   },
-  // OpenAI's Responses API over the same use case, streamed as chat is (contract §16).
+  // OpenAI's Responses API over the same use case, streamed as chat is.
   {
     method: 'POST',
     path: '/api/v1/ai/responses',
@@ -210,7 +210,7 @@ export const routes: RouteDefinition[] = [
     access: { table: { read: true, write: true }, sendTo: ['outbound'], secrets: ['secretsKey'] },
   },
   { method: 'ANY', path: '/api/integration/send', fn: 'legacy-send', timeoutSeconds: 5, memoryMb: 256, access: {} },
-  // Channel ingress (contract §10): message status for the send API.
+  // Channel ingress: message status for the send API.
   // Signs media URLs afresh: a presigned GET works only if its signer may read the object.
   {
     method: 'GET',
@@ -242,7 +242,7 @@ export const routes: RouteDefinition[] = [
     // Cancels and moves scheduled sends (a move due soon is queued at once).
     access: { table: { read: true, write: true }, sendTo: ['outbound'], buckets: { transfer: { read: ['media/'] } } },
   },
-  // Conversations (contract §17): a contact's window and opt-out, and its messages (the conversation index).
+  // Conversations: a contact's window and opt-out, and its messages (the conversation index).
   {
     method: 'GET',
     path: '/api/integration/conversations/{contact}',

@@ -82,7 +82,7 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     maxConcurrency: 20,
     access: deliverAccess,
   },
-  // Webhooks with `ordering: "conversation"` (contract §18): the same use case on the FIFO queue, one message group
+  // Webhooks with `ordering: "conversation"`: the same use case on the FIFO queue, one message group
   // per webhook and conversation. Batches are spread over groups, so the concurrency works across conversations.
   {
     fn: 'deliver-ordered',
@@ -99,7 +99,8 @@ export const queueWorkers: QueueWorkerDefinition[] = [
   // about 0.3-0.5 s of rendering per page on ~1.2 vCPU (2048 MB) plus Textract's 1-2 s, so ~1-2 minutes; the PDF
   // read gets 480 s (shared/knowledge/pdf-reader.ts); the rest of the 600 s is left for the batch's segment.
   // Batches of up to 20 (gathered within the 1 s window): each batch is one index segment and a few fixed round trips.
-  // 4 batches at once (issue 31): ingestion keeps pace with 8 concurrent uploaders (BENCHMARKS.md); batches of one
+  // 4 batches at once: ingestion keeps pace with 8 concurrent uploaders (bench/history/2026-11-knowledge-at-scale.md);
+  // batches of one
   // bot never conflict (each adds its own segment), and a PDF's OCR still runs one PDF per batch at a time.
   {
     fn: 'ingest',

@@ -22,7 +22,8 @@ export interface ChargingDeps {
 }
 
 /**
- * The charge lifecycle every paid route shares (completion, chat, responses, extract, embeddings), contract §3:
+ * The charge lifecycle every paid route shares (completion, chat, responses, extract, embeddings; the rules a caller
+ * sees: docs/reference/credits.md):
  * 1. charge 1 credit with a conditional write (402 ERR_NO_BOT_CREDITS when the month's balance is spent, nothing
  *    charged);
  * 2. do the work;

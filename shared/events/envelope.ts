@@ -1,15 +1,11 @@
 /**
- * Events of a project's channels, as webhooks receive them (contract section 5), and the port producers use to
- * emit them. Producers (the send endpoint, `POST /projects/{p}/events`, `/test`) call `EventPublisher.publish`,
- * which puts the event on the `events` queue and returns at once; the fan-out worker routes it to the webhooks.
- * The list of event types lives in `event-types.ts` (the console bundles it) and is re-exported here.
+ * Events of a project's channels, as webhooks receive them (docs/reference/events.md): the envelope, what a producer
+ * gives, and the ids. Producers (the send endpoint, `POST /projects/{p}/events`, `/test`) call
+ * `EventPublisher.publish` (./ports.ts), which puts the event on the `events` queue and returns at once; the fan-out
+ * worker routes it to the webhooks. The list of event types lives in `event-types.ts` (the console bundles it).
  */
 import { randomBytes } from 'node:crypto';
-import type { EventMessage } from './event-message.ts';
 import type { WebhookEventType } from './event-types.ts';
-import type { PreparedEvent } from './outbox.ts';
-
-export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event-types.ts';
 
 /** The channel an event happened on. */
 export interface EventChannel {
@@ -18,7 +14,7 @@ export interface EventChannel {
   address: string;
 }
 
-/** The body POSTed to every webhook (contract section 5). */
+/** The body POSTed to every webhook. */
 export interface EventEnvelope {
   id: string;
   type: WebhookEventType;
@@ -42,27 +38,6 @@ export interface PublishEventInput {
   onlyIntegrationId?: string;
   /** Deliver to every webhook that applies but this one (a notice about that webhook). */
   exceptIntegrationId?: string;
-}
-
-/**
- * Emits events toward the project's webhooks. `publish` resolves once the event is durably queued (so nothing
- * accepted is lost); delivery happens later, in the workers. It rejects when the queue cannot be reached:
- * a producer that must not fail because of webhooks (the send endpoint) catches and logs.
- */
-export interface EventPublisher {
-  /**
-   * Queues an event that no state change of ours records (a channel back end's report, a test event). With
-   * `identity`, its id is fixed by it (an Idempotency-Key and when it was first seen): a retried request publishes the
-   * same id.
-   */
-  publish(input: PublishEventInput, identity?: EventIdentity): Promise<EventEnvelope>;
-  /**
-   * The event of a state change, ready to publish: id fixed by `identity`, envelope serialized once, a large body
-   * parked in S3. The change writes `markOf(prepared)` with itself, then calls `send`, then clears the mark.
-   */
-  prepare(input: PublishEventInput, identity: EventIdentity): Promise<PreparedEvent>;
-  /** Puts a prepared (or marked) event on the events queue. */
-  send(message: EventMessage): Promise<void>;
 }
 
 /** What fixes an event's id: what changed, and when the change was accepted. */

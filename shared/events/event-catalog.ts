@@ -1,10 +1,10 @@
 import { withMeta } from '../kernel/validation/meta.ts';
 import * as z from '../kernel/validation/zod.ts';
-import type { EventEnvelope, WebhookEventType } from './envelope.ts';
-import { NOTICE_EVENT_TYPES } from './event-types.ts';
+import type { EventEnvelope } from './envelope.ts';
+import { NOTICE_EVENT_TYPES, type WebhookEventType } from './event-types.ts';
 
 /**
- * The schema of every webhook event (contract sections 5 and 10): the envelope and each type's `data`. The OpenAPI
+ * The schema of every webhook event (docs/reference/events.md): the envelope and each type's `data`. The OpenAPI
  * document's `webhooks` section (shared/openapi/webhooks.ts) and the console's event catalog are generated from
  * here, and producers check what they publish against it (`checkEventData`).
  *

@@ -31,9 +31,9 @@ export const eventMessageSchema = z.object({
   projectId: nonEmpty(),
   channelId: z.nullable(z.string()),
   onlyIntegrationId: z.optional(z.string()),
-  /** Delivered to every webhook that applies but this one (a notice about it: contract §18). */
+  /** Delivered to every webhook that applies but this one (a notice about that webhook goes to the others). */
   exceptIntegrationId: z.optional(z.string()),
-  /** The envelope's `data.conversationId` when it is a string: what orders deliveries (contract §18). */
+  /** The envelope's `data.conversationId` when it is a string: what orders deliveries ({@link orderingKeyOf}). */
   conversationId: z.optional(z.string()),
   /** Epoch ms when the producer accepted the event (latency is measured from here). */
   acceptedAt: z.number(),
@@ -42,10 +42,10 @@ export const eventMessageSchema = z.object({
 export type EventMessage = z.output<typeof eventMessageSchema>;
 
 /**
- * What orders an event among its project's events (contract §18): its conversation, or for an event without one its
- * channel, or for one without a channel (notices, a general webhook's test) the project itself. The events queue
- * (FIFO) keeps the events of one key in the order they were accepted, and an ordered webhook's deliveries of one key
- * start one after another.
+ * What orders an event among its project's events: its conversation, or for an event without one its channel, or for
+ * one without a channel (notices, a general webhook's test) the project itself. The events queue (FIFO) keeps the
+ * events of one key in the order they were accepted, and an ordered webhook's deliveries of one key start one after
+ * another (docs/reference/webhooks.md, "Pace, order, filters").
  */
 export function orderingKeyOf(message: Pick<EventMessage, 'conversationId' | 'channelId'>): string {
   if (message.conversationId !== undefined) return `conversation:${message.conversationId}`;

@@ -1,30 +1,19 @@
-/**
- * The event types of a project's channels, as webhooks receive them and subscribe to them (contract section 5).
- * The one list: the API, the workers and the console (which bundles this file) all read it. Kept free of imports
- * so the console's bundle takes only this array.
- */
-export const WEBHOOK_EVENT_TYPES = [
-  'message.received',
-  'message.sent',
-  'message.delivered',
-  'message.read',
-  'message.failed',
-  'contact.opted_out',
-  'contact.opted_in',
-  'webhook.test',
-  'webhook.failing',
-  'webhook.disabled',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../contract/event-types.ts';
 
-/** Operational notices about a project's webhooks (contract §18): emitted by the service, never on a channel. */
+/** The event types (the list itself is the contract's, which the console reads), and the groups the service uses. */
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType };
+
+/**
+ * Operational notices about a project's webhooks (docs/reference/webhooks.md, "Notices"): emitted by the service,
+ * never on a channel.
+ */
 export const NOTICE_EVENT_TYPES = [
   'webhook.failing',
   'webhook.disabled',
 ] as const satisfies readonly WebhookEventType[];
 
 /**
- * What a channel back end may report on `POST /projects/{p}/events` (contract §5's list): message events and
+ * What a channel back end may report on `POST /projects/{p}/events` (docs/reference/events.md): message events and
  * `webhook.test`. Contact events follow a suppression this service keeps, and notices are about its webhooks: both
  * are the service's own.
  */

@@ -3,7 +3,7 @@ import type { EventEnvelope } from './envelope.ts';
 import { type EventMessage, orderingKeyOf } from './event-message.ts';
 
 /**
- * Nothing accepted is lost (contract §15): every state change that produces an event writes, in the same
+ * Nothing accepted is lost: every state change that produces an event writes, in the same
  * conditional write, the event's id and a "not yet published" mark holding the exact message the events queue will
  * carry. The event is published, then the mark cleared. A retry that finds the change already applied and still
  * marked publishes the mark again (same id, same bytes: receivers dedupe on `webhook-id`); a sweep publishes marks

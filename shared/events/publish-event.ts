@@ -1,14 +1,8 @@
 import { createHash } from 'node:crypto';
-import {
-  buildEnvelope,
-  newEventId,
-  type EventIdentity,
-  type EventPublisher,
-  type PublishEventInput,
-} from './envelope.ts';
+import { buildEnvelope, newEventId, type EventIdentity, type PublishEventInput } from './envelope.ts';
 import { eventIdFor, type PreparedEvent } from './outbox.ts';
 import { LARGE_PAYLOAD_BYTES, payloadKey, type EventMessage } from './event-message.ts';
-import type { EventQueue, PayloadStore } from './ports.ts';
+import type { EventPublisher, EventQueue, PayloadStore } from './ports.ts';
 
 /** A producer's conversation id as the queue message carries it: as it is, or its digest when long. */
 function conversationKeyOf(conversationId: string): string {

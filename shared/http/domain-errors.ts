@@ -11,7 +11,7 @@ export interface HttpAnswer {
 }
 
 /**
- * Every domain error's HTTP answer (contract §1-§4, §10), in one place. Some domain codes share a contract code on
+ * Every domain error's HTTP answer, in one place. Some domain codes share a contract code on
  * different statuses (402 and 502 PROVIDER_ERROR), and some contract codes serve several domain codes
  * (504 GATEWAY_TIMEOUT): the use cases say what happened, this table says how the contract spells it.
  */

@@ -147,7 +147,7 @@ export function parseJsonObjectBody(
   try {
     parsed = parseBoundedJson(text);
   } catch (error) {
-    // Valid JSON past a shape ceiling (contract §15): a validation error, as for any other field over its limit.
+    // Valid JSON past a shape ceiling: a validation error, as for any other field over its limit.
     if (error instanceof JsonShapeError)
       throw new HttpError(400, 'VALIDATION_ERROR', error.message, {
         details: [{ path: '', message: error.message, code: 'too_big' }],

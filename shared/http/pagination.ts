@@ -2,7 +2,7 @@ import { withMeta } from '../kernel/validation/meta.ts';
 import * as z from '../kernel/validation/zod.ts';
 
 /**
- * The one pagination pattern of every list (contract §17's precision): `?limit&cursor` in, `{ items, nextCursor? }`
+ * The one pagination pattern of every list: `?limit&cursor` in, `{ items, nextCursor? }`
  * out, `nextCursor` absent (or null) on the last page. The same names and bounds on every list, so one paginator
  * (the SDK's `paginate`) walks any of them; the OpenAPI document marks each with `x-pagination`.
  */

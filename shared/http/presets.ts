@@ -41,8 +41,8 @@ export function rawBytesBody(limitBytes: number): BodyReading<Buffer> {
 }
 
 /**
- * `Idempotency-Key` support (`shared/idempotency/api/idempotency-middleware.ts`) with its store and lock already chosen, given whose keys they are.
- * Passed in rather than built here, so a function that takes no key bundles none of it.
+ * `Idempotency-Key` support (the idempotency area's middleware) with its store and lock already chosen, given whose
+ * keys they are. Passed in rather than built here, so a function that takes no key bundles none of it.
  */
 export type ScopedIdempotency = <TEvent extends HttpEvent>(
   scope: (event: TEvent) => string,

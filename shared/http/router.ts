@@ -105,7 +105,7 @@ interface Compiled {
 }
 
 /**
- * The longest id a path may name (contract §15). Every id this service issues is far shorter; a longer one names
+ * The longest id a path may name. Every id this service issues is far shorter; a longer one names
  * nothing, and is answered 404 before any body is read or any key is built from it (DynamoDB refuses keys over
  * 2 KB with an error that would otherwise surface as a 500).
  */

@@ -1,5 +1,4 @@
-import type { WebhookEventType } from '../events/event-types.ts';
-import type { OutboxMark } from '../events/index.ts';
+import type { OutboxMark, WebhookEventType } from '../events/index.ts';
 import type { Page, PageRequest } from '../kernel/page.ts';
 import { publicKeyOf } from './signing-keys.ts';
 import type { WebhookFilter } from './webhook-filter.ts';
@@ -11,14 +10,14 @@ import type { WebhookFilter } from './webhook-filter.ts';
  */
 
 export type WebhookScope = 'general' | 'channel';
-/** Contract §18: `conversation` delivers the events of one conversation one after another, in order. */
+/** `conversation` delivers the events of one conversation one after another, in order. */
 export type WebhookOrdering = 'none' | 'conversation';
 export const WEBHOOK_ORDERINGS: readonly WebhookOrdering[] = ['none', 'conversation'];
-/** Contract §18: `v1` HMAC-SHA256 under a shared secret, `v1a` ed25519 (the receiver holds only a public key). */
+/** `v1` HMAC-SHA256 under a shared secret, `v1a` ed25519 (the receiver holds only a public key). */
 export type SignatureScheme = 'v1' | 'v1a';
 export const SIGNATURE_SCHEMES: readonly SignatureScheme[] = ['v1', 'v1a'];
 
-/** The highest `rateLimitPerSecond` a webhook may ask for (contract §11). */
+/** The highest `rateLimitPerSecond` a webhook may ask for. */
 export const MAX_WEBHOOK_RATE_PER_SECOND = 10_000;
 
 /** How long a rotated-away signing secret or key still signs deliveries (contract: 24 h). */
@@ -41,11 +40,11 @@ export interface WebhookIntegration {
   enabled: boolean;
   /** Why it was disabled: `manual` (PATCH), `gone` (the receiver answered 410), or the fan-out's own reasons. */
   disabledReason: string | null;
-  /** `none` (default) or `conversation` (contract §18); webhooks stored before it existed have none. */
+  /** `none` (default) or `conversation`; webhooks stored before it existed have none. */
   ordering: WebhookOrdering;
-  /** Which signatures deliveries carry (contract §18): `v1` (default) or `v1a`. */
+  /** Which signatures deliveries carry: `v1` (default) or `v1a`. */
   signature: SignatureScheme;
-  /** Only matching events are delivered (contract §18); null: every event of the subscribed types. */
+  /** Only matching events are delivered; null: every event of the subscribed types. */
   filter: WebhookFilter | null;
   /** `whsec_…`, stored encrypted. Signs while `signature` is `v1`. */
   signingSecret: string;

@@ -8,7 +8,7 @@ import type { ChannelStore } from '../messaging/index.ts';
 import { ChannelNotFoundError } from '../messaging/index.ts';
 import { requireProject, type Project } from '../projects/index.ts';
 import { forbiddenHostReason } from '../kernel/destination-policy.ts';
-import type { WebhookEventType } from '../events/event-types.ts';
+import type { WebhookEventType } from '../events/index.ts';
 import {
   PREVIOUS_SECRET_GRACE_MS,
   type CustomIntegration,

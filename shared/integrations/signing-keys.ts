@@ -1,7 +1,7 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 
 /**
- * Ed25519 signing keys for `v1a` signatures (Standard Webhooks, contract §18), in the Standard Webhooks text forms:
+ * Ed25519 signing keys for `v1a` signatures (Standard Webhooks), in the Standard Webhooks text forms:
  * the secret key `whsk_` + base64 of the 32-byte seed and the 32-byte public key (64 bytes, as libsodium keeps
  * them), the public key `whpk_` + base64 of its 32 raw bytes. The secret key is stored sealed and never shown; the
  * public key is shown on the webhook (it verifies and cannot sign).

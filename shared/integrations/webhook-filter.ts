@@ -1,5 +1,5 @@
 /**
- * A webhook's `filter` (contract §18): `{ "all": [ { "field", "op", "value"? } ] }`, every condition must hold for an
+ * A webhook's `filter`: `{ "all": [ { "field", "op", "value"? } ] }`, every condition must hold for an
  * event to be delivered. Fields are dotted paths in the envelope (`channel.type`, `data.from`, `data.media`,
  * `data.media.0.contentType`: a segment of digits indexes an array). Ops:
  *
@@ -14,7 +14,7 @@
 
 export const FILTER_OPS = ['eq', 'in', 'prefix', 'exists'] as const;
 export type FilterOp = (typeof FILTER_OPS)[number];
-/** Contract §18: at most 10 conditions. */
+/** At most 10 conditions. */
 export const MAX_FILTER_CONDITIONS = 10;
 export const MAX_IN_VALUES = 100;
 export const MAX_FIELD_LENGTH = 200;

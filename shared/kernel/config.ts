@@ -53,11 +53,8 @@ const schema = z.object({
   CUSTOM_TOKEN_RATE_LIMIT_PER_SECOND: z._default(positiveInt(10_000), 100),
   /** How long a function instance trusts a project's `limits` it read (a change applies within this). */
   PROJECT_LIMITS_CACHE_SECONDS: z._default(z.coerce.number().check(z.gte(0), z.lte(3600)), 10),
-  CREDIT_SWEEP_AFTER_SECONDS: z._default(z.coerce.number().check(z.int(), z.gt(0)), 900),
   /** A recover's claim on a failed delivery older than this was left by a recover that died: the next may take it. */
   WEBHOOK_RECOVER_CLAIM_STALE_SECONDS: z._default(z.coerce.number().check(z.gt(0)), 60),
-  /** An event still marked unpublished this long after its change was written is published by the sweep. */
-  EVENT_SWEEP_AFTER_SECONDS: z._default(z.coerce.number().check(z.gt(0)), 30),
   MODEL_PROVIDER: z.optional(z.enum(['bedrock', 'openai', 'offline'])),
   BEDROCK_MODEL_ID: z._default(nonEmpty(), 'amazon.nova-lite-v1:0'),
   OPENAI_BASE_URL: z.optional(z.url()),
@@ -67,7 +64,7 @@ const schema = z.object({
   OPENAI_MODEL: z.optional(nonEmpty()),
   /**
    * Largest output the OpenAI-format routes ask a model for: a caller's `max_tokens` / `max_completion_tokens` /
-   * `max_output_tokens` above it is clamped to it (contract §15), so one credit buys a bounded answer.
+   * `max_output_tokens` above it is clamped to it, so one credit buys a bounded answer.
    */
   BOT_MAX_OUTPUT_TOKENS: z._default(positiveInt(1_000_000), 4096),
   /** Knowledge search embeddings (hybrid with BM25): `none` (default: lexical only, offline), `bedrock` or `openai`. */
@@ -83,7 +80,7 @@ const schema = z.object({
   WEBHOOK_RETRY_SCHEDULE: z.optional(
     z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds')),
   ),
-  /** A webhook failing this many delivery attempts in a row gets a `webhook.failing` notice (contract §18). */
+  /** A webhook failing this many delivery attempts in a row gets a `webhook.failing` notice. */
   WEBHOOK_FAILING_AFTER: z._default(positiveInt(1_000_000), 20),
   /**
    * SMTP server for the webhook notices' emails to a project's `contactEmail`: `smtps://` (TLS from the first byte) or

@@ -1,5 +1,5 @@
 /**
- * Ceilings on the shape of a JSON text, checked before it is parsed (contract §15: untrusted JSON decoded under
+ * Ceilings on the shape of a JSON text, checked before it is parsed (untrusted JSON decoded under
  * ceilings on bytes, time and memory). Bytes are bounded by each caller (10 MB request bodies, 1 MB provider answers);
  * what bytes alone do not bound is nesting: 10 MB of `[` took JSON.parse 5.8 s and 290 MB of heap, and a value nested
  * that deep makes every later recursive walk (JSON.stringify, structured clone, validation) throw "Maximum call stack

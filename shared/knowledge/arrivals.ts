@@ -25,7 +25,7 @@ export interface ArrivalDeps {
 }
 
 /**
- * A browser upload that landed (§13), turned into an ingest job only when it is exactly what its upload URL was
+ * A browser upload that landed, turned into an ingest job only when it is exactly what its upload URL was
  * issued for:
  * 1. the key names a bot, a file and a generation, and that generation is still the file's current one: an object
  *    for a replaced or deleted generation is dropped (and deleted), so an old URL never resurrects old content;

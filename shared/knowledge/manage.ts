@@ -191,7 +191,7 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
     },
 
     /**
-     * An upload URL for the browser (§13): 1. check name (400) and type (415); 2. the bot must be the project's (404);
+     * An upload URL for the browser: 1. check name (400) and type (415); 2. the bot must be the project's (404);
      * 3. record a new generation of the file, `processing` from now (same name replaces: the earlier upload leaves
      * search); 4. sign a POST that can only store this generation's key, of this type, up to 25 MB, for 15 minutes.
      * The object's arrival queues the ingestion (S3 event → ingest queue), see ./arrivals.ts.

@@ -160,7 +160,7 @@ export function providerView(provider: ProviderConfig): Record<string, unknown> 
 }
 
 /**
- * Where a channel's provider reports back (contract §10): the public URL for Twilio and WhatsApp Cloud (with the
+ * Where a channel's provider reports back: the public URL for Twilio and WhatsApp Cloud (with the
  * verify token Meta's subscription check needs), the mailbox for email channels; undefined for sandbox SMS and
  * WhatsApp channels.
  */

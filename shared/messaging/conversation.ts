@@ -5,7 +5,7 @@ import type { Channel, ChannelType } from './channel.ts';
 import type { MessageStatusRecord } from './message-status.ts';
 
 /**
- * Conversations (contract §17): one per channel and contact, with WhatsApp's 24-hour customer-service window and the
+ * Conversations: one per channel and contact, with WhatsApp's 24-hour customer-service window and the
  * contact's opt-out. A contact is written as the channel writes addresses: WhatsApp digits without `+`, SMS E.164
  * with `+`, email a lowercased address.
  */
@@ -13,7 +13,7 @@ import type { MessageStatusRecord } from './message-status.ts';
 /** How long after a contact's last message WhatsApp takes free-form messages (Meta's customer-service window). */
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
 
-/** Opt-out keywords when a channel sets none (contract §17): the whole message, any case. */
+/** Opt-out keywords when a channel sets none: the whole message, any case. */
 export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'PARAR', 'SAIR', 'CANCELAR', 'UNSUBSCRIBE'] as const;
 /** Opt-in keywords when a channel sets none. */
 export const DEFAULT_OPT_IN_KEYWORDS = ['START', 'VOLTAR'] as const;
@@ -74,7 +74,7 @@ export function windowOf(lastInboundAt: string | undefined, now: Date): Conversa
   return { open: now.getTime() < closes, closesAt: new Date(closes).toISOString() };
 }
 
-/** Why a contact is suppressed (contract §17). */
+/** Why a contact is suppressed. */
 export type SuppressionReason = 'keyword' | 'bounce' | 'complaint' | 'admin';
 
 /** A contact the channel must not send to. */

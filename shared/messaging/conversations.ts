@@ -25,7 +25,7 @@ export interface ConversationQueriesDeps {
   now?: () => Date;
 }
 
-/** `GET /api/integration/conversations/{contact}` (contract §17). */
+/** `GET /api/integration/conversations/{contact}`. */
 export interface ConversationView {
   conversationId: string;
   contact: string;
@@ -98,7 +98,7 @@ export function makeConversationQueries(deps: ConversationQueriesDeps) {
 
     /**
      * Lifts a suppression through the management API: `contact.opted_in` with `reason: "admin"`, written with the
-     * change (contract §15); 404 NOT_FOUND when the contact is not suppressed.
+     * change; 404 NOT_FOUND when the contact is not suppressed.
      */
     async removeSuppression(channel: Channel, raw: string): Promise<void> {
       const contact = contactOf(channel, raw);

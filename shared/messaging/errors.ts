@@ -62,7 +62,7 @@ export class NotSandboxChannelError extends ConflictError {
   }
 }
 
-/** A recipient of a send opted out of the channel (contract §17): nothing was sent, nothing charged. */
+/** A recipient of a send opted out of the channel: nothing was sent, nothing charged. */
 export class RecipientOptedOutError extends DomainError {
   readonly code = 'RECIPIENT_OPTED_OUT';
 
@@ -78,7 +78,7 @@ export class RecipientOptedOutError extends DomainError {
 }
 
 /**
- * A free-form WhatsApp message outside the contact's 24-hour window (contract §17): only a template may be sent.
+ * A free-form WhatsApp message outside the contact's 24-hour window: only a template may be sent.
  * `closedAt` (top level of the error body) is when the window closed, or null when the contact never wrote.
  */
 export class WindowClosedError extends DomainError {

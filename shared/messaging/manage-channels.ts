@@ -96,7 +96,7 @@ export function makeChannelUseCases(deps: ChannelDeps) {
         ]);
       const project = await requireProject(deps.projects, projectId);
       const given = input.provider ?? { kind: 'sandbox' };
-      // Meta's subscription check presents this (contract §10); generated, never chosen by the caller.
+      // Meta's subscription check presents this; generated, never chosen by the caller.
       const provider: ProviderConfig =
         given.kind === 'whatsapp-cloud' ? { ...given, verifyToken: randomBytes(24).toString('base64url') } : given;
       if (!PROVIDERS_BY_CHANNEL_TYPE[input.type].includes(provider.kind)) {

@@ -1,7 +1,7 @@
 import type { Channel } from './channel.ts';
 
 /**
- * Media a contact sent (contract §17): fetched once by the inbound worker with the channel's credentials, stored in
+ * Media a contact sent: fetched once by the inbound worker with the channel's credentials, stored in
  * the transfer bucket, and offered as a presigned GET. The provider's reference is kept beside it
  * (`providerMediaId` for WhatsApp, `providerUrl` for Twilio).
  */
@@ -130,7 +130,7 @@ export type StoredMedia =
     }
   | { contentType?: string; error: string; fileName?: string; providerMediaId?: string; providerUrl?: string };
 
-/** One media item as `message.received` and the message routes show it (contract §17). */
+/** One media item as `message.received` and the message routes show it. */
 export type MediaView =
   | {
       contentType: string;

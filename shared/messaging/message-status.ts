@@ -3,7 +3,7 @@ import type { ChannelType, ProviderKind } from './channel.ts';
 import { type MediaStore, mediaView, type StoredMedia } from './media.ts';
 
 /**
- * A message's status as the customer sees it (contract §10). Outbound messages move forward only:
+ * A message's status as the customer sees it. Outbound messages move forward only:
  * sent < delivered < read, and `read` and `failed` are final. Inbound messages are `received` and stay so.
  */
 export type OutboundStatus = 'sent' | 'delivered' | 'read' | 'failed';
@@ -41,7 +41,7 @@ export interface MessageStatusRecord {
   error?: string;
   /** A scheduled send's time. */
   sendAt?: string;
-  /** The conversation (contract §17); absent on messages recorded before conversations existed. */
+  /** The conversation; absent on messages recorded before conversations existed. */
   conversationId?: string;
   /** The contact the message was with, as the channel writes addresses (its conversation listing's key). */
   contact?: string;
@@ -86,7 +86,7 @@ export interface MessageStatusStore {
   advance(
     messageId: string,
     change: { status: OutboundStatus; at: string; error?: string },
-    /** The change's event, written with it (contract §15: nothing accepted is lost). */
+    /** The change's event, written with it (nothing accepted is lost). */
     mark: OutboxMark,
   ): Promise<MessageStatusRecord | undefined>;
   /**
@@ -102,7 +102,7 @@ export interface MessageStatusStore {
 }
 
 /**
- * A message as the message and conversation routes show it (contract §10, §17): status and history, its conversation,
+ * A message as the message and conversation routes show it: status and history, its conversation,
  * what was said, and its media with URLs signed now (valid 7 days from this read).
  */
 export async function messageView(record: MessageStatusRecord, media: Pick<MediaStore, 'url'>, now: Date) {
@@ -127,7 +127,7 @@ export async function messageView(record: MessageStatusRecord, media: Pick<Media
   };
 }
 
-/** The answer of `GET /api/integration/messages/{messageId}` (contract §10): `success` and the message. */
+/** The answer of `GET /api/integration/messages/{messageId}`: `success` and the message. */
 export async function messageStatusView(record: MessageStatusRecord, media: Pick<MediaStore, 'url'>, now: Date) {
   return { success: true, ...(await messageView(record, media, now)) };
 }

@@ -22,7 +22,7 @@ export interface MessageRecord {
   /** Why the provider failed (for the record and the `message.failed` event; never a credential). */
   error?: string;
   sentAt: string;
-  /** The conversation (contract §17) and its contact (the first recipient). */
+  /** The conversation and its contact (the first recipient). */
   conversationId: string;
   contact: string;
   /** What the status record keeps of what was said. */

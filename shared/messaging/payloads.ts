@@ -126,7 +126,7 @@ const headerText = (max: number) =>
   z.string().check(z.minLength(1), z.maxLength(max), z.regex(NO_LINE_BREAKS, 'Must not contain CR or LF'));
 
 /**
- * A WhatsApp message template approved by Meta (contract §17): its name, its language code (`pt_BR`, `en_US`,
+ * A WhatsApp message template approved by Meta: its name, its language code (`pt_BR`, `en_US`,
  * `en`), and the body's `{{1}}`, `{{2}}`… values in order. Whether they fit the template is Meta's to say (502).
  */
 export const whatsappTemplate = z.strictObject({

@@ -3,7 +3,7 @@ import type { Channel } from './channel.ts';
 
 /**
  * How long an event report (`POST /projects/{p}/events`) trusts a channel it read, per function instance. Decision
- * (issue 32, BENCHMARKS.md): the channel read was one of the three DynamoDB calls per delivered event and the only
+ * (measured: bench/history/2026-11-webhooks-for-chat-back-ends.md): the channel read was one of the three DynamoDB calls per delivered event and the only
  * one the event does not need fresh. A channel's id, type, address and company (what the envelope carries) never
  * change, so the one thing a remembered channel can get wrong is its deletion: on AWS a report reaching another
  * instance of the admin function may still be accepted up to this long after the channel was deleted. The instance

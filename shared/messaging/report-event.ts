@@ -15,7 +15,7 @@ export interface ReportEventDeps {
 }
 
 /**
- * A channel back end reports an event (`POST /projects/{p}/events`, contract §4): within the project's events a
+ * A channel back end reports an event (`POST /projects/{p}/events`): within the project's events a
  * second (429 RATE_LIMITED with `Retry-After` over it), the channel must be the project's (404 CHANNEL_NOT_FOUND
  * otherwise, 404 NOT_FOUND for an unknown project); the event is queued and its id returned.
  * Nothing of ours changes but the queue: the 202 comes once the event is on it. With an Idempotency-Key its id is
@@ -25,7 +25,7 @@ export function makeReportEvent(deps: ReportEventDeps) {
   return async function reportEvent(
     projectId: string,
     input: { channelId: string; type: WebhookEventType; data: Record<string, unknown> },
-    /** The request's Idempotency-Key, when it carries one: a retry publishes the same event id (contract §15). */
+    /** The request's Idempotency-Key, when it carries one: a retry publishes the same event id. */
     idempotency?: { scope: string; key: string; firstClaimedAt: number },
   ): Promise<{ eventId: string }> {
     await deps.limits.admit(projectId, 'events');

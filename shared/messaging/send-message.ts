@@ -54,7 +54,7 @@ const RECORD_PAYLOAD_BYTES = 300 * 1024;
 const EVENT_PAYLOAD_BYTES = 32 * 1024;
 
 /**
- * Sends one message on the channel bound to a custom token, in the contract's order (§2, §17):
+ * Sends one message on the channel bound to a custom token, in this order:
  * 1. the channel exists (404 CHANNEL_NOT_FOUND: deleted after the token was created);
  * 2. the payload fits the channel's type (400 VALIDATION_ERROR, every problem in `details`);
  * 3. no recipient opted out of the channel (409 RECIPIENT_OPTED_OUT, each one in `details`);
@@ -198,7 +198,7 @@ export function makeSendMessage(deps: SendMessageDeps) {
       },
       { key: `${status}:${messageId}`, at: now() },
     );
-    // The record carries the event's mark (contract §15): a crash after it leaves the event to the sweep.
+    // The record carries the event's mark: a crash after it leaves the event to the sweep.
     let recorded = true;
     try {
       await deps.messages.record(record, markOf(prepared));
@@ -335,7 +335,7 @@ function optedOutRecipients(channel: Channel, message: SendPayload, lookup: Send
 }
 
 /**
- * The send's conversation (contract §17): the contact is the first recipient; a mail that replies to one this channel
+ * The send's conversation: the contact is the first recipient; a mail that replies to one this channel
  * knows (`inReplyTo`, then `references` nearest first) joins that mail's conversation.
  */
 function conversationOf(

@@ -218,7 +218,8 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
       "A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel). " +
       'A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`. ' +
       "The answer carries a `v1` webhook's `signingSecret` or the custom `token`, shown once; a `v1a` webhook's " +
-      '`publicKey` is on the integration itself. `ordering`, `signature` and `filter`: contract §18.',
+      "`publicKey` is on the integration itself. `ordering` (`conversation`: one conversation's events in order), " +
+      '`signature` (`v1` or `v1a`) and `filter` (conditions an event must meet) are optional.',
     tags: ['Integrations'],
     responses: { 201: { description: 'The integration with its secret, shown once.', body: s.createdIntegration } },
     errors: { 404: ['CHANNEL_NOT_FOUND'], 409: ['CONFLICT'] },
@@ -322,13 +323,6 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     tags: ['Webhook deliveries'],
     responses: { 200: { description: 'The last 24 hours, oldest first.', body: s.webhookHealth } },
     errors: { 400: ['VALIDATION_ERROR'] },
-  },
-  'GET /projects/{projectId}/bot-credits/usage': {
-    operationId: 'getBotCreditUsage',
-    summary: 'Bot credits used per day this month',
-    description: 'Credits charged and refunded per UTC day up to today, with the balance, the allowance and grants.',
-    tags: ['Projects'],
-    responses: { 200: { description: "The month's use.", body: s.botCreditUsage } },
   },
   'POST /projects/{projectId}/events': {
     operationId: 'reportEvent',

@@ -1,5 +1,6 @@
 import type { DocumentedRoute, PublicOperationDocs, RouteDoc } from '../contract/api-docs.ts';
 import { botRouteDocs, botRoutes } from '../bots/index.ts';
+import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
 import { volumeOperationDocs, volumeRouteDocs, volumeRoutes } from '../messaging/index.ts';
@@ -12,7 +13,11 @@ import { volumeOperationDocs, volumeRouteDocs, volumeRoutes } from '../messaging
 
 /** Management routes' docs by `METHOD path` (below the `/admin/v1` prefix). */
 export function areaAdminDocs(): Record<string, RouteDoc> {
-  return { ...byKey(botRoutes, botRouteDocs()), ...byKey(volumeRoutes, volumeRouteDocs()) };
+  return {
+    ...byKey(botRoutes, botRouteDocs()),
+    ...byKey(usageRoutes, usageRouteDocs()),
+    ...byKey(volumeRoutes, volumeRouteDocs()),
+  };
 }
 
 /** Public routes' docs by `METHOD path`, as `shared/contract/routes.ts` declares them. */

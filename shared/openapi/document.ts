@@ -75,7 +75,7 @@ function serversFor(serverUrl: string | undefined): Json[] {
   return [{ url: own, description: 'This service.' }, ...SERVERS.filter((s) => s.url !== own)];
 }
 
-/** How a list pages (contract §17's precision): every operation whose query has `limit` and `cursor` carries it. */
+/** How a list pages: every operation whose query has `limit` and `cursor` carries it. */
 const PAGINATION = { limitParam: 'limit', cursorParam: 'cursor', cursorField: 'nextCursor', itemsField: 'items' };
 
 const SECURITY_SCHEMES = {

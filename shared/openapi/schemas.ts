@@ -6,7 +6,7 @@
  */
 export * from '../http/wire-schemas.ts';
 export * from '../projects/api/schemas.ts';
-export * from '../credits/api/schemas.ts';
+export { botCredits, botCreditUsage } from '../credits/index.ts';
 export * from '../messaging/api/schemas.ts';
 export * from '../integrations/api/schemas.ts';
 export * from '../webhooks/api/schemas.ts';

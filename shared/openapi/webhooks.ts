@@ -1,5 +1,4 @@
-import { EVENT_CATALOG, envelopeSchemaOf, exampleEnvelopeOf } from '../events/event-catalog.ts';
-import { WEBHOOK_EVENT_TYPES } from '../events/envelope.ts';
+import { envelopeSchemaOf, EVENT_CATALOG, exampleEnvelopeOf, WEBHOOK_EVENT_TYPES } from '../events/index.ts';
 import type * as z from '../kernel/validation/zod.ts';
 
 type Json = Record<string, unknown>;

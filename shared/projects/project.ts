@@ -7,7 +7,7 @@ export interface Project {
   companyId: number;
   name: string;
   monthlyBotCredits: number;
-  /** Where the webhook notices are mailed (contract §18); absent: nobody is mailed. */
+  /** Where the webhook notices are mailed; absent: nobody is mailed. */
   contactEmail?: string;
   /** The operator's own limits for this project; a limit not set is the deployment's default. */
   limits?: ProjectLimits;

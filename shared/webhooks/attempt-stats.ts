@@ -2,7 +2,8 @@
  * Hourly counters of a webhook's delivery attempts, for the console's health chart: attempts succeeded and failed,
  * and a latency histogram from which the hour's median is read. Counters, not a scan of the deliveries: a deliver
  * batch folds its attempts per webhook and hour ({@link foldAttempts}) and adds each fold with one atomic update, so
- * an attempt costs its delivery write and a share of one counter write (issue 32: one write per attempt again).
+ * an attempt costs its delivery write and a share of one counter write (one write per attempt would double the
+ * delivery writes at saturation).
  */
 
 /**

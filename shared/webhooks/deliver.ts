@@ -69,7 +69,7 @@ export interface DeliverDeps {
   health: WebhookHealthStore;
   /** Hourly attempt counters for the console's health chart (folded per batch: one update per webhook and hour). */
   attemptStats?: WebhookAttemptStats;
-  /** `webhook.failing` / `webhook.disabled` (contract §18); without it a webhook is disabled with no notice. */
+  /** `webhook.failing` / `webhook.disabled`; without it a webhook is disabled with no notice. */
   notices?: WebhookNotices;
   queue: DeliveryQueue;
   payloads: PayloadStore;

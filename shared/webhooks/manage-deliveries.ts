@@ -62,7 +62,7 @@ export function makeWebhookAdmin(deps: WebhookAdminDeps) {
           data: { integrationId, message: 'This is a test event sent from Switchboard.' },
           onlyIntegrationId: integrationId,
         },
-        // With an Idempotency-Key, a retry after a crash publishes the same event id (contract §15).
+        // With an Idempotency-Key, a retry after a crash publishes the same event id.
         idempotency && {
           key: `test:${idempotency.scope}:${idempotency.key}`,
           at: new Date(idempotency.firstClaimedAt),

@@ -35,7 +35,7 @@ export const deliveryJobSchema = z.object({
   /** The event's ordering key (`orderingKeyOf`: conversation, else channel, else project). */
   orderKey: z.optional(z.string()),
   /**
-   * The webhook delivers in order (contract §18): the job travels on the FIFO queue in its webhook and key's group,
+   * The webhook delivers in order: the job travels on the FIFO queue in its webhook and key's group,
    * and waits in place (postponed, never re-sent) until its attempt.
    */
   ordered: z.optional(z.boolean()),

@@ -2,7 +2,7 @@ import { type EventPublisher, markOf } from '../events/index.ts';
 import type { Project } from '../projects/index.ts';
 import type { WebhookDirectory, WebhookHealthStore } from './ports.ts';
 
-/** Contract §18: a webhook failing this many attempts in a row is noticed (`WEBHOOK_FAILING_AFTER`). */
+/** A webhook failing this many attempts in a row is noticed (`WEBHOOK_FAILING_AFTER`). */
 export const DEFAULT_FAILING_AFTER = 20;
 
 /** Why a webhook was disabled, as `webhook.disabled` says it. */
@@ -20,7 +20,7 @@ export interface WebhookNoticesDeps {
 }
 
 /**
- * The operational notices of contract §18, as state changes that produce events (contract §15): the change writes
+ * A project's webhook notices (`webhook.failing`, `webhook.disabled`), as state changes that produce events: the change writes
  * the event's outbox mark in its own conditional write, then the event is queued, then the mark cleared; a crash in
  * between leaves the mark for the event sweep. The events reach the project's other webhooks that take them (the
  * fan-out leaves out the one the notice is about) and, through the fan-out, the project's `contactEmail`.

@@ -36,7 +36,7 @@ export const START_JITTER_ALLOWANCE_MS = 150;
 /**
  * A job whose reserved start is this close waits in the worker; further away it waits in the queue. A wait holds the
  * worker's batch, but SQS delays count whole seconds: shorter (250 ms) made jobs miss their starts and a webhook
- * paced at 10/s got 2.5/s under load (BENCHMARKS.md, issue 16).
+ * paced at 10/s got 2.5/s under load (bench/history/2026-11-webhooks-recover-and-pacing.md).
  */
 export const IN_PROCESS_WAIT_MS = 1_000;
 /** How long a job whose start came keeps asking for admission in the worker before it goes back on the queue. */
@@ -100,7 +100,7 @@ export function makePacing(deps: PacingDeps) {
 
   /**
    * The webhook's limit, read at most every {@link LIMIT_CACHE_MS}: the jobs of a batch that find it stale share one
-   * read (each of them reading it was ~1 GetItem per batch at saturation, issue 32); a failed read is not kept.
+   * read (each of them reading it was ~1 GetItem per batch at saturation); a failed read is not kept.
    */
   function limitOf(job: DeliveryJob): Promise<number | null> {
     const cached = limits.get(job.integrationId);

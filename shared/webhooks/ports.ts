@@ -38,7 +38,7 @@ export interface DeliveryQueue {
   postpone(items: PostponedMessage[]): Promise<Set<number>>;
 }
 
-/** The webhook records of the integrations store (issue 3) that the workers read, and the one write they make. */
+/** The webhook records of the integrations store that the workers read, and the one write they make. */
 export interface WebhookDirectory {
   /** The project's webhooks with their live signing secrets: one Query. */
   listWebhooks(projectId: string): Promise<WebhookTarget[]>;
@@ -130,7 +130,7 @@ export interface WebhookHealthState {
 }
 
 /**
- * A webhook's failing streak (contract §5 and §18): failed attempts in a row and since when, so that one failing
+ * A webhook's failing streak: failed attempts in a row and since when, so that one failing
  * for 5 days is disabled and one failing `WEBHOOK_FAILING_AFTER` times in a row is noticed once.
  */
 export interface WebhookHealthStore {

@@ -5,7 +5,7 @@ import { signingKeyObject } from '../integrations/index.ts';
  * Standard Webhooks signing (https://www.standardwebhooks.com), over `"{id}.{timestamp}.{body}"`:
  * - `v1,<base64 HMAC-SHA256>` under a secret's bytes (the base64 after `whsec_`). Receivers verify with any Standard
  *   Webhooks library, e.g. `new Webhook(secret).verify(body, headers)` from the `standardwebhooks` package;
- * - `v1a,<base64 ed25519 signature>` under a `whsk_` key (contract §18). Receivers verify with the webhook's `whpk_`
+ * - `v1a,<base64 ed25519 signature>` under a `whsk_` key. Receivers verify with the webhook's `whpk_`
  *   public key (node:crypto `verify(null, …)`, Python `cryptography`'s `Ed25519PublicKey.verify`: README).
  */
 const SECRET_PREFIX = 'whsec_';

@@ -13,7 +13,7 @@ import type { TestService } from '#test/support/service.ts';
 import { startServiceOnToolDouble, type ToolModelDouble } from './tool-model-double.ts';
 
 /**
- * The AI ecosystem's clients, unmodified, against the running service (contract §16): the `openai` SDK, the Vercel
+ * The AI ecosystem's clients, unmodified, against the running service: the `openai` SDK, the Vercel
  * AI SDK (`@ai-sdk/openai`: `openai(id)` = Responses, `openai.chat(id)` = Chat Completions; `@ai-sdk/openai-compatible`)
  * and LangChain (`ChatOpenAI`, with and without `useResponsesApi`; `OpenAIEmbeddings`), pointed at
  * `{base_url}/api/v1/ai` with the project token and a bot id as the model. The bot's model is an OpenAI-compatible
@@ -625,7 +625,7 @@ describe('bad input: a 400 in OpenAI’s shape naming the parameter, nothing cha
   });
 });
 
-describe('billing that cannot be gamed (contract §15)', () => {
+describe('billing that cannot be gamed', () => {
   const post = (token: string, body: unknown, signal?: AbortSignal) =>
     fetch(`${svc.baseUrl}/api/v1/ai/chat/completions`, {
       method: 'POST',

@@ -7,7 +7,7 @@ import { adminRoutes } from '#functions/admin/routes.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 
 /**
- * Hostile input the local service answers with the contract's codes (contract §15): ids in paths over 200
+ * Hostile input the local service answers with the contract's codes: ids in paths over 200
  * characters, requests whose headers or body trickle in; and its data folder kept to its owner.
  */
 let svc: TestService;

@@ -74,7 +74,7 @@ describe('bundles mode', () => {
     const events = (await chat.text()).split('\n\n').filter((e) => e.startsWith('data: '));
     expect(events.length).toBeGreaterThan(2);
     expect(events.at(-1)).toBe('data: [DONE]');
-    // Issue 28's routes from their bundles: Responses (streamed, named events), a model by id, embeddings.
+    // The OpenAI-format routes beyond chat, from their bundles: Responses (streamed, named events), a model by id, embeddings.
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const response = await fetch(`${svc.baseUrl}/api/v1/ai/responses`, {
       method: 'POST',

@@ -140,7 +140,7 @@ describe('POST /api/v1/ai/chat/completions (openai client)', () => {
     expect(JSON.parse(text)).toEqual({ answer: 42, ok: true });
   });
 
-  it('a client that disconnects mid-stream after receiving text: the upstream call is aborted, the credit is spent (§15)', {
+  it('a client that disconnects mid-stream after receiving text: the upstream call is aborted, the credit is spent', {
     retry: 2,
   }, async () => {
     const { projectId, botId, openai } = await projectWithBot();
@@ -159,7 +159,7 @@ describe('POST /api/v1/ai/chat/completions (openai client)', () => {
       10_000,
       'the upstream call aborted',
     );
-    // It received text: the credit is final (contract §15), not refunded to a reader who hangs up.
+    // It received text: the credit is final, not refunded to a reader who hangs up.
     expect(await balance(projectId)).toBe(4);
   });
 
@@ -323,7 +323,7 @@ describe('errors as the openai client raises them', () => {
     expect(error.error).toMatchObject({ code: 'insufficient_quota' });
   });
 
-  it('400 BadRequestError for every §12 rule, nothing charged and nothing sent upstream', async () => {
+  it('400 BadRequestError for every request rule, nothing charged and nothing sent upstream', async () => {
     const { projectId, botId, token } = await projectWithBot(5);
     const openai = client(token);
     const m = marker();

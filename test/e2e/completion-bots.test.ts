@@ -72,7 +72,7 @@ describe('POST /api/v1/ai/completion with botId', () => {
     expect(await balance(owner.projectId)).toBe(before - 1);
 
     const [sent] = await model.find(m);
-    // fontes: the files whose excerpts the model was given, each once, best first (contract §12).
+    // fontes: the files whose excerpts the model was given, each once, best first.
     const fontes = res.body.fontes as { procedencia: string; score: number }[];
     const given = [...sent!.system.matchAll(/^\[(\d+)\] File: (.+)$/gm)].map((x) => x[2]!);
     expect(fontes.map((f) => f.procedencia).sort()).toEqual([...new Set(given)].sort());

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ConsoleBrowser, chromium, openConsoleBrowser, signIn } from '#test/console/browser.ts';
 import { ACCESSIBILITY_PROBLEMS } from '#test/console/in-page.ts';
-import { WEBHOOK_EVENT_TYPES } from '#shared/events/envelope.ts';
+import { WEBHOOK_EVENT_TYPES } from '#shared/events/index.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { describeNeeding } from '#test/support/prerequisites.ts';
 import { E2E_ATTEMPTS } from '#test/support/groups/e2e.ts';
@@ -10,7 +10,7 @@ import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 // The console's webhook tools (contract section 11) in Debian's Chromium against the local service: the event
-// catalog, the rate limit on the webhook form, recovering failed deliveries, and §18's settings and filter tryout.
+// catalog, the rate limit on the webhook form, recovering failed deliveries, and the ordering, signature and filter settings with the filter tryout.
 describeNeeding(chromium, 'console: event catalog, rate limit, recover', () => {
   let svc: ServiceClient;
   let ui: ConsoleBrowser;

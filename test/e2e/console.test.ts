@@ -49,7 +49,7 @@ describeNeeding(chromium, 'console in a browser', () => {
 
   it('ships under 40 KB of gzipped JavaScript and is interactive in under 1 s', async () => {
     const js = consoleJsGzipBytes();
-    // The console's budget (issue 20): charts are hand-drawn SVG, not a library, to stay inside it.
+    // The console's budget: charts are hand-drawn SVG, not a library, to stay inside it.
     expect(js.total).toBeLessThan(40 * 1024);
 
     // Five cold loads (a fresh context each: empty cache); the median is judged, since the machine is shared by the

@@ -13,7 +13,7 @@ import { dsnMail, postMetaWebhook, projectWithWebhook } from './channel-support.
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 /**
- * Conversations as a messaging platform runs them (contract §17), seen from outside: sends answered by the service,
+ * Conversations as a messaging platform runs them, seen from outside: sends answered by the service,
  * events read from a real webhook receiver (Standard Webhooks verified), providers played by doubles that speak their
  * real formats: Meta's media lookup and download and its template messages, Twilio's `NumMedia`/`MediaUrl0` (with
  * basic auth and a redirect to its media host), MIME attachments and a DSN through the SMTP listener.

@@ -7,7 +7,7 @@ import { formatLedger, MAIL_KIND, runCrashLedger } from '../../bench/crash-ledge
  * event reaches the webhook, no change is published under two ids, and one contact's messages reach a webhook ordered
  * by conversation in the order they were acknowledged. One sender per kind of input and kills ~3 s
  * apart: ~400 inputs acknowledged across the kills for ~30 s of CPU (two senders 4 s apart cost ~49 s for the same
- * assertions; BENCHMARKS.md issue 25).
+ * assertions; bench/history/2026-11-test-suite-time.md).
  */
 describe('crash ledger', () => {
   it('loses nothing acknowledged and gives no change two event ids across kill -9', async () => {

@@ -13,7 +13,7 @@ import { startHttpDouble } from './send-doubles.ts';
 import { startReceiver, type TestReceiver, webhookHeaders } from './webhooks-support.ts';
 
 /**
- * Channel ingress (contract §10) as providers and customers see it: Twilio requests signed with Twilio's own
+ * Channel ingress as providers and customers see it: Twilio requests signed with Twilio's own
  * library, WhatsApp payloads as Meta documents them, mail over SMTP with nodemailer; what arrives is read from a
  * real webhook receiver and verified with the Standard Webhooks library.
  */
@@ -386,7 +386,7 @@ describe('WhatsApp Cloud', () => {
   });
 
   it('read before delivered: message.read only; duplicates and later statuses emit nothing', async () => {
-    // The contact wrote first: free-form messages go inside their 24-hour window (contract §17).
+    // The contact wrote first: free-form messages go inside their 24-hour window.
     await openWhatsAppWindow(
       svc,
       {
@@ -635,8 +635,8 @@ describe('inbound mail', () => {
         { filename: 'fatura.pdf', content: Buffer.from('%PDF-1.4 fake invoice'), contentType: 'application/pdf' },
       ],
     };
-    // Sent twice: two mails accepted (250 each), as SES would take them: two events, whatever their Message-ID says
-    // (contract §15). Only a redelivery of the same stored mail is one event (below).
+    // Sent twice: two mails accepted (250 each), as SES would take them: two events, whatever their Message-ID says.
+    // Only a redelivery of the same stored mail is one event (below).
     await transport().sendMail(mail);
     await transport().sendMail(mail);
     const [received, again] = await waitForEvents(
@@ -693,7 +693,7 @@ describe('inbound mail', () => {
     });
     const [latin] = await waitForEvents((e) => e.data.providerMessageId === '<latin1-1@example.org>', 1);
     expect(latin.data).toMatchObject({ subject: 'Solicitação', text: 'Não consigo acessar a conta.', attachments: [] });
-    // Sent twice over SMTP: two deliveries to the transport, two events (contract §15: not deduplicated on Message-ID).
+    // Sent twice over SMTP: two deliveries to the transport, two events (not deduplicated on Message-ID).
     await consistently(
       () => expect(events((e) => e.data.providerMessageId === '<fatura-123@example.org>')).toHaveLength(2),
       500,

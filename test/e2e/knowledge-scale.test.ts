@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 /**
- * Knowledge at help-center scale over HTTP (issue 31): a burst of uploads, 8 at a time, all accepted and all
+ * Knowledge at help-center scale over HTTP: a burst of uploads, 8 at a time, all accepted and all
  * ingested; the listing pages through them; search finds the last one.
  */
 let svc: ServiceClient;

@@ -4,7 +4,7 @@ import { consistently, eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 /**
- * Browser uploads of knowledge files (§13): the panel asks for an upload URL, then posts the file as a form straight
+ * Browser uploads of knowledge files: the panel asks for an upload URL, then posts the file as a form straight
  * to S3 (here the local stand-in), as a browser does; the object's arrival starts the ingestion.
  */
 let svc: ServiceClient;
@@ -117,7 +117,7 @@ describe('POST .../knowledge/{fileName}/upload', () => {
   });
 
   test('the storage refuses what the upload URL does not allow, with S3’s codes: another type, over 25 MB, another project’s key, no signature', async () => {
-    // S3 itself checks the POST policy on AWS; the local stand-in checks it the same way (contract §15).
+    // S3 itself checks the POST policy on AWS; the local stand-in checks it the same way.
     const refused = async (answer: Response, status: number, code: string) => {
       expect(answer.status).toBe(status);
       expect(await answer.text()).toContain(`<Code>${code}</Code>`);

@@ -40,7 +40,7 @@ describe('GET /api/integration/messages/{messageId}', () => {
       status: 'sent',
       channel: { id: a.channelId, type: 'sms' },
       to: '+5511988887777',
-      // Its conversation (contract §16): the contact, the conversation's id, what was sent.
+      // Its conversation: the contact, the conversation's id, what was sent.
       contact: '+5511988887777',
       conversationId: expect.stringMatching(/^conv_/),
       text: 'hello',

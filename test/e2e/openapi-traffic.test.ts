@@ -86,7 +86,7 @@ async function driveEveryOperation(): Promise<void> {
   await svc.admin('POST', `${c}/sandbox/inbound`, { from: '+5511977776666', text: 'Oi' });
   await svc.admin('POST', `${c}/sandbox/status`, { messageId: sent.messageId, status: 'delivered' });
   await api(`/api/integration/messages/${sent.messageId}`, bearer(sendToken));
-  // Conversations (contract §17): keywords, a suppression and its removal, a contact's window and messages.
+  // Conversations: keywords, a suppression and its removal, a contact's window and messages.
   await svc.admin('PATCH', c, { optOutKeywords: ['STOP', 'PARE'] });
   await svc.admin('POST', `${c}/sandbox/inbound`, { from: '+5511977776655', text: 'PARE' });
   await svc.admin('GET', `${c}/suppressions`);

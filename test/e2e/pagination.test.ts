@@ -3,7 +3,7 @@ import { eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
 /**
- * One pagination pattern on every list (contract §17's precision): `?limit&cursor` → `{ items, nextCursor? }`, the
+ * One pagination pattern on every list: `?limit&cursor` → `{ items, nextCursor? }`, the
  * same names and bounds everywhere, `nextCursor` absent on the last page. Each list below gets three items of its
  * own and is walked two at a time past its first page; `PAGINATED` is checked against the document's
  * `x-pagination` operations, so a new list without a walk here fails.
@@ -200,7 +200,7 @@ const PAGINATED: Record<string, () => Promise<Listing>> = {
 };
 
 /**
- * The knowledge files listing joins the pattern with its re-implementation (issue 31): until its operation is marked
+ * The knowledge files listing joins the pattern with its re-implementation: until its operation is marked
  * `x-pagination`, its walk is skipped (and reported as skipped), never passed.
  */
 const PENDING = new Set(['listKnowledgeFiles']);

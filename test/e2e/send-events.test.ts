@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { envelopeSchemaOf } from '#shared/events/event-catalog.ts';
+import { envelopeSchemaOf } from '#shared/events/index.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';

@@ -125,7 +125,7 @@ describe('sandbox provider', () => {
   it('keeps WhatsApp contact and routing data with the message, newest first', async () => {
     const target = await channelWithToken({ type: 'whatsapp', address: '5511999990000' });
     const { projectId, channelId, token } = target;
-    // Free-form messages go inside the contact's 24-hour window (contract §17): the contact writes first.
+    // Free-form messages go inside the contact's 24-hour window: the contact writes first.
     await openWhatsAppWindow(svc, target, '5511988887777');
     const first = await send(token, { number: '5511988887777', message: 'first' });
     const second = await send(token, {

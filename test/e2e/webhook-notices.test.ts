@@ -6,7 +6,7 @@ import { type ReceivedMail, startSmtpDouble } from './send-doubles.ts';
 import { receiverPool, type TestReceiver } from './webhooks-support.ts';
 
 /**
- * Contract §18's notices through the running service: `webhook.failing` after WEBHOOK_FAILING_AFTER failed attempts
+ * A project's webhook notices through the running service: `webhook.failing` after WEBHOOK_FAILING_AFTER failed attempts
  * in a row (3 here), once per streak, and `webhook.disabled`, to the project's other webhooks that take them and by
  * email to its `contactEmail` through a real SMTP server (NOTICE_SMTP_URL, with a login). A service of its own: it
  * needs those settings.

@@ -7,7 +7,7 @@ import { E2E_ATTEMPTS } from '#test/support/groups/e2e.ts';
 import { type ReceivedDelivery, receiverPool, webhookHeaders } from './webhooks-support.ts';
 
 /**
- * Contract §18 through the running service: ordered delivery per conversation, `v1a` signatures, filters, and the
+ * Webhooks for chat back ends through the running service: ordered delivery per conversation, `v1a` signatures, filters, and the
  * health chart against the delivery log. The group's schedule retries every 0.2 s, 4 attempts in all.
  */
 let svc: ServiceClient;

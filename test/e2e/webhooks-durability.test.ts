@@ -18,7 +18,7 @@ const receiver = receivers.start;
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-webhooks-'));
 
 // On one event loop (`threads: false`): the calls are counted on dynalite's wire whatever thread sends them, and a
-// SIGKILL takes the whole process either way; a start costs half the CPU (BENCHMARKS.md, issue 25).
+// SIGKILL takes the whole process either way; a start costs half the CPU (bench/history/2026-11-test-suite-time.md).
 beforeAll(async () => {
   svc = await startTestService({ threads: false });
 });
@@ -94,7 +94,7 @@ describe('webhook pipeline costs', () => {
     // (events of one project received together share it); deliver: per attempt, one write of the delivery record
     // (a first attempt that succeeded: a put that shares a BatchWriteItem with the puts that end beside it; any
     // other: an UpdateItem); per batch, one atomic ADD per webhook and hour to the hourly counters (the console's
-    // health chart, contract §18: folded, so a batch of several attempts to one webhook writes them once). These
+    // health chart: folded, so a batch of several attempts to one webhook writes them once). These
     // events come one at a time, each to 4 webhooks: a batch holds at most one attempt per webhook, so the fold saves
     // nothing here (test/unit/webhooks/deliver-attempt-stats.test.ts shows it does with several).
     expect(count('Query')).toBeGreaterThanOrEqual(1);

@@ -310,7 +310,7 @@ describe('webhook delivery through the local runner', () => {
     await Promise.all(
       Array.from({ length: 6 }, async (_, producer) => {
         // Each producer its own conversation, as a chat back end's traffic is: events without one share their
-        // channel's order key (contract §18), and one key's events are fanned out one batch after another.
+        // channel's order key, and one key's events are fanned out one batch after another.
         for (let i = 0; i < events / 6; i++)
           await p.event(ch.channelId, 'message.sent', { producer, i, conversationId: `conv_producer${producer}` });
       }),

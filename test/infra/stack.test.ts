@@ -1,7 +1,7 @@
 /**
  * The stack's tests, in one file so that they run in one process: aws-cdk-lib is imported, and a process's first
  * synthesis warmed up (~8 s of CPU; the next ones ~2 s), once instead of four times (~15 s of CPU per `npm test`,
- * BENCHMARKS.md issue 25). Each suite synthesizes the templates it reads itself; `npx vitest run test/infra -t
+ * bench/history/2026-11-test-suite-time.md). Each suite synthesizes the templates it reads itself; `npx vitest run test/infra -t
  * <name>` runs one of them.
  */
 import './stack.suite.ts';

@@ -2,13 +2,12 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { DynamoWebhookHealthStore } from '#shared/webhooks/adapters/dynamo-webhook-health-store.ts';
 import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
-import { newEventId } from '#shared/events/envelope.ts';
+import { marksOf, newEventId } from '#shared/events/index.ts';
 import { deliveryIdFor } from '#shared/webhooks/model.ts';
 import type { AttemptWrite } from '#shared/webhooks/ports.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 import { readItem } from '#shared/kernel/aws/dynamo-table.ts';
 import { keys, WEBHOOK_PARTITIONS, workIndex } from '#shared/contract/keys.ts';
-import { marksOf } from '#shared/events/adapters/dynamo-outbox.ts';
 import { GroupedPuts } from '#shared/kernel/aws/grouped-puts.ts';
 
 let env: Awaited<ReturnType<typeof startTestTable>>;

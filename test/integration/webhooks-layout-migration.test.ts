@@ -5,7 +5,7 @@ import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-s
 import { DynamoFailedDeliveries } from '#shared/webhooks/adapters/dynamo-failed-deliveries.ts';
 import { DynamoWebhookAttemptStats } from '#shared/webhooks/adapters/dynamo-webhook-attempt-stats.ts';
 import { migrateWebhookLayout } from '#shared/webhooks/adapters/legacy-webhook-layout.ts';
-import { newEventId } from '#shared/events/envelope.ts';
+import { newEventId } from '#shared/events/index.ts';
 import { deliveryIdFor } from '#shared/webhooks/model.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 

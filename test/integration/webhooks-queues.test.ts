@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
-import { SqsEventQueue } from '#shared/events/adapters/sqs-event-queue.ts';
-import type { EventMessage } from '#shared/events/index.ts';
+import { type EventMessage, SqsEventQueue } from '#shared/events/index.ts';
 import { SqsDeliveryQueue } from '#shared/webhooks/adapters/sqs-delivery-queue.ts';
 import type { DeliveryJob } from '#shared/webhooks/model.ts';
 

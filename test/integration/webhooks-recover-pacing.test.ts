@@ -4,7 +4,7 @@ import { DynamoFailedDeliveries } from '#shared/webhooks/adapters/dynamo-failed-
 import { DynamoWebhookPacer } from '#shared/webhooks/adapters/dynamo-webhook-pacer.ts';
 import { keys, WEBHOOK_PARTITIONS, workIndex } from '#shared/contract/keys.ts';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { newEventId } from '#shared/events/envelope.ts';
+import { newEventId } from '#shared/events/index.ts';
 import { deliveryIdFor } from '#shared/webhooks/model.ts';
 import { startSpacingMs } from '#shared/webhooks/pacing.ts';
 import type { AttemptWrite } from '#shared/webhooks/ports.ts';

@@ -2,7 +2,7 @@
  * Polls `check` until it returns a value other than undefined or false, and returns that value; fails after
  * `timeoutMs`, naming `what` it waited for. Every 50 ms at first, then less often, up to every 250 ms: most checks
  * call the service (an admin read: HTTP, DynamoDB, JSON on both sides), and a wait of seconds at 50 ms cost the
- * suite's two cores more than the condition's later sighting costs its file (BENCHMARKS.md, issue 25).
+ * suite's two cores more than the condition's later sighting costs its file (bench/history/2026-11-test-suite-time.md).
  */
 export async function eventually<T>(
   check: () => Promise<T | undefined | false>,

@@ -19,7 +19,7 @@ import { openAiRequestFuzzer, schemaSampleFuzzer } from './fuzzers-openai.ts';
 import type { Fuzzer } from './fuzzer.ts';
 
 /**
- * Fuzzers for every parser of untrusted bytes (contract §15), shared by the tests (test/unit/untrusted-input-fuzz.test.ts:
+ * Fuzzers for every parser of untrusted bytes, shared by the tests (test/unit/untrusted-input-fuzz.test.ts:
  * a few seconds each in `npm test`) and the bench (bench/fuzz.ts: longer, inputs per second and the slowest input).
  * Each builds inputs meant to hurt (filter names and their escapes, filter chains, indirect objects, nested and
  * unterminated markup, huge runs of special characters), runs the parser, and throws when the outcome is not one the

@@ -16,7 +16,7 @@ import type { HostedServiceInfo } from './service-host.ts';
  * The setup does not wait for the boot: Vitest runs the projects' global setups one after another before any file,
  * so five services (the bundles group's first build of the deploy bundles among them) booted in turn while the
  * cores had nothing else to do. Now they boot beside each other and beside the first unit files, and a group's
- * files wait for their own service only (BENCHMARKS.md, issue 25).
+ * files wait for their own service only (bench/history/2026-11-test-suite-time.md).
  */
 export interface HostedService {
   /** Where the host writes {@link HostedServiceInfo} once the service answers, or `{ "error": … }` if it died first. */
@@ -101,7 +101,7 @@ export function groupSetup(
     const dependency = await extra?.();
     // On one event loop unless the group asks for threads: the files of a group keep both cores busy themselves,
     // and without the runner's threads a group service spends ~15 % less CPU on the same files and starts on half
-    // (BENCHMARKS.md, issue 25). The threaded runner, `npm start`'s default, is what the `e2e` and `bundles` groups,
+    // (bench/history/2026-11-test-suite-time.md). The threaded runner, `npm start`'s default, is what the `e2e` and `bundles` groups,
     // most `own` files' services and the crash ledger run.
     const service = hostService({ threads: false, ...options, env: { ...options.env, ...dependency?.env } });
     project.provide('service', { infoFile: service.infoFile });

@@ -6,7 +6,7 @@ import type { Reporter, TestModule, TestSpecification } from 'vitest/node';
  * Vitest stops a project's global setup only when every project is done, and the files run longest first across all
  * projects (./sequencer.ts), so a group whose files ended early would otherwise idle for minutes beside the unit
  * files that finish the run: each idle service costs ~2.5 % of a core (its pollers' long polls and the SQS
- * stand-in's timers), five of them ~40 s of CPU per `npm test` on two cores (BENCHMARKS.md, issue 25).
+ * stand-in's timers), five of them ~40 s of CPU per `npm test` on two cores (bench/history/2026-11-test-suite-time.md).
  *
  * The global setups (./global-service.ts) and this reporter run in Vitest's main process but are loaded by
  * different module loaders, so they meet through one registry on `globalThis`, keyed by project name.

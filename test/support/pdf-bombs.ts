@@ -5,8 +5,7 @@ import { brotliCompressSync, constants, createDeflate, deflateSync } from 'node:
 import { onePage, pdfStream, writePdf } from './pdf-writer.ts';
 
 /**
- * Adversarial PDFs: every way known to make pdfjs produce far more bytes, or work, than the file holds (issue 27,
- * ported from the research session's generators). Each is valid enough that pdfjs decodes the payload on its normal
+ * Adversarial PDFs: every way known to make pdfjs produce far more bytes, or work, than the file holds (ported from the research session's generators). Each is valid enough that pdfjs decodes the payload on its normal
  * path: page content for the text layer, an image for the operator list or rendering, the cross-reference data or an
  * object stream when the file is opened. The page text starts with `BOMB`: a reader that decodes the whole stream
  * answers it.

@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Seconds each slow file took in a clean-clone `npm test` (BENCHMARKS.md, issue 25), by `<project>:<file>`: the
+ * Seconds each slow file took in a clean-clone `npm test` (bench/history/2026-11-test-suite-time.md), by `<project>:<file>`: the
  * estimate when Vitest has no timing of its own yet (a fresh clone, CI). Files under ~5 s are left out (they sort
  * after, larger files first). Refresh a line when a file's time changes a lot; an estimate that is off only moves
  * a file in the queue, it never changes what runs.

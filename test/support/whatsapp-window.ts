@@ -12,7 +12,7 @@ export interface WhatsAppTarget {
 }
 
 /**
- * Opens the contact's 24-hour window (contract §17) the way it opens in production: the contact writes. On a sandbox
+ * Opens the contact's 24-hour window the way it opens in production: the contact writes. On a sandbox
  * channel through the sandbox's simulated reply (applied before it answers); on a WhatsApp Cloud channel with a
  * signed Meta webhook, then waits until the conversation route says the window is open.
  */

@@ -68,7 +68,7 @@ describe('architecture: floors, faces and layers, no arrow running back up, no c
     expect(sizes(repo)).toEqual([]);
   });
 
-  it('converted areas: comments explain themselves (no contract §, issue number or BENCHMARKS)', () => {
+  it('converted areas: comments explain themselves (no contract section, issue number or benchmark log)', () => {
     expect(selfExplaining(repo)).toEqual([]);
   });
 

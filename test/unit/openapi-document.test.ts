@@ -7,7 +7,7 @@ import { buildOpenApiDocument } from '#shared/openapi/document.ts';
 import { REQUEST_EXAMPLES, SCHEMA_EXAMPLES } from '#shared/openapi/examples.ts';
 
 /**
- * The document as client generators and readers see it (issue 29): names, tags, security, servers, examples that
+ * The document as client generators and readers see it: names, tags, security, servers, examples that
  * match their schemas, request shapes every generator's default output gets right, and the SDK surface. The
  * linters (test/unit/openapi-lint.test.ts) and the generated client (sdk/, test/e2e/sdk.test.ts) check the rest.
  */
@@ -240,7 +240,7 @@ describe('pagination in the schema', () => {
       const schema = ok?.content?.['application/json']?.schema;
       const component = schema?.$ref ? full.components.schemas[schema.$ref.split('/').pop()] : schema;
       const isList = component?.properties?.items?.type === 'array';
-      // The knowledge listing gets the one page shape with its re-implementation (issue 31); the OpenAI model list
+      // The knowledge listing gets the one page shape with its re-implementation; the OpenAI model list
       // keeps OpenAI's shape (`{ object: 'list', data }`).
       if (!isList || (op.operationId === 'listKnowledgeFiles' && !op['x-pagination'])) continue;
       expect(op['x-pagination'], key).toBeDefined();

@@ -3,15 +3,15 @@ import { describe, it } from 'vitest';
 import { FUZZERS, runWithinBudget } from '#test/support/fuzzers.ts';
 
 /**
- * Fuzzing every parser of untrusted bytes (contract §15) with inputs built to hurt: PDF filter names, escapes,
+ * Fuzzing every parser of untrusted bytes with inputs built to hurt: PDF filter names, escapes,
  * abbreviations, chains, indirect objects and parameters, PDF object graphs with cycles and fan-out, MIME structure
  * around hostile HTML, delivery status reports that lie about whom a mail went to, nested and unterminated markup, long Markdown lines, multipart bodies, JSON and provider
  * payloads made of huge runs. Each input must give an outcome its parser may give, within the fuzzer's time and
- * memory budget (test/support/fuzzers.ts). These would have found issue 27's holes: the `/Fl` and Brotli bombs, the
+ * memory budget (test/support/fuzzers.ts). These would have found the holes fixed before them: the `/Fl` and Brotli bombs, the
  * quadratic HTML in mail and knowledge, `**a ` in Markdown, 10 MB of `[` in a JSON body.
  *
  * A few seconds each here; `npx tsx bench/fuzz.ts` runs them longer and reports inputs per second and the slowest
- * input (BENCHMARKS.md).
+ * input (bench/history/2026-11-untrusted-input.md).
  */
 const RUNS: Record<string, number> = {
   'PDF filters': 12,

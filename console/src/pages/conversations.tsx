@@ -14,7 +14,7 @@ import {
 } from '../ui.tsx';
 
 /**
- * A channel's conversations (contract §17): the contacts it must not send to (opted out, bounced), with a way to lift
+ * A channel's conversations: the contacts it must not send to (opted out, bounced), with a way to lift
  * a suppression, and one contact's conversation: the WhatsApp 24-hour window, whether the contact opted out, and the
  * messages both ways with previews of the images received.
  */

@@ -133,7 +133,7 @@ const SAMPLE_EVENT = {
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
 /**
- * Shows and changes a webhook's `filter` (contract §18), and tries it on a sample event with the rules the fan-out
+ * Shows and changes a webhook's `filter`, and tries it on a sample event with the rules the fan-out
  * applies (`shared/integrations/webhook-filter.ts`, bundled as is): whether the event would be delivered, or what is
  * wrong with the filter, before it is saved.
  */

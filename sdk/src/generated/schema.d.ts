@@ -491,7 +491,7 @@ export interface paths {
         put?: never;
         /**
          * Create an integration (webhook or custom)
-         * @description A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel). A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`. The answer carries a `v1` webhook's `signingSecret` or the custom `token`, shown once; a `v1a` webhook's `publicKey` is on the integration itself. `ordering`, `signature` and `filter`: contract §18.
+         * @description A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel). A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`. The answer carries a `v1` webhook's `signingSecret` or the custom `token`, shown once; a `v1a` webhook's `publicKey` is on the integration itself. `ordering` (`conversation`: one conversation's events in order), `signature` (`v1` or `v1a`) and `filter` (conditions an event must meet) are optional.
          */
         post: operations["createIntegration"];
         delete?: never;

@@ -1,6 +1,6 @@
 import type { CompletionSource } from '../complete-text.ts';
 
-/** One item of the wire's `fontes` (contract §12): the native `/completion` and the OpenAI-format route send the same. */
+/** One item of the wire's `fontes`: the native `/completion` and the OpenAI-format route send the same. */
 export interface Fonte {
   procedencia: string;
   score: number;

@@ -37,7 +37,7 @@ export const completionResult = withMeta(
   { id: 'CompletionResult' },
 );
 
-/** OpenAI's error body, on the OpenAI-format routes only (contract §12). */
+/** OpenAI's error body, on the OpenAI-format routes only. */
 export const openAiErrorBody = withMeta(
   z.object({
     error: z.object({

@@ -1,7 +1,7 @@
 import { withMeta } from '../../kernel/validation/meta.ts';
 import * as z from '../../kernel/validation/zod.ts';
 import { int, isoTime } from '../../http/wire-schemas.ts';
-import { botCredits } from '../../credits/api/index.ts';
+import { botCredits } from '../../credits/index.ts';
 
 /** Answer bodies of this area as the API returns them (the OpenAPI document shows them; tests check answers). */
 

@@ -19,8 +19,7 @@ import {
   updateItem,
 } from '../../kernel/aws/dynamo-table.ts';
 import { collections, inCollection, keys, pageKeyOf } from '../../contract/keys.ts';
-import type { OutboxMark } from '../../events/index.ts';
-import { clearOutboxMark, outboxUpdate } from '../../events/adapters/dynamo-outbox.ts';
+import { clearOutboxMark, type OutboxMark, outboxUpdate } from '../../events/index.ts';
 import type { Page, PageRequest } from '../../kernel/page.ts';
 
 /** What is stored for a webhook's secrets: each sealed (AES-256-GCM) and bound to its integration. */
@@ -246,7 +245,7 @@ export class DynamoIntegrationStore implements IntegrationStore {
     const sealed = item.sealed as SealedWebhookSecrets;
     return {
       ...plain,
-      // Webhooks stored before contract §18 have none of these: the defaults.
+      // Webhooks stored before ordering, signatures and filters existed have none of these: the defaults.
       ordering: plain.ordering ?? 'none',
       signature: plain.signature ?? 'v1',
       filter: plain.filter ?? null,

@@ -1,7 +1,7 @@
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { integrationView } from '#shared/integrations/integration.ts';
-import { WEBHOOK_EVENT_TYPES } from '#shared/events/event-types.ts';
+import { WEBHOOK_EVENT_TYPES } from '#shared/events/index.ts';
 import { MAX_WEBHOOK_RATE_PER_SECOND, SIGNATURE_SCHEMES, WEBHOOK_ORDERINGS } from '../integration.ts';
 import {
   FILTER_OPS,
@@ -57,7 +57,7 @@ const filterScalar = z.union([
 ]);
 
 /**
- * Contract §18's filter. The shape is checked here (and documented from here); what depends on `op` (which values it
+ * A webhook's `filter` (docs/reference/webhooks.md). The shape is checked here (and documented from here); what depends on `op` (which values it
  * takes, which fields exist) by `filterProblems`, the same rules the console applies when it tries a filter.
  */
 const filter = z

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 
 /**
- * Untrusted parsing off the caller's thread (contract §15): a pool of worker threads, each with a V8 heap ceiling
+ * Untrusted parsing off the caller's thread: a pool of worker threads, each with a V8 heap ceiling
  * (`resourceLimits`) and every call with a deadline, past which the worker is terminated. On AWS a Lambda's memory
  * and timeout are this sandbox and parsing runs in-process; the local runner, where every function shares a few
  * threads, runs it here so one tenant's file cannot stall another tenant's request.

@@ -11,7 +11,7 @@ export function localCredentials(endpoint: string | undefined) {
 }
 
 /**
- * Takes the SDK's logger middleware off a client. Decision (issue 32, BENCHMARKS.md): we never give the SDK a logger,
+ * Takes the SDK's logger middleware off a client. Decision (measured: bench/history/2026-11-webhooks-for-chat-back-ends.md): we never give the SDK a logger,
  * yet that middleware still walks every call's input and output through the schema's sensitive-data filter (a deep
  * copy) to hand them to its no-op logger: ~2 % of a deliver worker's CPU at saturation, for nothing. Nothing else
  * reads those copies; errors still reach the caller as before.

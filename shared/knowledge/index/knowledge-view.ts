@@ -13,7 +13,7 @@ import type { DeleteMarker, Segment, SegmentDoc } from './segment.ts';
  * Ranking is BM25 (k1 = 1.2, b = 0.75, the usual defaults) over excerpts, with idf and the average excerpt length
  * taken over the searchable excerpts of every segment, at query time. Excerpts, not whole files, are the unit the
  * statistics count: bots hold few long files as often as many short ones, and file-level statistics collapse on long
- * files (measured: bench/retrieval.ts, the long-file rows). Three choices on top (BENCHMARKS.md, issue 31):
+ * files (measured: bench/retrieval.ts, the long-file rows). Three choices on top (bench/history/2026-11-knowledge-at-scale.md):
  * - a word the query repeats counts each time (linear query term frequency, as Lucene and wink do);
  * - each excerpt is also scored as the middle of its neighbourhood (it and the excerpts either side in the same
  *   file), and the two scores are averaged, so an excerpt whose context also answers the query ranks above one that

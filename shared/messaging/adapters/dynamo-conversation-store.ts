@@ -1,6 +1,6 @@
 import type { SecretBox } from '../../kernel/secret-box.ts';
 import { collections, conversationIndex, inCollection, keys, pageKeyOf } from '../../contract/keys.ts';
-import { clearOutboxMark, marksOf, outboxUpdate } from '../../events/adapters/dynamo-outbox.ts';
+import { clearOutboxMark, marksOf, outboxUpdate } from '../../events/index.ts';
 import {
   applied,
   type DynamoTable,
@@ -34,7 +34,7 @@ const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
  * Conversations, suppressions and mail threads in the one table (shared/contract/keys.ts):
  * - `CONV#<channelId>#<contact>`: the contact's last inbound time, moved forward only by a conditional UpdateItem;
  * - `SUPP#<projectId>#<channelId>` / `S#<contact>`: the contact's opt-out, `state` `suppressed` or `lifted`, each
- *   change with its event's mark in the same conditional write (contract §15), ordered so that a late report never
+ *   change with its event's mark in the same conditional write, ordered so that a late report never
  *   undoes a later change; lifted ones expire after 30 days;
  * - `THREAD#<channelId>#<Message-ID>`: the conversation a mail belongs to, and for a mail the channel sent, whom it
  *   went to (`sentTo`).

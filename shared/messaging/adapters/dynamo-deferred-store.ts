@@ -1,5 +1,4 @@
-import type { OutboxMark } from '../../events/index.ts';
-import { outboxUpdate } from '../../events/adapters/dynamo-outbox.ts';
+import { type OutboxMark, outboxUpdate } from '../../events/index.ts';
 import { collections, duePartitions, inCollection, keys, pageKeyOf } from '../../contract/keys.ts';
 import type { Page, PageRequest } from '../../kernel/page.ts';
 import {

@@ -9,8 +9,7 @@ import {
   type ProviderIdTarget,
 } from '../message-status.ts';
 import { conversationIndex, keys } from '../../contract/keys.ts';
-import type { OutboxMark } from '../../events/index.ts';
-import { clearOutboxMark, marksOf, outboxItemAttributes, outboxUpdate } from '../../events/adapters/dynamo-outbox.ts';
+import { clearOutboxMark, marksOf, outboxItemAttributes, type OutboxMark, outboxUpdate } from '../../events/index.ts';
 import {
   applied,
   conditionalWrite,

@@ -5,11 +5,11 @@ import type { ReceivedMessage } from '../inbound/report.ts';
 import { parseDeliveryStatus } from '../inbound/dsn.ts';
 import { MAX_MEDIA_ITEMS } from '../media.ts';
 
-/** Raw messages above this are not parsed (contract §10: up to 25 MB). */
+/** Raw messages above this are not parsed (up to 25 MB). */
 export const MAX_MAIL_BYTES = 25 * 1024 * 1024;
 
 /**
- * Ceilings of one received mail's parts in its `message.received` (contract §15): over them a part is cut and the
+ * Ceilings of one received mail's parts in its `message.received`: over them a part is cut and the
  * event says `truncated: true`. The HTML is kept as sent up to its ceiling (a newsletter with inline images can be
  * megabytes); the text, the plain part or the HTML read as text, up to a million characters (a book's worth); lists
  * of addresses, references and attachments up to 100 entries each.
@@ -34,7 +34,7 @@ export async function parseMail(raw: Buffer, to: string): Promise<ReceivedMessag
   try {
     return await readMail(raw, to);
   } catch {
-    // Accepted mail is never lost (contract §15): MIME the parser refuses (a header block over its 2 MB ceiling,
+    // Accepted mail is never lost: MIME the parser refuses (a header block over its 2 MB ceiling,
     // say) still arrives, as its first headers with `truncated: true`.
     return parseMailHeaders(raw, to);
   }
@@ -122,7 +122,7 @@ const HEADER_BYTES = 64 * 1024;
 /**
  * A mail whose parsing failed or passed its time or memory ceiling (the parsing sandbox stopped it): its headers only
  * (sender, subject, threading), no text and no attachments, and `truncated: true`, so the accepted mail still arrives
- * as `message.received` (contract §15). Reads at most the first 64 KB.
+ * as `message.received`. Reads at most the first 64 KB.
  */
 export async function parseMailHeaders(raw: Buffer, to: string): Promise<ReceivedMessage> {
   const head = raw.subarray(0, HEADER_BYTES);

@@ -58,7 +58,7 @@ const providerBody = z.discriminatedUnion('kind', [
   }),
 ]);
 
-/** A keyword list (contract §17): 1 to 20 keywords of 1 to 30 characters, none twice (case aside). */
+/** A keyword list: 1 to 20 keywords of 1 to 30 characters, none twice (case aside). */
 const keywordList = (what: string) =>
   withMeta(
     z

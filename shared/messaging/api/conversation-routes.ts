@@ -5,7 +5,7 @@ import type { Channel } from '../channel.ts';
 import type { ConversationQueries } from '../conversations.ts';
 
 /**
- * A channel's suppressions (contract §17) and, for the console, its conversations: the window and opt-out of a
+ * A channel's suppressions and, for the console, its conversations: the window and opt-out of a
  * contact and its messages, as a custom token sees them on `/api/integration/conversations/{contact}`.
  */
 export const conversationRoutes = {

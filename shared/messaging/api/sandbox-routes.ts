@@ -18,7 +18,7 @@ const simulatedStatusBody = z.strictObject({
   error: z.optional(text(1000)),
 });
 
-/** Sandbox channels simulate a contact's reply and a provider's receipt (contract §10). */
+/** Sandbox channels simulate a contact's reply and a provider's receipt. */
 export const sandboxRoutes = {
   simulateInbound: route({
     method: 'POST',

@@ -78,7 +78,7 @@ export const sendResult = withMeta(
   { id: 'SendResult' },
 );
 
-/** One media item as a message shows it (contract §17): a URL signed on this read, or why it could not be stored. */
+/** One media item as a message shows it: a URL signed on this read, or why it could not be stored. */
 export const messageMedia = withMeta(
   z.union([
     z.object({

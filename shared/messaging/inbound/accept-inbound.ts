@@ -17,7 +17,7 @@ export interface AcceptInboundDeps {
 }
 
 /**
- * The public inbound addresses (contract §10): 1. the channel (one GetItem), 2. its provider's signature over
+ * The public inbound addresses: 1. the channel (one GetItem), 2. its provider's signature over
  * the raw request, in constant time, before anything is stored, 3. the raw report queued in its contact's order
  * (one SQS send; one per contact when a callback names several; a report over 200 KB is parked in S3 first) — only
  * then does the caller answer 2xx. The work happens in the worker.
@@ -98,7 +98,7 @@ export function makeAcceptInbound(deps: AcceptInboundDeps) {
 
 export type AcceptInbound = ReturnType<typeof makeAcceptInbound>;
 
-/** No channel with this id, or not one the path's provider serves (contract §10: 404 CHANNEL_NOT_FOUND). */
+/** No channel with this id, or not one the path's provider serves (404 CHANNEL_NOT_FOUND). */
 function notThisProvider(channelId: string): ChannelNotFoundError {
   return new ChannelNotFoundError(channelId, 'No channel of this provider has this id.');
 }

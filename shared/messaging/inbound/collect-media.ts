@@ -23,7 +23,7 @@ export interface CollectMediaDeps {
 }
 
 /**
- * A received message's media, fetched once and stored (contract §17), in order, at most {@link MAX_MEDIA_ITEMS}:
+ * A received message's media, fetched once and stored, in order, at most {@link MAX_MEDIA_ITEMS}:
  * an item that cannot be fetched (the provider refused, timed out, it is over 16 MB, of a type not taken) becomes
  * `{ contentType?, error }` and the message goes on; a store that cannot be written throws (the report is retried,
  * and the same keys are written again).

@@ -29,7 +29,7 @@ export interface ApplyReportsDeps {
   > &
     /** Whom a sent message went to (a provider's bounce or complaint suppresses only those); without it, none. */
     Partial<Pick<MessageStatusStore, 'get'>>;
-  /** Windows, mail threads and opt-outs (contract §17). */
+  /** Windows, mail threads and opt-outs. */
   conversations: Pick<
     ConversationStore,
     | 'touchInbound'
@@ -81,7 +81,7 @@ export interface ProcessInboundDeps extends ApplyReportsDeps {
 export type SandboxStatusReport = StatusReport & { messageId: string; conversationId?: string };
 
 /**
- * The `inbound` worker's use case: a queued raw report → §5 events on the channel (contract §10).
+ * The `inbound` worker's use case: a queued raw report → message events on the channel.
  * 1. find the channel (gone, or not the provider of the report: dropped, logged);
  * 2. read the raw report (inline or parked in S3) and normalise it (unparsable: logged, nothing emitted);
  * 3. a received message is recorded once under an id derived from its identity (the provider's
@@ -169,7 +169,7 @@ export interface ReportedEvent {
  * Steps 3 and 4 of {@link makeProcessInbound}: normalised reports applied to a channel, in order, and the events
  * published. Also what the sandbox's simulation routes call, so a simulated reply or receipt goes the same way.
  *
- * Each change writes its event's mark in the same conditional write (contract §15), then publishes, then clears the
+ * Each change writes its event's mark in the same conditional write, then publishes, then clears the
  * mark. A report whose change is found already applied publishes again what is still marked for it (a crash came
  * between the write and the publish: same event id), and nothing otherwise (a provider's retry, a stale status).
  */
@@ -196,7 +196,7 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
   };
 
   /**
-   * A received message (contract §10, §17): 1. WhatsApp: the contact's window moves to this message (before its
+   * A received message: 1. WhatsApp: the contact's window moves to this message (before its
    * event is out, so a reply sent on `message.received` finds the window open); 2. its conversation (mail: the thread
    * its `In-Reply-To` / `References` name, remembered under its own Message-ID for the replies to come); 3. its media
    * fetched and stored; 4. recorded once with `message.received` marked; 5. an opt-out or opt-in keyword, a mailed
@@ -500,7 +500,7 @@ const UNSIGNED: Pick<MediaStore, 'url'> = {
 };
 
 /**
- * What makes a received message the same one again (contract §15): what the transport guarantees per delivery
+ * What makes a received message the same one again: what the transport guarantees per delivery
  * (mail: the SES message id, see ./ses.ts), else the provider's id (Twilio's SID, WhatsApp's wamid: the provider
  * assigns them). Never a header the sender writes: two mails with the same `Message-ID` are two messages.
  */

@@ -39,7 +39,7 @@ export interface SesReceipt {
   authentication: MailAuthentication;
 }
 
-/** One sender check's result as `message.received` carries it (contract §15). */
+/** One sender check's result as `message.received` carries it. */
 export type AuthenticationResult = 'pass' | 'fail' | 'none' | 'unknown';
 
 /** SPF, DKIM and DMARC results of a received mail (`data.authentication`). */
@@ -88,7 +88,7 @@ export interface ReceivedMessage {
   to: string;
   text: string;
   contact?: { name: string };
-  /** Media the message carries, as the provider names them; fetched and stored by the worker (contract §17). */
+  /** Media the message carries, as the provider names them; fetched and stored by the worker. */
   media?: MediaReference[];
   /** ISO 8601. */
   receivedAt: string;
@@ -97,7 +97,7 @@ export interface ReceivedMessage {
    * in it): orders two changes of a contact's opt-out given the same provider time. Never in the event.
    */
   arrival?: string;
-  /** Set when a part of the message was over its ceiling and was cut (contract §15; mail: `MAIL_LIMITS`). */
+  /** Set when a part of the message was over its ceiling and was cut (mail: `MAIL_LIMITS`). */
   truncated?: true;
   email?: {
     subject: string;

@@ -22,7 +22,7 @@ export interface SimulatedStatus {
 }
 
 /**
- * The sandbox standing in for a provider (contract §10): a contact's reply, or a receipt for a message the channel
+ * The sandbox standing in for a provider: a contact's reply, or a receipt for a message the channel
  * sent, built as a provider report would normalise and applied the same way (the same dedupe, forward-only rule
  * and events). Synchronous, so the caller gets the event id at once.
  */
@@ -62,7 +62,7 @@ export function makeSandboxSimulation(deps: {
                 subject: input.subject ?? '',
                 ...(input.html === undefined ? {} : { html: input.html }),
                 attachments: [],
-                // The sandbox checks no sender: every email message.received carries the results (contract §15).
+                // The sandbox checks no sender: every email message.received carries the results.
                 authentication: UNCHECKED_MAIL,
               },
             }

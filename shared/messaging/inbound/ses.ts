@@ -4,7 +4,7 @@ import type { AuthenticationResult, InboundReport, MailAuthentication, ReceivedM
 type SesVerdict = 'PASS' | 'FAIL' | 'GRAY' | 'PROCESSING_FAILED' | 'DISABLED';
 
 /**
- * SES's verdict on a sender check as `data.authentication` says it (contract §15). SES documents `GRAY` for SPF,
+ * SES's verdict on a sender check as `data.authentication` says it. SES documents `GRAY` for SPF,
  * DKIM and DMARC as "nothing to check" (no SPF record for the MAIL FROM domain, the message is not DKIM-signed, no
  * DMARC policy): `none`. `PROCESSING_FAILED` (SES could not check), `DISABLED` (not checked: the local listener
  * checks nothing), a missing verdict and anything else: `unknown`.
@@ -33,7 +33,7 @@ export interface SesNotificationLog {
  * SES receiving on AWS (the stack's receipt rule: the raw mail into the transfer bucket, then a notification on the
  * `inbound` queue through SNS), and the local SMTP listener, which queues the same notification: one report per
  * email channel of each recipient, carrying SES's message id and its SPF/DKIM/DMARC verdicts. A mail SES judged spam
- * or infected (`spamVerdict` or `virusVerdict` `FAIL`) gives no report: dropped, and logged (contract §15).
+ * or infected (`spamVerdict` or `virusVerdict` `FAIL`) gives no report: dropped, and logged.
  * Undefined when the message is not an SES receipt notification.
  */
 export async function reportsFromSesNotification(

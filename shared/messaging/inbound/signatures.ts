@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Provider signatures on inbound requests (contract §10). Both are checked in constant time; a missing header, a
+ * Provider signatures on inbound requests. Both are checked in constant time; a missing header, a
  * value of the wrong length and a wrong value all give the same `false`.
  */
 
@@ -27,7 +27,7 @@ export function verifyTwilioSignature(
 }
 
 /**
- * Every URL a signature over `baseAndPath` + this query may have been computed on (contract §15: the URL exactly as
+ * Every URL a signature over `baseAndPath` + this query may have been computed on (the URL exactly as
  * requested). API Gateway's REST proxy event carries the query decoded (`%20` and `+` both a space, `%2F` a slash),
  * so the spelling Twilio signed is recovered by writing the query each way a URL's author or a client writes it:
  * - RFC 3986 (`%20`, only `A-Z a-z 0-9 - . _ ~` left as they are: what a URL typed with escapes usually is);

@@ -7,12 +7,12 @@ import * as z from '#shared/kernel/validation/zod.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 
 const projectName = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
-/** Contract §18: where the webhook notices are mailed. */
+/** Where the webhook notices are mailed. */
 const contactEmail = z.email({ error: 'An email address' }).check(z.maxLength(254));
 
 /**
  * The operator's limits on a project (requests a second): a number sets one, null (or leaving it out on create) is the
- * deployment's default. The highest values are what the data layout takes for one project (docs/limits.md).
+ * deployment's default. The highest values are what the data layout takes for one project (docs/reference/limits.md).
  */
 const perSecond = (max: number) => z.nullable(z.number().check(z.int(), z.gte(1), z.lte(max)));
 const limitsBody = z.nullable(

@@ -32,7 +32,7 @@ type Step = { kind: 'admitted'; tat: number } | { kind: 'refused'; tat: number |
  * Which write goes first is a guess, and a wrong guess costs the second write. Decision: guess from the TAT this
  * instance last saw for the key. A token under load (requests arriving together, judged at their arrival time) is
  * busy, and trying `idle` first made about half of its requests pay two writes (health at 32 connections on one
- * token: 3.5 DynamoDB calls per request instead of 3, BENCHMARKS.md issue 2); an occasional caller is idle. The
+ * token: 3.5 DynamoDB calls per request instead of 3, bench/history/2026-11-health-and-start-up.md); an occasional caller is idle. The
  * hint never decides anything: each write's condition does, so a stale or missing hint (another instance moved the
  * bucket) costs one write, never a wrong answer. One exception, exact too: TAT only ever grows, so a hint that
  * already proves the bucket full refuses without writing (a caller hammering a full bucket costs its item nothing).

@@ -27,7 +27,7 @@ const LIST_FIELDS = 'deliveryId, projectId, integrationId, eventId, eventType, #
  * - any other attempt is one UpdateItem that appends to `attempts` and sets the status, never turning a succeeded
  *   delivery back into pending or failed.
  *
- * Decision (issue 32, measured in BENCHMARKS "Issue 32"): the put carries no condition (BatchWriteItem takes none).
+ * Decision (measured: bench/history/2026-11-webhooks-for-chat-back-ends.md): the put carries no condition (BatchWriteItem takes none).
  * It writes `succeeded`, so it never undoes a success either; what it can overwrite is a record a duplicate job of
  * the same delivery made first (the fan-out run again after a crash): the delivery ends succeeded as before, and its
  * log shows this attempt instead of both. Per delivery at saturation that is ~0.3 DynamoDB calls instead of 1.

@@ -1,6 +1,5 @@
 import type { HealthFold, WebhookHealthState, WebhookHealthStore } from '../ports.ts';
-import type { OutboxMark } from '../../events/index.ts';
-import { clearOutboxMark, outboxUpdate } from '../../events/adapters/dynamo-outbox.ts';
+import { clearOutboxMark, type OutboxMark, outboxUpdate } from '../../events/index.ts';
 import { applied, type DynamoTable, updateItem } from '../../kernel/aws/dynamo-table.ts';
 import { keys } from '../../contract/keys.ts';
 

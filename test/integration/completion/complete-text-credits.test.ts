@@ -2,7 +2,7 @@ import { streamOfReply } from '#test/support/model-stream.ts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asHttpError } from '#shared/http/domain-errors.ts';
-import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoCreditLedger } from '#shared/credits/index.ts';
 import { makeCompleteText } from '#shared/completion/complete-text.ts';
 import { newId } from '#shared/kernel/ids.ts';
 import { ModelError, type ModelProvider, type ModelRequest } from '#shared/models/model-provider.ts';

@@ -7,7 +7,8 @@ import {
   outboxItemAttributes,
   outboxUpdate,
 } from '#shared/events/adapters/dynamo-outbox.ts';
-import { eventIdFor, makeSweepUnpublishedEvents, type OutboxMark, type StaleItem } from '#shared/events/index.ts';
+import { eventIdFor, type OutboxMark } from '#shared/events/outbox.ts';
+import { makeSweepUnpublishedEvents, type StaleItem } from '#shared/events/sweep-unpublished.ts';
 import { backgroundIndex, workIndex } from '#shared/contract/keys.ts';
 import {
   type DynamoTable,
@@ -30,7 +31,7 @@ import { startTestTable } from '#test/support/dynamo.ts';
 import { RecordingPublisher } from '#test/support/fakes/recording-publisher.ts';
 
 /**
- * The outbox rule (contract §15) against dynalite: a change and its event's mark in one conditional write; the mark
+ * The outbox rule against dynalite: a change and its event's mark in one conditional write; the mark
  * cleared once the event is queued; a retry or the sweep publishing what a crash left marked, under the same id.
  */
 let env: { table: DynamoTable; close(): Promise<void> };

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoIdempotencyStore } from '#shared/idempotency/adapters/dynamo-idempotency-store.ts';
-import { idempotency } from '#shared/idempotency/api/idempotency-middleware.ts';
+import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
 import { adminFunction } from '#shared/auth/api/presets.ts';
 import { bindRoutes, route } from '#shared/http/router.ts';
 import { json } from '#shared/http/types.ts';
@@ -33,12 +32,11 @@ const declarations = {
 function adminApi() {
   const logger = createLogger('test');
   const runs = { report: 0, rename: 0 };
-  const store = new DynamoIdempotencyStore(env.table);
   const handler = adminFunction({
     logger,
     adminKey: ADMIN_KEY,
     prefix: '/admin/v1',
-    idempotency: (scope) => idempotency({ store, logger, lockSeconds: 40, scope }),
+    idempotency: idempotencyOnDynamo(env.table, logger, 40),
     routes: bindRoutes(declarations, {
       report: async ({ params, body }) =>
         json(202, { projectId: params.projectId, text: body.text, run: ++runs.report }),

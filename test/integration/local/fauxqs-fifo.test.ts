@@ -15,7 +15,7 @@ import { startFauxqsWithQueuesAndBuckets } from '#local/emulators.ts';
  * The SQS stand-in's FIFO receive as SQS does it (patches/fauxqs+2.4.1.patch): one receive takes up to the
  * requested number of one group's messages, in order, and messages of a group that come back (visibility ended or
  * set to 0) come back in the order they were sent. fauxqs 2.4.1 handed out one message per group per receive, which
- * held every FIFO group locally to one message per round trip (issue 32: 29 events/s on one channel).
+ * held every FIFO group locally to one message per round trip (29 events/s on one channel).
  */
 let aws: Awaited<ReturnType<typeof startFauxqsWithQueuesAndBuckets>>;
 let sqs: SQSClient;

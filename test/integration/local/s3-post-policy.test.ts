@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_S3_BODY_LIMIT_BYTES, type QueuesAndBuckets, startFauxqsWithQueuesAndBuckets } from '#local/emulators.ts';
 
 /**
- * The local S3 stand-in refuses browser uploads S3 would refuse (contract §15): forms presigned with the SDK's own
+ * The local S3 stand-in refuses browser uploads S3 would refuse: forms presigned with the SDK's own
  * `createPresignedPost`, as the service presigns them, posted as a browser posts them, then altered one way at a time.
  */
 const dir = mkdtempSync(join(tmpdir(), 'switchboard-s3-policy-'));

@@ -27,10 +27,8 @@ import {
   type MessageProviders,
 } from '#shared/messaging/providers.ts';
 import { makeSendMessage } from '#shared/messaging/send-message.ts';
-import { eventMessageSchema } from '#shared/events/index.ts';
+import { eventMessageSchema, makeEventPublisher, SqsEventQueue } from '#shared/events/index.ts';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
-import { SqsEventQueue } from '#shared/events/adapters/sqs-event-queue.ts';
-import { makeEventPublisher } from '#shared/events/publish-event.ts';
 
 let emulators: Emulators;
 let dataDir: string;
@@ -137,7 +135,7 @@ describe('send use case over DynamoDB', () => {
     );
     operations = [];
     await request({ to: '+5511988887777', body: 'hello' });
-    // Token, channel (one BatchGetItem with the suppression and window items: contract §17 adds no round trip),
+    // Token, channel (one BatchGetItem with the suppression and window items: the conversation checks add no round trip),
     // charge, the record (carrying the event's mark), and the mark cleared once the event is queued.
     expect(operations).toEqual([
       'GetItemCommand',

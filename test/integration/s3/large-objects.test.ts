@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFauxqsWithQueuesAndBuckets, type QueuesAndBuckets } from '#local/emulators.ts';
 import { extractUploadStoreOnS3 } from '#shared/extract/index.ts';
 import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
-import { S3PayloadStore } from '#shared/events/adapters/s3-payload-store.ts';
+import { S3PayloadStore } from '#shared/kernel/aws/s3-payload-store.ts';
 
 /**
  * Every path that puts a large object, at 24 MB (under the 25 MB of the contract) against the local S3 stand-in,

@@ -7,7 +7,7 @@ import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-sto
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import type { TokenStore } from '#shared/auth/token-store.ts';
-import type { CreditLedger } from '#shared/credits/credit-ledger.ts';
+import type { CreditLedger } from '#shared/credits/index.ts';
 import { createSecretBox } from '#shared/kernel/secret-box.ts';
 import { makeIntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
 import { makeProjectUseCases } from '#shared/projects/manage-projects.ts';

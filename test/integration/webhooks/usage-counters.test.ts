@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCreditLedger } from '#shared/credits/adapters/dynamo-credit-ledger.ts';
+import { DynamoCreditLedger } from '#shared/credits/index.ts';
 import { DynamoWebhookAttemptStats } from '#shared/webhooks/adapters/dynamo-webhook-attempt-stats.ts';
 import { newId } from '#shared/kernel/ids.ts';
 import { makeWebhookHealthReport } from '#shared/webhooks/health-report.ts';

@@ -1,4 +1,4 @@
-import type { ChargeOutcome, ChargeReceipt, CreditAccount, CreditLedger } from '#shared/credits/credit-ledger.ts';
+import type { ChargeOutcome, ChargeReceipt, CreditAccount, CreditLedger } from '#shared/credits/index.ts';
 
 /** An in-memory CreditLedger for use-case tests: one balance, and counts of what happened to each charge. */
 export class MemoryCreditLedger implements CreditLedger {

@@ -13,7 +13,8 @@ export const E2E_ATTEMPTS = E2E_RETRY_SCHEDULE.split(',').length + 1;
 export default groupSetup(
   {
     // The threaded runner, as `npm start` runs it. (On one event loop the group's files cost the same CPU since its
-    // heaviest files moved to the `bundles` group: 39.0 s threaded, 39.0 s on one loop, BENCHMARKS.md issue 25.)
+    // heaviest files moved to the `bundles` group: 39.0 s threaded, 39.0 s on one loop,
+    // bench/history/2026-11-test-suite-time.md.)
     threads: true,
     env: {
       WEBHOOK_RETRY_SCHEDULE: E2E_RETRY_SCHEDULE,

@@ -145,7 +145,7 @@ describe('completeText.stream', () => {
     expect(ledger).toMatchObject({ balance: 3, settles: 0, refunds: 1 });
   });
 
-  it('a caller who goes away after receiving text aborts the model call and is charged (contract §15)', async () => {
+  it('a caller who goes away after receiving text aborts the model call and is charged', async () => {
     let modelSignal: AbortSignal | undefined;
     const { completion, input, ledger } = setup((request) => {
       modelSignal = request.signal;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { EventMessage } from '#shared/events/event-message.ts';
 import {
-  type EventMessage,
   makeSweepUnpublishedEvents,
   type StaleItem,
   type StalePage,
   type UnpublishedEvents,
-} from '#shared/events/index.ts';
+} from '#shared/events/sweep-unpublished.ts';
 
 const T0 = Date.parse('2026-12-01T10:00:00.000Z');
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCreditLedger } from '#test/support/fakes/memory-credit-ledger.ts';
-import { NoBotCreditsError } from '#shared/credits/errors.ts';
+import { NoBotCreditsError } from '#shared/credits/index.ts';
 import { httpErrorFor } from '#shared/http/domain-errors.ts';
 import {
   ExtractionFailedError,
@@ -193,7 +193,7 @@ describe('extract use case: size limits', () => {
       name,
       make: () => pdfBomb(name).make(),
     })),
-  ])('refuses $name with 400 VALIDATION_ERROR, nothing charged (contract §15)', async ({ make }) => {
+  ])('refuses $name with 400 VALIDATION_ERROR, nothing charged', async ({ make }) => {
     const { credits, extractPdf } = setup(2);
     const error = await extractPdf({ caller, source: { bytes: await make() }, deadline: soon() }).catch((e) => e);
     expect(error).toBeInstanceOf(InvalidFileError);

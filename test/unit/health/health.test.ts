@@ -3,7 +3,7 @@ import { mockAwsClient } from '#test/support/aws-client-mock.ts';
 import { describe, expect, it } from 'vitest';
 import { modelProbe } from '#shared/models/adapters/model-probe.ts';
 import { parseConfig } from '#shared/kernel/config.ts';
-import type { CreditLedger } from '#shared/credits/credit-ledger.ts';
+import type { CreditLedger } from '#shared/credits/index.ts';
 import { makeGetHealth, type DependencyProbe } from '#shared/health/get-health.ts';
 
 const grant = { kind: 'projectApi' as const, projectId: 'prj_1', companyId: 1042, monthlyBotCredits: 10 };

@@ -9,7 +9,7 @@ import {
   ValidationError,
 } from '#shared/kernel/domain-error.ts';
 import type { DomainErrorCode } from '#shared/contract/error-codes.ts';
-import { NoBotCreditsError } from '#shared/credits/errors.ts';
+import { NoBotCreditsError } from '#shared/credits/index.ts';
 import {
   ExtractionFailedError,
   ExtractionTimeoutError,
@@ -35,7 +35,7 @@ import { DependencyOverloadedError } from '#shared/kernel/overload.ts';
 import { RateLimitedError } from '#shared/ratelimit/index.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 
-/** What the contract (§1-§4, §10) answers for each domain rule, written out here independently of the table. */
+/** What the contract answers for each domain rule, written out here independently of the table. */
 const CONTRACT: Record<DomainErrorCode, [status: number, code: string]> = {
   NOT_FOUND: [404, 'NOT_FOUND'],
   CHANNEL_NOT_FOUND: [404, 'CHANNEL_NOT_FOUND'],

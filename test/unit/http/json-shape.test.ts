@@ -5,7 +5,7 @@ import type { HttpEvent } from '#shared/http/types.ts';
 import { checkJsonShape, JsonShapeError } from '#shared/kernel/json-shape.ts';
 
 /**
- * JSON bodies are bounded in shape before they are parsed (contract §15): 10 MB of `[` took JSON.parse 5.8 s and
+ * JSON bodies are bounded in shape before they are parsed: 10 MB of `[` took JSON.parse 5.8 s and
  * 290 MB of heap, and a value nested that deep breaks every later recursive walk of it.
  */
 const body = (text: string) => ({ body: text, isBase64Encoded: false }) as HttpEvent;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashToken } from '#shared/kernel/tokens.ts';
 import { generateToken } from '#shared/auth/tokens.ts';
-import { idempotency } from '#shared/idempotency/api/idempotency-middleware.ts';
 import {
   jsonObjectBody,
   providerFunction,
@@ -12,12 +11,13 @@ import {
 } from '#shared/http/presets.ts';
 import { botsApiFunction, customTokenFunction } from '#shared/auth/api/presets.ts';
 import { json, type HttpEvent } from '#shared/http/types.ts';
-import type {
-  ClaimResult,
-  IdempotencyClaim,
-  IdempotencyStore,
-  StoredResponse,
-} from '#shared/idempotency/idempotency-store.ts';
+import {
+  type ClaimResult,
+  type IdempotencyClaim,
+  type IdempotencyStore,
+  idempotency,
+  type StoredResponse,
+} from '#shared/idempotency/index.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import type { RateLimiter } from '#shared/ratelimit/gcra.ts';
 import * as z from '#shared/kernel/validation/zod.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { streamingResult } from '#shared/http/streaming.ts';
 
 /**
- * What "written to the client" means for the credit rule (contract §15): the response stream takes a piece only
+ * What "written to the client" means for the credit rule: the response stream takes a piece only
  * while its destination is alive, and asks for the next one only once it handed the previous one on.
  */
 function producer(pieces: string[]) {

@@ -11,7 +11,7 @@ import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 import { MemoryKnowledge, MemoryObjects, quietLogger } from '#test/support/fakes/knowledge.ts';
 
 /**
- * Incremental indexing (issue 31): work per batch proportional to the batch, replacements and deletes consistent
+ * Incremental indexing: work per batch proportional to the batch, replacements and deletes consistent
  * for every search at every step, merges that change what is stored but never what is found.
  */
 function setup(options: { mergeFactor?: number; markerGraceMs?: number } = {}) {

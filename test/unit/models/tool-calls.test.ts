@@ -13,7 +13,7 @@ import { sampleFromSchema, seedWord } from '#shared/models/adapters/schema-sampl
 import { compileJsonSchema } from '#shared/kernel/validation/json-schema.ts';
 import type { ConversationTurn, ModelRequest, ModelStreamEvent } from '#shared/models/model-provider.ts';
 
-/** Tools, tool results and structured output through each adapter (contract §16). */
+/** Tools, tool results and structured output through each adapter. */
 const weather = {
   name: 'get_weather',
   description: 'Weather in a city',

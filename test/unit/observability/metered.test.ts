@@ -1,10 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import {
-  meteredCreditLedger,
-  meteredModelRouter,
-  meteredProviders,
-  meteredRateLimiter,
-} from '#functions/_wiring/metered.ts';
+import { meteredModelRouter, meteredProviders, meteredRateLimiter } from '#functions/_wiring/metered.ts';
+import { meteredCreditLedger } from '#shared/credits/index.ts';
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import type { MessageProviders, OutboundMessage } from '#shared/messaging/providers.ts';
 import type { ModelProvider, ModelRequest } from '#shared/models/model-provider.ts';

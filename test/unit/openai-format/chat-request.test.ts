@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidChatRequestError, parseChatRequest } from '#shared/completion/api/openai/chat-request.ts';
 import { CONVERSATION_MAX_CHARS } from '#shared/completion/api/openai/request-budget.ts';
 
-/** Contract §12, §15 and §16's request rules, one by one, with OpenAI's `param` and `code` for each refusal. */
+/** The chat request's rules (docs/openai-compatible-api.md), one by one, with OpenAI's `param` and `code` for each refusal. */
 const base = { model: 'bot_1', messages: [{ role: 'user', content: 'Hi' }] };
 const limits = { maxOutputTokens: 4096 };
 const parse = (body: Record<string, unknown>) => parseChatRequest(body, limits);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parameterTableMarkdown, refusedParameter } from '#shared/models/parameters.ts';
 
-/** The README's parameter table is the code's (contract §16: the README and /openapi.json list which, per provider). */
+/** The README's parameter table is the code's (the README and /openapi.json list which, per provider). */
 describe('the Chat Completions parameter table', () => {
   it('the README shows exactly the table the code enforces', () => {
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');

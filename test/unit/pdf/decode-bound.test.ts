@@ -62,7 +62,7 @@ describe('PDF decode bound: every adversarial file is refused where pdfjs decode
     expect(error.limit).toBe(REFUSED_BY[name]);
     expect(error.decoding).toBe(true);
     expect(error.message).toMatch(/it was not read\.$/);
-    // Measured at 0.02-1.2 s of CPU on a quiet machine (BENCHMARKS.md); unbounded, the same files take minutes.
+    // Measured at 0.02-1.2 s of CPU on a quiet machine (bench/history/2026-11-untrusted-input.md); unbounded, the same files take minutes.
     expect(cpuMs).toBeLessThan(6_000);
   });
 

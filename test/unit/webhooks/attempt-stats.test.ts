@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dayOfMonthFor } from '#shared/credits/month.ts';
 import {
   hourLabel,
   LATENCY_BUCKET_EDGES_MS,
@@ -48,13 +47,5 @@ describe('webhook attempt latency histogram', () => {
   it('labels hours in UTC, sortable as text', () => {
     expect(hourLabel(Date.parse('2026-11-24T06:59:59.999Z'))).toBe('2026-11-24T06');
     expect(hourLabel(Date.parse('2026-11-24T07:00:00Z')) > hourLabel(Date.parse('2026-11-24T06:00:00Z'))).toBe(true);
-  });
-});
-
-describe('credit day counters', () => {
-  it("count a refund on its UTC day, or on the month's last day when it closes an earlier month's charge", () => {
-    expect(dayOfMonthFor('2026-11', new Date('2026-11-24T23:00:00Z'))).toBe(24);
-    expect(dayOfMonthFor('2026-11', new Date('2026-12-01T00:05:00Z'))).toBe(30);
-    expect(dayOfMonthFor('2028-02', new Date('2028-03-01T00:00:00Z'))).toBe(29);
   });
 });

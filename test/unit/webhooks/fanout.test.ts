@@ -148,7 +148,7 @@ describe('fanout', () => {
   });
 });
 
-describe('fanout: §18', () => {
+describe('fanout: ordering keys, filters and notices', () => {
   const envelopeOf = (channelType: string, data: Record<string, unknown>) =>
     JSON.stringify({ id: 'evt_x', type: 'message.received', channel: { id: 'ch_sms', type: channelType }, data });
 

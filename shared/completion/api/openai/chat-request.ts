@@ -33,14 +33,14 @@ import {
 export { InvalidChatRequestError } from './request-rules.ts';
 
 /**
- * `POST /api/v1/ai/chat/completions`: OpenAI's Chat Completions request (contract §12, §16). Every parameter OpenAI
+ * `POST /api/v1/ai/chat/completions`: OpenAI's Chat Completions request. Every parameter OpenAI
  * defines is either honoured (forwarded to the bot's model provider, or refused per provider once the bot is known:
  * `shared/models/parameters.ts`) or refused here with `unsupported_parameter`; a field OpenAI does not define is
  * `unknown_parameter`. Fields clients echo back from our own answers (`refusal`, `annotations` on an assistant
  * message, `name` on a tool message, `content: ""` beside `tool_calls`) are taken.
  */
 
-/** At most this many messages; their text together is bounded by the conversation budget (contract §15). */
+/** At most this many messages; their text together is bounded by the conversation budget. */
 export const CHAT_LIMITS = { messages: 1_000 } as const;
 
 const nullable = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));

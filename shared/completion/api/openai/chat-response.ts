@@ -4,7 +4,7 @@ import { fontesOf } from '../fontes.ts';
 import type { ModelUsage, ToolCall } from '../../../models/index.ts';
 
 /**
- * OpenAI's Chat Completions answer shapes (contract §12, §16): the whole completion, and the `chat.completion.chunk`
+ * OpenAI's Chat Completions answer shapes: the whole completion, and the `chat.completion.chunk`
  * events of a streamed one. `model` is the botId the caller named. `fontes` is this service's extension: the
  * knowledge files the answer was grounded on, the same list the native `/completion` returns.
  */

@@ -3,7 +3,7 @@ import { fontesOf } from '../fontes.ts';
 import { chatChunk, chatUsage, type ChatIdentity } from './chat-response.ts';
 
 /**
- * A streamed completion as OpenAI's Server-Sent Events (contract §12, §16): a `chat.completion.chunk` per piece (the
+ * A streamed completion as OpenAI's Server-Sent Events: a `chat.completion.chunk` per piece (the
  * first delta carries `role`), tool calls as `delta.tool_calls` pieces (the first piece of a call with its `index`,
  * `id`, `type` and `function.name`, later ones with `index` and more `function.arguments`), a last chunk with
  * `finish_reason` (and this service's `fontes`), with `include_usage` a chunk with empty `choices` and `usage`, then

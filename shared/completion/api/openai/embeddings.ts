@@ -5,7 +5,7 @@ import { EMBEDDING_INPUTS_PER_CREDIT, type EmbedTextsOutput } from '../../../kno
 import { invalid, missing, onlyKnownFields, present, unsupported } from './request-rules.ts';
 
 /**
- * `POST /api/v1/ai/embeddings`: OpenAI's Embeddings request and answer (contract §16). `input` is a string or up to
+ * `POST /api/v1/ai/embeddings`: OpenAI's Embeddings request and answer. `input` is a string or up to
  * 2,048 strings (token-id arrays are refused: this service has no tokenizer to decode them); `encoding_format`
  * `float` (default) or `base64` (little-endian float32, as OpenAI's clients decode it); `dimensions` when the
  * deployment's model can make vectors of that size.

@@ -8,7 +8,7 @@ export interface OpenAiDialect {
 }
 
 /**
- * Every domain error in OpenAI's terms, for the OpenAI-format routes only (contract §12, §16): the status stays the
+ * Every domain error in OpenAI's terms, for the OpenAI-format routes only: the status stays the
  * one the domain-error table gives (`shared/http/domain-errors.ts`), the body says it the way OpenAI's clients
  * expect. Keyed by domain code and complete, so a new domain error cannot reach these routes without a decision.
  */

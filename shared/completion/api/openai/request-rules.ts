@@ -63,7 +63,7 @@ export function onlyKnownFields(value: Record<string, unknown>, allowed: readonl
   for (const key of Object.keys(value)) if (!allowed.includes(key)) throw unknownParameter(at ? `${at}.${key}` : key);
 }
 
-/** `max_tokens` and its aliases: a whole number ≥ 1, above the deployment's ceiling clamped to it (contract §15). */
+/** `max_tokens` and its aliases: a whole number ≥ 1, above the deployment's ceiling clamped to it. */
 export function outputTokens(value: unknown, param: string, ceiling: number): number | undefined {
   if (!present(value)) return undefined;
   if (!(typeof value === 'number' && Number.isInteger(value) && value >= 1))
@@ -238,7 +238,7 @@ export function checkToolResults(turns: readonly ConversationTurn[], params: rea
 }
 
 /**
- * The generation parameters forwarded to the provider or refused per provider (contract §16), read and type-checked
+ * The generation parameters forwarded to the provider or refused per provider, read and type-checked
  * from the body; whether the bot's provider takes them is decided once the bot is known (`refusedParameter`).
  */
 export function generationParameters(body: Record<string, unknown>): ModelParameters {

@@ -26,7 +26,7 @@ import {
 } from './request-rules.ts';
 
 /**
- * `POST /api/v1/ai/responses`: OpenAI's Responses API, stateless (contract §16). `input` is a string or items
+ * `POST /api/v1/ai/responses`: OpenAI's Responses API, stateless. `input` is a string or items
  * (messages with text parts, echoed `message` / `function_call` items, `function_call_output`); `instructions`,
  * function `tools`, `tool_choice`, `text.format`, `max_output_tokens`, `temperature`, `top_p` and the parameters
  * every provider is asked about. What needs stored state (`previous_response_id`, `store: true`, `background`,

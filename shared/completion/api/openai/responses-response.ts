@@ -6,7 +6,7 @@ import type { ResponsesRequest } from './responses-request.ts';
 import { selfContainedMessageId } from './responses-request.ts';
 
 /**
- * OpenAI's Responses answer (contract §16): the `response` object with `output` items (`message` with `output_text`
+ * OpenAI's Responses answer: the `response` object with `output` items (`message` with `output_text`
  * parts, `function_call`) and `usage`, and, streamed, its named Server-Sent Events in the order OpenAI sends them:
  * `response.created`, `response.in_progress`, per item `response.output_item.added` (then for a message
  * `response.content_part.added`, `response.output_text.delta`…, `.done` events; for a call

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '#shared/openapi/document.ts';
 import { checkEventData, EVENT_CATALOG, envelopeSchemaOf, exampleEnvelopeOf } from '#shared/events/event-catalog.ts';
-import { buildEnvelope, newEventId, WEBHOOK_EVENT_TYPES } from '#shared/events/envelope.ts';
+import { buildEnvelope, newEventId } from '#shared/events/envelope.ts';
+import { WEBHOOK_EVENT_TYPES } from '#shared/events/event-types.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 
 describe('event catalog', () => {
