@@ -59,7 +59,7 @@ export class DynamoDeferredStore implements DeferredStore {
     ]);
     const chunks: (typeof requests)[] = [];
     for (let i = 0; i < requests.length; i += 24) chunks.push(requests.slice(i, i + 24));
-    await forEachConcurrently(chunks, 16, (chunk) => writeBatch(this.table, chunk));
+    await forEachConcurrently(chunks, 32, (chunk) => writeBatch(this.table, chunk));
   }
 
   async get(messageId: string) {
@@ -203,7 +203,7 @@ export class DynamoDeferredStore implements DeferredStore {
     const requests = entries.map((e) => ({ DeleteRequest: { Key: dueKey(e) } }));
     const chunks: (typeof requests)[] = [];
     for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
-    await forEachConcurrently(chunks, 8, (chunk) => writeBatch(this.table, chunk));
+    await forEachConcurrently(chunks, 32, (chunk) => writeBatch(this.table, chunk));
   }
 
   async sweepCursor(): Promise<number | undefined> {

@@ -13,7 +13,7 @@ export class SqsOutboundQueue implements OutboundQueue {
   async enqueue(jobs: readonly { job: OutboundJob; delaySeconds: number }[]): Promise<void> {
     const chunks: (typeof jobs)[] = [];
     for (let i = 0; i < jobs.length; i += SQS_MAX_BATCH_ENTRIES) chunks.push(jobs.slice(i, i + SQS_MAX_BATCH_ENTRIES));
-    await forEachConcurrently(chunks, 10, async (chunk) => {
+    await forEachConcurrently(chunks, 25, async (chunk) => {
       let pending = chunk.map((entry, i) => ({ entry, id: String(i) }));
       for (let attempt = 0; pending.length; attempt++) {
         if (attempt === 3) throw new Error(`outbound queue: ${pending.length} jobs not accepted`);
