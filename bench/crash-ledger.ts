@@ -627,7 +627,18 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     const body = new URLSearchParams(r.body).get('Body') ?? '';
     if (body.startsWith('batch ') || body.startsWith('sched ')) bodies.set(body, (bodies.get(body) ?? 0) + 1);
   }
-  const providerTwice = [...bodies.values()].filter((c) => c > 1).length;
+  // A body the double got more often than messages were sent with it: a batch resent after its answer was lost
+  // becomes a second batch (new message ids, "resent, both kept"), which is not one message sent twice.
+  const messagesByBody = new Map<string, Set<string>>();
+  for (const r of receiver.received) {
+    const json = r.json as { type?: string; data?: { messageId?: string; payload?: { body?: string } } };
+    const body = json?.data?.payload?.body;
+    if (json?.type === 'message.sent' && body)
+      messagesByBody.set(body, (messagesByBody.get(body) ?? new Set()).add(String(json.data?.messageId)));
+  }
+  const providerTwice = [...bodies.entries()].filter(
+    ([b, c]) => c > Math.max(1, messagesByBody.get(b)?.size ?? 0),
+  ).length;
   const abandoned = receiver.received.filter(
     (r) =>
       (r.json as { type?: string; data?: { error?: { message?: string } } })?.type === 'message.failed' &&

@@ -34,6 +34,8 @@ export interface DeferredMessage {
   batchId?: string;
   /** After a provider's "too many requests": past this the message fails instead of waiting again. */
   retryUntil?: string;
+  /** When a worker claimed it (`sending`). */
+  claimedAt?: string;
   /** Provider "too many requests" answers so far (the backoff grows with them). */
   rateLimitedTimes?: number;
 }

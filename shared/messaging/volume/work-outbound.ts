@@ -9,6 +9,8 @@ export const PACE_HORIZON_MS = 2_000;
 const EARLY_WAIT_MS = 1_500;
 /** How long before its instant a message starts its checks, claim and charge (then waits for the instant). */
 const PREPARE_MS = 300;
+/** A claim this old belongs to a worker that died: above the outbound worker's 60 s timeout. */
+const STALE_CLAIM_MS = 75_000;
 /** A job that met an outage (a store that did not answer) comes back this soon. */
 const RETRY_SECONDS = 2;
 
@@ -53,6 +55,10 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
         if (found === null) return outcomes.push({ id: record.id, done: false, seconds: RETRY_SECONDS });
         if (!isDeferred(found) || found.status === 'canceled') return outcomes.push({ id: record.id, done: true });
         if (found.status === 'sending') {
+          // Another copy of its job may be sending it right now: only a claim older than any worker lives is dead.
+          const age = now() - Date.parse(found.claimedAt ?? '');
+          if (age < STALE_CLAIM_MS)
+            return outcomes.push({ id: record.id, done: false, seconds: Math.ceil((STALE_CLAIM_MS - age) / 1000) });
           await deps.abandon(found);
           return outcomes.push({ id: record.id, done: true });
         }
