@@ -81,7 +81,9 @@ export function makeSendMessage(deps: SendMessageDeps) {
     if (!lookup) throw new ChannelNotFoundError(grant.channelId, 'The channel of this token was deleted.');
     const { channel, message, conversation } = checkSend(lookup, body, now());
 
-    // A deferred send takes its message for itself here: whatever happens next, it is never sent twice.
+    // A paced send waits for its turn first (nothing is claimed or charged while it waits), then takes its message
+    // for itself: from the claim on, whatever happens, it is never sent twice.
+    if (options.beforeProvider) await options.beforeProvider();
     if (options.claim) await options.claim(channel);
     const metered = channel.credits !== undefined;
     if (
@@ -92,8 +94,6 @@ export function makeSendMessage(deps: SendMessageDeps) {
     }
 
     const messageId = options.messageId ?? newId('msg');
-    // A paced send leaves at its reserved instant: waited here, so the reads and writes before it add no jitter.
-    if (options.beforeProvider) await options.beforeProvider();
     const startedAt = now();
     let receipt: ProviderReceipt;
     try {
@@ -224,7 +224,7 @@ export interface SendOptions {
   messageId?: string;
   /** Called once the checks passed, before the charge: a deferred send's claim on its message (throws if taken). */
   claim?: (channel: Channel) => Promise<void>;
-  /** Awaited right before the provider call (a paced send's turn). */
+  /** Awaited once the checks passed, before the claim and the charge (a paced send's turn). */
   beforeProvider?: () => Promise<void>;
   /** A provider's "too many requests" throws {@link ProviderRateLimitedError} (refunded, nothing recorded). */
   retryRateLimited?: boolean;

@@ -77,7 +77,7 @@ export function makeSendDeferred(deps: SendDeferredDeps) {
       });
     },
 
-    /** `turn`: awaited right before the provider call (the message's instant on the channel's pace). */
+    /** `turn`: awaited once its checks passed, before its claim (its instant on the channel's pace). */
     async fire(message: DeferredMessage, turn?: () => Promise<void>): Promise<FireOutcome> {
       const grant: CustomTokenGrant = {
         kind: 'custom',

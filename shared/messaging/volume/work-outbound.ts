@@ -19,7 +19,7 @@ export interface WorkOutboundDeps {
   pacer: ChannelPacer;
   /** The channel's pace and type as stored (a few seconds old at most); undefined when the channel is gone. */
   paceOf: (projectId: string, channelId: string) => Promise<Pace | undefined>;
-  /** Sends it; `turn` resolves at its instant and is awaited right before the provider call. */
+  /** Sends it; `turn` resolves at its instant, awaited after its checks and before its claim and charge. */
   fire: (message: DeferredMessage, turn: () => Promise<void>) => Promise<FireOutcome>;
   abandon: (message: DeferredMessage) => Promise<void>;
   now?: () => number;
