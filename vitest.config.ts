@@ -12,6 +12,7 @@ import { SlowFirstSequencer } from './test/support/sequencer.ts';
  */
 const groups = {
   e2e: [
+    'test/e2e/console-portal.test.ts',
     'test/e2e/console-webhooks.test.ts',
     'test/e2e/conventions.test.ts',
     'test/e2e/conversations.test.ts',
@@ -28,6 +29,8 @@ const groups = {
     'test/e2e/readme.test.ts',
     'test/e2e/sdk.test.ts',
     'test/e2e/send-events.test.ts',
+    'test/e2e/tenancy-matrix.test.ts',
+    'test/e2e/tenancy.test.ts',
     'test/e2e/volume.test.ts',
     'test/e2e/webhooks-conversations.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',

@@ -20,8 +20,7 @@
  *        [--engines project,before,wink,minisearch] [--json out.json]
  */
 import { writeFileSync } from 'node:fs';
-import { embeddingsFromConfig } from '#functions/_wiring/knowledge.ts';
-import { parseConfig } from '#shared/kernel/config.ts';
+import { embeddingsFromSettings, modelSettings } from '#shared/model-providers/index.ts';
 import { loadavg } from 'node:os';
 import { argValue, machine } from './lib/harness.ts';
 import {
@@ -54,7 +53,7 @@ const jsonOut = argValue('json');
 // The service's embeddings settings (EMBEDDINGS_*) read as the functions read them; the rest of the configuration
 // does not matter to the bench.
 const hybridModel = process.argv.includes('--hybrid')
-  ? embeddingsFromConfig(parseConfig({ TABLE_NAME: 'unused', ...process.env }))
+  ? embeddingsFromSettings({ AWS_REGION: process.env.AWS_REGION ?? 'us-east-1' }, modelSettings.parse(process.env))
   : undefined;
 if (process.argv.includes('--hybrid') && !hybridModel)
   console.error('hybrid engine skipped: no embeddings model configured (set EMBEDDINGS_PROVIDER and its settings)');
@@ -199,10 +198,15 @@ if (longGroups.length) {
     const per = new Map<string, Evaluation>();
     for (const [key, make] of engines().filter(([k]) => !['wink', 'minisearch', 'hybrid'].includes(k))) {
       const engine = make() as ProjectEngine;
-      const { row, per: e } = await measure({ ...c, name: `scifact, ${G} abstracts per file` }, key, engine, () => {
-        engine.buildFrom(inputs);
-        engine.unitOf = (x) => unit(engine, x);
-      });
+      const { row, per: e } = await measure(
+        { ...c, name: `scifact, ${G} abstracts per file` },
+        key,
+        engine,
+        async () => {
+          await engine.buildFrom(inputs);
+          engine.unitOf = (x) => unit(engine, x);
+        },
+      );
       per.set(key, e);
       longRows.push(row);
       console.error(`  G=${G} ${row.engine.padEnd(48)} nDCG@10 (8) ${row['ndcg@10 (8)'].toFixed(3)}`);

@@ -19,8 +19,8 @@ export { METRIC_NAMESPACE };
 /** What each index holds, for its throttle alarm's description. */
 const indexPurposes: Record<GsiName, string> = {
   gsi1: 'the project listing and the credit sweep',
-  gsi2: "conversations' message listings",
   gsi3: "the event outbox's shards and webhooks' failed deliveries",
+  gsi4: "conversations' message listings",
 };
 
 /**

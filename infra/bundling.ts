@@ -281,7 +281,35 @@ export async function buildFunctions(
     copyPackages(shipped.packages, analysis.dir);
     analysis.shipped = shipped.packages;
   }
+  if (fns.includes('console')) shipSite(join(outdir, 'console', 'site'));
   return new Map(fns.map((fn) => [fn, analyses.get(fn)!]));
+}
+
+/**
+ * The console function serves the built console and the OpenAPI document from `site/` beside its bundle: the
+ * console's build (`npm run build:console`, run by `npm start` and `npm test`; before `cdk deploy` when its sources
+ * changed) and the document, written fresh from the code (a script run, so that the stack imports none of it).
+ * Without a built console the function answers 503 "not built" for its pages.
+ */
+function shipSite(target: string): void {
+  const dist = join(projectRoot, 'console', 'dist');
+  mkdirSync(target, { recursive: true });
+  if (existsSync(join(dist, 'index.html'))) {
+    cpSync(dist, target, {
+      recursive: true,
+      filter: (src) =>
+        !relative(dist, src)
+          .split(/[\\/]/)
+          .some((p) => p.startsWith('.')),
+    });
+  }
+  const { PUBLIC_BASE_URL: _local, ...env } = process.env;
+  const written = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(projectRoot, 'scripts', 'write-openapi.ts'), join(target, 'openapi.json')],
+    { cwd: projectRoot, encoding: 'utf8', env },
+  );
+  if (written.status !== 0) throw new Error(`the OpenAPI document could not be written: ${written.stderr}`);
 }
 
 function analysisFromMetafile(metafile: Metafile, fn: string, dir: string): BundleAnalysis {
@@ -408,6 +436,12 @@ export function sourceHash(fns: readonly string[], options: BundleOptions = defa
   };
   for (const dir of ['functions', 'shared', 'infra']) visit(join(projectRoot, dir));
   for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(projectRoot, file)));
+  // The console function ships the built console: a new build of it is a new bundle.
+  const site = join(projectRoot, 'console', 'dist');
+  if (fns.includes('console') && existsSync(join(site, 'index.html')) && existsSync(join(site, 'assets'))) {
+    hash.update(readFileSync(join(site, 'index.html')));
+    hash.update(readdirSync(join(site, 'assets')).sort().join('\n'));
+  }
   return hash.digest('hex').slice(0, 20);
 }
 

@@ -1,3 +1,4 @@
+import { type QueueDefinition, queues } from '#shared/contract/queues.ts';
 import { routes } from '#shared/contract/routes.ts';
 import { queueWorkers } from '#shared/contract/workers.ts';
 import { type Scenario, scenarios } from './capacity-target.ts';
@@ -29,6 +30,12 @@ export const WORKER_SHARE = 0.4;
 export const LONG_ROUTE_FLOOR = 10;
 /** Lambda's bounds on an SQS event source's maximum concurrency. */
 export const EVENT_SOURCE_CONCURRENCY = { min: 2, max: 1_000 } as const;
+/**
+ * A batch larger than the 10 messages one SQS receive hands over needs a batching window (Lambda's rule): a batch
+ * grows only when the target needs more concurrent batches than an event source takes, and then waits at most this
+ * long to fill (at such rates it fills within milliseconds; a quiet deployment never grows it).
+ */
+export const GROWN_BATCH_WINDOW_SECONDS = 1;
 /** The stage's default method throttle: only the catch-all methods, which answer 404/405, use it. */
 export const CATCH_ALL_THROTTLE = { rate: 10, burst: 20 } as const;
 
@@ -112,6 +119,8 @@ export interface CapacityPlan {
   target: string[];
   /** Queue worker → its event source's maximum concurrency. */
   workerConcurrency: Record<string, number>;
+  /** Queue worker → its event source's batch (the contract's, unless the target needs a larger one). */
+  workerBatching: Record<string, { batchSize: number; windowSeconds: number }>;
   /** Function → reserved concurrency. */
   reservedConcurrency: Record<string, number>;
   /** `POST /api/integration/generic` → its method throttle. */
@@ -144,24 +153,45 @@ export function capacityPlan(
   const specs = functionSpecs();
   const need = (fn: string) => concurrency.get(fn) ?? { need: 0, by: '-' };
 
-  // Queue workers: the event source's maximum concurrency, within Lambda's bounds and the workers' share.
+  // Queue workers: the event source's batch, then its maximum concurrency, within Lambda's bounds and the workers'
+  // share. A standard queue's worker whose planned concurrency at the contract's batch exceeds what one event source
+  // takes gets batches that many times larger: a batch's attempts run in parallel, so it takes about as long (the
+  // slowest of them) and the same load needs proportionally fewer of them. A FIFO queue's batch stays at 10.
+  const workerBatching: CapacityPlan['workerBatching'] = {};
+  const workerNeed: Record<string, number> = {};
+  for (const w of queueWorkers) {
+    const atContract = need(w.fn).need;
+    const fifo = (queues[w.queue] as QueueDefinition).fifo === true;
+    const factor = fifo ? 1 : Math.max(1, Math.ceil(planned(atContract) / EVENT_SOURCE_CONCURRENCY.max));
+    workerBatching[w.fn] = {
+      batchSize: w.batchSize * factor,
+      windowSeconds: factor > 1 ? Math.max(w.batchWindowSeconds, GROWN_BATCH_WINDOW_SECONDS) : w.batchWindowSeconds,
+    };
+    workerNeed[w.fn] = atContract / factor;
+  }
   const workerNeeds = Object.fromEntries(
     queueWorkers.map((w) => [
       w.fn,
-      Math.min(EVENT_SOURCE_CONCURRENCY.max, Math.max(EVENT_SOURCE_CONCURRENCY.min, planned(need(w.fn).need))),
+      Math.min(EVENT_SOURCE_CONCURRENCY.max, Math.max(EVENT_SOURCE_CONCURRENCY.min, planned(workerNeed[w.fn]!))),
     ]),
   );
   const workerConcurrency = waterFill(workerNeeds, settings.lambdaConcurrencyQuota * WORKER_SHARE);
   for (const w of queueWorkers) {
     workerConcurrency[w.fn] = Math.max(EVENT_SOURCE_CONCURRENCY.min, workerConcurrency[w.fn]!);
+    const batch = workerBatching[w.fn]!;
+    const grown =
+      batch.batchSize > w.batchSize
+        ? ` (at ${w.batchSize} the target needs ${Math.round(need(w.fn).need)} of an event source's ${EVENT_SOURCE_CONCURRENCY.max}; a ${batch.windowSeconds} s window)`
+        : '';
     rows.push({
       setting: `${w.fn}: event source maximum concurrency`,
-      need: need(w.fn).need,
+      need: workerNeed[w.fn]!,
       neededBy: need(w.fn).by,
-      planned: planned(need(w.fn).need),
+      // An event source takes at least 2 (a lane without load in the target, such as SES's mail, keeps that).
+      planned: Math.max(EVENT_SOURCE_CONCURRENCY.min, planned(workerNeed[w.fn]!)),
       value: workerConcurrency[w.fn]!,
       unit: 'concurrent',
-      why: `batches of ${w.batchSize}, ${durationOf(w.fn).ms} ms each (${durationOf(w.fn).why})`,
+      why: `batches of ${batch.batchSize}${grown}, ${durationOf(w.fn).ms} ms each (${durationOf(w.fn).why})`,
     });
   }
 
@@ -252,6 +282,7 @@ export function capacityPlan(
   return {
     target: target.map((s) => s.id),
     workerConcurrency,
+    workerBatching,
     reservedConcurrency,
     methodThrottles,
     quotasNeeded: {

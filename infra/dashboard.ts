@@ -134,9 +134,16 @@ export function createDashboard(scope: Construct, props: DashboardProps): Dashbo
       search(metricNames.modelInputTokens, ['provider'], 'Sum'),
       search(metricNames.modelOutputTokens, ['provider'], 'Sum'),
     ]),
-    graph('OCR pages by engine; rate-limit rejections', [search(metricNames.ocrPages, ['engine', 'outcome'], 'Sum')], {
-      right: [search(metricNames.rateLimitRejections, [], 'Sum')],
-    }),
+    graph(
+      'OCR pages by engine; rate-limit rejections, unreadable knowledge segments',
+      [search(metricNames.ocrPages, ['engine', 'outcome'], 'Sum')],
+      {
+        right: [
+          search(metricNames.rateLimitRejections, [], 'Sum'),
+          search(metricNames.knowledgeSegmentsUnreadable, [], 'Sum'),
+        ],
+      },
+    ),
   );
   return dashboard;
 }

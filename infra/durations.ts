@@ -17,7 +17,10 @@ export const assumedDurations: Record<string, AssumedDuration> = {
   inbound: { ms: 200, why: 'a batch of 10 reports: reads and conditional writes per report, in parallel' },
   'inbound-ordered': { ms: 200, why: 'a batch of 10 reports, each contact’s in turn, contacts in parallel' },
   fanout: { ms: 60, why: 'a batch of 10 events: one webhook Query per project, one enqueue per batch' },
-  deliver: { ms: 400, why: 'a batch of 10 deliveries in parallel: the slowest receiver (~300 ms), then the writes' },
+  deliver: {
+    ms: 400,
+    why: 'a batch of deliveries in parallel (10, or more where the plan grows it): the slowest receiver (~300 ms), then the writes',
+  },
   'deliver-ordered': { ms: 400, why: 'as deliver' },
   admin: { ms: 60, why: 'reads and writes of the management API' },
   'message-status': { ms: 30, why: 'one read' },

@@ -8,6 +8,7 @@ import type { Construct } from 'constructs';
 import type { FunctionAccess, SecretKey } from '#shared/contract/access.ts';
 import type { BucketKey } from '#shared/contract/buckets.ts';
 import type { QueueKey } from '#shared/contract/queues.ts';
+import { indexes, previousConversationIndex } from '#shared/contract/table.ts';
 
 /** The deployed resources a declaration can name. */
 export interface AccessTargets {
@@ -18,6 +19,8 @@ export interface AccessTargets {
   secrets: Partial<Record<SecretKey, ISecret>>;
   /** ARNs Bedrock calls may name (foundation models and inference profiles of the allowed model ids). */
   bedrockModelArns: string[];
+  /** The previous conversation index is kept: whoever may query the new one may query it (read while it fills). */
+  previousConversationIndex?: boolean;
 }
 
 // No transactions (the project uses single-item conditional writes) and no Scan: neither is granted.
@@ -46,7 +49,13 @@ export function statementsFor(access: FunctionAccess, targets: AccessTargets): P
     allow(
       'TableIndexQuery',
       ['dynamodb:Query'],
-      access.table.indexes.map((index) => `${targets.table.tableArn}/index/${index}`),
+      access.table.indexes
+        .flatMap((index) =>
+          index === indexes.conversations.indexName && targets.previousConversationIndex
+            ? [index, previousConversationIndex.indexName]
+            : [index],
+        )
+        .map((index) => `${targets.table.tableArn}/index/${index}`),
     );
   }
 

@@ -55,6 +55,12 @@ export interface DeploymentSettings {
    * concurrency from the others. 0 = no reservation (accounts with the 10-instance quota cannot reserve any).
    */
   longRouteReservedConcurrency?: number;
+  /**
+   * Keep the conversation index of before (`gsi2`, the whole item projected) beside the keys-only one that replaces
+   * it, for a deployment made before the change (docs/operations.md, "Replacing an index"): set it for the update
+   * that adds the new index, and leave it out once that index is ACTIVE, which deletes the old one.
+   */
+  keepPreviousConversationIndex?: boolean;
   /** Extra settings for every function (BOT_RATE_LIMIT_PER_MINUTE, WEBHOOK_RETRY_SCHEDULE, ...): see shared/config. */
   environment: Record<string, string>;
 }

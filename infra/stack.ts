@@ -31,7 +31,7 @@ import type { Construct } from 'constructs';
 import { secrets as secretDefinitions, type SecretKey } from '#shared/contract/access.ts';
 import { buckets as bucketDefinitions, type BucketKey } from '#shared/contract/buckets.ts';
 import { queues as queueDefinitions, queueUrlEnv, type QueueKey } from '#shared/contract/queues.ts';
-import { mainTable } from '#shared/contract/table.ts';
+import { mainTable, previousConversationIndex } from '#shared/contract/table.ts';
 import { createAlarms } from './alarms.ts';
 import { createApi, STAGE_NAME } from './api.ts';
 import { createDashboard } from './dashboard.ts';
@@ -75,7 +75,7 @@ export class SwitchboardStack extends Stack {
     const definitions = props.definitions ?? sharedDefinitions;
     Tags.of(this).add('app', 'switchboard');
 
-    const table = createTable(this);
+    const table = createTable(this, settings.keepPreviousConversationIndex === true);
     const { queues, deadLetterQueues } = createQueues(this);
     const buckets = createBuckets(this);
     notifyObjectsCreated(buckets, queues);
@@ -88,6 +88,7 @@ export class SwitchboardStack extends Stack {
       buckets,
       secrets,
       bedrockModelArns: bedrockModelArns(this, bedrockModelIds(settings)),
+      ...(settings.keepPreviousConversationIndex ? { previousConversationIndex: true } : {}),
     };
 
     // ---- Functions ----------------------------------------------------------------------------------------------
@@ -121,8 +122,9 @@ export class SwitchboardStack extends Stack {
     const publicBaseUrl =
       settings.publicBaseUrl ??
       Fn.join('', ['https://', api.restApiId, '.execute-api.', this.region, '.', this.urlSuffix, '/', STAGE_NAME]);
+    // The console function: the document lists it first, and pages load their assets below its path.
     for (const spec of this.specs)
-      if (spec.routes.some((r) => r.path.startsWith('/inbound/') || r.path.startsWith('/admin/')))
+      if (spec.routes.some((r) => /^\/(inbound|admin|console)\//.test(r.path)))
         this.functions[spec.fn]!.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
     if (queues.inbound) {
       createInboundMail(this, {
@@ -155,10 +157,15 @@ export class SwitchboardStack extends Stack {
     for (const spec of this.specs) {
       const worker = spec.queueWorker;
       if (!worker) continue;
+      // The plan's batch: the contract's, or larger where the target needs more batches than an event source takes.
+      const batching = this.plan.workerBatching[spec.fn] ?? {
+        batchSize: worker.batchSize,
+        windowSeconds: worker.batchWindowSeconds,
+      };
       this.functions[spec.fn]!.addEventSource(
         new SqsEventSource(queues[worker.queue], {
-          batchSize: worker.batchSize,
-          maxBatchingWindow: worker.batchWindowSeconds > 0 ? Duration.seconds(worker.batchWindowSeconds) : undefined,
+          batchSize: batching.batchSize,
+          maxBatchingWindow: batching.windowSeconds > 0 ? Duration.seconds(batching.windowSeconds) : undefined,
           maxConcurrency: this.plan.workerConcurrency[spec.fn] ?? worker.maxConcurrency,
           reportBatchItemFailures: true,
         }),
@@ -258,7 +265,7 @@ interface FunctionContext {
   queues: Record<QueueKey, Queue>;
 }
 
-export function createTable(scope: Construct): Table {
+export function createTable(scope: Construct, keepPreviousConversationIndex = false): Table {
   const table = new Table(scope, mainTable.constructId, {
     partitionKey: { name: mainTable.partitionKey, type: AttributeType.STRING },
     sortKey: { name: mainTable.sortKey, type: AttributeType.STRING },
@@ -268,7 +275,11 @@ export function createTable(scope: Construct): Table {
     deletionProtection: true,
     removalPolicy: RemovalPolicy.RETAIN,
   });
-  for (const gsi of mainTable.globalSecondaryIndexes) {
+  // The previous conversation index first, where it is kept: it is the one the deployment already has.
+  const indexes = keepPreviousConversationIndex
+    ? [previousConversationIndex, ...mainTable.globalSecondaryIndexes]
+    : mainTable.globalSecondaryIndexes;
+  for (const gsi of indexes) {
     table.addGlobalSecondaryIndex({
       indexName: gsi.indexName,
       partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -271,6 +272,7 @@ async function startFauxqs(dir: string, standInDatabase: AwsStandIns['database']
     stores: { sqsStore, snsStore, s3Store },
   });
   acceptLargeObjects(app);
+  serveRangesFromDisk(app, s3Store, join(dir, 's3'));
   throttleQueues(app as never);
   recordTopicMessages(app, standInDatabase);
   enforcePostPolicies(app, await import('./s3-post-policy.ts'));
@@ -473,6 +475,72 @@ function enforcePostPolicies(
         );
     throw error;
   });
+}
+
+/**
+ * Ranged GETs read only their range. fauxqs keeps persisted objects' bodies on disk and reads the whole file for any
+ * GET, ranged or not: a search reading a few kilobytes of a 400 MB knowledge segment cost a 400 MB read here, where
+ * S3 reads the range. A GET with one `Range` of an object whose body is on disk is answered from the file at that
+ * offset, with the headers fauxqs gives a ranged answer; anything else (conditional headers, an unsatisfiable or
+ * multiple range, an object in memory) is left to fauxqs.
+ */
+function serveRangesFromDisk(
+  app: ReturnType<typeof buildApp>,
+  s3Store: { buckets: Map<string, Map<string, RangeableObject>> },
+  s3Dir: string,
+): void {
+  app.addHook('preHandler', async (request, reply) => {
+    const range = request.headers.range;
+    const params = request.params as { bucket?: string; '*'?: string };
+    if (request.method !== 'GET' || typeof range !== 'string' || !params.bucket || !params['*']) return;
+    // The SDK adds `x-id=GetObject`; any other parameter (a part, a version, attributes) is fauxqs's.
+    const query = Object.keys(request.query ?? {}).filter((k) => k !== 'x-id');
+    if (request.headers['if-match'] || request.headers['if-none-match'] || query.length) return;
+    const obj = s3Store.buckets.get(params.bucket)?.get(params['*']);
+    if (!obj || obj.body.length > 0 || !(obj.contentLength > 0)) return;
+    const total = obj.contentLength;
+    const m = /^bytes=(\d*)-(\d*)$/.exec(range);
+    if (!m || (m[1] === '' && m[2] === '')) return;
+    const start = m[1] === '' ? total - Math.min(total, Number(m[2])) : Number(m[1]);
+    const end = m[1] === '' || m[2] === '' ? total - 1 : Math.min(Number(m[2]), total - 1);
+    if (start >= total || start > end || (m[1] === '' && Number(m[2]) === 0)) return;
+    const file = join(s3Dir, 'buckets', params.bucket, 'objects', `${fileNameOfKey(params['*'])}.data`);
+    const handle = await open(file, 'r');
+    const body = Buffer.alloc(end - start + 1);
+    try {
+      await handle.read(body, 0, body.length, start);
+    } finally {
+      await handle.close();
+    }
+    for (const [k, v] of Object.entries(obj.metadata ?? {})) reply.header(`x-amz-meta-${k}`, v);
+    return reply
+      .status(206)
+      .header('content-type', obj.contentType)
+      .header('etag', obj.etag)
+      .header('last-modified', obj.lastModified.toUTCString())
+      .header('content-length', body.length)
+      .header('content-range', `bytes ${start}-${end}/${total}`)
+      .send(body);
+  });
+}
+
+/** fauxqs's file name for a key: characters unsafe in file names percent-encoded, `/` kept as folders. */
+function fileNameOfKey(key: string): string {
+  let out = '';
+  for (const ch of key) {
+    const code = ch.charCodeAt(0);
+    out += code < 0x20 || '<>:"|?*\\%'.includes(ch) ? `%${code.toString(16).padStart(2, '0')}` : ch;
+  }
+  return out;
+}
+
+interface RangeableObject {
+  body: Buffer;
+  contentLength: number;
+  contentType: string;
+  etag: string;
+  lastModified: Date;
+  metadata?: Record<string, string>;
 }
 
 /**

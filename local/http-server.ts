@@ -47,7 +47,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   let baseUrl: string | undefined;
   const server = createGateway({
     handlers,
-    localRoutes: [healthz, ...localAwsRoute, ...consoleRoutes({ uploadOrigins, baseUrl: () => baseUrl })],
+    // In bundles mode the console function answers them, as on AWS; else the runner does (built on demand).
+    localRoutes: [
+      healthz,
+      ...localAwsRoute,
+      ...(process.env.LOCAL_FUNCTIONS === 'bundles' ? [] : consoleRoutes({ uploadOrigins, baseUrl: () => baseUrl })),
+    ],
   });
   server.listen(options.port, options.host);
   await Promise.race([

@@ -1,17 +1,25 @@
 import { parseConfig, settingNames as kernelSettingNames } from '#shared/kernel/config.ts';
 import type { AreaSettings, Env } from '#shared/kernel/settings.ts';
+import { completionSettings } from '#shared/completion/index.ts';
 import { creditsSettings } from '#shared/credits/index.ts';
 import { eventsSettings } from '#shared/events/index.ts';
+import { modelSettings } from '#shared/model-providers/index.ts';
 import { pdfSettings } from '#shared/pdf/index.ts';
+import { siteSettings } from '#shared/site/index.ts';
+import { tenancySettings } from '#shared/tenancy/index.ts';
 
 /**
  * Every area's settings (`shared/<area>/settings.ts`, exported by the area's face), by area. A new area with
  * settings adds one line here; test/unit/local/settings.test.ts fails until it does.
  */
 export const AREA_SETTINGS: Readonly<Record<string, AreaSettings<unknown>>> = {
+  completion: completionSettings,
   credits: creditsSettings,
   events: eventsSettings,
+  'model-providers': modelSettings,
   pdf: pdfSettings,
+  site: siteSettings,
+  tenancy: tenancySettings,
 };
 
 /** Every setting's name: the kernel's and the areas'. Bundles mode passes the caller's values of these through. */

@@ -2,6 +2,8 @@ import { type RecordedUnits, unitsOf } from '#infra/recorded-units.ts';
 import { durationOf } from '#infra/durations.ts';
 import { pascal } from '#infra/functions.ts';
 import { routes } from '#shared/contract/routes.ts';
+import { keys } from '#shared/contract/keys.ts';
+import { ADMITS_PER_SHARD_PER_SECOND, shardCount } from '#shared/ratelimit/index.ts';
 import { PER_ITEM, placeholdersOf } from './key-class.ts';
 import type { MixEntry, Scenario, Spread } from '#infra/capacity-target.ts';
 import type { DeploymentCaps } from './template.ts';
@@ -44,6 +46,11 @@ export interface LoadRow {
   share: number;
   /** What the figure is made of (write and read units of a partition; the cap a function's figure is held to). */
   detail: string;
+  /**
+   * A rate-limit bucket's partitions grow with its rate (one item per 250 admitted a second): the most load one of
+   * them takes at any rate, in the row's unit. A row whose bound is within the target never binds a ceiling.
+   */
+  boundedAt?: number;
 }
 
 export interface ScenarioLoad {
@@ -69,6 +76,18 @@ function partitionsOf(cls: string, spread: Spread, shards: number | undefined): 
   return ids * sharded;
 }
 
+/** A rate-limit bucket's items (`RL#sends#<project>`, `RL#<token>`): spread over more items the higher its limit. */
+const RATE_LIMIT_PREFIX = keys.rateLimit('').pk;
+const isBucket = (target: string, cls: string) => target === 'table' && cls.startsWith(RATE_LIMIT_PREFIX);
+
+/**
+ * How many items a bucket taking `perSecond` requests is spread over. A bucket admits a scenario's rate only when
+ * its limit is at least that rate (the operator raises a project's `sendsPerSecond` for it), and the limiter spreads
+ * a limit over one item per 250 a second (shared/ratelimit/shards.ts): the model applies the same rule to the least
+ * limit that admits the rate.
+ */
+const bucketShards = (perSecond: number) => shardCount({ limit: Math.max(perSecond, 1e-9), windowMs: 1_000 });
+
 const routeOf = (method: string) => {
   const [verb, path] = method.split(' ');
   const route = routes.find((r) => r.path === path && (r.method === verb || r.method === 'ANY'));
@@ -90,12 +109,27 @@ export function scenarioLoad(
   const consumerOf = (queue: string) =>
     caps.functions.find((f) => f.trigger?.queue.startsWith(`${pascal(queue)}Queue`))?.fn;
 
+  // Each bucket's requests per second per id (a project's sends), over the scenario's whole mix: its item count.
+  const bucketRate = new Map<string, number>();
+  for (const entry of scenario.mix)
+    for (const k of unitsOf(units, entry.type).dynamo) {
+      if (!isBucket(k.target, k.keyClass)) continue;
+      const ids = partitionsOf(k.keyClass, spreadOf(scenario, entry), undefined);
+      if (ids === 'per item') continue;
+      const name = `${k.target} ${k.keyClass}`;
+      bucketRate.set(name, (bucketRate.get(name) ?? 0) + entry.perSecond / ids);
+    }
+  const bucketWcu = new Map<string, number>();
+
   for (const entry of scenario.mix) {
     const type = unitsOf(units, entry.type);
     const spread = spreadOf(scenario, entry);
     for (const k of type.dynamo) {
       const name = `${k.target} ${k.keyClass}`;
-      const n = partitionsOf(k.keyClass, spread, units.shards?.[name]);
+      const rate = bucketRate.get(name);
+      const ids = partitionsOf(k.keyClass, spread, units.shards?.[name]);
+      const n = rate === undefined || ids === 'per item' ? ids : ids * bucketShards(rate);
+      if (rate !== undefined) bucketWcu.set(name, Math.max(bucketWcu.get(name) ?? 0, k.wcu));
       if (n === 'per item') {
         const item = perItem.get(name) ?? { wcu: 0, rcu: 0 };
         item.wcu = Math.max(item.wcu, k.wcu / Math.max(1, k.partitions));
@@ -133,7 +167,9 @@ export function scenarioLoad(
   for (const [name, p] of partitions) {
     const share = Math.max(p.wcu / limits.partitionWcu, p.rcu / limits.partitionRcu);
     const writeBound = p.wcu / limits.partitionWcu >= p.rcu / limits.partitionRcu;
+    const perAdmit = bucketWcu.get(name);
     rows.push({
+      ...(perAdmit !== undefined && writeBound ? { boundedAt: perAdmit * ADMITS_PER_SHARD_PER_SECOND } : {}),
       kind: 'partition',
       name,
       partitions: p.partitions,
@@ -141,7 +177,9 @@ export function scenarioLoad(
       limit: writeBound ? limits.partitionWcu : limits.partitionRcu,
       unit: writeBound ? 'WCU/s' : 'RCU/s',
       share,
-      detail: `${fmt(p.wcu)} WCU/s, ${fmt(p.rcu)} RCU/s per partition`,
+      detail:
+        `${fmt(p.wcu)} WCU/s, ${fmt(p.rcu)} RCU/s per partition` +
+        (perAdmit !== undefined ? `; a bucket of ${fmt(bucketRate.get(name)!)}/s, an item per 250/s` : ''),
     });
   }
   for (const [name, g] of groups)
@@ -232,6 +270,8 @@ export function ceilingOf(units: RecordedUnits, unitScenario: Scenario, caps: De
   const physical = load.rows.filter((r) => r.kind === 'partition' || r.kind === 'fifo');
   let best = { rate: Number.POSITIVE_INFINITY, binding: undefined as LoadRow | undefined };
   for (const row of physical) {
+    // A bucket adds items as its limit grows: at most `boundedAt` on any of them, whatever the rate.
+    if (row.boundedAt !== undefined && row.boundedAt <= limits.target * row.limit) continue;
     const rate = (limits.target * row.limit) / row.load;
     if (row.load > 0 && rate < best.rate) best = { rate, binding: row };
   }

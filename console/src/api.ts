@@ -1,3 +1,4 @@
+import { servicePrefix } from './prefix.ts';
 /** An error answer of the management API, in the contract's shape. */
 export class ApiError extends Error {
   constructor(
@@ -17,10 +18,27 @@ export type Api = ReturnType<typeof createApi>;
 type ErrorAnswer = Partial<{ error: string; message: string; details: ApiError['details']; requestId: string }>;
 
 /**
- * The management API client: every call carries the admin key; errors become ApiError. `onUnauthorized` runs on a
- * 401 (the key was changed or is wrong) so the console can sign out.
+ * How the console proves who it is: the operator's admin key (a header), or a portal session (its cookie, which the
+ * browser sends and scripts cannot read, and the session's CSRF token on every change).
  */
-export function createApi(adminKey: string, onUnauthorized: () => void, base = '/admin/v1') {
+export type Credentials = { adminKey: string } | { csrfToken: string };
+
+/**
+ * The management API client: every call carries the credentials; errors become ApiError. `onUnauthorized` runs on a
+ * 401 (the key was changed or is wrong, the session ended) so the console can sign out.
+ */
+export function createApi(
+  credentials: Credentials | string,
+  onUnauthorized: () => void,
+  base = `${servicePrefix()}/admin/v1`,
+) {
+  const creds: Credentials = typeof credentials === 'string' ? { adminKey: credentials } : credentials;
+  const authHeaders = (method: string): Record<string, string> =>
+    'adminKey' in creds
+      ? { authorization: `Bearer ${creds.adminKey}` }
+      : method === 'GET'
+        ? {}
+        : { 'x-csrf-token': creds.csrfToken };
   async function call<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
     const raw = body instanceof Blob || body instanceof ArrayBuffer;
     let response: Response;
@@ -28,11 +46,12 @@ export function createApi(adminKey: string, onUnauthorized: () => void, base = '
       response = await fetch(`${base}${path}`, {
         method,
         headers: {
-          authorization: `Bearer ${adminKey}`,
+          ...authHeaders(method),
           ...(body === undefined ? {} : { 'content-type': contentType }),
         },
         body: body === undefined ? undefined : raw ? (body as BodyInit) : JSON.stringify(body),
         cache: 'no-store',
+        credentials: 'same-origin',
       });
     } catch {
       throw new ApiError(0, 'NETWORK_ERROR', 'The service could not be reached. Is it running?');
@@ -83,7 +102,7 @@ export function createApi(adminKey: string, onUnauthorized: () => void, base = '
 }
 
 /** Checks an admin key without side effects: the project listing answers 200 to a good key and 401 to a bad one. */
-export async function checkAdminKey(adminKey: string, base = '/admin/v1'): Promise<boolean> {
+export async function checkAdminKey(adminKey: string, base = `${servicePrefix()}/admin/v1`): Promise<boolean> {
   const response = await fetch(`${base}/projects?limit=1`, {
     headers: { authorization: `Bearer ${adminKey}` },
     cache: 'no-store',
@@ -94,3 +113,35 @@ export async function checkAdminKey(adminKey: string, base = '/admin/v1'): Promi
 }
 
 export const enc = encodeURIComponent;
+
+/** Who the console is for: the operator (every project), or a portal session's one project and role. */
+export type Role = 'viewer' | 'developer' | 'admin' | 'operator';
+export interface PortalSession {
+  projectId: string;
+  role: Exclude<Role, 'operator'>;
+  expiresAt: string;
+  csrfToken: string;
+}
+
+/**
+ * Opens the portal: the link's one-time code (from the URL's fragment) is traded for the session cookie; without a
+ * code (a reload), the session the cookie already holds. Undefined when neither works (used, expired, ended).
+ */
+export async function openPortal(
+  code: string | undefined,
+  projectId: string | undefined,
+  base = `${servicePrefix()}/admin/v1`,
+) {
+  const response = code
+    ? await fetch(`${base}/portal/exchange`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code, ...(projectId ? { projectId } : {}) }),
+        credentials: 'same-origin',
+        cache: 'no-store',
+      })
+    : await fetch(`${base}/session`, { credentials: 'same-origin', cache: 'no-store' });
+  if (!response.ok) return undefined;
+  const session = (await response.json()) as PortalSession & { kind: string };
+  return session.kind === 'portal' ? session : undefined;
+}

@@ -1,3 +1,4 @@
+import { servicePrefix } from './prefix.ts';
 import { useEffect, useState } from 'preact/hooks';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/contract/event-types.ts';
 
@@ -25,7 +26,7 @@ let loading: Promise<CatalogEvent[]> | undefined;
 
 /** The event catalog, read once per page load from the same OpenAPI document the API reference shows. */
 export function loadEventCatalog(): Promise<CatalogEvent[]> {
-  loading ??= fetch('/openapi.json')
+  loading ??= fetch(`${servicePrefix()}/openapi.json`)
     .then((r) => {
       if (!r.ok) throw new Error(`The event catalog could not be loaded (HTTP ${r.status}).`);
       return r.json() as Promise<OpenApiWebhooks>;

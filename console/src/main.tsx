@@ -1,6 +1,7 @@
 import { type JSX, render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { createApi, type Api } from './api.ts';
+import { RoleContext } from './access.tsx';
+import { createApi, type Api, openPortal, type PortalSession } from './api.ts';
 import { EventCatalog } from './pages/event-catalog.tsx';
 import { ProjectPicker } from './pages/projects.tsx';
 import { ProjectSettings } from './pages/settings.tsx';
@@ -9,14 +10,45 @@ import { match, navigate, useHashPath } from './router.ts';
 import { dropRecentProjects, loadAdminKey, saveAdminKey } from './session.ts';
 import './styles.css';
 
+/**
+ * A portal link opens the console at `/portal?project=…#code=…`: the code is traded for a session once, then the
+ * fragment becomes the console's own route. The page then shows that one project, no picker, no sign-in.
+ */
+const PORTAL = window.location.pathname.replace(/\/+$/, '').endsWith('/portal');
+
 function App() {
-  const [adminKey, setAdminKey] = useState<string | null>(loadAdminKey());
+  const [adminKey, setAdminKey] = useState<string | null>(PORTAL ? null : loadAdminKey());
+  const [portal, setPortal] = useState<PortalSession | 'opening' | 'closed'>(PORTAL ? 'opening' : 'closed');
   const path = useHashPath();
   const signOut = () => {
     saveAdminKey(null);
     setAdminKey(null);
+    if (PORTAL) setPortal('closed');
   };
-  const api: Api | undefined = useMemo(() => (adminKey ? createApi(adminKey, signOut) : undefined), [adminKey]);
+  const session = typeof portal === 'object' ? portal : undefined;
+  const api: Api | undefined = useMemo(
+    () =>
+      session
+        ? createApi({ csrfToken: session.csrfToken }, signOut)
+        : adminKey
+          ? createApi(adminKey, signOut)
+          : undefined,
+    [adminKey, session],
+  );
+
+  useEffect(() => {
+    if (!PORTAL) return;
+    const code = /^#code=([A-Za-z0-9_-]+)$/.exec(window.location.hash)?.[1];
+    const projectId = new URLSearchParams(window.location.search).get('project') ?? undefined;
+    // The code leaves the address bar at once: it is spent either way, and must not stay in history.
+    if (code) history.replaceState(null, '', `${window.location.pathname}${window.location.search}#/`);
+    void openPortal(code, projectId).then((opened) => {
+      setPortal(opened ?? 'closed');
+      if (opened && !window.location.hash.startsWith(`#/projects/${opened.projectId}`)) {
+        navigate(`/projects/${encodeURIComponent(opened.projectId)}/integrations`);
+      }
+    });
+  }, []);
 
   // Move focus to the new screen's heading so keyboard and screen-reader users land on it. A screen that loads its
   // data first renders its heading later (or renders it again), so the heading also takes the focus whenever focus
@@ -40,14 +72,33 @@ function App() {
     });
     observer.observe(container, { childList: true, subtree: true });
     return () => observer.disconnect();
-  }, [path, adminKey]);
+  }, [path, adminKey, portal]);
 
   useEffect(() => {
     performance.mark('console:interactive');
   }, []);
 
   let screen: JSX.Element;
-  if (!api) {
+  if (PORTAL && !session) {
+    screen =
+      portal === 'opening' ? (
+        <p class="muted" role="status">
+          Opening…
+        </p>
+      ) : (
+        <section>
+          <h1>This link has expired</h1>
+          <p>Portal links open once and for a limited time. Ask for a new link where you got this one.</p>
+        </section>
+      );
+  } else if (session && api) {
+    // A portal session: its one project, whatever the address says.
+    screen = match('/event-catalog', path) ? (
+      <EventCatalog />
+    ) : (
+      <ProjectSettings api={api} projectId={session.projectId} path={path} />
+    );
+  } else if (!api) {
     screen = (
       <SignIn
         onSignedIn={(key) => {
@@ -77,7 +128,14 @@ function App() {
         <a class="brand" href="#/">
           Switchboard
         </a>
-        {api ? (
+        {session ? (
+          <nav aria-label="Account" class="topbar-actions">
+            <span class="muted small" data-role>
+              {session.role}
+            </span>
+            <a href="#/event-catalog">Event catalog</a>
+          </nav>
+        ) : api ? (
           <nav aria-label="Account" class="topbar-actions">
             <a href="#/">Projects</a>
             <a href="#/event-catalog">Event catalog</a>
@@ -98,7 +156,7 @@ function App() {
         ) : null}
       </header>
       <main id="main" ref={main}>
-        {screen}
+        <RoleContext.Provider value={session?.role ?? 'operator'}>{screen}</RoleContext.Provider>
       </main>
     </>
   );

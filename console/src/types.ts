@@ -21,6 +21,11 @@ export type Conversation = Schemas['Conversation'];
 export type ConversationMessage = Schemas['ConversationMessage'];
 export type ConversationMessagePage = Schemas['ConversationMessagePage'];
 export type Suppression = Schemas['Suppression'];
+export type ManagementKey = Schemas['ManagementKey'];
+export type ManagementKeyCreated = Schemas['ManagementKeyCreated'];
+export type PortalLink = Schemas['PortalLink'];
+export type AuditEntry = Schemas['AuditEntry'];
+export type AuditPage = Schemas['AuditPage'];
 
 // Every channel type of the API, by the type's own union: a new type does not compile until it has a label.
 const CHANNEL_LABELS: Record<ChannelType, string> = { whatsapp: 'WhatsApp', email: 'Email', sms: 'SMS' };

@@ -19,7 +19,7 @@ import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { SqsIngestQueue } from '#shared/knowledge/adapters/sqs-ingest-queue.ts';
 import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
 import { HttpError } from '#shared/http/errors.ts';
-import { adminFunction } from '#shared/auth/api/presets.ts';
+import { json } from '#shared/http/types.ts';
 import { bindRoutes } from '#shared/http/router.ts';
 import { makeIntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
 import { makeKnowledgeManagement, type KnowledgeManagement } from '#shared/knowledge/manage.ts';
@@ -40,6 +40,8 @@ import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { platform as adminPlatform } from '#functions/_wiring/platform.ts';
 import { ADMIN_PREFIX, adminRouteTable } from './routes.ts';
+import { adminRouteAccess } from './access.ts';
+import { projectScopeOf, wireTenancy } from '#shared/tenancy/index.ts';
 import { wireBotAdmin } from '#shared/bots/index.ts';
 import { channelHandlers } from '#shared/messaging/api/channel-routes.ts';
 import { volumeHandlers } from '#shared/messaging/api/volume-routes.ts';
@@ -151,7 +153,10 @@ const knowledgeObjects = cfg.BUCKET_KNOWLEDGE
   ? s3KnowledgeObjectStoreOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE)
   : {
       put: unconfigured('BUCKET_KNOWLEDGE'),
+      putStream: unconfigured('BUCKET_KNOWLEDGE'),
       get: unconfigured('BUCKET_KNOWLEDGE'),
+      getRange: unconfigured('BUCKET_KNOWLEDGE'),
+      getTail: unconfigured('BUCKET_KNOWLEDGE'),
       delete: async () => {},
       deletePrefix: async () => {},
     };
@@ -177,12 +182,18 @@ knowledge = makeKnowledgeManagement({
 // A channel's scheduled messages and batches (the console).
 const deferredStore = new DynamoDeferredStore(table);
 const batchStore = new DynamoBatchStore(table);
+// Who may call what: project keys, portal sessions, each route's rule, and the audit log of every change.
+const tenancy = wireTenancy(platform, {
+  projectExists: async (projectId) => (await projectStore.get(projectId)) !== undefined,
+  publicBaseUrl: cfg.PUBLIC_BASE_URL ?? '',
+});
+const projectRouteHandlers = projectHandlers(projects);
 
 /** The management API (`/admin/v1/*`): one function, routed inside. */
-export const handler = adminFunction({
-  logger,
+export const handler = tenancy.serve({
   adminKey,
   prefix: ADMIN_PREFIX,
+  access: adminRouteAccess,
   routes: bindRoutes(adminRouteTable, {
     ...eventHandlers(
       makeReportEvent({
@@ -196,7 +207,19 @@ export const handler = adminFunction({
     ...recoverHandlers(recover),
     ...wireCreditUsage(platform, { accountOf: projects.creditAccount }),
     ...webhookHealthHandlers(webhookHealth),
-    ...projectHandlers(projects),
+    ...projectRouteHandlers,
+    // A project key or portal session sees its own project alone in the listing.
+    listProjects: async (request) => {
+      const own = projectScopeOf(request.event);
+      if (own === undefined) return projectRouteHandlers.listProjects(request);
+      const found = await projects.requireProject(own);
+      const answer = await projectRouteHandlers.getProject({
+        ...request,
+        params: { projectId: found.projectId },
+        query: {},
+      });
+      return json(200, { items: [JSON.parse(answer.body)] });
+    },
     ...channelHandlers(channels, cfg.PUBLIC_BASE_URL ?? ''),
     ...volumeHandlers(
       makeChannelVolume({
@@ -212,6 +235,7 @@ export const handler = adminFunction({
     ...integrationHandlers(integrations),
     ...botAdmin.handlers,
     ...knowledgeHandlers(knowledge),
+    ...tenancy.handlers,
   }),
   // Routes declared `idempotent` (event reports, test events) accept Idempotency-Key; the lock outlives the
   // function's 30 s timeout.

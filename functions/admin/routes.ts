@@ -12,6 +12,7 @@ import { sandboxRoutes } from '#shared/messaging/api/sandbox-routes.ts';
 import { usageRoutes } from '#shared/credits/index.ts';
 import { knowledgeRoutes } from '#shared/knowledge/api/admin-routes.ts';
 import { webhookHealthRoutes } from '#shared/webhooks/api/health-routes.ts';
+import { tenancyRoutes } from '#shared/tenancy/index.ts';
 
 /** Prefix of every management API path. */
 export const ADMIN_PREFIX = '/admin/v1';
@@ -36,6 +37,7 @@ export const adminRouteTable = {
   ...integrationRoutes,
   ...botRoutes,
   ...knowledgeRoutes,
+  ...tenancyRoutes,
 };
 
 export const adminRoutes: readonly RouteDeclaration[] = Object.values(adminRouteTable);

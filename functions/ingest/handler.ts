@@ -11,14 +11,15 @@ import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { makePdfPageReader, PDF_READ_BUDGET_MS } from '#shared/knowledge/pdf-reader.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { queues } from '#shared/contract/queues.ts';
-import { embeddingsFromConfig, knowledgeObjectsFromConfig } from '#functions/_wiring/knowledge.ts';
+import { knowledgeObjectsFromConfig } from '#functions/_wiring/knowledge.ts';
+import { embeddingsFromSettings } from '#shared/model-providers/index.ts';
 import { ocrFromSettings } from '#shared/pdf/index.ts';
 import { pdfOpenerFromConfig } from '#functions/_wiring/untrusted-pdf.ts';
 import { documentReaderFromConfig } from '#functions/_wiring/untrusted-text.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { partialBatchResponse, workerFunction } from '#shared/http/worker.ts';
 
-// Composition root: built once per cold start; segments stay cached between batches (merges read them from memory).
+// Composition root: built once per cold start; opened segments stay cached between batches.
 const cfg = config();
 const logger = createLogger('ingest');
 const metrics = new PowertoolsMetrics('ingest');
@@ -32,14 +33,15 @@ const ingest = makeIngestKnowledge({
   files,
   index: new DynamoKnowledgeIndexStore(table),
   objects,
-  segments: new SegmentCache(objects, 256 * 1024 * 1024),
+  // Merges stream their inputs by range; the cache holds the views that decide what a merge keeps.
+  segments: new SegmentCache(objects, { memoryBytes: 192 * 1024 * 1024, logger, metrics }),
   // The extract route's OCR: same engine choice, DPI and per-page time limit (OCR_* settings).
   readPdf: makePdfPageReader(ocrFromSettings({ cfg }, metrics), PDF_READ_BUDGET_MS, pdfOpenerFromConfig(cfg)),
   // HTML and Markdown: in-process on AWS, in a sandbox thread locally (UNTRUSTED_PARSING), as PDFs.
   readText: documentReaderFromConfig(cfg),
   // Text files keep the default 120 s; a PDF may be a scan read page by page by OCR (sized for 100 pages).
   pdfBudgetMs: PDF_READ_BUDGET_MS,
-  embeddings: embeddingsFromConfig(cfg),
+  embeddings: embeddingsFromSettings(cfg),
   logger,
 });
 

@@ -22,6 +22,7 @@ const bots = new DynamoBotStore(table);
 const knowledge = knowledgeSearchFromConfig(cfg, {
   bots,
   logger,
+  metrics,
   ...(cfg.BUCKET_KNOWLEDGE ? { objects: new S3KnowledgeObjectStore(s3Client(cfg), cfg.BUCKET_KNOWLEDGE) } : {}),
 });
 

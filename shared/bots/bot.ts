@@ -12,6 +12,8 @@ export interface KnowledgeSegmentRef {
   excerpts: number;
   markers: number;
   bytes: number;
+  /** Its object's format (absent: format 3, written before segments were read by range). */
+  format?: number;
 }
 
 /**
@@ -36,6 +38,7 @@ export function segmentRefs(map: unknown): KnowledgeSegmentRef[] {
       excerpts: Number(ref.excerpts ?? 0),
       markers: Number(ref.markers ?? 0),
       bytes: Number(ref.bytes ?? 0),
+      ...(ref.format ? { format: Number(ref.format) } : {}),
     }))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

@@ -16,6 +16,9 @@ export const TAGS = {
   Integrations: 'Management API (admin key): webhooks and custom integrations, and their secrets.',
   'Webhook deliveries': 'Management API (admin key): events, test events, the delivery log, retries, recovery, health.',
   Bots: 'Management API (admin key): bots and their knowledge files.',
+  Access:
+    "Management API: a project's own keys (`sbm_…`, with a role), portal links that open the console for one project, and the audit log.",
+  Console: 'What the console itself calls: opening a portal link, and who the caller is. Not in the SDK.',
   Messages: 'Send a message and read its status with a custom integration token (`sbc_…`).',
   AI: 'The Bots API with the project API token (`sbk_…`); 60 requests per minute per token.',
   'Webhook events': 'What webhooks receive: one request per event type, signed (Standard Webhooks).',
@@ -26,7 +29,7 @@ export const TAGS = {
 export type Tag = keyof typeof TAGS;
 
 /** Tags whose operations are documented for operators but kept out of the SDK surface (`x-internal`). */
-export const INTERNAL_TAGS: readonly Tag[] = ['Inbound', 'Legacy'];
+export const INTERNAL_TAGS: readonly Tag[] = ['Inbound', 'Legacy', 'Console'];
 
 /** A success answer: a JSON body, an event stream, or text of a media type (what a provider expects back). */
 export interface SuccessAnswer {

@@ -11,7 +11,10 @@ export const ERROR_CODES = {
   NOT_FOUND: 'Unknown path, or an id that does not exist.',
   METHOD_NOT_ALLOWED: 'Known path, wrong method; the `Allow` header lists the right ones.',
   CONFLICT: 'The change conflicts with the current state (a second enabled general webhook, a concurrent change).',
-  UNAUTHORIZED: 'Management API: the admin key is missing or wrong.',
+  UNAUTHORIZED:
+    'Management API: the admin key, project key (`sbm_…`) or portal session is missing, wrong, expired or revoked.',
+  FORBIDDEN:
+    "Management API: the project key's or portal session's role does not allow this (credits and limits are the operator's alone).",
   ERR_NO_PERMISSION: 'Send endpoint: the custom token is missing, malformed, rotated away or deleted.',
   CHANNEL_NOT_FOUND: "The channel was deleted after the token was created, or is not one of this project's.",
   INVALID_SIGNATURE:
@@ -83,6 +86,8 @@ export type DomainErrorCode =
   | 'BOT_NOT_FOUND'
   /** The bot a Bots API request names belongs to another project. */
   | 'BOT_FORBIDDEN'
+  /** The caller is known but its role does not allow the change (a project key, a portal session). */
+  | 'FORBIDDEN'
   /** The change collides with the current state or with a concurrent change. */
   | 'CONFLICT'
   /** The input breaks a rule; `details` lists every problem. */

@@ -170,6 +170,24 @@ export const keys = {
     pk: `THREAD#${channelId}#${messageIdHeader}`,
     sk: 'THREAD',
   }),
+  /** A project management key (`sbm_…`), found by its hash when presented. */
+  managementKey: (keyHash: string) => ({ pk: `MKEY#${keyHash}`, sk: 'MKEY' }),
+  /** The project's listing entry for one of its management keys (carries the key's hash, to revoke it). */
+  managementKeyEntry: (projectId: string, keyId: string) => ({ pk: projectPartition(projectId), sk: `MKEY#${keyId}` }),
+  /** A portal link's one-time code, by its hash: deleted by the exchange that uses it. */
+  portalCode: (codeHash: string) => ({ pk: `PCODE#${codeHash}`, sk: 'PCODE' }),
+  /** A project's portal session generation: ending every session moves it on, and older sessions stop working. */
+  portalGeneration: (projectId: string) => ({ pk: `PORTAL#${projectId}`, sk: 'GEN' }),
+  /** A portal session, beside its project's generation (both are read in one BatchGetItem per request). */
+  portalSession: (projectId: string, sessionId: string) => ({ pk: `PORTAL#${projectId}`, sk: `SESSION#${sessionId}` }),
+  /**
+   * One audit entry of a project, in time order (`at` then the entry's id). Its own partition per project: only
+   * management changes write here, and the log is read newest first a page at a time.
+   */
+  auditEntry: (projectId: string, at: string, entryId: string) => ({
+    pk: `AUDIT#${projectId}`,
+    sk: `${at}#${entryId}`,
+  }),
   /** The project's listing entry for one of its bots. */
   botEntry: (projectId: string, botId: string) => ({ pk: projectPartition(projectId), sk: `BOT#${botId}` }),
 };
@@ -205,6 +223,9 @@ export const collections = {
   channels: (projectId: string): Collection => ({ pk: projectPartition(projectId), skPrefix: 'CH#' }),
   integrations: (projectId: string): Collection => ({ pk: projectPartition(projectId), skPrefix: 'INT#' }),
   botEntries: (projectId: string): Collection => ({ pk: projectPartition(projectId), skPrefix: 'BOT#' }),
+  managementKeys: (projectId: string): Collection => ({ pk: projectPartition(projectId), skPrefix: 'MKEY#' }),
+  /** A project's audit entries; the sort key is the entry's time, then its id. */
+  auditEntries: (projectId: string): Collection => ({ pk: `AUDIT#${projectId}`, skPrefix: '' }),
   /** A bot's knowledge files, by name (byte order of the UTF-8 name). */
   knowledgeFiles: (botId: string): Collection => ({ pk: botPartition(botId), skPrefix: 'FILE#' }),
   /** A bot's file-key → name entries. */

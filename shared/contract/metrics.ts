@@ -26,6 +26,8 @@ export const metricNames = {
   modelOutputTokens: 'ModelOutputTokens',
   /** Pages read by OCR. Dimensions `engine` (textract, tesseract), `outcome` (read, failed). */
   ocrPages: 'OcrPages',
+  /** Knowledge segments found truncated or damaged in storage (each once per instance): searched around until merged. */
+  knowledgeSegmentsUnreadable: 'KnowledgeSegmentsUnreadable',
   /** Bots API requests refused by the per-token rate limit (429). */
   rateLimitRejections: 'RateLimitRejections',
 } as const;

@@ -52,6 +52,8 @@ export const routes: RouteDefinition[] = [
     },
   },
   // timeoutMs goes up to 90 s: the Lambda gets 90 s + 10 s for the bot read, the charge, the refund and the answer.
+  // 1,024 MB (with chat and responses): the bot's knowledge comes through search's bounded path (caches of 102 MB),
+  // so the memory is the model call's and the answer's, whatever the bot's size.
   {
     method: 'POST',
     path: '/api/v1/ai/completion',
@@ -121,7 +123,9 @@ export const routes: RouteDefinition[] = [
     memoryMb: 1024,
     access: { table: { read: true, write: true }, bedrock: { invoke: true } },
   },
-  // Search loads a bot's index (CPU-bound gunzip) on a cold start: 1,769 MB is one full vCPU.
+  // Search reads a bot's index by range and holds at most its caches (a tenth of this memory, and 384 MB of /tmp)
+  // whatever the bot's size: under 400 MB in all at 1 GB of text (bench/knowledge-gb.ts). 1,769 MB is for the CPU
+  // (one full vCPU): scoring long posting lists and unpacking text blocks are CPU-bound.
   {
     method: 'POST',
     path: '/api/v1/ai/search',
@@ -164,9 +168,9 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 30,
     memoryMb: 1024,
     access: {
-      // gsi1: the project listing; gsi2: a conversation's messages (the console); gsi3: a webhook's failed
+      // gsi1: the project listing; gsi4: a conversation's messages (the console); gsi3: a webhook's failed
       // deliveries (recover).
-      table: { read: true, write: true, indexes: ['gsi1', 'gsi2', 'gsi3'] },
+      table: { read: true, write: true, indexes: ['gsi1', 'gsi3', 'gsi4'] },
       secrets: ['adminKey', 'secretsKey'],
       sendTo: ['ingest', 'events', 'deliveries', 'deliveriesOrdered'],
       buckets: {
@@ -176,6 +180,18 @@ export const routes: RouteDefinition[] = [
       },
     },
   },
+  // The console, the portal page (framable by the project's allowed origins: one project read), the API reference
+  // and the OpenAPI document, served from the files shipped beside the function.
+  ...['/console', '/console/{proxy+}', '/portal', '/docs', '/openapi.json'].map(
+    (path): RouteDefinition => ({
+      method: 'GET',
+      path,
+      fn: 'console',
+      timeoutSeconds: 10,
+      memoryMb: 256,
+      access: { table: { read: true } },
+    }),
+  ),
   // Providers get 10 s per call (WhatsApp: a text then up to 10 files); 30 s covers a slow multi-part send.
   {
     method: 'POST',
@@ -251,7 +267,7 @@ export const routes: RouteDefinition[] = [
     memoryMb: 256,
     access: {
       // Writes its custom token's rate-limit bucket.
-      table: { read: true, write: true, indexes: ['gsi2'] },
+      table: { read: true, write: true, indexes: ['gsi4'] },
       buckets: { transfer: { read: ['media/'] } },
       secrets: ['secretsKey'],
     },
@@ -264,7 +280,7 @@ export const routes: RouteDefinition[] = [
     memoryMb: 256,
     access: {
       // Writes its custom token's rate-limit bucket.
-      table: { read: true, write: true, indexes: ['gsi2'] },
+      table: { read: true, write: true, indexes: ['gsi4'] },
       buckets: { transfer: { read: ['media/'] } },
       secrets: ['secretsKey'],
     },

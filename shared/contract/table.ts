@@ -10,9 +10,31 @@ const backgroundIndex = { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'g
 
 /**
  * A channel's messages per contact, newest first (`GET /api/integration/conversations/{contact}/messages`): each
- * message's status item carries its entry, so the listing costs no write of its own.
+ * message's status item carries its entry, so the listing costs no write of its own. Keys only: an entry is one
+ * write unit when a message joins, and a status change (which rewrites the item) writes nothing here, where the
+ * whole item projected cost its size on every write (4 write units per event, on the conversation's one partition).
+ * The listing reads the page's items themselves (one BatchGetItem). It keeps the key attributes of the index it
+ * replaces (`gsi2`, which projected everything), so no item is rewritten.
  */
-const conversationIndex = { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'ALL' } as const;
+const conversationIndex = {
+  indexName: 'gsi4',
+  partitionKey: 'gsi2pk',
+  sortKey: 'gsi2sk',
+  projection: 'KEYS_ONLY',
+} as const;
+
+/**
+ * The conversation index as it was (the whole item projected): a deployment from before keeps it until its
+ * replacement has been filled (`keepPreviousConversationIndex`, docs/operations.md), since DynamoDB cannot change an
+ * index's projection in place and adds or deletes one index per update. The listing reads it only while the new one
+ * is still being filled.
+ */
+export const previousConversationIndex = {
+  indexName: 'gsi2',
+  partitionKey: 'gsi2pk',
+  sortKey: 'gsi2sk',
+  projection: 'ALL',
+} as const;
 
 /**
  * Work a background job must find on hot paths (events not yet published, failed deliveries): sparse, keys only (an

@@ -98,6 +98,8 @@ export const queueWorkers: QueueWorkerDefinition[] = [
   // Sized for a 100-page scan read with OCR as the extract route does (Textract, 8 pages at a time, 200 DPI renders):
   // about 0.3-0.5 s of rendering per page on ~1.2 vCPU (2048 MB) plus Textract's 1-2 s, so ~1-2 minutes; the PDF
   // read gets 480 s (shared/knowledge/pdf-reader.ts); the rest of the 600 s is left for the batch's segment.
+  // 2,048 MB is for OCR and the batch's segment, built in memory (20 files of up to 25 MB): merges stream their
+  // inputs and output by range whatever their size (512 MB at most merging 1 GB of text, bench/knowledge-gb.ts).
   // Batches of up to 20 (gathered within the 1 s window): each batch is one index segment and a few fixed round trips.
   // 4 batches at once: ingestion keeps pace with 8 concurrent uploaders (bench/history/2026-11-knowledge-at-scale.md);
   // batches of one

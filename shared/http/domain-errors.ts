@@ -20,6 +20,7 @@ export const HTTP_ANSWERS: { readonly [C in DomainErrorCode]: HttpAnswer } = {
   CHANNEL_NOT_FOUND: { status: 404, code: 'CHANNEL_NOT_FOUND' },
   BOT_NOT_FOUND: { status: 404, code: 'BOT_NOT_FOUND' },
   BOT_FORBIDDEN: { status: 403, code: 'BOT_FORBIDDEN' },
+  FORBIDDEN: { status: 403, code: 'FORBIDDEN' },
   CONFLICT: { status: 409, code: 'CONFLICT' },
   INVALID_INPUT: { status: 400, code: 'VALIDATION_ERROR' },
   NO_BOT_CREDITS: { status: 402, code: 'ERR_NO_BOT_CREDITS' },

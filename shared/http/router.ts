@@ -73,6 +73,8 @@ export type RouteHandlers<D extends Record<string, RouteDeclaration>> = {
 
 /** A declared route with its handler. */
 export interface BoundRoute extends RouteDeclaration {
+  /** The route's name in its table (`createBot`): what per-route rules (who may call it) are keyed by. */
+  name?: string;
   // Method syntax: each route's handler takes its own params and body; the router hands it what its chain read.
   handle(request: RouteRequest<Record<string, string>, unknown, unknown>): Promise<HttpResult>;
 }
@@ -84,6 +86,7 @@ export function bindRoutes<D extends Record<string, RouteDeclaration>>(
 ): BoundRoute[] {
   return Object.entries(declarations).map(([name, declaration]) => ({
     ...declaration,
+    name,
     handle: handlers[name as keyof D] as BoundRoute['handle'],
   }));
 }
@@ -123,7 +126,11 @@ const isId = (name: string) => name.endsWith('Id');
 export function createRouter(
   prefix: string,
   routes: readonly BoundRoute[],
-  options: { idempotency?: MiddlewareObj<HttpEvent, HttpResult> } = {},
+  options: {
+    idempotency?: MiddlewareObj<HttpEvent, HttpResult>;
+    /** Runs once the route is matched, before its body is read: who may call it (throws to refuse). */
+    authorize?: (route: BoundRoute, params: Record<string, string>, event: HttpEvent) => Promise<void> | void;
+  } = {},
 ) {
   const compiled: Compiled[] = routes.map((r) => ({
     route: r,
@@ -150,6 +157,7 @@ export function createRouter(
       }
       if (Object.entries(params).some(([name, value]) => isId(name) && value.length > MAX_PATH_ID_CHARS))
         throw new HttpError(404, 'NOT_FOUND', `No resource has an id longer than ${MAX_PATH_ID_CHARS} characters.`);
+      if (options.authorize) await options.authorize(candidate.route, params, event);
       return candidate.serve(Object.assign(event, { routeParams: params }), context);
     }
     if (allowed.size) {
@@ -161,7 +169,7 @@ export function createRouter(
   };
 }
 
-function routeChain(r: BoundRoute, options: { idempotency?: MiddlewareObj<HttpEvent, HttpResult> }) {
+function routeChain(r: BoundRoute, options: { idempotency?: MiddlewareObj<HttpEvent, HttpResult> | undefined }) {
   const chain = middy<RoutedEvent, HttpResult, Error, Context>({ timeoutEarlyInMillis: 0 });
   if (r.idempotent && options.idempotency) chain.use(options.idempotency);
   if (r.body === 'raw') chain.use(rawBody);

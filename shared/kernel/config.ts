@@ -55,27 +55,6 @@ const schema = z.object({
   PROJECT_LIMITS_CACHE_SECONDS: z._default(z.coerce.number().check(z.gte(0), z.lte(3600)), 10),
   /** A recover's claim on a failed delivery older than this was left by a recover that died: the next may take it. */
   WEBHOOK_RECOVER_CLAIM_STALE_SECONDS: z._default(z.coerce.number().check(z.gt(0)), 60),
-  MODEL_PROVIDER: z.optional(z.enum(['bedrock', 'openai', 'offline'])),
-  BEDROCK_MODEL_ID: z._default(nonEmpty(), 'amazon.nova-lite-v1:0'),
-  OPENAI_BASE_URL: z.optional(z.url()),
-  OPENAI_API_KEY: z.optional(z.string()),
-  /** On AWS the OpenAI-compatible server's key comes from Secrets Manager (read once per cold start). */
-  OPENAI_API_KEY_SECRET_ARN: z.optional(nonEmpty()),
-  OPENAI_MODEL: z.optional(nonEmpty()),
-  /**
-   * Largest output the OpenAI-format routes ask a model for: a caller's `max_tokens` / `max_completion_tokens` /
-   * `max_output_tokens` above it is clamped to it, so one credit buys a bounded answer.
-   */
-  BOT_MAX_OUTPUT_TOKENS: z._default(positiveInt(1_000_000), 4096),
-  /** Knowledge search embeddings (hybrid with BM25): `none` (default: lexical only, offline), `bedrock` or `openai`. */
-  EMBEDDINGS_PROVIDER: z._default(z.enum(['none', 'bedrock', 'openai']), 'none'),
-  /** Default: amazon.titan-embed-text-v2:0 (bedrock), text-embedding-3-small (openai). */
-  EMBEDDINGS_MODEL: z.optional(nonEmpty()),
-  /** OpenAI-compatible server for embeddings; default OPENAI_BASE_URL. */
-  EMBEDDINGS_BASE_URL: z.optional(z.url()),
-  EMBEDDINGS_API_KEY: z.optional(z.string()),
-  /** Vector size: Titan V2 takes 256, 512 or 1024 (default 512); sent to OpenAI-compatible servers only when set. */
-  EMBEDDINGS_DIMENSIONS: z.optional(positiveInt(4096)),
   WEBHOOK_ALLOW_PRIVATE: z.optional(flag(false)),
   WEBHOOK_RETRY_SCHEDULE: z.optional(
     z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds')),
@@ -133,6 +112,8 @@ const schema = z.object({
   /** `thread` parsing: parsing workers busy at once per function; more files wait their turn. */
   SANDBOX_THREADS: z._default(positiveInt(16), 2),
   TEXTRACT_ENDPOINT: z.optional(z.url()),
+  /** Set by Lambda (and by the local runner's bundles mode): the function's memory, MB. Sizes its caches. */
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: z.optional(positiveInt(10_240)),
 });
 
 export type RawConfig = z.output<typeof schema>;
@@ -141,7 +122,6 @@ export type RawConfig = z.output<typeof schema>;
 export const settingNames: readonly string[] = Object.keys(schema.shape);
 
 export interface Config extends RawConfig {
-  modelProvider: 'bedrock' | 'openai' | 'offline';
   webhookAllowPrivate: boolean;
   smtpAllowedPorts: readonly number[] | 'any';
   untrustedParsing: 'inline' | 'thread';
@@ -164,7 +144,6 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const local = raw.SWITCHBOARD_RUNTIME === 'local';
   return {
     ...raw,
-    modelProvider: raw.MODEL_PROVIDER ?? (local ? 'offline' : 'bedrock'),
     webhookAllowPrivate: raw.WEBHOOK_ALLOW_PRIVATE ?? local,
     smtpAllowedPorts: smtpAllowedPorts(raw.SMTP_ALLOWED_PORTS, local),
     untrustedParsing: raw.UNTRUSTED_PARSING ?? (local ? 'thread' : 'inline'),

@@ -1,7 +1,17 @@
 import type { KnowledgeSegmentRef } from '../bots/index.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { KnowledgeView } from './index/knowledge-view.ts';
-import { type DeleteMarker, mergeSegments, Segment } from './index/segment.ts';
+import type { SegmentReader } from './index/segment-reader.ts';
+import { crc32 } from 'node:zlib';
+import {
+  type DeleteMarker,
+  openSegment,
+  SEGMENT_FORMAT,
+  SegmentFormatError,
+  unboundedPieces,
+} from './index/segment.ts';
+import { mergeSegments } from './index/segment-merge.ts';
+import { SequentialReader } from './index/segment-reader.ts';
 import {
   type KnowledgeIndexStore,
   type KnowledgeObjectStore,
@@ -84,6 +94,63 @@ export function makeCompaction(deps: CompactionDeps) {
     await deps.index.forgetRetired(botId, due);
   }
 
+  /** The merged segment, written as it is produced, then read back whole; undefined (and deleted) when it fails. */
+  async function writeChecked(
+    botId: string,
+    inputs: SegmentReader[],
+    keep: (segment: number, doc: number) => boolean,
+    markers: DeleteMarker[],
+  ): Promise<KnowledgeSegmentRef | undefined> {
+    const at = clock();
+    const id = newSegmentId(at);
+    const key = knowledgeObjectKeys.segment(botId, id);
+    const expected = { docs: 0, excerpts: 0 };
+    for (const [s, segment] of inputs.entries())
+      for (const [d, doc] of segment.docs.entries())
+        if (keep(s, d)) {
+          expected.docs++;
+          expected.excerpts += doc.count;
+        }
+    // The object's CRC-32 as it is written; the same must come back from the bucket.
+    let written = 0;
+    const stream = async function* () {
+      for await (const chunk of mergeSegments(inputs, keep, { markers, builtAt: at })) {
+        written = crc32(chunk, written);
+        yield chunk;
+      }
+    };
+    const bytes = await deps.objects.putStream(key, stream(), 'application/octet-stream');
+    try {
+      const timeout = () => AbortSignal.timeout(30_000);
+      const read = (start: number, end: number) => deps.objects.getRange(key, start, end, timeout());
+      const back = new SequentialReader(read, 0, bytes);
+      let crc = 0;
+      for (let at = 0; at < bytes; at += READ_BACK_BYTES)
+        crc = crc32(await back.take(Math.min(READ_BACK_BYTES, bytes - at)), crc);
+      if (crc !== written) throw new SegmentFormatError('the stored object differs from what was written');
+      const segment = await openSegment(
+        key,
+        {
+          getRange: (k, start, end) => deps.objects.getRange(k, start, end, timeout()),
+          getTail: (k, length) => deps.objects.getTail(k, length, timeout()),
+        },
+        unboundedPieces(),
+      );
+      await segment.lengths();
+      if (segment.docs.length !== expected.docs || segment.excerptCount !== expected.excerpts)
+        throw new SegmentFormatError('the stored segment does not hold what was written');
+    } catch (error) {
+      await deps.objects.delete([key]).catch(() => undefined);
+      deps.logger.error('merged knowledge segment failed its read-back check; not published', {
+        botId,
+        key,
+        cause: String(error),
+      });
+      return undefined;
+    }
+    return { id, key, ...expected, markers: markers.length, bytes, format: SEGMENT_FORMAT };
+  }
+
   /** Merges what the policy says (everything when `force`); true when a merge was written. */
   return async function compact(botId: string, options: { force?: boolean } = {}): Promise<boolean> {
     const first = await deps.index.state(botId);
@@ -92,16 +159,20 @@ export function makeCompaction(deps: CompactionDeps) {
     await dropRetired(botId, first.retired, now);
     const wanted = options.force
       ? first.segments.length > 1 || first.segments.some((s) => s.markers > 0)
-      : byTiers(first.segments).length > 0;
+      : byTiers(first.segments).length > 0 || first.segments.some(isLegacy);
     if (!wanted) return false;
     if (!(await deps.index.claimMerge(botId, now, now + leaseMs))) return false;
     try {
       const state = await deps.index.state(botId);
       if (!state) return false;
       const view = await deps.segments.view(botId, state.segments);
-      const picked = new Set((options.force ? state.segments : byTiers(state.segments)).map((r) => r.id));
-      for (const ref of mostlyDead(view, state.segments)) picked.add(ref.id);
-      const inputs = state.segments.filter((r) => picked.has(r.id));
+      // A segment found damaged stays listed (its markers still count) and is searched around; merging it would fail.
+      const readable = state.segments.filter(
+        (r) => !deps.segments.isUnreadable(r.key) && view.segments.some((x) => x.id === r.id),
+      );
+      const picked = new Set((options.force ? readable : byTiers(readable)).map((r) => r.id));
+      for (const ref of [...mostlyDead(view, readable), ...readable.filter(isLegacy)]) picked.add(ref.id);
+      const inputs = readable.filter((r) => picked.has(r.id));
       if (!inputs.length) return false;
       const inputPositions = inputs.map((r) => view.segments.findIndex((x) => x.id === r.id));
       const inputSet = new Set(inputPositions);
@@ -113,25 +184,19 @@ export function makeCompaction(deps: CompactionDeps) {
       );
       let added: KnowledgeSegmentRef | undefined;
       if (kept || markers.length) {
-        const at = clock();
-        const id = newSegmentId(at);
-        const key = knowledgeObjectKeys.segment(botId, id);
-        const bytes = await mergeSegments(
-          inputPositions.map((s) => view.segments[s]!.segment),
-          keep,
-          { markers, builtAt: at },
-        );
-        const segment = Segment.load(bytes);
-        await deps.objects.put(key, bytes, 'application/octet-stream');
-        deps.segments.remember(key, segment);
-        added = {
-          id,
-          key,
-          docs: segment.docs.length,
-          excerpts: segment.excerptCount,
-          markers: markers.length,
-          bytes: bytes.length,
-        };
+        try {
+          added = await writeChecked(
+            botId,
+            inputPositions.map((s) => view.segments[s]!.segment),
+            keep,
+            markers,
+          );
+        } catch (error) {
+          // An input turned out damaged: set aside (searched around, left out of later merges), nothing published.
+          if (error instanceof SegmentFormatError && error.key) deps.segments.setAside(error.key, error);
+          throw error;
+        }
+        if (!added) return false;
       }
       const replaced = await deps.index.replaceSegments(botId, inputs, added, clock().getTime());
       if (!replaced) {
@@ -150,6 +215,14 @@ export function makeCompaction(deps: CompactionDeps) {
       await deps.index.releaseMerge(botId).catch(() => undefined);
     }
   };
+}
+
+/** A merged object is read back in pieces of this size (a window of the sequential reader). */
+const READ_BACK_BYTES = 1024 * 1024;
+
+/** Written before segments were read by range: rewritten by the next merge. */
+function isLegacy(ref: KnowledgeSegmentRef): boolean {
+  return (ref.format ?? 3) < SEGMENT_FORMAT;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { resolveBotForProject, type BotStore } from '../bots/index.ts';
 import { makeCharging, type CreditLedger } from '../credits/index.ts';
 import { DomainError, ValidationError } from '../kernel/domain-error.ts';
-import type { EmbeddingsProvider } from './embeddings.ts';
+import type { EmbeddingsProvider } from '../models/index.ts';
 
 /** Inputs one request (and one credit) may embed: Vercel's batch size, OpenAI's limit. */
 export const EMBEDDING_INPUTS_PER_CREDIT = 2_048;

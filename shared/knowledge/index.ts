@@ -14,7 +14,6 @@ export {
   type EmbedTextsOutput,
   makeEmbedTexts,
 } from './embed-texts.ts';
-export { type EmbeddingsProvider, unitVector } from './embeddings.ts';
 export { compileFileFilters, compileFilePattern } from './file-pattern.ts';
 export { type CompactionDeps, type CompactionOptions, makeCompaction } from './compaction.ts';
 export {
@@ -31,12 +30,16 @@ export {
 export {
   buildSegment,
   type DeleteMarker,
-  mergeSegments,
-  Segment,
+  openSegment,
+  SEGMENT_FORMAT,
   type SegmentDoc,
   type SegmentDocumentInput,
+  SegmentFormatError,
+  segmentFromBytes,
   type SegmentOptions,
+  type SegmentReader,
 } from './index/segment.ts';
+export { mergeSegments } from './index/segment-merge.ts';
 export { type IngestDeps, type IngestKnowledge, makeIngestKnowledge } from './ingest.ts';
 export {
   fileKeyOf,
@@ -72,7 +75,8 @@ export {
 } from './manage.ts';
 export { makePdfPageReader, PDF_READ_BUDGET_MS } from './pdf-reader.ts';
 export { fuseRankings, type KnowledgeSearchDeps, makeKnowledgeSearch } from './search.ts';
-export { SegmentCache } from './segment-cache.ts';
+export { PieceCache, type PieceCacheOptions } from './piece-cache.ts';
+export { SegmentCache, type SegmentCacheOptions } from './segment-cache.ts';
 export {
   detectLanguage,
   documentTerms,

@@ -1,8 +1,8 @@
 import type { Logger } from '../kernel/logger.ts';
 import { checkTimeBudget, startTimeBudget, TimeBudgetExceededError } from '../kernel/time-budget.ts';
 import { type CompactionOptions, makeCompaction } from './compaction.ts';
-import type { EmbeddingsProvider } from './embeddings.ts';
-import { buildSegment, type DeleteMarker, Segment, type SegmentDocumentInput } from './index/segment.ts';
+import type { EmbeddingsProvider } from '../models/index.ts';
+import { buildSegment, type DeleteMarker, SEGMENT_FORMAT, type SegmentDocumentInput } from './index/segment.ts';
 import {
   type IngestJob,
   type KnowledgeFile,
@@ -26,7 +26,7 @@ export interface IngestDeps {
   files: KnowledgeFileStore;
   index: KnowledgeIndexStore;
   objects: KnowledgeObjectStore;
-  /** Segments in memory: a new segment is kept there, so the merge that may follow reads nothing back. */
+  /** Opened segments and their pieces (a merge reads its inputs' texts and postings by range, not through it). */
   segments: SegmentCache;
   logger: Logger;
   readPdf?: PdfPageReader;
@@ -145,8 +145,8 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       builtAt: at,
       ...(deps.embeddings ? { embeddingModel: deps.embeddings.model } : {}),
     });
-    await deps.objects.put(key, bytes, 'application/octet-stream');
-    deps.segments.remember(key, Segment.load(bytes));
+    // A batch of large files makes a segment past one request's size: streamed in parts.
+    await deps.objects.putStream(key, [bytes], 'application/octet-stream');
     const listed = await deps.index.addSegment(botId, {
       id,
       key,
@@ -154,6 +154,7 @@ export function makeIngestKnowledge(deps: IngestDeps) {
       excerpts: docs.reduce((n, d) => n + d.excerpts.length, 0),
       markers: markers.length,
       bytes: bytes.length,
+      format: SEGMENT_FORMAT,
     });
     if (!listed) await deps.objects.delete([key]).catch(() => undefined);
     else

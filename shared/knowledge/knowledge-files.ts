@@ -114,8 +114,21 @@ export interface KnowledgeIndexStore {
 /** Bytes in the knowledge bucket. */
 export interface KnowledgeObjectStore {
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  /**
+   * Stores what `chunks` yields as one object, holding only a part at a time (a multipart upload on S3); returns its
+   * size. Nothing is stored when `chunks` throws.
+   */
+  putStream(
+    key: string,
+    chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    contentType: string,
+  ): Promise<number>;
   /** The object's bytes; throws when it is missing or unreadable. */
   get(key: string, signal?: AbortSignal): Promise<Uint8Array>;
+  /** Bytes `[start, end)` of the object (fewer when it is shorter); a ranged GET. */
+  getRange(key: string, start: number, end: number, signal?: AbortSignal): Promise<Uint8Array>;
+  /** The object's last `length` bytes (all of it when it is shorter) and its size. */
+  getTail(key: string, length: number, signal?: AbortSignal): Promise<{ bytes: Uint8Array; size: number }>;
   delete(keys: string[]): Promise<void>;
   deletePrefix(prefix: string): Promise<void>;
 }

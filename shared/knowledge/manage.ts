@@ -1,7 +1,7 @@
 import type { Bot } from '../bots/index.ts';
 import { DomainError, NotFoundError, TemporarilyUnavailableError, ValidationError } from '../kernel/domain-error.ts';
 import type { Logger } from '../kernel/logger.ts';
-import { buildSegment } from './index/segment.ts';
+import { buildSegment, SEGMENT_FORMAT } from './index/segment.ts';
 import {
   fileKeyOf,
   fileNameProblem,
@@ -269,7 +269,8 @@ export function makeKnowledgeManagement(deps: KnowledgeManageDeps) {
         builtAt: at,
       });
       await deps.objects.put(key, bytes, 'application/octet-stream');
-      if (!(await deps.index.addSegment(botId, { id, key, docs: 0, excerpts: 0, markers: 1, bytes: bytes.length })))
+      const ref = { id, key, docs: 0, excerpts: 0, markers: 1, bytes: bytes.length, format: SEGMENT_FORMAT };
+      if (!(await deps.index.addSegment(botId, ref)))
         throw new NotFoundError('bot', `Bot ${botId} does not exist in project ${projectId}.`);
       await deps.files.remove(botId, fileName, file.generation);
       await deps.objects

@@ -1,8 +1,9 @@
 import type { Bot, BotStore } from '../bots/index.ts';
 import type { Logger } from '../kernel/logger.ts';
-import type { EmbeddingsProvider } from './embeddings.ts';
+import type { EmbeddingsProvider } from '../models/index.ts';
 import { compileFileFilters } from './file-pattern.ts';
 import type { KnowledgeView, ScoredExcerpt } from './index/knowledge-view.ts';
+import { SegmentFormatError } from './index/segment-format.ts';
 import type { KnowledgeExcerpt, KnowledgeSearch, KnowledgeSearchRequest } from './knowledge-search.ts';
 import type { SegmentCache } from './segment-cache.ts';
 
@@ -22,33 +23,50 @@ export interface KnowledgeSearchDeps {
 
 /**
  * Knowledge search: 1. the bot's knowledge state (given, or one consistent read): the segments of its index; 2. the
- * view over them, from memory when the list is unchanged, else with the new segments loaded from S3; 3. the
- * searchable documents (the newest version of each file, none deleted) that pass the file filters; 4. BM25 (see
- * KnowledgeView), fused with vector similarity by reciprocal rank when an embeddings model is configured and the
- * index has vectors of that model; 5. the best `topK`, one passage not filling every slot.
- * Any failure is logged and yields no excerpts.
+ * view over them, from memory when the list is unchanged, else with the new segments opened (their tails read by
+ * range); 3. the searchable documents (the newest version of each file, none deleted) that pass the file filters;
+ * 4. BM25 over the query terms' postings, fetched by range and cached (see KnowledgeView), fused with vector
+ * similarity by reciprocal rank when an embeddings model is configured and the index has vectors of that model;
+ * 5. the best `topK`, one passage not filling every slot; 6. only their texts are fetched.
+ * A segment found damaged is set aside and the search runs again without it; any other failure is logged and yields
+ * no excerpts.
  */
 export function makeKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearch {
+  async function once(request: KnowledgeSearchRequest, bot: Bot): Promise<KnowledgeExcerpt[]> {
+    const view = await deps.segments.view(bot.botId, bot.knowledge.segments);
+    if (!view.liveExcerpts) return [];
+    const filtered = request.filters?.include?.length || request.filters?.exclude?.length;
+    const passes = filtered ? compileFileFilters(request.filters) : undefined;
+    const fusing = deps.embeddings && view.hasVectors(deps.embeddings.model);
+    const lexical = await view.rank(request.query, {
+      ...(passes ? { passes } : {}),
+      limit: Math.max(4 * request.topK, fusing ? FUSION_CANDIDATES : 0),
+    });
+    let ranked = view.select(lexical, request.topK);
+    if (fusing) {
+      const fused = await fuseWithVectors(view, request, lexical, passes, deps);
+      if (fused) ranked = fused;
+    }
+    const texts = await view.texts(ranked.map((r) => r.excerpt));
+    return ranked.map(({ excerpt, score }, i) => ({
+      text: texts[i]!,
+      fileName: view.docOf(excerpt).fileName,
+      score: round(score),
+    }));
+  }
+
   return {
     async search(request: KnowledgeSearchRequest): Promise<KnowledgeExcerpt[]> {
       try {
         const bot: Bot | undefined = request.bot ?? (await deps.bots.get(request.botId));
         if (!bot?.knowledge.segments.length) return [];
-        const view = await deps.segments.view(bot.botId, bot.knowledge.segments);
-        if (!view.liveExcerpts) return [];
-        const filtered = request.filters?.include?.length || request.filters?.exclude?.length;
-        const allowed = view.allowed(filtered ? compileFileFilters(request.filters) : undefined);
-        const { scores, matched } = view.score(request.query, allowed);
-        let ranked = view.select(matched, scores, request.topK);
-        if (deps.embeddings && view.hasVectors(deps.embeddings.model)) {
-          const fused = await fuseWithVectors(view, request, matched, scores, allowed, deps);
-          if (fused) ranked = fused;
+        try {
+          return await once(request, bot);
+        } catch (error) {
+          if (!(error instanceof SegmentFormatError) || !error.key) throw error;
+          deps.segments.setAside(error.key, error);
+          return await once(request, bot);
         }
-        return ranked.map(({ excerpt, score }) => ({
-          text: view.text(excerpt),
-          fileName: view.docOf(excerpt).fileName,
-          score: round(score),
-        }));
       } catch (error) {
         deps.logger.error('knowledge search failed; answering with no excerpts', {
           botId: request.botId,
@@ -67,9 +85,8 @@ export function makeKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearch 
 async function fuseWithVectors(
   view: KnowledgeView,
   request: KnowledgeSearchRequest,
-  matched: number[],
-  scores: Float32Array,
-  allowed: Uint8Array,
+  lexical: ScoredExcerpt[],
+  passes: ((fileName: string) => boolean) | undefined,
   deps: KnowledgeSearchDeps,
 ): Promise<ScoredExcerpt[] | undefined> {
   let queryVector: Float32Array;
@@ -83,35 +100,38 @@ async function fuseWithVectors(
     deps.logger.warn('query embedding failed; lexical search only', { botId: request.botId, cause: String(error) });
     return undefined;
   }
-  const similarities = view.scoreVector(queryVector, deps.embeddings!.model, allowed);
-  return fuseRankings(view, matched, scores, similarities, request.topK);
+  const similarities = await view.vectorRanking(queryVector, deps.embeddings!.model, {
+    ...(passes ? { passes } : {}),
+    limit: FUSION_CANDIDATES,
+  });
+  return fuseRankings(view, lexical, similarities, request.topK);
 }
 
 /**
- * Reciprocal rank fusion: the lexical ranking and the vector ranking (positive similarities), each cut to its best
- * 50, fused with k = 60; fused scores are divided by the best possible (first in both lists), so they stay in 0..1.
- * The same top-K selection as the lexical path then keeps one passage from filling every slot.
+ * Reciprocal rank fusion: the lexical ranking (best first) and the vector ranking (positive similarities, best
+ * first), each cut to its best 50, fused with k = 60; fused scores are divided by the best possible (first in both
+ * lists), so they stay in 0..1. The same top-K selection as the lexical path then keeps one passage from filling
+ * every slot.
  */
 export function fuseRankings(
   view: KnowledgeView,
-  matched: readonly number[],
-  scores: ArrayLike<number>,
-  similarities: { excerpt: number; similarity: number }[],
+  lexical: readonly ScoredExcerpt[],
+  similarities: readonly { excerpt: number; similarity: number }[],
   topK: number,
 ): ScoredExcerpt[] {
-  const lexicalRank = [...matched].sort((a, b) => scores[b]! - scores[a]! || a - b).slice(0, FUSION_CANDIDATES);
+  const lexicalRank = lexical.slice(0, FUSION_CANDIDATES).map((r) => r.excerpt);
   const vectorRank = similarities
     .filter((v) => v.similarity > 0)
-    .sort((a, b) => b.similarity - a.similarity || a.excerpt - b.excerpt)
     .slice(0, FUSION_CANDIDATES)
     .map((v) => v.excerpt);
   const fused = new Map<number, number>();
   for (const ranking of [lexicalRank, vectorRank])
     for (const [i, e] of ranking.entries()) fused.set(e, (fused.get(e) ?? 0) + 1 / (RRF_K + i + 1));
   const best = 2 / (RRF_K + 1);
-  const fusedScores = new Float32Array(view.excerptCount);
-  for (const [e, s] of fused) fusedScores[e] = Math.min(1, s / best);
-  return view.select([...fused.keys()], fusedScores, topK);
+  return view.select(
+    [...fused].map(([excerpt, s]) => ({ excerpt, score: Math.fround(Math.min(1, s / best)) })),
+    topK,
+  );
 }
 
 function round(score: number): number {

@@ -1,4 +1,10 @@
-/** Models: the model provider port, model specs (which model answers a bot), the parameter table and the router. */
+/**
+ * Models: what a language or embeddings model is to this service: the port every provider implements (the request,
+ * the answer whole or streamed, the ways a call fails), the router that picks a bot's model, the model spec a bot
+ * names it by, and the parameter table. No provider lives here (they are `model-providers`), so an area that speaks
+ * of models bundles none of their SDKs. The only way into the area from outside it.
+ */
+export { type EmbeddingsProvider, unitVector } from './embeddings-provider.ts';
 export {
   conversationOf,
   type ConversationTurn,
@@ -6,35 +12,16 @@ export {
   type GroundingExcerpt,
   type JsonSchemaFormat,
   ModelError,
-  type ModelFailureKind,
   type ModelProvider,
   type ModelReply,
   type ModelRequest,
   type ModelStreamEvent,
   type ModelUsage,
   stoppedAtLength,
-  stoppedForTools,
   type ToolCall,
   type ToolChoice,
   type ToolDefinition,
 } from './model-provider.ts';
 export type { ModelRouter, ResolvedModel } from './model-router.ts';
-export {
-  formatModelSpec,
-  MODEL_PROVIDERS,
-  MODEL_SPEC_MAX_LENGTH,
-  type ModelProviderName,
-  type ModelSpec,
-  type ModelSpecResult,
-  parseModelSpec,
-} from './model-spec.ts';
-export {
-  type ModelParameterName,
-  type ModelParameters,
-  PARAMETER_RULES,
-  type ParameterRow,
-  parameterTable,
-  parameterTableMarkdown,
-  refusedParameter,
-  TEMPERATURE_RULES,
-} from './parameters.ts';
+export { MODEL_PROVIDERS, type ModelProviderName, parseModelSpec } from './model-spec.ts';
+export { type ModelParameters, parameterTableMarkdown, refusedParameter } from './parameters.ts';

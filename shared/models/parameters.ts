@@ -3,8 +3,9 @@ import type { ModelProviderName } from './model-spec.ts';
 /**
  * The caller's generation parameters besides the conversation, tools and output format, named as in OpenAI's Chat
  * Completions (the vocabulary every client speaks). Each one is either forwarded to the bot's model provider or
- * refused before anything is charged: none is accepted and ignored. Which provider takes which is
- * {@link PARAMETER_RULES}; what each adapter makes of it is in the adapter.
+ * refused before anything is charged: none is accepted and ignored, since a caller relying on it would get an answer
+ * made without it (docs/openai-compatible-api.md). Which provider takes which is {@link PARAMETER_RULES}; what each
+ * adapter makes of it is in the adapter.
  */
 export interface ModelParameters {
   top_p?: number;

@@ -1,9 +1,12 @@
 import type { DocumentedRoute, PublicOperationDocs, RouteDoc } from '../contract/api-docs.ts';
 import { botRouteDocs, botRoutes } from '../bots/index.ts';
+import { completionPublicDocs } from '../completion/index.ts';
 import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
 import { volumeOperationDocs, volumeRouteDocs, volumeRoutes } from '../messaging/index.ts';
+import { siteOperationDocs } from '../site/index.ts';
+import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
 
 /**
  * The documentation each area writes beside its routes, gathered for the document. Adding an area with routes:
@@ -17,12 +20,20 @@ export function areaAdminDocs(): Record<string, RouteDoc> {
     ...byKey(botRoutes, botRouteDocs()),
     ...byKey(usageRoutes, usageRouteDocs()),
     ...byKey(volumeRoutes, volumeRouteDocs()),
+    ...byKey(tenancyRoutes, tenancyRouteDocs()),
   };
 }
 
 /** Public routes' docs by `METHOD path`, as `shared/contract/routes.ts` declares them. */
 export function areaPublicDocs(): PublicOperationDocs {
-  return { ...extractPdfDocs(), ...extractUploadDocs(), ...healthOperationDocs(), ...volumeOperationDocs() };
+  return {
+    ...completionPublicDocs(),
+    ...extractPdfDocs(),
+    ...extractUploadDocs(),
+    ...healthOperationDocs(),
+    ...siteOperationDocs(),
+    ...volumeOperationDocs(),
+  };
 }
 
 function byKey<D extends Record<string, DocumentedRoute>>(

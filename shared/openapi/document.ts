@@ -14,7 +14,7 @@ import {
   type Tag,
 } from '../contract/api-docs.ts';
 import { errorBody, openAiErrorBody } from './schemas.ts';
-import { openAiCodeFor } from '../completion/api/openai/error-codes.ts';
+import { openAiCodeFor } from '../completion/index.ts';
 import { webhooksSection } from './webhooks.ts';
 import { PATH_PARAMETERS, REQUEST_EXAMPLES, SCHEMA_EXAMPLES } from './examples.ts';
 import { exampleOf } from './example-of.ts';
@@ -202,11 +202,11 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
       ...(INTERNAL_TAGS.includes(name as Tag) ? { 'x-internal': true } : {}),
     })),
     'x-tagGroups': [
-      { name: 'Platform', tags: ['Projects'] },
+      { name: 'Platform', tags: ['Projects', 'Access'] },
       { name: 'Messaging', tags: ['Channels', 'Integrations', 'Messages'] },
       { name: 'Webhooks', tags: ['Webhook deliveries', 'Webhook events'] },
       { name: 'Bots', tags: ['Bots', 'AI'] },
-      { name: 'Provider callbacks', tags: [...INTERNAL_TAGS] },
+      { name: 'Provider callbacks and the console', tags: [...INTERNAL_TAGS] },
     ],
     paths: sortKeys(paths),
     webhooks,
@@ -358,7 +358,12 @@ function publicOperation(route: RouteDefinition, method: string, doc: PublicOper
 
 function adminOperation(route: DocumentedRoute, path: string, doc: RouteDoc, convert: Convert): Json {
   const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-  const common: ErrorsByStatus = { 401: ['UNAUTHORIZED'], 500: ['INTERNAL_ERROR'], 503: ['SERVICE_UNAVAILABLE'] };
+  const common: ErrorsByStatus = {
+    401: ['UNAUTHORIZED'],
+    403: ['FORBIDDEN'],
+    500: ['INTERNAL_ERROR'],
+    503: ['SERVICE_UNAVAILABLE'],
+  };
   if (pathParams.length) common[404] = ['NOT_FOUND'];
   if (route.body && route.body !== 'raw') common[400] = ['INVALID_JSON', 'VALIDATION_ERROR'];
   if (route.body && route.body !== 'raw') common[413] = ['PAYLOAD_TOO_LARGE'];

@@ -16,6 +16,8 @@ export const EXAMPLE_IDS = {
   eventId: 'evt_0mkfj2k9sa1b2c3d4e5f6g7',
   deliveryId: 'dlv_0mkfj2k9sa1b2c3d4e5f6g7x3kq9a',
   fileName: 'refunds.md',
+  keyId: 'key_3m9q1w7e3r5t6y0u4f8k',
+  sessionId: 'pss_8b6n5s01hq3x9k2m7c4v',
 } as const;
 
 const ids = EXAMPLE_IDS;
@@ -29,6 +31,7 @@ export const PATH_PARAMETERS: Record<string, { description: string; example: str
   integrationId: { description: 'The integration id (`int_…`).', example: ids.integrationId },
   deliveryId: { description: 'The delivery id (`dlv_…`), from the delivery log.', example: ids.deliveryId },
   botId: { description: 'The bot id (`bot_…`).', example: ids.botId },
+  keyId: { description: 'The project key id (`key_…`).', example: ids.keyId },
   messageId: { description: 'The message id (`msg_…`) the send answered.', example: ids.messageId },
   batchId: { description: 'The batch id (`batch_…`) the batch send answered.', example: 'batch_3k5m7p9r1t3v5x7z9b1d' },
   id: { description: 'The model id: a bot id (`bot_…`) of the token’s project.', example: ids.botId },
@@ -75,6 +78,7 @@ const project = {
   monthlyBotCredits: 100,
   contactEmail: 'ops@acme.example',
   limits: { sendsPerSecond: 50, eventsPerSecond: null },
+  portal: { allowedOrigins: ['https://app.acme.example'] },
 };
 const channel = {
   channelId: ids.channelId,
@@ -120,6 +124,22 @@ const bot = {
   temperature: null,
   createdAt: at,
   updatedAt: at,
+};
+const managementKey = {
+  keyId: ids.keyId,
+  name: 'Deploy script',
+  role: 'developer',
+  createdAt: at,
+  lastUsedAt: later,
+};
+const auditEntry = {
+  id: 'aud_5t6y0u4f8k2m9q1w7e3r',
+  at: later,
+  actor: { kind: 'key', id: ids.keyId },
+  action: 'PATCH /admin/v1/projects/{projectId}/bots/{botId}',
+  target: ids.botId,
+  requestId: 'req-7f3a9c',
+  changes: { temperature: [null, 0.2] },
 };
 const knowledgeFile = {
   fileName: ids.fileName,
@@ -230,6 +250,28 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     ],
   },
   Bot: bot,
+  ManagementKey: managementKey,
+  ManagementKeyCreated: {
+    keyId: ids.keyId,
+    key: 'sbm_Jq3v9XkP0b2LmT7wZ4cR8nH1sD6fG5yA0eU3iO9pQ2t',
+    name: 'Deploy script',
+    role: 'developer',
+    createdAt: at,
+  },
+  ManagementKeyPage: { items: [managementKey] },
+  PortalLink: {
+    url: `https://switchboard.acme.example/portal?project=${ids.projectId}#code=sbp_x2Vq0sJ9bQ1rT5uY8wZ3aC6dF0gH2jK4mN7pR9sT1vW`,
+    expiresAt: '2026-11-21T11:00:00.000Z',
+  },
+  AuditEntry: auditEntry,
+  AuditPage: { items: [auditEntry], nextCursor: 'WyJrM2Y5YTFiMiIsIjIwMjYtMTEtMjFUMTA6MDU6MDAuMDAwWiJd' },
+  Caller: {
+    kind: 'portal',
+    projectId: ids.projectId,
+    role: 'viewer',
+    expiresAt: '2026-11-21T11:00:00.000Z',
+    csrfToken: '3f6b0c2e9a1d4f7b8c5e2a0d9f6b3c1e7a4d0f8b5c2e9a6d3f0b7c4e1a8d5f2b',
+  },
   KnowledgeFile: knowledgeFile,
   KnowledgeFilePage: { items: [knowledgeFile], nextCursor: 'WyJGSUxFI2ZhcS5tZCJd' },
   KnowledgeUploadAccepted: { fileName: ids.fileName, status: 'processing' },
@@ -367,6 +409,9 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
 
 /** One request body per operation that takes one (JSON unless the operation says otherwise), by operationId. */
 export const REQUEST_EXAMPLES: Record<string, unknown> = {
+  createProjectKey: { name: 'Deploy script', role: 'developer' },
+  createPortalSession: { role: 'viewer', ttlSeconds: 3600 },
+  verifyPortalCode: { code: 'sbp_x2Vq0sJ9bQ1rT5uY8wZ3aC6dF0gH2jK4mN7pR9sT1vW', projectId: ids.projectId },
   createProject: { companyId: 1042, name: 'Acme', monthlyBotCredits: 100, contactEmail: 'ops@acme.example' },
   updateProject: { contactEmail: 'oncall@acme.example', limits: { sendsPerSecond: 50 } },
   grantBotCredits: { amount: 50 },

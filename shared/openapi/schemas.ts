@@ -12,6 +12,6 @@ export * from '../integrations/api/schemas.ts';
 export * from '../webhooks/api/schemas.ts';
 export { bot, botPage } from '../bots/index.ts';
 export * from '../knowledge/api/schemas.ts';
-export * from '../completion/api/schemas.ts';
+export { openAiErrorBody } from '../completion/index.ts';
 export { extractResult, extractUpload } from '../extract/index.ts';
 export { healthResult } from '../health/index.ts';

@@ -11,7 +11,14 @@ export interface Project {
   contactEmail?: string;
   /** The operator's own limits for this project; a limit not set is the deployment's default. */
   limits?: ProjectLimits;
+  /** The console's portal: which origins may frame it (none by default). */
+  portal?: ProjectPortal;
   createdAt: string;
+}
+
+/** Origins (`https://app.example.com`) whose pages may embed the console opened by a portal link. */
+export interface ProjectPortal {
+  allowedOrigins: string[];
 }
 
 /** Requests a second the project may make, per kind; each absent one is the deployment's default. */
@@ -26,6 +33,8 @@ export type ProjectLimitsChange = { [K in keyof ProjectLimits]?: number | null }
 /** What `PATCH /projects/{p}` may change; `contactEmail: null` removes it; `limits` change field by field. */
 export interface ProjectChanges {
   name?: string;
+  monthlyBotCredits?: number;
+  portal?: ProjectPortal | null;
   contactEmail?: string | null;
   limits?: ProjectLimitsChange | null;
 }

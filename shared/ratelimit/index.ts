@@ -12,6 +12,7 @@ export {
   refused,
 } from './gcra.ts';
 export { RateLimitedError } from './errors.ts';
+export { ADMITS_PER_SHARD_PER_SECOND, shardCount } from './shards.ts';
 export {
   makeTenantLimiter,
   type TenantLimiter,

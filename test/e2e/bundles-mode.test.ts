@@ -101,6 +101,48 @@ describe('bundles mode', () => {
     expect(((await unknown.json()) as { error: string }).error).toBe('NOT_FOUND');
   });
 
+  it('serves the console, a portal link, /docs and /openapi.json from the console bundle, as on AWS', async () => {
+    const { projectId } = await svc.newProject();
+    await svc.admin('PATCH', `/projects/${projectId}`, { portal: { allowedOrigins: ['https://app.acme.example'] } });
+    const link = await svc.admin('POST', `/projects/${projectId}/portal-sessions`, { role: 'viewer' });
+    expect(link.status).toBe(201);
+    expect(link.body.url.startsWith(`${svc.baseUrl}/portal?project=${projectId}#code=sbp_`)).toBe(true);
+
+    const page = await fetch(link.body.url.split('#')[0]);
+    const html = await page.text();
+    expect(page.status, html).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain('frame-ancestors https://app.acme.example');
+    const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(asset).toBeDefined();
+    const script = await fetch(`${svc.baseUrl}${asset}`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toContain('javascript');
+    const consolePage = await fetch(`${svc.baseUrl}/console/`);
+    expect(consolePage.status).toBe(200);
+    expect(consolePage.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(consolePage.headers.get('x-frame-options')).toBe('DENY');
+    expect((await fetch(`${svc.baseUrl}/docs`)).status).toBe(200);
+    const document = (await (await fetch(`${svc.baseUrl}/openapi.json`)).json()) as {
+      servers: { url: string }[];
+      paths: Record<string, unknown>;
+    };
+    expect(document.servers[0]!.url).toBe(svc.baseUrl);
+    expect(Object.keys(document.paths)).toContain('/admin/v1/projects/{projectId}/audit');
+    expect((await callsOf('console')).map((c) => c.action)).toContain('dynamodb:GetItem');
+
+    // The link opens a session through the admin bundle, whose reads and writes the IAM check below holds too.
+    const opened = await fetch(`${svc.baseUrl}/admin/v1/portal/exchange`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: new URL(link.body.url).hash.slice('#code='.length) }),
+    });
+    expect(opened.status).toBe(200);
+    const cookie = opened.headers.get('set-cookie')!.split(';')[0]!;
+    expect((await fetch(`${svc.baseUrl}/admin/v1/projects/${projectId}`, { headers: { cookie } })).status).toBe(200);
+    const audit = await svc.admin('GET', `/projects/${projectId}/audit`);
+    expect(audit.body.items[0].action).toBe('POST /admin/v1/projects/{projectId}/portal-sessions');
+  });
+
   it('runs the scheduled credit sweeper from its bundle', async () => {
     // Every 5 s locally: its first run's AWS calls, recorded under its name.
     await eventually(

@@ -29,7 +29,9 @@ beforeAll(async () => {
 
 describe('no key that tenants share', () => {
   it('no request type writes a table or index partition key that requests of another project write too', () => {
-    const shared = recorded.shared.filter((s) => !CONTROL_PLANE_SHARED.includes(s.requestType));
+    // A type whose only common keys are shards of a pool (two projects' sends hashed to one of 64 outbox shards, by
+    // chance a third of the time) shares no key: the next test checks the pools.
+    const shared = recorded.shared.filter((s) => !CONTROL_PLANE_SHARED.includes(s.requestType) && s.keys.length > 0);
     expect(shared.map((s) => `${s.requestType}: ${s.keys.join(', ')}`)).toEqual([]);
   });
 

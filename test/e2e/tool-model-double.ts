@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sampleFromSchema } from '#shared/models/adapters/schema-sample.ts';
+import { sampleFromSchema } from '#shared/model-providers/index.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 
 /** A message as the double received it (OpenAI's Chat Completions shape). */

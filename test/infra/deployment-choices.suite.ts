@@ -13,7 +13,8 @@ let textract: Synthesized;
 let tesseract: Synthesized;
 beforeAll(() => {
   textract = synth();
-  tesseract = synth({ settings: { ocrEngine: 'tesseract' } });
+  // The second synth also carries the one-deploy setting of an index replacement (a synth costs minutes here).
+  tesseract = synth({ settings: { ocrEngine: 'tesseract', keepPreviousConversationIndex: true } });
 }, 600_000);
 
 const fnProps = (s: Synthesized, fn: string) => {
@@ -58,6 +59,30 @@ describe('OCR engine', () => {
 
   it('refuses an engine it does not know', () => {
     expect(() => settingsFromContext({ ocrEngine: 'cloud-vision' })).toThrow(/ocrEngine/);
+  });
+});
+
+describe('replacing the conversation index', () => {
+  const tableOf = (s: Synthesized) =>
+    Object.values(s.template.toJSON().Resources as Record<string, CfnResourceJson>).find(
+      (r) => r.Type === 'AWS::DynamoDB::Table',
+    )!.Properties as { GlobalSecondaryIndexes: { IndexName: string; Projection: { ProjectionType: string } }[] };
+  const queried = (s: Synthesized, fn: string) =>
+    roleStatements(s, fn)
+      .filter((st) => [st.Action].flat().includes('dynamodb:Query'))
+      .flatMap((st) => [st.Resource].flat())
+      .map((r) => JSON.stringify(r).match(/index\/(gsi\d)/)?.[1])
+      .filter(Boolean);
+
+  it('a deployment has the keys-only index alone; one keeping the previous index has both, and may query both', () => {
+    const indexes = (s: Synthesized) =>
+      tableOf(s)
+        .GlobalSecondaryIndexes.map((g) => `${g.IndexName}:${g.Projection.ProjectionType}`)
+        .sort();
+    expect(indexes(textract)).toEqual(['gsi1:ALL', 'gsi3:KEYS_ONLY', 'gsi4:KEYS_ONLY']);
+    expect(indexes(tesseract)).toEqual(['gsi1:ALL', 'gsi2:ALL', 'gsi3:KEYS_ONLY', 'gsi4:KEYS_ONLY']);
+    expect(queried(textract, 'conversations')).toEqual(['gsi4']);
+    expect(queried(tesseract, 'conversations')).toEqual(['gsi4', 'gsi2']);
   });
 });
 

@@ -2,13 +2,25 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { OpenAiCompatibleEmbeddings } from '#shared/knowledge/adapters/openai-embeddings.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
 import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
+import { embeddingsFromSettings, modelSettings } from '#shared/model-providers/index.ts';
 import { MemoryKnowledge, MemoryObjects, quietLogger } from '#test/support/fakes/knowledge.ts';
+
+/** The deployment's OpenAI-compatible embeddings model, as the functions build it from EMBEDDINGS_* settings. */
+const openAiEmbeddings = (baseUrl: string, apiKey?: string) =>
+  embeddingsFromSettings(
+    { AWS_REGION: 'us-east-1' },
+    modelSettings.parse({
+      EMBEDDINGS_PROVIDER: 'openai',
+      EMBEDDINGS_BASE_URL: baseUrl,
+      EMBEDDINGS_MODEL: 'emb-1',
+      ...(apiKey ? { EMBEDDINGS_API_KEY: apiKey } : {}),
+    }),
+  )!;
 
 /**
  * Hybrid search against an OpenAI-compatible `/embeddings` double over real HTTP. The double embeds by concepts
@@ -68,7 +80,7 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 describe('OpenAI-compatible embeddings', () => {
   test('the adapter sends model, key and texts, and returns unit vectors in input order', async () => {
-    const provider = new OpenAiCompatibleEmbeddings({ baseUrl, apiKey: 'sk-test', model: 'emb-1' });
+    const provider = openAiEmbeddings(baseUrl, 'sk-test');
     const [a, b] = await provider.embed(['reembolso', 'frete'], 'document');
     expect(requests.at(-1)).toMatchObject({ model: 'emb-1', input: ['reembolso', 'frete'], auth: 'Bearer sk-test' });
     expect(Math.hypot(...a!)).toBeCloseTo(1, 5);
@@ -78,7 +90,7 @@ describe('OpenAI-compatible embeddings', () => {
 
   test('hybrid search finds what BM25 alone misses, and falls back to BM25 when the model fails', async () => {
     const logger = quietLogger();
-    const provider = new OpenAiCompatibleEmbeddings({ baseUrl, model: 'emb-1' });
+    const provider = openAiEmbeddings(baseUrl);
     const store = new MemoryKnowledge();
     store.addBot('bot_h');
     const objects = new MemoryObjects();

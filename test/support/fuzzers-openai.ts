@@ -1,11 +1,15 @@
 import { deflateRawSync } from 'node:zlib';
 import fc from 'fast-check';
-import { parseChatRequest } from '#shared/completion/api/openai/chat-request.ts';
-import type { OpenAiGeneration } from '#shared/completion/api/openai/completion-input.ts';
-import { CONVERSATION_MAX_CHARS, jsonChars } from '#shared/completion/api/openai/request-budget.ts';
-import { InvalidChatRequestError } from '#shared/completion/api/openai/request-rules.ts';
-import { parseResponsesRequest, selfContainedMessageId } from '#shared/completion/api/openai/responses-request.ts';
-import { boundedSample } from '#shared/models/adapters/schema-sample.ts';
+import {
+  CONVERSATION_MAX_CHARS,
+  jsonChars,
+  type OpenAiCompletion,
+  OpenAiRequestError,
+  parseChatRequest,
+  parseResponsesRequest,
+  selfContainedMessageId,
+} from '#shared/completion/index.ts';
+import { boundedSample } from '#shared/model-providers/index.ts';
 import type { Fuzzer } from './fuzzer.ts';
 
 /**
@@ -158,9 +162,9 @@ function requestBody(c: RequestCase): Record<string, unknown> {
 }
 
 /** What the parsed request hands the model, measured the way the budget counts it. */
-function modelChars(request: OpenAiGeneration): number {
+function modelChars(request: OpenAiCompletion): number {
   let chars = (request.extraInstructions ?? '').length;
-  for (const turn of request.turns) chars += turn.text.length;
+  for (const turn of request.turns ?? []) chars += turn.text.length;
   for (const tool of request.tools ?? [])
     chars += tool.name.length + (tool.description ?? '').length + jsonChars(tool.parameters, 1e9);
   if (request.jsonSchema)
@@ -182,17 +186,17 @@ export const openAiRequestFuzzer: Fuzzer<RequestCase, Record<string, unknown>> =
   prepare: requestBody,
   async run(body, c) {
     const limits = { maxOutputTokens: 4096 };
-    let request: OpenAiGeneration;
+    let request: OpenAiCompletion;
     try {
-      request = c.route === 'chat' ? parseChatRequest(body, limits) : parseResponsesRequest(body, limits);
-      request.compileSchemas?.();
+      request = (c.route === 'chat' ? parseChatRequest(body, limits) : parseResponsesRequest(body, limits)).completion;
+      request.checkBeforeCharge?.();
     } catch (error) {
-      if (error instanceof InvalidChatRequestError) return;
+      if (error instanceof OpenAiRequestError) return;
       throw error;
     }
     // Within the budget, however it was built: at most the budget (and the separators joined texts gain).
     const chars = modelChars(request);
-    if (chars > CONVERSATION_MAX_CHARS + request.turns.length + 2)
+    if (chars > CONVERSATION_MAX_CHARS + (request.turns?.length ?? 0) + 2)
       throw new Error(`a request accepted with ${chars} characters for the model`);
   },
 };

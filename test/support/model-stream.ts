@@ -1,4 +1,4 @@
-import type { ModelReply, ModelStreamEvent } from '#shared/models/model-provider.ts';
+import type { ModelReply, ModelStreamEvent } from '#shared/models/index.ts';
 
 /** A fake provider's `stream`: its `generate` answer in word pieces, then the end event; its failure is thrown. */
 export async function* streamOfReply(reply: Promise<ModelReply>): AsyncIterable<ModelStreamEvent> {

@@ -98,6 +98,10 @@ describe('the SDK surface', () => {
   it('leaves out the provider callbacks and the retired route, which the full document flags x-internal', () => {
     const internal = operationsOf(full).filter((o) => o.op['x-internal']);
     expect(internal.map((o) => o.op.operationId).sort()).toEqual([
+      'getApiReference',
+      'getConsole',
+      'getOpenApiDocument',
+      'getPortalPage',
       'legacySend',
       'receiveTwilioCallback',
       'receiveWhatsAppWebhook',

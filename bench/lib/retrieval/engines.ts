@@ -8,10 +8,10 @@
  */
 import { createRequire } from 'node:module';
 import { fileKeyOf } from '#shared/knowledge/knowledge-files.ts';
-import type { EmbeddingsProvider } from '#shared/knowledge/embeddings.ts';
+import type { EmbeddingsProvider } from '#shared/models/index.ts';
 import { KnowledgeView, type RankingOptions } from '#shared/knowledge/index/knowledge-view.ts';
 import { fuseRankings } from '#shared/knowledge/search.ts';
-import { buildSegment, Segment, type SegmentDocumentInput } from '#shared/knowledge/index/segment.ts';
+import { buildSegment, segmentFromBytes, type SegmentDocumentInput } from '#shared/knowledge/index/segment.ts';
 import { detectLanguage } from '#shared/knowledge/text/analyzer.ts';
 import { chunkText } from '#shared/knowledge/text/chunker.ts';
 import { type Doc, fileText } from './collections.ts';
@@ -20,6 +20,8 @@ const require = createRequire(import.meta.url);
 
 export const API_TOP_K = 8;
 export const DEEP = 100;
+/** Excerpts ranked for the deep list: enough for 100 documents however many excerpts each contributes. */
+const DEEP_EXCERPTS = 5000;
 
 export interface SearchResult {
   shallow: string[];
@@ -124,33 +126,35 @@ export class ProjectEngine implements Engine {
     private readonly segments: number,
   ) {}
 
-  build(all: Doc[]): void {
+  async build(all: Doc[]): Promise<void> {
     const inputs = all.map((d) => ({ ...fileInput(`${d.id}.txt`, fileText(d)), generation: d.id }));
-    this.buildFrom(inputs);
+    await this.buildFrom(inputs);
     const ids = new Map(all.map((d) => [`${d.id}.txt`, d.id]));
     this.unitOf = (e) => ids.get(this.view.docOf(e).fileName)!;
   }
 
-  buildFrom(inputs: SegmentDocumentInput[]): void {
+  async buildFrom(inputs: SegmentDocumentInput[]): Promise<void> {
     const per = Math.ceil(inputs.length / this.segments);
     const loaded = [];
     for (let i = 0; i < inputs.length; i += per)
       loaded.push({
         id: String(i).padStart(8, '0'),
-        segment: Segment.load(buildSegment(inputs.slice(i, i + per), { builtAt: new Date(0) })),
+        segment: await segmentFromBytes(buildSegment(inputs.slice(i, i + per), { builtAt: new Date(0) })),
       });
-    this.view = new KnowledgeView(loaded);
+    this.view = await KnowledgeView.open(loaded);
   }
 
-  search(query: string): SearchResult {
-    const allowed = this.view.allowed();
-    const { scores, matched } = this.view.score(query, allowed, this.ranking);
-    const top = this.view.select(matched, scores, API_TOP_K, this.ranking).map((r) => r.excerpt);
-    const ranked = [...matched].sort((a, b) => scores[b]! - scores[a]! || a - b);
+  async search(query: string): Promise<SearchResult> {
+    // Deep enough for 100 documents however many excerpts each contributes.
+    const ranked = await this.view.rank(query, { limit: DEEP_EXCERPTS, ranking: this.ranking });
+    const top = this.view.select(ranked, API_TOP_K, this.ranking).map((r) => r.excerpt);
     return {
       shallow: firstOccurrences(top.map(this.unitOf), API_TOP_K),
       slots: top.map(this.unitOf),
-      deep: firstOccurrences(ranked.map(this.unitOf), DEEP),
+      deep: firstOccurrences(
+        ranked.map((r) => this.unitOf(r.excerpt)),
+        DEEP,
+      ),
     };
   }
 }
@@ -176,10 +180,12 @@ export class HybridEngine implements Engine {
         vectors.push(...(await this.model.embed(input.excerpts.slice(i, i + 32), 'document')));
       Object.assign(input, { vectors });
     }
-    this.view = new KnowledgeView([
+    this.view = await KnowledgeView.open([
       {
         id: '0',
-        segment: Segment.load(buildSegment(inputs, { builtAt: new Date(0), embeddingModel: this.model.model })),
+        segment: await segmentFromBytes(
+          buildSegment(inputs, { builtAt: new Date(0), embeddingModel: this.model.model }),
+        ),
       },
     ]);
     const ids = new Map(all.map((d) => [`${d.id}.txt`, d.id]));
@@ -187,13 +193,12 @@ export class HybridEngine implements Engine {
   }
 
   async search(query: string): Promise<SearchResult> {
-    const allowed = this.view.allowed();
-    const { scores, matched } = this.view.score(query, allowed);
+    const ranked = await this.view.rank(query, { limit: DEEP_EXCERPTS });
     const [vector] = await this.model.embed([query], 'query');
-    const similarities = this.view.scoreVector(vector!, this.model.model, allowed);
-    const top = fuseRankings(this.view, matched, scores, similarities, API_TOP_K).map((r) => r.excerpt);
-    // The deep list: lexical scores and similarities fused over every candidate.
-    const deep = fuseRankings(this.view, matched, scores, similarities, DEEP).map((r) => r.excerpt);
+    const similarities = await this.view.vectorRanking(vector!, this.model.model, { limit: DEEP_EXCERPTS });
+    const top = fuseRankings(this.view, ranked, similarities, API_TOP_K).map((r) => r.excerpt);
+    // The deep list: the fused candidates (the best 50 of each ranking), best first.
+    const deep = fuseRankings(this.view, ranked, similarities, DEEP).map((r) => r.excerpt);
     return {
       shallow: firstOccurrences(top.map(this.unitOf), API_TOP_K),
       slots: top.map(this.unitOf),

@@ -1,3 +1,4 @@
+import { servicePrefix } from '../prefix.ts';
 import { render, type ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './docs.css';
@@ -11,7 +12,8 @@ function Docs() {
   const [doc, setDoc] = useState<Json>();
   const [error, setError] = useState<string>();
   useEffect(() => {
-    const url = document.querySelector<HTMLMetaElement>('meta[name="openapi-url"]')?.content ?? '/openapi.json';
+    const url =
+      document.querySelector<HTMLMetaElement>('meta[name="openapi-url"]')?.content ?? `${servicePrefix()}/openapi.json`;
     fetch(url, { cache: 'no-cache' })
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${url} answered ${r.status}`))))
       .then(setDoc, (e: Error) => setError(e.message));
@@ -42,7 +44,7 @@ function Docs() {
       <nav class="side" aria-label="Operations">
         <p class="title">{doc.info?.title}</p>
         <p class="muted small">
-          OpenAPI {doc.openapi} · v{doc.info?.version} · <a href="/openapi.json">openapi.json</a>
+          OpenAPI {doc.openapi} · v{doc.info?.version} · <a href={`${servicePrefix()}/openapi.json`}>openapi.json</a>
         </p>
         {tags.map((t) => (
           <div key={t.name}>

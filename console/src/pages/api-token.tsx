@@ -1,3 +1,4 @@
+import { Can } from '../access.tsx';
 import { useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
 import type { ApiTokenState, BotCredits } from '../types.ts';
@@ -93,33 +94,35 @@ export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }
             </span>
           </p>
           <ErrorNotice error={tokenState.error} />
-          <div class="actions wrap">
-            <ConfirmButton
-              label={active ? 'Replace token' : active === false ? 'Create token' : 'Create or replace token'}
-              title={active ? 'Replace the API token?' : 'Create an API token?'}
-              message={
-                active
-                  ? `The current token${since ? ` (active since ${since})` : ''} stops working immediately. The new token is shown once.`
-                  : 'The new token is shown once. Any existing token for this project stops working immediately.'
-              }
-              confirmLabel={active ? 'Replace token' : 'Create token'}
-              disabled={action.busy}
-              onConfirm={issue}
-            />
-            <ConfirmButton
-              label="Revoke token"
-              title="Revoke the API token?"
-              message="Calls with the current token are rejected from now on (401 ERR_API_TOKEN_INVALID)."
-              confirmLabel="Revoke token"
-              danger
-              disabled={action.busy || active === false}
-              onConfirm={async () => {
-                const ok = await action.run(() => api.del(`${base}/api-token`).then(() => true));
-                if (ok) setStatus('The API token was revoked.');
-                await tokenState.reload();
-              }}
-            />
-          </div>
+          <Can need="developer">
+            <div class="actions wrap">
+              <ConfirmButton
+                label={active ? 'Replace token' : active === false ? 'Create token' : 'Create or replace token'}
+                title={active ? 'Replace the API token?' : 'Create an API token?'}
+                message={
+                  active
+                    ? `The current token${since ? ` (active since ${since})` : ''} stops working immediately. The new token is shown once.`
+                    : 'The new token is shown once. Any existing token for this project stops working immediately.'
+                }
+                confirmLabel={active ? 'Replace token' : 'Create token'}
+                disabled={action.busy}
+                onConfirm={issue}
+              />
+              <ConfirmButton
+                label="Revoke token"
+                title="Revoke the API token?"
+                message="Calls with the current token are rejected from now on (401 ERR_API_TOKEN_INVALID)."
+                confirmLabel="Revoke token"
+                danger
+                disabled={action.busy || active === false}
+                onConfirm={async () => {
+                  const ok = await action.run(() => api.del(`${base}/api-token`).then(() => true));
+                  if (ok) setStatus('The API token was revoked.');
+                  await tokenState.reload();
+                }}
+              />
+            </div>
+          </Can>
           <ErrorNotice error={action.error} />
           <StatusMessage message={status} />
         </section>
@@ -139,34 +142,38 @@ export function ApiTokenPage({ api, projectId }: { api: Api; projectId: string }
           ) : credits.error ? null : (
             <Loading what="credits" />
           )}
-          <form
-            onSubmit={async (e) => {
-              e.preventDefault();
-              const r = await action.run(() => api.post<BotCredits>(`${base}/bot-credits`, { amount: Number(grant) }));
-              if (r) {
-                setGrant('');
-                setStatus(`${grant} credits granted for ${r.mes}.`);
-                await credits.reload();
-              }
-            }}
-          >
-            <label for="grant-amount">Grant credits for this month</label>
-            <div class="secret-row">
-              <input
-                id="grant-amount"
-                type="number"
-                min={1}
-                step={1}
-                inputMode="numeric"
-                required
-                value={grant}
-                onInput={(e) => setGrant(e.currentTarget.value)}
-              />
-              <button type="submit" disabled={action.busy || !grant}>
-                Grant
-              </button>
-            </div>
-          </form>
+          <Can need="operator">
+            <form
+              onSubmit={async (e) => {
+                e.preventDefault();
+                const r = await action.run(() =>
+                  api.post<BotCredits>(`${base}/bot-credits`, { amount: Number(grant) }),
+                );
+                if (r) {
+                  setGrant('');
+                  setStatus(`${grant} credits granted for ${r.mes}.`);
+                  await credits.reload();
+                }
+              }}
+            >
+              <label for="grant-amount">Grant credits for this month</label>
+              <div class="secret-row">
+                <input
+                  id="grant-amount"
+                  type="number"
+                  min={1}
+                  step={1}
+                  inputMode="numeric"
+                  required
+                  value={grant}
+                  onInput={(e) => setGrant(e.currentTarget.value)}
+                />
+                <button type="submit" disabled={action.busy || !grant}>
+                  Grant
+                </button>
+              </div>
+            </form>
+          </Can>
         </section>
       </div>
       <CreditUsageChart api={api} projectId={projectId} version={credits.data} />

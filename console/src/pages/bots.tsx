@@ -1,3 +1,4 @@
+import { Can } from '../access.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
 import type { Bot, KnowledgeFile, KnowledgeFilePage } from '../types.ts';
@@ -106,7 +107,8 @@ export function BotsPage({ api, projectId }: { api: Api; projectId: string }) {
           />
         </article>
       ))}
-      {bots.data ? <BotTryOut projectId={projectId} bots={bots.data} /> : null}
+      {/* Trying a bot spends the project's bot credits: a change, not a read. */}
+      <Can need="developer">{bots.data ? <BotTryOut projectId={projectId} bots={bots.data} /> : null}</Can>
     </section>
   );
 }
@@ -198,11 +200,13 @@ function KnowledgeFiles({
           {more.busy ? 'Loading…' : `Load more files (${files.length} shown)`}
         </button>
       ) : null}
-      <KnowledgeUpload
-        api={api}
-        path={path}
-        onUploaded={() => void reload(pages.length ? pages.map((p) => p.from) : [undefined])}
-      />
+      <Can need="developer">
+        <KnowledgeUpload
+          api={api}
+          path={path}
+          onUploaded={() => void reload(pages.length ? pages.map((p) => p.from) : [undefined])}
+        />
+      </Can>
     </>
   );
 }

@@ -1,3 +1,4 @@
+import { Can } from '../access.tsx';
 import { useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
 import { CHANNEL_TYPES, type Channel, type ChannelType } from '../types.ts';
@@ -56,83 +57,87 @@ export function ChannelsPage({ api, projectId }: { api: Api; projectId: string }
       {channels.data?.length ? <ChannelVolumePanel api={api} base={base} channels={channels.data} /> : null}
 
       {channels.data?.some((c) => c.provider.kind === 'sandbox') ? (
-        <SimulateForm api={api} base={base} channels={channels.data.filter((c) => c.provider.kind === 'sandbox')} />
+        <Can need="developer">
+          <SimulateForm api={api} base={base} channels={channels.data.filter((c) => c.provider.kind === 'sandbox')} />
+        </Can>
       ) : null}
 
-      <form
-        class="card form"
-        aria-labelledby="new-channel-title"
-        onSubmit={async (e) => {
-          e.preventDefault();
-          const created = await save.run(() =>
-            api.post<Channel>(`${base}/channels`, {
-              type: form.type,
-              name: form.name.trim(),
-              address: form.address.trim(),
-              ...(form.credits ? { credits: Number(form.credits) } : {}),
-            }),
-          );
-          if (created) {
-            setStatus(`Channel ${created.name} created.`);
-            setForm({ ...form, name: '', address: '', credits: '' });
-            await channels.reload();
-          }
-        }}
-      >
-        <h2 id="new-channel-title">New channel</h2>
-        <p class="muted small">
-          New channels use the sandbox provider (messages are recorded, not sent). SMTP, Twilio and WhatsApp Cloud
-          providers are set through the management API (<code>provider</code> on channel create).
-        </p>
-        <label for="channel-new-type">Type</label>
-        <select
-          id="channel-new-type"
-          value={form.type}
-          onChange={(e) => setForm({ ...form, type: e.currentTarget.value as ChannelType })}
+      <Can need="admin">
+        <form
+          class="card form"
+          aria-labelledby="new-channel-title"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            const created = await save.run(() =>
+              api.post<Channel>(`${base}/channels`, {
+                type: form.type,
+                name: form.name.trim(),
+                address: form.address.trim(),
+                ...(form.credits ? { credits: Number(form.credits) } : {}),
+              }),
+            );
+            if (created) {
+              setStatus(`Channel ${created.name} created.`);
+              setForm({ ...form, name: '', address: '', credits: '' });
+              await channels.reload();
+            }
+          }}
         >
-          {CHANNEL_TYPES.map((t) => (
-            <option key={t.value} value={t.value}>
-              {t.label}
-            </option>
-          ))}
-        </select>
-        <label for="channel-new-name">Name</label>
-        <input
-          id="channel-new-name"
-          required
-          maxLength={200}
-          value={form.name}
-          onInput={(e) => setForm({ ...form, name: e.currentTarget.value })}
-        />
-        <label for="channel-new-address">Address</label>
-        <input
-          id="channel-new-address"
-          required
-          value={form.address}
-          onInput={(e) => setForm({ ...form, address: e.currentTarget.value })}
-          aria-describedby="address-hint"
-        />
-        <p class="hint" id="address-hint">
-          {ADDRESS_HINT[form.type]}
-        </p>
-        <label for="channel-new-credits">
-          Credits <span class="muted">(optional; empty = unmetered)</span>
-        </label>
-        <input
-          id="channel-new-credits"
-          type="number"
-          min={0}
-          step={1}
-          inputMode="numeric"
-          value={form.credits}
-          onInput={(e) => setForm({ ...form, credits: e.currentTarget.value })}
-        />
-        <ErrorNotice error={save.error} />
-        <StatusMessage message={status} />
-        <button type="submit" class="primary" disabled={save.busy}>
-          Create channel
-        </button>
-      </form>
+          <h2 id="new-channel-title">New channel</h2>
+          <p class="muted small">
+            New channels use the sandbox provider (messages are recorded, not sent). SMTP, Twilio and WhatsApp Cloud
+            providers are set through the management API (<code>provider</code> on channel create).
+          </p>
+          <label for="channel-new-type">Type</label>
+          <select
+            id="channel-new-type"
+            value={form.type}
+            onChange={(e) => setForm({ ...form, type: e.currentTarget.value as ChannelType })}
+          >
+            {CHANNEL_TYPES.map((t) => (
+              <option key={t.value} value={t.value}>
+                {t.label}
+              </option>
+            ))}
+          </select>
+          <label for="channel-new-name">Name</label>
+          <input
+            id="channel-new-name"
+            required
+            maxLength={200}
+            value={form.name}
+            onInput={(e) => setForm({ ...form, name: e.currentTarget.value })}
+          />
+          <label for="channel-new-address">Address</label>
+          <input
+            id="channel-new-address"
+            required
+            value={form.address}
+            onInput={(e) => setForm({ ...form, address: e.currentTarget.value })}
+            aria-describedby="address-hint"
+          />
+          <p class="hint" id="address-hint">
+            {ADDRESS_HINT[form.type]}
+          </p>
+          <label for="channel-new-credits">
+            Credits <span class="muted">(optional; empty = unmetered)</span>
+          </label>
+          <input
+            id="channel-new-credits"
+            type="number"
+            min={0}
+            step={1}
+            inputMode="numeric"
+            value={form.credits}
+            onInput={(e) => setForm({ ...form, credits: e.currentTarget.value })}
+          />
+          <ErrorNotice error={save.error} />
+          <StatusMessage message={status} />
+          <button type="submit" class="primary" disabled={save.busy}>
+            Create channel
+          </button>
+        </form>
+      </Can>
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { Can } from '../access.tsx';
 import { useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
 import type { Channel, Conversation, ConversationMessage, ConversationMessagePage, Suppression } from '../types.ts';
@@ -76,29 +77,31 @@ function Suppressions({ api, path }: { api: Api; path: string }) {
               </td>
               <td data-label="Since">{formatTime(s.at)}</td>
               <td>
-                <ConfirmButton
-                  label="Remove"
-                  title="Send to this contact again?"
-                  message={
-                    <p>
-                      {s.contact} opted out or bounced. Removing the suppression lets sends reach it again and emits{' '}
-                      <code>contact.opted_in</code>.
-                    </p>
-                  }
-                  confirmLabel="Remove suppression"
-                  danger
-                  disabled={remove.busy}
-                  onConfirm={async () => {
-                    const done = await remove.run(async () => {
-                      await api.del(`${path}/suppressions/${enc(s.contact)}`);
-                      return true;
-                    });
-                    if (done) {
-                      setStatus(`${s.contact} can be sent to again.`);
-                      await list.reload();
+                <Can need="developer">
+                  <ConfirmButton
+                    label="Remove"
+                    title="Send to this contact again?"
+                    message={
+                      <p>
+                        {s.contact} opted out or bounced. Removing the suppression lets sends reach it again and emits{' '}
+                        <code>contact.opted_in</code>.
+                      </p>
                     }
-                  }}
-                />
+                    confirmLabel="Remove suppression"
+                    danger
+                    disabled={remove.busy}
+                    onConfirm={async () => {
+                      const done = await remove.run(async () => {
+                        await api.del(`${path}/suppressions/${enc(s.contact)}`);
+                        return true;
+                      });
+                      if (done) {
+                        setStatus(`${s.contact} can be sent to again.`);
+                        await list.reload();
+                      }
+                    }}
+                  />
+                </Can>
               </td>
             </tr>
           ))}
@@ -116,8 +119,10 @@ function ContactLookup({ api, path, channel }: { api: Api; path: string; channel
   const placeholder =
     channel.type === 'email' ? 'someone@example.com' : channel.type === 'sms' ? '+5511988887777' : '5511988887777';
   return (
+    // A lookup, not a change: `data-read` marks it for the checks that a viewer meets no write action.
     <form
       class="form"
+      data-read
       aria-labelledby="contact-lookup-title"
       onSubmit={async (e) => {
         e.preventDefault();

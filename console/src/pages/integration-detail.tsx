@@ -1,3 +1,4 @@
+import { Can, useCan } from '../access.tsx';
 import { useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
 import type { Channel, Delivery, DeliveryPage, Integration } from '../types.ts';
@@ -132,76 +133,78 @@ export function IntegrationDetail({
         <dd>{formatTime(i.createdAt)}</dd>
       </dl>
 
-      <fieldset class="actions wrap" aria-label="Integration actions">
-        {webhook ? (
-          <>
-            {i.enabled ? (
-              <button type="button" disabled={action.busy} onClick={() => setEnabled(false)}>
-                Disable
+      <Can need="developer">
+        <fieldset class="actions wrap" aria-label="Integration actions">
+          {webhook ? (
+            <>
+              {i.enabled ? (
+                <button type="button" disabled={action.busy} onClick={() => setEnabled(false)}>
+                  Disable
+                </button>
+              ) : (
+                <button type="button" disabled={action.busy} onClick={() => setEnabled(true)}>
+                  Enable
+                </button>
+              )}
+              <button
+                type="button"
+                disabled={action.busy}
+                onClick={async () => {
+                  const sent = await action.run(() => api.post<{ eventId: string }>(`${path}/test`));
+                  if (sent) {
+                    setStatus(`Test event ${sent.eventId} queued. It appears in the delivery log below.`);
+                    // The delivery is made in the background: look again shortly.
+                    setTimeout(() => setDeliveriesVersion((v) => v + 1), 1500);
+                  }
+                }}
+              >
+                Send test event
               </button>
-            ) : (
-              <button type="button" disabled={action.busy} onClick={() => setEnabled(true)}>
-                Enable
-              </button>
-            )}
-            <button
-              type="button"
-              disabled={action.busy}
-              onClick={async () => {
-                const sent = await action.run(() => api.post<{ eventId: string }>(`${path}/test`));
-                if (sent) {
-                  setStatus(`Test event ${sent.eventId} queued. It appears in the delivery log below.`);
-                  // The delivery is made in the background: look again shortly.
-                  setTimeout(() => setDeliveriesVersion((v) => v + 1), 1500);
-                }
-              }}
-            >
-              Send test event
-            </button>
+              <ConfirmButton
+                label="Rotate signing secret"
+                title="Rotate the signing secret?"
+                message="A new secret is generated and shown once. The current one keeps signing deliveries for 24 hours."
+                confirmLabel="Rotate secret"
+                disabled={action.busy}
+                onConfirm={async () => {
+                  const r = await action.run(() =>
+                    api.post<{ signingSecret?: string; publicKey?: string }>(`${path}/rotate-secret`),
+                  );
+                  if (r?.signingSecret) setSecret({ kind: 'signingSecret', value: r.signingSecret });
+                  else if (r) {
+                    setStatus('New signing key: the previous one keeps signing beside it for 24 hours.');
+                    await data.reload();
+                  }
+                }}
+              />
+            </>
+          ) : (
             <ConfirmButton
-              label="Rotate signing secret"
-              title="Rotate the signing secret?"
-              message="A new secret is generated and shown once. The current one keeps signing deliveries for 24 hours."
-              confirmLabel="Rotate secret"
+              label="Rotate token"
+              title="Rotate the token?"
+              message="A new token is generated and shown once. The current token stops working immediately."
+              confirmLabel="Rotate token"
               disabled={action.busy}
               onConfirm={async () => {
-                const r = await action.run(() =>
-                  api.post<{ signingSecret?: string; publicKey?: string }>(`${path}/rotate-secret`),
-                );
-                if (r?.signingSecret) setSecret({ kind: 'signingSecret', value: r.signingSecret });
-                else if (r) {
-                  setStatus('New signing key: the previous one keeps signing beside it for 24 hours.');
-                  await data.reload();
-                }
+                const r = await action.run(() => api.post<{ token: string }>(`${path}/rotate-token`));
+                if (r) setSecret({ kind: 'token', value: r.token });
               }}
             />
-          </>
-        ) : (
+          )}
           <ConfirmButton
-            label="Rotate token"
-            title="Rotate the token?"
-            message="A new token is generated and shown once. The current token stops working immediately."
-            confirmLabel="Rotate token"
+            label="Delete"
+            title="Delete this integration?"
+            message={webhook ? 'Events stop being delivered to this URL.' : 'Its token stops working immediately.'}
+            confirmLabel="Delete integration"
+            danger
             disabled={action.busy}
             onConfirm={async () => {
-              const r = await action.run(() => api.post<{ token: string }>(`${path}/rotate-token`));
-              if (r) setSecret({ kind: 'token', value: r.token });
+              const ok = await action.run(() => api.del(path).then(() => true));
+              if (ok) window.location.hash = `${base}/integrations`;
             }}
           />
-        )}
-        <ConfirmButton
-          label="Delete"
-          title="Delete this integration?"
-          message={webhook ? 'Events stop being delivered to this URL.' : 'Its token stops working immediately.'}
-          confirmLabel="Delete integration"
-          danger
-          disabled={action.busy}
-          onConfirm={async () => {
-            const ok = await action.run(() => api.del(path).then(() => true));
-            if (ok) window.location.hash = `${base}/integrations`;
-          }}
-        />
-      </fieldset>
+        </fieldset>
+      </Can>
       <ErrorNotice error={action.error} />
       <StatusMessage message={status} />
 
@@ -213,11 +216,13 @@ export function IntegrationDetail({
             integrationId={integrationId}
             version={deliveriesVersion}
           />
-          <RateLimitEditor api={api} path={path} webhook={i} onSaved={() => void data.reload()} />
-          <FilterEditor api={api} path={path} webhook={i} onSaved={() => void data.reload()} />
-          {i.enabled ? (
-            <RecoverFailed api={api} path={path} onRecovered={() => setDeliveriesVersion((v) => v + 1)} />
-          ) : null}
+          <Can need="developer">
+            <RateLimitEditor api={api} path={path} webhook={i} onSaved={() => void data.reload()} />
+            <FilterEditor api={api} path={path} webhook={i} onSaved={() => void data.reload()} />
+            {i.enabled ? (
+              <RecoverFailed api={api} path={path} onRecovered={() => setDeliveriesVersion((v) => v + 1)} />
+            ) : null}
+          </Can>
           <DeliveryLog api={api} path={path} version={deliveriesVersion} />
         </>
       ) : null}
@@ -233,6 +238,7 @@ function deliveryBadge(d: Delivery) {
 
 /** A webhook's deliveries, newest first, every attempt; failed ones can be retried. */
 function DeliveryLog({ api, path, version }: { api: Api; path: string; version: number }) {
+  const canRetry = useCan('developer');
   const [filter, setFilter] = useState<'' | Delivery['status']>('');
   const [extra, setExtra] = useState<Delivery[]>([]);
   const [cursor, setCursor] = useState<string>();
@@ -302,7 +308,7 @@ function DeliveryLog({ api, path, version }: { api: Api; path: string; version: 
                 </ol>
               </td>
               <td>
-                {d.status === 'failed' ? (
+                {d.status === 'failed' && canRetry ? (
                   <button
                     type="button"
                     disabled={retry.busy}

@@ -1,3 +1,4 @@
+import { Can } from '../access.tsx';
 import { enc, type Api } from '../api.ts';
 import type { Channel, Integration } from '../types.ts';
 import { Badge, ErrorNotice, formatTime, Loading, ResponsiveTable, useLoad } from '../ui.tsx';
@@ -35,9 +36,11 @@ export function IntegrationsPage({ api, projectId }: { api: Api; projectId: stri
     <section>
       <div class="row-between">
         <h1>Integrations</h1>
-        <a class="button primary" href={`#${base}/integrations/new`}>
-          New integration
-        </a>
+        <Can need="developer">
+          <a class="button primary" href={`#${base}/integrations/new`}>
+            New integration
+          </a>
+        </Can>
       </div>
       <p class="muted">
         Webhooks push this project's events to your URL. Custom integrations hold a token that sends messages on one
@@ -51,7 +54,9 @@ export function IntegrationsPage({ api, projectId }: { api: Api; projectId: stri
       ) : data.data.integrations.length === 0 ? (
         <div class="card empty">
           <p>No integrations yet.</p>
-          <a href={`#${base}/integrations/new`}>Create the first one</a>
+          <Can need="developer">
+            <a href={`#${base}/integrations/new`}>Create the first one</a>
+          </Can>
         </div>
       ) : (
         <ResponsiveTable label="Integrations" columns={['Type', 'Channel', 'Destination', 'Status', 'Created', null]}>

@@ -9,17 +9,26 @@ import { ChannelsPage } from './channels.tsx';
 import { IntegrationDetail } from './integration-detail.tsx';
 import { IntegrationsPage } from './integrations.tsx';
 import { NewIntegration } from './new-integration.tsx';
+import { AccessPage } from './access.tsx';
+import { AuditLogPage } from './audit.tsx';
+import type { Role } from '../api.ts';
+import { useCan } from '../access.tsx';
 
-const TABS = [
-  { id: 'integrations', label: 'Integrations' },
-  { id: 'api-token', label: 'API token & credits' },
-  { id: 'channels', label: 'Channels' },
-  { id: 'bots', label: 'Bots' },
-] as const;
+/** The tabs, each with the least role that may open it (the API refuses the rest anyway). */
+const TABS: readonly { id: string; label: string; need: Role }[] = [
+  { id: 'integrations', label: 'Integrations', need: 'viewer' },
+  { id: 'api-token', label: 'API token & credits', need: 'viewer' },
+  { id: 'channels', label: 'Channels', need: 'viewer' },
+  { id: 'bots', label: 'Bots', need: 'viewer' },
+  { id: 'audit', label: 'Audit log', need: 'developer' },
+  { id: 'access', label: 'Access', need: 'admin' },
+];
 
 /** A project's Settings: the tabs and the screen under them. */
 export function ProjectSettings({ api, projectId, path }: { api: Api; projectId: string; path: string }) {
   const project = useLoad(() => api.get<Project>(`/projects/${enc(projectId)}`), [api, projectId]);
+  const can = { viewer: true, developer: useCan('developer'), admin: useCan('admin'), operator: useCan('operator') };
+  const tabs = TABS.filter((t) => can[t.need]);
 
   if (project.error) {
     const missing = project.error instanceof ApiError && project.error.code === 'NOT_FOUND';
@@ -34,14 +43,17 @@ export function ProjectSettings({ api, projectId, path }: { api: Api; projectId:
   if (!project.data) return <Loading what="the project" />;
 
   const base = `/projects/${enc(projectId)}`;
-  const tab = TABS.find((t) => path.startsWith(`${base}/${t.id}`))?.id ?? 'integrations';
+  const tab = tabs.find((t) => path.startsWith(`${base}/${t.id}`))?.id ?? 'integrations';
   const params = match(`${base}/integrations/:integrationId`, path);
   let screen: JSX.Element;
-  if (match(`${base}/integrations/new`, path)) screen = <NewIntegration api={api} projectId={projectId} />;
+  if (match(`${base}/integrations/new`, path) && can.developer)
+    screen = <NewIntegration api={api} projectId={projectId} />;
   else if (params) screen = <IntegrationDetail api={api} projectId={projectId} integrationId={params.integrationId!} />;
   else if (tab === 'api-token') screen = <ApiTokenPage api={api} projectId={projectId} />;
   else if (tab === 'channels') screen = <ChannelsPage api={api} projectId={projectId} />;
   else if (tab === 'bots') screen = <BotsPage api={api} projectId={projectId} />;
+  else if (tab === 'audit') screen = <AuditLogPage api={api} projectId={projectId} />;
+  else if (tab === 'access') screen = <AccessPage api={api} projectId={projectId} />;
   else screen = <IntegrationsPage api={api} projectId={projectId} />;
 
   return (
@@ -59,7 +71,7 @@ export function ProjectSettings({ api, projectId, path }: { api: Api; projectId:
       <nav class="tabs" aria-label="Settings">
         <span class="tabs-title">Settings</span>
         <ul>
-          {TABS.map((t) => (
+          {tabs.map((t) => (
             <li key={t.id}>
               <a href={`#${base}/${t.id}`} aria-current={t.id === tab ? 'page' : undefined}>
                 {t.label}

@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/admin/v1/portal/exchange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a portal link
+         * @description The console trades the link's code for a session cookie (HttpOnly) and the session's CSRF token. A code works once, within 5 minutes; any other code answers 401 `UNAUTHORIZED`.
+         */
+        post: operations["verifyPortalCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/projects": {
         parameters: {
             query?: never;
@@ -75,6 +95,26 @@ export interface paths {
          * @description The token answers 401 `ERR_API_TOKEN_INVALID` from the next request on.
          */
         delete: operations["revokeApiToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/projects/{projectId}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the audit log
+         * @description Every successful change made through the management API to this project, newest first: who (the operator, a project key, a portal session), the route, what it touched, the request id and, for a change, each field before and after. Never a secret. Kept 365 days. `admin` and `developer` roles.
+         */
+        get: operations["listAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -668,6 +708,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/projects/{projectId}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List project keys
+         * @description The project's keys: name, role, when made and last used (to the minute). Never the keys.
+         */
+        get: operations["listProjectKeys"];
+        put?: never;
+        /**
+         * Create a project key
+         * @description A key for the management API that acts on this project alone, with a role (`viewer`, `developer`, `admin`). The key is in this answer only; it is stored hashed. Admin key or an `admin` project key.
+         */
+        post: operations["createProjectKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/projects/{projectId}/keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a project key
+         * @description The key answers 401 `UNAUTHORIZED` from the next request on.
+         */
+        delete: operations["revokeProjectKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/projects/{projectId}/portal-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a portal link
+         * @description A one-time link that opens the console on this project alone, with the role given, for the customer's own people: embed it in your app (the project's `portal.allowedOrigins` may frame it) or send it. Its code opens one session within 5 minutes; the session lasts `ttlSeconds` (60 to 86,400, default 3,600).
+         */
+        post: operations["createPortalSession"];
+        /**
+         * End every portal session
+         * @description Every open session and unused link of the project stops working at once.
+         */
+        delete: operations["revokePortalSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is calling
+         * @description The caller: the operator, a project key or a portal session, its project and role.
+         */
+        get: operations["getCaller"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/integration/conversations/{contact}": {
         parameters: {
             query?: never;
@@ -1198,6 +1326,81 @@ export interface components {
         };
         /**
          * @example {
+         *       "id": "aud_5t6y0u4f8k2m9q1w7e3r",
+         *       "at": "2026-11-21T10:05:00.000Z",
+         *       "actor": {
+         *         "kind": "key",
+         *         "id": "key_3m9q1w7e3r5t6y0u4f8k"
+         *       },
+         *       "action": "PATCH /admin/v1/projects/{projectId}/bots/{botId}",
+         *       "target": "bot_7h2j4k6l8m0n1b3v5c7x",
+         *       "requestId": "req-7f3a9c",
+         *       "changes": {
+         *         "temperature": [
+         *           null,
+         *           0.2
+         *         ]
+         *       }
+         *     }
+         */
+        AuditEntry: {
+            id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp (UTC).
+             */
+            at: string;
+            actor: {
+                /** @enum {string} */
+                kind: "admin" | "key" | "portal";
+                id?: string;
+            };
+            action: string;
+            target?: string;
+            requestId: string;
+            changes?: {
+                [key: string]: [
+                    unknown,
+                    unknown
+                ];
+            };
+        };
+        /**
+         * @description A page of audit entries, newest first.
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "aud_5t6y0u4f8k2m9q1w7e3r",
+         *           "at": "2026-11-21T10:05:00.000Z",
+         *           "actor": {
+         *             "kind": "key",
+         *             "id": "key_3m9q1w7e3r5t6y0u4f8k"
+         *           },
+         *           "action": "PATCH /admin/v1/projects/{projectId}/bots/{botId}",
+         *           "target": "bot_7h2j4k6l8m0n1b3v5c7x",
+         *           "requestId": "req-7f3a9c",
+         *           "changes": {
+         *             "temperature": [
+         *               null,
+         *               0.2
+         *             ]
+         *           }
+         *         }
+         *       ],
+         *       "nextCursor": "WyJrM2Y5YTFiMiIsIjIwMjYtMTEtMjFUMTA6MDU6MDAuMDAwWiJd"
+         *     }
+         */
+        AuditPage: {
+            /** @description Audit entries, newest first, at most `limit`. */
+            items: components["schemas"]["AuditEntry"][];
+            /**
+             * @description Pass as `cursor` for the next page; absent (or null) on the last page.
+             * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+             */
+            nextCursor?: string | null;
+        };
+        /**
+         * @example {
          *       "botId": "bot_7h2j4k6l8m0n1b3v5c7x",
          *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
          *       "name": "Support",
@@ -1283,6 +1486,29 @@ export interface components {
              * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
              */
             nextCursor?: string | null;
+        };
+        /**
+         * @example {
+         *       "kind": "portal",
+         *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
+         *       "role": "viewer",
+         *       "expiresAt": "2026-11-21T11:00:00.000Z",
+         *       "csrfToken": "3f6b0c2e9a1d4f7b8c5e2a0d9f6b3c1e7a4d0f8b5c2e9a6d3f0b7c4e1a8d5f2b"
+         *     }
+         */
+        Caller: {
+            /** @enum {string} */
+            kind: "admin" | "key" | "portal";
+            projectId?: string;
+            /** @enum {string} */
+            role?: "viewer" | "developer" | "admin" | "operator";
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp (UTC).
+             */
+            expiresAt?: string;
+            /** @description A portal session: send it as `x-csrf-token` on every request that changes something. */
+            csrfToken?: string;
         };
         /**
          * @example {
@@ -1850,7 +2076,7 @@ export interface components {
          * @description Every `error` code the API gives (each operation lists the ones it can give, by status).
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNAUTHORIZED" | "ERR_NO_PERMISSION" | "CHANNEL_NOT_FOUND" | "INVALID_SIGNATURE" | "MESSAGE_NOT_FOUND" | "RECIPIENT_OPTED_OUT" | "WINDOW_CLOSED" | "PROVIDER_ERROR" | "GONE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "ERR_API_TOKEN_NOT_PROVIDED" | "ERR_API_TOKEN_INVALID_FORMAT" | "ERR_API_TOKEN_INVALID" | "ERR_API_TOKEN_AUTHENTICATION_FAILED" | "ERR_PUBLIC_AI_RATE_LIMIT" | "RATE_LIMITED" | "ERR_NO_BOT_CREDITS" | "BOT_FORBIDDEN" | "BOT_NOT_FOUND" | "GENERATION_FAILED" | "EXTRACTION_FAILED" | "GATEWAY_TIMEOUT" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNAUTHORIZED" | "FORBIDDEN" | "ERR_NO_PERMISSION" | "CHANNEL_NOT_FOUND" | "INVALID_SIGNATURE" | "MESSAGE_NOT_FOUND" | "RECIPIENT_OPTED_OUT" | "WINDOW_CLOSED" | "PROVIDER_ERROR" | "GONE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "ERR_API_TOKEN_NOT_PROVIDED" | "ERR_API_TOKEN_INVALID_FORMAT" | "ERR_API_TOKEN_INVALID" | "ERR_API_TOKEN_AUTHENTICATION_FAILED" | "ERR_PUBLIC_AI_RATE_LIMIT" | "RATE_LIMITED" | "ERR_NO_BOT_CREDITS" | "BOT_FORBIDDEN" | "BOT_NOT_FOUND" | "GENERATION_FAILED" | "EXTRACTION_FAILED" | "GATEWAY_TIMEOUT" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
         /**
          * @example {
          *       "success": false,
@@ -2184,6 +2410,82 @@ export interface components {
             /** @enum {string} */
             dmarc: "pass" | "fail" | "none" | "unknown";
         };
+        /**
+         * @example {
+         *       "keyId": "key_3m9q1w7e3r5t6y0u4f8k",
+         *       "name": "Deploy script",
+         *       "role": "developer",
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "lastUsedAt": "2026-11-21T10:05:00.000Z"
+         *     }
+         */
+        ManagementKey: {
+            keyId: string;
+            name: string;
+            /**
+             * @description `viewer` reads; `developer` also manages integrations, bots and the API token; `admin` everything.
+             * @enum {string}
+             */
+            role: "viewer" | "developer" | "admin";
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp (UTC).
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp (UTC).
+             */
+            lastUsedAt?: string;
+        };
+        /**
+         * @example {
+         *       "keyId": "key_3m9q1w7e3r5t6y0u4f8k",
+         *       "key": "sbm_Jq3v9XkP0b2LmT7wZ4cR8nH1sD6fG5yA0eU3iO9pQ2t",
+         *       "name": "Deploy script",
+         *       "role": "developer",
+         *       "createdAt": "2026-11-21T10:00:00.000Z"
+         *     }
+         */
+        ManagementKeyCreated: {
+            keyId: string;
+            /** @description The key (`sbm_…`), shown this once: only its hash is stored. */
+            key: string;
+            name: string;
+            /**
+             * @description `viewer` reads; `developer` also manages integrations, bots and the API token; `admin` everything.
+             * @enum {string}
+             */
+            role: "viewer" | "developer" | "admin";
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp (UTC).
+             */
+            createdAt: string;
+        };
+        /**
+         * @description A page of project keys, in id order.
+         * @example {
+         *       "items": [
+         *         {
+         *           "keyId": "key_3m9q1w7e3r5t6y0u4f8k",
+         *           "name": "Deploy script",
+         *           "role": "developer",
+         *           "createdAt": "2026-11-21T10:00:00.000Z",
+         *           "lastUsedAt": "2026-11-21T10:05:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        ManagementKeyPage: {
+            /** @description Project keys, in id order, at most `limit`. */
+            items: components["schemas"]["ManagementKey"][];
+            /**
+             * @description Pass as `cursor` for the next page; absent (or null) on the last page.
+             * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+             */
+            nextCursor?: string | null;
+        };
         /** @description A media item a contact sent: stored and offered as a URL, or why not. */
         MessageMedia: {
             contentType: string;
@@ -2376,6 +2678,21 @@ export interface components {
         };
         /**
          * @example {
+         *       "url": "https://switchboard.acme.example/portal?project=prj_01hq3x9k2m7c4v8b6n5s#code=sbp_x2Vq0sJ9bQ1rT5uY8wZ3aC6dF0gH2jK4mN7pR9sT1vW",
+         *       "expiresAt": "2026-11-21T11:00:00.000Z"
+         *     }
+         */
+        PortalLink: {
+            /** @description Opens the console for this project; good for one use within 5 minutes. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp (UTC).
+             */
+            expiresAt: string;
+        };
+        /**
+         * @example {
          *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
          *       "companyId": 1042,
          *       "name": "Acme",
@@ -2384,6 +2701,11 @@ export interface components {
          *       "limits": {
          *         "sendsPerSecond": 50,
          *         "eventsPerSecond": null
+         *       },
+         *       "portal": {
+         *         "allowedOrigins": [
+         *           "https://app.acme.example"
+         *         ]
          *       }
          *     }
          */
@@ -2395,6 +2717,10 @@ export interface components {
             /** @description Where the webhook notices (`webhook.failing`, `webhook.disabled`) are mailed; null: nobody. */
             contactEmail: string | null;
             limits: components["schemas"]["ProjectLimits"];
+            /** @description Origins whose pages may frame the console a portal link opens; none by default. */
+            portal: {
+                allowedOrigins: string[];
+            };
         };
         /** @description The operator's limits on this project, in requests a second (a bucket of one second's worth, refilled continuously). Provider callbacks are never refused for them. */
         ProjectLimits: {
@@ -3009,7 +3335,7 @@ export interface components {
                 };
             };
         };
-        /** @description `UNAUTHORIZED`: Management API: the admin key is missing or wrong. */
+        /** @description `UNAUTHORIZED`: Management API: the admin key, project key (`sbm_…`) or portal session is missing, wrong, expired or revoked. */
         Error401Unauthorized: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
@@ -3020,7 +3346,7 @@ export interface components {
                  * @example {
                  *       "success": false,
                  *       "error": "UNAUTHORIZED",
-                 *       "message": "Management API: the admin key is missing or wrong.",
+                 *       "message": "Management API: the admin key, project key (`sbm_…`) or portal session is missing, wrong, expired or revoked.",
                  *       "requestId": "req_5b8c2d1e9f7a"
                  *     }
                  */
@@ -3090,6 +3416,27 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"] & {
                     /** @enum {string} */
                     error: "BOT_FORBIDDEN";
+                };
+            };
+        };
+        /** @description `FORBIDDEN`: Management API: the project key's or portal session's role does not allow this (credits and limits are the operator's alone). */
+        Error403Forbidden: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "FORBIDDEN",
+                 *       "message": "Management API: the project key's or portal session's role does not allow this (credits and limits are the operator's alone).",
+                 *       "requestId": "req_5b8c2d1e9f7a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"] & {
+                    /** @enum {string} */
+                    error: "FORBIDDEN";
                 };
             };
         };
@@ -3913,6 +4260,55 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    verifyPortalCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "sbp_x2Vq0sJ9bQ1rT5uY8wZ3aC6dF0gH2jK4mN7pR9sT1vW",
+                 *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s"
+                 *     }
+                 */
+                "application/json": {
+                    code: string;
+                    projectId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "kind": "portal",
+                     *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
+                     *       "role": "viewer",
+                     *       "expiresAt": "2026-11-21T11:00:00.000Z",
+                     *       "csrfToken": "3f6b0c2e9a1d4f7b8c5e2a0d9f6b3c1e7a4d0f8b5c2e9a6d3f0b7c4e1a8d5f2b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Caller"];
+                };
+            };
+            400: components["responses"]["Error400InvalidJsonOrValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
     listProjects: {
         parameters: {
             query?: {
@@ -3952,6 +4348,11 @@ export interface operations {
                      *           "limits": {
                      *             "sendsPerSecond": 50,
                      *             "eventsPerSecond": null
+                     *           },
+                     *           "portal": {
+                     *             "allowedOrigins": [
+                     *               "https://app.acme.example"
+                     *             ]
                      *           }
                      *         }
                      *       ],
@@ -3963,6 +4364,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
@@ -4016,6 +4418,11 @@ export interface operations {
                      *       "limits": {
                      *         "sendsPerSecond": 50,
                      *         "eventsPerSecond": null
+                     *       },
+                     *       "portal": {
+                     *         "allowedOrigins": [
+                     *           "https://app.acme.example"
+                     *         ]
                      *       }
                      *     }
                      */
@@ -4024,6 +4431,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -4061,6 +4469,11 @@ export interface operations {
                      *       "limits": {
                      *         "sendsPerSecond": 50,
                      *         "eventsPerSecond": null
+                     *       },
+                     *       "portal": {
+                     *         "allowedOrigins": [
+                     *           "https://app.acme.example"
+                     *         ]
                      *       }
                      *     }
                      */
@@ -4068,6 +4481,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -4098,6 +4512,10 @@ export interface operations {
                  */
                 "application/json": {
                     name?: string;
+                    monthlyBotCredits?: number;
+                    portal?: {
+                        allowedOrigins: string[];
+                    } | null;
                     contactEmail?: string | null;
                     limits?: {
                         sendsPerSecond?: number | null;
@@ -4124,6 +4542,11 @@ export interface operations {
                      *       "limits": {
                      *         "sendsPerSecond": 50,
                      *         "eventsPerSecond": null
+                     *       },
+                     *       "portal": {
+                     *         "allowedOrigins": [
+                     *           "https://app.acme.example"
+                     *         ]
                      *       }
                      *     }
                      */
@@ -4132,6 +4555,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
@@ -4170,6 +4594,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -4206,6 +4631,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             500: components["responses"]["Error500InternalError"];
@@ -4236,6 +4662,75 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
+            404: components["responses"]["Error404NotFound"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page, 1 to 100 (default 50).
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers 400 `VALIDATION_ERROR`.
+                 * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "aud_5t6y0u4f8k2m9q1w7e3r",
+                     *           "at": "2026-11-21T10:05:00.000Z",
+                     *           "actor": {
+                     *             "kind": "key",
+                     *             "id": "key_3m9q1w7e3r5t6y0u4f8k"
+                     *           },
+                     *           "action": "PATCH /admin/v1/projects/{projectId}/bots/{botId}",
+                     *           "target": "bot_7h2j4k6l8m0n1b3v5c7x",
+                     *           "requestId": "req-7f3a9c",
+                     *           "changes": {
+                     *             "temperature": [
+                     *               null,
+                     *               0.2
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "WyJrM2Y5YTFiMiIsIjIwMjYtMTEtMjFUMTA6MDU6MDAuMDAwWiJd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -4273,6 +4768,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -4322,6 +4818,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
@@ -4374,6 +4871,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -4434,6 +4932,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -4493,6 +4992,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
@@ -4542,6 +5042,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -4576,6 +5077,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -4639,6 +5141,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
@@ -4704,6 +5207,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -4765,6 +5269,7 @@ export interface operations {
             };
             400: components["responses"]["Error400FileTooLargeOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             415: components["responses"]["Error415UnsupportedMediaType"];
             500: components["responses"]["Error500InternalError"];
@@ -4805,6 +5310,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -4871,6 +5377,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             415: components["responses"]["Error415UnsupportedMediaType"];
@@ -4934,6 +5441,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -5032,6 +5540,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
@@ -5082,6 +5591,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -5116,6 +5626,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -5186,6 +5697,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
@@ -5240,6 +5752,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -5330,6 +5843,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -5391,6 +5905,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
             500: components["responses"]["Error500InternalError"];
@@ -5456,6 +5971,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             500: components["responses"]["Error500InternalError"];
@@ -5514,6 +6030,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -5575,6 +6092,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -5637,6 +6155,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -5687,6 +6206,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -5727,6 +6247,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -5791,6 +6312,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFoundOrChannelNotFound"];
             409: components["responses"]["Error409IdempotencyKeyReusedOrIdempotencyInProgress"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -5873,6 +6395,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -5965,6 +6488,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFoundOrChannelNotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -6034,6 +6558,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -6068,6 +6593,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -6182,6 +6708,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -6257,6 +6784,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -6305,6 +6833,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             500: components["responses"]["Error500InternalError"];
@@ -6363,6 +6892,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -6420,6 +6950,7 @@ export interface operations {
             };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -6464,6 +6995,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             500: components["responses"]["Error500InternalError"];
@@ -6507,6 +7039,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             500: components["responses"]["Error500InternalError"];
@@ -6557,8 +7090,282 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409IdempotencyKeyReusedOrIdempotencyInProgress"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    listProjectKeys: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page, 1 to 100 (default 50).
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers 400 `VALIDATION_ERROR`.
+                 * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "keyId": "key_3m9q1w7e3r5t6y0u4f8k",
+                     *           "name": "Deploy script",
+                     *           "role": "developer",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "lastUsedAt": "2026-11-21T10:05:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ManagementKeyPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
+            404: components["responses"]["Error404NotFound"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    createProjectKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Deploy script",
+                 *       "role": "developer"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    /**
+                     * @description `viewer` reads; `developer` also manages integrations, bots and the API token; `admin` everything.
+                     * @enum {string}
+                     */
+                    role: "viewer" | "developer" | "admin";
+                };
+            };
+        };
+        responses: {
+            /** @description The key, shown once. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keyId": "key_3m9q1w7e3r5t6y0u4f8k",
+                     *       "key": "sbm_Jq3v9XkP0b2LmT7wZ4cR8nH1sD6fG5yA0eU3iO9pQ2t",
+                     *       "name": "Deploy script",
+                     *       "role": "developer",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ManagementKeyCreated"];
+                };
+            };
+            400: components["responses"]["Error400InvalidJsonOrValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
+            404: components["responses"]["Error404NotFound"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    revokeProjectKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+                /**
+                 * @description The project key id (`key_…`).
+                 * @example key_3m9q1w7e3r5t6y0u4f8k
+                 */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
+            404: components["responses"]["Error404NotFound"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    createPortalSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "viewer",
+                 *       "ttlSeconds": 3600
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description `viewer` reads; `developer` also manages integrations, bots and the API token; `admin` everything.
+                     * @enum {string}
+                     */
+                    role: "viewer" | "developer" | "admin";
+                    ttlSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The link. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://switchboard.acme.example/portal?project=prj_01hq3x9k2m7c4v8b6n5s#code=sbp_x2Vq0sJ9bQ1rT5uY8wZ3aC6dF0gH2jK4mN7pR9sT1vW",
+                     *       "expiresAt": "2026-11-21T11:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalLink"];
+                };
+            };
+            400: components["responses"]["Error400InvalidJsonOrValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
+            404: components["responses"]["Error404NotFound"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    revokePortalSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
+            404: components["responses"]["Error404NotFound"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    getCaller: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "kind": "portal",
+                     *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
+                     *       "role": "viewer",
+                     *       "expiresAt": "2026-11-21T11:00:00.000Z",
+                     *       "csrfToken": "3f6b0c2e9a1d4f7b8c5e2a0d9f6b3c1e7a4d0f8b5c2e9a6d3f0b7c4e1a8d5f2b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Caller"];
+                };
+            };
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };

@@ -2,6 +2,7 @@ import * as z from '../../kernel/validation/zod.ts';
 import { withMeta } from '../../kernel/validation/meta.ts';
 import { ValidationError } from '../../kernel/domain-error.ts';
 import { zodIssuesToDetails, type ErrorDetail } from '../../kernel/validation/issues.ts';
+import type { CompletionRequest } from '../completion.ts';
 
 /** The spec's limits for a completion request. */
 export const COMPLETION_LIMITS = {
@@ -68,13 +69,17 @@ export const completionRequest = withMeta(
   { id: 'CompletionRequest' },
 );
 
-export type CompletionRequest = z.output<typeof completionRequest>;
+/** A native completion: what it asks of the model, and the caller's time budget. */
+export interface NativeCompletion {
+  completion: CompletionRequest;
+  timeoutMs: number;
+}
 
 /**
  * Validates a completion body and reports every problem at once (400 VALIDATION_ERROR with `details[]`): the field
  * rules, unknown fields, and the rule that exactly one of `botId` / `instructions` is given.
  */
-export function parseCompletionRequest(body: Record<string, unknown>): CompletionRequest {
+export function parseCompletionRequest(body: Record<string, unknown>): NativeCompletion {
   const result = completionRequest.safeParse(body);
   const details: ErrorDetail[] = result.success ? [] : zodIssuesToDetails(result.error.issues);
   const hasBot = body.botId !== undefined;
@@ -94,5 +99,14 @@ export function parseCompletionRequest(body: Record<string, unknown>): Completio
       details,
     );
   }
-  return { ...result.data, timeoutMs: Math.floor(result.data.timeoutMs) };
+  const { prompt, botId, instructions, responseFormat, timeoutMs } = result.data;
+  return {
+    completion: {
+      prompt,
+      responseFormat,
+      ...(botId === undefined ? {} : { botId }),
+      ...(instructions === undefined ? {} : { instructions }),
+    },
+    timeoutMs: Math.floor(timeoutMs),
+  };
 }

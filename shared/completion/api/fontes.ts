@@ -1,6 +1,6 @@
-import type { CompletionSource } from '../complete-text.ts';
+import type { CompletionSource } from '../completion.ts';
 
-/** One item of the wire's `fontes`: the native `/completion` and the OpenAI-format route send the same. */
+/** One item of the wire's `fontes`: the native `/completion` and the OpenAI-format routes send the same list. */
 export interface Fonte {
   procedencia: string;
   score: number;

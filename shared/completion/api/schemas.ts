@@ -37,7 +37,7 @@ export const completionResult = withMeta(
   { id: 'CompletionResult' },
 );
 
-/** OpenAI's error body, on the OpenAI-format routes only. */
+/** OpenAI's error body, on the OpenAI-format routes only (docs/reference/errors.md). */
 export const openAiErrorBody = withMeta(
   z.object({
     error: z.object({

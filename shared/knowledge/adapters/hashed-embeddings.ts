@@ -1,4 +1,4 @@
-import type { EmbeddingsProvider } from '../embeddings.ts';
+import type { EmbeddingsProvider } from '../../models/index.ts';
 import { foldAccents, words } from '../text/analyzer.ts';
 
 /** Default vector size of the hashed embedding. */

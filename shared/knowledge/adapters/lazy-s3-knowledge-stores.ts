@@ -12,7 +12,7 @@ export function s3KnowledgeObjectStoreOnFirstUse(cfg: Config, bucket: string): K
       ]);
       return new S3KnowledgeObjectStore(s3Client(cfg), bucket);
     },
-    { put: true, get: true, delete: true, deletePrefix: true },
+    { put: true, putStream: true, get: true, getRange: true, getTail: true, delete: true, deletePrefix: true },
   );
 }
 export function s3KnowledgeUploadInboxOnFirstUse(cfg: Config, bucket: string): KnowledgeUploadInbox {

@@ -1,13 +1,20 @@
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   type S3Client,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { KnowledgeObjectStore, KnowledgeUploadInbox } from '../knowledge-files.ts';
+
+/** Part size of a streamed upload: S3's minimum is 5 MiB; a part is what the upload holds in memory. */
+const PART_BYTES = 8 * 1024 * 1024;
 
 /**
  * Knowledge uploads, excerpts and indexes in the knowledge bucket, and the browser's presigned POSTs into it. The
@@ -61,6 +68,115 @@ export class S3KnowledgeObjectStore implements KnowledgeObjectStore, KnowledgeUp
     });
     if (!out.Body) throw new Error(`object ${key} has no body`);
     return out.Body.transformToByteArray();
+  }
+
+  /**
+   * A multipart upload fed part by part (one part in memory, one in flight); an object smaller than one part is a
+   * single PUT. Any failure aborts the upload, so no part is left behind.
+   */
+  async putStream(
+    key: string,
+    chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    contentType: string,
+  ): Promise<number> {
+    const signal = () => AbortSignal.timeout(120_000);
+    let pending: Uint8Array[] = [];
+    let pendingBytes = 0;
+    let total = 0;
+    let uploadId: string | undefined;
+    const parts: { PartNumber: number; ETag: string }[] = [];
+    let inFlight: Promise<void> = Promise.resolve();
+    const sendPart = async (body: Uint8Array) => {
+      uploadId ??= (
+        await this.s3.send(
+          new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
+          { abortSignal: signal() },
+        )
+      ).UploadId;
+      const PartNumber = parts.length + 1;
+      const slot = { PartNumber, ETag: '' };
+      parts.push(slot);
+      await inFlight;
+      inFlight = this.s3
+        .send(new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber, Body: body }), {
+          abortSignal: signal(),
+        })
+        .then((out) => {
+          slot.ETag = out.ETag ?? '';
+        });
+    };
+    try {
+      for await (const chunk of chunks) {
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        total += chunk.length;
+        if (pendingBytes >= PART_BYTES) {
+          // Parts of one size whatever the chunks' sizes (a batch's segment arrives as one chunk).
+          const joined = Buffer.concat(pending);
+          let at = 0;
+          for (; joined.length - at >= PART_BYTES; at += PART_BYTES)
+            await sendPart(joined.subarray(at, at + PART_BYTES));
+          pending = at < joined.length ? [joined.subarray(at)] : [];
+          pendingBytes = joined.length - at;
+        }
+      }
+      if (!uploadId) {
+        await this.put(key, Buffer.concat(pending), contentType);
+        return total;
+      }
+      if (pendingBytes) await sendPart(Buffer.concat(pending));
+      await inFlight;
+      await this.s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+        { abortSignal: signal() },
+      );
+      return total;
+    } catch (error) {
+      await inFlight.catch(() => undefined);
+      if (uploadId)
+        await this.s3
+          .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }), {
+            abortSignal: signal(),
+          })
+          .catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async getRange(key: string, start: number, end: number, signal?: AbortSignal): Promise<Uint8Array> {
+    if (end <= start) return new Uint8Array(0);
+    const out = await this.s3.send(
+      new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${start}-${end - 1}` }),
+      { abortSignal: signal ?? AbortSignal.timeout(60_000) },
+    );
+    if (!out.Body) throw new Error(`object ${key} has no body`);
+    return out.Body.transformToByteArray();
+  }
+
+  async getTail(key: string, length: number, signal?: AbortSignal): Promise<{ bytes: Uint8Array; size: number }> {
+    const abortSignal = signal ?? AbortSignal.timeout(60_000);
+    try {
+      const out = await this.s3.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=-${length}` }),
+        {
+          abortSignal,
+        },
+      );
+      if (!out.Body) throw new Error(`object ${key} has no body`);
+      const bytes = await out.Body.transformToByteArray();
+      const size = Number(/\/(\d+)$/.exec(out.ContentRange ?? '')?.[1] ?? bytes.length);
+      return { bytes, size };
+    } catch (error) {
+      // S3 answers a suffix longer than the object with the whole object; some stand-ins answer 416 instead.
+      if ((error as { name?: string }).name !== 'InvalidRange') throw error;
+      const bytes = await this.get(key, abortSignal);
+      return { bytes, size: bytes.length };
+    }
   }
 
   async delete(keys: string[]): Promise<void> {

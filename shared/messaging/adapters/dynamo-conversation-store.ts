@@ -1,5 +1,6 @@
 import type { SecretBox } from '../../kernel/secret-box.ts';
 import { collections, conversationIndex, inCollection, keys, pageKeyOf } from '../../contract/keys.ts';
+import { previousConversationIndex } from '../../contract/table.ts';
 import { clearOutboxMark, marksOf, outboxUpdate } from '../../events/index.ts';
 import {
   applied,
@@ -243,25 +244,51 @@ export class DynamoConversationStore implements ConversationStore {
     page: PageRequest,
   ): Promise<Page<ConversationMessage>> {
     const partition = conversationIndex.partition(projectId, channelId, contact);
-    const out = await queryPageOf(
+    const query = (indexName: string) =>
+      queryPageOf(
+        this.table,
+        {
+          IndexName: indexName,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': conversationIndex.partitionKey },
+          ExpressionAttributeValues: { ':pk': partition },
+          ScanIndexForward: false,
+        },
+        page,
+        {
+          attributes: [conversationIndex.partitionKey, conversationIndex.sortKey, 'pk', 'sk'],
+          fixed: { [conversationIndex.partitionKey]: partition },
+          accepts: (key) => /^\d{4}-/.test(key[conversationIndex.sortKey] ?? '') && (key.pk ?? '').startsWith('MSG#'),
+        },
+      );
+    let out: Page<Record<string, unknown>>;
+    try {
+      out = await query(conversationIndex.indexName);
+    } catch (error) {
+      // A deployment replacing the index (docs/operations.md): the new one answers only once DynamoDB has filled it.
+      if (!isIndexBeingFilled(error)) throw error;
+      out = await query(previousConversationIndex.indexName);
+    }
+    // The index holds keys only: the page's items read in one BatchGetItem, in the index's order. An item gone
+    // meanwhile (its retention ended) is left out of the page; the cursor is the index's, so the next page is right.
+    const items = await readBatch(
       this.table,
-      {
-        IndexName: conversationIndex.indexName,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': conversationIndex.partitionKey },
-        ExpressionAttributeValues: { ':pk': partition },
-        ScanIndexForward: false,
-      },
-      page,
-      {
-        attributes: [conversationIndex.partitionKey, conversationIndex.sortKey, 'pk', 'sk'],
-        fixed: { [conversationIndex.partitionKey]: partition },
-        accepts: (key) => /^\d{4}-/.test(key[conversationIndex.sortKey] ?? '') && (key.pk ?? '').startsWith('MSG#'),
-      },
+      out.items.map((k) => ({ pk: String(k.pk), sk: String(k.sk) })),
     );
-    return { ...out, items: out.items.map(statusRecordOf) };
+    const byKey = new Map<string, Record<string, unknown>>(items.map((i) => [`${i.pk}\u0000${i.sk}`, i]));
+    const found = out.items.flatMap((k): Record<string, unknown>[] => {
+      const item = byKey.get(`${k.pk}\u0000${k.sk}`);
+      return item ? [item] : [];
+    });
+    return { ...out, items: found.map(statusRecordOf) };
   }
 }
+
+/** DynamoDB refuses a Query on an index it is still filling from the table's items (after the index was added). */
+const isIndexBeingFilled = (error: unknown) =>
+  error instanceof Error &&
+  error.name === 'ValidationException' &&
+  /backfill|does not have the specified index/i.test(error.message);
 
 function suppressionOf(item: Record<string, unknown>): Suppression {
   return {

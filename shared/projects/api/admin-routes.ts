@@ -30,8 +30,22 @@ const createProjectBody = z.strictObject({
   limits: z.optional(limitsBody),
 });
 
+/**
+ * An origin that may frame the console: `https://host[:port]`, nothing after it (a framing page is named by its
+ * origin alone); plain `http://` only for this machine, where a local run serves the console.
+ */
+const frameOrigin = z.string().check(
+  z.maxLength(200),
+  z.regex(/^(https:\/\/[a-z0-9.-]+(:\d{1,5})?|http:\/\/(localhost|127\.0\.0\.1)(:\d{1,5})?)$/, {
+    message: 'An origin: https://host[:port], without a path',
+  }),
+);
+const portalBody = z.nullable(z.strictObject({ allowedOrigins: z.array(frameOrigin).check(z.maxLength(20)) }));
+
 const patchProjectBody = z.strictObject({
   name: z.optional(projectName),
+  monthlyBotCredits: z.optional(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000))),
+  portal: z.optional(portalBody),
   contactEmail: z.optional(z.nullable(contactEmail)),
   limits: z.optional(limitsBody),
 });
@@ -45,6 +59,7 @@ const projectView = (p: Project) => ({
   monthlyBotCredits: p.monthlyBotCredits,
   contactEmail: p.contactEmail ?? null,
   limits: { sendsPerSecond: p.limits?.sendsPerSecond ?? null, eventsPerSecond: p.limits?.eventsPerSecond ?? null },
+  portal: { allowedOrigins: p.portal?.allowedOrigins ?? [] },
 });
 
 const creditsView = (c: { available: number; month: string }) => ({ disponivel: c.available, mes: c.month });

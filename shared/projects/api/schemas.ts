@@ -44,6 +44,9 @@ export const project = withMeta(
       description: 'Where the webhook notices (`webhook.failing`, `webhook.disabled`) are mailed; null: nobody.',
     }),
     limits: projectLimits(),
+    portal: withMeta(z.object({ allowedOrigins: z.array(z.string()) }), {
+      description: 'Origins whose pages may frame the console a portal link opens; none by default.',
+    }),
   }),
   { id: 'Project' },
 );

@@ -5,7 +5,7 @@ import { asHttpError } from '#shared/http/domain-errors.ts';
 import { DynamoCreditLedger } from '#shared/credits/index.ts';
 import { makeCompleteText } from '#shared/completion/complete-text.ts';
 import { newId } from '#shared/kernel/ids.ts';
-import { ModelError, type ModelProvider, type ModelRequest } from '#shared/models/model-provider.ts';
+import { ModelError, type ModelProvider, type ModelRequest } from '#shared/models/index.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 
 /**

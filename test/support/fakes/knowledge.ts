@@ -164,15 +164,43 @@ export class MemoryKnowledge implements KnowledgeFileStore, KnowledgeIndexStore 
 
 export class MemoryObjects implements KnowledgeObjectStore {
   readonly objects = new Map<string, Uint8Array>();
+  /** Reads (whole, ranged and tail) and the bytes they returned. */
   gets = 0;
+  bytesRead = 0;
+  /** The key of every read, in order. */
+  readKeys: string[] = [];
   async put(key: string, bytes: Uint8Array) {
     this.objects.set(key, new Uint8Array(bytes));
   }
-  async get(key: string) {
+  async putStream(key: string, chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>) {
+    const parts: Uint8Array[] = [];
+    for await (const c of chunks) parts.push(c);
+    const bytes = Buffer.concat(parts);
+    this.objects.set(key, new Uint8Array(bytes));
+    return bytes.length;
+  }
+  private object(key: string): Uint8Array {
     this.gets++;
+    this.readKeys.push(key);
     const o = this.objects.get(key);
     if (!o) throw new Error(`NoSuchKey ${key}`);
     return o;
+  }
+  async get(key: string) {
+    const o = this.object(key);
+    this.bytesRead += o.length;
+    return o;
+  }
+  async getRange(key: string, start: number, end: number) {
+    const o = this.object(key).subarray(start, end);
+    this.bytesRead += o.length;
+    return o;
+  }
+  async getTail(key: string, length: number) {
+    const o = this.object(key);
+    const bytes = o.subarray(Math.max(0, o.length - length));
+    this.bytesRead += bytes.length;
+    return { bytes, size: o.length };
   }
   async delete(keys: string[]) {
     for (const k of keys) this.objects.delete(k);

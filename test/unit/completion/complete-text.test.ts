@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Bot } from '#shared/bots/index.ts';
-import { makeCompleteText, type CompleteTextDeps, type CompletionInput } from '#shared/completion/complete-text.ts';
+import { makeCompleteText } from '#shared/completion/complete-text.ts';
+import type { CompleteTextDeps, CompletionInput } from '#shared/completion/completion.ts';
 import { asHttpError } from '#shared/http/domain-errors.ts';
 import { streamOfReply } from '#test/support/model-stream.ts';
 import { MemoryCreditLedger } from '#test/support/fakes/memory-credit-ledger.ts';
 import type { KnowledgeExcerpt, KnowledgeSearchRequest } from '#shared/knowledge/knowledge-search.ts';
-import { ModelError, type ModelProvider, type ModelReply, type ModelRequest } from '#shared/models/model-provider.ts';
+import { ModelError, type ModelProvider, type ModelReply, type ModelRequest } from '#shared/models/index.ts';
 
 class FakeModel implements ModelProvider {
   readonly name = 'fake';

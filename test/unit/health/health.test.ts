@@ -1,8 +1,9 @@
 import { AccessDeniedException, BedrockRuntimeClient, CountTokensCommand } from '@aws-sdk/client-bedrock-runtime';
 import { mockAwsClient } from '#test/support/aws-client-mock.ts';
 import { describe, expect, it } from 'vitest';
-import { modelProbe } from '#shared/models/adapters/model-probe.ts';
+import { modelProbeFromSettings, modelSettings } from '#shared/model-providers/index.ts';
 import { parseConfig } from '#shared/kernel/config.ts';
+import { createLogger } from '#shared/kernel/logger.ts';
 import type { CreditLedger } from '#shared/credits/index.ts';
 import { makeGetHealth, type DependencyProbe } from '#shared/health/get-health.ts';
 
@@ -69,11 +70,14 @@ describe('health detail', () => {
     bedrock
       .on(CountTokensCommand)
       .rejects(new AccessDeniedException({ message: 'not authorized for this model', $metadata: {} }));
-    const cfg = parseConfig({ TABLE_NAME: 't', MODEL_PROVIDER: 'bedrock', BEDROCK_MODEL_ID: 'acme.secret-model-v7:0' });
+    const probe = await modelProbeFromSettings(
+      { cfg: parseConfig({ TABLE_NAME: 't' }), logger: createLogger('health') },
+      modelSettings.parse({ MODEL_PROVIDER: 'bedrock', BEDROCK_MODEL_ID: 'acme.secret-model-v7:0' }),
+    );
     const logged: { dependency: string; error: string }[] = [];
     const report = await makeGetHealth({
       credits,
-      probes: [modelProbe(cfg)],
+      probes: [probe],
       probeTimeoutMs: 2_000,
       probeCacheMs: 0,
       onProbeFailure: (dependency, error) => logged.push({ dependency, error: String(error) }),

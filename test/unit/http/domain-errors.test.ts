@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BotForbiddenError, BotNotFoundError } from '#shared/bots/index.ts';
-import { GenerationFailedError, GenerationTimeoutError } from '#shared/completion/errors.ts';
+import { GenerationFailedError, GenerationTimeoutError } from '#shared/completion/index.ts';
+import { ForbiddenError } from '#shared/tenancy/index.ts';
 import {
   ConflictError,
   type DomainError,
@@ -41,6 +42,7 @@ const CONTRACT: Record<DomainErrorCode, [status: number, code: string]> = {
   CHANNEL_NOT_FOUND: [404, 'CHANNEL_NOT_FOUND'],
   BOT_NOT_FOUND: [404, 'BOT_NOT_FOUND'],
   BOT_FORBIDDEN: [403, 'BOT_FORBIDDEN'],
+  FORBIDDEN: [403, 'FORBIDDEN'],
   CONFLICT: [409, 'CONFLICT'],
   INVALID_INPUT: [400, 'VALIDATION_ERROR'],
   NO_BOT_CREDITS: [402, 'ERR_NO_BOT_CREDITS'],
@@ -68,6 +70,7 @@ const THROWN: DomainError[] = [
   new ChannelNotFoundError('ch_1'),
   new BotNotFoundError('bot_1'),
   new BotForbiddenError('bot_1'),
+  new ForbiddenError('The viewer role may not do this; it takes the developer role.'),
   new ConflictError('This project already has an enabled general webhook; disable or delete it first.'),
   new ValidationError('The webhook URL must use https://.', [
     { path: 'url', message: 'Must be an https:// URL', code: 'invalid_format' },

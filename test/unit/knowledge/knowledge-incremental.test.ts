@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { makeCompaction } from '#shared/knowledge/compaction.ts';
 import { KnowledgeView } from '#shared/knowledge/index/knowledge-view.ts';
-import { buildSegment, Segment } from '#shared/knowledge/index/segment.ts';
+import { buildSegment, segmentFromBytes } from '#shared/knowledge/index/segment.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
@@ -75,10 +75,11 @@ describe('incremental indexing', () => {
   test('each batch writes one segment of its own files: the work does not grow with the bot', async () => {
     const s = setup({ mergeFactor: 1000 });
     const written: number[] = [];
-    const put = s.objects.put.bind(s.objects);
-    s.objects.put = async (key: string, bytes: Uint8Array) => {
-      if (key.includes('/segments/')) written.push(bytes.length);
-      return put(key, bytes);
+    const putStream = s.objects.putStream.bind(s.objects);
+    s.objects.putStream = async (key, chunks) => {
+      const size = await putStream(key, chunks);
+      if (key.includes('/segments/')) written.push(size);
+      return size;
     };
     for (let i = 0; i < 60; i++) {
       await s.put(`artigo-${i}.md`, `Artigo ${i}: como configurar o recurso ${token(i % 10, i % 10)} passo a passo.`);
@@ -253,28 +254,28 @@ describe('incremental indexing', () => {
     expect(refs.length).toBeLessThanOrEqual(4 * 3);
     // The same documents built as one segment from scratch rank exactly alike.
     const view = await s.segments.view('bot_a', refs);
-    const fresh = new KnowledgeView([
+    const fresh = await KnowledgeView.open([
       {
         id: 'x',
-        segment: Segment.load(
+        segment: await segmentFromBytes(
           buildSegment(
-            view.liveDocs().map((d) => ({
-              fileKey: d.fileKey,
-              fileName: d.fileName,
-              generation: d.generation,
-              language: d.language,
-              excerpts: Array.from({ length: d.count }, (_, i) => view.text(excerptIdOf(view, d, i))),
-            })),
+            await Promise.all(
+              view.liveDocs().map(async (d) => ({
+                fileKey: d.fileKey,
+                fileName: d.fileName,
+                generation: d.generation,
+                language: d.language,
+                excerpts: await view.texts(Array.from({ length: d.count }, (_, i) => excerptIdOf(view, d, i))),
+              })),
+            ),
           ),
         ),
       },
     ]);
     for (const q of [token(3, 0), token(2, 1), `${token(5, 2)} documento`, 'documento revisto']) {
-      const a = view.score(q, view.allowed());
-      const b = fresh.score(q, fresh.allowed());
-      const top = (v: KnowledgeView, r: typeof a) =>
-        v.select(r.matched, r.scores, 8).map((x) => `${v.docOf(x.excerpt).fileName} ${x.score.toFixed(5)}`);
-      expect(top(view, a)).toEqual(top(fresh, b));
+      const top = async (v: KnowledgeView) =>
+        v.select(await v.rank(q, { limit: 32 }), 8).map((x) => `${v.docOf(x.excerpt).fileName} ${x.score.toFixed(5)}`);
+      expect(await top(view)).toEqual(await top(fresh));
     }
     // A full merge leaves only searchable excerpts.
     const merge = makeCompaction({

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Logger } from '#shared/kernel/logger.ts';
 import { KnowledgeView, topExcerpts } from '#shared/knowledge/index/knowledge-view.ts';
-import { buildSegment, Segment } from '#shared/knowledge/index/segment.ts';
+import { buildSegment, SegmentFormatError, segmentFromBytes } from '#shared/knowledge/index/segment.ts';
 import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
 import { newGeneration, type IngestJob } from '#shared/knowledge/knowledge-files.ts';
 import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
@@ -41,7 +41,7 @@ function setup() {
   });
   const search = makeKnowledgeSearch({
     bots: { get: async (id) => store.bot(id) },
-    segments: new SegmentCache(objects),
+    segments: new SegmentCache(objects, { logger: spyLogger }),
     logger: spyLogger,
   });
   const drain = async (finalAttempt = false) => {
@@ -161,30 +161,34 @@ describe('ingestion', () => {
 });
 
 describe('search', () => {
-  test('loads each segment once; a new batch costs the search one read of the new segment only', async () => {
+  test('reads each piece once; a new batch costs the search reads of the new segment only', async () => {
     const s = setup();
     await s.manage.upload('prj_1', 'bot_a', 'a.txt', 'text/plain', Buffer.from('primeiro documento'));
     await s.drain();
+    const first = s.store.bot('bot_a')!.knowledge.segments[0]!.key;
     const before = s.objects.gets;
     for (let i = 0; i < 5; i++) await s.search.search({ botId: 'bot_a', query: 'documento', topK: 5 });
-    expect(s.objects.gets - before).toBe(1);
+    // Its tail (with the lengths), the term's dictionary block (a rare term's postings are in it), the text block.
+    expect(s.objects.gets - before).toBe(3);
     await s.manage.upload('prj_1', 'bot_a', 'b.txt', 'text/plain', Buffer.from('segundo documento'));
     await s.drain();
     const mid = s.objects.gets;
     const results = await s.search.search({ botId: 'bot_a', query: 'documento', topK: 5 });
     expect(results.map((r) => r.fileName).sort()).toEqual(['a.txt', 'b.txt']);
     await s.search.search({ botId: 'bot_a', query: 'documento', topK: 5 });
-    expect(s.objects.gets - mid).toBe(1);
+    const reads = s.objects.readKeys.slice(mid - s.objects.gets);
+    expect(reads).toHaveLength(3);
+    expect(reads).not.toContain(first);
   });
 
-  test('a failing index answers no excerpts and logs why', async () => {
+  test('an index that is not a segment answers no excerpts, and the error is logged', async () => {
     const s = setup();
     await s.manage.upload('prj_1', 'bot_a', 'a.txt', 'text/plain', Buffer.from('documento'));
     await s.drain();
     const key = s.store.bot('bot_a')!.knowledge.segments[0]!.key;
     s.objects.objects.set(key, Buffer.from('not an index'));
     expect(await s.search.search({ botId: 'bot_a', query: 'documento', topK: 5 })).toEqual([]);
-    expect(s.errors.some((e) => String(e[0]).includes('knowledge search failed'))).toBe(true);
+    expect(s.errors.some((e) => String(e[0]).includes('knowledge segment unreadable'))).toBe(true);
   });
 
   test('filters decide which files are searched; scores are in 0..1 and sorted', async () => {
@@ -210,7 +214,7 @@ describe('search', () => {
 });
 
 describe('index format', () => {
-  test('round-trips documents, texts and vectors; rejects what is not a segment', () => {
+  test('round-trips documents, texts and vectors; rejects what is not a segment', async () => {
     const bytes = buildSegment(
       [
         {
@@ -232,23 +236,23 @@ describe('index format', () => {
       ],
       { embeddingModel: 'm' },
     );
-    const segment = Segment.load(bytes);
+    const segment = await segmentFromBytes(bytes);
     expect(segment.docs.map((d) => [d.fileName, d.generation, d.first, d.count])).toEqual([
       ['á.txt', 'g1', 0, 2],
       ['b.txt', 'g2', 2, 1],
     ]);
-    expect([0, 1, 2].map((e) => segment.text(e))).toEqual(['Olá mundo 🌍', 'segunda parte', 'hello world']);
+    expect(await segment.texts([0, 1, 2])).toEqual(['Olá mundo 🌍', 'segunda parte', 'hello world']);
     expect(segment.embeddingModel).toBe('m');
-    const view = new KnowledgeView([{ id: 's1', segment }]);
-    const sims = view.scoreVector(new Float32Array([0, 1]), 'm', view.allowed());
-    expect(sims.map((x) => Math.round(x.similarity * 10) / 10)).toEqual([0, 1, 0.8]);
-    expect(view.scoreVector(new Float32Array([0, 1]), 'other-model', view.allowed())).toEqual([]);
-    const { matched } = view.score(
-      'mundo',
-      view.allowed((name) => name === 'á.txt'),
-    );
-    expect(matched).toEqual([0]);
-    expect(() => Segment.load(Buffer.from('garbage'))).toThrow();
+    const view = await KnowledgeView.open([{ id: 's1', segment }]);
+    const sims = await view.vectorRanking(new Float32Array([0, 1]), 'm', { limit: 10 });
+    expect(sims.map((x) => [x.excerpt, Math.round(x.similarity * 10) / 10])).toEqual([
+      [1, 1],
+      [2, 0.8],
+    ]);
+    expect(await view.vectorRanking(new Float32Array([0, 1]), 'other-model', { limit: 10 })).toEqual([]);
+    const ranked = await view.rank('mundo', { passes: (name) => name === 'á.txt', limit: 8 });
+    expect(ranked.map((r) => r.excerpt)).toEqual([0]);
+    await expect(segmentFromBytes(Buffer.from('garbage'))).rejects.toThrow(SegmentFormatError);
   });
 
   test('top-k selection equals a full sort (score desc, then excerpt order)', () => {

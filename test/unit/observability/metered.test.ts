@@ -1,32 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import { meteredModelRouter, meteredProviders, meteredRateLimiter } from '#functions/_wiring/metered.ts';
+import { meteredProviders, meteredRateLimiter } from '#functions/_wiring/metered.ts';
 import { meteredCreditLedger } from '#shared/credits/index.ts';
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import type { MessageProviders, OutboundMessage } from '#shared/messaging/providers.ts';
-import type { ModelProvider, ModelRequest } from '#shared/models/model-provider.ts';
-import type { MetricDimensions, Metrics } from '#shared/kernel/metrics.ts';
 import { metricNames } from '#shared/contract/metrics.ts';
 import { MemoryCreditLedger } from '#test/support/fakes/memory-credit-ledger.ts';
-
-/** Records what was counted, as `name{dimension=value,...}` → total. */
-function recordingMetrics() {
-  const totals = new Map<string, number>();
-  const key = (name: string, dimensions?: MetricDimensions) =>
-    `${name}${
-      dimensions
-        ? `{${Object.entries(dimensions)
-            .map(([k, v]) => `${k}=${v}`)
-            .join(',')}}`
-        : ''
-    }`;
-  const metrics: Metrics = {
-    count: (name, value = 1, dimensions) =>
-      totals.set(key(name, dimensions), (totals.get(key(name, dimensions)) ?? 0) + value),
-    milliseconds: (name, _value, dimensions) =>
-      totals.set(key(name, dimensions), (totals.get(key(name, dimensions)) ?? 0) + 1),
-  };
-  return { metrics, totals: () => Object.fromEntries(totals) };
-}
+import { recordingMetrics } from '#test/support/recording-metrics.ts';
 
 const account = { projectId: 'prj_1', monthlyAllowance: 10 };
 
@@ -77,35 +56,6 @@ describe('metered ports: what an operator sees counted is what happened', () => 
     expect(totals()).toEqual({
       [`${metricNames.sends}{provider=sandbox,outcome=sent}`]: 1,
       [`${metricNames.sends}{provider=twilio,outcome=failed}`]: 1,
-    });
-  });
-
-  it('counts model tokens by provider, streamed or not, and a stream cut short as failed', async () => {
-    const { metrics, totals } = recordingMetrics();
-    const provider: ModelProvider = {
-      name: 'offline',
-      generate: async () => ({ text: 'hi', model: 'offline:x', usage: { inputTokens: 10, outputTokens: 2 } }),
-      async *stream() {
-        yield { type: 'text', text: 'h' };
-        yield { type: 'text', text: 'i' };
-        yield { type: 'end', model: 'offline:x', usage: { inputTokens: 7, outputTokens: 3 } };
-      },
-    };
-    const router = meteredModelRouter({ resolve: () => ({ provider }) }, metrics);
-    const { provider: metered } = router.resolve(undefined);
-    const request = {} as ModelRequest;
-    await metered.generate(request);
-    for await (const _ of metered.stream(request)) {
-      // read to the end
-    }
-    for await (const event of metered.stream(request)) {
-      if (event.type === 'text') break; // the caller went away
-    }
-    expect(totals()).toEqual({
-      [`${metricNames.modelLatency}{provider=offline,outcome=answered}`]: 2,
-      [`${metricNames.modelLatency}{provider=offline,outcome=failed}`]: 1,
-      [`${metricNames.modelInputTokens}{provider=offline}`]: 17,
-      [`${metricNames.modelOutputTokens}{provider=offline}`]: 5,
     });
   });
 });

@@ -1,46 +1,33 @@
-import type {
-  ConversationTurn,
-  JsonSchemaFormat,
-  ModelParameters,
-  ToolCall,
-  ToolChoice,
-  ToolDefinition,
-} from '../../../models/index.ts';
+import type { ConversationTurn, JsonSchemaFormat, ToolCall } from '../../../models/index.ts';
 import { withMeta } from '../../../kernel/validation/meta.ts';
 import * as z from '../../../kernel/validation/zod.ts';
 import { RequestBudget } from './request-budget.ts';
+import { invalid, missing, OpenAiRequestError, onlyKnownFields, present, unsupported } from './request-errors.ts';
 import {
   callArguments,
   checkToolListSize,
-  compileFormat,
   checkToolNames,
   checkToolResults,
+  compileFormat,
   functionDefinition,
   generationParameters,
-  InvalidChatRequestError,
-  invalid,
   jsonSchemaFormat,
-  missing,
-  onlyKnownFields,
+  type OpenAiCompletion,
   outputTokens,
-  present,
   refuseUnsupportedEverywhere,
   temperatureOf,
   toolChoiceOf,
-  unsupported,
 } from './request-rules.ts';
 
-export { InvalidChatRequestError } from './request-rules.ts';
-
 /**
- * `POST /api/v1/ai/chat/completions`: OpenAI's Chat Completions request. Every parameter OpenAI
- * defines is either honoured (forwarded to the bot's model provider, or refused per provider once the bot is known:
- * `shared/models/parameters.ts`) or refused here with `unsupported_parameter`; a field OpenAI does not define is
- * `unknown_parameter`. Fields clients echo back from our own answers (`refusal`, `annotations` on an assistant
- * message, `name` on a tool message, `content: ""` beside `tool_calls`) are taken.
+ * `POST /api/v1/ai/chat/completions`: OpenAI's Chat Completions request (docs/openai-compatible-api.md). Every
+ * parameter OpenAI defines is either honoured (forwarded to the bot's model provider, or refused per provider once the
+ * bot is known: `shared/models/parameters.ts`) or refused here with `unsupported_parameter`; a field OpenAI does not
+ * define is `unknown_parameter`. Fields clients echo back from our own answers (`refusal`, `annotations` on an
+ * assistant message, `name` on a tool message, `content: ""` beside `tool_calls`) are taken.
  */
 
-/** At most this many messages; their text together is bounded by the conversation budget. */
+/** At most this many messages; their text together is bounded by the conversation budget (./request-budget.ts). */
 export const CHAT_LIMITS = { messages: 1_000 } as const;
 
 const nullable = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
@@ -138,28 +125,11 @@ export const chatCompletionRequest = withMeta(
   },
 );
 
+/** A Chat Completions request: the completion it asks for, and how the answer is sent. */
 export interface ChatRequest {
-  botId: string;
-  /** The conversation without system messages, oldest first. */
-  turns: ConversationTurn[];
-  /** The last user message: what the bot's knowledge is searched for. */
-  prompt: string;
-  /** `system` / `developer` messages, in order, joined. */
-  extraInstructions?: string;
-  responseFormat: 'text' | 'json';
-  jsonSchema?: JsonSchemaFormat;
-  tools?: ToolDefinition[];
-  toolChoice?: ToolChoice;
-  parallelToolCalls?: boolean;
-  temperature?: number;
-  maxOutputTokens?: number;
-  parameters: ModelParameters;
-  /**
-   * Compiles the answer format's JSON Schema (a 400 naming it when ajv cannot): costly, so run once the bot is known
-   * and before the charge, never for a request that names no bot of the caller's.
-   */
-  compileSchemas?: () => void;
+  completion: OpenAiCompletion;
   stream: boolean;
+  /** `stream_options.include_usage`: a last chunk with the usage. */
   includeUsage: boolean;
 }
 
@@ -224,7 +194,7 @@ export function parseChatRequest(body: Record<string, unknown>, limits: { maxOut
     const issue = shape.error.issues[0]!;
     const param = issue.path.map(String).join('.') || null;
     const absent = issue.code === 'invalid_type' && issue.input === undefined;
-    throw new InvalidChatRequestError(
+    throw new OpenAiRequestError(
       absent ? `Missing required parameter: '${param}'.` : `Invalid value for '${param}': ${issue.message}.`,
       param,
       absent ? 'missing_required_parameter' : 'invalid_value',
@@ -268,10 +238,50 @@ export function parseChatRequest(body: Record<string, unknown>, limits: { maxOut
   if (present(streamOptions.include_obfuscation) && streamOptions.include_obfuscation !== false)
     throw unsupported('stream_options.include_obfuscation', 'Stream obfuscation');
 
+  const { turns, origins, instructions } = conversationOf(request.messages, budget);
+  checkToolResults(turns, origins);
+  const lastUser = turns.findLast((t) => t.role === 'user');
+  if (!lastUser?.text.trim())
+    throw new OpenAiRequestError(
+      'messages must contain a user message with text.',
+      'messages',
+      'missing_required_parameter',
+    );
+
+  return {
+    completion: {
+      botId: request.model,
+      turns,
+      prompt: lastUser.text,
+      ...(instructions.length ? { extraInstructions: instructions.join('\n\n') } : {}),
+      responseFormat,
+      ...(jsonSchema
+        ? { jsonSchema, checkBeforeCharge: compileFormat(jsonSchema, 'response_format.json_schema.schema') }
+        : {}),
+      ...(tools.length ? { tools } : {}),
+      ...(toolChoice === undefined ? {} : { toolChoice }),
+      ...(typeof body.parallel_tool_calls === 'boolean' ? { parallelToolCalls: body.parallel_tool_calls } : {}),
+      ...(temperature === undefined ? {} : { temperature }),
+      ...(maxTokens === undefined ? {} : { maxOutputTokens: maxTokens }),
+      parameters,
+    },
+    stream: request.stream === true,
+    includeUsage: request.stream === true && request.stream_options?.include_usage === true,
+  };
+}
+
+/**
+ * The messages as turns (system and developer messages are the caller's instructions), with where each turn came
+ * from; every text counted toward the budget as it is read.
+ */
+function conversationOf(
+  messages: readonly Record<string, unknown>[],
+  budget: RequestBudget,
+): { turns: ConversationTurn[]; origins: string[]; instructions: string[] } {
   const turns: ConversationTurn[] = [];
   const origins: string[] = [];
   const instructions: string[] = [];
-  for (const [i, raw] of request.messages.entries()) {
+  for (const [i, raw] of messages.entries()) {
     const at = `messages[${i}]`;
     const m = raw as Record<string, unknown> & { role: string };
     if (m.role === 'function') throw unsupported(`${at}.role`, 'Messages of role `function` (use `tool`)');
@@ -307,33 +317,7 @@ export function parseChatRequest(body: Record<string, unknown>, limits: { maxOut
     turns.push({ role: 'user', text });
     origins.push(at);
   }
-  checkToolResults(turns, origins);
-  const lastUser = turns.findLast((t) => t.role === 'user');
-  if (!lastUser?.text.trim())
-    throw new InvalidChatRequestError(
-      'messages must contain a user message with text.',
-      'messages',
-      'missing_required_parameter',
-    );
-
-  return {
-    botId: request.model,
-    turns,
-    prompt: lastUser.text,
-    ...(instructions.length ? { extraInstructions: instructions.join('\n\n') } : {}),
-    responseFormat,
-    ...(jsonSchema
-      ? { jsonSchema, compileSchemas: compileFormat(jsonSchema, 'response_format.json_schema.schema') }
-      : {}),
-    ...(tools.length ? { tools } : {}),
-    ...(toolChoice === undefined ? {} : { toolChoice }),
-    ...(typeof body.parallel_tool_calls === 'boolean' ? { parallelToolCalls: body.parallel_tool_calls } : {}),
-    ...(temperature === undefined ? {} : { temperature }),
-    ...(maxTokens === undefined ? {} : { maxOutputTokens: maxTokens }),
-    parameters,
-    stream: request.stream === true,
-    includeUsage: request.stream === true && request.stream_options?.include_usage === true,
-  };
+  return { turns, origins, instructions };
 }
 
 function responseFormatOf(

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { CompletionOutput, FinishReason } from '../../complete-text.ts';
+import type { CompletionOutput, FinishReason } from '../../completion.ts';
 import { fontesOf } from '../fontes.ts';
 import type { ModelUsage, ToolCall } from '../../../models/index.ts';
 
 /**
- * OpenAI's Chat Completions answer shapes: the whole completion, and the `chat.completion.chunk`
- * events of a streamed one. `model` is the botId the caller named. `fontes` is this service's extension: the
- * knowledge files the answer was grounded on, the same list the native `/completion` returns.
+ * OpenAI's Chat Completions answer shapes (docs/openai-compatible-api.md): the whole completion, and the
+ * `chat.completion.chunk` events of a streamed one. `model` is the botId the caller named. `fontes` is this service's
+ * extension: the knowledge files the answer was grounded on, the same list the native `/completion` returns.
  */
 
 export interface ChatIdentity {

@@ -1,11 +1,11 @@
-import type { CompletionStream } from '../../complete-text.ts';
+import type { CompletionStream } from '../../completion.ts';
 import { fontesOf } from '../fontes.ts';
 import { chatChunk, chatUsage, type ChatIdentity } from './chat-response.ts';
 
 /**
- * A streamed completion as OpenAI's Server-Sent Events: a `chat.completion.chunk` per piece (the
- * first delta carries `role`), tool calls as `delta.tool_calls` pieces (the first piece of a call with its `index`,
- * `id`, `type` and `function.name`, later ones with `index` and more `function.arguments`), a last chunk with
+ * A streamed completion as OpenAI's Server-Sent Events (docs/openai-compatible-api.md): a `chat.completion.chunk` per
+ * piece (the first delta carries `role`), tool calls as `delta.tool_calls` pieces (the first piece of a call with its
+ * `index`, `id`, `type` and `function.name`, later ones with `index` and more `function.arguments`), a last chunk with
  * `finish_reason` (and this service's `fontes`), with `include_usage` a chunk with empty `choices` and `usage`, then
  * `data: [DONE]`. A failure after the stream began ends it with `data: {"error": …}` and no `[DONE]`.
  */

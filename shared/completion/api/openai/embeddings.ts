@@ -2,13 +2,13 @@ import { withMeta } from '../../../kernel/validation/meta.ts';
 import * as z from '../../../kernel/validation/zod.ts';
 import { RESPONSE_LIMIT_BYTES } from '../../../http/types.ts';
 import { EMBEDDING_INPUTS_PER_CREDIT, type EmbedTextsOutput } from '../../../knowledge/index.ts';
-import { invalid, missing, onlyKnownFields, present, unsupported } from './request-rules.ts';
+import { invalid, missing, onlyKnownFields, present, unsupported } from './request-errors.ts';
 
 /**
- * `POST /api/v1/ai/embeddings`: OpenAI's Embeddings request and answer. `input` is a string or up to
- * 2,048 strings (token-id arrays are refused: this service has no tokenizer to decode them); `encoding_format`
- * `float` (default) or `base64` (little-endian float32, as OpenAI's clients decode it); `dimensions` when the
- * deployment's model can make vectors of that size.
+ * `POST /api/v1/ai/embeddings`: OpenAI's Embeddings request and answer (docs/openai-compatible-api.md). `input` is a
+ * string or up to 2,048 strings (token-id arrays are refused: this service has no tokenizer to decode them);
+ * `encoding_format` `float` (default) or `base64` (little-endian float32, as OpenAI's clients decode it); `dimensions`
+ * when the deployment's model can make vectors of that size.
  */
 
 /** One input: about 8,000 tokens, OpenAI's limit per input. */
@@ -102,7 +102,9 @@ const FLOAT_CHARS = 26;
 const ITEM_BYTES = 96;
 const ENVELOPE_BYTES = 16 * 1024;
 
-/** The largest batch whose answer fits the response limit, for vectors of `dimensions` in the encoding (at most 2,048). */
+/**
+ * The largest batch whose answer fits the response limit, for vectors of `dimensions` in the encoding (at most 2,048).
+ */
 export function largestEmbeddingsBatch(dimensions: number, base64: boolean): number {
   const per = embeddingsAnswerBytes(1, dimensions, base64) - ENVELOPE_BYTES;
   return Math.max(0, Math.min(EMBEDDING_INPUTS_PER_CREDIT, Math.floor((RESPONSE_LIMIT_BYTES - ENVELOPE_BYTES) / per)));

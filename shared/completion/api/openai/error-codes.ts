@@ -8,8 +8,8 @@ export interface OpenAiDialect {
 }
 
 /**
- * Every domain error in OpenAI's terms, for the OpenAI-format routes only: the status stays the
- * one the domain-error table gives (`shared/http/domain-errors.ts`), the body says it the way OpenAI's clients
+ * Every domain error in OpenAI's terms, for the OpenAI-format routes only (docs/reference/errors.md): the status stays
+ * the one the domain-error table gives (`shared/http/domain-errors.ts`), the body says it the way OpenAI's clients
  * expect. Keyed by domain code and complete, so a new domain error cannot reach these routes without a decision.
  */
 export const OPENAI_DIALECT: { readonly [C in DomainErrorCode]: OpenAiDialect } = {
@@ -17,6 +17,7 @@ export const OPENAI_DIALECT: { readonly [C in DomainErrorCode]: OpenAiDialect } 
   CHANNEL_NOT_FOUND: { type: 'invalid_request_error', code: 'not_found' },
   BOT_NOT_FOUND: { type: 'invalid_request_error', code: 'model_not_found', param: 'model' },
   BOT_FORBIDDEN: { type: 'permission_error', code: 'model_forbidden', param: 'model' },
+  FORBIDDEN: { type: 'permission_error', code: 'forbidden' },
   CONFLICT: { type: 'invalid_request_error', code: 'conflict' },
   INVALID_INPUT: { type: 'invalid_request_error', code: 'invalid_value' },
   NO_BOT_CREDITS: { type: 'insufficient_quota', code: 'insufficient_quota' },
@@ -39,7 +40,7 @@ export const OPENAI_DIALECT: { readonly [C in DomainErrorCode]: OpenAiDialect } 
 };
 
 /**
- * The errors the HTTP edge raises before any use case runs (auth, the rate limit, body parsing), by the contract's
+ * The errors the HTTP edge raises before any use case runs (auth, the rate limit, body parsing), by their
  * wire code, in OpenAI's terms.
  */
 export const OPENAI_EDGE_DIALECT: Readonly<Record<string, OpenAiDialect>> = {

@@ -1,9 +1,9 @@
 import type { MiddlewareObj } from '@middy/core';
-import { CallerGone } from '../../complete-text.ts';
+import { CallerGone } from '../../generation-call.ts';
 import { GenerationFailedError } from '../../errors.ts';
 import type { Logger } from '../../../kernel/logger.ts';
 import { ModelError } from '../../../models/index.ts';
-import { InvalidChatRequestError } from './request-rules.ts';
+import { OpenAiRequestError } from './request-errors.ts';
 import { OPENAI_DIALECT, OPENAI_EDGE_DIALECT, type OpenAiDialect } from './error-codes.ts';
 import { asHttpError } from '../../../http/domain-errors.ts';
 import { DomainError } from '../../../kernel/domain-error.ts';
@@ -37,7 +37,7 @@ export function toOpenAiError(failure: unknown): {
         ? OPENAI_DIALECT[failure.code]
         : undefined;
   const error = asHttpError(failure);
-  if (error instanceof InvalidChatRequestError) {
+  if (error instanceof OpenAiRequestError) {
     return {
       status: 400,
       error: { message: error.message, type: 'invalid_request_error', param: error.param, code: error.code },
@@ -98,7 +98,7 @@ export function openAiErrors(logger: Logger): MiddlewareObj<HttpEvent, HttpResul
       // The raw error: its domain code picks the dialect (a 404 for a bot is `model_not_found`, not `not_found`).
       const mapped = toOpenAiError(request.error);
       if (failure instanceof CallerGone) logger.info('caller went away before the answer was complete');
-      else if (!(failure instanceof HttpError) && !(failure instanceof InvalidChatRequestError))
+      else if (!(failure instanceof HttpError) && !(failure instanceof OpenAiRequestError))
         logger.error('unexpected failure', { cause: describe(failure) });
       else if (mapped.status >= 500)
         logger.warn('request failed', {

@@ -1,4 +1,4 @@
-import { InvalidChatRequestError, invalid } from './request-rules.ts';
+import { invalid, OpenAiRequestError } from './request-errors.ts';
 
 /**
  * What one OpenAI-format request may hand the model: every caller string that reaches it (messages, instructions,
@@ -50,8 +50,8 @@ export class RequestBudget {
 }
 
 /** Worded as OpenAI words it, so clients recognise it (LangChain raises its `ContextOverflowError`). */
-export function overBudget(): InvalidChatRequestError {
-  return new InvalidChatRequestError(
+export function overBudget(): OpenAiRequestError {
+  return new OpenAiRequestError(
     `This model's maximum context length is ${CONVERSATION_MAX_CHARS} characters: messages, instructions, ` +
       'function definitions, answer schemas and prediction together hold more. Shorten the request. Nothing was charged.',
     'messages',

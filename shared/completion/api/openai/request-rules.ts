@@ -6,7 +6,9 @@ import {
   jsonShape,
   jsonShapeProblem,
 } from '../../../kernel/validation/json-schema.ts';
+import type { CompletionRequest } from '../../completion.ts';
 import type { RequestBudget } from './request-budget.ts';
+import { invalid, missing, present, unsupported } from './request-errors.ts';
 import type {
   ConversationTurn,
   JsonSchemaFormat,
@@ -22,48 +24,20 @@ import type {
  * every provider is asked about.
  */
 
+/** What an OpenAI-format route asks of the use case: a completion for the bot its `model` names. */
+export type OpenAiCompletion = CompletionRequest & { botId: string; parameters: ModelParameters };
+
 /** OpenAI's own limit on functions per request. */
 export const MAX_TOOLS = 128;
 const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/**
- * A request OpenAI would refuse or that this service cannot honour: 400 with OpenAI's `param` and `code`
- * (`unsupported_parameter`, `unknown_parameter`, `invalid_value`, `missing_required_parameter`,
- * `context_length_exceeded`).
- */
-export class InvalidChatRequestError extends Error {
-  readonly param: string | null;
-  readonly code: string;
-
-  constructor(message: string, param: string | null, code: string) {
-    super(message);
-    this.name = 'InvalidChatRequestError';
-    this.param = param;
-    this.code = code;
-  }
-}
-
-export const unsupported = (param: string, what: string) =>
-  new InvalidChatRequestError(`${what} is not supported by this API.`, param, 'unsupported_parameter');
-export const invalid = (param: string | null, message: string) =>
-  new InvalidChatRequestError(message, param, 'invalid_value');
-export const unknownParameter = (param: string) =>
-  new InvalidChatRequestError(`Unrecognized request argument supplied: ${param}.`, param, 'unknown_parameter');
-export const missing = (param: string) =>
-  new InvalidChatRequestError(`Missing required parameter: '${param}'.`, param, 'missing_required_parameter');
-
-/** Null and absent are the same to every OpenAI client (the Python SDK sends explicit nulls). */
-export const present = (value: unknown) => value !== undefined && value !== null;
-
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Refuses the fields of `value` outside `allowed`: a field nobody defined is a typo or a feature we lack. */
-export function onlyKnownFields(value: Record<string, unknown>, allowed: readonly string[], at: string): void {
-  for (const key of Object.keys(value)) if (!allowed.includes(key)) throw unknownParameter(at ? `${at}.${key}` : key);
-}
-
-/** `max_tokens` and its aliases: a whole number ≥ 1, above the deployment's ceiling clamped to it. */
+/**
+ * `max_tokens` and its aliases: a whole number ≥ 1, above the deployment's ceiling clamped to it
+ * (docs/reference/limits.md).
+ */
 export function outputTokens(value: unknown, param: string, ceiling: number): number | undefined {
   if (!present(value)) return undefined;
   if (!(typeof value === 'number' && Number.isInteger(value) && value >= 1))
@@ -201,7 +175,9 @@ export function toolChoiceOf(
   throw invalid('tool_choice', `Invalid 'tool_choice': ${JSON.stringify(value)}.`);
 }
 
-/** A call's arguments as the caller echoes them: JSON text of an object, counted toward the budget before it is parsed. */
+/**
+ * A call's arguments as the caller echoes them: JSON text of an object, counted toward the budget before it is parsed.
+ */
 export function callArguments(value: unknown, param: string, budget: RequestBudget): string {
   if (typeof value !== 'string') throw invalid(param, `Invalid '${param}': the arguments must be a JSON string.`);
   budget.spend(value.length);
@@ -238,8 +214,8 @@ export function checkToolResults(turns: readonly ConversationTurn[], params: rea
 }
 
 /**
- * The generation parameters forwarded to the provider or refused per provider, read and type-checked
- * from the body; whether the bot's provider takes them is decided once the bot is known (`refusedParameter`).
+ * The generation parameters forwarded to the provider or refused per provider, read and type-checked from the body;
+ * whether the bot's provider takes them is decided once the bot is known (`refusedParameter`).
  */
 export function generationParameters(body: Record<string, unknown>): ModelParameters {
   const out: ModelParameters = {};

@@ -1,11 +1,8 @@
 import { withMeta } from '../../../kernel/validation/meta.ts';
 import * as z from '../../../kernel/validation/zod.ts';
 import type { ConversationTurn, JsonSchemaFormat, ToolCall, ToolDefinition } from '../../../models/index.ts';
-import type { ChatRequest } from './chat-request.ts';
 import { RequestBudget } from './request-budget.ts';
-import { messageTextOfId } from './self-contained-ids.ts';
-
-export { messageTextOfId, selfContainedMessageId } from './self-contained-ids.ts';
+import { invalid, missing, onlyKnownFields, present, unsupported } from './request-errors.ts';
 import {
   callArguments,
   checkToolListSize,
@@ -14,23 +11,20 @@ import {
   compileFormat,
   functionDefinition,
   generationParameters,
-  invalid,
   jsonSchemaFormat,
-  missing,
-  onlyKnownFields,
+  type OpenAiCompletion,
   outputTokens,
-  present,
   temperatureOf,
   toolChoiceOf,
-  unsupported,
 } from './request-rules.ts';
+import { messageTextOfId } from './self-contained-ids.ts';
 
 /**
- * `POST /api/v1/ai/responses`: OpenAI's Responses API, stateless. `input` is a string or items
- * (messages with text parts, echoed `message` / `function_call` items, `function_call_output`); `instructions`,
- * function `tools`, `tool_choice`, `text.format`, `max_output_tokens`, `temperature`, `top_p` and the parameters
- * every provider is asked about. What needs stored state (`previous_response_id`, `store: true`, `background`,
- * `conversation`, built-in tools) is refused with `unsupported_parameter`.
+ * `POST /api/v1/ai/responses`: OpenAI's Responses API, stateless (docs/openai-compatible-api.md). `input` is a string
+ * or items (messages with text parts, echoed `message` / `function_call` items, `function_call_output`);
+ * `instructions`, function `tools`, `tool_choice`, `text.format`, `max_output_tokens`, `temperature`, `top_p` and the
+ * parameters every provider is asked about. What needs stored state (`previous_response_id`, `store: true`,
+ * `background`, `conversation`, built-in tools) is refused with `unsupported_parameter`.
  *
  * `item_reference`: the Vercel AI SDK's default provider sends earlier assistant messages as a reference to their id
  * (it assumes OpenAI stored them). A non-streamed answer's message ids carry their own text (`msg_z_` + the text,
@@ -43,7 +37,10 @@ import {
 /** Input items of one request. */
 export const RESPONSES_MAX_INPUT_ITEMS = 1_000;
 
-export interface ResponsesRequest extends Omit<ChatRequest, 'includeUsage'> {
+/** A Responses request: the completion it asks for, how the answer is sent, and what the answer echoes. */
+export interface ResponsesRequest {
+  completion: OpenAiCompletion;
+  stream: boolean;
   /** As sent, for the echo in the response object. */
   instructions: string | null;
   /** The tools as sent, for the echo. */
@@ -82,7 +79,10 @@ const TOP_LEVEL = [
 
 const nullable = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
 
-/** The request body as documented and as the handler first checks its shape; {@link parseResponsesRequest} does the rest. */
+/**
+ * The request body as documented and as the handler first checks its shape; {@link parseResponsesRequest} does the
+ * rest.
+ */
 export const responsesRequest = withMeta(
   z.looseObject({
     model: withMeta(z.string().check(z.minLength(1), z.maxLength(200)), { description: 'The botId.' }),
@@ -229,20 +229,22 @@ export function parseResponsesRequest(
   const maxTokens = outputTokens(body.max_output_tokens, 'max_output_tokens', limits.maxOutputTokens);
 
   return {
-    botId: request.model,
-    turns,
-    prompt: lastUser.text,
-    ...(instructions.length ? { extraInstructions: instructions.join('\n\n') } : {}),
-    responseFormat,
-    ...(jsonSchema ? { jsonSchema, compileSchemas: compileFormat(jsonSchema, 'text.format.schema') } : {}),
-    ...(tools.length ? { tools } : {}),
-    ...(toolChoice === undefined ? {} : { toolChoice }),
-    ...(typeof body.parallel_tool_calls === 'boolean' && tools.length
-      ? { parallelToolCalls: body.parallel_tool_calls }
-      : {}),
-    ...(temperature === undefined ? {} : { temperature }),
-    ...(maxTokens === undefined ? {} : { maxOutputTokens: maxTokens }),
-    parameters,
+    completion: {
+      botId: request.model,
+      turns,
+      prompt: lastUser.text,
+      ...(instructions.length ? { extraInstructions: instructions.join('\n\n') } : {}),
+      responseFormat,
+      ...(jsonSchema ? { jsonSchema, checkBeforeCharge: compileFormat(jsonSchema, 'text.format.schema') } : {}),
+      ...(tools.length ? { tools } : {}),
+      ...(toolChoice === undefined ? {} : { toolChoice }),
+      ...(typeof body.parallel_tool_calls === 'boolean' && tools.length
+        ? { parallelToolCalls: body.parallel_tool_calls }
+        : {}),
+      ...(temperature === undefined ? {} : { temperature }),
+      ...(maxTokens === undefined ? {} : { maxOutputTokens: maxTokens }),
+      parameters,
+    },
     stream: request.stream === true,
     instructions: typeof request.instructions === 'string' ? request.instructions : null,
     toolsEcho: rawTools,

@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import type { CompletionOutput, CompletionStream, FinishReason } from '../../complete-text.ts';
+import type { CompletionOutput, CompletionStream, FinishReason } from '../../completion.ts';
 import type { ModelUsage, ToolCall } from '../../../models/index.ts';
 import { fontesOf } from '../fontes.ts';
 import type { ResponsesRequest } from './responses-request.ts';
-import { selfContainedMessageId } from './responses-request.ts';
+import { selfContainedMessageId } from './self-contained-ids.ts';
 
 /**
- * OpenAI's Responses answer: the `response` object with `output` items (`message` with `output_text`
- * parts, `function_call`) and `usage`, and, streamed, its named Server-Sent Events in the order OpenAI sends them:
- * `response.created`, `response.in_progress`, per item `response.output_item.added` (then for a message
+ * OpenAI's Responses answer (docs/openai-compatible-api.md): the `response` object with `output` items (`message` with
+ * `output_text` parts, `function_call`) and `usage`, and, streamed, its named Server-Sent Events in the order OpenAI
+ * sends them: `response.created`, `response.in_progress`, per item `response.output_item.added` (then for a message
  * `response.content_part.added`, `response.output_text.delta`…, `.done` events; for a call
- * `response.function_call_arguments.delta`…, `.done`), `response.output_item.done`, and last `response.completed`
- * (or `response.incomplete` at the token limit) with the whole `output` and `usage`. No `[DONE]`, as OpenAI.
+ * `response.function_call_arguments.delta`…, `.done`), `response.output_item.done`, and last `response.completed` (or
+ * `response.incomplete` at the token limit) with the whole `output` and `usage`. No `[DONE]`, as OpenAI.
  */
 
 export interface ResponseIdentity {
@@ -65,16 +65,17 @@ function responseObject(
     sources?: { fileName: string; score: number }[];
   },
 ): Record<string, unknown> {
-  const format = request.jsonSchema
+  const { completion } = request;
+  const format = completion.jsonSchema
     ? {
         type: 'json_schema',
-        name: request.jsonSchema.name,
-        schema: request.jsonSchema.schema,
-        strict: request.jsonSchema.strict ?? false,
-        ...(request.jsonSchema.description === undefined ? {} : { description: request.jsonSchema.description }),
+        name: completion.jsonSchema.name,
+        schema: completion.jsonSchema.schema,
+        strict: completion.jsonSchema.strict ?? false,
+        ...(completion.jsonSchema.description === undefined ? {} : { description: completion.jsonSchema.description }),
       }
-    : { type: request.responseFormat === 'json' ? 'json_object' : 'text' };
-  const choice = request.toolChoice;
+    : { type: completion.responseFormat === 'json' ? 'json_object' : 'text' };
+  const choice = completion.toolChoice;
   return {
     id: identity.id,
     object: 'response',
@@ -84,26 +85,26 @@ function responseObject(
     error: null,
     incomplete_details: state.status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
     instructions: request.instructions,
-    max_output_tokens: request.maxOutputTokens ?? null,
+    max_output_tokens: completion.maxOutputTokens ?? null,
     max_tool_calls: null,
-    model: request.botId,
+    model: completion.botId,
     output: state.output,
-    parallel_tool_calls: request.parallelToolCalls ?? true,
+    parallel_tool_calls: completion.parallelToolCalls ?? true,
     previous_response_id: null,
     reasoning: { effort: null, summary: null },
     service_tier: 'default',
     store: false,
-    temperature: request.temperature ?? 1,
-    text: { format, verbosity: request.parameters.verbosity ?? 'medium' },
+    temperature: completion.temperature ?? 1,
+    text: { format, verbosity: completion.parameters.verbosity ?? 'medium' },
     tool_choice:
       choice === undefined ? 'auto' : typeof choice === 'object' ? { type: 'function', name: choice.name } : choice,
     tools: request.toolsEcho,
     top_logprobs: 0,
-    top_p: request.parameters.top_p ?? 1,
+    top_p: completion.parameters.top_p ?? 1,
     truncation: 'disabled',
     usage: usageOf(state.usage),
-    user: request.parameters.user ?? null,
-    metadata: request.parameters.metadata ?? {},
+    user: completion.parameters.user ?? null,
+    metadata: completion.parameters.metadata ?? {},
     ...(state.sources?.length ? { fontes: fontesOf(state.sources) } : {}),
   };
 }

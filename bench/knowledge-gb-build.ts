@@ -1,0 +1,240 @@
+/**
+ * The build and merge halves of bench/knowledge-gb.ts, each in a process of its own so its peak memory is its own
+ * (it talks to the parent's stand-ins through the environment the local runner set: DYNAMODB_ENDPOINT, S3_ENDPOINT,
+ * TABLE_NAME, BUCKET_KNOWLEDGE).
+ *
+ *   build --bot <id> --files-done n --text-done bytes --until MB --stage-bot <id>
+ *       grows one bot through the ingest path to `--until` MB of text, then lists its segments on `--stage-bot`
+ *   prune --bot <id> --keep a,b,c   deletes the grown bot's objects that none of the bots listed still lists
+ *   merge --bot <id>                merges every segment of a bot into one (forced)
+ *
+ * What the build runs is the ingest worker's path from text to a listed segment: the chunker, language detection,
+ * the analyzer's terms, the batch's segment (buildSegment, 20 files a batch), its PUT to the bucket, its listing on
+ * the bot item, then the size-tiered merges (makeCompaction, streaming its output to the bucket and reading it back).
+ * Batches are made on two worker threads (bench/lib/knowledge-gb-batches.ts) while the main thread stores and merges.
+ * Bypassed, because other benches measure them and they do not change what is stored: the upload API and the queue,
+ * the upload's own GET from the bucket, text extraction (the files are plain text), and the file records. The
+ * analyzer's terms come from the production `documentTerms`, memoised per distinct word here without its 200,000-word
+ * cache limit (which a million-word vocabulary would clear over and over); the first excerpt of every file is checked
+ * against `documentTerms` itself.
+ * Prints one JSON line: sizes, rates, peak RSS (VmHWM).
+ */
+import { readFileSync } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createLogger } from '#shared/kernel/logger.ts';
+import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
+import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
+import { makeCompaction } from '#shared/knowledge/compaction.ts';
+import { SEGMENT_FORMAT } from '#shared/knowledge/index/segment.ts';
+import { knowledgeObjectKeys, newSegmentId } from '#shared/knowledge/knowledge-files.ts';
+import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
+import { Worker } from 'node:worker_threads';
+
+const args = process.argv.slice(2);
+const arg = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const mode = args[0];
+const botId = arg('bot')!;
+const env = process.env;
+const region = env.AWS_REGION ?? 'us-east-1';
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+const s3 = new S3Client({
+  region,
+  endpoint: env.S3_ENDPOINT,
+  forcePathStyle: true,
+  credentials,
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+  responseChecksumValidation: 'WHEN_REQUIRED',
+});
+const bucket = env.BUCKET_KNOWLEDGE!;
+const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({ region, endpoint: env.DYNAMODB_ENDPOINT, credentials }), {
+  marshallOptions: { removeUndefinedValues: true },
+});
+const index = new DynamoKnowledgeIndexStore({ client: ddb, tableName: env.TABLE_NAME! });
+const objects = new S3KnowledgeObjectStore(s3, bucket);
+const logger = createLogger('bench');
+// The inputs of one stage's segments stay referenced by the later stages' bots: nothing merged away is deleted.
+const compact = makeCompaction({
+  index,
+  objects,
+  segments: new SegmentCache(objects, { memoryBytes: 192 * 1024 * 1024 }),
+  logger,
+  options: { retireAfterMs: Number.MAX_SAFE_INTEGER },
+});
+
+function peakRssMb(): number {
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+  return Math.round(Number(hwm) / 1024);
+}
+
+interface Batch {
+  first: number;
+  bytes: Uint8Array;
+  textBytes: number;
+  excerpts: number;
+  docs: number;
+  at: number;
+}
+
+/** Batches made by two worker threads (bench/lib/knowledge-gb-batches.ts), handed out in order. */
+function batchMaker() {
+  const workers = [0, 1].map(
+    () =>
+      new Worker(new URL('./lib/knowledge-gb-batches.ts', import.meta.url), {
+        execArgv: [...process.execArgv],
+      }),
+  );
+  const pending = new Map<number, { resolve: (b: Batch) => void; reject: (e: Error) => void }>();
+  for (const w of workers) {
+    w.on('message', (b: Batch) => {
+      pending.get(b.first)?.resolve(b);
+      pending.delete(b.first);
+    });
+    w.on('error', (e) => {
+      for (const p of pending.values()) p.reject(e);
+    });
+  }
+  let turn = 0;
+  return {
+    make(first: number, count: number): Promise<Batch> {
+      const worker = workers[turn++ % workers.length]!;
+      return new Promise((resolve, reject) => {
+        pending.set(first, { resolve, reject });
+        worker.postMessage({ first, count });
+      });
+    },
+    stop: () => Promise.all(workers.map((w) => w.terminate())),
+  };
+}
+
+/** Grows the bot from `--files-done` files to `--until` MB of text, then lists its segments on `--stage-bot`. */
+async function build(): Promise<void> {
+  const untilBytes = Number(arg('until')) * 1e6;
+  const stageBot = arg('stage-bot')!;
+  let n = Number(arg('files-done') ?? 0);
+  let textBytes = Number(arg('text-done') ?? 0);
+  const started = performance.now();
+  const startBytes = textBytes;
+  let excerpts = 0;
+  let storeMs = 0;
+  let mergeMs = 0;
+  let merges = 0;
+  const maker = batchMaker();
+  // Two batches in the making while one is stored and merged.
+  const ahead: Promise<Batch>[] = [];
+  const queue = () => {
+    ahead.push(maker.make(n, 20));
+    n += 20;
+  };
+  let queuedBytes = 0;
+  try {
+    queue();
+    queue();
+    for (;;) {
+      const batch = await ahead.shift()!;
+      textBytes += batch.textBytes;
+      queuedBytes = textBytes;
+      if (queuedBytes < untilBytes) queue();
+      else n -= 20 * ahead.length; // batches made beyond the target are not stored
+      const t0 = performance.now();
+      const at = new Date(batch.at);
+      const id = newSegmentId(at);
+      const key = knowledgeObjectKeys.segment(botId, id);
+      await objects.putStream(key, [batch.bytes], 'application/octet-stream');
+      await index.addSegment(botId, {
+        id,
+        key,
+        docs: batch.docs,
+        excerpts: batch.excerpts,
+        markers: 0,
+        bytes: batch.bytes.length,
+        format: SEGMENT_FORMAT,
+      });
+      excerpts += batch.excerpts;
+      const t1 = performance.now();
+      storeMs += t1 - t0;
+      while (await compact(botId)) merges++;
+      mergeMs += performance.now() - t1;
+      process.stderr.write(
+        `\r${(textBytes / 1e6).toFixed(0)} MB, ${batch.first + 20} files, ${merges} merges, ${((performance.now() - started) / 1000).toFixed(0)} s   `,
+      );
+      if (textBytes >= untilBytes) break;
+    }
+  } finally {
+    await maker.stop();
+  }
+  const state = (await index.state(botId))!;
+  for (const ref of state.segments) await index.addSegment(stageBot, ref);
+  const seconds = (performance.now() - started) / 1000;
+  console.log(
+    JSON.stringify({
+      filesDone: n,
+      textDone: textBytes,
+      textMB: Math.round(textBytes / 1e6),
+      excerptsAdded: excerpts,
+      segments: state.segments.length,
+      indexMB: Math.round(state.segments.reduce((x, r) => x + r.bytes, 0) / 1e6),
+      merges,
+      mergeSeconds: Math.round(mergeMs / 1000),
+      storeSeconds: Math.round(storeMs / 1000),
+      // Text to listed, merged segments, batches made on two threads meanwhile.
+      MBps: Number(((textBytes - startBytes) / 1e6 / seconds).toFixed(2)),
+      peakRssMB: peakRssMb(),
+    }),
+  );
+}
+
+/** Deletes the grown bot's objects that no bot lists any more (the stand-in holds every object in memory). */
+async function prune(): Promise<void> {
+  const keep = new Set<string>();
+  for (const bot of arg('keep')!.split(',')) for (const r of (await index.state(bot))!.segments) keep.add(r.key);
+  let token: string | undefined;
+  let removed = 0;
+  do {
+    const page = await s3.send(
+      new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: knowledgeObjectKeys.botPrefix(botId),
+        ContinuationToken: token,
+      }),
+    );
+    const gone = (page.Contents ?? []).map((o) => o.Key!).filter((k) => !keep.has(k));
+    if (gone.length)
+      await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: gone.map((Key) => ({ Key })) } }));
+    removed += gone.length;
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  console.log(JSON.stringify({ removed }));
+}
+
+async function merge(): Promise<void> {
+  const before = (await index.state(botId))!;
+  const t0 = performance.now();
+  const merged = await compact(botId, { force: true });
+  const seconds = (performance.now() - t0) / 1000;
+  const after = (await index.state(botId))!;
+  console.log(
+    JSON.stringify({
+      merged,
+      inputs: before.segments.length,
+      excerpts: after.segments[0]?.excerpts,
+      objectMB: Math.round((after.segments[0]?.bytes ?? 0) / 1e6),
+      seconds: Math.round(seconds),
+      peakRssMB: peakRssMb(),
+    }),
+  );
+}
+
+try {
+  if (mode === 'build') await build();
+  else if (mode === 'prune') await prune();
+  else if (mode === 'merge') await merge();
+  else throw new Error('usage: build|merge --bot <id> ...');
+} finally {
+  s3.destroy();
+  ddb.destroy();
+}

@@ -1,0 +1,411 @@
+import { gunzipSync } from 'node:zlib';
+import {
+  ByteCursor,
+  checksum,
+  type DeleteMarker,
+  decodePostings,
+  decodeTail,
+  HEADER_BYTES,
+  INLINE_POSTINGS_BYTES,
+  type Postings,
+  type SegmentDoc,
+  SegmentFormatError,
+  type SegmentMeta,
+  type TailLayout,
+} from './segment-format.ts';
+
+/** Reads `[start, end)` of one stored object. */
+export type RangeRead = (start: number, end: number) => Promise<Uint8Array>;
+
+/**
+ * Where a reader's pieces come from: memory, the local disk, or the bucket (../piece-cache.ts). `decode` checks and
+ * unpacks the raw bytes (throwing {@link SegmentFormatError} when they are damaged) and says what it holds in memory.
+ */
+export interface PieceSource {
+  piece<T>(
+    id: string,
+    fetch: () => Promise<Uint8Array>,
+    decode: (raw: Uint8Array) => { value: T; bytes: number },
+  ): Promise<T>;
+}
+
+/** A text block, unpacked: where each excerpt's UTF-8 text starts in `data`. */
+export interface TextBlock {
+  offsets: Uint32Array;
+  data: Buffer;
+}
+
+/** One block of a segment's excerpts in order, as a merge copies them. */
+export interface ExcerptBlock {
+  first: number;
+  texts: Uint8Array[];
+  /** count × dims int8 rows, when the segment has vectors. */
+  vectors?: Int8Array;
+}
+
+/**
+ * A stored segment as search and merges use it, whatever its format: the small parts (documents, markers, counts)
+ * at once, the rest on demand. Format 4 reads pieces by byte range ({@link RangedSegment}); format 3 holds its
+ * dictionary and postings in memory (./legacy-segment.ts).
+ */
+export interface SegmentReader {
+  readonly key: string;
+  readonly format: number;
+  readonly docs: SegmentDoc[];
+  readonly markers: DeleteMarker[];
+  readonly excerptCount: number;
+  readonly dims: number;
+  readonly embeddingModel: string | undefined;
+  /** What the reader itself keeps in memory (its pieces are counted by the cache they live in). */
+  readonly memoryBytes: number;
+  /** Index terms per excerpt. */
+  lengths(): Promise<Uint16Array>;
+  /** Each term's postings, undefined for a term the segment does not hold. */
+  postings(terms: readonly string[]): Promise<(Postings | undefined)[]>;
+  /** The texts of some excerpts. */
+  texts(excerpts: readonly number[]): Promise<string[]>;
+  /** Calls `visit` with each block's vector rows (count × dims int8) and its first excerpt. */
+  forEachVectorBlock(visit: (first: number, rows: Int8Array) => void): Promise<void>;
+  /** Every excerpt in order, block by block (a merge's first pass). */
+  excerptBlocks(): AsyncGenerator<ExcerptBlock>;
+  /** Every term in sorted order with its postings (a merge's second pass). */
+  termPostings(): AsyncGenerator<{ term: string; postings: Postings }>;
+}
+
+/** Unpacks a text block's payload; `count` is how many excerpts it must hold. */
+export function decodeTextBlock(compressed: Uint8Array, count: number): TextBlock {
+  let data: Buffer;
+  try {
+    data = gunzipSync(compressed);
+  } catch (error) {
+    throw new SegmentFormatError(`knowledge segment text block is damaged (${String(error)})`);
+  }
+  if (data.length < 4 * (count + 2) || data.readUInt32LE(0) !== count)
+    throw new SegmentFormatError('knowledge segment text block is damaged');
+  const offsets = new Uint32Array(count + 1);
+  for (let i = 0; i <= count; i++) offsets[i] = data.readUInt32LE(4 * (i + 1));
+  const body = data.subarray(4 * (count + 2));
+  if (offsets[count] !== body.length) throw new SegmentFormatError('knowledge segment text block is damaged');
+  return { offsets, data: body };
+}
+
+/**
+ * A dictionary block, parsed: terms in order, each one's postings either inline (small ones) or where they are after
+ * the block, with their checksum.
+ */
+interface DictBlock {
+  terms: string[];
+  df: Uint32Array;
+  offset: Float64Array;
+  length: Uint32Array;
+  crc: Uint32Array;
+  inline: (Uint8Array | undefined)[];
+}
+
+function decodeDict(raw: Uint8Array): DictBlock {
+  const cursor = new ByteCursor(raw);
+  const count = cursor.varint();
+  if (count > raw.length) throw new SegmentFormatError('knowledge segment dictionary block is damaged');
+  const block: DictBlock = {
+    terms: [],
+    df: new Uint32Array(count),
+    offset: new Float64Array(count),
+    length: new Uint32Array(count),
+    crc: new Uint32Array(count),
+    inline: [],
+  };
+  let offset = 0;
+  let previous = new Uint8Array(0);
+  for (let i = 0; i < count; i++) {
+    const shared = cursor.varint();
+    const rest = cursor.take(cursor.varint());
+    if (shared > previous.length) throw new SegmentFormatError('knowledge segment dictionary block is damaged');
+    const bytes = new Uint8Array(shared + rest.length);
+    bytes.set(previous.subarray(0, shared));
+    bytes.set(rest, shared);
+    previous = bytes;
+    block.terms.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    block.df[i] = cursor.varint();
+    const length = cursor.varint();
+    block.length[i] = length;
+    if (length <= INLINE_POSTINGS_BYTES) {
+      block.inline.push(cursor.take(length));
+      continue;
+    }
+    block.inline.push(undefined);
+    block.crc[i] = cursor.u32();
+    block.offset[i] = offset;
+    offset += length;
+  }
+  return block;
+}
+
+/** The last index in a sorted list whose value is <= `target`, or -1. */
+function lastAtMost(count: number, valueAt: (i: number) => string | number, target: string | number): number {
+  let lo = 0;
+  let hi = count - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (valueAt(mid) <= target) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/** A dictionary block is read with its postings when both together are at most this long. */
+const BLOCK_READ_BYTES = 32 * 1024;
+
+/** Bytes per sequential read while a merge or a check walks a segment. */
+const WINDOW_BYTES = 4 * 1024 * 1024;
+
+/** Walks `[start, end)` of an object front to back, a window at a time. */
+export class SequentialReader {
+  private window = new Uint8Array(0);
+  private windowAt: number;
+  private at: number;
+
+  constructor(
+    private readonly read: RangeRead,
+    start: number,
+    private readonly end: number,
+    private readonly windowBytes = WINDOW_BYTES,
+  ) {
+    this.at = start;
+    this.windowAt = start;
+  }
+
+  async take(n: number): Promise<Uint8Array> {
+    if (this.at + n > this.end) throw new SegmentFormatError('knowledge segment region is short');
+    const offset = this.at - this.windowAt;
+    if (offset + n <= this.window.length) {
+      this.at += n;
+      return this.window.subarray(offset, offset + n);
+    }
+    const kept = this.window.subarray(offset);
+    const fetchTo = Math.min(this.end, this.at + Math.max(n, this.windowBytes));
+    const fetched = await this.read(this.windowAt + this.window.length, fetchTo);
+    const joined = new Uint8Array(kept.length + fetched.length);
+    joined.set(kept);
+    joined.set(fetched, kept.length);
+    if (joined.length < n) throw new SegmentFormatError('knowledge segment region is short');
+    this.window = joined;
+    this.windowAt = this.at;
+    this.at += n;
+    return joined.subarray(0, n);
+  }
+}
+
+/** A format-4 segment read by range: only the tail is held; everything else is a piece fetched when needed. */
+export class RangedSegment implements SegmentReader {
+  readonly format = 4;
+  readonly docs: SegmentDoc[];
+  readonly markers: DeleteMarker[];
+  readonly excerptCount: number;
+  readonly dims: number;
+  readonly embeddingModel: string | undefined;
+  readonly memoryBytes: number;
+  private readonly firstTerms: string[];
+
+  constructor(
+    readonly key: string,
+    private readonly meta: SegmentMeta,
+    private readonly layout: TailLayout,
+    private readonly read: RangeRead,
+    private readonly pieces: PieceSource,
+    tailBytes: number,
+    private readonly lengthsGiven?: Uint8Array,
+  ) {
+    this.docs = meta.docs;
+    this.markers = meta.markers;
+    this.excerptCount = meta.excerptCount;
+    this.dims = meta.dims;
+    this.embeddingModel = meta.embeddingModel;
+    const blob = Buffer.from(layout.firstTerms.buffer, layout.firstTerms.byteOffset, layout.firstTerms.byteLength);
+    this.firstTerms = Array.from({ length: meta.termBlocks }, (_, b) =>
+      blob.toString('utf8', layout.firstTermOffsets[b]!, layout.firstTermOffsets[b + 1]!),
+    );
+    this.memoryBytes = 3 * tailBytes + 64 * meta.termBlocks;
+  }
+
+  /** Parses a tail; `lengths` are the lengths' bytes when the first read already brought them. */
+  static fromTail(
+    key: string,
+    tail: Uint8Array,
+    read: RangeRead,
+    pieces: PieceSource,
+    lengths?: Uint8Array,
+  ): RangedSegment {
+    const { meta, layout } = decodeTail(tail);
+    return new RangedSegment(key, meta, layout, read, pieces, tail.length, lengths);
+  }
+
+  async lengths(): Promise<Uint16Array> {
+    const { lengthsAt, excerptCount, lengthsCrc } = this.meta;
+    const given = this.lengthsGiven;
+    return this.pieces.piece(
+      `${this.key}#lengths`,
+      async () => given ?? this.read(lengthsAt, lengthsAt + 2 * excerptCount),
+      (raw) => {
+        if (raw.length !== 2 * excerptCount || checksum(raw) !== lengthsCrc)
+          throw new SegmentFormatError('knowledge segment lengths are damaged');
+        const own = new Uint16Array(excerptCount);
+        new Uint8Array(own.buffer).set(raw);
+        return { value: own, bytes: raw.length };
+      },
+    );
+  }
+
+  /**
+   * Dictionary block `b`; when its postings are short too (most blocks: rare terms), they come in the same read, so a
+   * query term costs one request, not two.
+   */
+  private dict(b: number): Promise<DictBlock & { postings?: Uint8Array }> {
+    const at = this.layout.dictAt[b]!;
+    const bytes = this.layout.dictBytes[b]!;
+    const withPostings = bytes + this.layout.postingsBytes[b]! <= BLOCK_READ_BYTES;
+    const end = at + bytes + (withPostings ? this.layout.postingsBytes[b]! : 0);
+    return this.pieces.piece(
+      `${this.key}#d${b}`,
+      () => this.read(at, end),
+      (raw) => {
+        if (raw.length !== end - at) throw new SegmentFormatError('knowledge segment dictionary block is short');
+        const head = raw.subarray(0, bytes);
+        if (checksum(head) !== this.layout.dictCrc[b])
+          throw new SegmentFormatError('knowledge segment dictionary block is damaged');
+        const block = decodeDict(head);
+        return {
+          value: withPostings ? { ...block, postings: raw.slice(bytes) } : block,
+          bytes: 4 * bytes + raw.length + 64,
+        };
+      },
+    );
+  }
+
+  async postings(terms: readonly string[]): Promise<(Postings | undefined)[]> {
+    return Promise.all(
+      terms.map(async (term) => {
+        const b = lastAtMost(this.firstTerms.length, (i) => this.firstTerms[i]!, term);
+        if (b < 0) return undefined;
+        const block = await this.dict(b);
+        const i = lastAtMost(block.terms.length, (j) => block.terms[j]!, term);
+        if (i < 0 || block.terms[i] !== term) return undefined;
+        const df = block.df[i]!;
+        const inline = block.inline[i];
+        if (inline) return decodePostings(inline, df, this.excerptCount);
+        const length = block.length[i]!;
+        if (block.postings) {
+          const raw = block.postings.subarray(block.offset[i]!, block.offset[i]! + length);
+          if (raw.length !== length || checksum(raw) !== block.crc[i])
+            throw new SegmentFormatError('knowledge segment postings are damaged');
+          return decodePostings(raw, df, this.excerptCount);
+        }
+        const start = this.layout.dictAt[b]! + this.layout.dictBytes[b]! + block.offset[i]!;
+        return this.pieces.piece(
+          `${this.key}#p${start}`,
+          () => this.read(start, start + length),
+          (raw) => {
+            if (raw.length !== length || checksum(raw) !== block.crc[i])
+              throw new SegmentFormatError('knowledge segment postings are damaged');
+            const value = decodePostings(raw, df, this.excerptCount);
+            return { value, bytes: 5 * df + 64 };
+          },
+        );
+      }),
+    );
+  }
+
+  private textBlockOf(excerpt: number): number {
+    return lastAtMost(this.meta.textBlocks, (i) => this.layout.textFirst[i]!, excerpt);
+  }
+
+  private textBlock(b: number): Promise<TextBlock> {
+    const at = this.layout.textAt[b]!;
+    const bytes = this.layout.textBytes[b]!;
+    const count = this.layout.textFirst[b + 1]! - this.layout.textFirst[b]!;
+    return this.pieces.piece(
+      `${this.key}#t${b}`,
+      () => this.read(at, at + bytes),
+      (raw) => {
+        if (raw.length !== bytes) throw new SegmentFormatError('knowledge segment text block is short');
+        const block = decodeTextBlock(raw, count);
+        return { value: block, bytes: block.data.length + block.offsets.byteLength + 64 };
+      },
+    );
+  }
+
+  async texts(excerpts: readonly number[]): Promise<string[]> {
+    return Promise.all(
+      excerpts.map(async (e) => {
+        const b = this.textBlockOf(e);
+        const block = await this.textBlock(b);
+        const i = e - this.layout.textFirst[b]!;
+        return block.data.toString('utf8', block.offsets[i]!, block.offsets[i + 1]!);
+      }),
+    );
+  }
+
+  async forEachVectorBlock(visit: (first: number, rows: Int8Array) => void): Promise<void> {
+    if (!this.dims) return;
+    for (let b = 0; b < this.meta.textBlocks; b++) {
+      const first = this.layout.textFirst[b]!;
+      const bytes = (this.layout.textFirst[b + 1]! - first) * this.dims;
+      const at = this.layout.textAt[b]! + this.layout.textBytes[b]!;
+      const rows = await this.pieces.piece(
+        `${this.key}#v${b}`,
+        () => this.read(at, at + bytes),
+        (raw) => {
+          if (raw.length !== bytes || checksum(raw) !== this.layout.vectorCrc[b])
+            throw new SegmentFormatError('knowledge segment vectors are damaged');
+          return { value: new Int8Array(raw.buffer, raw.byteOffset, raw.byteLength), bytes };
+        },
+      );
+      visit(first, rows);
+    }
+  }
+
+  async *excerptBlocks(): AsyncGenerator<ExcerptBlock> {
+    const { textBlocks, termBlocks, lengthsAt } = this.meta;
+    const end = termBlocks ? this.layout.dictAt[0]! : lengthsAt;
+    const reader = new SequentialReader(this.read, HEADER_BYTES, end);
+    for (let b = 0; b < textBlocks; b++) {
+      const first = this.layout.textFirst[b]!;
+      const count = this.layout.textFirst[b + 1]! - first;
+      const block = decodeTextBlock(await reader.take(this.layout.textBytes[b]!), count);
+      const texts = Array.from({ length: count }, (_, i) =>
+        block.data.subarray(block.offsets[i]!, block.offsets[i + 1]!),
+      );
+      let vectors: Int8Array | undefined;
+      if (this.dims) {
+        const raw = await reader.take(count * this.dims);
+        if (checksum(raw) !== this.layout.vectorCrc[b])
+          throw new SegmentFormatError('knowledge segment vectors are damaged');
+        vectors = new Int8Array(raw.slice().buffer);
+      }
+      yield { first, texts, ...(vectors ? { vectors } : {}) };
+    }
+  }
+
+  async *termPostings(): AsyncGenerator<{ term: string; postings: Postings }> {
+    const { termBlocks } = this.meta;
+    if (!termBlocks) return;
+    const start = this.layout.dictAt[0]!;
+    const reader = new SequentialReader(this.read, start, this.meta.lengthsAt);
+    for (let b = 0; b < termBlocks; b++) {
+      const raw = await reader.take(this.layout.dictBytes[b]!);
+      if (checksum(raw) !== this.layout.dictCrc[b])
+        throw new SegmentFormatError('knowledge segment dictionary block is damaged');
+      const block = decodeDict(raw);
+      for (let i = 0; i < block.terms.length; i++) {
+        let bytes = block.inline[i];
+        if (!bytes) {
+          bytes = await reader.take(block.length[i]!);
+          if (checksum(bytes) !== block.crc[i]) throw new SegmentFormatError('knowledge segment postings are damaged');
+        }
+        yield { term: block.terms[i]!, postings: decodePostings(bytes, block.df[i]!, this.excerptCount) };
+      }
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import { collections, inCollection, keys, pageKeyOf } from '../../contract/keys.ts';
+import {
+  applied,
+  deleteItem,
+  type DynamoTable,
+  putItem,
+  queryPageOf,
+  readItem,
+  updateItem,
+} from '../../kernel/aws/dynamo-table.ts';
+import type { Page, PageRequest } from '../../kernel/page.ts';
+import type { KeyStore, ManagementKey } from '../keys.ts';
+
+const FIELDS = ['keyId', 'projectId', 'name', 'role', 'createdAt', 'lastUsedAt'] as const;
+
+const keyOf = (item: Record<string, unknown>): ManagementKey =>
+  Object.fromEntries(FIELDS.flatMap((f) => (item[f] === undefined ? [] : [[f, item[f]]]))) as unknown as ManagementKey;
+
+/**
+ * Management keys: one item by the key's hash (`MKEY#<sha256>`, what a request reads) and one entry under the project
+ * (`PRJ#<id>` / `MKEY#<keyId>`, what the listing reads, with the hash so a revoke finds the other item). No
+ * transaction: the entry is written first, so a crash between the two leaves a listed key that opens nothing
+ * (revoking it tidies up); a revoke deletes the hash item first, so the key is refused from that moment.
+ */
+export class DynamoKeyStore implements KeyStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  async create(key: ManagementKey, keyHash: string): Promise<void> {
+    await putItem(this.table, {
+      Item: { ...keys.managementKeyEntry(key.projectId, key.keyId), ...key, keyHash },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
+    await putItem(this.table, {
+      Item: { ...keys.managementKey(keyHash), ...key },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
+  }
+
+  async list(projectId: string, page: PageRequest): Promise<Page<ManagementKey>> {
+    const collection = collections.managementKeys(projectId);
+    const found = await queryPageOf(this.table, inCollection(collection), page, pageKeyOf(collection));
+    return { ...found, items: found.items.map(keyOf) };
+  }
+
+  async findByHash(keyHash: string): Promise<ManagementKey | undefined> {
+    const item = await readItem(this.table, keys.managementKey(keyHash));
+    return item ? keyOf(item) : undefined;
+  }
+
+  async revoke(projectId: string, keyId: string): Promise<boolean> {
+    const entry = await readItem(this.table, keys.managementKeyEntry(projectId, keyId));
+    if (!entry) return false;
+    await deleteItem(this.table, { Key: keys.managementKey(entry.keyHash as string) });
+    await deleteItem(this.table, { Key: keys.managementKeyEntry(projectId, keyId) });
+    return true;
+  }
+
+  async touch(keyHash: string, key: ManagementKey, at: string): Promise<void> {
+    const update = {
+      UpdateExpression: 'SET lastUsedAt = :at',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':at': at },
+    };
+    await applied(updateItem(this.table, { Key: keys.managementKey(keyHash), ...update }));
+    await applied(updateItem(this.table, { Key: keys.managementKeyEntry(key.projectId, key.keyId), ...update }));
+  }
+}

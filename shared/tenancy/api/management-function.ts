@@ -1,0 +1,109 @@
+import type { MiddlewareObj } from '@middy/core';
+import { HttpError } from '../../http/errors.ts';
+import { httpFunction } from '../../http/middleware.ts';
+import type { HttpHandler, ScopedIdempotency } from '../../http/presets.ts';
+import { type BoundRoute, createRouter } from '../../http/router.ts';
+import type { Context, HttpEvent, HttpResult } from '../../http/types.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import { bearerToken, secretsEqual } from '../../kernel/tokens.ts';
+import { authorize, type RouteAccess } from '../access.ts';
+import type { ManageKeys } from '../manage-keys.ts';
+import type { PortalSessions } from '../portal-sessions.ts';
+import { type Caller, cookieValue, PORTAL_COOKIE } from './caller.ts';
+import { guardRoutes, type RecordAudit } from './guard-routes.ts';
+
+export interface ManagementFunctionOptions {
+  logger: Logger;
+  adminKey: string;
+  prefix: string;
+  routes: readonly BoundRoute[];
+  access: RouteAccess;
+  keys: Pick<ManageKeys, 'recognise'>;
+  sessions: Pick<PortalSessions, 'recognise'>;
+  recordAudit: RecordAudit;
+  idempotency: ScopedIdempotency;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const unauthorized = () =>
+  new HttpError(
+    401,
+    'UNAUTHORIZED',
+    'A valid key is required: "Authorization: Bearer <ADMIN_KEY or project key sbm_…>", or a portal session.',
+  );
+
+/**
+ * The management API: the caller is recognised (the admin key, a project key, or a portal session cookie with its
+ * CSRF token on a change), then the route is matched (404, 405) and its rule applied before its body is read:
+ * another project's path is 404, a role too low 403. Each route then runs behind its own chain (idempotency scoped
+ * to the caller's project, the body), and every successful change is written to its project's audit log.
+ */
+export function managementFunction(options: ManagementFunctionOptions): HttpHandler<HttpEvent> {
+  const openPaths = new Set(
+    options.routes
+      .filter((r) => options.access[r.name ?? ''] === 'anyone')
+      .map((r) => `${r.method} ${options.prefix}${r.path}`),
+  );
+  const dispatch = createRouter(
+    options.prefix,
+    guardRoutes(options.prefix, options.routes, options.access, options.recordAudit, options.logger),
+    {
+      idempotency: options.idempotency((event) => {
+        const actor = (event.auth as Caller | undefined)?.actor;
+        return !actor || actor.kind === 'admin' ? 'admin' : `project:${actor.projectId}`;
+      }),
+      authorize: (route, params, event) => {
+        const rule = options.access[route.name ?? ''];
+        // A route without a rule is refused to everyone: a new route is closed until someone says who may call it.
+        if (rule === undefined) throw new HttpError(403, 'FORBIDDEN', 'No caller may use this route.');
+        if (rule === 'anyone') return;
+        const caller = event.auth as Caller | undefined;
+        if (!caller) throw unauthorized();
+        authorize(caller.actor, rule, params.projectId);
+      },
+    },
+  );
+  const recognise: MiddlewareObj<HttpEvent, HttpResult> = {
+    name: 'managementCaller',
+    before: async (request) => {
+      const event = request.event;
+      const open = openPaths.has(`${event.httpMethod.toUpperCase()} ${event.path}`);
+      // Opening a link needs no caller: a stale cookie left from an ended session must not stand in its way.
+      const caller = open
+        ? await recogniseCaller(event, options).catch(() => undefined)
+        : await recogniseCaller(event, options);
+      if (caller) event.auth = caller;
+      else if (!open) throw unauthorized();
+    },
+  };
+  return httpFunction(options.logger)
+    .use(recognise)
+    .handler((event: HttpEvent, context: Context) => dispatch(event, context));
+}
+
+async function recogniseCaller(event: HttpEvent, options: ManagementFunctionOptions): Promise<Caller | undefined> {
+  const header = event.normalizedHeaders.authorization;
+  if (header !== undefined) {
+    const presented = bearerToken(header);
+    if (presented === undefined) throw unauthorized();
+    if (secretsEqual(presented, options.adminKey)) return { actor: { kind: 'admin' } };
+    const key = await options.keys.recognise(presented);
+    if (!key) throw unauthorized();
+    return { actor: { kind: 'key', id: key.keyId, projectId: key.projectId, role: key.role } };
+  }
+  const cookie = cookieValue(event.normalizedHeaders.cookie, PORTAL_COOKIE);
+  if (cookie === undefined) return undefined;
+  const found = await options.sessions.recognise(cookie);
+  if (!found) throw unauthorized();
+  const { session, csrfToken } = found;
+  if (!SAFE_METHODS.has(event.httpMethod.toUpperCase())) {
+    const sent = event.normalizedHeaders['x-csrf-token'];
+    if (sent === undefined || !secretsEqual(sent, csrfToken)) {
+      throw new HttpError(403, 'FORBIDDEN', 'A change from the console needs its CSRF token (x-csrf-token).');
+    }
+  }
+  return {
+    actor: { kind: 'portal', id: session.sessionId, projectId: session.projectId, role: session.role },
+    session: { expiresAt: session.expiresAt, csrfToken },
+  };
+}

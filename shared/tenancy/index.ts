@@ -1,0 +1,9 @@
+/**
+ * Tenancy: who may call the management API on which project. Project keys with roles, portal links that open the
+ * console for one project, each route's rule, and the audit log of every change. The only way into the area.
+ */
+export { type Access, authorize, ForbiddenError, type Role } from './access.ts';
+export { tenancyRouteDocs, tenancyRoutes } from './api/routes.ts';
+export { projectScopeOf } from './api/caller.ts';
+export { tenancySettings } from './settings.ts';
+export { wireTenancy } from './wiring.ts';

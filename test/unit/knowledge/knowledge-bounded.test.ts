@@ -1,0 +1,253 @@
+import { beforeAll, describe, expect, test } from 'vitest';
+import { knowledgeCacheFromConfig } from '#functions/_wiring/knowledge.ts';
+import type { Bot, KnowledgeSegmentRef } from '#shared/bots/index.ts';
+import { parseConfig } from '#shared/kernel/config.ts';
+import {
+  buildSegment,
+  openSegment,
+  SEGMENT_FORMAT,
+  type SegmentDocumentInput,
+  unboundedPieces,
+} from '#shared/knowledge/index/segment.ts';
+import { mergeSegments } from '#shared/knowledge/index/segment-merge.ts';
+import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
+import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
+import { documentTerms, type Language } from '#shared/knowledge/text/analyzer.ts';
+import { MemoryObjects, quietLogger } from '#test/support/fakes/knowledge.ts';
+
+/** A bucket that remembers every ranged read (key, start, end). */
+class RecordingObjects extends MemoryObjects {
+  ranges: { key: string; start: number; end: number }[] = [];
+  override async getRange(key: string, start: number, end: number) {
+    const bytes = await super.getRange(key, start, end);
+    this.ranges.push({ key, start, end: start + bytes.length });
+    return bytes;
+  }
+  override async getTail(key: string, length: number) {
+    const got = await super.getTail(key, length);
+    this.ranges.push({ key, start: got.size - got.bytes.length, end: got.size });
+    return got;
+  }
+}
+
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SYLLABLES = 'b c d f g l m n p r s t v'.split(' ').flatMap((c) => 'a e i o u'.split(' ').map((v) => c + v));
+const VOCABULARY = (() => {
+  const random = seeded(7);
+  const words = new Set<string>();
+  while (words.size < 20_000) {
+    let w = '';
+    for (let i = 0, n = 2 + Math.floor(random() * 3); i < n; i++)
+      w += SYLLABLES[Math.floor(random() * SYLLABLES.length)];
+    words.add(w);
+  }
+  return [...words];
+})();
+/** Log-uniform ranks: about Zipf's law, so some terms are in most excerpts and most in a few. */
+const wordOf = (random: () => number) =>
+  VOCABULARY[Math.min(VOCABULARY.length - 1, Math.floor(Math.exp(random() * Math.log(VOCABULARY.length))))]!;
+
+const termMemo = new Map<string, string>();
+/** The analyzer's terms, word by word (it works word by word), memoised so megabytes of text build in seconds. */
+function termsOf(text: string, language: Language): string[] {
+  return text.split(' ').flatMap((w) => {
+    let t = termMemo.get(w);
+    if (t === undefined) {
+      t = documentTerms(w, language)[0] ?? '';
+      termMemo.set(w, t);
+    }
+    return t ? [t] : [];
+  });
+}
+
+/** `files` files of `excerpts` excerpts of about 1,000 characters each. */
+function corpus(seed: number, files: number, excerpts: number): SegmentDocumentInput[] {
+  const random = seeded(seed);
+  return Array.from({ length: files }, (_, f) => {
+    const texts = Array.from({ length: excerpts }, () => {
+      const words: string[] = [];
+      for (let n = 0; n < 1000; n += words.at(-1)!.length + 1) words.push(wordOf(random));
+      return words.join(' ');
+    });
+    return {
+      fileKey: `k${seed}-${f}`,
+      fileName: `file-${seed}-${f}.txt`,
+      generation: `g${seed}`,
+      language: 'pt' as const,
+      excerpts: texts,
+      terms: texts.map((t) => termsOf(t, 'pt')),
+    };
+  });
+}
+
+function botOver(refs: KnowledgeSegmentRef[], botId = 'bot_big'): Bot {
+  const at = new Date(0).toISOString();
+  return {
+    botId,
+    projectId: 'prj_1',
+    name: botId,
+    instructions: 'x',
+    createdAt: at,
+    updatedAt: at,
+    knowledge: { version: 1, segments: refs },
+  };
+}
+
+function refOf(key: string, id: string, bytes: Uint8Array, docs: SegmentDocumentInput[]): KnowledgeSegmentRef {
+  const excerpts = docs.reduce((n, d) => n + d.excerpts.length, 0);
+  return { id, key, docs: docs.length, excerpts, markers: 0, bytes: bytes.length, format: SEGMENT_FORMAT };
+}
+
+const QUERIES = Array.from({ length: 40 }, (_, i) => {
+  const random = seeded(100 + i);
+  return Array.from({ length: 1 + (i % 3) }, () => wordOf(random)).join(' ');
+});
+
+// About 8 MB of text in one segment (an object of about 5 MB): larger than every bound set below.
+let bigDocs: SegmentDocumentInput[];
+let big: Uint8Array;
+const BIG_KEY = 'bots/bot_big/segments/big.sbks';
+beforeAll(() => {
+  bigDocs = corpus(1, 400, 20);
+  big = buildSegment(bigDocs, { builtAt: new Date(0) });
+}, 120_000);
+
+async function searchAll(cache: SegmentCache, bot: Bot) {
+  const search = makeKnowledgeSearch({ bots: { get: async () => bot }, segments: cache, logger: quietLogger() });
+  const out: { fileName: string; score: number; text: string }[][] = [];
+  for (const query of QUERIES) out.push(await search.search({ botId: bot.botId, bot, query, topK: 5 }));
+  return out;
+}
+
+describe('a query reads by range', () => {
+  test('only the tail, the query terms’ pieces and the text blocks of the excerpts it returns', async () => {
+    const objects = new RecordingObjects();
+    await objects.put(BIG_KEY, big);
+    const bot = botOver([refOf(BIG_KEY, 'big', big, bigDocs)]);
+    const search = makeKnowledgeSearch({
+      bots: { get: async () => bot },
+      segments: new SegmentCache(objects),
+      logger: quietLogger(),
+    });
+    const opened = await openSegment(BIG_KEY, objects, unboundedPieces());
+    const { layout } = opened as unknown as { layout: { dictAt: Float64Array } };
+    const textsEnd = layout.dictAt[0]!;
+    let textBlocksRead = 0;
+    for (const [i, query] of QUERIES.slice(0, 10).entries()) {
+      objects.ranges = [];
+      const got = await search.search({ botId: bot.botId, bot, query, topK: 3 });
+      expect(got.length).toBeGreaterThan(0);
+      const read = objects.ranges.reduce((n, r) => n + r.end - r.start, 0);
+      // The first query opens the segment (one read of its last 128 KB); no query reads it whole.
+      expect(read).toBeLessThan((i === 0 ? 0.15 : 0.1) * big.length);
+      expect(Math.max(...objects.ranges.map((r) => r.end - r.start))).toBeLessThanOrEqual(128 * 1024);
+      // Text is read for the excerpts returned only: at most one block each.
+      const textReads = objects.ranges.filter((r) => r.end <= textsEnd);
+      expect(textReads.length).toBeLessThanOrEqual(got.length);
+      textBlocksRead += textReads.length;
+    }
+    expect(textBlocksRead).toBeGreaterThan(0);
+    expect(big.length).toBeGreaterThan(3_000_000);
+  });
+});
+
+describe('bounded caches', () => {
+  test('a bot larger than the cache is searched within its memory bound, with the answers of an unbounded cache', async () => {
+    const bot = botOver([refOf(BIG_KEY, 'big', big, bigDocs)]);
+    const roomy = new MemoryObjects();
+    await roomy.put(BIG_KEY, big);
+    const unbounded = await searchAll(new SegmentCache(roomy, { memoryBytes: 1024 * 1024 * 1024 }), bot);
+    // A fifth of the object: its tail and view (a third of the bound) and the pieces of a few queries.
+    const bound = 1024 * 1024;
+    const objects = new MemoryObjects();
+    await objects.put(BIG_KEY, big);
+    const small = new SegmentCache(objects, { memoryBytes: bound });
+    const search = makeKnowledgeSearch({ bots: { get: async () => bot }, segments: small, logger: quietLogger() });
+    const bounded: typeof unbounded = [];
+    for (const query of QUERIES) {
+      bounded.push(await search.search({ botId: bot.botId, bot, query, topK: 5 }));
+      expect(small.memoryBytes).toBeLessThanOrEqual(bound);
+    }
+    expect(bounded).toEqual(unbounded);
+    // Pieces were let go and read again when asked for again: the bound was what held memory down.
+    expect(objects.bytesRead).toBeGreaterThan(roomy.bytesRead);
+  });
+
+  test('the views of many bots are let go by bytes, least recently used first', async () => {
+    const objects = new MemoryObjects();
+    const bots: Bot[] = [];
+    for (let b = 0; b < 30; b++) {
+      const docs = corpus(1000 + b, 4, 5);
+      const bytes = buildSegment(docs, { builtAt: new Date(0) });
+      const key = `bots/bot_${b}/segments/s.sbks`;
+      await objects.put(key, bytes);
+      bots.push(botOver([refOf(key, 's', bytes, docs)], `bot_${b}`));
+    }
+    const bound = 150 * 1024;
+    const cache = new SegmentCache(objects, { memoryBytes: bound });
+    const search = makeKnowledgeSearch({
+      bots: { get: async () => undefined },
+      segments: cache,
+      logger: quietLogger(),
+    });
+    for (const bot of bots) {
+      expect(await search.search({ botId: bot.botId, bot, query: QUERIES[0]!, topK: 3 })).not.toEqual([]);
+      expect(cache.memoryBytes).toBeLessThanOrEqual(bound);
+    }
+    // The most recent bot is still open (no read to search it again); the first was let go (its tail read again).
+    const before = objects.gets;
+    await search.search({ botId: 'bot_29', bot: bots[29]!, query: QUERIES[0]!, topK: 3 });
+    expect(objects.gets).toBe(before);
+    await search.search({ botId: 'bot_0', bot: bots[0]!, query: QUERIES[0]!, topK: 3 });
+    expect(objects.readKeys.slice(before)).toContain('bots/bot_0/segments/s.sbks');
+  });
+
+  test('caches are a tenth of the function memory, 64 to 100 MB: search (1,769 MB), completion, chat and responses (1,024 MB) hold 100 MB', () => {
+    const env = (memory?: string) =>
+      parseConfig({ TABLE_NAME: 't', ...(memory ? { AWS_LAMBDA_FUNCTION_MEMORY_SIZE: memory } : {}) });
+    const mb = (o: { memoryBytes?: number; diskBytes?: number }) => [o.memoryBytes! / 2 ** 20, o.diskBytes! / 2 ** 20];
+    expect(mb(knowledgeCacheFromConfig(env('1024')))).toEqual([100, 384]);
+    expect(mb(knowledgeCacheFromConfig(env('1769')))).toEqual([100, 384]);
+    expect(mb(knowledgeCacheFromConfig(env('768')))).toEqual([76, 384]);
+    expect(mb(knowledgeCacheFromConfig(env('256')))).toEqual([64, 384]);
+    expect(mb(knowledgeCacheFromConfig(env('10240')))).toEqual([100, 384]);
+  });
+});
+
+describe('a merge streams its inputs', () => {
+  test('inputs larger than its window are read a window at a time, never whole', async () => {
+    const objects = new RecordingObjects();
+    const smallDocs = corpus(2, 5, 5);
+    const small = buildSegment(smallDocs, { builtAt: new Date(0) });
+    await objects.put(BIG_KEY, big);
+    await objects.put('bots/bot_big/segments/small.sbks', small);
+    // Pieces not kept: every read the merge needs is seen.
+    const pieces = {
+      piece: <T>(_id: string, fetch: () => Promise<Uint8Array>, decode: (r: Uint8Array) => { value: T }) =>
+        fetch().then((r) => decode(r).value),
+    };
+    const inputs = await Promise.all([
+      openSegment(BIG_KEY, objects, pieces),
+      openSegment('bots/bot_big/segments/small.sbks', objects, pieces),
+    ]);
+    objects.ranges = [];
+    let out = 0;
+    for await (const chunk of mergeSegments(inputs, () => true)) out += chunk.length;
+    const bigReads = objects.ranges.filter((r) => r.key === BIG_KEY);
+    expect(big.length).toBeGreaterThan(4 * 1024 * 1024);
+    expect(Math.max(...bigReads.map((r) => r.end - r.start))).toBeLessThanOrEqual(4 * 1024 * 1024);
+    // Every byte of the input is read (texts copied, dictionaries merged), each window once.
+    expect(bigReads.reduce((n, r) => n + r.end - r.start, 0)).toBeLessThan(big.length * 1.1);
+    expect(out).toBeGreaterThan(big.length);
+  }, 60_000);
+});
