@@ -31,6 +31,7 @@ const groups = {
     'test/e2e/send-events.test.ts',
     'test/e2e/tenancy-matrix.test.ts',
     'test/e2e/tenancy.test.ts',
+    'test/e2e/volume.test.ts',
     'test/e2e/webhooks-conversations.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',
     'test/e2e/webhook-destinations.test.ts',

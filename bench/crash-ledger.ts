@@ -37,7 +37,10 @@ export interface LedgerOptions {
   concurrency: number;
   /** After the last restart: how long without any new delivery before what is missing counts as lost. */
   drainSeconds: number;
-  /** Only these kinds of input (`send`, `status`, `twilioInbound`, `whatsappInbound`, `mail`, `report`). */
+  /**
+   * Only these kinds of input (`send`, `status`, `twilioInbound`, `whatsappInbound`, `mail`, `report`, `batch`,
+   * `scheduled`).
+   */
   only?: string[];
   /** Keeps the data directory, with each run's service output beside it (`service-<n>.log`), to look into a loss. */
   keep?: boolean;
@@ -70,6 +73,10 @@ export interface Ledger {
   pendingDeliveries: number;
   /** Deliveries that had used up their automatic attempts, sent again by hand. */
   failedDeliveries: number;
+  /** Batch items and scheduled sends the provider double received more than once (must be 0). */
+  providerTwice: number;
+  /** Deferred sends a worker was killed in the middle of: ended `failed`, never sent a second time. */
+  abandoned: number;
   /** `message.received` per contact at a second webhook, with `ordering: "conversation"`. */
   order: OrderRow[];
 }
@@ -103,6 +110,9 @@ const freePort = async (): Promise<number> => {
     return port;
   }
 };
+
+/** Kinds driven only when `only` names them. */
+const VOLUME_KINDS = ['batch', 'scheduled'];
 
 export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
   const log = options.log ?? (() => {});
@@ -178,6 +188,22 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
       channelId: twilioChannel.channelId,
     })
   ).body.token as string;
+  // Batch items and scheduled sends leave at a channel's pace: one of their own, paced well above the load.
+  const pacedChannel = (
+    await admin().admin('POST', `/projects/${projectId}/channels`, {
+      type: 'sms',
+      name: 'Paced',
+      address: '+15005550007',
+      provider: { kind: 'twilio', accountSid: 'AC1', authToken: 'tok', baseUrl: twilioApi.baseUrl },
+      pace: { perSecond: 200 },
+    })
+  ).body;
+  const pacedToken = (
+    await admin().admin('POST', `/projects/${projectId}/integrations`, {
+      product: 'custom',
+      channelId: pacedChannel.channelId,
+    })
+  ).body.token as string;
 
   const expected: Expected[] = [];
   const acknowledged = new Map<string, number>();
@@ -242,6 +268,52 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
       if (!ok) return;
       ack('send → message.sent', `message.sent:${messageId}`);
       sentSids.push({ messageId, sid: sidOf(`send ${n}`) });
+    },
+    // A batch of 5 (its Idempotency-Key resent until answered): each queued item must end sent or failed, once.
+    async batch() {
+      const n = ++seq;
+      let ids: string[] = [];
+      const ok = await untilAcknowledged(async () => {
+        const res = await fetch(`${base}/api/integration/generic/batch`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${pacedToken}`,
+            'content-type': 'application/json',
+            'idempotency-key': `batch-${n}`,
+          },
+          body: JSON.stringify({
+            messages: Array.from({ length: 5 }, (_, i) => ({ to: '+5511988887777', body: `batch ${n} ${i}` })),
+          }),
+          signal: AbortSignal.timeout(15_000),
+        });
+        if (res.status !== 202) return false;
+        ids = ((await res.json()) as { items: { messageId: string }[] }).items.map((i) => i.messageId);
+        return true;
+      });
+      if (ok) for (const id of ids) ack('batch item → sent or failed', `outcome:${id}`);
+    },
+    // A send scheduled a minute ahead (the shortest allowed): it must leave once, through the kills.
+    async scheduled() {
+      const n = ++seq;
+      let messageId = '';
+      const sendAt = new Date(Date.now() + 61_000).toISOString();
+      const ok = await untilAcknowledged(async () => {
+        const res = await fetch(`${base}/api/integration/generic`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${pacedToken}`,
+            'content-type': 'application/json',
+            'idempotency-key': `scheduled-${n}`,
+          },
+          body: JSON.stringify({ to: '+5511988887777', body: `sched ${n}`, sendAt }),
+          signal: AbortSignal.timeout(15_000),
+        });
+        if (res.status !== 202) return false;
+        messageId = ((await res.json()) as { messageId: string }).messageId;
+        return true;
+      });
+      if (ok) ack('scheduled send → sent or failed', `outcome:${messageId}`);
+      await new Promise((r) => setTimeout(r, 200));
     },
     async status() {
       const sent = sentSids.shift();
@@ -369,7 +441,9 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
   };
 
   const loops = Object.entries(drivers)
-    .filter(([name]) => !options.only || options.only.includes(name))
+    // Batch items and scheduled sends (a minute ahead at least) only when named: the short run of `npm test` drains
+    // for less than a scheduled send waits.
+    .filter(([name]) => (options.only ? options.only.includes(name) : !VOLUME_KINDS.includes(name)))
     .flatMap(([, drive]) =>
       Array.from({ length: options.concurrency }, async () => {
         while (!stopping) await drive();
@@ -395,6 +469,8 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
   const keyOf = (json: { type: string; data: Record<string, unknown> }): string[] => {
     const d = json.data;
     const keys = [`${json.type}:${String(d.messageId)}`];
+    // A deferred send's outcome: sent, or failed (refused then, or found mid-send after a kill: never sent again).
+    if (json.type === 'message.sent' || json.type === 'message.failed') keys.push(`outcome:${String(d.messageId)}`);
     if (d.providerMessageId) keys.push(`${json.type}:${String(d.providerMessageId)}`);
     if (d.subject) keys.push(`${json.type}:subject:${String(d.subject)}`);
     if (d.marker) keys.push(`${json.type}:marker:${String(d.marker)}`);
@@ -545,8 +621,33 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
   const order = orderLedger(orderedInputs, orderedArrivals());
   await receiver.close();
   await orderedReceiver.close();
+  // What the provider got more than once, of the batch items and scheduled sends (their bodies are unique).
+  const bodies = new Map<string, number>();
+  for (const r of twilioApi.requests) {
+    const body = new URLSearchParams(r.body).get('Body') ?? '';
+    if (body.startsWith('batch ') || body.startsWith('sched ')) bodies.set(body, (bodies.get(body) ?? 0) + 1);
+  }
+  // A body the double got more often than messages were sent with it: a batch resent after its answer was lost
+  // becomes a second batch (new message ids, "resent, both kept"), which is not one message sent twice.
+  const messagesByBody = new Map<string, Set<string>>();
+  for (const r of receiver.received) {
+    const json = r.json as { type?: string; data?: { messageId?: string; payload?: { body?: string } } };
+    const body = json?.data?.payload?.body;
+    if (json?.type === 'message.sent' && body)
+      messagesByBody.set(body, (messagesByBody.get(body) ?? new Set()).add(String(json.data?.messageId)));
+  }
+  const providerTwice = [...bodies.entries()].filter(
+    ([b, c]) => c > Math.max(1, messagesByBody.get(b)?.size ?? 0),
+  ).length;
+  const abandoned = receiver.received.filter(
+    (r) =>
+      (r.json as { type?: string; data?: { error?: { message?: string } } })?.type === 'message.failed' &&
+      String((r.json as { data?: { error?: { message?: string } } }).data?.error?.message ?? '').includes('stopped'),
+  ).length;
   await twilioApi.close();
   return {
+    providerTwice,
+    abandoned,
     rows: [...rows.values()],
     kills: options.kills,
     duplicatesPerKill,
@@ -587,6 +688,8 @@ export function formatLedger(ledger: Ledger): string {
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [
     `${ledger.kills} kills; duplicates (same webhook-id) after each: ${ledger.duplicatesPerKill.join(', ')}`,
+    `batch items and scheduled sends the provider got twice: ${ledger.providerTwice}; found mid-send after a kill ` +
+      `(ended failed, never sent again): ${ledger.abandoned}`,
     `deliveries failed (sent again by hand): ${ledger.failedDeliveries}; still pending when the drain stopped: ${ledger.pendingDeliveries}`,
     fmt(header),
     ...lines.map(fmt),
@@ -622,6 +725,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (ledger.twoIdKeys.length) console.log(`two ids:\n${ledger.twoIdKeys.slice(0, 20).join('\n')}`);
   const bad =
     ledger.rows.some((r) => r.lost > 0 || r.twoIds > 0) ||
+    ledger.providerTwice > 0 ||
     ledger.order.some((r) => r.outOfOrder > 0 && r.kind !== MAIL_KIND);
   process.exit(bad ? 1 : 0);
 }

@@ -211,6 +211,7 @@ export function coldStartEnvironment(): Record<string, string> {
     QUEUE_URL_INGEST: queueUrl('ingest'),
     QUEUE_URL_INBOUND: queueUrl('inbound'),
     QUEUE_URL_INBOUND_ORDERED: queueUrl('inbound-ordered.fifo'),
+    QUEUE_URL_OUTBOUND: queueUrl('outbound'),
     PUBLIC_BASE_URL: 'https://cold-start.execute-api.us-east-1.amazonaws.com/prod',
     ADMIN_KEY: 'cold-start-admin-key-0123456789',
     SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),

@@ -37,6 +37,9 @@ export const assumedDurations: Record<string, AssumedDuration> = {
   ingest: { ms: 3_000, why: 'a batch of files of one bot: read, chunk, index, one segment written' },
   'credit-sweeper': { ms: 100, why: 'one index Query, nothing open' },
   'event-sweeper': { ms: 100, why: 'one index Query, nothing marked' },
+  'send-batch': { ms: 800, why: '1,000 items: a parallel BatchGetItem, ~80 BatchWriteItems and ~100 enqueues' },
+  outbound: { ms: 1_500, why: 'a batch of 10 sends: up to 2 s waiting for their turns at the pace, provider calls' },
+  'due-sweeper': { ms: 100, why: 'a few Queries of the coming minutes, usually empty' },
   fallback: { ms: 20, why: 'answers 404/405 from the route table' },
 };
 

@@ -1,4 +1,4 @@
-import { Arn, ArnFormat, Stack } from 'aws-cdk-lib';
+import { Arn, ArnFormat, Aws, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -80,6 +80,18 @@ export function statementsFor(access: FunctionAccess, targets: AccessTargets): P
     allow('BedrockInvoke', BEDROCK_INVOKE_ACTIONS, targets.bedrockModelArns);
   if (access.bedrock?.countTokens && targets.bedrockModelArns.length)
     allow('BedrockCountTokens', ['bedrock:CountTokens'], targets.bedrockModelArns);
+
+  // SendEmail is authorised on the sending identity and on the configuration set: this account's, any region (a
+  // channel may name its region), never another account's.
+  if (access.ses?.send)
+    allow(
+      'SesSend',
+      ['ses:SendEmail'],
+      [
+        `arn:${Aws.PARTITION}:ses:*:${Aws.ACCOUNT_ID}:identity/*`,
+        `arn:${Aws.PARTITION}:ses:*:${Aws.ACCOUNT_ID}:configuration-set/*`,
+      ],
+    );
 
   // Textract's synchronous APIs take the document in the request and have no resource type to scope to.
   if (access.textract) allow('Textract', TEXTRACT_ACTIONS, ['*']);

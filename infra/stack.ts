@@ -35,7 +35,7 @@ import { mainTable, previousConversationIndex } from '#shared/contract/table.ts'
 import { createAlarms } from './alarms.ts';
 import { createApi, STAGE_NAME } from './api.ts';
 import { createDashboard } from './dashboard.ts';
-import { createInboundMail } from './inbound-mail.ts';
+import { createInboundMail, createSesEvents, SES_CONFIGURATION_SET } from './inbound-mail.ts';
 import { architectureFor, buildFunctionsSync, type BundleAnalysis } from './bundling.ts';
 import {
   functionSpecs,
@@ -126,12 +126,14 @@ export class SwitchboardStack extends Stack {
     for (const spec of this.specs)
       if (spec.routes.some((r) => /^\/(inbound|admin|console)\//.test(r.path)))
         this.functions[spec.fn]!.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
-    if (queues.inbound)
+    if (queues.inbound) {
       createInboundMail(this, {
         bucket: buckets.transfer,
         inboundQueue: queues.inbound,
         recipients: settings.inboundMailRecipients ?? [],
       });
+      createSesEvents(this, { inboundQueue: queues.inbound });
+    }
     createAlarms(this, {
       api,
       functions: this.functions,
@@ -407,6 +409,7 @@ function functionEnvironment(spec: FunctionSpec, ctx: FunctionContext): Record<s
     Object.assign(environment, modelEnvironment(ctx.settings));
   if (spec.ocr) environment.OCR_ENGINE = ctx.settings.ocrEngine;
   for (const key of spec.access.sendTo ?? []) environment[queueUrlEnv(key)] = ctx.queues[key].queueUrl;
+  if (spec.access.ses?.send) environment.SES_CONFIGURATION_SET = SES_CONFIGURATION_SET;
   if (spec.queueWorker) environment[queueUrlEnv(spec.queueWorker.queue)] = ctx.queues[spec.queueWorker.queue].queueUrl;
   for (const key of Object.keys(spec.access.buckets ?? {}) as BucketKey[])
     environment[bucketDefinitions[key].envVar] = ctx.targets.buckets[key].bucketName;

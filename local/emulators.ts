@@ -139,6 +139,7 @@ export async function startFauxqsWithQueuesAndBuckets(
   const s3 = new S3Client({ region: REGION, endpoint: fauxqs.endpoint, credentials, forcePathStyle: true });
   try {
     const [queueSetup] = await Promise.all([ensureQueues(sqs), ensureBuckets(s3)]);
+    await ensureSesEvents(fauxqs.endpoint, others.endpoints.ses, queueSetup.queueUrls.inbound);
     const stopNotifying = notifyObjectsCreated(fauxqs.s3Store, fauxqs.endpoint, queueSetup.queueUrls, sqsSdk);
     return {
       awsEndpoint: fauxqs.endpoint,
@@ -634,6 +635,67 @@ async function ensureQueues(sqs: SQSClient) {
     }),
   );
   return { queueUrls, dlqUrls };
+}
+
+/** The deployment's SES configuration set (what SES channels send in) and the topic that brings its events back. */
+export const LOCAL_SES_CONFIGURATION_SET = 'switchboard';
+
+/**
+ * As infra/ does on AWS: the configuration set whose Delivery, Bounce, Complaint and Reject events go to an SNS topic
+ * that the `inbound` queue subscribes to (raw delivery: the event itself is the queue message). Idempotent.
+ */
+async function ensureSesEvents(awsEndpoint: string, sesEndpoint: string, inboundQueueUrl: string): Promise<void> {
+  const [sns, ses, { GetQueueAttributesCommand, SQSClient }] = await Promise.all([
+    import('@aws-sdk/client-sns'),
+    import('@aws-sdk/client-sesv2'),
+    import('@aws-sdk/client-sqs'),
+  ]);
+  const snsClient = new sns.SNSClient({ region: REGION, endpoint: awsEndpoint, credentials });
+  const sesClient = new ses.SESv2Client({ region: REGION, endpoint: sesEndpoint, credentials });
+  const sqsClient = new SQSClient({ region: REGION, endpoint: awsEndpoint, credentials });
+  try {
+    const topic = await snsClient.send(new sns.CreateTopicCommand({ Name: 'switchboard-ses-events' }));
+    const queueArn = (
+      await sqsClient.send(new GetQueueAttributesCommand({ QueueUrl: inboundQueueUrl, AttributeNames: ['QueueArn'] }))
+    ).Attributes!.QueueArn!;
+    const subscriptions = await snsClient.send(new sns.ListSubscriptionsByTopicCommand({ TopicArn: topic.TopicArn }));
+    if (!subscriptions.Subscriptions?.some((s) => s.Endpoint === queueArn))
+      await snsClient.send(
+        new sns.SubscribeCommand({
+          TopicArn: topic.TopicArn,
+          Protocol: 'sqs',
+          Endpoint: queueArn,
+          Attributes: { RawMessageDelivery: 'true' },
+        }),
+      );
+    try {
+      await sesClient.send(
+        new ses.CreateConfigurationSetCommand({ ConfigurationSetName: LOCAL_SES_CONFIGURATION_SET }),
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'AlreadyExistsException') throw error;
+    }
+    const destination = {
+      Enabled: true,
+      MatchingEventTypes: ['DELIVERY' as const, 'BOUNCE' as const, 'COMPLAINT' as const, 'REJECT' as const],
+      SnsDestination: { TopicArn: topic.TopicArn! },
+    };
+    try {
+      await sesClient.send(
+        new ses.CreateConfigurationSetEventDestinationCommand({
+          ConfigurationSetName: LOCAL_SES_CONFIGURATION_SET,
+          EventDestinationName: 'inbound',
+          EventDestination: destination,
+        }),
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'AlreadyExistsException') throw error;
+    }
+  } finally {
+    snsClient.destroy();
+    sesClient.destroy();
+    sqsClient.destroy();
+  }
 }
 
 async function ensureBuckets(s3: S3Client): Promise<void> {

@@ -13,6 +13,7 @@ import {
   type Emulators,
   type QueuesAndBuckets,
   type StandInSettings,
+  LOCAL_SES_CONFIGURATION_SET,
 } from './emulators.ts';
 import { claimDataDir, listenFailure } from './startup-errors.ts';
 import { startThread } from './threads.ts';
@@ -162,6 +163,7 @@ async function startServiceOn(
       EVENTBRIDGE_ENDPOINT: emulators.standInEndpoints.eventbridge,
       KINESIS_ENDPOINT: emulators.standInEndpoints.kinesis,
       SES_ENDPOINT: emulators.standInEndpoints.ses,
+      SES_CONFIGURATION_SET: LOCAL_SES_CONFIGURATION_SET,
       ADMIN_KEY: adminKey,
       SECRETS_KEY: secretsKey,
       ...Object.fromEntries(Object.values(buckets).map((b) => [b.envVar, emulators.bucketNames[b.key]])),

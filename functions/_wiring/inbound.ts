@@ -15,6 +15,7 @@ import { makeProcessInbound } from '#shared/messaging/inbound/process-inbound.ts
 import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
 import type { InboundReport } from '#shared/messaging/inbound/report.ts';
 import { reportsFromSesNotification } from '#shared/messaging/inbound/ses.ts';
+import { makeProcessSesEvent, sesEventOf } from '#shared/messaging/inbound/ses-events.ts';
 import { jsonMessage, partialBatchResponse, processEach, workerFunction } from '#shared/http/worker.ts';
 import { eventPublisherFromConfig } from './event-publisher.ts';
 import { inboundMediaFromConfig } from './media.ts';
@@ -96,6 +97,9 @@ export async function inboundHandler(fn: 'inbound' | 'inbound-ordered') {
     });
   }
 
+  // SES's sending events (Delivery, Bounce, Complaint, Reject of mail SES channels sent) come on this queue too.
+  const statuses = new DynamoMessageStatusStore(table);
+  const processSesEvent = makeProcessSesEvent({ statuses, channels, apply: processInbound.apply, log });
   const forwardTo = orderedQueue();
   // Mail SES judged spam or infected is dropped; the log says which and why.
   const workOne = makeUnorderedLane({
@@ -105,7 +109,16 @@ export async function inboundHandler(fn: 'inbound' | 'inbound-ordered') {
   });
   return workerFunction<SQSEvent, SQSBatchResponse>(logger).handler(async (event) =>
     partialBatchResponse(
-      await processEach(event.Records, (record) => workOne(jsonMessage(record.body)), logger, 'inbound report'),
+      await processEach(
+        event.Records,
+        (record) => {
+          const body = jsonMessage(record.body);
+          const sesEvent = sesEventOf(body);
+          return sesEvent ? processSesEvent(sesEvent) : workOne(body);
+        },
+        logger,
+        'inbound report',
+      ),
     ),
   );
 }

@@ -33,6 +33,11 @@ export const adminRouteAccess: { readonly [K in keyof typeof adminRouteTable]: A
   deleteChannel: admin,
   addCredits: operator,
   outbox: viewer,
+  listScheduledMessages: viewer,
+  // Canceling a scheduled message changes what the channel sends, as a send would: a developer's act.
+  cancelScheduledMessage: developer,
+  listBatches: viewer,
+  getBatch: viewer,
   listSuppressions: viewer,
   getSuppression: viewer,
   deleteSuppression: developer,

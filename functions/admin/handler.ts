@@ -44,6 +44,11 @@ import { adminRouteAccess } from './access.ts';
 import { projectScopeOf, wireTenancy } from '#shared/tenancy/index.ts';
 import { wireBotAdmin } from '#shared/bots/index.ts';
 import { channelHandlers } from '#shared/messaging/api/channel-routes.ts';
+import { volumeHandlers } from '#shared/messaging/api/volume-routes.ts';
+import { DynamoBatchStore } from '#shared/messaging/adapters/dynamo-batch-store.ts';
+import { DynamoDeferredStore, listScheduled } from '#shared/messaging/adapters/dynamo-deferred-store.ts';
+import { makeBatchProgress } from '#shared/messaging/volume/batch.ts';
+import { makeChannelVolume } from '#shared/messaging/volume/channel-volume.ts';
 import { deliveryHandlers } from '#shared/webhooks/api/delivery-routes.ts';
 import { eventHandlers } from '#shared/messaging/api/event-routes.ts';
 import { integrationHandlers } from '#shared/integrations/api/admin-routes.ts';
@@ -174,6 +179,9 @@ knowledge = makeKnowledgeManagement({
   logger,
 });
 
+// A channel's scheduled messages and batches (the console).
+const deferredStore = new DynamoDeferredStore(table);
+const batchStore = new DynamoBatchStore(table);
 // Who may call what: project keys, portal sessions, each route's rule, and the audit log of every change.
 const tenancy = wireTenancy(platform, {
   projectExists: async (projectId) => (await projectStore.get(projectId)) !== undefined,
@@ -213,6 +221,15 @@ export const handler = tenancy.serve({
       return json(200, { items: [JSON.parse(answer.body)] });
     },
     ...channelHandlers(channels, cfg.PUBLIC_BASE_URL ?? ''),
+    ...volumeHandlers(
+      makeChannelVolume({
+        requireChannel: channels.requireChannel,
+        scheduled: (channelId, page) => listScheduled(table, channelId, page),
+        batches: (channelId, page) => batchStore.list(channelId, page),
+        progress: makeBatchProgress({ batches: batchStore, messages: deferredStore }),
+        store: deferredStore,
+      }),
+    ),
     ...conversationHandlers(channels.requireChannel, conversations),
     ...sandboxHandlers(sandbox),
     ...integrationHandlers(integrations),

@@ -1,6 +1,7 @@
 import type { RouteDeclaration } from '#shared/http/router.ts';
 import { botRoutes } from '#shared/bots/index.ts';
 import { channelRoutes } from '#shared/messaging/api/channel-routes.ts';
+import { volumeRoutes } from '#shared/messaging/api/volume-routes.ts';
 import { conversationRoutes } from '#shared/messaging/api/conversation-routes.ts';
 import { deliveryRoutes } from '#shared/webhooks/api/delivery-routes.ts';
 import { eventRoutes } from '#shared/messaging/api/event-routes.ts';
@@ -30,6 +31,7 @@ export const adminRouteTable = {
   ...usageRoutes,
   ...projectRoutes,
   ...channelRoutes,
+  ...volumeRoutes,
   ...conversationRoutes,
   ...sandboxRoutes,
   ...integrationRoutes,

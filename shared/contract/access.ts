@@ -23,6 +23,11 @@ export interface FunctionAccess {
   buckets?: Partial<Record<BucketKey, BucketAccess>>;
   /** Bedrock on the deployment's allowed models: `invoke` = InvokeModel(+stream)/Converse(+stream); `countTokens` = CountTokens (health probe). */
   bedrock?: { invoke?: boolean; countTokens?: boolean };
+  /**
+   * SES v2 `SendEmail` (email channels on SES): on the account's identities and configuration sets; the function gets
+   * the deployment's configuration set (`SES_CONFIGURATION_SET`), whose events come back on the `inbound` queue.
+   */
+  ses?: { send?: boolean };
   /** Textract synchronous text detection (DetectDocumentText/AnalyzeDocument: no resource-level scoping exists). */
   textract?: boolean;
   /** Secrets read once per cold start. */

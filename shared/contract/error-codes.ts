@@ -27,6 +27,8 @@ export const ERROR_CODES = {
     '`closedAt` says when the window closed (null: never open). Nothing was sent or charged.',
   PROVIDER_ERROR:
     '402: no credits left on the channel (nothing charged); 502: the email, SMS or WhatsApp provider failed (the credit was refunded).',
+  NOT_SCHEDULED:
+    'The message is not (or no longer) scheduled: it was sent, failed or canceled, or was never scheduled; nothing changed.',
   GONE: 'The deprecated legacy endpoint; use `POST /api/integration/generic`.',
   IDEMPOTENCY_KEY_REUSED: 'The `Idempotency-Key` was used within 24 h with another body.',
   IDEMPOTENCY_IN_PROGRESS: 'The first request with this `Idempotency-Key` is still running.',
@@ -112,6 +114,8 @@ export type DomainErrorCode =
   | 'INVALID_SIGNATURE'
   /** The message a status request names is unknown, expired, or another channel's. */
   | 'MESSAGE_NOT_FOUND'
+  /** A scheduled message's cancel or move, on a message no longer (or never) scheduled. */
+  | 'NOT_SCHEDULED'
   /** A recipient of a send opted out of the channel; nothing was sent or charged. */
   | 'RECIPIENT_OPTED_OUT'
   /** A free-form WhatsApp message outside the contact's 24-hour window; nothing was sent or charged. */

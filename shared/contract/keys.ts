@@ -32,6 +32,14 @@ const webhookStatsPartition = (projectId: string, integrationId: string, shard: 
 export const webhookStatsPartitions = (projectId: string, integrationId: string) =>
   webhookPartitions((shard) => webhookStatsPartition(projectId, integrationId, shard));
 
+/** Partitions of one minute's due entries. */
+export const DUE_PARTITIONS = 8;
+const duePartition = (minuteMs: number, shard: string) =>
+  `DUE#${new Date(minuteMs).toISOString().slice(0, 16)}#${shard}`;
+/** Every partition of one minute's due entries (the sweep reads them all). */
+export const duePartitions = (minuteMs: number) =>
+  Array.from({ length: DUE_PARTITIONS }, (_, shard) => duePartition(minuteMs, shardSuffix(shard)));
+
 /** The primary key of each item kind. */
 export const keys = {
   project: (projectId: string) => ({ pk: projectPartition(projectId), sk: 'PRJ' }),
@@ -53,6 +61,31 @@ export const keys = {
   }),
   /** A message's status and history, read by message id alone. */
   messageStatus: (messageId: string) => ({ pk: `MSG#${messageId}`, sk: 'MSG' }),
+  /**
+   * A deferred message waiting to be put on the outbound queue, under the minute it is due in, spread over
+   * {@link DUE_PARTITIONS} partitions by message id (every tenant's sends due that minute land there: a 1,000-item
+   * batch writes about 60 per partition). Deleted once enqueued.
+   */
+  due: (minuteMs: number, messageId: string, dueAt: string) => ({
+    pk: duePartition(minuteMs, shardSuffix(shardOf(messageId, DUE_PARTITIONS))),
+    sk: `${dueAt}#${messageId}`,
+  }),
+  /** Where the due sweep goes on from (the one sweeper writes it once a run). */
+  dueCursor: () => ({ pk: 'DUECURSOR', sk: 'DUECURSOR' }),
+  /** A batch: its items' message ids and the refused ones' count (its progress is read from the items). */
+  batch: (batchId: string) => ({ pk: `BATCH#${batchId}`, sk: 'BATCH' }),
+  /** A scheduled message listed under its channel by time (the console's list; the message item is the truth). */
+  channelScheduled: (channelId: string, sendAt: string, messageId: string) => ({
+    pk: `CHSCHED#${channelId}`,
+    sk: `S#${sendAt}#${messageId}`,
+  }),
+  /** A batch listed under its channel, newest last. */
+  channelBatch: (channelId: string, createdAt: string, batchId: string) => ({
+    pk: `CHBATCH#${channelId}`,
+    sk: `B#${createdAt}#${batchId}`,
+  }),
+  /** The next free instant of a channel's pace (batch and scheduled sends). */
+  channelPace: (channelId: string) => ({ pk: `CHPACE#${channelId}`, sk: 'PACE' }),
   /** Which message a provider's id belongs to: how a receipt finds the message a send recorded it for. */
   providerMessageId: (provider: string, providerMessageId: string) => ({
     pk: `PMID#${provider}#${providerMessageId}`,
@@ -207,6 +240,10 @@ export const collections = {
     pk: suppressionPartition(projectId, channelId),
     skPrefix: SUPPRESSION_PREFIX,
   }),
+  /** A channel's scheduled messages by time (entries of moved, sent or canceled ones are filtered when read). */
+  channelScheduled: (channelId: string): Collection => ({ pk: `CHSCHED#${channelId}`, skPrefix: 'S#' }),
+  /** A channel's batches by time. */
+  channelBatches: (channelId: string): Collection => ({ pk: `CHBATCH#${channelId}`, skPrefix: 'B#' }),
   /** The email channels (of any project) whose address this is. */
   channelsAtAddress: (address: string): Collection => ({ pk: inboundAddressPartition(address), skPrefix: 'CH#' }),
 };

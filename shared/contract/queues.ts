@@ -80,6 +80,17 @@ export const queues = {
     retentionSeconds: 14 * 86400,
     fifo: true,
   },
+  // Batch items and scheduled sends, each job one message: sent at its channel's pace by the `outbound` worker. A
+  // job waiting for its turn or its time goes back with a visibility change (never a receive counted as a failure
+  // by the worker itself), hence the high maxReceiveCount; a message is claimed once, so a repeat sends nothing.
+  outbound: {
+    key: 'outbound',
+    localName: 'switchboard-outbound',
+    // Above the worker's 60 s.
+    visibilityTimeoutSeconds: 90,
+    maxReceiveCount: 1000,
+    retentionSeconds: 14 * 86400,
+  },
 } satisfies Record<string, QueueDefinition>;
 
 export type QueueKey = keyof typeof queues;

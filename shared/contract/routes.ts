@@ -201,10 +201,29 @@ export const routes: RouteDefinition[] = [
     memoryMb: 512,
     access: {
       table: { read: true, write: true },
-      sendTo: ['events'],
+      // outbound: a send with `sendAt` due within minutes is queued at once.
+      sendTo: ['events', 'outbound'],
       buckets: { transfer: { write: ['payloads/'] } },
       secrets: ['secretsKey'],
+      ses: { send: true },
     },
+  },
+  // Up to 1,000 sends accepted at once (10 MB): each item checked, written and queued; none sent here.
+  {
+    method: 'POST',
+    path: '/api/integration/generic/batch',
+    fn: 'send-batch',
+    timeoutSeconds: 30,
+    memoryMb: 1024,
+    access: { table: { read: true, write: true }, sendTo: ['outbound'], secrets: ['secretsKey'] },
+  },
+  {
+    method: 'GET',
+    path: '/api/integration/batches/{batchId}',
+    fn: 'send-batch',
+    timeoutSeconds: 30,
+    memoryMb: 1024,
+    access: { table: { read: true, write: true }, sendTo: ['outbound'], secrets: ['secretsKey'] },
   },
   { method: 'ANY', path: '/api/integration/send', fn: 'legacy-send', timeoutSeconds: 5, memoryMb: 256, access: {} },
   // Channel ingress: message status for the send API.
@@ -216,7 +235,28 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 10,
     memoryMb: 256,
     // Writes its custom token's rate-limit bucket.
-    access: { table: { read: true, write: true }, buckets: { transfer: { read: ['media/'] } } },
+    // Cancels and moves scheduled sends (a move due soon is queued at once).
+    access: { table: { read: true, write: true }, sendTo: ['outbound'], buckets: { transfer: { read: ['media/'] } } },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/integration/messages/{messageId}',
+    fn: 'message-status',
+    timeoutSeconds: 10,
+    memoryMb: 256,
+    // Writes its custom token's rate-limit bucket.
+    // Cancels and moves scheduled sends (a move due soon is queued at once).
+    access: { table: { read: true, write: true }, sendTo: ['outbound'], buckets: { transfer: { read: ['media/'] } } },
+  },
+  {
+    method: 'PATCH',
+    path: '/api/integration/messages/{messageId}',
+    fn: 'message-status',
+    timeoutSeconds: 10,
+    memoryMb: 256,
+    // Writes its custom token's rate-limit bucket.
+    // Cancels and moves scheduled sends (a move due soon is queued at once).
+    access: { table: { read: true, write: true }, sendTo: ['outbound'], buckets: { transfer: { read: ['media/'] } } },
   },
   // Polling: a poller's page of its project's events (one GetItem for its token, one for its rules, a few Queries).
   {

@@ -148,6 +148,24 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     maxConcurrency: 4,
     access: inboundAccess(['events', 'inboundOrdered']),
   },
+  // Batch items and scheduled sends at their channel's pace: a batch's jobs reserve their instants on the channel's
+  // pace item together, wait up to 2 s for them in the worker, and leave; a later turn waits on the queue.
+  {
+    fn: 'outbound',
+    queue: 'outbound',
+    batchSize: 10,
+    batchWindowSeconds: 0,
+    timeoutSeconds: 60,
+    memoryMb: 512,
+    maxConcurrency: 40,
+    access: {
+      table: { read: true, write: true },
+      sendTo: ['events'],
+      buckets: { transfer: { write: ['payloads/'] } },
+      secrets: ['secretsKey'],
+      ses: { send: true },
+    },
+  },
 ];
 
 export const scheduledWorkers: ScheduledWorkerDefinition[] = [
@@ -171,5 +189,14 @@ export const scheduledWorkers: ScheduledWorkerDefinition[] = [
     memoryMb: 1769,
     // gsi3: the outbox's shards; gsi1: the previous layout's one outbox key, until it is empty.
     access: { table: { read: true, write: true, indexes: ['gsi1', 'gsi3'] }, sendTo: ['events'] },
+  },
+  // Scheduled sends due within the next few minutes (and what a crash left unqueued) onto the outbound queue.
+  {
+    fn: 'due-sweeper',
+    everyMinutesOnAws: 1,
+    everySecondsLocally: 2,
+    timeoutSeconds: 60,
+    memoryMb: 512,
+    access: { table: { read: true, write: true }, sendTo: ['outbound'] },
   },
 ];

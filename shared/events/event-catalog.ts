@@ -45,7 +45,12 @@ const outboundData = z.object({
   to: z.unknown(),
   provider: z.string(),
   providerMessageIds: z.optional(z.array(z.string())),
-  error: z.optional(z.string()),
+  error: withMeta(z.optional(z.union([z.string(), z.object({ code: z.string(), message: z.string() })])), {
+    description:
+      "Why it failed: the provider's words; for a batch item or scheduled send refused when it was to leave, " +
+      '`{ code, message }` with the code a send would have answered (`RECIPIENT_OPTED_OUT`, `WINDOW_CLOSED`, ' +
+      '`PROVIDER_ERROR` for no credits...).',
+  }),
   payload: withMeta(z.record(z.string(), z.unknown()), { description: 'What was sent (truncated when large).' }),
   payloadTruncated: z.optional(z.boolean()),
   sentAt: isoTime,
@@ -144,9 +149,9 @@ const contactData = z.object({
     description: 'As the channel writes addresses (WhatsApp digits, SMS E.164, email).',
   }),
   conversationId: z.string(),
-  reason: withMeta(z.enum(['keyword', 'bounce', 'admin']), {
+  reason: withMeta(z.enum(['keyword', 'bounce', 'complaint', 'admin']), {
     description:
-      '`keyword`: the contact wrote one of the channel’s keywords, or unsubscribed by mail (to its own `List-Unsubscribe` address, or as a sender the receiving side verified); `bounce`: a mail this channel sent to it bounced for good; `admin`: the suppression was removed through the management API.',
+      '`keyword`: the contact wrote one of the channel’s keywords, or unsubscribed by mail (to its own `List-Unsubscribe` address, or as a sender the receiving side verified); `bounce`: a mail this channel sent to it bounced for good; `complaint`: SES reported the contact marked a mail of this channel as spam; `admin`: the suppression was removed through the management API.',
   }),
   keyword: z.optional(z.string()),
 });

@@ -34,6 +34,7 @@ export const HTTP_ANSWERS: { readonly [C in DomainErrorCode]: HttpAnswer } = {
   UPLOAD_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
   INVALID_SIGNATURE: { status: 403, code: 'INVALID_SIGNATURE' },
   MESSAGE_NOT_FOUND: { status: 404, code: 'MESSAGE_NOT_FOUND' },
+  NOT_SCHEDULED: { status: 409, code: 'NOT_SCHEDULED' },
   RECIPIENT_OPTED_OUT: { status: 409, code: 'RECIPIENT_OPTED_OUT' },
   WINDOW_CLOSED: { status: 409, code: 'WINDOW_CLOSED' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },

@@ -15,6 +15,13 @@ const schema = z.object({
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   SQS_ENDPOINT: z.optional(z.url()),
   S3_ENDPOINT: z.optional(z.url()),
+  /** The local SES v2 stand-in (absent on AWS). */
+  SES_ENDPOINT: z.optional(z.url()),
+  /**
+   * The deployment's SES configuration set: SES channels send in it unless they name their own, and its event
+   * destination brings Delivery, Bounce, Complaint and Reject back to the inbound worker.
+   */
+  SES_CONFIGURATION_SET: z.optional(nonEmpty()),
   BUCKET_KNOWLEDGE: z.optional(nonEmpty()),
   BUCKET_TRANSFER: z.optional(nonEmpty()),
   QUEUE_URL_EVENTS: z.optional(nonEmpty()),
@@ -23,6 +30,7 @@ const schema = z.object({
   QUEUE_URL_INGEST: z.optional(nonEmpty()),
   QUEUE_URL_INBOUND: z.optional(nonEmpty()),
   QUEUE_URL_INBOUND_ORDERED: z.optional(nonEmpty()),
+  QUEUE_URL_OUTBOUND: z.optional(nonEmpty()),
   /**
    * The public base URL of the API (what Twilio and Meta call; Twilio signs it): inbound URLs on channel answers and
    * the URL Twilio signatures are checked against. Locally the gateway's own base URL.

@@ -53,14 +53,20 @@ export type WhatsAppCloudProvider = {
   verifyToken?: string;
 };
 
+/**
+ * Email through Amazon SES v2 with the deployment's own AWS credentials: `region` (default the deployment's),
+ * `configurationSet` (default the deployment's, whose events come back), `fromArn` (a sending-authorization identity).
+ */
+export type SesProvider = { kind: 'ses'; region?: string; configurationSet?: string; fromArn?: string };
+
 /** How a channel's messages leave the service (contract section 7). Credentials are stored encrypted. */
-export type ProviderConfig = SandboxProvider | SmtpProvider | TwilioProvider | WhatsAppCloudProvider;
+export type ProviderConfig = SandboxProvider | SmtpProvider | TwilioProvider | WhatsAppCloudProvider | SesProvider;
 export type ProviderKind = ProviderConfig['kind'];
 
 /** Which provider kinds can serve which channel type (sandbox serves all). */
 export const PROVIDERS_BY_CHANNEL_TYPE: Record<ChannelType, readonly ProviderKind[]> = {
   whatsapp: ['sandbox', 'whatsapp-cloud'],
-  email: ['sandbox', 'smtp'],
+  email: ['sandbox', 'smtp', 'ses'],
   sms: ['sandbox', 'twilio'],
 };
 
@@ -80,6 +86,8 @@ export interface Channel {
   optOutKeywords?: string[];
   /** SMS and WhatsApp: what a contact writes to opt back in; absent = the defaults. */
   optInKeywords?: string[];
+  /** How fast batch and scheduled sends leave it; absent = its type's default (volume/pace.ts). */
+  pace?: { perSecond: number };
   createdAt: string;
 }
 
@@ -109,6 +117,7 @@ export interface ChannelChange {
   name?: string;
   optOutKeywords?: string[] | null;
   optInKeywords?: string[] | null;
+  pace?: { perSecond: number } | null;
 }
 
 /** The provider as the management API shows it: everything but the credentials. */
@@ -131,6 +140,13 @@ export function providerView(provider: ProviderConfig): Record<string, unknown> 
         kind: 'twilio',
         accountSid: provider.accountSid,
         ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}),
+      };
+    case 'ses':
+      return {
+        kind: 'ses',
+        ...(provider.region ? { region: provider.region } : {}),
+        ...(provider.configurationSet ? { configurationSet: provider.configurationSet } : {}),
+        ...(provider.fromArn ? { fromArn: provider.fromArn } : {}),
       };
     case 'whatsapp-cloud':
       return {

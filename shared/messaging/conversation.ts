@@ -75,7 +75,7 @@ export function windowOf(lastInboundAt: string | undefined, now: Date): Conversa
 }
 
 /** Why a contact is suppressed. */
-export type SuppressionReason = 'keyword' | 'bounce' | 'admin';
+export type SuppressionReason = 'keyword' | 'bounce' | 'complaint' | 'admin';
 
 /** A contact the channel must not send to. */
 export interface Suppression {

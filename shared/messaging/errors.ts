@@ -94,3 +94,13 @@ export class WindowClosedError extends DomainError {
     this.name = 'WindowClosedError';
   }
 }
+
+/** A cancel or move of a message that is not scheduled (sent, failed, canceled, or sent at once): nothing changed. */
+export class NotScheduledError extends DomainError {
+  readonly code = 'NOT_SCHEDULED';
+
+  constructor(messageId: string, status: string) {
+    super(`Message ${messageId} is not scheduled (it is ${status}).`);
+    this.name = 'NotScheduledError';
+  }
+}

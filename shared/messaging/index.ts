@@ -176,3 +176,6 @@ export {
 } from './recent-channels.ts';
 export { makeReportEvent, type ReportEvent, type ReportEventDeps } from './report-event.ts';
 export { fitPayload, makeSendMessage, type SendMessageDeps, type SendResult, sendLookupKeys } from './send-message.ts';
+export { volumeOperationDocs } from './api/volume-docs.ts';
+export { scheduledResult } from './api/volume-docs.ts';
+export { volumeRouteDocs, volumeRoutes } from './api/volume-routes.ts';

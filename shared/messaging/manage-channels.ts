@@ -38,6 +38,7 @@ export interface CreateChannelInput {
   credits?: number;
   optOutKeywords?: string[];
   optInKeywords?: string[];
+  pace?: { perSecond: number };
 }
 
 /** Channels of a project: create (with a provider and optional credits), list, delete, top up, sandbox outbox. */
@@ -121,6 +122,7 @@ export function makeChannelUseCases(deps: ChannelDeps) {
         ...(input.credits === undefined ? {} : { credits: input.credits }),
         ...(input.optOutKeywords ? { optOutKeywords: input.optOutKeywords } : {}),
         ...(input.optInKeywords ? { optInKeywords: input.optInKeywords } : {}),
+        ...(input.pace ? { pace: input.pace } : {}),
         createdAt: now().toISOString(),
       };
       await deps.channels.create(channel);

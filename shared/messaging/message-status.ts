@@ -7,15 +7,17 @@ import { type MediaStore, mediaView, type StoredMedia } from './media.ts';
  * sent < delivered < read, and `read` and `failed` are final. Inbound messages are `received` and stay so.
  */
 export type OutboundStatus = 'sent' | 'delivered' | 'read' | 'failed';
-export type MessageStatus = OutboundStatus | 'received';
+/** Sent later: a batch item waiting for its turn (`sending` while it leaves: shown `queued`), a scheduled send. */
+export type DeferredMessageStatus = 'queued' | 'scheduled' | 'sending' | 'canceled';
+export type MessageStatus = OutboundStatus | 'received' | DeferredMessageStatus;
 
 /** Order of outbound statuses: a report may only move a message to a higher rank; `read` and `failed` end it. */
 export const STATUS_RANK: Record<OutboundStatus, number> = { sent: 0, delivered: 1, read: 2, failed: 3 };
 
 /** Whether a message at `current` may move to `next` (forward only; nothing after `read` or `failed`). */
 export function canAdvance(current: MessageStatus, next: OutboundStatus): boolean {
-  if (current === 'received' || current === 'read' || current === 'failed') return false;
-  return STATUS_RANK[next] > STATUS_RANK[current];
+  if (!(current in STATUS_RANK) || current === 'read' || current === 'failed') return false;
+  return STATUS_RANK[next] > STATUS_RANK[current as OutboundStatus];
 }
 
 export interface StatusChange {
@@ -37,6 +39,8 @@ export interface MessageStatusRecord {
   createdAt: string;
   history: StatusChange[];
   error?: string;
+  /** A scheduled send's time. */
+  sendAt?: string;
   /** The conversation; absent on messages recorded before conversations existed. */
   conversationId?: string;
   /** The contact the message was with, as the channel writes addresses (its conversation listing's key). */
@@ -106,7 +110,8 @@ export async function messageView(record: MessageStatusRecord, media: Pick<Media
     messageId: record.messageId,
     ...(record.conversationId === undefined ? {} : { conversationId: record.conversationId }),
     direction: record.direction,
-    status: record.status,
+    status: record.status === 'sending' ? 'queued' : record.status,
+    ...(record.sendAt === undefined ? {} : { sendAt: record.sendAt }),
     channel: { id: record.channelId, type: record.channelType },
     to: record.to,
     ...(record.from === undefined ? {} : { from: record.from }),

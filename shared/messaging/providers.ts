@@ -31,10 +31,16 @@ export type MessageProviders = Record<ProviderKind, MessageProvider>;
  */
 export class ProviderError extends Error {
   readonly sentProviderMessageIds: string[];
-  constructor(message: string, options: { cause?: unknown; sentProviderMessageIds?: string[] } = {}) {
+  /** The provider said "too many requests" (HTTP 429 or its own code): nothing was sent, a later try may pass. */
+  readonly rateLimited: boolean;
+  constructor(
+    message: string,
+    options: { cause?: unknown; sentProviderMessageIds?: string[]; rateLimited?: boolean } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ProviderError';
     this.sentProviderMessageIds = options.sentProviderMessageIds ?? [];
+    this.rateLimited = options.rateLimited === true && this.sentProviderMessageIds.length === 0;
   }
 }
 

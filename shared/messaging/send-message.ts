@@ -72,24 +72,19 @@ const EVENT_PAYLOAD_BYTES = 32 * 1024;
 export function makeSendMessage(deps: SendMessageDeps) {
   const now = deps.now ?? (() => new Date());
 
-  return async function sendMessage(grant: CustomTokenGrant, body: unknown): Promise<SendResult> {
+  return async function sendMessage(
+    grant: CustomTokenGrant,
+    body: unknown,
+    options: SendOptions = {},
+  ): Promise<SendResult> {
     const lookup = await deps.conversations.lookupForSend(grant.projectId, grant.channelId, sendLookupKeys(body));
     if (!lookup) throw new ChannelNotFoundError(grant.channelId, 'The channel of this token was deleted.');
-    const channel = lookup.channel;
+    const { channel, message, conversation } = checkSend(lookup, body, now());
 
-    const validation = validateSendPayload(channel.type, body);
-    if (!validation.ok)
-      throw new ValidationError(`The payload is invalid for a ${channel.type} channel.`, validation.details);
-    const message = validation.value;
-    const conversation = conversationOf(channel, message, lookup);
-
-    const optedOut = optedOutRecipients(channel, message, lookup);
-    if (optedOut.length) throw new RecipientOptedOutError(optedOut);
-    if (message.type === 'whatsapp' && message.payload.template === undefined) {
-      const window = windowOf(lookup.lastInbound.get(conversation.contact), now());
-      if (!window.open) throw new WindowClosedError(window.closesAt);
-    }
-
+    // A paced send waits for its turn first (nothing is claimed or charged while it waits), then takes its message
+    // for itself: from the claim on, whatever happens, it is never sent twice.
+    if (options.beforeProvider) await options.beforeProvider();
+    if (options.claim) await options.claim(channel);
     const metered = channel.credits !== undefined;
     if (
       metered &&
@@ -98,7 +93,7 @@ export function makeSendMessage(deps: SendMessageDeps) {
       throw new NoChannelCreditsError();
     }
 
-    const messageId = newId('msg');
+    const messageId = options.messageId ?? newId('msg');
     const startedAt = now();
     let receipt: ProviderReceipt;
     try {
@@ -113,6 +108,9 @@ export function makeSendMessage(deps: SendMessageDeps) {
         await deps.channels
           .refundCredit(channel.projectId, channel.channelId)
           .catch((cause) => deps.onBackgroundError('credit refund', cause));
+      // A paced send waits and tries again: "too many requests" sent nothing and records nothing yet.
+      if (options.retryRateLimited && error instanceof ProviderError && error.rateLimited)
+        throw new ProviderRateLimitedError(reason);
       const sentIds = error instanceof ProviderError ? error.sentProviderMessageIds : [];
       await finish(channel, grant, message, conversation, messageId, 'failed', sentIds, reason);
       throw new ProviderFailedError(`The ${channel.type} provider failed: ${reason}.`, error);
@@ -219,6 +217,47 @@ export function makeSendMessage(deps: SendMessageDeps) {
       deps.onBackgroundError('event publish', cause);
     }
   }
+}
+
+export interface SendOptions {
+  /** The message's id when it was given one before (a scheduled or batch send). */
+  messageId?: string;
+  /** Called once the checks passed, before the charge: a deferred send's claim on its message (throws if taken). */
+  claim?: (channel: Channel) => Promise<void>;
+  /** Awaited once the checks passed, before the claim and the charge (a paced send's turn). */
+  beforeProvider?: () => Promise<void>;
+  /** A provider's "too many requests" throws {@link ProviderRateLimitedError} (refunded, nothing recorded). */
+  retryRateLimited?: boolean;
+}
+
+/** The provider said "too many requests": the credit was given back and nothing was recorded. */
+export class ProviderRateLimitedError extends Error {
+  override readonly name = 'ProviderRateLimitedError';
+}
+
+/**
+ * The checks a send makes before it charges, on what it read with the channel: the payload fits the channel's type
+ * (400), no recipient opted out (409 RECIPIENT_OPTED_OUT), a WhatsApp free-form message is inside the contact's
+ * window (409 WINDOW_CLOSED). A batch runs them on each item; a deferred send runs them again when it leaves.
+ */
+export function checkSend(
+  lookup: SendLookup,
+  body: unknown,
+  at: Date,
+): { channel: Channel; message: SendPayload; conversation: { conversationId: string; contact: string } } {
+  const channel = lookup.channel;
+  const validation = validateSendPayload(channel.type, body);
+  if (!validation.ok)
+    throw new ValidationError(`The payload is invalid for a ${channel.type} channel.`, validation.details);
+  const message = validation.value;
+  const conversation = conversationOf(channel, message, lookup);
+  const optedOut = optedOutRecipients(channel, message, lookup);
+  if (optedOut.length) throw new RecipientOptedOutError(optedOut);
+  if (message.type === 'whatsapp' && message.payload.template === undefined) {
+    const window = windowOf(lookup.lastInbound.get(conversation.contact), at);
+    if (!window.open) throw new WindowClosedError(window.closesAt);
+  }
+  return { channel, message, conversation };
 }
 
 /** The longest list of addresses a send may name (email: 50 `to` and 50 `bcc`). */

@@ -5,6 +5,7 @@ import { completionPublicDocs } from '../completion/index.ts';
 import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
+import { volumeOperationDocs, volumeRouteDocs, volumeRoutes } from '../messaging/index.ts';
 import { siteOperationDocs } from '../site/index.ts';
 import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
 
@@ -19,6 +20,7 @@ export function areaAdminDocs(): Record<string, RouteDoc> {
   return {
     ...byKey(botRoutes, botRouteDocs()),
     ...byKey(usageRoutes, usageRouteDocs()),
+    ...byKey(volumeRoutes, volumeRouteDocs()),
     ...byKey(tenancyRoutes, tenancyRouteDocs()),
   };
 }
@@ -32,6 +34,7 @@ export function areaPublicDocs(): PublicOperationDocs {
     ...healthOperationDocs(),
     ...siteOperationDocs(),
     ...pollEventsDocs(),
+    ...volumeOperationDocs(),
   };
 }
 

@@ -33,6 +33,7 @@ export const PATH_PARAMETERS: Record<string, { description: string; example: str
   botId: { description: 'The bot id (`bot_…`).', example: ids.botId },
   keyId: { description: 'The project key id (`key_…`).', example: ids.keyId },
   messageId: { description: 'The message id (`msg_…`) the send answered.', example: ids.messageId },
+  batchId: { description: 'The batch id (`batch_…`) the batch send answered.', example: 'batch_3k5m7p9r1t3v5x7z9b1d' },
   id: { description: 'The model id: a bot id (`bot_…`) of the token’s project.', example: ids.botId },
   fileName: {
     description: 'The knowledge file name (as `procedencia` shows it in search results); URL-encoded.',
@@ -87,6 +88,7 @@ const channel = {
   address: '+5511977776666',
   provider: { kind: 'sandbox' },
   credits: 100,
+  pace: { perSecond: 10 },
   createdAt: at,
 };
 const integration = {
@@ -177,6 +179,25 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   },
   EventAccepted: { eventId: ids.eventId },
   SendResult: { success: true, messageId: ids.messageId, status: 'sent', channel: { id: ids.channelId, type: 'sms' } },
+  ScheduledResult: { success: true, messageId: ids.messageId, status: 'scheduled', sendAt: '2026-12-24T12:00:00.000Z' },
+  BatchAccepted: {
+    success: true,
+    batchId: 'batch_3k5m7p9r1t3v5x7z9b1d',
+    items: [
+      { index: 0, messageId: ids.messageId, status: 'queued' },
+      {
+        index: 1,
+        status: 'refused',
+        error: { code: 'RECIPIENT_OPTED_OUT', message: 'A recipient opted out of this channel.' },
+      },
+    ],
+  },
+  BatchProgress: {
+    batchId: 'batch_3k5m7p9r1t3v5x7z9b1d',
+    total: 2,
+    createdAt: at,
+    counts: { queued: 0, sent: 1, failed: 0, scheduled: 0, canceled: 0, refused: 1 },
+  },
   MessageStatus: {
     success: true,
     messageId: ids.messageId,
@@ -218,6 +239,10 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     optedOut: false,
   },
   Suppression: { contact: '+5511988887777', reason: 'keyword', at, keyword: 'STOP' },
+  ScheduledMessagePage: {
+    items: [{ messageId: ids.messageId, to: '+5511988887777', sendAt: '2026-12-24T12:00:00.000Z', createdAt: at }],
+  },
+  BatchPage: { items: [{ batchId: 'batch_3k5m7p9r1t3v5x7z9b1d', total: 2, createdAt: at }] },
   SuppressionPage: { items: [{ contact: '+5511988887777', reason: 'keyword', at, keyword: 'STOP' }] },
   Integration: integration,
   CreatedIntegration: {
@@ -432,6 +457,13 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   uploadKnowledgeFile: '# Refunds\n\nRefunds take five business days after the return arrives.\n',
   createKnowledgeUploadUrl: { contentType: 'application/pdf' },
   sendMessage: { to: '+5511988887777', body: 'Your order has shipped' },
+  sendBatch: {
+    messages: [
+      { to: '+5511988887777', body: 'Your order has shipped' },
+      { to: '+5511988886666', body: 'Your order has shipped', sendAt: '2026-12-24T09:00:00-03:00' },
+    ],
+  },
+  updateScheduledMessage: { sendAt: '2026-12-24T09:00:00-03:00' },
   createCompletion: { botId: ids.botId, prompt: 'How long do refunds take?' },
   createChatCompletion: { model: ids.botId, messages: [{ role: 'user', content: 'How long do refunds take?' }] },
   searchKnowledge: { botId: ids.botId, query: 'how long do refunds take', topK: 3 },

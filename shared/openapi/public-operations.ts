@@ -1,5 +1,5 @@
 import { searchRequest } from '../knowledge/api/search-request.ts';
-import { PAYLOAD_SCHEMAS } from '../messaging/index.ts';
+import { PAYLOAD_SCHEMAS, scheduledResult } from '../messaging/index.ts';
 import { withMeta } from '../kernel/validation/meta.ts';
 import * as z from '../kernel/validation/zod.ts';
 import {
@@ -24,7 +24,10 @@ export const PUBLIC_OPERATION_DOCS: PublicOperationDocs = {
       '`channelType`. Checks: token (401) → JSON (400/413) → channel (404) → payload (400) → a recipient opted out ' +
       '(409 `RECIPIENT_OPTED_OUT`) → WhatsApp: a `message` outside the contact’s 24-hour window (409 ' +
       '`WINDOW_CLOSED` with `closedAt`; a `template` goes at any time) → channel credits (402, nothing charged) → ' +
-      'provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks. Over the project’s ' +
+      'provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks. With `sendAt` (RFC ' +
+      '3339 with its offset, 60 s to 35 days ahead): 202 `scheduled` after the payload check, nothing sent or ' +
+      'charged; at that time it runs as a send received then, a refusal then being a `message.failed` whose ' +
+      '`error.code` is what the send would have answered. Over the project’s ' +
       '`limits.sendsPerSecond` or the token’s own limit: 429 `RATE_LIMITED` with `Retry-After`, nothing sent.',
     tags: ['Messages'],
     security: 'customToken',
@@ -41,7 +44,10 @@ export const PUBLIC_OPERATION_DOCS: PublicOperationDocs = {
         source: 'handler',
       },
     ],
-    responses: { 200: { description: 'Sent.', body: s.sendResult } },
+    responses: {
+      200: { description: 'Sent.', body: s.sendResult },
+      202: { description: 'Scheduled (`sendAt`).', body: scheduledResult },
+    },
     errors: {
       401: ['ERR_NO_PERMISSION'],
       ...jsonBodyErrors,

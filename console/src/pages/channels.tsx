@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
 import { CHANNEL_TYPES, type Channel, type ChannelType } from '../types.ts';
 import { ErrorNotice, Loading, ResponsiveTable, StatusMessage, useAction, useLoad } from '../ui.tsx';
+import { ChannelVolumePanel } from './channel-volume.tsx';
 import { ConversationsPanel } from './conversations.tsx';
 
 const ADDRESS_HINT: Record<ChannelType, string> = {
@@ -53,6 +54,7 @@ export function ChannelsPage({ api, projectId }: { api: Api; projectId: string }
       ) : null}
 
       {channels.data?.length ? <ConversationsPanel api={api} base={base} channels={channels.data} /> : null}
+      {channels.data?.length ? <ChannelVolumePanel api={api} base={base} channels={channels.data} /> : null}
 
       {channels.data?.some((c) => c.provider.kind === 'sandbox') ? (
         <Can need="developer">

@@ -332,6 +332,46 @@ export interface paths {
         patch: operations["updateChannel"];
         trace?: never;
     };
+    "/admin/v1/projects/{projectId}/channels/{channelId}/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A channel's batches
+         * @description Batches sent on the channel, newest first: id, size, time.
+         */
+        get: operations["listBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/projects/{projectId}/channels/{channelId}/batches/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A batch's progress
+         * @description As `GET /api/integration/batches/{batchId}`: its items counted as their messages are now.
+         */
+        get: operations["getChannelBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/projects/{projectId}/channels/{channelId}/conversations/{contact}": {
         parameters: {
             query?: never;
@@ -447,6 +487,46 @@ export interface paths {
          */
         post: operations["simulateDeliveryStatus"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/projects/{projectId}/channels/{channelId}/scheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A channel's scheduled messages
+         * @description Messages sent with `sendAt` that have not left yet, soonest first, a page at a time.
+         */
+        get: operations["listScheduledMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/projects/{projectId}/channels/{channelId}/scheduled/{messageId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a scheduled message
+         * @description As `DELETE /api/integration/messages/{id}`: 204, never sent; 409 `NOT_SCHEDULED` once it left.
+         */
+        delete: operations["deleteScheduledSend"];
         options?: never;
         head?: never;
         patch?: never;
@@ -796,6 +876,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/integration/batches/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A batch's progress
+         * @description Its items counted as their messages are now: `queued` (waiting for the channel's pace), `sent` (left: delivered and read ones too), `failed`, `scheduled`, `canceled`, and `refused` at acceptance. Another channel's batch answers 404.
+         */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/integration/conversations/{contact}": {
         parameters: {
             query?: never;
@@ -867,9 +967,29 @@ export interface paths {
         put?: never;
         /**
          * Send a message on the token's channel
-         * @description The body's shape depends on the channel the custom token is bound to (WhatsApp, email or SMS); never send `channelType`. Checks: token (401) → JSON (400/413) → channel (404) → payload (400) → a recipient opted out (409 `RECIPIENT_OPTED_OUT`) → WhatsApp: a `message` outside the contact’s 24-hour window (409 `WINDOW_CLOSED` with `closedAt`; a `template` goes at any time) → channel credits (402, nothing charged) → provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks. Over the project’s `limits.sendsPerSecond` or the token’s own limit: 429 `RATE_LIMITED` with `Retry-After`, nothing sent.
+         * @description The body's shape depends on the channel the custom token is bound to (WhatsApp, email or SMS); never send `channelType`. Checks: token (401) → JSON (400/413) → channel (404) → payload (400) → a recipient opted out (409 `RECIPIENT_OPTED_OUT`) → WhatsApp: a `message` outside the contact’s 24-hour window (409 `WINDOW_CLOSED` with `closedAt`; a `template` goes at any time) → channel credits (402, nothing charged) → provider (502, credit refunded). Emits `message.sent` or `message.failed` to webhooks. With `sendAt` (RFC 3339 with its offset, 60 s to 35 days ahead): 202 `scheduled` after the payload check, nothing sent or charged; at that time it runs as a send received then, a refusal then being a `message.failed` whose `error.code` is what the send would have answered. Over the project’s `limits.sendsPerSecond` or the token’s own limit: 429 `RATE_LIMITED` with `Retry-After`, nothing sent.
          */
         post: operations["sendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integration/generic/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send up to 1,000 messages at once
+         * @description `{ messages: [<send body>, …] }`, 1 to 1,000 bodies of the token's channel type, each may carry `sendAt`. Answers at once, one result per item in order: `queued` (sent in the background at the channel’s `pace`, charged when it leaves, with its own events), `scheduled`, or `refused` with the code a single send would answer (`VALIDATION_ERROR`, `RECIPIENT_OPTED_OUT`, `WINDOW_CLOSED`): a refused item never fails the batch and charges nothing. 400 only for the envelope. `Idempotency-Key` covers the whole batch.
+         */
+        post: operations["sendBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -890,10 +1010,18 @@ export interface paths {
         get: operations["getMessage"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Cancel a scheduled message
+         * @description A message sent with `sendAt` that has not left: 204, it is never sent (status `canceled`), nothing charged. Any other message (sent, failed, already canceled, sent without `sendAt`): 409 `NOT_SCHEDULED`.
+         */
+        delete: operations["deleteScheduledMessage"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Move a scheduled message
+         * @description `{ "sendAt" }` (RFC 3339 with offset, 60 s to 35 days from now): the message leaves then instead. Answers the message as `GET` shows it. A message not scheduled: 409 `NOT_SCHEDULED`.
+         */
+        patch: operations["updateScheduledMessage"];
         trace?: never;
     };
     "/api/v1/ai/chat/completions": {
@@ -1421,6 +1549,103 @@ export interface components {
         };
         /**
          * @example {
+         *       "success": true,
+         *       "batchId": "batch_3k5m7p9r1t3v5x7z9b1d",
+         *       "items": [
+         *         {
+         *           "index": 0,
+         *           "messageId": "msg_2w4e6r8t0y1u3i5o7p9a",
+         *           "status": "queued"
+         *         },
+         *         {
+         *           "index": 1,
+         *           "status": "refused",
+         *           "error": {
+         *             "code": "RECIPIENT_OPTED_OUT",
+         *             "message": "A recipient opted out of this channel."
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        BatchAccepted: {
+            /** @constant */
+            success: true;
+            batchId: string;
+            items: {
+                index: number;
+                messageId?: string;
+                /** @enum {string} */
+                status: "queued" | "scheduled" | "refused";
+                error?: components["schemas"]["BatchItemRefusal"];
+            }[];
+        };
+        BatchEntry: {
+            batchId: string;
+            total: number;
+            createdAt: string;
+        };
+        /** @description The error a single send of this item would have answered. */
+        BatchItemRefusal: {
+            code: string;
+            message: string;
+            details?: {
+                path: string;
+                message: string;
+                code: string;
+            }[];
+        };
+        /**
+         * @description A page of batches, newest first.
+         * @example {
+         *       "items": [
+         *         {
+         *           "batchId": "batch_3k5m7p9r1t3v5x7z9b1d",
+         *           "total": 2,
+         *           "createdAt": "2026-11-21T10:00:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        BatchPage: {
+            /** @description Batches, newest first, at most `limit`. */
+            items: components["schemas"]["BatchEntry"][];
+            /**
+             * @description Pass as `cursor` for the next page; absent (or null) on the last page.
+             * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+             */
+            nextCursor?: string | null;
+        };
+        /**
+         * @example {
+         *       "batchId": "batch_3k5m7p9r1t3v5x7z9b1d",
+         *       "total": 2,
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "counts": {
+         *         "queued": 0,
+         *         "sent": 1,
+         *         "failed": 0,
+         *         "scheduled": 0,
+         *         "canceled": 0,
+         *         "refused": 1
+         *       }
+         *     }
+         */
+        BatchProgress: {
+            batchId: string;
+            total: number;
+            createdAt: string;
+            counts: {
+                queued: number;
+                sent: number;
+                failed: number;
+                scheduled: number;
+                canceled: number;
+                refused: number;
+            };
+        };
+        /**
+         * @example {
          *       "botId": "bot_7h2j4k6l8m0n1b3v5c7x",
          *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
          *       "name": "Support",
@@ -1540,6 +1765,9 @@ export interface components {
          *         "kind": "sandbox"
          *       },
          *       "credits": 100,
+         *       "pace": {
+         *         "perSecond": 10
+         *       },
          *       "createdAt": "2026-11-21T10:00:00.000Z"
          *     }
          */
@@ -1553,7 +1781,7 @@ export interface components {
             /** @description The provider without its credentials (`hasPassword` instead of `pass`, `hasAppSecret` instead of `appSecret`). */
             provider: {
                 /** @enum {string} */
-                kind: "sandbox" | "smtp" | "twilio" | "whatsapp-cloud";
+                kind: "sandbox" | "smtp" | "twilio" | "whatsapp-cloud" | "ses";
             } & {
                 [key: string]: unknown;
             };
@@ -1563,6 +1791,10 @@ export interface components {
             optOutKeywords?: string[];
             /** @description SMS and WhatsApp: what a contact writes to opt back in (defaults `START`, `VOLTAR`). */
             optInKeywords?: string[];
+            /** @description How fast batch items and scheduled sends leave the channel (never more than `perSecond` in any second); defaults: whatsapp 80, sms 10, email 14. A single send is not paced. */
+            pace: {
+                perSecond: number;
+            };
             /** @description Where the provider reports back: the URL to give Twilio or Meta (with the `verifyToken` for Meta), or the mailbox of an email channel. Absent for sandbox SMS and WhatsApp channels. */
             inbound?: {
                 url: string;
@@ -1859,8 +2091,13 @@ export interface components {
             conversationId?: string;
             /** @enum {string} */
             direction: "outbound" | "inbound";
-            /** @enum {string} */
-            status: "sent" | "delivered" | "read" | "failed" | "received";
+            /**
+             * @description `queued`: a batch item waiting for its turn at the channel pace; `scheduled`: waiting for `sendAt`; `canceled`: a scheduled message canceled before its time (never sent).
+             * @enum {string}
+             */
+            status: "sent" | "delivered" | "read" | "failed" | "received" | "queued" | "scheduled" | "canceled";
+            /** @description A scheduled message: when it leaves (UTC). */
+            sendAt?: string;
             channel: {
                 id: string;
                 /** @enum {string} */
@@ -2101,7 +2338,7 @@ export interface components {
          * @description Every `error` code the API gives (each operation lists the ones it can give, by status).
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNAUTHORIZED" | "FORBIDDEN" | "ERR_NO_PERMISSION" | "CHANNEL_NOT_FOUND" | "INVALID_SIGNATURE" | "MESSAGE_NOT_FOUND" | "RECIPIENT_OPTED_OUT" | "WINDOW_CLOSED" | "PROVIDER_ERROR" | "GONE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "ERR_API_TOKEN_NOT_PROVIDED" | "ERR_API_TOKEN_INVALID_FORMAT" | "ERR_API_TOKEN_INVALID" | "ERR_API_TOKEN_AUTHENTICATION_FAILED" | "ERR_PUBLIC_AI_RATE_LIMIT" | "RATE_LIMITED" | "ERR_NO_BOT_CREDITS" | "BOT_FORBIDDEN" | "BOT_NOT_FOUND" | "GENERATION_FAILED" | "EXTRACTION_FAILED" | "GATEWAY_TIMEOUT" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNAUTHORIZED" | "FORBIDDEN" | "ERR_NO_PERMISSION" | "CHANNEL_NOT_FOUND" | "INVALID_SIGNATURE" | "MESSAGE_NOT_FOUND" | "RECIPIENT_OPTED_OUT" | "WINDOW_CLOSED" | "PROVIDER_ERROR" | "NOT_SCHEDULED" | "GONE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "ERR_API_TOKEN_NOT_PROVIDED" | "ERR_API_TOKEN_INVALID_FORMAT" | "ERR_API_TOKEN_INVALID" | "ERR_API_TOKEN_AUTHENTICATION_FAILED" | "ERR_PUBLIC_AI_RATE_LIMIT" | "RATE_LIMITED" | "ERR_NO_BOT_CREDITS" | "BOT_FORBIDDEN" | "BOT_NOT_FOUND" | "GENERATION_FAILED" | "EXTRACTION_FAILED" | "GATEWAY_TIMEOUT" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
         /**
          * @example {
          *       "success": false,
@@ -2578,8 +2815,13 @@ export interface components {
             conversationId?: string;
             /** @enum {string} */
             direction: "outbound" | "inbound";
-            /** @enum {string} */
-            status: "sent" | "delivered" | "read" | "failed" | "received";
+            /**
+             * @description `queued`: a batch item waiting for its turn at the channel pace; `scheduled`: waiting for `sendAt`; `canceled`: a scheduled message canceled before its time (never sent).
+             * @enum {string}
+             */
+            status: "sent" | "delivered" | "read" | "failed" | "received" | "queued" | "scheduled" | "canceled";
+            /** @description A scheduled message: when it leaves (UTC). */
+            sendAt?: string;
             channel: {
                 id: string;
                 /** @enum {string} */
@@ -2946,6 +3188,52 @@ export interface components {
             deliveryId: string;
             /** @constant */
             status: "pending";
+        };
+        ScheduledMessage: {
+            messageId: string;
+            to: string | string[];
+            sendAt: string;
+            createdAt: string;
+            batchId?: string;
+        };
+        /**
+         * @description A page of scheduled messages, soonest first.
+         * @example {
+         *       "items": [
+         *         {
+         *           "messageId": "msg_2w4e6r8t0y1u3i5o7p9a",
+         *           "to": "+5511988887777",
+         *           "sendAt": "2026-12-24T12:00:00.000Z",
+         *           "createdAt": "2026-11-21T10:00:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        ScheduledMessagePage: {
+            /** @description Scheduled messages, soonest first, at most `limit`. */
+            items: components["schemas"]["ScheduledMessage"][];
+            /**
+             * @description Pass as `cursor` for the next page; absent (or null) on the last page.
+             * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+             */
+            nextCursor?: string | null;
+        };
+        /**
+         * @example {
+         *       "success": true,
+         *       "messageId": "msg_2w4e6r8t0y1u3i5o7p9a",
+         *       "status": "scheduled",
+         *       "sendAt": "2026-12-24T12:00:00.000Z"
+         *     }
+         */
+        ScheduledResult: {
+            /** @constant */
+            success: true;
+            messageId: string;
+            /** @constant */
+            status: "scheduled";
+            /** @description When it leaves (UTC). */
+            sendAt: string;
         };
         /**
          * @example {
@@ -3679,6 +3967,27 @@ export interface components {
                 };
             };
         };
+        /** @description `NOT_SCHEDULED`: The message is not (or no longer) scheduled: it was sent, failed or canceled, or was never scheduled; nothing changed. */
+        Error409NotScheduled: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "NOT_SCHEDULED",
+                 *       "message": "The message is not (or no longer) scheduled: it was sent, failed or canceled, or was never scheduled; nothing changed.",
+                 *       "requestId": "req_5b8c2d1e9f7a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"] & {
+                    /** @enum {string} */
+                    error: "NOT_SCHEDULED";
+                };
+            };
+        };
         /**
          * @description `RECIPIENT_OPTED_OUT`: A recipient opted out of this channel (a keyword, a hard bounce); nothing was sent or charged. `details[]` names each.
          *
@@ -4137,6 +4446,31 @@ export interface components {
     };
     parameters: never;
     requestBodies: {
+        /** @description The send bodies. */
+        BatchRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "messages": [
+                 *         {
+                 *           "to": "+5511988887777",
+                 *           "body": "Your order has shipped"
+                 *         },
+                 *         {
+                 *           "to": "+5511988886666",
+                 *           "body": "Your order has shipped",
+                 *           "sendAt": "2026-12-24T09:00:00-03:00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    messages: {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+        };
         ChatCompletionRequest: {
             content: {
                 /**
@@ -4239,6 +4573,19 @@ export interface components {
                     input: string | string[];
                     encoding_format?: ("float" | "base64") | null;
                     dimensions?: number | null;
+                };
+            };
+        };
+        /** @description The new time. */
+        RescheduleRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sendAt": "2026-12-24T09:00:00-03:00"
+                 *     }
+                 */
+                "application/json": {
+                    sendAt: string;
                 };
             };
         };
@@ -5518,6 +5865,9 @@ export interface operations {
                      *             "kind": "sandbox"
                      *           },
                      *           "credits": 100,
+                     *           "pace": {
+                     *             "perSecond": 10
+                     *           },
                      *           "createdAt": "2026-11-21T10:00:00.000Z"
                      *         }
                      *       ],
@@ -5593,12 +5943,21 @@ export interface operations {
                         /** Format: uri */
                         baseUrl?: string;
                         appSecret?: string;
+                    } | {
+                        /** @constant */
+                        kind: "ses";
+                        region?: string;
+                        configurationSet?: string;
+                        fromArn?: string;
                     };
                     credits?: number;
                     /** @description SMS and WhatsApp: what a contact writes, as the whole message in any case, to opt out. Replaces the defaults (STOP, PARAR, SAIR, CANCELAR, UNSUBSCRIBE). */
                     optOutKeywords?: string[];
                     /** @description SMS and WhatsApp: what a contact writes, as the whole message in any case, to opt back in. Replaces the defaults (START, VOLTAR). */
                     optInKeywords?: string[];
+                    pace?: {
+                        perSecond: number;
+                    };
                 };
             };
         };
@@ -5620,6 +5979,9 @@ export interface operations {
                      *         "kind": "sandbox"
                      *       },
                      *       "credits": 100,
+                     *       "pace": {
+                     *         "perSecond": 10
+                     *       },
                      *       "createdAt": "2026-11-21T10:00:00.000Z"
                      *     }
                      */
@@ -5672,6 +6034,9 @@ export interface operations {
                      *         "kind": "sandbox"
                      *       },
                      *       "credits": 100,
+                     *       "pace": {
+                     *         "perSecond": 10
+                     *       },
                      *       "createdAt": "2026-11-21T10:00:00.000Z"
                      *     }
                      */
@@ -5756,6 +6121,9 @@ export interface operations {
                     name?: string;
                     optOutKeywords?: string[] | null;
                     optInKeywords?: string[] | null;
+                    pace?: {
+                        perSecond: number;
+                    } | null;
                 };
             };
         };
@@ -5777,6 +6145,9 @@ export interface operations {
                      *         "kind": "sandbox"
                      *       },
                      *       "credits": 100,
+                     *       "pace": {
+                     *         "perSecond": 10
+                     *       },
                      *       "createdAt": "2026-11-21T10:00:00.000Z"
                      *     }
                      */
@@ -5788,6 +6159,123 @@ export interface operations {
             403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
             413: components["responses"]["Error413PayloadTooLarge"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    listBatches: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page, 1 to 100 (default 50).
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers 400 `VALIDATION_ERROR`.
+                 * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+                /**
+                 * @description The channel id (`ch_…`).
+                 * @example ch_01hq3x9k2m7c4v8b6n5t
+                 */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of batches. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "batchId": "batch_3k5m7p9r1t3v5x7z9b1d",
+                     *           "total": 2,
+                     *           "createdAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
+            404: components["responses"]["Error404NotFound"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    getChannelBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+                /**
+                 * @description The channel id (`ch_…`).
+                 * @example ch_01hq3x9k2m7c4v8b6n5t
+                 */
+                channelId: string;
+                /**
+                 * @description The batch id (`batch_…`) the batch send answered.
+                 * @example batch_3k5m7p9r1t3v5x7z9b1d
+                 */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batchId": "batch_3k5m7p9r1t3v5x7z9b1d",
+                     *       "total": 2,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "counts": {
+                     *         "queued": 0,
+                     *         "sent": 1,
+                     *         "failed": 0,
+                     *         "scheduled": 0,
+                     *         "canceled": 0,
+                     *         "refused": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchProgress"];
+                };
+            };
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
+            404: components["responses"]["Error404NotFound"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
@@ -5985,6 +6473,9 @@ export interface operations {
                      *         "kind": "sandbox"
                      *       },
                      *       "credits": 100,
+                     *       "pace": {
+                     *         "perSecond": 10
+                     *       },
                      *       "createdAt": "2026-11-21T10:00:00.000Z"
                      *     }
                      */
@@ -6184,6 +6675,108 @@ export interface operations {
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    listScheduledMessages: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page, 1 to 100 (default 50).
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The previous page's `nextCursor`, unchanged; leave it out for the first page. Opaque: any other value answers 400 `VALIDATION_ERROR`.
+                 * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+                /**
+                 * @description The channel id (`ch_…`).
+                 * @example ch_01hq3x9k2m7c4v8b6n5t
+                 */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of scheduled messages. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "messageId": "msg_2w4e6r8t0y1u3i5o7p9a",
+                     *           "to": "+5511988887777",
+                     *           "sendAt": "2026-12-24T12:00:00.000Z",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledMessagePage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
+            404: components["responses"]["Error404NotFound"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    deleteScheduledSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project id (`prj_…`).
+                 * @example prj_01hq3x9k2m7c4v8b6n5s
+                 */
+                projectId: string;
+                /**
+                 * @description The channel id (`ch_…`).
+                 * @example ch_01hq3x9k2m7c4v8b6n5t
+                 */
+                channelId: string;
+                /**
+                 * @description The message id (`msg_…`) the send answered.
+                 * @example msg_2w4e6r8t0y1u3i5o7p9a
+                 */
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Canceled. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403Forbidden"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409NotScheduled"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
@@ -7544,6 +8137,53 @@ export interface operations {
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The batch id (`batch_…`) the batch send answered.
+                 * @example batch_3k5m7p9r1t3v5x7z9b1d
+                 */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batchId": "batch_3k5m7p9r1t3v5x7z9b1d",
+                     *       "total": 2,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "counts": {
+                     *         "queued": 0,
+                     *         "sent": 1,
+                     *         "failed": 0,
+                     *         "scheduled": 0,
+                     *         "canceled": 0,
+                     *         "refused": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchProgress"];
+                };
+            };
+            401: components["responses"]["Error401ErrNoPermission"];
+            404: components["responses"]["Error404NotFound"];
+            429: components["responses"]["Error429RateLimitedRetryAfter"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
     getConversation: {
         parameters: {
             query?: never;
@@ -7773,6 +8413,25 @@ export interface operations {
                     "application/json": components["schemas"]["SendResult"];
                 };
             };
+            /** @description Scheduled (`sendAt`). */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "messageId": "msg_2w4e6r8t0y1u3i5o7p9a",
+                     *       "status": "scheduled",
+                     *       "sendAt": "2026-12-24T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledResult"];
+                };
+            };
             400: components["responses"]["Error400InvalidJsonOrValidationError"];
             401: components["responses"]["Error401ErrNoPermission"];
             402: components["responses"]["Error402ProviderError"];
@@ -7782,6 +8441,63 @@ export interface operations {
             429: components["responses"]["Error429RateLimitedRetryAfter"];
             500: components["responses"]["Error500InternalError"];
             502: components["responses"]["Error402ProviderError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    sendBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Same key and same body within 24 h: the stored answer is returned (`Idempotent-Replayed: true`) and nothing runs or is charged again.
+                 * @example order-1042-shipped
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["BatchRequest"];
+        responses: {
+            /** @description Accepted, item by item. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "batchId": "batch_3k5m7p9r1t3v5x7z9b1d",
+                     *       "items": [
+                     *         {
+                     *           "index": 0,
+                     *           "messageId": "msg_2w4e6r8t0y1u3i5o7p9a",
+                     *           "status": "queued"
+                     *         },
+                     *         {
+                     *           "index": 1,
+                     *           "status": "refused",
+                     *           "error": {
+                     *             "code": "RECIPIENT_OPTED_OUT",
+                     *             "message": "A recipient opted out of this channel."
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchAccepted"];
+                };
+            };
+            400: components["responses"]["Error400InvalidJsonOrValidationError"];
+            401: components["responses"]["Error401ErrNoPermission"];
+            404: components["responses"]["Error404ChannelNotFound"];
+            409: components["responses"]["Error409IdempotencyKeyReusedOrIdempotencyInProgress"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            429: components["responses"]["Error429RateLimitedRetryAfter"];
+            500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };
     };
@@ -7839,6 +8555,99 @@ export interface operations {
             };
             401: components["responses"]["Error401ErrNoPermission"];
             404: components["responses"]["Error404MessageNotFound"];
+            429: components["responses"]["Error429RateLimitedRetryAfter"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    deleteScheduledMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The message id (`msg_…`) the send answered.
+                 * @example msg_2w4e6r8t0y1u3i5o7p9a
+                 */
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Canceled. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401ErrNoPermission"];
+            404: components["responses"]["Error404MessageNotFound"];
+            409: components["responses"]["Error409NotScheduled"];
+            429: components["responses"]["Error429RateLimitedRetryAfter"];
+            500: components["responses"]["Error500InternalError"];
+            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
+        };
+    };
+    updateScheduledMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The message id (`msg_…`) the send answered.
+                 * @example msg_2w4e6r8t0y1u3i5o7p9a
+                 */
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["RescheduleRequest"];
+        responses: {
+            /** @description Moved. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "messageId": "msg_2w4e6r8t0y1u3i5o7p9a",
+                     *       "conversationId": "conv_4k2m7c4v8b6n5p01hq3x",
+                     *       "direction": "outbound",
+                     *       "status": "delivered",
+                     *       "channel": {
+                     *         "id": "ch_01hq3x9k2m7c4v8b6n5t",
+                     *         "type": "sms"
+                     *       },
+                     *       "to": "+5511988887777",
+                     *       "contact": "+5511988887777",
+                     *       "text": "Your order has shipped",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "history": [
+                     *         {
+                     *           "status": "sent",
+                     *           "at": "2026-11-21T10:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "status": "delivered",
+                     *           "at": "2026-11-21T10:05:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageStatus"];
+                };
+            };
+            400: components["responses"]["Error400InvalidJsonOrValidationError"];
+            401: components["responses"]["Error401ErrNoPermission"];
+            404: components["responses"]["Error404MessageNotFound"];
+            409: components["responses"]["Error409NotScheduled"];
+            413: components["responses"]["Error413PayloadTooLarge"];
             429: components["responses"]["Error429RateLimitedRetryAfter"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
@@ -8620,7 +9429,11 @@ export interface operations {
                         to: unknown;
                         provider: string;
                         providerMessageIds?: string[];
-                        error?: string;
+                        /** @description Why it failed: the provider's words; for a batch item or scheduled send refused when it was to leave, `{ code, message }` with the code a send would have answered (`RECIPIENT_OPTED_OUT`, `WINDOW_CLOSED`, `PROVIDER_ERROR` for no credits...). */
+                        error?: string | {
+                            code: string;
+                            message: string;
+                        };
                         /** @description What was sent (truncated when large). */
                         payload: {
                             [key: string]: unknown;
@@ -8975,7 +9788,11 @@ export interface operations {
                         to: unknown;
                         provider: string;
                         providerMessageIds?: string[];
-                        error?: string;
+                        /** @description Why it failed: the provider's words; for a batch item or scheduled send refused when it was to leave, `{ code, message }` with the code a send would have answered (`RECIPIENT_OPTED_OUT`, `WINDOW_CLOSED`, `PROVIDER_ERROR` for no credits...). */
+                        error?: string | {
+                            code: string;
+                            message: string;
+                        };
                         /** @description What was sent (truncated when large). */
                         payload: {
                             [key: string]: unknown;
@@ -9105,10 +9922,10 @@ export interface operations {
                         contact: string;
                         conversationId: string;
                         /**
-                         * @description `keyword`: the contact wrote one of the channel’s keywords, or unsubscribed by mail (to its own `List-Unsubscribe` address, or as a sender the receiving side verified); `bounce`: a mail this channel sent to it bounced for good; `admin`: the suppression was removed through the management API.
+                         * @description `keyword`: the contact wrote one of the channel’s keywords, or unsubscribed by mail (to its own `List-Unsubscribe` address, or as a sender the receiving side verified); `bounce`: a mail this channel sent to it bounced for good; `complaint`: SES reported the contact marked a mail of this channel as spam; `admin`: the suppression was removed through the management API.
                          * @enum {string}
                          */
-                        reason: "keyword" | "bounce" | "admin";
+                        reason: "keyword" | "bounce" | "complaint" | "admin";
                         keyword?: string;
                     };
                 };
@@ -9216,10 +10033,10 @@ export interface operations {
                         contact: string;
                         conversationId: string;
                         /**
-                         * @description `keyword`: the contact wrote one of the channel’s keywords, or unsubscribed by mail (to its own `List-Unsubscribe` address, or as a sender the receiving side verified); `bounce`: a mail this channel sent to it bounced for good; `admin`: the suppression was removed through the management API.
+                         * @description `keyword`: the contact wrote one of the channel’s keywords, or unsubscribed by mail (to its own `List-Unsubscribe` address, or as a sender the receiving side verified); `bounce`: a mail this channel sent to it bounced for good; `complaint`: SES reported the contact marked a mail of this channel as spam; `admin`: the suppression was removed through the management API.
                          * @enum {string}
                          */
-                        reason: "keyword" | "bounce" | "admin";
+                        reason: "keyword" | "bounce" | "complaint" | "admin";
                         keyword?: string;
                     };
                 };

@@ -112,7 +112,7 @@ export class DynamoChannelStore implements ChannelStore {
       names['#name'] = 'name';
       values[':name'] = change.name;
     }
-    for (const field of ['optOutKeywords', 'optInKeywords'] as const) {
+    for (const field of ['optOutKeywords', 'optInKeywords', 'pace'] as const) {
       const value = change[field];
       if (value === undefined) continue;
       names[`#${field}`] = field;

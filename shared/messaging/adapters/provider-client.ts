@@ -209,13 +209,22 @@ export async function callProvider(
   }
   const answer = jsonObject(response.text);
   if (response.status < 200 || response.status > 299) {
-    const detail = answer ? providerErrorDetail(call.errorOf(answer)) : '';
+    const error = answer ? call.errorOf(answer) : undefined;
+    const detail = answer ? providerErrorDetail(error) : '';
     throw new ProviderError(`${call.provider} answered HTTP ${response.status}${part}${detail}`, {
       sentProviderMessageIds,
+      rateLimited: response.status === 429 || TOO_MANY_REQUESTS_CODES.has(Number((error as { code?: unknown })?.code)),
     });
   }
   return answer;
 }
+
+/**
+ * Provider error codes that mean "too many requests" whatever the HTTP status: Twilio's 20429 (too many requests) and
+ * 14107 (message rate exceeded); Meta's 4 (app rate limit), 80007 (account rate limit), 130429 (throughput),
+ * 131048 (spam rate limit) and 131056 (pair rate limit). Paced sends retry these instead of failing.
+ */
+const TOO_MANY_REQUESTS_CODES = new Set([20429, 14107, 4, 80007, 130429, 131048, 131056]);
 
 function jsonObject(text: string): Record<string, unknown> | undefined {
   try {

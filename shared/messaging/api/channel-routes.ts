@@ -10,6 +10,7 @@ import {
   keywordsOf,
 } from '../conversation.ts';
 import type { ChannelUseCases } from '../manage-channels.ts';
+import { paceOf, paceSchema } from '../volume/pace.ts';
 import { withMeta } from '#shared/kernel/validation/meta.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 
@@ -46,6 +47,14 @@ const providerBody = z.discriminatedUnion('kind', [
     accessToken: z.string().check(z.minLength(1), z.maxLength(4096)),
     baseUrl: z.optional(httpUrl),
     appSecret: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  }),
+  z.strictObject({
+    kind: z.literal('ses'),
+    region: z.optional(z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'An AWS region, e.g. us-east-1'))),
+    configurationSet: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'Letters, digits, - and _'))),
+    fromArn: z.optional(
+      z.string().check(z.regex(/^arn:aws[a-z-]*:ses:[a-z0-9-]+:\d{12}:identity\/.{1,512}$/, 'An SES identity ARN')),
+    ),
   }),
 ]);
 
@@ -97,6 +106,7 @@ const createChannelBody = z
     credits: z.optional(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000))),
     optOutKeywords: z.optional(keywordList('opt out')),
     optInKeywords: z.optional(keywordList('opt back in')),
+    pace: z.optional(paceSchema),
   })
   .check(
     z.superRefine((body, ctx) => {
@@ -117,6 +127,7 @@ const updateChannelBody = z
     name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))),
     optOutKeywords: z.optional(z.nullable(keywordList('opt out'))),
     optInKeywords: z.optional(z.nullable(keywordList('opt back in'))),
+    pace: z.optional(z.nullable(paceSchema)),
   })
   .check(z.superRefine((body, ctx) => keywordOverlap(body, ctx)));
 
@@ -136,6 +147,7 @@ export function channelView(channel: Channel, publicBaseUrl: string) {
     ...(KEYWORD_CHANNEL_TYPES.includes(channel.type)
       ? { optOutKeywords: [...keywordsOf(channel).optOut], optInKeywords: [...keywordsOf(channel).optIn] }
       : {}),
+    pace: paceOf(channel),
     createdAt: channel.createdAt,
   };
 }

@@ -15,7 +15,7 @@ export const channel = withMeta(
     name: z.string(),
     address: withMeta(z.string(), { description: 'Phone number, mailbox or SMS sender.' }),
     provider: withMeta(
-      z.catchall(z.object({ kind: z.enum(['sandbox', 'smtp', 'twilio', 'whatsapp-cloud']) }), z.unknown()),
+      z.catchall(z.object({ kind: z.enum(['sandbox', 'smtp', 'twilio', 'whatsapp-cloud', 'ses']) }), z.unknown()),
       {
         description:
           'The provider without its credentials (`hasPassword` instead of `pass`, `hasAppSecret` instead of `appSecret`).',
@@ -28,6 +28,11 @@ export const channel = withMeta(
     }),
     optInKeywords: withMeta(z.optional(z.array(z.string())), {
       description: 'SMS and WhatsApp: what a contact writes to opt back in (defaults `START`, `VOLTAR`).',
+    }),
+    pace: withMeta(z.object({ perSecond: z.number() }), {
+      description:
+        'How fast batch items and scheduled sends leave the channel (never more than `perSecond` in any second); ' +
+        'defaults: whatsapp 80, sms 10, email 14. A single send is not paced.',
     }),
     inbound: withMeta(
       z.optional(
@@ -106,7 +111,12 @@ const messageFields = {
     description: 'The conversation (`conv_…`); absent only on messages recorded before conversations existed.',
   }),
   direction: z.enum(['outbound', 'inbound']),
-  status: z.enum(['sent', 'delivered', 'read', 'failed', 'received']),
+  status: withMeta(z.enum(['sent', 'delivered', 'read', 'failed', 'received', 'queued', 'scheduled', 'canceled']), {
+    description:
+      '`queued`: a batch item waiting for its turn at the channel pace; `scheduled`: waiting for `sendAt`; ' +
+      '`canceled`: a scheduled message canceled before its time (never sent).',
+  }),
+  sendAt: withMeta(z.optional(z.string()), { description: 'A scheduled message: when it leaves (UTC).' }),
   channel: z.object({ id: z.string(), type: channelType }),
   to: z.union([z.string(), z.array(z.string())]),
   from: z.optional(z.string()),

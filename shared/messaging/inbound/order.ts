@@ -21,7 +21,7 @@ export interface OrderedReport {
 
 /** The contact a normalised item is about: the sender of a message, the recipient of a status; `''` if unnamed. */
 export function contactOfItem(type: ChannelType, item: NormalisedReport): string {
-  const raw = item.kind === 'message' ? item.from : item.recipient;
+  const raw = item.kind === 'message' ? item.from : item.kind === 'status' ? item.recipient : item.contacts[0];
   if (!raw?.trim()) return '';
   return normaliseContact(type, raw) ?? raw.trim();
 }

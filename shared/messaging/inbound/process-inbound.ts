@@ -16,14 +16,19 @@ import { type MediaStore, mediaView, type StoredMedia } from '../media.ts';
 import { type MessageStatusStore, previewOf } from '../message-status.ts';
 import type { CollectMedia } from './collect-media.ts';
 import { makeSuppressionChanges, type SuppressionStep, suppressionOrder, withArrival } from './opt-outs.ts';
-import type { InboundReport, NormalisedReport, ReceivedMessage, StatusReport } from './report.ts';
+import type { InboundReport, NormalisedReport, ReceivedMessage, StatusReport, SuppressionReport } from './report.ts';
 import { withDelivery } from './ses.ts';
 import { normaliseTwilio } from './twilio.ts';
 import { normaliseWhatsApp } from './whatsapp.ts';
 import { isFor } from './order.ts';
 
 export interface ApplyReportsDeps {
-  statuses: Pick<MessageStatusStore, 'findByProviderId' | 'advance' | 'recordInbound' | 'pendingEvents' | 'clearEvent'>;
+  statuses: Pick<
+    MessageStatusStore,
+    'findByProviderId' | 'advance' | 'recordInbound' | 'pendingEvents' | 'clearEvent'
+  > &
+    /** Whom a sent message went to (a provider's bounce or complaint suppresses only those); without it, none. */
+    Partial<Pick<MessageStatusStore, 'get'>>;
   /** Windows, mail threads and opt-outs. */
   conversations: Pick<
     ConversationStore,
@@ -179,7 +184,12 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
   ): Promise<ReportedEvent[]> {
     const published: ReportedEvent[] = [];
     for (const item of items) {
-      const events = item.kind === 'message' ? await received(channel, item) : await status(channel, item);
+      const events =
+        item.kind === 'message'
+          ? await received(channel, item)
+          : item.kind === 'suppression'
+            ? await providerSuppression(channel, item)
+            : await status(channel, item);
       published.push(...events);
     }
     return published;
@@ -337,6 +347,41 @@ export function makeApplyReports(deps: ApplyReportsDeps) {
       await deps.conversations.clearSuppressionEvent(...key, mark.eventId);
     }
     return pending.map((mark) => ({ id: mark.eventId, type: messageOfMark(mark).eventType }));
+  }
+
+  /**
+   * A provider's bounce or complaint: each named recipient of the message this channel sent under that provider id
+   * is suppressed (with `contact.opted_out`); a provider id this channel never sent, or an address the message did
+   * not go to, changes nothing (logged).
+   */
+  async function providerSuppression(channel: Channel, report: SuppressionReport): Promise<ReportedEvent[]> {
+    const target = await deps.statuses.findByProviderId(report.provider, report.providerMessageId);
+    const record =
+      target?.channelId === channel.channelId && target.projectId === channel.projectId
+        ? await deps.statuses.get?.(target.messageId)
+        : undefined;
+    if (!record) {
+      deps.log.info('bounce or complaint about a message this channel did not send: no suppression', {
+        channelId: channel.channelId,
+        providerMessageId: report.providerMessageId,
+      });
+      return [];
+    }
+    const sentTo = new Set([record.to].flat().map((a) => normaliseContact(channel.type, a)));
+    const published: ReportedEvent[] = [];
+    for (const raw of report.contacts) {
+      const contact = normaliseContact(channel.type, raw);
+      if (!contact || !sentTo.has(contact)) {
+        deps.log.info('bounce or complaint names an address the message did not go to: not suppressed', {
+          channelId: channel.channelId,
+        });
+        continue;
+      }
+      const causeId = `${report.reason}:${report.providerMessageId}`;
+      const step: SuppressionStep = { contact, suppression: { contact, reason: report.reason, at: report.at } };
+      published.push(...(await changeSuppression(channel, causeId, `${report.at}#1##${causeId}`, step)));
+    }
+    return published;
   }
 
   async function status(channel: Channel, report: StatusReport | SandboxStatusReport): Promise<ReportedEvent[]> {

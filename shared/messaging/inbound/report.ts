@@ -58,7 +58,21 @@ export function reportKey(source: InboundReport['source'], id: string): string {
 }
 
 /** One thing a provider told us, normalised: a message from a contact, or news about a message we sent. */
-export type NormalisedReport = ReceivedMessage | StatusReport;
+export type NormalisedReport = ReceivedMessage | StatusReport | SuppressionReport;
+
+/**
+ * A provider's verdict that a recipient of a message this channel sent must not be mailed again (SES: a permanent
+ * bounce, a complaint). Applied only to recipients of that message.
+ */
+export interface SuppressionReport {
+  kind: 'suppression';
+  provider: ProviderKind;
+  providerMessageId: string;
+  contacts: string[];
+  reason: 'bounce' | 'complaint';
+  /** ISO 8601, when the provider says it happened. */
+  at: string;
+}
 
 export interface ReceivedMessage {
   kind: 'message';

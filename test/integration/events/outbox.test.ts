@@ -398,6 +398,7 @@ describe('a crash between a change and its publish loses nothing', () => {
         smtp: sandboxProvider,
         twilio: sandboxProvider,
         'whatsapp-cloud': sandboxProvider,
+        ses: sandboxProvider,
       },
       events,
       providerBudgetMs: 5_000,

@@ -104,6 +104,7 @@ async function setup(channelInput: Partial<Channel> = {}, provider: MessageProvi
     smtp: provider,
     twilio: provider,
     'whatsapp-cloud': provider,
+    ses: provider,
   };
   const conversations = new DynamoConversationStore(table, secretBox);
   const sendMessage = makeSendMessage({

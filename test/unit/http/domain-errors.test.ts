@@ -26,6 +26,7 @@ import {
   MessageNotFoundError,
   NoChannelCreditsError,
   NotSandboxChannelError,
+  NotScheduledError,
   ProviderFailedError,
   RecipientOptedOutError,
   WindowClosedError,
@@ -58,6 +59,7 @@ const CONTRACT: Record<DomainErrorCode, [status: number, code: string]> = {
   MESSAGE_NOT_FOUND: [404, 'MESSAGE_NOT_FOUND'],
   RECIPIENT_OPTED_OUT: [409, 'RECIPIENT_OPTED_OUT'],
   WINDOW_CLOSED: [409, 'WINDOW_CLOSED'],
+  NOT_SCHEDULED: [409, 'NOT_SCHEDULED'],
   TEMPORARILY_UNAVAILABLE: [503, 'SERVICE_UNAVAILABLE'],
   RATE_LIMITED: [429, 'RATE_LIMITED'],
 };
@@ -88,6 +90,7 @@ const THROWN: DomainError[] = [
   new MessageNotFoundError('msg_1'),
   new RecipientOptedOutError([{ path: 'to', message: '+5511988887777 is suppressed', code: 'opted_out' }]),
   new WindowClosedError('2026-01-15T12:00:00.000Z'),
+  new NotScheduledError('msg_1', 'sent'),
   new NotSandboxChannelError({ channelId: 'ch_1', provider: { kind: 'smtp', host: 'mx.example.com', port: 587 } }),
   new TemporarilyUnavailableError('The file could not be queued for processing; try again.', new Error('SQS down')),
   new RateLimitedError("This project's limit of 100 sends a second was reached; retry after 1 s.", 1),

@@ -33,6 +33,7 @@ export const OPENAI_DIALECT: { readonly [C in DomainErrorCode]: OpenAiDialect } 
   MESSAGE_NOT_FOUND: { type: 'invalid_request_error', code: 'not_found' },
   RECIPIENT_OPTED_OUT: { type: 'invalid_request_error', code: 'recipient_opted_out' },
   WINDOW_CLOSED: { type: 'invalid_request_error', code: 'window_closed' },
+  NOT_SCHEDULED: { type: 'invalid_request_error', code: 'not_scheduled' },
   UNSUPPORTED_MEDIA_TYPE: { type: 'invalid_request_error', code: 'unsupported_media_type' },
   TEMPORARILY_UNAVAILABLE: { type: 'server_error', code: 'service_unavailable' },
   RATE_LIMITED: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },

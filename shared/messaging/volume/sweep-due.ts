@@ -1,0 +1,30 @@
+import type { DeferredStore } from './deferred.ts';
+import { type AcceptDeferredDeps, enqueueSoon } from './accept-deferred.ts';
+
+/** Entries one run enqueues at most (the next run goes on). */
+const MAX_PER_RUN = 5000;
+const MINUTE = 60_000;
+
+export interface SweepDueDeps extends Pick<AcceptDeferredDeps, 'queue' | 'lookaheadMs' | 'onBackgroundError'> {
+  store: Pick<DeferredStore, 'due' | 'removeDue' | 'sweepCursor' | 'setSweepCursor'>;
+  now?: () => Date;
+}
+
+/**
+ * The due sweep (every minute on AWS, every second or two locally): every due entry from the cursor's minute to the
+ * lookahead is put on the outbound queue, delayed to its time, and removed. Entries are written for the future (a
+ * scheduled send more than the lookahead away) and, briefly, for messages being enqueued at once (what a crash or an
+ * outage left behind). The cursor stays a minute behind now, so an entry written late in a minute is still found.
+ */
+export function makeSweepDue(deps: SweepDueDeps) {
+  const now = deps.now ?? (() => new Date());
+  return async function sweepDue(): Promise<{ enqueued: number }> {
+    const at = now().getTime();
+    const cursor = (await deps.store.sweepCursor()) ?? at - 10 * MINUTE;
+    const entries = await deps.store.due(cursor, at + deps.lookaheadMs, MAX_PER_RUN);
+    if (entries.length) await enqueueSoon(deps, entries, at);
+    const behind = Math.floor(at / MINUTE) * MINUTE - MINUTE;
+    if (entries.length < MAX_PER_RUN && behind > cursor) await deps.store.setSweepCursor(behind);
+    return { enqueued: entries.length };
+  };
+}

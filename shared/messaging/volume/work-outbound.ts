@@ -1,0 +1,123 @@
+import type { Pace } from './pace.ts';
+import { type ChannelPacer, paceSpacingMs } from './pace.ts';
+import { type DeferredMessage, type DeferredStore, isDeferred, type OutboundJob } from './deferred.ts';
+import type { FireOutcome } from './send-deferred.ts';
+
+/** A job whose turn is this close waits in the worker; further away it goes back on the queue (whole seconds). */
+export const PACE_HORIZON_MS = 2_000;
+/** A scheduled job that arrives this early (SQS delays count whole seconds) waits in the worker for its time. */
+const EARLY_WAIT_MS = 1_500;
+/** How long before its instant a message starts its checks, claim and charge (then waits for the instant). */
+const PREPARE_MS = 300;
+/** A claim this old belongs to a worker that died: above the outbound worker's 60 s timeout. */
+const STALE_CLAIM_MS = 75_000;
+/** A job that met an outage (a store that did not answer) comes back this soon. */
+const RETRY_SECONDS = 2;
+
+export interface WorkOutboundDeps {
+  store: Pick<DeferredStore, 'get'>;
+  pacer: ChannelPacer;
+  /** The channel's pace and type as stored (a few seconds old at most); undefined when the channel is gone. */
+  paceOf: (projectId: string, channelId: string) => Promise<Pace | undefined>;
+  /** Sends it; `turn` resolves at its instant, awaited after its checks and before its claim and charge. */
+  fire: (message: DeferredMessage, turn: () => Promise<void>) => Promise<FireOutcome>;
+  abandon: (message: DeferredMessage) => Promise<void>;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface OutboundRecord {
+  id: string;
+  job: OutboundJob;
+}
+
+/** What the queue should do with a record: forget it (done), or show it again in `seconds`. */
+export type RecordOutcome = { id: string; done: true } | { id: string; done: false; seconds: number };
+
+/**
+ * One batch of the outbound queue:
+ * 1. each job's message is read: gone, already sent or canceled, or moved to another time → done; a scheduled one
+ *    more than a moment early → back on the queue until its time; one found `sending` → abandoned (never twice);
+ * 2. the rest, per channel, reserve their instants on the channel's pace in one write (pace.ts): a group whose turn
+ *    is beyond the horizon goes back on the queue until about then, reserving nothing;
+ * 3. each message waits for its instant (and its time, if scheduled), then leaves (send-deferred.ts).
+ */
+export function makeWorkOutbound(deps: WorkOutboundDeps) {
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+
+  return async function workOutbound(records: readonly OutboundRecord[]): Promise<RecordOutcome[]> {
+    const outcomes: RecordOutcome[] = [];
+    const ready = new Map<string, { record: OutboundRecord; message: DeferredMessage }[]>();
+    await Promise.all(
+      records.map(async (record) => {
+        const found = await deps.store.get(record.job.messageId).catch(() => null);
+        if (found === null) return outcomes.push({ id: record.id, done: false, seconds: RETRY_SECONDS });
+        if (!isDeferred(found) || found.status === 'canceled') return outcomes.push({ id: record.id, done: true });
+        if (found.status === 'sending') {
+          // Another copy of its job may be sending it right now: only a claim older than any worker lives is dead.
+          const age = now() - Date.parse(found.claimedAt ?? '');
+          if (age < STALE_CLAIM_MS)
+            return outcomes.push({ id: record.id, done: false, seconds: Math.ceil((STALE_CLAIM_MS - age) / 1000) });
+          await deps.abandon(found);
+          return outcomes.push({ id: record.id, done: true });
+        }
+        if (found.status === 'scheduled') {
+          if (record.job.sendAt !== found.sendAt) return outcomes.push({ id: record.id, done: true });
+          const early = Date.parse(found.sendAt!) - now();
+          if (early > EARLY_WAIT_MS)
+            return outcomes.push({ id: record.id, done: false, seconds: Math.min(900, Math.floor(early / 1000)) });
+        }
+        const group = ready.get(found.channelId) ?? [];
+        group.push({ record, message: found });
+        ready.set(found.channelId, group);
+      }),
+    );
+    await Promise.all(
+      [...ready.values()].map(async (group) => {
+        const first = group[0]!.message;
+        let start: number | { later: number };
+        let spacing = 0;
+        try {
+          const pace = await deps.paceOf(first.projectId, first.channelId);
+          // A channel deleted meanwhile: each message fails as its send would (CHANNEL_NOT_FOUND), unpaced.
+          spacing = pace ? paceSpacingMs(pace.perSecond) : 0;
+          start = pace
+            ? await deps.pacer.reserve(first.channelId, group.length, spacing, now(), PACE_HORIZON_MS)
+            : now();
+        } catch {
+          start = { later: now() + RETRY_SECONDS * 1000 };
+        }
+        if (typeof start !== 'number') {
+          const seconds = Math.max(1, Math.floor((start.later - now()) / 1000));
+          for (const { record } of group) outcomes.push({ id: record.id, done: false, seconds });
+          return;
+        }
+        await Promise.all(
+          group.map(async ({ record, message }, i) => {
+            const at = Math.max(start + i * spacing, message.sendAt ? Date.parse(message.sendAt) : 0);
+            // The checks, the claim and the charge take their time before the turn: begin them a moment early.
+            const early = at - now() - PREPARE_MS;
+            if (early > 0) await sleep(early);
+            const turn = async () => {
+              const wait = at - now();
+              if (wait > 0) await sleep(wait);
+              // Late or early, a send goes only when the channel's last one is a spacing behind it.
+              while (!(await deps.pacer.admit(message.channelId, spacing, now()).catch(() => false)))
+                await sleep(Math.max(1, spacing / 4));
+            };
+            const outcome = await deps
+              .fire(message, turn)
+              .catch((): FireOutcome => ({ done: false, retryInSeconds: RETRY_SECONDS }));
+            outcomes.push(
+              outcome.done
+                ? { id: record.id, done: true }
+                : { id: record.id, done: false, seconds: outcome.retryInSeconds },
+            );
+          }),
+        );
+      }),
+    );
+    return outcomes;
+  };
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { normaliseSesEvent, sesEventOf } from '#shared/messaging/inbound/ses-events.ts';
+import { parseSendAt } from '#shared/messaging/volume/send-at.ts';
+import { paceSpacingMs } from '#shared/messaging/volume/pace.ts';
+
+const now = new Date('2026-12-01T12:00:00Z');
+
+describe('sendAt', () => {
+  it('takes RFC 3339 with an offset, 60 s to 35 days ahead, and answers it in UTC', () => {
+    expect(parseSendAt('2026-12-01T09:05:00-03:00', now)).toEqual({ ok: true, sendAt: '2026-12-01T12:05:00.000Z' });
+    expect(parseSendAt('2026-12-01T12:01:00Z', now)).toMatchObject({ ok: true });
+    expect(parseSendAt('2027-01-05T12:00:00Z', now)).toMatchObject({ ok: true });
+  });
+  it.each([
+    ['in the past', '2026-12-01T11:59:00Z', 'too_small'],
+    ['under a minute ahead', '2026-12-01T12:00:59Z', 'too_small'],
+    ['beyond 35 days', '2027-01-05T12:00:01Z', 'too_big'],
+    ['without an offset', '2026-12-01T13:00:00', 'invalid_format'],
+    ['not a date', 'tomorrow', 'invalid_format'],
+    ['a number', 1_800_000_000_000, 'invalid_format'],
+  ])('refuses a time %s', (_, value, code) => {
+    expect(parseSendAt(value, now)).toMatchObject({ ok: false, detail: { path: 'sendAt', code } });
+  });
+});
+
+describe('pace', () => {
+  it('spaces sends a little more than 1 / perSecond apart, never closer', () => {
+    expect(paceSpacingMs(10)).toBeCloseTo(102);
+    expect(1000 / paceSpacingMs(200)).toBeLessThan(200);
+    expect(1000 / paceSpacingMs(200)).toBeGreaterThan(195);
+  });
+});
+
+describe('SES events', () => {
+  const bounce = {
+    eventType: 'Bounce',
+    mail: { messageId: 'ses-1', destination: ['a@x.example'] },
+    bounce: {
+      bounceType: 'Permanent',
+      bounceSubType: 'General',
+      timestamp: '2026-12-01T12:00:01Z',
+      bouncedRecipients: [{ emailAddress: 'a@x.example', diagnosticCode: 'smtp; 550 5.1.1' }],
+    },
+  };
+  it('reads the event raw, in SNS’s envelope or as an EventBridge event; nothing else', () => {
+    expect(sesEventOf(bounce)?.mail.messageId).toBe('ses-1');
+    expect(sesEventOf({ Type: 'Notification', Message: JSON.stringify(bounce) })?.eventType).toBe('Bounce');
+    expect(sesEventOf({ source: 'aws.ses', 'detail-type': 'Email Bounced', detail: bounce })?.eventType).toBe('Bounce');
+    expect(sesEventOf({ notificationType: 'Received', mail: { messageId: 'x' } })).toBeUndefined();
+    expect(sesEventOf({ v: 1, source: 'twilio' })).toBeUndefined();
+  });
+  it('a permanent bounce fails the message and suppresses its recipients; a transient one changes nothing', () => {
+    expect(normaliseSesEvent(sesEventOf(bounce)!, 'now')).toEqual([
+      expect.objectContaining({ kind: 'status', status: 'failed', providerMessageId: 'ses-1' }),
+      expect.objectContaining({ kind: 'suppression', contacts: ['a@x.example'], reason: 'bounce' }),
+    ]);
+    const transient = { ...bounce, bounce: { ...bounce.bounce, bounceType: 'Transient' } };
+    expect(normaliseSesEvent(sesEventOf(transient)!, 'now')).toEqual([]);
+    const complaint = {
+      eventType: 'Complaint',
+      mail: bounce.mail,
+      complaint: { complainedRecipients: [{ emailAddress: 'a@x.example' }] },
+    };
+    expect(normaliseSesEvent(sesEventOf(complaint)!, 'now')).toEqual([
+      expect.objectContaining({ kind: 'suppression', reason: 'complaint' }),
+    ]);
+  });
+});
