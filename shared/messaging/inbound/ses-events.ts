@@ -87,6 +87,9 @@ export function normaliseSesEvent(event: SesEvent, receivedAt: string): Normalis
   }
 }
 
+/** How long after SES accepted a mail an event naming an unknown message is still retried (the send's record lags). */
+export const UNRECORDED_RETRY_MS = 5 * 60_000;
+
 export interface ProcessSesEventDeps {
   statuses: Pick<MessageStatusStore, 'findByProviderId'>;
   channels: { findById(channelId: string): Promise<Channel | undefined> };
@@ -105,6 +108,11 @@ export function makeProcessSesEvent(deps: ProcessSesEventDeps) {
   const now = deps.now ?? (() => new Date());
   return async function processSesEvent(event: SesEvent): Promise<void> {
     const target = await deps.statuses.findByProviderId('ses', event.mail.messageId);
+    // SES can report a mail (a Reject, a quick Delivery) before the send that made it has recorded SES's id: a fresh
+    // event with no message yet is retried through the queue rather than dropped; an old one is not ours.
+    const sentAt = Date.parse(event.mail.timestamp ?? '');
+    if (!target && Number.isFinite(sentAt) && now().getTime() - sentAt < UNRECORDED_RETRY_MS)
+      throw new Error('SES event about a mail whose send is not recorded yet: retried');
     const channel = target ? await deps.channels.findById(target.channelId) : undefined;
     if (!target || !channel || channel.projectId !== target.projectId || channel.provider.kind !== 'ses') {
       deps.log.info('SES event about a message this service did not send: nothing changed, no suppression', {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseSesEvent, sesEventOf } from '#shared/messaging/inbound/ses-events.ts';
+import { makeProcessSesEvent, normaliseSesEvent, sesEventOf } from '#shared/messaging/inbound/ses-events.ts';
 import { parseSendAt } from '#shared/messaging/volume/send-at.ts';
 import { paceSpacingMs } from '#shared/messaging/volume/pace.ts';
 
@@ -64,5 +64,40 @@ describe('SES events', () => {
     expect(normaliseSesEvent(sesEventOf(complaint)!, 'now')).toEqual([
       expect.objectContaining({ kind: 'suppression', reason: 'complaint' }),
     ]);
+  });
+});
+
+describe('an SES event about a mail not recorded (yet)', () => {
+  const at = new Date('2026-12-02T10:00:00Z');
+  function worker() {
+    const logged: string[] = [];
+    const applied: unknown[] = [];
+    const process = makeProcessSesEvent({
+      statuses: { findByProviderId: async () => undefined },
+      channels: { findById: async () => undefined },
+      apply: async (_channel, items) => void applied.push(items),
+      log: { info: (message) => void logged.push(message) },
+      now: () => at,
+    });
+    return { process, logged, applied };
+  }
+  const delivery = (timestamp?: string) => ({
+    eventType: 'Delivery' as const,
+    mail: { messageId: 'ses-1', ...(timestamp ? { timestamp } : {}), destination: ['ana@example.org'] },
+  });
+
+  it('is retried while fresh: the send may not have recorded SES’s id yet', async () => {
+    const w = worker();
+    await expect(w.process(delivery('2026-12-02T09:59:58Z') as never)).rejects.toThrow(/not recorded yet/);
+    expect(w.applied).toHaveLength(0);
+  });
+
+  it('is logged and dropped once old, or without a time: no suppression, no event', async () => {
+    for (const timestamp of ['2026-12-02T09:50:00Z', undefined]) {
+      const w = worker();
+      await w.process(delivery(timestamp) as never);
+      expect(w.applied).toHaveLength(0);
+      expect(w.logged).toHaveLength(1);
+    }
   });
 });
