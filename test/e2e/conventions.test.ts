@@ -48,6 +48,8 @@ describe('the local gateway and the management API', () => {
       monthlyBotCredits: 0,
       contactEmail: null,
       limits: { sendsPerSecond: null, eventsPerSecond: null },
+      portal: { allowedOrigins: [] },
+      externalId: expect.stringMatching(/^sbx_/),
     });
     expect((await svc.admin('GET', `/projects/${created.body.projectId}`)).body).toEqual(created.body);
     expect((await svc.admin('GET', '/projects/prj_missing')).status).toBe(404);
