@@ -317,7 +317,8 @@ describe('provider callbacks', () => {
 
   it('a refused inbound queue or a throttled channel lookup is 503 with Retry-After: Twilio tries again', async () => {
     const { channelId } = await sendingProject({ provider: provider() });
-    throttles.arm(`queue:${queues.inbound.localName}`);
+    // Provider callbacks go to the ordered lane (one contact’s reports in turn).
+    throttles.arm(`queue:${queues.inboundOrdered.localName}`);
     const refused = await postTwilio(channelId, status('SM_unknown_1', 'delivered'));
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
