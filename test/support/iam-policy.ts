@@ -1,9 +1,11 @@
 /**
  * An evaluator of AWS identity policies for the IAM check of bundles mode, covering exactly what the stack's role
  * policies use: `Allow` and `Deny` statements with `Action` and `Resource` lists, `*` and `?` wildcards. Anything
- * else a policy may hold (`Condition`, `NotAction`, `NotResource`, `Principal`, policy variables, short ARNs) throws
- * {@link UnsupportedPolicy}: the check must fail where it cannot judge, never guess an answer. A condition in
- * particular cannot be judged here: the recorded calls carry no request context (keys, tags, source IP).
+ * else a policy may hold (`NotAction`, `NotResource`, `Principal`, policy variables, short ARNs, a `Deny` with a
+ * `Condition`) throws {@link UnsupportedPolicy}: the check must fail where it cannot judge, never guess an answer. A
+ * condition cannot be judged here (the recorded calls carry no request context: keys, tags, source IP), so an `Allow`
+ * with a `Condition` is never counted as allowing a recorded call: a call it alone would allow is reported denied,
+ * the safe side for a check that must never pass what AWS might refuse.
  *
  * The rules (IAM's policy evaluation logic for one account's identity policies): an explicit deny wins; otherwise
  * a matching allow allows; otherwise the call is implicitly denied. Actions match case-insensitively; resources
@@ -22,10 +24,12 @@ interface Statement {
   effect: 'Allow' | 'Deny';
   actions: string[];
   resources: string[];
+  /** An `Allow` that holds only under a condition: never counted for a call without its context. */
+  conditional?: true;
 }
 
 const DOCUMENT_KEYS = new Set(['Version', 'Statement']);
-const STATEMENT_KEYS = new Set(['Sid', 'Effect', 'Action', 'Resource']);
+const STATEMENT_KEYS = new Set(['Sid', 'Effect', 'Action', 'Resource', 'Condition']);
 
 /** The decision IAM makes for `action` on `resource` under `documents` (the role's identity policies). */
 export function evaluate(documents: readonly unknown[], action: string, resource: string): Decision {
@@ -33,6 +37,7 @@ export function evaluate(documents: readonly unknown[], action: string, resource
   const statements = documents.flatMap(statementsOf);
   let allowed = false;
   for (const s of statements) {
+    if (s.conditional) continue;
     if (!s.actions.some((p) => actionMatches(p, action)) || !s.resources.some((p) => resourceMatches(p, resource)))
       continue;
     if (s.effect === 'Deny') return 'ExplicitlyDenied';
@@ -55,7 +60,13 @@ function statementsOf(document: unknown): Statement[] {
       if (!STATEMENT_KEYS.has(key)) throw new UnsupportedPolicy(`Statement element ${key} is not supported`);
     const { Effect } = statement;
     if (Effect !== 'Allow' && Effect !== 'Deny') throw new UnsupportedPolicy(`Effect ${show(Effect)} is not valid`);
+    const conditional = statement.Condition !== undefined;
+    if (conditional && (Effect === 'Deny' || !isObject(statement.Condition)))
+      throw new UnsupportedPolicy(
+        `Statement element Condition is not supported on ${Effect}: ${show(statement.Condition)}`,
+      );
     return {
+      ...(conditional ? { conditional: true as const } : {}),
       effect: Effect,
       actions: strings(statement.Action, 'Action').map(checkedAction),
       resources: strings(statement.Resource, 'Resource').map(checkedResource),

@@ -68,12 +68,20 @@ describe('the IAM policy evaluator of bundles mode', () => {
     expect(resourceMatches('arn:aws:textract:us-east-1:000000000000:*', '*')).toBe(false);
   });
 
+  it('never counts an Allow that holds under a condition: the recorded calls carry no context to judge it', () => {
+    const conditional = { ...allow('dynamodb:GetItem', TABLE), Condition: { StringLike: { 'sts:ExternalId': 'x*' } } };
+    expect(evaluate([policy(conditional)], 'dynamodb:GetItem', TABLE)).toBe('ImplicitlyDenied');
+    expect(evaluate([policy(conditional, allow('dynamodb:GetItem', TABLE))], 'dynamodb:GetItem', TABLE)).toBe(
+      'Allowed',
+    );
+  });
+
   it('throws on what it does not implement, even in a statement the call does not match', () => {
     const unsupported = (document: unknown) => () => evaluate([document], 'dynamodb:GetItem', TABLE);
     const withGet = allow('dynamodb:GetItem', TABLE);
     const cases: [unknown, RegExp][] = [
       [
-        policy(withGet, { ...allow('s3:GetObject', '*'), Condition: { StringEquals: { 'aws:SourceVpc': 'v' } } }),
+        policy(withGet, { Effect: 'Deny', Action: 's3:GetObject', Resource: '*', Condition: { Bool: { x: 'y' } } }),
         /Condition/,
       ],
       [policy(withGet, { Effect: 'Allow', NotAction: 's3:*', Resource: '*' }), /NotAction/],
