@@ -86,7 +86,8 @@ describe('webhook pipeline costs', () => {
     expect(attempts).toBeGreaterThanOrEqual(events * rs.length);
     // The two sweepers run every 5 s locally, whatever else happens: the credit sweeper Queries once a run, the event
     // sweeper once per outbox shard and once for the previous layout's key.
-    const sweeps = (1 + workIndex.outboxPartitions.length + 1) * Math.ceil((Date.now() - started) / 5_000);
+    // A late timer can bring a run into the window beside the one on time: one run more than the whole periods.
+    const sweeps = (1 + workIndex.outboxPartitions.length + 1) * (Math.ceil((Date.now() - started) / 5_000) + 1);
     // POST /events reads the channel (GetItem) at most once per 5 s in one instance (recent-channels.ts: here the
     // warm-up's read serves these events, or one more once it expired), not once per event; the deliver worker reads
     // a webhook's rateLimitPerSecond (GetItem) at most once per 2 s, shared by the batch's jobs (pacing.ts).
@@ -97,8 +98,11 @@ describe('webhook pipeline costs', () => {
     // health chart: folded, so a batch of several attempts to one webhook writes them once). These
     // events come one at a time, each to 4 webhooks: a batch holds at most one attempt per webhook, so the fold saves
     // nothing here (test/unit/webhooks/deliver-attempt-stats.test.ts shows it does with several).
+    // The scheduled sends' sweeper reads its due partitions on its own clock (a fresh service's first run looks back
+    // ten minutes): not this pipeline's cost.
+    const dueSweeps = dynamo.items.filter((i) => i.startsWith('Query DUE')).length;
     expect(count('Query')).toBeGreaterThanOrEqual(1);
-    expect(count('Query')).toBeLessThanOrEqual(events + sweeps);
+    expect(count('Query') - dueSweeps).toBeLessThanOrEqual(events + sweeps);
     expect(records()).toBe(attempts);
     // The fan-out stores each event's body once, whatever the number of its webhooks (their records do not hold it).
     const bodies = dynamo.written.filter((kind) => kind === 'EVTBODY').length;
