@@ -1507,10 +1507,7 @@ export interface components {
             target?: string;
             requestId: string;
             changes?: {
-                [key: string]: [
-                    unknown,
-                    unknown
-                ];
+                [key: string]: unknown[];
             };
         };
         /**

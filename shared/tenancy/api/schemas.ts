@@ -68,7 +68,9 @@ export const auditEntry = withMeta(
     action: z.string(),
     target: z.optional(z.string()),
     requestId: z.string(),
-    changes: z.optional(z.record(z.string(), z.tuple([z.unknown(), z.unknown()]))),
+    // Each changed field as `[before, after]`: an array of exactly two (a tuple's `prefixItems` without `items` is
+    // refused by the OpenAPI linters and read poorly by client generators).
+    changes: z.optional(z.record(z.string(), z.array(z.unknown()).check(z.minLength(2), z.maxLength(2)))),
   }),
   { id: 'AuditEntry' },
 );
