@@ -30,7 +30,8 @@ afterAll(async () => {
   await model?.close();
 });
 
-const items = (calls: string[]) => calls.filter((op) => op !== 'Query');
+// The scheduled sends' sweeper reads its due partitions and cursor on its own clock, whatever the request.
+const items = (calls: string[]) => calls.filter((op) => op !== 'Query' && !/^\S+ (DUE|$)/.test(op));
 
 async function projectWithBot() {
   const project = await svc.newProject({ monthlyBotCredits: 5 });
