@@ -123,7 +123,9 @@ describe('webhook pipeline costs', () => {
     expect(item('GetItem PRJ/CH')).toBeLessThanOrEqual(Math.floor(elapsed / RECENT_CHANNEL_TTL_MS) + 1);
     expect(item('GetItem PRJ/INT')).toBeLessThanOrEqual(rs.length * (Math.floor(elapsed / LIMIT_CACHE_MS) + 1));
     expect(count('GetItem')).toBe(item('GetItem PRJ/CH') + item('GetItem PRJ/INT'));
-    expect(dynamo.calls.filter((_, i) => ours(i)).length).toBe(count('GetItem') + count('UpdateItem') + count('BatchWriteItem') + count('Query'));
+    expect(dynamo.calls.filter((_, i) => ours(i)).length).toBe(
+      count('GetItem') + count('UpdateItem') + count('BatchWriteItem') + count('Query'),
+    );
   });
 });
 
