@@ -600,6 +600,14 @@ async function createTable(ddb: DynamoDBClient): Promise<void> {
       GlobalSecondaryIndexes: gsis,
     }),
   );
+  // dynalite answers CreateTable while the table is still CREATING and refuses items until a timer marks it ACTIVE,
+  // which a loaded machine can delay past the first write: wait for ACTIVE, as a caller on AWS would.
+  for (let attempt = 0; ; attempt++) {
+    const { Table } = await ddb.send(new DescribeTableCommand({ TableName: mainTable.localName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    if (attempt >= 200) throw new Error(`table ${mainTable.localName} not ACTIVE after 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function ensureQueues(sqs: SQSClient) {

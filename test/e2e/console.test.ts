@@ -514,11 +514,10 @@ describeNeeding(chromium, 'console in a browser', () => {
     const card = page.getByRole('article').filter({ has: page.getByRole('heading', { name: 'Support bot' }) });
     const files = page.getByRole('table', { name: 'Knowledge files of Support bot' });
     const big = Buffer.from(await pdfOfSize(7 * 1024 * 1024, 'Catalogo de pecas do trator agricola'));
-    await card.getByLabel(/Add knowledge files/).setInputFiles({
-      name: 'catalogo.pdf',
-      mimeType: 'application/pdf',
-      buffer: big,
-    });
+    // A 7 MB file crosses the DevTools pipe in base64: past the 10 s action default on a loaded machine.
+    await card
+      .getByLabel(/Add knowledge files/)
+      .setInputFiles({ name: 'catalogo.pdf', mimeType: 'application/pdf', buffer: big }, { timeout: 45_000 });
     await expectText(card.getByRole('status'), 'catalogo.pdf uploaded; it is being processed.');
     const scan = Buffer.from(await scannedPdf('Inspection report of the north warehouse')).toString('base64');
     const dataTransfer = await page.evaluateHandle((b64) => {
