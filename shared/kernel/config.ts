@@ -44,15 +44,6 @@ const schema = z.object({
   /** AES-256-GCM key (base64, 32 bytes) for secrets stored encrypted (webhook signing secrets); locally generated. */
   SECRETS_KEY: z.optional(z.string().check(z.regex(/^[A-Za-z0-9+/_-]{43}=?$/, '32 bytes, base64'))),
   SECRETS_KEY_SECRET_ARN: z.optional(nonEmpty()),
-  BOT_RATE_LIMIT_PER_MINUTE: z._default(positiveInt(100_000), 60),
-  /** A project's sends per second when its `limits.sendsPerSecond` is not set (the send routes answer 429 above). */
-  PROJECT_SENDS_PER_SECOND: z._default(positiveInt(500), 100),
-  /** A project's reported events per second when its `limits.eventsPerSecond` is not set (`POST …/events`). */
-  PROJECT_EVENTS_PER_SECOND: z._default(positiveInt(10_000), 1_000),
-  /** Requests per second one custom token may make on the routes it opens (sends and the message reads). */
-  CUSTOM_TOKEN_RATE_LIMIT_PER_SECOND: z._default(positiveInt(10_000), 100),
-  /** How long a function instance trusts a project's `limits` it read (a change applies within this). */
-  PROJECT_LIMITS_CACHE_SECONDS: z._default(z.coerce.number().check(z.gte(0), z.lte(3600)), 10),
   /** A recover's claim on a failed delivery older than this was left by a recover that died: the next may take it. */
   WEBHOOK_RECOVER_CLAIM_STALE_SECONDS: z._default(z.coerce.number().check(z.gt(0)), 60),
   WEBHOOK_ALLOW_PRIVATE: z.optional(flag(false)),

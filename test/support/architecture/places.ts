@@ -15,7 +15,6 @@ export const NOT_YET_CONVERTED: readonly string[] = [
   'knowledge',
   'messaging',
   'projects',
-  'ratelimit',
   'webhooks',
 ];
 
