@@ -8,6 +8,7 @@ import { healthOperationDocs } from '../health/index.ts';
 import { volumeOperationDocs, volumeRouteDocs, volumeRoutes } from '../messaging/index.ts';
 import { siteOperationDocs } from '../site/index.ts';
 import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
+import { webhookRouteDocs, webhookRoutes } from '../webhooks/index.ts';
 
 /**
  * The documentation each area writes beside its routes, gathered for the document. Adding an area with routes:
@@ -22,6 +23,7 @@ export function areaAdminDocs(): Record<string, RouteDoc> {
     ...byKey(usageRoutes, usageRouteDocs()),
     ...byKey(volumeRoutes, volumeRouteDocs()),
     ...byKey(tenancyRoutes, tenancyRouteDocs()),
+    ...byKey(webhookRoutes, webhookRouteDocs()),
   };
 }
 

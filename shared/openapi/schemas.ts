@@ -9,7 +9,7 @@ export * from '../projects/api/schemas.ts';
 export { botCredits, botCreditUsage } from '../credits/index.ts';
 export * from '../messaging/api/schemas.ts';
 export * from '../integrations/api/schemas.ts';
-export * from '../webhooks/api/schemas.ts';
+export { delivery, deliveryPage, recoverAccepted, retryAccepted, webhookHealth } from '../webhooks/index.ts';
 export { bot, botPage } from '../bots/index.ts';
 export * from '../knowledge/api/schemas.ts';
 export { openAiErrorBody } from '../completion/index.ts';

@@ -14,7 +14,7 @@ import { queues, queueUrlEnv, type QueueKey } from '#shared/contract/queues.ts';
 import { binaryMediaTypes, fallbackFunction, routes } from '#shared/contract/routes.ts';
 import { mainTable } from '#shared/contract/table.ts';
 import { queueWorkers, scheduledWorkers } from '#shared/contract/workers.ts';
-import { DEFAULT_RETRY_DELAYS_SECONDS, RETRY_JITTER } from '#shared/webhooks/retry-schedule.ts';
+import { DEFAULT_RETRY_DELAYS_SECONDS, RETRY_JITTER } from '#shared/webhooks/index.ts';
 import { metricNames } from '#shared/contract/metrics.ts';
 import { synth, type Synthesized } from './synth.ts';
 
