@@ -9,7 +9,7 @@ import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-know
 import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
-import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
+import { DynamoProjectStore, wireProjectAdmin } from '#shared/projects/index.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import {
   s3KnowledgeObjectStoreOnFirstUse,
@@ -30,7 +30,6 @@ import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
 import { makeApplyReports } from '#shared/messaging/inbound/process-inbound.ts';
 import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
 import { makeSandboxSimulation } from '#shared/messaging/inbound/sandbox.ts';
-import { makeProjectUseCases } from '#shared/projects/manage-projects.ts';
 import { makeWebhookAdmin } from '#shared/webhooks/manage-deliveries.ts';
 import { makeWebhookHealthReport } from '#shared/webhooks/health-report.ts';
 import { DynamoWebhookAttemptStats } from '#shared/webhooks/adapters/dynamo-webhook-attempt-stats.ts';
@@ -52,7 +51,6 @@ import { makeChannelVolume } from '#shared/messaging/volume/channel-volume.ts';
 import { deliveryHandlers } from '#shared/webhooks/api/delivery-routes.ts';
 import { eventHandlers } from '#shared/messaging/api/event-routes.ts';
 import { integrationHandlers } from '#shared/integrations/api/admin-routes.ts';
-import { projectHandlers } from '#shared/projects/api/admin-routes.ts';
 import { recoverHandlers } from '#shared/webhooks/api/recover-routes.ts';
 import { sandboxHandlers } from '#shared/messaging/api/sandbox-routes.ts';
 import { knowledgeHandlers } from '#shared/knowledge/api/admin-routes.ts';
@@ -75,8 +73,7 @@ const channelStore = new DynamoChannelStore(table, secretBox);
 const integrationStore = new DynamoIntegrationStore(table, secretBox);
 
 const creditLedger = new DynamoCreditLedger(table);
-const projects = makeProjectUseCases({
-  projects: projectStore,
+const { projects, handlers: projectRouteHandlers } = wireProjectAdmin(platform, {
   tokens: tokenStore,
   credits: creditLedger,
 });
@@ -187,7 +184,6 @@ const tenancy = wireTenancy(platform, {
   projectExists: async (projectId) => (await projectStore.get(projectId)) !== undefined,
   publicBaseUrl: cfg.PUBLIC_BASE_URL ?? '',
 });
-const projectRouteHandlers = projectHandlers(projects);
 
 /** The management API (`/admin/v1/*`): one function, routed inside. */
 export const handler = tenancy.serve({

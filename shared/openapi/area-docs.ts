@@ -6,6 +6,7 @@ import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
 import { volumeOperationDocs, volumeRouteDocs, volumeRoutes } from '../messaging/index.ts';
+import { projectRouteDocs, projectRoutes } from '../projects/index.ts';
 import { siteOperationDocs } from '../site/index.ts';
 import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
 
@@ -19,6 +20,7 @@ import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
 export function areaAdminDocs(): Record<string, RouteDoc> {
   return {
     ...byKey(botRoutes, botRouteDocs()),
+    ...byKey(projectRoutes, projectRouteDocs()),
     ...byKey(usageRoutes, usageRouteDocs()),
     ...byKey(volumeRoutes, volumeRouteDocs()),
     ...byKey(tenancyRoutes, tenancyRouteDocs()),

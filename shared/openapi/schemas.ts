@@ -5,7 +5,7 @@
  * from the routes and handlers that validate them.
  */
 export * from '../http/wire-schemas.ts';
-export * from '../projects/api/schemas.ts';
+export { apiTokenState, project, projectPage, shownOnceToken } from '../projects/index.ts';
 export { botCredits, botCreditUsage } from '../credits/index.ts';
 export * from '../messaging/api/schemas.ts';
 export * from '../integrations/api/schemas.ts';

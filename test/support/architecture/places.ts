@@ -14,7 +14,6 @@ export const NOT_YET_CONVERTED: readonly string[] = [
   'integrations',
   'knowledge',
   'messaging',
-  'projects',
   'ratelimit',
   'webhooks',
 ];
