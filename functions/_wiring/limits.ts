@@ -1,4 +1,4 @@
-import type { CustomTokenLimitPorts } from '#shared/auth/api/custom-token-limits.ts';
+import type { CustomTokenLimitPorts } from '#shared/auth/index.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import type { Config } from '#shared/kernel/config.ts';
 import { recentlyRead } from '#shared/kernel/recently-read.ts';

@@ -10,7 +10,7 @@ import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-kno
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { DynamoProjectStore, wireProjectAdmin } from '#shared/projects/index.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import { DynamoTokenStore } from '#shared/auth/index.ts';
 import {
   s3KnowledgeObjectStoreOnFirstUse,
   s3KnowledgeUploadInboxOnFirstUse,
