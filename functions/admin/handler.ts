@@ -4,7 +4,7 @@ import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conve
 import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
 import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
-import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
+import { wireIntegrationAdmin } from '#shared/integrations/index.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
 import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
@@ -21,7 +21,6 @@ import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { json } from '#shared/http/types.ts';
 import { bindRoutes } from '#shared/http/router.ts';
-import { makeIntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
 import { makeKnowledgeManagement, type KnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { makeChannelUseCases } from '#shared/messaging/manage-channels.ts';
 import { makeConversationQueries } from '#shared/messaging/conversations.ts';
@@ -50,7 +49,6 @@ import { makeBatchProgress } from '#shared/messaging/volume/batch.ts';
 import { makeChannelVolume } from '#shared/messaging/volume/channel-volume.ts';
 import { deliveryHandlers } from '#shared/webhooks/api/delivery-routes.ts';
 import { eventHandlers } from '#shared/messaging/api/event-routes.ts';
-import { integrationHandlers } from '#shared/integrations/api/admin-routes.ts';
 import { recoverHandlers } from '#shared/webhooks/api/recover-routes.ts';
 import { sandboxHandlers } from '#shared/messaging/api/sandbox-routes.ts';
 import { knowledgeHandlers } from '#shared/knowledge/api/admin-routes.ts';
@@ -70,7 +68,15 @@ const secretBox = await secretBoxFromConfig(cfg);
 const projectStore = new DynamoProjectStore(table);
 const tokenStore = new DynamoTokenStore(table);
 const channelStore = new DynamoChannelStore(table, secretBox);
-const integrationStore = new DynamoIntegrationStore(table, secretBox);
+// Webhooks, custom integrations and pollers; the webhooks area reads the same store.
+const integrationAdmin = wireIntegrationAdmin(platform, {
+  secretBox,
+  channels: channelStore,
+  projects: projectStore,
+  tokens: tokenStore,
+  allowPrivateDestinations: cfg.webhookAllowPrivate,
+});
+const integrationStore = integrationAdmin.store;
 
 const creditLedger = new DynamoCreditLedger(table);
 const { projects, handlers: projectRouteHandlers } = wireProjectAdmin(platform, {
@@ -131,14 +137,6 @@ const conversations = makeConversationQueries({
   media: mediaStoreFromConfig(cfg),
   events,
   onBackgroundError: (what, cause) => logger.error(`${what} failed`, { cause: String(cause) }),
-});
-
-const integrations = makeIntegrationUseCases({
-  integrations: integrationStore,
-  channels: channelStore,
-  projects: projectStore,
-  tokens: tokenStore,
-  allowPrivateDestinations: cfg.webhookAllowPrivate,
 });
 
 // Knowledge files: S3 is loaded on the first upload or delete. Without a bucket or an ingest queue, uploads answer
@@ -228,7 +226,7 @@ export const handler = tenancy.serve({
     ),
     ...conversationHandlers(channels.requireChannel, conversations),
     ...sandboxHandlers(sandbox),
-    ...integrationHandlers(integrations),
+    ...integrationAdmin.handlers,
     ...botAdmin.handlers,
     ...knowledgeHandlers(knowledge),
     ...tenancy.handlers,

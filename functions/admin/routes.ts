@@ -5,7 +5,7 @@ import { volumeRoutes } from '#shared/messaging/api/volume-routes.ts';
 import { conversationRoutes } from '#shared/messaging/api/conversation-routes.ts';
 import { deliveryRoutes } from '#shared/webhooks/api/delivery-routes.ts';
 import { eventRoutes } from '#shared/messaging/api/event-routes.ts';
-import { integrationRoutes } from '#shared/integrations/api/admin-routes.ts';
+import { integrationRoutes } from '#shared/integrations/index.ts';
 import { projectRoutes } from '#shared/projects/index.ts';
 import { recoverRoutes } from '#shared/webhooks/api/recover-routes.ts';
 import { sandboxRoutes } from '#shared/messaging/api/sandbox-routes.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
+import { DynamoIntegrationStore } from '#shared/integrations/index.ts';
 import { DynamoTokenStore } from '#shared/auth/index.ts';
 import { hashToken } from '#shared/kernel/tokens.ts';
 import { createSecretBox } from '#shared/kernel/secret-box.ts';
