@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoCreditLedger } from '#shared/credits/index.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import { DynamoTokenStore } from '#shared/auth/index.ts';
 import { hashToken } from '#shared/kernel/tokens.ts';
 import { DynamoRateLimiter, gcraParams } from '#shared/ratelimit/index.ts';
 import { startService } from '#local/service.ts';

@@ -1,7 +1,6 @@
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import { type BotsApiAuthPorts, DynamoTokenStore } from '#shared/auth/index.ts';
 import type { Config } from '#shared/kernel/config.ts';
-import type { BotsApiAuthPorts } from '#shared/auth/api/presets.ts';
 import type { Metrics } from '#shared/kernel/metrics.ts';
 import { wireBotsApiLimiter } from '#shared/ratelimit/index.ts';
 

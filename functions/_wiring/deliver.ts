@@ -1,5 +1,5 @@
-import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
-import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
+import { DynamoIntegrationStore } from '#shared/integrations/index.ts';
+import { DynamoProjectStore } from '#shared/projects/index.ts';
 import { s3Client } from '#shared/kernel/aws/s3-client.ts';
 import { S3PayloadStore } from '#shared/kernel/aws/s3-payload-store.ts';
 import { requiredSetting } from '#shared/kernel/config.ts';

@@ -1,7 +1,7 @@
-import type { CustomTokenLimitPorts } from '#shared/auth/api/custom-token-limits.ts';
+import type { CustomTokenLimitPorts } from '#shared/auth/index.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import type { Config } from '#shared/kernel/config.ts';
-import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
+import { DynamoProjectStore } from '#shared/projects/index.ts';
 import { type TenantLimiter, wireCustomTokenLimiter, wireTenantLimiter } from '#shared/ratelimit/index.ts';
 
 /*

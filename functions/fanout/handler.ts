@@ -1,5 +1,5 @@
-import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
-import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
+import { DynamoIntegrationStore } from '#shared/integrations/index.ts';
+import { DynamoProjectStore } from '#shared/projects/index.ts';
 import { s3PayloadStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-payload-store.ts';
 import { requiredSetting } from '#shared/kernel/config.ts';
 import { wireFanoutWorker } from '#shared/webhooks/index.ts';
