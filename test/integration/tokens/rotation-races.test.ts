@@ -52,6 +52,7 @@ function recordingTokens(written: Set<string>): TokenStore {
   return {
     find: (hash) => tokens.find(hash),
     delete: (hash) => tokens.delete(hash),
+    setMonthlyBotCredits: (hash, credits, revision) => tokens.setMonthlyBotCredits(hash, credits, revision),
     async put(hash, grant) {
       written.add(hash);
       await tokens.put(hash, grant);
