@@ -611,7 +611,7 @@ function sdkSurface(full: Json): Json {
     .filter((g: Json) => g.tags.length);
   doc.info.description = doc.info.description.replace(
     /\n\nOperations tagged `Inbound`.*$/s,
-    '\n\nThe SDK surface: the provider callbacks, the retired route and the console\'s own operations (`x-internal`) are documented in the full document, `/openapi.json`.',
+    "\n\nThe SDK surface: the provider callbacks, the retired route and the console's own operations (`x-internal`) are documented in the full document, `/openapi.json`.",
   );
   pruneComponents(doc);
   return doc;
