@@ -848,7 +848,10 @@ describe('console', () => {
           { cfg: {} as Config },
           { moduleUrl: import.meta.url, portalOrigins: async () => [], settings },
         );
-        const page = await serve({ path: '/portal', queryStringParameters: { project: 'prj_1' } } as HttpEvent);
+        const page = await serve({
+          path: '/portal',
+          queryStringParameters: { project: 'prj_1' },
+        } as unknown as HttpEvent);
         expect(page.statusCode).toBe(200);
         const csp = String(page.headers!['content-security-policy']);
         const directive = (name: string) =>
