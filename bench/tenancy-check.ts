@@ -21,11 +21,8 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mainTable } from '#shared/contract/table.ts';
 import { parseConfig } from '#shared/kernel/config.ts';
 import { dynamoDocumentClient } from '#shared/kernel/aws/clients.ts';
-import { bearerToken, secretsEqual } from '#shared/kernel/tokens.ts';
-import { DynamoKeyStore } from '#shared/tenancy/adapters/dynamo-key-store.ts';
-import { authorize } from '#shared/tenancy/access.ts';
-import type { KeyStore, ManagementKey } from '#shared/tenancy/keys.ts';
-import { makeManageKeys } from '#shared/tenancy/manage-keys.ts';
+import { bearerToken, hashToken, secretsEqual } from '#shared/kernel/tokens.ts';
+import { authorize, DynamoKeyStore, type KeyStore, type ManagementKey, makeManageKeys } from '#shared/tenancy/index.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
 import { adminApi, machine, median } from './lib/harness.ts';
 
@@ -104,9 +101,7 @@ const defaultsTable = {
   ),
   tableName: mainTable.localName,
 };
-const stored = (await new DynamoKeyStore(deployedTable).findByHash(
-  (await import('#shared/kernel/tokens.ts')).hashToken(key),
-))!;
+const stored = (await new DynamoKeyStore(deployedTable).findByHash(hashToken(key)))!;
 const header = `Bearer ${key}`;
 const variants: Record<string, () => Promise<void> | void> = {
   'admin key (anchor)': () => {
