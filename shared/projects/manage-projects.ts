@@ -25,21 +25,21 @@ export interface ProjectDeps {
 }
 
 /** Projects, their one API token, and their bot credits: what the management API offers for the Bots API. */
+/**
+ * The project API token carries the monthly allowance (its requests read no project), so a change of the allowance
+ * is copied onto the current token. Read after the change, with its revision: whichever of two concurrent changes
+ * copies last, the token ends on the later one; a token revoked meanwhile stays revoked.
+ */
+async function copyAllowanceToToken(deps: Pick<ProjectDeps, 'projects' | 'tokens'>, projectId: string) {
+  const current = await deps.projects.apiTokenAllowance(projectId);
+  if (!current?.apiTokenHash) return;
+  await deps.tokens.setMonthlyBotCredits(current.apiTokenHash, current.monthlyBotCredits, current.revision);
+}
+
 export function makeProjectUseCases(deps: ProjectDeps) {
   const now = deps.now ?? (() => new Date());
 
   const account = (p: Project) => ({ projectId: p.projectId, monthlyAllowance: p.monthlyBotCredits });
-
-  /**
-   * The project API token carries the monthly allowance (its requests read no project), so a change of the
-   * allowance is copied onto the current token. Read after the change, with its revision: whichever of two
-   * concurrent changes copies last, the token ends on the later one; a token revoked meanwhile stays revoked.
-   */
-  async function copyAllowanceToToken(projectId: string) {
-    const current = await deps.projects.apiTokenAllowance(projectId);
-    if (!current?.apiTokenHash) return;
-    await deps.tokens.setMonthlyBotCredits(current.apiTokenHash, current.monthlyBotCredits, current.revision);
-  }
 
   return {
     requireProject: (projectId: string) => requireProject(deps.projects, projectId),
@@ -79,7 +79,7 @@ export function makeProjectUseCases(deps: ProjectDeps) {
           : (changedLimits((await requireProject(deps.projects, projectId)).limits, limitsChange) ?? null);
       const project = await deps.projects.update(projectId, { ...rest, ...(limits === undefined ? {} : { limits }) });
       if (!project) throw new NotFoundError('project', `Project ${projectId} does not exist.`);
-      if (changes.monthlyBotCredits !== undefined) await copyAllowanceToToken(projectId);
+      if (changes.monthlyBotCredits !== undefined) await copyAllowanceToToken(deps, projectId);
       return project;
     },
 
@@ -108,7 +108,7 @@ export function makeProjectUseCases(deps: ProjectDeps) {
         throw new ConflictError('The API token was changed by another request at the same time; try again.');
       }
       // An allowance change between the project's read and the swap copied itself onto the old token, not this one.
-      await copyAllowanceToToken(projectId);
+      await copyAllowanceToToken(deps, projectId);
       return token;
     },
 
