@@ -1,8 +1,8 @@
-import type { PostingBounds } from './posting-bounds.ts';
+import { type PostingBounds, seek } from './posting-bounds.ts';
 import type { TopExcerpts } from './top-excerpts.ts';
 
 /** Excerpts scored together: scoring's scratch is a few of these, whatever the size of the segment. */
-export const SCORING_BLOCK = 1024;
+export const SCORING_BLOCK = 4096;
 
 /** One query term (a variant of a query word) in one segment: its postings and how far scoring has reached. */
 export interface TermCursor {
@@ -20,6 +20,13 @@ export interface TermCursor {
 export interface WordCursors {
   weight: number;
   variants: TermCursor[];
+  /** The most this word can add to the score of an excerpt of the block being scored (0..1 like scores). */
+  bound: number;
+  /**
+   * False when the words so marked cannot together lift an excerpt to the top: such a word's postings are then read
+   * only around the excerpts the other words reach.
+   */
+  essential: boolean;
 }
 
 /** What a block is scored against: the query's ceiling, the context weight and BM25's length normalisation. */
@@ -61,14 +68,21 @@ export class BlockScorer {
   private readonly matched = new Uint32Array(SCORING_BLOCK + 2);
   private readonly windows = new Uint32Array(SCORING_BLOCK + 2);
 
+  private readonly candidate = new Uint8Array(SCORING_BLOCK + 2);
+  private readonly candidates = new Uint32Array(SCORING_BLOCK + 2);
+  private nCandidates = 0;
+  private nTouched = 0;
+  private nWindows = 0;
+
   score(s: BlockSegment, query: BlockQuery, lo: number, hi: number, top: TopExcerpts): void {
     const { scores, windowScores, seen, windowSeen, matched, windows } = this;
     const { ceiling, context } = query;
+    this.markCandidates(query, lo, hi);
     let nMatched = 0;
     let nWindowsSeen = 0;
     for (const word of query.words) {
-      const { nTouched, nWindows } = this.scoreWord(s, query, word, lo, hi);
-      const { touched, touchedWindows, bestExcerpt, bestWindow } = this;
+      this.scoreWord(s, query, word, lo, hi);
+      const { touched, touchedWindows, bestExcerpt, bestWindow, nTouched, nWindows } = this;
       for (let i = 0; i < nTouched; i++) {
         const j = touched[i]!;
         scores[j]! += word.weight * bestExcerpt[j]!;
@@ -107,51 +121,60 @@ export class BlockScorer {
     }
   }
 
-  /** One word's best variant per excerpt and per neighbourhood of the block, into the scratch; says what it touched. */
-  private scoreWord(
-    s: BlockSegment,
-    query: BlockQuery,
-    word: WordCursors,
-    lo: number,
-    hi: number,
-  ): { nTouched: number; nWindows: number } {
-    const { bestExcerpt, bestWindow, windowTf, touched, touchedWindows } = this;
-    const { lengths, sameNext, live, allowed } = s;
-    const { context, norm, windowNorm } = query;
+  /**
+   * When some words are not essential: the slots an essential word's occurrence reaches (the excerpt and those either
+   * side, whose neighbourhoods it is in), in order. Only these can reach the top; every other excerpt's score stays
+   * below it even if partly computed, so it is pushed in vain but never wrongly kept.
+   */
+  private markCandidates(query: BlockQuery, lo: number, hi: number): void {
+    this.nCandidates = -1;
+    if (query.words.every((w) => w.essential)) return;
+    const { candidate, candidates } = this;
     const offset = lo - 1;
-    let nTouched = 0;
-    let nWindows = 0;
+    const last = hi - offset - 1;
+    let n = 0;
+    for (const word of query.words) {
+      if (!word.essential) continue;
+      for (const c of word.variants)
+        for (let i = c.at; i < c.end; i++) {
+          const j = c.excerpts[i]! - offset;
+          for (let x = Math.max(1, j - 1); x <= Math.min(last, j + 1); x++)
+            if (!candidate[x]) {
+              candidate[x] = 1;
+              candidates[n++] = x + offset;
+            }
+        }
+    }
+    const found = candidates.subarray(0, n);
+    found.sort();
+    for (let i = 0; i < n; i++) candidate[found[i]! - offset] = 0;
+    this.nCandidates = n;
+  }
+
+  /** One word's best variant per excerpt and per neighbourhood of the block, into the scratch. */
+  private scoreWord(s: BlockSegment, query: BlockQuery, word: WordCursors, lo: number, hi: number): void {
+    this.nTouched = 0;
+    this.nWindows = 0;
+    const { bestWindow, windowTf, touchedWindows } = this;
+    const { lengths, sameNext } = s;
+    const offset = lo - 1;
     for (const c of word.variants) {
       if (c.end <= c.at) continue;
-      const { excerpts, tfs, topWeight } = c;
-      for (let i = c.at; i < c.end; i++) {
-        const e = excerpts[i]!;
-        if ((live && !live[e]) || (allowed && !allowed[e])) continue;
-        const tf = tfs[i]!;
-        const inside = e >= lo && e < hi;
-        const j = e - offset;
-        if (inside) {
-          const x = (topWeight * tf) / (tf + norm(lengths[e]!));
-          if (bestExcerpt[j] === 0) touched[nTouched++] = j;
-          if (x > bestExcerpt[j]!) bestExcerpt[j] = x;
-        }
-        if (context <= 0) continue;
-        // The excerpt's occurrences count in its own neighbourhood and in its neighbours' (same file only).
-        if (inside) {
-          if (windowTf[j] === 0) touchedWindows[nWindows++] = j;
-          windowTf[j]! += tf;
-        }
-        if (e > lo && e <= hi && sameNext[e - 1]) {
-          if (windowTf[j - 1] === 0) touchedWindows[nWindows++] = j - 1;
-          windowTf[j - 1]! += tf;
-        }
-        if (e + 1 >= lo && e + 1 < hi && sameNext[e]) {
-          if (windowTf[j + 1] === 0) touchedWindows[nWindows++] = j + 1;
-          windowTf[j + 1]! += tf;
+      if (word.essential || this.nCandidates < 0) this.visit(s, query, c, c.at, c.end, lo, hi);
+      else {
+        // Only the postings of the candidates and their neighbours: the occurrences their scores are made of.
+        let i = c.at;
+        for (let k = 0; k < this.nCandidates && i < c.end; k++) {
+          const x = this.candidates[k]!;
+          i = seek(c.excerpts, i, x - 1);
+          let end = i;
+          while (end < c.end && c.excerpts[end]! <= x + 1) end++;
+          this.visit(s, query, c, i, end, lo, hi);
+          i = end;
         }
       }
-      if (context <= 0) continue;
-      for (let i = 0; i < nWindows; i++) {
+      if (query.context <= 0) continue;
+      for (let i = 0; i < this.nWindows; i++) {
         const j = touchedWindows[i]!;
         const tf = windowTf[j]!;
         if (tf === 0) continue;
@@ -159,11 +182,48 @@ export class BlockScorer {
         let length = lengths[x]!;
         if (x > 0 && sameNext[x - 1]) length += lengths[x - 1]!;
         if (sameNext[x]) length += lengths[x + 1]!;
-        const y = (topWeight * tf) / (tf + windowNorm(length));
+        const y = (c.topWeight * tf) / (tf + query.windowNorm(length));
         if (y > bestWindow[j]!) bestWindow[j] = y;
         windowTf[j] = 0;
       }
     }
-    return { nTouched, nWindows };
+  }
+
+  /** Postings `[from, to)` of one variant: each one's weight in its excerpt, its count in the neighbourhoods. */
+  private visit(s: BlockSegment, query: BlockQuery, c: TermCursor, from: number, to: number, lo: number, hi: number) {
+    const { bestExcerpt, windowTf, touched, touchedWindows } = this;
+    const { lengths, sameNext, live, allowed } = s;
+    const { context, norm } = query;
+    const { excerpts, tfs, topWeight } = c;
+    const offset = lo - 1;
+    let { nTouched, nWindows } = this;
+    for (let i = from; i < to; i++) {
+      const e = excerpts[i]!;
+      if ((live && !live[e]) || (allowed && !allowed[e])) continue;
+      const tf = tfs[i]!;
+      const inside = e >= lo && e < hi;
+      const j = e - offset;
+      if (inside) {
+        const x = (topWeight * tf) / (tf + norm(lengths[e]!));
+        if (bestExcerpt[j] === 0) touched[nTouched++] = j;
+        if (x > bestExcerpt[j]!) bestExcerpt[j] = x;
+      }
+      if (context <= 0) continue;
+      // The excerpt's occurrences count in its own neighbourhood and in its neighbours' (same file only).
+      if (inside) {
+        if (windowTf[j] === 0) touchedWindows[nWindows++] = j;
+        windowTf[j]! += tf;
+      }
+      if (e > lo && e <= hi && sameNext[e - 1]) {
+        if (windowTf[j - 1] === 0) touchedWindows[nWindows++] = j - 1;
+        windowTf[j - 1]! += tf;
+      }
+      if (e + 1 >= lo && e + 1 < hi && sameNext[e]) {
+        if (windowTf[j + 1] === 0) touchedWindows[nWindows++] = j + 1;
+        windowTf[j + 1]! += tf;
+      }
+    }
+    this.nTouched = nTouched;
+    this.nWindows = nWindows;
   }
 }

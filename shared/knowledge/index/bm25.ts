@@ -111,9 +111,7 @@ export function rankBm25(
         lo = Math.max(hi, Math.floor((next - 1) / SCORING_BLOCK) * SCORING_BLOCK);
         continue;
       }
-      const bar = top.threshold();
-      if (bar === Number.NEGATIVE_INFINITY || blockBound(query, stats) * (1 + BOUND_MARGIN) >= bar)
-        scorer.score(s, query, lo, hi, top);
+      if (markEssential(query, stats, top.threshold() / (1 + BOUND_MARGIN))) scorer.score(s, query, lo, hi, top);
       lo = hi;
     }
   }
@@ -188,36 +186,50 @@ function cursorsOf(s: ScoringSegment, terms: QueryTerm[], idfs: number[][], qtf:
       const bounds = postingBounds(p, s.lengths);
       cursors.push({ excerpts: p.excerpts, tfs: p.tfs, topWeight: idf * (BM25_K1 + 1), bounds, at: 0, end: 0 });
     });
-    if (cursors.length) words.push({ weight: qtf ? count : 1, variants: cursors });
+    if (cursors.length) words.push({ weight: qtf ? count : 1, variants: cursors, bound: 0, essential: true });
   });
   return words;
 }
 
 /**
- * The largest score any excerpt of the block can reach: per word, its best variant's bound on the excerpt's own
- * weight and on its neighbourhood's (each from the largest count and the shortest excerpt of the postings blocks in
- * reach; the weight grows with the count and falls with the length), mixed and divided as scores are.
+ * Each word's bound in the block (the largest it can add to an excerpt's score: its best variant's bound on the
+ * excerpt's own weight and on its neighbourhood's, each from the largest count and the shortest excerpt of the
+ * postings blocks in reach, mixed and divided as scores are), and which words are essential: the fewest, highest
+ * bounds such that the others together stay below `bar`. False when no excerpt of the block can reach `bar`.
  */
-function blockBound(query: BlockQuery, stats: CorpusStats): number {
+function markEssential(query: BlockQuery, stats: CorpusStats, bar: number): boolean {
   const { context, ceiling } = query;
-  const ownNorm = (length: number) => BM25_K1 * (1 - BM25_B + (BM25_B * length) / stats.avgLength);
-  const windowNorm = (length: number) => BM25_K1 * (1 - BM25_B + (BM25_B * length) / stats.avgWindow);
-  let bound = 0;
-  for (const { weight, variants } of query.words) {
+  const ownSlope = (BM25_K1 * BM25_B) / stats.avgLength;
+  const windowSlope = (BM25_K1 * BM25_B) / stats.avgWindow;
+  const flat = BM25_K1 * (1 - BM25_B);
+  let total = 0;
+  for (const word of query.words) {
     let own = 0;
     let window = 0;
-    for (const c of variants) {
+    for (const c of word.variants) {
       if (c.end <= c.at) continue;
       const { maxTf, minLength, maxWindowTf } = c.bounds;
       const last = ((c.end - 1) / BOUND_BLOCK) | 0;
       for (let k = (c.at / BOUND_BLOCK) | 0; k <= last; k++) {
         const tf = maxTf[k]!;
-        own = Math.max(own, (c.topWeight * tf) / (tf + ownNorm(minLength[k]!)));
+        own = Math.max(own, (c.topWeight * tf) / (tf + flat + ownSlope * minLength[k]!));
         const wtf = maxWindowTf[k]!;
-        window = Math.max(window, (c.topWeight * wtf) / (wtf + windowNorm(minLength[k]!)));
+        window = Math.max(window, (c.topWeight * wtf) / (wtf + flat + windowSlope * minLength[k]!));
       }
     }
-    bound += weight * ((1 - context) * own + context * window);
+    word.bound = (word.weight * ((1 - context) * own + context * window)) / ceiling;
+    word.essential = true;
+    total += word.bound;
   }
-  return bound / ceiling;
+  if (total < bar) return false;
+  if (query.words.length === 1) return true;
+  // The lowest bounds first, while their sum stays below the bar.
+  const byBound = [...query.words].sort((a, b) => a.bound - b.bound);
+  let sum = 0;
+  for (const word of byBound) {
+    sum += word.bound;
+    if (sum >= bar) break;
+    word.essential = false;
+  }
+  return true;
 }

@@ -1,7 +1,7 @@
 import type { Postings } from './segment-format.ts';
 
 /** Postings per bound block: the granularity at which a term's best possible score is known. */
-export const BOUND_BLOCK = 128;
+export const BOUND_BLOCK = 32;
 
 /**
  * Per block of {@link BOUND_BLOCK} postings of one term: the largest term frequency, the shortest excerpt holding the
