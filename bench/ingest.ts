@@ -12,6 +12,7 @@
  * merges and the segments left.
  * Usage: npx tsx bench/ingest.ts --files 10000
  */
+import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,19 +22,18 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import MiniSearch from 'minisearch';
 import { startEmulators } from '#local/emulators.ts';
 import { DynamoBotStore } from '#shared/bots/index.ts';
-import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
-import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
-import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
-import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
-import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
-import type {
-  IngestJob,
-  KnowledgeFileStore,
-  KnowledgeIndexStore,
-  KnowledgeObjectStore,
-} from '#shared/knowledge/knowledge-files.ts';
-import { makeKnowledgeManagement } from '#shared/knowledge/manage.ts';
-import { chunkText } from '#shared/knowledge/text/chunker.ts';
+import {
+  chunkText,
+  DynamoKnowledgeFileStore,
+  DynamoKnowledgeIndexStore,
+  type IngestJob,
+  type KnowledgeFileStore,
+  type KnowledgeIndexStore,
+  type KnowledgeObjectStore,
+  makeIngestKnowledge,
+  makeKnowledgeManagement,
+  SegmentCache,
+} from '#shared/knowledge/index.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { MemoryKnowledge, MemoryObjects } from '#test/support/fakes/knowledge.ts';
 import { machine, median, numberArg } from './lib/harness.ts';
@@ -206,7 +206,7 @@ for (let r = 0; r < ROUNDS; r++) {
   const localStackMs = await ingestOnce(
     new DynamoKnowledgeFileStore(table),
     new DynamoKnowledgeIndexStore(table),
-    new S3KnowledgeObjectStore(s3, emulators.bucketNames.knowledge),
+    new S3ObjectStore(s3, emulators.bucketNames.knowledge),
     botId,
     'prj_bench',
   );

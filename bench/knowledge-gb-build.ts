@@ -19,17 +19,20 @@
  * against `documentTerms` itself.
  * Prints one JSON line: sizes, rates, peak RSS (VmHWM).
  */
+import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
 import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createLogger } from '#shared/kernel/logger.ts';
-import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
-import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
-import { makeCompaction } from '#shared/knowledge/compaction.ts';
-import { SEGMENT_FORMAT } from '#shared/knowledge/index/segment.ts';
-import { knowledgeObjectKeys, newSegmentId } from '#shared/knowledge/knowledge-files.ts';
-import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
+import {
+  DynamoKnowledgeIndexStore,
+  knowledgeObjectKeys,
+  makeCompaction,
+  newSegmentId,
+  SEGMENT_FORMAT,
+  SegmentCache,
+} from '#shared/knowledge/index.ts';
 import { Worker } from 'node:worker_threads';
 
 const args = process.argv.slice(2);
@@ -55,7 +58,7 @@ const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({ region, endpoint: e
   marshallOptions: { removeUndefinedValues: true },
 });
 const index = new DynamoKnowledgeIndexStore({ client: ddb, tableName: env.TABLE_NAME! });
-const objects = new S3KnowledgeObjectStore(s3, bucket);
+const objects = new S3ObjectStore(s3, bucket);
 const logger = createLogger('bench');
 // The inputs of one stage's segments stay referenced by the later stages' bots: nothing merged away is deleted.
 const compact = makeCompaction({

@@ -25,6 +25,7 @@
  * Usage: npx tsx bench/knowledge-gb.ts [--sizes 100,500,1000] [--queries 300] [--cold 20] [--data DIR] [--rebuild]
  *   [--no-merge]
  */
+import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -32,9 +33,7 @@ import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startService } from '#local/service.ts';
-import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
-import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
-import { buildSegment, SEGMENT_FORMAT } from '#shared/knowledge/index/segment.ts';
+import { buildSegment, DynamoKnowledgeIndexStore, SEGMENT_FORMAT } from '#shared/knowledge/index.ts';
 import { S3Client } from '@aws-sdk/client-s3';
 import { countingProxy } from './lib/counting-proxy.ts';
 import { adminApi, machine, median, numberArg } from './lib/harness.ts';
@@ -202,7 +201,7 @@ async function anchorBot(): Promise<string> {
     { fileKey: 'a', fileName: 'anchor.txt', generation: 'g', language: 'pt', excerpts: corpusQueries(30, 5) },
   ]);
   const key = `bots/${anchor}/segments/anchor.sbks`;
-  await new S3KnowledgeObjectStore(s3, svc.emulators.bucketNames.knowledge).put(key, bytes, 'application/octet-stream');
+  await new S3ObjectStore(s3, svc.emulators.bucketNames.knowledge).put(key, bytes, 'application/octet-stream');
   await index.addSegment(anchor, {
     id: 'a',
     key,

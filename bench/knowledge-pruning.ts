@@ -9,9 +9,8 @@
  * around 86 index terms, files of about 1,000 excerpts. Queries: 1 to 5 content words drawn the same way.
  * Usage: npx tsx bench/knowledge-pruning.ts [--excerpts 1500000] [--segments 10] [--queries 200] [--limit 20]
  */
-import { rankBm25, type ScoringSegment } from '#shared/knowledge/index/bm25.ts';
-import type { QueryTerm } from '#shared/knowledge/text/analyzer.ts';
-import { rankBm25Exhaustive } from '#test/support/knowledge-exhaustive-bm25.ts';
+import { type QueryTerm, rankBm25, type ScoringSegment } from '#shared/knowledge/index.ts';
+import { rankBm25Exhaustive } from '#test/unit/knowledge/exhaustive-bm25.ts';
 import { numberArg } from './lib/harness.ts';
 
 const EXCERPTS = numberArg('excerpts', 1_500_000);

@@ -21,6 +21,7 @@
  * (~280 ms on a quiet machine).
  * Usage: npx tsx bench/knowledge-uploads.ts --files 10000 [--concurrency 8] [--queries 300]
  */
+import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -29,8 +30,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { startService } from '#local/service.ts';
 import { mixedPdf } from '#test/support/pdf-fixtures.ts';
 import { S3Client } from '@aws-sdk/client-s3';
-import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
-import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
+import { SegmentCache } from '#shared/knowledge/index.ts';
 import { adminApi, machine, median, numberArg } from './lib/harness.ts';
 import MiniSearch from 'minisearch';
 import { makeDocument, makePassage, makeVocabulary, seededRandom } from './search-corpus.ts';
@@ -273,7 +273,7 @@ async function burst(): Promise<void> {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     });
-    const store = new S3KnowledgeObjectStore(s3, svc.emulators.bucketNames.knowledge);
+    const store = new S3ObjectStore(s3, svc.emulators.bucketNames.knowledge);
     await store.get(refs[0]!.key); // the SDK's code paths warm, as on Lambda after module init
     const t = performance.now();
     await new SegmentCache(store).view(bot.botId, refs);

@@ -41,7 +41,7 @@ import {
   winkEngine,
 } from './lib/retrieval/engines.ts';
 import { type Evaluation, evaluate, mapAt, ndcgAt, pairedRandomisation, recallAt } from './lib/retrieval/metrics.ts';
-import { normalizeText } from '#shared/knowledge/text/chunker.ts';
+import { normalizeText } from '#shared/knowledge/index.ts';
 
 /** Published BM25 (Elasticsearch, BEIR paper, Thakur et al. 2021) nDCG@10 on each collection, where there is one. */
 const PUBLISHED_BM25: Record<string, number> = { scifact: 0.665 };

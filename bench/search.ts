@@ -7,17 +7,15 @@
  * - anchor, measured in the same run: MiniSearch's own JSON index of the same excerpts (size, loadJSON time).
  * Usage: npx tsx bench/search.ts [--rounds 5] [--queries 2000]
  */
+import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import MiniSearch from 'minisearch';
 import { startEmulators } from '#local/emulators.ts';
-import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
+import { buildSegment, makeKnowledgeSearch, SegmentCache, type SegmentDocumentInput } from '#shared/knowledge/index.ts';
 import type { Bot } from '#shared/bots/index.ts';
-import { buildSegment, type SegmentDocumentInput } from '#shared/knowledge/index/segment.ts';
-import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
-import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { countingObjects } from './lib/counting-objects.ts';
 import { machine, median, numberArg } from './lib/harness.ts';
@@ -81,9 +79,9 @@ const newS3 = () =>
   });
 const setupS3 = newS3();
 for (const [i, ref] of refs.entries())
-  await new S3KnowledgeObjectStore(setupS3, bucket).put(ref.key, segments[i]!, 'application/octet-stream');
+  await new S3ObjectStore(setupS3, bucket).put(ref.key, segments[i]!, 'application/octet-stream');
 // Warm the SDK's code paths once (on Lambda this is part of module init, not of the first search).
-await new S3KnowledgeObjectStore(setupS3, bucket).get(refs[0]!.key);
+await new S3ObjectStore(setupS3, bucket).get(refs[0]!.key);
 
 const logger = createLogger('bench');
 const queries = Array.from({ length: QUERIES }, (_, i) => {
@@ -114,7 +112,7 @@ const miniJson = JSON.stringify(mini);
 
 for (let r = 0; r < ROUNDS; r++) {
   const s3 = newS3();
-  const counted = countingObjects(new S3KnowledgeObjectStore(s3, bucket));
+  const counted = countingObjects(new S3ObjectStore(s3, bucket));
   const cache = new SegmentCache(counted);
   const search = makeKnowledgeSearch({ bots: { get: async () => bot }, segments: cache, logger });
   t = performance.now();
@@ -123,7 +121,7 @@ for (let r = 0; r < ROUNDS; r++) {
   const coldBytes = counted.reads.bytes;
   const cold = makeKnowledgeSearch({
     bots: { get: async () => bot },
-    segments: new SegmentCache(new S3KnowledgeObjectStore(s3, bucket)),
+    segments: new SegmentCache(new S3ObjectStore(s3, bucket)),
     logger,
   });
   t = performance.now();

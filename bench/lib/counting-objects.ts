@@ -1,4 +1,4 @@
-import type { KnowledgeObjectStore } from '#shared/knowledge/knowledge-files.ts';
+import type { KnowledgeObjectStore } from '#shared/knowledge/index.ts';
 
 /** A knowledge object store that counts its reads and the bytes they returned (what a query costs on S3). */
 export function countingObjects(store: KnowledgeObjectStore): KnowledgeObjectStore & {

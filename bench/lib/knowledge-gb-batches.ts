@@ -4,10 +4,16 @@
  * main thread only stores, lists and merges them. Two of these keep both cores busy while the main thread merges.
  */
 import { parentPort } from 'node:worker_threads';
-import { buildSegment, type SegmentDocumentInput } from '#shared/knowledge/index/segment.ts';
-import { fileKeyOf, newGeneration } from '#shared/knowledge/knowledge-files.ts';
-import { detectLanguage, documentTerms, type Language } from '#shared/knowledge/text/analyzer.ts';
-import { chunkText } from '#shared/knowledge/text/chunker.ts';
+import {
+  buildSegment,
+  chunkText,
+  detectLanguage,
+  documentTerms,
+  fileKeyOf,
+  type Language,
+  newGeneration,
+  type SegmentDocumentInput,
+} from '#shared/knowledge/index.ts';
 import { corpusFile } from './zipf-corpus.ts';
 
 /** documentTerms, word by word, memoised without a limit (same terms: the analyzer works word by word). */

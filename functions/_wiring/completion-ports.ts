@@ -2,8 +2,9 @@ import { DynamoBotStore } from '#shared/bots/index.ts';
 import type { CompletionPorts } from '#shared/completion/index.ts';
 import { DynamoCreditLedger, meteredCreditLedger } from '#shared/credits/index.ts';
 import type { MeteredPlatform } from '#shared/kernel/platform.ts';
-import { modelRouterFromSettings } from '#shared/model-providers/index.ts';
-import { knowledgeSearchFromConfig } from './knowledge.ts';
+import { s3ObjectStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-object-store.ts';
+import { embeddingsFromSettings, modelRouterFromSettings } from '#shared/model-providers/index.ts';
+import { knowledgeObjectsFromConfig, knowledgeSearchFromConfig } from '#shared/knowledge/index.ts';
 
 /**
  * What `POST /api/v1/ai/completion`, `/chat/completions` and `/responses` run on: the project's bots, their
@@ -15,7 +16,13 @@ export async function completionPorts(platform: MeteredPlatform): Promise<Comple
   const bots = new DynamoBotStore(table);
   return {
     bots,
-    knowledge: knowledgeSearchFromConfig(cfg, { bots, logger, metrics }),
+    knowledge: knowledgeSearchFromConfig(cfg, {
+      bots,
+      logger,
+      metrics,
+      objects: knowledgeObjectsFromConfig(cfg, (bucket) => s3ObjectStoreOnFirstUse(cfg, bucket)),
+      embeddings: embeddingsFromSettings(cfg),
+    }),
     credits: meteredCreditLedger(new DynamoCreditLedger(table), metrics),
     models: await modelRouterFromSettings(platform),
   };

@@ -1,7 +1,7 @@
 import { SandboxLimitError, SandboxTaskError } from '#shared/kernel/adapters/thread-sandbox.ts';
 import type { Config } from '#shared/kernel/config.ts';
 import { TimeBudgetExceededError } from '#shared/kernel/time-budget.ts';
-import { type DocumentReader, extractDocumentText, UnreadableDocumentError } from '#shared/knowledge/text/extract.ts';
+import { type DocumentReader, extractDocumentText, UnreadableDocumentError } from '#shared/knowledge/index.ts';
 import { parsingSandbox } from './sandbox.ts';
 
 /**

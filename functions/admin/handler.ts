@@ -1,24 +1,25 @@
 import { readSecret } from '#shared/kernel/aws/secrets.ts';
+import { s3ObjectStoreOnFirstUse, s3UploadInboxOnFirstUse } from '#shared/kernel/aws/lazy-s3-object-store.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
 import { wireIntegrationAdmin } from '#shared/integrations/index.ts';
-import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
-import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
+import {
+  DynamoKnowledgeFileStore,
+  DynamoKnowledgeIndexStore,
+  knowledgeHandlers,
+  type KnowledgeManagement,
+  makeKnowledgeManagement,
+  SqsIngestQueue,
+} from '#shared/knowledge/index.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { DynamoProjectStore, wireProjectAdmin } from '#shared/projects/index.ts';
 import { DynamoTokenStore } from '#shared/auth/index.ts';
-import {
-  s3KnowledgeObjectStoreOnFirstUse,
-  s3KnowledgeUploadInboxOnFirstUse,
-} from '#shared/knowledge/adapters/lazy-s3-knowledge-stores.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
-import { SqsIngestQueue } from '#shared/knowledge/adapters/sqs-ingest-queue.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { json } from '#shared/http/types.ts';
 import { bindRoutes } from '#shared/http/router.ts';
-import { makeKnowledgeManagement, type KnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { makeChannelUseCases } from '#shared/messaging/manage-channels.ts';
 import { makeConversationQueries } from '#shared/messaging/conversations.ts';
 import { conversationHandlers } from '#shared/messaging/api/conversation-routes.ts';
@@ -42,7 +43,6 @@ import { makeBatchProgress } from '#shared/messaging/volume/batch.ts';
 import { makeChannelVolume } from '#shared/messaging/volume/channel-volume.ts';
 import { eventHandlers } from '#shared/messaging/api/event-routes.ts';
 import { sandboxHandlers } from '#shared/messaging/api/sandbox-routes.ts';
-import { knowledgeHandlers } from '#shared/knowledge/api/admin-routes.ts';
 import { makeReportEvent } from '#shared/messaging/report-event.ts';
 import { rememberChannels } from '#shared/messaging/recent-channels.ts';
 import { tenantLimiterFromConfig } from '#functions/_wiring/limits.ts';
@@ -125,7 +125,7 @@ const unconfigured = (what: string) => () => {
   throw new HttpError(503, 'SERVICE_UNAVAILABLE', `Knowledge storage is not configured (${what}).`);
 };
 const knowledgeObjects = cfg.BUCKET_KNOWLEDGE
-  ? s3KnowledgeObjectStoreOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE)
+  ? s3ObjectStoreOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE)
   : {
       put: unconfigured('BUCKET_KNOWLEDGE'),
       putStream: unconfigured('BUCKET_KNOWLEDGE'),
@@ -150,7 +150,7 @@ knowledge = makeKnowledgeManagement({
   objects: knowledgeObjects,
   queue: ingestQueue,
   // Browser uploads (presigned POST): without a bucket, asking for an upload URL answers 503 like an upload.
-  ...(cfg.BUCKET_KNOWLEDGE ? { inbox: s3KnowledgeUploadInboxOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE) } : {}),
+  ...(cfg.BUCKET_KNOWLEDGE ? { inbox: s3UploadInboxOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE) } : {}),
   logger,
 });
 

@@ -8,7 +8,7 @@ import { integrationRoutes } from '#shared/integrations/index.ts';
 import { projectRoutes } from '#shared/projects/index.ts';
 import { sandboxRoutes } from '#shared/messaging/api/sandbox-routes.ts';
 import { usageRoutes } from '#shared/credits/index.ts';
-import { knowledgeRoutes } from '#shared/knowledge/api/admin-routes.ts';
+import { knowledgeRoutes } from '#shared/knowledge/index.ts';
 import { tenancyRoutes } from '#shared/tenancy/index.ts';
 import { webhookRoutes } from '#shared/webhooks/index.ts';
 

@@ -1,17 +1,21 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '#shared/kernel/config.ts';
-import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
-import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
-import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
-import { s3KnowledgeUploadInboxOnFirstUse } from '#shared/knowledge/adapters/lazy-s3-knowledge-stores.ts';
-import { makeAcceptArrival, objectsCreatedIn } from '#shared/knowledge/arrivals.ts';
-import { makeIngestKnowledge } from '#shared/knowledge/ingest.ts';
-import type { IngestJob } from '#shared/knowledge/knowledge-files.ts';
-import { makePdfPageReader, PDF_READ_BUDGET_MS } from '#shared/knowledge/pdf-reader.ts';
+import { s3ObjectStoreOnFirstUse, s3UploadInboxOnFirstUse } from '#shared/kernel/aws/lazy-s3-object-store.ts';
+import {
+  DynamoKnowledgeFileStore,
+  DynamoKnowledgeIndexStore,
+  type IngestJob,
+  knowledgeObjectsFromConfig,
+  makeAcceptArrival,
+  makeIngestKnowledge,
+  makePdfPageReader,
+  objectsCreatedIn,
+  PDF_READ_BUDGET_MS,
+  SegmentCache,
+} from '#shared/knowledge/index.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { queues } from '#shared/contract/queues.ts';
-import { knowledgeObjectsFromConfig } from '#functions/_wiring/knowledge.ts';
 import { embeddingsFromSettings } from '#shared/model-providers/index.ts';
 import { ocrFromSettings } from '#shared/pdf/index.ts';
 import { pdfOpenerFromConfig } from '#functions/_wiring/untrusted-pdf.ts';
@@ -25,9 +29,9 @@ const logger = createLogger('ingest');
 const metrics = new PowertoolsMetrics('ingest');
 const table = dynamoTable(cfg);
 const files = new DynamoKnowledgeFileStore(table);
-const objects = knowledgeObjectsFromConfig(cfg);
+const objects = knowledgeObjectsFromConfig(cfg, (bucket) => s3ObjectStoreOnFirstUse(cfg, bucket));
 const acceptArrival = cfg.BUCKET_KNOWLEDGE
-  ? makeAcceptArrival({ files, objects, inbox: s3KnowledgeUploadInboxOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE), logger })
+  ? makeAcceptArrival({ files, objects, inbox: s3UploadInboxOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE), logger })
   : undefined;
 const ingest = makeIngestKnowledge({
   files,

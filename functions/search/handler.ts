@@ -2,14 +2,14 @@ import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts
 import { config } from '#shared/kernel/config.ts';
 import { DynamoBotStore, resolveBotForProject } from '#shared/bots/index.ts';
 import { s3Client } from '#shared/kernel/aws/s3-client.ts';
-import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
+import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
+import { embeddingsFromSettings } from '#shared/model-providers/index.ts';
+import { knowledgeObjectsFromConfig, knowledgeSearchFromConfig, searchRequest } from '#shared/knowledge/index.ts';
 import { validatedBody } from '#shared/http/presets.ts';
 import { botsApiFunction } from '#shared/auth/index.ts';
 import { json } from '#shared/http/types.ts';
-import { searchRequest } from '#shared/knowledge/api/search-request.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
-import { knowledgeSearchFromConfig } from '#functions/_wiring/knowledge.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
 // Composition root: built once per cold start; the index cache lives as long as the instance.
@@ -23,7 +23,8 @@ const knowledge = knowledgeSearchFromConfig(cfg, {
   bots,
   logger,
   metrics,
-  ...(cfg.BUCKET_KNOWLEDGE ? { objects: new S3KnowledgeObjectStore(s3Client(cfg), cfg.BUCKET_KNOWLEDGE) } : {}),
+  objects: knowledgeObjectsFromConfig(cfg, (bucket) => new S3ObjectStore(s3Client(cfg), bucket)),
+  embeddings: embeddingsFromSettings(cfg),
 });
 
 /**

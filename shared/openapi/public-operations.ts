@@ -1,4 +1,4 @@
-import { searchRequest } from '../knowledge/api/search-request.ts';
+import { searchRequest } from '../knowledge/index.ts';
 import { PAYLOAD_SCHEMAS, scheduledResult } from '../messaging/index.ts';
 import { withMeta } from '../kernel/validation/meta.ts';
 import * as z from '../kernel/validation/zod.ts';

@@ -17,7 +17,13 @@ export {
 } from '../integrations/index.ts';
 export { delivery, deliveryPage, recoverAccepted, retryAccepted, webhookHealth } from '../webhooks/index.ts';
 export { bot, botPage } from '../bots/index.ts';
-export * from '../knowledge/api/schemas.ts';
+export {
+  knowledgeFile,
+  knowledgeFilePage,
+  knowledgeUploadAccepted,
+  knowledgeUploadUrl,
+  searchResult,
+} from '../knowledge/index.ts';
 export { openAiErrorBody } from '../completion/index.ts';
 export { extractResult, extractUpload } from '../extract/index.ts';
 export { healthResult } from '../health/index.ts';

@@ -4,7 +4,7 @@ import { parseJsonObjectBody } from '#shared/http/middleware.ts';
 import { MultipartError, parseMultipart } from '#shared/http/multipart.ts';
 import type { HttpEvent } from '#shared/http/types.ts';
 import { htmlToText } from '#shared/kernel/html-text.ts';
-import { markdownToText } from '#shared/knowledge/text/markdown.ts';
+import { markdownToText } from '#shared/knowledge/index.ts';
 import { MAIL_LIMITS, parseMail } from '#shared/messaging/adapters/parse-mail.ts';
 import { normaliseTwilio } from '#shared/messaging/inbound/twilio.ts';
 import { normaliseWhatsApp } from '#shared/messaging/inbound/whatsapp.ts';

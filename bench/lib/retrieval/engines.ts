@@ -7,13 +7,18 @@
  * - `deep`: up to 100 documents (excerpts ranked, mapped to documents, first occurrence kept) for MAP and R@100.
  */
 import { createRequire } from 'node:module';
-import { fileKeyOf } from '#shared/knowledge/knowledge-files.ts';
+import {
+  buildSegment,
+  chunkText,
+  detectLanguage,
+  fileKeyOf,
+  fuseRankings,
+  KnowledgeView,
+  type RankingOptions,
+  type SegmentDocumentInput,
+  segmentFromBytes,
+} from '#shared/knowledge/index.ts';
 import type { EmbeddingsProvider } from '#shared/models/index.ts';
-import { KnowledgeView, type RankingOptions } from '#shared/knowledge/index/knowledge-view.ts';
-import { fuseRankings } from '#shared/knowledge/search.ts';
-import { buildSegment, segmentFromBytes, type SegmentDocumentInput } from '#shared/knowledge/index/segment.ts';
-import { detectLanguage } from '#shared/knowledge/text/analyzer.ts';
-import { chunkText } from '#shared/knowledge/text/chunker.ts';
 import { type Doc, fileText } from './collections.ts';
 
 const require = createRequire(import.meta.url);

@@ -5,7 +5,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFauxqsWithQueuesAndBuckets, type QueuesAndBuckets } from '#local/emulators.ts';
 import { extractUploadStoreOnS3 } from '#shared/extract/index.ts';
-import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
+import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
 import { S3PayloadStore } from '#shared/kernel/aws/s3-payload-store.ts';
 
 /**
@@ -44,7 +44,7 @@ function bytesOf(size: number): Uint8Array {
 
 describe('24 MB objects through the local S3 stand-in', () => {
   it('a knowledge upload is stored and read back whole', async () => {
-    const store = new S3KnowledgeObjectStore(s3, aws.bucketNames.knowledge);
+    const store = new S3ObjectStore(s3, aws.bucketNames.knowledge);
     const bytes = bytesOf(MB24);
     await store.put('bots/bot_1/uploads/big.pdf', bytes, 'application/pdf');
     const back = await store.get('bots/bot_1/uploads/big.pdf');

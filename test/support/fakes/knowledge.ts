@@ -7,7 +7,7 @@ import type {
   KnowledgeObjectStore,
   Page,
   StartUploadOutcome,
-} from '#shared/knowledge/knowledge-files.ts';
+} from '#shared/knowledge/index.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 
 interface MemoryBot extends Bot {

@@ -3,7 +3,7 @@ import type { Bot } from '#shared/bots/index.ts';
 import { sourcesOf } from '#shared/completion/answer.ts';
 import { makeCompleteText } from '#shared/completion/complete-text.ts';
 import type { CompletionInput } from '#shared/completion/completion.ts';
-import type { KnowledgeExcerpt } from '#shared/knowledge/knowledge-search.ts';
+import type { KnowledgeExcerpt } from '#shared/knowledge/index.ts';
 import { ModelError, type ModelProvider, type ModelRequest, type ModelStreamEvent } from '#shared/models/index.ts';
 import { MemoryCreditLedger } from '#test/support/fakes/memory-credit-ledger.ts';
 import { asHttpError } from '#shared/http/domain-errors.ts';

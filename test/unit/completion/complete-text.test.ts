@@ -5,7 +5,7 @@ import type { CompleteTextDeps, CompletionInput } from '#shared/completion/compl
 import { asHttpError } from '#shared/http/domain-errors.ts';
 import { streamOfReply } from '#test/support/model-stream.ts';
 import { MemoryCreditLedger } from '#test/support/fakes/memory-credit-ledger.ts';
-import type { KnowledgeExcerpt, KnowledgeSearchRequest } from '#shared/knowledge/knowledge-search.ts';
+import type { KnowledgeExcerpt, KnowledgeSearchRequest } from '#shared/knowledge/index.ts';
 import { ModelError, type ModelProvider, type ModelReply, type ModelRequest } from '#shared/models/index.ts';
 
 class FakeModel implements ModelProvider {

@@ -19,7 +19,7 @@ import {
 } from '#shared/extract/index.ts';
 import { HTTP_ANSWERS } from '#shared/http/domain-errors.ts';
 import { httpFunction } from '#shared/http/middleware.ts';
-import { UnsupportedMediaTypeError, UploadTooLargeError } from '#shared/knowledge/manage.ts';
+import { UnsupportedMediaTypeError, UploadTooLargeError } from '#shared/knowledge/index.ts';
 import {
   ChannelNotFoundError,
   InvalidSignatureError,

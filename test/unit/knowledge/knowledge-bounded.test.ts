@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { knowledgeCacheFromConfig } from '#functions/_wiring/knowledge.ts';
+import { knowledgeCacheFromConfig } from '#shared/knowledge/wiring.ts';
 import type { Bot, KnowledgeSegmentRef } from '#shared/bots/index.ts';
 import { parseConfig } from '#shared/kernel/config.ts';
 import {

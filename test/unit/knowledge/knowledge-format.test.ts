@@ -10,7 +10,7 @@ import { mergeSegments } from '#shared/knowledge/index/segment-merge.ts';
 import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
 import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 import { MemoryKnowledge, MemoryObjects, quietLogger } from '#test/support/fakes/knowledge.ts';
-import { answerDigest, parityBot, parityQueries, paritySegments } from '#test/support/knowledge-parity-corpus.ts';
+import { answerDigest, parityBot, parityQueries, paritySegments } from './parity-corpus.ts';
 
 const fixture = new URL('../../fixtures/knowledge-v3/', import.meta.url);
 const golden = JSON.parse(readFileSync(new URL('answers.json', fixture), 'utf8')) as Record<

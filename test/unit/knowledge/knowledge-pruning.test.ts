@@ -4,7 +4,7 @@ import { type RankingOptions, rankBm25, type ScoringSegment } from '#shared/know
 import { SCORING_BLOCK } from '#shared/knowledge/index/block-scorer.ts';
 import type { Postings } from '#shared/knowledge/index/segment-format.ts';
 import type { QueryTerm } from '#shared/knowledge/text/analyzer.ts';
-import { rankBm25Exhaustive } from '#test/support/knowledge-exhaustive-bm25.ts';
+import { rankBm25Exhaustive } from './exhaustive-bm25.ts';
 
 /**
  * Scoring by blocks, with blocks that cannot reach the top skipped, returns exactly what scoring every excerpt

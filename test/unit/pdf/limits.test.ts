@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UnreadableDocumentError } from '#shared/knowledge/text/extract.ts';
-import { makePdfPageReader } from '#shared/knowledge/pdf-reader.ts';
+import { makePdfPageReader, UnreadableDocumentError } from '#shared/knowledge/index.ts';
 import { extractPdfPages, PdfTooLargeError } from '#shared/pdf/index.ts';
 import { tidy } from '#shared/pdf/page-text.ts';
 import { jsonBytes } from '#shared/pdf/limits.ts';

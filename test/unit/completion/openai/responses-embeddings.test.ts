@@ -10,7 +10,7 @@ import { RequestBudget } from '#shared/completion/api/openai/request-budget.ts';
 import { OpenAiRequestError } from '#shared/completion/api/openai/request-errors.ts';
 import { parseResponsesRequest } from '#shared/completion/api/openai/responses-request.ts';
 import { messageTextOfId, selfContainedMessageId } from '#shared/completion/api/openai/self-contained-ids.ts';
-import { hashedVector, HashedEmbeddings } from '#shared/knowledge/adapters/hashed-embeddings.ts';
+import { HashedEmbeddings, hashedVector } from '#shared/knowledge/index.ts';
 
 const limits = { maxOutputTokens: 4096 };
 const refusal = (work: () => unknown) => {

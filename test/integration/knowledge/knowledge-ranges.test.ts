@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFauxqsWithQueuesAndBuckets, type QueuesAndBuckets } from '#local/emulators.ts';
-import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
+import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
 
 /**
  * What segments read by range and merges that stream need of the bucket, against the local S3 stand-in: ranged GETs
@@ -13,7 +13,7 @@ import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-
  */
 let aws: QueuesAndBuckets & { stop(): Promise<void> };
 let s3: S3Client;
-let store: S3KnowledgeObjectStore;
+let store: S3ObjectStore;
 const dir = mkdtempSync(join(tmpdir(), 'sb-knowledge-ranges-'));
 
 beforeAll(async () => {
@@ -26,7 +26,7 @@ beforeAll(async () => {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
-  store = new S3KnowledgeObjectStore(s3, aws.bucketNames.knowledge);
+  store = new S3ObjectStore(s3, aws.bucketNames.knowledge);
 });
 afterAll(async () => {
   s3?.destroy();
@@ -77,7 +77,7 @@ describe('knowledge segments in the local S3 stand-in', () => {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     });
-    store = new S3KnowledgeObjectStore(s3, aws.bucketNames.knowledge);
+    store = new S3ObjectStore(s3, aws.bucketNames.knowledge);
     expect(await store.getRange('bots/b/segments/disk.sbks', 1_500_000, 1_500_100)).toEqual(
       bytes.subarray(1_500_000, 1_500_100),
     );

@@ -11,16 +11,18 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
-import type { KnowledgeObjectStore, KnowledgeUploadInbox } from '../knowledge-files.ts';
 
 /** Part size of a streamed upload: S3's minimum is 5 MiB; a part is what the upload holds in memory. */
 const PART_BYTES = 8 * 1024 * 1024;
 
 /**
- * Knowledge uploads, excerpts and indexes in the knowledge bucket, and the browser's presigned POSTs into it. The
- * POST policy pins the key, the Content-Type and a `content-length-range`, so S3 itself refuses any other object.
+ * Objects in one bucket (the knowledge bucket: uploads, excerpts and indexes), and the browser's presigned POSTs into
+ * it. The POST policy pins the key, the Content-Type and a `content-length-range`, so S3 itself refuses any other
+ * object. In the kernel, not the knowledge area, so that each function's root decides whether the S3 client loads
+ * with it or on first use (./lazy-s3-object-store.ts): a loader behind the knowledge face would put the S3 chunk in
+ * every function that imports the face.
  */
-export class S3KnowledgeObjectStore implements KnowledgeObjectStore, KnowledgeUploadInbox {
+export class S3ObjectStore {
   constructor(
     private readonly s3: S3Client,
     private readonly bucket: string,

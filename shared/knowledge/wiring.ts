@@ -1,20 +1,23 @@
-import { s3KnowledgeObjectStoreOnFirstUse } from '#shared/knowledge/adapters/lazy-s3-knowledge-stores.ts';
-import type { BotStore } from '#shared/bots/index.ts';
-import type { Config } from '#shared/kernel/config.ts';
-import type { Logger } from '#shared/kernel/logger.ts';
-import type { KnowledgeObjectStore } from '#shared/knowledge/knowledge-files.ts';
-import type { KnowledgeSearch } from '#shared/knowledge/knowledge-search.ts';
-import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
-import { SegmentCache, type SegmentCacheOptions } from '#shared/knowledge/segment-cache.ts';
-import type { Metrics } from '#shared/kernel/metrics.ts';
-import { embeddingsFromSettings } from '#shared/model-providers/index.ts';
+import type { BotStore } from '../bots/index.ts';
+import type { Config } from '../kernel/config.ts';
+import type { Logger } from '../kernel/logger.ts';
+import type { Metrics } from '../kernel/metrics.ts';
+import type { EmbeddingsProvider } from '../models/index.ts';
+import type { KnowledgeObjectStore } from './knowledge-files.ts';
+import type { KnowledgeSearch } from './knowledge-search.ts';
+import { makeKnowledgeSearch } from './search.ts';
+import { SegmentCache, type SegmentCacheOptions } from './segment-cache.ts';
 
 /**
- * The knowledge bucket as an object store, with the S3 client loaded on first use (`s3KnowledgeObjectStoreOnFirstUse`);
- * throws on use when the deployment has none.
+ * The knowledge bucket as an object store: `onS3` gives the store over the bucket (the function's root chooses an S3
+ * client loaded with it or on first use, `kernel/aws/lazy-s3-object-store.ts`); throws on use when the deployment
+ * has none.
  */
-export function knowledgeObjectsFromConfig(cfg: Config): KnowledgeObjectStore {
-  if (cfg.BUCKET_KNOWLEDGE) return s3KnowledgeObjectStoreOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE);
+export function knowledgeObjectsFromConfig(
+  cfg: Config,
+  onS3: (bucket: string) => KnowledgeObjectStore,
+): KnowledgeObjectStore {
+  if (cfg.BUCKET_KNOWLEDGE) return onS3(cfg.BUCKET_KNOWLEDGE);
   const missing = async (): Promise<never> => {
     throw new Error('BUCKET_KNOWLEDGE is not configured');
   };
@@ -46,20 +49,27 @@ export function knowledgeCacheFromConfig(cfg: Config): SegmentCacheOptions {
 /**
  * The `KnowledgeSearch` over the function's bot store and the knowledge bucket, with its segment cache: build it
  * once per cold start (module scope). What the search endpoint and the completion, chat and responses endpoints use:
- * one bounded path, so a bot's size changes what a query reads, not what a function holds.
+ * one bounded path, so a bot's size changes what a query reads, not what a function holds. The objects and the
+ * embeddings model come from the root, so the face carries neither the S3 client nor the model providers.
  */
 export function knowledgeSearchFromConfig(
   cfg: Config,
-  deps: { bots: BotStore; logger: Logger; metrics?: Metrics; objects?: KnowledgeObjectStore },
+  deps: {
+    bots: BotStore;
+    logger: Logger;
+    metrics?: Metrics;
+    objects: KnowledgeObjectStore;
+    embeddings: EmbeddingsProvider | undefined;
+  },
 ): KnowledgeSearch {
   return makeKnowledgeSearch({
     bots: deps.bots,
-    segments: new SegmentCache(deps.objects ?? knowledgeObjectsFromConfig(cfg), {
+    segments: new SegmentCache(deps.objects, {
       ...knowledgeCacheFromConfig(cfg),
       logger: deps.logger,
       ...(deps.metrics ? { metrics: deps.metrics } : {}),
     }),
     logger: deps.logger,
-    embeddings: embeddingsFromSettings(cfg),
+    ...(deps.embeddings ? { embeddings: deps.embeddings } : {}),
   });
 }
