@@ -11,7 +11,7 @@ import {
   unboundedPieces,
 } from './index/segment.ts';
 import { mergeSegments } from './index/segment-merge.ts';
-import { SequentialReader } from './index/segment-reader.ts';
+import { SequentialReader } from './index/sequential-reader.ts';
 import {
   type KnowledgeIndexStore,
   type KnowledgeObjectStore,

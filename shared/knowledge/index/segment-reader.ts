@@ -13,9 +13,9 @@ import {
   type SegmentMeta,
   type TailLayout,
 } from './segment-format.ts';
+import { type RangeRead, SequentialReader } from './sequential-reader.ts';
 
-/** Reads `[start, end)` of one stored object. */
-export type RangeRead = (start: number, end: number) => Promise<Uint8Array>;
+export type { RangeRead } from './sequential-reader.ts';
 
 /**
  * Where a reader's pieces come from: memory, the local disk, or the bucket (../piece-cache.ts). `decode` checks and
@@ -157,46 +157,6 @@ function lastAtMost(count: number, valueAt: (i: number) => string | number, targ
 
 /** A dictionary block is read with its postings when both together are at most this long. */
 const BLOCK_READ_BYTES = 32 * 1024;
-
-/** Bytes per sequential read while a merge or a check walks a segment. */
-const WINDOW_BYTES = 4 * 1024 * 1024;
-
-/** Walks `[start, end)` of an object front to back, a window at a time. */
-export class SequentialReader {
-  private window = new Uint8Array(0);
-  private windowAt: number;
-  private at: number;
-
-  constructor(
-    private readonly read: RangeRead,
-    start: number,
-    private readonly end: number,
-    private readonly windowBytes = WINDOW_BYTES,
-  ) {
-    this.at = start;
-    this.windowAt = start;
-  }
-
-  async take(n: number): Promise<Uint8Array> {
-    if (this.at + n > this.end) throw new SegmentFormatError('knowledge segment region is short');
-    const offset = this.at - this.windowAt;
-    if (offset + n <= this.window.length) {
-      this.at += n;
-      return this.window.subarray(offset, offset + n);
-    }
-    const kept = this.window.subarray(offset);
-    const fetchTo = Math.min(this.end, this.at + Math.max(n, this.windowBytes));
-    const fetched = await this.read(this.windowAt + this.window.length, fetchTo);
-    const joined = new Uint8Array(kept.length + fetched.length);
-    joined.set(kept);
-    joined.set(fetched, kept.length);
-    if (joined.length < n) throw new SegmentFormatError('knowledge segment region is short');
-    this.window = joined;
-    this.windowAt = this.at;
-    this.at += n;
-    return joined.subarray(0, n);
-  }
-}
 
 /** A format-4 segment read by range: only the tail is held; everything else is a piece fetched when needed. */
 export class RangedSegment implements SegmentReader {
