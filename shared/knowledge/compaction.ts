@@ -1,23 +1,9 @@
 import type { KnowledgeSegmentRef } from '../bots/index.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { KnowledgeView } from './index/knowledge-view.ts';
-import type { SegmentReader } from './index/segment-reader.ts';
-import { crc32 } from 'node:zlib';
-import {
-  type DeleteMarker,
-  openSegment,
-  SEGMENT_FORMAT,
-  SegmentFormatError,
-  unboundedPieces,
-} from './index/segment.ts';
-import { mergeSegments } from './index/segment-merge.ts';
-import { SequentialReader } from './index/sequential-reader.ts';
-import {
-  type KnowledgeIndexStore,
-  type KnowledgeObjectStore,
-  knowledgeObjectKeys,
-  newSegmentId,
-} from './knowledge-files.ts';
+import { type DeleteMarker, SEGMENT_FORMAT, SegmentFormatError } from './index/segment.ts';
+import { makeWriteMergedSegment } from './write-merged-segment.ts';
+import type { KnowledgeIndexStore, KnowledgeObjectStore } from './knowledge-files.ts';
 import type { SegmentCache } from './segment-cache.ts';
 
 export interface CompactionOptions {
@@ -59,6 +45,7 @@ export function makeCompaction(deps: CompactionDeps) {
   const graceMs = deps.options?.markerGraceMs ?? 3_600_000;
   const retireAfterMs = deps.options?.retireAfterMs ?? 600_000;
   const leaseMs = deps.options?.leaseMs ?? 300_000;
+  const writeChecked = makeWriteMergedSegment(deps, clock);
 
   const tier = (ref: KnowledgeSegmentRef) =>
     ref.excerpts < 1 ? 0 : Math.floor(Math.log(ref.excerpts) / Math.log(factor) + 1e-9);
@@ -92,63 +79,6 @@ export function makeCompaction(deps: CompactionDeps) {
     if (!due.length) return;
     await deps.objects.delete(due);
     await deps.index.forgetRetired(botId, due);
-  }
-
-  /** The merged segment, written as it is produced, then read back whole; undefined (and deleted) when it fails. */
-  async function writeChecked(
-    botId: string,
-    inputs: SegmentReader[],
-    keep: (segment: number, doc: number) => boolean,
-    markers: DeleteMarker[],
-  ): Promise<KnowledgeSegmentRef | undefined> {
-    const at = clock();
-    const id = newSegmentId(at);
-    const key = knowledgeObjectKeys.segment(botId, id);
-    const expected = { docs: 0, excerpts: 0 };
-    for (const [s, segment] of inputs.entries())
-      for (const [d, doc] of segment.docs.entries())
-        if (keep(s, d)) {
-          expected.docs++;
-          expected.excerpts += doc.count;
-        }
-    // The object's CRC-32 as it is written; the same must come back from the bucket.
-    let written = 0;
-    const stream = async function* () {
-      for await (const chunk of mergeSegments(inputs, keep, { markers, builtAt: at })) {
-        written = crc32(chunk, written);
-        yield chunk;
-      }
-    };
-    const bytes = await deps.objects.putStream(key, stream(), 'application/octet-stream');
-    try {
-      const timeout = () => AbortSignal.timeout(30_000);
-      const read = (start: number, end: number) => deps.objects.getRange(key, start, end, timeout());
-      const back = new SequentialReader(read, 0, bytes);
-      let crc = 0;
-      for (let at = 0; at < bytes; at += READ_BACK_BYTES)
-        crc = crc32(await back.take(Math.min(READ_BACK_BYTES, bytes - at)), crc);
-      if (crc !== written) throw new SegmentFormatError('the stored object differs from what was written');
-      const segment = await openSegment(
-        key,
-        {
-          getRange: (k, start, end) => deps.objects.getRange(k, start, end, timeout()),
-          getTail: (k, length) => deps.objects.getTail(k, length, timeout()),
-        },
-        unboundedPieces(),
-      );
-      await segment.lengths();
-      if (segment.docs.length !== expected.docs || segment.excerptCount !== expected.excerpts)
-        throw new SegmentFormatError('the stored segment does not hold what was written');
-    } catch (error) {
-      await deps.objects.delete([key]).catch(() => undefined);
-      deps.logger.error('merged knowledge segment failed its read-back check; not published', {
-        botId,
-        key,
-        cause: String(error),
-      });
-      return undefined;
-    }
-    return { id, key, ...expected, markers: markers.length, bytes, format: SEGMENT_FORMAT };
   }
 
   /** Merges what the policy says (everything when `force`); true when a merge was written. */
@@ -216,9 +146,6 @@ export function makeCompaction(deps: CompactionDeps) {
     }
   };
 }
-
-/** A merged object is read back in pieces of this size (a window of the sequential reader). */
-const READ_BACK_BYTES = 1024 * 1024;
 
 /** Written before segments were read by range: rewritten by the next merge. */
 function isLegacy(ref: KnowledgeSegmentRef): boolean {
