@@ -3,7 +3,7 @@ export { DynamoKnowledgeFileStore } from './adapters/dynamo-knowledge-file-store
 export { DynamoKnowledgeIndexStore } from './adapters/dynamo-knowledge-index-store.ts';
 export { HashedEmbeddings, hashedVector } from './adapters/hashed-embeddings.ts';
 export { SqsIngestQueue } from './adapters/sqs-ingest-queue.ts';
-export { knowledgeHandlers, knowledgeRoutes } from './api/admin-routes.ts';
+export { knowledgeHandlers, knowledgeRouteDocs, knowledgeRoutes } from './api/admin-routes.ts';
 export {
   knowledgeFile,
   knowledgeFilePage,
@@ -11,7 +11,7 @@ export {
   knowledgeUploadUrl,
   searchResult,
 } from './api/schemas.ts';
-export { searchRequest } from './api/search-request.ts';
+export { searchDocs, searchRequest } from './api/search-request.ts';
 export { makeAcceptArrival, objectsCreatedIn } from './arrivals.ts';
 export { makeCompaction } from './compaction.ts';
 export { EMBEDDING_INPUTS_PER_CREDIT, type EmbedTexts, type EmbedTextsOutput, makeEmbedTexts } from './embed-texts.ts';

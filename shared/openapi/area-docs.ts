@@ -6,6 +6,7 @@ import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
 import { volumeOperationDocs, volumeRouteDocs, volumeRoutes } from '../messaging/index.ts';
+import { knowledgeRouteDocs, knowledgeRoutes, searchDocs } from '../knowledge/index.ts';
 import { integrationRouteDocs, integrationRoutes } from '../integrations/index.ts';
 import { projectRouteDocs, projectRoutes } from '../projects/index.ts';
 import { siteOperationDocs } from '../site/index.ts';
@@ -22,6 +23,7 @@ import { webhookRouteDocs, webhookRoutes } from '../webhooks/index.ts';
 export function areaAdminDocs(): Record<string, RouteDoc> {
   return {
     ...byKey(botRoutes, botRouteDocs()),
+    ...byKey(knowledgeRoutes, knowledgeRouteDocs()),
     ...byKey(projectRoutes, projectRouteDocs()),
     ...byKey(usageRoutes, usageRouteDocs()),
     ...byKey(volumeRoutes, volumeRouteDocs()),
@@ -40,6 +42,7 @@ export function areaPublicDocs(): PublicOperationDocs {
     ...healthOperationDocs(),
     ...siteOperationDocs(),
     ...pollEventsDocs(),
+    ...searchDocs(),
     ...volumeOperationDocs(),
   };
 }

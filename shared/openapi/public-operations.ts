@@ -1,4 +1,3 @@
-import { searchRequest } from '../knowledge/index.ts';
 import { PAYLOAD_SCHEMAS, scheduledResult } from '../messaging/index.ts';
 import { withMeta } from '../kernel/validation/meta.ts';
 import * as z from '../kernel/validation/zod.ts';
@@ -10,7 +9,6 @@ import {
 } from '../contract/api-docs.ts';
 import * as s from './schemas.ts';
 
-const botsApiAuthErrors = BOTS_API_AUTH_ERRORS;
 const jsonBodyErrors = JSON_BODY_ERRORS;
 const idempotencyErrors = IDEMPOTENCY_ERRORS;
 
@@ -183,18 +181,6 @@ export const PUBLIC_OPERATION_DOCS: PublicOperationDocs = {
     deprecated: true,
     responses: {},
     errors: { 410: ['GONE'] },
-  },
-  'POST /api/v1/ai/search': {
-    operationId: 'searchKnowledge',
-    summary: "Search a bot's knowledge (free)",
-    description:
-      'Excerpts only, no generation. A bot with no ready documents, or a failing index, answers 200 with `trechos: []`.',
-    tags: ['AI'],
-    security: 'apiToken',
-    rateLimited: true,
-    requestBodies: [{ contentType: 'application/json', schema: searchRequest, source: 'handler' }],
-    responses: { 200: { description: 'Best excerpts first, at most `topK`.', body: s.searchResult } },
-    errors: { ...jsonBodyErrors, ...botsApiAuthErrors, 403: ['BOT_FORBIDDEN'], 404: ['BOT_NOT_FOUND'] },
   },
 };
 

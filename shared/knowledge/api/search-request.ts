@@ -1,5 +1,7 @@
+import { BOTS_API_AUTH_ERRORS, JSON_BODY_ERRORS, type PublicOperationDocs } from '../../contract/api-docs.ts';
 import * as z from '../../kernel/validation/zod.ts';
 import { withMeta } from '../../kernel/validation/meta.ts';
+import { searchResult } from './schemas.ts';
 
 const patterns = withMeta(z.array(z.string().check(z.minLength(1), z.maxLength(1024))).check(z.maxLength(100)), {
   description:
@@ -29,3 +31,21 @@ export const searchRequest = withMeta(
 );
 
 export type SearchRequest = z.output<typeof searchRequest>;
+
+/** The route in the API reference (the OpenAPI document). */
+export function searchDocs(): PublicOperationDocs {
+  return {
+    'POST /api/v1/ai/search': {
+      operationId: 'searchKnowledge',
+      summary: "Search a bot's knowledge (free)",
+      description:
+        'Excerpts only, no generation. A bot with no ready documents, or a failing index, answers 200 with `trechos: []`.',
+      tags: ['AI'],
+      security: 'apiToken',
+      rateLimited: true,
+      requestBodies: [{ contentType: 'application/json', schema: searchRequest, source: 'handler' }],
+      responses: { 200: { description: 'Best excerpts first, at most `topK`.', body: searchResult } },
+      errors: { ...JSON_BODY_ERRORS, ...BOTS_API_AUTH_ERRORS, 403: ['BOT_FORBIDDEN'], 404: ['BOT_NOT_FOUND'] },
+    },
+  };
+}
