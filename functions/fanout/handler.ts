@@ -1,5 +1,6 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { CachedWebhookLists } from '#shared/integrations/adapters/cached-webhook-lists.ts';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
 import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
 import { s3PayloadStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-payload-store.ts';
@@ -26,7 +27,8 @@ const table = dynamoTable(cfg);
 const log = (level: 'info' | 'warn' | 'error', message: string, details: Record<string, unknown>) =>
   logger[level](message, details);
 const fanout = makeFanout({
-  directory: new DynamoIntegrationStore(table, secrets),
+  // A project's webhooks remembered between batches while its change marker shows no change (one small read).
+  directory: new CachedWebhookLists(new DynamoIntegrationStore(table, secrets)),
   queue: deliveryQueueFromConfig(cfg),
   bodies: new DynamoEventBodies(table),
   secrets,

@@ -52,6 +52,12 @@ export const keys = {
     pk: projectPartition(projectId),
     sk: `INT#${integrationId}`,
   }),
+  /**
+   * When the project's webhooks last changed, or will have by: written before each change of one, in a partition
+   * of its own, so fan-out instances can check a list they remember with a one-item read that the project's other
+   * traffic does not compete with.
+   */
+  webhookChanges: (projectId: string) => ({ pk: `WHCHG#${projectId}`, sk: 'WHCHG' }),
   /** Guard item: which webhook holds the project's one enabled-general-webhook slot. */
   generalWebhook: (projectId: string) => ({ pk: projectPartition(projectId), sk: 'GENERAL_WEBHOOK' }),
   /** A sent message, under its channel in time order (`sortableTime` sorts as text). Sandbox ones form the outbox. */
