@@ -4,6 +4,12 @@ import { type AcceptDeferredDeps, enqueueSoon } from './accept-deferred.ts';
 /** Entries one run enqueues at most (the next run goes on). */
 const MAX_PER_RUN = 5000;
 const MINUTE = 60_000;
+/**
+ * Where a run with no cursor yet (the service's first) starts: the cursor's own lag and a minute more. The sweeper
+ * is deployed with the functions that write due entries and runs from then on, so nothing older can be waiting; each
+ * minute looked back costs a Query of each of its partitions.
+ */
+export const FIRST_RUN_LOOK_BACK_MS = 2 * MINUTE;
 
 export interface SweepDueDeps extends Pick<AcceptDeferredDeps, 'queue' | 'lookaheadMs' | 'onBackgroundError'> {
   store: Pick<DeferredStore, 'due' | 'removeDue' | 'sweepCursor' | 'setSweepCursor'>;
@@ -20,7 +26,7 @@ export function makeSweepDue(deps: SweepDueDeps) {
   const now = deps.now ?? (() => new Date());
   return async function sweepDue(): Promise<{ enqueued: number }> {
     const at = now().getTime();
-    const cursor = (await deps.store.sweepCursor()) ?? at - 10 * MINUTE;
+    const cursor = (await deps.store.sweepCursor()) ?? at - FIRST_RUN_LOOK_BACK_MS;
     const entries = await deps.store.due(cursor, at + deps.lookaheadMs, MAX_PER_RUN);
     if (entries.length) await enqueueSoon(deps, entries, at);
     const behind = Math.floor(at / MINUTE) * MINUTE - MINUTE;
