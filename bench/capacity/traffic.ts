@@ -29,8 +29,8 @@ export interface ProjectSetup {
 
 /** Messages in each batch the workload sends (the scenarios count batches of this many). */
 export const BATCH_ITEMS = WORKLOAD_BATCH_ITEMS;
-/** How far ahead a scheduled send is due: the nearest time the API takes (a minute), and a little more. */
-export const SCHEDULED_AHEAD_MS = 62_000;
+/** How far ahead a scheduled send is due: the nearest time the API takes (a minute), and room for a loaded machine. */
+export const SCHEDULED_AHEAD_MS = 75_000;
 
 const ok = async (res: Response, what: string, statuses = [200, 201, 202]) => {
   const text = await res.text();

@@ -54,6 +54,9 @@ export interface WorkloadOptions {
 /** How long a phase's events may take to reach the receivers: generous, for a machine other work loads too. */
 const DELIVERED_WITHIN_MS = 90_000;
 
+/** Batches sent per project (of `BATCH_ITEMS` each). */
+const BATCHES = 2;
+
 /** A quiet service: nothing but idle polls and the sweepers' runs for this long. */
 const QUIET_MS = 100;
 
@@ -146,6 +149,8 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
             name: 'SMS',
             address: `+1500555000${label === 'A' ? 6 : 7}`,
             provider: { kind: 'twilio', accountSid: 'AC1', authToken: 'tok', baseUrl: twilioApi.baseUrl },
+            // A short code's pace: the batches leave in a second or two rather than waiting their turns.
+            pace: { perSecond: 100 },
           }),
           'SMS channel',
         );
@@ -253,7 +258,8 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
       await phase('chat completion', p, n, () =>
         traffic.bots(p, 'chat/completions', { model: p.botId, messages: [{ role: 'user', content: 'Hours?' }] }),
       );
-      await phase('batch send', p, n, (i) => traffic.batchSend(p, i), { events: n * BATCH_ITEMS });
+      // Two batches: their items take turns at the channel's pace in the outbound worker, as a campaign's do.
+      await phase('batch send', p, BATCHES, (i) => traffic.batchSend(p, i), { events: BATCHES * BATCH_ITEMS });
       await phase('scheduled send', p, n, (i) => traffic.scheduledSend(p, i), {
         events: n,
         timeoutMs: SCHEDULED_AHEAD_MS + DELIVERED_WITHIN_MS,
