@@ -3,7 +3,7 @@ import { scheduledWorkers } from '#shared/contract/workers.ts';
 import { startHttpDouble } from '#test/e2e/send-doubles.ts';
 import { startReceiver } from '#test/e2e/webhooks-support.ts';
 import type { LocalAws } from '#local/emulators.ts';
-import { WEBHOOK_CHANGE_WINDOW_MS } from '#shared/integrations/adapters/dynamo-integration-store.ts';
+import { WEBHOOK_CHANGE_WINDOW_MS } from '#shared/integrations/index.ts';
 import { localAwsClients, newQueue } from '#test/support/local-aws.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import type { KnownValues } from './key-class.ts';

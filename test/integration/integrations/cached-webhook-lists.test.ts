@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CachedWebhookLists } from '#shared/integrations/adapters/cached-webhook-lists.ts';
 import {
+  CachedWebhookLists,
   DynamoIntegrationStore,
   WEBHOOK_CHANGE_WINDOW_MS,
-} from '#shared/integrations/adapters/dynamo-integration-store.ts';
-import type { WebhookIntegration } from '#shared/integrations/integration.ts';
+  type WebhookIntegration,
+} from '#shared/integrations/index.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import { createSecretBox } from '#shared/kernel/secret-box.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
