@@ -55,7 +55,7 @@ export interface WorkloadOptions {
 const DELIVERED_WITHIN_MS = 90_000;
 
 /** Batches sent per project (of `BATCH_ITEMS` each). */
-const BATCHES = 2;
+const BATCHES = 1;
 
 /** A quiet service: nothing but idle polls and the sweepers' runs for this long. */
 const QUIET_MS = 100;
@@ -258,7 +258,7 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
       await phase('chat completion', p, n, () =>
         traffic.bots(p, 'chat/completions', { model: p.botId, messages: [{ role: 'user', content: 'Hours?' }] }),
       );
-      // Two batches: their items take turns at the channel's pace in the outbound worker, as a campaign's do.
+      // One batch: its items take turns at the channel's pace in the outbound worker, as a campaign's do.
       await phase('batch send', p, BATCHES, (i) => traffic.batchSend(p, i), { events: BATCHES * BATCH_ITEMS });
       await phase('scheduled send', p, n, (i) => traffic.scheduledSend(p, i), {
         events: n,
