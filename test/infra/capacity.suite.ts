@@ -4,7 +4,7 @@ import type { DeploymentSettings } from '#infra/settings.ts';
 import { synth, type Synthesized } from './synth.ts';
 
 /**
- * Concurrency and throttles derived from the capacity model for the target (S1-S4, infra/capacity-target.ts), as the
+ * Concurrency and throttles derived from the capacity model for the target (S1-S5, infra/capacity-target.ts), as the
  * synthesized template carries them: on an account with AWS's default quotas, and on one with the quotas the target
  * needs.
  */
