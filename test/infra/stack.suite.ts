@@ -18,7 +18,7 @@ import { queues, queueUrlEnv, type QueueKey } from '#shared/contract/queues.ts';
 import { binaryMediaTypes, fallbackFunction, routes } from '#shared/contract/routes.ts';
 import { mainTable } from '#shared/contract/table.ts';
 import { queueWorkers, scheduledWorkers } from '#shared/contract/workers.ts';
-import { DEFAULT_RETRY_DELAYS_SECONDS, RETRY_JITTER } from '#shared/webhooks/retry-schedule.ts';
+import { DEFAULT_RETRY_DELAYS_SECONDS, RETRY_JITTER } from '#shared/webhooks/index.ts';
 import type { Config } from '#shared/kernel/config.ts';
 import type { HttpEvent } from '#shared/http/types.ts';
 import { siteSettings, wireSite } from '#shared/site/index.ts';
