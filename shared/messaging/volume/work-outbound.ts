@@ -15,7 +15,7 @@ const STALE_CLAIM_MS = 75_000;
 const RETRY_SECONDS = 2;
 
 export interface WorkOutboundDeps {
-  store: Pick<DeferredStore, 'get'>;
+  store: Pick<DeferredStore, 'getMany'>;
   pacer: ChannelPacer;
   /** The channel's pace and type as stored (a few seconds old at most); undefined when the channel is gone. */
   paceOf: (projectId: string, channelId: string) => Promise<Pace | undefined>;
@@ -36,7 +36,7 @@ export type RecordOutcome = { id: string; done: true } | { id: string; done: fal
 
 /**
  * One batch of the outbound queue:
- * 1. each job's message is read: gone, already sent or canceled, or moved to another time → done; a scheduled one
+ * 1. the jobs' messages are read at once; each one gone, already sent or canceled, or moved to another time → done; a scheduled one
  *    more than a moment early → back on the queue until its time; one found `sending` → abandoned (never twice);
  * 2. the rest, per channel, reserve their instants on the channel's pace in one write (pace.ts): a group whose turn
  *    is beyond the horizon goes back on the queue until about then, reserving nothing;
@@ -49,10 +49,11 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
   return async function workOutbound(records: readonly OutboundRecord[]): Promise<RecordOutcome[]> {
     const outcomes: RecordOutcome[] = [];
     const ready = new Map<string, { record: OutboundRecord; message: DeferredMessage }[]>();
+    const read = await deps.store.getMany(records.map((r) => r.job.messageId)).catch(() => null);
+    if (read === null) return records.map((r) => ({ id: r.id, done: false, seconds: RETRY_SECONDS }));
     await Promise.all(
       records.map(async (record) => {
-        const found = await deps.store.get(record.job.messageId).catch(() => null);
-        if (found === null) return outcomes.push({ id: record.id, done: false, seconds: RETRY_SECONDS });
+        const found = read.get(record.job.messageId);
         if (!isDeferred(found) || found.status === 'canceled') return outcomes.push({ id: record.id, done: true });
         if (found.status === 'sending') {
           // Another copy of its job may be sending it right now: only a claim older than any worker lives is dead.
