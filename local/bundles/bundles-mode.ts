@@ -51,6 +51,7 @@ const NOT_OVERRIDABLE = new Set([
   'SQS_ENDPOINT',
   'S3_ENDPOINT',
   'TEXTRACT_ENDPOINT',
+  'SES_ENDPOINT',
   'ADMIN_KEY',
   'SECRETS_KEY',
   'OPENAI_API_KEY',
@@ -71,6 +72,8 @@ export async function startBundlesMode(input: {
   names: LocalNames;
   dynamoEndpoint: string;
   awsEndpoint: string;
+  /** The runner's SES v2 stand-in. */
+  sesEndpoint?: string;
   adminKey: string;
   secretsKey: string;
   settings: Record<string, string | undefined>;
@@ -88,6 +91,7 @@ export async function startBundlesMode(input: {
     account: LOCAL_ACCOUNT,
     dynamoEndpoint: input.dynamoEndpoint,
     queuesAndBucketsEndpoint: input.awsEndpoint,
+    ...(input.sesEndpoint ? { sesEndpoint: input.sesEndpoint } : {}),
     secrets,
   });
   // Queue URLs on the front (the SDK may send to the queue URL's host; fauxqs finds a queue by its name).
@@ -136,6 +140,7 @@ export async function startBundlesMode(input: {
         AWS_ENDPOINT_URL_SECRETS_MANAGER: front.endpoint,
         AWS_ENDPOINT_URL_BEDROCK_RUNTIME: front.endpoint,
         AWS_ENDPOINT_URL_TEXTRACT: front.endpoint,
+        AWS_ENDPOINT_URL_SESV2: front.endpoint,
         // The runner's machine may have an AWS profile: the functions must not read it.
         AWS_CONFIG_FILE: '/dev/null',
         AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
