@@ -144,7 +144,11 @@ try {
       `${MESSAGES} at ${PACE}/s: drained in ${took.toFixed(1)} s against ${ideal.toFixed(1)} s (${(((took - ideal) / ideal) * 100).toFixed(1)} %), ` +
         `busiest second ${worstSecond}, lost ${drain.lost}, sent twice ${drain.twice}`,
     );
-    lines.push(`  service CPU: ${((processCpuMs(svc.child.pid!) - cpu2) / 1000).toFixed(1)} s`);
+    const cpuMs = processCpuMs(svc.child.pid!) - cpu2;
+    const sent = MESSAGES - drain.lost;
+    lines.push(
+      `  service CPU: ${(cpuMs / 1000).toFixed(1)} s, ${sent ? (cpuMs / sent).toFixed(1) : '-'} ms per message sent`,
+    );
   }
   if (PARTS.has(3)) {
     const cpu3 = processCpuMs(svc.child.pid!);
