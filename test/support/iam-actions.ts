@@ -27,6 +27,8 @@ const types = {
   's3 bucket': arn('s3', { region: false, account: false }, '[^/]+'),
   's3 object': arn('s3', { region: false, account: false }, '[^/]+/.+'),
   'secretsmanager secret': arn('secretsmanager', regional, 'secret:.+'),
+  'ses identity': arn('ses', regional, 'identity/.+'),
+  'ses configuration-set': arn('ses', regional, 'configuration-set/[^/]+'),
   'bedrock foundation-model': arn('bedrock', { region: true, account: false }, 'foundation-model/.+'),
   'bedrock inference-profile': bedrockModel('inference-profile'),
   'bedrock application-inference-profile': bedrockModel('application-inference-profile'),
@@ -76,6 +78,8 @@ export const ACTIONS: Record<string, ResourceType[]> = {
   'bedrock:InvokeModelWithResponseStream': bedrockInvoke,
   'bedrock:CountTokens': ['bedrock foundation-model'],
   'textract:DetectDocumentText': [],
+  // SES v2 SendEmail is authorized on the identity it sends as and on its configuration set.
+  'ses:SendEmail': ['ses identity', 'ses configuration-set'],
 };
 
 /** Why a recorded call cannot be judged (unknown action, resource of no type the action takes), or undefined. */
