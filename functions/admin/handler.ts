@@ -4,13 +4,13 @@ import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conve
 import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
 import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
-import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
+import { wireIntegrationAdmin } from '#shared/integrations/index.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
 import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
-import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import { DynamoProjectStore, wireProjectAdmin } from '#shared/projects/index.ts';
+import { DynamoTokenStore } from '#shared/auth/index.ts';
 import {
   s3KnowledgeObjectStoreOnFirstUse,
   s3KnowledgeUploadInboxOnFirstUse,
@@ -21,7 +21,6 @@ import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { json } from '#shared/http/types.ts';
 import { bindRoutes } from '#shared/http/router.ts';
-import { makeIntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
 import { makeKnowledgeManagement, type KnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { makeChannelUseCases } from '#shared/messaging/manage-channels.ts';
 import { makeConversationQueries } from '#shared/messaging/conversations.ts';
@@ -30,7 +29,6 @@ import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
 import { makeApplyReports } from '#shared/messaging/inbound/process-inbound.ts';
 import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
 import { makeSandboxSimulation } from '#shared/messaging/inbound/sandbox.ts';
-import { makeProjectUseCases } from '#shared/projects/manage-projects.ts';
 import { makeWebhookAdmin } from '#shared/webhooks/manage-deliveries.ts';
 import { makeWebhookHealthReport } from '#shared/webhooks/health-report.ts';
 import { DynamoWebhookAttemptStats } from '#shared/webhooks/adapters/dynamo-webhook-attempt-stats.ts';
@@ -51,8 +49,6 @@ import { makeBatchProgress } from '#shared/messaging/volume/batch.ts';
 import { makeChannelVolume } from '#shared/messaging/volume/channel-volume.ts';
 import { deliveryHandlers } from '#shared/webhooks/api/delivery-routes.ts';
 import { eventHandlers } from '#shared/messaging/api/event-routes.ts';
-import { integrationHandlers } from '#shared/integrations/api/admin-routes.ts';
-import { projectHandlers } from '#shared/projects/api/admin-routes.ts';
 import { recoverHandlers } from '#shared/webhooks/api/recover-routes.ts';
 import { sandboxHandlers } from '#shared/messaging/api/sandbox-routes.ts';
 import { knowledgeHandlers } from '#shared/knowledge/api/admin-routes.ts';
@@ -72,11 +68,18 @@ const secretBox = await secretBoxFromConfig(cfg);
 const projectStore = new DynamoProjectStore(table);
 const tokenStore = new DynamoTokenStore(table);
 const channelStore = new DynamoChannelStore(table, secretBox);
-const integrationStore = new DynamoIntegrationStore(table, secretBox);
+// Webhooks, custom integrations and pollers; the webhooks area reads the same store.
+const integrationAdmin = wireIntegrationAdmin(platform, {
+  secretBox,
+  channels: channelStore,
+  projects: projectStore,
+  tokens: tokenStore,
+  allowPrivateDestinations: cfg.webhookAllowPrivate,
+});
+const integrationStore = integrationAdmin.store;
 
 const creditLedger = new DynamoCreditLedger(table);
-const projects = makeProjectUseCases({
-  projects: projectStore,
+const { projects, handlers: projectRouteHandlers } = wireProjectAdmin(platform, {
   tokens: tokenStore,
   credits: creditLedger,
 });
@@ -136,14 +139,6 @@ const conversations = makeConversationQueries({
   onBackgroundError: (what, cause) => logger.error(`${what} failed`, { cause: String(cause) }),
 });
 
-const integrations = makeIntegrationUseCases({
-  integrations: integrationStore,
-  channels: channelStore,
-  projects: projectStore,
-  tokens: tokenStore,
-  allowPrivateDestinations: cfg.webhookAllowPrivate,
-});
-
 // Knowledge files: S3 is loaded on the first upload or delete. Without a bucket or an ingest queue, uploads answer
 // 503 and deleting a bot still works.
 const unconfigured = (what: string) => () => {
@@ -187,7 +182,6 @@ const tenancy = wireTenancy(platform, {
   projectExists: async (projectId) => (await projectStore.get(projectId)) !== undefined,
   publicBaseUrl: cfg.PUBLIC_BASE_URL ?? '',
 });
-const projectRouteHandlers = projectHandlers(projects);
 
 /** The management API (`/admin/v1/*`): one function, routed inside. */
 export const handler = tenancy.serve({
@@ -232,7 +226,7 @@ export const handler = tenancy.serve({
     ),
     ...conversationHandlers(channels.requireChannel, conversations),
     ...sandboxHandlers(sandbox),
-    ...integrationHandlers(integrations),
+    ...integrationAdmin.handlers,
     ...botAdmin.handlers,
     ...knowledgeHandlers(knowledge),
     ...tenancy.handlers,

@@ -6,6 +6,8 @@ import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
 import { volumeOperationDocs, volumeRouteDocs, volumeRoutes } from '../messaging/index.ts';
+import { integrationRouteDocs, integrationRoutes } from '../integrations/index.ts';
+import { projectRouteDocs, projectRoutes } from '../projects/index.ts';
 import { siteOperationDocs } from '../site/index.ts';
 import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
 
@@ -19,8 +21,10 @@ import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
 export function areaAdminDocs(): Record<string, RouteDoc> {
   return {
     ...byKey(botRoutes, botRouteDocs()),
+    ...byKey(projectRoutes, projectRouteDocs()),
     ...byKey(usageRoutes, usageRouteDocs()),
     ...byKey(volumeRoutes, volumeRouteDocs()),
+    ...byKey(integrationRoutes, integrationRouteDocs()),
     ...byKey(tenancyRoutes, tenancyRouteDocs()),
   };
 }

@@ -5,10 +5,16 @@
  * from the routes and handlers that validate them.
  */
 export * from '../http/wire-schemas.ts';
-export * from '../projects/api/schemas.ts';
+export { apiTokenState, project, projectPage, shownOnceToken } from '../projects/index.ts';
 export { botCredits, botCreditUsage } from '../credits/index.ts';
 export * from '../messaging/api/schemas.ts';
-export * from '../integrations/api/schemas.ts';
+export {
+  createdIntegration,
+  integration,
+  integrationPage,
+  signingSecret,
+  updatedIntegration,
+} from '../integrations/index.ts';
 export * from '../webhooks/api/schemas.ts';
 export { bot, botPage } from '../bots/index.ts';
 export * from '../knowledge/api/schemas.ts';
