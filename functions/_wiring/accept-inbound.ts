@@ -1,10 +1,13 @@
-import { DynamoChannelDirectory } from '#shared/messaging/adapters/dynamo-channel-directory.ts';
-import { channelFromItem } from '#shared/messaging/adapters/dynamo-channel-store.ts';
-import { s3RawReportStoreOnFirstUse } from '#shared/messaging/adapters/lazy-s3-raw-report-store.ts';
+import {
+  type AcceptInbound,
+  channelFromItem,
+  DynamoChannelDirectory,
+  makeAcceptInbound,
+  s3RawReportStoreOnFirstUse,
+  SqsOrderedInboundQueue,
+} from '#shared/messaging/index.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
-import { SqsOrderedInboundQueue } from '#shared/messaging/adapters/sqs-ordered-inbound-queue.ts';
 import { requiredSetting, type Config } from '#shared/kernel/config.ts';
-import { type AcceptInbound, makeAcceptInbound } from '#shared/messaging/inbound/accept-inbound.ts';
 import type { Metrics } from '#shared/kernel/metrics.ts';
 import { metricNames } from '#shared/contract/metrics.ts';
 import { secretBoxFromConfig } from './secret-box.ts';

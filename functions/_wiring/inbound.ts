@@ -1,21 +1,25 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { DynamoChannelDirectory } from '#shared/messaging/adapters/dynamo-channel-directory.ts';
-import { channelFromItem } from '#shared/messaging/adapters/dynamo-channel-store.ts';
-import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
-import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
-import { s3RawReportStoreOnFirstUse } from '#shared/messaging/adapters/lazy-s3-raw-report-store.ts';
-import { SqsOrderedInboundQueue } from '#shared/messaging/adapters/sqs-ordered-inbound-queue.ts';
+import {
+  cacheChannels,
+  channelFromItem,
+  DynamoChannelDirectory,
+  DynamoConversationStore,
+  DynamoMessageStatusStore,
+  type InboundReport,
+  makeListUnsubscribe,
+  makeOrderedLane,
+  makeProcessInbound,
+  makeProcessSesEvent,
+  makeUnorderedLane,
+  reportsFromSesNotification,
+  s3RawReportStoreOnFirstUse,
+  sesEventOf,
+  SqsOrderedInboundQueue,
+} from '#shared/messaging/index.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { SqsJsonQueue } from '#shared/kernel/aws/sqs-json-queue.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
-import { cacheChannels } from '#shared/messaging/inbound/channel-cache.ts';
-import { makeOrderedLane, makeUnorderedLane } from '#shared/messaging/inbound/lanes.ts';
-import { makeProcessInbound } from '#shared/messaging/inbound/process-inbound.ts';
-import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
-import type { InboundReport } from '#shared/messaging/inbound/report.ts';
-import { reportsFromSesNotification } from '#shared/messaging/inbound/ses.ts';
-import { makeProcessSesEvent, sesEventOf } from '#shared/messaging/inbound/ses-events.ts';
 import { jsonMessage, partialBatchResponse, processEach, workerFunction } from '#shared/http/worker.ts';
 import { eventPublisherFromConfig } from './event-publisher.ts';
 import { inboundMediaFromConfig } from './media.ts';

@@ -1,9 +1,11 @@
 import { requiredSetting, type Config } from '#shared/kernel/config.ts';
-import { s3MediaStoreOnFirstUse } from '#shared/messaging/adapters/lazy-s3-media-store.ts';
-import { makeProviderGet } from '#shared/messaging/adapters/provider-client.ts';
-import { ProviderMediaFetcher } from '#shared/messaging/adapters/provider-media-fetcher.ts';
-import { makeCollectMedia } from '#shared/messaging/inbound/collect-media.ts';
-import type { MediaStore } from '#shared/messaging/media.ts';
+import {
+  makeCollectMedia,
+  makeProviderGet,
+  type MediaStore,
+  ProviderMediaFetcher,
+  s3MediaStoreOnFirstUse,
+} from '#shared/messaging/index.ts';
 import { USER_AGENT } from './user-agent.ts';
 
 /**

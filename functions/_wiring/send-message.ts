@@ -3,18 +3,20 @@ import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import type { Logger } from '#shared/kernel/logger.ts';
 import type { Metrics } from '#shared/kernel/metrics.ts';
 import type { SecretBox } from '#shared/kernel/secret-box.ts';
-import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
-import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
-import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
-import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
-import { SmtpEmailSender } from '#shared/messaging/adapters/smtp-sender.ts';
-import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
-import { makeProviderPost } from '#shared/messaging/adapters/provider-client.ts';
-import { SesEmailSender } from '#shared/messaging/adapters/ses-email-sender.ts';
-import { TwilioSmsSender } from '#shared/messaging/adapters/twilio-sms-sender.ts';
-import { WhatsAppCloudSender } from '#shared/messaging/adapters/whatsapp-cloud-sender.ts';
-import { sandboxProvider } from '#shared/messaging/providers.ts';
-import { makeSendMessage } from '#shared/messaging/send-message.ts';
+import {
+  DynamoChannelStore,
+  DynamoConversationStore,
+  DynamoMessageLog,
+  DynamoMessageStatusStore,
+  makeListUnsubscribe,
+  makeProviderPost,
+  makeSendMessage,
+  sandboxProvider,
+  SesEmailSender,
+  SmtpEmailSender,
+  TwilioSmsSender,
+  WhatsAppCloudSender,
+} from '#shared/messaging/index.ts';
 import { eventPublisherFromConfig } from './event-publisher.ts';
 import { meteredProviders } from './metered.ts';
 import { USER_AGENT } from './user-agent.ts';

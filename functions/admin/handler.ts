@@ -1,14 +1,33 @@
 import { readSecret } from '#shared/kernel/aws/secrets.ts';
-import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
-import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
+import {
+  channelHandlers,
+  conversationHandlers,
+  DynamoBatchStore,
+  DynamoChannelStore,
+  DynamoConversationStore,
+  DynamoDeferredStore,
+  DynamoMessageLog,
+  DynamoMessageStatusStore,
+  eventHandlers,
+  listScheduled,
+  makeApplyReports,
+  makeBatchProgress,
+  makeChannelUseCases,
+  makeChannelVolume,
+  makeConversationQueries,
+  makeListUnsubscribe,
+  makeReportEvent,
+  makeSandboxSimulation,
+  rememberChannels,
+  sandboxHandlers,
+  volumeHandlers,
+} from '#shared/messaging/index.ts';
 import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
 import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
 import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
-import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
-import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
 import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
 import {
@@ -23,13 +42,7 @@ import { json } from '#shared/http/types.ts';
 import { bindRoutes } from '#shared/http/router.ts';
 import { makeIntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
 import { makeKnowledgeManagement, type KnowledgeManagement } from '#shared/knowledge/manage.ts';
-import { makeChannelUseCases } from '#shared/messaging/manage-channels.ts';
-import { makeConversationQueries } from '#shared/messaging/conversations.ts';
-import { conversationHandlers } from '#shared/messaging/api/conversation-routes.ts';
 import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
-import { makeApplyReports } from '#shared/messaging/inbound/process-inbound.ts';
-import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
-import { makeSandboxSimulation } from '#shared/messaging/inbound/sandbox.ts';
 import { makeProjectUseCases } from '#shared/projects/manage-projects.ts';
 import { makeWebhookAdmin } from '#shared/webhooks/manage-deliveries.ts';
 import { makeWebhookHealthReport } from '#shared/webhooks/health-report.ts';
@@ -43,22 +56,12 @@ import { ADMIN_PREFIX, adminRouteTable } from './routes.ts';
 import { adminRouteAccess } from './access.ts';
 import { projectScopeOf, wireTenancy } from '#shared/tenancy/index.ts';
 import { wireBotAdmin } from '#shared/bots/index.ts';
-import { channelHandlers } from '#shared/messaging/api/channel-routes.ts';
-import { volumeHandlers } from '#shared/messaging/api/volume-routes.ts';
-import { DynamoBatchStore } from '#shared/messaging/adapters/dynamo-batch-store.ts';
-import { DynamoDeferredStore, listScheduled } from '#shared/messaging/adapters/dynamo-deferred-store.ts';
-import { makeBatchProgress } from '#shared/messaging/volume/batch.ts';
-import { makeChannelVolume } from '#shared/messaging/volume/channel-volume.ts';
 import { deliveryHandlers } from '#shared/webhooks/api/delivery-routes.ts';
-import { eventHandlers } from '#shared/messaging/api/event-routes.ts';
 import { integrationHandlers } from '#shared/integrations/api/admin-routes.ts';
 import { projectHandlers } from '#shared/projects/api/admin-routes.ts';
 import { recoverHandlers } from '#shared/webhooks/api/recover-routes.ts';
-import { sandboxHandlers } from '#shared/messaging/api/sandbox-routes.ts';
 import { knowledgeHandlers } from '#shared/knowledge/api/admin-routes.ts';
 import { webhookHealthHandlers } from '#shared/webhooks/api/health-routes.ts';
-import { makeReportEvent } from '#shared/messaging/report-event.ts';
-import { rememberChannels } from '#shared/messaging/recent-channels.ts';
 import { tenantLimiterFromConfig } from '#functions/_wiring/limits.ts';
 
 // Composition root: built once per cold start. Each store is built once and shared by the areas' use cases.

@@ -1,14 +1,16 @@
 import type { RouteDeclaration } from '#shared/http/router.ts';
 import { botRoutes } from '#shared/bots/index.ts';
-import { channelRoutes } from '#shared/messaging/api/channel-routes.ts';
-import { volumeRoutes } from '#shared/messaging/api/volume-routes.ts';
-import { conversationRoutes } from '#shared/messaging/api/conversation-routes.ts';
+import {
+  channelRoutes,
+  conversationRoutes,
+  eventRoutes,
+  sandboxRoutes,
+  volumeRoutes,
+} from '#shared/messaging/index.ts';
 import { deliveryRoutes } from '#shared/webhooks/api/delivery-routes.ts';
-import { eventRoutes } from '#shared/messaging/api/event-routes.ts';
 import { integrationRoutes } from '#shared/integrations/api/admin-routes.ts';
 import { projectRoutes } from '#shared/projects/api/admin-routes.ts';
 import { recoverRoutes } from '#shared/webhooks/api/recover-routes.ts';
-import { sandboxRoutes } from '#shared/messaging/api/sandbox-routes.ts';
 import { usageRoutes } from '#shared/credits/index.ts';
 import { knowledgeRoutes } from '#shared/knowledge/api/admin-routes.ts';
 import { webhookHealthRoutes } from '#shared/webhooks/api/health-routes.ts';

@@ -7,7 +7,22 @@
 export * from '../http/wire-schemas.ts';
 export * from '../projects/api/schemas.ts';
 export { botCredits, botCreditUsage } from '../credits/index.ts';
-export * from '../messaging/api/schemas.ts';
+export {
+  channel,
+  channelPage,
+  channelType,
+  conversation,
+  conversationMessage,
+  conversationMessagePage,
+  eventAccepted,
+  messageMedia,
+  messageStatus,
+  outboxMessage,
+  outboxPage,
+  sendResult,
+  suppression,
+  suppressionPage,
+} from '../messaging/index.ts';
 export * from '../integrations/api/schemas.ts';
 export * from '../webhooks/api/schemas.ts';
 export { bot, botPage } from '../bots/index.ts';

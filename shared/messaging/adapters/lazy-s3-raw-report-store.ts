@@ -1,3 +1,4 @@
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../../kernel/config.ts';
 import { onFirstUse } from '../../kernel/aws/on-first-use.ts';
 import type { S3RawReportStore } from './s3-raw-report-store.ts';
@@ -15,4 +16,12 @@ export function s3RawReportStoreOnFirstUse(cfg: Config, bucket: string): Pick<S3
     },
     { put: true, get: true },
   );
+}
+
+/** The same store over a client of the caller's own (the local mailbox, whose clients stop with it). */
+export function rawReportStoreOver(s3: S3Client, bucket: string): Pick<S3RawReportStore, 'put' | 'get'> {
+  return onFirstUse(async () => new (await import('./s3-raw-report-store.ts')).S3RawReportStore(s3, bucket), {
+    put: true,
+    get: true,
+  });
 }

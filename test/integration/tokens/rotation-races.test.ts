@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
+import { DynamoChannelStore } from '#shared/messaging/index.ts';
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
 import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { meteredProviders, meteredRateLimiter } from '#functions/_wiring/metered.ts';
 import { meteredCreditLedger } from '#shared/credits/index.ts';
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
-import type { MessageProviders, OutboundMessage } from '#shared/messaging/providers.ts';
+import type { MessageProviders, OutboundMessage } from '#shared/messaging/index.ts';
 import { metricNames } from '#shared/contract/metrics.ts';
 import { MemoryCreditLedger } from '#test/support/fakes/memory-credit-ledger.ts';
 import { recordingMetrics } from '#test/support/recording-metrics.ts';
