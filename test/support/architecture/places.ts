@@ -13,7 +13,6 @@ export const NOT_YET_CONVERTED: readonly string[] = [
   'auth',
   'integrations',
   'knowledge',
-  'messaging',
   'projects',
   'ratelimit',
   'webhooks',
