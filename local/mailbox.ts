@@ -2,7 +2,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { findChannelsByAddress, rawReportStoreOver } from '#shared/messaging/index.ts';
+import { findChannelsByAddress } from '#shared/messaging/index.ts';
+import { S3RawReportStore } from '#shared/kernel/aws/s3-raw-report-store.ts';
 import { SqsJsonQueue } from '#shared/kernel/aws/sqs-json-queue.ts';
 import { parseConfig } from '#shared/kernel/config.ts';
 import { startSmtpInbound, type RunningSmtpInbound, type SesReceiptNotification } from './smtp-inbound.ts';
@@ -30,7 +31,7 @@ export async function startLocalMailbox(port: number, logErrors: boolean): Promi
   });
   const sqs = new SQSClient({ region, endpoint: cfg.SQS_ENDPOINT, credentials });
   const table = { client: dynamo, tableName: cfg.TABLE_NAME };
-  const raw = rawReportStoreOver(s3, cfg.BUCKET_TRANSFER);
+  const raw = new S3RawReportStore(s3, cfg.BUCKET_TRANSFER);
   const queue = new SqsJsonQueue<SesReceiptNotification>(sqs, cfg.QUEUE_URL_INBOUND);
   const smtp = await startSmtpInbound({
     port,

@@ -1,9 +1,9 @@
+import { s3RawReportStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-raw-report-store.ts';
 import {
   type AcceptInbound,
   channelFromItem,
   DynamoChannelDirectory,
   makeAcceptInbound,
-  s3RawReportStoreOnFirstUse,
   SqsOrderedInboundQueue,
 } from '#shared/messaging/index.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';

@@ -1,3 +1,4 @@
+import { s3RawReportStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-raw-report-store.ts';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import {
   cacheChannels,
@@ -12,7 +13,6 @@ import {
   makeProcessSesEvent,
   makeUnorderedLane,
   reportsFromSesNotification,
-  s3RawReportStoreOnFirstUse,
   sesEventOf,
   SqsOrderedInboundQueue,
 } from '#shared/messaging/index.ts';

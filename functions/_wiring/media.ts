@@ -1,10 +1,11 @@
+import { s3MediaStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-media-store.ts';
 import { requiredSetting, type Config } from '#shared/kernel/config.ts';
 import {
   makeCollectMedia,
   makeProviderGet,
   type MediaStore,
   ProviderMediaFetcher,
-  s3MediaStoreOnFirstUse,
+  MEDIA_URL_SECONDS,
 } from '#shared/messaging/index.ts';
 import { USER_AGENT } from './user-agent.ts';
 
@@ -14,7 +15,7 @@ import { USER_AGENT } from './user-agent.ts';
  * that stores them, `write: ['media/']` too.
  */
 export function mediaStoreFromConfig(cfg: Config): MediaStore {
-  return s3MediaStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER'));
+  return s3MediaStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER'), MEDIA_URL_SECONDS);
 }
 
 /** Each media item gets this long to download (the report's worker has 120 s for up to 10 items and the rest). */

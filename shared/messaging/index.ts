@@ -27,7 +27,7 @@ export {
 export { makeGetMessage } from './get-message.ts';
 export { makeListUnsubscribe } from './list-unsubscribe.ts';
 export { makeChannelUseCases } from './manage-channels.ts';
-export type { MediaStore } from './media.ts';
+export { MEDIA_URL_SECONDS, type MediaStore } from './media.ts';
 export { messageStatusView } from './message-status.ts';
 export type { MessageRecord } from './message.ts';
 export { PAYLOAD_SCHEMAS, validateSendPayload } from './payloads.ts';
@@ -43,8 +43,6 @@ export { DynamoConversationStore } from './adapters/dynamo-conversation-store.ts
 export { DynamoDeferredStore, listScheduled } from './adapters/dynamo-deferred-store.ts';
 export { DynamoMessageLog } from './adapters/dynamo-message-log.ts';
 export { DynamoMessageStatusStore } from './adapters/dynamo-message-status-store.ts';
-export { s3MediaStoreOnFirstUse } from './adapters/lazy-s3-media-store.ts';
-export { rawReportStoreOver, s3RawReportStoreOnFirstUse } from './adapters/lazy-s3-raw-report-store.ts';
 export { MAIL_LIMITS, MAX_MAIL_BYTES, parseMail, parseMailHeaders } from './adapters/parse-mail.ts';
 export { makeProviderGet, makeProviderPost } from './adapters/provider-client.ts';
 export { ProviderMediaFetcher } from './adapters/provider-media-fetcher.ts';
@@ -54,11 +52,12 @@ export { SqsOrderedInboundQueue } from './adapters/sqs-ordered-inbound-queue.ts'
 export { SqsOutboundQueue } from './adapters/sqs-outbound-queue.ts';
 export { TwilioSmsSender } from './adapters/twilio-sms-sender.ts';
 export { WhatsAppCloudSender } from './adapters/whatsapp-cloud-sender.ts';
-export { channelHandlers, channelRoutes } from './api/channel-routes.ts';
-export { conversationHandlers, conversationRoutes } from './api/conversation-routes.ts';
-export { eventHandlers, eventRoutes } from './api/event-routes.ts';
-export { sandboxHandlers, sandboxRoutes } from './api/sandbox-routes.ts';
-export { scheduledResult, volumeOperationDocs } from './api/volume-docs.ts';
+export { channelHandlers, channelRouteDocs, channelRoutes } from './api/channel-routes.ts';
+export { conversationHandlers, conversationRouteDocs, conversationRoutes } from './api/conversation-routes.ts';
+export { eventHandlers, eventRouteDocs, eventRoutes } from './api/event-routes.ts';
+export { sandboxHandlers, sandboxRouteDocs, sandboxRoutes } from './api/sandbox-routes.ts';
+export { messagingOperationDocs } from './api/public-docs.ts';
+export { volumeOperationDocs } from './api/volume-docs.ts';
 export { volumeHandlers, volumeRouteDocs, volumeRoutes } from './api/volume-routes.ts';
 export { type AcceptInbound, makeAcceptInbound } from './inbound/accept-inbound.ts';
 export { cacheChannels } from './inbound/channel-cache.ts';

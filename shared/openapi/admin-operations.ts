@@ -1,5 +1,3 @@
-import * as z from '../kernel/validation/zod.ts';
-import { EXAMPLE_IDS } from './examples.ts';
 import type { RouteDoc } from '../contract/api-docs.ts';
 import * as s from './schemas.ts';
 
@@ -79,137 +77,6 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     description: "Adds `amount` credits to the current month's balance only; the monthly allowance is unchanged.",
     tags: ['Projects'],
     responses: { 200: { description: "The month's balance after the grant.", body: s.botCredits } },
-  },
-  'POST /projects/{projectId}/channels': {
-    operationId: 'createChannel',
-    summary: 'Create a channel',
-    description:
-      'A WhatsApp number, an email mailbox or an SMS sender, with the provider that sends on it (sandbox by default).',
-    tags: ['Channels'],
-    responses: { 201: { description: 'The channel (credentials are never returned).', body: s.channel } },
-  },
-  'GET /projects/{projectId}/channels': {
-    operationId: 'listChannels',
-    summary: 'List channels',
-    description: "The project's channels, a page at a time; credentials are never returned.",
-    tags: ['Channels'],
-    responses: { 200: { description: 'A page of channels.', body: s.channelPage } },
-  },
-  'GET /projects/{projectId}/channels/{channelId}': {
-    operationId: 'getChannel',
-    summary: 'Get a channel',
-    description: 'The channel by id; credentials are never returned.',
-    tags: ['Channels'],
-    responses: { 200: { description: 'The channel.', body: s.channel } },
-  },
-  'PATCH /projects/{projectId}/channels/{channelId}': {
-    operationId: 'updateChannel',
-    summary: 'Rename a channel or change its opt-out keywords',
-    description:
-      'Changes `name`, `optOutKeywords` and `optInKeywords` (SMS and WhatsApp; `null` restores the defaults). A ' +
-      'keyword in both lists, or keywords on an email channel, is 400.',
-    tags: ['Channels'],
-    responses: { 200: { description: 'The channel.', body: s.channel } },
-  },
-  'GET /projects/{projectId}/channels/{channelId}/suppressions': {
-    operationId: 'listSuppressions',
-    summary: 'Contacts the channel does not send to',
-    description:
-      'Contacts that opted out (an opt-out keyword, their own List-Unsubscribe address) or whose mail bounced for good, in ' +
-      'contact order, a page at a time. A send to one answers 409 `RECIPIENT_OPTED_OUT`.',
-    tags: ['Channels'],
-    responses: { 200: { description: 'A page of suppressions.', body: s.suppressionPage } },
-  },
-  'GET /projects/{projectId}/channels/{channelId}/suppressions/{contact}': {
-    operationId: 'getSuppression',
-    summary: 'Whether a contact is suppressed, and why',
-    description: '404 `NOT_FOUND` when the contact is not suppressed; 400 for a contact the channel cannot write.',
-    tags: ['Channels'],
-    // A contact the channel cannot write (not a phone number on SMS and WhatsApp, not an address on email): 400.
-    errors: { 400: ['VALIDATION_ERROR'] },
-    responses: { 200: { description: 'The suppression.', body: s.suppression } },
-  },
-  'DELETE /projects/{projectId}/channels/{channelId}/suppressions/{contact}': {
-    operationId: 'deleteSuppression',
-    summary: 'Send to a suppressed contact again',
-    description:
-      'Lifts the suppression and emits `contact.opted_in` with `reason: "admin"`. 404 `NOT_FOUND` when the contact ' +
-      'is not suppressed.',
-    tags: ['Channels'],
-    // A contact the channel cannot write (not a phone number on SMS and WhatsApp, not an address on email): 400.
-    errors: { 400: ['VALIDATION_ERROR'] },
-    responses: { 204: { description: 'Lifted.' } },
-  },
-  'GET /projects/{projectId}/channels/{channelId}/conversations/{contact}': {
-    operationId: 'getChannelConversation',
-    summary: "A contact's conversation: window and opt-out",
-    description:
-      'What `GET /api/integration/conversations/{contact}` answers a custom token of this channel: the conversation ' +
-      'id, the WhatsApp 24-hour window, and whether the contact opted out.',
-    tags: ['Channels'],
-    // A contact the channel cannot write (not a phone number on SMS and WhatsApp, not an address on email): 400.
-    errors: { 400: ['VALIDATION_ERROR'] },
-    responses: { 200: { description: 'The conversation.', body: s.conversation } },
-  },
-  'GET /projects/{projectId}/channels/{channelId}/conversations/{contact}/messages': {
-    operationId: 'listChannelMessages',
-    summary: "A contact's messages on the channel",
-    description:
-      'Both directions, newest first, a page at a time; media URLs are signed by this read (valid 7 days). What ' +
-      '`GET /api/integration/conversations/{contact}/messages` answers a custom token.',
-    tags: ['Channels'],
-    // A contact the channel cannot write (not a phone number on SMS and WhatsApp, not an address on email): 400.
-    errors: { 400: ['VALIDATION_ERROR'] },
-    responses: { 200: { description: 'A page of messages, newest first.', body: s.conversationMessagePage } },
-  },
-  'DELETE /projects/{projectId}/channels/{channelId}': {
-    operationId: 'deleteChannel',
-    summary: 'Delete a channel',
-    description: 'Custom tokens bound to it then answer 404 `CHANNEL_NOT_FOUND` on the send endpoint.',
-    tags: ['Channels'],
-    responses: { 204: { description: 'Deleted.' } },
-  },
-  'POST /projects/{projectId}/channels/{channelId}/credits': {
-    operationId: 'addChannelCredits',
-    summary: 'Add channel credits',
-    description: 'Adds `amount` send credits to the channel (a send costs one); an unmetered channel becomes metered.',
-    tags: ['Channels'],
-    responses: { 200: { description: 'The channel with its new balance.', body: s.channel } },
-  },
-  'GET /projects/{projectId}/channels/{channelId}/outbox': {
-    operationId: 'listOutboxMessages',
-    summary: 'Messages recorded by a sandbox channel',
-    description:
-      'Sandbox channels only (409 `CONFLICT` otherwise): what a real provider would have sent, newest first, a page at a time.',
-    tags: ['Channels'],
-    responses: { 200: { description: 'A page of messages, newest first.', body: s.outboxPage } },
-    errors: { 409: ['CONFLICT'] },
-  },
-  'POST /projects/{projectId}/channels/{channelId}/sandbox/inbound': {
-    operationId: 'simulateInboundMessage',
-    summary: 'Simulate a message received on a sandbox channel',
-    description:
-      '`{ from, text }` for SMS and WhatsApp, `{ from, subject, text, html? }` for email: emits `message.received` ' +
-      'as a real provider report would.',
-    tags: ['Channels'],
-    responses: { 202: { description: 'The event id.', body: s.eventAccepted } },
-    errors: { 409: ['CONFLICT'] },
-  },
-  'POST /projects/{projectId}/channels/{channelId}/sandbox/status': {
-    operationId: 'simulateDeliveryStatus',
-    summary: 'Simulate a delivery receipt on a sandbox channel',
-    description:
-      "A status for one of the channel's sent messages, under the same rules as a provider's: forward only " +
-      '(sent < delivered < read; read and failed final), once each. `eventId` is absent when nothing changed.',
-    tags: ['Channels'],
-    responses: {
-      202: {
-        description: 'Accepted; `eventId` of the event it emitted, absent when the status did not move.',
-        body: z.object({ eventId: z.optional(z.string()) }),
-        example: { eventId: EXAMPLE_IDS.eventId },
-      },
-    },
-    errors: { 409: ['CONFLICT'] },
   },
   'POST /projects/{projectId}/integrations': {
     operationId: 'createIntegration',
@@ -327,16 +194,6 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     tags: ['Webhook deliveries'],
     responses: { 200: { description: 'The last 24 hours, oldest first.', body: s.webhookHealth } },
     errors: { 400: ['VALIDATION_ERROR'] },
-  },
-  'POST /projects/{projectId}/events': {
-    operationId: 'reportEvent',
-    summary: 'Report a channel event',
-    description:
-      "How channel back ends report events; each is delivered to every webhook that applies (the general one plus the channel's). " +
-      "Over the project's `limits.eventsPerSecond`: 429 `RATE_LIMITED` with `Retry-After`, nothing queued.",
-    tags: ['Webhook deliveries'],
-    responses: { 202: { description: 'Queued.', body: s.eventAccepted } },
-    errors: { 404: ['CHANNEL_NOT_FOUND'], 429: ['RATE_LIMITED'] },
   },
   'GET /projects/{projectId}/bots/{botId}/knowledge': {
     operationId: 'listKnowledgeFiles',

@@ -5,7 +5,20 @@ import { completionPublicDocs } from '../completion/index.ts';
 import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
-import { volumeOperationDocs, volumeRouteDocs, volumeRoutes } from '../messaging/index.ts';
+import {
+  channelRouteDocs,
+  channelRoutes,
+  conversationRouteDocs,
+  conversationRoutes,
+  eventRouteDocs,
+  eventRoutes,
+  messagingOperationDocs,
+  sandboxRouteDocs,
+  sandboxRoutes,
+  volumeOperationDocs,
+  volumeRouteDocs,
+  volumeRoutes,
+} from '../messaging/index.ts';
 import { siteOperationDocs } from '../site/index.ts';
 import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
 
@@ -20,7 +33,11 @@ export function areaAdminDocs(): Record<string, RouteDoc> {
   return {
     ...byKey(botRoutes, botRouteDocs()),
     ...byKey(usageRoutes, usageRouteDocs()),
+    ...byKey(eventRoutes, eventRouteDocs()),
+    ...byKey(channelRoutes, channelRouteDocs()),
     ...byKey(volumeRoutes, volumeRouteDocs()),
+    ...byKey(conversationRoutes, conversationRouteDocs()),
+    ...byKey(sandboxRoutes, sandboxRouteDocs()),
     ...byKey(tenancyRoutes, tenancyRouteDocs()),
   };
 }
@@ -34,6 +51,7 @@ export function areaPublicDocs(): PublicOperationDocs {
     ...healthOperationDocs(),
     ...siteOperationDocs(),
     ...pollEventsDocs(),
+    ...messagingOperationDocs(),
     ...volumeOperationDocs(),
   };
 }
