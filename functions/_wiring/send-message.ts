@@ -16,6 +16,7 @@ import {
   SmtpEmailSender,
   TwilioSmsSender,
   WhatsAppCloudSender,
+  messagingSettings,
 } from '#shared/messaging/index.ts';
 import { eventPublisherFromConfig } from './event-publisher.ts';
 import { meteredProviders } from './metered.ts';
@@ -31,6 +32,7 @@ export function sendMessageOn(
   parts: { table: DynamoTable; secretBox: SecretBox; logger: Logger; metrics: Metrics; providerBudgetMs: number },
 ) {
   const { table, secretBox, logger } = parts;
+  const settings = messagingSettings.read();
   // Provider base URLs and SMTP hosts are customer settings: the webhooks' SSRF guard applies (off locally).
   const post = makeProviderPost({ allowPrivate: cfg.webhookAllowPrivate });
   const conversations = new DynamoConversationStore(table, secretBox);
@@ -47,9 +49,9 @@ export function sendMessageOn(
       {
         sandbox: sandboxProvider,
         smtp: new SmtpEmailSender({
-          timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS,
+          timeoutMs: settings.SEND_PROVIDER_TIMEOUT_MS,
           allowPrivate: cfg.webhookAllowPrivate,
-          allowedPorts: cfg.smtpAllowedPorts,
+          allowedPorts: settings.smtpAllowedPorts,
           // Each recipient's own unsubscribe address, keyed per channel by the deployment's key.
           unsubscribe: makeListUnsubscribe(secretBox),
         }),
@@ -61,9 +63,9 @@ export function sendMessageOn(
           ...(cfg.SES_ENDPOINT ? { endpoint: cfg.SES_ENDPOINT } : {}),
           ...(cfg.SES_CONFIGURATION_SET ? { configurationSet: cfg.SES_CONFIGURATION_SET } : {}),
         }),
-        twilio: new TwilioSmsSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent: USER_AGENT, post }),
+        twilio: new TwilioSmsSender({ timeoutMs: settings.SEND_PROVIDER_TIMEOUT_MS, userAgent: USER_AGENT, post }),
         'whatsapp-cloud': new WhatsAppCloudSender({
-          timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS,
+          timeoutMs: settings.SEND_PROVIDER_TIMEOUT_MS,
           userAgent: USER_AGENT,
           post,
         }),

@@ -21,6 +21,7 @@ import {
   rememberChannels,
   sandboxHandlers,
   volumeHandlers,
+  messagingSettings,
 } from '#shared/messaging/index.ts';
 import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
 import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
@@ -113,7 +114,7 @@ const channels = makeChannelUseCases({
   messages: new DynamoMessageLog(table),
   projects: projectStore,
   allowPrivateDestinations: cfg.webhookAllowPrivate,
-  smtpAllowedPorts: cfg.smtpAllowedPorts,
+  smtpAllowedPorts: messagingSettings.read().smtpAllowedPorts,
 });
 
 // The sandbox stands in for a provider: a simulated reply or receipt goes the way a provider's report does.

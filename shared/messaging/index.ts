@@ -100,3 +100,4 @@ export {
   suppression,
   suppressionPage,
 } from './api/schemas.ts';
+export { messagingSettings } from './settings.ts';
