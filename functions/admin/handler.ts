@@ -1,28 +1,5 @@
 import { readSecret } from '#shared/kernel/aws/secrets.ts';
-import {
-  channelHandlers,
-  conversationHandlers,
-  DynamoBatchStore,
-  DynamoChannelStore,
-  DynamoConversationStore,
-  DynamoDeferredStore,
-  DynamoMessageLog,
-  DynamoMessageStatusStore,
-  eventHandlers,
-  listScheduled,
-  makeApplyReports,
-  makeBatchProgress,
-  makeChannelUseCases,
-  makeChannelVolume,
-  makeConversationQueries,
-  makeListUnsubscribe,
-  makeReportEvent,
-  makeSandboxSimulation,
-  rememberChannels,
-  sandboxHandlers,
-  volumeHandlers,
-  messagingSettings,
-} from '#shared/messaging/index.ts';
+import { DynamoChannelStore, wireMessagingAdmin } from '#shared/messaging/index.ts';
 import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
 import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
@@ -105,39 +82,17 @@ const webhookAdmin = makeWebhookAdmin({
 // API Gateway gives a request 29 s; the rest of a very large recover goes on in the deliver worker.
 const recover = recoverOnDynamo(cfg, table, integrationStore, 15_000);
 
-// Event reports trust a channel they read for a few seconds (one read per burst, not per event); a channel deleted
-// here is forgotten at once (shared/messaging/recent-channels.ts).
-const reportChannels = rememberChannels(channelStore);
-const channels = makeChannelUseCases({
+// Channels, their sends at volume, suppressions and conversations (media URLs signed with this function's
+// credentials), the sandbox, and channel back ends' event reports.
+const messagingHandlers = wireMessagingAdmin(platform, {
+  secretBox,
   channels: channelStore,
-  forgetChannel: reportChannels.forget,
-  messages: new DynamoMessageLog(table),
   projects: projectStore,
-  allowPrivateDestinations: cfg.webhookAllowPrivate,
-  smtpAllowedPorts: messagingSettings.read().smtpAllowedPorts,
-});
-
-// The sandbox stands in for a provider: a simulated reply or receipt goes the way a provider's report does.
-const statuses = new DynamoMessageStatusStore(table);
-const conversationStore = new DynamoConversationStore(table, secretBox);
-const sandbox = makeSandboxSimulation({
-  requireChannel: channels.requireChannel,
-  statuses,
-  apply: makeApplyReports({
-    statuses,
-    conversations: conversationStore,
-    unsubscribe: makeListUnsubscribe(secretBox),
-    events,
-    log: { info: (m, extra) => logger.info(m, extra ?? {}) },
-  }),
-});
-
-// Suppressions, and the conversations the console shows (media URLs signed with this function's credentials).
-const conversations = makeConversationQueries({
-  conversations: conversationStore,
-  media: mediaStoreFromConfig(cfg),
   events,
-  onBackgroundError: (what, cause) => logger.error(`${what} failed`, { cause: String(cause) }),
+  limits: tenantLimiterFromConfig(cfg, table),
+  mediaStore: mediaStoreFromConfig(cfg),
+  publicBaseUrl: cfg.PUBLIC_BASE_URL ?? '',
+  allowPrivateDestinations: cfg.webhookAllowPrivate,
 });
 
 const integrations = makeIntegrationUseCases({
@@ -183,9 +138,6 @@ knowledge = makeKnowledgeManagement({
   logger,
 });
 
-// A channel's scheduled messages and batches (the console).
-const deferredStore = new DynamoDeferredStore(table);
-const batchStore = new DynamoBatchStore(table);
 // Who may call what: project keys, portal sessions, each route's rule, and the audit log of every change.
 const tenancy = wireTenancy(platform, {
   projectExists: async (projectId) => (await projectStore.get(projectId)) !== undefined,
@@ -199,14 +151,7 @@ export const handler = tenancy.serve({
   prefix: ADMIN_PREFIX,
   access: adminRouteAccess,
   routes: bindRoutes(adminRouteTable, {
-    ...eventHandlers(
-      makeReportEvent({
-        projects: projectStore,
-        channels: reportChannels,
-        events,
-        limits: tenantLimiterFromConfig(cfg, table),
-      }),
-    ),
+    ...messagingHandlers,
     ...deliveryHandlers(webhookAdmin),
     ...recoverHandlers(recover),
     ...wireCreditUsage(platform, { accountOf: projects.creditAccount }),
@@ -224,18 +169,6 @@ export const handler = tenancy.serve({
       });
       return json(200, { items: [JSON.parse(answer.body)] });
     },
-    ...channelHandlers(channels, cfg.PUBLIC_BASE_URL ?? ''),
-    ...volumeHandlers(
-      makeChannelVolume({
-        requireChannel: channels.requireChannel,
-        scheduled: (channelId, page) => listScheduled(table, channelId, page),
-        batches: (channelId, page) => batchStore.list(channelId, page),
-        progress: makeBatchProgress({ batches: batchStore, messages: deferredStore }),
-        store: deferredStore,
-      }),
-    ),
-    ...conversationHandlers(channels.requireChannel, conversations),
-    ...sandboxHandlers(sandbox),
     ...integrationHandlers(integrations),
     ...botAdmin.handlers,
     ...knowledgeHandlers(knowledge),
