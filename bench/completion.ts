@@ -19,7 +19,7 @@ import { localDocumentClient } from '#test/support/dynamo.ts';
 import { DynamoBotStore } from '#shared/bots/index.ts';
 import { DynamoCreditLedger } from '#shared/credits/index.ts';
 import { DynamoRateLimiter } from '#shared/ratelimit/adapters/dynamo-rate-limiter.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import { DynamoTokenStore } from '#shared/auth/index.ts';
 import { OfflineModelProvider } from '#shared/model-providers/index.ts';
 import { hashToken } from '#shared/kernel/tokens.ts';
 import { composeSystemPrompt } from '#shared/completion/index.ts';

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoChannelStore, DynamoMessageLog, DynamoMessageStatusStore } from '#shared/messaging/index.ts';
 import { makeEventPublisher, markOf, SqsEventQueue } from '#shared/events/index.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import { DynamoTokenStore } from '#shared/auth/index.ts';
 import { bearerToken, hashToken } from '#shared/kernel/tokens.ts';
 import { config } from '#shared/kernel/config.ts';
 import { newId } from '#shared/kernel/ids.ts';

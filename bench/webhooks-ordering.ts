@@ -23,7 +23,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { generateSigningKey } from '#shared/integrations/signing-keys.ts';
+import { generateSigningKey } from '#shared/integrations/index.ts';
 import { signPayload, signPayloadEd25519 } from '#shared/webhooks/signature.ts';
 import { startReceiver, type TestReceiver } from '#test/e2e/webhooks-support.ts';
 import { type ServiceProcess, spawnService, stopProcess } from '#test/support/process.ts';

@@ -1,8 +1,7 @@
 import { DynamoRateLimiter } from '#shared/ratelimit/adapters/dynamo-rate-limiter.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import { type BotsApiAuthPorts, DynamoTokenStore } from '#shared/auth/index.ts';
 import type { Config } from '#shared/kernel/config.ts';
-import type { BotsApiAuthPorts } from '#shared/auth/api/presets.ts';
 import type { Metrics } from '#shared/kernel/metrics.ts';
 import { gcraParams } from '#shared/ratelimit/gcra.ts';
 import { meteredRateLimiter } from './metered.ts';

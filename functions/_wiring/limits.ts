@@ -1,8 +1,8 @@
-import type { CustomTokenLimitPorts } from '#shared/auth/api/custom-token-limits.ts';
+import type { CustomTokenLimitPorts } from '#shared/auth/index.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import type { Config } from '#shared/kernel/config.ts';
 import { recentlyRead } from '#shared/kernel/recently-read.ts';
-import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
+import { DynamoProjectStore } from '#shared/projects/index.ts';
 import { DynamoRateLimiter, DynamoRateLimitStore } from '#shared/ratelimit/adapters/dynamo-rate-limiter.ts';
 import { makeTenantLimiter, perSecondParams, type TenantLimiter, type TenantLimits } from '#shared/ratelimit/index.ts';
 

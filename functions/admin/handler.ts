@@ -3,11 +3,11 @@ import { DynamoChannelStore, wireMessagingAdmin } from '#shared/messaging/index.
 import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
 import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
-import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
+import { wireIntegrationAdmin } from '#shared/integrations/index.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
 import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
-import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import { DynamoProjectStore, wireProjectAdmin } from '#shared/projects/index.ts';
+import { DynamoTokenStore } from '#shared/auth/index.ts';
 import {
   s3KnowledgeObjectStoreOnFirstUse,
   s3KnowledgeUploadInboxOnFirstUse,
@@ -18,10 +18,8 @@ import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { json } from '#shared/http/types.ts';
 import { bindRoutes } from '#shared/http/router.ts';
-import { makeIntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
 import { makeKnowledgeManagement, type KnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
-import { makeProjectUseCases } from '#shared/projects/manage-projects.ts';
 import { makeWebhookAdmin } from '#shared/webhooks/manage-deliveries.ts';
 import { makeWebhookHealthReport } from '#shared/webhooks/health-report.ts';
 import { DynamoWebhookAttemptStats } from '#shared/webhooks/adapters/dynamo-webhook-attempt-stats.ts';
@@ -35,8 +33,6 @@ import { adminRouteAccess } from './access.ts';
 import { projectScopeOf, wireTenancy } from '#shared/tenancy/index.ts';
 import { wireBotAdmin } from '#shared/bots/index.ts';
 import { deliveryHandlers } from '#shared/webhooks/api/delivery-routes.ts';
-import { integrationHandlers } from '#shared/integrations/api/admin-routes.ts';
-import { projectHandlers } from '#shared/projects/api/admin-routes.ts';
 import { recoverHandlers } from '#shared/webhooks/api/recover-routes.ts';
 import { knowledgeHandlers } from '#shared/knowledge/api/admin-routes.ts';
 import { webhookHealthHandlers } from '#shared/webhooks/api/health-routes.ts';
@@ -53,11 +49,18 @@ const secretBox = await secretBoxFromConfig(cfg);
 const projectStore = new DynamoProjectStore(table);
 const tokenStore = new DynamoTokenStore(table);
 const channelStore = new DynamoChannelStore(table, secretBox);
-const integrationStore = new DynamoIntegrationStore(table, secretBox);
+// Webhooks, custom integrations and pollers; the webhooks area reads the same store.
+const integrationAdmin = wireIntegrationAdmin(platform, {
+  secretBox,
+  channels: channelStore,
+  projects: projectStore,
+  tokens: tokenStore,
+  allowPrivateDestinations: cfg.webhookAllowPrivate,
+});
+const integrationStore = integrationAdmin.store;
 
 const creditLedger = new DynamoCreditLedger(table);
-const projects = makeProjectUseCases({
-  projects: projectStore,
+const { projects, handlers: projectRouteHandlers } = wireProjectAdmin(platform, {
   tokens: tokenStore,
   credits: creditLedger,
 });
@@ -92,14 +95,6 @@ const messagingHandlers = wireMessagingAdmin(platform, {
   limits: tenantLimiterFromConfig(cfg, table),
   mediaStore: mediaStoreFromConfig(cfg),
   publicBaseUrl: cfg.PUBLIC_BASE_URL ?? '',
-  allowPrivateDestinations: cfg.webhookAllowPrivate,
-});
-
-const integrations = makeIntegrationUseCases({
-  integrations: integrationStore,
-  channels: channelStore,
-  projects: projectStore,
-  tokens: tokenStore,
   allowPrivateDestinations: cfg.webhookAllowPrivate,
 });
 
@@ -143,7 +138,6 @@ const tenancy = wireTenancy(platform, {
   projectExists: async (projectId) => (await projectStore.get(projectId)) !== undefined,
   publicBaseUrl: cfg.PUBLIC_BASE_URL ?? '',
 });
-const projectRouteHandlers = projectHandlers(projects);
 
 /** The management API (`/admin/v1/*`): one function, routed inside. */
 export const handler = tenancy.serve({
@@ -169,7 +163,7 @@ export const handler = tenancy.serve({
       });
       return json(200, { items: [JSON.parse(answer.body)] });
     },
-    ...integrationHandlers(integrations),
+    ...integrationAdmin.handlers,
     ...botAdmin.handlers,
     ...knowledgeHandlers(knowledge),
     ...tenancy.handlers,

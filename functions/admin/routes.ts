@@ -8,8 +8,8 @@ import {
   volumeRoutes,
 } from '#shared/messaging/index.ts';
 import { deliveryRoutes } from '#shared/webhooks/api/delivery-routes.ts';
-import { integrationRoutes } from '#shared/integrations/api/admin-routes.ts';
-import { projectRoutes } from '#shared/projects/api/admin-routes.ts';
+import { integrationRoutes } from '#shared/integrations/index.ts';
+import { projectRoutes } from '#shared/projects/index.ts';
 import { recoverRoutes } from '#shared/webhooks/api/recover-routes.ts';
 import { usageRoutes } from '#shared/credits/index.ts';
 import { knowledgeRoutes } from '#shared/knowledge/api/admin-routes.ts';

@@ -5,8 +5,7 @@ import {
   DynamoConversationStore,
   makeConversationQueries,
 } from '#shared/messaging/index.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
-import { customTokenFunction } from '#shared/auth/api/presets.ts';
+import { customTokenFunction, DynamoTokenStore } from '#shared/auth/index.ts';
 import { validate } from '#shared/http/middleware.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { json } from '#shared/http/types.ts';

@@ -1,7 +1,7 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
-import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
+import { DynamoIntegrationStore } from '#shared/integrations/index.ts';
+import { DynamoProjectStore } from '#shared/projects/index.ts';
 import { s3PayloadStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-payload-store.ts';
 import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
 import { SqsJsonQueue } from '#shared/kernel/aws/sqs-json-queue.ts';

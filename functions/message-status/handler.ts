@@ -5,8 +5,7 @@ import {
   makeManageScheduled,
   messageStatusView,
 } from '#shared/messaging/index.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
-import { customTokenFunction } from '#shared/auth/api/presets.ts';
+import { customTokenFunction, DynamoTokenStore } from '#shared/auth/index.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';

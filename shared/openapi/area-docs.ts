@@ -19,6 +19,8 @@ import {
   volumeRouteDocs,
   volumeRoutes,
 } from '../messaging/index.ts';
+import { integrationRouteDocs, integrationRoutes } from '../integrations/index.ts';
+import { projectRouteDocs, projectRoutes } from '../projects/index.ts';
 import { siteOperationDocs } from '../site/index.ts';
 import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
 
@@ -32,12 +34,14 @@ import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
 export function areaAdminDocs(): Record<string, RouteDoc> {
   return {
     ...byKey(botRoutes, botRouteDocs()),
+    ...byKey(projectRoutes, projectRouteDocs()),
     ...byKey(usageRoutes, usageRouteDocs()),
     ...byKey(eventRoutes, eventRouteDocs()),
     ...byKey(channelRoutes, channelRouteDocs()),
     ...byKey(volumeRoutes, volumeRouteDocs()),
     ...byKey(conversationRoutes, conversationRouteDocs()),
     ...byKey(sandboxRoutes, sandboxRouteDocs()),
+    ...byKey(integrationRoutes, integrationRouteDocs()),
     ...byKey(tenancyRoutes, tenancyRouteDocs()),
   };
 }

@@ -5,7 +5,7 @@
  * from the routes and handlers that validate them.
  */
 export * from '../http/wire-schemas.ts';
-export * from '../projects/api/schemas.ts';
+export { apiTokenState, project, projectPage, shownOnceToken } from '../projects/index.ts';
 export { botCredits, botCreditUsage } from '../credits/index.ts';
 export {
   channel,
@@ -23,7 +23,13 @@ export {
   suppression,
   suppressionPage,
 } from '../messaging/index.ts';
-export * from '../integrations/api/schemas.ts';
+export {
+  createdIntegration,
+  integration,
+  integrationPage,
+  signingSecret,
+  updatedIntegration,
+} from '../integrations/index.ts';
 export * from '../webhooks/api/schemas.ts';
 export { bot, botPage } from '../bots/index.ts';
 export * from '../knowledge/api/schemas.ts';

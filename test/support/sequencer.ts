@@ -29,7 +29,7 @@ export const slowFiles: Record<string, number> = {
   'own:test/e2e/webhook-notices.test.ts': 22,
   'unit:test/unit/pdf/decode-bound.test.ts': 22,
   'own:test/e2e/persistence.test.ts': 21,
-  'unit:test/integration/tokens/rotation-races.test.ts': 19,
+  'unit:test/integration/auth/rotation-races.test.ts': 19,
   'bundles:test/e2e/webhooks.test.ts': 18,
   'unit:test/unit/extract/extract-pdf.test.ts': 18,
   'model:test/e2e/console-playground.test.ts': 18,

@@ -1,4 +1,4 @@
-import type { TokenGrant, TokenStore } from '#shared/auth/token-store.ts';
+import type { TokenGrant, TokenStore } from '#shared/auth/index.ts';
 
 /** The token store in memory: grants by token hash. `fail` makes every read throw, as an unreachable store would. */
 export class MemoryTokens implements TokenStore {

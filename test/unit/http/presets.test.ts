@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashToken } from '#shared/kernel/tokens.ts';
-import { generateToken } from '#shared/auth/tokens.ts';
+import { botsApiFunction, customTokenFunction, generateToken } from '#shared/auth/index.ts';
 import {
   jsonObjectBody,
   providerFunction,
@@ -9,7 +9,6 @@ import {
   type HttpHandler,
   type ScopedIdempotency,
 } from '#shared/http/presets.ts';
-import { botsApiFunction, customTokenFunction } from '#shared/auth/api/presets.ts';
 import { json, type HttpEvent } from '#shared/http/types.ts';
 import {
   type ClaimResult,

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { customTokenFunction } from '#shared/auth/api/presets.ts';
+import { customTokenFunction, generateToken } from '#shared/auth/index.ts';
 import { hashToken } from '#shared/kernel/tokens.ts';
-import { generateToken } from '#shared/auth/tokens.ts';
 import { json, type HttpEvent } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { DependencyOverloadedError } from '#shared/kernel/overload.ts';

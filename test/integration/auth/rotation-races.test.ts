@@ -2,15 +2,13 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoChannelStore } from '#shared/messaging/index.ts';
-import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
-import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
+import { DynamoIntegrationStore } from '#shared/integrations/index.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
-import type { TokenStore } from '#shared/auth/token-store.ts';
+import { DynamoTokenStore, type TokenStore } from '#shared/auth/index.ts';
 import type { CreditLedger } from '#shared/credits/index.ts';
 import { createSecretBox } from '#shared/kernel/secret-box.ts';
-import { makeIntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
-import { makeProjectUseCases } from '#shared/projects/manage-projects.ts';
+import { makeIntegrationUseCases } from '#shared/integrations/index.ts';
+import { DynamoProjectStore, makeProjectUseCases } from '#shared/projects/index.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 
 /**
