@@ -4,7 +4,9 @@ import { s3PayloadStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-payload-sto
 import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
-import { wirePolling } from '#shared/polling/index.ts';
+import { pollingSettings, wirePolling } from '#shared/polling/index.ts';
+import { DynamoRateLimiter } from '#shared/ratelimit/adapters/dynamo-rate-limiter.ts';
+import { perSecondParams } from '#shared/ratelimit/index.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
@@ -19,6 +21,7 @@ const polling = wirePolling({
   secrets,
   integrations: new DynamoIntegrationStore(table, secrets),
   bodyOf: (bodyRef) => payloads.get(bodyRef),
+  limiter: new DynamoRateLimiter(table, perSecondParams(pollingSettings.read().POLL_RATE_LIMIT_PER_SECOND)),
 });
 
 /** `GET /api/integration/events?cursor&limit` (a poller's `sbp_` token): its project's events, oldest first. */
