@@ -157,7 +157,8 @@ function callsOf(service: string, req: IncomingMessage, url: URL, body: Buffer, 
   }
   if (service === 'kinesis') {
     const input = json();
-    const stream = input.StreamARN ?? (input.StreamName && `arn:aws:kinesis:${o.region}:${o.account}:stream/${input.StreamName}`);
+    const stream =
+      input.StreamARN ?? (input.StreamName && `arn:aws:kinesis:${o.region}:${o.account}:stream/${input.StreamName}`);
     return [{ action: `kinesis:${target.split('.').pop()}`, resource: stream || '*' }];
   }
   if (service === 'secretsmanager') {
@@ -198,7 +199,8 @@ function queryCalls(service: 'sts' | 'sns', body: Buffer, o: AwsFrontOptions): C
       },
     ];
   }
-  const topic = form.get('TopicArn') ?? (form.get('Name') && `arn:aws:sns:${o.region}:${o.account}:${form.get('Name')}`);
+  const topic =
+    form.get('TopicArn') ?? (form.get('Name') && `arn:aws:sns:${o.region}:${o.account}:${form.get('Name')}`);
   return [{ action, resource: topic || '*' }];
 }
 
