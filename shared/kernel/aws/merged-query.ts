@@ -22,6 +22,11 @@ export interface MergedQuery {
   limit: number;
   /** Query calls one page may make (a filter that drops most items ends the page early, with `next`). */
   maxCalls?: number;
+  /**
+   * How many times its even share of the page each partition is first asked for (default 2). A listing whose keys
+   * spread evenly over its partitions (hashed) needs less: each item read and not returned is work for nothing.
+   */
+  share?: number;
 }
 
 interface Partition {
@@ -57,7 +62,7 @@ export async function queryMerged(
     pk,
     buffer: [],
     done: false,
-    size: Math.max(5, Math.ceil((2 * (limit + 1)) / query.partitions.length)),
+    size: Math.max(5, Math.ceil(((query.share ?? 2) * (limit + 1)) / query.partitions.length)),
   }));
   const maxCalls = query.maxCalls ?? 4 * partitions.length;
   const range = keyCondition(query);

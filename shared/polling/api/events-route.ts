@@ -4,7 +4,7 @@ import { overloadHttpError } from '../../http/domain-errors.ts';
 import type { RateDecision, RateLimiter } from '../../ratelimit/index.ts';
 import { validate } from '../../http/middleware.ts';
 import { MAX_CURSOR_LENGTH } from '../../http/pagination.ts';
-import { json, type HttpEvent, type HttpResult } from '../../http/types.ts';
+import type { HttpEvent, HttpResult } from '../../http/types.ts';
 import { HttpError } from '../../http/errors.ts';
 import { withMeta } from '../../kernel/validation/meta.ts';
 import * as z from '../../kernel/validation/zod.ts';
@@ -77,7 +77,12 @@ export function pollEventsHandler(deps: {
       { projectId, integrationId, rules },
       { limit: query.limit, ...(query.cursor !== undefined ? { cursor: query.cursor } : {}) },
     );
-    return json(200, page, { 'cache-control': 'no-store' });
+    // The envelopes are JSON texts already (the fan-out's): joined into the page, not parsed and written again.
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+      body: `{"items":[${page.items.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)},"done":${page.done}}`,
+    };
   };
 }
 
