@@ -55,8 +55,9 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
   const issued = new Map<string, { fn: string; role: string }>();
   const server = await listenHttp1And2((req, res) => {
     handle(req as IncomingMessage, res as ServerResponse, options, calls, issued).catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ __type: 'InternalFailure', message: String(error) }));
+      const out = res as ServerResponse;
+      if (!out.headersSent) out.writeHead(500, { 'content-type': 'application/json' });
+      out.end(JSON.stringify({ __type: 'InternalFailure', message: String(error) }));
     });
   }, 0);
   return { endpoint: server.endpoint, calls, stop: () => server.stop() };
@@ -319,14 +320,16 @@ function forward(
         const answerHeaders = Object.fromEntries(
           Object.entries(answer.headers).filter(([name]) => !NOT_FORWARDED.test(name)),
         );
-        (res as ServerResponse).writeHead(answer.statusCode ?? 502, answerHeaders);
+        // The HTTP/2 compatibility answer takes the same calls as HTTP/1.1's.
+        const out = res as ServerResponse;
+        out.writeHead(answer.statusCode ?? 502, answerHeaders);
         const chunks: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => {
           if (keep) chunks.push(chunk);
-          res.write(chunk);
+          out.write(chunk);
         });
         answer.on('end', () => {
-          res.end();
+          out.end();
           resolve(Buffer.concat(chunks));
         });
         answer.on('error', reject);
