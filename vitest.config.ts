@@ -84,8 +84,8 @@ const groups = {
   /**
    * Against the deploy bundles (`LOCAL_FUNCTIONS=bundles`: each function from the asset `cdk deploy` uploads, on a
    * thread of its own with the template's environment, every AWS call held against its role when the group stops).
-   * These files ran twice until issue 25's last cut (in-process and again from the bundles): the code is the same,
-   * only its packaging differs, and the bundles are what runs on AWS, so they now run once, here. With
+   * They run once, here, not also in-process: the code is the same, only its packaging differs, and the bundles are
+   * what runs on AWS. With
    * test/e2e/bundles-mode.test.ts (the mode itself and the IAM check's teeth) they invoke every function at least once: send and legacy-send (send), fanout and
    * deliver (webhooks), ingest and search (knowledge), extract and extract-uploads (extract), message-status,
    * inbound-twilio, inbound-whatsapp and both inbound workers (ingress), completion (completion-offline), the credit
@@ -139,7 +139,7 @@ export default defineConfig({
           include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/infra/**/*.test.ts'],
           exclude: unitFilesAlone,
           // Files share their worker's modules (the AWS SDK, pdfjs, zod are imported once per worker, not once per
-          // file): ~60 s less CPU per run (BENCHMARKS.md, issue 25). They build their own adapters and fakes and
+          // file): ~60 s less CPU per run (bench/history/2026-11-test-suite-time.md). They build their own adapters and fakes and
           // leave no process state behind; a file that cannot share goes in `unitFilesAlone`.
           isolate: false,
         },
@@ -147,7 +147,7 @@ export default defineConfig({
       { extends: true, test: { name: 'unit-alone', include: unitFilesAlone } },
 
       // A group's files call its service over HTTP and share no state but their worker's modules (imported once per
-      // worker, not once per file: ~25 s less CPU for the e2e group alone, BENCHMARKS.md issue 25).
+      // worker, not once per file: ~25 s less CPU for the e2e group alone, bench/history/2026-11-test-suite-time.md).
       // A file's first hook waits for its group's service to boot (test/support/service.ts, `sharedService`): the
       // groups boot side by side at the start of the run, the bundles group building the deploy bundles first.
       ...(['e2e', 'model', 'bulk', 'strict', 'bundles'] as const).map((name) => ({

@@ -34,6 +34,9 @@ export const CHECKED = [
   'examples',
   'docs',
   'README.md',
+  'vitest.config.ts',
+  'cdk.json',
+  'package.json',
 ];
 
 /**
