@@ -99,7 +99,8 @@ async function round(cwd?: string) {
   const aws = localAwsClients(info);
   try {
     const pid = svc.child.pid!;
-    if (EVENTS === 0) return { http: undefined, sqs: undefined, polling: await pollCatchUp(admin, svc.baseUrl, info) };
+    if (EVENTS === 0)
+      return { http: undefined, sqs: undefined, polling: await pollCatchUp(admin, svc.baseUrl, info, pid) };
     const http = await project(admin, 'http');
     await admin.call('POST', `/projects/${http.projectId}/integrations`, {
       product: 'webhook',
@@ -131,7 +132,7 @@ async function round(cwd?: string) {
       () => post(admin, sqs, EVENTS),
       async () => (await queued(aws, queue.url)) >= EVENTS,
     );
-    const polling = await pollCatchUp(admin, svc.baseUrl, info);
+    const polling = await pollCatchUp(admin, svc.baseUrl, info, pid);
     return { http: httpPhase, sqs: sqsPhase, polling };
   } finally {
     aws.destroy();
@@ -156,7 +157,7 @@ async function queued(aws: ReturnType<typeof localAwsClients>, url: string): Pro
 }
 
 /** Seeds the poll log, then walks it from the start: total seconds and page latencies. */
-async function pollCatchUp(admin: Admin, baseUrl: string, info: LocalAws) {
+async function pollCatchUp(admin: Admin, baseUrl: string, info: LocalAws, pid: number) {
   const p = await project(admin, 'poll');
   const poller = (await admin.call('POST', `/projects/${p.projectId}/integrations`, { product: 'poller' })).json;
   const dynamo = new DynamoDBClient({
@@ -220,6 +221,7 @@ async function pollCatchUp(admin: Admin, baseUrl: string, info: LocalAws) {
     let cursor: string | undefined;
     let seen = 0;
     const t0 = performance.now();
+    const cpu0 = processCpuMs(pid);
     for (;;) {
       const s = performance.now();
       const page = await get(`limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
@@ -231,6 +233,8 @@ async function pollCatchUp(admin: Admin, baseUrl: string, info: LocalAws) {
     pages.sort((a, b) => a - b);
     return {
       seconds: (performance.now() - t0) / 1000,
+      // The service's CPU (all threads) per 1,000 events read: the work, whatever the machine's load does to time.
+      cpuMsPer1000: ((processCpuMs(pid) - cpu0) * 1000) / seen,
       events: seen,
       p50: pages[Math.floor(pages.length / 2)]!,
       p99: pages[Math.min(pages.length - 1, Math.floor(pages.length * 0.99))]!,
@@ -265,7 +269,7 @@ console.log(`\n${machine()}; ${EVENTS} events per phase, ${ROUNDS} rounds (media
 if (BASELINE) {
   const ratio = (f: (r: Round) => number) => median(results.map((r, i) => f(r) / f(baselines[i]!))).toFixed(2);
   console.log(
-    `against the baseline (same rounds): catch-up time ${ratio((r) => r.polling.catchUp.seconds)}, page p50 (250) ${ratio((r) => r.polling.catchUp.p50)}, page p50 (100) ${ratio((r) => r.polling.limit100.p50)}; baseline catch-up ${median(baselines.map((r) => r.polling.catchUp.seconds)).toFixed(1)} s, p50 ${median(baselines.map((r) => r.polling.catchUp.p50)).toFixed(1)} / ${median(baselines.map((r) => r.polling.limit100.p50)).toFixed(1)} ms`,
+    `against the baseline (same rounds): service CPU per event ${ratio((r) => r.polling.catchUp.cpuMsPer1000)} (250), ${ratio((r) => r.polling.limit100.cpuMsPer1000)} (100); catch-up time ${ratio((r) => r.polling.catchUp.seconds)}, page p50 (250) ${ratio((r) => r.polling.catchUp.p50)}, page p50 (100) ${ratio((r) => r.polling.limit100.p50)}; baseline catch-up ${median(baselines.map((r) => r.polling.catchUp.seconds)).toFixed(1)} s, p50 ${median(baselines.map((r) => r.polling.catchUp.p50)).toFixed(1)} / ${median(baselines.map((r) => r.polling.limit100.p50)).toFixed(1)} ms`,
   );
 }
 if (EVENTS > 0)
