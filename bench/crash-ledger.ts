@@ -117,8 +117,8 @@ const freePort = async (): Promise<number> => {
   }
 };
 
-/** Kinds driven only when `only` names them. */
-const VOLUME_KINDS = ['batch', 'scheduled'];
+/** Kinds driven only when `only` names them (the SQS destination's: a second project, its own run). */
+const VOLUME_KINDS = ['batch', 'scheduled', 'sqsDestination'];
 
 export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
   const log = options.log ?? (() => {});

@@ -14,7 +14,7 @@ describe('crash ledger', () => {
     const ledger = await runCrashLedger({ kills: 2, secondsBetweenKills: 3, concurrency: 1, drainSeconds: 30 });
     const all = ledger.rows.reduce((n, r) => n + r.acknowledged, 0);
     expect(all, formatLedger(ledger)).toBeGreaterThan(100);
-    expect(ledger.rows.map((r) => r.kind).sort()).toHaveLength(7);
+    expect(ledger.rows.map((r) => r.kind).sort()).toHaveLength(6);
     expect(
       ledger.rows.filter((r) => r.acknowledged === 0).map((r) => r.kind),
       formatLedger(ledger),
