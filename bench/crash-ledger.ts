@@ -15,7 +15,8 @@
  * after another was acknowledged must reach it after that one (bench/lib/order-ledger.ts counts those overtaken).
  *
  * A second project's webhook is an SQS destination (a queue of the runner's stand-in, its role assumed from the STS
- * stand-in): the reports posted to that project are accounted for by the messages read from the queue.
+ * stand-in): with `--only sqsDestination,…`, the reports posted to that project are accounted for by the messages
+ * read from the queue.
  *
  * Exits 1 on any loss, any change with two ids, or any Twilio or WhatsApp message out of order. `npx tsx bench/crash-ledger.ts --kills 20 --seconds 6`; a short
  * run is part of `npm test` (test/e2e/crash-ledger.test.ts).
