@@ -21,7 +21,7 @@ import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-st
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { makeEventPublisher, markOf, SqsEventQueue } from '#shared/events/index.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import { DynamoTokenStore } from '#shared/auth/index.ts';
 import { bearerToken, hashToken } from '#shared/kernel/tokens.ts';
 import { config } from '#shared/kernel/config.ts';
 import { newId } from '#shared/kernel/ids.ts';

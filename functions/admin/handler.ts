@@ -2,26 +2,22 @@ import { readSecret } from '#shared/kernel/aws/secrets.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
-import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
-import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
-import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
+import { wireIntegrationAdmin } from '#shared/integrations/index.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
 import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
-import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import { DynamoProjectStore, wireProjectAdmin } from '#shared/projects/index.ts';
+import { DynamoTokenStore } from '#shared/auth/index.ts';
 import {
   s3KnowledgeObjectStoreOnFirstUse,
   s3KnowledgeUploadInboxOnFirstUse,
 } from '#shared/knowledge/adapters/lazy-s3-knowledge-stores.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { SqsIngestQueue } from '#shared/knowledge/adapters/sqs-ingest-queue.ts';
-import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { json } from '#shared/http/types.ts';
 import { bindRoutes } from '#shared/http/router.ts';
-import { makeIntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
 import { makeKnowledgeManagement, type KnowledgeManagement } from '#shared/knowledge/manage.ts';
 import { makeChannelUseCases } from '#shared/messaging/manage-channels.ts';
 import { makeConversationQueries } from '#shared/messaging/conversations.ts';
@@ -30,13 +26,8 @@ import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
 import { makeApplyReports } from '#shared/messaging/inbound/process-inbound.ts';
 import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
 import { makeSandboxSimulation } from '#shared/messaging/inbound/sandbox.ts';
-import { makeProjectUseCases } from '#shared/projects/manage-projects.ts';
-import { makeWebhookAdmin } from '#shared/webhooks/manage-deliveries.ts';
-import { makeWebhookHealthReport } from '#shared/webhooks/health-report.ts';
-import { DynamoWebhookAttemptStats } from '#shared/webhooks/adapters/dynamo-webhook-attempt-stats.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
 import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
-import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { platform as adminPlatform } from '#functions/_wiring/platform.ts';
 import { ADMIN_PREFIX, adminRouteTable } from './routes.ts';
@@ -49,17 +40,13 @@ import { DynamoBatchStore } from '#shared/messaging/adapters/dynamo-batch-store.
 import { DynamoDeferredStore, listScheduled } from '#shared/messaging/adapters/dynamo-deferred-store.ts';
 import { makeBatchProgress } from '#shared/messaging/volume/batch.ts';
 import { makeChannelVolume } from '#shared/messaging/volume/channel-volume.ts';
-import { deliveryHandlers } from '#shared/webhooks/api/delivery-routes.ts';
 import { eventHandlers } from '#shared/messaging/api/event-routes.ts';
-import { integrationHandlers } from '#shared/integrations/api/admin-routes.ts';
-import { projectHandlers } from '#shared/projects/api/admin-routes.ts';
-import { recoverHandlers } from '#shared/webhooks/api/recover-routes.ts';
 import { sandboxHandlers } from '#shared/messaging/api/sandbox-routes.ts';
 import { knowledgeHandlers } from '#shared/knowledge/api/admin-routes.ts';
-import { webhookHealthHandlers } from '#shared/webhooks/api/health-routes.ts';
 import { makeReportEvent } from '#shared/messaging/report-event.ts';
 import { rememberChannels } from '#shared/messaging/recent-channels.ts';
 import { tenantLimiterFromConfig } from '#functions/_wiring/limits.ts';
+import { wireWebhookAdmin } from '#shared/webhooks/index.ts';
 
 // Composition root: built once per cold start. Each store is built once and shared by the areas' use cases.
 const platform = adminPlatform('admin');
@@ -72,34 +59,30 @@ const secretBox = await secretBoxFromConfig(cfg);
 const projectStore = new DynamoProjectStore(table);
 const tokenStore = new DynamoTokenStore(table);
 const channelStore = new DynamoChannelStore(table, secretBox);
-const integrationStore = new DynamoIntegrationStore(table, secretBox);
+// Webhooks, custom integrations and pollers; the webhooks area reads the same store.
+const integrationAdmin = wireIntegrationAdmin(platform, {
+  secretBox,
+  channels: channelStore,
+  projects: projectStore,
+  tokens: tokenStore,
+  allowPrivateDestinations: cfg.webhookAllowPrivate,
+});
+const integrationStore = integrationAdmin.store;
 
 const creditLedger = new DynamoCreditLedger(table);
-const projects = makeProjectUseCases({
-  projects: projectStore,
+const { projects, handlers: projectRouteHandlers } = wireProjectAdmin(platform, {
   tokens: tokenStore,
   credits: creditLedger,
 });
-const webhookHealth = makeWebhookHealthReport({
-  projects: projectStore,
-  webhooks: integrationStore,
-  stats: new DynamoWebhookAttemptStats(table),
-});
-
 const events = eventPublisherFromConfig(cfg);
 
-const webhookAdmin = makeWebhookAdmin({
+// The webhooks' delivery log, retries, recover and health chart.
+const webhookAdmin = wireWebhookAdmin(platform, {
   projects: projectStore,
   channels: channelStore,
   webhooks: integrationStore,
-  deliveries: new DynamoDeliveryStore(table),
-  bodies: new DynamoEventBodies(table),
   events,
-  queue: deliveryQueueFromConfig(cfg),
 });
-
-// API Gateway gives a request 29 s; the rest of a very large recover goes on in the deliver worker.
-const recover = recoverOnDynamo(cfg, table, integrationStore, 15_000);
 
 // Event reports trust a channel they read for a few seconds (one read per burst, not per event); a channel deleted
 // here is forgotten at once (shared/messaging/recent-channels.ts).
@@ -134,14 +117,6 @@ const conversations = makeConversationQueries({
   media: mediaStoreFromConfig(cfg),
   events,
   onBackgroundError: (what, cause) => logger.error(`${what} failed`, { cause: String(cause) }),
-});
-
-const integrations = makeIntegrationUseCases({
-  integrations: integrationStore,
-  channels: channelStore,
-  projects: projectStore,
-  tokens: tokenStore,
-  allowPrivateDestinations: cfg.webhookAllowPrivate,
 });
 
 // Knowledge files: S3 is loaded on the first upload or delete. Without a bucket or an ingest queue, uploads answer
@@ -187,7 +162,6 @@ const tenancy = wireTenancy(platform, {
   projectExists: async (projectId) => (await projectStore.get(projectId)) !== undefined,
   publicBaseUrl: cfg.PUBLIC_BASE_URL ?? '',
 });
-const projectRouteHandlers = projectHandlers(projects);
 
 /** The management API (`/admin/v1/*`): one function, routed inside. */
 export const handler = tenancy.serve({
@@ -203,10 +177,8 @@ export const handler = tenancy.serve({
         limits: tenantLimiterFromConfig(cfg, table),
       }),
     ),
-    ...deliveryHandlers(webhookAdmin),
-    ...recoverHandlers(recover),
+    ...webhookAdmin,
     ...wireCreditUsage(platform, { accountOf: projects.creditAccount }),
-    ...webhookHealthHandlers(webhookHealth),
     ...projectRouteHandlers,
     // A project key or portal session sees its own project alone in the listing.
     listProjects: async (request) => {
@@ -232,7 +204,7 @@ export const handler = tenancy.serve({
     ),
     ...conversationHandlers(channels.requireChannel, conversations),
     ...sandboxHandlers(sandbox),
-    ...integrationHandlers(integrations),
+    ...integrationAdmin.handlers,
     ...botAdmin.handlers,
     ...knowledgeHandlers(knowledge),
     ...tenancy.handlers,

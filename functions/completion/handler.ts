@@ -1,4 +1,4 @@
-import { botsApiFunction } from '#shared/auth/api/presets.ts';
+import { botsApiFunction } from '#shared/auth/index.ts';
 import { wireCompletion } from '#shared/completion/index.ts';
 import { routes } from '#shared/contract/routes.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';

@@ -1,5 +1,5 @@
 import { httpFunction } from '#shared/http/middleware.ts';
-import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
+import { DynamoProjectStore } from '#shared/projects/index.ts';
 import { wireSite } from '#shared/site/index.ts';
 import { platform as sitePlatform } from '#functions/_wiring/platform.ts';
 

@@ -1,8 +1,7 @@
 import { config } from '#shared/kernel/config.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
-import { customTokenFunction } from '#shared/auth/api/presets.ts';
+import { customTokenFunction, DynamoTokenStore } from '#shared/auth/index.ts';
 import { validate } from '#shared/http/middleware.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { json } from '#shared/http/types.ts';

@@ -1,4 +1,4 @@
-import { botsApiFunction } from '#shared/auth/api/presets.ts';
+import { botsApiFunction } from '#shared/auth/index.ts';
 import { DynamoBotStore } from '#shared/bots/index.ts';
 import { openAiErrors, wireEmbeddings } from '#shared/completion/index.ts';
 import { DynamoCreditLedger, meteredCreditLedger } from '#shared/credits/index.ts';

@@ -1,7 +1,6 @@
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
-import { pollerTokenFunction } from '#shared/auth/api/poller-token-auth.ts';
+import { DynamoTokenStore, pollerTokenFunction } from '#shared/auth/index.ts';
 import { s3PayloadStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-payload-store.ts';
-import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
+import { DynamoIntegrationStore } from '#shared/integrations/index.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { pollingSettings, wirePolling } from '#shared/polling/index.ts';

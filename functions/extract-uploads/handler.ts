@@ -1,6 +1,6 @@
 import { wireExtractUploads } from '#shared/extract/index.ts';
 import { s3Client } from '#shared/kernel/aws/s3-client.ts';
-import { botsApiFunction } from '#shared/auth/api/presets.ts';
+import { botsApiFunction } from '#shared/auth/index.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { meteredPlatform } from '#functions/_wiring/platform.ts';
 

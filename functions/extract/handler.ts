@@ -1,6 +1,6 @@
 import { wireCreditLedger } from '#shared/credits/index.ts';
 import { wireExtract } from '#shared/extract/index.ts';
-import { botsApiFunction } from '#shared/auth/api/presets.ts';
+import { botsApiFunction } from '#shared/auth/index.ts';
 import { routes } from '#shared/contract/routes.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';

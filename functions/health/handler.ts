@@ -2,7 +2,7 @@ import { s3Client } from '#shared/kernel/aws/s3-client.ts';
 import { DynamoCreditLedger } from '#shared/credits/index.ts';
 import { modelProbeFromSettings } from '#shared/model-providers/index.ts';
 import { wireHealth } from '#shared/health/index.ts';
-import { botsApiFunction } from '#shared/auth/api/presets.ts';
+import { botsApiFunction } from '#shared/auth/index.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { meteredPlatform } from '#functions/_wiring/platform.ts';
 

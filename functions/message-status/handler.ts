@@ -1,7 +1,6 @@
 import { config } from '#shared/kernel/config.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
-import { customTokenFunction } from '#shared/auth/api/presets.ts';
+import { customTokenFunction, DynamoTokenStore } from '#shared/auth/index.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';

@@ -1,4 +1,4 @@
-import { botsApiFunction } from '#shared/auth/api/presets.ts';
+import { botsApiFunction } from '#shared/auth/index.ts';
 import { DynamoBotStore } from '#shared/bots/index.ts';
 import { openAiErrors, wireModels } from '#shared/completion/index.ts';
 import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';

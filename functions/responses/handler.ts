@@ -1,4 +1,4 @@
-import { botsApiFunction } from '#shared/auth/api/presets.ts';
+import { botsApiFunction } from '#shared/auth/index.ts';
 import { openAiErrors, wireResponses } from '#shared/completion/index.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { httpStreamingFunction } from '#shared/http/streaming.ts';

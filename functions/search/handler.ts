@@ -4,7 +4,7 @@ import { DynamoBotStore, resolveBotForProject } from '#shared/bots/index.ts';
 import { s3Client } from '#shared/kernel/aws/s3-client.ts';
 import { S3KnowledgeObjectStore } from '#shared/knowledge/adapters/s3-knowledge-object-store.ts';
 import { validatedBody } from '#shared/http/presets.ts';
-import { botsApiFunction } from '#shared/auth/api/presets.ts';
+import { botsApiFunction } from '#shared/auth/index.ts';
 import { json } from '#shared/http/types.ts';
 import { searchRequest } from '#shared/knowledge/api/search-request.ts';
 import { createLogger } from '#shared/kernel/logger.ts';

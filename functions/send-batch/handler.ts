@@ -1,5 +1,4 @@
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
-import { customTokenFunction } from '#shared/auth/api/presets.ts';
+import { customTokenFunction, DynamoTokenStore } from '#shared/auth/index.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { json } from '#shared/http/types.ts';
 import { config } from '#shared/kernel/config.ts';

@@ -1,8 +1,7 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import { config } from '#shared/kernel/config.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
+import { customTokenFunction, DynamoTokenStore } from '#shared/auth/index.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
-import { customTokenFunction } from '#shared/auth/api/presets.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { routes } from '#shared/contract/routes.ts';

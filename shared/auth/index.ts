@@ -1,11 +1,13 @@
-/** Auth: who a request is (project API tokens, custom tokens), the token store port, and the product's token kinds. */
-export {
-  type ApiTokenFailure,
-  type ApiTokenResult,
-  makeAuthenticateApiToken,
-  makeAuthenticateCustomToken,
-  makeAuthenticatePollerToken,
-} from './authenticate.ts';
+/**
+ * Auth: who a request is (project API tokens, custom tokens, poller tokens, the admin key), the token store and the
+ * product's token kinds, and the function presets that put each kind of caller in front of a handler. The only way
+ * into the area from outside it.
+ */
+export { DynamoTokenStore } from './adapters/dynamo-token-store.ts';
+export type { CustomTokenLimitPorts } from './api/custom-token-limits.ts';
+export { pollerTokenFunction } from './api/poller-token-auth.ts';
+export { adminFunction, type BotsApiAuthPorts, botsApiFunction, customTokenFunction } from './api/presets.ts';
+export { makeAuthenticateCustomToken } from './authenticate.ts';
 export type {
   CustomTokenGrant,
   PollerTokenGrant,
@@ -13,4 +15,4 @@ export type {
   TokenGrant,
   TokenStore,
 } from './token-store.ts';
-export { generateToken, isWellFormedToken, TOKEN_PREFIX, type TokenKind } from './tokens.ts';
+export { generateToken } from './tokens.ts';

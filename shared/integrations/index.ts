@@ -1,57 +1,18 @@
-/** Integrations: webhooks and custom integrations of a project: their records, secrets and management. */
+/**
+ * Integrations: a project's webhooks, custom integrations and pollers: their records and store, their secrets and
+ * signing keys, their AWS destinations, their management API and its documentation. The only way into the area from
+ * outside it.
+ */
+export { matchesFilter } from '../contract/webhook-filter.ts';
+export { DynamoIntegrationStore } from './adapters/dynamo-integration-store.ts';
+export { integrationRouteDocs, integrationRoutes } from './api/admin-routes.ts';
+export { createdIntegration, integration, integrationPage, signingSecret, updatedIntegration } from './api/schemas.ts';
+export { type AwsDestination, parseArn, parseQueueUrl } from './destination.ts';
 export {
-  type CustomIntegration,
-  type Integration,
   type IntegrationStore,
-  integrationView,
-  liveSigningKeys,
-  liveSigningSecrets,
   MAX_WEBHOOK_RATE_PER_SECOND,
-  PREVIOUS_SECRET_GRACE_MS,
-  SIGNATURE_SCHEMES,
-  type SignatureScheme,
-  WEBHOOK_ORDERINGS,
-  type WebhookIntegration,
-  type WebhookOrdering,
-  type WebhookScope,
   type WebhookTarget,
 } from './integration.ts';
-export {
-  type CreateIntegrationInput,
-  generateSigningSecret,
-  type IntegrationDeps,
-  type IntegrationUseCases,
-  makeIntegrationUseCases,
-  type PatchWebhookInput,
-  type RotatedCredentials,
-} from './manage-integrations.ts';
-export {
-  arnProblem,
-  type AwsDestination,
-  bucketNameProblem,
-  DESTINATION_TYPES,
-  type DestinationType,
-  destinationProblems,
-  parseArn,
-  type ParsedArn,
-  parseQueueUrl,
-  type WebhookDestination,
-} from './destination.ts';
+export { makeIntegrationUseCases } from './manage-integrations.ts';
 export { generateSigningKey, publicKeyOf, signingKeyObject } from './signing-keys.ts';
-export {
-  FILTER_OPS,
-  FILTER_ROOTS,
-  type FilterCondition,
-  type FilterOp,
-  type FilterProblem,
-  filterProblems,
-  type FilterScalar,
-  matchesFilter,
-  MAX_FIELD_LENGTH,
-  MAX_FIELD_SEGMENTS,
-  MAX_FILTER_CONDITIONS,
-  MAX_FILTER_STRING_LENGTH,
-  MAX_IN_VALUES,
-  valueAt,
-  type WebhookFilter,
-} from './webhook-filter.ts';
+export { wireIntegrationAdmin } from './wiring.ts';

@@ -2,7 +2,7 @@ import type { OutboxMark, WebhookEventType } from '../events/index.ts';
 import type { Page, PageRequest } from '../kernel/page.ts';
 import { publicKeyOf } from './signing-keys.ts';
 import type { AwsDestination, WebhookDestination } from './destination.ts';
-import type { WebhookFilter } from './webhook-filter.ts';
+import type { WebhookFilter } from '../contract/webhook-filter.ts';
 
 /**
  * Integrations of a project (spec section 1): a webhook pushes the project's events to a customer URL; a custom

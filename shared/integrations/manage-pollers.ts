@@ -4,7 +4,7 @@ import type { WebhookEventType } from '../events/index.ts';
 import { newId } from '../kernel/ids.ts';
 import { hashToken } from '../kernel/tokens.ts';
 import type { IntegrationStore, PollerIntegration } from './integration.ts';
-import type { WebhookFilter } from './webhook-filter.ts';
+import type { WebhookFilter } from '../contract/webhook-filter.ts';
 
 export interface PollerInput {
   eventTypes?: WebhookEventType[] | null;

@@ -1,4 +1,9 @@
-import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
+
+/** `whsec_` + base64 of 32 random bytes (Standard Webhooks secret format): a `v1` webhook's HMAC secret. */
+export function generateSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
 
 /**
  * Ed25519 signing keys for `v1a` signatures (Standard Webhooks), in the Standard Webhooks text forms:

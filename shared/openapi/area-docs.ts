@@ -6,8 +6,11 @@ import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
 import { volumeOperationDocs, volumeRouteDocs, volumeRoutes } from '../messaging/index.ts';
+import { integrationRouteDocs, integrationRoutes } from '../integrations/index.ts';
+import { projectRouteDocs, projectRoutes } from '../projects/index.ts';
 import { siteOperationDocs } from '../site/index.ts';
 import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
+import { webhookRouteDocs, webhookRoutes } from '../webhooks/index.ts';
 
 /**
  * The documentation each area writes beside its routes, gathered for the document. Adding an area with routes:
@@ -19,9 +22,12 @@ import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
 export function areaAdminDocs(): Record<string, RouteDoc> {
   return {
     ...byKey(botRoutes, botRouteDocs()),
+    ...byKey(projectRoutes, projectRouteDocs()),
     ...byKey(usageRoutes, usageRouteDocs()),
     ...byKey(volumeRoutes, volumeRouteDocs()),
+    ...byKey(integrationRoutes, integrationRouteDocs()),
     ...byKey(tenancyRoutes, tenancyRouteDocs()),
+    ...byKey(webhookRoutes, webhookRouteDocs()),
   };
 }
 

@@ -5,11 +5,17 @@
  * from the routes and handlers that validate them.
  */
 export * from '../http/wire-schemas.ts';
-export * from '../projects/api/schemas.ts';
+export { apiTokenState, project, projectPage, shownOnceToken } from '../projects/index.ts';
 export { botCredits, botCreditUsage } from '../credits/index.ts';
 export * from '../messaging/api/schemas.ts';
-export * from '../integrations/api/schemas.ts';
-export * from '../webhooks/api/schemas.ts';
+export {
+  createdIntegration,
+  integration,
+  integrationPage,
+  signingSecret,
+  updatedIntegration,
+} from '../integrations/index.ts';
+export { delivery, deliveryPage, recoverAccepted, retryAccepted, webhookHealth } from '../webhooks/index.ts';
 export { bot, botPage } from '../bots/index.ts';
 export * from '../knowledge/api/schemas.ts';
 export { openAiErrorBody } from '../completion/index.ts';

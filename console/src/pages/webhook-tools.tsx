@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { filterProblems, matchesFilter, type WebhookFilter } from '../../../shared/integrations/webhook-filter.ts';
+import { filterProblems, matchesFilter, type WebhookFilter } from '../../../shared/contract/webhook-filter.ts';
 import type { Api } from '../api.ts';
 import type { Integration } from '../types.ts';
 import { ErrorNotice, StatusMessage, useAction } from '../ui.tsx';
@@ -134,7 +134,7 @@ const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
 /**
  * Shows and changes a webhook's `filter`, and tries it on a sample event with the rules the fan-out
- * applies (`shared/integrations/webhook-filter.ts`, bundled as is): whether the event would be delivered, or what is
+ * applies (`shared/contract/webhook-filter.ts`, bundled as is): whether the event would be delivered, or what is
  * wrong with the filter, before it is saved.
  */
 export function FilterEditor({

@@ -1,8 +1,9 @@
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
-import { integrationView } from '#shared/integrations/integration.ts';
+import type { RouteDocs } from '#shared/contract/api-docs.ts';
+import { shownOnceToken } from '#shared/projects/index.ts';
 import { WEBHOOK_EVENT_TYPES } from '#shared/events/index.ts';
-import { MAX_WEBHOOK_RATE_PER_SECOND, SIGNATURE_SCHEMES, WEBHOOK_ORDERINGS } from '../integration.ts';
+import { integrationView, MAX_WEBHOOK_RATE_PER_SECOND, SIGNATURE_SCHEMES, WEBHOOK_ORDERINGS } from '../integration.ts';
 import {
   FILTER_OPS,
   filterProblems,
@@ -11,8 +12,9 @@ import {
   MAX_FILTER_STRING_LENGTH,
   MAX_IN_VALUES,
   type WebhookFilter,
-} from '../webhook-filter.ts';
-import type { IntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
+} from '../../contract/webhook-filter.ts';
+import type { IntegrationUseCases } from '../manage-integrations.ts';
+import { createdIntegration, integration, integrationPage, signingSecret, updatedIntegration } from './schemas.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 
@@ -200,6 +202,83 @@ export const integrationRoutes = {
   rotateToken: route({ method: 'POST', path: '/projects/{projectId}/integrations/{integrationId}/rotate-token' }),
   rotateSecret: route({ method: 'POST', path: '/projects/{projectId}/integrations/{integrationId}/rotate-secret' }),
 };
+
+/** The integration routes in the API reference (the OpenAPI document): what the declarations above cannot tell. */
+export function integrationRouteDocs(): RouteDocs<typeof integrationRoutes> {
+  return {
+    createIntegration: {
+      operationId: 'createIntegration',
+      summary: 'Create an integration (webhook, custom or poller)',
+      description:
+        "A webhook pushes the project's events to `url` (scope `general`: every channel; `channel`: one channel), or " +
+        'to a `destination` in your AWS account (an SQS queue, SNS topic, EventBridge bus, Kinesis stream or S3 ' +
+        "bucket) through `roleArn`, assumed with the project's `externalId` when delivering: a malformed ARN, queue " +
+        'URL or bucket name is 400, a role that cannot be assumed shows as failed attempts naming the error. ' +
+        'A custom integration gets a `sbc_` token bound to one channel for `POST /api/integration/generic`; a ' +
+        '`poller` an `sbp_` token for `GET /api/integration/events`. ' +
+        "The answer carries a `v1` webhook's `signingSecret` or the custom `token`, shown once; a `v1a` webhook's " +
+        "`publicKey` is on the integration itself. `ordering` (`conversation`: one conversation's events in order), " +
+        '`signature` (`v1` or `v1a`) and `filter` (conditions an event must meet) are optional.',
+      tags: ['Integrations'],
+      responses: { 201: { description: 'The integration with its secret, shown once.', body: createdIntegration } },
+      errors: { 404: ['CHANNEL_NOT_FOUND'], 409: ['CONFLICT'] },
+    },
+    listIntegrations: {
+      operationId: 'listIntegrations',
+      summary: 'List integrations',
+      description: "The project's webhooks and custom integrations, a page at a time, without secrets.",
+      tags: ['Integrations'],
+      responses: { 200: { description: 'A page of integrations, without secrets.', body: integrationPage } },
+    },
+    getIntegration: {
+      operationId: 'getIntegration',
+      summary: 'Get an integration',
+      description: 'The integration by id, without secrets.',
+      tags: ['Integrations'],
+      responses: { 200: { description: 'The integration, without secrets.', body: integration } },
+    },
+    patchIntegration: {
+      operationId: 'updateIntegration',
+      summary: 'Change a webhook (url, destination, bearer token, event types, ordering, signature, filter, enabled)',
+      description:
+        'Pollers: `eventTypes`, `filter`. Webhooks: `url`, `destination` (a move to `http` needs a `url`), `bearerToken`, `eventTypes`, `rateLimitPerSecond`, `ordering`, `signature`, `filter`, ' +
+        '`enabled`; a field not sent is unchanged, `null` clears `bearerToken`, `eventTypes`, `rateLimitPerSecond` and ' +
+        '`filter`. A switch of `signature` keeps the previous scheme signing for 24 h beside the new one; a switch to ' +
+        '`v1` answers with a new `signingSecret`, shown once.',
+      tags: ['Integrations'],
+      responses: { 200: { description: 'The integration after the change.', body: updatedIntegration } },
+      errors: { 409: ['CONFLICT'] },
+    },
+    deleteIntegration: {
+      operationId: 'deleteIntegration',
+      summary: 'Delete an integration',
+      description: "A custom integration's token stops working at once.",
+      tags: ['Integrations'],
+      responses: { 204: { description: 'Deleted.' } },
+    },
+    rotateToken: {
+      operationId: 'rotateIntegrationToken',
+      summary: "Rotate a custom integration's or a poller's token (shown once)",
+      description: 'The previous token answers 401 `ERR_NO_PERMISSION` at once.',
+      tags: ['Integrations'],
+      responses: { 200: { description: 'The new token, shown once.', body: shownOnceToken } },
+      // A webhook has no token: 400.
+      errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
+    },
+    rotateSecret: {
+      operationId: 'rotateWebhookSecret',
+      summary: "Rotate a webhook's signing secret or key",
+      description:
+        'For 24 h deliveries carry signatures under both the new and the previous secret (`v1`) or key (`v1a`), so ' +
+        'receivers can switch without losing events. `v1`: the new `signingSecret`, shown once; `v1a`: the new ' +
+        '`publicKey`.',
+      tags: ['Integrations'],
+      responses: { 200: { description: 'The new secret (shown once) or public key.', body: signingSecret } },
+      // A custom integration has no signing secret: 400.
+      errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
+    },
+  };
+}
 
 /** What serves the integration routes. */
 export function integrationHandlers(integrations: IntegrationUseCases): RouteHandlers<typeof integrationRoutes> {

@@ -1,9 +1,11 @@
 import { externalIdOf } from '../external-id.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { route, type RouteHandlers } from '#shared/http/router.ts';
-import type { ProjectUseCases } from '#shared/projects/manage-projects.ts';
-import type { Project } from '#shared/projects/project.ts';
-import { MAX_LIMITS } from './schemas.ts';
+import type { RouteDocs } from '#shared/contract/api-docs.ts';
+import { botCredits as botCreditsBody } from '#shared/credits/index.ts';
+import type { ProjectUseCases } from '../manage-projects.ts';
+import type { Project } from '../project.ts';
+import { apiTokenState, MAX_LIMITS, project, projectPage, shownOnceToken } from './schemas.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 
@@ -78,6 +80,83 @@ export const projectRoutes = {
   botCredits: route({ method: 'GET', path: '/projects/{projectId}/bot-credits' }),
   grantBotCredits: route({ method: 'POST', path: '/projects/{projectId}/bot-credits', body: amountBody }),
 };
+
+/** The project routes in the API reference (the OpenAPI document): what the declarations above cannot tell. */
+export function projectRouteDocs(): RouteDocs<typeof projectRoutes> {
+  return {
+    createProject: {
+      operationId: 'createProject',
+      summary: 'Create a project',
+      description:
+        'A project holds channels, integrations, bots and one API token. `monthlyBotCredits` is the monthly bot credit allowance (default 0). ' +
+        "`limits` (`sendsPerSecond`, `eventsPerSecond`) caps the project's sends and reported events a second; a limit left out or null is the deployment's default (100 and 1,000).",
+      tags: ['Projects'],
+      responses: { 201: { description: 'The project.', body: project } },
+    },
+    listProjects: {
+      operationId: 'listProjects',
+      summary: 'List projects, newest first',
+      description:
+        'Every project of the deployment, newest first, a page at a time (`limit`, then `cursor` = `nextCursor`).',
+      tags: ['Projects'],
+      responses: { 200: { description: 'A page of projects.', body: projectPage } },
+    },
+    apiTokenState: {
+      operationId: 'getApiTokenStatus',
+      summary: 'Whether the project has an API token',
+      description: 'Never returns the token: it was shown once, when created.',
+      tags: ['Projects'],
+      responses: { 200: { description: 'The token state.', body: apiTokenState } },
+    },
+    getProject: {
+      operationId: 'getProject',
+      summary: 'Get a project',
+      description: 'The project by id; 404 `NOT_FOUND` when there is none.',
+      tags: ['Projects'],
+      responses: { 200: { description: 'The project.', body: project } },
+    },
+    updateProject: {
+      operationId: 'updateProject',
+      summary: "Change a project's name, contact email or limits",
+      description:
+        '`name`, `contactEmail` (where the webhook notices `webhook.failing` and `webhook.disabled` are mailed; `null` ' +
+        "removes it), `limits` (each limit sent is set, `null` gives it back to the deployment's default, `limits: null` " +
+        'gives all of them back; a change reaches every request within 10 seconds); a field not sent is unchanged.',
+      tags: ['Projects'],
+      responses: { 200: { description: 'The project after the change.', body: project } },
+    },
+    issueApiToken: {
+      operationId: 'createApiToken',
+      summary: 'Create or replace the project API token (shown once)',
+      description:
+        'Issues a new `sbk_` token for the Bots API and the other public APIs; any earlier token stops working at once.',
+      tags: ['Projects'],
+      responses: { 201: { description: 'The token, shown once.', body: shownOnceToken } },
+      errors: { 409: ['CONFLICT'] },
+    },
+    revokeApiToken: {
+      operationId: 'revokeApiToken',
+      summary: 'Revoke the project API token',
+      description: 'The token answers 401 `ERR_API_TOKEN_INVALID` from the next request on.',
+      tags: ['Projects'],
+      responses: { 204: { description: 'Revoked (or there was none).' } },
+    },
+    botCredits: {
+      operationId: 'getBotCredits',
+      summary: 'Bot credits left this month',
+      description: "The month's bot credits left (`disponivel`) and the month (`MM/YYYY`, UTC).",
+      tags: ['Projects'],
+      responses: { 200: { description: "The month's balance.", body: botCreditsBody } },
+    },
+    grantBotCredits: {
+      operationId: 'grantBotCredits',
+      summary: 'Grant bot credits for the current month',
+      description: "Adds `amount` credits to the current month's balance only; the monthly allowance is unchanged.",
+      tags: ['Projects'],
+      responses: { 200: { description: "The month's balance after the grant.", body: botCreditsBody } },
+    },
+  };
+}
 
 /** What serves the project routes. */
 export function projectHandlers(projects: ProjectUseCases): RouteHandlers<typeof projectRoutes> {

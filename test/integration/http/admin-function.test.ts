@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
-import { adminFunction } from '#shared/auth/api/presets.ts';
+import { adminFunction } from '#shared/auth/index.ts';
 import { bindRoutes, route } from '#shared/http/router.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';

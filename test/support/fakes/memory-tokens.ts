@@ -1,4 +1,4 @@
-import type { TokenGrant, TokenStore } from '#shared/auth/token-store.ts';
+import type { TokenGrant, TokenStore } from '#shared/auth/index.ts';
 
 /** The token store in memory: grants by token hash. `fail` makes every read throw, as an unreachable store would. */
 export class MemoryTokens implements TokenStore {
@@ -13,5 +13,9 @@ export class MemoryTokens implements TokenStore {
   }
   async delete(tokenHash: string) {
     this.grants.delete(tokenHash);
+  }
+  async setMonthlyBotCredits(tokenHash: string, monthlyBotCredits: number) {
+    const grant = this.grants.get(tokenHash);
+    if (grant?.kind === 'projectApi') this.grants.set(tokenHash, { ...grant, monthlyBotCredits });
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashToken } from '#shared/kernel/tokens.ts';
-import { generateToken } from '#shared/auth/tokens.ts';
+import { botsApiFunction, customTokenFunction, generateToken } from '#shared/auth/index.ts';
 import {
   jsonObjectBody,
   providerFunction,
@@ -9,7 +9,6 @@ import {
   type HttpHandler,
   type ScopedIdempotency,
 } from '#shared/http/presets.ts';
-import { botsApiFunction, customTokenFunction } from '#shared/auth/api/presets.ts';
 import { json, type HttpEvent } from '#shared/http/types.ts';
 import {
   type ClaimResult,
@@ -19,7 +18,7 @@ import {
   type StoredResponse,
 } from '#shared/idempotency/index.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
-import type { RateLimiter } from '#shared/ratelimit/gcra.ts';
+import type { RateLimiter } from '#shared/ratelimit/index.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 import { MemoryTokens } from '#test/support/fakes/memory-tokens.ts';

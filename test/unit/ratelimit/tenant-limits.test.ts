@@ -1,20 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { customTokenFunction } from '#shared/auth/api/presets.ts';
+import { customTokenFunction, generateToken } from '#shared/auth/index.ts';
 import { hashToken } from '#shared/kernel/tokens.ts';
-import { generateToken } from '#shared/auth/tokens.ts';
 import { json, type HttpEvent } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { DependencyOverloadedError } from '#shared/kernel/overload.ts';
 import {
   type GcraParams,
   gcraStep,
-  makeTenantLimiter,
   type RateDecision,
   type RateLimiter,
   type RateLimitStore,
-  RateLimitedError,
-  type TenantLimits,
-} from '#shared/ratelimit/index.ts';
+} from '#shared/ratelimit/gcra.ts';
+import { RateLimitedError } from '#shared/ratelimit/errors.ts';
+import { makeTenantLimiter, type TenantLimits } from '#shared/ratelimit/tenant-limits.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 import { MemoryTokens } from '#test/support/fakes/memory-tokens.ts';
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { createPublicKey, verify } from 'node:crypto';
-import { generateSigningKey, publicKeyOf } from '#shared/integrations/signing-keys.ts';
+import { generateSigningKey, publicKeyOf } from '#shared/integrations/index.ts';
 import {
   signatureHeader,
   signPayload,

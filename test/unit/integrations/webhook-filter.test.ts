@@ -6,7 +6,7 @@ import {
   matchesFilter,
   valueAt,
   type WebhookFilter,
-} from '#shared/integrations/webhook-filter.ts';
+} from '#shared/contract/webhook-filter.ts';
 import { integrationRoutes } from '#shared/integrations/api/admin-routes.ts';
 
 const envelope = {

@@ -9,7 +9,9 @@
  * - `exists`: the field is present and not null (`value` absent or `true`), or absent or null (`value: false`).
  *
  * Kept free of imports: the console bundles this file to try a filter on a sample event with the same rules the
- * fan-out applies, and the API validates with {@link filterProblems} (its structural schema is in `api/`).
+ * fan-out applies, and the API validates with {@link filterProblems} (its structural schema is the integrations area's,
+ * `shared/integrations/api/admin-routes.ts`). It is the contract's, not the integrations area's, for the console: a
+ * page that reads it loads nothing else.
  */
 
 export const FILTER_OPS = ['eq', 'in', 'prefix', 'exists'] as const;

@@ -2,15 +2,13 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
-import { DynamoIntegrationStore } from '#shared/integrations/adapters/dynamo-integration-store.ts';
-import { DynamoProjectStore } from '#shared/projects/adapters/dynamo-project-store.ts';
+import { DynamoIntegrationStore } from '#shared/integrations/index.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
-import { DynamoTokenStore } from '#shared/auth/adapters/dynamo-token-store.ts';
-import type { TokenStore } from '#shared/auth/token-store.ts';
+import { DynamoTokenStore, type TokenStore } from '#shared/auth/index.ts';
 import type { CreditLedger } from '#shared/credits/index.ts';
 import { createSecretBox } from '#shared/kernel/secret-box.ts';
-import { makeIntegrationUseCases } from '#shared/integrations/manage-integrations.ts';
-import { makeProjectUseCases } from '#shared/projects/manage-projects.ts';
+import { makeIntegrationUseCases } from '#shared/integrations/index.ts';
+import { DynamoProjectStore, makeProjectUseCases } from '#shared/projects/index.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 
 /**
@@ -52,6 +50,7 @@ function recordingTokens(written: Set<string>): TokenStore {
   return {
     find: (hash) => tokens.find(hash),
     delete: (hash) => tokens.delete(hash),
+    setMonthlyBotCredits: (hash, credits, revision) => tokens.setMonthlyBotCredits(hash, credits, revision),
     async put(hash, grant) {
       written.add(hash);
       await tokens.put(hash, grant);
@@ -165,4 +164,52 @@ describe('project API token issue and revoke under concurrency', () => {
     // 60 runs of a dozen DynamoDB round trips each against dynalite: about 10 s alone, three times that on a loaded
     // machine.
   }, 90_000);
+});
+
+describe('allowance changes racing each other and the API token', () => {
+  it("leave the live token granting the project's allowance as it ended, and a revoked token revoked", async () => {
+    const projects = new DynamoProjectStore(table);
+    await fc.assert(
+      fc.asyncProperty(
+        pausesMs,
+        fc.array(
+          fc.oneof(
+            fc.record({ op: fc.constant('allowance' as const), credits: fc.integer({ min: 0, max: 1000 }) }),
+            fc.record({ op: fc.constantFrom('issue' as const, 'revoke' as const) }),
+          ),
+          { minLength: 2, maxLength: 5 },
+        ),
+        async (pauses, operations) => {
+          const written = new Set<string>();
+          const tokens = recordingTokens(written);
+          const direct = makeProjectUseCases({ projects, tokens, credits: noCredits });
+          const project = await direct.createProject({ companyId: 1, name: 'p', monthlyBotCredits: 7 });
+          await direct.issueApiToken(project.projectId);
+
+          const racing = makeProjectUseCases({
+            projects: paced(projects, pauses),
+            tokens: paced(tokens, pauses),
+            credits: noCredits,
+          });
+          await Promise.allSettled(
+            operations.map((o) =>
+              o.op === 'allowance'
+                ? racing.updateProject(project.projectId, { monthlyBotCredits: o.credits })
+                : o.op === 'issue'
+                  ? racing.issueApiToken(project.projectId)
+                  : racing.revokeApiToken(project.projectId),
+            ),
+          );
+
+          const recorded = await projects.currentApiTokenHash(project.projectId);
+          expect(await liveGrants(tokens, written)).toEqual(recorded ? [recorded] : []);
+          if (recorded) {
+            const { monthlyBotCredits } = (await projects.get(project.projectId))!;
+            expect(await tokens.find(recorded)).toMatchObject({ kind: 'projectApi', monthlyBotCredits });
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  }, 120_000);
 });

@@ -1,4 +1,4 @@
-import type { WebhookTarget } from '#shared/integrations/integration.ts';
+import type { WebhookTarget } from '#shared/integrations/index.ts';
 import { createSecretBox } from '#shared/kernel/secret-box.ts';
 import type { DeliveryRecord } from '#shared/webhooks/model.ts';
 import type { OutboxMark } from '#shared/events/index.ts';

@@ -1,0 +1,19 @@
+import type { TokenStore } from '../auth/index.ts';
+import type { CreditLedger } from '../credits/index.ts';
+import type { Platform } from '../kernel/platform.ts';
+import { DynamoProjectStore } from './adapters/dynamo-project-store.ts';
+import { projectHandlers } from './api/admin-routes.ts';
+import { makeProjectUseCases } from './manage-projects.ts';
+
+/**
+ * The projects' management API on the deployment's table: the use cases and what serves `projectRoutes`. What
+ * projects need of other areas comes in: where the API token's grant is written (auth) and the bot credit ledger
+ * (credits).
+ */
+export function wireProjectAdmin(
+  platform: Pick<Platform, 'table'>,
+  deps: { tokens: TokenStore; credits: CreditLedger },
+) {
+  const projects = makeProjectUseCases({ projects: new DynamoProjectStore(platform.table), ...deps });
+  return { projects, handlers: projectHandlers(projects) };
+}
