@@ -4,8 +4,7 @@ import { DynamoIntegrationStore } from '#shared/integrations/index.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { pollingSettings, wirePolling } from '#shared/polling/index.ts';
-import { DynamoRateLimiter } from '#shared/ratelimit/adapters/dynamo-rate-limiter.ts';
-import { perSecondParams } from '#shared/ratelimit/index.ts';
+import { DynamoRateLimiter } from '#shared/ratelimit/index.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
@@ -20,7 +19,8 @@ const polling = wirePolling({
   secrets,
   integrations: new DynamoIntegrationStore(table, secrets),
   bodyOf: (bodyRef) => payloads.get(bodyRef),
-  limiter: new DynamoRateLimiter(table, perSecondParams(pollingSettings.read().POLL_RATE_LIMIT_PER_SECOND)),
+  // A bucket of one second's worth per poller, refilled continuously.
+  limiter: new DynamoRateLimiter(table, { limit: pollingSettings.read().POLL_RATE_LIMIT_PER_SECOND, windowMs: 1_000 }),
 });
 
 /** `GET /api/integration/events?cursor&limit` (a poller's `sbp_` token): its project's events, oldest first. */
