@@ -37,6 +37,7 @@ const groups = {
     'test/e2e/webhook-destinations.test.ts',
     'test/e2e/poller.test.ts',
     'test/e2e/console-destinations.test.ts',
+    'test/e2e/console-volume.test.ts',
   ],
   model: [
     'test/e2e/chat-completions.test.ts',

@@ -186,6 +186,7 @@ async function startServiceOn(
             dynamoEndpoint: emulators.dynamoEndpoint,
             awsEndpoint: emulators.awsEndpoint,
             standInEndpoints: emulators.standInEndpoints,
+            sesEndpoint: emulators.standInEndpoints.ses,
             adminKey,
             secretsKey,
           })

@@ -28,6 +28,8 @@ export interface AwsFrontOptions {
   queuesAndBucketsEndpoint: string;
   /** The runner's other stand-ins (local/aws/stand-ins.ts), by name. */
   standIns: { sts: string; eventbridge: string; kinesis: string };
+  /** Where SES v2 calls go (the runner's SES stand-in); without it they are recorded and refused. */
+  sesEndpoint?: string;
   /** Secrets Manager's answers: secret ARN → value. */
   secrets: Record<string, string>;
 }
@@ -41,7 +43,7 @@ export interface AwsFront {
 
 /**
  * What the functions of bundles mode see as AWS: one endpoint in front of the stand-ins (dynalite for DynamoDB,
- * fauxqs for SQS, SNS and S3, the runner's own for STS, EventBridge and Kinesis) that serves Secrets Manager itself
+ * fauxqs for SQS, SNS and S3, the runner's own for STS, EventBridge, Kinesis and SES v2) that serves Secrets Manager itself
  * and records each call as IAM would evaluate it, by the caller's access key (each function gets its own: its name),
  * so the IAM check can hold the calls against that function's role. Credentials a function got from STS for a
  * customer's role are known by the key STS answered with: their calls are recorded under that role. Recording at the
@@ -93,6 +95,7 @@ async function handle(
     if (accessKey && role) issued.set(accessKey, { fn: caller.fn, role });
     return;
   }
+  if (service === 'ses' && options.sesEndpoint) return forward(req, res, body, options.sesEndpoint);
   if (service === 'secretsmanager') return answerSecret(res, body, options);
   res.writeHead(501, { 'content-type': 'application/x-amz-json-1.1' });
   res.end(
@@ -162,6 +165,7 @@ function callsOf(service: string, req: IncomingMessage, url: URL, body: Buffer, 
       input.StreamARN ?? (input.StreamName && `arn:aws:kinesis:${o.region}:${o.account}:stream/${input.StreamName}`);
     return [{ action: `kinesis:${target.split('.').pop()}`, resource: stream || '*' }];
   }
+  if (service === 'ses') return sesCalls(req.method ?? 'GET', url, body, o);
   if (service === 'secretsmanager') {
     return [{ action: `secretsmanager:${target.split('.').pop()}`, resource: String(json().SecretId ?? '*') }];
   }
@@ -232,6 +236,29 @@ function dynamoCalls(operation: string, input: JsonInput, o: AwsFrontOptions): C
   return [
     { action: `dynamodb:${operation}`, resource: input.TableName ? table(input.TableName, input.IndexName) : '*' },
   ];
+}
+
+/** SES v2's REST calls the functions make, as the IAM actions and resources they need. */
+function sesCalls(method: string, url: URL, body: Buffer, o: AwsFrontOptions): Call[] {
+  const arn = (kind: string, name: string) => `arn:aws:ses:${o.region}:${o.account}:${kind}/${name}`;
+  if (method === 'POST' && url.pathname === '/v2/email/outbound-emails') {
+    const input = JSON.parse(body.toString('utf8') || '{}') as {
+      FromEmailAddress?: string;
+      FromEmailAddressIdentityArn?: string;
+      ConfigurationSetName?: string;
+    };
+    // The identity a message is sent as: the one named, else the domain of its From address (what is verified).
+    const address = /<([^>]*)>\s*$/.exec(input.FromEmailAddress ?? '')?.[1] ?? input.FromEmailAddress ?? '';
+    const identity = input.FromEmailAddressIdentityArn ?? arn('identity', address.split('@').pop() || '*');
+    return [
+      { action: 'ses:SendEmail', resource: identity },
+      ...(input.ConfigurationSetName
+        ? [{ action: 'ses:SendEmail', resource: arn('configuration-set', input.ConfigurationSetName) }]
+        : []),
+    ];
+  }
+  if (method === 'GET' && url.pathname === '/v2/email/account') return [{ action: 'ses:GetAccount', resource: '*' }];
+  return [{ action: 'ses:Unknown', resource: '*' }];
 }
 
 /** S3's REST calls (path style: `/bucket/key`) as the IAM actions they need. */

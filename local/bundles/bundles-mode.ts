@@ -56,6 +56,7 @@ const NOT_OVERRIDABLE = new Set([
   'SNS_ENDPOINT',
   'EVENTBRIDGE_ENDPOINT',
   'KINESIS_ENDPOINT',
+  'SES_ENDPOINT',
   'ADMIN_KEY',
   'SECRETS_KEY',
   'OPENAI_API_KEY',
@@ -78,6 +79,8 @@ export async function startBundlesMode(input: {
   awsEndpoint: string;
   /** The runner's STS, EventBridge and Kinesis stand-ins. */
   standInEndpoints: { sts: string; eventbridge: string; kinesis: string };
+  /** The runner's SES v2 stand-in. */
+  sesEndpoint?: string;
   adminKey: string;
   secretsKey: string;
   settings: Record<string, string | undefined>;
@@ -96,6 +99,7 @@ export async function startBundlesMode(input: {
     dynamoEndpoint: input.dynamoEndpoint,
     queuesAndBucketsEndpoint: input.awsEndpoint,
     standIns: input.standInEndpoints,
+    ...(input.sesEndpoint ? { sesEndpoint: input.sesEndpoint } : {}),
     secrets,
   });
   // Queue URLs on the front (the SDK may send to the queue URL's host; fauxqs finds a queue by its name).
@@ -148,6 +152,7 @@ export async function startBundlesMode(input: {
         AWS_ENDPOINT_URL_SNS: front.endpoint,
         AWS_ENDPOINT_URL_EVENTBRIDGE: front.endpoint,
         AWS_ENDPOINT_URL_KINESIS: front.endpoint,
+        AWS_ENDPOINT_URL_SESV2: front.endpoint,
         // The runner's machine may have an AWS profile: the functions must not read it.
         AWS_CONFIG_FILE: '/dev/null',
         AWS_SHARED_CREDENTIALS_FILE: '/dev/null',

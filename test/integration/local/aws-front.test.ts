@@ -31,6 +31,7 @@ beforeAll(async () => {
     dynamoEndpoint: at,
     queuesAndBucketsEndpoint: at,
     standIns: { sts: at, eventbridge: at, kinesis: at },
+    sesEndpoint: at,
     secrets: { [SECRET_ARN]: 'sba_the-admin-key' },
   });
 });
@@ -116,6 +117,32 @@ describe('the AWS front of bundles mode', () => {
     expect(front.calls.map((c) => c.action)).toEqual([
       'secretsmanager:GetSecretValue',
       'secretsmanager:GetSecretValue',
+    ]);
+  });
+
+  it('records SES v2 SendEmail on the From identity and the configuration set, and forwards it to the SES stand-in', async () => {
+    front.calls.length = 0;
+    forwarded.length = 0;
+    const body = JSON.stringify({
+      FromEmailAddress: '"Acme News" <news@acme.example>',
+      Destination: { ToAddresses: ['success@simulator.amazonses.com'] },
+      ConfigurationSetName: 'switchboard',
+      Content: { Simple: { Subject: { Data: 'Hi' }, Body: { Text: { Data: 'Hello' } } } },
+    });
+    const res = await fetch(`${front.endpoint}/v2/email/outbound-emails`, {
+      method: 'POST',
+      headers: signed('outbound', 'ses', { 'content-type': 'application/json' }),
+      body,
+    });
+    expect(res.status).toBe(200);
+    expect(forwarded).toEqual([{ method: 'POST', url: '/v2/email/outbound-emails', body }]);
+    expect(front.calls).toEqual([
+      { fn: 'outbound', action: 'ses:SendEmail', resource: 'arn:aws:ses:us-east-1:000000000000:identity/acme.example' },
+      {
+        fn: 'outbound',
+        action: 'ses:SendEmail',
+        resource: 'arn:aws:ses:us-east-1:000000000000:configuration-set/switchboard',
+      },
     ]);
   });
 
