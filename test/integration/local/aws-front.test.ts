@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
+import { connect } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAwsFront, type AwsFront } from '#local/bundles/aws-front.ts';
@@ -16,6 +17,10 @@ beforeAll(async () => {
     let body = '';
     for await (const chunk of req) body += chunk;
     forwarded.push({ method: req.method!, url: req.url!, body });
+    if (body.includes('Action=AssumeRole')) {
+      res.writeHead(200, { 'content-type': 'text/xml' });
+      return void res.end('<AssumeRoleResponse><AssumeRoleResult><Credentials><AccessKeyId>ASIAISSUED</AccessKeyId>');
+    }
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   }).listen(0, '127.0.0.1');
   await once(upstream, 'listening');
@@ -25,6 +30,7 @@ beforeAll(async () => {
     account: '000000000000',
     dynamoEndpoint: at,
     queuesAndBucketsEndpoint: at,
+    standIns: { sts: at, eventbridge: at, kinesis: at },
     sesEndpoint: at,
     secrets: { [SECRET_ARN]: 'sba_the-admin-key' },
   });
@@ -154,6 +160,56 @@ describe('the AWS front of bundles mode', () => {
         action: 'bedrock:InvokeModel',
         resource: 'arn:aws:bedrock:us-east-1::foundation-model/amazon.nova-lite-v1:0',
       },
+    ]);
+  });
+
+  it("records AssumeRole with its external id, then the role's calls under that role: SNS, EventBridge, Kinesis over HTTP/2", async () => {
+    front.calls.length = 0;
+    const role = 'arn:aws:iam::123456789012:role/delivery';
+    const assumed = await fetch(front.endpoint, {
+      method: 'POST',
+      headers: signed('deliver', 'sts', { 'content-type': 'application/x-www-form-urlencoded' }),
+      body: new URLSearchParams({ Action: 'AssumeRole', RoleArn: role, ExternalId: 'sbx_project' }).toString(),
+    });
+    expect(await assumed.text()).toContain('ASIAISSUED');
+    await fetch(front.endpoint, {
+      method: 'POST',
+      headers: signed('ASIAISSUED', 'sns', { 'content-type': 'application/x-www-form-urlencoded' }),
+      body: new URLSearchParams({ Action: 'Publish', TopicArn: 'arn:aws:sns:us-east-1:123456789012:t' }).toString(),
+    });
+    await fetch(front.endpoint, {
+      method: 'POST',
+      headers: signed('ASIAISSUED', 'events', { 'x-amz-target': 'AWSEvents.PutEvents' }),
+      body: JSON.stringify({ Entries: [{ EventBusName: 'arn:aws:events:us-east-1:123456789012:event-bus/b' }, {}] }),
+    });
+    // Kinesis's SDK client speaks HTTP/2 without TLS: the front takes it and forwards the call.
+    const session = connect(front.endpoint);
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': '/',
+      ...signed('ASIAISSUED', 'kinesis', { 'x-amz-target': 'Kinesis_20131202.PutRecord' }),
+    });
+    stream.end(JSON.stringify({ StreamARN: 'arn:aws:kinesis:us-east-1:123456789012:stream/s', Data: 'e30=' }));
+    const [headers] = (await once(stream, 'response')) as [Record<string, unknown>];
+    let answer = '';
+    for await (const chunk of stream) answer += chunk;
+    session.close();
+    expect([headers[':status'], answer]).toEqual([200, '{}']);
+    expect(forwarded.at(-1)!.body).toContain('"StreamARN"');
+    // A key STS did not issue through the front is no role's: recorded as its own caller.
+    await fetch(front.endpoint, {
+      method: 'POST',
+      headers: signed('ASIAOTHER', 'kinesis', { 'x-amz-target': 'Kinesis_20131202.PutRecord' }),
+      body: JSON.stringify({ StreamName: 's' }),
+    });
+    const viaRole = { fn: 'deliver', role };
+    expect(front.calls).toEqual([
+      { fn: 'deliver', action: 'sts:AssumeRole', resource: role, context: { 'sts:ExternalId': 'sbx_project' } },
+      { ...viaRole, action: 'sns:Publish', resource: 'arn:aws:sns:us-east-1:123456789012:t' },
+      { ...viaRole, action: 'events:PutEvents', resource: 'arn:aws:events:us-east-1:123456789012:event-bus/b' },
+      { ...viaRole, action: 'events:PutEvents', resource: 'arn:aws:events:us-east-1:000000000000:event-bus/default' },
+      { ...viaRole, action: 'kinesis:PutRecord', resource: 'arn:aws:kinesis:us-east-1:123456789012:stream/s' },
+      { fn: 'ASIAOTHER', action: 'kinesis:PutRecord', resource: 'arn:aws:kinesis:us-east-1:000000000000:stream/s' },
     ]);
   });
 });
