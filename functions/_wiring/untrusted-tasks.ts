@@ -8,7 +8,7 @@ import { SandboxTaskError } from '#shared/kernel/adapters/thread-sandbox.ts';
 import { startTimeBudget } from '#shared/kernel/time-budget.ts';
 import { extractDocumentText } from '#shared/knowledge/text/extract.ts';
 import type { KnowledgeContentType } from '#shared/knowledge/knowledge-files.ts';
-import { parseMail } from '#shared/messaging/adapters/parse-mail.ts';
+import { parseMail } from '#shared/messaging/index.ts';
 import {
   OcrEngineError,
   type OcrText,

@@ -5,7 +5,20 @@ import { completionPublicDocs } from '../completion/index.ts';
 import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
-import { volumeOperationDocs, volumeRouteDocs, volumeRoutes } from '../messaging/index.ts';
+import {
+  channelRouteDocs,
+  channelRoutes,
+  conversationRouteDocs,
+  conversationRoutes,
+  eventRouteDocs,
+  eventRoutes,
+  messagingOperationDocs,
+  sandboxRouteDocs,
+  sandboxRoutes,
+  volumeOperationDocs,
+  volumeRouteDocs,
+  volumeRoutes,
+} from '../messaging/index.ts';
 import { integrationRouteDocs, integrationRoutes } from '../integrations/index.ts';
 import { projectRouteDocs, projectRoutes } from '../projects/index.ts';
 import { siteOperationDocs } from '../site/index.ts';
@@ -24,7 +37,11 @@ export function areaAdminDocs(): Record<string, RouteDoc> {
     ...byKey(botRoutes, botRouteDocs()),
     ...byKey(projectRoutes, projectRouteDocs()),
     ...byKey(usageRoutes, usageRouteDocs()),
+    ...byKey(eventRoutes, eventRouteDocs()),
+    ...byKey(channelRoutes, channelRouteDocs()),
     ...byKey(volumeRoutes, volumeRouteDocs()),
+    ...byKey(conversationRoutes, conversationRouteDocs()),
+    ...byKey(sandboxRoutes, sandboxRouteDocs()),
     ...byKey(integrationRoutes, integrationRouteDocs()),
     ...byKey(tenancyRoutes, tenancyRouteDocs()),
     ...byKey(webhookRoutes, webhookRouteDocs()),
@@ -40,6 +57,7 @@ export function areaPublicDocs(): PublicOperationDocs {
     ...healthOperationDocs(),
     ...siteOperationDocs(),
     ...pollEventsDocs(),
+    ...messagingOperationDocs(),
     ...volumeOperationDocs(),
   };
 }
