@@ -34,9 +34,9 @@ export async function enqueueSoon(
   },
   entries: readonly DueEntry[],
   nowMs: number,
-): Promise<void> {
+): Promise<boolean> {
   const soon = entries.filter((e) => Date.parse(e.dueAt) <= nowMs + deps.lookaheadMs);
-  if (!soon.length) return;
+  if (!soon.length) return true;
   try {
     await deps.queue.enqueue(
       soon.map((e) => ({
@@ -45,7 +45,9 @@ export async function enqueueSoon(
       })),
     );
     await deps.store.removeDue(soon);
+    return true;
   } catch (cause) {
     deps.onBackgroundError('outbound enqueue (left to the due sweep)', cause);
+    return false;
   }
 }
