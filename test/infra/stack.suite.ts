@@ -16,7 +16,7 @@ import { mainTable } from '#shared/contract/table.ts';
 import { queueWorkers, scheduledWorkers } from '#shared/contract/workers.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS, RETRY_JITTER } from '#shared/webhooks/retry-schedule.ts';
 import { metricNames } from '#shared/contract/metrics.ts';
-import { synth, type Synthesized } from './synth.ts';
+import { defaultSynth, synth, type Synthesized } from './synth.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any> };
 
@@ -25,10 +25,10 @@ let resources: Record<string, Resource>;
 const specs = functionSpecs();
 
 /** Synthesis bundles every function the first time (seconds, more on a loaded machine). */
-const SYNTH_TIMEOUT_MS = 180_000;
+const SYNTH_TIMEOUT_MS = 600_000;
 
 beforeAll(() => {
-  s = synth();
+  s = defaultSynth();
   resources = s.template.toJSON().Resources as Record<string, Resource>;
 }, SYNTH_TIMEOUT_MS);
 
