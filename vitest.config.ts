@@ -74,6 +74,8 @@ const groups = {
     // Times one project's sends beside another's flood: a service no other file loads.
     'test/e2e/limits-flood.test.ts',
     'test/e2e/persistence.test.ts',
+    // A portal link's code lifetime of a few seconds (PORTAL_CODE_SECONDS), to see one expire.
+    'test/e2e/portal-expiry.test.ts',
     'test/e2e/single-loop.test.ts',
     // Starts a second service beside its first on the same port, SMTP port and DATA_DIR.
     'test/e2e/startup-errors.test.ts',

@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateSigningKey } from '#shared/integrations/index.ts';
-import { signPayload, signPayloadEd25519 } from '#shared/webhooks/signature.ts';
+import { signPayload, signPayloadEd25519 } from '#shared/webhooks/index.ts';
 import { startReceiver, type TestReceiver } from '#test/e2e/webhooks-support.ts';
 import { type ServiceProcess, spawnService, stopProcess } from '#test/support/process.ts';
 import { keepAliveAdminApi, machine, median } from './lib/harness.ts';

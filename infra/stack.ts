@@ -126,6 +126,17 @@ export class SwitchboardStack extends Stack {
     for (const spec of this.specs)
       if (spec.routes.some((r) => /^\/(inbound|admin|console)\//.test(r.path)))
         this.functions[spec.fn]!.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
+    // The console's pages post knowledge files to the knowledge bucket and preview media from the transfer bucket, at
+    // the virtual-hosted addresses the AWS SDK presigns: its Content-Security-Policy must allow both.
+    this.functions.console?.addEnvironment(
+      'SITE_STORE_ORIGINS',
+      Fn.join(
+        ',',
+        (['knowledge', 'transfer'] as const).map((key) =>
+          Fn.join('', ['https://', buckets[key].bucketName, '.s3.', this.region, '.', this.urlSuffix]),
+        ),
+      ),
+    );
     if (queues.inbound) {
       createInboundMail(this, {
         bucket: buckets.transfer,

@@ -5,6 +5,7 @@ import { creditsSettings } from '#shared/credits/index.ts';
 import { eventsSettings } from '#shared/events/index.ts';
 import { modelSettings } from '#shared/model-providers/index.ts';
 import { pdfSettings } from '#shared/pdf/index.ts';
+import { ratelimitSettings } from '#shared/ratelimit/index.ts';
 import { webhookSettings } from '#shared/webhooks/index.ts';
 import { pollingSettings } from '#shared/polling/index.ts';
 import { siteSettings } from '#shared/site/index.ts';
@@ -20,6 +21,7 @@ export const AREA_SETTINGS: Readonly<Record<string, AreaSettings<unknown>>> = {
   events: eventsSettings,
   'model-providers': modelSettings,
   pdf: pdfSettings,
+  ratelimit: ratelimitSettings,
   webhooks: webhookSettings,
   polling: pollingSettings,
   site: siteSettings,

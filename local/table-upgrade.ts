@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mainTable } from '#shared/contract/table.ts';
-import { migrateWebhookLayout } from '#shared/webhooks/adapters/legacy-webhook-layout.ts';
+import { migrateWebhookLayout } from '#shared/webhooks/index.ts';
 
 /** Whether a local table has every index the contract names, each with its projection. */
 export function hasContractIndexes(table: TableDescription): boolean {

@@ -9,7 +9,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { migrateWebhookLayout } from '#shared/webhooks/adapters/legacy-webhook-layout.ts';
+import { migrateWebhookLayout } from '#shared/webhooks/index.ts';
 
 const tableName = process.env.TABLE_NAME;
 if (!tableName) {

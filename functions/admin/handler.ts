@@ -2,8 +2,6 @@ import { readSecret } from '#shared/kernel/aws/secrets.ts';
 import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
 import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
 import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
-import { DynamoEventBodies } from '#shared/webhooks/adapters/dynamo-event-bodies.ts';
-import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
 import { wireIntegrationAdmin } from '#shared/integrations/index.ts';
 import { DynamoKnowledgeFileStore } from '#shared/knowledge/adapters/dynamo-knowledge-file-store.ts';
 import { DynamoKnowledgeIndexStore } from '#shared/knowledge/adapters/dynamo-knowledge-index-store.ts';
@@ -17,7 +15,6 @@ import {
 } from '#shared/knowledge/adapters/lazy-s3-knowledge-stores.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { SqsIngestQueue } from '#shared/knowledge/adapters/sqs-ingest-queue.ts';
-import { deliveryQueueFromConfig } from '#functions/_wiring/delivery-queue.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { json } from '#shared/http/types.ts';
 import { bindRoutes } from '#shared/http/router.ts';
@@ -29,12 +26,8 @@ import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
 import { makeApplyReports } from '#shared/messaging/inbound/process-inbound.ts';
 import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
 import { makeSandboxSimulation } from '#shared/messaging/inbound/sandbox.ts';
-import { makeWebhookAdmin } from '#shared/webhooks/manage-deliveries.ts';
-import { makeWebhookHealthReport } from '#shared/webhooks/health-report.ts';
-import { DynamoWebhookAttemptStats } from '#shared/webhooks/adapters/dynamo-webhook-attempt-stats.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
 import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
-import { recoverOnDynamo } from '#functions/_wiring/recover.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { platform as adminPlatform } from '#functions/_wiring/platform.ts';
 import { ADMIN_PREFIX, adminRouteTable } from './routes.ts';
@@ -47,15 +40,13 @@ import { DynamoBatchStore } from '#shared/messaging/adapters/dynamo-batch-store.
 import { DynamoDeferredStore, listScheduled } from '#shared/messaging/adapters/dynamo-deferred-store.ts';
 import { makeBatchProgress } from '#shared/messaging/volume/batch.ts';
 import { makeChannelVolume } from '#shared/messaging/volume/channel-volume.ts';
-import { deliveryHandlers } from '#shared/webhooks/api/delivery-routes.ts';
 import { eventHandlers } from '#shared/messaging/api/event-routes.ts';
-import { recoverHandlers } from '#shared/webhooks/api/recover-routes.ts';
 import { sandboxHandlers } from '#shared/messaging/api/sandbox-routes.ts';
 import { knowledgeHandlers } from '#shared/knowledge/api/admin-routes.ts';
-import { webhookHealthHandlers } from '#shared/webhooks/api/health-routes.ts';
 import { makeReportEvent } from '#shared/messaging/report-event.ts';
 import { rememberChannels } from '#shared/messaging/recent-channels.ts';
 import { tenantLimiterFromConfig } from '#functions/_wiring/limits.ts';
+import { wireWebhookAdmin } from '#shared/webhooks/index.ts';
 
 // Composition root: built once per cold start. Each store is built once and shared by the areas' use cases.
 const platform = adminPlatform('admin');
@@ -83,26 +74,15 @@ const { projects, handlers: projectRouteHandlers } = wireProjectAdmin(platform, 
   tokens: tokenStore,
   credits: creditLedger,
 });
-const webhookHealth = makeWebhookHealthReport({
-  projects: projectStore,
-  webhooks: integrationStore,
-  stats: new DynamoWebhookAttemptStats(table),
-});
-
 const events = eventPublisherFromConfig(cfg);
 
-const webhookAdmin = makeWebhookAdmin({
+// The webhooks' delivery log, retries, recover and health chart.
+const webhookAdmin = wireWebhookAdmin(platform, {
   projects: projectStore,
   channels: channelStore,
   webhooks: integrationStore,
-  deliveries: new DynamoDeliveryStore(table),
-  bodies: new DynamoEventBodies(table),
   events,
-  queue: deliveryQueueFromConfig(cfg),
 });
-
-// API Gateway gives a request 29 s; the rest of a very large recover goes on in the deliver worker.
-const recover = recoverOnDynamo(cfg, table, integrationStore, 15_000);
 
 // Event reports trust a channel they read for a few seconds (one read per burst, not per event); a channel deleted
 // here is forgotten at once (shared/messaging/recent-channels.ts).
@@ -197,10 +177,8 @@ export const handler = tenancy.serve({
         limits: tenantLimiterFromConfig(cfg, table),
       }),
     ),
-    ...deliveryHandlers(webhookAdmin),
-    ...recoverHandlers(recover),
+    ...webhookAdmin,
     ...wireCreditUsage(platform, { accountOf: projects.creditAccount }),
-    ...webhookHealthHandlers(webhookHealth),
     ...projectRouteHandlers,
     // A project key or portal session sees its own project alone in the listing.
     listProjects: async (request) => {

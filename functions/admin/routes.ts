@@ -3,16 +3,14 @@ import { botRoutes } from '#shared/bots/index.ts';
 import { channelRoutes } from '#shared/messaging/api/channel-routes.ts';
 import { volumeRoutes } from '#shared/messaging/api/volume-routes.ts';
 import { conversationRoutes } from '#shared/messaging/api/conversation-routes.ts';
-import { deliveryRoutes } from '#shared/webhooks/api/delivery-routes.ts';
 import { eventRoutes } from '#shared/messaging/api/event-routes.ts';
 import { integrationRoutes } from '#shared/integrations/index.ts';
 import { projectRoutes } from '#shared/projects/index.ts';
-import { recoverRoutes } from '#shared/webhooks/api/recover-routes.ts';
 import { sandboxRoutes } from '#shared/messaging/api/sandbox-routes.ts';
 import { usageRoutes } from '#shared/credits/index.ts';
 import { knowledgeRoutes } from '#shared/knowledge/api/admin-routes.ts';
-import { webhookHealthRoutes } from '#shared/webhooks/api/health-routes.ts';
 import { tenancyRoutes } from '#shared/tenancy/index.ts';
+import { webhookRoutes } from '#shared/webhooks/index.ts';
 
 /** Prefix of every management API path. */
 export const ADMIN_PREFIX = '/admin/v1';
@@ -25,9 +23,7 @@ export const ADMIN_PREFIX = '/admin/v1';
  */
 export const adminRouteTable = {
   ...eventRoutes,
-  ...deliveryRoutes,
-  ...recoverRoutes,
-  ...webhookHealthRoutes,
+  ...webhookRoutes,
   ...usageRoutes,
   ...projectRoutes,
   ...channelRoutes,

@@ -7,7 +7,7 @@ import type { Outcome } from './ses-events.ts';
  * transient (SES would retry, then soft-bounce).
  */
 export async function relayMail(url: string, from: string, to: string[], raw: Buffer): Promise<Map<string, Outcome>> {
-  const { loadNodemailer } = await import('#shared/kernel/adapters/smtp-transport.ts');
+  const { loadNodemailer } = await import('#shared/kernel/adapters/load-nodemailer.ts');
   const nodemailer = await loadNodemailer();
   const transport = nodemailer.createTransport(url);
   const outcomes = new Map<string, Outcome>();

@@ -31,4 +31,10 @@ export interface TokenStore {
   find(tokenHash: string): Promise<TokenGrant | undefined>;
   put(tokenHash: string, grant: TokenGrant): Promise<void>;
   delete(tokenHash: string): Promise<void>;
+  /**
+   * Sets a project API token's `monthlyBotCredits` to the project's allowance as of `revision` (the project's count
+   * of allowance changes): a missing grant (revoked, replaced) is left missing, and an older revision never
+   * overwrites a newer one, so concurrent changes end on the last.
+   */
+  setMonthlyBotCredits(tokenHash: string, monthlyBotCredits: number, revision: number): Promise<void>;
 }

@@ -44,51 +44,7 @@ const schema = z.object({
   /** AES-256-GCM key (base64, 32 bytes) for secrets stored encrypted (webhook signing secrets); locally generated. */
   SECRETS_KEY: z.optional(z.string().check(z.regex(/^[A-Za-z0-9+/_-]{43}=?$/, '32 bytes, base64'))),
   SECRETS_KEY_SECRET_ARN: z.optional(nonEmpty()),
-  BOT_RATE_LIMIT_PER_MINUTE: z._default(positiveInt(100_000), 60),
-  /** A project's sends per second when its `limits.sendsPerSecond` is not set (the send routes answer 429 above). */
-  PROJECT_SENDS_PER_SECOND: z._default(positiveInt(500), 100),
-  /** A project's reported events per second when its `limits.eventsPerSecond` is not set (`POST …/events`). */
-  PROJECT_EVENTS_PER_SECOND: z._default(positiveInt(10_000), 1_000),
-  /** Requests per second one custom token may make on the routes it opens (sends and the message reads). */
-  CUSTOM_TOKEN_RATE_LIMIT_PER_SECOND: z._default(positiveInt(10_000), 100),
-  /** How long a function instance trusts a project's `limits` it read (a change applies within this). */
-  PROJECT_LIMITS_CACHE_SECONDS: z._default(z.coerce.number().check(z.gte(0), z.lte(3600)), 10),
-  /** A recover's claim on a failed delivery older than this was left by a recover that died: the next may take it. */
-  WEBHOOK_RECOVER_CLAIM_STALE_SECONDS: z._default(z.coerce.number().check(z.gt(0)), 60),
   WEBHOOK_ALLOW_PRIVATE: z.optional(flag(false)),
-  WEBHOOK_RETRY_SCHEDULE: z.optional(
-    z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds')),
-  ),
-  /** A webhook failing this many delivery attempts in a row gets a `webhook.failing` notice. */
-  WEBHOOK_FAILING_AFTER: z._default(positiveInt(1_000_000), 20),
-  /**
-   * SMTP server for the webhook notices' emails to a project's `contactEmail`: `smtps://` (TLS from the first byte) or
-   * `smtp://` (STARTTLS required before anything is sent, credentials included; `?allowPlaintext=true` sends in clear
-   * to a server that offers none), `host:port`, optional `user:pass@` (on AWS, SES's SMTP endpoint and SMTP
-   * credentials). Unset: the notice is logged, not mailed.
-   */
-  NOTICE_SMTP_URL: z.optional(
-    z
-      .url({ protocol: /^smtps?$/, error: 'smtp:// or smtps:// URL' })
-      .check(
-        z.refine(
-          (v) => [null, 'true', 'false'].includes(new URL(v).searchParams.get('allowPlaintext')),
-          'allowPlaintext is true or false',
-        ),
-      ),
-  ),
-  /** The notices' `From`. */
-  NOTICE_EMAIL_FROM: z._default(nonEmpty(), 'Switchboard <notices@switchboard.invalid>'),
-  /** Delays between a notice email's attempts (seconds, comma separated; default 1 min up to 8 h: 9 attempts in ~16 h). */
-  NOTICE_EMAIL_RETRY_SCHEDULE: z.optional(
-    z.string().check(z.regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds')),
-  ),
-  /** Deadline of one webhook delivery attempt (contract: 15 s); shorter only in tests. */
-  WEBHOOK_ATTEMPT_TIMEOUT_MS: z._default(positiveInt(60_000), 15_000),
-  /** Delivery attempts in flight at once to one destination, per deliver worker process (see endpoint-gate.ts). */
-  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z._default(positiveInt(1_000), 10),
-  /** An attempt unanswered this long marks its destination as slow: its further jobs are put back, not awaited. */
-  WEBHOOK_SLOW_AFTER_MS: z._default(positiveInt(60_000), 1_000),
   /**
    * Ports an SMTP channel may name: comma-separated, or `any`. Default: the mail submission and relay ports
    * (25, 465, 587, 2525) on AWS, any port locally (like WEBHOOK_ALLOW_PRIVATE).

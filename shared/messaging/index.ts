@@ -179,3 +179,4 @@ export { fitPayload, makeSendMessage, type SendMessageDeps, type SendResult, sen
 export { volumeOperationDocs } from './api/volume-docs.ts';
 export { scheduledResult } from './api/volume-docs.ts';
 export { volumeRouteDocs, volumeRoutes } from './api/volume-routes.ts';
+export { eventAccepted } from './api/schemas.ts';

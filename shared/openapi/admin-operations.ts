@@ -140,52 +140,6 @@ export const ADMIN_ROUTE_DOCS: Record<string, RouteDoc> = {
     },
     errors: { 409: ['CONFLICT'] },
   },
-  'POST /projects/{projectId}/integrations/{integrationId}/test': {
-    operationId: 'sendTestEvent',
-    summary: 'Send a test event to one webhook',
-    description: 'Queues a `webhook.test` event delivered to this webhook only; follow it in the delivery log.',
-    tags: ['Webhook deliveries'],
-    responses: { 202: { description: 'Queued.', body: s.eventAccepted } },
-    // A custom integration has no deliveries: 400 (the same for the delivery log and retries).
-    errors: { 400: ['VALIDATION_ERROR'] },
-  },
-  'GET /projects/{projectId}/integrations/{integrationId}/deliveries': {
-    operationId: 'listDeliveries',
-    summary: "A webhook's delivery log",
-    description: 'Newest first; every attempt with its time, status code, duration and error.',
-    tags: ['Webhook deliveries'],
-    responses: { 200: { description: 'Deliveries, newest first.', body: s.deliveryPage } },
-    errors: { 400: ['VALIDATION_ERROR'] },
-  },
-  'POST /projects/{projectId}/integrations/{integrationId}/deliveries/{deliveryId}/retry': {
-    operationId: 'retryDelivery',
-    summary: 'Retry a delivery now',
-    description: 'One more attempt, appended to the same delivery (same `webhook-id`).',
-    tags: ['Webhook deliveries'],
-    responses: { 202: { description: 'Queued.', body: s.retryAccepted } },
-    errors: { 400: ['VALIDATION_ERROR'], 409: ['CONFLICT'] },
-  },
-  'POST /projects/{projectId}/integrations/{integrationId}/recover': {
-    operationId: 'recoverDeliveries',
-    summary: 'Retry every failed delivery of a webhook in a window of event time',
-    description:
-      'Each failed delivery whose event `timestamp` is in [since, until) is retried: the same delivery, body and ' +
-      '`webhook-id`, one attempt appended. Two calls at once never re-queue one delivery twice. `since` at most 30 ' +
-      'days ago.',
-    tags: ['Webhook deliveries'],
-    responses: { 202: { description: 'Queued.', body: s.recoverAccepted } },
-    errors: { 409: ['CONFLICT'] },
-  },
-  'GET /projects/{projectId}/integrations/{integrationId}/health': {
-    operationId: 'getWebhookHealth',
-    summary: "A webhook's last 24 hours, per hour",
-    description:
-      'Attempts succeeded and failed and the median attempt latency per hour, from counters each attempt updates ' +
-      '(the delivery log is not read).',
-    tags: ['Webhook deliveries'],
-    responses: { 200: { description: 'The last 24 hours, oldest first.', body: s.webhookHealth } },
-    errors: { 400: ['VALIDATION_ERROR'] },
-  },
   'POST /projects/{projectId}/events': {
     operationId: 'reportEvent',
     summary: 'Report a channel event',

@@ -10,6 +10,7 @@ import { integrationRouteDocs, integrationRoutes } from '../integrations/index.t
 import { projectRouteDocs, projectRoutes } from '../projects/index.ts';
 import { siteOperationDocs } from '../site/index.ts';
 import { tenancyRouteDocs, tenancyRoutes } from '../tenancy/index.ts';
+import { webhookRouteDocs, webhookRoutes } from '../webhooks/index.ts';
 
 /**
  * The documentation each area writes beside its routes, gathered for the document. Adding an area with routes:
@@ -26,6 +27,7 @@ export function areaAdminDocs(): Record<string, RouteDoc> {
     ...byKey(volumeRoutes, volumeRouteDocs()),
     ...byKey(integrationRoutes, integrationRouteDocs()),
     ...byKey(tenancyRoutes, tenancyRouteDocs()),
+    ...byKey(webhookRoutes, webhookRouteDocs()),
   };
 }
 

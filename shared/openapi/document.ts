@@ -196,7 +196,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiResult {
         'Unknown fields in a body, and unknown query parameters of a list, are rejected (400 `VALIDATION_ERROR`, one `details[]` entry each).',
         'Lists page one way: `?limit` (1 to 100, default 50) and `?cursor` (the previous page’s `nextCursor`) → `{ items, nextCursor? }`, `nextCursor` absent on the last page (`x-pagination`).',
         '',
-        'Operations tagged `Inbound` and `Legacy` are `x-internal`: provider callbacks and a retired route, documented for operators and left out of the SDK document (`sdk/openapi.json`).',
+        'Operations tagged `Inbound`, `Legacy` and `Console` are `x-internal`: provider callbacks, a retired route and what only the console calls, documented for operators and left out of the SDK document (`sdk/openapi.json`).',
       ].join('\n'),
       contact: { name: 'Switchboard', url: 'https://github.com/switchboard-api/switchboard' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
@@ -391,6 +391,8 @@ function adminOperation(route: DocumentedRoute, path: string, doc: RouteDoc, con
     description: doc.description,
     tags: doc.tags,
     security: [{ adminKey: [] }],
+    // What only the console calls (opening a portal link, who the caller is) stays out of the SDK, as on the public side.
+    ...(INTERNAL_TAGS.includes(doc.tags[0]) ? { 'x-internal': true } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(paginated ? { 'x-pagination': PAGINATION } : {}),
   };
@@ -609,7 +611,7 @@ function sdkSurface(full: Json): Json {
     .filter((g: Json) => g.tags.length);
   doc.info.description = doc.info.description.replace(
     /\n\nOperations tagged `Inbound`.*$/s,
-    '\n\nThe SDK surface: the provider callbacks and the retired route (`x-internal`) are documented in the full document, `/openapi.json`.',
+    "\n\nThe SDK surface: the provider callbacks, the retired route and the console's own operations (`x-internal`) are documented in the full document, `/openapi.json`.",
   );
   pruneComponents(doc);
   return doc;

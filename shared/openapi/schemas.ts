@@ -15,7 +15,7 @@ export {
   signingSecret,
   updatedIntegration,
 } from '../integrations/index.ts';
-export * from '../webhooks/api/schemas.ts';
+export { delivery, deliveryPage, recoverAccepted, retryAccepted, webhookHealth } from '../webhooks/index.ts';
 export { bot, botPage } from '../bots/index.ts';
 export * from '../knowledge/api/schemas.ts';
 export { openAiErrorBody } from '../completion/index.ts';

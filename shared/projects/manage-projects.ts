@@ -25,6 +25,17 @@ export interface ProjectDeps {
 }
 
 /** Projects, their one API token, and their bot credits: what the management API offers for the Bots API. */
+/**
+ * The project API token carries the monthly allowance (its requests read no project), so a change of the allowance
+ * is copied onto the current token. Read after the change, with its revision: whichever of two concurrent changes
+ * copies last, the token ends on the later one; a token revoked meanwhile stays revoked.
+ */
+async function copyAllowanceToToken(deps: Pick<ProjectDeps, 'projects' | 'tokens'>, projectId: string) {
+  const current = await deps.projects.apiTokenAllowance(projectId);
+  if (!current?.apiTokenHash) return;
+  await deps.tokens.setMonthlyBotCredits(current.apiTokenHash, current.monthlyBotCredits, current.revision);
+}
+
 export function makeProjectUseCases(deps: ProjectDeps) {
   const now = deps.now ?? (() => new Date());
 
@@ -57,8 +68,8 @@ export function makeProjectUseCases(deps: ProjectDeps) {
     },
 
     /**
-     * Changes a project's name, `contactEmail` (null removes it) or `limits` (each limit sent is set, null gives it
-     * back to the deployment's default, `limits: null` gives all of them back).
+     * Changes a project's name, `monthlyBotCredits` (its API token follows at once), `contactEmail` (null removes it)
+     * or `limits` (each limit sent is set, null gives it back to the deployment's default, `limits: null` all of them).
      */
     async updateProject(projectId: string, changes: ProjectChanges): Promise<Project> {
       const { limits: limitsChange, ...rest } = changes;
@@ -68,6 +79,7 @@ export function makeProjectUseCases(deps: ProjectDeps) {
           : (changedLimits((await requireProject(deps.projects, projectId)).limits, limitsChange) ?? null);
       const project = await deps.projects.update(projectId, { ...rest, ...(limits === undefined ? {} : { limits }) });
       if (!project) throw new NotFoundError('project', `Project ${projectId} does not exist.`);
+      if (changes.monthlyBotCredits !== undefined) await copyAllowanceToToken(deps, projectId);
       return project;
     },
 
@@ -95,6 +107,8 @@ export function makeProjectUseCases(deps: ProjectDeps) {
         await deps.tokens.delete(tokenHash);
         throw new ConflictError('The API token was changed by another request at the same time; try again.');
       }
+      // An allowance change between the project's read and the swap copied itself onto the old token, not this one.
+      await copyAllowanceToToken(deps, projectId);
       return token;
     },
 

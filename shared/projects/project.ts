@@ -75,6 +75,13 @@ export interface ProjectStore {
   ): Promise<Project | undefined>;
   /** Projects, newest first. */
   list(page: PageRequest): Promise<ProjectPage>;
+  /**
+   * What the project's API token must grant: the allowance, how many times it was changed (`revision`, so a late
+   * writer does not undo a newer change), and the current token's hash, if any; one strongly consistent read.
+   */
+  apiTokenAllowance(
+    projectId: string,
+  ): Promise<{ monthlyBotCredits: number; revision: number; apiTokenHash?: string } | undefined>;
   /** Hash of the project's current API token, if any. */
   currentApiTokenHash(projectId: string): Promise<string | undefined>;
   apiTokenState(projectId: string): Promise<ApiTokenState>;

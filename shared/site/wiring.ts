@@ -12,15 +12,24 @@ import { siteSettings } from './settings.ts';
  */
 export function wireSite(
   platform: Pick<Platform, 'cfg'>,
-  deps: { moduleUrl: string; portalOrigins(projectId: string): Promise<readonly string[] | undefined> },
+  deps: {
+    moduleUrl: string;
+    portalOrigins(projectId: string): Promise<readonly string[] | undefined>;
+    /** Default: this process's (`siteSettings.read()`). */
+    settings?: ReturnType<typeof siteSettings.read>;
+  },
 ) {
+  const settings = deps.settings ?? siteSettings.read();
   const dir =
-    siteSettings.read().SITE_DIR ??
+    settings.SITE_DIR ??
     firstBuilt([
       fileURLToPath(new URL('./site/', deps.moduleUrl)),
       fileURLToPath(new URL('../../console/dist/', deps.moduleUrl)),
     ]);
-  const uploadOrigins = platform.cfg.S3_ENDPOINT ? [new URL(platform.cfg.S3_ENDPOINT).origin] : [];
+  const uploadOrigins = [
+    ...(platform.cfg.S3_ENDPOINT ? [new URL(platform.cfg.S3_ENDPOINT).origin] : []),
+    ...(settings.SITE_STORE_ORIGINS ?? []),
+  ];
   return siteHandler(
     makeServeSite({
       files: directoryFiles(dir),

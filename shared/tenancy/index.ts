@@ -7,3 +7,7 @@ export { tenancyRouteDocs, tenancyRoutes } from './api/routes.ts';
 export { projectScopeOf } from './api/caller.ts';
 export { tenancySettings } from './settings.ts';
 export { wireTenancy } from './wiring.ts';
+// What bench/tenancy-check.ts measures a project key's check with: the use case over either key store.
+export { DynamoKeyStore } from './adapters/dynamo-key-store.ts';
+export type { KeyStore, ManagementKey } from './keys.ts';
+export { makeManageKeys } from './manage-keys.ts';

@@ -8,6 +8,8 @@ export interface IssuePortalLinkDeps {
   projectExists(projectId: string): Promise<boolean>;
   /** The service's public base URL: every link starts with it. */
   baseUrl: string;
+  /** How long the link's code may be exchanged. */
+  codeSeconds?: number;
   now?: () => number;
 }
 
@@ -31,7 +33,7 @@ export function makeIssuePortalLink(deps: IssuePortalLinkDeps) {
       role: input.role,
       ttlSeconds,
       generation: await deps.portal.generation(projectId),
-      usableUntil: at + PORTAL_CODE_SECONDS * 1000,
+      usableUntil: at + (deps.codeSeconds ?? PORTAL_CODE_SECONDS) * 1000,
     });
     const base = deps.baseUrl.replace(/\/+$/, '');
     return {

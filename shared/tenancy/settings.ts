@@ -1,5 +1,6 @@
 import { declareSettings, positiveInt } from '../kernel/settings.ts';
 import * as z from '../kernel/validation/zod.ts';
+import { PORTAL_CODE_SECONDS } from './portal.ts';
 
 /** Project keys and portal sessions. */
 export const tenancySettings = declareSettings({
@@ -8,6 +9,11 @@ export const tenancySettings = declareSettings({
    * one write, not one per request.
    */
   MANAGEMENT_KEY_TOUCH_SECONDS: z._default(positiveInt(86_400), 60),
+  /**
+   * How long a portal link's code may be exchanged: 5 minutes, or less where a deployment wants links to go stale
+   * sooner (never more: a link travels through the operator's pages and must not stay usable for long).
+   */
+  PORTAL_CODE_SECONDS: z._default(positiveInt(PORTAL_CODE_SECONDS), PORTAL_CODE_SECONDS),
 });
 
 export type TenancySettings = ReturnType<typeof tenancySettings.read>;

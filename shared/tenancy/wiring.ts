@@ -36,7 +36,12 @@ export function wireTenancy(
     onTouchFailed: (cause) => logger.warn('lastUsedAt not written', { cause: String(cause) }),
   });
   const sessions = makePortalSessions({ portal });
-  const issueLink = makeIssuePortalLink({ portal, projectExists: deps.projectExists, baseUrl: deps.publicBaseUrl });
+  const issueLink = makeIssuePortalLink({
+    portal,
+    projectExists: deps.projectExists,
+    baseUrl: deps.publicBaseUrl,
+    codeSeconds: settings.PORTAL_CODE_SECONDS,
+  });
   const recordAudit = makeRecordAudit({ audit });
   const handlers = {
     ...keyHandlers(keys),

@@ -86,27 +86,6 @@ export function makeFanout(deps: FanoutDeps) {
   const now = deps.now ?? Date.now;
   const log = deps.log ?? (() => {});
 
-  /** Parses each message; an unreadable one is marked failed (it goes to the dead-letter queue). */
-  function parseEvents(messages: ReceivedEvent[], failed: Set<string>) {
-    const events: { messageId: string; group: string; event: EventMessage }[] = [];
-    const unreadable: { messageId: string; group: string }[] = [];
-    for (const m of messages) {
-      try {
-        const event = eventMessageSchema.parse(JSON.parse(m.body));
-        events.push({
-          messageId: m.messageId,
-          group: m.groupId ?? messageGroupIdOf(event.projectId, orderingKeyOf(event)),
-          event,
-        });
-      } catch {
-        log('error', 'unreadable event message; left for the dead-letter queue', { messageId: m.messageId });
-        failed.add(m.messageId);
-        unreadable.push({ messageId: m.messageId, group: m.groupId ?? m.messageId });
-      }
-    }
-    return { events, unreadable };
-  }
-
   /** The envelope of an event, read once and only if asked for (a large body comes from the payload store). */
   function lazyEnvelope(event: EventMessage): () => Promise<EventEnvelope | undefined> {
     let read: Promise<EventEnvelope | undefined> | undefined;
@@ -175,7 +154,7 @@ export function makeFanout(deps: FanoutDeps) {
   return {
     async fanoutBatch(messages: ReceivedEvent[]): Promise<string[]> {
       const failed = new Set<string>();
-      const { events, unreadable } = parseEvents(messages, failed);
+      const { events, unreadable } = parseEvents(messages, failed, log);
       if (deps.eventLog && events.length) {
         try {
           await deps.eventLog.append(events.map(({ event }) => loggedEventOf(event)));
@@ -213,6 +192,27 @@ export function makeFanout(deps: FanoutDeps) {
       return [...failed];
     },
   };
+}
+
+/** Parses each message; an unreadable one is marked failed (it goes to the dead-letter queue). */
+function parseEvents(messages: ReceivedEvent[], failed: Set<string>, log: NonNullable<FanoutDeps['log']>) {
+  const events: { messageId: string; group: string; event: EventMessage }[] = [];
+  const unreadable: { messageId: string; group: string }[] = [];
+  for (const m of messages) {
+    try {
+      const event = eventMessageSchema.parse(JSON.parse(m.body));
+      events.push({
+        messageId: m.messageId,
+        group: m.groupId ?? messageGroupIdOf(event.projectId, orderingKeyOf(event)),
+        event,
+      });
+    } catch {
+      log('error', 'unreadable event message; left for the dead-letter queue', { messageId: m.messageId });
+      failed.add(m.messageId);
+      unreadable.push({ messageId: m.messageId, group: m.groupId ?? m.messageId });
+    }
+  }
+  return { events, unreadable };
 }
 
 /** In batch order: an event after a failed one of its group fails too (FIFO: it must not overtake it). */

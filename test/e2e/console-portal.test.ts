@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ConsoleBrowser, chromium, expectText, openConsoleBrowser } from '#test/console/browser.ts';
@@ -146,4 +148,54 @@ describeNeeding(chromium, 'console: portal links', () => {
       await visitor.context().close();
     }
   });
+  /** The operator's app: a page on an origin of its own whose only content is an iframe of `?src`. */
+  async function operatorApp(): Promise<{ origin: string; server: Server }> {
+    const server = createServer((req, res) => {
+      const src = new URL(req.url ?? '/', 'http://app').searchParams.get('src') ?? 'about:blank';
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(
+        `<!doctype html><title>Operator app</title><h1>Operator app</h1>` +
+          `<iframe title="Integrations" src="${src.replaceAll('"', '&quot;')}" width="1200" height="800"></iframe>`,
+      );
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+  }
+
+  it('embedded in a page of another origin: the console when the project allows that origin, nothing otherwise', async () => {
+    const { projectId } = await svc.newProject({ name: 'Embedded project' });
+    const allowed = await operatorApp();
+    const stranger = await operatorApp();
+    try {
+      expect(allowed.origin).not.toBe(new URL(svc.baseUrl).origin);
+      const set = await svc.admin('PATCH', `/projects/${projectId}`, { portal: { allowedOrigins: [allowed.origin] } });
+      expect(set.status).toBe(200);
+
+      // The allowed app: the console paints inside the frame, on the one project, and its session works there.
+      const inApp = await fresh();
+      await inApp.goto(`${allowed.origin}/?src=${encodeURIComponent(await link(projectId, 'developer'))}`);
+      const frame = inApp.frameLocator('iframe');
+      // A loaded machine may take a while to boot a fresh browser context's first frame.
+      await frame.getByRole('heading', { level: 1, name: 'Integrations' }).waitFor({ timeout: 30_000 });
+      await expectText(frame.locator('.project-line'), 'Embedded project');
+      expect(await frame.getByRole('link', { name: 'Projects' }).count()).toBe(0);
+      await inApp.getByRole('heading', { name: 'Operator app' }).waitFor();
+      await inApp.context().close();
+
+      // Another origin: the browser refuses to frame the portal (frame-ancestors): no console, no session.
+      const elsewhere = await fresh();
+      const refused = new Promise<string>((resolve) =>
+        elsewhere.on('console', (m) => /frame-ancestors/.test(m.text()) && resolve(m.text())),
+      );
+      await elsewhere.goto(`${stranger.origin}/?src=${encodeURIComponent(await link(projectId, 'developer'))}`);
+      expect(await refused).toContain('Content Security Policy');
+      const framed = elsewhere.frames().find((f) => f !== elsewhere.mainFrame())!;
+      expect(framed.url()).not.toContain('/portal');
+      expect(await elsewhere.frameLocator('iframe').getByRole('heading', { name: 'Integrations' }).count()).toBe(0);
+      await elsewhere.context().close();
+    } finally {
+      allowed.server.close();
+      stranger.server.close();
+    }
+  }, 90_000);
 });

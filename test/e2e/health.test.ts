@@ -60,6 +60,23 @@ describe('GET /api/v1/ai/health', () => {
     expect(((await (await health(`Bearer ${replaced.body.token}`)).json()) as any).error).toBe('ERR_API_TOKEN_INVALID');
   });
 
+  it("follows the project's monthlyBotCredits when the operator changes it, on the token already issued", async () => {
+    const { projectId, token } = await svc.newProject({ companyId: 1042, monthlyBotCredits: 90 });
+    const available = async () => ((await (await health(`Bearer ${token}`)).json()) as any).creditos.disponivel;
+    expect(await available()).toBe(90);
+    const raised = await svc.admin('PATCH', `/projects/${projectId}`, { monthlyBotCredits: 250 });
+    expect(raised.status).toBe(200);
+    expect(raised.body.monthlyBotCredits).toBe(250);
+    expect(await available()).toBe(250);
+    await svc.admin('PATCH', `/projects/${projectId}`, { monthlyBotCredits: 40 });
+    expect(await available()).toBe(40);
+    // A token issued afterwards starts from the allowance as it is now.
+    const reissued = await svc.admin('POST', `/projects/${projectId}/api-token`);
+    expect(reissued.status).toBe(201);
+    const res = await health(`Bearer ${reissued.body.token}`);
+    expect(((await res.json()) as any).creditos.disponivel).toBe(40);
+  });
+
   it('echoes a well-formed caller request id and replaces a malformed one', async () => {
     const { token } = await svc.newProject();
     const ok = await health(`Bearer ${token}`, { 'x-request-id': 'abc-123:x.y' });

@@ -1,5 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { gatewayResponses, integrationTimeoutMs, INTEGRATION_MARGIN_MS } from '#infra/api.ts';
@@ -14,7 +18,10 @@ import { queues, queueUrlEnv, type QueueKey } from '#shared/contract/queues.ts';
 import { binaryMediaTypes, fallbackFunction, routes } from '#shared/contract/routes.ts';
 import { mainTable } from '#shared/contract/table.ts';
 import { queueWorkers, scheduledWorkers } from '#shared/contract/workers.ts';
-import { DEFAULT_RETRY_DELAYS_SECONDS, RETRY_JITTER } from '#shared/webhooks/retry-schedule.ts';
+import { DEFAULT_RETRY_DELAYS_SECONDS, RETRY_JITTER } from '#shared/webhooks/index.ts';
+import type { Config } from '#shared/kernel/config.ts';
+import type { HttpEvent } from '#shared/http/types.ts';
+import { siteSettings, wireSite } from '#shared/site/index.ts';
 import { metricNames } from '#shared/contract/metrics.ts';
 import { defaultSynth, synth, type Synthesized } from './synth.ts';
 
@@ -807,6 +814,67 @@ describe('channel ingress', () => {
       );
       expect(policy, fn).toContain('dynamodb:GetItem');
       expect(policy, fn).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem)/);
+    }
+  });
+});
+
+describe('console', () => {
+  /** The template's value as CloudFormation gives it in `region`, the buckets named `names` (by logical id). */
+  const resolveIn = (region: string, names: Record<string, string>) => {
+    const resolve = (v: any): string => {
+      if (typeof v === 'string') return v;
+      if (v.Ref) return { 'AWS::Region': region, 'AWS::URLSuffix': 'amazonaws.com' }[v.Ref as string] ?? names[v.Ref]!;
+      if (v['Fn::Join']) return v['Fn::Join'][1].map(resolve).join(v['Fn::Join'][0]);
+      throw new Error(`not resolved here: ${JSON.stringify(v)}`);
+    };
+    return resolve;
+  };
+
+  it("allows, in the page's Content-Security-Policy, the bucket addresses the AWS SDK presigns for uploads and media", async () => {
+    const bucketId = (key: string) =>
+      ofType('AWS::S3::Bucket').find(([id]) => id.startsWith(`${pascalKey(key)}Bucket`))![0];
+    const env = resources[fnId('console')]!.Properties.Environment.Variables;
+    const site = mkdtempSync(join(tmpdir(), 'console-site-'));
+    writeFileSync(join(site, 'index.html'), '<!doctype html><title>console</title>');
+    try {
+      for (const region of ['us-east-1', 'eu-west-1']) {
+        const names = { [bucketId('knowledge')]: 'acme-knowledge-1x2y', [bucketId('transfer')]: 'acme-transfer-3z4w' };
+        // The console function as deployed: no S3_ENDPOINT, the stack's environment.
+        const settings = siteSettings.parse({
+          SITE_STORE_ORIGINS: resolveIn(region, names)(env.SITE_STORE_ORIGINS),
+          SITE_DIR: site,
+        });
+        const serve = wireSite(
+          { cfg: {} as Config },
+          { moduleUrl: import.meta.url, portalOrigins: async () => [], settings },
+        );
+        const page = await serve({
+          path: '/portal',
+          queryStringParameters: { project: 'prj_1' },
+        } as unknown as HttpEvent);
+        expect(page.statusCode).toBe(200);
+        const csp = String(page.headers!['content-security-policy']);
+        const directive = (name: string) =>
+          csp
+            .split(';')
+            .map((d) => d.trim().split(/\s+/))
+            .find(([n]) => n === name)!
+            .slice(1);
+
+        const s3 = new S3Client({ region, credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } });
+        // Knowledge files: the console posts the presigned form with XMLHttpRequest (connect-src).
+        const upload = await createPresignedPost(s3, { Bucket: names[bucketId('knowledge')]!, Key: 'k.upload' });
+        expect(directive('connect-src'), region).toContain(new URL(upload.url).origin);
+        // Received media: previewed from presigned GETs of the transfer bucket (img-src).
+        const media = await getSignedUrl(
+          s3,
+          new GetObjectCommand({ Bucket: names[bucketId('transfer')]!, Key: 'media/a' }),
+        );
+        expect(directive('img-src'), region).toContain(new URL(media).origin);
+        expect(directive('connect-src')).not.toContain('*');
+      }
+    } finally {
+      rmSync(site, { recursive: true, force: true });
     }
   });
 });

@@ -48,7 +48,7 @@ export const slowFiles: Record<string, number> = {
   'unit:test/unit/messaging/payloads.test.ts': 11,
   'e2e:test/e2e/console-webhooks.test.ts': 11,
   'bulk:test/e2e/extract-fuzz.test.ts': 10,
-  'unit:test/integration/webhooks-recover-pacing.test.ts': 9,
+  'unit:test/integration/webhooks/recover-pacing.test.ts': 9,
   'own:test/e2e/hot-path-ops.test.ts': 9,
   'unit:test/unit/pdf/scan-quality.test.ts': 9,
   'own:test/e2e/single-loop.test.ts': 8,

@@ -95,16 +95,18 @@ describe('names, tags, security and servers', () => {
 });
 
 describe('the SDK surface', () => {
-  it('leaves out the provider callbacks and the retired route, which the full document flags x-internal', () => {
+  it("leaves out the provider callbacks, the retired route and the console's own calls, flagged x-internal", () => {
     const internal = operationsOf(full).filter((o) => o.op['x-internal']);
     expect(internal.map((o) => o.op.operationId).sort()).toEqual([
       'getApiReference',
+      'getCaller',
       'getConsole',
       'getOpenApiDocument',
       'getPortalPage',
       'legacySend',
       'receiveTwilioCallback',
       'receiveWhatsAppWebhook',
+      'verifyPortalCode',
       'verifyWhatsAppSubscription',
     ]);
     expect(internal.find((o) => o.op.operationId === 'legacySend')!.op.deprecated).toBe(true);

@@ -4,26 +4,6 @@
  */
 
 export interface paths {
-    "/admin/v1/portal/exchange": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Open a portal link
-         * @description The console trades the link's code for a session cookie (HttpOnly) and the session's CSRF token. A code works once, within 5 minutes; any other code answers 401 `UNAUTHORIZED`.
-         */
-        post: operations["verifyPortalCode"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/admin/v1/projects": {
         parameters: {
             query?: never;
@@ -851,26 +831,6 @@ export interface paths {
          * @description Every open session and unused link of the project stops working at once.
          */
         delete: operations["revokePortalSessions"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/session": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Who is calling
-         * @description The caller: the operator, a project key or a portal session, its project and role.
-         */
-        get: operations["getCaller"];
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1728,29 +1688,6 @@ export interface components {
              * @example WyJrM2Y5YTFiMiIsIkNIIzAxaHEzeDlrMm03YzR2OGI2bjV0Il0
              */
             nextCursor?: string | null;
-        };
-        /**
-         * @example {
-         *       "kind": "portal",
-         *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
-         *       "role": "viewer",
-         *       "expiresAt": "2026-11-21T11:00:00.000Z",
-         *       "csrfToken": "3f6b0c2e9a1d4f7b8c5e2a0d9f6b3c1e7a4d0f8b5c2e9a6d3f0b7c4e1a8d5f2b"
-         *     }
-         */
-        Caller: {
-            /** @enum {string} */
-            kind: "admin" | "key" | "portal";
-            projectId?: string;
-            /** @enum {string} */
-            role?: "viewer" | "developer" | "admin" | "operator";
-            /**
-             * Format: date-time
-             * @description ISO 8601 timestamp (UTC).
-             */
-            expiresAt?: string;
-            /** @description A portal session: send it as `x-csrf-token` on every request that changes something. */
-            csrfToken?: string;
         };
         /**
          * @example {
@@ -4688,55 +4625,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    verifyPortalCode: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "code": "sbp_x2Vq0sJ9bQ1rT5uY8wZ3aC6dF0gH2jK4mN7pR9sT1vW",
-                 *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s"
-                 *     }
-                 */
-                "application/json": {
-                    code: string;
-                    projectId?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The session. */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "kind": "portal",
-                     *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
-                     *       "role": "viewer",
-                     *       "expiresAt": "2026-11-21T11:00:00.000Z",
-                     *       "csrfToken": "3f6b0c2e9a1d4f7b8c5e2a0d9f6b3c1e7a4d0f8b5c2e9a6d3f0b7c4e1a8d5f2b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Caller"];
-                };
-            };
-            400: components["responses"]["Error400InvalidJsonOrValidationError"];
-            401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403Forbidden"];
-            413: components["responses"]["Error413PayloadTooLarge"];
-            500: components["responses"]["Error500InternalError"];
-            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
-        };
-    };
     listProjects: {
         parameters: {
             query?: {
@@ -8096,40 +7984,6 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             403: components["responses"]["Error403Forbidden"];
             404: components["responses"]["Error404NotFound"];
-            500: components["responses"]["Error500InternalError"];
-            503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
-        };
-    };
-    getCaller: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The caller. */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "kind": "portal",
-                     *       "projectId": "prj_01hq3x9k2m7c4v8b6n5s",
-                     *       "role": "viewer",
-                     *       "expiresAt": "2026-11-21T11:00:00.000Z",
-                     *       "csrfToken": "3f6b0c2e9a1d4f7b8c5e2a0d9f6b3c1e7a4d0f8b5c2e9a6d3f0b7c4e1a8d5f2b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Caller"];
-                };
-            };
-            401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403Forbidden"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };

@@ -61,11 +61,3 @@ export function smtpTransportOptions(
     disableUrlAccess: true,
   };
 }
-
-let nodemailer: Promise<typeof import('nodemailer')> | undefined;
-
-/** nodemailer, loaded with the first mail rather than at cold start (most functions never send one). */
-export function loadNodemailer(): Promise<typeof import('nodemailer')> {
-  nodemailer ??= import('nodemailer');
-  return nodemailer;
-}

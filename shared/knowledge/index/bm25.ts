@@ -1,5 +1,10 @@
 import type { QueryTerm } from '../text/analyzer.ts';
+import { type BlockQuery, BlockScorer, SCORING_BLOCK, type TermCursor, type WordCursors } from './block-scorer.ts';
+import { BOUND_BLOCK, postingBounds, seek } from './posting-bounds.ts';
 import type { Postings } from './segment-format.ts';
+import { type ScoredExcerpt, TopExcerpts } from './top-excerpts.ts';
+
+export { type ScoredExcerpt, TopExcerpts };
 
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
@@ -15,13 +20,6 @@ export interface RankingOptions {
 }
 
 export const RANKING_DEFAULTS: Required<RankingOptions> = { queryTermFrequency: true, context: 0.5, diversity: true };
-
-/** One scored excerpt (a view-wide excerpt id). */
-export interface ScoredExcerpt {
-  excerpt: number;
-  /** 0..1 */
-  score: number;
-}
 
 /** What scoring needs of one segment: its postings for the query's words, per-excerpt facts, and where it starts. */
 export interface ScoringSegment {
@@ -45,36 +43,6 @@ export interface CorpusStats {
   avgWindow: number;
 }
 
-/** Scoring's per-excerpt scratch, sized for the largest segment scored so far; one search scores at a time. */
-class Scratch {
-  readonly bestExcerpt: Float32Array;
-  readonly bestWindow: Float32Array;
-  readonly windowTf: Float32Array;
-  readonly scores: Float32Array;
-  readonly windowScores: Float32Array;
-  readonly seen: Uint8Array;
-  readonly windowSeen: Uint8Array;
-  readonly touched: Uint32Array;
-  readonly touchedWindows: Uint32Array;
-  readonly matched: Uint32Array;
-  readonly windows: Uint32Array;
-  constructor(readonly size: number) {
-    this.bestExcerpt = new Float32Array(size);
-    this.bestWindow = new Float32Array(size);
-    this.windowTf = new Float32Array(size);
-    this.scores = new Float32Array(size);
-    this.windowScores = new Float32Array(size);
-    this.seen = new Uint8Array(size);
-    this.windowSeen = new Uint8Array(size);
-    // A word's variants together touch each excerpt at most twice, each window at most twice.
-    this.touched = new Uint32Array(2 * size);
-    this.touchedWindows = new Uint32Array(3 * size);
-    this.matched = new Uint32Array(size);
-    this.windows = new Uint32Array(size);
-  }
-}
-let scratch: Scratch | undefined;
-
 /** BM25's length normalisation per length (float32, as it is stored), filled as lengths are met; kept per average. */
 class NormTable {
   private average = Number.NaN;
@@ -92,62 +60,22 @@ class NormTable {
 }
 // Excerpt lengths are u16; a neighbourhood is three excerpts.
 const normTables = { own: new NormTable(65_536), window: new NormTable(3 * 65_535 + 1) };
-function scratchFor(size: number): Scratch {
-  if (!scratch || scratch.size < size) scratch = new Scratch(Math.max(size, 1024));
-  return scratch;
-}
-
-/** The `limit` best entries by (score desc, excerpt asc), kept in a heap whose root is the worst kept. */
-export class TopExcerpts {
-  private readonly heap: ScoredExcerpt[] = [];
-  constructor(private readonly limit: number) {}
-
-  private static worse(a: ScoredExcerpt, b: ScoredExcerpt): boolean {
-    return a.score < b.score || (a.score === b.score && a.excerpt > b.excerpt);
-  }
-
-  push(excerpt: number, score: number): void {
-    const heap = this.heap;
-    if (heap.length < this.limit) {
-      heap.push({ excerpt, score });
-      let i = heap.length - 1;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (!TopExcerpts.worse(heap[i]!, heap[parent]!)) break;
-        [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-        i = parent;
-      }
-      return;
-    }
-    if (!this.limit || !TopExcerpts.worse(heap[0]!, { excerpt, score })) return;
-    heap[0] = { excerpt, score };
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let w = i;
-      if (l < heap.length && TopExcerpts.worse(heap[l]!, heap[w]!)) w = l;
-      if (r < heap.length && TopExcerpts.worse(heap[r]!, heap[w]!)) w = r;
-      if (w === i) break;
-      [heap[i], heap[w]] = [heap[w]!, heap[i]!];
-      i = w;
-    }
-  }
-
-  /** Best first. */
-  sorted(): ScoredExcerpt[] {
-    return [...this.heap].sort((a, b) => b.score - a.score || a.excerpt - b.excerpt);
-  }
-}
+/** A block is skipped only when its bound falls this far below the threshold: float32 rounding stays well inside. */
+const BOUND_MARGIN = 1e-5;
 
 /**
  * BM25 of every allowed excerpt that holds a query word, the `limit` best returned (score desc, excerpt asc). Each
  * query word counts by its best variant (Portuguese or English term), times how often the query says it; idf counts
  * the searchable excerpts of every segment. Each excerpt's score is averaged (by `context`) with its neighbourhood's:
  * it and the excerpts either side in its file, BM25 over their joined counts. Scores are divided by the query's
- * ceiling (each word at its largest possible weight, idf × (k1 + 1)), so they fall in 0..1. Segments are scored one
- * at a time with scratch of one segment's size: memory follows the largest segment, not the bot. The arithmetic is
- * in float32 where it is stored, so scores do not depend on how excerpts are split into segments.
+ * ceiling (each word at its largest possible weight, idf × (k1 + 1)), so they fall in 0..1. The arithmetic is in
+ * float32 where it is stored, so scores do not depend on how excerpts are split into segments.
+ *
+ * Segments are scored a block of excerpts at a time ({@link SCORING_BLOCK}), so scratch memory does not grow with a
+ * segment. A block whose best possible score (from its postings' bounds, ./posting-bounds.ts) is below the score the
+ * `limit`-th best has already reached is skipped without decoding its postings' scores: the answer is exactly that of
+ * scoring every excerpt, while the long postings of common words are mostly passed over once rarer words have set
+ * the bar.
  */
 export function rankBm25(
   segments: ScoringSegment[],
@@ -159,9 +87,46 @@ export function rankBm25(
   const qtf = options.queryTermFrequency ?? RANKING_DEFAULTS.queryTermFrequency;
   const context = Math.min(1, Math.max(0, options.context ?? RANKING_DEFAULTS.context));
   if (!terms.length || !stats.liveExcerpts) return [];
-  const N = stats.liveExcerpts;
+  const { idfs, ceiling } = queryWeights(segments, terms, stats.liveExcerpts, qtf);
+  const norms = lengthNorms(stats);
+  const top = new TopExcerpts(limit);
+  scorer ??= new BlockScorer();
+  for (const s of segments) {
+    const words = cursorsOf(s, terms, idfs, qtf);
+    if (!words.length) continue;
+    const query: BlockQuery = { words, ceiling, context, ...norms };
+    const cursors = words.flatMap((w) => w.variants);
+    for (let lo = 0; lo < s.excerptCount; ) {
+      const hi = Math.min(s.excerptCount, lo + SCORING_BLOCK);
+      // Postings of the excerpts lo - 1 ..= hi: the block's own and those that reach into its edge neighbourhoods.
+      let next = Number.POSITIVE_INFINITY;
+      for (const c of cursors) {
+        c.at = seek(c.excerpts, c.at, lo - 1);
+        c.end = seek(c.excerpts, c.at, hi + 1);
+        if (c.at < c.excerpts.length) next = Math.min(next, c.excerpts[c.at]!);
+      }
+      if (next > hi) {
+        // Nothing here: on to the block of the next posting (whose previous excerpt's neighbourhood it reaches).
+        if (next === Number.POSITIVE_INFINITY) break;
+        lo = Math.max(hi, Math.floor((next - 1) / SCORING_BLOCK) * SCORING_BLOCK);
+        continue;
+      }
+      if (markEssential(query, stats, top.threshold() / (1 + BOUND_MARGIN))) scorer.score(s, query, lo, hi, top);
+      lo = hi;
+    }
+  }
+  return top.sorted();
+}
+let scorer: BlockScorer | undefined;
+
+/** idf of each variant over the searchable excerpts of every segment (NaN: none has it), and the query's ceiling. */
+function queryWeights(
+  segments: ScoringSegment[],
+  terms: QueryTerm[],
+  N: number,
+  qtf: boolean,
+): { idfs: number[][]; ceiling: number } {
   const missingIdf = Math.log(1 + (N + 0.5) / 0.5);
-  // idf of each variant over the searchable excerpts of every segment (NaN: no searchable excerpt has it).
   const idfs: number[][] = [];
   let ceiling = 0;
   terms.forEach(({ variants, count }, w) => {
@@ -182,108 +147,89 @@ export function rankBm25(
     idfs.push(row);
     ceiling += (qtf ? count : 1) * (BM25_K1 + 1) * (groupIdf || missingIdf);
   });
+  return { idfs, ceiling };
+}
+
+/** BM25's length normalisation of an excerpt and of a neighbourhood, float32 as scoring stores it. */
+function lengthNorms(stats: CorpusStats): Pick<BlockQuery, 'norm' | 'windowNorm'> {
   const normTable = normTables.own.for(stats.avgLength);
   const windowNormTable = normTables.window.for(stats.avgWindow);
-  const norm = (length: number) => {
-    let n = normTable[length]!;
-    if (Number.isNaN(n)) {
-      n = Math.fround(BM25_K1 * (1 - BM25_B + (BM25_B * length) / stats.avgLength));
-      normTable[length] = n;
-    }
-    return n;
-  };
-  const windowNorm = (length: number) => {
-    let n = windowNormTable[length]!;
-    if (Number.isNaN(n)) {
-      n = Math.fround(BM25_K1 * (1 - BM25_B + (BM25_B * length) / stats.avgWindow));
-      windowNormTable[length] = n;
-    }
-    return n;
-  };
-  const top = new TopExcerpts(limit);
-  for (const s of segments) {
-    if (!s.postings.some((row) => row.some(Boolean))) continue;
-    const sc = scratchFor(s.excerptCount);
-    const { bestExcerpt, bestWindow, windowTf, scores, windowScores, seen, windowSeen, touched, touchedWindows } = sc;
-    const { lengths, sameNext, live, allowed } = s;
-    let nMatched = 0;
-    let nWindowsSeen = 0;
-    terms.forEach(({ variants, count }, w) => {
-      const weight = qtf ? count : 1;
-      let nTouched = 0;
-      let nWindows = 0;
-      for (let v = 0; v < variants.length; v++) {
-        const idf = idfs[w]![v]!;
-        const p = s.postings[w]![v];
-        if (Number.isNaN(idf) || !p) continue;
-        const topWeight = idf * (BM25_K1 + 1);
-        const { excerpts, tfs } = p;
-        for (let i = 0; i < excerpts.length; i++) {
-          const e = excerpts[i]!;
-          if ((live && !live[e]) || (allowed && !allowed[e])) continue;
-          const tf = tfs[i]!;
-          const x = (topWeight * tf) / (tf + norm(lengths[e]!));
-          if (bestExcerpt[e] === 0) touched[nTouched++] = e;
-          if (x > bestExcerpt[e]!) bestExcerpt[e] = x;
-          if (context <= 0) continue;
-          // The excerpt's occurrences count in its own neighbourhood and in its neighbours' (same file only).
-          if (windowTf[e] === 0) touchedWindows[nWindows++] = e;
-          windowTf[e]! += tf;
-          if (e > 0 && sameNext[e - 1]) {
-            if (windowTf[e - 1] === 0) touchedWindows[nWindows++] = e - 1;
-            windowTf[e - 1]! += tf;
-          }
-          if (sameNext[e]) {
-            if (windowTf[e + 1] === 0) touchedWindows[nWindows++] = e + 1;
-            windowTf[e + 1]! += tf;
-          }
-        }
-        if (context <= 0) continue;
-        for (let i = 0; i < nWindows; i++) {
-          const x = touchedWindows[i]!;
-          const tf = windowTf[x]!;
-          if (tf === 0) continue;
-          let length = lengths[x]!;
-          if (x > 0 && sameNext[x - 1]) length += lengths[x - 1]!;
-          if (sameNext[x]) length += lengths[x + 1]!;
-          const y = (topWeight * tf) / (tf + windowNorm(length));
-          if (y > bestWindow[x]!) bestWindow[x] = y;
-          windowTf[x] = 0;
-        }
+  return {
+    norm: (length: number) => {
+      let n = normTable[length]!;
+      if (Number.isNaN(n)) {
+        n = Math.fround(BM25_K1 * (1 - BM25_B + (BM25_B * length) / stats.avgLength));
+        normTable[length] = n;
       }
-      for (let i = 0; i < nTouched; i++) {
-        const e = touched[i]!;
-        scores[e]! += weight * bestExcerpt[e]!;
-        bestExcerpt[e] = 0;
-        if (!seen[e]) {
-          seen[e] = 1;
-          sc.matched[nMatched++] = e;
-        }
+      return n;
+    },
+    windowNorm: (length: number) => {
+      let n = windowNormTable[length]!;
+      if (Number.isNaN(n)) {
+        n = Math.fround(BM25_K1 * (1 - BM25_B + (BM25_B * length) / stats.avgWindow));
+        windowNormTable[length] = n;
       }
-      if (context > 0)
-        for (let i = 0; i < nWindows; i++) {
-          const x = touchedWindows[i]!;
-          windowScores[x]! += weight * bestWindow[x]!;
-          bestWindow[x] = 0;
-          if (!windowSeen[x]) {
-            windowSeen[x] = 1;
-            sc.windows[nWindowsSeen++] = x;
-          }
-        }
+      return n;
+    },
+  };
+}
+
+/** The segment's cursors per query word: the variants it holds that some searchable excerpt has. */
+function cursorsOf(s: ScoringSegment, terms: QueryTerm[], idfs: number[][], qtf: boolean): WordCursors[] {
+  const words: WordCursors[] = [];
+  terms.forEach(({ variants, count }, w) => {
+    const cursors: TermCursor[] = [];
+    variants.forEach((_, v) => {
+      const idf = idfs[w]![v]!;
+      const p = s.postings[w]![v];
+      if (Number.isNaN(idf) || !p || !p.excerpts.length) return;
+      const bounds = postingBounds(p, s.lengths);
+      cursors.push({ excerpts: p.excerpts, tfs: p.tfs, topWeight: idf * (BM25_K1 + 1), bounds, at: 0, end: 0 });
     });
-    for (let i = 0; i < nMatched; i++) {
-      const e = sc.matched[i]!;
-      const own = scores[e]! / ceiling;
-      scores[e] = Math.min(1, context > 0 ? (1 - context) * own + (context * windowScores[e]!) / ceiling : own);
-      top.push(s.base + e, scores[e]!);
-      scores[e] = 0;
-      seen[e] = 0;
+    if (cursors.length) words.push({ weight: qtf ? count : 1, variants: cursors, bound: 0, essential: true });
+  });
+  return words;
+}
+
+/**
+ * Each word's bound in the block (the largest it can add to an excerpt's score: its best variant's bound on the
+ * excerpt's own weight and on its neighbourhood's, each from the largest count and the shortest excerpt of the
+ * postings blocks in reach, mixed and divided as scores are), and which words are essential: the fewest, highest
+ * bounds such that the others together stay below `bar`. False when no excerpt of the block can reach `bar`.
+ */
+function markEssential(query: BlockQuery, stats: CorpusStats, bar: number): boolean {
+  const { context, ceiling } = query;
+  const ownSlope = (BM25_K1 * BM25_B) / stats.avgLength;
+  const windowSlope = (BM25_K1 * BM25_B) / stats.avgWindow;
+  const flat = BM25_K1 * (1 - BM25_B);
+  let total = 0;
+  for (const word of query.words) {
+    let own = 0;
+    let window = 0;
+    for (const c of word.variants) {
+      if (c.end <= c.at) continue;
+      const { maxTf, minLength, maxWindowTf } = c.bounds;
+      const last = ((c.end - 1) / BOUND_BLOCK) | 0;
+      for (let k = (c.at / BOUND_BLOCK) | 0; k <= last; k++) {
+        const tf = maxTf[k]!;
+        own = Math.max(own, (c.topWeight * tf) / (tf + flat + ownSlope * minLength[k]!));
+        const wtf = maxWindowTf[k]!;
+        window = Math.max(window, (c.topWeight * wtf) / (wtf + flat + windowSlope * minLength[k]!));
+      }
     }
-    for (let i = 0; i < nWindowsSeen; i++) {
-      const x = sc.windows[i]!;
-      windowScores[x] = 0;
-      windowSeen[x] = 0;
-    }
+    word.bound = (word.weight * ((1 - context) * own + context * window)) / ceiling;
+    word.essential = true;
+    total += word.bound;
   }
-  return top.sorted();
+  if (total < bar) return false;
+  if (query.words.length === 1) return true;
+  // The lowest bounds first, while their sum stays below the bar.
+  const byBound = [...query.words].sort((a, b) => a.bound - b.bound);
+  let sum = 0;
+  for (const word of byBound) {
+    sum += word.bound;
+    if (sum >= bar) break;
+    word.essential = false;
+  }
+  return true;
 }

@@ -13,7 +13,8 @@ import {
 } from '../providers.ts';
 import { forbiddenAddressReason, isIpLiteral, parseIPv4 } from '../../kernel/destination-policy.ts';
 import { ForbiddenDestinationError, guardedLookup } from '../../kernel/adapters/guarded-lookup.ts';
-import { loadNodemailer, smtpTransportOptions } from '../../kernel/adapters/smtp-transport.ts';
+import { loadNodemailer } from '../../kernel/adapters/load-nodemailer.ts';
+import { smtpTransportOptions } from '../../kernel/adapters/smtp-transport.ts';
 
 export interface SmtpEmailSenderOptions {
   /** Deadline of one send, connect to the server's last answer. */

@@ -54,12 +54,16 @@ export class DynamoProjectStore implements ProjectStore {
       }
     }
     if (!set.length && !remove.length) return this.get(projectId);
+    // Each allowance change is counted, so the API token's copy of it is only ever moved forward.
+    const counted = changes.monthlyBotCredits !== undefined;
+    if (counted) values[':one'] = 1;
     const write = await conditionalWrite(
       updateItem(this.table, {
         Key: keys.project(projectId),
         UpdateExpression: [
           set.length ? `SET ${set.join(', ')}` : '',
           remove.length ? `REMOVE ${remove.join(', ')}` : '',
+          counted ? 'ADD creditsRevision :one' : '',
         ]
           .filter(Boolean)
           .join(' '),
@@ -106,6 +110,19 @@ export class DynamoProjectStore implements ProjectStore {
     return item?.apiTokenHash
       ? { active: true, issuedAt: item.apiTokenIssuedAt as string | undefined }
       : { active: false };
+  }
+
+  async apiTokenAllowance(projectId: string) {
+    const item = await readItem(this.table, keys.project(projectId), {
+      ProjectionExpression: '#project.monthlyBotCredits, creditsRevision, apiTokenHash',
+      ExpressionAttributeNames: { '#project': 'project' },
+    });
+    if (!item?.project) return undefined;
+    return {
+      monthlyBotCredits: (item.project as { monthlyBotCredits: number }).monthlyBotCredits,
+      revision: (item.creditsRevision as number | undefined) ?? 0,
+      ...(item.apiTokenHash ? { apiTokenHash: item.apiTokenHash as string } : {}),
+    };
   }
 
   async currentApiTokenHash(projectId: string): Promise<string | undefined> {

@@ -50,6 +50,7 @@ function recordingTokens(written: Set<string>): TokenStore {
   return {
     find: (hash) => tokens.find(hash),
     delete: (hash) => tokens.delete(hash),
+    setMonthlyBotCredits: (hash, credits, revision) => tokens.setMonthlyBotCredits(hash, credits, revision),
     async put(hash, grant) {
       written.add(hash);
       await tokens.put(hash, grant);
@@ -163,4 +164,52 @@ describe('project API token issue and revoke under concurrency', () => {
     // 60 runs of a dozen DynamoDB round trips each against dynalite: about 10 s alone, three times that on a loaded
     // machine.
   }, 90_000);
+});
+
+describe('allowance changes racing each other and the API token', () => {
+  it("leave the live token granting the project's allowance as it ended, and a revoked token revoked", async () => {
+    const projects = new DynamoProjectStore(table);
+    await fc.assert(
+      fc.asyncProperty(
+        pausesMs,
+        fc.array(
+          fc.oneof(
+            fc.record({ op: fc.constant('allowance' as const), credits: fc.integer({ min: 0, max: 1000 }) }),
+            fc.record({ op: fc.constantFrom('issue' as const, 'revoke' as const) }),
+          ),
+          { minLength: 2, maxLength: 5 },
+        ),
+        async (pauses, operations) => {
+          const written = new Set<string>();
+          const tokens = recordingTokens(written);
+          const direct = makeProjectUseCases({ projects, tokens, credits: noCredits });
+          const project = await direct.createProject({ companyId: 1, name: 'p', monthlyBotCredits: 7 });
+          await direct.issueApiToken(project.projectId);
+
+          const racing = makeProjectUseCases({
+            projects: paced(projects, pauses),
+            tokens: paced(tokens, pauses),
+            credits: noCredits,
+          });
+          await Promise.allSettled(
+            operations.map((o) =>
+              o.op === 'allowance'
+                ? racing.updateProject(project.projectId, { monthlyBotCredits: o.credits })
+                : o.op === 'issue'
+                  ? racing.issueApiToken(project.projectId)
+                  : racing.revokeApiToken(project.projectId),
+            ),
+          );
+
+          const recorded = await projects.currentApiTokenHash(project.projectId);
+          expect(await liveGrants(tokens, written)).toEqual(recorded ? [recorded] : []);
+          if (recorded) {
+            const { monthlyBotCredits } = (await projects.get(project.projectId))!;
+            expect(await tokens.find(recorded)).toMatchObject({ kind: 'projectApi', monthlyBotCredits });
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  }, 120_000);
 });

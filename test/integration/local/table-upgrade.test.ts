@@ -6,7 +6,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startDynalite, startEmulators } from '#local/emulators.ts';
 import { mainTable } from '#shared/contract/table.ts';
-import { DynamoDeliveryStore } from '#shared/webhooks/adapters/dynamo-delivery-store.ts';
+import { DynamoDeliveryStore } from '#shared/webhooks/index.ts';
 import { localDocumentClient } from '#test/support/dynamo.ts';
 
 /** A data directory written by the version before the work index: started by this one, it is brought up to date. */

@@ -1,3 +1,4 @@
+import { loadNodemailer } from '#shared/kernel/adapters/load-nodemailer.ts';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -42,7 +43,10 @@ const email = (to: string) => ({ to, subject: 'Webhook int_1 is failing', text: 
 
 describe('SmtpNoticeMailer', () => {
   it('refuses to send over smtp:// to a server without STARTTLS: no credential, no mail leaves', async () => {
-    const mailer = new SmtpNoticeMailer(`smtp://notices:s3cret@127.0.0.1:${port}`, 'notices@example.com', 5_000);
+    const mailer = new SmtpNoticeMailer(`smtp://notices:s3cret@127.0.0.1:${port}`, 'notices@example.com', {
+      load: loadNodemailer,
+      timeoutMs: 5_000,
+    });
     await expect(mailer.send(email('ops@acme.example'))).rejects.toMatchObject({ code: 'ETLS' });
     expect(logins).toEqual([]);
     expect(mails).toEqual([]);
@@ -50,7 +54,9 @@ describe('SmtpNoticeMailer', () => {
 
   it('sends in clear, login included, only when the URL says allowPlaintext=true', async () => {
     const url = `smtp://notices:s%40cret%2F1@127.0.0.1:${port}?allowPlaintext=true`;
-    await new SmtpNoticeMailer(url, 'notices@example.com', 5_000).send(email('ops2@acme.example'));
+    await new SmtpNoticeMailer(url, 'notices@example.com', { load: loadNodemailer, timeoutMs: 5_000 }).send(
+      email('ops2@acme.example'),
+    );
     expect(logins).toEqual([{ username: 'notices', password: 's@cret/1' }]);
     expect(mails.map((m) => m.rcptTo)).toEqual([['ops2@acme.example']]);
     expect(mails[0]!.raw).toContain('Subject: Webhook int_1 is failing');
@@ -72,6 +78,6 @@ describe('SmtpNoticeMailer', () => {
       pass: 'p:w',
     });
     expect(() => smtpServerFromUrl('smtp://h?allowPlaintext=yes')).toThrow('allowPlaintext');
-    expect(() => new SmtpNoticeMailer('http://h', 'a@b.c')).toThrow('smtp://');
+    expect(() => new SmtpNoticeMailer('http://h', 'a@b.c', { load: loadNodemailer })).toThrow('smtp://');
   });
 });

@@ -14,4 +14,8 @@ export class MemoryTokens implements TokenStore {
   async delete(tokenHash: string) {
     this.grants.delete(tokenHash);
   }
+  async setMonthlyBotCredits(tokenHash: string, monthlyBotCredits: number) {
+    const grant = this.grants.get(tokenHash);
+    if (grant?.kind === 'projectApi') this.grants.set(tokenHash, { ...grant, monthlyBotCredits });
+  }
 }

@@ -14,12 +14,3 @@ describe('SMTP_ALLOWED_PORTS', () => {
       expect(() => parseConfig({ TABLE_NAME: 't', SMTP_ALLOWED_PORTS: bad }), bad).toThrow(/SMTP_ALLOWED_PORTS/);
   });
 });
-
-describe('NOTICE_SMTP_URL', () => {
-  it('takes smtp:// or smtps://, with allowPlaintext true or false, and refuses anything else at start', () => {
-    for (const good of ['smtp://h:25?allowPlaintext=true', 'smtps://u:p@h', 'smtp://h?allowPlaintext=false'])
-      expect(parseConfig({ TABLE_NAME: 't', NOTICE_SMTP_URL: good }).NOTICE_SMTP_URL, good).toBe(good);
-    for (const bad of ['smtp://h?allowPlaintext=yes', 'http://h', 'h:25'])
-      expect(() => parseConfig({ TABLE_NAME: 't', NOTICE_SMTP_URL: bad }), bad).toThrow(/NOTICE_SMTP_URL/);
-  });
-});

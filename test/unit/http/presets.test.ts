@@ -18,7 +18,7 @@ import {
   type StoredResponse,
 } from '#shared/idempotency/index.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
-import type { RateLimiter } from '#shared/ratelimit/gcra.ts';
+import type { RateLimiter } from '#shared/ratelimit/index.ts';
 import * as z from '#shared/kernel/validation/zod.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 import { MemoryTokens } from '#test/support/fakes/memory-tokens.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { meteredProviders, meteredRateLimiter } from '#functions/_wiring/metered.ts';
+import { meteredProviders } from '#functions/_wiring/metered.ts';
+import { meteredRateLimiter } from '#shared/ratelimit/index.ts';
 import { meteredCreditLedger } from '#shared/credits/index.ts';
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import type { MessageProviders, OutboundMessage } from '#shared/messaging/providers.ts';

@@ -7,13 +7,12 @@ import { DependencyOverloadedError } from '#shared/kernel/overload.ts';
 import {
   type GcraParams,
   gcraStep,
-  makeTenantLimiter,
   type RateDecision,
   type RateLimiter,
   type RateLimitStore,
-  RateLimitedError,
-  type TenantLimits,
-} from '#shared/ratelimit/index.ts';
+} from '#shared/ratelimit/gcra.ts';
+import { RateLimitedError } from '#shared/ratelimit/errors.ts';
+import { makeTenantLimiter, type TenantLimits } from '#shared/ratelimit/tenant-limits.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 import { MemoryTokens } from '#test/support/fakes/memory-tokens.ts';
 

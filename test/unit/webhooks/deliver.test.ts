@@ -7,15 +7,7 @@ import { deliveryIdFor, type DeliveryJob } from '#shared/webhooks/model.ts';
 import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
 import { signPayload } from '#shared/webhooks/signature.ts';
 import { sealSnapshot, snapshotOf } from '#shared/webhooks/target-snapshot.ts';
-import {
-  FakeDeliveries,
-  FakeDirectory,
-  FakeHealth,
-  FakeQueue,
-  FakeSender,
-  secretBox,
-  webhook,
-} from '#test/support/fakes/webhooks.ts';
+import { FakeDeliveries, FakeDirectory, FakeHealth, FakeQueue, FakeSender, secretBox, webhook } from './fakes.ts';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 const body = JSON.stringify({ id: 'evt_1', type: 'message.sent' });

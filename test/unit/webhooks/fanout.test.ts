@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applicableWebhooks, makeFanout } from '#shared/webhooks/fanout.ts';
 import type { EventMessage } from '#shared/events/index.ts';
 import { openSnapshot } from '#shared/webhooks/target-snapshot.ts';
-import { FakeBodies, FakeDirectory, FakeQueue, secretBox, webhook } from '#test/support/fakes/webhooks.ts';
+import { FakeBodies, FakeDirectory, FakeQueue, secretBox, webhook } from './fakes.ts';
 
 const general = webhook({ integrationId: 'int_g', scope: 'general', url: 'https://g.example.com' });
 const smsHook = webhook({

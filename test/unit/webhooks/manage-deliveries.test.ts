@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConflictError } from '#shared/kernel/domain-error.ts';
 import { makeWebhookAdmin } from '#shared/webhooks/manage-deliveries.ts';
 import { RecordingPublisher } from '#test/support/fakes/recording-publisher.ts';
-import { FakeBodies, FakeDeliveries, FakeDirectory, FakeQueue, webhook } from '#test/support/fakes/webhooks.ts';
+import { FakeBodies, FakeDeliveries, FakeDirectory, FakeQueue, webhook } from './fakes.ts';
 
 const project = {
   projectId: 'prj_1',

@@ -13,15 +13,8 @@ import { DEFAULT_NOTICE_EMAIL_DELAYS_SECONDS, makeNoticeEmailSender } from '#sha
 import { makeWebhookNotices } from '#shared/webhooks/notices.ts';
 import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
 import { RecordingPublisher } from '#test/support/fakes/recording-publisher.ts';
-import {
-  FakeDeliveries,
-  FakeDirectory,
-  FakeHealth,
-  FakeQueue,
-  FakeSender,
-  webhook,
-} from '#test/support/fakes/webhooks.ts';
-import { secretBox } from '#test/support/fakes/webhooks.ts';
+import { FakeDeliveries, FakeDirectory, FakeHealth, FakeQueue, FakeSender, webhook } from './fakes.ts';
+import { secretBox } from './fakes.ts';
 import type { Project } from '#shared/projects/index.ts';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');

@@ -11,15 +11,7 @@ import {
   type WebhookPacer,
 } from '#shared/webhooks/pacing.ts';
 import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
-import {
-  FakeDeliveries,
-  FakeDirectory,
-  FakeHealth,
-  FakeQueue,
-  FakeSender,
-  secretBox,
-  webhook,
-} from '#test/support/fakes/webhooks.ts';
+import { FakeDeliveries, FakeDirectory, FakeHealth, FakeQueue, FakeSender, secretBox, webhook } from './fakes.ts';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 

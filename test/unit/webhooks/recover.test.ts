@@ -8,7 +8,7 @@ import {
   type FailedWindow,
   type RecoverMessage,
 } from '#shared/webhooks/recover.ts';
-import { FakeBodies, FakeDirectory, webhook } from '#test/support/fakes/webhooks.ts';
+import { FakeBodies, FakeDirectory, webhook } from './fakes.ts';
 
 const NOW = Date.parse('2026-11-21T10:00:00.000Z');
 

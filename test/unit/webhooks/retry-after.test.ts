@@ -5,15 +5,7 @@ import { deliveryIdFor, type DeliveryJob } from '#shared/webhooks/model.ts';
 import { MAX_RETRY_AFTER_MS, parseRetryAfterMs } from '#shared/webhooks/retry-after.ts';
 import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
 import type { AttemptOutcome } from '#shared/webhooks/ports.ts';
-import {
-  FakeDeliveries,
-  FakeDirectory,
-  FakeHealth,
-  FakeQueue,
-  FakeSender,
-  secretBox,
-  webhook,
-} from '#test/support/fakes/webhooks.ts';
+import { FakeDeliveries, FakeDirectory, FakeHealth, FakeQueue, FakeSender, secretBox, webhook } from './fakes.ts';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 

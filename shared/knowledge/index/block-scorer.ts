@@ -1,0 +1,229 @@
+import { type PostingBounds, seek } from './posting-bounds.ts';
+import type { TopExcerpts } from './top-excerpts.ts';
+
+/** Excerpts scored together: scoring's scratch is a few of these, whatever the size of the segment. */
+export const SCORING_BLOCK = 4096;
+
+/** One query term (a variant of a query word) in one segment: its postings and how far scoring has reached. */
+export interface TermCursor {
+  excerpts: Uint32Array;
+  tfs: Uint8Array;
+  /** idf × (k1 + 1): the term's largest possible weight. */
+  topWeight: number;
+  bounds: PostingBounds;
+  /** The postings of the block being scored: `[at, end)`, the excerpts one either side included. */
+  at: number;
+  end: number;
+}
+
+/** A query word in one segment: how often the query says it, and its variants that the segment holds. */
+export interface WordCursors {
+  weight: number;
+  variants: TermCursor[];
+  /** The most this word can add to the score of an excerpt of the block being scored (0..1 like scores). */
+  bound: number;
+  /**
+   * False when the words so marked cannot together lift an excerpt to the top: such a word's postings are then read
+   * only around the excerpts the other words reach.
+   */
+  essential: boolean;
+}
+
+/** What a block is scored against: the query's ceiling, the context weight and BM25's length normalisation. */
+export interface BlockQuery {
+  words: WordCursors[];
+  ceiling: number;
+  context: number;
+  norm: (length: number) => number;
+  windowNorm: (length: number) => number;
+}
+
+/** The segment's facts scoring reads (see ScoringSegment in ./bm25.ts). */
+export interface BlockSegment {
+  base: number;
+  lengths: Uint16Array;
+  sameNext: Uint8Array;
+  live?: Uint8Array;
+  allowed?: Uint8Array;
+}
+
+/**
+ * Scores one block of excerpts `[lo, hi)` exactly, pushing every matched excerpt into `top`. Local slot j is excerpt
+ * lo - 1 + j, so the excerpts either side of the block (whose occurrences count in its edge neighbourhoods) have
+ * slots too. The arithmetic is the same, in the same order per excerpt, as scoring a whole segment at once: each
+ * query word by its best variant, float32 where it is stored, the neighbourhood over the excerpt and those either side
+ * in its file.
+ */
+export class BlockScorer {
+  private readonly bestExcerpt = new Float32Array(SCORING_BLOCK + 2);
+  private readonly bestWindow = new Float32Array(SCORING_BLOCK + 2);
+  private readonly windowTf = new Float32Array(SCORING_BLOCK + 2);
+  private readonly scores = new Float32Array(SCORING_BLOCK + 2);
+  private readonly windowScores = new Float32Array(SCORING_BLOCK + 2);
+  private readonly seen = new Uint8Array(SCORING_BLOCK + 2);
+  private readonly windowSeen = new Uint8Array(SCORING_BLOCK + 2);
+  // A word's variants together touch each slot at most twice, each window at most twice.
+  private readonly touched = new Uint32Array(2 * (SCORING_BLOCK + 2));
+  private readonly touchedWindows = new Uint32Array(3 * (SCORING_BLOCK + 2));
+  private readonly matched = new Uint32Array(SCORING_BLOCK + 2);
+  private readonly windows = new Uint32Array(SCORING_BLOCK + 2);
+
+  private readonly candidate = new Uint8Array(SCORING_BLOCK + 2);
+  private readonly candidates = new Uint32Array(SCORING_BLOCK + 2);
+  private nCandidates = 0;
+  private nTouched = 0;
+  private nWindows = 0;
+
+  score(s: BlockSegment, query: BlockQuery, lo: number, hi: number, top: TopExcerpts): void {
+    const { scores, windowScores, seen, windowSeen, matched, windows } = this;
+    const { ceiling, context } = query;
+    this.markCandidates(query, lo, hi);
+    let nMatched = 0;
+    let nWindowsSeen = 0;
+    for (const word of query.words) {
+      this.scoreWord(s, query, word, lo, hi);
+      const { touched, touchedWindows, bestExcerpt, bestWindow, nTouched, nWindows } = this;
+      for (let i = 0; i < nTouched; i++) {
+        const j = touched[i]!;
+        scores[j]! += word.weight * bestExcerpt[j]!;
+        bestExcerpt[j] = 0;
+        if (!seen[j]) {
+          seen[j] = 1;
+          matched[nMatched++] = j;
+        }
+      }
+      if (context > 0)
+        for (let i = 0; i < nWindows; i++) {
+          const j = touchedWindows[i]!;
+          windowScores[j]! += word.weight * bestWindow[j]!;
+          bestWindow[j] = 0;
+          if (!windowSeen[j]) {
+            windowSeen[j] = 1;
+            windows[nWindowsSeen++] = j;
+          }
+        }
+    }
+    const first = s.base + lo - 1;
+    for (let i = 0; i < nMatched; i++) {
+      const j = matched[i]!;
+      const own = scores[j]! / ceiling;
+      const score = Math.fround(
+        Math.min(1, context > 0 ? (1 - context) * own + (context * windowScores[j]!) / ceiling : own),
+      );
+      top.push(first + j, score);
+      scores[j] = 0;
+      seen[j] = 0;
+    }
+    for (let i = 0; i < nWindowsSeen; i++) {
+      const j = windows[i]!;
+      windowScores[j] = 0;
+      windowSeen[j] = 0;
+    }
+  }
+
+  /**
+   * When some words are not essential: the slots an essential word's occurrence reaches (the excerpt and those either
+   * side, whose neighbourhoods it is in), in order. Only these can reach the top; every other excerpt's score stays
+   * below it even if partly computed, so it is pushed in vain but never wrongly kept.
+   */
+  private markCandidates(query: BlockQuery, lo: number, hi: number): void {
+    this.nCandidates = -1;
+    if (query.words.every((w) => w.essential)) return;
+    const { candidate, candidates } = this;
+    const offset = lo - 1;
+    const last = hi - offset - 1;
+    let n = 0;
+    for (const word of query.words) {
+      if (!word.essential) continue;
+      for (const c of word.variants)
+        for (let i = c.at; i < c.end; i++) {
+          const j = c.excerpts[i]! - offset;
+          for (let x = Math.max(1, j - 1); x <= Math.min(last, j + 1); x++)
+            if (!candidate[x]) {
+              candidate[x] = 1;
+              candidates[n++] = x + offset;
+            }
+        }
+    }
+    const found = candidates.subarray(0, n);
+    found.sort();
+    for (let i = 0; i < n; i++) candidate[found[i]! - offset] = 0;
+    this.nCandidates = n;
+  }
+
+  /** One word's best variant per excerpt and per neighbourhood of the block, into the scratch. */
+  private scoreWord(s: BlockSegment, query: BlockQuery, word: WordCursors, lo: number, hi: number): void {
+    this.nTouched = 0;
+    this.nWindows = 0;
+    const { bestWindow, windowTf, touchedWindows } = this;
+    const { lengths, sameNext } = s;
+    const offset = lo - 1;
+    for (const c of word.variants) {
+      if (c.end <= c.at) continue;
+      if (word.essential || this.nCandidates < 0) this.visit(s, query, c, c.at, c.end, lo, hi);
+      else {
+        // Only the postings of the candidates and their neighbours: the occurrences their scores are made of.
+        let i = c.at;
+        for (let k = 0; k < this.nCandidates && i < c.end; k++) {
+          const x = this.candidates[k]!;
+          i = seek(c.excerpts, i, x - 1);
+          let end = i;
+          while (end < c.end && c.excerpts[end]! <= x + 1) end++;
+          this.visit(s, query, c, i, end, lo, hi);
+          i = end;
+        }
+      }
+      if (query.context <= 0) continue;
+      for (let i = 0; i < this.nWindows; i++) {
+        const j = touchedWindows[i]!;
+        const tf = windowTf[j]!;
+        if (tf === 0) continue;
+        const x = j + offset;
+        let length = lengths[x]!;
+        if (x > 0 && sameNext[x - 1]) length += lengths[x - 1]!;
+        if (sameNext[x]) length += lengths[x + 1]!;
+        const y = (c.topWeight * tf) / (tf + query.windowNorm(length));
+        if (y > bestWindow[j]!) bestWindow[j] = y;
+        windowTf[j] = 0;
+      }
+    }
+  }
+
+  /** Postings `[from, to)` of one variant: each one's weight in its excerpt, its count in the neighbourhoods. */
+  private visit(s: BlockSegment, query: BlockQuery, c: TermCursor, from: number, to: number, lo: number, hi: number) {
+    const { bestExcerpt, windowTf, touched, touchedWindows } = this;
+    const { lengths, sameNext, live, allowed } = s;
+    const { context, norm } = query;
+    const { excerpts, tfs, topWeight } = c;
+    const offset = lo - 1;
+    let { nTouched, nWindows } = this;
+    for (let i = from; i < to; i++) {
+      const e = excerpts[i]!;
+      if ((live && !live[e]) || (allowed && !allowed[e])) continue;
+      const tf = tfs[i]!;
+      const inside = e >= lo && e < hi;
+      const j = e - offset;
+      if (inside) {
+        const x = (topWeight * tf) / (tf + norm(lengths[e]!));
+        if (bestExcerpt[j] === 0) touched[nTouched++] = j;
+        if (x > bestExcerpt[j]!) bestExcerpt[j] = x;
+      }
+      if (context <= 0) continue;
+      // The excerpt's occurrences count in its own neighbourhood and in its neighbours' (same file only).
+      if (inside) {
+        if (windowTf[j] === 0) touchedWindows[nWindows++] = j;
+        windowTf[j]! += tf;
+      }
+      if (e > lo && e <= hi && sameNext[e - 1]) {
+        if (windowTf[j - 1] === 0) touchedWindows[nWindows++] = j - 1;
+        windowTf[j - 1]! += tf;
+      }
+      if (e + 1 >= lo && e + 1 < hi && sameNext[e]) {
+        if (windowTf[j + 1] === 0) touchedWindows[nWindows++] = j + 1;
+        windowTf[j + 1]! += tf;
+      }
+    }
+    this.nTouched = nTouched;
+    this.nWindows = nWindows;
+  }
+}
