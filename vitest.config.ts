@@ -37,6 +37,7 @@ const groups = {
     'test/e2e/webhook-destinations.test.ts',
     'test/e2e/poller.test.ts',
     'test/e2e/console-destinations.test.ts',
+    'test/e2e/console-volume.test.ts',
   ],
   model: [
     'test/e2e/chat-completions.test.ts',
@@ -51,7 +52,7 @@ const groups = {
     'test/e2e/knowledge-scale.test.ts',
     'test/e2e/knowledge-uploads.test.ts',
   ],
-  strict: ['test/e2e/destinations.test.ts'],
+  strict: ['test/e2e/destinations.test.ts', 'test/e2e/poller-limits.test.ts'],
   own: [
     // Its own tool-calling model double as the deployment's model and embeddings.
     'test/e2e/ai-ecosystem.test.ts',
@@ -95,6 +96,7 @@ const groups = {
    * bundles-mode.test.ts.
    */
   bundles: [
+    'test/e2e/bundles-destinations.test.ts',
     'test/e2e/bundles-mode.test.ts',
     'test/e2e/completion-offline.test.ts',
     'test/e2e/extract.test.ts',

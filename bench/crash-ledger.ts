@@ -14,6 +14,10 @@
  * Webhooks with `ordering: "conversation"` (one per channel) take the `message.received` events: per contact, an input posted
  * after another was acknowledged must reach it after that one (bench/lib/order-ledger.ts counts those overtaken).
  *
+ * A second project's webhook is an SQS destination (a queue of the runner's stand-in, its role assumed from the STS
+ * stand-in): with `--only sqsDestination,…`, the reports posted to that project are accounted for by the messages
+ * read from the queue.
+ *
  * Exits 1 on any loss, any change with two ids, or any Twilio or WhatsApp message out of order. `npx tsx bench/crash-ledger.ts --kills 20 --seconds 6`; a short
  * run is part of `npm test` (test/e2e/crash-ledger.test.ts).
  */
@@ -24,7 +28,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import twilio from 'twilio';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { LocalAws } from '#local/emulators.ts';
 import { crashRun, type CrashableService } from '#test/support/crash.ts';
+import { localAwsClients, newQueue } from '#test/support/local-aws.ts';
 import { startHttpDouble } from '#test/e2e/send-doubles.ts';
 import { startReceiver, type TestReceiver } from '#test/e2e/webhooks-support.ts';
 import { formatOrder, type OrderedInput, orderLedger, type OrderRow } from './lib/order-ledger.ts';
@@ -38,8 +45,8 @@ export interface LedgerOptions {
   /** After the last restart: how long without any new delivery before what is missing counts as lost. */
   drainSeconds: number;
   /**
-   * Only these kinds of input (`send`, `status`, `twilioInbound`, `whatsappInbound`, `mail`, `report`, `batch`,
-   * `scheduled`).
+   * Only these kinds of input (`send`, `status`, `twilioInbound`, `whatsappInbound`, `mail`, `report`,
+   * `sqsDestination`, `batch`, `scheduled`).
    */
   only?: string[];
   /** Keeps the data directory, with each run's service output beside it (`service-<n>.log`), to look into a loss. */
@@ -111,8 +118,8 @@ const freePort = async (): Promise<number> => {
   }
 };
 
-/** Kinds driven only when `only` names them. */
-const VOLUME_KINDS = ['batch', 'scheduled'];
+/** Kinds driven only when `only` names them (the SQS destination's: a second project, its own run). */
+const VOLUME_KINDS = ['batch', 'scheduled', 'sqsDestination'];
 
 export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
   const log = options.log ?? (() => {});
@@ -204,6 +211,76 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
       channelId: pacedChannel.channelId,
     })
   ).body.token as string;
+  // A project whose one webhook is an SQS destination: a queue of the runner's stand-in (kept on the data directory
+  // across kills, as the customer's queue outlives our service).
+  const localAws = async () => (await (await fetch(`${base}/local/aws`)).json()) as LocalAws;
+  const sqsProject = (await admin().newProject()).projectId;
+  const sqsChannel = (
+    await admin().admin('POST', `/projects/${sqsProject}/channels`, {
+      type: 'sms',
+      name: 'SQS',
+      address: '+15005550008',
+    })
+  ).body.channelId as string;
+  const queue = await (async () => {
+    const aws = localAwsClients(await localAws());
+    try {
+      return await newQueue(aws.sqs, `crash-ledger-${Date.now()}`);
+    } finally {
+      aws.destroy();
+    }
+  })();
+  const sqsHook = await admin().admin('POST', `/projects/${sqsProject}/integrations`, {
+    product: 'webhook',
+    scope: 'general',
+    destination: { type: 'sqs', queueUrl: queue.url, roleArn: 'arn:aws:iam::123456789012:role/crash-ledger' },
+  });
+  if (sqsHook.status !== 201) throw new Error(`SQS webhook: ${sqsHook.status} ${JSON.stringify(sqsHook.body)}`);
+  const sqsWebhookId = sqsHook.body.integrationId as string;
+  /** What the SQS destination's queue held, as deliveries (read at the drain; the queue keeps them until then). */
+  const fromQueue: TestReceiver['received'] = [];
+  const readQueue = async () => {
+    const info = await localAws();
+    // Each restart gives the stand-in a new port: the queue is found by its name at the current one.
+    const sqs = new SQSClient({
+      region: info.region,
+      endpoint: info.endpoints.sqs,
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      useQueueUrlAsEndpoint: false,
+    });
+    try {
+      for (;;) {
+        const out = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queue.url,
+            MaxNumberOfMessages: 10,
+            MessageAttributeNames: ['All'],
+            MessageSystemAttributeNames: ['SentTimestamp'],
+          }),
+        );
+        const messages = out.Messages ?? [];
+        if (!messages.length) return;
+        for (const m of messages) {
+          const arrivedAt = Number(m.Attributes?.SentTimestamp ?? Date.now());
+          fromQueue.push({
+            at: arrivedAt,
+            arrivedAt,
+            headers: { 'webhook-id': m.MessageAttributes?.['webhook-id']?.StringValue ?? '' },
+            body: m.Body!,
+            json: JSON.parse(m.Body!),
+          });
+        }
+        await sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: queue.url,
+            Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+          }),
+        );
+      }
+    } finally {
+      sqs.destroy();
+    }
+  };
 
   const expected: Expected[] = [];
   const acknowledged = new Map<string, number>();
@@ -438,6 +515,23 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
       });
       if (ok) ack('POST /events → event', `message.failed:marker:${marker}`);
     },
+    async sqsDestination() {
+      const marker = `sqs-${++seq}`;
+      const ok = await untilAcknowledged(async () => {
+        const res = await fetch(`${base}/admin/v1/projects/${sqsProject}/events`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${service.process.adminKey}`,
+            'content-type': 'application/json',
+            'idempotency-key': marker,
+          },
+          body: JSON.stringify({ channelId: sqsChannel, type: 'message.failed', data: { marker } }),
+          signal: AbortSignal.timeout(10_000),
+        });
+        return res.status === 202;
+      });
+      if (ok) ack('POST /events → SQS destination', `message.failed:marker:${marker}`);
+    },
   };
 
   const loops = Object.entries(drivers)
@@ -491,12 +585,13 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     let lastCount = -1;
     let lastProgress = Date.now();
     for (;;) {
-      const seen = new Set(receiver.received.flatMap((r) => keyOf(r.json as never)));
+      await readQueue().catch((error: unknown) => log(`reading the SQS destination's queue: ${String(error)}`));
+      const seen = new Set([...receiver.received, ...fromQueue].flatMap((r) => keyOf(r.json as never)));
       const arrived = orderedArrivals();
       const missing =
         expected.filter((e) => !seen.has(e.key)).length + orderedInputs.filter((i) => !arrived.has(i.key)).length;
       if (missing === 0 || Date.now() > cap) return missing;
-      const count = receiver.received.length + orderedReceiver.received.length;
+      const count = receiver.received.length + orderedReceiver.received.length + fromQueue.length;
       if (count !== lastCount) {
         lastCount = count;
         lastProgress = Date.now();
@@ -511,19 +606,28 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     deliveryId: string;
     eventType: string;
     attempts: { statusCode?: number; error?: string }[];
+    /** The webhook's path (`/projects/…/integrations/…`). */
+    hook: string;
   }[] = [];
   let recoveredFrom = Number.POSITIVE_INFINITY;
+  let recoveredFromQueue = Number.POSITIVE_INFINITY;
+  const hooks = [
+    `/projects/${projectId}/integrations/${webhookId}`,
+    `/projects/${sqsProject}/integrations/${sqsWebhookId}`,
+  ];
   const deliveriesIn = async (status: 'failed' | 'pending') => {
     const found: typeof failedDeliveries = [];
-    let cursor: string | undefined;
-    do {
-      const page = await admin().admin(
-        'GET',
-        `/projects/${projectId}/integrations/${webhookId}/deliveries?status=${status}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-      );
-      found.push(...(page.body.items ?? []));
-      cursor = page.body.nextCursor;
-    } while (cursor);
+    for (const hook of hooks) {
+      let cursor: string | undefined;
+      do {
+        const page = await admin().admin(
+          'GET',
+          `${hook}/deliveries?status=${status}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
+        found.push(...(page.body.items ?? []).map((d: object) => ({ ...d, hook })));
+        cursor = page.body.nextCursor;
+      } while (cursor);
+    }
     return found;
   };
   if ((await drain()) > 0) {
@@ -539,11 +643,8 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
         `${failedDeliveries.length} failed deliveries (last attempt: ${[...why].map(([r, n]) => `${n}× ${r}`).join('; ')}): sent again`,
       );
       recoveredFrom = receiver.received.length;
-      for (const d of failedDeliveries)
-        await admin().admin(
-          'POST',
-          `/projects/${projectId}/integrations/${webhookId}/deliveries/${d.deliveryId}/retry`,
-        );
+      recoveredFromQueue = fromQueue.length;
+      for (const d of failedDeliveries) await admin().admin('POST', `${d.hook}/deliveries/${d.deliveryId}/retry`);
       await drain();
     }
   }
@@ -555,8 +656,13 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     json.data.messageId ? `${json.type}:${String(json.data.messageId)}` : `event:${json.id}`;
   const byKey = new Map<string, Map<string, Set<string>>>();
   const copies = new Map<string, number>();
-  const beforeRecovery = new Set(receiver.received.slice(0, recoveredFrom).flatMap((r) => keyOf(r.json as never)));
-  for (const delivery of receiver.received) {
+  const beforeRecovery = new Set(
+    [...receiver.received.slice(0, recoveredFrom), ...fromQueue.slice(0, recoveredFromQueue)].flatMap((r) =>
+      keyOf(r.json as never),
+    ),
+  );
+  const received = [...receiver.received, ...fromQueue];
+  for (const delivery of received) {
     const json = delivery.json as { id: string; type: string; data: Record<string, unknown> };
     for (const key of keyOf(json)) {
       const changes = byKey.get(key) ?? new Map<string, Set<string>>();
@@ -603,7 +709,7 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
   // Duplicates per kill: a delivery of a webhook-id already delivered, counted against the last kill before it.
   const duplicatesPerKill = killedAt.map(() => 0);
   const delivered = new Set<string>();
-  for (const delivery of receiver.received) {
+  for (const delivery of received) {
     const id = String(delivery.headers['webhook-id']);
     if (delivered.has(id)) {
       const k = killedAt.findLastIndex((t) => t <= delivery.arrivedAt);

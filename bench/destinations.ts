@@ -9,7 +9,11 @@
  *    partitions, straight into the runner's DynamoDB: the read path is what is measured), then a consumer walks them
  *    from no cursor with `limit=250` until `done`: total time, and p50/p99 of one page (also at `limit=100`).
  *
- * Run: npx tsx bench/destinations.ts [--events 3000] [--rounds 3] [--poll 100000]
+ * `--events 0` leaves the delivery phases out (polling only). `--baseline <checkout>` runs each round twice, first with
+ * the service of another checkout (a worktree of the commit before, its node_modules linked), then this one's: the
+ * ratios of the two are the same-run figures. `--profile <dir>` writes the service's CPU profiles there (every thread).
+ *
+ * Run: npx tsx bench/destinations.ts [--events 3000] [--rounds 3] [--poll 100000] [--baseline ../base] [--profile dir]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -22,12 +26,14 @@ import type { LocalAws } from '#local/emulators.ts';
 import { startReceiver } from '#test/e2e/webhooks-support.ts';
 import { localAwsClients, newQueue } from '#test/support/local-aws.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
-import { keepAliveAdminApi, machine, median, numberArg, processCpuMs } from './lib/harness.ts';
+import { argValue, keepAliveAdminApi, machine, median, numberArg, processCpuMs } from './lib/harness.ts';
 
 const EVENTS = numberArg('events', 3000);
 const ROUNDS = numberArg('rounds', 3);
 const POLL_EVENTS = numberArg('poll', 100_000);
 const PRODUCERS = 32;
+const BASELINE = argValue('baseline');
+const PROFILE = argValue('profile');
 
 type Admin = ReturnType<typeof keepAliveAdminApi>;
 
@@ -74,19 +80,27 @@ async function phase(pid: number, run: () => Promise<void>, delivered: () => Pro
   return { perSecond: EVENTS / seconds, cpuMsPerDelivery: (processCpuMs(pid) - cpu0) / EVENTS };
 }
 
-async function round() {
+async function round(cwd?: string) {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-destinations-'));
-  const svc = await spawnService({
-    DATA_DIR: dataDir,
-    POWERTOOLS_LOG_LEVEL: 'ERROR',
-    POWERTOOLS_METRICS_DISABLED: 'true',
-  });
+  const svc = await spawnService(
+    {
+      DATA_DIR: dataDir,
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      // One consumer's pages one after another: its rate limit out of the way (the bucket's write still counts).
+      POLL_RATE_LIMIT_PER_SECOND: '1000',
+    },
+    60_000,
+    { ...(cwd ? { cwd } : {}), ...(PROFILE ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] } : {}) },
+  );
   const admin = keepAliveAdminApi(svc);
   const receiver = await startReceiver();
   const info = (await (await fetch(`${svc.baseUrl}/local/aws`)).json()) as LocalAws;
   const aws = localAwsClients(info);
   try {
     const pid = svc.child.pid!;
+    if (EVENTS === 0)
+      return { http: undefined, sqs: undefined, polling: await pollCatchUp(admin, svc.baseUrl, info, pid) };
     const http = await project(admin, 'http');
     await admin.call('POST', `/projects/${http.projectId}/integrations`, {
       product: 'webhook',
@@ -118,7 +132,7 @@ async function round() {
       () => post(admin, sqs, EVENTS),
       async () => (await queued(aws, queue.url)) >= EVENTS,
     );
-    const polling = await pollCatchUp(admin, svc.baseUrl, info);
+    const polling = await pollCatchUp(admin, svc.baseUrl, info, pid);
     return { http: httpPhase, sqs: sqsPhase, polling };
   } finally {
     aws.destroy();
@@ -143,7 +157,7 @@ async function queued(aws: ReturnType<typeof localAwsClients>, url: string): Pro
 }
 
 /** Seeds the poll log, then walks it from the start: total seconds and page latencies. */
-async function pollCatchUp(admin: Admin, baseUrl: string, info: LocalAws) {
+async function pollCatchUp(admin: Admin, baseUrl: string, info: LocalAws, pid: number) {
   const p = await project(admin, 'poll');
   const poller = (await admin.call('POST', `/projects/${p.projectId}/integrations`, { product: 'poller' })).json;
   const dynamo = new DynamoDBClient({
@@ -207,6 +221,7 @@ async function pollCatchUp(admin: Admin, baseUrl: string, info: LocalAws) {
     let cursor: string | undefined;
     let seen = 0;
     const t0 = performance.now();
+    const cpu0 = processCpuMs(pid);
     for (;;) {
       const s = performance.now();
       const page = await get(`limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
@@ -218,6 +233,8 @@ async function pollCatchUp(admin: Admin, baseUrl: string, info: LocalAws) {
     pages.sort((a, b) => a - b);
     return {
       seconds: (performance.now() - t0) / 1000,
+      // The service's CPU (all threads) per 1,000 events read: the work, whatever the machine's load does to time.
+      cpuMsPer1000: ((processCpuMs(pid) - cpu0) * 1000) / seen,
       events: seen,
       p50: pages[Math.floor(pages.length / 2)]!,
       p99: pages[Math.min(pages.length - 1, Math.floor(pages.length * 0.99))]!,
@@ -234,23 +251,39 @@ async function tableNameOf(dynamo: DynamoDBClient): Promise<string> {
   return (await dynamo.send(new ListTablesCommand({}))).TableNames![0]!;
 }
 
-const results: Awaited<ReturnType<typeof round>>[] = [];
+type Round = Awaited<ReturnType<typeof round>>;
+const results: Round[] = [];
+const baselines: Round[] = [];
 for (let r = 0; r < ROUNDS; r++) {
+  if (BASELINE) {
+    const base = await round(BASELINE);
+    console.log(`baseline ${JSON.stringify(base)}`);
+    baselines.push(base);
+  }
   const result = await round();
   console.log(JSON.stringify(result));
   results.push(result);
 }
-const m = (f: (r: (typeof results)[number]) => number) => median(results.map(f));
+const m = (f: (r: Round) => number) => median(results.map(f));
 console.log(`\n${machine()}; ${EVENTS} events per phase, ${ROUNDS} rounds (medians)`);
-console.log(
-  `HTTP deliveries/s ${m((r) => r.http.perSecond).toFixed(0)}, CPU ${m((r) => r.http.cpuMsPerDelivery).toFixed(2)} ms/delivery`,
-);
-console.log(
-  `SQS  deliveries/s ${m((r) => r.sqs.perSecond).toFixed(0)}, CPU ${m((r) => r.sqs.cpuMsPerDelivery).toFixed(2)} ms/delivery`,
-);
-console.log(
-  `ratio SQS/HTTP: rate ${m((r) => r.sqs.perSecond / r.http.perSecond).toFixed(2)}, CPU ${m((r) => r.sqs.cpuMsPerDelivery / r.http.cpuMsPerDelivery).toFixed(2)}`,
-);
+if (BASELINE) {
+  const ratio = (f: (r: Round) => number) => median(results.map((r, i) => f(r) / f(baselines[i]!))).toFixed(2);
+  console.log(
+    `against the baseline (same rounds): service CPU per event ${ratio((r) => r.polling.catchUp.cpuMsPer1000)} (250), ${ratio((r) => r.polling.limit100.cpuMsPer1000)} (100); catch-up time ${ratio((r) => r.polling.catchUp.seconds)}, page p50 (250) ${ratio((r) => r.polling.catchUp.p50)}, page p50 (100) ${ratio((r) => r.polling.limit100.p50)}; baseline catch-up ${median(baselines.map((r) => r.polling.catchUp.seconds)).toFixed(1)} s, p50 ${median(baselines.map((r) => r.polling.catchUp.p50)).toFixed(1)} / ${median(baselines.map((r) => r.polling.limit100.p50)).toFixed(1)} ms`,
+  );
+}
+if (EVENTS > 0)
+  console.log(
+    `HTTP deliveries/s ${m((r) => r.http!.perSecond).toFixed(0)}, CPU ${m((r) => r.http!.cpuMsPerDelivery).toFixed(2)} ms/delivery`,
+  );
+if (EVENTS > 0)
+  console.log(
+    `SQS  deliveries/s ${m((r) => r.sqs!.perSecond).toFixed(0)}, CPU ${m((r) => r.sqs!.cpuMsPerDelivery).toFixed(2)} ms/delivery`,
+  );
+if (EVENTS > 0)
+  console.log(
+    `ratio SQS/HTTP: rate ${m((r) => r.sqs!.perSecond / r.http!.perSecond).toFixed(2)}, CPU ${m((r) => r.sqs!.cpuMsPerDelivery / r.http!.cpuMsPerDelivery).toFixed(2)}`,
+  );
 console.log(
   `polling: ${m((r) => r.polling.catchUp.events)} events in ${m((r) => r.polling.catchUp.seconds).toFixed(1)} s (limit 250), page p50 ${m((r) => r.polling.catchUp.p50).toFixed(1)} ms p99 ${m((r) => r.polling.catchUp.p99).toFixed(1)} ms; limit 100 p50 ${m((r) => r.polling.limit100.p50).toFixed(1)} ms`,
 );

@@ -18,14 +18,16 @@ import { keys } from '#shared/contract/keys.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import { readItem } from '#shared/kernel/aws/dynamo-table.ts';
 import { createSecretBox } from '#shared/kernel/secret-box.ts';
-import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
-import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
-import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
-import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
-import { channelFromItem } from '#shared/messaging/adapters/dynamo-channel-store.ts';
-import { conversationIdOf } from '#shared/messaging/conversation.ts';
-import type { MessageRecord } from '#shared/messaging/message.ts';
-import type { Channel } from '#shared/messaging/channel.ts';
+import {
+  type Channel,
+  channelFromItem,
+  conversationIdOf,
+  DynamoChannelStore,
+  DynamoConversationStore,
+  DynamoMessageLog,
+  DynamoMessageStatusStore,
+  type MessageRecord,
+} from '#shared/messaging/index.ts';
 import type { OutboxMark } from '#shared/events/index.ts';
 import { newId } from '#shared/kernel/ids.ts';
 import { machine, median } from './lib/harness.ts';

@@ -1,13 +1,16 @@
 /**
  * Messaging at volume, against a Twilio double that notes when each message reached it (by its body, so a message
  * sent twice is seen):
- *  1. a 1,000-item batch answered (202): median of `--runs` batches;
+ *  1. a 1,000-item batch answered (202): median of `--runs` batches (on channels paced at 1 a second: sending the
+ *     batches already answered takes next to nothing from the next one);
  *  2. `--messages` (default 10,000) queued in batches of 1,000 on a channel paced at `--pace` a second, drained: the
  *     time from the first to the last arrival against (messages - 1) / pace, lost and sent twice counted;
  *  3. 1,000 scheduled sends spread over one minute (a channel paced well above): each arrival's lateness behind its
  *     `sendAt`, p50 / p99 / max, lost and sent twice.
- * `npx tsx bench/volume.ts [--messages 10000] [--pace 200] [--runs 3]`. Writes nothing: the numbers go to
- * bench/history/2026-12-volume.md by hand.
+ * `npx tsx bench/volume.ts [--messages 10000] [--pace 200] [--runs 3] [--parts 1,2,3] [--cwd <checkout>]
+ * [--cpu-prof <dir>]`: `--cwd` runs the service of another checkout (a same-run anchor: a detached worktree at the
+ * base commit), `--parts` picks the measurements, `--cpu-prof` writes the service's V8 CPU profiles (every thread)
+ * there. Writes nothing else: the numbers go to bench/history/ by hand.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -15,11 +18,14 @@ import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnService, stopProcess } from '#test/support/process.ts';
-import { adminApi, machine, median, numberArg } from './lib/harness.ts';
+import { adminApi, argValue, machine, median, numberArg, processCpuMs } from './lib/harness.ts';
 
 const MESSAGES = numberArg('messages', 10_000);
 const PACE = numberArg('pace', 200);
 const RUNS = numberArg('runs', 3);
+const PARTS = new Set((argValue('parts') ?? '1,2,3').split(',').map(Number));
+const CWD = argValue('cwd');
+const PROFILE_DIR = argValue('cpu-prof');
 
 const arrivals = new Map<string, number[]>();
 const double = createServer((req, res) => {
@@ -38,7 +44,10 @@ await new Promise((r) => double.once('listening', r));
 const doubleUrl = `http://127.0.0.1:${(double.address() as AddressInfo).port}`;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-volume-'));
-const svc = await spawnService({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT' }, 120_000);
+const svc = await spawnService({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT' }, 120_000, {
+  ...(CWD ? { cwd: CWD } : {}),
+  ...(PROFILE_DIR ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] } : {}),
+});
 const admin = adminApi(svc);
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
@@ -97,68 +106,83 @@ try {
       .map((l) => l.toFixed(1))
       .join(' ')}`,
   ];
-  // 1. A batch of 1,000 answered.
-  const answers: number[] = [];
-  for (let run = 0; run < RUNS; run++) {
-    const ch = await channel(500);
-    const messages = Array.from({ length: 1000 }, (_, i) => ({ to: '+5511988880000', body: `answer ${run} ${i}` }));
-    answers.push((await postBatch(ch.token, messages)).ms);
-  }
-  lines.push(
-    `1,000-item batch answered: median ${median(answers).toFixed(0)} ms (runs: ${answers.map((a) => a.toFixed(0)).join(', ')})`,
-  );
-
-  // 2. Drain at the pace.
-  const paced = await channel(PACE);
-  for (let start = 0; start < MESSAGES; start += 1000) {
-    const messages = Array.from({ length: Math.min(1000, MESSAGES - start) }, (_, i) => ({
-      to: '+5511988880000',
-      body: `pace ${start + i}`,
-    }));
-    await postBatch(paced.token, messages);
-  }
-  const drain = await drained('pace ', MESSAGES, (MESSAGES / PACE) * 3_000 + 120_000);
-  const ats = drain.times.map((t) => t.at);
-  const took = (Math.max(...ats) - Math.min(...ats)) / 1000;
-  const ideal = (MESSAGES - 1) / PACE;
-  let worstSecond = 0;
-  const sorted = [...ats].sort((a, b) => a - b);
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[j]! <= sorted[i]! - 1000) j++;
-    worstSecond = Math.max(worstSecond, i - j + 1);
-  }
-  lines.push(
-    `${MESSAGES} at ${PACE}/s: drained in ${took.toFixed(1)} s against ${ideal.toFixed(1)} s (${(((took - ideal) / ideal) * 100).toFixed(1)} %), ` +
-      `busiest second ${worstSecond}, lost ${drain.lost}, sent twice ${drain.twice}`,
-  );
-
-  // 3. 1,000 schedules over one minute.
-  const scheduled = await channel(500);
-  // Far enough ahead that the last of the 1,000 is still over a minute away when it is posted on a loaded machine.
-  const base = Date.now() + 150_000;
-  const due = new Map<string, number>();
-  const sends: Promise<unknown>[] = [];
-  for (let i = 0; i < 1000; i++) {
-    const sendAt = new Date(base + i * 60).toISOString();
-    due.set(`sched ${i}`, Date.parse(sendAt));
-    sends.push(
-      fetch(`${svc.baseUrl}/api/integration/generic`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${scheduled.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ to: '+5511988880000', body: `sched ${i}`, sendAt }),
-      }).then(async (r) => {
-        if (r.status !== 202) throw new Error(`schedule: ${r.status} ${await r.text()}`);
-      }),
+  if (PARTS.has(1)) {
+    const cpu1 = processCpuMs(svc.child.pid!);
+    // 1. A batch of 1,000 answered.
+    const answers: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      // Paced at 1 a second: the batches measured after the first are not slowed by the sending of the ones before.
+      const ch = await channel(1);
+      const messages = Array.from({ length: 1000 }, (_, i) => ({ to: '+5511988880000', body: `answer ${run} ${i}` }));
+      answers.push((await postBatch(ch.token, messages)).ms);
+    }
+    lines.push(
+      `1,000-item batch answered: median ${median(answers).toFixed(0)} ms (runs: ${answers.map((a) => a.toFixed(0)).join(', ')})`,
     );
-    if (sends.length >= 20) await Promise.all(sends.splice(0));
+    lines.push(`  service CPU: ${((processCpuMs(svc.child.pid!) - cpu1) / 1000).toFixed(1)} s`);
   }
-  await Promise.all(sends);
-  const fired = await drained('sched ', 1000, 240_000);
-  const late = fired.times.map((t) => t.at - due.get(t.key)!);
-  lines.push(
-    `1,000 schedules over a minute: late p50 ${pct(late, 0.5)} ms, p99 ${pct(late, 0.99)} ms, max ${Math.max(...late)} ms, ` +
-      `early ${late.filter((l) => l < 0).length}, lost ${fired.lost}, sent twice ${fired.twice}`,
-  );
+  if (PARTS.has(2)) {
+    const cpu2 = processCpuMs(svc.child.pid!);
+    // 2. Drain at the pace.
+    const paced = await channel(PACE);
+    for (let start = 0; start < MESSAGES; start += 1000) {
+      const messages = Array.from({ length: Math.min(1000, MESSAGES - start) }, (_, i) => ({
+        to: '+5511988880000',
+        body: `pace ${start + i}`,
+      }));
+      await postBatch(paced.token, messages);
+    }
+    const drain = await drained('pace ', MESSAGES, (MESSAGES / PACE) * 3_000 + 120_000);
+    const ats = drain.times.map((t) => t.at);
+    const took = (Math.max(...ats) - Math.min(...ats)) / 1000;
+    const ideal = (MESSAGES - 1) / PACE;
+    let worstSecond = 0;
+    const sorted = [...ats].sort((a, b) => a - b);
+    for (let i = 0, j = 0; i < sorted.length; i++) {
+      while (sorted[j]! <= sorted[i]! - 1000) j++;
+      worstSecond = Math.max(worstSecond, i - j + 1);
+    }
+    lines.push(
+      `${MESSAGES} at ${PACE}/s: drained in ${took.toFixed(1)} s against ${ideal.toFixed(1)} s (${(((took - ideal) / ideal) * 100).toFixed(1)} %), ` +
+        `busiest second ${worstSecond}, lost ${drain.lost}, sent twice ${drain.twice}`,
+    );
+    const cpuMs = processCpuMs(svc.child.pid!) - cpu2;
+    const sent = MESSAGES - drain.lost;
+    lines.push(
+      `  service CPU: ${(cpuMs / 1000).toFixed(1)} s, ${sent ? (cpuMs / sent).toFixed(1) : '-'} ms per message sent`,
+    );
+  }
+  if (PARTS.has(3)) {
+    const cpu3 = processCpuMs(svc.child.pid!);
+    // 3. 1,000 schedules over one minute.
+    const scheduled = await channel(500);
+    // Far enough ahead that the last of the 1,000 is still over a minute away when it is posted on a loaded machine.
+    const base = Date.now() + 150_000;
+    const due = new Map<string, number>();
+    const sends: Promise<unknown>[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const sendAt = new Date(base + i * 60).toISOString();
+      due.set(`sched ${i}`, Date.parse(sendAt));
+      sends.push(
+        fetch(`${svc.baseUrl}/api/integration/generic`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${scheduled.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ to: '+5511988880000', body: `sched ${i}`, sendAt }),
+        }).then(async (r) => {
+          if (r.status !== 202) throw new Error(`schedule: ${r.status} ${await r.text()}`);
+        }),
+      );
+      if (sends.length >= 20) await Promise.all(sends.splice(0));
+    }
+    await Promise.all(sends);
+    const fired = await drained('sched ', 1000, 240_000);
+    const late = fired.times.map((t) => t.at - due.get(t.key)!);
+    lines.push(
+      `1,000 schedules over a minute: late p50 ${pct(late, 0.5)} ms, p99 ${pct(late, 0.99)} ms, max ${Math.max(...late)} ms, ` +
+        `early ${late.filter((l) => l < 0).length}, lost ${fired.lost}, sent twice ${fired.twice}`,
+    );
+    lines.push(`  service CPU: ${((processCpuMs(svc.child.pid!) - cpu3) / 1000).toFixed(1)} s`);
+  }
   lines.push(
     `load after: ${loadavg()
       .map((l) => l.toFixed(1))

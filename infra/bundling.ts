@@ -1,6 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -471,7 +481,10 @@ export function buildFunctionsSync(
     sleepSync(200);
   }
   try {
-    if (!existsSync(join(dir, 'analysis.json'))) buildInto(dir, hash, fns, options);
+    if (!existsSync(join(dir, 'analysis.json'))) {
+      if (options.ocrEngine === defaultBundleOptions.ocrEngine) buildInto(dir, hash, fns, options);
+      else buildFromDefault(dir, hash, fns, options);
+    }
   } finally {
     if (locked) rmSync(lock, { recursive: true, force: true });
   }
@@ -503,6 +516,12 @@ function sleepSync(ms: number): void {
 /** Bundles in a child process (esbuild plugins need the asynchronous API) into `dir`, atomically. */
 function buildInto(dir: string, hash: string, fns: readonly string[], options: BundleOptions): void {
   const tmp = join(BUNDLE_CACHE, `${hash}.tmp-${process.pid}`);
+  runBuild(tmp, fns, options);
+  settle(tmp, dir, hash);
+}
+
+/** Runs infra/build-functions.ts into `tmp` (the bundles and their `analysis.json`). */
+function runBuild(tmp: string, fns: readonly string[], options: BundleOptions): void {
   const child = spawnSync(
     process.execPath,
     [
@@ -524,6 +543,10 @@ function buildInto(dir: string, hash: string, fns: readonly string[], options: B
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`Bundling the functions failed:\n${child.stderr || child.stdout}`);
   }
+}
+
+/** Moves a finished build from `tmp` to its place in the cache, atomically. */
+function settle(tmp: string, dir: string, hash: string): void {
   try {
     renameSync(tmp, dir);
   } catch {
@@ -531,6 +554,37 @@ function buildInto(dir: string, hash: string, fns: readonly string[], options: B
     rmSync(tmp, { recursive: true, force: true });
   }
   pruneCache(hash);
+}
+
+/** The module {@link withoutTesseract} puts where `tesseract.js` is imported, as a metafile names it. */
+const TESSERACT_REFUSED = 'not-deployed:tesseract.js';
+
+/**
+ * The build for another OCR engine, from the default one: the engine changes only how `tesseract.js` resolves, so
+ * a function whose default bundle never reached it bundles byte for byte the same either way and is copied; only
+ * the functions that reach it (the OCR and model functions, 8 of 27) are built again. A test run builds both
+ * engines (the stack tests' default synth, the bundles mode's local deployment): this spares a second esbuild
+ * run over every function and a second copy of their shipped packages.
+ */
+function buildFromDefault(dir: string, hash: string, fns: readonly string[], options: BundleOptions): void {
+  const base = buildFunctionsSync(fns, defaultBundleOptions);
+  const reaching = (a: BundleAnalysis) => TESSERACT_REFUSED in a.inputs || TESSERACT_REFUSED in a.lazyInputs;
+  const rebuilt = fns.filter((fn) => reaching(base.get(fn)!));
+  const tmp = join(BUNDLE_CACHE, `${hash}.tmp-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  const analyses: Record<string, BundleAnalysis> = {};
+  if (rebuilt.length) {
+    const part = `${tmp}-part`;
+    runBuild(part, rebuilt, options);
+    renameSync(part, tmp);
+    Object.assign(analyses, JSON.parse(readFileSync(join(tmp, 'analysis.json'), 'utf8')));
+  }
+  for (const fn of fns.filter((f) => !rebuilt.includes(f))) {
+    cpSync(base.get(fn)!.dir, join(tmp, fn), { recursive: true });
+    analyses[fn] = { ...base.get(fn)!, dir: join(tmp, fn) };
+  }
+  writeFileSync(join(tmp, 'analysis.json'), JSON.stringify(analyses));
+  settle(tmp, dir, hash);
 }
 
 /** Keeps the newest few builds (an older checkout's build is likely to come back, a week-old one is not). */

@@ -1,3 +1,5 @@
+import { scheduledWorkers } from '#shared/contract/workers.ts';
+
 /**
  * The load the deployment is sized for: named scenarios, each a mix of request types per second, and how that load
  * spreads, over how many distinct values of each kind of id in a key (projects, webhooks, conversations...) a request
@@ -63,6 +65,45 @@ const MESSAGING_ASSUMPTIONS =
   'events: 40 % sends, 40 % their status callbacks, 20 % inbound messages (half Twilio SMS, half WhatsApp); ' +
   'each event is fanned out once and delivered once to each webhook of its project';
 
+/** Messages in a batch the workload sends (bench/capacity/traffic.ts): a batch's units are for this many. */
+export const WORKLOAD_BATCH_ITEMS = 10;
+
+/** The due sweep's runs a second on AWS, as scheduled. */
+const DUE_SWEEPS_PER_SECOND = 1 / (60 * (scheduledWorkers.find((w) => w.fn === 'due-sweeper')?.everyMinutesOnAws ?? 1));
+
+/**
+ * Campaigns and the other paths of a platform's daily use, across 100 projects: batches sent at each channel's pace,
+ * scheduled sends all due in the same minute (the due partitions' worst case), pollers, the console, destinations.
+ */
+const volume: Scenario = {
+  id: 'S5',
+  title:
+    '1,000 batch items/s and 200 scheduled sends/s across 100 projects, with pollers, the console and destinations',
+  assumptions:
+    'batches of 10 at 100 a second (1,000 items paced by their channels); 200 scheduled sends a second, all due in ' +
+    'the same minute; each of those messages one event fanned out to its project webhook; 100 polls, 50 console ' +
+    'and portal pages and 500 deliveries into customers’ SQS queues a second; the due sweep once a minute',
+  mix: [
+    { type: 'batch send', perSecond: 1_000 / WORKLOAD_BATCH_ITEMS },
+    { type: 'scheduled send', perSecond: 200 },
+    { type: 'event fan-out', perSecond: 1_200 },
+    { type: 'webhook delivery', perSecond: 1_200 },
+    { type: 'events poll', perSecond: 100 },
+    { type: 'console page', perSecond: 50 },
+    { type: 'destination delivery', perSecond: 500 },
+    { type: 'due sweep', perSecond: DUE_SWEEPS_PER_SECOND },
+  ],
+  spread: {
+    project: 100,
+    channel: 100,
+    token: 200,
+    integration: 100,
+    webhook: 200,
+    contact: MANY,
+    conversation: MANY,
+  },
+};
+
 export const scenarios: Scenario[] = [
   {
     id: 'S1',
@@ -109,6 +150,7 @@ export const scenarios: Scenario[] = [
     mix: [{ type: 'knowledge file ingested', perSecond: 100_000 / 3_600 }],
     spread: { project: 100, bot: 100 },
   },
+  volume,
 ];
 
 /**
@@ -170,6 +212,18 @@ export const ceilings: { name: string; unit: string; per: string; scenario: Scen
         { type: 'ordered webhook delivery', perSecond: 1 },
       ],
       spread: { project: 1, channel: 1, token: 1, integration: 1, webhook: 1, contact: MANY, conversation: MANY },
+    },
+  },
+  {
+    name: 'scheduled sends per second, the whole deployment, all due in one minute',
+    unit: 'sends/s',
+    per: 'scheduled send',
+    scenario: {
+      id: 'scheduled',
+      title: 'scheduled sends of many projects, all due in the same minute',
+      assumptions: 'each accepted with its due entry, and sent at its time by the outbound worker',
+      mix: [{ type: 'scheduled send', perSecond: 1 }],
+      spread: { project: 1_000, channel: 1_000, token: 1_000, contact: MANY, conversation: MANY },
     },
   },
 ];

@@ -3,6 +3,7 @@ import { queues, queues as queueDefinitions } from '#shared/contract/queues.ts';
 import { scheduledWorkers } from '#shared/contract/workers.ts';
 import { mainTable } from '#shared/contract/table.ts';
 import { architectureFor, buildFunctionsSync } from './bundling.ts';
+import { WORKLOAD_BATCH_ITEMS } from './capacity-target.ts';
 import { durationOf } from './durations.ts';
 import { functionSpecs, type FunctionSpec } from './functions.ts';
 import { type RecordedUnits, recordedUnits, unitsOf } from './recorded-units.ts';
@@ -198,6 +199,32 @@ export const costRows: CostRow[] = [
     name: 'Ordered webhook delivery',
     parts: [{ type: 'ordered webhook delivery' }],
     assumptions: 'as a delivery, on the FIFO queue',
+  },
+  {
+    name: 'Batch item (`POST /api/integration/generic/batch`)',
+    parts: [{ type: 'batch send', per: 1 / WORKLOAD_BATCH_ITEMS }],
+    assumptions: `batches of ${WORKLOAD_BATCH_ITEMS}, sent by the outbound worker at the channel's pace; its event in the fan-out row`,
+    external: { label: 'SES, if the channel sends through it', usd: prices.sesEmail },
+  },
+  {
+    name: 'Scheduled send (`sendAt`)',
+    parts: [{ type: 'scheduled send' }],
+    assumptions: 'accepted with its due entry, queued delayed to its time, sent by the outbound worker',
+  },
+  {
+    name: 'Poll (`GET /api/integration/events`)',
+    parts: [{ type: 'events poll' }],
+    assumptions: "a page of the project's events",
+  },
+  {
+    name: 'Console page and portal page (one of each)',
+    parts: [{ type: 'console page' }],
+    assumptions: 'the pages only; what they call is the management API',
+  },
+  {
+    name: "Delivery into a customer's SQS queue (destination)",
+    parts: [{ type: 'destination delivery' }],
+    assumptions: 'its event fanned out and delivered (a role assumed, then reused)',
   },
   {
     name: 'Knowledge file ingested (text, through the API)',

@@ -40,6 +40,8 @@ export const assumedDurations: Record<string, AssumedDuration> = {
   'send-batch': { ms: 800, why: '1,000 items: a parallel BatchGetItem, ~80 BatchWriteItems and ~100 enqueues' },
   outbound: { ms: 1_500, why: 'a batch of 10 sends: up to 2 s waiting for their turns at the pace, provider calls' },
   'due-sweeper': { ms: 100, why: 'a few Queries of the coming minutes, usually empty' },
+  'events-poll': { ms: 60, why: "a read of its token and of its rules, a few Queries of the project's event log" },
+  console: { ms: 20, why: 'a page from the bundle (the portal page reads its project first)' },
   fallback: { ms: 20, why: 'answers 404/405 from the route table' },
 };
 

@@ -142,6 +142,7 @@ export function mergeAccess(a: FunctionAccess, b: FunctionAccess): FunctionAcces
     };
   }
   if (a.textract || b.textract) out.textract = true;
+  if (a.ses?.send || b.ses?.send) out.ses = { send: true };
   if (a.assumeCustomerRoles || b.assumeCustomerRoles) out.assumeCustomerRoles = true;
   const secretKeys = union<SecretKey>(a.secrets, b.secrets);
   if (secretKeys) out.secrets = secretKeys;

@@ -185,6 +185,8 @@ async function startServiceOn(
             names: emulators,
             dynamoEndpoint: emulators.dynamoEndpoint,
             awsEndpoint: emulators.awsEndpoint,
+            standInEndpoints: emulators.standInEndpoints,
+            sesEndpoint: emulators.standInEndpoints.ses,
             adminKey,
             secretsKey,
           })

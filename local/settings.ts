@@ -3,6 +3,7 @@ import type { AreaSettings, Env } from '#shared/kernel/settings.ts';
 import { completionSettings } from '#shared/completion/index.ts';
 import { creditsSettings } from '#shared/credits/index.ts';
 import { eventsSettings } from '#shared/events/index.ts';
+import { messagingSettings } from '#shared/messaging/index.ts';
 import { modelSettings } from '#shared/model-providers/index.ts';
 import { pdfSettings } from '#shared/pdf/index.ts';
 import { ratelimitSettings } from '#shared/ratelimit/index.ts';
@@ -19,6 +20,7 @@ export const AREA_SETTINGS: Readonly<Record<string, AreaSettings<unknown>>> = {
   completion: completionSettings,
   credits: creditsSettings,
   events: eventsSettings,
+  messaging: messagingSettings,
   'model-providers': modelSettings,
   pdf: pdfSettings,
   ratelimit: ratelimitSettings,

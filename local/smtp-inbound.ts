@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
-import { MAX_MAIL_BYTES } from '#shared/messaging/adapters/parse-mail.ts';
+import { MAX_MAIL_BYTES } from '#shared/messaging/index.ts';
 import { SES_OBJECT_PREFIX } from '#shared/contract/buckets.ts';
 
 /** The fields of SES's receipt notification the inbound worker reads (the rest of SES's is not needed here). */

@@ -2,7 +2,7 @@ import { type RecordedUnits, unitsOf } from '#infra/recorded-units.ts';
 import { durationOf } from '#infra/durations.ts';
 import { pascal } from '#infra/functions.ts';
 import { routes } from '#shared/contract/routes.ts';
-import { keys } from '#shared/contract/keys.ts';
+import { DUE_PARTITIONS, keys } from '#shared/contract/keys.ts';
 import { ADMITS_PER_SHARD_PER_SECOND, shardCount } from '#shared/ratelimit/index.ts';
 import { PER_ITEM, placeholdersOf } from './key-class.ts';
 import type { MixEntry, Scenario, Spread } from '#infra/capacity-target.ts';
@@ -69,12 +69,22 @@ const spreadOf = (scenario: Scenario, entry: MixEntry): Spread => ({ ...scenario
  * hit one shard.
  */
 function partitionsOf(cls: string, spread: Spread, shards: number | undefined): number | 'per item' {
+  if (isDuePartition(cls)) return DUE_PARTITIONS;
   const placeholders = placeholdersOf(cls).filter((p) => p !== 'shard');
   if (placeholders.some((p) => PER_ITEM.has(p))) return 'per item';
   const ids = Math.max(1, ...placeholders.map((p) => spread[p] ?? 1));
   const sharded = shards ? Math.min(shards, Math.max(spread.conversation ?? 1, spread.project ?? 1)) : 1;
   return ids * sharded;
 }
+
+/**
+ * The scheduled sends' due entries (`DUE#<minute>#<shard>`): one minute's partitions take every send due in that
+ * minute, whoever its tenant (a campaign's sends all due at 9:00 meet there). Their minute changes, but not for a
+ * load that is all due at once: the model takes the worst case, every scheduled send due in one minute, on that
+ * minute's shards and nothing else.
+ */
+const DUE_PREFIX = `${keys.due(0, 'msg', '').pk.split('#')[0]}#`;
+export const isDuePartition = (cls: string) => cls.startsWith(DUE_PREFIX);
 
 /** A rate-limit bucket's items (`RL#sends#<project>`, `RL#<token>`): spread over more items the higher its limit. */
 const RATE_LIMIT_PREFIX = keys.rateLimit('').pk;

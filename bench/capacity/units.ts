@@ -25,6 +25,14 @@ const DOWNSTREAM: Record<string, { name: string; per: string; queue: QueueKey }>
   deliver: { name: 'webhook delivery', per: 'delivery', queue: 'deliveries' },
   'deliver-ordered': { name: 'ordered webhook delivery', per: 'delivery', queue: 'deliveriesOrdered' },
 };
+/**
+ * Timer-driven work counted as a request type of its own, per run: the due sweep's reads of the due partitions and
+ * its cursor are service-wide by design (one sweeper for every tenant), so the model puts them in the scenarios at
+ * its schedule rather than leaving them out as the other sweepers' are.
+ */
+export const SWEEPS: Record<string, { name: string; per: string }> = {
+  'due-sweeper': { name: 'due sweep', per: 'run' },
+};
 const byQueue = new Map(Object.values(DOWNSTREAM).map((d) => [d.queue, d]));
 const queueByName = new Map(Object.values(queues).map((q) => [q.localName, q.key as QueueKey]));
 
@@ -40,6 +48,7 @@ function requestTypeOf(call: WireCall, phase: Phase): string | undefined {
   // The workload's own checks, and the runner's own reads of its stand-in (a layer in front of dynalite), are nobody's.
   if (call.fn === PROBE || call.fn === 'client' || (call.fn === 'runner' && call.service === 'dynamodb'))
     return undefined;
+  if (phase.ownsDownstream) return phase.requestType;
   const downstream = DOWNSTREAM[call.fn];
   if (downstream) return downstream.name;
   if (call.fn === 'runner' && call.service === 'sqs') {
@@ -58,7 +67,7 @@ function samplesOf(phases: Phase[]): Map<string, { samples: number; per: string;
     out.set(name, entry);
   };
   for (const p of phases) {
-    bump(p.requestType, p.count, 'request', p.controlPlane);
+    bump(p.requestType, p.count, p.ownsDownstream ? 'delivery' : 'request', p.controlPlane);
     if (p.events) bump(DOWNSTREAM.fanout!.name, p.events, DOWNSTREAM.fanout!.per);
     if (p.deliveries.unordered) bump(DOWNSTREAM.deliver!.name, p.deliveries.unordered, 'delivery');
     if (p.deliveries.ordered) bump(DOWNSTREAM['deliver-ordered']!.name, p.deliveries.ordered, 'delivery');
@@ -71,13 +80,16 @@ export function callsByRequestType(run: WorkloadRun, background: ReadonlySet<str
   const phases = new Map(run.phases.map((p) => [p.name, p]));
   const out = new Map<string, { project: string; calls: WireCall[] }[]>();
   for (const call of run.recording.calls) {
-    if (background.has(call.fn)) continue;
+    const sweep = SWEEPS[call.fn];
+    if (background.has(call.fn) && !sweep) continue;
     const phase = phases.get(call.phase);
     if (!phase) continue;
-    const type = requestTypeOf(call, phase);
+    const type = sweep ? sweep.name : requestTypeOf(call, phase);
     if (!type) continue;
     const groups = out.get(type) ?? [];
-    const group = groups.find((g) => g.project === phase.project) ?? { project: phase.project, calls: [] };
+    // A sweep's run is nobody's: the service's (the shared-keys check compares the projects' own requests).
+    const project = sweep ? 'service' : phase.project;
+    const group = groups.find((g) => g.project === project) ?? { project, calls: [] };
     if (!groups.includes(group)) groups.push(group);
     group.calls.push(call);
     out.set(type, groups);
@@ -91,14 +103,21 @@ export function requestTypeUnits(
   background: ReadonlySet<string>,
 ): RequestTypeUnits[] {
   const samples = samplesOf(run.phases);
+  const phaseNames = new Set(run.phases.map((p) => p.name));
+  for (const [fn, sweep] of Object.entries(SWEEPS)) {
+    const runs = run.recording.invocations.filter((i) => i.fn === fn && phaseNames.has(i.phase)).length;
+    if (runs) samples.set(sweep.name, { samples: runs, per: sweep.per, controlPlane: false });
+  }
   const byType = callsByRequestType(run, background);
   const out: RequestTypeUnits[] = [];
   for (const [name, { samples: n, per, controlPlane }] of samples) {
     const calls = (byType.get(name) ?? []).flatMap((g) => g.calls);
     const invocations = run.recording.invocations.filter((i) => {
       const phase = run.phases.find((p) => p.name === i.phase);
-      if (!phase || background.has(i.fn)) return false;
-      return (DOWNSTREAM[i.fn]?.name ?? phase.requestType) === name;
+      if (!phase) return false;
+      if (SWEEPS[i.fn]) return SWEEPS[i.fn]!.name === name;
+      if (background.has(i.fn)) return false;
+      return (phase.ownsDownstream ? phase.requestType : (DOWNSTREAM[i.fn]?.name ?? phase.requestType)) === name;
     });
     out.push({
       name,

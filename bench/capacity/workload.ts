@@ -1,15 +1,15 @@
-import { createHash, createHmac } from 'node:crypto';
-import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
-import twilio from 'twilio';
-import { collections } from '#shared/contract/keys.ts';
+import { createHash } from 'node:crypto';
 import { scheduledWorkers } from '#shared/contract/workers.ts';
 import { startHttpDouble } from '#test/e2e/send-doubles.ts';
 import { startReceiver } from '#test/e2e/webhooks-support.ts';
-import { textPdf } from '#test/support/pdf-fixtures.ts';
+import type { LocalAws } from '#local/emulators.ts';
+import { WEBHOOK_CHANGE_WINDOW_MS } from '#shared/integrations/index.ts';
+import { localAwsClients, newQueue } from '#test/support/local-aws.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 import type { KnownValues } from './key-class.ts';
 import { type Recording, startRecording } from './recorder.ts';
 import type { TableSchema } from './template.ts';
+import { BATCH_ITEMS, type ProjectSetup, SCHEDULED_AHEAD_MS, TrafficDrivers } from './traffic.ts';
 
 /**
  * The mixed workload the capacity model is measured on: two projects (so a key two tenants share shows), each with a
@@ -30,6 +30,11 @@ export interface Phase {
   deliveries: { unordered: number; ordered: number };
   /** A management call (creating a project, a channel...), not traffic. */
   controlPlane: boolean;
+  /**
+   * What its requests set off downstream (fan-out, delivery) counts as its own request type's: a `webhook.test` to a
+   * destination is one delivery of its own kind, not one of the webhooks' deliveries the other phases measure.
+   */
+  ownsDownstream: boolean;
 }
 
 export interface WorkloadRun {
@@ -45,6 +50,12 @@ export interface WorkloadOptions {
   sends?: number;
   log?: (line: string) => void;
 }
+
+/** How long a phase's events may take to reach the receivers: generous, for a machine other work loads too. */
+const DELIVERED_WITHIN_MS = 90_000;
+
+/** Batches sent per project (of `BATCH_ITEMS` each). */
+const BATCHES = 1;
 
 /** A quiet service: nothing but idle polls and the sweepers' runs for this long. */
 const QUIET_MS = 100;
@@ -67,9 +78,10 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
   const svc = await startTestService({
     threads: false,
     logWorkerErrors: true,
-    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
+    env: { POWERTOOLS_LOG_LEVEL: process.env.CAPACITY_LOG_LEVEL ?? 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
   });
   const cleanup: (() => void)[] = [];
+  let webhooksChangedAt = 0;
   recording.attachDynamo(svc.emulators.dynamoServer);
   try {
     const phase = async (
@@ -77,7 +89,15 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
       p: ProjectSetup,
       count: number,
       run: (i: number) => Promise<void>,
-      expect: { events?: number; controlPlane?: boolean; later?: boolean } = {},
+      expect: {
+        events?: number;
+        controlPlane?: boolean;
+        later?: boolean;
+        /** How long its events may take to be delivered (a scheduled send's are due a minute later). */
+        timeoutMs?: number;
+        /** Invocations of this function, records summed, to wait for: what the phase set off downstream. */
+        downstream?: { fn: string; records: number };
+      } = {},
     ) => {
       recording.phase = `${name}@${p.label}`;
       const before = { unordered: unordered.received.length, ordered: ordered.received.length };
@@ -86,8 +106,9 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
       if (expect.events) await Promise.all(Array.from({ length: count }, (_, i) => run(i)));
       else for (let i = 0; i < count; i++) await run(i);
       const events = expect.events ?? 0;
-      await unordered.waitFor(before.unordered + events, 30_000);
-      await ordered.waitFor(before.ordered + events, 30_000);
+      await unordered.waitFor(before.unordered + events, expect.timeoutMs ?? DELIVERED_WITHIN_MS);
+      await ordered.waitFor(before.ordered + events, expect.timeoutMs ?? DELIVERED_WITHIN_MS);
+      if (expect.downstream) await invoked(recording, expect.downstream.fn, expect.downstream.records);
       // Work that goes on after the answer (events, deliveries, ingestion) needs a quiet moment to be all seen.
       await quiet(recording, expect.later || events > 0 ? QUIET_MS : 0);
       phases.push({
@@ -101,6 +122,7 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
           ordered: ordered.received.length - before.ordered,
         },
         controlPlane: Boolean(expect.controlPlane),
+        ownsDownstream: expect.downstream !== undefined,
       });
       log(`${recording.phase}: ${count} requests, ${events} events`);
     };
@@ -127,6 +149,8 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
             name: 'SMS',
             address: `+1500555000${label === 'A' ? 6 : 7}`,
             provider: { kind: 'twilio', accountSid: 'AC1', authToken: 'tok', baseUrl: twilioApi.baseUrl },
+            // A short code's pace: the batches leave in a second or two rather than waiting their turns.
+            pace: { perSecond: 100 },
           }),
           'SMS channel',
         );
@@ -156,8 +180,35 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
             'webhook',
           );
           known.set(created.integrationId, 'webhook');
+          webhooksChangedAt = Date.now();
           if (webhook.scope === 'general') p.webhookId = created.integrationId;
         });
+      await control('create poller', async () => {
+        const created = created201(
+          await service.admin('POST', `/projects/${p.projectId}/integrations`, { product: 'poller' }),
+          'poller',
+        );
+        p.pollerToken = created.token;
+        known.set(sha256(p.pollerToken), 'token');
+      });
+      // A destination in the customer's AWS account: an SQS queue of the local stand-in, sent only `webhook.test`
+      // events (its filter takes none of the traffic's types), so the other phases' deliveries stay the receivers'.
+      const queue = await destinationQueue(service, label);
+      await control('create webhook', async () => {
+        const created = created201(
+          await service.admin('POST', `/projects/${p.projectId}/integrations`, {
+            product: 'webhook',
+            scope: 'channel',
+            channelId: p.whatsapp.channelId,
+            eventTypes: ['message.read'],
+            destination: { type: 'sqs', queueUrl: queue, roleArn: 'arn:aws:iam::123456789012:role/capacity' },
+          }),
+          'destination webhook',
+        );
+        known.set(created.integrationId, 'webhook');
+        webhooksChangedAt = Date.now();
+        p.destinationId = created.integrationId;
+      });
       await control('create send token', async () => {
         const created = created201(
           await service.admin('POST', `/projects/${p.projectId}/integrations`, {
@@ -180,6 +231,13 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
 
     const projects = [];
     for (const label of ['A', 'B']) projects.push(await setUpProject(svc, label));
+    // The fan-out reads a project's webhooks afresh at every batch for a while after one changed (the window its
+    // change marker allows for the change to land), then remembers them: the traffic is recorded as it runs after.
+    const settled = webhooksChangedAt + WEBHOOK_CHANGE_WINDOW_MS + 2_000 - Date.now();
+    if (settled > 0) {
+      log(`waiting ${Math.ceil(settled / 1000)} s for the webhooks' change window to pass`);
+      await new Promise((r) => setTimeout(r, settled));
+    }
     const n = options.perType;
     const traffic = new TrafficDrivers(svc, recording);
     cleanup.push(() => traffic.close());
@@ -200,6 +258,17 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
       await phase('chat completion', p, n, () =>
         traffic.bots(p, 'chat/completions', { model: p.botId, messages: [{ role: 'user', content: 'Hours?' }] }),
       );
+      // One batch: its items take turns at the channel's pace in the outbound worker, as a campaign's do.
+      await phase('batch send', p, BATCHES, (i) => traffic.batchSend(p, i), { events: BATCHES * BATCH_ITEMS });
+      await phase('scheduled send', p, n, (i) => traffic.scheduledSend(p, i), {
+        events: n,
+        timeoutMs: SCHEDULED_AHEAD_MS + DELIVERED_WITHIN_MS,
+      });
+      await phase('events poll', p, n, () => traffic.poll(p));
+      await phase('console page', p, n, () => traffic.consolePage(p));
+      await phase('destination delivery', p, n, () => traffic.destinationDelivery(p), {
+        downstream: { fn: 'deliver', records: n },
+      });
       await phase('health', p, n, () => traffic.health(p));
       await phase('extract', p, n, () => traffic.extract(p));
     }
@@ -217,20 +286,28 @@ const created201 = (res: { status: number; body: any }, what: string) => {
   return res.body;
 };
 
+/** A queue of the local SQS stand-in for a project's destination webhook. */
+async function destinationQueue(service: TestService, label: string): Promise<string> {
+  const info = (await (await fetch(`${service.baseUrl}/local/aws`)).json()) as LocalAws;
+  const sqs = localAwsClients(info).sqs;
+  try {
+    return (await newQueue(sqs, `capacity-destination-${label}-${Date.now().toString(36)}`)).url;
+  } finally {
+    sqs.destroy();
+  }
+}
+
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-export interface ProjectSetup {
-  label: string;
-  projectId: string;
-  apiToken: string;
-  sendToken: string;
-  botId: string;
-  /** The general webhook (any order). */
-  webhookId: string;
-  sms: { channelId: string; address: string };
-  whatsapp: { channelId: string; address: string };
-  /** Provider ids of the messages sent (the Twilio double's), for their status callbacks. */
-  sent: string[];
+/** Waits until `fn` has been invoked in the current phase with `records` records in all (30 s at most). */
+async function invoked(recording: Recording, fn: string, records: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  const seen = () =>
+    recording.invocations.filter((i) => i.phase === recording.phase && i.fn === fn).reduce((n, i) => n + i.records, 0);
+  while (seen() < records) {
+    if (Date.now() > deadline) throw new Error(`${recording.phase}: ${fn} saw ${seen()} of ${records} records in 30 s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /**
@@ -242,171 +319,5 @@ async function quiet(recording: Recording, quietMs: number): Promise<void> {
     const left = quietMs - (Date.now() - recording.lastCallAt);
     if (left <= 0 && recording.running() === 0) return;
     await new Promise((r) => setTimeout(r, Math.max(left, 10)));
-  }
-}
-
-const ok = async (res: Response, what: string, statuses = [200, 201, 202]) => {
-  const text = await res.text();
-  if (!statuses.includes(res.status)) throw new Error(`${what}: ${res.status} ${text.slice(0, 300)}`);
-  return text.startsWith('{') ? JSON.parse(text) : text;
-};
-
-/** How each request type reaches the service, as its real caller sends it. */
-class TrafficDrivers {
-  private readonly dynamo: DynamoDBClient;
-  constructor(
-    private readonly svc: TestService,
-    private readonly recording: Recording,
-  ) {
-    this.dynamo = new DynamoDBClient({
-      region: svc.emulators.region,
-      endpoint: svc.emulators.dynamoEndpoint,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-  }
-
-  close() {
-    this.dynamo.destroy();
-  }
-  private contact = (i: number) => `+551198888${String(7000 + (i % 50)).padStart(4, '0')}`;
-
-  async send(p: ProjectSetup, i: number) {
-    await ok(await this.svc.send(p.sendToken, { to: this.contact(i), body: `capacity ${i}` }), 'send');
-  }
-
-  private twilioPost(p: ProjectSetup, params: Record<string, string>) {
-    const url = `${this.svc.baseUrl}/inbound/twilio/${p.sms.channelId}`;
-    return fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-twilio-signature': twilio.getExpectedTwilioSignature('tok', url, params),
-      },
-      body: new URLSearchParams(params).toString(),
-    });
-  }
-
-  async statusCallback(p: ProjectSetup, i: number) {
-    const sid = p.sent[i];
-    if (!sid) throw new Error(`no sent message ${i} to report a status for`);
-    const params = { AccountSid: 'AC1', MessageSid: sid, MessageStatus: 'delivered', To: this.contact(i), From: '' };
-    await ok(await this.twilioPost(p, params), 'status callback');
-  }
-
-  async twilioInbound(p: ProjectSetup, i: number) {
-    const params = {
-      AccountSid: 'AC1',
-      MessageSid: `SMin${p.label}${i}x${Date.now()}`,
-      From: this.contact(i),
-      To: p.sms.address,
-      Body: 'hello',
-      NumMedia: '0',
-    };
-    await ok(await this.twilioPost(p, params), 'Twilio inbound');
-  }
-
-  async whatsappInbound(p: ProjectSetup, i: number) {
-    const from = this.contact(i).slice(1);
-    const body = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: 'WABA',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: p.whatsapp.address, phone_number_id: `PN${p.label}` },
-                contacts: [{ profile: { name: 'Ana' }, wa_id: from }],
-                messages: [
-                  {
-                    from,
-                    id: `wamid.cap${p.label}${i}x${Date.now()}`,
-                    timestamp: String(Math.floor(Date.now() / 1000)),
-                    type: 'text',
-                    text: { body: 'oi' },
-                  },
-                ],
-              },
-            },
-          ],
-        },
-      ],
-    });
-    const signature = `sha256=${createHmac('sha256', 'secret').update(body).digest('hex')}`;
-    const res = await fetch(`${this.svc.baseUrl}/inbound/whatsapp/${p.whatsapp.channelId}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
-      body,
-    });
-    await ok(res, 'WhatsApp inbound');
-  }
-
-  async reportedEvent(p: ProjectSetup, i: number) {
-    const res = await this.svc.admin('POST', `/projects/${p.projectId}/events`, {
-      channelId: p.sms.channelId,
-      type: 'message.failed',
-      data: { marker: `capacity-${p.label}-${i}` },
-    });
-    if (res.status !== 202) throw new Error(`reported event: ${res.status} ${JSON.stringify(res.body)}`);
-  }
-
-  async listDeliveries(p: ProjectSetup) {
-    const res = await this.svc.admin('GET', `/projects/${p.projectId}/integrations/${p.webhookId}/deliveries`);
-    if (res.status !== 200) throw new Error(`deliveries: ${res.status} ${JSON.stringify(res.body)}`);
-  }
-
-  async knowledgeFile(p: ProjectSetup, i: number) {
-    const text = `# Opening hours ${i}\n\nThe store opens at 9 and closes at 18, Monday to Saturday. ${'Details. '.repeat(200)}`;
-    const res = await this.svc.putKnowledge(p.projectId, p.botId, `hours-${i}.md`, text);
-    if (res.status >= 300) throw new Error(`knowledge upload: ${res.status} ${JSON.stringify(res.body)}`);
-    await this.readyFiles(p, i + 1);
-  }
-
-  /** Waits until the bot has `count` ready files, read straight from the table as the workload's probe. */
-  private async readyFiles(p: ProjectSetup, count: number) {
-    const { pk, skPrefix } = collections.knowledgeFiles(p.botId);
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const page = await this.recording.probe(() =>
-        this.dynamo.send(
-          new QueryCommand({
-            TableName: this.svc.emulators.tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': { S: pk }, ':prefix': { S: skPrefix } },
-          }),
-        ),
-      );
-      const statuses = (page.Items ?? []).map((item) => item.status?.S);
-      if (statuses.filter((s) => s === 'ready').length >= count) return;
-      if (statuses.includes('failed')) throw new Error(`a knowledge file of ${p.botId} failed`);
-      if (Date.now() > deadline) throw new Error(`${count} knowledge files of ${p.botId} not ready in 30 s`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-
-  async bots(p: ProjectSetup, operation: string, body: unknown) {
-    const res = await this.svc.botsApi(p.apiToken, operation, body);
-    if (res.status !== 200) throw new Error(`${operation}: ${res.status} ${JSON.stringify(res.body)}`);
-  }
-
-  async health(p: ProjectSetup) {
-    const res = await fetch(`${this.svc.baseUrl}/api/v1/ai/health`, {
-      headers: { authorization: `Bearer ${p.apiToken}` },
-    });
-    await ok(res, 'health');
-  }
-
-  async extract(p: ProjectSetup) {
-    const form = new FormData();
-    const pdf = await textPdf(['Invoice 42: two widgets, 10 each.']);
-    form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'invoice.pdf');
-    const res = await fetch(`${this.svc.baseUrl}/api/v1/ai/extract`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${p.apiToken}` },
-      body: form,
-    });
-    await ok(res, 'extract');
   }
 }

@@ -1,21 +1,13 @@
-import { DynamoChannelDirectory } from '#shared/messaging/adapters/dynamo-channel-directory.ts';
-import { channelFromItem } from '#shared/messaging/adapters/dynamo-channel-store.ts';
-import { s3RawReportStoreOnFirstUse } from '#shared/messaging/adapters/lazy-s3-raw-report-store.ts';
-import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
-import { SqsOrderedInboundQueue } from '#shared/messaging/adapters/sqs-ordered-inbound-queue.ts';
+import { s3RawReportStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-raw-report-store.ts';
 import { requiredSetting, type Config } from '#shared/kernel/config.ts';
-import { type AcceptInbound, makeAcceptInbound } from '#shared/messaging/inbound/accept-inbound.ts';
 import type { Metrics } from '#shared/kernel/metrics.ts';
-import { metricNames } from '#shared/contract/metrics.ts';
+import { type AcceptInbound, wireAcceptInbound } from '#shared/messaging/index.ts';
 import { secretBoxFromConfig } from './secret-box.ts';
 import { dynamoTable } from './table.ts';
 
 /**
- * What a public inbound address touches, built once per cold start: the channel directory (one GetItem; all the
- * WhatsApp subscription check needs), the FIFO `inboundOrdered` queue (one send per contact the report names), the
- * transfer bucket (only for reports over 200 KB). `publicBaseUrl` is what the provider signs with the path (Twilio);
- * empty when it signs the body only. The function declares `table: { read: true }`, `sendTo: ['inboundOrdered']`,
- * the transfer bucket's `payloads/inbound/` and `secretsKey` in its access.
+ * A public inbound address's use case (shared/messaging/wiring.ts) on this deployment's clients: the transfer
+ * bucket's S3 client loaded only when a report is over 200 KB.
  */
 export async function acceptInboundFromConfig(
   cfg: Config,
@@ -23,18 +15,13 @@ export async function acceptInboundFromConfig(
   metrics: Metrics,
 ): Promise<AcceptInbound> {
   const bucket = requiredSetting(cfg, 'BUCKET_TRANSFER');
-  const queue = new SqsOrderedInboundQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_INBOUND_ORDERED'));
-  return makeAcceptInbound({
-    channels: DynamoChannelDirectory.over(dynamoTable(cfg), await secretBoxFromConfig(cfg), channelFromItem),
-    // Counted once queued, by provider: a report refused (bad signature, unknown channel) is not one.
-    queue: {
-      async send(copies) {
-        await queue.send(copies);
-        const source = copies[0]?.report.source;
-        if (source) metrics.count(metricNames.inboundReports, 1, { provider: source });
-      },
+  return wireAcceptInbound(
+    { cfg, table: dynamoTable(cfg) },
+    {
+      secretBox: await secretBoxFromConfig(cfg),
+      metrics,
+      parked: s3RawReportStoreOnFirstUse(cfg, bucket),
+      publicBaseUrl,
     },
-    parked: s3RawReportStoreOnFirstUse(cfg, bucket),
-    publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
-  });
+  );
 }

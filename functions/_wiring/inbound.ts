@@ -1,124 +1,27 @@
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { DynamoChannelDirectory } from '#shared/messaging/adapters/dynamo-channel-directory.ts';
-import { channelFromItem } from '#shared/messaging/adapters/dynamo-channel-store.ts';
-import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
-import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
-import { s3RawReportStoreOnFirstUse } from '#shared/messaging/adapters/lazy-s3-raw-report-store.ts';
-import { SqsOrderedInboundQueue } from '#shared/messaging/adapters/sqs-ordered-inbound-queue.ts';
-import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
-import { SqsJsonQueue } from '#shared/kernel/aws/sqs-json-queue.ts';
-import { config, requiredSetting } from '#shared/kernel/config.ts';
-import { createLogger } from '#shared/kernel/logger.ts';
-import { cacheChannels } from '#shared/messaging/inbound/channel-cache.ts';
-import { makeOrderedLane, makeUnorderedLane } from '#shared/messaging/inbound/lanes.ts';
-import { makeProcessInbound } from '#shared/messaging/inbound/process-inbound.ts';
-import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
-import type { InboundReport } from '#shared/messaging/inbound/report.ts';
-import { reportsFromSesNotification } from '#shared/messaging/inbound/ses.ts';
-import { makeProcessSesEvent, sesEventOf } from '#shared/messaging/inbound/ses-events.ts';
-import { jsonMessage, partialBatchResponse, processEach, workerFunction } from '#shared/http/worker.ts';
+import { s3RawReportStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-raw-report-store.ts';
+import { requiredSetting } from '#shared/kernel/config.ts';
+import { wireInboundWorker } from '#shared/messaging/index.ts';
 import { eventPublisherFromConfig } from './event-publisher.ts';
-import { inboundMediaFromConfig } from './media.ts';
+import { mediaStoreFromConfig } from './media.ts';
+import { platform } from './platform.ts';
 import { secretBoxFromConfig } from './secret-box.ts';
-import { dynamoTable } from './table.ts';
 import { mailParserFromConfig } from './untrusted-mail.ts';
+import { USER_AGENT } from './user-agent.ts';
 
 /**
- * An inbound worker's handler, built once per cold start: `inbound-ordered` on the FIFO `inboundOrdered` queue (every
- * provider report, one contact's one after another: ../../shared/messaging/inbound/lanes.ts) or `inbound` on the
- * standard `inbound` queue (SES's notifications, forwarded to the ordered lane; reports set aside from it). The same
- * use case works a report on both; only the ordered lane may assume no other worker has the contact's reports.
+ * An inbound worker's handler (`inbound` or `inbound-ordered`: shared/messaging/wiring.ts), built once per cold start
+ * on this deployment's clients: the S3 stores loaded on first use, mail parsed as UNTRUSTED_PARSING says.
  */
 export async function inboundHandler(fn: 'inbound' | 'inbound-ordered') {
-  const cfg = config();
-  const logger = createLogger(fn);
-  const table = dynamoTable(cfg);
-  const secretBox = await secretBoxFromConfig(cfg);
-  const channels = DynamoChannelDirectory.over(table, secretBox, channelFromItem);
-  const ordered = fn === 'inbound-ordered';
-  const log = {
-    info: (message: string, extra?: Record<string, unknown>) => logger.info(message, extra ?? {}),
-    warn: (message: string, extra?: Record<string, unknown>) => logger.warn(message, extra ?? {}),
-    error: (message: string, extra?: Record<string, unknown>) => logger.error(message, extra ?? {}),
-  };
-  // Ordered lane: the marks' clearing goes on beside the contact's next report; awaited before a batch ends.
-  const clearing = new Set<Promise<unknown>>();
-  const processInbound = makeProcessInbound({
-    channels: cacheChannels(channels),
-    statuses: new DynamoMessageStatusStore(table),
-    // Windows, mail threads and opt-outs.
-    conversations: new DynamoConversationStore(table, secretBox),
-    // A mailed unsubscribe is believed when sent to the sender's own unsubscribe address (keyed per channel).
-    unsubscribe: makeListUnsubscribe(secretBox),
-    // Media fetched once with the channel's credentials, stored in the transfer bucket, offered as presigned GETs.
-    media: inboundMediaFromConfig(cfg),
-    // The webhooks area's publisher: the same event path as every other producer.
+  const on = platform(fn);
+  const { cfg } = on;
+  return wireInboundWorker(fn, on, {
+    secretBox: await secretBoxFromConfig(cfg),
     events: eventPublisherFromConfig(cfg),
     rawReports: s3RawReportStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER')),
-    // In-process on AWS; in a sandbox thread locally (UNTRUSTED_PARSING).
+    mediaStore: mediaStoreFromConfig(cfg),
     parseMail: mailParserFromConfig(cfg),
-    log,
-    exclusive: ordered,
-    ...(ordered
-      ? {
-          meanwhile: (step: Promise<unknown>) => {
-            clearing.add(step);
-            void step.finally(() => clearing.delete(step));
-          },
-        }
-      : {}),
+    userAgent: USER_AGENT,
+    allowPrivateDestinations: cfg.webhookAllowPrivate,
   });
-  const orderedQueue = () =>
-    new SqsOrderedInboundQueue(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_INBOUND_ORDERED'));
-
-  if (ordered) {
-    const queue = orderedQueue();
-    const unordered = new SqsJsonQueue<InboundReport>(sqsClient(cfg), requiredSetting(cfg, 'QUEUE_URL_INBOUND'));
-    const workBatch = makeOrderedLane({
-      work: (report) => processInbound.process(report),
-      setAside: (report) => unordered.send(report),
-      postpone: (entries) => queue.postpone(entries),
-      commit: (receiptHandles) => queue.delete(receiptHandles),
-      log,
-    });
-    return workerFunction<SQSEvent, SQSBatchResponse>(logger).handler(async (event, context: Context) => {
-      const again = await workBatch(
-        event.Records.map((r) => ({
-          messageId: r.messageId,
-          receiptHandle: r.receiptHandle,
-          body: r.body,
-          groupId: r.attributes.MessageGroupId ?? r.messageId,
-          receiveCount: Number(r.attributes.ApproximateReceiveCount) || 1,
-        })),
-        () => context.getRemainingTimeInMillis(),
-      );
-      await Promise.allSettled([...clearing]);
-      return partialBatchResponse(again);
-    });
-  }
-
-  // SES's sending events (Delivery, Bounce, Complaint, Reject of mail SES channels sent) come on this queue too.
-  const statuses = new DynamoMessageStatusStore(table);
-  const processSesEvent = makeProcessSesEvent({ statuses, channels, apply: processInbound.apply, log });
-  const forwardTo = orderedQueue();
-  // Mail SES judged spam or infected is dropped; the log says which and why.
-  const workOne = makeUnorderedLane({
-    mailReports: (body) => reportsFromSesNotification(body, (a) => channels.findByAddress(a), log),
-    forward: (copies) => forwardTo.send(copies),
-    work: (report) => processInbound.process(report),
-  });
-  return workerFunction<SQSEvent, SQSBatchResponse>(logger).handler(async (event) =>
-    partialBatchResponse(
-      await processEach(
-        event.Records,
-        (record) => {
-          const body = jsonMessage(record.body);
-          const sesEvent = sesEventOf(body);
-          return sesEvent ? processSesEvent(sesEvent) : workOne(body);
-        },
-        logger,
-        'inbound report',
-      ),
-    ),
-  );
 }

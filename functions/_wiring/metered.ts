@@ -1,4 +1,4 @@
-import type { MessageProvider, MessageProviders } from '#shared/messaging/providers.ts';
+import type { MessageProvider, MessageProviders } from '#shared/messaging/index.ts';
 import type { Metrics } from '#shared/kernel/metrics.ts';
 import { metricNames } from '#shared/contract/metrics.ts';
 

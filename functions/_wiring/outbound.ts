@@ -2,10 +2,12 @@ import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { requiredSetting, type Config } from '#shared/kernel/config.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import type { Logger } from '#shared/kernel/logger.ts';
-import { makeAcceptDeferred } from '#shared/messaging/volume/accept-deferred.ts';
-import { DynamoDeferredStore } from '#shared/messaging/adapters/dynamo-deferred-store.ts';
-import { SqsOutboundQueue } from '#shared/messaging/adapters/sqs-outbound-queue.ts';
-import { DUE_LOOKAHEAD_MS } from '#shared/messaging/volume/deferred.ts';
+import {
+  DUE_LOOKAHEAD_MS,
+  DynamoDeferredStore,
+  makeAcceptDeferred,
+  SqsOutboundQueue,
+} from '#shared/messaging/index.ts';
 
 /**
  * What every function that accepts, moves or sweeps deferred sends (batch items, `sendAt`) builds alike: the store

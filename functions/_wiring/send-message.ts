@@ -3,18 +3,21 @@ import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import type { Logger } from '#shared/kernel/logger.ts';
 import type { Metrics } from '#shared/kernel/metrics.ts';
 import type { SecretBox } from '#shared/kernel/secret-box.ts';
-import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
-import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
-import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
-import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
-import { SmtpEmailSender } from '#shared/messaging/adapters/smtp-sender.ts';
-import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
-import { makeProviderPost } from '#shared/messaging/adapters/provider-client.ts';
-import { SesEmailSender } from '#shared/messaging/adapters/ses-email-sender.ts';
-import { TwilioSmsSender } from '#shared/messaging/adapters/twilio-sms-sender.ts';
-import { WhatsAppCloudSender } from '#shared/messaging/adapters/whatsapp-cloud-sender.ts';
-import { sandboxProvider } from '#shared/messaging/providers.ts';
-import { makeSendMessage } from '#shared/messaging/send-message.ts';
+import {
+  DynamoChannelStore,
+  DynamoConversationStore,
+  DynamoMessageLog,
+  DynamoMessageStatusStore,
+  makeListUnsubscribe,
+  makeProviderPost,
+  makeSendMessage,
+  sandboxProvider,
+  SesEmailSender,
+  SmtpEmailSender,
+  TwilioSmsSender,
+  WhatsAppCloudSender,
+  messagingSettings,
+} from '#shared/messaging/index.ts';
 import { eventPublisherFromConfig } from './event-publisher.ts';
 import { meteredProviders } from './metered.ts';
 import { USER_AGENT } from './user-agent.ts';
@@ -29,6 +32,7 @@ export function sendMessageOn(
   parts: { table: DynamoTable; secretBox: SecretBox; logger: Logger; metrics: Metrics; providerBudgetMs: number },
 ) {
   const { table, secretBox, logger } = parts;
+  const settings = messagingSettings.read();
   // Provider base URLs and SMTP hosts are customer settings: the webhooks' SSRF guard applies (off locally).
   const post = makeProviderPost({ allowPrivate: cfg.webhookAllowPrivate });
   const conversations = new DynamoConversationStore(table, secretBox);
@@ -45,9 +49,9 @@ export function sendMessageOn(
       {
         sandbox: sandboxProvider,
         smtp: new SmtpEmailSender({
-          timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS,
+          timeoutMs: settings.SEND_PROVIDER_TIMEOUT_MS,
           allowPrivate: cfg.webhookAllowPrivate,
-          allowedPorts: cfg.smtpAllowedPorts,
+          allowedPorts: settings.smtpAllowedPorts,
           // Each recipient's own unsubscribe address, keyed per channel by the deployment's key.
           unsubscribe: makeListUnsubscribe(secretBox),
         }),
@@ -59,9 +63,9 @@ export function sendMessageOn(
           ...(cfg.SES_ENDPOINT ? { endpoint: cfg.SES_ENDPOINT } : {}),
           ...(cfg.SES_CONFIGURATION_SET ? { configurationSet: cfg.SES_CONFIGURATION_SET } : {}),
         }),
-        twilio: new TwilioSmsSender({ timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS, userAgent: USER_AGENT, post }),
+        twilio: new TwilioSmsSender({ timeoutMs: settings.SEND_PROVIDER_TIMEOUT_MS, userAgent: USER_AGENT, post }),
         'whatsapp-cloud': new WhatsAppCloudSender({
-          timeoutMs: cfg.SEND_PROVIDER_TIMEOUT_MS,
+          timeoutMs: settings.SEND_PROVIDER_TIMEOUT_MS,
           userAgent: USER_AGENT,
           post,
         }),

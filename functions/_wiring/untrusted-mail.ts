@@ -1,7 +1,6 @@
 import { SandboxLimitError, SandboxTaskError, type ThreadSandbox } from '#shared/kernel/adapters/thread-sandbox.ts';
 import type { Config } from '#shared/kernel/config.ts';
-import { parseMail, parseMailHeaders } from '#shared/messaging/adapters/parse-mail.ts';
-import type { ReceivedMessage } from '#shared/messaging/inbound/report.ts';
+import { parseMail, parseMailHeaders, type ReceivedMessage } from '#shared/messaging/index.ts';
 import { parsingSandbox } from './sandbox.ts';
 
 /** Parsing one mail (25 MB at most, parts cut at their ceilings) takes well under a second. */

@@ -7,7 +7,7 @@ import { serveSandbox } from '#shared/kernel/adapters/sandbox-worker.ts';
 import { SandboxTaskError } from '#shared/kernel/adapters/thread-sandbox.ts';
 import { startTimeBudget } from '#shared/kernel/time-budget.ts';
 import { extractDocumentText, type KnowledgeContentType } from '#shared/knowledge/index.ts';
-import { parseMail } from '#shared/messaging/adapters/parse-mail.ts';
+import { parseMail } from '#shared/messaging/index.ts';
 import {
   OcrEngineError,
   type OcrText,

@@ -1,7 +1,6 @@
 import { readSecret } from '#shared/kernel/aws/secrets.ts';
 import { s3ObjectStoreOnFirstUse, s3UploadInboxOnFirstUse } from '#shared/kernel/aws/lazy-s3-object-store.ts';
-import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
-import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
+import { DynamoChannelStore, wireMessagingAdmin } from '#shared/messaging/index.ts';
 import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
 import { wireIntegrationAdmin } from '#shared/integrations/index.ts';
 import {
@@ -12,21 +11,13 @@ import {
   makeKnowledgeManagement,
   SqsIngestQueue,
 } from '#shared/knowledge/index.ts';
-import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
-import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { DynamoProjectStore, wireProjectAdmin } from '#shared/projects/index.ts';
 import { DynamoTokenStore } from '#shared/auth/index.ts';
 import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { json } from '#shared/http/types.ts';
 import { bindRoutes } from '#shared/http/router.ts';
-import { makeChannelUseCases } from '#shared/messaging/manage-channels.ts';
-import { makeConversationQueries } from '#shared/messaging/conversations.ts';
-import { conversationHandlers } from '#shared/messaging/api/conversation-routes.ts';
 import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
-import { makeApplyReports } from '#shared/messaging/inbound/process-inbound.ts';
-import { makeListUnsubscribe } from '#shared/messaging/list-unsubscribe.ts';
-import { makeSandboxSimulation } from '#shared/messaging/inbound/sandbox.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
 import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
@@ -35,16 +26,6 @@ import { ADMIN_PREFIX, adminRouteTable } from './routes.ts';
 import { adminRouteAccess } from './access.ts';
 import { projectScopeOf, wireTenancy } from '#shared/tenancy/index.ts';
 import { wireBotAdmin } from '#shared/bots/index.ts';
-import { channelHandlers } from '#shared/messaging/api/channel-routes.ts';
-import { volumeHandlers } from '#shared/messaging/api/volume-routes.ts';
-import { DynamoBatchStore } from '#shared/messaging/adapters/dynamo-batch-store.ts';
-import { DynamoDeferredStore, listScheduled } from '#shared/messaging/adapters/dynamo-deferred-store.ts';
-import { makeBatchProgress } from '#shared/messaging/volume/batch.ts';
-import { makeChannelVolume } from '#shared/messaging/volume/channel-volume.ts';
-import { eventHandlers } from '#shared/messaging/api/event-routes.ts';
-import { sandboxHandlers } from '#shared/messaging/api/sandbox-routes.ts';
-import { makeReportEvent } from '#shared/messaging/report-event.ts';
-import { rememberChannels } from '#shared/messaging/recent-channels.ts';
 import { tenantLimiterFromConfig } from '#functions/_wiring/limits.ts';
 import { wireWebhookAdmin } from '#shared/webhooks/index.ts';
 
@@ -84,39 +65,17 @@ const webhookAdmin = wireWebhookAdmin(platform, {
   events,
 });
 
-// Event reports trust a channel they read for a few seconds (one read per burst, not per event); a channel deleted
-// here is forgotten at once (shared/messaging/recent-channels.ts).
-const reportChannels = rememberChannels(channelStore);
-const channels = makeChannelUseCases({
+// Channels, their sends at volume, suppressions and conversations (media URLs signed with this function's
+// credentials), the sandbox, and channel back ends' event reports.
+const messagingHandlers = wireMessagingAdmin(platform, {
+  secretBox,
   channels: channelStore,
-  forgetChannel: reportChannels.forget,
-  messages: new DynamoMessageLog(table),
   projects: projectStore,
-  allowPrivateDestinations: cfg.webhookAllowPrivate,
-  smtpAllowedPorts: cfg.smtpAllowedPorts,
-});
-
-// The sandbox stands in for a provider: a simulated reply or receipt goes the way a provider's report does.
-const statuses = new DynamoMessageStatusStore(table);
-const conversationStore = new DynamoConversationStore(table, secretBox);
-const sandbox = makeSandboxSimulation({
-  requireChannel: channels.requireChannel,
-  statuses,
-  apply: makeApplyReports({
-    statuses,
-    conversations: conversationStore,
-    unsubscribe: makeListUnsubscribe(secretBox),
-    events,
-    log: { info: (m, extra) => logger.info(m, extra ?? {}) },
-  }),
-});
-
-// Suppressions, and the conversations the console shows (media URLs signed with this function's credentials).
-const conversations = makeConversationQueries({
-  conversations: conversationStore,
-  media: mediaStoreFromConfig(cfg),
   events,
-  onBackgroundError: (what, cause) => logger.error(`${what} failed`, { cause: String(cause) }),
+  limits: tenantLimiterFromConfig(cfg, table),
+  mediaStore: mediaStoreFromConfig(cfg),
+  publicBaseUrl: cfg.PUBLIC_BASE_URL ?? '',
+  allowPrivateDestinations: cfg.webhookAllowPrivate,
 });
 
 // Knowledge files: S3 is loaded on the first upload or delete. Without a bucket or an ingest queue, uploads answer
@@ -154,9 +113,6 @@ knowledge = makeKnowledgeManagement({
   logger,
 });
 
-// A channel's scheduled messages and batches (the console).
-const deferredStore = new DynamoDeferredStore(table);
-const batchStore = new DynamoBatchStore(table);
 // Who may call what: project keys, portal sessions, each route's rule, and the audit log of every change.
 const tenancy = wireTenancy(platform, {
   projectExists: async (projectId) => (await projectStore.get(projectId)) !== undefined,
@@ -169,14 +125,7 @@ export const handler = tenancy.serve({
   prefix: ADMIN_PREFIX,
   access: adminRouteAccess,
   routes: bindRoutes(adminRouteTable, {
-    ...eventHandlers(
-      makeReportEvent({
-        projects: projectStore,
-        channels: reportChannels,
-        events,
-        limits: tenantLimiterFromConfig(cfg, table),
-      }),
-    ),
+    ...messagingHandlers,
     ...webhookAdmin,
     ...wireCreditUsage(platform, { accountOf: projects.creditAccount }),
     ...projectRouteHandlers,
@@ -192,18 +141,6 @@ export const handler = tenancy.serve({
       });
       return json(200, { items: [JSON.parse(answer.body)] });
     },
-    ...channelHandlers(channels, cfg.PUBLIC_BASE_URL ?? ''),
-    ...volumeHandlers(
-      makeChannelVolume({
-        requireChannel: channels.requireChannel,
-        scheduled: (channelId, page) => listScheduled(table, channelId, page),
-        batches: (channelId, page) => batchStore.list(channelId, page),
-        progress: makeBatchProgress({ batches: batchStore, messages: deferredStore }),
-        store: deferredStore,
-      }),
-    ),
-    ...conversationHandlers(channels.requireChannel, conversations),
-    ...sandboxHandlers(sandbox),
     ...integrationAdmin.handlers,
     ...botAdmin.handlers,
     ...knowledgeHandlers(knowledge),

@@ -1,12 +1,14 @@
 import type { RouteDeclaration } from '#shared/http/router.ts';
 import { botRoutes } from '#shared/bots/index.ts';
-import { channelRoutes } from '#shared/messaging/api/channel-routes.ts';
-import { volumeRoutes } from '#shared/messaging/api/volume-routes.ts';
-import { conversationRoutes } from '#shared/messaging/api/conversation-routes.ts';
-import { eventRoutes } from '#shared/messaging/api/event-routes.ts';
+import {
+  channelRoutes,
+  conversationRoutes,
+  eventRoutes,
+  sandboxRoutes,
+  volumeRoutes,
+} from '#shared/messaging/index.ts';
 import { integrationRoutes } from '#shared/integrations/index.ts';
 import { projectRoutes } from '#shared/projects/index.ts';
-import { sandboxRoutes } from '#shared/messaging/api/sandbox-routes.ts';
 import { usageRoutes } from '#shared/credits/index.ts';
 import { knowledgeRoutes } from '#shared/knowledge/index.ts';
 import { tenancyRoutes } from '#shared/tenancy/index.ts';

@@ -1,13 +1,15 @@
 import { config } from '#shared/kernel/config.ts';
-import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
-import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
+import {
+  ChannelNotFoundError,
+  DynamoChannelStore,
+  DynamoConversationStore,
+  makeConversationQueries,
+} from '#shared/messaging/index.ts';
 import { customTokenFunction, DynamoTokenStore } from '#shared/auth/index.ts';
 import { validate } from '#shared/http/middleware.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
-import { makeConversationQueries } from '#shared/messaging/conversations.ts';
-import { ChannelNotFoundError } from '#shared/messaging/errors.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';

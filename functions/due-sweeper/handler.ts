@@ -1,7 +1,7 @@
 import { config } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { workerFunction } from '#shared/http/worker.ts';
-import { makeSweepDue } from '#shared/messaging/volume/sweep-due.ts';
+import { makeSweepDue } from '#shared/messaging/index.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { deferredSendsOn } from '#functions/_wiring/outbound.ts';
 

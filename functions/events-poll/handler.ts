@@ -3,7 +3,8 @@ import { s3PayloadStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-payload-sto
 import { DynamoIntegrationStore } from '#shared/integrations/index.ts';
 import { config, requiredSetting } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
-import { wirePolling } from '#shared/polling/index.ts';
+import { pollingSettings, wirePolling } from '#shared/polling/index.ts';
+import { DynamoRateLimiter } from '#shared/ratelimit/index.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
@@ -18,6 +19,8 @@ const polling = wirePolling({
   secrets,
   integrations: new DynamoIntegrationStore(table, secrets),
   bodyOf: (bodyRef) => payloads.get(bodyRef),
+  // A bucket of one second's worth per poller, refilled continuously.
+  limiter: new DynamoRateLimiter(table, { limit: pollingSettings.read().POLL_RATE_LIMIT_PER_SECOND, windowMs: 1_000 }),
 });
 
 /** `GET /api/integration/events?cursor&limit` (a poller's `sbp_` token): its project's events, oldest first. */

@@ -1,4 +1,4 @@
-import { DynamoIntegrationStore } from '#shared/integrations/index.ts';
+import { CachedWebhookLists, DynamoIntegrationStore } from '#shared/integrations/index.ts';
 import { DynamoProjectStore } from '#shared/projects/index.ts';
 import { s3PayloadStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-payload-store.ts';
 import { requiredSetting } from '#shared/kernel/config.ts';
@@ -17,7 +17,8 @@ const secrets = await secretBoxFromConfig(cfg);
  * a notice event also queues its email to the project's contact.
  */
 export const handler = wireFanoutWorker(platform, {
-  directory: new DynamoIntegrationStore(table, secrets),
+  // A project's webhooks remembered between batches while its change marker shows no change (one small read).
+  directory: new CachedWebhookLists(new DynamoIntegrationStore(table, secrets)),
   projects: new DynamoProjectStore(table),
   secrets,
   // A filter on a large event (its body parked in S3) reads the body; nothing else does.

@@ -1,12 +1,14 @@
 import { config } from '#shared/kernel/config.ts';
-import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
+import {
+  DynamoMessageStatusStore,
+  makeGetMessage,
+  makeManageScheduled,
+  messageStatusView,
+} from '#shared/messaging/index.ts';
 import { customTokenFunction, DynamoTokenStore } from '#shared/auth/index.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
-import { makeGetMessage } from '#shared/messaging/get-message.ts';
-import { messageStatusView } from '#shared/messaging/message-status.ts';
-import { makeManageScheduled } from '#shared/messaging/volume/manage-scheduled.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
 import { customTokenLimitsFromConfig } from '#functions/_wiring/limits.ts';

@@ -4,10 +4,13 @@ import { config } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { partialBatchResponse, workerFunction } from '#shared/http/worker.ts';
 import { queueWorkers } from '#shared/contract/workers.ts';
-import { DynamoChannelPacer } from '#shared/messaging/adapters/dynamo-channel-pacer.ts';
-import { paceOf } from '#shared/messaging/volume/pace.ts';
-import { makeSendDeferred } from '#shared/messaging/volume/send-deferred.ts';
-import { makeWorkOutbound, type OutboundRecord } from '#shared/messaging/volume/work-outbound.ts';
+import {
+  DynamoChannelPacer,
+  makeSendDeferred,
+  makeWorkOutbound,
+  type OutboundRecord,
+  paceOf,
+} from '#shared/messaging/index.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { sendMessageOn } from '#functions/_wiring/send-message.ts';

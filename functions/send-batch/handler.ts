@@ -4,10 +4,12 @@ import { json } from '#shared/http/types.ts';
 import { config } from '#shared/kernel/config.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { routes } from '#shared/contract/routes.ts';
-import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
-import { makeAcceptBatch } from '#shared/messaging/volume/accept-batch.ts';
-import { DynamoBatchStore } from '#shared/messaging/adapters/dynamo-batch-store.ts';
-import { makeBatchProgress } from '#shared/messaging/volume/batch.ts';
+import {
+  DynamoBatchStore,
+  DynamoConversationStore,
+  makeAcceptBatch,
+  makeBatchProgress,
+} from '#shared/messaging/index.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';

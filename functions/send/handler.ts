@@ -11,8 +11,7 @@ import { dynamoTable } from '#functions/_wiring/table.ts';
 import { customTokenLimitsFromConfig } from '#functions/_wiring/limits.ts';
 import { sendMessageOn } from '#functions/_wiring/send-message.ts';
 import { deferredSendsOn } from '#functions/_wiring/outbound.ts';
-import { makeScheduleSend } from '#shared/messaging/volume/schedule-send.ts';
-import { splitSendAt } from '#shared/messaging/volume/send-at.ts';
+import { makeScheduleSend, splitSendAt } from '#shared/messaging/index.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();

@@ -79,11 +79,20 @@ export async function listenStandIn(options: StandInServerOptions): Promise<Stan
       writeError(res as ServerResponse, options.protocol, failure);
     });
   };
+  return listenHttp1And2(handler, options.port);
+}
+
+/**
+ * An HTTP server on 127.0.0.1 taking HTTP/1.1 and HTTP/2 without TLS on one port. Some SDK clients speak HTTP/2 by
+ * default (Kinesis's), most HTTP/1.1: each connection is told apart by HTTP/2's connection preface.
+ */
+export async function listenHttp1And2(
+  handler: (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void,
+  port: number,
+): Promise<StandInServer> {
   const http1 = createServer(handler);
   http1.keepAliveTimeout = 65_000;
   const http2 = createHttp2Server(handler);
-  // Some SDK clients speak HTTP/2 without TLS (Kinesis's, for SubscribeToShard), most HTTP/1.1: one port takes
-  // both, told apart by HTTP/2's connection preface.
   const sockets = new Set<Socket>();
   const server = createTcpServer((socket) => {
     sockets.add(socket);
@@ -104,7 +113,7 @@ export async function listenStandIn(options: StandInServerOptions): Promise<Stan
     };
     socket.on('data', onData);
   });
-  server.listen(options.port, '127.0.0.1');
+  server.listen(port, '127.0.0.1');
   await Promise.race([
     once(server, 'listening'),
     once(server, 'error').then(([error]) => Promise.reject(error as Error)),

@@ -51,6 +51,12 @@ const NOT_OVERRIDABLE = new Set([
   'SQS_ENDPOINT',
   'S3_ENDPOINT',
   'TEXTRACT_ENDPOINT',
+  // The destinations' services go through the front too, where their calls are recorded.
+  'STS_ENDPOINT',
+  'SNS_ENDPOINT',
+  'EVENTBRIDGE_ENDPOINT',
+  'KINESIS_ENDPOINT',
+  'SES_ENDPOINT',
   'ADMIN_KEY',
   'SECRETS_KEY',
   'OPENAI_API_KEY',
@@ -71,6 +77,10 @@ export async function startBundlesMode(input: {
   names: LocalNames;
   dynamoEndpoint: string;
   awsEndpoint: string;
+  /** The runner's STS, EventBridge and Kinesis stand-ins. */
+  standInEndpoints: { sts: string; eventbridge: string; kinesis: string };
+  /** The runner's SES v2 stand-in. */
+  sesEndpoint?: string;
   adminKey: string;
   secretsKey: string;
   settings: Record<string, string | undefined>;
@@ -88,6 +98,8 @@ export async function startBundlesMode(input: {
     account: LOCAL_ACCOUNT,
     dynamoEndpoint: input.dynamoEndpoint,
     queuesAndBucketsEndpoint: input.awsEndpoint,
+    standIns: input.standInEndpoints,
+    ...(input.sesEndpoint ? { sesEndpoint: input.sesEndpoint } : {}),
     secrets,
   });
   // Queue URLs on the front (the SDK may send to the queue URL's host; fauxqs finds a queue by its name).
@@ -136,6 +148,11 @@ export async function startBundlesMode(input: {
         AWS_ENDPOINT_URL_SECRETS_MANAGER: front.endpoint,
         AWS_ENDPOINT_URL_BEDROCK_RUNTIME: front.endpoint,
         AWS_ENDPOINT_URL_TEXTRACT: front.endpoint,
+        AWS_ENDPOINT_URL_STS: front.endpoint,
+        AWS_ENDPOINT_URL_SNS: front.endpoint,
+        AWS_ENDPOINT_URL_EVENTBRIDGE: front.endpoint,
+        AWS_ENDPOINT_URL_KINESIS: front.endpoint,
+        AWS_ENDPOINT_URL_SESV2: front.endpoint,
         // The runner's machine may have an AWS profile: the functions must not read it.
         AWS_CONFIG_FILE: '/dev/null',
         AWS_SHARED_CREDENTIALS_FILE: '/dev/null',

@@ -52,6 +52,12 @@ export const keys = {
     pk: projectPartition(projectId),
     sk: `INT#${integrationId}`,
   }),
+  /**
+   * When the project's webhooks last changed, or will have by: written before each change of one, in a partition
+   * of its own, so fan-out instances can check a list they remember with a one-item read that the project's other
+   * traffic does not compete with.
+   */
+  webhookChanges: (projectId: string) => ({ pk: `WHCHG#${projectId}`, sk: 'WHCHG' }),
   /** Guard item: which webhook holds the project's one enabled-general-webhook slot. */
   generalWebhook: (projectId: string) => ({ pk: projectPartition(projectId), sk: 'GENERAL_WEBHOOK' }),
   /** A sent message, under its channel in time order (`sortableTime` sorts as text). Sandbox ones form the outbox. */
@@ -86,6 +92,8 @@ export const keys = {
   }),
   /** The next free instant of a channel's pace (batch and scheduled sends). */
   channelPace: (channelId: string) => ({ pk: `CHPACE#${channelId}`, sk: 'PACE' }),
+  /** When one of a channel's pace slots last let a send through (a partition each: a send writes one of them). */
+  channelPaceSlot: (channelId: string, slot: number) => ({ pk: `CHPACE#${channelId}#${slot}`, sk: 'SLOT' }),
   /** Which message a provider's id belongs to: how a receipt finds the message a send recorded it for. */
   providerMessageId: (provider: string, providerMessageId: string) => ({
     pk: `PMID#${provider}#${providerMessageId}`,

@@ -266,7 +266,8 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 10,
     memoryMb: 512,
     access: {
-      table: { read: true },
+      // Writes its poller's rate-limit bucket.
+      table: { read: true, write: true },
       buckets: { transfer: { read: ['payloads/'] } },
       secrets: ['secretsKey'],
     },

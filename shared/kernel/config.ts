@@ -46,18 +46,6 @@ const schema = z.object({
   SECRETS_KEY_SECRET_ARN: z.optional(nonEmpty()),
   WEBHOOK_ALLOW_PRIVATE: z.optional(flag(false)),
   /**
-   * Ports an SMTP channel may name: comma-separated, or `any`. Default: the mail submission and relay ports
-   * (25, 465, 587, 2525) on AWS, any port locally (like WEBHOOK_ALLOW_PRIVATE).
-   */
-  SMTP_ALLOWED_PORTS: z.optional(
-    z.string().check(
-      z.regex(/^\s*(any|\d{1,5}(\s*,\s*\d{1,5})*)\s*$/, '"any" or comma-separated port numbers'),
-      z.refine((v) => v.trim() === 'any' || v.split(',').every((p) => +p >= 1 && +p <= 65535), 'Ports are 1-65535'),
-    ),
-  ),
-  /** Deadline of each call to a channel's provider (SMTP, Twilio, WhatsApp Cloud); contract: 10 s. */
-  SEND_PROVIDER_TIMEOUT_MS: z._default(positiveInt(60_000), 10_000),
-  /**
    * Where untrusted bytes (PDFs, mail, HTML and Markdown knowledge files) are parsed: `inline` (AWS: the Lambda's
    * memory and timeout are the sandbox) or `thread` (the local runner's default: a worker thread with a heap ceiling
    * and a deadline, off the threads that serve every other request).
@@ -79,16 +67,7 @@ export const settingNames: readonly string[] = Object.keys(schema.shape);
 
 export interface Config extends RawConfig {
   webhookAllowPrivate: boolean;
-  smtpAllowedPorts: readonly number[] | 'any';
   untrustedParsing: 'inline' | 'thread';
-}
-
-const MAIL_PORTS: readonly number[] = [25, 465, 587, 2525];
-
-function smtpAllowedPorts(setting: string | undefined, local: boolean): readonly number[] | 'any' {
-  if (setting === undefined) return local ? 'any' : MAIL_PORTS;
-  if (setting.trim() === 'any') return 'any';
-  return setting.split(',').map((port) => Number(port.trim()));
 }
 
 let cached: Config | undefined;
@@ -101,7 +80,6 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   return {
     ...raw,
     webhookAllowPrivate: raw.WEBHOOK_ALLOW_PRIVATE ?? local,
-    smtpAllowedPorts: smtpAllowedPorts(raw.SMTP_ALLOWED_PORTS, local),
     untrustedParsing: raw.UNTRUSTED_PARSING ?? (local ? 'thread' : 'inline'),
   };
 }

@@ -1,182 +1,92 @@
-/** Messaging: channels, sending through providers, message status, and what providers report back (inbound). */
+/**
+ * Messaging: channels, sending through providers (now, scheduled, in batches), message status, conversations and
+ * suppressions, and what providers report back (inbound). The only way into the area from outside it.
+ */
+export type { Channel, ChannelStore } from './channel.ts';
 export {
-  type Channel,
-  type ChannelChange,
-  CHANNEL_TYPES,
-  channelAddressProblem,
-  type ChannelStore,
-  type ChannelType,
-  inboundView,
-  type ProviderConfig,
-  type ProviderKind,
-  PROVIDERS_BY_CHANNEL_TYPE,
-  providerView,
-  type SandboxProvider,
-  type SmtpProvider,
-  type TwilioProvider,
-  type WhatsAppCloudProvider,
-} from './channel.ts';
-export {
+  conversationIdOf,
   type ConversationMessage,
   type ConversationStore,
-  type ConversationWindow,
-  conversationIdOf,
-  DEFAULT_OPT_IN_KEYWORDS,
-  DEFAULT_OPT_OUT_KEYWORDS,
-  KEYWORD_CHANNEL_TYPES,
-  keywordIntent,
-  keywordListProblem,
-  keywordsOf,
-  normaliseContact,
   type SendLookup,
   type SendLookupKeys,
   type Suppression,
   type SuppressionChange,
-  type SuppressionReason,
-  WINDOW_MS,
-  windowOf,
 } from './conversation.ts';
-export {
-  type ConversationQueries,
-  type ConversationQueriesDeps,
-  type ConversationView,
-  makeConversationQueries,
-} from './conversations.ts';
+export { makeConversationQueries } from './conversations.ts';
 export {
   ChannelNotFoundError,
   InvalidSignatureError,
   MessageNotFoundError,
   NoChannelCreditsError,
   NotSandboxChannelError,
+  NotScheduledError,
   ProviderFailedError,
   RecipientOptedOutError,
   WindowClosedError,
 } from './errors.ts';
 export { makeGetMessage } from './get-message.ts';
-export { type AcceptInbound, type AcceptInboundDeps, makeAcceptInbound } from './inbound/accept-inbound.ts';
-export { cacheChannels } from './inbound/channel-cache.ts';
-export { type CollectMedia, type CollectMediaDeps, makeCollectMedia } from './inbound/collect-media.ts';
-export { type DeliveryStatusReport, type HardBounce, parseDeliveryStatus } from './inbound/dsn.ts';
-export {
-  type ApplyReportsDeps,
-  inboundMessageId,
-  makeApplyReports,
-  makeProcessInbound,
-  type ProcessInbound,
-  type ProcessInboundDeps,
-  receivedIdentity,
-  type SandboxStatusReport,
-} from './inbound/process-inbound.ts';
-export { type ListUnsubscribe, makeListUnsubscribe, mailboxOf, UNSUBSCRIBE_SUBJECT } from './list-unsubscribe.ts';
-export {
-  type AuthenticationResult,
-  type InboundReport,
-  INLINE_REPORT_BYTES,
-  type MailAuthentication,
-  type NormalisedReport,
-  type ReceivedMessage,
-  reportKey,
-  type SesReceipt,
-  type StatusReport,
-} from './inbound/report.ts';
-export {
-  makeSandboxSimulation,
-  type SandboxSimulation,
-  type SimulatedInbound,
-  type SimulatedStatus,
-} from './inbound/sandbox.ts';
-export {
-  authenticationResult,
-  reportsFromSesNotification,
-  type SesNotificationLog,
-  UNCHECKED_MAIL,
-  withDelivery,
-} from './inbound/ses.ts';
-export {
-  metaSignature,
-  sameBytes,
-  twilioSignature,
-  twilioUrlSpellings,
-  verifyMetaSignature,
-  verifyTwilioSignature,
-  verifyTwilioSignatureOfAny,
-} from './inbound/signatures.ts';
+export { makeListUnsubscribe } from './list-unsubscribe.ts';
+export { MEDIA_URL_SECONDS, type MediaStore } from './media.ts';
+export { messageStatusView } from './message-status.ts';
+export type { MessageRecord } from './message.ts';
+export { PAYLOAD_SCHEMAS, validateSendPayload } from './payloads.ts';
+export { type MessageProvider, type MessageProviders, type OutboundMessage, sandboxProvider } from './providers.ts';
+export { RECENT_CHANNEL_TTL_MS } from './recent-channels.ts';
+export { makeSendMessage } from './send-message.ts';
+export { DynamoBatchStore } from './adapters/dynamo-batch-store.ts';
+export { findChannelsByAddress } from './adapters/dynamo-channel-directory.ts';
+export { DynamoChannelPacer } from './adapters/dynamo-channel-pacer.ts';
+export { channelFromItem, DynamoChannelStore } from './adapters/dynamo-channel-store.ts';
+export { DynamoConversationStore } from './adapters/dynamo-conversation-store.ts';
+export { DynamoDeferredStore } from './adapters/dynamo-deferred-store.ts';
+export { DynamoMessageLog } from './adapters/dynamo-message-log.ts';
+export { DynamoMessageStatusStore } from './adapters/dynamo-message-status-store.ts';
+export { MAIL_LIMITS, MAX_MAIL_BYTES, parseMail, parseMailHeaders } from './adapters/parse-mail.ts';
+export { makeProviderPost } from './adapters/provider-client.ts';
+export { SesEmailSender } from './adapters/ses-email-sender.ts';
+export { SmtpEmailSender } from './adapters/smtp-sender.ts';
+export { SqsOutboundQueue } from './adapters/sqs-outbound-queue.ts';
+export { TwilioSmsSender } from './adapters/twilio-sms-sender.ts';
+export { WhatsAppCloudSender } from './adapters/whatsapp-cloud-sender.ts';
+export { channelRouteDocs, channelRoutes } from './api/channel-routes.ts';
+export { conversationRouteDocs, conversationRoutes } from './api/conversation-routes.ts';
+export { eventRouteDocs, eventRoutes } from './api/event-routes.ts';
+export { sandboxRouteDocs, sandboxRoutes } from './api/sandbox-routes.ts';
+export { messagingOperationDocs } from './api/public-docs.ts';
+export { volumeOperationDocs } from './api/volume-docs.ts';
+export { volumeRouteDocs, volumeRoutes } from './api/volume-routes.ts';
+export type { AcceptInbound } from './inbound/accept-inbound.ts';
+export { makeSuppressionChanges } from './inbound/opt-outs.ts';
+export { makeApplyReports } from './inbound/apply-reports.ts';
+export type { ReceivedMessage } from './inbound/report.ts';
 export { normaliseTwilio } from './inbound/twilio.ts';
 export { normaliseWhatsApp } from './inbound/whatsapp.ts';
+export { makeAcceptBatch } from './volume/accept-batch.ts';
+export { makeAcceptDeferred } from './volume/accept-deferred.ts';
+export { makeBatchProgress } from './volume/batch.ts';
+export { DUE_LOOKAHEAD_MS } from './volume/deferred.ts';
+export { makeManageScheduled } from './volume/manage-scheduled.ts';
+export { paceOf } from './volume/pace.ts';
+export { makeScheduleSend } from './volume/schedule-send.ts';
+export { splitSendAt } from './volume/send-at.ts';
+export { makeSendDeferred } from './volume/send-deferred.ts';
+export { makeSweepDue } from './volume/sweep-due.ts';
+export { makeWorkOutbound, type OutboundRecord } from './volume/work-outbound.ts';
 export {
-  type ChannelDeps,
-  type ChannelUseCases,
-  type CreateChannelInput,
-  makeChannelUseCases,
-} from './manage-channels.ts';
-export { messageIdsIn } from './mail-threads.ts';
-export {
-  allowedMediaType,
-  bareContentType,
-  type FetchedMedia,
-  MAX_MEDIA_BYTES,
-  MAX_MEDIA_ITEMS,
-  MEDIA_RETENTION_DAYS,
-  MEDIA_URL_SECONDS,
-  MediaFetchError,
-  type MediaFetcher,
-  mediaKey,
-  type MediaReference,
-  type MediaStore,
-  type MediaView,
-  mediaView,
-  safeFileName,
-  type StoredMedia,
-} from './media.ts';
-export {
-  canAdvance,
-  type MessageStatus,
-  type MessageStatusRecord,
-  type MessageStatusStore,
-  messageStatusView,
-  messageView,
-  PREVIEW_CHARS,
-  previewOf,
-  type OutboundStatus,
-  type ProviderIdTarget,
-  STATUS_RANK,
-  type StatusChange,
-} from './message-status.ts';
-export type { MessageLog, MessageRecord, OutboxEntry, OutboxPage } from './message.ts';
-export {
-  emailPayload,
-  type EmailPayload,
-  PAYLOAD_SCHEMAS,
-  type PayloadValidation,
-  SEND_UNKNOWN_FIELD_MESSAGES,
-  type SendPayload,
-  smsPayload,
-  type SmsPayload,
-  validateSendPayload,
-  whatsappPayload,
-  type WhatsAppPayload,
-  whatsappTemplate,
-} from './payloads.ts';
-export {
-  callTimeoutMs,
-  describeFetchFailure,
-  excerpt,
-  type MessageProvider,
-  type MessageProviders,
-  type OutboundMessage,
-  ProviderError,
-  type ProviderReceipt,
-  sandboxProvider,
-} from './providers.ts';
-export {
-  RECENT_CHANNEL_TTL_MS,
-  RECENT_CHANNELS_MAX,
-  type RecentChannels,
-  rememberChannels,
-} from './recent-channels.ts';
-export { makeReportEvent, type ReportEvent, type ReportEventDeps } from './report-event.ts';
-export { fitPayload, makeSendMessage, type SendMessageDeps, type SendResult, sendLookupKeys } from './send-message.ts';
-export { volumeOperationDocs } from './api/volume-docs.ts';
-export { scheduledResult } from './api/volume-docs.ts';
-export { volumeRouteDocs, volumeRoutes } from './api/volume-routes.ts';
-export { eventAccepted } from './api/schemas.ts';
+  channel,
+  channelPage,
+  channelType,
+  conversation,
+  conversationMessage,
+  conversationMessagePage,
+  eventAccepted,
+  messageMedia,
+  messageStatus,
+  outboxMessage,
+  outboxPage,
+  sendResult,
+  suppression,
+  suppressionPage,
+} from './api/schemas.ts';
+export { messagingSettings } from './settings.ts';
+export { wireAcceptInbound, wireInboundWorker, wireMessagingAdmin } from './wiring.ts';

@@ -5,7 +5,20 @@ import { completionPublicDocs } from '../completion/index.ts';
 import { usageRouteDocs, usageRoutes } from '../credits/index.ts';
 import { extractPdfDocs, extractUploadDocs } from '../extract/index.ts';
 import { healthOperationDocs } from '../health/index.ts';
-import { volumeOperationDocs, volumeRouteDocs, volumeRoutes } from '../messaging/index.ts';
+import {
+  channelRouteDocs,
+  channelRoutes,
+  conversationRouteDocs,
+  conversationRoutes,
+  eventRouteDocs,
+  eventRoutes,
+  messagingOperationDocs,
+  sandboxRouteDocs,
+  sandboxRoutes,
+  volumeOperationDocs,
+  volumeRouteDocs,
+  volumeRoutes,
+} from '../messaging/index.ts';
 import { knowledgeRouteDocs, knowledgeRoutes, searchDocs } from '../knowledge/index.ts';
 import { integrationRouteDocs, integrationRoutes } from '../integrations/index.ts';
 import { projectRouteDocs, projectRoutes } from '../projects/index.ts';
@@ -26,7 +39,11 @@ export function areaAdminDocs(): Record<string, RouteDoc> {
     ...byKey(knowledgeRoutes, knowledgeRouteDocs()),
     ...byKey(projectRoutes, projectRouteDocs()),
     ...byKey(usageRoutes, usageRouteDocs()),
+    ...byKey(eventRoutes, eventRouteDocs()),
+    ...byKey(channelRoutes, channelRouteDocs()),
     ...byKey(volumeRoutes, volumeRouteDocs()),
+    ...byKey(conversationRoutes, conversationRouteDocs()),
+    ...byKey(sandboxRoutes, sandboxRouteDocs()),
     ...byKey(integrationRoutes, integrationRouteDocs()),
     ...byKey(tenancyRoutes, tenancyRouteDocs()),
     ...byKey(webhookRoutes, webhookRouteDocs()),
@@ -43,6 +60,7 @@ export function areaPublicDocs(): PublicOperationDocs {
     ...siteOperationDocs(),
     ...pollEventsDocs(),
     ...searchDocs(),
+    ...messagingOperationDocs(),
     ...volumeOperationDocs(),
   };
 }

@@ -7,7 +7,22 @@
 export * from '../http/wire-schemas.ts';
 export { apiTokenState, project, projectPage, shownOnceToken } from '../projects/index.ts';
 export { botCredits, botCreditUsage } from '../credits/index.ts';
-export * from '../messaging/api/schemas.ts';
+export {
+  channel,
+  channelPage,
+  channelType,
+  conversation,
+  conversationMessage,
+  conversationMessagePage,
+  eventAccepted,
+  messageMedia,
+  messageStatus,
+  outboxMessage,
+  outboxPage,
+  sendResult,
+  suppression,
+  suppressionPage,
+} from '../messaging/index.ts';
 export {
   createdIntegration,
   integration,

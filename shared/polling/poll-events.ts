@@ -42,7 +42,7 @@ export function makePollEvents(deps: PollEventsDeps) {
   return async function pollEvents(
     poller: { projectId: string; integrationId: string; rules: PollerRules },
     request: { cursor?: string; limit: number },
-  ): Promise<{ items: unknown[]; nextCursor: string; done: boolean }> {
+  ): Promise<PolledPage> {
     let position = '';
     if (request.cursor !== undefined) {
       const opened = deps.cursors.open(poller.integrationId, request.cursor);
@@ -54,7 +54,7 @@ export function makePollEvents(deps: PollEventsDeps) {
       position = opened;
     }
     const before = now() - deps.settleMs;
-    const items: unknown[] = [];
+    const items: string[] = [];
     let done = false;
     for (let reads = 0; reads < MAX_READS && items.length < request.limit && !done; reads++) {
       const page = await deps.log.read(poller.projectId, position, before, request.limit - items.length);
@@ -62,15 +62,23 @@ export function makePollEvents(deps: PollEventsDeps) {
         position = event.position;
         const body = event.body ?? (event.bodyRef ? await deps.bodyOf(event.bodyRef) : undefined);
         if (body === undefined) continue; // a large body whose stored copy expired: nothing left to show
+        // The envelope is parsed only for a filter that reads it: the page carries the stored text as it is.
         let parsed: unknown;
         const envelope = () => (parsed ??= JSON.parse(body));
-        if (poller.rules.accepts(event.eventType, envelope)) items.push(envelope());
+        if (poller.rules.accepts(event.eventType, envelope)) items.push(body);
       }
       if (page.exhausted) done = true;
       position = page.next;
     }
     return { items, nextCursor: deps.cursors.seal(poller.integrationId, position), done };
   };
+}
+
+/** A page: `items` are the envelopes' JSON texts, as stored by the fan-out (what a webhook receives). */
+export interface PolledPage {
+  items: string[];
+  nextCursor: string;
+  done: boolean;
 }
 
 export type PollEvents = ReturnType<typeof makePollEvents>;

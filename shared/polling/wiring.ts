@@ -1,6 +1,7 @@
 import type { IntegrationStore } from '../integrations/index.ts';
 import { matchesFilter } from '../integrations/index.ts';
 import type { DynamoTable } from '../kernel/aws/dynamo-table.ts';
+import type { RateLimiter } from '../ratelimit/index.ts';
 import type { SecretBox } from '../kernel/secret-box.ts';
 import { DynamoEventLog } from './adapters/dynamo-event-log.ts';
 import { pollEventsHandler } from './api/events-route.ts';
@@ -52,6 +53,8 @@ export function wirePolling(deps: {
   secrets: SecretBox;
   integrations: Pick<IntegrationStore, 'get'>;
   bodyOf: (bodyRef: string) => Promise<string | undefined>;
+  /** Each poller's requests a second (`POLL_RATE_LIMIT_PER_SECOND`). */
+  limiter: RateLimiter;
 }) {
   const settings = pollingSettings.read();
   const pollEvents = makePollEvents({
@@ -69,5 +72,5 @@ export function wirePolling(deps: {
         (poller.filter === null || matchesFilter(poller.filter, envelope() as never)),
     };
   };
-  return { handler: pollEventsHandler({ pollEvents, rulesOf }) };
+  return { handler: pollEventsHandler({ pollEvents, rulesOf, limiter: deps.limiter }) };
 }

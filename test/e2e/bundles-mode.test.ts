@@ -4,6 +4,8 @@ import { eventually } from '#test/support/eventually.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionSpecs } from '#infra/functions.ts';
 import type { LocalDeployment } from '#local/bundles/local-deployment.ts';
+import type { LocalAws } from '#local/emulators.ts';
+import { sentMails } from '#test/support/local-aws.ts';
 import { deniedCalls, unrequiredWildcards } from '#test/support/iam.ts';
 import type { HostedBundles } from '#test/support/service-host.ts';
 import { type ServiceClient, sharedBundles, sharedService } from '#test/support/service.ts';
@@ -141,6 +143,33 @@ describe('bundles mode', () => {
     expect((await fetch(`${svc.baseUrl}/admin/v1/projects/${projectId}`, { headers: { cookie } })).status).toBe(200);
     const audit = await svc.admin('GET', `/projects/${projectId}/audit`);
     expect(audit.body.items[0].action).toBe('POST /admin/v1/projects/{projectId}/portal-sessions');
+  });
+
+  it('sends email through the SES v2 stand-in from the send bundle, the call recorded against its role', async () => {
+    const { projectId } = await svc.newProject();
+    const channel = await svc.admin('POST', `/projects/${projectId}/channels`, {
+      type: 'email',
+      name: 'news',
+      address: 'news@bundles.example',
+      provider: { kind: 'ses' },
+    });
+    expect(channel.status, JSON.stringify(channel.body)).toBe(201);
+    const integration = await svc.admin('POST', `/projects/${projectId}/integrations`, {
+      product: 'custom',
+      channelId: channel.body.channelId,
+    });
+    const to = `success+${channel.body.channelId}@simulator.amazonses.com`;
+    const res = await svc.send(integration.body.token, { to: [to], subject: 'From the bundle', body: 'Hello' });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const info = (await (await fetch(`${svc.baseUrl}/local/aws`)).json()) as LocalAws;
+    expect(await sentMails(info, { to })).toMatchObject([
+      { from: 'news@bundles.example', subject: 'From the bundle', configurationSetName: 'switchboard' },
+    ]);
+    expect((await callsOf('send')).filter((c) => c.action.startsWith('ses:'))).toContainEqual({
+      fn: 'send',
+      action: 'ses:SendEmail',
+      resource: expect.stringMatching(/^arn:aws:ses:[^:]+:\d+:identity\/bundles\.example$/),
+    });
   });
 
   it('runs the scheduled credit sweeper from its bundle', async () => {

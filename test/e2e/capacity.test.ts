@@ -25,7 +25,8 @@ beforeAll(async () => {
   committed = recordedUnits();
   // One request of each type, but as many sends as the recording made: they race for the send limiters together.
   recorded = await recordUnits(schema, { perType: 1, sends: committed.perType });
-}, 180_000);
+  // A scheduled send leaves a minute after it is accepted at the soonest, for each of the two projects.
+}, 480_000);
 
 describe('no key that tenants share', () => {
   it('no request type writes a table or index partition key that requests of another project write too', () => {

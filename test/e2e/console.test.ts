@@ -570,7 +570,7 @@ describeNeeding(chromium, 'console in a browser', () => {
     await eventually(async () => (await rows.count()) === 58, 15_000, 'second page of files');
     await expectText(rows.nth(57), 'article-56.md');
     expect(await card.getByRole('button', { name: /Load more files/ }).count()).toBe(0);
-  });
+  }, 90_000); // 57 files uploaded and ingested first: ~10 s alone, past 30 s beside the rest of the suite
 
   it('is usable at phone width: no sideways scrolling, tables as labelled cards', async () => {
     const phone = await ui.browser.newContext(PHONE);

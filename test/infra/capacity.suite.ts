@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_SOURCE_CONCURRENCY, RESERVED_SHARE, WORKER_SHARE } from '#infra/capacity-plan.ts';
 import type { DeploymentSettings } from '#infra/settings.ts';
-import { synth, type Synthesized } from './synth.ts';
+import { defaultSynth, synth, type Synthesized } from './synth.ts';
 
 /**
- * Concurrency and throttles derived from the capacity model for the target (S1-S4, infra/capacity-target.ts), as the
+ * Concurrency and throttles derived from the capacity model for the target (S1-S5, infra/capacity-target.ts), as the
  * synthesized template carries them: on an account with AWS's default quotas, and on one with the quotas the target
  * needs.
  */
@@ -17,7 +17,7 @@ let sized: Synthesized;
 /** Both deployments with the quotas they were planned for. */
 let accounts: { s: Synthesized; quotas: Quotas }[];
 beforeAll(() => {
-  defaults = synth();
+  defaults = defaultSynth();
   const q = defaults.stack.plan.quotasNeeded;
   const needed = { lambdaConcurrencyQuota: q.lambdaConcurrency, apiRequestQuota: q.apiRequestsPerSecond };
   sized = synth({ settings: needed });

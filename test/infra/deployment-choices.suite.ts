@@ -6,13 +6,13 @@ import type { CfnResourceJson, PolicyStatementJson } from '#local/bundles/local-
 import { reasons } from '#infra/acknowledgements.ts';
 import { projectRoot } from '#infra/bundling.ts';
 import { settingsFromContext } from '#infra/settings.ts';
-import { synth, type Synthesized } from './synth.ts';
+import { defaultSynth, synth, type Synthesized } from './synth.ts';
 
 /** Choices a deployment makes (infra/settings.ts) and what they change in what is uploaded and granted. */
 let textract: Synthesized;
 let tesseract: Synthesized;
 beforeAll(() => {
-  textract = synth();
+  textract = defaultSynth();
   // The second synth also carries the one-deploy setting of an index replacement (a synth costs minutes here).
   tesseract = synth({ settings: { ocrEngine: 'tesseract', keepPreviousConversationIndex: true } });
 }, 600_000);

@@ -23,7 +23,7 @@ import type { Config } from '#shared/kernel/config.ts';
 import type { HttpEvent } from '#shared/http/types.ts';
 import { siteSettings, wireSite } from '#shared/site/index.ts';
 import { metricNames } from '#shared/contract/metrics.ts';
-import { synth, type Synthesized } from './synth.ts';
+import { defaultSynth, synth, type Synthesized } from './synth.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any> };
 
@@ -32,10 +32,10 @@ let resources: Record<string, Resource>;
 const specs = functionSpecs();
 
 /** Synthesis bundles every function the first time (seconds, more on a loaded machine). */
-const SYNTH_TIMEOUT_MS = 180_000;
+const SYNTH_TIMEOUT_MS = 600_000;
 
 beforeAll(() => {
-  s = synth();
+  s = defaultSynth();
   resources = s.template.toJSON().Resources as Record<string, Resource>;
 }, SYNTH_TIMEOUT_MS);
 

@@ -50,5 +50,16 @@ export function synth(options: SynthOptions = {}): Synthesized {
   return { app, stack, template: Template.fromStack(stack), outdir };
 }
 
+let defaults: Synthesized | undefined;
+
+/**
+ * The default deployment's synthesis, made once per process and shared by the suites that only read it (each
+ * synthesis of the default stack costs seconds of CPU and gives the same template).
+ */
+export function defaultSynth(): Synthesized {
+  defaults ??= synth();
+  return defaults;
+}
+
 /** A CloudFormation `Fn::GetAtt`/`Ref` to a logical id, as the template writes it. */
 export const getAtt = (logicalId: string, attribute: string) => ({ 'Fn::GetAtt': [logicalId, attribute] });

@@ -77,7 +77,7 @@ export function crashRun(options: { threads?: boolean } = {}): CrashRun {
           FAILPOINTS_FILE: failpointsFile,
           ...env,
         },
-        60_000,
+        180_000,
       );
       const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
       const service: CrashableService = {

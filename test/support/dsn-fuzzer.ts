@@ -1,7 +1,5 @@
 import fc from 'fast-check';
-import type { Channel } from '#shared/messaging/channel.ts';
-import { MAIL_LIMITS, parseMail } from '#shared/messaging/adapters/parse-mail.ts';
-import { makeSuppressionChanges } from '#shared/messaging/inbound/opt-outs.ts';
+import { type Channel, MAIL_LIMITS, makeSuppressionChanges, parseMail } from '#shared/messaging/index.ts';
 import type { Fuzzer } from './fuzzer.ts';
 
 /**

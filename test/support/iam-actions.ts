@@ -27,6 +27,9 @@ const types = {
   's3 bucket': arn('s3', { region: false, account: false }, '[^/]+'),
   's3 object': arn('s3', { region: false, account: false }, '[^/]+/.+'),
   'secretsmanager secret': arn('secretsmanager', regional, 'secret:.+'),
+  'iam role': arn('iam', { region: false, account: true }, 'role/.+'),
+  'ses identity': arn('ses', regional, 'identity/.+'),
+  'ses configuration-set': arn('ses', regional, 'configuration-set/[^/]+'),
   'bedrock foundation-model': arn('bedrock', { region: true, account: false }, 'foundation-model/.+'),
   'bedrock inference-profile': bedrockModel('inference-profile'),
   'bedrock application-inference-profile': bedrockModel('application-inference-profile'),
@@ -76,6 +79,10 @@ export const ACTIONS: Record<string, ResourceType[]> = {
   'bedrock:InvokeModelWithResponseStream': bedrockInvoke,
   'bedrock:CountTokens': ['bedrock foundation-model'],
   'textract:DetectDocumentText': [],
+  // A customer's role, for a webhook destination in their account.
+  'sts:AssumeRole': ['iam role'],
+  // SES v2 SendEmail is authorized on the identity it sends as and on its configuration set.
+  'ses:SendEmail': ['ses identity', 'ses configuration-set'],
 };
 
 /** Why a recorded call cannot be judged (unknown action, resource of no type the action takes), or undefined. */

@@ -2,10 +2,11 @@
  * An evaluator of AWS identity policies for the IAM check of bundles mode, covering exactly what the stack's role
  * policies use: `Allow` and `Deny` statements with `Action` and `Resource` lists, `*` and `?` wildcards. Anything
  * else a policy may hold (`NotAction`, `NotResource`, `Principal`, policy variables, short ARNs, a `Deny` with a
- * `Condition`) throws {@link UnsupportedPolicy}: the check must fail where it cannot judge, never guess an answer. A
- * condition cannot be judged here (the recorded calls carry no request context: keys, tags, source IP), so an `Allow`
- * with a `Condition` is never counted as allowing a recorded call: a call it alone would allow is reported denied,
- * the safe side for a check that must never pass what AWS might refuse.
+ * `Condition`) throws {@link UnsupportedPolicy}: the check must fail where it cannot judge, never guess an answer. An
+ * `Allow` with a `Condition` counts only when every condition is `StringEquals` or `StringLike` on keys the recorded
+ * call carries (`sts:ExternalId` of an AssumeRole) and holds; any other condition (tags, source IP...) is never
+ * counted as allowing: a call it alone would allow is reported denied, the safe side for a check that must never
+ * pass what AWS might refuse.
  *
  * The rules (IAM's policy evaluation logic for one account's identity policies): an explicit deny wins; otherwise
  * a matching allow allows; otherwise the call is implicitly denied. Actions match case-insensitively; resources
@@ -24,20 +25,31 @@ interface Statement {
   effect: 'Allow' | 'Deny';
   actions: string[];
   resources: string[];
-  /** An `Allow` that holds only under a condition: never counted for a call without its context. */
-  conditional?: true;
+  /** An `Allow` that holds only under its `Condition` (operator → key → values). */
+  condition?: Record<string, Record<string, unknown>>;
 }
+
+/** The condition operators judged here; any other keeps its statement from allowing anything. */
+const STRING_OPERATORS: Record<string, (pattern: string, value: string) => boolean> = {
+  StringEquals: (pattern, value) => pattern === value,
+  StringLike: (pattern, value) => wildcard(pattern, false).test(value),
+};
 
 const DOCUMENT_KEYS = new Set(['Version', 'Statement']);
 const STATEMENT_KEYS = new Set(['Sid', 'Effect', 'Action', 'Resource', 'Condition']);
 
 /** The decision IAM makes for `action` on `resource` under `documents` (the role's identity policies). */
-export function evaluate(documents: readonly unknown[], action: string, resource: string): Decision {
+export function evaluate(
+  documents: readonly unknown[],
+  action: string,
+  resource: string,
+  context: Readonly<Record<string, string>> = {},
+): Decision {
   // Every statement is read before any is matched, so an unsupported element fails the check wherever it is.
   const statements = documents.flatMap(statementsOf);
   let allowed = false;
   for (const s of statements) {
-    if (s.conditional) continue;
+    if (s.condition && !conditionHolds(s.condition, context)) continue;
     if (!s.actions.some((p) => actionMatches(p, action)) || !s.resources.some((p) => resourceMatches(p, resource)))
       continue;
     if (s.effect === 'Deny') return 'ExplicitlyDenied';
@@ -66,11 +78,26 @@ function statementsOf(document: unknown): Statement[] {
         `Statement element Condition is not supported on ${Effect}: ${show(statement.Condition)}`,
       );
     return {
-      ...(conditional ? { conditional: true as const } : {}),
+      ...(conditional ? { condition: statement.Condition as Statement['condition'] } : {}),
       effect: Effect,
       actions: strings(statement.Action, 'Action').map(checkedAction),
       resources: strings(statement.Resource, 'Resource').map(checkedResource),
     };
+  });
+}
+
+/** Every operator known and every key present in the call's context with a value one of the patterns matches. */
+function conditionHolds(condition: NonNullable<Statement['condition']>, context: Readonly<Record<string, string>>) {
+  return Object.entries(condition).every(([operator, keys]) => {
+    const matches = STRING_OPERATORS[operator];
+    if (!matches || !isObject(keys)) return false;
+    return Object.entries(keys).every(([key, patterns]) => {
+      // Condition keys are case-insensitive.
+      const name = Object.keys(context).find((k) => k.toLowerCase() === key.toLowerCase());
+      const value = name === undefined ? undefined : context[name];
+      const list = Array.isArray(patterns) ? patterns : [patterns];
+      return value !== undefined && list.some((p) => typeof p === 'string' && matches(p, value));
+    });
   });
 }
 

@@ -26,10 +26,15 @@ const list = <T>(v: T | T[]) => (Array.isArray(v) ? v : [v]);
  */
 export async function deniedCalls(deployment: LocalDeployment, names: LocalNames, calls: AwsCall[]): Promise<string[]> {
   const resolve = templateResolver(deployment, names);
-  const distinct = new Map(calls.map((c) => [`${c.fn} ${c.action} ${c.resource}`, c]));
+  const distinct = new Map(
+    calls.map((c) => [`${c.fn} ${c.role ?? ''} ${c.action} ${c.resource} ${JSON.stringify(c.context ?? {})}`, c]),
+  );
   const denied: string[] = [];
   const policiesByFn = new Map<string, unknown[]>();
   for (const call of distinct.values()) {
+    // Made with a customer's role (a webhook destination): their account's policies judge it, not the stack's. The
+    // AssumeRole that gave the credentials is a call of the function's own, checked here.
+    if (call.role !== undefined) continue;
     if (!deployment.functions[call.fn]) {
       denied.push(`${call.fn} (not a function of the stack) called ${call.action} on ${call.resource}`);
       continue;
@@ -39,7 +44,7 @@ export async function deniedCalls(deployment: LocalDeployment, names: LocalNames
     try {
       const problem = requestProblem(call.action, call.resource);
       if (problem) throw new Error(problem);
-      decision = evaluate(policiesByFn.get(call.fn)!, call.action, call.resource);
+      decision = evaluate(policiesByFn.get(call.fn)!, call.action, call.resource, call.context);
     } catch (error) {
       denied.push(`${call.fn}: ${call.action} on ${call.resource} could not be evaluated: ${(error as Error).message}`);
       continue;

@@ -1,23 +1,7 @@
 import { useState } from 'preact/hooks';
 import { enc, type Api } from '../api.ts';
-import type { Channel } from '../types.ts';
+import type { BatchPage, BatchProgress, Channel, ScheduledMessagePage } from '../types.ts';
 import { ConfirmButton, ErrorNotice, formatTime, Loading, ResponsiveTable, StatusMessage, useLoad } from '../ui.tsx';
-
-interface ScheduledMessage {
-  messageId: string;
-  to: string | string[];
-  sendAt: string;
-  createdAt: string;
-  batchId?: string;
-}
-interface BatchEntry {
-  batchId: string;
-  total: number;
-  createdAt: string;
-}
-interface BatchProgress extends BatchEntry {
-  counts: { queued: number; sent: number; failed: number; scheduled: number; canceled: number; refused: number };
-}
 
 /**
  * A channel's sends at volume: the messages scheduled with `sendAt` that have not left (each can be canceled), and
@@ -27,9 +11,9 @@ export function ChannelVolumePanel({ api, base, channels }: { api: Api; base: st
   const [channelId, setChannelId] = useState(channels[0]!.channelId);
   const channel = channels.find((c) => c.channelId === channelId) ?? channels[0]!;
   const path = `${base}/channels/${enc(channel.channelId)}`;
-  const scheduled = useLoad(() => api.get<{ items: ScheduledMessage[] }>(`${path}/scheduled`), [api, path]);
+  const scheduled = useLoad(() => api.get<ScheduledMessagePage>(`${path}/scheduled`), [api, path]);
   const batches = useLoad(async () => {
-    const page = await api.get<{ items: BatchEntry[] }>(`${path}/batches`);
+    const page = await api.get<BatchPage>(`${path}/batches`);
     return Promise.all(page.items.map((b) => api.get<BatchProgress>(`${path}/batches/${enc(b.batchId)}`)));
   }, [api, path]);
   const [status, setStatus] = useState<string>();
@@ -44,10 +28,7 @@ export function ChannelVolumePanel({ api, base, channels }: { api: Api; base: st
           </option>
         ))}
       </select>
-      <p class="muted small">
-        Pace: {(channel as Channel & { pace?: { perSecond: number } }).pace?.perSecond ?? '—'} messages a second at
-        most.
-      </p>
+      <p class="muted small">Pace: {channel.pace.perSecond} messages a second at most.</p>
       <StatusMessage message={status} />
       <h3>Scheduled</h3>
       <ErrorNotice error={scheduled.error} />

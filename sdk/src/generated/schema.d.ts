@@ -8212,6 +8212,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401ErrNoPermission"];
+            429: components["responses"]["Error429RateLimitedRetryAfter"];
             500: components["responses"]["Error500InternalError"];
             503: components["responses"]["Error503ServiceUnavailableRetryAfter"];
         };

@@ -32,12 +32,22 @@ interface SealedWebhookSecrets {
 }
 
 /**
+ * How long after the project's webhook change marker is written the change itself has landed (its one write, right
+ * after). Fan-out instances read the project's webhooks afresh until then; a change that took longer than this (a
+ * write stuck for half a minute) could be missed by a list read while it was pending.
+ */
+export const WEBHOOK_CHANGE_WINDOW_MS = 30_000;
+
+/**
  * Integrations under their project: `PRJ#<projectId>` / `INT#<integrationId>`, so the fan-out lists a project's
  * webhooks with one Query. Webhook secrets (signing secrets, bearer token) are stored sealed with the SecretBox;
  * custom tokens are stored only as their SHA-256 (on the integration and as the TokenStore key).
  *
  * The project's one enabled general webhook is enforced with a guard item (`GENERAL_WEBHOOK`) taken with a
- * conditional write: no transactions needed.
+ * conditional write: no transactions needed. Every change of a webhook first moves the project's change marker
+ * (`keys.webhookChanges`) forward, so a list of its webhooks remembered by a fan-out instance is checked with a read
+ * of one item (`CachedWebhookLists`); without transactions (which the local table lacks), the marker says by when
+ * the change will have landed rather than that it has.
  */
 export class DynamoIntegrationStore implements IntegrationStore {
   constructor(
@@ -47,6 +57,7 @@ export class DynamoIntegrationStore implements IntegrationStore {
   ) {}
 
   async create(integration: Integration): Promise<void> {
+    if (integration.product === 'webhook') await this.markWebhooksChanging(integration.projectId);
     await putItem(this.table, {
       Item: this.toItem(integration),
       ConditionExpression: 'attribute_not_exists(pk)',
@@ -73,6 +84,7 @@ export class DynamoIntegrationStore implements IntegrationStore {
     // An UpdateItem of the record's own attributes, not a PutItem: a `webhook.disabled` mark still pending on the item
     // (shared/events/outbox.ts) survives a PATCH that lands before it is cleared.
     const { pk: _pk, sk: _sk, ...attributes } = this.toItem(integration);
+    if (integration.product === 'webhook') await this.markWebhooksChanging(integration.projectId);
     const names: Record<string, string> = { '#version': 'version' };
     const values: Record<string, unknown> = { ':previous': integration.version - 1 };
     const set: string[] = [];
@@ -97,6 +109,8 @@ export class DynamoIntegrationStore implements IntegrationStore {
   }
 
   async delete(projectId: string, integrationId: string, expectedVersion?: number): Promise<Integration | undefined> {
+    // Whatever it is: which product it was is known only once it is gone.
+    await this.markWebhooksChanging(projectId);
     const write = await conditionalWrite(
       deleteItem(this.table, {
         Key: keys.integration(projectId, integrationId),
@@ -115,17 +129,49 @@ export class DynamoIntegrationStore implements IntegrationStore {
 
   async listWebhooks(projectId: string): Promise<WebhookTarget[]> {
     const at = this.now();
-    return (await this.query(projectId, true)).map((item) => toTarget(this.fromItem(item) as WebhookIntegration, at));
+    return (await this.webhookIntegrations(projectId)).map((webhook) => webhookTarget(webhook, at));
+  }
+
+  /** The project's webhooks as stored (secrets opened): one consistent Query of the project's partition. */
+  async webhookIntegrations(projectId: string): Promise<WebhookIntegration[]> {
+    return (await this.query(projectId, true)).map((item) => this.fromItem(item) as WebhookIntegration);
+  }
+
+  /**
+   * The time (epoch ms) by which the project's last webhook change has landed: a list read (begun) after it, with
+   * room for clocks apart, holds every change so far. 0 when no webhook of the project ever changed.
+   */
+  async webhooksChangedBy(projectId: string): Promise<number> {
+    const item = await readItem(this.table, keys.webhookChanges(projectId));
+    return typeof item?.changedBy === 'number' ? item.changedBy : 0;
+  }
+
+  /**
+   * Written before a webhook is created, changed, disabled or deleted (no transactions: see the class), so a crash
+   * between the two writes leaves only lists read afresh a while longer, never a list that misses the change. Only
+   * moves forward.
+   */
+  private async markWebhooksChanging(projectId: string): Promise<void> {
+    await applied(
+      updateItem(this.table, {
+        Key: keys.webhookChanges(projectId),
+        UpdateExpression: 'SET #by = :by',
+        ConditionExpression: 'attribute_not_exists(#by) OR #by < :by',
+        ExpressionAttributeNames: { '#by': 'changedBy' },
+        ExpressionAttributeValues: { ':by': this.now().getTime() + WEBHOOK_CHANGE_WINDOW_MS },
+      }),
+    );
   }
 
   async getWebhook(projectId: string, integrationId: string): Promise<WebhookTarget | undefined> {
     const integration = await this.get(projectId, integrationId);
-    return integration?.product === 'webhook' ? toTarget(integration, this.now()) : undefined;
+    return integration?.product === 'webhook' ? webhookTarget(integration, this.now()) : undefined;
   }
 
   async disableWebhook(projectId: string, integrationId: string, reason: string, mark?: OutboxMark): Promise<boolean> {
     const key = keys.integration(projectId, integrationId);
     const outbox = mark ? outboxUpdate(mark, key.pk) : undefined;
+    await this.markWebhooksChanging(projectId);
     const write = await conditionalWrite(
       updateItem(this.table, {
         Key: key,
@@ -269,7 +315,8 @@ export class DynamoIntegrationStore implements IntegrationStore {
   }
 }
 
-function toTarget(webhook: WebhookIntegration, at: Date): WebhookTarget {
+/** What the workers need of a webhook, its signing secrets those still live at `at`. */
+export function webhookTarget(webhook: WebhookIntegration, at: Date): WebhookTarget {
   return {
     projectId: webhook.projectId,
     integrationId: webhook.integrationId,

@@ -22,6 +22,13 @@ export interface MergedQuery {
   limit: number;
   /** Query calls one page may make (a filter that drops most items ends the page early, with `next`). */
   maxCalls?: number;
+  /**
+   * The items are spread over the partitions by a hash (each as likely in any): a partition's part of a page is then
+   * binomial, and each is first asked for its mean plus three standard deviations (about 1.5 times its share at 251
+   * items over 8, 1.8 at 101) instead of twice its share. Fewer items read and not returned, and a second read for
+   * about one page in a hundred.
+   */
+  hashed?: boolean;
 }
 
 interface Partition {
@@ -57,7 +64,7 @@ export async function queryMerged(
     pk,
     buffer: [],
     done: false,
-    size: Math.max(5, Math.ceil((2 * (limit + 1)) / query.partitions.length)),
+    size: firstReadSize(limit + 1, query.partitions.length, query.hashed === true),
   }));
   const maxCalls = query.maxCalls ?? 4 * partitions.length;
   const range = keyCondition(query);
@@ -118,6 +125,12 @@ export async function queryMerged(
   }
   items.length = limit;
   return { items, next: keyOf(items[limit - 1]!) };
+}
+
+/** Items each partition is first asked for, toward a page of `wanted` over `count` partitions. */
+function firstReadSize(wanted: number, count: number, hashed: boolean): number {
+  const size = hashed ? wanted / count + 3 * Math.sqrt((wanted * (count - 1)) / (count * count)) : (2 * wanted) / count;
+  return Math.max(5, Math.ceil(size));
 }
 
 /**

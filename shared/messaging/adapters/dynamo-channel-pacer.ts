@@ -1,14 +1,16 @@
 import { keys } from '../../contract/keys.ts';
-import { applied, conditionalWrite, type DynamoTable, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
+import { conditionalWrite, type DynamoTable, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
 import type { ChannelPacer } from '../volume/pace.ts';
 
 /**
- * A channel's pace in DynamoDB: one item per channel (`CHPACE#<channelId>`) holding `next`, the first instant not yet
- * reserved (epoch ms). A reservation of a group of sends is one conditional write, with no read first:
+ * A channel's pace in DynamoDB. One item per channel (`CHPACE#<channelId>`) holds `next`, the first instant not yet
+ * reserved (epoch ms), and `seq`, how many sends were planned: a reservation of a group of sends is one conditional
+ * write, with no read first:
  *  - busy (`next` > now, within the horizon): the group starts at `next`, `next` moves past it;
  *  - idle (`next` <= now, or no item): the group starts now.
  * A group whose start would be beyond the horizon reserves nothing (its jobs wait on the queue instead).
- * `last` is the last send let through: an admission is one conditional write (`last` <= now - spacing).
+ * Each slot is an item of its own (`CHPACE#<channelId>#<slot>`, `at`: its last send): an admission is one
+ * conditional write on it (`at` <= now - window); a refusal returns the slot's item, which says when it frees.
  */
 export class DynamoChannelPacer implements ChannelPacer {
   constructor(private readonly table: DynamoTable) {}
@@ -19,47 +21,62 @@ export class DynamoChannelPacer implements ChannelPacer {
     spacingMs: number,
     now: number,
     horizonMs: number,
-  ): Promise<number | { later: number }> {
+  ): Promise<{ at: number; seq: number } | { later: number }> {
     const key = keys.channelPace(channelId);
     const span = count * spacingMs;
     const exp = Math.ceil(now / 1000) + 86400;
+    const planned = (output: { Attributes?: Record<string, unknown> }) => Number(output.Attributes?.seq) - count;
     for (let round = 0; round < 8; round++) {
       const busy = await conditionalWrite(
         updateItem(this.table, {
           Key: key,
-          UpdateExpression: 'SET #next = #next + :span, expiresAt = :exp',
+          UpdateExpression: 'SET #next = #next + :span, seq = if_not_exists(seq, :zero) + :count, expiresAt = :exp',
           ConditionExpression: '#next > :now AND #next <= :limit',
           ExpressionAttributeNames: { '#next': 'next' },
-          ExpressionAttributeValues: { ':span': span, ':now': now, ':limit': now + horizonMs, ':exp': exp },
+          ExpressionAttributeValues: {
+            ':span': span,
+            ':now': now,
+            ':limit': now + horizonMs,
+            ':exp': exp,
+            ':zero': 0,
+            ':count': count,
+          },
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      if (busy.applied) return (busy.output.Attributes?.next as number) - span;
-      const idle = await applied(
+      if (busy.applied) return { at: (busy.output.Attributes?.next as number) - span, seq: planned(busy.output) };
+      const idle = await conditionalWrite(
         updateItem(this.table, {
           Key: key,
-          UpdateExpression: 'SET #next = :next, expiresAt = :exp',
+          UpdateExpression: 'SET #next = :next, seq = if_not_exists(seq, :zero) + :count, expiresAt = :exp',
           ConditionExpression: 'attribute_not_exists(#next) OR #next <= :now',
           ExpressionAttributeNames: { '#next': 'next' },
-          ExpressionAttributeValues: { ':next': now + span, ':now': now, ':exp': exp },
+          ExpressionAttributeValues: { ':next': now + span, ':now': now, ':exp': exp, ':zero': 0, ':count': count },
+          ReturnValues: 'UPDATED_NEW',
         }),
       );
-      if (idle) return now;
+      if (idle.applied) return { at: now, seq: planned(idle.output) };
       const next = (await readItem(this.table, key))?.next;
       if (typeof next === 'number' && next > now + horizonMs) return { later: next };
     }
     throw new Error('channel pace: no reservation after 8 rounds of contention');
   }
 
-  admit(channelId: string, spacingMs: number, now: number): Promise<boolean> {
-    return applied(
+  async admit(channelId: string, slot: number, windowMs: number, now: number): Promise<true | { retryAt: number }> {
+    const key = keys.channelPaceSlot(channelId, slot);
+    const write = await conditionalWrite(
       updateItem(this.table, {
-        Key: keys.channelPace(channelId),
-        UpdateExpression: 'SET #last = :now',
-        ConditionExpression: 'attribute_not_exists(#last) OR #last <= :earliest',
-        ExpressionAttributeNames: { '#last': 'last' },
-        ExpressionAttributeValues: { ':now': now, ':earliest': now - spacingMs },
+        Key: key,
+        UpdateExpression: 'SET #at = :now, expiresAt = :exp',
+        ConditionExpression: 'attribute_not_exists(#at) OR #at <= :earliest',
+        ExpressionAttributeNames: { '#at': 'at' },
+        ExpressionAttributeValues: { ':now': now, ':earliest': now - windowMs, ':exp': Math.ceil(now / 1000) + 86400 },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
+    if (write.applied) return true;
+    const before = write.itemBefore?.at?.N;
+    const last = before !== undefined ? Number(before) : (await readItem(this.table, key))?.at;
+    return { retryAt: typeof last === 'number' ? last + windowMs : now };
   }
 }

@@ -3,6 +3,7 @@ import { collections, duePartitions, inCollection, keys, pageKeyOf } from '../..
 import type { Page, PageRequest } from '../../kernel/page.ts';
 import {
   applied,
+  type BatchWriteRequest,
   conditionalWrite,
   type DynamoTable,
   putItem,
@@ -20,6 +21,8 @@ import type { DeferredMessage, DeferredStatus, DeferredStore, DueEntry } from '.
 const RETENTION_SECONDS = 90 * 86400;
 const MINUTE = 60_000;
 const minuteOf = (ms: number) => Math.floor(ms / MINUTE) * MINUTE;
+/** Messages queued at once that share one due entry (a batch's, at most). */
+const MAX_GROUP = 1000;
 
 function dueOf(message: DeferredMessage): DueEntry {
   return {
@@ -29,7 +32,7 @@ function dueOf(message: DeferredMessage): DueEntry {
   };
 }
 
-function dueKey(entry: DueEntry) {
+function dueKey(entry: Pick<DueEntry, 'messageId' | 'dueAt'>) {
   return keys.due(minuteOf(Date.parse(entry.dueAt)), entry.messageId, entry.dueAt);
 }
 
@@ -41,25 +44,43 @@ function dueKey(entry: DueEntry) {
 export class DynamoDeferredStore implements DeferredStore {
   constructor(private readonly table: DynamoTable) {}
 
-  async create(messages: readonly DeferredMessage[]): Promise<void> {
-    const requests = messages.flatMap((m) => [
-      {
-        PutRequest: {
-          Item: {
-            ...keys.messageStatus(m.messageId),
-            ...m,
-            direction: 'outbound',
-            history: [{ status: m.status, at: m.createdAt }],
-            expiresAt: Math.floor(Date.parse(m.createdAt) / 1000) + RETENTION_SECONDS,
-          },
+  async create(messages: readonly DeferredMessage[]): Promise<DueEntry[]> {
+    const entries: DueEntry[] = [];
+    const requests: BatchWriteRequest[] = messages.map((m) => ({
+      PutRequest: {
+        Item: {
+          ...keys.messageStatus(m.messageId),
+          ...m,
+          direction: 'outbound',
+          history: [{ status: m.status, at: m.createdAt }],
+          expiresAt: Math.floor(Date.parse(m.createdAt) / 1000) + RETENTION_SECONDS,
         },
       },
-      { PutRequest: { Item: { ...dueKey(dueOf(m)), ...dueOf(m), expiresAt: dueExpiry(dueOf(m)) } } },
-      ...(m.sendAt ? [{ PutRequest: { Item: scheduledEntry(m.channelId, m.sendAt, m.messageId) } }] : []),
-    ]);
-    const chunks: (typeof requests)[] = [];
-    for (let i = 0; i < requests.length; i += 24) chunks.push(requests.slice(i, i + 24));
+    }));
+    // A scheduled message has its own entry (it moves alone); those queued at once share one, up to 1,000 ids (about
+    // 30 KB): one write where there were as many as messages, for the sweep's partitions as for the request.
+    const queued = new Map<string, string[]>();
+    for (const m of messages) {
+      if (m.sendAt) {
+        const entry = dueOf(m);
+        entries.push(entry);
+        requests.push({ PutRequest: { Item: { ...dueKey(entry), ...entry, expiresAt: dueExpiry(entry) } } });
+        requests.push({ PutRequest: { Item: scheduledEntry(m.channelId, m.sendAt, m.messageId) } });
+      } else queued.set(m.createdAt, [...(queued.get(m.createdAt) ?? []), m.messageId]);
+    }
+    for (const [dueAt, ids] of queued)
+      for (let i = 0; i < ids.length; i += MAX_GROUP) {
+        const messageIds = ids.slice(i, i + MAX_GROUP);
+        const group: DueEntry = { messageId: messageIds[0]!, dueAt };
+        requests.push({
+          PutRequest: { Item: { ...dueKey(group), ...group, messageIds, expiresAt: dueExpiry(group) } },
+        });
+        for (const messageId of messageIds) entries.push({ messageId, dueAt, group: group.messageId });
+      }
+    const chunks: BatchWriteRequest[][] = [];
+    for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
     await forEachConcurrently(chunks, 32, (chunk) => writeBatch(this.table, chunk));
+    return entries;
   }
 
   async get(messageId: string) {
@@ -67,6 +88,19 @@ export class DynamoDeferredStore implements DeferredStore {
     if (!item) return undefined;
     const { pk: _pk, sk: _sk, expiresAt: _e, history: _h, direction: _d, ...rest } = item;
     return rest as unknown as DeferredMessage;
+  }
+
+  async getMany(messageIds: readonly string[]) {
+    const items = await readBatch(
+      this.table,
+      messageIds.map((id) => keys.messageStatus(id)),
+    );
+    return new Map(
+      items.map((item) => {
+        const { pk: _pk, sk: _sk, expiresAt: _e, history: _h, direction: _d, ...rest } = item;
+        return [String(item.messageId), rest as unknown as DeferredMessage];
+      }),
+    );
   }
 
   async statuses(messageIds: readonly string[]): Promise<Map<string, string>> {
@@ -178,7 +212,7 @@ export class DynamoDeferredStore implements DeferredStore {
   }
 
   async due(fromMs: number, untilMs: number, limit: number): Promise<DueEntry[]> {
-    const out: DueEntry[] = [];
+    const out: (DueEntry & { messageIds?: string[] })[] = [];
     const until = new Date(untilMs).toISOString();
     for (let minute = minuteOf(fromMs); minute <= untilMs && out.length < limit; minute += MINUTE) {
       const found = await Promise.all(
@@ -189,18 +223,30 @@ export class DynamoDeferredStore implements DeferredStore {
             Limit: limit,
             ConsistentRead: true,
           });
-          return (page.Items ?? []) as unknown as DueEntry[];
+          return (page.Items ?? []) as unknown as (DueEntry & { messageIds?: string[] })[];
         }),
       );
-      out.push(
-        ...found.flat().map(({ messageId, dueAt, sendAt }) => ({ messageId, dueAt, ...(sendAt ? { sendAt } : {}) })),
-      );
+      out.push(...found.flat());
     }
-    return out.sort((a, b) => a.dueAt.localeCompare(b.dueAt)).slice(0, limit);
+    // A shared entry is answered whole (removing one of its messages removes it): the limit counts stored entries.
+    return out
+      .sort((a, b) => a.dueAt.localeCompare(b.dueAt))
+      .slice(0, limit)
+      .flatMap(({ messageId, dueAt, sendAt, messageIds }): DueEntry[] =>
+        messageIds
+          ? messageIds.map((id) => ({ messageId: id, dueAt, group: messageId }))
+          : [{ messageId, dueAt, ...(sendAt ? { sendAt } : {}) }],
+      );
   }
 
   async removeDue(entries: readonly DueEntry[]): Promise<void> {
-    const requests = entries.map((e) => ({ DeleteRequest: { Key: dueKey(e) } }));
+    const stored = new Map(
+      entries.map((e) => {
+        const key = dueKey({ messageId: e.group ?? e.messageId, dueAt: e.dueAt });
+        return [`${key.pk}#${key.sk}`, key];
+      }),
+    );
+    const requests = [...stored.values()].map((Key) => ({ DeleteRequest: { Key } }));
     const chunks: (typeof requests)[] = [];
     for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
     await forEachConcurrently(chunks, 32, (chunk) => writeBatch(this.table, chunk));

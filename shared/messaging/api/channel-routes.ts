@@ -1,3 +1,5 @@
+import type { RouteDocs } from '#shared/contract/api-docs.ts';
+import { channel, channelPage, outboxPage } from './schemas.ts';
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
@@ -187,5 +189,66 @@ export function channelHandlers(channels: ChannelUseCases, publicBaseUrl: string
     addCredits: async ({ params, body }) =>
       json(200, view(await channels.addCredits(params.projectId, params.channelId, body.amount))),
     outbox: async ({ params, query }) => json(200, await channels.outbox(params.projectId, params.channelId, query)),
+  };
+}
+
+/** The OpenAPI documentation of {@link channelRoutes}, beside their declarations. */
+export function channelRouteDocs(): RouteDocs<typeof channelRoutes> {
+  return {
+    createChannel: {
+      operationId: 'createChannel',
+      summary: 'Create a channel',
+      description:
+        'A WhatsApp number, an email mailbox or an SMS sender, with the provider that sends on it (sandbox by default).',
+      tags: ['Channels'],
+      responses: { 201: { description: 'The channel (credentials are never returned).', body: channel } },
+    },
+    listChannels: {
+      operationId: 'listChannels',
+      summary: 'List channels',
+      description: "The project's channels, a page at a time; credentials are never returned.",
+      tags: ['Channels'],
+      responses: { 200: { description: 'A page of channels.', body: channelPage } },
+    },
+    getChannel: {
+      operationId: 'getChannel',
+      summary: 'Get a channel',
+      description: 'The channel by id; credentials are never returned.',
+      tags: ['Channels'],
+      responses: { 200: { description: 'The channel.', body: channel } },
+    },
+    updateChannel: {
+      operationId: 'updateChannel',
+      summary: 'Rename a channel or change its opt-out keywords',
+      description:
+        'Changes `name`, `optOutKeywords` and `optInKeywords` (SMS and WhatsApp; `null` restores the defaults). A ' +
+        'keyword in both lists, or keywords on an email channel, is 400.',
+      tags: ['Channels'],
+      responses: { 200: { description: 'The channel.', body: channel } },
+    },
+    deleteChannel: {
+      operationId: 'deleteChannel',
+      summary: 'Delete a channel',
+      description: 'Custom tokens bound to it then answer 404 `CHANNEL_NOT_FOUND` on the send endpoint.',
+      tags: ['Channels'],
+      responses: { 204: { description: 'Deleted.' } },
+    },
+    addCredits: {
+      operationId: 'addChannelCredits',
+      summary: 'Add channel credits',
+      description:
+        'Adds `amount` send credits to the channel (a send costs one); an unmetered channel becomes metered.',
+      tags: ['Channels'],
+      responses: { 200: { description: 'The channel with its new balance.', body: channel } },
+    },
+    outbox: {
+      operationId: 'listOutboxMessages',
+      summary: 'Messages recorded by a sandbox channel',
+      description:
+        'Sandbox channels only (409 `CONFLICT` otherwise): what a real provider would have sent, newest first, a page at a time.',
+      tags: ['Channels'],
+      responses: { 200: { description: 'A page of messages, newest first.', body: outboxPage } },
+      errors: { 409: ['CONFLICT'] },
+    },
   };
 }

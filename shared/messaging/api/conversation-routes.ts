@@ -1,3 +1,5 @@
+import type { RouteDocs } from '#shared/contract/api-docs.ts';
+import { conversation, conversationMessagePage, suppression, suppressionPage } from './schemas.ts';
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
@@ -50,5 +52,62 @@ export function conversationHandlers(
       json(200, await conversations.conversation(await channelOf(params), params.contact)),
     listChannelMessages: async ({ params, query }) =>
       json(200, await conversations.messages(await channelOf(params), params.contact, query)),
+  };
+}
+
+/** The OpenAPI documentation of {@link conversationRoutes}, beside their declarations. */
+export function conversationRouteDocs(): RouteDocs<typeof conversationRoutes> {
+  return {
+    listSuppressions: {
+      operationId: 'listSuppressions',
+      summary: 'Contacts the channel does not send to',
+      description:
+        'Contacts that opted out (an opt-out keyword, their own List-Unsubscribe address) or whose mail bounced for good, in ' +
+        'contact order, a page at a time. A send to one answers 409 `RECIPIENT_OPTED_OUT`.',
+      tags: ['Channels'],
+      responses: { 200: { description: 'A page of suppressions.', body: suppressionPage } },
+    },
+    getSuppression: {
+      operationId: 'getSuppression',
+      summary: 'Whether a contact is suppressed, and why',
+      description: '404 `NOT_FOUND` when the contact is not suppressed; 400 for a contact the channel cannot write.',
+      tags: ['Channels'],
+      // A contact the channel cannot write (not a phone number on SMS and WhatsApp, not an address on email): 400.
+      errors: { 400: ['VALIDATION_ERROR'] },
+      responses: { 200: { description: 'The suppression.', body: suppression } },
+    },
+    deleteSuppression: {
+      operationId: 'deleteSuppression',
+      summary: 'Send to a suppressed contact again',
+      description:
+        'Lifts the suppression and emits `contact.opted_in` with `reason: "admin"`. 404 `NOT_FOUND` when the contact ' +
+        'is not suppressed.',
+      tags: ['Channels'],
+      // A contact the channel cannot write (not a phone number on SMS and WhatsApp, not an address on email): 400.
+      errors: { 400: ['VALIDATION_ERROR'] },
+      responses: { 204: { description: 'Lifted.' } },
+    },
+    getChannelConversation: {
+      operationId: 'getChannelConversation',
+      summary: "A contact's conversation: window and opt-out",
+      description:
+        'What `GET /api/integration/conversations/{contact}` answers a custom token of this channel: the conversation ' +
+        'id, the WhatsApp 24-hour window, and whether the contact opted out.',
+      tags: ['Channels'],
+      // A contact the channel cannot write (not a phone number on SMS and WhatsApp, not an address on email): 400.
+      errors: { 400: ['VALIDATION_ERROR'] },
+      responses: { 200: { description: 'The conversation.', body: conversation } },
+    },
+    listChannelMessages: {
+      operationId: 'listChannelMessages',
+      summary: "A contact's messages on the channel",
+      description:
+        'Both directions, newest first, a page at a time; media URLs are signed by this read (valid 7 days). What ' +
+        '`GET /api/integration/conversations/{contact}/messages` answers a custom token.',
+      tags: ['Channels'],
+      // A contact the channel cannot write (not a phone number on SMS and WhatsApp, not an address on email): 400.
+      errors: { 400: ['VALIDATION_ERROR'] },
+      responses: { 200: { description: 'A page of messages, newest first.', body: conversationMessagePage } },
+    },
   };
 }

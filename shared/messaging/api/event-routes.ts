@@ -1,3 +1,5 @@
+import type { RouteDocs } from '#shared/contract/api-docs.ts';
+import { eventAccepted } from './schemas.ts';
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import { json } from '#shared/http/types.ts';
 import { REPORTABLE_EVENT_TYPES } from '#shared/events/index.ts';
@@ -29,5 +31,21 @@ export function eventHandlers(reportEvent: ReportEvent): RouteHandlers<typeof ev
   return {
     reportEvent: async ({ params, body, event }) =>
       json(202, await reportEvent(params.projectId, body, event.idempotency)),
+  };
+}
+
+/** The OpenAPI documentation of {@link eventRoutes}, beside their declarations. */
+export function eventRouteDocs(): RouteDocs<typeof eventRoutes> {
+  return {
+    reportEvent: {
+      operationId: 'reportEvent',
+      summary: 'Report a channel event',
+      description:
+        "How channel back ends report events; each is delivered to every webhook that applies (the general one plus the channel's). " +
+        "Over the project's `limits.eventsPerSecond`: 429 `RATE_LIMITED` with `Retry-After`, nothing queued.",
+      tags: ['Webhook deliveries'],
+      responses: { 202: { description: 'Queued.', body: eventAccepted } },
+      errors: { 404: ['CHANNEL_NOT_FOUND'], 429: ['RATE_LIMITED'] },
+    },
   };
 }

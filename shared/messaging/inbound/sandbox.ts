@@ -1,10 +1,9 @@
-import type { ReportedEvent } from './process-inbound.ts';
+import type { ReportedEvent, SandboxStatusReport } from './apply-ports.ts';
 import { NotFoundError, ValidationError } from '../../kernel/domain-error.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Channel } from '../channel.ts';
 import { NotSandboxChannelError } from '../errors.ts';
 import type { MessageStatusStore } from '../message-status.ts';
-import type { SandboxStatusReport } from './process-inbound.ts';
 import type { ReceivedMessage } from './report.ts';
 import { UNCHECKED_MAIL } from './ses.ts';
 

@@ -4,7 +4,7 @@ import { ValidationError } from '../../kernel/domain-error.ts';
 import type { ConversationStore, SendLookupKeys } from '../conversation.ts';
 import { ChannelNotFoundError } from '../errors.ts';
 import { validateSendPayload } from '../payloads.ts';
-import { checkSend, sendLookupKeys } from '../send-message.ts';
+import { checkSend, sendLookupKeys } from '../send-checks.ts';
 import type { DeferredMessage } from './deferred.ts';
 import { type Refusal, refusalOf } from './refusal.ts';
 import { parseSendAt, splitSendAt } from './send-at.ts';

@@ -11,7 +11,8 @@ export interface AcceptDeferredDeps {
 
 /**
  * Accepts deferred messages so that nothing accepted is lost:
- * 1. each message is written with a due entry (a batch's in BatchWriteItems of 24);
+ * 1. each message is written with a due entry (a batch's in BatchWriteItems of 25, its items queued at once sharing
+ *    one entry);
  * 2. those due within the sweep's lookahead are put on the outbound queue now, delayed to their time;
  * 3. their due entries are removed.
  * A crash or a queue outage after 1 leaves the due entries: the due sweep enqueues them (a job enqueued twice is
@@ -21,16 +22,8 @@ export function makeAcceptDeferred(deps: AcceptDeferredDeps) {
   const now = deps.now ?? (() => new Date());
   return async function acceptDeferred(messages: readonly DeferredMessage[]): Promise<void> {
     if (!messages.length) return;
-    await deps.store.create(messages);
-    await enqueueSoon(
-      deps,
-      messages.map((m) => ({
-        messageId: m.messageId,
-        dueAt: m.sendAt ?? m.createdAt,
-        ...(m.sendAt ? { sendAt: m.sendAt } : {}),
-      })),
-      now().getTime(),
-    );
+    const entries = await deps.store.create(messages);
+    await enqueueSoon(deps, entries, now().getTime());
   };
 }
 
@@ -41,9 +34,9 @@ export async function enqueueSoon(
   },
   entries: readonly DueEntry[],
   nowMs: number,
-): Promise<void> {
+): Promise<boolean> {
   const soon = entries.filter((e) => Date.parse(e.dueAt) <= nowMs + deps.lookaheadMs);
-  if (!soon.length) return;
+  if (!soon.length) return true;
   try {
     await deps.queue.enqueue(
       soon.map((e) => ({
@@ -52,7 +45,9 @@ export async function enqueueSoon(
       })),
     );
     await deps.store.removeDue(soon);
+    return true;
   } catch (cause) {
     deps.onBackgroundError('outbound enqueue (left to the due sweep)', cause);
+    return false;
   }
 }

@@ -52,13 +52,23 @@ export interface DueEntry {
   /** When it may leave (UTC ISO): `sendAt`, or its acceptance for a batch item. */
   dueAt: string;
   sendAt?: string;
+  /**
+   * The stored entry that holds it with others due at the same instant (a batch's items queued at once share one,
+   * named by its first message): removing any of them removes that one entry.
+   */
+  group?: string;
 }
 
 /** Where deferred messages are kept, claimed and moved, each with one conditional write on its own item. */
 export interface DeferredStore {
-  /** Writes new messages with their due entries (one BatchWriteItem per 25 items). */
-  create(messages: readonly DeferredMessage[]): Promise<void>;
+  /**
+   * Writes new messages with their due entries (one BatchWriteItem per 25 items), and answers those entries: one for
+   * each scheduled message, one for all those queued at once.
+   */
+  create(messages: readonly DeferredMessage[]): Promise<DueEntry[]>;
   get(messageId: string): Promise<DeferredMessage | { messageId: string; status: string } | undefined>;
+  /** Several messages read at once (one BatchGetItem per 100); missing ids are absent. */
+  getMany(messageIds: readonly string[]): Promise<Map<string, DeferredMessage | { messageId: string; status: string }>>;
   /** The messages' statuses as they are now (missing ids are absent). */
   statuses(messageIds: readonly string[]): Promise<Map<string, string>>;
   /** `queued` or `scheduled` (due at `sendAt`) → `sending`; false when it is no longer so. */

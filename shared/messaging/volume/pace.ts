@@ -7,8 +7,8 @@ import * as z from '../../kernel/validation/zod.ts';
  */
 export const DEFAULT_PACE: Record<ChannelType, number> = { whatsapp: 80, sms: 10, email: 14 };
 /**
- * The highest pace a channel may ask: its one pace item takes about 1,000 writes a second, and each send writes it
- * once (its admission) besides its group's reservation.
+ * The highest pace a channel may ask: its pace item takes one write per group of sends a worker takes (up to 10), and
+ * each send writes one of its slots (each slot its own partition, written at most once a second).
  */
 export const MAX_PACE_PER_SECOND = 500;
 
@@ -22,23 +22,33 @@ export function paceOf(channel: { type: ChannelType; pace?: Pace }): Pace {
 }
 
 /**
- * Spacing between two sends of a channel. Sends leave at reserved instants `spacing` apart, so no sliding second
- * holds more than `perSecond` of them; 2 % more than 1000 / perSecond absorbs a send that leaves a little late (the
- * timer, the way to the provider).
+ * A channel's pace as `slots` tokens, each letting one send through at most once every `windowMs`
+ * ({@link ChannelPacer.admit}): a window of a second can then never hold more than `perSecond` sends, whatever order
+ * and lateness they come in, since it holds at most one use of each slot. A sliding second holds a whole number of
+ * sends, so 2.5 a second is 2 slots a second; below one a second, one slot every `1000 / perSecond` ms. Sends are
+ * planned `spacingMs` apart (their reserved instants), exactly the rate the slots allow.
  */
-export function paceSpacingMs(perSecond: number): number {
-  return (1000 / perSecond) * 1.02;
+export function paceSlots(perSecond: number): { slots: number; windowMs: number; spacingMs: number } {
+  const slots = Math.max(1, Math.floor(perSecond));
+  const windowMs = Math.max(1000, (slots * 1000) / perSecond) * WAY_MARGIN;
+  return { slots, windowMs, spacingMs: windowMs / slots };
 }
 
 /**
- * The shared schedule of one channel's sends (its token bucket, kept as the next free instant): one item per
- * channel, written once per group of sends a worker takes, never once per send.
+ * A slot's window is 2 % longer than the pace asks: a send reaches the provider a little after its admission (the
+ * way there varies by some milliseconds), and the provider counts arrivals, not admissions.
+ */
+const WAY_MARGIN = 1.02;
+
+/**
+ * The shared schedule of one channel's sends: the next free instant and the count of sends planned (one item per
+ * channel, written once per group of sends a worker takes, never once per send), and the channel's slots.
  */
 export interface ChannelPacer {
   /**
    * Reserves `count` consecutive instants `spacingMs` apart, the first no earlier than `now` and after the channel's
-   * last reservation, and returns the first (epoch ms); or `{ later }` without reserving when that first instant is
-   * more than `horizonMs` away. Atomic across every worker.
+   * last reservation, with their sequence numbers; answers the first of each, or `{ later }` without reserving when
+   * that first instant is more than `horizonMs` away. Atomic across every worker.
    */
   reserve(
     channelId: string,
@@ -46,11 +56,11 @@ export interface ChannelPacer {
     spacingMs: number,
     now: number,
     horizonMs: number,
-  ): Promise<number | { later: number }>;
+  ): Promise<{ at: number; seq: number } | { later: number }>;
   /**
-   * Lets one send through at `now` when the channel's last one let through is at least `spacingMs` earlier (or
-   * none), recording it; false otherwise. Reservations order the sends; this makes a send that woke late unable to
-   * crowd the next: no second ever holds more than `perSecond`, however late a worker's timer fires.
+   * Lets one send through `slot` at `now` when that slot's last send is at least `windowMs` earlier (or none),
+   * recording it; otherwise answers when it will be free. A send uses the slot its sequence number names (modulo the
+   * slots), so a late send delays only the one a full window after it, never every one behind it.
    */
-  admit(channelId: string, spacingMs: number, now: number): Promise<boolean>;
+  admit(channelId: string, slot: number, windowMs: number, now: number): Promise<true | { retryAt: number }>;
 }

@@ -1,5 +1,4 @@
-import type { Pace } from './pace.ts';
-import { type ChannelPacer, paceSpacingMs } from './pace.ts';
+import { type ChannelPacer, type Pace, paceSlots } from './pace.ts';
 import { type DeferredMessage, type DeferredStore, isDeferred, type OutboundJob } from './deferred.ts';
 import type { FireOutcome } from './send-deferred.ts';
 
@@ -13,9 +12,11 @@ const PREPARE_MS = 300;
 const STALE_CLAIM_MS = 75_000;
 /** A job that met an outage (a store that did not answer) comes back this soon. */
 const RETRY_SECONDS = 2;
+/** An admission the store did not answer is asked again this soon. */
+const ADMIT_RETRY_MS = 50;
 
 export interface WorkOutboundDeps {
-  store: Pick<DeferredStore, 'get'>;
+  store: Pick<DeferredStore, 'getMany'>;
   pacer: ChannelPacer;
   /** The channel's pace and type as stored (a few seconds old at most); undefined when the channel is gone. */
   paceOf: (projectId: string, channelId: string) => Promise<Pace | undefined>;
@@ -36,23 +37,36 @@ export type RecordOutcome = { id: string; done: true } | { id: string; done: fal
 
 /**
  * One batch of the outbound queue:
- * 1. each job's message is read: gone, already sent or canceled, or moved to another time → done; a scheduled one
+ * 1. the jobs' messages are read at once; each one gone, already sent or canceled, or moved to another time → done; a scheduled one
  *    more than a moment early → back on the queue until its time; one found `sending` → abandoned (never twice);
- * 2. the rest, per channel, reserve their instants on the channel's pace in one write (pace.ts): a group whose turn
- *    is beyond the horizon goes back on the queue until about then, reserving nothing;
- * 3. each message waits for its instant (and its time, if scheduled), then leaves (send-deferred.ts).
+ * 2. the rest, per channel, reserve their instants and sequence numbers on the channel's pace in one write (pace.ts):
+ *    a group whose turn is beyond the horizon goes back on the queue until about then, reserving nothing;
+ * 3. each message waits for its instant (and its time, if scheduled) and for its slot, then leaves
+ *    (send-deferred.ts).
  */
 export function makeWorkOutbound(deps: WorkOutboundDeps) {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
+  /** Waits until the slot lets the send through (a store that does not answer is asked again shortly). */
+  async function admitted(channelId: string, slot: number, windowMs: number): Promise<void> {
+    for (;;) {
+      const answer = await deps.pacer
+        .admit(channelId, slot, windowMs, now())
+        .catch(() => ({ retryAt: now() + ADMIT_RETRY_MS }));
+      if (answer === true) return;
+      await sleep(Math.max(1, answer.retryAt - now()));
+    }
+  }
+
   return async function workOutbound(records: readonly OutboundRecord[]): Promise<RecordOutcome[]> {
     const outcomes: RecordOutcome[] = [];
     const ready = new Map<string, { record: OutboundRecord; message: DeferredMessage }[]>();
+    const read = await deps.store.getMany(records.map((r) => r.job.messageId)).catch(() => null);
+    if (read === null) return records.map((r) => ({ id: r.id, done: false, seconds: RETRY_SECONDS }));
     await Promise.all(
       records.map(async (record) => {
-        const found = await deps.store.get(record.job.messageId).catch(() => null);
-        if (found === null) return outcomes.push({ id: record.id, done: false, seconds: RETRY_SECONDS });
+        const found = read.get(record.job.messageId);
         if (!isDeferred(found) || found.status === 'canceled') return outcomes.push({ id: record.id, done: true });
         if (found.status === 'sending') {
           // Another copy of its job may be sending it right now: only a claim older than any worker lives is dead.
@@ -76,35 +90,35 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
     await Promise.all(
       [...ready.values()].map(async (group) => {
         const first = group[0]!.message;
-        let start: number | { later: number };
-        let spacing = 0;
+        let start: { at: number; seq: number } | { later: number };
+        let plan: ReturnType<typeof paceSlots> | undefined;
         try {
           const pace = await deps.paceOf(first.projectId, first.channelId);
           // A channel deleted meanwhile: each message fails as its send would (CHANNEL_NOT_FOUND), unpaced.
-          spacing = pace ? paceSpacingMs(pace.perSecond) : 0;
-          start = pace
-            ? await deps.pacer.reserve(first.channelId, group.length, spacing, now(), PACE_HORIZON_MS)
-            : now();
+          plan = pace ? paceSlots(pace.perSecond) : undefined;
+          start = plan
+            ? await deps.pacer.reserve(first.channelId, group.length, plan.spacingMs, now(), PACE_HORIZON_MS)
+            : { at: now(), seq: 0 };
         } catch {
           start = { later: now() + RETRY_SECONDS * 1000 };
         }
-        if (typeof start !== 'number') {
+        if (!('at' in start)) {
           const seconds = Math.max(1, Math.floor((start.later - now()) / 1000));
           for (const { record } of group) outcomes.push({ id: record.id, done: false, seconds });
           return;
         }
+        const { at: startAt, seq } = start;
         await Promise.all(
           group.map(async ({ record, message }, i) => {
-            const at = Math.max(start + i * spacing, message.sendAt ? Date.parse(message.sendAt) : 0);
+            const at = Math.max(startAt + i * (plan?.spacingMs ?? 0), message.sendAt ? Date.parse(message.sendAt) : 0);
             // The checks, the claim and the charge take their time before the turn: begin them a moment early.
             const early = at - now() - PREPARE_MS;
             if (early > 0) await sleep(early);
             const turn = async () => {
               const wait = at - now();
               if (wait > 0) await sleep(wait);
-              // Late or early, a send goes only when the channel's last one is a spacing behind it.
-              while (!(await deps.pacer.admit(message.channelId, spacing, now()).catch(() => false)))
-                await sleep(Math.max(1, spacing / 4));
+              // Late or early, a send goes only through its slot, free a whole window after the slot's last send.
+              if (plan) await admitted(message.channelId, (seq + i) % plan.slots, plan.windowMs);
             };
             const outcome = await deps
               .fire(message, turn)

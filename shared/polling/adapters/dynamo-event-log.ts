@@ -53,6 +53,11 @@ export class DynamoEventLog implements EventLog {
       to: pollLog.positionAt(beforeMs - 1),
       limit,
       maxCalls: 3,
+      // Events are spread by a hash of their id: each partition holds close to its eighth of a page.
+      hashed: true,
+      // What a page shows, and the position (the sort key, always read back): not the keys or the expiry.
+      projection: '#eventId, #eventType, #body, #bodyRef',
+      names: { '#eventId': 'eventId', '#eventType': 'eventType', '#body': 'body', '#bodyRef': 'bodyRef' },
     });
     const items = page.items.map((item) => ({
       projectId,

@@ -1,8 +1,10 @@
 import type { PublicOperationDocs } from '../../contract/api-docs.ts';
 import type { PollerTokenGrant } from '../../auth/index.ts';
+import { overloadHttpError } from '../../http/domain-errors.ts';
+import type { RateDecision, RateLimiter } from '../../ratelimit/index.ts';
 import { validate } from '../../http/middleware.ts';
 import { MAX_CURSOR_LENGTH } from '../../http/pagination.ts';
-import { json, type HttpEvent, type HttpResult } from '../../http/types.ts';
+import type { HttpEvent, HttpResult } from '../../http/types.ts';
 import { HttpError } from '../../http/errors.ts';
 import { withMeta } from '../../kernel/validation/meta.ts';
 import * as z from '../../kernel/validation/zod.ts';
@@ -34,13 +36,37 @@ const pollPage = withMeta(
   { id: 'PolledEvents' },
 );
 
-/** `GET /api/integration/events` once the poller's token passed: its rules read, the log read from the cursor. */
+/** The bucket of a poller: one per integration (a rotated token keeps it). */
+export const pollerLimitKey = (integrationId: string) => `poller#${integrationId}`;
+
+/**
+ * `GET /api/integration/events` once the poller's token passed: its own rate counted first (429 `RATE_LIMITED` with
+ * `Retry-After` past it, nothing read; a limit that cannot be checked refuses with 503), its rules read, the log
+ * read from the cursor.
+ */
 export function pollEventsHandler(deps: {
   pollEvents: PollEvents;
+  /** Each poller's requests a second. */
+  limiter: RateLimiter;
   /** The poller's rules; undefined when the poller is gone (its token then fails too). */
   rulesOf: (projectId: string, integrationId: string) => Promise<PollerRules | undefined>;
 }) {
   return async function servePollEvents(event: HttpEvent<unknown, PollerTokenGrant>): Promise<HttpResult> {
+    let decision: RateDecision;
+    try {
+      decision = await deps.limiter.admit(pollerLimitKey(event.auth.integrationId), Date.now());
+    } catch (cause) {
+      throw overloadHttpError(cause);
+    }
+    if (!decision.allowed) {
+      const wait = decision.retryAfterSeconds ?? 1;
+      throw new HttpError(
+        429,
+        'RATE_LIMITED',
+        `This poller's limit of ${decision.limit} requests a second was reached; retry after ${wait} s.`,
+        { headers: { 'Retry-After': String(wait) } },
+      );
+    }
     const raw: Record<string, string> = {};
     for (const [k, v] of Object.entries(event.queryStringParameters ?? {})) if (v !== undefined) raw[k] = v;
     const query = validate(pollQuery, raw);
@@ -51,7 +77,12 @@ export function pollEventsHandler(deps: {
       { projectId, integrationId, rules },
       { limit: query.limit, ...(query.cursor !== undefined ? { cursor: query.cursor } : {}) },
     );
-    return json(200, page, { 'cache-control': 'no-store' });
+    // The envelopes are JSON texts already (the fan-out's): joined into the page, not parsed and written again.
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+      body: `{"items":[${page.items.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)},"done":${page.done}}`,
+    };
   };
 }
 
@@ -81,7 +112,7 @@ export function pollEventsDocs(): PublicOperationDocs {
         },
       },
       responses: { 200: { description: 'A page of events.', body: pollPage } },
-      errors: { 400: ['VALIDATION_ERROR'], 401: ['ERR_NO_PERMISSION'] },
+      errors: { 400: ['VALIDATION_ERROR'], 401: ['ERR_NO_PERMISSION'], 429: ['RATE_LIMITED'] },
     },
   };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
+import { DynamoChannelStore } from '#shared/messaging/index.ts';
 import { DynamoIntegrationStore } from '#shared/integrations/index.ts';
 import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import { DynamoTokenStore, type TokenStore } from '#shared/auth/index.ts';

@@ -18,14 +18,16 @@ import {
   updateItem,
   writeBatch,
 } from '#shared/kernel/aws/dynamo-table.ts';
-import { DynamoChannelStore } from '#shared/messaging/adapters/dynamo-channel-store.ts';
-import { DynamoConversationStore } from '#shared/messaging/adapters/dynamo-conversation-store.ts';
-import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
-import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
-import type { Channel } from '#shared/messaging/channel.ts';
-import { makeApplyReports } from '#shared/messaging/inbound/process-inbound.ts';
-import { sandboxProvider } from '#shared/messaging/providers.ts';
-import { makeSendMessage } from '#shared/messaging/send-message.ts';
+import {
+  type Channel,
+  DynamoChannelStore,
+  DynamoConversationStore,
+  DynamoMessageLog,
+  DynamoMessageStatusStore,
+  makeApplyReports,
+  makeSendMessage,
+  sandboxProvider,
+} from '#shared/messaging/index.ts';
 import { createSecretBox } from '#shared/kernel/secret-box.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 import { RecordingPublisher } from '#test/support/fakes/recording-publisher.ts';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoIdempotencyStore } from '#shared/idempotency/adapters/dynamo-idempotency-store.ts';
 import { HttpError } from '#shared/http/errors.ts';
-import { NoChannelCreditsError } from '#shared/messaging/errors.ts';
+import { NoChannelCreditsError } from '#shared/messaging/index.ts';
 import { httpFunction, jsonBody } from '#shared/http/middleware.ts';
 import { json, type HttpEvent } from '#shared/http/types.ts';
 import { idempotency } from '#shared/idempotency/api/idempotency-middleware.ts';

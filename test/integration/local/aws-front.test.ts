@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
+import { connect } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAwsFront, type AwsFront } from '#local/bundles/aws-front.ts';
@@ -16,6 +17,10 @@ beforeAll(async () => {
     let body = '';
     for await (const chunk of req) body += chunk;
     forwarded.push({ method: req.method!, url: req.url!, body });
+    if (body.includes('Action=AssumeRole')) {
+      res.writeHead(200, { 'content-type': 'text/xml' });
+      return void res.end('<AssumeRoleResponse><AssumeRoleResult><Credentials><AccessKeyId>ASIAISSUED</AccessKeyId>');
+    }
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   }).listen(0, '127.0.0.1');
   await once(upstream, 'listening');
@@ -25,6 +30,8 @@ beforeAll(async () => {
     account: '000000000000',
     dynamoEndpoint: at,
     queuesAndBucketsEndpoint: at,
+    standIns: { sts: at, eventbridge: at, kinesis: at },
+    sesEndpoint: at,
     secrets: { [SECRET_ARN]: 'sba_the-admin-key' },
   });
 });
@@ -113,6 +120,32 @@ describe('the AWS front of bundles mode', () => {
     ]);
   });
 
+  it('records SES v2 SendEmail on the From identity and the configuration set, and forwards it to the SES stand-in', async () => {
+    front.calls.length = 0;
+    forwarded.length = 0;
+    const body = JSON.stringify({
+      FromEmailAddress: '"Acme News" <news@acme.example>',
+      Destination: { ToAddresses: ['success@simulator.amazonses.com'] },
+      ConfigurationSetName: 'switchboard',
+      Content: { Simple: { Subject: { Data: 'Hi' }, Body: { Text: { Data: 'Hello' } } } },
+    });
+    const res = await fetch(`${front.endpoint}/v2/email/outbound-emails`, {
+      method: 'POST',
+      headers: signed('outbound', 'ses', { 'content-type': 'application/json' }),
+      body,
+    });
+    expect(res.status).toBe(200);
+    expect(forwarded).toEqual([{ method: 'POST', url: '/v2/email/outbound-emails', body }]);
+    expect(front.calls).toEqual([
+      { fn: 'outbound', action: 'ses:SendEmail', resource: 'arn:aws:ses:us-east-1:000000000000:identity/acme.example' },
+      {
+        fn: 'outbound',
+        action: 'ses:SendEmail',
+        resource: 'arn:aws:ses:us-east-1:000000000000:configuration-set/switchboard',
+      },
+    ]);
+  });
+
   it('records a Bedrock call with the model it names and refuses it (no stand-in)', async () => {
     front.calls.length = 0;
     const res = await fetch(`${front.endpoint}/model/${encodeURIComponent('amazon.nova-lite-v1:0')}/converse`, {
@@ -127,6 +160,56 @@ describe('the AWS front of bundles mode', () => {
         action: 'bedrock:InvokeModel',
         resource: 'arn:aws:bedrock:us-east-1::foundation-model/amazon.nova-lite-v1:0',
       },
+    ]);
+  });
+
+  it("records AssumeRole with its external id, then the role's calls under that role: SNS, EventBridge, Kinesis over HTTP/2", async () => {
+    front.calls.length = 0;
+    const role = 'arn:aws:iam::123456789012:role/delivery';
+    const assumed = await fetch(front.endpoint, {
+      method: 'POST',
+      headers: signed('deliver', 'sts', { 'content-type': 'application/x-www-form-urlencoded' }),
+      body: new URLSearchParams({ Action: 'AssumeRole', RoleArn: role, ExternalId: 'sbx_project' }).toString(),
+    });
+    expect(await assumed.text()).toContain('ASIAISSUED');
+    await fetch(front.endpoint, {
+      method: 'POST',
+      headers: signed('ASIAISSUED', 'sns', { 'content-type': 'application/x-www-form-urlencoded' }),
+      body: new URLSearchParams({ Action: 'Publish', TopicArn: 'arn:aws:sns:us-east-1:123456789012:t' }).toString(),
+    });
+    await fetch(front.endpoint, {
+      method: 'POST',
+      headers: signed('ASIAISSUED', 'events', { 'x-amz-target': 'AWSEvents.PutEvents' }),
+      body: JSON.stringify({ Entries: [{ EventBusName: 'arn:aws:events:us-east-1:123456789012:event-bus/b' }, {}] }),
+    });
+    // Kinesis's SDK client speaks HTTP/2 without TLS: the front takes it and forwards the call.
+    const session = connect(front.endpoint);
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': '/',
+      ...signed('ASIAISSUED', 'kinesis', { 'x-amz-target': 'Kinesis_20131202.PutRecord' }),
+    });
+    stream.end(JSON.stringify({ StreamARN: 'arn:aws:kinesis:us-east-1:123456789012:stream/s', Data: 'e30=' }));
+    const [headers] = (await once(stream, 'response')) as [Record<string, unknown>];
+    let answer = '';
+    for await (const chunk of stream) answer += chunk;
+    session.close();
+    expect([headers[':status'], answer]).toEqual([200, '{}']);
+    expect(forwarded.at(-1)!.body).toContain('"StreamARN"');
+    // A key STS did not issue through the front is no role's: recorded as its own caller.
+    await fetch(front.endpoint, {
+      method: 'POST',
+      headers: signed('ASIAOTHER', 'kinesis', { 'x-amz-target': 'Kinesis_20131202.PutRecord' }),
+      body: JSON.stringify({ StreamName: 's' }),
+    });
+    const viaRole = { fn: 'deliver', role };
+    expect(front.calls).toEqual([
+      { fn: 'deliver', action: 'sts:AssumeRole', resource: role, context: { 'sts:ExternalId': 'sbx_project' } },
+      { ...viaRole, action: 'sns:Publish', resource: 'arn:aws:sns:us-east-1:123456789012:t' },
+      { ...viaRole, action: 'events:PutEvents', resource: 'arn:aws:events:us-east-1:123456789012:event-bus/b' },
+      { ...viaRole, action: 'events:PutEvents', resource: 'arn:aws:events:us-east-1:000000000000:event-bus/default' },
+      { ...viaRole, action: 'kinesis:PutRecord', resource: 'arn:aws:kinesis:us-east-1:123456789012:stream/s' },
+      { fn: 'ASIAOTHER', action: 'kinesis:PutRecord', resource: 'arn:aws:kinesis:us-east-1:000000000000:stream/s' },
     ]);
   });
 });

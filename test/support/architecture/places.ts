@@ -9,7 +9,7 @@ export const LIBRARIES = ['kernel', 'contract', 'http', 'openapi'];
  * hold: other areas reach them through `index.ts` or `api/index.ts`, and folders outside `shared/` reach in anywhere.
  * This list only shrinks: the test fails when a listed area already meets the target, and the final state is empty.
  */
-export const NOT_YET_CONVERTED: readonly string[] = ['messaging'];
+export const NOT_YET_CONVERTED: readonly string[] = [];
 
 /**
  * File-level import cycles not broken yet (each: its files, sorted, joined by ` <-> `). Only shrinks; empty is the

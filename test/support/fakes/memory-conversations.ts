@@ -1,12 +1,12 @@
-import type { Channel } from '#shared/messaging/channel.ts';
 import type {
+  Channel,
   ConversationMessage,
   ConversationStore,
   SendLookup,
   SendLookupKeys,
   Suppression,
   SuppressionChange,
-} from '#shared/messaging/conversation.ts';
+} from '#shared/messaging/index.ts';
 import type { Page, PageRequest } from '#shared/kernel/page.ts';
 
 interface SuppressionItem {

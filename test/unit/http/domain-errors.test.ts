@@ -30,7 +30,7 @@ import {
   ProviderFailedError,
   RecipientOptedOutError,
   WindowClosedError,
-} from '#shared/messaging/errors.ts';
+} from '#shared/messaging/index.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { DependencyOverloadedError } from '#shared/kernel/overload.ts';
 import { RateLimitedError } from '#shared/ratelimit/index.ts';

@@ -6,7 +6,7 @@ import { MultipartError, parseMultipart } from '#shared/http/multipart.ts';
 import { bindRoutes, createRouter, route } from '#shared/http/router.ts';
 import { json, type Context, type HttpEvent } from '#shared/http/types.ts';
 import { compileFilePattern } from '#shared/knowledge/index.ts';
-import { validateSendPayload } from '#shared/messaging/payloads.ts';
+import { validateSendPayload } from '#shared/messaging/index.ts';
 import { matchRoute } from '#shared/contract/route-match.ts';
 import { routes } from '#shared/contract/routes.ts';
 

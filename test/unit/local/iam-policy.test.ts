@@ -68,9 +68,19 @@ describe('the IAM policy evaluator of bundles mode', () => {
     expect(resourceMatches('arn:aws:textract:us-east-1:000000000000:*', '*')).toBe(false);
   });
 
-  it('never counts an Allow that holds under a condition: the recorded calls carry no context to judge it', () => {
+  it('counts an Allow under a condition only when the call carries the keys and they match', () => {
     const conditional = { ...allow('dynamodb:GetItem', TABLE), Condition: { StringLike: { 'sts:ExternalId': 'x*' } } };
     expect(evaluate([policy(conditional)], 'dynamodb:GetItem', TABLE)).toBe('ImplicitlyDenied');
+    expect(evaluate([policy(conditional)], 'dynamodb:GetItem', TABLE, { 'sts:ExternalId': 'y1' })).toBe(
+      'ImplicitlyDenied',
+    );
+    expect(evaluate([policy(conditional)], 'dynamodb:GetItem', TABLE, { 'sts:externalid': 'x1' })).toBe('Allowed');
+    const equals = { ...conditional, Condition: { StringEquals: { 'sts:ExternalId': ['a', 'b'] } } };
+    expect(evaluate([policy(equals)], 'dynamodb:GetItem', TABLE, { 'sts:ExternalId': 'b' })).toBe('Allowed');
+    expect(evaluate([policy(equals)], 'dynamodb:GetItem', TABLE, { 'sts:ExternalId': 'a*' })).toBe('ImplicitlyDenied');
+    // An operator it does not judge (here IP addresses) never allows, whatever the call carries.
+    const ip = { ...conditional, Condition: { IpAddress: { 'aws:SourceIp': '10.0.0.0/8' } } };
+    expect(evaluate([policy(ip)], 'dynamodb:GetItem', TABLE, { 'aws:SourceIp': '10.0.0.1' })).toBe('ImplicitlyDenied');
     expect(evaluate([policy(conditional, allow('dynamodb:GetItem', TABLE))], 'dynamodb:GetItem', TABLE)).toBe(
       'Allowed',
     );

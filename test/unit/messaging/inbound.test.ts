@@ -6,7 +6,8 @@ import { RecordingPublisher } from '#test/support/fakes/recording-publisher.ts';
 import { describe, expect, it } from 'vitest';
 import type { Channel } from '#shared/messaging/channel.ts';
 import { cacheChannels } from '#shared/messaging/inbound/channel-cache.ts';
-import { inboundMessageId, makeProcessInbound } from '#shared/messaging/inbound/process-inbound.ts';
+import { inboundMessageId } from '#shared/messaging/inbound/apply-received.ts';
+import { makeProcessInbound } from '#shared/messaging/inbound/process-inbound.ts';
 import { reportsFromSesNotification } from '#shared/messaging/inbound/ses.ts';
 import {
   metaSignature,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeProcessSesEvent, normaliseSesEvent, sesEventOf } from '#shared/messaging/inbound/ses-events.ts';
 import { parseSendAt } from '#shared/messaging/volume/send-at.ts';
-import { paceSpacingMs } from '#shared/messaging/volume/pace.ts';
+import { paceSlots } from '#shared/messaging/volume/pace.ts';
 
 const now = new Date('2026-12-01T12:00:00Z');
 
@@ -24,10 +24,13 @@ describe('sendAt', () => {
 });
 
 describe('pace', () => {
-  it('spaces sends a little more than 1 / perSecond apart, never closer', () => {
-    expect(paceSpacingMs(10)).toBeCloseTo(102);
-    expect(1000 / paceSpacingMs(200)).toBeLessThan(200);
-    expect(1000 / paceSpacingMs(200)).toBeGreaterThan(195);
+  it('is whole sends a second through as many slots, each once a second (2 % more for the way to the provider)', () => {
+    expect(paceSlots(10)).toEqual({ slots: 10, windowMs: 1020, spacingMs: 102 });
+    expect(paceSlots(200)).toEqual({ slots: 200, windowMs: 1020, spacingMs: 5.1 });
+    // A sliding second holds a whole number of sends: 2.5 a second is never 3 in one.
+    expect(paceSlots(2.5)).toEqual({ slots: 2, windowMs: 1020, spacingMs: 510 });
+    // Below one a second, one slot less often.
+    expect(paceSlots(0.5)).toEqual({ slots: 1, windowMs: 2040, spacingMs: 2040 });
   });
 });
 

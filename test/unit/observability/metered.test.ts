@@ -3,7 +3,7 @@ import { meteredProviders } from '#functions/_wiring/metered.ts';
 import { meteredRateLimiter } from '#shared/ratelimit/index.ts';
 import { meteredCreditLedger } from '#shared/credits/index.ts';
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
-import type { MessageProviders, OutboundMessage } from '#shared/messaging/providers.ts';
+import type { MessageProviders, OutboundMessage } from '#shared/messaging/index.ts';
 import { metricNames } from '#shared/contract/metrics.ts';
 import { MemoryCreditLedger } from '#test/support/fakes/memory-credit-ledger.ts';
 import { recordingMetrics } from '#test/support/recording-metrics.ts';

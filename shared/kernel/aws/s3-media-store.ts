@@ -1,15 +1,18 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { MEDIA_URL_SECONDS, type MediaStore } from '../media.ts';
 
 /**
- * Inbound media in the transfer bucket (`media/…`, kept 90 days by a lifecycle rule), offered as presigned GETs valid
- * 7 days. The object keeps its type and, for documents, a download name; images open inline.
+ * Received media in the transfer bucket (`media/…`, kept 90 days by a lifecycle rule), offered as presigned GETs valid
+ * `urlSeconds`. The object keeps its type and, for documents, a download name; images open inline. A library adapter
+ * rather than the messaging area's own: the functions load it on first use (./lazy-s3-media-store.ts), and an area's
+ * face may not reach a module it loads lazily (every function importing the face would carry the S3 client's shared
+ * code at cold start).
  */
-export class S3MediaStore implements MediaStore {
+export class S3MediaStore {
   constructor(
     private readonly s3: S3Client,
     private readonly bucket: string,
+    private readonly urlSeconds: number,
   ) {}
 
   async put(key: string, bytes: Buffer, contentType: string, fileName?: string): Promise<void> {
@@ -27,10 +30,10 @@ export class S3MediaStore implements MediaStore {
 
   async url(key: string, now: Date): Promise<{ url: string; expiresAt: string }> {
     const url = await getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
-      expiresIn: MEDIA_URL_SECONDS,
+      expiresIn: this.urlSeconds,
       signingDate: now,
     });
-    return { url, expiresAt: new Date(now.getTime() + MEDIA_URL_SECONDS * 1000).toISOString() };
+    return { url, expiresAt: new Date(now.getTime() + this.urlSeconds * 1000).toISOString() };
   }
 }
 

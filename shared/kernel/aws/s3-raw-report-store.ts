@@ -1,6 +1,9 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 
-/** Raw inbound reports parked in the transfer bucket: large provider bodies, and every inbound mail. */
+/**
+ * Raw inbound reports parked in the transfer bucket: large provider bodies, and every inbound mail. A library adapter
+ * for the same reason as ./s3-media-store.ts: the functions load it on first use (./lazy-s3-raw-report-store.ts).
+ */
 export class S3RawReportStore {
   constructor(
     private readonly s3: S3Client,
