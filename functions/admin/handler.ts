@@ -3,18 +3,9 @@ import { s3ObjectStoreOnFirstUse, s3UploadInboxOnFirstUse } from '#shared/kernel
 import { DynamoChannelStore, wireMessagingAdmin } from '#shared/messaging/index.ts';
 import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
 import { wireIntegrationAdmin } from '#shared/integrations/index.ts';
-import {
-  DynamoKnowledgeFileStore,
-  DynamoKnowledgeIndexStore,
-  knowledgeHandlers,
-  type KnowledgeManagement,
-  makeKnowledgeManagement,
-  SqsIngestQueue,
-} from '#shared/knowledge/index.ts';
+import { type KnowledgeAdmin, wireKnowledgeAdmin } from '#shared/knowledge/index.ts';
 import { DynamoProjectStore, wireProjectAdmin } from '#shared/projects/index.ts';
 import { DynamoTokenStore } from '#shared/auth/index.ts';
-import { sqsClient } from '#shared/kernel/aws/sqs-client.ts';
-import { HttpError } from '#shared/http/errors.ts';
 import { json } from '#shared/http/types.ts';
 import { bindRoutes } from '#shared/http/router.ts';
 import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
@@ -78,39 +69,16 @@ const messagingHandlers = wireMessagingAdmin(platform, {
   allowPrivateDestinations: cfg.webhookAllowPrivate,
 });
 
-// Knowledge files: S3 is loaded on the first upload or delete. Without a bucket or an ingest queue, uploads answer
-// 503 and deleting a bot still works.
-const unconfigured = (what: string) => () => {
-  throw new HttpError(503, 'SERVICE_UNAVAILABLE', `Knowledge storage is not configured (${what}).`);
-};
-const knowledgeObjects = cfg.BUCKET_KNOWLEDGE
-  ? s3ObjectStoreOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE)
-  : {
-      put: unconfigured('BUCKET_KNOWLEDGE'),
-      putStream: unconfigured('BUCKET_KNOWLEDGE'),
-      get: unconfigured('BUCKET_KNOWLEDGE'),
-      getRange: unconfigured('BUCKET_KNOWLEDGE'),
-      getTail: unconfigured('BUCKET_KNOWLEDGE'),
-      delete: async () => {},
-      deletePrefix: async () => {},
-    };
-const ingestQueue = cfg.QUEUE_URL_INGEST
-  ? new SqsIngestQueue(sqsClient(cfg), cfg.QUEUE_URL_INGEST)
-  : { enqueue: unconfigured('QUEUE_URL_INGEST') };
-let knowledge: KnowledgeManagement;
+// Knowledge files: S3 is loaded on the first upload or delete (the root hands the bucket's stores in).
+let knowledge: KnowledgeAdmin;
 const botAdmin = wireBotAdmin(platform, {
   projectExists: async (projectId) => (await projectStore.get(projectId)) !== undefined,
-  purgeKnowledge: (botId) => knowledge.purgeBot(botId),
+  purgeKnowledge: (botId) => knowledge.knowledge.purgeBot(botId),
 });
-knowledge = makeKnowledgeManagement({
+knowledge = wireKnowledgeAdmin(platform, {
   requireBot: botAdmin.bots.requireBot,
-  files: new DynamoKnowledgeFileStore(table),
-  index: new DynamoKnowledgeIndexStore(table),
-  objects: knowledgeObjects,
-  queue: ingestQueue,
-  // Browser uploads (presigned POST): without a bucket, asking for an upload URL answers 503 like an upload.
-  ...(cfg.BUCKET_KNOWLEDGE ? { inbox: s3UploadInboxOnFirstUse(cfg, cfg.BUCKET_KNOWLEDGE) } : {}),
-  logger,
+  objectsOn: (bucket) => s3ObjectStoreOnFirstUse(cfg, bucket),
+  inboxOn: (bucket) => s3UploadInboxOnFirstUse(cfg, bucket),
 });
 
 // Who may call what: project keys, portal sessions, each route's rule, and the audit log of every change.
@@ -143,7 +111,7 @@ export const handler = tenancy.serve({
     },
     ...integrationAdmin.handlers,
     ...botAdmin.handlers,
-    ...knowledgeHandlers(knowledge),
+    ...knowledge.handlers,
     ...tenancy.handlers,
   }),
   // Routes declared `idempotent` (event reports, test events) accept Idempotency-Key; the lock outlives the

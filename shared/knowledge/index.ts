@@ -2,8 +2,7 @@
 export { DynamoKnowledgeFileStore } from './adapters/dynamo-knowledge-file-store.ts';
 export { DynamoKnowledgeIndexStore } from './adapters/dynamo-knowledge-index-store.ts';
 export { HashedEmbeddings, hashedVector } from './adapters/hashed-embeddings.ts';
-export { SqsIngestQueue } from './adapters/sqs-ingest-queue.ts';
-export { knowledgeHandlers, knowledgeRouteDocs, knowledgeRoutes } from './api/admin-routes.ts';
+export { knowledgeRouteDocs, knowledgeRoutes } from './api/admin-routes.ts';
 export {
   knowledgeFile,
   knowledgeFilePage,
@@ -37,7 +36,6 @@ export {
 } from './knowledge-files.ts';
 export type { KnowledgeExcerpt, KnowledgeSearch, KnowledgeSearchRequest } from './knowledge-search.ts';
 export {
-  type KnowledgeManagement,
   makeKnowledgeManagement,
   UnsupportedMediaTypeError,
   UploadTooLargeError,
@@ -49,4 +47,9 @@ export { detectLanguage, documentTerms, type Language, type QueryTerm } from './
 export { chunkText, normalizeText } from './text/chunker.ts';
 export { type DocumentReader, extractDocumentText, UnreadableDocumentError } from './text/extract.ts';
 export { markdownToText } from './text/markdown.ts';
-export { knowledgeObjectsFromConfig, knowledgeSearchFromConfig } from './wiring.ts';
+export {
+  type KnowledgeAdmin,
+  knowledgeObjectsFromConfig,
+  knowledgeSearchFromConfig,
+  wireKnowledgeAdmin,
+} from './wiring.ts';

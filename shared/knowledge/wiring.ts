@@ -1,9 +1,17 @@
-import type { BotStore } from '../bots/index.ts';
+import type { Bot, BotStore } from '../bots/index.ts';
+import { HttpError } from '../http/errors.ts';
+import { sqsClient } from '../kernel/aws/sqs-client.ts';
+import type { Platform } from '../kernel/platform.ts';
+import { SqsIngestQueue } from './adapters/sqs-ingest-queue.ts';
+import { DynamoKnowledgeFileStore } from './adapters/dynamo-knowledge-file-store.ts';
+import { DynamoKnowledgeIndexStore } from './adapters/dynamo-knowledge-index-store.ts';
+import { knowledgeHandlers } from './api/admin-routes.ts';
+import { makeKnowledgeManagement } from './manage.ts';
 import type { Config } from '../kernel/config.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Metrics } from '../kernel/metrics.ts';
 import type { EmbeddingsProvider } from '../models/index.ts';
-import type { KnowledgeObjectStore } from './knowledge-files.ts';
+import type { KnowledgeObjectStore, KnowledgeUploadInbox } from './knowledge-files.ts';
 import type { KnowledgeSearch } from './knowledge-search.ts';
 import { makeKnowledgeSearch } from './search.ts';
 import { SegmentCache, type SegmentCacheOptions } from './segment-cache.ts';
@@ -73,3 +81,48 @@ export function knowledgeSearchFromConfig(
     ...(deps.embeddings ? { embeddings: deps.embeddings } : {}),
   });
 }
+
+/**
+ * The knowledge routes of the management API and the use cases behind them. `objectsOn` and `inboxOn` give the
+ * bucket's stores (the root loads S3 on first use); without a bucket or an ingest queue, uploads and upload URLs
+ * answer 503 and deleting a bot still works.
+ */
+export function wireKnowledgeAdmin(
+  platform: Pick<Platform, 'cfg' | 'logger' | 'table'>,
+  deps: {
+    requireBot(projectId: string, botId: string): Promise<Bot>;
+    objectsOn: (bucket: string) => KnowledgeObjectStore;
+    inboxOn: (bucket: string) => KnowledgeUploadInbox;
+  },
+) {
+  const { cfg, logger, table } = platform;
+  const unconfigured = (what: string) => () => {
+    throw new HttpError(503, 'SERVICE_UNAVAILABLE', `Knowledge storage is not configured (${what}).`);
+  };
+  const objects: KnowledgeObjectStore = cfg.BUCKET_KNOWLEDGE
+    ? deps.objectsOn(cfg.BUCKET_KNOWLEDGE)
+    : {
+        put: unconfigured('BUCKET_KNOWLEDGE'),
+        putStream: unconfigured('BUCKET_KNOWLEDGE'),
+        get: unconfigured('BUCKET_KNOWLEDGE'),
+        getRange: unconfigured('BUCKET_KNOWLEDGE'),
+        getTail: unconfigured('BUCKET_KNOWLEDGE'),
+        delete: async () => {},
+        deletePrefix: async () => {},
+      };
+  const knowledge = makeKnowledgeManagement({
+    requireBot: deps.requireBot,
+    files: new DynamoKnowledgeFileStore(table),
+    index: new DynamoKnowledgeIndexStore(table),
+    objects,
+    queue: cfg.QUEUE_URL_INGEST
+      ? new SqsIngestQueue(sqsClient(cfg), cfg.QUEUE_URL_INGEST)
+      : { enqueue: unconfigured('QUEUE_URL_INGEST') },
+    // Browser uploads (presigned POST): without a bucket, asking for an upload URL answers 503 like an upload.
+    ...(cfg.BUCKET_KNOWLEDGE ? { inbox: deps.inboxOn(cfg.BUCKET_KNOWLEDGE) } : {}),
+    logger,
+  });
+  return { knowledge, handlers: knowledgeHandlers(knowledge) };
+}
+
+export type KnowledgeAdmin = ReturnType<typeof wireKnowledgeAdmin>;
