@@ -64,6 +64,10 @@ export const reasons = {
     "their project's external id.",
   textract:
     "Textract's synchronous DetectDocumentText/AnalyzeDocument take the document in the request and have no resource type to scope to.",
+  sesIdentities:
+    "ses:SendEmail alone, on this account's identities in any region: an SES channel's sender is the customer's own verified domain or address, named when the channel is created (not known at deploy), in the region the channel names; another account's identities stay out.",
+  sesConfigurationSets:
+    "ses:SendEmail alone, on this account's configuration sets in any region: SES authorises a send on the configuration set it is made in as well as on the identity, and a channel may send in a region other than the stack's; another account's sets stay out.",
 };
 
 export interface AcknowledgementTargets {
@@ -119,6 +123,16 @@ export function acknowledgeFindings(stack: Stack, targets: AcknowledgementTarget
     }
     if (spec.access.textract)
       Validations.of(role).acknowledge({ id: nag('IAM5[Resource::*]'), reason: reasons.textract });
+    if (spec.access.ses?.send) {
+      Validations.of(role).acknowledge({
+        id: nag('IAM5[Resource::arn:<AWS::Partition>:ses:*:<AWS::AccountId>:identity/*]'),
+        reason: reasons.sesIdentities,
+      });
+      Validations.of(role).acknowledge({
+        id: nag('IAM5[Resource::arn:<AWS::Partition>:ses:*:<AWS::AccountId>:configuration-set/*]'),
+        reason: reasons.sesConfigurationSets,
+      });
+    }
     if (spec.access.assumeCustomerRoles) {
       Validations.of(role).acknowledge({
         id: nag('IAM5[Resource::arn:aws:iam::*:role/*]'),

@@ -96,10 +96,17 @@ describe("cdk-nag's AwsSolutions pack (v3, on every synth)", () => {
       ].sort(),
     );
     // IAM wildcards only on function roles (or the policy active tracing adds under each function), and only object
-    // prefixes, the `*` of Textract and X-Ray, or the deliver workers' customer roles (any account's, external id ours).
+    // prefixes, the `*` of Textract and X-Ray, the deliver workers' customer roles (any account's, external id ours), or
+    // the mail senders' SES identities and configuration sets (this account's).
     for (const a of acknowledged.filter((x) => x.rule.startsWith('AwsSolutions-IAM5'))) {
       if (a.rule === 'AwsSolutions-IAM5[Resource::arn:aws:iam::*:role/*]') {
         expect(a.path).toMatch(/^Switchboard\/Deliver(Ordered)?Role\/DefaultPolicy\/Resource$/);
+        continue;
+      }
+      // SES: this account's sending identities and configuration sets, for the functions that send mail.
+      if (/^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:ses:\*:<AWS::AccountId>:/.test(a.rule)) {
+        expect(a.rule).toMatch(/:(identity|configuration-set)\/\*\]$/);
+        expect(a.path).toMatch(/^Switchboard\/(Send|Outbound)Role\/DefaultPolicy\/Resource$/);
         continue;
       }
       expect(a.path).toMatch(
