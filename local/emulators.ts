@@ -600,12 +600,18 @@ async function createTable(ddb: DynamoDBClient): Promise<void> {
       GlobalSecondaryIndexes: gsis,
     }),
   );
-  // dynalite answers CreateTable while the table is still CREATING and refuses items until a timer marks it ACTIVE,
-  // which a loaded machine can delay past the first write: wait for ACTIVE, as a caller on AWS would.
+  await tableActive(ddb, mainTable.localName);
+}
+
+/**
+ * dynalite answers CreateTable while the table is still CREATING and refuses items until a timer marks it ACTIVE,
+ * which a loaded machine can delay past the first write: waits for ACTIVE, as a caller on AWS would.
+ */
+export async function tableActive(ddb: DynamoDBClient, tableName: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
-    const { Table } = await ddb.send(new DescribeTableCommand({ TableName: mainTable.localName }));
+    const { Table } = await ddb.send(new DescribeTableCommand({ TableName: tableName }));
     if (Table?.TableStatus === 'ACTIVE') return;
-    if (attempt >= 200) throw new Error(`table ${mainTable.localName} not ACTIVE after 10 s`);
+    if (attempt >= 200) throw new Error(`table ${tableName} not ACTIVE after 10 s`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -138,6 +138,15 @@ const REPORTING_MTA = 'a8-1.smtp-out.amazonses.com';
 const feedbackId = (messageId: string) => `${messageId.split('-')[0]}-${randomUUID()}-000000`;
 
 /**
+ * When the recipient's mail server answers, after the send: SES reports a Delivery or Bounce once the receiving MTA has
+ * answered (the mailbox simulator's take about a second), never in the same instant as the SendEmail answer. A sender
+ * records SES's message id just after that answer, and events that came first would only be retried.
+ */
+const MTA_ANSWER_MS = 500;
+/** A complaint comes from the recipient's provider after delivery. */
+const COMPLAINT_MS = 1000;
+
+/**
  * The events one message causes, in the order SES sends them: Send; then, per outcome, one Delivery (every delivered
  * recipient), one Bounce (every bounced recipient, SES combines them), one Complaint; or one Reject alone.
  */
@@ -159,13 +168,13 @@ export function eventsFor(
   ][];
   if (delivered.length)
     events.push({
-      offsetMs: 1,
+      offsetMs: MTA_ANSWER_MS,
       event: {
         eventType: 'Delivery',
         mail,
         delivery: {
-          timestamp: at(1),
-          processingTimeMillis: 1,
+          timestamp: at(MTA_ANSWER_MS),
+          processingTimeMillis: MTA_ANSWER_MS,
           recipients: delivered.map(([address]) => address),
           smtpResponse: (delivered[0]![1] as { smtpResponse: string }).smtpResponse,
           reportingMTA: REPORTING_MTA,
@@ -176,7 +185,7 @@ export function eventsFor(
     const ofType = bounced.filter(([, o]) => o.bounceType === bounceType);
     if (!ofType.length) continue;
     events.push({
-      offsetMs: 1,
+      offsetMs: MTA_ANSWER_MS,
       event: {
         eventType: 'Bounce',
         mail,
@@ -189,7 +198,7 @@ export function eventsFor(
             status: o.status,
             diagnosticCode: o.diagnosticCode,
           })),
-          timestamp: at(1),
+          timestamp: at(MTA_ANSWER_MS),
           feedbackId: feedbackId(mail.messageId),
           reportingMTA: `dsn; ${REPORTING_MTA}`,
         },
@@ -199,13 +208,13 @@ export function eventsFor(
   const complained = delivered.filter(([, o]) => o.kind === 'delivered' && o.thenComplaint);
   if (complained.length)
     events.push({
-      offsetMs: 2,
+      offsetMs: COMPLAINT_MS,
       event: {
         eventType: 'Complaint',
         mail,
         complaint: {
           complainedRecipients: complained.map(([address]) => ({ emailAddress: address })),
-          timestamp: at(2),
+          timestamp: at(COMPLAINT_MS),
           feedbackId: feedbackId(mail.messageId),
           userAgent: 'Amazon SES Mailbox Simulator',
           complaintFeedbackType: 'abuse',

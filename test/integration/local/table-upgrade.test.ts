@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startDynalite, startEmulators } from '#local/emulators.ts';
+import { startDynalite, startEmulators, tableActive } from '#local/emulators.ts';
 import { mainTable } from '#shared/contract/table.ts';
 import { DynamoDeliveryStore } from '#shared/webhooks/index.ts';
 import { localDocumentClient } from '#test/support/dynamo.ts';
@@ -45,6 +45,7 @@ describe('a local table from before the work index', () => {
         })),
       }),
     );
+    await tableActive(ddb, mainTable.localName);
     await ddb.send(
       new PutItemCommand({
         TableName: mainTable.localName,
