@@ -3204,6 +3204,8 @@ export interface components {
             fromName?: string;
             inReplyTo?: string;
             references?: string | string[];
+            /** @description RFC 3339 with its offset, 60 s to 35 days ahead: the message is scheduled (202), not sent now. */
+            sendAt?: string;
         };
         /**
          * @example {
@@ -3236,6 +3238,8 @@ export interface components {
             metadata?: {
                 [key: string]: string | number | boolean;
             };
+            /** @description RFC 3339 with its offset, 60 s to 35 days ahead: the message is scheduled (202), not sent now. */
+            sendAt?: string;
         };
         /** whatsapp channel */
         SendWhatsAppPayload: {
@@ -3252,6 +3256,8 @@ export interface components {
             url?: string;
             files?: string[];
             sector?: string;
+            /** @description RFC 3339 with its offset, 60 s to 35 days ahead: the message is scheduled (202), not sent now. */
+            sendAt?: string;
         };
         /**
          * @example {

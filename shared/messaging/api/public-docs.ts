@@ -14,6 +14,20 @@ export function messagingOperationDocs(): PublicOperationDocs {
   return { ...messageOperationDocs(), ...inboundOperationDocs() };
 }
 
+/**
+ * A send body as the document shows it: the channel's payload and the optional `sendAt` the handler takes off it
+ * before the payload's own check (the payload schemas are strict, and a scheduled send is the same body).
+ */
+const schedulable = (payload: (typeof PAYLOAD_SCHEMAS)[keyof typeof PAYLOAD_SCHEMAS]) =>
+  z.strictObject({
+    ...payload.shape,
+    sendAt: z.optional(
+      withMeta(z.string(), {
+        description: 'RFC 3339 with its offset, 60 s to 35 days ahead: the message is scheduled (202), not sent now.',
+      }),
+    ),
+  });
+
 /** The custom token's routes: the send, a message's status, a contact's conversation and messages; the legacy send. */
 function messageOperationDocs(): PublicOperationDocs {
   return {
@@ -38,9 +52,9 @@ function messageOperationDocs(): PublicOperationDocs {
           contentType: 'application/json',
           description: 'One of the three payloads, by the channel type of the token.',
           schema: z.union([
-            withMeta(PAYLOAD_SCHEMAS.whatsapp, { id: 'SendWhatsAppPayload', title: 'whatsapp channel' }),
-            withMeta(PAYLOAD_SCHEMAS.email, { id: 'SendEmailPayload', title: 'email channel' }),
-            withMeta(PAYLOAD_SCHEMAS.sms, { id: 'SendSmsPayload', title: 'sms channel' }),
+            withMeta(schedulable(PAYLOAD_SCHEMAS.whatsapp), { id: 'SendWhatsAppPayload', title: 'whatsapp channel' }),
+            withMeta(schedulable(PAYLOAD_SCHEMAS.email), { id: 'SendEmailPayload', title: 'email channel' }),
+            withMeta(schedulable(PAYLOAD_SCHEMAS.sms), { id: 'SendSmsPayload', title: 'sms channel' }),
           ]),
           source: 'handler',
         },
