@@ -4,7 +4,7 @@ import { DynamoChannelStore, wireMessagingAdmin } from '#shared/messaging/index.
 import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
 import { wireIntegrationAdmin } from '#shared/integrations/index.ts';
 import { type KnowledgeAdmin, wireKnowledgeAdmin } from '#shared/knowledge/index.ts';
-import { DynamoProjectStore, wireProjectAdmin } from '#shared/projects/index.ts';
+import { DynamoProjectStore, wireProjectAdmin, wireProjectLimiter } from '#shared/projects/index.ts';
 import { DynamoTokenStore } from '#shared/auth/index.ts';
 import { json } from '#shared/http/types.ts';
 import { bindRoutes } from '#shared/http/router.ts';
@@ -17,7 +17,6 @@ import { ADMIN_PREFIX, adminRouteTable } from './routes.ts';
 import { adminRouteAccess } from './access.ts';
 import { projectScopeOf, wireTenancy } from '#shared/tenancy/index.ts';
 import { wireBotAdmin } from '#shared/bots/index.ts';
-import { tenantLimiterFromConfig } from '#functions/_wiring/limits.ts';
 import { wireWebhookAdmin } from '#shared/webhooks/index.ts';
 
 // Composition root: built once per cold start. Each store is built once and shared by the areas' use cases.
@@ -63,7 +62,7 @@ const messagingHandlers = wireMessagingAdmin(platform, {
   channels: channelStore,
   projects: projectStore,
   events,
-  limits: tenantLimiterFromConfig(cfg, table),
+  limits: wireProjectLimiter(platform),
   mediaStore: mediaStoreFromConfig(cfg),
   publicBaseUrl: cfg.PUBLIC_BASE_URL ?? '',
   allowPrivateDestinations: cfg.webhookAllowPrivate,

@@ -1,15 +1,14 @@
-import { botsApiFunction } from '#shared/auth/index.ts';
+import { botsApiFunction, wireBotsApiAuth } from '#shared/auth/index.ts';
 import { wireCompletion } from '#shared/completion/index.ts';
 import { routes } from '#shared/contract/routes.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
-import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { completionPorts } from '#functions/_wiring/completion-ports.ts';
 import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
 import { meteredPlatform } from '#functions/_wiring/platform.ts';
 
 // Composition root: built once per cold start.
 const platform = meteredPlatform('completion');
-const { cfg, logger, metrics, table } = platform;
+const { logger, metrics, table } = platform;
 // A retry may take over an Idempotency-Key only once this request can no longer be running: its timeout plus margin.
 const lockSeconds = (routes.find((r) => r.fn === 'completion')?.timeoutSeconds ?? 100) + 10;
 
@@ -17,7 +16,7 @@ const lockSeconds = (routes.find((r) => r.fn === 'completion')?.timeoutSeconds ?
 export const handler = botsApiFunction({
   logger,
   metrics,
-  auth: botsApiAuthFromConfig(cfg, table, metrics),
+  auth: wireBotsApiAuth(platform),
   idempotency: idempotencyOnDynamo(table, logger, lockSeconds),
   body: jsonObjectBody(),
 }).handler(wireCompletion(platform, await completionPorts(platform)));

@@ -5,7 +5,7 @@ import {
   DynamoConversationStore,
   makeConversationQueries,
 } from '#shared/messaging/index.ts';
-import { customTokenFunction, DynamoTokenStore } from '#shared/auth/index.ts';
+import { customTokenFunction, wireCustomTokenAuth } from '#shared/auth/index.ts';
 import { validate } from '#shared/http/middleware.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { json } from '#shared/http/types.ts';
@@ -13,7 +13,6 @@ import { createLogger } from '#shared/kernel/logger.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
-import { customTokenLimitsFromConfig } from '#functions/_wiring/limits.ts';
 
 // Composition root: built once per cold start.
 const cfg = config();
@@ -40,8 +39,7 @@ const conversations = makeConversationQueries({
  */
 export const handler = customTokenFunction({
   logger,
-  tokens: new DynamoTokenStore(table),
-  limits: customTokenLimitsFromConfig(cfg, table, { sends: false }),
+  ...wireCustomTokenAuth({ table }),
 }).handler(async (event) => {
   const channel = await channels.get(event.auth.projectId, event.auth.channelId);
   if (!channel) throw new ChannelNotFoundError(event.auth.channelId, 'The channel of this token was deleted.');

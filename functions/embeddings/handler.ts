@@ -1,11 +1,10 @@
-import { botsApiFunction } from '#shared/auth/index.ts';
+import { botsApiFunction, wireBotsApiAuth } from '#shared/auth/index.ts';
 import { DynamoBotStore } from '#shared/bots/index.ts';
 import { openAiErrors, wireEmbeddings } from '#shared/completion/index.ts';
 import { DynamoCreditLedger, meteredCreditLedger } from '#shared/credits/index.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { HashedEmbeddings, makeEmbedTexts } from '#shared/knowledge/index.ts';
 import { embeddingsFromSettings } from '#shared/model-providers/index.ts';
-import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { meteredPlatform } from '#functions/_wiring/platform.ts';
 
 // Composition root, built once per cold start: the Bots API auth, the bots, the credit ledger and the deployment's
@@ -24,6 +23,6 @@ export const handler = botsApiFunction({
   logger,
   metrics,
   errorBody: openAiErrors(logger),
-  auth: botsApiAuthFromConfig(cfg, table, metrics),
+  auth: wireBotsApiAuth(platform),
   body: jsonObjectBody(),
 }).handler(wireEmbeddings(platform, { embedTexts }));

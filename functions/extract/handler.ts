@@ -1,8 +1,7 @@
 import { wireCreditLedger } from '#shared/credits/index.ts';
 import { wireExtract } from '#shared/extract/index.ts';
-import { botsApiFunction } from '#shared/auth/index.ts';
+import { botsApiFunction, wireBotsApiAuth } from '#shared/auth/index.ts';
 import { routes } from '#shared/contract/routes.ts';
-import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
 import { ocrFromSettings } from '#shared/pdf/index.ts';
 import { meteredPlatform } from '#functions/_wiring/platform.ts';
@@ -17,7 +16,7 @@ const lockSeconds = (routes.find((r) => r.fn === 'extract')?.timeoutSeconds ?? 1
 export const handler = botsApiFunction({
   logger,
   metrics,
-  auth: botsApiAuthFromConfig(cfg, table, metrics),
+  auth: wireBotsApiAuth(platform),
   idempotency: idempotencyOnDynamo(table, logger, lockSeconds),
 }).handler(
   wireExtract(platform, {

@@ -2,8 +2,7 @@ import { s3Client } from '#shared/kernel/aws/s3-client.ts';
 import { DynamoCreditLedger } from '#shared/credits/index.ts';
 import { modelProbeFromSettings } from '#shared/model-providers/index.ts';
 import { wireHealth } from '#shared/health/index.ts';
-import { botsApiFunction } from '#shared/auth/index.ts';
-import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
+import { botsApiFunction, wireBotsApiAuth } from '#shared/auth/index.ts';
 import { meteredPlatform } from '#functions/_wiring/platform.ts';
 
 // Composition root: built once per cold start.
@@ -11,7 +10,7 @@ const platform = meteredPlatform('health');
 const { cfg, logger, metrics, table } = platform;
 
 /** `GET /api/v1/ai/health`: free diagnostics; never generates. */
-export const handler = botsApiFunction({ logger, metrics, auth: botsApiAuthFromConfig(cfg, table, metrics) }).handler(
+export const handler = botsApiFunction({ logger, metrics, auth: wireBotsApiAuth(platform) }).handler(
   wireHealth(platform, {
     credits: new DynamoCreditLedger(table),
     modelProbe: await modelProbeFromSettings(platform),

@@ -5,13 +5,12 @@ import {
   makeManageScheduled,
   messageStatusView,
 } from '#shared/messaging/index.ts';
-import { customTokenFunction, DynamoTokenStore } from '#shared/auth/index.ts';
+import { customTokenFunction, wireCustomTokenAuth } from '#shared/auth/index.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { json, noContent } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
-import { customTokenLimitsFromConfig } from '#functions/_wiring/limits.ts';
 import { deferredSendsOn } from '#functions/_wiring/outbound.ts';
 
 // Composition root: built once per cold start.
@@ -22,19 +21,18 @@ const getMessage = makeGetMessage({ messages: new DynamoMessageStatusStore(table
 const scheduled = makeManageScheduled(deferredSendsOn(cfg, table, logger));
 // Media URLs are signed afresh on every read (valid 7 days from it): the function may read `media/`.
 const media = mediaStoreFromConfig(cfg);
-const tokens = new DynamoTokenStore(table);
-const limits = customTokenLimitsFromConfig(cfg, table, { sends: false });
+const auth = wireCustomTokenAuth({ table });
 const view = async (grant: Parameters<typeof getMessage>[0], messageId: string) =>
   json(200, await messageStatusView(await getMessage(grant, messageId), media, new Date()));
 
-const get = customTokenFunction({ logger, tokens, limits }).handler(async (event) =>
+const get = customTokenFunction({ logger, ...auth }).handler(async (event) =>
   view(event.auth, event.pathParameters?.messageId ?? ''),
 );
-const cancel = customTokenFunction({ logger, tokens, limits }).handler(async (event) => {
+const cancel = customTokenFunction({ logger, ...auth }).handler(async (event) => {
   await scheduled.cancel(event.auth, event.pathParameters?.messageId ?? '');
   return noContent();
 });
-const move = customTokenFunction({ logger, tokens, limits, body: jsonObjectBody() }).handler(async (event) => {
+const move = customTokenFunction({ logger, ...auth, body: jsonObjectBody() }).handler(async (event) => {
   const messageId = event.pathParameters?.messageId ?? '';
   await scheduled.reschedule(event.auth, messageId, event.parsedBody);
   return view(event.auth, messageId);

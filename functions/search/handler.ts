@@ -6,10 +6,9 @@ import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
 import { embeddingsFromSettings } from '#shared/model-providers/index.ts';
 import { knowledgeObjectsFromConfig, knowledgeSearchFromConfig, searchRequest } from '#shared/knowledge/index.ts';
 import { validatedBody } from '#shared/http/presets.ts';
-import { botsApiFunction } from '#shared/auth/index.ts';
+import { botsApiFunction, wireBotsApiAuth } from '#shared/auth/index.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
-import { botsApiAuthFromConfig } from '#functions/_wiring/bots-api.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 
 // Composition root: built once per cold start; the index cache lives as long as the instance.
@@ -35,7 +34,7 @@ const knowledge = knowledgeSearchFromConfig(cfg, {
 export const handler = botsApiFunction({
   logger,
   metrics,
-  auth: botsApiAuthFromConfig(cfg, table, metrics),
+  auth: wireBotsApiAuth({ table, metrics }),
   body: validatedBody(searchRequest),
 }).handler(async (event) => {
   const body = event.parsedBody;

@@ -1,4 +1,5 @@
-import { customTokenFunction, DynamoTokenStore } from '#shared/auth/index.ts';
+import { customTokenFunction, wireCustomTokenAuth } from '#shared/auth/index.ts';
+import { wireProjectLimiter } from '#shared/projects/index.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { json } from '#shared/http/types.ts';
 import { config } from '#shared/kernel/config.ts';
@@ -13,7 +14,6 @@ import {
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
 import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
-import { customTokenLimitsFromConfig } from '#functions/_wiring/limits.ts';
 import { deferredSendsOn } from '#functions/_wiring/outbound.ts';
 
 // Composition root: built once per cold start.
@@ -34,16 +34,14 @@ const batchProgress = makeBatchProgress({ batches, messages: deferred.store });
 
 const post = customTokenFunction({
   logger,
-  tokens: new DynamoTokenStore(table),
-  limits: customTokenLimitsFromConfig(cfg, table, { sends: true }),
+  ...wireCustomTokenAuth({ table }, { sends: wireProjectLimiter({ table }) }),
   idempotency: idempotencyOnDynamo(table, logger, route.timeoutSeconds + 10),
   body: jsonObjectBody(),
 }).handler(async (event) => json(202, { success: true, ...(await acceptBatch(event.auth, event.parsedBody)) }));
 
 const get = customTokenFunction({
   logger,
-  tokens: new DynamoTokenStore(table),
-  limits: customTokenLimitsFromConfig(cfg, table, { sends: false }),
+  ...wireCustomTokenAuth({ table }),
 }).handler(async (event) => json(200, await batchProgress(event.auth, event.pathParameters?.batchId ?? '')));
 
 /**

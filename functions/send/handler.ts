@@ -1,6 +1,7 @@
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
 import { config } from '#shared/kernel/config.ts';
-import { customTokenFunction, DynamoTokenStore } from '#shared/auth/index.ts';
+import { customTokenFunction, wireCustomTokenAuth } from '#shared/auth/index.ts';
+import { wireProjectLimiter } from '#shared/projects/index.ts';
 import { jsonObjectBody } from '#shared/http/presets.ts';
 import { json } from '#shared/http/types.ts';
 import { createLogger } from '#shared/kernel/logger.ts';
@@ -8,7 +9,6 @@ import { routes } from '#shared/contract/routes.ts';
 import { idempotencyOnDynamo } from '#shared/idempotency/index.ts';
 import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 import { dynamoTable } from '#functions/_wiring/table.ts';
-import { customTokenLimitsFromConfig } from '#functions/_wiring/limits.ts';
 import { sendMessageOn } from '#functions/_wiring/send-message.ts';
 import { deferredSendsOn } from '#functions/_wiring/outbound.ts';
 import { makeScheduleSend, splitSendAt } from '#shared/messaging/index.ts';
@@ -44,8 +44,7 @@ const scheduleSend = makeScheduleSend({
 export const handler = customTokenFunction({
   logger,
   metrics,
-  tokens: new DynamoTokenStore(table),
-  limits: customTokenLimitsFromConfig(cfg, table, { sends: true }),
+  ...wireCustomTokenAuth({ table }, { sends: wireProjectLimiter({ table }) }),
   idempotency: idempotencyOnDynamo(table, logger, route.timeoutSeconds + 10),
   body: jsonObjectBody(),
 }).handler(async (event) => {

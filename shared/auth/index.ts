@@ -4,9 +4,8 @@
  * into the area from outside it.
  */
 export { DynamoTokenStore } from './adapters/dynamo-token-store.ts';
-export type { CustomTokenLimitPorts } from './api/custom-token-limits.ts';
 export { pollerTokenFunction } from './api/poller-token-auth.ts';
-export { adminFunction, type BotsApiAuthPorts, botsApiFunction, customTokenFunction } from './api/presets.ts';
+export { adminFunction, botsApiFunction, customTokenFunction } from './api/presets.ts';
 export { makeAuthenticateCustomToken } from './authenticate.ts';
 export type {
   CustomTokenGrant,
@@ -16,3 +15,4 @@ export type {
   TokenStore,
 } from './token-store.ts';
 export { generateToken } from './tokens.ts';
+export { wireBotsApiAuth, wireCustomTokenAuth } from './wiring.ts';

@@ -8,4 +8,4 @@ export { apiTokenState, project, projectPage, shownOnceToken } from './api/schem
 export { externalIdOf } from './external-id.ts';
 export { makeProjectUseCases } from './manage-projects.ts';
 export { type Project, requireProject } from './project.ts';
-export { wireProjectAdmin } from './wiring.ts';
+export { wireProjectAdmin, wireProjectLimiter } from './wiring.ts';

@@ -1,6 +1,7 @@
 import type { TokenStore } from '../auth/index.ts';
 import type { CreditLedger } from '../credits/index.ts';
 import type { Platform } from '../kernel/platform.ts';
+import { type TenantLimiter, wireTenantLimiter } from '../ratelimit/index.ts';
 import { DynamoProjectStore } from './adapters/dynamo-project-store.ts';
 import { projectHandlers } from './api/admin-routes.ts';
 import { makeProjectUseCases } from './manage-projects.ts';
@@ -16,4 +17,15 @@ export function wireProjectAdmin(
 ) {
   const projects = makeProjectUseCases({ projects: new DynamoProjectStore(platform.table), ...deps });
   return { projects, handlers: projectHandlers(projects) };
+}
+
+/** A project's own limits on its sends and reported events (its `limits`), read from the project on the table. */
+export function wireProjectLimiter(platform: Pick<Platform, 'table'>): TenantLimiter {
+  const projects = new DynamoProjectStore(platform.table);
+  return wireTenantLimiter(platform, {
+    limitsOf: async (projectId) => {
+      const project = await projects.get(projectId);
+      return project ? (project.limits ?? {}) : undefined;
+    },
+  });
 }

@@ -103,6 +103,9 @@ describe('architecture rules, each failing on a planted violation', () => {
     });
     expect(placeOf('shared/pets/index.ts').layer).toBe('face');
     expect(placeOf('shared/pets/wiring.ts').layer).toBe('wiring');
+    expect(placeOf('shared/pets/adoption-wiring.ts').layer).toBe('wiring');
+    expect(placeOf('shared/pets/rewiring.ts').layer).toBe('core');
+    expect(placeOf('shared/pets/inner/adoption-wiring.ts').layer).toBe('core');
     expect(placeOf('shared/pets/settings.ts').layer).toBe('settings');
     expect(placeOf('shared/pets/inner/index.ts').layer).toBe('core');
     expect(placeOf('shared/http/router.ts').isArea).toBe(false);

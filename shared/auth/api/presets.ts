@@ -30,6 +30,12 @@ export interface BotsApiAuthPorts {
   limiter: RateLimiter;
 }
 
+/** The ports behind a custom token's auth: the token store and the limits counted right after it. */
+export interface CustomTokenAuthPorts {
+  tokens: TokenStore;
+  limits: CustomTokenLimitPorts;
+}
+
 /**
  * A `/api/v1/ai/*` function: project API token (401), rate limit (429, RateLimit-* headers), then
  * `Idempotency-Key` scoped to the caller's project, then the body.
@@ -66,7 +72,7 @@ export function botsApiFunction<TBody = unknown>(
  * then `Idempotency-Key` scoped to the token's integration, then the body.
  */
 export function customTokenFunction<TBody = unknown>(
-  options: PresetOptions<TBody> & { tokens: TokenStore; limits: CustomTokenLimitPorts },
+  options: PresetOptions<TBody> & CustomTokenAuthPorts,
 ): HttpHandler<CustomTokenEvent<TBody>> {
   const { logger } = options;
   const fn = httpFunction<CustomTokenEvent<TBody>>(logger, options.metrics)

@@ -44,13 +44,19 @@ export function placeOf(path: string): Place {
         ? 'adapters'
         : rest.length === 0 && second === 'index.ts'
           ? 'face'
-          : rest.length === 0 && second === 'wiring.ts'
+          : rest.length === 0 && isWiringFile(second)
             ? 'wiring'
             : rest.length === 0 && second === 'settings.ts'
               ? 'settings'
               : 'core';
   return { folder, top, layer, isArea: true };
 }
+
+/**
+ * The wiring layer: `wiring.ts`, and in an area too large for one such file, `<part>-wiring.ts` beside it (messaging's
+ * `send-wiring.ts`), each under 400 lines.
+ */
+const isWiringFile = (name: string | undefined) => name === 'wiring.ts' || /^[a-z0-9-]+-wiring\.ts$/.test(name ?? '');
 
 export const areasOf = (repo: Repo): string[] =>
   [...new Set(repo.files.map(placeOf).flatMap((p) => (p.isArea && p.top ? [p.top] : [])))].sort();
