@@ -1,17 +1,8 @@
-import { config } from '#shared/kernel/config.ts';
-import { createLogger } from '#shared/kernel/logger.ts';
-import { workerFunction } from '#shared/http/worker.ts';
-import { makeSweepDue } from '#shared/messaging/index.ts';
-import { dynamoTable } from '#functions/_wiring/table.ts';
-import { deferredSendsOn } from '#functions/_wiring/outbound.ts';
-
-// Composition root: built once per cold start.
-const cfg = config();
-const logger = createLogger('due-sweeper');
-const sweepDue = makeSweepDue(deferredSendsOn(cfg, dynamoTable(cfg), logger));
+import { wireDueSweeper } from '#shared/messaging/index.ts';
+import { platform } from '#functions/_wiring/platform.ts';
 
 /**
  * Every minute (every 2 s locally): scheduled sends due within the next three minutes, and what a crash left
- * unqueued, onto the outbound queue, each delayed to its time.
+ * unqueued, onto the outbound queue, each delayed to its time. Built once per cold start.
  */
-export const handler = workerFunction<unknown, { enqueued: number }>(logger).handler(async () => sweepDue());
+export const handler = wireDueSweeper(platform('due-sweeper'));

@@ -5,7 +5,12 @@
  */
 export { DynamoTokenStore } from './adapters/dynamo-token-store.ts';
 export { pollerTokenFunction } from './api/poller-token-auth.ts';
-export { adminFunction, botsApiFunction, customTokenFunction } from './api/presets.ts';
+export {
+  adminFunction,
+  botsApiFunction,
+  type CustomTokenAuthPorts,
+  customTokenFunction,
+} from './api/presets.ts';
 export { makeAuthenticateCustomToken } from './authenticate.ts';
 export type {
   CustomTokenGrant,

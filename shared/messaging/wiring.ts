@@ -10,9 +10,10 @@ import type { Platform } from '../kernel/platform.ts';
 import type { SecretBox } from '../kernel/secret-box.ts';
 import type { Project } from '../projects/index.ts';
 import type { TenantLimiter } from '../ratelimit/index.ts';
+import type { CustomTokenAuthPorts } from '../auth/index.ts';
 import { DynamoBatchStore } from './adapters/dynamo-batch-store.ts';
 import { DynamoChannelDirectory } from './adapters/dynamo-channel-directory.ts';
-import { channelFromItem, type DynamoChannelStore } from './adapters/dynamo-channel-store.ts';
+import { channelFromItem, DynamoChannelStore } from './adapters/dynamo-channel-store.ts';
 import { DynamoConversationStore } from './adapters/dynamo-conversation-store.ts';
 import { DynamoDeferredStore, listScheduled } from './adapters/dynamo-deferred-store.ts';
 import { DynamoMessageLog } from './adapters/dynamo-message-log.ts';
@@ -23,6 +24,7 @@ import { SqsOrderedInboundQueue } from './adapters/sqs-ordered-inbound-queue.ts'
 import { channelHandlers } from './api/channel-routes.ts';
 import { conversationHandlers } from './api/conversation-routes.ts';
 import { eventHandlers } from './api/event-routes.ts';
+import { publicConversationsHandler } from './api/public-conversations.ts';
 import { sandboxHandlers } from './api/sandbox-routes.ts';
 import { volumeHandlers } from './api/volume-routes.ts';
 import { makeConversationQueries } from './conversations.ts';
@@ -282,4 +284,30 @@ export function wireMessagingAdmin(
     ...conversationHandlers(channels.requireChannel, conversations),
     ...sandboxHandlers(sandbox),
   };
+}
+
+/**
+ * `GET /api/integration/conversations/{contact}` and its `/messages`, built once per cold start: the custom token's
+ * channel read, then the contact's conversation (media URLs signed with `mediaStore`). Read-only: nothing here
+ * publishes.
+ */
+export function wireConversations(
+  platform: Platform,
+  deps: { auth: CustomTokenAuthPorts; secretBox: SecretBox; mediaStore: MediaStore },
+) {
+  const { logger, table } = platform;
+  const conversations = makeConversationQueries({
+    conversations: new DynamoConversationStore(table, deps.secretBox),
+    media: deps.mediaStore,
+    events: {
+      prepare: () => Promise.reject(new Error('no events from the conversation routes')),
+      send: () => Promise.reject(new Error('no events from the conversation routes')),
+    },
+    onBackgroundError: (what, cause) => logger.error(`${what} failed`, { cause: String(cause) }),
+  });
+  return publicConversationsHandler(platform, {
+    auth: deps.auth,
+    channels: new DynamoChannelStore(table, deps.secretBox),
+    conversations,
+  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { meteredProviders } from '#functions/_wiring/metered.ts';
+import { meteredProviders } from '#shared/messaging/index.ts';
 import { meteredRateLimiter } from '#shared/ratelimit/index.ts';
 import { meteredCreditLedger } from '#shared/credits/index.ts';
 import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';

@@ -1,13 +1,11 @@
-import type { MessageProvider, MessageProviders } from '#shared/messaging/index.ts';
-import type { Metrics } from '#shared/kernel/metrics.ts';
-import { metricNames } from '#shared/contract/metrics.ts';
+import { metricNames } from '../../contract/metrics.ts';
+import type { Metrics } from '../../kernel/metrics.ts';
+import type { MessageProvider, MessageProviders } from '../providers.ts';
 
-/*
- * Metrics recorded at the ports: each wrapper is the port it wraps, plus one count or timing per call. The use
- * cases stay as they are and know nothing of metrics; the composition roots choose what is measured.
+/**
+ * The providers, each counting its sends by provider kind and outcome (sent, failed): the port it wraps plus one count
+ * per call, so the send use case knows nothing of metrics.
  */
-
-/** Each send by provider kind and outcome (sent, failed). */
 export function meteredProviders(providers: MessageProviders, metrics: Metrics): MessageProviders {
   const metered = (kind: string, provider: MessageProvider): MessageProvider => ({
     async send(outbound) {
