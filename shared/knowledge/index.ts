@@ -53,3 +53,4 @@ export {
   knowledgeSearchFromConfig,
   wireKnowledgeAdmin,
 } from './wiring.ts';
+export { wireSearch } from './search-wiring.ts';
