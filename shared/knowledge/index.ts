@@ -11,7 +11,6 @@ export {
   searchResult,
 } from './api/schemas.ts';
 export { searchDocs, searchRequest } from './api/search-request.ts';
-export { makeAcceptArrival, objectsCreatedIn } from './arrivals.ts';
 export { makeCompaction } from './compaction.ts';
 export { EMBEDDING_INPUTS_PER_CREDIT, type EmbedTexts, type EmbedTextsOutput, makeEmbedTexts } from './embed-texts.ts';
 export { compileFilePattern } from './file-pattern.ts';
@@ -40,7 +39,7 @@ export {
   UnsupportedMediaTypeError,
   UploadTooLargeError,
 } from './manage.ts';
-export { makePdfPageReader, PDF_READ_BUDGET_MS } from './pdf-reader.ts';
+export { makePdfPageReader } from './pdf-reader.ts';
 export { fuseRankings, makeKnowledgeSearch } from './search.ts';
 export { SegmentCache } from './segment-cache.ts';
 export { detectLanguage, documentTerms, type Language, type QueryTerm } from './text/analyzer.ts';
@@ -54,3 +53,4 @@ export {
   wireKnowledgeAdmin,
 } from './wiring.ts';
 export { wireSearch } from './search-wiring.ts';
+export { wireIngestWorker } from './ingest-wiring.ts';
