@@ -1,32 +1,19 @@
-import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
-import { config, requiredSetting } from '#shared/kernel/config.ts';
-import { queryPairs } from '#shared/http/middleware.ts';
-import { providerFunction, rawBytesBody } from '#shared/http/presets.ts';
-import { createLogger } from '#shared/kernel/logger.ts';
-import { routes } from '#shared/contract/routes.ts';
-import { acceptInboundFromConfig } from '#functions/_wiring/accept-inbound.ts';
+import { s3RawReportStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-raw-report-store.ts';
+import { requiredSetting } from '#shared/kernel/config.ts';
+import { wireTwilioInbound } from '#shared/messaging/index.ts';
+import { meteredPlatform } from '#functions/_wiring/platform.ts';
+import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 
 // Composition root: built once per cold start.
-const cfg = config();
-const logger = createLogger('inbound-twilio');
-const metrics = new PowertoolsMetrics('inbound-twilio');
-// Twilio signs the URL it called: PUBLIC_BASE_URL + the request's path and query, as it spelled them.
-const accept = await acceptInboundFromConfig(cfg, requiredSetting(cfg, 'PUBLIC_BASE_URL'), metrics);
-const route = routes.find((r) => r.fn === 'inbound-twilio')!;
+const platform = meteredPlatform('inbound-twilio');
+const { cfg } = platform;
 
 /**
- * `POST /inbound/twilio/{channelId}`: Twilio's status callbacks and incoming messages. 403 INVALID_SIGNATURE on a
- * bad `X-Twilio-Signature` (nothing recorded), 404 CHANNEL_NOT_FOUND, else queued and answered with empty TwiML.
+ * `POST /inbound/twilio/{channelId}`: Twilio's status callbacks and incoming messages, signature checked and queued
+ * (shared/messaging/api/inbound-addresses.ts).
  */
-export const handler = providerFunction({ logger, metrics, body: rawBytesBody(route.maxBodyBytes!) }).handler(
-  async (event) => {
-    await accept.twilio({
-      channelId: event.pathParameters?.channelId ?? '',
-      path: event.path,
-      query: queryPairs(event),
-      rawBody: event.parsedBody,
-      signature: event.normalizedHeaders['x-twilio-signature'],
-    });
-    return { statusCode: 200, headers: { 'content-type': 'text/xml; charset=utf-8' }, body: '<Response></Response>' };
-  },
-);
+export const handler = wireTwilioInbound(platform, {
+  // Reports over 200 KB are parked in the transfer bucket; its S3 client loads with the first.
+  parked: s3RawReportStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER')),
+  secretBox: await secretBoxFromConfig(cfg),
+});

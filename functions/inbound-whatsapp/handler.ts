@@ -1,49 +1,19 @@
-import { PowertoolsMetrics } from '#shared/kernel/adapters/powertools-metrics.ts';
-import { config } from '#shared/kernel/config.ts';
-import { providerFunction, rawBytesBody } from '#shared/http/presets.ts';
-import type { HttpResult } from '#shared/http/types.ts';
-import { createLogger } from '#shared/kernel/logger.ts';
-import { routes } from '#shared/contract/routes.ts';
-import { acceptInboundFromConfig } from '#functions/_wiring/accept-inbound.ts';
+import { s3RawReportStoreOnFirstUse } from '#shared/kernel/aws/lazy-s3-raw-report-store.ts';
+import { requiredSetting } from '#shared/kernel/config.ts';
+import { wireWhatsAppInbound } from '#shared/messaging/index.ts';
+import { meteredPlatform } from '#functions/_wiring/platform.ts';
+import { secretBoxFromConfig } from '#functions/_wiring/secret-box.ts';
 
 // Composition root: built once per cold start.
-const cfg = config();
-const logger = createLogger('inbound-whatsapp');
-const metrics = new PowertoolsMetrics('inbound-whatsapp');
-// Meta signs the body only, not the URL.
-const accept = await acceptInboundFromConfig(cfg, '', metrics);
-const post = routes.find((r) => r.fn === 'inbound-whatsapp' && r.method === 'POST')!;
-
-const plainText = (body: string): HttpResult => ({
-  statusCode: 200,
-  headers: { 'content-type': 'text/plain; charset=utf-8' },
-  body,
-});
+const platform = meteredPlatform('inbound-whatsapp');
+const { cfg } = platform;
 
 /**
- * `/inbound/whatsapp/{channelId}`: `GET` is Meta's subscription check (the challenge echoed for the right
- * `hub.verify_token`), `POST` its webhooks, checked against `X-Hub-Signature-256` over the raw bytes and queued.
- * 403 INVALID_SIGNATURE, 404 CHANNEL_NOT_FOUND; a signed body that does not parse is still 200 (the worker logs it).
+ * `/inbound/whatsapp/{channelId}`: Meta's subscription check (`GET`) and its webhooks (`POST`), signature checked and
+ * queued (shared/messaging/api/inbound-addresses.ts).
  */
-export const handler = providerFunction({ logger, metrics, body: rawBytesBody(post.maxBodyBytes!) }).handler(
-  async (event) => {
-    const channelId = event.pathParameters?.channelId ?? '';
-    if (event.httpMethod === 'GET') {
-      const query = event.queryStringParameters ?? {};
-      return plainText(
-        await accept.whatsAppSubscription({
-          channelId,
-          mode: query['hub.mode'],
-          verifyToken: query['hub.verify_token'],
-          challenge: query['hub.challenge'],
-        }),
-      );
-    }
-    await accept.whatsApp({
-      channelId,
-      rawBody: event.parsedBody,
-      signature: event.normalizedHeaders['x-hub-signature-256'],
-    });
-    return plainText('OK');
-  },
-);
+export const handler = wireWhatsAppInbound(platform, {
+  // Reports over 200 KB are parked in the transfer bucket; its S3 client loads with the first.
+  parked: s3RawReportStoreOnFirstUse(cfg, requiredSetting(cfg, 'BUCKET_TRANSFER')),
+  secretBox: await secretBoxFromConfig(cfg),
+});

@@ -42,7 +42,6 @@ export { sandboxRouteDocs, sandboxRoutes } from './api/sandbox-routes.ts';
 export { messagingOperationDocs } from './api/public-docs.ts';
 export { volumeOperationDocs } from './api/volume-docs.ts';
 export { volumeRouteDocs, volumeRoutes } from './api/volume-routes.ts';
-export type { AcceptInbound } from './inbound/accept-inbound.ts';
 export { makeSuppressionChanges } from './inbound/opt-outs.ts';
 export { makeApplyReports } from './inbound/apply-reports.ts';
 export type { ReceivedMessage } from './inbound/report.ts';
@@ -65,6 +64,7 @@ export {
   suppressionPage,
 } from './api/schemas.ts';
 export { messagingSettings } from './settings.ts';
-export { wireAcceptInbound, wireConversations, wireInboundWorker, wireMessagingAdmin } from './wiring.ts';
+export { wireConversations, wireInboundWorker, wireMessagingAdmin } from './wiring.ts';
 export { wireDueSweeper, wireMessageStatus, wireOutboundWorker, wireSend, wireSendBatch } from './send-wiring.ts';
 export { meteredProviders } from './adapters/metered-providers.ts';
+export { wireTwilioInbound, wireWhatsAppInbound } from './inbound-wiring.ts';
