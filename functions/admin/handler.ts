@@ -6,7 +6,6 @@ import { wireIntegrationAdmin } from '#shared/integrations/index.ts';
 import { type KnowledgeAdmin, wireKnowledgeAdmin } from '#shared/knowledge/index.ts';
 import { DynamoProjectStore, wireProjectAdmin, wireProjectLimiter } from '#shared/projects/index.ts';
 import { DynamoTokenStore } from '#shared/auth/index.ts';
-import { json } from '#shared/http/types.ts';
 import { bindRoutes } from '#shared/http/router.ts';
 import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
 import { eventPublisherFromConfig } from '#functions/_wiring/event-publisher.ts';
@@ -44,6 +43,8 @@ const creditLedger = new DynamoCreditLedger(table);
 const { projects, handlers: projectRouteHandlers } = wireProjectAdmin(platform, {
   tokens: tokenStore,
   credits: creditLedger,
+  // A project key or portal session sees its own project alone in the listing.
+  ownProjectOf: projectScopeOf,
 });
 const events = eventPublisherFromConfig(cfg);
 
@@ -96,18 +97,6 @@ export const handler = tenancy.serve({
     ...webhookAdmin,
     ...wireCreditUsage(platform, { accountOf: projects.creditAccount }),
     ...projectRouteHandlers,
-    // A project key or portal session sees its own project alone in the listing.
-    listProjects: async (request) => {
-      const own = projectScopeOf(request.event);
-      if (own === undefined) return projectRouteHandlers.listProjects(request);
-      const found = await projects.requireProject(own);
-      const answer = await projectRouteHandlers.getProject({
-        ...request,
-        params: { projectId: found.projectId },
-        query: {},
-      });
-      return json(200, { items: [JSON.parse(answer.body)] });
-    },
     ...integrationAdmin.handlers,
     ...botAdmin.handlers,
     ...knowledge.handlers,

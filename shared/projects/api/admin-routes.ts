@@ -1,5 +1,5 @@
 import { externalIdOf } from '../external-id.ts';
-import { json, noContent } from '#shared/http/types.ts';
+import { type HttpEvent, json, noContent } from '#shared/http/types.ts';
 import { route, type RouteHandlers } from '#shared/http/router.ts';
 import type { RouteDocs } from '#shared/contract/api-docs.ts';
 import { botCredits as botCreditsBody } from '#shared/credits/index.ts';
@@ -158,11 +158,19 @@ export function projectRouteDocs(): RouteDocs<typeof projectRoutes> {
   };
 }
 
-/** What serves the project routes. */
-export function projectHandlers(projects: ProjectUseCases): RouteHandlers<typeof projectRoutes> {
+/**
+ * What serves the project routes. `ownProjectOf` is the one project a caller acts on (a project key or portal
+ * session), undefined for the operator: such a caller sees its own project alone in the listing.
+ */
+export function projectHandlers(
+  projects: ProjectUseCases,
+  ownProjectOf: (event: HttpEvent) => string | undefined,
+): RouteHandlers<typeof projectRoutes> {
   return {
     createProject: async ({ body }) => json(201, projectView(await projects.createProject(body))),
-    listProjects: async ({ query }) => {
+    listProjects: async ({ event, query }) => {
+      const own = ownProjectOf(event);
+      if (own !== undefined) return json(200, { items: [projectView(await projects.requireProject(own))] });
       const page = await projects.listProjects(query);
       return json(200, { ...page, items: page.items.map(projectView) });
     },
