@@ -1,8 +1,8 @@
 import type { BotStore } from '../bots/index.ts';
 import type { CreditLedger } from '../credits/index.ts';
 import type { Platform } from '../kernel/platform.ts';
-import type { EmbedTexts, KnowledgeSearch } from '../knowledge/index.ts';
-import type { ModelRouter } from '../models/index.ts';
+import { HashedEmbeddings, type KnowledgeSearch, makeEmbedTexts } from '../knowledge/index.ts';
+import type { EmbeddingsProvider, ModelRouter } from '../models/index.ts';
 import { completionHandler } from './api/completion-route.ts';
 import { chatCompletionsExchange } from './api/openai/chat-route.ts';
 import { embeddingsHandler } from './api/openai/embeddings-route.ts';
@@ -57,9 +57,23 @@ export function wireResponses(
   );
 }
 
-/** `POST /api/v1/ai/embeddings`: OpenAI's Embeddings, on the knowledge area's use case. */
-export function wireEmbeddings(platform: Pick<Platform, 'logger'>, deps: { embedTexts: EmbedTexts }) {
-  return embeddingsHandler({ embedTexts: deps.embedTexts, log: platform.logger });
+/**
+ * `POST /api/v1/ai/embeddings`: OpenAI's Embeddings, on the knowledge area's use case over the project's bots, the
+ * credit ledger and the deployment's embeddings model (the one knowledge indexes use), or the deterministic hashed
+ * embedding when it has none.
+ */
+export function wireEmbeddings(
+  platform: Pick<Platform, 'logger'>,
+  deps: { bots: Pick<BotStore, 'get'>; credits: CreditLedger; embeddings: EmbeddingsProvider | undefined },
+) {
+  const { logger } = platform;
+  const embedTexts = makeEmbedTexts({
+    bots: deps.bots,
+    credits: deps.credits,
+    embeddings: deps.embeddings ?? new HashedEmbeddings(),
+    log: { error: (message, extra) => logger.error(message, extra ?? {}) },
+  });
+  return embeddingsHandler({ embedTexts, log: logger });
 }
 
 /** `GET /api/v1/ai/models` and `/models/{id}`: the project's bots as OpenAI's models. */
