@@ -39,7 +39,6 @@ export { channelRouteDocs, channelRoutes } from './api/channel-routes.ts';
 export { conversationRouteDocs, conversationRoutes } from './api/conversation-routes.ts';
 export { eventRouteDocs, eventRoutes } from './api/event-routes.ts';
 export { sandboxRouteDocs, sandboxRoutes } from './api/sandbox-routes.ts';
-export { legacySendHandler } from './api/legacy-send.ts';
 export { messagingOperationDocs } from './api/public-docs.ts';
 export { volumeOperationDocs } from './api/volume-docs.ts';
 export { volumeRouteDocs, volumeRoutes } from './api/volume-routes.ts';
