@@ -86,6 +86,13 @@ export const slowFiles: Record<string, number> = {
 };
 
 /**
+ * A file not in {@link slowFiles} yet (a new one): a file of `own` starts a service of its own and often waits on it
+ * (restarts, timers), so it is placed with the middling files rather than among the sub-second unit files, where a
+ * long one would hold the run's end alone.
+ */
+const UNLISTED_SECONDS: Record<string, number> = { own: 20 };
+
+/**
  * Longest files first, across all projects. Vitest's own order runs the projects one after another (alphabetically:
  * the e2e groups, then `own`, then the 100-odd unit files) with larger files first inside each; on two cores that
  * leaves the CPU idle while the e2e files wait on their services, and then queues every CPU-bound unit file at the
@@ -93,8 +100,9 @@ export const slowFiles: Record<string, number> = {
  * and the CPU-bound files fill the cores around them; the last files to start are the short ones (longest
  * processing time first, the classic rule for finishing a set of jobs on a few machines early).
  *
- * The estimate is Vitest's own timing of the file's last run when it has one, else {@link slowFiles}, else none
- * (those come last, larger files first); failed files of the last run still go first, as Vitest does.
+ * The estimate is Vitest's own timing of the file's last run when it has one, else {@link slowFiles}, else
+ * {@link UNLISTED_SECONDS} by project (ties: larger files first); failed files of the last run still go first, as
+ * Vitest does.
  */
 export class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -103,7 +111,8 @@ export class SlowFirstSequencer extends BaseSequencer {
       files.map((spec) => {
         const last = this.ctx.cache.getTestSpecificationResult(spec);
         const key = `${spec.project.name}:${relative(root, spec.moduleId)}`;
-        return [spec, { failed: last?.failed ?? false, ms: last?.duration ?? (slowFiles[key] ?? 0) * 1000 }];
+        const seconds = slowFiles[key] ?? UNLISTED_SECONDS[spec.project.name] ?? 0;
+        return [spec, { failed: last?.failed ?? false, ms: last?.duration ?? seconds * 1000 }];
       }),
     );
     const size = new Map(files.map((spec) => [spec, statSync(spec.moduleId).size]));
