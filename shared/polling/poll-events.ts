@@ -15,7 +15,7 @@ export interface PollCursors {
 }
 
 export interface PollEventsDeps {
-  log: EventLog;
+  log: Pick<EventLog, 'read'>;
   cursors: PollCursors;
   /** A large envelope's body, from the payload store; undefined when gone. */
   bodyOf: (bodyRef: string) => Promise<string | undefined>;
