@@ -315,7 +315,8 @@ export class RangedSegment implements SegmentReader {
 
   /** Checks the raw lengths of blocks `first..last` against their checksums and keeps them. */
   private takeLengths(first: number, last: number, raw: Uint8Array): void {
-    const partial = (this.partial ??= new Uint16Array(this.excerptCount));
+    this.partial ??= new Uint16Array(this.excerptCount);
+    const partial = this.partial;
     const bytes = new Uint8Array(partial.buffer);
     for (let b = first; b <= last; b++) {
       const at = 2 * (b - first) * LENGTH_BLOCK;
