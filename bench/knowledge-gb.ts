@@ -22,7 +22,7 @@
  * Each size is built, then measured, before the next is built; the build resumes where a cached one stopped.
  * `--memory` is the function memory the search process is given (default 1,769, the search function's; 1,024 is
  * completion's, chat's and responses', whose knowledge caches are sized from it).
- * `--direct` builds straight into segments of 100 MB of text each (bench/knowledge-gb-build.ts, `--segment-mb`),
+ * `--direct` builds straight into segments of 100 MB of text each (`--segment-mb`; bench/knowledge-gb-build.ts),
  * skipping the size-tiered merges: a 1 GB bot in ten segments in a fraction of the ingest path's time, kept in a
  * data folder of its own (default `.bench-data/knowledge-gb-direct`). `--rewrite` first rewrites, once, every
  * measured bot's segments written in an older format (data built by an earlier version) in the current format.
@@ -49,6 +49,8 @@ const SIZES = (option('sizes') ?? '100,500,1000').split(',').map(Number);
 const QUERIES = numberArg('queries', 300);
 const COLD = numberArg('cold', 20);
 const DIRECT = args.includes('--direct');
+/** Text per segment of a direct build (100 MB: a 1 GB bot in ten segments). */
+const SEGMENT_MB = numberArg('segment-mb', 100);
 const DATA = resolve(option('data') ?? (DIRECT ? '.bench-data/knowledge-gb-direct' : '.bench-data/knowledge-gb'));
 /** Bump when the corpus, the segment format or the build changes: a cached build of another version is rebuilt. */
 const BUILD_VERSION = 1;
@@ -164,7 +166,7 @@ async function stage(size: number): Promise<string> {
     String(size),
     '--stage-bot',
     bot,
-    ...(DIRECT ? ['--segment-mb', '100'] : []),
+    ...(DIRECT ? ['--segment-mb', String(SEGMENT_MB)] : []),
   ]);
   console.error(`\nbuilt: ${JSON.stringify(built)}`);
   Object.assign(manifest, { filesDone: built.filesDone, textDone: built.textDone });
