@@ -207,12 +207,11 @@ async function storedSegment(s: ScoringSegment, terms: QueryTerm[]) {
   writer.beginDocument({ fileKey: 'k', fileName: 'f.txt', generation: 'g1', language: 'pt' });
   for (let e = 0; e < s.excerptCount; e++) writer.addExcerpt(new Uint8Array(0), s.lengths[e]!);
   const byName = new Map<string, Postings>();
-  terms.forEach((t, w) =>
-    t.variants.forEach((name, v) => {
+  for (const [w, t] of terms.entries())
+    for (const [v, name] of t.variants.entries()) {
       const p = s.postings[w]![v];
       if (p) byName.set(name, p);
-    }),
-  );
+    }
   for (const name of [...byName.keys()].sort()) writer.addTerm(name, byName.get(name)!.excerpts, byName.get(name)!.tfs);
   writer.finish();
   const bytes = Buffer.concat(chunks);
