@@ -3,10 +3,12 @@
  * (it talks to the parent's stand-ins through the environment the local runner set: DYNAMODB_ENDPOINT, S3_ENDPOINT,
  * TABLE_NAME, BUCKET_KNOWLEDGE).
  *
- *   build --bot <id> --files-done n --text-done bytes --until MB --stage-bot <id>
- *       grows one bot through the ingest path to `--until` MB of text, then lists its segments on `--stage-bot`
+ *   build --bot <id> --files-done n --text-done bytes --until MB --stage-bot <id> [--segment-mb MB]
+ *       grows one bot through the ingest path to `--until` MB of text, then lists its segments on `--stage-bot`;
+ *       with `--segment-mb`, straight into segments of that much text instead (see below)
  *   prune --bot <id> --keep a,b,c   deletes the grown bot's objects that none of the bots listed still lists
  *   merge --bot <id>                merges every segment of a bot into one (forced)
+ *   rewrite --bot <id>              rewrites each segment of an older format in the current one, one at a time
  *
  * What the build runs is the ingest worker's path from text to a listed segment: the chunker, language detection,
  * the analyzer's terms, the batch's segment (buildSegment, 20 files a batch), its PUT to the bucket, its listing on
@@ -17,6 +19,10 @@
  * analyzer's terms come from the production `documentTerms`, memoised per distinct word here without its 200,000-word
  * cache limit (which a million-word vocabulary would clear over and over); the first excerpt of every file is checked
  * against `documentTerms` itself.
+ * With `--segment-mb`, the batches are not listed one by one and merged in size tiers (every byte merged several
+ * times, the slowest part at 1 GB): each run of batches holding that much text is merged once, straight into one
+ * segment (the merge's streaming output and read-back check, as a merge writes it), and listed. A 1 GB bot is then ten
+ * segments of 100 MB of text, as the tiers leave it at about that size, in a fraction of the time.
  * Prints one JSON line: sizes, rates, peak RSS (VmHWM).
  */
 import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
@@ -29,10 +35,13 @@ import {
   DynamoKnowledgeIndexStore,
   knowledgeObjectKeys,
   makeCompaction,
+  makeWriteMergedSegment,
   newSegmentId,
   SEGMENT_FORMAT,
   SegmentCache,
+  segmentFromBytes,
 } from '#shared/knowledge/index.ts';
+import type { KnowledgeSegmentRef } from '#shared/bots/index.ts';
 import { Worker } from 'node:worker_threads';
 
 const args = process.argv.slice(2);
@@ -61,13 +70,15 @@ const index = new DynamoKnowledgeIndexStore({ client: ddb, tableName: env.TABLE_
 const objects = new S3ObjectStore(s3, bucket);
 const logger = createLogger('bench');
 // The inputs of one stage's segments stay referenced by the later stages' bots: nothing merged away is deleted.
+const segments = new SegmentCache(objects, { memoryBytes: 192 * 1024 * 1024 });
 const compact = makeCompaction({
   index,
   objects,
-  segments: new SegmentCache(objects, { memoryBytes: 192 * 1024 * 1024 }),
+  segments,
   logger,
   options: { retireAfterMs: Number.MAX_SAFE_INTEGER },
 });
+const writeMerged = makeWriteMergedSegment({ objects, logger }, () => new Date());
 
 function peakRssMb(): number {
   const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
@@ -134,6 +145,20 @@ async function build(): Promise<void> {
     n += 20;
   };
   let queuedBytes = 0;
+  const segmentBytes = Number(arg('segment-mb') ?? 0) * 1e6;
+  // Straight into segments: the batches of the segment being filled, and its text so far.
+  let group: Batch[] = [];
+  let groupBytes = 0;
+  const flushGroup = async () => {
+    if (!group.length) return;
+    const inputs = await Promise.all(group.map((b) => segmentFromBytes(b.bytes)));
+    const ref = await writeMerged(botId, inputs, () => true, []);
+    if (!ref) throw new Error('a direct segment failed its read-back check');
+    await index.addSegment(botId, ref);
+    group = [];
+    groupBytes = 0;
+    merges++;
+  };
   try {
     queue();
     queue();
@@ -144,6 +169,18 @@ async function build(): Promise<void> {
       if (queuedBytes < untilBytes) queue();
       else n -= 20 * ahead.length; // batches made beyond the target are not stored
       const t0 = performance.now();
+      if (segmentBytes) {
+        group.push(batch);
+        groupBytes += batch.textBytes;
+        excerpts += batch.excerpts;
+        if (groupBytes >= segmentBytes || textBytes >= untilBytes) await flushGroup();
+        mergeMs += performance.now() - t0;
+        process.stderr.write(
+          `\r${(textBytes / 1e6).toFixed(0)} MB, ${batch.first + 20} files, ${merges} segments, ${((performance.now() - started) / 1000).toFixed(0)} s   `,
+        );
+        if (textBytes >= untilBytes) break;
+        continue;
+      }
       const at = new Date(batch.at);
       const id = newSegmentId(at);
       const key = knowledgeObjectKeys.segment(botId, id);
@@ -232,11 +269,30 @@ async function merge(): Promise<void> {
   );
 }
 
+/** Each segment of an older format rewritten in the current one (alone: same documents, same markers). */
+async function rewrite(): Promise<void> {
+  const t0 = performance.now();
+  let rewritten = 0;
+  for (const ref of (await index.state(botId))!.segments) {
+    if ((ref.format ?? 3) >= SEGMENT_FORMAT) continue;
+    const reader = await segments.segment(ref.key);
+    const added: KnowledgeSegmentRef | undefined = await writeMerged(botId, [reader], () => true, reader.markers);
+    if (!added || !(await index.replaceSegments(botId, [ref], added, Date.now())))
+      throw new Error(`could not rewrite ${ref.key}`);
+    rewritten++;
+    process.stderr.write(`\rrewritten ${rewritten} segments, ${((performance.now() - t0) / 1000).toFixed(0)} s   `);
+  }
+  console.log(
+    JSON.stringify({ rewritten, seconds: Math.round((performance.now() - t0) / 1000), peakRssMB: peakRssMb() }),
+  );
+}
+
 try {
   if (mode === 'build') await build();
+  else if (mode === 'rewrite') await rewrite();
   else if (mode === 'prune') await prune();
   else if (mode === 'merge') await merge();
-  else throw new Error('usage: build|merge --bot <id> ...');
+  else throw new Error('usage: build|prune|merge|rewrite --bot <id> ...');
 } finally {
   s3.destroy();
   ddb.destroy();

@@ -1,7 +1,7 @@
 import type { KnowledgeSegmentRef } from '../bots/index.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { KnowledgeView } from './index/knowledge-view.ts';
-import { type DeleteMarker, SEGMENT_FORMAT, SegmentFormatError } from './index/segment.ts';
+import { type DeleteMarker, RANGED_FORMAT, SegmentFormatError } from './index/segment.ts';
 import { makeWriteMergedSegment } from './write-merged-segment.ts';
 import type { KnowledgeIndexStore, KnowledgeObjectStore } from './knowledge-files.ts';
 import type { SegmentCache } from './segment-cache.ts';
@@ -147,9 +147,13 @@ export function makeCompaction(deps: CompactionDeps) {
   };
 }
 
-/** Written before segments were read by range: rewritten by the next merge. */
+/**
+ * Written before segments were read by range (format 3, held whole in memory): rewritten by the next merge. Format 4
+ * is read by range too (only its lengths are read whole when opened), so it waits for its size tier's merge rather
+ * than having every bot's whole index rewritten at once.
+ */
 function isLegacy(ref: KnowledgeSegmentRef): boolean {
-  return (ref.format ?? 3) < SEGMENT_FORMAT;
+  return (ref.format ?? 3) < RANGED_FORMAT;
 }
 
 /**

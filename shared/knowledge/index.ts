@@ -17,6 +17,7 @@ export { compileFilePattern } from './file-pattern.ts';
 export { rankBm25, type ScoringSegment } from './index/bm25.ts';
 export { KnowledgeView, type RankingOptions } from './index/knowledge-view.ts';
 export { buildSegment, SEGMENT_FORMAT, type SegmentDocumentInput, segmentFromBytes } from './index/segment.ts';
+export { makeWriteMergedSegment } from './write-merged-segment.ts';
 export { makeIngestKnowledge } from './ingest.ts';
 export {
   fileKeyOf,

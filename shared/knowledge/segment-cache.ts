@@ -89,7 +89,7 @@ export class SegmentCache {
       loaded.map(async (entry) => {
         if (this.unreadable.has(entry.segment.key)) return;
         try {
-          entry.lengths = await entry.segment.lengths();
+          entry.lengths = await entry.segment.searchLengths();
         } catch (error) {
           if (!(error instanceof SegmentFormatError)) throw error;
           this.setAside(entry.segment.key, error);

@@ -80,10 +80,10 @@ export class KnowledgeView {
   private readonly avgLength: number;
   private readonly avgWindow: number;
 
-  /** The view over opened segments, with their excerpt lengths read. */
+  /** The view over opened segments, with the excerpt lengths search reads (see SegmentReader.searchLengths). */
   static async open(segments: { id: string; segment: SegmentReader }[]): Promise<KnowledgeView> {
     return new KnowledgeView(
-      await Promise.all(segments.map(async (s) => ({ ...s, lengths: await s.segment.lengths() }))),
+      await Promise.all(segments.map(async (s) => ({ ...s, lengths: await s.segment.searchLengths() }))),
     );
   }
 
@@ -136,6 +136,13 @@ export class KnowledgeView {
         sameNext.fill(1, doc.first, Math.max(doc.first, end - 1));
         if (!doc.live || !lengths) continue;
         live?.fill(1, doc.first, end);
+        if (doc.lengthSum !== undefined && doc.windowSum !== undefined) {
+          // Format 5 keeps the sums: the lengths themselves are read only around a query's postings.
+          liveExcerpts += doc.count;
+          lengthSum += doc.lengthSum;
+          windowSum += doc.windowSum;
+          continue;
+        }
         for (let e = doc.first; e < end; e++) {
           liveExcerpts++;
           lengthSum += lengths[e]!;
@@ -227,7 +234,13 @@ export class KnowledgeView {
     if (!terms.length || !this.liveExcerpts) return [];
     const variants = [...new Set(terms.flatMap((t) => t.variants))];
     const searched = this.segments.map((s, i) => ({ ...s, i })).filter((s) => s.lengths);
-    const fetched = await Promise.all(searched.map((s) => s.segment.postings(variants)));
+    const fetched = await Promise.all(
+      searched.map(async (s) => {
+        const postings = await s.segment.postings(variants);
+        await s.segment.coverLengths(postings);
+        return postings;
+      }),
+    );
     const scoring: ScoringSegment[] = searched.map(({ segment, lengths, i }, k) => {
       const byTerm = new Map(variants.map((v, j) => [v, fetched[k]![j]]));
       const allowed = this.allowedIn(i, options.passes);

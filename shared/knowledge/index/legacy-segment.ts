@@ -121,6 +121,12 @@ export class LegacySegment implements SegmentReader {
     return this.excerptLength;
   }
 
+  searchLengths(): Promise<Uint16Array> {
+    return this.lengths();
+  }
+
+  async coverLengths(): Promise<void> {}
+
   private termId(term: string): number {
     let lo = 0;
     let hi = this.termCount - 1;

@@ -14,10 +14,15 @@ import type { Language } from '../text/analyzer.ts';
  *            varint postings bytes, then the postings themselves when they are at most 24 bytes, else the u32 CRC-32
  *            of the postings that follow the block), then the longer postings of those terms in order. Postings:
  *            varint excerpt id gaps (the first from 0), then one tf byte per posting
- *   lengths  u16 per excerpt: index terms in it
- *   tail     u32 meta length, meta JSON (documents, markers, counts, where the lengths are), then the block indexes
- *            (typed arrays, 8-byte aligned, see {@link TailLayout})
+ *   lengths  u16 per excerpt: index terms in it, checked per block of {@link LENGTH_BLOCK} excerpts
+ *   tail     u32 meta length, meta JSON (documents with their length sums, markers, counts, where the lengths are),
+ *            then the block indexes (typed arrays, 8-byte aligned, see {@link TailLayout})
  *   trailer  f64 tail offset, u32 tail length, u32 tail CRC-32, u32 version, "SBKT"
+ *
+ * Format 5 (this one) differs from format 4 only in the lengths: format 4 has one checksum over all of them and no
+ * sums, so opening one reads every excerpt's length (2 bytes per excerpt); format 5 keeps each document's length sums
+ * (what the averages of BM25 need) in the tail and a checksum per block of lengths, so a query reads only the blocks
+ * around its terms' postings. Format 4 is still read as it was; merges write format 5.
  *
  * Format 3 (one gzip core with the whole dictionary and postings, then the text blocks) is still read
  * (./legacy-segment.ts); merges rewrite it in this format.
@@ -25,7 +30,9 @@ import type { Language } from '../text/analyzer.ts';
 export const SEGMENT_MAGIC = 0x53_4b_42_53; // "SBKS" as a little-endian u32
 /** Its last byte is not 0, so no format-3 object (whose last 4 bytes are a gzip length under 16 MB) ends with it. */
 export const TRAILER_MAGIC = 0x54_4b_42_53; // "SBKT"
-export const FORMAT_VERSION = 4;
+export const FORMAT_VERSION = 5;
+/** The first format read by range (format 4: its lengths read whole when opened). */
+export const RANGED_FORMAT = 4;
 export const HEADER_BYTES = 16;
 export const TRAILER_BYTES = 24;
 /** Text per compressed block (whole excerpts; a longer excerpt is a block of its own). */
@@ -37,6 +44,8 @@ export const TF_MAX = 255;
 /** Postings up to this many bytes live in their dictionary entry (a rare term costs no read of its own). */
 export const INLINE_POSTINGS_BYTES = 24;
 export const U16_MAX = 65_535;
+/** Excerpt lengths per checked block (1 KB): what a query reads of the lengths around one posting. */
+export const LENGTH_BLOCK = 512;
 
 /** A segment's bytes are not what the writer stored: truncated, damaged, or not a segment at all. */
 export class SegmentFormatError extends Error {
@@ -54,6 +63,12 @@ export interface SegmentDoc {
   /** Its first excerpt id in the segment, and how many it has. */
   first: number;
   count: number;
+  /**
+   * Format 5: the index terms of its excerpts summed, and of its excerpts' neighbourhoods (each excerpt with the
+   * ones either side in the document), as BM25's average lengths count them.
+   */
+  lengthSum?: number;
+  windowSum?: number;
 }
 
 /** Every generation of `fileKey` up to and including `generation` has left search (a delete, or a failed upload). */
@@ -78,6 +93,7 @@ export interface SegmentMeta {
   embeddingModel?: string;
   builtAt: string;
   lengthsAt: number;
+  /** CRC-32 of all the lengths together. */
   lengthsCrc: number;
 }
 
@@ -97,6 +113,8 @@ export interface TailLayout {
   dictCrc: Uint32Array;
   postingsBytes: Uint32Array;
   firstTerms: Uint8Array;
+  /** Format 5: CRC-32 of each block of {@link LENGTH_BLOCK} lengths (empty in format 4). */
+  lengthCrc: Uint32Array;
 }
 
 export function checksum(bytes: Uint8Array): number {
@@ -119,6 +137,7 @@ export function encodeTail(meta: SegmentMeta, layout: TailLayout): Uint8Array {
     layout.dictCrc,
     layout.postingsBytes,
     layout.firstTerms,
+    layout.lengthCrc,
   ];
   let total = align8(4 + metaBytes.length);
   for (const a of arrays) total += align8(a.byteLength);
@@ -133,8 +152,14 @@ export function encodeTail(meta: SegmentMeta, layout: TailLayout): Uint8Array {
   return out;
 }
 
-/** Parses a tail (its checksum already checked); throws {@link SegmentFormatError} when it does not add up. */
-export function decodeTail(bytes: Uint8Array): { meta: SegmentMeta; layout: TailLayout } {
+/** Blocks of lengths of a segment of `excerpts`. */
+export const lengthBlocks = (excerpts: number) => Math.ceil(excerpts / LENGTH_BLOCK);
+
+/**
+ * Parses a tail of format `version` (its checksum already checked); throws {@link SegmentFormatError} when it does
+ * not add up.
+ */
+export function decodeTail(bytes: Uint8Array, version: number): { meta: SegmentMeta; layout: TailLayout } {
   // Typed views need aligned offsets: work on a copy that starts a buffer.
   const own = new Uint8Array(bytes.byteLength);
   own.set(bytes);
@@ -162,7 +187,10 @@ export function decodeTail(bytes: Uint8Array): { meta: SegmentMeta; layout: Tail
       dictCrc: take(Uint32Array, TB, 4),
       postingsBytes: take(Uint32Array, TB, 4),
       firstTerms: take(Uint8Array, meta.firstTermBytes, 1),
+      lengthCrc: take(Uint32Array, version >= 5 ? lengthBlocks(meta.excerptCount) : 0, 4),
     };
+    if (version >= 5 && meta.docs.some((d) => d.lengthSum === undefined || d.windowSum === undefined))
+      throw new SegmentFormatError('knowledge segment tail is damaged');
     if (layout.textFirst[B] !== meta.excerptCount) throw new SegmentFormatError('knowledge segment tail is damaged');
     return { meta, layout };
   } catch (error) {
@@ -182,12 +210,25 @@ export function encodeTrailer(tailAt: number, tailLength: number, tailCrc: numbe
   return out;
 }
 
-/** The trailer at the end of `bytes` (the object's last bytes), or undefined when they are not a format-4 trailer. */
-export function decodeTrailer(bytes: Uint8Array): { tailAt: number; tailLength: number; tailCrc: number } | undefined {
+/**
+ * The trailer at the end of `bytes` (the object's last bytes), or undefined when they are not a trailer (format 3).
+ * Throws {@link SegmentFormatError} for a trailer of a format this code does not know.
+ */
+export function decodeTrailer(
+  bytes: Uint8Array,
+): { tailAt: number; tailLength: number; tailCrc: number; version: number } | undefined {
   if (bytes.byteLength < TRAILER_BYTES) return undefined;
   const view = new DataView(bytes.buffer, bytes.byteOffset + bytes.byteLength - TRAILER_BYTES, TRAILER_BYTES);
-  if (view.getUint32(20, true) !== TRAILER_MAGIC || view.getUint32(16, true) !== FORMAT_VERSION) return undefined;
-  return { tailAt: view.getFloat64(0, true), tailLength: view.getUint32(8, true), tailCrc: view.getUint32(12, true) };
+  if (view.getUint32(20, true) !== TRAILER_MAGIC) return undefined;
+  const version = view.getUint32(16, true);
+  if (version < RANGED_FORMAT || version > FORMAT_VERSION)
+    throw new SegmentFormatError(`unsupported knowledge segment format ${version}`);
+  return {
+    tailAt: view.getFloat64(0, true),
+    tailLength: view.getUint32(8, true),
+    tailCrc: view.getUint32(12, true),
+    version,
+  };
 }
 
 export function encodeHeader(): Uint8Array {

@@ -7,6 +7,8 @@ import {
   decodeTail,
   HEADER_BYTES,
   INLINE_POSTINGS_BYTES,
+  LENGTH_BLOCK,
+  lengthBlocks,
   type Postings,
   type SegmentDoc,
   SegmentFormatError,
@@ -58,8 +60,15 @@ export interface SegmentReader {
   readonly embeddingModel: string | undefined;
   /** What the reader itself keeps in memory (its pieces are counted by the cache they live in). */
   readonly memoryBytes: number;
-  /** Index terms per excerpt. */
+  /** Index terms per excerpt, all of them. */
   lengths(): Promise<Uint16Array>;
+  /**
+   * The lengths search reads: all of them, or (format 5, whose documents carry their length sums) an array filled
+   * only around the postings given to {@link coverLengths} so far, read by block when first needed.
+   */
+  searchLengths(): Promise<Uint16Array>;
+  /** Makes {@link searchLengths} hold every excerpt within two of a posting of `lists` (what scoring reads). */
+  coverLengths(lists: readonly (Postings | undefined)[]): Promise<void>;
   /** Each term's postings, undefined for a term the segment does not hold. */
   postings(terms: readonly string[]): Promise<(Postings | undefined)[]>;
   /** The texts of some excerpts. */
@@ -157,10 +166,14 @@ function lastAtMost(count: number, valueAt: (i: number) => string | number, targ
 
 /** A dictionary block is read with its postings when both together are at most this long. */
 const BLOCK_READ_BYTES = 32 * 1024;
+/** Blocks of lengths not needed but between needed ones are read with them when the gap is at most this many. */
+const LENGTH_GAP_BLOCKS = 8;
 
-/** A format-4 segment read by range: only the tail is held; everything else is a piece fetched when needed. */
+/**
+ * A segment of format 4 or 5 read by range: only the tail is held (and, format 5, the lengths read so far); everything
+ * else is a piece fetched when needed.
+ */
 export class RangedSegment implements SegmentReader {
-  readonly format = 4;
   readonly docs: SegmentDoc[];
   readonly markers: DeleteMarker[];
   readonly excerptCount: number;
@@ -168,15 +181,21 @@ export class RangedSegment implements SegmentReader {
   readonly embeddingModel: string | undefined;
   readonly memoryBytes: number;
   private readonly firstTerms: string[];
+  /** Format 5: the lengths read so far, and per block of them 1 once read; the reads under way. */
+  private partial?: Uint16Array;
+  private readonly lengthRead: Uint8Array;
+  private readonly lengthLoading: (Promise<void> | undefined)[] = [];
+  private lengthBlocksRead = 0;
 
   constructor(
     readonly key: string,
+    readonly format: number,
     private readonly meta: SegmentMeta,
     private readonly layout: TailLayout,
     private readonly read: RangeRead,
     private readonly pieces: PieceSource,
     tailBytes: number,
-    private readonly lengthsGiven?: Uint8Array,
+    private lengthsGiven?: Uint8Array,
   ) {
     this.docs = meta.docs;
     this.markers = meta.markers;
@@ -187,22 +206,137 @@ export class RangedSegment implements SegmentReader {
     this.firstTerms = Array.from({ length: meta.termBlocks }, (_, b) =>
       blob.toString('utf8', layout.firstTermOffsets[b]!, layout.firstTermOffsets[b + 1]!),
     );
-    this.memoryBytes = 3 * tailBytes + 64 * meta.termBlocks;
+    const blocks = format >= 5 ? lengthBlocks(meta.excerptCount) : 0;
+    this.lengthRead = new Uint8Array(blocks);
+    this.memoryBytes = 3 * tailBytes + 64 * meta.termBlocks + (blocks ? 2 * meta.excerptCount + 9 * blocks : 0);
   }
 
-  /** Parses a tail; `lengths` are the lengths' bytes when the first read already brought them. */
+  /** Parses a tail of format `version`; `lengths` are the lengths' bytes when the first read already brought them. */
   static fromTail(
     key: string,
+    version: number,
     tail: Uint8Array,
     read: RangeRead,
     pieces: PieceSource,
     lengths?: Uint8Array,
   ): RangedSegment {
-    const { meta, layout } = decodeTail(tail);
-    return new RangedSegment(key, meta, layout, read, pieces, tail.length, lengths);
+    const { meta, layout } = decodeTail(tail, version);
+    return new RangedSegment(key, version, meta, layout, read, pieces, tail.length, lengths);
   }
 
   async lengths(): Promise<Uint16Array> {
+    if (this.format >= 5) {
+      await this.readLengthBlocks(new Uint8Array(this.lengthRead.length).fill(1));
+      return this.partial!;
+    }
+    return this.wholeLengths();
+  }
+
+  async searchLengths(): Promise<Uint16Array> {
+    if (this.format < 5) return this.wholeLengths();
+    this.takeGiven();
+    this.partial ??= new Uint16Array(this.excerptCount);
+    return this.partial;
+  }
+
+  /** The lengths the opening read brought (a small segment's), checked and kept. */
+  private takeGiven(): void {
+    const given = this.lengthsGiven;
+    if (!given || !this.lengthRead.length) return;
+    this.takeLengths(0, this.lengthRead.length - 1, given);
+    this.lengthsGiven = undefined;
+  }
+
+  async coverLengths(lists: readonly (Postings | undefined)[]): Promise<void> {
+    const blocks = this.lengthRead.length;
+    if (this.lengthBlocksRead === blocks) return;
+    const wanted = new Uint8Array(blocks);
+    const last = this.excerptCount - 1;
+    for (const list of lists) {
+      if (!list) continue;
+      const { excerpts } = list;
+      let reached = -1; // every excerpt up to here is in a block already marked
+      for (let i = 0; i < excerpts.length; i++) {
+        const e = excerpts[i]!;
+        const hi = Math.min(last, e + 2);
+        if (hi <= reached) continue;
+        for (let b = (Math.max(0, e - 2) / LENGTH_BLOCK) | 0; b <= ((hi / LENGTH_BLOCK) | 0); b++) wanted[b] = 1;
+        reached = (((hi / LENGTH_BLOCK) | 0) + 1) * LENGTH_BLOCK - 1;
+      }
+    }
+    await this.readLengthBlocks(wanted);
+  }
+
+  /**
+   * Reads the blocks of lengths `wanted` marks that are not read yet, a request per run of them (small gaps read
+   * through), sharing the reads already under way.
+   */
+  private async readLengthBlocks(wanted: Uint8Array): Promise<void> {
+    this.takeGiven();
+    this.partial ??= new Uint16Array(this.excerptCount);
+    const waits = new Set<Promise<void>>();
+    const blocks = wanted.length;
+    for (let b = 0; b < blocks; ) {
+      if (!wanted[b] || this.lengthRead[b]) {
+        b++;
+        continue;
+      }
+      const loading = this.lengthLoading[b];
+      if (loading) {
+        waits.add(loading);
+        b++;
+        continue;
+      }
+      // A run from b: on while blocks are wanted, or the next wanted one is close.
+      let end = b;
+      for (let x = b + 1; x < blocks && x - end <= LENGTH_GAP_BLOCKS; x++)
+        if (wanted[x] && !this.lengthRead[x] && !this.lengthLoading[x]) end = x;
+      waits.add(this.readLengthRun(b, end));
+      b = end + 1;
+    }
+    await Promise.all(waits);
+  }
+
+  private readLengthRun(first: number, last: number): Promise<void> {
+    const { lengthsAt, excerptCount } = this.meta;
+    const start = lengthsAt + 2 * first * LENGTH_BLOCK;
+    const end = lengthsAt + 2 * Math.min(excerptCount, (last + 1) * LENGTH_BLOCK);
+    const run: Promise<void> = this.read(start, end)
+      .then((raw) => {
+        if (raw.length !== end - start) throw this.damaged('knowledge segment lengths are short');
+        this.takeLengths(first, last, raw);
+      })
+      .finally(() => {
+        for (let b = first; b <= last; b++) if (this.lengthLoading[b] === run) this.lengthLoading[b] = undefined;
+      });
+    for (let b = first; b <= last; b++) if (!this.lengthRead[b]) this.lengthLoading[b] ??= run;
+    return run;
+  }
+
+  /** Checks the raw lengths of blocks `first..last` against their checksums and keeps them. */
+  private takeLengths(first: number, last: number, raw: Uint8Array): void {
+    this.partial ??= new Uint16Array(this.excerptCount);
+    const partial = this.partial;
+    const bytes = new Uint8Array(partial.buffer);
+    for (let b = first; b <= last; b++) {
+      const at = 2 * (b - first) * LENGTH_BLOCK;
+      const block = raw.subarray(at, Math.min(raw.length, at + 2 * LENGTH_BLOCK));
+      if (checksum(block) !== this.layout.lengthCrc[b]) throw this.damaged('knowledge segment lengths are damaged');
+      if (this.lengthRead[b]) continue;
+      bytes.set(block, 2 * b * LENGTH_BLOCK);
+      this.lengthRead[b] = 1;
+      this.lengthBlocksRead++;
+    }
+  }
+
+  /** An error naming this segment (lengths are read outside the piece source, which names it for the rest). */
+  private damaged(message: string): SegmentFormatError {
+    const error = new SegmentFormatError(message);
+    error.key = this.key;
+    return error;
+  }
+
+  private async wholeLengths(): Promise<Uint16Array> {
     const { lengthsAt, excerptCount, lengthsCrc } = this.meta;
     const given = this.lengthsGiven;
     return this.pieces.piece(

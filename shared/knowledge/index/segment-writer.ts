@@ -8,6 +8,8 @@ import {
   encodeTrailer,
   HEADER_BYTES,
   INLINE_POSTINGS_BYTES,
+  LENGTH_BLOCK,
+  lengthBlocks,
   type SegmentDoc,
   TERM_BLOCK_POSTINGS_BYTES,
   TERM_BLOCK_TERMS,
@@ -224,6 +226,10 @@ export class SegmentWriter {
     const lengthsBytes = new Uint8Array(lengths.buffer, lengths.byteOffset, lengths.byteLength);
     const lengthsAt = this.at;
     this.write(lengthsBytes);
+    const lengthCrc = new Uint32Array(lengthBlocks(lengths.length));
+    for (let b = 0; b < lengthCrc.length; b++)
+      lengthCrc[b] = checksum(lengthsBytes.subarray(2 * b * LENGTH_BLOCK, 2 * (b + 1) * LENGTH_BLOCK));
+    for (const doc of this.docs) Object.assign(doc, lengthSums(lengths, doc.first, doc.count));
     this.textFirst.push(this.excerpts);
     const tail = encodeTail(
       {
@@ -252,6 +258,7 @@ export class SegmentWriter {
         dictCrc: this.dictCrc.done(),
         postingsBytes: this.postingsBytes.done(),
         firstTerms: Buffer.concat(this.firstTerms),
+        lengthCrc,
       },
     );
     const tailAt = this.at;
@@ -265,6 +272,28 @@ export class SegmentWriter {
     this.emit(bytes);
     this.at += bytes.length;
   }
+}
+
+/**
+ * A document's lengths summed, and its neighbourhoods' (each excerpt with the ones either side in the document): the
+ * sums the view's average lengths are made of, so that it needs no excerpt's length to open.
+ */
+export function lengthSums(
+  lengths: Uint16Array,
+  first: number,
+  count: number,
+): { lengthSum: number; windowSum: number } {
+  let lengthSum = 0;
+  let windowSum = 0;
+  const end = first + count;
+  for (let e = first; e < end; e++) {
+    lengthSum += lengths[e]!;
+    let w = lengths[e]!;
+    if (e > first) w += lengths[e - 1]!;
+    if (e < end - 1) w += lengths[e + 1]!;
+    windowSum += w;
+  }
+  return { lengthSum, windowSum };
 }
 
 function sharedPrefix(a: Uint8Array, b: Uint8Array): number {

@@ -30,6 +30,7 @@ export type { SegmentReader } from './segment-reader.ts';
 
 /** The format new segments are written in (a segment ref without one was written in format 3). */
 export const SEGMENT_FORMAT = FORMAT_VERSION;
+export { RANGED_FORMAT } from './segment-format.ts';
 
 /** A file's excerpts as ingestion hands them to a segment. */
 export interface SegmentDocumentInput {
@@ -172,12 +173,12 @@ export async function openSegment(key: string, objects: RangedObjects, pieces: P
       : await read(tailAt, tailAt + tailLength);
   if (tail.length !== tailLength || checksum(tail) !== trailer.tailCrc)
     throw new SegmentFormatError('knowledge segment tail is damaged');
-  const { meta } = decodeTail(tail);
+  const { meta } = decodeTail(tail, trailer.version);
   const lengths =
     meta.lengthsAt >= lastAt
       ? last.subarray(meta.lengthsAt - lastAt, meta.lengthsAt - lastAt + 2 * meta.excerptCount)
       : undefined;
-  return RangedSegment.fromTail(key, tail, read, pieces, lengths);
+  return RangedSegment.fromTail(key, trailer.version, tail, read, pieces, lengths);
 }
 
 /** Pieces kept in a plain map: for a segment held in memory (tests, benchmarks, a merge checking its output). */

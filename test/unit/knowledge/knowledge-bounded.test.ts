@@ -2,11 +2,14 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { knowledgeCacheFromConfig } from '#shared/knowledge/wiring.ts';
 import type { Bot, KnowledgeSegmentRef } from '#shared/bots/index.ts';
 import { parseConfig } from '#shared/kernel/config.ts';
+import type { Logger } from '#shared/kernel/logger.ts';
+import type { Metrics } from '#shared/kernel/metrics.ts';
 import {
   buildSegment,
   openSegment,
   SEGMENT_FORMAT,
   type SegmentDocumentInput,
+  segmentFromBytes,
   unboundedPieces,
 } from '#shared/knowledge/index/segment.ts';
 import { mergeSegments } from '#shared/knowledge/index/segment-merge.ts';
@@ -158,6 +161,101 @@ describe('a query reads by range', () => {
     }
     expect(textBlocksRead).toBeGreaterThan(0);
     expect(big.length).toBeGreaterThan(3_000_000);
+  });
+});
+
+/** 100,000 short excerpts (200 KB of lengths, out of reach of a segment's opening read); one word in four of them. */
+function shortExcerpts(): SegmentDocumentInput[] {
+  const random = seeded(11);
+  return Array.from({ length: 50 }, (_, f) => {
+    const texts = Array.from({ length: 2000 }, (_, i) =>
+      [
+        wordOf(random),
+        wordOf(random),
+        f * 2000 + i === 77_777 || (f === 3 && i % 900 === 5) ? 'zumbirova' : wordOf(random),
+      ].join(' '),
+    );
+    return {
+      fileKey: `k${f}`,
+      fileName: `file-${f}.txt`,
+      generation: 'g1',
+      language: 'pt' as const,
+      excerpts: texts,
+      terms: texts.map((t) => termsOf(t, 'pt')),
+    };
+  });
+}
+
+describe('excerpt lengths read by block', () => {
+  test('a cold query reads the blocks of lengths around its postings, not every excerpt’s length', async () => {
+    const docs = shortExcerpts();
+    const bytes = buildSegment(docs, { builtAt: new Date(0) });
+    const key = 'bots/bot_lengths/segments/s.sbks';
+    const objects = new RecordingObjects();
+    await objects.put(key, bytes);
+    const bot = botOver([refOf(key, 's', bytes, docs)], 'bot_lengths');
+    const opened = await openSegment(key, objects, unboundedPieces());
+    const { lengthsAt } = (opened as unknown as { meta: { lengthsAt: number } }).meta;
+    const lengthsEnd = lengthsAt + 2 * opened.excerptCount;
+    objects.ranges = [];
+    const search = makeKnowledgeSearch({
+      bots: { get: async () => bot },
+      segments: new SegmentCache(objects),
+      logger: quietLogger(),
+    });
+    const got = await search.search({ botId: bot.botId, bot, query: 'zumbirova', topK: 5 });
+    expect(got.map((g) => g.fileName).sort()).toEqual(['file-3.txt', 'file-3.txt', 'file-3.txt', 'file-38.txt']);
+    const lengthReads = objects.ranges.filter(
+      (r) => r.start < lengthsEnd && r.end > lengthsAt && r.end - r.start < 100_000,
+    );
+    const lengthBytes = lengthReads.reduce((n, r) => n + Math.min(r.end, lengthsEnd) - Math.max(r.start, lengthsAt), 0);
+    expect(lengthBytes).toBeGreaterThan(0);
+    // Blocks of 512 lengths (1 KB): 6,005 to 7,805 in one read with the blocks between, and 77,777: 6 KB of 200 KB.
+    expect(lengthBytes).toBe(6 * 1024);
+    expect(lengthsEnd - lengthsAt).toBe(200_000);
+    // The opening read (the object's last 128 KB) ends before the lengths' reach.
+    expect(objects.ranges.some((r) => r.start <= lengthsAt && r.end >= lengthsEnd)).toBe(false);
+  });
+
+  test('a block of lengths found damaged by a query: that segment is skipped with a logged error and a metric', async () => {
+    const docs = shortExcerpts();
+    const bytes = buildSegment(docs, { builtAt: new Date(0) });
+    const other = [
+      {
+        ...docs[7]!,
+        fileKey: 'other',
+        fileName: 'other.txt',
+        excerpts: ['zumbirova bola'],
+        terms: [termsOf('zumbirova bola', 'pt')],
+      },
+    ];
+    const otherBytes = buildSegment(other, { builtAt: new Date(0) });
+    const objects = new RecordingObjects();
+    const { lengthsAt } = ((await segmentFromBytes(bytes)) as unknown as { meta: { lengthsAt: number } }).meta;
+    const damaged = new Uint8Array(bytes);
+    damaged[lengthsAt + 2 * 77_777]! ^= 0x01; // the length of the excerpt holding the word, off by one
+    await objects.put('bots/bot_d/segments/a.sbks', damaged);
+    await objects.put('bots/bot_d/segments/b.sbks', otherBytes);
+    const bot = botOver(
+      [
+        refOf('bots/bot_d/segments/a.sbks', 'a', damaged, docs),
+        refOf('bots/bot_d/segments/b.sbks', 'b', otherBytes, other),
+      ],
+      'bot_d',
+    );
+    const errors: string[] = [];
+    const counted: string[] = [];
+    const logger = { ...quietLogger(), error: (message: string) => void errors.push(message) } as unknown as Logger;
+    const metrics: Metrics = { count: (name) => void counted.push(name), milliseconds: () => {} };
+    const search = makeKnowledgeSearch({
+      bots: { get: async () => bot },
+      segments: new SegmentCache(objects, { logger, metrics }),
+      logger,
+    });
+    const got = await search.search({ botId: bot.botId, bot, query: 'zumbirova', topK: 5 });
+    expect(got.map((g) => g.fileName)).toEqual(['other.txt']);
+    expect(errors).toEqual(['knowledge segment unreadable; the bot is searched without it']);
+    expect(counted).toEqual(['KnowledgeSegmentsUnreadable']);
   });
 });
 

@@ -13,6 +13,8 @@ import { MemoryKnowledge, MemoryObjects, quietLogger } from '#test/support/fakes
 import { answerDigest, parityBot, parityQueries, paritySegments } from './parity-corpus.ts';
 
 const fixture = new URL('../../fixtures/knowledge-v3/', import.meta.url);
+/** The same documents as the format-4 writer stored them (lengths read whole at open); same answers expected. */
+const fixtureV4 = new URL('../../fixtures/knowledge-v4/', import.meta.url);
 const golden = JSON.parse(readFileSync(new URL('answers.json', fixture), 'utf8')) as Record<
   'lexical' | 'hybrid',
   Record<string, string[]>
@@ -60,18 +62,37 @@ describe('ranking across index formats', () => {
     expect(await answers(objects)).toEqual(golden);
   });
 
-  test('the same documents in the ranged format rank identically', async () => {
-    const objects = new MemoryObjects();
+  test('segments written by the format-4 writer are searched as before', async () => {
+    const objects = await formatFourFixtures();
     for (const s of paritySegments())
-      await objects.put(
-        keyOf(s.id),
-        buildSegment(s.documents, { markers: s.markers, embeddingModel: 'hashed-ngrams-v1', builtAt: new Date(0) }),
-      );
+      expect((await segmentFromBytes(objects.objects.get(keyOf(s.id))!)).format).toBe(4);
+    expect(await answers(objects)).toEqual(golden);
+  });
+
+  test('the same documents in the current format (lengths read by block) rank identically', async () => {
+    const objects = await currentObjects();
+    for (const s of paritySegments())
+      expect((await segmentFromBytes(objects.objects.get(keyOf(s.id))!)).format).toBe(SEGMENT_FORMAT);
+    expect(await answers(objects)).toEqual(golden);
+  });
+
+  test('a bot with segments of formats 3, 4 and 5 together ranks identically', async () => {
+    const objects = await currentObjects();
+    const [a, b] = paritySegments();
+    await objects.put(keyOf(a!.id), readFileSync(new URL(`segments/${a!.id}.sbks`, fixture)));
+    await objects.put(keyOf(b!.id), readFileSync(new URL(`segments/${b!.id}.sbks`, fixtureV4)));
     expect(await answers(objects)).toEqual(golden);
   });
 });
 
-async function formatFourObjects(): Promise<MemoryObjects> {
+async function formatFourFixtures(): Promise<MemoryObjects> {
+  const objects = new MemoryObjects();
+  for (const s of paritySegments())
+    await objects.put(keyOf(s.id), readFileSync(new URL(`segments/${s.id}.sbks`, fixtureV4)));
+  return objects;
+}
+
+async function currentObjects(): Promise<MemoryObjects> {
   const objects = new MemoryObjects();
   for (const s of paritySegments())
     await objects.put(
@@ -110,8 +131,26 @@ describe('upgrade path', () => {
     expect(await answers(objects, store.bot('bot_parity')!)).toEqual(golden);
   });
 
+  test('format-4 segments are not merged for their format; a merge of them writes the current format, same answers', async () => {
+    const objects = await formatFourFixtures();
+    const store = storeWith(4);
+    const compact = makeCompaction({
+      index: store,
+      objects,
+      segments: new SegmentCache(objects),
+      logger: quietLogger(),
+    });
+    // No size tier is full: format 4 is read by range as it is, so nothing asks for this merge.
+    expect(await compact('bot_parity')).toBe(false);
+    expect(await compact('bot_parity', { force: true })).toBe(true);
+    const refs = store.bot('bot_parity')!.knowledge.segments;
+    expect(refs.map((r) => r.format)).toEqual([SEGMENT_FORMAT]);
+    expect((await segmentFromBytes(objects.objects.get(refs[0]!.key)!)).format).toBe(SEGMENT_FORMAT);
+    expect(await answers(objects, store.bot('bot_parity')!)).toEqual(golden);
+  });
+
   test('a merge of ranged segments also changes no answer', async () => {
-    const objects = await formatFourObjects();
+    const objects = await currentObjects();
     const store = storeWith(SEGMENT_FORMAT);
     expect(
       await makeCompaction({ index: store, objects, segments: new SegmentCache(objects), logger: quietLogger() })(
@@ -124,7 +163,7 @@ describe('upgrade path', () => {
   });
 
   test('a merge streams: its object comes out in small chunks while it is produced', async () => {
-    const objects = await formatFourObjects();
+    const objects = await currentObjects();
     const inputs = await Promise.all(paritySegments().map((s) => segmentFromBytes(objects.objects.get(keyOf(s.id))!)));
     const sizes: number[] = [];
     for await (const chunk of mergeSegments(inputs, () => true)) sizes.push(chunk.length);
@@ -135,21 +174,21 @@ describe('upgrade path', () => {
 
 describe('segments damaged in storage', () => {
   test('a truncated segment is skipped with a logged error and a metric; the search answers from the others', async () => {
-    const objects = await formatFourObjects();
+    const objects = await currentObjects();
     const key = keyOf('seg-002');
     objects.objects.set(key, objects.objects.get(key)!.subarray(0, 5000));
     const watch = spies();
     const got = await answers(objects, parityBot(keyOf), watch);
     const without = parityBot(keyOf);
     without.knowledge.segments = without.knowledge.segments.filter((r) => r.id !== 'seg-002');
-    expect(got).toEqual(await answers(await formatFourObjects(), without));
+    expect(got).toEqual(await answers(await currentObjects(), without));
     expect(got.lexical[0]).not.toEqual([]);
     expect(watch.errors.filter((e) => e.includes('knowledge segment unreadable'))).toHaveLength(2); // once per cache
     expect(watch.counted).toEqual(['KnowledgeSegmentsUnreadable', 'KnowledgeSegmentsUnreadable']);
   });
 
   test('a segment whose blocks are damaged is searched around; its files leave the answers, the others stay', async () => {
-    const objects = await formatFourObjects();
+    const objects = await currentObjects();
     const key = keyOf('seg-001');
     const damaged = new Uint8Array(objects.objects.get(key)!);
     const reader = await segmentFromBytes(damaged);
@@ -159,7 +198,7 @@ describe('segments damaged in storage', () => {
     const watch = spies();
     const got = await answers(objects, parityBot(keyOf), watch);
     // As if files 0 to 9 (version g1, all in seg-001) had been deleted: newer versions elsewhere still answer.
-    const reference = await formatFourObjects();
+    const reference = await currentObjects();
     const first = paritySegments()[0]!;
     reference.objects.set(
       key,
@@ -174,8 +213,32 @@ describe('segments damaged in storage', () => {
     expect(watch.counted.length).toBeGreaterThan(0);
   });
 
+  test('a segment whose excerpt lengths are damaged is searched around, its markers still counting', async () => {
+    const objects = await currentObjects();
+    const key = keyOf('seg-001');
+    const damaged = new Uint8Array(objects.objects.get(key)!);
+    const reader = await segmentFromBytes(damaged);
+    const lengthsAt = (reader as unknown as { meta: { lengthsAt: number } }).meta.lengthsAt;
+    damaged[lengthsAt + 3]! ^= 0x5a; // one length of the first block; everything else intact
+    objects.objects.set(key, damaged);
+    const watch = spies();
+    const got = await answers(objects, parityBot(keyOf), watch);
+    const reference = await currentObjects();
+    const first = paritySegments()[0]!;
+    reference.objects.set(
+      key,
+      buildSegment([], {
+        markers: [...first.markers, ...first.documents.map((d) => ({ fileKey: d.fileKey, generation: d.generation }))],
+        builtAt: new Date(0),
+      }),
+    );
+    expect(got).toEqual(await answers(reference));
+    expect(watch.errors.filter((e) => e.includes('knowledge segment unreadable'))).toHaveLength(2); // once per cache
+    expect(watch.counted).toEqual(['KnowledgeSegmentsUnreadable', 'KnowledgeSegmentsUnreadable']);
+  });
+
   test('a merge never publishes a segment it cannot read back', async () => {
-    const objects = await formatFourObjects();
+    const objects = await currentObjects();
     const store = storeWith(SEGMENT_FORMAT);
     const before = store.bot('bot_parity')!.knowledge.segments;
     // Storage that damages what it is given as a stream (a merge's output).

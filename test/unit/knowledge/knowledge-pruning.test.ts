@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { type RankingOptions, rankBm25, type ScoringSegment } from '#shared/knowledge/index/bm25.ts';
 import { SCORING_BLOCK } from '#shared/knowledge/index/block-scorer.ts';
-import type { Postings } from '#shared/knowledge/index/segment-format.ts';
+import { openSegment, type RangedObjects, unboundedPieces } from '#shared/knowledge/index/segment.ts';
+import { LENGTH_BLOCK, type Postings } from '#shared/knowledge/index/segment-format.ts';
+import { SegmentWriter } from '#shared/knowledge/index/segment-writer.ts';
 import type { QueryTerm } from '#shared/knowledge/text/analyzer.ts';
 import { rankBm25Exhaustive } from './exhaustive-bm25.ts';
 
@@ -142,4 +144,81 @@ describe('knowledge ranking with pruning', () => {
     expect(pruned.map((r) => r.excerpt)).toEqual([0, 1, 2, 3, 4]);
     expect(pruned).toEqual(exhaustive);
   });
+
+  test('lengths read by block around the query’s postings (format 5) rank exactly as all the lengths do', async () => {
+    let partial = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 2 ** 31 }),
+        fc.boolean(),
+        fc.constantFrom(0, 0.5, 1),
+        fc.oneof(fc.integer({ min: 1, max: 40 }), fc.constant(1_000_000)),
+        async (seed, ties, context, limit) => {
+          const c = corpus(seed, { vocabulary: 12, segments: 1 + (seed % 3), ties });
+          const full = bothRankings(c, { context }, limit).exhaustive;
+          const stored: ScoringSegment[] = [];
+          for (const s of c.segments) {
+            const reader = await storedSegment(s, c.terms);
+            const lengths = await reader.searchLengths();
+            await reader.coverLengths(await reader.postings(c.terms.flatMap((t) => t.variants)));
+            if (lengths.some((l, e) => l !== s.lengths[e])) partial++;
+            stored.push({ ...s, lengths });
+          }
+          const stats = { liveExcerpts: c.liveExcerpts, avgLength: c.avgLength, avgWindow: 2.7 * c.avgLength };
+          expect(rankBm25(stored, c.terms, stats, { context }, limit)).toEqual(full);
+        },
+      ),
+      { numRuns: 60 },
+    );
+    // Most corpora's queries touch only some blocks of lengths: those runs compared scores over partial lengths.
+    expect(partial).toBeGreaterThan(0);
+  });
+
+  test('an occurrence at a block edge reads the lengths of the neighbourhoods it reaches in the blocks either side', async () => {
+    const excerptCount = 6 * LENGTH_BLOCK;
+    const edges = [LENGTH_BLOCK, 3 * LENGTH_BLOCK - 1];
+    const segment: ScoringSegment = {
+      base: 0,
+      excerptCount,
+      postings: [[{ excerpts: Uint32Array.from(edges), tfs: Uint8Array.from([1, 2]) }]],
+      lengths: Uint16Array.from({ length: excerptCount }, (_, e) => 5 + ((e * 7) % 40)),
+      sameNext: new Uint8Array(excerptCount).fill(1, 0, excerptCount - 1),
+    };
+    const terms: QueryTerm[] = [{ variants: ['a'], count: 1 }];
+    const stats = { liveExcerpts: excerptCount, avgLength: 24, avgWindow: 70 };
+    const reader = await storedSegment(segment, terms);
+    const lengths = await reader.searchLengths();
+    await reader.coverLengths(await reader.postings(['a']));
+    const ranked = rankBm25([{ ...segment, lengths }], terms, stats, { context: 0.5 }, 100);
+    // Each excerpt's neighbourhood reaches across the edge into the block before (512) or after (1535).
+    expect(ranked.map((r) => r.excerpt).sort((a, b) => a - b)).toEqual(edges);
+    expect(ranked).toEqual(rankBm25Exhaustive([segment], terms, stats, { context: 0.5 }, 100));
+    expect(lengths.some((l, e) => l !== segment.lengths[e])).toBe(true); // blocks 4 and 5 were not read
+  });
 });
+
+/**
+ * `s` written as a stored segment (its lengths, the query terms' postings) and opened as search opens a large one:
+ * from its tail alone, so that its lengths are read by block when a query's postings need them.
+ */
+async function storedSegment(s: ScoringSegment, terms: QueryTerm[]) {
+  const chunks: Uint8Array[] = [];
+  const writer = new SegmentWriter((chunk) => chunks.push(chunk));
+  writer.beginDocument({ fileKey: 'k', fileName: 'f.txt', generation: 'g1', language: 'pt' });
+  for (let e = 0; e < s.excerptCount; e++) writer.addExcerpt(new Uint8Array(0), s.lengths[e]!);
+  const byName = new Map<string, Postings>();
+  for (const [w, t] of terms.entries())
+    for (const [v, name] of t.variants.entries()) {
+      const p = s.postings[w]![v];
+      if (p) byName.set(name, p);
+    }
+  for (const name of [...byName.keys()].sort()) writer.addTerm(name, byName.get(name)!.excerpts, byName.get(name)!.tfs);
+  writer.finish();
+  const bytes = Buffer.concat(chunks);
+  const objects: RangedObjects = {
+    getRange: async (_k, start, end) => bytes.subarray(start, Math.min(end, bytes.length)),
+    // The trailer only: the tail and everything else come by range.
+    getTail: async () => ({ bytes: bytes.subarray(bytes.length - 24), size: bytes.length }),
+  };
+  return openSegment('segment', objects, unboundedPieces());
+}
