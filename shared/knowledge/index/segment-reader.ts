@@ -1,12 +1,9 @@
-import { gunzipSync } from 'node:zlib';
 import {
-  ByteCursor,
   checksum,
   type DeleteMarker,
   decodePostings,
   decodeTail,
   HEADER_BYTES,
-  INLINE_POSTINGS_BYTES,
   LENGTH_BLOCK,
   lengthBlocks,
   type Postings,
@@ -16,153 +13,12 @@ import {
   type TailLayout,
 } from './segment-format.ts';
 import { type RangeRead, SequentialReader } from './sequential-reader.ts';
+import { type DictBlock, decodeDict, decodeTextBlock, lastAtMost, type TextBlock } from './segment-blocks.ts';
+import type { ExcerptBlock, PieceSource, SegmentReader } from './segment-reading.ts';
 
 export type { RangeRead } from './sequential-reader.ts';
-
-/**
- * Where a reader's pieces come from: memory, the local disk, or the bucket (../piece-cache.ts). `decode` checks and
- * unpacks the raw bytes (throwing {@link SegmentFormatError} when they are damaged) and says what it holds in memory.
- */
-export interface PieceSource {
-  piece<T>(
-    id: string,
-    fetch: () => Promise<Uint8Array>,
-    decode: (raw: Uint8Array) => { value: T; bytes: number },
-  ): Promise<T>;
-}
-
-/** A text block, unpacked: where each excerpt's UTF-8 text starts in `data`. */
-export interface TextBlock {
-  offsets: Uint32Array;
-  data: Buffer;
-}
-
-/** One block of a segment's excerpts in order, as a merge copies them. */
-export interface ExcerptBlock {
-  first: number;
-  texts: Uint8Array[];
-  /** count × dims int8 rows, when the segment has vectors. */
-  vectors?: Int8Array;
-}
-
-/**
- * A stored segment as search and merges use it, whatever its format: the small parts (documents, markers, counts)
- * at once, the rest on demand. Format 4 reads pieces by byte range ({@link RangedSegment}); format 3 holds its
- * dictionary and postings in memory (./legacy-segment.ts).
- */
-export interface SegmentReader {
-  readonly key: string;
-  readonly format: number;
-  readonly docs: SegmentDoc[];
-  readonly markers: DeleteMarker[];
-  readonly excerptCount: number;
-  readonly dims: number;
-  readonly embeddingModel: string | undefined;
-  /** What the reader itself keeps in memory (its pieces are counted by the cache they live in). */
-  readonly memoryBytes: number;
-  /** Index terms per excerpt, all of them. */
-  lengths(): Promise<Uint16Array>;
-  /**
-   * The lengths search reads: all of them, or (format 5, whose documents carry their length sums) an array filled
-   * only around the postings given to {@link coverLengths} so far, read by block when first needed.
-   */
-  searchLengths(): Promise<Uint16Array>;
-  /** Makes {@link searchLengths} hold every excerpt within two of a posting of `lists` (what scoring reads). */
-  coverLengths(lists: readonly (Postings | undefined)[]): Promise<void>;
-  /** Each term's postings, undefined for a term the segment does not hold. */
-  postings(terms: readonly string[]): Promise<(Postings | undefined)[]>;
-  /** The texts of some excerpts. */
-  texts(excerpts: readonly number[]): Promise<string[]>;
-  /** Calls `visit` with each block's vector rows (count × dims int8) and its first excerpt. */
-  forEachVectorBlock(visit: (first: number, rows: Int8Array) => void): Promise<void>;
-  /** Every excerpt in order, block by block (a merge's first pass). */
-  excerptBlocks(): AsyncGenerator<ExcerptBlock>;
-  /** Every term in sorted order with its postings (a merge's second pass). */
-  termPostings(): AsyncGenerator<{ term: string; postings: Postings }>;
-}
-
-/** Unpacks a text block's payload; `count` is how many excerpts it must hold. */
-export function decodeTextBlock(compressed: Uint8Array, count: number): TextBlock {
-  let data: Buffer;
-  try {
-    data = gunzipSync(compressed);
-  } catch (error) {
-    throw new SegmentFormatError(`knowledge segment text block is damaged (${String(error)})`);
-  }
-  if (data.length < 4 * (count + 2) || data.readUInt32LE(0) !== count)
-    throw new SegmentFormatError('knowledge segment text block is damaged');
-  const offsets = new Uint32Array(count + 1);
-  for (let i = 0; i <= count; i++) offsets[i] = data.readUInt32LE(4 * (i + 1));
-  const body = data.subarray(4 * (count + 2));
-  if (offsets[count] !== body.length) throw new SegmentFormatError('knowledge segment text block is damaged');
-  return { offsets, data: body };
-}
-
-/**
- * A dictionary block, parsed: terms in order, each one's postings either inline (small ones) or where they are after
- * the block, with their checksum.
- */
-interface DictBlock {
-  terms: string[];
-  df: Uint32Array;
-  offset: Float64Array;
-  length: Uint32Array;
-  crc: Uint32Array;
-  inline: (Uint8Array | undefined)[];
-}
-
-function decodeDict(raw: Uint8Array): DictBlock {
-  const cursor = new ByteCursor(raw);
-  const count = cursor.varint();
-  if (count > raw.length) throw new SegmentFormatError('knowledge segment dictionary block is damaged');
-  const block: DictBlock = {
-    terms: [],
-    df: new Uint32Array(count),
-    offset: new Float64Array(count),
-    length: new Uint32Array(count),
-    crc: new Uint32Array(count),
-    inline: [],
-  };
-  let offset = 0;
-  let previous = new Uint8Array(0);
-  for (let i = 0; i < count; i++) {
-    const shared = cursor.varint();
-    const rest = cursor.take(cursor.varint());
-    if (shared > previous.length) throw new SegmentFormatError('knowledge segment dictionary block is damaged');
-    const bytes = new Uint8Array(shared + rest.length);
-    bytes.set(previous.subarray(0, shared));
-    bytes.set(rest, shared);
-    previous = bytes;
-    block.terms.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
-    block.df[i] = cursor.varint();
-    const length = cursor.varint();
-    block.length[i] = length;
-    if (length <= INLINE_POSTINGS_BYTES) {
-      block.inline.push(cursor.take(length));
-      continue;
-    }
-    block.inline.push(undefined);
-    block.crc[i] = cursor.u32();
-    block.offset[i] = offset;
-    offset += length;
-  }
-  return block;
-}
-
-/** The last index in a sorted list whose value is <= `target`, or -1. */
-function lastAtMost(count: number, valueAt: (i: number) => string | number, target: string | number): number {
-  let lo = 0;
-  let hi = count - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (valueAt(mid) <= target) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
-}
+export type { TextBlock } from './segment-blocks.ts';
+export type { ExcerptBlock, PieceSource, SegmentReader } from './segment-reading.ts';
 
 /** A dictionary block is read with its postings when both together are at most this long. */
 const BLOCK_READ_BYTES = 32 * 1024;

@@ -1,0 +1,93 @@
+import { gunzipSync } from 'node:zlib';
+import { ByteCursor, INLINE_POSTINGS_BYTES, SegmentFormatError } from './segment-format.ts';
+
+/** The pieces of a ranged segment as they are unpacked: text blocks and dictionary blocks. */
+
+/** A text block, unpacked: where each excerpt's UTF-8 text starts in `data`. */
+export interface TextBlock {
+  offsets: Uint32Array;
+  data: Buffer;
+}
+
+/** Unpacks a text block's payload; `count` is how many excerpts it must hold. */
+export function decodeTextBlock(compressed: Uint8Array, count: number): TextBlock {
+  let data: Buffer;
+  try {
+    data = gunzipSync(compressed);
+  } catch (error) {
+    throw new SegmentFormatError(`knowledge segment text block is damaged (${String(error)})`);
+  }
+  if (data.length < 4 * (count + 2) || data.readUInt32LE(0) !== count)
+    throw new SegmentFormatError('knowledge segment text block is damaged');
+  const offsets = new Uint32Array(count + 1);
+  for (let i = 0; i <= count; i++) offsets[i] = data.readUInt32LE(4 * (i + 1));
+  const body = data.subarray(4 * (count + 2));
+  if (offsets[count] !== body.length) throw new SegmentFormatError('knowledge segment text block is damaged');
+  return { offsets, data: body };
+}
+
+/**
+ * A dictionary block, parsed: terms in order, each one's postings either inline (small ones) or where they are after
+ * the block, with their checksum.
+ */
+export interface DictBlock {
+  terms: string[];
+  df: Uint32Array;
+  offset: Float64Array;
+  length: Uint32Array;
+  crc: Uint32Array;
+  inline: (Uint8Array | undefined)[];
+}
+
+export function decodeDict(raw: Uint8Array): DictBlock {
+  const cursor = new ByteCursor(raw);
+  const count = cursor.varint();
+  if (count > raw.length) throw new SegmentFormatError('knowledge segment dictionary block is damaged');
+  const block: DictBlock = {
+    terms: [],
+    df: new Uint32Array(count),
+    offset: new Float64Array(count),
+    length: new Uint32Array(count),
+    crc: new Uint32Array(count),
+    inline: [],
+  };
+  let offset = 0;
+  let previous = new Uint8Array(0);
+  for (let i = 0; i < count; i++) {
+    const shared = cursor.varint();
+    const rest = cursor.take(cursor.varint());
+    if (shared > previous.length) throw new SegmentFormatError('knowledge segment dictionary block is damaged');
+    const bytes = new Uint8Array(shared + rest.length);
+    bytes.set(previous.subarray(0, shared));
+    bytes.set(rest, shared);
+    previous = bytes;
+    block.terms.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    block.df[i] = cursor.varint();
+    const length = cursor.varint();
+    block.length[i] = length;
+    if (length <= INLINE_POSTINGS_BYTES) {
+      block.inline.push(cursor.take(length));
+      continue;
+    }
+    block.inline.push(undefined);
+    block.crc[i] = cursor.u32();
+    block.offset[i] = offset;
+    offset += length;
+  }
+  return block;
+}
+
+/** The last index in a sorted list whose value is <= `target`, or -1. */
+export function lastAtMost(count: number, valueAt: (i: number) => string | number, target: string | number): number {
+  let lo = 0;
+  let hi = count - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (valueAt(mid) <= target) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}

@@ -1,0 +1,59 @@
+import type { DeleteMarker, Postings, SegmentDoc } from './segment-format.ts';
+
+/** What search and merges read from a stored segment, whatever its format. */
+
+/**
+ * Where a reader's pieces come from: memory, the local disk, or the bucket (../piece-cache.ts). `decode` checks and
+ * unpacks the raw bytes (throwing {@link SegmentFormatError} when they are damaged) and says what it holds in memory.
+ */
+export interface PieceSource {
+  piece<T>(
+    id: string,
+    fetch: () => Promise<Uint8Array>,
+    decode: (raw: Uint8Array) => { value: T; bytes: number },
+  ): Promise<T>;
+}
+
+/** One block of a segment's excerpts in order, as a merge copies them. */
+export interface ExcerptBlock {
+  first: number;
+  texts: Uint8Array[];
+  /** count × dims int8 rows, when the segment has vectors. */
+  vectors?: Int8Array;
+}
+
+/**
+ * A stored segment as search and merges use it, whatever its format: the small parts (documents, markers, counts)
+ * at once, the rest on demand. Format 4 reads pieces by byte range ({@link RangedSegment}); format 3 holds its
+ * dictionary and postings in memory (./legacy-segment.ts).
+ */
+export interface SegmentReader {
+  readonly key: string;
+  readonly format: number;
+  readonly docs: SegmentDoc[];
+  readonly markers: DeleteMarker[];
+  readonly excerptCount: number;
+  readonly dims: number;
+  readonly embeddingModel: string | undefined;
+  /** What the reader itself keeps in memory (its pieces are counted by the cache they live in). */
+  readonly memoryBytes: number;
+  /** Index terms per excerpt, all of them. */
+  lengths(): Promise<Uint16Array>;
+  /**
+   * The lengths search reads: all of them, or (format 5, whose documents carry their length sums) an array filled
+   * only around the postings given to {@link coverLengths} so far, read by block when first needed.
+   */
+  searchLengths(): Promise<Uint16Array>;
+  /** Makes {@link searchLengths} hold every excerpt within two of a posting of `lists` (what scoring reads). */
+  coverLengths(lists: readonly (Postings | undefined)[]): Promise<void>;
+  /** Each term's postings, undefined for a term the segment does not hold. */
+  postings(terms: readonly string[]): Promise<(Postings | undefined)[]>;
+  /** The texts of some excerpts. */
+  texts(excerpts: readonly number[]): Promise<string[]>;
+  /** Calls `visit` with each block's vector rows (count × dims int8) and its first excerpt. */
+  forEachVectorBlock(visit: (first: number, rows: Int8Array) => void): Promise<void>;
+  /** Every excerpt in order, block by block (a merge's first pass). */
+  excerptBlocks(): AsyncGenerator<ExcerptBlock>;
+  /** Every term in sorted order with its postings (a merge's second pass). */
+  termPostings(): AsyncGenerator<{ term: string; postings: Postings }>;
+}
