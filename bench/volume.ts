@@ -124,8 +124,8 @@ async function toggleProfiler(what: 'profile started' | 'profile written'): Prom
   return [...svc.output().matchAll(/profile written (\S+)/g)].at(-1)?.[1] ?? '';
 }
 
-/** A profile of part 2, per message sent: self time by module and function (µs), and the stand-ins' calls. */
-function profileLines(path: string, sent: number): string[] {
+/** A profile per `unit` (a message sent, an item answered): self time by module and function (µs), stand-ins' calls. */
+function profileLines(path: string, sent: number, unit = 'message sent'): string[] {
   const { fns, modules } = selfTimes(JSON.parse(readFileSync(path, 'utf8')) as CpuProfile);
   const calls = JSON.parse(readFileSync(`${path}.calls.json`, 'utf8')) as Record<string, { n: number }>;
   const busy = new Map<string, number>();
@@ -139,12 +139,12 @@ function profileLines(path: string, sent: number): string[] {
       .slice(0, n)
       .map(([k, us]) => `    ${(us / sent).toFixed(0).padStart(6)} µs  ${k}`);
   return [
-    `  profile (${path}): ${(total / sent / 1000).toFixed(2)} ms of profiled CPU per message sent (idle and (program) left out)`,
-    '  by module, µs per message sent:',
+    `  profile (${path}): ${(total / sent / 1000).toFixed(2)} ms of profiled CPU per ${unit} (idle and (program) left out)`,
+    `  by module, µs per ${unit}:`,
     ...top(modules, 20),
-    '  by function, µs per message sent:',
+    `  by function, µs per ${unit}:`,
     ...top(fns, 30),
-    '  stand-in calls per message sent:',
+    `  stand-in calls per ${unit}:`,
     ...Object.entries(calls)
       .sort((a, b) => b[1].n - a[1].n)
       .map(([k, v]) => `    ${(v.n / sent).toFixed(2).padStart(6)}  ${k}`),
@@ -163,6 +163,7 @@ try {
       .join(' ')}`,
   ];
   if (PARTS.has(1)) {
+    if (TOGGLED_DIR) await toggleProfiler('profile started');
     const cpu1 = processCpuMs(svc.child.pid!);
     // 1. A batch of 1,000 answered.
     const answers: number[] = [];
@@ -181,6 +182,7 @@ try {
       median(answers) <= 2000,
     );
     lines.push(`  service CPU: ${((processCpuMs(svc.child.pid!) - cpu1) / 1000).toFixed(1)} s`);
+    if (TOGGLED_DIR) lines.push(...profileLines(await toggleProfiler('profile written'), RUNS * 1000, 'item answered'));
   }
   if (PARTS.has(2)) {
     if (TOGGLED_DIR) await toggleProfiler('profile started');
