@@ -805,13 +805,19 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     const body = new URLSearchParams(r.body).get('Body') ?? '';
     if (body.startsWith('batch ') || body.startsWith('sched ')) bodies.set(body, (bodies.get(body) ?? 0) + 1);
   }
-  // A body the double got more often than messages were sent with it: a batch resent after its answer was lost
-  // becomes a second batch (new message ids, "resent, both kept"), which is not one message sent twice.
+  // A body the double got more often than messages may have reached it with: a batch resent after its answer was
+  // lost becomes a second batch (new message ids, "resent, both kept"), which is not one message sent twice. A
+  // message may have reached the provider when it was sent, or when it was found mid-send after a kill (ended failed,
+  // "the provider may or may not have it").
   const messagesByBody = new Map<string, Set<string>>();
   for (const r of receiver.received) {
-    const json = r.json as { type?: string; data?: { messageId?: string; payload?: { body?: string } } };
+    const json = r.json as {
+      type?: string;
+      data?: { messageId?: string; payload?: { body?: string }; error?: { message?: string } };
+    };
     const body = json?.data?.payload?.body;
-    if (json?.type === 'message.sent' && body)
+    const midSend = json?.type === 'message.failed' && String(json.data?.error?.message ?? '').includes('stopped');
+    if ((json?.type === 'message.sent' || midSend) && body)
       messagesByBody.set(body, (messagesByBody.get(body) ?? new Set()).add(String(json.data?.messageId)));
   }
   const providerTwice = [...bodies.entries()].filter(
