@@ -4,6 +4,7 @@ import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import type { Logger } from '#shared/kernel/logger.ts';
 import {
   DUE_LOOKAHEAD_MS,
+  DynamoChannelPacer,
   DynamoDeferredStore,
   makeAcceptDeferred,
   SqsOutboundQueue,
@@ -23,6 +24,13 @@ export function deferredSendsOn(cfg: Config, table: DynamoTable, logger: Logger)
     queue,
     lookaheadMs: DUE_LOOKAHEAD_MS,
     onBackgroundError,
-    accept: makeAcceptDeferred({ store, queue, lookaheadMs: DUE_LOOKAHEAD_MS, onBackgroundError }),
+    accept: makeAcceptDeferred({
+      store,
+      queue,
+      lookaheadMs: DUE_LOOKAHEAD_MS,
+      onBackgroundError,
+      // Where a batch's queued items stand in their channel's queue: their jobs become visible about their turn.
+      pacer: new DynamoChannelPacer(table),
+    }),
   };
 }
