@@ -132,6 +132,8 @@ export default defineConfig({
     sequence: { sequencer: SlowFirstSequencer },
     // Each group's service stops after the group's last file, not at the end of the run.
     reporters: ['default', new GroupServiceReleaser()],
+    // With TEST_CPU_LOG=<file>, each file's CPU is logged there (bench/test-cpu.mjs sums it up); nothing otherwise.
+    setupFiles: ['test/support/cpu-log.ts'],
     // Logs and EMF metric lines off: the tests that read them turn them on for their own service.
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
     projects: [

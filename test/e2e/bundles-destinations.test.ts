@@ -1,6 +1,6 @@
 import { CreateEventBusCommand } from '@aws-sdk/client-eventbridge';
 import { CreateStreamCommand } from '@aws-sdk/client-kinesis';
-import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { CreateTopicCommand } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalAws } from '#local/emulators.ts';
@@ -9,7 +9,8 @@ import { deniedCalls } from '#test/support/iam.ts';
 import {
   assumeRoleCalls,
   busEvents,
-  localAwsClients,
+  type LocalAwsClients,
+  openLocalAws,
   newQueue,
   receiveMessages,
   streamRecords,
@@ -24,25 +25,18 @@ import { type ServiceClient, sharedBundles, sharedService } from '#test/support/
  */
 let svc: ServiceClient;
 let info: LocalAws;
-let aws: ReturnType<typeof localAwsClients>;
+let aws: LocalAwsClients;
 let s3: S3Client;
 const ACCOUNT = '123456789012';
 const stamp = Date.now().toString(36);
 
 beforeAll(async () => {
   svc = await sharedService();
-  info = (await (await fetch(`${svc.baseUrl}/local/aws`)).json()) as LocalAws;
-  aws = localAwsClients(info);
-  s3 = new S3Client({
-    region: info.region,
-    endpoint: info.endpoints.s3,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+  ({ info, aws } = await openLocalAws(svc.baseUrl));
+  s3 = aws.s3;
 });
 afterAll(async () => {
   aws?.destroy();
-  s3?.destroy();
   await svc?.close();
 });
 

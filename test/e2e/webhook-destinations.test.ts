@@ -1,6 +1,6 @@
 import { CreateEventBusCommand } from '@aws-sdk/client-eventbridge';
 import { CreateStreamCommand } from '@aws-sdk/client-kinesis';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { CreateTopicCommand } from '@aws-sdk/client-sns';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,8 @@ import { eventually } from '#test/support/eventually.ts';
 import {
   assumeRoleCalls,
   busEvents,
-  localAwsClients,
+  type LocalAwsClients,
+  openLocalAws,
   newQueue,
   receiveMessages,
   streamRecords,
@@ -23,7 +24,7 @@ import { type ServiceClient, sharedService } from '#test/support/service.ts';
  */
 let svc: ServiceClient;
 let info: LocalAws;
-let aws: ReturnType<typeof localAwsClients>;
+let aws: LocalAwsClients;
 let s3: S3Client;
 const ACCOUNT = '123456789012';
 let seq = 0;
@@ -32,18 +33,11 @@ const role = (name = unique('delivery')) => `arn:aws:iam::${ACCOUNT}:role/${name
 
 beforeAll(async () => {
   svc = await sharedService();
-  info = (await (await fetch(`${svc.baseUrl}/local/aws`)).json()) as LocalAws;
-  aws = localAwsClients(info);
-  s3 = new S3Client({
-    region: info.region,
-    endpoint: info.endpoints.s3,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+  ({ info, aws } = await openLocalAws(svc.baseUrl));
+  s3 = aws.s3;
 });
 afterAll(async () => {
   aws?.destroy();
-  s3?.destroy();
   await svc?.close();
 });
 

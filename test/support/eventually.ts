@@ -4,16 +4,19 @@
  * call the service (an admin read: HTTP, DynamoDB, JSON on both sides), and a wait of seconds at 50 ms cost the
  * suite's two cores more than the condition's later sighting costs its file (bench/history/2026-11-test-suite-time.md).
  */
+// Deadlines on the monotonic clock: a wall-clock step (NTP) would end a wait early or stretch it.
+const monotonic = () => performance.now();
+
 export async function eventually<T>(
   check: () => Promise<T | undefined | false>,
   timeoutMs = 10_000,
   what = 'condition',
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = monotonic() + timeoutMs;
   for (let pause = 50; ; pause = Math.min(pause * 1.5, 250)) {
     const value = await check();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (monotonic() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, pause));
   }
 }
@@ -24,10 +27,10 @@ export async function eventually<T>(
  * nothing to happen, every 100 ms, so a regression shows at once rather than after the whole wait.
  */
 export async function consistently(assertion: () => unknown | Promise<unknown>, ms = 500): Promise<void> {
-  const deadline = Date.now() + ms;
+  const deadline = monotonic() + ms;
   for (;;) {
     await assertion();
-    if (Date.now() >= deadline) return;
+    if (monotonic() >= deadline) return;
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -37,14 +40,14 @@ export async function consistently(assertion: () => unknown | Promise<unknown>, 
  * burst caused has landed), and returns it; fails after `timeoutMs`. For work that ends with no event to wait on.
  */
 export async function settled<T>(read: () => T | Promise<T>, quietMs = 300, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = monotonic() + timeoutMs;
   let value = await read();
-  let since = Date.now();
+  let since = monotonic();
   for (;;) {
     await new Promise((r) => setTimeout(r, 50));
     const now = await read();
-    if (now !== value) [value, since] = [now, Date.now()];
-    else if (Date.now() - since >= quietMs) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for the value to settle`);
+    if (now !== value) [value, since] = [now, monotonic()];
+    else if (monotonic() - since >= quietMs) return value;
+    if (monotonic() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for the value to settle`);
   }
 }

@@ -1,8 +1,9 @@
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ServiceOptions } from '#local/service.ts';
+import { processCpu } from './process-cpu.ts';
 import { registerGroupService } from './group-lifetime.ts';
 import type { HostedServiceInfo } from './service-host.ts';
 
@@ -26,7 +27,8 @@ export interface HostedService {
   stop(): Promise<void>;
 }
 
-export function hostService(options: ServiceOptions): HostedService {
+/** `label`: the group's name, in the CPU log (./cpu-log.ts). */
+export function hostService(options: ServiceOptions, label = 'group'): HostedService {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-group-'));
   const infoFile = join(mkdtempSync(join(tmpdir(), 'switchboard-group-info-')), 'service.json');
   const child = fork(new URL('./service-host.ts', import.meta.url), [], {
@@ -70,6 +72,7 @@ export function hostService(options: ServiceOptions): HostedService {
     ready,
     async stop() {
       await ready.catch(() => {});
+      logHostCpu(label, child.pid);
       const stopped = new Promise<string[]>((resolve) => {
         child.on('message', (message: { type: string; denied?: string[] }) => {
           if (message.type === 'stopped') resolve(message.denied ?? []);
@@ -103,7 +106,10 @@ export function groupSetup(
     // and without the runner's threads a group service spends ~15 % less CPU on the same files and starts on half
     // (bench/history/2026-11-test-suite-time.md). The threaded runner, `npm start`'s default, is what the `e2e` and `bundles` groups,
     // most `own` files' services and the crash ledger run.
-    const service = hostService({ threads: false, ...options, env: { ...options.env, ...dependency?.env } });
+    const service = hostService(
+      { threads: false, ...options, env: { ...options.env, ...dependency?.env } },
+      project.name,
+    );
     project.provide('service', { infoFile: service.infoFile });
     for (const [key, value] of Object.entries(dependency?.provide ?? {})) project.provide(key, value);
     // Stopped after the group's last file (./group-lifetime.ts) or at the end of the run, whichever comes first.
@@ -116,4 +122,16 @@ export function groupSetup(
     });
     return stop;
   };
+}
+
+/** With `TEST_CPU_LOG` (./cpu-log.ts): the group service's CPU over its life, its bundle builds included. */
+function logHostCpu(label: string, pid: number | undefined): void {
+  const log = process.env.TEST_CPU_LOG;
+  if (!log || pid === undefined) return;
+  try {
+    const { own, children } = processCpu(pid);
+    appendFileSync(log, `${JSON.stringify({ file: `${label} group's service`, cpu: own, children })}\n`);
+  } catch {
+    // Gone already: nothing to log.
+  }
 }

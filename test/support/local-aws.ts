@@ -1,5 +1,6 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SNSClient } from '@aws-sdk/client-sns';
 import {
@@ -28,10 +29,20 @@ export function localAwsClients(info: LocalAws, accessKeyId = 'test') {
     kinesis: new KinesisClient({ ...base, endpoint: info.endpoints.kinesis }),
     sts: new STSClient({ ...base, endpoint: info.endpoints.sts }),
     ses: new SESv2Client({ ...base, endpoint: info.endpoints.ses }),
+    s3: new S3Client({ ...base, endpoint: info.endpoints.s3, forcePathStyle: true }),
     destroy() {
-      for (const client of [this.sqs, this.sns, this.eventBridge, this.kinesis, this.sts, this.ses]) client.destroy();
+      for (const client of [this.sqs, this.sns, this.eventBridge, this.kinesis, this.sts, this.ses, this.s3])
+        client.destroy();
     },
   };
+}
+
+export type LocalAwsClients = ReturnType<typeof localAwsClients>;
+
+/** What a running service's `GET /local/aws` answers, and a client of each stand-in it lists. */
+export async function openLocalAws(baseUrl: string) {
+  const info = (await (await fetch(`${baseUrl}/local/aws`)).json()) as LocalAws;
+  return { info, aws: localAwsClients(info) };
 }
 
 async function read<T>(endpoint: string, path: string, query: Record<string, string | undefined>): Promise<T> {
