@@ -14,8 +14,6 @@ const STALE_CLAIM_MS = 75_000;
 const RETRY_SECONDS = 2;
 /** An admission the store did not answer is asked again this soon. */
 const ADMIT_RETRY_MS = 50;
-/** Slots whose freeing time a worker remembers before it forgets those already free (500 per channel at most). */
-const MAX_KNOWN_SLOTS = 5_000;
 
 export interface WorkOutboundDeps {
   store: Pick<DeferredStore, 'getMany'>;
@@ -50,43 +48,14 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
-  /**
-   * When each slot this process used or asked about frees (its last send here plus the window, or the time the
-   * store answered), and the sends of this process waiting on it, one at a time: a send never asks for a slot this
-   * process knows is taken (each refusal is a write, and two sends woken at the same instant for one slot cost a
-   * refusal each time). Other processes' sends are still told apart by the store's conditional write.
-   */
-  const slotFreeAt = new Map<string, number>();
-  const slotWaiters = new Map<string, Promise<void>>();
-
   /** Waits until the slot lets the send through (a store that does not answer is asked again shortly). */
   async function admitted(channelId: string, slot: number, windowMs: number): Promise<void> {
-    const key = `${channelId}#${slot}`;
-    const before = slotWaiters.get(key);
-    let done!: () => void;
-    const mine = new Promise<void>((resolve) => (done = resolve));
-    const turn = before ? before.then(() => mine) : mine;
-    slotWaiters.set(key, turn);
-    if (before) await before;
-    try {
-      for (;;) {
-        const wait = (slotFreeAt.get(key) ?? 0) - now();
-        if (wait > 0) {
-          await sleep(wait);
-          continue;
-        }
-        const at = now();
-        const answer = await deps.pacer
-          .admit(channelId, slot, windowMs, at)
-          .catch(() => ({ retryAt: now() + ADMIT_RETRY_MS }));
-        slotFreeAt.set(key, answer === true ? at + windowMs : Math.max(answer.retryAt, now() + 1));
-        if (answer === true) return;
-      }
-    } finally {
-      done();
-      if (slotWaiters.get(key) === turn) slotWaiters.delete(key);
-      if (slotFreeAt.size > MAX_KNOWN_SLOTS)
-        for (const [k, at] of slotFreeAt) if (at < now() && !slotWaiters.has(k)) slotFreeAt.delete(k);
+    for (;;) {
+      const answer = await deps.pacer
+        .admit(channelId, slot, windowMs, now())
+        .catch(() => ({ retryAt: now() + ADMIT_RETRY_MS }));
+      if (answer === true) return;
+      await sleep(Math.max(1, answer.retryAt - now()));
     }
   }
 
