@@ -77,6 +77,8 @@ const groups = {
     'test/e2e/persistence.test.ts',
     // A portal link's code lifetime of a few seconds (PORTAL_CODE_SECONDS), to see one expire.
     'test/e2e/portal-expiry.test.ts',
+    // An https PUBLIC_BASE_URL behind a TLS front of its own, for the portal's cross-site cookie.
+    'test/e2e/console-portal-https.test.ts',
     'test/e2e/single-loop.test.ts',
     // Starts a second service beside its first on the same port, SMTP port and DATA_DIR.
     'test/e2e/startup-errors.test.ts',

@@ -15,7 +15,7 @@ export interface PollCursors {
 }
 
 export interface PollEventsDeps {
-  log: EventLog;
+  log: Pick<EventLog, 'read'>;
   cursors: PollCursors;
   /** A large envelope's body, from the payload store; undefined when gone. */
   bodyOf: (bodyRef: string) => Promise<string | undefined>;
@@ -31,10 +31,17 @@ export interface PollEventsDeps {
 const MAX_READS = 4;
 
 /**
+ * Envelope bytes a page holds, at most (one larger event is served alone): the function's answer carries the page as
+ * a JSON string, where escaping can double it, within a Lambda answer's 6 MB. Events of up to 200 KB are stored
+ * inline, so a full page of large ones would not fit.
+ */
+export const MAX_PAGE_BYTES = 2.5 * 2 ** 20;
+
+/**
  * `GET /api/integration/events` for one poller:
  * 1. the cursor opened (none: the oldest kept event); a cursor this service did not issue for this poller is 400;
  * 2. the log read oldest first from there, up to `settleMs` ago, page after page while the poller's rules drop
- *    events, at most {@link MAX_READS} reads;
+ *    events, at most {@link MAX_READS} reads, and envelopes up to {@link MAX_PAGE_BYTES};
  * 3. answered with the envelopes, `nextCursor` (always: a caught-up consumer resumes from it) and `done` (caught up).
  */
 export function makePollEvents(deps: PollEventsDeps) {
@@ -55,18 +62,31 @@ export function makePollEvents(deps: PollEventsDeps) {
     }
     const before = now() - deps.settleMs;
     const items: string[] = [];
+    let bytes = 0;
+    let full = false;
     let done = false;
-    for (let reads = 0; reads < MAX_READS && items.length < request.limit && !done; reads++) {
+    for (let reads = 0; reads < MAX_READS && items.length < request.limit && !done && !full; reads++) {
       const page = await deps.log.read(poller.projectId, position, before, request.limit - items.length);
       for (const event of page.items) {
-        position = event.position;
         const body = event.body ?? (event.bodyRef ? await deps.bodyOf(event.bodyRef) : undefined);
-        if (body === undefined) continue; // a large body whose stored copy expired: nothing left to show
-        // The envelope is parsed only for a filter that reads it: the page carries the stored text as it is.
-        let parsed: unknown;
-        const envelope = () => (parsed ??= JSON.parse(body));
-        if (poller.rules.accepts(event.eventType, envelope)) items.push(body);
+        if (body !== undefined) {
+          // The envelope is parsed only for a filter that reads it: the page carries the stored text as it is.
+          let parsed: unknown;
+          const envelope = () => (parsed ??= JSON.parse(body));
+          if (poller.rules.accepts(event.eventType, envelope)) {
+            const size = Buffer.byteLength(body);
+            // The page ends before the event that would take it past its bytes; that event opens the next page.
+            if (items.length && bytes + size > MAX_PAGE_BYTES) {
+              full = true;
+              break;
+            }
+            bytes += size;
+            items.push(body);
+          }
+        } // else a large body whose stored copy expired: nothing left to show
+        position = event.position;
       }
+      if (full) break;
       if (page.exhausted) done = true;
       position = page.next;
     }

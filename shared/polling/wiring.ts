@@ -7,6 +7,7 @@ import { DynamoEventLog } from './adapters/dynamo-event-log.ts';
 import { pollEventsHandler } from './api/events-route.ts';
 import type { EventLog } from './event-log.ts';
 import { makePollEvents, type PollCursors, type PollerRules } from './poll-events.ts';
+import { readAhead } from './read-ahead.ts';
 import { pollingSettings } from './settings.ts';
 
 /** The log the fan-out appends to (each batch within `POLL_APPEND_TIMEOUT_MS`, or failed) and pollers read. */
@@ -58,7 +59,8 @@ export function wirePolling(deps: {
 }) {
   const settings = pollingSettings.read();
   const pollEvents = makePollEvents({
-    log: eventLogOn(deps.table),
+    // A consumer catching up is read several pages ahead (per instance): one merged read per several pages.
+    log: readAhead(new DynamoEventLog(deps.table)),
     cursors: sealedCursors(deps.secrets),
     bodyOf: deps.bodyOf,
     settleMs: settings.POLL_SETTLE_MS,

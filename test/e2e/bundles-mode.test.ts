@@ -143,6 +143,12 @@ describe('bundles mode', () => {
     expect((await fetch(`${svc.baseUrl}/admin/v1/projects/${projectId}`, { headers: { cookie } })).status).toBe(200);
     const audit = await svc.admin('GET', `/projects/${projectId}/audit`);
     expect(audit.body.items[0].action).toBe('POST /admin/v1/projects/{projectId}/portal-sessions');
+    // A project key's check (its item read on every request) through the admin bundle, held by the IAM check too.
+    const made = await svc.admin('POST', `/projects/${projectId}/keys`, { name: 'bundles', role: 'viewer' });
+    const byKey = await fetch(`${svc.baseUrl}/admin/v1/projects/${projectId}`, {
+      headers: { authorization: `Bearer ${made.body.key}` },
+    });
+    expect(byKey.status).toBe(200);
   });
 
   it('sends email through the SES v2 stand-in from the send bundle, the call recorded against its role', async () => {

@@ -6,6 +6,7 @@ import {
   putItem,
   queryPageOf,
   readItem,
+  readStrings,
   updateItem,
 } from '../../kernel/aws/dynamo-table.ts';
 import type { Page, PageRequest } from '../../kernel/page.ts';
@@ -42,9 +43,10 @@ export class DynamoKeyStore implements KeyStore {
     return { ...found, items: found.items.map(keyOf) };
   }
 
+  /** Read on every request a key makes, never cached: a revoked key is refused from its next request. */
   async findByHash(keyHash: string): Promise<ManagementKey | undefined> {
-    const item = await readItem(this.table, keys.managementKey(keyHash));
-    return item ? keyOf(item) : undefined;
+    const item = await readStrings(this.table, keys.managementKey(keyHash), FIELDS);
+    return item ? (item as ManagementKey) : undefined;
   }
 
   async revoke(projectId: string, keyId: string): Promise<boolean> {
