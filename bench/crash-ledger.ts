@@ -28,7 +28,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import twilio from 'twilio';
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { deadLetterName, queues } from '#shared/contract/queues.ts';
 import type { LocalAws } from '#local/emulators.ts';
 import { crashRun, type CrashableService } from '#test/support/crash.ts';
 import { localAwsClients, newQueue } from '#test/support/local-aws.ts';
@@ -42,7 +49,10 @@ export interface LedgerOptions {
   secondsBetweenKills: number;
   /** Concurrent clients per kind of input. */
   concurrency: number;
-  /** After the last restart: how long without any new delivery before what is missing counts as lost. */
+  /**
+   * After the last restart: how long without any new delivery, and with nothing left on the service's work queues,
+   * before what is missing counts as lost.
+   */
   drainSeconds: number;
   /**
    * Only these kinds of input (`send`, `status`, `twilioInbound`, `whatsappInbound`, `mail`, `report`,
@@ -80,6 +90,8 @@ export interface Ledger {
   pendingDeliveries: number;
   /** Deliveries that had used up their automatic attempts, sent again by hand. */
   failedDeliveries: number;
+  /** Messages in the service's dead-letter queues when the drain stopped, by queue (only those holding any). */
+  deadLetters: Record<string, number>;
   /** Batch items and scheduled sends the provider double received more than once (must be 0). */
   providerTwice: number;
   /** Deferred sends a worker was killed in the middle of: ended `failed`, never sent a second time. */
@@ -277,6 +289,51 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
           }),
         );
       }
+    } finally {
+      sqs.destroy();
+    }
+  };
+
+  /**
+   * What the service's own queues still hold (visible, in flight or delayed), work queues and dead-letter queues
+   * apart: the drain waits while work is left, since a restarted service on a loaded machine may take longer than
+   * `drainSeconds` to reach a job (an outbound job postponed until a dead worker's claim is stale, a backlog of events).
+   */
+  const serviceQueues = async (): Promise<{ work: number; dead: Record<string, number> }> => {
+    const info = await localAws();
+    const sqs = new SQSClient({
+      region: info.region,
+      endpoint: info.endpoints.sqs,
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      useQueueUrlAsEndpoint: false,
+    });
+    try {
+      const held = async (name: string) => {
+        const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: name }));
+        const { Attributes: a = {} } = await sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl,
+            AttributeNames: [
+              'ApproximateNumberOfMessages',
+              'ApproximateNumberOfMessagesNotVisible',
+              'ApproximateNumberOfMessagesDelayed',
+            ],
+          }),
+        );
+        return (
+          Number(a.ApproximateNumberOfMessages ?? 0) +
+          Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
+          Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
+        );
+      };
+      let work = 0;
+      const dead: Record<string, number> = {};
+      for (const q of Object.values(queues)) {
+        work += await held(q.localName);
+        const letters = await held(deadLetterName(q));
+        if (letters) dead[deadLetterName(q)] = letters;
+      }
+      return { work, dead };
     } finally {
       sqs.destroy();
     }
@@ -578,8 +635,9 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     return first;
   };
   // Drain: until every acknowledged input has its event (and every received message its delivery to the ordered
-  // webhook), or nothing new arrived for `drainSeconds` (the backlog a run of kills leaves is worked through as long
-  // as deliveries keep coming), or half an hour.
+  // webhook), or nothing new arrived for `drainSeconds` while the service's work queues held nothing (the backlog a
+  // run of kills leaves is worked through as long as deliveries keep coming or work is queued), or half an hour.
+  let deadLetters: Record<string, number> = {};
   const drain = async (): Promise<number> => {
     const cap = Date.now() + 30 * 60_000;
     let lastCount = -1;
@@ -595,7 +653,17 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
       if (count !== lastCount) {
         lastCount = count;
         lastProgress = Date.now();
-      } else if (Date.now() - lastProgress > options.drainSeconds * 1000) return missing;
+      } else if (Date.now() - lastProgress > options.drainSeconds * 1000) {
+        const queued = await serviceQueues().catch((error: unknown) => {
+          log(`reading the service's queues: ${String(error)}`);
+          return { work: 0, dead: deadLetters };
+        });
+        deadLetters = queued.dead;
+        if (!queued.work) return missing;
+        // Work still queued: what is missing may be in it. Waited for like a delivery (until the cap).
+        log(`drain: no new delivery for ${options.drainSeconds} s, ${queued.work} jobs still on the service's queues`);
+        lastProgress = Date.now() - (options.drainSeconds * 1000) / 2;
+      }
       await new Promise((r) => setTimeout(r, 500));
     }
   };
@@ -719,6 +787,10 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
 
   // Deliveries still waiting for an automatic attempt when the drain stopped (each one an event not yet at the webhook).
   const pendingDeliveries = (await deliveriesIn('pending')).length;
+  deadLetters = await serviceQueues().then(
+    (q) => q.dead,
+    () => deadLetters,
+  );
   keepOutput('last');
   if (options.keep) {
     await service.stop();
@@ -733,13 +805,19 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     const body = new URLSearchParams(r.body).get('Body') ?? '';
     if (body.startsWith('batch ') || body.startsWith('sched ')) bodies.set(body, (bodies.get(body) ?? 0) + 1);
   }
-  // A body the double got more often than messages were sent with it: a batch resent after its answer was lost
-  // becomes a second batch (new message ids, "resent, both kept"), which is not one message sent twice.
+  // A body the double got more often than messages may have reached it with: a batch resent after its answer was
+  // lost becomes a second batch (new message ids, "resent, both kept"), which is not one message sent twice. A
+  // message may have reached the provider when it was sent, or when it was found mid-send after a kill (ended failed,
+  // "the provider may or may not have it").
   const messagesByBody = new Map<string, Set<string>>();
   for (const r of receiver.received) {
-    const json = r.json as { type?: string; data?: { messageId?: string; payload?: { body?: string } } };
+    const json = r.json as {
+      type?: string;
+      data?: { messageId?: string; payload?: { body?: string }; error?: { message?: string } };
+    };
     const body = json?.data?.payload?.body;
-    if (json?.type === 'message.sent' && body)
+    const midSend = json?.type === 'message.failed' && String(json.data?.error?.message ?? '').includes('stopped');
+    if ((json?.type === 'message.sent' || midSend) && body)
       messagesByBody.set(body, (messagesByBody.get(body) ?? new Set()).add(String(json.data?.messageId)));
   }
   const providerTwice = [...bodies.entries()].filter(
@@ -761,6 +839,7 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     twoIdKeys,
     pendingDeliveries,
     failedDeliveries: failedDeliveries.length,
+    deadLetters,
     order,
   };
 }
@@ -797,6 +876,11 @@ export function formatLedger(ledger: Ledger): string {
     `batch items and scheduled sends the provider got twice: ${ledger.providerTwice}; found mid-send after a kill ` +
       `(ended failed, never sent again): ${ledger.abandoned}`,
     `deliveries failed (sent again by hand): ${ledger.failedDeliveries}; still pending when the drain stopped: ${ledger.pendingDeliveries}`,
+    `in the service's dead-letter queues: ${
+      Object.entries(ledger.deadLetters)
+        .map(([q, n]) => `${q} ${n}`)
+        .join(', ') || 'none'
+    }`,
     fmt(header),
     ...lines.map(fmt),
     '',

@@ -15,6 +15,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawnService, stopProcess } from '#test/support/process.ts';
+import { addInto, type CpuProfile, selfTimes } from './lib/cpu-profile.ts';
 import { adminApi, machine, processCpuMs } from './lib/harness.ts';
 
 const { values } = parseArgs({
@@ -121,61 +122,6 @@ async function setUp(svc: Service) {
   return { sms, whatsapp, url };
 }
 
-interface Node {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: Node[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
-/** Self time (µs) per function and per module of one profile. */
-function selfTimes(profile: Profile) {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map<number, number>();
-  // timeDeltas[i] is the time before sample i: the time of sample i is counted to the node sampled at i-1's end.
-  for (let i = 0; i < profile.samples.length; i++) {
-    const dt = profile.timeDeltas[i + 1] ?? 0;
-    self.set(profile.samples[i]!, (self.get(profile.samples[i]!) ?? 0) + dt);
-  }
-  const fns = new Map<string, number>();
-  const modules = new Map<string, number>();
-  for (const [id, us] of self) {
-    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
-    const file = shortUrl(url);
-    const fn = `${functionName || '(anonymous)'} ${file}${file ? `:${lineNumber + 1}` : ''}`;
-    fns.set(fn, (fns.get(fn) ?? 0) + us);
-    const mod = moduleOf(url, functionName);
-    modules.set(mod, (modules.get(mod) ?? 0) + us);
-  }
-  return { fns, modules };
-}
-
-function shortUrl(url: string): string {
-  if (!url) return '';
-  const nm = url.lastIndexOf('/node_modules/');
-  if (nm >= 0) return url.slice(nm + '/node_modules/'.length);
-  for (const dir of ['/shared/', '/functions/', '/local/']) {
-    const i = url.indexOf(dir);
-    if (i >= 0) return url.slice(i + 1);
-  }
-  return url.replace(/^file:\/\//, '');
-}
-
-function moduleOf(url: string, fn: string): string {
-  if (!url) return fn.startsWith('(') ? fn : '(native)';
-  const short = shortUrl(url);
-  if (url.includes('/node_modules/')) {
-    const parts = short.split('/');
-    return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
-  }
-  if (short.startsWith('node:')) return short.split('/')[0]!.replace(/^node:internal.*/, 'node:internal');
-  return short.split('/').slice(0, 2).join('/');
-}
-
 type Sum = {
   fns: Map<string, number>;
   modules: Map<string, number>;
@@ -185,9 +131,7 @@ type Sum = {
   cpuMs: number;
 };
 const sums = new Map<string, Sum>();
-const add = (into: Map<string, number>, from: Map<string, number>) => {
-  for (const [k, v] of from) into.set(k, (into.get(k) ?? 0) + v);
-};
+const add = addInto;
 
 for (let round = 0; round < rounds; round++) {
   const order = round % 2 ? [...trees].reverse() : trees;
@@ -213,7 +157,7 @@ for (let round = 0; round < rounds; round++) {
       svc.child.kill('SIGUSR2');
       while (count('profile written') === written) await new Promise((r) => setTimeout(r, 20));
       const path = /profile written (\S+)\n$/.exec(svc.out())![1]!;
-      const { fns, modules } = selfTimes(JSON.parse(readFileSync(path, 'utf8')) as Profile);
+      const { fns, modules } = selfTimes(JSON.parse(readFileSync(path, 'utf8')) as CpuProfile);
       const key = `${tree.label} ${kind}`;
       const sum = sums.get(key) ?? {
         fns: new Map(),

@@ -8,16 +8,20 @@
  *  3. 1,000 scheduled sends spread over one minute (a channel paced well above): each arrival's lateness behind its
  *     `sendAt`, p50 / p99 / max, lost and sent twice.
  * `npx tsx bench/volume.ts [--messages 10000] [--pace 200] [--runs 3] [--parts 1,2,3] [--cwd <checkout>]
- * [--cpu-prof <dir>]`: `--cwd` runs the service of another checkout (a same-run anchor: a detached worktree at the
- * base commit), `--parts` picks the measurements, `--cpu-prof` writes the service's V8 CPU profiles (every thread)
- * there. Writes nothing else: the numbers go to bench/history/ by hand.
+ * [--cpu-prof <dir>] [--profile <dir>]`: `--cwd` runs the service of another checkout (a same-run anchor: a detached
+ * worktree at the base commit), `--parts` picks the measurements, `--cpu-prof` writes the service's V8 CPU profiles
+ * (every thread) there, `--profile` runs the service on one thread (LOCAL_THREADS=0) and profiles part 2 alone (its
+ * batches and their drain), then prints its self time per module and function and the stand-ins' calls, per message
+ * sent. The last lines compare each figure with the issue's target. Writes nothing else: the numbers go to
+ * bench/history/ by hand.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnService, stopProcess } from '#test/support/process.ts';
+import { addInto, type CpuProfile, selfTimes } from './lib/cpu-profile.ts';
 import { adminApi, argValue, machine, median, numberArg, processCpuMs } from './lib/harness.ts';
 
 const MESSAGES = numberArg('messages', 10_000);
@@ -26,6 +30,7 @@ const RUNS = numberArg('runs', 3);
 const PARTS = new Set((argValue('parts') ?? '1,2,3').split(',').map(Number));
 const CWD = argValue('cwd');
 const PROFILE_DIR = argValue('cpu-prof');
+const TOGGLED_DIR = argValue('profile');
 
 const arrivals = new Map<string, number[]>();
 const double = createServer((req, res) => {
@@ -44,10 +49,20 @@ await new Promise((r) => double.once('listening', r));
 const doubleUrl = `http://127.0.0.1:${(double.address() as AddressInfo).port}`;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-volume-'));
-const svc = await spawnService({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT' }, 120_000, {
-  ...(CWD ? { cwd: CWD } : {}),
-  ...(PROFILE_DIR ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] } : {}),
-});
+const toggle = new URL('./lib/profile-toggle.mjs', import.meta.url).pathname;
+const svc = await spawnService(
+  {
+    DATA_DIR: dataDir,
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    ...(TOGGLED_DIR ? { LOCAL_THREADS: '0', PROFILE_DIR: TOGGLED_DIR } : {}),
+  },
+  120_000,
+  {
+    ...(CWD ? { cwd: CWD } : {}),
+    ...(PROFILE_DIR ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] } : {}),
+    ...(TOGGLED_DIR ? { nodeArgs: ['--import', toggle] } : {}),
+  },
+);
 const admin = adminApi(svc);
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
@@ -100,6 +115,47 @@ async function drained(prefix: string, count: number, timeoutMs: number) {
   };
 }
 
+/** SIGUSR2 to the service's profiler hook (bench/lib/profile-toggle.mjs); resolves once it answered. */
+async function toggleProfiler(what: 'profile started' | 'profile written'): Promise<string> {
+  const count = () => svc.output().split(what).length - 1;
+  const before = count();
+  svc.child.kill('SIGUSR2');
+  while (count() === before) await new Promise((r) => setTimeout(r, 20));
+  return [...svc.output().matchAll(/profile written (\S+)/g)].at(-1)?.[1] ?? '';
+}
+
+/** A profile per `unit` (a message sent, an item answered): self time by module and function (µs), stand-ins' calls. */
+function profileLines(path: string, sent: number, unit = 'message sent'): string[] {
+  const { fns, modules } = selfTimes(JSON.parse(readFileSync(path, 'utf8')) as CpuProfile);
+  const calls = JSON.parse(readFileSync(`${path}.calls.json`, 'utf8')) as Record<string, { n: number }>;
+  const busy = new Map<string, number>();
+  addInto(busy, modules);
+  for (const k of busy.keys()) if (k.startsWith('(idle)') || k === '(program)') busy.delete(k);
+  const total = [...busy.values()].reduce((a, b) => a + b, 0);
+  const top = (m: Map<string, number>, n: number) =>
+    [...m]
+      .filter(([k]) => !k.startsWith('(idle)'))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, us]) => `    ${(us / sent).toFixed(0).padStart(6)} µs  ${k}`);
+  return [
+    `  profile (${path}): ${(total / sent / 1000).toFixed(2)} ms of profiled CPU per ${unit} (idle and (program) left out)`,
+    `  by module, µs per ${unit}:`,
+    ...top(modules, 20),
+    `  by function, µs per ${unit}:`,
+    ...top(fns, 30),
+    `  stand-in calls per ${unit}:`,
+    ...Object.entries(calls)
+      .sort((a, b) => b[1].n - a[1].n)
+      .map(([k, v]) => `    ${(v.n / sent).toFixed(2).padStart(6)}  ${k}`),
+  ];
+}
+
+/** The issue's targets, each with what this run measured. */
+const targets: string[] = [];
+const target = (what: string, measured: string, met: boolean) =>
+  targets.push(`  ${met ? 'met    ' : 'NOT MET'}  ${what}: ${measured}`);
+
 try {
   const lines: string[] = [
     `machine: ${machine()}; load before: ${loadavg()
@@ -107,6 +163,7 @@ try {
       .join(' ')}`,
   ];
   if (PARTS.has(1)) {
+    if (TOGGLED_DIR) await toggleProfiler('profile started');
     const cpu1 = processCpuMs(svc.child.pid!);
     // 1. A batch of 1,000 answered.
     const answers: number[] = [];
@@ -119,9 +176,16 @@ try {
     lines.push(
       `1,000-item batch answered: median ${median(answers).toFixed(0)} ms (runs: ${answers.map((a) => a.toFixed(0)).join(', ')})`,
     );
+    target(
+      'a 1,000-item batch answered within 2 s',
+      `median ${median(answers).toFixed(0)} ms`,
+      median(answers) <= 2000,
+    );
     lines.push(`  service CPU: ${((processCpuMs(svc.child.pid!) - cpu1) / 1000).toFixed(1)} s`);
+    if (TOGGLED_DIR) lines.push(...profileLines(await toggleProfiler('profile written'), RUNS * 1000, 'item answered'));
   }
   if (PARTS.has(2)) {
+    if (TOGGLED_DIR) await toggleProfiler('profile started');
     const cpu2 = processCpuMs(svc.child.pid!);
     // 2. Drain at the pace.
     const paced = await channel(PACE);
@@ -150,6 +214,19 @@ try {
     const sent = MESSAGES - drain.lost;
     lines.push(
       `  service CPU: ${(cpuMs / 1000).toFixed(1)} s, ${sent ? (cpuMs / sent).toFixed(1) : '-'} ms per message sent`,
+    );
+    if (TOGGLED_DIR) lines.push(...profileLines(await toggleProfiler('profile written'), Math.max(1, sent)));
+    const over = ((took - ideal) / ideal) * 100;
+    target(
+      `${MESSAGES} messages drained at ${PACE}/s within 5 % of ${ideal.toFixed(1)} s`,
+      `${took.toFixed(1)} s (${over >= 0 ? '+' : ''}${over.toFixed(1)} %)`,
+      drain.lost === 0 && Math.abs(over) <= 5,
+    );
+    target('no second above the pace', `busiest second ${worstSecond}`, worstSecond <= PACE);
+    target(
+      'drained: 0 lost, 0 sent twice',
+      `lost ${drain.lost}, sent twice ${drain.twice}`,
+      !drain.lost && !drain.twice,
     );
   }
   if (PARTS.has(3)) {
@@ -182,12 +259,23 @@ try {
         `early ${late.filter((l) => l < 0).length}, lost ${fired.lost}, sent twice ${fired.twice}`,
     );
     lines.push(`  service CPU: ${((processCpuMs(svc.child.pid!) - cpu3) / 1000).toFixed(1)} s`);
+    target(
+      '1,000 schedules fire within 1 s of their time at p99',
+      `p99 ${pct(late, 0.99)} ms`,
+      pct(late, 0.99) <= 1000,
+    );
+    target(
+      'schedules: none early, 0 lost, 0 sent twice',
+      `early ${late.filter((l) => l < 0).length}, lost ${fired.lost}, sent twice ${fired.twice}`,
+      !late.some((l) => l < 0) && !fired.lost && !fired.twice,
+    );
   }
   lines.push(
     `load after: ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}`,
   );
+  if (targets.length) lines.push("the issue's targets (measured locally against a provider double):", ...targets);
   console.log(lines.join('\n'));
 } finally {
   await stopProcess(svc.child, 'SIGTERM');

@@ -64,7 +64,14 @@ export function deferredSendsOn(platform: Pick<Platform, 'cfg' | 'logger' | 'tab
     queue,
     lookaheadMs: DUE_LOOKAHEAD_MS,
     onBackgroundError,
-    accept: makeAcceptDeferred({ store, queue, lookaheadMs: DUE_LOOKAHEAD_MS, onBackgroundError }),
+    accept: makeAcceptDeferred({
+      store,
+      queue,
+      lookaheadMs: DUE_LOOKAHEAD_MS,
+      onBackgroundError,
+      // Where a batch's queued items stand in their channel's queue: their jobs become visible about their turn.
+      pacer: new DynamoChannelPacer(table),
+    }),
   };
 }
 

@@ -10,6 +10,7 @@ import { type Refusal, refusalOf } from './refusal.ts';
 import { parseSendAt, splitSendAt } from './send-at.ts';
 import { deferredMessageOf } from './schedule-send.ts';
 import type { BatchStore } from './batch.ts';
+import { type Pace, paceOf } from './pace.ts';
 
 /** Items per batch, and the largest item kept for a later send (a DynamoDB item holds 400 KB). */
 export const MAX_BATCH_ITEMS = 1000;
@@ -25,7 +26,8 @@ export interface BatchItemResult {
 export interface AcceptBatchDeps {
   conversations: Pick<ConversationStore, 'lookupForSend'>;
   batches: Pick<BatchStore, 'create'>;
-  accept: (messages: readonly DeferredMessage[]) => Promise<void>;
+  /** Writes and queues them; those queued now take their place in the channel's queue at its pace. */
+  accept: (messages: readonly DeferredMessage[], pace?: Pace) => Promise<void>;
   now?: () => Date;
 }
 
@@ -87,7 +89,7 @@ export function makeAcceptBatch(deps: AcceptBatchDeps) {
       messageIds: accepted.map((m) => m.messageId),
       refused: items.length - accepted.length,
     });
-    await deps.accept(accepted);
+    await deps.accept(accepted, paceOf(lookup.channel));
     return { batchId, items: results };
   };
 }

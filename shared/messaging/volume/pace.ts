@@ -63,4 +63,10 @@ export interface ChannelPacer {
    * slots), so a late send delays only the one a full window after it, never every one behind it.
    */
   admit(channelId: string, slot: number, windowMs: number, now: number): Promise<true | { retryAt: number }>;
+  /**
+   * Where `count` sends queued now stand in the channel's queue (`spacingMs` apart, behind those queued before and
+   * not yet due): the instant the first of them is due, and the queue's end moved past the last. A hint for when to
+   * make their jobs visible, never a permission (the reservation and the slots are).
+   */
+  plan(channelId: string, count: number, spacingMs: number, now: number): Promise<number>;
 }

@@ -17,7 +17,7 @@ const ADMIT_RETRY_MS = 50;
 
 export interface WorkOutboundDeps {
   store: Pick<DeferredStore, 'getMany'>;
-  pacer: ChannelPacer;
+  pacer: Pick<ChannelPacer, 'reserve' | 'admit'>;
   /** The channel's pace and type as stored (a few seconds old at most); undefined when the channel is gone. */
   paceOf: (projectId: string, channelId: string) => Promise<Pace | undefined>;
   /** Sends it; `turn` resolves at its instant, awaited after its checks and before its claim and charge. */

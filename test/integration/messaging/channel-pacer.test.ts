@@ -72,4 +72,14 @@ describe('a channel pace in DynamoDB', () => {
     // 299 spacings (6 s) and about the latest wake-up, not every wake-up's lateness added up.
     expect(Math.max(...sentAt) - start.at).toBeLessThanOrEqual(299 * plan.spacingMs + 1500 + 200);
   }, 60_000);
+
+  it("places batches queued at once one behind the other in the channel's queue, and starts again once it is empty", async () => {
+    const pacer = new DynamoChannelPacer(db.table);
+    const t = Date.now();
+    const starts = await Promise.all([pacer.plan('ch_plan', 100, 10, t), pacer.plan('ch_plan', 100, 10, t)]);
+    expect(starts.sort((a, b) => a - b)).toEqual([t, t + 1000]);
+    expect(await pacer.plan('ch_plan', 10, 10, t + 500)).toBe(t + 2000);
+    // Once the queue's end has passed, a new batch starts at once.
+    expect(await pacer.plan('ch_plan', 10, 10, t + 5000)).toBe(t + 5000);
+  });
 });
