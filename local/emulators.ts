@@ -617,35 +617,42 @@ export async function tableActive(ddb: DynamoDBClient, tableName: string): Promi
 }
 
 async function ensureQueues(sqs: SQSClient) {
-  const { CreateQueueCommand, GetQueueAttributesCommand } = await import('@aws-sdk/client-sqs');
+  const { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand } = await import(
+    '@aws-sdk/client-sqs'
+  );
+  /**
+   * Creates a queue, or brings one a data folder already holds to today's settings (a visibility timeout or a
+   * redrive policy changed since it was made), as a deploy updates the queue on AWS: SQS refuses a CreateQueue whose
+   * attributes differ from the existing queue's (QueueNameExists), which would stop `npm start` on an older folder.
+   */
+  const ensure = async (QueueName: string, Attributes: Record<string, string>): Promise<string> => {
+    try {
+      return (await sqs.send(new CreateQueueCommand({ QueueName, Attributes }))).QueueUrl!;
+    } catch (error) {
+      // The SQS stand-in names it with its JSON protocol's prefix (AWS.SimpleQueueService.QueueNameExists).
+      if (!/QueueNameExists$/.test((error as { name?: string }).name ?? '')) throw error;
+      const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName }));
+      const { FifoQueue: _fixedAtCreation, ...settable } = Attributes;
+      await sqs.send(new SetQueueAttributesCommand({ QueueUrl, Attributes: settable }));
+      return QueueUrl!;
+    }
+  };
   const queueUrls = {} as Record<QueueKey, string>;
   const dlqUrls = {} as Record<QueueKey, string>;
   await Promise.all(
     (Object.keys(queues) as QueueKey[]).map(async (key) => {
       const q = queues[key];
-      const fifo = 'fifo' in q && q.fifo ? { FifoQueue: 'true' } : {};
-      const dlq = await sqs.send(
-        new CreateQueueCommand({
-          QueueName: deadLetterName(q),
-          Attributes: { MessageRetentionPeriod: String(14 * 86400), ...fifo },
-        }),
-      );
-      const dlqArn = (
-        await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl!, AttributeNames: ['QueueArn'] }))
-      ).Attributes!.QueueArn!;
-      const main = await sqs.send(
-        new CreateQueueCommand({
-          QueueName: q.localName,
-          Attributes: {
-            VisibilityTimeout: String(q.visibilityTimeoutSeconds),
-            MessageRetentionPeriod: String(q.retentionSeconds),
-            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: q.maxReceiveCount }),
-            ...fifo,
-          },
-        }),
-      );
-      queueUrls[key] = main.QueueUrl!;
-      dlqUrls[key] = dlq.QueueUrl!;
+      const fifo: Record<string, string> = 'fifo' in q && q.fifo ? { FifoQueue: 'true' } : {};
+      const dlq = await ensure(deadLetterName(q), { MessageRetentionPeriod: String(14 * 86400), ...fifo });
+      const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq, AttributeNames: ['QueueArn'] })))
+        .Attributes!.QueueArn!;
+      queueUrls[key] = await ensure(q.localName, {
+        VisibilityTimeout: String(q.visibilityTimeoutSeconds),
+        MessageRetentionPeriod: String(q.retentionSeconds),
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: q.maxReceiveCount }),
+        ...fifo,
+      });
+      dlqUrls[key] = dlq;
     }),
   );
   return { queueUrls, dlqUrls };

@@ -22,11 +22,15 @@ export interface QueueDefinition {
 export const queues = {
   // FIFO, grouped by conversation (else channel, else project): the fan-out sees one key's events in the order they
   // were accepted, which is what lets an ordered webhook receive them in that order.
+  // 30 receives, as deliveries: an event's outbox mark is cleared once the queue has it, so a dead-lettered event
+  // reaches no webhook until someone redrives it. Its batch is only ever lost to crashes and throttles (the fan-out
+  // parses nothing a customer wrote), and at 5 a run of kills under load dead-lettered events the fan-out held
+  // (bench/crash-ledger.ts); a batch that fails every time holds its conversation's events 30 minutes, not 5.
   events: {
     key: 'events',
     localName: 'switchboard-events.fifo',
     visibilityTimeoutSeconds: 60,
-    maxReceiveCount: 5,
+    maxReceiveCount: 30,
     retentionSeconds: 14 * 86400,
     fifo: true,
   },
