@@ -93,9 +93,26 @@ async function postBatch(token: string, messages: unknown[]) {
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ messages }),
   });
-  const body = (await res.json()) as { items: { status: string }[] };
+  const body = (await res.json()) as { batchId: string; items: { status: string }[] };
   if (res.status !== 202) throw new Error(`batch: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-  return { ms: performance.now() - started, accepted: body.items.filter((i) => i.status !== 'refused').length };
+  return {
+    ms: performance.now() - started,
+    accepted: body.items.filter((i) => i.status !== 'refused').length,
+    batchId: body.batchId,
+  };
+}
+
+/** The batches' items by status as the service counts them now (`GET /api/integration/batches/{batchId}`). */
+async function batchCounts(token: string, batchIds: string[]): Promise<Record<string, number>> {
+  const totals: Record<string, number> = {};
+  for (const batchId of batchIds) {
+    const res = await fetch(`${svc.baseUrl}/api/integration/batches/${batchId}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const { counts } = (await res.json()) as { counts: Record<string, number> };
+    for (const [status, n] of Object.entries(counts)) totals[status] = (totals[status] ?? 0) + n;
+  }
+  return totals;
 }
 
 async function drained(prefix: string, count: number, timeoutMs: number) {
@@ -189,12 +206,13 @@ try {
     const cpu2 = processCpuMs(svc.child.pid!);
     // 2. Drain at the pace.
     const paced = await channel(PACE);
+    const batchIds: string[] = [];
     for (let start = 0; start < MESSAGES; start += 1000) {
       const messages = Array.from({ length: Math.min(1000, MESSAGES - start) }, (_, i) => ({
         to: '+5511988880000',
         body: `pace ${start + i}`,
       }));
-      await postBatch(paced.token, messages);
+      batchIds.push((await postBatch(paced.token, messages)).batchId);
     }
     const drain = await drained('pace ', MESSAGES, (MESSAGES / PACE) * 3_000 + 120_000);
     const ats = drain.times.map((t) => t.at);
@@ -209,6 +227,13 @@ try {
     lines.push(
       `${MESSAGES} at ${PACE}/s: drained in ${took.toFixed(1)} s against ${ideal.toFixed(1)} s (${(((took - ideal) / ideal) * 100).toFixed(1)} %), ` +
         `busiest second ${worstSecond}, lost ${drain.lost}, sent twice ${drain.twice}`,
+    );
+    // What the service says of them: a message the provider never got is still queued, or failed with its reason.
+    const counts = await batchCounts(paced.token, batchIds);
+    lines.push(
+      `  the batches' items by status: ${Object.entries(counts)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')}`,
     );
     const cpuMs = processCpuMs(svc.child.pid!) - cpu2;
     const sent = MESSAGES - drain.lost;
