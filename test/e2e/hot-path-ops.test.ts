@@ -1,7 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOT_COMPLETION_OPERATIONS, recordDynamoCalls } from '#test/support/dynamo-calls.ts';
-import { eventually } from '#test/support/eventually.ts';
 import { type ModelDouble, startModelDouble } from '#test/support/model-double.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 
@@ -30,23 +29,9 @@ afterAll(async () => {
   await model?.close();
 });
 
-/**
- * The request's item operations, once every recorded call's body is read: the sweepers run on their own clock,
- * whatever the request (their Queries, the due sweep's `DUE#` partitions and its cursor, a key with no `#`).
- */
-async function requestCalls(recorder: ReturnType<typeof recordDynamoCalls>, expected: number): Promise<string[]> {
-  const ops = () => recorder.items.filter((op) => !/^Query|^\S+ (DUE|$)/.test(op));
-  // A call's kind is filled in when its body ends: until then it cannot be told from the request's own.
-  await eventually(
-    async () => recorder.items.every((op) => op.includes(' ')) && ops().length >= expected,
-    2_000,
-    `${expected} operations, recorded: ${recorder.items.join(', ')}`,
-  ).catch(() => undefined);
-  return ops();
-}
 /** The request's item operations by name (`GetItem`), in the order dynalite received them. */
 const requestOps = async (recorder: ReturnType<typeof recordDynamoCalls>, expected: number) =>
-  (await requestCalls(recorder, expected)).map((call) => call.slice(0, call.indexOf(' ')));
+  (await recorder.requestCalls(expected)).map((call) => call.slice(0, call.indexOf(' ')));
 
 async function projectWithBot() {
   const project = await svc.newProject({ monthlyBotCredits: 5 });
@@ -148,7 +133,7 @@ describe('DynamoDB operations on the hot path', () => {
         // The accepted send's event is fanned out meanwhile: its webhook list (the change marker, the project's
         // integrations) is the fan-out's reading, not the refused send's.
         const fanout = /^(GetItem WHCHG|Query PRJ\/INT)$/;
-        expect((await requestCalls(dynamo, 1)).filter((op) => !fanout.test(op))).toEqual(['GetItem TOKEN']);
+        expect((await dynamo.requestCalls(1)).filter((op) => !fanout.test(op))).toEqual(['GetItem TOKEN']);
       }
     } finally {
       dynamo.stop();
