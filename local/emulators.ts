@@ -25,6 +25,7 @@ import type { S3Refusal } from './s3-post-policy.ts';
 import { hasContractIndexes, rebuildWithContractIndexes } from './table-upgrade.ts';
 import { returnItemOnConditionFailure } from './dynalite-fidelity.ts';
 import { BYPASS_HEADER, throttleDynamo, throttleQueues } from './throttle.ts';
+import { LOCAL_SES_CONFIGURATION_SET } from './function-wiring.ts';
 
 const REGION = 'us-east-1';
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -657,9 +658,6 @@ async function ensureQueues(sqs: SQSClient) {
   );
   return { queueUrls, dlqUrls };
 }
-
-/** The deployment's SES configuration set (what SES channels send in) and the topic that brings its events back. */
-export const LOCAL_SES_CONFIGURATION_SET = 'switchboard';
 
 /**
  * As infra/ does on AWS: the configuration set whose Delivery, Bounce, Complaint and Reject events go to an SNS topic

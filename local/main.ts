@@ -1,21 +1,36 @@
 import { STAND_IN_SERVICES, standInPortSetting } from './aws/stand-ins.ts';
-import { startService, type RunningService } from './service.ts';
-import { portSetting, StartupError } from './startup-errors.ts';
+import { environmentBeforeStart } from './function-wiring.ts';
+import type { RunningService } from './service.ts';
+import { resolve } from 'node:path';
+import { claimDataDir, portSetting, StartupError } from './startup-errors.ts';
 
 /** `npm start`: the whole service on http://127.0.0.1:${PORT:-3000}, data under ${DATA_DIR:-.data}. */
 const started = performance.now();
 let service: RunningService;
 try {
-  service = await startService({
+  // Every setting is checked before anything starts (the stand-ins, the threads, the functions' cold starts), so a
+  // bad one is refused at once; the runner itself is loaded only then. The data folder is claimed and let go (the
+  // start claims it again for as long as it runs): one that cannot be used is refused before the settings' check.
+  const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+  const ports = {
     port: portSetting('PORT', process.env.PORT, 3000),
     smtpInboundPort: portSetting('SMTP_INBOUND_PORT', process.env.SMTP_INBOUND_PORT, 2525),
+    standIns: Object.fromEntries(
+      STAND_IN_SERVICES.map((name) => [
+        name,
+        portSetting(standInPortSetting(name), process.env[standInPortSetting(name)], 0),
+      ]),
+    ),
+  };
+  claimDataDir(dataDir).release();
+  (await import('./settings.ts')).checkSettings(environmentBeforeStart(process.env));
+  const { startService } = await import('./service.ts');
+  service = await startService({
+    dataDir,
+    port: ports.port,
+    smtpInboundPort: ports.smtpInboundPort,
     awsStandIns: {
-      ports: Object.fromEntries(
-        STAND_IN_SERVICES.map((name) => [
-          name,
-          portSetting(standInPortSetting(name), process.env[standInPortSetting(name)], 0),
-        ]),
-      ),
+      ports: ports.standIns,
       ...(process.env.LOCAL_SES_RELAY_SMTP_URL ? { sesRelaySmtpUrl: process.env.LOCAL_SES_RELAY_SMTP_URL } : {}),
     },
   });

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buckets } from '#shared/contract/buckets.ts';
-import { queueUrlEnv, type QueueKey } from '#shared/contract/queues.ts';
 import { fallbackFunction, routes } from '#shared/contract/routes.ts';
 import type { BundlesMode } from './bundles/bundles-mode.ts';
 import { standInOfFailure, standInPortSetting } from './aws/stand-ins.ts';
@@ -13,8 +11,8 @@ import {
   type Emulators,
   type QueuesAndBuckets,
   type StandInSettings,
-  LOCAL_SES_CONFIGURATION_SET,
 } from './emulators.ts';
+import { functionWiring } from './function-wiring.ts';
 import { claimDataDir, listenFailure } from './startup-errors.ts';
 import { startThread } from './threads.ts';
 import type { HttpServerOptions, RunningHttpServer } from './http-server.ts';
@@ -151,26 +149,7 @@ async function startServiceOn(
       loadOrCreateSecret(dataDir, 'secrets-key', () => randomBytes(32).toString('base64'));
 
     // What the deployment sets for each function, pointed at the stand-ins; always ours.
-    const wiring: Record<string, string> = {
-      SWITCHBOARD_RUNTIME: 'local',
-      AWS_REGION: emulators.region,
-      TABLE_NAME: emulators.tableName,
-      DYNAMODB_ENDPOINT: emulators.dynamoEndpoint,
-      SQS_ENDPOINT: emulators.awsEndpoint,
-      S3_ENDPOINT: emulators.awsEndpoint,
-      SNS_ENDPOINT: emulators.awsEndpoint,
-      STS_ENDPOINT: emulators.standInEndpoints.sts,
-      EVENTBRIDGE_ENDPOINT: emulators.standInEndpoints.eventbridge,
-      KINESIS_ENDPOINT: emulators.standInEndpoints.kinesis,
-      SES_ENDPOINT: emulators.standInEndpoints.ses,
-      SES_CONFIGURATION_SET: LOCAL_SES_CONFIGURATION_SET,
-      ADMIN_KEY: adminKey,
-      SECRETS_KEY: secretsKey,
-      ...Object.fromEntries(Object.values(buckets).map((b) => [b.envVar, emulators.bucketNames[b.key]])),
-      ...Object.fromEntries(
-        (Object.keys(emulators.queueUrls) as QueueKey[]).map((k) => [queueUrlEnv(k), emulators.queueUrls[k]]),
-      ),
-    };
+    const wiring = functionWiring(emulators, { adminKey, secretsKey });
     if (!publicBaseUrl) delete process.env.PUBLIC_BASE_URL;
     // Tunables (BOT_RATE_LIMIT_PER_MINUTE, MODEL_PROVIDER...) come from the caller's environment or `options.env`.
     Object.assign(

@@ -38,9 +38,10 @@ export const settingNames: readonly string[] = [
 
 /**
  * Checks every setting in `env` as the functions' cold starts do (the kernel's, then each area's): throws
- * `Invalid configuration: NAME: why`. The runner itself needs no call: each function reads its areas' settings when
- * it loads, and `npm start` prints that failure as one line (local/main.ts); this is the whole list at once, for tools
- * and tests. Loading it loads every area's face, so `npm start` imports it only in bundles mode (for the names).
+ * `Invalid configuration: NAME: why`. `npm start` runs it before it starts anything (local/main.ts), on the
+ * environment the functions will get (./function-wiring.ts), so a bad setting is refused in a moment instead of once
+ * the stand-ins and threads are up. Loading this module loads every area's face (a few hundred ms of CPU the main
+ * thread otherwise never spends): an in-process service (tests, benchmarks) leaves the check to the cold starts.
  */
 export function checkSettings(env: Env): void {
   parseConfig(env);

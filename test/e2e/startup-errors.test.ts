@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,9 +121,10 @@ describe('start-up errors name the setting to change', () => {
       }),
     );
     expect(line).toContain('A setting is not valid: ADMIN_KEY: ');
+    expect(startedNothing('bad-settings')).toBe(true);
   }, 60_000);
 
-  it('a setting the webhooks area declares (a malformed retry schedule), refused when the deliver worker loads', async () => {
+  it('a setting the webhooks area declares (a malformed retry schedule), refused before anything starts', async () => {
     const line = refusal(
       await runServiceToExit({
         PORT: '0',
@@ -133,9 +134,10 @@ describe('start-up errors name the setting to change', () => {
       }),
     );
     expect(line).toContain('A setting is not valid: WEBHOOK_RETRY_SCHEDULE: ');
+    expect(startedNothing('bad-retry-schedule')).toBe(true);
   }, 60_000);
 
-  it("a setting an area declares (the pdf area's OCR_DPI), refused when the functions that read it load", async () => {
+  it("a setting an area declares (the pdf area's OCR_DPI), refused before anything starts", async () => {
     const line = refusal(
       await runServiceToExit({
         PORT: '0',
@@ -145,6 +147,7 @@ describe('start-up errors name the setting to change', () => {
       }),
     );
     expect(line).toContain('A setting is not valid: OCR_DPI: ');
+    expect(startedNothing('bad-area-setting')).toBe(true);
   }, 60_000);
 
   it('prints the console and the API reference URLs at start', () => {
@@ -152,6 +155,14 @@ describe('start-up errors name the setting to change', () => {
     expect(running.output()).toContain(`API docs:  ${running.baseUrl}/docs`);
   });
 });
+
+/**
+ * A bad setting is refused before anything starts (the settings are checked first, not when the functions load once
+ * the stand-ins and threads are up): nothing was written in the data folder (no keys, no stand-in's files).
+ */
+function startedNothing(dataDir: string): boolean {
+  return readdirSync(join(parentDir, dataDir)).length === 0;
+}
 
 /** A folder whose owner may not create anything in it (mode 0500). */
 function lockedParent(): string {
