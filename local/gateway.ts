@@ -6,6 +6,7 @@ import { matchRoute } from '#shared/contract/route-match.ts';
 import { binaryMediaTypes, fallbackFunction, routes, type RouteDefinition } from '#shared/contract/routes.ts';
 import { invokeWithTimeout, lambdaContext, LambdaTimeoutError } from './lambda-context.ts';
 import { isStreamingHandler, serveStreaming, type StreamingHandler } from './response-streaming.ts';
+import { signalWork } from './work-signal.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -109,6 +110,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Gatewa
   const fn = route?.fn ?? fallbackFunction;
   const handler = options.handlers[fn];
   if (!handler) return sendGatewayError(res, 500, 'INTERNAL_ERROR', `Function ${fn} is not loaded.`);
+  // A waiting sweeper goes back to its pace (./scheduler.ts): this request may leave it work.
+  signalWork();
 
   const maxBodyBytes = route?.maxBodyBytes ?? LOCAL_MAX_BODY_BYTES;
   const declared = Number(req.headers['content-length'] ?? 0);

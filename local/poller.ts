@@ -2,6 +2,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQ
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { QueueWorkerDefinition } from '#shared/contract/workers.ts';
 import { invokeWithTimeout, lambdaContext } from './lambda-context.ts';
+import { signalWork } from './work-signal.ts';
 
 /** A worker's handler: a partial batch response, or nothing when every message succeeded. */
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
@@ -72,6 +73,7 @@ export function startPoller(opts: {
         continue;
       }
       if (!messages.length) continue;
+      signalWork();
       const batch = runBatch(messages).finally(() => running.delete(batch));
       running.add(batch);
     }

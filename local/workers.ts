@@ -4,6 +4,7 @@ import { queueWorkers, scheduledWorkers } from '#shared/contract/workers.ts';
 import { loadFunction } from './load-function.ts';
 import { startPoller, type SqsHandler } from './poller.ts';
 import { startSchedule, type ScheduledHandler } from './scheduler.ts';
+import { onWork } from './work-signal.ts';
 
 export interface WorkersOptions {
   region: string;
@@ -48,7 +49,7 @@ export async function startWorkers(options: WorkersOptions): Promise<{ stop(): P
   );
   const schedules = await Promise.all(
     scheduledWorkers.map(async (worker) =>
-      startSchedule(worker, (await loadFunction(worker.fn)) as ScheduledHandler, logError(worker.fn)),
+      startSchedule(worker, (await loadFunction(worker.fn)) as ScheduledHandler, logError(worker.fn), { onWork }),
     ),
   );
   return {

@@ -1,0 +1,108 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ScheduledWorkerDefinition } from '#shared/contract/workers.ts';
+import { foundNothing, IDLE_MAX_SECONDS, startSchedule } from '#local/scheduler.ts';
+
+const worker: ScheduledWorkerDefinition = {
+  fn: 'due-sweeper',
+  everyMinutesOnAws: 1,
+  everySecondsLocally: 2,
+  timeoutSeconds: 60,
+  memoryMb: 512,
+};
+
+/** A schedule whose handler answers `results()` and notes the second of each run; `work()` signals work coming in. */
+function scheduled(results: () => unknown) {
+  const runs: number[] = [];
+  let listener: (() => void) | undefined;
+  const schedule = startSchedule(
+    worker,
+    async () => {
+      runs.push(Date.now() / 1000);
+      return results();
+    },
+    () => {},
+    {
+      onWork: (l) => {
+        listener = l;
+        return { close: () => (listener = undefined) };
+      },
+    },
+  );
+  return { runs, schedule, work: () => listener?.() };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: 0 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('the local schedule of a sweeper', () => {
+  it('runs every everySecondsLocally while its runs do something', async () => {
+    const { runs, schedule } = scheduled(() => ({ enqueued: 1 }));
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(runs).toEqual([2, 4, 6, 8, 10]);
+    await schedule.stop();
+  });
+
+  it('waits twice as long after each run that found nothing, up to IDLE_MAX_SECONDS', async () => {
+    const { runs, schedule } = scheduled(() => ({ enqueued: 0 }));
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(IDLE_MAX_SECONDS).toBe(30);
+    expect(runs).toEqual([2, 6, 14, 30, 60, 90, 120]);
+    await schedule.stop();
+  });
+
+  it('is back to its pace when work comes in, and when a run does something', async () => {
+    let found = 0;
+    const { runs, schedule, work } = scheduled(() => ({ published: found }));
+    await vi.advanceTimersByTimeAsync(31_000);
+    expect(runs).toEqual([2, 6, 14, 30]);
+    // Waiting for 60 s: work at 31 s brings the next run to 33 s at the latest; then it waits twice as long again.
+    work();
+    await vi.advanceTimersByTimeAsync(6_000);
+    expect(runs).toEqual([2, 6, 14, 30, 33, 37]);
+    // A run that did something: every 2 s again.
+    found = 3;
+    await vi.advanceTimersByTimeAsync(8_000);
+    expect(runs).toEqual([2, 6, 14, 30, 33, 37, 45]);
+    found = 0;
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(runs.at(-1)).toBe(47);
+    // Found nothing at 47: the next run would be at 51; work at 47 brings it to 49.
+    work();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(runs.at(-1)).toBe(49);
+    // Work while the next run (53) is nearer than 2 s changes nothing.
+    await vi.advanceTimersByTimeAsync(2_500);
+    work();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(runs.at(-1)).toBe(49);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(runs.at(-1)).toBe(53);
+    await schedule.stop();
+  });
+
+  it('keeps its pace after a run that failed, and stops', async () => {
+    const { runs, schedule } = scheduled(() => {
+      throw new Error('the queue refused');
+    });
+    await vi.advanceTimersByTimeAsync(6_000);
+    expect(runs).toEqual([2, 4, 6]);
+    await schedule.stop();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(runs).toEqual([2, 4, 6]);
+  });
+});
+
+describe('a run that found nothing', () => {
+  it('counts things and counts none', () => {
+    expect(foundNothing({ enqueued: 0 })).toBe(true);
+    expect(foundNothing({ published: 0, refunded: 0 })).toBe(true);
+    expect(foundNothing({ enqueued: 2 })).toBe(false);
+    expect(foundNothing({})).toBe(false);
+    expect(foundNothing(undefined)).toBe(false);
+    expect(foundNothing({ status: 'ok' })).toBe(false);
+  });
+});
