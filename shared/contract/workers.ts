@@ -23,7 +23,10 @@ export interface ScheduledWorkerDefinition {
   fn: string;
   /** How often it runs on AWS (EventBridge rate, minutes). */
   everyMinutesOnAws: number;
-  /** How often the local runner calls it. */
+  /**
+   * How often the local runner calls it. While its runs find nothing to do the runner waits twice as long each time
+   * (up to 30 s), and is back to this pace as soon as a request or a queue batch comes in (local/scheduler.ts).
+   */
   everySecondsLocally: number;
   timeoutSeconds: number;
   memoryMb: number;

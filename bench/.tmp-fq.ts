@@ -1,0 +1,17 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { startFauxqsWithQueuesAndBuckets } from '#local/emulators.ts';
+const dir = mkdtempSync(join(tmpdir(), 'sb-fq-'));
+const fq = await startFauxqsWithQueuesAndBuckets(join(dir, 'fauxqs'), { dir: join(dir, 'aws') } as any);
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+await sleep(3000);
+let a = cpu(); await sleep(15_000); console.log('no receives waiting:', Math.round(cpu() - a), 'ms CPU / 15 s');
+const sqs = new SQSClient({ region: 'us-east-1', endpoint: fq.awsEndpoint, credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+let stop = false;
+for (const url of Object.values(fq.queueUrls)) (async () => { while (!stop) await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 20, MaxNumberOfMessages: 10 })); })();
+await sleep(3000);
+a = cpu(); await sleep(15_000); console.log(`${Object.keys(fq.queueUrls).length} receives waiting:`, Math.round(cpu() - a), 'ms CPU / 15 s');
+stop = true; process.exit(0);
