@@ -24,7 +24,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnService, stopProcess } from '#test/support/process.ts';
 import { addInto, type CpuProfile, selfTimes } from './lib/cpu-profile.ts';
-import { describeQueue, missingState, outboundQueueState } from './lib/volume-state.ts';
+import { describeQueue, missingState, outboundQueueState, settled } from './lib/volume-state.ts';
 import { adminApi, argValue, machine, median, numberArg, processCpuMs } from './lib/harness.ts';
 
 const MESSAGES = numberArg('messages', 10_000);
@@ -246,6 +246,7 @@ try {
     if (TOGGLED_DIR) lines.push(...profileLines(await toggleProfiler('profile written'), RUNS * 1000, 'item answered'));
   }
   if (PARTS.has(2)) {
+    lines.push(`${MESSAGES} at ${PACE}/s:`, await settled(svc.baseUrl, 300_000));
     if (TOGGLED_DIR) await toggleProfiler('profile started');
     const cpu2 = processCpuMs(svc.child.pid!);
     // 2. Drain at the pace.
@@ -305,6 +306,7 @@ try {
     );
   }
   if (PARTS.has(3)) {
+    lines.push('1,000 schedules:', await settled(svc.baseUrl, 300_000));
     const cpu3 = processCpuMs(svc.child.pid!);
     // 3. 1,000 schedules over one minute.
     const scheduled = await channel(500);

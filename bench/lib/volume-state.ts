@@ -3,8 +3,8 @@
  * service holds it (`GET /api/integration/messages/{id}`: its status, error, history, claim) and what the `outbound`
  * queue and its dead-letter queue hold (visible, in flight, delayed), so a run explains its own losses.
  */
-import { GetQueueAttributesCommand, GetQueueUrlCommand } from '@aws-sdk/client-sqs';
-import { deadLetterName, queues } from '#shared/contract/queues.ts';
+import { GetQueueAttributesCommand, GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { deadLetterName, type QueueKey, queues } from '#shared/contract/queues.ts';
 import { openLocalAws } from '#test/support/local-aws.ts';
 
 export interface QueueState {
@@ -14,34 +14,67 @@ export interface QueueState {
   dead: number;
 }
 
-/** The outbound queue's jobs by state, and its dead-letter queue's count. */
-export async function outboundQueueState(baseUrl: string): Promise<QueueState> {
+/** One queue's messages by state (visible, in flight, delayed) on the service's SQS stand-in. */
+async function counts(sqs: SQSClient, name: string): Promise<Omit<QueueState, 'dead'>> {
+  const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: name }));
+  const { Attributes: a = {} } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl,
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesDelayed',
+      ],
+    }),
+  );
+  return {
+    visible: Number(a.ApproximateNumberOfMessages ?? 0),
+    inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0),
+    delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0),
+  };
+}
+
+/** Each of the service's queues by state, with its dead-letter queue's count. */
+export async function serviceQueues(baseUrl: string): Promise<Record<QueueKey, QueueState>> {
   const { aws } = await openLocalAws(baseUrl);
   try {
-    const count = async (name: string) => {
-      const { QueueUrl } = await aws.sqs.send(new GetQueueUrlCommand({ QueueName: name }));
-      const { Attributes: a = {} } = await aws.sqs.send(
-        new GetQueueAttributesCommand({
-          QueueUrl,
-          AttributeNames: [
-            'ApproximateNumberOfMessages',
-            'ApproximateNumberOfMessagesNotVisible',
-            'ApproximateNumberOfMessagesDelayed',
-          ],
-        }),
-      );
-      return {
-        visible: Number(a.ApproximateNumberOfMessages ?? 0),
-        inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0),
-        delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0),
-      };
-    };
-    const main = await count(queues.outbound.localName);
-    const dead = await count(deadLetterName(queues.outbound));
-    return { ...main, dead: dead.visible + dead.inFlight + dead.delayed };
+    const out: Partial<Record<QueueKey, QueueState>> = {};
+    for (const [key, q] of Object.entries(queues) as [QueueKey, (typeof queues)[QueueKey]][]) {
+      const dead = await counts(aws.sqs, deadLetterName(q));
+      out[key] = { ...(await counts(aws.sqs, q.localName)), dead: dead.visible + dead.inFlight + dead.delayed };
+    }
+    return out as Record<QueueKey, QueueState>;
   } finally {
     aws.destroy();
   }
+}
+
+/** The outbound queue's jobs by state, and its dead-letter queue's count. */
+export async function outboundQueueState(baseUrl: string): Promise<QueueState> {
+  return (await serviceQueues(baseUrl)).outbound;
+}
+
+/**
+ * Waits (up to `capMs`) until the service's queues other than `outbound` hold nothing: the work one part left (the
+ * events of 10,000 sends) would otherwise run under the next part's measurement. `outbound` is left out: part 1's
+ * batches go on leaving at 1 a second per channel for the whole run. Answers what it waited and what was held.
+ */
+export async function settled(baseUrl: string, capMs: number): Promise<string> {
+  const started = Date.now();
+  const held = async () =>
+    Object.entries(await serviceQueues(baseUrl))
+      .filter(([key, q]) => key !== 'outbound' && q.visible + q.inFlight + q.delayed > 0)
+      .map(([key, q]) => `${key} ${q.visible}/${q.inFlight}/${q.delayed}`);
+  const first = await held();
+  let now = first;
+  while (now.length && Date.now() - started < capMs) {
+    await new Promise((r) => setTimeout(r, 1000));
+    now = await held();
+  }
+  return (
+    `  before it, the service's other queues held (visible/in flight/delayed): ${first.join(', ') || 'nothing'}; ` +
+    `waited ${((Date.now() - started) / 1000).toFixed(0)} s${now.length ? `, still held: ${now.join(', ')}` : ''}`
+  );
 }
 
 export const describeQueue = (q: QueueState) =>
