@@ -4,10 +4,12 @@
  *  1. a 1,000-item batch answered (202): median of `--runs` batches (on channels paced at 1 a second: sending the
  *     batches already answered takes next to nothing from the next one);
  *  2. `--messages` (default 10,000) queued in batches of 1,000 on a channel paced at `--pace` a second, drained: the
- *     time from the first to the last arrival against (messages - 1) / pace, lost and sent twice counted;
+ *     time from the first to the last arrival against (messages - 1) / pace, lost and sent twice counted. The default
+ *     pace, 80, is the highest of the channels' defaults (WhatsApp's: pace.ts), the pace a campaign drains at unless
+ *     its channel asks otherwise; a higher one (200) measures what this machine can send, not the pacing;
  *  3. 1,000 scheduled sends spread over one minute (a channel paced well above): each arrival's lateness behind its
  *     `sendAt`, p50 / p99 / max, lost and sent twice.
- * `npx tsx bench/volume.ts [--messages 10000] [--pace 200] [--runs 3] [--parts 1,2,3] [--cwd <checkout>]
+ * `npx tsx bench/volume.ts [--messages 10000] [--pace 80] [--runs 3] [--parts 1,2,3] [--cwd <checkout>]
  * [--cpu-prof <dir>] [--profile <dir>]`: `--cwd` runs the service of another checkout (a same-run anchor: a detached
  * worktree at the base commit), `--parts` picks the measurements, `--cpu-prof` writes the service's V8 CPU profiles
  * (every thread) there, `--profile` runs the service on one thread (LOCAL_THREADS=0) and profiles part 2 alone (its
@@ -22,10 +24,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnService, stopProcess } from '#test/support/process.ts';
 import { addInto, type CpuProfile, selfTimes } from './lib/cpu-profile.ts';
+import { describeQueue, missingState, outboundQueueState, settled } from './lib/volume-state.ts';
 import { adminApi, argValue, machine, median, numberArg, processCpuMs } from './lib/harness.ts';
 
 const MESSAGES = numberArg('messages', 10_000);
-const PACE = numberArg('pace', 200);
+const PACE = numberArg('pace', 80);
 const RUNS = numberArg('runs', 3);
 const PARTS = new Set((argValue('parts') ?? '1,2,3').split(',').map(Number));
 const CWD = argValue('cwd');
@@ -86,15 +89,19 @@ async function channel(perSecond: number) {
   return { channelId: ch.channelId as string, token };
 }
 
-async function postBatch(token: string, messages: unknown[]) {
+/** Each body's message id, from the batch answers (the bench's bodies are unique). */
+const idOfBody = new Map<string, string>();
+
+async function postBatch(token: string, messages: { body: string }[]) {
   const started = performance.now();
   const res = await fetch(`${svc.baseUrl}/api/integration/generic/batch`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ messages }),
   });
-  const body = (await res.json()) as { batchId: string; items: { status: string }[] };
+  const body = (await res.json()) as { batchId: string; items: { status: string; messageId?: string }[] };
   if (res.status !== 202) throw new Error(`batch: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  for (const [i, item] of body.items.entries()) if (item.messageId) idOfBody.set(messages[i]!.body, item.messageId);
   return {
     ms: performance.now() - started,
     accepted: body.items.filter((i) => i.status !== 'refused').length,
@@ -115,20 +122,57 @@ async function batchCounts(token: string, batchIds: string[]): Promise<Record<st
   return totals;
 }
 
-async function drained(prefix: string, count: number, timeoutMs: number) {
+/**
+ * Waits until every one of `bodies` reached the double, or `timeoutMs`. What is still missing then is explained (each
+ * message as the service holds it, the outbound queue's jobs) and waited for again while the outbound queue holds
+ * work, up to `graceMs`: a message that arrives then was late (the wait was too short), one that never does is lost.
+ */
+async function drained(bodies: readonly string[], token: string, timeoutMs: number, graceMs = 180_000) {
+  const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const missing = () => bodies.filter((b) => !arrivals.has(b));
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const seen = [...arrivals.keys()].filter((k) => k.startsWith(prefix)).length;
-    if (seen >= count || Date.now() > deadline) break;
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  while (missing().length && Date.now() < deadline) await wait(500);
   // A moment more: anything sent twice arrives too.
-  await new Promise((r) => setTimeout(r, 3000));
-  const mine = [...arrivals.entries()].filter(([k]) => k.startsWith(prefix));
+  await wait(3000);
+  const notes: string[] = [];
+  const first = missing();
+  if (first.length) {
+    notes.push(
+      `  after the wait (${(timeoutMs / 1000).toFixed(0)} s): ${describeQueue(await outboundQueueState(svc.baseUrl))}`,
+    );
+    const stated = first.map((body) => ({ body, messageId: idOfBody.get(body) }));
+    notes.push(...(await missingState(svc, token, stated)));
+    const graceEnds = Date.now() + graceMs;
+    for (;;) {
+      const q = await outboundQueueState(svc.baseUrl);
+      if (!missing().length || Date.now() > graceEnds || !(q.visible + q.inFlight + q.delayed)) break;
+      await wait(1000);
+    }
+    await wait(3000);
+    const still = missing();
+    notes.push(
+      `  ${first.length - still.length} of the ${first.length} arrived later, within ${(graceMs / 1000).toFixed(0)} s more ` +
+        `while the outbound queue held work; ${describeQueue(await outboundQueueState(svc.baseUrl))}`,
+    );
+    if (still.length)
+      notes.push(
+        ...(await missingState(
+          svc,
+          token,
+          still.map((body) => ({ body, messageId: idOfBody.get(body) })),
+        )),
+      );
+  }
+  const mine = bodies.flatMap((b) => {
+    const times = arrivals.get(b);
+    return times ? [{ key: b, times }] : [];
+  });
   return {
-    lost: count - mine.length,
-    twice: mine.filter(([, times]) => times.length > 1).length,
-    times: mine.map(([k, times]) => ({ key: k, at: times[0]! })),
+    lost: bodies.length - mine.length,
+    late: first.length - (bodies.length - mine.length),
+    notes,
+    twice: mine.filter(({ times }) => times.length > 1).length,
+    times: mine.map(({ key, times }) => ({ key, at: times[0]! })),
   };
 }
 
@@ -202,6 +246,7 @@ try {
     if (TOGGLED_DIR) lines.push(...profileLines(await toggleProfiler('profile written'), RUNS * 1000, 'item answered'));
   }
   if (PARTS.has(2)) {
+    lines.push(`${MESSAGES} at ${PACE}/s:`, await settled(svc.baseUrl, 300_000));
     if (TOGGLED_DIR) await toggleProfiler('profile started');
     const cpu2 = processCpuMs(svc.child.pid!);
     // 2. Drain at the pace.
@@ -214,7 +259,12 @@ try {
       }));
       batchIds.push((await postBatch(paced.token, messages)).batchId);
     }
-    const drain = await drained('pace ', MESSAGES, (MESSAGES / PACE) * 3_000 + 120_000);
+    const drain = await drained(
+      Array.from({ length: MESSAGES }, (_, i) => `pace ${i}`),
+      paced.token,
+      (MESSAGES / PACE) * 3_000 + 120_000,
+    );
+    // The drain's time counts what arrived within the first wait only (a late one would stretch it).
     const ats = drain.times.map((t) => t.at);
     const took = (Math.max(...ats) - Math.min(...ats)) / 1000;
     const ideal = (MESSAGES - 1) / PACE;
@@ -226,7 +276,8 @@ try {
     }
     lines.push(
       `${MESSAGES} at ${PACE}/s: drained in ${took.toFixed(1)} s against ${ideal.toFixed(1)} s (${(((took - ideal) / ideal) * 100).toFixed(1)} %), ` +
-        `busiest second ${worstSecond}, lost ${drain.lost}, sent twice ${drain.twice}`,
+        `busiest second ${worstSecond}, lost ${drain.lost}, arrived after the wait ${drain.late}, sent twice ${drain.twice}`,
+      ...drain.notes,
     );
     // What the service says of them: a message the provider never got is still queued, or failed with its reason.
     const counts = await batchCounts(paced.token, batchIds);
@@ -255,6 +306,7 @@ try {
     );
   }
   if (PARTS.has(3)) {
+    lines.push('1,000 schedules:', await settled(svc.baseUrl, 300_000));
     const cpu3 = processCpuMs(svc.child.pid!);
     // 3. 1,000 schedules over one minute.
     const scheduled = await channel(500);
@@ -272,16 +324,22 @@ try {
           body: JSON.stringify({ to: '+5511988880000', body: `sched ${i}`, sendAt }),
         }).then(async (r) => {
           if (r.status !== 202) throw new Error(`schedule: ${r.status} ${await r.text()}`);
+          idOfBody.set(`sched ${i}`, ((await r.json()) as { messageId: string }).messageId);
         }),
       );
       if (sends.length >= 20) await Promise.all(sends.splice(0));
     }
     await Promise.all(sends);
-    const fired = await drained('sched ', 1000, 240_000);
+    const fired = await drained(
+      Array.from({ length: 1000 }, (_, i) => `sched ${i}`),
+      scheduled.token,
+      240_000,
+    );
     const late = fired.times.map((t) => t.at - due.get(t.key)!);
     lines.push(
       `1,000 schedules over a minute: late p50 ${pct(late, 0.5)} ms, p99 ${pct(late, 0.99)} ms, max ${Math.max(...late)} ms, ` +
-        `early ${late.filter((l) => l < 0).length}, lost ${fired.lost}, sent twice ${fired.twice}`,
+        `early ${late.filter((l) => l < 0).length}, lost ${fired.lost}, arrived after the wait ${fired.late}, sent twice ${fired.twice}`,
+      ...fired.notes,
     );
     lines.push(`  service CPU: ${((processCpuMs(svc.child.pid!) - cpu3) / 1000).toFixed(1)} s`);
     target(

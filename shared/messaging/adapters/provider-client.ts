@@ -21,15 +21,33 @@ export type ProviderPost = (
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /**
+ * How long a kept-alive connection may sit idle before this client closes it, and the cap on a server's
+ * `Keep-Alive: timeout=N` (honoured a second early: Node's agent ignores the hint unless given such a cap). A
+ * connection the server has just closed but this process has not yet noticed (a busy event loop reads the close late)
+ * takes the next request and answers it with a reset: the provider never saw it, the message ends failed ("could not
+ * be reached"), and a POST is never sent again, since a reset alone cannot tell whether the provider got it. Closing
+ * idle connections before the server does leaves no such race. 4 s: below the idle close of the common servers
+ * (Node's and Apache's 5 s, which also send the hint; load balancers and nginx wait a minute or more); a connection
+ * opened again after 4 s of silence costs one handshake.
+ */
+export const IDLE_SOCKET_MS = 4_000;
+
+/** The keep-alive agents' options: idle connections closed before the server would (see {@link IDLE_SOCKET_MS}). */
+function agentOptions(maxSockets: number, lookup: ReturnType<typeof guardedLookup>) {
+  // `timeout` on an agent only closes its idle sockets (and caps the server's hint); a request in progress is bounded
+  // by its own deadline (the `signal` below), not by this.
+  return { keepAlive: true, maxSockets, lookup, timeout: IDLE_SOCKET_MS };
+}
+
+/**
  * The HTTP client of the channel providers (Twilio, WhatsApp Cloud): keep-alive connections, a deadline on the
  * whole exchange, no redirects, and the webhooks' SSRF guard on the address actually connected to (a base URL
  * or a DNS name that leads into a private network is refused unless private destinations are allowed).
  */
 export function makeProviderPost(options: { allowPrivate: boolean }): ProviderPost {
   const lookup = guardedLookup({ allowPrivate: options.allowPrivate });
-  const agentOptions = { keepAlive: true, maxSockets: 64, lookup };
-  const httpAgent = new HttpAgent(agentOptions);
-  const httpsAgent = new HttpsAgent(agentOptions);
+  const httpAgent = new HttpAgent(agentOptions(64, lookup));
+  const httpsAgent = new HttpsAgent(agentOptions(64, lookup));
 
   return (url, { headers, body, timeoutMs }) => {
     const target = new URL(url);
@@ -98,9 +116,8 @@ export class ResponseTooLargeError extends Error {
  */
 export function makeProviderGet(options: { allowPrivate: boolean }): ProviderGet {
   const lookup = guardedLookup({ allowPrivate: options.allowPrivate });
-  const agentOptions = { keepAlive: true, maxSockets: 16, lookup };
-  const httpAgent = new HttpAgent(agentOptions);
-  const httpsAgent = new HttpsAgent(agentOptions);
+  const httpAgent = new HttpAgent(agentOptions(16, lookup));
+  const httpsAgent = new HttpsAgent(agentOptions(16, lookup));
 
   return (url, { headers, timeoutMs, maxBytes }) => {
     const target = new URL(url);
