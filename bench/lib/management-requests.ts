@@ -2,7 +2,8 @@
  * What a whole management request costs the management function in CPU, in this process: the admin function's own
  * handler (`functions/admin/handler.ts`, its composition root as deployed) loaded here against a running service's
  * stand-ins (the table's CPU is that service's, not counted), and given API Gateway events as the gateway gives them.
- * Each route is asked with the operator's admin key and with a project key (`sbm_…`), interleaved; with a baseline
+ * Each route is asked with the operator's admin key and with a project key (`sbm_…`), interleaved (each variant in
+ * turn, 50 requests at a time, the order reversed every other turn); with a baseline
  * tree (the commit before, with its node_modules), its own handler is loaded beside this one and asked the same.
  * The project key's cost is that request's CPU less the admin key's on the same route, per round, the median taken.
  */
@@ -112,16 +113,16 @@ function event(path: string, key: string): APIGatewayProxyEvent {
   };
 }
 
-async function cpuPerRequest(n: number, run: () => Promise<APIGatewayProxyResult>): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const res = await run();
-    if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${res.body}`);
-  }
+/** CPU ms of `n` sequential requests (this process's user + system time). */
+async function cpuOf(n: number, run: () => Promise<APIGatewayProxyResult>): Promise<number> {
   const before = process.cpuUsage();
   for (let i = 0; i < n; i++) await run();
   const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000 / n;
+  return (used.user + used.system) / 1000;
 }
+
+/** Requests of one variant measured in a row, the variants taking turns within a round (the machine drifts). */
+const CHUNK = 50;
 
 /** Runs the rounds and prints the table and the project key's cost per route and tree. */
 export async function runRequestsBench(bench: RequestsBench): Promise<void> {
@@ -150,10 +151,20 @@ export async function runRequestsBench(bench: RequestsBench): Promise<void> {
     }
   }
   const results = new Map<string, number[]>();
+  for (const v of variants) {
+    const res = await v.run();
+    if (res.statusCode !== 200) throw new Error(`${v.name}: ${res.statusCode} ${res.body}`);
+    await cpuOf(100, v.run);
+  }
   for (let round = 0; round < bench.rounds; round++) {
-    for (const v of round % 2 ? [...variants].reverse() : variants) {
-      results.set(v.name, [...(results.get(v.name) ?? []), await cpuPerRequest(bench.calls, v.run)]);
+    const spent = new Map(variants.map((v) => [v.name, 0]));
+    for (let done = 0, turn = 0; done < bench.calls; done += CHUNK, turn++) {
+      const n = Math.min(CHUNK, bench.calls - done);
+      for (const v of turn % 2 ? [...variants].reverse() : variants) {
+        spent.set(v.name, spent.get(v.name)! + (await cpuOf(n, v.run)));
+      }
     }
+    for (const [name, ms] of spent) results.set(name, [...(results.get(name) ?? []), ms / bench.calls]);
     console.error(`round ${round + 1}: ${[...results].map(([k, v]) => `${k} ${v.at(-1)!.toFixed(4)}`).join('; ')}`);
   }
   console.log(
