@@ -15,7 +15,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { buckets } from '#shared/contract/buckets.ts';
 import { type QueueKey, queues, queueUrlEnv } from '#shared/contract/queues.ts';
 import { mainTable } from '#shared/contract/table.ts';
-import { median } from './harness.ts';
+import { machine, median } from './harness.ts';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -156,7 +156,10 @@ export async function runRequestsBench(bench: RequestsBench): Promise<void> {
     if (res.statusCode !== 200) throw new Error(`${v.name}: ${res.statusCode} ${res.body}`);
     await cpuOf(100, v.run);
   }
+  const startedAt = new Date().toISOString();
+  const loads: string[] = [];
   for (let round = 0; round < bench.rounds; round++) {
+    loads.push(loadavg()[0]!.toFixed(1));
     const spent = new Map(variants.map((v) => [v.name, 0]));
     for (let done = 0, turn = 0; done < bench.calls; done += CHUNK, turn++) {
       const n = Math.min(CHUNK, bench.calls - done);
@@ -168,7 +171,8 @@ export async function runRequestsBench(bench: RequestsBench): Promise<void> {
     console.error(`round ${round + 1}: ${[...results].map(([k, v]) => `${k} ${v.at(-1)!.toFixed(4)}`).join('; ')}`);
   }
   console.log(
-    `\n#### Whole management requests, in this process (${bench.rounds} rounds of ${bench.calls} requests each)`,
+    `\n#### Whole management requests, in this process (${bench.rounds} rounds of ${bench.calls} requests each, ` +
+      `${machine()}, started ${startedAt}, load at each round's start ${loads.join('/')})`,
   );
   console.log('| tree | route | caller | CPU ms per request (median) | rounds |');
   console.log('|---|---|---|---|---|');
@@ -183,6 +187,18 @@ export async function runRequestsBench(bench: RequestsBench): Promise<void> {
     console.log(
       `project key's cost, ${name.replace(/ \| project key$/, '')}: ${median(deltas).toFixed(4)} ms per request ` +
         `(median of per-round differences: ${deltas.map((d) => d.toFixed(4)).join(', ')})`,
+    );
+  }
+  // The admin key's request in this tree against the commit before's: what the change did to everyone else's.
+  const base = [...handlers.keys()][1];
+  for (const name of results.keys()) {
+    if (!base || !name.startsWith('this tree') || !name.endsWith('| admin key')) continue;
+    const these = results.get(name)!;
+    const before = results.get(name.replace('this tree', base))!;
+    const ratios = these.map((c, i) => c / before[i]!);
+    console.log(
+      `admin key, this tree \u00f7 baseline, ${name.split(' | ')[1]}: ${median(ratios).toFixed(3)} ` +
+        `(per round: ${ratios.map((r) => r.toFixed(3)).join(', ')})`,
     );
   }
   console.log(
