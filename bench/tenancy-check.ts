@@ -10,9 +10,12 @@
  *    (its logger middleware still on), to show what that measurement included.
  * Anchor, in the same run: the operator's admin-key check (comparison and rule). CPU is this process's user + system
  * time over `--calls` sequential checks after a warm-up, the median of `--rounds` rounds, variants interleaved.
- * Run: npx tsx bench/tenancy-check.ts [--rounds 7] [--calls 2000]
+ * With `--mode requests`, whole management requests instead (bench/lib/management-requests.ts): the admin function's
+ * handler loaded here, `GET` a project and its integrations with the admin key and with a project key, interleaved;
+ * the project key's cost is the difference, per round, median taken (and the same for the baseline tree's handler).
+ * Run: npx tsx bench/tenancy-check.ts [--rounds 7] [--calls 2000] [--baseline <tree>] [--mode requests]
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
@@ -28,6 +31,7 @@ import { bearerToken, hashToken, secretsEqual } from '#shared/kernel/tokens.ts';
 import { authorize, DynamoKeyStore, type KeyStore, type ManagementKey, makeManageKeys } from '#shared/tenancy/index.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
 import { adminApi, machine, median } from './lib/harness.ts';
+import { runRequestsBench } from './lib/management-requests.ts';
 
 const { values } = parseArgs({
   options: {
@@ -37,6 +41,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
     // Another checkout (the commit before, with its node_modules): its deployed check is measured in the same run.
     baseline: { type: 'string' },
+    // `requests`: whole management requests through the admin function's handler instead (bench/lib/management-requests.ts).
+    mode: { type: 'string', default: 'checks' },
   },
 });
 const rounds = Number(values.rounds);
@@ -45,14 +51,22 @@ const calls = Number(values.calls);
 const scratch = mkdtempSync(join(tmpdir(), 'sb-bench-tenancy-check-'));
 const dataDir = join(scratch, 'data');
 mkdirSync(dataDir);
-const svc = await spawnService({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT' }, 60_000);
+const secretsKey = randomBytes(32).toString('base64');
+const svc = await spawnService({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT', SECRETS_KEY: secretsKey }, 60_000);
 const admin = adminApi(svc);
 const { projectId } = await admin('POST', '/projects', { companyId: 1042, name: 'bench' });
 const { key } = await admin('POST', `/projects/${projectId}/keys`, { name: 'bench', role: 'developer' });
 const stand = (await (await fetch(`${svc.baseUrl}/local/aws`)).json()) as {
   region: string;
-  endpoints: { dynamodb: string };
+  endpoints: { dynamodb: string } & Record<string, string>;
 };
+if (values.mode === 'requests') {
+  const keys = { adminKey: svc.adminKey, secretsKey, projectId, projectKey: key };
+  await runRequestsBench({ stand, ...keys, ...(values.baseline ? { baseline: values.baseline } : {}), rounds, calls });
+  await stopProcess(svc.child, 'SIGTERM');
+  rmSync(scratch, { recursive: true, force: true });
+  process.exit(0);
+}
 
 /** The management function's check of one request: the header, the admin key, then a project key and the rule. */
 function checker(store: KeyStore, code = { makeManageKeys, authorize, bearerToken, secretsEqual }) {

@@ -4,7 +4,7 @@ import { DynamoChannelStore, wireMessagingAdmin } from '#shared/messaging/index.
 import { DynamoCreditLedger, wireCreditUsage } from '#shared/credits/index.ts';
 import { wireIntegrationAdmin } from '#shared/integrations/index.ts';
 import { type KnowledgeAdmin, wireKnowledgeAdmin } from '#shared/knowledge/index.ts';
-import { DynamoProjectStore, wireProjectAdmin, wireProjectLimiter } from '#shared/projects/index.ts';
+import { DynamoProjectStore, ProjectReadAhead, wireProjectAdmin, wireProjectLimiter } from '#shared/projects/index.ts';
 import { DynamoTokenStore } from '#shared/auth/index.ts';
 import { bindRoutes } from '#shared/http/router.ts';
 import { mediaStoreFromConfig } from '#functions/_wiring/media.ts';
@@ -26,7 +26,10 @@ const adminKey =
 if (!adminKey) throw new Error('Invalid configuration: ADMIN_KEY or ADMIN_KEY_SECRET_ARN is required');
 
 const secretBox = await secretBoxFromConfig(cfg);
-const projectStore = new DynamoProjectStore(table);
+// A request with a project key reads its path's project along with the key (one round trip), and the routes' own
+// reads of that project, through this store, are served from that read.
+const projectReads = new ProjectReadAhead();
+const projectStore = new DynamoProjectStore(table, projectReads);
 const tokenStore = new DynamoTokenStore(table);
 const channelStore = new DynamoChannelStore(table, secretBox);
 // Webhooks, custom integrations and pollers; the webhooks area reads the same store.
@@ -45,6 +48,7 @@ const { projects, handlers: projectRouteHandlers } = wireProjectAdmin(platform, 
   credits: creditLedger,
   // A project key or portal session sees its own project alone in the listing.
   ownProjectOf: projectScopeOf,
+  store: projectStore,
 });
 const events = eventPublisherFromConfig(cfg);
 
@@ -85,6 +89,10 @@ knowledge = wireKnowledgeAdmin(platform, {
 const tenancy = wireTenancy(platform, {
   projectExists: async (projectId) => (await projectStore.get(projectId)) !== undefined,
   publicBaseUrl: cfg.PUBLIC_BASE_URL ?? '',
+  readAhead: {
+    around: (serve) => projectReads.around(serve),
+    along: (projectId) => projectStore.readAlong(projectId),
+  },
 });
 
 /** The management API (`/admin/v1/*`): one function, routed inside. */

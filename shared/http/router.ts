@@ -169,6 +169,33 @@ export function createRouter(
   };
 }
 
+/**
+ * The path parameters a request names, as {@link createRouter} would match them (same routes, same order), or
+ * undefined when no route of that method matches, the path is malformed or an id is longer than the router accepts:
+ * for what must know the request's project before the router runs (the caller's check).
+ */
+export function pathParamsOf(prefix: string, routes: readonly Pick<BoundRoute, 'method' | 'path'>[]) {
+  const patterns = routes.map((r) => ({ method: r.method as string, segments: split(r.path) }));
+  return (method: string, path: string): Record<string, string> | undefined => {
+    if (!path.startsWith(prefix)) return undefined;
+    let segments: string[];
+    try {
+      segments = split(path.slice(prefix.length)).map((s) => decodeURIComponent(s));
+    } catch {
+      return undefined;
+    }
+    const upper = method.toUpperCase();
+    for (const pattern of patterns) {
+      if (pattern.method !== upper) continue;
+      const params = match(pattern.segments, segments);
+      if (!params) continue;
+      const tooLong = Object.entries(params).some(([name, v]) => isId(name) && v.length > MAX_PATH_ID_CHARS);
+      return tooLong ? undefined : params;
+    }
+    return undefined;
+  };
+}
+
 function routeChain(r: BoundRoute, options: { idempotency?: MiddlewareObj<HttpEvent, HttpResult> | undefined }) {
   const chain = middy<RoutedEvent, HttpResult, Error, Context>({ timeoutEarlyInMillis: 0 });
   if (r.idempotent && options.idempotency) chain.use(options.idempotency);

@@ -8,4 +8,5 @@ export { apiTokenState, project, projectPage, shownOnceToken } from './api/schem
 export { externalIdOf } from './external-id.ts';
 export { makeProjectUseCases } from './manage-projects.ts';
 export { type Project, requireProject } from './project.ts';
+export { ProjectReadAhead } from './read-ahead.ts';
 export { wireProjectAdmin, wireProjectLimiter } from './wiring.ts';

@@ -14,10 +14,16 @@ import { makeProjectUseCases } from './manage-projects.ts';
  */
 export function wireProjectAdmin(
   platform: Pick<Platform, 'table'>,
-  deps: { tokens: TokenStore; credits: CreditLedger; ownProjectOf: (event: HttpEvent) => string | undefined },
+  deps: {
+    tokens: TokenStore;
+    credits: CreditLedger;
+    ownProjectOf: (event: HttpEvent) => string | undefined;
+    /** The function's store, when it reads projects ahead for its requests (the management function's). */
+    store?: DynamoProjectStore;
+  },
 ) {
   const projects = makeProjectUseCases({
-    projects: new DynamoProjectStore(platform.table),
+    projects: deps.store ?? new DynamoProjectStore(platform.table),
     tokens: deps.tokens,
     credits: deps.credits,
   });

@@ -3,7 +3,7 @@ import { newId } from '../kernel/ids.ts';
 import type { PageRequest } from '../kernel/page.ts';
 import { hashToken, hasTokenShape, randomToken } from '../kernel/tokens.ts';
 import type { Role } from './access.ts';
-import { type KeyStore, MANAGEMENT_KEY_PREFIX, type ManagementKey } from './keys.ts';
+import { type ItemAlong, type KeyStore, MANAGEMENT_KEY_PREFIX, type ManagementKey } from './keys.ts';
 
 export interface ManageKeysDeps {
   keys: KeyStore;
@@ -20,7 +20,8 @@ export interface ManageKeysDeps {
  * - create: a new `sbm_` key, shown once in the answer, stored only as its SHA-256;
  * - list: the project's keys (name, role, when made and last used), never the keys;
  * - revoke: the key is refused from the next request on;
- * - recognise: the key a presented `sbm_` value is (undefined when unknown, revoked or misshapen), its use recorded.
+ * - recognise: the key a presented `sbm_` value is (undefined when unknown, revoked or misshapen), its use recorded;
+ *   `along`, an item the request reads anyway, is read with the key (a misshapen key reads nothing, so not it either).
  */
 export function makeManageKeys(deps: ManageKeysDeps) {
   const now = deps.now ?? (() => new Date());
@@ -53,10 +54,10 @@ export function makeManageKeys(deps: ManageKeysDeps) {
       if (!(await deps.keys.revoke(projectId, keyId))) throw new NotFoundError('key', `No key ${keyId}.`);
     },
 
-    async recognise(presented: string): Promise<ManagementKey | undefined> {
+    async recognise(presented: string, along?: ItemAlong): Promise<ManagementKey | undefined> {
       if (!hasTokenShape(MANAGEMENT_KEY_PREFIX, presented)) return undefined;
       const keyHash = hashToken(presented);
-      const key = await deps.keys.findByHash(keyHash);
+      const key = await deps.keys.findByHash(keyHash, along);
       if (!key) return undefined;
       const at = now();
       const last = key.lastUsedAt ? Date.parse(key.lastUsedAt) : 0;

@@ -4,7 +4,7 @@ import { DynamoKeyStore } from './adapters/dynamo-key-store.ts';
 import { DynamoPortalStore } from './adapters/dynamo-portal-store.ts';
 import { auditHandlers } from './api/audit-routes.ts';
 import { keyHandlers } from './api/key-routes.ts';
-import { managementFunction } from './api/management-function.ts';
+import { managementFunction, type ReadAhead } from './api/management-function.ts';
 import type { RouteAccess } from './access.ts';
 import { portalHandlers } from './api/portal-routes.ts';
 import type { BoundRoute } from '../http/router.ts';
@@ -19,11 +19,17 @@ import { tenancySettings } from './settings.ts';
 /**
  * Project keys, portal sessions and the audit log on the deployment's table: their use cases, what serves
  * `tenancyRoutes`, and `serve`, the management function's front door that recognises callers, applies each route's
- * rule and records changes. Whether a project exists comes from the projects area.
+ * rule and records changes. Whether a project exists comes from the projects area, and so does the read of a
+ * request's project along with its caller's key (`readAhead`).
  */
 export function wireTenancy(
   platform: Pick<Platform, 'table' | 'logger'>,
-  deps: { projectExists(projectId: string): Promise<boolean>; publicBaseUrl: string },
+  deps: {
+    projectExists(projectId: string): Promise<boolean>;
+    publicBaseUrl: string;
+    /** The projects read ahead with a project key (one round trip for both), for the routes that read them. */
+    readAhead?: ReadAhead;
+  },
 ) {
   const settings = tenancySettings.read();
   const { table, logger } = platform;
@@ -62,6 +68,14 @@ export function wireTenancy(
       routes: readonly BoundRoute[];
       access: RouteAccess;
       idempotency: ScopedIdempotency;
-    }) => managementFunction({ ...options, logger, keys, sessions, recordAudit }),
+    }) =>
+      managementFunction({
+        ...options,
+        logger,
+        keys,
+        sessions,
+        recordAudit,
+        ...(deps.readAhead ? { readAhead: deps.readAhead } : {}),
+      }),
   };
 }

@@ -140,3 +140,61 @@ describe('DynamoDB operations on the hot path', () => {
     }
   });
 });
+
+describe('DynamoDB operations of a management request', () => {
+  /** The request's item operations with their kinds (`GetItem PRJ`), the first use of a key already recorded. */
+  async function callsOf(key: string, method: string, path: string, body?: unknown) {
+    const send = () =>
+      fetch(`${svc.baseUrl}/admin/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    const dynamo = recordDynamoCalls(svc);
+    try {
+      const res = await send();
+      expect(res.status).toBeLessThan(300);
+      return await dynamo.requestCalls(1);
+    } finally {
+      dynamo.stop();
+    }
+  }
+
+  it('a project key costs no more operations than the admin key on a route that reads the project', async () => {
+    const { projectId } = await svc.newProject();
+    const created = await svc.admin('POST', `/projects/${projectId}/keys`, { name: 'ops', role: 'admin' });
+    const key = created.body.key as string;
+    // The key's first use writes when it was last used (at most once a minute): not the check's cost.
+    expect(
+      (await fetch(`${svc.baseUrl}/admin/v1/projects/${projectId}`, { headers: { authorization: `Bearer ${key}` } }))
+        .status,
+    ).toBe(200);
+    const routes: [string, string, unknown?][] = [
+      ['GET', `/projects/${projectId}`],
+      ['GET', `/projects/${projectId}/integrations`],
+      ['GET', `/projects/${projectId}/channels`],
+      ['GET', `/projects/${projectId}/bots`],
+      ['PATCH', `/projects/${projectId}`, { name: 'Renamed' }],
+    ];
+    for (const [method, path, body] of routes) {
+      const admin = await callsOf(svc.adminKey, method, path, body);
+      const project = await callsOf(key, method, path, body);
+      expect({ route: `${method} ${path}`, calls: project.length }).toEqual({
+        route: `${method} ${path}`,
+        calls: admin.length,
+      });
+    }
+  });
+
+  it('what a project key read with its project is never served to a later request', async () => {
+    const { projectId } = await svc.newProject();
+    const created = await svc.admin('POST', `/projects/${projectId}/keys`, { name: 'ops', role: 'viewer' });
+    const get = (key: string) =>
+      fetch(`${svc.baseUrl}/admin/v1/projects/${projectId}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(((await (await get(created.body.key)).json()) as { name: string }).name).not.toBe('Moved');
+    expect((await svc.admin('PATCH', `/projects/${projectId}`, { name: 'Moved' })).status).toBe(200);
+    expect(((await (await get(created.body.key)).json()) as { name: string }).name).toBe('Moved');
+    expect((await svc.admin('DELETE', `/projects/${projectId}/keys/${created.body.keyId}`)).status).toBe(204);
+    expect((await get(created.body.key)).status).toBe(401);
+  });
+});

@@ -96,12 +96,19 @@ const BATCH_GET_KEYS = 100;
 /**
  * The items under `keys`, strongly consistent, in one BatchGetItem (more than 100 keys: several, in parallel, so still
  * one round trip's wait). Keys DynamoDB leaves unprocessed are asked again with backoff; after five tries it fails.
- * Returned in no particular order; missing items are simply absent. Duplicate keys are asked once.
+ * Returned in no particular order; missing items are simply absent. Duplicate keys are asked once. `attributes`
+ * narrows each item to those (its `pk` and `sk` always kept, to tell the items apart).
  */
 export async function readBatch(
   table: DynamoTable,
   keys: readonly { pk: string; sk: string }[],
+  attributes?: readonly string[],
 ): Promise<Record<string, unknown>[]> {
+  const names = attributes && ['pk', 'sk', ...new Set(attributes)];
+  const projection = names && {
+    ProjectionExpression: names.map((_, i) => `#a${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
+  };
   const unique = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, k])).values()];
   const chunks: { pk: string; sk: string }[][] = [];
   for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) chunks.push(unique.slice(i, i + BATCH_GET_KEYS));
@@ -113,7 +120,9 @@ export async function readBatch(
         if (attempt === 5) throw new DependencyOverloadedError('DynamoDB left batch keys unprocessed');
         if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
         const out = await table.client.send(
-          new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: pending, ConsistentRead: true } } }),
+          new BatchGetCommand({
+            RequestItems: { [table.tableName]: { Keys: pending, ConsistentRead: true, ...projection } },
+          }),
         );
         items.push(...((out.Responses?.[table.tableName] ?? []) as Record<string, unknown>[]));
         pending = (out.UnprocessedKeys?.[table.tableName]?.Keys ?? []) as Record<string, unknown>[];

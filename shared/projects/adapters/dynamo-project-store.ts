@@ -11,6 +11,7 @@ import {
   updateItem,
 } from '../../kernel/aws/dynamo-table.ts';
 import { backgroundIndex, keys } from '../../contract/keys.ts';
+import type { ProjectReadAhead } from '../read-ahead.ts';
 
 /**
  * Projects: `PRJ#<id>` / `PRJ`, with the hash of the current API token as an attribute. The management listing
@@ -18,7 +19,27 @@ import { backgroundIndex, keys } from '../../contract/keys.ts';
  * path, so one index partition is plenty.
  */
 export class DynamoProjectStore implements ProjectStore {
-  constructor(private readonly table: DynamoTable) {}
+  /** With `readAhead`, a project read along with another item of the request is served from it (see readAlong). */
+  constructor(
+    private readonly table: DynamoTable,
+    private readonly readAhead?: ProjectReadAhead,
+  ) {}
+
+  /**
+   * The project's item as another read of the request fetches it along with its own (one BatchGetItem): its key, the
+   * attribute `get` reads, and where what was found goes; undefined when it would not be held (no read-ahead, or
+   * several requests served at once).
+   */
+  readAlong(projectId: string) {
+    const readAhead = this.readAhead;
+    if (!readAhead?.alone) return undefined;
+    return {
+      key: keys.project(projectId),
+      attributes: ['project'],
+      found: (item: Record<string, unknown> | undefined) =>
+        readAhead.hold(projectId, item?.project as Project | undefined),
+    };
+  }
 
   async create(project: Project): Promise<void> {
     await putItem(this.table, {
@@ -32,6 +53,8 @@ export class DynamoProjectStore implements ProjectStore {
   }
 
   async get(projectId: string): Promise<Project | undefined> {
+    const ahead = this.readAhead?.take(projectId);
+    if (ahead?.found) return ahead.project;
     const item = await readItem(this.table, keys.project(projectId), {
       ProjectionExpression: '#project',
       ExpressionAttributeNames: { '#project': 'project' },
@@ -54,6 +77,7 @@ export class DynamoProjectStore implements ProjectStore {
       }
     }
     if (!set.length && !remove.length) return this.get(projectId);
+    this.readAhead?.forget(projectId);
     // Each allowance change is counted, so the API token's copy of it is only ever moved forward.
     const counted = changes.monthlyBotCredits !== undefined;
     if (counted) values[':one'] = 1;
@@ -140,6 +164,7 @@ export class DynamoProjectStore implements ProjectStore {
       expected === undefined
         ? 'attribute_exists(pk) AND attribute_not_exists(apiTokenHash)'
         : 'apiTokenHash = :expected';
+    this.readAhead?.forget(projectId);
     return applied(
       updateItem(this.table, {
         Key: keys.project(projectId),

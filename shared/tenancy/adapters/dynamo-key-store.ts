@@ -5,12 +5,13 @@ import {
   type DynamoTable,
   putItem,
   queryPageOf,
+  readBatch,
   readItem,
   readStrings,
   updateItem,
 } from '../../kernel/aws/dynamo-table.ts';
 import type { Page, PageRequest } from '../../kernel/page.ts';
-import type { KeyStore, ManagementKey } from '../keys.ts';
+import type { ItemAlong, KeyStore, ManagementKey } from '../keys.ts';
 
 const FIELDS = ['keyId', 'projectId', 'name', 'role', 'createdAt', 'lastUsedAt'] as const;
 
@@ -43,10 +44,22 @@ export class DynamoKeyStore implements KeyStore {
     return { ...found, items: found.items.map(keyOf) };
   }
 
-  /** Read on every request a key makes, never cached: a revoked key is refused from its next request. */
-  async findByHash(keyHash: string): Promise<ManagementKey | undefined> {
-    const item = await readStrings(this.table, keys.managementKey(keyHash), FIELDS);
-    return item ? (item as ManagementKey) : undefined;
+  /**
+   * Read on every request a key makes, never cached: a revoked key is refused from its next request. With `along`,
+   * one strongly consistent BatchGetItem reads both items: the request's own read of the other item is then served
+   * from it, and the key's check costs one round trip less than a read of its own.
+   */
+  async findByHash(keyHash: string, along?: ItemAlong): Promise<ManagementKey | undefined> {
+    const key = keys.managementKey(keyHash);
+    if (!along) {
+      const item = await readStrings(this.table, key, FIELDS);
+      return item ? (item as ManagementKey) : undefined;
+    }
+    const items = await readBatch(this.table, [key, along.key], [...FIELDS, ...along.attributes]);
+    const under = (k: { pk: string; sk: string }) => items.find((i) => i.pk === k.pk && i.sk === k.sk);
+    along.found(under(along.key));
+    const item = under(key);
+    return item ? keyOf(item) : undefined;
   }
 
   async revoke(projectId: string, keyId: string): Promise<boolean> {

@@ -1,12 +1,12 @@
-import type { MiddlewareObj } from '@middy/core';
 import { HttpError } from '../../http/errors.ts';
 import { httpFunction } from '../../http/middleware.ts';
 import type { HttpHandler, ScopedIdempotency } from '../../http/presets.ts';
-import { type BoundRoute, createRouter } from '../../http/router.ts';
-import type { Context, HttpEvent, HttpResult } from '../../http/types.ts';
+import { type BoundRoute, createRouter, pathParamsOf } from '../../http/router.ts';
+import type { Context, HttpEvent } from '../../http/types.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { bearerToken, secretsEqual } from '../../kernel/tokens.ts';
 import { authorize, type RouteAccess } from '../access.ts';
+import type { ItemAlong } from '../keys.ts';
 import type { ManageKeys } from '../manage-keys.ts';
 import type { PortalSessions } from '../portal-sessions.ts';
 import { type Caller, cookieValue, PORTAL_COOKIE } from './caller.ts';
@@ -22,6 +22,17 @@ export interface ManagementFunctionOptions {
   sessions: Pick<PortalSessions, 'recognise'>;
   recordAudit: RecordAudit;
   idempotency: ScopedIdempotency;
+  readAhead?: ReadAhead;
+}
+
+/**
+ * The project a request names, read along with the caller's project key (one round trip to the table for both), so
+ * that the route's own read of it is served without another: `around` spans each request, `along` gives the read
+ * (undefined when it would not be kept for the request).
+ */
+export interface ReadAhead {
+  around<T>(serve: () => Promise<T>): Promise<T>;
+  along(projectId: string): ItemAlong | undefined;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -63,31 +74,39 @@ export function managementFunction(options: ManagementFunctionOptions): HttpHand
       },
     },
   );
-  const recognise: MiddlewareObj<HttpEvent, HttpResult> = {
-    name: 'managementCaller',
-    before: async (request) => {
-      const event = request.event;
-      const open = openPaths.has(`${event.httpMethod.toUpperCase()} ${event.path}`);
-      // Opening a link needs no caller: a stale cookie left from an ended session must not stand in its way.
-      const caller = open
-        ? await recogniseCaller(event, options).catch(() => undefined)
-        : await recogniseCaller(event, options);
-      if (caller) event.auth = caller;
-      else if (!open) throw unauthorized();
-    },
+  const paramsOf = pathParamsOf(options.prefix, options.routes);
+  const along = (event: HttpEvent) => {
+    const projectId = paramsOf(event.httpMethod, event.path ?? '/')?.projectId;
+    return projectId === undefined ? undefined : options.readAhead?.along(projectId);
   };
-  return httpFunction(options.logger)
-    .use(recognise)
-    .handler((event: HttpEvent, context: Context) => dispatch(event, context));
+  const serve = async (event: HttpEvent, context: Context) => {
+    const open = openPaths.has(`${event.httpMethod.toUpperCase()} ${event.path}`);
+    // Opening a link needs no caller: a stale cookie left from an ended session must not stand in its way.
+    const caller = open
+      ? await recogniseCaller(event, options, along).catch(() => undefined)
+      : await recogniseCaller(event, options, along);
+    if (caller) event.auth = caller;
+    else if (!open) throw unauthorized();
+    return dispatch(event, context);
+  };
+  const readAhead = options.readAhead;
+  return httpFunction(options.logger).handler((event: HttpEvent, context: Context) =>
+    readAhead ? readAhead.around(() => serve(event, context)) : serve(event, context),
+  );
 }
 
-async function recogniseCaller(event: HttpEvent, options: ManagementFunctionOptions): Promise<Caller | undefined> {
+async function recogniseCaller(
+  event: HttpEvent,
+  options: ManagementFunctionOptions,
+  along: (event: HttpEvent) => ItemAlong | undefined,
+): Promise<Caller | undefined> {
   const header = event.normalizedHeaders.authorization;
   if (header !== undefined) {
     const presented = bearerToken(header);
     if (presented === undefined) throw unauthorized();
     if (secretsEqual(presented, options.adminKey)) return { actor: { kind: 'admin' } };
-    const key = await options.keys.recognise(presented);
+    // The path's project, read with the key: most routes read it first thing, and are then served from that read.
+    const key = await options.keys.recognise(presented, along(event));
     if (!key) throw unauthorized();
     return { actor: { kind: 'key', id: key.keyId, projectId: key.projectId, role: key.role } };
   }
