@@ -26,8 +26,9 @@
  * skipping the size-tiered merges: a 1 GB bot in ten segments in a fraction of the ingest path's time, kept in a
  * data folder of its own (default `.bench-data/knowledge-gb-direct`). `--rewrite` first rewrites, once, every
  * measured bot's segments written in an older format (data built by an earlier version) in the current format.
+ * `--build-only` builds what is missing of every size and measures nothing (the merge is built by the measuring run).
  * Usage: npx tsx bench/knowledge-gb.ts [--sizes 100,500,1000] [--queries 300] [--cold 20] [--data DIR] [--rebuild]
- *   [--no-merge] [--direct] [--rewrite]
+ *   [--no-merge] [--direct] [--rewrite] [--build-only]
  */
 import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -378,9 +379,15 @@ async function rewritten(botId: string): Promise<string> {
   return botId;
 }
 
-await measure('anchor: one file', await anchorBot());
-for (const size of SIZES) await measure(String(size), await rewritten(await stage(size)));
-if (!args.includes('--no-merge')) await measure(`${SIZES.at(-1)}, one segment`, await mergedStage());
+if (args.includes('--build-only')) {
+  // Builds every size (not the merge, whose peak memory is a measure) and measures nothing: a long build can run
+  // apart from the measurement, at low priority, while the machine is shared.
+  for (const size of SIZES) await stage(size);
+} else {
+  await measure('anchor: one file', await anchorBot());
+  for (const size of SIZES) await measure(String(size), await rewritten(await stage(size)));
+  if (!args.includes('--no-merge')) await measure(`${SIZES.at(-1)}, one segment`, await mergedStage());
+}
 
 await proxy.stop();
 ddb.destroy();
