@@ -26,7 +26,8 @@
  * skipping the size-tiered merges: a 1 GB bot in ten segments in a fraction of the ingest path's time, kept in a
  * data folder of its own (default `.bench-data/knowledge-gb-direct`). `--rewrite` first rewrites, once, every
  * measured bot's segments written in an older format (data built by an earlier version) in the current format.
- * `--build-only` builds what is missing of every size and measures nothing (the merge is built by the measuring run).
+ * `--build-only` builds what is missing of every size and measures nothing (the merge is built by the measuring run);
+ * with `--rewrite`, it rewrites the segments of an older format too.
  * Usage: npx tsx bench/knowledge-gb.ts [--sizes 100,500,1000] [--queries 300] [--cold 20] [--data DIR] [--rebuild]
  *   [--no-merge] [--direct] [--rewrite] [--build-only]
  */
@@ -368,13 +369,18 @@ async function measure(label: string, botId: string) {
   writeFileSync(join(DATA, 'rows.json'), `${JSON.stringify(rows, null, 2)}\n`);
 }
 
-/** The bot's segments of an older format rewritten in the current one (once: later runs find none). */
+/**
+ * The bot's segments of an older format rewritten in the current one (once: later runs find none), with the other
+ * sizes' bots that list the same segments.
+ */
 async function rewritten(botId: string): Promise<string> {
   if (!args.includes('--rewrite')) return botId;
   if ((await index.state(botId))!.segments.every((r) => (r.format ?? 3) >= SEGMENT_FORMAT)) return botId;
   console.error(`rewriting ${botId}'s segments in format ${SEGMENT_FORMAT}`);
+  const others = Object.values(manifest.bots).filter((b) => b !== botId);
+  const also = others.length ? ['--also', others.join(',')] : [];
   console.error(
-    `rewritten: ${JSON.stringify(await runScript('bench/knowledge-gb-build.ts', ['rewrite', '--bot', botId]))}`,
+    `rewritten: ${JSON.stringify(await runScript('bench/knowledge-gb-build.ts', ['rewrite', '--bot', botId, ...also]))}`,
   );
   return botId;
 }
@@ -383,6 +389,8 @@ if (args.includes('--build-only')) {
   // Builds every size (not the merge, whose peak memory is a measure) and measures nothing: a long build can run
   // apart from the measurement, at low priority, while the machine is shared.
   for (const size of SIZES) await stage(size);
+  // With --rewrite, the largest size's segments (and the others' with them) are rewritten ahead of a measurement.
+  await rewritten(manifest.bots[String(SIZES.at(-1))]!);
 } else {
   await measure('anchor: one file', await anchorBot());
   for (const size of SIZES) await measure(String(size), await rewritten(await stage(size)));

@@ -227,8 +227,14 @@ export class SegmentWriter {
     const lengthsAt = this.at;
     this.write(lengthsBytes);
     const lengthCrc = new Uint32Array(lengthBlocks(lengths.length));
-    for (let b = 0; b < lengthCrc.length; b++)
+    const lengthMin = new Uint16Array(lengthCrc.length);
+    const lengthMax = new Uint16Array(lengthCrc.length);
+    for (let b = 0; b < lengthCrc.length; b++) {
       lengthCrc[b] = checksum(lengthsBytes.subarray(2 * b * LENGTH_BLOCK, 2 * (b + 1) * LENGTH_BLOCK));
+      const block = lengths.subarray(b * LENGTH_BLOCK, (b + 1) * LENGTH_BLOCK);
+      lengthMin[b] = Math.min(...block);
+      lengthMax[b] = Math.max(...block);
+    }
     for (const doc of this.docs) Object.assign(doc, lengthSums(lengths, doc.first, doc.count));
     this.textFirst.push(this.excerpts);
     const tail = encodeTail(
@@ -259,6 +265,8 @@ export class SegmentWriter {
         postingsBytes: this.postingsBytes.done(),
         firstTerms: Buffer.concat(this.firstTerms),
         lengthCrc,
+        lengthMin,
+        lengthMax,
       },
     );
     const tailAt = this.at;
