@@ -6,6 +6,7 @@ import {
   HEADER_BYTES,
   LENGTH_BLOCK,
   LENGTH_RANGE_FORMAT,
+  lengthBlockBytes,
   lengthBlocks,
   type Postings,
   type SegmentDoc,
@@ -201,8 +202,8 @@ export class RangedSegment implements SegmentReader {
 
   private readLengthRun(first: number, last: number): Promise<void> {
     const { lengthsAt, excerptCount } = this.meta;
-    const start = lengthsAt + 2 * first * LENGTH_BLOCK;
-    const end = lengthsAt + 2 * Math.min(excerptCount, (last + 1) * LENGTH_BLOCK);
+    const start = lengthsAt + lengthBlockBytes(this.layout, excerptCount, first).at;
+    const end = lengthsAt + lengthBlockBytes(this.layout, excerptCount, last).end;
     const run: Promise<void> = this.read(start, end)
       .then((raw) => {
         if (raw.length !== end - start) throw this.damaged('knowledge segment lengths are short');
@@ -220,12 +221,15 @@ export class RangedSegment implements SegmentReader {
     this.partial ??= new Uint16Array(this.excerptCount);
     const partial = this.partial;
     const bytes = new Uint8Array(partial.buffer);
+    const from = lengthBlockBytes(this.layout, this.excerptCount, first).at;
     for (let b = first; b <= last; b++) {
-      const at = 2 * (b - first) * LENGTH_BLOCK;
-      const block = raw.subarray(at, Math.min(raw.length, at + 2 * LENGTH_BLOCK));
+      const { at, end } = lengthBlockBytes(this.layout, this.excerptCount, b);
+      const block = raw.subarray(at - from, end - from);
       if (checksum(block) !== this.layout.lengthCrc[b]) throw this.damaged('knowledge segment lengths are damaged');
       if (this.lengthRead[b]) continue;
-      bytes.set(block, 2 * b * LENGTH_BLOCK);
+      const count = Math.min(this.excerptCount, (b + 1) * LENGTH_BLOCK) - b * LENGTH_BLOCK;
+      if (block.length === count) partial.set(block, b * LENGTH_BLOCK); // one byte per length
+      else bytes.set(block, 2 * b * LENGTH_BLOCK);
       this.ceilings?.set(this.lengthBlock(b), b * LENGTH_BLOCK);
       this.lengthRead[b] = 1;
       this.lengthBlocksRead++;

@@ -4,6 +4,7 @@ import {
   checksum,
   type DeleteMarker,
   encodeHeader,
+  encodeLengths,
   encodeTail,
   encodeTrailer,
   HEADER_BYTES,
@@ -223,14 +224,14 @@ export class SegmentWriter {
     if (!this.termsDone) this.flushTextBlock();
     this.flushTermBlock();
     const lengths = this.lengths.done();
-    const lengthsBytes = new Uint8Array(lengths.buffer, lengths.byteOffset, lengths.byteLength);
+    const { bytes: lengthsBytes, at: lengthAt } = encodeLengths(lengths);
     const lengthsAt = this.at;
     this.write(lengthsBytes);
     const lengthCrc = new Uint32Array(lengthBlocks(lengths.length));
     const lengthMin = new Uint16Array(lengthCrc.length);
     const lengthMax = new Uint16Array(lengthCrc.length);
     for (let b = 0; b < lengthCrc.length; b++) {
-      lengthCrc[b] = checksum(lengthsBytes.subarray(2 * b * LENGTH_BLOCK, 2 * (b + 1) * LENGTH_BLOCK));
+      lengthCrc[b] = checksum(lengthsBytes.subarray(lengthAt[b]!, lengthAt[b + 1]!));
       const block = lengths.subarray(b * LENGTH_BLOCK, (b + 1) * LENGTH_BLOCK);
       lengthMin[b] = Math.min(...block);
       lengthMax[b] = Math.max(...block);
@@ -267,6 +268,7 @@ export class SegmentWriter {
         lengthCrc,
         lengthMin,
         lengthMax,
+        lengthAt,
       },
     );
     const tailAt = this.at;

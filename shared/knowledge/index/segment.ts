@@ -174,10 +174,11 @@ export async function openSegment(key: string, objects: RangedObjects, pieces: P
       : concat(await read(tailAt, lastAt), last.subarray(0, tailAt + tailLength - lastAt), lastAt - tailAt);
   if (tail.length !== tailLength || checksum(tail) !== trailer.tailCrc)
     throw new SegmentFormatError('knowledge segment tail is damaged');
-  const { meta } = decodeTail(tail, trailer.version);
+  const { meta, layout } = decodeTail(tail, trailer.version);
+  const lengthsBytes = layout.lengthAt.length ? layout.lengthAt.at(-1)! : 2 * meta.excerptCount;
   const lengths =
     meta.lengthsAt >= lastAt
-      ? last.subarray(meta.lengthsAt - lastAt, meta.lengthsAt - lastAt + 2 * meta.excerptCount)
+      ? last.subarray(meta.lengthsAt - lastAt, meta.lengthsAt - lastAt + lengthsBytes)
       : undefined;
   return RangedSegment.fromTail(key, trailer.version, tail, read, pieces, lengths);
 }

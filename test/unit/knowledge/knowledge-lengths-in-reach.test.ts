@@ -80,19 +80,20 @@ describe('excerpt lengths read only where the top can be', () => {
       getTail: async () => ({ bytes: bytes.subarray(bytes.length - 24), size: bytes.length }),
     };
     const reader = await openSegment('segment', objects, unboundedPieces());
-    const { meta } = reader as unknown as { meta: { lengthsAt: number } };
+    const { meta, layout } = reader as unknown as { meta: { lengthsAt: number }; layout: { lengthAt: Uint32Array } };
     const view = await KnowledgeView.open([{ id: 's', segment: reader }]);
     reads.length = 0;
     const ranked = await view.rank('casa zumbirova', { limit: 20 });
 
-    const lengthsEnd = meta.lengthsAt + 2 * excerptCount;
+    const lengthsEnd = meta.lengthsAt + layout.lengthAt.at(-1)!;
+    expect(lengthsEnd - meta.lengthsAt).toBe(excerptCount); // one byte per length: all are under 256
     const lengthBytes = reads.reduce(
       (n, [start, end]) => n + Math.max(0, Math.min(end, lengthsEnd) - Math.max(start, meta.lengthsAt)),
       0,
     );
-    // Block 10 and its neighbours at most, not the 64 KB of every block "casa" reaches.
+    // Block 10 and its neighbours at most, not the 32 KB of every block "casa" reaches.
     expect(lengthBytes).toBeGreaterThan(0);
-    expect(lengthBytes).toBeLessThanOrEqual(3 * 2 * LENGTH_BLOCK);
+    expect(lengthBytes).toBeLessThanOrEqual(3 * LENGTH_BLOCK);
     const terms = queryTerms('casa zumbirova');
     const byTerm = new Map(postings.map((p) => [p.term, p]));
     const segment: ScoringSegment = {
