@@ -14,10 +14,8 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { KnowledgeView } from '#shared/knowledge/index/knowledge-view.ts';
-import { mergeSegments } from '#shared/knowledge/index/segment-merge.ts';
-import { openSegment, type RangedObjects, unboundedPieces } from '#shared/knowledge/index/segment.ts';
-import type { SegmentReader } from '#shared/knowledge/index/segment-reader.ts';
+import { KnowledgeView, makeWriteMergedSegment, SegmentCache } from '#shared/knowledge/index.ts';
+import { MemoryObjects, quietLogger } from '#test/support/fakes/knowledge.ts';
 import { machine, median, numberArg } from './lib/harness.ts';
 import { corpusQueries } from './lib/zipf-corpus.ts';
 
@@ -29,32 +27,42 @@ const OUT = option('out') ?? `${SEGMENT}.format6`;
 const QUERIES = numberArg('queries', 200);
 const LIMIT = 20;
 
-/** A segment's bytes as the bucket serves them, every ranged read recorded. */
-function objectsOf(bytes: Uint8Array, reads: [number, number][]): RangedObjects {
-  return {
-    getRange: async (_k, start, end) => {
-      reads.push([start, end]);
-      return bytes.subarray(start, Math.min(end, bytes.length));
-    },
-    getTail: async (_k, length) => {
-      reads.push([Math.max(0, bytes.length - length), bytes.length]);
-      return { bytes: bytes.subarray(Math.max(0, bytes.length - length)), size: bytes.length };
-    },
-  };
+/** A bucket holding the segment, every ranged read recorded. */
+class Recording extends MemoryObjects {
+  reads: [number, number][] = [];
+  override async getRange(key: string, start: number, end: number) {
+    const bytes = await super.getRange(key, start, end);
+    this.reads.push([start, start + bytes.length]);
+    return bytes;
+  }
+  override async getTail(key: string, length: number) {
+    const got = await super.getTail(key, length);
+    this.reads.push([got.size - got.bytes.length, got.size]);
+    return got;
+  }
 }
 
-const lengthsRegion = (reader: SegmentReader) => {
-  const { lengthsAt } = (reader as unknown as { meta: { lengthsAt: number } }).meta;
-  return [lengthsAt, lengthsAt + 2 * reader.excerptCount] as const;
+type Reader = Awaited<ReturnType<SegmentCache['segment']>>;
+const lengthsRegion = (reader: Reader) => {
+  const { meta, layout } = reader as unknown as { meta: { lengthsAt: number }; layout: { lengthAt: Uint32Array } };
+  return [meta.lengthsAt, meta.lengthsAt + (layout.lengthAt.at(-1) ?? 2 * reader.excerptCount)] as const;
 };
+
+/** The segment, opened from a bucket of its own with empty caches. */
+async function opened(bytes: Uint8Array): Promise<{ reader: Reader; objects: Recording }> {
+  const objects = new Recording();
+  await objects.put('s', bytes);
+  const reader = await new SegmentCache(objects, { memoryBytes: 1024 * 1024 * 1024 }).segment('s');
+  return { reader, objects };
+}
 
 async function formatSix(format5: Uint8Array): Promise<Uint8Array> {
   if (existsSync(OUT)) return readFileSync(OUT);
   const t = performance.now();
-  const input = await openSegment('in', objectsOf(format5, []), unboundedPieces());
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of mergeSegments([input], () => true, { markers: input.markers })) chunks.push(chunk);
-  const out = Buffer.concat(chunks);
+  const { reader, objects } = await opened(format5);
+  const write = makeWriteMergedSegment({ objects, logger: quietLogger() }, () => new Date());
+  const ref = await write('bench', [reader], () => true, reader.markers);
+  const out = objects.objects.get(ref!.key)!;
   writeFileSync(OUT, out);
   console.error(`format 6 written in ${Math.round((performance.now() - t) / 1000)} s: ${OUT}`);
   return out;
@@ -74,17 +82,17 @@ interface Cold {
 }
 
 async function cold(bytes: Uint8Array, query: string): Promise<Cold> {
-  const reads: [number, number][] = [];
-  const reader = await openSegment('s', objectsOf(bytes, reads), unboundedPieces());
+  const { reader, objects } = await opened(bytes);
+  const reads = objects.reads;
   const view = await KnowledgeView.open([{ id: 's', segment: reader }]);
-  const opened = reads.length;
+  const atOpen = reads.length;
   const t = cpuMs();
   const ranked = await view.rank(query, { limit: LIMIT });
   const spent = cpuMs() - t;
   const [from, to] = lengthsRegion(reader);
   const overlap = (r: [number, number]) => Math.max(0, Math.min(r[1], to) - Math.max(r[0], from));
   // The opening read (the object's last 128 KB) may hold some lengths of the segment's end: counted as opening.
-  const queryReads = reads.slice(opened);
+  const queryReads = reads.slice(atOpen);
   return {
     requests: reads.length,
     bytes: reads.reduce((n, [s, e]) => n + e - s, 0),
@@ -95,7 +103,7 @@ async function cold(bytes: Uint8Array, query: string): Promise<Cold> {
 }
 
 async function warm(bytes: Uint8Array, queries: string[]): Promise<{ cpuMs: number; answers: string[] }> {
-  const reader = await openSegment('s', objectsOf(bytes, []), unboundedPieces());
+  const { reader } = await opened(bytes);
   const view = await KnowledgeView.open([{ id: 's', segment: reader }]);
   for (const q of queries) await view.rank(q, { limit: LIMIT });
   const answers: string[] = [];
@@ -125,15 +133,26 @@ const warm5b = await warm(five, warmQueries);
 const warm6b = await warm(six, warmQueries);
 if (warm5a.answers.some((a, i) => a !== warm6a.answers[i])) throw new Error('warm answers differ');
 
-const pct = (xs: number[], p: number) => [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const summary = (pick: (r: { five: Cold; six: Cold }) => Cold) => {
   const cs = rows.map(pick);
   return {
     requestsMedian: median(cs.map((c) => c.requests)),
     KBMedian: Math.round(median(cs.map((c) => c.bytes)) / 1024),
-    KBp90: Math.round(pct(cs.map((c) => c.bytes), 0.9) / 1024),
+    KBp90: Math.round(
+      pct(
+        cs.map((c) => c.bytes),
+        0.9,
+      ) / 1024,
+    ),
     lengthKBMedian: Math.round(median(cs.map((c) => c.lengthBytes)) / 1024),
-    lengthKBp90: Math.round(pct(cs.map((c) => c.lengthBytes), 0.9) / 1024),
+    lengthKBp90: Math.round(
+      pct(
+        cs.map((c) => c.lengthBytes),
+        0.9,
+      ) / 1024,
+    ),
     lengthKBMax: Math.round(Math.max(...cs.map((c) => c.lengthBytes)) / 1024),
     lengthKBMean: Math.round(cs.reduce((n, c) => n + c.lengthBytes, 0) / cs.length / 1024),
     KBMean: Math.round(cs.reduce((n, c) => n + c.bytes, 0) / cs.length / 1024),

@@ -93,7 +93,8 @@ export function rankBm25(
   bar = Number.NEGATIVE_INFINITY,
 ): ScoredExcerpt[] {
   const top = new TopExcerpts(limit);
-  const blocks = (scorer ??= new BlockScorer());
+  scorer ??= new BlockScorer();
+  const blocks = scorer;
   walkBlocks(
     segments,
     terms,

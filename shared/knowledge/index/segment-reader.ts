@@ -228,7 +228,8 @@ export class RangedSegment implements SegmentReader {
       if (checksum(block) !== this.layout.lengthCrc[b]) throw this.damaged('knowledge segment lengths are damaged');
       if (this.lengthRead[b]) continue;
       const count = Math.min(this.excerptCount, (b + 1) * LENGTH_BLOCK) - b * LENGTH_BLOCK;
-      if (block.length === count) partial.set(block, b * LENGTH_BLOCK); // one byte per length
+      if (block.length === count)
+        partial.set(block, b * LENGTH_BLOCK); // one byte per length
       else bytes.set(block, 2 * b * LENGTH_BLOCK);
       this.ceilings?.set(this.lengthBlock(b), b * LENGTH_BLOCK);
       this.lengthRead[b] = 1;

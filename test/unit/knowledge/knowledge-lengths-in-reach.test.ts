@@ -118,10 +118,19 @@ describe('opening a segment whose tail is longer than the first read', () => {
     const chunks: Uint8Array[] = [];
     const writer = new SegmentWriter((chunk) => chunks.push(chunk));
     for (let d = 0; d < 1500; d++) {
-      writer.beginDocument({ fileKey: `k${d}`, fileName: `${'n'.repeat(200)}-${d}.txt`, generation: 'g', language: 'pt' });
+      writer.beginDocument({
+        fileKey: `k${d}`,
+        fileName: `${'n'.repeat(200)}-${d}.txt`,
+        generation: 'g',
+        language: 'pt',
+      });
       writer.addExcerpt(new TextEncoder().encode(`texto ${d}`), 2);
     }
-    writer.addTerm('texto', Uint32Array.from({ length: 1500 }, (_, i) => i), new Uint8Array(1500).fill(1));
+    writer.addTerm(
+      'texto',
+      Uint32Array.from({ length: 1500 }, (_, i) => i),
+      new Uint8Array(1500).fill(1),
+    );
     writer.finish();
     const bytes = Buffer.concat(chunks);
     const tailLength = new DataView(bytes.buffer, bytes.byteOffset + bytes.length - 24).getUint32(8, true);
@@ -144,4 +153,3 @@ describe('opening a segment whose tail is longer than the first read', () => {
     expect(reads.reduce((n, [a, b]) => n + b - a, 0)).toBe(tailLength + 24);
   });
 });
-
