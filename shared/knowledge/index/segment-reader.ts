@@ -15,9 +15,15 @@ import {
   type TailLayout,
 } from './segment-format.ts';
 import { type RangeRead, SequentialReader } from './sequential-reader.ts';
-import { type DictBlock, decodeDict, decodeTextBlock, lastAtMost, type TextBlock } from './segment-blocks.ts';
+import {
+  type DictBlock,
+  decodeDict,
+  decodeTextBlock,
+  lastAtMost,
+  type TextBlock,
+  wantedLengthBlocks,
+} from './segment-blocks.ts';
 import type { ExcerptBlock, ExcerptRange, PieceSource, SegmentReader } from './segment-reading.ts';
-import { seek } from './posting-bounds.ts';
 
 export type { RangeRead } from './sequential-reader.ts';
 export type { TextBlock } from './segment-blocks.ts';
@@ -136,38 +142,14 @@ export class RangedSegment implements SegmentReader {
 
   async coverLengths(lists: readonly (Postings | undefined)[], within?: readonly ExcerptRange[]): Promise<void> {
     if (this.lengthBlocksRead === this.lengthRead.length) return;
-    await this.readLengthBlocks(this.wantedLengths(lists, within));
+    await this.readLengthBlocks(wantedLengthBlocks(lists, this.excerptCount, within));
   }
 
   lengthsCovered(lists: readonly (Postings | undefined)[]): boolean {
     if (this.lengthBlocksRead === this.lengthRead.length) return true;
-    const wanted = this.wantedLengths(lists);
+    const wanted = wantedLengthBlocks(lists, this.excerptCount);
     for (let b = 0; b < wanted.length; b++) if (wanted[b] && !this.lengthRead[b]) return false;
     return true;
-  }
-
-  /** The blocks of lengths holding every excerpt within two of a posting of `lists` (inside `within`, when given). */
-  private wantedLengths(lists: readonly (Postings | undefined)[], within?: readonly ExcerptRange[]): Uint8Array {
-    const wanted = new Uint8Array(this.lengthRead.length);
-    const last = this.excerptCount - 1;
-    for (const list of lists) {
-      if (!list) continue;
-      const { excerpts } = list;
-      const ranges = within ?? [[0, this.excerptCount] as const];
-      let i = 0;
-      for (const [from, to] of ranges) {
-        i = seek(excerpts, i, from);
-        let reached = -1; // every excerpt up to here is in a block already marked
-        for (; i < excerpts.length && excerpts[i]! < to; i++) {
-          const e = excerpts[i]!;
-          const hi = Math.min(last, e + 2);
-          if (hi <= reached) continue;
-          for (let b = (Math.max(0, e - 2) / LENGTH_BLOCK) | 0; b <= ((hi / LENGTH_BLOCK) | 0); b++) wanted[b] = 1;
-          reached = (((hi / LENGTH_BLOCK) | 0) + 1) * LENGTH_BLOCK - 1;
-        }
-      }
-    }
-    return wanted;
   }
 
   /**

@@ -186,10 +186,19 @@ function shortExcerpts(): SegmentDocumentInput[] {
   });
 }
 
+/** The segment of {@link shortExcerpts}, built once for the tests that read it. */
+let short: { docs: SegmentDocumentInput[]; bytes: Uint8Array } | undefined;
+function shortSegment(): { docs: SegmentDocumentInput[]; bytes: Uint8Array } {
+  if (!short) {
+    const docs = shortExcerpts();
+    short = { docs, bytes: buildSegment(docs, { builtAt: new Date(0) }) };
+  }
+  return short;
+}
+
 describe('excerpt lengths read by block', () => {
   test('a cold query reads the blocks of lengths around its postings, not every excerpt’s length', async () => {
-    const docs = shortExcerpts();
-    const bytes = buildSegment(docs, { builtAt: new Date(0) });
+    const { docs, bytes } = shortSegment();
     const key = 'bots/bot_lengths/segments/s.sbks';
     const objects = new RecordingObjects();
     await objects.put(key, bytes);
@@ -221,8 +230,7 @@ describe('excerpt lengths read by block', () => {
   });
 
   test('a block of lengths found damaged by a query: that segment is skipped with a logged error and a metric', async () => {
-    const docs = shortExcerpts();
-    const bytes = buildSegment(docs, { builtAt: new Date(0) });
+    const { docs, bytes } = shortSegment();
     const other = [
       {
         ...docs[7]!,

@@ -43,7 +43,7 @@ describe('excerpt lengths read only where the top can be', () => {
             if (scoring.lengths.some((l, e) => l !== c.segments[k]!.lengths[e])) unread++;
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 40 },
     );
     // Most queries pair a common word with rarer ones: those runs left the common word's other blocks unread.
     expect(unread).toBeGreaterThan(0);
