@@ -4,13 +4,13 @@ import {
   BM25_K1,
   RANKING_DEFAULTS,
   type RankingOptions,
+  rankBm25,
   type ScoredExcerpt,
   type ScoringSegment,
   TopExcerpts,
 } from './bm25.ts';
 import type { DeleteMarker, SegmentDoc } from './segment-format.ts';
 import type { SegmentReader } from './segment-reader.ts';
-import { type QuerySegment, rankReadingLengths } from './ranked-lengths.ts';
 
 /**
  * A bot's searchable knowledge at one instant: the segments its bot item lists, searched as one index.
@@ -234,11 +234,19 @@ export class KnowledgeView {
     if (!terms.length || !this.liveExcerpts) return [];
     const variants = [...new Set(terms.flatMap((t) => t.variants))];
     const searched = this.segments.map((s, i) => ({ ...s, i })).filter((s) => s.lengths);
-    const fetched = await Promise.all(searched.map((s) => s.segment.postings(variants)));
-    const querying: QuerySegment[] = searched.map(({ segment, lengths, i }, k) => {
+    // Lengths are read around every posting: ranking first over bounds (./ranked-lengths.ts) reads fewer of them but
+    // costs more CPU than those bytes take to arrive (measured: docs/decisions.md, "Knowledge format 6").
+    const fetched = await Promise.all(
+      searched.map(async (s) => {
+        const postings = await s.segment.postings(variants);
+        await s.segment.coverLengths(postings);
+        return postings;
+      }),
+    );
+    const scoring: ScoringSegment[] = searched.map(({ segment, lengths, i }, k) => {
       const byTerm = new Map(variants.map((v, j) => [v, fetched[k]![j]]));
       const allowed = this.allowedIn(i, options.passes);
-      const scoring: ScoringSegment = {
+      return {
         base: this.excerptBase[i]!,
         excerptCount: segment.excerptCount,
         postings: terms.map((t) => t.variants.map((v) => byTerm.get(v))),
@@ -247,10 +255,9 @@ export class KnowledgeView {
         ...(this.live[i] ? { live: this.live[i] } : {}),
         ...(allowed ? { allowed } : {}),
       };
-      return { scoring, reader: segment, postings: fetched[k]! };
     });
-    return rankReadingLengths(
-      querying,
+    return rankBm25(
+      scoring,
       terms,
       { liveExcerpts: this.liveExcerpts, avgLength: this.avgLength, avgWindow: this.avgWindow },
       options.ranking ?? {},

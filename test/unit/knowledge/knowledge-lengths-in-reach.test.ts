@@ -1,14 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { ScoringSegment } from '#shared/knowledge/index/bm25.ts';
-import { KnowledgeView } from '#shared/knowledge/index/knowledge-view.ts';
 import { type QuerySegment, rankReadingLengths } from '#shared/knowledge/index/ranked-lengths.ts';
 import { openSegment, type RangedObjects, unboundedPieces } from '#shared/knowledge/index/segment.ts';
-import { LENGTH_BLOCK } from '#shared/knowledge/index/segment-format.ts';
 import { SegmentWriter } from '#shared/knowledge/index/segment-writer.ts';
-import { queryTerms } from '#shared/knowledge/text/analyzer.ts';
 import { rankBm25Exhaustive } from './exhaustive-bm25.ts';
-import { corpus, random, storedSegment } from './pruning-corpus.ts';
+import { corpus, storedSegment } from './pruning-corpus.ts';
 
 /**
  * A format-6 segment's excerpt lengths are read only for the blocks whose excerpts can still enter a query's top
@@ -47,68 +43,6 @@ describe('excerpt lengths read only where the top can be', () => {
     );
     // Most queries pair a common word with rarer ones: those runs left the common word's other blocks unread.
     expect(unread).toBeGreaterThan(0);
-  });
-
-  test('a common word beside a rarer one: the lengths around the rarer one are read, not every block', async () => {
-    // 64 blocks of lengths; "casa" in every third excerpt, "zumbirova" in 40 excerpts of block 10.
-    const excerptCount = 64 * LENGTH_BLOCK;
-    const next = random(7);
-    const lengths = Uint16Array.from({ length: excerptCount }, () => 5 + Math.floor(next() * 60));
-    const [common] = queryTerms('casa')[0]!.variants;
-    const [rare] = queryTerms('zumbirova')[0]!.variants;
-    const commonAt = Uint32Array.from({ length: excerptCount / 3 }, (_, i) => 3 * i);
-    const rareAt = Uint32Array.from({ length: 40 }, (_, i) => 10 * LENGTH_BLOCK + 7 + 11 * i);
-    const tfsOf = (n: number) => Uint8Array.from({ length: n }, () => 1 + Math.floor(next() * 3));
-    const postings = [
-      { term: common!, excerpts: commonAt, tfs: tfsOf(commonAt.length) },
-      { term: rare!, excerpts: rareAt, tfs: tfsOf(rareAt.length) },
-    ].sort((a, b) => (a.term < b.term ? -1 : 1));
-    const chunks: Uint8Array[] = [];
-    const writer = new SegmentWriter((chunk) => chunks.push(chunk));
-    writer.beginDocument({ fileKey: 'k', fileName: 'f.txt', generation: 'g1', language: 'pt' });
-    for (let e = 0; e < excerptCount; e++) writer.addExcerpt(new Uint8Array(0), lengths[e]!);
-    for (const p of postings) writer.addTerm(p.term, p.excerpts, p.tfs);
-    writer.finish();
-    const bytes = Buffer.concat(chunks);
-    const reads: [number, number][] = [];
-    const objects: RangedObjects = {
-      getRange: async (_k, start, end) => {
-        reads.push([start, end]);
-        return bytes.subarray(start, Math.min(end, bytes.length));
-      },
-      // The trailer only: the tail and everything else come by range, as for a large segment.
-      getTail: async () => ({ bytes: bytes.subarray(bytes.length - 24), size: bytes.length }),
-    };
-    const reader = await openSegment('segment', objects, unboundedPieces());
-    const { meta, layout } = reader as unknown as { meta: { lengthsAt: number }; layout: { lengthAt: Uint32Array } };
-    const view = await KnowledgeView.open([{ id: 's', segment: reader }]);
-    reads.length = 0;
-    const ranked = await view.rank('casa zumbirova', { limit: 20 });
-
-    const lengthsEnd = meta.lengthsAt + layout.lengthAt.at(-1)!;
-    expect(lengthsEnd - meta.lengthsAt).toBe(excerptCount); // one byte per length: all are under 256
-    const lengthBytes = reads.reduce(
-      (n, [start, end]) => n + Math.max(0, Math.min(end, lengthsEnd) - Math.max(start, meta.lengthsAt)),
-      0,
-    );
-    // Block 10 and its neighbours at most, not the 32 KB of every block "casa" reaches.
-    expect(lengthBytes).toBeGreaterThan(0);
-    expect(lengthBytes).toBeLessThanOrEqual(3 * LENGTH_BLOCK);
-    const terms = queryTerms('casa zumbirova');
-    const byTerm = new Map(postings.map((p) => [p.term, p]));
-    const segment: ScoringSegment = {
-      base: 0,
-      excerptCount,
-      postings: terms.map((t) => t.variants.map((v) => byTerm.get(v))),
-      lengths,
-      sameNext: new Uint8Array(excerptCount).fill(1, 0, excerptCount - 1),
-    };
-    const sum = lengths.reduce((a, b) => a + b, 0);
-    let windows = 0;
-    for (let e = 0; e < excerptCount; e++)
-      windows += lengths[e]! + (e > 0 ? lengths[e - 1]! : 0) + (e < excerptCount - 1 ? lengths[e + 1]! : 0);
-    const stats = { liveExcerpts: excerptCount, avgLength: sum / excerptCount, avgWindow: windows / excerptCount };
-    expect(ranked).toEqual(rankBm25Exhaustive([segment], terms, stats, {}, 20));
   });
 });
 
