@@ -239,9 +239,7 @@ interface SearchProcess {
 }
 
 async function startSearch(): Promise<SearchProcess> {
-  // KGB_CPU_PROF=dir: each search process writes a CPU profile there (where a warm query's time goes).
-  const profile = process.env.KGB_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.KGB_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...NODE_ARGS, ...profile, 'bench/lib/search-server.ts'], {
+  const child = spawn(process.execPath, [...NODE_ARGS, 'bench/lib/search-server.ts'], {
     cwd: repo,
     env: { ...process.env, S3_ENDPOINT: proxy.url, AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(FUNCTION_MEMORY_MB) },
     stdio: ['pipe', 'pipe', 'inherit'],

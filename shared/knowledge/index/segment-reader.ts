@@ -298,27 +298,28 @@ export class RangedSegment implements SegmentReader {
     return lastAtMost(this.meta.textBlocks, (i) => this.layout.textFirst[i]!, excerpt);
   }
 
-  /**
-   * Each excerpt's text is kept by itself (about 1 KB), not its decoded block (about 64 KB): a query returns one
-   * excerpt of most blocks it reads, and whole blocks would fill the cache with text no query asked for (at 500 MB of
-   * text, 200 queries' blocks were more than the whole cache). Excerpts of one block share its read.
-   */
+  private textBlock(b: number): Promise<TextBlock> {
+    const at = this.layout.textAt[b]!;
+    const bytes = this.layout.textBytes[b]!;
+    const count = this.layout.textFirst[b + 1]! - this.layout.textFirst[b]!;
+    return this.pieces.piece(
+      `${this.key}#t${b}`,
+      () => this.read(at, at + bytes),
+      (raw) => {
+        if (raw.length !== bytes) throw new SegmentFormatError('knowledge segment text block is short');
+        const block = decodeTextBlock(raw, count);
+        return { value: block, bytes: block.data.length + block.offsets.byteLength + 64 };
+      },
+    );
+  }
+
   async texts(excerpts: readonly number[]): Promise<string[]> {
-    const reading = new Map<number, Promise<Uint8Array>>();
     return Promise.all(
-      excerpts.map((e) => {
+      excerpts.map(async (e) => {
         const b = this.textBlockOf(e);
-        const [at, bytes, first] = [this.layout.textAt[b]!, this.layout.textBytes[b]!, this.layout.textFirst[b]!];
-        const fetch = () => {
-          if (!reading.has(b)) reading.set(b, this.read(at, at + bytes));
-          return reading.get(b)!;
-        };
-        return this.pieces.piece(`${this.key}#x${e}`, fetch, (raw) => {
-          if (raw.length !== bytes) throw new SegmentFormatError('knowledge segment text block is short');
-          const block = decodeTextBlock(raw, this.layout.textFirst[b + 1]! - first);
-          const text = block.data.toString('utf8', block.offsets[e - first]!, block.offsets[e - first + 1]!);
-          return { value: text, bytes: 2 * text.length + 64 };
-        });
+        const block = await this.textBlock(b);
+        const i = e - this.layout.textFirst[b]!;
+        return block.data.toString('utf8', block.offsets[i]!, block.offsets[i + 1]!);
       }),
     );
   }

@@ -271,30 +271,6 @@ describe('excerpt lengths read by block', () => {
 });
 
 describe('bounded caches', () => {
-  test('a returned excerpt keeps its own text in the cache, not its decoded text block', async () => {
-    const { bytes } = shortSegment();
-    const kept: { id: string; bytes: number }[] = [];
-    const recording = {
-      async piece<T>(
-        id: string,
-        fetch: () => Promise<Uint8Array>,
-        decode: (raw: Uint8Array) => { value: T; bytes: number },
-      ) {
-        const decoded = decode(await fetch());
-        kept.push({ id, bytes: decoded.bytes });
-        return decoded.value;
-      },
-    };
-    const objects = new MemoryObjects();
-    await objects.put('s', bytes);
-    const reader = await openSegment('s', objects, recording);
-    const texts = await reader.texts([5, 6, 77_777]);
-    expect(texts[2]).toContain('zumbirova');
-    // Three pieces of a few dozen bytes each, not two blocks of about 64 KB of text.
-    expect(kept.map((k) => k.id)).toEqual(['s#x5', 's#x6', 's#x77777']);
-    expect(Math.max(...kept.map((k) => k.bytes))).toBeLessThan(1024);
-  });
-
   test('a bot larger than the cache is searched within its memory bound, with the answers of an unbounded cache', async () => {
     const bot = botOver([refOf(BIG_KEY, 'big', big, bigDocs)]);
     const roomy = new MemoryObjects();
