@@ -15,7 +15,14 @@ import {
   type TailLayout,
 } from './segment-format.ts';
 import { type RangeRead, SequentialReader } from './sequential-reader.ts';
-import { type DictBlock, decodeDict, decodeTextBlock, lastAtMost, wantedLengthBlocks } from './segment-blocks.ts';
+import {
+  type DictBlock,
+  decodeDict,
+  decodeTextBlock,
+  lastAtMost,
+  type TextBlock,
+  wantedLengthBlocks,
+} from './segment-blocks.ts';
 import type { ExcerptBlock, ExcerptRange, PieceSource, SegmentReader } from './segment-reading.ts';
 
 export type { RangeRead } from './sequential-reader.ts';
