@@ -8,7 +8,8 @@
  *       with `--segment-mb`, straight into segments of that much text instead (see below)
  *   prune --bot <id> --keep a,b,c   deletes the grown bot's objects that none of the bots listed still lists
  *   merge --bot <id>                merges every segment of a bot into one (forced)
- *   rewrite --bot <id>              rewrites each segment of an older format in the current one, one at a time
+ *   rewrite --bot <id> [--also a,b] rewrites each segment of an older format in the current one, one at a time, once
+ *                                   for all the bots listed
  *
  * What the build runs is the ingest worker's path from text to a listed segment: the chunker, language detection,
  * the analyzer's terms, the batch's segment (buildSegment, 20 files a batch), its PUT to the bucket, its listing on
@@ -273,15 +274,23 @@ async function merge(): Promise<void> {
 async function rewrite(): Promise<void> {
   const t0 = performance.now();
   let rewritten = 0;
-  for (const ref of (await index.state(botId))!.segments) {
-    if ((ref.format ?? 3) >= SEGMENT_FORMAT) continue;
-    const reader = await segments.segment(ref.key);
-    const added: KnowledgeSegmentRef | undefined = await writeMerged(botId, [reader], () => true, reader.markers);
-    if (!added || !(await index.replaceSegments(botId, [ref], added, Date.now())))
-      throw new Error(`could not rewrite ${ref.key}`);
-    rewritten++;
-    process.stderr.write(`\rrewritten ${rewritten} segments, ${((performance.now() - t0) / 1000).toFixed(0)} s   `);
-  }
+  // A segment listed by several bots (the sizes share the grown bot's) is rewritten once and swapped in each.
+  const done = new Map<string, KnowledgeSegmentRef>();
+  const bots = [botId, ...(arg('also')?.split(',') ?? [])];
+  for (const bot of bots)
+    for (const ref of (await index.state(bot))!.segments) {
+      if ((ref.format ?? 3) >= SEGMENT_FORMAT) continue;
+      let added = done.get(ref.key);
+      if (!added) {
+        const reader = await segments.segment(ref.key);
+        added = await writeMerged(botId, [reader], () => true, reader.markers);
+        if (!added) throw new Error(`could not rewrite ${ref.key}`);
+        done.set(ref.key, added);
+        rewritten++;
+      }
+      if (!(await index.replaceSegments(bot, [ref], added, Date.now()))) throw new Error(`could not swap ${ref.key}`);
+      process.stderr.write(`\rrewritten ${rewritten} segments, ${((performance.now() - t0) / 1000).toFixed(0)} s   `);
+    }
   console.log(
     JSON.stringify({ rewritten, seconds: Math.round((performance.now() - t0) / 1000), peakRssMB: peakRssMb() }),
   );

@@ -26,8 +26,10 @@
  * skipping the size-tiered merges: a 1 GB bot in ten segments in a fraction of the ingest path's time, kept in a
  * data folder of its own (default `.bench-data/knowledge-gb-direct`). `--rewrite` first rewrites, once, every
  * measured bot's segments written in an older format (data built by an earlier version) in the current format.
+ * `--build-only` builds what is missing of every size and measures nothing (the merge is built by the measuring run);
+ * with `--rewrite`, it rewrites the segments of an older format too; with `--merge`, it makes the merged bot.
  * Usage: npx tsx bench/knowledge-gb.ts [--sizes 100,500,1000] [--queries 300] [--cold 20] [--data DIR] [--rebuild]
- *   [--no-merge] [--direct] [--rewrite]
+ *   [--no-merge] [--direct] [--rewrite] [--build-only [--merge]]
  */
 import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -367,20 +369,35 @@ async function measure(label: string, botId: string) {
   writeFileSync(join(DATA, 'rows.json'), `${JSON.stringify(rows, null, 2)}\n`);
 }
 
-/** The bot's segments of an older format rewritten in the current one (once: later runs find none). */
+/**
+ * The bot's segments of an older format rewritten in the current one (once: later runs find none), with the other
+ * sizes' bots that list the same segments.
+ */
 async function rewritten(botId: string): Promise<string> {
   if (!args.includes('--rewrite')) return botId;
   if ((await index.state(botId))!.segments.every((r) => (r.format ?? 3) >= SEGMENT_FORMAT)) return botId;
   console.error(`rewriting ${botId}'s segments in format ${SEGMENT_FORMAT}`);
+  const others = Object.values(manifest.bots).filter((b) => b !== botId);
+  const also = others.length ? ['--also', others.join(',')] : [];
   console.error(
-    `rewritten: ${JSON.stringify(await runScript('bench/knowledge-gb-build.ts', ['rewrite', '--bot', botId]))}`,
+    `rewritten: ${JSON.stringify(await runScript('bench/knowledge-gb-build.ts', ['rewrite', '--bot', botId, ...also]))}`,
   );
   return botId;
 }
 
-await measure('anchor: one file', await anchorBot());
-for (const size of SIZES) await measure(String(size), await rewritten(await stage(size)));
-if (!args.includes('--no-merge')) await measure(`${SIZES.at(-1)}, one segment`, await mergedStage());
+if (args.includes('--build-only')) {
+  // Builds every size (not the merge, whose peak memory is a measure) and measures nothing: a long build can run
+  // apart from the measurement, at low priority, while the machine is shared.
+  for (const size of SIZES) await stage(size);
+  // With --rewrite, the largest size's segments (and the others' with them) are rewritten ahead of a measurement;
+  // with --merge, the largest size is merged into one segment too (its time and peak memory are printed).
+  await rewritten(manifest.bots[String(SIZES.at(-1))]!);
+  if (args.includes('--merge')) await mergedStage();
+} else {
+  await measure('anchor: one file', await anchorBot());
+  for (const size of SIZES) await measure(String(size), await rewritten(await stage(size)));
+  if (!args.includes('--no-merge')) await measure(`${SIZES.at(-1)}, one segment`, await mergedStage());
+}
 
 await proxy.stop();
 ddb.destroy();

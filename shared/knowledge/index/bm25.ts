@@ -2,6 +2,7 @@ import type { QueryTerm } from '../text/analyzer.ts';
 import { type BlockQuery, BlockScorer, SCORING_BLOCK, type TermCursor, type WordCursors } from './block-scorer.ts';
 import { BOUND_BLOCK, postingBounds, seek } from './posting-bounds.ts';
 import type { Postings } from './segment-format.ts';
+import type { ExcerptRange } from './segment-reading.ts';
 import { type ScoredExcerpt, TopExcerpts } from './top-excerpts.ts';
 
 export { type ScoredExcerpt, TopExcerpts };
@@ -29,6 +30,11 @@ export interface ScoringSegment {
   /** postings[word][variant], undefined where the segment lacks the term. */
   postings: (Postings | undefined)[][];
   lengths: Uint16Array;
+  /**
+   * Format 6, while `lengths` does not hold every length the postings reach: the shortest length of each block of
+   * lengths, from which the postings' bounds are taken instead (looser, and needing no excerpt's length).
+   */
+  lengthFloors?: Uint16Array;
   /** 1 when the next excerpt is in the same file. */
   sameNext: Uint8Array;
   /** Searchable excerpts; absent when all are. */
@@ -75,7 +81,8 @@ const BOUND_MARGIN = 1e-5;
  * segment. A block whose best possible score (from its postings' bounds, ./posting-bounds.ts) is below the score the
  * `limit`-th best has already reached is skipped without decoding its postings' scores: the answer is exactly that of
  * scoring every excerpt, while the long postings of common words are mostly passed over once rarer words have set
- * the bar.
+ * the bar. `bar`, when given, is a score the `limit`-th best is known to reach (see ./ranked-lengths.ts): blocks
+ * below it are skipped from the start.
  */
 export function rankBm25(
   segments: ScoringSegment[],
@@ -83,15 +90,93 @@ export function rankBm25(
   stats: CorpusStats,
   options: RankingOptions,
   limit: number,
+  bar = Number.NEGATIVE_INFINITY,
 ): ScoredExcerpt[] {
-  const qtf = options.queryTermFrequency ?? RANKING_DEFAULTS.queryTermFrequency;
-  const context = Math.min(1, Math.max(0, options.context ?? RANKING_DEFAULTS.context));
-  if (!terms.length || !stats.liveExcerpts) return [];
-  const { idfs, ceiling } = queryWeights(segments, terms, stats.liveExcerpts, qtf);
-  const norms = lengthNorms(stats);
   const top = new TopExcerpts(limit);
   scorer ??= new BlockScorer();
-  for (const s of segments) {
+  const blocks = scorer;
+  walkBlocks(
+    segments,
+    terms,
+    stats,
+    options,
+    () => Math.max(bar, top.threshold()),
+    (s, _k, query, lo, hi) => blocks.score(s, query, lo, hi, top),
+  );
+  return top.sorted();
+}
+
+/**
+ * Per segment, the excerpts whose postings and lengths scoring reads (the lengths of those within two of each such
+ * posting) to rank the blocks that can reach `bar`, as {@link rankBm25} given that bar may rank them (with the bounds
+ * it would use; a higher bar there only makes fewer words essential): ranges ascending, not overlapping.
+ */
+export function blocksInReach(
+  segments: ScoringSegment[],
+  terms: QueryTerm[],
+  stats: CorpusStats,
+  options: RankingOptions,
+  bar: number,
+): ExcerptRange[][] {
+  const ranges: [number, number][][] = segments.map(() => []);
+  walkBlocks(
+    segments,
+    terms,
+    stats,
+    options,
+    () => bar,
+    (_s, k, query, lo, hi) => {
+      const add = ([from, to]: [number, number]) => {
+        const last = ranges[k]!.at(-1);
+        if (last && last[1] >= from) last[1] = Math.max(last[1], to);
+        else ranges[k]!.push([from, to]);
+      };
+      for (const range of readInBlock(query, lo, hi)) add(range);
+    },
+  );
+  return ranges;
+}
+
+/**
+ * The excerpts of block `[lo, hi)` whose postings its scoring reads: those of lo - 1 ..= hi when every word is
+ * essential; else the candidates (within one of an essential word's posting) and the postings within one of them,
+ * which is every excerpt within two of an essential word's posting.
+ */
+function readInBlock(query: BlockQuery, lo: number, hi: number): [number, number][] {
+  const whole: [number, number] = [Math.max(0, lo - 1), hi + 1];
+  if (query.words.every((w) => w.essential)) return [whole];
+  const near: [number, number][] = [];
+  for (const word of query.words) {
+    if (!word.essential) continue;
+    for (const c of word.variants)
+      for (let i = c.at; i < c.end; i++)
+        near.push([Math.max(whole[0], c.excerpts[i]! - 2), Math.min(whole[1], c.excerpts[i]! + 3)]);
+  }
+  near.sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const r of near) {
+    const last = merged.at(-1);
+    if (last && last[1] >= r[0]) last[1] = Math.max(last[1], r[1]);
+    else merged.push(r);
+  }
+  return merged;
+}
+
+/** Calls `visit` with each block of each segment whose best possible score reaches `bar()`, words marked. */
+function walkBlocks(
+  segments: ScoringSegment[],
+  terms: QueryTerm[],
+  stats: CorpusStats,
+  options: RankingOptions,
+  bar: () => number,
+  visit: (s: ScoringSegment, k: number, query: BlockQuery, lo: number, hi: number) => void,
+): void {
+  const qtf = options.queryTermFrequency ?? RANKING_DEFAULTS.queryTermFrequency;
+  const context = Math.min(1, Math.max(0, options.context ?? RANKING_DEFAULTS.context));
+  if (!terms.length || !stats.liveExcerpts) return;
+  const { idfs, ceiling } = queryWeights(segments, terms, stats.liveExcerpts, qtf);
+  const norms = lengthNorms(stats);
+  for (const [k, s] of segments.entries()) {
     const words = cursorsOf(s, terms, idfs, qtf);
     if (!words.length) continue;
     const query: BlockQuery = { words, ceiling, context, ...norms };
@@ -111,11 +196,10 @@ export function rankBm25(
         lo = Math.max(hi, Math.floor((next - 1) / SCORING_BLOCK) * SCORING_BLOCK);
         continue;
       }
-      if (markEssential(query, stats, top.threshold() / (1 + BOUND_MARGIN))) scorer.score(s, query, lo, hi, top);
+      if (markEssential(query, stats, bar() / (1 + BOUND_MARGIN))) visit(s, k, query, lo, hi);
       lo = hi;
     }
   }
-  return top.sorted();
 }
 let scorer: BlockScorer | undefined;
 
@@ -183,7 +267,7 @@ function cursorsOf(s: ScoringSegment, terms: QueryTerm[], idfs: number[][], qtf:
       const idf = idfs[w]![v]!;
       const p = s.postings[w]![v];
       if (Number.isNaN(idf) || !p || !p.excerpts.length) return;
-      const bounds = postingBounds(p, s.lengths);
+      const bounds = postingBounds(p, s.lengths, s.lengthFloors);
       cursors.push({ excerpts: p.excerpts, tfs: p.tfs, topWeight: idf * (BM25_K1 + 1), bounds, at: 0, end: 0 });
     });
     if (cursors.length) words.push({ weight: qtf ? count : 1, variants: cursors, bound: 0, essential: true });

@@ -234,6 +234,8 @@ export class KnowledgeView {
     if (!terms.length || !this.liveExcerpts) return [];
     const variants = [...new Set(terms.flatMap((t) => t.variants))];
     const searched = this.segments.map((s, i) => ({ ...s, i })).filter((s) => s.lengths);
+    // Lengths are read around every posting: ranking first over bounds (./ranked-lengths.ts) reads fewer of them but
+    // costs more CPU than those bytes take to arrive (measured: docs/decisions.md, "Knowledge format 6").
     const fetched = await Promise.all(
       searched.map(async (s) => {
         const postings = await s.segment.postings(variants);

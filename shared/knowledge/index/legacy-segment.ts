@@ -127,6 +127,16 @@ export class LegacySegment implements SegmentReader {
 
   async coverLengths(): Promise<void> {}
 
+  lengthsCovered(): boolean {
+    return true;
+  }
+
+  readonly lengthFloors = undefined;
+
+  lengthCeilings(): undefined {
+    return undefined;
+  }
+
   private termId(term: string): number {
     let lo = 0;
     let hi = this.termCount - 1;

@@ -1,4 +1,4 @@
-import type { Postings } from './segment-format.ts';
+import { LENGTH_BLOCK, type Postings } from './segment-format.ts';
 
 /** Postings per bound block: the granularity at which a term's best possible score is known. */
 export const BOUND_BLOCK = 32;
@@ -17,11 +17,19 @@ export interface PostingBounds {
 }
 
 const memo = new WeakMap<Postings, PostingBounds>();
+const floorMemo = new WeakMap<Postings, PostingBounds>();
+/** Excerpt id to its block of lengths: a shift, LENGTH_BLOCK being a power of two. */
+const LENGTH_BLOCK_SHIFT = Math.log2(LENGTH_BLOCK);
 
-/** The bounds of `postings` (of the segment whose excerpt lengths are `lengths`). */
-export function postingBounds(postings: Postings, lengths: Uint16Array): PostingBounds {
-  const known = memo.get(postings);
+/**
+ * The bounds of `postings` (of the segment whose excerpt lengths are `lengths`); with `floors` instead (format 6: the
+ * shortest length per block of lengths, read from the tail), looser bounds that need no excerpt's length.
+ */
+export function postingBounds(postings: Postings, lengths: Uint16Array, floors?: Uint16Array): PostingBounds {
+  const known = (floors ? floorMemo : memo).get(postings);
   if (known) return known;
+  const lengthOf = floors ?? lengths;
+  const shift = floors ? LENGTH_BLOCK_SHIFT : 0;
   const { excerpts, tfs } = postings;
   const n = excerpts.length;
   const blocks = Math.ceil(n / BOUND_BLOCK);
@@ -35,14 +43,14 @@ export function postingBounds(postings: Postings, lengths: Uint16Array): Posting
     const e = excerpts[i]!;
     const tf = tfs[i]!;
     if (tf > bounds.maxTf[k]!) bounds.maxTf[k] = tf;
-    const length = lengths[e]!;
+    const length = lengthOf[e >>> shift]!;
     if (length < bounds.minLength[k]!) bounds.minLength[k] = length;
     let window = tf;
     for (let j = i - 1; j >= 0 && e - excerpts[j]! <= 2; j--) window += tfs[j]!;
     for (let j = i + 1; j < n && excerpts[j]! - e <= 2; j++) window += tfs[j]!;
     if (window > bounds.maxWindowTf[k]!) bounds.maxWindowTf[k] = window;
   }
-  memo.set(postings, bounds);
+  (floors ? floorMemo : memo).set(postings, bounds);
   return bounds;
 }
 

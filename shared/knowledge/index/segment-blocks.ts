@@ -1,5 +1,14 @@
 import { gunzipSync } from 'node:zlib';
-import { ByteCursor, INLINE_POSTINGS_BYTES, SegmentFormatError } from './segment-format.ts';
+import { seek } from './posting-bounds.ts';
+import {
+  ByteCursor,
+  INLINE_POSTINGS_BYTES,
+  LENGTH_BLOCK,
+  lengthBlocks,
+  type Postings,
+  SegmentFormatError,
+} from './segment-format.ts';
+import type { ExcerptRange } from './segment-reading.ts';
 
 /** The pieces of a ranged segment as they are unpacked: text blocks and dictionary blocks. */
 
@@ -90,4 +99,34 @@ export function lastAtMost(count: number, valueAt: (i: number) => string | numbe
     } else hi = mid - 1;
   }
   return found;
+}
+
+/**
+ * Per block of lengths of a segment of `excerptCount`, 1 when it holds an excerpt within two of a posting of `lists`
+ * (of the postings inside `within` only, when given: ranges ascending, not overlapping): what scoring reads.
+ */
+export function wantedLengthBlocks(
+  lists: readonly (Postings | undefined)[],
+  excerptCount: number,
+  within?: readonly ExcerptRange[],
+): Uint8Array {
+  const wanted = new Uint8Array(lengthBlocks(excerptCount));
+  const last = excerptCount - 1;
+  for (const list of lists) {
+    if (!list) continue;
+    const { excerpts } = list;
+    let i = 0;
+    for (const [from, to] of within ?? [[0, excerptCount] as const]) {
+      i = seek(excerpts, i, from);
+      let reached = -1; // every excerpt up to here is in a block already marked
+      for (; i < excerpts.length && excerpts[i]! < to; i++) {
+        const e = excerpts[i]!;
+        const hi = Math.min(last, e + 2);
+        if (hi <= reached) continue;
+        for (let b = (Math.max(0, e - 2) / LENGTH_BLOCK) | 0; b <= ((hi / LENGTH_BLOCK) | 0); b++) wanted[b] = 1;
+        reached = (((hi / LENGTH_BLOCK) | 0) + 1) * LENGTH_BLOCK - 1;
+      }
+    }
+  }
+  return wanted;
 }

@@ -14,12 +14,21 @@ import type { Language } from '../text/analyzer.ts';
  *            varint postings bytes, then the postings themselves when they are at most 24 bytes, else the u32 CRC-32
  *            of the postings that follow the block), then the longer postings of those terms in order. Postings:
  *            varint excerpt id gaps (the first from 0), then one tf byte per posting
- *   lengths  u16 per excerpt: index terms in it, checked per block of {@link LENGTH_BLOCK} excerpts
+ *   lengths  per excerpt: index terms in it, checked per block of {@link LENGTH_BLOCK} excerpts; u16 each, or
+ *            (format 6) u8 each in a block whose lengths are all under 256
  *   tail     u32 meta length, meta JSON (documents with their length sums, markers, counts, where the lengths are),
- *            then the block indexes (typed arrays, 8-byte aligned, see {@link TailLayout})
+ *            then the block indexes (typed arrays, 8-byte aligned, see {@link TailLayout}), among them the shortest
+ *            and the longest length of each block of lengths
  *   trailer  f64 tail offset, u32 tail length, u32 tail CRC-32, u32 version, "SBKT"
  *
- * Format 5 (this one) differs from format 4 only in the lengths: format 4 has one checksum over all of them and no
+ * Format 6 (this one) adds to format 5 the shortest and longest length of each block of {@link LENGTH_BLOCK} lengths,
+ * in the tail: a query bounds every excerpt's score from above and below without reading a length, and reads the
+ * lengths only of the blocks whose excerpts can still reach its top (./ranked-lengths.ts). And a block whose lengths
+ * are all under 256 (an excerpt of the chunker has about 90 index terms) stores them in one byte each, halving what a
+ * query whose common words reach every block reads; where each block starts is in the tail. Format 5 is read as
+ * before.
+ *
+ * Format 5 differs from format 4 only in the lengths: format 4 has one checksum over all of them and no
  * sums, so opening one reads every excerpt's length (2 bytes per excerpt); format 5 keeps each document's length sums
  * (what the averages of BM25 need) in the tail and a checksum per block of lengths, so a query reads only the blocks
  * around its terms' postings. Format 4 is still read as it was; merges write format 5.
@@ -30,7 +39,9 @@ import type { Language } from '../text/analyzer.ts';
 export const SEGMENT_MAGIC = 0x53_4b_42_53; // "SBKS" as a little-endian u32
 /** Its last byte is not 0, so no format-3 object (whose last 4 bytes are a gzip length under 16 MB) ends with it. */
 export const TRAILER_MAGIC = 0x54_4b_42_53; // "SBKT"
-export const FORMAT_VERSION = 5;
+export const FORMAT_VERSION = 6;
+/** The first format whose tail holds each block of lengths' shortest and longest. */
+export const LENGTH_RANGE_FORMAT = 6;
 /** The first format read by range (format 4: its lengths read whole when opened). */
 export const RANGED_FORMAT = 4;
 export const HEADER_BYTES = 16;
@@ -115,6 +126,11 @@ export interface TailLayout {
   firstTerms: Uint8Array;
   /** Format 5: CRC-32 of each block of {@link LENGTH_BLOCK} lengths (empty in format 4). */
   lengthCrc: Uint32Array;
+  /** Format 6: the shortest and the longest length in each block of {@link LENGTH_BLOCK} (empty before). */
+  lengthMin: Uint16Array;
+  lengthMax: Uint16Array;
+  /** Format 6: where each block of lengths starts, from `lengthsAt`; the last entry is where they end (empty before). */
+  lengthAt: Uint32Array;
 }
 
 export function checksum(bytes: Uint8Array): number {
@@ -138,6 +154,9 @@ export function encodeTail(meta: SegmentMeta, layout: TailLayout): Uint8Array {
     layout.postingsBytes,
     layout.firstTerms,
     layout.lengthCrc,
+    layout.lengthMin,
+    layout.lengthMax,
+    layout.lengthAt,
   ];
   let total = align8(4 + metaBytes.length);
   for (const a of arrays) total += align8(a.byteLength);
@@ -154,6 +173,33 @@ export function encodeTail(meta: SegmentMeta, layout: TailLayout): Uint8Array {
 
 /** Blocks of lengths of a segment of `excerpts`. */
 export const lengthBlocks = (excerpts: number) => Math.ceil(excerpts / LENGTH_BLOCK);
+
+/** Where the lengths of block `b` are, from `lengthsAt`, and their bytes per length. */
+export function lengthBlockBytes(layout: TailLayout, excerpts: number, b: number): { at: number; end: number } {
+  if (layout.lengthAt.length) return { at: layout.lengthAt[b]!, end: layout.lengthAt[b + 1]! };
+  return { at: 2 * b * LENGTH_BLOCK, end: 2 * Math.min(excerpts, (b + 1) * LENGTH_BLOCK) };
+}
+
+/** The lengths' bytes as stored: per block, one byte each when all are under 256 (format 6), else two. */
+export function encodeLengths(lengths: Uint16Array): { bytes: Uint8Array; at: Uint32Array } {
+  const blocks = lengthBlocks(lengths.length);
+  const at = new Uint32Array(blocks + 1);
+  const out = new Uint8Array(2 * lengths.length);
+  let size = 0;
+  for (let b = 0; b < blocks; b++) {
+    at[b] = size;
+    const block = lengths.subarray(b * LENGTH_BLOCK, (b + 1) * LENGTH_BLOCK);
+    if (block.every((l) => l < 256)) {
+      out.set(block, size);
+      size += block.length;
+    } else {
+      out.set(new Uint8Array(block.buffer, block.byteOffset, block.byteLength), size);
+      size += block.byteLength;
+    }
+  }
+  at[blocks] = size;
+  return { bytes: out.subarray(0, size), at };
+}
 
 /**
  * Parses a tail of format `version` (its checksum already checked); throws {@link SegmentFormatError} when it does
@@ -188,6 +234,9 @@ export function decodeTail(bytes: Uint8Array, version: number): { meta: SegmentM
       postingsBytes: take(Uint32Array, TB, 4),
       firstTerms: take(Uint8Array, meta.firstTermBytes, 1),
       lengthCrc: take(Uint32Array, version >= 5 ? lengthBlocks(meta.excerptCount) : 0, 4),
+      lengthMin: take(Uint16Array, version >= LENGTH_RANGE_FORMAT ? lengthBlocks(meta.excerptCount) : 0, 2),
+      lengthMax: take(Uint16Array, version >= LENGTH_RANGE_FORMAT ? lengthBlocks(meta.excerptCount) : 0, 2),
+      lengthAt: take(Uint32Array, version >= LENGTH_RANGE_FORMAT ? lengthBlocks(meta.excerptCount) + 1 : 0, 4),
     };
     if (version >= 5 && meta.docs.some((d) => d.lengthSum === undefined || d.windowSum === undefined))
       throw new SegmentFormatError('knowledge segment tail is damaged');

@@ -5,6 +5,8 @@ import {
   decodeTail,
   HEADER_BYTES,
   LENGTH_BLOCK,
+  LENGTH_RANGE_FORMAT,
+  lengthBlockBytes,
   lengthBlocks,
   type Postings,
   type SegmentDoc,
@@ -13,12 +15,19 @@ import {
   type TailLayout,
 } from './segment-format.ts';
 import { type RangeRead, SequentialReader } from './sequential-reader.ts';
-import { type DictBlock, decodeDict, decodeTextBlock, lastAtMost, type TextBlock } from './segment-blocks.ts';
-import type { ExcerptBlock, PieceSource, SegmentReader } from './segment-reading.ts';
+import {
+  type DictBlock,
+  decodeDict,
+  decodeTextBlock,
+  lastAtMost,
+  type TextBlock,
+  wantedLengthBlocks,
+} from './segment-blocks.ts';
+import type { ExcerptBlock, ExcerptRange, PieceSource, SegmentReader } from './segment-reading.ts';
 
 export type { RangeRead } from './sequential-reader.ts';
 export type { TextBlock } from './segment-blocks.ts';
-export type { ExcerptBlock, PieceSource, SegmentReader } from './segment-reading.ts';
+export type { ExcerptBlock, ExcerptRange, PieceSource, SegmentReader } from './segment-reading.ts';
 
 /** A dictionary block is read with its postings when both together are at most this long. */
 const BLOCK_READ_BYTES = 32 * 1024;
@@ -42,6 +51,8 @@ export class RangedSegment implements SegmentReader {
   private readonly lengthRead: Uint8Array;
   private readonly lengthLoading: (Promise<void> | undefined)[] = [];
   private lengthBlocksRead = 0;
+  /** Format 6, once asked for: each excerpt's length where read, else the longest of its block. */
+  private ceilings?: Uint16Array;
 
   constructor(
     readonly key: string,
@@ -64,7 +75,10 @@ export class RangedSegment implements SegmentReader {
     );
     const blocks = format >= 5 ? lengthBlocks(meta.excerptCount) : 0;
     this.lengthRead = new Uint8Array(blocks);
-    this.memoryBytes = 3 * tailBytes + 64 * meta.termBlocks + (blocks ? 2 * meta.excerptCount + 9 * blocks : 0);
+    // Format 6 holds the lengths' ceilings too, once a query has asked for them.
+    const perExcerpt = format >= LENGTH_RANGE_FORMAT ? 4 : 2;
+    this.memoryBytes =
+      3 * tailBytes + 64 * meta.termBlocks + (blocks ? perExcerpt * meta.excerptCount + 9 * blocks : 0);
   }
 
   /** Parses a tail of format `version`; `lengths` are the lengths' bytes when the first read already brought them. */
@@ -103,24 +117,39 @@ export class RangedSegment implements SegmentReader {
     this.lengthsGiven = undefined;
   }
 
-  async coverLengths(lists: readonly (Postings | undefined)[]): Promise<void> {
-    const blocks = this.lengthRead.length;
-    if (this.lengthBlocksRead === blocks) return;
-    const wanted = new Uint8Array(blocks);
-    const last = this.excerptCount - 1;
-    for (const list of lists) {
-      if (!list) continue;
-      const { excerpts } = list;
-      let reached = -1; // every excerpt up to here is in a block already marked
-      for (let i = 0; i < excerpts.length; i++) {
-        const e = excerpts[i]!;
-        const hi = Math.min(last, e + 2);
-        if (hi <= reached) continue;
-        for (let b = (Math.max(0, e - 2) / LENGTH_BLOCK) | 0; b <= ((hi / LENGTH_BLOCK) | 0); b++) wanted[b] = 1;
-        reached = (((hi / LENGTH_BLOCK) | 0) + 1) * LENGTH_BLOCK - 1;
-      }
+  get lengthFloors(): Uint16Array | undefined {
+    return this.layout.lengthMin.length ? this.layout.lengthMin : undefined;
+  }
+
+  lengthCeilings(): Uint16Array | undefined {
+    const { lengthMax } = this.layout;
+    if (!lengthMax.length) return undefined;
+    if (!this.ceilings) {
+      this.takeGiven();
+      const ceilings = new Uint16Array(this.excerptCount);
+      for (let b = 0; b < lengthMax.length; b++)
+        ceilings.fill(lengthMax[b]!, b * LENGTH_BLOCK, Math.min(this.excerptCount, (b + 1) * LENGTH_BLOCK));
+      for (let b = 0; b < this.lengthRead.length; b++)
+        if (this.lengthRead[b]) ceilings.set(this.lengthBlock(b), b * LENGTH_BLOCK);
+      this.ceilings = ceilings;
     }
-    await this.readLengthBlocks(wanted);
+    return this.ceilings;
+  }
+
+  private lengthBlock(b: number): Uint16Array {
+    return this.partial!.subarray(b * LENGTH_BLOCK, Math.min(this.excerptCount, (b + 1) * LENGTH_BLOCK));
+  }
+
+  async coverLengths(lists: readonly (Postings | undefined)[], within?: readonly ExcerptRange[]): Promise<void> {
+    if (this.lengthBlocksRead === this.lengthRead.length) return;
+    await this.readLengthBlocks(wantedLengthBlocks(lists, this.excerptCount, within));
+  }
+
+  lengthsCovered(lists: readonly (Postings | undefined)[]): boolean {
+    if (this.lengthBlocksRead === this.lengthRead.length) return true;
+    const wanted = wantedLengthBlocks(lists, this.excerptCount);
+    for (let b = 0; b < wanted.length; b++) if (wanted[b] && !this.lengthRead[b]) return false;
+    return true;
   }
 
   /**
@@ -155,8 +184,8 @@ export class RangedSegment implements SegmentReader {
 
   private readLengthRun(first: number, last: number): Promise<void> {
     const { lengthsAt, excerptCount } = this.meta;
-    const start = lengthsAt + 2 * first * LENGTH_BLOCK;
-    const end = lengthsAt + 2 * Math.min(excerptCount, (last + 1) * LENGTH_BLOCK);
+    const start = lengthsAt + lengthBlockBytes(this.layout, excerptCount, first).at;
+    const end = lengthsAt + lengthBlockBytes(this.layout, excerptCount, last).end;
     const run: Promise<void> = this.read(start, end)
       .then((raw) => {
         if (raw.length !== end - start) throw this.damaged('knowledge segment lengths are short');
@@ -174,12 +203,17 @@ export class RangedSegment implements SegmentReader {
     this.partial ??= new Uint16Array(this.excerptCount);
     const partial = this.partial;
     const bytes = new Uint8Array(partial.buffer);
+    const from = lengthBlockBytes(this.layout, this.excerptCount, first).at;
     for (let b = first; b <= last; b++) {
-      const at = 2 * (b - first) * LENGTH_BLOCK;
-      const block = raw.subarray(at, Math.min(raw.length, at + 2 * LENGTH_BLOCK));
+      const { at, end } = lengthBlockBytes(this.layout, this.excerptCount, b);
+      const block = raw.subarray(at - from, end - from);
       if (checksum(block) !== this.layout.lengthCrc[b]) throw this.damaged('knowledge segment lengths are damaged');
       if (this.lengthRead[b]) continue;
-      bytes.set(block, 2 * b * LENGTH_BLOCK);
+      const count = Math.min(this.excerptCount, (b + 1) * LENGTH_BLOCK) - b * LENGTH_BLOCK;
+      if (block.length === count)
+        partial.set(block, b * LENGTH_BLOCK); // one byte per length
+      else bytes.set(block, 2 * b * LENGTH_BLOCK);
+      this.ceilings?.set(this.lengthBlock(b), b * LENGTH_BLOCK);
       this.lengthRead[b] = 1;
       this.lengthBlocksRead++;
     }

@@ -14,6 +14,9 @@ export interface PieceSource {
   ): Promise<T>;
 }
 
+/** Excerpts `[from, to)` of a segment. */
+export type ExcerptRange = readonly [from: number, to: number];
+
 /** One block of a segment's excerpts in order, as a merge copies them. */
 export interface ExcerptBlock {
   first: number;
@@ -44,8 +47,20 @@ export interface SegmentReader {
    * only around the postings given to {@link coverLengths} so far, read by block when first needed.
    */
   searchLengths(): Promise<Uint16Array>;
-  /** Makes {@link searchLengths} hold every excerpt within two of a posting of `lists` (what scoring reads). */
-  coverLengths(lists: readonly (Postings | undefined)[]): Promise<void>;
+  /**
+   * Makes {@link searchLengths} hold every excerpt within two of a posting of `lists` (what scoring reads); with
+   * `within`, only of the postings inside those ranges (ascending, not overlapping).
+   */
+  coverLengths(lists: readonly (Postings | undefined)[], within?: readonly ExcerptRange[]): Promise<void>;
+  /** Whether {@link searchLengths} already holds what {@link coverLengths} would read for `lists`. */
+  lengthsCovered(lists: readonly (Postings | undefined)[]): boolean;
+  /** Format 6: the shortest length of each block of lengths (LENGTH_BLOCK excerpts), from the tail; else undefined. */
+  readonly lengthFloors: Uint16Array | undefined;
+  /**
+   * Format 6: per excerpt, its length where {@link searchLengths} holds it, else the longest of its block (from the
+   * tail): never below the excerpt's length; kept up to date as lengths are read. Undefined before format 6.
+   */
+  lengthCeilings(): Uint16Array | undefined;
   /** Each term's postings, undefined for a term the segment does not hold. */
   postings(terms: readonly string[]): Promise<(Postings | undefined)[]>;
   /** The texts of some excerpts. */

@@ -4,6 +4,7 @@ import {
   checksum,
   type DeleteMarker,
   encodeHeader,
+  encodeLengths,
   encodeTail,
   encodeTrailer,
   HEADER_BYTES,
@@ -223,12 +224,18 @@ export class SegmentWriter {
     if (!this.termsDone) this.flushTextBlock();
     this.flushTermBlock();
     const lengths = this.lengths.done();
-    const lengthsBytes = new Uint8Array(lengths.buffer, lengths.byteOffset, lengths.byteLength);
+    const { bytes: lengthsBytes, at: lengthAt } = encodeLengths(lengths);
     const lengthsAt = this.at;
     this.write(lengthsBytes);
     const lengthCrc = new Uint32Array(lengthBlocks(lengths.length));
-    for (let b = 0; b < lengthCrc.length; b++)
-      lengthCrc[b] = checksum(lengthsBytes.subarray(2 * b * LENGTH_BLOCK, 2 * (b + 1) * LENGTH_BLOCK));
+    const lengthMin = new Uint16Array(lengthCrc.length);
+    const lengthMax = new Uint16Array(lengthCrc.length);
+    for (let b = 0; b < lengthCrc.length; b++) {
+      lengthCrc[b] = checksum(lengthsBytes.subarray(lengthAt[b]!, lengthAt[b + 1]!));
+      const block = lengths.subarray(b * LENGTH_BLOCK, (b + 1) * LENGTH_BLOCK);
+      lengthMin[b] = Math.min(...block);
+      lengthMax[b] = Math.max(...block);
+    }
     for (const doc of this.docs) Object.assign(doc, lengthSums(lengths, doc.first, doc.count));
     this.textFirst.push(this.excerpts);
     const tail = encodeTail(
@@ -259,6 +266,9 @@ export class SegmentWriter {
         postingsBytes: this.postingsBytes.done(),
         firstTerms: Buffer.concat(this.firstTerms),
         lengthCrc,
+        lengthMin,
+        lengthMax,
+        lengthAt,
       },
     );
     const tailAt = this.at;

@@ -167,18 +167,29 @@ export async function openSegment(key: string, objects: RangedObjects, pieces: P
   const lastAt = size - last.length;
   const { tailAt, tailLength } = trailer;
   if (tailAt + tailLength + TRAILER_BYTES !== size) throw new SegmentFormatError('knowledge segment is truncated');
+  // A tail longer than the first read: only its part before what that read brought is read again.
   const tail =
     tailAt >= lastAt
       ? last.subarray(tailAt - lastAt, tailAt - lastAt + tailLength)
-      : await read(tailAt, tailAt + tailLength);
+      : concat(await read(tailAt, lastAt), last.subarray(0, tailAt + tailLength - lastAt), lastAt - tailAt);
   if (tail.length !== tailLength || checksum(tail) !== trailer.tailCrc)
     throw new SegmentFormatError('knowledge segment tail is damaged');
-  const { meta } = decodeTail(tail, trailer.version);
+  const { meta, layout } = decodeTail(tail, trailer.version);
+  const lengthsBytes = layout.lengthAt.length ? layout.lengthAt.at(-1)! : 2 * meta.excerptCount;
   const lengths =
     meta.lengthsAt >= lastAt
-      ? last.subarray(meta.lengthsAt - lastAt, meta.lengthsAt - lastAt + 2 * meta.excerptCount)
+      ? last.subarray(meta.lengthsAt - lastAt, meta.lengthsAt - lastAt + lengthsBytes)
       : undefined;
   return RangedSegment.fromTail(key, trailer.version, tail, read, pieces, lengths);
+}
+
+/** `head` (expected `headLength` bytes: shorter when the object was cut) followed by `rest`. */
+function concat(head: Uint8Array, rest: Uint8Array, headLength: number): Uint8Array {
+  if (head.length !== headLength) return head;
+  const out = new Uint8Array(head.length + rest.length);
+  out.set(head);
+  out.set(rest, head.length);
+  return out;
 }
 
 /** Pieces kept in a plain map: for a segment held in memory (tests, benchmarks, a merge checking its output). */

@@ -167,7 +167,7 @@ describe('a query reads by range', () => {
 /** 100,000 short excerpts (200 KB of lengths, out of reach of a segment's opening read); one word in four of them. */
 function shortExcerpts(): SegmentDocumentInput[] {
   const random = seeded(11);
-  return Array.from({ length: 50 }, (_, f) => {
+  return Array.from({ length: 100 }, (_, f) => {
     const texts = Array.from({ length: 2000 }, (_, i) =>
       [
         wordOf(random),
@@ -186,17 +186,28 @@ function shortExcerpts(): SegmentDocumentInput[] {
   });
 }
 
+/** The segment of {@link shortExcerpts}, built once for the tests that read it. */
+let short: { docs: SegmentDocumentInput[]; bytes: Uint8Array } | undefined;
+function shortSegment(): { docs: SegmentDocumentInput[]; bytes: Uint8Array } {
+  if (!short) {
+    const docs = shortExcerpts();
+    short = { docs, bytes: buildSegment(docs, { builtAt: new Date(0) }) };
+  }
+  return short;
+}
+
 describe('excerpt lengths read by block', () => {
   test('a cold query reads the blocks of lengths around its postings, not every excerpt’s length', async () => {
-    const docs = shortExcerpts();
-    const bytes = buildSegment(docs, { builtAt: new Date(0) });
+    const { docs, bytes } = shortSegment();
     const key = 'bots/bot_lengths/segments/s.sbks';
     const objects = new RecordingObjects();
     await objects.put(key, bytes);
     const bot = botOver([refOf(key, 's', bytes, docs)], 'bot_lengths');
     const opened = await openSegment(key, objects, unboundedPieces());
-    const { lengthsAt } = (opened as unknown as { meta: { lengthsAt: number } }).meta;
-    const lengthsEnd = lengthsAt + 2 * opened.excerptCount;
+    const { meta, layout } = opened as unknown as { meta: { lengthsAt: number }; layout: { lengthAt: Uint32Array } };
+    const lengthsAt = meta.lengthsAt;
+    const lengthsEnd = lengthsAt + layout.lengthAt.at(-1)!;
+    expect(opened.excerptCount).toBe(200_000);
     objects.ranges = [];
     const search = makeKnowledgeSearch({
       bots: { get: async () => bot },
@@ -210,16 +221,16 @@ describe('excerpt lengths read by block', () => {
     );
     const lengthBytes = lengthReads.reduce((n, r) => n + Math.min(r.end, lengthsEnd) - Math.max(r.start, lengthsAt), 0);
     expect(lengthBytes).toBeGreaterThan(0);
-    // Blocks of 512 lengths (1 KB): 6,005 to 7,805 in one read with the blocks between, and 77,777: 6 KB of 200 KB.
-    expect(lengthBytes).toBe(6 * 1024);
+    // Blocks of 512 lengths (512 bytes: one byte each, all under 256): 6,005 to 7,805 in one read with the blocks
+    // between, and 77,777: 3 KB of 200 KB.
+    expect(lengthBytes).toBe(6 * 512);
     expect(lengthsEnd - lengthsAt).toBe(200_000);
     // The opening read (the object's last 128 KB) ends before the lengths' reach.
     expect(objects.ranges.some((r) => r.start <= lengthsAt && r.end >= lengthsEnd)).toBe(false);
   });
 
   test('a block of lengths found damaged by a query: that segment is skipped with a logged error and a metric', async () => {
-    const docs = shortExcerpts();
-    const bytes = buildSegment(docs, { builtAt: new Date(0) });
+    const { docs, bytes } = shortSegment();
     const other = [
       {
         ...docs[7]!,
@@ -233,7 +244,7 @@ describe('excerpt lengths read by block', () => {
     const objects = new RecordingObjects();
     const { lengthsAt } = ((await segmentFromBytes(bytes)) as unknown as { meta: { lengthsAt: number } }).meta;
     const damaged = new Uint8Array(bytes);
-    damaged[lengthsAt + 2 * 77_777]! ^= 0x01; // the length of the excerpt holding the word, off by one
+    damaged[lengthsAt + 77_777]! ^= 0x01; // the length (one byte) of the excerpt holding the word, off by one
     await objects.put('bots/bot_d/segments/a.sbks', damaged);
     await objects.put('bots/bot_d/segments/b.sbks', otherBytes);
     const bot = botOver(

@@ -15,6 +15,8 @@ import { answerDigest, parityBot, parityQueries, paritySegments } from './parity
 const fixture = new URL('../../fixtures/knowledge-v3/', import.meta.url);
 /** The same documents as the format-4 writer stored them (lengths read whole at open); same answers expected. */
 const fixtureV4 = new URL('../../fixtures/knowledge-v4/', import.meta.url);
+/** And as the format-5 writer stored them (lengths two bytes each, read by block around every posting). */
+const fixtureV5 = new URL('../../fixtures/knowledge-v5/', import.meta.url);
 const golden = JSON.parse(readFileSync(new URL('answers.json', fixture), 'utf8')) as Record<
   'lexical' | 'hybrid',
   Record<string, string[]>
@@ -76,11 +78,21 @@ describe('ranking across index formats', () => {
     expect(await answers(objects)).toEqual(golden);
   });
 
-  test('a bot with segments of formats 3, 4 and 5 together ranks identically', async () => {
+  test('segments written by the format-5 writer are searched as before', async () => {
+    const objects = new MemoryObjects();
+    for (const s of paritySegments())
+      await objects.put(keyOf(s.id), readFileSync(new URL(`segments/${s.id}.sbks`, fixtureV5)));
+    for (const s of paritySegments())
+      expect((await segmentFromBytes(objects.objects.get(keyOf(s.id))!)).format).toBe(5);
+    expect(await answers(objects)).toEqual(golden);
+  });
+
+  test('a bot with segments of formats 3, 4, 5 and the current one together ranks identically', async () => {
     const objects = await currentObjects();
-    const [a, b] = paritySegments();
+    const [a, b, c] = paritySegments();
     await objects.put(keyOf(a!.id), readFileSync(new URL(`segments/${a!.id}.sbks`, fixture)));
     await objects.put(keyOf(b!.id), readFileSync(new URL(`segments/${b!.id}.sbks`, fixtureV4)));
+    await objects.put(keyOf(c!.id), readFileSync(new URL(`segments/${c!.id}.sbks`, fixtureV5)));
     expect(await answers(objects)).toEqual(golden);
   });
 });
