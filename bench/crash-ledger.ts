@@ -28,19 +28,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import twilio from 'twilio';
-import {
-  DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
-  GetQueueUrlCommand,
-  ReceiveMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { deadLetterName, queues } from '#shared/contract/queues.ts';
 import type { LocalAws } from '#local/emulators.ts';
 import { crashRun, type CrashableService } from '#test/support/crash.ts';
 import { localAwsClients, newQueue } from '#test/support/local-aws.ts';
 import { startHttpDouble } from '#test/e2e/send-doubles.ts';
 import { startReceiver, type TestReceiver } from '#test/e2e/webhooks-support.ts';
+import { queueCounts } from './lib/volume-state.ts';
 import { formatOrder, type OrderedInput, orderLedger, type OrderRow } from './lib/order-ledger.ts';
 
 export interface LedgerOptions {
@@ -309,22 +304,8 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     });
     try {
       const held = async (name: string) => {
-        const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: name }));
-        const { Attributes: a = {} } = await sqs.send(
-          new GetQueueAttributesCommand({
-            QueueUrl,
-            AttributeNames: [
-              'ApproximateNumberOfMessages',
-              'ApproximateNumberOfMessagesNotVisible',
-              'ApproximateNumberOfMessagesDelayed',
-            ],
-          }),
-        );
-        return (
-          Number(a.ApproximateNumberOfMessages ?? 0) +
-          Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
-          Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
-        );
+        const c = await queueCounts(sqs, name);
+        return c.visible + c.inFlight + c.delayed;
       };
       let work = 0;
       const dead: Record<string, number> = {};

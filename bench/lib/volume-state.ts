@@ -15,7 +15,7 @@ export interface QueueState {
 }
 
 /** One queue's messages by state (visible, in flight, delayed) on the service's SQS stand-in. */
-async function counts(sqs: SQSClient, name: string): Promise<Omit<QueueState, 'dead'>> {
+export async function queueCounts(sqs: SQSClient, name: string): Promise<Omit<QueueState, 'dead'>> {
   const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: name }));
   const { Attributes: a = {} } = await sqs.send(
     new GetQueueAttributesCommand({
@@ -40,8 +40,8 @@ export async function serviceQueues(baseUrl: string): Promise<Record<QueueKey, Q
   try {
     const out: Partial<Record<QueueKey, QueueState>> = {};
     for (const [key, q] of Object.entries(queues) as [QueueKey, (typeof queues)[QueueKey]][]) {
-      const dead = await counts(aws.sqs, deadLetterName(q));
-      out[key] = { ...(await counts(aws.sqs, q.localName)), dead: dead.visible + dead.inFlight + dead.delayed };
+      const dead = await queueCounts(aws.sqs, deadLetterName(q));
+      out[key] = { ...(await queueCounts(aws.sqs, q.localName)), dead: dead.visible + dead.inFlight + dead.delayed };
     }
     return out as Record<QueueKey, QueueState>;
   } finally {
