@@ -26,6 +26,7 @@
 import { brotliDecompressSync, inflateSync } from 'node:zlib';
 import { currentBudget, activeBudget, DecodeBudget } from './decode-budget.ts';
 import { selfTest } from './decode-bound-self-test.ts';
+import { handlePrefetchRejections } from './prefetch-rejections.ts';
 import { ccittBytes, type DictLike, jbig2Bytes, jpegSamples, jpxSamples, safeGet } from './image-sizes.ts';
 import {
   captureInternals,
@@ -50,6 +51,7 @@ export function installDecodeBound(pdfjs: PdfjsOpener): Promise<void> {
   installing ??= (async () => {
     const internals = await new DecodeBudget().run(() => captureInternals(pdfjs));
     patch(internals);
+    handlePrefetchRejections(internals.xrefPrototype);
     await selfTest(internals);
     if (!TESTED_PDFJS_VERSIONS.includes(pdfjs.version))
       console.warn(

@@ -38,6 +38,8 @@ export interface PdfjsInternals {
   /** Filter name → prototype of the decoder `makeFilter` returns for it (`#Predictor`: the predictor wrapper). */
   decoderPrototypes: Map<string, Proto>;
   nullStreamPrototype: Proto;
+  /** `XRef`: the document's object table (`fetchAsync` reads one object by reference). */
+  xrefPrototype: Proto;
 }
 
 /** What the application gives to open the probe PDF: its own pdfjs, opened the way it opens documents. */
@@ -48,23 +50,29 @@ export interface PdfjsOpener {
 }
 
 /**
- * Opens the probe PDF while a one-shot `lexer` setter sits on `Object.prototype`. The setter behaves as a plain
- * assignment (it defines the property on the object) and removes itself as soon as it catches a pdfjs `Parser`
- * (recognised by its `makeFilter`), and in any case when the probe is closed: the window is one ~20 ms open.
+ * Opens the probe PDF while a `lexer` setter sits on `Object.prototype`. The setter behaves as a plain assignment (it
+ * defines the property on the object) and notes the pdfjs `Parser`s it sees (recognised by their `makeFilter`); it
+ * removes itself once a noted parser holds a document's `XRef` (the first parser, on the linearization check, has
+ * none; the constructor sets `xref` just after `lexer`), and in any case when the probe is closed: the window is one
+ * ~20 ms open.
  */
 export async function captureInternals(pdfjs: PdfjsOpener): Promise<PdfjsInternals> {
   const KEY = 'lexer';
   if (Object.getOwnPropertyDescriptor(Object.prototype, KEY))
     throw new Error('pdfjs decode bound: Object.prototype.lexer already exists; cannot install the capture hook.');
   let caught: { parser: object; lexer: { stream?: unknown } } | undefined;
+  const parsers: Proto[] = [];
+  const xrefOfParsers = () =>
+    parsers.map((parser) => parser.xref as Proto | null).find((xref) => typeof xref?.fetchAsync === 'function');
   const remove = () => {
     if (Object.getOwnPropertyDescriptor(Object.prototype, KEY)?.set === setter) delete (Object.prototype as Proto)[KEY];
   };
   function setter(this: object, value: unknown) {
     Object.defineProperty(this, KEY, { value, writable: true, enumerable: true, configurable: true });
-    if (!caught && typeof (this as Proto).makeFilter === 'function' && typeof (value as Proto)?.getObj === 'function') {
-      caught = { parser: this, lexer: value as { stream?: unknown } };
-      remove();
+    if (typeof (this as Proto).makeFilter === 'function' && typeof (value as Proto)?.getObj === 'function') {
+      caught ??= { parser: this, lexer: value as { stream?: unknown } };
+      parsers.push(this as Proto);
+      if (xrefOfParsers() || parsers.length >= 64) remove();
     }
   }
   Object.defineProperty(Object.prototype, KEY, { get: () => undefined, set: setter, configurable: true });
@@ -76,6 +84,9 @@ export async function captureInternals(pdfjs: PdfjsOpener): Promise<PdfjsInterna
   if (!caught) throw new Error('pdfjs decode bound: pdfjs built no Parser while opening the probe PDF.');
 
   const parserPrototype = Object.getPrototypeOf(caught.parser) as Proto;
+  const xref = xrefOfParsers();
+  if (!xref) throw new Error('pdfjs decode bound: no Parser of the probe PDF held an XRef (`fetchAsync`).');
+  const xrefPrototype = Object.getPrototypeOf(xref) as Proto;
   const Parser = parserPrototype.constructor as PdfjsInternals['Parser'];
   const Lexer = (caught.lexer as { constructor: PdfjsInternals['Lexer'] }).constructor;
   const fileStream = caught.lexer.stream as { constructor: PdfjsInternals['Stream'] } | undefined;
@@ -131,6 +142,7 @@ export async function captureInternals(pdfjs: PdfjsOpener): Promise<PdfjsInterna
     decodeStreamPrototype,
     decoderPrototypes,
     nullStreamPrototype,
+    xrefPrototype,
   };
 }
 

@@ -104,18 +104,19 @@ describe('rateLimitPerSecond', () => {
     for (const d of got.slice(0, 5)) {
       expect(new Webhook(hook.signingSecret).verify(d.body, webhookHeaders(d))).toEqual(d.json);
     }
-    // Starts are spaced (1000 + 150) / 5 ms apart (webhooks/pacing.ts), so no sliding second holds 6 starts; at the
-    // receiver an arrival can also be late by the loopback and a loaded event loop. The strict bound under late
-    // workers and queues is test/unit/webhooks/pacing.test.ts's; here: the pace over the whole run, and at most one
-    // arrival past the limit in any second (an arrival more than the 150 ms allowance late, seen on a loaded CI).
+    // Starts are spaced (1000 + 150) / 5 ms apart (webhooks/pacing.ts), so no sliding second holds 6 starts. Judged
+    // on the attempt times the service logs (stamped as each request leaves), at most one past the limit (a start
+    // more than the 150 ms allowance late on a loaded machine); the receiver here shares the busy test process, whose
+    // own stalls can bunch arrivals (7 in one second in a loaded CI run). At the receiver: the pace
+    // over the whole run. The strict bound under late workers and queues is test/unit/webhooks/pacing.test.ts's.
     const arrivals = r.received.map((d) => d.arrivedAt).sort((a, b) => a - b);
     expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThanOrEqual(99 * 200);
-    expect(busiestSecond(arrivals)).toBeLessThanOrEqual(6);
     // Held back, not failed: one attempt each, all succeeded.
     const list = await eventually(async () => {
       const items = await p.deliveries(hook.integrationId, '?limit=100');
       return items.length === 100 && items.every((d) => d.status === 'succeeded') ? items : undefined;
     }, 10_000);
+    expect(busiestSecond(list.map((d) => Date.parse(d.attempts[0].at)))).toBeLessThanOrEqual(6);
     expect(list.every((d) => d.attempts.length === 1)).toBe(true);
   }, 120_000);
 });
