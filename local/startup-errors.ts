@@ -11,6 +11,7 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 /**
@@ -57,6 +58,21 @@ export function listenFailure(setting: string, port: number, error: unknown): un
       { cause: error },
     );
   return error;
+}
+
+/**
+ * Refuses a port another program holds before anything starts: a probe listen on 127.0.0.1 (where the runner binds),
+ * closed at once. Without it a taken port was found only when its server started, after the stand-ins, the threads
+ * and the functions' cold starts (tens of seconds on a busy machine). A port taken between the probe and the real
+ * listen is still reported the same way by the real listen. Port 0 (any free port) is never probed.
+ */
+export function refuseTakenPort(setting: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error) => reject(listenFailure(setting, port, error)));
+    probe.listen({ port, host: '127.0.0.1', exclusive: true }, () => probe.close(() => resolve()));
+  });
 }
 
 /** The file that marks a data folder as held by a running service (the pid of its process). */

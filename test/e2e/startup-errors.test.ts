@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +37,8 @@ describe('start-up errors name the setting to change', () => {
     );
     expect(line).toContain(`PORT: port ${port} on 127.0.0.1 is already in use`);
     expect(line).toContain(`PORT=${Number(port) + 1} npm start`);
+    // Refused before anything starts (a probe of the port): no stand-in, thread or key was made.
+    expect(startedNothing('second-http')).toBe(true);
   }, 60_000);
 
   it('a second instance on the same SMTP_INBOUND_PORT', async () => {
@@ -48,6 +50,7 @@ describe('start-up errors name the setting to change', () => {
       }),
     );
     expect(line).toContain(`SMTP_INBOUND_PORT: port ${smtpPort} on 127.0.0.1 is already in use`);
+    expect(startedNothing('second-smtp')).toBe(true);
   }, 60_000);
 
   it('a second instance on the same port of an AWS stand-in (LOCAL_KINESIS_PORT)', async () => {
@@ -62,6 +65,7 @@ describe('start-up errors name the setting to change', () => {
       }),
     );
     expect(line).toContain(`LOCAL_KINESIS_PORT: port ${port} on 127.0.0.1 is already in use`);
+    expect(startedNothing('second-kinesis')).toBe(true);
   }, 60_000);
 
   it('a second instance on the same DATA_DIR, while the first one keeps running', async () => {
@@ -161,7 +165,8 @@ describe('start-up errors name the setting to change', () => {
  * the stand-ins and threads are up): nothing was written in the data folder (no keys, no stand-in's files).
  */
 function startedNothing(dataDir: string): boolean {
-  return readdirSync(join(parentDir, dataDir)).length === 0;
+  const dir = join(parentDir, dataDir);
+  return !existsSync(dir) || readdirSync(dir).length === 0;
 }
 
 /** A folder whose owner may not create anything in it (mode 0500). */
