@@ -157,4 +157,28 @@ describe('the channel pace where a send leaves', () => {
     expect(left).toEqual([]);
     expect(pacer.restamps).toBe(4);
   });
+
+  it('sends a scheduled message at its time though it came 2 s early and its checks took 700 ms', async () => {
+    const sendAt = Date.now() + 2_000;
+    const sent: number[] = [];
+    const scheduled = { ...message(1), status: 'scheduled' as const, sendAt: new Date(sendAt).toISOString() };
+    const work = makeWorkOutbound({
+      store: { getMany: async () => new Map([['msg_1', scheduled]]) },
+      pacer: new MemoryPacer(),
+      paceOf: async () => ({ perSecond: 80 }),
+      fire: async (_m, turn, leaving) => {
+        // Its message and channel read, its checks: slow on a busy worker.
+        await new Promise((r) => setTimeout(r, 700));
+        await turn();
+        await leaving();
+        sent.push(Date.now());
+        return { done: true };
+      },
+      abandon: async () => {},
+    });
+    const outcome = work([{ id: 'r1', job: { messageId: 'msg_1', sendAt: scheduled.sendAt } }]);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(await outcome).toEqual([{ id: 'r1', done: true }]);
+    expect(sent).toEqual([sendAt]);
+  });
 });
