@@ -11,8 +11,7 @@ import type { ChannelPacer } from '../volume/pace.ts';
  * A group whose start would be beyond the horizon reserves nothing (its jobs wait on the queue instead).
  * Each slot is an item of its own (`CHPACE#<channelId>#<slot>`, `at`: its last send): an admission is one
  * conditional write on it (`at` <= now - window); a refusal returns the slot's item, which says when it frees. A send
- * that leaves later than its stamp allows moves the stamp (`at` = its own stamp → an instant by which it will have
- * left), one more conditional write.
+ * that leaves later than its stamp allows moves the stamp (`at` = its own stamp → now), one more conditional write.
  */
 export class DynamoChannelPacer implements ChannelPacer {
   constructor(private readonly table: DynamoTable) {}
@@ -111,14 +110,14 @@ export class DynamoChannelPacer implements ChannelPacer {
     return { retryAt: typeof last === 'number' ? last + windowMs : now };
   }
 
-  async restamp(channelId: string, slot: number, from: number, to: number): Promise<boolean> {
+  async restamp(channelId: string, slot: number, from: number, now: number): Promise<boolean> {
     return applied(
       updateItem(this.table, {
         Key: keys.channelPaceSlot(channelId, slot),
-        UpdateExpression: 'SET #at = :to, expiresAt = :exp',
+        UpdateExpression: 'SET #at = :now, expiresAt = :exp',
         ConditionExpression: '#at = :from',
         ExpressionAttributeNames: { '#at': 'at' },
-        ExpressionAttributeValues: { ':to': to, ':from': from, ':exp': Math.ceil(to / 1000) + 86400 },
+        ExpressionAttributeValues: { ':now': now, ':from': from, ':exp': Math.ceil(now / 1000) + 86400 },
       }),
     );
   }

@@ -70,10 +70,10 @@ export interface ChannelPacer {
    */
   admit(channelId: string, slot: number, windowMs: number, now: number): Promise<true | { retryAt: number }>;
   /**
-   * Moves `slot`'s stamp from `from` (the caller's own) to `to` (an instant by which its send will have left), for a
-   * send about to leave later than its stamp allows; false when another send took the slot since.
+   * Moves `slot`'s last send from `from` (the caller's own stamp) to `now`, for a send about to leave later than its
+   * stamp allows; false when another send took the slot since (the caller then waits for it again).
    */
-  restamp(channelId: string, slot: number, from: number, to: number): Promise<boolean>;
+  restamp(channelId: string, slot: number, from: number, now: number): Promise<boolean>;
   /**
    * Where `count` sends queued now stand in the channel's queue (`spacingMs` apart, behind those queued before and
    * not yet due): the instant the first of them is due, and the queue's end moved past the last. A hint for when to

@@ -21,9 +21,9 @@ const RETRY_SECONDS = 2;
 /** An admission the store did not answer is asked again this soon. */
 const ADMIT_RETRY_MS = 50;
 /**
- * How many times a send moves its slot's stamp because it had aged past the allowance before it could leave; beyond
- * that the worker is too slow to keep the pace (each move's own write took longer than the send had been late), and
- * the message goes back on the queue for a moment, its claim given back, rather than leave off the pace.
+ * How many times a send stamps its slot again because the stamp had aged past the allowance before it could leave;
+ * beyond that the worker is too slow to keep the pace (each stamp's own write took longer than the allowance), and the
+ * message goes back on the queue for a moment, its claim given back, rather than leave off the pace.
  */
 const MAX_RESTAMPS = 4;
 
@@ -80,19 +80,16 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
   }
 
   /**
-   * Right before the provider call: a send leaves within the allowance of its slot's stamp, or moves the stamp first,
-   * ahead of now by as long as the send was late (its claim and charge, two writes: the one write that moves the stamp
-   * rarely takes longer), so that it leaves before its new stamp and the slot's next send waits a window after that.
-   * A stamp stamped ahead is never in the past when the send leaves, so one write does; a stamp taken meanwhile by
-   * another send (this one more than a window late) is waited for as at the turn. Answers the stamp it leaves under.
+   * Right before the provider call: a send leaves within the allowance of its slot's stamp, or stamps the slot again
+   * first (taken by then only if this send is more than a window late: then it waits for the slot as at its turn).
+   * Answers the stamp it leaves under.
    */
   async function fresh(channelId: string, slot: number, windowMs: number, stamp: number): Promise<number> {
     for (let restamps = 0; now() - stamp > SEND_ALLOWANCE_MS; restamps++) {
       if (restamps === MAX_RESTAMPS) throw new Error('channel pace: this worker is too slow to send on its slot');
       const at = now();
-      const ahead = at + Math.min(windowMs, at - stamp);
-      const moved = await deps.pacer.restamp(channelId, slot, stamp, ahead).catch(() => false);
-      stamp = moved ? ahead : await admitted(channelId, slot, windowMs);
+      const moved = await deps.pacer.restamp(channelId, slot, stamp, at).catch(() => false);
+      stamp = moved ? at : await admitted(channelId, slot, windowMs);
     }
     return stamp;
   }
