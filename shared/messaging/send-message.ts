@@ -72,17 +72,6 @@ export function makeSendMessage(deps: SendMessageDeps) {
     ) {
       throw new NoChannelCreditsError();
     }
-    if (options.leaving) {
-      try {
-        await options.leaving();
-      } catch (error) {
-        if (metered)
-          await deps.channels
-            .refundCredit(channel.projectId, channel.channelId)
-            .catch((cause) => deps.onBackgroundError('credit refund', cause));
-        throw error;
-      }
-    }
 
     const messageId = options.messageId ?? newId('msg');
     const startedAt = now();
@@ -136,11 +125,6 @@ export interface SendOptions {
   claim?: (channel: Channel) => Promise<void>;
   /** Awaited once the checks passed, before the claim and the charge (a paced send's turn). */
   beforeProvider?: () => Promise<void>;
-  /**
-   * Awaited after the claim and the charge, right before the provider call (a paced send's slot still fresh); a throw
-   * gives the charge back and ends the send, as an outage would.
-   */
-  leaving?: () => Promise<void>;
   /** A provider's "too many requests" throws {@link ProviderRateLimitedError} (refunded, nothing recorded). */
   retryRateLimited?: boolean;
 }

@@ -1,5 +1,5 @@
 import { keys } from '../../contract/keys.ts';
-import { applied, conditionalWrite, type DynamoTable, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
+import { conditionalWrite, type DynamoTable, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
 import type { ChannelPacer } from '../volume/pace.ts';
 
 /**
@@ -10,8 +10,7 @@ import type { ChannelPacer } from '../volume/pace.ts';
  *  - idle (`next` <= now, or no item): the group starts now.
  * A group whose start would be beyond the horizon reserves nothing (its jobs wait on the queue instead).
  * Each slot is an item of its own (`CHPACE#<channelId>#<slot>`, `at`: its last send): an admission is one
- * conditional write on it (`at` <= now - window); a refusal returns the slot's item, which says when it frees. A send
- * that leaves later than its stamp allows moves the stamp (`at` = its own stamp → now), one more conditional write.
+ * conditional write on it (`at` <= now - window); a refusal returns the slot's item, which says when it frees.
  */
 export class DynamoChannelPacer implements ChannelPacer {
   constructor(private readonly table: DynamoTable) {}
@@ -108,17 +107,5 @@ export class DynamoChannelPacer implements ChannelPacer {
     const before = write.itemBefore?.at?.N;
     const last = before !== undefined ? Number(before) : (await readItem(this.table, key))?.at;
     return { retryAt: typeof last === 'number' ? last + windowMs : now };
-  }
-
-  async restamp(channelId: string, slot: number, from: number, now: number): Promise<boolean> {
-    return applied(
-      updateItem(this.table, {
-        Key: keys.channelPaceSlot(channelId, slot),
-        UpdateExpression: 'SET #at = :now, expiresAt = :exp',
-        ConditionExpression: '#at = :from',
-        ExpressionAttributeNames: { '#at': 'at' },
-        ExpressionAttributeValues: { ':now': now, ':from': from, ':exp': Math.ceil(now / 1000) + 86400 },
-      }),
-    );
   }
 }

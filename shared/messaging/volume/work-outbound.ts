@@ -1,4 +1,4 @@
-import { type ChannelPacer, type Pace, paceSlots, SEND_ALLOWANCE_MS } from './pace.ts';
+import { type ChannelPacer, type Pace, paceSlots } from './pace.ts';
 import { type DeferredMessage, type DeferredStore, delayUntil, isDeferred, type OutboundJob } from './deferred.ts';
 import type { FireOutcome } from './send-deferred.ts';
 
@@ -20,23 +20,14 @@ const STALE_CLAIM_MS = 75_000;
 const RETRY_SECONDS = 2;
 /** An admission the store did not answer is asked again this soon. */
 const ADMIT_RETRY_MS = 50;
-/**
- * How many times a send stamps its slot again because the stamp had aged past the allowance before it could leave;
- * beyond that the worker is too slow to keep the pace (each stamp's own write took longer than the allowance), and the
- * message goes back on the queue for a moment, its claim given back, rather than leave off the pace.
- */
-const MAX_RESTAMPS = 4;
 
 export interface WorkOutboundDeps {
   store: Pick<DeferredStore, 'getMany'>;
-  pacer: Pick<ChannelPacer, 'reserve' | 'admit' | 'restamp'>;
+  pacer: Pick<ChannelPacer, 'reserve' | 'admit'>;
   /** The channel's pace and type as stored (a few seconds old at most); undefined when the channel is gone. */
   paceOf: (projectId: string, channelId: string) => Promise<Pace | undefined>;
-  /**
-   * Sends it; `turn` resolves at its instant, awaited after its checks and before its claim and charge; `leaving`,
-   * awaited right before the provider is called, resolves when the send may leave now (throws when it may not).
-   */
-  fire: (message: DeferredMessage, turn: () => Promise<void>, leaving: () => Promise<void>) => Promise<FireOutcome>;
+  /** Sends it; `turn` resolves at its instant, awaited after its checks and before its claim and charge. */
+  fire: (message: DeferredMessage, turn: () => Promise<void>) => Promise<FireOutcome>;
   abandon: (message: DeferredMessage) => Promise<void>;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -57,41 +48,21 @@ export type RecordOutcome = { id: string; done: true } | { id: string; done: fal
  * 2. the rest, per channel, reserve their instants and sequence numbers on the channel's pace in one write (pace.ts):
  *    a group whose turn is beyond the horizon goes back on the queue until about then, reserving nothing;
  * 3. each message waits for its instant (and its time, if scheduled) and for its slot, then leaves
- *    (send-deferred.ts), within the allowance of its slot's stamp (stamped again when its claim and charge took
- *    longer: pace.ts).
+ *    (send-deferred.ts).
  */
 export function makeWorkOutbound(deps: WorkOutboundDeps) {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
-  /**
-   * Waits until the slot lets the send through (a store that does not answer is asked again shortly); answers the
-   * slot's stamp, the instant it was taken at.
-   */
-  async function admitted(channelId: string, slot: number, windowMs: number): Promise<number> {
+  /** Waits until the slot lets the send through (a store that does not answer is asked again shortly). */
+  async function admitted(channelId: string, slot: number, windowMs: number): Promise<void> {
     for (;;) {
-      const at = now();
       const answer = await deps.pacer
-        .admit(channelId, slot, windowMs, at)
-        .catch(() => ({ retryAt: at + ADMIT_RETRY_MS }));
-      if (answer === true) return at;
+        .admit(channelId, slot, windowMs, now())
+        .catch(() => ({ retryAt: now() + ADMIT_RETRY_MS }));
+      if (answer === true) return;
       await sleep(Math.max(1, answer.retryAt - now()));
     }
-  }
-
-  /**
-   * Right before the provider call: a send leaves within the allowance of its slot's stamp, or stamps the slot again
-   * first (taken by then only if this send is more than a window late: then it waits for the slot as at its turn).
-   * Answers the stamp it leaves under.
-   */
-  async function fresh(channelId: string, slot: number, windowMs: number, stamp: number): Promise<number> {
-    for (let restamps = 0; now() - stamp > SEND_ALLOWANCE_MS; restamps++) {
-      if (restamps === MAX_RESTAMPS) throw new Error('channel pace: this worker is too slow to send on its slot');
-      const at = now();
-      const moved = await deps.pacer.restamp(channelId, slot, stamp, at).catch(() => false);
-      stamp = moved ? at : await admitted(channelId, slot, windowMs);
-    }
-    return stamp;
   }
 
   return async function workOutbound(records: readonly OutboundRecord[]): Promise<RecordOutcome[]> {
@@ -153,19 +124,14 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
             // The checks, the claim and the charge take their time before the turn: begin them a moment early.
             const early = at - now() - PREPARE_MS;
             if (early > 0) await sleep(early);
-            const slot = plan && (seq + i) % plan.slots;
-            let stamp = 0;
             const turn = async () => {
               const wait = at - now();
               if (wait > 0) await sleep(wait);
               // Late or early, a send goes only through its slot, free a whole window after the slot's last send.
-              if (plan) stamp = await admitted(message.channelId, slot!, plan.windowMs);
-            };
-            const leaving = async () => {
-              if (plan) stamp = await fresh(message.channelId, slot!, plan.windowMs, stamp);
+              if (plan) await admitted(message.channelId, (seq + i) % plan.slots, plan.windowMs);
             };
             const outcome = await deps
-              .fire(message, turn, leaving)
+              .fire(message, turn)
               .catch((): FireOutcome => ({ done: false, retryInSeconds: RETRY_SECONDS }));
             outcomes.push(
               outcome.done

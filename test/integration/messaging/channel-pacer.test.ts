@@ -43,21 +43,6 @@ describe('a channel pace in DynamoDB', () => {
     expect(await pacer.admit('ch_slot', 0, 1000, t + 1000)).toBe(true);
   });
 
-  it("moves a slot's stamp for its own late send only, never over another send's", async () => {
-    const pacer = new DynamoChannelPacer(db.table);
-    const t = Date.now();
-    expect(await pacer.admit('ch_restamp', 3, 1000, t)).toBe(true);
-    expect(await pacer.restamp('ch_restamp', 3, t, t + 200)).toBe(true);
-    // The window now runs from the new stamp.
-    expect(await pacer.admit('ch_restamp', 3, 1000, t + 1000)).toEqual({ retryAt: t + 1200 });
-    // A stamp that is no longer the slot's (another send took it since) is left alone.
-    expect(await pacer.restamp('ch_restamp', 3, t, t + 300)).toBe(false);
-    expect(await pacer.admit('ch_restamp', 3, 1000, t + 1200)).toBe(true);
-    expect(await pacer.restamp('ch_restamp', 3, t + 200, t + 1300)).toBe(false);
-    // A slot never taken has no stamp to move.
-    expect(await pacer.restamp('ch_restamp', 4, t, t + 10)).toBe(false);
-  });
-
   it('never lets a second hold more than the pace, and lateness does not add up from send to send', async () => {
     // 300 sends at 50 a second planned 20 ms apart on a loaded machine: every wake-up (at the instant, or when a
     // refused slot frees) comes 0-20 ms late, a few sends 1.5 s late. Each attempt is made on the store at its time.

@@ -24,13 +24,13 @@ describe('sendAt', () => {
 });
 
 describe('pace', () => {
-  it('is whole sends a second through as many slots, each once a second and 30 ms (a send leaves within 30 ms of its stamp)', () => {
-    expect(paceSlots(10)).toEqual({ slots: 10, windowMs: 1030, spacingMs: 103 });
-    expect(paceSlots(200)).toEqual({ slots: 200, windowMs: 1030, spacingMs: 5.15 });
+  it('is whole sends a second through as many slots, each once a second (2 % more for the way to the provider)', () => {
+    expect(paceSlots(10)).toEqual({ slots: 10, windowMs: 1020, spacingMs: 102 });
+    expect(paceSlots(200)).toEqual({ slots: 200, windowMs: 1020, spacingMs: 5.1 });
     // A sliding second holds a whole number of sends: 2.5 a second is never 3 in one.
-    expect(paceSlots(2.5)).toEqual({ slots: 2, windowMs: 1030, spacingMs: 515 });
+    expect(paceSlots(2.5)).toEqual({ slots: 2, windowMs: 1020, spacingMs: 510 });
     // Below one a second, one slot less often.
-    expect(paceSlots(0.5)).toEqual({ slots: 1, windowMs: 2030, spacingMs: 2030 });
+    expect(paceSlots(0.5)).toEqual({ slots: 1, windowMs: 2040, spacingMs: 2040 });
   });
 });
 
