@@ -112,17 +112,9 @@ export function isDeferred(record: { status: string } | undefined): record is De
 /** SQS's longest delay, and how far ahead the due sweep enqueues (it runs every minute on AWS). */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
 
-/**
- * How long before `dueAt` a job becomes visible, at least (SQS delays count whole seconds, so 1-2 s before): the
- * worker then has a second to receive it, read its message, reserve its turn and make its checks before its time,
- * and waits out the rest. Visible 0-1 s before, a job that came in just before its time was late by all of that.
- */
-export const VISIBLE_BEFORE_DUE_MS = 1_000;
-
-/** The delay that makes a job visible 1-2 s before `dueAt` (the worker waits out the rest). */
+/** The delay that makes a job visible at `dueAt`, or a moment before (the worker waits out the rest). */
 export function delayUntil(dueAt: string, now: number): number {
-  const seconds = Math.floor((Date.parse(dueAt) - VISIBLE_BEFORE_DUE_MS - now) / 1000);
-  return Math.max(0, Math.min(MAX_QUEUE_DELAY_SECONDS, seconds));
+  return Math.max(0, Math.min(MAX_QUEUE_DELAY_SECONDS, Math.floor((Date.parse(dueAt) - now) / 1000)));
 }
 
 /**

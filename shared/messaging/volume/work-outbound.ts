@@ -1,19 +1,13 @@
 import { type ChannelPacer, type Pace, paceSlots } from './pace.ts';
-import { type DeferredMessage, type DeferredStore, delayUntil, isDeferred, type OutboundJob } from './deferred.ts';
+import { type DeferredMessage, type DeferredStore, isDeferred, type OutboundJob } from './deferred.ts';
 import type { FireOutcome } from './send-deferred.ts';
 
 /** A job whose turn is this close waits in the worker; further away it goes back on the queue (whole seconds). */
 export const PACE_HORIZON_MS = 2_000;
-/**
- * A scheduled job that arrives this early waits in the worker for its time: jobs are made visible 1-2 s before it
- * (deferred.ts), and half a second more covers a queue that shows one a little early.
- */
-const EARLY_WAIT_MS = 2_500;
-/**
- * How long before its instant a message starts its checks (its message and channel read), then waits for the instant
- * to take its slot, claim and charge: a busy worker's reads can take hundreds of milliseconds.
- */
-const PREPARE_MS = 1_000;
+/** A scheduled job that arrives this early (SQS delays count whole seconds) waits in the worker for its time. */
+const EARLY_WAIT_MS = 1_500;
+/** How long before its instant a message starts its checks, claim and charge (then waits for the instant). */
+const PREPARE_MS = 300;
 /** A claim this old belongs to a worker that died: above the outbound worker's 60 s timeout. */
 const STALE_CLAIM_MS = 75_000;
 /** A job that met an outage (a store that did not answer) comes back this soon. */
@@ -86,11 +80,7 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
           if (record.job.sendAt !== found.sendAt) return outcomes.push({ id: record.id, done: true });
           const early = Date.parse(found.sendAt!) - now();
           if (early > EARLY_WAIT_MS)
-            return outcomes.push({
-              id: record.id,
-              done: false,
-              seconds: Math.max(1, delayUntil(found.sendAt!, now())),
-            });
+            return outcomes.push({ id: record.id, done: false, seconds: Math.min(900, Math.floor(early / 1000)) });
         }
         const group = ready.get(found.channelId) ?? [];
         group.push({ record, message: found });
