@@ -1,0 +1,61 @@
+/**
+ * The volume bench's two views of when messages reached the provider: the provider double's arrival times (noted in
+ * the bench process) and the service's own send times (noted in the service as each request left it, by
+ * ./send-stamps.mjs). The busiest sliding second of each, and how far behind the send the double noted each arrival.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+
+/** The instants each body left the service (several when it was sent more than once), from the stamps' file. */
+export function readSendStamps(file: string): Map<string, number[]> {
+  const stamps = new Map<string, number[]>();
+  if (!existsSync(file)) return stamps;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const tab = line.indexOf('\t');
+    if (tab < 0) continue;
+    const body = line.slice(tab + 1);
+    const list = stamps.get(body) ?? [];
+    list.push(Number(line.slice(0, tab)));
+    stamps.set(body, list);
+  }
+  return stamps;
+}
+
+/** The most instants within any sliding second (an interval of 1,000 ms, its end left out). */
+export function busiestSecond(instants: readonly number[]): number {
+  const sorted = [...instants].sort((a, b) => a - b);
+  let worst = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[j]! <= sorted[i]! - 1000) j++;
+    worst = Math.max(worst, i - j + 1);
+  }
+  return worst;
+}
+
+/**
+ * The service's view of `bodies`: the busiest second of their sends as it stamped them, and how long after each send
+ * the double noted its arrival; NaN when the service left no stamps (a checkout without the stamps hook).
+ */
+export function sendView(
+  file: string,
+  arrivals: Map<string, number[]>,
+  bodies: readonly string[],
+): { busiest: number; line: string } {
+  const stamps = readSendStamps(file);
+  const sends = bodies.flatMap((b) => stamps.get(b) ?? []);
+  if (!sends.length) return { busiest: Number.NaN, line: "  the service's send stamps: none" };
+  const lags = bodies
+    .flatMap((b) => {
+      const sent = stamps.get(b)?.[0];
+      const got = arrivals.get(b)?.[0];
+      return sent !== undefined && got !== undefined ? [got - sent] : [];
+    })
+    .sort((a, b) => a - b);
+  const at = (p: number) => lags[Math.min(lags.length - 1, Math.floor(lags.length * p))];
+  const busiest = busiestSecond(sends);
+  return {
+    busiest,
+    line:
+      `  the service's send stamps (${sends.length}): busiest second ${busiest}; the double noted each arrival ` +
+      `after its send by p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${lags.at(-1)} ms`,
+  };
+}
