@@ -62,7 +62,7 @@ const stand = (await (await fetch(`${svc.baseUrl}/local/aws`)).json()) as {
 };
 if (values.mode === 'requests') {
   const keys = { adminKey: svc.adminKey, secretsKey, projectId, projectKey: key };
-  await runRequestsBench({ stand, ...keys, ...(values.baseline ? { baseline: values.baseline } : {}), rounds, calls });
+  await runRequestsBench({ stand, ...keys, baseline: values.baseline, only: values.only, rounds, calls });
   await stopProcess(svc.child, 'SIGTERM');
   rmSync(scratch, { recursive: true, force: true });
   process.exit(0);

@@ -26,9 +26,11 @@ export interface RequestsBench {
   secretsKey: string;
   projectId: string;
   projectKey: string;
-  baseline?: string;
+  baseline?: string | undefined;
   rounds: number;
   calls: number;
+  /** Only the variants whose name holds this text (to profile one alone, e.g. `this tree | GET /admin/v1/projects/{p} | project key`). */
+  only?: string | undefined;
 }
 
 /** The functions' settings, as the local service gives them, pointed at the running service's stand-ins. */
@@ -143,8 +145,10 @@ export async function runRequestsBench(bench: RequestsBench): Promise<void> {
         ['project key', bench.projectKey],
       ] as const) {
         const e = event(path, key);
+        const name = `${tree} | GET ${path.replace(bench.projectId, '{p}')} | ${who}`;
+        if (bench.only !== undefined && !name.includes(bench.only)) continue;
         variants.push({
-          name: `${tree} | GET ${path.replace(bench.projectId, '{p}')} | ${who}`,
+          name,
           run: () => handler(e, context),
         });
       }
@@ -182,7 +186,8 @@ export async function runRequestsBench(bench: RequestsBench): Promise<void> {
   for (const name of results.keys()) {
     if (!name.endsWith('| project key')) continue;
     const withKey = results.get(name)!;
-    const withAdmin = results.get(name.replace(/project key$/, 'admin key'))!;
+    const withAdmin = results.get(name.replace(/project key$/, 'admin key'));
+    if (!withAdmin) continue;
     const deltas = withKey.map((c, i) => c - withAdmin[i]!);
     console.log(
       `project key's cost, ${name.replace(/ \| project key$/, '')}: ${median(deltas).toFixed(4)} ms per request ` +
@@ -194,10 +199,28 @@ export async function runRequestsBench(bench: RequestsBench): Promise<void> {
   for (const name of results.keys()) {
     if (!base || !name.startsWith('this tree') || !name.endsWith('| admin key')) continue;
     const these = results.get(name)!;
-    const before = results.get(name.replace('this tree', base))!;
+    const before = results.get(name.replace('this tree', base));
+    if (!before) continue;
     const ratios = these.map((c, i) => c / before[i]!);
     console.log(
       `admin key, this tree \u00f7 baseline, ${name.split(' | ')[1]}: ${median(ratios).toFixed(3)} ` +
+        `(per round: ${ratios.map((r) => r.toFixed(3)).join(', ')})`,
+    );
+  }
+  // The project key's cost in this tree against the commit before's, per round (same round, same load).
+  for (const name of results.keys()) {
+    if (!base || !name.startsWith('this tree') || !name.endsWith('| project key')) continue;
+    const cost = (tree: string) => {
+      const key = results.get(name.replace('this tree', tree));
+      const admin = results.get(name.replace('this tree', tree).replace(/project key$/, 'admin key'));
+      return key && admin ? key.map((c, i) => c - admin[i]!) : undefined;
+    };
+    const these = cost('this tree');
+    const before = cost(base);
+    if (!these || !before) continue;
+    const ratios = these.map((c, i) => c / before[i]!);
+    console.log(
+      `project key's cost, this tree \u00f7 baseline, ${name.split(' | ')[1]}: ${median(ratios).toFixed(3)} ` +
         `(per round: ${ratios.map((r) => r.toFixed(3)).join(', ')})`,
     );
   }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   type AttributeValue,
+  BatchGetItemCommand,
   ConditionalCheckFailedException,
   type DynamoDBClient,
   GetItemCommand,
@@ -20,6 +21,7 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ValidationError } from '../domain-error.ts';
 import { DependencyOverloadedError } from '../overload.ts';
 import type { Page, PageRequest } from '../page.ts';
@@ -93,6 +95,31 @@ export async function writeBatch(table: DynamoTable, requests: BatchWriteRequest
 /** BatchGetItem takes at most this many keys per request. */
 const BATCH_GET_KEYS = 100;
 
+/** A BatchGetItem's projection: `attributes` and the key attributes (kept to tell the items apart). */
+function batchProjection(attributes: readonly string[] | undefined) {
+  const names = attributes && ['pk', 'sk', ...new Set(attributes)];
+  return (
+    names && {
+      ProjectionExpression: names.map((_, i) => `#a${i}`).join(', '),
+      ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
+    }
+  );
+}
+
+/** Asks `get` for the keys it has not processed yet until none is left: with backoff, at most five tries. */
+async function untilProcessed<K, I>(keys: K[], get: (pending: K[]) => Promise<{ items: I[]; left: K[] }>) {
+  const items: I[] = [];
+  let pending = keys;
+  for (let attempt = 0; pending.length; attempt++) {
+    if (attempt === 5) throw new DependencyOverloadedError('DynamoDB left batch keys unprocessed');
+    if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+    const out = await get(pending);
+    items.push(...out.items);
+    pending = out.left;
+  }
+  return items;
+}
+
 /**
  * The items under `keys`, strongly consistent, in one BatchGetItem (more than 100 keys: several, in parallel, so still
  * one round trip's wait). Keys DynamoDB leaves unprocessed are asked again with backoff; after five tries it fails.
@@ -104,33 +131,63 @@ export async function readBatch(
   keys: readonly { pk: string; sk: string }[],
   attributes?: readonly string[],
 ): Promise<Record<string, unknown>[]> {
-  const names = attributes && ['pk', 'sk', ...new Set(attributes)];
-  const projection = names && {
-    ProjectionExpression: names.map((_, i) => `#a${i}`).join(', '),
-    ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
-  };
+  const projection = batchProjection(attributes);
   const unique = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, k])).values()];
   const chunks: { pk: string; sk: string }[][] = [];
   for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) chunks.push(unique.slice(i, i + BATCH_GET_KEYS));
   const found = await Promise.all(
-    chunks.map(async (chunk) => {
-      const items: Record<string, unknown>[] = [];
-      let pending: Record<string, unknown>[] = chunk;
-      for (let attempt = 0; pending.length; attempt++) {
-        if (attempt === 5) throw new DependencyOverloadedError('DynamoDB left batch keys unprocessed');
-        if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+    chunks.map((chunk) =>
+      untilProcessed<Record<string, unknown>, Record<string, unknown>>(chunk, async (pending) => {
         const out = await table.client.send(
           new BatchGetCommand({
             RequestItems: { [table.tableName]: { Keys: pending, ConsistentRead: true, ...projection } },
           }),
         );
-        items.push(...((out.Responses?.[table.tableName] ?? []) as Record<string, unknown>[]));
-        pending = (out.UnprocessedKeys?.[table.tableName]?.Keys ?? []) as Record<string, unknown>[];
-      }
-      return items;
-    }),
+        return {
+          items: (out.Responses?.[table.tableName] ?? []) as Record<string, unknown>[],
+          left: (out.UnprocessedKeys?.[table.tableName]?.Keys ?? []) as Record<string, unknown>[],
+        };
+      }),
+    ),
   );
   return found.flat();
+}
+
+/** An item as DynamoDB sends it: each attribute a typed value (`{ S: 'text' }`, `{ M: { … } }`). */
+export type StoredItem = Record<string, AttributeValue>;
+
+/**
+ * The same strongly consistent read as {@link readBatch}, for a few distinct keys of strings (at most 100), with the
+ * items left in DynamoDB's form: sent as the low-level command with the keys written in that form here, so the
+ * document client's marshalling (its middleware added to each of its commands on every call, then both ways over the
+ * whole request and answer) is skipped. For the read on every request with a project key; the caller converts only
+ * what it uses ({@link fromStored}).
+ */
+export async function readStoredBatch(
+  table: DynamoTable,
+  keys: readonly { pk: string; sk: string }[],
+  attributes?: readonly string[],
+): Promise<StoredItem[]> {
+  if (keys.length > BATCH_GET_KEYS) throw new Error(`readStoredBatch takes at most ${BATCH_GET_KEYS} keys`);
+  const projection = batchProjection(attributes);
+  const client = table.client as unknown as DynamoDBClient;
+  const stored = keys.map((k) => ({ pk: { S: k.pk }, sk: { S: k.sk } }));
+  return untilProcessed<StoredItem, StoredItem>(stored, async (pending) => {
+    const out = await client.send(
+      new BatchGetItemCommand({
+        RequestItems: { [table.tableName]: { Keys: pending, ConsistentRead: true, ...projection } },
+      }),
+    );
+    return {
+      items: out.Responses?.[table.tableName] ?? [],
+      left: out.UnprocessedKeys?.[table.tableName]?.Keys ?? [],
+    };
+  });
+}
+
+/** An item of DynamoDB's form as the document client gives it (the same conversion, the same options). */
+export function fromStored(item: StoredItem): Record<string, unknown> {
+  return unmarshall(item);
 }
 
 /** Every item a Query returns, page after page. */
