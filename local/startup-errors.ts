@@ -11,6 +11,7 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 /**
@@ -57,6 +58,28 @@ export function listenFailure(setting: string, port: number, error: unknown): un
       { cause: error },
     );
   return error;
+}
+
+/**
+ * Binds each fixed port (by setting name; 0, any free port, is left out) on 127.0.0.1 for a moment and lets it go,
+ * so that a port in use is refused before anything starts: a start refused by its own bind has first started the
+ * stand-ins and the threads (seconds of CPU for one line). A port taken between this and the start is refused by
+ * the start the same way.
+ */
+export async function probePorts(ports: Readonly<Record<string, number>>): Promise<void> {
+  for (const [setting, port] of Object.entries(ports)) {
+    if (!port) continue;
+    const server = createServer();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => resolve());
+      });
+    } catch (error) {
+      throw listenFailure(setting, port, error);
+    }
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 }
 
 /** The file that marks a data folder as held by a running service (the pid of its process). */

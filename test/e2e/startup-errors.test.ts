@@ -37,6 +37,7 @@ describe('start-up errors name the setting to change', () => {
     );
     expect(line).toContain(`PORT: port ${port} on 127.0.0.1 is already in use`);
     expect(line).toContain(`PORT=${Number(port) + 1} npm start`);
+    expect(startedNothing('second-http')).toBe(true);
   }, 60_000);
 
   it('a second instance on the same SMTP_INBOUND_PORT', async () => {
@@ -48,6 +49,7 @@ describe('start-up errors name the setting to change', () => {
       }),
     );
     expect(line).toContain(`SMTP_INBOUND_PORT: port ${smtpPort} on 127.0.0.1 is already in use`);
+    expect(startedNothing('second-smtp')).toBe(true);
   }, 60_000);
 
   it('a second instance on the same port of an AWS stand-in (LOCAL_KINESIS_PORT)', async () => {
@@ -62,6 +64,7 @@ describe('start-up errors name the setting to change', () => {
       }),
     );
     expect(line).toContain(`LOCAL_KINESIS_PORT: port ${port} on 127.0.0.1 is already in use`);
+    expect(startedNothing('second-kinesis')).toBe(true);
   }, 60_000);
 
   it('a second instance on the same DATA_DIR, while the first one keeps running', async () => {
@@ -157,8 +160,9 @@ describe('start-up errors name the setting to change', () => {
 });
 
 /**
- * A bad setting is refused before anything starts (the settings are checked first, not when the functions load once
- * the stand-ins and threads are up): nothing was written in the data folder (no keys, no stand-in's files).
+ * A bad setting or a port in use is refused before anything starts (the settings are checked and the fixed ports
+ * bound for a moment first, not when the functions load or the listeners bind once the stand-ins and threads are
+ * up): nothing was written in the data folder (no keys, no stand-in's files).
  */
 function startedNothing(dataDir: string): boolean {
   return readdirSync(join(parentDir, dataDir)).length === 0;
