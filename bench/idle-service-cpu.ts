@@ -6,7 +6,11 @@
  * With `--against <checkout>` each round also idles that checkout's service (a copy of the commit before, its
  * node_modules linked) right after this one, and the ratio of the medians is printed: a same-run comparison.
  *
+ * With `--request-every <ms>` the service is not idle but lightly busy, as a test file keeps its group's service: a
+ * `GET /api/v1/ai/health` (a function behind the gateway, so the runner's "work came in" signal) that often.
+ *
  * Run: npx tsx bench/idle-service-cpu.ts [--seconds 60] [--settle 10] [--rounds 2] [--threads 1|0] [--against ../base]
+ *      [--request-every 500]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -22,6 +26,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     threads: { type: 'string', default: '1' },
     against: { type: 'string' },
+    'request-every': { type: 'string' },
   },
 });
 const checkouts = values.against ? ['this', 'against'] : ['this'];
@@ -39,7 +44,9 @@ for (let round = 0; round < Number(values.rounds); round++)
     );
     await sleep(Number(values.settle) * 1000);
     const before = processCpuMs(svc.child.pid!);
-    await sleep(Number(values.seconds) * 1000);
+    await (values['request-every']
+      ? requestsFor(svc.baseUrl, Number(values.seconds) * 1000, Number(values['request-every']))
+      : sleep(Number(values.seconds) * 1000));
     const used = processCpuMs(svc.child.pid!) - before;
     svc.child.kill('SIGKILL');
     await new Promise((r) => svc.child.once('exit', r));
@@ -59,3 +66,14 @@ for (const [checkout, series] of Object.entries(idleMs))
   );
 if (values.against)
   console.log(`this / against = ${(median(idleMs.this!) / Math.max(1, median(idleMs.against!))).toFixed(3)} idle CPU`);
+
+/** One health request every `everyMs` for `ms` (each answered before the next), as a test keeps a service busy. */
+async function requestsFor(baseUrl: string, ms: number, everyMs: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const at = Date.now();
+    const res = await fetch(`${baseUrl}/api/v1/ai/health`);
+    await res.arrayBuffer();
+    await sleep(Math.max(0, Math.min(until, at + everyMs) - Date.now()));
+  }
+}

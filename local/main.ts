@@ -2,7 +2,7 @@ import { STAND_IN_SERVICES, standInPortSetting } from './aws/stand-ins.ts';
 import { environmentBeforeStart } from './function-wiring.ts';
 import type { RunningService } from './service.ts';
 import { resolve } from 'node:path';
-import { claimDataDir, portSetting, refuseTakenPort, StartupError } from './startup-errors.ts';
+import { claimDataDir, portSetting, probePorts, StartupError } from './startup-errors.ts';
 
 /** `npm start`: the whole service on http://127.0.0.1:${PORT:-3000}, data under ${DATA_DIR:-.data}. */
 const started = performance.now();
@@ -10,8 +10,8 @@ let service: RunningService;
 try {
   // Every setting is checked before anything starts (the stand-ins, the threads, the functions' cold starts), so a
   // bad one is refused at once; the runner itself is loaded only then. The data folder is claimed and let go (the
-  // start claims it again for as long as it runs): one that cannot be used is refused before the settings' check, and
-  // so is a port another program holds.
+  // start claims it again for as long as it runs), and so is each fixed port: one that cannot be used is refused
+  // before the settings' check.
   const dataDir = resolve(process.env.DATA_DIR ?? '.data');
   const ports = {
     port: portSetting('PORT', process.env.PORT, 3000),
@@ -23,10 +23,12 @@ try {
       ]),
     ),
   };
-  await refuseTakenPort('PORT', ports.port);
-  await refuseTakenPort('SMTP_INBOUND_PORT', ports.smtpInboundPort);
-  for (const name of STAND_IN_SERVICES) await refuseTakenPort(standInPortSetting(name), ports.standIns[name]!);
   claimDataDir(dataDir).release();
+  await probePorts({
+    PORT: ports.port,
+    SMTP_INBOUND_PORT: ports.smtpInboundPort,
+    ...Object.fromEntries(STAND_IN_SERVICES.map((name) => [standInPortSetting(name), ports.standIns[name] ?? 0])),
+  });
   (await import('./settings.ts')).checkSettings(environmentBeforeStart(process.env));
   const { startService } = await import('./service.ts');
   service = await startService({

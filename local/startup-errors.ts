@@ -61,18 +61,25 @@ export function listenFailure(setting: string, port: number, error: unknown): un
 }
 
 /**
- * Refuses a port another program holds before anything starts: a probe listen on 127.0.0.1 (where the runner binds),
- * closed at once. Without it a taken port was found only when its server started, after the stand-ins, the threads
- * and the functions' cold starts (tens of seconds on a busy machine). A port taken between the probe and the real
- * listen is still reported the same way by the real listen. Port 0 (any free port) is never probed.
+ * Binds each fixed port (by setting name; 0, any free port, is left out) on 127.0.0.1 for a moment and lets it go,
+ * so that a port in use is refused before anything starts: a start refused by its own bind has first started the
+ * stand-ins and the threads (seconds of CPU for one line). A port taken between this and the start is refused by
+ * the start the same way.
  */
-export function refuseTakenPort(setting: string, port: number): Promise<void> {
-  if (port === 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', (error) => reject(listenFailure(setting, port, error)));
-    probe.listen({ port, host: '127.0.0.1', exclusive: true }, () => probe.close(() => resolve()));
-  });
+export async function probePorts(ports: Readonly<Record<string, number>>): Promise<void> {
+  for (const [setting, port] of Object.entries(ports)) {
+    if (!port) continue;
+    const server = createServer();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => resolve());
+      });
+    } catch (error) {
+      throw listenFailure(setting, port, error);
+    }
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 }
 
 /** The file that marks a data folder as held by a running service (the pid of its process). */

@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server } from 'node:http';
 import { BroadcastChannel } from 'node:worker_threads';
 
 /**
@@ -18,18 +19,72 @@ let signalledAt = Number.NEGATIVE_INFINITY;
 export function signalWork(now = Date.now()): void {
   if (now - signalledAt < SIGNAL_EVERY_MS) return;
   signalledAt = now;
-  if (!sender) {
-    sender = new BroadcastChannel(CHANNEL);
-    // The channel alone never keeps the process (or a thread) alive.
-    sender.unref();
-  }
+  sender ??= unrefed(new BroadcastChannel(CHANNEL));
   sender.postMessage(now);
 }
 
 /** Calls `listener` whenever work comes in (a second apart at most per thread that signals it), until `close()`. */
 export function onWork(listener: () => void): { close(): void } {
-  const channel = new BroadcastChannel(CHANNEL);
-  channel.unref();
+  return listen(CHANNEL, listener);
+}
+
+/**
+ * The signal that due entries were written (a send scheduled for later, a batch's items, a reschedule): the only
+ * writes that give the due sweeper work. It listens to this rather than to every request, because its idle run is
+ * the costliest of the sweepers' (a Query of each of its partitions for every minute from a minute back to the
+ * lookahead, about 40 each run) and most requests never write a due entry. Sent for every such write (they are few:
+ * a batch writes its entries 25 to a request), so no write goes by without a run of the sweep after it.
+ */
+const DUE_CHANNEL = 'switchboard:local:due-written';
+/**
+ * How a due entry's partition key starts in a write's JSON body (`"pk":{"S":"DUE#<minute>#<shard>"}`): the quotes are
+ * the body's own (a quote inside a value is escaped), so a value that merely starts with `DUE#` is not taken for one.
+ */
+const DUE_MARK = Buffer.from('"pk":{"S":"DUE#');
+const WRITES = /\.(PutItem|UpdateItem|BatchWriteItem|TransactWriteItems)$/;
+
+let dueSender: BroadcastChannel | undefined;
+
+/** Tells the listeners (on any thread) that due entries were written. */
+export function signalDueWritten(): void {
+  dueSender ??= unrefed(new BroadcastChannel(DUE_CHANNEL));
+  dueSender.postMessage(Date.now());
+}
+
+/** Calls `listener` whenever due entries are written, until `close()`. */
+export function onDueWritten(listener: () => void): { close(): void } {
+  return listen(DUE_CHANNEL, listener);
+}
+
+/**
+ * Watches the writes the local DynamoDB stand-in receives, from every thread and process, and signals those that
+ * write a due entry. A removal of due entries is signalled too (its body names them): one more run of the sweep.
+ */
+export function watchDueWrites(server: Server): void {
+  server.prependListener('request', (req: IncomingMessage) => {
+    if (!WRITES.test(String(req.headers['x-amz-target'] ?? ''))) return;
+    let seen = false;
+    // The mark may be split between two chunks of the body: the end of the last one is read again with the next.
+    let carry: Buffer = Buffer.alloc(0);
+    req.on('data', (chunk: Buffer) => {
+      if (seen) return;
+      const text = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+      if (text.includes(DUE_MARK)) {
+        seen = true;
+        signalDueWritten();
+      } else carry = text.subarray(Math.max(0, text.length - DUE_MARK.length + 1));
+    });
+  });
+}
+
+function listen(name: string, listener: () => void): { close(): void } {
+  const channel = unrefed(new BroadcastChannel(name));
   channel.onmessage = () => listener();
   return { close: () => channel.close() };
+}
+
+/** A channel alone never keeps the process (or a thread) alive. */
+function unrefed(channel: BroadcastChannel): BroadcastChannel {
+  channel.unref();
+  return channel;
 }

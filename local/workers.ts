@@ -3,8 +3,14 @@ import type { QueueKey } from '#shared/contract/queues.ts';
 import { queueWorkers, scheduledWorkers } from '#shared/contract/workers.ts';
 import { loadFunction } from './load-function.ts';
 import { startPoller, type SqsHandler } from './poller.ts';
-import { startSchedule, type ScheduledHandler } from './scheduler.ts';
-import { onWork } from './work-signal.ts';
+import { type ScheduleOptions, startSchedule, type ScheduledHandler } from './scheduler.ts';
+import { onDueWritten, onWork } from './work-signal.ts';
+
+/**
+ * What brings a sweeper back to its pace after idle runs, where it is not any work coming in: the due sweeper's work
+ * is due entries, which only a few requests write (./work-signal.ts `onDueWritten`).
+ */
+const wakesOn: Partial<Record<string, ScheduleOptions['onWork']>> = { 'due-sweeper': onDueWritten };
 
 export interface WorkersOptions {
   region: string;
@@ -49,7 +55,9 @@ export async function startWorkers(options: WorkersOptions): Promise<{ stop(): P
   );
   const schedules = await Promise.all(
     scheduledWorkers.map(async (worker) =>
-      startSchedule(worker, (await loadFunction(worker.fn)) as ScheduledHandler, logError(worker.fn), { onWork }),
+      startSchedule(worker, (await loadFunction(worker.fn)) as ScheduledHandler, logError(worker.fn), {
+        onWork: wakesOn[worker.fn] ?? onWork,
+      }),
     ),
   );
   return {

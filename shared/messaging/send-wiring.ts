@@ -232,7 +232,9 @@ export function wireOutboundWorker(
  */
 export function wireDueSweeper(platform: Platform) {
   const sweepDue = makeSweepDue(deferredSendsOn(platform));
-  return workerFunction<unknown, { enqueued: number }>(platform.logger).handler(async () => sweepDue());
+  return workerFunction<unknown, { enqueued: number; notQueued?: number }>(platform.logger).handler(async () =>
+    sweepDue(),
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +37,6 @@ describe('start-up errors name the setting to change', () => {
     );
     expect(line).toContain(`PORT: port ${port} on 127.0.0.1 is already in use`);
     expect(line).toContain(`PORT=${Number(port) + 1} npm start`);
-    // Refused before anything starts (a probe of the port): no stand-in, thread or key was made.
     expect(startedNothing('second-http')).toBe(true);
   }, 60_000);
 
@@ -161,12 +160,12 @@ describe('start-up errors name the setting to change', () => {
 });
 
 /**
- * A bad setting is refused before anything starts (the settings are checked first, not when the functions load once
- * the stand-ins and threads are up): nothing was written in the data folder (no keys, no stand-in's files).
+ * A bad setting or a port in use is refused before anything starts (the settings are checked and the fixed ports
+ * bound for a moment first, not when the functions load or the listeners bind once the stand-ins and threads are
+ * up): nothing was written in the data folder (no keys, no stand-in's files).
  */
 function startedNothing(dataDir: string): boolean {
-  const dir = join(parentDir, dataDir);
-  return !existsSync(dir) || readdirSync(dir).length === 0;
+  return readdirSync(join(parentDir, dataDir)).length === 0;
 }
 
 /** A folder whose owner may not create anything in it (mode 0500). */

@@ -32,15 +32,16 @@ export interface SweepDueDeps extends Pick<AcceptDeferredDeps, 'queue' | 'lookah
 export function makeSweepDue(deps: SweepDueDeps) {
   const now = deps.now ?? (() => new Date());
   const budgetMs = deps.budgetMs ?? SWEEP_BUDGET_MS;
-  return async function sweepDue(): Promise<{ enqueued: number }> {
+  return async function sweepDue(): Promise<{ enqueued: number; notQueued?: number }> {
     const at = now().getTime();
     const cursor = (await deps.store.sweepCursor()) ?? at - FIRST_RUN_LOOK_BACK_MS;
     let enqueued = 0;
     // Each page's entries are removed once queued, so the next read starts past them. A page that could not be
-    // queued stays for the next run (reading it again now would only fail again).
+    // queued stays for the next run (reading it again now would only fail again); the run says so, so that the local
+    // schedule does not take it for a run that found nothing and wait longer before the next.
     for (;;) {
       const entries = await deps.store.due(cursor, at + deps.lookaheadMs, SWEEP_PAGE);
-      if (entries.length && !(await enqueueSoon(deps, entries, at))) return { enqueued };
+      if (entries.length && !(await enqueueSoon(deps, entries, at))) return { enqueued, notQueued: entries.length };
       enqueued += entries.length;
       if (entries.length < SWEEP_PAGE) break;
       if (now().getTime() - at >= budgetMs) return { enqueued };

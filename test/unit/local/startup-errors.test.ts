@@ -1,9 +1,17 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { claimDataDir, DATA_DIR_LOCK, listenFailure, portSetting, StartupError } from '#local/startup-errors.ts';
+import {
+  claimDataDir,
+  DATA_DIR_LOCK,
+  listenFailure,
+  portSetting,
+  probePorts,
+  StartupError,
+} from '#local/startup-errors.ts';
 
 const parent = mkdtempSync(join(tmpdir(), 'switchboard-claim-'));
 afterAll(() => rmSync(parent, { recursive: true, force: true }));
@@ -65,5 +73,36 @@ describe('port settings', () => {
     );
     const other = new Error('something else');
     expect(listenFailure('PORT', 3000, other)).toBe(other);
+  });
+
+  it('refuses a fixed port in use before anything starts, and lets go of the free ones it tried', async () => {
+    const listening = async () => {
+      const server = createServer();
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+      return { server, port: (server.address() as AddressInfo).port };
+    };
+    const taken = await listening();
+    const free = await listening();
+    await new Promise<void>((resolve) => free.server.close(() => resolve()));
+    try {
+      const refused = await probePorts({ PORT: free.port, LOCAL_KINESIS_PORT: 0, SMTP_INBOUND_PORT: taken.port }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(StartupError);
+      expect((refused as Error).message).toMatch(
+        new RegExp(`^SMTP_INBOUND_PORT: port ${taken.port} on 127\\.0\\.0\\.1 is already in use`),
+      );
+      // The free one was tried and let go: it binds again.
+      await probePorts({ PORT: free.port });
+      const again = createServer();
+      await new Promise<void>((resolve, reject) => {
+        again.once('error', reject);
+        again.listen(free.port, '127.0.0.1', () => resolve());
+      });
+      await new Promise<void>((resolve) => again.close(() => resolve()));
+    } finally {
+      await new Promise<void>((resolve) => taken.server.close(() => resolve()));
+    }
   });
 });

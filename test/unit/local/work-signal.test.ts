@@ -1,5 +1,7 @@
+import { EventEmitter } from 'node:events';
+import type { Server } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { onWork, signalWork } from '#local/work-signal.ts';
+import { onDueWritten, onWork, signalWork, watchDueWrites } from '#local/work-signal.ts';
 
 describe("the runner's work signal", () => {
   it('reaches the listeners, at most once a second from one thread', async () => {
@@ -18,5 +20,44 @@ describe("the runner's work signal", () => {
     } finally {
       listening.close();
     }
+  });
+});
+
+describe('the due-written signal in front of the DynamoDB stand-in', () => {
+  /**
+   * The signals heard for a request to a stand-in with `watchDueWrites` in front, its body coming in `chunks`; waits
+   * up to 10 s for one when `expected` (a BroadcastChannel message comes late on a loaded machine), and a little more
+   * for signals that must not come.
+   */
+  async function heardFor(target: string, chunks: string[], expected: boolean): Promise<number> {
+    const server = new EventEmitter();
+    watchDueWrites(server as unknown as Server);
+    let heard = 0;
+    const listening = onDueWritten(() => heard++);
+    try {
+      const req = Object.assign(new EventEmitter(), { headers: { 'x-amz-target': target } });
+      server.emit('request', req);
+      for (const chunk of chunks) req.emit('data', Buffer.from(chunk));
+      req.emit('end');
+      const until = performance.now() + (expected ? 10_000 : 300);
+      while (!heard && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return heard;
+    } finally {
+      listening.close();
+    }
+  }
+  const body = '{"RequestItems":{"t":[{"PutRequest":{"Item":{"pk":{"S":"DUE#2026-12-02T15:40#03"},"sk":{"S":"x"}}}}]}}';
+
+  it('hears a due entry whose key is split between two chunks of the body, once', async () => {
+    const at = body.indexOf('DUE#');
+    const split = [body.slice(0, at - 3), body.slice(at - 3)];
+    expect(await heardFor('DynamoDB_20120810.BatchWriteItem', split, true)).toBe(1);
+    expect(await heardFor('DynamoDB_20120810.BatchWriteItem', [body, body], true)).toBe(1);
+  });
+
+  it('leaves reads alone, and writes of other keys', async () => {
+    expect(await heardFor('DynamoDB_20120810.Query', [body], false)).toBe(0);
+    expect(await heardFor('DynamoDB_20120810.PutItem', [body.replace('DUE#', 'MSG#')], false)).toBe(0);
   });
 });
