@@ -17,14 +17,18 @@ let signalledAt = Number.NEGATIVE_INFINITY;
 
 /** Tells the listeners (on any thread) that work came in; cheap enough for every request. */
 export function signalWork(now = Date.now()): void {
-  if (now - signalledAt < SIGNAL_EVERY_MS) return;
+  // A clock set back (or a caller's own times) starts a new second rather than silencing the signal until it passes.
+  if (now >= signalledAt && now - signalledAt < SIGNAL_EVERY_MS) return;
   signalledAt = now;
   sender ??= unrefed(new BroadcastChannel(CHANNEL));
   sender.postMessage(now);
 }
 
-/** Calls `listener` whenever work comes in (a second apart at most per thread that signals it), until `close()`. */
-export function onWork(listener: () => void): { close(): void } {
+/**
+ * Calls `listener` whenever work comes in (a second apart at most per thread that signals it), with the time the
+ * signal was sent (epoch ms), until `close()`.
+ */
+export function onWork(listener: (sentAt: number) => void): { close(): void } {
   return listen(CHANNEL, listener);
 }
 
@@ -77,9 +81,9 @@ export function watchDueWrites(server: Server): void {
   });
 }
 
-function listen(name: string, listener: () => void): { close(): void } {
+function listen(name: string, listener: (sentAt: number) => void): { close(): void } {
   const channel = unrefed(new BroadcastChannel(name));
-  channel.onmessage = () => listener();
+  channel.onmessage = (event) => listener((event as { data: number }).data);
   return { close: () => channel.close() };
 }
 
