@@ -26,7 +26,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnService, stopProcess } from '#test/support/process.ts';
 import { addInto, type CpuProfile, selfTimes } from './lib/cpu-profile.ts';
-import { busiestSecond, readSendStamps, sendView } from './lib/send-stamps.ts';
+import { busiestSecond } from '#test/support/busiest-second.ts';
+import { readSendStamps, sendView } from './lib/send-stamps.ts';
 import { describeQueue, missingState, outboundQueueState, settled } from './lib/volume-state.ts';
 import { adminApi, argValue, machine, median, numberArg, processCpuMs } from './lib/harness.ts';
 

@@ -4,6 +4,7 @@
  * ./send-stamps.mjs). The busiest sliding second of each, and how far behind the send the double noted each arrival.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { busiestSecond } from '#test/support/busiest-second.ts';
 
 /** The instants each body left the service (several when it was sent more than once), from the stamps' file. */
 export function readSendStamps(file: string): Map<string, number[]> {
@@ -18,17 +19,6 @@ export function readSendStamps(file: string): Map<string, number[]> {
     stamps.set(body, list);
   }
   return stamps;
-}
-
-/** The most instants within any sliding second (an interval of 1,000 ms, its end left out). */
-export function busiestSecond(instants: readonly number[]): number {
-  const sorted = [...instants].sort((a, b) => a - b);
-  let worst = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[j]! <= sorted[i]! - 1000) j++;
-    worst = Math.max(worst, i - j + 1);
-  }
-  return worst;
 }
 
 /**

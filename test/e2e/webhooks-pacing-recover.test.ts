@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, consistently } from '#test/support/eventually.ts';
+import { busiestSecond } from '#test/support/busiest-second.ts';
 import { E2E_ATTEMPTS } from '#test/support/groups/e2e.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { receiverPool, sleep, webhookHeaders } from './webhooks-support.ts';
@@ -53,17 +54,6 @@ async function project() {
   const recover = (integrationId: string, body: unknown) =>
     svc.admin('POST', `/projects/${projectId}/integrations/${integrationId}/recover`, body);
   return { projectId, webhook, event, deliveries, recover };
-}
-
-/** Most requests that arrived within any window [t, t + 1 s). */
-function busiestSecond(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= 1000) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
 }
 
 describe('rateLimitPerSecond', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoChannelPacer } from '#shared/messaging/adapters/dynamo-channel-pacer.ts';
 import { paceSlots } from '#shared/messaging/volume/pace.ts';
+import { busiestSecond } from '#test/support/busiest-second.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 
 let db: Awaited<ReturnType<typeof startTestTable>>;
@@ -8,17 +9,6 @@ beforeAll(async () => {
   db = await startTestTable();
 });
 afterAll(() => db?.close());
-
-/** The most sends any half-open second of `times` holds. */
-function busiestSecond(times: readonly number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[j]! <= sorted[i]! - 1000) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
 
 describe('a channel pace in DynamoDB', () => {
   it('hands out consecutive instants and sequence numbers to concurrent reservations, none beyond the horizon', async () => {

@@ -11,6 +11,7 @@ import {
   type WebhookPacer,
 } from '#shared/webhooks/pacing.ts';
 import { parseRetrySchedule } from '#shared/webhooks/retry-schedule.ts';
+import { busiestSecond } from '#test/support/busiest-second.ts';
 import { FakeDeliveries, FakeDirectory, FakeHealth, FakeQueue, FakeSender, secretBox, webhook } from './fakes.ts';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
@@ -57,17 +58,6 @@ function job(n: number): DeliveryJob {
     manual: false,
     deferrals: 0,
   };
-}
-
-/** Most starts in any window [t, t + 1000). */
-function busiestSecond(starts: number[]): number {
-  const sorted = [...starts].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= 1000) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
 }
 
 /**
