@@ -24,6 +24,7 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ValidationError } from '../domain-error.ts';
 import { DependencyOverloadedError } from '../overload.ts';
+import { sendForPlainAnswer } from './plain-answer.ts';
 import type { Page, PageRequest } from '../page.ts';
 
 /** The table and client every DynamoDB adapter works with. */
@@ -173,7 +174,8 @@ export async function readStoredBatch(
   const client = table.client as unknown as DynamoDBClient;
   const stored = keys.map((k) => ({ pk: { S: k.pk }, sk: { S: k.sk } }));
   return untilProcessed<StoredItem, StoredItem>(stored, async (pending) => {
-    const out = await client.send(
+    const out = await sendForPlainAnswer(
+      client,
       new BatchGetItemCommand({
         RequestItems: { [table.tableName]: { Keys: pending, ConsistentRead: true, ...projection } },
       }),
@@ -234,7 +236,8 @@ export async function readStrings<F extends string>(
   key: Record<string, string>,
   fields: readonly F[],
 ): Promise<Partial<Record<F, string>> | undefined> {
-  const out = await (table.client as unknown as DynamoDBClient).send(
+  const out = await sendForPlainAnswer(
+    table.client as unknown as DynamoDBClient,
     new GetItemCommand({
       TableName: table.tableName,
       Key: Object.fromEntries(Object.entries(key).map(([name, value]) => [name, { S: value }])),
