@@ -1,11 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  type AttributeValue,
-  BatchGetItemCommand,
-  ConditionalCheckFailedException,
-  type DynamoDBClient,
-  GetItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -24,7 +18,7 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ValidationError } from '../domain-error.ts';
 import { DependencyOverloadedError } from '../overload.ts';
-import { sendForPlainAnswer } from './plain-answer.ts';
+import { sendPlainly } from './plain-answer.ts';
 import type { Page, PageRequest } from '../page.ts';
 
 /** The table and client every DynamoDB adapter works with. */
@@ -174,12 +168,9 @@ export async function readStoredBatch(
   const client = table.client as unknown as DynamoDBClient;
   const stored = keys.map((k) => ({ pk: { S: k.pk }, sk: { S: k.sk } }));
   return untilProcessed<StoredItem, StoredItem>(stored, async (pending) => {
-    const out = await sendForPlainAnswer(
-      client,
-      new BatchGetItemCommand({
-        RequestItems: { [table.tableName]: { Keys: pending, ConsistentRead: true, ...projection } },
-      }),
-    );
+    const out = await sendPlainly(client, 'BatchGetItem', {
+      RequestItems: { [table.tableName]: { Keys: pending, ConsistentRead: true, ...projection } },
+    });
     return {
       items: out.Responses?.[table.tableName] ?? [],
       left: out.UnprocessedKeys?.[table.tableName]?.Keys ?? [],
@@ -236,16 +227,13 @@ export async function readStrings<F extends string>(
   key: Record<string, string>,
   fields: readonly F[],
 ): Promise<Partial<Record<F, string>> | undefined> {
-  const out = await sendForPlainAnswer(
-    table.client as unknown as DynamoDBClient,
-    new GetItemCommand({
-      TableName: table.tableName,
-      Key: Object.fromEntries(Object.entries(key).map(([name, value]) => [name, { S: value }])),
-      ConsistentRead: true,
-      ProjectionExpression: fields.map((_, i) => `#f${i}`).join(', '),
-      ExpressionAttributeNames: Object.fromEntries(fields.map((f, i) => [`#f${i}`, f])),
-    }),
-  );
+  const out = await sendPlainly(table.client as unknown as DynamoDBClient, 'GetItem', {
+    TableName: table.tableName,
+    Key: Object.fromEntries(Object.entries(key).map(([name, value]) => [name, { S: value }])),
+    ConsistentRead: true,
+    ProjectionExpression: fields.map((_, i) => `#f${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(fields.map((f, i) => [`#f${i}`, f])),
+  });
   if (!out.Item) return undefined;
   const found: Partial<Record<F, string>> = {};
   for (const f of fields) {

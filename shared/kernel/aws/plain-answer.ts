@@ -1,11 +1,13 @@
 import type { Readable } from 'node:stream';
-import type {
-  AttributeValue,
+import {
+  type AttributeValue,
   BatchGetItemCommand,
-  BatchGetItemCommandOutput,
-  DynamoDBClient,
+  type BatchGetItemCommandInput,
+  type BatchGetItemCommandOutput,
+  type DynamoDBClient,
   GetItemCommand,
-  GetItemCommandOutput,
+  type GetItemCommandInput,
+  type GetItemCommandOutput,
 } from '@aws-sdk/client-dynamodb';
 
 type Item = Record<string, AttributeValue>;
@@ -15,30 +17,67 @@ type Answer = {
   Responses?: Record<string, Item[]>;
   UnprocessedKeys?: Record<string, { Keys?: Item[] }>;
 };
+type Plain<T> = Omit<T, '$metadata'>;
 
 /**
- * Sends a low-level read whose successful answer (200) is taken as the JSON it is: DynamoDB's answer already is the
- * command's output in DynamoDB's form (`{ "Item": { "pk": { "S": … } } }`), so the SDK's walk of it against the
- * operation's schema (each map, list and attribute visited through the schema) is left out: for a read on every
- * request (a project key's), about as much CPU as the rest of the answer's handling. Everything else is the SDK's, on
- * the same client: the request, its signing, retries, and every other answer (an error or a throttle is read by the
- * SDK as before, with its types); an answer that is not JSON is handed to the SDK too. Binary values are decoded as
- * the SDK decodes them. Only the command's data comes back (no `$metadata`).
+ * Sends a low-level read written and read as the JSON DynamoDB speaks: the input, already in DynamoDB's form, is the
+ * request's body as it stands (`JSON.stringify`), and a successful answer (200) is taken as the JSON it is, so the
+ * SDK's walk of both against the operation's schema (each map, list and attribute visited through it) is left out.
+ * For the read on every request with a project key, where that walk was most of what a read's CPU adds to a request.
+ * The rest is the SDK's, on the same client: the endpoint, the headers, signing, retries, and every answer but a 200
+ * of JSON (an error or a throttle is read by the SDK as before, with its types). The input must hold no binary value
+ * (keys of strings): it is not encoded here. Binary values in the answer are decoded as the SDK decodes them. Only the
+ * command's data comes back (no `$metadata`).
  */
-export async function sendForPlainAnswer(
+export function sendPlainly(
   client: DynamoDBClient,
-  command: GetItemCommand,
-): Promise<Omit<GetItemCommandOutput, '$metadata'>>;
-export async function sendForPlainAnswer(
+  operation: 'GetItem',
+  input: GetItemCommandInput,
+): Promise<Plain<GetItemCommandOutput>>;
+export function sendPlainly(
   client: DynamoDBClient,
-  command: BatchGetItemCommand,
-): Promise<Omit<BatchGetItemCommandOutput, '$metadata'>>;
-export async function sendForPlainAnswer(
+  operation: 'BatchGetItem',
+  input: BatchGetItemCommandInput,
+): Promise<Plain<BatchGetItemCommandOutput>>;
+export async function sendPlainly(
   client: DynamoDBClient,
-  command: GetItemCommand | BatchGetItemCommand,
+  operation: 'GetItem' | 'BatchGetItem',
+  input: GetItemCommandInput | BatchGetItemCommandInput,
 ): Promise<unknown> {
+  // The two commands share their middleware stack's type; one cast serves both.
+  const command = (
+    operation === 'GetItem'
+      ? new GetItemCommand(input as GetItemCommandInput)
+      : new BatchGetItemCommand(input as BatchGetItemCommandInput)
+  ) as GetItemCommand;
   let answer: Answer | undefined;
-  (command as GetItemCommand).middlewareStack.add(
+  command.middlewareStack.add(
+    (next, context) => async (args) => {
+      // What the SDK's own writer sends for this protocol, less the schema's walk: the endpoint resolved for this
+      // call (its URL's query and headers too), the JSON protocol's headers, the input as the body.
+      const endpoint = (context as { endpointV2?: { url: URL; headers?: Record<string, string[]> } }).endpointV2;
+      if (!endpoint) throw new Error('sendPlainly: no endpoint was resolved for the call');
+      const { url } = endpoint;
+      const headers: Record<string, string> = {};
+      for (const [name, values] of Object.entries(endpoint.headers ?? {})) headers[name] = values.join(', ');
+      headers['content-type'] = 'application/x-amz-json-1.0';
+      headers['x-amz-target'] = `DynamoDB_20120810.${operation}`;
+      const request = {
+        method: 'POST',
+        protocol: url.protocol,
+        hostname: url.hostname,
+        port: url.port ? Number(url.port) : undefined,
+        path: url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`,
+        query: Object.fromEntries(url.searchParams),
+        headers,
+        body: JSON.stringify(args.input),
+      };
+      return next({ ...args, request });
+    },
+    // In place of the SDK's writer (the same name, step and priority: the stack takes this one for this call).
+    { step: 'serialize', name: 'serializerMiddleware', override: true, tags: ['SERIALIZER'] },
+  );
+  command.middlewareStack.add(
     (next) => async (args) => {
       answer = undefined;
       const result = await next(args);
@@ -58,7 +97,7 @@ export async function sendForPlainAnswer(
     // Low priority within the deserialize step runs inside the SDK's reader: this sees the answer before it does.
     { step: 'deserialize', priority: 'low', name: 'plainAnswer' },
   );
-  const output = await client.send(command as GetItemCommand);
+  const output = await client.send(command);
   return answer ?? output;
 }
 

@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { createHash, createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   BatchGetItemCommand,
@@ -9,13 +10,14 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type DynamoTable, readStoredBatch, readStrings } from '#shared/kernel/aws/dynamo-table.ts';
-import { sendForPlainAnswer } from '#shared/kernel/aws/plain-answer.ts';
+import { sendPlainly } from '#shared/kernel/aws/plain-answer.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 
 /**
- * A read whose successful answer is taken as the JSON DynamoDB sends, not walked by the SDK against its schema: it
- * must give exactly what the SDK's own reading gives, leave every other answer to the SDK, and be what the reads made
- * on every project key's request use. Against dynalite, over the real protocol.
+ * A read written and read as the JSON DynamoDB speaks, not walked by the SDK against its schema: it must send what the
+ * SDK's own writer sends, give exactly what the SDK's own reading gives, leave every other answer to the SDK, and be
+ * what the reads made on every project key's request use. Against dynalite, over the real protocol, and a recording
+ * server for the request's exact form.
  */
 let env: { table: DynamoTable; close(): Promise<void> };
 let client: DynamoDBClient;
@@ -42,43 +44,97 @@ const item = {
   map: { M: { inner: { M: { bytes: { B: new Uint8Array([7, 7]) } } }, empty: { M: {} } } },
 };
 const withoutMetadata = ({ $metadata, ...rest }: { $metadata?: unknown }) => rest;
+const getInput = () => ({
+  TableName: env.table.tableName,
+  Key: { pk: item.pk, sk: item.sk },
+  ConsistentRead: true,
+});
+const batchInput = () => ({
+  RequestItems: {
+    [env.table.tableName]: {
+      Keys: [
+        { pk: item.pk, sk: item.sk },
+        { pk: { S: 'NONE' }, sk: item.sk },
+      ],
+      ConsistentRead: true,
+      ProjectionExpression: 'pk, sk, #b, #l, #m',
+      ExpressionAttributeNames: { '#b': 'bytes', '#l': 'list', '#m': 'map' },
+    },
+  },
+});
 
-describe('sendForPlainAnswer', () => {
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const hmac = (key: string | Buffer, text: string) => createHmac('sha256', key).update(text).digest();
+
+/** The SigV4 signature a recorded request should carry (the recording server's client's secret), computed here. */
+function signatureOf(request: { headers: IncomingHttpHeaders; url: string; body: string }): string {
+  const authorization = String(request.headers.authorization);
+  const [, scope, signedHeaders] = /Credential=\w+\/([^,]+), SignedHeaders=([^,]+),/.exec(authorization)!;
+  const canonical = [
+    'POST',
+    request.url,
+    '',
+    ...signedHeaders!.split(';').map((name) => `${name}:${String(request.headers[name]).trim()}`),
+    '',
+    signedHeaders,
+    sha256(request.body),
+  ].join('\n');
+  const [day, region, service] = scope!.split('/');
+  const amzDate = String(request.headers['x-amz-date']);
+  const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonical)].join('\n');
+  const key = hmac(hmac(hmac(hmac('AWS4secret', day!), region!), service!), 'aws4_request');
+  return createHmac('sha256', key).update(toSign).digest('hex');
+}
+
+/** A server that records each request and answers `answer` (200), with a client of its own on it. */
+async function recordingServer(answer: () => string) {
+  const received: { headers: IncomingHttpHeaders; url: string; body: string }[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      received.push({ headers: req.headers, url: req.url ?? '', body });
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(answer());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const own = new DynamoDBClient({
+    region: 'eu-west-1',
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}/base`,
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+    maxAttempts: 1,
+  });
+  return {
+    received,
+    client: own,
+    async close() {
+      own.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('sendPlainly', () => {
   beforeAll(async () => {
     await client.send(new PutItemCommand({ TableName: env.table.tableName, Item: item }));
   });
 
   it('gives a GetItem exactly what the SDK reads, and no more', async () => {
-    const input = { TableName: env.table.tableName, Key: { pk: item.pk, sk: item.sk }, ConsistentRead: true };
-    const sdk = await client.send(new GetItemCommand(input));
-    const plain = await sendForPlainAnswer(client, new GetItemCommand(input));
+    const sdk = await client.send(new GetItemCommand(getInput()));
+    const plain = await sendPlainly(client, 'GetItem', getInput());
     expect(plain).toEqual(withoutMetadata(sdk));
     expect(plain.Item).toEqual(item);
     // Read here, not by the SDK: the SDK's reading would have added the call's metadata.
     expect(plain).not.toHaveProperty('$metadata');
-    const missing = await sendForPlainAnswer(
-      client,
-      new GetItemCommand({ ...input, Key: { pk: { S: 'NONE' }, sk: item.sk } }),
-    );
+    const missing = await sendPlainly(client, 'GetItem', { ...getInput(), Key: { pk: { S: 'NONE' }, sk: item.sk } });
     expect(missing.Item).toBeUndefined();
   });
 
   it('gives a BatchGetItem exactly what the SDK reads, with a projection', async () => {
-    const input = {
-      RequestItems: {
-        [env.table.tableName]: {
-          Keys: [
-            { pk: item.pk, sk: item.sk },
-            { pk: { S: 'NONE' }, sk: item.sk },
-          ],
-          ConsistentRead: true,
-          ProjectionExpression: 'pk, sk, #b, #l, #m',
-          ExpressionAttributeNames: { '#b': 'bytes', '#l': 'list', '#m': 'map' },
-        },
-      },
-    };
-    const sdk = await client.send(new BatchGetItemCommand(input));
-    const plain = await sendForPlainAnswer(client, new BatchGetItemCommand(input));
+    const sdk = await client.send(new BatchGetItemCommand(batchInput()));
+    const plain = await sendPlainly(client, 'BatchGetItem', batchInput());
     expect(plain).toEqual(withoutMetadata(sdk));
     expect(plain.Responses?.[env.table.tableName]).toEqual([
       { pk: item.pk, sk: item.sk, bytes: item.bytes, list: item.list, map: item.map },
@@ -86,43 +142,62 @@ describe('sendForPlainAnswer', () => {
     expect(plain).not.toHaveProperty('$metadata');
   });
 
+  it("sends what the SDK's writer sends: path, headers, body, each validly signed", async () => {
+    const server = await recordingServer(() => '{}');
+    try {
+      await server.client.send(new BatchGetItemCommand(batchInput()));
+      await sendPlainly(server.client, 'BatchGetItem', batchInput());
+      await server.client.send(new GetItemCommand(getInput()));
+      await sendPlainly(server.client, 'GetItem', getInput());
+    } finally {
+      await server.close();
+    }
+    const [sdkBatch, plainBatch, sdkGet, plainGet] = server.received;
+    for (const [sdk, plain] of [
+      [sdkBatch!, plainBatch!],
+      [sdkGet!, plainGet!],
+    ] as const) {
+      // Each call has its own id and moment, so its own signature; everything else is the same.
+      const rest = ({ headers, ...request }: (typeof server.received)[number]) => {
+        const { 'amz-sdk-invocation-id': _id, 'x-amz-date': _date, authorization, ...others } = headers;
+        return { ...request, headers: others, signed: authorization?.replace(/Signature=\w+$/, '') };
+      };
+      expect(rest(plain)).toEqual(rest(sdk));
+      expect(signatureOf(sdk)).toBe(sdk.headers.authorization?.split('Signature=')[1]);
+      expect(signatureOf(plain)).toBe(plain.headers.authorization?.split('Signature=')[1]);
+    }
+    expect(sdkBatch!.headers['x-amz-target']).toBe('DynamoDB_20120810.BatchGetItem');
+    expect(sdkGet!.url).toBe('/base/');
+  });
+
   it('leaves an error to the SDK: its own type, status and message', async () => {
-    const missingTable = new GetItemCommand({ TableName: 'no-such-table', Key: { pk: item.pk, sk: item.sk } });
-    const error = await sendForPlainAnswer(client, missingTable).catch((e: unknown) => e);
+    const error = await sendPlainly(client, 'GetItem', { ...getInput(), TableName: 'no-such-table' }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ResourceNotFoundException);
     expect((error as ResourceNotFoundException).$metadata.httpStatusCode).toBe(400);
   });
 
   it('hands an answer that is not JSON to the SDK, which refuses it as it would', async () => {
     let answer = 'not json';
-    const server: Server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(answer));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const odd = new DynamoDBClient({
-      region: 'us-east-1',
-      endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      maxAttempts: 1,
-    });
+    const server = await recordingServer(() => answer);
     try {
-      const get = () => new GetItemCommand({ TableName: 't', Key: { pk: item.pk, sk: item.sk } });
-      const sdkError = await odd.send(get()).catch((e: unknown) => e);
-      const plainError = await sendForPlainAnswer(odd, get()).catch((e: unknown) => e);
+      const sdkError = await server.client.send(new GetItemCommand(getInput())).catch((e: unknown) => e);
+      const plainError = await sendPlainly(server.client, 'GetItem', getInput()).catch((e: unknown) => e);
       expect(plainError).toBeInstanceOf(Error);
       expect((plainError as Error).name).toBe((sdkError as Error).name);
-      answer = '{"Item":{"pk":{"S":"from the odd server"}}}';
-      expect(await sendForPlainAnswer(odd, get())).toEqual({ Item: { pk: { S: 'from the odd server' } } });
+      answer = '{"Item":{"pk":{"S":"from the recording server"}}}';
+      expect(await sendPlainly(server.client, 'GetItem', getInput())).toEqual({
+        Item: { pk: { S: 'from the recording server' } },
+      });
     } finally {
-      odd.destroy();
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
     }
   });
 });
 
 describe("the reads on a project key's every request", () => {
-  it('readStoredBatch and readStrings take their answers plainly', async () => {
+  it('readStoredBatch and readStrings are sent plainly', async () => {
     const send = vi.spyOn(env.table.client, 'send');
     try {
       const key = { pk: item.pk.S, sk: item.sk.S };
