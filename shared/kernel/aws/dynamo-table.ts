@@ -155,8 +155,8 @@ export type StoredItem = Record<string, AttributeValue>;
  * The same strongly consistent read as {@link readBatch}, for a few distinct keys of strings (at most 100), with the
  * items left in DynamoDB's form: sent as the low-level command with the keys written in that form here, so the
  * document client's marshalling (its middleware added to each of its commands on every call, then both ways over the
- * whole request and answer) is skipped. For the read on every request with a project key; the caller converts only
- * what it uses ({@link fromStored}).
+ * whole request and answer) is skipped, and so is the SDK's schema walk of both ({@link sendPlainly}). For the read on
+ * every request with a project key; the caller converts only what it uses ({@link fromStored}).
  */
 export async function readStoredBatch(
   table: DynamoTable,
@@ -220,7 +220,8 @@ export async function readItem(
  * consistent GetItem as {@link readItem}, sent as the low-level command with its key already in DynamoDB's form, so
  * the document client's marshalling middleware (added to each of its commands on every call) is skipped. For a read
  * on every request (the project key's check): about a quarter less of the SDK's CPU
- * (bench/history/2026-12-tenancy-final.md). Attributes other than strings are left out.
+ * (bench/history/2026-12-tenancy-final.md), and the SDK's schema walk of request and answer left out too
+ * ({@link sendPlainly}). Attributes other than strings are left out.
  */
 export async function readStrings<F extends string>(
   table: DynamoTable,
