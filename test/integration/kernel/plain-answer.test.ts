@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import {
   BatchGetItemCommand,
   DynamoDBClient,
@@ -168,6 +169,50 @@ describe('sendPlainly', () => {
     }
     expect(sdkBatch!.headers['x-amz-target']).toBe('DynamoDB_20120810.BatchGetItem');
     expect(sdkGet!.url).toBe('/base/');
+  });
+
+  it("on AWS's own endpoints (none configured, with and without the account's id), the SDK writer's request", async () => {
+    for (const accountId of [undefined, '123456789012']) {
+      const sent: {
+        protocol: string;
+        hostname: string;
+        path: string;
+        headers: Record<string, string>;
+        body: string;
+      }[] = [];
+      // Nothing leaves this process: the client's HTTP handler records the request and answers an empty read.
+      const aws = new DynamoDBClient({
+        region: 'eu-west-1',
+        credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', ...(accountId ? { accountId } : {}) },
+        maxAttempts: 1,
+        requestHandler: {
+          handle: async (request: (typeof sent)[number]) => {
+            sent.push(request);
+            return { response: { statusCode: 200, headers: {}, body: Readable.from([Buffer.from('{}')]) } };
+          },
+        },
+      });
+      await aws.send(new BatchGetItemCommand(batchInput()));
+      await sendPlainly(aws, 'BatchGetItem', batchInput());
+      aws.destroy();
+      const [sdk, plain] = sent.map(({ protocol, hostname, path, headers, body }) => {
+        const { 'amz-sdk-invocation-id': _id, 'x-amz-date': _date, authorization, ...others } = headers;
+        // The SDK's writer gives the body as bytes, this as the same text.
+        const text = typeof body === 'string' ? body : new TextDecoder().decode(body as Uint8Array);
+        return {
+          protocol,
+          hostname,
+          path,
+          headers: others,
+          signed: authorization?.replace(/Signature=\w+$/, ''),
+          text,
+        };
+      });
+      expect(plain).toEqual(sdk);
+      expect(sdk!.hostname).toBe(
+        accountId ? `${accountId}.ddb.eu-west-1.amazonaws.com` : 'dynamodb.eu-west-1.amazonaws.com',
+      );
+    }
   });
 
   it('leaves an error to the SDK: its own type, status and message', async () => {
