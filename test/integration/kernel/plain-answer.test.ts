@@ -250,9 +250,16 @@ describe("the reads on a project key's every request", () => {
         { pk: item.pk, sk: item.sk, text: item.text },
       ]);
       expect(await readStrings(env.table, key, ['text', 'whole'])).toEqual({ text: item.text.S });
-      const stacks = send.mock.calls.map(([command]) => (command as GetItemCommand).middlewareStack.identify());
-      expect(stacks).toHaveLength(2);
-      for (const stack of stacks) expect(stack).toContainEqual(expect.stringMatching(/^plainAnswer /));
+      await client.send(new GetItemCommand(getInput()));
+      // Each call's whole stack, the client's with the command's: the SDK's writer replaced (not joined) by this one.
+      const stacks = send.mock.calls.map(([command]) =>
+        client.middlewareStack.concat((command as GetItemCommand).middlewareStack).identify(),
+      );
+      const [batch, get, sdk] = stacks;
+      for (const stack of [batch!, get!]) {
+        expect(stack).toContainEqual(expect.stringMatching(/^plainAnswer /));
+        expect(stack.filter((name) => !name.startsWith('plainAnswer '))).toEqual(sdk);
+      }
     } finally {
       send.mockRestore();
     }
