@@ -13,7 +13,7 @@
  * With `--mode requests`, whole management requests instead (bench/lib/management-requests.ts): the admin function's
  * handler loaded here, `GET` a project and its integrations with the admin key and with a project key, interleaved;
  * the project key's cost is the difference, per round, median taken (and the same for the baseline tree's handler).
- * Run: npx tsx bench/tenancy-check.ts [--rounds 7] [--calls 2000] [--baseline <tree>] [--mode requests]
+ * Run: npx tsx bench/tenancy-check.ts [--rounds 7] [--calls 2000] [--baseline <tree>] [--mode requests|calls]
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -31,6 +31,7 @@ import { bearerToken, hashToken, secretsEqual } from '#shared/kernel/tokens.ts';
 import { authorize, DynamoKeyStore, type KeyStore, type ManagementKey, makeManageKeys } from '#shared/tenancy/index.ts';
 import { spawnService, stopProcess } from '#test/support/process.ts';
 import { adminApi, machine, median } from './lib/harness.ts';
+import { runCallsCount } from './lib/management-calls.ts';
 import { runRequestsBench } from './lib/management-requests.ts';
 
 const { values } = parseArgs({
@@ -41,7 +42,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     // Another checkout (the commit before, with its node_modules): its deployed check is measured in the same run.
     baseline: { type: 'string' },
-    // `requests`: whole management requests through the admin function's handler instead (bench/lib/management-requests.ts).
+    // `requests`: whole management requests through the admin function's handler; `calls`: the same, counted (not timed).
     mode: { type: 'string', default: 'checks' },
   },
 });
@@ -60,11 +61,10 @@ const stand = (await (await fetch(`${svc.baseUrl}/local/aws`)).json()) as {
   region: string;
   endpoints: { dynamodb: string } & Record<string, string>;
 };
-if (values.mode === 'requests') {
-  const keys = { adminKey: svc.adminKey, secretsKey, projectId, projectKey: key };
-  await runRequestsBench({ stand, ...keys, baseline: values.baseline, only: values.only, rounds, calls });
-  await stopProcess(svc.child, 'SIGTERM');
-  rmSync(scratch, { recursive: true, force: true });
+if (values.mode === 'requests' || values.mode === 'calls') {
+  const run = values.mode === 'calls' ? runCallsCount : runRequestsBench;
+  await run({ stand, adminKey: svc.adminKey, secretsKey, projectId, projectKey: key, ...values, rounds, calls });
+  await stopProcess(svc.child, 'SIGTERM').then(() => rmSync(scratch, { recursive: true, force: true }));
   process.exit(0);
 }
 

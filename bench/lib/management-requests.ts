@@ -31,6 +31,8 @@ export interface RequestsBench {
   calls: number;
   /** Only the variants whose name holds this text (to profile one alone, e.g. `this tree | GET /admin/v1/projects/{p} | project key`). */
   only?: string | undefined;
+  /** With `--mode calls`: how many of the functions that differ most to list per tree and route. */
+  top?: number | undefined;
 }
 
 /** The functions' settings, as the local service gives them, pointed at the running service's stand-ins. */
@@ -126,8 +128,12 @@ async function cpuOf(n: number, run: () => Promise<APIGatewayProxyResult>): Prom
 /** Requests of one variant measured in a row, the variants taking turns within a round (the machine drifts). */
 const CHUNK = 50;
 
-/** Runs the rounds and prints the table and the project key's cost per route and tree. */
-export async function runRequestsBench(bench: RequestsBench): Promise<void> {
+export type Variant = { name: string; run: () => Promise<APIGatewayProxyResult> };
+
+/** Each tree's handler loaded in this process, and a variant per tree, route and caller (`--only` applied). */
+export async function variantsOf(
+  bench: RequestsBench,
+): Promise<{ variants: Variant[]; handlers: Map<string, Handler> }> {
   await wire(bench);
   const trees: [string, string][] = [['this tree', resolve(import.meta.dirname, '../..')]];
   if (bench.baseline) trees.push([`baseline (${bench.baseline})`, resolve(bench.baseline)]);
@@ -137,7 +143,7 @@ export async function runRequestsBench(bench: RequestsBench): Promise<void> {
     handlers.set(name, module.handler as Handler);
   }
   const routes = [`/admin/v1/projects/${bench.projectId}`, `/admin/v1/projects/${bench.projectId}/integrations`];
-  const variants: { name: string; run: () => Promise<APIGatewayProxyResult> }[] = [];
+  const variants: Variant[] = [];
   for (const [tree, handler] of handlers) {
     for (const path of routes) {
       for (const [who, key] of [
@@ -154,6 +160,17 @@ export async function runRequestsBench(bench: RequestsBench): Promise<void> {
       }
     }
   }
+  for (const v of variants) {
+    const res = await v.run();
+    if (res.statusCode !== 200) throw new Error(`${v.name}: ${res.statusCode} ${res.body}`);
+    await cpuOf(100, v.run);
+  }
+  return { variants, handlers };
+}
+
+/** Runs the rounds and prints the table and the project key's cost per route and tree. */
+export async function runRequestsBench(bench: RequestsBench): Promise<void> {
+  const { variants, handlers } = await variantsOf(bench);
   const results = new Map<string, number[]>();
   for (const v of variants) {
     const res = await v.run();

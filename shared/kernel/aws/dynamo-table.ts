@@ -1,11 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  type AttributeValue,
-  BatchGetItemCommand,
-  ConditionalCheckFailedException,
-  type DynamoDBClient,
-  GetItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -24,6 +18,7 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ValidationError } from '../domain-error.ts';
 import { DependencyOverloadedError } from '../overload.ts';
+import { sendPlainly } from './plain-answer.ts';
 import type { Page, PageRequest } from '../page.ts';
 
 /** The table and client every DynamoDB adapter works with. */
@@ -160,8 +155,8 @@ export type StoredItem = Record<string, AttributeValue>;
  * The same strongly consistent read as {@link readBatch}, for a few distinct keys of strings (at most 100), with the
  * items left in DynamoDB's form: sent as the low-level command with the keys written in that form here, so the
  * document client's marshalling (its middleware added to each of its commands on every call, then both ways over the
- * whole request and answer) is skipped. For the read on every request with a project key; the caller converts only
- * what it uses ({@link fromStored}).
+ * whole request and answer) is skipped, and so is the SDK's schema walk of both ({@link sendPlainly}). For the read on
+ * every request with a project key; the caller converts only what it uses ({@link fromStored}).
  */
 export async function readStoredBatch(
   table: DynamoTable,
@@ -173,11 +168,9 @@ export async function readStoredBatch(
   const client = table.client as unknown as DynamoDBClient;
   const stored = keys.map((k) => ({ pk: { S: k.pk }, sk: { S: k.sk } }));
   return untilProcessed<StoredItem, StoredItem>(stored, async (pending) => {
-    const out = await client.send(
-      new BatchGetItemCommand({
-        RequestItems: { [table.tableName]: { Keys: pending, ConsistentRead: true, ...projection } },
-      }),
-    );
+    const out = await sendPlainly(client, 'BatchGetItem', {
+      RequestItems: { [table.tableName]: { Keys: pending, ConsistentRead: true, ...projection } },
+    });
     return {
       items: out.Responses?.[table.tableName] ?? [],
       left: out.UnprocessedKeys?.[table.tableName]?.Keys ?? [],
@@ -227,22 +220,21 @@ export async function readItem(
  * consistent GetItem as {@link readItem}, sent as the low-level command with its key already in DynamoDB's form, so
  * the document client's marshalling middleware (added to each of its commands on every call) is skipped. For a read
  * on every request (the project key's check): about a quarter less of the SDK's CPU
- * (bench/history/2026-12-tenancy-final.md). Attributes other than strings are left out.
+ * (bench/history/2026-12-tenancy-final.md), and the SDK's schema walk of request and answer left out too
+ * ({@link sendPlainly}). Attributes other than strings are left out.
  */
 export async function readStrings<F extends string>(
   table: DynamoTable,
   key: Record<string, string>,
   fields: readonly F[],
 ): Promise<Partial<Record<F, string>> | undefined> {
-  const out = await (table.client as unknown as DynamoDBClient).send(
-    new GetItemCommand({
-      TableName: table.tableName,
-      Key: Object.fromEntries(Object.entries(key).map(([name, value]) => [name, { S: value }])),
-      ConsistentRead: true,
-      ProjectionExpression: fields.map((_, i) => `#f${i}`).join(', '),
-      ExpressionAttributeNames: Object.fromEntries(fields.map((f, i) => [`#f${i}`, f])),
-    }),
-  );
+  const out = await sendPlainly(table.client as unknown as DynamoDBClient, 'GetItem', {
+    TableName: table.tableName,
+    Key: Object.fromEntries(Object.entries(key).map(([name, value]) => [name, { S: value }])),
+    ConsistentRead: true,
+    ProjectionExpression: fields.map((_, i) => `#f${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(fields.map((f, i) => [`#f${i}`, f])),
+  });
   if (!out.Item) return undefined;
   const found: Partial<Record<F, string>> = {};
   for (const f of fields) {
