@@ -8,7 +8,7 @@
  *  - `signer once`: the signer built once per client alone (`withSignerOnce`);
  *  - `fast config` : the client's config made a fast-properties object alone (`withFastConfig`);
  *  - `lean`: both, as shared/kernel/aws/clients.ts's `leanSdkClient` builds the service's clients.
- * `npx tsx bench/sdk-calls.ts [--calls 20000] [--rounds 6]`. Prints CPU µs per call, median of the rounds, per form.
+ * `npx tsx bench/sdk-calls.ts [--calls 20000] [--rounds 6] [--forms lean,sdk default]`. Prints CPU µs per call, median of the rounds, per form.
  */
 import { cpuUsage } from 'node:process';
 import { Readable } from 'node:stream';
@@ -17,7 +17,7 @@ import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { HttpRequest, HttpResponse } from '@smithy/types';
 import { leanSdkClient, withFastConfig, withoutSdkLogging, withSignerOnce } from '#shared/kernel/aws/clients.ts';
-import { median, numberArg } from './lib/harness.ts';
+import { argValue, median, numberArg } from './lib/harness.ts';
 
 const CALLS = numberArg('calls', 20_000);
 const ROUNDS = numberArg('rounds', 6);
@@ -48,8 +48,10 @@ const common = {
   maxAttempts: 3,
 };
 
-const FORMS = ['sdk default', 'signer once', 'fast config', 'lean'] as const;
-type Form = (typeof FORMS)[number];
+const ALL_FORMS = ['sdk default', 'signer once', 'fast config', 'lean'] as const;
+type Form = (typeof ALL_FORMS)[number];
+// `--forms lean` (comma-separated) runs only those: to profile one form alone.
+const FORMS = (argValue('forms')?.split(',') as Form[] | undefined) ?? [...ALL_FORMS];
 
 function build(form: Form) {
   const shape = <T extends DynamoDBClient | SQSClient>(c: T): T => {
