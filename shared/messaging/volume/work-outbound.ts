@@ -6,6 +6,8 @@ import type { FireOutcome } from './send-deferred.ts';
 export const PACE_HORIZON_MS = 2_000;
 /** A scheduled job that arrives this early (SQS delays count whole seconds) waits in the worker for its time. */
 const EARLY_WAIT_MS = 1_500;
+/** How long before its instant a message starts its checks, claim and charge (then waits for the instant). */
+const PREPARE_MS = 300;
 /** A claim this old belongs to a worker that died: above the outbound worker's 60 s timeout. */
 const STALE_CLAIM_MS = 75_000;
 /** A job that met an outage (a store that did not answer) comes back this soon. */
@@ -19,8 +21,6 @@ const ADMIT_RETRY_MS = 50;
  * within a second (only one that takes longer than this lead still can), and nothing is written again for it.
  */
 export const DEPARTURE_LEAD_MS = 200;
-/** How long before its instant a message starts its checks: they get 300 ms before its slot is taken. */
-const PREPARE_MS = 300 + DEPARTURE_LEAD_MS;
 
 export interface WorkOutboundDeps {
   store: Pick<DeferredStore, 'getMany'>;
