@@ -73,8 +73,6 @@ export function makeSendMessage(deps: SendMessageDeps) {
       throw new NoChannelCreditsError();
     }
 
-    // A paced send leaves at the instant its slot was taken for, whatever the claim and the charge took.
-    if (options.departure) await options.departure();
     const messageId = options.messageId ?? newId('msg');
     const startedAt = now();
     let receipt: ProviderReceipt;
@@ -127,8 +125,6 @@ export interface SendOptions {
   claim?: (channel: Channel) => Promise<void>;
   /** Awaited once the checks passed, before the claim and the charge (a paced send's turn). */
   beforeProvider?: () => Promise<void>;
-  /** Awaited after the claim and the charge, right before the provider call (a paced send's departure). */
-  departure?: () => Promise<void>;
   /** A provider's "too many requests" throws {@link ProviderRateLimitedError} (refunded, nothing recorded). */
   retryRateLimited?: boolean;
 }

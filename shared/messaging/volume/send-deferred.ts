@@ -77,15 +77,8 @@ export function makeSendDeferred(deps: SendDeferredDeps) {
       });
     },
 
-    /**
-     * `turn`: awaited once its checks passed, before its claim (its slot on the channel's pace); `departure`: after
-     * its claim and charge, right before the provider call (the instant its slot was taken for).
-     */
-    async fire(
-      message: DeferredMessage,
-      turn?: () => Promise<void>,
-      departure?: () => Promise<void>,
-    ): Promise<FireOutcome> {
+    /** `turn`: awaited once its checks passed, before its claim (its instant on the channel's pace). */
+    async fire(message: DeferredMessage, turn?: () => Promise<void>): Promise<FireOutcome> {
       const grant: CustomTokenGrant = {
         kind: 'custom',
         projectId: message.projectId,
@@ -99,7 +92,6 @@ export function makeSendDeferred(deps: SendDeferredDeps) {
           messageId: message.messageId,
           retryRateLimited: true,
           ...(turn ? { beforeProvider: turn } : {}),
-          ...(departure ? { departure } : {}),
           claim: async () => {
             const sendAt = expected === 'scheduled' ? message.sendAt : undefined;
             if (!(await deps.store.claim(message.messageId, { status: expected, ...(sendAt ? { sendAt } : {}) })))

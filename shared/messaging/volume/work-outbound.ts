@@ -14,24 +14,14 @@ const STALE_CLAIM_MS = 75_000;
 const RETRY_SECONDS = 2;
 /** An admission the store did not answer is asked again this soon. */
 const ADMIT_RETRY_MS = 50;
-/**
- * How long before its instant a paced send takes its slot, for a departure at that instant: the claim and the charge
- * happen in between and the send then waits for the instant. A slot's stamp is thus when its send leaves, not when
- * it was admitted: a claim or charge that took longer than usual no longer lets two sends through one slot leave
- * within a second (only one that takes longer than this lead still can), and nothing is written again for it.
- */
-export const DEPARTURE_LEAD_MS = 200;
 
 export interface WorkOutboundDeps {
   store: Pick<DeferredStore, 'getMany'>;
   pacer: Pick<ChannelPacer, 'reserve' | 'admit'>;
   /** The channel's pace and type as stored (a few seconds old at most); undefined when the channel is gone. */
   paceOf: (projectId: string, channelId: string) => Promise<Pace | undefined>;
-  /**
-   * Sends it: `turn` (its slot taken) is awaited after its checks and before its claim and charge, `departure` (its
-   * instant) after them, right before the provider call.
-   */
-  fire: (message: DeferredMessage, turn: () => Promise<void>, departure: () => Promise<void>) => Promise<FireOutcome>;
+  /** Sends it; `turn` resolves at its instant, awaited after its checks and before its claim and charge. */
+  fire: (message: DeferredMessage, turn: () => Promise<void>) => Promise<FireOutcome>;
   abandon: (message: DeferredMessage) => Promise<void>;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -51,27 +41,21 @@ export type RecordOutcome = { id: string; done: true } | { id: string; done: fal
  *    more than a moment early → back on the queue until its time; one found `sending` → abandoned (never twice);
  * 2. the rest, per channel, reserve their instants and sequence numbers on the channel's pace in one write (pace.ts):
  *    a group whose turn is beyond the horizon goes back on the queue until about then, reserving nothing;
- * 3. each message takes its slot a lead before its instant (and its time, if scheduled), for a departure then; after
- *    its claim and charge it waits for that departure and leaves (send-deferred.ts).
+ * 3. each message waits for its instant (and its time, if scheduled) and for its slot, then leaves
+ *    (send-deferred.ts).
  */
 export function makeWorkOutbound(deps: WorkOutboundDeps) {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
-  /**
-   * Takes the slot for a departure at `at` or, when that is too near (or the slot is not free then), as soon after
-   * as the slot and the lead allow; answers the departure (a store that does not answer is asked again shortly).
-   */
-  async function admitted(channelId: string, slot: number, windowMs: number, at: number): Promise<number> {
-    let earliest = at;
+  /** Waits until the slot lets the send through (a store that does not answer is asked again shortly). */
+  async function admitted(channelId: string, slot: number, windowMs: number): Promise<void> {
     for (;;) {
-      const departure = Math.max(earliest, now() + DEPARTURE_LEAD_MS);
       const answer = await deps.pacer
-        .admit(channelId, slot, windowMs, departure)
-        .catch(() => ({ retryAt: now() + ADMIT_RETRY_MS + DEPARTURE_LEAD_MS }));
-      if (answer === true) return departure;
-      earliest = answer.retryAt;
-      await sleep(Math.max(1, answer.retryAt - DEPARTURE_LEAD_MS - now()));
+        .admit(channelId, slot, windowMs, now())
+        .catch(() => ({ retryAt: now() + ADMIT_RETRY_MS }));
+      if (answer === true) return;
+      await sleep(Math.max(1, answer.retryAt - now()));
     }
   }
 
@@ -112,10 +96,8 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
           const pace = await deps.paceOf(first.projectId, first.channelId);
           // A channel deleted meanwhile: each message fails as its send would (CHANNEL_NOT_FOUND), unpaced.
           plan = pace ? paceSlots(pace.perSecond) : undefined;
-          // Its first instant at least the lead away, so a send planned on an empty queue can still leave on time.
-          const from = now() + DEPARTURE_LEAD_MS;
           start = plan
-            ? await deps.pacer.reserve(first.channelId, group.length, plan.spacingMs, from, PACE_HORIZON_MS)
+            ? await deps.pacer.reserve(first.channelId, group.length, plan.spacingMs, now(), PACE_HORIZON_MS)
             : { at: now(), seq: 0 };
         } catch {
           start = { later: now() + RETRY_SECONDS * 1000 };
@@ -132,19 +114,14 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
             // The checks, the claim and the charge take their time before the turn: begin them a moment early.
             const early = at - now() - PREPARE_MS;
             if (early > 0) await sleep(early);
-            let departure = at;
             const turn = async () => {
-              const wait = at - (plan ? DEPARTURE_LEAD_MS : 0) - now();
+              const wait = at - now();
               if (wait > 0) await sleep(wait);
               // Late or early, a send goes only through its slot, free a whole window after the slot's last send.
-              if (plan) departure = await admitted(message.channelId, (seq + i) % plan.slots, plan.windowMs, at);
-            };
-            const leave = async () => {
-              const wait = departure - now();
-              if (wait > 0) await sleep(wait);
+              if (plan) await admitted(message.channelId, (seq + i) % plan.slots, plan.windowMs);
             };
             const outcome = await deps
-              .fire(message, turn, leave)
+              .fire(message, turn)
               .catch((): FireOutcome => ({ done: false, retryInSeconds: RETRY_SECONDS }));
             outcomes.push(
               outcome.done
