@@ -1,5 +1,6 @@
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { QueueKey } from '#shared/contract/queues.ts';
+import { leanSdkClient } from '#shared/kernel/aws/clients.ts';
 import { queueWorkers, scheduledWorkers } from '#shared/contract/workers.ts';
 import { loadFunction } from './load-function.ts';
 import { startPoller, type SqsHandler } from './poller.ts';
@@ -27,11 +28,14 @@ export interface WorkersOptions {
  * module that is deployed. Runs in the runner's workers thread (./workers-thread.ts) or, if asked, on the main one.
  */
 export async function startWorkers(options: WorkersOptions): Promise<{ stop(): Promise<void> }> {
-  const sqs = new SQSClient({
-    region: options.region,
-    endpoint: options.awsEndpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  // The pollers' receives and deletes are a share of every queued job's CPU: the service's lean client options.
+  const sqs = leanSdkClient(
+    new SQSClient({
+      region: options.region,
+      endpoint: options.awsEndpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
   const logError = (fn: string) => (error: unknown) => {
     if (options.logWorkerErrors !== false) console.error(`[${fn}]`, error);
   };

@@ -1,12 +1,12 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.ts';
-import { localCredentials, withoutSdkLogging } from './clients.ts';
+import { localCredentials, leanSdkClient } from './clients.ts';
 
 let client: S3Client | undefined;
 
 /** The S3 client, once per cold start. Path-style against the local stand-in. */
 export function s3Client(cfg: Config): S3Client {
-  client ??= withoutSdkLogging(
+  client ??= leanSdkClient(
     new S3Client({
       region: cfg.AWS_REGION,
       ...(cfg.S3_ENDPOINT ? { endpoint: cfg.S3_ENDPOINT, forcePathStyle: true } : {}),

@@ -1,6 +1,6 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Config } from '../config.ts';
-import { localCredentials, withoutSdkLogging } from './clients.ts';
+import { localCredentials, leanSdkClient } from './clients.ts';
 
 let client: SQSClient | undefined;
 
@@ -9,7 +9,7 @@ let client: SQSClient | undefined;
  * `sqs.<region>.localhost`, which the SDK would otherwise try to resolve.
  */
 export function sqsClient(cfg: Config): SQSClient {
-  client ??= withoutSdkLogging(
+  client ??= leanSdkClient(
     new SQSClient({
       region: cfg.AWS_REGION,
       ...(cfg.SQS_ENDPOINT ? { endpoint: cfg.SQS_ENDPOINT } : {}),

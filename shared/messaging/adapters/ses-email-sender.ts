@@ -1,5 +1,5 @@
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { localCredentials, withoutSdkLogging } from '../../kernel/aws/clients.ts';
+import { localCredentials, leanSdkClient } from '../../kernel/aws/clients.ts';
 import type { SesProvider } from '../channel.ts';
 import {
   callTimeoutMs,
@@ -37,7 +37,7 @@ export class SesEmailSender implements MessageProvider {
   private client(region: string): SESv2Client {
     let client = this.clients.get(region);
     if (!client) {
-      client = withoutSdkLogging(
+      client = leanSdkClient(
         new SESv2Client({
           region,
           ...(this.options.endpoint ? { endpoint: this.options.endpoint } : {}),

@@ -1,5 +1,6 @@
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { leanSdkClient } from '../../kernel/aws/clients.ts';
 
 /**
  * The Bedrock runtime client for a deployment:
@@ -17,15 +18,17 @@ export function bedrockRuntimeClient(options: {
   endpoint?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string };
 }): BedrockRuntimeClient {
-  return new BedrockRuntimeClient({
-    region: options.region,
-    maxAttempts: 1,
-    requestHandler: new NodeHttpHandler({
-      requestTimeout: options.requestTimeoutMs,
-      connectionTimeout: 3_000,
-      throwOnRequestTimeout: true,
+  return leanSdkClient(
+    new BedrockRuntimeClient({
+      region: options.region,
+      maxAttempts: 1,
+      requestHandler: new NodeHttpHandler({
+        requestTimeout: options.requestTimeoutMs,
+        connectionTimeout: 3_000,
+        throwOnRequestTimeout: true,
+      }),
+      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+      ...(options.credentials ? { credentials: options.credentials } : {}),
     }),
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    ...(options.credentials ? { credentials: options.credentials } : {}),
-  });
+  );
 }

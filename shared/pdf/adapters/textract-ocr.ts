@@ -1,19 +1,21 @@
 import { DetectDocumentTextCommand, TextractClient, type Block } from '@aws-sdk/client-textract';
 import type { Config } from '../../kernel/config.ts';
-import { localCredentials } from '../../kernel/aws/clients.ts';
+import { leanSdkClient, localCredentials } from '../../kernel/aws/clients.ts';
 import { OcrEngineError, type OcrEngine, type OcrText, type PageImage } from '../ocr.ts';
 
 let client: TextractClient | undefined;
 
 /** The Textract client, once per cold start; adaptive retries absorb the per-second quota on bursts of pages. */
 export function textractClient(cfg: Config): TextractClient {
-  client ??= new TextractClient({
-    region: cfg.AWS_REGION,
-    ...(cfg.TEXTRACT_ENDPOINT ? { endpoint: cfg.TEXTRACT_ENDPOINT } : {}),
-    ...localCredentials(cfg.TEXTRACT_ENDPOINT),
-    retryMode: 'adaptive',
-    maxAttempts: 4,
-  });
+  client ??= leanSdkClient(
+    new TextractClient({
+      region: cfg.AWS_REGION,
+      ...(cfg.TEXTRACT_ENDPOINT ? { endpoint: cfg.TEXTRACT_ENDPOINT } : {}),
+      ...localCredentials(cfg.TEXTRACT_ENDPOINT),
+      retryMode: 'adaptive',
+      maxAttempts: 4,
+    }),
+  );
   return client;
 }
 

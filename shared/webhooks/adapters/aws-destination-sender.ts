@@ -5,7 +5,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { AwsCredentialIdentity } from '@aws-sdk/types';
 import { parseArn, parseQueueUrl, type AwsDestination } from '../../integrations/index.ts';
-import { withoutSdkLogging } from '../../kernel/aws/clients.ts';
+import { leanSdkClient } from '../../kernel/aws/clients.ts';
 import type { DestinationDelivery, DestinationSender } from '../destination-sender.ts';
 import type { AttemptOutcome } from '../sender.ts';
 import { RoleCredentials } from './sts-role-credentials.ts';
@@ -92,7 +92,7 @@ export class AwsDestinationSender implements DestinationSender {
       maxAttempts: 1,
       ...(endpoint ? { endpoint } : {}),
     };
-    const client = withoutSdkLogging(newClient(destination.type, config, endpoint !== undefined));
+    const client = leanSdkClient(newClient(destination.type, config, endpoint !== undefined));
     this.clients.set(key, client);
     if (this.clients.size > MAX_CLIENTS) {
       const [oldest, c] = this.clients.entries().next().value!;

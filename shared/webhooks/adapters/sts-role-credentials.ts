@@ -1,6 +1,6 @@
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import type { AwsCredentialIdentity } from '@aws-sdk/types';
-import { withoutSdkLogging } from '../../kernel/aws/clients.ts';
+import { leanSdkClient } from '../../kernel/aws/clients.ts';
 
 export interface RoleCredentialsOptions {
   region: string;
@@ -34,7 +34,7 @@ export class RoleCredentials {
 
   constructor(private readonly options: RoleCredentialsOptions) {
     this.now = options.now ?? Date.now;
-    this.sts = withoutSdkLogging(
+    this.sts = leanSdkClient(
       new STSClient({
         region: options.region,
         ...(options.endpoint
