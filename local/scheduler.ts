@@ -11,8 +11,16 @@ export type ScheduledHandler = (event: unknown, context: ReturnType<typeof lambd
 export const IDLE_MAX_SECONDS = 30;
 
 export interface ScheduleOptions {
-  /** Subscribes to the runner's "work came in" signal (./work-signal.ts): a waiting worker is back to its pace. */
-  onWork?: (listener: () => void) => { close(): void };
+  /**
+   * Subscribes to the runner's "work came in" signal (./work-signal.ts), which gives the time it was sent: a waiting
+   * worker is back to its pace.
+   */
+  onWork?: (listener: (sentAt: number) => void) => { close(): void };
+  /**
+   * For a worker whose work is left alone until it is this old (the event sweep's bound): besides its pace, a run
+   * once a signal's time is `settleMs` past, and once the schedule's start is (work left by the previous process).
+   */
+  settleMs?: number;
 }
 
 /**
@@ -36,6 +44,8 @@ export function startSchedule(
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let nextAt = 0;
+  // Runs owed to signalled work once it has settled (epoch ms, soonest first, whole seconds: a few dozen at most).
+  let settled: number[] = [];
   const schedule = (at: number) => {
     clearTimeout(timer);
     nextAt = at;
@@ -67,14 +77,27 @@ export function startSchedule(
       )
       .finally(() => {
         running = undefined;
-        // As EventBridge's rate: counted from the run's start, not its end.
-        if (!stopped) schedule(startedAt + Math.min(everyMs * 2 ** idleRuns, idleMaxMs));
+        // As EventBridge's rate: counted from the run's start, not its end. A run owed to settled work that started
+        // before this run did is paid by it.
+        settled = settled.filter((at) => at > startedAt);
+        const paced = startedAt + Math.min(everyMs * 2 ** idleRuns, idleMaxMs);
+        if (!stopped) schedule(Math.min(paced, settled[0] ?? paced));
       });
   };
-  schedule(Date.now() + everyMs);
-  const work = options.onWork?.(() => {
+  const owe = (sentAt: number) => {
+    if (options.settleMs === undefined) return;
+    // The run must start after the work is `settleMs` old: the next whole second past it.
+    const at = Math.ceil((sentAt + options.settleMs + 1) / 1000) * 1000;
+    if (!settled.includes(at)) settled = [...settled, at].sort((a, b) => a - b);
+  };
+  owe(Date.now());
+  schedule(Math.min(Date.now() + everyMs, settled[0] ?? Number.POSITIVE_INFINITY));
+  const work = options.onWork?.((sentAt) => {
     idleRuns = 0;
-    if (!running && !stopped && nextAt - Date.now() > everyMs) schedule(Date.now() + everyMs);
+    owe(sentAt);
+    if (running || stopped) return;
+    const at = Math.min(Date.now() + everyMs, settled[0] ?? Number.POSITIVE_INFINITY);
+    if (nextAt > at) schedule(at);
   });
   return {
     async stop() {
