@@ -17,7 +17,7 @@ export interface ScheduleOptions {
    */
   onWork?: (listener: (sentAt: number) => void) => { close(): void };
   /**
-   * For a worker whose work is left alone until it is this old (the event sweep's bound): besides its pace, a run
+   * For a worker whose work is left alone until it is this old (the event and credit sweeps' bounds): besides its pace, a run
    * once a signal's time is `settleMs` past, and once the schedule's start is (work left by the previous process).
    */
   settleMs?: number;
@@ -44,7 +44,8 @@ export function startSchedule(
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let nextAt = 0;
-  // Runs owed to signalled work once it has settled (epoch ms, soonest first, whole seconds: a few dozen at most).
+  // Runs owed to signalled work once it has settled (epoch ms, soonest first, whole seconds: one a second of the
+  // bound at most).
   let settled: number[] = [];
   const schedule = (at: number) => {
     clearTimeout(timer);
@@ -88,7 +89,10 @@ export function startSchedule(
     if (options.settleMs === undefined) return;
     // The run must start after the work is `settleMs` old: the next whole second past it.
     const at = Math.ceil((sentAt + options.settleMs + 1) / 1000) * 1000;
-    if (!settled.includes(at)) settled = [...settled, at].sort((a, b) => a - b);
+    // Signals come in time order, many to the second: most of them are the last entry, or the next.
+    const last = settled.at(-1);
+    if (last === undefined || at > last) settled.push(at);
+    else if (!settled.includes(at)) settled = [...settled, at].sort((a, b) => a - b);
   };
   owe(Date.now());
   schedule(Math.min(Date.now() + everyMs, settled[0] ?? Number.POSITIVE_INFINITY));

@@ -48,23 +48,31 @@ const DUE_CHANNEL = 'switchboard:local:due-written';
  * older than the bound.
  */
 const MARKS_CHANNEL = 'switchboard:local:marks-written';
+/**
+ * The signal that charges were written (a paid request's credit charge lists its month item in a credit sweep shard):
+ * the credit sweeper's only work, once a charge is still open after its bound (CREDIT_SWEEP_AFTER_SECONDS). The same
+ * as the marks' signal, for the same reason (its idle run Queries each of its 16 shards).
+ */
+const CHARGES_CHANNEL = 'switchboard:local:charges-written';
 
 /**
  * How the keys the sweepers read start in a write's JSON body: a due entry's partition key
- * (`"pk":{"S":"DUE#<minute>#<shard>"}`) and an outbox shard's, the mark's index entry, whether in a new item or an
- * update's values (`{"S":"OUTBOX#<shard>"}`). The quotes are the body's own (a quote inside a value is escaped), so a
- * value that merely starts with `DUE#` is not taken for a due entry; one that starts with `OUTBOX#` (a name) costs one
- * more event sweep at most.
+ * (`"pk":{"S":"DUE#<minute>#<shard>"}`), an outbox shard's (the mark's index entry, whether in a new item or an
+ * update's values: `{"S":"OUTBOX#<shard>"}`) and a credit sweep shard's (`{"S":"CREDIT_SWEEP#<shard>"}`). The quotes
+ * are the body's own (a quote inside a value is escaped), so a value that merely starts with `DUE#` is not taken for
+ * a due entry; one that starts with `OUTBOX#` or `CREDIT_SWEEP#` (a name) costs one more sweep at most.
  */
 const WATCHED = [
   { mark: Buffer.from('"pk":{"S":"DUE#'), signal: () => signalDueWritten() },
   { mark: Buffer.from('{"S":"OUTBOX#'), signal: () => signalMarksWritten() },
+  { mark: Buffer.from('{"S":"CREDIT_SWEEP#'), signal: () => signalChargesWritten() },
 ];
 const LONGEST_MARK = Math.max(...WATCHED.map((w) => w.mark.length));
 const WRITES = /\.(PutItem|UpdateItem|BatchWriteItem|TransactWriteItems)$/;
 
 let dueSender: BroadcastChannel | undefined;
 let marksSender: BroadcastChannel | undefined;
+let chargesSender: BroadcastChannel | undefined;
 
 /** Tells the listeners (on any thread) that due entries were written. */
 export function signalDueWritten(): void {
@@ -88,9 +96,20 @@ export function onMarksWritten(listener: (writtenAt: number) => void): { close()
   return listen(MARKS_CHANNEL, listener);
 }
 
+/** Tells the listeners (on any thread) that credit charges were written, now. */
+export function signalChargesWritten(now = Date.now()): void {
+  chargesSender ??= unrefed(new BroadcastChannel(CHARGES_CHANNEL));
+  chargesSender.postMessage(now);
+}
+
+/** Calls `listener` whenever credit charges are written, with when (epoch ms), until `close()`. */
+export function onChargesWritten(listener: (writtenAt: number) => void): { close(): void } {
+  return listen(CHARGES_CHANNEL, listener);
+}
+
 /**
  * Watches the writes the local DynamoDB stand-in receives, from every thread and process, and signals those that
- * write a due entry or an outbox mark (one signal of each kind per request at most). A removal of due entries is
+ * write a due entry, an outbox mark or a credit charge (one signal of each kind per request at most). A removal of due entries is
  * signalled too (its body names them): one more run of the sweep.
  */
 export function watchSweptWrites(server: Server): void {

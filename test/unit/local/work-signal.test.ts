@@ -1,7 +1,14 @@
 import { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { onDueWritten, onMarksWritten, onWork, signalWork, watchSweptWrites } from '#local/work-signal.ts';
+import {
+  onChargesWritten,
+  onDueWritten,
+  onMarksWritten,
+  onWork,
+  signalWork,
+  watchSweptWrites,
+} from '#local/work-signal.ts';
 
 describe("the runner's work signal", () => {
   it('reaches the listeners, at most once a second from one thread', async () => {
@@ -105,5 +112,14 @@ describe('the due-written and marks-written signals in front of the DynamoDB sta
     expect(await heardFor('DynamoDB_20120810.Query', [update], false, onMarksWritten)).toBe(0);
     const quoted = '{"Item":{"pk":{"S":"P#1"},"name":{"S":"\\"OUTBOX#0a\\""}}}';
     expect(await heardFor('DynamoDB_20120810.PutItem', [quoted], false, onMarksWritten)).toBe(0);
+  });
+
+  it('hears a credit charge, and only on the charges signal', async () => {
+    const charge =
+      '{"Key":{"pk":{"S":"CREDITS#p"},"sk":{"S":"2026-12"}},"ExpressionAttributeValues":' +
+      '{":sweepPk":{"S":"CREDIT_SWEEP#03"},":sweepSk":{"S":"000017"}}}';
+    expect(await heardFor('DynamoDB_20120810.UpdateItem', [charge], true, onChargesWritten)).toBe(1);
+    expect(await heardFor('DynamoDB_20120810.UpdateItem', [charge], false, onMarksWritten)).toBe(0);
+    expect(await heardFor('DynamoDB_20120810.UpdateItem', [update], false, onChargesWritten)).toBe(0);
   });
 });
