@@ -9,6 +9,12 @@ export type ScheduledHandler = (event: unknown, context: ReturnType<typeof lambd
  * for every minute it looks at), which was most of an idle test service's CPU.
  */
 export const IDLE_MAX_SECONDS = 30;
+/**
+ * The same for a worker that is also woken once its signalled work has settled (`settleMs`): every write that gives
+ * it work is signalled, so its idle runs are only a safety net, and the event sweep's idle run (a Query of each of its
+ * 65 shards) was the costliest left in an idle service.
+ */
+export const SETTLED_IDLE_MAX_SECONDS = 300;
 
 export interface ScheduleOptions {
   /**
@@ -26,7 +32,7 @@ export interface ScheduleOptions {
 /**
  * Calls a scheduled worker every `everySecondsLocally` (EventBridge locally), never two runs of it at once. A run
  * that found nothing to do (its result's counts all 0: `{ enqueued: 0 }`) doubles the wait before the next, up to
- * {@link IDLE_MAX_SECONDS}; a run that did something, failed or said nothing countable brings it back to
+ * {@link IDLE_MAX_SECONDS} ({@link SETTLED_IDLE_MAX_SECONDS} with `settleMs`); a run that did something, failed or said nothing countable brings it back to
  * `everySecondsLocally`, and so does work coming in (`onWork`): the next run is then at most that far away. What a
  * sweeper is for (a send scheduled minutes ahead, what a crash left behind, which a restart sweeps from the start)
  * waits no longer than it did while anything happens on the service.
@@ -38,7 +44,8 @@ export function startSchedule(
   options: ScheduleOptions = {},
 ) {
   const everyMs = worker.everySecondsLocally * 1000;
-  const idleMaxMs = Math.max(everyMs, IDLE_MAX_SECONDS * 1000);
+  const idleMaxSeconds = options.settleMs === undefined ? IDLE_MAX_SECONDS : SETTLED_IDLE_MAX_SECONDS;
+  const idleMaxMs = Math.max(everyMs, idleMaxSeconds * 1000);
   let idleRuns = 0;
   let running: Promise<void> | undefined;
   let stopped = false;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ScheduledWorkerDefinition } from '#shared/contract/workers.ts';
-import { foundNothing, IDLE_MAX_SECONDS, startSchedule } from '#local/scheduler.ts';
+import { foundNothing, IDLE_MAX_SECONDS, SETTLED_IDLE_MAX_SECONDS, startSchedule } from '#local/scheduler.ts';
 
 const worker: ScheduledWorkerDefinition = {
   fn: 'due-sweeper',
@@ -99,6 +99,15 @@ describe('the local schedule of a sweeper', () => {
     work();
     await vi.advanceTimersByTimeAsync(30_000);
     expect(runs).toEqual([2, 6, 11, 27, 33, 37, 42, 58]);
+    await schedule.stop();
+  });
+
+  it('with settleMs, waits up to SETTLED_IDLE_MAX_SECONDS between idle runs: its work wakes it', async () => {
+    const { runs, schedule } = scheduled(() => ({ refunded: 0 }), 1_000);
+    await vi.advanceTimersByTimeAsync(700_000);
+    expect(SETTLED_IDLE_MAX_SECONDS).toBe(300);
+    // 2 (the start's work settled at 1.001 s: the next whole second), then 2 s doubled each time, up to 300 s.
+    expect(runs).toEqual([2, 6, 14, 30, 62, 126, 254, 510]);
     await schedule.stop();
   });
 
