@@ -71,10 +71,12 @@ async function longPoll(url: string, waitSeconds = 10, visibilityTimeout?: numbe
 }
 
 describe('the SQS stand-in wakes a waiting receive', () => {
-  it('with no timer firing while nothing can change by itself', async () => {
+  it('with no timer firing every few ms while nothing can change by itself', async () => {
     const url = await queue('idle');
-    // Every short timer callback in this process (the stand-in runs in it) while one receive waits on an idle queue.
+    // Every short timer callback the stand-in sets (it runs in this process) while one receive waits on an idle
+    // queue; timers set by other code in this worker (files share it) are left out.
     let fired = 0;
+    const short = (ms?: number) => (ms ?? 0) < 1_000 && /[\\/]fauxqs[\\/]/.test(new Error().stack ?? '');
     const count =
       <A extends unknown[]>(callback: (...args: A) => void) =>
       (...args: A) => {
@@ -84,9 +86,9 @@ describe('the SQS stand-in wakes a waiting receive', () => {
     const realInterval = globalThis.setInterval;
     const realTimeout = globalThis.setTimeout;
     vi.spyOn(globalThis, 'setInterval').mockImplementation(((callback: () => void, ms?: number) =>
-      realInterval((ms ?? 0) < 1_000 ? count(callback) : callback, ms)) as typeof setInterval);
+      realInterval(short(ms) ? count(callback) : callback, ms)) as typeof setInterval);
     vi.spyOn(globalThis, 'setTimeout').mockImplementation(((callback: () => void, ms?: number) =>
-      realTimeout((ms ?? 0) < 1_000 ? count(callback) : callback, ms)) as typeof setTimeout);
+      realTimeout(short(ms) ? count(callback) : callback, ms)) as typeof setTimeout);
     const waiting = longPoll(url, 2);
     await new Promise((resolve) => realTimeout(resolve, 200));
     const before = fired;
