@@ -128,6 +128,10 @@ export default defineConfig({
     // their group's service, which does the work in its own process: more files at once than cores keeps both busy.
     pool: 'forks',
     maxWorkers: 4,
+    // V8's memory reducer off in the test processes, as in the services they start (test/support/process.ts
+    // TEST_SERVICE_NODE_ARGS): its full collections once a process goes quiet (a file waiting on its service) are CPU
+    // for memory nothing needs back.
+    execArgv: ['--no-memory-reducer'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Longest files first across all projects, so the two cores stay busy to the end (test/support/sequencer.ts).

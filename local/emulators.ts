@@ -24,7 +24,7 @@ import { recordTopicMessages } from './aws/sns-received.ts';
 import type { S3Refusal } from './s3-post-policy.ts';
 import { hasContractIndexes, rebuildWithContractIndexes } from './table-upgrade.ts';
 import { returnItemOnConditionFailure } from './dynalite-fidelity.ts';
-import { watchDueWrites } from './work-signal.ts';
+import { watchSweptWrites } from './work-signal.ts';
 import { BYPASS_HEADER, throttleDynamo, throttleQueues } from './throttle.ts';
 import { LOCAL_SES_CONFIGURATION_SET } from './function-wiring.ts';
 
@@ -174,7 +174,7 @@ export async function startDynalite(
   const indexKeyNames = [...new Set(mainTable.globalSecondaryIndexes.map((g) => g.partitionKey))];
   throttleDynamo(server, (key) => items.read(key, indexKeyNames));
   returnItemOnConditionFailure(server, (key) => items.read(key));
-  watchDueWrites(server);
+  watchSweptWrites(server);
   return {
     endpoint,
     server,

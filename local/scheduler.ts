@@ -9,16 +9,30 @@ export type ScheduledHandler = (event: unknown, context: ReturnType<typeof lambd
  * for every minute it looks at), which was most of an idle test service's CPU.
  */
 export const IDLE_MAX_SECONDS = 30;
+/**
+ * The same for a worker that is also woken once its signalled work has settled (`settleMs`): every write that gives
+ * it work is signalled, so its idle runs are only a safety net, and the event sweep's idle run (a Query of each of its
+ * 65 shards) was the costliest left in an idle service.
+ */
+export const SETTLED_IDLE_MAX_SECONDS = 300;
 
 export interface ScheduleOptions {
-  /** Subscribes to the runner's "work came in" signal (./work-signal.ts): a waiting worker is back to its pace. */
-  onWork?: (listener: () => void) => { close(): void };
+  /**
+   * Subscribes to the runner's "work came in" signal (./work-signal.ts), which gives the time it was sent: a waiting
+   * worker is back to its pace.
+   */
+  onWork?: (listener: (sentAt: number) => void) => { close(): void };
+  /**
+   * For a worker whose work is left alone until it is this old (the event and credit sweeps' bounds): besides its pace, a run
+   * once a signal's time is `settleMs` past, and once the schedule's start is (work left by the previous process).
+   */
+  settleMs?: number;
 }
 
 /**
  * Calls a scheduled worker every `everySecondsLocally` (EventBridge locally), never two runs of it at once. A run
  * that found nothing to do (its result's counts all 0: `{ enqueued: 0 }`) doubles the wait before the next, up to
- * {@link IDLE_MAX_SECONDS}; a run that did something, failed or said nothing countable brings it back to
+ * {@link IDLE_MAX_SECONDS} ({@link SETTLED_IDLE_MAX_SECONDS} with `settleMs`); a run that did something, failed or said nothing countable brings it back to
  * `everySecondsLocally`, and so does work coming in (`onWork`): the next run is then at most that far away. What a
  * sweeper is for (a send scheduled minutes ahead, what a crash left behind, which a restart sweeps from the start)
  * waits no longer than it did while anything happens on the service.
@@ -30,12 +44,16 @@ export function startSchedule(
   options: ScheduleOptions = {},
 ) {
   const everyMs = worker.everySecondsLocally * 1000;
-  const idleMaxMs = Math.max(everyMs, IDLE_MAX_SECONDS * 1000);
+  const idleMaxSeconds = options.settleMs === undefined ? IDLE_MAX_SECONDS : SETTLED_IDLE_MAX_SECONDS;
+  const idleMaxMs = Math.max(everyMs, idleMaxSeconds * 1000);
   let idleRuns = 0;
   let running: Promise<void> | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let nextAt = 0;
+  // Runs owed to signalled work once it has settled (epoch ms, soonest first, whole seconds: one a second of the
+  // bound at most).
+  let settled: number[] = [];
   const schedule = (at: number) => {
     clearTimeout(timer);
     nextAt = at;
@@ -67,14 +85,30 @@ export function startSchedule(
       )
       .finally(() => {
         running = undefined;
-        // As EventBridge's rate: counted from the run's start, not its end.
-        if (!stopped) schedule(startedAt + Math.min(everyMs * 2 ** idleRuns, idleMaxMs));
+        // As EventBridge's rate: counted from the run's start, not its end. A run owed to settled work that started
+        // before this run did is paid by it.
+        settled = settled.filter((at) => at > startedAt);
+        const paced = startedAt + Math.min(everyMs * 2 ** idleRuns, idleMaxMs);
+        if (!stopped) schedule(Math.min(paced, settled[0] ?? paced));
       });
   };
-  schedule(Date.now() + everyMs);
-  const work = options.onWork?.(() => {
+  const owe = (sentAt: number) => {
+    if (options.settleMs === undefined) return;
+    // The run must start after the work is `settleMs` old: the next whole second past it.
+    const at = Math.ceil((sentAt + options.settleMs + 1) / 1000) * 1000;
+    // Signals come in time order, many to the second: most of them are the last entry, or the next.
+    const last = settled.at(-1);
+    if (last === undefined || at > last) settled.push(at);
+    else if (!settled.includes(at)) settled = [...settled, at].sort((a, b) => a - b);
+  };
+  owe(Date.now());
+  schedule(Math.min(Date.now() + everyMs, settled[0] ?? Number.POSITIVE_INFINITY));
+  const work = options.onWork?.((sentAt) => {
     idleRuns = 0;
-    if (!running && !stopped && nextAt - Date.now() > everyMs) schedule(Date.now() + everyMs);
+    owe(sentAt);
+    if (running || stopped) return;
+    const at = Math.min(Date.now() + everyMs, settled[0] ?? Number.POSITIVE_INFINITY);
+    if (nextAt > at) schedule(at);
   });
   return {
     async stop() {

@@ -2,16 +2,27 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { QueueKey } from '#shared/contract/queues.ts';
 import { leanSdkClient } from '#shared/kernel/aws/clients.ts';
 import { queueWorkers, scheduledWorkers } from '#shared/contract/workers.ts';
+import { creditsSettings } from '#shared/credits/index.ts';
+import { eventsSettings } from '#shared/events/index.ts';
 import { loadFunction } from './load-function.ts';
 import { startPoller, type SqsHandler } from './poller.ts';
 import { type ScheduleOptions, startSchedule, type ScheduledHandler } from './scheduler.ts';
-import { onDueWritten, onWork } from './work-signal.ts';
+import { onChargesWritten, onDueWritten, onMarksWritten, onWork } from './work-signal.ts';
 
 /**
  * What brings a sweeper back to its pace after idle runs, where it is not any work coming in: the due sweeper's work
- * is due entries, which only a few requests write (./work-signal.ts `onDueWritten`).
+ * is due entries, which only a few requests write (./work-signal.ts `onDueWritten`); the event sweeper's is outbox
+ * marks once older than its bound, so it also runs once a mark written (or left by the previous process) is that old;
+ * the credit sweeper's, charges still open after theirs.
  */
-const wakesOn: Partial<Record<string, ScheduleOptions['onWork']>> = { 'due-sweeper': onDueWritten };
+function wakesOf(fn: string): ScheduleOptions {
+  if (fn === 'due-sweeper') return { onWork: onDueWritten };
+  if (fn === 'event-sweeper')
+    return { onWork: onMarksWritten, settleMs: eventsSettings.read().EVENT_SWEEP_AFTER_SECONDS * 1000 };
+  if (fn === 'credit-sweeper')
+    return { onWork: onChargesWritten, settleMs: creditsSettings.read().CREDIT_SWEEP_AFTER_SECONDS * 1000 };
+  return { onWork };
+}
 
 export interface WorkersOptions {
   region: string;
@@ -59,9 +70,12 @@ export async function startWorkers(options: WorkersOptions): Promise<{ stop(): P
   );
   const schedules = await Promise.all(
     scheduledWorkers.map(async (worker) =>
-      startSchedule(worker, (await loadFunction(worker.fn)) as ScheduledHandler, logError(worker.fn), {
-        onWork: wakesOn[worker.fn] ?? onWork,
-      }),
+      startSchedule(
+        worker,
+        (await loadFunction(worker.fn)) as ScheduledHandler,
+        logError(worker.fn),
+        wakesOf(worker.fn),
+      ),
     ),
   );
   return {

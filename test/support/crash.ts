@@ -7,8 +7,8 @@ import { serviceClient, type ServiceClient } from './service.ts';
 /**
  * A service run as `npm start` runs it (its own process, data under one DATA_DIR), that a named failpoint kills with
  * SIGKILL (shared/kernel/failpoints.ts), and that starts again on the same data: for the durability audit's crash
- * points (docs/durability.md). Sweeps run every 5 s and act on marks and charges older than a second, so what a
- * crash leaves is repaired within seconds.
+ * points (docs/durability.md). Sweeps act on marks and charges older than a second and run once that is past after a
+ * start (and after each mark or charge written), so what a crash leaves is repaired within seconds.
  */
 export const CRASH_SETTINGS = {
   WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2',

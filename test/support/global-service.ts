@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ServiceOptions } from '#local/service.ts';
 import { processCpu } from './process-cpu.ts';
+import { TEST_SERVICE_NODE_ARGS } from './process.ts';
 import { registerGroupService } from './group-lifetime.ts';
 import type { HostedServiceInfo } from './service-host.ts';
 
@@ -33,6 +34,7 @@ export function hostService(options: ServiceOptions, label = 'group'): HostedSer
   const infoFile = join(mkdtempSync(join(tmpdir(), 'switchboard-group-info-')), 'service.json');
   const child = fork(new URL('./service-host.ts', import.meta.url), [], {
     execArgv: [
+      ...TEST_SERVICE_NODE_ARGS,
       '--import',
       './local/typescript-hooks.mjs',
       '--enable-source-maps',

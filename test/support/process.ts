@@ -18,6 +18,14 @@ const MAIN_ARGS = [
 ];
 
 /**
+ * Node's arguments for the services tests start and keep (spawned, and the groups' services), beside `npm start`'s
+ * (which benchmarks keep): V8's memory reducer off. It runs full collections in every isolate (the runner's four threads) once a start's
+ * allocations slow down, ~1.2 s of CPU in the first minute of each service (bench/history/2026-12-suite-cpu3.md), to
+ * give memory back that a test's service never needs back.
+ */
+export const TEST_SERVICE_NODE_ARGS = ['--no-memory-reducer'];
+
+/**
  * Runs `local/main.ts` with `env` until it exits by itself (a start that must fail), and gives its exit code and
  * output; kills it and fails after `timeoutMs`.
  */
@@ -50,7 +58,8 @@ export async function spawnService(
   options: { cwd?: string; nodeArgs?: string[] } = {},
 ): Promise<ServiceProcess> {
   // Node itself, as `npm start` runs it (not the tsx CLI, which would run the service in a grandchild that a kill misses).
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...MAIN_ARGS], {
+  const testArgs = process.env.VITEST ? TEST_SERVICE_NODE_ARGS : [];
+  const child = spawn(process.execPath, [...testArgs, ...(options.nodeArgs ?? []), ...MAIN_ARGS], {
     cwd: options.cwd,
     // As `npm start` runs it, V8's compile cache included (relative: the checkout's own).
     // SMTP on a free port too: test files run side by side.

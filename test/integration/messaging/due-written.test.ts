@@ -7,7 +7,7 @@ import type { DeferredMessage } from '#shared/messaging/volume/deferred.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
 
 /**
- * The local due sweeper wakes up on the writes of due entries alone (local/work-signal.ts `watchDueWrites`, in
+ * The local due sweeper wakes up on the writes of due entries alone (local/work-signal.ts `watchSweptWrites`, in
  * front of the DynamoDB stand-in): every write of one must be signalled, or a send left unqueued would wait for the
  * sweep's idle pace. Writes that give it no work are not signalled.
  */

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ScheduledWorkerDefinition } from '#shared/contract/workers.ts';
-import { foundNothing, IDLE_MAX_SECONDS, startSchedule } from '#local/scheduler.ts';
+import { foundNothing, IDLE_MAX_SECONDS, SETTLED_IDLE_MAX_SECONDS, startSchedule } from '#local/scheduler.ts';
 
 const worker: ScheduledWorkerDefinition = {
   fn: 'due-sweeper',
@@ -10,10 +10,13 @@ const worker: ScheduledWorkerDefinition = {
   memoryMb: 512,
 };
 
-/** A schedule whose handler answers `results()` and notes the second of each run; `work()` signals work coming in. */
-function scheduled(results: () => unknown) {
+/**
+ * A schedule whose handler answers `results()` and notes the second of each run; `work()` signals work coming in (now,
+ * or at the time given).
+ */
+function scheduled(results: () => unknown, settleMs?: number) {
   const runs: number[] = [];
-  let listener: (() => void) | undefined;
+  let listener: ((sentAt: number) => void) | undefined;
   const schedule = startSchedule(
     worker,
     async () => {
@@ -26,9 +29,10 @@ function scheduled(results: () => unknown) {
         listener = l;
         return { close: () => (listener = undefined) };
       },
+      ...(settleMs === undefined ? {} : { settleMs }),
     },
   );
-  return { runs, schedule, work: () => listener?.() };
+  return { runs, schedule, work: (at = Date.now()) => listener?.(at) };
 }
 
 beforeEach(() => {
@@ -81,6 +85,29 @@ describe('the local schedule of a sweeper', () => {
     expect(runs.at(-1)).toBe(49);
     await vi.advanceTimersByTimeAsync(500);
     expect(runs.at(-1)).toBe(53);
+    await schedule.stop();
+  });
+
+  it('also runs once signalled work (and the start, for work left before it) is settleMs old', async () => {
+    // The event sweep publishes a mark only once older than its bound: idle runs back off meanwhile, and one run
+    // comes just past the bound, whatever the back-off says.
+    const { runs, schedule, work } = scheduled(() => ({ published: 0 }), 10_000);
+    await vi.advanceTimersByTimeAsync(31_000);
+    // 2, 6, then 11 (the start's work settled) instead of 14; from there, twice as long each time.
+    expect(runs).toEqual([2, 6, 11, 27]);
+    // A mark written at 31 s: back to the pace (33, 37), and a run at 42 s instead of 45.
+    work();
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(runs).toEqual([2, 6, 11, 27, 33, 37, 42, 58]);
+    await schedule.stop();
+  });
+
+  it('with settleMs, waits up to SETTLED_IDLE_MAX_SECONDS between idle runs: its work wakes it', async () => {
+    const { runs, schedule } = scheduled(() => ({ refunded: 0 }), 1_000);
+    await vi.advanceTimersByTimeAsync(700_000);
+    expect(SETTLED_IDLE_MAX_SECONDS).toBe(300);
+    // 2 (the start's work settled at 1.001 s: the next whole second), then 2 s doubled each time, up to 300 s.
+    expect(runs).toEqual([2, 6, 14, 30, 62, 126, 254, 510]);
     await schedule.stop();
   });
 

@@ -1,7 +1,14 @@
 import { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { onDueWritten, onWork, signalWork, watchDueWrites } from '#local/work-signal.ts';
+import {
+  onChargesWritten,
+  onDueWritten,
+  onMarksWritten,
+  onWork,
+  signalWork,
+  watchSweptWrites,
+} from '#local/work-signal.ts';
 
 describe("the runner's work signal", () => {
   it('reaches the listeners, at most once a second from one thread', async () => {
@@ -45,17 +52,22 @@ describe("the runner's work signal", () => {
   });
 });
 
-describe('the due-written signal in front of the DynamoDB stand-in', () => {
+describe('the due-written and marks-written signals in front of the DynamoDB stand-in', () => {
   /**
-   * The signals heard for a request to a stand-in with `watchDueWrites` in front, its body coming in `chunks`; waits
+   * The signals heard for a request to a stand-in with `watchSweptWrites` in front, its body coming in `chunks`; waits
    * up to 10 s for one when `expected` (a BroadcastChannel message comes late on a loaded machine), and a little more
    * for signals that must not come.
    */
-  async function heardFor(target: string, chunks: string[], expected: boolean): Promise<number> {
+  async function heardFor(
+    target: string,
+    chunks: string[],
+    expected: boolean,
+    on: typeof onDueWritten = onDueWritten,
+  ): Promise<number> {
     const server = new EventEmitter();
-    watchDueWrites(server as unknown as Server);
+    watchSweptWrites(server as unknown as Server);
     let heard = 0;
-    const listening = onDueWritten(() => heard++);
+    const listening = on(() => heard++);
     try {
       const req = Object.assign(new EventEmitter(), { headers: { 'x-amz-target': target } });
       server.emit('request', req);
@@ -81,5 +93,33 @@ describe('the due-written signal in front of the DynamoDB stand-in', () => {
   it('leaves reads alone, and writes of other keys', async () => {
     expect(await heardFor('DynamoDB_20120810.Query', [body], false)).toBe(0);
     expect(await heardFor('DynamoDB_20120810.PutItem', [body.replace('DUE#', 'MSG#')], false)).toBe(0);
+  });
+
+  const update =
+    '{"Key":{"pk":{"S":"MSG#m"},"sk":{"S":"STATUS"}},"ExpressionAttributeValues":{":obMark":{"S":"{\\"e\\":1}"},' +
+    '":obPk":{"S":"OUTBOX#0a"},":obSk":{"S":"000017#MSG#m"}}}';
+
+  it('hears an outbox mark, split between two chunks or not, once, and not for a due entry', async () => {
+    const at = update.indexOf('OUTBOX#');
+    const split = [update.slice(0, at - 2), update.slice(at - 2)];
+    expect(await heardFor('DynamoDB_20120810.UpdateItem', split, true, onMarksWritten)).toBe(1);
+    expect(await heardFor('DynamoDB_20120810.UpdateItem', [update, update], true, onMarksWritten)).toBe(1);
+    expect(await heardFor('DynamoDB_20120810.BatchWriteItem', [body], false, onMarksWritten)).toBe(0);
+    expect(await heardFor('DynamoDB_20120810.UpdateItem', [update], false)).toBe(0);
+  });
+
+  it("leaves the sweep's reads of the outbox alone, and OUTBOX# inside a value", async () => {
+    expect(await heardFor('DynamoDB_20120810.Query', [update], false, onMarksWritten)).toBe(0);
+    const quoted = '{"Item":{"pk":{"S":"P#1"},"name":{"S":"\\"OUTBOX#0a\\""}}}';
+    expect(await heardFor('DynamoDB_20120810.PutItem', [quoted], false, onMarksWritten)).toBe(0);
+  });
+
+  it('hears a credit charge, and only on the charges signal', async () => {
+    const charge =
+      '{"Key":{"pk":{"S":"CREDITS#p"},"sk":{"S":"2026-12"}},"ExpressionAttributeValues":' +
+      '{":sweepPk":{"S":"CREDIT_SWEEP#03"},":sweepSk":{"S":"000017"}}}';
+    expect(await heardFor('DynamoDB_20120810.UpdateItem', [charge], true, onChargesWritten)).toBe(1);
+    expect(await heardFor('DynamoDB_20120810.UpdateItem', [charge], false, onMarksWritten)).toBe(0);
+    expect(await heardFor('DynamoDB_20120810.UpdateItem', [update], false, onChargesWritten)).toBe(0);
   });
 });
