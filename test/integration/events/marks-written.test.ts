@@ -24,13 +24,16 @@ afterAll(async () => {
 
 /** Runs `write`, then waits for a signal (up to 10 s: BroadcastChannel messages come late on a loaded machine). */
 async function signalsOf(write: () => Promise<unknown>, expectOne: boolean): Promise<number[]> {
-  const before = heard.length;
+  // Only signals sent after this write began: a write of an earlier test file in the same process (the channel is
+  // the process's) can be heard late, and must neither end the wait nor count as this write's.
+  const from = Date.now();
+  const mine = () => heard.filter((at) => at >= from);
   await write();
   const until = performance.now() + (expectOne ? 10_000 : 500);
-  while (heard.length === before && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (mine().length === 0 && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
   // A little more, for signals that must not come.
   await new Promise((resolve) => setTimeout(resolve, 200));
-  return heard.slice(before);
+  return mine();
 }
 
 const mark = (key: string, at = Date.now()): OutboxMark => {
