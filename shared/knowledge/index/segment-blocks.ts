@@ -107,8 +107,17 @@ export function longPostingsOf(
   return { value: decodePostings(raw, df, excerptCount), bytes: 5 * df + 64 };
 }
 
+/**
+ * Short postings as they are stored, checked: kept so (two or three bytes a posting where decoded ones take five)
+ * and decoded by each query, which costs less than the memory they would take decoded.
+ */
+export interface ShortPostings {
+  raw: Uint8Array;
+  df: number;
+}
+
 /** A term as a segment's dictionary gives it: its postings (short ones), where they are (long ones), or none. */
-export type TermEntry = Postings | LongPostings | undefined;
+export type TermEntry = ShortPostings | LongPostings | undefined;
 
 /**
  * `term`'s entry in dictionary block `block` (undefined: before the first block), with what it holds in memory;
@@ -125,15 +134,19 @@ export function termEntryOf(
   const i = lastAtMost(block.terms.length, (j) => block.terms[j]!, term);
   if (i < 0 || block.terms[i] !== term) return none;
   const df = block.df[i]!;
-  const short = (postings: Postings) => ({ value: postings, bytes: 5 * df + 64 + 2 * term.length });
+  // Decoded once to be checked; a copy of the bytes is kept, not the block they came in.
+  const short = (raw: Uint8Array) => {
+    decodePostings(raw, df, excerptCount);
+    return { value: { raw: raw.slice(), df }, bytes: raw.length + 64 + 2 * term.length };
+  };
   const inline = block.inline[i];
-  if (inline) return short(decodePostings(inline, df, excerptCount));
+  if (inline) return short(inline);
   const length = block.length[i]!;
   if (block.postings) {
     const raw = block.postings.subarray(block.offset[i]!, block.offset[i]! + length);
     if (raw.length !== length || checksum(raw) !== block.crc[i])
       throw new SegmentFormatError('knowledge segment postings are damaged');
-    return short(decodePostings(raw, df, excerptCount));
+    return short(raw);
   }
   return { value: { at: postingsAt + block.offset[i]!, length, df, crc: block.crc[i]! }, bytes: 96 + 2 * term.length };
 }

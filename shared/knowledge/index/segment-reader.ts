@@ -279,7 +279,7 @@ export class RangedSegment implements SegmentReader {
 
   /**
    * Each term's postings. A term's entry (its postings when short, else where they are; none when the segment does
-   * not hold it) is kept apart from its dictionary block, so a query asked again decodes neither.
+   * not hold it) is kept apart from its dictionary block, so a query asked again does not decode the block.
    */
   async postings(terms: readonly string[]): Promise<(Postings | undefined)[]> {
     return Promise.all(
@@ -289,13 +289,12 @@ export class RangedSegment implements SegmentReader {
           const at = b < 0 ? 0 : this.layout.dictAt[b]! + this.layout.dictBytes[b]!;
           return termEntryOf(b < 0 ? undefined : await this.dict(b), term, at, this.excerptCount);
         });
-        if (!entry || !('at' in entry)) return entry;
+        if (!entry) return undefined;
+        if ('raw' in entry) return decodePostings(entry.raw, entry.df, this.excerptCount);
         // Too long to come with their dictionary block: a piece of their own.
-        const { at, length } = entry;
-        return this.pieces.piece(
-          `${this.key}#p${at}`,
-          () => this.read(at, at + length),
-          (raw) => longPostingsOf(raw, entry, this.excerptCount),
+        const read = () => this.read(entry.at, entry.at + entry.length);
+        return this.pieces.piece(`${this.key}#p${entry.at}`, read, (raw) =>
+          longPostingsOf(raw, entry, this.excerptCount),
         );
       }),
     );
