@@ -290,7 +290,7 @@ export class RangedSegment implements SegmentReader {
           return termEntryOf(b < 0 ? undefined : await this.dict(b), term, at, this.excerptCount);
         });
         if (!entry) return undefined;
-        if ('raw' in entry) return decodePostings(entry.raw, entry.df, this.excerptCount);
+        if ('raw' in entry) return { ...decodePostings(entry.raw, entry.df, this.excerptCount), source: entry.raw };
         // Too long to come with their dictionary block: a piece of their own.
         const read = () => this.read(entry.at, entry.at + entry.length);
         return this.pieces.piece(`${this.key}#p${entry.at}`, read, (raw) =>
