@@ -23,10 +23,9 @@ export interface PieceCacheOptions {
  */
 export class PieceCache implements PieceSource {
   private readonly memory = new Map<string, { value: unknown; bytes: number }>();
-  /** Transient pieces (see PieceOptions): in memory as room allows, let go before any other, a quarter at most. */
+  /** Transient pieces (see PieceOptions): in the room the others leave, let go before any of them. */
   private readonly passing = new Map<string, { value: unknown; bytes: number }>();
   private memoryUsed = 0;
-  private passingUsed = 0;
   private readonly loading = new Map<string, Promise<unknown>>();
   private readonly disk: DiskTier | undefined;
   /** Reads that reached the bucket, and their bytes (what a cold query costs on S3). */
@@ -110,13 +109,11 @@ export class PieceCache implements PieceSource {
     if (bytes > bound / 4) return; // a piece that would push out most of the others is not kept
     (transient ? this.passing : this.memory).set(id, { value, bytes });
     this.memoryUsed += bytes;
-    if (transient) this.passingUsed += bytes;
     // Transient pieces go first: held, they would push out the small values worked out from them.
     for (const [key, entry] of this.passing) {
-      if (this.memoryUsed <= bound && this.passingUsed <= bound / 4) break;
+      if (this.memoryUsed <= bound) break;
       this.passing.delete(key);
       this.memoryUsed -= entry.bytes;
-      this.passingUsed -= entry.bytes;
     }
     for (const [key, entry] of this.memory) {
       if (this.memoryUsed <= bound) break;
@@ -136,7 +133,6 @@ export class PieceCache implements PieceSource {
       if (id.startsWith(`${key}#`)) {
         this.passing.delete(id);
         this.memoryUsed -= entry.bytes;
-        this.passingUsed -= entry.bytes;
       }
     this.disk?.forgetObject(key);
   }

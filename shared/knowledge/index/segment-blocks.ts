@@ -134,13 +134,13 @@ export function termEntryOf(
   const i = lastAtMost(block.terms.length, (j) => block.terms[j]!, term);
   if (i < 0 || block.terms[i] !== term) return none;
   const df = block.df[i]!;
-  // Decoded once to be checked; a copy of the bytes is kept, not the block they came in.
-  const short = (raw: Uint8Array) => {
-    decodePostings(raw, df, excerptCount);
-    return { value: { raw: raw.slice(), df }, bytes: raw.length + 64 + 2 * term.length };
-  };
+  // A copy of the bytes is kept, not the block they came in.
+  const short = (raw: Uint8Array) => ({ value: { raw: raw.slice(), df }, bytes: raw.length + 64 + 2 * term.length });
   const inline = block.inline[i];
-  if (inline) return short(inline);
+  if (inline) {
+    decodePostings(inline, df, excerptCount); // no checksum of their own: decoded once to be checked
+    return short(inline);
+  }
   const length = block.length[i]!;
   if (block.postings) {
     const raw = block.postings.subarray(block.offset[i]!, block.offset[i]! + length);
