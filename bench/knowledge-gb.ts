@@ -28,6 +28,7 @@
  * measured bot's segments written in an older format (data built by an earlier version) in the current format.
  * `--build-only` builds what is missing of every size and measures nothing (the merge is built by the measuring run);
  * with `--rewrite`, it rewrites the segments of an older format too; with `--merge`, it makes the merged bot.
+ * `--cold 0` skips the cold measure (warm search alone: the built data is kept under `--data` and reused).
  * Usage: npx tsx bench/knowledge-gb.ts [--sizes 100,500,1000] [--queries 300] [--cold 20] [--data DIR] [--rebuild]
  *   [--no-merge] [--direct] [--rewrite] [--build-only [--merge]]
  */
@@ -329,7 +330,7 @@ async function measure(label: string, botId: string) {
   const end = p.rss();
   await stopSearch(p);
   times.sort((a, b) => a - b);
-  // Cold: a fresh process (empty memory and disk caches) per query.
+  // Cold: a fresh process (empty memory and disk caches) per query; `--cold 0` measures warm search alone.
   const cold: { ms: number; gets: number; bytes: number }[] = [];
   for (const q of coldQueries) {
     const c = await startSearch();
@@ -358,11 +359,15 @@ async function measure(label: string, botId: string) {
     idleRssMB: idle.rssMB,
     maxRssMB: Math.max(maxRss, end.rssMB),
     peakRssMB: end.hwmMB,
-    coldP50Ms: round(pct(coldMs, 0.5)),
-    coldP99Ms: round(pct(coldMs, 0.99)),
-    coldReadsMedian: median(cold.map((c) => c.gets)),
-    coldKBMedian: Math.round(median(cold.map((c) => c.bytes)) / 1024),
-    coldKBMax: Math.round(Math.max(...cold.map((c) => c.bytes)) / 1024),
+    ...(cold.length
+      ? {
+          coldP50Ms: round(pct(coldMs, 0.5)),
+          coldP99Ms: round(pct(coldMs, 0.99)),
+          coldReadsMedian: median(cold.map((c) => c.gets)),
+          coldKBMedian: Math.round(median(cold.map((c) => c.bytes)) / 1024),
+          coldKBMax: Math.round(Math.max(...cold.map((c) => c.bytes)) / 1024),
+        }
+      : {}),
   };
   console.error(JSON.stringify(row));
   rows.push(row);

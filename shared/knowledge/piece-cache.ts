@@ -3,7 +3,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PieceSource } from './index/segment-reader.ts';
+import type { PieceOptions, PieceSource } from './index/segment-reading.ts';
 
 export interface PieceCacheOptions {
   /** Bytes of decoded pieces kept in memory. */
@@ -18,10 +18,13 @@ export interface PieceCacheOptions {
  * Immutable pieces of segments (dictionary blocks, postings, text blocks, lengths), in two tiers bounded by bytes,
  * least recently used out first: decoded in memory, raw on the local disk (what the Lambda's /tmp is for: a piece
  * pushed out of memory comes back from disk instead of from S3). Concurrent requests for one piece share one fetch.
- * A piece is keyed by its object key and position, and objects never change, so nothing here is ever stale.
+ * A piece is keyed by its object key and position, and objects never change, so nothing here is ever stale. Values
+ * worked out from pieces (a term's postings, an excerpt's text: {@link derived}) share the memory tier, not the disk.
  */
 export class PieceCache implements PieceSource {
   private readonly memory = new Map<string, { value: unknown; bytes: number }>();
+  /** Transient pieces (see PieceOptions): in the room the others leave, let go before any of them. */
+  private readonly passing = new Map<string, { value: unknown; bytes: number }>();
   private memoryUsed = 0;
   private readonly loading = new Map<string, Promise<unknown>>();
   private readonly disk: DiskTier | undefined;
@@ -40,7 +43,23 @@ export class PieceCache implements PieceSource {
     id: string,
     fetch: () => Promise<Uint8Array>,
     decode: (raw: Uint8Array) => { value: T; bytes: number },
+    options: PieceOptions = {},
   ): Promise<T> {
+    const held = options.transient ? this.passing : this.memory;
+    const hit = held.get(id);
+    if (hit) {
+      held.delete(id);
+      held.set(id, hit);
+      return Promise.resolve(hit.value as T);
+    }
+    const pending = this.loading.get(id);
+    if (pending) return pending as Promise<T>;
+    const load = this.load(id, fetch, decode, options).finally(() => this.loading.delete(id));
+    this.loading.set(id, load);
+    return load;
+  }
+
+  derived<T>(id: string, compute: () => Promise<{ value: T; bytes: number }>): Promise<T> {
     const hit = this.memory.get(id);
     if (hit) {
       this.memory.delete(id);
@@ -49,7 +68,12 @@ export class PieceCache implements PieceSource {
     }
     const pending = this.loading.get(id);
     if (pending) return pending as Promise<T>;
-    const load = this.load(id, fetch, decode).finally(() => this.loading.delete(id));
+    const load = compute()
+      .then((worked) => {
+        this.remember(id, worked.value, worked.bytes);
+        return worked.value;
+      })
+      .finally(() => this.loading.delete(id));
     this.loading.set(id, load);
     return load;
   }
@@ -58,6 +82,7 @@ export class PieceCache implements PieceSource {
     id: string,
     fetch: () => Promise<Uint8Array>,
     decode: (raw: Uint8Array) => { value: T; bytes: number },
+    options: PieceOptions,
   ): Promise<T> {
     let decoded: { value: T; bytes: number } | undefined;
     const local = await this.disk?.read(id);
@@ -75,16 +100,23 @@ export class PieceCache implements PieceSource {
       decoded = decode(raw);
       this.disk?.write(id, raw);
     }
-    this.remember(id, decoded.value, decoded.bytes);
+    this.remember(id, decoded.value, decoded.bytes, options.transient);
     return decoded.value;
   }
 
-  private remember(id: string, value: unknown, bytes: number): void {
-    if (bytes > this.options.memoryBytes / 4) return; // a piece that would push out most of the others is not kept
-    this.memory.set(id, { value, bytes });
+  private remember(id: string, value: unknown, bytes: number, transient = false): void {
+    const bound = this.options.memoryBytes;
+    if (bytes > bound / 4) return; // a piece that would push out most of the others is not kept
+    (transient ? this.passing : this.memory).set(id, { value, bytes });
     this.memoryUsed += bytes;
+    // Transient pieces go first: held, they would push out the small values worked out from them.
+    for (const [key, entry] of this.passing) {
+      if (this.memoryUsed <= bound) break;
+      this.passing.delete(key);
+      this.memoryUsed -= entry.bytes;
+    }
     for (const [key, entry] of this.memory) {
-      if (this.memoryUsed <= this.options.memoryBytes) break;
+      if (this.memoryUsed <= bound) break;
       this.memory.delete(key);
       this.memoryUsed -= entry.bytes;
     }
@@ -95,6 +127,11 @@ export class PieceCache implements PieceSource {
     for (const [id, entry] of this.memory)
       if (id.startsWith(`${key}#`)) {
         this.memory.delete(id);
+        this.memoryUsed -= entry.bytes;
+      }
+    for (const [id, entry] of this.passing)
+      if (id.startsWith(`${key}#`)) {
+        this.passing.delete(id);
         this.memoryUsed -= entry.bytes;
       }
     this.disk?.forgetObject(key);

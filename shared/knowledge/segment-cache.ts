@@ -150,16 +150,30 @@ export class SegmentCache {
 
   /** The piece source of one segment: a damaged piece's error names the segment. */
   private sourceFor(key: string): PieceSource {
+    const named = (error: unknown) => {
+      if (error instanceof SegmentFormatError) error.key ??= key;
+      return error;
+    };
     return {
-      piece: (id, fetch, decode) =>
-        this.pieces.piece(id, fetch, (raw) => {
-          try {
-            return decode(raw);
-          } catch (error) {
-            if (error instanceof SegmentFormatError) error.key ??= key;
-            throw error;
-          }
-        }),
+      piece: (id, fetch, decode, options) =>
+        this.pieces.piece(
+          id,
+          fetch,
+          (raw) => {
+            try {
+              return decode(raw);
+            } catch (error) {
+              throw named(error);
+            }
+          },
+          options,
+        ),
+      derived: (id, compute) =>
+        this.pieces.derived(id, () =>
+          compute().catch((error: unknown) => {
+            throw named(error);
+          }),
+        ),
     };
   }
 

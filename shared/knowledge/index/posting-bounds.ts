@@ -16,8 +16,8 @@ export interface PostingBounds {
   maxWindowTf: Uint16Array;
 }
 
-const memo = new WeakMap<Postings, PostingBounds>();
-const floorMemo = new WeakMap<Postings, PostingBounds>();
+const memo = new WeakMap<object, PostingBounds>();
+const floorMemo = new WeakMap<object, PostingBounds>();
 /** Excerpt id to its block of lengths: a shift, LENGTH_BLOCK being a power of two. */
 const LENGTH_BLOCK_SHIFT = Math.log2(LENGTH_BLOCK);
 
@@ -26,7 +26,8 @@ const LENGTH_BLOCK_SHIFT = Math.log2(LENGTH_BLOCK);
  * shortest length per block of lengths, read from the tail), looser bounds that need no excerpt's length.
  */
 export function postingBounds(postings: Postings, lengths: Uint16Array, floors?: Uint16Array): PostingBounds {
-  const known = (floors ? floorMemo : memo).get(postings);
+  const key = postings.source ?? postings;
+  const known = (floors ? floorMemo : memo).get(key);
   if (known) return known;
   const lengthOf = floors ?? lengths;
   const shift = floors ? LENGTH_BLOCK_SHIFT : 0;
@@ -50,7 +51,7 @@ export function postingBounds(postings: Postings, lengths: Uint16Array, floors?:
     for (let j = i + 1; j < n && excerpts[j]! - e <= 2; j++) window += tfs[j]!;
     if (window > bounds.maxWindowTf[k]!) bounds.maxWindowTf[k] = window;
   }
-  (floors ? floorMemo : memo).set(postings, bounds);
+  (floors ? floorMemo : memo).set(key, bounds);
   return bounds;
 }
 

@@ -2,6 +2,8 @@ import { gunzipSync } from 'node:zlib';
 import { seek } from './posting-bounds.ts';
 import {
   ByteCursor,
+  checksum,
+  decodePostings,
   INLINE_POSTINGS_BYTES,
   LENGTH_BLOCK,
   lengthBlocks,
@@ -84,6 +86,69 @@ export function decodeDict(raw: Uint8Array): DictBlock {
     offset += length;
   }
   return block;
+}
+
+/** Where a term's postings are when they did not come with its dictionary block. */
+export interface LongPostings {
+  at: number;
+  length: number;
+  df: number;
+  crc: number;
+}
+
+/** Long postings as read: checked against their entry and decoded, with what they hold in memory. */
+export function longPostingsOf(
+  raw: Uint8Array,
+  { length, df, crc }: LongPostings,
+  excerptCount: number,
+): { value: Postings; bytes: number } {
+  if (raw.length !== length || checksum(raw) !== crc)
+    throw new SegmentFormatError('knowledge segment postings are damaged');
+  return { value: decodePostings(raw, df, excerptCount), bytes: 5 * df + 64 };
+}
+
+/**
+ * Short postings as they are stored, checked: kept so (two or three bytes a posting where decoded ones take five)
+ * and decoded by each query, which costs less than the memory they would take decoded.
+ */
+export interface ShortPostings {
+  raw: Uint8Array;
+  df: number;
+}
+
+/** A term as a segment's dictionary gives it: its postings (short ones), where they are (long ones), or none. */
+export type TermEntry = ShortPostings | LongPostings | undefined;
+
+/**
+ * `term`'s entry in dictionary block `block` (undefined: before the first block), with what it holds in memory;
+ * `postingsAt` is where the block's postings start in the segment.
+ */
+export function termEntryOf(
+  block: (DictBlock & { postings?: Uint8Array }) | undefined,
+  term: string,
+  postingsAt: number,
+  excerptCount: number,
+): { value: TermEntry; bytes: number } {
+  const none = { value: undefined, bytes: 64 + 2 * term.length };
+  if (!block) return none;
+  const i = lastAtMost(block.terms.length, (j) => block.terms[j]!, term);
+  if (i < 0 || block.terms[i] !== term) return none;
+  const df = block.df[i]!;
+  // A copy of the bytes is kept, not the block they came in.
+  const short = (raw: Uint8Array) => ({ value: { raw: raw.slice(), df }, bytes: raw.length + 64 + 2 * term.length });
+  const inline = block.inline[i];
+  if (inline) {
+    decodePostings(inline, df, excerptCount); // no checksum of their own: decoded once to be checked
+    return short(inline);
+  }
+  const length = block.length[i]!;
+  if (block.postings) {
+    const raw = block.postings.subarray(block.offset[i]!, block.offset[i]! + length);
+    if (raw.length !== length || checksum(raw) !== block.crc[i])
+      throw new SegmentFormatError('knowledge segment postings are damaged');
+    return short(raw);
+  }
+  return { value: { at: postingsAt + block.offset[i]!, length, df, crc: block.crc[i]! }, bytes: 96 + 2 * term.length };
 }
 
 /** The last index in a sorted list whose value is <= `target`, or -1. */

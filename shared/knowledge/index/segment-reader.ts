@@ -20,10 +20,18 @@ import {
   decodeDict,
   decodeTextBlock,
   lastAtMost,
+  longPostingsOf,
+  termEntryOf,
   type TextBlock,
   wantedLengthBlocks,
 } from './segment-blocks.ts';
-import type { ExcerptBlock, ExcerptRange, PieceSource, SegmentReader } from './segment-reading.ts';
+import {
+  derivedPiece,
+  type ExcerptBlock,
+  type ExcerptRange,
+  type PieceSource,
+  type SegmentReader,
+} from './segment-reading.ts';
 
 export type { RangeRead } from './sequential-reader.ts';
 export type { TextBlock } from './segment-blocks.ts';
@@ -265,37 +273,28 @@ export class RangedSegment implements SegmentReader {
           bytes: 4 * bytes + raw.length + 64,
         };
       },
+      { transient: true },
     );
   }
 
+  /**
+   * Each term's postings. A term's entry (its postings when short, else where they are; none when the segment does
+   * not hold it) is kept apart from its dictionary block, so a query asked again does not decode the block.
+   */
   async postings(terms: readonly string[]): Promise<(Postings | undefined)[]> {
     return Promise.all(
       terms.map(async (term) => {
-        const b = lastAtMost(this.firstTerms.length, (i) => this.firstTerms[i]!, term);
-        if (b < 0) return undefined;
-        const block = await this.dict(b);
-        const i = lastAtMost(block.terms.length, (j) => block.terms[j]!, term);
-        if (i < 0 || block.terms[i] !== term) return undefined;
-        const df = block.df[i]!;
-        const inline = block.inline[i];
-        if (inline) return decodePostings(inline, df, this.excerptCount);
-        const length = block.length[i]!;
-        if (block.postings) {
-          const raw = block.postings.subarray(block.offset[i]!, block.offset[i]! + length);
-          if (raw.length !== length || checksum(raw) !== block.crc[i])
-            throw new SegmentFormatError('knowledge segment postings are damaged');
-          return decodePostings(raw, df, this.excerptCount);
-        }
-        const start = this.layout.dictAt[b]! + this.layout.dictBytes[b]! + block.offset[i]!;
-        return this.pieces.piece(
-          `${this.key}#p${start}`,
-          () => this.read(start, start + length),
-          (raw) => {
-            if (raw.length !== length || checksum(raw) !== block.crc[i])
-              throw new SegmentFormatError('knowledge segment postings are damaged');
-            const value = decodePostings(raw, df, this.excerptCount);
-            return { value, bytes: 5 * df + 64 };
-          },
+        const entry = await derivedPiece(this.pieces, `${this.key}#w${term}`, async () => {
+          const b = lastAtMost(this.firstTerms.length, (i) => this.firstTerms[i]!, term);
+          const at = b < 0 ? 0 : this.layout.dictAt[b]! + this.layout.dictBytes[b]!;
+          return termEntryOf(b < 0 ? undefined : await this.dict(b), term, at, this.excerptCount);
+        });
+        if (!entry) return undefined;
+        if ('raw' in entry) return { ...decodePostings(entry.raw, entry.df, this.excerptCount), source: entry.raw };
+        // Too long to come with their dictionary block: a piece of their own.
+        const read = () => this.read(entry.at, entry.at + entry.length);
+        return this.pieces.piece(`${this.key}#p${entry.at}`, read, (raw) =>
+          longPostingsOf(raw, entry, this.excerptCount),
         );
       }),
     );
@@ -317,17 +316,22 @@ export class RangedSegment implements SegmentReader {
         const block = decodeTextBlock(raw, count);
         return { value: block, bytes: block.data.length + block.offsets.byteLength + 64 };
       },
+      { transient: true },
     );
   }
 
+  /** The excerpts' texts, each kept apart from its text block once read (a block holds some 60 excerpts). */
   async texts(excerpts: readonly number[]): Promise<string[]> {
     return Promise.all(
-      excerpts.map(async (e) => {
-        const b = this.textBlockOf(e);
-        const block = await this.textBlock(b);
-        const i = e - this.layout.textFirst[b]!;
-        return block.data.toString('utf8', block.offsets[i]!, block.offsets[i + 1]!);
-      }),
+      excerpts.map((e) =>
+        derivedPiece(this.pieces, `${this.key}#x${e}`, async () => {
+          const b = this.textBlockOf(e);
+          const block = await this.textBlock(b);
+          const i = e - this.layout.textFirst[b]!;
+          const text = block.data.toString('utf8', block.offsets[i]!, block.offsets[i + 1]!);
+          return { value: text, bytes: 2 * text.length + 64 };
+        }),
+      ),
     );
   }
 

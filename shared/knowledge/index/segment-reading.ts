@@ -11,7 +11,31 @@ export interface PieceSource {
     id: string,
     fetch: () => Promise<Uint8Array>,
     decode: (raw: Uint8Array) => { value: T; bytes: number },
+    options?: PieceOptions,
   ): Promise<T>;
+  /**
+   * A small value worked out from pieces (a term's postings, an excerpt's text), kept in memory only, beside the
+   * pieces and under the same bound: a query asked again finds what it used without its blocks being decoded again.
+   * Absent: worked out every time.
+   */
+  derived?<T>(id: string, compute: () => Promise<{ value: T; bytes: number }>): Promise<T>;
+}
+
+export interface PieceOptions {
+  /**
+   * Read for the values worked out from it (see {@link PieceSource.derived}): a dictionary or text block, large beside
+   * the entry or excerpt a query takes from it. Kept in memory as room allows, let go before any other piece.
+   */
+  transient?: boolean;
+}
+
+/** A value worked out from pieces, kept by `pieces` when it keeps such values, else worked out every time. */
+export function derivedPiece<T>(
+  pieces: PieceSource,
+  id: string,
+  compute: () => Promise<{ value: T; bytes: number }>,
+): Promise<T> {
+  return pieces.derived ? pieces.derived(id, compute) : compute().then((worked) => worked.value);
 }
 
 /** Excerpts `[from, to)` of a segment. */

@@ -292,6 +292,19 @@ describe('bounded caches', () => {
     expect(objects.bytesRead).toBeGreaterThan(roomy.bytesRead);
   });
 
+  test('queries asked again read nothing: their terms’ postings and excerpts’ texts stay while the blocks go', async () => {
+    const bot = botOver([refOf(BIG_KEY, 'big', big, bigDocs)]);
+    const objects = new MemoryObjects();
+    await objects.put(BIG_KEY, big);
+    // The text blocks the queries' excerpts come from (64 KB each, unpacked) are several times this bound.
+    const cache = new SegmentCache(objects, { memoryBytes: 4 * 1024 * 1024 });
+    const first = await searchAll(cache, bot);
+    const readsBefore = objects.gets;
+    expect(await searchAll(cache, bot)).toEqual(first);
+    expect(objects.gets - readsBefore).toBe(0);
+    expect(cache.memoryBytes).toBeLessThanOrEqual(4 * 1024 * 1024);
+  });
+
   test('the views of many bots are let go by bytes, least recently used first', async () => {
     const objects = new MemoryObjects();
     const bots: Bot[] = [];

@@ -64,4 +64,32 @@ describe('segment pieces in memory and on local disk', () => {
     await expect(bad()).rejects.toThrow(SegmentFormatError);
     rmSync(own, { recursive: true, force: true });
   });
+
+  test('values worked out from blocks stay in memory; the blocks, transient, are let go first', async () => {
+    const cache = new PieceCache({ memoryBytes: 1200 });
+    const fetched: string[] = [];
+    const block = (n: number) =>
+      cache.piece(
+        `seg#b${n}`,
+        async () => {
+          fetched.push(`b${n}`);
+          return piece(n);
+        },
+        decode,
+        { transient: true },
+      );
+    const worked: string[] = [];
+    const value = (n: number) =>
+      cache.derived(`seg#v${n}`, async () => {
+        worked.push(`v${n}`);
+        return { value: (await block(n)) * 10, bytes: 300 };
+      });
+    expect([await value(1), await value(2)]).toEqual([10, 20]);
+    await value(3); // over the bound: block 1, the oldest transient piece, goes; no value does
+    expect(cache.memoryBytes).toBeLessThanOrEqual(1200);
+    expect([await value(1), await value(2), await value(3)]).toEqual([10, 20, 30]);
+    expect(worked).toEqual(['v1', 'v2', 'v3']);
+    await block(1);
+    expect(fetched).toEqual(['b1', 'b2', 'b3', 'b1']);
+  });
 });
