@@ -4,6 +4,7 @@ import { clearOutboxMark, outboxItemAttributes, outboxUpdate } from '#shared/eve
 import { eventIdFor, type OutboxMark } from '#shared/events/outbox.ts';
 import { type DynamoTable, putItem, updateItem } from '#shared/kernel/aws/dynamo-table.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
+import { writtenSignals } from '#test/support/written-signals.ts';
 
 /**
  * The local event sweeper wakes up on the writes of outbox marks (local/work-signal.ts `watchSweptWrites`, in front
@@ -11,30 +12,15 @@ import { startTestTable } from '#test/support/dynamo.ts';
  * signalled, with a time no earlier than the mark's, or a mark a crash left would wait for the sweep's idle pace.
  */
 let env: { table: DynamoTable; close(): Promise<void> };
-const heard: number[] = [];
-let listening: { close(): void };
+let signals: ReturnType<typeof writtenSignals>;
 beforeAll(async () => {
   env = await startTestTable();
-  listening = onMarksWritten((at) => heard.push(at));
+  signals = writtenSignals(onMarksWritten);
 });
 afterAll(async () => {
-  listening?.close();
+  signals?.close();
   await env?.close();
 });
-
-/** Runs `write`, then waits for a signal (up to 10 s: BroadcastChannel messages come late on a loaded machine). */
-async function signalsOf(write: () => Promise<unknown>, expectOne: boolean): Promise<number[]> {
-  // Only signals sent after this write began: a write of an earlier test file in the same process (the channel is
-  // the process's) can be heard late, and must neither end the wait nor count as this write's.
-  const from = Date.now();
-  const mine = () => heard.filter((at) => at >= from);
-  await write();
-  const until = performance.now() + (expectOne ? 10_000 : 500);
-  while (mine().length === 0 && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-  // A little more, for signals that must not come.
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  return mine();
-}
 
 const mark = (key: string, at = Date.now()): OutboxMark => {
   const eventId = eventIdFor(key, at);
@@ -45,7 +31,7 @@ describe('the marks-written signal', () => {
   it('is sent for a new item with its mark and for a mark an update adds, no earlier than the mark', async () => {
     const key = { pk: 'MSG#marks-1', sk: 'STATUS' };
     const first = mark('a');
-    const put = await signalsOf(
+    const put = await signals.of(
       () => putItem(env.table, { Item: { ...key, status: 'queued', ...outboxItemAttributes(first, key.pk) } }),
       true,
     );
@@ -53,7 +39,7 @@ describe('the marks-written signal', () => {
     expect(put[0]).toBeGreaterThanOrEqual(first.at);
     const second = mark('b');
     const u = outboxUpdate(second, key.pk);
-    const update = await signalsOf(
+    const update = await signals.of(
       () =>
         updateItem(env.table, {
           Key: key,
@@ -70,9 +56,9 @@ describe('the marks-written signal', () => {
   it('is not sent for a mark cleared, nor for a write without one', async () => {
     const key = { pk: 'MSG#marks-2', sk: 'STATUS' };
     const m = mark('c');
-    await signalsOf(() => putItem(env.table, { Item: { ...key, ...outboxItemAttributes(m, key.pk) } }), true);
-    expect(await signalsOf(() => clearOutboxMark(env.table, key, m.eventId), false)).toEqual([]);
+    await signals.of(() => putItem(env.table, { Item: { ...key, ...outboxItemAttributes(m, key.pk) } }), true);
+    expect(await signals.of(() => clearOutboxMark(env.table, key, m.eventId), false)).toEqual([]);
     const plain = { pk: 'PRJ#marks', sk: 'META', name: 'OUTBOX, a project' };
-    expect(await signalsOf(() => putItem(env.table, { Item: plain }), false)).toEqual([]);
+    expect(await signals.of(() => putItem(env.table, { Item: plain }), false)).toEqual([]);
   });
 });

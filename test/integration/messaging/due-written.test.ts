@@ -5,6 +5,7 @@ import { keys } from '#shared/contract/keys.ts';
 import { DynamoDeferredStore } from '#shared/messaging/adapters/dynamo-deferred-store.ts';
 import type { DeferredMessage } from '#shared/messaging/volume/deferred.ts';
 import { startTestTable } from '#test/support/dynamo.ts';
+import { writtenSignals } from '#test/support/written-signals.ts';
 
 /**
  * The local due sweeper wakes up on the writes of due entries alone (local/work-signal.ts `watchSweptWrites`, in
@@ -13,28 +14,20 @@ import { startTestTable } from '#test/support/dynamo.ts';
  */
 let table: Awaited<ReturnType<typeof startTestTable>>;
 let store: DynamoDeferredStore;
-let heard = 0;
-let listening: { close(): void };
+let signals: ReturnType<typeof writtenSignals>;
 beforeAll(async () => {
   table = await startTestTable();
   store = new DynamoDeferredStore(table.table);
-  listening = onDueWritten(() => heard++);
+  signals = writtenSignals(onDueWritten);
 });
 afterAll(async () => {
-  listening?.close();
+  signals?.close();
   await table?.close();
 });
 
-/** Runs `write`, then waits for a signal (up to 10 s: BroadcastChannel messages come late on a loaded machine). */
-async function signalsOf(write: () => Promise<unknown>, expectOne: boolean): Promise<number> {
-  const before = heard;
-  await write();
-  const until = performance.now() + (expectOne ? 10_000 : 500);
-  while (heard === before && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-  // A little more, for signals that must not come.
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  return heard - before;
-}
+/** How many signals `write` gave (see writtenSignals). */
+const signalsOf = async (write: () => Promise<unknown>, expectOne: boolean) =>
+  (await signals.of(write, expectOne)).length;
 
 const message = (i: number, extra: Partial<DeferredMessage> = {}): DeferredMessage => ({
   messageId: `msg_${i}`,
