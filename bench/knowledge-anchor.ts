@@ -13,11 +13,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
 import { startService } from '#local/service.ts';
-import { buildSegment, DynamoKnowledgeIndexStore, SEGMENT_FORMAT } from '#shared/knowledge/index.ts';
+import { DynamoKnowledgeIndexStore } from '#shared/knowledge/index.ts';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
+import { addAnchorSegment } from './lib/anchor-segment.ts';
 import { countingProxy } from './lib/counting-proxy.ts';
 import { adminApi, machine, numberArg } from './lib/harness.ts';
 import { corpusQueries } from './lib/zipf-corpus.ts';
@@ -49,27 +48,7 @@ const project = await admin('POST', '/projects', { companyId: 4242, name: 'ancho
 const { token } = await admin('POST', `/projects/${project.projectId}/api-token`);
 const botId = (await admin('POST', `/projects/${project.projectId}/bots`, { name: 'anchor', instructions: 'x' }))
   .botId as string;
-const s3 = new S3Client({
-  region: svc.emulators.region,
-  endpoint: svc.emulators.awsEndpoint,
-  forcePathStyle: true,
-  credentials,
-});
-const bytes = buildSegment([
-  { fileKey: 'a', fileName: 'anchor.txt', generation: 'g', language: 'pt', excerpts: corpusQueries(30, 5) },
-]);
-const key = `bots/${botId}/segments/anchor.sbks`;
-await new S3ObjectStore(s3, svc.emulators.bucketNames.knowledge).put(key, bytes, 'application/octet-stream');
-await index.addSegment(botId, {
-  id: 'a',
-  key,
-  docs: 1,
-  excerpts: 30,
-  markers: 0,
-  bytes: bytes.length,
-  format: SEGMENT_FORMAT,
-});
-s3.destroy();
+await addAnchorSegment(svc.emulators, index, botId);
 const proxy = await countingProxy(svc.emulators.awsEndpoint);
 
 const child: ChildProcess = spawn(

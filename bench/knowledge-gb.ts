@@ -32,7 +32,6 @@
  * Usage: npx tsx bench/knowledge-gb.ts [--sizes 100,500,1000] [--queries 300] [--cold 20] [--data DIR] [--rebuild]
  *   [--no-merge] [--direct] [--rewrite] [--build-only [--merge]]
  */
-import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -40,8 +39,8 @@ import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startService } from '#local/service.ts';
-import { buildSegment, DynamoKnowledgeIndexStore, SEGMENT_FORMAT } from '#shared/knowledge/index.ts';
-import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoKnowledgeIndexStore, SEGMENT_FORMAT } from '#shared/knowledge/index.ts';
+import { addAnchorSegment } from './lib/anchor-segment.ts';
 import { countingProxy } from './lib/counting-proxy.ts';
 import { adminApi, machine, median, numberArg } from './lib/harness.ts';
 import { corpusQueries } from './lib/zipf-corpus.ts';
@@ -207,27 +206,7 @@ const proxy = await countingProxy(svc.emulators.awsEndpoint);
 // read (DynamoDB on this loaded machine) are seen apart from what the index costs.
 async function anchorBot(): Promise<string> {
   const anchor = await newBot(manifest.projectId, 'anchor');
-  const s3 = new S3Client({
-    region: svc.emulators.region,
-    endpoint: svc.emulators.awsEndpoint,
-    forcePathStyle: true,
-    credentials,
-  });
-  const bytes = buildSegment([
-    { fileKey: 'a', fileName: 'anchor.txt', generation: 'g', language: 'pt', excerpts: corpusQueries(30, 5) },
-  ]);
-  const key = `bots/${anchor}/segments/anchor.sbks`;
-  await new S3ObjectStore(s3, svc.emulators.bucketNames.knowledge).put(key, bytes, 'application/octet-stream');
-  await index.addSegment(anchor, {
-    id: 'a',
-    key,
-    docs: 1,
-    excerpts: 30,
-    markers: 0,
-    bytes: bytes.length,
-    format: SEGMENT_FORMAT,
-  });
-  s3.destroy();
+  await addAnchorSegment(svc.emulators, index, anchor);
   return anchor;
 }
 
