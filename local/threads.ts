@@ -1,3 +1,4 @@
+import { flushCompileCache } from 'node:module';
 import { type MessagePort, parentPort, SHARE_ENV, Worker, workerData } from 'node:worker_threads';
 
 /**
@@ -129,6 +130,9 @@ export async function serveInThread<I, T>(
       );
     });
     port.postMessage({ type: 'ready', info: running.info });
+    // The thread's compiled modules into V8's cache now, as the main thread does (main.ts): a process that is killed
+    // never writes it.
+    flushCompileCache();
   } catch (error) {
     port.postMessage({
       type: 'failed',
