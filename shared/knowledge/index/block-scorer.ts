@@ -78,6 +78,8 @@ export class BlockScorer {
 
   private readonly candidate = new Uint8Array(SCORING_BLOCK + 2);
   private readonly candidates = new Uint32Array(SCORING_BLOCK + 2);
+  /** 1 at the candidates' slots while they are in force: only their scores are gathered. */
+  private readonly wanted = new Uint8Array(SCORING_BLOCK + 2);
   // Per slot: the most the essential words can add (all, and the word at hand's own and neighbourhood parts).
   private readonly slotBound = new Float64Array(SCORING_BLOCK + 2);
   private readonly ownMax = new Float64Array(SCORING_BLOCK + 2);
@@ -133,14 +135,15 @@ export class BlockScorer {
       windowScores[j] = 0;
       windowSeen[j] = 0;
     }
+    for (let i = 0; i < this.nCandidates; i++) this.wanted[this.candidates[i]! - lo + 1] = 0;
   }
 
   /**
    * Once the top is full: the slots whose score can still reach the bar, in order. A slot's score is bounded by the
    * words that are not essential (their bounds in the block) plus, per essential word, the bounds of the postings
    * blocks of its occurrences in reach (the excerpt's own, for its weight; those within one, for its
-   * neighbourhood's). Only these are scored exactly; any other excerpt's score stays below the bar even if partly
-   * computed, so it is pushed in vain but never wrongly kept.
+   * neighbourhood's). Only these are scored (exactly: every posting within one of them is read); no other excerpt
+   * can reach the bar.
    */
   private markCandidates(query: BlockQuery, lo: number, hi: number): void {
     this.nCandidates = -1;
@@ -196,7 +199,10 @@ export class BlockScorer {
     let n = 0;
     for (let t = 0; t < nSlots; t++) {
       const x = slots[t]!;
-      if (slotBound[x]! + rest >= bar) candidates[n++] = x + offset;
+      if (slotBound[x]! + rest >= bar) {
+        candidates[n++] = x + offset;
+        this.wanted[x] = 1;
+      }
       slotBound[x] = 0;
       candidate[x] = 0;
     }
@@ -246,9 +252,13 @@ export class BlockScorer {
     }
   }
 
-  /** Postings `[from, to)` of one variant: each one's weight in its excerpt, its count in the neighbourhoods. */
+  /**
+   * Postings `[from, to)` of one variant: each one's weight in its excerpt, its count in the neighbourhoods; only
+   * the candidates' while there are candidates (no other excerpt can reach the top).
+   */
   private visit(s: BlockSegment, query: BlockQuery, c: TermCursor, from: number, to: number, lo: number, hi: number) {
     const { bestExcerpt, windowTf, touched, touchedWindows } = this;
+    const only = this.nCandidates >= 0 ? this.wanted : undefined;
     const { lengths, sameNext, live, allowed } = s;
     const { context, norm } = query;
     const { excerpts, tfs, topWeight } = c;
@@ -258,8 +268,8 @@ export class BlockScorer {
       const e = excerpts[i]!;
       if ((live && !live[e]) || (allowed && !allowed[e])) continue;
       const tf = tfs[i]!;
-      const inside = e >= lo && e < hi;
       const j = e - offset;
+      const inside = e >= lo && e < hi && (!only || only[j] === 1);
       if (inside) {
         const x = (topWeight * tf) / (tf + norm(lengths[e]!));
         if (bestExcerpt[j] === 0) touched[nTouched++] = j;
@@ -271,11 +281,11 @@ export class BlockScorer {
         if (windowTf[j] === 0) touchedWindows[nWindows++] = j;
         windowTf[j]! += tf;
       }
-      if (e > lo && e <= hi && sameNext[e - 1]) {
+      if (e > lo && e <= hi && sameNext[e - 1] && (!only || only[j - 1] === 1)) {
         if (windowTf[j - 1] === 0) touchedWindows[nWindows++] = j - 1;
         windowTf[j - 1]! += tf;
       }
-      if (e + 1 >= lo && e + 1 < hi && sameNext[e]) {
+      if (e + 1 >= lo && e + 1 < hi && sameNext[e] && (!only || only[j + 1] === 1)) {
         if (windowTf[j + 1] === 0) touchedWindows[nWindows++] = j + 1;
         windowTf[j + 1]! += tf;
       }
