@@ -11,20 +11,22 @@ import { meteredPlatform } from '#functions/_wiring/platform.ts';
 const platform = meteredPlatform('search');
 const { cfg, logger, metrics, table } = platform;
 
+const search = wireSearch(platform, {
+  bots: new DynamoBotStore(table),
+  // Every search reads an index from the knowledge bucket, so S3 is loaded with the function, not on first use.
+  objectsOn: (bucket) => new S3ObjectStore(s3Client(cfg), bucket),
+  embeddings: embeddingsFromSettings(cfg),
+});
+
 /**
  * `POST /api/v1/ai/search`: the best excerpts of the bot's knowledge for a query. Free (no credit). Order: auth →
- * rate limit → body → validation → bot resolution → search (shared/knowledge/api/search-route.ts).
+ * rate limit (the bot read beside it) → body → validation → bot resolution → search
+ * (shared/knowledge/api/search-route.ts).
  */
 export const handler = botsApiFunction({
   logger,
   metrics,
   auth: wireBotsApiAuth(platform),
   body: validatedBody(searchRequest),
-}).handler(
-  wireSearch(platform, {
-    bots: new DynamoBotStore(table),
-    // Every search reads an index from the knowledge bucket, so S3 is loaded with the function, not on first use.
-    objectsOn: (bucket) => new S3ObjectStore(s3Client(cfg), bucket),
-    embeddings: embeddingsFromSettings(cfg),
-  }),
-);
+  beside: search.beside,
+}).handler(search.handler);

@@ -1,12 +1,13 @@
 import type { BotStore } from '../bots/index.ts';
 import type { MeteredPlatform } from '../kernel/platform.ts';
 import type { EmbeddingsProvider } from '../models/index.ts';
-import { searchHandler } from './api/search-route.ts';
+import { searchRoute } from './api/search-route.ts';
 import type { KnowledgeObjectStore } from './knowledge-files.ts';
 import { knowledgeObjectsFromConfig, knowledgeSearchFromConfig } from './wiring.ts';
 
 /**
- * `POST /api/v1/ai/search`, built once per cold start; the index cache lives as long as the instance. `objectsOn`
+ * `POST /api/v1/ai/search`, built once per cold start; the index cache lives as long as the instance: its handler,
+ * and the bot read it starts beside the rate limit (botsApiFunction's `beside`). `objectsOn`
  * gives the knowledge bucket's store: every search reads an index, so the root builds it on an S3 client loaded with
  * the function, not on first use. The bots and the embeddings model come from the root.
  */
@@ -26,5 +27,5 @@ export function wireSearch(
     objects: knowledgeObjectsFromConfig(cfg, deps.objectsOn),
     embeddings: deps.embeddings,
   });
-  return searchHandler({ bots: deps.bots, knowledge });
+  return searchRoute({ bots: deps.bots, knowledge });
 }

@@ -24,13 +24,16 @@ const MESSAGES = {
 /**
  * Bots API authentication then rate limiting, in the contract's order: a bad token gets 401 and is never counted;
  * every authenticated request is counted, including those that then fail validation. RateLimit-* headers go on
- * every response from here on, errors included.
+ * every response from here on, errors included. `beside`, once the token is known, starts the route's own reads
+ * while the limit is counted (they wait on the same round trip, not one after the other); it must answer nothing and
+ * change nothing, since the request may still be refused.
  */
 export function botsApiAuth(deps: {
   authenticate: (authorization: string | undefined) => Promise<ApiTokenResult>;
   limiter: RateLimiter;
   logger: Logger;
   now?: () => number;
+  beside?: (event: HttpEvent) => void;
 }): MiddlewareObj<HttpEvent<unknown, BotsApiCaller>, HttpResult> {
   const now = deps.now ?? Date.now;
   return {
@@ -44,6 +47,7 @@ export function botsApiAuth(deps: {
         if (result.cause) deps.logger.error('token store unreachable', { cause: String(result.cause) });
         throw new HttpError(401, result.failure, MESSAGES[result.failure]);
       }
+      deps.beside?.(event);
       let decision: RateDecision;
       try {
         // Arrival time as API Gateway stamped it: requests that arrive together are judged together, however long

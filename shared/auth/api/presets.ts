@@ -50,6 +50,11 @@ export function botsApiFunction<TBody = unknown>(
     base?: <TEvent extends HttpEvent>(logger: Logger, metrics?: InvocationMetrics) => HttpHandler<TEvent>;
     /** Runs on every error before the conventions answer it: the OpenAI-format routes' own error body. */
     errorBody?: MiddlewareObj<HttpEvent, HttpResult>;
+    /**
+     * The route's reads started once the token is known, while the rate limit is counted (see botsApiAuth): they
+     * answer nothing, and a refused request leaves them unused.
+     */
+    beside?: (event: HttpEvent) => void;
   },
 ): HttpHandler<BotsApiEvent<TBody>> {
   const { logger } = options;
@@ -60,6 +65,7 @@ export function botsApiFunction<TBody = unknown>(
       authenticate: makeAuthenticateApiToken({ tokens: options.auth.tokens }),
       limiter: options.auth.limiter,
       logger,
+      ...(options.beside ? { beside: options.beside } : {}),
     }),
   );
   if (options.idempotency) fn.use(options.idempotency((event: BotsApiEvent) => event.auth.grant.projectId));

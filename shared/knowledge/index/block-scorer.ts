@@ -1,4 +1,4 @@
-import { type PostingBounds, seek } from './posting-bounds.ts';
+import { BOUND_BLOCK, type PostingBounds, seek } from './posting-bounds.ts';
 import type { TopExcerpts } from './top-excerpts.ts';
 
 /** Excerpts scored together: scoring's scratch is a few of these, whatever the size of the segment. */
@@ -29,13 +29,21 @@ export interface WordCursors {
   essential: boolean;
 }
 
-/** What a block is scored against: the query's ceiling, the context weight and BM25's length normalisation. */
+/**
+ * What a block is scored against: the query's ceiling, the context weight, BM25's length normalisation (and its
+ * parts, for bounds: `flat + slope × length`), and the score an excerpt must reach to enter the top.
+ */
 export interface BlockQuery {
   words: WordCursors[];
   ceiling: number;
   context: number;
   norm: (length: number) => number;
   windowNorm: (length: number) => number;
+  flat: number;
+  ownSlope: number;
+  windowSlope: number;
+  /** Below this, an excerpt cannot enter the top (-Infinity while it is not full). */
+  bar: number;
 }
 
 /** The segment's facts scoring reads (see ScoringSegment in ./bm25.ts). */
@@ -70,6 +78,14 @@ export class BlockScorer {
 
   private readonly candidate = new Uint8Array(SCORING_BLOCK + 2);
   private readonly candidates = new Uint32Array(SCORING_BLOCK + 2);
+  /** 1 at the candidates' slots while they are in force: only their scores are gathered. */
+  private readonly wanted = new Uint8Array(SCORING_BLOCK + 2);
+  // Per slot: the most the essential words can add (all, and the word at hand's own and neighbourhood parts).
+  private readonly slotBound = new Float64Array(SCORING_BLOCK + 2);
+  private readonly ownMax = new Float64Array(SCORING_BLOCK + 2);
+  private readonly windowMax = new Float64Array(SCORING_BLOCK + 2);
+  private readonly wordSlots = new Uint32Array(SCORING_BLOCK + 2);
+  private readonly slots = new Uint32Array(SCORING_BLOCK + 2);
   private nCandidates = 0;
   private nTouched = 0;
   private nWindows = 0;
@@ -119,35 +135,78 @@ export class BlockScorer {
       windowScores[j] = 0;
       windowSeen[j] = 0;
     }
+    for (let i = 0; i < this.nCandidates; i++) this.wanted[this.candidates[i]! - lo + 1] = 0;
   }
 
   /**
-   * When some words are not essential: the slots an essential word's occurrence reaches (the excerpt and those either
-   * side, whose neighbourhoods it is in), in order. Only these can reach the top; every other excerpt's score stays
-   * below it even if partly computed, so it is pushed in vain but never wrongly kept.
+   * Once the top is full: the slots whose score can still reach the bar, in order. A slot's score is bounded by the
+   * words that are not essential (their bounds in the block) plus, per essential word, the bounds of the postings
+   * blocks of its occurrences in reach (the excerpt's own, for its weight; those within one, for its
+   * neighbourhood's). Only these are scored (exactly: every posting within one of them is read); no other excerpt
+   * can reach the bar.
    */
   private markCandidates(query: BlockQuery, lo: number, hi: number): void {
     this.nCandidates = -1;
-    if (query.words.every((w) => w.essential)) return;
-    const { candidate, candidates } = this;
+    const { bar, context, ceiling, flat, ownSlope, windowSlope } = query;
+    if (!(bar > 0)) return;
+    const { candidate, candidates, slotBound, ownMax, windowMax, wordSlots, slots } = this;
     const offset = lo - 1;
     const last = hi - offset - 1;
-    let n = 0;
+    let rest = 0;
+    let total = 0;
+    for (const word of query.words) {
+      total += word.bound;
+      if (!word.essential) rest += word.bound;
+    }
+    let nSlots = 0;
     for (const word of query.words) {
       if (!word.essential) continue;
-      for (const c of word.variants)
-        for (let i = c.at; i < c.end; i++) {
-          const j = c.excerpts[i]! - offset;
-          for (let x = Math.max(1, j - 1); x <= Math.min(last, j + 1); x++)
-            if (!candidate[x]) {
-              candidate[x] = 1;
-              candidates[n++] = x + offset;
+      // A postings block whose bound, with every other word at its bound in the block, stays below the bar reaches
+      // no excerpt that can: skipped whole.
+      const others = bar - (total - word.bound);
+      const weight = word.weight / ceiling;
+      let nWord = 0;
+      for (const c of word.variants) {
+        const { maxTf, minLength, maxWindowTf, minWindowLength } = c.bounds;
+        for (let k = (c.at / BOUND_BLOCK) | 0; k * BOUND_BLOCK < c.end; k++) {
+          const tf = maxTf[k]!;
+          const own = (c.topWeight * tf) / (tf + flat + ownSlope * minLength[k]!);
+          const wtf = maxWindowTf[k]!;
+          const window = (c.topWeight * wtf) / (wtf + flat + windowSlope * minWindowLength[k]!);
+          if (weight * ((1 - context) * own + context * window) < others) continue;
+          const end = Math.min(c.end, (k + 1) * BOUND_BLOCK);
+          for (let i = Math.max(c.at, k * BOUND_BLOCK); i < end; i++) {
+            const j = c.excerpts[i]! - offset;
+            if (j >= 1 && j <= last && own > ownMax[j]!) ownMax[j] = own;
+            for (let x = Math.max(1, j - 1); x <= Math.min(last, j + 1); x++) {
+              if (windowMax[x] === 0) wordSlots[nWord++] = x;
+              if (window > windowMax[x]!) windowMax[x] = window;
             }
+          }
         }
+      }
+      for (let n = 0; n < nWord; n++) {
+        const x = wordSlots[n]!;
+        if (!candidate[x]) {
+          candidate[x] = 1;
+          slots[nSlots++] = x;
+        }
+        slotBound[x]! += weight * ((1 - context) * ownMax[x]! + context * windowMax[x]!);
+        ownMax[x] = 0;
+        windowMax[x] = 0;
+      }
     }
-    const found = candidates.subarray(0, n);
-    found.sort();
-    for (let i = 0; i < n; i++) candidate[found[i]! - offset] = 0;
+    let n = 0;
+    for (let t = 0; t < nSlots; t++) {
+      const x = slots[t]!;
+      if (slotBound[x]! + rest >= bar) {
+        candidates[n++] = x + offset;
+        this.wanted[x] = 1;
+      }
+      slotBound[x] = 0;
+      candidate[x] = 0;
+    }
+    candidates.subarray(0, n).sort();
     this.nCandidates = n;
   }
 
@@ -160,15 +219,19 @@ export class BlockScorer {
     const offset = lo - 1;
     for (const c of word.variants) {
       if (c.end <= c.at) continue;
-      if (word.essential || this.nCandidates < 0) this.visit(s, query, c, c.at, c.end, lo, hi);
+      if (this.nCandidates < 0) this.visit(s, query, c, c.at, c.end, lo, hi);
       else {
         // Only the postings of the candidates and their neighbours: the occurrences their scores are made of.
+        // Candidates within three of each other make one run: their neighbours' postings are read once, in order.
+        const { candidates, nCandidates } = this;
         let i = c.at;
-        for (let k = 0; k < this.nCandidates && i < c.end; k++) {
-          const x = this.candidates[k]!;
-          i = seek(c.excerpts, i, x - 1);
+        for (let k = 0; k < nCandidates && i < c.end; ) {
+          const from = candidates[k]!;
+          let to = from;
+          while (++k < nCandidates && candidates[k]! <= to + 3) to = candidates[k]!;
+          i = seek(c.excerpts, i, from - 1);
           let end = i;
-          while (end < c.end && c.excerpts[end]! <= x + 1) end++;
+          while (end < c.end && c.excerpts[end]! <= to + 1) end++;
           this.visit(s, query, c, i, end, lo, hi);
           i = end;
         }
@@ -189,9 +252,13 @@ export class BlockScorer {
     }
   }
 
-  /** Postings `[from, to)` of one variant: each one's weight in its excerpt, its count in the neighbourhoods. */
+  /**
+   * Postings `[from, to)` of one variant: each one's weight in its excerpt, its count in the neighbourhoods; only
+   * the candidates' while there are candidates (no other excerpt can reach the top).
+   */
   private visit(s: BlockSegment, query: BlockQuery, c: TermCursor, from: number, to: number, lo: number, hi: number) {
     const { bestExcerpt, windowTf, touched, touchedWindows } = this;
+    const only = this.nCandidates >= 0 ? this.wanted : undefined;
     const { lengths, sameNext, live, allowed } = s;
     const { context, norm } = query;
     const { excerpts, tfs, topWeight } = c;
@@ -201,8 +268,8 @@ export class BlockScorer {
       const e = excerpts[i]!;
       if ((live && !live[e]) || (allowed && !allowed[e])) continue;
       const tf = tfs[i]!;
-      const inside = e >= lo && e < hi;
       const j = e - offset;
+      const inside = e >= lo && e < hi && (!only || only[j] === 1);
       if (inside) {
         const x = (topWeight * tf) / (tf + norm(lengths[e]!));
         if (bestExcerpt[j] === 0) touched[nTouched++] = j;
@@ -214,11 +281,11 @@ export class BlockScorer {
         if (windowTf[j] === 0) touchedWindows[nWindows++] = j;
         windowTf[j]! += tf;
       }
-      if (e > lo && e <= hi && sameNext[e - 1]) {
+      if (e > lo && e <= hi && sameNext[e - 1] && (!only || only[j - 1] === 1)) {
         if (windowTf[j - 1] === 0) touchedWindows[nWindows++] = j - 1;
         windowTf[j - 1]! += tf;
       }
-      if (e + 1 >= lo && e + 1 < hi && sameNext[e]) {
+      if (e + 1 >= lo && e + 1 < hi && sameNext[e] && (!only || only[j + 1] === 1)) {
         if (windowTf[j + 1] === 0) touchedWindows[nWindows++] = j + 1;
         windowTf[j + 1]! += tf;
       }

@@ -176,10 +176,15 @@ function walkBlocks(
   if (!terms.length || !stats.liveExcerpts) return;
   const { idfs, ceiling } = queryWeights(segments, terms, stats.liveExcerpts, qtf);
   const norms = lengthNorms(stats);
+  const slopes = {
+    flat: BM25_K1 * (1 - BM25_B),
+    ownSlope: (BM25_K1 * BM25_B) / stats.avgLength,
+    windowSlope: (BM25_K1 * BM25_B) / stats.avgWindow,
+  };
   for (const [k, s] of segments.entries()) {
     const words = cursorsOf(s, terms, idfs, qtf);
     if (!words.length) continue;
-    const query: BlockQuery = { words, ceiling, context, ...norms };
+    const query: BlockQuery = { words, ceiling, context, ...norms, ...slopes, bar: Number.NEGATIVE_INFINITY };
     const cursors = words.flatMap((w) => w.variants);
     for (let lo = 0; lo < s.excerptCount; ) {
       const hi = Math.min(s.excerptCount, lo + SCORING_BLOCK);
@@ -196,7 +201,8 @@ function walkBlocks(
         lo = Math.max(hi, Math.floor((next - 1) / SCORING_BLOCK) * SCORING_BLOCK);
         continue;
       }
-      if (markEssential(query, stats, bar() / (1 + BOUND_MARGIN))) visit(s, k, query, lo, hi);
+      query.bar = bar() / (1 + BOUND_MARGIN);
+      if (markEssential(query)) visit(s, k, query, lo, hi);
       lo = hi;
     }
   }
@@ -267,7 +273,7 @@ function cursorsOf(s: ScoringSegment, terms: QueryTerm[], idfs: number[][], qtf:
       const idf = idfs[w]![v]!;
       const p = s.postings[w]![v];
       if (Number.isNaN(idf) || !p || !p.excerpts.length) return;
-      const bounds = postingBounds(p, s.lengths, s.lengthFloors);
+      const bounds = postingBounds(p, s.lengths, s.lengthFloors, s.sameNext);
       cursors.push({ excerpts: p.excerpts, tfs: p.tfs, topWeight: idf * (BM25_K1 + 1), bounds, at: 0, end: 0 });
     });
     if (cursors.length) words.push({ weight: qtf ? count : 1, variants: cursors, bound: 0, essential: true });
@@ -281,24 +287,21 @@ function cursorsOf(s: ScoringSegment, terms: QueryTerm[], idfs: number[][], qtf:
  * postings blocks in reach, mixed and divided as scores are), and which words are essential: the fewest, highest
  * bounds such that the others together stay below `bar`. False when no excerpt of the block can reach `bar`.
  */
-function markEssential(query: BlockQuery, stats: CorpusStats, bar: number): boolean {
-  const { context, ceiling } = query;
-  const ownSlope = (BM25_K1 * BM25_B) / stats.avgLength;
-  const windowSlope = (BM25_K1 * BM25_B) / stats.avgWindow;
-  const flat = BM25_K1 * (1 - BM25_B);
+function markEssential(query: BlockQuery): boolean {
+  const { context, ceiling, flat, ownSlope, windowSlope, bar } = query;
   let total = 0;
   for (const word of query.words) {
     let own = 0;
     let window = 0;
     for (const c of word.variants) {
       if (c.end <= c.at) continue;
-      const { maxTf, minLength, maxWindowTf } = c.bounds;
+      const { maxTf, minLength, maxWindowTf, minWindowLength } = c.bounds;
       const last = ((c.end - 1) / BOUND_BLOCK) | 0;
       for (let k = (c.at / BOUND_BLOCK) | 0; k <= last; k++) {
         const tf = maxTf[k]!;
         own = Math.max(own, (c.topWeight * tf) / (tf + flat + ownSlope * minLength[k]!));
         const wtf = maxWindowTf[k]!;
-        window = Math.max(window, (c.topWeight * wtf) / (wtf + flat + windowSlope * minLength[k]!));
+        window = Math.max(window, (c.topWeight * wtf) / (wtf + flat + windowSlope * minWindowLength[k]!));
       }
     }
     word.bound = (word.weight * ((1 - context) * own + context * window)) / ceiling;

@@ -14,6 +14,8 @@ export interface PostingBounds {
   maxTf: Uint8Array;
   minLength: Uint16Array;
   maxWindowTf: Uint16Array;
+  /** The shortest neighbourhood (its excerpts' lengths added) the block's postings count in. */
+  minWindowLength: Uint32Array;
 }
 
 const memo = new WeakMap<object, PostingBounds>();
@@ -25,7 +27,12 @@ const LENGTH_BLOCK_SHIFT = Math.log2(LENGTH_BLOCK);
  * The bounds of `postings` (of the segment whose excerpt lengths are `lengths`); with `floors` instead (format 6: the
  * shortest length per block of lengths, read from the tail), looser bounds that need no excerpt's length.
  */
-export function postingBounds(postings: Postings, lengths: Uint16Array, floors?: Uint16Array): PostingBounds {
+export function postingBounds(
+  postings: Postings,
+  lengths: Uint16Array,
+  floors?: Uint16Array,
+  sameNext?: Uint8Array,
+): PostingBounds {
   const key = postings.source ?? postings;
   const known = (floors ? floorMemo : memo).get(key);
   if (known) return known;
@@ -38,7 +45,10 @@ export function postingBounds(postings: Postings, lengths: Uint16Array, floors?:
     maxTf: new Uint8Array(blocks),
     minLength: new Uint16Array(blocks).fill(0xffff),
     maxWindowTf: new Uint16Array(blocks),
+    minWindowLength: new Uint32Array(blocks).fill(0xffffffff),
   };
+  // Without the files' edges (or with floors), a neighbourhood is known only to hold the posting's own excerpt.
+  const windows = floors ? undefined : sameNext;
   for (let i = 0; i < n; i++) {
     const k = (i / BOUND_BLOCK) | 0;
     const e = excerpts[i]!;
@@ -50,9 +60,24 @@ export function postingBounds(postings: Postings, lengths: Uint16Array, floors?:
     for (let j = i - 1; j >= 0 && e - excerpts[j]! <= 2; j--) window += tfs[j]!;
     for (let j = i + 1; j < n && excerpts[j]! - e <= 2; j++) window += tfs[j]!;
     if (window > bounds.maxWindowTf[k]!) bounds.maxWindowTf[k] = window;
+    const shortest = windows ? shortestWindow(e, lengths, windows) : length;
+    if (shortest < bounds.minWindowLength[k]!) bounds.minWindowLength[k] = shortest;
   }
   (floors ? floorMemo : memo).set(key, bounds);
   return bounds;
+}
+
+/**
+ * The shortest of the neighbourhoods excerpt `e`'s occurrences count in: its own and its neighbours' in the same
+ * file, each the lengths of an excerpt and of those either side in its file added (as scoring adds them).
+ */
+function shortestWindow(e: number, lengths: Uint16Array, sameNext: Uint8Array): number {
+  const window = (x: number) =>
+    lengths[x]! + (x > 0 && sameNext[x - 1] ? lengths[x - 1]! : 0) + (sameNext[x] ? lengths[x + 1]! : 0);
+  let shortest = window(e);
+  if (e > 0 && sameNext[e - 1]) shortest = Math.min(shortest, window(e - 1));
+  if (sameNext[e]) shortest = Math.min(shortest, window(e + 1));
+  return shortest;
 }
 
 /** The first index at or after `from` whose excerpt is at least `target` (galloping, then halving). */
