@@ -73,6 +73,8 @@ export function makeSendMessage(deps: SendMessageDeps) {
       throw new NoChannelCreditsError();
     }
 
+    // A paced send takes its place in the channel's pace last, so that nothing stands between it and the provider.
+    if (options.departure) await options.departure();
     const messageId = options.messageId ?? newId('msg');
     const startedAt = now();
     let receipt: ProviderReceipt;
@@ -125,6 +127,8 @@ export interface SendOptions {
   claim?: (channel: Channel) => Promise<void>;
   /** Awaited once the checks passed, before the claim and the charge (a paced send's turn). */
   beforeProvider?: () => Promise<void>;
+  /** Awaited after the claim and the charge, right before the provider call (a paced send's slot on the pace). */
+  departure?: () => Promise<void>;
   /** A provider's "too many requests" throws {@link ProviderRateLimitedError} (refunded, nothing recorded). */
   retryRateLimited?: boolean;
 }

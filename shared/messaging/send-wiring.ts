@@ -220,7 +220,7 @@ export function wireOutboundWorker(
       pace.catch(() => paces.delete(key));
       return pace;
     },
-    fire: (message, turn) => sendDeferred.fire(message, turn),
+    fire: (message, turn, departure) => sendDeferred.fire(message, turn, departure),
     abandon: (message) => sendDeferred.abandon(message),
   });
   return outboundWorkerHandler(platform, { workOutbound, queue: deferred.queue });

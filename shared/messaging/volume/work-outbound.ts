@@ -6,8 +6,17 @@ import type { FireOutcome } from './send-deferred.ts';
 export const PACE_HORIZON_MS = 2_000;
 /** A scheduled job that arrives this early (SQS delays count whole seconds) waits in the worker for its time. */
 const EARLY_WAIT_MS = 1_500;
-/** How long before its instant a message starts its checks, claim and charge (then waits for the instant). */
+/** How long before its instant a message starts its checks (then waits for the claim's moment). */
 const PREPARE_MS = 300;
+/** How long before its instant a message is claimed and charged (then waits for the instant and takes its slot). */
+const CLAIM_LEAD_MS = 200;
+/**
+ * How many times a send that found itself late after taking its slot takes it again before it leaves anyway: one
+ * write each, and a store that is always slower than the tolerance must not hold a claimed message for ever.
+ */
+const MAX_RETAKES = 2;
+/** How many slots' last sends a worker keeps in mind (the oldest forgotten first). */
+const SLOTS_REMEMBERED = 2_000;
 /** A claim this old belongs to a worker that died: above the outbound worker's 60 s timeout. */
 const STALE_CLAIM_MS = 75_000;
 /** A job that met an outage (a store that did not answer) comes back this soon. */
@@ -20,8 +29,11 @@ export interface WorkOutboundDeps {
   pacer: Pick<ChannelPacer, 'reserve' | 'admit'>;
   /** The channel's pace and type as stored (a few seconds old at most); undefined when the channel is gone. */
   paceOf: (projectId: string, channelId: string) => Promise<Pace | undefined>;
-  /** Sends it; `turn` resolves at its instant, awaited after its checks and before its claim and charge. */
-  fire: (message: DeferredMessage, turn: () => Promise<void>) => Promise<FireOutcome>;
+  /**
+   * Sends it: `turn` (a moment before its instant) is awaited after its checks and before its claim and charge,
+   * `departure` (its instant and its slot taken) after them, right before the provider call.
+   */
+  fire: (message: DeferredMessage, turn: () => Promise<void>, departure: () => Promise<void>) => Promise<FireOutcome>;
   abandon: (message: DeferredMessage) => Promise<void>;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -41,20 +53,46 @@ export type RecordOutcome = { id: string; done: true } | { id: string; done: fal
  *    more than a moment early → back on the queue until its time; one found `sending` → abandoned (never twice);
  * 2. the rest, per channel, reserve their instants and sequence numbers on the channel's pace in one write (pace.ts):
  *    a group whose turn is beyond the horizon goes back on the queue until about then, reserving nothing;
- * 3. each message waits for its instant (and its time, if scheduled) and for its slot, then leaves
- *    (send-deferred.ts).
+ * 3. each message is claimed and charged a moment before its instant (and its time, if scheduled), then waits for
+ *    the instant and takes its slot, the last step before the provider call (send-deferred.ts).
  */
 export function makeWorkOutbound(deps: WorkOutboundDeps) {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
-  /** Waits until the slot lets the send through (a store that does not answer is asked again shortly). */
-  async function admitted(channelId: string, slot: number, windowMs: number): Promise<void> {
-    for (;;) {
+  /** When each slot (`channel#slot`) was last seen taken by this worker; kept for the slots of recent sends only. */
+  const lastSeen = new Map<string, number>();
+  function remember(key: string, at: number): void {
+    lastSeen.delete(key);
+    lastSeen.set(key, Math.max(at, lastSeen.get(key) ?? 0));
+    if (lastSeen.size > SLOTS_REMEMBERED) lastSeen.delete(lastSeen.keys().next().value!);
+  }
+
+  /**
+   * Waits until the slot lets the send through (a store that does not answer is asked again shortly), as the last
+   * step before the provider call. The slot's stamp is the instant the admission was asked at; a send that gets the
+   * answer more than `toleranceMs` after it (a slow write, a busy event loop) does not leave on that stamp but moves
+   * it to now: two sends through one slot then leave at least `windowMs - toleranceMs` apart.
+   */
+  async function admitted(channelId: string, slot: number, windowMs: number, toleranceMs: number): Promise<void> {
+    const key = `${channelId}#${slot}`;
+    let mine: number | undefined;
+    for (let retakes = 0; ; ) {
+      // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
+      const frees = (lastSeen.get(key) ?? 0) + windowMs;
+      if (mine === undefined && frees > now()) await sleep(frees - now());
+      const stamp = now();
       const answer = await deps.pacer
-        .admit(channelId, slot, windowMs, now())
+        .admit(channelId, slot, windowMs, stamp, mine)
         .catch(() => ({ retryAt: now() + ADMIT_RETRY_MS }));
-      if (answer === true) return;
+      if (answer === true) {
+        remember(key, stamp);
+        if (now() - stamp <= toleranceMs || retakes >= MAX_RETAKES) return;
+        mine = stamp;
+        retakes++;
+        continue;
+      }
+      remember(key, answer.retryAt - windowMs);
       await sleep(Math.max(1, answer.retryAt - now()));
     }
   }
@@ -115,13 +153,18 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
             const early = at - now() - PREPARE_MS;
             if (early > 0) await sleep(early);
             const turn = async () => {
+              const wait = at - (plan ? CLAIM_LEAD_MS : 0) - now();
+              if (wait > 0) await sleep(wait);
+            };
+            const departure = async () => {
               const wait = at - now();
               if (wait > 0) await sleep(wait);
               // Late or early, a send goes only through its slot, free a whole window after the slot's last send.
-              if (plan) await admitted(message.channelId, (seq + i) % plan.slots, plan.windowMs);
+              if (plan)
+                await admitted(message.channelId, (seq + i) % plan.slots, plan.admitWindowMs, DEPARTURE_TOLERANCE_MS);
             };
             const outcome = await deps
-              .fire(message, turn)
+              .fire(message, turn, departure)
               .catch((): FireOutcome => ({ done: false, retryInSeconds: RETRY_SECONDS }));
             outcomes.push(
               outcome.done
@@ -135,3 +178,10 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
     return outcomes;
   };
 }
+
+/**
+ * How late after its slot's stamp a send may still leave on it. A departure then lies within this of its stamp, and
+ * the stamps of one slot are a window apart: a second holds about the pace, and at most this fraction more (50 ms:
+ * 5 %). A store's answer takes a few milliseconds; only a stalled event loop or store comes back later.
+ */
+export const DEPARTURE_TOLERANCE_MS = 50;
