@@ -15,6 +15,10 @@ const CLAIM_LEAD_MS = 200;
  * write each, and a store that is always slower than the tolerance must not hold a claimed message for ever.
  */
 const MAX_RETAKES = 2;
+/** A slot is taken at most this far ahead of its departure (the answer's usual time). */
+const MAX_AHEAD_MS = 250;
+/** The weight of each new answer in the moving average of the slot writes' answer time. */
+const ANSWER_WEIGHT = 0.2;
 /** How many slots' last sends a worker keeps in mind (the oldest forgotten first). */
 const SLOTS_REMEMBERED = 2_000;
 /** A claim this old belongs to a worker that died: above the outbound worker's 60 s timeout. */
@@ -68,25 +72,33 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
     if (lastSeen.size > SLOTS_REMEMBERED) lastSeen.delete(lastSeen.keys().next().value!);
   }
 
+  /** How long this worker's slot writes take to answer lately (a moving average): a slot is taken that far ahead. */
+  let answerMs = 0;
+
   /**
    * Waits until the slot lets the send through (a store that does not answer is asked again shortly), as the last
-   * step before the provider call. The slot's stamp is the instant the admission was asked at; a send that gets the
-   * answer more than `toleranceMs` after it (a slow write, a busy event loop) does not leave on that stamp but moves
-   * it to now: two sends through one slot then leave at least `windowMs - toleranceMs` apart.
+   * step before the provider call. The slot is taken for a departure as far ahead as its answer usually takes (the
+   * slot's stamp); the send leaves at that stamp, or, when the answer came more than `toleranceMs` after it (a slow
+   * write, a busy event loop), moves its own stamp to a new departure instead of leaving late: two sends through one
+   * slot leave at least `windowMs - toleranceMs` apart.
    */
   async function admitted(channelId: string, slot: number, windowMs: number, toleranceMs: number): Promise<void> {
     const key = `${channelId}#${slot}`;
     let mine: number | undefined;
     for (let retakes = 0; ; ) {
+      const ahead = Math.min(MAX_AHEAD_MS, Math.round(answerMs));
       // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
-      const frees = (lastSeen.get(key) ?? 0) + windowMs;
+      const frees = (lastSeen.get(key) ?? 0) + windowMs - ahead;
       if (mine === undefined && frees > now()) await sleep(frees - now());
-      const stamp = now();
+      const asked = now();
+      const stamp = asked + ahead;
       const answer = await deps.pacer
         .admit(channelId, slot, windowMs, stamp, mine)
         .catch(() => ({ retryAt: now() + ADMIT_RETRY_MS }));
+      answerMs += (now() - asked - answerMs) * ANSWER_WEIGHT;
       if (answer === true) {
         remember(key, stamp);
+        if (stamp > now()) await sleep(stamp - now());
         if (now() - stamp <= toleranceMs || retakes >= MAX_RETAKES) return;
         mine = stamp;
         retakes++;
