@@ -41,11 +41,11 @@ export function paceSlots(perSecond: number): {
 }
 
 /**
- * Sends are planned 2 % further apart than the pace asks (`windowMs`), and a slot lets a send through once its last
+ * Sends are planned 1 % further apart than the pace asks (`windowMs`), and a slot lets a send through once its last
  * one is `admitWindowMs` (the pace's own window) old: a send that left its slot a little late (its claim, a busy
  * event loop) does not make the slot's next send wait and ask again, and such a delay is gone within a few rounds.
  */
-const PLAN_MARGIN = 1.02;
+const PLAN_MARGIN = 1.01;
 
 /**
  * The shared schedule of one channel's sends: the next free instant and the count of sends planned (one item per
