@@ -1,6 +1,7 @@
 import { type ChannelPacer, type Pace, paceSlots } from './pace.ts';
 import { type DeferredMessage, type DeferredStore, isDeferred, type OutboundJob } from './deferred.ts';
 import type { FireOutcome } from './send-deferred.ts';
+import type { SendLookup } from '../conversation.ts';
 
 /** A job whose turn is this close waits in the worker; further away it goes back on the queue (whole seconds). */
 export const PACE_HORIZON_MS = 2_000;
@@ -19,6 +20,11 @@ const MAX_RETAKES = 2;
 const MAX_AHEAD_MS = 250;
 /** The weight of each new answer in the moving average of the slot writes' answer time. */
 const ANSWER_WEIGHT = 0.2;
+/**
+ * A group's sends whose checks begin within this of one read share it: the data a send is checked against is then at
+ * most this much older than its own read would have been (checks begin 300 ms before the instant anyway).
+ */
+const LOOKUP_SHARED_MS = 250;
 /** How many slots' last sends a worker keeps in mind (the oldest forgotten first). */
 const SLOTS_REMEMBERED = 2_000;
 /** A claim this old belongs to a worker that died: above the outbound worker's 60 s timeout. */
@@ -34,10 +40,21 @@ export interface WorkOutboundDeps {
   /** The channel's pace and type as stored (a few seconds old at most); undefined when the channel is gone. */
   paceOf: (projectId: string, channelId: string) => Promise<Pace | undefined>;
   /**
-   * Sends it: `turn` (a moment before its instant) is awaited after its checks and before its claim and charge,
-   * `departure` (its instant and its slot taken) after them, right before the provider call.
+   * The channel and what the checks of these bodies read, in one read (a group of sends due within moments of each
+   * other); undefined when the channel is gone.
    */
-  fire: (message: DeferredMessage, turn: () => Promise<void>, departure: () => Promise<void>) => Promise<FireOutcome>;
+  lookup?: (projectId: string, channelId: string, bodies: readonly unknown[]) => Promise<SendLookup | undefined>;
+  /**
+   * Sends it: `turn` (a moment before its instant) is awaited after its checks and before its claim and charge,
+   * `departure` (its instant and its slot taken) after them, right before the provider call; `lookup`, when given,
+   * is what its checks read.
+   */
+  fire: (
+    message: DeferredMessage,
+    turn: () => Promise<void>,
+    departure: () => Promise<void>,
+    lookup?: () => Promise<SendLookup | undefined>,
+  ) => Promise<FireOutcome>;
   abandon: (message: DeferredMessage) => Promise<void>;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -109,6 +126,29 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
     }
   }
 
+  /**
+   * One read of the channel and the checks' items for the sends of a group whose checks begin within
+   * {@link LOOKUP_SHARED_MS} of it, instead of one read each: a read begun at send `i` covers every send from `i` on,
+   * and the next send whose checks begin later reads again (its data then no older than another send's would be).
+   */
+  function sharedLookups(messages: readonly DeferredMessage[]) {
+    const read = deps.lookup;
+    if (!read) return undefined;
+    let current: { from: number; at: number; lookup: Promise<SendLookup | undefined> } | undefined;
+    return (i: number) => async () => {
+      if (!current || i < current.from || now() - current.at > LOOKUP_SHARED_MS) {
+        const rest = messages.slice(i);
+        const lookup = read(
+          messages[i]!.projectId,
+          messages[i]!.channelId,
+          rest.map((m) => m.body),
+        );
+        current = { from: i, at: now(), lookup };
+      }
+      return current.lookup;
+    };
+  }
+
   return async function workOutbound(records: readonly OutboundRecord[]): Promise<RecordOutcome[]> {
     const outcomes: RecordOutcome[] = [];
     const ready = new Map<string, { record: OutboundRecord; message: DeferredMessage }[]>();
@@ -158,6 +198,7 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
           return;
         }
         const { at: startAt, seq } = start;
+        const lookups = sharedLookups(group.map((g) => g.message));
         await Promise.all(
           group.map(async ({ record, message }, i) => {
             const at = Math.max(startAt + i * (plan?.spacingMs ?? 0), message.sendAt ? Date.parse(message.sendAt) : 0);
@@ -176,7 +217,7 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
                 await admitted(message.channelId, (seq + i) % plan.slots, plan.admitWindowMs, DEPARTURE_TOLERANCE_MS);
             };
             const outcome = await deps
-              .fire(message, turn, departure)
+              .fire(message, turn, departure, lookups?.(i))
               .catch((): FireOutcome => ({ done: false, retryInSeconds: RETRY_SECONDS }));
             outcomes.push(
               outcome.done

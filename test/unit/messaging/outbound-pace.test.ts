@@ -149,3 +149,57 @@ describe('the outbound worker on a channel pace', () => {
     }
   });
 });
+
+describe('the outbound worker reading for its sends', () => {
+  async function group(pace: number) {
+    const clock = virtualClock();
+    const { pacer } = memoryPacer(clock, () => 3);
+    const reads: { at: number; bodies: unknown[] }[] = [];
+    const checkedWith: unknown[] = [];
+    const messages = Array.from(
+      { length: 10 },
+      (_, i) =>
+        ({
+          messageId: `msg_${i}`,
+          projectId: 'prj',
+          channelId: 'ch',
+          status: 'queued',
+          body: { to: `+1555000000${i}`, body: `hello ${i}` },
+        }) as unknown as DeferredMessage,
+    );
+    const work = makeWorkOutbound({
+      store: { getMany: async () => new Map(messages.map((m) => [m.messageId, m])) },
+      pacer,
+      paceOf: async () => ({ perSecond: pace }),
+      lookup: async (_projectId, _channelId, bodies) => {
+        reads.push({ at: clock.now(), bodies: [...bodies] });
+        return { read: reads.length } as never;
+      },
+      fire: async (_message, turn, departure, lookup) => {
+        checkedWith.push(await lookup?.());
+        await turn();
+        await departure();
+        return { done: true };
+      },
+      abandon: async () => {},
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+    await clock.run(
+      work(messages.map((m) => ({ id: m.messageId, job: { messageId: m.messageId } }) as OutboundRecord)),
+    );
+    return { reads, checkedWith };
+  }
+
+  it("reads the channel and the checks' items once for sends due within moments of each other", async () => {
+    // 80 a second: the ten are due within 115 ms, one read covers them all, each send is checked against it.
+    const fast = await group(80);
+    expect(fast.reads).toHaveLength(1);
+    expect(fast.reads[0]!.bodies).toHaveLength(10);
+    expect(fast.checkedWith).toEqual(Array.from({ length: 10 }, () => ({ read: 1 })));
+    // 1 a second: a read is shared only by sends whose checks begin within 250 ms of it, so each reads its own.
+    const slow = await group(1);
+    expect(slow.reads).toHaveLength(10);
+    expect(slow.reads.map((r) => r.bodies.length)).toEqual([10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+  });
+});
