@@ -77,7 +77,18 @@ export function makeSendMessage(deps: SendMessageDeps) {
     }
 
     // A paced send takes its place in the channel's pace last, so that nothing stands between it and the provider.
-    if (options.departure) await options.departure();
+    if (options.departure) {
+      try {
+        await options.departure();
+      } catch (error) {
+        // Nothing was sent: the credit goes back (the claim is its caller's to give back).
+        if (metered)
+          await deps.channels
+            .refundCredit(channel.projectId, channel.channelId)
+            .catch((cause) => deps.onBackgroundError('credit refund', cause));
+        throw error;
+      }
+    }
     const messageId = options.messageId ?? newId('msg');
     const startedAt = now();
     let receipt: ProviderReceipt;
@@ -135,7 +146,10 @@ export interface SendOptions {
   claim?: (channel: Channel) => Promise<void>;
   /** Awaited once the checks passed, before the claim and the charge (a paced send's turn). */
   beforeProvider?: () => Promise<void>;
-  /** Awaited after the claim and the charge, right before the provider call (a paced send's slot on the pace). */
+  /**
+   * Awaited after the claim and the charge, right before the provider call (a paced send's slot on the pace); when it
+   * throws, the credit is given back and nothing is sent.
+   */
   departure?: () => Promise<void>;
   /** A provider's "too many requests" throws {@link ProviderRateLimitedError} (refunded, nothing recorded). */
   retryRateLimited?: boolean;

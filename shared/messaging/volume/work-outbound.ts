@@ -33,6 +33,8 @@ const STALE_CLAIM_MS = 75_000;
 const RETRY_SECONDS = 2;
 /** An admission the store did not answer is asked again this soon. */
 const ADMIT_RETRY_MS = 50;
+/** A slot store that has not answered for this long fails the send's departure (its claim and charge given back). */
+const ADMIT_GIVE_UP_MS = 10_000;
 
 export interface WorkOutboundDeps {
   store: Pick<DeferredStore, 'getMany'>;
@@ -102,6 +104,7 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
   async function admitted(channelId: string, slot: number, windowMs: number, toleranceMs: number): Promise<void> {
     const key = `${channelId}#${slot}`;
     let mine: number | undefined;
+    let failingSince: number | undefined;
     for (let retakes = 0; ; ) {
       const ahead = Math.min(MAX_AHEAD_MS, Math.round(answerMs));
       // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
@@ -109,9 +112,15 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
       if (mine === undefined && frees > now()) await sleep(frees - now());
       const asked = now();
       const stamp = asked + ahead;
-      const answer = await deps.pacer
-        .admit(channelId, slot, windowMs, stamp, mine)
-        .catch(() => ({ retryAt: now() + ADMIT_RETRY_MS }));
+      let failed = false;
+      const answer = await deps.pacer.admit(channelId, slot, windowMs, stamp, mine).catch((error) => {
+        // A store that stops answering: the claimed message is given back (and its charge) rather than held.
+        failed = true;
+        failingSince ??= asked;
+        if (now() - failingSince > ADMIT_GIVE_UP_MS) throw error;
+        return { retryAt: now() + ADMIT_RETRY_MS };
+      });
+      if (!failed) failingSince = undefined;
       answerMs += (now() - asked - answerMs) * ANSWER_WEIGHT;
       if (answer === true) {
         remember(key, stamp);

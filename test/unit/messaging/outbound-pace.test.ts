@@ -203,3 +203,45 @@ describe('the outbound worker reading for its sends', () => {
     expect(slow.reads.map((r) => r.bodies.length)).toEqual([10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
   });
 });
+
+describe('the outbound worker when the pace store stops answering', () => {
+  it('fails the departure after 10 s, so its claim and charge are given back, and puts the job back', async () => {
+    const clock = virtualClock();
+    const message = {
+      messageId: 'msg_down',
+      projectId: 'prj',
+      channelId: 'ch',
+      status: 'queued',
+      body: { to: '+15550000000', body: 'hello' },
+    } as unknown as DeferredMessage;
+    let departed: unknown;
+    const work = makeWorkOutbound({
+      store: { getMany: async () => new Map([[message.messageId, message]]) },
+      pacer: {
+        reserve: async (_c, _n, _s, now) => ({ at: now, seq: 0 }),
+        admit: async () => {
+          await clock.sleep(5);
+          throw new Error('the store did not answer');
+        },
+      },
+      paceOf: async () => ({ perSecond: 80 }),
+      fire: async (_message, turn, departure) => {
+        await turn();
+        const started = clock.now();
+        departed = await departure().then(
+          () => 'left',
+          () => clock.now() - started,
+        );
+        if (departed === 'left') return { done: true };
+        throw new Error('departure failed');
+      },
+      abandon: async () => {},
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+    const outcomes = await clock.run(work([{ id: 'r1', job: { messageId: message.messageId } } as OutboundRecord]));
+    expect(departed).toBeGreaterThan(10_000);
+    expect(departed).toBeLessThan(10_200);
+    expect(outcomes).toEqual([{ id: 'r1', done: false, seconds: 2 }]);
+  }, 10_000);
+});
