@@ -77,11 +77,11 @@ function memoryPacer(clock: ReturnType<typeof virtualClock>, latency: () => numb
  * `count` queued sends at `pace` a second, taken 10 a batch. A third of the claims and charges take 100-190 ms, the
  * rest 5-20 ms; each pacer write 2-10 ms, one in eight 30-90 ms (a busy event loop that answers late).
  */
-async function drain(seed: number, pace: number, count: number) {
+async function drain(seed: number, pace: number, count: number, slowAnswers = false) {
   const clock = virtualClock();
   const random = seeded(seed);
   const { pacer, admits, counts } = memoryPacer(clock, () =>
-    random() < 1 / 8 ? 30 + random() * 60 : 2 + random() * 8,
+    slowAnswers ? 200 + random() * 300 : random() < 1 / 8 ? 30 + random() * 60 : 2 + random() * 8,
   );
   const messages = new Map<string, DeferredMessage>();
   for (let i = 0; i < count; i++) {
@@ -147,6 +147,18 @@ describe('the outbound worker on a channel pace', () => {
       expect(admits).toBe(2000 + counts.retakes);
       expect(took).toBeLessThan(2000 * 12.75 + 3_000);
     }
+  });
+});
+
+describe('the outbound worker on a saturated service', () => {
+  it('does not take slots again when every answer comes late: another write would be as late', async () => {
+    // Every pacer answer 200-500 ms: the event loop of a service past its CPU. Next to no retake:
+    // one write per send (and a refusal's).
+    const { sentAt, admits, counts } = await drain(7, 80, 400, true);
+    expect(sentAt.size).toBe(400);
+    // Only the very first answers, before the worker's average knows how late its answers come.
+    expect(counts.retakes).toBeLessThanOrEqual(2);
+    expect(admits).toBe(400 + counts.refusals + counts.retakes);
   });
 });
 
