@@ -83,82 +83,7 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
-  /** When each slot (`channel#slot`) was last seen taken by this worker; kept for the slots of recent sends only. */
-  const lastSeen = new Map<string, number>();
-  function remember(key: string, at: number): void {
-    lastSeen.delete(key);
-    lastSeen.set(key, Math.max(at, lastSeen.get(key) ?? 0));
-    if (lastSeen.size > SLOTS_REMEMBERED) lastSeen.delete(lastSeen.keys().next().value!);
-  }
-
-  /** How long this worker's slot writes take to answer lately (a moving average): a slot is taken that far ahead. */
-  let answerMs = 0;
-
-  /**
-   * Waits until the slot lets the send through (a store that does not answer is asked again shortly), as the last
-   * step before the provider call. The slot is taken for a departure as far ahead as its answer usually takes (the
-   * slot's stamp); the send leaves at that stamp, or, when the answer came more than `toleranceMs` after it (a slow
-   * write, a busy event loop), moves its own stamp to a new departure instead of leaving late: two sends through one
-   * slot leave at least `windowMs - toleranceMs` apart.
-   */
-  async function admitted(channelId: string, slot: number, windowMs: number, toleranceMs: number): Promise<void> {
-    const key = `${channelId}#${slot}`;
-    let mine: number | undefined;
-    let failingSince: number | undefined;
-    for (let retakes = 0; ; ) {
-      const ahead = Math.min(MAX_AHEAD_MS, Math.round(answerMs));
-      // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
-      const frees = (lastSeen.get(key) ?? 0) + windowMs - ahead;
-      if (mine === undefined && frees > now()) await sleep(frees - now());
-      const asked = now();
-      const stamp = asked + ahead;
-      let failed = false;
-      const answer = await deps.pacer.admit(channelId, slot, windowMs, stamp, mine).catch((error) => {
-        // A store that stops answering: the claimed message is given back (and its charge) rather than held.
-        failed = true;
-        failingSince ??= asked;
-        if (now() - failingSince > ADMIT_GIVE_UP_MS) throw error;
-        return { retryAt: now() + ADMIT_RETRY_MS };
-      });
-      if (!failed) failingSince = undefined;
-      answerMs += (now() - asked - answerMs) * ANSWER_WEIGHT;
-      if (answer === true) {
-        remember(key, stamp);
-        if (stamp > now()) await sleep(stamp - now());
-        // A retake helps only when late answers are the exception: on a saturated service every answer is late,
-        // another write would be as late and only add to the load.
-        if (now() - stamp <= toleranceMs || retakes >= MAX_RETAKES || answerMs > toleranceMs) return;
-        mine = stamp;
-        retakes++;
-        continue;
-      }
-      remember(key, answer.retryAt - windowMs);
-      await sleep(Math.max(1, answer.retryAt - now()));
-    }
-  }
-
-  /**
-   * One read of the channel and the checks' items for the sends of a group whose checks begin within
-   * {@link LOOKUP_SHARED_MS} of it, instead of one read each: a read begun at send `i` covers every send from `i` on,
-   * and the next send whose checks begin later reads again (its data then no older than another send's would be).
-   */
-  function sharedLookups(messages: readonly DeferredMessage[]) {
-    const read = deps.lookup;
-    if (!read) return undefined;
-    let current: { from: number; at: number; lookup: Promise<SendLookup | undefined> } | undefined;
-    return (i: number) => async () => {
-      if (!current || i < current.from || now() - current.at > LOOKUP_SHARED_MS) {
-        const rest = messages.slice(i);
-        const lookup = read(
-          messages[i]!.projectId,
-          messages[i]!.channelId,
-          rest.map((m) => m.body),
-        );
-        current = { from: i, at: now(), lookup };
-      }
-      return current.lookup;
-    };
-  }
+  const { admitted, sharedLookups } = makeDepartures(deps, now, sleep);
 
   return async function workOutbound(records: readonly OutboundRecord[]): Promise<RecordOutcome[]> {
     const outcomes: RecordOutcome[] = [];
@@ -249,3 +174,89 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
  * 5 %). A store's answer takes a few milliseconds; only a stalled event loop or store comes back later.
  */
 export const DEPARTURE_TOLERANCE_MS = 50;
+
+/** A worker's slots and reads for its sends, kept across its batches (what it saw of the slots, how its answers come). */
+function makeDepartures(
+  deps: Pick<WorkOutboundDeps, 'pacer' | 'lookup'>,
+  now: () => number,
+  sleep: (ms: number) => Promise<void>,
+) {
+  /** When each slot (`channel#slot`) was last seen taken by this worker; kept for the slots of recent sends only. */
+  const lastSeen = new Map<string, number>();
+  function remember(key: string, at: number): void {
+    lastSeen.delete(key);
+    lastSeen.set(key, Math.max(at, lastSeen.get(key) ?? 0));
+    if (lastSeen.size > SLOTS_REMEMBERED) lastSeen.delete(lastSeen.keys().next().value!);
+  }
+
+  /** How long this worker's slot writes take to answer lately (a moving average): a slot is taken that far ahead. */
+  let answerMs = 0;
+
+  /**
+   * Waits until the slot lets the send through (a store that does not answer is asked again shortly), as the last
+   * step before the provider call. The slot is taken for a departure as far ahead as its answer usually takes (the
+   * slot's stamp); the send leaves at that stamp, or, when the answer came more than `toleranceMs` after it (a slow
+   * write, a busy event loop), moves its own stamp to a new departure instead of leaving late: two sends through one
+   * slot leave at least `windowMs - toleranceMs` apart.
+   */
+  async function admitted(channelId: string, slot: number, windowMs: number, toleranceMs: number): Promise<void> {
+    const key = `${channelId}#${slot}`;
+    let mine: number | undefined;
+    let failingSince: number | undefined;
+    for (let retakes = 0; ; ) {
+      const ahead = Math.min(MAX_AHEAD_MS, Math.round(answerMs));
+      // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
+      const frees = (lastSeen.get(key) ?? 0) + windowMs - ahead;
+      if (mine === undefined && frees > now()) await sleep(frees - now());
+      const asked = now();
+      const stamp = asked + ahead;
+      let failed = false;
+      const answer = await deps.pacer.admit(channelId, slot, windowMs, stamp, mine).catch((error) => {
+        // A store that stops answering: the claimed message is given back (and its charge) rather than held.
+        failed = true;
+        failingSince ??= asked;
+        if (now() - failingSince > ADMIT_GIVE_UP_MS) throw error;
+        return { retryAt: now() + ADMIT_RETRY_MS };
+      });
+      if (!failed) failingSince = undefined;
+      answerMs += (now() - asked - answerMs) * ANSWER_WEIGHT;
+      if (answer === true) {
+        remember(key, stamp);
+        if (stamp > now()) await sleep(stamp - now());
+        // A retake helps only when late answers are the exception: on a saturated service every answer is late,
+        // another write would be as late and only add to the load.
+        if (now() - stamp <= toleranceMs || retakes >= MAX_RETAKES || answerMs > toleranceMs) return;
+        mine = stamp;
+        retakes++;
+        continue;
+      }
+      remember(key, answer.retryAt - windowMs);
+      await sleep(Math.max(1, answer.retryAt - now()));
+    }
+  }
+
+  /**
+   * One read of the channel and the checks' items for the sends of a group whose checks begin within
+   * {@link LOOKUP_SHARED_MS} of it, instead of one read each: a read begun at send `i` covers every send from `i` on,
+   * and the next send whose checks begin later reads again (its data then no older than another send's would be).
+   */
+  function sharedLookups(messages: readonly DeferredMessage[]) {
+    const read = deps.lookup;
+    if (!read) return undefined;
+    let current: { from: number; at: number; lookup: Promise<SendLookup | undefined> } | undefined;
+    return (i: number) => async () => {
+      if (!current || i < current.from || now() - current.at > LOOKUP_SHARED_MS) {
+        const rest = messages.slice(i);
+        const lookup = read(
+          messages[i]!.projectId,
+          messages[i]!.channelId,
+          rest.map((m) => m.body),
+        );
+        current = { from: i, at: now(), lookup };
+      }
+      return current.lookup;
+    };
+  }
+
+  return { admitted, sharedLookups };
+}
