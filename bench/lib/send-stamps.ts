@@ -42,10 +42,21 @@ export function sendView(
     .sort((a, b) => a - b);
   const at = (p: number) => lags[Math.min(lags.length - 1, Math.floor(lags.length * p))];
   const busiest = busiestSecond(sends);
+  // Sends per whole second from the first: the drain's start (its first seconds) and where the busiest one sits.
+  const first = Math.min(...sends);
+  const perSecond: number[] = [];
+  for (const t of sends) {
+    const s = Math.floor((t - first) / 1000);
+    perSecond[s] = (perSecond[s] ?? 0) + 1;
+  }
+  const counts = Array.from(perSecond, (n) => n ?? 0);
+  const busiestAt = counts.indexOf(Math.max(...counts));
   return {
     busiest,
     line:
       `  the service's send stamps (${sends.length}): busiest second ${busiest}; the double noted each arrival ` +
-      `after its send by p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${lags.at(-1)} ms`,
+      `after its send by p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${lags.at(-1)} ms\n` +
+      `  sends per second from the first: ${counts.slice(0, 12).join(', ')}, ...; fullest whole second ${busiestAt}: ` +
+      `${counts.slice(Math.max(0, busiestAt - 2), busiestAt + 3).join(', ')} (seconds ${Math.max(0, busiestAt - 2)}-${busiestAt + 2})`,
   };
 }

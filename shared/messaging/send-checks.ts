@@ -141,3 +141,17 @@ export function recipient(message: SendPayload): string | string[] {
       return message.payload.to;
   }
 }
+
+/** What every body names, read with the channel in one go (a batch's items, or a group of queued sends). */
+export function mergedLookupKeys(bodies: readonly unknown[]): SendLookupKeys {
+  const window = new Set<string>();
+  const suppression = new Set<string>();
+  const threads = new Set<string>();
+  for (const body of bodies) {
+    const keys = sendLookupKeys(body);
+    for (const c of keys.windowContacts) window.add(c);
+    for (const c of keys.suppressionContacts) suppression.add(c);
+    for (const t of keys.threadIds) threads.add(t);
+  }
+  return { windowContacts: [...window], suppressionContacts: [...suppression], threadIds: [...threads] };
+}

@@ -2,7 +2,7 @@ import type { CustomTokenGrant } from '../auth/index.ts';
 import type { EventPublisher } from '../events/index.ts';
 import { newId } from '../kernel/ids.ts';
 import type { Channel, ChannelStore } from './channel.ts';
-import type { ConversationStore } from './conversation.ts';
+import type { ConversationStore, SendLookup } from './conversation.ts';
 import { ChannelNotFoundError, NoChannelCreditsError, ProviderFailedError } from './errors.ts';
 import type { MessageLog } from './message.ts';
 import type { MessageStatusStore } from './message-status.ts';
@@ -45,8 +45,9 @@ export interface SendResult {
  * 7. the message is recorded with its `message.sent` / `message.failed` marked in the same write, then the event is
  *    queued for the channel's webhooks and the mark cleared.
  * DynamoDB work per send: one BatchGetItem (the channel with the conversation, suppression and mail-thread items of
- * the addresses the body names: the checks of 3 and 4 cost no round trip of their own), the charge (metered channels
- * only), the record write, the mark's clearing. The token read happened in authentication.
+ * the addresses the body names: the checks of 3 and 4 cost no round trip of their own; queued sends due within
+ * moments of each other share one, `lookup`), the charge (metered channels only), the record write, the mark's
+ * clearing. The token read happened in authentication.
  */
 export function makeSendMessage(deps: SendMessageDeps) {
   const now = deps.now ?? (() => new Date());
@@ -57,7 +58,9 @@ export function makeSendMessage(deps: SendMessageDeps) {
     body: unknown,
     options: SendOptions = {},
   ): Promise<SendResult> {
-    const lookup = await deps.conversations.lookupForSend(grant.projectId, grant.channelId, sendLookupKeys(body));
+    const lookup = await (options.lookup
+      ? options.lookup()
+      : deps.conversations.lookupForSend(grant.projectId, grant.channelId, sendLookupKeys(body)));
     if (!lookup) throw new ChannelNotFoundError(grant.channelId, 'The channel of this token was deleted.');
     const { channel, message, conversation } = checkSend(lookup, body, now());
 
@@ -73,6 +76,19 @@ export function makeSendMessage(deps: SendMessageDeps) {
       throw new NoChannelCreditsError();
     }
 
+    // A paced send takes its place in the channel's pace last, so that nothing stands between it and the provider.
+    if (options.departure) {
+      try {
+        await options.departure();
+      } catch (error) {
+        // Nothing was sent: the credit goes back (the claim is its caller's to give back).
+        if (metered)
+          await deps.channels
+            .refundCredit(channel.projectId, channel.channelId)
+            .catch((cause) => deps.onBackgroundError('credit refund', cause));
+        throw error;
+      }
+    }
     const messageId = options.messageId ?? newId('msg');
     const startedAt = now();
     let receipt: ProviderReceipt;
@@ -121,10 +137,20 @@ export function makeSendMessage(deps: SendMessageDeps) {
 export interface SendOptions {
   /** The message's id when it was given one before (a scheduled or batch send). */
   messageId?: string;
+  /**
+   * The channel and what the checks read for this body, read already (with other queued sends' items, a moment ago);
+   * without it the send reads its own.
+   */
+  lookup?: () => Promise<SendLookup | undefined>;
   /** Called once the checks passed, before the charge: a deferred send's claim on its message (throws if taken). */
   claim?: (channel: Channel) => Promise<void>;
   /** Awaited once the checks passed, before the claim and the charge (a paced send's turn). */
   beforeProvider?: () => Promise<void>;
+  /**
+   * Awaited after the claim and the charge, right before the provider call (a paced send's slot on the pace); when it
+   * throws, the credit is given back and nothing is sent.
+   */
+  departure?: () => Promise<void>;
   /** A provider's "too many requests" throws {@link ProviderRateLimitedError} (refunded, nothing recorded). */
   retryRateLimited?: boolean;
 }

@@ -12,6 +12,7 @@ import { DynamoBatchStore } from './adapters/dynamo-batch-store.ts';
 import { DynamoChannelPacer } from './adapters/dynamo-channel-pacer.ts';
 import { DynamoChannelStore } from './adapters/dynamo-channel-store.ts';
 import { DynamoConversationStore } from './adapters/dynamo-conversation-store.ts';
+import { mergedLookupKeys } from './send-checks.ts';
 import { DynamoDeferredStore } from './adapters/dynamo-deferred-store.ts';
 import { DynamoMessageLog } from './adapters/dynamo-message-log.ts';
 import { DynamoMessageStatusStore } from './adapters/dynamo-message-status-store.ts';
@@ -220,7 +221,9 @@ export function wireOutboundWorker(
       pace.catch(() => paces.delete(key));
       return pace;
     },
-    fire: (message, turn) => sendDeferred.fire(message, turn),
+    lookup: (projectId, channelId, bodies) =>
+      sending.conversations.lookupForSend(projectId, channelId, mergedLookupKeys(bodies)),
+    fire: (message, turn, departure, lookup) => sendDeferred.fire(message, turn, departure, lookup),
     abandon: (message) => sendDeferred.abandon(message),
   });
   return outboundWorkerHandler(platform, { workOutbound, queue: deferred.queue });

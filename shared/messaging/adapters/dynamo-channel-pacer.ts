@@ -10,7 +10,8 @@ import type { ChannelPacer } from '../volume/pace.ts';
  *  - idle (`next` <= now, or no item): the group starts now.
  * A group whose start would be beyond the horizon reserves nothing (its jobs wait on the queue instead).
  * Each slot is an item of its own (`CHPACE#<channelId>#<slot>`, `at`: its last send): an admission is one
- * conditional write on it (`at` <= now - window); a refusal returns the slot's item, which says when it frees.
+ * conditional write on it (`at` <= now - window, or `at` = the instant the same send took it at before: a send
+ * that did not leave on time moves its own stamp); a refusal returns the slot's item, which says when it frees.
  */
 export class DynamoChannelPacer implements ChannelPacer {
   constructor(private readonly table: DynamoTable) {}
@@ -91,15 +92,26 @@ export class DynamoChannelPacer implements ChannelPacer {
     return now;
   }
 
-  async admit(channelId: string, slot: number, windowMs: number, now: number): Promise<true | { retryAt: number }> {
+  async admit(
+    channelId: string,
+    slot: number,
+    windowMs: number,
+    now: number,
+    mine?: number,
+  ): Promise<true | { retryAt: number }> {
     const key = keys.channelPaceSlot(channelId, slot);
     const write = await conditionalWrite(
       updateItem(this.table, {
         Key: key,
         UpdateExpression: 'SET #at = :now, expiresAt = :exp',
-        ConditionExpression: 'attribute_not_exists(#at) OR #at <= :earliest',
+        ConditionExpression: `attribute_not_exists(#at) OR #at <= :earliest${mine === undefined ? '' : ' OR #at = :mine'}`,
         ExpressionAttributeNames: { '#at': 'at' },
-        ExpressionAttributeValues: { ':now': now, ':earliest': now - windowMs, ':exp': Math.ceil(now / 1000) + 86400 },
+        ExpressionAttributeValues: {
+          ':now': now,
+          ':earliest': now - windowMs,
+          ':exp': Math.ceil(now / 1000) + 86400,
+          ...(mine === undefined ? {} : { ':mine': mine }),
+        },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );

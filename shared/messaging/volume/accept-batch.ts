@@ -1,10 +1,10 @@
 import type { CustomTokenGrant } from '../../auth/index.ts';
 import { newId } from '../../kernel/ids.ts';
 import { ValidationError } from '../../kernel/domain-error.ts';
-import type { ConversationStore, SendLookupKeys } from '../conversation.ts';
+import type { ConversationStore } from '../conversation.ts';
 import { ChannelNotFoundError } from '../errors.ts';
 import { validateSendPayload } from '../payloads.ts';
-import { checkSend, sendLookupKeys } from '../send-checks.ts';
+import { checkSend, mergedLookupKeys } from '../send-checks.ts';
 import type { DeferredMessage } from './deferred.ts';
 import { type Refusal, refusalOf } from './refusal.ts';
 import { parseSendAt, splitSendAt } from './send-at.ts';
@@ -45,7 +45,7 @@ export function makeAcceptBatch(deps: AcceptBatchDeps) {
   const now = deps.now ?? (() => new Date());
   return async function acceptBatch(grant: CustomTokenGrant, envelope: unknown) {
     const items = envelopeItems(envelope);
-    const lookup = await deps.conversations.lookupForSend(grant.projectId, grant.channelId, mergedKeys(items));
+    const lookup = await deps.conversations.lookupForSend(grant.projectId, grant.channelId, mergedLookupKeys(items));
     if (!lookup) throw new ChannelNotFoundError(grant.channelId, 'The channel of this token was deleted.');
     const at = now();
     const batchId = newId('batch');
@@ -114,18 +114,4 @@ function envelopeItems(envelope: unknown): unknown[] {
     });
   if (details.length) throw new ValidationError('The batch envelope is invalid.', details);
   return messages as unknown[];
-}
-
-/** What every item names, read with the channel in one go. */
-function mergedKeys(items: readonly unknown[]): SendLookupKeys {
-  const window = new Set<string>();
-  const suppression = new Set<string>();
-  const threads = new Set<string>();
-  for (const item of items) {
-    const keys = sendLookupKeys(item);
-    for (const c of keys.windowContacts) window.add(c);
-    for (const c of keys.suppressionContacts) suppression.add(c);
-    for (const t of keys.threadIds) threads.add(t);
-  }
-  return { windowContacts: [...window], suppressionContacts: [...suppression], threadIds: [...threads] };
 }

@@ -28,17 +28,24 @@ export function paceOf(channel: { type: ChannelType; pace?: Pace }): Pace {
  * sends, so 2.5 a second is 2 slots a second; below one a second, one slot every `1000 / perSecond` ms. Sends are
  * planned `spacingMs` apart (their reserved instants), exactly the rate the slots allow.
  */
-export function paceSlots(perSecond: number): { slots: number; windowMs: number; spacingMs: number } {
+export function paceSlots(perSecond: number): {
+  slots: number;
+  windowMs: number;
+  spacingMs: number;
+  admitWindowMs: number;
+} {
   const slots = Math.max(1, Math.floor(perSecond));
-  const windowMs = Math.max(1000, (slots * 1000) / perSecond) * WAY_MARGIN;
-  return { slots, windowMs, spacingMs: windowMs / slots };
+  const admitWindowMs = Math.max(1000, (slots * 1000) / perSecond);
+  const windowMs = admitWindowMs * PLAN_MARGIN;
+  return { slots, windowMs, spacingMs: windowMs / slots, admitWindowMs };
 }
 
 /**
- * A slot's window is 2 % longer than the pace asks: a send reaches the provider a little after its admission (the
- * way there varies by some milliseconds), and the provider counts arrivals, not admissions.
+ * Sends are planned 1 % further apart than the pace asks (`windowMs`), and a slot lets a send through once its last
+ * one is `admitWindowMs` (the pace's own window) old: a send that left its slot a little late (its claim, a busy
+ * event loop) does not make the slot's next send wait and ask again, and such a delay is gone within a few rounds.
  */
-const WAY_MARGIN = 1.02;
+const PLAN_MARGIN = 1.01;
 
 /**
  * The shared schedule of one channel's sends: the next free instant and the count of sends planned (one item per
@@ -60,9 +67,17 @@ export interface ChannelPacer {
   /**
    * Lets one send through `slot` at `now` when that slot's last send is at least `windowMs` earlier (or none),
    * recording it; otherwise answers when it will be free. A send uses the slot its sequence number names (modulo the
-   * slots), so a late send delays only the one a full window after it, never every one behind it.
+   * slots), so a late send delays only the one a full window after it, never every one behind it. `mine`: the
+   * instant this same send took the slot at before and did not leave on; the slot is still its own when it holds
+   * that instant, and moves to `now`.
    */
-  admit(channelId: string, slot: number, windowMs: number, now: number): Promise<true | { retryAt: number }>;
+  admit(
+    channelId: string,
+    slot: number,
+    windowMs: number,
+    now: number,
+    mine?: number,
+  ): Promise<true | { retryAt: number }>;
   /**
    * Where `count` sends queued now stand in the channel's queue (`spacingMs` apart, behind those queued before and
    * not yet due): the instant the first of them is due, and the queue's end moved past the last. A hint for when to

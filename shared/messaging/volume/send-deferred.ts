@@ -77,8 +77,17 @@ export function makeSendDeferred(deps: SendDeferredDeps) {
       });
     },
 
-    /** `turn`: awaited once its checks passed, before its claim (its instant on the channel's pace). */
-    async fire(message: DeferredMessage, turn?: () => Promise<void>): Promise<FireOutcome> {
+    /**
+     * `turn`: awaited once its checks passed, before its claim (its instant on the channel's pace); `departure`: after
+     * its claim and charge, right before the provider call (its slot on the pace); `lookup`: what its checks read,
+     * read for a group of sends at once.
+     */
+    async fire(
+      message: DeferredMessage,
+      turn?: () => Promise<void>,
+      departure?: () => Promise<void>,
+      lookup?: SendOptions['lookup'],
+    ): Promise<FireOutcome> {
       const grant: CustomTokenGrant = {
         kind: 'custom',
         projectId: message.projectId,
@@ -92,6 +101,8 @@ export function makeSendDeferred(deps: SendDeferredDeps) {
           messageId: message.messageId,
           retryRateLimited: true,
           ...(turn ? { beforeProvider: turn } : {}),
+          ...(departure ? { departure } : {}),
+          ...(lookup ? { lookup } : {}),
           claim: async () => {
             const sendAt = expected === 'scheduled' ? message.sendAt : undefined;
             if (!(await deps.store.claim(message.messageId, { status: expected, ...(sendAt ? { sendAt } : {}) })))

@@ -1,27 +1,62 @@
 import { type ChannelPacer, type Pace, paceSlots } from './pace.ts';
 import { type DeferredMessage, type DeferredStore, isDeferred, type OutboundJob } from './deferred.ts';
 import type { FireOutcome } from './send-deferred.ts';
+import type { SendLookup } from '../conversation.ts';
 
 /** A job whose turn is this close waits in the worker; further away it goes back on the queue (whole seconds). */
 export const PACE_HORIZON_MS = 2_000;
 /** A scheduled job that arrives this early (SQS delays count whole seconds) waits in the worker for its time. */
 const EARLY_WAIT_MS = 1_500;
-/** How long before its instant a message starts its checks, claim and charge (then waits for the instant). */
+/** How long before its instant a message starts its checks (then waits for the claim's moment). */
 const PREPARE_MS = 300;
+/** How long before its instant a message is claimed and charged (then waits for the instant and takes its slot). */
+const CLAIM_LEAD_MS = 200;
+/**
+ * How many times a send that found itself late after taking its slot takes it again before it leaves anyway: one
+ * write each, and a store that is always slower than the tolerance must not hold a claimed message for ever.
+ */
+const MAX_RETAKES = 2;
+/** A slot is taken at most this far ahead of its departure (the answer's usual time). */
+const MAX_AHEAD_MS = 250;
+/** The weight of each new answer in the moving average of the slot writes' answer time. */
+const ANSWER_WEIGHT = 0.2;
+/**
+ * A group's sends whose checks begin within this of one read share it: the data a send is checked against is then at
+ * most this much older than its own read would have been (checks begin 300 ms before the instant anyway).
+ */
+const LOOKUP_SHARED_MS = 250;
+/** How many slots' last sends a worker keeps in mind (the oldest forgotten first). */
+const SLOTS_REMEMBERED = 2_000;
 /** A claim this old belongs to a worker that died: above the outbound worker's 60 s timeout. */
 const STALE_CLAIM_MS = 75_000;
 /** A job that met an outage (a store that did not answer) comes back this soon. */
 const RETRY_SECONDS = 2;
 /** An admission the store did not answer is asked again this soon. */
 const ADMIT_RETRY_MS = 50;
+/** A slot store that has not answered for this long fails the send's departure (its claim and charge given back). */
+const ADMIT_GIVE_UP_MS = 10_000;
 
 export interface WorkOutboundDeps {
   store: Pick<DeferredStore, 'getMany'>;
   pacer: Pick<ChannelPacer, 'reserve' | 'admit'>;
   /** The channel's pace and type as stored (a few seconds old at most); undefined when the channel is gone. */
   paceOf: (projectId: string, channelId: string) => Promise<Pace | undefined>;
-  /** Sends it; `turn` resolves at its instant, awaited after its checks and before its claim and charge. */
-  fire: (message: DeferredMessage, turn: () => Promise<void>) => Promise<FireOutcome>;
+  /**
+   * The channel and what the checks of these bodies read, in one read (a group of sends due within moments of each
+   * other); undefined when the channel is gone.
+   */
+  lookup?: (projectId: string, channelId: string, bodies: readonly unknown[]) => Promise<SendLookup | undefined>;
+  /**
+   * Sends it: `turn` (a moment before its instant) is awaited after its checks and before its claim and charge,
+   * `departure` (its instant and its slot taken) after them, right before the provider call; `lookup`, when given,
+   * is what its checks read.
+   */
+  fire: (
+    message: DeferredMessage,
+    turn: () => Promise<void>,
+    departure: () => Promise<void>,
+    lookup?: () => Promise<SendLookup | undefined>,
+  ) => Promise<FireOutcome>;
   abandon: (message: DeferredMessage) => Promise<void>;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -41,23 +76,14 @@ export type RecordOutcome = { id: string; done: true } | { id: string; done: fal
  *    more than a moment early → back on the queue until its time; one found `sending` → abandoned (never twice);
  * 2. the rest, per channel, reserve their instants and sequence numbers on the channel's pace in one write (pace.ts):
  *    a group whose turn is beyond the horizon goes back on the queue until about then, reserving nothing;
- * 3. each message waits for its instant (and its time, if scheduled) and for its slot, then leaves
- *    (send-deferred.ts).
+ * 3. each message is claimed and charged a moment before its instant (and its time, if scheduled), then waits for
+ *    the instant and takes its slot, the last step before the provider call (send-deferred.ts).
  */
 export function makeWorkOutbound(deps: WorkOutboundDeps) {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
-  /** Waits until the slot lets the send through (a store that does not answer is asked again shortly). */
-  async function admitted(channelId: string, slot: number, windowMs: number): Promise<void> {
-    for (;;) {
-      const answer = await deps.pacer
-        .admit(channelId, slot, windowMs, now())
-        .catch(() => ({ retryAt: now() + ADMIT_RETRY_MS }));
-      if (answer === true) return;
-      await sleep(Math.max(1, answer.retryAt - now()));
-    }
-  }
+  const { admitted, sharedLookups } = makeDepartures(deps, now, sleep);
 
   return async function workOutbound(records: readonly OutboundRecord[]): Promise<RecordOutcome[]> {
     const outcomes: RecordOutcome[] = [];
@@ -108,6 +134,7 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
           return;
         }
         const { at: startAt, seq } = start;
+        const lookups = sharedLookups(group.map((g) => g.message));
         await Promise.all(
           group.map(async ({ record, message }, i) => {
             const at = Math.max(startAt + i * (plan?.spacingMs ?? 0), message.sendAt ? Date.parse(message.sendAt) : 0);
@@ -115,13 +142,18 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
             const early = at - now() - PREPARE_MS;
             if (early > 0) await sleep(early);
             const turn = async () => {
+              const wait = at - (plan ? CLAIM_LEAD_MS : 0) - now();
+              if (wait > 0) await sleep(wait);
+            };
+            const departure = async () => {
               const wait = at - now();
               if (wait > 0) await sleep(wait);
               // Late or early, a send goes only through its slot, free a whole window after the slot's last send.
-              if (plan) await admitted(message.channelId, (seq + i) % plan.slots, plan.windowMs);
+              if (plan)
+                await admitted(message.channelId, (seq + i) % plan.slots, plan.admitWindowMs, DEPARTURE_TOLERANCE_MS);
             };
             const outcome = await deps
-              .fire(message, turn)
+              .fire(message, turn, departure, lookups?.(i))
               .catch((): FireOutcome => ({ done: false, retryInSeconds: RETRY_SECONDS }));
             outcomes.push(
               outcome.done
@@ -134,4 +166,97 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
     );
     return outcomes;
   };
+}
+
+/**
+ * How late after its slot's stamp a send may still leave on it. A departure then lies within this of its stamp, and
+ * the stamps of one slot are a window apart: a second holds about the pace, and at most this fraction more (50 ms:
+ * 5 %). A store's answer takes a few milliseconds; only a stalled event loop or store comes back later.
+ */
+export const DEPARTURE_TOLERANCE_MS = 50;
+
+/** A worker's slots and reads for its sends, kept across its batches (what it saw of the slots, how its answers come). */
+function makeDepartures(
+  deps: Pick<WorkOutboundDeps, 'pacer' | 'lookup'>,
+  now: () => number,
+  sleep: (ms: number) => Promise<void>,
+) {
+  /** When each slot (`channel#slot`) was last seen taken by this worker; kept for the slots of recent sends only. */
+  const lastSeen = new Map<string, number>();
+  function remember(key: string, at: number): void {
+    lastSeen.delete(key);
+    lastSeen.set(key, Math.max(at, lastSeen.get(key) ?? 0));
+    if (lastSeen.size > SLOTS_REMEMBERED) lastSeen.delete(lastSeen.keys().next().value!);
+  }
+
+  /** How long this worker's slot writes take to answer lately (a moving average): a slot is taken that far ahead. */
+  let answerMs = 0;
+
+  /**
+   * Waits until the slot lets the send through (a store that does not answer is asked again shortly), as the last
+   * step before the provider call. The slot is taken for a departure as far ahead as its answer usually takes (the
+   * slot's stamp); the send leaves at that stamp, or, when the answer came more than `toleranceMs` after it (a slow
+   * write, a busy event loop), moves its own stamp to a new departure instead of leaving late: two sends through one
+   * slot leave at least `windowMs - toleranceMs` apart.
+   */
+  async function admitted(channelId: string, slot: number, windowMs: number, toleranceMs: number): Promise<void> {
+    const key = `${channelId}#${slot}`;
+    let mine: number | undefined;
+    let failingSince: number | undefined;
+    for (let retakes = 0; ; ) {
+      const ahead = Math.min(MAX_AHEAD_MS, Math.round(answerMs));
+      // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
+      const frees = (lastSeen.get(key) ?? 0) + windowMs - ahead;
+      if (mine === undefined && frees > now()) await sleep(frees - now());
+      const asked = now();
+      const stamp = asked + ahead;
+      let failed = false;
+      const answer = await deps.pacer.admit(channelId, slot, windowMs, stamp, mine).catch((error) => {
+        // A store that stops answering: the claimed message is given back (and its charge) rather than held.
+        failed = true;
+        failingSince ??= asked;
+        if (now() - failingSince > ADMIT_GIVE_UP_MS) throw error;
+        return { retryAt: now() + ADMIT_RETRY_MS };
+      });
+      if (!failed) failingSince = undefined;
+      answerMs += (now() - asked - answerMs) * ANSWER_WEIGHT;
+      if (answer === true) {
+        remember(key, stamp);
+        if (stamp > now()) await sleep(stamp - now());
+        // A retake helps only when late answers are the exception: on a saturated service every answer is late,
+        // another write would be as late and only add to the load.
+        if (now() - stamp <= toleranceMs || retakes >= MAX_RETAKES || answerMs > toleranceMs) return;
+        mine = stamp;
+        retakes++;
+        continue;
+      }
+      remember(key, answer.retryAt - windowMs);
+      await sleep(Math.max(1, answer.retryAt - now()));
+    }
+  }
+
+  /**
+   * One read of the channel and the checks' items for the sends of a group whose checks begin within
+   * {@link LOOKUP_SHARED_MS} of it, instead of one read each: a read begun at send `i` covers every send from `i` on,
+   * and the next send whose checks begin later reads again (its data then no older than another send's would be).
+   */
+  function sharedLookups(messages: readonly DeferredMessage[]) {
+    const read = deps.lookup;
+    if (!read) return undefined;
+    let current: { from: number; at: number; lookup: Promise<SendLookup | undefined> } | undefined;
+    return (i: number) => async () => {
+      if (!current || i < current.from || now() - current.at > LOOKUP_SHARED_MS) {
+        const rest = messages.slice(i);
+        const lookup = read(
+          messages[i]!.projectId,
+          messages[i]!.channelId,
+          rest.map((m) => m.body),
+        );
+        current = { from: i, at: now(), lookup };
+      }
+      return current.lookup;
+    };
+  }
+
+  return { admitted, sharedLookups };
 }

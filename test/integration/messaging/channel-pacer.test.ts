@@ -33,6 +33,18 @@ describe('a channel pace in DynamoDB', () => {
     expect(await pacer.admit('ch_slot', 0, 1000, t + 1000)).toBe(true);
   });
 
+  it('lets a send move its own stamp on a slot, and no other send take the slot early', async () => {
+    const pacer = new DynamoChannelPacer(db.table);
+    const t = Date.now();
+    expect(await pacer.admit('ch_move', 0, 1000, t)).toBe(true);
+    // Another send, or one that names a stamp it does not hold, is refused until the window has passed.
+    expect(await pacer.admit('ch_move', 0, 1000, t + 60, t - 5)).toEqual({ retryAt: t + 1000 });
+    // The send that took it at `t` and came back late takes it again at t + 60.
+    expect(await pacer.admit('ch_move', 0, 1000, t + 60, t)).toBe(true);
+    expect(await pacer.admit('ch_move', 0, 1000, t + 1000)).toEqual({ retryAt: t + 1060 });
+    expect(await pacer.admit('ch_move', 0, 1000, t + 1060)).toBe(true);
+  });
+
   it('never lets a second hold more than the pace, and lateness does not add up from send to send', async () => {
     // 300 sends at 50 a second planned 20 ms apart on a loaded machine: every wake-up (at the instant, or when a
     // refused slot frees) comes 0-20 ms late, a few sends 1.5 s late. Each attempt is made on the store at its time.

@@ -24,7 +24,7 @@ import {
   type MessageProvider,
   type MessageProviders,
 } from '#shared/messaging/providers.ts';
-import { makeSendMessage } from '#shared/messaging/send-message.ts';
+import { makeSendMessage, type SendOptions } from '#shared/messaging/send-message.ts';
 import { eventMessageSchema, makeEventPublisher, SqsEventQueue } from '#shared/events/index.ts';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
 
@@ -117,9 +117,9 @@ async function setup(channelInput: Partial<Channel> = {}, provider: MessageProvi
   });
   const authenticate = makeAuthenticateCustomToken({ tokens });
   /** What the send function does per request: authenticate, then the use case. */
-  const request = async (body: unknown) => {
+  const request = async (body: unknown, options?: SendOptions) => {
     const grant = await authenticate(`Bearer ${token}`);
-    return sendMessage(grant!, body);
+    return sendMessage(grant!, body, options);
   };
   return { channel, channels, conversations, events, errors, request };
 }
@@ -208,6 +208,32 @@ describe('send use case over DynamoDB', () => {
     expect(events.events.map((e) => [e.type, e.data.status, e.data.error])).toEqual([
       ['message.failed', 'failed', 'Twilio answered HTTP 500'],
     ]);
+  });
+
+  it('a paced send whose departure fails is not sent and gets its credit back', async () => {
+    let calls = 0;
+    const counting: MessageProvider = {
+      async send() {
+        calls++;
+        return { providerMessageIds: ['SM1'] };
+      },
+    };
+    const { request, events, channels, channel } = await setup(
+      { credits: 1, provider: { kind: 'twilio', accountSid: 'AC1', authToken: 't' } },
+      counting,
+    );
+    const failed = await request(
+      { to: '+5511988887777', body: 'hello' },
+      {
+        departure: async () => {
+          throw new Error('the pace store did not answer');
+        },
+      },
+    ).catch((e: unknown) => e);
+    expect(String(failed)).toContain('the pace store did not answer');
+    expect(calls).toBe(0);
+    expect((await channels.get(channel.projectId, channel.channelId))?.credits).toBe(1);
+    expect(events.events).toEqual([]);
   });
 
   it('a 402 on an empty channel costs the two reads and no write', async () => {

@@ -24,13 +24,13 @@ describe('sendAt', () => {
 });
 
 describe('pace', () => {
-  it('is whole sends a second through as many slots, each once a second (2 % more for the way to the provider)', () => {
-    expect(paceSlots(10)).toEqual({ slots: 10, windowMs: 1020, spacingMs: 102 });
-    expect(paceSlots(200)).toEqual({ slots: 200, windowMs: 1020, spacingMs: 5.1 });
+  it('is whole sends a second through as many slots, each once a second, planned 1 % further apart', () => {
+    expect(paceSlots(10)).toEqual({ slots: 10, windowMs: 1010, spacingMs: 101, admitWindowMs: 1000 });
+    expect(paceSlots(200)).toEqual({ slots: 200, windowMs: 1010, spacingMs: 5.05, admitWindowMs: 1000 });
     // A sliding second holds a whole number of sends: 2.5 a second is never 3 in one.
-    expect(paceSlots(2.5)).toEqual({ slots: 2, windowMs: 1020, spacingMs: 510 });
+    expect(paceSlots(2.5)).toEqual({ slots: 2, windowMs: 1010, spacingMs: 505, admitWindowMs: 1000 });
     // Below one a second, one slot less often.
-    expect(paceSlots(0.5)).toEqual({ slots: 1, windowMs: 2040, spacingMs: 2040 });
+    expect(paceSlots(0.5)).toEqual({ slots: 1, windowMs: 2020, spacingMs: 2020, admitWindowMs: 2000 });
   });
 });
 
