@@ -35,7 +35,6 @@ const groups = {
     'test/e2e/tenancy.test.ts',
     'test/e2e/volume.test.ts',
     'test/e2e/webhooks-conversations.test.ts',
-    'test/e2e/webhooks-signature-filter.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',
     'test/e2e/webhook-destinations.test.ts',
     'test/e2e/poller.test.ts',
@@ -105,7 +104,6 @@ const groups = {
     'test/e2e/bundles-mode.test.ts',
     'test/e2e/completion-offline.test.ts',
     'test/e2e/extract.test.ts',
-    'test/e2e/extract-uploads.test.ts',
     'test/e2e/ingress.test.ts',
     'test/e2e/ingress-whatsapp.test.ts',
     'test/e2e/ingress-sandbox-mail.test.ts',
@@ -115,7 +113,6 @@ const groups = {
     'test/e2e/send-errors.test.ts',
     'test/e2e/untrusted-input.test.ts',
     'test/e2e/webhooks.test.ts',
-    'test/e2e/webhooks-events.test.ts',
   ],
 };
 

@@ -160,7 +160,7 @@ export const unixSeconds = (ms: number) => String(Math.floor(ms / 1000));
 
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The hooks that give the calling test file its service client and doubles (each file calls it once). */
+/** The hooks that give the calling test file its own doubles and service client. */
 export function useConversationDoubles(): void {
   beforeAll(async () => {
     [svc, receiver, media, cdn, smtp] = await Promise.all([

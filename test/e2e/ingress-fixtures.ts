@@ -110,7 +110,7 @@ export function metaWebhook(value: Record<string, unknown>) {
   };
 }
 
-/** The hooks that give the calling test file its service client and doubles (each file calls it once). */
+/** The hooks that give the calling test file its own doubles and service client. */
 export function useIngressChannels(): void {
   beforeAll(async () => {
     [svc, receiver, twilioApi, metaApi] = await Promise.all([

@@ -74,7 +74,7 @@ export const smtpProvider = () => ({
   allowPlaintext: true,
 });
 
-/** The hooks that give the calling test file its service client and doubles (each file calls it once). */
+/** The hooks that give the calling test file its own doubles and service client. */
 export function useSendDoubles(): void {
   beforeAll(async () => {
     [svc, smtp, twilio, whatsapp] = await Promise.all([
