@@ -16,8 +16,6 @@ const groups = {
     'test/e2e/console-webhooks.test.ts',
     'test/e2e/conventions.test.ts',
     'test/e2e/conversations.test.ts',
-    'test/e2e/conversations-media.test.ts',
-    'test/e2e/conversations-mail.test.ts',
     'test/e2e/examples.test.ts',
     'test/e2e/health.test.ts',
     'test/e2e/inbound-order.test.ts',
