@@ -103,8 +103,6 @@ const groups = {
     'test/e2e/completion-offline.test.ts',
     'test/e2e/extract.test.ts',
     'test/e2e/ingress.test.ts',
-    'test/e2e/ingress-whatsapp.test.ts',
-    'test/e2e/ingress-sandbox-mail.test.ts',
     'test/e2e/knowledge.test.ts',
     'test/e2e/message-status.test.ts',
     'test/e2e/send.test.ts',
