@@ -106,7 +106,6 @@ const groups = {
     'test/e2e/knowledge.test.ts',
     'test/e2e/message-status.test.ts',
     'test/e2e/send.test.ts',
-    'test/e2e/send-errors.test.ts',
     'test/e2e/untrusted-input.test.ts',
     'test/e2e/webhooks.test.ts',
   ],
