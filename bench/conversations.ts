@@ -1,25 +1,13 @@
-/**
- * Conversations (bench/history/2026-11-conversations.md):
- *  - `send`: POST /api/integration/generic p50 (1 connection) and the service's CPU per request, with the suppression
- *    read (sms) and the suppression + window read (whatsapp, a contact whose window is open), against a baseline tree
- *    (`--baseline <git ref>`, default `integration`: the mainline without this work) in the same run. Both services
- *    run as `npm start` runs them, each in its own process, rounds alternating which goes first; CPU is the service
- *    process's user + system time (/proc, every thread: functions, dynalite, queues, workers) over the requests sent.
- *  - `media`: a 5 MB WhatsApp image, Meta's webhook accepted (200) → `message.received` on the customer's webhook, its
- *    media fetched through Meta's two steps (the media object, then the bytes with the access token) from a double
- *    in this process; each event's URL is then opened and its bytes compared.
- * Run: npx tsx bench/conversations.ts [--part send|media|both] [--rounds 5] [--seconds 5] [--images 20] [--baseline integration]
- */
-import { execFileSync, type ChildProcess } from 'node:child_process';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { crc32 } from 'node:zlib';
-import { spawnService, stopProcess } from '#test/support/process.ts';
+import { stopProcess } from '#test/support/process.ts';
+import { baselineAndThis, here, spawnIn } from './lib/compared-services.ts';
 import { adminApi, load, machine, median, processCpuMs } from './lib/harness.ts';
 
 const { values } = parseArgs({
@@ -33,23 +21,7 @@ const { values } = parseArgs({
 });
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
-const here = resolve(import.meta.dirname, '..');
 const scratch = mkdtempSync(join(tmpdir(), 'sb-bench-conversations-'));
-
-interface Service {
-  name: string;
-  child: ChildProcess;
-  baseUrl: string;
-  adminKey: string;
-}
-
-/** `local/main.ts` in `cwd`, as `npm start` runs it, with a data directory of its own. */
-async function spawnIn(name: string, cwd: string): Promise<Service> {
-  const dataDir = join(scratch, `data-${name}`);
-  mkdirSync(dataDir);
-  const svc = await spawnService({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT' }, 60_000, { cwd });
-  return { name, ...svc };
-}
 
 const cpuMs = processCpuMs;
 
@@ -57,13 +29,7 @@ const cpuMs = processCpuMs;
 
 async function sendPart() {
   // The baseline: the tree of `--baseline`, with this tree's dependencies (the same lockfile).
-  const baseDir = join(scratch, 'baseline');
-  mkdirSync(baseDir);
-  const commit = execFileSync('git', ['rev-parse', '--short', values.baseline!], { cwd: here }).toString().trim();
-  execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C ${baseDir}`], { cwd: here });
-  symlinkSync(join(here, 'node_modules'), join(baseDir, 'node_modules'));
-  const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: here }).toString().trim();
-  const services = [await spawnIn(`baseline ${commit}`, baseDir), await spawnIn(`this ${head}`, here)];
+  const services = await baselineAndThis(scratch, values.baseline!);
 
   // On each: an sms and a whatsapp channel (sandbox provider, metered: the full send), each with a custom token; the
   // whatsapp contact writes first, so its window is open and the send passes every check.
@@ -237,7 +203,7 @@ async function mediaPart() {
   receiver.listen(0, '127.0.0.1');
   await new Promise((r) => receiver.once('listening', r));
 
-  const svc = await spawnIn('media', here);
+  const svc = await spawnIn(scratch, 'media', here);
   const admin = adminApi(svc);
   const { projectId } = await admin('POST', '/projects', { companyId: 1042, name: 'bench media' });
   await admin('POST', `/projects/${projectId}/integrations`, {

@@ -1,24 +1,12 @@
-/**
- * What the limits and the overload answers cost on the hot paths, against a baseline tree in the same run:
- *  - the service's CPU per Bots API request (`POST /api/v1/ai/completion` with `instructions`, the offline model: token
- *    read, rate limit, charge, settle) and per `GET /api/v1/ai/health`;
- *  - the service's CPU per send (`POST /api/integration/generic`, a metered SMS channel whose provider is a Twilio
- *    double in this process: token read, the project's bucket, channel read, charge, Twilio's API, record, mark
- *    cleared), and the same on a metered sandbox channel (whose outbox entry is one more write).
- * Both services run as `npm start` runs them, each in its own process, with a Bots API limit high enough never to
- * refuse; rounds alternate which goes first; CPU is the service process's user + system time (/proc, every thread)
- * over the requests sent, and the ratio is the median of per-round ratios (this ÷ baseline).
- * Run: npx tsx bench/limits.ts [--rounds 5] [--seconds 4] [--connections 4] [--baseline main]
- */
-import { execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { spawnService, stopProcess } from '#test/support/process.ts';
+import { stopProcess } from '#test/support/process.ts';
+import { baselineAndThis, type ComparedService } from './lib/compared-services.ts';
 import { adminApi, load, machine, median, processCpuMs } from './lib/harness.ts';
 
 const { values } = parseArgs({
@@ -32,26 +20,9 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
-const here = resolve(import.meta.dirname, '..');
 const scratch = mkdtempSync(join(tmpdir(), 'sb-bench-limits-'));
 
-interface Service {
-  name: string;
-  child: ChildProcess;
-  baseUrl: string;
-  adminKey: string;
-}
-
-async function spawnIn(name: string, cwd: string): Promise<Service> {
-  const dataDir = join(scratch, `data-${name.replace(/\W+/g, '-')}`);
-  mkdirSync(dataDir);
-  const svc = await spawnService(
-    { DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT', BOT_RATE_LIMIT_PER_MINUTE: '100000' },
-    60_000,
-    { cwd },
-  );
-  return { name, ...svc };
-}
+type Service = ComparedService;
 
 // Twilio's Messages API as a double: every send answered 201 with a message SID.
 let sid = 0;
@@ -66,13 +37,7 @@ twilio.listen(0, '127.0.0.1');
 await once(twilio, 'listening');
 const twilioUrl = `http://127.0.0.1:${(twilio.address() as AddressInfo).port}`;
 
-const baseDir = join(scratch, 'baseline');
-mkdirSync(baseDir);
-const commit = execFileSync('git', ['rev-parse', '--short', values.baseline!], { cwd: here }).toString().trim();
-execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C ${baseDir}`], { cwd: here });
-symlinkSync(join(here, 'node_modules'), join(baseDir, 'node_modules'));
-const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: here }).toString().trim();
-const services = [await spawnIn(`baseline ${commit}`, baseDir), await spawnIn(`this ${head}`, here)];
+const services = await baselineAndThis(scratch, values.baseline!, { BOT_RATE_LIMIT_PER_MINUTE: '100000' });
 
 type Kind = 'completion' | 'health' | 'send' | 'sandbox-send';
 interface Target {

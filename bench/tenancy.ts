@@ -1,23 +1,6 @@
-/**
- * What the management API's caller check and audit log cost, against a baseline tree in the same run, and how fast a
- * portal link paints:
- *  - the service's CPU per management request: a read (`GET …/bots`) and a change (`PATCH …/bots/{botId}`, which now
- *    also reads the bot before and writes the audit entry) with the operator's admin key, both trees; the same read
- *    with a project key (`sbm_…`: one more GetItem) and with a portal session cookie (one BatchGetItem), this tree;
- *  - the check alone, in this process: what a management request with a project key adds on the function's side
- *    (the key's hash, its GetItem through the AWS SDK against the service's DynamoDB stand-in, the route's rule),
- *    and with the admin key (the constant-time comparison and the rule), in CPU per request;
- *  - a portal link's first contentful paint in Chromium, from a fresh context each time (the code exchange included
- *    in what the page does next, not in the paint).
- * Both services run as `npm start` runs them, each in its own process; rounds alternate which goes first; CPU is the
- * service process's user + system time (/proc, every thread: the gateway, the function and the DynamoDB stand-in)
- * over the requests sent.
- * Run: npx tsx bench/tenancy.ts [--rounds 5] [--seconds 4] [--connections 4] [--baseline main] [--paints 7]
- */
-import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -26,7 +9,8 @@ import { mainTable } from '#shared/contract/table.ts';
 import { hashToken, secretsEqual } from '#shared/kernel/tokens.ts';
 import { authorize } from '#shared/tenancy/index.ts';
 import { launchBrowser } from '#test/console/browser.ts';
-import { spawnService, stopProcess } from '#test/support/process.ts';
+import { stopProcess } from '#test/support/process.ts';
+import { baselineAndThis, type ComparedService } from './lib/compared-services.ts';
 import { adminApi, load, machine, median, processCpuMs } from './lib/harness.ts';
 
 const { values } = parseArgs({
@@ -41,30 +25,10 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
-const here = resolve(import.meta.dirname, '..');
 const scratch = mkdtempSync(join(tmpdir(), 'sb-bench-tenancy-'));
 
-interface Service {
-  name: string;
-  child: ChildProcess;
-  baseUrl: string;
-  adminKey: string;
-}
-
-async function spawnIn(name: string, cwd: string): Promise<Service> {
-  const dataDir = join(scratch, `data-${name.replace(/\W+/g, '-')}`);
-  mkdirSync(dataDir);
-  const svc = await spawnService({ DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'SILENT' }, 60_000, { cwd });
-  return { name, ...svc };
-}
-
-const baseDir = join(scratch, 'baseline');
-mkdirSync(baseDir);
-const commit = execFileSync('git', ['rev-parse', '--short', values.baseline!], { cwd: here }).toString().trim();
-execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C ${baseDir}`], { cwd: here });
-symlinkSync(join(here, 'node_modules'), join(baseDir, 'node_modules'));
-const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: here }).toString().trim();
-const services = [await spawnIn(`baseline ${commit}`, baseDir), await spawnIn(`this ${head}`, here)];
+type Service = ComparedService;
+const services = await baselineAndThis(scratch, values.baseline!);
 
 let projectKey = { key: '', projectId: '' };
 type Kind = 'admin-get' | 'admin-patch' | 'key-get' | 'portal-get';

@@ -141,14 +141,14 @@ export function deploymentCaps(template: TemplateJson): DeploymentCaps {
 }
 
 /**
- * The table alone, synthesized by the function the stack defines it with (infra/stack.ts `createTable`): its keys,
+ * The table alone, synthesized by the function the stack defines it with (infra/storage.ts `createTable`): its keys,
  * indexes and projections as a deployment gets them, in a fraction of the whole stack's synthesis.
  */
 export async function synthesizeTable(): Promise<TemplateJson> {
   const [{ App, Stack }, { Template }, { createTable }] = await Promise.all([
     import('aws-cdk-lib'),
     import('aws-cdk-lib/assertions'),
-    import('#infra/stack.ts'),
+    import('#infra/storage.ts'),
   ]);
   const app = new App();
   const stack = new Stack(app, 'Table');

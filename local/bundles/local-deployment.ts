@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { BUNDLE_CACHE, projectRoot, sourceHash } from '../../infra/bundling.ts';
+import { BUNDLE_CACHE, sourceHash } from '../../infra/bundle-cache.ts';
+import { projectRoot } from '../../infra/bundling.ts';
 import { functionSpecs } from '../../infra/functions.ts';
 import { defaultSettings, type DeploymentSettings } from '../../infra/settings.ts';
 

@@ -37,6 +37,14 @@ export interface FunctionSettings {
   memoryMb: number;
 }
 
+/** The model routes' access: the table (token, bot, credits), the bot's knowledge, the model and its key. */
+const modelCallAccess: FunctionAccess = {
+  table: { read: true, write: true },
+  buckets: { knowledge: { read: [''] } },
+  bedrock: { invoke: true },
+  secrets: ['modelApiKey'],
+};
+
 export const routes: RouteDefinition[] = [
   {
     method: 'GET',
@@ -60,12 +68,7 @@ export const routes: RouteDefinition[] = [
     fn: 'completion',
     timeoutSeconds: 100,
     memoryMb: 1024,
-    access: {
-      table: { read: true, write: true },
-      buckets: { knowledge: { read: [''] } },
-      bedrock: { invoke: true },
-      secrets: ['modelApiKey'],
-    },
+    access: modelCallAccess,
   },
   // OpenAI's Chat Completions over the same use case as completion. Streamed (first byte with the first token), so
   // the integration is not bound by the 29 s buffered limit: a long answer may stream for up to 5 minutes.
@@ -76,12 +79,7 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 300,
     memoryMb: 1024,
     responseStreaming: true,
-    access: {
-      table: { read: true, write: true },
-      buckets: { knowledge: { read: [''] } },
-      bedrock: { invoke: true },
-      secrets: ['modelApiKey'],
-    },
+    access: modelCallAccess,
   },
   // OpenAI's Responses API over the same use case, streamed as chat is.
   {
@@ -91,12 +89,7 @@ export const routes: RouteDefinition[] = [
     timeoutSeconds: 300,
     memoryMb: 1024,
     responseStreaming: true,
-    access: {
-      table: { read: true, write: true },
-      buckets: { knowledge: { read: [''] } },
-      bedrock: { invoke: true },
-      secrets: ['modelApiKey'],
-    },
+    access: modelCallAccess,
   },
   {
     method: 'GET',

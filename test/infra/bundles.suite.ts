@@ -2,13 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildFunctionsSync,
-  coldStartEnvironment,
-  projectRoot,
-  unbundledPackages,
-  type BundleAnalysis,
-} from '#infra/bundling.ts';
+import { buildFunctionsSync } from '#infra/bundle-cache.ts';
+import { coldStartEnvironment, projectRoot, type BundleAnalysis } from '#infra/bundling.ts';
+import { unbundledPackages } from '#infra/unbundled-packages.ts';
 import { functionSpecs, type FunctionSpec } from '#infra/functions.ts';
 
 /** The first build of the current sources bundles every function (seconds, more on a loaded machine). */

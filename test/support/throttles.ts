@@ -1,7 +1,7 @@
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { THROTTLES_FILE_ENV } from '#local/throttle.ts';
+import { THROTTLES_FILE_ENV } from '#local/throttle-rules.ts';
 
 /**
  * A throttle file for a running service (local/throttle.ts): start the service with `env`, then `arm` the rules a

@@ -206,8 +206,17 @@ describe('architecture rules, each failing on a planted violation', () => {
 
   it('sizes: a file over 400 lines, a function over 120', () => {
     const long = `export function makeEverything() {\n${'  step();\n'.repeat(130)}}\n`;
-    const repo = repoWith({ 'shared/pets/adopt.ts': long, 'shared/pets/pet.ts': '// line\n'.repeat(401) });
+    const repo = repoWith({
+      'shared/pets/adopt.ts': long,
+      'shared/pets/pet.ts': '// line\n'.repeat(401),
+      // Outside the areas too (a library, the runner), but not a test; a long function there is not a use case.
+      'shared/kernel/ids.ts': '// line\n'.repeat(401),
+      'local/main.ts': long + '// line\n'.repeat(300),
+      'test/unit/pets/adopt.test.ts': '// line\n'.repeat(500),
+    });
     expect(sizes(repo, notYet)).toEqual([
+      'local/main.ts: 432 lines (at most 400)',
+      'shared/kernel/ids.ts: 401 lines (at most 400)',
       'shared/pets/adopt.ts: makeEverything is 132 lines (at most 120)',
       'shared/pets/pet.ts: 401 lines (at most 400)',
     ]);

@@ -64,7 +64,7 @@ describe('architecture: floors, faces and layers, no arrow running back up, no c
     expect(areaCycles(repo)).toEqual([]);
   });
 
-  it('converted areas: files of at most 400 lines, functions of at most 120', () => {
+  it('product files of at most 400 lines; in the areas, functions of at most 120', () => {
     expect(sizes(repo)).toEqual([]);
   });
 

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { routes } from '#shared/contract/routes.ts';
 import { adminRoutes } from '#functions/admin/routes.ts';
 import { buildOpenApiDocument } from '#shared/openapi/document.ts';
-import { REQUEST_EXAMPLES, SCHEMA_EXAMPLES } from '#shared/openapi/examples.ts';
+import { REQUEST_EXAMPLES } from '#shared/openapi/examples.ts';
+import { SCHEMA_EXAMPLES } from '#shared/openapi/schema-examples.ts';
 
 /**
  * The document as client generators and readers see it: names, tags, security, servers, examples that

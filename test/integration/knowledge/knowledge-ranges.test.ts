@@ -1,9 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFauxqsWithQueuesAndBuckets, type QueuesAndBuckets } from '#local/emulators.ts';
+import { type RunningQueuesAndBuckets, startQueuesAndBuckets } from '#test/support/queues-and-buckets.ts';
 import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
 
 /**
@@ -11,27 +7,15 @@ import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
  * (exact bytes, clamped at the end), suffix reads (the object's tail and its size, a suffix longer than the object
  * giving all of it as S3 does), and streamed uploads (several parts, one PUT when small, nothing left on a failure).
  */
-let aws: QueuesAndBuckets & { stop(): Promise<void> };
-let s3: S3Client;
+let stand: RunningQueuesAndBuckets;
 let store: S3ObjectStore;
-const dir = mkdtempSync(join(tmpdir(), 'sb-knowledge-ranges-'));
 
 beforeAll(async () => {
-  aws = await startFauxqsWithQueuesAndBuckets(dir);
-  s3 = new S3Client({
-    region: 'us-east-1',
-    endpoint: aws.awsEndpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-  store = new S3ObjectStore(s3, aws.bucketNames.knowledge);
+  stand = await startQueuesAndBuckets('sb-knowledge-ranges');
+  store = new S3ObjectStore(stand.s3, stand.aws.bucketNames.knowledge);
 });
 afterAll(async () => {
-  s3?.destroy();
-  await aws?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await stand?.stop();
 });
 
 function bytesOf(size: number, seed = 1): Uint8Array {
@@ -66,18 +50,8 @@ describe('knowledge segments in the local S3 stand-in', () => {
   it('after a restart (bodies on disk) a ranged read still returns exactly its bytes, read from the file', async () => {
     const bytes = bytesOf(2_000_000, 11);
     await store.put('bots/b/segments/disk.sbks', bytes, 'application/octet-stream');
-    await aws.stop();
-    aws = await startFauxqsWithQueuesAndBuckets(dir);
-    s3.destroy();
-    s3 = new S3Client({
-      region: 'us-east-1',
-      endpoint: aws.awsEndpoint,
-      forcePathStyle: true,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
-    store = new S3ObjectStore(s3, aws.bucketNames.knowledge);
+    await stand.restart();
+    store = new S3ObjectStore(stand.s3, stand.aws.bucketNames.knowledge);
     expect(await store.getRange('bots/b/segments/disk.sbks', 1_500_000, 1_500_100)).toEqual(
       bytes.subarray(1_500_000, 1_500_100),
     );

@@ -1,15 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   CreateQueueCommand,
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
-  SQSClient,
+  type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFauxqsWithQueuesAndBuckets } from '#local/emulators.ts';
+import { type RunningQueuesAndBuckets, startQueuesAndBuckets } from '#test/support/queues-and-buckets.ts';
 
 /**
  * The SQS stand-in's FIFO receive as SQS does it (patches/fauxqs+2.4.1.patch): one receive takes up to the
@@ -17,21 +14,14 @@ import { startFauxqsWithQueuesAndBuckets } from '#local/emulators.ts';
  * set to 0) come back in the order they were sent. fauxqs 2.4.1 handed out one message per group per receive, which
  * held every FIFO group locally to one message per round trip (29 events/s on one channel).
  */
-let aws: Awaited<ReturnType<typeof startFauxqsWithQueuesAndBuckets>>;
+let stand: RunningQueuesAndBuckets;
 let sqs: SQSClient;
-const dir = mkdtempSync(join(tmpdir(), 'switchboard-fauxqs-fifo-'));
 beforeAll(async () => {
-  aws = await startFauxqsWithQueuesAndBuckets(dir);
-  sqs = new SQSClient({
-    region: 'us-east-1',
-    endpoint: aws.awsEndpoint,
-    credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
-  });
+  stand = await startQueuesAndBuckets('switchboard-fauxqs-fifo');
+  sqs = stand.sqs;
 });
 afterAll(async () => {
-  sqs?.destroy();
-  await aws?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await stand?.stop();
 });
 
 async function fifoQueue(name: string, visibilityTimeout = 30): Promise<string> {

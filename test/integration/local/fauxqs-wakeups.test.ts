@@ -1,36 +1,26 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
-  SQSClient,
+  type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startFauxqsWithQueuesAndBuckets } from '#local/emulators.ts';
+import { type RunningQueuesAndBuckets, startQueuesAndBuckets } from '#test/support/queues-and-buckets.ts';
 
 /**
  * When the SQS stand-in wakes a waiting receive (patches/fauxqs+2.4.1.patch): on a send, and when a message's
  * visibility or delay ends, at that time. fauxqs 2.4.1 checked every 20 ms for as long as a receive waited, and the
  * runner's pollers always wait (20 s long polls on every worker's queue): CPU for nothing in every idle service.
  */
-let aws: Awaited<ReturnType<typeof startFauxqsWithQueuesAndBuckets>>;
+let stand: RunningQueuesAndBuckets;
 let sqs: SQSClient;
-const dir = mkdtempSync(join(tmpdir(), 'switchboard-fauxqs-wakeups-'));
 beforeAll(async () => {
-  aws = await startFauxqsWithQueuesAndBuckets(dir);
-  sqs = new SQSClient({
-    region: 'us-east-1',
-    endpoint: aws.awsEndpoint,
-    credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
-  });
+  stand = await startQueuesAndBuckets('switchboard-fauxqs-wakeups');
+  sqs = stand.sqs;
 });
 afterAll(async () => {
-  sqs?.destroy();
-  await aws?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await stand?.stop();
 });
 afterEach(() => {
   vi.restoreAllMocks();

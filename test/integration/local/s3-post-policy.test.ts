@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_S3_BODY_LIMIT_BYTES, type QueuesAndBuckets, startFauxqsWithQueuesAndBuckets } from '#local/emulators.ts';
+import { type QueuesAndBuckets, startFauxqsWithQueuesAndBuckets } from '#local/emulators.ts';
+import { LOCAL_S3_BODY_LIMIT_BYTES } from '#local/fauxqs-s3.ts';
 
 /**
  * The local S3 stand-in refuses browser uploads S3 would refuse: forms presigned with the SDK's own

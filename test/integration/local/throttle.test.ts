@@ -14,7 +14,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoWithTable, startFauxqsWithQueuesAndBuckets } from '#local/emulators.ts';
-import { parseThrottles, updateEffect } from '#local/throttle.ts';
+import { updateEffect } from '#local/throttle.ts';
+import { parseThrottles } from '#local/throttle-rules.ts';
 import { queues } from '#shared/contract/queues.ts';
 import { throttleFile } from '#test/support/throttles.ts';
 

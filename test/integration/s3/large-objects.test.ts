@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFauxqsWithQueuesAndBuckets, type QueuesAndBuckets } from '#local/emulators.ts';
+import type { QueuesAndBuckets } from '#local/emulators.ts';
+import { type RunningQueuesAndBuckets, startQueuesAndBuckets } from '#test/support/queues-and-buckets.ts';
 import { extractUploadStoreOnS3 } from '#shared/extract/index.ts';
 import { S3ObjectStore } from '#shared/kernel/aws/s3-object-store.ts';
 import { S3PayloadStore } from '#shared/kernel/aws/s3-payload-store.ts';
@@ -14,25 +12,16 @@ import { S3PayloadStore } from '#shared/kernel/aws/s3-payload-store.ts';
  * webhook payload.
  */
 const MB24 = 24 * 1024 * 1024;
-let aws: QueuesAndBuckets & { stop(): Promise<void> };
+let stand: RunningQueuesAndBuckets;
 let s3: S3Client;
-const dir = mkdtempSync(join(tmpdir(), 'sb-large-objects-'));
+let aws: QueuesAndBuckets;
 
 beforeAll(async () => {
-  aws = await startFauxqsWithQueuesAndBuckets(dir);
-  s3 = new S3Client({
-    region: 'us-east-1',
-    endpoint: aws.awsEndpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  stand = await startQueuesAndBuckets('sb-large-objects');
+  ({ s3, aws } = stand);
 });
 afterAll(async () => {
-  s3?.destroy();
-  await aws?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await stand?.stop();
 });
 
 function bytesOf(size: number): Uint8Array {

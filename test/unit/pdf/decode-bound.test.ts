@@ -2,7 +2,8 @@ import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { orphanDecodes } from '#shared/pdf/decode-budget.ts';
 import { extractPdfPages, openPdf, PdfTooLargeError } from '#shared/pdf/index.ts';
-import { deflatedZeros, MARKER, PDF_BOMBS, pageWithContent } from '#test/support/pdf-bombs.ts';
+import { deflatedZeros, MARKER } from '#test/support/pdf-bomb-payloads.ts';
+import { PDF_BOMBS, pageWithContent } from '#test/support/pdf-bombs.ts';
 import { mixedPdf, textPdf } from '#test/support/pdf-fixtures.ts';
 import { onePage, pdfStream, writePdf } from '#test/support/pdf-writer.ts';
 
