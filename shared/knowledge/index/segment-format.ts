@@ -387,16 +387,10 @@ export function decodePostings(bytes: Uint8Array, df: number, excerptCount: numb
   const n = bytes.length;
   let e = 0;
   for (let i = 0; i < df; i++) {
-    // Most gaps take one or two bytes: read inline (every query decodes its short postings), the rest by the cursor.
-    const at = cursor.at;
-    const b = at < n ? bytes[at]! : 0x80;
-    if (b < 0x80) {
-      e += b;
-      cursor.at = at + 1;
-    } else if (at + 1 < n && bytes[at + 1]! < 0x80) {
-      e += (b & 0x7f) + bytes[at + 1]! * 0x80;
-      cursor.at = at + 2;
-    } else e += cursor.varint();
+    // Most gaps take one byte: read inline (every query decodes its short postings), the rest by the cursor.
+    const b = cursor.at < n ? bytes[cursor.at]! : 0x80;
+    if (b < 0x80) cursor.at++;
+    e += b < 0x80 ? b : cursor.varint();
     excerpts[i] = e;
   }
   if (df && (e >= excerptCount || cursor.at + df !== n))
