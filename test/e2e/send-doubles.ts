@@ -9,6 +9,8 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingMessage['headers'];
   body: string;
+  /** When its headers were read (epoch ms): its body may take a few more turns of this process's event loop. */
+  receivedAt: number;
 }
 
 export type DoubleMode = 'ok' | 'fail' | 'hang';
@@ -26,6 +28,7 @@ export async function startHttpDouble(options: {
   let failure = { status: 500, body: {} as unknown };
   let failAfter = 0;
   const server: Server = createServer((req, res) => {
+    const receivedAt = Date.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -34,6 +37,7 @@ export async function startHttpDouble(options: {
         path: req.url ?? '',
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
+        receivedAt,
       };
       requests.push(recorded);
       const index = requests.length - 1;

@@ -13,13 +13,19 @@ const PREPARE_MS = 300;
 const CLAIM_LEAD_MS = 200;
 /**
  * How many times a send that found itself late after taking its slot takes it again before it leaves anyway: one
- * write each, and a store that is always slower than the tolerance must not hold a claimed message for ever.
+ * write each (each further ahead, as its answers came later), and a store that never answers in time must not hold
+ * a claimed message for ever.
  */
-const MAX_RETAKES = 2;
-/** A slot is taken at most this far ahead of its departure (the answer's usual time). */
-const MAX_AHEAD_MS = 250;
-/** The weight of each new answer in the moving average of the slot writes' answer time. */
+const MAX_RETAKES = 3;
+/**
+ * A slot is taken at most this far ahead of its departure: far enough for a slow answer on a loaded service, and
+ * a slot taken by a send that then died stays unused no longer than this.
+ */
+const MAX_AHEAD_MS = 1_000;
+/** The weight of each new answer in the moving averages of the slot writes' answer time and of its spread. */
 const ANSWER_WEIGHT = 0.2;
+/** A slot is taken this many spreads ahead of the average answer, so that nearly every answer comes before it. */
+const SPREADS_AHEAD = 4;
 /**
  * A group's sends whose checks begin within this of one read share it: the data a send is checked against is then at
  * most this much older than its own read would have been (checks begin 300 ms before the instant anyway).
@@ -146,11 +152,10 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
               if (wait > 0) await sleep(wait);
             };
             const departure = async () => {
+              // Late or early, a send goes only through its slot, free a whole window after the slot's last send.
+              if (plan) return admitted(message.channelId, (seq + i) % plan.slots, plan.admitWindowMs, at);
               const wait = at - now();
               if (wait > 0) await sleep(wait);
-              // Late or early, a send goes only through its slot, free a whole window after the slot's last send.
-              if (plan)
-                await admitted(message.channelId, (seq + i) % plan.slots, plan.admitWindowMs, DEPARTURE_TOLERANCE_MS);
             };
             const outcome = await deps
               .fire(message, turn, departure, lookups?.(i))
@@ -189,27 +194,39 @@ function makeDepartures(
     if (lastSeen.size > SLOTS_REMEMBERED) lastSeen.delete(lastSeen.keys().next().value!);
   }
 
-  /** How long this worker's slot writes take to answer lately (a moving average): a slot is taken that far ahead. */
+  /**
+   * How long this worker's slot writes take to answer lately, and how much that varies (moving averages, as TCP
+   * times its retransmissions): a slot is taken that far ahead of its departure.
+   */
   let answerMs = 0;
+  let spreadMs = 0;
+  const aheadMs = () => Math.min(MAX_AHEAD_MS, Math.round(answerMs + SPREADS_AHEAD * spreadMs));
+  function noteAnswer(ms: number): void {
+    const error = ms - answerMs;
+    answerMs += error * ANSWER_WEIGHT;
+    spreadMs += (Math.abs(error) - spreadMs) * ANSWER_WEIGHT;
+  }
 
   /**
-   * Waits until the slot lets the send through (a store that does not answer is asked again shortly), as the last
-   * step before the provider call. The slot is taken for a departure as far ahead as its answer usually takes (the
-   * slot's stamp); the send leaves at that stamp, or, when the answer came more than `toleranceMs` after it (a slow
-   * write, a busy event loop), moves its own stamp to a new departure instead of leaving late: two sends through one
-   * slot leave at least `windowMs - toleranceMs` apart.
+   * Waits until the slot lets the send through, as the last step before the provider call: the slot is asked for a
+   * departure at `at` (or when this worker saw the slot free, if later) as far ahead as its answers take, and the
+   * send leaves at that stamp. A send that finds itself more than {@link DEPARTURE_TOLERANCE_MS} past its stamp (an
+   * answer later than usual, a stalled event loop) never leaves late: it moves its own stamp to a new departure,
+   * further ahead as the late answer raised the average. Two sends through one slot thus leave at least
+   * `windowMs - DEPARTURE_TOLERANCE_MS` apart, however loaded the service. A store that does not answer is asked
+   * again shortly.
    */
-  async function admitted(channelId: string, slot: number, windowMs: number, toleranceMs: number): Promise<void> {
+  async function admitted(channelId: string, slot: number, windowMs: number, at: number): Promise<void> {
     const key = `${channelId}#${slot}`;
     let mine: number | undefined;
     let failingSince: number | undefined;
     for (let retakes = 0; ; ) {
-      const ahead = Math.min(MAX_AHEAD_MS, Math.round(answerMs));
+      const ahead = aheadMs();
       // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
-      const frees = (lastSeen.get(key) ?? 0) + windowMs - ahead;
-      if (mine === undefined && frees > now()) await sleep(frees - now());
+      const departAt = mine === undefined ? Math.max(at, (lastSeen.get(key) ?? 0) + windowMs) : 0;
+      if (departAt - ahead > now()) await sleep(departAt - ahead - now());
       const asked = now();
-      const stamp = asked + ahead;
+      const stamp = Math.max(departAt, asked + ahead);
       let failed = false;
       const answer = await deps.pacer.admit(channelId, slot, windowMs, stamp, mine).catch((error) => {
         // A store that stops answering: the claimed message is given back (and its charge) rather than held.
@@ -218,20 +235,24 @@ function makeDepartures(
         if (now() - failingSince > ADMIT_GIVE_UP_MS) throw error;
         return { retryAt: now() + ADMIT_RETRY_MS };
       });
-      if (!failed) failingSince = undefined;
-      answerMs += (now() - asked - answerMs) * ANSWER_WEIGHT;
+      if (!failed) {
+        failingSince = undefined;
+        noteAnswer(now() - asked);
+      }
       if (answer === true) {
         remember(key, stamp);
         if (stamp > now()) await sleep(stamp - now());
-        // A retake helps only when late answers are the exception: on a saturated service every answer is late,
-        // another write would be as late and only add to the load.
-        if (now() - stamp <= toleranceMs || retakes >= MAX_RETAKES || answerMs > toleranceMs) return;
+        if (now() - stamp <= DEPARTURE_TOLERANCE_MS || retakes >= MAX_RETAKES) return;
         mine = stamp;
         retakes++;
         continue;
       }
-      remember(key, answer.retryAt - windowMs);
-      await sleep(Math.max(1, answer.retryAt - now()));
+      if (failed) await sleep(Math.max(1, answer.retryAt - now()));
+      else {
+        // Taken by another send (this one's stamp, if it had one, is gone with it): asked again when it frees.
+        remember(key, answer.retryAt - windowMs);
+        mine = undefined;
+      }
     }
   }
 
