@@ -35,6 +35,7 @@ const groups = {
     'test/e2e/tenancy.test.ts',
     'test/e2e/volume.test.ts',
     'test/e2e/webhooks-conversations.test.ts',
+    'test/e2e/webhooks-filter-health.test.ts',
     'test/e2e/webhooks-pacing-recover.test.ts',
     'test/e2e/webhook-destinations.test.ts',
     'test/e2e/poller.test.ts',
@@ -58,6 +59,7 @@ const groups = {
   own: [
     // Its own tool-calling model double as the deployment's model and embeddings.
     'test/e2e/ai-ecosystem.test.ts',
+    'test/e2e/ai-ecosystem-langchain.test.ts',
     // Starts on a DATA_DIR of its own (made 0755 first) and times the gateway out.
     'test/e2e/bounded-input.test.ts',
     // Records every AWS call of its own service on one event loop (bench/capacity.ts on a small workload).
@@ -104,14 +106,17 @@ const groups = {
     'test/e2e/bundles-mode.test.ts',
     'test/e2e/completion-offline.test.ts',
     'test/e2e/extract.test.ts',
+    'test/e2e/extract-uploads.test.ts',
     'test/e2e/ingress.test.ts',
     'test/e2e/ingress-sandbox-mail.test.ts',
     'test/e2e/ingress-whatsapp.test.ts',
     'test/e2e/knowledge.test.ts',
     'test/e2e/message-status.test.ts',
     'test/e2e/send.test.ts',
+    'test/e2e/send-errors.test.ts',
     'test/e2e/untrusted-input.test.ts',
     'test/e2e/webhooks.test.ts',
+    'test/e2e/webhooks-events.test.ts',
   ],
 };
 

@@ -1,87 +1,20 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '#test/support/eventually.ts';
-import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { E2E_ATTEMPTS } from '#test/support/groups/e2e.ts';
-import { type ReceivedDelivery, receiverPool, webhookHeaders } from './webhooks-support.ts';
+import { type ReceivedDelivery, webhookHeaders } from './webhooks-support.ts';
+import {
+  svc,
+  receiver,
+  project,
+  arrivalsByKey,
+  outOfOrder,
+  useChatWebhooksService,
+} from './webhooks-conversations-support.ts';
 
-/**
- * Webhooks for chat back ends through the running service: ordered delivery per conversation, `v1a` signatures, filters, and the
- * health chart against the delivery log. The group's schedule retries every 0.2 s, 4 attempts in all.
- */
-let svc: ServiceClient;
-const receivers = receiverPool();
-const receiver = receivers.start;
-
-beforeAll(async () => {
-  svc = await sharedService();
-});
-afterAll(async () => {
-  await receivers.closeAll();
-  await svc?.close();
-});
-
-async function project() {
-  const { projectId } = await svc.newProject();
-  const channel = async (type: 'sms' | 'email' | 'whatsapp' = 'sms', address = '+5511999990000') => {
-    const res = await svc.admin('POST', `/projects/${projectId}/channels`, { type, name: `${type} channel`, address });
-    expect(res.status).toBe(201);
-    return res.body as { channelId: string };
-  };
-  const webhook = async (body: Record<string, unknown>) => {
-    const res = await svc.admin('POST', `/projects/${projectId}/integrations`, {
-      product: 'webhook',
-      scope: 'general',
-      ...body,
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body as { integrationId: string; signingSecret?: string; publicKey: string | null; [k: string]: any };
-  };
-  const event = async (channelId: string, data: Record<string, unknown>, type = 'message.received') => {
-    const res = await svc.admin('POST', `/projects/${projectId}/events`, { channelId, type, data });
-    expect(res.status, JSON.stringify(res.body)).toBe(202);
-    return res.body.eventId as string;
-  };
-  const deliveries = async (integrationId: string) => {
-    const items: any[] = [];
-    let cursor: string | undefined;
-    do {
-      const res = await svc.admin(
-        'GET',
-        `/projects/${projectId}/integrations/${integrationId}/deliveries?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
-      );
-      expect(res.status).toBe(200);
-      items.push(...res.body.items);
-      cursor = res.body.nextCursor;
-    } while (cursor);
-    return items;
-  };
-  const patch = (integrationId: string, body: Record<string, unknown>) =>
-    svc.admin('PATCH', `/projects/${projectId}/integrations/${integrationId}`, body);
-  return { projectId, channel, webhook, event, deliveries, patch };
-}
-
-/** Per key, the event numbers (`data.n`) in the order their requests reached the receiver, every attempt counted. */
-function arrivalsByKey(received: ReceivedDelivery[], keyOf: (d: ReceivedDelivery) => string) {
-  const byKey = new Map<string, number[]>();
-  for (const d of [...received].sort((a, b) => a.arrivedAt - b.arrivedAt)) {
-    const key = keyOf(d);
-    byKey.set(key, [...(byKey.get(key) ?? []), d.json.data.n]);
-  }
-  return byKey;
-}
-
-/** Out-of-order arrivals: an attempt of an event after an attempt of a later event of its key. */
-function outOfOrder(arrivals: number[]): number {
-  let seen = -Infinity;
-  let wrong = 0;
-  for (const n of arrivals) {
-    if (n < seen) wrong++;
-    seen = Math.max(seen, n);
-  }
-  return wrong;
-}
+/** Webhooks for chat back ends: ordered delivery per conversation, and `v1a` (ed25519) signatures. */
+useChatWebhooksService();
 
 describe('ordering: "conversation"', () => {
   it('delivers each conversation in order while a failing delivery holds back only its own', async () => {
@@ -292,124 +225,5 @@ describe('signature: "v1a" (ed25519)', () => {
     const [d] = await rx.waitFor(1);
     expect(new Webhook(hook.signingSecret!).verify(d!.body, webhookHeaders(d!))).toEqual(d!.json);
     expect(verifiedBy(d!, switched.body.publicKey)).toBe(true);
-  });
-});
-
-describe('filter', () => {
-  it('delivers only the events that match every condition', async () => {
-    const p = await project();
-    const sms = await p.channel('sms');
-    const wa = await p.channel('whatsapp', '+5511977776666');
-    const rx = await receiver();
-    const filter = {
-      all: [
-        { field: 'channel.type', op: 'in', value: ['whatsapp', 'email'] },
-        { field: 'data.from', op: 'prefix', value: '+55' },
-        { field: 'data.media', op: 'exists' },
-      ],
-    };
-    const hook = await p.webhook({ url: rx.url, filter });
-    expect(hook.filter).toEqual(filter);
-    const media = [{ contentType: 'image/jpeg', url: 'https://cdn.example.com/1.jpg' }];
-    await p.event(sms.channelId, { n: 1, from: '+5511', media }); // sms: no
-    await p.event(wa.channelId, { n: 2, from: '+1415', media }); // not +55
-    await p.event(wa.channelId, { n: 3, from: '+5511' }); // no media
-    await p.event(wa.channelId, { n: 4, from: '+5511', media: null }); // null media
-    await p.event(wa.channelId, { n: 5, from: '+5511', media }); // yes
-    await rx.waitFor(1);
-    // The filter changes at once; null removes it.
-    const removed = await p.patch(hook.integrationId, { filter: null });
-    expect(removed.body.filter).toBeNull();
-    await p.event(sms.channelId, { n: 6 });
-    await rx.waitFor(2);
-    expect(rx.received.map((d) => d.json.data.n)).toEqual([5, 6]);
-  });
-
-  it('refuses a filter that is not one, field by field, at create and at PATCH', async () => {
-    const p = await project();
-    const create = await svc.admin('POST', `/projects/${p.projectId}/integrations`, {
-      product: 'webhook',
-      scope: 'general',
-      url: 'http://127.0.0.1:9/x',
-      filter: {
-        all: [
-          { field: 'body.x', op: 'eq', value: 1 },
-          { field: 'data.a', op: 'in', value: 'x' },
-          { field: 'data.b', op: 'prefix', value: 3 },
-          { field: 'data.c', op: 'exists', value: 'yes' },
-          { field: 'data.d', op: 'eq' },
-          { field: 'data..e', op: 'eq', value: 1 },
-          { field: 'data.f', op: 'regex', value: '.*' },
-        ],
-      },
-    });
-    expect(create.status).toBe(400);
-    expect(create.body.error).toBe('VALIDATION_ERROR');
-    const paths = create.body.details.map((d: { path: string }) => d.path);
-    for (const path of [
-      'filter.all.0.field',
-      'filter.all.1.value',
-      'filter.all.2.value',
-      'filter.all.3.value',
-      'filter.all.4.value',
-      'filter.all.5.field',
-      'filter.all.6.op',
-    ])
-      expect(paths).toContain(path);
-    const ok = await p.webhook({ url: 'http://127.0.0.1:9/x' });
-    const tooMany = await p.patch(ok.integrationId, {
-      filter: { all: Array.from({ length: 11 }, () => ({ field: 'type', op: 'eq', value: 'message.sent' })) },
-    });
-    expect(tooMany.status).toBe(400);
-    expect(tooMany.body.details.map((d: { path: string }) => d.path)).toContain('filter.all');
-    const unknown = await p.patch(ok.integrationId, { filter: { any: [] } });
-    expect(unknown.status).toBe(400);
-  });
-});
-
-describe('health chart', () => {
-  it('counts exactly the attempts the delivery log shows after a burst', async () => {
-    const p = await project();
-    const sms = await p.channel();
-    const tried = new Set<string>();
-    const rx = await receiver((d) => {
-      const id = String(d.headers['webhook-id']);
-      const first = !tried.has(id);
-      tried.add(id);
-      return first && d.json.data.n % 4 === 0 ? 500 : 200;
-    });
-    const hook = await p.webhook({ url: rx.url });
-    const events = 80;
-    await Promise.all(
-      Array.from({ length: 8 }, async (_, producer) => {
-        for (let n = producer; n < events; n += 8) await p.event(sms.channelId, { n }, 'message.sent');
-      }),
-    );
-    await eventually(
-      async () => (await p.deliveries(hook.integrationId)).filter((d) => d.status === 'succeeded').length === events,
-      20_000,
-      'every delivery succeeded',
-    );
-    const listed = await p.deliveries(hook.integrationId);
-    const attempts = listed.flatMap((d) => d.attempts);
-    const fromLog = {
-      succeeded: attempts.filter((a) => a.statusCode === 200).length,
-      failed: attempts.filter((a) => a.statusCode !== 200).length,
-    };
-    // The chart's counters are added once per deliver batch, after the batch's attempts are logged: a moment behind.
-    const readHealth = () => svc.admin('GET', `/projects/${p.projectId}/integrations/${hook.integrationId}/health`);
-    await eventually(
-      async () => {
-        const h = await readHealth();
-        return h.body.succeeded + h.body.failed >= fromLog.succeeded + fromLog.failed;
-      },
-      10_000,
-      'the counters caught up with the log',
-    );
-    const health = await readHealth();
-    expect(health.status).toBe(200);
-    expect({ succeeded: health.body.succeeded, failed: health.body.failed }).toEqual(fromLog);
-    expect(health.body.failed).toBe(events / 4);
-    expect(rx.received).toHaveLength(events + events / 4);
   });
 });

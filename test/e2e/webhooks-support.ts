@@ -115,7 +115,8 @@ export function receiverPool() {
       started.push(receiver);
       return receiver;
     },
-    closeAll: () => Promise.all(started.map((r) => r.close())),
+    /** Closes every receiver started since the last call (the pool may serve the next file of its worker). */
+    closeAll: () => Promise.all(started.splice(0).map((r) => r.close())),
   };
 }
 

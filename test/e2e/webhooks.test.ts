@@ -1,50 +1,11 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually, consistently } from '#test/support/eventually.ts';
-import { type ServiceClient, sharedService } from '#test/support/service.ts';
-import { receiverPool, webhookHeaders } from './webhooks-support.ts';
+import { webhookHeaders } from './webhooks-support.ts';
+import { svc, receiver, project, useWebhooksService } from './webhooks-project.ts';
 
-let svc: ServiceClient;
-const receivers = receiverPool();
-const receiver = receivers.start;
-
-beforeAll(async () => {
-  // 4 attempts, 0.2 s apart: the contract's schedule is 5 s … 10 h; tests set their own (WEBHOOK_RETRY_SCHEDULE).
-  svc = await sharedService();
-});
-afterAll(async () => {
-  await receivers.closeAll();
-  await svc?.close();
-});
-
-async function project() {
-  const { projectId } = await svc.newProject({ companyId: 1042 });
-  const channel = async (type: 'sms' | 'email' | 'whatsapp' = 'sms', address = '+5511999990000') => {
-    const res = await svc.admin('POST', `/projects/${projectId}/channels`, { type, name: `${type} channel`, address });
-    expect(res.status).toBe(201);
-    return res.body as { channelId: string; type: string; address: string };
-  };
-  const webhook = async (body: Record<string, unknown>) => {
-    const res = await svc.admin('POST', `/projects/${projectId}/integrations`, { product: 'webhook', ...body });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body as { integrationId: string; signingSecret: string };
-  };
-  const event = async (
-    channelId: string,
-    type = 'message.sent',
-    data: Record<string, unknown> = { messageId: 'msg_1' },
-  ) => {
-    const res = await svc.admin('POST', `/projects/${projectId}/events`, { channelId, type, data });
-    expect(res.status, JSON.stringify(res.body)).toBe(202);
-    return res.body.eventId as string;
-  };
-  const deliveries = async (integrationId: string, query = '') => {
-    const res = await svc.admin('GET', `/projects/${projectId}/integrations/${integrationId}/deliveries${query}`);
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body.items as any[];
-  };
-  return { projectId, channel, webhook, event, deliveries };
-}
+/** Webhook delivery through the local runner, as a receiver sees it: who gets what, signed, retried, logged. */
+useWebhooksService();
 
 describe('webhook delivery through the local runner', () => {
   it('delivers an event to the union of applicable webhooks, each once, signed, and to no other', async () => {
@@ -364,107 +325,5 @@ describe('webhook delivery through the local runner', () => {
     const [got] = await r.waitFor(1);
     expect(got!.json).toMatchObject({ id: eventId, data: { text: big } });
     expect(new Webhook(w.signingSecret).verify(got!.body, webhookHeaders(got!))).toBeTruthy();
-  });
-});
-
-describe('POST /projects/{p}/events', () => {
-  it('accepts Idempotency-Key on event reports: a retried report is one event, delivered once', async () => {
-    const p = await project();
-    const ch = await p.channel();
-    const rx = await receiver();
-    await p.webhook({ scope: 'general', url: rx.url });
-    const report = (key: string, data: Record<string, unknown>) =>
-      fetch(`${svc.baseUrl}/admin/v1/projects/${p.projectId}/events`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${svc.adminKey}`,
-          'content-type': 'application/json',
-          'idempotency-key': key,
-        },
-        body: JSON.stringify({ channelId: ch.channelId, type: 'message.received', data }),
-      });
-    const first = await report('report-42', { messageId: 'msg_in_42' });
-    expect(first.status).toBe(202);
-    const { eventId } = (await first.json()) as { eventId: string };
-    const retried = await report('report-42', { messageId: 'msg_in_42' });
-    expect(retried.status).toBe(202);
-    expect(retried.headers.get('idempotent-replayed')).toBe('true');
-    expect(((await retried.json()) as { eventId: string }).eventId).toBe(eventId);
-    const reused = await report('report-42', { messageId: 'msg_in_43' });
-    expect(reused.status).toBe(409);
-    expect(((await reused.json()) as { error: string }).error).toBe('IDEMPOTENCY_KEY_REUSED');
-    const [delivered] = await rx.waitFor(1);
-    expect(JSON.parse(delivered!.body).id).toBe(eventId);
-    await consistently(() => expect(rx.received).toHaveLength(1), 500);
-  });
-
-  it('takes reports on a channel created a moment ago, and none once it is deleted (one instance: at once)', async () => {
-    const p = await project();
-    const rx = await receiver();
-    await p.webhook({ scope: 'general', url: rx.url });
-    const ch = await p.channel();
-    const eventId = await p.event(ch.channelId, 'message.sent', { n: 1 });
-    await p.event(ch.channelId, 'message.sent', { n: 2 }); // the channel as remembered by the first report
-    expect((await svc.admin('DELETE', `/projects/${p.projectId}/channels/${ch.channelId}`)).status).toBe(204);
-    const late = await svc.admin('POST', `/projects/${p.projectId}/events`, {
-      channelId: ch.channelId,
-      type: 'message.sent',
-      data: { n: 3 },
-    });
-    expect(late.status).toBe(404);
-    expect(late.body.error).toBe('CHANNEL_NOT_FOUND');
-    const next = await p.channel();
-    await p.event(next.channelId, 'message.sent', { n: 4 });
-    const got = await rx.waitFor(3);
-    expect(got.map((d) => d.json.data.n).sort()).toEqual([1, 2, 4]);
-    expect(got.find((d) => d.json.data.n === 1)!.json).toMatchObject({
-      id: eventId,
-      channel: { id: ch.channelId, type: 'sms', address: '+5511999990000' },
-    });
-    await consistently(() => expect(rx.received).toHaveLength(3), 300);
-  });
-
-  it('validates the event and the channel', async () => {
-    const p = await project();
-    const ch = await p.channel();
-    const other = await project();
-    const otherChannel = await other.channel();
-    const post = (body: unknown) => svc.admin('POST', `/projects/${p.projectId}/events`, body);
-    expect((await post({ channelId: ch.channelId, type: 'message.exploded', data: {} })).body).toMatchObject({
-      success: false,
-      error: 'VALIDATION_ERROR',
-    });
-    expect((await post({ channelId: ch.channelId, type: 'message.sent', data: 'nope' })).status).toBe(400);
-    expect((await post({ channelId: ch.channelId, type: 'message.sent', data: {}, extra: 1 })).status).toBe(400);
-    const foreign = await post({ channelId: otherChannel.channelId, type: 'message.sent', data: {} });
-    expect(foreign.status).toBe(404);
-    expect(foreign.body.error).toBe('CHANNEL_NOT_FOUND');
-    expect((await post({ channelId: 'ch_nope', type: 'message.sent', data: {} })).body.error).toBe('CHANNEL_NOT_FOUND');
-    const noProject = await svc.admin('POST', '/projects/prj_nope/events', {
-      channelId: ch.channelId,
-      type: 'message.sent',
-      data: {},
-    });
-    expect(noProject.status).toBe(404);
-    expect(noProject.body.error).toBe('NOT_FOUND');
-    expect((await svc.admin('GET', `/projects/${p.projectId}/integrations/int_nope/deliveries`)).status).toBe(404);
-    const custom = await svc.admin('POST', `/projects/${p.projectId}/integrations`, {
-      product: 'custom',
-      channelId: ch.channelId,
-    });
-    const notWebhook = await svc.admin(
-      'POST',
-      `/projects/${p.projectId}/integrations/${custom.body.integrationId}/test`,
-    );
-    expect(notWebhook.status).toBe(400);
-    expect(notWebhook.body.error).toBe('VALIDATION_ERROR');
-    expect(
-      (
-        await svc.admin(
-          'GET',
-          `/projects/${p.projectId}/integrations/${custom.body.integrationId}/deliveries?status=nope`,
-        )
-      ).status,
-    ).toBe(400);
   });
 });

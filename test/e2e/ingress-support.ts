@@ -1,0 +1,183 @@
+import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import twilio from 'twilio';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { eventually } from '#test/support/eventually.ts';
+import { type ServiceClient, sharedService } from '#test/support/service.ts';
+import { startHttpDouble } from './send-doubles.ts';
+import { startReceiver, type TestReceiver, webhookHeaders } from './webhooks-support.ts';
+
+/**
+ * The project, channels, doubles and helpers of the ingress tests (ingress*.test.ts), each file calling
+ * {@link useIngressChannels} once. Channel ingress as providers and customers see it: Twilio requests signed with
+ * Twilio's own library, WhatsApp payloads as Meta documents them, mail over SMTP with nodemailer; what arrives is read
+ * from a real webhook receiver and verified with the Standard Webhooks library.
+ */
+export let svc: ServiceClient;
+export let receiver: TestReceiver;
+export let twilioApi: Awaited<ReturnType<typeof startHttpDouble>>;
+export let metaApi: Awaited<ReturnType<typeof startHttpDouble>>;
+export let projectId: string;
+export let signingSecret: string;
+export const channels: Record<string, any> = {};
+export const tokens: Record<string, string> = {};
+export const AUTH_TOKEN = 'twilio-auth-token-of-the-channel';
+export const APP_SECRET = 'meta-app-secret-of-the-channel';
+export const PHONE_NUMBER_ID = '106540352242922';
+
+/** Events the customer's receiver got for this project, verified, in arrival order. */
+export function events(filter: (e: any) => boolean = () => true): any[] {
+  const wh = new Webhook(signingSecret);
+  return receiver.received
+    .filter((d) => d.json?.projectId === projectId)
+    .map((d) => {
+      wh.verify(d.body, webhookHeaders(d));
+      return d.json;
+    })
+    .filter(filter);
+}
+
+export async function waitForEvents(filter: (e: any) => boolean, count: number): Promise<any[]> {
+  return eventually(
+    async () => {
+      const found = events(filter);
+      return found.length >= count ? found : undefined;
+    },
+    15_000,
+    `${count} events`,
+  );
+}
+
+/** Posts a Twilio webhook as Twilio does: form-encoded, signed over the public URL and the sorted parameters. */
+export async function postTwilio(
+  channelId: string,
+  params: Record<string, string>,
+  authToken = AUTH_TOKEN,
+  tamper = false,
+) {
+  const url = `${svc.baseUrl}/inbound/twilio/${channelId}`;
+  const signature = twilio.getExpectedTwilioSignature(authToken, url, params);
+  expect(twilio.validateRequest(authToken, signature, url, params)).toBe(true);
+  const body = new URLSearchParams(params);
+  if (tamper) body.set('Body', `${params.Body ?? ''}!`);
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+    body: body.toString(),
+  });
+}
+
+export function twilioStatus(sid: string, status: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    AccountSid: 'AC0123456789abcdef',
+    ApiVersion: '2010-04-01',
+    From: '+15005550006',
+    MessageSid: sid,
+    MessageStatus: status,
+    SmsSid: sid,
+    SmsStatus: status,
+    To: '+5511988887777',
+    ...extra,
+  };
+}
+
+export async function postMeta(channelId: string, payload: unknown, secret = APP_SECRET) {
+  const raw = Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload));
+  return fetch(`${svc.baseUrl}/inbound/whatsapp/${channelId}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`,
+    },
+    body: raw,
+  });
+}
+
+export function metaWebhook(value: Record<string, unknown>) {
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '102290129340398',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15551234567', phone_number_id: PHONE_NUMBER_ID },
+              ...value,
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** Registers the file's hooks: the service, the doubles and the receiver for its tests, closed after them. */
+export function useIngressChannels(): void {
+  beforeAll(async () => {
+    [svc, receiver, twilioApi, metaApi] = await Promise.all([
+      sharedService(),
+      startReceiver(),
+      startHttpDouble({
+        reply: (_req, i) => ({ status: 201, body: { sid: `SM${String(i).padStart(32, '0')}`, status: 'queued' } }),
+      }),
+      startHttpDouble({
+        reply: (_req, i) => ({
+          status: 200,
+          body: { messaging_product: 'whatsapp', messages: [{ id: `wamid.HBgLMTU1NTEyMzQ1Njc${i}` }] },
+        }),
+      }),
+    ]);
+    ({ projectId } = await svc.newProject({ companyId: 7001 }));
+    const webhook = await svc.admin('POST', `/projects/${projectId}/integrations`, {
+      product: 'webhook',
+      scope: 'general',
+      url: receiver.url,
+    });
+    signingSecret = webhook.body.signingSecret;
+    const create = async (name: string, body: Record<string, unknown>) => {
+      const created = await svc.admin('POST', `/projects/${projectId}/channels`, { name, ...body });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      channels[name] = created.body;
+      tokens[name] = (
+        await svc.admin('POST', `/projects/${projectId}/integrations`, {
+          product: 'custom',
+          channelId: created.body.channelId,
+        })
+      ).body.token;
+    };
+    await create('twilio', {
+      type: 'sms',
+      address: '+15005550006',
+      provider: { kind: 'twilio', accountSid: 'AC0123456789abcdef', authToken: AUTH_TOKEN, baseUrl: twilioApi.baseUrl },
+    });
+    await create('twilio-other', {
+      type: 'sms',
+      address: '+15005550007',
+      provider: {
+        kind: 'twilio',
+        accountSid: 'AC0123456789abcdef',
+        authToken: 'another-token',
+        baseUrl: twilioApi.baseUrl,
+      },
+    });
+    await create('whatsapp', {
+      type: 'whatsapp',
+      address: '+15551234567',
+      provider: {
+        kind: 'whatsapp-cloud',
+        phoneNumberId: PHONE_NUMBER_ID,
+        accessToken: 'EAAG-access',
+        appSecret: APP_SECRET,
+        baseUrl: metaApi.baseUrl,
+      },
+    });
+    await create('sandbox-sms', { type: 'sms', address: '+15005550008' });
+    await create('mailbox', { type: 'email', address: 'support@inbound.example.com' });
+  });
+  afterAll(async () => {
+    await Promise.all([svc?.close(), receiver?.close(), twilioApi?.close(), metaApi?.close()]);
+  });
+}
