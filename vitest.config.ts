@@ -94,12 +94,11 @@ const groups = {
    * Against the deploy bundles (`LOCAL_FUNCTIONS=bundles`: each function from the asset `cdk deploy` uploads, on a
    * thread of its own with the template's environment, every AWS call held against its role when the group stops).
    * They run once, here, not also in-process: the code is the same, only its packaging differs, and the bundles are
-   * what runs on AWS. With
-   * test/e2e/bundles-mode.test.ts (the mode itself and the IAM check's teeth) they invoke every function at least once: send and legacy-send (send), fanout and
-   * deliver (webhooks), ingest and search (knowledge), extract and extract-uploads (extract), message-status,
-   * inbound-twilio, inbound-whatsapp and both inbound workers (ingress), completion (completion-offline), the credit
-   * sweeper (its schedule); health, admin, models, chat-completions, legacy-send and the fallback in
-   * bundles-mode.test.ts.
+   * what runs on AWS. With test/e2e/bundles-mode.test.ts (the mode itself and the IAM check's teeth) they invoke
+   * every function at least once: send and legacy-send (send*), fanout and deliver (webhooks*), ingest and search
+   * (knowledge), extract and extract-uploads (extract*), message-status, inbound-twilio, inbound-whatsapp and both
+   * inbound workers (ingress*), completion (completion-offline), the credit sweeper (its schedule); health, admin,
+   * models, chat-completions, legacy-send and the fallback in bundles-mode.test.ts.
    */
   bundles: [
     'test/e2e/bundles-destinations.test.ts',

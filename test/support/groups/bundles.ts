@@ -2,7 +2,7 @@ import { groupSetup } from '../global-service.ts';
 import { E2E_RETRY_SCHEDULE } from './e2e.ts';
 
 /**
- * The `bundles` group: eight e2e files (vitest.config.ts), against the functions as `cdk deploy` uploads them
+ * The `bundles` group: its e2e files (vitest.config.ts), against the functions as `cdk deploy` uploads them
  * (`LOCAL_FUNCTIONS=bundles`, each function on a thread with the template's environment). When it stops, every AWS
  * call the functions made is checked against their roles in the synthesized stack. The first build of the bundles
  * (a fresh clone, changed sources) happens in the service's own boot, beside the first files of the other projects.
