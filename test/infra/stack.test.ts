@@ -5,6 +5,8 @@
  * <name>` runs one of them.
  */
 import './stack.suite.ts';
+import './stack-data-iam.suite.ts';
+import './stack-ops.suite.ts';
 import './nag.suite.ts';
 import './deployment-choices.suite.ts';
 import './bundles.suite.ts';
