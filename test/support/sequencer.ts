@@ -5,10 +5,11 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /**
  * Seconds each slow file took in a clean-clone `npm test` (bench/history/2026-12-test-suite-final.md), by
  * `<project>:<file>`: the estimate when Vitest has no timing of its own yet (a fresh clone, CI). Files under ~5 s are
- * left out (they sort after, larger files first). Refresh the table when a file's time changes a lot, above all for
- * a new long file: one missing here sorts by its size, and a short file that waits minutes (the capacity test, 80
- * lines and 200 s) then starts near the end and holds the run open alone. An estimate that is off only moves a file
- * in the queue, it never changes what runs. `node bench/slow-files.mjs <vitest log>` prints the table from a run.
+ * left out (they sort after, larger files first). The files split since (send, conversations, ingress, the AI
+ * ecosystem) carry their share of the whole file's seconds, as a run under load measured them. Refresh the table
+ * when a file's time changes a lot, above all for a new long file: one missing here sorts by its size, and a short
+ * file that waits minutes (the capacity test, 80 lines and 200 s) then starts near the end and holds the run open
+ * alone. An estimate that is off only moves a file in the queue, it never changes what runs. `node bench/slow-files.mjs <vitest log>` prints the table from a run.
  */
 export const slowFiles: Record<string, number> = {
   'own:test/e2e/capacity.test.ts': 203,
@@ -25,15 +26,20 @@ export const slowFiles: Record<string, number> = {
   'own:test/e2e/crash-points-messaging.test.ts': 43,
   'bulk:test/e2e/knowledge-scale.test.ts': 42,
   'own:test/e2e/webhook-notices.test.ts': 42,
-  'bundles:test/e2e/extract.test.ts': 41,
+  'bundles:test/e2e/extract.test.ts': 35,
   'bulk:test/e2e/knowledge-uploads.test.ts': 30,
   'unit:test/integration/auth/rotation-races.test.ts': 30,
   'bundles:test/e2e/webhooks.test.ts': 28,
-  'bundles:test/e2e/send.test.ts': 27,
+  'bundles:test/e2e/send.test.ts': 14,
+  'bundles:test/e2e/send-errors.test.ts': 7,
   'e2e:test/e2e/webhooks-conversations.test.ts': 27,
-  'e2e:test/e2e/conversations.test.ts': 25,
+  'e2e:test/e2e/conversations.test.ts': 10,
+  'e2e:test/e2e/conversations-email.test.ts': 11,
+  'e2e:test/e2e/conversations-media.test.ts': 5,
   'model:test/e2e/console-playground.test.ts': 25,
-  'bundles:test/e2e/ingress.test.ts': 24,
+  'bundles:test/e2e/ingress-sandbox-mail.test.ts': 13,
+  'bundles:test/e2e/ingress.test.ts': 7,
+  'bundles:test/e2e/ingress-whatsapp.test.ts': 7,
   'e2e:test/e2e/poller.test.ts': 23,
   'own:test/e2e/bounded-input.test.ts': 23,
   'e2e:test/e2e/tenancy-matrix.test.ts': 22,
@@ -50,7 +56,8 @@ export const slowFiles: Record<string, number> = {
   'own:test/e2e/observability.test.ts': 17,
   'unit:test/unit/openapi-document.test.ts': 17,
   'e2e:test/e2e/console-webhooks.test.ts': 16,
-  'own:test/e2e/ai-ecosystem.test.ts': 15,
+  'own:test/e2e/ai-ecosystem.test.ts': 9,
+  'own:test/e2e/ai-ecosystem-langchain.test.ts': 9,
   'bundles:test/e2e/untrusted-input.test.ts': 14,
   'e2e:test/e2e/console-portal.test.ts': 14,
   'unit:test/unit/pdf/prepare.test.ts': 14,
