@@ -3,6 +3,8 @@ import type { TopExcerpts } from './top-excerpts.ts';
 
 /** Excerpts scored together: scoring's scratch is a few of these, whatever the size of the segment. */
 export const SCORING_BLOCK = 4096;
+/** A variant's postings in a block are read through, not by runs of candidates, up to this many per candidate. */
+const READ_THROUGH = 8;
 
 /** One query term (a variant of a query word) in one segment: its postings and how far scoring has reached. */
 export interface TermCursor {
@@ -87,6 +89,8 @@ export class BlockScorer {
   private readonly wordSlots = new Uint32Array(SCORING_BLOCK + 2);
   private readonly slots = new Uint32Array(SCORING_BLOCK + 2);
   private nCandidates = 0;
+  /** Whether the candidates are in order yet (only the reads by runs need them so). */
+  private sorted = false;
   private nTouched = 0;
   private nWindows = 0;
 
@@ -206,8 +210,8 @@ export class BlockScorer {
       slotBound[x] = 0;
       candidate[x] = 0;
     }
-    candidates.subarray(0, n).sort();
     this.nCandidates = n;
+    this.sorted = false;
   }
 
   /** One word's best variant per excerpt and per neighbourhood of the block, into the scratch. */
@@ -219,11 +223,17 @@ export class BlockScorer {
     const offset = lo - 1;
     for (const c of word.variants) {
       if (c.end <= c.at) continue;
-      if (this.nCandidates < 0) this.visit(s, query, c, c.at, c.end, lo, hi);
+      const { candidates, nCandidates } = this;
+      // Where the variant has few postings in the block for as many candidates, reading them all costs less than a
+      // seek per run of candidates: only the candidates' slots take their counts, in the same order either way.
+      if (nCandidates < 0 || c.end - c.at <= READ_THROUGH * nCandidates) this.visit(s, query, c, c.at, c.end, lo, hi);
       else {
         // Only the postings of the candidates and their neighbours: the occurrences their scores are made of.
         // Candidates within three of each other make one run: their neighbours' postings are read once, in order.
-        const { candidates, nCandidates } = this;
+        if (!this.sorted) {
+          candidates.subarray(0, nCandidates).sort();
+          this.sorted = true;
+        }
         let i = c.at;
         for (let k = 0; k < nCandidates && i < c.end; ) {
           const from = candidates[k]!;

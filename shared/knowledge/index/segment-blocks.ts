@@ -3,13 +3,13 @@ import { seek } from './posting-bounds.ts';
 import {
   ByteCursor,
   checksum,
-  decodePostings,
   INLINE_POSTINGS_BYTES,
   LENGTH_BLOCK,
   lengthBlocks,
   type Postings,
   SegmentFormatError,
 } from './segment-format.ts';
+import { decodePostings } from './postings-codec.ts';
 import type { ExcerptRange } from './segment-reading.ts';
 
 /** The pieces of a ranged segment as they are unpacked: text blocks and dictionary blocks. */

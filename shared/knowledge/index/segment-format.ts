@@ -379,21 +379,3 @@ export interface Postings {
   /** What their bounds are kept by (./posting-bounds.ts) when not this object: the bytes each query decodes again. */
   source?: object;
 }
-
-/** Decodes `df` postings (varint gaps, then tf bytes); throws {@link SegmentFormatError} when they do not fit. */
-export function decodePostings(bytes: Uint8Array, df: number, excerptCount: number): Postings {
-  const cursor = new ByteCursor(bytes);
-  const excerpts = new Uint32Array(df);
-  const n = bytes.length;
-  let e = 0;
-  for (let i = 0; i < df; i++) {
-    // Most gaps take one byte: read inline (every query decodes its short postings), the rest by the cursor.
-    const b = cursor.at < n ? bytes[cursor.at]! : 0x80;
-    if (b < 0x80) cursor.at++;
-    e += b < 0x80 ? b : cursor.varint();
-    excerpts[i] = e;
-  }
-  if (df && (e >= excerptCount || cursor.at + df !== n))
-    throw new SegmentFormatError('knowledge segment postings are damaged');
-  return { excerpts, tfs: bytes.slice(cursor.at, cursor.at + df) };
-}

@@ -1,7 +1,6 @@
 import {
   checksum,
   type DeleteMarker,
-  decodePostings,
   decodeTail,
   HEADER_BYTES,
   LENGTH_BLOCK,
@@ -14,6 +13,7 @@ import {
   type SegmentMeta,
   type TailLayout,
 } from './segment-format.ts';
+import { decodePostings } from './postings-codec.ts';
 import { type RangeRead, SequentialReader } from './sequential-reader.ts';
 import {
   type DictBlock,
