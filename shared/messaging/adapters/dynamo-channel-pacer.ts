@@ -1,6 +1,6 @@
 import { keys } from '../../contract/keys.ts';
 import { conditionalWrite, type DynamoTable, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
-import type { ChannelPacer } from '../volume/pace.ts';
+import type { ChannelPacer, SlotAnswer, SlotRequest } from '../volume/pace.ts';
 
 /**
  * A channel's pace in DynamoDB. One item per channel (`CHPACE#<channelId>`) holds `next`, the first instant not yet
@@ -9,9 +9,10 @@ import type { ChannelPacer } from '../volume/pace.ts';
  *  - busy (`next` > now, within the horizon): the group starts at `next`, `next` moves past it;
  *  - idle (`next` <= now, or no item): the group starts now.
  * A group whose start would be beyond the horizon reserves nothing (its jobs wait on the queue instead).
- * Each slot is an item of its own (`CHPACE#<channelId>#<slot>`, `at`: its last send): an admission is one
- * conditional write on it (`at` <= now - window, or `at` = the instant the same send took it at before: a send
- * that did not leave on time moves its own stamp); a refusal returns the slot's item, which says when it frees.
+ * A channel's slots are kept 40 to an item (`CHPACE#<channelId>#<run>`, attribute `s<slot>`: its last send). The sends
+ * a worker takes together are admitted in one conditional write per item (each slot `<= at - window`, or equal to the
+ * stamp the same send took it at before: a send that did not leave on time moves its own stamp); a refusal returns
+ * the item, which says when each slot frees, and the sends whose slots were free ask again without the others.
  */
 export class DynamoChannelPacer implements ChannelPacer {
   constructor(private readonly table: DynamoTable) {}
@@ -92,32 +93,100 @@ export class DynamoChannelPacer implements ChannelPacer {
     return now;
   }
 
-  async admit(
+  async admit(channelId: string, windowMs: number, requests: readonly SlotRequest[]): Promise<SlotAnswer[]> {
+    const answers: SlotAnswer[] = [];
+    const byItem = new Map<number, number[]>();
+    requests.forEach((r, i) => {
+      const run = Math.floor(r.slot / SLOTS_PER_ITEM);
+      byItem.set(run, [...(byItem.get(run) ?? []), i]);
+    });
+    await Promise.all(
+      [...byItem].map(async ([run, indices]) => {
+        const asked = indices.map((i) => requests[i]!);
+        const first = await this.write(channelId, run, windowMs, asked);
+        if (first === true) {
+          for (const i of indices) answers[i] = true;
+          return;
+        }
+        // Refused as a whole when one slot is taken: the sends whose slots were free ask again without it.
+        const free = (r: SlotRequest, last: number | undefined) =>
+          last === undefined || last <= r.at - windowMs || last === r.mine;
+        const again = indices.filter((i) => free(requests[i]!, first.get(requests[i]!.slot)));
+        for (const i of indices)
+          if (!again.includes(i)) answers[i] = { retryAt: first.get(requests[i]!.slot)! + windowMs };
+        if (!again.length) return;
+        const second = await this.write(
+          channelId,
+          run,
+          windowMs,
+          again.map((i) => requests[i]!),
+        );
+        for (const i of again) {
+          const r = requests[i]!;
+          const last = second === true ? undefined : second.get(r.slot);
+          // Taken meanwhile: free when its new owner's window ends; still free (another was taken): asked again.
+          answers[i] = second === true ? true : { retryAt: free(r, last) ? r.at : last! + windowMs };
+        }
+      }),
+    );
+    return answers;
+  }
+
+  /**
+   * One conditional write on a run's item: every request's slot free at its `at` (or its own), each set to its `at`.
+   * Refused: the slots' last stamps as the item holds them.
+   */
+  private async write(
     channelId: string,
-    slot: number,
+    run: number,
     windowMs: number,
-    now: number,
-    mine?: number,
-  ): Promise<true | { retryAt: number }> {
-    const key = keys.channelPaceSlot(channelId, slot);
+    requests: readonly SlotRequest[],
+  ): Promise<true | Map<number, number | undefined>> {
+    const key = keys.channelPaceSlots(channelId, run);
+    const names: Record<string, string> = {};
+    const values: Record<string, number> = {
+      ':exp': Math.ceil(Math.max(...requests.map((r) => r.at)) / 1000) + 86400,
+    };
+    const sets: string[] = [];
+    const conditions: string[] = [];
+    requests.forEach((r, j) => {
+      names[`#s${j}`] = slotAttribute(r.slot);
+      values[`:at${j}`] = r.at;
+      values[`:earliest${j}`] = r.at - windowMs;
+      if (r.mine !== undefined) values[`:mine${j}`] = r.mine;
+      sets.push(`#s${j} = :at${j}`);
+      conditions.push(
+        `(attribute_not_exists(#s${j}) OR #s${j} <= :earliest${j}${r.mine === undefined ? '' : ` OR #s${j} = :mine${j}`})`,
+      );
+    });
     const write = await conditionalWrite(
       updateItem(this.table, {
         Key: key,
-        UpdateExpression: 'SET #at = :now, expiresAt = :exp',
-        ConditionExpression: `attribute_not_exists(#at) OR #at <= :earliest${mine === undefined ? '' : ' OR #at = :mine'}`,
-        ExpressionAttributeNames: { '#at': 'at' },
-        ExpressionAttributeValues: {
-          ':now': now,
-          ':earliest': now - windowMs,
-          ':exp': Math.ceil(now / 1000) + 86400,
-          ...(mine === undefined ? {} : { ':mine': mine }),
-        },
+        UpdateExpression: `SET ${sets.join(', ')}, expiresAt = :exp`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
     if (write.applied) return true;
-    const before = write.itemBefore?.at?.N;
-    const last = before !== undefined ? Number(before) : (await readItem(this.table, key))?.at;
-    return { retryAt: typeof last === 'number' ? last + windowMs : now };
+    // The local stand-in returns no item with a refusal: read it.
+    const before = write.itemBefore
+      ? (name: string) => write.itemBefore![name]?.N
+      : await readItem(this.table, key).then((item) => (name: string) => item?.[name]);
+    return new Map(
+      requests.map((r) => {
+        const last = before(slotAttribute(r.slot));
+        return [r.slot, last === undefined ? undefined : Number(last)];
+      }),
+    );
   }
 }
+
+/**
+ * A channel's slots are kept this many to an item: a group of sends (up to 10 consecutive slots) takes its slots in
+ * one write, two where it crosses an item's end, and an item of 40 stamps stays under 1 KB (one write unit).
+ */
+const SLOTS_PER_ITEM = 40;
+
+const slotAttribute = (slot: number) => `s${slot}`;

@@ -8,7 +8,8 @@ import * as z from '../../kernel/validation/zod.ts';
 export const DEFAULT_PACE: Record<ChannelType, number> = { whatsapp: 80, sms: 10, email: 14 };
 /**
  * The highest pace a channel may ask: its pace item takes one write per group of sends a worker takes (up to 10), and
- * each send writes one of its slots (each slot its own partition, written at most once a second).
+ * so does each run of its slots that a group's sends take (dynamo-channel-pacer.ts: 40 slots an item, each slot
+ * written at most once a second).
  */
 export const MAX_PACE_PER_SECOND = 500;
 
@@ -47,6 +48,21 @@ export function paceSlots(perSecond: number): {
  */
 const PLAN_MARGIN = 1.01;
 
+/** One send's request for its slot ({@link ChannelPacer.admit}). */
+export interface SlotRequest {
+  slot: number;
+  /** The instant the send departs at: the slot's new stamp. */
+  at: number;
+  /**
+   * The stamp this same send took the slot at before and did not leave on: the slot is still its own while it holds
+   * that stamp, and moves to `at`.
+   */
+  mine?: number;
+}
+
+/** Let through, or when the slot frees (its last send's stamp and a window). */
+export type SlotAnswer = true | { retryAt: number };
+
 /**
  * The shared schedule of one channel's sends: the next free instant and the count of sends planned (one item per
  * channel, written once per group of sends a worker takes, never once per send), and the channel's slots.
@@ -65,19 +81,13 @@ export interface ChannelPacer {
     horizonMs: number,
   ): Promise<{ at: number; seq: number } | { later: number }>;
   /**
-   * Lets one send through `slot` at `now` when that slot's last send is at least `windowMs` earlier (or none),
-   * recording it; otherwise answers when it will be free. A send uses the slot its sequence number names (modulo the
-   * slots), so a late send delays only the one a full window after it, never every one behind it. `mine`: the
-   * instant this same send took the slot at before and did not leave on; the slot is still its own when it holds
-   * that instant, and moves to `now`.
+   * Lets each request's send through its slot at its `at` when that slot's last send is at least `windowMs` earlier
+   * (or none), recording it; otherwise answers when the slot will be free. Sends a worker takes together ask in one
+   * call (one write for the slots kept in one item), each answered on its own. A send uses the slot its sequence
+   * number names (modulo the slots), so a late send delays only the one a full window after it, never every one
+   * behind it. No slot may be named twice in one call.
    */
-  admit(
-    channelId: string,
-    slot: number,
-    windowMs: number,
-    now: number,
-    mine?: number,
-  ): Promise<true | { retryAt: number }>;
+  admit(channelId: string, windowMs: number, requests: readonly SlotRequest[]): Promise<SlotAnswer[]>;
   /**
    * Where `count` sends queued now stand in the channel's queue (`spacingMs` apart, behind those queued before and
    * not yet due): the instant the first of them is due, and the queue's end moved past the last. A hint for when to

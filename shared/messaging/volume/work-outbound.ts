@@ -1,4 +1,4 @@
-import { type ChannelPacer, type Pace, paceSlots } from './pace.ts';
+import { type ChannelPacer, type Pace, paceSlots, type SlotAnswer } from './pace.ts';
 import { type DeferredMessage, type DeferredStore, isDeferred, type OutboundJob } from './deferred.ts';
 import type { FireOutcome } from './send-deferred.ts';
 import type { SendLookup } from '../conversation.ts';
@@ -180,6 +180,14 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
  */
 export const DEPARTURE_TOLERANCE_MS = 50;
 
+/** A send waiting for its slot's write (`takeSlot`). */
+interface Asking {
+  slot: number;
+  departAt: number;
+  mine?: number;
+  settle: (taken: Promise<{ answer: SlotAnswer; stamp: number }>) => void;
+}
+
 /** A worker's slots and reads for its sends, kept across its batches (what it saw of the slots, how its answers come). */
 function makeDepartures(
   deps: Pick<WorkOutboundDeps, 'pacer' | 'lookup'>,
@@ -207,6 +215,51 @@ function makeDepartures(
     spreadMs += (Math.abs(error) - spreadMs) * ANSWER_WEIGHT;
   }
 
+  /** Slot requests of this worker waiting for their write, per channel and window. */
+  const asking = new Map<string, Asking[]>();
+
+  /**
+   * Takes `slot` for a send departing at `departAt` (0: as soon as the answer allows), with every other send of this
+   * worker on the channel that waits for its own slot and departs within {@link MAX_AHEAD_MS}: one write for them all
+   * (dynamo-channel-pacer.ts), rather than one each. The request is made when the earliest of them must ask, as far
+   * ahead of its departure as answers take; each gets its stamp, its departure or the answer's arrival if later.
+   */
+  async function takeSlot(channelId: string, windowMs: number, slot: number, departAt: number, mine?: number) {
+    const key = `${channelId}#${windowMs}`;
+    let settle!: (taken: Promise<{ answer: SlotAnswer; stamp: number }>) => void;
+    const taken = new Promise<{ answer: SlotAnswer; stamp: number }>((resolve) => {
+      settle = resolve;
+    });
+    const mineAsking: Asking = { slot, departAt, ...(mine === undefined ? {} : { mine }), settle };
+    asking.set(key, [...(asking.get(key) ?? []), mineAsking]);
+    const wake = departAt - aheadMs();
+    if (wake > now()) await sleep(wake - now());
+    const waiting = asking.get(key) ?? [];
+    if (!waiting.includes(mineAsking)) return taken;
+    const asked = now();
+    const ahead = aheadMs();
+    // This send first, then the others due soon enough, no slot twice in one write.
+    const batch = [mineAsking];
+    for (const other of waiting)
+      if (other !== mineAsking && other.departAt <= asked + MAX_AHEAD_MS && !batch.some((b) => b.slot === other.slot))
+        batch.push(other);
+    const rest = waiting.filter((w) => !batch.includes(w));
+    if (rest.length) asking.set(key, rest);
+    else asking.delete(key);
+    const stamps = batch.map((b) => Math.max(b.departAt, asked + ahead));
+    const answers = deps.pacer.admit(
+      channelId,
+      windowMs,
+      batch.map((b, j) => ({ slot: b.slot, at: stamps[j]!, ...(b.mine === undefined ? {} : { mine: b.mine }) })),
+    );
+    void answers.then(
+      () => noteAnswer(now() - asked),
+      () => {},
+    );
+    for (const [j, b] of batch.entries()) b.settle(answers.then((all) => ({ answer: all[j]!, stamp: stamps[j]! })));
+    return taken;
+  }
+
   /**
    * Waits until the slot lets the send through, as the last step before the provider call: the slot is asked for a
    * departure at `at` (or when this worker saw the slot free, if later) as far ahead as its answers take, and the
@@ -221,24 +274,18 @@ function makeDepartures(
     let mine: number | undefined;
     let failingSince: number | undefined;
     for (let retakes = 0; ; ) {
-      const ahead = aheadMs();
       // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
       const departAt = mine === undefined ? Math.max(at, (lastSeen.get(key) ?? 0) + windowMs) : 0;
-      if (departAt - ahead > now()) await sleep(departAt - ahead - now());
       const asked = now();
-      const stamp = Math.max(departAt, asked + ahead);
       let failed = false;
-      const answer = await deps.pacer.admit(channelId, slot, windowMs, stamp, mine).catch((error) => {
+      const { answer, stamp } = await takeSlot(channelId, windowMs, slot, departAt, mine).catch((error) => {
         // A store that stops answering: the claimed message is given back (and its charge) rather than held.
         failed = true;
         failingSince ??= asked;
         if (now() - failingSince > ADMIT_GIVE_UP_MS) throw error;
-        return { retryAt: now() + ADMIT_RETRY_MS };
+        return { answer: { retryAt: now() + ADMIT_RETRY_MS }, stamp: 0 };
       });
-      if (!failed) {
-        failingSince = undefined;
-        noteAnswer(now() - asked);
-      }
+      if (!failed) failingSince = undefined;
       if (answer === true) {
         remember(key, stamp);
         if (stamp > now()) await sleep(stamp - now());
