@@ -183,7 +183,8 @@ export const DEPARTURE_TOLERANCE_MS = 50;
 /** A send waiting for its slot's write (`takeSlot`). */
 interface Asking {
   slot: number;
-  departAt: number;
+  /** When it departs, read when its write is made. */
+  departAt: () => number;
   mine?: number;
   settle: (taken: Promise<{ answer: SlotAnswer; stamp: number }>) => void;
 }
@@ -215,6 +216,8 @@ function makeDepartures(
     spreadMs += (Math.abs(error) - spreadMs) * ANSWER_WEIGHT;
   }
 
+  /** The stamps of this worker's slot writes not answered yet (`channel#slot`). */
+  const inFlight = new Map<string, number>();
   /** Slot requests of this worker waiting for their write, per channel and window. */
   const asking = new Map<string, Asking[]>();
 
@@ -224,7 +227,13 @@ function makeDepartures(
    * (dynamo-channel-pacer.ts), rather than one each. The request is made when the earliest of them must ask, as far
    * ahead of its departure as answers take; each gets its stamp, its departure or the answer's arrival if later.
    */
-  async function takeSlot(channelId: string, windowMs: number, slot: number, departAt: number, mine?: number) {
+  async function takeSlot(
+    channelId: string,
+    windowMs: number,
+    slot: number,
+    departAt: () => number,
+    mine?: number,
+  ): Promise<{ answer: SlotAnswer; stamp: number }> {
     const key = `${channelId}#${windowMs}`;
     let settle!: (taken: Promise<{ answer: SlotAnswer; stamp: number }>) => void;
     const taken = new Promise<{ answer: SlotAnswer; stamp: number }>((resolve) => {
@@ -232,31 +241,45 @@ function makeDepartures(
     });
     const mineAsking: Asking = { slot, departAt, ...(mine === undefined ? {} : { mine }), settle };
     asking.set(key, [...(asking.get(key) ?? []), mineAsking]);
-    const wake = departAt - aheadMs();
+    const wake = departAt() - aheadMs();
     if (wake > now()) await sleep(wake - now());
     const waiting = asking.get(key) ?? [];
     if (!waiting.includes(mineAsking)) return taken;
     const asked = now();
     const ahead = aheadMs();
-    // This send first, then the others due soon enough, no slot twice in one write.
-    const batch = [mineAsking];
-    for (const other of waiting)
-      if (other !== mineAsking && other.departAt <= asked + MAX_AHEAD_MS && !batch.some((b) => b.slot === other.slot))
-        batch.push(other);
-    const rest = waiting.filter((w) => !batch.includes(w));
+    // This send first, then the others due soon enough, no slot twice in one write. Their departures are read now:
+    // a slot taken since they began waiting (by a send that took it again later) moves theirs.
+    const batch = [{ asking: mineAsking, departAt: departAt() }];
+    for (const other of waiting) {
+      if (other === mineAsking || batch.some((b) => b.asking.slot === other.slot)) continue;
+      const otherDepartAt = other.departAt();
+      if (otherDepartAt <= asked + MAX_AHEAD_MS) batch.push({ asking: other, departAt: otherDepartAt });
+    }
+    const rest = waiting.filter((w) => !batch.some((b) => b.asking === w));
     if (rest.length) asking.set(key, rest);
     else asking.delete(key);
     const stamps = batch.map((b) => Math.max(b.departAt, asked + ahead));
+    // What the slots will hold if this write is let through: a send asking meanwhile does not ask before they free.
+    const slotKeys = batch.map(({ asking: b }) => `${channelId}#${b.slot}`);
+    for (const [j, slotKey] of slotKeys.entries()) inFlight.set(slotKey, stamps[j]!);
     const answers = deps.pacer.admit(
       channelId,
       windowMs,
-      batch.map((b, j) => ({ slot: b.slot, at: stamps[j]!, ...(b.mine === undefined ? {} : { mine: b.mine }) })),
+      batch.map(({ asking: b }, j) => ({
+        slot: b.slot,
+        at: stamps[j]!,
+        ...(b.mine === undefined ? {} : { mine: b.mine }),
+      })),
     );
-    void answers.then(
-      () => noteAnswer(now() - asked),
-      () => {},
-    );
-    for (const [j, b] of batch.entries()) b.settle(answers.then((all) => ({ answer: all[j]!, stamp: stamps[j]! })));
+    const settled = () => {
+      for (const [j, slotKey] of slotKeys.entries()) if (inFlight.get(slotKey) === stamps[j]) inFlight.delete(slotKey);
+    };
+    void answers.then(() => {
+      noteAnswer(now() - asked);
+      settled();
+    }, settled);
+    for (const [j, { asking: b }] of batch.entries())
+      b.settle(answers.then((all) => ({ answer: all[j]!, stamp: stamps[j]! })));
     return taken;
   }
 
@@ -275,7 +298,9 @@ function makeDepartures(
     let failingSince: number | undefined;
     for (let retakes = 0; ; ) {
       // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
-      const departAt = mine === undefined ? Math.max(at, (lastSeen.get(key) ?? 0) + windowMs) : 0;
+      const taken = mine;
+      const departAt = () =>
+        taken === undefined ? Math.max(at, Math.max(lastSeen.get(key) ?? 0, inFlight.get(key) ?? 0) + windowMs) : 0;
       const asked = now();
       let failed = false;
       const { answer, stamp } = await takeSlot(channelId, windowMs, slot, departAt, mine).catch((error) => {
