@@ -93,55 +93,57 @@ export class DynamoChannelPacer implements ChannelPacer {
     return now;
   }
 
-  async admit(channelId: string, windowMs: number, requests: readonly SlotRequest[]): Promise<SlotAnswer[]> {
+  async admit(
+    channelId: string,
+    windowMs: number,
+    requests: readonly SlotRequest[],
+  ): Promise<{ answers: SlotAnswer[]; stamps: Map<number, number> }> {
     const answers: SlotAnswer[] = [];
+    const stamps = new Map<number, number>();
     const byItem = new Map<number, number[]>();
     requests.forEach((r, i) => {
       const run = Math.floor(r.slot / SLOTS_PER_ITEM);
       byItem.set(run, [...(byItem.get(run) ?? []), i]);
     });
+    const free = (r: SlotRequest, last: number | undefined) =>
+      last === undefined || last <= r.at - windowMs || last === r.mine;
     await Promise.all(
       [...byItem].map(async ([run, indices]) => {
-        const asked = indices.map((i) => requests[i]!);
-        const first = await this.write(channelId, run, windowMs, asked);
-        if (first === true) {
+        const first = await this.write(channelId, run, windowMs, indices, requests, stamps);
+        if (first) {
           for (const i of indices) answers[i] = true;
           return;
         }
         // Refused as a whole when one slot is taken: the sends whose slots were free ask again without it.
-        const free = (r: SlotRequest, last: number | undefined) =>
-          last === undefined || last <= r.at - windowMs || last === r.mine;
-        const again = indices.filter((i) => free(requests[i]!, first.get(requests[i]!.slot)));
+        const again = indices.filter((i) => free(requests[i]!, stamps.get(requests[i]!.slot)));
         for (const i of indices)
-          if (!again.includes(i)) answers[i] = { retryAt: first.get(requests[i]!.slot)! + windowMs };
+          if (!again.includes(i)) answers[i] = { retryAt: stamps.get(requests[i]!.slot)! + windowMs };
         if (!again.length) return;
-        const second = await this.write(
-          channelId,
-          run,
-          windowMs,
-          again.map((i) => requests[i]!),
-        );
+        const second = await this.write(channelId, run, windowMs, again, requests, stamps);
         for (const i of again) {
           const r = requests[i]!;
-          const last = second === true ? undefined : second.get(r.slot);
+          const last = stamps.get(r.slot);
           // Taken meanwhile: free when its new owner's window ends; still free (another was taken): asked again.
-          answers[i] = second === true ? true : { retryAt: free(r, last) ? r.at : last! + windowMs };
+          answers[i] = second ? true : { retryAt: free(r, last) ? r.at : last! + windowMs };
         }
       }),
     );
-    return answers;
+    return { answers, stamps };
   }
 
   /**
    * One conditional write on a run's item: every request's slot free at its `at` (or its own), each set to its `at`.
-   * Refused: the slots' last stamps as the item holds them.
+   * Whether it applied; the item's slots, as it left them or as they stopped it, go into `stamps`.
    */
   private async write(
     channelId: string,
     run: number,
     windowMs: number,
-    requests: readonly SlotRequest[],
-  ): Promise<true | Map<number, number | undefined>> {
+    indices: readonly number[],
+    all: readonly SlotRequest[],
+    stamps: Map<number, number>,
+  ): Promise<boolean> {
+    const requests = indices.map((i) => all[i]!);
     const key = keys.channelPaceSlots(channelId, run);
     const names: Record<string, string> = {};
     const values: Record<string, number> = {
@@ -166,20 +168,28 @@ export class DynamoChannelPacer implements ChannelPacer {
         ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
+        // The item's other slots come back with it (no extra read, no extra unit): what other workers did to them.
+        ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    if (write.applied) return true;
+    const note = (slot: number, value: unknown) => {
+      if (value !== undefined) stamps.set(slot, Number(value));
+    };
+    const slotOf = (name: string) => (name.startsWith('s') ? Number(name.slice(1)) : Number.NaN);
+    if (write.applied) {
+      for (const [name, value] of Object.entries(write.output.Attributes ?? {}))
+        if (Number.isInteger(slotOf(name))) note(slotOf(name), value);
+      return true;
+    }
     // The local stand-in returns no item with a refusal: read it.
     const before = write.itemBefore
-      ? (name: string) => write.itemBefore![name]?.N
-      : await readItem(this.table, key).then((item) => (name: string) => item?.[name]);
-    return new Map(
-      requests.map((r) => {
-        const last = before(slotAttribute(r.slot));
-        return [r.slot, last === undefined ? undefined : Number(last)];
-      }),
-    );
+      ? Object.fromEntries(Object.entries(write.itemBefore).map(([name, v]) => [name, v.N]))
+      : ((await readItem(this.table, key)) ?? {});
+    for (const [name, value] of Object.entries(before)) if (Number.isInteger(slotOf(name))) note(slotOf(name), value);
+    // A slot the item does not hold is free: forget what an earlier write of this call noted of it.
+    for (const r of requests) if (before[slotAttribute(r.slot)] === undefined) stamps.delete(r.slot);
+    return false;
   }
 }
 

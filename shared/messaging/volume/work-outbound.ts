@@ -1,4 +1,4 @@
-import { type ChannelPacer, type Pace, paceSlots, type SlotAnswer } from './pace.ts';
+import { type ChannelPacer, DEPARTURE_TOLERANCE_MS, type Pace, paceSlots, type SlotAnswer } from './pace.ts';
 import { type DeferredMessage, type DeferredStore, isDeferred, type OutboundJob } from './deferred.ts';
 import type { FireOutcome } from './send-deferred.ts';
 import type { SendLookup } from '../conversation.ts';
@@ -31,6 +31,11 @@ const SPREADS_AHEAD = 4;
  * most this much older than its own read would have been (checks begin 300 ms before the instant anyway).
  */
 const LOOKUP_SHARED_MS = 250;
+/**
+ * Sends that ask for their slots within this of each other share one write (a group of 10 at 80 a second spans
+ * 125 ms). Well under a window: a slot's next send never takes it before the last one has left (or taken it again).
+ */
+const TAKEN_TOGETHER_MS = 250;
 /** How many slots' last sends a worker keeps in mind (the oldest forgotten first). */
 const SLOTS_REMEMBERED = 2_000;
 /** A claim this old belongs to a worker that died: above the outbound worker's 60 s timeout. */
@@ -173,13 +178,6 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
   };
 }
 
-/**
- * How late after its slot's stamp a send may still leave on it. A departure then lies within this of its stamp, and
- * the stamps of one slot are a window apart: a second holds about the pace, and at most this fraction more (50 ms:
- * 5 %). A store's answer takes a few milliseconds; only a stalled event loop or store comes back later.
- */
-export const DEPARTURE_TOLERANCE_MS = 50;
-
 /** A send waiting for its slot's write (`takeSlot`). */
 interface Asking {
   slot: number;
@@ -223,8 +221,8 @@ function makeDepartures(
 
   /**
    * Takes `slot` for a send departing at `departAt` (0: as soon as the answer allows), with every other send of this
-   * worker on the channel that waits for its own slot and departs within {@link MAX_AHEAD_MS}: one write for them all
-   * (dynamo-channel-pacer.ts), rather than one each. The request is made when the earliest of them must ask, as far
+   * worker on the channel that waits for its own slot and would ask within {@link TAKEN_TOGETHER_MS}: one write for
+   * them all (dynamo-channel-pacer.ts), rather than one each. The request is made when the earliest of them must ask, as far
    * ahead of its departure as answers take; each gets its stamp, its departure or the answer's arrival if later.
    */
   async function takeSlot(
@@ -253,7 +251,7 @@ function makeDepartures(
     for (const other of waiting) {
       if (other === mineAsking || batch.some((b) => b.asking.slot === other.slot)) continue;
       const otherDepartAt = other.departAt();
-      if (otherDepartAt <= asked + MAX_AHEAD_MS) batch.push({ asking: other, departAt: otherDepartAt });
+      if (otherDepartAt <= asked + ahead + TAKEN_TOGETHER_MS) batch.push({ asking: other, departAt: otherDepartAt });
     }
     const rest = waiting.filter((w) => !batch.some((b) => b.asking === w));
     if (rest.length) asking.set(key, rest);
@@ -274,12 +272,14 @@ function makeDepartures(
     const settled = () => {
       for (const [j, slotKey] of slotKeys.entries()) if (inFlight.get(slotKey) === stamps[j]) inFlight.delete(slotKey);
     };
-    void answers.then(() => {
+    void answers.then((answered) => {
       noteAnswer(now() - asked);
       settled();
+      // Every slot the write saw, as other workers left them: none is asked before it frees.
+      for (const [slot, stamp] of answered.stamps) remember(`${channelId}#${slot}`, stamp);
     }, settled);
     for (const [j, { asking: b }] of batch.entries())
-      b.settle(answers.then((all) => ({ answer: all[j]!, stamp: stamps[j]! })));
+      b.settle(answers.then((all) => ({ answer: all.answers[j]!, stamp: stamps[j]! })));
     return taken;
   }
 
@@ -289,7 +289,7 @@ function makeDepartures(
    * send leaves at that stamp. A send that finds itself more than {@link DEPARTURE_TOLERANCE_MS} past its stamp (an
    * answer later than usual, a stalled event loop) never leaves late: it moves its own stamp to a new departure,
    * further ahead as the late answer raised the average. Two sends through one slot thus leave at least
-   * `windowMs - DEPARTURE_TOLERANCE_MS` apart, however loaded the service. A store that does not answer is asked
+   * `windowMs - DEPARTURE_TOLERANCE_MS` (the pace's window) apart, however loaded the service. A store that does not answer is asked
    * again shortly.
    */
   async function admitted(channelId: string, slot: number, windowMs: number, at: number): Promise<void> {

@@ -18,7 +18,8 @@ const admitOne = (
   windowMs: number,
   at: number,
   mine?: number,
-) => pacer.admit(channelId, windowMs, [{ slot, at, ...(mine === undefined ? {} : { mine }) }]).then((a) => a[0]!);
+) =>
+  pacer.admit(channelId, windowMs, [{ slot, at, ...(mine === undefined ? {} : { mine }) }]).then((a) => a.answers[0]!);
 
 describe('a channel pace in DynamoDB', () => {
   it('hands out consecutive instants and sequence numbers to concurrent reservations, none beyond the horizon', async () => {
@@ -60,21 +61,25 @@ describe('a channel pace in DynamoDB', () => {
     const t = Date.now();
     // Ten consecutive slots that cross an item's end (40 slots an item), each departing 12.5 ms after the last.
     const group = Array.from({ length: 10 }, (_, i) => ({ slot: 35 + i, at: t + i * 12.5 }));
-    expect(await pacer.admit('ch_group', 1000, group)).toEqual(group.map(() => true));
+    expect((await pacer.admit('ch_group', 1000, group)).answers).toEqual(group.map(() => true));
     // A second group half over the same slots a moment later: the taken ones are told when they free, the free ones
     // on the same items are let through.
     const later = Array.from({ length: 10 }, (_, i) => ({ slot: 40 + i, at: t + 200 + i * 12.5 }));
-    const answers = await pacer.admit('ch_group', 1000, later);
+    const { answers, stamps } = await pacer.admit('ch_group', 1000, later);
     expect(answers.slice(0, 5)).toEqual(group.slice(5).map((g) => ({ retryAt: g.at + 1000 })));
     expect(answers.slice(5)).toEqual(later.slice(5).map(() => true));
+    // The answer shows every slot of the items it wrote: the first group's five on the second item, this one's five.
+    expect([...stamps].sort((a, b) => a[0] - b[0])).toEqual([
+      ...group.slice(5).map((g) => [g.slot, g.at]),
+      ...later.slice(5).map((l) => [l.slot, l.at]),
+    ]);
     // A window after its first use each slot is free again, and a send that took one moves its own stamp.
-    expect(
-      await pacer.admit(
-        'ch_group',
-        1000,
-        group.map((g) => ({ slot: g.slot, at: g.at + 1000 })),
-      ),
-    ).toEqual(group.map(() => true));
+    const again = await pacer.admit(
+      'ch_group',
+      1000,
+      group.map((g) => ({ slot: g.slot, at: g.at + 1000 })),
+    );
+    expect(again.answers).toEqual(group.map(() => true));
     expect(await admitOne(pacer, 'ch_group', 35, 1000, t + 1100, t + 1000)).toBe(true);
     expect(await admitOne(pacer, 'ch_group', 36, 1000, t + 1100, t + 1000)).toEqual({ retryAt: t + 2012.5 });
   });

@@ -76,8 +76,10 @@ function memoryPacer(clock: ReturnType<typeof virtualClock>, latency: () => numb
         return free ? (true as const) : { retryAt: last! + windowMs };
       });
       for (const frees of items.values()) writes += frees.every(Boolean) || !frees.some(Boolean) ? 1 : 2;
+      // Every slot of the items written, as the store holds them.
+      const seen = new Map([...slots].filter(([slot]) => items.has(Math.floor(slot / 40))));
       await clock.sleep(way / 2);
-      return answers;
+      return { answers, stamps: seen };
     },
   };
   return { pacer, admits: () => admits, counts: () => ({ retakes, refusals, writes }) };
@@ -148,9 +150,9 @@ describe('the outbound worker on a channel pace', () => {
       const { sentAt, admits, took, counts } = await drain(seed, 80, 2000);
       expect(sentAt.size).toBe(2000);
       expect([...sentAt.values()].every((times) => times.length === 1)).toBe(true);
-      // Each send leaves within 50 ms of its slot's stamp, a slot's stamps a second apart: no sliding second holds
-      // more than the pace and 5 %. The old worker took the slot before the claim and the charge: 86-87 here.
-      expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(84);
+      // Each send leaves within 20 ms of its slot's stamp, a slot's stamps a second and 20 ms apart: no sliding second
+      // holds more than the pace. The old worker took the slot before the claim and the charge: 86-87 here.
+      expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(80);
       // Only a late admission is taken again (one write in eight answers late here), no slot is asked before it
       // frees, and the drain keeps the pace.
       expect(counts.refusals).toBe(0);
@@ -159,7 +161,8 @@ describe('the outbound worker on a channel pace', () => {
       // The sends a worker takes together take their slots in one write (two where they cross an item's end): about
       // 0.3 writes a send here, where each took its own before.
       expect(counts.writes, `seed ${seed}`).toBeLessThanOrEqual(700);
-      expect(took).toBeLessThan(2000 * 12.75 + 3_000);
+      // The pace's 2,000 sends take 25 s: the tolerance and the plan's margin add about 3 %.
+      expect(took).toBeLessThan(25_000 * 1.04);
     }
   });
 });
@@ -173,7 +176,7 @@ describe('the outbound worker on a saturated service', () => {
     for (const seed of [7, 11, 23]) {
       const { sentAt, admits, counts } = await drain(seed, 80, 800, true);
       expect(sentAt.size).toBe(800);
-      expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(84);
+      expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(80);
       expect(counts.retakes, `seed ${seed}`).toBeLessThanOrEqual(40);
       expect(admits).toBe(800 + counts.refusals + counts.retakes);
       expect(counts.writes, `seed ${seed}`).toBeLessThanOrEqual(400);
@@ -184,11 +187,11 @@ describe('the outbound worker on a saturated service', () => {
 describe('the outbound worker on a stalling event loop', () => {
   it('never lets a send that woke late leave late: it takes its slot again', async () => {
     // Each send that wakes past its stamp's tolerance takes its slot again (a write) rather than leave beside the
-    // slot's next send: busiest second 81-82 with one retake in 10-30 sends.
+    // slot's next send: one retake in 10-20 sends.
     for (const seed of [7, 11, 23]) {
       const { sentAt, counts } = await drain(seed, 80, 800, false, true);
       expect(sentAt.size).toBe(800);
-      expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(84);
+      expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(80);
       expect(counts.retakes, `seed ${seed}`).toBeLessThanOrEqual(120);
     }
   });
