@@ -12,9 +12,10 @@ const PREPARE_MS = 300;
 /** How long before its instant a message is claimed and charged (then waits for the instant and takes its slot). */
 const CLAIM_LEAD_MS = 200;
 /**
- * How many times a send that found itself late after taking its slot takes it again before it leaves anyway: one
- * write each (each further ahead, as its answers came later), and a store that never answers in time must not hold
- * a claimed message for ever.
+ * How many times a send that found itself late after taking its slot takes it again (one write each, each further
+ * ahead as its answers came later). Still late then, it does not leave late: its departure fails, its claim and charge
+ * are given back and its job comes back shortly (a store that never answers in time must not hold a claimed message
+ * for ever, nor put two sends of one slot in one second).
  */
 const MAX_RETAKES = 3;
 /**
@@ -178,6 +179,13 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
   };
 }
 
+/** A send that woke too late after its slot's stamp every time it took it: it gives its turn back. */
+class LateDepartureError extends Error {
+  constructor(lateMs: number) {
+    super(`the send woke ${lateMs} ms after its slot's stamp after ${MAX_RETAKES} retakes: its turn is given back`);
+  }
+}
+
 /** A send waiting for its slot's write (`takeSlot`). */
 interface Asking {
   slot: number;
@@ -314,7 +322,8 @@ function makeDepartures(
       if (answer === true) {
         remember(key, stamp);
         if (stamp > now()) await sleep(stamp - now());
-        if (now() - stamp <= DEPARTURE_TOLERANCE_MS || retakes >= MAX_RETAKES) return;
+        if (now() - stamp <= DEPARTURE_TOLERANCE_MS) return;
+        if (retakes >= MAX_RETAKES) throw new LateDepartureError(now() - stamp);
         mine = stamp;
         retakes++;
         continue;

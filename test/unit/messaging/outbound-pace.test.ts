@@ -197,6 +197,44 @@ describe('the outbound worker on a stalling event loop', () => {
   });
 });
 
+describe('the outbound worker on an event loop that always wakes late', () => {
+  it('gives the turn back rather than leave late: the claim and charge go back and the job returns', async () => {
+    const clock = virtualClock();
+    // The first slot answer takes 400 ms, the next ones 10: the worker then asks far ahead of its stamps, and the
+    // send sleeps until each stamp (and wakes late).
+    let calls = 0;
+    const { pacer, admits } = memoryPacer(clock, () => (++calls === 2 ? 400 : 10));
+    const message = {
+      messageId: 'msg_late',
+      projectId: 'prj',
+      channelId: 'ch',
+      status: 'queued',
+      body: { to: '+15550000000', body: 'hello' },
+    } as unknown as DeferredMessage;
+    let left = false;
+    const work = makeWorkOutbound({
+      store: { getMany: async () => new Map([[message.messageId, message]]) },
+      pacer,
+      paceOf: async () => ({ perSecond: 80 }),
+      fire: async (_message, turn, departure) => {
+        await turn();
+        await departure();
+        left = true;
+        return { done: true };
+      },
+      abandon: async () => {},
+      now: clock.now,
+      // Every wake 100 ms late: past the 20 ms a send may leave after its stamp, however far ahead it asks.
+      sleep: (ms) => clock.sleep(ms + 100),
+    });
+    const outcomes = await clock.run(work([{ id: 'r1', job: { messageId: message.messageId } } as OutboundRecord]));
+    expect(left).toBe(false);
+    expect(outcomes).toEqual([{ id: 'r1', done: false, seconds: 2 }]);
+    // Its slot taken once and again three times, then given up.
+    expect(admits()).toBe(4);
+  });
+});
+
 describe('the outbound worker reading for its sends', () => {
   async function group(pace: number) {
     const clock = virtualClock();
