@@ -245,17 +245,27 @@ function makeDepartures(
     const taken = new Promise<{ answer: SlotAnswer; stamp: number }>((resolve) => {
       settle = resolve;
     });
-    const mineAsking: Asking = { slot, departAt, ...(mine === undefined ? {} : { mine }), settle };
+    // A send that asks for a slot another send of this worker is still waiting for goes a window after that one,
+    // rather than take the slot first and have the other refused (and asked again a window later). A retake holds
+    // its slot and goes at once.
+    const before =
+      mine === undefined ? (asking.get(key) ?? []).filter((a) => a.slot === slot && a.mine === undefined) : [];
+    const departure = () =>
+      Math.max(departAt(), ...before.filter((a) => asking.get(key)?.includes(a)).map((a) => a.departAt() + windowMs));
+    const mineAsking: Asking = { slot, departAt: departure, ...(mine === undefined ? {} : { mine }), settle };
     asking.set(key, [...(asking.get(key) ?? []), mineAsking]);
-    const wake = departAt() - aheadMs();
-    if (wake > now()) await sleep(wake - now());
+    for (;;) {
+      const wake = departure() - aheadMs();
+      if (wake <= now()) break;
+      await sleep(wake - now());
+      if (!asking.get(key)?.includes(mineAsking)) return taken;
+    }
     const waiting = asking.get(key) ?? [];
-    if (!waiting.includes(mineAsking)) return taken;
     const asked = now();
     const ahead = aheadMs();
     // This send first, then the others due soon enough, no slot twice in one write. Their departures are read now:
     // a slot taken since they began waiting (by a send that took it again later) moves theirs.
-    const batch = [{ asking: mineAsking, departAt: departAt() }];
+    const batch = [{ asking: mineAsking, departAt: departure() }];
     for (const other of waiting) {
       if (other === mineAsking || batch.some((b) => b.asking.slot === other.slot)) continue;
       const otherDepartAt = other.departAt();
