@@ -230,8 +230,9 @@ function makeDepartures(
   /**
    * Takes `slot` for a send departing at `departAt` (0: as soon as the answer allows), with every other send of this
    * worker on the channel that waits for its own slot and would ask within {@link TAKEN_TOGETHER_MS}: one write for
-   * them all (dynamo-channel-pacer.ts), rather than one each. The request is made when the earliest of them must ask, as far
-   * ahead of its departure as answers take; each gets its stamp, its departure or the answer's arrival if later.
+   * them all (dynamo-channel-pacer.ts), rather than one each. The request is made when the earliest of them must ask,
+   * as far ahead of its departure as answers take; each gets its stamp, its departure or the answer's arrival if
+   * later.
    */
   async function takeSlot(
     channelId: string,
@@ -306,9 +307,9 @@ function makeDepartures(
    * departure at `at` (or when this worker saw the slot free, if later) as far ahead as its answers take, and the
    * send leaves at that stamp. A send that finds itself more than {@link DEPARTURE_TOLERANCE_MS} past its stamp (an
    * answer later than usual, a stalled event loop) never leaves late: it moves its own stamp to a new departure,
-   * further ahead as the late answer raised the average. Two sends through one slot thus leave at least
-   * `windowMs - DEPARTURE_TOLERANCE_MS` (the pace's window) apart, however loaded the service. A store that does not answer is asked
-   * again shortly.
+   * further ahead as the late answer raised the average (three times at most, then it gives its turn back). Two
+   * sends through one slot thus leave at least `windowMs - DEPARTURE_TOLERANCE_MS` (the pace's window) apart,
+   * however loaded the service. A store that does not answer is asked again shortly.
    */
   async function admitted(channelId: string, slot: number, windowMs: number, at: number): Promise<void> {
     const key = `${channelId}#${slot}`;
