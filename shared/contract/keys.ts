@@ -92,8 +92,11 @@ export const keys = {
   }),
   /** The next free instant of a channel's pace (batch and scheduled sends). */
   channelPace: (channelId: string) => ({ pk: `CHPACE#${channelId}`, sk: 'PACE' }),
-  /** When one of a channel's pace slots last let a send through (a partition each: a send writes one of them). */
-  channelPaceSlot: (channelId: string, slot: number) => ({ pk: `CHPACE#${channelId}#${slot}`, sk: 'SLOT' }),
+  /**
+   * When each of a run of a channel's pace slots last let a send through (one attribute a slot, a run of them an
+   * item: the sends a worker takes together take their slots in one write).
+   */
+  channelPaceSlots: (channelId: string, run: number) => ({ pk: `CHPACE#${channelId}#${run}`, sk: 'SLOTS' }),
   /** Which message a provider's id belongs to: how a receipt finds the message a send recorded it for. */
   providerMessageId: (provider: string, providerMessageId: string) => ({
     pk: `PMID#${provider}#${providerMessageId}`,

@@ -1,6 +1,6 @@
 import { keys } from '../../contract/keys.ts';
 import { conditionalWrite, type DynamoTable, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
-import type { ChannelPacer } from '../volume/pace.ts';
+import type { ChannelPacer, SlotAnswer, SlotRequest } from '../volume/pace.ts';
 
 /**
  * A channel's pace in DynamoDB. One item per channel (`CHPACE#<channelId>`) holds `next`, the first instant not yet
@@ -9,9 +9,10 @@ import type { ChannelPacer } from '../volume/pace.ts';
  *  - busy (`next` > now, within the horizon): the group starts at `next`, `next` moves past it;
  *  - idle (`next` <= now, or no item): the group starts now.
  * A group whose start would be beyond the horizon reserves nothing (its jobs wait on the queue instead).
- * Each slot is an item of its own (`CHPACE#<channelId>#<slot>`, `at`: its last send): an admission is one
- * conditional write on it (`at` <= now - window, or `at` = the instant the same send took it at before: a send
- * that did not leave on time moves its own stamp); a refusal returns the slot's item, which says when it frees.
+ * A channel's slots are kept 40 to an item (`CHPACE#<channelId>#<run>`, attribute `s<slot>`: its last send). The sends
+ * a worker takes together are admitted in one conditional write per item (each slot `<= at - window`, or equal to the
+ * stamp the same send took it at before: a send that did not leave on time moves its own stamp); a refusal returns
+ * the item, which says when each slot frees, and the sends whose slots were free ask again without the others.
  */
 export class DynamoChannelPacer implements ChannelPacer {
   constructor(private readonly table: DynamoTable) {}
@@ -94,30 +95,108 @@ export class DynamoChannelPacer implements ChannelPacer {
 
   async admit(
     channelId: string,
-    slot: number,
     windowMs: number,
-    now: number,
-    mine?: number,
-  ): Promise<true | { retryAt: number }> {
-    const key = keys.channelPaceSlot(channelId, slot);
+    requests: readonly SlotRequest[],
+  ): Promise<{ answers: SlotAnswer[]; stamps: Map<number, number> }> {
+    const answers: SlotAnswer[] = [];
+    const stamps = new Map<number, number>();
+    const byItem = new Map<number, number[]>();
+    requests.forEach((r, i) => {
+      const run = Math.floor(r.slot / SLOTS_PER_ITEM);
+      byItem.set(run, [...(byItem.get(run) ?? []), i]);
+    });
+    const free = (r: SlotRequest, last: number | undefined) =>
+      last === undefined || last <= r.at - windowMs || last === r.mine;
+    await Promise.all(
+      [...byItem].map(async ([run, indices]) => {
+        const first = await this.write(channelId, run, windowMs, indices, requests, stamps);
+        if (first) {
+          for (const i of indices) answers[i] = true;
+          return;
+        }
+        // Refused as a whole when one slot is taken: the sends whose slots were free ask again without it.
+        const again = indices.filter((i) => free(requests[i]!, stamps.get(requests[i]!.slot)));
+        for (const i of indices)
+          if (!again.includes(i)) answers[i] = { retryAt: stamps.get(requests[i]!.slot)! + windowMs };
+        if (!again.length) return;
+        const second = await this.write(channelId, run, windowMs, again, requests, stamps);
+        for (const i of again) {
+          const r = requests[i]!;
+          const last = stamps.get(r.slot);
+          // Taken meanwhile: free when its new owner's window ends; still free (another was taken): asked again.
+          answers[i] = second ? true : { retryAt: free(r, last) ? r.at : last! + windowMs };
+        }
+      }),
+    );
+    return { answers, stamps };
+  }
+
+  /**
+   * One conditional write on a run's item: every request's slot free at its `at` (or its own), each set to its `at`.
+   * Whether it applied; the item's slots, as it left them or as they stopped it, go into `stamps`.
+   */
+  private async write(
+    channelId: string,
+    run: number,
+    windowMs: number,
+    indices: readonly number[],
+    all: readonly SlotRequest[],
+    stamps: Map<number, number>,
+  ): Promise<boolean> {
+    const requests = indices.map((i) => all[i]!);
+    const key = keys.channelPaceSlots(channelId, run);
+    const names: Record<string, string> = {};
+    const values: Record<string, number> = {
+      ':exp': Math.ceil(Math.max(...requests.map((r) => r.at)) / 1000) + 86400,
+    };
+    const sets: string[] = [];
+    const conditions: string[] = [];
+    requests.forEach((r, j) => {
+      names[`#s${j}`] = slotAttribute(r.slot);
+      values[`:at${j}`] = r.at;
+      values[`:earliest${j}`] = r.at - windowMs;
+      if (r.mine !== undefined) values[`:mine${j}`] = r.mine;
+      sets.push(`#s${j} = :at${j}`);
+      conditions.push(
+        `(attribute_not_exists(#s${j}) OR #s${j} <= :earliest${j}${r.mine === undefined ? '' : ` OR #s${j} = :mine${j}`})`,
+      );
+    });
     const write = await conditionalWrite(
       updateItem(this.table, {
         Key: key,
-        UpdateExpression: 'SET #at = :now, expiresAt = :exp',
-        ConditionExpression: `attribute_not_exists(#at) OR #at <= :earliest${mine === undefined ? '' : ' OR #at = :mine'}`,
-        ExpressionAttributeNames: { '#at': 'at' },
-        ExpressionAttributeValues: {
-          ':now': now,
-          ':earliest': now - windowMs,
-          ':exp': Math.ceil(now / 1000) + 86400,
-          ...(mine === undefined ? {} : { ':mine': mine }),
-        },
+        UpdateExpression: `SET ${sets.join(', ')}, expiresAt = :exp`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        // The item's other slots come back with it (no extra read, no extra unit): what other workers did to them.
+        ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    if (write.applied) return true;
-    const before = write.itemBefore?.at?.N;
-    const last = before !== undefined ? Number(before) : (await readItem(this.table, key))?.at;
-    return { retryAt: typeof last === 'number' ? last + windowMs : now };
+    const note = (slot: number, value: unknown) => {
+      if (value !== undefined) stamps.set(slot, Number(value));
+    };
+    const slotOf = (name: string) => (name.startsWith('s') ? Number(name.slice(1)) : Number.NaN);
+    if (write.applied) {
+      for (const [name, value] of Object.entries(write.output.Attributes ?? {}))
+        if (Number.isInteger(slotOf(name))) note(slotOf(name), value);
+      return true;
+    }
+    // The local stand-in returns no item with a refusal: read it.
+    const before = write.itemBefore
+      ? Object.fromEntries(Object.entries(write.itemBefore).map(([name, v]) => [name, v.N]))
+      : ((await readItem(this.table, key)) ?? {});
+    for (const [name, value] of Object.entries(before)) if (Number.isInteger(slotOf(name))) note(slotOf(name), value);
+    // A slot the item does not hold is free: forget what an earlier write of this call noted of it.
+    for (const r of requests) if (before[slotAttribute(r.slot)] === undefined) stamps.delete(r.slot);
+    return false;
   }
 }
+
+/**
+ * A channel's slots are kept this many to an item: a group of sends (up to 10 consecutive slots) takes its slots in
+ * one write, two where it crosses an item's end, and an item of 40 stamps stays under 1 KB (one write unit).
+ */
+const SLOTS_PER_ITEM = 40;
+
+const slotAttribute = (slot: number) => `s${slot}`;

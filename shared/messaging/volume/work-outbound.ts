@@ -1,4 +1,4 @@
-import { type ChannelPacer, type Pace, paceSlots } from './pace.ts';
+import { type ChannelPacer, DEPARTURE_TOLERANCE_MS, type Pace, paceSlots, type SlotAnswer } from './pace.ts';
 import { type DeferredMessage, type DeferredStore, isDeferred, type OutboundJob } from './deferred.ts';
 import type { FireOutcome } from './send-deferred.ts';
 import type { SendLookup } from '../conversation.ts';
@@ -12,9 +12,10 @@ const PREPARE_MS = 300;
 /** How long before its instant a message is claimed and charged (then waits for the instant and takes its slot). */
 const CLAIM_LEAD_MS = 200;
 /**
- * How many times a send that found itself late after taking its slot takes it again before it leaves anyway: one
- * write each (each further ahead, as its answers came later), and a store that never answers in time must not hold
- * a claimed message for ever.
+ * How many times a send that found itself late after taking its slot takes it again (one write each, each further
+ * ahead as its answers came later). Still late then, it does not leave late: its departure fails, its claim and charge
+ * are given back and its job comes back shortly (a store that never answers in time must not hold a claimed message
+ * for ever, nor put two sends of one slot in one second).
  */
 const MAX_RETAKES = 3;
 /**
@@ -31,6 +32,11 @@ const SPREADS_AHEAD = 4;
  * most this much older than its own read would have been (checks begin 300 ms before the instant anyway).
  */
 const LOOKUP_SHARED_MS = 250;
+/**
+ * Sends that ask for their slots within this of each other share one write (a group of 10 at 80 a second spans
+ * 125 ms). Well under a window: a slot's next send never takes it before the last one has left (or taken it again).
+ */
+const TAKEN_TOGETHER_MS = 250;
 /** How many slots' last sends a worker keeps in mind (the oldest forgotten first). */
 const SLOTS_REMEMBERED = 2_000;
 /** A claim this old belongs to a worker that died: above the outbound worker's 60 s timeout. */
@@ -173,12 +179,21 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
   };
 }
 
-/**
- * How late after its slot's stamp a send may still leave on it. A departure then lies within this of its stamp, and
- * the stamps of one slot are a window apart: a second holds about the pace, and at most this fraction more (50 ms:
- * 5 %). A store's answer takes a few milliseconds; only a stalled event loop or store comes back later.
- */
-export const DEPARTURE_TOLERANCE_MS = 50;
+/** A send that woke too late after its slot's stamp every time it took it: it gives its turn back. */
+class LateDepartureError extends Error {
+  constructor(lateMs: number) {
+    super(`the send woke ${lateMs} ms after its slot's stamp after ${MAX_RETAKES} retakes: its turn is given back`);
+  }
+}
+
+/** A send waiting for its slot's write (`takeSlot`). */
+interface Asking {
+  slot: number;
+  /** When it departs, read when its write is made. */
+  departAt: () => number;
+  mine?: number;
+  settle: (taken: Promise<{ answer: SlotAnswer; stamp: number }>) => void;
+}
 
 /** A worker's slots and reads for its sends, kept across its batches (what it saw of the slots, how its answers come). */
 function makeDepartures(
@@ -207,42 +222,119 @@ function makeDepartures(
     spreadMs += (Math.abs(error) - spreadMs) * ANSWER_WEIGHT;
   }
 
+  /** The stamps of this worker's slot writes not answered yet (`channel#slot`). */
+  const inFlight = new Map<string, number>();
+  /** Slot requests of this worker waiting for their write, per channel and window. */
+  const asking = new Map<string, Asking[]>();
+
+  /**
+   * Takes `slot` for a send departing at `departAt` (0: as soon as the answer allows), with every other send of this
+   * worker on the channel that waits for its own slot and would ask within {@link TAKEN_TOGETHER_MS}: one write for
+   * them all (dynamo-channel-pacer.ts), rather than one each. The request is made when the earliest of them must ask,
+   * as far ahead of its departure as answers take; each gets its stamp, its departure or the answer's arrival if
+   * later.
+   */
+  async function takeSlot(
+    channelId: string,
+    windowMs: number,
+    slot: number,
+    departAt: () => number,
+    mine?: number,
+  ): Promise<{ answer: SlotAnswer; stamp: number }> {
+    const key = `${channelId}#${windowMs}`;
+    let settle!: (taken: Promise<{ answer: SlotAnswer; stamp: number }>) => void;
+    const taken = new Promise<{ answer: SlotAnswer; stamp: number }>((resolve) => {
+      settle = resolve;
+    });
+    // A send that asks for a slot another send of this worker is still waiting for goes a window after that one,
+    // rather than take the slot first and have the other refused (and asked again a window later). A retake holds
+    // its slot and goes at once.
+    const before =
+      mine === undefined ? (asking.get(key) ?? []).filter((a) => a.slot === slot && a.mine === undefined) : [];
+    const departure = () =>
+      Math.max(departAt(), ...before.filter((a) => asking.get(key)?.includes(a)).map((a) => a.departAt() + windowMs));
+    const mineAsking: Asking = { slot, departAt: departure, ...(mine === undefined ? {} : { mine }), settle };
+    asking.set(key, [...(asking.get(key) ?? []), mineAsking]);
+    for (;;) {
+      const wake = departure() - aheadMs();
+      if (wake <= now()) break;
+      await sleep(wake - now());
+      if (!asking.get(key)?.includes(mineAsking)) return taken;
+    }
+    const waiting = asking.get(key) ?? [];
+    const asked = now();
+    const ahead = aheadMs();
+    // This send first, then the others due soon enough, no slot twice in one write. Their departures are read now:
+    // a slot taken since they began waiting (by a send that took it again later) moves theirs.
+    const batch = [{ asking: mineAsking, departAt: departure() }];
+    for (const other of waiting) {
+      if (other === mineAsking || batch.some((b) => b.asking.slot === other.slot)) continue;
+      const otherDepartAt = other.departAt();
+      if (otherDepartAt <= asked + ahead + TAKEN_TOGETHER_MS) batch.push({ asking: other, departAt: otherDepartAt });
+    }
+    const rest = waiting.filter((w) => !batch.some((b) => b.asking === w));
+    if (rest.length) asking.set(key, rest);
+    else asking.delete(key);
+    const stamps = batch.map((b) => Math.max(b.departAt, asked + ahead));
+    // What the slots will hold if this write is let through: a send asking meanwhile does not ask before they free.
+    const slotKeys = batch.map(({ asking: b }) => `${channelId}#${b.slot}`);
+    for (const [j, slotKey] of slotKeys.entries()) inFlight.set(slotKey, stamps[j]!);
+    const answers = deps.pacer.admit(
+      channelId,
+      windowMs,
+      batch.map(({ asking: b }, j) => ({
+        slot: b.slot,
+        at: stamps[j]!,
+        ...(b.mine === undefined ? {} : { mine: b.mine }),
+      })),
+    );
+    const settled = () => {
+      for (const [j, slotKey] of slotKeys.entries()) if (inFlight.get(slotKey) === stamps[j]) inFlight.delete(slotKey);
+    };
+    void answers.then((answered) => {
+      noteAnswer(now() - asked);
+      settled();
+      // Every slot the write saw, as other workers left them: none is asked before it frees.
+      for (const [slot, stamp] of answered.stamps) remember(`${channelId}#${slot}`, stamp);
+    }, settled);
+    for (const [j, { asking: b }] of batch.entries())
+      b.settle(answers.then((all) => ({ answer: all.answers[j]!, stamp: stamps[j]! })));
+    return taken;
+  }
+
   /**
    * Waits until the slot lets the send through, as the last step before the provider call: the slot is asked for a
    * departure at `at` (or when this worker saw the slot free, if later) as far ahead as its answers take, and the
    * send leaves at that stamp. A send that finds itself more than {@link DEPARTURE_TOLERANCE_MS} past its stamp (an
    * answer later than usual, a stalled event loop) never leaves late: it moves its own stamp to a new departure,
-   * further ahead as the late answer raised the average. Two sends through one slot thus leave at least
-   * `windowMs - DEPARTURE_TOLERANCE_MS` apart, however loaded the service. A store that does not answer is asked
-   * again shortly.
+   * further ahead as the late answer raised the average (three times at most, then it gives its turn back). Two
+   * sends through one slot thus leave at least `windowMs - DEPARTURE_TOLERANCE_MS` (the pace's window) apart,
+   * however loaded the service. A store that does not answer is asked again shortly.
    */
   async function admitted(channelId: string, slot: number, windowMs: number, at: number): Promise<void> {
     const key = `${channelId}#${slot}`;
     let mine: number | undefined;
     let failingSince: number | undefined;
     for (let retakes = 0; ; ) {
-      const ahead = aheadMs();
       // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
-      const departAt = mine === undefined ? Math.max(at, (lastSeen.get(key) ?? 0) + windowMs) : 0;
-      if (departAt - ahead > now()) await sleep(departAt - ahead - now());
+      const taken = mine;
+      const departAt = () =>
+        taken === undefined ? Math.max(at, Math.max(lastSeen.get(key) ?? 0, inFlight.get(key) ?? 0) + windowMs) : 0;
       const asked = now();
-      const stamp = Math.max(departAt, asked + ahead);
       let failed = false;
-      const answer = await deps.pacer.admit(channelId, slot, windowMs, stamp, mine).catch((error) => {
+      const { answer, stamp } = await takeSlot(channelId, windowMs, slot, departAt, mine).catch((error) => {
         // A store that stops answering: the claimed message is given back (and its charge) rather than held.
         failed = true;
         failingSince ??= asked;
         if (now() - failingSince > ADMIT_GIVE_UP_MS) throw error;
-        return { retryAt: now() + ADMIT_RETRY_MS };
+        return { answer: { retryAt: now() + ADMIT_RETRY_MS }, stamp: 0 };
       });
-      if (!failed) {
-        failingSince = undefined;
-        noteAnswer(now() - asked);
-      }
+      if (!failed) failingSince = undefined;
       if (answer === true) {
         remember(key, stamp);
         if (stamp > now()) await sleep(stamp - now());
-        if (now() - stamp <= DEPARTURE_TOLERANCE_MS || retakes >= MAX_RETAKES) return;
+        if (now() - stamp <= DEPARTURE_TOLERANCE_MS) return;
+        if (retakes >= MAX_RETAKES) throw new LateDepartureError(now() - stamp);
         mine = stamp;
         retakes++;
         continue;

@@ -10,6 +10,17 @@ beforeAll(async () => {
 });
 afterAll(() => db?.close());
 
+/** One send's admission alone. */
+const admitOne = (
+  pacer: DynamoChannelPacer,
+  channelId: string,
+  slot: number,
+  windowMs: number,
+  at: number,
+  mine?: number,
+) =>
+  pacer.admit(channelId, windowMs, [{ slot, at, ...(mine === undefined ? {} : { mine }) }]).then((a) => a.answers[0]!);
+
 describe('a channel pace in DynamoDB', () => {
   it('hands out consecutive instants and sequence numbers to concurrent reservations, none beyond the horizon', async () => {
     const pacer = new DynamoChannelPacer(db.table);
@@ -25,24 +36,52 @@ describe('a channel pace in DynamoDB', () => {
   it('lets one send through a slot per window, and says when a refused one may go', async () => {
     const pacer = new DynamoChannelPacer(db.table);
     const t = Date.now();
-    const first = await Promise.all(Array.from({ length: 5 }, () => pacer.admit('ch_slot', 0, 1000, t)));
+    const first = await Promise.all(Array.from({ length: 5 }, () => admitOne(pacer, 'ch_slot', 0, 1000, t)));
     expect(first.filter((a) => a === true)).toHaveLength(1);
     expect(first.filter((a) => a !== true)).toEqual(Array.from({ length: 4 }, () => ({ retryAt: t + 1000 })));
-    expect(await pacer.admit('ch_slot', 1, 1000, t + 10)).toBe(true);
-    expect(await pacer.admit('ch_slot', 0, 1000, t + 999)).toEqual({ retryAt: t + 1000 });
-    expect(await pacer.admit('ch_slot', 0, 1000, t + 1000)).toBe(true);
+    expect(await admitOne(pacer, 'ch_slot', 1, 1000, t + 10)).toBe(true);
+    expect(await admitOne(pacer, 'ch_slot', 0, 1000, t + 999)).toEqual({ retryAt: t + 1000 });
+    expect(await admitOne(pacer, 'ch_slot', 0, 1000, t + 1000)).toBe(true);
   });
 
   it('lets a send move its own stamp on a slot, and no other send take the slot early', async () => {
     const pacer = new DynamoChannelPacer(db.table);
     const t = Date.now();
-    expect(await pacer.admit('ch_move', 0, 1000, t)).toBe(true);
+    expect(await admitOne(pacer, 'ch_move', 0, 1000, t)).toBe(true);
     // Another send, or one that names a stamp it does not hold, is refused until the window has passed.
-    expect(await pacer.admit('ch_move', 0, 1000, t + 60, t - 5)).toEqual({ retryAt: t + 1000 });
+    expect(await admitOne(pacer, 'ch_move', 0, 1000, t + 60, t - 5)).toEqual({ retryAt: t + 1000 });
     // The send that took it at `t` and came back late takes it again at t + 60.
-    expect(await pacer.admit('ch_move', 0, 1000, t + 60, t)).toBe(true);
-    expect(await pacer.admit('ch_move', 0, 1000, t + 1000)).toEqual({ retryAt: t + 1060 });
-    expect(await pacer.admit('ch_move', 0, 1000, t + 1060)).toBe(true);
+    expect(await admitOne(pacer, 'ch_move', 0, 1000, t + 60, t)).toBe(true);
+    expect(await admitOne(pacer, 'ch_move', 0, 1000, t + 1000)).toEqual({ retryAt: t + 1060 });
+    expect(await admitOne(pacer, 'ch_move', 0, 1000, t + 1060)).toBe(true);
+  });
+
+  it("admits a worker's sends together, each answered on its own, across the items that keep the slots", async () => {
+    const pacer = new DynamoChannelPacer(db.table);
+    const t = Date.now();
+    // Ten consecutive slots that cross an item's end (40 slots an item), each departing 12.5 ms after the last.
+    const group = Array.from({ length: 10 }, (_, i) => ({ slot: 35 + i, at: t + i * 12.5 }));
+    expect((await pacer.admit('ch_group', 1000, group)).answers).toEqual(group.map(() => true));
+    // A second group half over the same slots a moment later: the taken ones are told when they free, the free ones
+    // on the same items are let through.
+    const later = Array.from({ length: 10 }, (_, i) => ({ slot: 40 + i, at: t + 200 + i * 12.5 }));
+    const { answers, stamps } = await pacer.admit('ch_group', 1000, later);
+    expect(answers.slice(0, 5)).toEqual(group.slice(5).map((g) => ({ retryAt: g.at + 1000 })));
+    expect(answers.slice(5)).toEqual(later.slice(5).map(() => true));
+    // The answer shows every slot of the items it wrote: the first group's five on the second item, this one's five.
+    expect([...stamps].sort((a, b) => a[0] - b[0])).toEqual([
+      ...group.slice(5).map((g) => [g.slot, g.at]),
+      ...later.slice(5).map((l) => [l.slot, l.at]),
+    ]);
+    // A window after its first use each slot is free again, and a send that took one moves its own stamp.
+    const again = await pacer.admit(
+      'ch_group',
+      1000,
+      group.map((g) => ({ slot: g.slot, at: g.at + 1000 })),
+    );
+    expect(again.answers).toEqual(group.map(() => true));
+    expect(await admitOne(pacer, 'ch_group', 35, 1000, t + 1100, t + 1000)).toBe(true);
+    expect(await admitOne(pacer, 'ch_group', 36, 1000, t + 1100, t + 1000)).toEqual({ retryAt: t + 2012.5 });
   });
 
   it('never lets a second hold more than the pace, and lateness does not add up from send to send', async () => {
@@ -66,7 +105,7 @@ describe('a channel pace in DynamoDB', () => {
     while (attempts.length) {
       attempts.sort((a, b) => a.time - b.time);
       const next = attempts.shift()!;
-      const answer = await pacer.admit('ch_late', (start.seq + next.i) % plan.slots, plan.windowMs, next.time);
+      const answer = await admitOne(pacer, 'ch_late', (start.seq + next.i) % plan.slots, plan.windowMs, next.time);
       if (answer === true) sentAt.push(next.time);
       else attempts.push({ i: next.i, time: answer.retryAt + late() });
     }

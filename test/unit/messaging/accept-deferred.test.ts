@@ -36,8 +36,9 @@ describe('a batch queued on a paced channel', () => {
       [message('m0'), message('m1'), message('s', inTwoMinutes), message('m2'), message('m3'), message('m4')],
       { perSecond: 2 },
     );
-    // Two a second: 505 ms apart; each visible a second before its turn.
-    expect(planned).toEqual([['ch', 5, 505, now.getTime()]]);
+    // Two a second: 515 ms apart (the pace's window, the departure tolerance and 1 %); each visible a second before
+    // its turn.
+    expect(planned).toEqual([['ch', 5, 515.1, now.getTime()]]);
     expect(Object.fromEntries(enqueued.map((e) => [e.job.messageId, e.delaySeconds]))).toEqual({
       m0: 2,
       m1: 2,

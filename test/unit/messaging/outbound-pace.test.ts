@@ -38,14 +38,16 @@ function seeded(seed: number) {
 }
 
 /**
- * The pacer's rules (pace.ts, dynamo-channel-pacer.ts) in memory: each write reaches the store after half its
- * latency, is decided there, and its answer comes back after the other half.
+ * The pacer's rules (pace.ts, dynamo-channel-pacer.ts) in memory: each call reaches the store after half its
+ * latency, is decided there, and its answer comes back after the other half. A call is one write per item of 40
+ * slots it names, and a second one on an item where a slot was taken and others were free (asked again without it).
  */
 function memoryPacer(clock: ReturnType<typeof virtualClock>, latency: () => number) {
   let next = 0;
   let seq = 0;
   const slots = new Map<number, number>();
   let admits = 0;
+  let writes = 0;
   let retakes = 0;
   let refusals = 0;
   const pacer: Pick<ChannelPacer, 'reserve' | 'admit'> = {
@@ -57,20 +59,30 @@ function memoryPacer(clock: ReturnType<typeof virtualClock>, latency: () => numb
       seq += count;
       return { at, seq: seq - count };
     },
-    async admit(_channelId, slot, windowMs, now, mine) {
-      admits++;
-      if (mine !== undefined) retakes++;
+    async admit(_channelId, windowMs, requests) {
+      expect(new Set(requests.map((r) => r.slot)).size).toBe(requests.length);
       const way = latency();
       await clock.sleep(way / 2);
-      const last = slots.get(slot);
-      const free = last === undefined || last <= now - windowMs || last === mine;
-      if (free) slots.set(slot, now);
-      else refusals++;
+      const items = new Map<number, boolean[]>();
+      const answers = requests.map((r) => {
+        admits++;
+        if (r.mine !== undefined) retakes++;
+        const last = slots.get(r.slot);
+        const free = last === undefined || last <= r.at - windowMs || last === r.mine;
+        if (free) slots.set(r.slot, r.at);
+        else refusals++;
+        const item = Math.floor(r.slot / 40);
+        items.set(item, [...(items.get(item) ?? []), free]);
+        return free ? (true as const) : { retryAt: last! + windowMs };
+      });
+      for (const frees of items.values()) writes += frees.every(Boolean) || !frees.some(Boolean) ? 1 : 2;
+      // Every slot of the items written, as the store holds them.
+      const seen = new Map([...slots].filter(([slot]) => items.has(Math.floor(slot / 40))));
       await clock.sleep(way / 2);
-      return free ? true : { retryAt: last! + windowMs };
+      return { answers, stamps: seen };
     },
   };
-  return { pacer, admits: () => admits, counts: () => ({ retakes, refusals }) };
+  return { pacer, admits: () => admits, counts: () => ({ retakes, refusals, writes }) };
 }
 
 /**
@@ -138,15 +150,19 @@ describe('the outbound worker on a channel pace', () => {
       const { sentAt, admits, took, counts } = await drain(seed, 80, 2000);
       expect(sentAt.size).toBe(2000);
       expect([...sentAt.values()].every((times) => times.length === 1)).toBe(true);
-      // Each send leaves within 50 ms of its slot's stamp, a slot's stamps a second apart: no sliding second holds
-      // more than the pace and 5 %. The old worker took the slot before the claim and the charge: 86-87 here.
-      expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(84);
+      // Each send leaves within 20 ms of its slot's stamp, a slot's stamps a second and 20 ms apart: no sliding second
+      // holds more than the pace. The old worker took the slot before the claim and the charge: 86-87 here.
+      expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(80);
       // Only a late admission is taken again (one write in eight answers late here), no slot is asked before it
       // frees, and the drain keeps the pace.
       expect(counts.refusals).toBe(0);
       expect(counts.retakes).toBeLessThanOrEqual(60);
       expect(admits).toBe(2000 + counts.retakes);
-      expect(took).toBeLessThan(2000 * 12.75 + 3_000);
+      // The sends a worker takes together take their slots in one write (two where they cross an item's end): about
+      // 0.3 writes a send here, where each took its own before.
+      expect(counts.writes, `seed ${seed}`).toBeLessThanOrEqual(700);
+      // The pace's 2,000 sends take 25 s: the tolerance and the plan's margin add about 3 %.
+      expect(took).toBeLessThan(25_000 * 1.04);
     }
   });
 });
@@ -160,9 +176,10 @@ describe('the outbound worker on a saturated service', () => {
     for (const seed of [7, 11, 23]) {
       const { sentAt, admits, counts } = await drain(seed, 80, 800, true);
       expect(sentAt.size).toBe(800);
-      expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(84);
+      expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(80);
       expect(counts.retakes, `seed ${seed}`).toBeLessThanOrEqual(40);
       expect(admits).toBe(800 + counts.refusals + counts.retakes);
+      expect(counts.writes, `seed ${seed}`).toBeLessThanOrEqual(400);
     }
   });
 });
@@ -170,13 +187,51 @@ describe('the outbound worker on a saturated service', () => {
 describe('the outbound worker on a stalling event loop', () => {
   it('never lets a send that woke late leave late: it takes its slot again', async () => {
     // Each send that wakes past its stamp's tolerance takes its slot again (a write) rather than leave beside the
-    // slot's next send: busiest second 81-82 with one retake in 10-30 sends.
+    // slot's next send: one retake in 10-20 sends.
     for (const seed of [7, 11, 23]) {
       const { sentAt, counts } = await drain(seed, 80, 800, false, true);
       expect(sentAt.size).toBe(800);
-      expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(84);
+      expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(80);
       expect(counts.retakes, `seed ${seed}`).toBeLessThanOrEqual(120);
     }
+  });
+});
+
+describe('the outbound worker on an event loop that always wakes late', () => {
+  it('gives the turn back rather than leave late: the claim and charge go back and the job returns', async () => {
+    const clock = virtualClock();
+    // The first slot answer takes 400 ms, the next ones 10: the worker then asks far ahead of its stamps, and the
+    // send sleeps until each stamp (and wakes late).
+    let calls = 0;
+    const { pacer, admits } = memoryPacer(clock, () => (++calls === 2 ? 400 : 10));
+    const message = {
+      messageId: 'msg_late',
+      projectId: 'prj',
+      channelId: 'ch',
+      status: 'queued',
+      body: { to: '+15550000000', body: 'hello' },
+    } as unknown as DeferredMessage;
+    let left = false;
+    const work = makeWorkOutbound({
+      store: { getMany: async () => new Map([[message.messageId, message]]) },
+      pacer,
+      paceOf: async () => ({ perSecond: 80 }),
+      fire: async (_message, turn, departure) => {
+        await turn();
+        await departure();
+        left = true;
+        return { done: true };
+      },
+      abandon: async () => {},
+      now: clock.now,
+      // Every wake 100 ms late: past the 20 ms a send may leave after its stamp, however far ahead it asks.
+      sleep: (ms) => clock.sleep(ms + 100),
+    });
+    const outcomes = await clock.run(work([{ id: 'r1', job: { messageId: message.messageId } } as OutboundRecord]));
+    expect(left).toBe(false);
+    expect(outcomes).toEqual([{ id: 'r1', done: false, seconds: 2 }]);
+    // Its slot taken once and again three times, then given up.
+    expect(admits()).toBe(4);
   });
 });
 

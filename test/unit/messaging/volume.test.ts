@@ -24,13 +24,17 @@ describe('sendAt', () => {
 });
 
 describe('pace', () => {
-  it('is whole sends a second through as many slots, each once a second, planned 1 % further apart', () => {
-    expect(paceSlots(10)).toEqual({ slots: 10, windowMs: 1010, spacingMs: 101, admitWindowMs: 1000 });
-    expect(paceSlots(200)).toEqual({ slots: 200, windowMs: 1010, spacingMs: 5.05, admitWindowMs: 1000 });
+  it('is whole sends a second through as many slots, each once a second and a departure tolerance, planned 1 % further apart', () => {
+    const slots = (perSecond: number) => {
+      const p = paceSlots(perSecond);
+      return { ...p, windowMs: Math.round(p.windowMs * 100) / 100, spacingMs: Math.round(p.spacingMs * 1000) / 1000 };
+    };
+    expect(slots(10)).toEqual({ slots: 10, windowMs: 1030.2, spacingMs: 103.02, admitWindowMs: 1020 });
+    expect(slots(200)).toEqual({ slots: 200, windowMs: 1030.2, spacingMs: 5.151, admitWindowMs: 1020 });
     // A sliding second holds a whole number of sends: 2.5 a second is never 3 in one.
-    expect(paceSlots(2.5)).toEqual({ slots: 2, windowMs: 1010, spacingMs: 505, admitWindowMs: 1000 });
+    expect(slots(2.5)).toEqual({ slots: 2, windowMs: 1030.2, spacingMs: 515.1, admitWindowMs: 1020 });
     // Below one a second, one slot less often.
-    expect(paceSlots(0.5)).toEqual({ slots: 1, windowMs: 2020, spacingMs: 2020, admitWindowMs: 2000 });
+    expect(slots(0.5)).toEqual({ slots: 1, windowMs: 2040.2, spacingMs: 2040.2, admitWindowMs: 2020 });
   });
 });
 
