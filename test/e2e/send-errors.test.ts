@@ -188,7 +188,7 @@ describe('errors of the send endpoint', () => {
     expect((await svc.admin('GET', `/projects/${projectId}/channels/${channelId}/outbox`)).body.items).toHaveLength(3);
   });
 
-  it('checks in the contract order', async () => {
+  it('checks in order: authentication, the body parsed, the channel, the payload, then credits', async () => {
     const { projectId, channelId, token } = await channelWithToken(smsChannel({ credits: 0 }));
     // Invalid payload on a channel without credits: 400 comes before 402.
     expect((await send(token, { to: 'nope', body: 'x' })).status).toBe(400);

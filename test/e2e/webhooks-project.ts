@@ -42,7 +42,7 @@ export async function project() {
 /** Registers the file's hooks: the group's service for its tests, and its receivers closed after them. */
 export function useWebhooksService(): void {
   beforeAll(async () => {
-    // 4 attempts, 0.2 s apart: the contract's schedule is 5 s … 10 h; tests set their own (WEBHOOK_RETRY_SCHEDULE).
+    // The group retries 4 times, 0.2 s apart (WEBHOOK_RETRY_SCHEDULE), not the deployed 5 s … 10 h: failures settle fast.
     svc = await sharedService();
   });
   afterAll(async () => {
