@@ -32,6 +32,7 @@ export interface HostedService {
 export function hostService(options: ServiceOptions, label = 'group'): HostedService {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-group-'));
   const infoFile = join(mkdtempSync(join(tmpdir(), 'switchboard-group-info-')), 'service.json');
+  const times = { start: Date.now() / 1000, ready: 0 };
   const child = fork(new URL('./service-host.ts', import.meta.url), [], {
     execArgv: [
       ...TEST_SERVICE_NODE_ARGS,
@@ -63,6 +64,7 @@ export function hostService(options: ServiceOptions, label = 'group'): HostedSer
     child.once('exit', onExit);
     child.on('message', (message: { type: string; info?: HostedServiceInfo }) => {
       if (message.type !== 'ready') return;
+      times.ready = Date.now() / 1000;
       child.off('exit', onExit);
       resolve(message.info!);
     });
@@ -74,7 +76,7 @@ export function hostService(options: ServiceOptions, label = 'group'): HostedSer
     ready,
     async stop() {
       await ready.catch(() => {});
-      logHostCpu(label, child.pid);
+      logHostCpu(label, child.pid, times);
       const stopped = new Promise<string[]>((resolve) => {
         child.on('message', (message: { type: string; denied?: string[] }) => {
           if (message.type === 'stopped') resolve(message.denied ?? []);
@@ -126,13 +128,17 @@ export function groupSetup(
   };
 }
 
-/** With `TEST_CPU_LOG` (./cpu-log.ts): the group service's CPU over its life, its bundle builds included. */
-function logHostCpu(label: string, pid: number | undefined): void {
+/**
+ * With `TEST_CPU_LOG` (./cpu-log.ts): the group service's CPU over its life, its bundle builds included, and when it
+ * was started, answered and was stopped (Unix seconds).
+ */
+function logHostCpu(label: string, pid: number | undefined, times: { start: number; ready: number }): void {
   const log = process.env.TEST_CPU_LOG;
   if (!log || pid === undefined) return;
   try {
     const { own, children } = processCpu(pid);
-    appendFileSync(log, `${JSON.stringify({ file: `${label} group's service`, cpu: own, children })}\n`);
+    const line = { file: `${label} group's service`, cpu: own, children, ...times, end: Date.now() / 1000 };
+    appendFileSync(log, `${JSON.stringify(line)}\n`);
   } catch {
     // Gone already: nothing to log.
   }
