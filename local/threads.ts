@@ -1,4 +1,6 @@
 import { flushCompileCache } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { type MessagePort, parentPort, SHARE_ENV, Worker, workerData } from 'node:worker_threads';
 
 /**
@@ -27,6 +29,19 @@ const THREAD_EXEC_ARGV = [
   '--experimental-async-context-frame',
 ];
 
+/** The runner's thread modules (`local/<name>.ts`), which the tests' services may run from a bundle. */
+export const RUNNER_THREAD_ENTRIES = ['http-thread', 'queues-thread', 'workers-thread'];
+
+/**
+ * With LOCAL_RUNNER_BUNDLE (a folder test/support/runner-bundle.ts built: the tests' services), a runner thread runs
+ * its module's bundle from there rather than loading the source module by module; anything else runs as given.
+ */
+export function threadEntry(entry: URL, bundle = process.env.LOCAL_RUNNER_BUNDLE): string {
+  const name = /\/local\/([a-z-]+)\.ts$/.exec(entry.pathname)?.[1];
+  if (!bundle || !name || !RUNNER_THREAD_ENTRIES.includes(name)) return entry.href;
+  return pathToFileURL(join(bundle, `${name}.js`)).href;
+}
+
 /**
  * Starts `entry` (a module URL) on a thread, with `data` as its input; resolves once it is ready. With `data` a
  * promise, the thread starts at once and loads its modules while the promise settles, and starts what it runs only
@@ -40,7 +55,7 @@ export async function startThread<T>(
 ): Promise<ThreadHandle<T>> {
   const later = data instanceof Promise;
   const thread = new Worker(new URL('./thread-bootstrap.mjs', import.meta.url), {
-    workerData: { entry: entry.href, ...(later ? { later } : { data }) },
+    workerData: { entry: threadEntry(entry), ...(later ? { later } : { data }) },
     env: SHARE_ENV,
     execArgv: THREAD_EXEC_ARGV,
     name,

@@ -6,6 +6,7 @@ import type { ServiceOptions } from '#local/service.ts';
 import { processCpu } from './process-cpu.ts';
 import { TEST_SERVICE_NODE_ARGS } from './process.ts';
 import { registerGroupService } from './group-lifetime.ts';
+import { runnerBundle } from './runner-bundle.ts';
 import type { HostedServiceInfo } from './service-host.ts';
 
 /**
@@ -105,6 +106,8 @@ export function groupSetup(
   extra?: () => Promise<{ env: Record<string, string>; provide?: Record<string, unknown>; stop(): Promise<void> }>,
 ) {
   return async function setup(project: { name: string; provide(key: string, value: unknown): void }) {
+    // The runner's threads from its bundle (./runner-bundle.ts), as the files' own services run them.
+    process.env.LOCAL_RUNNER_BUNDLE ??= await runnerBundle();
     const dependency = await extra?.();
     // On one event loop unless the group asks for threads: the files of a group keep both cores busy themselves,
     // and without the runner's threads a group service spends ~15 % less CPU on the same files and starts on half
