@@ -161,8 +161,6 @@ export default defineConfig({
           // file): ~60 s less CPU per run (bench/history/2026-11-test-suite-time.md). They build their own adapters and fakes and
           // leave no process state behind; a file that cannot share goes in `unitFilesAlone`.
           isolate: false,
-          // The services some start run their threads from the runner's bundle (test/support/runner-bundle.ts).
-          globalSetup: ['test/support/runner-bundle-setup.ts'],
         },
       },
       { extends: true, test: { name: 'unit-alone', include: unitFilesAlone } },
