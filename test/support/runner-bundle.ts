@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
@@ -111,5 +111,15 @@ export async function runnerBundle(): Promise<string> {
     rmSync(building, { recursive: true, force: true });
     if (!existsSync(join(dir, 'package.json'))) throw error;
   }
+  pruneOlderBundles(cache, dir);
   return dir;
+}
+
+/** Keeps this bundle and the one made before it (a run of the previous sources may still be going); the rest go. */
+function pruneOlderBundles(cache: string, keep: string): void {
+  const older = readdirSync(cache)
+    .filter((name) => /^[0-9a-f]{20}$/.test(name) && join(cache, name) !== keep)
+    .map((name) => ({ path: join(cache, name), mtime: statSync(join(cache, name)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime);
+  for (const { path } of older.slice(1)) rmSync(path, { recursive: true, force: true });
 }
