@@ -75,6 +75,8 @@ export async function spawnService(
       PORT: '0',
       SMTP_INBOUND_PORT: '0',
       NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile',
+      // Another checkout runs its own sources, threads included, never this one's bundle.
+      ...(options.cwd === undefined ? {} : { LOCAL_RUNNER_BUNDLE: undefined }),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -117,7 +119,9 @@ export function startChild(
 ): RunningChild {
   const child = spawn(command, args, {
     cwd: options.cwd,
-    env: { ...process.env, ...options.env } as NodeJS.ProcessEnv,
+    // A command runs as a reader would run it (`npm start` from the sources, threads included), not from the tests'
+    // bundle of the runner.
+    env: { ...process.env, LOCAL_RUNNER_BUNDLE: undefined, ...options.env } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: npm start's child (tsx, then node) stops with it.
     detached: true,

@@ -15,7 +15,7 @@ describe("the tests' services run the runner's threads from its bundle", () => {
   });
 
   it('without a bundle, or for any other thread (a sandbox, a function bundle), the module runs as given', () => {
-    expect(threadEntry(local('http-thread.ts'), undefined)).toBe(local('http-thread.ts').href);
+    expect(threadEntry(local('http-thread.ts'), '')).toBe(local('http-thread.ts').href);
     const sandbox = new URL('../../../functions/_wiring/untrusted-tasks.ts', import.meta.url);
     expect(threadEntry(sandbox, '/b')).toBe(sandbox.href);
     expect(threadEntry(local('bundles/bundle-thread.mjs'), '/b')).toBe(local('bundles/bundle-thread.mjs').href);
