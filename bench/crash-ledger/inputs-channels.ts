@@ -1,0 +1,142 @@
+/**
+ * The crash ledger's inputs from the channels' providers: Twilio status callbacks and inbound messages (signed as
+ * Twilio signs them), WhatsApp Cloud inbound messages (signed as Meta signs them) and inbound mail over SMTP.
+ */
+import { createHmac } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import twilio from 'twilio';
+import type { Tally } from './inputs.ts';
+import { MAIL_KIND } from './types.ts';
+import type { World } from './world.ts';
+
+export function channelInputs(world: World, tally: Tally) {
+  const { base, main, smtpPort } = world;
+  const { ack, untilAcknowledged } = tally;
+  const twilioPost = (params: Record<string, string>) => {
+    const url = `${base}/inbound/twilio/${main.twilioChannelId}`;
+    return fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': twilio.getExpectedTwilioSignature('tok', url, params),
+      },
+      body: new URLSearchParams(params).toString(),
+      signal: AbortSignal.timeout(10_000),
+    });
+  };
+  return {
+    async status() {
+      const sent = tally.sentSids.shift();
+      if (!sent) return void (await new Promise((r) => setTimeout(r, 50)));
+      const ok = await untilAcknowledged(async () => {
+        const res = await twilioPost({
+          AccountSid: 'AC1',
+          MessageSid: sent.sid,
+          MessageStatus: 'delivered',
+          To: '+5511988887777',
+          From: '+15005550006',
+        });
+        return res.status === 200;
+      });
+      if (ok) ack('status callback → message.delivered', `message.delivered:${sent.messageId}`);
+    },
+    async twilioInbound() {
+      const messageSid = `SMin${tally.next()}x${Date.now()}`;
+      const sentAt = Date.now();
+      const ok = await untilAcknowledged(async () => {
+        const res = await twilioPost({
+          AccountSid: 'AC1',
+          MessageSid: messageSid,
+          From: '+5511988887777',
+          To: '+15005550006',
+          Body: 'hello',
+          NumMedia: '0',
+        });
+        return res.status === 200;
+      });
+      if (ok)
+        ack('Twilio inbound → message.received', `message.received:${messageSid}`, {
+          contact: 'twilio:+5511988887777',
+          sentAt,
+        });
+    },
+    async whatsappInbound() {
+      const wamid = `wamid.crash${tally.next()}x${Date.now()}`;
+      const body = JSON.stringify({
+        object: 'whatsapp_business_account',
+        entry: [
+          {
+            id: 'WABA',
+            changes: [
+              {
+                field: 'messages',
+                value: {
+                  messaging_product: 'whatsapp',
+                  metadata: { display_phone_number: '5511999990000', phone_number_id: 'PN1' },
+                  contacts: [{ profile: { name: 'Ana' }, wa_id: '5511988887777' }],
+                  messages: [
+                    {
+                      from: '5511988887777',
+                      id: wamid,
+                      timestamp: String(Math.floor(Date.now() / 1000)),
+                      type: 'text',
+                      text: { body: 'oi' },
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        ],
+      });
+      const signature = `sha256=${createHmac('sha256', 'app-secret').update(body).digest('hex')}`;
+      const sentAt = Date.now();
+      const ok = await untilAcknowledged(async () => {
+        const res = await fetch(`${base}/inbound/whatsapp/${main.whatsappChannelId}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+          body,
+          signal: AbortSignal.timeout(10_000),
+        });
+        return res.status === 200;
+      });
+      if (ok)
+        ack('WhatsApp inbound → message.received', `message.received:${wamid}`, {
+          contact: 'whatsapp:5511988887777',
+          sentAt,
+        });
+    },
+    async mail() {
+      const n = tally.next();
+      const subject = `crash mail ${n} ${Date.now()}`;
+      const messageId = `<${n}.${Date.now()}@ledger.example.org>`;
+      // One SMTP transaction: 250 is the acknowledgement. A mail refused or cut off is sent again as a new mail
+      // (a transport retry is a new delivery), so only a 250 counts.
+      const sentAt = Date.now();
+      const ok = await untilAcknowledged(async () => {
+        const transport = nodemailer.createTransport({
+          host: '127.0.0.1',
+          port: smtpPort,
+          secure: false,
+          ignoreTLS: true,
+          connectionTimeout: 5_000,
+          socketTimeout: 10_000,
+        });
+        try {
+          // The same message each time, as an MTA retries it (same Message-ID): the transport may still store it twice.
+          await transport.sendMail({
+            from: 'ana@example.org',
+            to: main.mailbox,
+            subject,
+            text: 'hello by mail',
+            messageId,
+          });
+          return true;
+        } finally {
+          transport.close();
+        }
+      });
+      if (ok) ack(MAIL_KIND, `message.received:subject:${subject}`, { contact: 'mail:ana', sentAt });
+    },
+  };
+}
