@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,6 +6,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { crc32 } from 'node:zlib';
+import { metaEnvelope, sendMetaWebhook } from '#test/support/meta-webhook.ts';
 import { stopProcess } from '#test/support/process.ts';
 import { baselineAndThis, here, spawnIn } from './lib/compared-services.ts';
 import { adminApi, load, machine, median, processCpuMs } from './lib/harness.ts';
@@ -232,42 +233,16 @@ async function mediaPart() {
     const mediaId = `${prefix}${i}`;
     images.set(mediaId, image);
     const wamid = `wamid.BENCH${prefix}${i}`;
-    const raw = Buffer.from(
-      JSON.stringify({
-        object: 'whatsapp_business_account',
-        entry: [
-          {
-            id: '102290129340398',
-            changes: [
-              {
-                field: 'messages',
-                value: {
-                  messaging_product: 'whatsapp',
-                  metadata: { display_phone_number: '15551230000', phone_number_id: phoneNumberId },
-                  messages: [
-                    {
-                      from: '5511988880005',
-                      id: wamid,
-                      timestamp: String(Math.floor(Date.now() / 1000)),
-                      type: 'image',
-                      image: { caption: `foto ${i}`, mime_type: 'image/png', sha256: sha256(image), id: mediaId },
-                    },
-                  ],
-                },
-              },
-            ],
-          },
-        ],
-      }),
-    );
-    const res = await fetch(`${svc.baseUrl}/inbound/whatsapp/${channel.channelId}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`,
-      },
-      body: raw,
-    });
+    const message = {
+      from: '5511988880005',
+      id: wamid,
+      timestamp: String(Math.floor(Date.now() / 1000)),
+      type: 'image',
+      image: { caption: `foto ${i}`, mime_type: 'image/png', sha256: sha256(image), id: mediaId },
+    };
+    const number = { phoneNumberId, displayNumber: '15551230000', accountId: '102290129340398' };
+    const raw = Buffer.from(JSON.stringify(metaEnvelope({ messages: [message] }, number)));
+    const res = await sendMetaWebhook(svc.baseUrl, channel.channelId, APP_SECRET, raw);
     if (res.status !== 200) throw new Error(`inbound answered ${res.status}: ${await res.text()}`);
     return { wamid, accepted: performance.now(), image };
   }

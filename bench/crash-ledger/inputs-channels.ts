@@ -2,12 +2,15 @@
  * The crash ledger's inputs from the channels' providers: Twilio status callbacks and inbound messages (signed as
  * Twilio signs them), WhatsApp Cloud inbound messages (signed as Meta signs them) and inbound mail over SMTP.
  */
-import { createHmac } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import twilio from 'twilio';
+import { metaEnvelope, sendMetaWebhook } from '#test/support/meta-webhook.ts';
 import type { Tally } from './inputs.ts';
 import { MAIL_KIND } from './types.ts';
 import type { World } from './world.ts';
+
+/** The WhatsApp Cloud channel's number (the main project's). */
+const whatsappNumber = { phoneNumberId: 'PN1', displayNumber: '5511999990000' };
 
 export function channelInputs(world: World, tally: Tally) {
   const { base, main, smtpPort } = world;
@@ -62,42 +65,19 @@ export function channelInputs(world: World, tally: Tally) {
     },
     async whatsappInbound() {
       const wamid = `wamid.crash${tally.next()}x${Date.now()}`;
-      const body = JSON.stringify({
-        object: 'whatsapp_business_account',
-        entry: [
-          {
-            id: 'WABA',
-            changes: [
-              {
-                field: 'messages',
-                value: {
-                  messaging_product: 'whatsapp',
-                  metadata: { display_phone_number: '5511999990000', phone_number_id: 'PN1' },
-                  contacts: [{ profile: { name: 'Ana' }, wa_id: '5511988887777' }],
-                  messages: [
-                    {
-                      from: '5511988887777',
-                      id: wamid,
-                      timestamp: String(Math.floor(Date.now() / 1000)),
-                      type: 'text',
-                      text: { body: 'oi' },
-                    },
-                  ],
-                },
-              },
-            ],
-          },
-        ],
-      });
-      const signature = `sha256=${createHmac('sha256', 'app-secret').update(body).digest('hex')}`;
+      const message = {
+        from: '5511988887777',
+        id: wamid,
+        timestamp: String(Math.floor(Date.now() / 1000)),
+        type: 'text',
+        text: { body: 'oi' },
+      };
+      const contacts = [{ profile: { name: 'Ana' }, wa_id: '5511988887777' }];
+      const raw = Buffer.from(JSON.stringify(metaEnvelope({ contacts, messages: [message] }, whatsappNumber)));
       const sentAt = Date.now();
       const ok = await untilAcknowledged(async () => {
-        const res = await fetch(`${base}/inbound/whatsapp/${main.whatsappChannelId}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
-          body,
-          signal: AbortSignal.timeout(10_000),
-        });
+        const signal = AbortSignal.timeout(10_000);
+        const res = await sendMetaWebhook(base, main.whatsappChannelId, 'app-secret', raw, signal);
         return res.status === 200;
       });
       if (ok)
