@@ -1,7 +1,6 @@
-import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { sampleFromSchema } from '#shared/model-providers/index.ts';
+import { listenLocal } from '#test/support/listen.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 
 /** A message as the double received it (OpenAI's Chat Completions shape). */
@@ -105,18 +104,13 @@ export async function startToolModelDouble(): Promise<ToolModelDouble> {
       usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
     });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+  const local = await listenLocal(server);
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `${local.baseUrl}/v1`,
     received,
     abandoned,
     find: (marker) => received.filter((r) => r.prompt.includes(marker)),
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: local.close,
   };
 }
 

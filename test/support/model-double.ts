@@ -1,7 +1,6 @@
-import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { inject } from 'vitest';
+import { listenLocal } from './listen.ts';
 
 export interface ReceivedChatRequest {
   headers: IncomingHttpHeaders;
@@ -137,18 +136,13 @@ export async function startModelDouble(): Promise<ModelDouble> {
     if (body === undefined) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   }
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+  const local = await listenLocal(server);
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `${local.baseUrl}/v1`,
     received,
     abandoned,
     find: (marker) => received.filter((r) => r.prompt.includes(marker)),
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: local.close,
   };
 }
 
