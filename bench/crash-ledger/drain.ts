@@ -3,7 +3,7 @@
  * sends again by hand, as an operator would, the deliveries that used up their automatic attempts.
  */
 import type { ReceivedDelivery } from '#test/e2e/webhooks-support.ts';
-import type { Tally } from './inputs.ts';
+import type { Tally } from './tally.ts';
 import { readDestinationQueue, serviceQueues } from './queues.ts';
 import type { Envelope } from './types.ts';
 import type { World } from './world.ts';

@@ -1,5 +1,5 @@
 /** The crash ledger's inputs through the API: sends with a custom token, batches, scheduled sends, reported events. */
-import type { Tally } from './inputs.ts';
+import type { Tally } from './tally.ts';
 import { sidOf, type World } from './world.ts';
 
 export function apiInputs(world: World, tally: Tally) {

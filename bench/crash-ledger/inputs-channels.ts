@@ -5,7 +5,7 @@
 import nodemailer from 'nodemailer';
 import twilio from 'twilio';
 import { metaEnvelope, sendMetaWebhook } from '#test/support/meta-webhook.ts';
-import type { Tally } from './inputs.ts';
+import type { Tally } from './tally.ts';
 import { MAIL_KIND } from './types.ts';
 import type { World } from './world.ts';
 

@@ -2,7 +2,8 @@
 import { orderLedger } from '../lib/order-ledger.ts';
 import { abandoned, duplicatesPerKill, ledgerRows, providerTwice } from './account.ts';
 import { deliveriesIn, drain, keyOf, orderedArrivals } from './drain.ts';
-import { newTally, startInputs, type Tally } from './inputs.ts';
+import { startInputs } from './inputs.ts';
+import { newTally, type Tally } from './tally.ts';
 import { serviceQueues } from './queues.ts';
 import type { Ledger, LedgerOptions } from './types.ts';
 import { startWorld, type World } from './world.ts';
