@@ -1,9 +1,9 @@
 import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
-import twilio from 'twilio';
 import { WORKLOAD_BATCH_ITEMS } from '#infra/capacity-target.ts';
 import { collections } from '#shared/contract/keys.ts';
 import { metaEnvelope, sendMetaWebhook } from '#test/support/meta-webhook.ts';
 import { textPdf } from '#test/support/pdf-fixtures.ts';
+import { postTwilioCallback } from '#test/support/twilio-callback.ts';
 import type { TestService } from '#test/support/service.ts';
 import type { Recording } from './recorder.ts';
 
@@ -61,15 +61,7 @@ export class TrafficDrivers {
   }
 
   private twilioPost(p: ProjectSetup, params: Record<string, string>) {
-    const url = `${this.svc.baseUrl}/inbound/twilio/${p.sms.channelId}`;
-    return fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-twilio-signature': twilio.getExpectedTwilioSignature('tok', url, params),
-      },
-      body: new URLSearchParams(params).toString(),
-    });
+    return postTwilioCallback(`${this.svc.baseUrl}/inbound/twilio/${p.sms.channelId}`, 'tok', params);
   }
 
   /** A batch of `BATCH_ITEMS` sends, accepted at once and sent by the outbound worker at the channel's pace. */

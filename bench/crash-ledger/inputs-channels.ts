@@ -3,8 +3,8 @@
  * Twilio signs them), WhatsApp Cloud inbound messages (signed as Meta signs them) and inbound mail over SMTP.
  */
 import nodemailer from 'nodemailer';
-import twilio from 'twilio';
 import { metaEnvelope, sendMetaWebhook } from '#test/support/meta-webhook.ts';
+import { postTwilioCallback } from '#test/support/twilio-callback.ts';
 import type { Tally } from './tally.ts';
 import { MAIL_KIND } from './types.ts';
 import type { World } from './world.ts';
@@ -15,18 +15,8 @@ const whatsappNumber = { phoneNumberId: 'PN1', displayNumber: '5511999990000' };
 export function channelInputs(world: World, tally: Tally) {
   const { base, main, smtpPort } = world;
   const { ack, untilAcknowledged } = tally;
-  const twilioPost = (params: Record<string, string>) => {
-    const url = `${base}/inbound/twilio/${main.twilioChannelId}`;
-    return fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-twilio-signature': twilio.getExpectedTwilioSignature('tok', url, params),
-      },
-      body: new URLSearchParams(params).toString(),
-      signal: AbortSignal.timeout(10_000),
-    });
-  };
+  const twilioPost = (params: Record<string, string>) =>
+    postTwilioCallback(`${base}/inbound/twilio/${main.twilioChannelId}`, 'tok', params, AbortSignal.timeout(10_000));
   return {
     async status() {
       const sent = tally.sentSids.shift();

@@ -2,10 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { deflateSync } from 'node:zlib';
 import nodemailer from 'nodemailer';
-import twilio from 'twilio';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { listenLocal } from '#test/support/listen.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
+import { postTwilioCallback } from '#test/support/twilio-callback.ts';
 import { startHttpDouble, startSmtpDouble } from './send-doubles.ts';
 import { postMetaWebhook, projectWithWebhook } from './channel-support.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
@@ -112,15 +112,7 @@ export function postMeta(channelId: string, phoneNumberId: string, value: Record
 }
 
 export async function postTwilio(channelId: string, params: Record<string, string>) {
-  const url = `${svc.baseUrl}/inbound/twilio/${channelId}`;
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-twilio-signature': twilio.getExpectedTwilioSignature(TWILIO_TOKEN, url, params),
-    },
-    body: new URLSearchParams(params).toString(),
-  });
+  const res = await postTwilioCallback(`${svc.baseUrl}/inbound/twilio/${channelId}`, TWILIO_TOKEN, params);
   expect(res.status).toBe(200);
 }
 
