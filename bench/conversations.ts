@@ -10,6 +10,7 @@ import { metaEnvelope, sendMetaWebhook } from '#test/support/meta-webhook.ts';
 import { stopProcess } from '#test/support/process.ts';
 import { baselineAndThis, here, spawnIn } from './lib/compared-services.ts';
 import { adminApi, load, machine, median, processCpuMs } from './lib/harness.ts';
+import { sendTargets } from './lib/send-targets.ts';
 
 const { values } = parseArgs({
   options: {
@@ -34,45 +35,7 @@ async function sendPart() {
 
   // On each: an sms and a whatsapp channel (sandbox provider, metered: the full send), each with a custom token; the
   // whatsapp contact writes first, so its window is open and the send passes every check.
-  const targets = await Promise.all(
-    services.map(async (svc) => {
-      const admin = adminApi(svc);
-      const { projectId } = await admin('POST', '/projects', { companyId: 1042, name: 'bench' });
-      const make = async (type: 'sms' | 'whatsapp', address: string) => {
-        const channel = await admin('POST', `/projects/${projectId}/channels`, {
-          type,
-          name: `bench ${type}`,
-          address,
-          credits: 1_000_000_000,
-        });
-        const { token } = await admin('POST', `/projects/${projectId}/integrations`, {
-          product: 'custom',
-          channelId: channel.channelId,
-        });
-        return { channelId: channel.channelId as string, token: token as string };
-      };
-      const sms = await make('sms', '+5511999990000');
-      const whatsapp = await make('whatsapp', '5511999990001');
-      await admin('POST', `/projects/${projectId}/channels/${whatsapp.channelId}/sandbox/inbound`, {
-        from: '5511988887777',
-        text: 'Oi',
-      });
-      return { svc, sms, whatsapp };
-    }),
-  );
-  // The window opens when the inbound worker has recorded the message: wait until a send is accepted.
-  for (const t of targets) {
-    for (let i = 0; ; i++) {
-      const res = await fetch(`${t.svc.baseUrl}/api/integration/generic`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${t.whatsapp.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ number: '5511988887777', message: 'warm' }),
-      });
-      if (res.status < 300) break;
-      if (i > 100) throw new Error(`${t.svc.name}: whatsapp send answers ${res.status}: ${await res.text()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const targets = await Promise.all(services.map(async (svc) => ({ svc, ...(await sendTargets(svc)) })));
 
   type Row = { p50: number; p99: number; rps: number; cpu: number; errors: number };
   const results = new Map<string, Row[]>();
