@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { inject } from 'vitest';
 import { listenLocal } from './listen.ts';
 
@@ -18,16 +18,35 @@ export interface ReceivedChatRequest {
   prompt: string;
 }
 
-export interface ModelDouble {
+/** What a model double shows a test: where it listens, and the requests it recorded. */
+export interface ModelServer<Recorded extends { prompt: string }> {
   /** Base URL to use as OPENAI_BASE_URL (includes `/v1`). */
   baseUrl: string;
-  received: ReceivedChatRequest[];
-  /** Requests whose client went away before an answer was sent (the service aborted the call). */
-  abandoned: ReceivedChatRequest[];
-  /** The requests whose user message contains `marker`. */
-  find(marker: string): ReceivedChatRequest[];
+  received: Recorded[];
+  /** Requests whose client went away before the answer ended (the service aborted the call). */
+  abandoned: Recorded[];
+  /** The requests whose last user message contains `marker`. */
+  find(marker: string): Recorded[];
   close(): Promise<void>;
 }
+
+/** Listens with a model double's `server` on a free local port; its face over the requests it records. */
+export async function serveModel<Recorded extends { prompt: string }>(
+  server: Server,
+  received: Recorded[],
+  abandoned: Recorded[],
+): Promise<ModelServer<Recorded>> {
+  const local = await listenLocal(server);
+  return {
+    baseUrl: `${local.baseUrl}/v1`,
+    received,
+    abandoned,
+    find: (marker) => received.filter((r) => r.prompt.includes(marker)),
+    close: local.close,
+  };
+}
+
+export type ModelDouble = ModelServer<ReceivedChatRequest>;
 
 /**
  * An OpenAI-compatible Chat Completions server for tests. What it does is chosen by a directive in the user
@@ -136,14 +155,7 @@ export async function startModelDouble(): Promise<ModelDouble> {
     if (body === undefined) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   }
-  const local = await listenLocal(server);
-  return {
-    baseUrl: `${local.baseUrl}/v1`,
-    received,
-    abandoned,
-    find: (marker) => received.filter((r) => r.prompt.includes(marker)),
-    close: local.close,
-  };
+  return serveModel(server, received, abandoned);
 }
 
 function answer(res: ServerResponse, model: string, content: string): void {
