@@ -127,6 +127,39 @@ function png(size: number): Buffer {
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
+/**
+ * The customer's webhook receiver for the media part: the time each received message's first event arrived (by its
+ * provider message id) and its media, and a wait for one.
+ */
+async function startEventReceiver() {
+  const received = new Map<string, { at: number; media: any[] }>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = performance.now();
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (event.type === 'message.received' && !received.has(event.data.providerMessageId))
+        received.set(event.data.providerMessageId, { at, media: event.data.media ?? [] });
+      res.writeHead(204).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    async waitFor(wamid: string, timeoutMs = 60_000) {
+      const end = performance.now() + timeoutMs;
+      while (!received.has(wamid)) {
+        if (performance.now() > end) throw new Error(`no event for ${wamid}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      return received.get(wamid)!;
+    },
+  };
+}
+
 async function mediaPart() {
   const count = Number(values.images);
   const images = new Map<string, Buffer>();
@@ -152,20 +185,7 @@ async function mediaPart() {
   await new Promise((r) => meta.once('listening', r));
   const metaUrl = `http://127.0.0.1:${(meta.address() as AddressInfo).port}`;
 
-  const received = new Map<string, { at: number; media: any[] }>();
-  const receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const at = performance.now();
-      const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      if (event.type === 'message.received' && !received.has(event.data.providerMessageId))
-        received.set(event.data.providerMessageId, { at, media: event.data.media ?? [] });
-      res.writeHead(204).end();
-    });
-  });
-  receiver.listen(0, '127.0.0.1');
-  await new Promise((r) => receiver.once('listening', r));
+  const receiver = await startEventReceiver();
 
   const svc = await spawnIn(scratch, 'media', here);
   const admin = adminApi(svc);
@@ -173,7 +193,7 @@ async function mediaPart() {
   await admin('POST', `/projects/${projectId}/integrations`, {
     product: 'webhook',
     scope: 'general',
-    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+    url: receiver.url,
     eventTypes: ['message.received'],
   });
   const phoneNumberId = '3000000000001';
@@ -210,17 +230,8 @@ async function mediaPart() {
     return { wamid, accepted: performance.now(), image };
   }
 
-  async function waitFor(wamid: string, timeoutMs = 60_000) {
-    const end = performance.now() + timeoutMs;
-    while (!received.has(wamid)) {
-      if (performance.now() > end) throw new Error(`no event for ${wamid}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    return received.get(wamid)!;
-  }
-
   // Warm-up: two images (cold imports of the worker's paths).
-  for (let i = 0; i < 2; i++) await waitFor((await post(i, 'warm')).wamid);
+  for (let i = 0; i < 2; i++) await receiver.waitFor((await post(i, 'warm')).wamid);
 
   // One image at a time (closed loop): the latency of one, not a queue's.
   const latencies: number[] = [];
@@ -228,7 +239,7 @@ async function mediaPart() {
   let working = 0;
   for (let i = 0; i < count; i++) {
     const { wamid, accepted, image } = await post(i, 'img');
-    const event = await waitFor(wamid);
+    const event = await receiver.waitFor(wamid);
     latencies.push(event.at - accepted);
     const item = event.media[0];
     if (item?.url) {
@@ -254,7 +265,7 @@ async function mediaPart() {
   console.log(`events whose URL gave the same bytes (sha256 and size as sent): ${working} / ${count}`);
   await stopProcess(svc.child, 'SIGTERM');
   meta.close();
-  receiver.close();
+  receiver.server.close();
 }
 
 try {
