@@ -84,13 +84,17 @@ const created = async (admin: Admin, path: string, body: unknown, what: string) 
   return res.body;
 };
 
-async function setUpMainProject(admin: Admin, receivers: TestReceiver[], twilioBaseUrl: string): Promise<MainProject> {
-  const [receiver, orderedReceiver] = receivers as [TestReceiver, TestReceiver];
+/** `urls`: the general webhook's receiver, and the one the channels' webhooks ordered by conversation post to. */
+async function setUpMainProject(
+  admin: Admin,
+  urls: { general: string; ordered: string },
+  twilioBaseUrl: string,
+): Promise<MainProject> {
   const { projectId } = await admin().newProject();
   const integrations = `/projects/${projectId}/integrations`;
   const channels = `/projects/${projectId}/channels`;
   const webhookId = (
-    await admin().admin('POST', integrations, { product: 'webhook', scope: 'general', url: receiver.url })
+    await admin().admin('POST', integrations, { product: 'webhook', scope: 'general', url: urls.general })
   ).body.integrationId as string;
   const twilioProvider = { kind: 'twilio', accountSid: 'AC1', authToken: 'tok', baseUrl: twilioBaseUrl };
   const twilioChannel = (
@@ -117,7 +121,7 @@ async function setUpMainProject(admin: Admin, receivers: TestReceiver[], twilioB
       product: 'webhook',
       scope: 'channel',
       channelId,
-      url: orderedReceiver.url,
+      url: urls.ordered,
       ordering: 'conversation',
       eventTypes: ['message.received'],
     };
@@ -211,7 +215,8 @@ export async function startWorld(options: LedgerOptions): Promise<World> {
     },
   };
   const admin = () => world.service.client;
-  const main = await setUpMainProject(admin, [receiver, orderedReceiver], twilioApi.baseUrl);
+  const urls = { general: receiver.url, ordered: orderedReceiver.url };
+  const main = await setUpMainProject(admin, urls, twilioApi.baseUrl);
   const sqs = await setUpSqsProject(admin, localAws);
   return Object.assign(world, { main, sqs });
 }
