@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startService } from '#local/service.ts';
 import { startToolModelDouble } from '#test/e2e/tool-model-double.ts';
-import { adminApi, load, machine, median, type LoadResult } from './lib/harness.ts';
+import { adminApi, machine, median } from './lib/harness.ts';
+import { type Measured, scenarioRounds } from './lib/scenario-rounds.ts';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '2' }, rounds: { type: 'string', default: '3' } },
@@ -129,45 +130,7 @@ const scenarios = {
     firstByte: false,
   },
 } as const;
-type Scenario = keyof typeof scenarios;
-
-/** A load result with the service's CPU time per request (this process holds the service, dynalite and the double). */
-type Measured = LoadResult & { cpuMsPerRequest: number };
-
-async function measure(name: Scenario, connections: number, warmupSeconds = 0.5): Promise<Measured> {
-  const s = scenarios[name];
-  const cpuBefore = process.cpuUsage();
-  const result = await load({
-    url: `${svc.baseUrl}${s.path}`,
-    method: 'POST',
-    headers,
-    body: s.body,
-    connections,
-    seconds,
-    warmupSeconds,
-    firstByte: s.firstByte,
-  });
-  if (result.errors || Object.keys(result.statuses).some((st) => st !== '200'))
-    throw new Error(`${name}: unexpected answers ${JSON.stringify(result.statuses)}, ${result.errors} errors`);
-  const cpu = process.cpuUsage(cpuBefore);
-  return { ...result, cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / result.allRequests };
-}
-
-// Warm-up, not recorded.
-for (const name of Object.keys(scenarios) as Scenario[]) await measure(name, 16, 1);
-
-const results: Record<string, Measured[]> = {};
-for (let round = 0; round < rounds; round++) {
-  const order = Object.keys(scenarios) as Scenario[];
-  if (round % 2 === 1) order.reverse();
-  for (const connections of [1, 16]) {
-    for (const name of order) {
-      const key = `${name} | ${connections}`;
-      results[key] = [...(results[key] ?? []), await measure(name, connections)];
-    }
-  }
-  process.stderr.write(`round ${round + 1}/${rounds} done\n`);
-}
+const results = await scenarioRounds({ baseUrl: svc.baseUrl, headers, scenarios, seconds, rounds });
 
 const fmt = (n: number, d = 1) => n.toFixed(d);
 console.log(`\nThe AI ecosystem's routes — ${machine()}`);

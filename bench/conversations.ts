@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,9 +6,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { crc32 } from 'node:zlib';
+import { metaEnvelope, sendMetaWebhook } from '#test/support/meta-webhook.ts';
 import { stopProcess } from '#test/support/process.ts';
 import { baselineAndThis, here, spawnIn } from './lib/compared-services.ts';
 import { adminApi, load, machine, median, processCpuMs } from './lib/harness.ts';
+import { sendTargets } from './lib/send-targets.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,45 +35,7 @@ async function sendPart() {
 
   // On each: an sms and a whatsapp channel (sandbox provider, metered: the full send), each with a custom token; the
   // whatsapp contact writes first, so its window is open and the send passes every check.
-  const targets = await Promise.all(
-    services.map(async (svc) => {
-      const admin = adminApi(svc);
-      const { projectId } = await admin('POST', '/projects', { companyId: 1042, name: 'bench' });
-      const make = async (type: 'sms' | 'whatsapp', address: string) => {
-        const channel = await admin('POST', `/projects/${projectId}/channels`, {
-          type,
-          name: `bench ${type}`,
-          address,
-          credits: 1_000_000_000,
-        });
-        const { token } = await admin('POST', `/projects/${projectId}/integrations`, {
-          product: 'custom',
-          channelId: channel.channelId,
-        });
-        return { channelId: channel.channelId as string, token: token as string };
-      };
-      const sms = await make('sms', '+5511999990000');
-      const whatsapp = await make('whatsapp', '5511999990001');
-      await admin('POST', `/projects/${projectId}/channels/${whatsapp.channelId}/sandbox/inbound`, {
-        from: '5511988887777',
-        text: 'Oi',
-      });
-      return { svc, sms, whatsapp };
-    }),
-  );
-  // The window opens when the inbound worker has recorded the message: wait until a send is accepted.
-  for (const t of targets) {
-    for (let i = 0; ; i++) {
-      const res = await fetch(`${t.svc.baseUrl}/api/integration/generic`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${t.whatsapp.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ number: '5511988887777', message: 'warm' }),
-      });
-      if (res.status < 300) break;
-      if (i > 100) throw new Error(`${t.svc.name}: whatsapp send answers ${res.status}: ${await res.text()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const targets = await Promise.all(services.map(async (svc) => ({ svc, ...(await sendTargets(svc)) })));
 
   type Row = { p50: number; p99: number; rps: number; cpu: number; errors: number };
   const results = new Map<string, Row[]>();
@@ -163,6 +127,39 @@ function png(size: number): Buffer {
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
+/**
+ * The customer's webhook receiver for the media part: the time each received message's first event arrived (by its
+ * provider message id) and its media, and a wait for one.
+ */
+async function startEventReceiver() {
+  const received = new Map<string, { at: number; media: any[] }>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = performance.now();
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (event.type === 'message.received' && !received.has(event.data.providerMessageId))
+        received.set(event.data.providerMessageId, { at, media: event.data.media ?? [] });
+      res.writeHead(204).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    async waitFor(wamid: string, timeoutMs = 60_000) {
+      const end = performance.now() + timeoutMs;
+      while (!received.has(wamid)) {
+        if (performance.now() > end) throw new Error(`no event for ${wamid}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      return received.get(wamid)!;
+    },
+  };
+}
+
 async function mediaPart() {
   const count = Number(values.images);
   const images = new Map<string, Buffer>();
@@ -188,20 +185,7 @@ async function mediaPart() {
   await new Promise((r) => meta.once('listening', r));
   const metaUrl = `http://127.0.0.1:${(meta.address() as AddressInfo).port}`;
 
-  const received = new Map<string, { at: number; media: any[] }>();
-  const receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const at = performance.now();
-      const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      if (event.type === 'message.received' && !received.has(event.data.providerMessageId))
-        received.set(event.data.providerMessageId, { at, media: event.data.media ?? [] });
-      res.writeHead(204).end();
-    });
-  });
-  receiver.listen(0, '127.0.0.1');
-  await new Promise((r) => receiver.once('listening', r));
+  const receiver = await startEventReceiver();
 
   const svc = await spawnIn(scratch, 'media', here);
   const admin = adminApi(svc);
@@ -209,7 +193,7 @@ async function mediaPart() {
   await admin('POST', `/projects/${projectId}/integrations`, {
     product: 'webhook',
     scope: 'general',
-    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+    url: receiver.url,
     eventTypes: ['message.received'],
   });
   const phoneNumberId = '3000000000001';
@@ -232,57 +216,22 @@ async function mediaPart() {
     const mediaId = `${prefix}${i}`;
     images.set(mediaId, image);
     const wamid = `wamid.BENCH${prefix}${i}`;
-    const raw = Buffer.from(
-      JSON.stringify({
-        object: 'whatsapp_business_account',
-        entry: [
-          {
-            id: '102290129340398',
-            changes: [
-              {
-                field: 'messages',
-                value: {
-                  messaging_product: 'whatsapp',
-                  metadata: { display_phone_number: '15551230000', phone_number_id: phoneNumberId },
-                  messages: [
-                    {
-                      from: '5511988880005',
-                      id: wamid,
-                      timestamp: String(Math.floor(Date.now() / 1000)),
-                      type: 'image',
-                      image: { caption: `foto ${i}`, mime_type: 'image/png', sha256: sha256(image), id: mediaId },
-                    },
-                  ],
-                },
-              },
-            ],
-          },
-        ],
-      }),
-    );
-    const res = await fetch(`${svc.baseUrl}/inbound/whatsapp/${channel.channelId}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`,
-      },
-      body: raw,
-    });
+    const message = {
+      from: '5511988880005',
+      id: wamid,
+      timestamp: String(Math.floor(Date.now() / 1000)),
+      type: 'image',
+      image: { caption: `foto ${i}`, mime_type: 'image/png', sha256: sha256(image), id: mediaId },
+    };
+    const number = { phoneNumberId, displayNumber: '15551230000', accountId: '102290129340398' };
+    const raw = Buffer.from(JSON.stringify(metaEnvelope({ messages: [message] }, number)));
+    const res = await sendMetaWebhook(svc.baseUrl, channel.channelId, APP_SECRET, raw);
     if (res.status !== 200) throw new Error(`inbound answered ${res.status}: ${await res.text()}`);
     return { wamid, accepted: performance.now(), image };
   }
 
-  async function waitFor(wamid: string, timeoutMs = 60_000) {
-    const end = performance.now() + timeoutMs;
-    while (!received.has(wamid)) {
-      if (performance.now() > end) throw new Error(`no event for ${wamid}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    return received.get(wamid)!;
-  }
-
   // Warm-up: two images (cold imports of the worker's paths).
-  for (let i = 0; i < 2; i++) await waitFor((await post(i, 'warm')).wamid);
+  for (let i = 0; i < 2; i++) await receiver.waitFor((await post(i, 'warm')).wamid);
 
   // One image at a time (closed loop): the latency of one, not a queue's.
   const latencies: number[] = [];
@@ -290,7 +239,7 @@ async function mediaPart() {
   let working = 0;
   for (let i = 0; i < count; i++) {
     const { wamid, accepted, image } = await post(i, 'img');
-    const event = await waitFor(wamid);
+    const event = await receiver.waitFor(wamid);
     latencies.push(event.at - accepted);
     const item = event.media[0];
     if (item?.url) {
@@ -316,7 +265,7 @@ async function mediaPart() {
   console.log(`events whose URL gave the same bytes (sha256 and size as sent): ${working} / ${count}`);
   await stopProcess(svc.child, 'SIGTERM');
   meta.close();
-  receiver.close();
+  receiver.server.close();
 }
 
 try {

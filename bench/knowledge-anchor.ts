@@ -7,18 +7,15 @@
  * call and to its answer (bench/lib/request-phases.mjs).
  * Usage: npx tsx bench/knowledge-anchor.ts [--queries 300] [--profile DIR] [--phases]
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { startService } from '#local/service.ts';
-import { DynamoKnowledgeIndexStore } from '#shared/knowledge/index.ts';
+import { join } from 'node:path';
 import { recordDynamoCalls } from '#test/support/dynamo-calls.ts';
 import { addAnchorSegment } from './lib/anchor-segment.ts';
 import { countingProxy } from './lib/counting-proxy.ts';
-import { adminApi, machine, numberArg } from './lib/harness.ts';
+import { startIndexService } from './lib/index-service.ts';
+import { machine, numberArg } from './lib/harness.ts';
+import { searchOnce, startSearchProcess, stopSearchProcess } from './lib/search-process.ts';
 import { corpusQueries } from './lib/zipf-corpus.ts';
 
 const args = process.argv.slice(2);
@@ -27,23 +24,9 @@ const QUERIES = numberArg('queries', 300);
 const PROFILE = option('profile');
 const PHASES = args.includes('--phases');
 const phasesFile = join(tmpdir(), `knowledge-anchor-phases-${process.pid}.jsonl`);
-const repo = resolve(import.meta.dirname, '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'knowledge-anchor-'));
 
-process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
-const svc = await startService({
-  port: 0,
-  dataDir,
-  logWorkerErrors: false,
-  queueWorkerFns: [],
-  env: { BOT_RATE_LIMIT_PER_MINUTE: '100000' },
-});
-const admin = adminApi(svc);
-const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-const ddb = DynamoDBDocumentClient.from(
-  new DynamoDBClient({ region: svc.emulators.region, endpoint: svc.emulators.dynamoEndpoint, credentials }),
-);
-const index = new DynamoKnowledgeIndexStore({ client: ddb, tableName: svc.emulators.tableName });
+const { svc, admin, index, stop: stopService } = await startIndexService(dataDir);
 const project = await admin('POST', '/projects', { companyId: 4242, name: 'anchor', monthlyBotCredits: 0 });
 const { token } = await admin('POST', `/projects/${project.projectId}/api-token`);
 const botId = (await admin('POST', `/projects/${project.projectId}/bots`, { name: 'anchor', instructions: 'x' }))
@@ -51,51 +34,17 @@ const botId = (await admin('POST', `/projects/${project.projectId}/bots`, { name
 await addAnchorSegment(svc.emulators, index, botId);
 const proxy = await countingProxy(svc.emulators.awsEndpoint);
 
-const child: ChildProcess = spawn(
-  process.execPath,
-  [
-    '--import',
-    './local/typescript-hooks.mjs',
-    '--disable-warning=ExperimentalWarning',
-    '--experimental-async-context-frame',
+const searcher = await startSearchProcess({
+  s3Endpoint: proxy.url,
+  memoryMb: 1769,
+  nodeArgs: [
     ...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : []),
     ...(PHASES ? ['--import', './bench/lib/request-phases.mjs'] : []),
-    'bench/lib/search-server.ts',
   ],
-  {
-    cwd: repo,
-    env: {
-      ...process.env,
-      S3_ENDPOINT: proxy.url,
-      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1769',
-      ...(PHASES ? { REQUEST_PHASES_OUT: phasesFile, REQUEST_PHASES_LAST: String(QUERIES) } : {}),
-    },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  },
-);
-const port = await new Promise<number>((done) => {
-  let out = '';
-  child.stdout!.on('data', (c) => {
-    out += c;
-    if (out.includes('\n')) done(JSON.parse(out.split('\n')[0]!).port);
-  });
+  ...(PHASES ? { env: { REQUEST_PHASES_OUT: phasesFile, REQUEST_PHASES_LAST: String(QUERIES) } } : {}),
 });
-/** User and system CPU milliseconds the search process has used (10 ms ticks). */
-const cpuMs = () => {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
-};
-async function search(query: string): Promise<number> {
-  const t = performance.now();
-  const res = await fetch(`http://127.0.0.1:${port}/api/v1/ai/search`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ botId, query, topK: 5 }),
-  });
-  await res.json();
-  if (res.status !== 200) throw new Error(`search answered ${res.status}`);
-  return performance.now() - t;
-}
+const cpuMs = searcher.cpu;
+const search = async (query: string) => (await searchOnce(searcher.port, token, botId, query)).ms;
 const queries = corpusQueries(QUERIES, 11);
 for (const q of queries) await search(q);
 // One warm search's calls on the wire.
@@ -111,12 +60,9 @@ const cpuEnd = cpuMs();
 const cpu = { user: (cpuEnd.user - cpuAt.user) / QUERIES, system: (cpuEnd.system - cpuAt.system) / QUERIES };
 times.sort((a, b) => a - b);
 const pct = (p: number) => Number(times[Math.min(times.length - 1, Math.floor(times.length * p))]!.toFixed(1));
-const exited = new Promise((r) => child.once('exit', r));
-child.stdin!.end();
-await exited;
+await stopSearchProcess(searcher);
 await proxy.stop();
-ddb.destroy();
-await svc.stop();
+await stopService();
 rmSync(dataDir, { recursive: true, force: true });
 const phases = PHASES
   ? readFileSync(phasesFile, 'utf8')

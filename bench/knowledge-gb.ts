@@ -32,17 +32,16 @@
  * Usage: npx tsx bench/knowledge-gb.ts [--sizes 100,500,1000] [--queries 300] [--cold 20] [--data DIR] [--rebuild]
  *   [--no-merge] [--direct] [--rewrite] [--build-only [--merge]]
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { startService } from '#local/service.ts';
-import { DynamoKnowledgeIndexStore, SEGMENT_FORMAT } from '#shared/knowledge/index.ts';
+import { SEGMENT_FORMAT } from '#shared/knowledge/index.ts';
 import { addAnchorSegment } from './lib/anchor-segment.ts';
 import { countingProxy } from './lib/counting-proxy.ts';
-import { adminApi, machine, median, numberArg } from './lib/harness.ts';
+import { startIndexService } from './lib/index-service.ts';
+import { machine, median, numberArg } from './lib/harness.ts';
+import { NODE_ARGS, repo, searchOnce, startSearchProcess, stopSearchProcess } from './lib/search-process.ts';
 import { corpusQueries } from './lib/zipf-corpus.ts';
 
 const args = process.argv.slice(2);
@@ -57,13 +56,6 @@ const DATA = resolve(option('data') ?? (DIRECT ? '.bench-data/knowledge-gb-direc
 /** Bump when the corpus, the segment format or the build changes: a cached build of another version is rebuilt. */
 const BUILD_VERSION = 1;
 const FUNCTION_MEMORY_MB = numberArg('memory', 1769);
-const repo = resolve(import.meta.dirname, '..');
-const NODE_ARGS = [
-  '--import',
-  './local/typescript-hooks.mjs',
-  '--disable-warning=ExperimentalWarning',
-  '--experimental-async-context-frame',
-];
 
 interface Manifest {
   version: number;
@@ -93,20 +85,7 @@ if (kept && Boolean(kept.direct) !== DIRECT)
   throw new Error(`${DATA} was built ${kept.direct ? 'with' : 'without'} --direct: give the same, or another --data`);
 mkdirSync(DATA, { recursive: true });
 
-process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
-const svc = await startService({
-  port: 0,
-  dataDir: DATA,
-  logWorkerErrors: false,
-  queueWorkerFns: [],
-  env: { BOT_RATE_LIMIT_PER_MINUTE: '100000' },
-});
-const admin = adminApi(svc);
-const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-const ddb = DynamoDBDocumentClient.from(
-  new DynamoDBClient({ region: svc.emulators.region, endpoint: svc.emulators.dynamoEndpoint, credentials }),
-);
-const index = new DynamoKnowledgeIndexStore({ client: ddb, tableName: svc.emulators.tableName });
+const { svc, admin, index, stop: stopService } = await startIndexService(DATA);
 
 /** Runs a node script of the repository; resolves with the last line it printed (JSON). */
 function runScript(script: string, scriptArgs: string[]): Promise<any> {
@@ -210,59 +189,6 @@ async function anchorBot(): Promise<string> {
   return anchor;
 }
 
-interface SearchProcess {
-  child: ChildProcess;
-  port: number;
-  rss(): { rssMB: number; hwmMB: number };
-  /** CPU milliseconds the process has used (user + system; 10 ms ticks). */
-  cpuMs(): number;
-}
-
-async function startSearch(): Promise<SearchProcess> {
-  const child = spawn(process.execPath, [...NODE_ARGS, 'bench/lib/search-server.ts'], {
-    cwd: repo,
-    env: { ...process.env, S3_ENDPOINT: proxy.url, AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(FUNCTION_MEMORY_MB) },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((done, fail) => {
-    let out = '';
-    child.stdout!.on('data', (c) => {
-      out += c;
-      if (out.includes('\n')) done(JSON.parse(out.split('\n')[0]!).port);
-    });
-    child.on('exit', (code) => fail(new Error(`search server exited ${code}`)));
-  });
-  const rss = () => {
-    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
-    return { rssMB: Math.round(kb('VmRSS') / 1024), hwmMB: Math.round(kb('VmHWM') / 1024) };
-  };
-  const cpuMs = () => {
-    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  };
-  return { child, port, rss, cpuMs };
-}
-
-async function stopSearch(p: SearchProcess): Promise<void> {
-  const exited = new Promise((r) => p.child.once('exit', r));
-  p.child.stdin!.end();
-  await exited;
-}
-
-async function search(port: number, botId: string, query: string): Promise<{ ms: number; results: number }> {
-  const t = performance.now();
-  const res = await fetch(`http://127.0.0.1:${port}/api/v1/ai/search`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${manifest!.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ botId, query, topK: 5 }),
-  });
-  const body = (await res.json()) as { trechos?: unknown[] };
-  const ms = performance.now() - t;
-  if (res.status !== 200) throw new Error(`search answered ${res.status}: ${JSON.stringify(body)}`);
-  return { ms, results: body.trechos?.length ?? 0 };
-}
-
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 const round = (x: number, d = 1) => Number(x.toFixed(d));
 const rows: Record<string, unknown>[] = [];
@@ -273,7 +199,7 @@ const coldQueries = corpusQueries(COLD, 23);
 async function measure(label: string, botId: string) {
   const refs = (await index.state(botId))!.segments;
   // Warm: one process, every query after the first 100.
-  const p = await startSearch();
+  const p = await startSearchProcess({ s3Endpoint: proxy.url, memoryMb: FUNCTION_MEMORY_MB });
   const idle = p.rss();
   let maxRss = idle.rssMB;
   const sampler = setInterval(() => {
@@ -287,7 +213,7 @@ async function measure(label: string, botId: string) {
     const times: number[] = [];
     let answered = 0;
     for (const q of queries) {
-      const r = await search(p.port, botId, q);
+      const r = await searchOnce(p.port, manifest.token, botId, q);
       times.push(r.ms);
       if (r.results) answered++;
     }
@@ -307,16 +233,16 @@ async function measure(label: string, botId: string) {
   const warmCpuMs = warm.cpuMs;
   const warmReads = warm.reads;
   const end = p.rss();
-  await stopSearch(p);
+  await stopSearchProcess(p);
   times.sort((a, b) => a - b);
   // Cold: a fresh process (empty memory and disk caches) per query; `--cold 0` measures warm search alone.
   const cold: { ms: number; gets: number; bytes: number }[] = [];
   for (const q of coldQueries) {
-    const c = await startSearch();
+    const c = await startSearchProcess({ s3Endpoint: proxy.url, memoryMb: FUNCTION_MEMORY_MB });
     proxy.reset();
-    const r = await search(c.port, botId, q);
+    const r = await searchOnce(c.port, manifest.token, botId, q);
     cold.push({ ms: r.ms, ...proxy.counts });
-    await stopSearch(c);
+    await stopSearchProcess(c);
   }
   const coldMs = cold.map((c) => c.ms).sort((a, b) => a - b);
   const row = {
@@ -384,8 +310,7 @@ if (args.includes('--build-only')) {
 }
 
 await proxy.stop();
-ddb.destroy();
-await svc.stop();
+await stopService();
 console.log(
   JSON.stringify(
     {

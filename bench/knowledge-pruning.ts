@@ -11,6 +11,7 @@
  */
 import { type QueryTerm, rankBm25, type ScoringSegment } from '#shared/knowledge/index.ts';
 import { rankBm25Exhaustive } from '#test/unit/knowledge/exhaustive-bm25.ts';
+import { seededRandom } from '#test/support/seeded-random.ts';
 import { numberArg } from './lib/harness.ts';
 
 const EXCERPTS = numberArg('excerpts', 1_500_000);
@@ -21,14 +22,7 @@ const STOP_WORDS = 300;
 const HEAD_CONTENT = 50_000;
 const WORDS_PER_EXCERPT = 170;
 
-let seed = 20_261_202;
-const random = () => {
-  seed = (seed + 0x6d2b79f5) >>> 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const random = seededRandom(20_261_202);
 
 /** A content word's rank (0 = commonest), drawn as a query draws it. */
 function contentRank(): number {

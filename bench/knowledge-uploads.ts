@@ -247,58 +247,13 @@ async function burst(): Promise<void> {
   const times = await timeSearches(token, bot.botId, queries, 8);
   const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
-  // Anchor: the same searches on a bot holding one file.
-  const small = await admin('POST', `/projects/${project.projectId}/bots`, { name: 'one file', instructions: 'x' });
-  await fetch(`${svc.baseUrl}/admin/v1/projects/${project.projectId}/bots/${small.botId}/knowledge/one.md`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'text/markdown' },
-    body: texts[0],
-  });
-  for (;;) {
-    const page = await admin('GET', `/projects/${project.projectId}/bots/${small.botId}/knowledge`);
-    if (page.items[0]?.status === 'ready') break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const anchorTimes = await timeSearches(token, small.botId, queries, 8);
+  const anchorTimes = await oneFileBotTimes(project.projectId, token, texts[0]!, queries);
 
-  // Cold index load: every segment of the bot read from S3 by a fresh cache, and the view built.
   const refs = await segmentRefs(bot.botId);
-  const loads: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    const s3 = new S3Client({
-      region: svc.emulators.region,
-      endpoint: svc.emulators.awsEndpoint,
-      forcePathStyle: true,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
-    const store = new S3ObjectStore(s3, svc.emulators.bucketNames.knowledge);
-    await store.get(refs[0]!.key); // the SDK's code paths warm, as on Lambda after module init
-    const t = performance.now();
-    await new SegmentCache(store).view(bot.botId, refs);
-    loads.push(performance.now() - t);
-    s3.destroy();
-  }
+  const loads = await coldIndexLoads(bot.botId, refs);
 
-  // Anchor: the first search's MiniSearch loadJSON of 5,000 excerpts (~280 ms quiet).
-  const anchorRandom = seededRandom(42);
-  const anchorVocabulary = makeVocabulary(40_000, anchorRandom);
-  const mini = new MiniSearch({ fields: ['text'], storeFields: ['file'] });
-  mini.addAll(
-    Array.from({ length: 5000 }, (_, id) => ({
-      id,
-      text: makePassage(1000, id % 2 ? 'en' : 'pt', anchorVocabulary, anchorRandom),
-      file: `f${id % 50}`,
-    })),
-  );
-  const miniJson = JSON.stringify(mini);
-  const miniLoads: number[] = [];
-  for (let r = 0; r < 3; r++) {
-    const t = performance.now();
-    MiniSearch.loadJSON(miniJson, { fields: ['text'], storeFields: ['file'] });
-    miniLoads.push(performance.now() - t);
-  }
+  const miniLoads = miniSearchLoads();
+  const uploadsSorted = [...uploadMs].sort((a, b) => a - b);
 
   console.log(
     JSON.stringify(
@@ -311,18 +266,8 @@ async function burst(): Promise<void> {
         errors: FILES - (statuses.get(202) ?? 0),
         failedFiles: failed,
         uploadSeconds: Number(uploadSeconds.toFixed(1)),
-        uploadP50Ms: Number(
-          pct(
-            [...uploadMs].sort((a, b) => a - b),
-            50,
-          ).toFixed(1),
-        ),
-        uploadP99Ms: Number(
-          pct(
-            [...uploadMs].sort((a, b) => a - b),
-            99,
-          ).toFixed(1),
-        ),
+        uploadP50Ms: Number(pct(uploadsSorted, 50).toFixed(1)),
+        uploadP99Ms: Number(pct(uploadsSorted, 99).toFixed(1)),
         allReadySeconds: Number(allReadySeconds.toFixed(1)),
         readyFilesPerSecondFirst1000: Number(firstRate.toFixed(1)),
         readyFilesPerSecondLast1000: Number(lastRate.toFixed(1)),
@@ -345,6 +290,66 @@ async function burst(): Promise<void> {
       2,
     ),
   );
+}
+
+/** Anchor: the same searches on a bot holding one file (`text`), once that file is ready. */
+async function oneFileBotTimes(projectId: string, token: string, text: string, queries: string[]): Promise<number[]> {
+  const small = await admin('POST', `/projects/${projectId}/bots`, { name: 'one file', instructions: 'x' });
+  await fetch(`${svc.baseUrl}/admin/v1/projects/${projectId}/bots/${small.botId}/knowledge/one.md`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${svc.adminKey}`, 'content-type': 'text/markdown' },
+    body: text,
+  });
+  for (;;) {
+    const page = await admin('GET', `/projects/${projectId}/bots/${small.botId}/knowledge`);
+    if (page.items[0]?.status === 'ready') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return timeSearches(token, small.botId, queries, 8);
+}
+
+/** Cold index load, five times: every segment of the bot read from S3 by a fresh cache, and the view built. */
+async function coldIndexLoads(botId: string, refs: Awaited<ReturnType<typeof segmentRefs>>): Promise<number[]> {
+  const loads: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const s3 = new S3Client({
+      region: svc.emulators.region,
+      endpoint: svc.emulators.awsEndpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+    const store = new S3ObjectStore(s3, svc.emulators.bucketNames.knowledge);
+    await store.get(refs[0]!.key); // the SDK's code paths warm, as on Lambda after module init
+    const t = performance.now();
+    await new SegmentCache(store).view(botId, refs);
+    loads.push(performance.now() - t);
+    s3.destroy();
+  }
+  return loads;
+}
+
+/** Anchor: the first search's MiniSearch loadJSON of 5,000 excerpts (~280 ms quiet), three times. */
+function miniSearchLoads(): number[] {
+  const anchorRandom = seededRandom(42);
+  const anchorVocabulary = makeVocabulary(40_000, anchorRandom);
+  const mini = new MiniSearch({ fields: ['text'], storeFields: ['file'] });
+  mini.addAll(
+    Array.from({ length: 5000 }, (_, id) => ({
+      id,
+      text: makePassage(1000, id % 2 ? 'en' : 'pt', anchorVocabulary, anchorRandom),
+      file: `f${id % 50}`,
+    })),
+  );
+  const miniJson = JSON.stringify(mini);
+  const miniLoads: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    const t = performance.now();
+    MiniSearch.loadJSON(miniJson, { fields: ['text'], storeFields: ['file'] });
+    miniLoads.push(performance.now() - t);
+  }
+  return miniLoads;
 }
 
 /** The bot's listed segments, read from the table the way the search function reads the bot. */

@@ -16,7 +16,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawnService, stopProcess } from '#test/support/process.ts';
 import { addInto, type CpuProfile, selfTimes } from './lib/cpu-profile.ts';
-import { adminApi, machine, processCpuMs } from './lib/harness.ts';
+import { machine, processCpuMs } from './lib/harness.ts';
+import { sendTargets } from './lib/send-targets.ts';
 
 const { values } = parseArgs({
   options: {
@@ -93,32 +94,8 @@ const payloads = {
 };
 
 async function setUp(svc: Service) {
-  const admin = adminApi(svc);
-  const { projectId } = await admin('POST', '/projects', { companyId: 1042, name: 'bench' });
-  const make = async (type: 'sms' | 'whatsapp', address: string) => {
-    const channel = await admin('POST', `/projects/${projectId}/channels`, {
-      type,
-      name: `bench ${type}`,
-      address,
-      credits: 1_000_000_000,
-    });
-    const { token } = await admin('POST', `/projects/${projectId}/integrations`, {
-      product: 'custom',
-      channelId: channel.channelId,
-    });
-    return { channelId: channel.channelId as string, token: token as string };
-  };
-  const sms = await make('sms', '+5511999990000');
-  const whatsapp = await make('whatsapp', '5511999990001');
-  await admin('POST', `/projects/${projectId}/channels/${whatsapp.channelId}/sandbox/inbound`, {
-    from: '5511988887777',
-    text: 'Oi',
-  });
+  const { sms, whatsapp } = await sendTargets(svc);
   const url = `${svc.baseUrl}/api/integration/generic`;
-  for (let i = 0; (await post(url, whatsapp.token, payloads.whatsapp)) >= 300; i++) {
-    if (i > 100) throw new Error('the whatsapp window did not open');
-    await new Promise((r) => setTimeout(r, 100));
-  }
   return { sms, whatsapp, url };
 }
 

@@ -22,6 +22,7 @@
 import { writeFileSync } from 'node:fs';
 import { embeddingsFromSettings, modelSettings } from '#shared/model-providers/index.ts';
 import { loadavg } from 'node:os';
+import { seededRandom } from '#test/support/seeded-random.ts';
 import { argValue, machine } from './lib/harness.ts';
 import {
   collectionAvailable,
@@ -256,14 +257,7 @@ function packedFiles(c: Collection, G: number) {
 
 function shuffled<T>(xs: T[], seed: number): T[] {
   const a = [...xs];
-  let s = seed >>> 0;
-  const rand = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = seededRandom(seed);
   for (let i = a.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
     [a[i], a[j]] = [a[j]!, a[i]!];

@@ -44,16 +44,7 @@ const SYLLABLES = [
   'fe',
 ];
 
-export function seededRandom(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '#test/support/seeded-random.ts';
 
 export function makeVocabulary(size: number, random: () => number): string[] {
   const words = new Set<string>();

@@ -1,9 +1,9 @@
-import { createHmac } from 'node:crypto';
 import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
-import twilio from 'twilio';
 import { WORKLOAD_BATCH_ITEMS } from '#infra/capacity-target.ts';
 import { collections } from '#shared/contract/keys.ts';
+import { metaEnvelope, sendMetaWebhook } from '#test/support/meta-webhook.ts';
 import { textPdf } from '#test/support/pdf-fixtures.ts';
+import { postTwilioCallback } from '#test/support/twilio-callback.ts';
 import type { TestService } from '#test/support/service.ts';
 import type { Recording } from './recorder.ts';
 
@@ -61,15 +61,7 @@ export class TrafficDrivers {
   }
 
   private twilioPost(p: ProjectSetup, params: Record<string, string>) {
-    const url = `${this.svc.baseUrl}/inbound/twilio/${p.sms.channelId}`;
-    return fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-twilio-signature': twilio.getExpectedTwilioSignature('tok', url, params),
-      },
-      body: new URLSearchParams(params).toString(),
-    });
+    return postTwilioCallback(`${this.svc.baseUrl}/inbound/twilio/${p.sms.channelId}`, 'tok', params);
   }
 
   /** A batch of `BATCH_ITEMS` sends, accepted at once and sent by the outbound worker at the channel's pace. */
@@ -133,39 +125,17 @@ export class TrafficDrivers {
 
   async whatsappInbound(p: ProjectSetup, i: number) {
     const from = this.contact(i).slice(1);
-    const body = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: 'WABA',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: p.whatsapp.address, phone_number_id: `PN${p.label}` },
-                contacts: [{ profile: { name: 'Ana' }, wa_id: from }],
-                messages: [
-                  {
-                    from,
-                    id: `wamid.cap${p.label}${i}x${Date.now()}`,
-                    timestamp: String(Math.floor(Date.now() / 1000)),
-                    type: 'text',
-                    text: { body: 'oi' },
-                  },
-                ],
-              },
-            },
-          ],
-        },
-      ],
-    });
-    const signature = `sha256=${createHmac('sha256', 'secret').update(body).digest('hex')}`;
-    const res = await fetch(`${this.svc.baseUrl}/inbound/whatsapp/${p.whatsapp.channelId}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
-      body,
-    });
+    const message = {
+      from,
+      id: `wamid.cap${p.label}${i}x${Date.now()}`,
+      timestamp: String(Math.floor(Date.now() / 1000)),
+      type: 'text',
+      text: { body: 'oi' },
+    };
+    const value = { contacts: [{ profile: { name: 'Ana' }, wa_id: from }], messages: [message] };
+    const number = { phoneNumberId: `PN${p.label}`, displayNumber: p.whatsapp.address };
+    const raw = Buffer.from(JSON.stringify(metaEnvelope(value, number)));
+    const res = await sendMetaWebhook(this.svc.baseUrl, p.whatsapp.channelId, 'secret', raw);
     await ok(res, 'WhatsApp inbound');
   }
 

@@ -60,6 +60,37 @@ const BATCHES = 1;
 /** A quiet service: nothing but idle polls and the sweepers' runs for this long. */
 const QUIET_MS = 100;
 
+/** What a phase expects of its requests' effects. */
+interface PhaseExpect {
+  events?: number;
+  controlPlane?: boolean;
+  later?: boolean;
+  /** How long its events may take to be delivered (a scheduled send's are due a minute later). */
+  timeoutMs?: number;
+  /** Invocations of this function, records summed, to wait for: what the phase set off downstream. */
+  downstream?: { fn: string; records: number };
+}
+
+/** Runs `count` requests of one type for one project as a phase, and waits until all they caused is done. */
+type PhaseRunner = (
+  name: string,
+  p: ProjectSetup,
+  count: number,
+  run: (i: number) => Promise<void>,
+  expect?: PhaseExpect,
+) => Promise<void>;
+
+/** What setting a project up needs from the run. */
+interface SetUpContext {
+  phase: PhaseRunner;
+  known: KnownValues;
+  twilioBaseUrl: string;
+  unorderedUrl: string;
+  orderedUrl: string;
+  /** A webhook was created or changed now. */
+  webhookChanged(): void;
+}
+
 export async function runWorkload(schema: TableSchema, options: WorkloadOptions): Promise<WorkloadRun> {
   const log = options.log ?? (() => {});
   const recording = startRecording(schema, new Set(scheduledWorkers.map((w) => w.fn)));
@@ -84,21 +115,7 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
   let webhooksChangedAt = 0;
   recording.attachDynamo(svc.emulators.dynamoServer);
   try {
-    const phase = async (
-      name: string,
-      p: ProjectSetup,
-      count: number,
-      run: (i: number) => Promise<void>,
-      expect: {
-        events?: number;
-        controlPlane?: boolean;
-        later?: boolean;
-        /** How long its events may take to be delivered (a scheduled send's are due a minute later). */
-        timeoutMs?: number;
-        /** Invocations of this function, records summed, to wait for: what the phase set off downstream. */
-        downstream?: { fn: string; records: number };
-      } = {},
-    ) => {
+    const phase: PhaseRunner = async (name, p, count, run, expect = {}) => {
       recording.phase = `${name}@${p.label}`;
       const before = { unordered: unordered.received.length, ordered: ordered.received.length };
       // Requests that make events arrive together, as a busy project's do: the workers then take them in batches,
@@ -126,111 +143,19 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
       });
       log(`${recording.phase}: ${count} requests, ${events} events`);
     };
-    async function setUpProject(service: TestService, label: string): Promise<ProjectSetup> {
-      const p = { label } as ProjectSetup;
-      const control = (name: string, run: () => Promise<void>) =>
-        phase(name, p, 1, run, { controlPlane: true }).then(() => undefined);
-      await control('create project', async () => {
-        const created = await service.admin('POST', '/projects', {
-          companyId: 7000 + label.charCodeAt(0),
-          name: `capacity ${label}`,
-          monthlyBotCredits: 100_000,
-        });
-        p.projectId = created201(created, 'project').projectId;
-      });
-      await control('create API token', async () => {
-        p.apiToken = created201(await service.admin('POST', `/projects/${p.projectId}/api-token`), 'API token').token;
-        known.set(sha256(p.apiToken), 'token');
-      });
-      await control('create channel', async () => {
-        p.sms = created201(
-          await service.admin('POST', `/projects/${p.projectId}/channels`, {
-            type: 'sms',
-            name: 'SMS',
-            address: `+1500555000${label === 'A' ? 6 : 7}`,
-            provider: { kind: 'twilio', accountSid: 'AC1', authToken: 'tok', baseUrl: twilioApi.baseUrl },
-            // A short code's pace: the batches leave in a second or two rather than waiting their turns.
-            pace: { perSecond: 100 },
-          }),
-          'SMS channel',
-        );
-      });
-      await control('create channel', async () => {
-        p.whatsapp = created201(
-          await service.admin('POST', `/projects/${p.projectId}/channels`, {
-            type: 'whatsapp',
-            name: 'WhatsApp',
-            address: `551199999000${label === 'A' ? 1 : 2}`,
-            provider: { kind: 'whatsapp-cloud', phoneNumberId: `PN${label}`, accessToken: 'at', appSecret: 'secret' },
-          }),
-          'WhatsApp channel',
-        );
-      });
-      // Every event reaches two webhooks: the project's general one (any order) and its channel's, ordered by
-      // conversation.
-      const webhooks = [
-        { scope: 'general', url: unordered.url, ordering: 'none' },
-        { scope: 'channel', channelId: p.sms.channelId, url: ordered.url, ordering: 'conversation' },
-        { scope: 'channel', channelId: p.whatsapp.channelId, url: ordered.url, ordering: 'conversation' },
-      ];
-      for (const webhook of webhooks)
-        await control('create webhook', async () => {
-          const created = created201(
-            await service.admin('POST', `/projects/${p.projectId}/integrations`, { product: 'webhook', ...webhook }),
-            'webhook',
-          );
-          known.set(created.integrationId, 'webhook');
-          webhooksChangedAt = Date.now();
-          if (webhook.scope === 'general') p.webhookId = created.integrationId;
-        });
-      await control('create poller', async () => {
-        const created = created201(
-          await service.admin('POST', `/projects/${p.projectId}/integrations`, { product: 'poller' }),
-          'poller',
-        );
-        p.pollerToken = created.token;
-        known.set(sha256(p.pollerToken), 'token');
-      });
-      // A destination in the customer's AWS account: an SQS queue of the local stand-in, sent only `webhook.test`
-      // events (its filter takes none of the traffic's types), so the other phases' deliveries stay the receivers'.
-      const queue = await destinationQueue(service, label);
-      await control('create webhook', async () => {
-        const created = created201(
-          await service.admin('POST', `/projects/${p.projectId}/integrations`, {
-            product: 'webhook',
-            scope: 'channel',
-            channelId: p.whatsapp.channelId,
-            eventTypes: ['message.read'],
-            destination: { type: 'sqs', queueUrl: queue, roleArn: 'arn:aws:iam::123456789012:role/capacity' },
-          }),
-          'destination webhook',
-        );
-        known.set(created.integrationId, 'webhook');
-        webhooksChangedAt = Date.now();
-        p.destinationId = created.integrationId;
-      });
-      await control('create send token', async () => {
-        const created = created201(
-          await service.admin('POST', `/projects/${p.projectId}/integrations`, {
-            product: 'custom',
-            channelId: p.sms.channelId,
-          }),
-          'send token',
-        );
-        p.sendToken = created.token;
-        known.set(sha256(p.sendToken), 'token');
-      });
-      await control('create bot', async () => {
-        p.botId = created201(
-          await service.admin('POST', `/projects/${p.projectId}/bots`, { name: 'Store', instructions: 'Be brief.' }),
-          'bot',
-        ).botId;
-      });
-      return p;
-    }
 
     const projects = [];
-    for (const label of ['A', 'B']) projects.push(await setUpProject(svc, label));
+    const ctx: SetUpContext = {
+      phase,
+      known,
+      twilioBaseUrl: twilioApi.baseUrl,
+      unorderedUrl: unordered.url,
+      orderedUrl: ordered.url,
+      webhookChanged: () => {
+        webhooksChangedAt = Date.now();
+      },
+    };
+    for (const label of ['A', 'B']) projects.push(await setUpProject(ctx, svc, label));
     // The fan-out reads a project's webhooks afresh at every batch for a while after one changed (the window its
     // change marker allows for the change to land), then remembers them: the traffic is recorded as it runs after.
     const settled = webhooksChangedAt + WEBHOOK_CHANGE_WINDOW_MS + 2_000 - Date.now();
@@ -238,40 +163,9 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
       log(`waiting ${Math.ceil(settled / 1000)} s for the webhooks' change window to pass`);
       await new Promise((r) => setTimeout(r, settled));
     }
-    const n = options.perType;
     const traffic = new TrafficDrivers(svc, recording);
     cleanup.push(() => traffic.close());
-    for (const p of projects) {
-      const issued = sids.length;
-      const sends = Math.max(n, options.sends ?? n);
-      await phase('send', p, sends, (i) => traffic.send(p, i), { events: sends });
-      p.sent = sids.slice(issued);
-      await phase('status callback', p, n, (i) => traffic.statusCallback(p, i), { events: n });
-      await phase('inbound message', p, n, (i) => traffic.twilioInbound(p, i), { events: n });
-      await phase('inbound WhatsApp message', p, n, (i) => traffic.whatsappInbound(p, i), { events: n });
-      await phase('reported event', p, n, (i) => traffic.reportedEvent(p, i), { events: n });
-      // A management read that reads every partition of a webhook's log: the log's shards show on the wire.
-      await phase('webhook deliveries listed', p, 1, () => traffic.listDeliveries(p));
-      await phase('knowledge file ingested', p, n, (i) => traffic.knowledgeFile(p, i), { later: true });
-      await phase('search', p, n, () => traffic.bots(p, 'search', { botId: p.botId, query: 'opening hours' }));
-      await phase('completion', p, n, () => traffic.bots(p, 'completion', { botId: p.botId, prompt: 'Hours?' }));
-      await phase('chat completion', p, n, () =>
-        traffic.bots(p, 'chat/completions', { model: p.botId, messages: [{ role: 'user', content: 'Hours?' }] }),
-      );
-      // One batch: its items take turns at the channel's pace in the outbound worker, as a campaign's do.
-      await phase('batch send', p, BATCHES, (i) => traffic.batchSend(p, i), { events: BATCHES * BATCH_ITEMS });
-      await phase('scheduled send', p, n, (i) => traffic.scheduledSend(p, i), {
-        events: n,
-        timeoutMs: SCHEDULED_AHEAD_MS + DELIVERED_WITHIN_MS,
-      });
-      await phase('events poll', p, n, () => traffic.poll(p));
-      await phase('console page', p, n, () => traffic.consolePage(p));
-      await phase('destination delivery', p, n, () => traffic.destinationDelivery(p), {
-        downstream: { fn: 'deliver', records: n },
-      });
-      await phase('health', p, n, () => traffic.health(p));
-      await phase('extract', p, n, () => traffic.extract(p));
-    }
+    for (const p of projects) await driveTraffic(phase, traffic, p, options, sids);
     return { recording, phases, known };
   } finally {
     for (const c of cleanup) c();
@@ -279,6 +173,150 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
     await svc.close();
     await Promise.all([unordered.close(), ordered.close(), twilioApi.close()]);
   }
+}
+
+async function setUpProject(ctx: SetUpContext, service: TestService, label: string): Promise<ProjectSetup> {
+  const { phase, known } = ctx;
+  const p = { label } as ProjectSetup;
+  const control = (name: string, run: () => Promise<void>) =>
+    phase(name, p, 1, run, { controlPlane: true }).then(() => undefined);
+  await control('create project', async () => {
+    const created = await service.admin('POST', '/projects', {
+      companyId: 7000 + label.charCodeAt(0),
+      name: `capacity ${label}`,
+      monthlyBotCredits: 100_000,
+    });
+    p.projectId = created201(created, 'project').projectId;
+  });
+  await control('create API token', async () => {
+    p.apiToken = created201(await service.admin('POST', `/projects/${p.projectId}/api-token`), 'API token').token;
+    known.set(sha256(p.apiToken), 'token');
+  });
+  await control('create channel', async () => {
+    p.sms = created201(
+      await service.admin('POST', `/projects/${p.projectId}/channels`, {
+        type: 'sms',
+        name: 'SMS',
+        address: `+1500555000${label === 'A' ? 6 : 7}`,
+        provider: { kind: 'twilio', accountSid: 'AC1', authToken: 'tok', baseUrl: ctx.twilioBaseUrl },
+        // A short code's pace: the batches leave in a second or two rather than waiting their turns.
+        pace: { perSecond: 100 },
+      }),
+      'SMS channel',
+    );
+  });
+  await control('create channel', async () => {
+    p.whatsapp = created201(
+      await service.admin('POST', `/projects/${p.projectId}/channels`, {
+        type: 'whatsapp',
+        name: 'WhatsApp',
+        address: `551199999000${label === 'A' ? 1 : 2}`,
+        provider: { kind: 'whatsapp-cloud', phoneNumberId: `PN${label}`, accessToken: 'at', appSecret: 'secret' },
+      }),
+      'WhatsApp channel',
+    );
+  });
+  // Every event reaches two webhooks: the project's general one (any order) and its channel's, ordered by
+  // conversation.
+  const webhooks = [
+    { scope: 'general', url: ctx.unorderedUrl, ordering: 'none' },
+    { scope: 'channel', channelId: p.sms.channelId, url: ctx.orderedUrl, ordering: 'conversation' },
+    { scope: 'channel', channelId: p.whatsapp.channelId, url: ctx.orderedUrl, ordering: 'conversation' },
+  ];
+  for (const webhook of webhooks)
+    await control('create webhook', async () => {
+      const created = created201(
+        await service.admin('POST', `/projects/${p.projectId}/integrations`, { product: 'webhook', ...webhook }),
+        'webhook',
+      );
+      known.set(created.integrationId, 'webhook');
+      ctx.webhookChanged();
+      if (webhook.scope === 'general') p.webhookId = created.integrationId;
+    });
+  await control('create poller', async () => {
+    const created = created201(
+      await service.admin('POST', `/projects/${p.projectId}/integrations`, { product: 'poller' }),
+      'poller',
+    );
+    p.pollerToken = created.token;
+    known.set(sha256(p.pollerToken), 'token');
+  });
+  // A destination in the customer's AWS account: an SQS queue of the local stand-in, sent only `webhook.test`
+  // events (its filter takes none of the traffic's types), so the other phases' deliveries stay the receivers'.
+  const queue = await destinationQueue(service, label);
+  await control('create webhook', async () => {
+    const created = created201(
+      await service.admin('POST', `/projects/${p.projectId}/integrations`, {
+        product: 'webhook',
+        scope: 'channel',
+        channelId: p.whatsapp.channelId,
+        eventTypes: ['message.read'],
+        destination: { type: 'sqs', queueUrl: queue, roleArn: 'arn:aws:iam::123456789012:role/capacity' },
+      }),
+      'destination webhook',
+    );
+    known.set(created.integrationId, 'webhook');
+    ctx.webhookChanged();
+    p.destinationId = created.integrationId;
+  });
+  await control('create send token', async () => {
+    const created = created201(
+      await service.admin('POST', `/projects/${p.projectId}/integrations`, {
+        product: 'custom',
+        channelId: p.sms.channelId,
+      }),
+      'send token',
+    );
+    p.sendToken = created.token;
+    known.set(sha256(p.sendToken), 'token');
+  });
+  await control('create bot', async () => {
+    p.botId = created201(
+      await service.admin('POST', `/projects/${p.projectId}/bots`, { name: 'Store', instructions: 'Be brief.' }),
+      'bot',
+    ).botId;
+  });
+  return p;
+}
+
+/** Each request type in a phase of its own, for one project; `sids` the provider ids the Twilio double gave so far. */
+async function driveTraffic(
+  phase: PhaseRunner,
+  traffic: TrafficDrivers,
+  p: ProjectSetup,
+  options: WorkloadOptions,
+  sids: string[],
+): Promise<void> {
+  const n = options.perType;
+  const issued = sids.length;
+  const sends = Math.max(n, options.sends ?? n);
+  await phase('send', p, sends, (i) => traffic.send(p, i), { events: sends });
+  p.sent = sids.slice(issued);
+  await phase('status callback', p, n, (i) => traffic.statusCallback(p, i), { events: n });
+  await phase('inbound message', p, n, (i) => traffic.twilioInbound(p, i), { events: n });
+  await phase('inbound WhatsApp message', p, n, (i) => traffic.whatsappInbound(p, i), { events: n });
+  await phase('reported event', p, n, (i) => traffic.reportedEvent(p, i), { events: n });
+  // A management read that reads every partition of a webhook's log: the log's shards show on the wire.
+  await phase('webhook deliveries listed', p, 1, () => traffic.listDeliveries(p));
+  await phase('knowledge file ingested', p, n, (i) => traffic.knowledgeFile(p, i), { later: true });
+  await phase('search', p, n, () => traffic.bots(p, 'search', { botId: p.botId, query: 'opening hours' }));
+  await phase('completion', p, n, () => traffic.bots(p, 'completion', { botId: p.botId, prompt: 'Hours?' }));
+  await phase('chat completion', p, n, () =>
+    traffic.bots(p, 'chat/completions', { model: p.botId, messages: [{ role: 'user', content: 'Hours?' }] }),
+  );
+  // One batch: its items take turns at the channel's pace in the outbound worker, as a campaign's do.
+  await phase('batch send', p, BATCHES, (i) => traffic.batchSend(p, i), { events: BATCHES * BATCH_ITEMS });
+  await phase('scheduled send', p, n, (i) => traffic.scheduledSend(p, i), {
+    events: n,
+    timeoutMs: SCHEDULED_AHEAD_MS + DELIVERED_WITHIN_MS,
+  });
+  await phase('events poll', p, n, () => traffic.poll(p));
+  await phase('console page', p, n, () => traffic.consolePage(p));
+  await phase('destination delivery', p, n, () => traffic.destinationDelivery(p), {
+    downstream: { fn: 'deliver', records: n },
+  });
+  await phase('health', p, n, () => traffic.health(p));
+  await phase('extract', p, n, () => traffic.extract(p));
 }
 
 const created201 = (res: { status: number; body: any }, what: string) => {

@@ -39,8 +39,8 @@ export interface ForgedMailRow {
 
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))] ?? 0;
 
-export async function forgedMail(ctx: ForgedMailContext): Promise<ForgedMailRow[]> {
-  // Where the channel's own mail goes: an SMTP server that keeps each message's headers.
+/** Where the channel's own mail goes: an SMTP server that keeps each message's recipients and Message-ID. */
+async function startOutboundSmtp() {
   const sent: { rcptTo: string[]; messageId: string }[] = [];
   const outbound = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -62,6 +62,34 @@ export async function forgedMail(ctx: ForgedMailContext): Promise<ForgedMailRow[
   });
   outbound.listen(0, '127.0.0.1');
   await once(outbound.server, 'listening');
+  return { sent, outbound };
+}
+
+/**
+ * 200 RCPT TO in one session, then 101 in a second message: how many the listener took in each before its first 452.
+ */
+async function rcptFlood(smtpPort: number, address: string): Promise<number[]> {
+  const accepted: number[] = [];
+  const client = await RawSmtp.open(smtpPort);
+  await client.reply();
+  await client.send('EHLO bench.example.org');
+  for (let m = 0; m < 2; m++) {
+    await client.send('MAIL FROM:<bench@example.org>');
+    let ok = 0;
+    for (let i = 0; i < 100 + (m === 0 ? 100 : 1); i++)
+      if ((await client.send(`RCPT TO:<${address}>`)).code === 250) ok++;
+    accepted.push(ok);
+    await client.send('RSET');
+  }
+  client.close();
+  return accepted;
+}
+
+/**
+ * The email channel under attack, its mail sent through `outboundPort`, with a custom token: a send from it, and its
+ * suppressions once they stop changing (a change lands just after its message.received).
+ */
+async function mailChannel(ctx: ForgedMailContext, outboundPort: number) {
   const address = `forged-${Date.now()}@inbound.example.com`;
   const channel = await ctx.admin('POST', `/projects/${ctx.projectId}/channels`, {
     name: 'forged mail',
@@ -70,7 +98,7 @@ export async function forgedMail(ctx: ForgedMailContext): Promise<ForgedMailRow[
     provider: {
       kind: 'smtp',
       host: '127.0.0.1',
-      port: (outbound.server.address() as AddressInfo).port,
+      port: outboundPort,
       allowPlaintext: true,
     },
   });
@@ -89,7 +117,6 @@ export async function forgedMail(ctx: ForgedMailContext): Promise<ForgedMailRow[
   const count = async () =>
     (await ctx.admin('GET', `/projects/${ctx.projectId}/channels/${channel.channelId}/suppressions?limit=100`)).items
       .length as number;
-  /** The channel's suppressions once they stop changing (a change lands just after its message.received). */
   const suppressed = async () => {
     let last = await count();
     for (let still = 0; still < 10; ) {
@@ -100,6 +127,15 @@ export async function forgedMail(ctx: ForgedMailContext): Promise<ForgedMailRow[
     }
     return last;
   };
+  return { address, channel, send, suppressed };
+}
+
+export async function forgedMail(ctx: ForgedMailContext): Promise<ForgedMailRow[]> {
+  const { sent, outbound } = await startOutboundSmtp();
+  const { address, channel, send, suppressed } = await mailChannel(
+    ctx,
+    (outbound.server.address() as AddressInfo).port,
+  );
   const transport = nodemailer.createTransport({
     host: '127.0.0.1',
     port: ctx.smtpPort,
@@ -175,20 +211,7 @@ export async function forgedMail(ctx: ForgedMailContext): Promise<ForgedMailRow[
     strangers.slice(0, 3),
   );
 
-  // 200 RCPT TO in one session: how many the listener took before its first 452, in each of two messages.
-  const accepted: number[] = [];
-  const client = await RawSmtp.open(ctx.smtpPort);
-  await client.reply();
-  await client.send('EHLO bench.example.org');
-  for (let m = 0; m < 2; m++) {
-    await client.send('MAIL FROM:<bench@example.org>');
-    let ok = 0;
-    for (let i = 0; i < 100 + (m === 0 ? 100 : 1); i++)
-      if ((await client.send(`RCPT TO:<${address}>`)).code === 250) ok++;
-    accepted.push(ok);
-    await client.send('RSET');
-  }
-  client.close();
+  const accepted = await rcptFlood(ctx.smtpPort, address);
   rows.push({
     attack: `200 RCPT TO in one session (then 101 in a second message): ${accepted.join(' and ')} accepted`,
     receivedMs: 0,

@@ -7,20 +7,11 @@
  */
 import { stopwords as englishStopwords } from '@orama/stopwords/english';
 import { stopwords as portugueseStopwords } from '@orama/stopwords/portuguese';
+import { seededRandom } from '#test/support/seeded-random.ts';
 
 const SYLLABLES = 'b c d f g l m n p r s t v'.split(' ').flatMap((c) => 'a e i o u'.split(' ').map((v) => c + v));
 export const CONTENT_WORDS = 1_000_000;
 
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 let vocabulary: string[] | undefined;
 
 /**
@@ -29,7 +20,7 @@ let vocabulary: string[] | undefined;
  */
 export function contentWords(): string[] {
   if (vocabulary) return vocabulary;
-  const random = seeded(20_261_201);
+  const random = seededRandom(20_261_201);
   const stop = new Set<string>([...portugueseStopwords, ...englishStopwords]);
   const words: string[] = [];
   const seen = new Set<string>();
@@ -88,13 +79,13 @@ export interface CorpusFile {
 
 /** Size in bytes of file `n` (log-uniform in 20 KB .. 5 MB). */
 export function fileSize(n: number): number {
-  const u = seeded(n * 7919 + 1)();
+  const u = seededRandom(n * 7919 + 1)();
   return Math.floor(20_000 * (5_000_000 / 20_000) ** u);
 }
 
 /** File `n` of the corpus. */
 export function corpusFile(n: number): CorpusFile {
-  const random = seeded(n * 104_729 + 17);
+  const random = seededRandom(n * 104_729 + 17);
   const language: 'pt' | 'en' = n % 3 === 2 ? 'en' : 'pt';
   const size = fileSize(n);
   const parts: string[] = [];
@@ -117,7 +108,7 @@ export function corpusFile(n: number): CorpusFile {
 
 /** Queries of 1 to 5 content words, drawn as content words are drawn in text (common ones often, rare ones too). */
 export function corpusQueries(count: number, seed: number): string[] {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const stop = new Set<string>([...heads.pt, ...heads.en]);
   const content = () => {
     for (;;) {

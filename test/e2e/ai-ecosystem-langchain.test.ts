@@ -19,6 +19,28 @@ import {
  * OpenAI's shape naming the parameter, nothing charged, and billing that cannot be gamed. */
 useToolDoubleService();
 
+/** LangChain's tool for `get_weather`, answering `<weather> in <city>`. */
+const langchainWeather = (weather: string) =>
+  langchainTool(async ({ city }: { city: string }) => `${weather} in ${city}`, {
+    name: 'get_weather',
+    description: 'Weather in a city',
+    schema: z.object({ city: z.string() }),
+  });
+
+/** A chat after the model called `get_weather` once (id `call_1`, these `args`), with a tool result for `resultFor`. */
+const afterWeatherCall = (args: string, resultFor: string) => ({
+  tools: [weatherTool],
+  messages: [
+    { role: 'user', content: 'hi' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: args } }],
+    },
+    { role: 'tool', tool_call_id: resultFor, content: 'x' },
+  ],
+});
+
 describe('LangChain', () => {
   it('ChatOpenAI: invoke, stream, bindTools with tool results, withStructuredOutput (json schema and function calling)', async () => {
     const { langchain } = await projectWithBot();
@@ -27,11 +49,7 @@ describe('LangChain', () => {
     for await (const chunk of await langchain().stream('Hello there')) streamed += chunk.content;
     expect(streamed).toBe('Echo: Hello there');
 
-    const weather = langchainTool(async ({ city }: { city: string }) => `windy in ${city}`, {
-      name: 'get_weather',
-      description: 'Weather in a city',
-      schema: z.object({ city: z.string() }),
-    });
+    const weather = langchainWeather('windy');
     const withTools = langchain().bindTools([weather]);
     const history = [new HumanMessage('Weather in Dublin?')];
     const ai = await withTools.invoke(history);
@@ -60,11 +78,7 @@ describe('LangChain', () => {
     const { langchain } = await projectWithBot();
     const model = langchain({ useResponsesApi: true });
     expect((await model.invoke('Hi')).text).toBe('Echo: Hi');
-    const weather = langchainTool(async ({ city }: { city: string }) => `rainy in ${city}`, {
-      name: 'get_weather',
-      description: 'Weather in a city',
-      schema: z.object({ city: z.string() }),
-    });
+    const weather = langchainWeather('rainy');
     const withTools = model.bindTools([weather]);
     const history = [new HumanMessage('Weather in Bergen?')];
     const ai = await withTools.invoke(history);
@@ -115,37 +129,9 @@ describe('bad input: a 400 in OpenAI’s shape naming the parameter, nothing cha
         'tools[0].function.parameters',
         'invalid_value',
       ],
+      [chat(afterWeatherCall('{}', 'call_unknown')), 'messages[2].tool_call_id', 'invalid_value'],
       [
-        chat({
-          tools: [weatherTool],
-          messages: [
-            { role: 'user', content: 'hi' },
-            {
-              role: 'assistant',
-              content: null,
-              tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
-            },
-            { role: 'tool', tool_call_id: 'call_unknown', content: 'x' },
-          ],
-        }),
-        'messages[2].tool_call_id',
-        'invalid_value',
-      ],
-      [
-        chat({
-          tools: [weatherTool],
-          messages: [
-            { role: 'user', content: 'hi' },
-            {
-              role: 'assistant',
-              content: null,
-              tool_calls: [
-                { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: 'city=Lisbon' } },
-              ],
-            },
-            { role: 'tool', tool_call_id: 'call_1', content: 'x' },
-          ],
-        }),
+        chat(afterWeatherCall('city=Lisbon', 'call_1')),
         'messages[1].tool_calls[0].function.arguments',
         'invalid_value',
       ],

@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { expect } from 'vitest';
 import { eventually } from '#test/support/eventually.ts';
+import { metaEnvelope, sendMetaWebhook } from '#test/support/meta-webhook.ts';
 import type { ServiceClient } from '#test/support/service.ts';
 import { type TestReceiver, webhookHeaders } from './webhooks-support.ts';
 
@@ -59,33 +59,8 @@ export async function postMetaWebhook(
   channel: { channelId: string; phoneNumberId: string; appSecret: string },
   value: Record<string, unknown>,
 ): Promise<void> {
-  const raw = Buffer.from(
-    JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: '102290129340398',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: '15551230000', phone_number_id: channel.phoneNumberId },
-                ...value,
-              },
-            },
-          ],
-        },
-      ],
-    }),
-  );
-  const res = await fetch(`${baseUrl}/inbound/whatsapp/${channel.channelId}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-hub-signature-256': `sha256=${createHmac('sha256', channel.appSecret).update(raw).digest('hex')}`,
-    },
-    body: raw,
-  });
+  const number = { phoneNumberId: channel.phoneNumberId, displayNumber: '15551230000', accountId: '102290129340398' };
+  const raw = Buffer.from(JSON.stringify(metaEnvelope(value, number)));
+  const res = await sendMetaWebhook(baseUrl, channel.channelId, channel.appSecret, raw);
   expect(res.status).toBe(200);
 }

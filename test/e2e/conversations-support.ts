@@ -1,12 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { deflateSync } from 'node:zlib';
 import nodemailer from 'nodemailer';
-import twilio from 'twilio';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { listenLocal } from '#test/support/listen.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
+import { postTwilioCallback } from '#test/support/twilio-callback.ts';
 import { startHttpDouble, startSmtpDouble } from './send-doubles.ts';
 import { postMetaWebhook, projectWithWebhook } from './channel-support.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
@@ -51,7 +50,6 @@ export interface MediaDouble {
 export async function startMediaDouble(): Promise<MediaDouble> {
   const requests: MediaRequest[] = [];
   const routes: MediaDouble['routes'] = new Map();
-  const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0]!;
     const recorded = { path, headers: req.headers };
@@ -61,21 +59,8 @@ export async function startMediaDouble(): Promise<MediaDouble> {
     res.writeHead(answer.status, answer.headers ?? {});
     res.end(answer.body);
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    routes,
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
+  const { baseUrl, close } = await listenLocal(server);
+  return { baseUrl, requests, routes, close };
 }
 
 /** A real PNG (1x1, grey) padded with a text chunk to about `size` bytes. */
@@ -127,15 +112,7 @@ export function postMeta(channelId: string, phoneNumberId: string, value: Record
 }
 
 export async function postTwilio(channelId: string, params: Record<string, string>) {
-  const url = `${svc.baseUrl}/inbound/twilio/${channelId}`;
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-twilio-signature': twilio.getExpectedTwilioSignature(TWILIO_TOKEN, url, params),
-    },
-    body: new URLSearchParams(params).toString(),
-  });
+  const res = await postTwilioCallback(`${svc.baseUrl}/inbound/twilio/${channelId}`, TWILIO_TOKEN, params);
   expect(res.status).toBe(200);
 }
 

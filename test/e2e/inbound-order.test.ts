@@ -1,8 +1,8 @@
-import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '#test/support/eventually.ts';
 import { metaSignature, metaWebhookBody } from '#test/support/meta-webhook.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
+import { postTwilioCallback } from '#test/support/twilio-callback.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 /**
@@ -53,14 +53,7 @@ afterAll(async () => {
 async function postTwilio(sid: string, from: string, body: string): Promise<number> {
   const url = `${svc.baseUrl}/inbound/twilio/${channels.twilio}`;
   const params = { AccountSid: 'ACorder', MessageSid: sid, From: from, To: '+15005550016', Body: body, NumMedia: '0' };
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-twilio-signature': twilio.getExpectedTwilioSignature(AUTH_TOKEN, url, params),
-    },
-    body: new URLSearchParams(params).toString(),
-  });
+  const res = await postTwilioCallback(url, AUTH_TOKEN, params);
   await res.arrayBuffer();
   return res.status;
 }

@@ -1,8 +1,8 @@
-import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import twilio from 'twilio';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { eventually } from '#test/support/eventually.ts';
+import { metaEnvelope, sendMetaWebhook } from '#test/support/meta-webhook.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { startHttpDouble } from './send-doubles.ts';
 import { startReceiver, type TestReceiver, webhookHeaders } from './webhooks-support.ts';
@@ -83,35 +83,15 @@ export function twilioStatus(sid: string, status: string, extra: Record<string, 
 
 export async function postMeta(channelId: string, payload: unknown, secret = APP_SECRET) {
   const raw = Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload));
-  return fetch(`${svc.baseUrl}/inbound/whatsapp/${channelId}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`,
-    },
-    body: raw,
-  });
+  return sendMetaWebhook(svc.baseUrl, channelId, secret, raw);
 }
 
 export function metaWebhook(value: Record<string, unknown>) {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15551234567', phone_number_id: PHONE_NUMBER_ID },
-              ...value,
-            },
-          },
-        ],
-      },
-    ],
-  };
+  return metaEnvelope(value, {
+    phoneNumberId: PHONE_NUMBER_ID,
+    displayNumber: '15551234567',
+    accountId: '102290129340398',
+  });
 }
 
 /** Registers the file's hooks: the service, the doubles and the receiver for its tests, closed after them. */

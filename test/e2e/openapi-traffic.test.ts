@@ -1,5 +1,3 @@
-import { createHmac } from 'node:crypto';
-import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   loadTraffic,
@@ -11,7 +9,9 @@ import {
 import { textPdf } from '#test/support/pdf-fixtures.ts';
 import { describeNeeding, inCI } from '#test/support/prerequisites.ts';
 import { eventually } from '#test/support/eventually.ts';
+import { sendMetaWebhook } from '#test/support/meta-webhook.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
+import { postTwilioCallback } from '#test/support/twilio-callback.ts';
 
 /**
  * `/openapi.json` against live traffic: every documented operation is called once (plus the error answers clients
@@ -38,8 +38,10 @@ const bearer = (token: string, json?: unknown): RequestInit => ({
   ...(json === undefined ? {} : { body: JSON.stringify(json) }),
 });
 
-async function driveEveryOperation(): Promise<void> {
-  const api = (path: string, init: RequestInit = {}) => fetch(`${svc.baseUrl}${path}`, init);
+const api = (path: string, init: RequestInit = {}) => fetch(`${svc.baseUrl}${path}`, init);
+
+/** A project, its API token and bot credits; `p` its management path. */
+async function projectOperations() {
   const created = await svc.admin('POST', '/projects', { companyId: 4242, name: 'Docs', monthlyBotCredits: 5 });
   const p = `/projects/${created.body.projectId}`;
   await svc.admin('GET', '/projects');
@@ -52,7 +54,11 @@ async function driveEveryOperation(): Promise<void> {
   await svc.admin('GET', `${p}/bot-credits`);
   await svc.admin('POST', `${p}/bot-credits`, { amount: 5 });
   await svc.admin('GET', `${p}/bot-credits/usage`);
+  return { created, p, token };
+}
 
+/** A channel, its integrations (a custom one, a webhook with its deliveries), sends; `c` and `w` their paths. */
+async function messagingOperations(p: string) {
   const channel = (await svc.admin('POST', `${p}/channels`, { type: 'sms', name: 'SMS', address: '+5511999990000' }))
     .body;
   const c = `${p}/channels/${channel.channelId}`;
@@ -80,8 +86,11 @@ async function driveEveryOperation(): Promise<void> {
   await svc.send(sendToken, { to: '+5511988887777', body: 'hello' });
   await api('/api/integration/send', { method: 'POST', ...bearer(sendToken, { to: '+5511988887777', body: 'x' }) });
   await svc.admin('GET', `${c}/outbox`);
+  return { channel, c, custom, w, sendToken };
+}
 
-  // Channel ingress: the sandbox's simulations, a message's status, and the addresses providers post to.
+/** Channel ingress: the sandbox's simulations, a message's status, conversations, the providers' addresses. */
+async function ingressOperations(p: string, c: string, sendToken: string) {
   const sent = (await (await svc.send(sendToken, { to: '+5511988887777', body: 'status?' })).json()) as any;
   await svc.admin('POST', `${c}/sandbox/inbound`, { from: '+5511977776666', text: 'Oi' });
   await svc.admin('POST', `${c}/sandbox/status`, { messageId: sent.messageId, status: 'delivered' });
@@ -109,18 +118,7 @@ async function driveEveryOperation(): Promise<void> {
   ).body;
   const twilioPath = `/inbound/twilio/${twilioChannel.channelId}`;
   const receipt = { AccountSid: 'AC01', MessageSid: 'SM01', MessageStatus: 'delivered' };
-  await api(twilioPath, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-twilio-signature': twilio.getExpectedTwilioSignature(
-        'twilio-auth-token',
-        `${svc.baseUrl}${twilioPath}`,
-        receipt,
-      ),
-    },
-    body: new URLSearchParams(receipt).toString(),
-  });
+  await postTwilioCallback(`${svc.baseUrl}${twilioPath}`, 'twilio-auth-token', receipt);
   const whatsApp = (
     await svc.admin('POST', `${p}/channels`, {
       type: 'whatsapp',
@@ -131,18 +129,14 @@ async function driveEveryOperation(): Promise<void> {
   ).body;
   const metaPath = `/inbound/whatsapp/${whatsApp.channelId}`;
   await api(`${metaPath}?hub.mode=subscribe&hub.verify_token=${whatsApp.provider.verifyToken}&hub.challenge=42`);
-  const webhookBody = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
-  await api(metaPath, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-hub-signature-256': `sha256=${createHmac('sha256', 'meta-app-secret').update(webhookBody).digest('hex')}`,
-    },
-    body: webhookBody,
-  });
+  const webhookBody = Buffer.from(JSON.stringify({ object: 'whatsapp_business_account', entry: [] }));
+  await sendMetaWebhook(svc.baseUrl, whatsApp.channelId, 'meta-app-secret', webhookBody);
   await svc.admin('DELETE', `${p}/channels/${twilioChannel.channelId}`);
   await svc.admin('DELETE', `${p}/channels/${whatsApp.channelId}`);
+}
 
+/** A bot and its knowledge, then every AI route (chat, Responses, embeddings, extract) with the project's token. */
+async function botOperations(p: string, token: string) {
   const bot = (await svc.admin('POST', `${p}/bots`, { name: 'Loja', instructions: 'Seja breve.' })).body;
   const b = `${p}/bots/${bot.botId}`;
   await svc.admin('GET', `${p}/bots`);
@@ -206,14 +200,16 @@ async function driveEveryOperation(): Promise<void> {
   uploadForm.set('file', new Blob([await textPdf(['Enviado antes.'])], { type: 'application/pdf' }), 'b.pdf');
   await fetch(upload.uploadUrl, { method: 'POST', body: uploadForm });
   await api('/api/v1/ai/extract', { method: 'POST', ...bearer(token, { fileKey: upload.fileKey }) });
+  return { bot, b };
+}
 
-  // The answers clients meet most besides success: validation, auth, unknown path, wrong method.
-  await api('/api/v1/ai/search', { method: 'POST', ...bearer(token, { botId: bot.botId, query: '' }) });
-  await api('/api/v1/ai/health', bearer('sbk_wrong'));
-  await svc.admin('GET', `${p}/nothing-here`);
-  await api('/api/v1/ai/health', { method: 'DELETE', ...bearer(token) });
-
-  // Access: project keys, a portal link opened once, the session it gives, the audit log.
+/** Access (project keys, a portal link opened once, the session it gives, the audit log), then volume and polling. */
+async function accessAndVolumeOperations(
+  created: { body: { projectId: string } },
+  p: string,
+  c: string,
+  custom: { token: string },
+) {
   const key = (await svc.admin('POST', `${p}/keys`, { name: 'CI', role: 'viewer' })).body;
   await svc.admin('GET', `${p}/keys`);
   await svc.admin('DELETE', `${p}/keys/${key.keyId}`);
@@ -263,7 +259,20 @@ async function driveEveryOperation(): Promise<void> {
   // Polling: a poller's first page.
   const poller = (await svc.admin('POST', `${p}/integrations`, { product: 'poller' })).body;
   await api('/api/integration/events?limit=10', bearer(poller.token));
+}
 
+async function driveEveryOperation(): Promise<void> {
+  const { created, p, token } = await projectOperations();
+  const { c, custom, w, sendToken } = await messagingOperations(p);
+  await ingressOperations(p, c, sendToken);
+  const { bot, b } = await botOperations(p, token);
+  // The answers clients meet most besides success: validation, auth, unknown path, wrong method.
+  await api('/api/v1/ai/search', { method: 'POST', ...bearer(token, { botId: bot.botId, query: '' }) });
+  await api('/api/v1/ai/health', bearer('sbk_wrong'));
+  await svc.admin('GET', `${p}/nothing-here`);
+  await api('/api/v1/ai/health', { method: 'DELETE', ...bearer(token) });
+
+  await accessAndVolumeOperations(created, p, c, custom);
   await svc.admin('DELETE', `${b}/knowledge/politica.md`);
   await svc.admin('DELETE', b);
   await svc.admin('DELETE', `${p}/integrations/${custom.integrationId}`);

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { listenLocal } from '#test/support/listen.ts';
 
 /** A request an HTTP double received. */
 export interface RecordedRequest {
@@ -23,7 +24,6 @@ export async function startHttpDouble(options: {
   reply: (req: RecordedRequest, index: number) => { status: number; body: unknown };
 }) {
   const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
   let mode: DoubleMode = 'ok';
   let failure = { status: 500, body: {} as unknown };
   let failAfter = 0;
@@ -47,14 +47,9 @@ export async function startHttpDouble(options: {
       res.end(JSON.stringify(answer.body));
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const local = await listenLocal(server);
   return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    baseUrl: local.baseUrl,
     requests,
     /** `fail` answers `status`/`body` from the `after`-th request on (0 = every request). */
     setMode(next: DoubleMode, fail?: { status: number; body: unknown; after?: number }) {
@@ -67,10 +62,7 @@ export async function startHttpDouble(options: {
       mode = 'ok';
       failAfter = 0;
     },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: local.close,
   };
 }
 

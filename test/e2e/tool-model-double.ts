@@ -1,7 +1,6 @@
-import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { sampleFromSchema } from '#shared/model-providers/index.ts';
+import { type ModelServer, serveModel } from '#test/support/model-double.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
 
 /** A message as the double received it (OpenAI's Chat Completions shape). */
@@ -19,16 +18,8 @@ export interface ToolDoubleRequest {
   prompt: string;
 }
 
-export interface ToolModelDouble {
-  /** Base URL to use as OPENAI_BASE_URL / EMBEDDINGS_BASE_URL (includes `/v1`). */
-  baseUrl: string;
-  received: ToolDoubleRequest[];
-  /** Requests whose client went away before the answer ended (the service aborted the call). */
-  abandoned: ToolDoubleRequest[];
-  /** Chat requests whose last user message contains `marker`. */
-  find(marker: string): ToolDoubleRequest[];
-  close(): Promise<void>;
-}
+/** Its base URL serves as OPENAI_BASE_URL and EMBEDDINGS_BASE_URL alike; `find` looks at chat requests. */
+export type ToolModelDouble = ModelServer<ToolDoubleRequest>;
 
 /**
  * An OpenAI-compatible model server that calls tools, for tests of the OpenAI-format routes with real clients:
@@ -105,19 +96,7 @@ export async function startToolModelDouble(): Promise<ToolModelDouble> {
       usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
     });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    received,
-    abandoned,
-    find: (marker) => received.filter((r) => r.prompt.includes(marker)),
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return serveModel(server, received, abandoned);
 }
 
 interface Answer {

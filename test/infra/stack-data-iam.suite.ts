@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { Match } from 'aws-cdk-lib/assertions';
 import type { FunctionSpec } from '#infra/functions.ts';
 import { buckets } from '#shared/contract/buckets.ts';
 import { queueUrlEnv } from '#shared/contract/queues.ts';
@@ -20,6 +19,8 @@ import {
   asArray,
   statementsOf,
   pascalKey,
+  policyStatements,
+  expectTlsOnly,
   useDefaultStack,
 } from './stack-template.ts';
 
@@ -84,18 +85,7 @@ describe('data', () => {
           .sort(),
       ).toEqual(bucket.expiringPrefixes.map((p) => p.prefix).sort());
       expect(resources[id]!).toMatchObject({ DeletionPolicy: 'Retain' });
-      s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
-        Bucket: { Ref: id },
-        PolicyDocument: {
-          Statement: Match.arrayWith([
-            Match.objectLike({
-              Effect: 'Deny',
-              Action: 's3:*',
-              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
-            }),
-          ]),
-        },
-      });
+      expectTlsOnly('AWS::S3::BucketPolicy', { Bucket: { Ref: id } }, 's3:*');
     },
   );
 
@@ -278,9 +268,7 @@ describe('least privilege', () => {
         },
       });
       const res = openai.template.toJSON().Resources as Record<string, Resource>;
-      const statements = Object.values(res)
-        .filter((r) => r.Type === 'AWS::IAM::Policy')
-        .flatMap((p) => p.Properties.PolicyDocument.Statement);
+      const statements = policyStatements(res);
       expect(statements.flatMap((st: any) => asArray(st.Action)).some((a: string) => a.startsWith('bedrock:'))).toBe(
         false,
       );
@@ -308,12 +296,7 @@ describe('least privilege', () => {
       const res = withEmbeddings.template.toJSON().Resources as Record<string, Resource>;
       for (const spec of specs.filter((x) => x.access.bedrock?.invoke)) {
         const role = logicalId(withEmbeddings.stack.roles[spec.fn]! as never);
-        const statements = Object.values(res)
-          .filter(
-            (r) =>
-              r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles as { Ref: string }[]).some((x) => x.Ref === role),
-          )
-          .flatMap((p) => p.Properties.PolicyDocument.Statement as { Sid?: string; Resource: unknown }[]);
+        const statements = policyStatements(res, role);
         const invoke = JSON.stringify(statements.find((st) => st.Sid === 'BedrockInvoke')?.Resource);
         expect(invoke, spec.fn).toContain('foundation-model/amazon.titan-embed-text-v2:0');
         expect(invoke, spec.fn).toContain('foundation-model/amazon.nova-lite-v1:0');

@@ -1,3 +1,4 @@
+import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll } from 'vitest';
 import { BUCKET_NOTIFICATIONS_HANDLER } from '#infra/acknowledgements.ts';
 import { functionSpecs } from '#infra/functions.ts';
@@ -54,10 +55,34 @@ export function methods() {
 /** The statements of every policy attached to a function's role. */
 export type Statement = { Sid?: string; Action: string | string[]; Resource: unknown; Effect: string };
 
+/** The statements of every IAM policy of a template's resources, or of those attached to the role `role` only. */
+export function policyStatements(res: Record<string, Resource>, role?: string): Statement[] {
+  return Object.values(res)
+    .filter(
+      (r) =>
+        r.Type === 'AWS::IAM::Policy' &&
+        (role === undefined || (r.Properties.Roles as { Ref: string }[]).some((x) => x.Ref === role)),
+    )
+    .flatMap((p) => p.Properties.PolicyDocument.Statement);
+}
+
 export function allStatementsOf(fn: string): Statement[] {
-  return ofType('AWS::IAM::Policy')
-    .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId(fn)))
-    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+  return policyStatements(resources, roleId(fn));
+}
+
+/**
+ * Asserts that the default stack has a resource policy of `type` (`AWS::S3::BucketPolicy`, `AWS::SQS::QueuePolicy`)
+ * with the properties `target` (which bucket or queues) that refuses `action` (`s3:*`, `sqs:*`) over plain HTTP.
+ */
+export function expectTlsOnly(type: string, target: Record<string, unknown>, action: string): void {
+  s.template.hasResourceProperties(type, {
+    ...target,
+    PolicyDocument: {
+      Statement: Match.arrayWith([
+        Match.objectLike({ Effect: 'Deny', Action: action, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      ]),
+    },
+  });
 }
 
 /** What Lambda itself needs from the role, not what the function declares: see the "observability" tests. */

@@ -1,7 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Match } from 'aws-cdk-lib/assertions';
 import { gatewayResponses, integrationTimeoutMs, INTEGRATION_MARGIN_MS } from '#infra/api.ts';
 import { CATCH_ALL_THROTTLE } from '#infra/capacity-plan.ts';
 import { entryPoint, projectRoot } from '#infra/bundling.ts';
@@ -25,6 +24,7 @@ import {
   resourcePath,
   methods,
   pascalKey,
+  expectTlsOnly,
   useDefaultStack,
 } from './stack-template.ts';
 
@@ -320,18 +320,7 @@ describe('queues', () => {
       expect(resources[dlqId]!.Properties.MessageRetentionPeriod).toBeGreaterThanOrEqual(q.retentionSeconds);
       expect(resources[dlqId]!.Properties.SqsManagedSseEnabled).toBe(true);
       for (const id of [queueId, dlqId]) {
-        s.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-          Queues: [{ Ref: id }],
-          PolicyDocument: {
-            Statement: Match.arrayWith([
-              Match.objectLike({
-                Effect: 'Deny',
-                Action: 'sqs:*',
-                Condition: { Bool: { 'aws:SecureTransport': 'false' } },
-              }),
-            ]),
-          },
-        });
+        expectTlsOnly('AWS::SQS::QueuePolicy', { Queues: [{ Ref: id }] }, 'sqs:*');
       }
     },
   );

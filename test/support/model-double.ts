@@ -1,7 +1,6 @@
-import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { inject } from 'vitest';
+import { listenLocal } from './listen.ts';
 
 export interface ReceivedChatRequest {
   headers: IncomingHttpHeaders;
@@ -19,16 +18,35 @@ export interface ReceivedChatRequest {
   prompt: string;
 }
 
-export interface ModelDouble {
+/** What a model double shows a test: where it listens, and the requests it recorded. */
+export interface ModelServer<Recorded extends { prompt: string }> {
   /** Base URL to use as OPENAI_BASE_URL (includes `/v1`). */
   baseUrl: string;
-  received: ReceivedChatRequest[];
-  /** Requests whose client went away before an answer was sent (the service aborted the call). */
-  abandoned: ReceivedChatRequest[];
-  /** The requests whose user message contains `marker`. */
-  find(marker: string): ReceivedChatRequest[];
+  received: Recorded[];
+  /** Requests whose client went away before the answer ended (the service aborted the call). */
+  abandoned: Recorded[];
+  /** The requests whose last user message contains `marker`. */
+  find(marker: string): Recorded[];
   close(): Promise<void>;
 }
+
+/** Listens with a model double's `server` on a free local port; its face over the requests it records. */
+export async function serveModel<Recorded extends { prompt: string }>(
+  server: Server,
+  received: Recorded[],
+  abandoned: Recorded[],
+): Promise<ModelServer<Recorded>> {
+  const local = await listenLocal(server);
+  return {
+    baseUrl: `${local.baseUrl}/v1`,
+    received,
+    abandoned,
+    find: (marker) => received.filter((r) => r.prompt.includes(marker)),
+    close: local.close,
+  };
+}
+
+export type ModelDouble = ModelServer<ReceivedChatRequest>;
 
 /**
  * An OpenAI-compatible Chat Completions server for tests. What it does is chosen by a directive in the user
@@ -137,19 +155,7 @@ export async function startModelDouble(): Promise<ModelDouble> {
     if (body === undefined) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   }
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    received,
-    abandoned,
-    find: (marker) => received.filter((r) => r.prompt.includes(marker)),
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return serveModel(server, received, abandoned);
 }
 
 function answer(res: ServerResponse, model: string, content: string): void {

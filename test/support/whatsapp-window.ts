@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
 import { eventually } from './eventually.ts';
+import { metaEnvelope, sendMetaWebhook } from './meta-webhook.ts';
 import type { ServiceClient } from './service.ts';
 
 /** A WhatsApp channel as a test made it, with what a Meta webhook to it needs when it is a WhatsApp Cloud one. */
@@ -27,42 +27,22 @@ export async function openWhatsAppWindow(svc: ServiceClient, target: WhatsAppTar
       throw new Error(`sandbox inbound answered ${reply.status}: ${JSON.stringify(reply.body)}`);
     return;
   }
+  const message = {
+    from: number,
+    id: `wamid.window${Date.now()}${Math.random().toString(36).slice(2)}`,
+    timestamp: String(Math.floor(Date.now() / 1000)),
+    type: 'text',
+    text: { body: 'Oi' },
+  };
   const raw = Buffer.from(
-    JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: '102290129340398',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: '15550000000', phone_number_id: target.cloud.phoneNumberId },
-                messages: [
-                  {
-                    from: number,
-                    id: `wamid.window${Date.now()}${Math.random().toString(36).slice(2)}`,
-                    timestamp: String(Math.floor(Date.now() / 1000)),
-                    type: 'text',
-                    text: { body: 'Oi' },
-                  },
-                ],
-              },
-            },
-          ],
-        },
-      ],
-    }),
+    JSON.stringify(
+      metaEnvelope(
+        { messages: [message] },
+        { phoneNumberId: target.cloud.phoneNumberId, accountId: '102290129340398' },
+      ),
+    ),
   );
-  const res = await fetch(`${svc.baseUrl}/inbound/whatsapp/${target.channelId}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-hub-signature-256': `sha256=${createHmac('sha256', target.cloud.appSecret).update(raw).digest('hex')}`,
-    },
-    body: raw,
-  });
+  const res = await sendMetaWebhook(svc.baseUrl, target.channelId, target.cloud.appSecret, raw);
   if (res.status !== 200) throw new Error(`Meta webhook answered ${res.status}`);
   await eventually(
     async () => {

@@ -13,6 +13,7 @@
  * least one relevant document in the qrels; a query missing from the run, or with an empty list, scores 0
  * (trec_eval -c; pytrec_eval would skip it, BEIR's runs always hold every query).
  */
+import { seededRandom } from '#test/support/seeded-random.ts';
 import type { Qrels } from './collections.ts';
 
 export type Run = Map<string, readonly string[]>;
@@ -139,14 +140,7 @@ export function pairedRandomisation(
     if (rb) d.push(rb[metric]! - ra[metric]!);
   }
   const observed = Math.abs(d.reduce((s, x) => s + x, 0));
-  let s = seed >>> 0;
-  const rand = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = seededRandom(seed);
   let extreme = 0;
   for (let i = 0; i < trials; i++) {
     let sum = 0;

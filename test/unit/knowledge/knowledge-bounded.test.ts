@@ -17,6 +17,7 @@ import { makeKnowledgeSearch } from '#shared/knowledge/search.ts';
 import { SegmentCache } from '#shared/knowledge/segment-cache.ts';
 import { documentTerms, type Language } from '#shared/knowledge/text/analyzer.ts';
 import { MemoryObjects, quietLogger } from '#test/support/fakes/knowledge.ts';
+import { seededRandom } from '#test/support/seeded-random.ts';
 
 /** A bucket that remembers every ranged read (key, start, end). */
 class RecordingObjects extends MemoryObjects {
@@ -33,20 +34,9 @@ class RecordingObjects extends MemoryObjects {
   }
 }
 
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SYLLABLES = 'b c d f g l m n p r s t v'.split(' ').flatMap((c) => 'a e i o u'.split(' ').map((v) => c + v));
 const VOCABULARY = (() => {
-  const random = seeded(7);
+  const random = seededRandom(7);
   const words = new Set<string>();
   while (words.size < 20_000) {
     let w = '';
@@ -75,7 +65,7 @@ function termsOf(text: string, language: Language): string[] {
 
 /** `files` files of `excerpts` excerpts of about 1,000 characters each. */
 function corpus(seed: number, files: number, excerpts: number): SegmentDocumentInput[] {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   return Array.from({ length: files }, (_, f) => {
     const texts = Array.from({ length: excerpts }, () => {
       const words: string[] = [];
@@ -112,7 +102,7 @@ function refOf(key: string, id: string, bytes: Uint8Array, docs: SegmentDocument
 }
 
 const QUERIES = Array.from({ length: 40 }, (_, i) => {
-  const random = seeded(100 + i);
+  const random = seededRandom(100 + i);
   return Array.from({ length: 1 + (i % 3) }, () => wordOf(random)).join(' ');
 });
 
@@ -166,7 +156,7 @@ describe('a query reads by range', () => {
 
 /** 100,000 short excerpts (200 KB of lengths, out of reach of a segment's opening read); one word in four of them. */
 function shortExcerpts(): SegmentDocumentInput[] {
-  const random = seeded(11);
+  const random = seededRandom(11);
   return Array.from({ length: 100 }, (_, f) => {
     const texts = Array.from({ length: 2000 }, (_, i) =>
       [

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { seededRandom } from '#test/support/seeded-random.ts';
 import { hashedVector } from '#shared/knowledge/adapters/hashed-embeddings.ts';
 import type { Bot } from '#shared/bots/index.ts';
 import type { DeleteMarker, SegmentDocumentInput } from '#shared/knowledge/index/segment.ts';
@@ -13,17 +14,6 @@ import type { KnowledgeSearchRequest } from '#shared/knowledge/knowledge-search.
  */
 export const PARITY_EMBEDDING_DIMS = 256;
 
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const PT = 'de a o que e do da em um para com não uma os no se na por mais as dos como mas ao ele'.split(' ');
 const EN = 'the of and to in a is that for it as was with be by on not he this are or his from at'.split(' ');
 const SYLLABLES = 'ca ri to men ção pa ge lo sa vi ra do tra ble ment in ter con pro ões ing ed ly ar es ta mo'.split(
@@ -37,7 +27,7 @@ export interface ParitySegment {
 }
 
 export function paritySegments(): ParitySegment[] {
-  const random = seeded(2026);
+  const random = seededRandom(2026);
   const vocabulary: string[] = [];
   const seen = new Set<string>();
   while (vocabulary.length < 1500) {
@@ -116,7 +106,7 @@ export function parityBot(keyOf: (segmentId: string) => string, segments = parit
 }
 
 export function parityQueries(segments = paritySegments()): Omit<KnowledgeSearchRequest, 'botId' | 'bot'>[] {
-  const random = seeded(77);
+  const random = seededRandom(77);
   const words = segments.flatMap((s) => s.documents.flatMap((d) => d.excerpts.slice(0, 2).join(' ').split(/[ .]+/)));
   const queries: Omit<KnowledgeSearchRequest, 'botId' | 'bot'>[] = [];
   for (let i = 0; i < 70; i++) {
