@@ -1,6 +1,6 @@
 import type { SendLookup } from '../conversation.ts';
 import type { DeferredMessage } from './deferred.ts';
-import { type ChannelPacer, DEPARTURE_TOLERANCE_MS, type SlotAnswer } from './pace.ts';
+import { type ChannelPacer, DEPARTURE_TOLERANCE_MS, SLOTS_PER_RUN, type SlotAnswer } from './pace.ts';
 
 /**
  * How many times a send that found itself late after taking its slot takes it again (one write each, each further
@@ -63,8 +63,10 @@ export function makeDepartures(
   /** When each slot (`channel#slot`) was last seen taken by this worker; kept for the slots of recent sends only. */
   const lastSeen = new Map<string, number>();
   function remember(key: string, at: number): void {
+    // A slot's stamps only move on: an answer that reached the store before a later write does not take it back.
+    const known = lastSeen.get(key) ?? 0;
     lastSeen.delete(key);
-    lastSeen.set(key, Math.max(at, lastSeen.get(key) ?? 0));
+    lastSeen.set(key, Math.max(at, known));
     if (lastSeen.size > SLOTS_REMEMBERED) lastSeen.delete(lastSeen.keys().next().value!);
   }
 
@@ -161,6 +163,41 @@ export function makeDepartures(
     return taken;
   }
 
+  /** When this worker last saw `slot` free for a send: its last stamp (or its write under way) and a window. */
+  function freesAt(channelId: string, slot: number, windowMs: number): number {
+    const key = `${channelId}#${slot}`;
+    return Math.max(lastSeen.get(key) ?? 0, inFlight.get(key) ?? 0) + windowMs;
+  }
+
+  /**
+   * The slot a send asks for: of the run of slots its own belongs to (written together, {@link SLOTS_PER_RUN}), the
+   * one free soonest for a departure at `at`, as this worker saw them and its other sends will leave them; its own
+   * unless another frees earlier. A slot that a late send took again, or that a stalled event loop left behind, then
+   * holds back only the sends that find no earlier one, instead of every later send named after it (a drain's last
+   * seconds waited for its most delayed slot).
+   */
+  function soonestFree(channelId: string, windowMs: number, own: number, slots: number, at: number): number {
+    const asked = new Map<number, number>();
+    // A send taking its slot again departs as far ahead as answers take.
+    for (const a of asking.get(`${channelId}#${windowMs}`) ?? [])
+      asked.set(
+        a.slot,
+        Math.max(asked.get(a.slot) ?? 0, (a.mine === undefined ? a.departAt() : now() + aheadMs()) + windowMs),
+      );
+    const freeAt = (slot: number) => Math.max(at, freesAt(channelId, slot, windowMs), asked.get(slot) ?? 0);
+    let best = own;
+    let bestAt = freeAt(own);
+    const first = own - (own % SLOTS_PER_RUN);
+    for (let slot = first; slot < Math.min(slots, first + SLOTS_PER_RUN) && bestAt > at; slot++) {
+      const slotAt = freeAt(slot);
+      if (slotAt < bestAt) {
+        best = slot;
+        bestAt = slotAt;
+      }
+    }
+    return best;
+  }
+
   /**
    * Waits until the slot lets the send through, as the last step before the provider call: the slot is asked for a
    * departure at `at` (or when this worker saw the slot free, if later) as far ahead as its answers take, and the
@@ -170,15 +207,17 @@ export function makeDepartures(
    * sends through one slot thus leave at least `windowMs - DEPARTURE_TOLERANCE_MS` (the pace's window) apart,
    * however loaded the service. A store that does not answer is asked again shortly.
    */
-  async function admitted(channelId: string, slot: number, windowMs: number, at: number): Promise<void> {
-    const key = `${channelId}#${slot}`;
+  async function admitted(channelId: string, own: number, slots: number, windowMs: number, at: number): Promise<void> {
+    let slot = own;
     let mine: number | undefined;
     let failingSince: number | undefined;
     for (let retakes = 0; ; ) {
+      // A retake keeps its slot (its own stamp lets it move it); otherwise the slot that frees soonest is asked for.
+      if (mine === undefined) slot = soonestFree(channelId, windowMs, own, slots, at);
+      const key = `${channelId}#${slot}`;
       // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
       const taken = mine;
-      const departAt = () =>
-        taken === undefined ? Math.max(at, Math.max(lastSeen.get(key) ?? 0, inFlight.get(key) ?? 0) + windowMs) : 0;
+      const departAt = () => (taken === undefined ? Math.max(at, freesAt(channelId, slot, windowMs)) : 0);
       const asked = now();
       let failed = false;
       const { answer, stamp } = await takeSlot(channelId, windowMs, slot, departAt, mine).catch((error) => {
@@ -230,5 +269,5 @@ export function makeDepartures(
     };
   }
 
-  return { admitted, sharedLookups };
+  return { admitted, sharedLookups, aheadMs };
 }

@@ -57,6 +57,12 @@ export function paceSlots(perSecond: number): {
  */
 const PLAN_MARGIN = 1.01;
 
+/**
+ * A channel's slots are kept in runs of this many (dynamo-channel-pacer.ts: one item each): the sends of a run ask in
+ * one write, so a send that may take another slot than its own looks for it within its own's run.
+ */
+export const SLOTS_PER_RUN = 40;
+
 /** One send's request for its slot ({@link ChannelPacer.admit}). */
 export interface SlotRequest {
   slot: number;
