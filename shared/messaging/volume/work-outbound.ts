@@ -64,7 +64,7 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
-  const { admitted, sharedLookups } = makeDepartures(deps, now, sleep);
+  const { admitted, sharedLookups, aheadMs } = makeDepartures(deps, now, sleep);
 
   return async function workOutbound(records: readonly OutboundRecord[]): Promise<RecordOutcome[]> {
     const outcomes: RecordOutcome[] = [];
@@ -119,16 +119,19 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
         await Promise.all(
           group.map(async ({ record, message }, i) => {
             const at = Math.max(startAt + i * (plan?.spacingMs ?? 0), message.sendAt ? Date.parse(message.sendAt) : 0);
-            // The checks, the claim and the charge take their time before the turn: begin them a moment early.
-            const early = at - now() - PREPARE_MS;
+            // The checks, the claim and the charge take their time before the turn, and the slot's write after them
+            // as long as its answers take: begin them that much early, so that the slot is asked for in time for the
+            // instant (a later ask pushes the slot's stamp, and every later send through it, past its instant).
+            const lead = plan ? aheadMs() : 0;
+            const early = at - now() - PREPARE_MS - lead;
             if (early > 0) await sleep(early);
             const turn = async () => {
-              const wait = at - (plan ? CLAIM_LEAD_MS : 0) - now();
+              const wait = at - (plan ? CLAIM_LEAD_MS + lead : 0) - now();
               if (wait > 0) await sleep(wait);
             };
             const departure = async () => {
               // Late or early, a send goes only through its slot, free a whole window after the slot's last send.
-              if (plan) return admitted(message.channelId, (seq + i) % plan.slots, plan.admitWindowMs, at);
+              if (plan) return admitted(message.channelId, (seq + i) % plan.slots, plan.slots, plan.admitWindowMs, at);
               const wait = at - now();
               if (wait > 0) await sleep(wait);
             };
