@@ -81,8 +81,22 @@ export function shortfall(counts: readonly number[], pace: number, tookMs: numbe
   for (let i = 0; i < first; i++) start += (pace - counts[i]!) / pace;
   const after = counts.slice(last + 1).reduce((a, b) => a + b, 0);
   const end = tookMs / 1000 - (last + 1) - after / pace;
+  // Between, the longest run of seconds short of 95 % (a stall, a run of retakes) and what it cost.
+  let dip = { from: 0, to: -1, short: 0 };
+  for (let i = first, from = -1, short = 0; i <= last + 1; i++) {
+    if (i <= last && !full(counts[i]!)) {
+      if (from < 0) [from, short] = [i, 0];
+      short += pace - counts[i]!;
+    } else if (from >= 0) {
+      if (i - from > dip.to - dip.from + 1) dip = { from, to: i - 1, short };
+      from = -1;
+    }
+  }
+  const longest =
+    dip.to < dip.from ? 'none short' : `longest dip seconds ${dip.from}-${dip.to}, ${dip.short} sends short`;
   return (
     `time beyond the pace ${beyond.toFixed(1)} s: start ${start.toFixed(1)} s (seconds 0-${first - 1} short of 95 %), ` +
-    `end ${end.toFixed(1)} s (${after} sends after second ${last}), between ${(beyond - start - end).toFixed(1)} s`
+    `end ${end.toFixed(1)} s (${after} sends after second ${last}), between ${(beyond - start - end).toFixed(1)} s ` +
+    `(${longest})`
   );
 }
