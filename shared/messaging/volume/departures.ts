@@ -230,7 +230,8 @@ export function makeDepartures(
       if (!failed) failingSince = undefined;
       if (answer === true) {
         remember(key, stamp);
-        if (stamp > now()) await sleep(stamp - now());
+        // A timer may fire a millisecond before the wall clock reaches its stamp: a send never leaves before it.
+        while (stamp > now()) await sleep(stamp - now());
         if (now() - stamp <= DEPARTURE_TOLERANCE_MS) return;
         if (retakes >= MAX_RETAKES) throw new LateDepartureError(now() - stamp);
         mine = stamp;
