@@ -8,7 +8,8 @@
  *     pace, 80, is the highest of the channels' defaults (WhatsApp's: pace.ts), the pace a campaign drains at unless
  *     its channel asks otherwise; a higher one (200) measures what this machine can send, not the pacing;
  *     the busiest sliding second both at the double and as the service sent them (its own send stamps,
- *     ./lib/send-stamps.mjs: the double shares this process, whose event loop can bunch arrivals on a loaded machine);
+ *     ./lib/send-stamps.mjs: the double shares this process, whose event loop can bunch arrivals on a loaded machine),
+ *     and where the time beyond the pace went (its first seconds, its last, between: ./lib/send-stamps.ts);
  *  3. 1,000 scheduled sends spread over one minute (a channel paced well above): each arrival's lateness behind its
  *     `sendAt`, p50 / p99 / max, lost and sent twice.
  * `npx tsx bench/volume.ts [--messages 10000] [--pace 80] [--runs 3] [--parts 1,2,3] [--cwd <checkout>]
@@ -19,13 +20,13 @@
  * sent. The last lines compare each figure with the issue's target. Writes nothing else: the numbers go to
  * bench/history/ by hand.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnService, stopProcess } from '#test/support/process.ts';
-import { addInto, type CpuProfile, selfTimes } from './lib/cpu-profile.ts';
+import { profileReport } from './lib/cpu-profile.ts';
 import { busiestSecond } from '#test/support/busiest-second.ts';
 import { readSendStamps, sendView } from './lib/send-stamps.ts';
 import { describeQueue, missingState, outboundQueueState, settled } from './lib/volume-state.ts';
@@ -201,33 +202,6 @@ async function toggleProfiler(what: 'profile started' | 'profile written'): Prom
   return [...svc.output().matchAll(/profile written (\S+)/g)].at(-1)?.[1] ?? '';
 }
 
-/** A profile per `unit` (a message sent, an item answered): self time by module and function (µs), stand-ins' calls. */
-function profileLines(path: string, sent: number, unit = 'message sent'): string[] {
-  const { fns, modules } = selfTimes(JSON.parse(readFileSync(path, 'utf8')) as CpuProfile);
-  const calls = JSON.parse(readFileSync(`${path}.calls.json`, 'utf8')) as Record<string, { n: number }>;
-  const busy = new Map<string, number>();
-  addInto(busy, modules);
-  for (const k of busy.keys()) if (k.startsWith('(idle)') || k === '(program)') busy.delete(k);
-  const total = [...busy.values()].reduce((a, b) => a + b, 0);
-  const top = (m: Map<string, number>, n: number) =>
-    [...m]
-      .filter(([k]) => !k.startsWith('(idle)'))
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, n)
-      .map(([k, us]) => `    ${(us / sent).toFixed(0).padStart(6)} µs  ${k}`);
-  return [
-    `  profile (${path}): ${(total / sent / 1000).toFixed(2)} ms of profiled CPU per ${unit} (idle and (program) left out)`,
-    `  by module, µs per ${unit}:`,
-    ...top(modules, 20),
-    `  by function, µs per ${unit}:`,
-    ...top(fns, 30),
-    `  stand-in calls per ${unit}:`,
-    ...Object.entries(calls)
-      .sort((a, b) => b[1].n - a[1].n)
-      .map(([k, v]) => `    ${(v.n / sent).toFixed(2).padStart(6)}  ${k}`),
-  ];
-}
-
 /** The issue's targets, each with what this run measured. */
 const targets: string[] = [];
 const target = (what: string, measured: string, met: boolean) =>
@@ -259,7 +233,8 @@ try {
       median(answers) <= 2000,
     );
     lines.push(`  service CPU: ${((processCpuMs(svc.child.pid!) - cpu1) / 1000).toFixed(1)} s`);
-    if (TOGGLED_DIR) lines.push(...profileLines(await toggleProfiler('profile written'), RUNS * 1000, 'item answered'));
+    if (TOGGLED_DIR)
+      lines.push(...profileReport(await toggleProfiler('profile written'), RUNS * 1000, 'item answered'));
   }
   if (PARTS.has(2)) {
     lines.push(`${MESSAGES} at ${PACE}/s:`, await settled(svc.baseUrl, 300_000));
@@ -289,6 +264,7 @@ try {
       stampsFile,
       arrivals,
       Array.from({ length: MESSAGES }, (_, i) => `pace ${i}`),
+      PACE,
     );
     lines.push(
       `${MESSAGES} at ${PACE}/s: drained in ${took.toFixed(1)} s against ${ideal.toFixed(1)} s (${(((took - ideal) / ideal) * 100).toFixed(1)} %), ` +
@@ -308,7 +284,7 @@ try {
     lines.push(
       `  service CPU: ${(cpuMs / 1000).toFixed(1)} s, ${sent ? (cpuMs / sent).toFixed(1) : '-'} ms per message sent`,
     );
-    if (TOGGLED_DIR) lines.push(...profileLines(await toggleProfiler('profile written'), Math.max(1, sent)));
+    if (TOGGLED_DIR) lines.push(...profileReport(await toggleProfiler('profile written'), Math.max(1, sent)));
     const over = ((took - ideal) / ideal) * 100;
     target(
       `${MESSAGES} messages drained at ${PACE}/s within 5 % of ${ideal.toFixed(1)} s`,

@@ -1,4 +1,5 @@
 /** Reading V8 CPU profiles (`.cpuprofile`): self time per function and per module. */
+import { readFileSync } from 'node:fs';
 
 interface ProfileNode {
   id: number;
@@ -58,3 +59,33 @@ export function moduleOf(url: string, fn: string): string {
 export const addInto = (into: Map<string, number>, from: Map<string, number>) => {
   for (const [k, v] of from) into.set(k, (into.get(k) ?? 0) + v);
 };
+
+/**
+ * A profile written by ./profile-toggle.mjs, per `unit` (a message sent, an item answered): self time by module and
+ * function (µs), and the stand-ins' calls it counted beside it (`<profile>.calls.json`).
+ */
+export function profileReport(path: string, sent: number, unit = 'message sent'): string[] {
+  const { fns, modules } = selfTimes(JSON.parse(readFileSync(path, 'utf8')) as CpuProfile);
+  const calls = JSON.parse(readFileSync(`${path}.calls.json`, 'utf8')) as Record<string, { n: number }>;
+  const busy = new Map<string, number>();
+  addInto(busy, modules);
+  for (const k of busy.keys()) if (k.startsWith('(idle)') || k === '(program)') busy.delete(k);
+  const total = [...busy.values()].reduce((a, b) => a + b, 0);
+  const top = (m: Map<string, number>, n: number) =>
+    [...m]
+      .filter(([k]) => !k.startsWith('(idle)'))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, us]) => `    ${(us / sent).toFixed(0).padStart(6)} µs  ${k}`);
+  return [
+    `  profile (${path}): ${(total / sent / 1000).toFixed(2)} ms of profiled CPU per ${unit} (idle and (program) left out)`,
+    `  by module, µs per ${unit}:`,
+    ...top(modules, 20),
+    `  by function, µs per ${unit}:`,
+    ...top(fns, 30),
+    `  stand-in calls per ${unit}:`,
+    ...Object.entries(calls)
+      .sort((a, b) => b[1].n - a[1].n)
+      .map(([k, v]) => `    ${(v.n / sent).toFixed(2).padStart(6)}  ${k}`),
+  ];
+}

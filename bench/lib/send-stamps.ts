@@ -29,6 +29,7 @@ export function sendView(
   file: string,
   arrivals: Map<string, number[]>,
   bodies: readonly string[],
+  pace: number,
 ): { busiest: number; line: string } {
   const stamps = readSendStamps(file);
   const sends = bodies.flatMap((b) => stamps.get(b) ?? []);
@@ -57,6 +58,45 @@ export function sendView(
       `  the service's send stamps (${sends.length}): busiest second ${busiest}; the double noted each arrival ` +
       `after its send by p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${lags.at(-1)} ms\n` +
       `  sends per second from the first: ${counts.slice(0, 12).join(', ')}, ...; fullest whole second ${busiestAt}: ` +
-      `${counts.slice(Math.max(0, busiestAt - 2), busiestAt + 3).join(', ')} (seconds ${Math.max(0, busiestAt - 2)}-${busiestAt + 2})`,
+      `${counts.slice(Math.max(0, busiestAt - 2), busiestAt + 3).join(', ')} (seconds ${Math.max(0, busiestAt - 2)}-${busiestAt + 2})\n` +
+      `  ${shortfall(counts, pace, Math.max(...sends) - first)}`,
   };
+}
+
+/**
+ * Where a drain's time beyond the pace went, from its sends per whole second: the seconds short of the pace while it
+ * started (before the first that sent at least 95 % of it), the time its last sends took after the last such second
+ * beyond what the pace needed for them, and the rest between (the pacer's own margin, stalls, sends that took their
+ * slot again). A second short of the pace by `k` sends costs `k / pace` seconds, never made up: no second may hold
+ * more than the pace.
+ */
+export function shortfall(counts: readonly number[], pace: number, tookMs: number): string {
+  const full = (n: number) => n >= pace * 0.95;
+  const first = counts.findIndex(full);
+  const last = counts.findLastIndex(full);
+  const sends = counts.reduce((a, b) => a + b, 0);
+  const beyond = tookMs / 1000 - (sends - 1) / pace;
+  if (first < 0) return `time beyond the pace ${beyond.toFixed(1)} s; no second reached 95 % of it`;
+  let start = 0;
+  for (let i = 0; i < first; i++) start += (pace - counts[i]!) / pace;
+  const after = counts.slice(last + 1).reduce((a, b) => a + b, 0);
+  const end = tookMs / 1000 - (last + 1) - after / pace;
+  // Between, the longest run of seconds short of 95 % (a stall, a run of retakes) and what it cost.
+  let dip = { from: 0, to: -1, short: 0 };
+  for (let i = first, from = -1, short = 0; i <= last + 1; i++) {
+    if (i <= last && !full(counts[i]!)) {
+      if (from < 0) [from, short] = [i, 0];
+      short += pace - counts[i]!;
+    } else if (from >= 0) {
+      if (i - from > dip.to - dip.from + 1) dip = { from, to: i - 1, short };
+      from = -1;
+    }
+  }
+  const longest =
+    dip.to < dip.from ? 'none short' : `longest dip seconds ${dip.from}-${dip.to}, ${dip.short} sends short`;
+  return (
+    `time beyond the pace ${beyond.toFixed(1)} s: start ${start.toFixed(1)} s (seconds 0-${first - 1} short of 95 %), ` +
+    `end ${end.toFixed(1)} s (${after} sends after second ${last}), between ${(beyond - start - end).toFixed(1)} s ` +
+    `(${longest})`
+  );
 }

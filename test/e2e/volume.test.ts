@@ -103,13 +103,13 @@ describe('batches', () => {
     expect(ids).toEqual(new Set(res.body.items.filter((i: any) => i.messageId).map((i: any) => i.messageId)));
     const mine = arrivals.filter((a) => a.body.startsWith(`paced ${ch.channelId}`)).map((a) => a.at);
     expect(mine).toHaveLength(15);
-    // 15 at 5 a second, about 3 s in all. Each send leaves within 20 ms of its slot's stamp, a slot's stamps 1,020 ms
+    // 15 at 5 a second, about 3 s in all. Each send leaves within 10 ms of its slot's stamp, a slot's stamps 1,010 ms
     // apart, and a send that wakes past that (a loaded machine) takes its slot again rather than leave late: a
     // sliding second of sends holds 5. Arrivals are noted by this process when a request's
     // headers have been read, behind the service's own sends by up to a few hundred milliseconds on a loaded machine,
     // so one late arrival may land beside the next ones: no second holds more than 6. The span
     // checks the average pace: the 1st and the 11th send use the same slot twice over (5 slots, each once a second),
-    // so they leave at least 2,000 ms apart (each within 20 ms of its stamp), and the first arrival may be noted a
+    // so they leave at least 2,000 ms apart (each within 10 ms of its stamp), and the first arrival may be noted a
     // few hundred ms late (2,608 ms seen on a loaded machine against 2,856 planned); a pacer at 8 a second spans
     // 1,750 ms.
     expect(busiestSecond(mine)).toBeLessThanOrEqual(6);

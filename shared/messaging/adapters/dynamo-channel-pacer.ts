@@ -1,6 +1,6 @@
 import { keys } from '../../contract/keys.ts';
 import { conditionalWrite, type DynamoTable, readItem, updateItem } from '../../kernel/aws/dynamo-table.ts';
-import type { ChannelPacer, SlotAnswer, SlotRequest } from '../volume/pace.ts';
+import { type ChannelPacer, SLOTS_PER_RUN, type SlotAnswer, type SlotRequest } from '../volume/pace.ts';
 
 /**
  * A channel's pace in DynamoDB. One item per channel (`CHPACE#<channelId>`) holds `next`, the first instant not yet
@@ -102,7 +102,7 @@ export class DynamoChannelPacer implements ChannelPacer {
     const stamps = new Map<number, number>();
     const byItem = new Map<number, number[]>();
     requests.forEach((r, i) => {
-      const run = Math.floor(r.slot / SLOTS_PER_ITEM);
+      const run = Math.floor(r.slot / SLOTS_PER_RUN);
       byItem.set(run, [...(byItem.get(run) ?? []), i]);
     });
     const free = (r: SlotRequest, last: number | undefined) =>
@@ -192,11 +192,5 @@ export class DynamoChannelPacer implements ChannelPacer {
     return false;
   }
 }
-
-/**
- * A channel's slots are kept this many to an item: a group of sends (up to 10 consecutive slots) takes its slots in
- * one write, two where it crosses an item's end, and an item of 40 stamps stays under 1 KB (one write unit).
- */
-const SLOTS_PER_ITEM = 40;
 
 const slotAttribute = (slot: number) => `s${slot}`;

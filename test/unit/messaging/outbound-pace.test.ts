@@ -150,7 +150,7 @@ describe('the outbound worker on a channel pace', () => {
       const { sentAt, admits, took, counts } = await drain(seed, 80, 2000);
       expect(sentAt.size).toBe(2000);
       expect([...sentAt.values()].every((times) => times.length === 1)).toBe(true);
-      // Each send leaves within 20 ms of its slot's stamp, a slot's stamps a second and 20 ms apart: no sliding second
+      // Each send leaves within 10 ms of its slot's stamp, a slot's stamps a second and 10 ms apart: no sliding second
       // holds more than the pace. The old worker took the slot before the claim and the charge: 86-87 here.
       expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(80);
       // Only a late admission is taken again (one write in eight answers late here), no slot is asked before it
@@ -161,8 +161,8 @@ describe('the outbound worker on a channel pace', () => {
       // The sends a worker takes together take their slots in one write (two where they cross an item's end): about
       // 0.3 writes a send here, where each took its own before.
       expect(counts.writes, `seed ${seed}`).toBeLessThanOrEqual(700);
-      // The pace's 2,000 sends take 25 s: the tolerance and the plan's margin add about 3 %.
-      expect(took).toBeLessThan(25_000 * 1.04);
+      // The pace's 2,000 sends take 25 s: the tolerance and the plan's margin add about 1.5 %.
+      expect(took).toBeLessThan(25_000 * 1.025);
     }
   });
 });
@@ -189,10 +189,13 @@ describe('the outbound worker on a stalling event loop', () => {
     // Each send that wakes past its stamp's tolerance takes its slot again (a write) rather than leave beside the
     // slot's next send: one retake in 10-20 sends.
     for (const seed of [7, 11, 23]) {
-      const { sentAt, counts } = await drain(seed, 80, 800, false, true);
+      const { sentAt, counts, took } = await drain(seed, 80, 800, false, true);
       expect(sentAt.size).toBe(800);
       expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(80);
       expect(counts.retakes, `seed ${seed}`).toBeLessThanOrEqual(120);
+      // A slot that a retake moved on holds back only the sends that find no slot free sooner: the 800 take 10.8-11.2 s
+      // (10 s at the pace). Sends bound to the slot their sequence names waited for it: 11.3-12.4 s.
+      expect(took, `seed ${seed}`).toBeLessThan(11_250);
     }
   });
 });
@@ -224,7 +227,7 @@ describe('the outbound worker on an event loop that always wakes late', () => {
       },
       abandon: async () => {},
       now: clock.now,
-      // Every wake 100 ms late: past the 20 ms a send may leave after its stamp, however far ahead it asks.
+      // Every wake 100 ms late: past the 10 ms a send may leave after its stamp, however far ahead it asks.
       sleep: (ms) => clock.sleep(ms + 100),
     });
     const outcomes = await clock.run(work([{ id: 'r1', job: { messageId: message.messageId } } as OutboundRecord]));

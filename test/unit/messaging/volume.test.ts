@@ -24,17 +24,17 @@ describe('sendAt', () => {
 });
 
 describe('pace', () => {
-  it('is whole sends a second through as many slots, each once a second and a departure tolerance, planned 1 % further apart', () => {
+  it('is whole sends a second through as many slots, each once a second and a departure tolerance, planned 0.5 % further apart', () => {
     const slots = (perSecond: number) => {
       const p = paceSlots(perSecond);
       return { ...p, windowMs: Math.round(p.windowMs * 100) / 100, spacingMs: Math.round(p.spacingMs * 1000) / 1000 };
     };
-    expect(slots(10)).toEqual({ slots: 10, windowMs: 1030.2, spacingMs: 103.02, admitWindowMs: 1020 });
-    expect(slots(200)).toEqual({ slots: 200, windowMs: 1030.2, spacingMs: 5.151, admitWindowMs: 1020 });
+    expect(slots(10)).toEqual({ slots: 10, windowMs: 1015.05, spacingMs: 101.505, admitWindowMs: 1010 });
+    expect(slots(200)).toEqual({ slots: 200, windowMs: 1015.05, spacingMs: 5.075, admitWindowMs: 1010 });
     // A sliding second holds a whole number of sends: 2.5 a second is never 3 in one.
-    expect(slots(2.5)).toEqual({ slots: 2, windowMs: 1030.2, spacingMs: 515.1, admitWindowMs: 1020 });
+    expect(slots(2.5)).toEqual({ slots: 2, windowMs: 1015.05, spacingMs: 507.525, admitWindowMs: 1010 });
     // Below one a second, one slot less often.
-    expect(slots(0.5)).toEqual({ slots: 1, windowMs: 2040.2, spacingMs: 2040.2, admitWindowMs: 2020 });
+    expect(slots(0.5)).toEqual({ slots: 1, windowMs: 2020.05, spacingMs: 2020.05, admitWindowMs: 2010 });
   });
 });
 

@@ -1,0 +1,274 @@
+import type { SendLookup } from '../conversation.ts';
+import type { DeferredMessage } from './deferred.ts';
+import { type ChannelPacer, DEPARTURE_TOLERANCE_MS, SLOTS_PER_RUN, type SlotAnswer } from './pace.ts';
+
+/**
+ * How many times a send that found itself late after taking its slot takes it again (one write each, each further
+ * ahead as its answers came later). Still late then, it does not leave late: its departure fails, its claim and charge
+ * are given back and its job comes back shortly (a store that never answers in time must not hold a claimed message
+ * for ever, nor put two sends of one slot in one second).
+ */
+const MAX_RETAKES = 3;
+/**
+ * A slot is taken at most this far ahead of its departure: far enough for a slow answer on a loaded service, and
+ * a slot taken by a send that then died stays unused no longer than this.
+ */
+const MAX_AHEAD_MS = 1_000;
+/** The weight of each new answer in the moving averages of the slot writes' answer time and of its spread. */
+const ANSWER_WEIGHT = 0.2;
+/** A slot is taken this many spreads ahead of the average answer, so that nearly every answer comes before it. */
+const SPREADS_AHEAD = 4;
+/**
+ * A group's sends whose checks begin within this of one read share it: the data a send is checked against is then at
+ * most this much older than its own read would have been (checks begin 300 ms before the instant anyway).
+ */
+const LOOKUP_SHARED_MS = 250;
+/**
+ * Sends that ask for their slots within this of each other share one write (a group of 10 at 80 a second spans
+ * 125 ms). Well under a window: a slot's next send never takes it before the last one has left (or taken it again).
+ */
+const TAKEN_TOGETHER_MS = 250;
+/** How many slots' last sends a worker keeps in mind (the oldest forgotten first). */
+const SLOTS_REMEMBERED = 2_000;
+/** An admission the store did not answer is asked again this soon. */
+const ADMIT_RETRY_MS = 50;
+/** A slot store that has not answered for this long fails the send's departure (its claim and charge given back). */
+const ADMIT_GIVE_UP_MS = 10_000;
+
+/** A send that woke too late after its slot's stamp every time it took it: it gives its turn back. */
+class LateDepartureError extends Error {
+  constructor(lateMs: number) {
+    super(`the send woke ${lateMs} ms after its slot's stamp after ${MAX_RETAKES} retakes: its turn is given back`);
+  }
+}
+
+/** A send waiting for its slot's write (`takeSlot`). */
+interface Asking {
+  slot: number;
+  /** When it departs, read when its write is made. */
+  departAt: () => number;
+  mine?: number;
+  settle: (taken: Promise<{ answer: SlotAnswer; stamp: number }>) => void;
+}
+
+/** A worker's slots and reads for its sends, kept across its batches (what it saw of the slots, how its answers come). */
+export function makeDepartures(
+  deps: {
+    pacer: Pick<ChannelPacer, 'admit'>;
+    lookup?: (projectId: string, channelId: string, bodies: readonly unknown[]) => Promise<SendLookup | undefined>;
+  },
+  now: () => number,
+  sleep: (ms: number) => Promise<void>,
+) {
+  /** When each slot (`channel#slot`) was last seen taken by this worker; kept for the slots of recent sends only. */
+  const lastSeen = new Map<string, number>();
+  function remember(key: string, at: number): void {
+    // A slot's stamps only move on: an answer that reached the store before a later write does not take it back.
+    const known = lastSeen.get(key) ?? 0;
+    lastSeen.delete(key);
+    lastSeen.set(key, Math.max(at, known));
+    if (lastSeen.size > SLOTS_REMEMBERED) lastSeen.delete(lastSeen.keys().next().value!);
+  }
+
+  /**
+   * How long this worker's slot writes take to answer lately, and how much that varies (moving averages, as TCP
+   * times its retransmissions): a slot is taken that far ahead of its departure.
+   */
+  let answerMs = 0;
+  let spreadMs = 0;
+  const aheadMs = () => Math.min(MAX_AHEAD_MS, Math.round(answerMs + SPREADS_AHEAD * spreadMs));
+  function noteAnswer(ms: number): void {
+    const error = ms - answerMs;
+    answerMs += error * ANSWER_WEIGHT;
+    spreadMs += (Math.abs(error) - spreadMs) * ANSWER_WEIGHT;
+  }
+
+  /** The stamps of this worker's slot writes not answered yet (`channel#slot`). */
+  const inFlight = new Map<string, number>();
+  /** Slot requests of this worker waiting for their write, per channel and window. */
+  const asking = new Map<string, Asking[]>();
+
+  /**
+   * Takes `slot` for a send departing at `departAt` (0: as soon as the answer allows), with every other send of this
+   * worker on the channel that waits for its own slot and would ask within {@link TAKEN_TOGETHER_MS}: one write for
+   * them all (dynamo-channel-pacer.ts), rather than one each. The request is made when the earliest of them must ask,
+   * as far ahead of its departure as answers take; each gets its stamp, its departure or the answer's arrival if
+   * later.
+   */
+  async function takeSlot(
+    channelId: string,
+    windowMs: number,
+    slot: number,
+    departAt: () => number,
+    mine?: number,
+  ): Promise<{ answer: SlotAnswer; stamp: number }> {
+    const key = `${channelId}#${windowMs}`;
+    let settle!: (taken: Promise<{ answer: SlotAnswer; stamp: number }>) => void;
+    const taken = new Promise<{ answer: SlotAnswer; stamp: number }>((resolve) => {
+      settle = resolve;
+    });
+    // A send that asks for a slot another send of this worker is still waiting for goes a window after that one,
+    // rather than take the slot first and have the other refused (and asked again a window later). A retake holds
+    // its slot and goes at once.
+    const before =
+      mine === undefined ? (asking.get(key) ?? []).filter((a) => a.slot === slot && a.mine === undefined) : [];
+    const departure = () =>
+      Math.max(departAt(), ...before.filter((a) => asking.get(key)?.includes(a)).map((a) => a.departAt() + windowMs));
+    const mineAsking: Asking = { slot, departAt: departure, ...(mine === undefined ? {} : { mine }), settle };
+    asking.set(key, [...(asking.get(key) ?? []), mineAsking]);
+    for (;;) {
+      const wake = departure() - aheadMs();
+      if (wake <= now()) break;
+      await sleep(wake - now());
+      if (!asking.get(key)?.includes(mineAsking)) return taken;
+    }
+    const waiting = asking.get(key) ?? [];
+    const asked = now();
+    const ahead = aheadMs();
+    // This send first, then the others due soon enough, no slot twice in one write. Their departures are read now:
+    // a slot taken since they began waiting (by a send that took it again later) moves theirs.
+    const batch = [{ asking: mineAsking, departAt: departure() }];
+    for (const other of waiting) {
+      if (other === mineAsking || batch.some((b) => b.asking.slot === other.slot)) continue;
+      const otherDepartAt = other.departAt();
+      if (otherDepartAt <= asked + ahead + TAKEN_TOGETHER_MS) batch.push({ asking: other, departAt: otherDepartAt });
+    }
+    const rest = waiting.filter((w) => !batch.some((b) => b.asking === w));
+    if (rest.length) asking.set(key, rest);
+    else asking.delete(key);
+    const stamps = batch.map((b) => Math.max(b.departAt, asked + ahead));
+    // What the slots will hold if this write is let through: a send asking meanwhile does not ask before they free.
+    const slotKeys = batch.map(({ asking: b }) => `${channelId}#${b.slot}`);
+    for (const [j, slotKey] of slotKeys.entries()) inFlight.set(slotKey, stamps[j]!);
+    const answers = deps.pacer.admit(
+      channelId,
+      windowMs,
+      batch.map(({ asking: b }, j) => ({
+        slot: b.slot,
+        at: stamps[j]!,
+        ...(b.mine === undefined ? {} : { mine: b.mine }),
+      })),
+    );
+    const settled = () => {
+      for (const [j, slotKey] of slotKeys.entries()) if (inFlight.get(slotKey) === stamps[j]) inFlight.delete(slotKey);
+    };
+    void answers.then((answered) => {
+      noteAnswer(now() - asked);
+      settled();
+      // Every slot the write saw, as other workers left them: none is asked before it frees.
+      for (const [slot, stamp] of answered.stamps) remember(`${channelId}#${slot}`, stamp);
+    }, settled);
+    for (const [j, { asking: b }] of batch.entries())
+      b.settle(answers.then((all) => ({ answer: all.answers[j]!, stamp: stamps[j]! })));
+    return taken;
+  }
+
+  /** When this worker last saw `slot` free for a send: its last stamp (or its write under way) and a window. */
+  function freesAt(channelId: string, slot: number, windowMs: number): number {
+    const key = `${channelId}#${slot}`;
+    return Math.max(lastSeen.get(key) ?? 0, inFlight.get(key) ?? 0) + windowMs;
+  }
+
+  /**
+   * The slot a send asks for: of the run of slots its own belongs to (written together, {@link SLOTS_PER_RUN}), the
+   * one free soonest for a departure at `at`, as this worker saw them and its other sends will leave them; its own
+   * unless another frees earlier. A slot that a late send took again, or that a stalled event loop left behind, then
+   * holds back only the sends that find no earlier one, instead of every later send named after it (a drain's last
+   * seconds waited for its most delayed slot).
+   */
+  function soonestFree(channelId: string, windowMs: number, own: number, slots: number, at: number): number {
+    const asked = new Map<number, number>();
+    // A send taking its slot again departs as far ahead as answers take.
+    for (const a of asking.get(`${channelId}#${windowMs}`) ?? [])
+      asked.set(
+        a.slot,
+        Math.max(asked.get(a.slot) ?? 0, (a.mine === undefined ? a.departAt() : now() + aheadMs()) + windowMs),
+      );
+    const freeAt = (slot: number) => Math.max(at, freesAt(channelId, slot, windowMs), asked.get(slot) ?? 0);
+    let best = own;
+    let bestAt = freeAt(own);
+    const first = own - (own % SLOTS_PER_RUN);
+    for (let slot = first; slot < Math.min(slots, first + SLOTS_PER_RUN) && bestAt > at; slot++) {
+      const slotAt = freeAt(slot);
+      if (slotAt < bestAt) {
+        best = slot;
+        bestAt = slotAt;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Waits until the slot lets the send through, as the last step before the provider call: the slot is asked for a
+   * departure at `at` (or when this worker saw the slot free, if later) as far ahead as its answers take, and the
+   * send leaves at that stamp. A send that finds itself more than {@link DEPARTURE_TOLERANCE_MS} past its stamp (an
+   * answer later than usual, a stalled event loop) never leaves late: it moves its own stamp to a new departure,
+   * further ahead as the late answer raised the average (three times at most, then it gives its turn back). Two
+   * sends through one slot thus leave at least `windowMs - DEPARTURE_TOLERANCE_MS` (the pace's window) apart,
+   * however loaded the service. A store that does not answer is asked again shortly.
+   */
+  async function admitted(channelId: string, own: number, slots: number, windowMs: number, at: number): Promise<void> {
+    let slot = own;
+    let mine: number | undefined;
+    let failingSince: number | undefined;
+    for (let retakes = 0; ; ) {
+      // A retake keeps its slot (its own stamp lets it move it); otherwise the slot that frees soonest is asked for.
+      if (mine === undefined) slot = soonestFree(channelId, windowMs, own, slots, at);
+      const key = `${channelId}#${slot}`;
+      // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
+      const taken = mine;
+      const departAt = () => (taken === undefined ? Math.max(at, freesAt(channelId, slot, windowMs)) : 0);
+      const asked = now();
+      let failed = false;
+      const { answer, stamp } = await takeSlot(channelId, windowMs, slot, departAt, mine).catch((error) => {
+        // A store that stops answering: the claimed message is given back (and its charge) rather than held.
+        failed = true;
+        failingSince ??= asked;
+        if (now() - failingSince > ADMIT_GIVE_UP_MS) throw error;
+        return { answer: { retryAt: now() + ADMIT_RETRY_MS }, stamp: 0 };
+      });
+      if (!failed) failingSince = undefined;
+      if (answer === true) {
+        remember(key, stamp);
+        // A timer may fire a millisecond before the wall clock reaches its stamp: a send never leaves before it.
+        while (stamp > now()) await sleep(stamp - now());
+        if (now() - stamp <= DEPARTURE_TOLERANCE_MS) return;
+        if (retakes >= MAX_RETAKES) throw new LateDepartureError(now() - stamp);
+        mine = stamp;
+        retakes++;
+        continue;
+      }
+      if (failed) await sleep(Math.max(1, answer.retryAt - now()));
+      else {
+        // Taken by another send (this one's stamp, if it had one, is gone with it): asked again when it frees.
+        remember(key, answer.retryAt - windowMs);
+        mine = undefined;
+      }
+    }
+  }
+
+  /**
+   * One read of the channel and the checks' items for the sends of a group whose checks begin within
+   * {@link LOOKUP_SHARED_MS} of it, instead of one read each: a read begun at send `i` covers every send from `i` on,
+   * and the next send whose checks begin later reads again (its data then no older than another send's would be).
+   */
+  function sharedLookups(messages: readonly DeferredMessage[]) {
+    const read = deps.lookup;
+    if (!read) return undefined;
+    let current: { from: number; at: number; lookup: Promise<SendLookup | undefined> } | undefined;
+    return (i: number) => async () => {
+      if (!current || i < current.from || now() - current.at > LOOKUP_SHARED_MS) {
+        const rest = messages.slice(i);
+        const lookup = read(
+          messages[i]!.projectId,
+          messages[i]!.channelId,
+          rest.map((m) => m.body),
+        );
+        current = { from: i, at: now(), lookup };
+      }
+      return current.lookup;
+    };
+  }
+
+  return { admitted, sharedLookups, aheadMs };
+}
