@@ -35,7 +35,7 @@ export function topLevelFunctions(source: string): { name: string; lines: number
  * Files still over 400 lines, each with the length it may not pass while it waits to be split. The list only shrinks
  * (a listed file back at 400 lines or fewer fails until it is taken off, see `staleLongFiles`); empty is the target.
  */
-export const LONG_FILES: Readonly<Record<string, number>> = { 'bench/volume.ts': 407 };
+export const LONG_FILES: Readonly<Record<string, number>> = {};
 
 /**
  * Every file of at most 400 lines, wherever it is (the product, its tests, its benchmarks: a newcomer reads them all);
