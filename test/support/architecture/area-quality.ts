@@ -32,40 +32,22 @@ export function topLevelFunctions(source: string): { name: string; lines: number
 }
 
 /**
- * Files still over 400 lines, each with the length it may not pass while it waits to be split. The list only shrinks
- * (a listed file back at 400 lines or fewer fails until it is taken off, see `staleLongFiles`); empty is the target.
- */
-export const LONG_FILES: Readonly<Record<string, number>> = {};
-
-/**
  * Every file of at most 400 lines, wherever it is (the product, its tests, its benchmarks: a newcomer reads them all);
  * in a converted area, top-level functions (use cases, their factories) of at most 120 lines too.
  */
-export function sizes(
-  repo: Repo,
-  notYet: readonly string[] = NOT_YET_CONVERTED,
-  longFiles: Readonly<Record<string, number>> = LONG_FILES,
-): string[] {
+export function sizes(repo: Repo, notYet: readonly string[] = NOT_YET_CONVERTED): string[] {
   const found: string[] = [];
   for (const file of repo.files) {
     const place = placeOf(file);
     const source = repo.source(file);
     const count = lineCount(source);
-    const limit = Math.max(MAX_FILE_LINES, longFiles[file] ?? 0);
-    if (count > limit) found.push(`${file}: ${count} lines (at most ${limit})`);
+    if (count > MAX_FILE_LINES) found.push(`${file}: ${count} lines (at most ${MAX_FILE_LINES})`);
     if (!place.isArea || !isConverted(place.top!, notYet)) continue;
     for (const fn of topLevelFunctions(source))
       if (fn.lines > MAX_FUNCTION_LINES)
         found.push(`${file}: ${fn.name} is ${fn.lines} lines (at most ${MAX_FUNCTION_LINES})`);
   }
   return sorted(found);
-}
-
-/** The files listed in `longFiles` that are 400 lines or fewer now, or gone: take them off the list. */
-export function staleLongFiles(repo: Repo, longFiles: Readonly<Record<string, number>> = LONG_FILES): string[] {
-  return Object.keys(longFiles).filter(
-    (file) => !repo.files.includes(file) || lineCount(repo.source(file)) <= MAX_FILE_LINES,
-  );
 }
 
 /**

@@ -4,7 +4,7 @@ import { selfExplaining, sizes } from './area-quality.ts';
 import { areasOf, type Folder, isConverted, KNOWN_CYCLES, type Layer, NOT_YET_CONVERTED, placeOf } from './places.ts';
 
 export { areasOf, isConverted, KNOWN_CYCLES, NOT_YET_CONVERTED, placeOf } from './places.ts';
-export { LONG_FILES, selfExplaining, sizes, staleLongFiles, topLevelFunctions } from './area-quality.ts';
+export { selfExplaining, sizes, topLevelFunctions } from './area-quality.ts';
 
 /**
  * The rules docs/architecture.md states, each a function of the repository that returns its violations (empty when
