@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { eventually } from '#test/support/eventually.ts';
 import { metaEnvelope, sendMetaWebhook } from '#test/support/meta-webhook.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
-import { startHttpDouble } from './send-doubles.ts';
+import { startHttpDouble, twilioQueued } from './send-doubles.ts';
 import { startReceiver, type TestReceiver, webhookHeaders } from './webhooks-support.ts';
 
 /**
@@ -101,7 +101,7 @@ export function useIngressChannels(): void {
       sharedService(),
       startReceiver(),
       startHttpDouble({
-        reply: (_req, i) => ({ status: 201, body: { sid: `SM${String(i).padStart(32, '0')}`, status: 'queued' } }),
+        reply: (_req, i) => twilioQueued(i),
       }),
       startHttpDouble({
         reply: (_req, i) => ({

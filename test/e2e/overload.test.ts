@@ -9,7 +9,7 @@ import { crashRun, type CrashableService } from '#test/support/crash.ts';
 import type { ServiceClient } from '#test/support/service.ts';
 import { throttleFile } from '#test/support/throttles.ts';
 import { textPdf } from '#test/support/pdf-fixtures.ts';
-import { startHttpDouble } from './send-doubles.ts';
+import { startHttpDouble, twilioQueued } from './send-doubles.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 /**
@@ -29,7 +29,7 @@ const AUTH_TOKEN = 'twilio-auth-token-of-the-channel';
 beforeAll(async () => {
   [twilioApi, receiver] = await Promise.all([
     startHttpDouble({
-      reply: (_req, i) => ({ status: 201, body: { sid: `SM${String(i).padStart(32, '0')}`, status: 'queued' } }),
+      reply: (_req, i) => twilioQueued(i),
     }),
     startReceiver(),
   ]);

@@ -16,6 +16,12 @@ export interface RecordedRequest {
 
 export type DoubleMode = 'ok' | 'fail' | 'hang';
 
+/** Twilio's answer to a Messages create: 201, the message's SID (`SM` and 32 characters, from `index`), queued. */
+export const twilioQueued = (index: number) => ({
+  status: 201,
+  body: { sid: `SM${String(index).padStart(32, '0')}`, status: 'queued' },
+});
+
 /**
  * An HTTP stand-in for a provider API (Twilio, WhatsApp Cloud): records every request and answers with `reply`,
  * or fails (`fail`: the status and body given), or never answers (`hang`).

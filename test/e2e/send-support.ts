@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
-import { startHttpDouble, startSmtpDouble } from './send-doubles.ts';
+import { startHttpDouble, startSmtpDouble, twilioQueued } from './send-doubles.ts';
 
 /**
  * The service, provider doubles and helpers of the send tests (send.test.ts, send-errors.test.ts), each file calling
@@ -84,7 +84,7 @@ export function useSendDoubles(): void {
       sharedService(),
       startSmtpDouble(),
       startHttpDouble({
-        reply: (_req, i) => ({ status: 201, body: { sid: `SM${String(i).padStart(32, '0')}`, status: 'queued' } }),
+        reply: (_req, i) => twilioQueued(i),
       }),
       startHttpDouble({
         reply: (_req, i) => ({

@@ -6,7 +6,7 @@ import { busiestSecond } from '#test/support/busiest-second.ts';
 import { consistently, eventually } from '#test/support/eventually.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { projectWithWebhook } from './channel-support.ts';
-import { startHttpDouble } from './send-doubles.ts';
+import { startHttpDouble, twilioQueued } from './send-doubles.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
 /**
@@ -31,7 +31,7 @@ beforeAll(async () => {
         return { status: 429, body: { code: 20429, message: 'Too Many Requests', status: 429 } };
       }
       arrivals.push({ body, at: req.receivedAt });
-      return { status: 201, body: { sid: `SM${String(i).padStart(32, '0')}`, status: 'queued' } };
+      return twilioQueued(i);
     },
   });
 });
