@@ -97,24 +97,21 @@ async function setUpMainProject(
     await admin().admin('POST', integrations, { product: 'webhook', scope: 'general', url: urls.general })
   ).body.integrationId as string;
   const twilioProvider = { kind: 'twilio', accountSid: 'AC1', authToken: 'tok', baseUrl: twilioBaseUrl };
-  const twilioChannel = (
-    await admin().admin('POST', channels, {
-      type: 'sms',
-      name: 'Twilio',
-      address: '+15005550006',
-      provider: twilioProvider,
-    })
-  ).body;
-  const whatsapp = (
-    await admin().admin('POST', channels, {
-      type: 'whatsapp',
-      name: 'WhatsApp',
-      address: '5511999990000',
-      provider: { kind: 'whatsapp-cloud', phoneNumberId: 'PN1', accessToken: 'at', appSecret: 'app-secret' },
-    })
-  ).body;
+  const channel = async (body: Record<string, unknown>) => (await admin().admin('POST', channels, body)).body;
+  const twilioChannel = await channel({
+    type: 'sms',
+    name: 'Twilio',
+    address: '+15005550006',
+    provider: twilioProvider,
+  });
+  const whatsapp = await channel({
+    type: 'whatsapp',
+    name: 'WhatsApp',
+    address: '5511999990000',
+    provider: { kind: 'whatsapp-cloud', phoneNumberId: 'PN1', accessToken: 'at', appSecret: 'app-secret' },
+  });
   const mailbox = `crash-${Date.now()}@mail.example.com`;
-  const mailChannel = (await admin().admin('POST', channels, { type: 'email', name: 'Mail', address: mailbox })).body;
+  const mailChannel = await channel({ type: 'email', name: 'Mail', address: mailbox });
   // Each channel's received messages also go to a webhook ordered by conversation (a project has one general webhook).
   for (const { channelId } of [twilioChannel, whatsapp, mailChannel]) {
     const ordered = {
@@ -131,15 +128,13 @@ async function setUpMainProject(
     await admin().admin('POST', integrations, { product: 'custom', channelId: twilioChannel.channelId })
   ).body.token as string;
   // Batch items and scheduled sends leave at a channel's pace: one of their own, paced well above the load.
-  const pacedChannel = (
-    await admin().admin('POST', channels, {
-      type: 'sms',
-      name: 'Paced',
-      address: '+15005550007',
-      provider: twilioProvider,
-      pace: { perSecond: 200 },
-    })
-  ).body;
+  const pacedChannel = await channel({
+    type: 'sms',
+    name: 'Paced',
+    address: '+15005550007',
+    provider: twilioProvider,
+    pace: { perSecond: 200 },
+  });
   const pacedToken = (
     await admin().admin('POST', integrations, { product: 'custom', channelId: pacedChannel.channelId })
   ).body.token as string;
