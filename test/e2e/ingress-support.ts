@@ -37,15 +37,27 @@ export function events(filter: (e: any) => boolean = () => true): any[] {
     .filter(filter);
 }
 
+/**
+ * Waits for `count` events matching `filter`. 30 s: on a loaded two-core machine a report goes through four queue hops
+ * (inbound, ordered lane, events, deliveries), and one transient failure on the way costs a 5 s retry. A timeout says
+ * what did arrive, so a failure in CI can be read without the service's (silent) log.
+ */
 export async function waitForEvents(filter: (e: any) => boolean, count: number): Promise<any[]> {
-  return eventually(
-    async () => {
-      const found = events(filter);
-      return found.length >= count ? found : undefined;
-    },
-    15_000,
-    `${count} events`,
-  );
+  try {
+    return await eventually(
+      async () => {
+        const found = events(filter);
+        return found.length >= count ? found : undefined;
+      },
+      30_000,
+      `${count} events`,
+    );
+  } catch (error) {
+    const seen = events().map((e) => `${e.type} ${e.data?.messageId ?? ''} ${e.data?.status ?? ''}`.trim());
+    throw new Error(
+      `${(error as Error).message}; matching: ${events(filter).length}; this project's: [${seen.join(', ')}]`,
+    );
+  }
 }
 
 /** Posts a Twilio webhook as Twilio does: form-encoded, signed over the public URL and the sorted parameters. */
