@@ -26,6 +26,10 @@ export interface TestReceiver {
   open(): number;
   maxOpen(): number;
   answer: (delivery: ReceivedDelivery, index: number) => Answer;
+  /**
+   * Resolves with the first `count` deliveries once they arrived; 20 s by default, a delivery being two queue hops
+   * from its event and a loaded two-core CI machine taking seconds per hop (only a failure waits that long).
+   */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedDelivery[]>;
   close(): Promise<void>;
 }
@@ -42,7 +46,7 @@ export async function startReceiver(answer: TestReceiver['answer'] = () => 200):
     open: () => open,
     maxOpen: () => maxOpen,
     answer,
-    async waitFor(count, timeoutMs = 10_000) {
+    async waitFor(count, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {
         if (Date.now() > deadline)
