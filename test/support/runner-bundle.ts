@@ -10,10 +10,11 @@ import { RUNNER_THREAD_ENTRIES } from '#local/threads.ts';
 /**
  * The local runner as one esbuild bundle per thread entry (`main.js`, one per runner thread, and the groups' host
  * `service-host.js`, with shared chunks), for the services the tests start: the spawned ones (./process.ts), the
- * groups' hosts and the runner threads of every other (in-process services). Each thread of a service otherwise loads the project's TypeScript and its
- * dependencies module by module (the AWS SDK's CommonJS files read for their exports, one by one): a threaded start
- * costs about half the CPU from the bundle (bench/history/2026-12-suite-time-final7.md). It is the same code: every
- * module as the source has it, bundled as Node would resolve it; `npm start` and the benchmarks keep the source.
+ * groups' hosts and the runner threads of every other (in-process services). Each thread of a service otherwise
+ * loads the project's TypeScript and its dependencies module by module (the AWS SDK's CommonJS files read for their
+ * exports, one by one): a threaded start costs about half the CPU from the bundle
+ * (bench/history/2026-12-suite-time-final7.md). It is the same code: every module as the source has it, bundled as
+ * Node would resolve it; `npm start` and the benchmarks keep the source.
  *
  * Built once per source state: the folder is named by a hash of every file the runner can load (local/, shared/,
  * functions/, the lock file, the patches and this builder), so a changed file makes a new bundle and a stale one is
