@@ -166,11 +166,8 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
     const traffic = new TrafficDrivers(svc, recording);
     cleanup.push(() => traffic.close());
     for (const p of projects) await driveTraffic(phase, traffic, p, options, sids);
-    const accepting = {
-      phase: (label: string) => void (recording.phase = label),
-      settled: () => quiet(recording, QUIET_MS),
-    };
-    await scheduledSends(phase, accepting, traffic, projects, options.perType);
+    const quietAgain = () => quiet(recording, QUIET_MS);
+    await scheduledSends(phase, { recording, settled: quietAgain }, traffic, projects, options.perType);
     return { recording, phases, known };
   } finally {
     for (const c of cleanup) c();
@@ -332,7 +329,7 @@ const SCHEDULED_STAGGER_MS = 20_000;
 async function scheduledSends(
   phase: PhaseRunner,
   /** Where the later projects' sends are accepted: their phase's name set, then the service quiet again. */
-  accepting: { phase(label: string): void; settled(): Promise<void> },
+  accepting: { recording: Pick<Recording, 'phase'>; settled(): Promise<void> },
   traffic: TrafficDrivers,
   projects: ProjectSetup[],
   n: number,
@@ -340,7 +337,7 @@ async function scheduledSends(
   const name = 'scheduled send';
   const dueAt = new Map<ProjectSetup, number>();
   for (const [k, p] of [...projects.entries()].reverse().slice(0, -1)) {
-    accepting.phase(`${name}@${p.label}`);
+    accepting.recording.phase = `${name}@${p.label}`;
     const aheadMs = SCHEDULED_AHEAD_MS + k * SCHEDULED_STAGGER_MS;
     dueAt.set(p, Date.now() + aheadMs);
     for (let i = 0; i < n; i++) await traffic.scheduledSend(p, i, aheadMs);
