@@ -78,9 +78,12 @@ export class TrafficDrivers {
     await ok(res, 'batch send');
   }
 
-  /** A send due a minute from now: written with its due entry, queued delayed to its time, sent by the outbound worker. */
-  async scheduledSend(p: ProjectSetup, i: number) {
-    const sendAt = new Date(Date.now() + SCHEDULED_AHEAD_MS).toISOString();
+  /**
+   * A send due a minute from now (or `aheadMs`): written with its due entry, queued delayed to its time, sent by the
+   * outbound worker.
+   */
+  async scheduledSend(p: ProjectSetup, i: number, aheadMs = SCHEDULED_AHEAD_MS) {
+    const sendAt = new Date(Date.now() + aheadMs).toISOString();
     await ok(await this.svc.send(p.sendToken, { to: this.contact(i), body: `later ${i}`, sendAt }), 'scheduled send');
   }
 

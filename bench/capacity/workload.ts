@@ -166,6 +166,8 @@ export async function runWorkload(schema: TableSchema, options: WorkloadOptions)
     const traffic = new TrafficDrivers(svc, recording);
     cleanup.push(() => traffic.close());
     for (const p of projects) await driveTraffic(phase, traffic, p, options, sids);
+    const quietAgain = () => quiet(recording, QUIET_MS);
+    await scheduledSends(phase, { recording, settled: quietAgain }, traffic, projects, options.perType);
     return { recording, phases, known };
   } finally {
     for (const c of cleanup) c();
@@ -306,10 +308,6 @@ async function driveTraffic(
   );
   // One batch: its items take turns at the channel's pace in the outbound worker, as a campaign's do.
   await phase('batch send', p, BATCHES, (i) => traffic.batchSend(p, i), { events: BATCHES * BATCH_ITEMS });
-  await phase('scheduled send', p, n, (i) => traffic.scheduledSend(p, i), {
-    events: n,
-    timeoutMs: SCHEDULED_AHEAD_MS + DELIVERED_WITHIN_MS,
-  });
   await phase('events poll', p, n, () => traffic.poll(p));
   await phase('console page', p, n, () => traffic.consolePage(p));
   await phase('destination delivery', p, n, () => traffic.destinationDelivery(p), {
@@ -317,6 +315,44 @@ async function driveTraffic(
   });
   await phase('health', p, n, () => traffic.health(p));
   await phase('extract', p, n, () => traffic.extract(p));
+}
+
+/** How far apart the projects' scheduled sends are due: room for one project's to be delivered before the next's. */
+const SCHEDULED_STAGGER_MS = 20_000;
+
+/**
+ * Each project's scheduled sends in a phase of its own, their minute waited out once for all projects: the later
+ * projects' sends are accepted first (in their own phases), due {@link SCHEDULED_STAGGER_MS} apart, then the first
+ * project's, and each phase then waits for its own. A phase still open when the next project's sends fall due would
+ * take their calls as its own: the run stops there rather than record them so.
+ */
+async function scheduledSends(
+  phase: PhaseRunner,
+  /** Where the later projects' sends are accepted: their phase's name set, then the service quiet again. */
+  accepting: { recording: Pick<Recording, 'phase'>; settled(): Promise<void> },
+  traffic: TrafficDrivers,
+  projects: ProjectSetup[],
+  n: number,
+): Promise<void> {
+  const name = 'scheduled send';
+  const dueAt = new Map<ProjectSetup, number>();
+  for (const [k, p] of [...projects.entries()].reverse().slice(0, -1)) {
+    accepting.recording.phase = `${name}@${p.label}`;
+    const aheadMs = SCHEDULED_AHEAD_MS + k * SCHEDULED_STAGGER_MS;
+    dueAt.set(p, Date.now() + aheadMs);
+    for (let i = 0; i < n; i++) await traffic.scheduledSend(p, i, aheadMs);
+    await accepting.settled();
+  }
+  for (const [k, p] of projects.entries()) {
+    const due = dueAt.get(p);
+    if (due !== undefined && Date.now() > due - 1000)
+      throw new Error(`${name}@${projects[k - 1]!.label} was still recording when ${p.label}'s sends fell due`);
+    const accept = k === 0 ? (i: number) => traffic.scheduledSend(p, i) : async () => {};
+    await phase(name, p, n, accept, {
+      events: n,
+      timeoutMs: SCHEDULED_AHEAD_MS + k * SCHEDULED_STAGGER_MS + DELIVERED_WITHIN_MS,
+    });
+  }
 }
 
 const created201 = (res: { status: number; body: any }, what: string) => {

@@ -25,7 +25,7 @@ beforeAll(async () => {
   committed = recordedUnits();
   // One request of each type, but as many sends as the recording made: they race for the send limiters together.
   recorded = await recordUnits(schema, { perType: 1, sends: committed.perType });
-  // A scheduled send leaves a minute after it is accepted at the soonest, for each of the two projects.
+  // A scheduled send leaves a minute after it is accepted at the soonest: the two projects' wait out one minute.
 }, 480_000);
 
 describe('no key that tenants share', () => {

@@ -1,7 +1,10 @@
 import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import type { ServiceOptions } from '#local/service.ts';
 import { processCpu } from './process-cpu.ts';
 import { TEST_SERVICE_NODE_ARGS } from './process.ts';
@@ -34,9 +37,16 @@ export function hostService(options: ServiceOptions, label = 'group'): HostedSer
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-group-'));
   const infoFile = join(mkdtempSync(join(tmpdir(), 'switchboard-group-info-')), 'service.json');
   const times = { start: Date.now() / 1000, ready: 0 };
-  const child = fork(new URL('./service-host.ts', import.meta.url), [], {
+  const profile = cpuProfileSettings(label);
+  // From the runner bundle when there is one (./runner-bundle.ts): the host's main thread is the whole service in the
+  // groups on one event loop, and loads it at a fraction of the CPU of the sources module by module. Bundles mode
+  // stays on the sources: it synthesizes the stack, whose modules find the project from where they are.
+  const bundle = options.functions === 'bundles' ? undefined : process.env.LOCAL_RUNNER_BUNDLE;
+  const host = bundle ? join(bundle, 'service-host.js') : new URL('./service-host.ts', import.meta.url);
+  const child = fork(host, [], {
     execArgv: [
       ...TEST_SERVICE_NODE_ARGS,
+      ...profile.execArgv,
       '--import',
       './local/typescript-hooks.mjs',
       '--enable-source-maps',
@@ -52,6 +62,7 @@ export function hostService(options: ServiceOptions, label = 'group'): HostedSer
       NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile',
       SERVICE_HOST_OPTIONS: JSON.stringify({ ...options, dataDir }),
       SERVICE_HOST_INFO_FILE: infoFile,
+      ...profile.env,
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -89,6 +100,9 @@ export function hostService(options: ServiceOptions, label = 'group'): HostedSer
         stopped,
         new Promise<string[]>((resolve) => setTimeout(() => resolve([]), 30_000).unref()),
       ]);
+      // A profiled host writes its main thread's profile as it exits: killed, it would write none.
+      if (profile.execArgv.length && child.exitCode === null)
+        await Promise.race([once(child, 'exit'), sleep(60_000, undefined, { ref: false })]);
       if (child.exitCode === null) child.kill('SIGKILL');
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
       rmSync(dirname(infoFile), { recursive: true, force: true });
@@ -128,6 +142,24 @@ export function groupSetup(
       }
     });
     return stop;
+  };
+}
+
+/**
+ * With `TEST_SERVICE_CPU_PROF=<dir>`: a group's service is profiled from start to stop, its main thread by Node's
+ * `--cpu-prof` into `<dir>/<group>/`, its runner threads by bench/lib/thread-profile.mjs into `<dir>/<group>/threads/`
+ * (`npx tsx bench/profile-top.ts <dir>/<group>` sums them up). Nothing otherwise.
+ */
+function cpuProfileSettings(label: string): { execArgv: string[]; env: Record<string, string> } {
+  const dir = process.env.TEST_SERVICE_CPU_PROF;
+  if (!dir) return { execArgv: [], env: {} };
+  const out = resolve(dir, label);
+  return {
+    execArgv: ['--cpu-prof', `--cpu-prof-dir=${out}`],
+    env: {
+      LOCAL_THREAD_IMPORT: fileURLToPath(new URL('../../bench/lib/thread-profile.mjs', import.meta.url)),
+      TEST_SERVICE_CPU_PROF_THREADS: join(out, 'threads'),
+    },
   };
 }
 

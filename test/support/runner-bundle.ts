@@ -8,12 +8,13 @@ import { unbundledPackages } from '#infra/unbundled-packages.ts';
 import { RUNNER_THREAD_ENTRIES } from '#local/threads.ts';
 
 /**
- * The local runner as one esbuild bundle per thread entry (`main.js`, and one per runner thread, with shared chunks),
- * for the services the tests start: the spawned ones (./process.ts) and the runner threads of every other (the
- * groups' hosts, in-process services). Each thread of a service otherwise loads the project's TypeScript and its
- * dependencies module by module (the AWS SDK's CommonJS files read for their exports, one by one): a threaded start
- * costs about half the CPU from the bundle (bench/history/2026-12-suite-time-final7.md). It is the same code: every
- * module as the source has it, bundled as Node would resolve it; `npm start` and the benchmarks keep the source.
+ * The local runner as one esbuild bundle per thread entry (`main.js`, one per runner thread, and the groups' host
+ * `service-host.js`, with shared chunks), for the services the tests start: the spawned ones (./process.ts), the
+ * groups' hosts and the runner threads of every other (in-process services). Each thread of a service otherwise
+ * loads the project's TypeScript and its dependencies module by module (the AWS SDK's CommonJS files read for their
+ * exports, one by one): a threaded start costs about half the CPU from the bundle
+ * (bench/history/2026-12-suite-time-final7.md). It is the same code: every module as the source has it, bundled as
+ * Node would resolve it; `npm start` and the benchmarks keep the source.
  *
  * Built once per source state: the folder is named by a hash of every file the runner can load (local/, shared/,
  * functions/, the lock file, the patches and this builder), so a changed file makes a new bundle and a stale one is
@@ -25,7 +26,9 @@ import { RUNNER_THREAD_ENTRIES } from '#local/threads.ts';
 const EXTERNAL = [...Object.keys(unbundledPackages), 'dynalite', 'fauxqs', 'smtp-server', 'esbuild'];
 
 const SOURCES = ['local', 'shared', 'functions', 'patches'];
-const FILES = ['package-lock.json', 'infra/bundling.ts', 'infra/unbundled-packages.ts'];
+/** The groups' service host (./global-service.ts runs it from the bundle) and what it imports. */
+const HOST_FILES = ['service-host', 'iam', 'iam-actions', 'iam-policy'].map((f) => `test/support/${f}.ts`);
+const FILES = ['package-lock.json', 'infra/bundling.ts', 'infra/unbundled-packages.ts', ...HOST_FILES];
 
 /** A hash of everything the bundle is made from. */
 export function runnerBundleKey(root = projectRoot): string {
@@ -95,9 +98,12 @@ export async function runnerBundle(): Promise<string> {
     banner: { js: ESM_REQUIRE_BANNER },
     splitting: true,
     logLevel: 'error',
-    entryPoints: Object.fromEntries(
-      ['main', ...RUNNER_THREAD_ENTRIES].map((name) => [name, join(projectRoot, 'local', `${name}.ts`)]),
-    ),
+    entryPoints: {
+      ...Object.fromEntries(
+        ['main', ...RUNNER_THREAD_ENTRIES].map((name) => [name, join(projectRoot, 'local', `${name}.ts`)]),
+      ),
+      'service-host': join(projectRoot, HOST_FILES[0]!),
+    },
     outdir: building,
     external: EXTERNAL,
     plugins: [asTheSourceLoadsIt(fns)],

@@ -2,7 +2,6 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startService, type ServiceOptions } from '#local/service.ts';
-import { deniedCalls } from './iam.ts';
 
 /**
  * A service of its own for a group of e2e files (./global-service.ts starts this module as a child process): the
@@ -67,8 +66,13 @@ async function stop(): Promise<void> {
   stopping = true;
   await service.stop();
   // Bundles mode: every AWS call the functions made must have been allowed by their roles in the synthesized stack.
+  // The IAM check loaded only here (a chunk of its own in the runner bundle): no other group needs it.
   const denied = service.bundles
-    ? await deniedCalls(service.bundles.deployment, service.bundles.names, service.bundles.awsCalls)
+    ? await (await import('./iam.ts')).deniedCalls(
+        service.bundles.deployment,
+        service.bundles.names,
+        service.bundles.awsCalls,
+      )
     : [];
   process.send!({ type: 'stopped', denied }, () => process.exit(0));
 }

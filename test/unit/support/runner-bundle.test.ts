@@ -26,7 +26,7 @@ describe("the runner bundle's name: a hash of what it is built from, so a stale 
   let root: string;
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  it('changes with any source file, an added one and the lock file, and only then', () => {
+  it('changes with any source file, an added one, the lock file and the host files, and only then', () => {
     root = mkdtempSync(join(tmpdir(), 'runner-key-'));
     for (const dir of ['local', 'shared/kernel', 'functions/send']) mkdirSync(join(root, dir), { recursive: true });
     writeFileSync(join(root, 'local/main.ts'), 'export {};\n');
@@ -40,7 +40,17 @@ describe("the runner bundle's name: a hash of what it is built from, so a stale 
     keys.push(runnerBundleKey(root));
     writeFileSync(join(root, 'package-lock.json'), '{"lockfileVersion":3}\n');
     keys.push(runnerBundleKey(root));
+    // The groups' host runs from the bundle too: it and the IAM check it loads are part of it.
+    mkdirSync(join(root, 'test/support'), { recursive: true });
+    writeFileSync(join(root, 'test/support/service-host.ts'), 'export {};\n');
+    keys.push(runnerBundleKey(root));
+    writeFileSync(join(root, 'test/support/iam-policy.ts'), 'export const c = 1;\n');
+    keys.push(runnerBundleKey(root));
+    // A test support file the host never loads is no part of it.
+    writeFileSync(join(root, 'test/support/eventually.ts'), 'export const d = 1;\n');
+    keys.push(runnerBundleKey(root));
     expect(keys[0]).toBe(keys[1]);
-    expect(new Set(keys).size).toBe(4);
+    expect(keys.at(-1)).toBe(keys.at(-2));
+    expect(new Set(keys).size).toBe(6);
   });
 });
