@@ -78,7 +78,7 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
-  const { admitted, sharedLookups, aheadMs } = makeDepartures(deps, now, sleep);
+  const parts: WorkerParts = { deps, now, sleep, departures: makeDepartures(deps, now, sleep) };
 
   return async function workOutbound(records: readonly OutboundRecord[]): Promise<RecordOutcome[]> {
     const outcomes: RecordOutcome[] = [];
@@ -142,74 +142,11 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
         const beyond = (at: number) => deps.requeue !== undefined && plan !== undefined && at - now() > PACE_HORIZON_MS;
         const far = turns.filter((t, i) => beyond(i < held.length ? t.at : turns[held.length]!.at));
         const near = turns.filter((t) => !far.includes(t)).sort((a, b) => a.at - b.at);
-        await Promise.all([requeueFar(far, outcomes), sendNear(near, plan, outcomes)]);
+        await Promise.all([requeueFar(parts, far, outcomes), sendNear(parts, near, plan, outcomes)]);
       }),
     );
     return outcomes;
   };
-
-  /**
-   * Jobs whose reserved turn is beyond the horizon: queued again with it, visible about {@link BACK_BEFORE_TURN_MS}
-   * before it (the received copy is then done); instead of going back reserving nothing and asking again on every
-   * return while other jobs take the turns ahead. A failure to queue puts the received copy back instead (its turn
-   * stays unused: the pace is only slower for it).
-   */
-  async function requeueFar(far: readonly Turned[], outcomes: RecordOutcome[]): Promise<void> {
-    if (!far.length) return;
-    const delayOf = (at: number) => Math.min(900, Math.max(0, Math.floor((at - now() - BACK_BEFORE_TURN_MS) / 1000)));
-    const jobs = far.map((t) => ({
-      job: { ...t.record.job, turn: { at: t.at, seq: t.seq } },
-      delaySeconds: delayOf(t.at),
-    }));
-    const queued = await deps.requeue!(jobs).then(
-      () => true,
-      () => false,
-    );
-    for (const t of far)
-      outcomes.push(
-        queued
-          ? { id: t.record.id, done: true }
-          : { id: t.record.id, done: false, seconds: Math.max(1, delayOf(t.at)) },
-      );
-  }
-
-  /** Each job whose turn is near: checked, claimed and charged just before its instant, then through its slot. */
-  async function sendNear(
-    near: readonly Turned[],
-    plan: ReturnType<typeof paceSlots> | undefined,
-    outcomes: RecordOutcome[],
-  ): Promise<void> {
-    const lookups = sharedLookups(near.map((t) => t.message));
-    await Promise.all(
-      near.map(async ({ record, message, at: turnAt, seq }, i) => {
-        const at = Math.max(turnAt, message.sendAt ? Date.parse(message.sendAt) : 0);
-        // The checks, the claim and the charge take their time before the turn, and the slot's write after them
-        // as long as its answers take: begin them that much early, so that the slot is asked for in time for the
-        // instant (a later ask pushes the slot's stamp, and every later send through it, past its instant).
-        const lead = plan ? aheadMs() : 0;
-        const early = at - now() - PREPARE_MS - lead;
-        if (early > 0) await sleep(early);
-        const turn = async () => {
-          const wait = at - (plan ? CLAIM_LEAD_MS + lead : 0) - now();
-          if (wait > 0) await sleep(wait);
-        };
-        const departure = async () => {
-          // Late or early, a send goes only through its slot, free a whole window after the slot's last send.
-          if (plan) return admitted(message.channelId, seq % plan.slots, plan.slots, plan.admitWindowMs, at);
-          const wait = at - now();
-          if (wait > 0) await sleep(wait);
-        };
-        const outcome = await deps
-          .fire(message, turn, departure, lookups?.(i))
-          .catch((): FireOutcome => ({ done: false, retryInSeconds: RETRY_SECONDS }));
-        outcomes.push(
-          outcome.done
-            ? { id: record.id, done: true }
-            : { id: record.id, done: false, seconds: outcome.retryInSeconds },
-        );
-      }),
-    );
-  }
 }
 
 /** A job with its message and its turn on the channel's pace (reserved now, or carried by the job). */
@@ -218,4 +155,77 @@ interface Turned {
   message: DeferredMessage;
   at: number;
   seq: number;
+}
+
+/**
+ * Jobs whose reserved turn is beyond the horizon: queued again with it, visible about {@link BACK_BEFORE_TURN_MS}
+ * before it (the received copy is then done); instead of going back reserving nothing and asking again on every
+ * return while other jobs take the turns ahead. A failure to queue puts the received copy back instead (its turn
+ * stays unused: the pace is only slower for it).
+ */
+async function requeueFar(
+  { deps, now }: WorkerParts,
+  far: readonly Turned[],
+  outcomes: RecordOutcome[],
+): Promise<void> {
+  if (!far.length) return;
+  const delayOf = (at: number) => Math.min(900, Math.max(0, Math.floor((at - now() - BACK_BEFORE_TURN_MS) / 1000)));
+  const jobs = far.map((t) => ({
+    job: { ...t.record.job, turn: { at: t.at, seq: t.seq } },
+    delaySeconds: delayOf(t.at),
+  }));
+  const queued = await deps.requeue!(jobs).then(
+    () => true,
+    () => false,
+  );
+  for (const t of far)
+    outcomes.push(
+      queued ? { id: t.record.id, done: true } : { id: t.record.id, done: false, seconds: Math.max(1, delayOf(t.at)) },
+    );
+}
+
+/** Each job whose turn is near: checked, claimed and charged just before its instant, then through its slot. */
+async function sendNear(
+  { deps, now, sleep, departures }: WorkerParts,
+  near: readonly Turned[],
+  plan: ReturnType<typeof paceSlots> | undefined,
+  outcomes: RecordOutcome[],
+): Promise<void> {
+  const { admitted, sharedLookups, aheadMs } = departures;
+  const lookups = sharedLookups(near.map((t) => t.message));
+  await Promise.all(
+    near.map(async ({ record, message, at: turnAt, seq }, i) => {
+      const at = Math.max(turnAt, message.sendAt ? Date.parse(message.sendAt) : 0);
+      // The checks, the claim and the charge take their time before the turn, and the slot's write after them
+      // as long as its answers take: begin them that much early, so that the slot is asked for in time for the
+      // instant (a later ask pushes the slot's stamp, and every later send through it, past its instant).
+      const lead = plan ? aheadMs() : 0;
+      const early = at - now() - PREPARE_MS - lead;
+      if (early > 0) await sleep(early);
+      const turn = async () => {
+        const wait = at - (plan ? CLAIM_LEAD_MS + lead : 0) - now();
+        if (wait > 0) await sleep(wait);
+      };
+      const departure = async () => {
+        // Late or early, a send goes only through its slot, free a whole window after the slot's last send.
+        if (plan) return admitted(message.channelId, seq % plan.slots, plan.slots, plan.admitWindowMs, at);
+        const wait = at - now();
+        if (wait > 0) await sleep(wait);
+      };
+      const outcome = await deps
+        .fire(message, turn, departure, lookups?.(i))
+        .catch((): FireOutcome => ({ done: false, retryInSeconds: RETRY_SECONDS }));
+      outcomes.push(
+        outcome.done ? { id: record.id, done: true } : { id: record.id, done: false, seconds: outcome.retryInSeconds },
+      );
+    }),
+  );
+}
+
+/** What a worker's steps share: its ports, its clock, its departures (slots and reads kept across its batches). */
+interface WorkerParts {
+  deps: WorkOutboundDeps;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  departures: ReturnType<typeof makeDepartures>;
 }
