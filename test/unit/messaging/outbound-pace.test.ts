@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeferredMessage } from '#shared/messaging/volume/deferred.ts';
 import { makeWorkOutbound, type OutboundRecord } from '#shared/messaging/volume/work-outbound.ts';
 import { busiestSecond } from '#test/support/busiest-second.ts';
-import { memoryPacer, seeded, virtualClock } from '#test/support/fakes/memory-pacer.ts';
+import { memoryPacer, seeded, virtualClock } from './memory-pacer.ts';
 
 /**
  * `count` queued sends at `pace` a second, taken 10 a batch. A third of the claims and charges take 100-190 ms, the

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeferredMessage, OutboundJob } from '#shared/messaging/volume/deferred.ts';
 import { makeWorkOutbound, type OutboundRecord } from '#shared/messaging/volume/work-outbound.ts';
 import { busiestSecond } from '#test/support/busiest-second.ts';
-import { memoryPacer, seeded, virtualClock } from '#test/support/fakes/memory-pacer.ts';
+import { memoryPacer, seeded, virtualClock } from './memory-pacer.ts';
 
 /**
  * 1,000 queued sends at 80 a second (12.5 s of pace) whose jobs all reach the worker within their first 2 s, as when a
