@@ -17,10 +17,11 @@
  * worktree at the base commit), `--parts` picks the measurements, `--cpu-prof` writes the service's V8 CPU profiles
  * (every thread) there, `--profile` runs the service on one thread (LOCAL_THREADS=0) and profiles part 2 alone (its
  * batches and their drain), then prints its self time per module and function and the stand-ins' calls, per message
- * sent. The last lines compare each figure with the issue's target. Writes nothing else: the numbers go to
- * bench/history/ by hand.
+ * sent; `--count-calls` counts the service's AWS calls by operation and item kind during part 2
+ * (./lib/wire-counter.mjs, every thread), per message sent. The last lines compare each figure with the issue's
+ * target. Writes nothing else: the numbers go to bench/history/ by hand.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -29,6 +30,7 @@ import { spawnService, stopProcess } from '#test/support/process.ts';
 import { profileReport } from './lib/cpu-profile.ts';
 import { busiestSecond } from '#test/support/busiest-second.ts';
 import { readSendStamps, sendView } from './lib/send-stamps.ts';
+import { callsPer, wireCounts } from './lib/wire-counts.ts';
 import { describeQueue, missingState, outboundQueueState, settled } from './lib/volume-state.ts';
 import { adminApi, argValue, machine, median, numberArg, processCpuMs } from './lib/harness.ts';
 
@@ -39,6 +41,11 @@ const PARTS = new Set((argValue('parts') ?? '1,2,3').split(',').map(Number));
 const CWD = argValue('cwd');
 const PROFILE_DIR = argValue('cpu-prof');
 const TOGGLED_DIR = argValue('profile');
+const COUNT_DIR = process.argv.includes('--count-calls')
+  ? mkdtempSync(join(tmpdir(), 'switchboard-volume-calls-'))
+  : '';
+// The profiler hook writes into it, and a profile it cannot write would never be reported.
+if (TOGGLED_DIR) mkdirSync(TOGGLED_DIR, { recursive: true });
 
 const arrivals = new Map<string, number[]>();
 const double = createServer((req, res) => {
@@ -71,6 +78,7 @@ const svc = await spawnService(
     SEND_STAMPS_HOST: new URL(doubleUrl).host,
     SEND_STAMPS_FILE: stampsFile,
     ...(TOGGLED_DIR ? { LOCAL_THREADS: '0', PROFILE_DIR: TOGGLED_DIR } : {}),
+    ...(COUNT_DIR ? { WIRE_COUNT_DIR: COUNT_DIR, WIRE_COUNT_DETAIL: '1' } : {}),
   },
   120_000,
   {
@@ -80,6 +88,7 @@ const svc = await spawnService(
       stamper,
       ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
       ...(TOGGLED_DIR ? ['--import', toggle] : []),
+      ...(COUNT_DIR ? ['--import', new URL('./lib/wire-counter.mjs', import.meta.url).href] : []),
     ],
   },
 );
@@ -240,6 +249,7 @@ try {
     lines.push(`${MESSAGES} at ${PACE}/s:`, await settled(svc.baseUrl, 300_000));
     if (TOGGLED_DIR) await toggleProfiler('profile started');
     const cpu2 = processCpuMs(svc.child.pid!);
+    const calls2 = COUNT_DIR ? wireCounts(COUNT_DIR) : undefined;
     // 2. Drain at the pace.
     const paced = await channel(PACE);
     const batchIds: string[] = [];
@@ -285,6 +295,9 @@ try {
       `  service CPU: ${(cpuMs / 1000).toFixed(1)} s, ${sent ? (cpuMs / sent).toFixed(1) : '-'} ms per message sent`,
     );
     if (TOGGLED_DIR) lines.push(...profileReport(await toggleProfiler('profile written'), Math.max(1, sent)));
+    // The counters write each second.
+    if (calls2) await new Promise((r) => setTimeout(r, 1_500));
+    if (calls2) lines.push(...callsPer(calls2, wireCounts(COUNT_DIR), sent));
     const over = ((took - ideal) / ideal) * 100;
     target(
       `${MESSAGES} messages drained at ${PACE}/s within 5 % of ${ideal.toFixed(1)} s`,
@@ -380,4 +393,5 @@ try {
   double.close();
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(stampsDir, { recursive: true, force: true });
+  if (COUNT_DIR) rmSync(COUNT_DIR, { recursive: true, force: true });
 }

@@ -163,7 +163,8 @@ export const queueWorkers: QueueWorkerDefinition[] = [
     maxConcurrency: 40,
     access: {
       table: { read: true, write: true },
-      sendTo: ['events'],
+      // outbound: a job whose turn is further off than the worker waits is sent again carrying it (work-outbound.ts).
+      sendTo: ['events', 'outbound'],
       buckets: { transfer: { write: ['payloads/'] } },
       secrets: ['secretsKey'],
       ses: { send: true },

@@ -225,6 +225,8 @@ export function wireOutboundWorker(
       sending.conversations.lookupForSend(projectId, channelId, mergedLookupKeys(bodies)),
     fire: (message, turn, departure, lookup) => sendDeferred.fire(message, turn, departure, lookup),
     abandon: (message) => sendDeferred.abandon(message),
+    // A job whose reserved turn is further off than the worker waits comes back with it, shortly before it.
+    requeue: (jobs) => deferred.queue.enqueue(jobs),
   });
   return outboundWorkerHandler(platform, { workOutbound, queue: deferred.queue });
 }

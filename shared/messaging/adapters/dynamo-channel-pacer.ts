@@ -8,7 +8,8 @@ import { type ChannelPacer, SLOTS_PER_RUN, type SlotAnswer, type SlotRequest } f
  * write, with no read first:
  *  - busy (`next` > now, within the horizon): the group starts at `next`, `next` moves past it;
  *  - idle (`next` <= now, or no item): the group starts now.
- * A group whose start would be beyond the horizon reserves nothing (its jobs wait on the queue instead).
+ * A group whose start would be beyond the horizon reserves nothing (its jobs wait on the queue instead): told so after
+ * two rounds of two refused writes and a read.
  * A channel's slots are kept 40 to an item (`CHPACE#<channelId>#<run>`, attribute `s<slot>`: its last send). The sends
  * a worker takes together are admitted in one conditional write per item (each slot `<= at - window`, or equal to the
  * stamp the same send took it at before: a send that did not leave on time moves its own stamp); a refusal returns
@@ -58,6 +59,10 @@ export class DynamoChannelPacer implements ChannelPacer {
         }),
       );
       if (idle.applied) return { at: now, seq: planned(idle.output) };
+      // Refused both ways: most often another reservation made the channel busy between the two (concurrent groups
+      // finding it idle), and the next round's first write takes the place behind it. Only a second refusal is read
+      // for a `next` beyond the horizon: a read a round for every loser of that race cost more than it told.
+      if (round === 0) continue;
       const next = (await readItem(this.table, key))?.next;
       if (typeof next === 'number' && next > now + horizonMs) return { later: next };
     }

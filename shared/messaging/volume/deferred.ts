@@ -40,10 +40,16 @@ export interface DeferredMessage {
   rateLimitedTimes?: number;
 }
 
-/** What the outbound queue carries: the message, and for a scheduled one the time it was due when enqueued. */
+/**
+ * What the outbound queue carries: the message, for a scheduled one the time it was due when enqueued, and the turn a
+ * worker reserved for it on the channel's pace when that turn was too far off to wait for (the job was then queued
+ * again to come back shortly before it).
+ */
 export interface OutboundJob {
   messageId: string;
   sendAt?: string;
+  /** Its reserved instant (epoch ms) and sequence number on the channel's pace. */
+  turn?: { at: number; seq: number };
 }
 
 /** A message waiting to be put on the outbound queue (due entries are what survives a crash before that). */

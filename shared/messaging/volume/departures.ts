@@ -49,6 +49,8 @@ interface Asking {
   departAt: () => number;
   mine?: number;
   settle: (taken: Promise<{ answer: SlotAnswer; stamp: number }>) => void;
+  /** Still in its channel's list, its write not made: read on every wake and plan, where a search of the list was. */
+  waiting: boolean;
 }
 
 /** A worker's slots and reads for its sends, kept across its batches (what it saw of the slots, how its answers come). */
@@ -113,14 +115,22 @@ export function makeDepartures(
     const before =
       mine === undefined ? (asking.get(key) ?? []).filter((a) => a.slot === slot && a.mine === undefined) : [];
     const departure = () =>
-      Math.max(departAt(), ...before.filter((a) => asking.get(key)?.includes(a)).map((a) => a.departAt() + windowMs));
-    const mineAsking: Asking = { slot, departAt: departure, ...(mine === undefined ? {} : { mine }), settle };
-    asking.set(key, [...(asking.get(key) ?? []), mineAsking]);
+      Math.max(departAt(), ...before.filter((a) => a.waiting).map((a) => a.departAt() + windowMs));
+    const mineAsking: Asking = {
+      slot,
+      departAt: departure,
+      ...(mine === undefined ? {} : { mine }),
+      settle,
+      waiting: true,
+    };
+    const list = asking.get(key);
+    if (list) list.push(mineAsking);
+    else asking.set(key, [mineAsking]);
     for (;;) {
       const wake = departure() - aheadMs();
       if (wake <= now()) break;
       await sleep(wake - now());
-      if (!asking.get(key)?.includes(mineAsking)) return taken;
+      if (!mineAsking.waiting) return taken;
     }
     const waiting = asking.get(key) ?? [];
     const asked = now();
@@ -133,7 +143,8 @@ export function makeDepartures(
       const otherDepartAt = other.departAt();
       if (otherDepartAt <= asked + ahead + TAKEN_TOGETHER_MS) batch.push({ asking: other, departAt: otherDepartAt });
     }
-    const rest = waiting.filter((w) => !batch.some((b) => b.asking === w));
+    for (const b of batch) b.asking.waiting = false;
+    const rest = waiting.filter((w) => w.waiting);
     if (rest.length) asking.set(key, rest);
     else asking.delete(key);
     const stamps = batch.map((b) => Math.max(b.departAt, asked + ahead));
@@ -177,18 +188,26 @@ export function makeDepartures(
    * seconds waited for its most delayed slot).
    */
   function soonestFree(channelId: string, windowMs: number, own: number, slots: number, at: number): number {
-    const asked = new Map<number, number>();
-    // A send taking its slot again departs as far ahead as answers take.
-    for (const a of asking.get(`${channelId}#${windowMs}`) ?? [])
-      asked.set(
-        a.slot,
-        Math.max(asked.get(a.slot) ?? 0, (a.mine === undefined ? a.departAt() : now() + aheadMs()) + windowMs),
-      );
-    const freeAt = (slot: number) => Math.max(at, freesAt(channelId, slot, windowMs), asked.get(slot) ?? 0);
+    const first = own - (own % SLOTS_PER_RUN);
+    const end = Math.min(slots, first + SLOTS_PER_RUN);
+    // This worker's sends waiting for a slot of the run leave it free a window after their departures (a send taking
+    // its slot again departs as far ahead as answers take). Only the own slot's are read while it is free in time:
+    // reading every waiting send's departure for every send cost as much as the rest of the worker's pace.
+    const waiting = (asking.get(`${channelId}#${windowMs}`) ?? []).filter((a) => a.slot >= first && a.slot < end);
+    const frees = (a: Asking) => (a.mine === undefined ? a.departAt() : now() + aheadMs()) + windowMs;
+    let asked: Map<number, number> | undefined;
+    const askedAt = (slot: number) => {
+      if (!asked && slot === own) return Math.max(0, ...waiting.filter((a) => a.slot === own).map(frees));
+      if (!asked) {
+        asked = new Map();
+        for (const a of waiting) asked.set(a.slot, Math.max(asked.get(a.slot) ?? 0, frees(a)));
+      }
+      return asked.get(slot) ?? 0;
+    };
+    const freeAt = (slot: number) => Math.max(at, freesAt(channelId, slot, windowMs), askedAt(slot));
     let best = own;
     let bestAt = freeAt(own);
-    const first = own - (own % SLOTS_PER_RUN);
-    for (let slot = first; slot < Math.min(slots, first + SLOTS_PER_RUN) && bestAt > at; slot++) {
+    for (let slot = first; slot < end && bestAt > at; slot++) {
       const slotAt = freeAt(slot);
       if (slotAt < bestAt) {
         best = slot;

@@ -33,6 +33,27 @@ describe('a channel pace in DynamoDB', () => {
     for (const s of starts) if (!('at' in s)) expect(s.later).toBeGreaterThan(now + 2_000);
   });
 
+  it('reserves for concurrent groups that find the channel idle in at most three writes each, reading nothing', async () => {
+    const calls: string[] = [];
+    const counted = {
+      tableName: db.table.tableName,
+      client: {
+        send: (command: { constructor: { name: string } }, ...rest: unknown[]) => {
+          calls.push(command.constructor.name);
+          return (db.table.client.send as (...a: unknown[]) => unknown)(command, ...rest);
+        },
+      },
+    } as unknown as typeof db.table;
+    const pacer = new DynamoChannelPacer(counted);
+    const now = Date.now();
+    const starts = await Promise.all(Array.from({ length: 8 }, () => pacer.reserve('ch_race', 3, 100, now, 60_000)));
+    expect(starts.map((s) => ('at' in s ? s.at : s.later)).sort()).toEqual(starts.map((_, i) => now + i * 300));
+    // One wins the idle write; the others, refused both ways, take their places behind it at the next busy write.
+    // Each loser read the item before it (7 reads here).
+    expect(calls.filter((c) => c === 'GetCommand')).toEqual([]);
+    expect(calls.length).toBeLessThanOrEqual(8 * 3);
+  });
+
   it('lets one send through a slot per window, and says when a refused one may go', async () => {
     const pacer = new DynamoChannelPacer(db.table);
     const t = Date.now();
