@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { DeferredMessage } from '#shared/messaging/volume/deferred.ts';
 import type { ChannelPacer } from '#shared/messaging/volume/pace.ts';
 
 /** A clock that moves only when every pending task waits on it: timers fire in order, instantly. */
@@ -80,4 +81,18 @@ export function memoryPacer(clock: ReturnType<typeof virtualClock>, latency: () 
     },
   };
   return { pacer, admits: () => admits, counts: () => ({ retakes, refusals, writes }) };
+}
+
+/** `count` queued sends of one channel (`msg_0` …), by id: what the drains' worker reads as its store. */
+export function queuedMessages(count: number): Map<string, DeferredMessage> {
+  const messages = new Map<string, DeferredMessage>();
+  for (let i = 0; i < count; i++)
+    messages.set(`msg_${i}`, {
+      messageId: `msg_${i}`,
+      projectId: 'prj',
+      channelId: 'ch',
+      status: 'queued',
+      body: { to: '+15550000000', text: `hello ${i}` },
+    } as unknown as DeferredMessage);
+  return messages;
 }

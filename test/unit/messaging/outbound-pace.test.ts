@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeferredMessage } from '#shared/messaging/volume/deferred.ts';
 import { makeWorkOutbound, type OutboundRecord } from '#shared/messaging/volume/work-outbound.ts';
 import { busiestSecond } from '#test/support/busiest-second.ts';
-import { memoryPacer, seeded, virtualClock } from './memory-pacer.ts';
+import { memoryPacer, queuedMessages, seeded, virtualClock } from './memory-pacer.ts';
 
 /**
  * `count` queued sends at `pace` a second, taken 10 a batch. A third of the claims and charges take 100-190 ms, the
@@ -14,17 +14,7 @@ async function drain(seed: number, pace: number, count: number, slowAnswers = fa
   const { pacer, admits, counts } = memoryPacer(clock, () =>
     slowAnswers ? 200 + random() * 300 : random() < 1 / 8 ? 30 + random() * 60 : 2 + random() * 8,
   );
-  const messages = new Map<string, DeferredMessage>();
-  for (let i = 0; i < count; i++) {
-    const messageId = `msg_${i}`;
-    messages.set(messageId, {
-      messageId,
-      projectId: 'prj',
-      channelId: 'ch',
-      status: 'queued',
-      body: { to: '+15550000000', text: `hello ${i}` },
-    } as unknown as DeferredMessage);
-  }
+  const messages = queuedMessages(count);
   const sentAt = new Map<string, number[]>();
   const work = makeWorkOutbound({
     store: { getMany: async (ids) => new Map(ids.map((id) => [id, messages.get(id)!])) },

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { DeferredMessage, OutboundJob } from '#shared/messaging/volume/deferred.ts';
+import type { OutboundJob } from '#shared/messaging/volume/deferred.ts';
 import { makeWorkOutbound, type OutboundRecord } from '#shared/messaging/volume/work-outbound.ts';
 import { busiestSecond } from '#test/support/busiest-second.ts';
-import { memoryPacer, seeded, virtualClock } from './memory-pacer.ts';
+import { memoryPacer, queuedMessages, seeded, virtualClock } from './memory-pacer.ts';
 
 /**
  * 1,000 queued sends at 80 a second (12.5 s of pace) whose jobs all reach the worker within their first 2 s, as when a
@@ -13,15 +13,7 @@ async function earlyDrain(seed: number, requeue: boolean) {
   const clock = virtualClock();
   const random = seeded(seed);
   const { pacer } = memoryPacer(clock, () => 2 + random() * 8);
-  const messages = new Map<string, DeferredMessage>();
-  for (let i = 0; i < 1000; i++)
-    messages.set(`msg_${i}`, {
-      messageId: `msg_${i}`,
-      projectId: 'prj',
-      channelId: 'ch',
-      status: 'queued',
-      body: { to: '+15550000000', text: `hello ${i}` },
-    } as unknown as DeferredMessage);
+  const messages = queuedMessages(1000);
   const sentAt = new Map<string, number[]>();
   const received = new Map<string, number>();
   let putBack = 0;
