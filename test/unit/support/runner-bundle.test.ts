@@ -33,24 +33,26 @@ describe("the runner bundle's name: a hash of what it is built from, so a stale 
     writeFileSync(join(root, 'shared/kernel/config.ts'), 'export const a = 1;\n');
     writeFileSync(join(root, 'functions/send/handler.ts'), 'export const handler = () => 1;\n');
     writeFileSync(join(root, 'package-lock.json'), '{}\n');
-    const keys = [runnerBundleKey(root), runnerBundleKey(root)];
-    writeFileSync(join(root, 'shared/kernel/config.ts'), 'export const a = 2;\n');
-    keys.push(runnerBundleKey(root));
-    writeFileSync(join(root, 'functions/send/limits.ts'), 'export const b = 1;\n');
-    keys.push(runnerBundleKey(root));
-    writeFileSync(join(root, 'package-lock.json'), '{"lockfileVersion":3}\n');
-    keys.push(runnerBundleKey(root));
-    // The groups' host runs from the bundle too: it and the IAM check it loads are part of it.
+    expect(runnerBundleKey(root)).toBe(runnerBundleKey(root));
     mkdirSync(join(root, 'test/support'), { recursive: true });
-    writeFileSync(join(root, 'test/support/service-host.ts'), 'export {};\n');
-    keys.push(runnerBundleKey(root));
-    writeFileSync(join(root, 'test/support/iam-policy.ts'), 'export const c = 1;\n');
-    keys.push(runnerBundleKey(root));
-    // A test support file the host never loads is no part of it.
-    writeFileSync(join(root, 'test/support/eventually.ts'), 'export const d = 1;\n');
-    keys.push(runnerBundleKey(root));
-    expect(keys[0]).toBe(keys[1]);
-    expect(keys.at(-1)).toBe(keys.at(-2));
-    expect(new Set(keys).size).toBe(6);
+    // Each edit, in order, and whether the name must change with it. The groups' host runs from the bundle too: it
+    // and the IAM check it loads are part of it; a test support file the host never loads is not.
+    const edits: [file: string, text: string, changes: boolean][] = [
+      ['shared/kernel/config.ts', 'export const a = 2;\n', true],
+      ['functions/send/limits.ts', 'export const b = 1;\n', true],
+      ['package-lock.json', '{"lockfileVersion":3}\n', true],
+      ['test/support/service-host.ts', 'export {};\n', true],
+      ['test/support/iam-policy.ts', 'export const c = 1;\n', true],
+      ['test/support/eventually.ts', 'export const d = 1;\n', false],
+    ];
+    const names = new Set([runnerBundleKey(root)]);
+    for (const [file, text, changes] of edits) {
+      const before = runnerBundleKey(root);
+      writeFileSync(join(root, file), text);
+      expect(runnerBundleKey(root) !== before, file).toBe(changes);
+      names.add(runnerBundleKey(root));
+    }
+    // Never a name seen before: each change made a new one.
+    expect(names.size).toBe(1 + edits.filter(([, , changes]) => changes).length);
   });
 });
