@@ -278,8 +278,10 @@ describe('webhook delivery through the local runner', () => {
     );
     await healthy.waitFor(events, 12_000);
     const latencies = healthy.received.map((d) => d.at - Date.parse(d.json.timestamp)).sort((a, b) => a - b);
-    expect(latencies.at(-1)).toBeLessThan(5_000);
-    expect(latencies[Math.floor(latencies.length * 0.95)]).toBeLessThan(3_000);
+    // A healthy delivery held behind a hanging attempt would wait out that attempt's deadline (15 s in this group):
+    // the bounds sit well below it and leave room for a loaded two-core machine (the slowest seen there: 7.4 s).
+    expect(latencies.at(-1)).toBeLessThan(10_000);
+    expect(latencies[Math.floor(latencies.length * 0.95)]).toBeLessThan(5_000);
     // The hanging receiver was sent its share and held it (deadline 15 s), never more at once than the limit (10).
     expect(hanging.received.length).toBeGreaterThan(0);
     expect(hanging.maxOpen()).toBeLessThanOrEqual(10);
