@@ -11,6 +11,7 @@ import {
 import { ClassicLevel } from 'classic-level';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { startDynalite } from '#local/emulators.ts';
+import { tableActive } from '#local/provisioning.ts';
 
 /**
  * How the DynamoDB stand-in reads LevelDB (patches/dynalite+4.0.0.patch): every item and table lookup straight from
@@ -62,6 +63,8 @@ describe('the DynamoDB stand-in on LevelDB', () => {
           BillingMode: 'PAY_PER_REQUEST',
         }),
       );
+      // dynalite answers while the table is CREATING: a loaded machine can delay its ACTIVE past the first write.
+      await tableActive(ddb, TABLE);
       const queued = vi.spyOn(leveldb, '_get');
       const direct = vi.spyOn(leveldb, '_getSync');
       for (const pk of ['a', 'b', 'c'])
