@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import twilio from 'twilio';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { eventually } from '#test/support/eventually.ts';
 import { metaEnvelope, sendMetaWebhook } from '#test/support/meta-webhook.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
@@ -38,9 +38,9 @@ export function events(filter: (e: any) => boolean = () => true): any[] {
 }
 
 /**
- * Waits for `count` events matching `filter`. 30 s: on a loaded two-core machine a report goes through four queue hops
- * (inbound, ordered lane, events, deliveries), and one transient failure on the way costs a 5 s retry. A timeout says
- * what did arrive, so a failure in CI can be read without the service's (silent) log.
+ * Waits for `count` events matching `filter`, up to 45 s: on a loaded two-core machine a report goes through four
+ * queue hops (inbound, ordered lane, events, deliveries). A timeout says what did arrive, so a failure in CI can be
+ * read without the service's (silent) log.
  */
 export async function waitForEvents(filter: (e: any) => boolean, count: number): Promise<any[]> {
   try {
@@ -49,7 +49,9 @@ export async function waitForEvents(filter: (e: any) => boolean, count: number):
         const found = events(filter);
         return found.length >= count ? found : undefined;
       },
-      30_000,
+      // A report that fails on its way is tried again after 5 s, then 10 s and 20 s (the ordered lane): a loaded
+      // machine's transient failures must not read as a lost report.
+      45_000,
       `${count} events`,
     );
   } catch (error) {
@@ -108,6 +110,8 @@ export function metaWebhook(value: Record<string, unknown>) {
 
 /** Registers the file's hooks: the service, the doubles and the receiver for its tests, closed after them. */
 export function useIngressChannels(): void {
+  // A test's own timeout must outlast waitForEvents', or a slow report fails without saying what did arrive.
+  vi.setConfig({ testTimeout: 75_000 });
   beforeAll(async () => {
     [svc, receiver, twilioApi, metaApi] = await Promise.all([
       sharedService(),
