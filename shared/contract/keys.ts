@@ -97,8 +97,17 @@ export const keys = {
    * item: the sends a worker takes together take their slots in one write).
    */
   channelPaceSlots: (channelId: string, run: number) => ({ pk: `CHPACE#${channelId}#${run}`, sk: 'SLOTS' }),
-  /** Which message a provider's id belongs to: how a receipt finds the message a send recorded it for. */
-  providerMessageId: (provider: string, providerMessageId: string) => ({
+  /**
+   * Which message a provider's id belongs to, on the channel that sent it: how a receipt finds the message a send
+   * recorded it for. One item per channel under the id: a provider id is unique only within its provider account, and
+   * a channel's provider can be any server its project names, so one channel's sends must never take over another's.
+   */
+  providerMessageId: (provider: string, providerMessageId: string, channelId: string) => ({
+    pk: `PMID#${provider}#${providerMessageId}`,
+    sk: `CH#${channelId}`,
+  }),
+  /** The same lookup as sends wrote it before it was kept per channel (read until those items expire). */
+  providerMessageIdUnscoped: (provider: string, providerMessageId: string) => ({
     pk: `PMID#${provider}#${providerMessageId}`,
     sk: 'PMID',
   }),

@@ -77,8 +77,15 @@ export interface ProviderIdTarget {
 /** Message status records and the provider-id lookups that match receipts to them. */
 export interface MessageStatusStore {
   get(messageId: string): Promise<MessageStatusRecord | undefined>;
-  /** The message a provider id was recorded for by a send, if any. */
-  findByProviderId(provider: ProviderKind, providerMessageId: string): Promise<ProviderIdTarget | undefined>;
+  /**
+   * The message a provider id was recorded for by a send of `channelId`, if any. Without a channel (SES's events name
+   * none; its ids are SES's own, unique across its accounts): the message of the one channel that recorded it.
+   */
+  findByProviderId(
+    provider: ProviderKind,
+    providerMessageId: string,
+    channelId?: string,
+  ): Promise<ProviderIdTarget | undefined>;
   /**
    * Moves a message forward: one conditional write, applied only when the message is still below `status` and not
    * final. Returns the record after the change, or undefined when nothing changed (a retry, a stale or late report).

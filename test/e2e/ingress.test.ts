@@ -1,6 +1,8 @@
 import twilio from 'twilio';
 import { describe, expect, it } from 'vitest';
-import { consistently } from '#test/support/eventually.ts';
+import { consistently, eventually } from '#test/support/eventually.ts';
+import { startHttpDouble } from './send-doubles.ts';
+import { startReceiver } from './webhooks-support.ts';
 import {
   svc,
   twilioApi,
@@ -70,6 +72,61 @@ describe('Twilio', () => {
     ).json()) as any;
     expect(status.status).toBe('read');
     expect(status.history.map((h: any) => h.status)).toEqual(['sent', 'delivered', 'read']);
+  });
+
+  it('a receipt reaches the message its own channel sent, though another project’s provider gave the same id', async () => {
+    const sent = (await (await svc.send(tokens.twilio!, { to: '+5511988887777', body: 'mine' })).json()) as any;
+    const sid = `SM${String(twilioApi.requests.length - 1).padStart(32, '0')}`;
+    // A provider id is unique only within its provider account, and a project may name any server as its provider:
+    // another project's channel, sending after this one, is answered with the same id.
+    const [otherApi, otherReceiver] = await Promise.all([
+      startHttpDouble({ reply: () => ({ status: 201, body: { sid, status: 'queued' } }) }),
+      startReceiver(),
+    ]);
+    try {
+      const other = await svc.newProject({ companyId: 7002 });
+      await svc.admin('POST', `/projects/${other.projectId}/integrations`, {
+        product: 'webhook',
+        scope: 'general',
+        url: otherReceiver.url,
+      });
+      const channel = await svc.admin('POST', `/projects/${other.projectId}/channels`, {
+        name: 'same-ids',
+        type: 'sms',
+        address: '+15005550009',
+        provider: {
+          kind: 'twilio',
+          accountSid: 'AC0123456789abcdef',
+          authToken: AUTH_TOKEN,
+          baseUrl: otherApi.baseUrl,
+        },
+      });
+      expect(channel.status, JSON.stringify(channel.body)).toBe(201);
+      const token = (
+        await svc.admin('POST', `/projects/${other.projectId}/integrations`, {
+          product: 'custom',
+          channelId: channel.body.channelId,
+        })
+      ).body.token;
+      const theirs = (await (await svc.send(token, { to: '+5511988887777', body: 'theirs' })).json()) as any;
+      expect(theirs.messageId).toMatch(/^msg_/);
+      expect(otherApi.requests).toHaveLength(1);
+      expect((await postTwilio(channels.twilio.channelId, twilioStatus(sid, 'delivered'))).status).toBe(200);
+      expect(
+        (await postTwilio(channel.body.channelId, twilioStatus(sid, 'delivered', { From: '+15005550009' }))).status,
+      ).toBe(200);
+      const [mine] = await waitForEvents((e) => e.data.messageId === sent.messageId && e.type !== 'message.sent', 1);
+      expect(mine).toMatchObject({
+        type: 'message.delivered',
+        data: { messageId: sent.messageId, providerMessageId: sid },
+      });
+      const delivered = async () =>
+        otherReceiver.received.filter((d) => d.json?.type === 'message.delivered').map((d) => d.json.data.messageId);
+      await eventually(async () => ((await delivered()).length ? true : undefined), 45_000, 'their message.delivered');
+      expect(await delivered()).toEqual([theirs.messageId]);
+    } finally {
+      await Promise.all([otherApi.close(), otherReceiver.close()]);
+    }
   });
 
   it('undelivered becomes message.failed with Twilio’s error; nothing after it', async () => {

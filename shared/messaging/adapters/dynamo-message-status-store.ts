@@ -15,6 +15,7 @@ import {
   conditionalWrite,
   type DynamoTable,
   putItem,
+  queryPage,
   readItem,
   updateItem,
 } from '../../kernel/aws/dynamo-table.ts';
@@ -67,7 +68,7 @@ export function sentMessageItems(message: MessageRecord, mark: OutboxMark): Reco
       ...outboxItemAttributes(mark, keys.messageStatus(message.messageId).pk),
     },
     ...(message.providerMessageIds ?? []).map((id) => ({
-      ...keys.providerMessageId(message.provider, id),
+      ...keys.providerMessageId(message.provider, id, message.channelId),
       ...target,
       expiresAt: ttl,
     })),
@@ -122,6 +123,11 @@ const fromItem = statusRecordOf;
  * retries and concurrent workers move a message at most once per status: the write that loses the race changes
  * nothing and tells its caller so.
  */
+function targetOf(item: Record<string, unknown>): ProviderIdTarget {
+  const { messageId, projectId, channelId, conversationId } = item as unknown as ProviderIdTarget;
+  return { messageId, projectId, channelId, ...(conversationId === undefined ? {} : { conversationId }) };
+}
+
 export class DynamoMessageStatusStore implements MessageStatusStore {
   constructor(private readonly table: DynamoTable) {}
 
@@ -130,11 +136,29 @@ export class DynamoMessageStatusStore implements MessageStatusStore {
     return item ? fromItem(item) : undefined;
   }
 
-  async findByProviderId(provider: ProviderKind, providerMessageId: string): Promise<ProviderIdTarget | undefined> {
-    const item = await readItem(this.table, keys.providerMessageId(provider, providerMessageId));
-    if (!item) return undefined;
-    const { messageId, projectId, channelId, conversationId } = item as unknown as ProviderIdTarget;
-    return { messageId, projectId, channelId, ...(conversationId === undefined ? {} : { conversationId }) };
+  async findByProviderId(
+    provider: ProviderKind,
+    providerMessageId: string,
+    channelId?: string,
+  ): Promise<ProviderIdTarget | undefined> {
+    if (channelId) {
+      // The channel's own item; on a miss, the item a send wrote before the lookups were kept per channel, if it is
+      // this channel's.
+      const item =
+        (await readItem(this.table, keys.providerMessageId(provider, providerMessageId, channelId))) ??
+        (await readItem(this.table, keys.providerMessageIdUnscoped(provider, providerMessageId)));
+      const target = item ? targetOf(item) : undefined;
+      return target?.channelId === channelId ? target : undefined;
+    }
+    // Two channels under one id (only a provider's server the project chose can do that) name no one message.
+    const page = await queryPage(this.table, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.providerMessageIdUnscoped(provider, providerMessageId).pk },
+      ConsistentRead: true,
+      Limit: 2,
+    });
+    const targets = ((page.Items ?? []) as Record<string, unknown>[]).map(targetOf);
+    return new Set(targets.map((t) => t.channelId)).size === 1 ? targets[0] : undefined;
   }
 
   async advance(

@@ -20,10 +20,8 @@ export function makeApplyStatus(
       'messageId' in report
         ? { messageId: report.messageId, conversationId: report.conversationId }
         : await deps.statuses
-            .findByProviderId(report.provider, report.providerMessageId)
-            .then((found) =>
-              found?.channelId === channel.channelId && found.projectId === channel.projectId ? found : undefined,
-            );
+            .findByProviderId(report.provider, report.providerMessageId, channel.channelId)
+            .then((found) => (found?.projectId === channel.projectId ? found : undefined));
     const messageId = target?.messageId;
     if (!messageId) {
       deps.log.info('status for a provider id this channel never sent: dropped', {

@@ -69,7 +69,7 @@ export function makeSuppressionSteps(
    * not go to, changes nothing (logged).
    */
   async function providerSuppression(channel: Channel, report: SuppressionReport): Promise<ReportedEvent[]> {
-    const target = await deps.statuses.findByProviderId(report.provider, report.providerMessageId);
+    const target = await deps.statuses.findByProviderId(report.provider, report.providerMessageId, channel.channelId);
     const record =
       target?.channelId === channel.channelId && target.projectId === channel.projectId
         ? await deps.statuses.get?.(target.messageId)

@@ -1,6 +1,7 @@
 import { eventIdFor, type OutboxMark } from '#shared/events/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoMessageLog } from '#shared/messaging/adapters/dynamo-message-log.ts';
 import { DynamoMessageStatusStore } from '#shared/messaging/adapters/dynamo-message-status-store.ts';
 import { newId } from '#shared/kernel/ids.ts';
@@ -19,11 +20,13 @@ beforeAll(async () => {
 });
 afterAll(() => db?.close());
 
-async function sent(providerMessageIds: string[] = [`SM${newId('x').slice(2)}`]): Promise<MessageRecord> {
+async function sent(
+  providerMessageIds: string[] = [`SM${newId('x').slice(2)}`],
+  channel = { projectId: 'prj_1', channelId: 'ch_1' },
+): Promise<MessageRecord> {
   const record: MessageRecord = {
     messageId: newId('msg'),
-    projectId: 'prj_1',
-    channelId: 'ch_1',
+    ...channel,
     channelType: 'sms',
     integrationId: 'int_1',
     provider: 'twilio',
@@ -47,6 +50,37 @@ function mark(key: string): OutboxMark {
 }
 
 describe('message status over DynamoDB', () => {
+  it('a provider id sent by two channels finds each channel its own message, and no one without a channel', async () => {
+    const id = `SM${newId('x').slice(2)}`;
+    const mine = await sent([id]);
+    // Another project's provider (any server it names) answers with the same id, after this one.
+    const theirs = await sent([id], { projectId: 'prj_2', channelId: 'ch_2' });
+    expect((await store.findByProviderId('twilio', id, 'ch_1'))?.messageId).toBe(mine.messageId);
+    expect((await store.findByProviderId('twilio', id, 'ch_2'))?.messageId).toBe(theirs.messageId);
+    expect(await store.findByProviderId('twilio', id, 'ch_3')).toBeUndefined();
+    // SES's events name no channel: an id two channels recorded names no one message.
+    expect(await store.findByProviderId('twilio', id)).toBeUndefined();
+    const alone = await sent();
+    expect((await store.findByProviderId('twilio', alone.providerMessageIds![0]!))?.messageId).toBe(alone.messageId);
+  });
+
+  it('finds a lookup written before they were kept per channel, for its own channel only', async () => {
+    const id = `SM${newId('x').slice(2)}`;
+    await db.table.client.send(
+      new PutCommand({
+        TableName: db.table.tableName,
+        Item: { pk: `PMID#twilio#${id}`, sk: 'PMID', messageId: 'msg_old', projectId: 'prj_1', channelId: 'ch_1' },
+      }),
+    );
+    expect(await store.findByProviderId('twilio', id, 'ch_1')).toEqual({
+      messageId: 'msg_old',
+      projectId: 'prj_1',
+      channelId: 'ch_1',
+    });
+    expect(await store.findByProviderId('twilio', id, 'ch_2')).toBeUndefined();
+    expect((await store.findByProviderId('twilio', id))?.messageId).toBe('msg_old');
+  });
+
   it('a send records the status item and the provider-id lookups with the record', async () => {
     const record = await sent(['SMaaa', 'SMbbb']);
     expect(await store.get(record.messageId)).toMatchObject({
@@ -56,13 +90,14 @@ describe('message status over DynamoDB', () => {
       history: [{ status: 'sent', at: record.sentAt }],
     });
     for (const id of ['SMaaa', 'SMbbb'])
-      expect(await store.findByProviderId('twilio', id)).toEqual({
+      expect(await store.findByProviderId('twilio', id, 'ch_1')).toEqual({
         messageId: record.messageId,
         projectId: 'prj_1',
         channelId: 'ch_1',
         conversationId: 'conv_1',
       });
-    expect(await store.findByProviderId('whatsapp-cloud', 'SMaaa')).toBeUndefined();
+    expect(await store.findByProviderId('whatsapp-cloud', 'SMaaa', 'ch_1')).toBeUndefined();
+    expect(await store.findByProviderId('twilio', 'SMaaa', 'ch_2')).toBeUndefined();
     // Only a sandbox channel's send has an outbox entry (its own write): the record copies no payload anywhere else.
     expect((await log.listOutbox('prj_1', 'ch_1', { limit: 10 })).items.map((i) => i.messageId)).not.toContain(
       record.messageId,
