@@ -69,35 +69,6 @@ export class DynamoChannelPacer implements ChannelPacer {
     throw new Error('channel pace: no reservation after 8 rounds of contention');
   }
 
-  /** `queuedUntil` on the channel's pace item: one conditional write (two when the channel's queue was empty). */
-  async plan(channelId: string, count: number, spacingMs: number, now: number): Promise<number> {
-    const key = keys.channelPace(channelId);
-    const span = count * spacingMs;
-    const exp = Math.ceil((now + span) / 1000) + 86400;
-    for (let round = 0; round < 8; round++) {
-      const behind = await conditionalWrite(
-        updateItem(this.table, {
-          Key: key,
-          UpdateExpression: 'SET queuedUntil = queuedUntil + :span, expiresAt = :exp',
-          ConditionExpression: 'queuedUntil > :now',
-          ExpressionAttributeValues: { ':span': span, ':now': now, ':exp': exp },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      if (behind.applied) return (behind.output.Attributes?.queuedUntil as number) - span;
-      const empty = await conditionalWrite(
-        updateItem(this.table, {
-          Key: key,
-          UpdateExpression: 'SET queuedUntil = :until, expiresAt = :exp',
-          ConditionExpression: 'attribute_not_exists(queuedUntil) OR queuedUntil <= :now',
-          ExpressionAttributeValues: { ':until': now + span, ':now': now, ':exp': exp },
-        }),
-      );
-      if (empty.applied) return now;
-    }
-    return now;
-  }
-
   async admit(
     channelId: string,
     windowMs: number,

@@ -64,6 +64,13 @@ const PLAN_MARGIN = 1.005;
  */
 export const SLOTS_PER_RUN = 40;
 
+/**
+ * How far ahead turns are reserved: a batch's as it is accepted, and a worker's for jobs that arrived without one (a
+ * job whose turn is further than the worker waits is queued again to come back shortly before it; SQS delays reach
+ * 900 s). Beyond this, jobs wait on the queue reserving nothing.
+ */
+export const RESERVE_AHEAD_MS = 600_000;
+
 /** One send's request for its slot ({@link ChannelPacer.admit}). */
 export interface SlotRequest {
   slot: number;
@@ -109,10 +116,4 @@ export interface ChannelPacer {
     windowMs: number,
     requests: readonly SlotRequest[],
   ): Promise<{ answers: SlotAnswer[]; stamps: Map<number, number> }>;
-  /**
-   * Where `count` sends queued now stand in the channel's queue (`spacingMs` apart, behind those queued before and
-   * not yet due): the instant the first of them is due, and the queue's end moved past the last. A hint for when to
-   * make their jobs visible, never a permission (the reservation and the slots are).
-   */
-  plan(channelId: string, count: number, spacingMs: number, now: number): Promise<number>;
 }

@@ -1,4 +1,4 @@
-import { type ChannelPacer, type Pace, paceSlots } from './pace.ts';
+import { type ChannelPacer, type Pace, paceSlots, RESERVE_AHEAD_MS } from './pace.ts';
 import { makeDepartures } from './departures.ts';
 import { type DeferredMessage, type DeferredStore, isDeferred, type OutboundJob } from './deferred.ts';
 import type { FireOutcome } from './send-deferred.ts';
@@ -6,11 +6,6 @@ import type { SendLookup } from '../conversation.ts';
 
 /** A job whose turn is this close waits in the worker; further away it goes back on the queue (whole seconds). */
 export const PACE_HORIZON_MS = 2_000;
-/**
- * How far ahead a worker that can queue jobs again reserves turns: a job whose turn is further off keeps it and is
- * queued again to come back shortly before it (SQS delays reach 900 s); beyond this it goes back without one.
- */
-const RESERVE_AHEAD_MS = 600_000;
 /** A job queued again with its turn comes back about this long before it (SQS delays count whole seconds: 1-2 s more). */
 const BACK_BEFORE_TURN_MS = 1_000;
 /** A scheduled job that arrives this early (SQS delays count whole seconds) waits in the worker for its time. */
@@ -68,9 +63,9 @@ export type RecordOutcome = { id: string; done: true } | { id: string; done: fal
  * 1. the jobs' messages are read at once; each one gone, already sent or canceled, or moved to another time → done; a scheduled one
  *    more than a moment early → back on the queue until its time; one found `sending` → abandoned (never twice);
  * 2. the rest, per channel, reserve their instants and sequence numbers on the channel's pace in one write (pace.ts),
- *    but for jobs queued again with their turn, which keep it; a job whose turn is beyond the horizon is queued again
- *    with it, to come back shortly before it (without `requeue`, or beyond 10 minutes, it goes back on the queue
- *    reserving nothing);
+ *    but for jobs that carry a turn (reserved as their batch was accepted, or queued again with it), which keep it; a
+ *    job whose turn is beyond the horizon is queued again with it, to come back shortly before it (without `requeue`,
+ *    or beyond 10 minutes, it goes back on the queue reserving nothing);
  * 3. each message is claimed and charged a moment before its instant (and its time, if scheduled), then waits for
  *    the instant and takes its slot, the last step before the provider call (send-deferred.ts).
  */
@@ -110,7 +105,7 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
     );
     await Promise.all(
       [...ready.values()].map(async (group) => {
-        // Jobs queued again with their turn keep it; the others reserve theirs together.
+        // Jobs that carry a turn keep it; the others reserve theirs together.
         const held = group.filter((g) => g.record.job.turn !== undefined);
         const fresh = group.filter((g) => g.record.job.turn === undefined);
         const first = group[0]!.message;
