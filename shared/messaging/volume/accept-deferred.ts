@@ -7,7 +7,7 @@ import {
   type OutboundJob,
   type OutboundQueue,
 } from './deferred.ts';
-import { type ChannelPacer, type Pace, paceSlots, RESERVE_AHEAD_MS } from './pace.ts';
+import { type ChannelPacer, type Pace, paceSlots } from './pace.ts';
 
 /** How long before its turn a job is made visible (the worker waits up to 2 s for a turn). */
 const VISIBLE_AHEAD_MS = 1_000;
@@ -24,8 +24,8 @@ export interface AcceptDeferredDeps {
   /** How far ahead the due sweep looks: messages due sooner are enqueued here (it might not run again in time). */
   lookaheadMs: number;
   onBackgroundError: (what: string, cause: unknown) => void;
-  /** Reserves the turns of messages queued at once on their channel's pace (without it, all are visible at once). */
-  pacer?: Pick<ChannelPacer, 'reserve'>;
+  /** The turns of messages queued at once on their channel's pace (without it, all are visible at once). */
+  pacer?: Pick<ChannelPacer, 'plan'>;
   now?: () => Date;
 }
 
@@ -37,13 +37,13 @@ export interface AcceptDeferredDeps {
  * 3. their due entries are removed.
  * A crash or a queue outage after 1 leaves the due entries: the due sweep enqueues them (a job enqueued twice is
  * harmless, its message is claimed once). Only 1 failing fails the request.
- * Messages queued at once on a channel with `pace` (a batch's) reserve their turns on the channel's pace here, behind
- * what the channel has queued already (one write for the batch), and their jobs carry them and become visible a second
- * before them: the worker then neither reserves (a write a group) nor finds a turn beyond its horizon and queues the job
- * again (a send, a receive and a read more a job). When the worker reserved turns as jobs arrived and acceptance only
- * planned where they would fall, the two drifted apart (the first reservation later than the plan's start, turns given
- * back and reserved again at the end), and every job of a drain arrived more than 2 s before its reserved turn and was
- * queued again. A reservation that fails or lies beyond ten minutes leaves the jobs to reserve as they arrive.
+ * Messages queued at once on a channel with `pace` (a batch's) take their turns in the channel's queue here, behind
+ * what it has queued already (one write for the batch); their jobs carry them and become visible a second before them.
+ * The worker then neither reserves (a write a group) nor finds a turn beyond its horizon and queues the job again (a
+ * send, a receive and a read more a job). When acceptance only said where the jobs would fall and the worker reserved
+ * their turns as they arrived, on a pointer of its own, the two drifted apart (the first reservation later than the
+ * plan's start, each turn given back reserved again at the end), and every job of a drain arrived more than 2 s before
+ * its reserved turn and was queued again. If the write fails, the jobs are visible at once and reserve as they arrive.
  */
 export function makeAcceptDeferred(deps: AcceptDeferredDeps) {
   const now = deps.now ?? (() => new Date());
@@ -59,16 +59,13 @@ export function makeAcceptDeferred(deps: AcceptDeferredDeps) {
     const queued = messages.filter((m) => !m.sendAt);
     if (!pace || !deps.pacer || !queued.length) return undefined;
     const { spacingMs } = paceSlots(pace.perSecond);
-    // Not a permission (the slots decide when a message leaves): a failed reservation only costs the jobs theirs later.
-    const start = await deps.pacer
-      .reserve(queued[0]!.channelId, queued.length, spacingMs, at, RESERVE_AHEAD_MS)
-      .catch(() => ({ later: at }));
+    // Not a permission (the slots decide when a message leaves): without it the jobs only reserve as they arrive.
+    const start = await deps.pacer.plan(queued[0]!.channelId, queued.length, spacingMs, at).catch(() => undefined);
+    if (!start) return undefined;
     return new Map<string, QueuePlace>(
       queued.map((m, i) => {
-        const turnAt = ('at' in start ? start.at : start.later) + i * spacingMs;
-        const place: QueuePlace = { visibleAt: turnAt - VISIBLE_AHEAD_MS };
-        if ('at' in start) place.turn = { at: turnAt, seq: start.seq + i };
-        return [m.messageId, place];
+        const turn = { at: start.at + i * spacingMs, seq: start.seq + i };
+        return [m.messageId, { visibleAt: turn.at - VISIBLE_AHEAD_MS, turn }];
       }),
     );
   }

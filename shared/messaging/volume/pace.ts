@@ -64,13 +64,6 @@ const PLAN_MARGIN = 1.005;
  */
 export const SLOTS_PER_RUN = 40;
 
-/**
- * How far ahead turns are reserved: a batch's as it is accepted, and a worker's for jobs that arrived without one (a
- * job whose turn is further than the worker waits is queued again to come back shortly before it; SQS delays reach
- * 900 s). Beyond this, jobs wait on the queue reserving nothing.
- */
-export const RESERVE_AHEAD_MS = 600_000;
-
 /** One send's request for its slot ({@link ChannelPacer.admit}). */
 export interface SlotRequest {
   slot: number;
@@ -116,4 +109,11 @@ export interface ChannelPacer {
     windowMs: number,
     requests: readonly SlotRequest[],
   ): Promise<{ answers: SlotAnswer[]; stamps: Map<number, number> }>;
+  /**
+   * The turns of `count` sends queued now (a batch's): `spacingMs` apart, behind those queued before and not yet due,
+   * with their sequence numbers; the queue's end moved past the last. A queue of its own, apart from the reservations
+   * of sends that reach a worker without a turn (a scheduled send due now is not put behind a campaign's backlog: the
+   * slots share the pace between them). Atomic across every request.
+   */
+  plan(channelId: string, count: number, spacingMs: number, now: number): Promise<{ at: number; seq: number }>;
 }

@@ -1,4 +1,4 @@
-import { type ChannelPacer, type Pace, paceSlots, RESERVE_AHEAD_MS } from './pace.ts';
+import { type ChannelPacer, type Pace, paceSlots } from './pace.ts';
 import { makeDepartures } from './departures.ts';
 import { type DeferredMessage, type DeferredStore, isDeferred, type OutboundJob } from './deferred.ts';
 import type { FireOutcome } from './send-deferred.ts';
@@ -6,6 +6,11 @@ import type { SendLookup } from '../conversation.ts';
 
 /** A job whose turn is this close waits in the worker; further away it goes back on the queue (whole seconds). */
 export const PACE_HORIZON_MS = 2_000;
+/**
+ * How far ahead a worker that can queue jobs again reserves turns: a job whose turn is further off keeps it and is
+ * queued again to come back shortly before it (SQS delays reach 900 s); beyond this it goes back without one.
+ */
+const RESERVE_AHEAD_MS = 600_000;
 /** A job queued again with its turn comes back about this long before it (SQS delays count whole seconds: 1-2 s more). */
 const BACK_BEFORE_TURN_MS = 1_000;
 /** A scheduled job that arrives this early (SQS delays count whole seconds) waits in the worker for its time. */

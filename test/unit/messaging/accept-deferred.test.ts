@@ -6,7 +6,7 @@ describe('a batch queued on a paced channel', () => {
   it('reserves the turns behind what the channel queued before, each job carrying its own, visible a second before it', async () => {
     const now = new Date('2026-12-02T10:00:00.000Z');
     const enqueued: { job: OutboundJob; delaySeconds: number }[] = [];
-    const reserved: unknown[] = [];
+    const planned: unknown[] = [];
     const message = (messageId: string, sendAt?: string) =>
       ({ messageId, channelId: 'ch', createdAt: now.toISOString(), ...(sendAt ? { sendAt } : {}) }) as DeferredMessage;
     const accept = makeAcceptDeferred({
@@ -24,8 +24,8 @@ describe('a batch queued on a paced channel', () => {
       onBackgroundError: () => {},
       // The channel's queue holds 3 s (40 sends) already.
       pacer: {
-        reserve: async (...args) => {
-          reserved.push(args);
+        plan: async (...args) => {
+          planned.push(args);
           return { at: now.getTime() + 3000, seq: 40 };
         },
       },
@@ -36,12 +36,12 @@ describe('a batch queued on a paced channel', () => {
       [message('m0'), message('m1'), message('s', inTwoMinutes), message('m2'), message('m3'), message('m4')],
       { perSecond: 2 },
     );
-    // Two a second: 508 ms apart (the pace's window, the departure tolerance and 0.5 %), reserved up to ten minutes
-    // ahead in one call; each job visible a second before its turn and carrying it, so that the worker neither
-    // reserves again nor finds it early. The scheduled one has no turn: it waits for its time.
-    expect(reserved).toEqual([['ch', 5, expect.closeTo(507.525, 6), now.getTime(), 600_000]]);
+    // Two a second: 508 ms apart (the pace's window, the departure tolerance and 0.5 %), in one call; each job visible
+    // a second before its turn and carrying it, so that the worker neither reserves again nor finds it early. The
+    // scheduled one has no turn: it waits for its time.
+    expect(planned).toEqual([['ch', 5, expect.closeTo(507.525, 6), now.getTime()]]);
     const t = now.getTime() + 3000;
-    const spacing = reserved.length ? (reserved[0] as number[])[2]! : 0;
+    const spacing = planned.length ? (planned[0] as number[])[2]! : 0;
     expect(Object.fromEntries(enqueued.map((e) => [e.job.messageId, [e.delaySeconds, e.job.turn]]))).toEqual({
       m0: [2, { at: t, seq: 40 }],
       m1: [2, { at: t + spacing, seq: 41 }],
@@ -53,40 +53,31 @@ describe('a batch queued on a paced channel', () => {
   });
 });
 
-describe('a batch queued on a channel whose pace is booked beyond ten minutes, or whose pace item did not answer', () => {
-  it('carries no turn (the worker reserves it as the job arrives) and is visible about where the queue ends', async () => {
+describe('a batch queued on a channel whose pace item did not answer', () => {
+  it('carries no turn (the worker reserves it as the job arrives) and is visible at once', async () => {
     const now = new Date('2026-12-02T10:00:00.000Z');
-    const run = async (reserve: () => Promise<{ later: number }>) => {
-      const enqueued: { job: OutboundJob; delaySeconds: number }[] = [];
-      const accept = makeAcceptDeferred({
-        store: {
-          create: async (messages) => messages.map((m) => ({ messageId: m.messageId, dueAt: m.createdAt })),
-          removeDue: async () => {},
+    const enqueued: { job: OutboundJob; delaySeconds: number }[] = [];
+    const accept = makeAcceptDeferred({
+      store: {
+        create: async (messages) => messages.map((m) => ({ messageId: m.messageId, dueAt: m.createdAt })),
+        removeDue: async () => {},
+      },
+      queue: { enqueue: async (jobs) => void enqueued.push(...jobs) },
+      lookaheadMs: 180_000,
+      onBackgroundError: () => {},
+      pacer: {
+        plan: async () => {
+          throw new Error('the store did not answer');
         },
-        queue: { enqueue: async (jobs) => void enqueued.push(...jobs) },
-        lookaheadMs: 180_000,
-        onBackgroundError: () => {},
-        pacer: { reserve },
-        now: () => now,
-      });
-      const message = (messageId: string) =>
-        ({ messageId, channelId: 'ch', createdAt: now.toISOString() }) as DeferredMessage;
-      await accept([message('m0'), message('m1')], { perSecond: 1 });
-      return enqueued.map((e) => [e.delaySeconds, e.job.turn]);
-    };
-    // Booked 12 minutes ahead: visible a second before where the queue ends (at most SQS's 900 s).
-    expect(await run(async () => ({ later: now.getTime() + 720_000 }))).toEqual([
-      [719, undefined],
-      [720, undefined],
-    ]);
-    // The store did not answer: visible at once, as without a pace.
-    expect(
-      await run(async () => {
-        throw new Error('the store did not answer');
-      }),
-    ).toEqual([
-      [0, undefined],
-      [0, undefined],
+      },
+      now: () => now,
+    });
+    const message = (messageId: string) =>
+      ({ messageId, channelId: 'ch', createdAt: now.toISOString() }) as DeferredMessage;
+    await accept([message('m0'), message('m1')], { perSecond: 1 });
+    expect(enqueued).toEqual([
+      { job: { messageId: 'm0' }, delaySeconds: 0 },
+      { job: { messageId: 'm1' }, delaySeconds: 0 },
     ]);
   });
 });
