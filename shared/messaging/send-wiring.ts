@@ -70,7 +70,7 @@ export function deferredSendsOn(platform: Pick<Platform, 'cfg' | 'logger' | 'tab
       queue,
       lookaheadMs: DUE_LOOKAHEAD_MS,
       onBackgroundError,
-      // Reserves a batch's queued items' turns on their channel's pace: their jobs carry them, visible about them.
+      // A batch's queued items take their turns in their channel's queue: their jobs carry them, visible about them.
       pacer: new DynamoChannelPacer(table),
     }),
   };
