@@ -8,7 +8,8 @@ import { memoryPacer, queuedMessages, seeded, virtualClock } from './memory-pace
 /**
  * Five batches of 200 accepted 0.8 s apart on a channel paced at 80 a second (12.5 s of pace), drained by the worker
  * through a virtual queue that shows each job after its delay and hands it over 20-300 ms later (a receive on a busy
- * service), 10 at a time. Counts the worker's reservations and the jobs it queued again.
+ * service), 10 at a time; in the first 4 s one send in four gives its turn back, and 3 s in a job without a turn
+ * arrives. Counts the worker's reservations and the jobs it queued again.
  */
 async function acceptedDrain(seed: number) {
   const clock = virtualClock();
@@ -104,9 +105,11 @@ async function acceptedDrain(seed: number) {
     }
   };
   await clock.run(drained());
+  const busiest = busiestSecond([...sentAt.values()].flat());
   const lone = sentAt.get('msg_1000')![0]! - loneAt;
   sentAt.delete('msg_1000');
   return {
+    busiest,
     lone,
     sentAt,
     received: received - 1,
@@ -120,10 +123,12 @@ async function acceptedDrain(seed: number) {
 describe('the outbound worker draining batches accepted one after another', () => {
   it('receives each job once, with the turn its batch took: no reservation of its own, none queued again', async () => {
     for (const seed of [7, 11, 23]) {
-      const { lone, sentAt, received, gaveBack, reservedByWorker, queuedAgain, took } = await acceptedDrain(seed);
+      const { busiest, lone, sentAt, received, gaveBack, reservedByWorker, queuedAgain, took } =
+        await acceptedDrain(seed);
       expect(sentAt.size).toBe(1000);
       expect([...sentAt.values()].every((times) => times.length === 1)).toBe(true);
-      expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(80);
+      // The batches' sends and the turnless one together: no second above the pace.
+      expect(busiest, `seed ${seed}`).toBeLessThanOrEqual(80);
       // Each job is received once, and a job whose send gave its turn back once more. When the worker reserved the
       // turns as jobs arrived while acceptance only planned when to show them, each turn given back was reserved
       // again at the end, pushing every later turn further from the plan: 196 reservations, 545 jobs arriving more
