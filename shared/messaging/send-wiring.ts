@@ -70,7 +70,7 @@ export function deferredSendsOn(platform: Pick<Platform, 'cfg' | 'logger' | 'tab
       queue,
       lookaheadMs: DUE_LOOKAHEAD_MS,
       onBackgroundError,
-      // A batch's queued items take their turns in their channel's queue: their jobs carry them, visible about them.
+      // Where a batch's queued items stand in their channel's queue: their jobs become visible about their turn.
       pacer: new DynamoChannelPacer(table),
     }),
   };

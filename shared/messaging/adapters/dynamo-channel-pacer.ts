@@ -69,41 +69,33 @@ export class DynamoChannelPacer implements ChannelPacer {
     throw new Error('channel pace: no reservation after 8 rounds of contention');
   }
 
-  /**
-   * `queuedUntil` and `queuedSeq` on the channel's pace item: the turns of sends queued at once (a batch's), behind
-   * those queued before; one conditional write (two when the channel's queue was empty).
-   */
-  async plan(channelId: string, count: number, spacingMs: number, now: number): Promise<{ at: number; seq: number }> {
+  /** `queuedUntil` on the channel's pace item: one conditional write (two when the channel's queue was empty). */
+  async plan(channelId: string, count: number, spacingMs: number, now: number): Promise<number> {
     const key = keys.channelPace(channelId);
     const span = count * spacingMs;
     const exp = Math.ceil((now + span) / 1000) + 86400;
-    const seq = (output: { Attributes?: Record<string, unknown> }) => Number(output.Attributes?.queuedSeq) - count;
     for (let round = 0; round < 8; round++) {
       const behind = await conditionalWrite(
         updateItem(this.table, {
           Key: key,
-          UpdateExpression:
-            'SET queuedUntil = queuedUntil + :span, queuedSeq = if_not_exists(queuedSeq, :zero) + :count, expiresAt = :exp',
+          UpdateExpression: 'SET queuedUntil = queuedUntil + :span, expiresAt = :exp',
           ConditionExpression: 'queuedUntil > :now',
-          ExpressionAttributeValues: { ':span': span, ':now': now, ':exp': exp, ':zero': 0, ':count': count },
+          ExpressionAttributeValues: { ':span': span, ':now': now, ':exp': exp },
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      if (behind.applied)
-        return { at: (behind.output.Attributes?.queuedUntil as number) - span, seq: seq(behind.output) };
+      if (behind.applied) return (behind.output.Attributes?.queuedUntil as number) - span;
       const empty = await conditionalWrite(
         updateItem(this.table, {
           Key: key,
-          UpdateExpression:
-            'SET queuedUntil = :until, queuedSeq = if_not_exists(queuedSeq, :zero) + :count, expiresAt = :exp',
+          UpdateExpression: 'SET queuedUntil = :until, expiresAt = :exp',
           ConditionExpression: 'attribute_not_exists(queuedUntil) OR queuedUntil <= :now',
-          ExpressionAttributeValues: { ':until': now + span, ':now': now, ':exp': exp, ':zero': 0, ':count': count },
-          ReturnValues: 'UPDATED_NEW',
+          ExpressionAttributeValues: { ':until': now + span, ':now': now, ':exp': exp },
         }),
       );
-      if (empty.applied) return { at: now, seq: seq(empty.output) };
+      if (empty.applied) return now;
     }
-    throw new Error('channel pace: no place in the queue after 8 rounds of contention');
+    return now;
   }
 
   async admit(

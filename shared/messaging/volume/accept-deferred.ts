@@ -4,19 +4,12 @@ import {
   type DeferredStore,
   type DueEntry,
   MAX_QUEUE_DELAY_SECONDS,
-  type OutboundJob,
   type OutboundQueue,
 } from './deferred.ts';
 import { type ChannelPacer, type Pace, paceSlots } from './pace.ts';
 
-/** How long before its turn a job is made visible (the worker waits up to 2 s for a turn). */
+/** How long before its place in the channel's queue a job is made visible (the worker plans 2 s ahead). */
 const VISIBLE_AHEAD_MS = 1_000;
-
-/** Where a queued message stands in its channel's queue: when its job becomes visible, and its turn if reserved. */
-export interface QueuePlace {
-  visibleAt: number;
-  turn?: OutboundJob['turn'];
-}
 
 export interface AcceptDeferredDeps {
   store: Pick<DeferredStore, 'create' | 'removeDue'>;
@@ -24,7 +17,7 @@ export interface AcceptDeferredDeps {
   /** How far ahead the due sweep looks: messages due sooner are enqueued here (it might not run again in time). */
   lookaheadMs: number;
   onBackgroundError: (what: string, cause: unknown) => void;
-  /** The turns of messages queued at once on their channel's pace (without it, all are visible at once). */
+  /** Where messages queued at once take their place in their channel's queue (without it, all are visible at once). */
   pacer?: Pick<ChannelPacer, 'plan'>;
   now?: () => Date;
 }
@@ -37,13 +30,10 @@ export interface AcceptDeferredDeps {
  * 3. their due entries are removed.
  * A crash or a queue outage after 1 leaves the due entries: the due sweep enqueues them (a job enqueued twice is
  * harmless, its message is claimed once). Only 1 failing fails the request.
- * Messages queued at once on a channel with `pace` (a batch's) take their turns in the channel's queue here, behind
- * what it has queued already (one write for the batch); their jobs carry them and become visible a second before them.
- * The worker then neither reserves (a write a group) nor finds a turn beyond its horizon and queues the job again (a
- * send, a receive and a read more a job). When acceptance only said where the jobs would fall and the worker reserved
- * their turns as they arrived, on a pointer of its own, the two drifted apart (the first reservation later than the
- * plan's start, each turn given back reserved again at the end), and every job of a drain arrived more than 2 s before
- * its reserved turn and was queued again. If the write fails, the jobs are visible at once and reserve as they arrive.
+ * Messages queued at once on a channel with `pace` (a batch's) are made visible about when their turn comes, behind
+ * what the channel has queued already, not all at once: the worker would otherwise take every job, find most beyond
+ * its horizon and put them back, again and again until their turn (a receive, a read, a reservation and a visibility
+ * change per job and round: as much work as sending it, at 10,000 queued).
  */
 export function makeAcceptDeferred(deps: AcceptDeferredDeps) {
   const now = deps.now ?? (() => new Date());
@@ -51,23 +41,17 @@ export function makeAcceptDeferred(deps: AcceptDeferredDeps) {
     if (!messages.length) return;
     const entries = await deps.store.create(messages);
     const at = now().getTime();
-    await enqueueSoon(deps, entries, at, await placesOf(messages, pace, at));
+    await enqueueSoon(deps, entries, at, await visibleAt(messages, pace, at));
   };
 
-  /** Each queued message's turn and when its job becomes visible (epoch ms), from its place in the channel's queue. */
-  async function placesOf(messages: readonly DeferredMessage[], pace: Pace | undefined, at: number) {
+  /** When each queued message's job should become visible (epoch ms), from its place in the channel's queue. */
+  async function visibleAt(messages: readonly DeferredMessage[], pace: Pace | undefined, at: number) {
     const queued = messages.filter((m) => !m.sendAt);
     if (!pace || !deps.pacer || !queued.length) return undefined;
     const { spacingMs } = paceSlots(pace.perSecond);
-    // Not a permission (the slots decide when a message leaves): without it the jobs only reserve as they arrive.
-    const start = await deps.pacer.plan(queued[0]!.channelId, queued.length, spacingMs, at).catch(() => undefined);
-    if (!start) return undefined;
-    return new Map<string, QueuePlace>(
-      queued.map((m, i) => {
-        const turn = { at: start.at + i * spacingMs, seq: start.seq + i };
-        return [m.messageId, { visibleAt: turn.at - VISIBLE_AHEAD_MS, turn }];
-      }),
-    );
+    // A hint only: without it every job is visible at once, which sends the same, at a higher cost.
+    const start = await deps.pacer.plan(queued[0]!.channelId, queued.length, spacingMs, at).catch(() => at);
+    return new Map(queued.map((m, i) => [m.messageId, start + i * spacingMs - VISIBLE_AHEAD_MS]));
   }
 }
 
@@ -78,26 +62,22 @@ export async function enqueueSoon(
   },
   entries: readonly DueEntry[],
   nowMs: number,
-  /** Some messages' places in their channel's queue: a later visibility, and the turn their job carries. */
-  places?: ReadonlyMap<string, QueuePlace>,
+  /** Later visibility for some messages (their place in their channel's queue), epoch ms. */
+  visible?: ReadonlyMap<string, number>,
 ): Promise<boolean> {
   const soon = entries.filter((e) => Date.parse(e.dueAt) <= nowMs + deps.lookaheadMs);
   if (!soon.length) return true;
   const delayOf = (e: DueEntry) => {
     const own = delayUntil(e.dueAt, nowMs);
-    const place = places?.get(e.messageId);
+    const place = visible?.get(e.messageId);
     return place === undefined
       ? own
-      : Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(own, Math.floor((place.visibleAt - nowMs) / 1000)));
+      : Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(own, Math.floor((place - nowMs) / 1000)));
   };
   try {
     await deps.queue.enqueue(
       soon.map((e) => ({
-        job: {
-          messageId: e.messageId,
-          ...(e.sendAt ? { sendAt: e.sendAt } : {}),
-          ...(places?.get(e.messageId)?.turn ? { turn: places.get(e.messageId)!.turn! } : {}),
-        },
+        job: { messageId: e.messageId, ...(e.sendAt ? { sendAt: e.sendAt } : {}) },
         delaySeconds: delayOf(e),
       })),
     );

@@ -41,10 +41,9 @@ export interface DeferredMessage {
 }
 
 /**
- * What the outbound queue carries: the message, for a scheduled one the time it was due when enqueued, and its turn on
- * the channel's pace when one was reserved for it before it reached a worker: as its batch was accepted
- * (accept-deferred.ts), or by a worker that found the turn too far off to wait for and queued the job again to come
- * back shortly before it.
+ * What the outbound queue carries: the message, for a scheduled one the time it was due when enqueued, and the turn a
+ * worker reserved for it on the channel's pace when that turn was too far off to wait for (the job was then queued
+ * again to come back shortly before it).
  */
 export interface OutboundJob {
   messageId: string;

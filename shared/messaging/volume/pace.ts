@@ -110,10 +110,9 @@ export interface ChannelPacer {
     requests: readonly SlotRequest[],
   ): Promise<{ answers: SlotAnswer[]; stamps: Map<number, number> }>;
   /**
-   * The turns of `count` sends queued now (a batch's): `spacingMs` apart, behind those queued before and not yet due,
-   * with their sequence numbers; the queue's end moved past the last. A queue of its own, apart from the reservations
-   * of sends that reach a worker without a turn (a scheduled send due now is not put behind a campaign's backlog: the
-   * slots share the pace between them). Atomic across every request.
+   * Where `count` sends queued now stand in the channel's queue (`spacingMs` apart, behind those queued before and
+   * not yet due): the instant the first of them is due, and the queue's end moved past the last. A hint for when to
+   * make their jobs visible, never a permission (the reservation and the slots are).
    */
-  plan(channelId: string, count: number, spacingMs: number, now: number): Promise<{ at: number; seq: number }>;
+  plan(channelId: string, count: number, spacingMs: number, now: number): Promise<number>;
 }

@@ -68,9 +68,9 @@ export type RecordOutcome = { id: string; done: true } | { id: string; done: fal
  * 1. the jobs' messages are read at once; each one gone, already sent or canceled, or moved to another time → done; a scheduled one
  *    more than a moment early → back on the queue until its time; one found `sending` → abandoned (never twice);
  * 2. the rest, per channel, reserve their instants and sequence numbers on the channel's pace in one write (pace.ts),
- *    but for jobs that carry a turn (reserved as their batch was accepted, or queued again with it), which keep it; a
- *    job whose turn is beyond the horizon is queued again with it, to come back shortly before it (without `requeue`,
- *    or beyond 10 minutes, it goes back on the queue reserving nothing);
+ *    but for jobs queued again with their turn, which keep it; a job whose turn is beyond the horizon is queued again
+ *    with it, to come back shortly before it (without `requeue`, or beyond 10 minutes, it goes back on the queue
+ *    reserving nothing);
  * 3. each message is claimed and charged a moment before its instant (and its time, if scheduled), then waits for
  *    the instant and takes its slot, the last step before the provider call (send-deferred.ts).
  */
@@ -110,7 +110,7 @@ export function makeWorkOutbound(deps: WorkOutboundDeps) {
     );
     await Promise.all(
       [...ready.values()].map(async (group) => {
-        // Jobs that carry a turn keep it; the others reserve theirs together.
+        // Jobs queued again with their turn keep it; the others reserve theirs together.
         const held = group.filter((g) => g.record.job.turn !== undefined);
         const fresh = group.filter((g) => g.record.job.turn === undefined);
         const first = group[0]!.message;

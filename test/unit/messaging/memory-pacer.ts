@@ -43,21 +43,12 @@ export function seeded(seed: number) {
 export function memoryPacer(clock: ReturnType<typeof virtualClock>, latency: () => number) {
   let next = 0;
   let seq = 0;
-  let queuedUntil = 0;
-  let queuedSeq = 0;
   const slots = new Map<number, number>();
   let admits = 0;
   let writes = 0;
   let retakes = 0;
   let refusals = 0;
-  const pacer: Pick<ChannelPacer, 'reserve' | 'admit' | 'plan'> = {
-    async plan(_channelId, count, spacingMs, now) {
-      await clock.sleep(latency());
-      const at = Math.max(now, queuedUntil);
-      queuedUntil = at + count * spacingMs;
-      queuedSeq += count;
-      return { at, seq: queuedSeq - count };
-    },
+  const pacer: Pick<ChannelPacer, 'reserve' | 'admit'> = {
     async reserve(_channelId, count, spacingMs, now, horizonMs) {
       await clock.sleep(latency());
       const at = Math.max(now, next);
