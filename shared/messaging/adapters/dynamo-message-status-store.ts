@@ -118,16 +118,17 @@ export function statusRecordOf(item: Record<string, unknown>): MessageStatusReco
 
 const fromItem = statusRecordOf;
 
-/**
- * Message statuses in DynamoDB. Every change is one conditional write on the message's own item, so a provider's
- * retries and concurrent workers move a message at most once per status: the write that loses the race changes
- * nothing and tells its caller so.
- */
+/** A provider-id lookup item's message. */
 function targetOf(item: Record<string, unknown>): ProviderIdTarget {
   const { messageId, projectId, channelId, conversationId } = item as unknown as ProviderIdTarget;
   return { messageId, projectId, channelId, ...(conversationId === undefined ? {} : { conversationId }) };
 }
 
+/**
+ * Message statuses in DynamoDB. Every change is one conditional write on the message's own item, so a provider's
+ * retries and concurrent workers move a message at most once per status: the write that loses the race changes
+ * nothing and tells its caller so.
+ */
 export class DynamoMessageStatusStore implements MessageStatusStore {
   constructor(private readonly table: DynamoTable) {}
 
