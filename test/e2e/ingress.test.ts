@@ -120,10 +120,10 @@ describe('Twilio', () => {
         type: 'message.delivered',
         data: { messageId: sent.messageId, providerMessageId: sid },
       });
-      const delivered = async () =>
+      const delivered = () =>
         otherReceiver.received.filter((d) => d.json?.type === 'message.delivered').map((d) => d.json.data.messageId);
-      await eventually(async () => ((await delivered()).length ? true : undefined), 45_000, 'their message.delivered');
-      expect(await delivered()).toEqual([theirs.messageId]);
+      await eventually(async () => (delivered().length ? true : undefined), 45_000, 'their message.delivered');
+      expect(delivered()).toEqual([theirs.messageId]);
     } finally {
       await Promise.all([otherApi.close(), otherReceiver.close()]);
     }

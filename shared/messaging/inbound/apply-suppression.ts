@@ -70,10 +70,7 @@ export function makeSuppressionSteps(
    */
   async function providerSuppression(channel: Channel, report: SuppressionReport): Promise<ReportedEvent[]> {
     const target = await deps.statuses.findByProviderId(report.provider, report.providerMessageId, channel.channelId);
-    const record =
-      target?.channelId === channel.channelId && target.projectId === channel.projectId
-        ? await deps.statuses.get?.(target.messageId)
-        : undefined;
+    const record = target?.projectId === channel.projectId ? await deps.statuses.get?.(target.messageId) : undefined;
     if (!record) {
       deps.log.info('bounce or complaint about a message this channel did not send: no suppression', {
         channelId: channel.channelId,
