@@ -51,8 +51,7 @@ export function startSchedule(
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let nextAt = 0;
-  // Runs owed to signalled work once it has settled (epoch ms, soonest first, whole seconds: one a second of the
-  // bound at most).
+  // Runs owed to signalled work once it has settled (epoch ms, soonest first, on the pace's grid: one a pace at most).
   let settled: number[] = [];
   const schedule = (at: number) => {
     clearTimeout(timer);
@@ -94,8 +93,12 @@ export function startSchedule(
   };
   const owe = (sentAt: number) => {
     if (options.settleMs === undefined) return;
-    // The run must start after the work is `settleMs` old: the next whole second past it.
-    const at = Math.ceil((sentAt + options.settleMs + 1) / 1000) * 1000;
+    // The run must start after the work is `settleMs` old: the next multiple of the pace (or of the bound, if
+    // shorter) past it. So a busy stretch's signals, one a second, are owed one run a pace, not one a second: those
+    // were 5 times the event sweeper's runs (64 Queries each) for as long as marks were written, while a mark waits
+    // at most a pace past its bound, as the pace alone lets it.
+    const grid = Math.min(everyMs, options.settleMs);
+    const at = Math.ceil((sentAt + options.settleMs + 1) / grid) * grid;
     // Signals come in time order, many to the second: most of them are the last entry, or the next.
     const last = settled.at(-1);
     if (last === undefined || at > last) settled.push(at);

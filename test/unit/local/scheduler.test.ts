@@ -93,12 +93,31 @@ describe('the local schedule of a sweeper', () => {
     // comes just past the bound, whatever the back-off says.
     const { runs, schedule, work } = scheduled(() => ({ published: 0 }), 10_000);
     await vi.advanceTimersByTimeAsync(31_000);
-    // 2, 6, then 11 (the start's work settled) instead of 14; from there, twice as long each time.
-    expect(runs).toEqual([2, 6, 11, 27]);
+    // 2, 6, then 12 (the start's work settled at 10.001 s: the next multiple of the pace) instead of 14; from there,
+    // twice as long each time.
+    expect(runs).toEqual([2, 6, 12, 28]);
     // A mark written at 31 s: back to the pace (33, 37), and a run at 42 s instead of 45.
     work();
     await vi.advanceTimersByTimeAsync(30_000);
-    expect(runs).toEqual([2, 6, 11, 27, 33, 37, 42, 58]);
+    expect(runs).toEqual([2, 6, 12, 28, 33, 37, 42, 58]);
+    await schedule.stop();
+  });
+
+  it('runs a pace apart while signals keep coming, not once for each second of them, and once past the last one', async () => {
+    // A drain writes marks every second: each second's signal is owed a run once settled, and every one of those is
+    // paid by a paced run at most a pace (2 s) after it.
+    const { runs, schedule, work } = scheduled(() => ({ published: 0 }), 10_000);
+    for (let second = 0; second < 40; second++) {
+      work();
+      await vi.advanceTimersByTimeAsync(1_000);
+    }
+    const gaps = runs.slice(1).map((at, i) => at - runs[i]!);
+    expect(Math.min(...gaps)).toBe(2);
+    expect(runs.length).toBe(20);
+    // Then the runs owed to the stretch's last signals, a pace apart, the last one at 50 s (the last signal, at 39 s,
+    // settled at 49.001 s), and the back-off from there.
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(runs.filter((at) => at > 40)).toEqual([42, 44, 46, 48, 50]);
     await schedule.stop();
   });
 
