@@ -45,6 +45,7 @@ export function sendView(
   const busiest = busiestSecond(sends);
   // Sends per whole second from the first: the drain's start (its first seconds) and where the busiest one sits.
   const first = Math.min(...sends);
+  const crowded = busiest > pace ? `\n  ${busiestWindow(sends, first)}` : '';
   const perSecond: number[] = [];
   for (const t of sends) {
     const s = Math.floor((t - first) / 1000);
@@ -56,11 +57,28 @@ export function sendView(
     busiest,
     line:
       `  the service's send stamps (${sends.length}): busiest second ${busiest}; the double noted each arrival ` +
-      `after its send by p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${lags.at(-1)} ms\n` +
+      `after its send by p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${lags.at(-1)} ms${crowded}\n` +
       `  sends per second from the first: ${counts.slice(0, 12).join(', ')}, ...; fullest whole second ${busiestAt}: ` +
       `${counts.slice(Math.max(0, busiestAt - 2), busiestAt + 3).join(', ')} (seconds ${Math.max(0, busiestAt - 2)}-${busiestAt + 2})\n` +
       `  ${shortfall(counts, pace, Math.max(...sends) - first)}`,
   };
+}
+
+/**
+ * Where the busiest sliding second of `sends` (epoch ms) begins, from the first send, and its sends per 100 ms: a
+ * second above the pace shows whether its sends were let through bunched (slots) or left bunched (a stalled loop).
+ */
+function busiestWindow(sends: readonly number[], first: number): string {
+  const sorted = [...sends].sort((a, b) => a - b);
+  let best = { count: 0, from: 0 };
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i]! - sorted[j]! >= 1000) j++;
+    if (i - j + 1 > best.count) best = { count: i - j + 1, from: sorted[j]! };
+  }
+  const tenths = Array.from({ length: 10 }, (_, k) =>
+    sorted.filter((t) => t >= best.from + k * 100 && t < best.from + (k + 1) * 100).length,
+  );
+  return `busiest second from ${((best.from - first) / 1000).toFixed(2)} s after the first send, per 100 ms: ${tenths.join(', ')}`;
 }
 
 /**
