@@ -75,8 +75,9 @@ function busiestWindow(sends: readonly number[], first: number): string {
     while (sorted[i]! - sorted[j]! >= 1000) j++;
     if (i - j + 1 > best.count) best = { count: i - j + 1, from: sorted[j]! };
   }
-  const tenths = Array.from({ length: 10 }, (_, k) =>
-    sorted.filter((t) => t >= best.from + k * 100 && t < best.from + (k + 1) * 100).length,
+  const tenths = Array.from(
+    { length: 10 },
+    (_, k) => sorted.filter((t) => t >= best.from + k * 100 && t < best.from + (k + 1) * 100).length,
   );
   return `busiest second from ${((best.from - first) / 1000).toFixed(2)} s after the first send, per 100 ms: ${tenths.join(', ')}`;
 }
