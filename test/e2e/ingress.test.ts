@@ -231,7 +231,12 @@ describe('Twilio', () => {
     // A status for a provider id this service never sent: 200, dropped.
     expect((await postTwilio(channels.twilio.channelId, params)).status).toBe(200);
     await consistently(
-      () => expect(events().slice(before).map((e) => `${e.type} ${JSON.stringify(e.data)}`)).toEqual([]),
+      () =>
+        expect(
+          events()
+            .slice(before)
+            .map((e) => `${e.type} ${JSON.stringify(e.data)}`),
+        ).toEqual([]),
       700,
     );
   });
