@@ -4,7 +4,7 @@
  * ./send-stamps.mjs). The busiest sliding second of each, and how far behind the send the double noted each arrival.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { busiestSecond } from '#test/support/busiest-second.ts';
+import { busiestWindow } from '#test/support/busiest-second.ts';
 
 /** The instants each body left the service (several when it was sent more than once), from the stamps' file. */
 export function readSendStamps(file: string): Map<string, number[]> {
@@ -42,10 +42,11 @@ export function sendView(
     })
     .sort((a, b) => a - b);
   const at = (p: number) => lags[Math.min(lags.length - 1, Math.floor(lags.length * p))];
-  const busiest = busiestSecond(sends);
+  const fullest = busiestWindow(sends);
+  const busiest = fullest.count;
   // Sends per whole second from the first: the drain's start (its first seconds) and where the busiest one sits.
   const first = Math.min(...sends);
-  const crowded = busiest > pace ? `\n  ${busiestWindow(sends, first)}` : '';
+  const crowded = busiest > pace ? `\n  ${crowdedSecond(sends, first, fullest.from)}` : '';
   const perSecond: number[] = [];
   for (const t of sends) {
     const s = Math.floor((t - first) / 1000);
@@ -68,18 +69,12 @@ export function sendView(
  * Where the busiest sliding second of `sends` (epoch ms) begins, from the first send, and its sends per 100 ms: a
  * second above the pace shows whether its sends were let through bunched (slots) or left bunched (a stalled loop).
  */
-function busiestWindow(sends: readonly number[], first: number): string {
-  const sorted = [...sends].sort((a, b) => a - b);
-  let best = { count: 0, from: 0 };
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= 1000) j++;
-    if (i - j + 1 > best.count) best = { count: i - j + 1, from: sorted[j]! };
-  }
+function crowdedSecond(sends: readonly number[], first: number, from: number): string {
   const tenths = Array.from(
     { length: 10 },
-    (_, k) => sorted.filter((t) => t >= best.from + k * 100 && t < best.from + (k + 1) * 100).length,
+    (_, k) => sends.filter((t) => t >= from + k * 100 && t < from + (k + 1) * 100).length,
   );
-  return `busiest second from ${((best.from - first) / 1000).toFixed(2)} s after the first send, per 100 ms: ${tenths.join(', ')}`;
+  return `busiest second from ${((from - first) / 1000).toFixed(2)} s after the first send, per 100 ms: ${tenths.join(', ')}`;
 }
 
 /**

@@ -3,11 +3,16 @@
  * this is at most N, wherever the second starts, not only on whole-second boundaries.
  */
 export function busiestSecond(instants: readonly number[]): number {
+  return busiestWindow(instants).count;
+}
+
+/** The busiest sliding second of `instants` (ms): how many it holds, and the instant it begins at (the first one's). */
+export function busiestWindow(instants: readonly number[]): { count: number; from: number } {
   const sorted = [...instants].sort((a, b) => a - b);
-  let most = 0;
+  let best = { count: 0, from: sorted[0] ?? 0 };
   for (let i = 0, j = 0; i < sorted.length; i++) {
     while (sorted[i]! - sorted[j]! >= 1000) j++;
-    most = Math.max(most, i - j + 1);
+    if (i - j + 1 > best.count) best = { count: i - j + 1, from: sorted[j]! };
   }
-  return most;
+  return best;
 }
