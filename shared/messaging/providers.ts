@@ -7,6 +7,40 @@ export interface OutboundMessage {
   message: SendPayload;
   /** Epoch ms past which nothing may still be waiting on the provider (each call also has its own deadline). */
   deadline: number;
+  /**
+   * A paced send's slot: asked by the provider at the last moment before the send's first request goes out. Without
+   * it (a synchronous send) nothing is asked.
+   */
+  departure?: DepartureGate;
+}
+
+/**
+ * When a paced send may leave. Its slot lets it through within a few milliseconds of the slot's stamp; what stands
+ * between that and the bytes leaving (the request being built, a new connection's handshake, a stalled event loop)
+ * would put it beside the slot's next send. So the provider asks {@link onTime} at the last moment, synchronously,
+ * with nothing between the answer and handing the request to the network; when late, it waits for {@link again}
+ * (the slot taken again, later) and asks once more.
+ */
+export interface DepartureGate {
+  onTime(): boolean;
+  /** Takes the send's slot again for a new departure; rejects with {@link LateDepartureError} when it gives up. */
+  again(): Promise<void>;
+}
+
+/**
+ * Resolves when the gate lets the send through (at once when there is none), for providers whose client owns its
+ * sockets (SES's SDK, SMTP): awaited right before the client is called, whose own steps then come before the bytes.
+ */
+export async function departed(gate: DepartureGate | undefined): Promise<void> {
+  while (gate && !gate.onTime()) await gate.again();
+}
+
+/**
+ * A paced send that found itself late at its slot every time it took it: nothing was sent, and its turn is given back
+ * (its claim and charge too; its job comes back shortly). Providers pass it through as it is: it is not their failure.
+ */
+export class LateDepartureError extends Error {
+  override readonly name = 'LateDepartureError';
 }
 
 export interface ProviderReceipt {
@@ -46,7 +80,8 @@ export class ProviderError extends Error {
 
 /** The sandbox provider: nothing leaves; the message record written for every send is the channel's outbox. */
 export const sandboxProvider: MessageProvider = {
-  async send() {
+  async send(outbound) {
+    await departed(outbound.departure);
     return { providerMessageIds: [] };
   },
 };

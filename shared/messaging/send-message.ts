@@ -6,7 +6,13 @@ import type { ConversationStore, SendLookup } from './conversation.ts';
 import { ChannelNotFoundError, NoChannelCreditsError, ProviderFailedError } from './errors.ts';
 import type { MessageLog } from './message.ts';
 import type { MessageStatusStore } from './message-status.ts';
-import { type MessageProviders, ProviderError, type ProviderReceipt } from './providers.ts';
+import {
+  type DepartureGate,
+  LateDepartureError,
+  type MessageProviders,
+  ProviderError,
+  type ProviderReceipt,
+} from './providers.ts';
 import { fitPayload, makeRecordSend, RECORD_PAYLOAD_BYTES } from './record-send.ts';
 import { checkSend, recipient, sendLookupKeys } from './send-checks.ts';
 
@@ -75,17 +81,22 @@ export function makeSendMessage(deps: SendMessageDeps) {
     ) {
       throw new NoChannelCreditsError();
     }
+    // Whatever stops the send from here on without anything sent gives the credit back.
+    const refund = async () => {
+      if (metered)
+        await deps.channels
+          .refundCredit(channel.projectId, channel.channelId)
+          .catch((cause) => deps.onBackgroundError('credit refund', cause));
+    };
 
     // A paced send takes its place in the channel's pace last, so that nothing stands between it and the provider.
+    let departure: DepartureGate | undefined;
     if (options.departure) {
       try {
-        await options.departure();
+        departure = await options.departure();
       } catch (error) {
         // Nothing was sent: the credit goes back (the claim is its caller's to give back).
-        if (metered)
-          await deps.channels
-            .refundCredit(channel.projectId, channel.channelId)
-            .catch((cause) => deps.onBackgroundError('credit refund', cause));
+        await refund();
         throw error;
       }
     }
@@ -97,13 +108,13 @@ export function makeSendMessage(deps: SendMessageDeps) {
         channel,
         message,
         deadline: startedAt.getTime() + deps.providerBudgetMs,
+        ...(departure ? { departure } : {}),
       });
     } catch (error) {
+      await refund();
+      // Late at its slot every time, up to the last moment: nothing was sent, as when the slot itself gave up.
+      if (error instanceof LateDepartureError) throw error;
       const reason = error instanceof ProviderError ? error.message : 'The provider failed';
-      if (metered)
-        await deps.channels
-          .refundCredit(channel.projectId, channel.channelId)
-          .catch((cause) => deps.onBackgroundError('credit refund', cause));
       // A paced send waits and tries again: "too many requests" sent nothing and records nothing yet.
       if (options.retryRateLimited && error instanceof ProviderError && error.rateLimited)
         throw new ProviderRateLimitedError(reason);
@@ -122,10 +133,7 @@ export function makeSendMessage(deps: SendMessageDeps) {
           sentAt: now().toISOString(),
         });
       } catch (error) {
-        if (metered)
-          await deps.channels
-            .refundCredit(channel.projectId, channel.channelId)
-            .catch((cause) => deps.onBackgroundError('credit refund', cause));
+        await refund();
         throw new Error('The sandbox outbox could not be written', { cause: error });
       }
     }
@@ -147,10 +155,11 @@ export interface SendOptions {
   /** Awaited once the checks passed, before the claim and the charge (a paced send's turn). */
   beforeProvider?: () => Promise<void>;
   /**
-   * Awaited after the claim and the charge, right before the provider call (a paced send's slot on the pace); when it
-   * throws, the credit is given back and nothing is sent.
+   * Awaited after the claim and the charge, right before the provider call (a paced send's slot on the pace), answering
+   * the gate the provider asks right before its request leaves; when it throws (or the gate gives up), the credit is
+   * given back and nothing is sent.
    */
-  departure?: () => Promise<void>;
+  departure?: () => Promise<DepartureGate | undefined>;
   /** A provider's "too many requests" throws {@link ProviderRateLimitedError} (refunded, nothing recorded). */
   retryRateLimited?: boolean;
 }

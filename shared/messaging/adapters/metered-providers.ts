@@ -1,6 +1,6 @@
 import { metricNames } from '../../contract/metrics.ts';
 import type { Metrics } from '../../kernel/metrics.ts';
-import type { MessageProvider, MessageProviders } from '../providers.ts';
+import { LateDepartureError, type MessageProvider, type MessageProviders } from '../providers.ts';
 
 /**
  * The providers, each counting its sends by provider kind and outcome (sent, failed): the port it wraps plus one count
@@ -14,7 +14,9 @@ export function meteredProviders(providers: MessageProviders, metrics: Metrics):
         metrics.count(metricNames.sends, 1, { provider: kind, outcome: 'sent' });
         return receipt;
       } catch (error) {
-        metrics.count(metricNames.sends, 1, { provider: kind, outcome: 'failed' });
+        // A paced send late at its slot reached no provider: neither sent nor failed.
+        if (!(error instanceof LateDepartureError))
+          metrics.count(metricNames.sends, 1, { provider: kind, outcome: 'failed' });
         throw error;
       }
     },

@@ -1,6 +1,13 @@
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { callTimeoutMs, describeFetchFailure, excerpt, ProviderError } from '../providers.ts';
+import {
+  callTimeoutMs,
+  type DepartureGate,
+  describeFetchFailure,
+  excerpt,
+  LateDepartureError,
+  ProviderError,
+} from '../providers.ts';
 import { forbiddenAddressReason, isIpLiteral } from '../../kernel/destination-policy.ts';
 import { ForbiddenDestinationError, guardedLookup } from '../../kernel/adapters/guarded-lookup.ts';
 import { parseBoundedJson } from '../../kernel/json-shape.ts';
@@ -11,10 +18,13 @@ export interface ProviderHttpResponse {
   text: string;
 }
 
-/** POSTs to a provider API; rejects on timeout (`AbortError`), refused destination or network failure. */
+/**
+ * POSTs to a provider API; rejects on timeout (`AbortError`), refused destination or network failure. With a
+ * `departure`, the request is handed to its connection only once that is up and the gate lets it through.
+ */
 export type ProviderPost = (
   url: string,
-  request: { headers: Record<string, string>; body: string; timeoutMs: number },
+  request: { headers: Record<string, string>; body: string; timeoutMs: number; departure?: DepartureGate },
 ) => Promise<ProviderHttpResponse>;
 
 /** Provider answers are small JSON documents; anything longer is cut (only an error excerpt is ever used). */
@@ -49,7 +59,7 @@ export function makeProviderPost(options: { allowPrivate: boolean }): ProviderPo
   const httpAgent = new HttpAgent(agentOptions(64, lookup));
   const httpsAgent = new HttpsAgent(agentOptions(64, lookup));
 
-  return (url, { headers, body, timeoutMs }) => {
+  return (url, { headers, body, timeoutMs, departure }) => {
     const target = new URL(url);
     const https = target.protocol === 'https:';
     if (!options.allowPrivate && isIpLiteral(target.hostname)) {
@@ -82,9 +92,29 @@ export function makeProviderPost(options: { allowPrivate: boolean }): ProviderPo
         },
       );
       req.on('error', reject);
-      req.end(body);
+      if (departure) endOnTime(req, body, https, departure);
+      else req.end(body);
     });
   };
+}
+
+/**
+ * Hands a paced request to the network when its departure lets it through, asked with nothing in between: once the
+ * request has its connection, and a new connection is up (its handshake can take longer than a slot's tolerance), so
+ * that `end` writes the bytes at once. A late send waits on the same connection for its slot again; one that gives up
+ * is destroyed before any byte left.
+ */
+function endOnTime(req: ClientRequest, body: string, https: boolean, departure: DepartureGate): void {
+  const go = () => {
+    if (req.destroyed) return;
+    if (departure.onTime()) return void req.end(body);
+    departure.again().then(go, (error: unknown) => req.destroy(error as Error));
+  };
+  req.once('socket', (socket) => {
+    // A kept-alive connection is up already; a new one is still connecting when the request gets it.
+    if (https ? req.reusedSocket : !socket.connecting) return go();
+    socket.once(https ? 'secureConnect' : 'connect', go);
+  });
 }
 
 /** A GET answer from a provider's media host: status, headers, and the body (at most `maxBytes`). */
@@ -195,6 +225,8 @@ export interface ProviderCall {
   part?: string;
   /** Provider ids of what the same send already got out, kept on the error when this call fails. */
   sentSoFar?: readonly string[];
+  /** A paced send's slot, asked right before this call's request leaves (a send's first call only). */
+  departure?: DepartureGate;
   /** Where the provider's error answer keeps its `{ code, message }` (Twilio: the body; Graph API: `error`). */
   errorOf: (answer: Record<string, unknown>) => unknown;
 }
@@ -217,8 +249,11 @@ export async function callProvider(
       headers: { ...call.headers, accept: 'application/json', 'user-agent': client.userAgent },
       body: call.body,
       timeoutMs: callTimeoutMs(client.timeoutMs, call.deadline),
+      ...(call.departure ? { departure: call.departure } : {}),
     });
   } catch (error) {
+    // Nothing left: not the provider's failure (the send gives its turn back).
+    if (error instanceof LateDepartureError) throw error;
     throw new ProviderError(`${describeFetchFailure(call.provider, error)}${part}`, {
       cause: error,
       sentProviderMessageIds,

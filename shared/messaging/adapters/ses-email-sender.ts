@@ -3,6 +3,7 @@ import { localCredentials, leanSdkClient } from '../../kernel/aws/clients.ts';
 import type { SesProvider } from '../channel.ts';
 import {
   callTimeoutMs,
+  departed,
   ProviderError,
   type MessageProvider,
   type OutboundMessage,
@@ -62,6 +63,8 @@ export class SesEmailSender implements MessageProvider {
       ...(p.references?.length ? [{ Name: 'References', Value: [p.references].flat().join(' ') }] : []),
     ];
     const configurationSet = provider.configurationSet ?? this.options.configurationSet;
+    // A paced send's last check before the client is handed the mail (outside the try: a late send is not SES's).
+    await departed(outbound.departure);
     try {
       const answer = await this.client(provider.region ?? this.options.region).send(
         new SendEmailCommand({

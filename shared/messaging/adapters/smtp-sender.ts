@@ -5,7 +5,9 @@ import type { EmailPayload } from '../payloads.ts';
 import type { SmtpProvider } from '../channel.ts';
 import {
   callTimeoutMs,
+  departed,
   excerpt,
+  LateDepartureError,
   ProviderError,
   type MessageProvider,
   type OutboundMessage,
@@ -97,7 +99,7 @@ export class SmtpEmailSender implements MessageProvider {
       sending.catch(() => {});
       return await Promise.race([sending, deadline]);
     } catch (error) {
-      if (error instanceof ProviderError) throw error;
+      if (error instanceof ProviderError || error instanceof LateDepartureError) throw error;
       const sentProviderMessageIds = progress.accepted ? [progress.messageId] : [];
       throw new ProviderError(describeSmtpFailure(error), { cause: error, sentProviderMessageIds });
     } finally {
@@ -115,7 +117,7 @@ export class SmtpEmailSender implements MessageProvider {
    */
   private async sendCopies(
     transport: import('nodemailer').Transporter,
-    { channel, message }: OutboundMessage,
+    { channel, message, departure }: OutboundMessage,
     progress: CopiesSent,
   ): Promise<ProviderReceipt> {
     if (message.type !== 'email') throw new ProviderError('The channel is not an SMTP email channel');
@@ -139,6 +141,8 @@ export class SmtpEmailSender implements MessageProvider {
     const copyFor = async (recipient: string) =>
       withHeaderValues(first, headersOf(recipients[0]!), headersOf(recipient)) ??
       (await composeMail({ ...common, headers: headersOf(recipient) }));
+    // A paced send's last check before the first copy is handed to the transport.
+    await departed(departure);
     // All queued at once: the pool sends them over its connections as they free up.
     const results = await Promise.allSettled(
       recipients.map(async (recipient) => {

@@ -34,6 +34,7 @@ export class TwilioSmsSender implements MessageProvider {
       },
       body: form.toString(),
       deadline: outbound.deadline,
+      ...(outbound.departure ? { departure: outbound.departure } : {}),
       // Twilio's error answer: `{ code, message, more_info, status }`.
       errorOf: (body) => body,
     });

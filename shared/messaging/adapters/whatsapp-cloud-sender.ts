@@ -3,7 +3,13 @@ import type { WhatsAppCloudProvider } from '../channel.ts';
 import type { WhatsAppPayload } from '../payloads.ts';
 
 type WhatsAppTemplate = NonNullable<WhatsAppPayload['template']>;
-import { ProviderError, type MessageProvider, type OutboundMessage, type ProviderReceipt } from '../providers.ts';
+import {
+  type DepartureGate,
+  ProviderError,
+  type MessageProvider,
+  type OutboundMessage,
+  type ProviderReceipt,
+} from '../providers.ts';
 
 const DEFAULT_BASE_URL = 'https://graph.facebook.com';
 const API_VERSION = 'v21.0';
@@ -46,6 +52,8 @@ export class WhatsAppCloudSender implements MessageProvider {
           outbound.deadline,
           part,
           ids,
+          // The pace counts messages: a send's first call is its departure, its files follow it.
+          index === 0 ? outbound.departure : undefined,
         ),
       );
     }
@@ -59,6 +67,7 @@ export class WhatsAppCloudSender implements MessageProvider {
     deadline: number,
     part: string,
     sentSoFar: string[],
+    departure: DepartureGate | undefined,
   ): Promise<string> {
     const answer = await callProvider(this.client, {
       provider: 'WhatsApp Cloud API',
@@ -71,6 +80,7 @@ export class WhatsAppCloudSender implements MessageProvider {
       deadline: deadline,
       part,
       sentSoFar,
+      ...(departure ? { departure } : {}),
       // Graph API error answer: `{ error: { message, type, code } }`.
       errorOf: (answer) => answer.error,
     });

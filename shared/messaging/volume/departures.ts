@@ -1,4 +1,5 @@
 import type { SendLookup } from '../conversation.ts';
+import { type DepartureGate, LateDepartureError } from '../providers.ts';
 import type { DeferredMessage } from './deferred.ts';
 import { type ChannelPacer, DEPARTURE_TOLERANCE_MS, SLOTS_PER_RUN, type SlotAnswer } from './pace.ts';
 
@@ -36,10 +37,10 @@ const ADMIT_RETRY_MS = 50;
 const ADMIT_GIVE_UP_MS = 10_000;
 
 /** A send that woke too late after its slot's stamp every time it took it: it gives its turn back. */
-class LateDepartureError extends Error {
-  constructor(lateMs: number) {
-    super(`the send woke ${lateMs} ms after its slot's stamp after ${MAX_RETAKES} retakes: its turn is given back`);
-  }
+function lateDeparture(lateMs: number): LateDepartureError {
+  return new LateDepartureError(
+    `the send was ${lateMs} ms past its slot's stamp after ${MAX_RETAKES} retakes: its turn is given back`,
+  );
 }
 
 /** What a worker saw of one channel's slots, by slot number. */
@@ -251,50 +252,76 @@ export function makeDepartures(
   /**
    * Waits until the slot lets the send through, as the last step before the provider call: the slot is asked for a
    * departure at `at` (or when this worker saw the slot free, if later) as far ahead as its answers take, and the
-   * send leaves at that stamp. A send that finds itself more than {@link DEPARTURE_TOLERANCE_MS} past its stamp (an
-   * answer later than usual, a stalled event loop) never leaves late: it moves its own stamp to a new departure,
-   * further ahead as the late answer raised the average (three times at most, then it gives its turn back). Two
-   * sends through one slot thus leave at least `windowMs - DEPARTURE_TOLERANCE_MS` (the pace's window) apart,
-   * however loaded the service. A store that does not answer is asked again shortly.
+   * send leaves at that stamp. A send more than {@link DEPARTURE_TOLERANCE_MS} past its stamp (an answer later than
+   * usual, a stalled event loop) never leaves late: it moves its own stamp to a new departure, further ahead as the
+   * late answer raised the average (three times at most, then it gives its turn back). The answer is a gate that the
+   * provider asks once more right before the request goes out (providers.ts): what comes between the slot and the
+   * bytes leaving is checked too. Two sends through one slot thus leave at least `windowMs - DEPARTURE_TOLERANCE_MS`
+   * (the pace's window) apart, however loaded the service. A store that does not answer is asked again shortly.
    */
-  async function admitted(channelId: string, own: number, slots: number, windowMs: number, at: number): Promise<void> {
+  async function admitted(
+    channelId: string,
+    own: number,
+    slots: number,
+    windowMs: number,
+    at: number,
+  ): Promise<DepartureGate> {
     let slot = own;
     let mine: number | undefined;
+    let stamp = 0;
+    let retakes = 0;
+    const onTime = () => now() - stamp <= DEPARTURE_TOLERANCE_MS;
+    // A send late at its stamp keeps its slot (its own stamp lets it move it) and asks for a new departure.
+    const retake = () => {
+      if (retakes >= MAX_RETAKES) throw lateDeparture(now() - stamp);
+      mine = stamp;
+      retakes++;
+    };
     let failingSince: number | undefined;
-    for (let retakes = 0; ; ) {
-      // A retake keeps its slot (its own stamp lets it move it); otherwise the slot that frees soonest is asked for.
-      if (mine === undefined) slot = soonestFree(channelId, windowMs, own, slots, at);
-      // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
-      const taken = mine;
-      const memory = memoryOf(channelId);
-      const departAt = () => (taken === undefined ? Math.max(at, freesAt(memory, slot, windowMs)) : 0);
-      const asked = now();
-      let failed = false;
-      const { answer, stamp } = await takeSlot(channelId, windowMs, slot, departAt, mine).catch((error) => {
-        // A store that stops answering: the claimed message is given back (and its charge) rather than held.
-        failed = true;
-        failingSince ??= asked;
-        if (now() - failingSince > ADMIT_GIVE_UP_MS) throw error;
-        return { answer: { retryAt: now() + ADMIT_RETRY_MS }, stamp: 0 };
-      });
-      if (!failed) failingSince = undefined;
-      if (answer === true) {
-        remember(channelId, slot, stamp);
-        // A timer may fire a millisecond before the wall clock reaches its stamp: a send never leaves before it.
-        while (stamp > now()) await sleep(stamp - now());
-        if (now() - stamp <= DEPARTURE_TOLERANCE_MS) return;
-        if (retakes >= MAX_RETAKES) throw new LateDepartureError(now() - stamp);
-        mine = stamp;
-        retakes++;
-        continue;
+    const take = async (): Promise<void> => {
+      for (;;) {
+        // Otherwise the slot that frees soonest is asked for.
+        if (mine === undefined) slot = soonestFree(channelId, windowMs, own, slots, at);
+        // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
+        const taken = mine;
+        const memory = memoryOf(channelId);
+        const departAt = () => (taken === undefined ? Math.max(at, freesAt(memory, slot, windowMs)) : 0);
+        const asked = now();
+        let failed = false;
+        const took = await takeSlot(channelId, windowMs, slot, departAt, mine).catch((error) => {
+          // A store that stops answering: the claimed message is given back (and its charge) rather than held.
+          failed = true;
+          failingSince ??= asked;
+          if (now() - failingSince > ADMIT_GIVE_UP_MS) throw error;
+          return { answer: { retryAt: now() + ADMIT_RETRY_MS }, stamp: 0 };
+        });
+        const { answer } = took;
+        if (!failed) failingSince = undefined;
+        if (answer === true) {
+          stamp = took.stamp;
+          remember(channelId, slot, stamp);
+          // A timer may fire a millisecond before the wall clock reaches its stamp: a send never leaves before it.
+          while (stamp > now()) await sleep(stamp - now());
+          if (onTime()) return;
+          retake();
+          continue;
+        }
+        if (failed) await sleep(Math.max(1, answer.retryAt - now()));
+        else {
+          // Taken by another send (this one's stamp, if it had one, is gone with it): asked again when it frees.
+          remember(channelId, slot, answer.retryAt - windowMs);
+          mine = undefined;
+        }
       }
-      if (failed) await sleep(Math.max(1, answer.retryAt - now()));
-      else {
-        // Taken by another send (this one's stamp, if it had one, is gone with it): asked again when it frees.
-        remember(channelId, slot, answer.retryAt - windowMs);
-        mine = undefined;
-      }
-    }
+    };
+    await take();
+    return {
+      onTime,
+      again: async () => {
+        retake();
+        await take();
+      },
+    };
   }
 
   /**

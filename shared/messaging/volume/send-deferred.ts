@@ -85,7 +85,7 @@ export function makeSendDeferred(deps: SendDeferredDeps) {
     async fire(
       message: DeferredMessage,
       turn?: () => Promise<void>,
-      departure?: () => Promise<void>,
+      departure?: SendOptions['departure'],
       lookup?: SendOptions['lookup'],
     ): Promise<FireOutcome> {
       const grant: CustomTokenGrant = {

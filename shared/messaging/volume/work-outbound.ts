@@ -3,6 +3,7 @@ import { makeDepartures } from './departures.ts';
 import { type DeferredMessage, type DeferredStore, isDeferred, type OutboundJob } from './deferred.ts';
 import type { FireOutcome } from './send-deferred.ts';
 import type { SendLookup } from '../conversation.ts';
+import type { DepartureGate } from '../providers.ts';
 
 /** A job whose turn is this close waits in the worker; further away it goes back on the queue (whole seconds). */
 export const PACE_HORIZON_MS = 2_000;
@@ -36,13 +37,13 @@ export interface WorkOutboundDeps {
   lookup?: (projectId: string, channelId: string, bodies: readonly unknown[]) => Promise<SendLookup | undefined>;
   /**
    * Sends it: `turn` (a moment before its instant) is awaited after its checks and before its claim and charge,
-   * `departure` (its instant and its slot taken) after them, right before the provider call; `lookup`, when given,
-   * is what its checks read.
+   * `departure` (its instant and its slot taken) after them, right before the provider call, answering the gate the
+   * provider asks last (none when the channel has no pace); `lookup`, when given, is what its checks read.
    */
   fire: (
     message: DeferredMessage,
     turn: () => Promise<void>,
-    departure: () => Promise<void>,
+    departure: () => Promise<DepartureGate | undefined>,
     lookup?: () => Promise<SendLookup | undefined>,
   ) => Promise<FireOutcome>;
   abandon: (message: DeferredMessage) => Promise<void>;
@@ -211,6 +212,7 @@ async function sendNear(
         if (plan) return admitted(message.channelId, seq % plan.slots, plan.slots, plan.admitWindowMs, at);
         const wait = at - now();
         if (wait > 0) await sleep(wait);
+        return undefined;
       };
       const outcome = await deps
         .fire(message, turn, departure, lookups?.(i))

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IDLE_SOCKET_MS, makeProviderPost } from '#shared/messaging/adapters/provider-client.ts';
 import { TwilioSmsSender } from '#shared/messaging/adapters/twilio-sms-sender.ts';
 import type { Channel } from '#shared/messaging/channel.ts';
-import { ProviderError } from '#shared/messaging/providers.ts';
+import { type DepartureGate, LateDepartureError, ProviderError } from '#shared/messaging/providers.ts';
+import { consistently } from '#test/support/eventually.ts';
 import { startHttpDouble } from '../../e2e/send-doubles.ts';
 
 let double: Awaited<ReturnType<typeof startHttpDouble>>;
@@ -123,5 +124,52 @@ describe('provider HTTP client', () => {
         await server.close();
       }
     }, 10_000);
+  });
+
+  /**
+   * A paced send's slot is asked once more as its request leaves (a stall between the slot and the wire would put it
+   * beside the slot's next send): late, it waits for the slot again on its connection; given up, nothing leaves.
+   */
+  describe("a paced send's departure", () => {
+    const sender = () =>
+      new TwilioSmsSender({ timeoutMs: 2000, userAgent: 'test', post: makeProviderPost({ allowPrivate: true }) });
+
+    it('asks the gate as the request leaves, and sends only once the slot was taken again when late', async () => {
+      double.reset();
+      const asked: number[] = [];
+      let againAt = 0;
+      const departure: DepartureGate = {
+        onTime: () => asked.push(Date.now()) > 1,
+        again: async () => {
+          await new Promise((r) => setTimeout(r, 150));
+          againAt = Date.now();
+        },
+      };
+      const sent = await sender().send({
+        channel: channel(double.baseUrl),
+        message: sms,
+        deadline: Date.now() + 5000,
+        departure,
+      });
+      expect(sent).toEqual({ providerMessageIds: ['SM1'] });
+      expect(asked).toHaveLength(2);
+      expect(double.requests).toHaveLength(1);
+      expect(double.requests[0]!.receivedAt).toBeGreaterThanOrEqual(againAt);
+    });
+
+    it('sends nothing when the slot gives up, and says so rather than blame the provider', async () => {
+      double.reset();
+      const departure: DepartureGate = {
+        onTime: () => false,
+        again: async () => {
+          throw new LateDepartureError('late every time');
+        },
+      };
+      const error = await sender()
+        .send({ channel: channel(double.baseUrl), message: sms, deadline: Date.now() + 5000, departure })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LateDepartureError);
+      await consistently(() => expect(double.requests).toHaveLength(0), 300);
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { type DepartureGate, departed } from '#shared/messaging/providers.ts';
 import type { DeferredMessage } from '#shared/messaging/volume/deferred.ts';
 import { makeWorkOutbound, type OutboundRecord } from '#shared/messaging/volume/work-outbound.ts';
 import { busiestSecond } from '#test/support/busiest-second.ts';
@@ -8,7 +9,14 @@ import { memoryPacer, queuedMessages, seeded, virtualClock } from './memory-pace
  * `count` queued sends at `pace` a second, taken 10 a batch. A third of the claims and charges take 100-190 ms, the
  * rest 5-20 ms; each pacer write 2-10 ms, one in eight 30-90 ms (a busy event loop that answers late).
  */
-async function drain(seed: number, pace: number, count: number, slowAnswers = false, stalls = false) {
+async function drain(
+  seed: number,
+  pace: number,
+  count: number,
+  slowAnswers = false,
+  stalls = false,
+  wire: { stalls: boolean; gate: boolean } = { stalls: false, gate: true },
+) {
   const clock = virtualClock();
   const random = seeded(seed);
   const { pacer, admits, counts } = memoryPacer(clock, () =>
@@ -20,11 +28,15 @@ async function drain(seed: number, pace: number, count: number, slowAnswers = fa
     store: { getMany: async (ids) => new Map(ids.map((id) => [id, messages.get(id)!])) },
     pacer,
     paceOf: async () => ({ perSecond: pace }),
-    // The provider is called right after `departure` (send-message.ts); the old worker had none.
-    fire: async (message, turn, departure?: () => Promise<void>) => {
+    // The provider is called right after `departure` (send-message.ts), and asks its gate as its request leaves.
+    fire: async (message, turn, departure?: () => Promise<DepartureGate | undefined>) => {
       await turn();
       await clock.sleep(random() < 1 / 3 ? 100 + random() * 90 : 5 + random() * 15);
-      await departure?.();
+      const gate = await departure?.();
+      // What the provider does before its bytes leave (the request built, a new connection's handshake, a stalled
+      // event loop): one send in 20 takes 20-300 ms.
+      if (wire.stalls && random() < 1 / 20) await clock.sleep(20 + random() * 280);
+      if (wire.gate) await departed(gate);
       sentAt.set(message.messageId, [...(sentAt.get(message.messageId) ?? []), clock.now()]);
       return { done: true };
     },
@@ -106,6 +118,20 @@ describe('the outbound worker on a stalling event loop', () => {
       // (10 s at the pace). Sends bound to the slot their sequence names waited for it: 11.3-12.4 s.
       expect(took, `seed ${seed}`).toBeLessThan(11_250);
     }
+  });
+});
+
+describe('the outbound worker with a stall between the slot and the wire', () => {
+  it('lets a request out only while its slot holds, asked as it leaves: late, it takes the slot again', async () => {
+    for (const seed of [7, 11, 23]) {
+      const { sentAt } = await drain(seed, 80, 800, false, false, { stalls: true, gate: true });
+      expect(sentAt.size).toBe(800);
+      expect([...sentAt.values()].every((times) => times.length === 1)).toBe(true);
+      expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(80);
+    }
+    // The same stalls with the gate not asked at the wire: the late sends leave beside their slots' next ones (83).
+    const { sentAt } = await drain(7, 80, 800, false, false, { stalls: true, gate: false });
+    expect(busiestSecond([...sentAt.values()].flat())).toBeGreaterThan(80);
   });
 });
 
