@@ -1,4 +1,4 @@
-import { type ClientRequest, Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import {
   callTimeoutMs,
@@ -66,55 +66,43 @@ export function makeProviderPost(options: { allowPrivate: boolean }): ProviderPo
       const reason = forbiddenAddressReason(target.hostname);
       if (reason) return Promise.reject(new ForbiddenDestinationError(target.hostname, reason));
     }
-    return new Promise<ProviderHttpResponse>((resolve, reject) => {
-      const req = (https ? httpsRequest : httpRequest)(
-        target,
-        {
-          method: 'POST',
-          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-          agent: https ? httpsAgent : httpAgent,
-          signal: AbortSignal.timeout(timeoutMs),
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
-            size += chunk.length;
-          });
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              text: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
-            }),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      if (departure) endOnTime(req, body, https, departure);
-      else req.end(body);
-    });
+    const post = () =>
+      new Promise<ProviderHttpResponse>((resolve, reject) => {
+        const req = (https ? httpsRequest : httpRequest)(
+          target,
+          {
+            method: 'POST',
+            headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+            agent: https ? httpsAgent : httpAgent,
+            signal: AbortSignal.timeout(timeoutMs),
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            let size = 0;
+            res.on('data', (chunk: Buffer) => {
+              if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
+              size += chunk.length;
+            });
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                text: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
+              }),
+            );
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    // A paced send's gate is asked with nothing between its answer and the request being handed to Node, which
+    // writes it to a kept-alive connection before any other event is handled (a new connection once it is up).
+    if (!departure || departure.onTime()) return post();
+    return (async () => {
+      while (!departure.onTime()) await departure.again();
+      return post();
+    })();
   };
-}
-
-/**
- * Hands a paced request to the network when its departure lets it through, asked with nothing in between: once the
- * request has its connection, and a new connection is up (its handshake can take longer than a slot's tolerance), so
- * that `end` writes the bytes at once. A late send waits on the same connection for its slot again; one that gives up
- * is destroyed before any byte left.
- */
-function endOnTime(req: ClientRequest, body: string, https: boolean, departure: DepartureGate): void {
-  const go = () => {
-    if (req.destroyed) return;
-    if (departure.onTime()) return void req.end(body);
-    departure.again().then(go, (error: unknown) => req.destroy(error as Error));
-  };
-  req.once('socket', (socket) => {
-    // A kept-alive connection is up already; a new one is still connecting when the request gets it.
-    if (https ? req.reusedSocket : !socket.connecting) return go();
-    socket.once(https ? 'secureConnect' : 'connect', go);
-  });
 }
 
 /** A GET answer from a provider's media host: status, headers, and the body (at most `maxBytes`). */

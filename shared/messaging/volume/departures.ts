@@ -252,12 +252,12 @@ export function makeDepartures(
   /**
    * Waits until the slot lets the send through, as the last step before the provider call: the slot is asked for a
    * departure at `at` (or when this worker saw the slot free, if later) as far ahead as its answers take, and the
-   * send leaves at that stamp. A send more than {@link DEPARTURE_TOLERANCE_MS} past its stamp (an answer later than
-   * usual, a stalled event loop) never leaves late: it moves its own stamp to a new departure, further ahead as the
-   * late answer raised the average (three times at most, then it gives its turn back). The answer is a gate that the
-   * provider asks once more right before the request goes out (providers.ts): what comes between the slot and the
-   * bytes leaving is checked too. Two sends through one slot thus leave at least `windowMs - DEPARTURE_TOLERANCE_MS`
-   * (the pace's window) apart, however loaded the service. A store that does not answer is asked again shortly.
+   * send leaves at that stamp. The answer is the gate the provider asks as the request leaves (providers.ts): a send
+   * more than {@link DEPARTURE_TOLERANCE_MS} past its stamp then (an answer later than usual, a stalled event loop,
+   * anything between the slot and the bytes) never leaves late: it moves its own stamp to a new departure, further
+   * ahead as the late answer raised the average (three times at most, then it gives its turn back). Two sends through
+   * one slot thus leave at least `windowMs - DEPARTURE_TOLERANCE_MS` (the pace's window) apart, however loaded the
+   * service. A store that does not answer is asked again shortly.
    */
   async function admitted(
     channelId: string,
@@ -270,13 +270,6 @@ export function makeDepartures(
     let mine: number | undefined;
     let stamp = 0;
     let retakes = 0;
-    const onTime = () => now() - stamp <= DEPARTURE_TOLERANCE_MS;
-    // A send late at its stamp keeps its slot (its own stamp lets it move it) and asks for a new departure.
-    const retake = () => {
-      if (retakes >= MAX_RETAKES) throw lateDeparture(now() - stamp);
-      mine = stamp;
-      retakes++;
-    };
     let failingSince: number | undefined;
     const take = async (): Promise<void> => {
       for (;;) {
@@ -301,10 +294,9 @@ export function makeDepartures(
           stamp = took.stamp;
           remember(channelId, slot, stamp);
           // A timer may fire a millisecond before the wall clock reaches its stamp: a send never leaves before it.
+          // Whether it is still on time is the gate's to say, asked as the request leaves.
           while (stamp > now()) await sleep(stamp - now());
-          if (onTime()) return;
-          retake();
-          continue;
+          return;
         }
         if (failed) await sleep(Math.max(1, answer.retryAt - now()));
         else {
@@ -316,9 +308,12 @@ export function makeDepartures(
     };
     await take();
     return {
-      onTime,
+      onTime: () => now() - stamp <= DEPARTURE_TOLERANCE_MS,
+      // A send late at its stamp keeps its slot (its own stamp lets it move it) and asks for a new departure.
       again: async () => {
-        retake();
+        if (retakes >= MAX_RETAKES) throw lateDeparture(now() - stamp);
+        mine = stamp;
+        retakes++;
         await take();
       },
     };
