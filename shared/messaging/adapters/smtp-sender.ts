@@ -100,6 +100,8 @@ export class SmtpEmailSender implements MessageProvider {
       return await Promise.race([sending, deadline]);
     } catch (error) {
       if (error instanceof ProviderError || error instanceof LateDepartureError) throw error;
+      if (progress.waitingForSlot)
+        throw new LateDepartureError('the deadline passed while the mail waited for its slot');
       const sentProviderMessageIds = progress.accepted ? [progress.messageId] : [];
       throw new ProviderError(describeSmtpFailure(error), { cause: error, sentProviderMessageIds });
     } finally {
@@ -142,7 +144,9 @@ export class SmtpEmailSender implements MessageProvider {
       withHeaderValues(first, headersOf(recipients[0]!), headersOf(recipient)) ??
       (await composeMail({ ...common, headers: headersOf(recipient) }));
     // A paced send's last check before the first copy is handed to the transport.
+    progress.waitingForSlot = true;
     await departed(departure);
+    progress.waitingForSlot = false;
     // All queued at once: the pool sends them over its connections as they free up.
     const results = await Promise.allSettled(
       recipients.map(async (recipient) => {
@@ -185,6 +189,8 @@ const COPY_CONNECTIONS = 4;
 interface CopiesSent {
   messageId: string;
   accepted: number;
+  /** A paced send waiting for its slot again: a deadline then gives the send back (nothing was handed over). */
+  waitingForSlot?: boolean;
 }
 
 /** A new Message-ID at the channel's domain, the same in every copy (how bounces and replies name the mail). */

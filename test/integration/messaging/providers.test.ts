@@ -171,5 +171,29 @@ describe('provider HTTP client', () => {
       expect(error).toBeInstanceOf(LateDepartureError);
       await consistently(() => expect(double.requests).toHaveLength(0), 300);
     });
+
+    it('gives the send back, not fails it, when the deadline passes while it waits for its slot', async () => {
+      double.reset();
+      const departure: DepartureGate = { onTime: () => false, again: () => new Promise(() => {}) };
+      const quick = new TwilioSmsSender({
+        timeoutMs: 300,
+        userAgent: 'test',
+        post: makeProviderPost({ allowPrivate: true }),
+      });
+      const error = await quick
+        .send({ channel: channel(double.baseUrl), message: sms, deadline: Date.now() + 5000, departure })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LateDepartureError);
+      expect(double.requests).toHaveLength(0);
+    });
+
+    it('still fails as the provider when its connection is refused', async () => {
+      const departure: DepartureGate = { onTime: () => true, again: async () => {} };
+      const error = await sender()
+        .send({ channel: channel('http://127.0.0.1:9'), message: sms, deadline: Date.now() + 5000, departure })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect((error as Error).message).toBe('Twilio could not be reached');
+    });
   });
 });
