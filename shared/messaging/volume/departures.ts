@@ -36,7 +36,7 @@ const ADMIT_RETRY_MS = 50;
 /** A slot store that has not answered for this long fails the send's departure (its claim and charge given back). */
 const ADMIT_GIVE_UP_MS = 10_000;
 
-/** A send that woke too late after its slot's stamp every time it took it: it gives its turn back. */
+/** A send found late at its slot's stamp every time it took it (asked as it left): it gives its turn back. */
 function lateDeparture(lateMs: number): LateDepartureError {
   return new LateDepartureError(
     `the send was ${lateMs} ms past its slot's stamp after ${MAX_RETAKES} retakes: its turn is given back`,
@@ -273,7 +273,7 @@ export function makeDepartures(
     let failingSince: number | undefined;
     const take = async (): Promise<void> => {
       for (;;) {
-        // Otherwise the slot that frees soonest is asked for.
+        // A retake keeps its slot (its own stamp lets it move it); otherwise the slot that frees soonest is asked for.
         if (mine === undefined) slot = soonestFree(channelId, windowMs, own, slots, at);
         // A slot this worker saw taken is not asked before it frees: a refusal costs a write.
         const taken = mine;
