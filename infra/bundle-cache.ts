@@ -171,7 +171,7 @@ function settle(tmp: string, dir: string, hash: string): void {
 /**
  * The build for another OCR engine, from the default one: the engine changes only how `tesseract.js` resolves, so
  * a function whose default bundle never reached it bundles byte for byte the same either way and is copied; only
- * the functions that reach it (the OCR and model functions, 8 of 27) are built again. A test run builds both
+ * the functions that reach it (the OCR, model and search functions, 10 of 30) are built again. A test run builds both
  * engines (the stack tests' default synth, the bundles mode's local deployment): when neither is built yet, one
  * build makes both (infra/bundling.ts buildBothEngines: the 8 rebuilt in the default build's esbuild context);
  * when the default one is, the 8 are built in a build of their own.
