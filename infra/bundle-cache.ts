@@ -18,6 +18,7 @@ import {
   buildFunctions,
   defaultBundleOptions,
   projectRoot,
+  reachesTesseract,
 } from './bundling.ts';
 
 /**
@@ -71,28 +72,36 @@ export function buildFunctionsSync(
   if (cached) return cached;
   const hash = sourceHash(fns, options);
   const dir = join(BUNDLE_CACHE, hash);
-  // Test files run in parallel processes: one builds, the others wait for its result rather than build it too.
+  underLock(hash, dir, () => {
+    if (options.ocrEngine === defaultBundleOptions.ocrEngine) buildInto(dir, hash, fns, options);
+    else buildFromDefault(dir, hash, fns, options);
+  });
+  const stored = JSON.parse(readFileSync(join(dir, 'analysis.json'), 'utf8')) as Record<string, BundleAnalysis>;
+  const analyses = new Map(Object.entries(stored).map(([fn, a]) => [fn, { ...a, dir: join(dir, fn) }]));
+  built.set(key, analyses);
+  return analyses;
+}
+
+/**
+ * Runs `build` unless `dir` holds a finished build. Test files run in parallel processes: one builds, the others wait
+ * for its result rather than build it too.
+ */
+function underLock(hash: string, dir: string, build: () => void): void {
   const lock = join(BUNDLE_CACHE, `${hash}.lock`);
+  const done = () => existsSync(join(dir, 'analysis.json'));
   mkdirSync(BUNDLE_CACHE, { recursive: true });
   const deadline = Date.now() + 10 * 60_000;
   let locked = false;
-  while (!existsSync(join(dir, 'analysis.json')) && Date.now() < deadline) {
+  while (!done() && Date.now() < deadline) {
     locked = tryLock(lock);
     if (locked) break;
     sleepSync(200);
   }
   try {
-    if (!existsSync(join(dir, 'analysis.json'))) {
-      if (options.ocrEngine === defaultBundleOptions.ocrEngine) buildInto(dir, hash, fns, options);
-      else buildFromDefault(dir, hash, fns, options);
-    }
+    if (!done()) build();
   } finally {
     if (locked) rmSync(lock, { recursive: true, force: true });
   }
-  const stored = JSON.parse(readFileSync(join(dir, 'analysis.json'), 'utf8')) as Record<string, BundleAnalysis>;
-  const analyses = new Map(Object.entries(stored).map(([fn, a]) => [fn, { ...a, dir: join(dir, fn) }]));
-  built.set(key, analyses);
-  return analyses;
 }
 
 /** Takes the build lock (a directory: creating one is atomic); a lock older than 10 minutes is a dead process's. */
@@ -122,7 +131,7 @@ function buildInto(dir: string, hash: string, fns: readonly string[], options: B
 }
 
 /** Runs infra/build-functions.ts into `tmp` (the bundles and their `analysis.json`). */
-function runBuild(tmp: string, fns: readonly string[], options: BundleOptions): void {
+function runBuild(tmp: string, fns: readonly string[], options: BundleOptions, tesseractTmp?: string): void {
   const child = spawnSync(
     process.execPath,
     [
@@ -130,6 +139,7 @@ function runBuild(tmp: string, fns: readonly string[], options: BundleOptions): 
       'tsx',
       join(projectRoot, 'infra', 'build-functions.ts'),
       `--ocr-engine=${options.ocrEngine}`,
+      ...(tesseractTmp ? [`--tesseract-outdir=${tesseractTmp}`] : []),
       tmp,
       ...fns,
     ],
@@ -142,6 +152,7 @@ function runBuild(tmp: string, fns: readonly string[], options: BundleOptions): 
   );
   if (child.status !== 0) {
     rmSync(tmp, { recursive: true, force: true });
+    if (tesseractTmp) rmSync(tesseractTmp, { recursive: true, force: true });
     throw new Error(`Bundling the functions failed:\n${child.stderr || child.stdout}`);
   }
 }
@@ -157,20 +168,29 @@ function settle(tmp: string, dir: string, hash: string): void {
   pruneCache(hash);
 }
 
-/** The module {@link withoutTesseract} puts where `tesseract.js` is imported, as a metafile names it. */
-const TESSERACT_REFUSED = 'not-deployed:tesseract.js';
-
 /**
  * The build for another OCR engine, from the default one: the engine changes only how `tesseract.js` resolves, so
  * a function whose default bundle never reached it bundles byte for byte the same either way and is copied; only
- * the functions that reach it (the OCR and model functions, 8 of 27) are built again. A test run builds both
- * engines (the stack tests' default synth, the bundles mode's local deployment): this spares a second esbuild
- * run over every function and a second copy of their shipped packages.
+ * the functions that reach it (the OCR, model and search functions, 10 of 30) are built again. A test run builds both
+ * engines (the stack tests' default synth, the bundles mode's local deployment): when neither is built yet, one
+ * build makes both (infra/bundling.ts buildBothEngines: the 8 rebuilt in the default build's esbuild context);
+ * when the default one is, the 8 are built in a build of their own.
  */
 function buildFromDefault(dir: string, hash: string, fns: readonly string[], options: BundleOptions): void {
+  const defaultHash = sourceHash(fns, defaultBundleOptions);
+  const defaultDir = join(BUNDLE_CACHE, defaultHash);
+  if (options.ocrEngine === 'tesseract') {
+    underLock(defaultHash, defaultDir, () => {
+      const tmp = join(BUNDLE_CACHE, `${defaultHash}.tmp-${process.pid}`);
+      const tesseractTmp = join(BUNDLE_CACHE, `${hash}.tmp-${process.pid}`);
+      runBuild(tmp, fns, defaultBundleOptions, tesseractTmp);
+      settle(tesseractTmp, dir, hash);
+      settle(tmp, defaultDir, defaultHash);
+    });
+    if (existsSync(join(dir, 'analysis.json'))) return;
+  }
   const base = buildFunctionsSync(fns, defaultBundleOptions);
-  const reaching = (a: BundleAnalysis) => TESSERACT_REFUSED in a.inputs || TESSERACT_REFUSED in a.lazyInputs;
-  const rebuilt = fns.filter((fn) => reaching(base.get(fn)!));
+  const rebuilt = fns.filter((fn) => reachesTesseract(base.get(fn)!));
   const tmp = join(BUNDLE_CACHE, `${hash}.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
   const analyses: Record<string, BundleAnalysis> = {};

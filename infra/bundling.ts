@@ -4,7 +4,7 @@ import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildOptions, Metafile, Plugin } from 'esbuild';
-import { copyPackages, shippedPackages, unbundledPackages } from './unbundled-packages.ts';
+import { shipPackages, unbundledPackages } from './unbundled-packages.ts';
 
 /**
  * How every function is bundled: one esbuild run over all `functions/<fn>/handler.ts` entries (shared parsing),
@@ -96,18 +96,31 @@ export interface BundleOptions {
 
 export const defaultBundleOptions: BundleOptions = { ocrEngine: 'textract' };
 
+/** The module {@link withoutTesseract} puts where `tesseract.js` is imported, as a metafile names it. */
+export const TESSERACT_REFUSED = 'not-deployed:tesseract.js';
+
+/**
+ * `tesseract.js` resolved to a module that says why it is not there while `refuse()` is true, and left to esbuild
+ * (an external import) otherwise: one esbuild context can then build both engines' bundles.
+ */
+function refusingTesseract(refuse: () => boolean): Plugin {
+  return {
+    name: 'without-tesseract',
+    setup(build) {
+      build.onResolve({ filter: /^tesseract\.js$/ }, () =>
+        refuse() ? { path: 'tesseract.js', namespace: 'not-deployed' } : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: 'not-deployed' }, () => ({
+        contents:
+          "throw new Error('tesseract.js is not in this deployment (ocrEngine textract): set OCR_ENGINE=textract or deploy with ocrEngine tesseract');\n",
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 /** For a Textract deployment: `tesseract.js` resolves to a module that says why it is not there. */
-export const withoutTesseract: Plugin = {
-  name: 'without-tesseract',
-  setup(build) {
-    build.onResolve({ filter: /^tesseract\.js$/ }, () => ({ path: 'tesseract.js', namespace: 'not-deployed' }));
-    build.onLoad({ filter: /.*/, namespace: 'not-deployed' }, () => ({
-      contents:
-        "throw new Error('tesseract.js is not in this deployment (ocrEngine textract): set OCR_ENGINE=textract or deploy with ocrEngine tesseract');\n",
-      loader: 'js',
-    }));
-  },
-};
+export const withoutTesseract: Plugin = refusingTesseract(() => true);
 
 function pluginsFor(options: BundleOptions): Plugin[] {
   return options.ocrEngine === 'textract' ? [...bundlePlugins, withoutTesseract] : bundlePlugins;
@@ -213,13 +226,49 @@ export async function buildFunctions(
   outdir: string,
   options: BundleOptions = defaultBundleOptions,
 ): Promise<Map<string, BundleAnalysis>> {
+  return (await bundleInOneContext(fns, outdir, options)).analyses;
+}
+
+/**
+ * The default (Textract) deployment's bundles into `outdir` and the Tesseract deployment's into `tesseractOutdir`,
+ * from the one esbuild context. The engine changes only how `tesseract.js` resolves, so a function whose Textract
+ * bundle never reached it is the same bytes for both and is copied; the others (the OCR and model functions) are
+ * rebuilt right after their Textract build with `tesseract.js` left external: a rebuild of the same context parses
+ * nothing again, where a second build in a fresh process parses the whole import graph again. A test run needs
+ * both (the stack tests' default synth, the bundles mode's local deployment).
+ */
+export async function buildBothEngines(
+  fns: readonly string[],
+  outdir: string,
+  tesseractOutdir: string,
+): Promise<{ textract: Map<string, BundleAnalysis>; tesseract: Map<string, BundleAnalysis> }> {
+  const built = await bundleInOneContext(fns, outdir, { ocrEngine: 'textract' }, tesseractOutdir);
+  return { textract: built.analyses, tesseract: built.tesseract };
+}
+
+/** Whether a Textract bundle reached `tesseract.js` (statically or in a chunk loaded on first use). */
+export function reachesTesseract(analysis: BundleAnalysis): boolean {
+  return TESSERACT_REFUSED in analysis.inputs || TESSERACT_REFUSED in analysis.lazyInputs;
+}
+
+async function bundleInOneContext(
+  fns: readonly string[],
+  outdir: string,
+  options: BundleOptions,
+  tesseractOutdir?: string,
+): Promise<{ analyses: Map<string, BundleAnalysis>; tesseract: Map<string, BundleAnalysis> }> {
   const { context } = await import('esbuild');
   rmSync(outdir, { recursive: true, force: true });
+  if (tesseractOutdir) {
+    rmSync(tesseractOutdir, { recursive: true, force: true });
+    mkdirSync(tesseractOutdir, { recursive: true });
+  }
   const analyses = new Map<string, BundleAnalysis>();
+  const tesseract = new Map<string, BundleAnalysis>();
   // A context writes to one folder: each function's build lands here, then moves to its own.
   const staging = join(outdir, '.build');
   let current = '';
-  const base = esbuildOptions(options);
+  let refuse = options.ocrEngine === 'textract';
   const entry: Plugin = {
     name: 'function-entry',
     setup(build) {
@@ -227,8 +276,9 @@ export async function buildFunctions(
     },
   };
   const builds = await context({
-    ...base,
-    plugins: [entry, ...(base.plugins ?? [])],
+    ...esbuildOptions(options),
+    // The same plugins as esbuildOptions(options), in the same order, the engine's switchable.
+    plugins: [entry, ...bundlePlugins, refusingTesseract(() => refuse)],
     entryPoints: { index: 'switchboard:function-entry' },
     outdir: staging,
     outExtension: { '.js': '.mjs' },
@@ -236,30 +286,38 @@ export async function buildFunctions(
     chunkNames: 'chunks/[name]-[hash]',
     metafile: true,
   });
+  const build = async (fn: string, dir: string) => {
+    rmSync(staging, { recursive: true, force: true });
+    const result = await builds.rebuild();
+    renameSync(staging, dir);
+    return analysisFromMetafile(result.metafile!, fn, dir);
+  };
   try {
     for (const fn of fns) {
       current = fn;
-      rmSync(staging, { recursive: true, force: true });
-      const result = await builds.rebuild();
-      renameSync(staging, join(outdir, fn));
-      analyses.set(fn, analysisFromMetafile(result.metafile!, fn, join(outdir, fn)));
+      const analysis = await build(fn, join(outdir, fn));
+      analyses.set(fn, analysis);
+      if (tesseractOutdir && reachesTesseract(analysis)) {
+        refuse = false;
+        tesseract.set(fn, await build(fn, join(tesseractOutdir, fn)));
+        refuse = true;
+      }
     }
   } finally {
     await builds.dispose();
   }
-  for (const analysis of analyses.values()) {
-    const shipped = shippedPackages(analysis.unbundled);
-    if (shipped.missing.length) {
-      throw new Error(
-        `functions/${analysis.fn} needs ${shipped.missing.join(', ')} in node_modules to ship beside its bundle ` +
-          '(install it for the Lambda platform: npm install --no-save --os=linux --cpu=x64 <package>)',
-      );
-    }
-    copyPackages(shipped.packages, analysis.dir);
-    analysis.shipped = shipped.packages;
-  }
+  shipPackages(analyses.values());
+  shipPackages(tesseract.values());
   if (fns.includes('console')) shipSite(join(outdir, 'console', 'site'));
-  return new Map(fns.map((fn) => [fn, analyses.get(fn)!]));
+  if (tesseractOutdir) {
+    if (tesseract.has('console')) shipSite(join(tesseractOutdir, 'console', 'site'));
+    for (const fn of fns.filter((f) => !tesseract.has(f))) {
+      cpSync(analyses.get(fn)!.dir, join(tesseractOutdir, fn), { recursive: true });
+      tesseract.set(fn, { ...analyses.get(fn)!, dir: join(tesseractOutdir, fn) });
+    }
+  }
+  const inOrder = (built: Map<string, BundleAnalysis>) => new Map(fns.map((fn) => [fn, built.get(fn)!]));
+  return { analyses: inOrder(analyses), tesseract: tesseractOutdir ? inOrder(tesseract) : tesseract };
 }
 
 /**

@@ -107,3 +107,20 @@ export function copyPackages(packages: readonly string[], dir: string, nodeModul
     }
   }
 }
+
+/** Copies beside each bundle the unbundled packages it imports, with their dependency closure. */
+export function shipPackages(
+  built: Iterable<{ fn: string; unbundled: string[]; dir: string; shipped: string[] }>,
+): void {
+  for (const analysis of built) {
+    const shipped = shippedPackages(analysis.unbundled);
+    if (shipped.missing.length) {
+      throw new Error(
+        `functions/${analysis.fn} needs ${shipped.missing.join(', ')} in node_modules to ship beside its bundle ` +
+          '(install it for the Lambda platform: npm install --no-save --os=linux --cpu=x64 <package>)',
+      );
+    }
+    copyPackages(shipped.packages, analysis.dir);
+    analysis.shipped = shipped.packages;
+  }
+}

@@ -1,10 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { CfnResourceJson, PolicyStatementJson } from '#local/bundles/local-deployment.ts';
 import { reasons } from '#infra/acknowledgements.ts';
-import { projectRoot } from '#infra/bundling.ts';
+import { projectRoot, reachesTesseract } from '#infra/bundling.ts';
+import { functionSpecs } from '#infra/functions.ts';
 import { settingsFromContext } from '#infra/settings.ts';
 import { defaultSynth, synth, type Synthesized } from './synth.ts';
 
@@ -54,6 +55,46 @@ describe('OCR engine', () => {
         expect(existsSync(join(bundle.dir, 'node_modules', pkg, 'package.json')), `${fn}: ${pkg}`).toBe(true);
       expect(fnProps(tesseract, fn).Environment.Variables.OCR_ENGINE, fn).toBe('tesseract');
       expect(JSON.stringify(roleStatements(tesseract, fn)), fn).not.toContain('textract:');
+    }
+  });
+
+  it("the engines' bundles differ only where tesseract.js is reached: refused in every Textract bundle, not in its Tesseract twin", () => {
+    // Both engines' bundles come from one esbuild context (infra/bundling.ts buildBothEngines) or from two builds:
+    // either way no function may carry the other engine's resolution, and the rest must be the same bytes.
+    // Each bundle's own files (the shipped packages under node_modules/ aside), relative to its folder.
+    const code = (dir: string) =>
+      readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => relative(dir, join(e.parentPath, e.name)))
+        .filter((f) => !f.split(sep).includes('node_modules'))
+        .sort();
+    const refusal = 'tesseract.js is not in this deployment';
+    const ocr = functionSpecs()
+      .filter((s) => s.ocr)
+      .map((s) => s.fn);
+    expect(ocr.length).toBeGreaterThan(1);
+    for (const [fn, a] of textract.stack.bundles) {
+      const b = tesseract.stack.bundles.get(fn)!;
+      expect(a.unbundled, fn).not.toContain('tesseract.js');
+      if (ocr.includes(fn)) {
+        expect(reachesTesseract(a), fn).toBe(true);
+        expect(b.unbundled, fn).toContain('tesseract.js');
+      }
+      if (reachesTesseract(a)) {
+        // (A function that only passes by the OCR module, unused, drops the external import and keeps the refusal.)
+        expect(reachesTesseract(b), fn).toBe(false);
+        const js = (dir: string) =>
+          code(dir)
+            .filter((f) => f.endsWith('.mjs'))
+            .map((f) => readFileSync(join(dir, f), 'utf8'))
+            .join('\n');
+        expect(js(a.dir).includes(refusal), fn).toBe(true);
+        expect(js(b.dir).includes(refusal), fn).toBe(false);
+      } else {
+        expect(code(b.dir), fn).toEqual(code(a.dir));
+        const differing = code(a.dir).filter((f) => !readFileSync(join(a.dir, f)).equals(readFileSync(join(b.dir, f))));
+        expect(differing, fn).toEqual([]);
+      }
     }
   });
 

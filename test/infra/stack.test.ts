@@ -4,6 +4,7 @@
  * bench/history/2026-11-test-suite-time.md). Each suite synthesizes the templates it reads itself; `npx vitest run test/infra -t
  * <name>` runs one of them.
  */
+import './both-engines.ts';
 import './stack.suite.ts';
 import './stack-data-iam.suite.ts';
 import './stack-ops.suite.ts';
