@@ -135,6 +135,8 @@ export default defineConfig({
     // Each file runs in its own process (per-process state, as each Lambda function has). E2e files mostly wait on
     // their group's service, which does the work in its own process: more files at once than cores keeps both busy.
     pool: 'forks',
+    // A worker stays for a later file of its project (isolate: false below), not only for the next file in the queue:
+    // patches/vitest+5.1.1.patch, ~65 fewer workers per run in the mixed order of ./test/support/sequencer.ts.
     maxWorkers: 4,
     // V8's memory reducer off in the test processes, as in the services they start (test/support/process.ts
     // TEST_SERVICE_NODE_ARGS): its full collections once a process goes quiet (a file waiting on its service) are CPU

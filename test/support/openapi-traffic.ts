@@ -173,12 +173,14 @@ const OPENAI_FORMAT = /^\/api\/v1\/ai\/(chat(\/|$)|responses(\/|$)|models(\/|$)|
 export function openApiChecker(document: Json) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormatsModule as unknown as { default: (a: Ajv2020) => void }).default(ajv);
+  // Operation schemas refer to `#/components/schemas/…`: the components are one schema of their own that every
+  // compiled schema refers into, so each component is compiled once, not again inside every schema that reaches it.
+  ajv.addSchema({ $id: 'document', components: document.components });
   const compiled = new Map<object, ValidateFunction>();
   const validator = (schema: object) => {
     let v = compiled.get(schema);
     if (!v) {
-      // Operation schemas refer to `#/components/schemas/…`: they are validated inside a root that has them.
-      v = ajv.compile({ ...schema, components: document.components });
+      v = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"document#/components/')));
       compiled.set(schema, v);
     }
     return v;
