@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '#infra/bundling.ts';
 import { runCommand, startChild } from '#test/support/process.ts';
+import { freeLocalPort } from '#test/support/listen.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
@@ -86,7 +87,7 @@ describe('examples/', () => {
     expect(install.code, install.output).toBe(0);
 
     const { projectId } = await svc.newProject();
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freeLocalPort();
     const created = await svc.admin('POST', `/projects/${projectId}/integrations`, {
       product: 'webhook',
       scope: 'general',

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A test double's server, listening on 127.0.0.1 at a port the system chose. */
@@ -26,4 +26,22 @@ export async function listenLocal(server: Server): Promise<LocalServer> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * A free port on 127.0.0.1, for a process the test starts that must be told its port before it listens: drawn below
+ * Linux's range for outgoing connections (32768 on), where no connection the machine opens meanwhile can take it,
+ * and tried before it is handed out.
+ */
+export async function freeLocalPort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (free) await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (free) return port;
+  }
 }
