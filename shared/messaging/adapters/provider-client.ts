@@ -1,4 +1,4 @@
-import { type ClientRequest, Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import {
   callTimeoutMs,
@@ -20,7 +20,7 @@ export interface ProviderHttpResponse {
 
 /**
  * POSTs to a provider API; rejects on timeout (`AbortError`), refused destination or network failure. With a
- * `departure`, the request is handed to its connection only once that is up and the gate lets it through.
+ * `departure`, the request is made only once the gate lets it through.
  */
 export type ProviderPost = (
   url: string,
@@ -66,79 +66,61 @@ export function makeProviderPost(options: { allowPrivate: boolean }): ProviderPo
       const reason = forbiddenAddressReason(target.hostname);
       if (reason) return Promise.reject(new ForbiddenDestinationError(target.hostname, reason));
     }
-    return new Promise<ProviderHttpResponse>((resolve, reject) => {
-      const req = (https ? httpsRequest : httpRequest)(
-        target,
-        {
-          method: 'POST',
-          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-          agent: https ? httpsAgent : httpAgent,
-          signal: AbortSignal.timeout(timeoutMs),
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
-            size += chunk.length;
-          });
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              text: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
-            }),
-          );
-          res.on('error', reject);
-        },
-      );
-      if (!departure) {
+    const post = () =>
+      new Promise<ProviderHttpResponse>((resolve, reject) => {
+        const req = (https ? httpsRequest : httpRequest)(
+          target,
+          {
+            method: 'POST',
+            headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+            agent: https ? httpsAgent : httpAgent,
+            signal: AbortSignal.timeout(timeoutMs),
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            let size = 0;
+            res.on('data', (chunk: Buffer) => {
+              if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
+              size += chunk.length;
+            });
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                text: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
+              }),
+            );
+            res.on('error', reject);
+          },
+        );
         req.on('error', reject);
-        return void req.end(body);
-      }
-      // Ended while it waited for its slot again (the call's deadline): nothing left, so the send is given back.
-      const phase = { waitingForSlot: false };
-      req.on('error', (error) => reject(phase.waitingForSlot ? notSent(error) : error));
-      endOnTime(req, body, https, departure, phase);
-    });
+        req.end(body);
+      });
+    // A paced send's gate is asked with nothing between its answer and the request handed to Node, which writes it
+    // on a kept-alive connection before any other event (a new connection adds its handshake). A late send takes its
+    // slot again first, holding no connection meanwhile: a connection held by each late send made the pool open new
+    // ones, slower still and late in turn (a 10,000 drain at 80 ran at half the pace).
+    if (!departure || departure.onTime()) return post();
+    return (async () => {
+      const giveUpAt = Date.now() + timeoutMs;
+      while (!departure.onTime()) await beforeDeadline(departure.again(), giveUpAt);
+      return post();
+    })();
   };
 }
 
 /**
- * Hands a paced request to the network when its departure lets it through, asked with nothing in between: once the
- * request has its connection, and a new connection is up (its handshake takes longer than a slot's tolerance), so
- * that `end` writes the bytes at once. A late send keeps its connection while it takes its slot again (a new one is
- * not thrown away, and a kept-alive one not closed, for being late); one that gives up is destroyed before any byte
- * left.
+ * A late send's new departure, or a {@link LateDepartureError} once the call's deadline passes first: nothing has
+ * left, so the send is given back and tried again rather than failed as the provider's.
  */
-function endOnTime(
-  req: ClientRequest,
-  body: string,
-  https: boolean,
-  departure: DepartureGate,
-  phase: { waitingForSlot: boolean },
-): void {
-  const go = () => {
-    phase.waitingForSlot = false;
-    if (req.destroyed) return;
-    if (departure.onTime()) return void req.end(body);
-    phase.waitingForSlot = true;
-    departure.again().then(go, (error: unknown) => req.destroy(error as Error));
-  };
-  req.once('socket', (socket) => {
-    // A kept-alive connection is up already; a new one is still connecting when the request gets it.
-    if (https ? req.reusedSocket : !socket.connecting) return go();
-    socket.once(https ? 'secureConnect' : 'connect', go);
+function beforeDeadline(again: Promise<void>, giveUpAt: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new LateDepartureError("the call's deadline passed while the send waited for its slot")),
+      Math.max(0, giveUpAt - Date.now()),
+    );
   });
-}
-
-/**
- * Why a paced request that waited for its slot never left: the slot given up as it is, the call's deadline passed
- * meanwhile as a late departure too, so that the send is given back and tried again instead of failed (the provider
- * has nothing).
- */
-function notSent(error: unknown): Error {
-  if (error instanceof LateDepartureError) return error;
-  return new LateDepartureError(`the request never left: ${(error as Error)?.message ?? String(error)}`);
+  return Promise.race([again, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** A GET answer from a provider's media host: status, headers, and the body (at most `maxBytes`). */
