@@ -28,11 +28,30 @@ export interface DepartureGate {
 }
 
 /**
- * Resolves when the gate lets the send through (at once when there is none), for providers whose client owns its
- * sockets (SES's SDK, SMTP): awaited right before the client is called, whose own steps then come before the bytes.
+ * Calls `leave` once the gate lets the send through (at once without a gate), synchronously after the gate's last
+ * answer: nothing comes between (the HTTP client makes its request there; SES's SDK and SMTP call their client, whose
+ * own steps then come before the bytes). A late send takes its slot again first; a deadline (`giveUpAt`, epoch ms)
+ * passing meanwhile is a {@link LateDepartureError}: nothing left, so the send is given back, not failed.
  */
-export async function departed(gate: DepartureGate | undefined): Promise<void> {
-  while (gate && !gate.onTime()) await gate.again();
+export async function depart<T = void>(
+  gate: DepartureGate | undefined,
+  leave: () => T | Promise<T> = () => undefined as T,
+  giveUpAt = Number.POSITIVE_INFINITY,
+): Promise<T> {
+  while (gate && !gate.onTime()) await beforeDeadline(gate.again(), giveUpAt);
+  return leave();
+}
+
+function beforeDeadline(again: Promise<void>, giveUpAt: number): Promise<void> {
+  if (!Number.isFinite(giveUpAt)) return again;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new LateDepartureError("the call's deadline passed while the send waited for its slot")),
+      Math.max(0, giveUpAt - Date.now()),
+    );
+  });
+  return Promise.race([again, deadline]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -81,7 +100,7 @@ export class ProviderError extends Error {
 /** The sandbox provider: nothing leaves; the message record written for every send is the channel's outbox. */
 export const sandboxProvider: MessageProvider = {
   async send(outbound) {
-    await departed(outbound.departure);
+    await depart(outbound.departure);
     return { providerMessageIds: [] };
   },
 };

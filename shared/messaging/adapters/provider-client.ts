@@ -5,6 +5,7 @@ import {
   type DepartureGate,
   describeFetchFailure,
   excerpt,
+  depart,
   LateDepartureError,
   ProviderError,
 } from '../providers.ts';
@@ -99,28 +100,8 @@ export function makeProviderPost(options: { allowPrivate: boolean }): ProviderPo
     // on a kept-alive connection before any other event (a new connection adds its handshake). A late send takes its
     // slot again first, holding no connection meanwhile: a connection held by each late send made the pool open new
     // ones, slower still and late in turn (a 10,000 drain at 80 ran at half the pace).
-    if (!departure || departure.onTime()) return post();
-    return (async () => {
-      const giveUpAt = Date.now() + timeoutMs;
-      while (!departure.onTime()) await beforeDeadline(departure.again(), giveUpAt);
-      return post();
-    })();
+    return depart(departure, post, Date.now() + timeoutMs);
   };
-}
-
-/**
- * A late send's new departure, or a {@link LateDepartureError} once the call's deadline passes first: nothing has
- * left, so the send is given back and tried again rather than failed as the provider's.
- */
-function beforeDeadline(again: Promise<void>, giveUpAt: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new LateDepartureError("the call's deadline passed while the send waited for its slot")),
-      Math.max(0, giveUpAt - Date.now()),
-    );
-  });
-  return Promise.race([again, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** A GET answer from a provider's media host: status, headers, and the body (at most `maxBytes`). */

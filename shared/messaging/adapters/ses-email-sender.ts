@@ -3,7 +3,7 @@ import { localCredentials, leanSdkClient } from '../../kernel/aws/clients.ts';
 import type { SesProvider } from '../channel.ts';
 import {
   callTimeoutMs,
-  departed,
+  depart,
   ProviderError,
   type MessageProvider,
   type OutboundMessage,
@@ -64,7 +64,7 @@ export class SesEmailSender implements MessageProvider {
     ];
     const configurationSet = provider.configurationSet ?? this.options.configurationSet;
     // A paced send's last check before the client is handed the mail (outside the try: a late send is not SES's).
-    await departed(outbound.departure);
+    await depart(outbound.departure);
     try {
       const answer = await this.client(provider.region ?? this.options.region).send(
         new SendEmailCommand({

@@ -5,7 +5,7 @@ import type { EmailPayload } from '../payloads.ts';
 import type { SmtpProvider } from '../channel.ts';
 import {
   callTimeoutMs,
-  departed,
+  depart,
   excerpt,
   LateDepartureError,
   ProviderError,
@@ -145,7 +145,7 @@ export class SmtpEmailSender implements MessageProvider {
       (await composeMail({ ...common, headers: headersOf(recipient) }));
     // A paced send's last check before the first copy is handed to the transport.
     progress.waitingForSlot = true;
-    await departed(departure);
+    await depart(departure);
     progress.waitingForSlot = false;
     // All queued at once: the pool sends them over its connections as they free up.
     const results = await Promise.allSettled(

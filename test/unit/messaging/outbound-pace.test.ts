@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type DepartureGate, departed } from '#shared/messaging/providers.ts';
+import { type DepartureGate, depart } from '#shared/messaging/providers.ts';
 import type { DeferredMessage } from '#shared/messaging/volume/deferred.ts';
 import { makeWorkOutbound, type OutboundRecord } from '#shared/messaging/volume/work-outbound.ts';
 import { busiestSecond } from '#test/support/busiest-second.ts';
@@ -36,7 +36,7 @@ async function drain(
       // What the provider does before its bytes leave (the request built, a new connection's handshake, a stalled
       // event loop): one send in 20 takes 20-300 ms.
       if (wire.stalls && random() < 1 / 20) await clock.sleep(20 + random() * 280);
-      if (wire.gate) await departed(gate);
+      if (wire.gate) await depart(gate);
       sentAt.set(message.messageId, [...(sentAt.get(message.messageId) ?? []), clock.now()]);
       return { done: true };
     },
@@ -159,7 +159,7 @@ describe('the outbound worker on an event loop that always wakes late', () => {
       paceOf: async () => ({ perSecond: 80 }),
       fire: async (_message, turn, departure) => {
         await turn();
-        await departed(await departure());
+        await depart(await departure());
         left = true;
         return { done: true };
       },
