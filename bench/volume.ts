@@ -19,7 +19,8 @@
  * batches and their drain), then prints its self time per module and function and the stand-ins' calls, per message
  * sent; `--count-calls` counts the service's AWS calls by operation and item kind during part 2
  * (./lib/wire-counter.mjs, every thread), per message sent. The last lines compare each figure with the issue's
- * target. Writes nothing else: the numbers go to bench/history/ by hand.
+ * target. Writes nothing else: the numbers go to bench/history/ by hand (with KEEP_STAMPS=1 set, the service's send
+ * stamps stay on disk, and their path is printed).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -392,6 +393,7 @@ try {
   await stopProcess(svc.child, 'SIGTERM');
   double.close();
   rmSync(dataDir, { recursive: true, force: true });
-  rmSync(stampsDir, { recursive: true, force: true });
+  if (process.env.KEEP_STAMPS) console.log(`stamps kept in ${stampsFile}`);
+  else rmSync(stampsDir, { recursive: true, force: true });
   if (COUNT_DIR) rmSync(COUNT_DIR, { recursive: true, force: true });
 }

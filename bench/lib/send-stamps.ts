@@ -6,19 +6,65 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { busiestWindow } from '#test/support/busiest-second.ts';
 
+/** One request to the double as the service sent it (./send-stamps.mjs). */
+export interface SendStamp {
+  /** When its bytes left (epoch ms). */
+  at: number;
+  body: string;
+  /** On a kept-alive connection, or on a new one (its bytes left after the handshake). */
+  connection: 'kept' | 'new' | undefined;
+  /** Ms between the request being handed to Node and its bytes leaving. */
+  delay: number;
+}
+
+/** Every stamp of the stamps' file, in the order written. */
+export function readSendDetails(file: string): SendStamp[] {
+  if (!existsSync(file)) return [];
+  const out: SendStamp[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const [at, body, connection, delay] = line.split('\t');
+    if (body === undefined) continue;
+    out.push({
+      at: Number(at),
+      body,
+      connection: connection === 'new' || connection === 'kept' ? connection : undefined,
+      delay: Number(delay ?? 0) || 0,
+    });
+  }
+  return out;
+}
+
 /** The instants each body left the service (several when it was sent more than once), from the stamps' file. */
 export function readSendStamps(file: string): Map<string, number[]> {
   const stamps = new Map<string, number[]>();
-  if (!existsSync(file)) return stamps;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const tab = line.indexOf('\t');
-    if (tab < 0) continue;
-    const body = line.slice(tab + 1);
+  for (const { at, body } of readSendDetails(file)) {
     const list = stamps.get(body) ?? [];
-    list.push(Number(line.slice(0, tab)));
+    list.push(at);
     stamps.set(body, list);
   }
   return stamps;
+}
+
+/**
+ * The connections the sends of `bodies` left on: how many opened a new one and how long their bytes waited for it,
+ * and the busiest second had every send left when it was handed to Node (what the slots let through).
+ */
+function connectionsLine(file: string, bodies: readonly string[]): string {
+  const wanted = new Set(bodies);
+  const details = readSendDetails(file).filter((d) => wanted.has(d.body));
+  if (!details.some((d) => d.connection)) return '';
+  const fresh = details
+    .filter((d) => d.connection === 'new')
+    .map((d) => d.delay)
+    .sort((a, b) => a - b);
+  const late = details.filter((d) => d.delay > 10);
+  const at = (list: number[], p: number) => list[Math.min(list.length - 1, Math.floor(list.length * p))] ?? 0;
+  const handed = busiestWindow(details.map((d) => d.at - d.delay)).count;
+  return (
+    `\n  connections: ${fresh.length} sends opened a new one (bytes left after p50 ${at(fresh, 0.5)} ms, ` +
+    `max ${fresh.at(-1) ?? 0} ms), ${late.length} left over 10 ms after being handed to Node ` +
+    `(${late.filter((d) => d.connection === 'kept').length} on a kept one); busiest second as handed to Node: ${handed}`
+  );
 }
 
 /**
@@ -58,7 +104,8 @@ export function sendView(
     busiest,
     line:
       `  the service's send stamps (${sends.length}): busiest second ${busiest}; the double noted each arrival ` +
-      `after its send by p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${lags.at(-1)} ms${crowded}\n` +
+      `after its send by p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${lags.at(-1)} ms${crowded}` +
+      `${connectionsLine(file, bodies)}\n` +
       `  sends per second from the first: ${counts.slice(0, 12).join(', ')}, ...; fullest whole second ${busiestAt}: ` +
       `${counts.slice(Math.max(0, busiestAt - 2), busiestAt + 3).join(', ')} (seconds ${Math.max(0, busiestAt - 2)}-${busiestAt + 2})\n` +
       `  ${shortfall(counts, pace, Math.max(...sends) - first)}`,

@@ -44,10 +44,10 @@ const MAX_RESPONSE_BYTES = 1024 * 1024;
 export const IDLE_SOCKET_MS = 4_000;
 
 /** The keep-alive agents' options: idle connections closed before the server would (see {@link IDLE_SOCKET_MS}). */
-function agentOptions(maxSockets: number, lookup: ReturnType<typeof guardedLookup>) {
+function agentOptions(maxSockets: number, lookup: ReturnType<typeof guardedLookup>, scheduling: 'fifo' | 'lifo') {
   // `timeout` on an agent only closes its idle sockets (and caps the server's hint); a request in progress is bounded
   // by its own deadline (the `signal` below), not by this.
-  return { keepAlive: true, maxSockets, lookup, timeout: IDLE_SOCKET_MS };
+  return { keepAlive: true, maxSockets, lookup, timeout: IDLE_SOCKET_MS, scheduling };
 }
 
 /**
@@ -57,8 +57,12 @@ function agentOptions(maxSockets: number, lookup: ReturnType<typeof guardedLooku
  */
 export function makeProviderPost(options: { allowPrivate: boolean }): ProviderPost {
   const lookup = guardedLookup({ allowPrivate: options.allowPrivate });
-  const httpAgent = new HttpAgent(agentOptions(64, lookup));
-  const httpsAgent = new HttpsAgent(agentOptions(64, lookup));
+  // Round robin over the kept connections: a paced drain keeps every one of them busy, none left idle long enough to
+  // be closed, so a burst after a stall finds them open. Handed out last-in first-out (Node's default), the ones at
+  // the bottom idled out and each burst opened new ones, whose bytes left after the handshake: beside the slot's next
+  // sends, above the pace at the provider.
+  const httpAgent = new HttpAgent(agentOptions(64, lookup, 'fifo'));
+  const httpsAgent = new HttpsAgent(agentOptions(64, lookup, 'fifo'));
 
   return (url, { headers, body, timeoutMs, departure }) => {
     const target = new URL(url);
@@ -67,6 +71,7 @@ export function makeProviderPost(options: { allowPrivate: boolean }): ProviderPo
       const reason = forbiddenAddressReason(target.hostname);
       if (reason) return Promise.reject(new ForbiddenDestinationError(target.hostname, reason));
     }
+    const giveUpAt = Date.now() + timeoutMs;
     const post = () =>
       new Promise<ProviderHttpResponse>((resolve, reject) => {
         const req = (https ? httpsRequest : httpRequest)(
@@ -94,13 +99,26 @@ export function makeProviderPost(options: { allowPrivate: boolean }): ProviderPo
           },
         );
         req.on('error', reject);
-        req.end(body);
+        if (!departure) return void req.end(body);
+        // The request's bytes are handed over once it has a connection up: on a kept-alive one at once (Node writes
+        // them to the kernel within `end`), on a new one after its handshake. The gate is asked again right there,
+        // with nothing between its answer and the write: a new connection's handshake (tens to hundreds of ms on a
+        // loaded machine) would otherwise put its send beside the slot's next ones. Found late there (rare: a new
+        // connection, a stall of the loop), the send holds that connection while it takes its slot again.
+        const leave = () =>
+          depart(departure, () => req.end(body), giveUpAt).catch((error: unknown) => {
+            req.destroy();
+            reject(error);
+          });
+        req.once('socket', (socket) => {
+          if (req.reusedSocket) leave();
+          else socket.once(https ? 'secureConnect' : 'connect', leave);
+        });
       });
-    // A paced send's gate is asked with nothing between its answer and the request handed to Node, which writes it
-    // on a kept-alive connection before any other event (a new connection adds its handshake). A late send takes its
-    // slot again first, holding no connection meanwhile: a connection held by each late send made the pool open new
-    // ones, slower still and late in turn (a 10,000 drain at 80 ran at half the pace).
-    return depart(departure, post, Date.now() + timeoutMs);
+    // A paced send's gate is asked first before the request is made, holding no connection: a late send takes its slot
+    // again meanwhile (a connection held by each late send made the pool open new ones, slower still and late in
+    // turn: a 10,000 drain at 80 ran at half the pace). Most sends are then on time when asked again at the write.
+    return depart(departure, post, giveUpAt);
   };
 }
 
@@ -133,8 +151,8 @@ export class ResponseTooLargeError extends Error {
  */
 export function makeProviderGet(options: { allowPrivate: boolean }): ProviderGet {
   const lookup = guardedLookup({ allowPrivate: options.allowPrivate });
-  const httpAgent = new HttpAgent(agentOptions(16, lookup));
-  const httpsAgent = new HttpsAgent(agentOptions(16, lookup));
+  const httpAgent = new HttpAgent(agentOptions(16, lookup, 'lifo'));
+  const httpsAgent = new HttpsAgent(agentOptions(16, lookup, 'lifo'));
 
   return (url, { headers, timeoutMs, maxBytes }) => {
     const target = new URL(url);

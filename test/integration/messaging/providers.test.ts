@@ -134,17 +134,23 @@ describe('provider HTTP client', () => {
     const sender = () =>
       new TwilioSmsSender({ timeoutMs: 2000, userAgent: 'test', post: makeProviderPost({ allowPrivate: true }) });
 
-    it('asks the gate as the request leaves, and sends only once the slot was taken again when late', async () => {
-      double.reset();
+    /** A gate answering `answers` in turn (then on time), its slot taken again in 150 ms when late. */
+    const gate = (answers: boolean[]) => {
       const asked: number[] = [];
-      let againAt = 0;
+      const retaken: number[] = [];
       const departure: DepartureGate = {
-        onTime: () => asked.push(Date.now()) > 1,
+        onTime: () => answers[asked.push(Date.now()) - 1] ?? true,
         again: async () => {
           await new Promise((r) => setTimeout(r, 150));
-          againAt = Date.now();
+          retaken.push(Date.now());
         },
       };
+      return { departure, asked, retaken };
+    };
+
+    it('asks the gate before the request and again at the write, and sends only once the slot was taken again when late', async () => {
+      double.reset();
+      const { departure, asked, retaken } = gate([false]);
       const sent = await sender().send({
         channel: channel(double.baseUrl),
         message: sms,
@@ -152,9 +158,27 @@ describe('provider HTTP client', () => {
         departure,
       });
       expect(sent).toEqual({ providerMessageIds: ['SM1'] });
-      expect(asked).toHaveLength(2);
+      // Late, on time once the slot was taken again, on time at the write.
+      expect(asked).toHaveLength(3);
+      expect(retaken).toHaveLength(1);
       expect(double.requests).toHaveLength(1);
-      expect(double.requests[0]!.receivedAt).toBeGreaterThanOrEqual(againAt);
+      expect(double.requests[0]!.receivedAt).toBeGreaterThanOrEqual(retaken[0]!);
+    });
+
+    it('found late at the write (a new connection just up), holds it and writes only once the slot was taken again', async () => {
+      double.reset();
+      const { departure, asked, retaken } = gate([true, false]);
+      const sent = await sender().send({
+        channel: channel(double.baseUrl),
+        message: sms,
+        deadline: Date.now() + 5000,
+        departure,
+      });
+      expect(sent).toEqual({ providerMessageIds: ['SM1'] });
+      expect(asked).toHaveLength(3);
+      expect(retaken).toHaveLength(1);
+      expect(double.requests).toHaveLength(1);
+      expect(double.requests[0]!.receivedAt).toBeGreaterThanOrEqual(retaken[0]!);
     });
 
     it('sends nothing when the slot gives up, and says so rather than blame the provider', async () => {
