@@ -43,7 +43,10 @@ export class SesEmailSender implements MessageProvider {
           region,
           ...(this.options.endpoint ? { endpoint: this.options.endpoint } : {}),
           ...localCredentials(this.options.endpoint),
-          maxAttempts: 2,
+          // One request per send, never the SDK's second try: after a reset SES may have taken the first (a mail sent
+          // twice), and a paced send's retry would leave outside its slot. A throttled send comes back to the
+          // service's own backoff (`rateLimited`), a failure ends the message `failed` as with the other providers.
+          maxAttempts: 1,
         }),
       );
       this.clients.set(region, client);
