@@ -53,7 +53,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     log: (line) => console.log(line),
   });
   console.log(formatLedger(ledger));
-  if (ledger.lostKeys.length) console.log(`lost: ${ledger.lostKeys.slice(0, 20).join(', ')}`);
   if (ledger.twoIdKeys.length) console.log(`two ids:\n${ledger.twoIdKeys.slice(0, 20).join('\n')}`);
   const bad =
     ledger.rows.some((r) => r.lost > 0 || r.twoIds > 0) ||

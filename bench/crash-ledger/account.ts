@@ -159,5 +159,14 @@ export function formatLedger(ledger: Ledger): string {
     ...lines.map(fmt),
     '',
     formatOrder(ledger.order),
+    // A loss comes with what the services said meanwhile: where an input was dropped or stopped.
+    ...(ledger.lostKeys.length
+      ? [
+          '',
+          `lost: ${ledger.lostKeys.slice(0, 20).join(', ')}`,
+          `the services' warnings and errors (${ledger.serviceWarnings.length}):`,
+          ...ledger.serviceWarnings.slice(-150),
+        ]
+      : []),
   ].join('\n');
 }

@@ -74,6 +74,7 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     failedDeliveries: drained.failedDeliveries,
     deadLetters,
     order,
+    serviceWarnings: world.warnings,
   };
   await twilioApi.close();
   return ledger;

@@ -55,6 +55,8 @@ export interface Ledger {
   abandoned: number;
   /** `message.received` per contact at a second webhook, with `ordering: "conversation"`. */
   order: OrderRow[];
+  /** What the service runs logged at warning level or above, `[run n]` before each line: printed with a loss. */
+  serviceWarnings: string[];
 }
 
 /** An input whose acknowledgement promises an event: what identifies that event once it reaches the webhook. */

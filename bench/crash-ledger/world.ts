@@ -72,11 +72,19 @@ export interface World {
   sqs: SqsProject;
   /** The runner's AWS stand-ins, as the service running now serves them (each restart gives them new ports). */
   localAws(): Promise<LocalAws>;
-  /** With `keep`: writes the service's output beside its data. */
+  /**
+   * Keeps what the service running now logged at warning level or above (for a loss, {@link Ledger.serviceWarnings});
+   * with `keep`, writes its whole output beside its data.
+   */
   keepOutput(n: number | string): void;
+  /** The warnings and errors each service run logged, in order, `[run n]` before each. */
+  warnings: string[];
 }
 
 type Admin = () => ServiceClient;
+
+/** Warning lines kept over a whole run (a crash loop could log without end). */
+const MAX_WARNINGS = 400;
 
 const created = async (admin: Admin, path: string, body: unknown, what: string) => {
   const res = await admin().admin('POST', path, body);
@@ -191,7 +199,14 @@ export async function startWorld(options: LedgerOptions): Promise<World> {
   const port = await freePort();
   const smtpPort = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env = { PORT: String(port), SMTP_INBOUND_PORT: String(smtpPort), PUBLIC_BASE_URL: base, ...options.env };
+  // Warnings and errors logged: a lost input's trace (an input dropped is logged at warning level at least).
+  const env = {
+    PORT: String(port),
+    SMTP_INBOUND_PORT: String(smtpPort),
+    PUBLIC_BASE_URL: base,
+    POWERTOOLS_LOG_LEVEL: 'WARN',
+    ...options.env,
+  };
   const localAws = async () => (await (await fetch(`${base}/local/aws`)).json()) as LocalAws;
   const world = {
     options,
@@ -205,8 +220,13 @@ export async function startWorld(options: LedgerOptions): Promise<World> {
     smtpPort,
     service: await run.start(undefined, env),
     localAws,
+    warnings: [] as string[],
     keepOutput: (n: number | string) => {
-      if (options.keep) writeFileSync(join(run.dataDir, `service-${n}.log`), world.service.process.output());
+      const output = world.service.process.output();
+      for (const line of output.split('\n'))
+        if (/"level":"(WARN|ERROR|CRITICAL)"/.test(line) && world.warnings.length < MAX_WARNINGS)
+          world.warnings.push(`[run ${n}] ${line.slice(0, 600)}`);
+      if (options.keep) writeFileSync(join(run.dataDir, `service-${n}.log`), output);
     },
   };
   const admin = () => world.service.client;
