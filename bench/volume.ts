@@ -305,13 +305,14 @@ try {
       `${took.toFixed(1)} s (${over >= 0 ? '+' : ''}${over.toFixed(1)} %)`,
       drain.lost === 0 && Math.abs(over) <= 5,
     );
-    // The issue's pace target, within 5 % as the drain's time. The worker aims at the pace itself (pace.ts: a send
-    // leaves within 20 ms of its slot's stamp, a slot's stamps 1,020 ms apart); what the service's event loop adds
-    // between a departure and the request's last byte is what this allows for.
+    // The pace as promised: no sliding second holds more than `perSecond` sends, counted when each request's bytes
+    // were handed to the kernel (the service's own stamps). The slots let a send through at most once a window
+    // (pace.ts: a slot's stamps 1,010 ms apart, a send leaving within 10 ms of its stamp, asked as its bytes leave);
+    // the double's count, in this loaded process, also holds its own event loop's jitter.
     target(
-      `no second above the pace within 5 % (as the service sent them: at most ${Math.floor(PACE * 1.05)})`,
+      `no second above the pace (as the service sent them: at most ${PACE})`,
       `busiest second ${sent2.busiest} (at the double, in this loaded process: ${worstSecond})`,
-      sent2.busiest <= Math.floor(PACE * 1.05),
+      sent2.busiest <= PACE,
     );
     target(
       'drained: 0 lost, 0 sent twice',
