@@ -19,6 +19,7 @@ import {
   defaultBundleOptions,
   projectRoot,
   reachesTesseract,
+  TYPESCRIPT_CHILD_ARGS,
 } from './bundling.ts';
 
 /**
@@ -135,8 +136,7 @@ function runBuild(tmp: string, fns: readonly string[], options: BundleOptions, t
   const child = spawnSync(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      ...TYPESCRIPT_CHILD_ARGS,
       join(projectRoot, 'infra', 'build-functions.ts'),
       `--ocr-engine=${options.ocrEngine}`,
       ...(tesseractTmp ? [`--tesseract-outdir=${tesseractTmp}`] : []),

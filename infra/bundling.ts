@@ -15,6 +15,18 @@ import { shipPackages, unbundledPackages } from './unbundled-packages.ts';
 /** The repository root (package.json, package-lock.json, node_modules, functions/). */
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
+/**
+ * Node's arguments for a child process that runs the project's TypeScript (the stack's synthesis for the local bundles
+ * mode, the functions' build, the OpenAPI writer): the local runner's loader (local/typescript-hooks.mjs: Node's own
+ * type stripping in the loading thread, its output kept by file), not tsx, whose loader hooks answer every import of
+ * the process (aws-cdk-lib's included) from a thread of their own. The same output; about 1 s less CPU per child.
+ */
+export const TYPESCRIPT_CHILD_ARGS = [
+  '--import',
+  join(projectRoot, 'local', 'typescript-hooks.mjs'),
+  '--disable-warning=ExperimentalWarning',
+];
+
 export const NODE_TARGET = 'node22';
 
 /**
@@ -341,7 +353,7 @@ function shipSite(target: string): void {
   const { PUBLIC_BASE_URL: _local, ...env } = process.env;
   const written = spawnSync(
     process.execPath,
-    ['--import', 'tsx', join(projectRoot, 'scripts', 'write-openapi.ts'), join(target, 'openapi.json')],
+    [...TYPESCRIPT_CHILD_ARGS, join(projectRoot, 'scripts', 'write-openapi.ts'), join(target, 'openapi.json')],
     { cwd: projectRoot, encoding: 'utf8', env },
   );
   if (written.status !== 0) throw new Error(`the OpenAPI document could not be written: ${written.stderr}`);

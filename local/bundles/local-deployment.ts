@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { BUNDLE_CACHE, sourceHash } from '../../infra/bundle-cache.ts';
-import { projectRoot } from '../../infra/bundling.ts';
+import { projectRoot, TYPESCRIPT_CHILD_ARGS } from '../../infra/bundling.ts';
 import { functionSpecs } from '../../infra/functions.ts';
 import { defaultSettings, type DeploymentSettings } from '../../infra/settings.ts';
 
@@ -83,8 +83,7 @@ export function localDeployment(settings: DeploymentSettings = localBundleSettin
     const child = spawnSync(
       process.execPath,
       [
-        '--import',
-        'tsx',
+        ...TYPESCRIPT_CHILD_ARGS,
         join(projectRoot, 'local', 'bundles', 'synth-local-deployment.ts'),
         tmp,
         JSON.stringify(settings),
