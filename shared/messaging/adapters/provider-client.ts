@@ -115,7 +115,7 @@ export function makeProviderPost(options: { allowPrivate: boolean }): ProviderPo
           else socket.once(https ? 'secureConnect' : 'connect', leave);
         });
       });
-    // A paced send's gate is asked first before the request is made, holding no connection: a late send takes its slot
+    // A paced send's gate is asked first, before the request is made, holding no connection: a late send takes its slot
     // again meanwhile (a connection held by each late send made the pool open new ones, slower still and late in
     // turn: a 10,000 drain at 80 ran at half the pace). Most sends are then on time when asked again at the write.
     return depart(departure, post, giveUpAt);
