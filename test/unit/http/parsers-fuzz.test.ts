@@ -9,6 +9,7 @@ import { compileFilePattern } from '#shared/knowledge/index.ts';
 import { validateSendPayload } from '#shared/messaging/index.ts';
 import { matchRoute } from '#shared/contract/route-match.ts';
 import { routes } from '#shared/contract/routes.ts';
+import { threadCpu } from '#test/support/thread-cpu.ts';
 
 /**
  * Every parser that takes text from the internet, fuzzed with a time budget per input: whatever arrives, each
@@ -19,8 +20,9 @@ import { routes } from '#shared/contract/routes.ts';
 const BUDGET_MS = 250;
 
 /**
- * CPU milliseconds this process spent since `start` (a `process.cpuUsage()`): the budget is on CPU, not wall time, so
- * a loaded machine (the other test files' services) does not make a linear parser look super-linear.
+ * CPU milliseconds this process spent since `start` (a `process.cpuUsage()`), for asynchronous parsers, whose work
+ * may leave the thread; synchronous ones are timed on their thread (../../support/thread-cpu.ts). The budget is on CPU,
+ * not wall time, so a loaded machine (the other test files' services) does not make a linear parser look super-linear.
  */
 function cpuMsSince(start: NodeJS.CpuUsage): number {
   const used = process.cpuUsage(start);
@@ -28,9 +30,7 @@ function cpuMsSince(start: NodeJS.CpuUsage): number {
 }
 
 function timed<T>(what: string, run: () => T): T {
-  const started = process.cpuUsage();
-  const result = run();
-  const ms = cpuMsSince(started);
+  const { cpuMs: ms, result } = threadCpu(run);
   if (ms > BUDGET_MS) throw new Error(`${what} took ${Math.round(ms)} ms of CPU`);
   return result;
 }

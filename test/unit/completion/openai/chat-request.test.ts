@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseChatRequest } from '#shared/completion/api/openai/chat-request.ts';
 import { CONVERSATION_MAX_CHARS } from '#shared/completion/api/openai/request-budget.ts';
 import { OpenAiRequestError } from '#shared/completion/api/openai/request-errors.ts';
+import { threadCpu } from '#test/support/thread-cpu.ts';
 
 /** The Chat Completions request rules, one by one, with OpenAI's `param` and `code` for each refusal. */
 const base = { model: 'bot_1', messages: [{ role: 'user', content: 'Hi' }] };
@@ -194,15 +195,14 @@ describe('parseChatRequest', () => {
     // Over one schema's 300 nodes, within the request's 2,000: refused before ajv compiles it.
     const properties = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`p${i}`, { type: 'string' }]));
     // CPU time, not wall time: steady on a machine shared with the rest of the suite.
-    const started = process.cpuUsage();
-    expect(
+    const { cpuMs, result } = threadCpu(() =>
       refusal({
         ...base,
         tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties } } }],
       }),
-    ).toMatchObject({ param: 'tools[0].function.parameters', code: 'invalid_value' });
-    const used = process.cpuUsage(started);
-    expect((used.user + used.system) / 1000).toBeLessThan(200);
+    );
+    expect(result).toMatchObject({ param: 'tools[0].function.parameters', code: 'invalid_value' });
+    expect(cpuMs).toBeLessThan(200);
     const args = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
     expect(
       refusal({

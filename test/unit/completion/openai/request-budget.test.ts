@@ -5,6 +5,7 @@ import { CONVERSATION_MAX_CHARS } from '#shared/completion/api/openai/request-bu
 import { OpenAiRequestError } from '#shared/completion/api/openai/request-errors.ts';
 import { parseResponsesRequest } from '#shared/completion/api/openai/responses-request.ts';
 import { selfContainedMessageId } from '#shared/completion/api/openai/self-contained-ids.ts';
+import { threadCpu } from '#test/support/thread-cpu.ts';
 
 /**
  * One character budget per request, across every caller string that reaches the model, counted while the request is
@@ -24,17 +25,11 @@ const refusal = (work: () => unknown) => {
 const user = [{ role: 'user', content: 'hi' }];
 const over = 'd'.repeat(2_000_000);
 
-/** What a request cost this process: CPU milliseconds and heap growth (MB). */
+/** What a request cost: CPU milliseconds (this thread's) and heap growth (MB). */
 function cost(work: () => unknown) {
   const heap = process.memoryUsage().heapUsed;
-  const cpu = process.cpuUsage();
-  const outcome = refusal(work);
-  const used = process.cpuUsage(cpu);
-  return {
-    outcome,
-    cpuMs: (used.user + used.system) / 1000,
-    heapMb: (process.memoryUsage().heapUsed - heap) / 2 ** 20,
-  };
+  const { cpuMs, result: outcome } = threadCpu(() => refusal(work));
+  return { outcome, cpuMs, heapMb: (process.memoryUsage().heapUsed - heap) / 2 ** 20 };
 }
 
 /** A forged self-contained id: 649 characters that inflate to 480,000 bytes (the issue's reproduction). */
@@ -177,9 +172,8 @@ describe('schema nodes: functions and answer formats together', () => {
 
   it('six large functions are checked without compiling them: tens of milliseconds of CPU, not most of a second', () => {
     const tools = Array.from({ length: 6 }, (_, i) => tool(i + 100, 290));
-    const cpu = process.cpuUsage();
-    expect(parseChatRequest({ model: 'bot_1', messages: user, tools }, limits).completion.tools).toHaveLength(6);
-    const used = process.cpuUsage(cpu);
-    expect((used.user + used.system) / 1000).toBeLessThan(200);
+    const { cpuMs, result } = threadCpu(() => parseChatRequest({ model: 'bot_1', messages: user, tools }, limits));
+    expect(result.completion.tools).toHaveLength(6);
+    expect(cpuMs).toBeLessThan(200);
   });
 });
