@@ -18,7 +18,10 @@ async function rejection(promise: Promise<unknown>): Promise<PdfTooLargeError> {
   return error as PdfTooLargeError;
 }
 
-describe('PDF size limits', () => {
+// The limits are what is checked here; the timeout only catches a hang. A test reads megabytes of text through pdfjs
+// (seconds of CPU), which a loaded machine stretches past the default 30 s (44 s once, a full suite with a crash-ledger
+// loop beside it).
+describe('PDF size limits', { timeout: 120_000 }, () => {
   it('stops reading a page drawn with 12 MB of invisible text at the page limit (1 MB)', async () => {
     const bomb = await invisibleTextPdf(12_000_000);
     expect(bomb.length).toBeLessThan(100_000);
