@@ -57,7 +57,8 @@ call -X POST "$BASE/admin/v1/projects/$PROJECT/integrations/$WEBHOOK_ID/test" -H
 echo
 for _ in $(seq 1 60); do
   DELIVERIES=$(call "$BASE/admin/v1/projects/$PROJECT/integrations/$WEBHOOK_ID/deliveries" -H "$AUTH")
-  echo "$DELIVERIES" | grep -q '"attempts":\[{' && break
+  # The test event's first attempt; the log may also hold the send's message.sent, if its event reached the webhook.
+  echo "$DELIVERIES" | grep -Eq '"eventType":"webhook\.test","status":"[a-z]+","attempts":\[\{' && break
   sleep 0.5
 done
 echo "$DELIVERIES"
