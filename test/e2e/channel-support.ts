@@ -27,13 +27,13 @@ export async function projectWithWebhook(svc: ServiceClient, receiver: TestRecei
         return d.json;
       })
       .filter(filter);
-  const waitFor = (filter: (e: any) => boolean, count = 1, what = 'events') =>
+  const waitFor = (filter: (e: any) => boolean, count = 1, what = 'events', timeoutMs = 15_000) =>
     eventually(
       async () => {
         const found = events(filter);
         return found.length >= count ? found : undefined;
       },
-      15_000,
+      timeoutMs,
       what,
     );
   async function channel(body: Record<string, unknown>) {
