@@ -33,8 +33,7 @@ describe('threadCpu: a budget on synchronous work counts that work, not what the
        Atomics.store(flags, 1, 1);`,
       { eval: true, workerData: flags },
     );
-    const online = new Promise<void>((resolve) => other.once('online', () => resolve()));
-    await online;
+    await new Promise<void>((resolve) => other.once('online', () => resolve()));
     const before = process.cpuUsage();
     const { cpuMs } = threadCpu(() => {
       Atomics.store(flags, 0, 1);
