@@ -10,6 +10,9 @@ import { SlowFirstSequencer } from './test/support/sequencer.ts';
  * The files in `own` start their own service because they restart it, crash it, count its DynamoDB calls or read
  * its logs.
  */
+// The workers inherit it (read when a process starts): V8's code for every module a worker loads, kept for the next.
+process.env.NODE_COMPILE_CACHE ??= 'node_modules/.cache/switchboard-compile';
+
 const groups = {
   e2e: [
     'test/e2e/console-portal.test.ts',
@@ -141,7 +144,12 @@ export default defineConfig({
     // V8's memory reducer off in the test processes, as in the services they start (test/support/process.ts
     // TEST_SERVICE_NODE_ARGS): its full collections once a process goes quiet (a file waiting on its service) are CPU
     // for memory nothing needs back.
-    execArgv: ['--no-memory-reducer'],
+    // The test files and what they import run as Node runs them under `npm start`: native `import`, the project's
+    // TypeScript hook (local/typescript-hooks.mjs: types stripped in the loading thread, kept on disk) and V8's compile
+    // cache, instead of Vite's module runner (a transform request to the main process and an evaluation in a wrapper
+    // per module, neither cached across workers). Nothing here uses `vi.mock`, which would need Vitest's loader.
+    execArgv: ['--no-memory-reducer', '--import', './local/typescript-hooks.mjs'],
+    experimental: { viteModuleRunner: false, nodeLoader: false },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Longest files first across all projects, so the two cores stay busy to the end (test/support/sequencer.ts).

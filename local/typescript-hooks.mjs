@@ -34,12 +34,14 @@ function transform(source, url) {
 
 registerHooks({
   load(url, context, nextLoad) {
-    if (!url.startsWith(project) || !url.endsWith('.ts') || url.includes('/node_modules/'))
+    // Vitest imports its test and setup files with a query (`?vitest=<time>`): the file is the same.
+    const file = url.split('?')[0];
+    if (!file.startsWith(project) || !file.endsWith('.ts') || file.includes('/node_modules/'))
       return nextLoad(url, context);
-    const source = readFileSync(new URL(url), 'utf8');
+    const source = readFileSync(new URL(file), 'utf8');
     // One entry per file, named by its URL, valid for this exact source and this Node (its transform may change).
     const stamp = `// ${createHash('sha256').update(process.version).update(FORM).update(source).digest('base64url')}\n`;
-    const entry = `${cacheDir}${createHash('sha256').update(url).digest('base64url')}.js`;
+    const entry = `${cacheDir}${createHash('sha256').update(file).digest('base64url')}.js`;
     let cached;
     try {
       cached = readFileSync(entry, 'utf8');
@@ -47,7 +49,7 @@ registerHooks({
       // Not transformed yet.
     }
     if (cached?.startsWith(stamp)) return { format: 'module', source: cached.slice(stamp.length), shortCircuit: true };
-    const code = transform(source, url);
+    const code = transform(source, file);
     try {
       mkdirSync(cacheDir, { recursive: true });
       const temporary = `${entry}.${process.pid}.${Math.random().toString(36).slice(2)}`;
