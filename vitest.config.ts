@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { GroupServiceReleaser } from './test/support/group-lifetime.ts';
 import { SlowFirstSequencer } from './test/support/sequencer.ts';
@@ -11,7 +12,9 @@ import { SlowFirstSequencer } from './test/support/sequencer.ts';
  * its logs.
  */
 // The workers inherit it (read when a process starts): V8's code for every module a worker loads, kept for the next.
-process.env.NODE_COMPILE_CACHE ??= 'node_modules/.cache/switchboard-compile';
+// Absolute, so that a process a test starts in another folder (the webhook receiver run outside the repository)
+// writes no cache into a folder the test then removes.
+process.env.NODE_COMPILE_CACHE ??= resolve('node_modules/.cache/switchboard-compile');
 
 const groups = {
   e2e: [
