@@ -4,6 +4,11 @@ import { defineConfig } from 'vitest/config';
 import { GroupServiceReleaser } from './test/support/group-lifetime.ts';
 import { SlowFirstSequencer } from './test/support/sequencer.ts';
 
+// The workers inherit it (read when a process starts): V8's code for every module a worker loads, kept for the next.
+// Absolute, so that a process a test starts in another folder (the webhook receiver run outside the repository)
+// writes no cache into a folder the test then removes.
+process.env.NODE_COMPILE_CACHE ??= resolve('node_modules/.cache/switchboard-compile');
+
 /**
  * The test groups (docs/testing.md). Unit, integration and infra tests need no service. E2e files call a running
  * service over HTTP, one service per group, booted once by the group's global setup (test/support/groups/*.ts) in a
@@ -11,11 +16,6 @@ import { SlowFirstSequencer } from './test/support/sequencer.ts';
  * The files in `own` start their own service because they restart it, crash it, count its DynamoDB calls or read
  * its logs.
  */
-// The workers inherit it (read when a process starts): V8's code for every module a worker loads, kept for the next.
-// Absolute, so that a process a test starts in another folder (the webhook receiver run outside the repository)
-// writes no cache into a folder the test then removes.
-process.env.NODE_COMPILE_CACHE ??= resolve('node_modules/.cache/switchboard-compile');
-
 const groups = {
   e2e: [
     'test/e2e/console-portal.test.ts',

@@ -39,7 +39,7 @@ registerHooks({
     if (!file.startsWith(project) || !file.endsWith('.ts') || file.includes('/node_modules/'))
       return nextLoad(url, context);
     const source = readFileSync(new URL(file), 'utf8');
-    // One entry per file, named by its URL, valid for this exact source and this Node (its transform may change).
+    // One entry per file, named by its file URL, valid for this exact source and this Node (its transform may change).
     const stamp = `// ${createHash('sha256').update(process.version).update(FORM).update(source).digest('base64url')}\n`;
     const entry = `${cacheDir}${createHash('sha256').update(file).digest('base64url')}.js`;
     let cached;
