@@ -29,10 +29,6 @@ afterAll(async () => {
   await model?.close();
 });
 
-/** The request's item operations by name (`GetItem`), in the order dynalite received them. */
-const requestOps = async (recorder: ReturnType<typeof recordDynamoCalls>, expected: number) =>
-  (await recorder.requestCalls(expected)).map((call) => call.slice(0, call.indexOf(' ')));
-
 async function projectWithBot() {
   const project = await svc.newProject({ monthlyBotCredits: 5 });
   const bot = await svc.admin('POST', `/projects/${project.projectId}/bots`, { name: 'Store', instructions: 'Hi.' });
@@ -49,7 +45,7 @@ describe('DynamoDB operations on the hot path', () => {
         recorder.reset();
         const res = await fetch(`${svc.baseUrl}/api/v1/ai/health`, { headers: { authorization: `Bearer ${token}` } });
         expect(res.status).toBe(200);
-        const ops = await requestOps(recorder, 3);
+        const ops = await recorder.requestOps(3);
         expect(ops.length).toBeLessThanOrEqual(4);
         expect(ops.filter((c) => c === 'GetItem')).toHaveLength(2);
       }
@@ -64,7 +60,7 @@ describe('DynamoDB operations on the hot path', () => {
     try {
       const res = await svc.botsApi(token, 'completion', { prompt: 'Say hi', instructions: 'x' });
       expect(res.status).toBe(200);
-      expect(await requestOps(dynamo, 4)).toEqual(['GetItem', 'UpdateItem', 'UpdateItem', 'UpdateItem']);
+      expect(await dynamo.requestOps(4)).toEqual(['GetItem', 'UpdateItem', 'UpdateItem', 'UpdateItem']);
     } finally {
       dynamo.stop();
     }
@@ -76,7 +72,7 @@ describe('DynamoDB operations on the hot path', () => {
     try {
       const res = await svc.botsApi(token, 'completion', { botId, prompt: 'Que horas abre?' });
       expect(res.status).toBe(200);
-      expect(await requestOps(dynamo, BOT_COMPLETION_OPERATIONS.length)).toEqual(BOT_COMPLETION_OPERATIONS);
+      expect(await dynamo.requestOps(BOT_COMPLETION_OPERATIONS.length)).toEqual(BOT_COMPLETION_OPERATIONS);
     } finally {
       dynamo.stop();
     }
@@ -99,7 +95,7 @@ describe('DynamoDB operations on the hot path', () => {
           await openai.chat.completions.create({ model: botId, messages: [{ role: 'user', content: 'Hours?' }] });
         }
         // The settle write may land just after the stream's last byte: requestOps waits for it.
-        expect(await requestOps(dynamo, BOT_COMPLETION_OPERATIONS.length)).toEqual(BOT_COMPLETION_OPERATIONS);
+        expect(await dynamo.requestOps(BOT_COMPLETION_OPERATIONS.length)).toEqual(BOT_COMPLETION_OPERATIONS);
       } finally {
         dynamo.stop();
       }

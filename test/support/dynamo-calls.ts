@@ -45,22 +45,26 @@ export function recordDynamoCalls(service: RunningService) {
   // The sweepers run on their own clock, whatever the request: their Queries, the due sweep's `DUE#` partitions and
   // its cursor (a key with no `#`).
   const foreground = () => items.filter((op) => !/^Query|^\S+ (DUE|$)/.test(op));
+  /**
+   * The item calls a request made (`GetItem TOKEN`...), sweepers' left out, once at least `expected` are in and
+   * every recorded call's body is read (a call's kind is known only then); after 2 s, what there is.
+   */
+  async function requestCalls(expected: number): Promise<string[]> {
+    const deadline = performance.now() + 2_000;
+    while (!(items.every((op) => op.includes(' ')) && foreground().length >= expected)) {
+      if (performance.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return foreground();
+  }
   return {
     calls,
     items,
     written,
-    /**
-     * The item calls a request made (`GetItem TOKEN`...), sweepers' left out, once at least `expected` are in and
-     * every recorded call's body is read (a call's kind is known only then); after 2 s, what there is.
-     */
-    async requestCalls(expected: number): Promise<string[]> {
-      const deadline = performance.now() + 2_000;
-      while (!(items.every((op) => op.includes(' ')) && foreground().length >= expected)) {
-        if (performance.now() > deadline) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      return foreground();
-    },
+    requestCalls,
+    /** {@link requestCalls} by operation name only (`GetItem`), in the order dynalite received them. */
+    requestOps: async (expected: number) =>
+      (await requestCalls(expected)).map((call) => call.slice(0, call.indexOf(' '))),
     reset: () => {
       generation++;
       calls.splice(0);
