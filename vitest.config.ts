@@ -2,12 +2,13 @@ import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { GroupServiceReleaser } from './test/support/group-lifetime.ts';
+import { COMPILE_CACHE_DIR } from './test/support/process.ts';
 import { SlowFirstSequencer } from './test/support/sequencer.ts';
 
 // The workers inherit it (read when a process starts): V8's code for every module a worker loads, kept for the next.
 // Absolute, so that a process a test starts in another folder (the webhook receiver run outside the repository)
 // writes no cache into a folder the test then removes.
-process.env.NODE_COMPILE_CACHE ??= resolve('node_modules/.cache/switchboard-compile');
+process.env.NODE_COMPILE_CACHE ??= resolve(COMPILE_CACHE_DIR);
 
 /**
  * The test groups (docs/testing.md). Unit, integration and infra tests need no service. E2e files call a running

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { ServiceOptions } from '#local/service.ts';
 import { processCpu } from './process-cpu.ts';
-import { TEST_SERVICE_NODE_ARGS } from './process.ts';
+import { COMPILE_CACHE_DIR, TEST_SERVICE_NODE_ARGS } from './process.ts';
 import { registerGroupService } from './group-lifetime.ts';
 import { runnerBundle } from './runner-bundle.ts';
 import type { HostedServiceInfo } from './service-host.ts';
@@ -59,7 +59,7 @@ export function hostService(options: ServiceOptions, label = 'group'): HostedSer
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
       ...process.env,
-      NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile',
+      NODE_COMPILE_CACHE: COMPILE_CACHE_DIR,
       SERVICE_HOST_OPTIONS: JSON.stringify({ ...options, dataDir }),
       SERVICE_HOST_INFO_FILE: infoFile,
       ...profile.env,

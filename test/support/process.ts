@@ -9,6 +9,12 @@ export interface ServiceProcess {
 }
 
 /**
+ * V8's compile cache for the processes the tests start, as `npm start` sets it (package.json): relative, so a
+ * process run in another checkout keeps that checkout's own. vitest.config.ts gives the test workers its absolute form.
+ */
+export const COMPILE_CACHE_DIR = 'node_modules/.cache/switchboard-compile';
+
+/**
  * Node's arguments for `local/main.ts` as `npm start` gives them; in a test run, its bundle (LOCAL_RUNNER_BUNDLE,
  * ./runner-bundle.ts: the same code, loaded at a fraction of the CPU). Another checkout (`cwd`) runs its own source.
  */
@@ -41,7 +47,7 @@ export async function runServiceToExit(
   timeoutMs = 60_000,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, mainArgs(), {
-    env: { ...process.env, NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile', ...env },
+    env: { ...process.env, NODE_COMPILE_CACHE: COMPILE_CACHE_DIR, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -74,7 +80,7 @@ export async function spawnService(
       ...process.env,
       PORT: '0',
       SMTP_INBOUND_PORT: '0',
-      NODE_COMPILE_CACHE: 'node_modules/.cache/switchboard-compile',
+      NODE_COMPILE_CACHE: COMPILE_CACHE_DIR,
       // Another checkout runs its own sources, threads included, never this one's bundle.
       ...(options.cwd === undefined ? {} : { LOCAL_RUNNER_BUNDLE: undefined }),
       ...env,
