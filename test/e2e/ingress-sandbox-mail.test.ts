@@ -7,7 +7,8 @@ import { consistently } from '#test/support/eventually.ts';
 import { svc, projectId, channels, tokens, events, waitForEvents, useIngressChannels } from './ingress-support.ts';
 
 /** Channel ingress, seen from outside: the sandbox's simulated inbound, and mail through the SMTP listener. */
-useIngressChannels();
+// The one file of the group that sends mail: a mailbox of its own (useIngressChannels).
+useIngressChannels('mail-desk@inbound.example.com');
 
 describe('sandbox simulation', () => {
   it('a simulated reply and receipts arrive as the providers’ would', async () => {
@@ -76,7 +77,7 @@ describe('inbound mail', () => {
   it('a multipart mail with an attachment and a Latin-1 body becomes message.received, once per mail sent', async () => {
     const mail = {
       from: '"José Álvares" <jose@example.org>',
-      to: 'Support <support@inbound.example.com>',
+      to: 'Support <mail-desk@inbound.example.com>',
       cc: 'finance@example.org',
       subject: 'Fatura de março',
       text: 'Olá, segue a fatura. Obrigado — José',
@@ -106,7 +107,7 @@ describe('inbound mail', () => {
       provider: 'smtp',
       providerMessageId: '<fatura-123@example.org>',
       from: 'jose@example.org',
-      to: 'support@inbound.example.com',
+      to: 'mail-desk@inbound.example.com',
       text: 'Olá, segue a fatura. Obrigado — José',
       receivedAt: expect.any(String),
       subject: 'Fatura de março',
@@ -131,7 +132,7 @@ describe('inbound mail', () => {
 
     const latin1 = [
       'From: Ana <ana@example.org>',
-      'To: support@inbound.example.com',
+      'To: mail-desk@inbound.example.com',
       'Subject: =?ISO-8859-1?Q?Solicita=E7=E3o?=',
       'Message-ID: <latin1-1@example.org>',
       'MIME-Version: 1.0',
@@ -142,7 +143,7 @@ describe('inbound mail', () => {
     ].join('\r\n');
     // A Latin-1 body, byte for byte (nodemailer itself would encode in UTF-8).
     await transport().sendMail({
-      envelope: { from: 'ana@example.org', to: ['support@inbound.example.com'] },
+      envelope: { from: 'ana@example.org', to: ['mail-desk@inbound.example.com'] },
       raw: Buffer.concat([Buffer.from(latin1, 'latin1'), Buffer.from('Não consigo acessar a conta.\r\n', 'latin1')]),
     });
     const [latin] = await waitForEvents((e) => e.data.providerMessageId === '<latin1-1@example.org>', 1);

@@ -108,8 +108,13 @@ export function metaWebhook(value: Record<string, unknown>) {
   });
 }
 
-/** Registers the file's hooks: the service, the doubles and the receiver for its tests, closed after them. */
-export function useIngressChannels(): void {
+/**
+ * Registers the file's hooks: the service, the doubles and the receiver for its tests, closed after them. The files
+ * share their group's service, and mail to an address reaches every channel at it, whatever its project
+ * (docs/email.md): a file that sends mail gives its mailbox an address of its own, or the other files' projects
+ * receive its mail too.
+ */
+export function useIngressChannels(mailbox = 'support@inbound.example.com'): void {
   // A test's own timeout must outlast waitForEvents', or a slow report fails without saying what did arrive.
   vi.setConfig({ testTimeout: 75_000 });
   beforeAll(async () => {
@@ -171,7 +176,7 @@ export function useIngressChannels(): void {
       },
     });
     await create('sandbox-sms', { type: 'sms', address: '+15005550008' });
-    await create('mailbox', { type: 'email', address: 'support@inbound.example.com' });
+    await create('mailbox', { type: 'email', address: mailbox });
   });
   afterAll(async () => {
     await Promise.all([svc?.close(), receiver?.close(), twilioApi?.close(), metaApi?.close()]);
