@@ -104,17 +104,29 @@ describe('one project flooding', { timeout: 180_000 }, () => {
 
     // The anchor: the quiet project (one send at a time) beside another project whose sends cost the service about
     // what the flood will: the two a second it is let through, and its refusals (one token read each, about a
-    // quarter of a send), as two more.
-    const [beside, control] = await Promise.all([closedLoop(quiet, 50, 6_000), openLoop(steady, 4, 6_000)]);
-    // The flood: five times its limit.
-    const [flooded, flood] = await Promise.all([closedLoop(quiet, 50, 6_000), openLoop(noisy, 10, 6_000)]);
+    // quarter of a send), as two more. The flood: five times its limit. They alternate, two seconds each, so that
+    // a change in the machine's load (the other test files' work) falls on both, not on one of them.
+    const beside: { status: number; ms: number }[] = [];
+    const control: { status: number; ms: number }[] = [];
+    const flooded: { status: number; ms: number }[] = [];
+    const flood: { status: number; ms: number }[] = [];
+    // What the flood's limit lets through: a full bucket of two at each round's start (the anchor's two seconds
+    // refill it), then two a second over the round's span (longer when a loaded machine stretches its arrivals).
+    let allowed = 0;
+    for (let round = 0; round < 3; round++) {
+      const [b, c] = await Promise.all([closedLoop(quiet, 50, 2_000), openLoop(steady, 4, 2_000)]);
+      beside.push(...b);
+      control.push(...c);
+      const [f, n] = await Promise.all([closedLoop(quiet, 50, 2_000), openLoop(noisy, 10, 2_000)]);
+      flooded.push(...f);
+      flood.push(...n);
+      allowed += 2 + Math.ceil((2 * Math.max(...n.map((r) => r.at))) / 1000);
+    }
 
     const refused = flood.filter((r) => r.status === 429).length;
     const accepted = flood.filter((r) => r.status === 200).length;
-    // Two a second and a bucket of two: about fourteen of the sixty pass (more when a loaded machine stretches their
-    // arrivals over more seconds), the rest are refused, none fails otherwise.
-    const spanSeconds = Math.max(...flood.map((r) => r.at)) / 1000;
-    expect(accepted).toBeLessThanOrEqual(2 + Math.ceil(2 * spanSeconds));
+    // About eighteen of the sixty pass, the rest are refused, none fails otherwise.
+    expect(accepted).toBeLessThanOrEqual(allowed);
     expect(refused).toBeGreaterThan(0);
     expect(refused + accepted).toBe(flood.length);
     const statuses = (rs: { status: number }[]) => [...new Set(rs.map((r) => r.status))];
