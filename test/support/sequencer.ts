@@ -117,53 +117,6 @@ export const slowFiles: Record<string, number> = {
 const UNLISTED_SECONDS: Record<string, number> = { own: 20 };
 
 /**
- * The long files that mostly wait, on their own clocks rather than on the CPU (a share of a core, from the clean-clone
- * CPU logs of bench/history/2026-12-suite-time-final15.md): the capacity recording waits out its scheduled send's
- * minute (0.11 of a core over 155 s), the campaign sends at their pace (0.02 over 102 s), the overload test's
- * throttled stand-ins and the pacing test's slow receiver (0.16 over 55 s, 0.04 over 46 s). Three of them at once
- * left one of the four worker slots to the CPU-bound files: the cores idled ~40 core-seconds a run (busy 0.96-1.54 of
- * 2 from 60 to 120 s). {@link MAX_WAITING} at once leaves two.
- */
-export const waitingFiles: ReadonlySet<string> = new Set([
-  'own:test/e2e/capacity.test.ts',
-  'e2e:test/e2e/volume.test.ts',
-  'own:test/e2e/overload.test.ts',
-  'e2e:test/e2e/webhooks-pacing-recover.test.ts',
-]);
-const MAX_WAITING = 2;
-
-/**
- * `sorted` in the order the worker slots would take the files if each took its estimate (`ms`), with a waiting file
- * passed over, for the longest file that does not wait, while {@link MAX_WAITING} of them run. The pool takes the
- * queue in order as slots free up, so the order is what this decides; an estimate that is off only moves a file.
- */
-export function spreadWaiting<T>(
-  sorted: readonly T[],
-  ms: (file: T) => number,
-  waits: (file: T) => boolean,
-  slots: number,
-): T[] {
-  const queue = [...sorted];
-  const order: T[] = [];
-  let running: { end: number; waits: boolean }[] = [];
-  let now = 0;
-  while (queue.length) {
-    const waiting = running.filter((r) => r.waits).length;
-    const next = running.length < slots ? queue.findIndex((f) => !waits(f) || waiting < MAX_WAITING) : -1;
-    if (next < 0) {
-      // No slot, or only waiting files left while enough of them run: the first file running ends.
-      now = Math.min(...running.map((r) => r.end));
-      running = running.filter((r) => r.end > now);
-      continue;
-    }
-    const [file] = queue.splice(next, 1) as [T];
-    order.push(file);
-    running.push({ end: now + ms(file), waits: waits(file) });
-  }
-  return order;
-}
-
-/**
  * Longest files first, across all projects. Vitest's own order runs the projects one after another (alphabetically:
  * the e2e groups, then `own`, then the 100-odd unit files) with larger files first inside each; on two cores that
  * leaves the CPU idle while the e2e files wait on their services, and then queues every CPU-bound unit file at the
@@ -187,18 +140,11 @@ export class SlowFirstSequencer extends BaseSequencer {
       }),
     );
     const size = new Map(files.map((spec) => [spec, statSync(spec.moduleId).size]));
-    const sorted = [...files].sort((a, b) => {
+    return [...files].sort((a, b) => {
       const ea = estimate.get(a)!;
       const eb = estimate.get(b)!;
       if (ea.failed !== eb.failed) return ea.failed ? -1 : 1;
       return eb.ms - ea.ms || size.get(b)! - size.get(a)!;
     });
-    const key = (spec: TestSpecification) => `${spec.project.name}:${relative(root, spec.moduleId)}`;
-    return spreadWaiting(
-      sorted,
-      (spec) => estimate.get(spec)!.ms,
-      (spec) => waitingFiles.has(key(spec)),
-      Math.max(1, this.ctx.config.maxWorkers || 1),
-    );
   }
 }
