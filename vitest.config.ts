@@ -145,10 +145,10 @@ export default defineConfig({
     // A worker stays for a later file of its project (isolate: false below), not only for the next file in the queue:
     // patches/vitest+5.1.1.patch, ~65 fewer workers per run in the mixed order of ./test/support/sequencer.ts.
     // Six on two cores: the long files mostly wait (a scheduled send's minute, a pace, a throttled stand-in, their
-    // group's service), and with four of them at once the cores idled 60-80 core-seconds a run; warm runs here took
-    // 330-357 s with six against 383 s with four, for the same CPU (bench/history/2026-12-suite-time-final16.md).
-    // Eight were no faster, and a paced batch then missed its deadline: sends woken past their slot's tolerance on an
-    // overloaded machine give their turn back.
+    // group's service), and with four of them at once the cores idled 59-82 core-seconds a run, with six 12-13. Clean
+    // clones took 347.88-367.27 s against 369.95-383.01 s with four, alternated
+    // (bench/history/2026-12-suite-time-final16.md). Eight were no faster, and a paced batch then missed its deadline:
+    // sends woken past their slot's tolerance on an overloaded machine give their turn back.
     maxWorkers: 6,
     // V8's memory reducer off in the test processes, as in the services they start (test/support/process.ts
     // TEST_SERVICE_NODE_ARGS): its full collections once a process goes quiet (a file waiting on its service) are CPU
