@@ -125,7 +125,7 @@ describe('one project flooding', { timeout: 180_000 }, () => {
 
     const refused = flood.filter((r) => r.status === 429).length;
     const accepted = flood.filter((r) => r.status === 200).length;
-    // About eighteen of the sixty pass, the rest are refused, none fails otherwise.
+    // About fifteen of the sixty pass (eighteen at most on time), the rest are refused, none fails otherwise.
     expect(accepted).toBeLessThanOrEqual(allowed);
     expect(refused).toBeGreaterThan(0);
     expect(refused + accepted).toBe(flood.length);
