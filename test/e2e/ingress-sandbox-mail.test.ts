@@ -7,7 +7,7 @@ import { consistently } from '#test/support/eventually.ts';
 import { svc, projectId, channels, tokens, events, waitForEvents, useIngressChannels } from './ingress-support.ts';
 
 /** Channel ingress, seen from outside: the sandbox's simulated inbound, and mail through the SMTP listener. */
-// The one file of the group that sends mail: a mailbox of its own (useIngressChannels).
+// The one ingress file that sends mail: a mailbox of its own, so the other ingress files' projects get none of it.
 useIngressChannels('mail-desk@inbound.example.com');
 
 describe('sandbox simulation', () => {

@@ -10,7 +10,7 @@ import { serviceClient, type ServiceClient } from '#test/support/service.ts';
  * (429, its own bucket item), and the other project's sends keep their latency. The service runs as `npm start`
  * runs it, in a process of its own; the load comes from this one. The flood's requests leave at fixed times (an open
  * loop: a slow answer does not slow it), and the quiet project's latencies beside it are compared with its latencies
- * beside a steady sender of what the flood is let through, measured right before: the same machine, the same minute. Locally every request shares the
+ * beside a steady sender of what the flood is let through, in alternating rounds: the same machine, the same minute. Locally every request shares the
  * service's CPU (on AWS each runs in a function instance of its own), so the flood is sized to a few times its
  * limit, not to the machine, the quiet project sends one request at a time (its own queueing is not measured), and
  * the budget allows for what sharing a loaded machine costs.
