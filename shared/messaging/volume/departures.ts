@@ -255,9 +255,9 @@ export function makeDepartures(
    * send leaves at that stamp. The answer is the gate the provider asks as the request leaves (providers.ts): a send
    * more than {@link DEPARTURE_TOLERANCE_MS} past its stamp then (an answer later than usual, a stalled event loop,
    * anything between the slot and the bytes) never leaves late: it moves its own stamp to a new departure, further
-   * ahead as the late answer raised the average (three times at most, then it gives its turn back). Two sends through
-   * one slot thus leave at least `windowMs - DEPARTURE_TOLERANCE_MS` (the pace's window) apart, however loaded the
-   * service. A store that does not answer is asked again shortly.
+   * ahead as the late answer raised the average, and leaves as soon as the move is answered (three times at most,
+   * then it gives its turn back). Two sends through one slot thus leave at least `windowMs - DEPARTURE_TOLERANCE_MS`
+   * (the pace's window) apart, however loaded the service. A store that does not answer is asked again shortly.
    */
   async function admitted(
     channelId: string,
@@ -293,6 +293,11 @@ export function makeDepartures(
         if (answer === true) {
           stamp = took.stamp;
           remember(channelId, slot, stamp);
+          // A retake leaves as soon as its write is answered, before its new stamp: the slot's last departure was a
+          // window before the stamp it held (this send's, which it is past), and its next can be no earlier than a
+          // window after the new one. Only the write's own answer comes between the retake and the bytes: an event
+          // loop whose timers all fire late (a throttled CPU, a busy thread) does not make the retake late again.
+          if (taken !== undefined) return;
           // A timer may fire a millisecond before the wall clock reaches its stamp: a send never leaves before it.
           // Whether it is still on time is the gate's to say, asked as the request leaves.
           while (stamp > now()) await sleep(stamp - now());
