@@ -293,11 +293,15 @@ export function makeDepartures(
         if (answer === true) {
           stamp = took.stamp;
           remember(channelId, slot, stamp);
-          // A retake leaves as soon as its write is answered, before its new stamp: the slot's last departure was a
-          // window before the stamp it held (this send's, which it is past), and its next can be no earlier than a
-          // window after the new one. Only the write's own answer comes between the retake and the bytes: an event
-          // loop whose timers all fire late (a throttled CPU, a busy thread) does not make the retake late again.
-          if (taken !== undefined) return;
+          // A retake leaves as soon as its write is answered, before its new stamp, when the write can only have been
+          // let through because the slot still held this send's stamp: its last departure was then a window before
+          // that stamp (which the send is past), and its next can be no earlier than a window after the new one. Only
+          // the write's own answer comes between the retake and the bytes: an event loop whose timers all fire late
+          // (a throttled CPU, a busy thread) does not make the retake late again. A slot another send took since has
+          // a stamp at least a window after this send's, and lets the retake through as free only if the new stamp is
+          // a window after that: so a new stamp under two windows after the held one is a slot still held. Further
+          // (a send a second late), the retake waits for its stamp, as a first take does.
+          if (taken !== undefined && stamp < taken + 2 * windowMs) return;
           // A timer may fire a millisecond before the wall clock reaches its stamp: a send never leaves before it.
           // Whether it is still on time is the gate's to say, asked as the request leaves.
           while (stamp > now()) await sleep(stamp - now());

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type DepartureGate, depart } from '#shared/messaging/providers.ts';
 import type { DeferredMessage } from '#shared/messaging/volume/deferred.ts';
+import { makeDepartures } from '#shared/messaging/volume/departures.ts';
 import { makeWorkOutbound, type OutboundRecord } from '#shared/messaging/volume/work-outbound.ts';
 import { busiestSecond } from '#test/support/busiest-second.ts';
 import { memoryPacer, queuedMessages, seeded, virtualClock } from './memory-pacer.ts';
@@ -209,6 +210,38 @@ describe('the outbound worker on an event loop that always wakes late', () => {
     expect(outcomes).toEqual([{ id: 'r1', done: false, seconds: 2 }]);
     // Its slot taken once and again three times, then given up.
     expect(admits).toBe(4);
+  });
+});
+
+describe('a retake on a slot another worker took meanwhile', () => {
+  it('waits for its new stamp, a window after that send, rather than leave on its answer', async () => {
+    // One slot, 1,010 ms a window. This worker's first write is answered in 1.5 s, so its send is 1.5 s past its
+    // stamp and takes its slot again as far ahead as answers now take (1 s). Meanwhile another worker took the slot a
+    // window after the late send's stamp and left on it: the retake's new stamp is a window after that one, so the
+    // store lets it through as free, not as still held.
+    const clock = virtualClock();
+    let calls = 0;
+    const { pacer } = memoryPacer(clock, () => (++calls === 1 ? 1_500 : 10));
+    const departures = makeDepartures({ pacer }, clock.now, clock.sleep);
+    const windowMs = 1_010;
+    const first = clock.now();
+    let otherLeft = 0;
+    const other = clock.sleep(windowMs).then(async () => {
+      const { answers } = await pacer.admit('ch', windowMs, [{ slot: 0, at: first + windowMs }]);
+      expect(answers).toEqual([true]);
+      otherLeft = first + windowMs;
+    });
+    let left = 0;
+    await clock.run(
+      departures.admitted('ch', 0, 1, windowMs, first).then(async (gate) => {
+        await depart(gate);
+        left = clock.now();
+      }),
+    );
+    await clock.run(other);
+    expect(otherLeft).toBe(first + windowMs);
+    // Left on the retake's answer it would be ~500 ms after the other send.
+    expect(left - otherLeft).toBeGreaterThanOrEqual(windowMs - 10);
   });
 });
 
