@@ -255,9 +255,10 @@ export function makeDepartures(
    * send leaves at that stamp. The answer is the gate the provider asks as the request leaves (providers.ts): a send
    * more than {@link DEPARTURE_TOLERANCE_MS} past its stamp then (an answer later than usual, a stalled event loop,
    * anything between the slot and the bytes) never leaves late: it moves its own stamp to a new departure, further
-   * ahead as the late answer raised the average, and leaves as soon as the move is answered (three times at most,
-   * then it gives its turn back). Two sends through one slot thus leave at least `windowMs - DEPARTURE_TOLERANCE_MS`
-   * (the pace's window) apart, however loaded the service. A store that does not answer is asked again shortly.
+   * ahead as the late answer raised the average, and leaves as soon as the move is answered unless it was a second or
+   * more late (three times at most, then it gives its turn back). Two sends through one slot thus leave at least
+   * `windowMs - DEPARTURE_TOLERANCE_MS` (the pace's window) apart, however loaded the service. A store that does not
+   * answer is asked again shortly.
    */
   async function admitted(
     channelId: string,
