@@ -147,8 +147,8 @@ export default defineConfig({
     // Six on two cores: the long files mostly wait (a scheduled send's minute, a pace, a throttled stand-in, their
     // group's service), and with four of them at once the cores idled 59-82 core-seconds a run, with six 12-13. Clean
     // clones took 347.88-367.27 s against 369.95-383.01 s with four, alternated
-    // (bench/history/2026-12-suite-time-final16.md). Eight were no faster, and a paced batch then missed its deadline:
-    // sends woken past their slot's tolerance on an overloaded machine give their turn back.
+    // (bench/history/2026-12-suite-time-final16.md). Eight were no faster (and made a paced batch miss its deadline,
+    // its retakes waking late again; a retake now leaves on its answer, bench/history/2026-12-suite-time-final17.md).
     maxWorkers: 6,
     // V8's memory reducer off in the test processes, as in the services they start (test/support/process.ts
     // TEST_SERVICE_NODE_ARGS): its full collections once a process goes quiet (a file waiting on its service) are CPU

@@ -14,11 +14,21 @@ async function drain(
   seed: number,
   pace: number,
   count: number,
-  slowAnswers = false,
-  stalls = false,
-  wire: { stalls: boolean; gate: boolean } = { stalls: false, gate: true },
-  /** Every wake this much late (a throttled CPU, a thread kept busy): no send's timer fires on time. */
-  lateWakesMs = 0,
+  {
+    slowAnswers = false,
+    stalls = false,
+    wire = { stalls: false, gate: true },
+    lateWakesMs = 0,
+  }: {
+    /** Every pacer write 200-500 ms (a saturated service). */
+    slowAnswers?: boolean;
+    /** One wake in 30 comes 200-700 ms late. */
+    stalls?: boolean;
+    /** `stalls`: one send in 20 stalls 20-300 ms before its bytes leave; `gate`: the gate is asked as they leave. */
+    wire?: { stalls: boolean; gate: boolean };
+    /** Every wake this much late (a throttled CPU, a thread kept busy): no send's timer fires on time. */
+    lateWakesMs?: number;
+  } = {},
 ) {
   const clock = virtualClock();
   const random = seeded(seed);
@@ -100,7 +110,7 @@ describe('the outbound worker on a saturated service', () => {
     // know how late its answers come, are late and take their slot again. The old worker (slots taken at most 250 ms
     // ahead, and late sends leaving late once the average answer was late) put 88 sends in a second here.
     for (const seed of [7, 11, 23]) {
-      const { sentAt, admits, counts } = await drain(seed, 80, 800, true);
+      const { sentAt, admits, counts } = await drain(seed, 80, 800, { slowAnswers: true });
       expect(sentAt.size).toBe(800);
       expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(80);
       expect(counts.retakes, `seed ${seed}`).toBeLessThanOrEqual(40);
@@ -116,7 +126,7 @@ describe('the outbound worker on a stalling event loop', () => {
     // slot's next send: one retake in 10-20 sends.
     const times: number[] = [];
     for (const seed of [7, 11, 23, 31, 47, 53]) {
-      const { sentAt, counts, took } = await drain(seed, 80, 800, false, true);
+      const { sentAt, counts, took } = await drain(seed, 80, 800, { stalls: true });
       expect(sentAt.size).toBe(800);
       expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(80);
       expect(counts.retakes, `seed ${seed}`).toBeLessThanOrEqual(120);
@@ -133,13 +143,13 @@ describe('the outbound worker on a stalling event loop', () => {
 describe('the outbound worker with a stall between the slot and the wire', () => {
   it('lets a request out only while its slot holds, asked as it leaves: late, it takes the slot again', async () => {
     for (const seed of [7, 11, 23]) {
-      const { sentAt } = await drain(seed, 80, 800, false, false, { stalls: true, gate: true });
+      const { sentAt } = await drain(seed, 80, 800, { wire: { stalls: true, gate: true } });
       expect(sentAt.size).toBe(800);
       expect([...sentAt.values()].every((times) => times.length === 1)).toBe(true);
       expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(80);
     }
     // The same stalls with the gate not asked at the wire: the late sends leave beside their slots' next ones (83).
-    const { sentAt } = await drain(7, 80, 800, false, false, { stalls: true, gate: false });
+    const { sentAt } = await drain(7, 80, 800, { wire: { stalls: true, gate: false } });
     expect(busiestSecond([...sentAt.values()].flat())).toBeGreaterThan(80);
   });
 });
@@ -190,7 +200,7 @@ describe('the outbound worker on an event loop that always wakes late', () => {
     // Each send's first wake is 30 ms late, so every send takes its slot again. A retake that waited for its new
     // stamp woke late again, three times, then gave its turn back, and its job came back to the same: nothing left.
     for (const seed of [7, 11, 23]) {
-      const { sentAt, counts, took } = await drain(seed, 80, 800, false, false, undefined, 30);
+      const { sentAt, counts, took } = await drain(seed, 80, 800, { lateWakesMs: 30 });
       expect(sentAt.size, `seed ${seed}`).toBe(800);
       expect([...sentAt.values()].every((times) => times.length === 1)).toBe(true);
       expect(busiestSecond([...sentAt.values()].flat()), `seed ${seed}`).toBeLessThanOrEqual(80);
