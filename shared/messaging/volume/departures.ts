@@ -255,7 +255,7 @@ export function makeDepartures(
    * send leaves at that stamp. The answer is the gate the provider asks as the request leaves (providers.ts): a send
    * more than {@link DEPARTURE_TOLERANCE_MS} past its stamp then (an answer later than usual, a stalled event loop,
    * anything between the slot and the bytes) never leaves late: it moves its own stamp to a new departure, further
-   * ahead as the late answer raised the average, and leaves as soon as the move is answered unless it was a second or
+   * ahead as the late answer raised the average, and leaves as soon as the move is answered unless it was a window or
    * more late (three times at most, then it gives its turn back). Two sends through one slot thus leave at least
    * `windowMs - DEPARTURE_TOLERANCE_MS` (the pace's window) apart, however loaded the service. A store that does not
    * answer is asked again shortly.
@@ -301,7 +301,8 @@ export function makeDepartures(
           // (a throttled CPU, a busy thread) does not make the retake late again. A slot another send took since has
           // a stamp at least a window after this send's, and lets the retake through as free only if the new stamp is
           // a window after that: so a new stamp under two windows after the held one is a slot still held. Further
-          // (a send a second late), the retake waits for its stamp, as a first take does.
+          // (a send a window or more late: a second at a pace of one a second or more), the retake waits for its
+          // stamp, as a first take does.
           if (taken !== undefined && stamp < taken + 2 * windowMs) return;
           // A timer may fire a millisecond before the wall clock reaches its stamp: a send never leaves before it.
           // Whether it is still on time is the gate's to say, asked as the request leaves.
