@@ -1,15 +1,16 @@
 // Screenshots of the console's main screens, for docs/screenshots/ (`npm run screenshots`). Starts the whole local
-// service with a throwaway data folder, fills it with a realistic project, and drives Debian's Chromium.
+// service with a throwaway data folder, fills it with a realistic project, and drives Debian's Chromium (its headless
+// shell where installed, as the browser tests do).
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { chromium, ensureConsoleBuilt, launchBrowser, signIn, CHROMIUM_PATH } from '#test/console/browser.ts';
+import { chromium, ensureConsoleBuilt, launchBrowser, signIn } from '#test/console/browser.ts';
 import { startReceiver } from '#test/e2e/webhooks-support.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { startTestService } from '#test/support/service.ts';
 
 if (!chromium.present) {
-  console.error(`Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH).`);
+  console.error(`Chromium not found: ${chromium.missing}.`);
   process.exit(1);
 }
 const out = fileURLToPath(new URL('../docs/screenshots/', import.meta.url));
