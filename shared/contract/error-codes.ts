@@ -1,5 +1,5 @@
 /**
- * Every error code the API answers with (spec section 7, contract sections 1-4) and what it means. The OpenAPI
+ * Every error code the API answers with and what it means (docs/reference/errors.md). The OpenAPI
  * document lists them in `components.schemas.ErrorCode` and under each operation's answers.
  */
 export const ERROR_CODES = {

@@ -5,7 +5,7 @@ import type { AwsDestination, WebhookDestination } from './destination.ts';
 import type { WebhookFilter } from '../contract/webhook-filter.ts';
 
 /**
- * Integrations of a project (spec section 1): a webhook pushes the project's events to a customer URL; a custom
+ * Integrations of a project: a webhook pushes the project's events to a customer URL; a custom
  * integration holds a token that sends messages on one channel. Both live under the project
  * (`PRJ#<projectId>` / `INT#<integrationId>`), so a project's webhooks are one Query away for the fan-out.
  */
@@ -41,7 +41,7 @@ export interface WebhookIntegration {
   bearerToken: string | null;
   /** Subscribed event types; null = every type. */
   eventTypes: WebhookEventType[] | null;
-  /** Most delivery attempts started in any one-second interval (1 to 10,000); null: no limit (contract section 11). */
+  /** Most delivery attempts started in any one-second interval (1 to 10,000); null: no limit (docs/reference/webhooks.md). */
   rateLimitPerSecond: number | null;
   enabled: boolean;
   /** Why it was disabled: `manual` (PATCH), `gone` (the receiver answered 410), or the fan-out's own reasons. */

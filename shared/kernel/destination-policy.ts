@@ -1,5 +1,5 @@
 /**
- * Which network addresses a webhook may be delivered to (contract section 5, SSRF guard). Customer URLs are
+ * Which network addresses a webhook may be delivered to (the SSRF guard, docs/reference/webhooks.md). Customer URLs are
  * untrusted: a URL (or a DNS name that resolves, or later re-resolves, to an address) inside our own network
  * would let a customer make the delivery worker call internal services or the cloud metadata endpoint. The check
  * runs on the address actually connected to (see `shared/kernel/adapters/guarded-lookup.ts`), never on the URL text.

@@ -59,7 +59,7 @@ export type WhatsAppCloudProvider = {
  */
 export type SesProvider = { kind: 'ses'; region?: string; configurationSet?: string; fromArn?: string };
 
-/** How a channel's messages leave the service (contract section 7). Credentials are stored encrypted. */
+/** How a channel's messages leave the service (docs/reference/messaging.md). Credentials are stored encrypted. */
 export type ProviderConfig = SandboxProvider | SmtpProvider | TwilioProvider | WhatsAppCloudProvider | SesProvider;
 export type ProviderKind = ProviderConfig['kind'];
 

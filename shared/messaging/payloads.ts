@@ -3,7 +3,7 @@ import { zodIssuesToDetails, type ErrorDetail } from '../kernel/validation/issue
 import type { ChannelType } from './channel.ts';
 
 /**
- * The send endpoint's payload, one strict schema per channel type (spec section 2, contract section 2). Each
+ * The send endpoint's payload, one strict schema per channel type (docs/reference/messaging.md). Each
  * problem is one issue with its own path, all at once; unknown fields are rejected (`channelType` with its own
  * message, see {@link SEND_UNKNOWN_FIELD_MESSAGES}).
  */

@@ -1,8 +1,8 @@
 import type { AttemptOutcome } from './sender.ts';
 
 /**
- * Keeps one slow or dead receiver from filling the delivery workers (contract section 5: "a slow or dead receiver
- * never delays deliveries to other receivers").
+ * Keeps one slow or dead receiver from filling the delivery workers: a slow or dead receiver never delays deliveries
+ * to other receivers (docs/reference/webhooks.md).
  *
  * A worker slot is held for as long as its batch's slowest attempt. Attempts in a batch run concurrently, so a
  * healthy receiver's delivery never waits for another receiver's answer, but the slot does, up to the 15 s

@@ -47,7 +47,7 @@ export interface ReceivedEvent {
 }
 
 /**
- * The webhooks an event goes to (contract sections 5 and 18): every enabled webhook of its project that applies (the
+ * The webhooks an event goes to (docs/reference/webhooks.md): every enabled webhook of its project that applies (the
  * general one, and the channel-scoped ones of the event's channel: a union, each once), filtered by `eventTypes`
  * when set, but the one a notice is about (`exceptIntegrationId`). A `webhook.test` aimed at one webhook goes to that
  * webhook only, whatever its filters or state: it is an explicit request to try the endpoint. Each webhook's

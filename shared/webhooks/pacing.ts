@@ -2,7 +2,7 @@ import type { DeliveryJob } from './model.ts';
 import { shardOf } from '../kernel/shards.ts';
 
 /**
- * A webhook's `rateLimitPerSecond` (contract section 11): attempts to it start at most that many times in any
+ * A webhook's `rateLimitPerSecond` (docs/reference/webhooks.md): attempts to it start at most that many times in any
  * sliding one-second interval, across every deliver worker and instance.
  *
  * Decision: spacing, not a bucket with bursts. A bucket of n that refills n per second lets 2n - 1 start within one

@@ -4,7 +4,7 @@ import { deliveryJobFor, type DeliveryJob, type DeliveryRecord, orderKeyOfRecord
 import type { DeliveryQueue, EventBodies, WebhookDirectory } from './ports.ts';
 import { withStoredBodies } from './stored-bodies.ts';
 
-/** How far back a recover may reach (contract section 11; deliveries are kept 30 days). */
+/** How far back a recover may reach (deliveries are kept 30 days; docs/reference/webhooks.md). */
 export const RECOVER_MAX_AGE_MS = 30 * 86400 * 1000;
 /** Claims (conditional writes) in flight at once. */
 const CLAIM_CONCURRENCY = 25;
@@ -74,7 +74,7 @@ export interface RecoverDeps {
 }
 
 /**
- * Recover (contract section 11): every failed delivery of a webhook whose event time is in [since, until) is retried
+ * Recover (docs/reference/webhooks.md): every failed delivery of a webhook whose event time is in [since, until) is retried
  * as it would be by hand: the same delivery, body and `webhook-id`, one attempt appended.
  *
  * 1. check the window (not reversed, not over 30 days back) and the webhook (exists, enabled);

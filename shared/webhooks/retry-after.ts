@@ -1,7 +1,7 @@
 import type { AttemptOutcome } from './sender.ts';
 
 /**
- * A receiver's `Retry-After` on 429 and 503 (contract section 11): the next attempt comes no sooner than it asks,
+ * A receiver's `Retry-After` on 429 and 503 (docs/reference/webhooks.md): the next attempt comes no sooner than it asks,
  * nor sooner than the retry schedule says. Seconds or an HTTP date; above 24 h counts as 24 h; anything that does
  * not parse (garbage, a negative number, a fraction) is ignored, so a receiver can never stall a delivery.
  */

@@ -9,7 +9,7 @@ import { E2E_ATTEMPTS } from '#test/support/groups/e2e.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { startReceiver, type TestReceiver } from './webhooks-support.ts';
 
-// The console's webhook tools (contract section 11) in Debian's Chromium against the local service: the event
+// The console's webhook tools (docs/reference/webhooks.md) in Chromium against the local service: the event
 // catalog, the rate limit on the webhook form, recovering failed deliveries, and the ordering, signature and filter settings with the filter tryout.
 describeNeeding(chromium, 'console: event catalog, rate limit, recover', () => {
   let svc: ServiceClient;

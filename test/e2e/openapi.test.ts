@@ -13,7 +13,7 @@ import { chromium, ensureConsoleBuilt, launchBrowser } from '#test/console/brows
 import { describeNeeding } from '#test/support/prerequisites.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
-// Every code the contract names (contract sections 1-4, spec section 7). When the spec folder sits beside the
+// Every code the API answers with (docs/reference/errors.md). When the spec folder sits beside the
 // repository (as in CI), the codes are also read from it, so a code added there fails this test until documented.
 const CONTRACT_CODES = [
   'VALIDATION_ERROR',

@@ -6,7 +6,7 @@ import { E2E_ATTEMPTS } from '#test/support/groups/e2e.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 import { receiverPool, sleep, webhookHeaders } from './webhooks-support.ts';
 
-// Contract section 11: recover, rateLimitPerSecond, Retry-After. Receivers are real HTTP servers.
+// Recover, rateLimitPerSecond, Retry-After (docs/reference/webhooks.md). Receivers are real HTTP servers.
 let svc: ServiceClient;
 const receivers = receiverPool();
 const receiver = receivers.start;

@@ -9,6 +9,8 @@ import { join } from 'node:path';
  */
 const RULES: readonly { pattern: RegExp; what: string }[] = [
   { pattern: /\u00a7/, what: 'a section sign' },
+  // The same citation spelled out: "section" and a number after "contract" or "spec". An RFC's sections are public.
+  { pattern: /\b(contract|spec|specification)('s)?\s+sections?\s+\d/i, what: 'a section of the contract or spec' },
   { pattern: /\bissues?\s*#?\d/i, what: 'an issue number' },
   { pattern: /\bBENCH[M]ARKS\b/, what: 'the benchmark log' },
 ];

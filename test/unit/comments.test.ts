@@ -23,7 +23,7 @@ describe('comments and docs explain themselves', () => {
     expect(
       outsideReferences({
         'shared/pets/adopt.ts':
-          'export const a = 1;\n// Refused (contract \u00a715).\n// See issue\u002040 and Issue #\u00332.\n// Measured in BENCH\u004dARKS.md.',
+          'export const a = 1;\n// Refused (contract \u00a715).\n// See issue\u002040 and Issue #\u00332.\n// Measured in BENCH\u004dARKS.md.\n// As the contract\u0020section 11 and spec\u0020sections 1-2 say.',
         'docs/pets.md':
           'RFC 5321 \u00a74.5.3.1.10 says so.\nFigures: [the log](../BENCH\u004dARKS.md), issues\u00202 and 3.',
       }),
@@ -31,6 +31,7 @@ describe('comments and docs explain themselves', () => {
       'shared/pets/adopt.ts:2: a section sign: // Refused (contract \u00a715).',
       'shared/pets/adopt.ts:3: an issue number: // See issue\u002040 and Issue #\u00332.',
       'shared/pets/adopt.ts:4: the benchmark log: // Measured in BENCH\u004dARKS.md.',
+      'shared/pets/adopt.ts:5: a section of the contract or spec: // As the contract\u0020section 11 and spec\u0020sections 1-2 say.',
       'docs/pets.md:1: a section sign: RFC 5321 \u00a74.5.3.1.10 says so.',
       'docs/pets.md:2: an issue number: Figures: [the log](../BENCH\u004dARKS.md), issues\u00202 and 3.',
     ]);

@@ -8,7 +8,7 @@ import { type DestinationDraft, DestinationFields, destinationBody } from './des
 type Product = 'webhook' | 'custom';
 type Scope = 'general' | 'channel';
 
-/** Settings → Integrations → New integration (spec section 1). */
+/** Settings → Integrations → New integration: a webhook or a channel-bound sending token. */
 export function NewIntegration({ api, projectId }: { api: Api; projectId: string }) {
   const base = `/projects/${enc(projectId)}`;
   const channels = useLoad(() => api.all<Channel>(`${base}/channels`), [api, projectId]);

@@ -41,7 +41,7 @@ const eventTypes = z.array(z.enum(WEBHOOK_EVENT_TYPES)).check(
   z.refine((types) => new Set(types).size === types.length, 'Event types must not repeat'),
 );
 
-/** Contract section 11: a whole number of attempts per second; null (or absent) is no limit. */
+/** A whole number of attempts per second; null (or absent) is no limit (docs/reference/webhooks.md). */
 const rateLimitPerSecond = z.nullable(
   z.number().check(z.int('Must be a whole number'), z.gte(1), z.lte(MAX_WEBHOOK_RATE_PER_SECOND)),
 );
