@@ -13,8 +13,8 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 for _ in $(seq 1 "$rounds"); do
   for c in "${checkouts[@]}"; do
-    (cd "$c" && /usr/bin/time -f "$c %e %U %S" -a -o "$out/times" \
-      "$here/node_modules/.bin/node" node_modules/.bin/cdk synth --quiet --no-staging --output "$out/cdk.out" > /dev/null 2>&1)
+    (cd "$c" && /usr/bin/time -f "$c %e %U %S" -a -o "$out/times" "$here/node_modules/.bin/node" \
+      node_modules/.bin/cdk synth --quiet --no-staging --output "$out/cdk.out" > /dev/null 2>&1)
   done
 done
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

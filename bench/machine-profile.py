@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Where the whole machine's cycles go during a command, by what the CPU was doing: inside Node, V8's interpreter and
 built-ins, the code it generates at run time, its optimizing compiler, its collector and parser, the kernel and native
-libraries; beside Node, Chromium and the rest. machine-cpu.py counts CPU by process; this one looks inside the processes, from
-`perf` samples of every CPU, so it needs no flag on the processes themselves.
+libraries; beside Node, Chromium and the rest. machine-cpu.py counts CPU by process; this one looks inside the
+processes, from `perf` samples of every CPU, so it needs no flag on the processes themselves.
 
 `record OUT -- COMMAND...`: runs COMMAND under `perf record -a` (every CPU, 99 samples a second, no call stacks) into
 OUT, then prints the summary. `summary OUT`: the summary of a recording.
@@ -21,9 +21,10 @@ import re
 import subprocess
 import sys
 
-CHROMIUM = re.compile(r'^(chromium|chrome|Chrome_|ThreadPool|VizCompositor|Compositor|CrGpuMain|CrRendererMain|'
-                      r'GpuMemory|MemoryInfra|HangWatcher|Media|AudioThread|VizWebView|PerfettoTrace|NetworkService|'
-                      r'CompositorTileW|ThreadPoolForeg|ThreadPoolServ|ThreadPoolSingl|dconf|gmain|gdbus|pool-spawner)')
+# Chromium's threads by their names (perf sees a thread's name, not its process's command line).
+CHROMIUM = re.compile(r'^(chrom|Chrome_|ThreadPool|VizCompositor|Compositor|CrGpuMain|CrRendererMain|GpuMemory|'
+                      r'MemoryInfra|HangWatcher|Media|AudioThread|VizWebView|PerfettoTrace|NetworkService|dconf|gmain|'
+                      r'gdbus|pool-spawner)')
 NODE = re.compile(r'^(node|MainThread|libuv-worker|V8 |DelayedTaskSch|WorkerThread|npm|npx|vitest)')
 COLLECTOR = re.compile(r'Scaveng|Marking|MarkCompact|Mark[A-Z]|Sweep|Evacuat|Compactor|RememberedSet|SlotSet|'
                        r'Heap::|MinorMC|ConcurrentMark|IncrementalMark|Evacuation|HeapObject::SizeFromMap|PagedSpace|'
@@ -35,6 +36,10 @@ PARSER = re.compile(r'Parser|Scanner|PreParse|BytecodeGenerator|BytecodeArrayBui
 JIT = 'code generated at run time (baseline, optimized, regexp)'
 
 
+def in_node_binary(dso):
+    return dso.rsplit('/', 1)[-1] == 'node'
+
+
 def kind(comm, dso, sym):
     if comm == 'swapper' or 'safe_halt' in sym or sym.startswith('cpuidle') or 'default_idle' in sym:
         return None, None
@@ -42,7 +47,7 @@ def kind(comm, dso, sym):
         side = 'kernel'
     elif dso.startswith('[JIT]') or dso.startswith('/tmp/perf-') or dso == '[unknown]':
         side = JIT
-    elif dso.rsplit('/', 1)[-1] == 'node':
+    elif in_node_binary(dso):
         if 'compiler::' in sym or 'maglev' in sym.lower() or 'turboshaft' in sym.lower():
             side = 'optimizing compiler (TurboFan)'
         elif COLLECTOR.search(sym):
@@ -62,7 +67,7 @@ def kind(comm, dso, sym):
         who = 'Chromium'
     elif 'esbuild' in comm or 'esbuild' in dso:
         who = 'esbuild'
-    elif NODE.match(comm) or dso.endswith('/node') or dso.startswith('[JIT]'):
+    elif NODE.match(comm) or in_node_binary(dso) or dso.startswith('[JIT]'):
         who = 'Node'
     else:
         who = 'other: ' + comm

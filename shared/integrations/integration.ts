@@ -41,7 +41,10 @@ export interface WebhookIntegration {
   bearerToken: string | null;
   /** Subscribed event types; null = every type. */
   eventTypes: WebhookEventType[] | null;
-  /** Most delivery attempts started in any one-second interval (1 to 10,000); null: no limit (docs/reference/webhooks.md). */
+  /**
+   * Most delivery attempts started in any one-second interval (1 to 10,000); null: no limit
+   * (docs/reference/webhooks.md).
+   */
   rateLimitPerSecond: number | null;
   enabled: boolean;
   /** Why it was disabled: `manual` (PATCH), `gone` (the receiver answered 410), or the fan-out's own reasons. */

@@ -74,8 +74,8 @@ export interface RecoverDeps {
 }
 
 /**
- * Recover (docs/reference/webhooks.md): every failed delivery of a webhook whose event time is in [since, until) is retried
- * as it would be by hand: the same delivery, body and `webhook-id`, one attempt appended.
+ * Recover (docs/reference/webhooks.md): every failed delivery of a webhook whose event time is in [since, until) is
+ * retried as it would be by hand: the same delivery, body and `webhook-id`, one attempt appended.
  *
  * 1. check the window (not reversed, not over 30 days back) and the webhook (exists, enabled);
  * 2. read the webhook's failed deliveries in the window from the index, a page at a time;

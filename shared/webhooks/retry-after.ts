@@ -1,8 +1,8 @@
 import type { AttemptOutcome } from './sender.ts';
 
 /**
- * A receiver's `Retry-After` on 429 and 503 (docs/reference/webhooks.md): the next attempt comes no sooner than it asks,
- * nor sooner than the retry schedule says. Seconds or an HTTP date; above 24 h counts as 24 h; anything that does
+ * A receiver's `Retry-After` on 429 and 503 (docs/reference/webhooks.md): the next attempt comes no sooner than it
+ * asks, nor sooner than the retry schedule says. Seconds or an HTTP date; above 24 h counts as 24 h; anything that does
  * not parse (garbage, a negative number, a fraction) is ignored, so a receiver can never stall a delivery.
  */
 export const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;

@@ -10,17 +10,17 @@ import type { Prerequisite } from '#test/support/prerequisites.ts';
 /**
  * Debian's Chromium headless shell (`apt-get install chromium-headless-shell`), else Debian's full Chromium: the
  * browser suites run when one is there, skip elsewhere, and fail under CI without it (test/support/prerequisites.ts).
- * The shell is the same Blink and V8 as the full browser, built for automation only, and what Playwright itself runs for
- * `headless: true`. Over the console's browser files it ran half the processes and 24 s of CPU where the full browser
- * took 62 (bench/history/2026-12-suite-time-final19.md).
+ * The shell is the same Blink and V8 as the full browser, built for automation only, and what Playwright itself runs
+ * for `headless: true`. Over the console's browser files it ran half the processes and 24 s of CPU where the full
+ * browser took 62 (bench/history/2026-12-suite-time-final19.md).
  */
 const INSTALLED_CHROMIUMS = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'] as const;
-const INSTALL_CHROMIUM = 'apt-get install chromium-headless-shell, or set CHROMIUM_PATH';
 export const CHROMIUM_PATH =
   process.env.CHROMIUM_PATH ?? INSTALLED_CHROMIUMS.find((path) => existsSync(path)) ?? INSTALLED_CHROMIUMS[0];
+const looked = process.env.CHROMIUM_PATH ? `CHROMIUM_PATH=${CHROMIUM_PATH}` : INSTALLED_CHROMIUMS.join(' or ');
 export const chromium: Prerequisite = {
   present: existsSync(CHROMIUM_PATH),
-  missing: `no Chromium at ${process.env.CHROMIUM_PATH ? `CHROMIUM_PATH=${CHROMIUM_PATH}` : INSTALLED_CHROMIUMS.join(' or ')}; ${INSTALL_CHROMIUM}`,
+  missing: `no Chromium at ${looked}; apt-get install chromium-headless-shell, or set CHROMIUM_PATH`,
 };
 
 export async function launchBrowser(): Promise<Browser> {
