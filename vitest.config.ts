@@ -186,8 +186,8 @@ export default defineConfig({
 
       // A group's files call its service over HTTP and share no state but their worker's modules (imported once per
       // worker, not once per file: ~25 s less CPU for the e2e group alone, bench/history/2026-11-test-suite-time.md).
-      // A file's first hook waits for its group's service to boot (test/support/service.ts, `sharedService`): the
-      // groups boot side by side at the start of the run, the bundles group building the deploy bundles first.
+      // A file's first hook waits for its group's service to boot (test/support/service.ts, `sharedService`): a group's
+      // service boots as its first file starts, the bundles group's with the run (it builds the deploy bundles first).
       ...(['e2e', 'model', 'bulk', 'strict', 'bundles'] as const).map((name) => ({
         extends: true,
         test: {

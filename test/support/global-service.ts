@@ -19,10 +19,10 @@ import type { HostedServiceInfo } from './service-host.ts';
  * once per file is what keeps `npm test` short; every test still makes its own projects, so files never share data
  * by accident.
  *
- * The setup does not wait for the boot: Vitest runs the projects' global setups one after another before any file,
- * so five services (the bundles group's first build of the deploy bundles among them) booted in turn while the
- * cores had nothing else to do. Now they boot beside each other and beside the first unit files, and a group's
- * files wait for their own service only (bench/history/2026-11-test-suite-time.md).
+ * Nothing waits for a boot but the group's own files: Vitest runs the projects' global setups one after another
+ * before any file, so five services (the bundles group's first build of the deploy bundles among them) booted in turn
+ * while the cores had nothing else to do (bench/history/2026-11-test-suite-time.md). A service boots as its group's
+ * first file starts (`groupSetup`), beside the other files running.
  */
 export interface HostedService {
   /** Where the host writes {@link HostedServiceInfo} once the service answers, or `{ "error": … }` if it died first. */
@@ -32,10 +32,14 @@ export interface HostedService {
   stop(): Promise<void>;
 }
 
+/** A fresh path for {@link hostService} to write the service's info to (the files wait for it). */
+export function newInfoFile(): string {
+  return join(mkdtempSync(join(tmpdir(), 'switchboard-group-info-')), 'service.json');
+}
+
 /** `label`: the group's name, in the CPU log (./cpu-log.ts). */
-export function hostService(options: ServiceOptions, label = 'group'): HostedService {
+export function hostService(options: ServiceOptions, label = 'group', infoFile = newInfoFile()): HostedService {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-group-'));
-  const infoFile = join(mkdtempSync(join(tmpdir(), 'switchboard-group-info-')), 'service.json');
   const times = { start: Date.now() / 1000, ready: 0 };
   const profile = cpuProfileSettings(label);
   // From the runner bundle when there is one (./runner-bundle.ts): the host's main thread is the whole service in the
@@ -114,33 +118,50 @@ export function hostService(options: ServiceOptions, label = 'group'): HostedSer
 /**
  * A group's global setup: `export default groupSetup({ env: {...} })` in test/support/groups/<group>.ts. `extra`
  * starts what the service depends on first (a model double) and returns the settings that point at it.
+ *
+ * The service boots when the group's first file starts (./group-lifetime.ts), not with the run: the files run
+ * longest first across all projects (./sequencer.ts), so a group of short files starts minutes in, and its service
+ * would idle until then (the strict group's first file came after 367 s of a 385 s run). `eager` boots it with the
+ * run instead: the bundles group, whose boot builds the deploy bundles (about a minute of CPU on a fresh clone) beside
+ * the first files.
  */
 export function groupSetup(
   options: ServiceOptions,
   extra?: () => Promise<{ env: Record<string, string>; provide?: Record<string, unknown>; stop(): Promise<void> }>,
+  { eager = false }: { eager?: boolean } = {},
 ) {
   return async function setup(project: { name: string; provide(key: string, value: unknown): void }) {
     // The runner's threads from its bundle (./runner-bundle.ts), as the files' own services run them.
     process.env.LOCAL_RUNNER_BUNDLE ??= await runnerBundle();
     const dependency = await extra?.();
+    const infoFile = newInfoFile();
+    let service: HostedService | undefined;
     // On one event loop unless the group asks for threads: the files of a group keep both cores busy themselves,
     // and without the runner's threads a group service spends ~15 % less CPU on the same files and starts on half
-    // (bench/history/2026-11-test-suite-time.md). The threaded runner, `npm start`'s default, is what the `e2e` and `bundles` groups,
-    // most `own` files' services and the crash ledger run.
-    const service = hostService(
-      { threads: false, ...options, env: { ...options.env, ...dependency?.env } },
-      project.name,
-    );
-    project.provide('service', { infoFile: service.infoFile });
+    // (bench/history/2026-11-test-suite-time.md). The threaded runner, `npm start`'s default, is what the `e2e` and
+    // `bundles` groups, most `own` files' services and the crash ledger run.
+    const boot = () => {
+      service ??= hostService(
+        { threads: false, ...options, env: { ...options.env, ...dependency?.env } },
+        project.name,
+        infoFile,
+      );
+    };
+    project.provide('service', { infoFile });
     for (const [key, value] of Object.entries(dependency?.provide ?? {})) project.provide(key, value);
     // Stopped after the group's last file (./group-lifetime.ts) or at the end of the run, whichever comes first.
-    const stop = registerGroupService(project.name, async () => {
-      try {
-        await service.stop();
-      } finally {
-        await dependency?.stop();
-      }
+    const stop = registerGroupService(project.name, {
+      boot,
+      async stop() {
+        try {
+          await service?.stop();
+        } finally {
+          await dependency?.stop();
+          rmSync(dirname(infoFile), { recursive: true, force: true });
+        }
+      },
     });
+    if (eager) boot();
     return stop;
   };
 }

@@ -199,7 +199,7 @@ async function readWhenWritten(infoFile: string): Promise<HostedServiceInfo> {
 
 /**
  * The service of this file's group (a Vitest project whose global setup started it, test/support/global-service.ts):
- * one boot for many files, waited for here (the groups boot side by side while the first files run). Each test makes
+ * one boot for many files, waited for here (it boots as the group's first file starts). Each test makes
  * its own projects (`newProject`), so files never share data by accident.
  */
 export async function sharedService(): Promise<ServiceClient> {
