@@ -1,14 +1,14 @@
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, type FSWatcher, mkdtempSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { ServiceOptions } from '#local/service.ts';
 import { processCpu } from './process-cpu.ts';
 import { COMPILE_CACHE_DIR, TEST_SERVICE_NODE_ARGS } from './process.ts';
-import { registerGroupService } from './group-lifetime.ts';
+import { bootRequest, registerGroupService } from './group-lifetime.ts';
 import { runnerBundle } from './runner-bundle.ts';
 import type { HostedServiceInfo } from './service-host.ts';
 
@@ -119,11 +119,12 @@ export function hostService(options: ServiceOptions, label = 'group', infoFile =
  * A group's global setup: `export default groupSetup({ env: {...} })` in test/support/groups/<group>.ts. `extra`
  * starts what the service depends on first (a model double) and returns the settings that point at it.
  *
- * The service boots when the group's first file starts (./group-lifetime.ts), not with the run: the files run
- * longest first across all projects (./sequencer.ts), so a group of short files starts minutes in, and its service
- * would idle until then (the strict group's first file came after 367 s of a 385 s run). `eager` boots it with the
- * run instead: the bundles group, whose boot builds the deploy bundles (about a minute of CPU on a fresh clone) beside
- * the first files.
+ * The service boots when the group's first file asks for it (`sharedService()` writes {@link bootRequest}, watched
+ * here), not with the run: the files run longest first across all projects (./sequencer.ts), so a group of short
+ * files starts minutes in, and its service would idle until then (the strict group's first file came after 367 s of
+ * a 385 s run). A file rather than a reporter's hook, so that a `--reporter` given on the command line (which
+ * replaces the config's) cannot leave the files waiting. `eager` boots it with the run instead: the bundles group,
+ * whose boot builds the deploy bundles (about a minute of CPU on a fresh clone) beside the first files.
  */
 export function groupSetup(
   options: ServiceOptions,
@@ -147,19 +148,27 @@ export function groupSetup(
         infoFile,
       );
     };
+    const requested = basename(bootRequest(infoFile));
+    let watcher: FSWatcher | undefined;
+    try {
+      watcher = watch(dirname(infoFile), (_event, name) => {
+        if (name === requested) boot();
+      });
+    } catch {
+      // No watch to be had (the machine's inotify watches used up): the service boots with the run, as it used to.
+      boot();
+    }
     project.provide('service', { infoFile });
     for (const [key, value] of Object.entries(dependency?.provide ?? {})) project.provide(key, value);
     // Stopped after the group's last file (./group-lifetime.ts) or at the end of the run, whichever comes first.
-    const stop = registerGroupService(project.name, {
-      boot,
-      async stop() {
-        try {
-          await service?.stop();
-        } finally {
-          await dependency?.stop();
-          rmSync(dirname(infoFile), { recursive: true, force: true });
-        }
-      },
+    const stop = registerGroupService(project.name, async () => {
+      watcher?.close();
+      try {
+        await service?.stop();
+      } finally {
+        await dependency?.stop();
+        rmSync(dirname(infoFile), { recursive: true, force: true });
+      }
     });
     if (eager) boot();
     return stop;

@@ -1,8 +1,8 @@
 import type { Reporter, TestModule, TestSpecification } from 'vitest/node';
 
 /**
- * A group's service starts with the first file of its group and stops once the last one has finished, not with the
- * whole run.
+ * A group's service stops once the last file of its group has finished, not at the end of the whole run (it starts
+ * when its first file asks for it: ./global-service.ts, `groupSetup`).
  *
  * Vitest stops a project's global setup only when every project is done, and the files run longest first across all
  * projects (./sequencer.ts), so a group whose files ended early would otherwise idle for minutes beside the unit
@@ -13,10 +13,16 @@ import type { Reporter, TestModule, TestSpecification } from 'vitest/node';
  * different module loaders, so they meet through one registry on `globalThis`, keyed by project name.
  */
 interface GroupEntry {
-  /** Starts the group's service if it is not started yet (the group's first file is about to run). */
-  boot(): void;
   /** Stops the group's service; idempotent: the first call's promise is returned to every caller. */
   stop(): Promise<void>;
+}
+
+/**
+ * Written beside the info file by a group's file that waits for the group's service (./service.ts): the group's
+ * setup boots the service then, if it has not yet.
+ */
+export function bootRequest(infoFile: string): string {
+  return `${infoFile}.boot`;
 }
 
 const REGISTRY = Symbol.for('switchboard.test.group-services');
@@ -28,20 +34,20 @@ function registry(): Map<string, GroupEntry> {
 }
 
 /** Called by a group's global setup: `stop` runs once, whoever calls it first. */
-export function registerGroupService(project: string, service: GroupEntry): () => Promise<void> {
+export function registerGroupService(project: string, stop: () => Promise<void>): () => Promise<void> {
   let stopping: Promise<void> | undefined;
   const once = () => {
-    stopping ??= service.stop();
+    stopping ??= stop();
     return stopping;
   };
-  registry().set(project, { boot: service.boot, stop: once });
+  registry().set(project, { stop: once });
   return once;
 }
 
 /**
- * Starts a project's service as its first file starts, counts its files as they finish and stops the service after
- * its last one. A failure to stop (in bundles mode: an AWS call the deployed roles would deny) is not lost: the global
- * setup's teardown awaits the same promise at the end of the run and reports it there.
+ * Counts each project's files as they finish and stops the project's service after its last one. A failure to stop
+ * (in bundles mode: an AWS call the deployed roles would deny) is not lost: the global setup's teardown awaits the
+ * same promise at the end of the run and reports it there.
  */
 export class GroupServiceReleaser implements Reporter {
   private readonly left = new Map<string, number>();
@@ -49,11 +55,6 @@ export class GroupServiceReleaser implements Reporter {
   onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
     this.left.clear();
     for (const spec of specifications) this.left.set(spec.project.name, (this.left.get(spec.project.name) ?? 0) + 1);
-  }
-
-  /** Sent by the worker as it starts the file, before the file's first hook waits for the service. */
-  onTestModuleQueued(testModule: TestModule): void {
-    registry().get(testModule.project.name)?.boot();
   }
 
   onTestModuleEnd(testModule: TestModule): void {

@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { startService, type RunningService, type ServiceOptions } from '#local/service.ts';
 import { eventually } from './eventually.ts';
+import { bootRequest } from './group-lifetime.ts';
 import { deniedCalls } from './iam.ts';
 import { recordTraffic, saveTraffic, TRAFFIC_DIR_ENV } from './openapi-traffic.ts';
 import type { HostedBundles, HostedServiceInfo } from './service-host.ts';
@@ -188,6 +189,8 @@ function groupServiceInfo(): Promise<HostedServiceInfo> {
 
 async function readWhenWritten(infoFile: string): Promise<HostedServiceInfo> {
   const deadline = Date.now() + GROUP_BOOT_TIMEOUT_MS;
+  // The group's service boots when one of its files first asks (./global-service.ts, `groupSetup`).
+  if (!existsSync(infoFile)) writeFileSync(bootRequest(infoFile), '');
   for (let pause = 20; !existsSync(infoFile); pause = Math.min(pause * 1.5, 200)) {
     if (Date.now() > deadline) throw new Error(`the group's service did not start within ${GROUP_BOOT_TIMEOUT_MS} ms`);
     await new Promise((r) => setTimeout(r, pause));
