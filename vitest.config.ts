@@ -187,7 +187,7 @@ export default defineConfig({
       // A group's files call its service over HTTP and share no state but their worker's modules (imported once per
       // worker, not once per file: ~25 s less CPU for the e2e group alone, bench/history/2026-11-test-suite-time.md).
       // A file's first hook waits for its group's service to boot (test/support/service.ts, `sharedService`): a group's
-      // service boots as its first file starts, the bundles group's with the run (it builds the deploy bundles first).
+      // service boots when its first file asks, the e2e and bundles groups' with the run (test/support/groups/*.ts).
       ...(['e2e', 'model', 'bulk', 'strict', 'bundles'] as const).map((name) => ({
         extends: true,
         test: {

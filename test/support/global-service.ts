@@ -123,8 +123,9 @@ export function hostService(options: ServiceOptions, label = 'group', infoFile =
  * here), not with the run: the files run longest first across all projects (./sequencer.ts), so a group of short
  * files starts minutes in, and its service would idle until then (the strict group's first file came after 367 s of
  * a 385 s run). A file rather than a reporter's hook, so that a `--reporter` given on the command line (which
- * replaces the config's) cannot leave the files waiting. `eager` boots it with the run instead: the bundles group,
- * whose boot builds the deploy bundles (about a minute of CPU on a fresh clone) beside the first files.
+ * replaces the config's) cannot leave the files waiting. `eager` boots it with the run instead: the e2e group, whose
+ * files start at once, and the bundles group, whose boot builds the deploy bundles (about a minute of CPU on a fresh
+ * clone) beside the first files.
  */
 export function groupSetup(
   options: ServiceOptions,

@@ -32,4 +32,7 @@ export default groupSetup(
       stop: () => model.close(),
     };
   },
+  // Booted with the run: the longest file of all (volume.test.ts) is one of the group's and starts at once, and a
+  // boot asked for by its first hook began ~7 s later (run 61, bench/history/2026-12-suite-time-final20.md).
+  { eager: true },
 );
