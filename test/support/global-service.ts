@@ -21,8 +21,8 @@ import type { HostedServiceInfo } from './service-host.ts';
  *
  * Nothing waits for a boot but the group's own files: Vitest runs the projects' global setups one after another
  * before any file, so five services (the bundles group's first build of the deploy bundles among them) booted in turn
- * while the cores had nothing else to do (bench/history/2026-11-test-suite-time.md). A service boots as its group's
- * first file starts (`groupSetup`), beside the other files running.
+ * while the cores had nothing else to do (bench/history/2026-11-test-suite-time.md). A service boots when its group's
+ * first file asks for it, or with the run for the groups whose files start at once (`groupSetup`).
  */
 export interface HostedService {
   /** Where the host writes {@link HostedServiceInfo} once the service answers, or `{ "error": … }` if it died first. */
