@@ -177,8 +177,8 @@ export default defineConfig({
           include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/infra/**/*.test.ts'],
           exclude: unitFilesAlone,
           // Files share their worker's modules (the AWS SDK, pdfjs, zod are imported once per worker, not once per
-          // file): ~60 s less CPU per run (bench/history/2026-11-test-suite-time.md). They build their own adapters and fakes and
-          // leave no process state behind; a file that cannot share goes in `unitFilesAlone`.
+          // file): ~60 s less CPU per run (bench/history/2026-11-test-suite-time.md). They build their own adapters
+          // and fakes and leave no process state behind; a file that cannot share goes in `unitFilesAlone`.
           isolate: false,
         },
       },

@@ -26,9 +26,9 @@ CHROMIUM = re.compile(r'^(chrom|Chrome_|ThreadPool|VizCompositor|Compositor|CrGp
                       r'MemoryInfra|HangWatcher|Media|AudioThread|VizWebView|PerfettoTrace|NetworkService|dconf|gmain|'
                       r'gdbus|pool-spawner)')
 NODE = re.compile(r'^(node|MainThread|libuv-worker|V8 |DelayedTaskSch|WorkerThread|npm|npx|vitest)')
-COLLECTOR = re.compile(r'Scaveng|Marking|MarkCompact|Mark[A-Z]|Sweep|Evacuat|Compactor|RememberedSet|SlotSet|'
-                       r'Heap::|MinorMC|ConcurrentMark|IncrementalMark|Evacuation|HeapObject::SizeFromMap|PagedSpace|'
-                       r'MemoryChunk|LargeObjectSpace|MemoryAllocator|GCTracer')
+COLLECTOR = re.compile(r'Scaveng|Marking|Mark[A-Z]|Sweep|Evacuat|Compactor|RememberedSet|SlotSet|Heap::|MinorMC|'
+                       r'ConcurrentMark|IncrementalMark|HeapObject::SizeFromMap|PagedSpace|MemoryChunk|LargeObjectSpace|'
+                       r'MemoryAllocator|GCTracer')
 PARSER = re.compile(r'Parser|Scanner|PreParse|BytecodeGenerator|BytecodeArrayBuilder|AstValueFactory|'
                     r'interpreter::|Compiler::Compile|CodeSerializer|Deserializer|SharedFunctionInfo::')
 

@@ -1,7 +1,7 @@
 /**
  * When a failed delivery is tried again (docs/reference/webhooks.md): after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and
- * 10 h, 8 attempts in all, each delay stretched by up to 20 % jitter so that receivers coming back from an outage are not
- * hit by every retry in the same second. `WEBHOOK_RETRY_SCHEDULE` replaces the delays (seconds, comma separated):
+ * 10 h, 8 attempts in all, each delay stretched by up to 20 % jitter so that receivers coming back from an outage are
+ * not hit by every retry in the same second. `WEBHOOK_RETRY_SCHEDULE` replaces the delays (seconds, comma separated):
  * n delays give n + 1 attempts.
  */
 export const DEFAULT_RETRY_DELAYS_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000];

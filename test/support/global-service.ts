@@ -25,7 +25,9 @@ import type { HostedServiceInfo } from './service-host.ts';
  * first file asks for it, or with the run for the groups whose files start at once (`groupSetup`).
  */
 export interface HostedService {
-  /** Where the host writes {@link HostedServiceInfo} once the service answers, or `{ "error": … }` if it died first. */
+  /**
+   * Where the host writes {@link HostedServiceInfo} once the service answers, or `{ "error": … }` if it died first.
+   */
   infoFile: string;
   ready: Promise<HostedServiceInfo>;
   /** Stops the service; rejects when, in bundles mode, a function made an AWS call its role would deny. */

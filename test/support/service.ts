@@ -202,8 +202,8 @@ async function readWhenWritten(infoFile: string): Promise<HostedServiceInfo> {
 
 /**
  * The service of this file's group (a Vitest project whose global setup started it, test/support/global-service.ts):
- * one boot for many files, waited for here (it boots as the group's first file starts). Each test makes
- * its own projects (`newProject`), so files never share data by accident.
+ * one boot for many files, waited for here (it boots when the group's first file asks, or with the run for the e2e and
+ * bundles groups). Each test makes its own projects (`newProject`), so files never share data by accident.
  */
 export async function sharedService(): Promise<ServiceClient> {
   return serviceClient(await groupServiceInfo());
