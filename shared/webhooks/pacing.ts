@@ -16,8 +16,8 @@ import { shardOf } from '../kernel/shards.ts';
  *   start, and comes back about then;
  * - an admission at the moment of the start decides: it passes only when the last admitted start is at least
  *   `spacing` ago, and records this one. A worker that woke late, or a job the queue returned late, cannot crowd
- *   the next start: it is admitted when the spacing allows, retrying in the worker for a moment, else it goes
- *   back on the queue with a new reservation.
+ *   the next start: refused, it reads the lane's last admitted start and asks again once the spacing from it has
+ *   passed (within {@link ADMISSION_PATIENCE_MS}), else it goes back on the queue with a new reservation.
  * Waiting is never an attempt and never fails a delivery.
  *
  * The limit is read from the webhook at most {@link LIMIT_CACHE_MS} old per worker instance, not from the snapshot
@@ -76,6 +76,8 @@ export interface WebhookPacer {
    * recording it; false otherwise. Atomic across every caller.
    */
   admit(projectId: string, integrationId: string, spacingMs: number, now: number, lane?: number): Promise<boolean>;
+  /** A lane's last admitted start as stored now (epoch ms), or undefined when it has none. */
+  lastAdmitted(projectId: string, integrationId: string, lane?: number): Promise<number | undefined>;
 }
 
 export type PacingDecision =
@@ -134,11 +136,18 @@ export function makePacing(deps: PacingDeps) {
     const giveUpAt = now() + ADMISSION_PATIENCE_MS;
     for (;;) {
       if (await deps.pacer.admit(projectId, integrationId, spacing, now(), lane)) return { go: true };
-      if (now() >= giveUpAt) {
+      // Refused: the lane's last start is under `spacing` ago. The next admission can pass at that start plus the
+      // spacing, so the job waits exactly that long. Asking again on a fixed poll cost a write each time (a failed
+      // conditional write takes a write unit), and a late admission pushed every later job of the lane: a webhook
+      // paced at 5/s on a busy machine made 9 writes to its pace item a delivery, not 2
+      // (bench/history/2026-12-suite-time-final21.md). The read, one per refusal, is a strongly consistent GetItem.
+      const last = await deps.pacer.lastAdmitted(projectId, integrationId, lane);
+      const retryAt = last === undefined ? now() + Math.min(spacing / 2, 50) : last + spacing;
+      if (retryAt > giveUpAt) {
         const next = await deps.pacer.reserve(projectId, integrationId, spacing, now(), lane);
         return holdBack(job, Math.max(next, now() + 1000));
       }
-      await sleep(Math.min(spacing / 2, 50));
+      await sleep(Math.max(1, retryAt - now()));
     }
   }
 

@@ -9,7 +9,8 @@ import { applied, conditionalWrite, type DynamoTable, readItem, updateItem } fro
  *  - idle (`next` <= now, or no item): the start is now, `next` := now + spacing;
  *  - busy (`next` > now): the start is `next`, `next` := `next` + spacing (the new value comes back with the write).
  * No read comes first, so any number of workers share the schedule without handing out one start twice.
- * `last` is the last admitted start: an admission is one conditional write (`last` <= now - spacing).
+ * `last` is the last admitted start: an admission is one conditional write (`last` <= now - spacing); a refused one
+ * reads `last` (one strongly consistent read) to wait for its turn.
  */
 export class DynamoWebhookPacer implements WebhookPacer {
   constructor(private readonly table: DynamoTable) {}
@@ -62,6 +63,14 @@ export class DynamoWebhookPacer implements WebhookPacer {
         ExpressionAttributeValues: { ':now': now, ':earliest': now - spacingMs, ':exp': expiresAt(now) },
       }),
     );
+  }
+
+  async lastAdmitted(projectId: string, integrationId: string, lane = 0): Promise<number | undefined> {
+    const item = await readItem(this.table, keys.webhookPace(projectId, integrationId, lane), {
+      ProjectionExpression: '#last',
+      ExpressionAttributeNames: { '#last': 'last' },
+    });
+    return typeof item?.last === 'number' ? item.last : undefined;
   }
 }
 

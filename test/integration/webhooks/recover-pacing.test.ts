@@ -152,6 +152,20 @@ describe('DynamoWebhookPacer against dynalite', () => {
     expect(later.filter(Boolean)).toHaveLength(1);
   });
 
+  it("gives a lane's last admitted start (what a refused admission waits from), none before the first", async () => {
+    const pacer = new DynamoWebhookPacer(env.table);
+    const t = Date.now();
+    expect(await pacer.lastAdmitted('prj_p', 'int_last')).toBeUndefined();
+    await pacer.reserve('prj_p', 'int_last', 200, t);
+    expect(await pacer.lastAdmitted('prj_p', 'int_last')).toBeUndefined();
+    expect(await pacer.admit('prj_p', 'int_last', 200, t + 10)).toBe(true);
+    expect(await pacer.admit('prj_p', 'int_last', 200, t + 20)).toBe(false);
+    expect(await pacer.lastAdmitted('prj_p', 'int_last')).toBe(t + 10);
+    expect(await pacer.admit('prj_p', 'int_last', 200, t + 30, 2)).toBe(true);
+    expect(await pacer.lastAdmitted('prj_p', 'int_last', 2)).toBe(t + 30);
+    expect(await pacer.lastAdmitted('prj_p', 'int_last')).toBe(t + 10);
+  });
+
   it('reads the limit stored on the webhook, null when there is none', async () => {
     const pacer = new DynamoWebhookPacer(env.table);
     await env.table.client.send(
