@@ -16,8 +16,9 @@ import { shardOf } from '../kernel/shards.ts';
  *   start, and comes back about then;
  * - an admission at the moment of the start decides: it passes only when the last admitted start is at least
  *   `spacing` ago, and records this one. A worker that woke late, or a job the queue returned late, cannot crowd
- *   the next start: refused, it reads the lane's last admitted start and asks again once the spacing from it has
- *   passed (within {@link ADMISSION_PATIENCE_MS}), else it goes back on the queue with a new reservation.
+ *   the next start. A job asks once the spacing from the lane's last start its instance knows of has passed;
+ *   refused, it reads the lane's last admitted start and asks again once the spacing from it has passed (within
+ *   {@link ADMISSION_PATIENCE_MS}), else it goes back on the queue with a new reservation.
  * Waiting is never an attempt and never fails a delivery.
  *
  * The limit is read from the webhook at most {@link LIMIT_CACHE_MS} old per worker instance, not from the snapshot
@@ -99,6 +100,17 @@ export function makePacing(deps: PacingDeps) {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const random = deps.random ?? Math.random;
   const limits = new Map<string, { limit: Promise<number | null>; readAt: number }>();
+  /**
+   * The latest admitted start this instance knows of per lane (its own admissions, its reads of `last`). A job whose
+   * turn comes under `spacing` after it waits for the spacing before it asks: its admission would be refused. It is
+   * never later than the lane's true last start, so waiting for it never delays a start the lane would admit.
+   */
+  const lastSeen = new Map<string, number>();
+  const see = (lane: string, at: number | undefined) => {
+    if (at === undefined || at <= (lastSeen.get(lane) ?? Number.NEGATIVE_INFINITY)) return;
+    if (lastSeen.size > 10_000) lastSeen.clear();
+    lastSeen.set(lane, at);
+  };
 
   /**
    * The webhook's limit, read at most every {@link LIMIT_CACHE_MS}: the jobs of a batch that find it stale share one
@@ -134,19 +146,29 @@ export function makePacing(deps: PacingDeps) {
     if (wait > IN_PROCESS_WAIT_MS) return holdBack(job, slot);
     if (wait > 0) await sleep(wait);
     const giveUpAt = now() + ADMISSION_PATIENCE_MS;
+    const laneKey = `${integrationId}#${lane}`;
+    const reserveAgain = async () => {
+      const next = await deps.pacer.reserve(projectId, integrationId, spacing, now(), lane);
+      return holdBack(job, Math.max(next, now() + 1000));
+    };
     for (;;) {
-      if (await deps.pacer.admit(projectId, integrationId, spacing, now(), lane)) return { go: true };
+      const turn = (lastSeen.get(laneKey) ?? Number.NEGATIVE_INFINITY) + spacing;
+      if (turn > giveUpAt) return reserveAgain();
+      if (turn > now()) await sleep(turn - now());
+      const at = now();
+      if (await deps.pacer.admit(projectId, integrationId, spacing, at, lane)) {
+        see(laneKey, at);
+        return { go: true };
+      }
       // Refused: the lane's last start is under `spacing` ago. The next admission can pass at that start plus the
       // spacing, so the job waits exactly that long. Asking again on a fixed poll cost a write each time (a failed
       // conditional write takes a write unit), and a late admission pushed every later job of the lane: a webhook
       // paced at 5/s on a busy machine made 9 writes to its pace item a delivery, not 2
       // (bench/history/2026-12-suite-time-final21.md). The read, one per refusal, is a strongly consistent GetItem.
       const last = await deps.pacer.lastAdmitted(projectId, integrationId, lane);
+      see(laneKey, last);
       const retryAt = last === undefined ? now() + Math.min(spacing / 2, 50) : last + spacing;
-      if (retryAt > giveUpAt) {
-        const next = await deps.pacer.reserve(projectId, integrationId, spacing, now(), lane);
-        return holdBack(job, Math.max(next, now() + 1000));
-      }
+      if (retryAt > giveUpAt) return reserveAgain();
       await sleep(Math.max(1, retryAt - now()));
     }
   }
