@@ -154,8 +154,10 @@ export function groupSetup(
     const requested = basename(bootRequest(infoFile));
     let watcher: FSWatcher | undefined;
     try {
+      // A platform that gives no file name (Node's docs allow it) boots on any change: before the boot, the request is
+      // the only file written there.
       watcher = watch(dirname(infoFile), (_event, name) => {
-        if (name === requested) boot();
+        if (name === null || name === requested) boot();
       });
     } catch {
       // No watch to be had (the machine's inotify watches used up): the service boots with the run, as it used to.
