@@ -164,6 +164,9 @@ export function formatLedger(ledger: Ledger): string {
       ? [
           '',
           `lost: ${ledger.lostKeys.slice(0, 20).join(', ')}`,
+          ...ledger.lostTrace,
+          `the run's log (${ledger.runLog.length}):`,
+          ...ledger.runLog,
           `the services' warnings and errors (${ledger.serviceWarnings.length}):`,
           ...ledger.serviceWarnings.slice(-150),
         ]

@@ -4,7 +4,8 @@
  */
 import type { ReceivedDelivery } from '#test/e2e/webhooks-support.ts';
 import type { Tally } from './tally.ts';
-import { readDestinationQueue, serviceQueues } from './queues.ts';
+import { eventsSettings } from '#shared/events/index.ts';
+import { readDestinationQueue, recentMarks, serviceQueues } from './queues.ts';
 import type { Envelope } from './types.ts';
 import type { World } from './world.ts';
 
@@ -27,6 +28,14 @@ export const orderedArrivals = (world: World) => {
     for (const key of keyOf(r.json)) if (!first.has(key)) first.set(key, r.arrivedAt);
   return first;
 };
+
+/**
+ * How recent an event mark the drain waits for: a kill between a change's write and its event's publication leaves
+ * the event to the sweep, which publishes it once the mark is EVENT_SWEEP_AFTER_SECONDS old (the service restarted
+ * meanwhile: its sweeper runs that long after its start, on its 5 s pace). A minute beyond that bound covers the
+ * sweep's pace and a loaded machine; a mark older than that is the sweep's failure, and its event is reported lost.
+ */
+const MARKS_WAITED_FOR_MS = (eventsSettings.read().EVENT_SWEEP_AFTER_SECONDS + 60) * 1000;
 
 /** A delivery as the management API lists it, with the webhook it belongs to. */
 interface ListedDelivery {
@@ -69,8 +78,9 @@ export async function deliveriesIn(world: World, status: 'failed' | 'pending'): 
 
 /**
  * Until every acknowledged input has its event (and every received message its delivery to the ordered webhook), or
- * nothing new arrived for `drainSeconds` while the service's work queues held nothing (the backlog a run of kills
- * leaves is worked through as long as deliveries keep coming or work is queued), or half an hour. Resolves to what is
+ * nothing new arrived for `drainSeconds` while the service's work queues held nothing and its table no recent event
+ * mark (the backlog a run of kills leaves is worked through as long as deliveries keep coming, work is queued or the
+ * sweep has events to publish), or half an hour. Resolves to what is
  * still missing.
  */
 async function drainOnce(world: World, tally: Tally, drained: Drained): Promise<number> {
@@ -88,7 +98,10 @@ async function drainOnce(world: World, tally: Tally, drained: Drained): Promise<
     const missing =
       tally.expected.filter((e) => !seen.has(e.key)).length +
       tally.orderedInputs.filter((i) => !arrived.has(i.key)).length;
-    if (missing === 0 || Date.now() > cap) return missing;
+    if (missing === 0 || Date.now() > cap) {
+      log(`drain: ended, ${missing} missing`);
+      return missing;
+    }
     const count = receiver.received.length + orderedReceiver.received.length + drained.fromQueue.length;
     if (count !== lastCount) {
       lastCount = count;
@@ -99,9 +112,20 @@ async function drainOnce(world: World, tally: Tally, drained: Drained): Promise<
         return { work: 0, dead: drained.deadLetters };
       });
       drained.deadLetters = queued.dead;
-      if (!queued.work) return missing;
-      // Work still queued: what is missing may be in it. Waited for like a delivery (until the cap).
-      log(`drain: no new delivery for ${drainSeconds} s, ${queued.work} jobs still on the service's queues`);
+      const marks = await recentMarks(world.localAws, MARKS_WAITED_FOR_MS).catch((error: unknown) => {
+        log(`reading the service's event marks: ${String(error)}`);
+        return 0;
+      });
+      if (!queued.work && !marks) {
+        log(`drain: no new delivery for ${drainSeconds} s and no work left: ended, ${missing} missing`);
+        return missing;
+      }
+      // Work still queued, or events the sweep has yet to publish: what is missing may be in it. Waited for like a
+      // delivery (until the cap).
+      log(
+        `drain: no new delivery for ${drainSeconds} s, ${queued.work} jobs still on the service's queues, ` +
+          `${marks} events marked unpublished`,
+      );
       lastProgress = Date.now() - (drainSeconds * 1000) / 2;
     }
     await new Promise((r) => setTimeout(r, 500));

@@ -1,6 +1,11 @@
-/** The queues the crash ledger reads: the SQS destination's (what it delivered) and the service's own (work left). */
+/**
+ * What the crash ledger reads beside the webhooks: the SQS destination's queue (what it delivered), the service's own
+ * queues and the events its table still holds unpublished (work left).
+ */
+import { DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { deadLetterName, queues } from '#shared/contract/queues.ts';
+import { mainTable } from '#shared/contract/table.ts';
 import type { LocalAws } from '#local/emulators.ts';
 import type { ReceivedDelivery } from '#test/e2e/webhooks-support.ts';
 import { queueCounts } from '../lib/volume-state.ts';
@@ -82,5 +87,40 @@ export async function serviceQueues(
     return { work, dead };
   } finally {
     sqs.destroy();
+  }
+}
+
+/**
+ * Items of the service's table holding an event mark written in the last `withinMs`: an event its change wrote but
+ * whose publication a kill cut off. The sweep publishes it once the mark is EVENT_SWEEP_AFTER_SECONDS old; until
+ * then it is on no queue, so the drain counts it as work left. An older mark counts not: the sweep should have
+ * published it, and the event is reported lost. A scan: the ledger's table holds a few thousand items.
+ */
+export async function recentMarks(localAws: () => Promise<LocalAws>, withinMs: number): Promise<number> {
+  const info = await localAws();
+  const dynamo = new DynamoDBClient({
+    region: info.region,
+    endpoint: info.endpoints.dynamodb,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
+  try {
+    let count = 0;
+    let start: ScanCommandOutput['LastEvaluatedKey'];
+    do {
+      const page = await dynamo.send(
+        new ScanCommand({
+          TableName: mainTable.localName,
+          Select: 'COUNT',
+          FilterExpression: 'obCount > :none AND obWrittenAt > :since',
+          ExpressionAttributeValues: { ':none': { N: '0' }, ':since': { N: String(Date.now() - withinMs) } },
+          ExclusiveStartKey: start,
+        }),
+      );
+      count += page.Count ?? 0;
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return count;
+  } finally {
+    dynamo.destroy();
   }
 }

@@ -5,6 +5,7 @@ import { deliveriesIn, drain, keyOf, orderedArrivals } from './drain.ts';
 import { startInputs } from './inputs.ts';
 import { newTally, type Tally } from './tally.ts';
 import { serviceQueues } from './queues.ts';
+import { traceLost } from './trace.ts';
 import type { Ledger, LedgerOptions } from './types.ts';
 import { startWorld, type World } from './world.ts';
 
@@ -26,11 +27,13 @@ async function killAndRestart(world: World, tally: Tally, loops: Promise<void>[]
       `kill ${kill}: ${tally.expected.length} acknowledged so far, ${world.receiver.received.length} deliveries`,
     );
     world.service = await world.run.start(undefined, world.env);
+    world.log(`restart ${kill}: ready`);
   }
   // Let the inputs in flight finish (acknowledged or not), then stop sending.
   await new Promise((r) => setTimeout(r, options.secondsBetweenKills * 1000));
   tally.stopping = true;
   await Promise.all(loops);
+  world.log(`inputs stopped: ${tally.expected.length} acknowledged`);
   return killedAt;
 }
 
@@ -55,6 +58,9 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     () => drained.deadLetters,
   );
   world.keepOutput('last');
+  const lostTrace = await traceLost(world.localAws, lostKeys).catch((error: unknown) => [
+    `tracing the lost inputs: ${String(error)}`,
+  ]);
   if (options.keep) {
     await world.service.stop();
     world.log(`data and service output kept in ${world.run.dataDir}`);
@@ -75,6 +81,8 @@ export async function runCrashLedger(options: LedgerOptions): Promise<Ledger> {
     deadLetters,
     order,
     serviceWarnings: world.warnings,
+    lostTrace,
+    runLog: world.runLog,
   };
   await twilioApi.close();
   return ledger;

@@ -7,8 +7,8 @@ export interface LedgerOptions {
   /** Concurrent clients per kind of input. */
   concurrency: number;
   /**
-   * After the last restart: how long without any new delivery, and with nothing left on the service's work queues,
-   * before what is missing counts as lost.
+   * After the last restart: how long without any new delivery, with nothing left on the service's work queues and no
+   * recent event mark in its table (an event the sweep has yet to publish), before what is missing counts as lost.
    */
   drainSeconds: number;
   /**
@@ -57,6 +57,10 @@ export interface Ledger {
   order: OrderRow[];
   /** What the service runs logged at warning level or above, `[run n]` before each line: printed with a loss. */
   serviceWarnings: string[];
+  /** Where each lost input stopped: the items of the service's table that mention it (./trace.ts). */
+  lostTrace: string[];
+  /** The run's own log (kills, restarts, the drain's waits), each line with its time: printed with a loss. */
+  runLog: string[];
 }
 
 /** An input whose acknowledgement promises an event: what identifies that event once it reaches the webhook. */

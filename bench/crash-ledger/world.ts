@@ -57,7 +57,10 @@ export interface SqsProject {
 
 export interface World {
   options: LedgerOptions;
+  /** Logs a line of the run (kills, restarts, the drain): kept with its time for the ledger, and passed on. */
   log: (line: string) => void;
+  /** The lines logged so far, each with its time. */
+  runLog: string[];
   receiver: TestReceiver;
   /** Webhooks ordered by conversation, for the received messages only: what order they reach them in. */
   orderedReceiver: TestReceiver;
@@ -208,9 +211,15 @@ export async function startWorld(options: LedgerOptions): Promise<World> {
     ...options.env,
   };
   const localAws = async () => (await (await fetch(`${base}/local/aws`)).json()) as LocalAws;
+  const runLog: string[] = [];
   const world = {
     options,
-    log: options.log ?? (() => {}),
+    runLog,
+    // Kept for the ledger (printed with a loss) and passed on to the caller's log.
+    log: (line: string) => {
+      if (runLog.length < MAX_WARNINGS) runLog.push(`${new Date().toISOString()} ${line}`);
+      options.log?.(line);
+    },
     receiver,
     orderedReceiver,
     twilioApi,
