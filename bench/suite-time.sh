@@ -21,7 +21,13 @@ anchor() {
 anchor_before="$(anchor)"
 (while true; do echo "$(date +%s) $(head -1 /proc/stat)"; sleep 2; done) > "$work/stat.log" &
 sampler=$!
-(cd "$work/clone" && CI=true /usr/bin/time -v bash .ci/run > "$work/ci.log" 2>&1) || { tail -50 "$work/ci.log"; exit 1; }
+# A failed run's whole log is kept (the folder goes with the exit): the end alone cuts off a failure's explanation.
+(cd "$work/clone" && CI=true /usr/bin/time -v bash .ci/run > "$work/ci.log" 2>&1) || {
+  cp "$work/ci.log" "/tmp/suite-time-failed-$(date -u +%H%M).log"
+  tail -50 "$work/ci.log"
+  echo "the whole log: /tmp/suite-time-failed-$(date -u +%H%M).log"
+  exit 1
+}
 kill "$sampler"
 # Kept for a look at the files' times (Vitest's report) and the busy cores over time.
 cp "$work/ci.log" /tmp/suite-time-ci.log
