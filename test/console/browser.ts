@@ -43,8 +43,15 @@ export async function launchBrowser(): Promise<Browser> {
 export interface ConsoleBrowser {
   browser: Browser;
   page: Page;
+  /**
+   * What the page did lately, with times: its API calls' answers and its uncaught errors (the last
+   * {@link RECENT_KEPT}). Printed when a test fails (./explain-failures.ts).
+   */
+  recent: string[];
   close(): Promise<void>;
 }
+
+const RECENT_KEPT = 40;
 
 export async function openConsoleBrowser(): Promise<ConsoleBrowser> {
   await ensureConsoleBuilt();
@@ -53,9 +60,23 @@ export async function openConsoleBrowser(): Promise<ConsoleBrowser> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(10_000);
     const page = await context.newPage();
+    const recent: string[] = [];
+    const note = (line: string) => {
+      recent.push(`${new Date().toISOString()} ${line}`);
+      if (recent.length > RECENT_KEPT) recent.shift();
+    };
+    page.on('response', (response) => {
+      const { pathname } = new URL(response.url());
+      if (!pathname.startsWith('/console/')) note(`${response.status()} ${response.request().method()} ${pathname}`);
+    });
+    page.on('requestfailed', (request) =>
+      note(`failed ${request.method()} ${request.url()}: ${request.failure()?.errorText}`),
+    );
+    page.on('pageerror', (error) => note(`page error: ${error.message}`));
     return {
       browser,
       page,
+      recent,
       async close() {
         await context.close();
         await browser.close();

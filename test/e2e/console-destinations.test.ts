@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { LocalAws } from '#local/emulators.ts';
 import { type ConsoleBrowser, chromium, openConsoleBrowser, signIn } from '#test/console/browser.ts';
+import { explainFailures } from '#test/console/explain-failures.ts';
 import { ACCESSIBILITY_PROBLEMS } from '#test/console/in-page.ts';
 import { localAwsClients, newQueue, receiveMessages } from '#test/support/local-aws.ts';
 import { describeNeeding } from '#test/support/prerequisites.ts';
@@ -14,6 +15,8 @@ describeNeeding(chromium, 'console: webhook destinations', () => {
   let page: Page;
   let aws: ReturnType<typeof localAwsClients>;
 
+  // A failing step prints what the page showed and what the service answered meanwhile.
+  explainFailures(() => ui);
   beforeAll(async () => {
     svc = await sharedService();
     const info = (await (await fetch(`${svc.baseUrl}/local/aws`)).json()) as LocalAws;

@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ConsoleBrowser, expectText, chromium, openConsoleBrowser, PHONE, signIn } from '#test/console/browser.ts';
+import { explainFailures } from '#test/console/explain-failures.ts';
 import { SIDEWAYS_OVERFLOW } from '#test/console/in-page.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { describeNeeding } from '#test/support/prerequisites.ts';
@@ -23,6 +24,8 @@ describeNeeding(chromium, 'console playground, search tester and charts', () => 
   let botId = '';
   let webhookId = '';
 
+  // A failing step prints what the page showed and what the service answered meanwhile.
+  explainFailures(() => ui);
   beforeAll(async () => {
     svc = await sharedService();
     model = sharedModelDouble();

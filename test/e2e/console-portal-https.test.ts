@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Frame } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ConsoleBrowser, chromium, expectText, openConsoleBrowser } from '#test/console/browser.ts';
+import { explainFailures } from '#test/console/explain-failures.ts';
 import { describeNeeding } from '#test/support/prerequisites.ts';
 import { selfSignedCertificate } from '#test/support/self-signed.ts';
 import { startTestService, type TestService } from '#test/support/service.ts';
@@ -42,6 +43,8 @@ describeNeeding(chromium, 'console: a portal link embedded by another site over 
   let ui: ConsoleBrowser;
   const contexts: BrowserContext[] = [];
 
+  // A failing step prints what the page showed and what the service answered meanwhile.
+  explainFailures(() => ui);
   beforeAll(async () => {
     let backend = '';
     const started = await httpsServer((req, res) => {

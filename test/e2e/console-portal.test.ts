@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ConsoleBrowser, chromium, expectText, openConsoleBrowser } from '#test/console/browser.ts';
+import { explainFailures } from '#test/console/explain-failures.ts';
 import { describeNeeding } from '#test/support/prerequisites.ts';
 import { type ServiceClient, sharedService } from '#test/support/service.ts';
 
@@ -13,6 +14,8 @@ describeNeeding(chromium, 'console: portal links', () => {
   let ui: ConsoleBrowser;
   let page: Page;
 
+  // A failing step prints what the page showed and what the service answered meanwhile.
+  explainFailures(() => ui);
   beforeAll(async () => {
     svc = await sharedService();
     ui = await openConsoleBrowser();

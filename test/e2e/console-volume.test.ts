@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ConsoleBrowser, chromium, expectText, openConsoleBrowser, signIn } from '#test/console/browser.ts';
+import { explainFailures } from '#test/console/explain-failures.ts';
 import { ACCESSIBILITY_PROBLEMS } from '#test/console/in-page.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { describeNeeding } from '#test/support/prerequisites.ts';
@@ -13,6 +14,8 @@ describeNeeding(chromium, 'console: scheduled messages and batches', () => {
   let ui: ConsoleBrowser;
   let page: Page;
 
+  // A failing step prints what the page showed and what the service answered meanwhile.
+  explainFailures(() => ui);
   beforeAll(async () => {
     svc = await sharedService();
     ui = await openConsoleBrowser();

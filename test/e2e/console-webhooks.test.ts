@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ConsoleBrowser, chromium, openConsoleBrowser, signIn } from '#test/console/browser.ts';
+import { explainFailures } from '#test/console/explain-failures.ts';
 import { ACCESSIBILITY_PROBLEMS } from '#test/console/in-page.ts';
 import { WEBHOOK_EVENT_TYPES } from '#shared/events/index.ts';
 import { eventually } from '#test/support/eventually.ts';
@@ -18,6 +19,8 @@ describeNeeding(chromium, 'console: event catalog, rate limit, recover', () => {
   let receiver: TestReceiver;
   let projectId: string;
 
+  // A failing step prints what the page showed and what the service answered meanwhile.
+  explainFailures(() => ui);
   beforeAll(async () => {
     svc = await sharedService();
     receiver = await startReceiver();
