@@ -23,9 +23,10 @@ anchor_before="$(anchor)"
 sampler=$!
 # A failed run's whole log is kept (the folder goes with the exit): the end alone cuts off a failure's explanation.
 (cd "$work/clone" && CI=true /usr/bin/time -v bash .ci/run > "$work/ci.log" 2>&1) || {
-  cp "$work/ci.log" "/tmp/suite-time-failed-$(date -u +%H%M).log"
+  failed_log="/tmp/suite-time-failed-$(date -u +%H%M).log"
+  cp "$work/ci.log" "$failed_log"
   tail -50 "$work/ci.log"
-  echo "the whole log: /tmp/suite-time-failed-$(date -u +%H%M).log"
+  echo "the whole log: $failed_log"
   exit 1
 }
 kill "$sampler"

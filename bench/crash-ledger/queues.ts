@@ -2,12 +2,14 @@
  * What the crash ledger reads beside the webhooks: the SQS destination's queue (what it delivered), the service's own
  * queues and the events its table still holds unpublished (work left).
  */
-import { DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { deadLetterName, queues } from '#shared/contract/queues.ts';
 import { mainTable } from '#shared/contract/table.ts';
+import { DynamoUnpublishedEvents } from '#shared/events/index.ts';
+import type { DynamoTable } from '#shared/kernel/aws/dynamo-table.ts';
 import type { LocalAws } from '#local/emulators.ts';
 import type { ReceivedDelivery } from '#test/e2e/webhooks-support.ts';
+import { localDocumentClient } from '#test/support/dynamo.ts';
 import { queueCounts } from '../lib/volume-state.ts';
 
 /** An SQS client on the stand-in the service runs now: each restart gives it a new port, queues keep their names. */
@@ -90,37 +92,35 @@ export async function serviceQueues(
   }
 }
 
+/** The service's table as its adapters see it, on the stand-in the service runs now. */
+export async function tableAt(localAws: () => Promise<LocalAws>): Promise<DynamoTable> {
+  const info = await localAws();
+  return { client: localDocumentClient(info.endpoints.dynamodb), tableName: mainTable.localName };
+}
+
 /**
- * Items of the service's table holding an event mark written in the last `withinMs`: an event its change wrote but
- * whose publication a kill cut off. The sweep publishes it once the mark is EVENT_SWEEP_AFTER_SECONDS old; until
- * then it is on no queue, so the drain counts it as work left. An older mark counts not: the sweep should have
- * published it, and the event is reported lost. A scan: the ledger's table holds a few thousand items.
+ * Events the service's table still holds unpublished whose mark was written in the last `withinMs`: a kill cut off
+ * their publication after their change was written. The sweep publishes such an event once its mark is
+ * EVENT_SWEEP_AFTER_SECONDS old, and until then it is on no queue, so the drain counts it as work left. An older mark
+ * does not count: the sweep should have published it by then, and the event is reported lost. Read as the sweep reads
+ * them (its outbox shards, `DynamoUnpublishedEvents`).
  */
 export async function recentMarks(localAws: () => Promise<LocalAws>, withinMs: number): Promise<number> {
-  const info = await localAws();
-  const dynamo = new DynamoDBClient({
-    region: info.region,
-    endpoint: info.endpoints.dynamodb,
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+  const table = await tableAt(localAws);
+  const outbox = new DynamoUnpublishedEvents(table);
+  const now = Date.now();
+  let count = 0;
   try {
-    let count = 0;
-    let start: ScanCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await dynamo.send(
-        new ScanCommand({
-          TableName: mainTable.localName,
-          Select: 'COUNT',
-          FilterExpression: 'obCount > :none AND obWrittenAt > :since',
-          ExpressionAttributeValues: { ':none': { N: '0' }, ':since': { N: String(Date.now() - withinMs) } },
-          ExclusiveStartKey: start,
-        }),
-      );
-      count += page.Count ?? 0;
-      start = page.LastEvaluatedKey;
-    } while (start);
+    for (const shard of outbox.shards) {
+      let after: Record<string, unknown> | undefined;
+      do {
+        const page = await outbox.stale(shard, now, 100, after);
+        for (const item of page.items) if (item.writtenAt !== undefined && item.writtenAt > now - withinMs) count++;
+        after = page.next;
+      } while (after);
+    }
     return count;
   } finally {
-    dynamo.destroy();
+    table.client.destroy();
   }
 }

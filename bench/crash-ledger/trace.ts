@@ -5,9 +5,10 @@
  * unpublished; one whose item holds none had its event published, and the items naming that event (its deliveries,
  * its poll entry) tell how far it went.
  */
-import { DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
-import { mainTable } from '#shared/contract/table.ts';
+import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { LocalAws } from '#local/emulators.ts';
+import { marksOf } from '#shared/events/index.ts';
+import { tableAt } from './queues.ts';
 
 /** The text a lost key's items are searched for: what follows the event type (`message.received:subject:<s>`). */
 function needleOf(key: string): string {
@@ -18,12 +19,7 @@ function needleOf(key: string): string {
 /** One line per item that mentions a lost key (at most five a key), or a line saying none does. */
 export async function traceLost(localAws: () => Promise<LocalAws>, lostKeys: string[]): Promise<string[]> {
   if (!lostKeys.length) return [];
-  const info = await localAws();
-  const dynamo = new DynamoDBClient({
-    region: info.region,
-    endpoint: info.endpoints.dynamodb,
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+  const table = await tableAt(localAws);
   const keys = lostKeys.slice(0, 20).map((key) => ({ key, needle: needleOf(key), found: [] as string[] }));
   // Then the items that name an event those items name (its deliveries, its poll entry): where a published event went.
   const events = new Map<string, string[]>();
@@ -32,7 +28,7 @@ export async function traceLost(localAws: () => Promise<LocalAws>, lostKeys: str
       if (pass === 'events' && !events.size) break;
       let start: ScanCommandOutput['LastEvaluatedKey'];
       do {
-        const page = await dynamo.send(new ScanCommand({ TableName: mainTable.localName, ExclusiveStartKey: start }));
+        const page = await table.client.send(new ScanCommand({ TableName: table.tableName, ExclusiveStartKey: start }));
         for (const item of page.Items ?? []) {
           const text = JSON.stringify(item);
           if (pass === 'inputs')
@@ -50,7 +46,7 @@ export async function traceLost(localAws: () => Promise<LocalAws>, lostKeys: str
       } while (start);
     }
   } finally {
-    dynamo.destroy();
+    table.client.destroy();
   }
   return [
     ...keys.flatMap((k) => [
@@ -61,10 +57,11 @@ export async function traceLost(localAws: () => Promise<LocalAws>, lostKeys: str
   ];
 }
 
-/** An item as one line: its keys, its status if any, the event marks it still holds. */
-function describe(item: Record<string, { S?: string; N?: string }>): string {
-  const marks = Object.keys(item).filter((name) => name.startsWith('ob_'));
-  const status = item.status?.S ? `, status ${item.status.S}` : '';
-  const written = item.obWrittenAt?.N ? ` (written ${new Date(Number(item.obWrittenAt.N)).toISOString()})` : '';
-  return `  ${item.pk?.S} ${item.sk?.S}${status}, event marks pending: ${marks.length ? marks.join(' ') : 'none'}${written}`;
+/** An item as one line: its keys, its status if any, the event marks it still holds and when the latest was written. */
+function describe(item: Record<string, unknown>): string {
+  const marks = marksOf(item);
+  const status = typeof item.status === 'string' ? `, status ${item.status}` : '';
+  const written = marks[0]?.writtenAt ? ` (written ${new Date(marks[0].writtenAt).toISOString()})` : '';
+  const pending = marks.length ? marks.map((m) => m.eventId).join(' ') : 'none';
+  return `  ${String(item.pk)} ${String(item.sk)}${status}, event marks pending: ${pending}${written}`;
 }

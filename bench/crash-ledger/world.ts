@@ -88,6 +88,8 @@ type Admin = () => ServiceClient;
 
 /** Warning lines kept over a whole run (a crash loop could log without end). */
 const MAX_WARNINGS = 400;
+/** The run's own log lines kept for the ledger (a run logs a few per kill, and one per wait of the drain). */
+const MAX_RUN_LOG_LINES = 400;
 
 const created = async (admin: Admin, path: string, body: unknown, what: string) => {
   const res = await admin().admin('POST', path, body);
@@ -217,7 +219,7 @@ export async function startWorld(options: LedgerOptions): Promise<World> {
     runLog,
     // Kept for the ledger (printed with a loss) and passed on to the caller's log.
     log: (line: string) => {
-      if (runLog.length < MAX_WARNINGS) runLog.push(`${new Date().toISOString()} ${line}`);
+      if (runLog.length < MAX_RUN_LOG_LINES) runLog.push(`${new Date().toISOString()} ${line}`);
       options.log?.(line);
     },
     receiver,
